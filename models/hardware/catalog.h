@@ -1,0 +1,60 @@
+#pragma once
+// Datasheet specifications of GPUs, NICs and node templates. Every entry names its source.
+// Bandwidths are per direction, GB = 1e9 bytes. FLOP/s are dense (no 2:4 sparsity).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace traincast::models {
+
+struct GpuSpec {
+  std::string name;                    ///< catalog key, e.g. "H100-SXM5-80GB"
+  double peak_fp64_flops = 0;          ///< dense FLOP/s (tensor core where the GPU has it)
+  double peak_fp32_flops = 0;          ///< non-tensor FP32 FLOP/s
+  double peak_tf32_flops = 0;
+  double peak_fp16_flops = 0;          ///< fp16 tensor, fp32 accumulate
+  double peak_bf16_flops = 0;
+  double peak_fp8_flops = 0;           ///< 0 when the GPU has no fp8
+  double hbm_capacity_bytes = 0;       ///< GB = 1e9 as the datasheet states (80 GB = 80e9)
+  double hbm_bandwidth_bytes_per_s = 0;
+  int sm_count = 0;
+  double boost_clock_mhz = 0;
+  double tdp_w = 0;
+  double idle_w = 0;
+  int nvlink_generation = 0;           ///< 0 = none
+  int nvlink_links = 0;
+  double nvlink_bytes_per_s_per_link = 0;  ///< per direction
+  int pcie_generation = 0;
+  int pcie_lanes = 16;
+  double slowdown_temp_c = 0;
+  double shutdown_temp_c = 0;
+  std::string source;                  ///< datasheet / document the numbers come from
+};
+
+struct NicSpec {
+  std::string name;                    ///< e.g. "IB-HDR-200", "IB-NDR-400"
+  double bytes_per_s = 0;              ///< line rate per direction after encoding
+  long long latency_ns = 0;            ///< NIC-to-NIC through the adapter pair, excl. switches
+  std::string source;
+};
+
+struct NodeTemplate {
+  std::string name;                    ///< e.g. "dgx_a100", "dgx_h100"
+  std::string gpu;                     ///< GpuSpec name
+  int gpus_per_node = 8;
+  bool nvswitch = true;                ///< all-to-all NVLink through NVSwitch
+  std::string nic;                     ///< NicSpec name of the compute NICs
+  int nics = 8;                        ///< compute NICs, NIC i serves GPU i (rail i)
+  double pcie_bytes_per_s = 0;         ///< GPU<->NIC PCIe per direction
+  std::string source;
+};
+
+/// Throws std::invalid_argument naming the unknown key and listing known ones.
+const GpuSpec& find_gpu(std::string_view name);
+const NicSpec& find_nic(std::string_view name);
+const NodeTemplate& find_node_template(std::string_view name);
+std::vector<std::string> gpu_names();
+std::vector<std::string> node_template_names();
+
+}  // namespace traincast::models

@@ -22,9 +22,12 @@ struct GpuSpec {
   double boost_clock_mhz = 0;
   double tdp_w = 0;
   double idle_w = 0;
-  int nvlink_generation = 0;           ///< 0 = none
-  int nvlink_links = 0;
+  int nvlink_generation = 0;           ///< 0 = none (AMD xGMI: 0, links below still describe it)
+  int nvlink_links = 0;                ///< scale-up links per GPU (NVLink, or xGMI for AMD)
   double nvlink_bytes_per_s_per_link = 0;  ///< per direction
+  /// true when the scale-up links form a full mesh (one link to each peer, e.g. MI300X xGMI)
+  /// instead of going through NVSwitch.
+  bool scale_up_mesh = false;
   int pcie_generation = 0;
   int pcie_lanes = 16;
   double slowdown_temp_c = 0;
@@ -47,14 +50,26 @@ struct NodeTemplate {
   std::string nic;                     ///< NicSpec name of the compute NICs
   int nics = 8;                        ///< compute NICs, NIC i serves GPU i (rail i)
   double pcie_bytes_per_s = 0;         ///< GPU<->NIC PCIe per direction
+  int pcie_generation = 0;             ///< of the GPU<->NIC path (PCIe switches)
+  int nvswitches = 0;                  ///< NVSwitch chips on the baseboard (0 = none)
+  int gpus_per_pcie_switch = 2;        ///< GPUs (and as many NICs) under one PCIe switch
   std::string source;
 };
+
+/// Usable bandwidth of a PCIe link per direction [bytes/s], after line encoding:
+/// gen1/2 8b/10b, gen3-5 128b/130b, gen6 FLIT mode (242/256 useful bytes). gen4 x16 = 31.5e9,
+/// gen5 x16 = 63.0e9. Source: PCI-SIG base specifications 1.0-6.0 (raw GT/s per lane:
+/// 2.5, 5, 8, 16, 32, 64). Throws std::invalid_argument for gen outside 1..6 or lanes not in
+/// {1, 2, 4, 8, 16}.
+double pcie_bytes_per_s(int generation, int lanes);
 
 /// Throws std::invalid_argument naming the unknown key and listing known ones.
 const GpuSpec& find_gpu(std::string_view name);
 const NicSpec& find_nic(std::string_view name);
 const NodeTemplate& find_node_template(std::string_view name);
+/// Catalog keys in catalog order.
 std::vector<std::string> gpu_names();
+std::vector<std::string> nic_names();
 std::vector<std::string> node_template_names();
 
 }  // namespace traincast::models

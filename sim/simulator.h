@@ -29,9 +29,11 @@ struct Event {
 /// vector growth; no std::function. Deterministic: equal times pop in insertion order.
 class EventQueue {
  public:
+  /// Inserts an event; its seq is the number of events pushed before it. O(log n).
   void push(Time at, EventHandler* handler, std::uint64_t tag);
-  /// Precondition: !empty().
+  /// Removes and returns the earliest event by (at, seq). Precondition: !empty(). O(log n).
   Event pop();
+  /// The earliest event. Precondition: !empty().
   const Event& top() const { return heap_.front(); }
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
@@ -46,14 +48,21 @@ class EventQueue {
 class Simulator {
  public:
   Time now() const { return now_; }
-  /// at >= now(); throws std::invalid_argument for an event in the past.
+  /// Queues `handler->on_event(tag)` at `at`. Equal times fire in scheduling order.
+  /// Throws std::invalid_argument for an event in the past (at < now()) or a null handler.
   void schedule_at(Time at, EventHandler* handler, std::uint64_t tag);
-  void schedule_in(Time delay, EventHandler* handler, std::uint64_t tag) { schedule_at(now_ + delay, handler, tag); }
-  /// Runs events until the queue is empty or the next event is after `until`.
+  /// schedule_at(now() + delay, ...). Throws std::invalid_argument for delay < 0 or a null
+  /// handler, std::overflow_error when now() + delay is past Time::max().
+  void schedule_in(Time delay, EventHandler* handler, std::uint64_t tag);
+  /// Runs every event with time <= `until`, in (time, insertion) order, including events
+  /// scheduled meanwhile. Afterwards, when `until` is finite (not Time::max()), the clock
+  /// stands at `until` (now() == max(now(), until)), so statistics can be read "at until".
   void run(Time until = Time::max());
-  /// Fires one event; returns false when the queue is empty.
+  /// Fires the earliest event (advancing now() to its time); returns false when the queue is empty.
   bool step();
+  /// Events fired so far.
   std::uint64_t events_processed() const { return events_processed_; }
+  /// Events queued and not yet fired (stale events that their handler will ignore included).
   std::size_t pending() const { return queue_.size(); }
 
  private:

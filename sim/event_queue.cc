@@ -1,0 +1,62 @@
+// EventQueue: a binary min-heap of Events keyed by (at, seq), stored in one vector.
+//
+// push() sifts a hole up from the new leaf; pop() uses Floyd's "bottom-up" variant: the hole left
+// at the root walks down to a leaf along the smaller children (one comparison per level instead
+// of two), then the last element is sifted up from there. Both move each Event once per level
+// and never allocate beyond amortised vector growth.
+
+#include <cstddef>
+#include <utility>
+
+#include "sim/simulator.h"
+
+namespace traincast::sim {
+namespace {
+
+/// Strict (at, seq) order. seq is unique, so this is a total order and the heap is deterministic.
+inline bool before(const Event& a, const Event& b) {
+  return a.at < b.at || (a.at == b.at && a.seq < b.seq);
+}
+
+}  // namespace
+
+void EventQueue::push(Time at, EventHandler* handler, std::uint64_t tag) {
+  const Event ev{at, next_seq_++, handler, tag};
+  heap_.push_back(ev);
+  std::size_t hole = heap_.size() - 1;
+  while (hole > 0) {
+    const std::size_t parent = (hole - 1) / 2;
+    if (!before(ev, heap_[parent])) break;
+    heap_[hole] = heap_[parent];
+    hole = parent;
+  }
+  heap_[hole] = ev;
+}
+
+Event EventQueue::pop() {
+  const Event top = heap_.front();
+  const Event last = heap_.back();
+  heap_.pop_back();
+  const std::size_t n = heap_.size();
+  if (n == 0) return top;
+  // Walk the hole from the root down to a leaf, always promoting the smaller child.
+  std::size_t hole = 0;
+  std::size_t child = 1;
+  while (child < n) {
+    if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
+    heap_[hole] = heap_[child];
+    hole = child;
+    child = 2 * hole + 1;
+  }
+  // Sift the former last element up from the leaf hole.
+  while (hole > 0) {
+    const std::size_t parent = (hole - 1) / 2;
+    if (!before(last, heap_[parent])) break;
+    heap_[hole] = heap_[parent];
+    hole = parent;
+  }
+  heap_[hole] = last;
+  return top;
+}
+
+}  // namespace traincast::sim

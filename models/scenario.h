@@ -61,6 +61,9 @@ struct ParallelSpec {
   /// Megatron's distributed optimizer 40M elements; we take a middle value, documented).
   double dp_bucket_bytes = 40e6;
   bool overlap_grad_reduce = true;  ///< DP all-reduce overlapped with backward
+  /// ZeRO-1 parameter all-gather overlapped with the next iteration's forward (Megatron-Core
+  /// --overlap-param-gather); off: it runs after the optimizer step on the compute stream.
+  bool overlap_param_gather = false;
   bool tp_comm_overlap = false;     ///< Megatron-Core --tp-comm-overlap (TP comm hidden under GEMMs)
 };
 
@@ -75,7 +78,9 @@ struct TrainingSpec {
 };
 
 struct OptionsSpec {
-  int iterations = 1;         ///< iterations simulated (>= 1); report is of the last one
+  /// Iterations simulated (>= 1); the report is of the last one. With overlap_param_gather and
+  /// ZeRO-1 at least 2 are simulated, so the gather's overlap with the next forward is real.
+  int iterations = 1;
   bool fold_symmetric = true; ///< simulate one DP replica when the job is symmetric (DESIGN §3)
   int threads = 1;            ///< worker threads for op-graph generation (result independent of it)
 };

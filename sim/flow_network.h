@@ -33,26 +33,67 @@ struct ResourceStats {
   std::uint64_t flows = 0;     ///< flows that crossed it
 };
 
+/// Max-min fair fluid network: resources are constraints, flows are variables.
+///
+/// Rates: progressive filling (Bertsekas & Gallager §6.5.2): all unfixed flows of a component
+/// rise together; when a resource runs out of capacity (or a flow reaches its rate cap) its flows
+/// are fixed at that level. Every flow ends with a saturated bottleneck on which its rate is the
+/// largest, or at its cap. On every resource the sum of rates is <= capacity (1e-9 relative).
+///
+/// Incremental ("selective update", SimGrid LMM): an arrival or a departure marks the resources
+/// it crosses dirty; before time moves on, only the connected components (flows <-> shared
+/// resources) that touch a dirty resource are re-solved. Changes made at the same instant are
+/// solved together (one solve per instant, not one per flow), either by a zero-delay event
+/// scheduled on the first change, or earlier when a query (rate(), load(), stats(), ...) or
+/// update() asks. The result is bitwise the same as re-solving everything
+/// (set_full_recompute(true)): the solver's arithmetic does not depend on visiting order.
+///
+/// Progress is kept per flow as (anchor time, remaining bytes at the anchor, rate); a flow is
+/// advanced to now (remaining -= rate * dt, and its bytes are charged to its resources) only
+/// when its rate changes, so untouched flows cost nothing and the drain date of a flow does
+/// not depend on how often its neighbours were re-solved.
+///
+/// Completions: the network keeps its own indexed heap of drain dates, keyed by (date, start
+/// order), and only the earliest is scheduled on the Simulator (one "wake" event carrying a
+/// generation number; a wake whose generation is not the latest is stale and ignored). The
+/// drain date is the first nanosecond at which remaining <= epsilon (epsilon = max(1e-3 bytes,
+/// 1e-9 * size)), rounded up and at least 1 ns after the last rate change, so no positive
+/// transfer takes zero time and no zero-time event loop can occur. At its drain date a flow
+/// leaves the network (its resources are re-solved) and its listener is told, by an event,
+/// after the sum of its path latencies. A zero-byte flow never takes bandwidth: its listener
+/// is told after the latencies.
+///
+/// Single-threaded, owned by one Simulator. The network must outlive the events it scheduled.
+/// Flow ids are dense and reused after completion (after the listener has been told).
 class FlowNetwork : public EventHandler {
  public:
   explicit FlowNetwork(Simulator& sim);
+  FlowNetwork(const FlowNetwork&) = delete;
+  FlowNetwork& operator=(const FlowNetwork&) = delete;
 
   /// capacity_bytes_per_s > 0 and finite; latency >= 0 is charged once per flow crossing it.
   /// Throws std::invalid_argument otherwise. Returns dense ids 0, 1, 2, ...
   ResourceId add_resource(double capacity_bytes_per_s, Time latency, std::string name);
 
-  /// Starts a flow now. path: resource ids (may be empty: then only rate_cap bounds it);
-  /// bytes >= 0; rate_cap_bytes_per_s > 0 (infinity = uncapped; an empty path needs a finite cap
-  /// or completes after latency only when bytes == 0). The listener is told at
-  /// now + drain time + sum of path latencies. A zero-byte flow completes after the latencies.
-  /// Throws std::invalid_argument for an unknown resource id or bad numbers.
+  /// Starts a flow now. path: resource ids (may be empty: then only rate_cap bounds it; may
+  /// repeat an id, which then carries the flow twice); bytes >= 0 and finite;
+  /// rate_cap_bytes_per_s > 0 (infinity = uncapped; an empty path needs a finite cap
+  /// or completes after latency only when bytes == 0). The listener (may be null: nobody is
+  /// told) is told at now + drain time + sum of path latencies. A zero-byte flow completes
+  /// after the latencies. Throws std::invalid_argument for an unknown resource id or bad numbers.
   FlowId start_flow(std::span<const ResourceId> path, double bytes, FlowListener* listener, std::uint64_t tag,
                     double rate_cap_bytes_per_s = std::numeric_limits<double>::infinity());
 
-  /// Current rate of an active flow [bytes/s]; 0 once drained.
+  /// Current rate of an active flow [bytes/s]; 0 once drained (or for a zero-byte flow).
+  /// Throws std::invalid_argument for an id never returned by start_flow.
   double rate(FlowId flow) const;
+  /// Bytes an active flow still has to send at now() [bytes]; 0 once drained.
+  /// Throws std::invalid_argument for an id never returned by start_flow.
+  double remaining_bytes(FlowId flow) const;
+  /// Flows that still hold bandwidth (started with bytes > 0 and not drained).
   std::size_t active_flows() const;
   std::size_t num_resources() const;
+  /// Throws std::invalid_argument for an unknown resource id (as do capacity, latency, load, stats).
   const std::string& resource_name(ResourceId r) const;
   double capacity(ResourceId r) const;
   Time latency(ResourceId r) const;
@@ -61,14 +102,131 @@ class FlowNetwork : public EventHandler {
   /// Stats up to now() (busy time of active resources included up to now()).
   ResourceStats stats(ResourceId r) const;
 
+  /// Brings the network up to now(): drains flows due now, re-solves dirty components and
+  /// schedules the next completion. Called implicitly by the queries and by the network's own
+  /// events; callers never need it for correctness.
+  void update();
+
+  /// Debug / differential testing: when on, every change re-solves every component (and
+  /// results must be identical to the incremental mode). Default off.
+  void set_full_recompute(bool on) { full_recompute_ = on; }
+  bool full_recompute() const { return full_recompute_; }
+
+  /// Work counters of the solver, for benchmarks and profiling.
+  struct SolverCounters {
+    std::uint64_t solves = 0;         ///< component solves (one per update with dirty resources)
+    std::uint64_t flows_solved = 0;   ///< sum over solves of the flows re-solved
+    std::uint64_t rounds = 0;         ///< progressive-filling rounds (levels) over all solves
+    std::uint64_t rate_changes = 0;   ///< flows whose rate changed (advanced and rescheduled)
+  };
+  const SolverCounters& counters() const { return counters_; }
+
   void on_event(std::uint64_t tag) override;
 
  private:
-  struct Impl;
-  // Implementation detail left to flow_network.cc (see there).
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+
+  enum class FlowState : std::uint8_t { kFree, kActive, kNotifying };
+
+  /// One (flow, resource) crossing. A flow's elements are contiguous in elements_.
+  struct Element {
+    ResourceId resource;
+    std::uint32_t user_pos;  ///< index of this crossing in resources_[resource].users
+  };
+  /// Entry of a resource's list of active crossings.
+  struct User {
+    FlowId flow;
+    std::uint32_t element;  ///< index into elements_
+  };
+
+  struct Resource {
+    double capacity_bytes_per_s = 0.0;
+    std::int64_t latency_ns = 0;
+    std::vector<User> users;  ///< active crossings (swap-removed; order is irrelevant)
+    // statistics
+    double bytes_carried = 0.0;
+    std::uint64_t flows = 0;
+    std::int64_t busy_total_ns = 0;
+    std::int64_t busy_since_ns = 0;  ///< valid while users is not empty
+    // solver scratch
+    double remaining_bytes_per_s = 0.0;
+    double share_bytes_per_s = 0.0;  ///< remaining / unfixed
+    std::uint32_t unfixed = 0;
+    std::uint32_t fixed_this_round = 0;
+    std::uint64_t mark = 0;  ///< component epoch
+    bool dirty = false;
+  };
+
+  struct Flow {
+    double remaining_bytes = 0.0;  ///< at anchor_ns
+    double rate_bytes_per_s = 0.0;
+    double rate_cap_bytes_per_s = 0.0;
+    double epsilon_bytes = 0.0;  ///< drained when remaining <= epsilon
+    double new_rate_bytes_per_s = 0.0;  ///< solver output
+    std::int64_t anchor_ns = 0;
+    std::int64_t finish_ns = kNever;  ///< drain date; kNever while unsolved
+    std::int64_t latency_ns = 0;      ///< sum over the path
+    std::uint64_t seq = 0;            ///< start order: tie-break of equal drain dates
+    FlowListener* listener = nullptr;
+    std::uint64_t tag = 0;
+    std::uint32_t first_element = 0;
+    std::uint32_t path_length = 0;
+    std::uint32_t heap_pos = kNone;
+    std::uint64_t mark = 0;  ///< component epoch
+    bool fixed = false;      ///< solver scratch
+    FlowState state = FlowState::kFree;
+  };
+
+  const Resource& resource_checked(ResourceId r, const char* what) const;
+  const Flow& flow_checked(FlowId f, const char* what) const;
+  void mark_dirty(ResourceId r);
+  void request_flush();
+  std::uint32_t allocate_elements(std::uint32_t n);
+  void release_elements(std::uint32_t first, std::uint32_t n);
+  void complete_due_flows(std::int64_t now_ns);
+  void solve_dirty(std::int64_t now_ns);
+  void collect_component();
+  void solve_max_min();
+  void fix_flow(FlowId f, double rate_bytes_per_s);
+  void advance(Flow& f, std::int64_t now_ns);
+  std::int64_t drain_date(const Flow& f, std::int64_t now_ns) const;
+  void schedule_wake();
+  // indexed min-heap of active flows by (finish_ns, seq)
+  bool heap_less(FlowId a, FlowId b) const;
+  void heap_place(std::uint32_t pos, FlowId f);
+  void heap_sift_up(std::uint32_t pos);
+  void heap_sift_down(std::uint32_t pos);
+  void heap_insert_or_update(FlowId f);
+  FlowId heap_pop();
+
   Simulator& sim_;
-  // state declared in the .cc through a pimpl would cost an indirection on the hot path;
-  // the implementation may replace this comment with concrete members.
+  std::vector<Resource> resources_;
+  std::vector<std::string> names_;
+  std::vector<Flow> flows_;
+  std::vector<FlowId> free_flows_;
+  std::vector<Element> elements_;                           ///< pooled paths
+  std::vector<std::vector<std::uint32_t>> free_elements_;  ///< free ranges by length
+  std::vector<FlowId> finish_heap_;
+  std::size_t active_count_ = 0;
+  std::uint64_t next_flow_seq_ = 0;
+  bool full_recompute_ = false;
+  // pending work
+  std::vector<ResourceId> dirty_;
+  bool flush_pending_ = false;
+  bool wake_pending_ = false;
+  std::int64_t wake_ns_ = 0;
+  std::uint64_t wake_generation_ = 0;
+  // solver scratch, reused across solves
+  std::uint64_t epoch_ = 0;
+  std::vector<ResourceId> comp_resources_;
+  std::vector<FlowId> comp_flows_;
+  std::vector<ResourceId> live_;
+  std::vector<ResourceId> saturated_;
+  std::vector<ResourceId> touched_;
+  std::vector<FlowId> capped_;
+  std::size_t unfixed_ = 0;
+  SolverCounters counters_;
 };
 
 }  // namespace traincast::sim

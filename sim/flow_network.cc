@@ -1,0 +1,580 @@
+// FlowNetwork: max-min fair sharing of directed resources, re-solved per connected component.
+//
+// Layout (all dense integer ids, nothing allocated per flow once the pools have grown):
+//   resources_[r].users   active crossings of r: (flow, element) pairs, swap-removed
+//   elements_[...]        every flow's path as a contiguous range of (resource, user_pos);
+//                         ranges are recycled through free lists keyed by path length
+//   flows_[f]             flow slots, recycled through free_flows_ once the listener is told
+//   finish_heap_          indexed binary min-heap of active flows by (drain date, start order)
+//
+// Events the network schedules on the Simulator (tag = kind in the top 2 bits | payload):
+//   kWake   | generation  the earliest drain date; stale when the generation is not the latest
+//   kFlush  | 0           zero-delay event after the first change of an instant
+//   kNotify | flow id     the listener's call, drain date + path latency
+//
+// Determinism of the solver (why incremental == full recompute, bit for bit): each round of
+// progressive filling takes the smallest fair share (or rate cap) over the component, fixes
+// every flow of every resource at exactly that level at once, and updates each resource with
+// one operation, remaining -= k * level (k = crossings fixed in the round). No quantity depends
+// on the order in which resources or flows are visited, and a component's rounds are not
+// affected by the rounds of another component solved at the same time.
+
+#include "sim/flow_network.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace traincast::sim {
+namespace {
+
+constexpr std::uint64_t kKindShift = 62;
+constexpr std::uint64_t kPayloadMask = (std::uint64_t{1} << kKindShift) - 1;
+constexpr std::uint64_t kWake = 0;
+constexpr std::uint64_t kFlush = 1;
+constexpr std::uint64_t kNotify = 2;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+/// A flow is drained once remaining <= max(kAbsEpsilonBytes, kRelEpsilon * size).
+constexpr double kAbsEpsilonBytes = 1e-3;
+constexpr double kRelEpsilon = 1e-9;
+
+constexpr std::uint64_t make_tag(std::uint64_t kind, std::uint64_t payload) { return (kind << kKindShift) | payload; }
+
+}  // namespace
+
+FlowNetwork::FlowNetwork(Simulator& sim) : sim_(sim) {}
+
+// ---------------------------------------------------------------------------------------------
+// Building and starting
+// ---------------------------------------------------------------------------------------------
+
+ResourceId FlowNetwork::add_resource(double capacity_bytes_per_s, Time latency, std::string name) {
+  if (!(capacity_bytes_per_s > 0.0) || !std::isfinite(capacity_bytes_per_s)) {
+    throw std::invalid_argument("FlowNetwork::add_resource(\"" + name +
+                                "\"): capacity_bytes_per_s must be finite and > 0");
+  }
+  if (latency < Time::zero()) {
+    throw std::invalid_argument("FlowNetwork::add_resource(\"" + name + "\"): latency must be >= 0");
+  }
+  if (resources_.size() >= kNone) throw std::length_error("FlowNetwork::add_resource: too many resources");
+  Resource res;
+  res.capacity_bytes_per_s = capacity_bytes_per_s;
+  res.latency_ns = latency.ns();
+  resources_.push_back(std::move(res));
+  names_.push_back(std::move(name));
+  return static_cast<ResourceId>(resources_.size() - 1);
+}
+
+FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, FlowListener* listener,
+                               std::uint64_t tag, double rate_cap_bytes_per_s) {
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] >= resources_.size()) {
+      throw std::invalid_argument("FlowNetwork::start_flow: path[" + std::to_string(i) + "] = " +
+                                  std::to_string(path[i]) + " is not a resource id (network has " +
+                                  std::to_string(resources_.size()) + ")");
+    }
+  }
+  if (!(bytes >= 0.0) || !std::isfinite(bytes)) {
+    throw std::invalid_argument("FlowNetwork::start_flow: bytes must be finite and >= 0");
+  }
+  if (!(rate_cap_bytes_per_s > 0.0)) {
+    throw std::invalid_argument("FlowNetwork::start_flow: rate_cap_bytes_per_s must be > 0 (infinity = uncapped)");
+  }
+  if (path.empty() && bytes > 0.0 && !std::isfinite(rate_cap_bytes_per_s)) {
+    throw std::invalid_argument(
+        "FlowNetwork::start_flow: a flow with an empty path and bytes > 0 needs a finite rate_cap_bytes_per_s");
+  }
+  if (path.size() >= kNone) throw std::invalid_argument("FlowNetwork::start_flow: path too long");
+
+  const std::int64_t now = sim_.now().ns();
+  FlowId id;
+  if (!free_flows_.empty()) {
+    id = free_flows_.back();
+    free_flows_.pop_back();
+  } else {
+    if (flows_.size() >= (std::size_t{1} << 32) - 1) throw std::length_error("FlowNetwork::start_flow: too many flows");
+    id = static_cast<FlowId>(flows_.size());
+    flows_.emplace_back();
+  }
+  const auto length = static_cast<std::uint32_t>(path.size());
+  const std::uint32_t first = bytes > 0.0 ? allocate_elements(length) : 0;
+
+  Flow& f = flows_[id];
+  f.remaining_bytes = bytes;
+  f.rate_bytes_per_s = 0.0;
+  f.rate_cap_bytes_per_s = rate_cap_bytes_per_s;
+  f.epsilon_bytes = std::max(kAbsEpsilonBytes, kRelEpsilon * bytes);
+  f.anchor_ns = now;
+  f.finish_ns = kNever;
+  f.seq = next_flow_seq_++;
+  f.listener = listener;
+  f.tag = tag;
+  f.first_element = first;
+  f.path_length = bytes > 0.0 ? length : 0;
+  f.heap_pos = kNone;
+  f.latency_ns = 0;
+  for (const ResourceId r : path) {
+    f.latency_ns += resources_[r].latency_ns;
+    ++resources_[r].flows;
+  }
+
+  if (bytes == 0.0) {  // never takes bandwidth: told after the latencies
+    f.state = FlowState::kNotifying;
+    sim_.schedule_at(Time::from_ns(now + f.latency_ns), this, make_tag(kNotify, id));
+    return id;
+  }
+
+  f.state = FlowState::kActive;
+  ++active_count_;
+  for (std::uint32_t i = 0; i < length; ++i) {
+    const ResourceId r = path[i];
+    Resource& res = resources_[r];
+    if (res.users.empty()) res.busy_since_ns = now;
+    elements_[first + i] = Element{r, static_cast<std::uint32_t>(res.users.size())};
+    res.users.push_back(User{id, first + i});
+    mark_dirty(r);
+  }
+  if (length == 0) {  // alone: its cap is its rate, for good
+    f.rate_bytes_per_s = rate_cap_bytes_per_s;
+    f.finish_ns = drain_date(f, now);
+    heap_insert_or_update(id);
+    schedule_wake();
+  } else {
+    request_flush();
+  }
+  return id;
+}
+
+void FlowNetwork::mark_dirty(ResourceId r) {
+  Resource& res = resources_[r];
+  if (res.dirty) return;
+  res.dirty = true;
+  dirty_.push_back(r);
+}
+
+void FlowNetwork::request_flush() {
+  if (flush_pending_) return;
+  flush_pending_ = true;
+  sim_.schedule_at(sim_.now(), this, make_tag(kFlush, 0));
+}
+
+std::uint32_t FlowNetwork::allocate_elements(std::uint32_t n) {
+  if (n < free_elements_.size() && !free_elements_[n].empty()) {
+    const std::uint32_t first = free_elements_[n].back();
+    free_elements_[n].pop_back();
+    return first;
+  }
+  if (elements_.size() + n >= kNone) throw std::length_error("FlowNetwork: element pool exhausted");
+  const auto first = static_cast<std::uint32_t>(elements_.size());
+  elements_.resize(elements_.size() + n);
+  return first;
+}
+
+void FlowNetwork::release_elements(std::uint32_t first, std::uint32_t n) {
+  if (n == 0) return;
+  if (n >= free_elements_.size()) free_elements_.resize(n + 1);
+  free_elements_[n].push_back(first);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events and the update cycle
+// ---------------------------------------------------------------------------------------------
+
+void FlowNetwork::on_event(std::uint64_t tag) {
+  const std::uint64_t kind = tag >> kKindShift;
+  const std::uint64_t payload = tag & kPayloadMask;
+  switch (kind) {
+    case kWake:
+      if (!wake_pending_ || payload != (wake_generation_ & kPayloadMask)) return;  // stale
+      wake_pending_ = false;
+      update();
+      return;
+    case kFlush:
+      flush_pending_ = false;
+      update();
+      return;
+    case kNotify: {
+      const auto id = static_cast<FlowId>(payload);
+      Flow& f = flows_[id];
+      FlowListener* const listener = f.listener;
+      const std::uint64_t flow_tag = f.tag;
+      f.state = FlowState::kFree;
+      f.listener = nullptr;
+      free_flows_.push_back(id);  // the slot may be reused by a flow the listener starts
+      if (listener != nullptr) listener->on_flow_complete(id, flow_tag);
+      return;
+    }
+    default:
+      throw std::logic_error("FlowNetwork::on_event: unknown event kind");
+  }
+}
+
+void FlowNetwork::update() {
+  const std::int64_t now = sim_.now().ns();
+  complete_due_flows(now);
+  solve_dirty(now);
+  schedule_wake();
+}
+
+void FlowNetwork::complete_due_flows(std::int64_t now_ns) {
+  while (!finish_heap_.empty() && flows_[finish_heap_.front()].finish_ns <= now_ns) {
+    const FlowId id = heap_pop();
+    Flow& f = flows_[id];
+    // By definition of the drain date, everything left at the anchor went out since then.
+    const double last_bytes = f.remaining_bytes;
+    for (std::uint32_t i = 0; i < f.path_length; ++i) {
+      const Element e = elements_[f.first_element + i];
+      Resource& res = resources_[e.resource];
+      res.bytes_carried += last_bytes;
+      // swap-remove the crossing from the resource's list
+      const User moved = res.users.back();
+      res.users[e.user_pos] = moved;
+      elements_[moved.element].user_pos = e.user_pos;
+      res.users.pop_back();
+      if (res.users.empty()) res.busy_total_ns += now_ns - res.busy_since_ns;
+      mark_dirty(e.resource);
+    }
+    release_elements(f.first_element, f.path_length);
+    f.path_length = 0;
+    f.remaining_bytes = 0.0;
+    f.rate_bytes_per_s = 0.0;
+    f.anchor_ns = now_ns;
+    f.state = FlowState::kNotifying;
+    --active_count_;
+    sim_.schedule_at(Time::from_ns(now_ns + f.latency_ns), this, make_tag(kNotify, id));
+  }
+}
+
+void FlowNetwork::schedule_wake() {
+  if (finish_heap_.empty()) return;
+  const std::int64_t t = flows_[finish_heap_.front()].finish_ns;
+  if (t == kNever || (wake_pending_ && wake_ns_ == t)) return;
+  ++wake_generation_;
+  wake_pending_ = true;
+  wake_ns_ = t;
+  sim_.schedule_at(Time::from_ns(t), this, make_tag(kWake, wake_generation_ & kPayloadMask));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selective update: component discovery, solve, advance the flows whose rate changed
+// ---------------------------------------------------------------------------------------------
+
+void FlowNetwork::solve_dirty(std::int64_t now_ns) {
+  if (dirty_.empty()) return;
+  ++epoch_;
+  comp_resources_.clear();
+  comp_flows_.clear();
+  for (const ResourceId r : dirty_) resources_[r].dirty = false;
+  if (full_recompute_) {
+    for (ResourceId r = 0; r < resources_.size(); ++r) {
+      if (!resources_[r].users.empty()) {
+        resources_[r].mark = epoch_;
+        comp_resources_.push_back(r);
+      }
+    }
+  } else {
+    for (const ResourceId r : dirty_) {
+      Resource& res = resources_[r];
+      if (!res.users.empty() && res.mark != epoch_) {
+        res.mark = epoch_;
+        comp_resources_.push_back(r);
+      }
+    }
+  }
+  dirty_.clear();
+  collect_component();
+  if (comp_flows_.empty()) return;
+
+  ++counters_.solves;
+  counters_.flows_solved += comp_flows_.size();
+  solve_max_min();
+
+  for (const FlowId id : comp_flows_) {
+    Flow& f = flows_[id];
+    if (f.new_rate_bytes_per_s == f.rate_bytes_per_s) continue;  // same bits: keep anchor and date
+    ++counters_.rate_changes;
+    advance(f, now_ns);
+    f.rate_bytes_per_s = f.new_rate_bytes_per_s;
+    f.finish_ns = drain_date(f, now_ns);
+    heap_insert_or_update(id);
+  }
+}
+
+/// Breadth-first closure of comp_resources_ over "a flow crosses a resource", marking with epoch_.
+void FlowNetwork::collect_component() {
+  for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
+    const Resource& res = resources_[comp_resources_[i]];
+    for (const User& u : res.users) {
+      Flow& f = flows_[u.flow];
+      if (f.mark == epoch_) continue;
+      f.mark = epoch_;
+      comp_flows_.push_back(u.flow);
+      for (std::uint32_t k = 0; k < f.path_length; ++k) {
+        const ResourceId r2 = elements_[f.first_element + k].resource;
+        Resource& res2 = resources_[r2];
+        if (res2.mark == epoch_) continue;
+        res2.mark = epoch_;
+        comp_resources_.push_back(r2);
+      }
+    }
+  }
+}
+
+/// Progressive filling over comp_resources_ / comp_flows_; writes Flow::new_rate_bytes_per_s.
+void FlowNetwork::solve_max_min() {
+  live_.clear();
+  for (const ResourceId r : comp_resources_) {
+    Resource& res = resources_[r];
+    res.remaining_bytes_per_s = res.capacity_bytes_per_s;
+    res.unfixed = static_cast<std::uint32_t>(res.users.size());
+    res.share_bytes_per_s = res.remaining_bytes_per_s / res.unfixed;
+    res.fixed_this_round = 0;
+    live_.push_back(r);
+  }
+  capped_.clear();
+  for (const FlowId id : comp_flows_) {
+    Flow& f = flows_[id];
+    f.fixed = false;
+    if (f.rate_cap_bytes_per_s < kInf) capped_.push_back(id);
+  }
+  std::sort(capped_.begin(), capped_.end(), [this](FlowId a, FlowId b) {
+    return flows_[a].rate_cap_bytes_per_s < flows_[b].rate_cap_bytes_per_s;
+  });
+  std::size_t next_cap = 0;
+  unfixed_ = comp_flows_.size();
+
+  while (unfixed_ > 0) {
+    ++counters_.rounds;
+    // 1. The lowest fair share over the resources that still have unfixed flows.
+    double level = kInf;
+    saturated_.clear();
+    for (std::size_t j = 0; j < live_.size();) {
+      const ResourceId r = live_[j];
+      const Resource& res = resources_[r];
+      if (res.unfixed == 0) {  // done: drop it (order of live_ is irrelevant)
+        live_[j] = live_.back();
+        live_.pop_back();
+        continue;
+      }
+      if (res.share_bytes_per_s < level) {
+        level = res.share_bytes_per_s;
+        saturated_.clear();
+        saturated_.push_back(r);
+      } else if (res.share_bytes_per_s == level) {
+        saturated_.push_back(r);
+      }
+      ++j;
+    }
+    // 2. Rate caps at or below that level bind now.
+    while (next_cap < capped_.size() && flows_[capped_[next_cap]].fixed) ++next_cap;
+    if (next_cap < capped_.size() && flows_[capped_[next_cap]].rate_cap_bytes_per_s <= level) {
+      const double cap = flows_[capped_[next_cap]].rate_cap_bytes_per_s;
+      if (cap < level) saturated_.clear();
+      level = cap;
+      for (; next_cap < capped_.size() && flows_[capped_[next_cap]].rate_cap_bytes_per_s <= level; ++next_cap) {
+        if (!flows_[capped_[next_cap]].fixed) fix_flow(capped_[next_cap], level);
+      }
+    }
+    if (level == kInf) throw std::logic_error("FlowNetwork: unfixed flows without a constraint");
+    // 3. Saturated resources: all their unfixed flows get exactly `level`.
+    for (const ResourceId r : saturated_) {
+      for (const User& u : resources_[r].users) {
+        if (!flows_[u.flow].fixed) fix_flow(u.flow, level);
+      }
+    }
+    // 4. One update per resource touched: remaining -= k * level.
+    for (const ResourceId r : touched_) {
+      Resource& res = resources_[r];
+      res.remaining_bytes_per_s =
+          std::max(0.0, res.remaining_bytes_per_s - static_cast<double>(res.fixed_this_round) * level);
+      res.unfixed -= res.fixed_this_round;
+      res.fixed_this_round = 0;
+      if (res.unfixed > 0) res.share_bytes_per_s = res.remaining_bytes_per_s / res.unfixed;
+    }
+    touched_.clear();
+  }
+}
+
+void FlowNetwork::fix_flow(FlowId id, double rate_bytes_per_s) {
+  Flow& f = flows_[id];
+  f.fixed = true;
+  f.new_rate_bytes_per_s = rate_bytes_per_s;
+  --unfixed_;
+  for (std::uint32_t k = 0; k < f.path_length; ++k) {
+    const ResourceId r = elements_[f.first_element + k].resource;
+    Resource& res = resources_[r];
+    if (res.fixed_this_round++ == 0) touched_.push_back(r);
+  }
+}
+
+/// Moves the flow's anchor to now: remaining -= rate * dt, charged to every resource crossed.
+void FlowNetwork::advance(Flow& f, std::int64_t now_ns) {
+  const std::int64_t dt_ns = now_ns - f.anchor_ns;
+  if (dt_ns > 0 && f.rate_bytes_per_s > 0.0) {
+    const double sent = std::min(f.remaining_bytes, f.rate_bytes_per_s * static_cast<double>(dt_ns) * 1e-9);
+    f.remaining_bytes -= sent;
+    for (std::uint32_t k = 0; k < f.path_length; ++k) {
+      resources_[elements_[f.first_element + k].resource].bytes_carried += sent;
+    }
+  }
+  f.anchor_ns = now_ns;
+}
+
+/// First integer ns (>= now + 1) at which remaining - rate * dt <= epsilon; kNever if beyond range.
+std::int64_t FlowNetwork::drain_date(const Flow& f, std::int64_t now_ns) const {
+  double dt_ns = std::ceil((f.remaining_bytes - f.epsilon_bytes) / f.rate_bytes_per_s * 1e9);
+  if (!(dt_ns >= 1.0)) dt_ns = 1.0;  // also catches NaN
+  if (dt_ns >= static_cast<double>(kNever - now_ns)) return kNever;
+  return now_ns + static_cast<std::int64_t>(dt_ns);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Indexed heap of drain dates
+// ---------------------------------------------------------------------------------------------
+
+bool FlowNetwork::heap_less(FlowId a, FlowId b) const {
+  const Flow& fa = flows_[a];
+  const Flow& fb = flows_[b];
+  return fa.finish_ns < fb.finish_ns || (fa.finish_ns == fb.finish_ns && fa.seq < fb.seq);
+}
+
+void FlowNetwork::heap_place(std::uint32_t pos, FlowId f) {
+  finish_heap_[pos] = f;
+  flows_[f].heap_pos = pos;
+}
+
+void FlowNetwork::heap_sift_up(std::uint32_t pos) {
+  const FlowId f = finish_heap_[pos];
+  while (pos > 0) {
+    const std::uint32_t parent = (pos - 1) / 2;
+    if (!heap_less(f, finish_heap_[parent])) break;
+    heap_place(pos, finish_heap_[parent]);
+    pos = parent;
+  }
+  heap_place(pos, f);
+}
+
+void FlowNetwork::heap_sift_down(std::uint32_t pos) {
+  const FlowId f = finish_heap_[pos];
+  const auto n = static_cast<std::uint32_t>(finish_heap_.size());
+  for (;;) {
+    std::uint32_t child = 2 * pos + 1;
+    if (child >= n) break;
+    if (child + 1 < n && heap_less(finish_heap_[child + 1], finish_heap_[child])) ++child;
+    if (!heap_less(finish_heap_[child], f)) break;
+    heap_place(pos, finish_heap_[child]);
+    pos = child;
+  }
+  heap_place(pos, f);
+}
+
+void FlowNetwork::heap_insert_or_update(FlowId f) {
+  std::uint32_t pos = flows_[f].heap_pos;
+  if (pos == kNone) {
+    pos = static_cast<std::uint32_t>(finish_heap_.size());
+    finish_heap_.push_back(f);
+    flows_[f].heap_pos = pos;
+    heap_sift_up(pos);
+    return;
+  }
+  heap_sift_up(pos);
+  heap_sift_down(flows_[f].heap_pos);
+}
+
+FlowId FlowNetwork::heap_pop() {
+  const FlowId top = finish_heap_.front();
+  flows_[top].heap_pos = kNone;
+  const FlowId last = finish_heap_.back();
+  finish_heap_.pop_back();
+  if (!finish_heap_.empty()) {
+    finish_heap_[0] = last;
+    flows_[last].heap_pos = 0;
+    heap_sift_down(0);
+  }
+  return top;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries (each first brings the network up to now(); the network is never a const object,
+// so the const_cast is well defined)
+// ---------------------------------------------------------------------------------------------
+
+const FlowNetwork::Resource& FlowNetwork::resource_checked(ResourceId r, const char* what) const {
+  if (r >= resources_.size()) {
+    throw std::invalid_argument(std::string("FlowNetwork::") + what + ": unknown resource id " + std::to_string(r) +
+                                " (network has " + std::to_string(resources_.size()) + ")");
+  }
+  return resources_[r];
+}
+
+const FlowNetwork::Flow& FlowNetwork::flow_checked(FlowId f, const char* what) const {
+  if (f >= flows_.size()) {
+    throw std::invalid_argument(std::string("FlowNetwork::") + what + ": unknown flow id " + std::to_string(f));
+  }
+  return flows_[f];
+}
+
+double FlowNetwork::rate(FlowId flow) const {
+  flow_checked(flow, "rate");
+  const_cast<FlowNetwork*>(this)->update();
+  const Flow& f = flows_[flow];
+  return f.state == FlowState::kActive ? f.rate_bytes_per_s : 0.0;
+}
+
+double FlowNetwork::remaining_bytes(FlowId flow) const {
+  flow_checked(flow, "remaining_bytes");
+  const_cast<FlowNetwork*>(this)->update();
+  const Flow& f = flows_[flow];
+  if (f.state != FlowState::kActive) return 0.0;
+  const double dt_ns = static_cast<double>(sim_.now().ns() - f.anchor_ns);
+  return f.remaining_bytes - std::min(f.remaining_bytes, f.rate_bytes_per_s * dt_ns * 1e-9);
+}
+
+std::size_t FlowNetwork::active_flows() const {
+  const_cast<FlowNetwork*>(this)->update();
+  return active_count_;
+}
+
+std::size_t FlowNetwork::num_resources() const { return resources_.size(); }
+
+const std::string& FlowNetwork::resource_name(ResourceId r) const {
+  resource_checked(r, "resource_name");
+  return names_[r];
+}
+
+double FlowNetwork::capacity(ResourceId r) const { return resource_checked(r, "capacity").capacity_bytes_per_s; }
+
+Time FlowNetwork::latency(ResourceId r) const { return Time::from_ns(resource_checked(r, "latency").latency_ns); }
+
+double FlowNetwork::load(ResourceId r) const {
+  resource_checked(r, "load");
+  const_cast<FlowNetwork*>(this)->update();
+  double sum = 0.0;
+  for (const User& u : resources_[r].users) sum += flows_[u.flow].rate_bytes_per_s;
+  return sum;
+}
+
+ResourceStats FlowNetwork::stats(ResourceId r) const {
+  resource_checked(r, "stats");
+  const_cast<FlowNetwork*>(this)->update();
+  const Resource& res = resources_[r];
+  const std::int64_t now = sim_.now().ns();
+  ResourceStats s;
+  s.bytes_carried = res.bytes_carried;
+  s.flows = res.flows;
+  std::int64_t busy = res.busy_total_ns;
+  if (!res.users.empty()) busy += now - res.busy_since_ns;
+  s.busy_ns = static_cast<double>(busy);
+  // bytes sent by active flows since their anchor, not yet charged
+  for (const User& u : res.users) {
+    const Flow& f = flows_[u.flow];
+    s.bytes_carried +=
+        std::min(f.remaining_bytes, f.rate_bytes_per_s * static_cast<double>(now - f.anchor_ns) * 1e-9);
+  }
+  return s;
+}
+
+}  // namespace traincast::sim

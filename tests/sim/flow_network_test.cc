@@ -1,0 +1,585 @@
+// Tests for sim::FlowNetwork: max-min fair rates, exact completion times, latency, caps,
+// statistics, errors, and randomized property + differential (incremental vs full) tests.
+// Units: capacities in bytes/s, sizes in bytes, times in ns. GB/s = 1e9 bytes/s.
+
+#include "sim/flow_network.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/simulator.h"
+
+namespace traincast::sim {
+namespace {
+
+constexpr double kGBps = 1e9;
+
+/// Records (completion time [ns], tag) for every flow.
+class Recorder : public FlowListener {
+ public:
+  explicit Recorder(Simulator& sim) : sim_(sim) {}
+  void on_flow_complete(FlowId, std::uint64_t tag) override { done[tag] = sim_.now().ns(); }
+  std::map<std::uint64_t, std::int64_t> done;
+
+ private:
+  Simulator& sim_;
+};
+
+std::vector<ResourceId> path_of(std::initializer_list<ResourceId> ids) { return std::vector<ResourceId>(ids); }
+
+TEST(FlowNetworkTest, TwoEqualFlowsShareOneLinkEqually) {
+  // 1 GB/s link, two 1 MB flows at t = 0: each gets 0.5 GB/s, both drain at 1e6 / 5e8 s = 2 ms.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(1 * kGBps, Time::zero(), "l");
+  Recorder rec(sim);
+  const auto p = path_of({l});
+  const FlowId a = net.start_flow(p, 1e6, &rec, 1);
+  const FlowId b = net.start_flow(p, 1e6, &rec, 2);
+  EXPECT_DOUBLE_EQ(net.rate(a), 0.5 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(b), 0.5 * kGBps);
+  EXPECT_DOUBLE_EQ(net.load(l), 1 * kGBps);
+  EXPECT_EQ(net.active_flows(), 2u);
+  sim.run();
+  EXPECT_EQ(rec.done.at(1), 2'000'000);
+  EXPECT_EQ(rec.done.at(2), 2'000'000);
+  EXPECT_EQ(net.active_flows(), 0u);
+  EXPECT_EQ(net.rate(a), 0.0);
+}
+
+TEST(FlowNetworkTest, ShorterFlowLeavesAndTheOtherSpeedsUp) {
+  // 1 GB/s link; A = 1 MB, B = 3 MB at t = 0. Both at 0.5 GB/s until A drains at 2 ms
+  // (B has sent 1 MB), then B alone at 1 GB/s: 2 MB more = 2 ms, so B completes at 4 ms.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(1 * kGBps, Time::zero(), "l");
+  Recorder rec(sim);
+  const auto p = path_of({l});
+  net.start_flow(p, 1e6, &rec, 1);
+  const FlowId b = net.start_flow(p, 3e6, &rec, 2);
+  sim.run(Time::from_ns(2'000'000));
+  EXPECT_EQ(rec.done.at(1), 2'000'000);
+  EXPECT_DOUBLE_EQ(net.rate(b), 1 * kGBps);
+  EXPECT_NEAR(net.remaining_bytes(b), 2e6, 1e-6);
+  sim.run();
+  EXPECT_EQ(rec.done.at(2), 4'000'000);
+}
+
+TEST(FlowNetworkTest, LateArrivalSlowsTheFirstFlow) {
+  // 1 GB/s link. A = 1 MB at t = 0 alone (1 GB/s). B = 1 MB arrives at 0.5 ms: A has 0.5 MB left.
+  // Both at 0.5 GB/s: A drains after 1 ms more, at 1.5 ms; B has then sent 0.5 MB and finishes
+  // the other 0.5 MB alone at 1 GB/s in 0.5 ms: B completes at 2.0 ms.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(1 * kGBps, Time::zero(), "l");
+  Recorder rec(sim);
+  const auto p = path_of({l});
+  net.start_flow(p, 1e6, &rec, 1);
+  sim.run(Time::from_ns(500'000));
+  net.start_flow(p, 1e6, &rec, 2);
+  sim.run();
+  EXPECT_EQ(rec.done.at(1), 1'500'000);
+  EXPECT_EQ(rec.done.at(2), 2'000'000);
+}
+
+TEST(FlowNetworkTest, ClassicMaxMinBottleneckElsewhereLeavesCapacity) {
+  // L1 = 10 GB/s carries a and b; L2 = 4 GB/s carries b and c.
+  // Progressive filling: L2's share 4/2 = 2 < L1's 10/2 = 5, so b and c are fixed at 2 GB/s;
+  // L1 has 10 - 2 = 8 GB/s left for a alone: a = 8 GB/s. Equal sharing would give a only 5.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l1 = net.add_resource(10 * kGBps, Time::zero(), "L1");
+  const ResourceId l2 = net.add_resource(4 * kGBps, Time::zero(), "L2");
+  const FlowId a = net.start_flow(path_of({l1}), 1e9, nullptr, 0);
+  const FlowId b = net.start_flow(path_of({l1, l2}), 1e9, nullptr, 0);
+  const FlowId c = net.start_flow(path_of({l2}), 1e9, nullptr, 0);
+  EXPECT_DOUBLE_EQ(net.rate(a), 8 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(b), 2 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(c), 2 * kGBps);
+  EXPECT_DOUBLE_EQ(net.load(l1), 10 * kGBps);
+  EXPECT_DOUBLE_EQ(net.load(l2), 4 * kGBps);
+}
+
+TEST(FlowNetworkTest, BertsekasGallagerThreeLevels) {
+  // Chain of links A(1), B(2), C(3) GB/s. Flows: f0 on A,B,C; f1 on A; f2 on B; f3 on C; f4 on C.
+  // Shares: A 1/2, B 2/2, C 3/3 -> A saturates first at 0.5: f0 = f1 = 0.5.
+  // B left 1.5 for f2 alone -> 1.5; C left 2.5 for f3, f4 -> 1.25 each. Next level is 1.25 (C),
+  // then 1.5 (B).
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId a = net.add_resource(1 * kGBps, Time::zero(), "A");
+  const ResourceId b = net.add_resource(2 * kGBps, Time::zero(), "B");
+  const ResourceId c = net.add_resource(3 * kGBps, Time::zero(), "C");
+  const FlowId f0 = net.start_flow(path_of({a, b, c}), 1e9, nullptr, 0);
+  const FlowId f1 = net.start_flow(path_of({a}), 1e9, nullptr, 0);
+  const FlowId f2 = net.start_flow(path_of({b}), 1e9, nullptr, 0);
+  const FlowId f3 = net.start_flow(path_of({c}), 1e9, nullptr, 0);
+  const FlowId f4 = net.start_flow(path_of({c}), 1e9, nullptr, 0);
+  EXPECT_DOUBLE_EQ(net.rate(f0), 0.5 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(f1), 0.5 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(f2), 1.5 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(f3), 1.25 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(f4), 1.25 * kGBps);
+}
+
+TEST(FlowNetworkTest, RateCapBindsBelowTheFairShare) {
+  // 10 GB/s link; a capped at 1 GB/s, b and c uncapped: a = 1, b = c = (10 - 1) / 2 = 4.5 GB/s.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(10 * kGBps, Time::zero(), "l");
+  const auto p = path_of({l});
+  const FlowId a = net.start_flow(p, 1e9, nullptr, 0, 1 * kGBps);
+  const FlowId b = net.start_flow(p, 1e9, nullptr, 0);
+  const FlowId c = net.start_flow(p, 1e9, nullptr, 0);
+  EXPECT_DOUBLE_EQ(net.rate(a), 1 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(b), 4.5 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(c), 4.5 * kGBps);
+}
+
+TEST(FlowNetworkTest, RateCapAboveTheFairShareDoesNotBind) {
+  // 10 GB/s link; two flows capped at 8 GB/s: fair share 5 < 8, so each gets 5 GB/s.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(10 * kGBps, Time::zero(), "l");
+  const auto p = path_of({l});
+  const FlowId a = net.start_flow(p, 1e9, nullptr, 0, 8 * kGBps);
+  const FlowId b = net.start_flow(p, 1e9, nullptr, 0, 8 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(a), 5 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(b), 5 * kGBps);
+}
+
+TEST(FlowNetworkTest, EmptyPathFlowRunsAtItsCap) {
+  // No resources: 1e3 bytes at a 1 GB/s cap drain in 1000 ns.
+  Simulator sim;
+  FlowNetwork net(sim);
+  Recorder rec(sim);
+  const FlowId f = net.start_flow({}, 1e3, &rec, 5, 1 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(f), 1 * kGBps);
+  sim.run();
+  EXPECT_EQ(rec.done.at(5), 1000);
+}
+
+TEST(FlowNetworkTest, LatencyIsAddedOncePerResource) {
+  // Path L1 (100 ns) -> L2 (250 ns), both 1 GB/s: 1000 bytes drain in 1000 ns, the listener is
+  // told at 1000 + 100 + 250 = 1350 ns. The flow leaves the links at 1000 ns.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l1 = net.add_resource(1 * kGBps, Time::from_ns(100), "L1");
+  const ResourceId l2 = net.add_resource(1 * kGBps, Time::from_ns(250), "L2");
+  Recorder rec(sim);
+  const FlowId f = net.start_flow(path_of({l1, l2}), 1e3, &rec, 1);
+  sim.run(Time::from_ns(1000));
+  EXPECT_EQ(net.rate(f), 0.0);
+  EXPECT_EQ(net.active_flows(), 0u);
+  EXPECT_TRUE(rec.done.empty());
+  sim.run();
+  EXPECT_EQ(rec.done.at(1), 1350);
+  EXPECT_EQ(net.stats(l1).busy_ns, 1000.0);
+}
+
+TEST(FlowNetworkTest, CompletionTimesRoundUpToTheNanosecond) {
+  // 3 GB/s link, one flow at a time:
+  //   1 byte    -> 1/3 ns          -> 1 ns (a positive transfer never takes zero time)
+  //   1000 bytes -> 333.33... ns   -> 334 ns
+  //   3000 bytes -> 1000 ns exactly -> 1000 ns (no spurious +1)
+  for (const auto& [bytes, expect_ns] : std::vector<std::pair<double, std::int64_t>>{
+           {1.0, 1}, {1000.0, 334}, {3000.0, 1000}, {1e-6, 1}}) {
+    Simulator sim;
+    FlowNetwork net(sim);
+    const ResourceId l = net.add_resource(3 * kGBps, Time::zero(), "l");
+    Recorder rec(sim);
+    net.start_flow(path_of({l}), bytes, &rec, 0);
+    sim.run();
+    EXPECT_EQ(rec.done.at(0), expect_ns) << bytes << " bytes";
+  }
+}
+
+TEST(FlowNetworkTest, ZeroByteFlowCompletesAfterLatencyOnly) {
+  // 0 bytes over L1 (100 ns) + L2 (250 ns): told at 350 ns; it takes no bandwidth, so the 1 MB
+  // flow on L1 keeps the full 1 GB/s and completes at 1 ms (+100 ns latency).
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l1 = net.add_resource(1 * kGBps, Time::from_ns(100), "L1");
+  const ResourceId l2 = net.add_resource(1 * kGBps, Time::from_ns(250), "L2");
+  Recorder rec(sim);
+  const FlowId z = net.start_flow(path_of({l1, l2}), 0.0, &rec, 1);
+  const FlowId big = net.start_flow(path_of({l1}), 1e6, &rec, 2);
+  EXPECT_EQ(net.rate(z), 0.0);
+  EXPECT_DOUBLE_EQ(net.rate(big), 1 * kGBps);
+  EXPECT_EQ(net.active_flows(), 1u);
+  sim.run();
+  EXPECT_EQ(rec.done.at(1), 350);
+  EXPECT_EQ(rec.done.at(2), 1'000'100);
+  EXPECT_EQ(net.stats(l1).flows, 2u);
+  EXPECT_EQ(net.stats(l2).flows, 1u);
+}
+
+TEST(FlowNetworkTest, ZeroByteFlowWithoutLatencyCompletesAtNowThroughAnEvent) {
+  Simulator sim;
+  FlowNetwork net(sim);
+  Recorder rec(sim);
+  net.start_flow({}, 0.0, &rec, 3);
+  EXPECT_TRUE(rec.done.empty());  // never re-entrant from start_flow
+  sim.run();
+  EXPECT_EQ(rec.done.at(3), 0);
+}
+
+TEST(FlowNetworkTest, StatsCountBytesBusyTimeAndFlows) {
+  // 1 GB/s link, A = 1 MB at t = 0 (alone: 1 ms), idle, B = 2 MB at t = 3 ms (2 ms).
+  // Mid-B at 4 ms: bytes = 1 MB + 1 MB, busy = 1 ms + 1 ms. At the end: 3 MB, 3 ms, 2 flows.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(1 * kGBps, Time::zero(), "l");
+  const auto p = path_of({l});
+  net.start_flow(p, 1e6, nullptr, 0);
+  sim.run(Time::from_ns(3'000'000));
+  EXPECT_DOUBLE_EQ(net.stats(l).busy_ns, 1e6);
+  net.start_flow(p, 2e6, nullptr, 0);
+  sim.run(Time::from_ns(4'000'000));
+  ResourceStats s = net.stats(l);
+  EXPECT_DOUBLE_EQ(s.bytes_carried, 2e6);
+  EXPECT_DOUBLE_EQ(s.busy_ns, 2e6);
+  EXPECT_EQ(s.flows, 2u);
+  sim.run();
+  s = net.stats(l);
+  EXPECT_DOUBLE_EQ(s.bytes_carried, 3e6);
+  EXPECT_DOUBLE_EQ(s.busy_ns, 3e6);
+  EXPECT_EQ(sim.now().ns(), 5'000'000);
+}
+
+TEST(FlowNetworkTest, ResourceAccessors) {
+  Simulator sim;
+  FlowNetwork net(sim);
+  EXPECT_EQ(net.add_resource(25 * kGBps, Time::from_ns(500), "nvlink0"), 0u);
+  EXPECT_EQ(net.add_resource(50 * kGBps, Time::zero(), "ib0"), 1u);
+  EXPECT_EQ(net.num_resources(), 2u);
+  EXPECT_EQ(net.resource_name(1), "ib0");
+  EXPECT_EQ(net.capacity(0), 25 * kGBps);
+  EXPECT_EQ(net.latency(0).ns(), 500);
+  EXPECT_EQ(net.load(0), 0.0);
+}
+
+/// Starts a follow-up flow from the completion callback (the executor's usual pattern).
+class Chainer : public FlowListener {
+ public:
+  Chainer(Simulator& sim, FlowNetwork& net, ResourceId r) : sim_(sim), net_(net), r_(r) {}
+  void on_flow_complete(FlowId flow, std::uint64_t tag) override {
+    log.emplace_back(sim_.now().ns(), flow, tag);
+    if (tag < 3) {
+      const ResourceId p[] = {r_};
+      net_.start_flow(p, 1e3, this, tag + 1);
+    }
+  }
+  std::vector<std::tuple<std::int64_t, FlowId, std::uint64_t>> log;
+
+ private:
+  Simulator& sim_;
+  FlowNetwork& net_;
+  ResourceId r_;
+};
+
+TEST(FlowNetworkTest, ListenerMayStartFlowsAndSlotsAreReused) {
+  // 1 GB/s link, 10 ns latency: each 1000-byte flow takes 1000 + 10 ns and starts the next one.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(1 * kGBps, Time::from_ns(10), "l");
+  Chainer ch(sim, net, l);
+  const ResourceId p[] = {l};
+  net.start_flow(p, 1e3, &ch, 0);
+  sim.run();
+  using T = std::tuple<std::int64_t, FlowId, std::uint64_t>;
+  // Slot 0 is freed before the listener is called, so every flow reuses id 0.
+  EXPECT_EQ(ch.log, (std::vector<T>{{1010, 0, 0}, {2020, 0, 1}, {3030, 0, 2}, {4040, 0, 3}}));
+}
+
+TEST(FlowNetworkTest, ManySimultaneousCompletionsKeepStartOrder) {
+  // 4 equal flows on one 4 GB/s link: all drain at the same ns; listeners are told in start order.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(4 * kGBps, Time::zero(), "l");
+  std::vector<std::uint64_t> order;
+  struct Ord : FlowListener {
+    std::vector<std::uint64_t>* out;
+    void on_flow_complete(FlowId, std::uint64_t tag) override { out->push_back(tag); }
+  } ord;
+  ord.out = &order;
+  const ResourceId p[] = {l};
+  for (std::uint64_t t : {7, 3, 9, 1}) net.start_flow(p, 1e6, &ord, t);
+  sim.run();
+  EXPECT_EQ(order, (std::vector<std::uint64_t>{7, 3, 9, 1}));
+  EXPECT_EQ(sim.now().ns(), 1'000'000);  // 4 MB at 4 GB/s
+}
+
+TEST(FlowNetworkTest, RepeatedResourceCarriesTheFlowTwice) {
+  // A path that crosses L twice uses 2x its rate there: alone on a 1 GB/s link it gets 0.5 GB/s.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(1 * kGBps, Time::zero(), "l");
+  const FlowId f = net.start_flow(path_of({l, l}), 1e6, nullptr, 0);
+  EXPECT_DOUBLE_EQ(net.rate(f), 0.5 * kGBps);
+  EXPECT_DOUBLE_EQ(net.load(l), 1 * kGBps);
+  sim.run();
+  EXPECT_DOUBLE_EQ(net.stats(l).bytes_carried, 2e6);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors: exact messages
+// ---------------------------------------------------------------------------------------------
+
+template <typename F>
+std::string invalid_argument_message(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "<no std::invalid_argument>";
+}
+
+TEST(FlowNetworkTest, BadResourcesThrow) {
+  Simulator sim;
+  FlowNetwork net(sim);
+  EXPECT_EQ(invalid_argument_message([&] { net.add_resource(0.0, Time::zero(), "pcie0"); }),
+            "FlowNetwork::add_resource(\"pcie0\"): capacity_bytes_per_s must be finite and > 0");
+  EXPECT_EQ(invalid_argument_message([&] { net.add_resource(-1.0, Time::zero(), "x"); }),
+            "FlowNetwork::add_resource(\"x\"): capacity_bytes_per_s must be finite and > 0");
+  EXPECT_EQ(invalid_argument_message(
+                [&] { net.add_resource(std::numeric_limits<double>::infinity(), Time::zero(), "x"); }),
+            "FlowNetwork::add_resource(\"x\"): capacity_bytes_per_s must be finite and > 0");
+  EXPECT_EQ(invalid_argument_message([&] { net.add_resource(std::nan(""), Time::zero(), "x"); }),
+            "FlowNetwork::add_resource(\"x\"): capacity_bytes_per_s must be finite and > 0");
+  EXPECT_EQ(invalid_argument_message([&] { net.add_resource(1.0, Time::from_ns(-5), "y"); }),
+            "FlowNetwork::add_resource(\"y\"): latency must be >= 0");
+  EXPECT_EQ(net.num_resources(), 0u);
+  EXPECT_EQ(invalid_argument_message([&] { net.capacity(0); }),
+            "FlowNetwork::capacity: unknown resource id 0 (network has 0)");
+  EXPECT_EQ(invalid_argument_message([&] { net.stats(3); }), "FlowNetwork::stats: unknown resource id 3 (network has 0)");
+}
+
+TEST(FlowNetworkTest, BadFlowsThrow) {
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(1 * kGBps, Time::zero(), "l");
+  EXPECT_EQ(invalid_argument_message([&] { net.start_flow(path_of({l, 7}), 1.0, nullptr, 0); }),
+            "FlowNetwork::start_flow: path[1] = 7 is not a resource id (network has 1)");
+  EXPECT_EQ(invalid_argument_message([&] { net.start_flow(path_of({l}), -1.0, nullptr, 0); }),
+            "FlowNetwork::start_flow: bytes must be finite and >= 0");
+  EXPECT_EQ(invalid_argument_message([&] { net.start_flow(path_of({l}), std::nan(""), nullptr, 0); }),
+            "FlowNetwork::start_flow: bytes must be finite and >= 0");
+  EXPECT_EQ(invalid_argument_message(
+                [&] { net.start_flow(path_of({l}), std::numeric_limits<double>::infinity(), nullptr, 0); }),
+            "FlowNetwork::start_flow: bytes must be finite and >= 0");
+  EXPECT_EQ(invalid_argument_message([&] { net.start_flow(path_of({l}), 1.0, nullptr, 0, 0.0); }),
+            "FlowNetwork::start_flow: rate_cap_bytes_per_s must be > 0 (infinity = uncapped)");
+  EXPECT_EQ(invalid_argument_message([&] { net.start_flow({}, 1.0, nullptr, 0); }),
+            "FlowNetwork::start_flow: a flow with an empty path and bytes > 0 needs a finite rate_cap_bytes_per_s");
+  EXPECT_EQ(invalid_argument_message([&] { net.rate(0); }), "FlowNetwork::rate: unknown flow id 0");
+  EXPECT_EQ(net.active_flows(), 0u);  // nothing half-started
+}
+
+// ---------------------------------------------------------------------------------------------
+// Randomized properties and differential test
+// ---------------------------------------------------------------------------------------------
+
+/// A random scenario: resources, and flows arriving over time (some from completion callbacks),
+/// with periodic checks of the max-min invariants. Everything is drawn from one seeded RNG,
+/// and the RNG is only consulted in an order fixed by the event order, so the same seed gives
+/// the same scenario in both solver modes.
+class RandomScenario : public FlowListener, public EventHandler {
+ public:
+  struct FlowInfo {
+    std::vector<ResourceId> path;
+    double bytes;
+    double cap;
+    bool active;
+  };
+
+  RandomScenario(std::uint64_t seed, bool full_recompute) : rng_(seed), net_(sim_) {
+    net_.set_full_recompute(full_recompute);
+    std::uniform_int_distribution<int> nres(3, 40);
+    const int n = nres(rng_);
+    std::uniform_real_distribution<double> cap(0.5, 50.0);
+    std::uniform_int_distribution<std::int64_t> lat(0, 2000);
+    for (int i = 0; i < n; ++i) {
+      std::string name = "r";
+      name += std::to_string(i);
+      net_.add_resource(cap(rng_) * kGBps, Time::from_ns(lat(rng_)), name);
+    }
+    // Arrivals and checks as events.
+    std::uniform_int_distribution<std::int64_t> when(0, 2'000'000);
+    for (int i = 0; i < 150; ++i) sim_.schedule_at(Time::from_ns(when(rng_)), this, kArrival);
+    for (int i = 0; i < 60; ++i) sim_.schedule_at(Time::from_ns(when(rng_)), this, kCheck);
+    // Some simultaneous arrivals (a collective step starting many flows at once).
+    const std::int64_t burst = when(rng_);
+    for (int i = 0; i < 30; ++i) sim_.schedule_at(Time::from_ns(burst), this, kArrival);
+  }
+
+  void run() { sim_.run(); }
+
+  void on_event(std::uint64_t tag) override {
+    if (tag == kArrival) {
+      start_random_flow();
+    } else {
+      check_invariants();
+    }
+  }
+
+  void on_flow_complete(FlowId, std::uint64_t tag) override {
+    completions.emplace_back(sim_.now().ns(), tag);
+    flows[tag].active = false;
+    if (std::uniform_int_distribution<int>(0, 3)(rng_) == 0) start_random_flow();  // chained flow
+  }
+
+  void start_random_flow() {
+    const auto n = static_cast<ResourceId>(net_.num_resources());
+    std::uniform_int_distribution<int> len(0, 5);
+    std::uniform_int_distribution<ResourceId> res(0, n - 1);
+    FlowInfo info;
+    // Mostly local paths (small components), sometimes long ones (merging components).
+    const int l = len(rng_);
+    const ResourceId base = res(rng_);
+    const bool local = std::uniform_int_distribution<int>(0, 2)(rng_) != 0;
+    for (int i = 0; i < l; ++i) {
+      info.path.push_back(local ? (base + std::uniform_int_distribution<ResourceId>(0, 2)(rng_)) % n : res(rng_));
+    }
+    const int kind = std::uniform_int_distribution<int>(0, 9)(rng_);
+    info.bytes = kind == 0 ? 0.0 : std::exp(std::uniform_real_distribution<double>(std::log(1.0), std::log(1e8))(rng_));
+    info.cap = (kind <= 2 || info.path.empty()) ? std::uniform_real_distribution<double>(0.1, 20.0)(rng_) * kGBps
+                                                 : std::numeric_limits<double>::infinity();
+    info.active = info.bytes > 0.0;
+    const std::uint64_t tag = flows.size();
+    flows.push_back(info);
+    const FlowId id = net_.start_flow(info.path, info.bytes, this, tag, info.cap);
+    ids.push_back(id);
+  }
+
+  void check_invariants() {
+    ++checks;
+    const auto n = static_cast<ResourceId>(net_.num_resources());
+    std::vector<double> load(n, 0.0);
+    std::vector<double> max_rate(n, 0.0);
+    for (std::size_t t = 0; t < flows.size(); ++t) {
+      if (!flows[t].active) continue;
+      const double r = net_.rate(ids[t]);
+      observed_rates.push_back(r);
+      if (r == 0.0) {  // drained, listener not told yet (path latency): holds no bandwidth
+        EXPECT_EQ(net_.remaining_bytes(ids[t]), 0.0);
+        continue;
+      }
+      EXPECT_LE(r, flows[t].cap * (1 + 1e-12));
+      for (const ResourceId x : flows[t].path) {
+        load[x] += r;
+        max_rate[x] = std::max(max_rate[x], r);
+      }
+    }
+    for (ResourceId x = 0; x < n; ++x) {
+      EXPECT_LE(load[x], net_.capacity(x) * (1 + 1e-9)) << "resource " << x;
+      EXPECT_NEAR(net_.load(x), load[x], 1e-9 * net_.capacity(x));
+    }
+    // Max-min optimality: every active flow is at its cap, or crosses a saturated resource on
+    // which no flow gets more than it does (its bottleneck).
+    for (std::size_t t = 0; t < flows.size(); ++t) {
+      if (!flows[t].active) continue;
+      const double r = net_.rate(ids[t]);
+      if (r == 0.0 || r >= flows[t].cap * (1 - 1e-9)) continue;
+      bool has_bottleneck = false;
+      for (const ResourceId x : flows[t].path) {
+        const bool saturated = load[x] >= net_.capacity(x) * (1 - 1e-9);
+        if (saturated && r >= max_rate[x] * (1 - 1e-9)) has_bottleneck = true;
+      }
+      EXPECT_TRUE(has_bottleneck) << "flow " << t << " rate " << r;
+    }
+  }
+
+  static constexpr std::uint64_t kArrival = 1;
+  static constexpr std::uint64_t kCheck = 2;
+
+  std::mt19937_64 rng_;
+  Simulator sim_;
+  FlowNetwork net_;
+  std::vector<FlowInfo> flows;
+  std::vector<FlowId> ids;
+  std::vector<std::pair<std::int64_t, std::uint64_t>> completions;
+  std::vector<double> observed_rates;
+  int checks = 0;
+};
+
+TEST(FlowNetworkPropertyTest, RandomNetworksKeepInvariantsAndConserveBytes) {
+  for (std::uint64_t seed = 1; seed <= 25; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    RandomScenario sc(seed, /*full_recompute=*/false);
+    sc.run();
+    EXPECT_EQ(sc.checks, 60);
+    // Every flow completed exactly once, no earlier than its latency allows.
+    ASSERT_EQ(sc.completions.size(), sc.flows.size());
+    for (const auto& f : sc.flows) EXPECT_FALSE(f.active);
+    EXPECT_EQ(sc.net_.active_flows(), 0u);
+    // Bytes conserved: sum of resource bytes == sum over flows of bytes x path length.
+    double expect = 0.0;
+    for (const auto& f : sc.flows) expect += f.bytes * static_cast<double>(f.path.size());
+    double carried = 0.0;
+    for (ResourceId x = 0; x < sc.net_.num_resources(); ++x) carried += sc.net_.stats(x).bytes_carried;
+    EXPECT_NEAR(carried, expect, 1e-9 * expect);
+    // Flows counted per crossing.
+    std::uint64_t crossings = 0;
+    for (const auto& f : sc.flows) crossings += f.path.size();
+    std::uint64_t counted = 0;
+    for (ResourceId x = 0; x < sc.net_.num_resources(); ++x) counted += sc.net_.stats(x).flows;
+    EXPECT_EQ(counted, crossings);
+  }
+}
+
+TEST(FlowNetworkPropertyTest, IncrementalAndFullRecomputeAreIdentical) {
+  for (std::uint64_t seed = 100; seed < 125; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    RandomScenario inc(seed, /*full_recompute=*/false);
+    RandomScenario full(seed, /*full_recompute=*/true);
+    inc.run();
+    full.run();
+    ASSERT_EQ(inc.flows.size(), full.flows.size());
+    EXPECT_EQ(inc.completions, full.completions);  // same ns, same order
+    EXPECT_EQ(inc.observed_rates, full.observed_rates);  // bit-identical rates at every check
+    for (ResourceId x = 0; x < inc.net_.num_resources(); ++x) {
+      // Same pieces, summed in a different order (component discovery order): equal to rounding.
+      EXPECT_NEAR(inc.net_.stats(x).bytes_carried, full.net_.stats(x).bytes_carried,
+                  1e-12 * full.net_.stats(x).bytes_carried);
+      EXPECT_EQ(inc.net_.stats(x).busy_ns, full.net_.stats(x).busy_ns);
+    }
+    // The point of the incremental mode: it re-solves fewer flows.
+    EXPECT_LE(inc.net_.counters().flows_solved, full.net_.counters().flows_solved);
+  }
+}
+
+TEST(FlowNetworkPropertyTest, DrainTimesMatchAnIndependentFluidIntegration) {
+  // One link shared by flows of different sizes, all starting at 0: processor sharing has a
+  // closed form. Sizes s_1 <= ... <= s_n on capacity C: flow k drains at
+  // t_k = t_{k-1} + (s_k - s_{k-1}) * (n - k + 1) / C.
+  const std::vector<double> sizes = {1e5, 3e5, 3e5, 7e5, 2e6};
+  const double c = 2 * kGBps;
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(c, Time::zero(), "l");
+  Recorder rec(sim);
+  for (std::size_t i = 0; i < sizes.size(); ++i) net.start_flow(path_of({l}), sizes[i], &rec, i);
+  sim.run();
+  double t_s = 0.0;
+  double prev = 0.0;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    t_s += (sizes[k] - prev) * static_cast<double>(sizes.size() - k) / c;
+    prev = sizes[k];
+    EXPECT_EQ(rec.done.at(k), static_cast<std::int64_t>(std::ceil(t_s * 1e9 - 1e-6))) << "flow " << k;
+  }
+}
+
+}  // namespace
+}  // namespace traincast::sim

@@ -1,0 +1,83 @@
+#include "models/compute/compute_model.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace traincast::models {
+
+ComputeParams default_compute_params(const GpuSpec& gpu) {
+  ComputeParams p;
+  p.gpu = gpu.name;
+  // Shared by all NVIDIA entries:
+  // gemm_fixed_s = 6.2 µs: least-squares fit of t = W/(η·peak) + t0 to the even-indexed rows of the
+  //   measured H100 bf16 GEMM table (shared/data/gemm/xla_matmul_perf_table_measured.csv, openxla
+  //   default_matmul_perf_table, 188 of 375 rows); on the 187 held-out rows the model's median
+  //   relative error is 7.4% (1.6% for GEMMs above 100 GFLOP). Applied to other GPUs as is.
+  // kernel_fixed_s = 2 µs: typical back-to-back kernel gap on a busy CUDA stream (launch already
+  //   queued), the order of magnitude NVIDIA's Nsight Systems timelines show; an assumption.
+  if (gpu.name.rfind("A100", 0) == 0 || gpu.name.rfind("A800", 0) == 0) {
+    // 271.2 of 312 TFLOP/s bf16: maximum achievable matmul (MAMF) on A100 SXM, ml-engineering
+    //   (shared/data/gemm/mamf_matmul_tflops.csv).
+    p.gemm_efficiency = 271.2 / 312.0;
+    // FlashAttention-2 (Dao 2023, arXiv:2307.08691): 50-73% of A100 peak forward, lower backward;
+    //   we take mid-range values.
+    p.attention_fwd_efficiency = 0.65;
+    p.attention_bwd_efficiency = 0.55;
+    // STREAM triad 1375 GB/s of 1555 GB/s on A100-40GB (shared/data/memory-bandwidth/
+    //   gpu_stream_bandwidth.csv, te42kyfo/gpu-benches).
+    p.memory_efficiency = 1375.0 / 1555.0;
+    p.source = "MAMF A100 SXM (ml-engineering); FlashAttention-2 paper; gpu-benches STREAM A100-40GB";
+  } else if (gpu.name.rfind("H100", 0) == 0 || gpu.name.rfind("H800", 0) == 0 ||
+             gpu.name.rfind("H200", 0) == 0) {
+    // 794.5 of 989 TFLOP/s bf16: MAMF H100 SXM ("H200 is the same"), ml-engineering.
+    p.gemm_efficiency = 794.5 / 989.0;
+    // cuDNN / FlashAttention-3-class fused attention at head dim 128: 400-650 TFLOP/s forward and
+    //   ~400 backward on H100 (Shah et al. 2024, arXiv:2407.08608; PyTorch benchmark PR #2296
+    //   measured 290-430 TFLOP/s forward for sdpa/cutlass kernels). Mid-range values.
+    p.attention_fwd_efficiency = 0.45;
+    p.attention_bwd_efficiency = 0.40;
+    // STREAM triad: H200 3534 of 4800 GB/s (HBM3e, 0.74); H100 PCIe 1832 of 2039 GB/s (HBM2e, 0.90)
+    //   (gpu-benches). HBM3 H100 SXM is not in the table; we take the H200 (HBM3/3e) value.
+    p.memory_efficiency = gpu.name.rfind("H100-PCIe", 0) == 0 ? 1832.0 / 2039.0 : 3534.0 / 4800.0;
+    p.source = "MAMF H100 SXM (ml-engineering); FlashAttention-3 paper; gpu-benches STREAM H200/H100-PCIe";
+  } else {
+    p.gemm_efficiency = 0.75;
+    p.attention_fwd_efficiency = 0.45;
+    p.attention_bwd_efficiency = 0.35;
+    p.memory_efficiency = 0.85;
+    p.source = "generic defaults (no measurements for this GPU in the catalog): gemm 0.75, mem 0.85";
+  }
+  return p;
+}
+
+double peak_flops(const GpuSpec& gpu, Precision precision) {
+  double peak = 0;
+  switch (precision) {
+    case Precision::fp32: peak = gpu.peak_fp32_flops; break;
+    case Precision::tf32: peak = gpu.peak_tf32_flops; break;
+    case Precision::fp16: peak = gpu.peak_fp16_flops; break;
+    case Precision::bf16: peak = gpu.peak_bf16_flops; break;
+    case Precision::fp8: peak = gpu.peak_fp8_flops; break;
+  }
+  if (!(peak > 0)) throw std::invalid_argument("GPU " + gpu.name + " has no dense peak for the requested precision");
+  return peak;
+}
+
+double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputeParams& params, Precision precision,
+                      double clock_scale) {
+  const double peak = peak_flops(gpu, precision) * clock_scale;
+  const double bw = gpu.hbm_bandwidth_bytes_per_s * params.memory_efficiency;
+  double eta = params.gemm_efficiency;
+  double fixed = params.kernel_fixed_s;
+  switch (kernel.kind) {
+    case KernelKind::gemm: fixed = params.gemm_fixed_s; break;
+    case KernelKind::attention_forward: eta = params.attention_fwd_efficiency; fixed = params.gemm_fixed_s; break;
+    case KernelKind::attention_backward: eta = params.attention_bwd_efficiency; fixed = params.gemm_fixed_s; break;
+    default: break;
+  }
+  const double compute_s = kernel.flops / (peak * eta);
+  const double memory_s = kernel.bytes / bw;
+  return std::max(compute_s, memory_s) + fixed;
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,47 @@
+#pragma once
+// Time of one GPU kernel: roofline × efficiency (DESIGN.md §4.2).
+//   t = max(flops / (peak_dtype × clock_scale × η_compute), bytes / (hbm_bw × η_mem)) + fixed
+// η and the fixed cost come from ComputeParams: one documented set per GPU type, the same for
+// every scenario (a calibration profile may later overlay them).
+
+#include <string>
+
+#include "models/hardware/catalog.h"
+#include "models/scenario.h"
+
+namespace traincast::models {
+
+enum class KernelKind { gemm, attention_forward, attention_backward, elementwise, norm, optimizer, copy };
+
+/// One kernel as the compute model sees it.
+struct Kernel {
+  KernelKind kind = KernelKind::gemm;
+  double flops = 0;  ///< floating-point operations (multiply-add = 2), >= 0
+  double bytes = 0;  ///< HBM bytes read + written, >= 0
+};
+
+/// Efficiencies of one GPU type. Every value carries its source in compute_params.cc.
+struct ComputeParams {
+  std::string gpu;
+  double gemm_efficiency = 0.8;          ///< fraction of dense peak reached by large GEMMs
+  double gemm_fixed_s = 6.2e-6;          ///< per-GEMM ramp/tail/launch cost [s]
+  double attention_fwd_efficiency = 0.5; ///< fused (flash) attention forward, fraction of peak
+  double attention_bwd_efficiency = 0.4; ///< fused attention backward
+  double memory_efficiency = 0.9;        ///< fraction of HBM bandwidth streaming kernels reach
+  double kernel_fixed_s = 2.0e-6;        ///< per non-GEMM kernel launch/gap cost [s]
+  std::string source;                    ///< where these numbers come from
+};
+
+/// Default parameters for a GPU (by GpuSpec::name). GPUs without their own measurements get the
+/// generic set and say so in `source`. Never throws.
+ComputeParams default_compute_params(const GpuSpec& gpu);
+
+/// Dense peak FLOP/s of `gpu` for math in `precision` (fp32 = non-tensor FP32).
+/// Throws std::invalid_argument when the GPU has no such math (e.g. fp8 on A100).
+double peak_flops(const GpuSpec& gpu, Precision precision);
+
+/// Seconds for one kernel. clock_scale in (0, 1] scales compute peak (power/thermal throttling).
+double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputeParams& params, Precision precision,
+                      double clock_scale = 1.0);
+
+}  // namespace traincast::models

@@ -1,0 +1,884 @@
+#include "models/executor/training_executor.h"
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/collectives/collective.h"
+#include "models/compute/compute_model.h"
+#include "models/hardware/cluster.h"
+#include "models/workload/memory_model.h"
+#include "models/workload/pipeline_schedule.h"
+#include "models/workload/transformer.h"
+#include "sim/flow_network.h"
+#include "sim/simulator.h"
+
+namespace traincast::models {
+namespace {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+/// What an op is, for time accounting.
+enum class Role : std::uint8_t { compute, optimizer, tp_comm, pp_send, dp_grad, dp_param, barrier };
+/// CUDA-stream-like queues per simulated GPU group; ops on one stream run in program order.
+enum Stream : std::uint8_t { kCompute = 0, kTp = 1, kPp = 2, kDp = 3, kNumStreams = 4, kNoStream = 4 };
+constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute", "tp comm", "pp comm", "dp comm"};
+
+struct Op {
+  std::int64_t duration_ns = 0;  ///< compute ops
+  std::int64_t start_ns = -1;
+  std::int64_t end_ns = -1;
+  std::uint32_t task = kNone;    ///< collective task (global id after merge)
+  std::uint32_t remaining = 0;   ///< unresolved dependencies
+  std::uint32_t last_dep = kNone;
+  std::uint32_t label = 0;       ///< index into the label table
+  std::int32_t micro_batch = -1;
+  std::uint32_t worker = 0;
+  std::uint16_t iteration = 0;
+  Role role = Role::compute;
+  Stream stream = kCompute;
+};
+
+/// A collective launched when all its participants have arrived: one call per GPU group in
+/// [group_begin, group_begin + group_count) of the group table.
+struct Task {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bytes = 0;
+  std::uint32_t group_begin = 0;
+  std::uint32_t group_count = 0;
+  std::uint32_t expected = 1;
+  std::uint32_t arrived = 0;
+  std::uint32_t pending = 0;
+  std::uint32_t participant_begin = 0;  ///< into participants_
+  std::uint32_t participant_count = 0;
+};
+
+/// Dependency on another worker's pipeline send, resolved after all graphs are built.
+struct RemoteDep {
+  std::uint32_t src_worker;
+  std::uint32_t slot;       ///< index into the source worker's send table
+  std::uint32_t local_op;   ///< dependent op (local index)
+};
+
+/// One bucket of gradients launched after backward item `after_item` of a chunk.
+struct Bucket {
+  int after_item = 0;
+  double params = 0;
+  std::vector<int> layers;  ///< chunk-local layers whose parameters it holds (for param gather)
+};
+
+/// Everything one worker (a TP group of one stage of one replica) builds on its own.
+struct WorkerGraph {
+  std::vector<Op> ops;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;  ///< (dep, op), local indices
+  std::vector<RemoteDep> remote;
+  std::vector<Task> tasks;  ///< private tasks (TP, PP); group ids global
+  std::vector<std::uint32_t> sends;  ///< local op of each send slot (kNone if absent)
+  std::vector<std::uint32_t> barrier_deps;  ///< local ops the iteration barrier waits for, per iteration
+  std::vector<std::uint32_t> barrier_dep_iteration;
+  std::vector<std::uint32_t> optimizer_ops;  ///< per iteration: op that waits for the barrier
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> dp_ops;  ///< (global dp task, local op)
+};
+
+/// The job's shape, shared read-only by all builders.
+struct Plan {
+  const Scenario* sc = nullptr;
+  TransformerPrograms programs;
+  int t = 1, p = 1, d = 1, v = 1, m = 1;  // tp, pp, dp, chunks, micro-batches
+  int replicas = 1;                       // simulated replicas (1 when folded)
+  int iterations = 1;
+  std::vector<std::vector<int>> chunk_layers;  // [stage][chunk] layer count
+  std::vector<std::vector<std::vector<Bucket>>> buckets;  // [stage][chunk] -> buckets
+  std::vector<std::vector<std::uint32_t>> dp_task_base;   // [stage][chunk] first grad task of iteration 0
+  std::uint32_t dp_tasks_per_iteration = 0;
+  std::vector<std::int64_t> optimizer_ns;  // per stage
+  std::vector<double> stage_params;        // per stage, per TP rank
+  double grad_bytes = 4, weight_bytes = 2;
+  // Global group table: GPU lists.
+  std::vector<int> group_gpus;
+  std::vector<std::uint32_t> group_offset;  // size groups + 1
+  std::uint32_t tp_group_base = 0, pp_group_base = 0, dp_group_base = 0;
+  std::vector<std::string> labels;
+
+  int gpu(int tp_rank, int dp_rank, int stage) const { return tp_rank + t * (dp_rank + d * stage); }
+  std::uint32_t tp_group(int replica, int stage) const { return tp_group_base + static_cast<std::uint32_t>(replica * p + stage); }
+  /// First of t send pairs (one per TP rank) from (replica, stage) in direction dir (0 fwd, 1 bwd).
+  std::uint32_t pp_group(int replica, int stage, int dir) const {
+    return pp_group_base + static_cast<std::uint32_t>(((replica * p + stage) * 2 + dir) * t);
+  }
+  std::uint32_t dp_group(int stage) const { return dp_group_base + static_cast<std::uint32_t>(stage * t); }
+  std::uint32_t send_slot(int iteration, int dir, int mb, int chunk) const {
+    return static_cast<std::uint32_t>(((iteration * 2 + dir) * m + mb) * v + chunk);
+  }
+  /// Label ids of each program's segments, and compute durations in ns (computed once).
+  struct ProgramInfo {
+    const Program* program;
+    std::vector<std::uint32_t> label_ids;
+    std::vector<std::int64_t> duration_ns;
+  };
+  std::vector<ProgramInfo> program_info;
+
+  std::uint32_t label(const std::string& s) const {
+    auto it = std::find(labels.begin(), labels.end(), s);
+    if (it == labels.end()) throw std::logic_error("executor: unknown label " + s);
+    return static_cast<std::uint32_t>(it - labels.begin());
+  }
+  const ProgramInfo& info(const Program& prog) const {
+    for (const ProgramInfo& i : program_info)
+      if (i.program == &prog) return i;
+    throw std::logic_error("executor: unknown program");
+  }
+};
+
+std::uint32_t add_group(Plan& plan, std::initializer_list<int> gpus) {
+  for (int g : gpus) plan.group_gpus.push_back(g);
+  plan.group_offset.push_back(static_cast<std::uint32_t>(plan.group_gpus.size()));
+  return static_cast<std::uint32_t>(plan.group_offset.size() - 2);
+}
+
+/// Builds the op graph of one worker.
+class GraphBuilder {
+ public:
+  GraphBuilder(const Plan& plan, int replica, int stage, WorkerGraph& g)
+      : plan_(plan), replica_(replica), stage_(stage), g_(g),
+        worker_(static_cast<std::uint32_t>(replica * plan.p + stage)) {}
+
+  void build() {
+    const Plan& P = plan_;
+    g_.sends.assign(static_cast<std::size_t>(P.iterations) * 2 * P.m * P.v, kNone);
+    const auto steps = pipeline_steps(stage_, P.p, P.m, P.v);
+    // Last backward step of each chunk launches that chunk's gradient buckets.
+    std::vector<int> last_backward_mb(static_cast<std::size_t>(P.v), -1);
+    for (const auto& s : steps)
+      if (!s.forward) last_backward_mb[static_cast<std::size_t>(s.chunk)] = s.micro_batch;
+    for (int it = 0; it < P.iterations; ++it) {
+      iteration_ = it;
+      for (const auto& s : steps) {
+        if (s.forward) {
+          forward(s.micro_batch, s.chunk);
+        } else {
+          backward(s.micro_batch, s.chunk, s.micro_batch == last_backward_mb[static_cast<std::size_t>(s.chunk)]);
+        }
+      }
+      finish_iteration();
+    }
+  }
+
+ private:
+  bool first_stage_of_model(int chunk) const { return stage_ == 0 && chunk == 0; }
+  bool last_stage_of_model(int chunk) const { return stage_ == plan_.p - 1 && chunk == plan_.v - 1; }
+
+  std::uint32_t add_op(Role role, Stream stream, std::uint32_t label, int mb) {
+    Op op;
+    op.role = role;
+    op.stream = stream;
+    op.label = label;
+    op.micro_batch = mb;
+    op.worker = worker_;
+    op.iteration = static_cast<std::uint16_t>(iteration_);
+    g_.ops.push_back(op);
+    return static_cast<std::uint32_t>(g_.ops.size() - 1);
+  }
+  void dep(std::uint32_t on, std::uint32_t op) {
+    if (on != kNone) g_.edges.emplace_back(on, op);
+  }
+  std::uint32_t private_task(CollectiveOp op, double bytes, std::uint32_t group_begin, std::uint32_t count) {
+    Task t;
+    t.op = op;
+    t.bytes = bytes;
+    t.group_begin = group_begin;
+    t.group_count = count;
+    g_.tasks.push_back(t);
+    return static_cast<std::uint32_t>(g_.tasks.size() - 1);
+  }
+
+  /// A new op on the compute stream: takes the deferred dependencies that are due.
+  std::uint32_t compute_stream_op(Role role, std::uint32_t label, int mb) {
+    const std::uint32_t op = add_op(role, kCompute, label, mb);
+    for (auto& d : deferred_) {
+      if (d.second == 1) dep(d.first, op);
+      --d.second;
+    }
+    std::erase_if(deferred_, [](const auto& d) { return d.second <= 0; });
+    for (std::uint32_t on : pending_first_deps_) dep(on, op);
+    pending_first_deps_.clear();
+    prev_compute_ = last_compute_;
+    last_compute_ = op;
+    return op;
+  }
+  /// Everything still in flight that a consumer of the current output must wait for.
+  void flush_deferred(std::uint32_t op) {
+    for (const auto& d : deferred_) dep(d.first, op);
+    deferred_.clear();
+  }
+
+  void emit(const Program& prog, int mb) {
+    const Plan::ProgramInfo& info = plan_.info(prog);
+    for (std::size_t i = 0; i < prog.size(); ++i) {
+      const Segment& seg = prog[i];
+      const std::uint32_t label = info.label_ids[i];
+      if (!seg.is_collective) {
+        Op& op = g_.ops[compute_stream_op(Role::compute, label, mb)];
+        op.duration_ns = info.duration_ns[i];
+        continue;
+      }
+      const std::uint32_t task = private_task(seg.op, seg.bytes, plan_.tp_group(replica_, stage_), 1);
+      if (seg.overlap == Overlap::blocking) {
+        g_.ops[compute_stream_op(Role::tp_comm, label, mb)].task = task;
+        continue;
+      }
+      const std::uint32_t op = add_op(Role::tp_comm, kTp, label, mb);
+      g_.ops[op].task = task;
+      if (seg.overlap == Overlap::with_next) {
+        dep(last_compute_, op);           // starts with the next compute segment
+        deferred_.emplace_back(op, 2);    // the segment after that consumes it
+      } else {
+        dep(prev_compute_, op);           // starts with the previous compute segment
+        deferred_.emplace_back(op, 1);    // the next segment consumes it
+      }
+    }
+  }
+
+  /// Pipeline send after a forward (dir 0) or backward (dir 1) of (mb, chunk).
+  void send(int dir, int mb, int chunk) {
+    const std::uint32_t label = plan_.label(dir == 0 ? "pp_send_fwd" : "pp_send_bwd");
+    const std::uint32_t op = add_op(Role::pp_send, kPp, label, mb);
+    dep(last_compute_, op);
+    flush_deferred(op);
+    g_.ops[op].task = private_task(CollectiveOp::send_recv, plan_.programs.p2p_bytes, plan_.pp_group(replica_, stage_, dir),
+                                   static_cast<std::uint32_t>(plan_.t));
+    g_.sends[plan_.send_slot(iteration_, dir, mb, chunk)] = op;
+  }
+  /// The next compute op waits for the matching send of a neighbouring stage.
+  void receive(int dir, int mb, int src_stage, int src_chunk) {
+    const auto src_worker = static_cast<std::uint32_t>(replica_ * plan_.p + src_stage);
+    pending_remote_ = RemoteDep{src_worker, plan_.send_slot(iteration_, dir, mb, src_chunk), kNone};
+  }
+  void attach_remote(std::uint32_t op) {
+    if (pending_remote_.src_worker != kNone) {
+      pending_remote_.local_op = op;
+      g_.remote.push_back(pending_remote_);
+      pending_remote_.src_worker = kNone;
+    }
+  }
+
+  void forward(int mb, int chunk) {
+    const Plan& P = plan_;
+    if (!first_stage_of_model(chunk)) {
+      if (stage_ > 0) receive(0, mb, stage_ - 1, chunk);
+      else receive(0, mb, P.p - 1, chunk - 1);
+    }
+    const std::size_t first_new = g_.ops.size();
+    if (first_stage_of_model(chunk)) emit(P.programs.embedding_forward, mb);
+    const int layers = P.chunk_layers[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)];
+    for (int layer = 0; layer < layers; ++layer) {
+      // Overlapped ZeRO-1 parameter gather of the previous iteration: the layer's first op waits.
+      if (iteration_ > 0 && !param_gather_of_layer_.empty()) {
+        const auto& prev = param_gather_of_layer_[static_cast<std::size_t>(chunk)];
+        if (static_cast<std::size_t>(layer) < prev.size() && prev[static_cast<std::size_t>(layer)] != kNone)
+          pending_first_deps_.push_back(prev[static_cast<std::size_t>(layer)]);
+      }
+      emit(P.programs.layer_forward, mb);
+    }
+    if (last_stage_of_model(chunk)) emit(P.programs.head_forward, mb);
+    if (first_new < g_.ops.size()) attach_remote(static_cast<std::uint32_t>(first_new));
+    if (!last_stage_of_model(chunk)) send(0, mb, chunk);
+  }
+
+  void backward(int mb, int chunk, bool last_of_chunk) {
+    const Plan& P = plan_;
+    if (!last_stage_of_model(chunk)) {
+      if (stage_ < P.p - 1) receive(1, mb, stage_ + 1, chunk);
+      else receive(1, mb, 0, chunk + 1);
+    }
+    const std::size_t first_new = g_.ops.size();
+    const auto& buckets = P.buckets[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)];
+    std::size_t next_bucket = 0;
+    int item = 0;
+    auto after_item = [&](int done_item) {
+      if (!last_of_chunk) return;
+      while (next_bucket < buckets.size() && buckets[next_bucket].after_item == done_item) {
+        launch_grad_bucket(chunk, static_cast<int>(next_bucket), buckets[next_bucket].params);
+        ++next_bucket;
+      }
+    };
+    if (last_stage_of_model(chunk)) {
+      emit(P.programs.head_backward, mb);
+      after_item(item++);
+    }
+    const int layers = P.chunk_layers[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)];
+    for (int layer = layers - 1; layer >= 0; --layer) {
+      emit(P.programs.layer_recompute, mb);
+      emit(P.programs.layer_backward, mb);
+      after_item(item++);
+    }
+    if (first_stage_of_model(chunk)) {
+      emit(P.programs.embedding_backward, mb);
+      after_item(item++);
+    }
+    if (first_new < g_.ops.size()) attach_remote(static_cast<std::uint32_t>(first_new));
+    if (!first_stage_of_model(chunk)) send(1, mb, chunk);
+  }
+
+  void launch_grad_bucket(int chunk, int bucket, double params) {
+    const Plan& P = plan_;
+    if (P.d <= 1) return;
+    const Scenario& sc = *P.sc;
+    const bool zero = sc.parallel.zero_stage >= 1;
+    const std::uint32_t task = P.dp_task_base[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)] +
+                               static_cast<std::uint32_t>(bucket) + static_cast<std::uint32_t>(iteration_) * P.dp_tasks_per_iteration;
+    (void)params;
+    (void)zero;
+    const bool overlap = sc.parallel.overlap_grad_reduce;
+    const std::uint32_t op = overlap ? add_op(Role::dp_grad, kDp, P.label("dp_grad_sync"), -1)
+                                     : compute_stream_op(Role::dp_grad, P.label("dp_grad_sync"), -1);
+    if (overlap) dep(last_compute_, op);
+    g_.ops[op].task = task;
+    g_.dp_ops.emplace_back(task, op);
+    g_.barrier_deps.push_back(op);
+    g_.barrier_dep_iteration.push_back(static_cast<std::uint32_t>(iteration_));
+  }
+
+  void finish_iteration() {
+    const Plan& P = plan_;
+    const Scenario& sc = *P.sc;
+    // The barrier (global grad-norm all-reduce before the step) waits for this worker's last op.
+    g_.barrier_deps.push_back(last_compute_);
+    g_.barrier_dep_iteration.push_back(static_cast<std::uint32_t>(iteration_));
+    const std::uint32_t opt = compute_stream_op(Role::optimizer, P.label("optimizer"), -1);
+    g_.ops[opt].duration_ns = P.optimizer_ns[static_cast<std::size_t>(stage_)];
+    g_.optimizer_ops.push_back(opt);
+    flush_deferred(opt);
+    param_gather_of_layer_.clear();
+    if (sc.parallel.zero_stage >= 1 && P.d > 1) {
+      const bool overlap = sc.parallel.overlap_param_gather;
+      param_gather_of_layer_.resize(static_cast<std::size_t>(P.v));
+      for (int c = 0; c < P.v; ++c) {
+        const auto& bks = P.buckets[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(c)];
+        auto& of_layer = param_gather_of_layer_[static_cast<std::size_t>(c)];
+        of_layer.assign(static_cast<std::size_t>(P.chunk_layers[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(c)]), kNone);
+        // Gathers in forward order: the bucket holding the first layers first.
+        for (std::size_t bi = bks.size(); bi-- > 0;) {
+          const std::uint32_t task = P.dp_task_base[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(c)] +
+                                     static_cast<std::uint32_t>(bks.size() + bi) +
+                                     static_cast<std::uint32_t>(iteration_) * P.dp_tasks_per_iteration;
+          const std::uint32_t op = overlap ? add_op(Role::dp_param, kDp, P.label("dp_param_gather"), -1)
+                                           : compute_stream_op(Role::dp_param, P.label("dp_param_gather"), -1);
+          if (overlap) dep(opt, op);
+          g_.ops[op].task = task;
+          g_.dp_ops.emplace_back(task, op);
+          for (int layer : bks[bi].layers) of_layer[static_cast<std::size_t>(layer)] = op;
+        }
+      }
+      if (!overlap) param_gather_of_layer_.clear();
+    }
+  }
+
+  const Plan& plan_;
+  int replica_, stage_;
+  WorkerGraph& g_;
+  std::uint32_t worker_;
+  int iteration_ = 0;
+  std::uint32_t last_compute_ = kNone, prev_compute_ = kNone;
+  std::vector<std::pair<std::uint32_t, int>> deferred_;
+  std::vector<std::uint32_t> pending_first_deps_;  ///< the next compute op waits for these
+  RemoteDep pending_remote_{kNone, 0, kNone};
+  std::vector<std::vector<std::uint32_t>> param_gather_of_layer_;
+};
+
+/// Executes the merged graph on the engine.
+class Runner : public sim::EventHandler, public CollectiveListener {
+ public:
+  Runner(sim::Simulator& sim, CollectiveEngine& coll, const Plan& plan, std::vector<Op>& ops, std::vector<Task>& tasks,
+         std::vector<std::uint32_t>& participants, std::vector<std::uint32_t>& dep_offset,
+         std::vector<std::uint32_t>& dependents, std::uint32_t workers)
+      : sim_(sim), coll_(coll), plan_(plan), ops_(ops), tasks_(tasks), participants_(participants),
+        dep_offset_(dep_offset), dependents_(dependents), streams_(static_cast<std::size_t>(workers) * kNumStreams) {
+    for (std::uint32_t i = 0; i < ops_.size(); ++i) {
+      const Op& op = ops_[i];
+      if (op.stream != kNoStream) streams_[op.worker * kNumStreams + op.stream].ops.push_back(i);
+    }
+  }
+
+  void run() {
+    for (std::uint32_t i = 0; i < ops_.size(); ++i)
+      if (ops_[i].remaining == 0) try_start(i);
+    sim_.run();
+    for (std::uint32_t i = 0; i < ops_.size(); ++i)
+      if (ops_[i].end_ns < 0) throw std::logic_error("executor: op graph did not complete (dependency cycle)");
+  }
+
+  void on_event(std::uint64_t tag) override { complete(static_cast<std::uint32_t>(tag)); }
+
+  void on_collective_done(std::uint64_t tag) override {
+    Task& t = tasks_[static_cast<std::size_t>(tag)];
+    if (--t.pending > 0) return;
+    for (std::uint32_t k = 0; k < t.participant_count; ++k) complete(participants_[t.participant_begin + k]);
+  }
+
+ private:
+  struct StreamState {
+    std::vector<std::uint32_t> ops;
+    std::size_t head = 0;
+    bool busy = false;
+  };
+
+  void try_start(std::uint32_t id) {
+    Op& op = ops_[id];
+    if (op.remaining != 0 || op.start_ns >= 0) return;
+    if (op.stream == kNoStream) {
+      start(id);
+      return;
+    }
+    StreamState& s = streams_[op.worker * kNumStreams + op.stream];
+    if (s.busy || s.head >= s.ops.size() || s.ops[s.head] != id) return;
+    s.busy = true;
+    ++s.head;
+    start(id);
+  }
+
+  void start(std::uint32_t id) {
+    Op& op = ops_[id];
+    op.start_ns = sim_.now().ns();
+    if (op.task == kNone) {
+      sim_.schedule_in(sim::Time::from_ns(op.duration_ns), this, id);
+      return;
+    }
+    Task& t = tasks_[op.task];
+    if (++t.arrived < t.expected) return;
+    t.pending = t.group_count;
+    for (std::uint32_t g = 0; g < t.group_count; ++g) {
+      const std::uint32_t group = t.group_begin + g;
+      call_.op = t.op;
+      call_.bytes = t.bytes;
+      call_.ranks.assign(plan_.group_gpus.begin() + plan_.group_offset[group],
+                         plan_.group_gpus.begin() + plan_.group_offset[group + 1]);
+      coll_.start(call_, this, op.task);
+    }
+  }
+
+  void complete(std::uint32_t id) {
+    Op& op = ops_[id];
+    op.end_ns = sim_.now().ns();
+    if (op.stream != kNoStream) {
+      StreamState& s = streams_[op.worker * kNumStreams + op.stream];
+      s.busy = false;
+      if (s.head < s.ops.size()) try_start(s.ops[s.head]);
+    }
+    for (std::uint32_t k = dep_offset_[id]; k < dep_offset_[id + 1]; ++k) {
+      const std::uint32_t d = dependents_[k];
+      if (--ops_[d].remaining == 0) {
+        ops_[d].last_dep = id;
+        try_start(d);
+      }
+    }
+  }
+
+  sim::Simulator& sim_;
+  CollectiveEngine& coll_;
+  const Plan& plan_;
+  std::vector<Op>& ops_;
+  std::vector<Task>& tasks_;
+  std::vector<std::uint32_t>& participants_;
+  std::vector<std::uint32_t>& dep_offset_;
+  std::vector<std::uint32_t>& dependents_;
+  std::vector<StreamState> streams_;
+  CollectiveCall call_;
+};
+
+/// Gradient buckets of one chunk in backward order (Megatron/DDP: filled as gradients become
+/// ready; a bucket is launched once it holds dp_bucket_bytes).
+std::vector<Bucket> plan_buckets(const Plan& P, int stage, int chunk) {
+  const Scenario& sc = *P.sc;
+  std::vector<std::pair<double, int>> items;  // (params, layer or -1)
+  const bool first = stage == 0 && chunk == 0, last = stage == P.p - 1 && chunk == P.v - 1;
+  if (last) items.emplace_back(P.programs.head_params_per_rank, -1);
+  const int layers = P.chunk_layers[static_cast<std::size_t>(stage)][static_cast<std::size_t>(chunk)];
+  for (int l = layers - 1; l >= 0; --l) items.emplace_back(P.programs.layer_params_per_rank, l);
+  if (first) items.emplace_back(P.programs.embedding_params_per_rank, -1);
+  std::vector<Bucket> out;
+  Bucket cur;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    cur.params += items[i].first;
+    if (items[i].second >= 0) cur.layers.push_back(items[i].second);
+    if (cur.params * P.grad_bytes >= sc.parallel.dp_bucket_bytes || i + 1 == items.size()) {
+      cur.after_item = static_cast<int>(i);
+      out.push_back(std::move(cur));
+      cur = Bucket{};
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Cluster cluster(sc.cluster, net);
+  CollectiveEngine coll(sim, net, cluster);
+  const GpuSpec& gpu = cluster.gpu_spec(0);
+  const ComputeParams params = default_compute_params(gpu);
+
+  Plan P;
+  P.sc = &sc;
+  P.t = sc.parallel.tp;
+  P.p = sc.parallel.pp;
+  P.d = sc.parallel.dp;
+  P.v = sc.parallel.schedule == PipelineSchedule::interleaved_one_f_one_b ? std::max(1, sc.parallel.virtual_stages) : 1;
+  if (P.t * P.p * P.d != cluster.num_gpus())
+    throw std::invalid_argument("tp*pp*dp = " + std::to_string(P.t * P.p * P.d) + " but the cluster has " +
+                                std::to_string(cluster.num_gpus()) + " GPUs");
+  P.m = sc.training.global_batch_size / (P.d * sc.training.micro_batch_size);
+  P.iterations = std::max(1, sc.options.iterations);
+  if (sc.parallel.zero_stage >= 1 && sc.parallel.overlap_param_gather && P.d > 1) P.iterations = std::max(P.iterations, 2);
+  P.programs = build_transformer_programs(sc, gpu, params);
+  const bool fp32 = sc.training.precision == Precision::fp32 || sc.training.precision == Precision::tf32;
+  P.grad_bytes = (fp32 || sc.training.fp32_grad_accumulation) ? 4 : 2;
+  P.weight_bytes = fp32 ? 4 : 2;
+
+  // Folding (DESIGN §3): identical DP replicas are simulated once when each replica fills whole
+  // nodes and the fabric is non-blocking, so replicas' TP/PP traffic shares no link.
+  const bool whole_nodes = (P.t * P.p) % cluster.gpus_per_node() == 0;
+  const bool folded = sc.options.fold_symmetric && P.d > 1 && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
+  P.replicas = folded ? 1 : P.d;
+
+  // Layers per stage and chunk.
+  const std::vector<int> stage_layers = layers_per_stage(sc.model.num_layers, P.p);
+  P.chunk_layers.resize(static_cast<std::size_t>(P.p));
+  for (int s = 0; s < P.p; ++s) {
+    const int L = stage_layers[static_cast<std::size_t>(s)];
+    for (int c = 0; c < P.v; ++c) P.chunk_layers[static_cast<std::size_t>(s)].push_back(L / P.v + (c < L % P.v ? 1 : 0));
+  }
+
+  // Labels (trace names), interned once so builders only look them up.
+  for (const Program* prog : {&P.programs.layer_forward, &P.programs.layer_recompute, &P.programs.layer_backward,
+                              &P.programs.embedding_forward, &P.programs.embedding_backward, &P.programs.head_forward,
+                              &P.programs.head_backward})
+    for (const Segment& seg : *prog)
+      if (std::find(P.labels.begin(), P.labels.end(), seg.label) == P.labels.end()) P.labels.push_back(seg.label);
+  for (const char* l : {"pp_send_fwd", "pp_send_bwd", "dp_grad_sync", "dp_param_gather", "optimizer", "barrier"})
+    P.labels.emplace_back(l);
+  for (const Program* prog : {&P.programs.layer_forward, &P.programs.layer_recompute, &P.programs.layer_backward,
+                              &P.programs.embedding_forward, &P.programs.embedding_backward, &P.programs.head_forward,
+                              &P.programs.head_backward}) {
+    Plan::ProgramInfo info{prog, {}, {}};
+    for (const Segment& seg : *prog) {
+      info.label_ids.push_back(P.label(seg.label));
+      info.duration_ns.push_back(seg.is_collective ? 0 : sim::Time::from_seconds(seg.seconds).ns());
+    }
+    P.program_info.push_back(std::move(info));
+  }
+
+  // Group table: TP groups, PP send pairs, DP groups.
+  P.group_offset.push_back(0);
+  P.tp_group_base = 0;
+  for (int r = 0; r < P.replicas; ++r)
+    for (int s = 0; s < P.p; ++s) {
+      for (int k = 0; k < P.t; ++k) P.group_gpus.push_back(P.gpu(k, r, s));
+      P.group_offset.push_back(static_cast<std::uint32_t>(P.group_gpus.size()));
+    }
+  P.pp_group_base = static_cast<std::uint32_t>(P.group_offset.size() - 1);
+  for (int r = 0; r < P.replicas; ++r)
+    for (int s = 0; s < P.p; ++s)
+      for (int dir = 0; dir < 2; ++dir)
+        for (int k = 0; k < P.t; ++k) {
+          const int dst = dir == 0 ? (s + 1) % P.p : (s - 1 + P.p) % P.p;
+          add_group(P, {P.gpu(k, r, s), P.gpu(k, r, dst)});
+        }
+  P.dp_group_base = static_cast<std::uint32_t>(P.group_offset.size() - 1);
+  for (int s = 0; s < P.p; ++s)
+    for (int k = 0; k < P.t; ++k) {
+      for (int r = 0; r < P.d; ++r) P.group_gpus.push_back(P.gpu(k, r, s));
+      P.group_offset.push_back(static_cast<std::uint32_t>(P.group_gpus.size()));
+    }
+
+  // Buckets and the shared DP tasks (grad sync, then param gather for ZeRO-1) of every iteration.
+  const bool zero = sc.parallel.zero_stage >= 1;
+  P.buckets.resize(static_cast<std::size_t>(P.p));
+  P.dp_task_base.resize(static_cast<std::size_t>(P.p));
+  std::vector<Task> dp_tasks;
+  std::uint32_t per_iter = 0;
+  std::vector<Task> iter_tasks;
+  P.stage_params.assign(static_cast<std::size_t>(P.p), 0.0);
+  for (int s = 0; s < P.p; ++s)
+    for (int c = 0; c < P.v; ++c) {
+      auto bks = plan_buckets(P, s, c);
+      P.dp_task_base[static_cast<std::size_t>(s)].push_back(per_iter);
+      for (const Bucket& b : bks) {
+        Task t;
+        t.op = zero ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+        t.bytes = b.params * P.grad_bytes;
+        t.group_begin = P.dp_group(s);
+        t.group_count = static_cast<std::uint32_t>(P.t);
+        t.expected = static_cast<std::uint32_t>(P.replicas);
+        iter_tasks.push_back(t);
+        P.stage_params[static_cast<std::size_t>(s)] += b.params;
+      }
+      for (const Bucket& b : bks) {  // param gathers (used only with ZeRO-1)
+        Task t;
+        t.op = CollectiveOp::all_gather;
+        t.bytes = b.params * P.weight_bytes;
+        t.group_begin = P.dp_group(s);
+        t.group_count = static_cast<std::uint32_t>(P.t);
+        t.expected = static_cast<std::uint32_t>(P.replicas);
+        iter_tasks.push_back(t);
+      }
+      per_iter += static_cast<std::uint32_t>(2 * bks.size());
+      P.buckets[static_cast<std::size_t>(s)].push_back(std::move(bks));
+    }
+  P.dp_tasks_per_iteration = per_iter;
+  for (int it = 0; it < P.iterations; ++it) dp_tasks.insert(dp_tasks.end(), iter_tasks.begin(), iter_tasks.end());
+
+  // Optimizer step per stage: Adam over the local shard, memory bound: read fp32 grad (4),
+  // read+write master, m, v (24), write 16-bit weight (2), grad-norm read (4) = 34 B/param.
+  for (int s = 0; s < P.p; ++s) {
+    const double shard = P.stage_params[static_cast<std::size_t>(s)] / (zero ? P.d : 1);
+    const Kernel k{KernelKind::optimizer, 0, 34.0 * shard};
+    P.optimizer_ns.push_back(sim::Time::from_seconds(kernel_seconds(k, gpu, params, sc.training.precision)).ns());
+  }
+
+  // Build every worker's graph (in parallel when asked; each worker is independent).
+  const int workers = P.replicas * P.p;
+  std::vector<WorkerGraph> graphs(static_cast<std::size_t>(workers));
+  {
+    auto build_one = [&](int w) {
+      GraphBuilder b(P, w / P.p, w % P.p, graphs[static_cast<std::size_t>(w)]);
+      b.build();
+    };
+    const int threads = std::max(1, sc.options.threads);
+    if (threads > 1) {
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+      tbb::parallel_for(0, workers, build_one);
+    } else {
+      for (int w = 0; w < workers; ++w) build_one(w);
+    }
+  }
+
+  // Merge into global arrays: ops, tasks (shared DP tasks first), participants, dependents (CSR).
+  std::vector<std::uint32_t> op_base(static_cast<std::size_t>(workers) + 1, 0);
+  std::vector<std::uint32_t> task_base(static_cast<std::size_t>(workers) + 1, 0);
+  op_base[0] = 0;
+  task_base[0] = static_cast<std::uint32_t>(dp_tasks.size());
+  for (int w = 0; w < workers; ++w) {
+    op_base[w + 1] = op_base[w] + static_cast<std::uint32_t>(graphs[w].ops.size());
+    task_base[w + 1] = task_base[w] + static_cast<std::uint32_t>(graphs[w].tasks.size());
+  }
+  const std::uint32_t barrier_base = op_base[workers];
+  std::vector<Op> ops;
+  ops.reserve(barrier_base + static_cast<std::size_t>(P.iterations));
+  std::vector<Task> tasks = dp_tasks;
+  tasks.reserve(task_base[workers]);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  std::vector<std::vector<std::uint32_t>> dp_participants(dp_tasks.size());
+  for (int w = 0; w < workers; ++w) {
+    WorkerGraph& g = graphs[static_cast<std::size_t>(w)];
+    for (Op op : g.ops) {
+      if (op.task != kNone) {
+        const bool shared = op.role == Role::dp_grad || op.role == Role::dp_param;
+        op.task = shared ? op.task : op.task + task_base[w];
+      }
+      ops.push_back(op);
+    }
+    for (Task t : g.tasks) tasks.push_back(t);
+    for (const auto& [dep, op] : g.edges) edges.emplace_back(dep + op_base[w], op + op_base[w]);
+    for (const RemoteDep& r : g.remote) {
+      const std::uint32_t src = graphs[r.src_worker].sends.at(r.slot);
+      if (src == kNone) throw std::logic_error("executor: pipeline receive without a matching send");
+      edges.emplace_back(src + op_base[r.src_worker], r.local_op + op_base[w]);
+    }
+    for (const auto& [task, op] : g.dp_ops) dp_participants[task].push_back(op + op_base[w]);
+    for (std::size_t k = 0; k < g.barrier_deps.size(); ++k) {
+      if (g.barrier_deps[k] == kNone) continue;
+      edges.emplace_back(g.barrier_deps[k] + op_base[w], barrier_base + g.barrier_dep_iteration[k]);
+    }
+    for (std::size_t it = 0; it < g.optimizer_ops.size(); ++it)
+      edges.emplace_back(barrier_base + static_cast<std::uint32_t>(it), g.optimizer_ops[it] + op_base[w]);
+    g = WorkerGraph{};  // release as we go
+  }
+  for (int it = 0; it < P.iterations; ++it) {
+    Op b;
+    b.role = Role::barrier;
+    b.stream = kNoStream;
+    b.iteration = static_cast<std::uint16_t>(it);
+    b.worker = 0;
+    b.label = P.label("barrier");
+    ops.push_back(b);
+  }
+  std::vector<std::uint32_t> participants;
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    tasks[t].participant_begin = static_cast<std::uint32_t>(participants.size());
+    if (t < dp_tasks.size()) {
+      for (std::uint32_t op : dp_participants[t]) participants.push_back(op);
+    }
+  }
+  // Private tasks have exactly one participant: the op that names them.
+  for (std::uint32_t i = 0; i < ops.size(); ++i) {
+    Op& op = ops[i];
+    if (op.task == kNone) continue;
+    Task& t = tasks[op.task];
+    if (op.task >= dp_tasks.size()) {
+      t.participant_begin = static_cast<std::uint32_t>(participants.size());
+      participants.push_back(i);
+      t.participant_count = 1;
+    }
+  }
+  for (std::size_t t = 0; t < dp_tasks.size(); ++t) {
+    tasks[t].participant_count = static_cast<std::uint32_t>(dp_participants[t].size());
+    if (tasks[t].participant_count != 0 && tasks[t].participant_count != tasks[t].expected)
+      throw std::logic_error("executor: data-parallel task participants do not match replicas");
+  }
+  // Dependents in CSR form; remaining-dependency counts.
+  std::vector<std::uint32_t> dep_offset(ops.size() + 1, 0), dependents(edges.size());
+  for (const auto& [dep, op] : edges) {
+    ++dep_offset[dep + 1];
+    ++ops[op].remaining;
+  }
+  for (std::size_t i = 0; i < ops.size(); ++i) dep_offset[i + 1] += dep_offset[i];
+  {
+    std::vector<std::uint32_t> fill(dep_offset.begin(), dep_offset.end() - 1);
+    for (const auto& [dep, op] : edges) dependents[fill[dep]++] = op;
+  }
+  edges = {};
+
+  Runner runner(sim, coll, P, ops, tasks, participants, dep_offset, dependents, static_cast<std::uint32_t>(workers));
+  runner.run();
+
+  // ---- Report ----
+  Report r;
+  r.scenario = sc.name;
+  r.gpu = gpu.name;
+  r.num_gpus = cluster.num_gpus();
+  r.num_nodes = cluster.num_nodes();
+  r.tp = P.t;
+  r.pp = P.p;
+  r.dp = P.d;
+  r.micro_batches = P.m;
+  r.folded = folded;
+  r.iterations_simulated = P.iterations;
+  r.events = sim.events_processed();
+
+  // Iteration boundaries: last compute-stream op of each iteration over all workers.
+  std::vector<std::int64_t> boundary(static_cast<std::size_t>(P.iterations) + 1, 0);
+  for (const Op& op : ops)
+    if (op.stream == kCompute) boundary[op.iteration + 1u] = std::max(boundary[op.iteration + 1u], op.end_ns);
+  const int last = P.iterations - 1;
+  const std::int64_t t0 = boundary[static_cast<std::size_t>(last)], t1 = boundary[static_cast<std::size_t>(last) + 1];
+  const double iter_s = static_cast<double>(t1 - t0) * 1e-9;
+  r.iteration_time_s = iter_s;
+  const double tokens = static_cast<double>(sc.training.global_batch_size) * sc.model.seq_length;
+  r.tokens_per_s = tokens / iter_s;
+  r.model_flops_per_iteration = model_flops_per_iteration(sc);
+  r.hardware_flops_per_iteration = hardware_flops_per_iteration(sc);
+  r.peak_flops_per_gpu = peak_flops(gpu, sc.training.precision);
+  r.tflops_per_gpu = r.model_flops_per_iteration / iter_s / r.num_gpus / 1e12;
+  r.hardware_tflops_per_gpu = r.hardware_flops_per_iteration / iter_s / r.num_gpus / 1e12;
+  r.mfu = r.tflops_per_gpu * 1e12 / r.peak_flops_per_gpu;
+  r.hfu = r.hardware_tflops_per_gpu * 1e12 / r.peak_flops_per_gpu;
+  if (sc.training.train_tokens > 0) {
+    r.train_tokens = sc.training.train_tokens;
+    r.time_to_train_s = sc.training.train_tokens / r.tokens_per_s;
+  }
+
+  // Breakdown on the busiest worker of replica 0 in the last iteration.
+  std::vector<double> busy(static_cast<std::size_t>(workers), 0.0);
+  for (const Op& op : ops)
+    if (op.stream == kCompute && op.iteration == last) busy[op.worker] += static_cast<double>(op.end_ns - op.start_ns);
+  int ref = 0;
+  for (int w = 0; w < P.p; ++w)
+    if (busy[static_cast<std::size_t>(w)] > busy[static_cast<std::size_t>(ref)]) ref = w;
+  TimeBreakdown& b = r.breakdown;
+  auto role_of_wait = [&](std::uint32_t dep) -> Role {
+    if (dep == kNone) return Role::compute;
+    const Op& d = ops[dep];
+    if (d.role == Role::barrier && d.last_dep != kNone) return ops[d.last_dep].role == Role::dp_grad ? Role::dp_grad : Role::barrier;
+    return d.role;
+  };
+  std::int64_t cursor = t0;
+  for (std::uint32_t i = op_base[static_cast<std::size_t>(ref)]; i < op_base[static_cast<std::size_t>(ref) + 1]; ++i) {
+    const Op& op = ops[i];
+    if (op.stream != kCompute || op.iteration != last) continue;
+    const std::int64_t start = std::max(op.start_ns, cursor);
+    if (start > cursor) {
+      const double gap = static_cast<double>(start - cursor) * 1e-9;
+      switch (role_of_wait(op.last_dep)) {
+        case Role::pp_send: {
+          const std::int64_t sent = std::clamp(ops[op.last_dep].start_ns, cursor, start);
+          b.pipeline_bubble_s += static_cast<double>(sent - cursor) * 1e-9;
+          b.pp_comm_exposed_s += static_cast<double>(start - sent) * 1e-9;
+          break;
+        }
+        case Role::dp_grad:
+        case Role::dp_param: b.dp_comm_exposed_s += gap; break;
+        case Role::tp_comm: b.tp_comm_exposed_s += gap; break;
+        default: b.pipeline_bubble_s += gap; break;
+      }
+    }
+    const double dur = static_cast<double>(op.end_ns - start) * 1e-9;
+    switch (op.role) {
+      case Role::tp_comm: b.tp_comm_exposed_s += dur; break;
+      case Role::dp_grad:
+      case Role::dp_param: b.dp_comm_exposed_s += dur; break;
+      case Role::optimizer: b.optimizer_s += dur; break;
+      default: b.compute_s += dur; break;
+    }
+    cursor = std::max(cursor, op.end_ns);
+  }
+  b.pipeline_bubble_s += static_cast<double>(std::max<std::int64_t>(0, t1 - cursor)) * 1e-9;
+
+  // Memory: the stage with the highest peak.
+  for (int s = 0; s < P.p; ++s) {
+    const auto steps = pipeline_steps(s, P.p, P.m, P.v);
+    const double inflight = peak_inflight_layers(steps, P.chunk_layers[static_cast<std::size_t>(s)]);
+    MemoryBreakdown mb = stage_memory(sc, gpu, s, stage_layers[static_cast<std::size_t>(s)], inflight);
+    if (s == 0 || mb.peak_bytes_per_gpu > r.memory.peak_bytes_per_gpu) r.memory = mb;
+  }
+
+  // Busiest links over the whole simulated run.
+  const double total_s = static_cast<double>(t1) * 1e-9;
+  std::vector<LinkUsage> links;
+  for (sim::ResourceId id = 0; id < net.num_resources(); ++id) {
+    const sim::ResourceStats st = net.stats(id);
+    if (st.bytes_carried <= 0) continue;
+    LinkUsage u;
+    u.name = net.resource_name(id);
+    u.capacity_bytes_per_s = net.capacity(id);
+    u.bytes = st.bytes_carried / P.iterations;
+    u.utilization = total_s > 0 ? st.bytes_carried / (net.capacity(id) * total_s) : 0.0;
+    links.push_back(std::move(u));
+  }
+  std::stable_sort(links.begin(), links.end(),
+                   [](const LinkUsage& a, const LinkUsage& c) { return a.utilization > c.utilization; });
+  if (links.size() > 3) links.resize(3);
+  r.busiest_links = std::move(links);
+
+  if (trace != nullptr) {
+    std::vector<std::array<std::uint32_t, kNumStreams>> track_ids(static_cast<std::size_t>(workers));
+    for (int w = 0; w < workers; ++w) {
+      const int rep = w / P.p, st = w % P.p;
+      const int g0 = P.gpu(0, rep, st), g1 = P.gpu(P.t - 1, rep, st);
+      const std::string proc = "stage " + std::to_string(st) + " / replica " + std::to_string(rep) + " (GPU " +
+                               std::to_string(g0) + (g1 != g0 ? "-" + std::to_string(g1) : std::string()) + ")";
+      for (int s = 0; s < kNumStreams; ++s)
+        track_ids[static_cast<std::size_t>(w)][static_cast<std::size_t>(s)] = trace->track(w, proc, s, kStreamNames[static_cast<std::size_t>(s)]);
+    }
+    std::vector<std::uint32_t> name_ids;
+    for (const std::string& l : P.labels) name_ids.push_back(trace->name(l));
+    for (const Op& op : ops) {
+      if (op.stream == kNoStream) continue;
+      trace->span(track_ids[op.worker][op.stream], name_ids[op.label], sim::Time::from_ns(op.start_ns),
+                  sim::Time::from_ns(op.end_ns), op.micro_batch);
+    }
+  }
+  return r;
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,110 @@
+#include "models/workload/memory_model.h"
+
+#include <cstdio>
+#include <string>
+
+#include "models/workload/transformer.h"
+
+namespace traincast::models {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / kGiB);
+  return buf;
+}
+
+}  // namespace
+
+double activation_bytes_per_layer(const Scenario& sc) {
+  const ModelSpec& m = sc.model;
+  const double s = m.seq_length, b = sc.training.micro_batch_size, h = m.hidden_size, a = m.num_attention_heads;
+  const double t = sc.parallel.tp;
+  const double groups = m.num_query_groups > 0 ? m.num_query_groups : a;
+  const double kv = groups * (h / a);
+  const double f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4 * h;
+  const double gate = m.gated_mlp ? 2.0 : 1.0;
+  const double e = activation_bytes_per_element(sc.training.precision);
+  const bool sp = sc.parallel.sequence_parallel && t > 1;
+  const double rep = sp ? t : 1.0;  // divisor of the LayerNorm/dropout region (replicated without SP)
+  const double sbh = s * b * h;
+
+  if (sc.training.recompute == Recompute::full) return e * sbh / rep;  // the layer input only
+
+  // Replicated region: two LayerNorm inputs, QKV and FC1 inputs, two 1-byte dropout masks.
+  const double replicated = (4 * e + 2) * sbh / rep;
+  // Tensor-parallel region: Q, K, V, projection input, activation input, FC2 input.
+  const double q_k_v = e * s * b * (h + 2 * kv) / t;
+  const double proj_in = e * sbh / t;
+  const double mlp = e * s * b * f * gate / t + e * s * b * f / t;
+  double attention_core = 0;
+  if (sc.training.flash_attention) {
+    attention_core = 4 * a * s * b / t;  // fp32 log-sum-exp per row; O is the projection input
+  } else if (sc.training.recompute != Recompute::selective) {
+    attention_core = (2 * e + 1) * a * s * s * b / t + e * a * s * s * b / t;  // softmax out, mask, dropout out
+  }
+  return replicated + q_k_v + proj_in + mlp + attention_core;
+}
+
+MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, int layers,
+                             double inflight_layer_microbatches) {
+  MemoryBreakdown mb;
+  mb.worst_stage = stage;
+  const ModelSpec& m = sc.model;
+  const ParallelSpec& par = sc.parallel;
+  const double t = par.tp;
+  const double h = m.hidden_size, v = m.vocab_size;
+  const double layer_params = [&] {
+    ModelSpec one = m;
+    one.num_layers = 1;
+    one.vocab_size = 0;
+    one.untied_embeddings = false;
+    return total_parameters(one) - 2 * h;
+  }();
+  double params = layers * layer_params / t;
+  const bool first = stage == 0, last = stage == par.pp - 1;
+  if (first) params += v * h / t;
+  if (last) params += v * h / t + 2 * h;  // output layer (tied copy for GPT) and final norm
+  const bool fp32 = sc.training.precision == Precision::fp32 || sc.training.precision == Precision::tf32;
+  const double weight_bytes = fp32 ? 4 : 2;
+  const double grad_bytes = (fp32 || sc.training.fp32_grad_accumulation) ? 4 : 2;
+  // Adam: fp32 master weights + m + v (12 B) in mixed precision; m + v (8 B) in fp32 training.
+  const double optim_bytes = fp32 ? 8 : 12;
+  mb.weights_bytes = params * weight_bytes;
+  mb.grads_bytes = params * grad_bytes;
+  mb.optimizer_bytes = params * optim_bytes / (par.zero_stage >= 1 ? par.dp : 1);
+
+  const double e = activation_bytes_per_element(sc.training.precision);
+  const double s = m.seq_length, b = sc.training.micro_batch_size;
+  double act = inflight_layer_microbatches * activation_bytes_per_layer(sc);
+  // Last stage: fp32 logits for the vocab-parallel cross-entropy of one micro-batch (transient peak).
+  if (last) act += 4 * s * b * v / t;
+  // First stage: embedding output dropout mask per in-flight micro-batch is small; not counted.
+  (void)e;
+  mb.activations_bytes = act;
+  mb.workspace_bytes = kWorkspaceBytes;
+  mb.peak_bytes_per_gpu = mb.weights_bytes + mb.grads_bytes + mb.optimizer_bytes + mb.activations_bytes + mb.workspace_bytes;
+  mb.capacity_bytes = gpu.hbm_capacity_bytes;
+  mb.oom = mb.peak_bytes_per_gpu > mb.capacity_bytes;
+  if (mb.oom) {
+    std::string advice = "needs " + gib(mb.peak_bytes_per_gpu) + " of " + gib(mb.capacity_bytes) + " on stage " +
+                         std::to_string(stage) + ".";
+    if (par.zero_stage == 0 && par.dp > 1)
+      advice += " ZeRO-1 would save " + gib(mb.optimizer_bytes * (1.0 - 1.0 / par.dp)) + ".";
+    if (sc.training.recompute != Recompute::full) {
+      Scenario full = sc;
+      full.training.recompute = Recompute::full;
+      advice += " Full recomputation would save " +
+                gib(inflight_layer_microbatches * (activation_bytes_per_layer(sc) - activation_bytes_per_layer(full))) + ".";
+    }
+    if (!sc.parallel.sequence_parallel && par.tp > 1) advice += " Sequence parallelism divides activations by TP.";
+    if (sc.training.micro_batch_size > 1) advice += " A smaller micro-batch reduces activations proportionally.";
+    advice += " More TP or PP divides weights, gradients and optimizer state.";
+    mb.advice = advice;
+  }
+  return mb;
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,31 @@
+#pragma once
+// Per-GPU memory of a Megatron-style job (DESIGN.md §4.4): weights, gradients, optimizer
+// state, activations (Korthikanti et al. 2022, generalised to GQA / gated MLP / flash attention),
+// workspace. Pure arithmetic: no simulation needed.
+
+#include <vector>
+
+#include "models/hardware/catalog.h"
+#include "models/report.h"
+#include "models/scenario.h"
+
+namespace traincast::models {
+
+/// Activation bytes one layer keeps per micro-batch on one TP rank for backward.
+/// GPT shapes reproduce Korthikanti et al. eq. (1)-(6): sbh(34 + 5as/h) without parallelism,
+/// sbh(10 + 24/t + 5as/(ht)) with TP, sbh(34/t + 5as/(ht)) with TP+SP; selective drops the
+/// 5as/h term, full keeps only the layer input 2sbh (/t with SP).
+double activation_bytes_per_layer(const Scenario& scenario);
+
+/// Memory of the GPU of pipeline stage `stage` holding `layers` layers and at most
+/// `inflight_microbatches` micro-batches of activations (from the schedule).
+/// capacity from the catalog; oom and advice filled in.
+MemoryBreakdown stage_memory(const Scenario& scenario, const GpuSpec& gpu, int stage, int layers,
+                             double inflight_layer_microbatches);
+
+/// Fixed allowance for CUDA context, cuBLAS workspace, NCCL buffers and allocator
+/// fragmentation [bytes]: 3 GiB. An assumption (PyTorch's CUDA context ~0.5 GiB, cuBLAS/NCCL
+/// buffers ~0.5-1 GiB, caching-allocator fragmentation of a few percent of 80 GB).
+inline constexpr double kWorkspaceBytes = 3.0 * 1073741824.0;
+
+}  // namespace traincast::models

@@ -1,0 +1,72 @@
+#include "models/workload/pipeline_schedule.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace traincast::models {
+
+std::vector<PipelineStep> pipeline_steps(int stage, int stages, int micro_batches, int chunks) {
+  if (stages < 1 || micro_batches < 1 || chunks < 1 || stage < 0 || stage >= stages)
+    throw std::invalid_argument("pipeline_steps: bad stage/stages/micro_batches/chunks");
+  std::vector<PipelineStep> steps;
+  steps.reserve(static_cast<std::size_t>(2 * micro_batches * chunks));
+  if (chunks == 1) {
+    const int warmup = std::min(stages - stage - 1, micro_batches);
+    int next_f = 0, next_b = 0;
+    for (int i = 0; i < warmup; ++i) steps.push_back({true, next_f++, 0});
+    while (next_f < micro_batches) {
+      steps.push_back({true, next_f++, 0});
+      steps.push_back({false, next_b++, 0});
+    }
+    while (next_b < micro_batches) steps.push_back({false, next_b++, 0});
+    return steps;
+  }
+  if (micro_batches % stages != 0)
+    throw std::invalid_argument("interleaved 1F1B needs micro-batches (" + std::to_string(micro_batches) +
+                                ") divisible by pipeline stages (" + std::to_string(stages) + ")");
+  // Megatron-LM forward_backward_pipelining_with_interleaving: virtual micro-step k maps to
+  // chunk (k mod (P·v)) / P and micro-batch (k / (P·v))·P + k mod P; backward chunks reversed.
+  const int total = micro_batches * chunks;
+  const int group = stages * chunks;
+  auto chunk_of = [&](int k, bool forward) {
+    const int c = (k % group) / stages;
+    return forward ? c : chunks - 1 - c;
+  };
+  auto mb_of = [&](int k) { return (k / group) * stages + k % stages; };
+  const int warmup = std::min((stages - stage - 1) * 2 + (chunks - 1) * stages, total);
+  int kf = 0, kb = 0;
+  for (int i = 0; i < warmup; ++i, ++kf) steps.push_back({true, mb_of(kf), chunk_of(kf, true)});
+  while (kf < total) {
+    steps.push_back({true, mb_of(kf), chunk_of(kf, true)});
+    ++kf;
+    steps.push_back({false, mb_of(kb), chunk_of(kb, false)});
+    ++kb;
+  }
+  while (kb < total) {
+    steps.push_back({false, mb_of(kb), chunk_of(kb, false)});
+    ++kb;
+  }
+  return steps;
+}
+
+double peak_inflight_layers(const std::vector<PipelineStep>& steps, const std::vector<int>& layers_per_chunk) {
+  double alive = 0, peak = 0;
+  for (const PipelineStep& s : steps) {
+    const double layers = layers_per_chunk.at(static_cast<std::size_t>(s.chunk));
+    if (s.forward) {
+      alive += layers;
+      peak = std::max(peak, alive);
+    } else {
+      alive -= layers;
+    }
+  }
+  return peak;
+}
+
+std::vector<int> layers_per_stage(int num_layers, int stages) {
+  std::vector<int> out(static_cast<std::size_t>(stages), num_layers / stages);
+  for (int i = 0; i < num_layers % stages; ++i) ++out[static_cast<std::size_t>(i)];
+  return out;
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,256 @@
+#include "models/workload/transformer.h"
+
+#include <stdexcept>
+
+namespace traincast::models {
+namespace {
+
+/// The shapes every formula below needs, as doubles.
+struct Shape {
+  double b, s, h, a, kv, f, v, l, t, e, gate;
+  bool sp, flash, causal;
+  double tokens() const { return b * s; }                 // T
+  double tokens_sp() const { return sp ? b * s / t : b * s; }  // T_sp: LN/dropout region
+};
+
+Shape shape_of(const Scenario& sc) {
+  const ModelSpec& m = sc.model;
+  Shape x{};
+  x.b = sc.training.micro_batch_size;
+  x.s = m.seq_length;
+  x.h = m.hidden_size;
+  x.a = m.num_attention_heads;
+  const double groups = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
+  x.kv = groups * (x.h / x.a);
+  x.f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4.0 * m.hidden_size;
+  x.v = m.vocab_size;
+  x.l = m.num_layers;
+  x.t = sc.parallel.tp;
+  x.e = activation_bytes_per_element(sc.training.precision);
+  x.gate = m.gated_mlp ? 2.0 : 1.0;
+  x.sp = sc.parallel.sequence_parallel && sc.parallel.tp > 1;
+  x.flash = sc.training.flash_attention;
+  x.causal = true;
+  return x;
+}
+
+/// Forward FLOPs of one layer per token with attention at full s² (the accounting convention).
+double layer_forward_flops_per_token(const Shape& x) {
+  return 2 * x.h * (x.h + 2 * x.kv)  // QKV
+         + 4 * x.s * x.h             // QK^T and attention×V
+         + 2 * x.h * x.h             // output projection
+         + 2 * x.h * x.f * x.gate    // FC1 (gate and up for SwiGLU)
+         + 2 * x.f * x.h;            // FC2
+}
+
+class ProgramBuilder {
+ public:
+  ProgramBuilder(const GpuSpec& gpu, const ComputeParams& params, Precision precision)
+      : gpu_(gpu), params_(params), precision_(precision) {}
+
+  /// Appends a compute segment made of the given kernels.
+  void compute(Program& p, const std::string& label, std::initializer_list<Kernel> kernels) {
+    Segment seg;
+    seg.label = label;
+    for (const Kernel& k : kernels) {
+      seg.seconds += kernel_seconds(k, gpu_, params_, precision_);
+      seg.flops += k.flops;
+    }
+    p.push_back(std::move(seg));
+  }
+  static void collective(Program& p, const std::string& label, CollectiveOp op, double bytes, Overlap overlap) {
+    Segment seg;
+    seg.is_collective = true;
+    seg.label = label;
+    seg.op = op;
+    seg.bytes = bytes;
+    seg.overlap = overlap;
+    p.push_back(std::move(seg));
+  }
+
+ private:
+  const GpuSpec& gpu_;
+  const ComputeParams& params_;
+  Precision precision_;
+};
+
+Kernel gemm(double m, double n, double k, double e, double batch = 1) {
+  return Kernel{KernelKind::gemm, 2 * batch * m * n * k, e * batch * (m * k + k * n + m * n)};
+}
+Kernel elementwise(double bytes) { return Kernel{KernelKind::elementwise, 0, bytes}; }
+Kernel norm(double bytes) { return Kernel{KernelKind::norm, 0, bytes}; }
+
+}  // namespace
+
+double activation_bytes_per_element(Precision precision) {
+  return (precision == Precision::fp32 || precision == Precision::tf32) ? 4.0 : 2.0;
+}
+
+double total_parameters(const ModelSpec& m) {
+  const double h = m.hidden_size, a = m.num_attention_heads;
+  const double groups = m.num_query_groups > 0 ? m.num_query_groups : a;
+  const double kv = groups * (h / a);
+  const double f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4 * h;
+  const double gate = m.gated_mlp ? 2.0 : 1.0;
+  // Weights + biases (GPT has biases; counting them for Llama too changes < 0.01%).
+  const double layer = h * (h + 2 * kv) + (h + 2 * kv) + h * h + h + h * f * gate + f * gate + f * h + h + 4 * h;
+  const double embedding = static_cast<double>(m.vocab_size) * h;
+  const double output = m.untied_embeddings ? embedding : 0.0;
+  return m.num_layers * layer + embedding + output + 2 * h /*final norm*/;
+}
+
+double model_flops_per_iteration(const Scenario& sc) {
+  const Shape x = shape_of(sc);
+  const double tokens = static_cast<double>(sc.training.global_batch_size) * x.s;
+  return 3.0 * tokens * (x.l * layer_forward_flops_per_token(x) + 2 * x.h * x.v);
+}
+
+double hardware_flops_per_iteration(const Scenario& sc) {
+  const Shape x = shape_of(sc);
+  const double tokens = static_cast<double>(sc.training.global_batch_size) * x.s;
+  double recomputed = 0;
+  if (sc.training.recompute == Recompute::full) recomputed = tokens * x.l * layer_forward_flops_per_token(x);
+  if (sc.training.recompute == Recompute::selective) recomputed = tokens * x.l * 4 * x.s * x.h;
+  return model_flops_per_iteration(sc) + recomputed;
+}
+
+TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec& gpu, const ComputeParams& params) {
+  const Shape x = shape_of(sc);
+  const Precision prec = sc.training.precision;
+  ProgramBuilder pb(gpu, params, prec);
+  TransformerPrograms out;
+  const double T = x.tokens(), Tsp = x.tokens_sp(), e = x.e, t = x.t;
+  const double heads_t = x.a / t;
+  const bool tp = x.t > 1;
+  const bool overlap = sc.parallel.tp_comm_overlap;
+  // Sequence parallelism: all-gather before column-parallel GEMMs, reduce-scatter after
+  // row-parallel ones; plain TP: all-reduce after row-parallel GEMMs (Megatron "g" operator).
+  const CollectiveOp reduce_op = x.sp ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+  const double act_bytes = T * x.h * e;  // full activation, nccl-tests size for AR / AG / RS
+  const Overlap fwd_gather = overlap ? Overlap::with_next : Overlap::blocking;
+  const Overlap fwd_reduce = overlap ? Overlap::with_prev : Overlap::blocking;
+
+  // Attention core, forward, per rank.
+  auto attention_forward = [&](Program& p, const std::string& label) {
+    if (x.flash) {
+      const double flops = 4 * x.b * x.s * x.s * x.h / t * (x.causal ? 0.5 : 1.0);
+      pb.compute(p, label, {Kernel{KernelKind::attention_forward, flops, e * T * (2 * x.h + 2 * x.kv) / t}});
+    } else {
+      const double scores = x.b * heads_t * x.s * x.s;  // elements of the score tensor
+      const double d = x.h / x.a;
+      pb.compute(p, label,
+                 {gemm(x.s, x.s, d, e, x.b * heads_t),      // QK^T (batched over heads)
+                  elementwise(2 * e * scores),              // fused scale-mask-softmax
+                  elementwise(scores * (2 * e + 1)),        // dropout: read, write, 1-byte mask
+                  gemm(x.s, d, x.s, e, x.b * heads_t)});    // attention × V
+    }
+  };
+  auto attention_backward = [&](Program& p) {
+    if (x.flash) {
+      // FlashAttention backward recomputes the scores: 2.5× the forward matmul FLOPs (Dao 2023).
+      const double flops = 2.5 * 4 * x.b * x.s * x.s * x.h / t * (x.causal ? 0.5 : 1.0);
+      pb.compute(p, "attn_bwd", {Kernel{KernelKind::attention_backward, flops, 2 * e * T * (2 * x.h + 2 * x.kv) / t}});
+    } else {
+      const double scores = x.b * heads_t * x.s * x.s;
+      const double d = x.h / x.a;
+      pb.compute(p, "attn_bwd",
+                 {gemm(x.s, x.s, d, e, x.b * heads_t), gemm(x.s, d, x.s, e, x.b * heads_t),  // d(attn×V)
+                  elementwise(scores * (3 * e + 1)),                                       // dropout bwd
+                  elementwise(3 * e * scores),                                             // softmax bwd
+                  gemm(x.s, d, x.s, e, x.b * heads_t), gemm(x.s, d, x.s, e, x.b * heads_t)});  // d(QK^T)
+    }
+  };
+
+  // ---- one layer, forward ----
+  auto layer_forward = [&](Program& p) {
+    pb.compute(p, "ln1", {norm(2 * Tsp * x.h * e)});
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    pb.compute(p, "qkv", {gemm(T, (x.h + 2 * x.kv) / t, x.h, e)});
+    attention_forward(p, "attn");
+    pb.compute(p, "proj", {gemm(T, x.h, x.h / t, e)});
+    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
+    pb.compute(p, "bda_ln2", {elementwise(Tsp * x.h * (3 * e + 1)), norm(2 * Tsp * x.h * e)});
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    const double act_in = x.gate * T * x.f / t;  // elements into the activation function
+    pb.compute(p, "fc1", {gemm(T, x.gate * x.f / t, x.h, e), elementwise(e * (act_in + T * x.f / t))});
+    pb.compute(p, "fc2", {gemm(T, x.h, x.f / t, e)});
+    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
+    pb.compute(p, "bda", {elementwise(Tsp * x.h * (3 * e + 1))});
+  };
+  layer_forward(out.layer_forward);
+
+  // ---- recomputation before backward ----
+  if (sc.training.recompute == Recompute::full) {
+    layer_forward(out.layer_recompute);
+  } else if (sc.training.recompute == Recompute::selective && !x.flash) {
+    // Selective recomputation re-runs the attention core (softmax, dropout, attention over values)
+    // instead of storing the s² tensors (Korthikanti et al. §5). With flash attention nothing s²
+    // is stored and the backward kernel recomputes internally.
+    attention_forward(out.layer_recompute, "attn_recompute");
+  }
+
+  // ---- one layer, backward ----
+  {
+    Program& p = out.layer_backward;
+    // The async all-reduce / reduce-scatter of the input gradient runs beside the weight-gradient
+    // GEMM (Megatron ColumnParallelLinear backward); AG of the output gradient (SP) is blocking.
+    pb.compute(p, "bda_bwd", {elementwise(Tsp * x.h * (3 * e + 1))});
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    pb.compute(p, "fc2_bwd", {gemm(T, x.f / t, x.h, e), gemm(x.f / t, x.h, T, e)});
+    const double act_in = x.gate * T * x.f / t;
+    pb.compute(p, "fc1_dgrad", {elementwise(e * (2 * act_in + T * x.f / t)), gemm(T, x.h, x.gate * x.f / t, e)});
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
+    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
+    pb.compute(p, "fc1_wgrad", {gemm(x.h, x.gate * x.f / t, T, e)});
+    pb.compute(p, "ln2_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    pb.compute(p, "proj_bwd", {gemm(T, x.h / t, x.h, e), gemm(x.h / t, x.h, T, e)});
+    attention_backward(p);
+    pb.compute(p, "qkv_dgrad", {gemm(T, x.h, (x.h + 2 * x.kv) / t, e)});
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
+    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
+    pb.compute(p, "qkv_wgrad", {gemm(x.h, (x.h + 2 * x.kv) / t, T, e)});
+    pb.compute(p, "ln1_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
+  }
+
+  // ---- embedding (first stage) ----
+  // Vocab-parallel embedding: each rank looks up its vocabulary shard, then the partial
+  // embeddings are summed over TP (all-reduce; reduce-scatter with SP).
+  pb.compute(out.embedding_forward, "embedding", {elementwise(2 * T * x.h * e)});
+  if (tp) ProgramBuilder::collective(out.embedding_forward, "tp_emb", reduce_op, act_bytes, Overlap::blocking);
+  pb.compute(out.embedding_backward, "embedding_bwd", {elementwise(3 * T * x.h * e)});
+
+  // ---- head (last stage): final norm, logits, vocab-parallel cross-entropy ----
+  {
+    Program& p = out.head_forward;
+    pb.compute(p, "final_ln", {norm(2 * Tsp * x.h * e)});
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, Overlap::blocking);
+    // Cross-entropy on fp32 logits: cast, max, exp-sum, loss (~4 passes over T·V/t floats),
+    // plus two tiny all-reduces (max and sum over the vocabulary shards).
+    pb.compute(p, "logits", {gemm(T, x.v / t, x.h, e), elementwise(4 * 4 * T * x.v / t)});
+    if (tp) ProgramBuilder::collective(p, "tp_ce", CollectiveOp::all_reduce, 2 * 4 * T, Overlap::blocking);
+    Program& q = out.head_backward;
+    pb.compute(q, "logits_bwd", {elementwise(3 * 4 * T * x.v / t), gemm(T, x.h, x.v / t, e), gemm(x.v / t, x.h, T, e)});
+    if (tp) ProgramBuilder::collective(q, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::blocking);
+    pb.compute(q, "final_ln_bwd", {norm(3 * Tsp * x.h * e)});
+  }
+
+  const double layer_params = total_parameters(ModelSpec{.num_layers = 1,
+                                                         .hidden_size = sc.model.hidden_size,
+                                                         .num_attention_heads = sc.model.num_attention_heads,
+                                                         .num_query_groups = sc.model.num_query_groups,
+                                                         .ffn_hidden_size = sc.model.ffn_hidden_size,
+                                                         .vocab_size = 0,
+                                                         .gated_mlp = sc.model.gated_mlp}) -
+                              2 * x.h;
+  out.layer_params_per_rank = layer_params / t;
+  out.embedding_params_per_rank = x.v * x.h / t;
+  // GPT ties the output layer to the embedding but the last stage still holds a copy (Megatron).
+  out.head_params_per_rank = x.v * x.h / t + 2 * x.h;
+  // Megatron's scatter/gather optimisation (SC21 §4.1): each TP rank sends 1/t of the activation;
+  // the receiving stage's all-gather over NVLink is not modelled (it is small next to the send).
+  out.p2p_bytes = T * x.h / t * e;
+  return out;
+}
+
+}  // namespace traincast::models

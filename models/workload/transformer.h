@@ -1,0 +1,70 @@
+#pragma once
+// GPT/Llama-style dense decoder: per-layer kernel programs for one tensor-parallel rank and one
+// micro-batch under Megatron TP (+ sequence parallelism), with the standard FLOP accounting
+// (Narayanan et al. SC21 eq. 3; Korthikanti et al. 2022) and parameter counts.
+
+#include <string>
+#include <vector>
+
+#include "models/collectives/collective.h"
+#include "models/compute/compute_model.h"
+#include "models/scenario.h"
+
+namespace traincast::models {
+
+/// How a tensor-parallel collective relates to the compute around it.
+enum class Overlap {
+  blocking,   ///< runs on the compute stream (Megatron default: TP comm on the critical path)
+  with_next,  ///< runs on the TP stream beside the next compute segment (chunked AG + GEMM)
+  with_prev,  ///< runs on the TP stream beside the previous compute segment (GEMM + chunked RS,
+              ///< or the async grad all-reduce beside the weight-gradient GEMM)
+};
+
+/// One step of a per-rank program: either a compute segment (a few fused/consecutive kernels)
+/// or a tensor-parallel collective over the rank's TP group.
+struct Segment {
+  bool is_collective = false;
+  std::string label;      ///< e.g. "qkv", "attn", "fc2", "tp_ar" (trace names)
+  double seconds = 0;     ///< compute segment time on the scenario's GPU [s]
+  double flops = 0;       ///< compute segment FLOPs (all kernels)
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bytes = 0;       ///< collective size per rank, nccl-tests convention [bytes]
+  Overlap overlap = Overlap::blocking;
+};
+
+using Program = std::vector<Segment>;
+
+/// Programs for one TP rank and one micro-batch.
+struct TransformerPrograms {
+  Program layer_forward;     ///< one transformer layer, forward
+  Program layer_recompute;   ///< what backward re-runs first (empty without recomputation)
+  Program layer_backward;    ///< one transformer layer, backward
+  Program embedding_forward; ///< first stage: token embedding (+ TP reduction)
+  Program embedding_backward;
+  Program head_forward;      ///< last stage: final norm, logits, cross-entropy
+  Program head_backward;
+  double layer_params_per_rank = 0;      ///< parameters of one layer held by one TP rank
+  double embedding_params_per_rank = 0;  ///< input embedding (V·h/t)
+  double head_params_per_rank = 0;       ///< output layer (V·h/t; a tied copy for GPT) + final norm
+  double p2p_bytes = 0;                  ///< activation sent between stages per TP rank [bytes]
+};
+
+/// Builds the programs. Throws std::invalid_argument when the GPU lacks the precision's math.
+TransformerPrograms build_transformer_programs(const Scenario& scenario, const GpuSpec& gpu,
+                                               const ComputeParams& params);
+
+/// Total parameters of the model (all layers, embeddings, output layer unless tied).
+double total_parameters(const ModelSpec& model);
+
+/// Model FLOPs per iteration (fwd + bwd = 3 × forward GEMM/attention FLOPs, attention counted
+/// at full s², no recomputation): for GPT shapes equal to 72·B·s·l·h²(1 + s/(6h)) + 6·B·s·h·V.
+double model_flops_per_iteration(const Scenario& scenario);
+/// Model FLOPs plus recomputed forward FLOPs: full recomputation gives SC21 eq. 3,
+/// 96·B·s·l·h²(1 + s/(6h) + V/(16·l·h)); selective adds the attention core (4·B·s²·h·l).
+double hardware_flops_per_iteration(const Scenario& scenario);
+
+/// Bytes per element of activations and weights for a precision (fp32/tf32: 4, else 2;
+/// fp8 keeps bf16 activations and weights as Transformer Engine does).
+double activation_bytes_per_element(Precision precision);
+
+}  // namespace traincast::models

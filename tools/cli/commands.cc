@@ -1,0 +1,281 @@
+#include "tools/cli/commands.h"
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/executor/training_executor.h"
+#include "models/hardware/catalog.h"
+#include "models/io/scenario_io.h"
+#include "models/io/trace_writer.h"
+#include "models/validation_case.h"
+#include "tools/cli/summary.h"
+
+namespace traincast::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* kVersion = "traincast 0.1.0";
+
+/// A usage problem (bad flag, missing argument): exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Writes `text` to `path` through a temporary file and a rename, refusing to replace an existing
+/// file unless `force` (nothing the user has is overwritten without asking).
+void write_output_file(const std::string& path, const std::string& text, bool force) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec) && !force)
+    throw UsageError(path + ": file exists (pass --force to overwrite it)");
+  if (fs::is_directory(path, ec)) throw UsageError(path + ": is a directory (expected a file name)");
+  const std::string tmp = path + ".tmp-traincast";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw UsageError(path + ": cannot write (directory missing or not writable)");
+    f << text;
+    f.flush();
+    if (!f) throw UsageError(path + ": write failed");
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw UsageError(path + ": cannot write (" + ec.message() + ")");
+  }
+}
+
+po::variables_map parse(const std::vector<std::string>& args, const po::options_description& opts,
+                        const po::positional_options_description& pos) {
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return vm;
+}
+
+/// Maps exceptions from loading/simulating to messages and exit codes.
+template <typename F>
+int guarded(std::ostream& err, F&& body) {
+  try {
+    return body();
+  } catch (const io::ScenarioError& e) {
+    for (const std::string& m : e.errors()) err << m << "\n";
+    return 2;
+  } catch (const UsageError& e) {
+    err << "traincast: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    err << "traincast: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << "traincast: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "traincast run [SCENARIO] [options]\n\n"
+      "Simulates one training iteration (or options.iterations) of SCENARIO (.textproto or .json;\n"
+      "the embedded default, a Llama-3-8B-class model on one DGX H100, when none is given) and\n"
+      "prints a summary: iteration time, tokens/s, TFLOP/s per GPU, MFU/HFU, where the time went,\n"
+      "per-GPU memory and OOM verdict, the busiest links.\n\nOptions");
+  opts.add_options()("help,h", "show this help")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a scalar field, e.g. --set workload.parallel.tp=4 (repeatable; see scenarios/README.md)")(
+      "json", po::value<std::string>(), "write the report as JSON to this file (keys: see README)")(
+      "trace", po::value<std::string>(), "write a Chrome/Perfetto trace (ui.perfetto.dev) to this file")(
+      "threads", po::value<int>(), "worker threads for op-graph generation (same result for any value)")(
+      "force", "overwrite existing --json/--trace files")(
+      "print-scenario", "print the scenario as loaded (all fields, defaults included) and exit")(
+      "scenario", po::value<std::string>(), "scenario file (positional)");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  return guarded(err, [&]() -> int {
+    const po::variables_map vm = parse(args, opts, pos);
+    if (vm.count("help")) {
+      out << opts << "\n";
+      return 0;
+    }
+    std::vector<std::string> overrides;
+    if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
+    if (vm.count("threads")) {
+      const int threads = vm["threads"].as<int>();
+      if (threads < 1) throw UsageError("--threads: must be >= 1 (got " + std::to_string(threads) + ")");
+      overrides.push_back("options.threads=" + std::to_string(threads));
+    }
+    const bool from_file = vm.count("scenario") > 0;
+    const models::Scenario sc = from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), overrides)
+                                          : io::default_scenario(overrides);
+    if (vm.count("print-scenario")) {
+      out << io::scenario_to_text(sc);
+      return 0;
+    }
+    // Refuse to clobber before spending time simulating.
+    const bool force = vm.count("force") > 0;
+    for (const char* key : {"json", "trace"}) {
+      if (!vm.count(key)) continue;
+      const std::string path = vm[key].as<std::string>();
+      std::error_code ec;
+      if (std::filesystem::exists(path, ec) && !force)
+        throw UsageError(path + ": file exists (pass --force to overwrite it)");
+      if (from_file && std::filesystem::equivalent(path, vm["scenario"].as<std::string>(), ec))
+        throw UsageError(path + ": is the scenario file itself");
+    }
+    sim::TraceRecorder trace;
+    const auto t0 = std::chrono::steady_clock::now();
+    const models::Report report = models::simulate_training(sc, vm.count("trace") ? &trace : nullptr);
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out << format_summary(sc, report, from_file ? vm["scenario"].as<std::string>() : "(embedded default)", wall_s);
+    if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), io::report_to_json(report), force);
+    if (vm.count("trace")) {
+      std::ostringstream s;
+      io::write_chrome_trace(trace, s);
+      write_output_file(vm["trace"].as<std::string>(), s.str(), force);
+    }
+    return 0;
+  });
+}
+
+int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "traincast validate CASES... [options]\n\n"
+      "Runs every case of each validation file (scenario + overrides + published measurement +\n"
+      "source), prints predicted vs measured and the error of each, then the mean absolute\n"
+      "percentage error (MAPE) and the largest error. Exit status 1 when --max-mape or\n"
+      "--max-error is exceeded, 2 for bad input.\n\nOptions");
+  opts.add_options()("help,h", "show this help")("max-mape", po::value<double>(),
+                                                   "fail (exit 1) if the MAPE over all cases exceeds this [%]")(
+      "max-error", po::value<double>(), "fail (exit 1) if any case's absolute error exceeds this [%]")(
+      "jobs,j", po::value<int>()->default_value(1), "cases simulated in parallel (output identical for any value)")(
+      "csv", po::value<std::string>(), "also write the table as CSV to this file")(
+      "force", "overwrite an existing --csv file")("cases", po::value<std::vector<std::string>>(), "case files");
+  po::positional_options_description pos;
+  pos.add("cases", -1);
+  return guarded(err, [&]() -> int {
+    const po::variables_map vm = parse(args, opts, pos);
+    if (vm.count("help")) {
+      out << opts << "\n";
+      return 0;
+    }
+    if (!vm.count("cases")) throw UsageError("validate: no case file given (usage: traincast validate CASES...)");
+    const int jobs = vm["jobs"].as<int>();
+    if (jobs < 1) throw UsageError("--jobs: must be >= 1 (got " + std::to_string(jobs) + ")");
+    if (vm.count("max-mape") && !(vm["max-mape"].as<double>() >= 0))
+      throw UsageError("--max-mape: must be a percentage >= 0");
+    if (vm.count("max-error") && !(vm["max-error"].as<double>() >= 0))
+      throw UsageError("--max-error: must be a percentage >= 0");
+    if (vm.count("csv")) {
+      std::error_code ec;
+      if (std::filesystem::exists(vm["csv"].as<std::string>(), ec) && !vm.count("force"))
+        throw UsageError(vm["csv"].as<std::string>() + ": file exists (pass --force to overwrite it)");
+    }
+    // Load every file first, so that all input errors show before any simulation runs.
+    std::vector<models::ValidationCase> cases;
+    std::vector<std::string> case_file;
+    std::vector<std::string> load_errors;
+    for (const std::string& path : vm["cases"].as<std::vector<std::string>>()) {
+      try {
+        for (auto& c : io::load_validation_cases(path)) {
+          cases.push_back(std::move(c));
+          case_file.push_back(path);
+        }
+      } catch (const io::ScenarioError& e) {
+        load_errors.insert(load_errors.end(), e.errors().begin(), e.errors().end());
+      }
+    }
+    if (!load_errors.empty()) throw io::ScenarioError(load_errors);
+    std::vector<double> predicted(cases.size(), 0.0);
+    std::vector<std::string> failure(cases.size());
+    auto run_one = [&](std::size_t i) {
+      try {
+        predicted[i] = models::metric_value(models::simulate_training(cases[i].scenario), cases[i].metric);
+      } catch (const std::exception& e) {
+        failure[i] = e.what();
+      }
+    };
+    {
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(jobs));
+      tbb::parallel_for(std::size_t{0}, cases.size(), run_one);
+    }
+    const ValidationTable table = make_validation_table(cases, case_file, predicted, failure);
+    out << table.text;
+    if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), table.csv, vm.count("force") > 0);
+    int status = table.failed_cases > 0 ? 1 : 0;
+    if (vm.count("max-mape") && table.mape_pct > vm["max-mape"].as<double>()) {
+      out << "FAIL: MAPE " << format_fixed(table.mape_pct, 1) << "% exceeds --max-mape "
+          << format_fixed(vm["max-mape"].as<double>(), 1) << "%\n";
+      status = 1;
+    }
+    if (vm.count("max-error") && table.max_abs_error_pct > vm["max-error"].as<double>()) {
+      out << "FAIL: largest error " << format_fixed(table.max_abs_error_pct, 1) << "% exceeds --max-error "
+          << format_fixed(vm["max-error"].as<double>(), 1) << "%\n";
+      status = 1;
+    }
+    return status;
+  });
+}
+
+int catalog_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return guarded(err, [&]() -> int {
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+      out << "traincast catalog\n\nLists the GPUs and node templates (with their datasheet sources) that a\n"
+             "scenario's cluster.node_template and cluster.gpu may name.\n";
+      return 0;
+    }
+    if (!args.empty()) throw UsageError("catalog: takes no arguments (got " + args[0] + ")");
+    out << format_catalog();
+    return 0;
+  });
+}
+
+int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  const std::string usage = std::string(kVersion) +
+                            " — predicts deep-learning training time, memory and bottlenecks on GPU clusters\n\n"
+                            "usage: traincast <command> [args]\n\n"
+                            "commands:\n"
+                            "  run [SCENARIO]   simulate a training iteration (embedded default if no file)\n"
+                            "  validate CASES   compare predictions with published measurements\n"
+                            "  catalog          list GPUs and node templates\n"
+                            "  --version        print the version\n\n"
+                            "`traincast <command> --help` describes each command.\n";
+  if (argc < 2) {
+    err << usage;
+    return 2;
+  }
+  const std::string cmd = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (cmd == "run") return run_command(args, out, err);
+  if (cmd == "validate") return validate_command(args, out, err);
+  if (cmd == "catalog") return catalog_command(args, out, err);
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    out << usage;
+    return 0;
+  }
+  if (cmd == "--version") {
+    out << kVersion << "\n";
+    return 0;
+  }
+  err << "traincast: unknown command '" << cmd << "'\n\n" << usage;
+  return 2;
+}
+
+}  // namespace traincast::cli

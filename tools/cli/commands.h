@@ -1,0 +1,23 @@
+#pragma once
+// The traincast subcommands, callable in-process (tests) and from main. Each takes its
+// arguments (without the program and subcommand names) and the streams to print to, and returns
+// the process exit status: 0 ok, 1 a check failed (e.g. --max-mape exceeded), 2 bad input.
+// Errors in input are printed to `err` as the loaders format them (file:line:col: field: ...).
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace traincast::cli {
+
+/// `traincast run [SCENARIO] [--set path=value]... [--json F] [--trace F] [--threads N]`
+int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// `traincast validate CASES... [--max-mape PCT] [--jobs N] [--csv F]`
+int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// `traincast catalog` — GPUs and node templates the scenarios may name.
+int catalog_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// Dispatches argv (program name first) to a subcommand; prints usage for none/unknown/--help.
+int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err);
+
+}  // namespace traincast::cli

@@ -1,0 +1,217 @@
+#include "tools/cli/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "models/hardware/catalog.h"
+
+namespace traincast::cli {
+namespace {
+
+const char* precision_name(models::Precision p) {
+  switch (p) {
+    case models::Precision::fp32: return "fp32";
+    case models::Precision::tf32: return "tf32";
+    case models::Precision::fp16: return "fp16";
+    case models::Precision::bf16: return "bf16";
+    case models::Precision::fp8: return "fp8";
+  }
+  return "?";
+}
+const char* recompute_name(models::Recompute r) {
+  switch (r) {
+    case models::Recompute::none: return "none";
+    case models::Recompute::selective: return "selective";
+    case models::Recompute::full: return "full";
+  }
+  return "?";
+}
+const char* fabric_name(models::FabricKind k) {
+  switch (k) {
+    case models::FabricKind::none: return "none";
+    case models::FabricKind::rail_optimized: return "rail-optimized";
+    case models::FabricKind::fat_tree: return "fat-tree";
+  }
+  return "?";
+}
+
+std::string pct(double fraction) { return format_fixed(100.0 * fraction, 1) + " %"; }
+
+std::string with_thousands(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  std::string s = buf, out;
+  const std::size_t neg = (!s.empty() && s[0] == '-') ? 1 : 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    const std::size_t left = s.size() - i - 1;
+    if (i >= neg && left > 0 && left % 3 == 0) out += ',';
+  }
+  return out;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+std::string lpad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+}  // namespace
+
+std::string format_fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+std::string format_duration(double s) {
+  if (s < 1e-3) return format_fixed(s * 1e6, 1) + " µs";
+  if (s < 1.0) return format_fixed(s * 1e3, 2) + " ms";
+  if (s < 3600.0) return format_fixed(s, 3) + " s";
+  if (s < 86400.0 * 2) return format_fixed(s / 3600.0, 2) + " h";
+  return format_fixed(s / 86400.0, 1) + " days";
+}
+
+std::string format_gib(double bytes) { return format_fixed(bytes / 1073741824.0, 1) + " GiB"; }
+
+std::string format_summary(const models::Scenario& sc, const models::Report& r, const std::string& origin,
+                           double wall_s) {
+  std::ostringstream o;
+  o << "traincast: " << sc.name << "  [" << origin << "]\n";
+  if (!sc.description.empty()) o << "  " << sc.description << "\n";
+  o << "\nCluster    " << r.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x " << r.gpu;
+  if (r.num_nodes > 1) {
+    o << ", " << fabric_name(sc.cluster.fabric.kind) << " fabric";
+    if (sc.cluster.fabric.oversubscription > 1) o << " (" << format_fixed(sc.cluster.fabric.oversubscription, 1) << ":1)";
+  }
+  o << "\n";
+  o << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
+    << ", " << sc.model.num_attention_heads << " heads, seq " << sc.model.seq_length << ", vocab "
+    << sc.model.vocab_size << ", " << format_fixed(r.model_flops_per_iteration / 1e15, 1)
+    << " PFLOP per iteration\n";
+  o << "Layout     TP " << r.tp << " x PP " << r.pp << " x DP " << r.dp;
+  if (sc.parallel.schedule == models::PipelineSchedule::interleaved_one_f_one_b)
+    o << " (interleaved, " << sc.parallel.virtual_stages << " chunks)";
+  o << ", micro-batch " << sc.training.micro_batch_size << " x " << r.micro_batches << " per pipeline, global batch "
+    << sc.training.global_batch_size << "\n";
+  o << "           " << precision_name(sc.training.precision) << ", recompute " << recompute_name(sc.training.recompute)
+    << (sc.parallel.sequence_parallel && r.tp > 1 ? ", sequence parallel" : "")
+    << (sc.parallel.zero_stage >= 1 ? ", ZeRO-1" : "") << (sc.training.flash_attention ? ", flash attention" : "")
+    << "\n\n";
+
+  o << "Iteration  " << format_duration(r.iteration_time_s) << "\n";
+  o << "Throughput " << with_thousands(r.tokens_per_s) << " tokens/s, " << format_fixed(r.tflops_per_gpu, 1)
+    << " model TFLOP/s per GPU (" << format_fixed(r.hardware_tflops_per_gpu, 1) << " with recomputation)\n";
+  o << "MFU        " << pct(r.mfu) << "   HFU " << pct(r.hfu) << "   (of " << format_fixed(r.peak_flops_per_gpu / 1e12, 1)
+    << " TFLOP/s dense " << precision_name(sc.training.precision) << " peak)\n";
+  if (r.time_to_train_s > 0)
+    o << "To train   " << format_duration(r.time_to_train_s) << " for " << format_fixed(r.train_tokens / 1e9, 1)
+      << "B tokens (no failures or restarts counted)\n";
+
+  const models::TimeBreakdown& b = r.breakdown;
+  o << "\nWhere an iteration goes (busiest pipeline stage):\n";
+  const std::pair<const char*, double> rows[] = {{"compute (incl. recompute)", b.compute_s},
+                                                 {"optimizer step", b.optimizer_s},
+                                                 {"exposed TP communication", b.tp_comm_exposed_s},
+                                                 {"exposed DP communication", b.dp_comm_exposed_s},
+                                                 {"exposed PP send/recv", b.pp_comm_exposed_s},
+                                                 {"pipeline bubble / waiting", b.pipeline_bubble_s}};
+  for (const auto& [name, v] : rows)
+    o << "  " << pad(name, 28) << lpad(format_duration(v), 12) << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9)
+      << "\n";
+
+  const models::MemoryBreakdown& m = r.memory;
+  o << "\nMemory per GPU (pipeline stage " << m.worst_stage << ", the fullest): " << format_gib(m.peak_bytes_per_gpu)
+    << " of " << format_gib(m.capacity_bytes) << (m.oom ? "  -> OUT OF MEMORY" : "  -> fits") << "\n";
+  o << "  weights " << format_gib(m.weights_bytes) << ", gradients " << format_gib(m.grads_bytes) << ", optimizer "
+    << format_gib(m.optimizer_bytes) << ", activations " << format_gib(m.activations_bytes) << ", workspace "
+    << format_gib(m.workspace_bytes) << "\n";
+  if (m.oom) o << "  " << m.advice << "\n";
+
+  if (!r.busiest_links.empty()) {
+    o << "\nBusiest links (average over the run):\n";
+    for (const auto& l : r.busiest_links)
+      o << "  " << pad(l.name, 40) << lpad(pct(l.utilization), 9) << " of " << format_fixed(l.capacity_bytes_per_s / 1e9, 1)
+        << " GB/s, " << format_fixed(l.bytes / 1e9, 2) << " GB per iteration\n";
+  }
+  o << "\nSimulated " << with_thousands(static_cast<double>(r.events)) << " events in " << format_fixed(wall_s, 2)
+    << " s wall";
+  if (wall_s > 0) o << " (" << with_thousands(static_cast<double>(r.events) / wall_s) << " events/s)";
+  o << (r.folded ? "; identical DP replicas simulated once" : "") << "\n";
+  return o.str();
+}
+
+std::string format_catalog() {
+  std::ostringstream o;
+  o << "GPUs (dense bf16 peak, HBM, TDP; cluster.gpu):\n";
+  for (const std::string& n : models::gpu_names()) {
+    const models::GpuSpec& g = models::find_gpu(n);
+    o << "  " << pad(n, 20) << lpad(format_fixed(g.peak_bf16_flops / 1e12, 1), 8) << " TFLOP/s "
+      << lpad(format_fixed(g.hbm_capacity_bytes / 1073741824.0, 1), 6) << " GiB "
+      << lpad(format_fixed(g.hbm_bandwidth_bytes_per_s / 1e12, 2), 5) << " TB/s " << lpad(format_fixed(g.tdp_w, 0), 5)
+      << " W   " << g.source << "\n";
+  }
+  o << "\nNode templates (cluster.node_template):\n";
+  for (const std::string& n : models::node_template_names()) {
+    const models::NodeTemplate& t = models::find_node_template(n);
+    o << "  " << pad(n, 20) << t.gpus_per_node << " x " << t.gpu << ", " << t.nics << " x " << t.nic
+      << (t.nvswitch ? ", NVSwitch" : "") << "   " << t.source << "\n";
+  }
+  return o.str();
+}
+
+ValidationTable make_validation_table(const std::vector<models::ValidationCase>& cases,
+                                      const std::vector<std::string>& case_file, const std::vector<double>& predicted,
+                                      const std::vector<std::string>& failure) {
+  ValidationTable t;
+  std::ostringstream o, csv;
+  csv << "file,case,metric,measured,predicted,error_pct,source\n";
+  std::size_t wname = 4;
+  for (const auto& c : cases) wname = std::max(wname, c.name.size());
+  o << pad("case", wname) << "  " << pad("metric", 24) << lpad("measured", 12) << lpad("predicted", 12)
+    << lpad("error", 9) << "\n";
+  double sum = 0;
+  int n = 0;
+  std::string last_file;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    if (case_file[i] != last_file) {
+      o << "# " << case_file[i] << "\n";
+      last_file = case_file[i];
+    }
+    auto quote = [](const std::string& s) {
+      std::string q = "\"";
+      for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      return q + "\"";
+    };
+    if (!failure[i].empty()) {
+      o << pad(c.name, wname) << "  " << pad(c.metric, 24) << lpad(format_fixed(c.measured, 3), 12)
+        << "   FAILED: " << failure[i] << "\n";
+      csv << quote(case_file[i]) << "," << quote(c.name) << "," << c.metric << "," << c.measured << ",,,"
+          << quote(c.source) << "\n";
+      ++t.failed_cases;
+      continue;
+    }
+    const double err = 100.0 * (predicted[i] - c.measured) / c.measured;
+    sum += std::fabs(err);
+    ++n;
+    t.max_abs_error_pct = std::max(t.max_abs_error_pct, std::fabs(err));
+    o << pad(c.name, wname) << "  " << pad(c.metric, 24) << lpad(format_fixed(c.measured, 3), 12)
+      << lpad(format_fixed(predicted[i], 3), 12) << lpad((err >= 0 ? "+" : "") + format_fixed(err, 1) + "%", 9) << "\n";
+    csv << quote(case_file[i]) << "," << quote(c.name) << "," << c.metric << "," << format_fixed(c.measured, 6) << ","
+        << format_fixed(predicted[i], 6) << "," << format_fixed(err, 3) << "," << quote(c.source) << "\n";
+  }
+  t.mape_pct = n > 0 ? sum / n : 0.0;
+  o << "\n" << n << " cases: MAPE " << format_fixed(t.mape_pct, 1) << "%, largest |error| "
+    << format_fixed(t.max_abs_error_pct, 1) << "%";
+  if (t.failed_cases > 0) o << ", " << t.failed_cases << " FAILED to simulate";
+  o << "\n";
+  t.text = o.str();
+  t.csv = csv.str();
+  return t;
+}
+
+}  // namespace traincast::cli

@@ -1,0 +1,40 @@
+#pragma once
+// Human-readable output of the CLI: every number with its unit.
+
+#include <string>
+#include <vector>
+
+#include "models/report.h"
+#include "models/scenario.h"
+#include "models/validation_case.h"
+
+namespace traincast::cli {
+
+/// "12.35" style fixed-point formatting.
+std::string format_fixed(double value, int decimals);
+/// Seconds in the most readable unit (µs, ms, s, h, days).
+std::string format_duration(double seconds);
+/// Bytes as GiB (2^30) with one decimal.
+std::string format_gib(double bytes);
+
+/// The `traincast run` summary. origin: the scenario file (or "(embedded default)");
+/// wall_s: simulation wall time (printed, never part of the JSON report).
+std::string format_summary(const models::Scenario& scenario, const models::Report& report, const std::string& origin,
+                           double wall_s);
+
+std::string format_catalog();
+
+struct ValidationTable {
+  std::string text;  ///< aligned table + MAPE line
+  std::string csv;   ///< file,case,metric,measured,predicted,error_pct,source
+  double mape_pct = 0;
+  double max_abs_error_pct = 0;
+  int failed_cases = 0;  ///< cases whose simulation failed
+};
+
+/// predicted[i] for cases[i]; failure[i] non-empty when that case could not be simulated.
+ValidationTable make_validation_table(const std::vector<models::ValidationCase>& cases,
+                                      const std::vector<std::string>& case_file, const std::vector<double>& predicted,
+                                      const std::vector<std::string>& failure);
+
+}  // namespace traincast::cli

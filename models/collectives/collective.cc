@@ -250,6 +250,9 @@ void CollectiveEngine::build_plan(Plan& plan) const {
   }
   const int nodes = static_cast<int>(node_ids.size());
   plan.num_nodes = nodes;
+  plan.hierarchical_ok = plan.op == CollectiveOp::all_reduce && nodes > 1 && per_node[0].size() > 1 &&
+                         std::all_of(per_node.begin(), per_node.end(),
+                                     [&](const std::vector<int>& l) { return l.size() == per_node[0].size(); });
   const GpuSpec& gpu = cluster_.gpu_spec(0);
   plan.ll128_allowed = cluster_.has_scale_up() && gpu.nvlink_generation >= 2 && gpu.nvlink_generation <= 4;
 
@@ -382,20 +385,6 @@ const CollectiveEngine::Plan& CollectiveEngine::plan_for(CollectiveOp op, Collec
   return plan;
 }
 
-bool CollectiveEngine::hierarchical_applies(const Plan& ring_plan) const {
-  if (ring_plan.op != CollectiveOp::all_reduce || ring_plan.num_nodes < 2) return false;
-  // Every node must hold the same number p > 1 of the group's GPUs.
-  const int n = static_cast<int>(ring_plan.ranks.size());
-  if (n % ring_plan.num_nodes != 0) return false;
-  const int p = n / ring_plan.num_nodes;
-  if (p < 2) return false;
-  std::vector<int> count(static_cast<std::size_t>(cluster_.num_nodes()), 0);
-  for (int r : ring_plan.ranks) {
-    if (++count[cluster_.node_of(r)] > p) return false;
-  }
-  return true;
-}
-
 CollectiveChoice CollectiveEngine::evaluate(const Plan& plan, double bytes) const {
   CollectiveChoice best;
   best.algorithm = plan.algorithm;
@@ -422,21 +411,31 @@ CollectiveChoice CollectiveEngine::evaluate(const Plan& plan, double bytes) cons
   return best;
 }
 
-CollectiveChoice CollectiveEngine::choose(const CollectiveCall& call) const {
+CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const Plan** plan) const {
   validate(call);
+  *plan = nullptr;
   if (call.ranks.size() == 1) return CollectiveChoice{};
-  const bool ring_only = !is_ring_op(call.op);
   const Plan& ring = plan_for(call.op, CollectiveAlgorithm::ring, call.ranks);
+  *plan = &ring;
   CollectiveChoice best = evaluate(ring, call.bytes);
-  if (ring_only || call.algorithm == CollectiveAlgorithm::ring || !hierarchical_applies(ring)) return best;
+  if (!is_ring_op(call.op) || call.algorithm == CollectiveAlgorithm::ring || !ring.hierarchical_ok) return best;
   const Plan& hier = plan_for(call.op, CollectiveAlgorithm::hierarchical, call.ranks);
   const CollectiveChoice h = evaluate(hier, call.bytes);
-  if (call.algorithm == CollectiveAlgorithm::hierarchical || h.seconds() < best.seconds()) return h;
+  if (call.algorithm == CollectiveAlgorithm::hierarchical || h.seconds() < best.seconds()) {
+    *plan = &hier;
+    return h;
+  }
   return best;
 }
 
+CollectiveChoice CollectiveEngine::choose(const CollectiveCall& call) const {
+  const Plan* plan = nullptr;
+  return choose_plan(call, &plan);
+}
+
 void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* listener, std::uint64_t tag) {
-  const CollectiveChoice choice = choose(call);  // validates
+  const Plan* plan = nullptr;
+  const CollectiveChoice choice = choose_plan(call, &plan);  // validates
   std::uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -456,7 +455,7 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
     sim_.schedule_in(sim::Time::zero(), this, slot);
     return;
   }
-  a.plan = &plan_for(call.op, choice.algorithm, call.ranks);
+  a.plan = plan;
   start_phase(slot);
 }
 

@@ -150,6 +150,7 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
     std::vector<Phase> phases;
     std::vector<FlowTemplate> flows;
     bool ll128_allowed = false;
+    bool hierarchical_ok = false;  // all_reduce, > 1 node, same p > 1 GPUs on every node
   };
   struct Active {
     const Plan* plan = nullptr;
@@ -167,8 +168,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   void finish_phase(Plan& plan, Phase& phase, std::span<const std::pair<int, int>> edges,
                     std::span<const double> fractions) const;
   std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes) const;
-  bool hierarchical_applies(const Plan& ring_plan) const;
   CollectiveChoice evaluate(const Plan& plan, double bytes) const;
+  CollectiveChoice choose_plan(const CollectiveCall& call, const Plan** plan) const;
   static double protocol_factor(CollectiveProtocol p, CollectiveOp op, int nodes);
   void start_phase(std::uint32_t slot);
   void release(std::uint32_t slot);

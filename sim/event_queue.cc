@@ -13,10 +13,18 @@
 namespace traincast::sim {
 namespace {
 
-/// Strict (at, seq) order. seq is unique, so this is a total order and the heap is deterministic.
-inline bool before(const Event& a, const Event& b) {
-  return a.at < b.at || (a.at == b.at && a.seq < b.seq);
+/// (at, seq) as one unsigned 128-bit key: the sign bit of `at` is flipped so that signed order
+/// becomes unsigned order. Comparing two keys is branch-free (cmp + sbb), which matters because
+/// heap comparisons on random times are unpredictable branches.
+__extension__ using Key = unsigned __int128;  // GCC/Clang extension; __extension__ keeps -Wpedantic quiet
+
+inline Key key(const Event& e) {
+  const std::uint64_t at = static_cast<std::uint64_t>(e.at.ns()) ^ (std::uint64_t{1} << 63);
+  return (static_cast<Key>(at) << 64) | e.seq;
 }
+
+/// Strict (at, seq) order. seq is unique, so this is a total order and the heap is deterministic.
+inline bool before(const Event& a, const Event& b) { return key(a) < key(b); }
 
 }  // namespace
 
@@ -43,7 +51,7 @@ Event EventQueue::pop() {
   std::size_t hole = 0;
   std::size_t child = 1;
   while (child < n) {
-    if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
+    if (child + 1 < n) child += static_cast<std::size_t>(before(heap_[child + 1], heap_[child]));
     heap_[hole] = heap_[child];
     hole = child;
     child = 2 * hole + 1;

@@ -41,6 +41,25 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kAbsEpsilonBytes = 1e-3;
 constexpr double kRelEpsilon = 1e-9;
 
+/// Smallest value of a vector of positive doubles (+inf when empty). Four independent
+/// accumulators: the compiler will not reorder a floating-point reduction by itself, and min
+/// is exact in any order for non-NaN values.
+double min_share(const std::vector<double>& v) {
+  double m0 = kInf, m1 = kInf, m2 = kInf, m3 = kInf;
+  const std::size_t n = v.size();
+  std::size_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    m0 = v[j] < m0 ? v[j] : m0;
+    m1 = v[j + 1] < m1 ? v[j + 1] : m1;
+    m2 = v[j + 2] < m2 ? v[j + 2] : m2;
+    m3 = v[j + 3] < m3 ? v[j + 3] : m3;
+  }
+  for (; j < n; ++j) m0 = v[j] < m0 ? v[j] : m0;
+  m0 = m1 < m0 ? m1 : m0;
+  m2 = m3 < m2 ? m3 : m2;
+  return m2 < m0 ? m2 : m0;
+}
+
 constexpr std::uint64_t make_tag(std::uint64_t kind, std::uint64_t payload) { return (kind << kKindShift) | payload; }
 
 }  // namespace
@@ -133,7 +152,7 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
     const ResourceId r = path[i];
     Resource& res = resources_[r];
     if (res.users.empty()) res.busy_since_ns = now;
-    elements_[first + i] = Element{r, static_cast<std::uint32_t>(res.users.size())};
+    elements_[first + i] = Element{r, static_cast<std::uint32_t>(res.users.size()), 0};
     res.users.push_back(User{id, first + i});
     mark_dirty(r);
   }
@@ -270,8 +289,10 @@ void FlowNetwork::solve_dirty(std::int64_t now_ns) {
   for (const ResourceId r : dirty_) resources_[r].dirty = false;
   if (full_recompute_) {
     for (ResourceId r = 0; r < resources_.size(); ++r) {
-      if (!resources_[r].users.empty()) {
-        resources_[r].mark = epoch_;
+      Resource& res = resources_[r];
+      if (!res.users.empty()) {
+        res.mark = epoch_;
+        res.slot = static_cast<std::uint32_t>(comp_resources_.size());
         comp_resources_.push_back(r);
       }
     }
@@ -280,6 +301,7 @@ void FlowNetwork::solve_dirty(std::int64_t now_ns) {
       Resource& res = resources_[r];
       if (!res.users.empty() && res.mark != epoch_) {
         res.mark = epoch_;
+        res.slot = static_cast<std::uint32_t>(comp_resources_.size());
         comp_resources_.push_back(r);
       }
     }
@@ -313,11 +335,14 @@ void FlowNetwork::collect_component() {
       f.mark = epoch_;
       comp_flows_.push_back(u.flow);
       for (std::uint32_t k = 0; k < f.path_length; ++k) {
-        const ResourceId r2 = elements_[f.first_element + k].resource;
-        Resource& res2 = resources_[r2];
-        if (res2.mark == epoch_) continue;
-        res2.mark = epoch_;
-        comp_resources_.push_back(r2);
+        Element& e = elements_[f.first_element + k];
+        Resource& res2 = resources_[e.resource];
+        if (res2.mark != epoch_) {
+          res2.mark = epoch_;
+          res2.slot = static_cast<std::uint32_t>(comp_resources_.size());
+          comp_resources_.push_back(e.resource);
+        }
+        e.slot = res2.slot;
       }
     }
   }
@@ -325,15 +350,24 @@ void FlowNetwork::collect_component() {
 
 /// Progressive filling over comp_resources_ / comp_flows_; writes Flow::new_rate_bytes_per_s.
 void FlowNetwork::solve_max_min() {
-  live_.clear();
-  for (const ResourceId r : comp_resources_) {
-    Resource& res = resources_[r];
-    res.remaining_bytes_per_s = res.capacity_bytes_per_s;
-    res.unfixed = static_cast<std::uint32_t>(res.users.size());
-    res.share_bytes_per_s = res.remaining_bytes_per_s / res.unfixed;
-    res.fixed_this_round = 0;
-    live_.push_back(r);
+  const std::size_t n_slots = comp_resources_.size();
+  slot_remaining_.resize(n_slots);
+  slot_share_.resize(n_slots);
+  slot_unfixed_.resize(n_slots);
+  slot_fixed_now_.assign(n_slots, 0);
+  slot_live_pos_.resize(n_slots);
+  live_share_.resize(n_slots);
+  live_slot_.resize(n_slots);
+  for (std::uint32_t s = 0; s < n_slots; ++s) {
+    const Resource& res = resources_[comp_resources_[s]];
+    slot_remaining_[s] = res.capacity_bytes_per_s;
+    slot_unfixed_[s] = static_cast<std::uint32_t>(res.users.size());
+    slot_share_[s] = slot_remaining_[s] / slot_unfixed_[s];
+    live_share_[s] = slot_share_[s];
+    live_slot_[s] = s;
+    slot_live_pos_[s] = s;
   }
+  std::size_t dead = 0;  // live_share_ entries at +inf
   capped_.clear();
   for (const FlowId id : comp_flows_) {
     Flow& f = flows_[id];
@@ -348,25 +382,14 @@ void FlowNetwork::solve_max_min() {
 
   while (unfixed_ > 0) {
     ++counters_.rounds;
-    // 1. The lowest fair share over the resources that still have unfixed flows.
-    double level = kInf;
+    // 1. The lowest fair share over the resources that still have unfixed flows: a min over
+    //    contiguous doubles (vectorised), then the slots at exactly that level.
+    double level = min_share(live_share_);
     saturated_.clear();
-    for (std::size_t j = 0; j < live_.size();) {
-      const ResourceId r = live_[j];
-      const Resource& res = resources_[r];
-      if (res.unfixed == 0) {  // done: drop it (order of live_ is irrelevant)
-        live_[j] = live_.back();
-        live_.pop_back();
-        continue;
+    if (level < kInf) {
+      for (std::size_t j = 0; j < live_share_.size(); ++j) {
+        if (live_share_[j] == level) saturated_.push_back(live_slot_[j]);
       }
-      if (res.share_bytes_per_s < level) {
-        level = res.share_bytes_per_s;
-        saturated_.clear();
-        saturated_.push_back(r);
-      } else if (res.share_bytes_per_s == level) {
-        saturated_.push_back(r);
-      }
-      ++j;
     }
     // 2. Rate caps at or below that level bind now.
     while (next_cap < capped_.size() && flows_[capped_[next_cap]].fixed) ++next_cap;
@@ -380,21 +403,40 @@ void FlowNetwork::solve_max_min() {
     }
     if (level == kInf) throw std::logic_error("FlowNetwork: unfixed flows without a constraint");
     // 3. Saturated resources: all their unfixed flows get exactly `level`.
-    for (const ResourceId r : saturated_) {
-      for (const User& u : resources_[r].users) {
+    for (const std::uint32_t s : saturated_) {
+      for (const User& u : resources_[comp_resources_[s]].users) {
         if (!flows_[u.flow].fixed) fix_flow(u.flow, level);
       }
     }
     // 4. One update per resource touched: remaining -= k * level.
-    for (const ResourceId r : touched_) {
-      Resource& res = resources_[r];
-      res.remaining_bytes_per_s =
-          std::max(0.0, res.remaining_bytes_per_s - static_cast<double>(res.fixed_this_round) * level);
-      res.unfixed -= res.fixed_this_round;
-      res.fixed_this_round = 0;
-      if (res.unfixed > 0) res.share_bytes_per_s = res.remaining_bytes_per_s / res.unfixed;
+    for (const std::uint32_t s : touched_) {
+      const std::uint32_t k = slot_fixed_now_[s];
+      slot_remaining_[s] = std::max(0.0, slot_remaining_[s] - static_cast<double>(k) * level);
+      slot_unfixed_[s] -= k;
+      slot_fixed_now_[s] = 0;
+      if (slot_unfixed_[s] > 0) {
+        slot_share_[s] = slot_remaining_[s] / slot_unfixed_[s];
+        live_share_[slot_live_pos_[s]] = slot_share_[s];
+      } else if (live_share_[slot_live_pos_[s]] != kInf) {
+        live_share_[slot_live_pos_[s]] = kInf;  // done
+        ++dead;
+      }
     }
     touched_.clear();
+    // Compact the live list once half of it is done (order of live entries is irrelevant).
+    if (2 * dead > live_share_.size()) {
+      std::size_t out = 0;
+      for (std::size_t j = 0; j < live_share_.size(); ++j) {
+        if (live_share_[j] == kInf) continue;
+        live_share_[out] = live_share_[j];
+        live_slot_[out] = live_slot_[j];
+        slot_live_pos_[live_slot_[j]] = static_cast<std::uint32_t>(out);
+        ++out;
+      }
+      live_share_.resize(out);
+      live_slot_.resize(out);
+      dead = 0;
+    }
   }
 }
 
@@ -404,9 +446,8 @@ void FlowNetwork::fix_flow(FlowId id, double rate_bytes_per_s) {
   f.new_rate_bytes_per_s = rate_bytes_per_s;
   --unfixed_;
   for (std::uint32_t k = 0; k < f.path_length; ++k) {
-    const ResourceId r = elements_[f.first_element + k].resource;
-    Resource& res = resources_[r];
-    if (res.fixed_this_round++ == 0) touched_.push_back(r);
+    const std::uint32_t s = elements_[f.first_element + k].slot;
+    if (slot_fixed_now_[s]++ == 0) touched_.push_back(s);
   }
 }
 

@@ -133,6 +133,7 @@ class FlowNetwork : public EventHandler {
   struct Element {
     ResourceId resource;
     std::uint32_t user_pos;  ///< index of this crossing in resources_[resource].users
+    std::uint32_t slot;      ///< solver scratch: the resource's index in comp_resources_
   };
   /// Entry of a resource's list of active crossings.
   struct User {
@@ -150,11 +151,8 @@ class FlowNetwork : public EventHandler {
     std::int64_t busy_total_ns = 0;
     std::int64_t busy_since_ns = 0;  ///< valid while users is not empty
     // solver scratch
-    double remaining_bytes_per_s = 0.0;
-    double share_bytes_per_s = 0.0;  ///< remaining / unfixed
-    std::uint32_t unfixed = 0;
-    std::uint32_t fixed_this_round = 0;
     std::uint64_t mark = 0;  ///< component epoch
+    std::uint32_t slot = 0;  ///< index in comp_resources_ while mark == epoch_
     bool dirty = false;
   };
 
@@ -221,9 +219,16 @@ class FlowNetwork : public EventHandler {
   std::uint64_t epoch_ = 0;
   std::vector<ResourceId> comp_resources_;
   std::vector<FlowId> comp_flows_;
-  std::vector<ResourceId> live_;
-  std::vector<ResourceId> saturated_;
-  std::vector<ResourceId> touched_;
+  // per component resource, indexed by slot (dense, so the level search scans contiguous memory)
+  std::vector<double> slot_remaining_;  ///< capacity not yet given to fixed flows [bytes/s]
+  std::vector<double> slot_share_;      ///< remaining / unfixed [bytes/s]
+  std::vector<std::uint32_t> slot_unfixed_;
+  std::vector<std::uint32_t> slot_fixed_now_;  ///< crossings fixed in the current round
+  std::vector<double> live_share_;        ///< shares of live slots, +inf once a slot is done
+  std::vector<std::uint32_t> live_slot_;  ///< slot of each live_share_ entry
+  std::vector<std::uint32_t> slot_live_pos_;  ///< position of a slot in live_share_
+  std::vector<std::uint32_t> saturated_;  ///< slots at the current level
+  std::vector<std::uint32_t> touched_;    ///< slots with crossings fixed in the current round
   std::vector<FlowId> capped_;
   std::size_t unfixed_ = 0;
   SolverCounters counters_;

@@ -702,7 +702,10 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     }
     for (std::size_t it = 0; it < g.optimizer_ops.size(); ++it)
       edges.emplace_back(barrier_base + static_cast<std::uint32_t>(it), g.optimizer_ops[it] + op_base[w]);
-    g = WorkerGraph{};  // release as we go
+    // Release as we go; `sends` stays for later workers' receives.
+    g.ops = {};
+    g.edges = {};
+    g.tasks = {};
   }
   for (int it = 0; it < P.iterations; ++it) {
     Op b;

@@ -43,7 +43,7 @@ double activation_bytes_per_layer(const Scenario& sc) {
   if (sc.training.flash_attention) {
     attention_core = 4 * a * s * b / t;  // fp32 log-sum-exp per row; O is the projection input
   } else if (sc.training.recompute != Recompute::selective) {
-    attention_core = (2 * e + 1) * a * s * s * b / t + e * a * s * s * b / t;  // softmax out, mask, dropout out
+    attention_core = (2 * e + 1) * a * s * s * b / t;  // softmax output, 1-byte dropout mask, dropout output
   }
   return replicated + q_k_v + proj_in + mlp + attention_core;
 }

@@ -1,0 +1,694 @@
+#include "models/io/message_reader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+namespace traincast::io::detail {
+namespace pb = google::protobuf;
+
+namespace {
+
+/// Nesting limit for both parsers: far above the schema's depth (4), far below a stack overflow.
+constexpr int kRecursionLimit = 100;
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+std::string join_path(std::string_view parent, std::string_view name) {
+  if (parent.empty()) return std::string(name);
+  std::string out(parent);
+  out += '.';
+  out += name;
+  return out;
+}
+
+/// `"text"`. Built piecewise: GCC 12 warns falsely (-Wrestrict) on "\"" + std::string.
+std::string quote(std::string_view text) {
+  std::string out(1, '"');
+  out += text;
+  out += '"';
+  return out;
+}
+
+SourcePos from_zero_based(int line, int column) { return {line + 1, column + 1}; }
+
+std::vector<std::string> names_of(const pb::Descriptor* type) {
+  std::vector<std::string> names;
+  if (type == nullptr) return names;
+  for (int i = 0; i < type->field_count(); ++i) names.push_back(type->field(i)->name());
+  return names;
+}
+
+std::vector<std::string> names_of(const pb::EnumDescriptor* type) {
+  std::vector<std::string> names;
+  for (int i = 0; i < type->value_count(); ++i) names.push_back(type->value(i)->name());
+  return names;
+}
+
+/// Optimal string alignment distance: insertions, deletions, substitutions and transpositions of
+/// adjacent characters ("bf61" -> "bf16" is 1) each cost 1.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  const std::size_t m = b.size();
+  std::vector<std::size_t> d((n + 1) * (m + 1));
+  auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * (m + 1) + j]; };
+  for (std::size_t i = 0; i <= n; ++i) at(i, 0) = i;
+  for (std::size_t j = 0; j <= m; ++j) at(0, j) = j;
+  for (std::size_t i = 1; i <= n; ++i) {
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
+      }
+    }
+  }
+  return at(n, m);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Text format
+// ------------------------------------------------------------------------------------------------
+
+struct RawDiagnostic {
+  int line = 0;  // 0-based, as protobuf gives them
+  int column = 0;
+  std::string message;
+};
+
+/// Keeps protobuf's errors and warnings (warnings are the unknown fields it skipped for us).
+class Collector final : public pb::io::ErrorCollector {
+ public:
+  void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
+    items.push_back({line, column, message});
+  }
+  void AddWarning(int line, pb::io::ColumnNumber column, const std::string& message) override {
+    items.push_back({line, column, message});
+  }
+  std::vector<RawDiagnostic> items;
+};
+
+class QuietCollector final : public pb::io::ErrorCollector {
+ public:
+  void AddError(int, pb::io::ColumnNumber, const std::string&) override {}
+};
+
+/// What was being parsed at an error position: the enclosing message's path, and the field whose
+/// name was read last in it, with the first token of its value.
+struct TextContext {
+  std::string frame_path;
+  bool has_field = false;
+  std::string field_name;
+  const pb::FieldDescriptor* field = nullptr;
+  SourcePos name_pos;
+  bool value_started = false;
+  bool at_value = false;  // the error token is (part of) this field's value
+  SourcePos value_pos;
+  std::string value_text;
+};
+
+/// Re-tokenises `text` up to (line0, col0) (0-based, protobuf's counting) following the nesting of
+/// `root`, to give protobuf's position-only errors a field path.
+TextContext text_context_at(std::string_view text, const pb::Descriptor* root, int line0, int col0) {
+  struct Frame {
+    const pb::Descriptor* type = nullptr;
+    std::string path;
+    std::map<const pb::FieldDescriptor*, int> counts;
+    bool has_field = false;
+    std::string field_name;
+    const pb::FieldDescriptor* field = nullptr;
+    SourcePos name_pos;
+    bool expecting_value = false;
+    bool in_list = false;
+    bool in_bracket_name = false;
+    bool value_started = false;
+    bool join_minus = false;
+    SourcePos value_pos;
+    std::string value_text;
+  };
+  std::vector<Frame> stack(1);
+  stack[0].type = root;
+
+  pb::io::ArrayInputStream input(text.data(), static_cast<int>(std::min<std::size_t>(
+                                                  text.size(), static_cast<std::size_t>(std::numeric_limits<int>::max()))));
+  QuietCollector quiet;
+  pb::io::Tokenizer tokenizer(&input, &quiet);
+  tokenizer.set_comment_style(pb::io::Tokenizer::SH_COMMENT_STYLE);
+  tokenizer.set_allow_f_after_float(true);
+  tokenizer.set_require_space_after_number(false);
+  tokenizer.set_allow_multiline_strings(true);
+
+  bool at_value = false;
+  while (tokenizer.Next()) {
+    const pb::io::Tokenizer::Token& token = tokenizer.current();
+    Frame& f = stack.back();
+    if (token.line > line0 || (token.line == line0 && token.column >= col0)) {
+      if (f.expecting_value || f.join_minus) {
+        at_value = true;
+        if (f.join_minus) {
+          f.value_text += token.text;
+        } else if (!f.value_started || f.in_list) {
+          f.value_started = true;
+          f.value_pos = from_zero_based(token.line, token.column);
+          f.value_text = token.text;
+        }
+      }
+      break;
+    }
+    const bool symbol = token.type == pb::io::Tokenizer::TYPE_SYMBOL;
+    const std::string& t = token.text;
+    if (f.join_minus) {
+      f.value_text += t;
+      f.join_minus = false;
+      if (!f.in_list) f.expecting_value = false;
+      continue;
+    }
+    if (symbol && (t == "{" || t == "<")) {
+      Frame child;
+      if (f.has_field) {
+        child.path = join_path(f.path, f.field_name);
+        if (f.field != nullptr) {
+          child.type = f.field->message_type();
+          if (f.field->is_repeated()) child.path += "[" + std::to_string(f.counts[f.field]++) + "]";
+        }
+      } else {
+        child.path = f.path;
+      }
+      if (!f.in_list) f.expecting_value = false;
+      if (stack.size() > static_cast<std::size_t>(kRecursionLimit) + 8) break;
+      stack.push_back(std::move(child));
+      continue;
+    }
+    if (symbol && (t == "}" || t == ">")) {
+      if (stack.size() > 1) stack.pop_back();
+      continue;
+    }
+    if (symbol && t == "[") {
+      if (f.expecting_value) {
+        f.in_list = true;
+      } else {
+        f.in_bracket_name = true;  // [extension.name] or Any type URL
+      }
+      continue;
+    }
+    if (symbol && t == "]") {
+      if (f.in_list) {
+        f.in_list = false;
+        f.expecting_value = false;
+      }
+      f.in_bracket_name = false;
+      continue;
+    }
+    if (symbol && t == ":") {
+      f.expecting_value = true;
+      continue;
+    }
+    if (symbol && (t == "," || t == ";")) continue;
+    if (f.in_bracket_name) continue;
+    if (f.expecting_value) {
+      if (!f.value_started || f.in_list) {
+        f.value_started = true;
+        f.value_pos = from_zero_based(token.line, token.column);
+        f.value_text = t;
+      }
+      if (symbol && t == "-") {
+        f.join_minus = true;
+      } else if (!f.in_list) {
+        f.expecting_value = false;
+      }
+      continue;
+    }
+    if (token.type == pb::io::Tokenizer::TYPE_IDENTIFIER) {
+      f.has_field = true;
+      f.field_name = t;
+      f.field = f.type != nullptr ? f.type->FindFieldByName(t) : nullptr;
+      f.name_pos = from_zero_based(token.line, token.column);
+      f.value_started = false;
+      f.value_text.clear();
+      f.expecting_value = false;
+      f.in_list = false;
+    }
+  }
+
+  const Frame& f = stack.back();
+  TextContext ctx;
+  ctx.frame_path = f.path;
+  ctx.has_field = f.has_field;
+  ctx.field_name = f.field_name;
+  ctx.field = f.field;
+  ctx.name_pos = f.name_pos;
+  ctx.value_started = f.value_started;
+  ctx.at_value = at_value;
+  ctx.value_pos = f.value_pos;
+  ctx.value_text = f.value_text;
+  return ctx;
+}
+
+/// The text between the first pair of double quotes at or after `from` in `message`.
+std::string quoted(const std::string& message, std::size_t from) {
+  const std::size_t open = message.find('"', from);
+  if (open == std::string::npos) return {};
+  const std::size_t close = message.find('"', open + 1);
+  if (close == std::string::npos) return {};
+  return message.substr(open + 1, close - open - 1);
+}
+
+/// "Expected X, found \"Y\"." / "Expected X, got: Y" -> "unexpected \"Y\" (expected X)".
+std::string rewrite_generic(std::string message) {
+  while (!message.empty() && (message.back() == '.' || message.back() == ' ')) message.pop_back();
+  if (!starts_with(message, "Expected ")) {
+    if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+    return message;
+  }
+  std::size_t sep = message.find(", found ");
+  std::size_t skip = 8;
+  if (sep == std::string::npos) {
+    sep = message.find(", got:");
+    skip = 6;
+  }
+  if (sep == std::string::npos) {
+    message[0] = 'e';
+    return message;
+  }
+  const std::string expected = message.substr(9, sep - 9);
+  std::string got = message.substr(sep + skip);
+  while (!got.empty() && got.front() == ' ') got.erase(0, 1);
+  if (got.size() >= 2 && got.front() == '"' && got.back() == '"') got = got.substr(1, got.size() - 2);
+  const std::string shown = got.empty() ? std::string("end of file") : quote(clip(got));
+  return "unexpected " + shown + " (expected " + expected + ")";
+}
+
+std::string map_text_diagnostic(const RawDiagnostic& d, std::string_view text, const pb::Descriptor* root,
+                                std::string_view origin) {
+  const TextContext c = text_context_at(text, root, d.line, d.column);
+  const SourcePos raw = from_zero_based(d.line, d.column);
+  const std::string& m = d.message;
+  const std::string field_path = join_path(c.frame_path, c.field_name);
+
+  // Unknown field (reported as a warning because we let the parser skip it and go on).
+  static constexpr std::string_view kNoField = "\" has no field named \"";
+  if (starts_with(m, "Message type \"") && m.find(kNoField) != std::string::npos) {
+    const std::size_t at = m.find(kNoField);
+    const std::string type_name = m.substr(14, at - 14);
+    const std::string name = quoted(m, at + kNoField.size() - 1);
+    const pb::Descriptor* type = root->file()->pool()->FindMessageTypeByName(type_name);
+    const SourcePos where = (c.has_field && c.field_name == name) ? c.name_pos : raw;
+    return format_pos(origin, where) + ": " + join_path(c.frame_path, name) + ": unknown field" +
+           did_you_mean(name, names_of(type)) + " (expected one of: " + field_list(type) + ")";
+  }
+  if (starts_with(m, "Non-repeated field \"") && c.has_field) {
+    return format_pos(origin, c.name_pos) + ": " + field_path + ": specified more than once (expected a single value)";
+  }
+  // Value errors: the field is known and scalar, and protobuf complains about its value.
+  if (c.has_field && c.field != nullptr && c.field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE &&
+      c.value_started) {
+    bool value_error = false;
+    if (starts_with(m, "Unknown enumeration value of \"") || starts_with(m, "Invalid value for boolean field \"")) {
+      const std::size_t field_at = m.find("field \"");
+      value_error = field_at != std::string::npos && quoted(m, field_at) == c.field_name;
+    } else if (c.at_value || (raw.line == c.value_pos.line && raw.column == c.value_pos.column)) {
+      for (std::string_view prefix : {"Expected integer", "Integer out of range", "Expected double", "Expected string",
+                                      "Expected identifier", "Invalid float", "Couldn't parse"}) {
+        value_error = value_error || starts_with(m, prefix);
+      }
+    }
+    if (value_error) {
+      return format_pos(origin, c.value_pos) + ": " + field_path + ": invalid value " + clip(c.value_text) +
+             value_suggestion(c.field, c.value_text) + " (expected " + expected_value(c.field, Format::text) + ")";
+    }
+  }
+  const std::string what = rewrite_generic(m);
+  return format_pos(origin, raw) + ": " + (c.frame_path.empty() ? "" : c.frame_path + ": ") + what;
+}
+
+class TextSourceMap final : public SourceMap {
+ public:
+  explicit TextSourceMap(std::unique_ptr<pb::TextFormat::ParseInfoTree> tree) : tree_(std::move(tree)) {}
+
+  SourcePos locate(const std::vector<PathStep>& path) const override {
+    SourcePos best{1, 1};
+    const pb::TextFormat::ParseInfoTree* tree = tree_.get();
+    for (const PathStep& step : path) {
+      if (tree == nullptr || step.field == nullptr) break;
+      // ParseInfoTree wants -1 for singular fields and an index for repeated ones.
+      const int index = step.field->is_repeated() ? std::max(step.index, 0) : -1;
+      const pb::TextFormat::ParseLocation loc = tree->GetLocation(step.field, index);
+      if (loc.line < 0) break;
+      best = from_zero_based(loc.line, loc.column);
+      tree = step.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE ? tree->GetTreeForNested(step.field, index)
+                                                                              : nullptr;
+    }
+    return best;
+  }
+
+ private:
+  std::unique_ptr<pb::TextFormat::ParseInfoTree> tree_;
+};
+
+ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Message& message) {
+  ReadOutcome out;
+  Collector collector;
+  pb::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&collector);
+  parser.AllowUnknownField(true);  // report every unknown field, not only the first
+  parser.SetRecursionLimit(kRecursionLimit);
+  auto tree = std::make_unique<pb::TextFormat::ParseInfoTree>();
+  parser.WriteLocationsTo(tree.get());
+  const bool ok = parser.ParseFromString(std::string(text), &message);
+  std::set<std::string> seen;
+  for (const RawDiagnostic& d : collector.items) {
+    std::string e = map_text_diagnostic(d, text, message.GetDescriptor(), origin);
+    if (seen.insert(e).second) out.errors.push_back(std::move(e));
+  }
+  if (!ok && out.errors.empty()) out.errors.push_back(format_pos(origin, {1, 1}) + ": could not parse the text");
+  out.source_map = std::make_unique<TextSourceMap>(std::move(tree));
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------
+// JSON
+// ------------------------------------------------------------------------------------------------
+
+const JsonMember* find_member(const JsonValue& object, const pb::FieldDescriptor* field) {
+  const JsonMember* found = nullptr;
+  for (const JsonMember& m : object.members) {
+    if (m.key == field->name() || m.key == field->json_name()) found = &m;  // the last one wins
+  }
+  return found;
+}
+
+class JsonSourceMap final : public SourceMap {
+ public:
+  explicit JsonSourceMap(std::optional<JsonValue> root) : root_(std::move(root)) {}
+
+  SourcePos locate(const std::vector<PathStep>& path) const override {
+    SourcePos best{1, 1};
+    if (!root_) return best;
+    const JsonValue* v = &*root_;
+    for (const PathStep& step : path) {
+      if (v->kind != JsonValue::Kind::object || step.field == nullptr) break;
+      const JsonMember* m = find_member(*v, step.field);
+      if (m == nullptr) break;
+      best = m->key_pos;
+      v = &m->value;
+      if (step.field->is_repeated()) {
+        const auto index = static_cast<std::size_t>(std::max(step.index, 0));
+        if (v->kind != JsonValue::Kind::array || index >= v->items.size()) break;
+        v = &v->items[index];
+        best = v->pos;
+      }
+    }
+    return best;
+  }
+
+ private:
+  std::optional<JsonValue> root_;
+};
+
+bool is_integer_literal(std::string_view s) {
+  std::size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
+  if (i >= s.size()) return false;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  return true;
+}
+
+template <typename Int>
+bool integer_in_range(std::string_view s) {
+  if (!is_integer_literal(s)) return false;
+  Int value{};
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+/// Checks a parsed JSON document against a message type, collecting every error with its position.
+class JsonChecker {
+ public:
+  JsonChecker(std::string_view origin, std::vector<std::string>& errors) : origin_(origin), errors_(errors) {}
+
+  void check_message(const JsonValue& object, const pb::Descriptor* type, const std::string& path) {
+    std::set<int> seen;
+    for (const JsonMember& m : object.members) {
+      const pb::FieldDescriptor* field = type->FindFieldByName(m.key);
+      for (int i = 0; field == nullptr && i < type->field_count(); ++i) {
+        if (type->field(i)->json_name() == m.key) field = type->field(i);  // lowerCamel, as protobuf accepts
+      }
+      if (field == nullptr) {
+        error(m.key_pos, join_path(path, m.key),
+              "unknown field" + did_you_mean(m.key, names_of(type)) + " (expected one of: " + field_list(type) + ")");
+        continue;
+      }
+      const std::string field_path = join_path(path, field->name());
+      if (!seen.insert(field->number()).second) {
+        error(m.key_pos, field_path, "specified more than once (expected a single value)");
+        continue;
+      }
+      if (m.value.kind == JsonValue::Kind::null) continue;  // proto3 JSON: null = not set
+      if (field->is_repeated()) {
+        if (m.value.kind != JsonValue::Kind::array) {
+          error(m.value.pos, field_path,
+                "invalid value " + show(m.value) + " (expected an array of " + expected_value(field, Format::json) + ")");
+          continue;
+        }
+        for (std::size_t i = 0; i < m.value.items.size(); ++i) {
+          check_value(m.value.items[i], field, field_path + "[" + std::to_string(i) + "]");
+        }
+      } else {
+        check_value(m.value, field, field_path);
+      }
+    }
+  }
+
+ private:
+  void check_value(const JsonValue& v, const pb::FieldDescriptor* field, const std::string& path) {
+    using K = JsonValue::Kind;
+    using F = pb::FieldDescriptor;
+    bool ok = false;
+    switch (field->cpp_type()) {
+      case F::CPPTYPE_MESSAGE:
+        if (v.kind == K::object) {
+          check_message(v, field->message_type(), path);
+          return;
+        }
+        break;
+      case F::CPPTYPE_INT32:
+        ok = (v.kind == K::number || v.kind == K::string) && integer_in_range<std::int32_t>(v.text);
+        break;
+      case F::CPPTYPE_INT64:
+        ok = (v.kind == K::number || v.kind == K::string) && integer_in_range<std::int64_t>(v.text);
+        break;
+      case F::CPPTYPE_UINT32:
+        ok = (v.kind == K::number || v.kind == K::string) && v.text[0] != '-' && integer_in_range<std::uint32_t>(v.text);
+        break;
+      case F::CPPTYPE_UINT64:
+        ok = (v.kind == K::number || v.kind == K::string) && v.text[0] != '-' && integer_in_range<std::uint64_t>(v.text);
+        break;
+      case F::CPPTYPE_DOUBLE:
+      case F::CPPTYPE_FLOAT:
+        if (v.kind == K::number) {
+          ok = std::isfinite(std::strtod(v.text.c_str(), nullptr));
+        } else if (v.kind == K::string) {
+          ok = v.text == "NaN" || v.text == "Infinity" || v.text == "-Infinity";
+        }
+        break;
+      case F::CPPTYPE_BOOL:
+        ok = v.kind == K::boolean;
+        break;
+      case F::CPPTYPE_STRING:
+        ok = v.kind == K::string;
+        break;
+      case F::CPPTYPE_ENUM:
+        if (v.kind == K::string) {
+          ok = field->enum_type()->FindValueByName(v.text) != nullptr;
+        } else if (v.kind == K::number && integer_in_range<std::int32_t>(v.text)) {
+          ok = field->enum_type()->FindValueByNumber(std::stoi(v.text)) != nullptr;
+        }
+        break;
+    }
+    if (!ok) {
+      const std::string hint = v.kind == K::string ? value_suggestion(field, v.text) : std::string();
+      error(v.pos, path, "invalid value " + show(v) + hint + " (expected " + expected_value(field, Format::json) + ")");
+    }
+  }
+
+  static std::string show(const JsonValue& v) {
+    switch (v.kind) {
+      case JsonValue::Kind::object: return "{...}";
+      case JsonValue::Kind::array: return "[...]";
+      case JsonValue::Kind::string: return quote(clip(v.text));
+      case JsonValue::Kind::null: return "null";
+      default: return clip(v.text);
+    }
+  }
+
+  void error(SourcePos pos, const std::string& path, const std::string& what) {
+    errors_.push_back(format_pos(origin_, pos) + ": " + path + ": " + what);
+  }
+
+  std::string_view origin_;
+  std::vector<std::string>& errors_;
+};
+
+ReadOutcome read_json_message(std::string_view text, std::string_view origin, pb::Message& message) {
+  ReadOutcome out;
+  JsonReadResult parsed = read_json(text, kRecursionLimit);
+  if (!parsed.value) {
+    out.errors.push_back(format_pos(origin, parsed.error_pos) + ": " + parsed.error);
+    out.source_map = std::make_unique<JsonSourceMap>(std::nullopt);
+    return out;
+  }
+  if (parsed.value->kind != JsonValue::Kind::object) {
+    out.errors.push_back(format_pos(origin, parsed.value->pos) + ": invalid document " +
+                         std::string(describe(parsed.value->kind)) + " (expected an object { ... })");
+    out.source_map = std::make_unique<JsonSourceMap>(std::nullopt);
+    return out;
+  }
+  JsonChecker(origin, out.errors).check_message(*parsed.value, message.GetDescriptor(), "");
+  out.source_map = std::make_unique<JsonSourceMap>(std::move(parsed.value));
+  if (!out.errors.empty()) return out;
+
+  // The checker found nothing wrong, so protobuf's parser should agree; if it does not, report its
+  // message at the field it names.
+  pb::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const auto status = pb::util::JsonStringToMessage(pb::StringPiece(text.data(), text.size()), &message, options);
+  if (!status.ok()) {
+    std::string what(status.message());
+    std::string path;
+    if (starts_with(what, "(")) {
+      const std::size_t close = what.find(')');
+      if (close != std::string::npos) {
+        path = what.substr(1, close - 1);
+        what = what.substr(close + 1);
+        while (!what.empty() && (what[0] == ':' || what[0] == ' ')) what.erase(0, 1);
+      }
+    }
+    std::vector<PathStep> steps;
+    SourcePos pos{1, 1};
+    if (!path.empty() && resolve_path(message.GetDescriptor(), path, steps, nullptr)) pos = out.source_map->locate(steps);
+    out.errors.push_back(format_pos(origin, pos) + ": " + (path.empty() ? "" : path + ": ") + what);
+  }
+  return out;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// Public helpers
+// ------------------------------------------------------------------------------------------------
+
+ReadOutcome read_message(std::string_view text, std::string_view origin, Format format, pb::Message& message) {
+  return format == Format::json ? read_json_message(text, origin, message) : read_text(text, origin, message);
+}
+
+bool resolve_path(const pb::Descriptor* root, std::string_view path, std::vector<PathStep>& steps, std::string* why) {
+  steps.clear();
+  const pb::Descriptor* type = root;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', start);
+    std::string_view segment = path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    int index = -1;
+    if (const std::size_t open = segment.find('['); open != std::string_view::npos) {
+      const std::string_view digits = segment.substr(open + 1, segment.size() - open - 2);
+      if (segment.back() != ']' || digits.empty() || !integer_in_range<int>(digits) || digits[0] == '-') {
+        if (why) *why = "bad index in \"" + std::string(segment) + "\"";
+        return false;
+      }
+      index = std::stoi(std::string(digits));
+      segment = segment.substr(0, open);
+    }
+    if (type == nullptr) {
+      if (why) *why = "\"" + std::string(segment) + "\" is inside a field that is not a message";
+      return false;
+    }
+    const pb::FieldDescriptor* field = type->FindFieldByName(std::string(segment));
+    if (field == nullptr) {
+      if (why) *why = "unknown field \"" + std::string(segment) + "\"";
+      return false;
+    }
+    if (index >= 0 && !field->is_repeated()) {
+      if (why) *why = "\"" + std::string(segment) + "\" is not repeated";
+      return false;
+    }
+    steps.push_back({field, index});
+    type = field->message_type();
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+std::string format_pos(std::string_view origin, SourcePos pos) {
+  return std::string(origin) + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
+}
+
+std::string field_list(const pb::Descriptor* type) {
+  std::string out;
+  for (const std::string& name : names_of(type)) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+std::string enum_list(const pb::EnumDescriptor* type) {
+  std::string out;
+  for (const std::string& name : names_of(type)) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates) {
+  if (name.empty() || name.size() > 64) return {};
+  const std::size_t limit = std::max<std::size_t>(1, name.size() / 3);
+  std::size_t best_distance = limit + 1;
+  const std::string* best = nullptr;
+  for (const std::string& c : candidates) {
+    const std::size_t d = edit_distance(name, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = &c;
+    }
+  }
+  return best == nullptr ? std::string() : ", did you mean \"" + *best + "\"?";
+}
+
+std::string value_suggestion(const pb::FieldDescriptor* field, std::string_view value) {
+  if (field->cpp_type() != pb::FieldDescriptor::CPPTYPE_ENUM) return {};
+  return did_you_mean(value, names_of(field->enum_type()));
+}
+
+std::string expected_value(const pb::FieldDescriptor* field, Format format) {
+  using F = pb::FieldDescriptor;
+  switch (field->cpp_type()) {
+    case F::CPPTYPE_INT32: return "an integer in [-2147483648, 2147483647]";
+    case F::CPPTYPE_INT64: return "an integer in [-9223372036854775808, 9223372036854775807]";
+    case F::CPPTYPE_UINT32: return "an integer in [0, 4294967295]";
+    case F::CPPTYPE_UINT64: return "an integer in [0, 18446744073709551615]";
+    case F::CPPTYPE_DOUBLE:
+    case F::CPPTYPE_FLOAT: return "a number";
+    case F::CPPTYPE_BOOL: return "true or false";
+    case F::CPPTYPE_STRING: return format == Format::json ? "a string" : "a quoted string";
+    case F::CPPTYPE_ENUM: return "one of: " + enum_list(field->enum_type());
+    case F::CPPTYPE_MESSAGE: return format == Format::json ? "an object" : "a { ... } block";
+  }
+  return "a value";
+}
+
+std::string clip(std::string_view text) {
+  std::string out(text.substr(0, 40));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';  // keep messages one line, terminal-safe
+  }
+  if (text.size() > 40) out += "...";
+  return out;
+}
+
+}  // namespace traincast::io::detail

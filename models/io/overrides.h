@@ -1,0 +1,30 @@
+#pragma once
+// "field.path=value" overrides (the CLI's --set, a validation case's `set`) applied to a parsed
+// protobuf message through reflection. Internal to models/io.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/message.h>
+
+namespace traincast::io::detail {
+
+/// One assignment and where it came from ("--set", or "cases.textproto:12:5").
+struct Override {
+  std::string assignment;  ///< "field.path=value"
+  std::string origin;
+};
+
+/// Applies the overrides to `root` in order. A path names proto fields from the root, separated by
+/// dots; the target must be a singular scalar (integer, double, bool, string or enum by value name).
+/// Values: integers in decimal within the field's range; doubles as strtod reads them (finite or
+/// not: range checks come later); bools true/false/1/0; strings taken verbatim after the first '=';
+/// enums by value name. Each failing override appends one message
+///   "origin: field.path: what is wrong (expected ...)"
+/// to `errors` and leaves `root` unchanged for that override. Each applied one records
+/// path -> origin in `origins` (a later override of the same path replaces the entry).
+void apply_overrides(google::protobuf::Message& root, const std::vector<Override>& overrides,
+                     std::vector<std::string>& errors, std::map<std::string, std::string>& origins);
+
+}  // namespace traincast::io::detail

@@ -1,0 +1,715 @@
+#include "models/io/scenario_io.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include "models/hardware/catalog.h"
+#include "models/io/message_reader.h"
+#include "models/io/overrides.h"
+#include "traincast.pb.h"
+
+namespace traincast::io {
+
+namespace detail {
+// Generated at build time from scenarios/default.textproto (models/io/embed_text.cmake).
+extern const char kDefaultScenarioText[];
+extern const std::size_t kDefaultScenarioTextSize;
+}  // namespace detail
+
+namespace {
+
+namespace pb = google::protobuf;
+namespace tp = traincast::proto;
+using detail::Override;
+using detail::PathStep;
+using detail::SourcePos;
+
+/// Inputs larger than this are refused before parsing (a scenario is a few kB).
+constexpr std::size_t kMaxInputBytes = 64u << 20;
+
+constexpr std::string_view kDefaultOrigin = "scenarios/default.textproto";
+
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& line : lines) {
+    if (!out.empty()) out += '\n';
+    out += line;
+  }
+  return out;
+}
+
+std::vector<Override> as_cli_overrides(const std::vector<std::string>& assignments) {
+  std::vector<Override> out;
+  out.reserve(assignments.size());
+  for (const std::string& a : assignments) out.push_back({a, "--set"});
+  return out;
+}
+
+/// Reads a whole file; throws ScenarioError("path: cannot read file (reason)").
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ScenarioError({path + ": cannot read file (" + std::make_error_code(std::errc::is_a_directory).message() + ")"});
+  }
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno != 0 ? errno : ENOENT;
+    throw ScenarioError({path + ": cannot read file (" + std::generic_category().message(err) + ")"});
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw ScenarioError({path + ": cannot read file (read error)"});
+  return std::move(buffer).str();
+}
+
+// ------------------------------------------------------------------------------------------------
+// proto <-> struct
+// ------------------------------------------------------------------------------------------------
+
+template <typename Enum>
+bool enum_from_number(int number, int count, Enum& out) {
+  if (number < 0 || number >= count) return false;
+  out = static_cast<Enum>(number);
+  return true;
+}
+
+/// Copies every present field of `m` over the defaults in `s`. Enum numbers that name no value
+/// (proto3 accepts them) are reported into `bad_enums` as field paths.
+void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::string>& bad_enums) {
+  if (m.has_name()) s.name = m.name();
+  if (m.has_description()) s.description = m.description();
+
+  const tp::ClusterSpec& c = m.cluster();
+  if (c.has_node_template()) s.cluster.node_template = c.node_template();
+  if (c.has_num_nodes()) s.cluster.num_nodes = c.num_nodes();
+  if (c.has_gpu()) s.cluster.gpu = c.gpu();
+  const tp::FabricSpec& f = c.fabric();
+  if (f.has_kind() && !enum_from_number(f.kind(), 3, s.cluster.fabric.kind)) bad_enums.push_back("cluster.fabric.kind");
+  if (f.has_oversubscription()) s.cluster.fabric.oversubscription = f.oversubscription();
+  if (f.has_switch_latency_ns()) s.cluster.fabric.switch_latency_ns = f.switch_latency_ns();
+  if (f.has_nodes_per_leaf()) s.cluster.fabric.nodes_per_leaf = f.nodes_per_leaf();
+
+  const tp::ModelSpec& mo = m.workload().model();
+  models::ModelSpec& ms = s.model;
+  if (mo.has_name()) ms.name = mo.name();
+  if (mo.has_num_layers()) ms.num_layers = mo.num_layers();
+  if (mo.has_hidden_size()) ms.hidden_size = mo.hidden_size();
+  if (mo.has_num_attention_heads()) ms.num_attention_heads = mo.num_attention_heads();
+  if (mo.has_num_query_groups()) ms.num_query_groups = mo.num_query_groups();
+  if (mo.has_ffn_hidden_size()) ms.ffn_hidden_size = mo.ffn_hidden_size();
+  if (mo.has_vocab_size()) ms.vocab_size = mo.vocab_size();
+  if (mo.has_seq_length()) ms.seq_length = mo.seq_length();
+  if (mo.has_gated_mlp()) ms.gated_mlp = mo.gated_mlp();
+  if (mo.has_untied_embeddings()) ms.untied_embeddings = mo.untied_embeddings();
+
+  const tp::ParallelSpec& p = m.workload().parallel();
+  models::ParallelSpec& ps = s.parallel;
+  if (p.has_tp()) ps.tp = p.tp();
+  if (p.has_pp()) ps.pp = p.pp();
+  if (p.has_dp()) ps.dp = p.dp();
+  if (p.has_sequence_parallel()) ps.sequence_parallel = p.sequence_parallel();
+  if (p.has_schedule() && !enum_from_number(p.schedule(), 2, ps.schedule)) bad_enums.push_back("workload.parallel.schedule");
+  if (p.has_virtual_stages()) ps.virtual_stages = p.virtual_stages();
+  if (p.has_uneven_stages()) ps.uneven_stages = p.uneven_stages();
+  if (p.has_zero_stage()) ps.zero_stage = p.zero_stage();
+  if (p.has_dp_bucket_bytes()) ps.dp_bucket_bytes = p.dp_bucket_bytes();
+  if (p.has_overlap_grad_reduce()) ps.overlap_grad_reduce = p.overlap_grad_reduce();
+  if (p.has_overlap_param_gather()) ps.overlap_param_gather = p.overlap_param_gather();
+  if (p.has_tp_comm_overlap()) ps.tp_comm_overlap = p.tp_comm_overlap();
+
+  const tp::TrainingSpec& t = m.workload().training();
+  models::TrainingSpec& ts = s.training;
+  if (t.has_global_batch_size()) ts.global_batch_size = t.global_batch_size();
+  if (t.has_micro_batch_size()) ts.micro_batch_size = t.micro_batch_size();
+  if (t.has_precision() && !enum_from_number(t.precision(), 5, ts.precision)) bad_enums.push_back("workload.training.precision");
+  if (t.has_recompute() && !enum_from_number(t.recompute(), 3, ts.recompute)) bad_enums.push_back("workload.training.recompute");
+  if (t.has_fp32_grad_accumulation()) ts.fp32_grad_accumulation = t.fp32_grad_accumulation();
+  if (t.has_flash_attention()) ts.flash_attention = t.flash_attention();
+  if (t.has_train_tokens()) ts.train_tokens = t.train_tokens();
+
+  const tp::OptionsSpec& o = m.options();
+  if (o.has_iterations()) s.options.iterations = o.iterations();
+  if (o.has_fold_symmetric()) s.options.fold_symmetric = o.fold_symmetric();
+  if (o.has_threads()) s.options.threads = o.threads();
+}
+
+// The enum orders of models/scenario.h and traincast.proto are the same; these pin it.
+static_assert(static_cast<int>(models::FabricKind::fat_tree) == tp::FabricSpec::fat_tree);
+static_assert(static_cast<int>(models::FabricKind::rail_optimized) == tp::FabricSpec::rail_optimized);
+static_assert(static_cast<int>(models::PipelineSchedule::interleaved_one_f_one_b) ==
+              tp::ParallelSpec::interleaved_one_f_one_b);
+static_assert(static_cast<int>(models::Precision::fp8) == tp::TrainingSpec::fp8);
+static_assert(static_cast<int>(models::Precision::bf16) == tp::TrainingSpec::bf16);
+static_assert(static_cast<int>(models::Recompute::full) == tp::TrainingSpec::full);
+static_assert(tp::FabricSpec::Kind_ARRAYSIZE == 3 && tp::ParallelSpec::Schedule_ARRAYSIZE == 2 &&
+              tp::TrainingSpec::Precision_ARRAYSIZE == 5 && tp::TrainingSpec::Recompute_ARRAYSIZE == 3);
+
+tp::Scenario to_proto(const models::Scenario& s) {
+  tp::Scenario m;
+  m.set_name(s.name);
+  m.set_description(s.description);
+  tp::ClusterSpec& c = *m.mutable_cluster();
+  c.set_node_template(s.cluster.node_template);
+  c.set_num_nodes(s.cluster.num_nodes);
+  c.set_gpu(s.cluster.gpu);
+  tp::FabricSpec& f = *c.mutable_fabric();
+  f.set_kind(static_cast<tp::FabricSpec::Kind>(s.cluster.fabric.kind));
+  f.set_oversubscription(s.cluster.fabric.oversubscription);
+  f.set_switch_latency_ns(s.cluster.fabric.switch_latency_ns);
+  f.set_nodes_per_leaf(s.cluster.fabric.nodes_per_leaf);
+
+  tp::ModelSpec& mo = *m.mutable_workload()->mutable_model();
+  mo.set_name(s.model.name);
+  mo.set_num_layers(s.model.num_layers);
+  mo.set_hidden_size(s.model.hidden_size);
+  mo.set_num_attention_heads(s.model.num_attention_heads);
+  mo.set_num_query_groups(s.model.num_query_groups);
+  mo.set_ffn_hidden_size(s.model.ffn_hidden_size);
+  mo.set_vocab_size(s.model.vocab_size);
+  mo.set_seq_length(s.model.seq_length);
+  mo.set_gated_mlp(s.model.gated_mlp);
+  mo.set_untied_embeddings(s.model.untied_embeddings);
+
+  tp::ParallelSpec& p = *m.mutable_workload()->mutable_parallel();
+  p.set_tp(s.parallel.tp);
+  p.set_pp(s.parallel.pp);
+  p.set_dp(s.parallel.dp);
+  p.set_sequence_parallel(s.parallel.sequence_parallel);
+  p.set_schedule(static_cast<tp::ParallelSpec::Schedule>(s.parallel.schedule));
+  p.set_virtual_stages(s.parallel.virtual_stages);
+  p.set_uneven_stages(s.parallel.uneven_stages);
+  p.set_zero_stage(s.parallel.zero_stage);
+  p.set_dp_bucket_bytes(s.parallel.dp_bucket_bytes);
+  p.set_overlap_grad_reduce(s.parallel.overlap_grad_reduce);
+  p.set_overlap_param_gather(s.parallel.overlap_param_gather);
+  p.set_tp_comm_overlap(s.parallel.tp_comm_overlap);
+
+  tp::TrainingSpec& t = *m.mutable_workload()->mutable_training();
+  t.set_global_batch_size(s.training.global_batch_size);
+  t.set_micro_batch_size(s.training.micro_batch_size);
+  t.set_precision(static_cast<tp::TrainingSpec::Precision>(s.training.precision));
+  t.set_recompute(static_cast<tp::TrainingSpec::Recompute>(s.training.recompute));
+  t.set_fp32_grad_accumulation(s.training.fp32_grad_accumulation);
+  t.set_flash_attention(s.training.flash_attention);
+  t.set_train_tokens(s.training.train_tokens);
+
+  tp::OptionsSpec& o = *m.mutable_options();
+  o.set_iterations(s.options.iterations);
+  o.set_fold_symmetric(s.options.fold_symmetric);
+  o.set_threads(s.options.threads);
+  return m;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Semantic checks
+// ------------------------------------------------------------------------------------------------
+
+/// Positions and presence of fields, and the error list, for the semantic checks.
+class Checker {
+ public:
+  Checker(const pb::Message& message, const detail::SourceMap& map, std::string_view origin,
+          const std::map<std::string, std::string>& override_origins, std::vector<std::string>& errors)
+      : message_(message), map_(map), origin_(origin), override_origins_(override_origins), errors_(errors) {}
+
+  /// "origin:line:col" of the field at `path` (or of its deepest written ancestor), or the origin
+  /// of the override that set it.
+  std::string where(const std::string& path) const {
+    if (const auto it = override_origins_.find(path); it != override_origins_.end()) return it->second;
+    std::vector<PathStep> steps;
+    if (!detail::resolve_path(message_.GetDescriptor(), path, steps, nullptr)) return detail::format_pos(origin_, {1, 1});
+    return detail::format_pos(origin_, map_.locate(steps));
+  }
+
+  /// Whether the field at `path` was written (file or override).
+  bool present(const std::string& path) const {
+    std::vector<PathStep> steps;
+    if (!detail::resolve_path(message_.GetDescriptor(), path, steps, nullptr)) return false;
+    const pb::Message* m = &message_;
+    for (const PathStep& step : steps) {
+      const pb::Reflection* r = m->GetReflection();
+      const bool is_message = step.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
+      if (step.field->is_repeated()) {
+        if (step.index < 0 || step.index >= r->FieldSize(*m, step.field)) return false;
+        if (is_message) m = &r->GetRepeatedMessage(*m, step.field, step.index);
+        continue;
+      }
+      if (!r->HasField(*m, step.field)) return false;
+      if (is_message) m = &r->GetMessage(*m, step.field);
+    }
+    return true;
+  }
+
+  void error(const std::string& path, const std::string& what) { errors_.push_back(where(path) + ": " + path + ": " + what); }
+
+  /// value >= minimum, else "not set" / "got V" (expected an integer >= minimum).
+  bool at_least(const std::string& path, std::int64_t value, std::int64_t minimum) {
+    if (value >= minimum) return true;
+    const std::string expected = "(expected an integer >= " + std::to_string(minimum) + ")";
+    error(path, present(path) ? "got " + std::to_string(value) + " " + expected : "not set " + expected);
+    return false;
+  }
+
+  /// finite value >= minimum (or > minimum when strict).
+  bool finite_at_least(const std::string& path, double value, double minimum, bool strict) {
+    if (std::isfinite(value) && (strict ? value > minimum : value >= minimum)) return true;
+    error(path, "got " + number(value) + " (expected a finite number " + (strict ? "> " : ">= ") + number(minimum) + ")");
+    return false;
+  }
+
+  static std::string number(double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+  }
+
+ private:
+  const pb::Message& message_;
+  const detail::SourceMap& map_;
+  std::string_view origin_;
+  const std::map<std::string, std::string>& override_origins_;
+  std::vector<std::string>& errors_;
+};
+
+std::string names_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+/// Every semantic rule of the schema (scenarios/README.md, "Checks"). Appends to `errors`; may
+/// normalise `s` (sequence_parallel off when tp = 1, as Megatron-LM does).
+void check_scenario(models::Scenario& s, Checker& k) {
+  using std::to_string;
+  // Cluster.
+  const models::NodeTemplate* node = nullptr;
+  try {
+    node = &models::find_node_template(s.cluster.node_template);
+  } catch (const std::exception&) {
+    k.error("cluster.node_template", "unknown node template \"" + detail::clip(s.cluster.node_template) + "\"" +
+                                         detail::did_you_mean(s.cluster.node_template, models::node_template_names()) +
+                                         " (expected one of: " + names_list(models::node_template_names()) + ")");
+  }
+  const models::GpuSpec* gpu = nullptr;
+  const std::string gpu_name = !s.cluster.gpu.empty() ? s.cluster.gpu : (node != nullptr ? node->gpu : std::string());
+  if (!s.cluster.gpu.empty()) {
+    try {
+      gpu = &models::find_gpu(s.cluster.gpu);
+    } catch (const std::exception&) {
+      k.error("cluster.gpu", "unknown GPU \"" + detail::clip(s.cluster.gpu) + "\"" +
+                                 detail::did_you_mean(s.cluster.gpu, models::gpu_names()) +
+                                 " (expected \"\" for the node template's GPU, or one of: " +
+                                 names_list(models::gpu_names()) + ")");
+    }
+  } else if (node != nullptr) {
+    try {
+      gpu = &models::find_gpu(node->gpu);
+    } catch (const std::exception&) {
+      gpu = nullptr;  // a catalog inconsistency, not the user's error; the catalog's own tests catch it
+    }
+  }
+  const bool nodes_ok = k.at_least("cluster.num_nodes", s.cluster.num_nodes, 1);
+  const models::FabricSpec& fabric = s.cluster.fabric;
+  k.finite_at_least("cluster.fabric.oversubscription", fabric.oversubscription, 1.0, false);
+  k.at_least("cluster.fabric.switch_latency_ns", fabric.switch_latency_ns, 0);
+  k.at_least("cluster.fabric.nodes_per_leaf", fabric.nodes_per_leaf, 1);
+  if (fabric.kind == models::FabricKind::none && s.cluster.num_nodes > 1) {
+    k.error("cluster.fabric.kind", "none cannot connect " + to_string(s.cluster.num_nodes) +
+                                       " nodes (expected rail_optimized or fat_tree when num_nodes > 1)");
+  }
+
+  // Model.
+  const models::ModelSpec& m = s.model;
+  const bool layers_ok = k.at_least("workload.model.num_layers", m.num_layers, 1);
+  const bool hidden_ok = k.at_least("workload.model.hidden_size", m.hidden_size, 1);
+  const bool heads_ok = k.at_least("workload.model.num_attention_heads", m.num_attention_heads, 1);
+  if (hidden_ok && heads_ok && m.hidden_size % m.num_attention_heads != 0) {
+    k.error("workload.model.num_attention_heads",
+            to_string(m.num_attention_heads) + " does not divide hidden_size " + to_string(m.hidden_size) +
+                " (expected a divisor of " + to_string(m.hidden_size) + ")");
+  }
+  bool groups_ok = true;
+  if (m.num_query_groups < 0) {
+    k.error("workload.model.num_query_groups",
+            "got " + to_string(m.num_query_groups) + " (expected 0 for plain multi-head attention, or an integer >= 1)");
+    groups_ok = false;
+  } else if (heads_ok && m.num_query_groups > 0 && m.num_attention_heads % m.num_query_groups != 0) {
+    k.error("workload.model.num_query_groups",
+            to_string(m.num_query_groups) + " does not divide num_attention_heads " + to_string(m.num_attention_heads) +
+                " (expected a divisor of " + to_string(m.num_attention_heads) + ")");
+    groups_ok = false;
+  }
+  if (m.ffn_hidden_size < 0) {
+    k.error("workload.model.ffn_hidden_size",
+            "got " + to_string(m.ffn_hidden_size) + " (expected 0 for 4 * hidden_size, or an integer >= 1)");
+  }
+  k.at_least("workload.model.vocab_size", m.vocab_size, 1);
+  k.at_least("workload.model.seq_length", m.seq_length, 1);
+
+  // Parallelism.
+  models::ParallelSpec& p = s.parallel;
+  const bool tp_ok = k.at_least("workload.parallel.tp", p.tp, 1);
+  const bool pp_ok = k.at_least("workload.parallel.pp", p.pp, 1);
+  const bool dp_ok = k.at_least("workload.parallel.dp", p.dp, 1);
+  if (tp_ok && heads_ok && m.num_attention_heads % p.tp != 0) {
+    k.error("workload.parallel.tp", to_string(p.tp) + " does not divide num_attention_heads " +
+                                        to_string(m.num_attention_heads) + " (expected a divisor of " +
+                                        to_string(m.num_attention_heads) + ")");
+  } else if (tp_ok && groups_ok && m.num_query_groups > 0 && m.num_query_groups % p.tp != 0) {
+    k.error("workload.parallel.tp", to_string(p.tp) + " does not divide num_query_groups " +
+                                        to_string(m.num_query_groups) + " (expected a divisor of " +
+                                        to_string(m.num_query_groups) + ")");
+  }
+  const bool interleaved = p.schedule == models::PipelineSchedule::interleaved_one_f_one_b;
+  const bool vs_ok = k.at_least("workload.parallel.virtual_stages", p.virtual_stages, 1);
+  if (pp_ok && layers_ok) {
+    if (p.pp > m.num_layers) {
+      k.error("workload.parallel.pp", to_string(p.pp) + " stages for " + to_string(m.num_layers) +
+                                          " layers (expected at most num_layers = " + to_string(m.num_layers) + ")");
+    } else if (!interleaved && !p.uneven_stages && m.num_layers % p.pp != 0) {
+      k.error("workload.parallel.pp", to_string(p.pp) + " does not divide num_layers " + to_string(m.num_layers) +
+                                          " (expected a divisor of " + to_string(m.num_layers) +
+                                          ", or uneven_stages: true)");
+    }
+  }
+  if (interleaved) {
+    if (pp_ok && p.pp < 2) {
+      k.error("workload.parallel.pp",
+              "got 1 with schedule interleaved_one_f_one_b (expected pp >= 2, or schedule: one_f_one_b)");
+    }
+    if (vs_ok && p.virtual_stages < 2) {
+      k.error("workload.parallel.virtual_stages",
+              "got 1 with schedule interleaved_one_f_one_b (expected virtual_stages >= 2)");
+    } else if (vs_ok && pp_ok && layers_ok) {
+      const std::int64_t chunks = static_cast<std::int64_t>(p.pp) * p.virtual_stages;
+      if (m.num_layers % chunks != 0) {
+        k.error("workload.parallel.virtual_stages",
+                "num_layers " + to_string(m.num_layers) + " is not divisible by pp * virtual_stages = " +
+                    to_string(p.pp) + " * " + to_string(p.virtual_stages) + " = " + to_string(chunks) +
+                    " (expected pp * virtual_stages to divide num_layers)");
+      }
+    }
+  } else if (vs_ok && p.virtual_stages > 1) {
+    k.error("workload.parallel.virtual_stages",
+            "got " + to_string(p.virtual_stages) +
+                " with schedule one_f_one_b (expected 1, or schedule: interleaved_one_f_one_b)");
+  }
+  if (p.zero_stage != 0 && p.zero_stage != 1) {
+    k.error("workload.parallel.zero_stage", "got " + to_string(p.zero_stage) + " (expected 0 or 1)");
+  }
+  k.finite_at_least("workload.parallel.dp_bucket_bytes", p.dp_bucket_bytes, 0.0, true);
+  if (tp_ok && p.tp > 1 && p.tp_comm_overlap && !p.sequence_parallel) {
+    k.error("workload.parallel.tp_comm_overlap",
+            "needs sequence parallelism (expected sequence_parallel: true, or tp_comm_overlap: false)");
+  }
+  if (p.tp == 1) p.sequence_parallel = false;  // a no-op with one TP rank; Megatron-LM turns it off too
+
+  if (node != nullptr && nodes_ok && tp_ok && pp_ok && dp_ok) {
+    const std::int64_t gpus = static_cast<std::int64_t>(s.cluster.num_nodes) * node->gpus_per_node;
+    const std::int64_t used = static_cast<std::int64_t>(p.tp) * p.pp * p.dp;
+    if (used != gpus) {
+      k.error("workload.parallel.dp", "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " +
+                                          to_string(p.dp) + " = " + to_string(used) + " but the cluster has " +
+                                          to_string(gpus) + " GPUs (" + to_string(s.cluster.num_nodes) + " x " +
+                                          node->name + " with " + to_string(node->gpus_per_node) +
+                                          " GPUs each) (expected tp * pp * dp = " + to_string(gpus) + ")");
+    }
+  }
+
+  // Training.
+  const models::TrainingSpec& t = s.training;
+  const bool gbs_ok = k.at_least("workload.training.global_batch_size", t.global_batch_size, 1);
+  const bool mbs_ok = k.at_least("workload.training.micro_batch_size", t.micro_batch_size, 1);
+  if (gbs_ok && mbs_ok && dp_ok) {
+    const std::int64_t step = static_cast<std::int64_t>(p.dp) * t.micro_batch_size;
+    if (t.global_batch_size % step != 0) {
+      k.error("workload.training.global_batch_size",
+              to_string(t.global_batch_size) + " is not divisible by dp * micro_batch_size = " + to_string(p.dp) +
+                  " * " + to_string(t.micro_batch_size) + " = " + to_string(step) + " (expected a multiple of " +
+                  to_string(step) + ")");
+    }
+  }
+  if (gpu != nullptr) {
+    const std::pair<models::Precision, double> peaks[] = {{models::Precision::fp32, gpu->peak_fp32_flops},
+                                                          {models::Precision::tf32, gpu->peak_tf32_flops},
+                                                          {models::Precision::fp16, gpu->peak_fp16_flops},
+                                                          {models::Precision::bf16, gpu->peak_bf16_flops},
+                                                          {models::Precision::fp8, gpu->peak_fp8_flops}};
+    const char* const names[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+    std::string supported;
+    double peak = 0.0;
+    for (const auto& [precision, flops] : peaks) {
+      if (precision == t.precision) peak = flops;
+      if (flops > 0) supported += (supported.empty() ? "" : ", ") + std::string(names[static_cast<int>(precision)]);
+    }
+    if (peak <= 0) {
+      k.error("workload.training.precision",
+              std::string(names[static_cast<int>(t.precision)]) + " is not supported by " + gpu_name +
+                  " (expected one of: " + supported + ")");
+    }
+  }
+  k.finite_at_least("workload.training.train_tokens", t.train_tokens, 0.0, false);
+
+  // Options.
+  k.at_least("options.iterations", s.options.iterations, 1);
+  k.at_least("options.threads", s.options.threads, 1);
+}
+
+void enum_errors(const std::vector<std::string>& bad_enums, const tp::Scenario& message, Checker& k) {
+  for (const std::string& path : bad_enums) {
+    std::vector<PathStep> steps;
+    detail::resolve_path(message.GetDescriptor(), path, steps, nullptr);
+    const pb::FieldDescriptor* field = steps.back().field;
+    const pb::Message* m = &message;
+    for (std::size_t i = 0; i + 1 < steps.size(); ++i) m = &m->GetReflection()->GetMessage(*m, steps[i].field);
+    const int number = m->GetReflection()->GetEnumValue(*m, field);
+    k.error(path, "invalid value " + std::to_string(number) + " (expected " +
+                      detail::expected_value(field, Format::text) + ")");
+  }
+}
+
+/// Parse, override, convert, check. Throws ScenarioError with everything found.
+models::Scenario load_impl(std::string_view text, std::string_view origin, Format format,
+                           const std::vector<Override>& overrides) {
+  if (text.size() > kMaxInputBytes) {
+    throw ScenarioError({std::string(origin) + ": input too large (" + std::to_string(text.size()) +
+                         " bytes; expected at most " + std::to_string(kMaxInputBytes) + ")"});
+  }
+  tp::Scenario message;
+  detail::ReadOutcome read = detail::read_message(text, origin, format, message);
+  std::vector<std::string> errors = std::move(read.errors);
+  std::map<std::string, std::string> override_origins;
+  detail::apply_overrides(message, overrides, errors, override_origins);
+  if (!errors.empty()) throw ScenarioError(std::move(errors));
+
+  models::Scenario scenario;
+  std::vector<std::string> bad_enums;
+  to_struct(message, scenario, bad_enums);
+  Checker checker(message, *read.source_map, origin, override_origins, errors);
+  enum_errors(bad_enums, message, checker);
+  check_scenario(scenario, checker);
+  if (!errors.empty()) throw ScenarioError(std::move(errors));
+  return scenario;
+}
+
+std::string extension_of(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Report
+// ------------------------------------------------------------------------------------------------
+
+tp::Report report_to_proto(const models::Report& r) {
+  tp::Report m;
+  m.set_scenario(r.scenario);
+  m.set_gpu(r.gpu);
+  m.set_num_gpus(r.num_gpus);
+  m.set_num_nodes(r.num_nodes);
+  m.set_tp(r.tp);
+  m.set_pp(r.pp);
+  m.set_dp(r.dp);
+  m.set_micro_batches(r.micro_batches);
+  m.set_iteration_time_s(r.iteration_time_s);
+  m.set_tokens_per_s(r.tokens_per_s);
+  m.set_model_flops_per_iteration(r.model_flops_per_iteration);
+  m.set_hardware_flops_per_iteration(r.hardware_flops_per_iteration);
+  m.set_tflops_per_gpu(r.tflops_per_gpu);
+  m.set_hardware_tflops_per_gpu(r.hardware_tflops_per_gpu);
+  m.set_mfu(r.mfu);
+  m.set_hfu(r.hfu);
+  m.set_peak_flops_per_gpu(r.peak_flops_per_gpu);
+  tp::Report::TimeBreakdown& b = *m.mutable_breakdown();
+  b.set_compute_s(r.breakdown.compute_s);
+  b.set_tp_comm_exposed_s(r.breakdown.tp_comm_exposed_s);
+  b.set_dp_comm_exposed_s(r.breakdown.dp_comm_exposed_s);
+  b.set_pp_comm_exposed_s(r.breakdown.pp_comm_exposed_s);
+  b.set_pipeline_bubble_s(r.breakdown.pipeline_bubble_s);
+  b.set_optimizer_s(r.breakdown.optimizer_s);
+  tp::Report::MemoryBreakdown& mem = *m.mutable_memory();
+  mem.set_weights_bytes(r.memory.weights_bytes);
+  mem.set_grads_bytes(r.memory.grads_bytes);
+  mem.set_optimizer_bytes(r.memory.optimizer_bytes);
+  mem.set_activations_bytes(r.memory.activations_bytes);
+  mem.set_workspace_bytes(r.memory.workspace_bytes);
+  mem.set_peak_bytes_per_gpu(r.memory.peak_bytes_per_gpu);
+  mem.set_capacity_bytes(r.memory.capacity_bytes);
+  mem.set_oom(r.memory.oom);
+  mem.set_advice(r.memory.advice);
+  mem.set_worst_stage(r.memory.worst_stage);
+  for (const models::LinkUsage& l : r.busiest_links) {
+    tp::Report::LinkUsage& u = *m.add_busiest_links();
+    u.set_name(l.name);
+    u.set_utilization(l.utilization);
+    u.set_bytes(l.bytes);
+    u.set_capacity_bytes_per_s(l.capacity_bytes_per_s);
+  }
+  m.set_train_tokens(r.train_tokens);
+  m.set_time_to_train_s(r.time_to_train_s);
+  m.set_events(static_cast<double>(r.events));
+  m.set_folded(r.folded);
+  m.set_iterations_simulated(r.iterations_simulated);
+  return m;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Validation cases
+// ------------------------------------------------------------------------------------------------
+
+void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, std::set<std::string>& names) {
+  const std::string at = "case[" + std::to_string(i) + "]";
+  if (c.name().empty()) {
+    k.error(at + ".name", std::string(k.present(at + ".name") ? "is empty" : "not set") + " (expected a unique name)");
+  } else if (!names.insert(c.name()).second) {
+    k.error(at + ".name", "\"" + detail::clip(c.name()) + "\" is used by an earlier case (expected a unique name)");
+  }
+  if (c.scenario().empty()) {
+    k.error(at + ".scenario", std::string(k.present(at + ".scenario") ? "is empty" : "not set") +
+                                  " (expected a scenario file path relative to the cases file)");
+  }
+  const auto& metrics = models::validation_metrics();
+  if (std::find(metrics.begin(), metrics.end(), c.metric()) == metrics.end()) {
+    std::vector<std::string> names_v(metrics.begin(), metrics.end());
+    k.error(at + ".metric", (k.present(at + ".metric") ? "unknown metric \"" + detail::clip(c.metric()) + "\"" +
+                                                              detail::did_you_mean(c.metric(), names_v)
+                                                        : std::string("not set")) +
+                                " (expected one of: " + names_list(names_v) + ")");
+  }
+  if (!k.present(at + ".measured")) {
+    k.error(at + ".measured", "not set (expected a finite number > 0)");
+  } else {
+    k.finite_at_least(at + ".measured", c.measured(), 0.0, true);
+  }
+  k.finite_at_least(at + ".tolerance", c.tolerance(), 0.0, false);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// Public API
+// ------------------------------------------------------------------------------------------------
+
+ScenarioError::ScenarioError(std::vector<std::string> errors)
+    : std::runtime_error(join_lines(errors)), errors_(std::move(errors)) {}
+
+Format format_for_path(const std::string& path) {
+  const std::string ext = extension_of(path);
+  if (ext == ".textproto" || ext == ".txtpb" || ext == ".pbtxt" || ext == ".txt") return Format::text;
+  if (ext == ".json") return Format::json;
+  throw ScenarioError({path + ": unknown file extension \"" + ext +
+                       "\" (expected .textproto, .txtpb, .pbtxt, .txt or .json)"});
+}
+
+models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+  const Format format = format_for_path(path);
+  const std::string text = read_file(path);
+  return load_impl(text, path, format, as_cli_overrides(overrides));
+}
+
+models::Scenario load_scenario_text(std::string_view text, std::string_view origin, Format format,
+                                    const std::vector<std::string>& overrides) {
+  return load_impl(text, origin, format, as_cli_overrides(overrides));
+}
+
+std::string_view default_scenario_text() { return {detail::kDefaultScenarioText, detail::kDefaultScenarioTextSize}; }
+
+models::Scenario default_scenario(const std::vector<std::string>& overrides) {
+  return load_impl(default_scenario_text(), kDefaultOrigin, Format::text, as_cli_overrides(overrides));
+}
+
+std::string scenario_to_text(const models::Scenario& scenario) {
+  std::string out;
+  pb::TextFormat::Printer printer;
+  printer.PrintToString(to_proto(scenario), &out);
+  return out;
+}
+
+std::string report_to_json(const models::Report& report) {
+  pb::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string out;
+  const auto status = pb::util::MessageToJsonString(report_to_proto(report), &out, options);
+  if (!status.ok()) throw std::runtime_error("report_to_json: " + std::string(status.message()));
+  if (out.empty() || out.back() != '\n') out += '\n';
+  return out;
+}
+
+std::vector<models::ValidationCase> load_validation_cases(const std::string& path) {
+  const Format format = format_for_path(path);
+  const std::string text = read_file(path);
+  if (text.size() > kMaxInputBytes) {
+    throw ScenarioError({path + ": input too large (" + std::to_string(text.size()) + " bytes; expected at most " +
+                         std::to_string(kMaxInputBytes) + ")"});
+  }
+  tp::ValidationCases message;
+  detail::ReadOutcome read = detail::read_message(text, path, format, message);
+  std::vector<std::string> errors = std::move(read.errors);
+  if (!errors.empty()) throw ScenarioError(std::move(errors));
+
+  const std::map<std::string, std::string> no_overrides;
+  Checker k(message, *read.source_map, path, no_overrides, errors);
+  if (message.case__size() == 0) k.error("case", "no cases (expected at least one case { ... })");
+  std::set<std::string> names;
+  for (int i = 0; i < message.case__size(); ++i) check_case_fields(message.case_(i), i, k, names);
+
+  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  std::vector<models::ValidationCase> cases;
+  for (int i = 0; i < message.case__size(); ++i) {
+    const tp::ValidationCases::Case& c = message.case_(i);
+    models::ValidationCase out;
+    out.name = c.name();
+    out.scenario_path = c.scenario().empty() ? std::string() : (base / c.scenario()).lexically_normal().string();
+    out.metric = c.metric();
+    out.measured = c.measured();
+    out.tolerance = c.tolerance();
+    out.source = c.has_source() && !c.source().empty() ? c.source() : message.source();
+    out.notes = c.notes();
+    std::vector<Override> overrides;
+    for (int j = 0; j < c.set_size(); ++j) {
+      out.overrides.push_back(c.set(j));
+      overrides.push_back({c.set(j), k.where("case[" + std::to_string(i) + "].set[" + std::to_string(j) + "]")});
+    }
+    if (!out.scenario_path.empty()) {
+      const std::string at = "case[" + std::to_string(i) + "].scenario";
+      std::string scenario_text;
+      Format scenario_format = Format::text;
+      try {
+        scenario_format = format_for_path(out.scenario_path);
+        scenario_text = read_file(out.scenario_path);
+      } catch (const ScenarioError& e) {
+        // The file itself is the problem: say which case named it.
+        k.error(at, e.what());
+        cases.push_back(std::move(out));
+        continue;
+      }
+      try {
+        out.scenario = load_impl(scenario_text, out.scenario_path, scenario_format, overrides);
+      } catch (const ScenarioError& e) {
+        // The scenario's own errors keep their file:line:col (overrides: the `set` entry's).
+        for (const std::string& line : e.errors()) errors.push_back(line);
+      }
+    }
+    cases.push_back(std::move(out));
+  }
+  if (!errors.empty()) throw ScenarioError(std::move(errors));
+  return cases;
+}
+
+}  // namespace traincast::io

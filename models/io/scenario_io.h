@@ -1,0 +1,88 @@
+#pragma once
+// Reading scenarios and validation cases, writing reports. The public face of models/io: plain
+// structs in and out (models/scenario.h, models/report.h, models/validation_case.h); the protobuf
+// schema (models/io/traincast.proto) stays behind this header.
+//
+// Error discipline (DESIGN §6, SST-style): every problem found in an input is collected, then one
+// ScenarioError carries them all. Each message reads
+//     file:line:col: field.path: what is wrong (expected ...)
+// with 1-based line and column (a tab advances the column to the next multiple of 8, as protobuf's
+// tokenizer counts). Values that came from an override name the override's origin instead of the
+// file ("--set: workload.parallel.tp: ..."). Problems with the file itself have no position
+// ("path: cannot read file (No such file or directory)"). Syntax errors outside any field have no
+// field path. Parse errors (syntax, unknown fields, wrong types) are reported on their own:
+// semantic checks run only on a document that parsed cleanly, so that one misspelled key does not
+// also produce a "missing value" error.
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/report.h"
+#include "models/scenario.h"
+#include "models/validation_case.h"
+
+namespace traincast::io {
+
+/// Every error found in one input, in the order found. what() is the messages joined by '\n'.
+class ScenarioError : public std::runtime_error {
+ public:
+  /// errors: at least one message, each in the format described at the top of this header.
+  explicit ScenarioError(std::vector<std::string> errors);
+  /// The individual messages, without trailing newlines.
+  const std::vector<std::string>& errors() const noexcept { return errors_; }
+
+ private:
+  std::vector<std::string> errors_;
+};
+
+/// Input syntax: protobuf text format or proto3 JSON (same schema, same field names; JSON also
+/// accepts protobuf's lowerCamel names).
+enum class Format { text, json };
+
+/// The format a file name implies: .textproto, .txtpb, .pbtxt, .txt -> text; .json -> json.
+/// Throws ScenarioError("path: unknown file extension ...") for anything else.
+Format format_for_path(const std::string& path);
+
+/// Reads, parses, overrides and validates a scenario file.
+/// overrides: "field.path=value" assignments (the CLI's --set), applied in order after parsing and
+/// before validation; the last assignment to a field wins. Paths are proto field names from the
+/// root, e.g. "workload.parallel.tp=4", "cluster.num_nodes=2", "workload.training.precision=fp16",
+/// "cluster.fabric.kind=fat_tree", "workload.model.gated_mlp=true", "name=my-run".
+/// Unset fields keep the defaults of models/scenario.h.
+/// Throws ScenarioError with every problem found (file unreadable, syntax, unknown field, wrong
+/// type, bad override, failed semantic check).
+models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// As load_scenario_file, for text already in memory. origin: the name used in messages (a path,
+/// or e.g. "<stdin>"). Never throws anything but ScenarioError for bad input, whatever the bytes.
+models::Scenario load_scenario_text(std::string_view text, std::string_view origin, Format format,
+                                    const std::vector<std::string>& overrides = {});
+
+/// The embedded default scenario (scenarios/default.textproto compiled into the library at build
+/// time), with overrides applied and validated as for a file. Its origin in messages is
+/// "scenarios/default.textproto".
+models::Scenario default_scenario(const std::vector<std::string>& overrides = {});
+
+/// The embedded text of scenarios/default.textproto, byte for byte.
+std::string_view default_scenario_text();
+
+/// The scenario as protobuf text format, every field written (defaults included), in schema
+/// order. load_scenario_text(scenario_to_text(s), ...) gives back s (after validation).
+std::string scenario_to_text(const models::Scenario& scenario);
+
+/// The report as pretty-printed JSON (protobuf's printer: one-space indent, proto field names,
+/// every field printed, trailing newline). Byte-identical for identical input. Keys are those of
+/// models/report.h, nested objects "breakdown" and "memory", array "busiest_links".
+/// Non-finite doubles print as the strings "NaN", "Infinity", "-Infinity" (proto3 JSON).
+std::string report_to_json(const models::Report& report);
+
+/// Reads a validation cases file (message ValidationCases; text or JSON by extension). Each case's
+/// scenario path is resolved relative to the cases file's directory and loaded with the case's
+/// `set` overrides (whose errors name the cases file position of that `set` entry); the loaded
+/// scenario is stored in the case. A case without its own source takes the file-level source.
+/// Throws ScenarioError collecting the errors of the cases file and of every scenario it names.
+std::vector<models::ValidationCase> load_validation_cases(const std::string& path);
+
+}  // namespace traincast::io

@@ -1,0 +1,55 @@
+#pragma once
+// One published measurement to compare a prediction against, as read from a validation cases
+// file (scenarios/validation/*.textproto, message ValidationCases in models/io/traincast.proto)
+// by io::load_validation_cases. Plain data, no protobuf.
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/report.h"
+#include "models/scenario.h"
+
+namespace traincast::models {
+
+struct ValidationCase {
+  std::string name;                    ///< unique within its file
+  std::string scenario_path;           ///< scenario file, resolved relative to the cases file
+  std::vector<std::string> overrides;  ///< "field.path=value", applied to the scenario in order
+  Scenario scenario;                   ///< the scenario loaded with the overrides, validated
+  std::string metric;                  ///< one of validation_metrics()
+  double measured = 0.0;               ///< measured value in the metric's unit, > 0
+  double tolerance = 0.0;              ///< allowed |predicted - measured| / measured; 0 = caller's default
+  std::string source;                  ///< citation (the file-level source when the case has none)
+  std::string notes;
+};
+
+/// The metrics a validation case may name, with their unit:
+/// iteration_time_s [s], tokens_per_s [tokens/s], tflops_per_gpu and hardware_tflops_per_gpu
+/// [TFLOP/s = 1e12 FLOP/s], mfu and hfu [fraction 0..1], activation_memory_gib and
+/// peak_memory_gib [GiB = 2^30 bytes, per GPU], time_to_train_s [s].
+inline const std::vector<std::string_view>& validation_metrics() {
+  static const std::vector<std::string_view> names = {
+      "iteration_time_s", "tokens_per_s",          "tflops_per_gpu",  "hardware_tflops_per_gpu", "mfu",
+      "hfu",              "activation_memory_gib", "peak_memory_gib", "time_to_train_s"};
+  return names;
+}
+
+/// The predicted value of `metric` in `report`, in the unit listed at validation_metrics().
+/// Throws std::invalid_argument for a metric not in validation_metrics().
+inline double metric_value(const Report& report, std::string_view metric) {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  if (metric == "iteration_time_s") return report.iteration_time_s;
+  if (metric == "tokens_per_s") return report.tokens_per_s;
+  if (metric == "tflops_per_gpu") return report.tflops_per_gpu;
+  if (metric == "hardware_tflops_per_gpu") return report.hardware_tflops_per_gpu;
+  if (metric == "mfu") return report.mfu;
+  if (metric == "hfu") return report.hfu;
+  if (metric == "activation_memory_gib") return report.memory.activations_bytes / kGiB;
+  if (metric == "peak_memory_gib") return report.memory.peak_bytes_per_gpu / kGiB;
+  if (metric == "time_to_train_s") return report.time_to_train_s;
+  throw std::invalid_argument("unknown validation metric \"" + std::string(metric) + "\"");
+}
+
+}  // namespace traincast::models

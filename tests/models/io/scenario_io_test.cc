@@ -1,0 +1,726 @@
+// Tests of models/io: scenario loading (text and JSON), --set overrides, every error message
+// (exact text with file:line:col and field path), report JSON, validation case files.
+
+#include "models/io/scenario_io.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/hardware/catalog.h"
+
+namespace traincast::io {
+namespace {
+
+const std::string kSourceDir = TRAINCAST_SOURCE_DIR;
+const std::string kDataDir = kSourceDir + "/tests/models/io/data";
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// The errors load_scenario_text throws for `text`; a failed expectation when it does not throw.
+std::vector<std::string> errors_of(const std::string& text, Format format = Format::text,
+                                   const std::vector<std::string>& overrides = {}) {
+  try {
+    load_scenario_text(text, format == Format::text ? "t.textproto" : "t.json", format, overrides);
+  } catch (const ScenarioError& e) {
+    return e.errors();
+  }
+  ADD_FAILURE() << "no ScenarioError for:\n" << text;
+  return {};
+}
+
+/// A valid scenario (1 DGX H100 node, TP 2 x PP 2 x DP 2) with `extra` spliced into `parallel`.
+/// Line numbers: line 1 name, 2 cluster, 3 workload, 4 model, 5 parallel, 6 training.
+std::string small(const std::string& model_extra = "", const std::string& parallel_extra = "",
+                  const std::string& training_extra = "") {
+  return "name: \"t\"\n"
+         "cluster { node_template: \"dgx_h100\" num_nodes: 1 }\n"
+         "workload {\n"
+         "  model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048" +
+         model_extra +
+         " }\n"
+         "  parallel { tp: 2 pp: 2 dp: 2" +
+         parallel_extra +
+         " }\n"
+         "  training { global_batch_size: 16" +
+         training_extra +
+         " }\n"
+         "}\n";
+}
+
+/// Field-by-field equality of two scenarios (no operator== on the plain structs).
+void expect_same(const models::Scenario& a, const models::Scenario& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.description, b.description);
+  EXPECT_EQ(a.cluster.node_template, b.cluster.node_template);
+  EXPECT_EQ(a.cluster.num_nodes, b.cluster.num_nodes);
+  EXPECT_EQ(a.cluster.gpu, b.cluster.gpu);
+  EXPECT_EQ(a.cluster.fabric.kind, b.cluster.fabric.kind);
+  EXPECT_EQ(a.cluster.fabric.oversubscription, b.cluster.fabric.oversubscription);
+  EXPECT_EQ(a.cluster.fabric.switch_latency_ns, b.cluster.fabric.switch_latency_ns);
+  EXPECT_EQ(a.cluster.fabric.nodes_per_leaf, b.cluster.fabric.nodes_per_leaf);
+  EXPECT_EQ(a.model.name, b.model.name);
+  EXPECT_EQ(a.model.num_layers, b.model.num_layers);
+  EXPECT_EQ(a.model.hidden_size, b.model.hidden_size);
+  EXPECT_EQ(a.model.num_attention_heads, b.model.num_attention_heads);
+  EXPECT_EQ(a.model.num_query_groups, b.model.num_query_groups);
+  EXPECT_EQ(a.model.ffn_hidden_size, b.model.ffn_hidden_size);
+  EXPECT_EQ(a.model.vocab_size, b.model.vocab_size);
+  EXPECT_EQ(a.model.seq_length, b.model.seq_length);
+  EXPECT_EQ(a.model.gated_mlp, b.model.gated_mlp);
+  EXPECT_EQ(a.model.untied_embeddings, b.model.untied_embeddings);
+  EXPECT_EQ(a.parallel.tp, b.parallel.tp);
+  EXPECT_EQ(a.parallel.pp, b.parallel.pp);
+  EXPECT_EQ(a.parallel.dp, b.parallel.dp);
+  EXPECT_EQ(a.parallel.sequence_parallel, b.parallel.sequence_parallel);
+  EXPECT_EQ(a.parallel.schedule, b.parallel.schedule);
+  EXPECT_EQ(a.parallel.virtual_stages, b.parallel.virtual_stages);
+  EXPECT_EQ(a.parallel.uneven_stages, b.parallel.uneven_stages);
+  EXPECT_EQ(a.parallel.zero_stage, b.parallel.zero_stage);
+  EXPECT_EQ(a.parallel.dp_bucket_bytes, b.parallel.dp_bucket_bytes);
+  EXPECT_EQ(a.parallel.overlap_grad_reduce, b.parallel.overlap_grad_reduce);
+  EXPECT_EQ(a.parallel.overlap_param_gather, b.parallel.overlap_param_gather);
+  EXPECT_EQ(a.parallel.tp_comm_overlap, b.parallel.tp_comm_overlap);
+  EXPECT_EQ(a.training.global_batch_size, b.training.global_batch_size);
+  EXPECT_EQ(a.training.micro_batch_size, b.training.micro_batch_size);
+  EXPECT_EQ(a.training.precision, b.training.precision);
+  EXPECT_EQ(a.training.recompute, b.training.recompute);
+  EXPECT_EQ(a.training.fp32_grad_accumulation, b.training.fp32_grad_accumulation);
+  EXPECT_EQ(a.training.flash_attention, b.training.flash_attention);
+  EXPECT_EQ(a.training.train_tokens, b.training.train_tokens);
+  EXPECT_EQ(a.options.iterations, b.options.iterations);
+  EXPECT_EQ(a.options.fold_symmetric, b.options.fold_symmetric);
+  EXPECT_EQ(a.options.threads, b.options.threads);
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+/// One node, the given model/parallel/training blocks. Lines: 1 cluster, 2 workload, 3 model,
+/// 4 parallel, 5 training.
+std::string scenario(const std::string& model, const std::string& parallel, const std::string& training) {
+  return "cluster { node_template: \"dgx_h100\" }\n"
+         "workload {\n"
+         "  model { " + model + " }\n"
+         "  parallel { " + parallel + " }\n"
+         "  training { " + training + " }\n"
+         "}\n";
+}
+
+const std::string kModel = "num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048";
+
+// ------------------------------------------------------------------------------------------------
+// Loading
+// ------------------------------------------------------------------------------------------------
+
+TEST(ScenarioIo, EmbeddedDefaultIsTheGalleryFile) {
+  const std::string path = kSourceDir + "/scenarios/default.textproto";
+  EXPECT_EQ(default_scenario_text(), read(path));
+  const models::Scenario embedded = default_scenario();
+  expect_same(embedded, load_scenario_file(path));
+  // Values written in the file (Meta Llama 3 8B model card shapes) and defaults kept for the rest.
+  EXPECT_EQ(embedded.name, "llama3-8b-dgx-h100");
+  EXPECT_EQ(embedded.model.num_layers, 32);
+  EXPECT_EQ(embedded.model.num_query_groups, 8);
+  EXPECT_EQ(embedded.model.vocab_size, 128256);
+  EXPECT_EQ(embedded.parallel.tp, 2);
+  EXPECT_EQ(embedded.parallel.dp, 4);
+  EXPECT_TRUE(embedded.parallel.sequence_parallel);
+  EXPECT_EQ(embedded.parallel.zero_stage, 1);
+  EXPECT_EQ(embedded.training.precision, models::Precision::bf16);
+  EXPECT_EQ(embedded.training.recompute, models::Recompute::selective);
+  const models::Scenario defaults;  // fields the file leaves out keep models/scenario.h's defaults
+  EXPECT_EQ(embedded.cluster.fabric.kind, defaults.cluster.fabric.kind);
+  EXPECT_EQ(embedded.cluster.fabric.switch_latency_ns, defaults.cluster.fabric.switch_latency_ns);
+  EXPECT_EQ(embedded.parallel.dp_bucket_bytes, defaults.parallel.dp_bucket_bytes);
+  EXPECT_EQ(embedded.training.fp32_grad_accumulation, defaults.training.fp32_grad_accumulation);
+  EXPECT_EQ(embedded.options.iterations, defaults.options.iterations);
+}
+
+TEST(ScenarioIo, JsonEquivalentLoadsToTheSameStruct) {
+  expect_same(load_scenario_file(kDataDir + "/default.json"), default_scenario());
+}
+
+TEST(ScenarioIo, JsonAcceptsLowerCamelNamesQuotedIntegersAndNull) {
+  const std::string json = R"({"cluster": {"nodeTemplate": "dgx_h100", "numNodes": "1", "gpu": null},
+    "workload": {"model": {"numLayers": 8, "hidden_size": 1024, "num_attention_heads": 16,
+                           "vocab_size": 32000, "seq_length": 2048},
+                 "parallel": {"tp": 2, "pp": 2, "dp": 2},
+                 "training": {"globalBatchSize": 16, "precision": "fp16"}}})";
+  const models::Scenario s = load_scenario_text(json, "t.json", Format::json);
+  EXPECT_EQ(s.model.num_layers, 8);
+  EXPECT_EQ(s.training.global_batch_size, 16);
+  EXPECT_EQ(s.training.precision, models::Precision::fp16);
+  EXPECT_EQ(s.cluster.gpu, "");
+}
+
+TEST(ScenarioIo, TextRoundTripKeepsEveryField) {
+  models::Scenario s = load_scenario_text(small(" num_query_groups: 8 ffn_hidden_size: 3000 gated_mlp: true",
+                                                " sequence_parallel: true zero_stage: 1 overlap_param_gather: true"
+                                                " tp_comm_overlap: true dp_bucket_bytes: 1e6",
+                                                " micro_batch_size: 2 precision: fp8 recompute: full"
+                                                " train_tokens: 1e12 flash_attention: false"),
+                                          "t.textproto", Format::text);
+  s.cluster.fabric.kind = models::FabricKind::fat_tree;
+  s.cluster.fabric.oversubscription = 2;
+  s.options.threads = 3;
+  expect_same(load_scenario_text(scenario_to_text(s), "round-trip", Format::text), s);
+}
+
+TEST(ScenarioIo, FormatFollowsExtension) {
+  EXPECT_EQ(format_for_path("a/b.textproto"), Format::text);
+  EXPECT_EQ(format_for_path("b.txtpb"), Format::text);
+  EXPECT_EQ(format_for_path("b.pbtxt"), Format::text);
+  EXPECT_EQ(format_for_path("b.txt"), Format::text);
+  EXPECT_EQ(format_for_path("b.JSON"), Format::json);
+  try {
+    format_for_path("b.yaml");
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "b.yaml: unknown file extension \".yaml\" (expected .textproto, .txtpb, .pbtxt, .txt or .json)");
+  }
+}
+
+TEST(ScenarioIo, SequenceParallelWithOneTpRankIsTurnedOff) {
+  // Megatron-LM disables sequence parallelism when tp = 1 (it would be a no-op).
+  const std::string text = small("", "", "");
+  const models::Scenario s = load_scenario_text(text, "t.textproto", Format::text,
+                                                {"workload.parallel.tp=1", "workload.parallel.dp=4",
+                                                 "workload.parallel.sequence_parallel=true"});
+  EXPECT_FALSE(s.parallel.sequence_parallel);
+}
+
+TEST(ScenarioIo, UnevenStagesAcceptPpNotDividingLayers) {
+  // 6 layers on 4 stages (tp 2 x pp 4 x dp 1 = 8 GPUs): 4 does not divide 6, allowed with
+  // uneven_stages (the PpNotDividingLayers error below without it).
+  const models::Scenario s = load_scenario_text(small(" ", " uneven_stages: true"), "t.textproto", Format::text,
+                                                {"workload.model.num_layers=6", "workload.parallel.pp=4",
+                                                 "workload.parallel.dp=1", "workload.training.global_batch_size=8"});
+  EXPECT_EQ(s.model.num_layers, 6);
+  EXPECT_EQ(s.parallel.pp, 4);
+  EXPECT_TRUE(s.parallel.uneven_stages);
+}
+
+// ------------------------------------------------------------------------------------------------
+// --set
+// ------------------------------------------------------------------------------------------------
+
+TEST(ScenarioIoSet, SetsEveryScalarKind) {
+  const models::Scenario s =
+      load_scenario_text(small(), "t.textproto", Format::text,
+                         {"workload.parallel.tp=4",                    // int32
+                          "workload.parallel.dp=1",                    //
+                          "cluster.fabric.switch_latency_ns=250",      // int64
+                          "cluster.fabric.oversubscription=2.5",       // double
+                          "workload.parallel.dp_bucket_bytes=2.5e7",   // double, exponent
+                          "workload.model.gated_mlp=true",             // bool
+                          "options.fold_symmetric=0",                  // bool as 0
+                          "name=my run = 2",                           // string, verbatim after the first '='
+                          "workload.training.precision=fp16",          // enum
+                          "cluster.fabric.kind=fat_tree",              // enum
+                          "workload.training.global_batch_size=8",     //
+                          "workload.training.global_batch_size=32"});  // the last one wins
+  EXPECT_EQ(s.parallel.tp, 4);
+  EXPECT_EQ(s.parallel.dp, 1);
+  EXPECT_EQ(s.cluster.fabric.switch_latency_ns, 250);
+  EXPECT_DOUBLE_EQ(s.cluster.fabric.oversubscription, 2.5);
+  EXPECT_DOUBLE_EQ(s.parallel.dp_bucket_bytes, 2.5e7);
+  EXPECT_TRUE(s.model.gated_mlp);
+  EXPECT_FALSE(s.options.fold_symmetric);
+  EXPECT_EQ(s.name, "my run = 2");
+  EXPECT_EQ(s.training.precision, models::Precision::fp16);
+  EXPECT_EQ(s.cluster.fabric.kind, models::FabricKind::fat_tree);
+  EXPECT_EQ(s.training.global_batch_size, 32);
+}
+
+TEST(ScenarioIoSet, AppliesToTheEmbeddedDefault) {
+  const models::Scenario s = default_scenario({"workload.parallel.tp=4", "workload.parallel.dp=2"});
+  EXPECT_EQ(s.parallel.tp, 4);
+  EXPECT_EQ(s.parallel.dp, 2);
+}
+
+TEST(ScenarioIoSet, UnknownPath) {
+  EXPECT_EQ(errors_of(small(), Format::text, {"workload.parallel.tpp=4"}),
+            std::vector<std::string>{
+                "--set: workload.parallel.tpp: unknown field, did you mean \"tp\"? (expected one of: tp, pp, dp, "
+                "sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, "
+                "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather)"});
+}
+
+TEST(ScenarioIoSet, PathThroughAScalar) {
+  EXPECT_EQ(errors_of(small(), Format::text, {"workload.parallel.tp.x=4"}),
+            std::vector<std::string>{
+                "--set: workload.parallel.tp: is not a message, it has no field \"x\" (expected "
+                "workload.parallel.tp=value)"});
+}
+
+TEST(ScenarioIoSet, NonScalarTarget) {
+  EXPECT_EQ(errors_of(small(), Format::text, {"workload.parallel=4"}),
+            std::vector<std::string>{
+                "--set: workload.parallel: is a message, not a scalar field (expected a path to one of its "
+                "fields: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
+                "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather)"});
+}
+
+TEST(ScenarioIoSet, WrongValueTypes) {
+  EXPECT_EQ(errors_of(small(), Format::text,
+                      {"workload.parallel.tp=two", "workload.parallel.pp=2.5", "cluster.num_nodes=99999999999",
+                       "workload.model.gated_mlp=yes", "workload.training.precision=bf61",
+                       "cluster.fabric.oversubscription=1.5x"}),
+            (std::vector<std::string>{
+                "--set: workload.parallel.tp: invalid value \"two\" (expected an integer in [-2147483648, "
+                "2147483647])",
+                "--set: workload.parallel.pp: invalid value \"2.5\" (expected an integer in [-2147483648, "
+                "2147483647])",
+                "--set: cluster.num_nodes: invalid value \"99999999999\" (expected an integer in [-2147483648, "
+                "2147483647])",
+                "--set: workload.model.gated_mlp: invalid value \"yes\" (expected true or false)",
+                "--set: workload.training.precision: invalid value \"bf61\", did you mean \"bf16\"? (expected one "
+                "of: fp32, tf32, fp16, bf16, fp8)",
+                "--set: cluster.fabric.oversubscription: invalid value \"1.5x\" (expected a number)"}));
+}
+
+TEST(ScenarioIoSet, MissingEquals) {
+  EXPECT_EQ(errors_of(small(), Format::text, {"workload.parallel.tp"}),
+            std::vector<std::string>{"--set: workload.parallel.tp: missing \"=\" (expected field.path=value)"});
+}
+
+TEST(ScenarioIoSet, SemanticErrorOnAnOverriddenValueNamesTheOverride) {
+  // tp 3 does not divide 16 heads; tp*pp*dp = 3*2*2 = 12 != 8 GPUs.
+  EXPECT_EQ(errors_of(small(), Format::text, {"workload.parallel.tp=3"}),
+            (std::vector<std::string>{
+                "--set: workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor of 16)",
+                "t.textproto:5:26: workload.parallel.dp: tp * pp * dp = 3 * 2 * 2 = 12 but the cluster has 8 GPUs "
+                "(1 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 8)"}));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Errors: one test per error, exact text
+// ------------------------------------------------------------------------------------------------
+
+TEST(ScenarioIoErrors, UnknownField) {
+  EXPECT_EQ(errors_of("cluster {\n  node_templat: \"dgx_h100\"\n}\n"),
+            std::vector<std::string>{
+                "t.textproto:2:3: cluster.node_templat: unknown field, did you mean \"node_template\"? (expected "
+                "one of: node_template, num_nodes, gpu, fabric)"});
+}
+
+TEST(ScenarioIoErrors, UnknownFieldJson) {
+  EXPECT_EQ(errors_of("{\n  \"cluster\": {\"node_templat\": \"dgx_h100\"}\n}\n", Format::json),
+            std::vector<std::string>{
+                "t.json:2:15: cluster.node_templat: unknown field, did you mean \"node_template\"? (expected one "
+                "of: node_template, num_nodes, gpu, fabric)"});
+}
+
+TEST(ScenarioIoErrors, EveryUnknownFieldIsReported) {
+  EXPECT_EQ(errors_of("nme: \"x\"\nworkload {\n  model { layers: 3 foo { bar: 1 } }\n}\n"),
+            (std::vector<std::string>{
+                "t.textproto:1:1: nme: unknown field, did you mean \"name\"? (expected one of: name, description, "
+                "cluster, workload, options)",
+                "t.textproto:3:11: workload.model.layers: unknown field (expected one of: name, num_layers, "
+                "hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, vocab_size, seq_length, "
+                "gated_mlp, untied_embeddings)",
+                "t.textproto:3:21: workload.model.foo: unknown field (expected one of: name, num_layers, "
+                "hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, vocab_size, seq_length, "
+                "gated_mlp, untied_embeddings)"}));
+}
+
+TEST(ScenarioIoErrors, WrongType) {
+  EXPECT_EQ(errors_of("workload {\n  model {\n    num_layers: \"many\"\n  }\n}\n"),
+            std::vector<std::string>{
+                "t.textproto:3:17: workload.model.num_layers: invalid value \"many\" (expected an integer in "
+                "[-2147483648, 2147483647])"});
+}
+
+TEST(ScenarioIoErrors, WrongTypeJson) {
+  EXPECT_EQ(errors_of("{\"workload\": {\"model\": {\"num_layers\": 1.5, \"gated_mlp\": \"yes\"},\n"
+                      "  \"parallel\": 4}}",
+                      Format::json),
+                      (std::vector<std::string>{
+                "t.json:1:39: workload.model.num_layers: invalid value 1.5 (expected an integer in [-2147483648, "
+                "2147483647])",
+                "t.json:1:57: workload.model.gated_mlp: invalid value \"yes\" (expected true or false)",
+                "t.json:2:15: workload.parallel: invalid value 4 (expected an object)"}));
+}
+
+TEST(ScenarioIoErrors, IntegerOutOfRange) {
+  EXPECT_EQ(errors_of("cluster { num_nodes: 99999999999 }\n"),
+            std::vector<std::string>{
+                "t.textproto:1:22: cluster.num_nodes: invalid value 99999999999 (expected an integer in "
+                "[-2147483648, 2147483647])"});
+}
+
+TEST(ScenarioIoErrors, UnknownEnumValue) {
+  EXPECT_EQ(errors_of(small("", "", "\n    precision: bf17")),
+            std::vector<std::string>{
+                "t.textproto:7:16: workload.training.precision: invalid value bf17, did you mean \"bf16\"? (expected "
+                "one of: fp32, tf32, fp16, bf16, fp8)"});
+}
+
+TEST(ScenarioIoErrors, UnknownEnumValueJson) {
+  EXPECT_EQ(errors_of("{\"workload\": {\"parallel\": {\"schedule\": \"gpipe\"}}}", Format::json),
+            std::vector<std::string>{
+                "t.json:1:40: workload.parallel.schedule: invalid value \"gpipe\" (expected one of: one_f_one_b, "
+                "interleaved_one_f_one_b)"});
+}
+
+TEST(ScenarioIoErrors, EnumNumberNamingNoValue) {
+  // proto3 enums are open, so protobuf parses `recompute: 7`; the loader refuses it.
+  EXPECT_EQ(errors_of(small("", "", " recompute: 7")),
+            std::vector<std::string>{
+                "t.textproto:6:36: workload.training.recompute: invalid value 7 (expected one of: none, selective, "
+                "full)"});
+}
+
+TEST(ScenarioIoErrors, FieldGivenTwice) {
+  EXPECT_EQ(errors_of("cluster { num_nodes: 1 num_nodes: 2 }\n"),
+            std::vector<std::string>{
+                "t.textproto:1:24: cluster.num_nodes: specified more than once (expected a single value)"});
+}
+
+TEST(ScenarioIoErrors, SyntaxError) {
+  EXPECT_EQ(errors_of("cluster {\n  num_nodes: 1\n"),
+            std::vector<std::string>{"t.textproto:3:1: cluster: unexpected end of file (expected identifier)"});
+}
+
+TEST(ScenarioIoErrors, SyntaxErrorJson) {
+  EXPECT_EQ(errors_of("{\n  \"name\": \"x\",\n}\n", Format::json),
+            std::vector<std::string>{"t.json:3:1: trailing comma before '}' (expected another key)"});
+}
+
+TEST(ScenarioIoErrors, NegativeSize) {
+  EXPECT_EQ(errors_of(small(" ffn_hidden_size: -1", "", "\n    micro_batch_size: -2")),
+            (std::vector<std::string>{
+                "t.textproto:4:102: workload.model.ffn_hidden_size: got -1 (expected 0 for 4 * hidden_size, or an "
+                "integer >= 1)",
+                "t.textproto:7:5: workload.training.micro_batch_size: got -2 (expected an integer >= 1)"}));
+}
+
+TEST(ScenarioIoErrors, ZeroSize) {
+  EXPECT_EQ(errors_of(small(), Format::text, {"cluster.num_nodes=0"}),
+            std::vector<std::string>{"--set: cluster.num_nodes: got 0 (expected an integer >= 1)"});
+}
+
+TEST(ScenarioIoErrors, RequiredSizeNotSet) {
+  // No model block at all: its sizes keep their default 0; the error points at `workload`.
+  EXPECT_EQ(errors_of("workload {\n  training { global_batch_size: 8 }\n}\n", Format::text,
+                      {"workload.parallel.dp=8"}),
+            (std::vector<std::string>{
+                "t.textproto:1:1: workload.model.num_layers: not set (expected an integer >= 1)",
+                "t.textproto:1:1: workload.model.hidden_size: not set (expected an integer >= 1)",
+                "t.textproto:1:1: workload.model.num_attention_heads: not set (expected an integer >= 1)",
+                "t.textproto:1:1: workload.model.vocab_size: not set (expected an integer >= 1)",
+                "t.textproto:1:1: workload.model.seq_length: not set (expected an integer >= 1)"}));
+}
+
+TEST(ScenarioIoErrors, HeadsNotDividingHidden) {
+  EXPECT_EQ(errors_of(small(), Format::text, {"workload.model.hidden_size=1000"}),
+            std::vector<std::string>{
+                "t.textproto:4:43: workload.model.num_attention_heads: 16 does not divide hidden_size 1000 "
+                "(expected a divisor of 1000)"});
+}
+
+TEST(ScenarioIoErrors, TpNotDividingHeads) {
+  // 16 heads on 8 GPUs as tp 8 is fine; 12 heads (hidden 1200) are not divisible by tp 8.
+  EXPECT_EQ(errors_of(scenario("num_layers: 8 hidden_size: 1200 num_attention_heads: 12 vocab_size: 10 seq_length: 16",
+                               "tp: 8", "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:4:14: workload.parallel.tp: 8 does not divide num_attention_heads 12 (expected a divisor "
+                "of 12)"});
+}
+
+TEST(ScenarioIoErrors, TpNotDividingQueryGroups) {
+  EXPECT_EQ(errors_of(scenario(kModel + " num_query_groups: 4", "tp: 8", "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:4:14: workload.parallel.tp: 8 does not divide num_query_groups 4 (expected a divisor of "
+                "4)"});
+}
+
+TEST(ScenarioIoErrors, QueryGroupsNotDividingHeads) {
+  EXPECT_EQ(errors_of(scenario(kModel + " num_query_groups: 5", "dp: 8", "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:3:102: workload.model.num_query_groups: 5 does not divide num_attention_heads 16 "
+                "(expected a divisor of 16)"});
+}
+
+TEST(ScenarioIoErrors, PpNotDividingLayers) {
+  EXPECT_EQ(errors_of(scenario("num_layers: 6 hidden_size: 1024 num_attention_heads: 16 vocab_size: 10 seq_length: 16",
+                               "tp: 2 pp: 4", "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:4:20: workload.parallel.pp: 4 does not divide num_layers 6 (expected a divisor of 6, or "
+                "uneven_stages: true)"});
+}
+
+TEST(ScenarioIoErrors, MoreStagesThanLayers) {
+  EXPECT_EQ(errors_of(scenario("num_layers: 4 hidden_size: 1024 num_attention_heads: 16 vocab_size: 10 seq_length: 16",
+                               "pp: 8 uneven_stages: true", "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:4:14: workload.parallel.pp: 8 stages for 4 layers (expected at most num_layers = 4)"});
+}
+
+TEST(ScenarioIoErrors, TpPpDpNotTheGpuCount) {
+  EXPECT_EQ(errors_of(scenario(kModel, "tp: 2 pp: 2 dp: 4", "global_batch_size: 8"), Format::text,
+                      {"cluster.num_nodes=3"}),
+            std::vector<std::string>{
+                "t.textproto:4:26: workload.parallel.dp: tp * pp * dp = 2 * 2 * 4 = 16 but the cluster has 24 GPUs "
+                "(3 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 24)"});
+}
+
+TEST(ScenarioIoErrors, GlobalBatchNotDivisibleByDpTimesMicroBatch) {
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8", "global_batch_size: 20 micro_batch_size: 2")),
+            std::vector<std::string>{
+                "t.textproto:5:14: workload.training.global_batch_size: 20 is not divisible by dp * micro_batch_size "
+                "= 8 * 2 = 16 (expected a multiple of 16)"});
+}
+
+TEST(ScenarioIoErrors, InterleavedScheduleRules) {
+  // interleaved needs pp >= 2 and virtual_stages >= 2 (neither written: both point at `parallel`) ...
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 schedule: interleaved_one_f_one_b", "global_batch_size: 8")),
+            (std::vector<std::string>{
+                "t.textproto:4:3: workload.parallel.pp: got 1 with schedule interleaved_one_f_one_b (expected pp >= "
+                "2, or schedule: one_f_one_b)",
+                "t.textproto:4:3: workload.parallel.virtual_stages: got 1 with schedule interleaved_one_f_one_b "
+                "(expected virtual_stages >= 2)"}));
+  // ... and pp * virtual_stages dividing num_layers (8 layers, 2 x 3 chunks) ...
+  EXPECT_EQ(errors_of(scenario(kModel, "pp: 2 dp: 4 schedule: interleaved_one_f_one_b virtual_stages: 3",
+                               "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:4:60: workload.parallel.virtual_stages: num_layers 8 is not divisible by pp * "
+                "virtual_stages = 2 * 3 = 6 (expected pp * virtual_stages to divide num_layers)"});
+  // ... and virtual stages mean nothing without it.
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 virtual_stages: 2", "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:4:20: workload.parallel.virtual_stages: got 2 with schedule one_f_one_b (expected 1, or "
+                "schedule: interleaved_one_f_one_b)"});
+  EXPECT_NO_THROW(load_scenario_text(scenario(kModel, "pp: 2 dp: 4 schedule: interleaved_one_f_one_b virtual_stages: 2",
+                                              "global_batch_size: 8"),
+                                     "t.textproto", Format::text));
+}
+
+TEST(ScenarioIoErrors, ZeroStageOutOfRange) {
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 zero_stage: 3", "global_batch_size: 8")),
+            std::vector<std::string>{"t.textproto:4:20: workload.parallel.zero_stage: got 3 (expected 0 or 1)"});
+}
+
+TEST(ScenarioIoErrors, TpCommOverlapNeedsSequenceParallel) {
+  EXPECT_EQ(errors_of(scenario(kModel, "tp: 8 tp_comm_overlap: true", "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:4:20: workload.parallel.tp_comm_overlap: needs sequence parallelism (expected "
+                "sequence_parallel: true, or tp_comm_overlap: false)"});
+}
+
+TEST(ScenarioIoErrors, UnknownNodeTemplateAndGpu) {
+  const std::string text = "cluster { node_template: \"dgx_h10\" gpu: \"H100\" }\n";
+  EXPECT_EQ(errors_of(text, Format::text, {"workload.model.num_layers=1"})[0],
+            "t.textproto:1:11: cluster.node_template: unknown node template \"dgx_h10\", did you mean \"dgx_h100\"? "
+            "(expected one of: " + joined(models::node_template_names()) + ")");
+  EXPECT_EQ(errors_of(text)[1], "t.textproto:1:36: cluster.gpu: unknown GPU \"H100\" (expected \"\" for the node "
+                                "template's GPU, or one of: " + joined(models::gpu_names()) + ")");
+}
+
+TEST(ScenarioIoErrors, PrecisionTheGpuLacks) {
+  // The catalog's A100 has no fp8 peak (Ampere has no fp8 tensor cores).
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8", "global_batch_size: 8 precision: fp8"), Format::text,
+                      {"cluster.node_template=dgx_a100"}),
+            std::vector<std::string>{
+                "t.textproto:5:35: workload.training.precision: fp8 is not supported by A100-SXM4-80GB (expected "
+                "one of: fp32, tf32, fp16, bf16)"});
+}
+
+TEST(ScenarioIoErrors, FabricNoneWithSeveralNodes) {
+  EXPECT_EQ(errors_of("cluster {\n  num_nodes: 2\n  fabric { kind: none }\n}\nworkload {\n  model { " + kModel +
+                      " }\n  parallel { dp: 16 }\n  training { global_batch_size: 16 }\n}\n"),
+            std::vector<std::string>{
+                "t.textproto:3:12: cluster.fabric.kind: none cannot connect 2 nodes (expected rail_optimized or "
+                "fat_tree when num_nodes > 1)"});
+}
+
+TEST(ScenarioIoErrors, NonFiniteAndOutOfRangeNumbers) {
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 dp_bucket_bytes: 0", "global_batch_size: 8 train_tokens: nan"),
+                      Format::text, {"cluster.fabric.oversubscription=0.5", "cluster.fabric.switch_latency_ns=-1"}),
+            (std::vector<std::string>{
+                "--set: cluster.fabric.oversubscription: got 0.5 (expected a finite number >= 1)",
+                "--set: cluster.fabric.switch_latency_ns: got -1 (expected an integer >= 0)",
+                "t.textproto:4:20: workload.parallel.dp_bucket_bytes: got 0 (expected a finite number > 0)",
+                "t.textproto:5:35: workload.training.train_tokens: got nan (expected a finite number >= 0)"}));
+}
+
+TEST(ScenarioIoErrors, SeveralErrorsCollectedAtOnce) {
+  // Three independent semantic errors in one file, reported together in field order.
+  EXPECT_EQ(errors_of(scenario("num_layers: 0 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 "
+                               "seq_length: 2048",
+                               "tp: 3 pp: 1 dp: 8", "global_batch_size: 8")),
+            (std::vector<std::string>{
+                "t.textproto:3:11: workload.model.num_layers: got 0 (expected an integer >= 1)",
+                "t.textproto:4:14: workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a "
+                "divisor of 16)",
+                "t.textproto:4:26: workload.parallel.dp: tp * pp * dp = 3 * 1 * 8 = 24 but the cluster has 8 GPUs "
+                "(1 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 8)"}));
+}
+
+TEST(ScenarioIoErrors, WhatJoinsAllMessages) {
+  try {
+    load_scenario_text("a: 1\nb: 2\n", "t.textproto", Format::text);
+    FAIL();
+  } catch (const ScenarioError& e) {
+    ASSERT_EQ(e.errors().size(), 2u);
+    EXPECT_EQ(std::string(e.what()), e.errors()[0] + "\n" + e.errors()[1]);
+  }
+}
+
+TEST(ScenarioIoErrors, MissingFile) {
+  try {
+    load_scenario_file(kDataDir + "/no_such_file.textproto");
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.errors(), std::vector<std::string>{kDataDir +
+                                                   "/no_such_file.textproto: cannot read file (No such file or "
+                                                   "directory)"});
+  }
+}
+
+TEST(ScenarioIoErrors, UnreadableFileADirectory) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "traincast_io_test_dir.textproto").string();
+  std::filesystem::create_directories(dir);
+  try {
+    load_scenario_file(dir);
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.errors(), std::vector<std::string>{dir + ": cannot read file (Is a directory)"});
+  }
+  std::filesystem::remove(dir);
+}
+
+TEST(ScenarioIoErrors, JsonDuplicateKeyAndNonObjectDocument) {
+  EXPECT_EQ(errors_of("{\"name\": \"a\",\n \"name\": \"b\"}", Format::json),
+            std::vector<std::string>{"t.json:2:2: name: specified more than once (expected a single value)"});
+  EXPECT_EQ(errors_of("[1, 2]", Format::json),
+            std::vector<std::string>{"t.json:1:1: invalid document an array (expected an object { ... })"});
+}
+
+TEST(ScenarioIoErrors, HostileNestingIsAnErrorNotACrash) {
+  EXPECT_EQ(errors_of(std::string(5000, '['), Format::json),
+            std::vector<std::string>{"t.json:1:101: nesting deeper than 100 levels (expected a flatter document)"});
+  std::string deep;
+  for (int i = 0; i < 5000; ++i) deep += "x {";
+  const auto errors = errors_of(deep);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0], "t.textproto:1:1: x: unknown field (expected one of: name, description, cluster, workload, "
+                       "options)");
+}
+
+// ------------------------------------------------------------------------------------------------
+// Report JSON
+// ------------------------------------------------------------------------------------------------
+
+models::Report sample_report() {
+  models::Report r;
+  r.scenario = "s";
+  r.gpu = "H100-SXM5-80GB";
+  r.num_gpus = 8;
+  r.num_nodes = 1;
+  r.tp = 2;
+  r.dp = 4;
+  r.micro_batches = 32;
+  r.iteration_time_s = 1.25;
+  r.tokens_per_s = 838860.8;
+  r.tflops_per_gpu = 412.5;
+  r.mfu = 0.417;
+  r.hfu = 0.45;
+  r.breakdown.compute_s = 1.0;
+  r.breakdown.dp_comm_exposed_s = 0.25;
+  r.memory.peak_bytes_per_gpu = 7.5e10;
+  r.memory.oom = true;
+  r.memory.advice = "use tp 4";
+  r.busiest_links.push_back({"nvlink gpu0 to nvswitch", 0.75, 1e10, 4.5e11});
+  r.events = 123456789012ull;  // > 2^32: printed as a number, not a string
+  return r;
+}
+
+TEST(ReportJson, KeysAndValues) {
+  const std::string json = report_to_json(sample_report());
+  for (const char* key : {"\"iteration_time_s\": 1.25", "\"tokens_per_s\": 838860.8", "\"tflops_per_gpu\": 412.5",
+                          "\"mfu\": 0.417", "\"oom\": true", "\"peak_bytes_per_gpu\": 75000000000",
+                          "\"compute_s\": 1", "\"tp_comm_exposed_s\": 0", "\"dp_comm_exposed_s\": 0.25",
+                          "\"pp_comm_exposed_s\": 0", "\"pipeline_bubble_s\": 0", "\"optimizer_s\": 0",
+                          "\"breakdown\": {", "\"memory\": {", "\"busiest_links\": [", "\"events\": 123456789012",
+                          "\"advice\": \"use tp 4\"", "\"name\": \"nvlink gpu0 to nvswitch\""}) {
+    EXPECT_NE(json.find(key), std::string::npos) << key << " not in\n" << json;
+  }
+  EXPECT_EQ(json.back(), '\n');
+}
+
+TEST(ReportJson, EveryFieldPrintedEvenWhenZero) {
+  const std::string json = report_to_json(models::Report{});
+  for (const char* key : {"\"scenario\": \"\"", "\"time_to_train_s\": 0", "\"folded\": false", "\"busiest_links\": []",
+                          "\"peak_bytes_per_gpu\": 0", "\"oom\": false", "\"compute_s\": 0"}) {
+    EXPECT_NE(json.find(key), std::string::npos) << key << " not in\n" << json;
+  }
+}
+
+TEST(ReportJson, ByteIdenticalForIdenticalInput) {
+  EXPECT_EQ(report_to_json(sample_report()), report_to_json(sample_report()));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Validation cases
+// ------------------------------------------------------------------------------------------------
+
+TEST(ValidationCases, LoadsCasesWithResolvedScenariosAndOverrides) {
+  const auto cases = load_validation_cases(kDataDir + "/cases.textproto");
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].name, "small-baseline");
+  EXPECT_EQ(cases[0].scenario_path, kDataDir + "/small.textproto");
+  EXPECT_EQ(cases[0].metric, "tflops_per_gpu");
+  EXPECT_DOUBLE_EQ(cases[0].measured, 123.5);
+  EXPECT_EQ(cases[0].source, "made-up table 1");
+  EXPECT_EQ(cases[0].notes, "baseline");
+  EXPECT_EQ(cases[0].scenario.name, "small");
+  EXPECT_EQ(cases[0].scenario.training.precision, models::Precision::bf16);
+  EXPECT_EQ(cases[1].source, "test suite citation");  // file-level source
+  EXPECT_EQ(cases[1].overrides, (std::vector<std::string>{"workload.training.precision=fp16",
+                                                          "workload.training.global_batch_size=128"}));
+  EXPECT_EQ(cases[1].scenario.training.precision, models::Precision::fp16);
+  EXPECT_EQ(cases[1].scenario.training.global_batch_size, 128);
+  EXPECT_DOUBLE_EQ(cases[1].tolerance, 0.1);
+  EXPECT_DOUBLE_EQ(models::metric_value(models::Report{.mfu = 0.5}, cases[1].metric), 0.5);
+}
+
+TEST(ValidationCases, CollectsErrorsOfTheCasesAndOfTheirScenarios) {
+  const std::string path = kDataDir + "/bad_cases.textproto";
+  try {
+    load_validation_cases(path);
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.errors(),
+              (std::vector<std::string>{
+                  path + ":5:3: case[0].metric: unknown metric \"tflops\" (expected one of: iteration_time_s, "
+                         "tokens_per_s, tflops_per_gpu, hardware_tflops_per_gpu, mfu, hfu, activation_memory_gib, "
+                         "peak_memory_gib, time_to_train_s)",
+                  path + ":6:3: case[0].measured: got 0 (expected a finite number > 0)",
+                  path + ":9:3: case[1].name: \"a\" is used by an earlier case (expected a unique name)",
+                  path + ":8:1: case[1].measured: not set (expected a finite number > 0)",
+                  path + ":4:3: workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor "
+                         "of 16)",
+                  kDataDir + "/small.textproto:18:5: workload.parallel.dp: tp * pp * dp = 3 * 2 * 4 = 24 but the "
+                             "cluster has 16 GPUs (2 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 16)",
+                  path + ":10:3: case[1].scenario: " + kDataDir +
+                      "/missing.textproto: cannot read file (No such file or directory)"}));
+  }
+}
+
+}  // namespace
+}  // namespace traincast::io

@@ -67,6 +67,7 @@ struct ResourceStats {
 /// Flow ids are dense and reused after completion (after the listener has been told).
 class FlowNetwork : public EventHandler {
  public:
+  /// An empty network whose completions are scheduled on `sim` (which must outlive it).
   explicit FlowNetwork(Simulator& sim);
   FlowNetwork(const FlowNetwork&) = delete;
   FlowNetwork& operator=(const FlowNetwork&) = delete;
@@ -92,10 +93,13 @@ class FlowNetwork : public EventHandler {
   double remaining_bytes(FlowId flow) const;
   /// Flows that still hold bandwidth (started with bytes > 0 and not drained).
   std::size_t active_flows() const;
+  /// Resources added so far (ids are 0 .. num_resources() - 1).
   std::size_t num_resources() const;
   /// Throws std::invalid_argument for an unknown resource id (as do capacity, latency, load, stats).
   const std::string& resource_name(ResourceId r) const;
+  /// Capacity [bytes/s] as given to add_resource.
   double capacity(ResourceId r) const;
+  /// Latency charged once per flow crossing r.
   Time latency(ResourceId r) const;
   /// Sum of current rates on r [bytes/s]; <= capacity(r) (invariant).
   double load(ResourceId r) const;
@@ -121,6 +125,7 @@ class FlowNetwork : public EventHandler {
   };
   const SolverCounters& counters() const { return counters_; }
 
+  /// The network's own events (wake, flush, notify); not for callers.
   void on_event(std::uint64_t tag) override;
 
  private:

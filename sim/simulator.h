@@ -14,6 +14,7 @@ namespace traincast::sim {
 class EventHandler {
  public:
   virtual ~EventHandler() = default;
+  /// Called by the Simulator at the event's time (now() == that time) with the tag given at scheduling.
   virtual void on_event(std::uint64_t tag) = 0;
 };
 
@@ -35,8 +36,11 @@ class EventQueue {
   Event pop();
   /// The earliest event. Precondition: !empty().
   const Event& top() const { return heap_.front(); }
+  /// True when no event is queued.
   bool empty() const { return heap_.empty(); }
+  /// Number of queued events.
   std::size_t size() const { return heap_.size(); }
+  /// Pre-allocates room for n events (avoids growth on the hot path).
   void reserve(std::size_t n) { heap_.reserve(n); }
 
  private:
@@ -47,6 +51,7 @@ class EventQueue {
 /// The clock and the queue. Single-threaded; one Simulator per simulation.
 class Simulator {
  public:
+  /// Current simulated time: the time of the event being fired (zero before the first).
   Time now() const { return now_; }
   /// Queues `handler->on_event(tag)` at `at`. Equal times fire in scheduling order.
   /// Throws std::invalid_argument for an event in the past (at < now()) or a null handler.

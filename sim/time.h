@@ -16,6 +16,7 @@ class Time {
  public:
   constexpr Time() = default;
 
+  /// Exact: `ns` nanoseconds (may be negative, for differences).
   static constexpr Time from_ns(std::int64_t ns) { return Time(ns); }
   /// seconds: finite and >= 0. Rounds up to the next nanosecond.
   /// Throws std::invalid_argument for NaN/negative, std::overflow_error past Time::max().
@@ -25,11 +26,17 @@ class Time {
     if (ns >= 9.2e18) throw std::overflow_error("Time::from_seconds: beyond 292 years");
     return Time(ns <= 0.0 ? (seconds > 0.0 ? 1 : 0) : static_cast<std::int64_t>(ns));
   }
+  /// 0 ns.
   static constexpr Time zero() { return Time(0); }
+  /// The largest representable time (about 292 years); used as "never".
   static constexpr Time max() { return Time(std::numeric_limits<std::int64_t>::max()); }
 
+  /// The value in integer nanoseconds.
   constexpr std::int64_t ns() const { return ns_; }
+  /// The value in seconds (double; exact up to 2^53 ns, about 104 days).
   constexpr double seconds() const { return static_cast<double>(ns_) * 1e-9; }
+
+  /// Ordering and integer arithmetic in ns; the caller keeps results inside int64 range.
 
   constexpr auto operator<=>(const Time&) const = default;
   constexpr Time operator+(Time o) const { return Time(ns_ + o.ns_); }

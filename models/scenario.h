@@ -57,9 +57,10 @@ struct ParallelSpec {
   int virtual_stages = 1;  ///< model chunks per GPU for interleaved 1F1B (>= 1)
   bool uneven_stages = false;
   int zero_stage = 0;  ///< 0 or 1 in this version (ZeRO-1 = distributed optimizer)
-  /// Gradient all-reduce bucket size [bytes]; default 40 MB (PyTorch DDP uses 25 MiB,
-  /// Megatron's distributed optimizer 40M elements; we take a middle value, documented).
-  double dp_bucket_bytes = 40e6;
+  /// Gradient bucket size [bytes], default 160 MB: Megatron-LM's --ddp-bucket-size default of 40M
+  /// fp32 elements. As in Megatron-Core, a bucket holds at least 1M parameters per DP rank
+  /// (bucket_size = max(40M, 1M × dp)), so large DP groups are not latency-bound.
+  double dp_bucket_bytes = 160e6;
   bool overlap_grad_reduce = true;  ///< DP all-reduce overlapped with backward
   /// ZeRO-1 parameter all-gather overlapped with the next iteration's forward (Megatron-Core
   /// --overlap-param-gather); off: it runs after the optimizer step on the compute stream.

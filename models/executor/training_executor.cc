@@ -504,12 +504,14 @@ std::vector<Bucket> plan_buckets(const Plan& P, int stage, int chunk) {
   const int layers = P.chunk_layers[static_cast<std::size_t>(stage)][static_cast<std::size_t>(chunk)];
   for (int l = layers - 1; l >= 0; --l) items.emplace_back(P.programs.layer_params_per_rank, l);
   if (first) items.emplace_back(P.programs.embedding_params_per_rank, -1);
+  // Megatron-Core: bucket_size = max(40M, 1M × dp) elements; here the first term is dp_bucket_bytes.
+  const double bucket_bytes = std::max(sc.parallel.dp_bucket_bytes, 1e6 * P.d * P.grad_bytes);
   std::vector<Bucket> out;
   Bucket cur;
   for (std::size_t i = 0; i < items.size(); ++i) {
     cur.params += items[i].first;
     if (items[i].second >= 0) cur.layers.push_back(items[i].second);
-    if (cur.params * P.grad_bytes >= sc.parallel.dp_bucket_bytes || i + 1 == items.size()) {
+    if (cur.params * P.grad_bytes >= bucket_bytes || i + 1 == items.size()) {
       cur.after_item = static_cast<int>(i);
       out.push_back(std::move(cur));
       cur = Bucket{};

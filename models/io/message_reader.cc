@@ -22,6 +22,15 @@ namespace {
 /// Nesting limit for both parsers: far above the schema's depth (4), far below a stack overflow.
 constexpr int kRecursionLimit = 100;
 
+/// At most this many parse errors are reported per document (then one line saying how many more
+/// there were), so that a hostile or wholly wrong file cannot make a huge message.
+constexpr std::size_t kMaxErrors = 100;
+
+std::string more_errors_line(std::string_view origin, std::size_t more) {
+  return std::string(origin) + ": " + std::to_string(more) + " more error" + (more == 1 ? "" : "s") +
+         " not shown (fix the ones above first)";
+}
+
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 std::string join_path(std::string_view parent, std::string_view name) {
@@ -117,9 +126,62 @@ struct TextContext {
   std::string value_text;
 };
 
-/// Re-tokenises `text` up to (line0, col0) (0-based, protobuf's counting) following the nesting of
-/// `root`, to give protobuf's position-only errors a field path.
-TextContext text_context_at(std::string_view text, const pb::Descriptor* root, int line0, int col0) {
+/// Re-tokenises the text following the nesting of the root message, to give protobuf's
+/// position-only errors a field path. Forward-only: one pass over the text for all diagnostics
+/// (sorted by position), so many errors in a large file cost linear time.
+class TextScanner {
+ public:
+  TextScanner(std::string_view text, const pb::Descriptor* root)
+      : input_(text.data(), static_cast<int>(std::min<std::size_t>(text.size(), std::numeric_limits<int>::max()))),
+        tokenizer_(&input_, &quiet_) {
+    tokenizer_.set_comment_style(pb::io::Tokenizer::SH_COMMENT_STYLE);
+    tokenizer_.set_allow_f_after_float(true);
+    tokenizer_.set_require_space_after_number(false);
+    tokenizer_.set_allow_multiline_strings(true);
+    stack_.resize(1);
+    stack_[0].type = root;
+  }
+
+  /// The context at (line0, col0), 0-based in protobuf's counting. Positions must not decrease
+  /// from one call to the next.
+  TextContext context_at(int line0, int col0) {
+    while (true) {
+      if (!has_token_) {
+        if (!tokenizer_.Next()) break;  // end of input
+        has_token_ = true;
+      }
+      const pb::io::Tokenizer::Token& token = tokenizer_.current();
+      if (token.line > line0 || (token.line == line0 && token.column >= col0)) break;
+      consume(token);
+      has_token_ = false;
+    }
+    Frame f = stack_.back();  // a copy: the token at the error is looked at, not consumed
+    bool at_value = false;
+    if (has_token_ && (f.expecting_value || f.join_minus)) {
+      const pb::io::Tokenizer::Token& token = tokenizer_.current();
+      at_value = true;
+      if (f.join_minus) {
+        f.value_text += token.text;
+      } else if (!f.value_started || f.in_list) {
+        f.value_started = true;
+        f.value_pos = from_zero_based(token.line, token.column);
+        f.value_text = token.text;
+      }
+    }
+    TextContext ctx;
+    ctx.frame_path = f.path;
+    ctx.has_field = f.has_field;
+    ctx.field_name = f.field_name;
+    ctx.field = f.field;
+    ctx.name_pos = f.name_pos;
+    ctx.value_started = f.value_started;
+    ctx.at_value = at_value;
+    ctx.value_pos = f.value_pos;
+    ctx.value_text = f.value_text;
+    return ctx;
+  }
+
+ private:
   struct Frame {
     const pb::Descriptor* type = nullptr;
     std::string path;
@@ -136,42 +198,16 @@ TextContext text_context_at(std::string_view text, const pb::Descriptor* root, i
     SourcePos value_pos;
     std::string value_text;
   };
-  std::vector<Frame> stack(1);
-  stack[0].type = root;
 
-  pb::io::ArrayInputStream input(text.data(), static_cast<int>(std::min<std::size_t>(
-                                                  text.size(), static_cast<std::size_t>(std::numeric_limits<int>::max()))));
-  QuietCollector quiet;
-  pb::io::Tokenizer tokenizer(&input, &quiet);
-  tokenizer.set_comment_style(pb::io::Tokenizer::SH_COMMENT_STYLE);
-  tokenizer.set_allow_f_after_float(true);
-  tokenizer.set_require_space_after_number(false);
-  tokenizer.set_allow_multiline_strings(true);
-
-  bool at_value = false;
-  while (tokenizer.Next()) {
-    const pb::io::Tokenizer::Token& token = tokenizer.current();
-    Frame& f = stack.back();
-    if (token.line > line0 || (token.line == line0 && token.column >= col0)) {
-      if (f.expecting_value || f.join_minus) {
-        at_value = true;
-        if (f.join_minus) {
-          f.value_text += token.text;
-        } else if (!f.value_started || f.in_list) {
-          f.value_started = true;
-          f.value_pos = from_zero_based(token.line, token.column);
-          f.value_text = token.text;
-        }
-      }
-      break;
-    }
+  void consume(const pb::io::Tokenizer::Token& token) {
+    Frame& f = stack_.back();
     const bool symbol = token.type == pb::io::Tokenizer::TYPE_SYMBOL;
     const std::string& t = token.text;
     if (f.join_minus) {
       f.value_text += t;
       f.join_minus = false;
       if (!f.in_list) f.expecting_value = false;
-      continue;
+      return;
     }
     if (symbol && (t == "{" || t == "<")) {
       Frame child;
@@ -185,13 +221,13 @@ TextContext text_context_at(std::string_view text, const pb::Descriptor* root, i
         child.path = f.path;
       }
       if (!f.in_list) f.expecting_value = false;
-      if (stack.size() > static_cast<std::size_t>(kRecursionLimit) + 8) break;
-      stack.push_back(std::move(child));
-      continue;
+      // Deeper than protobuf's own limit the parser has stopped anyway; do not grow further.
+      if (stack_.size() <= static_cast<std::size_t>(kRecursionLimit) + 8) stack_.push_back(std::move(child));
+      return;
     }
     if (symbol && (t == "}" || t == ">")) {
-      if (stack.size() > 1) stack.pop_back();
-      continue;
+      if (stack_.size() > 1) stack_.pop_back();
+      return;
     }
     if (symbol && t == "[") {
       if (f.expecting_value) {
@@ -199,7 +235,7 @@ TextContext text_context_at(std::string_view text, const pb::Descriptor* root, i
       } else {
         f.in_bracket_name = true;  // [extension.name] or Any type URL
       }
-      continue;
+      return;
     }
     if (symbol && t == "]") {
       if (f.in_list) {
@@ -207,14 +243,13 @@ TextContext text_context_at(std::string_view text, const pb::Descriptor* root, i
         f.expecting_value = false;
       }
       f.in_bracket_name = false;
-      continue;
+      return;
     }
     if (symbol && t == ":") {
       f.expecting_value = true;
-      continue;
+      return;
     }
-    if (symbol && (t == "," || t == ";")) continue;
-    if (f.in_bracket_name) continue;
+    if ((symbol && (t == "," || t == ";")) || f.in_bracket_name) return;
     if (f.expecting_value) {
       if (!f.value_started || f.in_list) {
         f.value_started = true;
@@ -226,7 +261,7 @@ TextContext text_context_at(std::string_view text, const pb::Descriptor* root, i
       } else if (!f.in_list) {
         f.expecting_value = false;
       }
-      continue;
+      return;
     }
     if (token.type == pb::io::Tokenizer::TYPE_IDENTIFIER) {
       f.has_field = true;
@@ -240,19 +275,12 @@ TextContext text_context_at(std::string_view text, const pb::Descriptor* root, i
     }
   }
 
-  const Frame& f = stack.back();
-  TextContext ctx;
-  ctx.frame_path = f.path;
-  ctx.has_field = f.has_field;
-  ctx.field_name = f.field_name;
-  ctx.field = f.field;
-  ctx.name_pos = f.name_pos;
-  ctx.value_started = f.value_started;
-  ctx.at_value = at_value;
-  ctx.value_pos = f.value_pos;
-  ctx.value_text = f.value_text;
-  return ctx;
-}
+  QuietCollector quiet_;
+  pb::io::ArrayInputStream input_;
+  pb::io::Tokenizer tokenizer_;
+  bool has_token_ = false;
+  std::vector<Frame> stack_;
+};
 
 /// The text between the first pair of double quotes at or after `from` in `message`.
 std::string quoted(const std::string& message, std::size_t from) {
@@ -288,9 +316,9 @@ std::string rewrite_generic(std::string message) {
   return "unexpected " + shown + " (expected " + expected + ")";
 }
 
-std::string map_text_diagnostic(const RawDiagnostic& d, std::string_view text, const pb::Descriptor* root,
+std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, const pb::Descriptor* root,
                                 std::string_view origin) {
-  const TextContext c = text_context_at(text, root, d.line, d.column);
+  const TextContext c = scanner.context_at(d.line, d.column);
   const SourcePos raw = from_zero_based(d.line, d.column);
   const std::string& m = d.message;
   const std::string field_path = join_path(c.frame_path, c.field_name);
@@ -365,11 +393,21 @@ ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Messag
   auto tree = std::make_unique<pb::TextFormat::ParseInfoTree>();
   parser.WriteLocationsTo(tree.get());
   const bool ok = parser.ParseFromString(std::string(text), &message);
+  std::stable_sort(collector.items.begin(), collector.items.end(), [](const RawDiagnostic& a, const RawDiagnostic& b) {
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  });
+  TextScanner scanner(text, message.GetDescriptor());
   std::set<std::string> seen;
+  std::size_t more = 0;
   for (const RawDiagnostic& d : collector.items) {
-    std::string e = map_text_diagnostic(d, text, message.GetDescriptor(), origin);
+    if (out.errors.size() >= kMaxErrors) {
+      ++more;
+      continue;
+    }
+    std::string e = map_text_diagnostic(d, scanner, message.GetDescriptor(), origin);
     if (seen.insert(e).second) out.errors.push_back(std::move(e));
   }
+  if (more > 0) out.errors.push_back(more_errors_line(origin, more));
   if (!ok && out.errors.empty()) out.errors.push_back(format_pos(origin, {1, 1}) + ": could not parse the text");
   out.source_map = std::make_unique<TextSourceMap>(std::move(tree));
   return out;
@@ -533,8 +571,19 @@ class JsonChecker {
   }
 
   void error(SourcePos pos, const std::string& path, const std::string& what) {
+    if (errors_.size() >= kMaxErrors) {
+      ++suppressed_;
+      return;
+    }
     errors_.push_back(format_pos(origin_, pos) + ": " + path + ": " + what);
   }
+
+ public:
+  /// Errors found beyond kMaxErrors (not recorded).
+  std::size_t suppressed() const { return suppressed_; }
+
+ private:
+  std::size_t suppressed_ = 0;
 
   std::string_view origin_;
   std::vector<std::string>& errors_;
@@ -554,7 +603,9 @@ ReadOutcome read_json_message(std::string_view text, std::string_view origin, pb
     out.source_map = std::make_unique<JsonSourceMap>(std::nullopt);
     return out;
   }
-  JsonChecker(origin, out.errors).check_message(*parsed.value, message.GetDescriptor(), "");
+  JsonChecker checker(origin, out.errors);
+  checker.check_message(*parsed.value, message.GetDescriptor(), "");
+  if (checker.suppressed() > 0) out.errors.push_back(more_errors_line(origin, checker.suppressed()));
   out.source_map = std::make_unique<JsonSourceMap>(std::move(parsed.value));
   if (!out.errors.empty()) return out;
 

@@ -622,6 +622,32 @@ TEST(ScenarioIoErrors, HostileNestingIsAnErrorNotACrash) {
                        "options)");
 }
 
+TEST(ScenarioIoErrors, AtMostOneHundredParseErrorsAreListed) {
+  std::string text;
+  for (int i = 0; i < 150; ++i) text += "a: 1\n";
+  const auto errors = errors_of(text);
+  ASSERT_EQ(errors.size(), 101u);
+  EXPECT_EQ(errors[99].substr(0, 18), "t.textproto:100:1:");
+  EXPECT_EQ(errors[100], "t.textproto: 50 more errors not shown (fix the ones above first)");
+  std::string json = "{";
+  for (int i = 0; i < 150; ++i) json += std::string(i == 0 ? "" : ",") + "\"a\": 1";
+  const auto json_errors = errors_of(json + "}", Format::json);
+  ASSERT_EQ(json_errors.size(), 101u);
+  EXPECT_EQ(json_errors[100], "t.json: 50 more errors not shown (fix the ones above first)");
+}
+
+TEST(ValidationMetric, ValuesAndUnits) {
+  models::Report r;
+  r.iteration_time_s = 2;
+  r.memory.activations_bytes = 3.0 * (1 << 30);
+  r.memory.peak_bytes_per_gpu = 40.0 * (1 << 30);
+  EXPECT_DOUBLE_EQ(models::metric_value(r, "iteration_time_s"), 2.0);
+  EXPECT_DOUBLE_EQ(models::metric_value(r, "activation_memory_gib"), 3.0);  // GiB = 2^30 bytes
+  EXPECT_DOUBLE_EQ(models::metric_value(r, "peak_memory_gib"), 40.0);
+  for (std::string_view m : models::validation_metrics()) EXPECT_NO_THROW(models::metric_value(r, m));
+  EXPECT_THROW(models::metric_value(r, "speed"), std::invalid_argument);
+}
+
 // ------------------------------------------------------------------------------------------------
 // Report JSON
 // ------------------------------------------------------------------------------------------------
@@ -696,7 +722,32 @@ TEST(ValidationCases, LoadsCasesWithResolvedScenariosAndOverrides) {
   EXPECT_EQ(cases[1].scenario.training.precision, models::Precision::fp16);
   EXPECT_EQ(cases[1].scenario.training.global_batch_size, 128);
   EXPECT_DOUBLE_EQ(cases[1].tolerance, 0.1);
-  EXPECT_DOUBLE_EQ(models::metric_value(models::Report{.mfu = 0.5}, cases[1].metric), 0.5);
+  models::Report report;
+  report.mfu = 0.5;
+  EXPECT_DOUBLE_EQ(models::metric_value(report, cases[1].metric), 0.5);
+}
+
+TEST(ValidationCases, EveryGalleryFileLoads) {
+  // scenarios/*.textproto and scenarios/validation/*: scenarios, and *.cases.textproto case files.
+  int loaded = 0;
+  for (const std::string dir : {"/scenarios", "/scenarios/validation"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(kSourceDir + dir)) {
+      const std::string path = entry.path().string();
+      if (entry.path().extension() != ".textproto") continue;
+      SCOPED_TRACE(path);
+      try {
+        if (path.ends_with(".cases.textproto")) {
+          EXPECT_FALSE(load_validation_cases(path).empty());
+        } else {
+          load_scenario_file(path);
+        }
+        ++loaded;
+      } catch (const ScenarioError& e) {
+        ADD_FAILURE() << e.what();
+      }
+    }
+  }
+  EXPECT_GE(loaded, 1);
 }
 
 TEST(ValidationCases, CollectsErrorsOfTheCasesAndOfTheirScenarios) {

@@ -1,6 +1,6 @@
 // EventQueue throughput against a naive std::priority_queue of (time, seq, std::function<void()>),
-// in the same run. Prints "ratio baseline/ours = X" per workload and size (median when
-// --benchmark_repetitions is given, e.g. --benchmark_repetitions=5).
+// in the same run. Prints "ratio baseline/ours = X" (CPU time per operation) per workload and
+// size, from medians when --benchmark_repetitions is given (e.g. --benchmark_repetitions=5).
 //
 // Workloads (per operation = one pop + dispatch + one push, or one push + one pop):
 //   Hold/N       classic "hold" model: N pending events; pop the earliest, call it, push a new one
@@ -141,7 +141,8 @@ BENCHMARK(BM_Baseline_Hold)->Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20);
 BENCHMARK(BM_Ours_FillDrain)->Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20);
 BENCHMARK(BM_Baseline_FillDrain)->Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20);
 
-/// Console output as usual, plus the per-item real time of every run (median when repeated).
+/// Console output as usual, plus the per-item CPU time of every run (median when repeated).
+/// CPU time rather than wall time: the ratio should not depend on other load on the machine.
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& reports) override {
@@ -152,7 +153,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
       if (aggregate && r.aggregate_name != "median") continue;
       // name without the "_median" suffix: function_name/args
       const std::string key = r.run_name.function_name + "/" + r.run_name.args;
-      if (aggregate || !medians_.count(key)) times_[key] = r.GetAdjustedRealTime();
+      if (aggregate || !medians_.count(key)) times_[key] = r.GetAdjustedCPUTime();
       if (aggregate) medians_[key] = true;
     }
   }

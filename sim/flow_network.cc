@@ -140,6 +140,7 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
     ++resources_[r].flows;
   }
 
+  view_valid_ = false;
   if (bytes == 0.0) {  // never takes bandwidth: told after the latencies
     f.state = FlowState::kNotifying;
     sim_.schedule_at(Time::from_ns(now + f.latency_ns), this, make_tag(kNotify, id));
@@ -168,6 +169,7 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
 }
 
 void FlowNetwork::mark_dirty(ResourceId r) {
+  view_valid_ = false;
   Resource& res = resources_[r];
   if (res.dirty) return;
   res.dirty = true;
@@ -283,6 +285,7 @@ void FlowNetwork::schedule_wake() {
 
 void FlowNetwork::solve_dirty(std::int64_t now_ns) {
   if (dirty_.empty()) return;
+  view_valid_ = false;
   ++epoch_;
   comp_resources_.clear();
   comp_flows_.clear();
@@ -307,7 +310,7 @@ void FlowNetwork::solve_dirty(std::int64_t now_ns) {
     }
   }
   dirty_.clear();
-  collect_component();
+  collect_component(now_ns);
   if (comp_flows_.empty()) return;
 
   ++counters_.solves;
@@ -325,12 +328,22 @@ void FlowNetwork::solve_dirty(std::int64_t now_ns) {
   }
 }
 
-/// Breadth-first closure of comp_resources_ over "a flow crosses a resource", marking with epoch_.
-void FlowNetwork::collect_component() {
+/// Breadth-first closure of comp_resources_ over "a flow crosses a resource", marking with
+/// epoch_ and counting each resource's crossings (slot_unfixed_). Flows due at now_ns (drain
+/// date <= now_ns, only possible when a query builds its view before the wake has run) are
+/// left out, as update() would have removed them: they are flagged fixed so the solver skips them.
+void FlowNetwork::collect_component(std::int64_t now_ns) {
+  slot_unfixed_.clear();
   for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
     const Resource& res = resources_[comp_resources_[i]];
+    std::uint32_t crossings = 0;
     for (const User& u : res.users) {
       Flow& f = flows_[u.flow];
+      if (f.finish_ns <= now_ns) {
+        f.fixed = true;
+        continue;
+      }
+      ++crossings;
       if (f.mark == epoch_) continue;
       f.mark = epoch_;
       comp_flows_.push_back(u.flow);
@@ -345,6 +358,7 @@ void FlowNetwork::collect_component() {
         e.slot = res2.slot;
       }
     }
+    slot_unfixed_.push_back(crossings);
   }
 }
 
@@ -353,7 +367,6 @@ void FlowNetwork::solve_max_min() {
   const std::size_t n_slots = comp_resources_.size();
   slot_remaining_.resize(n_slots);
   slot_share_.resize(n_slots);
-  slot_unfixed_.resize(n_slots);
   slot_fixed_now_.assign(n_slots, 0);
   slot_live_pos_.resize(n_slots);
   live_share_.resize(n_slots);
@@ -361,8 +374,7 @@ void FlowNetwork::solve_max_min() {
   for (std::uint32_t s = 0; s < n_slots; ++s) {
     const Resource& res = resources_[comp_resources_[s]];
     slot_remaining_[s] = res.capacity_bytes_per_s;
-    slot_unfixed_[s] = static_cast<std::uint32_t>(res.users.size());
-    slot_share_[s] = slot_remaining_[s] / slot_unfixed_[s];
+    slot_share_[s] = slot_unfixed_[s] > 0 ? slot_remaining_[s] / slot_unfixed_[s] : kInf;
     live_share_[s] = slot_share_[s];
     live_slot_[s] = s;
     slot_live_pos_[s] = s;
@@ -539,9 +551,64 @@ FlowId FlowNetwork::heap_pop() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Queries (each first brings the network up to now(); the network is never a const object,
-// so the const_cast is well defined)
+// Queries: answers "as of now" that never change the committed state. Pending work (flows due
+// now whose wake has not run yet, dirty components) is solved into scratch (the view) only.
+// The network is never a const object, so the const_cast to reach the scratch is well defined.
 // ---------------------------------------------------------------------------------------------
+
+/// Calls fn(id) for every active flow whose drain date is <= now_ns (a prefix of the heap).
+template <typename Fn>
+void FlowNetwork::for_each_due(std::int64_t now_ns, Fn&& fn) const {
+  if (finish_heap_.empty() || flows_[finish_heap_.front()].finish_ns > now_ns) return;
+  // depth-first over the heap nodes that are due (children of a node that is not due are not)
+  std::vector<std::uint32_t> stack{0};
+  while (!stack.empty()) {
+    const std::uint32_t pos = stack.back();
+    stack.pop_back();
+    const FlowId id = finish_heap_[pos];
+    if (flows_[id].finish_ns > now_ns) continue;
+    fn(id);
+    for (std::uint32_t c = 2 * pos + 1; c <= 2 * pos + 2 && c < finish_heap_.size(); ++c) stack.push_back(c);
+  }
+}
+
+void FlowNetwork::build_view() {
+  const std::int64_t now = sim_.now().ns();
+  if (view_valid_ && view_ns_ == now) return;
+  view_valid_ = true;
+  view_ns_ = now;
+  view_epoch_ = 0;
+  const bool any_due = !finish_heap_.empty() && flows_[finish_heap_.front()].finish_ns <= now;
+  if (dirty_.empty() && !any_due) return;  // committed rates are current
+  ++epoch_;
+  view_epoch_ = epoch_;
+  comp_resources_.clear();
+  comp_flows_.clear();
+  const auto seed = [this](ResourceId r) {
+    Resource& res = resources_[r];
+    if (res.users.empty() || res.mark == epoch_) return;
+    res.mark = epoch_;
+    res.slot = static_cast<std::uint32_t>(comp_resources_.size());
+    comp_resources_.push_back(r);
+  };
+  if (full_recompute_) {
+    for (ResourceId r = 0; r < resources_.size(); ++r) seed(r);
+  } else {
+    for (const ResourceId r : dirty_) seed(r);
+    for_each_due(now, [&](FlowId id) {
+      const Flow& f = flows_[id];
+      for (std::uint32_t k = 0; k < f.path_length; ++k) seed(elements_[f.first_element + k].resource);
+    });
+  }
+  collect_component(now);
+  if (!comp_flows_.empty()) solve_max_min();
+}
+
+double FlowNetwork::view_rate(const Flow& f, std::int64_t now_ns) const {
+  if (f.state != FlowState::kActive || f.finish_ns <= now_ns) return 0.0;
+  if (view_epoch_ != 0 && f.mark == view_epoch_) return f.new_rate_bytes_per_s;
+  return f.rate_bytes_per_s;
+}
 
 const FlowNetwork::Resource& FlowNetwork::resource_checked(ResourceId r, const char* what) const {
   if (r >= resources_.size()) {
@@ -560,23 +627,22 @@ const FlowNetwork::Flow& FlowNetwork::flow_checked(FlowId f, const char* what) c
 
 double FlowNetwork::rate(FlowId flow) const {
   flow_checked(flow, "rate");
-  const_cast<FlowNetwork*>(this)->update();
-  const Flow& f = flows_[flow];
-  return f.state == FlowState::kActive ? f.rate_bytes_per_s : 0.0;
+  const_cast<FlowNetwork*>(this)->build_view();
+  return view_rate(flows_[flow], sim_.now().ns());
 }
 
 double FlowNetwork::remaining_bytes(FlowId flow) const {
-  flow_checked(flow, "remaining_bytes");
-  const_cast<FlowNetwork*>(this)->update();
-  const Flow& f = flows_[flow];
-  if (f.state != FlowState::kActive) return 0.0;
-  const double dt_ns = static_cast<double>(sim_.now().ns() - f.anchor_ns);
+  const Flow& f = flow_checked(flow, "remaining_bytes");
+  const std::int64_t now = sim_.now().ns();
+  if (f.state != FlowState::kActive || f.finish_ns <= now) return 0.0;
+  const double dt_ns = static_cast<double>(now - f.anchor_ns);
   return f.remaining_bytes - std::min(f.remaining_bytes, f.rate_bytes_per_s * dt_ns * 1e-9);
 }
 
 std::size_t FlowNetwork::active_flows() const {
-  const_cast<FlowNetwork*>(this)->update();
-  return active_count_;
+  std::size_t due = 0;
+  for_each_due(sim_.now().ns(), [&due](FlowId) { ++due; });
+  return active_count_ - due;
 }
 
 std::size_t FlowNetwork::num_resources() const { return resources_.size(); }
@@ -591,17 +657,16 @@ double FlowNetwork::capacity(ResourceId r) const { return resource_checked(r, "c
 Time FlowNetwork::latency(ResourceId r) const { return Time::from_ns(resource_checked(r, "latency").latency_ns); }
 
 double FlowNetwork::load(ResourceId r) const {
-  resource_checked(r, "load");
-  const_cast<FlowNetwork*>(this)->update();
+  const Resource& res = resource_checked(r, "load");
+  const_cast<FlowNetwork*>(this)->build_view();
+  const std::int64_t now = sim_.now().ns();
   double sum = 0.0;
-  for (const User& u : resources_[r].users) sum += flows_[u.flow].rate_bytes_per_s;
+  for (const User& u : res.users) sum += view_rate(flows_[u.flow], now);
   return sum;
 }
 
 ResourceStats FlowNetwork::stats(ResourceId r) const {
-  resource_checked(r, "stats");
-  const_cast<FlowNetwork*>(this)->update();
-  const Resource& res = resources_[r];
+  const Resource& res = resource_checked(r, "stats");
   const std::int64_t now = sim_.now().ns();
   ResourceStats s;
   s.bytes_carried = res.bytes_carried;
@@ -609,11 +674,13 @@ ResourceStats FlowNetwork::stats(ResourceId r) const {
   std::int64_t busy = res.busy_total_ns;
   if (!res.users.empty()) busy += now - res.busy_since_ns;
   s.busy_ns = static_cast<double>(busy);
-  // bytes sent by active flows since their anchor, not yet charged
+  // bytes sent by active flows since their anchor, not charged yet (rates up to now are the
+  // committed ones, so no solve is needed); a flow due now has sent everything
   for (const User& u : res.users) {
     const Flow& f = flows_[u.flow];
-    s.bytes_carried +=
-        std::min(f.remaining_bytes, f.rate_bytes_per_s * static_cast<double>(now - f.anchor_ns) * 1e-9);
+    s.bytes_carried += f.finish_ns <= now ? f.remaining_bytes
+                                          : std::min(f.remaining_bytes, f.rate_bytes_per_s *
+                                                                            static_cast<double>(now - f.anchor_ns) * 1e-9);
   }
   return s;
 }

@@ -43,10 +43,13 @@ struct ResourceStats {
 /// Incremental ("selective update", SimGrid LMM): an arrival or a departure marks the resources
 /// it crosses dirty; before time moves on, only the connected components (flows <-> shared
 /// resources) that touch a dirty resource are re-solved. Changes made at the same instant are
-/// solved together (one solve per instant, not one per flow), either by a zero-delay event
-/// scheduled on the first change, or earlier when a query (rate(), load(), stats(), ...) or
-/// update() asks. The result is bitwise the same as re-solving everything
+/// solved together (one solve per instant, not one per flow) by a zero-delay event scheduled on
+/// the first change. The result is bitwise the same as re-solving everything
 /// (set_full_recompute(true)): the solver's arithmetic does not depend on visiting order.
+///
+/// Queries (rate(), load(), stats(), remaining_bytes(), active_flows()) answer "as of now",
+/// as if the pending solve had already run, but never change the network's state: observing a
+/// run (e.g. sampling link load for a trace) cannot change its results.
 ///
 /// Progress is kept per flow as (anchor time, remaining bytes at the anchor, rate); a flow is
 /// advanced to now (remaining -= rate * dt, and its bytes are charged to its resources) only
@@ -107,8 +110,9 @@ class FlowNetwork : public EventHandler {
   ResourceStats stats(ResourceId r) const;
 
   /// Brings the network up to now(): drains flows due now, re-solves dirty components and
-  /// schedules the next completion. Called implicitly by the queries and by the network's own
-  /// events; callers never need it for correctness.
+  /// schedules the next completion. The network's own events call it; callers never need it
+  /// (benchmarks use it to time a solve). Calling it between changes made at the same instant
+  /// splits that instant's solve in two, which may move drain dates by 1 ns (rounding).
   void update();
 
   /// Debug / differential testing: when on, every change re-solves every component (and
@@ -120,7 +124,7 @@ class FlowNetwork : public EventHandler {
   struct SolverCounters {
     std::uint64_t solves = 0;         ///< component solves (one per update with dirty resources)
     std::uint64_t flows_solved = 0;   ///< sum over solves of the flows re-solved
-    std::uint64_t rounds = 0;         ///< progressive-filling rounds (levels) over all solves
+    std::uint64_t rounds = 0;         ///< progressive-filling rounds (levels), queries' solves included
     std::uint64_t rate_changes = 0;   ///< flows whose rate changed (advanced and rescheduled)
   };
   const SolverCounters& counters() const { return counters_; }
@@ -189,7 +193,11 @@ class FlowNetwork : public EventHandler {
   void release_elements(std::uint32_t first, std::uint32_t n);
   void complete_due_flows(std::int64_t now_ns);
   void solve_dirty(std::int64_t now_ns);
-  void collect_component();
+  void collect_component(std::int64_t now_ns);
+  void build_view();
+  double view_rate(const Flow& f, std::int64_t now_ns) const;
+  template <typename Fn>
+  void for_each_due(std::int64_t now_ns, Fn&& fn) const;
   void solve_max_min();
   void fix_flow(FlowId f, double rate_bytes_per_s);
   void advance(Flow& f, std::int64_t now_ns);
@@ -220,6 +228,11 @@ class FlowNetwork : public EventHandler {
   bool wake_pending_ = false;
   std::int64_t wake_ns_ = 0;
   std::uint64_t wake_generation_ = 0;
+  // view for queries: rates "as if update() ran now", kept in solver scratch (never in the
+  // committed state); valid until the next change or until time moves
+  bool view_valid_ = false;
+  std::int64_t view_ns_ = 0;
+  std::uint64_t view_epoch_ = 0;  ///< flows with mark == view_epoch_ have a view rate
   // solver scratch, reused across solves
   std::uint64_t epoch_ = 0;
   std::vector<ResourceId> comp_resources_;

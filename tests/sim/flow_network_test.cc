@@ -404,7 +404,7 @@ class RandomScenario : public FlowListener, public EventHandler {
     bool active;
   };
 
-  RandomScenario(std::uint64_t seed, bool full_recompute) : rng_(seed), net_(sim_) {
+  RandomScenario(std::uint64_t seed, bool full_recompute, bool with_checks = true) : rng_(seed), net_(sim_) {
     net_.set_full_recompute(full_recompute);
     std::uniform_int_distribution<int> nres(3, 40);
     const int n = nres(rng_);
@@ -418,7 +418,10 @@ class RandomScenario : public FlowListener, public EventHandler {
     // Arrivals and checks as events.
     std::uniform_int_distribution<std::int64_t> when(0, 2'000'000);
     for (int i = 0; i < 150; ++i) sim_.schedule_at(Time::from_ns(when(rng_)), this, kArrival);
-    for (int i = 0; i < 60; ++i) sim_.schedule_at(Time::from_ns(when(rng_)), this, kCheck);
+    for (int i = 0; i < 60; ++i) {
+      const Time t = Time::from_ns(when(rng_));  // drawn either way: same scenario with or without checks
+      if (with_checks) sim_.schedule_at(t, this, kCheck);
+    }
     // Some simultaneous arrivals (a collective step starting many flows at once).
     const std::int64_t burst = when(rng_);
     for (int i = 0; i < 30; ++i) sim_.schedule_at(Time::from_ns(burst), this, kArrival);
@@ -558,6 +561,94 @@ TEST(FlowNetworkPropertyTest, IncrementalAndFullRecomputeAreIdentical) {
     // The point of the incremental mode: it re-solves fewer flows.
     EXPECT_LE(inc.net_.counters().flows_solved, full.net_.counters().flows_solved);
   }
+}
+
+TEST(FlowNetworkPropertyTest, ObservingDoesNotChangeResults) {
+  // Queries answer "as of now" without touching the committed state: the same scenario with
+  // 60 rounds of rate()/load() queries and without them completes identically, bit for bit.
+  for (std::uint64_t seed = 200; seed < 215; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    RandomScenario watched(seed, /*full_recompute=*/false, /*with_checks=*/true);
+    RandomScenario quiet(seed, /*full_recompute=*/false, /*with_checks=*/false);
+    watched.run();
+    quiet.run();
+    EXPECT_EQ(watched.completions, quiet.completions);
+    for (ResourceId x = 0; x < quiet.net_.num_resources(); ++x) {
+      EXPECT_EQ(watched.net_.stats(x).bytes_carried, quiet.net_.stats(x).bytes_carried);
+      EXPECT_EQ(watched.net_.stats(x).busy_ns, quiet.net_.stats(x).busy_ns);
+    }
+    EXPECT_EQ(watched.net_.counters().solves, quiet.net_.counters().solves);
+  }
+}
+
+/// Probes the network from an event that fires at the drain instant, before the network's wake.
+class Probe : public EventHandler {
+ public:
+  Probe(FlowNetwork& net, FlowId a, FlowId b, ResourceId l) : net_(net), a_(a), b_(b), l_(l) {}
+  void on_event(std::uint64_t) override {
+    rate_a = net_.rate(a_);
+    rate_b = net_.rate(b_);
+    active = net_.active_flows();
+    load = net_.load(l_);
+    stats = net_.stats(l_);
+    remaining_a = net_.remaining_bytes(a_);
+    remaining_b = net_.remaining_bytes(b_);
+  }
+  double rate_a = -1, rate_b = -1, load = -1, remaining_a = -1, remaining_b = -1;
+  std::size_t active = 99;
+  ResourceStats stats;
+
+ private:
+  FlowNetwork& net_;
+  FlowId a_, b_;
+  ResourceId l_;
+};
+
+TEST(FlowNetworkTest, QueriesAtTheDrainInstantSeeTheDeparture) {
+  // 1 GB/s link, A = 1 MB and B = 3 MB at t = 0 (0.5 GB/s each). A drains at 2 ms. A probe
+  // scheduled for 2 ms *before* the flows exist fires before the network's wake, yet sees the
+  // network as of 2 ms: A gone (rate 0, nothing left), B alone at 1 GB/s with 2 MB left, the
+  // link carried 1 MB (A) + 1 MB (B). Completion times are those of the unobserved run (B: 4 ms).
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(1 * kGBps, Time::zero(), "l");
+  Recorder rec(sim);
+  const auto p = path_of({l});
+  Probe probe(net, 0, 1, l);
+  sim.schedule_at(Time::from_ns(2'000'000), &probe, 0);
+  const FlowId a = net.start_flow(p, 1e6, &rec, 1);
+  const FlowId b = net.start_flow(p, 3e6, &rec, 2);
+  ASSERT_EQ(a, 0u);
+  ASSERT_EQ(b, 1u);
+  sim.run();
+  EXPECT_EQ(probe.rate_a, 0.0);
+  EXPECT_DOUBLE_EQ(probe.rate_b, 1 * kGBps);
+  EXPECT_EQ(probe.active, 1u);
+  EXPECT_DOUBLE_EQ(probe.load, 1 * kGBps);
+  EXPECT_DOUBLE_EQ(probe.stats.bytes_carried, 2e6);
+  EXPECT_EQ(probe.remaining_a, 0.0);
+  EXPECT_NEAR(probe.remaining_b, 2e6, 1e-6);
+  EXPECT_EQ(rec.done.at(1), 2'000'000);
+  EXPECT_EQ(rec.done.at(2), 4'000'000);
+}
+
+TEST(FlowNetworkTest, QueryBetweenSameInstantArrivalsDoesNotSplitTheSolve) {
+  // Three flows started at t = 0 with a rate() query after each: one solve at t = 0, not three.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId l = net.add_resource(3 * kGBps, Time::zero(), "l");
+  const auto p = path_of({l});
+  const FlowId a = net.start_flow(p, 1e6, nullptr, 0);
+  EXPECT_DOUBLE_EQ(net.rate(a), 3 * kGBps);
+  const FlowId b = net.start_flow(p, 1e6, nullptr, 0);
+  EXPECT_DOUBLE_EQ(net.rate(a), 1.5 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(b), 1.5 * kGBps);
+  net.start_flow(p, 1e6, nullptr, 0);
+  EXPECT_DOUBLE_EQ(net.rate(a), 1 * kGBps);
+  EXPECT_EQ(net.counters().solves, 0u);  // only views so far
+  sim.run();
+  EXPECT_EQ(net.counters().solves, 1u);  // t = 0 (three arrivals); at 1 ms nothing is left to solve
+  EXPECT_EQ(sim.now().ns(), 1'000'000);
 }
 
 TEST(FlowNetworkPropertyTest, DrainTimesMatchAnIndependentFluidIntegration) {

@@ -291,23 +291,9 @@ void FlowNetwork::solve_dirty(std::int64_t now_ns) {
   comp_flows_.clear();
   for (const ResourceId r : dirty_) resources_[r].dirty = false;
   if (full_recompute_) {
-    for (ResourceId r = 0; r < resources_.size(); ++r) {
-      Resource& res = resources_[r];
-      if (!res.users.empty()) {
-        res.mark = epoch_;
-        res.slot = static_cast<std::uint32_t>(comp_resources_.size());
-        comp_resources_.push_back(r);
-      }
-    }
+    for (ResourceId r = 0; r < resources_.size(); ++r) seed_resource(r);
   } else {
-    for (const ResourceId r : dirty_) {
-      Resource& res = resources_[r];
-      if (!res.users.empty() && res.mark != epoch_) {
-        res.mark = epoch_;
-        res.slot = static_cast<std::uint32_t>(comp_resources_.size());
-        comp_resources_.push_back(r);
-      }
-    }
+    for (const ResourceId r : dirty_) seed_resource(r);
   }
   dirty_.clear();
   collect_component(now_ns);
@@ -326,6 +312,15 @@ void FlowNetwork::solve_dirty(std::int64_t now_ns) {
     f.finish_ns = drain_date(f, now_ns);
     heap_insert_or_update(id);
   }
+}
+
+/// Adds r (if it carries flows and is not in yet) to the component being collected.
+void FlowNetwork::seed_resource(ResourceId r) {
+  Resource& res = resources_[r];
+  if (res.users.empty() || res.mark == epoch_) return;
+  res.mark = epoch_;
+  res.slot = static_cast<std::uint32_t>(comp_resources_.size());
+  comp_resources_.push_back(r);
 }
 
 /// Breadth-first closure of comp_resources_ over "a flow crosses a resource", marking with
@@ -584,20 +579,14 @@ void FlowNetwork::build_view() {
   view_epoch_ = epoch_;
   comp_resources_.clear();
   comp_flows_.clear();
-  const auto seed = [this](ResourceId r) {
-    Resource& res = resources_[r];
-    if (res.users.empty() || res.mark == epoch_) return;
-    res.mark = epoch_;
-    res.slot = static_cast<std::uint32_t>(comp_resources_.size());
-    comp_resources_.push_back(r);
-  };
   if (full_recompute_) {
-    for (ResourceId r = 0; r < resources_.size(); ++r) seed(r);
+    for (ResourceId r = 0; r < resources_.size(); ++r) seed_resource(r);
   } else {
-    for (const ResourceId r : dirty_) seed(r);
-    for_each_due(now, [&](FlowId id) {
+    // what update() would re-solve: the dirty resources and those of the flows due now
+    for (const ResourceId r : dirty_) seed_resource(r);
+    for_each_due(now, [this](FlowId id) {
       const Flow& f = flows_[id];
-      for (std::uint32_t k = 0; k < f.path_length; ++k) seed(elements_[f.first_element + k].resource);
+      for (std::uint32_t k = 0; k < f.path_length; ++k) seed_resource(elements_[f.first_element + k].resource);
     });
   }
   collect_component(now);

@@ -193,6 +193,7 @@ class FlowNetwork : public EventHandler {
   void release_elements(std::uint32_t first, std::uint32_t n);
   void complete_due_flows(std::int64_t now_ns);
   void solve_dirty(std::int64_t now_ns);
+  void seed_resource(ResourceId r);
   void collect_component(std::int64_t now_ns);
   void build_view();
   double view_rate(const Flow& f, std::int64_t now_ns) const;

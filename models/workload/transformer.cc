@@ -225,12 +225,16 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     Program& p = out.head_forward;
     pb.compute(p, "final_ln", {norm(2 * Tsp * x.h * e)});
     if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, Overlap::blocking);
-    // Cross-entropy on fp32 logits: cast, max, exp-sum, loss (~4 passes over T·V/t floats),
-    // plus two tiny all-reduces (max and sum over the vocabulary shards).
-    pb.compute(p, "logits", {gemm(T, x.v / t, x.h, e), elementwise(4 * 4 * T * x.v / t)});
+    // Vocab-parallel cross-entropy as Megatron-Core's cross_entropy.py runs it on T·V/t logits:
+    // cast to fp32 (read e, write 4), max (read 4), subtract max in place (r/w 8), exp in place
+    // (r/w 8), sum (read 4), divide by the sum in place (r/w 8, kept for backward): 32 + e bytes
+    // per element; plus two tiny all-reduces (max and sum over the vocabulary shards).
+    pb.compute(p, "logits", {gemm(T, x.v / t, x.h, e), elementwise((32 + e) * T * x.v / t)});
     if (tp) ProgramBuilder::collective(p, "tp_ce", CollectiveOp::all_reduce, 2 * 4 * T, Overlap::blocking);
     Program& q = out.head_backward;
-    pb.compute(q, "logits_bwd", {elementwise(3 * 4 * T * x.v / t), gemm(T, x.h, x.v / t, e), gemm(x.v / t, x.h, T, e)});
+    // Backward: subtract one-hot, scale by the loss gradient in place (r/w 8), cast to the GEMM
+    // dtype (read 4, write e).
+    pb.compute(q, "logits_bwd", {elementwise((12 + e) * T * x.v / t), gemm(T, x.h, x.v / t, e), gemm(x.v / t, x.h, T, e)});
     if (tp) ProgramBuilder::collective(q, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::blocking);
     pb.compute(q, "final_ln_bwd", {norm(3 * Tsp * x.h * e)});
   }

@@ -31,8 +31,8 @@ struct ValidationCase {
 /// peak_memory_gib [GiB = 2^30 bytes, per GPU], time_to_train_s [s].
 inline const std::vector<std::string_view>& validation_metrics() {
   static const std::vector<std::string_view> names = {
-      "iteration_time_s", "tokens_per_s",          "tflops_per_gpu",  "hardware_tflops_per_gpu", "mfu",
-      "hfu",              "activation_memory_gib", "peak_memory_gib", "time_to_train_s"};
+      "iteration_time_s",      "tokens_per_s",    "tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu",
+      "activation_memory_gib", "peak_memory_gib", "time_to_train_s"};
   return names;
 }
 

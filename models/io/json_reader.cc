@@ -99,7 +99,8 @@ class Reader {
       out.kind = JsonValue::Kind::null;
       return true;
     }
-    return fail("unexpected " + describe_here() + " (expected a value: object, array, string, number, true, false or null)");
+    return fail("unexpected " + describe_here() +
+                " (expected a value: object, array, string, number, true, false or null)");
   }
 
   bool literal(std::string_view word) {
@@ -234,14 +235,30 @@ class Reader {
       if (i_ >= text_.size()) return fail("unexpected end of file in a string (expected an escape character)");
       const char e = text_[i_];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           advance();
           std::uint32_t cp = 0;
@@ -309,12 +326,18 @@ JsonReadResult read_json(std::string_view text, int max_depth) { return Reader(t
 
 std::string_view describe(JsonValue::Kind kind) {
   switch (kind) {
-    case JsonValue::Kind::object: return "an object";
-    case JsonValue::Kind::array: return "an array";
-    case JsonValue::Kind::string: return "a string";
-    case JsonValue::Kind::number: return "a number";
-    case JsonValue::Kind::boolean: return "a boolean";
-    case JsonValue::Kind::null: return "null";
+    case JsonValue::Kind::object:
+      return "an object";
+    case JsonValue::Kind::array:
+      return "an array";
+    case JsonValue::Kind::string:
+      return "a string";
+    case JsonValue::Kind::number:
+      return "a number";
+    case JsonValue::Kind::boolean:
+      return "a boolean";
+    case JsonValue::Kind::null:
+      return "null";
   }
   return "a value";
 }

@@ -32,7 +32,7 @@ struct JsonValue {
 };
 
 struct JsonMember {
-  std::string key;  ///< decoded key
+  std::string key;    ///< decoded key
   SourcePos key_pos;  ///< position of the key's opening quote
   JsonValue value;
 };

@@ -374,7 +374,7 @@ class TextSourceMap final : public SourceMap {
       if (loc.line < 0) break;
       best = from_zero_based(loc.line, loc.column);
       tree = step.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE ? tree->GetTreeForNested(step.field, index)
-                                                                              : nullptr;
+                                                                            : nullptr;
     }
     return best;
   }
@@ -495,8 +495,9 @@ class JsonChecker {
       if (m.value.kind == JsonValue::Kind::null) continue;  // proto3 JSON: null = not set
       if (field->is_repeated()) {
         if (m.value.kind != JsonValue::Kind::array) {
-          error(m.value.pos, field_path,
-                "invalid value " + show(m.value) + " (expected an array of " + expected_value(field, Format::json) + ")");
+          error(
+              m.value.pos, field_path,
+              "invalid value " + show(m.value) + " (expected an array of " + expected_value(field, Format::json) + ")");
           continue;
         }
         for (std::size_t i = 0; i < m.value.items.size(); ++i) {
@@ -527,10 +528,12 @@ class JsonChecker {
         ok = (v.kind == K::number || v.kind == K::string) && integer_in_range<std::int64_t>(v.text);
         break;
       case F::CPPTYPE_UINT32:
-        ok = (v.kind == K::number || v.kind == K::string) && v.text[0] != '-' && integer_in_range<std::uint32_t>(v.text);
+        ok =
+            (v.kind == K::number || v.kind == K::string) && v.text[0] != '-' && integer_in_range<std::uint32_t>(v.text);
         break;
       case F::CPPTYPE_UINT64:
-        ok = (v.kind == K::number || v.kind == K::string) && v.text[0] != '-' && integer_in_range<std::uint64_t>(v.text);
+        ok =
+            (v.kind == K::number || v.kind == K::string) && v.text[0] != '-' && integer_in_range<std::uint64_t>(v.text);
         break;
       case F::CPPTYPE_DOUBLE:
       case F::CPPTYPE_FLOAT:
@@ -562,11 +565,16 @@ class JsonChecker {
 
   static std::string show(const JsonValue& v) {
     switch (v.kind) {
-      case JsonValue::Kind::object: return "{...}";
-      case JsonValue::Kind::array: return "[...]";
-      case JsonValue::Kind::string: return quote(clip(v.text));
-      case JsonValue::Kind::null: return "null";
-      default: return clip(v.text);
+      case JsonValue::Kind::object:
+        return "{...}";
+      case JsonValue::Kind::array:
+        return "[...]";
+      case JsonValue::Kind::string:
+        return quote(clip(v.text));
+      case JsonValue::Kind::null:
+        return "null";
+      default:
+        return clip(v.text);
     }
   }
 
@@ -627,7 +635,8 @@ ReadOutcome read_json_message(std::string_view text, std::string_view origin, pb
     }
     std::vector<PathStep> steps;
     SourcePos pos{1, 1};
-    if (!path.empty() && resolve_path(message.GetDescriptor(), path, steps, nullptr)) pos = out.source_map->locate(steps);
+    if (!path.empty() && resolve_path(message.GetDescriptor(), path, steps, nullptr))
+      pos = out.source_map->locate(steps);
     out.errors.push_back(format_pos(origin, pos) + ": " + (path.empty() ? "" : path + ": ") + what);
   }
   return out;
@@ -719,16 +728,25 @@ std::string value_suggestion(const pb::FieldDescriptor* field, std::string_view 
 std::string expected_value(const pb::FieldDescriptor* field, Format format) {
   using F = pb::FieldDescriptor;
   switch (field->cpp_type()) {
-    case F::CPPTYPE_INT32: return "an integer in [-2147483648, 2147483647]";
-    case F::CPPTYPE_INT64: return "an integer in [-9223372036854775808, 9223372036854775807]";
-    case F::CPPTYPE_UINT32: return "an integer in [0, 4294967295]";
-    case F::CPPTYPE_UINT64: return "an integer in [0, 18446744073709551615]";
+    case F::CPPTYPE_INT32:
+      return "an integer in [-2147483648, 2147483647]";
+    case F::CPPTYPE_INT64:
+      return "an integer in [-9223372036854775808, 9223372036854775807]";
+    case F::CPPTYPE_UINT32:
+      return "an integer in [0, 4294967295]";
+    case F::CPPTYPE_UINT64:
+      return "an integer in [0, 18446744073709551615]";
     case F::CPPTYPE_DOUBLE:
-    case F::CPPTYPE_FLOAT: return "a number";
-    case F::CPPTYPE_BOOL: return "true or false";
-    case F::CPPTYPE_STRING: return format == Format::json ? "a string" : "a quoted string";
-    case F::CPPTYPE_ENUM: return "one of: " + enum_list(field->enum_type());
-    case F::CPPTYPE_MESSAGE: return format == Format::json ? "an object" : "a { ... } block";
+    case F::CPPTYPE_FLOAT:
+      return "a number";
+    case F::CPPTYPE_BOOL:
+      return "true or false";
+    case F::CPPTYPE_STRING:
+      return format == Format::json ? "a string" : "a quoted string";
+    case F::CPPTYPE_ENUM:
+      return "one of: " + enum_list(field->enum_type());
+    case F::CPPTYPE_MESSAGE:
+      return format == Format::json ? "an object" : "a { ... } block";
   }
   return "a value";
 }

@@ -121,7 +121,9 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     errors.push_back(o.origin + ": " + clip(o.assignment) + ": empty field path (expected field.path=value)");
     return;
   }
-  auto fail = [&](const std::string& at, const std::string& what) { errors.push_back(o.origin + ": " + clip(at) + ": " + what); };
+  auto fail = [&](const std::string& at, const std::string& what) {
+    errors.push_back(o.origin + ": " + clip(at) + ": " + what);
+  };
 
   // Resolve the whole path on descriptors first, so a bad override leaves the message untouched.
   std::vector<const pb::FieldDescriptor*> fields;
@@ -138,8 +140,8 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     }
     const pb::FieldDescriptor* field = type->FindFieldByName(segment);
     if (field == nullptr) {
-      fail(here, "unknown field" + did_you_mean(segment, field_names(type)) + " (expected one of: " + field_list(type) +
-                     ")");
+      fail(here,
+           "unknown field" + did_you_mean(segment, field_names(type)) + " (expected one of: " + field_list(type) + ")");
       return;
     }
     if (field->is_repeated()) {

@@ -62,7 +62,8 @@ std::vector<Override> as_cli_overrides(const std::vector<std::string>& assignmen
 std::string read_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    throw ScenarioError({path + ": cannot read file (" + std::make_error_code(std::errc::is_a_directory).message() + ")"});
+    throw ScenarioError(
+        {path + ": cannot read file (" + std::make_error_code(std::errc::is_a_directory).message() + ")"});
   }
   errno = 0;
   std::ifstream in(path, std::ios::binary);
@@ -122,7 +123,8 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (p.has_pp()) ps.pp = p.pp();
   if (p.has_dp()) ps.dp = p.dp();
   if (p.has_sequence_parallel()) ps.sequence_parallel = p.sequence_parallel();
-  if (p.has_schedule() && !enum_from_number(p.schedule(), 2, ps.schedule)) bad_enums.push_back("workload.parallel.schedule");
+  if (p.has_schedule() && !enum_from_number(p.schedule(), 2, ps.schedule))
+    bad_enums.push_back("workload.parallel.schedule");
   if (p.has_virtual_stages()) ps.virtual_stages = p.virtual_stages();
   if (p.has_uneven_stages()) ps.uneven_stages = p.uneven_stages();
   if (p.has_zero_stage()) ps.zero_stage = p.zero_stage();
@@ -135,8 +137,10 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   models::TrainingSpec& ts = s.training;
   if (t.has_global_batch_size()) ts.global_batch_size = t.global_batch_size();
   if (t.has_micro_batch_size()) ts.micro_batch_size = t.micro_batch_size();
-  if (t.has_precision() && !enum_from_number(t.precision(), 5, ts.precision)) bad_enums.push_back("workload.training.precision");
-  if (t.has_recompute() && !enum_from_number(t.recompute(), 3, ts.recompute)) bad_enums.push_back("workload.training.recompute");
+  if (t.has_precision() && !enum_from_number(t.precision(), 5, ts.precision))
+    bad_enums.push_back("workload.training.precision");
+  if (t.has_recompute() && !enum_from_number(t.recompute(), 3, ts.recompute))
+    bad_enums.push_back("workload.training.recompute");
   if (t.has_fp32_grad_accumulation()) ts.fp32_grad_accumulation = t.fp32_grad_accumulation();
   if (t.has_flash_attention()) ts.flash_attention = t.flash_attention();
   if (t.has_train_tokens()) ts.train_tokens = t.train_tokens();
@@ -230,7 +234,8 @@ class Checker {
   std::string where(const std::string& path) const {
     if (const auto it = override_origins_.find(path); it != override_origins_.end()) return it->second;
     std::vector<PathStep> steps;
-    if (!detail::resolve_path(message_.GetDescriptor(), path, steps, nullptr)) return detail::format_pos(origin_, {1, 1});
+    if (!detail::resolve_path(message_.GetDescriptor(), path, steps, nullptr))
+      return detail::format_pos(origin_, {1, 1});
     return detail::format_pos(origin_, map_.locate(steps));
   }
 
@@ -253,7 +258,9 @@ class Checker {
     return true;
   }
 
-  void error(const std::string& path, const std::string& what) { errors_.push_back(where(path) + ": " + path + ": " + what); }
+  void error(const std::string& path, const std::string& what) {
+    errors_.push_back(where(path) + ": " + path + ": " + what);
+  }
 
   /// value >= minimum, else "not set" / "got V" (expected an integer >= minimum).
   bool at_least(const std::string& path, std::int64_t value, std::int64_t minimum) {
@@ -266,7 +273,8 @@ class Checker {
   /// finite value >= minimum (or > minimum when strict).
   bool finite_at_least(const std::string& path, double value, double minimum, bool strict) {
     if (std::isfinite(value) && (strict ? value > minimum : value >= minimum)) return true;
-    error(path, "got " + number(value) + " (expected a finite number " + (strict ? "> " : ">= ") + number(minimum) + ")");
+    error(path,
+          "got " + number(value) + " (expected a finite number " + (strict ? "> " : ">= ") + number(minimum) + ")");
     return false;
   }
 
@@ -309,10 +317,10 @@ void check_scenario(models::Scenario& s, Checker& k) {
     try {
       gpu = &models::find_gpu(s.cluster.gpu);
     } catch (const std::exception&) {
-      k.error("cluster.gpu", "unknown GPU \"" + detail::clip(s.cluster.gpu) + "\"" +
-                                 detail::did_you_mean(s.cluster.gpu, models::gpu_names()) +
-                                 " (expected \"\" for the node template's GPU, or one of: " +
-                                 names_list(models::gpu_names()) + ")");
+      k.error("cluster.gpu",
+              "unknown GPU \"" + detail::clip(s.cluster.gpu) + "\"" +
+                  detail::did_you_mean(s.cluster.gpu, models::gpu_names()) +
+                  " (expected \"\" for the node template's GPU, or one of: " + names_list(models::gpu_names()) + ")");
     }
   } else if (node != nullptr) {
     try {
@@ -337,19 +345,19 @@ void check_scenario(models::Scenario& s, Checker& k) {
   const bool hidden_ok = k.at_least("workload.model.hidden_size", m.hidden_size, 1);
   const bool heads_ok = k.at_least("workload.model.num_attention_heads", m.num_attention_heads, 1);
   if (hidden_ok && heads_ok && m.hidden_size % m.num_attention_heads != 0) {
-    k.error("workload.model.num_attention_heads",
-            to_string(m.num_attention_heads) + " does not divide hidden_size " + to_string(m.hidden_size) +
-                " (expected a divisor of " + to_string(m.hidden_size) + ")");
+    k.error("workload.model.num_attention_heads", to_string(m.num_attention_heads) + " does not divide hidden_size " +
+                                                      to_string(m.hidden_size) + " (expected a divisor of " +
+                                                      to_string(m.hidden_size) + ")");
   }
   bool groups_ok = true;
   if (m.num_query_groups < 0) {
-    k.error("workload.model.num_query_groups",
-            "got " + to_string(m.num_query_groups) + " (expected 0 for plain multi-head attention, or an integer >= 1)");
+    k.error("workload.model.num_query_groups", "got " + to_string(m.num_query_groups) +
+                                                   " (expected 0 for plain multi-head attention, or an integer >= 1)");
     groups_ok = false;
   } else if (heads_ok && m.num_query_groups > 0 && m.num_attention_heads % m.num_query_groups != 0) {
-    k.error("workload.model.num_query_groups",
-            to_string(m.num_query_groups) + " does not divide num_attention_heads " + to_string(m.num_attention_heads) +
-                " (expected a divisor of " + to_string(m.num_attention_heads) + ")");
+    k.error("workload.model.num_query_groups", to_string(m.num_query_groups) + " does not divide num_attention_heads " +
+                                                   to_string(m.num_attention_heads) + " (expected a divisor of " +
+                                                   to_string(m.num_attention_heads) + ")");
     groups_ok = false;
   }
   if (m.ffn_hidden_size < 0) {
@@ -456,9 +464,9 @@ void check_scenario(models::Scenario& s, Checker& k) {
       if (flops > 0) supported += (supported.empty() ? "" : ", ") + std::string(names[static_cast<int>(precision)]);
     }
     if (peak <= 0) {
-      k.error("workload.training.precision",
-              std::string(names[static_cast<int>(t.precision)]) + " is not supported by " + gpu_name +
-                  " (expected one of: " + supported + ")");
+      k.error("workload.training.precision", std::string(names[static_cast<int>(t.precision)]) +
+                                                 " is not supported by " + gpu_name +
+                                                 " (expected one of: " + supported + ")");
     }
   }
   k.finite_at_least("workload.training.train_tokens", t.train_tokens, 0.0, false);
@@ -586,8 +594,8 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
   if (std::find(metrics.begin(), metrics.end(), c.metric()) == metrics.end()) {
     std::vector<std::string> names_v(metrics.begin(), metrics.end());
     k.error(at + ".metric", (k.present(at + ".metric") ? "unknown metric \"" + detail::clip(c.metric()) + "\"" +
-                                                              detail::did_you_mean(c.metric(), names_v)
-                                                        : std::string("not set")) +
+                                                             detail::did_you_mean(c.metric(), names_v)
+                                                       : std::string("not set")) +
                                 " (expected one of: " + names_list(names_v) + ")");
   }
   if (!k.present(at + ".measured")) {
@@ -611,8 +619,8 @@ Format format_for_path(const std::string& path) {
   const std::string ext = extension_of(path);
   if (ext == ".textproto" || ext == ".txtpb" || ext == ".pbtxt" || ext == ".txt") return Format::text;
   if (ext == ".json") return Format::json;
-  throw ScenarioError({path + ": unknown file extension \"" + ext +
-                       "\" (expected .textproto, .txtpb, .pbtxt, .txt or .json)"});
+  throw ScenarioError(
+      {path + ": unknown file extension \"" + ext + "\" (expected .textproto, .txtpb, .pbtxt, .txt or .json)"});
 }
 
 models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {

@@ -113,9 +113,15 @@ std::string joined(const std::vector<std::string>& names) {
 std::string scenario(const std::string& model, const std::string& parallel, const std::string& training) {
   return "cluster { node_template: \"dgx_h100\" }\n"
          "workload {\n"
-         "  model { " + model + " }\n"
-         "  parallel { " + parallel + " }\n"
-         "  training { " + training + " }\n"
+         "  model { " +
+         model +
+         " }\n"
+         "  parallel { " +
+         parallel +
+         " }\n"
+         "  training { " +
+         training +
+         " }\n"
          "}\n";
 }
 
@@ -197,9 +203,9 @@ TEST(ScenarioIo, FormatFollowsExtension) {
 TEST(ScenarioIo, SequenceParallelWithOneTpRankIsTurnedOff) {
   // Megatron-LM disables sequence parallelism when tp = 1 (it would be a no-op).
   const std::string text = small("", "", "");
-  const models::Scenario s = load_scenario_text(text, "t.textproto", Format::text,
-                                                {"workload.parallel.tp=1", "workload.parallel.dp=4",
-                                                 "workload.parallel.sequence_parallel=true"});
+  const models::Scenario s = load_scenario_text(
+      text, "t.textproto", Format::text,
+      {"workload.parallel.tp=1", "workload.parallel.dp=4", "workload.parallel.sequence_parallel=true"});
   EXPECT_FALSE(s.parallel.sequence_parallel);
 }
 
@@ -219,20 +225,19 @@ TEST(ScenarioIo, UnevenStagesAcceptPpNotDividingLayers) {
 // ------------------------------------------------------------------------------------------------
 
 TEST(ScenarioIoSet, SetsEveryScalarKind) {
-  const models::Scenario s =
-      load_scenario_text(small(), "t.textproto", Format::text,
-                         {"workload.parallel.tp=4",                    // int32
-                          "workload.parallel.dp=1",                    //
-                          "cluster.fabric.switch_latency_ns=250",      // int64
-                          "cluster.fabric.oversubscription=2.5",       // double
-                          "workload.parallel.dp_bucket_bytes=2.5e7",   // double, exponent
-                          "workload.model.gated_mlp=true",             // bool
-                          "options.fold_symmetric=0",                  // bool as 0
-                          "name=my run = 2",                           // string, verbatim after the first '='
-                          "workload.training.precision=fp16",          // enum
-                          "cluster.fabric.kind=fat_tree",              // enum
-                          "workload.training.global_batch_size=8",     //
-                          "workload.training.global_batch_size=32"});  // the last one wins
+  const models::Scenario s = load_scenario_text(small(), "t.textproto", Format::text,
+                                                {"workload.parallel.tp=4",                   // int32
+                                                 "workload.parallel.dp=1",                   //
+                                                 "cluster.fabric.switch_latency_ns=250",     // int64
+                                                 "cluster.fabric.oversubscription=2.5",      // double
+                                                 "workload.parallel.dp_bucket_bytes=2.5e7",  // double, exponent
+                                                 "workload.model.gated_mlp=true",            // bool
+                                                 "options.fold_symmetric=0",                 // bool as 0
+                                                 "name=my run = 2",  // string, verbatim after the first '='
+                                                 "workload.training.precision=fp16",          // enum
+                                                 "cluster.fabric.kind=fat_tree",              // enum
+                                                 "workload.training.global_batch_size=8",     //
+                                                 "workload.training.global_batch_size=32"});  // the last one wins
   EXPECT_EQ(s.parallel.tp, 4);
   EXPECT_EQ(s.parallel.dp, 1);
   EXPECT_EQ(s.cluster.fabric.switch_latency_ns, 250);
@@ -262,9 +267,8 @@ TEST(ScenarioIoSet, UnknownPath) {
 
 TEST(ScenarioIoSet, PathThroughAScalar) {
   EXPECT_EQ(errors_of(small(), Format::text, {"workload.parallel.tp.x=4"}),
-            std::vector<std::string>{
-                "--set: workload.parallel.tp: is not a message, it has no field \"x\" (expected "
-                "workload.parallel.tp=value)"});
+            std::vector<std::string>{"--set: workload.parallel.tp: is not a message, it has no field \"x\" (expected "
+                                     "workload.parallel.tp=value)"});
 }
 
 TEST(ScenarioIoSet, NonScalarTarget) {
@@ -349,7 +353,7 @@ TEST(ScenarioIoErrors, WrongTypeJson) {
   EXPECT_EQ(errors_of("{\"workload\": {\"model\": {\"num_layers\": 1.5, \"gated_mlp\": \"yes\"},\n"
                       "  \"parallel\": 4}}",
                       Format::json),
-                      (std::vector<std::string>{
+            (std::vector<std::string>{
                 "t.json:1:39: workload.model.num_layers: invalid value 1.5 (expected an integer in [-2147483648, "
                 "2147483647])",
                 "t.json:1:57: workload.model.gated_mlp: invalid value \"yes\" (expected true or false)",
@@ -357,10 +361,10 @@ TEST(ScenarioIoErrors, WrongTypeJson) {
 }
 
 TEST(ScenarioIoErrors, IntegerOutOfRange) {
-  EXPECT_EQ(errors_of("cluster { num_nodes: 99999999999 }\n"),
-            std::vector<std::string>{
-                "t.textproto:1:22: cluster.num_nodes: invalid value 99999999999 (expected an integer in "
-                "[-2147483648, 2147483647])"});
+  EXPECT_EQ(
+      errors_of("cluster { num_nodes: 99999999999 }\n"),
+      std::vector<std::string>{"t.textproto:1:22: cluster.num_nodes: invalid value 99999999999 (expected an integer in "
+                               "[-2147483648, 2147483647])"});
 }
 
 TEST(ScenarioIoErrors, UnknownEnumValue) {
@@ -416,8 +420,7 @@ TEST(ScenarioIoErrors, ZeroSize) {
 
 TEST(ScenarioIoErrors, RequiredSizeNotSet) {
   // No model block at all: its sizes keep their default 0; the error points at `workload`.
-  EXPECT_EQ(errors_of("workload {\n  training { global_batch_size: 8 }\n}\n", Format::text,
-                      {"workload.parallel.dp=8"}),
+  EXPECT_EQ(errors_of("workload {\n  training { global_batch_size: 8 }\n}\n", Format::text, {"workload.parallel.dp=8"}),
             (std::vector<std::string>{
                 "t.textproto:1:1: workload.model.num_layers: not set (expected an integer >= 1)",
                 "t.textproto:1:1: workload.model.hidden_size: not set (expected an integer >= 1)",
@@ -472,11 +475,11 @@ TEST(ScenarioIoErrors, MoreStagesThanLayers) {
 }
 
 TEST(ScenarioIoErrors, TpPpDpNotTheGpuCount) {
-  EXPECT_EQ(errors_of(scenario(kModel, "tp: 2 pp: 2 dp: 4", "global_batch_size: 8"), Format::text,
-                      {"cluster.num_nodes=3"}),
-            std::vector<std::string>{
-                "t.textproto:4:26: workload.parallel.dp: tp * pp * dp = 2 * 2 * 4 = 16 but the cluster has 24 GPUs "
-                "(3 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 24)"});
+  EXPECT_EQ(
+      errors_of(scenario(kModel, "tp: 2 pp: 2 dp: 4", "global_batch_size: 8"), Format::text, {"cluster.num_nodes=3"}),
+      std::vector<std::string>{
+          "t.textproto:4:26: workload.parallel.dp: tp * pp * dp = 2 * 2 * 4 = 16 but the cluster has 24 GPUs "
+          "(3 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 24)"});
 }
 
 TEST(ScenarioIoErrors, GlobalBatchNotDivisibleByDpTimesMicroBatch) {
@@ -505,9 +508,9 @@ TEST(ScenarioIoErrors, InterleavedScheduleRules) {
             std::vector<std::string>{
                 "t.textproto:4:20: workload.parallel.virtual_stages: got 2 with schedule one_f_one_b (expected 1, or "
                 "schedule: interleaved_one_f_one_b)"});
-  EXPECT_NO_THROW(load_scenario_text(scenario(kModel, "pp: 2 dp: 4 schedule: interleaved_one_f_one_b virtual_stages: 2",
-                                              "global_batch_size: 8"),
-                                     "t.textproto", Format::text));
+  EXPECT_NO_THROW(load_scenario_text(
+      scenario(kModel, "pp: 2 dp: 4 schedule: interleaved_one_f_one_b virtual_stages: 2", "global_batch_size: 8"),
+      "t.textproto", Format::text));
 }
 
 TEST(ScenarioIoErrors, ZeroStageOutOfRange) {
@@ -526,9 +529,12 @@ TEST(ScenarioIoErrors, UnknownNodeTemplateAndGpu) {
   const std::string text = "cluster { node_template: \"dgx_h10\" gpu: \"H100\" }\n";
   EXPECT_EQ(errors_of(text, Format::text, {"workload.model.num_layers=1"})[0],
             "t.textproto:1:11: cluster.node_template: unknown node template \"dgx_h10\", did you mean \"dgx_h100\"? "
-            "(expected one of: " + joined(models::node_template_names()) + ")");
-  EXPECT_EQ(errors_of(text)[1], "t.textproto:1:36: cluster.gpu: unknown GPU \"H100\" (expected \"\" for the node "
-                                "template's GPU, or one of: " + joined(models::gpu_names()) + ")");
+            "(expected one of: " +
+                joined(models::node_template_names()) + ")");
+  EXPECT_EQ(errors_of(text)[1],
+            "t.textproto:1:36: cluster.gpu: unknown GPU \"H100\" (expected \"\" for the node "
+            "template's GPU, or one of: " +
+                joined(models::gpu_names()) + ")");
 }
 
 TEST(ScenarioIoErrors, PrecisionTheGpuLacks) {
@@ -586,9 +592,9 @@ TEST(ScenarioIoErrors, MissingFile) {
     load_scenario_file(kDataDir + "/no_such_file.textproto");
     FAIL();
   } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.errors(), std::vector<std::string>{kDataDir +
-                                                   "/no_such_file.textproto: cannot read file (No such file or "
-                                                   "directory)"});
+    EXPECT_EQ(e.errors(),
+              std::vector<std::string>{kDataDir + "/no_such_file.textproto: cannot read file (No such file or "
+                                                  "directory)"});
   }
 }
 
@@ -618,8 +624,9 @@ TEST(ScenarioIoErrors, HostileNestingIsAnErrorNotACrash) {
   for (int i = 0; i < 5000; ++i) deep += "x {";
   const auto errors = errors_of(deep);
   ASSERT_FALSE(errors.empty());
-  EXPECT_EQ(errors[0], "t.textproto:1:1: x: unknown field (expected one of: name, description, cluster, workload, "
-                       "options)");
+  EXPECT_EQ(errors[0],
+            "t.textproto:1:1: x: unknown field (expected one of: name, description, cluster, workload, "
+            "options)");
 }
 
 TEST(ScenarioIoErrors, AtMostOneHundredParseErrorsAreListed) {
@@ -678,12 +685,12 @@ models::Report sample_report() {
 
 TEST(ReportJson, KeysAndValues) {
   const std::string json = report_to_json(sample_report());
-  for (const char* key : {"\"iteration_time_s\": 1.25", "\"tokens_per_s\": 838860.8", "\"tflops_per_gpu\": 412.5",
-                          "\"mfu\": 0.417", "\"oom\": true", "\"peak_bytes_per_gpu\": 75000000000",
-                          "\"compute_s\": 1", "\"tp_comm_exposed_s\": 0", "\"dp_comm_exposed_s\": 0.25",
-                          "\"pp_comm_exposed_s\": 0", "\"pipeline_bubble_s\": 0", "\"optimizer_s\": 0",
-                          "\"breakdown\": {", "\"memory\": {", "\"busiest_links\": [", "\"events\": 123456789012",
-                          "\"advice\": \"use tp 4\"", "\"name\": \"nvlink gpu0 to nvswitch\""}) {
+  for (const char* key :
+       {"\"iteration_time_s\": 1.25", "\"tokens_per_s\": 838860.8", "\"tflops_per_gpu\": 412.5", "\"mfu\": 0.417",
+        "\"oom\": true", "\"peak_bytes_per_gpu\": 75000000000", "\"compute_s\": 1", "\"tp_comm_exposed_s\": 0",
+        "\"dp_comm_exposed_s\": 0.25", "\"pp_comm_exposed_s\": 0", "\"pipeline_bubble_s\": 0", "\"optimizer_s\": 0",
+        "\"breakdown\": {", "\"memory\": {", "\"busiest_links\": [", "\"events\": 123456789012",
+        "\"advice\": \"use tp 4\"", "\"name\": \"nvlink gpu0 to nvswitch\""}) {
     EXPECT_NE(json.find(key), std::string::npos) << key << " not in\n" << json;
   }
   EXPECT_EQ(json.back(), '\n');
@@ -717,8 +724,8 @@ TEST(ValidationCases, LoadsCasesWithResolvedScenariosAndOverrides) {
   EXPECT_EQ(cases[0].scenario.name, "small");
   EXPECT_EQ(cases[0].scenario.training.precision, models::Precision::bf16);
   EXPECT_EQ(cases[1].source, "test suite citation");  // file-level source
-  EXPECT_EQ(cases[1].overrides, (std::vector<std::string>{"workload.training.precision=fp16",
-                                                          "workload.training.global_batch_size=128"}));
+  EXPECT_EQ(cases[1].overrides,
+            (std::vector<std::string>{"workload.training.precision=fp16", "workload.training.global_batch_size=128"}));
   EXPECT_EQ(cases[1].scenario.training.precision, models::Precision::fp16);
   EXPECT_EQ(cases[1].scenario.training.global_batch_size, 128);
   EXPECT_DOUBLE_EQ(cases[1].tolerance, 0.1);

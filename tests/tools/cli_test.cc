@@ -1,0 +1,126 @@
+// The CLI as a user drives it, in-process: exit codes, files written (never clobbered without
+// --force), byte-identical JSON across runs and thread counts, trace output.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/cli/commands.h"
+
+namespace traincast::cli {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+Result run(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  std::vector<std::string> argv_s = {"traincast"};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("traincast_cli_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(CliTest, DefaultScenarioPrintsSummary) {
+  const Result r = run({"run"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const char* s : {"Iteration", "tokens/s", "MFU", "exposed TP communication", "Memory per GPU", "Busiest links"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+TEST_F(CliTest, JsonHasDocumentedKeysAndIsByteIdenticalAcrossRunsAndThreads) {
+  const fs::path a = dir_ / "a.json", b = dir_ / "b.json", c = dir_ / "c.json";
+  ASSERT_EQ(run({"run", "--json", a.string()}).status, 0);
+  ASSERT_EQ(run({"run", "--json", b.string()}).status, 0);
+  ASSERT_EQ(run({"run", "--json", c.string(), "--threads", "2"}).status, 0);
+  const std::string ja = slurp(a);
+  EXPECT_EQ(ja, slurp(b));
+  EXPECT_EQ(ja, slurp(c));
+  for (const char* key : {"\"iteration_time_s\"", "\"tokens_per_s\"", "\"tflops_per_gpu\"", "\"mfu\"", "\"oom\"",
+                          "\"peak_bytes_per_gpu\"", "\"breakdown\"", "\"tp_comm_exposed_s\"", "\"pipeline_bubble_s\"",
+                          "\"busiest_links\""})
+    EXPECT_NE(ja.find(key), std::string::npos) << key;
+}
+
+TEST_F(CliTest, RefusesToOverwriteWithoutForce) {
+  const fs::path a = dir_ / "a.json";
+  std::ofstream(a) << "precious";
+  const Result r = run({"run", "--json", a.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("file exists (pass --force to overwrite it)"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(a), "precious");
+  EXPECT_EQ(run({"run", "--json", a.string(), "--force"}).status, 0);
+  EXPECT_NE(slurp(a), "precious");
+}
+
+TEST_F(CliTest, TraceIsChromeTraceJson) {
+  const fs::path t = dir_ / "t.json";
+  ASSERT_EQ(run({"run", "--trace", t.string(), "--set", "workload.training.global_batch_size=8"}).status, 0);
+  const std::string s = slurp(t);
+  EXPECT_EQ(s.rfind("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 0), 0u);
+  EXPECT_NE(s.find("\"ph\":\"X\""), std::string::npos);
+  EXPECT_NE(s.find("\"thread_name\""), std::string::npos);
+  EXPECT_EQ(s.substr(s.size() - 4), "\n]}\n");
+}
+
+TEST_F(CliTest, BadInputExitsTwoWithMessage) {
+  Result r = run({"run", (dir_ / "missing.textproto").string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cannot read file"), std::string::npos) << r.err;
+  r = run({"run", "--set", "workload.parallel.tp=3"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("workload.parallel.tp"), std::string::npos) << r.err;
+  r = run({"run", "--no-such-flag"});
+  EXPECT_EQ(r.status, 2);
+  r = run({"frobnicate"});
+  EXPECT_EQ(r.status, 2);
+  r = run({"run", "--threads", "0"});
+  EXPECT_EQ(r.status, 2);
+  r = run({"validate"});
+  EXPECT_EQ(r.status, 2);
+}
+
+TEST_F(CliTest, ValidateFailsWhenThresholdIsExceeded) {
+  // One published case (Korthikanti et al. 2022 Fig. 1, 22B, TP 8: 59.25 GiB of activations).
+  const fs::path cases = dir_ / "one.cases.textproto";
+  std::ofstream(cases) << "case {\n  name: \"act-22B\"\n  scenario: \"" << kSrc
+                       << "/scenarios/validation/selene_gpt.textproto\"\n"
+                          "  set: \"workload.training.recompute=none\"\n"
+                          "  metric: \"activation_memory_gib\"\n  measured: 59.25\n  tolerance: 0.05\n}\n";
+  const Result ok = run({"validate", cases.string(), "--max-error", "5"});
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("activation_memory_gib"), std::string::npos);
+  const Result fail = run({"validate", cases.string(), "--max-mape", "0"});
+  EXPECT_EQ(fail.status, 1);
+  EXPECT_NE(fail.out.find("FAIL: MAPE"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace traincast::cli

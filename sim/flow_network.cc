@@ -117,6 +117,8 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
     if (flows_.size() >= (std::size_t{1} << 32) - 1) throw std::length_error("FlowNetwork::start_flow: too many flows");
     id = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
+    flow_mark_.push_back(0);
+    flow_fixed_.push_back(0);
   }
   const auto length = static_cast<std::uint32_t>(path.size());
   const std::uint32_t first = bytes > 0.0 ? allocate_elements(length) : 0;
@@ -296,7 +298,7 @@ void FlowNetwork::solve_dirty(std::int64_t now_ns) {
     for (const ResourceId r : dirty_) seed_resource(r);
   }
   dirty_.clear();
-  collect_component(now_ns);
+  collect_component(now_ns, /*view=*/false);
   if (comp_flows_.empty()) return;
 
   ++counters_.solves;
@@ -327,21 +329,21 @@ void FlowNetwork::seed_resource(ResourceId r) {
 /// epoch_ and counting each resource's crossings (slot_unfixed_). Flows due at now_ns (drain
 /// date <= now_ns, only possible when a query builds its view before the wake has run) are
 /// left out, as update() would have removed them: they are flagged fixed so the solver skips them.
-void FlowNetwork::collect_component(std::int64_t now_ns) {
+void FlowNetwork::collect_component(std::int64_t now_ns, bool view) {
   slot_unfixed_.clear();
   for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
     const Resource& res = resources_[comp_resources_[i]];
     std::uint32_t crossings = 0;
     for (const User& u : res.users) {
-      Flow& f = flows_[u.flow];
-      if (f.finish_ns <= now_ns) {
-        f.fixed = true;
+      if (view && flows_[u.flow].finish_ns <= now_ns) {
+        flow_fixed_[u.flow] = 1;
         continue;
       }
       ++crossings;
-      if (f.mark == epoch_) continue;
-      f.mark = epoch_;
+      if (flow_mark_[u.flow] == epoch_) continue;
+      flow_mark_[u.flow] = epoch_;
       comp_flows_.push_back(u.flow);
+      const Flow& f = flows_[u.flow];
       for (std::uint32_t k = 0; k < f.path_length; ++k) {
         Element& e = elements_[f.first_element + k];
         Resource& res2 = resources_[e.resource];
@@ -377,9 +379,8 @@ void FlowNetwork::solve_max_min() {
   std::size_t dead = 0;  // live_share_ entries at +inf
   capped_.clear();
   for (const FlowId id : comp_flows_) {
-    Flow& f = flows_[id];
-    f.fixed = false;
-    if (f.rate_cap_bytes_per_s < kInf) capped_.push_back(id);
+    flow_fixed_[id] = 0;
+    if (flows_[id].rate_cap_bytes_per_s < kInf) capped_.push_back(id);
   }
   std::sort(capped_.begin(), capped_.end(), [this](FlowId a, FlowId b) {
     return flows_[a].rate_cap_bytes_per_s < flows_[b].rate_cap_bytes_per_s;
@@ -392,27 +393,28 @@ void FlowNetwork::solve_max_min() {
     // 1. The lowest fair share over the resources that still have unfixed flows: a min over
     //    contiguous doubles (vectorised), then the slots at exactly that level.
     double level = min_share(live_share_);
-    saturated_.clear();
-    if (level < kInf) {
-      for (std::size_t j = 0; j < live_share_.size(); ++j) {
-        if (live_share_[j] == level) saturated_.push_back(live_slot_[j]);
-      }
+    saturated_.resize(live_share_.size());  // branch-free compaction of the slots at `level`
+    std::size_t n_saturated = 0;
+    for (std::size_t j = 0; j < live_share_.size(); ++j) {
+      saturated_[n_saturated] = live_slot_[j];
+      n_saturated += static_cast<std::size_t>(live_share_[j] == level);
     }
+    saturated_.resize(level < kInf ? n_saturated : 0);
     // 2. Rate caps at or below that level bind now.
-    while (next_cap < capped_.size() && flows_[capped_[next_cap]].fixed) ++next_cap;
+    while (next_cap < capped_.size() && flow_fixed_[capped_[next_cap]]) ++next_cap;
     if (next_cap < capped_.size() && flows_[capped_[next_cap]].rate_cap_bytes_per_s <= level) {
       const double cap = flows_[capped_[next_cap]].rate_cap_bytes_per_s;
       if (cap < level) saturated_.clear();
       level = cap;
       for (; next_cap < capped_.size() && flows_[capped_[next_cap]].rate_cap_bytes_per_s <= level; ++next_cap) {
-        if (!flows_[capped_[next_cap]].fixed) fix_flow(capped_[next_cap], level);
+        if (!flow_fixed_[capped_[next_cap]]) fix_flow(capped_[next_cap], level);
       }
     }
     if (level == kInf) throw std::logic_error("FlowNetwork: unfixed flows without a constraint");
     // 3. Saturated resources: all their unfixed flows get exactly `level`.
     for (const std::uint32_t s : saturated_) {
       for (const User& u : resources_[comp_resources_[s]].users) {
-        if (!flows_[u.flow].fixed) fix_flow(u.flow, level);
+        if (!flow_fixed_[u.flow]) fix_flow(u.flow, level);
       }
     }
     // 4. One update per resource touched: remaining -= k * level.
@@ -448,8 +450,8 @@ void FlowNetwork::solve_max_min() {
 }
 
 void FlowNetwork::fix_flow(FlowId id, double rate_bytes_per_s) {
+  flow_fixed_[id] = 1;
   Flow& f = flows_[id];
-  f.fixed = true;
   f.new_rate_bytes_per_s = rate_bytes_per_s;
   --unfixed_;
   for (std::uint32_t k = 0; k < f.path_length; ++k) {
@@ -589,13 +591,14 @@ void FlowNetwork::build_view() {
       for (std::uint32_t k = 0; k < f.path_length; ++k) seed_resource(elements_[f.first_element + k].resource);
     });
   }
-  collect_component(now);
+  collect_component(now, /*view=*/true);
   if (!comp_flows_.empty()) solve_max_min();
 }
 
-double FlowNetwork::view_rate(const Flow& f, std::int64_t now_ns) const {
+double FlowNetwork::view_rate(FlowId id, std::int64_t now_ns) const {
+  const Flow& f = flows_[id];
   if (f.state != FlowState::kActive || f.finish_ns <= now_ns) return 0.0;
-  if (view_epoch_ != 0 && f.mark == view_epoch_) return f.new_rate_bytes_per_s;
+  if (view_epoch_ != 0 && flow_mark_[id] == view_epoch_) return f.new_rate_bytes_per_s;
   return f.rate_bytes_per_s;
 }
 
@@ -617,7 +620,7 @@ const FlowNetwork::Flow& FlowNetwork::flow_checked(FlowId f, const char* what) c
 double FlowNetwork::rate(FlowId flow) const {
   flow_checked(flow, "rate");
   const_cast<FlowNetwork*>(this)->build_view();
-  return view_rate(flows_[flow], sim_.now().ns());
+  return view_rate(flow, sim_.now().ns());
 }
 
 double FlowNetwork::remaining_bytes(FlowId flow) const {
@@ -650,7 +653,7 @@ double FlowNetwork::load(ResourceId r) const {
   const_cast<FlowNetwork*>(this)->build_view();
   const std::int64_t now = sim_.now().ns();
   double sum = 0.0;
-  for (const User& u : res.users) sum += view_rate(flows_[u.flow], now);
+  for (const User& u : res.users) sum += view_rate(u.flow, now);
   return sum;
 }
 

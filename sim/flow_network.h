@@ -180,8 +180,6 @@ class FlowNetwork : public EventHandler {
     std::uint32_t first_element = 0;
     std::uint32_t path_length = 0;
     std::uint32_t heap_pos = kNone;
-    std::uint64_t mark = 0;  ///< component epoch
-    bool fixed = false;      ///< solver scratch
     FlowState state = FlowState::kFree;
   };
 
@@ -194,9 +192,9 @@ class FlowNetwork : public EventHandler {
   void complete_due_flows(std::int64_t now_ns);
   void solve_dirty(std::int64_t now_ns);
   void seed_resource(ResourceId r);
-  void collect_component(std::int64_t now_ns);
+  void collect_component(std::int64_t now_ns, bool view);
   void build_view();
-  double view_rate(const Flow& f, std::int64_t now_ns) const;
+  double view_rate(FlowId id, std::int64_t now_ns) const;
   template <typename Fn>
   void for_each_due(std::int64_t now_ns, Fn&& fn) const;
   void solve_max_min();
@@ -216,6 +214,10 @@ class FlowNetwork : public EventHandler {
   std::vector<Resource> resources_;
   std::vector<std::string> names_;
   std::vector<Flow> flows_;
+  // per-flow solver scratch kept dense (indexed by FlowId) so that scanning a resource's users
+  // does not touch their Flow records
+  std::vector<std::uint64_t> flow_mark_;   ///< component epoch
+  std::vector<std::uint8_t> flow_fixed_;   ///< fixed in the current solve
   std::vector<FlowId> free_flows_;
   std::vector<Element> elements_;                           ///< pooled paths
   std::vector<std::vector<std::uint32_t>> free_elements_;  ///< free ranges by length

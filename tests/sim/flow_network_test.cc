@@ -257,6 +257,24 @@ TEST(FlowNetworkTest, StatsCountBytesBusyTimeAndFlows) {
   EXPECT_EQ(sim.now().ns(), 5'000'000);
 }
 
+TEST(FlowNetworkTest, ExtremeSizesNeitherLoopNorOverflow) {
+  // 1e-300 bytes still takes 1 ns; 1e18 bytes at 1 byte/s (3e10 years) is beyond Time's range:
+  // it keeps its bandwidth and is simply never completed, and the run ends.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId slow = net.add_resource(1.0, Time::zero(), "slow");
+  const ResourceId fast = net.add_resource(1 * kGBps, Time::zero(), "fast");
+  Recorder rec(sim);
+  const FlowId huge = net.start_flow(path_of({slow}), 1e18, &rec, 1);
+  net.start_flow(path_of({fast}), 1e-300, &rec, 2);
+  sim.run();
+  EXPECT_EQ(rec.done.at(2), 1);
+  EXPECT_EQ(rec.done.count(1), 0u);
+  EXPECT_EQ(net.rate(huge), 1.0);
+  EXPECT_EQ(net.active_flows(), 1u);
+  EXPECT_LT(sim.events_processed(), 10u);
+}
+
 TEST(FlowNetworkTest, ResourceAccessors) {
   Simulator sim;
   FlowNetwork net(sim);

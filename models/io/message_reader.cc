@@ -351,8 +351,16 @@ std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, co
       }
     }
     if (value_error) {
-      return format_pos(origin, c.value_pos) + ": " + field_path + ": invalid value " + clip(c.value_text) +
-             value_suggestion(c.field, c.value_text) + " (expected " + expected_value(c.field, Format::text) + ")";
+      std::string hint = value_suggestion(c.field, c.value_text);
+      const std::string& v = c.value_text;
+      if (c.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_ENUM && v.size() >= 2 && v.front() == '"' &&
+          v.back() == '"') {
+        const std::string bare = v.substr(1, v.size() - 2);  // enum names are identifiers, not strings
+        hint = c.field->enum_type()->FindValueByName(bare) != nullptr ? ", did you mean " + bare + " (without quotes)?"
+                                                                      : value_suggestion(c.field, bare);
+      }
+      return format_pos(origin, c.value_pos) + ": " + field_path + ": invalid value " + clip(v) + hint + " (expected " +
+             expected_value(c.field, Format::text) + ")";
     }
   }
   const std::string what = rewrite_generic(m);
@@ -649,6 +657,9 @@ ReadOutcome read_json_message(std::string_view text, std::string_view origin, pb
 // ------------------------------------------------------------------------------------------------
 
 ReadOutcome read_message(std::string_view text, std::string_view origin, Format format, pb::Message& message) {
+  // A UTF-8 byte-order mark (as some Windows editors write) is not part of the document, and
+  // editors do not count it as a column.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   return format == Format::json ? read_json_message(text, origin, message) : read_text(text, origin, message);
 }
 

@@ -43,7 +43,7 @@ struct ReadOutcome {
 /// singular fields. Text: protobuf's TextFormat parser (unknown fields are skipped and reported so
 /// parsing can go on; the first hard error stops it). JSON: a strict RFC 8259 reader finds every
 /// schema error with its position, then protobuf's JSON parser builds the message.
-/// Never throws for bad input.
+/// A leading UTF-8 byte-order mark is skipped. Never throws for bad input.
 ReadOutcome read_message(std::string_view text, std::string_view origin, Format format,
                          google::protobuf::Message& message);
 

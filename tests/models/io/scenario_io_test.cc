@@ -185,6 +185,17 @@ TEST(ScenarioIo, TextRoundTripKeepsEveryField) {
   expect_same(load_scenario_text(scenario_to_text(s), "round-trip", Format::text), s);
 }
 
+TEST(ScenarioIo, ByteOrderMarkIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  EXPECT_EQ(load_scenario_text(bom + small(), "t.textproto", Format::text).name, "t");
+  EXPECT_EQ(load_scenario_text(bom + read(kDataDir + "/default.json"), "t.json", Format::json).name,
+            "llama3-8b-dgx-h100");
+  // Columns on line 1 do not count it.
+  EXPECT_EQ(errors_of(bom + "nme: 1\n"), std::vector<std::string>{"t.textproto:1:1: nme: unknown field, did you mean "
+                                                                  "\"name\"? (expected one of: name, description, "
+                                                                  "cluster, workload, options)"});
+}
+
 TEST(ScenarioIo, FormatFollowsExtension) {
   EXPECT_EQ(format_for_path("a/b.textproto"), Format::text);
   EXPECT_EQ(format_for_path("b.txtpb"), Format::text);
@@ -372,6 +383,13 @@ TEST(ScenarioIoErrors, UnknownEnumValue) {
             std::vector<std::string>{
                 "t.textproto:7:16: workload.training.precision: invalid value bf17, did you mean \"bf16\"? (expected "
                 "one of: fp32, tf32, fp16, bf16, fp8)"});
+}
+
+TEST(ScenarioIoErrors, QuotedEnumValue) {
+  EXPECT_EQ(errors_of("workload { training { precision: \"bf16\" } }"),
+            std::vector<std::string>{
+                "t.textproto:1:34: workload.training.precision: invalid value \"bf16\", did you mean bf16 (without "
+                "quotes)? (expected one of: fp32, tf32, fp16, bf16, fp8)"});
 }
 
 TEST(ScenarioIoErrors, UnknownEnumValueJson) {
@@ -732,6 +750,34 @@ TEST(ValidationCases, LoadsCasesWithResolvedScenariosAndOverrides) {
   models::Report report;
   report.mfu = 0.5;
   EXPECT_DOUBLE_EQ(models::metric_value(report, cases[1].metric), 0.5);
+}
+
+/// Writes `text` to a temporary file named `name` and returns the errors of loading it as cases.
+std::vector<std::string> case_file_errors(const std::string& name, const std::string& text) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream(path) << text;
+  try {
+    load_validation_cases(path);
+  } catch (const ScenarioError& e) {
+    std::filesystem::remove(path);
+    std::vector<std::string> out;
+    for (const std::string& line : e.errors()) out.push_back(line.substr(line.find(name)));
+    return out;
+  }
+  std::filesystem::remove(path);
+  ADD_FAILURE() << "no ScenarioError for " << name;
+  return {};
+}
+
+TEST(ValidationCases, ParseErrorsNameTheCaseIndex) {
+  EXPECT_EQ(case_file_errors("tc_cases.textproto", "case { name: \"a\" }\ncase {\n  nmae: \"b\"\n}\n"),
+            std::vector<std::string>{
+                "tc_cases.textproto:3:3: case[1].nmae: unknown field, did you mean \"name\"? (expected one of: name, "
+                "scenario, set, metric, measured, source, notes, tolerance)"});
+  EXPECT_EQ(
+      case_file_errors("tc_cases.json", "{\"case\": [{\"name\": \"a\"},\n  {\"measured\": \"x\", \"set\": [1]}]}"),
+      (std::vector<std::string>{"tc_cases.json:2:16: case[1].measured: invalid value \"x\" (expected a number)",
+                                "tc_cases.json:2:29: case[1].set[0]: invalid value 1 (expected a string)"}));
 }
 
 TEST(ValidationCases, EveryGalleryFileLoads) {

@@ -21,6 +21,9 @@ namespace {
 
 constexpr double kTera = 1e12;
 constexpr double kGB = 1e9;
+// Memory capacities: DRAM makers' "GB" are binary (an "80 GB" A100 has 5 stacks of 16 GiB), so
+// capacities are given in MiB as nvidia-smi reports FB memory total (after ECC/reserved areas).
+constexpr double kMiB = 1048576.0;
 
 template <typename T>
 std::string known_list(const std::vector<T>& items) {
@@ -55,7 +58,7 @@ std::vector<GpuSpec> make_gpus() {
   s.peak_fp16_flops = 125 * kTera;
   s.peak_bf16_flops = 0;
   s.peak_fp8_flops = 0;
-  s.hbm_capacity_bytes = 32 * kGB;
+  s.hbm_capacity_bytes = 32 * 1024 * kMiB;  // 32 GiB
   s.hbm_bandwidth_bytes_per_s = 900 * kGB;
   s.sm_count = 80;
   s.boost_clock_mhz = 1530;
@@ -80,7 +83,7 @@ std::vector<GpuSpec> make_gpus() {
   s.peak_fp16_flops = 312 * kTera;
   s.peak_bf16_flops = 312 * kTera;
   s.peak_fp8_flops = 0;
-  s.hbm_capacity_bytes = 40 * kGB;
+  s.hbm_capacity_bytes = 40960 * kMiB;  // nvidia-smi: 40960 MiB
   s.hbm_bandwidth_bytes_per_s = 1555 * kGB;
   s.sm_count = 108;
   s.boost_clock_mhz = 1410;
@@ -98,7 +101,7 @@ std::vector<GpuSpec> make_gpus() {
 
   // Same datasheet, A100 80GB SXM column (HBM2e 2,039 GB/s).
   s.name = "A100-SXM4-80GB";
-  s.hbm_capacity_bytes = 80 * kGB;
+  s.hbm_capacity_bytes = 81920 * kMiB;  // nvidia-smi (A100 80GB): 81920 MiB
   s.hbm_bandwidth_bytes_per_s = 2039 * kGB;
   s.source = "NVIDIA A100 Tensor Core GPU datasheet (2021), A100 80GB SXM; SM count/clock: NVIDIA A100 "
              "architecture whitepaper (2020); idle power: estimate";
@@ -131,7 +134,7 @@ std::vector<GpuSpec> make_gpus() {
   s.peak_tf32_flops = 82 * kTera;
   s.peak_fp16_flops = 165 * kTera;
   s.peak_bf16_flops = 165 * kTera;
-  s.hbm_capacity_bytes = 24 * kGB;
+  s.hbm_capacity_bytes = 24 * 1024 * kMiB;  // 24 GiB
   s.hbm_bandwidth_bytes_per_s = 933 * kGB;
   s.sm_count = 56;
   s.boost_clock_mhz = 1440;
@@ -157,7 +160,7 @@ std::vector<GpuSpec> make_gpus() {
   s.peak_fp16_flops = 989.4 * kTera;
   s.peak_bf16_flops = 989.4 * kTera;
   s.peak_fp8_flops = 1978.9 * kTera;
-  s.hbm_capacity_bytes = 80 * kGB;
+  s.hbm_capacity_bytes = 81559 * kMiB;  // nvidia-smi (H100 SXM5 80GB): 81559 MiB
   s.hbm_bandwidth_bytes_per_s = 3350 * kGB;
   s.sm_count = 132;
   s.boost_clock_mhz = 1980;
@@ -187,7 +190,7 @@ std::vector<GpuSpec> make_gpus() {
   s.name = "H200-SXM-141GB";
   s.peak_fp64_flops = 66.9 * kTera;
   s.nvlink_links = 18;
-  s.hbm_capacity_bytes = 141 * kGB;
+  s.hbm_capacity_bytes = 143771 * kMiB;  // nvidia-smi (H200): 143771 MiB
   s.hbm_bandwidth_bytes_per_s = 4800 * kGB;
   s.idle_w = 75;
   s.source = "NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM; idle power: estimate";
@@ -203,7 +206,7 @@ std::vector<GpuSpec> make_gpus() {
   s.peak_fp16_flops = 756 * kTera;
   s.peak_bf16_flops = 756 * kTera;
   s.peak_fp8_flops = 1513 * kTera;
-  s.hbm_capacity_bytes = 80 * kGB;
+  s.hbm_capacity_bytes = 81559 * kMiB;  // nvidia-smi (H100 PCIe 80GB): 81559 MiB
   s.hbm_bandwidth_bytes_per_s = 2000 * kGB;
   s.sm_count = 114;
   s.boost_clock_mhz = 1755;
@@ -231,7 +234,7 @@ std::vector<GpuSpec> make_gpus() {
   s.peak_fp16_flops = 2250 * kTera;
   s.peak_bf16_flops = 2250 * kTera;
   s.peak_fp8_flops = 4500 * kTera;
-  s.hbm_capacity_bytes = 180 * kGB;
+  s.hbm_capacity_bytes = 180 * 1024 * kMiB;  // 180 GiB
   s.hbm_bandwidth_bytes_per_s = 8000 * kGB;
   s.sm_count = 148;
   s.boost_clock_mhz = 1965;
@@ -257,7 +260,7 @@ std::vector<GpuSpec> make_gpus() {
   s.peak_fp16_flops = 362.05 * kTera;
   s.peak_bf16_flops = 362.05 * kTera;
   s.peak_fp8_flops = 733 * kTera;
-  s.hbm_capacity_bytes = 48 * kGB;  // GDDR6, not HBM
+  s.hbm_capacity_bytes = 46068 * kMiB;  // GDDR6, not HBM; nvidia-smi (L40S): 46068 MiB
   s.hbm_bandwidth_bytes_per_s = 864 * kGB;
   s.sm_count = 142;
   s.boost_clock_mhz = 2520;
@@ -284,7 +287,7 @@ std::vector<GpuSpec> make_gpus() {
   s.peak_fp16_flops = 1307.4 * kTera;
   s.peak_bf16_flops = 1307.4 * kTera;
   s.peak_fp8_flops = 2614.9 * kTera;
-  s.hbm_capacity_bytes = 192 * kGB;
+  s.hbm_capacity_bytes = 192 * 1024 * kMiB;  // 192 GiB
   s.hbm_bandwidth_bytes_per_s = 5300 * kGB;
   s.sm_count = 304;  // compute units
   s.boost_clock_mhz = 2100;

@@ -16,7 +16,7 @@ struct GpuSpec {
   double peak_fp16_flops = 0;          ///< fp16 tensor, fp32 accumulate
   double peak_bf16_flops = 0;
   double peak_fp8_flops = 0;           ///< 0 when the GPU has no fp8
-  double hbm_capacity_bytes = 0;       ///< GB = 1e9 as the datasheet states (80 GB = 80e9)
+  double hbm_capacity_bytes = 0;       ///< usable device memory [bytes] as nvidia-smi reports it (binary: "80 GB" = 80 GiB)
   double hbm_bandwidth_bytes_per_s = 0;
   int sm_count = 0;
   double boost_clock_mhz = 0;

@@ -22,13 +22,13 @@ TEST(Catalog, A100Datasheet) {
   EXPECT_DOUBLE_EQ(a.peak_fp64_flops, 19.5e12);
   EXPECT_DOUBLE_EQ(a.peak_fp8_flops, 0.0);
   EXPECT_DOUBLE_EQ(a.hbm_bandwidth_bytes_per_s, 2039e9);
-  EXPECT_DOUBLE_EQ(a.hbm_capacity_bytes, 80e9);
+  EXPECT_DOUBLE_EQ(a.hbm_capacity_bytes, 81920.0 * 1048576);  // nvidia-smi 81920 MiB
   EXPECT_DOUBLE_EQ(a.tdp_w, 400);
   EXPECT_EQ(a.nvlink_generation, 3);
   // NVLink3: 12 links x 25 GB/s per direction = 300 GB/s per direction (600 GB/s bidirectional).
   EXPECT_DOUBLE_EQ(a.nvlink_links * a.nvlink_bytes_per_s_per_link, 300e9);
   EXPECT_DOUBLE_EQ(find_gpu("A100-SXM4-40GB").hbm_bandwidth_bytes_per_s, 1555e9);
-  EXPECT_DOUBLE_EQ(find_gpu("A100-SXM4-40GB").hbm_capacity_bytes, 40e9);
+  EXPECT_DOUBLE_EQ(find_gpu("A100-SXM4-40GB").hbm_capacity_bytes, 40960.0 * 1048576);
 }
 
 TEST(Catalog, HopperDatasheets) {
@@ -44,7 +44,7 @@ TEST(Catalog, HopperDatasheets) {
 
   const GpuSpec& h200 = find_gpu("H200-SXM-141GB");
   EXPECT_DOUBLE_EQ(h200.hbm_bandwidth_bytes_per_s, 4.8e12);
-  EXPECT_DOUBLE_EQ(h200.hbm_capacity_bytes, 141e9);
+  EXPECT_DOUBLE_EQ(h200.hbm_capacity_bytes, 143771.0 * 1048576);  // nvidia-smi 143771 MiB
   EXPECT_DOUBLE_EQ(h200.peak_bf16_flops, 989.4e12);
   EXPECT_DOUBLE_EQ(h200.tdp_w, 700);
 

@@ -110,7 +110,9 @@ double hardware_flops_per_iteration(const Scenario& sc) {
   const double tokens = static_cast<double>(sc.training.global_batch_size) * x.s;
   double recomputed = 0;
   if (sc.training.recompute == Recompute::full) recomputed = tokens * x.l * layer_forward_flops_per_token(x);
-  if (sc.training.recompute == Recompute::selective) recomputed = tokens * x.l * 4 * x.s * x.h;
+  // Selective recomputation re-runs the unfused attention core; with flash attention nothing is
+  // re-run outside the attention kernel itself (build_transformer_programs agrees).
+  if (sc.training.recompute == Recompute::selective && !x.flash) recomputed = tokens * x.l * 4 * x.s * x.h;
   return model_flops_per_iteration(sc) + recomputed;
 }
 

@@ -60,7 +60,8 @@ double total_parameters(const ModelSpec& model);
 /// at full s², no recomputation): for GPT shapes equal to 72·B·s·l·h²(1 + s/(6h)) + 6·B·s·h·V.
 double model_flops_per_iteration(const Scenario& scenario);
 /// Model FLOPs plus recomputed forward FLOPs: full recomputation gives SC21 eq. 3,
-/// 96·B·s·l·h²(1 + s/(6h) + V/(16·l·h)); selective adds the attention core (4·B·s²·h·l).
+/// 96·B·s·l·h²(1 + s/(6h) + V/(16·l·h)); selective adds the attention core (4·B·s²·h·l) unless
+/// flash attention (which stores nothing quadratic, so nothing is re-run).
 double hardware_flops_per_iteration(const Scenario& scenario);
 
 /// Bytes per element of activations and weights for a precision (fp32/tf32: 4, else 2;

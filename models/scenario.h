@@ -37,14 +37,14 @@ struct ClusterSpec {
 /// A GPT/Llama-style dense decoder-only transformer.
 struct ModelSpec {
   std::string name = "custom";
-  int num_layers = 0;          ///< l, > 0
-  int hidden_size = 0;         ///< h, > 0
-  int num_attention_heads = 0; ///< a, > 0, divides hidden_size
-  int num_query_groups = 0;    ///< GQA groups (0 = same as heads, plain MHA)
-  int ffn_hidden_size = 0;     ///< 0 = 4h
-  int vocab_size = 0;          ///< V, > 0
-  int seq_length = 0;          ///< s, > 0
-  bool gated_mlp = false;      ///< SwiGLU (Llama): three h×ffn matrices instead of two
+  int num_layers = 0;              ///< l, > 0
+  int hidden_size = 0;             ///< h, > 0
+  int num_attention_heads = 0;     ///< a, > 0, divides hidden_size
+  int num_query_groups = 0;        ///< GQA groups (0 = same as heads, plain MHA)
+  int ffn_hidden_size = 0;         ///< 0 = 4h
+  int vocab_size = 0;              ///< V, > 0
+  int seq_length = 0;              ///< s, > 0
+  bool gated_mlp = false;          ///< SwiGLU (Llama): three h×ffn matrices instead of two
   bool untied_embeddings = false;  ///< separate output layer weights (Llama) vs tied (GPT)
 };
 
@@ -65,7 +65,7 @@ struct ParallelSpec {
   /// ZeRO-1 parameter all-gather overlapped with the next iteration's forward (Megatron-Core
   /// --overlap-param-gather); off: it runs after the optimizer step on the compute stream.
   bool overlap_param_gather = false;
-  bool tp_comm_overlap = false;     ///< Megatron-Core --tp-comm-overlap (TP comm hidden under GEMMs)
+  bool tp_comm_overlap = false;  ///< Megatron-Core --tp-comm-overlap (TP comm hidden under GEMMs)
 };
 
 struct TrainingSpec {
@@ -82,8 +82,8 @@ struct OptionsSpec {
   /// Iterations simulated (>= 1); the report is of the last one. With overlap_param_gather and
   /// ZeRO-1 at least 2 are simulated, so the gather's overlap with the next forward is real.
   int iterations = 1;
-  bool fold_symmetric = true; ///< simulate one DP replica when the job is symmetric (DESIGN §3)
-  int threads = 1;            ///< worker threads for op-graph generation (result independent of it)
+  bool fold_symmetric = true;  ///< simulate one DP replica when the job is symmetric (DESIGN §3)
+  int threads = 1;             ///< worker threads for op-graph generation (result independent of it)
 };
 
 struct Scenario {

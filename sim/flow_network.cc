@@ -91,8 +91,8 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
                                std::uint64_t tag, double rate_cap_bytes_per_s) {
   for (std::size_t i = 0; i < path.size(); ++i) {
     if (path[i] >= resources_.size()) {
-      throw std::invalid_argument("FlowNetwork::start_flow: path[" + std::to_string(i) + "] = " +
-                                  std::to_string(path[i]) + " is not a resource id (network has " +
+      throw std::invalid_argument("FlowNetwork::start_flow: path[" + std::to_string(i) +
+                                  "] = " + std::to_string(path[i]) + " is not a resource id (network has " +
                                   std::to_string(resources_.size()) + ")");
     }
   }
@@ -382,9 +382,8 @@ void FlowNetwork::solve_max_min() {
     flow_fixed_[id] = 0;
     if (flows_[id].rate_cap_bytes_per_s < kInf) capped_.push_back(id);
   }
-  std::sort(capped_.begin(), capped_.end(), [this](FlowId a, FlowId b) {
-    return flows_[a].rate_cap_bytes_per_s < flows_[b].rate_cap_bytes_per_s;
-  });
+  std::sort(capped_.begin(), capped_.end(),
+            [this](FlowId a, FlowId b) { return flows_[a].rate_cap_bytes_per_s < flows_[b].rate_cap_bytes_per_s; });
   std::size_t next_cap = 0;
   unfixed_ = comp_flows_.size();
 
@@ -670,9 +669,10 @@ ResourceStats FlowNetwork::stats(ResourceId r) const {
   // committed ones, so no solve is needed); a flow due now has sent everything
   for (const User& u : res.users) {
     const Flow& f = flows_[u.flow];
-    s.bytes_carried += f.finish_ns <= now ? f.remaining_bytes
-                                          : std::min(f.remaining_bytes, f.rate_bytes_per_s *
-                                                                            static_cast<double>(now - f.anchor_ns) * 1e-9);
+    s.bytes_carried +=
+        f.finish_ns <= now
+            ? f.remaining_bytes
+            : std::min(f.remaining_bytes, f.rate_bytes_per_s * static_cast<double>(now - f.anchor_ns) * 1e-9);
   }
   return s;
 }

@@ -122,10 +122,10 @@ class FlowNetwork : public EventHandler {
 
   /// Work counters of the solver, for benchmarks and profiling.
   struct SolverCounters {
-    std::uint64_t solves = 0;         ///< component solves (one per update with dirty resources)
-    std::uint64_t flows_solved = 0;   ///< sum over solves of the flows re-solved
-    std::uint64_t rounds = 0;         ///< progressive-filling rounds (levels), queries' solves included
-    std::uint64_t rate_changes = 0;   ///< flows whose rate changed (advanced and rescheduled)
+    std::uint64_t solves = 0;        ///< component solves (one per update with dirty resources)
+    std::uint64_t flows_solved = 0;  ///< sum over solves of the flows re-solved
+    std::uint64_t rounds = 0;        ///< progressive-filling rounds (levels), queries' solves included
+    std::uint64_t rate_changes = 0;  ///< flows whose rate changed (advanced and rescheduled)
   };
   const SolverCounters& counters() const { return counters_; }
 
@@ -169,7 +169,7 @@ class FlowNetwork : public EventHandler {
     double remaining_bytes = 0.0;  ///< at anchor_ns
     double rate_bytes_per_s = 0.0;
     double rate_cap_bytes_per_s = 0.0;
-    double epsilon_bytes = 0.0;  ///< drained when remaining <= epsilon
+    double epsilon_bytes = 0.0;         ///< drained when remaining <= epsilon
     double new_rate_bytes_per_s = 0.0;  ///< solver output
     std::int64_t anchor_ns = 0;
     std::int64_t finish_ns = kNever;  ///< drain date; kNever while unsolved
@@ -216,10 +216,10 @@ class FlowNetwork : public EventHandler {
   std::vector<Flow> flows_;
   // per-flow solver scratch kept dense (indexed by FlowId) so that scanning a resource's users
   // does not touch their Flow records
-  std::vector<std::uint64_t> flow_mark_;   ///< component epoch
-  std::vector<std::uint8_t> flow_fixed_;   ///< fixed in the current solve
+  std::vector<std::uint64_t> flow_mark_;  ///< component epoch
+  std::vector<std::uint8_t> flow_fixed_;  ///< fixed in the current solve
   std::vector<FlowId> free_flows_;
-  std::vector<Element> elements_;                           ///< pooled paths
+  std::vector<Element> elements_;                          ///< pooled paths
   std::vector<std::vector<std::uint32_t>> free_elements_;  ///< free ranges by length
   std::vector<FlowId> finish_heap_;
   std::size_t active_count_ = 0;
@@ -245,11 +245,11 @@ class FlowNetwork : public EventHandler {
   std::vector<double> slot_share_;      ///< remaining / unfixed [bytes/s]
   std::vector<std::uint32_t> slot_unfixed_;
   std::vector<std::uint32_t> slot_fixed_now_;  ///< crossings fixed in the current round
-  std::vector<double> live_share_;        ///< shares of live slots, +inf once a slot is done
-  std::vector<std::uint32_t> live_slot_;  ///< slot of each live_share_ entry
-  std::vector<std::uint32_t> slot_live_pos_;  ///< position of a slot in live_share_
-  std::vector<std::uint32_t> saturated_;  ///< slots at the current level
-  std::vector<std::uint32_t> touched_;    ///< slots with crossings fixed in the current round
+  std::vector<double> live_share_;             ///< shares of live slots, +inf once a slot is done
+  std::vector<std::uint32_t> live_slot_;       ///< slot of each live_share_ entry
+  std::vector<std::uint32_t> slot_live_pos_;   ///< position of a slot in live_share_
+  std::vector<std::uint32_t> saturated_;       ///< slots at the current level
+  std::vector<std::uint32_t> touched_;         ///< slots with crossings fixed in the current round
   std::vector<FlowId> capped_;
   std::size_t unfixed_ = 0;
   SolverCounters counters_;

@@ -20,7 +20,8 @@ void Simulator::schedule_in(Time delay, EventHandler* handler, std::uint64_t tag
   if (delay < Time::zero()) {
     throw std::invalid_argument("Simulator::schedule_in: negative delay " + std::to_string(delay.ns()) + " ns");
   }
-  if (delay > Time::max() - now_) throw std::overflow_error("Simulator::schedule_in: now() + delay is past Time::max()");
+  if (delay > Time::max() - now_)
+    throw std::overflow_error("Simulator::schedule_in: now() + delay is past Time::max()");
   schedule_at(now_ + delay, handler, tag);
 }
 

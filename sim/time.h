@@ -41,8 +41,14 @@ class Time {
   constexpr auto operator<=>(const Time&) const = default;
   constexpr Time operator+(Time o) const { return Time(ns_ + o.ns_); }
   constexpr Time operator-(Time o) const { return Time(ns_ - o.ns_); }
-  constexpr Time& operator+=(Time o) { ns_ += o.ns_; return *this; }
-  constexpr Time& operator-=(Time o) { ns_ -= o.ns_; return *this; }
+  constexpr Time& operator+=(Time o) {
+    ns_ += o.ns_;
+    return *this;
+  }
+  constexpr Time& operator-=(Time o) {
+    ns_ -= o.ns_;
+    return *this;
+  }
 
  private:
   constexpr explicit Time(std::int64_t ns) : ns_(ns) {}

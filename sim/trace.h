@@ -29,7 +29,8 @@ class TraceRecorder {
   };
 
   /// Returns the id of the track, creating it on first use.
-  std::uint32_t track(std::int32_t process_id, std::string_view process, std::int32_t thread_id, std::string_view thread);
+  std::uint32_t track(std::int32_t process_id, std::string_view process, std::int32_t thread_id,
+                      std::string_view thread);
   std::uint32_t name(std::string_view n);
   void span(std::uint32_t track, std::uint32_t name, Time start, Time end, std::int32_t arg = -1) {
     spans_.push_back(Span{track, name, start, end, arg});

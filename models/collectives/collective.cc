@@ -51,10 +51,13 @@ bool is_ring_op(CollectiveOp op) {
 // Bytes each ring edge carries, as a fraction of the nccl-tests size S, for n ranks.
 double edge_fraction(CollectiveOp op, int n) {
   switch (op) {
-    case CollectiveOp::all_reduce: return 2.0 * (n - 1) / n;
+    case CollectiveOp::all_reduce:
+      return 2.0 * (n - 1) / n;
     case CollectiveOp::all_gather:
-    case CollectiveOp::reduce_scatter: return static_cast<double>(n - 1) / n;
-    default: return 1.0;
+    case CollectiveOp::reduce_scatter:
+      return static_cast<double>(n - 1) / n;
+    default:
+      return 1.0;
   }
 }
 
@@ -87,13 +90,16 @@ CollectiveEngine::CollectiveEngine(sim::Simulator& sim, sim::FlowNetwork& net, c
 double CollectiveEngine::busbw_factor(CollectiveOp op, int n) {
   if (n < 1) throw std::invalid_argument("busbw_factor: n must be >= 1 (got " + std::to_string(n) + ")");
   switch (op) {
-    case CollectiveOp::all_reduce: return 2.0 * (n - 1) / n;
+    case CollectiveOp::all_reduce:
+      return 2.0 * (n - 1) / n;
     case CollectiveOp::all_gather:
     case CollectiveOp::reduce_scatter:
-    case CollectiveOp::all_to_all: return static_cast<double>(n - 1) / n;
+    case CollectiveOp::all_to_all:
+      return static_cast<double>(n - 1) / n;
     case CollectiveOp::broadcast:
     case CollectiveOp::reduce:
-    case CollectiveOp::send_recv: return 1.0;
+    case CollectiveOp::send_recv:
+      return 1.0;
   }
   return 1.0;
 }
@@ -107,10 +113,13 @@ double CollectiveEngine::efficiency(sim::ResourceId r) const {
       if (g.nvlink_generation == 4) return LinkEfficiency::nvlink_gen4;
       return LinkEfficiency::nvlink_gen2_3;
     }
-    case LinkKind::pcie: return LinkEfficiency::pcie;
+    case LinkKind::pcie:
+      return LinkEfficiency::pcie;
     case LinkKind::nic:
-    case LinkKind::fabric: return LinkEfficiency::network;
-    case LinkKind::other: return 1.0;
+    case LinkKind::fabric:
+      return LinkEfficiency::network;
+    case LinkKind::other:
+      return 1.0;
   }
   return 1.0;
 }
@@ -186,8 +195,10 @@ double CollectiveEngine::protocol_factor(CollectiveProtocol p, CollectiveOp op, 
   switch (p) {
     case CollectiveProtocol::ll:
       return (nodes > 1 || op == CollectiveOp::all_reduce || op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
-    case CollectiveProtocol::ll128: return 0.92;
-    case CollectiveProtocol::simple: return 1.0;
+    case CollectiveProtocol::ll128:
+      return 0.92;
+    case CollectiveProtocol::simple:
+      return 1.0;
   }
   return 1.0;
 }
@@ -313,7 +324,8 @@ void CollectiveEngine::build_plan(Plan& plan) const {
     for (const auto& local : per_node) {
       single_node_rings(cluster_, local, rings);
       for (const auto& ring : rings) {
-        add_ring_edges(ring, CollectiveOp::reduce_scatter, edge_fraction(CollectiveOp::reduce_scatter, p) / rings.size());
+        add_ring_edges(ring, CollectiveOp::reduce_scatter,
+                       edge_fraction(CollectiveOp::reduce_scatter, p) / rings.size());
       }
     }
     add_phase(ring_latency_s(CollectiveOp::reduce_scatter, p, 1));
@@ -372,7 +384,8 @@ const CollectiveEngine::Plan& CollectiveEngine::plan_for(CollectiveOp op, Collec
   auto& bucket = plan_index_[h];
   for (std::uint32_t idx : bucket) {
     const Plan& p = plans_[idx];
-    if (p.op == op && p.algorithm == algorithm && std::equal(p.ranks.begin(), p.ranks.end(), ranks.begin(), ranks.end())) {
+    if (p.op == op && p.algorithm == algorithm &&
+        std::equal(p.ranks.begin(), p.ranks.end(), ranks.begin(), ranks.end())) {
       return p;
     }
   }

@@ -56,9 +56,10 @@ struct CollectiveCall {
 struct CollectiveChoice {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< ring or hierarchical (resolved)
   CollectiveProtocol protocol = CollectiveProtocol::simple;
-  int channels = 1;          ///< parallel rings (1 for all_to_all/send_recv)
-  double latency_s = 0;      ///< sum over phases of NCCL's latency term [s]
-  double bandwidth_s = 0;    ///< max over links of bytes / (efficiency × capacity × protocol factor), summed over phases [s]
+  int channels = 1;      ///< parallel rings (1 for all_to_all/send_recv)
+  double latency_s = 0;  ///< sum over phases of NCCL's latency term [s]
+  double bandwidth_s =
+      0;  ///< max over links of bytes / (efficiency × capacity × protocol factor), summed over phases [s]
   double seconds() const { return latency_s + bandwidth_s; }
 };
 
@@ -132,8 +133,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
  private:
   struct FlowTemplate {
     std::span<const sim::ResourceId> path;
-    double byte_fraction = 0;   // flow bytes = byte_fraction × call.bytes
-    double cap_bytes_per_s = 0; // rate cap before the protocol factor
+    double byte_fraction = 0;    // flow bytes = byte_fraction × call.bytes
+    double cap_bytes_per_s = 0;  // rate cap before the protocol factor
   };
   struct Phase {
     std::uint32_t first_flow = 0;

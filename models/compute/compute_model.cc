@@ -31,8 +31,7 @@ ComputeParams default_compute_params(const GpuSpec& gpu) {
     //   gpu_stream_bandwidth.csv, te42kyfo/gpu-benches).
     p.memory_efficiency = 1375.0 / 1555.0;
     p.source = "GEMM fit to Korthikanti 2022 Table 4; FlashAttention-2 paper; gpu-benches STREAM A100-40GB";
-  } else if (gpu.name.rfind("H100", 0) == 0 || gpu.name.rfind("H800", 0) == 0 ||
-             gpu.name.rfind("H200", 0) == 0) {
+  } else if (gpu.name.rfind("H100", 0) == 0 || gpu.name.rfind("H800", 0) == 0 || gpu.name.rfind("H200", 0) == 0) {
     // 0.65: GEMM efficiency reached in training, fitted (grid 0.55-0.70, step 0.05, by MAPE) on
     //   the odd rows of the Megatron-Core r0.8.0 H100 table (1.7B, 16B, 70B, 177B, 462B; MAPE 7.7%)
     //   and checked on the even rows (7.1B, 32B, 119B, 314B; MAPE 11.7%). It matches the A100
@@ -49,7 +48,9 @@ ComputeParams default_compute_params(const GpuSpec& gpu) {
     // STREAM triad: H200 3534 of 4800 GB/s (HBM3e, 0.74); H100 PCIe 1832 of 2039 GB/s (HBM2e, 0.90)
     //   (gpu-benches). HBM3 H100 SXM is not in the table; we take the H200 (HBM3/3e) value.
     p.memory_efficiency = gpu.name.rfind("H100-PCIe", 0) == 0 ? 1832.0 / 2039.0 : 3534.0 / 4800.0;
-    p.source = "GEMM fit to Megatron-Core r0.8.0 H100 table (odd rows); FlashAttention-3 paper (FA2 on H100); gpu-benches STREAM H200/H100-PCIe";
+    p.source =
+        "GEMM fit to Megatron-Core r0.8.0 H100 table (odd rows); FlashAttention-3 paper (FA2 on H100); gpu-benches "
+        "STREAM H200/H100-PCIe";
   } else {
     p.gemm_efficiency = 0.75;
     p.attention_fwd_efficiency = 0.45;
@@ -63,11 +64,21 @@ ComputeParams default_compute_params(const GpuSpec& gpu) {
 double peak_flops(const GpuSpec& gpu, Precision precision) {
   double peak = 0;
   switch (precision) {
-    case Precision::fp32: peak = gpu.peak_fp32_flops; break;
-    case Precision::tf32: peak = gpu.peak_tf32_flops; break;
-    case Precision::fp16: peak = gpu.peak_fp16_flops; break;
-    case Precision::bf16: peak = gpu.peak_bf16_flops; break;
-    case Precision::fp8: peak = gpu.peak_fp8_flops; break;
+    case Precision::fp32:
+      peak = gpu.peak_fp32_flops;
+      break;
+    case Precision::tf32:
+      peak = gpu.peak_tf32_flops;
+      break;
+    case Precision::fp16:
+      peak = gpu.peak_fp16_flops;
+      break;
+    case Precision::bf16:
+      peak = gpu.peak_bf16_flops;
+      break;
+    case Precision::fp8:
+      peak = gpu.peak_fp8_flops;
+      break;
   }
   if (!(peak > 0)) throw std::invalid_argument("GPU " + gpu.name + " has no dense peak for the requested precision");
   return peak;
@@ -80,10 +91,19 @@ double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputePar
   double eta = params.gemm_efficiency;
   double fixed = params.kernel_fixed_s;
   switch (kernel.kind) {
-    case KernelKind::gemm: fixed = params.gemm_fixed_s; break;
-    case KernelKind::attention_forward: eta = params.attention_fwd_efficiency; fixed = params.gemm_fixed_s; break;
-    case KernelKind::attention_backward: eta = params.attention_bwd_efficiency; fixed = params.gemm_fixed_s; break;
-    default: break;
+    case KernelKind::gemm:
+      fixed = params.gemm_fixed_s;
+      break;
+    case KernelKind::attention_forward:
+      eta = params.attention_fwd_efficiency;
+      fixed = params.gemm_fixed_s;
+      break;
+    case KernelKind::attention_backward:
+      eta = params.attention_bwd_efficiency;
+      fixed = params.gemm_fixed_s;
+      break;
+    default:
+      break;
   }
   const double compute_s = kernel.flops / (peak * eta);
   const double memory_s = kernel.bytes / bw;

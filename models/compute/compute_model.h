@@ -23,13 +23,13 @@ struct Kernel {
 /// Efficiencies of one GPU type. Every value carries its source in compute_params.cc.
 struct ComputeParams {
   std::string gpu;
-  double gemm_efficiency = 0.8;          ///< fraction of dense peak reached by large GEMMs
-  double gemm_fixed_s = 6.2e-6;          ///< per-GEMM ramp/tail/launch cost [s]
-  double attention_fwd_efficiency = 0.5; ///< fused (flash) attention forward, fraction of peak
-  double attention_bwd_efficiency = 0.4; ///< fused attention backward
-  double memory_efficiency = 0.9;        ///< fraction of HBM bandwidth streaming kernels reach
-  double kernel_fixed_s = 2.0e-6;        ///< per non-GEMM kernel launch/gap cost [s]
-  std::string source;                    ///< where these numbers come from
+  double gemm_efficiency = 0.8;           ///< fraction of dense peak reached by large GEMMs
+  double gemm_fixed_s = 6.2e-6;           ///< per-GEMM ramp/tail/launch cost [s]
+  double attention_fwd_efficiency = 0.5;  ///< fused (flash) attention forward, fraction of peak
+  double attention_bwd_efficiency = 0.4;  ///< fused attention backward
+  double memory_efficiency = 0.9;         ///< fraction of HBM bandwidth streaming kernels reach
+  double kernel_fixed_s = 2.0e-6;         ///< per non-GEMM kernel launch/gap cost [s]
+  std::string source;                     ///< where these numbers come from
 };
 
 /// Default parameters for a GPU (by GpuSpec::name). GPUs without their own measurements get the

@@ -36,10 +36,10 @@ struct Op {
   std::int64_t duration_ns = 0;  ///< compute ops
   std::int64_t start_ns = -1;
   std::int64_t end_ns = -1;
-  std::uint32_t task = kNone;    ///< collective task (global id after merge)
-  std::uint32_t remaining = 0;   ///< unresolved dependencies
+  std::uint32_t task = kNone;   ///< collective task (global id after merge)
+  std::uint32_t remaining = 0;  ///< unresolved dependencies
   std::uint32_t last_dep = kNone;
-  std::uint32_t label = 0;       ///< index into the label table
+  std::uint32_t label = 0;  ///< index into the label table
   std::int32_t micro_batch = -1;
   std::uint32_t worker = 0;
   std::uint16_t iteration = 0;
@@ -64,8 +64,8 @@ struct Task {
 /// Dependency on another worker's pipeline send, resolved after all graphs are built.
 struct RemoteDep {
   std::uint32_t src_worker;
-  std::uint32_t slot;       ///< index into the source worker's send table
-  std::uint32_t local_op;   ///< dependent op (local index)
+  std::uint32_t slot;      ///< index into the source worker's send table
+  std::uint32_t local_op;  ///< dependent op (local index)
 };
 
 /// One bucket of gradients launched after backward item `after_item` of a chunk.
@@ -80,11 +80,11 @@ struct WorkerGraph {
   std::vector<Op> ops;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;  ///< (dep, op), local indices
   std::vector<RemoteDep> remote;
-  std::vector<Task> tasks;  ///< private tasks (TP, PP); group ids global
-  std::vector<std::uint32_t> sends;  ///< local op of each send slot (kNone if absent)
+  std::vector<Task> tasks;                  ///< private tasks (TP, PP); group ids global
+  std::vector<std::uint32_t> sends;         ///< local op of each send slot (kNone if absent)
   std::vector<std::uint32_t> barrier_deps;  ///< local ops the iteration barrier waits for, per iteration
   std::vector<std::uint32_t> barrier_dep_iteration;
-  std::vector<std::uint32_t> optimizer_ops;  ///< per iteration: op that waits for the barrier
+  std::vector<std::uint32_t> optimizer_ops;                     ///< per iteration: op that waits for the barrier
   std::vector<std::pair<std::uint32_t, std::uint32_t>> dp_ops;  ///< (global dp task, local op)
 };
 
@@ -95,7 +95,7 @@ struct Plan {
   int t = 1, p = 1, d = 1, v = 1, m = 1;  // tp, pp, dp, chunks, micro-batches
   int replicas = 1;                       // simulated replicas (1 when folded)
   int iterations = 1;
-  std::vector<std::vector<int>> chunk_layers;  // [stage][chunk] layer count
+  std::vector<std::vector<int>> chunk_layers;             // [stage][chunk] layer count
   std::vector<std::vector<std::vector<Bucket>>> buckets;  // [stage][chunk] -> buckets
   std::vector<std::vector<std::uint32_t>> dp_task_base;   // [stage][chunk] first grad task of iteration 0
   std::uint32_t dp_tasks_per_iteration = 0;
@@ -109,7 +109,9 @@ struct Plan {
   std::vector<std::string> labels;
 
   int gpu(int tp_rank, int dp_rank, int stage) const { return tp_rank + t * (dp_rank + d * stage); }
-  std::uint32_t tp_group(int replica, int stage) const { return tp_group_base + static_cast<std::uint32_t>(replica * p + stage); }
+  std::uint32_t tp_group(int replica, int stage) const {
+    return tp_group_base + static_cast<std::uint32_t>(replica * p + stage);
+  }
   /// First of t send pairs (one per TP rank) from (replica, stage) in direction dir (0 fwd, 1 bwd).
   std::uint32_t pp_group(int replica, int stage, int dir) const {
     return pp_group_base + static_cast<std::uint32_t>(((replica * p + stage) * 2 + dir) * t);
@@ -148,7 +150,10 @@ std::uint32_t add_group(Plan& plan, std::initializer_list<int> gpus) {
 class GraphBuilder {
  public:
   GraphBuilder(const Plan& plan, int replica, int stage, WorkerGraph& g)
-      : plan_(plan), replica_(replica), stage_(stage), g_(g),
+      : plan_(plan),
+        replica_(replica),
+        stage_(stage),
+        g_(g),
         worker_(static_cast<std::uint32_t>(replica * plan.p + stage)) {}
 
   void build() {
@@ -238,11 +243,11 @@ class GraphBuilder {
       const std::uint32_t op = add_op(Role::tp_comm, kTp, label, mb);
       g_.ops[op].task = task;
       if (seg.overlap == Overlap::with_next) {
-        dep(last_compute_, op);           // starts with the next compute segment
-        deferred_.emplace_back(op, 2);    // the segment after that consumes it
+        dep(last_compute_, op);         // starts with the next compute segment
+        deferred_.emplace_back(op, 2);  // the segment after that consumes it
       } else {
-        dep(prev_compute_, op);           // starts with the previous compute segment
-        deferred_.emplace_back(op, 1);    // the next segment consumes it
+        dep(prev_compute_, op);         // starts with the previous compute segment
+        deferred_.emplace_back(op, 1);  // the next segment consumes it
       }
     }
   }
@@ -253,8 +258,8 @@ class GraphBuilder {
     const std::uint32_t op = add_op(Role::pp_send, kPp, label, mb);
     dep(last_compute_, op);
     flush_deferred(op);
-    g_.ops[op].task = private_task(CollectiveOp::send_recv, plan_.programs.p2p_bytes, plan_.pp_group(replica_, stage_, dir),
-                                   static_cast<std::uint32_t>(plan_.t));
+    g_.ops[op].task = private_task(CollectiveOp::send_recv, plan_.programs.p2p_bytes,
+                                   plan_.pp_group(replica_, stage_, dir), static_cast<std::uint32_t>(plan_.t));
     g_.sends[plan_.send_slot(iteration_, dir, mb, chunk)] = op;
   }
   /// The next compute op waits for the matching send of a neighbouring stage.
@@ -273,8 +278,10 @@ class GraphBuilder {
   void forward(int mb, int chunk) {
     const Plan& P = plan_;
     if (!first_stage_of_model(chunk)) {
-      if (stage_ > 0) receive(0, mb, stage_ - 1, chunk);
-      else receive(0, mb, P.p - 1, chunk - 1);
+      if (stage_ > 0)
+        receive(0, mb, stage_ - 1, chunk);
+      else
+        receive(0, mb, P.p - 1, chunk - 1);
     }
     const std::size_t first_new = g_.ops.size();
     if (first_stage_of_model(chunk)) emit(P.programs.embedding_forward, mb);
@@ -296,8 +303,10 @@ class GraphBuilder {
   void backward(int mb, int chunk, bool last_of_chunk) {
     const Plan& P = plan_;
     if (!last_stage_of_model(chunk)) {
-      if (stage_ < P.p - 1) receive(1, mb, stage_ + 1, chunk);
-      else receive(1, mb, 0, chunk + 1);
+      if (stage_ < P.p - 1)
+        receive(1, mb, stage_ + 1, chunk);
+      else
+        receive(1, mb, 0, chunk + 1);
     }
     const std::size_t first_new = g_.ops.size();
     const auto& buckets = P.buckets[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)];
@@ -334,7 +343,8 @@ class GraphBuilder {
     const Scenario& sc = *P.sc;
     const bool zero = sc.parallel.zero_stage >= 1;
     const std::uint32_t task = P.dp_task_base[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)] +
-                               static_cast<std::uint32_t>(bucket) + static_cast<std::uint32_t>(iteration_) * P.dp_tasks_per_iteration;
+                               static_cast<std::uint32_t>(bucket) +
+                               static_cast<std::uint32_t>(iteration_) * P.dp_tasks_per_iteration;
     (void)params;
     (void)zero;
     const bool overlap = sc.parallel.overlap_grad_reduce;
@@ -364,7 +374,9 @@ class GraphBuilder {
       for (int c = 0; c < P.v; ++c) {
         const auto& bks = P.buckets[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(c)];
         auto& of_layer = param_gather_of_layer_[static_cast<std::size_t>(c)];
-        of_layer.assign(static_cast<std::size_t>(P.chunk_layers[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(c)]), kNone);
+        of_layer.assign(
+            static_cast<std::size_t>(P.chunk_layers[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(c)]),
+            kNone);
         // Gathers in forward order: the bucket holding the first layers first.
         for (std::size_t bi = bks.size(); bi-- > 0;) {
           const std::uint32_t task = P.dp_task_base[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(c)] +
@@ -400,8 +412,15 @@ class Runner : public sim::EventHandler, public CollectiveListener {
   Runner(sim::Simulator& sim, CollectiveEngine& coll, const Plan& plan, std::vector<Op>& ops, std::vector<Task>& tasks,
          std::vector<std::uint32_t>& participants, std::vector<std::uint32_t>& dep_offset,
          std::vector<std::uint32_t>& dependents, std::uint32_t workers)
-      : sim_(sim), coll_(coll), plan_(plan), ops_(ops), tasks_(tasks), participants_(participants),
-        dep_offset_(dep_offset), dependents_(dependents), streams_(static_cast<std::size_t>(workers) * kNumStreams) {
+      : sim_(sim),
+        coll_(coll),
+        plan_(plan),
+        ops_(ops),
+        tasks_(tasks),
+        participants_(participants),
+        dep_offset_(dep_offset),
+        dependents_(dependents),
+        streams_(static_cast<std::size_t>(workers) * kNumStreams) {
     for (std::uint32_t i = 0; i < ops_.size(); ++i) {
       const Op& op = ops_[i];
       if (op.stream != kNoStream) streams_[op.worker * kNumStreams + op.stream].ops.push_back(i);
@@ -541,7 +560,8 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
                                 std::to_string(cluster.num_gpus()) + " GPUs");
   P.m = sc.training.global_batch_size / (P.d * sc.training.micro_batch_size);
   P.iterations = std::max(1, sc.options.iterations);
-  if (sc.parallel.zero_stage >= 1 && sc.parallel.overlap_param_gather && P.d > 1) P.iterations = std::max(P.iterations, 2);
+  if (sc.parallel.zero_stage >= 1 && sc.parallel.overlap_param_gather && P.d > 1)
+    P.iterations = std::max(P.iterations, 2);
   P.programs = build_transformer_programs(sc, gpu, params);
   const bool fp32 = sc.training.precision == Precision::fp32 || sc.training.precision == Precision::tf32;
   P.grad_bytes = (fp32 || sc.training.fp32_grad_accumulation) ? 4 : 2;
@@ -558,7 +578,8 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
   P.chunk_layers.resize(static_cast<std::size_t>(P.p));
   for (int s = 0; s < P.p; ++s) {
     const int L = stage_layers[static_cast<std::size_t>(s)];
-    for (int c = 0; c < P.v; ++c) P.chunk_layers[static_cast<std::size_t>(s)].push_back(L / P.v + (c < L % P.v ? 1 : 0));
+    for (int c = 0; c < P.v; ++c)
+      P.chunk_layers[static_cast<std::size_t>(s)].push_back(L / P.v + (c < L % P.v ? 1 : 0));
   }
 
   // Labels (trace names), interned once so builders only look them up.
@@ -804,7 +825,8 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
   auto role_of_wait = [&](std::uint32_t dep) -> Role {
     if (dep == kNone) return Role::compute;
     const Op& d = ops[dep];
-    if (d.role == Role::barrier && d.last_dep != kNone) return ops[d.last_dep].role == Role::dp_grad ? Role::dp_grad : Role::barrier;
+    if (d.role == Role::barrier && d.last_dep != kNone)
+      return ops[d.last_dep].role == Role::dp_grad ? Role::dp_grad : Role::barrier;
     return d.role;
   };
   std::int64_t cursor = t0;
@@ -822,18 +844,32 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
           break;
         }
         case Role::dp_grad:
-        case Role::dp_param: b.dp_comm_exposed_s += gap; break;
-        case Role::tp_comm: b.tp_comm_exposed_s += gap; break;
-        default: b.pipeline_bubble_s += gap; break;
+        case Role::dp_param:
+          b.dp_comm_exposed_s += gap;
+          break;
+        case Role::tp_comm:
+          b.tp_comm_exposed_s += gap;
+          break;
+        default:
+          b.pipeline_bubble_s += gap;
+          break;
       }
     }
     const double dur = static_cast<double>(op.end_ns - start) * 1e-9;
     switch (op.role) {
-      case Role::tp_comm: b.tp_comm_exposed_s += dur; break;
+      case Role::tp_comm:
+        b.tp_comm_exposed_s += dur;
+        break;
       case Role::dp_grad:
-      case Role::dp_param: b.dp_comm_exposed_s += dur; break;
-      case Role::optimizer: b.optimizer_s += dur; break;
-      default: b.compute_s += dur; break;
+      case Role::dp_param:
+        b.dp_comm_exposed_s += dur;
+        break;
+      case Role::optimizer:
+        b.optimizer_s += dur;
+        break;
+      default:
+        b.compute_s += dur;
+        break;
     }
     cursor = std::max(cursor, op.end_ns);
   }
@@ -873,7 +909,8 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
       const std::string proc = "stage " + std::to_string(st) + " / replica " + std::to_string(rep) + " (GPU " +
                                std::to_string(g0) + (g1 != g0 ? "-" + std::to_string(g1) : std::string()) + ")";
       for (int s = 0; s < kNumStreams; ++s)
-        track_ids[static_cast<std::size_t>(w)][static_cast<std::size_t>(s)] = trace->track(w, proc, s, kStreamNames[static_cast<std::size_t>(s)]);
+        track_ids[static_cast<std::size_t>(w)][static_cast<std::size_t>(s)] =
+            trace->track(w, proc, s, kStreamNames[static_cast<std::size_t>(s)]);
     }
     std::vector<std::uint32_t> name_ids;
     for (const std::string& l : P.labels) name_ids.push_back(trace->name(l));

@@ -40,8 +40,8 @@ const T& find_in(const std::vector<T>& items, std::string_view name, const char*
   for (const auto& item : items) {
     if (item.name == name) return item;
   }
-  throw std::invalid_argument(std::string("unknown ") + what + " '" + std::string(name) + "' (known: " +
-                              known_list(items) + ")");
+  throw std::invalid_argument(std::string("unknown ") + what + " '" + std::string(name) +
+                              "' (known: " + known_list(items) + ")");
 }
 
 std::vector<GpuSpec> make_gpus() {
@@ -95,16 +95,18 @@ std::vector<GpuSpec> make_gpus() {
   s.pcie_generation = 4;
   s.slowdown_temp_c = 89;
   s.shutdown_temp_c = 92;
-  s.source = "NVIDIA A100 Tensor Core GPU datasheet (2021), A100 40GB SXM; SM count/clock: NVIDIA A100 "
-             "architecture whitepaper (2020); idle power: estimate";
+  s.source =
+      "NVIDIA A100 Tensor Core GPU datasheet (2021), A100 40GB SXM; SM count/clock: NVIDIA A100 "
+      "architecture whitepaper (2020); idle power: estimate";
   g.push_back(s);
 
   // Same datasheet, A100 80GB SXM column (HBM2e 2,039 GB/s).
   s.name = "A100-SXM4-80GB";
   s.hbm_capacity_bytes = 81920 * kMiB;  // nvidia-smi (A100 80GB): 81920 MiB
   s.hbm_bandwidth_bytes_per_s = 2039 * kGB;
-  s.source = "NVIDIA A100 Tensor Core GPU datasheet (2021), A100 80GB SXM; SM count/clock: NVIDIA A100 "
-             "architecture whitepaper (2020); idle power: estimate";
+  s.source =
+      "NVIDIA A100 Tensor Core GPU datasheet (2021), A100 80GB SXM; SM count/clock: NVIDIA A100 "
+      "architecture whitepaper (2020); idle power: estimate";
   g.push_back(s);
 
   // Same datasheet, A100 80GB PCIe column: 1,935 GB/s, 300 W, NVLink bridge for 2 GPUs 600 GB/s.
@@ -112,8 +114,9 @@ std::vector<GpuSpec> make_gpus() {
   s.hbm_bandwidth_bytes_per_s = 1935 * kGB;
   s.tdp_w = 300;
   s.idle_w = 45;
-  s.source = "NVIDIA A100 Tensor Core GPU datasheet (2021), A100 80GB PCIe (NVLink bridge pairs, 600 GB/s); "
-             "idle power: estimate";
+  s.source =
+      "NVIDIA A100 Tensor Core GPU datasheet (2021), A100 80GB PCIe (NVLink bridge pairs, 600 GB/s); "
+      "idle power: estimate";
   g.push_back(s);
 
   // NVIDIA A800 40GB/80GB datasheet (2022), A800 80GB SXM: A100 compute, NVLink 400 GB/s (8 links).
@@ -122,8 +125,9 @@ std::vector<GpuSpec> make_gpus() {
   s.tdp_w = 400;
   s.idle_w = 55;
   s.nvlink_links = 8;
-  s.source = "NVIDIA A800 Tensor Core GPU datasheet (2022), A800 80GB SXM (NVLink 400 GB/s bidirectional); "
-             "idle power: estimate";
+  s.source =
+      "NVIDIA A800 Tensor Core GPU datasheet (2022), A800 80GB SXM (NVLink 400 GB/s bidirectional); "
+      "idle power: estimate";
   g.push_back(s);
 
   // NVIDIA A30 Tensor Core GPU datasheet (2021): NVLink3 bridge 200 GB/s -> 4 links.
@@ -146,8 +150,9 @@ std::vector<GpuSpec> make_gpus() {
   s.pcie_generation = 4;
   s.slowdown_temp_c = 89;
   s.shutdown_temp_c = 92;
-  s.source = "NVIDIA A30 Tensor Core GPU datasheet (2021) (NVLink bridge 200 GB/s); idle power and "
-             "temperatures: estimate";
+  s.source =
+      "NVIDIA A30 Tensor Core GPU datasheet (2021) (NVLink bridge 200 GB/s); idle power and "
+      "temperatures: estimate";
   g.push_back(s);
 
   // NVIDIA H100 Tensor Core GPU datasheet (2023), H100 SXM column; SM count 132 and max boost
@@ -172,8 +177,9 @@ std::vector<GpuSpec> make_gpus() {
   s.pcie_generation = 5;
   s.slowdown_temp_c = 89;
   s.shutdown_temp_c = 92;
-  s.source = "NVIDIA H100 Tensor Core GPU datasheet (2023), H100 SXM; NVIDIA H100 architecture whitepaper "
-             "(2022) for SMs/clock; idle power: estimate";
+  s.source =
+      "NVIDIA H100 Tensor Core GPU datasheet (2023), H100 SXM; NVIDIA H100 architecture whitepaper "
+      "(2022) for SMs/clock; idle power: estimate";
   g.push_back(s);
 
   // NVIDIA H800 Tensor Core GPU datasheet (2023), H800 SXM: H100 SXM with FP64 capped at
@@ -181,8 +187,9 @@ std::vector<GpuSpec> make_gpus() {
   s.name = "H800-SXM5-80GB";
   s.peak_fp64_flops = 1 * kTera;
   s.nvlink_links = 8;
-  s.source = "NVIDIA H800 Tensor Core GPU datasheet (2023), H800 SXM (FP64 1 TFLOP/s, NVLink 400 GB/s); "
-             "idle power: estimate";
+  s.source =
+      "NVIDIA H800 Tensor Core GPU datasheet (2023), H800 SXM (FP64 1 TFLOP/s, NVLink 400 GB/s); "
+      "idle power: estimate";
   g.push_back(s);
 
   // NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM: H100 SXM compute, 141 GB HBM3e at
@@ -218,8 +225,9 @@ std::vector<GpuSpec> make_gpus() {
   s.pcie_generation = 5;
   s.slowdown_temp_c = 89;
   s.shutdown_temp_c = 92;
-  s.source = "NVIDIA H100 Tensor Core GPU datasheet (2023), H100 PCIe; NVIDIA H100 PCIe product brief "
-             "(slowdown 89 C, shutdown 92 C); idle power: estimate";
+  s.source =
+      "NVIDIA H100 Tensor Core GPU datasheet (2023), H100 PCIe; NVIDIA H100 PCIe product brief "
+      "(slowdown 89 C, shutdown 92 C); idle power: estimate";
   g.push_back(s);
 
   // NVIDIA HGX B200 datasheet (2024): 8-GPU totals / 8, sparse figures halved. FP64 296 TF/8 = 37,
@@ -246,8 +254,9 @@ std::vector<GpuSpec> make_gpus() {
   s.pcie_generation = 5;
   s.slowdown_temp_c = 89;
   s.shutdown_temp_c = 92;
-  s.source = "NVIDIA HGX B200 datasheet (2024), per GPU = platform / 8; SMs, clock, idle power and "
-             "temperatures: estimate";
+  s.source =
+      "NVIDIA HGX B200 datasheet (2024), per GPU = platform / 8; SMs, clock, idle power and "
+      "temperatures: estimate";
   g.push_back(s);
 
   // NVIDIA L40S datasheet (2023): FP32 91.6, TF32 183, BF16/FP16 362.05, FP8 733 dense; 48 GB
@@ -437,31 +446,45 @@ std::vector<std::string> names_of(const std::vector<T>& items) {
 
 double pcie_bytes_per_s(int generation, int lanes) {
   if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16) {
-    throw std::invalid_argument("pcie_bytes_per_s: lanes " + std::to_string(lanes) +
-                                " not one of 1, 2, 4, 8, 16");
+    throw std::invalid_argument("pcie_bytes_per_s: lanes " + std::to_string(lanes) + " not one of 1, 2, 4, 8, 16");
   }
   // Raw transfer rate per lane [GT/s] and the fraction of it that is data.
   double gt_per_s = 0;
   double efficiency = 0;
   switch (generation) {
-    case 1: gt_per_s = 2.5; efficiency = 8.0 / 10.0; break;
-    case 2: gt_per_s = 5.0; efficiency = 8.0 / 10.0; break;
-    case 3: gt_per_s = 8.0; efficiency = 128.0 / 130.0; break;
-    case 4: gt_per_s = 16.0; efficiency = 128.0 / 130.0; break;
-    case 5: gt_per_s = 32.0; efficiency = 128.0 / 130.0; break;
-    case 6: gt_per_s = 64.0; efficiency = 242.0 / 256.0; break;  // FLIT: 236 B TLP + 6 B DLLP per 256 B
+    case 1:
+      gt_per_s = 2.5;
+      efficiency = 8.0 / 10.0;
+      break;
+    case 2:
+      gt_per_s = 5.0;
+      efficiency = 8.0 / 10.0;
+      break;
+    case 3:
+      gt_per_s = 8.0;
+      efficiency = 128.0 / 130.0;
+      break;
+    case 4:
+      gt_per_s = 16.0;
+      efficiency = 128.0 / 130.0;
+      break;
+    case 5:
+      gt_per_s = 32.0;
+      efficiency = 128.0 / 130.0;
+      break;
+    case 6:
+      gt_per_s = 64.0;
+      efficiency = 242.0 / 256.0;
+      break;  // FLIT: 236 B TLP + 6 B DLLP per 256 B
     default:
-      throw std::invalid_argument("pcie_bytes_per_s: generation " + std::to_string(generation) +
-                                  " outside 1..6");
+      throw std::invalid_argument("pcie_bytes_per_s: generation " + std::to_string(generation) + " outside 1..6");
   }
   return gt_per_s * 1e9 * efficiency / 8.0 * lanes;
 }
 
 const GpuSpec& find_gpu(std::string_view name) { return find_in(gpus(), name, "GPU"); }
 const NicSpec& find_nic(std::string_view name) { return find_in(nics(), name, "NIC"); }
-const NodeTemplate& find_node_template(std::string_view name) {
-  return find_in(nodes(), name, "node template");
-}
+const NodeTemplate& find_node_template(std::string_view name) { return find_in(nodes(), name, "node template"); }
 std::vector<std::string> gpu_names() { return names_of(gpus()); }
 std::vector<std::string> nic_names() { return names_of(nics()); }
 std::vector<std::string> node_template_names() { return names_of(nodes()); }

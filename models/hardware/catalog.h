@@ -9,21 +9,21 @@
 namespace traincast::models {
 
 struct GpuSpec {
-  std::string name;                    ///< catalog key, e.g. "H100-SXM5-80GB"
-  double peak_fp64_flops = 0;          ///< dense FLOP/s (tensor core where the GPU has it)
-  double peak_fp32_flops = 0;          ///< non-tensor FP32 FLOP/s
+  std::string name;            ///< catalog key, e.g. "H100-SXM5-80GB"
+  double peak_fp64_flops = 0;  ///< dense FLOP/s (tensor core where the GPU has it)
+  double peak_fp32_flops = 0;  ///< non-tensor FP32 FLOP/s
   double peak_tf32_flops = 0;
-  double peak_fp16_flops = 0;          ///< fp16 tensor, fp32 accumulate
+  double peak_fp16_flops = 0;  ///< fp16 tensor, fp32 accumulate
   double peak_bf16_flops = 0;
-  double peak_fp8_flops = 0;           ///< 0 when the GPU has no fp8
-  double hbm_capacity_bytes = 0;       ///< usable device memory [bytes] as nvidia-smi reports it (binary: "80 GB" = 80 GiB)
+  double peak_fp8_flops = 0;      ///< 0 when the GPU has no fp8
+  double hbm_capacity_bytes = 0;  ///< usable device memory [bytes] as nvidia-smi reports it (binary: "80 GB" = 80 GiB)
   double hbm_bandwidth_bytes_per_s = 0;
   int sm_count = 0;
   double boost_clock_mhz = 0;
   double tdp_w = 0;
   double idle_w = 0;
-  int nvlink_generation = 0;           ///< 0 = none (AMD xGMI: 0, links below still describe it)
-  int nvlink_links = 0;                ///< scale-up links per GPU (NVLink, or xGMI for AMD)
+  int nvlink_generation = 0;               ///< 0 = none (AMD xGMI: 0, links below still describe it)
+  int nvlink_links = 0;                    ///< scale-up links per GPU (NVLink, or xGMI for AMD)
   double nvlink_bytes_per_s_per_link = 0;  ///< per direction
   /// true when the scale-up links form a full mesh (one link to each peer, e.g. MI300X xGMI)
   /// instead of going through NVSwitch.
@@ -32,27 +32,27 @@ struct GpuSpec {
   int pcie_lanes = 16;
   double slowdown_temp_c = 0;
   double shutdown_temp_c = 0;
-  std::string source;                  ///< datasheet / document the numbers come from
+  std::string source;  ///< datasheet / document the numbers come from
 };
 
 struct NicSpec {
-  std::string name;                    ///< e.g. "IB-HDR-200", "IB-NDR-400"
-  double bytes_per_s = 0;              ///< line rate per direction after encoding
-  long long latency_ns = 0;            ///< NIC-to-NIC through the adapter pair, excl. switches
+  std::string name;          ///< e.g. "IB-HDR-200", "IB-NDR-400"
+  double bytes_per_s = 0;    ///< line rate per direction after encoding
+  long long latency_ns = 0;  ///< NIC-to-NIC through the adapter pair, excl. switches
   std::string source;
 };
 
 struct NodeTemplate {
-  std::string name;                    ///< e.g. "dgx_a100", "dgx_h100"
-  std::string gpu;                     ///< GpuSpec name
+  std::string name;  ///< e.g. "dgx_a100", "dgx_h100"
+  std::string gpu;   ///< GpuSpec name
   int gpus_per_node = 8;
-  bool nvswitch = true;                ///< all-to-all NVLink through NVSwitch
-  std::string nic;                     ///< NicSpec name of the compute NICs
-  int nics = 8;                        ///< compute NICs, NIC i serves GPU i (rail i)
-  double pcie_bytes_per_s = 0;         ///< GPU<->NIC PCIe per direction
-  int pcie_generation = 0;             ///< of the GPU<->NIC path (PCIe switches)
-  int nvswitches = 0;                  ///< NVSwitch chips on the baseboard (0 = none)
-  int gpus_per_pcie_switch = 2;        ///< GPUs (and as many NICs) under one PCIe switch
+  bool nvswitch = true;          ///< all-to-all NVLink through NVSwitch
+  std::string nic;               ///< NicSpec name of the compute NICs
+  int nics = 8;                  ///< compute NICs, NIC i serves GPU i (rail i)
+  double pcie_bytes_per_s = 0;   ///< GPU<->NIC PCIe per direction
+  int pcie_generation = 0;       ///< of the GPU<->NIC path (PCIe switches)
+  int nvswitches = 0;            ///< NVSwitch chips on the baseboard (0 = none)
+  int gpus_per_pcie_switch = 2;  ///< GPUs (and as many NICs) under one PCIe switch
   std::string source;
 };
 

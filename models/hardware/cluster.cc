@@ -35,9 +35,12 @@ std::string gbps(double bytes_per_s) {
 
 const char* fabric_name(FabricKind k) {
   switch (k) {
-    case FabricKind::none: return "none";
-    case FabricKind::rail_optimized: return "rail_optimized";
-    case FabricKind::fat_tree: return "fat_tree";
+    case FabricKind::none:
+      return "none";
+    case FabricKind::rail_optimized:
+      return "rail_optimized";
+    case FabricKind::fat_tree:
+      return "fat_tree";
   }
   return "?";
 }
@@ -58,11 +61,12 @@ Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : spec_(spec), 
 
   const FabricSpec& f = spec.fabric;
   if (f.kind == FabricKind::none && num_nodes_ > 1) {
-    throw std::invalid_argument("cluster.fabric.kind: none allows a single node (got num_nodes = " +
-                                std::to_string(num_nodes_) + ")");
+    throw std::invalid_argument(
+        "cluster.fabric.kind: none allows a single node (got num_nodes = " + std::to_string(num_nodes_) + ")");
   }
   if (num_nodes_ > 1 && nics_per_node_ <= 0) {
-    throw std::invalid_argument("cluster.node_template: '" + template_->name + "' has no NICs for a multi-node cluster");
+    throw std::invalid_argument("cluster.node_template: '" + template_->name +
+                                "' has no NICs for a multi-node cluster");
   }
   if (!(f.oversubscription >= 1.0) || !std::isfinite(f.oversubscription)) {
     throw std::invalid_argument("cluster.fabric.oversubscription: must be >= 1 (got " +
@@ -73,8 +77,8 @@ Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : spec_(spec), 
                                 std::to_string(f.switch_latency_ns) + ")");
   }
   if (f.nodes_per_leaf <= 0) {
-    throw std::invalid_argument("cluster.fabric.nodes_per_leaf: must be > 0 (got " +
-                                std::to_string(f.nodes_per_leaf) + ")");
+    throw std::invalid_argument("cluster.fabric.nodes_per_leaf: must be > 0 (got " + std::to_string(f.nodes_per_leaf) +
+                                ")");
   }
 
   if (gpu_->nvlink_links > 0 && gpu_->nvlink_bytes_per_s_per_link > 0) {
@@ -151,8 +155,7 @@ void Cluster::build_node(int node) {
     for (int a = 0; a < gpus_per_node_; ++a) {
       for (int b = 0; b < gpus_per_node_; ++b) {
         const std::string name = prefix + "xgmi" + std::to_string(a) + "->" + std::to_string(b);
-        mesh_.push_back(a == b ? sim::ResourceId{0}
-                               : add(mesh_link_bytes_per_s_, 0, name, LinkKind::nvlink));
+        mesh_.push_back(a == b ? sim::ResourceId{0} : add(mesh_link_bytes_per_s_, 0, name, LinkKind::nvlink));
       }
     }
   }
@@ -236,8 +239,9 @@ void Cluster::compute_route(int src, int dst, CachedRoute& out) const {
 
 std::span<const sim::ResourceId> Cluster::route(int src_gpu, int dst_gpu) const {
   if (src_gpu < 0 || src_gpu >= num_gpus() || dst_gpu < 0 || dst_gpu >= num_gpus()) {
-    throw std::out_of_range("Cluster::route: GPU " + std::to_string(src_gpu < 0 || src_gpu >= num_gpus() ? src_gpu : dst_gpu) +
-                            " outside [0, " + std::to_string(num_gpus()) + ")");
+    throw std::out_of_range("Cluster::route: GPU " +
+                            std::to_string(src_gpu < 0 || src_gpu >= num_gpus() ? src_gpu : dst_gpu) + " outside [0, " +
+                            std::to_string(num_gpus()) + ")");
   }
   if (src_gpu == dst_gpu) {
     throw std::out_of_range("Cluster::route: src == dst (" + std::to_string(src_gpu) + ")");
@@ -269,9 +273,9 @@ std::string Cluster::describe() const {
   o << "  PCIe gen" << template_->pcie_generation << ": " << gbps(template_->pcie_bytes_per_s)
     << " per direction per GPU and per NIC; " << template_->gpus_per_pcie_switch
     << " GPUs and their NICs per PCIe switch\n";
-  o << "  NICs: " << nics_per_node_ << " x " << nic_->name << " at " << gbps(nic_->bytes_per_s)
-    << " per direction, " << nic_->latency_ns << " ns adapter latency; GPU i uses NIC (rail) i*"
-    << nics_per_node_ << "/" << gpus_per_node_ << "\n";
+  o << "  NICs: " << nics_per_node_ << " x " << nic_->name << " at " << gbps(nic_->bytes_per_s) << " per direction, "
+    << nic_->latency_ns << " ns adapter latency; GPU i uses NIC (rail) i*" << nics_per_node_ << "/" << gpus_per_node_
+    << "\n";
   if (num_nodes_ > 1) {
     const FabricSpec& f = spec_.fabric;
     o << "  fabric: " << fabric_name(f.kind) << ", " << num_leaves_ << " leaf switches (" << leaf_down_ports_

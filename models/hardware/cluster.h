@@ -77,9 +77,7 @@ class Cluster {
   std::span<const sim::ResourceId> route(int src_gpu, int dst_gpu) const;
 
   /// Kind of a resource built by this cluster (LinkKind::other for ids it did not build).
-  LinkKind link_kind(sim::ResourceId r) const {
-    return r < kinds_.size() ? kinds_[r] : LinkKind::other;
-  }
+  LinkKind link_kind(sim::ResourceId r) const { return r < kinds_.size() ? kinds_[r] : LinkKind::other; }
 
   /// Human-readable list of devices and links with bandwidths.
   std::string describe() const;
@@ -108,7 +106,7 @@ class Cluster {
   int nics_per_node_ = 0;
   double scale_up_bytes_per_s_ = 0;
   double mesh_link_bytes_per_s_ = 0;
-  int num_groups_ = 0;   // leaf groups (nodes_per_leaf nodes each)
+  int num_groups_ = 0;  // leaf groups (nodes_per_leaf nodes each)
   int num_leaves_ = 0;
   int num_spines_ = 0;
   int leaf_down_ports_ = 0;

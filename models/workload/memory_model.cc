@@ -85,7 +85,8 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   (void)e;
   mb.activations_bytes = act;
   mb.workspace_bytes = kWorkspaceBytes;
-  mb.peak_bytes_per_gpu = mb.weights_bytes + mb.grads_bytes + mb.optimizer_bytes + mb.activations_bytes + mb.workspace_bytes;
+  mb.peak_bytes_per_gpu =
+      mb.weights_bytes + mb.grads_bytes + mb.optimizer_bytes + mb.activations_bytes + mb.workspace_bytes;
   mb.capacity_bytes = gpu.hbm_capacity_bytes;
   mb.oom = mb.peak_bytes_per_gpu > mb.capacity_bytes;
   if (mb.oom) {
@@ -97,7 +98,8 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
       Scenario full = sc;
       full.training.recompute = Recompute::full;
       advice += " Full recomputation would save " +
-                gib(inflight_layer_microbatches * (activation_bytes_per_layer(sc) - activation_bytes_per_layer(full))) + ".";
+                gib(inflight_layer_microbatches * (activation_bytes_per_layer(sc) - activation_bytes_per_layer(full))) +
+                ".";
     }
     if (!sc.parallel.sequence_parallel && par.tp > 1) advice += " Sequence parallelism divides activations by TP.";
     if (sc.training.micro_batch_size > 1) advice += " A smaller micro-batch reduces activations proportionally.";

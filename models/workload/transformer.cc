@@ -9,7 +9,7 @@ namespace {
 struct Shape {
   double b, s, h, a, kv, f, v, l, t, e, gate;
   bool sp, flash, causal;
-  double tokens() const { return b * s; }                 // T
+  double tokens() const { return b * s; }                      // T
   double tokens_sp() const { return sp ? b * s / t : b * s; }  // T_sp: LN/dropout region
 };
 
@@ -141,10 +141,10 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
       const double scores = x.b * heads_t * x.s * x.s;  // elements of the score tensor
       const double d = x.h / x.a;
       pb.compute(p, label,
-                 {gemm(x.s, x.s, d, e, x.b * heads_t),      // QK^T (batched over heads)
-                  elementwise(2 * e * scores),              // fused scale-mask-softmax
-                  elementwise(scores * (2 * e + 1)),        // dropout: read, write, 1-byte mask
-                  gemm(x.s, d, x.s, e, x.b * heads_t)});    // attention × V
+                 {gemm(x.s, x.s, d, e, x.b * heads_t),    // QK^T (batched over heads)
+                  elementwise(2 * e * scores),            // fused scale-mask-softmax
+                  elementwise(scores * (2 * e + 1)),      // dropout: read, write, 1-byte mask
+                  gemm(x.s, d, x.s, e, x.b * heads_t)});  // attention × V
     }
   };
   auto attention_backward = [&](Program& p) {
@@ -156,9 +156,9 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
       const double scores = x.b * heads_t * x.s * x.s;
       const double d = x.h / x.a;
       pb.compute(p, "attn_bwd",
-                 {gemm(x.s, x.s, d, e, x.b * heads_t), gemm(x.s, d, x.s, e, x.b * heads_t),  // d(attn×V)
-                  elementwise(scores * (3 * e + 1)),                                       // dropout bwd
-                  elementwise(3 * e * scores),                                             // softmax bwd
+                 {gemm(x.s, x.s, d, e, x.b * heads_t), gemm(x.s, d, x.s, e, x.b * heads_t),    // d(attn×V)
+                  elementwise(scores * (3 * e + 1)),                                           // dropout bwd
+                  elementwise(3 * e * scores),                                                 // softmax bwd
                   gemm(x.s, d, x.s, e, x.b * heads_t), gemm(x.s, d, x.s, e, x.b * heads_t)});  // d(QK^T)
     }
   };
@@ -236,7 +236,8 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     Program& q = out.head_backward;
     // Backward: subtract one-hot, scale by the loss gradient in place (r/w 8), cast to the GEMM
     // dtype (read 4, write e).
-    pb.compute(q, "logits_bwd", {elementwise((12 + e) * T * x.v / t), gemm(T, x.h, x.v / t, e), gemm(x.v / t, x.h, T, e)});
+    pb.compute(q, "logits_bwd",
+               {elementwise((12 + e) * T * x.v / t), gemm(T, x.h, x.v / t, e), gemm(x.v / t, x.h, T, e)});
     if (tp) ProgramBuilder::collective(q, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::blocking);
     pb.compute(q, "final_ln_bwd", {norm(3 * Tsp * x.h * e)});
   }

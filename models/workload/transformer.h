@@ -24,11 +24,11 @@ enum class Overlap {
 /// or a tensor-parallel collective over the rank's TP group.
 struct Segment {
   bool is_collective = false;
-  std::string label;      ///< e.g. "qkv", "attn", "fc2", "tp_ar" (trace names)
-  double seconds = 0;     ///< compute segment time on the scenario's GPU [s]
-  double flops = 0;       ///< compute segment FLOPs (all kernels)
+  std::string label;   ///< e.g. "qkv", "attn", "fc2", "tp_ar" (trace names)
+  double seconds = 0;  ///< compute segment time on the scenario's GPU [s]
+  double flops = 0;    ///< compute segment FLOPs (all kernels)
   CollectiveOp op = CollectiveOp::all_reduce;
-  double bytes = 0;       ///< collective size per rank, nccl-tests convention [bytes]
+  double bytes = 0;  ///< collective size per rank, nccl-tests convention [bytes]
   Overlap overlap = Overlap::blocking;
 };
 
@@ -36,12 +36,12 @@ using Program = std::vector<Segment>;
 
 /// Programs for one TP rank and one micro-batch.
 struct TransformerPrograms {
-  Program layer_forward;     ///< one transformer layer, forward
-  Program layer_recompute;   ///< what backward re-runs first (empty without recomputation)
-  Program layer_backward;    ///< one transformer layer, backward
-  Program embedding_forward; ///< first stage: token embedding (+ TP reduction)
+  Program layer_forward;      ///< one transformer layer, forward
+  Program layer_recompute;    ///< what backward re-runs first (empty without recomputation)
+  Program layer_backward;     ///< one transformer layer, backward
+  Program embedding_forward;  ///< first stage: token embedding (+ TP reduction)
   Program embedding_backward;
-  Program head_forward;      ///< last stage: final norm, logits, cross-entropy
+  Program head_forward;  ///< last stage: final norm, logits, cross-entropy
   Program head_backward;
   double layer_params_per_rank = 0;      ///< parameters of one layer held by one TP rank
   double embedding_params_per_rank = 0;  ///< input embedding (V·h/t)

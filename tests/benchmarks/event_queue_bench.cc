@@ -104,7 +104,8 @@ void BM_Ours_FillDrain(benchmark::State& state) {
   Counter c;
   EventQueue q;
   for (auto _ : state) {
-    for (std::size_t i = 0; i < n; ++i) q.push(Time::from_ns(d[i & (d.size() - 1)] * 7 + static_cast<std::int64_t>(i)), &c, i);
+    for (std::size_t i = 0; i < n; ++i)
+      q.push(Time::from_ns(d[i & (d.size() - 1)] * 7 + static_cast<std::int64_t>(i)), &c, i);
     while (!q.empty()) {
       const Event e = q.pop();
       e.handler->on_event(e.tag);
@@ -124,7 +125,8 @@ void BM_Baseline_FillDrain(benchmark::State& state) {
     for (std::size_t i = 0; i < n; ++i) {
       Counter* cp = &c;
       const std::uint64_t tag = i;
-      q.push(BaselineEntry{d[i & (d.size() - 1)] * 7 + static_cast<std::int64_t>(i), seq++, [cp, tag] { cp->on_event(tag); }});
+      q.push(BaselineEntry{d[i & (d.size() - 1)] * 7 + static_cast<std::int64_t>(i), seq++,
+                           [cp, tag] { cp->on_event(tag); }});
     }
     while (!q.empty()) {
       BaselineEntry e = q.top();

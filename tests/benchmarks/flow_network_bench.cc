@@ -106,8 +106,8 @@ void arrival_departure(benchmark::State& state, int group) {
     loaded.random_path(1000, group, path);
     flag.done = false;
     loaded.net.start_flow(path, 1e3, &flag, 0);
-    loaded.net.update();                          // arrival: re-solve its component
-    while (!flag.done) loaded.sim.step();         // departure at its drain date, then the listener
+    loaded.net.update();                   // arrival: re-solve its component
+    while (!flag.done) loaded.sim.step();  // departure at its drain date, then the listener
   }
   const auto after = loaded.net.counters();
   state.counters["flows_solved"] = benchmark::Counter(static_cast<double>(after.flows_solved - before.flows_solved),
@@ -164,8 +164,8 @@ void churn(benchmark::State& state, bool full) {
   state.SetItemsProcessed(static_cast<std::int64_t>(c.completed - done0));
   state.counters["events_per_flow"] =
       static_cast<double>(c.sim_.events_processed() - events0) / static_cast<double>(c.completed - done0);
-  state.counters["flows_solved_per_flow"] =
-      static_cast<double>(c.net_.counters().flows_solved) / static_cast<double>(std::max<std::uint64_t>(1, c.completed));
+  state.counters["flows_solved_per_flow"] = static_cast<double>(c.net_.counters().flows_solved) /
+                                            static_cast<double>(std::max<std::uint64_t>(1, c.completed));
 }
 
 void BM_Churn(benchmark::State& state) { churn(state, false); }

@@ -70,11 +70,10 @@ TEST(Catalog, EveryGpuIsComplete) {
     EXPECT_GT(g.shutdown_temp_c, g.slowdown_temp_c);
     EXPECT_FALSE(g.source.empty());
   }
-  const std::set<std::string> required = {"V100-SXM2-32GB", "A100-SXM4-40GB", "A100-SXM4-80GB",
-                                          "A100-PCIe-80GB", "A30",            "A800-SXM4-80GB",
-                                          "H100-SXM5-80GB", "H100-PCIe-80GB", "H800-SXM5-80GB",
-                                          "H200-SXM-141GB", "B200",           "L40S",
-                                          "MI300X"};
+  const std::set<std::string> required = {
+      "V100-SXM2-32GB", "A100-SXM4-40GB", "A100-SXM4-80GB", "A100-PCIe-80GB", "A30",
+      "A800-SXM4-80GB", "H100-SXM5-80GB", "H100-PCIe-80GB", "H800-SXM5-80GB", "H200-SXM-141GB",
+      "B200",           "L40S",           "MI300X"};
   const auto names = gpu_names();
   for (const auto& r : required) EXPECT_NE(std::find(names.begin(), names.end(), r), names.end()) << r;
 }
@@ -143,8 +142,8 @@ TEST(Catalog, UnknownNamesListKnownOnes) {
     find_node_template("dgx_z");
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("unknown node template 'dgx_z' (known: dgx_a100, dgx_a100_40gb, dgx_h100, ", 0),
-              0u)
+    EXPECT_EQ(
+        std::string(e.what()).rfind("unknown node template 'dgx_z' (known: dgx_a100, dgx_a100_40gb, dgx_h100, ", 0), 0u)
         << e.what();
   }
   EXPECT_THROW(find_nic("IB-FDR"), std::invalid_argument);

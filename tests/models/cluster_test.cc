@@ -100,10 +100,9 @@ TEST(Cluster, CrossRailUsesPxn) {
   Fixture f(make_spec("dgx_h100", 2));
   // GPU 2 of node 0 to GPU 5 of node 1: NVLink to local GPU 5, then rail 5.
   auto p = f.cluster.route(2, 8 + 5);
-  EXPECT_EQ(names(f.net, p),
-            (std::vector<std::string>{"node0.gpu2.nvl_up", "node0.gpu5.nvl_down", "node0.gpu5.pcie_up",
-                                      "node0.nic5.pcie_down", "node0.nic5.tx", "node1.nic5.rx", "node1.nic5.pcie_up",
-                                      "node1.gpu5.pcie_down"}));
+  EXPECT_EQ(names(f.net, p), (std::vector<std::string>{"node0.gpu2.nvl_up", "node0.gpu5.nvl_down", "node0.gpu5.pcie_up",
+                                                       "node0.nic5.pcie_down", "node0.nic5.tx", "node1.nic5.rx",
+                                                       "node1.nic5.pcie_up", "node1.gpu5.pcie_down"}));
 }
 
 TEST(Cluster, OversubscriptionDividesUplinks) {
@@ -157,8 +156,8 @@ TEST(Cluster, FatTreeSharesLeafAcrossRails) {
   EXPECT_EQ(f.cluster.num_leaves(), 2);
   // 2 nodes x 8 NICs = 16 down ports / 4 = 4 uplinks.
   EXPECT_EQ(f.cluster.num_spines(), 4);
-  EXPECT_EQ(f.cluster.route(0, 8).size(), 6u);    // same leaf: no spine
-  EXPECT_EQ(f.cluster.route(0, 16).size(), 8u);   // other leaf: via a spine
+  EXPECT_EQ(f.cluster.route(0, 8).size(), 6u);   // same leaf: no spine
+  EXPECT_EQ(f.cluster.route(0, 16).size(), 8u);  // other leaf: via a spine
   EXPECT_DOUBLE_EQ(f.net.capacity(f.cluster.route(0, 16)[3]), 25e9);
 }
 

@@ -285,18 +285,18 @@ TEST(Collective, PredictedBusbwAllReduce1GiB) {
     int nodes;
     double low, high;  // sanity band [GB/s]
   };
-  for (const Case& k : {Case{"dgx_a100", 1, 200, 240}, Case{"dgx_h100", 1, 330, 371},
-                        Case{"dgx_h100", 2, 330, 385}}) {
+  for (const Case& k : {Case{"dgx_a100", 1, 200, 240}, Case{"dgx_h100", 1, 330, 371}, Case{"dgx_h100", 2, 330, 385}}) {
     Bench b(k.tmpl, k.nodes);
     const int n = 8 * k.nodes;
     const auto c = call(CollectiveOp::all_reduce, iota(0, n), kGiB);
     const double t = b.run(c);
     const double busbw = kGiB / t * CollectiveEngine::busbw_factor(CollectiveOp::all_reduce, n) / 1e9;
     const CollectiveChoice ch = b.engine.choose(c);
-    std::printf("[ predicted ] all_reduce 1 GiB on %d x %s: %.3f ms simulated (estimate %.3f ms), busbw %.1f GB/s, "
-                "%s, %d channel(s)\n",
-                k.nodes, k.tmpl, t * 1e3, ch.seconds() * 1e3, busbw,
-                ch.algorithm == CollectiveAlgorithm::ring ? "ring" : "hierarchical", ch.channels);
+    std::printf(
+        "[ predicted ] all_reduce 1 GiB on %d x %s: %.3f ms simulated (estimate %.3f ms), busbw %.1f GB/s, "
+        "%s, %d channel(s)\n",
+        k.nodes, k.tmpl, t * 1e3, ch.seconds() * 1e3, busbw,
+        ch.algorithm == CollectiveAlgorithm::ring ? "ring" : "hierarchical", ch.channels);
     EXPECT_GT(busbw, k.low);
     EXPECT_LT(busbw, k.high);
     EXPECT_NEAR(t, ch.seconds(), 2e-6);

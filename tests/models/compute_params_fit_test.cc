@@ -39,7 +39,9 @@ const std::string kData = TRAINCAST_SHARED_DATA_DIR;
 TEST(ComputeParamsFit, H100GemmFixedCostFromMeasuredTable) {
   const auto rows = read_csv(kData + "/gemm/xla_matmul_perf_table_measured.csv");
   ASSERT_GT(rows.size(), 100u) << "missing shared data";
-  struct Point { double W, t, b, m, n, k; };
+  struct Point {
+    double W, t, b, m, n, k;
+  };
   std::vector<Point> pts;
   for (const auto& r : rows)
     if (r.size() == 7 && r[0] == "sm_90" && r[5] == "bf16xbf16->bf16") {
@@ -105,7 +107,8 @@ TEST(ComputeParamsFit, A100GemmEfficiencyFromKorthikantiTable4) {
   auto program_ms = [&](const Program& p) {
     double s = 0;
     for (const Segment& seg : p) {
-      if (!seg.is_collective) s += seg.seconds;
+      if (!seg.is_collective)
+        s += seg.seconds;
       else if (seg.overlap == Overlap::blocking)
         s += coll.estimate_seconds(CollectiveCall{seg.op, {0, 1, 2, 3, 4, 5, 6, 7}, seg.bytes});
     }

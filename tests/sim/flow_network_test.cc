@@ -192,8 +192,8 @@ TEST(FlowNetworkTest, CompletionTimesRoundUpToTheNanosecond) {
   //   1 byte    -> 1/3 ns          -> 1 ns (a positive transfer never takes zero time)
   //   1000 bytes -> 333.33... ns   -> 334 ns
   //   3000 bytes -> 1000 ns exactly -> 1000 ns (no spurious +1)
-  for (const auto& [bytes, expect_ns] : std::vector<std::pair<double, std::int64_t>>{
-           {1.0, 1}, {1000.0, 334}, {3000.0, 1000}, {1e-6, 1}}) {
+  for (const auto& [bytes, expect_ns] :
+       std::vector<std::pair<double, std::int64_t>>{{1.0, 1}, {1000.0, 334}, {3000.0, 1000}, {1e-6, 1}}) {
     Simulator sim;
     FlowNetwork net(sim);
     const ResourceId l = net.add_resource(3 * kGBps, Time::zero(), "l");
@@ -371,9 +371,9 @@ TEST(FlowNetworkTest, BadResourcesThrow) {
             "FlowNetwork::add_resource(\"pcie0\"): capacity_bytes_per_s must be finite and > 0");
   EXPECT_EQ(invalid_argument_message([&] { net.add_resource(-1.0, Time::zero(), "x"); }),
             "FlowNetwork::add_resource(\"x\"): capacity_bytes_per_s must be finite and > 0");
-  EXPECT_EQ(invalid_argument_message(
-                [&] { net.add_resource(std::numeric_limits<double>::infinity(), Time::zero(), "x"); }),
-            "FlowNetwork::add_resource(\"x\"): capacity_bytes_per_s must be finite and > 0");
+  EXPECT_EQ(
+      invalid_argument_message([&] { net.add_resource(std::numeric_limits<double>::infinity(), Time::zero(), "x"); }),
+      "FlowNetwork::add_resource(\"x\"): capacity_bytes_per_s must be finite and > 0");
   EXPECT_EQ(invalid_argument_message([&] { net.add_resource(std::nan(""), Time::zero(), "x"); }),
             "FlowNetwork::add_resource(\"x\"): capacity_bytes_per_s must be finite and > 0");
   EXPECT_EQ(invalid_argument_message([&] { net.add_resource(1.0, Time::from_ns(-5), "y"); }),
@@ -381,14 +381,17 @@ TEST(FlowNetworkTest, BadResourcesThrow) {
   EXPECT_EQ(net.num_resources(), 0u);
   EXPECT_EQ(invalid_argument_message([&] { net.capacity(0); }),
             "FlowNetwork::capacity: unknown resource id 0 (network has 0)");
-  EXPECT_EQ(invalid_argument_message([&] { net.stats(3); }), "FlowNetwork::stats: unknown resource id 3 (network has 0)");
+  EXPECT_EQ(invalid_argument_message([&] { net.stats(3); }),
+            "FlowNetwork::stats: unknown resource id 3 (network has 0)");
 }
 
 TEST(FlowNetworkTest, BadFlowsThrow) {
   Simulator sim;
   FlowNetwork net(sim);
   const ResourceId l = net.add_resource(1 * kGBps, Time::zero(), "l");
-  EXPECT_EQ(invalid_argument_message([&] { net.start_flow(path_of({l, 7}), 1.0, nullptr, 0); }),
+  EXPECT_EQ(invalid_argument_message([&] {
+              net.start_flow(path_of({l, 7}), 1.0, nullptr, 0);
+            }),
             "FlowNetwork::start_flow: path[1] = 7 is not a resource id (network has 1)");
   EXPECT_EQ(invalid_argument_message([&] { net.start_flow(path_of({l}), -1.0, nullptr, 0); }),
             "FlowNetwork::start_flow: bytes must be finite and >= 0");
@@ -476,7 +479,7 @@ class RandomScenario : public FlowListener, public EventHandler {
     const int kind = std::uniform_int_distribution<int>(0, 9)(rng_);
     info.bytes = kind == 0 ? 0.0 : std::exp(std::uniform_real_distribution<double>(std::log(1.0), std::log(1e8))(rng_));
     info.cap = (kind <= 2 || info.path.empty()) ? std::uniform_real_distribution<double>(0.1, 20.0)(rng_) * kGBps
-                                                 : std::numeric_limits<double>::infinity();
+                                                : std::numeric_limits<double>::infinity();
     info.active = info.bytes > 0.0;
     const std::uint64_t tag = flows.size();
     flows.push_back(info);
@@ -568,7 +571,7 @@ TEST(FlowNetworkPropertyTest, IncrementalAndFullRecomputeAreIdentical) {
     inc.run();
     full.run();
     ASSERT_EQ(inc.flows.size(), full.flows.size());
-    EXPECT_EQ(inc.completions, full.completions);  // same ns, same order
+    EXPECT_EQ(inc.completions, full.completions);        // same ns, same order
     EXPECT_EQ(inc.observed_rates, full.observed_rates);  // bit-identical rates at every check
     for (ResourceId x = 0; x < inc.net_.num_resources(); ++x) {
       // Same pieces, summed in a different order (component discovery order): equal to rounding.

@@ -39,8 +39,7 @@ struct UsageError : std::runtime_error {
 void write_output_file(const std::string& path, const std::string& text, bool force) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::exists(path, ec) && !force)
-    throw UsageError(path + ": file exists (pass --force to overwrite it)");
+  if (fs::exists(path, ec) && !force) throw UsageError(path + ": file exists (pass --force to overwrite it)");
   if (fs::is_directory(path, ec)) throw UsageError(path + ": is a directory (expected a file name)");
   const std::string tmp = path + ".tmp-traincast";
   {
@@ -164,7 +163,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       "a case fails to simulate, a case exceeds its own tolerance, any metric's MAPE exceeds\n"
       "--max-mape or any error exceeds --max-error; 2 for bad input.\n\nOptions");
   opts.add_options()("help,h", "show this help")("max-mape", po::value<double>(),
-                                                   "fail (exit 1) if the MAPE of any metric exceeds this [%]")(
+                                                 "fail (exit 1) if the MAPE of any metric exceeds this [%]")(
       "max-error", po::value<double>(), "fail (exit 1) if any case's absolute error exceeds this [%]")(
       "jobs,j", po::value<int>()->default_value(1), "cases simulated in parallel (output identical for any value)")(
       "csv", po::value<std::string>(), "also write the table as CSV to this file")(

@@ -12,27 +12,38 @@ namespace {
 
 const char* precision_name(models::Precision p) {
   switch (p) {
-    case models::Precision::fp32: return "fp32";
-    case models::Precision::tf32: return "tf32";
-    case models::Precision::fp16: return "fp16";
-    case models::Precision::bf16: return "bf16";
-    case models::Precision::fp8: return "fp8";
+    case models::Precision::fp32:
+      return "fp32";
+    case models::Precision::tf32:
+      return "tf32";
+    case models::Precision::fp16:
+      return "fp16";
+    case models::Precision::bf16:
+      return "bf16";
+    case models::Precision::fp8:
+      return "fp8";
   }
   return "?";
 }
 const char* recompute_name(models::Recompute r) {
   switch (r) {
-    case models::Recompute::none: return "none";
-    case models::Recompute::selective: return "selective";
-    case models::Recompute::full: return "full";
+    case models::Recompute::none:
+      return "none";
+    case models::Recompute::selective:
+      return "selective";
+    case models::Recompute::full:
+      return "full";
   }
   return "?";
 }
 const char* fabric_name(models::FabricKind k) {
   switch (k) {
-    case models::FabricKind::none: return "none";
-    case models::FabricKind::rail_optimized: return "rail-optimized";
-    case models::FabricKind::fat_tree: return "fat-tree";
+    case models::FabricKind::none:
+      return "none";
+    case models::FabricKind::rail_optimized:
+      return "rail-optimized";
+    case models::FabricKind::fat_tree:
+      return "fat-tree";
   }
   return "?";
 }
@@ -85,13 +96,13 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   o << "\nCluster    " << r.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x " << r.gpu;
   if (r.num_nodes > 1) {
     o << ", " << fabric_name(sc.cluster.fabric.kind) << " fabric";
-    if (sc.cluster.fabric.oversubscription > 1) o << " (" << format_fixed(sc.cluster.fabric.oversubscription, 1) << ":1)";
+    if (sc.cluster.fabric.oversubscription > 1)
+      o << " (" << format_fixed(sc.cluster.fabric.oversubscription, 1) << ":1)";
   }
   o << "\n";
   o << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
     << ", " << sc.model.num_attention_heads << " heads, seq " << sc.model.seq_length << ", vocab "
-    << sc.model.vocab_size << ", " << format_fixed(r.model_flops_per_iteration / 1e15, 1)
-    << " PFLOP per iteration\n";
+    << sc.model.vocab_size << ", " << format_fixed(r.model_flops_per_iteration / 1e15, 1) << " PFLOP per iteration\n";
   o << "Layout     TP " << r.tp << " x PP " << r.pp << " x DP " << r.dp;
   if (sc.parallel.schedule == models::PipelineSchedule::interleaved_one_f_one_b)
     o << " (interleaved, " << sc.parallel.virtual_stages << " chunks)";
@@ -105,23 +116,22 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   o << "Iteration  " << format_duration(r.iteration_time_s) << "\n";
   o << "Throughput " << with_thousands(r.tokens_per_s) << " tokens/s, " << format_fixed(r.tflops_per_gpu, 1)
     << " model TFLOP/s per GPU (" << format_fixed(r.hardware_tflops_per_gpu, 1) << " with recomputation)\n";
-  o << "MFU        " << pct(r.mfu) << "   HFU " << pct(r.hfu) << "   (of " << format_fixed(r.peak_flops_per_gpu / 1e12, 1)
-    << " TFLOP/s dense " << precision_name(sc.training.precision) << " peak)\n";
+  o << "MFU        " << pct(r.mfu) << "   HFU " << pct(r.hfu) << "   (of "
+    << format_fixed(r.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s dense " << precision_name(sc.training.precision)
+    << " peak)\n";
   if (r.time_to_train_s > 0)
     o << "To train   " << format_duration(r.time_to_train_s) << " for " << format_fixed(r.train_tokens / 1e9, 1)
       << "B tokens (no failures or restarts counted)\n";
 
   const models::TimeBreakdown& b = r.breakdown;
   o << "\nWhere an iteration goes (busiest pipeline stage):\n";
-  const std::pair<const char*, double> rows[] = {{"compute (incl. recompute)", b.compute_s},
-                                                 {"optimizer step", b.optimizer_s},
-                                                 {"exposed TP communication", b.tp_comm_exposed_s},
-                                                 {"exposed DP communication", b.dp_comm_exposed_s},
-                                                 {"exposed PP send/recv", b.pp_comm_exposed_s},
-                                                 {"pipeline bubble / waiting", b.pipeline_bubble_s}};
+  const std::pair<const char*, double> rows[] = {
+      {"compute (incl. recompute)", b.compute_s},        {"optimizer step", b.optimizer_s},
+      {"exposed TP communication", b.tp_comm_exposed_s}, {"exposed DP communication", b.dp_comm_exposed_s},
+      {"exposed PP send/recv", b.pp_comm_exposed_s},     {"pipeline bubble / waiting", b.pipeline_bubble_s}};
   for (const auto& [name, v] : rows)
-    o << "  " << pad(name, 28) << lpad(format_duration(v), 12) << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9)
-      << "\n";
+    o << "  " << pad(name, 28) << lpad(format_duration(v), 12)
+      << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9) << "\n";
 
   const models::MemoryBreakdown& m = r.memory;
   o << "\nMemory per GPU (pipeline stage " << m.worst_stage << ", the fullest): " << format_gib(m.peak_bytes_per_gpu)
@@ -134,8 +144,9 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   if (!r.busiest_links.empty()) {
     o << "\nBusiest links (average over the run):\n";
     for (const auto& l : r.busiest_links)
-      o << "  " << pad(l.name, 40) << lpad(pct(l.utilization), 9) << " of " << format_fixed(l.capacity_bytes_per_s / 1e9, 1)
-        << " GB/s, " << format_fixed(l.bytes / 1e9, 2) << " GB per iteration\n";
+      o << "  " << pad(l.name, 40) << lpad(pct(l.utilization), 9) << " of "
+        << format_fixed(l.capacity_bytes_per_s / 1e9, 1) << " GB/s, " << format_fixed(l.bytes / 1e9, 2)
+        << " GB per iteration\n";
   }
   o << "\nSimulated " << with_thousands(static_cast<double>(r.events)) << " events in " << format_fixed(wall_s, 2)
     << " s wall";

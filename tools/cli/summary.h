@@ -25,13 +25,13 @@ std::string format_summary(const models::Scenario& scenario, const models::Repor
 std::string format_catalog();
 
 struct ValidationTable {
-  std::string text;  ///< aligned table + MAPE lines (per metric and overall)
-  std::string csv;   ///< file,case,metric,measured,predicted,error_pct,source
-  double mape_pct = 0;            ///< over all cases
+  std::string text;                  ///< aligned table + MAPE lines (per metric and overall)
+  std::string csv;                   ///< file,case,metric,measured,predicted,error_pct,source
+  double mape_pct = 0;               ///< over all cases
   double worst_metric_mape_pct = 0;  ///< the largest per-metric MAPE (metrics are not mixed)
   double max_abs_error_pct = 0;
-  int failed_cases = 0;            ///< cases whose simulation failed
-  int out_of_tolerance = 0;        ///< cases with a tolerance that their error exceeds
+  int failed_cases = 0;      ///< cases whose simulation failed
+  int out_of_tolerance = 0;  ///< cases with a tolerance that their error exceeds
 };
 
 /// predicted[i] for cases[i]; failure[i] non-empty when that case could not be simulated.

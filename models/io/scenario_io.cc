@@ -448,6 +448,13 @@ void check_scenario(models::Scenario& s, Checker& k) {
               to_string(t.global_batch_size) + " is not divisible by dp * micro_batch_size = " + to_string(p.dp) +
                   " * " + to_string(t.micro_batch_size) + " = " + to_string(step) + " (expected a multiple of " +
                   to_string(step) + ")");
+    } else if (interleaved && pp_ok && p.pp > 1 && (t.global_batch_size / step) % p.pp != 0) {
+      // Megatron-LM's interleaved schedule runs micro-batches in groups of pp.
+      const std::int64_t micro_batches = t.global_batch_size / step;
+      k.error("workload.training.global_batch_size",
+              to_string(t.global_batch_size) + " gives " + to_string(micro_batches) +
+                  " micro-batches per pipeline, not a multiple of pp = " + to_string(p.pp) +
+                  " as interleaved_one_f_one_b needs (expected a multiple of " + to_string(step * p.pp) + ")");
     }
   }
   if (gpu != nullptr) {

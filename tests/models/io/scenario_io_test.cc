@@ -529,6 +529,12 @@ TEST(ScenarioIoErrors, InterleavedScheduleRules) {
   EXPECT_NO_THROW(load_scenario_text(
       scenario(kModel, "pp: 2 dp: 4 schedule: interleaved_one_f_one_b virtual_stages: 2", "global_batch_size: 8"),
       "t.textproto", Format::text));
+  // Megatron runs interleaved micro-batches in groups of pp: 4 / (dp 4 x 1) = 1 micro-batch is not.
+  EXPECT_EQ(errors_of(scenario(kModel, "pp: 2 dp: 4 schedule: interleaved_one_f_one_b virtual_stages: 2",
+                               "global_batch_size: 4")),
+            std::vector<std::string>{
+                "t.textproto:5:14: workload.training.global_batch_size: 4 gives 1 micro-batches per pipeline, not a "
+                "multiple of pp = 2 as interleaved_one_f_one_b needs (expected a multiple of 8)"});
 }
 
 TEST(ScenarioIoErrors, ZeroStageOutOfRange) {

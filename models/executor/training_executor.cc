@@ -669,6 +669,25 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     P.optimizer_ns.push_back(sim::Time::from_seconds(kernel_seconds(k, gpu, params, sc.training.precision)).ns());
   }
 
+  // Refuse graphs that would not fit in memory (about 100 bytes per op with its edges) before
+  // building them, with what to change.
+  {
+    double per_microbatch = 0;  // ops of one micro-batch through one stage (all chunks)
+    const int layers_max = *std::max_element(stage_layers.begin(), stage_layers.end());
+    per_microbatch += static_cast<double>(layers_max) *
+                      static_cast<double>(P.programs.layer_forward.size() + P.programs.layer_recompute.size() +
+                                          P.programs.layer_backward.size());
+    per_microbatch += static_cast<double>(P.programs.embedding_forward.size() + P.programs.embedding_backward.size() +
+                                          P.programs.head_forward.size() + P.programs.head_backward.size() + 2);
+    const double ops = per_microbatch * P.m * P.iterations * static_cast<double>(P.replicas * P.p);
+    constexpr double kMaxOps = 40e6;  // ~4 GB of op graph
+    if (ops > kMaxOps)
+      throw std::invalid_argument(
+          "the job would need about " + std::to_string(static_cast<long long>(ops / 1e6)) +
+          " million ops to simulate (limit " + std::to_string(static_cast<long long>(kMaxOps / 1e6)) +
+          " million): reduce options.iterations or global_batch_size, or keep options.fold_symmetric on");
+  }
+
   // Build every worker's graph (in parallel when asked; each worker is independent).
   const int workers = P.replicas * P.p;
   std::vector<WorkerGraph> graphs(static_cast<std::size_t>(workers));

@@ -6,13 +6,40 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace traincast::models {
 
 enum class Precision { fp32, tf32, fp16, bf16, fp8 };
 enum class Recompute { none, selective, full };
 enum class PipelineSchedule { one_f_one_b, interleaved_one_f_one_b };
-enum class FabricKind { none, rail_optimized, fat_tree };
+/// Inter-node network topology. torus: nodes on a ring (1 dimension) or 2D/3D torus with links to
+/// their neighbours, dimension-order routing.
+enum class FabricKind { none, rail_optimized, fat_tree, torus };
+
+/// NCCL algorithms (NCCL_ALGO). automatic: the least predicted time, as NCCL's tuner.
+/// ring: pipelined rings (channels over NICs); hierarchical: intra-node reduce-scatter, inter-node
+/// all-reduce per local rank, intra-node all-gather; tree: double binary tree across nodes with
+/// intra-node chains (NCCL Tree, all_reduce); nvls: NVSwitch in-network reduction (NVLink SHARP,
+/// NVSwitch gen3+ nodes, one node); nvls_tree: NVLS inside nodes and a tree across nodes.
+enum class CollectiveAlgorithm { automatic, ring, hierarchical, tree, nvls, nvls_tree };
+/// NCCL protocols: LL (8-byte flag+data stores), LL128 (128-byte lines), Simple (bulk + fences).
+enum class CollectiveProtocol { ll, ll128, simple };
+
+/// Collective settings of the communication library, as NCCL's environment sets them.
+struct CollectiveSpec {
+  /// NCCL_ALGO: forced algorithm for every collective that supports it (others fall back to
+  /// their only algorithm); automatic = least predicted time.
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  /// NCCL_PROTO: forced protocol; empty = least predicted time.
+  std::optional<CollectiveProtocol> protocol;
+};
+
+/// Where the compute NICs sit (GPU-NIC affinity).
+enum class NicPlacement {
+  affine,        ///< each NIC under the PCIe switch (or socket) of the GPUs it serves (the template's)
+  other_socket,  ///< each NIC on the other CPU socket from its GPUs (a misconfigured server)
+};
 
 /// Inter-node network. Bandwidths come from the node template's NICs.
 struct FabricSpec {
@@ -25,6 +52,19 @@ struct FabricSpec {
   /// Nodes under one leaf switch (per rail for rail-optimized); default 32 (a 64-port leaf with
   /// half its ports down, as in DGX SuperPOD scalable units of 32 nodes).
   int nodes_per_leaf = 32;
+  /// Switch tiers of a fat tree (fat_tree, rail_optimized): 2 (leaf-spine) or 3 (leaf, aggregation
+  /// in pods, core). Default 2.
+  int tiers = 2;
+  /// Leaves per pod in a 3-tier tree (they share the pod's aggregation switches). Default 16.
+  int leaves_per_pod = 16;
+  /// Torus extent per dimension (torus only): 1 to 3 dimensions whose product is num_nodes;
+  /// empty = a ring of num_nodes. Each node has one link per direction to each neighbour, at the
+  /// line rate of one NIC times nics per node / (2 x dimensions).
+  std::vector<int> torus_dims;
+  /// Cable length per network hop [m] (NIC-switch and switch-switch): adds 5 ns/m of propagation
+  /// (signal speed ~2e8 m/s in fibre and twinax; IEEE 802.3 clause 1.4 nominal velocity of
+  /// propagation). Default 0.
+  double cable_length_m = 0.0;
 };
 
 struct ClusterSpec {
@@ -32,6 +72,14 @@ struct ClusterSpec {
   int num_nodes = 1;                       ///< > 0
   std::string gpu;                         ///< optional GPU override (catalog name), empty = template's
   FabricSpec fabric;
+  CollectiveSpec collectives;  ///< NCCL_ALGO / NCCL_PROTO
+  /// GPUDirect RDMA between GPUs and NICs; false: NIC traffic is staged through host memory
+  /// (crosses the PCIe root complex, and the socket link when the NIC is on the other socket).
+  bool gpu_direct_rdma = true;
+  NicPlacement nic_placement = NicPlacement::affine;
+  /// GPU peer-to-peer over PCIe; empty = the template's. false: GPU-to-GPU traffic without NVLink
+  /// is staged through host memory (NCCL's SHM transport), crossing the root complex.
+  std::optional<bool> pcie_p2p;
 };
 
 /// A GPT/Llama-style dense decoder-only transformer.

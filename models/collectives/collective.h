@@ -40,9 +40,7 @@
 namespace traincast::models {
 
 enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send_recv };
-enum class CollectiveAlgorithm { automatic, ring, hierarchical };
-/// NCCL protocols: LL (8-byte flag+data stores), LL128 (128-byte lines), Simple (bulk + fences).
-enum class CollectiveProtocol { ll, ll128, simple };
+// CollectiveAlgorithm and CollectiveProtocol: models/scenario.h (a scenario may force them).
 
 struct CollectiveCall {
   CollectiveOp op = CollectiveOp::all_reduce;

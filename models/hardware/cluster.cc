@@ -41,6 +41,8 @@ const char* fabric_name(FabricKind k) {
       return "rail_optimized";
     case FabricKind::fat_tree:
       return "fat_tree";
+    case FabricKind::torus:
+      return "torus";
   }
   return "?";
 }

@@ -300,7 +300,7 @@ std::string names_list(const std::vector<std::string>& names) {
 
 /// Every semantic rule of the schema (scenarios/README.md, "Checks"). Appends to `errors`; may
 /// normalise `s` (sequence_parallel off when tp = 1, as Megatron-LM does).
-void check_scenario(models::Scenario& s, Checker& k) {
+void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   using std::to_string;
   // Cluster.
   const models::NodeTemplate* node = nullptr;
@@ -337,6 +337,12 @@ void check_scenario(models::Scenario& s, Checker& k) {
   if (fabric.kind == models::FabricKind::none && s.cluster.num_nodes > 1) {
     k.error("cluster.fabric.kind", "none cannot connect " + to_string(s.cluster.num_nodes) +
                                        " nodes (expected rail_optimized or fat_tree when num_nodes > 1)");
+  }
+  if (!check_workload) {
+    // Cluster-only use (nccl-tests, explain): the workload may be absent and is not checked.
+    k.at_least("options.iterations", s.options.iterations, 1);
+    k.at_least("options.threads", s.options.threads, 1);
+    return;
   }
 
   // Model.
@@ -498,7 +504,7 @@ void enum_errors(const std::vector<std::string>& bad_enums, const tp::Scenario& 
 
 /// Parse, override, convert, check. Throws ScenarioError with everything found.
 models::Scenario load_impl(std::string_view text, std::string_view origin, Format format,
-                           const std::vector<Override>& overrides) {
+                           const std::vector<Override>& overrides, bool check_workload = true) {
   if (text.size() > kMaxInputBytes) {
     throw ScenarioError({std::string(origin) + ": input too large (" + std::to_string(text.size()) +
                          " bytes; expected at most " + std::to_string(kMaxInputBytes) + ")"});
@@ -515,7 +521,7 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
   to_struct(message, scenario, bad_enums);
   Checker checker(message, *read.source_map, origin, override_origins, errors);
   enum_errors(bad_enums, message, checker);
-  check_scenario(scenario, checker);
+  check_scenario(scenario, checker, check_workload);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
   return scenario;
 }
@@ -639,6 +645,12 @@ models::Scenario load_scenario_file(const std::string& path, const std::vector<s
 models::Scenario load_scenario_text(std::string_view text, std::string_view origin, Format format,
                                     const std::vector<std::string>& overrides) {
   return load_impl(text, origin, format, as_cli_overrides(overrides));
+}
+
+models::Scenario load_cluster_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+  const Format format = format_for_path(path);
+  const std::string text = read_file(path);
+  return load_impl(text, path, format, as_cli_overrides(overrides), /*check_workload=*/false);
 }
 
 std::string_view default_scenario_text() { return {detail::kDefaultScenarioText, detail::kDefaultScenarioTextSize}; }

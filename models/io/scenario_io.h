@@ -55,6 +55,12 @@ Format format_for_path(const std::string& path);
 /// type, bad override, failed semantic check).
 models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {});
 
+/// As load_scenario_file for commands that use only the hardware (`traincast nccl-tests`,
+/// `traincast explain`, nccl-tests validation cases): the workload may be absent and is not
+/// checked (its defaults stay in the struct); cluster and options are checked as usual.
+/// Throws ScenarioError as load_scenario_file.
+models::Scenario load_cluster_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {});
+
 /// As load_scenario_file, for text already in memory. origin: the name used in messages (a path,
 /// or e.g. "<stdin>"). Never throws anything but ScenarioError for bad input, whatever the bytes.
 models::Scenario load_scenario_text(std::string_view text, std::string_view origin, Format format,

@@ -16,6 +16,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
 int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// `traincast catalog` — GPUs and node templates the scenarios may name.
 int catalog_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// `traincast nccl-tests SCENARIO [--op OP] [-b MIN] [-e MAX] [-f FACTOR] [--gpus LIST] [--csv F]` —
+/// nccl-tests simulated on the scenario's GPUs, printed in nccl-tests' layout (tools/cli/nccl_tests_command.cc).
+int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /// Dispatches argv (program name first) to a subcommand; prints usage for none/unknown/--help.
 int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err);

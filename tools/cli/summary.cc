@@ -44,6 +44,8 @@ const char* fabric_name(models::FabricKind k) {
       return "rail-optimized";
     case models::FabricKind::fat_tree:
       return "fat-tree";
+    case models::FabricKind::torus:
+      return "torus";
   }
   return "?";
 }

@@ -1,0 +1,261 @@
+// nccl-tests, simulated. See nccl_tests.h.
+
+#include "models/collectives/nccl_tests.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "models/hardware/cluster.h"
+#include "sim/flow_network.h"
+#include "sim/simulator.h"
+
+namespace traincast::models {
+namespace {
+
+constexpr std::array<std::string_view, 7> kOpNames = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
+                                                      "broadcast",  "reduce",     "sendrecv"};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// Counts collectives finishing; records the time of the last one.
+struct DoneCounter : CollectiveListener {
+  void on_collective_done(std::uint64_t /*tag*/) override { ++done; }
+  int done = 0;
+};
+
+}  // namespace
+
+std::string_view nccl_tests_op_name(NcclTestsOp op) { return kOpNames[static_cast<int>(op)]; }
+
+NcclTestsOp parse_nccl_tests_op(std::string_view name) {
+  std::string n = lower(name);
+  if (n.size() > 5 && n.ends_with("_perf")) n.resize(n.size() - 5);
+  for (std::size_t i = 0; i < kOpNames.size(); ++i) {
+    if (n == kOpNames[i]) return static_cast<NcclTestsOp>(i);
+  }
+  if (n == "allreduce") return NcclTestsOp::all_reduce;
+  if (n == "allgather") return NcclTestsOp::all_gather;
+  if (n == "reducescatter") return NcclTestsOp::reduce_scatter;
+  if (n == "all_to_all") return NcclTestsOp::alltoall;
+  if (n == "send_recv") return NcclTestsOp::sendrecv;
+  std::string known;
+  for (auto k : kOpNames) known += (known.empty() ? "" : ", ") + std::string(k);
+  throw std::invalid_argument("unknown nccl-tests operation '" + std::string(name) + "' (expected one of: " + known +
+                              ")");
+}
+
+CollectiveOp collective_op_of(NcclTestsOp op) {
+  switch (op) {
+    case NcclTestsOp::all_reduce:
+      return CollectiveOp::all_reduce;
+    case NcclTestsOp::all_gather:
+      return CollectiveOp::all_gather;
+    case NcclTestsOp::reduce_scatter:
+      return CollectiveOp::reduce_scatter;
+    case NcclTestsOp::alltoall:
+      return CollectiveOp::all_to_all;
+    case NcclTestsOp::broadcast:
+      return CollectiveOp::broadcast;
+    case NcclTestsOp::reduce:
+      return CollectiveOp::reduce;
+    case NcclTestsOp::sendrecv:
+      return CollectiveOp::send_recv;
+  }
+  return CollectiveOp::all_reduce;
+}
+
+std::string_view nccl_tests_redop(NcclTestsOp op) {
+  return (op == NcclTestsOp::all_reduce || op == NcclTestsOp::reduce_scatter || op == NcclTestsOp::reduce) ? "sum"
+                                                                                                           : "none";
+}
+
+int nccl_tests_root(NcclTestsOp op) { return (op == NcclTestsOp::broadcast || op == NcclTestsOp::reduce) ? 0 : -1; }
+
+double parse_nccl_tests_size(std::string_view text) {
+  const auto bad = [&]() {
+    return std::invalid_argument("bad size '" + std::string(text) +
+                                 "' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)");
+  };
+  std::string_view t = text;
+  double unit = 1;
+  if (!t.empty()) {
+    switch (t.back()) {
+      case 'K':
+      case 'k':
+        unit = 1024.0;
+        break;
+      case 'M':
+      case 'm':
+        unit = 1024.0 * 1024.0;
+        break;
+      case 'G':
+      case 'g':
+        unit = 1024.0 * 1024.0 * 1024.0;
+        break;
+      default:
+        break;
+    }
+    if (unit != 1) t.remove_suffix(1);
+  }
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !std::isfinite(value) || value < 0) throw bad();
+  return std::floor(value * unit);
+}
+
+std::vector<double> nccl_tests_sizes(double min_bytes, double max_bytes, double factor, double step_bytes) {
+  if (!(min_bytes >= 0) || !(max_bytes >= min_bytes)) {
+    throw std::invalid_argument("sizes: need 0 <= minbytes <= maxbytes (got " + std::to_string(min_bytes) + " and " +
+                                std::to_string(max_bytes) + ")");
+  }
+  if (!(factor > 1) && !(step_bytes > 0)) {
+    throw std::invalid_argument("sizes: need a step factor > 1 or a step size > 0");
+  }
+  std::vector<double> out;
+  // nccl-tests: for (size = min; size <= max; size = factor > 1 ? size * factor : size + step).
+  for (double size = min_bytes; size <= max_bytes; size = factor > 1 ? size * factor : size + step_bytes) {
+    out.push_back(size);
+    if (size == 0 && factor > 1) break;  // 0 * factor would never end (nccl-tests loops forever)
+    if (out.size() > 100000) throw std::invalid_argument("sizes: more than 100000 sizes");
+  }
+  return out;
+}
+
+int nccl_tests_type_bytes(std::string_view type) {
+  const std::string t = lower(type);
+  if (t == "int8" || t == "uint8" || t == "char" || t == "fp8_e4m3" || t == "fp8_e5m2") return 1;
+  if (t == "half" || t == "fp16" || t == "bfloat16" || t == "bf16") return 2;
+  if (t == "int32" || t == "uint32" || t == "int" || t == "float" || t == "fp32") return 4;
+  if (t == "int64" || t == "uint64" || t == "double" || t == "fp64") return 8;
+  throw std::invalid_argument("unknown data type '" + std::string(type) +
+                              "' (expected one of: int8, uint8, int32, uint32, int64, uint64, half, float, double, "
+                              "bfloat16, fp8_e4m3, fp8_e5m2)");
+}
+
+NcclTestsSize nccl_tests_size(NcclTestsOp op, double requested_bytes, int nranks, int word_bytes) {
+  const long long elements = static_cast<long long>(requested_bytes / word_bytes);
+  NcclTestsSize s;
+  switch (op) {
+    case NcclTestsOp::all_gather:
+    case NcclTestsOp::reduce_scatter:
+    case NcclTestsOp::alltoall:
+      // src/all_gather.cu etc.: count = size / wordSize / nranks (per rank); size = count * nranks * wordSize.
+      s.count = elements / nranks;
+      s.bytes = static_cast<double>(s.count) * nranks * word_bytes;
+      break;
+    default:
+      s.count = elements;
+      s.bytes = static_cast<double>(elements) * word_bytes;
+      break;
+  }
+  return s;
+}
+
+std::vector<int> parse_gpu_list(std::string_view text) {
+  const auto bad = [&]() {
+    return std::invalid_argument("bad GPU list '" + std::string(text) + "' (expected ids and ranges such as 0,1,8-15)");
+  };
+  std::vector<int> out;
+  std::size_t pos = 0;
+  if (text.empty()) throw bad();
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    std::string_view item = text.substr(pos, comma - pos);
+    const std::size_t dash = item.find('-');
+    auto number = [&](std::string_view v) {
+      int x = 0;
+      const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || ec != std::errc() || ptr != v.data() + v.size() || x < 0) throw bad();
+      return x;
+    };
+    if (dash == std::string_view::npos) {
+      out.push_back(number(item));
+    } else {
+      const int a = number(item.substr(0, dash)), b = number(item.substr(dash + 1));
+      if (b < a || b - a > 1000000) throw bad();
+      for (int g = a; g <= b; ++g) out.push_back(g);
+    }
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster_spec, const NcclTestsOptions& options,
+                                                 const std::vector<double>& requested_bytes) {
+  if (options.word_bytes < 1) throw std::invalid_argument("word_bytes must be >= 1");
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const Cluster cluster(cluster_spec, net);
+  CollectiveEngine engine(sim, net, cluster);
+
+  std::vector<int> ranks = options.gpus;
+  if (ranks.empty()) {
+    ranks.resize(static_cast<std::size_t>(cluster.num_gpus()));
+    for (int i = 0; i < cluster.num_gpus(); ++i) ranks[i] = i;
+  }
+  std::vector<char> seen(static_cast<std::size_t>(cluster.num_gpus()), 0);
+  for (int g : ranks) {
+    if (g < 0 || g >= cluster.num_gpus()) {
+      throw std::invalid_argument("gpus: " + std::to_string(g) + " outside [0, " + std::to_string(cluster.num_gpus()) +
+                                  ")");
+    }
+    if (seen[g]++) throw std::invalid_argument("gpus: " + std::to_string(g) + " listed twice");
+  }
+  const int n = static_cast<int>(ranks.size());
+  if (options.op == NcclTestsOp::sendrecv && n < 2) {
+    throw std::invalid_argument("gpus: sendrecv needs at least 2 GPUs (got " + std::to_string(n) + ")");
+  }
+  const CollectiveOp op = collective_op_of(options.op);
+  const double factor = CollectiveEngine::busbw_factor(op, n);
+
+  std::vector<NcclTestsResult> out;
+  out.reserve(requested_bytes.size());
+  DoneCounter counter;
+  for (double requested : requested_bytes) {
+    const NcclTestsSize size = nccl_tests_size(options.op, requested, n, options.word_bytes);
+    NcclTestsResult r;
+    r.bytes = size.bytes;
+    r.count = size.count;
+    const sim::Time t0 = sim.now();
+    counter.done = 0;
+    int expected = 0;
+    if (options.op == NcclTestsOp::sendrecv) {
+      // sendrecv_perf: rank r sends to r+1 and receives from r-1, all at once.
+      for (int i = 0; i < n; ++i) {
+        CollectiveCall call;
+        call.op = op;
+        call.ranks = {ranks[i], ranks[(i + 1) % n]};
+        call.bytes = size.bytes;
+        if (i == 0) r.choice = engine.choose(call);
+        engine.start(call, &counter, static_cast<std::uint64_t>(i));
+        ++expected;
+      }
+    } else {
+      CollectiveCall call;
+      call.op = op;
+      call.ranks = ranks;
+      call.bytes = size.bytes;
+      r.choice = engine.choose(call);
+      engine.start(call, &counter, 0);
+      expected = 1;
+    }
+    sim.run();
+    if (counter.done != expected) throw std::logic_error("simulate_nccl_tests: a collective did not complete");
+    r.time_s = (sim.now() - t0).seconds();
+    r.algbw_gbps = r.time_s > 0 ? r.bytes / r.time_s / 1e9 : 0.0;
+    r.busbw_gbps = r.algbw_gbps * factor;
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,89 @@
+#pragma once
+// nccl-tests, simulated: the sizes nccl-tests would run, the byte counts it prints, and the time,
+// algbw and busbw of each collective on a cluster built from a ClusterSpec (one collective at a
+// time on an idle network, as nccl-tests times them).
+//
+// Conventions follow NVIDIA/nccl-tests src/common.cu and src/*.cu (2.13+):
+//  - sizes run from min to max, multiplied by `factor` when factor > 1, else increased by `step`;
+//  - all_gather, reduce_scatter and alltoall round the size down to a multiple of
+//    nranks x element size and print the per-rank element count; the others print size / element;
+//  - algbw = bytes / time [GB/s = 1e9 B/s], busbw = algbw x busbw factor (DESIGN.md §4.3);
+//  - sendrecv: every rank sends `bytes` to rank + 1 and receives from rank - 1 at once.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/collectives/collective.h"
+#include "models/scenario.h"
+
+namespace traincast::models {
+
+/// The operations nccl-tests has a binary for (all_reduce_perf ... sendrecv_perf).
+enum class NcclTestsOp { all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv };
+
+/// "all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv".
+std::string_view nccl_tests_op_name(NcclTestsOp op);
+/// Parses the names above; also accepts "allreduce", "allgather", "reducescatter", "all_to_all",
+/// "send_recv" and a trailing "_perf" (the binary's name). Throws std::invalid_argument
+/// "unknown nccl-tests operation 'x' (expected one of: all_reduce, ...)".
+NcclTestsOp parse_nccl_tests_op(std::string_view name);
+/// The CollectiveEngine operation that simulates op.
+CollectiveOp collective_op_of(NcclTestsOp op);
+/// nccl-tests' redop column: "sum" for all_reduce, reduce_scatter, reduce; "none" otherwise.
+std::string_view nccl_tests_redop(NcclTestsOp op);
+/// nccl-tests' root column: 0 for broadcast and reduce, -1 otherwise.
+int nccl_tests_root(NcclTestsOp op);
+
+/// A size argument as nccl-tests parses it: a number with an optional K, M or G suffix (binary:
+/// 1K = 1024). "8" -> 8, "8G" -> 8589934592, "1.5M" -> 1572864. Throws std::invalid_argument
+/// "bad size 'x' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)".
+double parse_nccl_tests_size(std::string_view text);
+
+/// Requested sizes [bytes] from min to max inclusive: x factor when factor > 1, else + step.
+/// Throws std::invalid_argument when min < 0, max < min, or neither factor > 1 nor step > 0.
+std::vector<double> nccl_tests_sizes(double min_bytes, double max_bytes, double factor, double step_bytes);
+
+/// Element size [bytes] of an nccl-tests data type name (int8, uint8, int32, uint32, int64,
+/// uint64, half, float, double, bfloat16; also fp16, fp32, fp64, bf16, fp8_e4m3, fp8_e5m2).
+/// Throws std::invalid_argument naming the known types.
+int nccl_tests_type_bytes(std::string_view type);
+
+/// What nccl-tests prints in its size and count columns for a requested size.
+struct NcclTestsSize {
+  double bytes = 0;     ///< size column [bytes]
+  long long count = 0;  ///< count column [elements]
+};
+/// nccl-tests' rounding of a requested size for op over nranks (>= 1) ranks of word_bytes each.
+NcclTestsSize nccl_tests_size(NcclTestsOp op, double requested_bytes, int nranks, int word_bytes);
+
+/// One row of a simulated nccl-tests table.
+struct NcclTestsResult {
+  double bytes = 0;  ///< size column [bytes]
+  long long count = 0;
+  double time_s = 0;        ///< simulated duration of one collective [s]
+  double algbw_gbps = 0;    ///< bytes / time / 1e9 [GB/s]; 0 when time is 0
+  double busbw_gbps = 0;    ///< algbw x busbw factor [GB/s]
+  CollectiveChoice choice;  ///< what the engine ran (algorithm, protocol, channels)
+};
+
+/// Options of a simulated nccl-tests run.
+struct NcclTestsOptions {
+  NcclTestsOp op = NcclTestsOp::all_reduce;
+  std::vector<int> gpus;  ///< global GPU ids in rank order; empty = every GPU of the cluster
+  int word_bytes = 4;     ///< element size (float)
+};
+
+/// Simulates op at each requested size on `cluster` (built once; collectives run one after another
+/// on the idle network; cluster.collectives forces algorithm/protocol as NCCL_ALGO/NCCL_PROTO). Returns one result per
+/// requested size, in order. Throws std::invalid_argument for a bad cluster (Cluster's messages), a GPU id outside the
+/// cluster ("gpus: 17 outside [0, 16)"), duplicate GPU ids ("gpus: 3 listed twice"), fewer than 2
+/// GPUs for sendrecv, or word_bytes < 1.
+std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster, const NcclTestsOptions& options,
+                                                 const std::vector<double>& requested_bytes);
+
+/// Parses a GPU list "0,1,8-15" (ids and inclusive ranges, in that order). Throws
+/// std::invalid_argument "bad GPU list 'x' (expected ids and ranges such as 0,1,8-15)".
+std::vector<int> parse_gpu_list(std::string_view text);
+
+}  // namespace traincast::models

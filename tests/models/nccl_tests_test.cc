@@ -1,0 +1,131 @@
+// nccl-tests simulated: sizes, byte rounding, parsing, and rows consistent with the engine.
+
+#include "models/collectives/nccl_tests.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace traincast::models {
+namespace {
+
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(NcclTests, SizesAsNcclTestsParsesThem) {
+  EXPECT_EQ(parse_nccl_tests_size("8"), 8.0);
+  EXPECT_EQ(parse_nccl_tests_size("64K"), 65536.0);
+  EXPECT_EQ(parse_nccl_tests_size("1M"), 1048576.0);
+  EXPECT_EQ(parse_nccl_tests_size("8G"), 8589934592.0);
+  EXPECT_EQ(parse_nccl_tests_size("16g"), 17179869184.0);
+  EXPECT_EQ(parse_nccl_tests_size("1.5M"), 1572864.0);
+  EXPECT_EQ(error_of([] { parse_nccl_tests_size("8X"); }),
+            "bad size '8X' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)");
+  EXPECT_EQ(error_of([] { parse_nccl_tests_size(""); }),
+            "bad size '' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)");
+  EXPECT_EQ(error_of([] { parse_nccl_tests_size("-1"); }),
+            "bad size '-1' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)");
+}
+
+TEST(NcclTests, SizeSequences) {
+  EXPECT_EQ(nccl_tests_sizes(8, 64, 2, 0), (std::vector<double>{8, 16, 32, 64}));
+  EXPECT_EQ(nccl_tests_sizes(8, 100, 2, 0), (std::vector<double>{8, 16, 32, 64}));  // max is a bound, not a row
+  EXPECT_EQ(nccl_tests_sizes(1024, 4096, 1, 1024), (std::vector<double>{1024, 2048, 3072, 4096}));
+  EXPECT_EQ(nccl_tests_sizes(32, 32, 1, 1048576), (std::vector<double>{32}));
+  EXPECT_EQ(error_of([] { nccl_tests_sizes(64, 8, 2, 0); }),
+            "sizes: need 0 <= minbytes <= maxbytes (got 64.000000 and 8.000000)");
+  EXPECT_EQ(error_of([] { nccl_tests_sizes(8, 64, 1, 0); }), "sizes: need a step factor > 1 or a step size > 0");
+}
+
+TEST(NcclTests, ByteRoundingFollowsNcclTests) {
+  // r11 (DGX-2, 12 GPUs, all_gather float): requested 64 -> 48 B, 1 element per rank; 256 -> 240, 5.
+  EXPECT_EQ(nccl_tests_size(NcclTestsOp::all_gather, 64, 12, 4).bytes, 48.0);
+  EXPECT_EQ(nccl_tests_size(NcclTestsOp::all_gather, 64, 12, 4).count, 1);
+  EXPECT_EQ(nccl_tests_size(NcclTestsOp::all_gather, 256, 12, 4).bytes, 240.0);
+  EXPECT_EQ(nccl_tests_size(NcclTestsOp::all_gather, 32, 12, 4).bytes, 0.0);
+  // n07 (16 ranks all_gather): 1024 B -> count 16 per rank.
+  EXPECT_EQ(nccl_tests_size(NcclTestsOp::all_gather, 1024, 16, 4).count, 16);
+  // all_reduce: count = size / 4.
+  EXPECT_EQ(nccl_tests_size(NcclTestsOp::all_reduce, 8, 16, 4).count, 2);
+  EXPECT_EQ(nccl_tests_size(NcclTestsOp::reduce_scatter, 1 << 20, 8, 2).count, (1 << 20) / 2 / 8);
+}
+
+TEST(NcclTests, OperationNames) {
+  EXPECT_EQ(parse_nccl_tests_op("all_reduce"), NcclTestsOp::all_reduce);
+  EXPECT_EQ(parse_nccl_tests_op("all_reduce_perf"), NcclTestsOp::all_reduce);
+  EXPECT_EQ(parse_nccl_tests_op("alltoall"), NcclTestsOp::alltoall);
+  EXPECT_EQ(parse_nccl_tests_op("sendrecv_perf"), NcclTestsOp::sendrecv);
+  EXPECT_EQ(nccl_tests_op_name(NcclTestsOp::reduce_scatter), "reduce_scatter");
+  EXPECT_EQ(nccl_tests_redop(NcclTestsOp::all_gather), "none");
+  EXPECT_EQ(nccl_tests_root(NcclTestsOp::broadcast), 0);
+  EXPECT_EQ(error_of([] { parse_nccl_tests_op("allreduse"); }),
+            "unknown nccl-tests operation 'allreduse' (expected one of: all_reduce, all_gather, reduce_scatter, "
+            "alltoall, broadcast, reduce, sendrecv)");
+  EXPECT_EQ(nccl_tests_type_bytes("bfloat16"), 2);
+  EXPECT_EQ(nccl_tests_type_bytes("double"), 8);
+}
+
+TEST(NcclTests, GpuLists) {
+  EXPECT_EQ(parse_gpu_list("0,8"), (std::vector<int>{0, 8}));
+  EXPECT_EQ(parse_gpu_list("0-3,12"), (std::vector<int>{0, 1, 2, 3, 12}));
+  EXPECT_EQ(error_of([] { parse_gpu_list("0,,1"); }), "bad GPU list '0,,1' (expected ids and ranges such as 0,1,8-15)");
+  EXPECT_EQ(error_of([] { parse_gpu_list("3-1"); }), "bad GPU list '3-1' (expected ids and ranges such as 0,1,8-15)");
+}
+
+TEST(NcclTests, RowsAreConsistent) {
+  ClusterSpec c;
+  c.node_template = "dgx_h100";
+  NcclTestsOptions o;
+  o.op = NcclTestsOp::all_reduce;
+  const auto rows = simulate_nccl_tests(c, o, {8.0, 1 << 20, 1 << 30});
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& r : rows) {
+    EXPECT_GT(r.time_s, 0);
+    EXPECT_NEAR(r.algbw_gbps, r.bytes / r.time_s / 1e9, 1e-9);
+    EXPECT_NEAR(r.busbw_gbps, r.algbw_gbps * 2 * 7 / 8.0, 1e-9);  // all_reduce factor 2(n-1)/n, n = 8
+    // The engine's closed form and the simulation agree on an idle network (to the rounded-up ns).
+    EXPECT_NEAR(r.time_s, r.choice.seconds(), 2e-9);
+  }
+  EXPECT_LT(rows[0].busbw_gbps, rows[2].busbw_gbps);
+}
+
+TEST(NcclTests, SendRecvRunsEveryPairAtOnce) {
+  // 8 GPUs on NVSwitch: each sends S to the next; one GPU's port carries S out and S in, like one
+  // pair alone, so 8 concurrent pairs take as long as one.
+  ClusterSpec c;
+  c.node_template = "dgx_a100";
+  NcclTestsOptions all;
+  all.op = NcclTestsOp::sendrecv;
+  NcclTestsOptions pair = all;
+  pair.gpus = {0, 1};
+  const double s = 1 << 30;
+  const auto a = simulate_nccl_tests(c, all, {s});
+  const auto p = simulate_nccl_tests(c, pair, {s});
+  EXPECT_NEAR(a[0].time_s, p[0].time_s, 1e-9);
+  EXPECT_EQ(a[0].busbw_gbps, a[0].algbw_gbps);  // factor 1
+}
+
+TEST(NcclTests, BadGpuSelections) {
+  ClusterSpec c;
+  c.node_template = "dgx_h100";
+  NcclTestsOptions o;
+  o.gpus = {0, 9};
+  EXPECT_EQ(error_of([&] { simulate_nccl_tests(c, o, {8}); }), "gpus: 9 outside [0, 8)");
+  o.gpus = {1, 1};
+  EXPECT_EQ(error_of([&] { simulate_nccl_tests(c, o, {8}); }), "gpus: 1 listed twice");
+  o.gpus = {1};
+  o.op = NcclTestsOp::sendrecv;
+  EXPECT_EQ(error_of([&] { simulate_nccl_tests(c, o, {8}); }), "gpus: sendrecv needs at least 2 GPUs (got 1)");
+}
+
+}  // namespace
+}  // namespace traincast::models

@@ -1,0 +1,133 @@
+// `traincast nccl-tests` as a user runs it: nccl-tests' column layout, CSV, GPU subsets, errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/cli/commands.h"
+
+namespace traincast::cli {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
+const std::string kDgxH100 = kSrc + "/scenarios/nccl/dgx_h100.textproto";
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+Result run(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  std::vector<std::string> argv_s = {"traincast", "nccl-tests"};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(NcclTestsCli, PrintsNcclTestsColumns) {
+  const Result r = run({kDgxH100, "--op", "all_reduce", "-b", "8", "-e", "8G", "-f", "2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // The two header lines are byte-identical to nccl-tests 2.13+ (e.g. the shared log n03).
+  EXPECT_NE(r.out.find("\n#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+                       "time   algbw   busbw #wrong\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
+                       "(us)  (GB/s)  (GB/s)       \n"),
+            std::string::npos);
+  // 31 rows, 8 B to 8 GiB, in nccl-tests' row format.
+  const std::regex row(R"( {0,11}\d+ {2,}\d+     float     sum      -1 +[0-9.]{4,7} +[0-9.]+ +[0-9.]+ +N/A +[0-9.]+ )"
+                       R"(+[0-9.]+ +[0-9.]+ +N/A)");
+  int rows = 0;
+  std::string last;
+  for (const std::string& line : lines_of(r.out)) {
+    if (line.empty() || line[0] == '#') continue;
+    EXPECT_TRUE(std::regex_match(line, row)) << line;
+    ++rows;
+    last = line;
+  }
+  EXPECT_EQ(rows, 31);
+  EXPECT_EQ(last.substr(0, 26), "  8589934592    2147483648");
+  EXPECT_NE(r.out.find("# Avg bus bandwidth    : "), std::string::npos);
+  EXPECT_NE(r.out.find("#  Rank  7 Group  0 Pid      0 on      node0 device  7 [sim] H100-SXM5-80GB"),
+            std::string::npos);
+}
+
+TEST(NcclTestsCli, TimeColumnPrecisionFollowsNcclTests) {
+  // Below 100 us two decimals, below 10 ms one, above none (nccl-tests common.cu).
+  const Result r = run({kDgxH100, "-b", "8", "-e", "8", "--op", "broadcast"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex(R"(\n           8             2     float    none       0 +\d+\.\d\d )")))
+      << r.out;
+  const Result big = run({kDgxH100, "-b", "8G", "-e", "8G"});
+  EXPECT_TRUE(
+      std::regex_search(big.out, std::regex(R"(\n  8589934592    2147483648     float     sum      -1 +\d{5,} )")))
+      << big.out;
+}
+
+TEST(NcclTestsCli, GpuSubsetAndCsv) {
+  const fs::path csv = fs::temp_directory_path() / ("traincast_nccl_tests_" + std::to_string(::getpid()) + ".csv");
+  fs::remove(csv);
+  const Result r =
+      run({kDgxH100, "--op", "all_gather", "-b", "1M", "-e", "4M", "-f", "2", "--gpus", "0-3", "--csv", csv.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("all_gather on 4 of 8 GPUs"), std::string::npos);
+  std::ifstream f(csv);
+  std::string header, first;
+  std::getline(f, header);
+  std::getline(f, first);
+  EXPECT_EQ(header,
+            "size_bytes,count,type,redop,root,time_us,algbw_gb_per_s,busbw_gb_per_s,algorithm,protocol,channels");
+  EXPECT_EQ(first.substr(0, 28), "1048576,65536,float,none,-1,");  // 1 MiB / 4 B / 4 ranks per rank
+  // Never overwritten without --force.
+  const Result again = run({kDgxH100, "-b", "1M", "-e", "1M", "--csv", csv.string()});
+  EXPECT_EQ(again.status, 2);
+  EXPECT_EQ(again.err, "traincast: " + csv.string() + ": file exists (pass --force to overwrite it)\n");
+  fs::remove(csv);
+}
+
+TEST(NcclTestsCli, BadInput) {
+  Result r = run({kDgxH100, "--op", "allreduse"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: unknown nccl-tests operation 'allreduse' (expected one of: all_reduce, all_gather, "
+            "reduce_scatter, alltoall, broadcast, reduce, sendrecv)\n");
+  r = run({kDgxH100, "-b", "8Q"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: bad size '8Q' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)\n");
+  r = run({kDgxH100, "--gpus", "0,8"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: gpus: 8 outside [0, 8)\n");
+  r = run({});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: nccl-tests: no scenario given (usage: traincast nccl-tests SCENARIO)\n");
+  r = run({kSrc + "/scenarios/nccl/no_such_file.textproto"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("no_such_file.textproto: cannot read file"), std::string::npos);
+}
+
+TEST(NcclTestsCli, TrainingScenariosWorkToo) {
+  // A full training scenario has a cluster: nccl-tests uses it and ignores the workload.
+  const Result r = run({kSrc + "/scenarios/llama3_70b_dgx_h100_8nodes.textproto", "-b", "1G", "-e", "1G"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("all_reduce on 64 of 64 GPUs"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace traincast::cli

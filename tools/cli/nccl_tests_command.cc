@@ -1,0 +1,250 @@
+// `traincast nccl-tests SCENARIO --op OP -b MIN -e MAX -f FACTOR [--gpus LIST] [--csv FILE]`:
+// nccl-tests simulated on a scenario's cluster, printed in nccl-tests' own layout so that a user
+// can put it beside (or diff it against) a real log. Column formats are those of
+// NVIDIA/nccl-tests src/common.cu: "%12li  %12li  %8s  %6s  %6i" then, out-of-place and
+// in-place, "  %7s  %6.2f  %6.2f  %5s" with the time as %7.2f below 100 us, %7.1f below 10 ms,
+// %7.0f above.
+
+#include <boost/program_options.hpp>
+#include <cstdarg>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/collectives/nccl_tests.h"
+#include "models/hardware/cluster.h"
+#include "models/io/scenario_io.h"
+#include "sim/flow_network.h"
+#include "sim/simulator.h"
+#include "tools/cli/commands.h"
+
+namespace traincast::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <typename F>
+int guarded(std::ostream& err, F&& body) {
+  try {
+    return body();
+  } catch (const io::ScenarioError& e) {
+    for (const std::string& m : e.errors()) err << m << "\n";
+    return 2;
+  } catch (const UsageError& e) {
+    err << "traincast: " << e.what() << "\n";
+    return 2;
+  } catch (const po::error& e) {
+    err << "traincast: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    err << "traincast: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << "traincast: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+std::string printf_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string printf_string(const char* format, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  return buffer;
+}
+
+/// nccl-tests' time column: %7.2f below 100 us, %7.1f below 10,000 us, %7.0f above.
+std::string time_column(double us) {
+  if (us >= 10000.0) return printf_string("%7.0f", us);
+  if (us >= 100.0) return printf_string("%7.1f", us);
+  return printf_string("%7.2f", us);
+}
+
+const char* algorithm_name(models::CollectiveAlgorithm a) {
+  switch (a) {
+    case models::CollectiveAlgorithm::automatic:
+      return "automatic";
+    case models::CollectiveAlgorithm::ring:
+      return "ring";
+    case models::CollectiveAlgorithm::hierarchical:
+      return "hierarchical";
+    case models::CollectiveAlgorithm::tree:
+      return "tree";
+    case models::CollectiveAlgorithm::nvls:
+      return "nvls";
+    case models::CollectiveAlgorithm::nvls_tree:
+      return "nvls_tree";
+  }
+  return "?";
+}
+
+const char* protocol_name(models::CollectiveProtocol p) {
+  switch (p) {
+    case models::CollectiveProtocol::ll:
+      return "LL";
+    case models::CollectiveProtocol::ll128:
+      return "LL128";
+    case models::CollectiveProtocol::simple:
+      return "Simple";
+  }
+  return "?";
+}
+
+std::string format_nccl_tests_table(const std::vector<models::NcclTestsResult>& rows, models::NcclTestsOp op,
+                                    const std::string& type_name, bool show_algorithm) {
+  std::ostringstream o;
+  o << printf_string("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n",
+                     "", "", "", "", "");
+  o << printf_string("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s", "size", "count", "type",
+                     "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+  if (show_algorithm) o << "  algorithm/protocol/channels";
+  o << "\n";
+  o << printf_string("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n", "(B)", "(elements)", "",
+                     "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  const std::string redop(models::nccl_tests_redop(op));
+  const int root = models::nccl_tests_root(op);
+  double busbw_sum = 0;
+  for (const models::NcclTestsResult& r : rows) {
+    o << printf_string("%12lli  %12lli  %8s  %6s  %6i", static_cast<long long>(r.bytes), r.count, type_name.c_str(),
+                       redop.c_str(), root);
+    const std::string t = time_column(r.time_s * 1e6);
+    for (int pass = 0; pass < 2; ++pass) {
+      o << printf_string("  %7s  %6.2f  %6.2f  %5s", t.c_str(), r.algbw_gbps, r.busbw_gbps, "N/A");
+    }
+    if (show_algorithm) {
+      o << "  " << algorithm_name(r.choice.algorithm) << "/" << protocol_name(r.choice.protocol) << "/"
+        << r.choice.channels;
+    }
+    o << "\n";
+    busbw_sum += r.busbw_gbps;
+  }
+  o << "# Out of bounds values : 0 OK\n";
+  o << "# Avg bus bandwidth    : " << printf_string("%g", rows.empty() ? 0.0 : busbw_sum / rows.size()) << " \n";
+  o << "#\n";
+  return o.str();
+}
+
+}  // namespace
+
+int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "traincast nccl-tests SCENARIO [options]\n\n"
+      "Simulates nccl-tests (NVIDIA/nccl-tests) on the GPUs of SCENARIO's cluster and prints its table:\n"
+      "size, count, type, redop, root, then out-of-place and in-place time [us], algbw and busbw\n"
+      "[GB/s = 1e9 B/s] (busbw factors of nccl-tests; the model does not distinguish in-place, so both\n"
+      "halves agree; #wrong is N/A as with validation off). Sizes as nccl-tests: -b, -e with K/M/G\n"
+      "suffixes (binary), -f factor or -i increment. The scenario needs only its cluster; its\n"
+      "cluster.collectives forces the algorithm/protocol as NCCL_ALGO/NCCL_PROTO do.\n\nOptions");
+  opts.add_options()("help,h", "show this help")(
+      "op", po::value<std::string>()->default_value("all_reduce"),
+      "all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce | sendrecv")(
+      "minbytes,b", po::value<std::string>()->default_value("32M"), "smallest size (nccl-tests default 32M)")(
+      "maxbytes,e", po::value<std::string>()->default_value("32M"), "largest size (nccl-tests default 32M)")(
+      "stepfactor,f", po::value<double>(), "multiply the size by this factor between rows")(
+      "stepbytes,i", po::value<std::string>(), "add this many bytes between rows (default 1M when no -f)")(
+      "datatype,d", po::value<std::string>()->default_value("float"), "element type (float, half, bfloat16, ...)")(
+      "gpus", po::value<std::string>(), "GPUs taking part, in rank order, e.g. 0-7 or 0,8 (default: all)")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a scenario field, e.g. --set cluster.num_nodes=2")(
+      "csv", po::value<std::string>(), "also write the rows as CSV to this file")("force",
+                                                                                  "overwrite an existing --csv file")(
+      "show-algorithm", "append the algorithm/protocol/channels the model chose to each row")(
+      "scenario", po::value<std::string>(), "scenario file (positional)");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  return guarded(err, [&]() -> int {
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+      po::notify(vm);
+    } catch (const po::error& e) {
+      throw UsageError(e.what());
+    }
+    if (vm.count("help")) {
+      out << opts << "\n";
+      return 0;
+    }
+    if (!vm.count("scenario")) throw UsageError("nccl-tests: no scenario given (usage: traincast nccl-tests SCENARIO)");
+    std::string csv_path;
+    if (vm.count("csv")) {
+      csv_path = vm["csv"].as<std::string>();
+      std::error_code ec;
+      if (std::filesystem::exists(csv_path, ec) && !vm.count("force"))
+        throw UsageError(csv_path + ": file exists (pass --force to overwrite it)");
+    }
+    const models::NcclTestsOp op = models::parse_nccl_tests_op(vm["op"].as<std::string>());
+    const double min_bytes = models::parse_nccl_tests_size(vm["minbytes"].as<std::string>());
+    const double max_bytes = models::parse_nccl_tests_size(vm["maxbytes"].as<std::string>());
+    double factor = 1;
+    if (vm.count("stepfactor")) {
+      factor = vm["stepfactor"].as<double>();
+      if (!(factor >= 1)) throw UsageError("-f: step factor must be >= 1");
+    }
+    const double step =
+        vm.count("stepbytes") ? models::parse_nccl_tests_size(vm["stepbytes"].as<std::string>()) : 1024.0 * 1024.0;
+    const std::string type = vm["datatype"].as<std::string>();
+    std::vector<std::string> overrides;
+    if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
+    const std::string scenario_path = vm["scenario"].as<std::string>();
+    const models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
+
+    models::NcclTestsOptions options;
+    options.op = op;
+    options.word_bytes = models::nccl_tests_type_bytes(type);
+    if (vm.count("gpus")) options.gpus = models::parse_gpu_list(vm["gpus"].as<std::string>());
+    const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
+    const std::vector<models::NcclTestsResult> rows = models::simulate_nccl_tests(sc.cluster, options, sizes);
+
+    // Header in nccl-tests' style, with what was simulated.
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    const models::Cluster cluster(sc.cluster, net);
+    const int nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
+    out << "# traincast nccl-tests (simulated): " << models::nccl_tests_op_name(op) << " on " << nranks << " of "
+        << cluster.num_gpus() << " GPUs of " << scenario_path << "\n";
+    out << printf_string("# nThread 1 nGpus %d minBytes %.0f maxBytes %.0f step: ", nranks, min_bytes, max_bytes);
+    if (factor > 1) {
+      out << printf_string("%g(factor)", factor);
+    } else {
+      out << printf_string("%.0f(bytes)", step);
+    }
+    out << " warmup iters: 0 iters: 1 agg iters: 1 validation: 0 graph: 0\n#\n# Using devices\n";
+    for (int r = 0; r < nranks; ++r) {
+      const int g = options.gpus.empty() ? r : options.gpus[r];
+      out << printf_string("#  Rank %2d Group  0 Pid %6d on %10s device %2d [sim] %s\n", r, 0,
+                           ("node" + std::to_string(cluster.node_of(g))).c_str(), cluster.local_rank(g),
+                           cluster.gpu_spec(g).name.c_str());
+    }
+    out << "#\n";
+    out << format_nccl_tests_table(rows, op, type, vm.count("show-algorithm") > 0);
+
+    if (!csv_path.empty()) {
+      std::ostringstream csv;
+      csv << "size_bytes,count,type,redop,root,time_us,algbw_gb_per_s,busbw_gb_per_s,algorithm,protocol,channels\n";
+      for (const models::NcclTestsResult& r : rows) {
+        csv << printf_string("%.0f,%lld,%s,%s,%d,%.6g,%.6g,%.6g,%s,%s,%d\n", r.bytes, r.count, type.c_str(),
+                             std::string(models::nccl_tests_redop(op)).c_str(), models::nccl_tests_root(op),
+                             r.time_s * 1e6, r.algbw_gbps, r.busbw_gbps, algorithm_name(r.choice.algorithm),
+                             protocol_name(r.choice.protocol), r.choice.channels);
+      }
+      std::ofstream f(csv_path, std::ios::binary | std::ios::trunc);
+      if (!f) throw UsageError(csv_path + ": cannot write (directory missing or not writable)");
+      f << csv.str();
+      if (!f) throw UsageError(csv_path + ": write failed");
+    }
+    return 0;
+  });
+}
+
+}  // namespace traincast::cli

@@ -1,0 +1,433 @@
+// nccl-tests log parser. See nccl_tests_log.h.
+
+#include "calibrate/nccl_tests_log.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+namespace traincast::calibrate {
+namespace {
+
+/// Inputs larger than this are refused (published logs are tens of kB).
+constexpr std::size_t kMaxInputBytes = 64u << 20;
+/// At most this many errors are listed; then one line says how many more there were.
+constexpr std::size_t kMaxErrors = 50;
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& l : lines) out += (out.empty() ? "" : "\n") + l;
+  return out;
+}
+
+std::vector<std::string_view> split_ws(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    const std::size_t start = i;
+    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    if (i > start) out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool parse_ll(std::string_view s, long long& out) {
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return !s.empty() && ec == std::errc() && ptr == s.data() + s.size();
+}
+
+bool parse_double(std::string_view s, double& out) {
+  // from_chars for double is in libstdc++ 11+; strtod as a fallback-free portable path.
+  const std::string tmp(s);
+  if (tmp.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtod(tmp.c_str(), &end);
+  return end == tmp.c_str() + tmp.size() && errno == 0 && std::isfinite(out);
+}
+
+/// Removes launcher prefixes: "[1,0]<stdout>:" (Open MPI tag output) and " 0: " (srun -l).
+std::string_view strip_prefixes(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for (int pass = 0; pass < 2; ++pass) {
+    if (line.size() > 2 && line[0] == '[') {
+      const std::size_t close = line.find("]<");
+      const std::size_t colon = line.find(">:");
+      if (close != std::string_view::npos && colon != std::string_view::npos && close < colon && colon < 40) {
+        line.remove_prefix(colon + 2);
+        continue;
+      }
+    }
+    // srun -l: optional spaces, digits, ':' and a space.
+    std::size_t i = 0;
+    while (i < line.size() && line[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
+    if (j > i && j + 1 < line.size() + 1 && j < line.size() && line[j] == ':' &&
+        (j + 1 == line.size() || line[j + 1] == ' ')) {
+      line.remove_prefix(std::min(line.size(), j + 2));
+      continue;
+    }
+    break;
+  }
+  return line;
+}
+
+/// The operation named by the first "<name>_perf" in `line` ("all_reduce" for all_reduce_perf,
+/// all_reduce_perf_mpi), or "".
+std::string op_mentioned(std::string_view line) {
+  const std::size_t at = line.find("_perf");
+  if (at == std::string_view::npos || at == 0) return "";
+  std::size_t start = at;
+  while (start > 0 && (std::isalnum(static_cast<unsigned char>(line[start - 1])) || line[start - 1] == '_')) --start;
+  std::string name(line.substr(start, at - start));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const std::set<std::string> known = {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast",
+                                              "reduce",     "sendrecv",   "scatter",        "gather",   "hypercube"};
+  return known.count(name) ? name : "";
+}
+
+/// Besides "<op>_perf": "-t all_gather" (run_nccl_tests.sh) and a bare operation word on a
+/// "command:" note line ("# command: NCCL_ALGO=NVLSTree all_reduce").
+std::string op_in_command(std::string_view line) {
+  const auto f = split_ws(line);
+  static const std::set<std::string_view> known = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
+                                                   "broadcast",  "reduce",     "sendrecv"};
+  for (std::size_t i = 0; i + 1 < f.size(); ++i) {
+    if ((f[i] == "-t" || f[i] == "--test") && known.count(f[i + 1])) return std::string(f[i + 1]);
+  }
+  if (!f.empty() && f[0] == "command:") {
+    for (std::string_view w : f) {
+      if (known.count(w)) return std::string(w);
+    }
+  }
+  return "";
+}
+
+std::string clip(std::string_view s) {
+  std::string out(s.substr(0, 60));
+  if (s.size() > 60) out += "...";
+  return out;
+}
+
+struct Pending {
+  std::string op;
+  std::vector<std::string> devices;
+  std::set<std::string> hosts;
+  int max_rank = -1;
+  int ranks_note = 0, nodes_note = 0;
+  void reset_ranks() {
+    devices.clear();
+    hosts.clear();
+    max_rank = -1;
+  }
+};
+
+class Parser {
+ public:
+  Parser(std::string_view origin) : origin_(origin) {}
+
+  NcclTestsLog parse(std::string_view text) {
+    if (text.size() > kMaxInputBytes) {
+      throw NcclTestsLogError({std::string(origin_) + ": input too large (" + std::to_string(text.size()) +
+                               " bytes; expected at most " + std::to_string(kMaxInputBytes) + ")"});
+    }
+    std::size_t pos = 0;
+    int number = 0;
+    while (pos < text.size()) {
+      const std::size_t nl = text.find('\n', pos);
+      const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+      lines_.push_back(text.substr(pos, end - pos));
+      pos = end + 1;
+    }
+    // The last data-row candidate may be cut short (a truncated paste); find it first.
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+      if (looks_like_row(strip_prefixes(lines_[i]))) last_candidate_ = static_cast<int>(i) + 1;
+    }
+    for (std::string_view raw : lines_) line(++number, strip_prefixes(raw));
+    finish();
+    return std::move(log_);
+  }
+
+ private:
+  std::string at(int line) const { return std::string(origin_) + ":" + std::to_string(line) + ": "; }
+
+  void error(std::string message) {
+    if (errors_.size() < kMaxErrors) errors_.push_back(std::move(message));
+    ++error_count_;
+  }
+
+  /// First two fields integers and a third that starts with a letter: "8  2  float ...".
+  static bool looks_like_row(std::string_view s) {
+    const auto f = split_ws(s);
+    return f.size() >= 2 && all_digits(f[0]) && all_digits(f[1]) &&
+           (f.size() == 2 || std::isalpha(static_cast<unsigned char>(f[2][0])));
+  }
+
+  void line(int n, std::string_view s) {
+    const std::size_t first = s.find_first_not_of(" \t");
+    if (first == std::string_view::npos) return;
+    if (s[first] == '#') {
+      comment(n, s.substr(first + 1));
+      return;
+    }
+    if (failure_line_ == 0 &&
+        (s.find("Test NCCL failure") != std::string_view::npos ||
+         s.find("Test CUDA failure") != std::string_view::npos || s.find("Test failure") != std::string_view::npos)) {
+      failure_line_ = n;
+      failure_text_ = std::string(s.substr(first));
+    }
+    if (const std::string op = op_mentioned(s); !op.empty()) {
+      pending_.op = op;
+    } else if (const std::string op2 = op_in_command(s); !op2.empty()) {
+      pending_.op = op2;
+    }
+    const auto f = split_ws(s);
+    if (f.size() < 2 || !all_digits(f[0]) || !all_digits(f[1])) return;  // noise (INFO lines, prompts, ...)
+    if (f.size() >= 3 && !std::isalpha(static_cast<unsigned char>(f[2][0]))) return;
+    row(n, f);
+  }
+
+  void comment(int n, std::string_view c) {
+    const auto f = split_ws(c);
+    if (f.empty()) return;
+    if (const std::string op = op_mentioned(c); !op.empty()) {
+      pending_.op = op;
+    } else if (const std::string op2 = op_in_command(c); !op2.empty()) {
+      pending_.op = op2;
+    }
+    if (f[0] == "nThread") {
+      // A new run's preamble: its Rank lines follow.
+      pending_.reset_ranks();
+      return;
+    }
+    if (f[0] == "Rank" && f.size() >= 2 && all_digits(f[1])) {
+      rank_line(c, f);
+      return;
+    }
+    if (f[0] == "ranks:" && f.size() >= 2 && all_digits(f[1])) {
+      pending_.ranks_note = std::atoi(std::string(f[1]).c_str());
+      for (std::size_t i = 2; i + 1 < f.size(); ++i) {
+        if (f[i] == "nodes:" && all_digits(f[i + 1])) pending_.nodes_note = std::atoi(std::string(f[i + 1]).c_str());
+      }
+      return;
+    }
+    if (f.size() >= 6 && f[0] == "size" && f[1] == "count") {
+      header(n, f);
+      return;
+    }
+    if (f.size() >= 5 && f[0] == "Avg" && f[1] == "bus" && f[2] == "bandwidth" && f[3] == ":") {
+      double v = 0;
+      if (current_ != nullptr && parse_double(f[4], v)) current_->avg_busbw_gbps = v;
+      return;
+    }
+    if (f.size() >= 6 && f[0] == "Out" && f[1] == "of" && f[2] == "bounds" && f[3] == "values") {
+      if (current_ != nullptr && f.size() >= 7) current_->check = std::string(f[6]);
+      return;
+    }
+  }
+
+  void rank_line(std::string_view c, const std::vector<std::string_view>& f) {
+    const int rank = std::atoi(std::string(f[1]).c_str());
+    pending_.max_rank = std::max(pending_.max_rank, rank);
+    for (std::size_t i = 2; i + 1 < f.size(); ++i) {
+      if (f[i] == "on") {
+        pending_.hosts.insert(std::string(f[i + 1]));
+        break;
+      }
+    }
+    // Device name: after the "[bus id]" token.
+    const std::size_t close = c.find("] ");
+    if (close != std::string_view::npos) {
+      std::string_view name = c.substr(close + 2);
+      while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.remove_suffix(1);
+      pending_.devices.emplace_back(name);
+    }
+  }
+
+  void header(int n, const std::vector<std::string_view>& f) {
+    // Validate: size count type [redop] [root] time algbw busbw wrong time algbw busbw wrong.
+    std::vector<std::string> cols(f.begin(), f.end());
+    std::size_t i = 3;
+    bool redop = false, root = false;
+    if (i < cols.size() && cols[i] == "redop") {
+      redop = true;
+      ++i;
+    }
+    if (i < cols.size() && cols[i] == "root") {
+      root = true;
+      ++i;
+    }
+    auto is_time = [](const std::string& s) { return s == "time" || s == "cputime"; };
+    auto is_wrong = [](const std::string& s) { return s == "#wrong" || s == "error"; };
+    const bool ok = cols[2] == "type" && cols.size() == i + 8 && is_time(cols[i]) && cols[i + 1] == "algbw" &&
+                    cols[i + 2] == "busbw" && is_wrong(cols[i + 3]) && is_time(cols[i + 4]) && cols[i + 5] == "algbw" &&
+                    cols[i + 6] == "busbw" && is_wrong(cols[i + 7]);
+    if (!ok) {
+      std::string got;
+      for (const auto& s : cols) got += (got.empty() ? "" : " ") + s;
+      error(at(n) + "unknown column header \"" + clip(got) +
+            "\" (expected size count type [redop] [root] time algbw busbw #wrong time algbw busbw #wrong)");
+      current_ = nullptr;
+      return;
+    }
+    close_run();
+    NcclTestsRun run;
+    run.op = pending_.op;
+    run.header_line = n;
+    run.columns = cols;
+    run.num_ranks = pending_.max_rank >= 0 ? pending_.max_rank + 1 : pending_.ranks_note;
+    run.num_hosts = !pending_.hosts.empty() ? static_cast<int>(pending_.hosts.size()) : pending_.nodes_note;
+    run.devices = pending_.devices;
+    log_.runs.push_back(std::move(run));
+    current_ = &log_.runs.back();
+    has_redop_ = redop;
+    has_root_ = root;
+    pending_.op.clear();
+    pending_.reset_ranks();
+  }
+
+  void row(int n, const std::vector<std::string_view>& f) {
+    if (current_ == nullptr) {
+      if (f.size() >= 11) {
+        error(at(n) + "data row before any column header (expected a \"#  size  count  type ...\" header line first)");
+      }
+      return;
+    }
+    const std::size_t lead = 3 + (has_redop_ ? 1 : 0) + (has_root_ ? 1 : 0);
+    const std::size_t full = lead + 8;
+    const bool tail = n == last_candidate_;
+    if (f.size() != full && !(tail && f.size() < full)) {
+      error(at(n) + "data row has " + std::to_string(f.size()) + " fields (expected " + std::to_string(full) + ": " +
+            columns_text() + ")");
+      return;
+    }
+    if (f.size() < lead + 4) {
+      log_.notes.push_back(at(n) + "last data row cut short (" + std::to_string(f.size()) + " of " +
+                           std::to_string(full) + " fields); dropped");
+      return;
+    }
+    NcclTestsRow r;
+    r.line = n;
+    long long size = 0;
+    bool ok = parse_ll(f[0], size) && parse_ll(f[1], r.count);
+    if (!ok) {
+      error(at(n) + "size and count must be integers (got \"" + clip(f[0]) + "\" and \"" + clip(f[1]) + "\")");
+      return;
+    }
+    r.size_bytes = static_cast<double>(size);
+    r.type = std::string(f[2]);
+    std::size_t i = 3;
+    if (has_redop_) r.redop = std::string(f[i++]);
+    if (has_root_) {
+      long long root = 0;
+      if (!parse_ll(f[i], root) && !(f[i].size() > 1 && f[i][0] == '-' && parse_ll(f[i].substr(1), root))) {
+        error(at(n) + "root \"" + clip(f[i]) + "\" is not an integer");
+        return;
+      }
+      if (f[i][0] == '-' && root > 0) root = -root;
+      r.root = static_cast<int>(root);
+      ++i;
+    }
+    static const char* const names[] = {"time", "algbw", "busbw"};
+    for (int half = 0; half < 2; ++half) {
+      NcclTestsResultColumns& c = half == 0 ? r.out_of_place : r.in_place;
+      const std::size_t base = i + 4 * half;
+      if (base + 4 > f.size()) {
+        log_.notes.push_back(at(n) + "last data row cut short in the in-place columns (" + std::to_string(f.size()) +
+                             " of " + std::to_string(full) + " fields); out-of-place kept");
+        break;
+      }
+      double* dst[] = {&c.time_us, &c.algbw_gbps, &c.busbw_gbps};
+      for (int k = 0; k < 3; ++k) {
+        if (!parse_double(f[base + k], *dst[k]) || *dst[k] < 0) {
+          error(at(n) + std::string(half == 0 ? "out-of-place " : "in-place ") + names[k] + " \"" + clip(f[base + k]) +
+                "\" is not a number >= 0");
+          return;
+        }
+      }
+      c.wrong = std::string(f[base + 3]);
+      c.present = true;
+    }
+    current_->rows.push_back(std::move(r));
+  }
+
+  std::string columns_text() const {
+    std::string out;
+    for (const auto& c : current_->columns) out += (out.empty() ? "" : " ") + c;
+    return out;
+  }
+
+  void close_run() {
+    if (!log_.runs.empty() && log_.runs.back().rows.empty()) {
+      log_.notes.push_back(at(log_.runs.back().header_line) + "column header without data rows; run skipped");
+      log_.runs.pop_back();
+    }
+    current_ = nullptr;
+  }
+
+  void finish() {
+    close_run();
+    if (log_.runs.empty() && errors_.empty()) {
+      std::string why = std::string(origin_) +
+                        ": no nccl-tests data rows (expected rows after a \"#  size  count  type ...\" column header)";
+      if (failure_line_ > 0) {
+        why += "; the run failed at line " + std::to_string(failure_line_) + ": \"" + clip(failure_text_) + "\"";
+      }
+      error(why);
+    }
+    if (!errors_.empty()) {
+      if (error_count_ > errors_.size()) {
+        errors_.push_back(std::string(origin_) + ": " + std::to_string(error_count_ - errors_.size()) +
+                          " more errors not shown");
+      }
+      throw NcclTestsLogError(std::move(errors_));
+    }
+  }
+
+  std::string_view origin_;
+  std::vector<std::string_view> lines_;
+  int last_candidate_ = 0;
+  NcclTestsLog log_;
+  NcclTestsRun* current_ = nullptr;
+  bool has_redop_ = false, has_root_ = false;
+  Pending pending_;
+  std::vector<std::string> errors_;
+  std::size_t error_count_ = 0;
+  int failure_line_ = 0;
+  std::string failure_text_;
+};
+
+}  // namespace
+
+NcclTestsLogError::NcclTestsLogError(std::vector<std::string> errors)
+    : std::runtime_error(join(errors)), errors_(std::move(errors)) {}
+
+NcclTestsLog parse_nccl_tests_log(std::string_view text, std::string_view origin) { return Parser(origin).parse(text); }
+
+NcclTestsLog read_nccl_tests_log(const std::string& path) {
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno != 0 ? errno : ENOENT;
+    throw NcclTestsLogError({path + ": cannot read file (" + std::generic_category().message(err) + ")"});
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw NcclTestsLogError({path + ": cannot read file (read error)"});
+  return parse_nccl_tests_log(buffer.str(), path);
+}
+
+}  // namespace traincast::calibrate

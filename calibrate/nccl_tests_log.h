@@ -1,0 +1,91 @@
+#pragma once
+// Reading nccl-tests stdout (NVIDIA/nccl-tests *_perf) as people paste it, into measurements.
+//
+// Accepted input (all seen in published logs):
+//  - the 2.13+ layout (size count type redop root, then out-of-place and in-place time algbw busbw
+//    #wrong) and the older ones: without the root column, without redop, with an `error` column
+//    instead of `#wrong`; `cputime` instead of `time`. The column header line decides the layout.
+//  - line prefixes of launchers: Open MPI's `[1,0]<stdout>:` (orte_tag_output) and srun -l's
+//    ` 0: `; Windows line ends.
+//  - anything else between rows is skipped: NCCL INFO/WARN lines, shell prompts and command lines,
+//    kubectl and ssh noise, MPI help text.
+//  - several runs in one paste (one per column header), each with its operation taken from the
+//    last mention before its header: `# Collective test starting: all_gather_perf`, a command
+//    line naming `all_gather_perf`, or a `# command: ...` note.
+//  - a truncated tail: a last row that stops inside the in-place half keeps its out-of-place
+//    numbers (noted); a last row cut inside the out-of-place half is dropped (noted).
+// Refused, with line-numbered reasons: a data row with the wrong number of fields or a field that
+// is not a number (not at the tail), a data row before any column header, and a log with no data
+// row at all (naming the failure line when the run failed, e.g. "Test NCCL failure").
+//
+// Units as nccl-tests prints them: time [us], algbw and busbw [GB/s = 1e9 B/s], size [bytes].
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace traincast::calibrate {
+
+/// The out-of-place or in-place half of a data row.
+struct NcclTestsResultColumns {
+  bool present = false;  ///< all four fields were there
+  double time_us = 0;    ///< [us]
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+  std::string wrong;  ///< "#wrong" ("0", "N/A") or old "error" ("2e-07") as printed
+};
+
+/// One data row.
+struct NcclTestsRow {
+  int line = 0;           ///< 1-based line in the input
+  double size_bytes = 0;  ///< size column [bytes]
+  long long count = 0;    ///< count column [elements]
+  std::string type;       ///< "float", "double", ...
+  std::string redop;      ///< "sum", "none", ...; "" when the layout has no redop column
+  int root = -1;          ///< root column; -1 when printed so or absent
+  NcclTestsResultColumns out_of_place;
+  NcclTestsResultColumns in_place;  ///< present = false when the row was cut short
+};
+
+/// One table (from one column header to the next header or the end).
+struct NcclTestsRun {
+  std::string op;                    ///< "all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast",
+                                     ///< "reduce", "sendrecv", ... (the *_perf name without _perf); "" if unknown
+  int header_line = 0;               ///< line of the column header
+  int num_ranks = 0;                 ///< from "#  Rank N ..." lines (largest N + 1), or "# ranks: N"; 0 if unknown
+  int num_hosts = 0;                 ///< distinct hosts on the Rank lines (or "nodes: M"); 0 if unknown
+  std::vector<std::string> devices;  ///< device name per Rank line, in order
+  std::vector<std::string> columns;  ///< the column header's names, e.g. size count type redop root time ...
+  std::vector<NcclTestsRow> rows;
+  std::optional<double> avg_busbw_gbps;  ///< "# Avg bus bandwidth : X"
+  std::string check;                     ///< "OK" or "FAILED" from "# Out of bounds values"; "" if absent
+};
+
+struct NcclTestsLog {
+  std::vector<NcclTestsRun> runs;  ///< at least one, each with at least one row
+  /// What was accepted but is worth knowing, "origin:line: ..." (cut rows, runs without rows).
+  std::vector<std::string> notes;
+};
+
+/// Every problem found in one log. what() is the messages joined by '\n'.
+class NcclTestsLogError : public std::runtime_error {
+ public:
+  explicit NcclTestsLogError(std::vector<std::string> errors);
+  /// Each "origin:line: what is wrong (expected ...)" or "origin: ..." for the whole input.
+  const std::vector<std::string>& errors() const noexcept { return errors_; }
+
+ private:
+  std::vector<std::string> errors_;
+};
+
+/// Parses nccl-tests output in memory; origin names the input in messages (a path, "<stdin>").
+/// Throws NcclTestsLogError with every malformed line, or the reason there is no data row.
+NcclTestsLog parse_nccl_tests_log(std::string_view text, std::string_view origin);
+
+/// Reads and parses a file. Throws NcclTestsLogError("path: cannot read file (reason)") when it
+/// cannot be read, or with parse errors as parse_nccl_tests_log.
+NcclTestsLog read_nccl_tests_log(const std::string& path);
+
+}  // namespace traincast::calibrate

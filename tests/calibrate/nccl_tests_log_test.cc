@@ -1,0 +1,227 @@
+// nccl-tests log parser: every shared log parses (or is refused with its reason), the layouts and
+// launcher prefixes seen in the wild, and line-numbered errors for broken input.
+
+#include "calibrate/nccl_tests_log.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace traincast::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kData = fs::path(TRAINCAST_SHARED_DATA_DIR) / "nccl-tests";
+
+std::vector<std::string> error_of(std::string_view text) {
+  try {
+    parse_nccl_tests_log(text, "in.txt");
+  } catch (const NcclTestsLogError& e) {
+    return e.errors();
+  }
+  return {"(no error)"};
+}
+
+const std::string kHeader =
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+    "#wrong\n";
+
+TEST(NcclTestsLog, EverySharedLogParsesOrIsRefusedWithAReason) {
+  if (!fs::exists(kData)) GTEST_SKIP() << "no shared data at " << kData;
+  // Expected: runs, rows per run, operation of the first run ("" = not named in the log).
+  struct Expect {
+    std::size_t runs;
+    std::size_t rows;
+    std::string op;
+  };
+  const std::map<std::string, Expect> expected = {
+      {"n01_h100_2x8_gcp_a3mega_allreduce.txt", {1, 31, "all_reduce"}},
+      {"n03_h100_4x8_vmware_vm_ib400_allreduce.txt", {1, 32, "all_reduce"}},
+      {"n04a_h100_8x8_ib400_allreduce_default.txt", {1, 14, "all_reduce"}},
+      {"n04b_h100_2x8_ib400_allreduce_default.txt", {1, 14, "all_reduce"}},
+      {"n04e_h100_2x8_ib400_allreduce_ring_minctas24_qps2.txt", {1, 14, "all_reduce"}},
+      {"n05_h200_2x1_gcp_a3ultra_rdma_allgather.txt", {1, 24, "all_gather"}},
+      {"n06_h200_2x1_gke_1gpu1nic_rdma_allreduce.txt", {1, 24, "all_reduce"}},
+      {"n07_b200_2x8_gcp_a4_rdma_allgather.txt", {1, 24, "all_gather"}},
+      {"n08_b200_2x1_gcp_a4_rdma_allgather_8B_1G.txt", {1, 28, "all_gather"}},
+      {"n09_a100_1x8_nvlink_sendrecv.txt", {1, 4, "sendrecv"}},
+      {"n10_rtx4090_1x6_pcie_p2p_tinybox_allreduce.txt", {1, 1, "all_reduce"}},
+      {"n11a_rtx2080ti_1x2_pcie3_nop2p_allreduce.txt", {1, 28, "all_reduce"}},
+      {"n11b_rtx2080ti_1x2_pcie3_nop2p_allgather.txt", {1, 28, "all_gather"}},
+      {"n11c_rtx2080ti_1x2_pcie3_nop2p_broadcast.txt", {1, 28, "broadcast"}},
+      {"n11d_rtx2080ti_1x2_pcie3_nop2p_reduce.txt", {1, 28, "reduce"}},
+      {"n11e_rtx2080ti_1x2_pcie3_nop2p_alltoall.txt", {1, 28, "alltoall"}},
+      {"n12a_a100_40gb_1x8_oci_bmgpu48_allreduce.txt", {1, 1, "all_reduce"}},
+      {"n12b_a100_40gb_2x8_oci_bmgpu48_roce_allreduce.txt", {1, 1, "all_reduce"}},
+      {"n14_h100pcie_1x2_nvlinkbridge_allreduce_partial.txt", {1, 3, "all_reduce"}},
+      {"n15_h100_2x1_4nic_tree_allreduce_partial.txt", {1, 5, "all_reduce"}},
+      {"n16_h20_2x8_ibndr_nvlstree_allreduce_smallmsg_partial.txt", {1, 8, "all_reduce"}},
+      {"n18_h100_16nodes_64gpu_nrel_kestrel_slingshot_allreduce.txt", {1, 30, "all_reduce"}},
+      {"r01_h100_1x8_allreduce.log", {1, 31, "all_reduce"}},
+      {"r02_h100_1x8_5ops.log", {5, 10, "all_reduce"}},
+      {"r03_h100_10x8_5ops.log", {5, 10, "all_reduce"}},
+      {"r04_h100_1x8_allreduce.log", {1, 6, ""}},
+      {"r05a_h100_2x8_allreduce.log", {1, 11, ""}},
+      {"r05b_h100_2x8_allreduce_ring_partial.log", {1, 11, ""}},
+      {"r06_a100_2x8_allreduce.log", {1, 31, ""}},
+      {"r07_a100_2x8_allreduce.log", {1, 30, ""}},
+      {"r08_t4_2x1_allreduce.log", {1, 31, ""}},
+      {"r09a_l40s_2x1_allreduce.log", {1, 31, "all_reduce"}},
+      {"r09b_l40s_2x2_allreduce.log", {1, 31, "all_reduce"}},
+      {"r10_h200_2x8_allreduce.log", {1, 32, "all_reduce"}},
+      {"r11_v100_1x12_5ops.log", {5, 31, "all_gather"}},
+      {"r12_rtx4090_1x8_allreduce.log", {1, 25, "all_reduce"}},
+      {"r13_v100_2x8_allreduce_partial.log", {1, 9, ""}},
+      {"r14_a100_2x8_allreduce_partial.log", {1, 9, ""}},
+  };
+  const std::map<std::string, std::string> refused = {
+      {"r15_h100_2x8_allreduce_initfail.log",
+       "no nccl-tests data rows (expected rows after a \"#  size  count  type ...\" column header); the run failed "
+       "at line 103: \"host2: Test NCCL failure common.cu:1057 'internal error / '\""}};
+  int files = 0;
+  for (const fs::path dir : {kData, kData / "raw"}) {
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (entry.path().extension() != ".txt" && entry.path().extension() != ".log") continue;
+      ++files;
+      SCOPED_TRACE(name);
+      if (const auto it = refused.find(name); it != refused.end()) {
+        try {
+          read_nccl_tests_log(entry.path().string());
+          ADD_FAILURE() << "parsed, expected refusal";
+        } catch (const NcclTestsLogError& e) {
+          ASSERT_EQ(e.errors().size(), 1u);
+          EXPECT_EQ(e.errors()[0], entry.path().string() + ": " + it->second);
+        }
+        continue;
+      }
+      const auto it = expected.find(name);
+      ASSERT_NE(it, expected.end()) << "new shared log: add its expectation";
+      const NcclTestsLog log = read_nccl_tests_log(entry.path().string());
+      ASSERT_EQ(log.runs.size(), it->second.runs);
+      EXPECT_EQ(log.runs[0].rows.size(), it->second.rows);
+      EXPECT_EQ(log.runs[0].op, it->second.op);
+      for (const NcclTestsRun& run : log.runs) {
+        for (const NcclTestsRow& row : run.rows) {
+          ASSERT_TRUE(row.out_of_place.present);
+          // algbw = size / time as printed (2 decimals; times rounded to 3-4 digits). The 2019
+          // nccl-tests of r11 computed algbw on other byte counts for some ops: not checked there.
+          if (name != "r11_v100_1x12_5ops.log" && row.out_of_place.time_us > 1 && row.out_of_place.algbw_gbps > 1) {
+            EXPECT_NEAR(row.size_bytes / row.out_of_place.time_us / 1e3, row.out_of_place.algbw_gbps,
+                        0.01 * row.out_of_place.algbw_gbps + 0.011)
+                << "line " << row.line;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(files, static_cast<int>(expected.size() + refused.size()));
+}
+
+TEST(NcclTestsLog, LayoutsAndPrefixes) {
+  if (!fs::exists(kData)) GTEST_SKIP();
+  // srun -l prefixes, N/A in #wrong (r05a).
+  NcclTestsLog log = read_nccl_tests_log((kData / "raw/r05a_h100_2x8_allreduce.log").string());
+  const NcclTestsRow& r = log.runs[0].rows[0];
+  EXPECT_EQ(r.size_bytes, 8388608.0);
+  EXPECT_EQ(r.count, 2097152);
+  EXPECT_EQ(r.type, "float");
+  EXPECT_EQ(r.redop, "sum");
+  EXPECT_EQ(r.root, -1);
+  EXPECT_EQ(r.out_of_place.time_us, 215.3);
+  EXPECT_EQ(r.out_of_place.busbw_gbps, 73.04);
+  EXPECT_EQ(r.out_of_place.wrong, "N/A");
+  EXPECT_EQ(r.in_place.busbw_gbps, 87.38);
+  EXPECT_EQ(log.runs[0].num_ranks, 16);
+  EXPECT_EQ(log.runs[0].num_hosts, 2);
+  // Open MPI [1,0]<stdout>: prefixes, old layout without root, `error` column (r07).
+  log = read_nccl_tests_log((kData / "raw/r07_a100_2x8_allreduce.log").string());
+  EXPECT_EQ(log.runs[0].columns.size(), 12u);
+  EXPECT_EQ(log.runs[0].rows.back().size_bytes, 4294967296.0);
+  EXPECT_EQ(log.runs[0].rows.back().root, -1);
+  EXPECT_EQ(log.runs[0].devices.size(), 16u);
+  // Old layouts per op in one paste (r11): all_gather without redop/root, broadcast with root only.
+  log = read_nccl_tests_log((kData / "raw/r11_v100_1x12_5ops.log").string());
+  EXPECT_EQ(log.runs[0].columns.size(), 11u);
+  EXPECT_EQ(log.runs[0].check, "FAILED");
+  EXPECT_EQ(log.runs[2].op, "broadcast");
+  EXPECT_EQ(log.runs[2].rows[5].redop, "");
+  EXPECT_EQ(log.runs[2].rows[5].root, 0);
+  EXPECT_EQ(log.runs[3].op, "reduce");
+  EXPECT_EQ(log.runs[3].rows[5].redop, "sum");
+  ASSERT_TRUE(log.runs[1].avg_busbw_gbps.has_value());
+  // Truncated in-place half (n14): out-of-place kept, noted.
+  log = read_nccl_tests_log((kData / "n14_h100pcie_1x2_nvlinkbridge_allreduce_partial.txt").string());
+  EXPECT_TRUE(log.runs[0].rows[2].out_of_place.present);
+  EXPECT_FALSE(log.runs[0].rows[2].in_place.present);
+  ASSERT_EQ(log.notes.size(), 1u);
+  EXPECT_NE(log.notes[0].find(":14: last data row cut short in the in-place columns (11 of 13 fields)"),
+            std::string::npos);
+}
+
+TEST(NcclTestsLog, WindowsLineEndsAndNoise) {
+  const std::string text = "# nThread 1 nGpus 2\r\n#\r\n" + kHeader +
+                           "host1:1:1 [0] NCCL INFO Channel 00/02 : 0 1\r\n"
+                           "         8             2     float     sum      -1    12.25    0.00    0.00      0    "
+                           "12.00    0.00    0.00      0\r\n";
+  const NcclTestsLog log = parse_nccl_tests_log(text, "in.txt");
+  ASSERT_EQ(log.runs.size(), 1u);
+  EXPECT_EQ(log.runs[0].rows[0].line, 5);
+  EXPECT_EQ(log.runs[0].rows[0].in_place.wrong, "0");
+}
+
+TEST(NcclTestsLog, MalformedLinesAreNamed) {
+  const std::string good =
+      "           8             2     float     sum      -1    12.25    0.00    0.00      0    12.00    0.00    0.00 "
+      "     0\n";
+  // A short row in the middle of a table, a non-number, a bad size.
+  const std::string text = kHeader + good + "          16             4     float     sum      -1    12.25    0.00\n" +
+                           "          32             8     float     sum      -1    1x.25    0.00    0.00      0    "
+                           "12.00    0.00    0.00      0\n" +
+                           good;
+  EXPECT_EQ(error_of(text),
+            (std::vector<std::string>{
+                "in.txt:3: data row has 7 fields (expected 13: size count type redop root time algbw busbw #wrong "
+                "time algbw busbw #wrong)",
+                "in.txt:4: out-of-place time \"1x.25\" is not a number >= 0"}));
+  EXPECT_EQ(error_of(good + good),
+            (std::vector<std::string>{"in.txt:1: data row before any column header (expected a \"#  size  count  "
+                                      "type ...\" header line first)",
+                                      "in.txt:2: data row before any column header (expected a \"#  size  count  "
+                                      "type ...\" header line first)"}));
+  EXPECT_EQ(error_of("# size count type flavour time algbw busbw #wrong\n"),
+            (std::vector<std::string>{
+                "in.txt:1: unknown column header \"size count type flavour time algbw busbw #wrong\" (expected size "
+                "count type [redop] [root] time algbw busbw #wrong time algbw busbw #wrong)"}));
+  EXPECT_EQ(error_of(""), (std::vector<std::string>{"in.txt: no nccl-tests data rows (expected rows after a \"#  size  "
+                                                    "count  type ...\" column header)"}));
+  EXPECT_EQ(error_of(kHeader), (std::vector<std::string>{"in.txt: no nccl-tests data rows (expected rows after a "
+                                                         "\"#  size  count  type ...\" column header)"}));
+}
+
+TEST(NcclTestsLog, TruncatedTail) {
+  // The paste stops inside the last row's out-of-place half: the row is dropped, with a note.
+  const std::string good =
+      "           8             2     float     sum      -1    12.25    0.00    0.00      0    12.00    0.00    0.00 "
+      "     0\n";
+  const NcclTestsLog log =
+      parse_nccl_tests_log(kHeader + good + "          16             4     float     sum   ", "in.txt");
+  ASSERT_EQ(log.runs[0].rows.size(), 1u);
+  ASSERT_EQ(log.notes.size(), 1u);
+  EXPECT_EQ(log.notes[0], "in.txt:3: last data row cut short (4 of 13 fields); dropped");
+}
+
+TEST(NcclTestsLog, UnreadableFile) {
+  try {
+    read_nccl_tests_log("/nonexistent/x.log");
+    ADD_FAILURE();
+  } catch (const NcclTestsLogError& e) {
+    EXPECT_EQ(e.errors()[0], "/nonexistent/x.log: cannot read file (No such file or directory)");
+  }
+}
+
+}  // namespace
+}  // namespace traincast::calibrate

@@ -1,0 +1,104 @@
+#include "tools/cli/cli_util.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <ostream>
+
+#include "models/io/scenario_io.h"
+
+namespace traincast::cli {
+namespace fs = std::filesystem;
+
+int guarded(std::ostream& err, int (*body)(void*), void* ctx) {
+  try {
+    return body(ctx);
+  } catch (const io::ScenarioError& e) {
+    for (const std::string& m : e.errors()) err << m << "\n";
+    return 2;
+  } catch (const UsageError& e) {
+    err << "traincast: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    err << "traincast: " << e.what() << "\n";
+    return 2;
+  } catch (const std::overflow_error& e) {
+    err << "traincast: the scenario is beyond the simulator's range: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << "traincast: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+namespace {
+
+/// The path with links resolved as far as they exist (the file itself may not exist yet).
+fs::path resolved(const std::string& p) {
+  std::error_code ec;
+  fs::path r = fs::weakly_canonical(fs::absolute(p, ec), ec);
+  return ec ? fs::absolute(p) : r;
+}
+
+}  // namespace
+
+void check_output_path(const std::string& path, bool force, const std::vector<std::string>& inputs,
+                       const std::vector<std::string>& other_outputs) {
+  if (path.empty()) throw UsageError("output file name is empty");
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);  // follows symlinks
+  if (fs::exists(st)) {
+    if (!fs::is_regular_file(st))
+      throw UsageError(path + ": exists and is not a regular file (a directory, device or pipe); expected a file name");
+    if (!force) throw UsageError(path + ": file exists (pass --force to overwrite it)");
+  } else if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    throw UsageError(path + ": is a dangling symbolic link (expected a file name)");
+  }
+  const fs::path target = resolved(path);
+  const fs::path dir = target.parent_path();
+  if (!fs::is_directory(dir, ec)) throw UsageError(path + ": directory " + dir.string() + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw UsageError(path + ": cannot write in " + dir.string() + " (" + std::strerror(errno) + ")");
+  for (const std::string& in : inputs)
+    if (resolved(in) == target) throw UsageError(path + ": is one of the input files (" + in + ")");
+  for (const std::string& other : other_outputs)
+    if (resolved(other) == target) throw UsageError(path + ": given for two outputs");
+}
+
+void write_output_file(const std::string& path, const std::string& text) {
+  const fs::path target = resolved(path);
+  std::string tmpl = (target.parent_path() / ("." + target.filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) throw UsageError(path + ": cannot write (" + std::strerror(errno) + ")");
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmpl.c_str());
+      throw UsageError(path + ": write failed (" + why + ")");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmpl.c_str());
+    throw UsageError(path + ": write failed (" + why + ")");
+  }
+  if (std::rename(tmpl.c_str(), target.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmpl.c_str());
+    throw UsageError(path + ": cannot write (" + why + ")");
+  }
+}
+
+}  // namespace traincast::cli

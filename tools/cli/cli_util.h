@@ -1,0 +1,39 @@
+#pragma once
+// What every subcommand shares: the usage-error type, the exception-to-exit-status mapping, and
+// output files that never clobber what the user has.
+
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace traincast::cli {
+
+/// A usage problem (bad flag, missing argument, unusable output path): exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Runs `body` and maps exceptions to exit statuses: io::ScenarioError, UsageError,
+/// std::invalid_argument and std::overflow_error (bad or out-of-range input) print their message
+/// and give 2; any other std::exception is an internal error, 1.
+int guarded(std::ostream& err, int (*body)(void*), void* ctx);
+template <typename F>
+int guarded(std::ostream& err, F&& body) {
+  return guarded(
+      err, [](void* c) -> int { return (*static_cast<F*>(c))(); }, &body);
+}
+
+/// Checks, before any work is done, that `path` may receive output: it must not exist unless
+/// `force` (and then must be a regular file, or a symlink to one — never a directory, device,
+/// FIFO or socket), its directory must exist, and it must not name any of `inputs` (compared
+/// after resolving links) nor another output in `other_outputs`. Throws UsageError.
+void check_output_path(const std::string& path, bool force, const std::vector<std::string>& inputs,
+                       const std::vector<std::string>& other_outputs = {});
+
+/// Writes `text` to `path` atomically: a unique temporary file (mkstemp) in the same directory,
+/// then a rename over the target (over a symlink's target, so the link stays). Call
+/// check_output_path first. Throws UsageError naming the path and the system's reason.
+void write_output_file(const std::string& path, const std::string& text);
+
+}  // namespace traincast::cli

@@ -432,7 +432,10 @@ class Runner : public sim::EventHandler, public CollectiveListener {
       if (ops_[i].remaining == 0) try_start(i);
     sim_.run();
     for (std::uint32_t i = 0; i < ops_.size(); ++i)
-      if (ops_[i].end_ns < 0) throw std::logic_error("executor: op graph did not complete (dependency cycle)");
+      if (ops_[i].end_ns < 0)
+        throw std::overflow_error(
+            "the simulation stopped before every operation finished: a transfer or kernel would end "
+            "beyond the engine's range of 292 years (check bandwidths, oversubscription and sizes)");
   }
 
   void on_event(std::uint64_t tag) override { complete(static_cast<std::uint32_t>(tag)); }

@@ -20,6 +20,7 @@
 #include "models/io/scenario_io.h"
 #include "models/io/trace_writer.h"
 #include "models/validation_case.h"
+#include "tools/cli/cli_util.h"
 #include "tools/cli/summary.h"
 
 namespace traincast::cli {
@@ -28,33 +29,6 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* kVersion = "traincast 0.1.0";
-
-/// A usage problem (bad flag, missing argument): exit status 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-/// Writes `text` to `path` through a temporary file and a rename, refusing to replace an existing
-/// file unless `force` (nothing the user has is overwritten without asking).
-void write_output_file(const std::string& path, const std::string& text, bool force) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(path, ec) && !force) throw UsageError(path + ": file exists (pass --force to overwrite it)");
-  if (fs::is_directory(path, ec)) throw UsageError(path + ": is a directory (expected a file name)");
-  const std::string tmp = path + ".tmp-traincast";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw UsageError(path + ": cannot write (directory missing or not writable)");
-    f << text;
-    f.flush();
-    if (!f) throw UsageError(path + ": write failed");
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw UsageError(path + ": cannot write (" + ec.message() + ")");
-  }
-}
 
 po::variables_map parse(const std::vector<std::string>& args, const po::options_description& opts,
                         const po::positional_options_description& pos) {
@@ -66,26 +40,6 @@ po::variables_map parse(const std::vector<std::string>& args, const po::options_
     throw UsageError(e.what());
   }
   return vm;
-}
-
-/// Maps exceptions from loading/simulating to messages and exit codes.
-template <typename F>
-int guarded(std::ostream& err, F&& body) {
-  try {
-    return body();
-  } catch (const io::ScenarioError& e) {
-    for (const std::string& m : e.errors()) err << m << "\n";
-    return 2;
-  } catch (const UsageError& e) {
-    err << "traincast: " << e.what() << "\n";
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    err << "traincast: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    err << "traincast: internal error: " << e.what() << "\n";
-    return 1;
-  }
 }
 
 }  // namespace
@@ -128,27 +82,26 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       out << io::scenario_to_text(sc);
       return 0;
     }
-    // Refuse to clobber before spending time simulating.
+    // Refuse to clobber, and find unusable paths, before spending time simulating.
     const bool force = vm.count("force") > 0;
-    for (const char* key : {"json", "trace"}) {
-      if (!vm.count(key)) continue;
-      const std::string path = vm[key].as<std::string>();
-      std::error_code ec;
-      if (std::filesystem::exists(path, ec) && !force)
-        throw UsageError(path + ": file exists (pass --force to overwrite it)");
-      if (from_file && std::filesystem::equivalent(path, vm["scenario"].as<std::string>(), ec))
-        throw UsageError(path + ": is the scenario file itself");
+    std::vector<std::string> inputs;
+    if (from_file) inputs.push_back(vm["scenario"].as<std::string>());
+    if (vm.count("json")) check_output_path(vm["json"].as<std::string>(), force, inputs);
+    if (vm.count("trace")) {
+      std::vector<std::string> others;
+      if (vm.count("json")) others.push_back(vm["json"].as<std::string>());
+      check_output_path(vm["trace"].as<std::string>(), force, inputs, others);
     }
     sim::TraceRecorder trace;
     const auto t0 = std::chrono::steady_clock::now();
     const models::Report report = models::simulate_training(sc, vm.count("trace") ? &trace : nullptr);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out << format_summary(sc, report, from_file ? vm["scenario"].as<std::string>() : "(embedded default)", wall_s);
-    if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), io::report_to_json(report), force);
+    if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), io::report_to_json(report));
     if (vm.count("trace")) {
       std::ostringstream s;
       io::write_chrome_trace(trace, s);
-      write_output_file(vm["trace"].as<std::string>(), s.str(), force);
+      write_output_file(vm["trace"].as<std::string>(), s.str());
     }
     return 0;
   });
@@ -183,11 +136,8 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       throw UsageError("--max-mape: must be a percentage >= 0");
     if (vm.count("max-error") && !(vm["max-error"].as<double>() >= 0))
       throw UsageError("--max-error: must be a percentage >= 0");
-    if (vm.count("csv")) {
-      std::error_code ec;
-      if (std::filesystem::exists(vm["csv"].as<std::string>(), ec) && !vm.count("force"))
-        throw UsageError(vm["csv"].as<std::string>() + ": file exists (pass --force to overwrite it)");
-    }
+    if (vm.count("csv"))
+      check_output_path(vm["csv"].as<std::string>(), vm.count("force") > 0, vm["cases"].as<std::vector<std::string>>());
     // Load every file first, so that all input errors show before any simulation runs.
     std::vector<models::ValidationCase> cases;
     std::vector<std::string> case_file;
@@ -218,7 +168,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     }
     const ValidationTable table = make_validation_table(cases, case_file, predicted, failure);
     out << table.text;
-    if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), table.csv, vm.count("force") > 0);
+    if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), table.csv);
     int status = (table.failed_cases > 0 || table.out_of_tolerance > 0) ? 1 : 0;
     if (vm.count("max-mape") && table.worst_metric_mape_pct > vm["max-mape"].as<double>()) {
       out << "FAIL: MAPE " << format_fixed(table.worst_metric_mape_pct, 1) << "% exceeds --max-mape "

@@ -844,36 +844,34 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
   for (int w = 0; w < P.p; ++w)
     if (busy[static_cast<std::size_t>(w)] > busy[static_cast<std::size_t>(ref)]) ref = w;
   TimeBreakdown& b = r.breakdown;
-  auto role_of_wait = [&](std::uint32_t dep) -> Role {
-    if (dep == kNone) return Role::compute;
-    const Op& d = ops[dep];
-    if (d.role == Role::barrier && d.last_dep != kNone)
-      return ops[d.last_dep].role == Role::dp_grad ? Role::dp_grad : Role::barrier;
-    return d.role;
-  };
   std::int64_t cursor = t0;
   for (std::uint32_t i = op_base[static_cast<std::size_t>(ref)]; i < op_base[static_cast<std::size_t>(ref) + 1]; ++i) {
     const Op& op = ops[i];
     if (op.stream != kCompute || op.iteration != last) continue;
     const std::int64_t start = std::max(op.start_ns, cursor);
     if (start > cursor) {
-      const double gap = static_cast<double>(start - cursor) * 1e-9;
-      switch (role_of_wait(op.last_dep)) {
-        case Role::pp_send: {
-          const std::int64_t sent = std::clamp(ops[op.last_dep].start_ns, cursor, start);
-          b.pipeline_bubble_s += static_cast<double>(sent - cursor) * 1e-9;
-          b.pp_comm_exposed_s += static_cast<double>(start - sent) * 1e-9;
+      // Attribute the wait to what the op waited for last. A wait on another stage's op is
+      // bubble until that op started, then that op's kind (its transfer was in flight).
+      std::uint32_t dep = op.last_dep;
+      if (dep != kNone && ops[dep].role == Role::barrier) dep = ops[dep].last_dep;
+      const Role role = dep == kNone ? Role::barrier : ops[dep].role;
+      const std::int64_t began = dep == kNone ? start : std::clamp(ops[dep].start_ns, cursor, start);
+      const bool own = dep != kNone && ops[dep].worker == static_cast<std::uint32_t>(ref) && role != Role::pp_send;
+      const double before = own ? 0.0 : static_cast<double>(began - cursor) * 1e-9;
+      const double after = static_cast<double>(start - cursor) * 1e-9 - before;
+      switch (role) {
+        case Role::pp_send:
+          b.pipeline_bubble_s += before, b.pp_comm_exposed_s += after;
           break;
-        }
         case Role::dp_grad:
         case Role::dp_param:
-          b.dp_comm_exposed_s += gap;
+          b.pipeline_bubble_s += before, b.dp_comm_exposed_s += after;
           break;
         case Role::tp_comm:
-          b.tp_comm_exposed_s += gap;
+          b.pipeline_bubble_s += before, b.tp_comm_exposed_s += after;
           break;
         default:
-          b.pipeline_bubble_s += gap;
+          b.pipeline_bubble_s += before + after;
           break;
       }
     }

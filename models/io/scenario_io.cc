@@ -41,6 +41,9 @@ using detail::SourcePos;
 constexpr std::size_t kMaxInputBytes = 64u << 20;
 
 constexpr std::string_view kDefaultOrigin = "scenarios/default.textproto";
+/// Largest cluster the simulator takes (2^20 GPUs: a million-GPU cluster builds about ten million
+/// link resources, a few GB of memory).
+constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
 
 std::string join_lines(const std::vector<std::string>& lines) {
   std::string out;
@@ -270,6 +273,16 @@ class Checker {
     return false;
   }
 
+  /// minimum <= value <= maximum (an integer); the upper bounds are the simulator's documented
+  /// range (scenarios/README.md, "Limits"), beyond which runs would not fit in memory or time.
+  bool in_range(const std::string& path, std::int64_t value, std::int64_t minimum, std::int64_t maximum) {
+    if (!at_least(path, value, minimum)) return false;
+    if (value <= maximum) return true;
+    error(path, "got " + std::to_string(value) + " (expected an integer from " + std::to_string(minimum) + " to " +
+                    std::to_string(maximum) + ": the simulator's range)");
+    return false;
+  }
+
   /// finite value >= minimum (or > minimum when strict).
   bool finite_at_least(const std::string& path, double value, double minimum, bool strict) {
     if (std::isfinite(value) && (strict ? value > minimum : value >= minimum)) return true;
@@ -300,8 +313,47 @@ std::string names_list(const std::vector<std::string>& names) {
 
 /// Every semantic rule of the schema (scenarios/README.md, "Checks"). Appends to `errors`; may
 /// normalise `s` (sequence_parallel off when tp = 1, as Megatron-LM does).
+/// Whether `s` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
+bool valid_utf8(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    int n = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 1, cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2, cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + static_cast<std::size_t>(n) >= s.size()) return false;  // truncated sequence
+    for (int j = 1; j <= n; ++j) {
+      const auto d = static_cast<unsigned char>(s[i + static_cast<std::size_t>(j)]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    const std::uint32_t min_cp[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += static_cast<std::size_t>(n) + 1;
+  }
+  return true;
+}
+
 void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   using std::to_string;
+  for (const auto& [path, text] : {std::pair<const char*, const std::string*>{"name", &s.name},
+                                   {"description", &s.description},
+                                   {"cluster.node_template", &s.cluster.node_template},
+                                   {"cluster.gpu", &s.cluster.gpu},
+                                   {"workload.model.name", &s.model.name}}) {
+    if (!valid_utf8(*text)) k.error(path, "is not valid UTF-8 (expected UTF-8 text)");
+  }
   // Cluster.
   const models::NodeTemplate* node = nullptr;
   try {
@@ -331,8 +383,12 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   }
   const bool nodes_ok = k.at_least("cluster.num_nodes", s.cluster.num_nodes, 1);
   const models::FabricSpec& fabric = s.cluster.fabric;
-  k.finite_at_least("cluster.fabric.oversubscription", fabric.oversubscription, 1.0, false);
-  k.at_least("cluster.fabric.switch_latency_ns", fabric.switch_latency_ns, 0);
+  if (k.finite_at_least("cluster.fabric.oversubscription", fabric.oversubscription, 1.0, false) &&
+      fabric.oversubscription > 1000.0) {
+    k.error("cluster.fabric.oversubscription",
+            "got " + Checker::number(fabric.oversubscription) + " (expected 1 to 1000: the simulator's range)");
+  }
+  k.in_range("cluster.fabric.switch_latency_ns", fabric.switch_latency_ns, 0, 1000000000);
   k.at_least("cluster.fabric.nodes_per_leaf", fabric.nodes_per_leaf, 1);
   if (fabric.kind == models::FabricKind::none && s.cluster.num_nodes > 1) {
     k.error("cluster.fabric.kind", "none cannot connect " + to_string(s.cluster.num_nodes) +
@@ -340,15 +396,15 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   }
   if (!check_workload) {
     // Cluster-only use (nccl-tests, explain): the workload may be absent and is not checked.
-    k.at_least("options.iterations", s.options.iterations, 1);
-    k.at_least("options.threads", s.options.threads, 1);
+    k.in_range("options.iterations", s.options.iterations, 1, 1000);
+    k.in_range("options.threads", s.options.threads, 1, 1024);
     return;
   }
 
   // Model.
   const models::ModelSpec& m = s.model;
-  const bool layers_ok = k.at_least("workload.model.num_layers", m.num_layers, 1);
-  const bool hidden_ok = k.at_least("workload.model.hidden_size", m.hidden_size, 1);
+  const bool layers_ok = k.in_range("workload.model.num_layers", m.num_layers, 1, 100000);
+  const bool hidden_ok = k.in_range("workload.model.hidden_size", m.hidden_size, 1, 1048576);
   const bool heads_ok = k.at_least("workload.model.num_attention_heads", m.num_attention_heads, 1);
   if (hidden_ok && heads_ok && m.hidden_size % m.num_attention_heads != 0) {
     k.error("workload.model.num_attention_heads", to_string(m.num_attention_heads) + " does not divide hidden_size " +
@@ -370,8 +426,8 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
     k.error("workload.model.ffn_hidden_size",
             "got " + to_string(m.ffn_hidden_size) + " (expected 0 for 4 * hidden_size, or an integer >= 1)");
   }
-  k.at_least("workload.model.vocab_size", m.vocab_size, 1);
-  k.at_least("workload.model.seq_length", m.seq_length, 1);
+  k.in_range("workload.model.vocab_size", m.vocab_size, 1, 16777216);
+  k.in_range("workload.model.seq_length", m.seq_length, 1, 16777216);
 
   // Parallelism.
   models::ParallelSpec& p = s.parallel;
@@ -421,6 +477,16 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
             "got " + to_string(p.virtual_stages) +
                 " with schedule one_f_one_b (expected 1, or schedule: interleaved_one_f_one_b)");
   }
+  if (tp_ok && m.ffn_hidden_size > 0 && m.ffn_hidden_size % p.tp != 0) {
+    k.error("workload.parallel.tp", to_string(p.tp) + " does not divide ffn_hidden_size " +
+                                        to_string(m.ffn_hidden_size) + " (expected a divisor of " +
+                                        to_string(m.ffn_hidden_size) + ")");
+  }
+  if (p.overlap_param_gather && p.zero_stage == 0) {
+    k.error("workload.parallel.overlap_param_gather",
+            "needs the distributed optimizer, which gathers parameters (expected zero_stage: 1, or "
+            "overlap_param_gather: false)");
+  }
   if (p.zero_stage != 0 && p.zero_stage != 1) {
     k.error("workload.parallel.zero_stage", "got " + to_string(p.zero_stage) + " (expected 0 or 1)");
   }
@@ -433,6 +499,11 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
 
   if (node != nullptr && nodes_ok && tp_ok && pp_ok && dp_ok) {
     const std::int64_t gpus = static_cast<std::int64_t>(s.cluster.num_nodes) * node->gpus_per_node;
+    if (gpus > kMaxGpus) {
+      k.error("cluster.num_nodes", to_string(s.cluster.num_nodes) + " nodes of " + to_string(node->gpus_per_node) +
+                                       " GPUs = " + to_string(gpus) + " GPUs (expected at most " + to_string(kMaxGpus) +
+                                       " GPUs: the simulator's range)");
+    }
     const std::int64_t used = static_cast<std::int64_t>(p.tp) * p.pp * p.dp;
     if (used != gpus) {
       k.error("workload.parallel.dp", "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " +
@@ -485,8 +556,8 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   k.finite_at_least("workload.training.train_tokens", t.train_tokens, 0.0, false);
 
   // Options.
-  k.at_least("options.iterations", s.options.iterations, 1);
-  k.at_least("options.threads", s.options.threads, 1);
+  k.in_range("options.iterations", s.options.iterations, 1, 1000);
+  k.in_range("options.threads", s.options.threads, 1, 1024);
 }
 
 void enum_errors(const std::vector<std::string>& bad_enums, const tp::Scenario& message, Checker& k) {

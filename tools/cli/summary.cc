@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "models/compute/compute_model.h"
 #include "models/hardware/catalog.h"
 
 namespace traincast::cli {
@@ -50,6 +51,14 @@ const char* fabric_name(models::FabricKind k) {
   return "?";
 }
 
+/// 15e12 -> "15.0T"; small counts as they are.
+std::string format_count(double v) {
+  const char* units[] = {"", "K", "M", "B", "T", "P", "E"};
+  int u = 0;
+  while (v >= 1000.0 && u < 6) v /= 1000.0, ++u;
+  return u == 0 ? format_fixed(v, v == static_cast<long long>(v) ? 0 : 1) : format_fixed(v, 1) + units[u];
+}
+
 std::string pct(double fraction) { return format_fixed(100.0 * fraction, 1) + " %"; }
 
 std::string with_thousands(double v) {
@@ -88,12 +97,22 @@ std::string format_duration(double s) {
   return format_fixed(s / 86400.0, 1) + " days";
 }
 
-std::string format_gib(double bytes) { return format_fixed(bytes / 1073741824.0, 1) + " GiB"; }
+std::string format_gib(double bytes) {
+  if (bytes < 1073741824.0 && bytes > 0) return format_fixed(bytes / 1048576.0, 1) + " MiB";
+  return format_fixed(bytes / 1073741824.0, 1) + " GiB";
+}
+
+std::string format_flop(double flop) {
+  const char* units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP"};
+  int u = 0;
+  while (flop >= 1000.0 && u < 7) flop /= 1000.0, ++u;
+  return format_fixed(flop, flop < 10 ? 2 : 1) + " " + units[u];
+}
 
 std::string format_summary(const models::Scenario& sc, const models::Report& r, const std::string& origin,
                            double wall_s) {
   std::ostringstream o;
-  o << "traincast: " << sc.name << "  [" << origin << "]\n";
+  o << "traincast: " << (sc.name.empty() ? std::string("(unnamed scenario)") : sc.name) << "  [" << origin << "]\n";
   if (!sc.description.empty()) o << "  " << sc.description << "\n";
   o << "\nCluster    " << r.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x " << r.gpu;
   if (r.num_nodes > 1) {
@@ -121,9 +140,13 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   o << "MFU        " << pct(r.mfu) << "   HFU " << pct(r.hfu) << "   (of "
     << format_fixed(r.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s dense " << precision_name(sc.training.precision)
     << " peak)\n";
+  if (const models::ComputeParams cp = models::default_compute_params(models::find_gpu(r.gpu));
+      cp.source.rfind("UNCALIBRATED", 0) == 0)
+    o << "Note       no measured kernel efficiencies for " << r.gpu << ": generic defaults used (GEMM "
+      << format_fixed(cp.gemm_efficiency, 2) << " of peak); treat with care\n";
   if (r.time_to_train_s > 0)
-    o << "To train   " << format_duration(r.time_to_train_s) << " for " << format_fixed(r.train_tokens / 1e9, 1)
-      << "B tokens (no failures or restarts counted)\n";
+    o << "To train   " << format_duration(r.time_to_train_s) << " for " << format_count(r.train_tokens)
+      << " tokens (no failures or restarts counted)\n";
 
   const models::TimeBreakdown& b = r.breakdown;
   o << "\nWhere an iteration goes (busiest pipeline stage):\n";
@@ -159,11 +182,11 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
 
 std::string format_catalog() {
   std::ostringstream o;
-  o << "GPUs (dense bf16 peak, HBM, TDP; cluster.gpu):\n";
+  o << "GPUs (dense fp16/bf16 tensor peak, memory, HBM bandwidth, TDP; cluster.gpu):\n";
   for (const std::string& n : models::gpu_names()) {
     const models::GpuSpec& g = models::find_gpu(n);
-    o << "  " << pad(n, 20) << lpad(format_fixed(g.peak_bf16_flops / 1e12, 1), 8) << " TFLOP/s "
-      << lpad(format_fixed(g.hbm_capacity_bytes / 1073741824.0, 1), 6) << " GiB "
+    o << "  " << pad(n, 20) << lpad(format_fixed(std::max(g.peak_bf16_flops, g.peak_fp16_flops) / 1e12, 1), 8)
+      << " TFLOP/s " << lpad(format_fixed(g.hbm_capacity_bytes / 1073741824.0, 1), 6) << " GiB "
       << lpad(format_fixed(g.hbm_bandwidth_bytes_per_s / 1e12, 2), 5) << " TB/s " << lpad(format_fixed(g.tdp_w, 0), 5)
       << " W   " << g.source << "\n";
   }
@@ -171,7 +194,7 @@ std::string format_catalog() {
   for (const std::string& n : models::node_template_names()) {
     const models::NodeTemplate& t = models::find_node_template(n);
     o << "  " << pad(n, 20) << t.gpus_per_node << " x " << t.gpu << ", " << t.nics << " x " << t.nic
-      << (t.nvswitch ? ", NVSwitch" : "") << "   " << t.source << "\n";
+      << (t.scale_up == models::ScaleUp::nvswitch ? ", NVSwitch" : "") << "   " << t.source << "\n";
   }
   return o.str();
 }

@@ -14,8 +14,10 @@ namespace traincast::cli {
 std::string format_fixed(double value, int decimals);
 /// Seconds in the most readable unit (µs, ms, s, h, days).
 std::string format_duration(double seconds);
-/// Bytes as GiB (2^30) with one decimal.
+/// Bytes as GiB (2^30) with one decimal (MiB below 1 GiB).
 std::string format_gib(double bytes);
+/// FLOP count with an SI prefix ("60.7 PFLOP").
+std::string format_flop(double flop);
 
 /// The `traincast run` summary. origin: the scenario file (or "(embedded default)");
 /// wall_s: simulation wall time (printed, never part of the JSON report).

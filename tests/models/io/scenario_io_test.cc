@@ -834,3 +834,50 @@ TEST(ValidationCases, CollectsErrorsOfTheCasesAndOfTheirScenarios) {
 
 }  // namespace
 }  // namespace traincast::io
+
+// ------------------------------------------------------------------------------------------------
+// The simulator's range and the later semantic rules (scenarios/README.md, "Limits" and "Checks")
+// ------------------------------------------------------------------------------------------------
+
+namespace traincast::io {
+namespace {
+
+TEST(ScenarioIoLimits, SizesBeyondTheSimulatorsRangeAreErrors) {
+  EXPECT_EQ(errors_of(small(), Format::text, {"workload.model.seq_length=1000000000"}),
+            std::vector<std::string>{"--set: workload.model.seq_length: got 1000000000 (expected an integer from 1 to "
+                                     "16777216: the simulator's range)"});
+  EXPECT_EQ(
+      errors_of(small(), Format::text, {"options.iterations=2147483647"}),
+      std::vector<std::string>{
+          "--set: options.iterations: got 2147483647 (expected an integer from 1 to 1000: the simulator's range)"});
+  EXPECT_EQ(errors_of(small(), Format::text, {"cluster.fabric.oversubscription=1e12"}),
+            std::vector<std::string>{
+                "--set: cluster.fabric.oversubscription: got 1e+12 (expected 1 to 1000: the simulator's range)"});
+  const auto too_many = errors_of(small(), Format::text, {"cluster.num_nodes=268435455"});
+  ASSERT_FALSE(too_many.empty());
+  EXPECT_EQ(too_many[0],
+            "--set: cluster.num_nodes: 268435455 nodes of 8 GPUs = 2147483640 GPUs (expected at most 1048576 GPUs: the "
+            "simulator's range)");
+}
+
+TEST(ScenarioIoErrors, TpMustDivideFfnHiddenSize) {
+  EXPECT_EQ(errors_of(small(" ffn_hidden_size: 4097")),
+            std::vector<std::string>{"t.textproto:5:14: workload.parallel.tp: 2 does not divide ffn_hidden_size 4097 "
+                                     "(expected a divisor of 4097)"});
+}
+
+TEST(ScenarioIoErrors, OverlapParamGatherNeedsZero) {
+  EXPECT_EQ(errors_of(small("", " overlap_param_gather: true")),
+            std::vector<std::string>{"t.textproto:5:32: workload.parallel.overlap_param_gather: needs the distributed "
+                                     "optimizer, which gathers parameters (expected zero_stage: 1, or "
+                                     "overlap_param_gather: false)"});
+}
+
+TEST(ScenarioIoErrors, TextMustBeUtf8) {
+  const std::string text = "name: \"\\xff\\xfe\"\n" + small().substr(small().find('\n') + 1);
+  EXPECT_EQ(errors_of(text),
+            std::vector<std::string>{"t.textproto:1:1: name: is not valid UTF-8 (expected UTF-8 text)"});
+}
+
+}  // namespace
+}  // namespace traincast::io

@@ -206,6 +206,7 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
                             "  validate CASES   compare predictions with published measurements\n"
                             "  catalog          list GPUs and node templates\n"
                             "  nccl-tests SCEN  simulate nccl-tests on a scenario's GPUs (nccl-tests' table)\n"
+                            "  plan [SCENARIO]  search parallel layouts: best few and why\n"
                             "  --version        print the version\n\n"
                             "`traincast <command> --help` describes each command.\n";
   if (argc < 2) {
@@ -218,6 +219,7 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (cmd == "validate") return validate_command(args, out, err);
   if (cmd == "catalog") return catalog_command(args, out, err);
   if (cmd == "nccl-tests") return nccl_tests_command(args, out, err);
+  if (cmd == "plan") return plan_command(args, out, err);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     out << usage;
     return 0;

@@ -16,6 +16,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
 int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// `traincast catalog` — GPUs and node templates the scenarios may name.
 int catalog_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// `traincast plan [SCENARIO] [--set ...] [--top K] [--jobs N] [--json F]` — best parallel
+/// layouts for the scenario's model and cluster (tools/cli/plan_command.cc, models/planner/).
+int plan_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// `traincast nccl-tests SCENARIO [--op OP] [-b MIN] [-e MAX] [-f FACTOR] [--gpus LIST] [--csv F]` —
 /// nccl-tests simulated on the scenario's GPUs, printed in nccl-tests' layout (tools/cli/nccl_tests_command.cc).
 int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

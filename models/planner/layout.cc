@@ -1,0 +1,137 @@
+#include "models/planner/layout.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "models/hardware/catalog.h"
+#include "models/workload/memory_model.h"
+#include "models/workload/pipeline_schedule.h"
+
+namespace traincast::models::planner {
+
+Layout layout_of(const Scenario& sc) {
+  Layout l;
+  l.tp = sc.parallel.tp;
+  l.pp = sc.parallel.pp;
+  l.dp = sc.parallel.dp;
+  l.virtual_stages =
+      sc.parallel.schedule == PipelineSchedule::interleaved_one_f_one_b ? std::max(1, sc.parallel.virtual_stages) : 1;
+  l.sequence_parallel = sc.parallel.sequence_parallel && sc.parallel.tp > 1;
+  l.zero_stage = sc.parallel.zero_stage;
+  l.micro_batch_size = sc.training.micro_batch_size;
+  l.recompute = sc.training.recompute;
+  l.uneven_stages = sc.parallel.uneven_stages && sc.model.num_layers % std::max(1, sc.parallel.pp) != 0;
+  return l;
+}
+
+Scenario apply_layout(const Scenario& base, const Layout& l) {
+  Scenario sc = base;
+  ParallelSpec& p = sc.parallel;
+  p.tp = l.tp;
+  p.pp = l.pp;
+  p.dp = l.dp;
+  p.virtual_stages = l.virtual_stages;
+  p.schedule = l.virtual_stages > 1 ? PipelineSchedule::interleaved_one_f_one_b : PipelineSchedule::one_f_one_b;
+  p.uneven_stages = l.uneven_stages;
+  p.sequence_parallel = l.sequence_parallel && l.tp > 1;
+  p.tp_comm_overlap = base.parallel.tp_comm_overlap && p.sequence_parallel;
+  p.zero_stage = l.zero_stage;
+  p.overlap_param_gather = base.parallel.overlap_param_gather && l.zero_stage >= 1;
+  sc.training.micro_batch_size = l.micro_batch_size;
+  sc.training.recompute = l.recompute;
+  return sc;
+}
+
+std::string layout_error(const Scenario& base, const Layout& l) {
+  using std::to_string;
+  const ModelSpec& m = base.model;
+  const NodeTemplate& node = find_node_template(base.cluster.node_template);
+  const std::int64_t gpus = static_cast<std::int64_t>(base.cluster.num_nodes) * node.gpus_per_node;
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.virtual_stages < 1 || l.micro_batch_size < 1)
+    return "tp, pp, dp, virtual_stages and micro_batch_size must be >= 1";
+  if (m.num_attention_heads % l.tp != 0)
+    return "tp " + to_string(l.tp) + " does not divide num_attention_heads " + to_string(m.num_attention_heads);
+  if (m.num_query_groups > 0 && m.num_query_groups % l.tp != 0)
+    return "tp " + to_string(l.tp) + " does not divide num_query_groups " + to_string(m.num_query_groups);
+  if (m.ffn_hidden_size > 0 && m.ffn_hidden_size % l.tp != 0)
+    return "tp " + to_string(l.tp) + " does not divide ffn_hidden_size " + to_string(m.ffn_hidden_size);
+  if (static_cast<std::int64_t>(l.tp) * l.pp * l.dp != gpus)
+    return "tp * pp * dp = " + to_string(static_cast<std::int64_t>(l.tp) * l.pp * l.dp) + " but the cluster has " +
+           to_string(gpus) + " GPUs";
+  if (l.pp > m.num_layers) return "pp " + to_string(l.pp) + " exceeds num_layers " + to_string(m.num_layers);
+  const bool divides = m.num_layers % l.pp == 0;
+  if (l.uneven_stages == divides)
+    return divides ? "uneven_stages set but pp " + to_string(l.pp) + " divides num_layers " + to_string(m.num_layers)
+                   : "pp " + to_string(l.pp) + " does not divide num_layers " + to_string(m.num_layers);
+  if (l.zero_stage != 0 && l.zero_stage != 1) return "zero_stage " + to_string(l.zero_stage) + " (expected 0 or 1)";
+  const std::int64_t step = static_cast<std::int64_t>(l.dp) * l.micro_batch_size;
+  if (base.training.global_batch_size % step != 0)
+    return "global_batch_size " + to_string(base.training.global_batch_size) +
+           " is not divisible by dp * mb = " + to_string(step);
+  if (l.virtual_stages > 1) {
+    if (l.pp < 2) return "interleaving needs pp >= 2";
+    if (l.uneven_stages) return "interleaving needs even stages";
+    if (m.num_layers % (l.pp * l.virtual_stages) != 0)
+      return "pp * virtual_stages = " + to_string(l.pp * l.virtual_stages) + " does not divide num_layers " +
+             to_string(m.num_layers);
+    if ((base.training.global_batch_size / step) % l.pp != 0)
+      return "micro-batches per pipeline " + to_string(base.training.global_batch_size / step) +
+             " not a multiple of pp " + to_string(l.pp) + " (interleaved 1F1B)";
+  }
+  if (l.sequence_parallel && l.tp == 1) return "sequence parallelism needs tp > 1";
+  return {};
+}
+
+MemoryBreakdown layout_memory(const Scenario& sc) {
+  const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+  const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
+  const int p = sc.parallel.pp;
+  const int v =
+      sc.parallel.schedule == PipelineSchedule::interleaved_one_f_one_b ? std::max(1, sc.parallel.virtual_stages) : 1;
+  const int m = sc.training.global_batch_size / (sc.parallel.dp * sc.training.micro_batch_size);
+  const std::vector<int> stage_layers = layers_per_stage(sc.model.num_layers, p);
+  MemoryBreakdown worst;
+  for (int s = 0; s < p; ++s) {
+    const int L = stage_layers[static_cast<std::size_t>(s)];
+    double inflight = 0;
+    if (v == 1) {
+      // 1F1B: stage s runs min(p - s - 1, m) warm-up forwards, then one more before its first
+      // backward, so min(p - s, m) micro-batches are alive at the peak (what pipeline_steps gives).
+      inflight = static_cast<double>(std::min(p - s, m)) * L;
+    } else {
+      std::vector<int> chunk_layers;
+      for (int c = 0; c < v; ++c) chunk_layers.push_back(L / v + (c < L % v ? 1 : 0));
+      inflight = peak_inflight_layers(pipeline_steps(s, p, m, v), chunk_layers);
+    }
+    MemoryBreakdown mb = stage_memory(sc, gpu, s, L, inflight);
+    if (s == 0 || mb.peak_bytes_per_gpu > worst.peak_bytes_per_gpu) worst = std::move(mb);
+  }
+  return worst;
+}
+
+const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::none:
+      return "none";
+    case Recompute::selective:
+      return "selective";
+    case Recompute::full:
+      return "full";
+  }
+  return "?";
+}
+
+std::string to_string(const Layout& l) {
+  std::string s = "TP " + std::to_string(l.tp) + " x PP " + std::to_string(l.pp);
+  if (l.virtual_stages > 1) s += " (" + std::to_string(l.virtual_stages) + " chunks)";
+  if (l.uneven_stages) s += " (uneven)";
+  s += " x DP " + std::to_string(l.dp) + ", mb " + std::to_string(l.micro_batch_size);
+  if (l.sequence_parallel) s += ", SP";
+  if (l.zero_stage > 0) s += ", ZeRO-" + std::to_string(l.zero_stage);
+  s += ", recompute ";
+  s += recompute_name(l.recompute);
+  return s;
+}
+
+}  // namespace traincast::models::planner

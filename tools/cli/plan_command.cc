@@ -1,0 +1,317 @@
+// `traincast plan`: argument parsing and printing around models/planner (the search itself).
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "models/hardware/catalog.h"
+#include "models/io/scenario_io.h"
+#include "models/planner/explain.h"
+#include "models/planner/planner.h"
+#include "tools/cli/cli_util.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/summary.h"
+
+namespace traincast::cli {
+namespace po = boost::program_options;
+namespace planner = models::planner;
+
+namespace {
+
+std::string thousands(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  std::string s = buf, out;
+  const std::size_t neg = (!s.empty() && s[0] == '-') ? 1 : 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    const std::size_t left = s.size() - i - 1;
+    if (i >= neg && left > 0 && left % 3 == 0) out += ',';
+  }
+  return out;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+std::string lpad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+std::string signed_fixed(double v, int decimals) { return (v >= 0 ? "+" : "") + format_fixed(v, decimals); }
+
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          o += buf;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o + "\"";
+}
+
+std::string json_number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string layout_json(const planner::Layout& l) {
+  std::ostringstream o;
+  o << "{\"tp\": " << l.tp << ", \"pp\": " << l.pp << ", \"dp\": " << l.dp
+    << ", \"virtual_stages\": " << l.virtual_stages
+    << ", \"sequence_parallel\": " << (l.sequence_parallel ? "true" : "false") << ", \"zero_stage\": " << l.zero_stage
+    << ", \"micro_batch_size\": " << l.micro_batch_size << ", \"recompute\": \"" << planner::recompute_name(l.recompute)
+    << "\", \"uneven_stages\": " << (l.uneven_stages ? "true" : "false")
+    << ", \"text\": " << json_string(planner::to_string(l)) << "}";
+  return o.str();
+}
+
+std::string entry_json(const planner::PlanEntry& e, const std::string& indent) {
+  const models::Report& r = e.report;
+  const models::TimeBreakdown& b = r.breakdown;
+  std::ostringstream o;
+  o << "{\n"
+    << indent << "  \"layout\": " << layout_json(e.layout) << ",\n"
+    << indent << "  \"iteration_time_s\": " << json_number(r.iteration_time_s) << ",\n"
+    << indent << "  \"tokens_per_s\": " << json_number(r.tokens_per_s) << ",\n"
+    << indent << "  \"mfu\": " << json_number(r.mfu) << ",\n"
+    << indent << "  \"hfu\": " << json_number(r.hfu) << ",\n"
+    << indent << "  \"peak_bytes_per_gpu\": " << json_number(r.memory.peak_bytes_per_gpu) << ",\n"
+    << indent << "  \"capacity_bytes\": " << json_number(r.memory.capacity_bytes) << ",\n"
+    << indent << "  \"estimate_s\": " << json_number(e.estimate_s) << ",\n"
+    << indent << "  \"breakdown\": {\"compute_s\": " << json_number(b.compute_s)
+    << ", \"tp_comm_exposed_s\": " << json_number(b.tp_comm_exposed_s)
+    << ", \"dp_comm_exposed_s\": " << json_number(b.dp_comm_exposed_s)
+    << ", \"pp_comm_exposed_s\": " << json_number(b.pp_comm_exposed_s)
+    << ", \"pipeline_bubble_s\": " << json_number(b.pipeline_bubble_s)
+    << ", \"optimizer_s\": " << json_number(b.optimizer_s) << "}\n"
+    << indent << "}";
+  return o.str();
+}
+
+std::string explanation_json(const planner::Explanation& x) {
+  std::ostringstream o;
+  o << "{\"headline\": " << json_string(x.headline) << ", \"components\": [";
+  for (std::size_t i = 0; i < x.components.size(); ++i) {
+    const planner::ComponentDelta& c = x.components[i];
+    o << (i ? ", " : "") << "{\"component\": " << json_string(c.component)
+      << ", \"delta_s\": " << json_number(c.delta_s) << ", \"percent\": " << json_number(c.percent)
+      << ", \"reason\": " << json_string(c.reason) << "}";
+  }
+  return o.str() + "]}";
+}
+
+void print_explanation(std::ostream& o, const planner::Explanation& x) {
+  o << "  " << x.headline << ".\n";
+  for (const planner::ComponentDelta& c : x.components) {
+    o << "    " << pad(c.component, 26) << lpad(signed_fixed(c.delta_s, 3) + " s", 11)
+      << lpad(signed_fixed(c.percent, 1) + "%", 8);
+    if (!c.reason.empty()) o << "   " << c.reason;
+    o << "\n";
+  }
+}
+
+}  // namespace
+
+int plan_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const planner::PlanOptions defaults;
+  po::options_description opts(
+      "traincast plan [SCENARIO] [options]\n\n"
+      "Searches parallel layouts (TP, PP, DP, interleaving, sequence parallelism, ZeRO stage,\n"
+      "micro-batch size, recomputation) for SCENARIO's model, batch and cluster (the embedded\n"
+      "default when none is given). Layouts whose per-GPU memory exceeds HBM are dropped without\n"
+      "simulation; the promising rest are simulated in parallel. Prints the best --top layouts with\n"
+      "iteration time, tokens/s, MFU and memory per GPU, why the runner-up lost to the winner, and\n"
+      "how the scenario's own layout compares. Same output for any --jobs (except the wall time).\n\n"
+      "Options");
+  opts.add_options()("help,h", "show this help")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a scalar field of the scenario first, e.g. --set cluster.num_nodes=16 (repeatable)")(
+      "top", po::value<int>()->default_value(5), "layouts to print")(
+      "jobs,j", po::value<int>(), "simulations in parallel (default: all hardware threads)")(
+      "json", po::value<std::string>(), "also write the result as JSON to this file")(
+      "force", "overwrite an existing --json file")(
+      "max-simulations", po::value<int>()->default_value(defaults.max_simulations),
+      "simulation budget (the scenario's own layout is simulated on top)")(
+      "estimate-slack", po::value<double>()->default_value(100 * defaults.estimate_slack),
+      "simulate only layouts estimated within this many percent of the best estimate")(
+      "max-tp", po::value<int>()->default_value(0), "largest TP tried (0 = 2 x GPUs per node)")(
+      "max-virtual-stages", po::value<int>()->default_value(defaults.max_virtual_stages),
+      "largest interleaving degree tried (1 = no interleaving)")("max-micro-batch", po::value<int>()->default_value(0),
+                                                                 "largest micro-batch size tried (0 = no cap)")(
+      "no-uneven", "only try PP that divides the layer count")("scenario", po::value<std::string>(),
+                                                               "scenario file (positional)");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  return guarded(err, [&]() -> int {
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+      po::notify(vm);
+    } catch (const po::error& e) {
+      throw UsageError(e.what());
+    }
+    if (vm.count("help")) {
+      out << opts << "\n";
+      return 0;
+    }
+    planner::PlanOptions o;
+    o.max_simulations = vm["max-simulations"].as<int>();
+    o.max_tp = vm["max-tp"].as<int>();
+    o.estimate_slack = vm["estimate-slack"].as<double>() / 100.0;
+    if (!(o.estimate_slack >= 0)) throw UsageError("--estimate-slack: must be a percentage >= 0");
+    o.max_virtual_stages = vm["max-virtual-stages"].as<int>();
+    o.max_micro_batch_size = vm["max-micro-batch"].as<int>();
+    o.uneven_stages = vm.count("no-uneven") == 0;
+    o.jobs =
+        vm.count("jobs") ? vm["jobs"].as<int>() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int top = vm["top"].as<int>();
+    if (top < 1) throw UsageError("--top: must be >= 1 (got " + std::to_string(top) + ")");
+    if (o.jobs < 1) throw UsageError("--jobs: must be >= 1 (got " + std::to_string(o.jobs) + ")");
+    if (o.max_simulations < 1)
+      throw UsageError("--max-simulations: must be >= 1 (got " + std::to_string(o.max_simulations) + ")");
+    if (o.max_tp < 0) throw UsageError("--max-tp: must be >= 0 (got " + std::to_string(o.max_tp) + ")");
+    if (o.max_virtual_stages < 1)
+      throw UsageError("--max-virtual-stages: must be >= 1 (got " + std::to_string(o.max_virtual_stages) + ")");
+    if (o.max_micro_batch_size < 0)
+      throw UsageError("--max-micro-batch: must be >= 0 (got " + std::to_string(o.max_micro_batch_size) + ")");
+    const bool force = vm.count("force") > 0;
+    std::vector<std::string> overrides;
+    if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
+    const bool from_file = vm.count("scenario") > 0;
+    const std::string origin = from_file ? vm["scenario"].as<std::string>() : "(embedded default)";
+    std::string json_path;
+    if (vm.count("json")) {
+      json_path = vm["json"].as<std::string>();
+      check_output_path(json_path, force, from_file ? std::vector<std::string>{origin} : std::vector<std::string>{});
+    }
+    const models::Scenario sc = from_file ? io::load_scenario_file(origin, overrides) : io::default_scenario(overrides);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const planner::PlanResult r = planner::plan_layouts(sc, o);
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    const models::NodeTemplate& node = models::find_node_template(sc.cluster.node_template);
+    const std::string gpu = sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu;
+    const planner::PlanStats& st = r.stats;
+    std::ostringstream p;
+    p << "traincast plan: " << sc.name << "  [" << origin << "]\n";
+    if (!sc.description.empty()) p << "  " << sc.description << "\n";
+    p << "\nCluster    " << sc.cluster.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x "
+      << gpu << " (" << r.gpus_per_node << " per node)\n";
+    p << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
+      << ", " << sc.model.num_attention_heads << " heads, global batch " << sc.training.global_batch_size << " x "
+      << sc.model.seq_length << " tokens\n";
+    p << "\nLayouts    " << thousands(static_cast<double>(st.considered)) << " considered, "
+      << thousands(static_cast<double>(st.pruned_memory)) << " pruned by memory (peak above HBM), "
+      << thousands(static_cast<double>(st.pruned_dominated))
+      << " dominated (a lighter recomputation fits),\n           " << thousands(static_cast<double>(st.pruned_estimate))
+      << " estimated more than " << format_fixed(100 * o.estimate_slack, 0) << "% slower than the best estimate, "
+      << thousands(static_cast<double>(st.simulated)) << " simulated";
+    if (st.failed > 0) p << " (" << st.failed << " failed)";
+    p << ", " << thousands(static_cast<double>(st.not_simulated)) << " left over (budget " << o.max_simulations
+      << " simulations)\n";
+    p << "Search     coarse pass + " << st.refine_rounds << " refinement rounds, " << o.jobs << " jobs\n";
+    p << "Wall time  " << format_fixed(wall_s, 1) << " s\n";
+
+    if (r.ranked.empty()) {
+      p << "\nNo layout fits in memory and simulates";
+      if (!r.baseline_note.empty()) p << "; " << r.baseline_note;
+      p << ".\n";
+      out << p.str();
+      return 1;
+    }
+    const std::size_t shown = std::min(r.ranked.size(), static_cast<std::size_t>(top));
+    p << "\nBest layouts (fastest first):\n";
+    std::size_t width = 8;
+    for (std::size_t i = 0; i < shown; ++i) width = std::max(width, planner::to_string(r.ranked[i].layout).size() + 3);
+    p << "   #  " << pad("layout", width) << lpad("iteration", 11) << lpad("tokens/s", 12) << lpad("MFU", 8)
+      << lpad("memory/GPU", 12) << "\n";
+    for (std::size_t i = 0; i < shown; ++i) {
+      const planner::PlanEntry& e = r.ranked[i];
+      const std::string mark = static_cast<int>(i) == r.baseline_rank ? " *" : "";
+      p << lpad(std::to_string(i + 1), 4) << "  " << pad(planner::to_string(e.layout) + mark, width)
+        << lpad(format_fixed(e.report.iteration_time_s, 3) + " s", 11) << lpad(thousands(e.report.tokens_per_s), 12)
+        << lpad(format_fixed(100 * e.report.mfu, 1) + " %", 8)
+        << lpad(format_gib(e.report.memory.peak_bytes_per_gpu), 12) << "\n";
+    }
+    if (r.baseline_rank >= 0 && static_cast<std::size_t>(r.baseline_rank) < shown)
+      p << "   (* the scenario's own layout)\n";
+
+    const planner::PlanEntry& best = r.ranked.front();
+    const models::TimeBreakdown& b = best.report.breakdown;
+    p << "\nWinner's iteration: compute " << format_fixed(b.compute_s, 3) << " s, exposed TP "
+      << format_fixed(b.tp_comm_exposed_s, 3) << " s, exposed DP " << format_fixed(b.dp_comm_exposed_s, 3)
+      << " s, exposed PP " << format_fixed(b.pp_comm_exposed_s, 3) << " s, bubble "
+      << format_fixed(b.pipeline_bubble_s, 3) << " s, optimizer " << format_fixed(b.optimizer_s, 3) << " s\n";
+    std::optional<planner::Explanation> runner_up, own;
+    if (r.ranked.size() > 1) {
+      runner_up = planner::explain_difference(best, r.ranked[1], r.gpus_per_node, sc.model.num_layers);
+      p << "\nWhy #1 beat #2:\n";
+      print_explanation(p, *runner_up);
+    }
+    p << "\nThe scenario's own layout";
+    if (r.baseline) {
+      p << " (" << planner::to_string(r.baseline->layout) << "): ";
+      if (r.baseline_rank == 0) {
+        p << "it is the winner.\n";
+      } else {
+        p << (r.baseline_rank > 0
+                  ? "rank " + std::to_string(r.baseline_rank + 1) + " of " + std::to_string(r.ranked.size())
+                  : "simulated apart (" + r.baseline_note + ")")
+          << ", " << format_fixed(r.baseline->report.iteration_time_s, 3) << " s per iteration.\n";
+        if (r.baseline->report.iteration_time_s >= best.report.iteration_time_s) {
+          own = planner::explain_difference(best, *r.baseline, r.gpus_per_node, sc.model.num_layers);
+        } else {
+          p << "  It beats every layout the search simulated; why the search's best is slower:\n";
+          own = planner::explain_difference(*r.baseline, best, r.gpus_per_node, sc.model.num_layers);
+        }
+        print_explanation(p, *own);
+      }
+    } else {
+      p << ": " << r.baseline_note << "\n";
+    }
+    out << p.str();
+
+    if (!json_path.empty()) {
+      std::ostringstream j;
+      j << "{\n  \"scenario\": " << json_string(sc.name) << ",\n  \"num_gpus\": " << r.num_gpus
+        << ",\n  \"gpus_per_node\": " << r.gpus_per_node << ",\n  \"stats\": {\"considered\": " << st.considered
+        << ", \"pruned_memory\": " << st.pruned_memory << ", \"pruned_dominated\": " << st.pruned_dominated
+        << ", \"pruned_estimate\": " << st.pruned_estimate << ", \"simulated\": " << st.simulated
+        << ", \"failed\": " << st.failed << ", \"not_simulated\": " << st.not_simulated
+        << ", \"refine_rounds\": " << st.refine_rounds << "},\n  \"ranked\": [";
+      for (std::size_t i = 0; i < r.ranked.size(); ++i) j << (i ? ", " : "") << entry_json(r.ranked[i], "  ");
+      j << "],\n  \"baseline\": " << (r.baseline ? entry_json(*r.baseline, "  ") : "null")
+        << ",\n  \"baseline_rank\": " << r.baseline_rank << ",\n  \"baseline_note\": " << json_string(r.baseline_note)
+        << ",\n  \"why_runner_up_lost\": " << (runner_up ? explanation_json(*runner_up) : "null")
+        << ",\n  \"why_baseline_lost\": " << (own ? explanation_json(*own) : "null") << "\n}\n";
+      write_output_file(json_path, j.str());
+    }
+    return 0;
+  });
+}
+
+}  // namespace traincast::cli

@@ -77,6 +77,11 @@ struct ClusterSpec {
   /// (crosses the PCIe root complex, and the socket link when the NIC is on the other socket).
   bool gpu_direct_rdma = true;
   NicPlacement nic_placement = NicPlacement::affine;
+  /// Compute NIC override: catalog NIC name (e.g. "RoCE-400GbE"); empty = the template's.
+  std::string nic;
+  /// Compute NICs per node; empty = the template's. NIC i serves the GPUs given in
+  /// models/hardware/catalog.h (NodeTemplate); 0 is allowed for a single node.
+  std::optional<int> nics_per_node;
   /// GPU peer-to-peer over PCIe; empty = the template's. false: GPU-to-GPU traffic without NVLink
   /// is staged through host memory (NCCL's SHM transport), crossing the root complex.
   std::optional<bool> pcie_p2p;

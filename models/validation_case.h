@@ -3,6 +3,7 @@
 // file (scenarios/validation/*.textproto, message ValidationCases in models/io/traincast.proto)
 // by io::load_validation_cases. Plain data, no protobuf.
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -12,6 +13,17 @@
 #include "models/scenario.h"
 
 namespace traincast::models {
+
+/// A nccl-tests log used as measured values (ValidationCases.NcclTests in traincast.proto).
+struct NcclTestsValidation {
+  std::string log_path;           ///< resolved relative to the cases file
+  std::string op;                 ///< "" = the log's own
+  std::string gpus;               ///< GPU list ("0,8"); "" = every GPU of the cluster
+  int run = 0;                    ///< table of a multi-run log, 0-based
+  double max_large_error = 0.15;  ///< geometric-mean busbw error limit for sizes >= 32 MiB
+  double max_small_error = 0.35;  ///< ... for sizes <= 64 KiB
+  std::string known_gap;          ///< non-empty: reported, never fails the run
+};
 
 struct ValidationCase {
   std::string name;                    ///< unique within its file
@@ -23,6 +35,9 @@ struct ValidationCase {
   double tolerance = 0.0;              ///< allowed |predicted - measured| / measured; 0 = caller's default
   std::string source;                  ///< citation (the file-level source when the case has none)
   std::string notes;
+  /// Set for a nccl-tests case (metric is then "nccl_tests_busbw", measured 0, and the scenario
+  /// was loaded for its cluster only).
+  std::optional<NcclTestsValidation> nccl_tests;
 };
 
 /// The metrics a validation case may name, with their unit:

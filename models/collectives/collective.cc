@@ -1,11 +1,11 @@
 // Collectives as concurrent flows plus NCCL's latency model. See collective.h.
 //
-// Why concurrent flows per ring edge: NCCL pipelines a ring collective in chunks, so in steady
-// state every edge of every channel's ring is busy at once and the collective takes
-// (bytes each edge must carry) / (bandwidth that edge gets). A flow per (channel, edge) with the
-// edge's total bytes reproduces exactly that, lets the FlowNetwork find the slowest link, and
-// makes other traffic on the same links slow the collective down. NCCL's chunk-level latency is
-// added after the flows drain, as NCCL's tuner adds it: time = latency + bytes / bandwidth.
+// Why concurrent flows per edge: NCCL pipelines a collective in chunks, so in steady state every
+// edge of every channel is busy at once and the collective takes (bytes each edge must carry) /
+// (bandwidth that edge gets). A flow per (channel, edge) with the edge's total bytes reproduces
+// exactly that, lets the FlowNetwork find the slowest link, and makes other traffic on the same
+// links slow the collective down. NCCL's chunk-level latency is added after the flows drain, as
+// NCCL's tuner adds it: time = latency + bytes / bandwidth.
 
 #include "models/collectives/collective.h"
 
@@ -61,26 +61,52 @@ double edge_fraction(CollectiveOp op, int n) {
   }
 }
 
-// Orders of the rings over GPUs `local` of one node: one ring in the given order, or on a
-// full-mesh node one ring per stride s coprime with n (ring i -> i+s uses the direct links
-// (i, i+s), so the rings use disjoint links).
-void single_node_rings(const Cluster& cluster, std::span<const int> local, std::vector<std::vector<int>>& rings) {
-  rings.clear();
-  const int n = static_cast<int>(local.size());
-  const bool mesh = cluster.has_scale_up() && !cluster.node_template().nvswitch;
-  if (!mesh || n <= 2) {
-    rings.emplace_back(local.begin(), local.end());
-    return;
+int log2i(std::int64_t n) {
+  int l = 0;
+  while (n >>= 1) ++l;
+  return l;
+}
+
+// NCCL src/graph/tuning.cc (2.24-2.26) treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to
+// 256 MB: "Trees are not perfectly sticking to the model for medium sizes."
+constexpr double kTreeCorrection[3][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+
+// NCCL's double binary tree (src/graph/trees.cc, ncclGetBtree/ncclGetDtree): parent of `rank`
+// in tree 0 (a binary tree whose leaves and inner nodes alternate, root 0) or tree 1 (the mirror
+// of tree 0 for an even count, tree 0 shifted by one for an odd count). -1 for the root.
+int btree_parent(int n, int rank) {
+  if (rank == 0) return -1;
+  int bit = 1;
+  while (bit < n && !(bit & rank)) bit <<= 1;
+  int up = (rank ^ bit) | (bit << 1);
+  if (up >= n) up = rank ^ bit;
+  return up;
+}
+int dtree_parent(int n, int rank, int tree) {
+  if (tree == 0) return btree_parent(n, rank);
+  if (n % 2 == 1) {
+    const int u = btree_parent(n, (rank - 1 + n) % n);
+    return u == -1 ? -1 : (u + 1) % n;
   }
-  for (int s = 1; s < n; ++s) {
-    if (std::gcd(s, n) != 1) continue;
-    std::vector<int> order(n);
-    for (int i = 0; i < n; ++i) order[i] = local[(static_cast<long long>(i) * s) % n];
-    rings.push_back(std::move(order));
-  }
+  const int u = btree_parent(n, n - 1 - rank);
+  return u == -1 ? -1 : n - 1 - u;
 }
 
 }  // namespace
+
+/// Ranks grouped by node: nodes in order of first appearance, GPUs in rank order.
+struct CollectiveEngine::Groups {
+  std::vector<int> node_ids;
+  std::vector<std::vector<int>> per_node;
+  /// Local NICs the group's GPUs own on the first node, in GPU order (the rails).
+  std::vector<int> rails;
+  bool same_size = true;
+  int ppn() const { return static_cast<int>(per_node[0].size()); }
+  int nodes() const { return static_cast<int>(node_ids.size()); }
+};
 
 CollectiveEngine::CollectiveEngine(sim::Simulator& sim, sim::FlowNetwork& net, const Cluster& cluster)
     : sim_(sim), net_(net), cluster_(cluster) {
@@ -118,6 +144,7 @@ double CollectiveEngine::efficiency(sim::ResourceId r) const {
     case LinkKind::nic:
     case LinkKind::fabric:
       return LinkEfficiency::network;
+    case LinkKind::socket:
     case LinkKind::other:
       return 1.0;
   }
@@ -148,10 +175,10 @@ void CollectiveEngine::validate(const CollectiveCall& call) const {
   }
 }
 
-std::array<double, 3> CollectiveEngine::ring_latency_s(CollectiveOp op, int n, int nodes) const {
-  // NCCL src/graph/tuning.cc (ncclTopoTuneModel, Ring): latency = baseLat + (nsteps -
-  // nInterSteps) * intraLat + nInterSteps * interLat, intraLat raised to the network post
-  // overhead (x3 for Simple) when the ring spans nodes.
+std::array<double, 3> CollectiveEngine::ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink) const {
+  // NCCL tuning.cc (Ring): latency = baseLat + (nsteps - nInterSteps) * intraLat +
+  // nInterSteps * interLat, intraLat raised to the network post overhead (x3 for Simple) when
+  // the ring spans nodes.
   int steps = 0, inter = 0;
   switch (op) {
     case CollectiveOp::all_reduce:
@@ -165,8 +192,8 @@ std::array<double, 3> CollectiveEngine::ring_latency_s(CollectiveOp op, int n, i
       break;
     case CollectiveOp::broadcast:
     case CollectiveOp::reduce:
-      // Pipelined chain of n-1 hops (NCCL charges per-step latency on rings that do not reuse
-      // channels; we use the Ring hwLat per hop rather than NCCL's Tree/Simple chunk figure).
+      // Pipelined chain of n-1 hops (we use the Ring hwLat per hop rather than NCCL's
+      // Tree/Simple chunk figure).
       steps = n - 1;
       inter = nodes - 1;
       break;
@@ -178,7 +205,7 @@ std::array<double, 3> CollectiveEngine::ring_latency_s(CollectiveOp op, int n, i
       break;
   }
   inter = std::min(inter, steps);
-  const auto& intra_table = cluster_.has_scale_up() ? NcclLatencyUs::nvlink_ring : NcclLatencyUs::pci_ring;
+  const auto& intra_table = nvlink ? NcclLatencyUs::nvlink_ring : NcclLatencyUs::pci_ring;
   std::array<double, 3> out{};
   for (int p = 0; p < 3; ++p) {
     double intra = intra_table[p];
@@ -189,33 +216,87 @@ std::array<double, 3> CollectiveEngine::ring_latency_s(CollectiveOp op, int n, i
   return out;
 }
 
-double CollectiveEngine::protocol_factor(CollectiveProtocol p, CollectiveOp op, int nodes) {
-  // NCCL tuning.cc, Ring: LL busBw x 1/4 (multi-node, all-reduce, reduce) else x 1/3;
-  // LL128 x 0.92 (120/128 bytes of each line carry data); Simple x 1.
-  switch (p) {
-    case CollectiveProtocol::ll:
-      return (nodes > 1 || op == CollectiveOp::all_reduce || op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
-    case CollectiveProtocol::ll128:
-      return 0.92;
-    case CollectiveProtocol::simple:
-      return 1.0;
+std::array<double, 3> CollectiveEngine::tree_latency_s(int ppn, int nodes, bool nvlink) const {
+  // NCCL tuning.cc (Tree): baseLat + 2 * ((ppn - 1) * intraLat + log2(nodes) * interLat).
+  const auto& intra = nvlink ? NcclLatencyUs::nvlink_tree : NcclLatencyUs::pci_tree;
+  std::array<double, 3> out{};
+  for (int p = 0; p < 3; ++p) {
+    out[p] =
+        (NcclLatencyUs::base_tree[p] + 2 * ((ppn - 1) * intra[p] + log2i(nodes) * NcclLatencyUs::net_tree[p])) * 1e-6;
   }
-  return 1.0;
+  return out;
 }
 
-void CollectiveEngine::finish_phase(Plan& plan, Phase& phase, std::span<const std::pair<int, int>> edges,
+bool CollectiveEngine::all_nvlink(const Groups& g) const {
+  // Every ring edge inside a node is NVLink (NCCL's intra-node path type <= NVB).
+  for (const auto& local : g.per_node) {
+    const int m = static_cast<int>(local.size());
+    for (int i = 0; i < (m > 2 ? m : m - 1); ++i) {
+      if (!cluster_.nvlink_between(cluster_.local_rank(local[i]), cluster_.local_rank(local[(i + 1) % m]))) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+double CollectiveEngine::protocol_factor(const Plan& plan, int p, double bytes) const {
+  const int nodes = plan.num_nodes;
+  const int ppn = static_cast<int>(plan.ranks.size()) / std::max(1, nodes);
+  switch (plan.algorithm) {
+    case CollectiveAlgorithm::tree: {
+      // NCCL tuning.cc (Tree): busBw x 0.92; LL / 3.8; LL128 x 7/9 (one node) or 120/128; then
+      // the tree correction factor of the size.
+      double f = 0.92;
+      if (p == kLL) f /= 3.8;
+      if (p == kLL128) f *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+      const int log_size = log2i(static_cast<std::int64_t>(bytes) >> 6);
+      if (log_size < 23) f *= kTreeCorrection[p][log_size];
+      return f;
+    }
+    case CollectiveAlgorithm::nvls:
+    case CollectiveAlgorithm::nvls_tree:
+      return 1.0;  // Simple only; NVLS efficiency is on the links
+    default:
+      break;
+  }
+  // Ring (and hierarchical, direct): LL busBw x 1/4 (multi-node, all-reduce, reduce) else x 1/3;
+  // LL128 x 0.92 (120/128 bytes of each line carry data; 0.7 with one GPU per node); Simple x 1.
+  switch (p) {
+    case kLL:
+      return (nodes > 1 || plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
+    case kLL128:
+      return (nodes > 1 && ppn < 2) ? 0.7 : 0.92;
+    default:
+      return 1.0;
+  }
+}
+
+double CollectiveEngine::phase_latency_s(const Plan& plan, const Phase& phase, int p, double bytes) const {
+  double lat = phase.latency_s[p];
+  // NCCL: ring Simple all-reduce across nodes, once each rank's share of a channel reaches 64 B.
+  if (phase.ring_plateau && p == kSimple && bytes / (plan.channels * static_cast<double>(plan.ranks.size())) >= 64) {
+    lat *= NcclLatencyUs::ring_plateau;
+  }
+  return lat;
+}
+
+void CollectiveEngine::finish_phase(Plan& plan, Phase& phase, std::span<const std::span<const sim::ResourceId>> paths,
                                     std::span<const double> fractions) const {
   phase.first_flow = static_cast<std::uint32_t>(plan.flows.size());
-  phase.num_flows = static_cast<std::uint32_t>(edges.size());
+  phase.num_flows = static_cast<std::uint32_t>(paths.size());
   const std::size_t nres = net_.num_resources();
   if (load_scratch_.size() < nres) {
     load_scratch_.resize(nres, 0.0);
     count_scratch_.resize(nres, 0);
   }
+  auto eff = [&](sim::ResourceId r) {
+    return efficiency(r) * (cluster_.link_kind(r) == LinkKind::nvlink ? phase.nvlink_scale : 1.0);
+  };
   touched_scratch_.clear();
-  for (std::size_t i = 0; i < edges.size(); ++i) {
+  for (std::size_t i = 0; i < paths.size(); ++i) {
     FlowTemplate f;
-    f.path = cluster_.route(edges[i].first, edges[i].second);
+    f.path = paths[i];
     f.byte_fraction = fractions[i];
     for (auto r : f.path) {
       if (count_scratch_[r] == 0) touched_scratch_.push_back(r);
@@ -225,15 +306,15 @@ void CollectiveEngine::finish_phase(Plan& plan, Phase& phase, std::span<const st
     plan.flows.push_back(f);
   }
   // Per-flow cap: the flows of this phase together get at most efficiency x capacity on each
-  // link; the bottleneck time per byte is the largest load / (efficiency x capacity).
+  // link, shared in proportion to their bytes (a pipelined collective moves every edge's bytes
+  // in step, so all flows on the bottleneck finish together); the bottleneck time per byte is
+  // the largest load / (efficiency x capacity).
   double spb = 0;
-  for (auto r : touched_scratch_) {
-    spb = std::max(spb, load_scratch_[r] / (efficiency(r) * net_.capacity(r)));
-  }
+  for (auto r : touched_scratch_) spb = std::max(spb, load_scratch_[r] / (eff(r) * net_.capacity(r)));
   for (std::uint32_t i = phase.first_flow; i < plan.flows.size(); ++i) {
     FlowTemplate& f = plan.flows[i];
     double cap = std::numeric_limits<double>::infinity();
-    for (auto r : f.path) cap = std::min(cap, efficiency(r) * net_.capacity(r) / count_scratch_[r]);
+    for (auto r : f.path) cap = std::min(cap, eff(r) * net_.capacity(r) * f.byte_fraction / load_scratch_[r]);
     f.cap_bytes_per_s = cap;
   }
   for (auto r : touched_scratch_) {
@@ -243,139 +324,339 @@ void CollectiveEngine::finish_phase(Plan& plan, Phase& phase, std::span<const st
   phase.seconds_per_byte = spb;
 }
 
-void CollectiveEngine::build_plan(Plan& plan) const {
-  const std::vector<int>& ranks = plan.ranks;
-  const int n = static_cast<int>(ranks.size());
-  // Group GPUs by node, nodes in order of first appearance, GPUs in rank order.
-  std::vector<int> node_ids;
-  std::vector<std::vector<int>> per_node;
-  for (int r : ranks) {
-    const int node = cluster_.node_of(r);
-    auto it = std::find(node_ids.begin(), node_ids.end(), node);
-    if (it == node_ids.end()) {
-      node_ids.push_back(node);
-      per_node.emplace_back();
-      it = node_ids.end() - 1;
-    }
-    per_node[it - node_ids.begin()].push_back(r);
-  }
-  const int nodes = static_cast<int>(node_ids.size());
-  plan.num_nodes = nodes;
-  plan.hierarchical_ok = plan.op == CollectiveOp::all_reduce && nodes > 1 && per_node[0].size() > 1 &&
-                         std::all_of(per_node.begin(), per_node.end(),
-                                     [&](const std::vector<int>& l) { return l.size() == per_node[0].size(); });
-  const GpuSpec& gpu = cluster_.gpu_spec(0);
-  plan.ll128_allowed = cluster_.has_scale_up() && gpu.nvlink_generation >= 2 && gpu.nvlink_generation <= 4;
+namespace {
 
-  std::vector<std::pair<int, int>> edges;
+// Orders of the rings over GPUs `local` of one node: one ring in the given order, or on a
+// full-mesh node one ring per stride s coprime with n (ring i -> i+s uses the direct links
+// (i, i+s), so the rings use disjoint links).
+void single_node_rings(const Cluster& cluster, std::span<const int> local, std::vector<std::vector<int>>& rings) {
+  rings.clear();
+  const int n = static_cast<int>(local.size());
+  if (cluster.scale_up() != ScaleUp::mesh || n <= 2) {
+    rings.emplace_back(local.begin(), local.end());
+    return;
+  }
+  for (int s = 1; s < n; ++s) {
+    if (std::gcd(s, n) != 1) continue;
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i) order[i] = local[(static_cast<long long>(i) * s) % n];
+    rings.push_back(std::move(order));
+  }
+}
+
+/// Position in `local` of the GPU owning local NIC `rail` (or c * size / channels if none owns it).
+int owner_position(const Cluster& cluster, const std::vector<int>& local, int rail, int c, int channels) {
+  const int owner = cluster.gpu_of_nic(rail);
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    if (cluster.local_rank(local[i]) == owner) return static_cast<int>(i);
+  }
+  return static_cast<int>(static_cast<long long>(c) * static_cast<long long>(local.size()) / channels);
+}
+
+}  // namespace
+
+void CollectiveEngine::build_ring(Plan& plan, const Groups& g) const {
+  const int n = static_cast<int>(plan.ranks.size());
+  const int nodes = g.nodes();
+  std::vector<std::span<const sim::ResourceId>> paths;
   std::vector<double> fractions;
+  // Ring orders with the rail each order's inter-node edges use.
+  std::vector<std::vector<int>> rings;
+  std::vector<int> ring_rail;
+  if (nodes == 1) {
+    single_node_rings(cluster_, g.per_node[0], rings);
+    ring_rail.assign(rings.size(), -1);
+  } else {
+    const int channels = static_cast<int>(g.rails.size());
+    for (int c = 0; c < channels; ++c) {
+      std::vector<int> order;
+      order.reserve(n);
+      for (const auto& local : g.per_node) {
+        const int pk = static_cast<int>(local.size());
+        const int start = owner_position(cluster_, local, g.rails[c], c, channels);
+        for (int i = 0; i < pk; ++i) order.push_back(local[(start + i) % pk]);
+      }
+      rings.push_back(std::move(order));
+      ring_rail.push_back(g.rails[c]);
+    }
+  }
+  plan.channels = static_cast<int>(rings.size());
+  const double fraction = edge_fraction(plan.op, n) / rings.size();
+  auto path = [&](int a, int b, int rail) {
+    return rail < 0 || cluster_.node_of(a) == cluster_.node_of(b) ? cluster_.route(a, b) : cluster_.route(a, b, rail);
+  };
+  for (std::size_t k = 0; k < rings.size(); ++k) {
+    const std::vector<int>& order = rings[k];
+    const int m = static_cast<int>(order.size());
+    if (plan.op == CollectiveOp::broadcast || plan.op == CollectiveOp::reduce) {
+      // Chain: broadcast flows from the root (ranks[0]) onwards, reduce flows towards it.
+      const int root_pos = static_cast<int>(std::find(order.begin(), order.end(), plan.ranks[0]) - order.begin());
+      const int start = plan.op == CollectiveOp::broadcast ? root_pos : (root_pos + 1) % m;
+      for (int i = 0; i + 1 < m; ++i) {
+        paths.push_back(path(order[(start + i) % m], order[(start + i + 1) % m], ring_rail[k]));
+        fractions.push_back(fraction);
+      }
+      continue;
+    }
+    for (int i = 0; i < m; ++i) {
+      paths.push_back(path(order[i], order[(i + 1) % m], ring_rail[k]));
+      fractions.push_back(fraction);
+    }
+  }
+  Phase ph;
+  ph.latency_s = ring_latency_s(plan.op, n, nodes, all_nvlink(g));
+  ph.ring_plateau = plan.op == CollectiveOp::all_reduce && nodes > 1;
+  finish_phase(plan, ph, paths, fractions);
+  plan.phases.push_back(ph);
+}
+
+void CollectiveEngine::build_hierarchical(Plan& plan, const Groups& g) const {
+  const int p = g.ppn();
+  const int nodes = g.nodes();
+  const bool nvlink = all_nvlink(g);
+  plan.channels = p;
+  std::vector<std::span<const sim::ResourceId>> paths;
+  std::vector<double> fractions;
+  std::vector<std::vector<int>> rings;
   auto add_phase = [&](const std::array<double, 3>& latency) {
     Phase ph;
     ph.latency_s = latency;
-    finish_phase(plan, ph, edges, fractions);
+    finish_phase(plan, ph, paths, fractions);
     plan.phases.push_back(ph);
-    edges.clear();
+    paths.clear();
     fractions.clear();
   };
+  auto add_rings = [&](CollectiveOp op) {
+    for (const auto& local : g.per_node) {
+      single_node_rings(cluster_, local, rings);
+      for (const auto& ring : rings) {
+        for (int i = 0; i < p; ++i) {
+          paths.push_back(cluster_.route(ring[i], ring[(i + 1) % p]));
+          fractions.push_back(edge_fraction(op, p) / rings.size());
+        }
+      }
+    }
+  };
+  // Phase 1: reduce-scatter inside every node (all nodes concurrently).
+  add_rings(CollectiveOp::reduce_scatter);
+  add_phase(ring_latency_s(CollectiveOp::reduce_scatter, p, 1, nvlink));
+  // Phase 2: p inter-node all-reduces of S/p, one per local position (over its own rail).
+  for (int q = 0; q < p; ++q) {
+    for (int k = 0; k < nodes; ++k) {
+      const int a = g.per_node[k][q], b = g.per_node[(k + 1) % nodes][q];
+      paths.push_back(cluster_.route(a, b));
+      fractions.push_back(edge_fraction(CollectiveOp::all_reduce, nodes) / p);
+    }
+  }
+  add_phase(ring_latency_s(CollectiveOp::all_reduce, nodes, nodes, nvlink));
+  // Phase 3: all-gather inside every node.
+  add_rings(CollectiveOp::all_gather);
+  add_phase(ring_latency_s(CollectiveOp::all_gather, p, 1, nvlink));
+}
 
+void CollectiveEngine::build_tree(Plan& plan, const Groups& g, bool nvls) const {
+  const int nodes = g.nodes();
+  const int rails = static_cast<int>(g.rails.size());
+  std::vector<std::span<const sim::ResourceId>> paths;
+  std::vector<double> fractions;
+  // Chains / heads per rail on every node.
+  std::vector<std::vector<std::vector<int>>> chains(rails);  // [rail][node] -> GPUs, head first
+  for (int r = 0; r < rails; ++r) {
+    for (const auto& local : g.per_node) {
+      const int pk = static_cast<int>(local.size());
+      const int start = owner_position(cluster_, local, g.rails[r], r, rails);
+      std::vector<int> chain;
+      for (int i = 0; i < pk; ++i) chain.push_back(local[(start + i) % pk]);
+      chains[r].push_back(std::move(chain));
+    }
+  }
+  Phase ph;
+  if (!nvls) {
+    // NCCL Tree: two channels per rail, one per tree; each carries S / C up and down.
+    const int channels = 2 * rails;
+    plan.channels = channels;
+    const double f = 1.0 / channels;
+    for (int r = 0; r < rails; ++r) {
+      for (int t = 0; t < 2; ++t) {
+        for (int k = 0; k < nodes; ++k) {
+          const std::vector<int>& chain = chains[r][k];
+          for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
+            paths.push_back(cluster_.route(chain[i + 1], chain[i]));  // reduce: towards the head
+            fractions.push_back(f);
+            paths.push_back(cluster_.route(chain[i], chain[i + 1]));  // broadcast: away from it
+            fractions.push_back(f);
+          }
+          const int u = dtree_parent(nodes, k, t);
+          if (u < 0) continue;
+          const int head = chain[0], parent = chains[r][u][0];
+          paths.push_back(cluster_.route(head, parent, g.rails[r]));
+          fractions.push_back(f);
+          paths.push_back(cluster_.route(parent, head, g.rails[r]));
+          fractions.push_back(f);
+        }
+      }
+    }
+    ph.latency_s = tree_latency_s(g.ppn(), nodes, all_nvlink(g));
+  } else {
+    // NVLS inside nodes: each GPU sends its buffer to the switch and receives the multicast
+    // result; each rail's head also receives its reduced share and multicasts it.
+    plan.channels = rails;
+    for (const auto& local : g.per_node) {
+      const int pk = static_cast<int>(local.size());
+      for (int i = 0; i < pk; ++i) {
+        const int a = local[i], b = local[(i + 1) % pk];
+        paths.push_back(cluster_.route(a, b).subspan(0, 1));  // nvl_up(a)
+        fractions.push_back(1.0);
+        paths.push_back(cluster_.route(b, a).subspan(1, 1));  // nvl_down(a)
+        fractions.push_back(1.0);
+      }
+    }
+    for (int r = 0; r < rails; ++r) {
+      for (int k = 0; k < nodes; ++k) {
+        const std::vector<int>& chain = chains[r][k];
+        const int head = chain[0], other = chain[1 % chain.size()];
+        paths.push_back(cluster_.route(other, head).subspan(1, 1));  // reduced share into the head
+        fractions.push_back(1.0 / rails);
+        paths.push_back(cluster_.route(head, other).subspan(0, 1));  // head multicasts it
+        fractions.push_back(1.0 / rails);
+        for (int t = 0; t < 2; ++t) {
+          const int u = dtree_parent(nodes, k, t);
+          if (u < 0) continue;
+          const int parent = chains[r][u][0];
+          paths.push_back(cluster_.route(head, parent, g.rails[r]));
+          fractions.push_back(0.5 / rails);
+          paths.push_back(cluster_.route(parent, head, g.rails[r]));
+          fractions.push_back(0.5 / rails);
+        }
+      }
+    }
+    ph.nvlink_scale =
+        cluster_.gpu_spec(0).nvlink_generation >= 5 ? LinkEfficiency::nvls_blackwell : LinkEfficiency::nvls_hopper;
+    const double us = NcclLatencyUs::nvlink_nvls_tree + 2 * log2i(nodes) * NcclLatencyUs::net_nvls_tree;
+    ph.latency_s = {us * 1e-6, us * 1e-6, us * 1e-6};
+    plan.protocol_allowed = {false, false, true};
+  }
+  finish_phase(plan, ph, paths, fractions);
+  plan.phases.push_back(ph);
+}
+
+void CollectiveEngine::build_nvls(Plan& plan, const Groups& g) const {
+  const std::vector<int>& local = g.per_node[0];
+  const int n = static_cast<int>(local.size());
+  std::vector<std::span<const sim::ResourceId>> paths;
+  std::vector<double> fractions;
+  // NVLink SHARP: S to the switch for reduction plus S/n of results to multicast (up), S/n of
+  // reduced results plus S of multicast (down), per GPU.
+  for (int i = 0; i < n; ++i) {
+    const int a = local[i], b = local[(i + 1) % n];
+    paths.push_back(cluster_.route(a, b).subspan(0, 1));
+    fractions.push_back(1.0 + 1.0 / n);
+    paths.push_back(cluster_.route(b, a).subspan(1, 1));
+    fractions.push_back(1.0 + 1.0 / n);
+  }
+  plan.channels = n;
+  Phase ph;
+  ph.nvlink_scale =
+      cluster_.gpu_spec(0).nvlink_generation >= 5 ? LinkEfficiency::nvls_blackwell : LinkEfficiency::nvls_hopper;
+  const double us = NcclLatencyUs::nvlink_nvls;
+  ph.latency_s = {us * 1e-6, us * 1e-6, us * 1e-6};
+  plan.protocol_allowed = {false, false, true};
+  finish_phase(plan, ph, paths, fractions);
+  plan.phases.push_back(ph);
+}
+
+void CollectiveEngine::build_plan(Plan& plan) const {
+  const std::vector<int>& ranks = plan.ranks;
+  const int n = static_cast<int>(ranks.size());
+  Groups g;
+  for (int r : ranks) {
+    const int node = cluster_.node_of(r);
+    auto it = std::find(g.node_ids.begin(), g.node_ids.end(), node);
+    if (it == g.node_ids.end()) {
+      g.node_ids.push_back(node);
+      g.per_node.emplace_back();
+      it = g.node_ids.end() - 1;
+    }
+    g.per_node[it - g.node_ids.begin()].push_back(r);
+  }
+  const int nodes = g.nodes();
+  plan.num_nodes = nodes;
+  for (const auto& local : g.per_node) g.same_size = g.same_size && local.size() == g.per_node[0].size();
+  // Rails: the NICs owned by the group's GPUs on the first node (NodeTemplate's GPU-NIC rule).
+  if (cluster_.nics_per_node() > 0) {
+    const int q = cluster_.nics_per_node(), gpn = cluster_.gpus_per_node();
+    for (int r : g.per_node[0]) {
+      const int l = cluster_.local_rank(r);
+      const int first = cluster_.nic_of_local(l);
+      const int count = q > gpn ? std::max(1, (l + 1) * q / gpn - first) : 1;
+      for (int k = 0; k < count; ++k) {
+        if (std::find(g.rails.begin(), g.rails.end(), first + k) == g.rails.end()) g.rails.push_back(first + k);
+      }
+    }
+  }
+  const GpuSpec& gpu = cluster_.gpu_spec(0);
+  const bool nvlink = cluster_.has_scale_up() && all_nvlink(g);
+  const bool ll128 = nvlink && gpu.nvlink_generation >= 2 && gpu.nvlink_generation <= 4;
+  plan.protocol_allowed = {true, ll128, true};
   if (n == 1) return;  // completes immediately
 
+  std::vector<std::span<const sim::ResourceId>> paths;
+  std::vector<double> fractions;
+  switch (plan.algorithm) {
+    case CollectiveAlgorithm::automatic:
+    case CollectiveAlgorithm::ring:
+      break;
+    case CollectiveAlgorithm::hierarchical:
+      plan.applicable = plan.op == CollectiveOp::all_reduce && nodes > 1 && g.ppn() > 1 && g.same_size;
+      if (plan.applicable) build_hierarchical(plan, g);
+      return;
+    case CollectiveAlgorithm::tree:
+      plan.applicable = plan.op == CollectiveOp::all_reduce && nodes > 1 && !g.rails.empty();
+      if (plan.applicable) build_tree(plan, g, false);
+      return;
+    case CollectiveAlgorithm::nvls:
+    case CollectiveAlgorithm::nvls_tree: {
+      const bool nvls_hw = cluster_.scale_up() == ScaleUp::nvswitch && gpu.nvlink_generation >= 4;
+      if (plan.algorithm == CollectiveAlgorithm::nvls) {
+        // NCCL enables NVLS on NVSwitch systems with more than 2 GPUs (src/transport/nvls.cc).
+        plan.applicable = plan.op == CollectiveOp::all_reduce && nvls_hw && nodes == 1 && n > 2;
+        if (plan.applicable) build_nvls(plan, g);
+      } else {
+        plan.applicable = plan.op == CollectiveOp::all_reduce && nvls_hw && nodes > 1 && g.ppn() > 1 && g.same_size &&
+                          !g.rails.empty();
+        if (plan.applicable) build_tree(plan, g, true);
+      }
+      return;
+    }
+  }
+  plan.algorithm = CollectiveAlgorithm::ring;
   if (plan.op == CollectiveOp::send_recv) {
-    edges.emplace_back(ranks[0], ranks[1]);
+    paths.push_back(cluster_.route(ranks[0], ranks[1]));
     fractions.push_back(1.0);
-    add_phase(ring_latency_s(plan.op, 2, nodes));
+    Phase ph;
+    ph.latency_s = ring_latency_s(plan.op, 2, nodes, nvlink);
+    finish_phase(plan, ph, paths, fractions);
+    plan.phases.push_back(ph);
     return;
   }
   if (plan.op == CollectiveOp::all_to_all) {
     for (int i = 0; i < n; ++i) {
       for (int j = 0; j < n; ++j) {
         if (i == j) continue;
-        edges.emplace_back(ranks[i], ranks[j]);
+        paths.push_back(cluster_.route(ranks[i], ranks[j]));
         fractions.push_back(1.0 / n);
       }
     }
-    add_phase(ring_latency_s(plan.op, n, nodes));
+    Phase ph;
+    ph.latency_s = ring_latency_s(plan.op, n, nodes, nvlink);
+    finish_phase(plan, ph, paths, fractions);
+    plan.phases.push_back(ph);
     return;
   }
-
-  std::vector<std::vector<int>> rings;
-  auto add_ring_edges = [&](const std::vector<int>& order, CollectiveOp op, double fraction) {
-    const int m = static_cast<int>(order.size());
-    if (op == CollectiveOp::broadcast || op == CollectiveOp::reduce) {
-      // Chain: broadcast flows from the root (ranks[0]) onwards, reduce flows towards it.
-      const int root_pos = static_cast<int>(std::find(order.begin(), order.end(), ranks[0]) - order.begin());
-      const int start = op == CollectiveOp::broadcast ? root_pos : (root_pos + 1) % m;
-      for (int i = 0; i + 1 < m; ++i) {
-        edges.emplace_back(order[(start + i) % m], order[(start + i + 1) % m]);
-        fractions.push_back(fraction);
-      }
-      return;
-    }
-    for (int i = 0; i < m; ++i) {
-      edges.emplace_back(order[i], order[(i + 1) % m]);
-      fractions.push_back(fraction);
-    }
-  };
-
-  if (plan.algorithm == CollectiveAlgorithm::hierarchical) {
-    const int p = static_cast<int>(per_node[0].size());
-    plan.channels = p;
-    // Phase 1: reduce-scatter inside every node (all nodes concurrently).
-    for (const auto& local : per_node) {
-      single_node_rings(cluster_, local, rings);
-      for (const auto& ring : rings) {
-        add_ring_edges(ring, CollectiveOp::reduce_scatter,
-                       edge_fraction(CollectiveOp::reduce_scatter, p) / rings.size());
-      }
-    }
-    add_phase(ring_latency_s(CollectiveOp::reduce_scatter, p, 1));
-    // Phase 2: p inter-node all-reduces of S/p, one per local position (its rail).
-    for (int q = 0; q < p; ++q) {
-      std::vector<int> order;
-      for (const auto& local : per_node) order.push_back(local[q]);
-      add_ring_edges(order, CollectiveOp::all_reduce, edge_fraction(CollectiveOp::all_reduce, nodes) / p);
-    }
-    add_phase(ring_latency_s(CollectiveOp::all_reduce, nodes, nodes));
-    // Phase 3: all-gather inside every node.
-    for (const auto& local : per_node) {
-      single_node_rings(cluster_, local, rings);
-      for (const auto& ring : rings) {
-        add_ring_edges(ring, CollectiveOp::all_gather, edge_fraction(CollectiveOp::all_gather, p) / rings.size());
-      }
-    }
-    add_phase(ring_latency_s(CollectiveOp::all_gather, p, 1));
-    return;
+  if (nodes > 1 && g.rails.empty()) {
+    throw std::invalid_argument("collective: the group spans nodes without NICs");
   }
-
-  // Flat ring(s).
-  if (nodes == 1) {
-    single_node_rings(cluster_, per_node[0], rings);
-  } else {
-    // Channels: each crosses every node boundary through a different NIC.
-    int channels = n;
-    for (const auto& local : per_node) {
-      std::vector<int> nics;
-      for (int g : local) nics.push_back(cluster_.nic_of_local(cluster_.local_rank(g)));
-      std::sort(nics.begin(), nics.end());
-      const int distinct = static_cast<int>(std::unique(nics.begin(), nics.end()) - nics.begin());
-      channels = std::min({channels, static_cast<int>(local.size()), std::max(1, distinct)});
-    }
-    rings.clear();
-    for (int c = 0; c < channels; ++c) {
-      std::vector<int> order;
-      order.reserve(n);
-      for (const auto& local : per_node) {
-        const int pk = static_cast<int>(local.size());
-        const int start = c * pk / channels;
-        for (int i = 0; i < pk; ++i) order.push_back(local[(start + i) % pk]);
-      }
-      rings.push_back(std::move(order));
-    }
-  }
-  plan.channels = static_cast<int>(rings.size());
-  const double fraction = edge_fraction(plan.op, n) / rings.size();
-  for (const auto& ring : rings) add_ring_edges(ring, plan.op, fraction);
-  add_phase(ring_latency_s(plan.op, n, nodes));
+  build_ring(plan, g);
 }
 
 const CollectiveEngine::Plan& CollectiveEngine::plan_for(CollectiveOp op, CollectiveAlgorithm algorithm,
@@ -391,9 +672,10 @@ const CollectiveEngine::Plan& CollectiveEngine::plan_for(CollectiveOp op, Collec
   }
   Plan& plan = plans_.emplace_back();
   plan.op = op;
-  plan.algorithm = algorithm;
+  plan.algorithm = algorithm == CollectiveAlgorithm::automatic ? CollectiveAlgorithm::ring : algorithm;
   plan.ranks.assign(ranks.begin(), ranks.end());
   build_plan(plan);
+  plan.algorithm = algorithm == CollectiveAlgorithm::automatic ? CollectiveAlgorithm::ring : plan.algorithm;
   bucket.push_back(static_cast<std::uint32_t>(plans_.size() - 1));
   return plan;
 }
@@ -402,16 +684,16 @@ CollectiveChoice CollectiveEngine::evaluate(const Plan& plan, double bytes) cons
   CollectiveChoice best;
   best.algorithm = plan.algorithm;
   best.channels = plan.channels;
+  best.latency_s = std::numeric_limits<double>::infinity();
+  const auto& forced = cluster_.spec().collectives.protocol;
   bool have = false;
-  const int nodes = plan.num_nodes;
-  const int ppn = static_cast<int>(plan.ranks.size()) / std::max(1, nodes);
   for (int p : {kSimple, kLL128, kLL}) {
-    if (p == kLL128 && !plan.ll128_allowed) continue;
-    double factor = protocol_factor(static_cast<CollectiveProtocol>(p), plan.op, nodes);
-    if (p == kLL128 && nodes > 1 && ppn < 2) factor = 0.7;  // NCCL: ppn < 2 -> LL128 x 0.7
+    if (!plan.protocol_allowed[p]) continue;
+    if (forced.has_value() && static_cast<int>(*forced) != p) continue;
+    const double factor = protocol_factor(plan, p, bytes);
     double lat = 0, bw = 0;
     for (const Phase& ph : plan.phases) {
-      lat += ph.latency_s[p];
+      lat += phase_latency_s(plan, ph, p, bytes);
       bw += bytes * ph.seconds_per_byte / factor;
     }
     if (!have || lat + bw < best.seconds()) {
@@ -429,14 +711,38 @@ CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const
   *plan = nullptr;
   if (call.ranks.size() == 1) return CollectiveChoice{};
   const Plan& ring = plan_for(call.op, CollectiveAlgorithm::ring, call.ranks);
-  *plan = &ring;
   CollectiveChoice best = evaluate(ring, call.bytes);
-  if (!is_ring_op(call.op) || call.algorithm == CollectiveAlgorithm::ring || !ring.hierarchical_ok) return best;
-  const Plan& hier = plan_for(call.op, CollectiveAlgorithm::hierarchical, call.ranks);
-  const CollectiveChoice h = evaluate(hier, call.bytes);
-  if (call.algorithm == CollectiveAlgorithm::hierarchical || h.seconds() < best.seconds()) {
-    *plan = &hier;
-    return h;
+  *plan = &ring;
+  if (!is_ring_op(call.op)) return best;
+  const CollectiveAlgorithm forced =
+      call.algorithm != CollectiveAlgorithm::automatic ? call.algorithm : cluster_.spec().collectives.algorithm;
+  if (forced != CollectiveAlgorithm::automatic) {
+    const Plan& p = plan_for(call.op, forced, call.ranks);
+    if (p.applicable) {
+      const CollectiveChoice c = evaluate(p, call.bytes);
+      if (std::isfinite(c.seconds())) {
+        *plan = &p;
+        return c;
+      }
+    }
+    // Not applicable (or no allowed protocol): automatic, as NCCL falls back to what can run.
+  }
+  if (call.op != CollectiveOp::all_reduce) return best;
+  for (CollectiveAlgorithm a : {CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls,
+                                CollectiveAlgorithm::nvls_tree}) {
+    const Plan& p = plan_for(call.op, a, call.ranks);
+    if (!p.applicable) continue;
+    const CollectiveChoice c = evaluate(p, call.bytes);
+    if (c.seconds() < best.seconds()) {
+      best = c;
+      *plan = &p;
+    }
+  }
+  if (!std::isfinite(best.seconds())) {
+    // A forced protocol no algorithm allows: ignore it, as NCCL does for unsupported protocols.
+    CollectiveChoice c = evaluate(ring, call.bytes);
+    *plan = &ring;
+    return c;
   }
   return best;
 }
@@ -477,12 +783,10 @@ void CollectiveEngine::start_phase(std::uint32_t slot) {
   const Plan& plan = *a.plan;
   const Phase& ph = plan.phases[a.phase];
   if (a.bytes == 0 || ph.num_flows == 0) {
-    sim_.schedule_in(sim::Time::from_seconds(ph.latency_s[a.protocol]), this, slot);
+    sim_.schedule_in(sim::Time::from_seconds(phase_latency_s(plan, ph, a.protocol, a.bytes)), this, slot);
     return;
   }
-  double factor = protocol_factor(static_cast<CollectiveProtocol>(a.protocol), plan.op, plan.num_nodes);
-  const int ppn = static_cast<int>(plan.ranks.size()) / std::max(1, plan.num_nodes);
-  if (a.protocol == kLL128 && plan.num_nodes > 1 && ppn < 2) factor = 0.7;
+  const double factor = protocol_factor(plan, a.protocol, a.bytes);
   a.pending = ph.num_flows;
   const double bytes = a.bytes;
   for (std::uint32_t i = 0; i < ph.num_flows; ++i) {
@@ -495,7 +799,8 @@ void CollectiveEngine::on_flow_complete(sim::FlowId /*flow*/, std::uint64_t tag)
   const auto slot = static_cast<std::uint32_t>(tag);
   Active& a = active_[slot];
   if (--a.pending == 0) {
-    sim_.schedule_in(sim::Time::from_seconds(a.plan->phases[a.phase].latency_s[a.protocol]), this, slot);
+    sim_.schedule_in(sim::Time::from_seconds(phase_latency_s(*a.plan, a.plan->phases[a.phase], a.protocol, a.bytes)),
+                     this, slot);
   }
 }
 

@@ -6,25 +6,38 @@
 // broadcast/reduce: the buffer). busbw factors: DESIGN.md §4.3.
 //
 // Model (see collective.cc for the derivations):
-//  - A pipelined ring is CONCURRENT flows, one per ring edge per channel, each carrying that
-//    edge's total bytes (all_reduce 2(n-1)/n·S/C, all_gather/reduce_scatter (n-1)/n·S/C,
-//    broadcast/reduce S/C on the n-1 edges of the chain from/to the root = ranks[0]); the
-//    slowest link bounds it. Then a latency term = NCCL's ring latency for the protocol:
-//    baseLat + (steps - interSteps)·intraLat + interSteps·interLat (NCCL src/graph/tuning.cc).
-//  - Channels: one node: one ring in rank order (NVSwitch: channels do not change the
-//    bandwidth), or on a full mesh (xGMI) one ring per stride s coprime with n (ring i -> i+s).
-//    Several nodes: C = min over nodes of (group GPUs on the node, distinct NICs they use);
-//    channel c's ring enters every node at a different GPU, so each channel crosses each node
-//    boundary once through a different NIC (NCCL's rail-aligned rings; PXN routing from
-//    Cluster::route). One group GPU per node: a plain ring over the rail.
-//  - hierarchical (all_reduce only, every node holding the same p > 1 group GPUs, > 1 node):
+//  - Every algorithm is CONCURRENT flows on the FlowNetwork, one per edge per channel, each
+//    carrying that edge's total bytes (NCCL pipelines in chunks, so in steady state every edge is
+//    busy at once and the slowest link bounds the time), then a latency term from NCCL's tuning
+//    model (src/graph/tuning.cc, 2.24-2.26 tables: base + per-step latencies per algorithm and
+//    protocol). time = latency + bytes / bandwidth, as NCCL's tuner predicts it.
+//  - ring (all_reduce, all_gather, reduce_scatter, broadcast, reduce): one node: one ring in rank
+//    order (NVSwitch) or one ring per stride coprime with n on a full mesh. Several nodes: one
+//    channel per NIC of the group's GPUs (the rails, NodeTemplate's GPU-NIC rule); channel c's
+//    ring enters every node at the GPU that owns rail c and crosses each node boundary through
+//    that NIC (NCCL's rail-aligned rings; PXN from Cluster::route).
+//    Edge bytes: all_reduce 2(n-1)/n S/C, all_gather/reduce_scatter (n-1)/n S/C, broadcast/reduce
+//    S/C on the n-1 chain edges from/to the root = ranks[0].
+//  - tree (all_reduce, > 1 node; NCCL Tree): per rail two channels, one on each of NCCL's two
+//    complementary binary trees over the nodes (ncclGetDtree: mirror for even, shift for odd
+//    node counts); inside a node a chain from the rail's GPU through the others. Each tree edge
+//    carries S/C up (reduce) and S/C down (broadcast) at once: a GPU inside a chain sends 2 S in
+//    total (NCCL's algbw = busbw / 2).
+//  - nvls (all_reduce, one node, NVSwitch with NVLink4+): NVLink SHARP: each GPU sends its buffer
+//    to the switch for reduction and S/n of results back for multicast: S (1 + 1/n) per port per
+//    direction, at the NVLink efficiency x NCCL's nvlsEfficiency (Hopper 0.85, Blackwell 0.74).
+//  - nvls_tree (all_reduce, > 1 node, NVSwitch NVLink4+): NVLS inside each node, and per rail a
+//    double binary tree across nodes between the rail's GPUs (S/C up and down per tree edge).
+//  - hierarchical (all_reduce, every node holding the same p > 1 group GPUs, > 1 node):
 //    intra-node reduce-scatter, then p concurrent inter-node all-reduces of S/p (one per local
 //    position, over its rail), then intra-node all-gather; each phase pays its own latency.
 //  - all_to_all: direct, one flow of S/n per ordered pair; send_recv: one flow on the route.
-//  - Achievable bandwidth: each flow is capped so that the flows of one collective together
-//    get at most efficiency(link type) × capacity on every link (per-type fractions below),
-//    times the protocol's bandwidth factor.
+//  - Achievable bandwidth: each flow is capped so that the flows of one collective together get
+//    at most efficiency(link type) x capacity on every link, times the protocol's bandwidth
+//    factor (and NCCL's tree correction factor for medium tree sizes).
 //  - automatic: the algorithm and protocol with the least estimate_seconds(), as NCCL's tuner.
+//    A call's algorithm, else ClusterSpec::collectives (NCCL_ALGO / NCCL_PROTO), forces them;
+//    a forced algorithm that cannot run the call falls back to automatic.
 
 #include <array>
 #include <cstdint>
@@ -46,39 +59,53 @@ struct CollectiveCall {
   CollectiveOp op = CollectiveOp::all_reduce;
   std::vector<int> ranks;  ///< GPU ids in rank order; send_recv: {src, dst}; broadcast/reduce root = ranks[0]
   double bytes = 0;        ///< >= 0, nccl-tests size (see above)
-  /// hierarchical applies to all_reduce on a regular multi-node group; otherwise ring is used.
+  /// automatic: least predicted time (or the cluster's forced NCCL_ALGO); others force it when it
+  /// applies to the call (see the model above), else automatic.
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
 };
 
 /// What the engine would run for a call, and its closed-form time (no simulation).
 struct CollectiveChoice {
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< ring or hierarchical (resolved)
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< resolved (never automatic)
   CollectiveProtocol protocol = CollectiveProtocol::simple;
-  int channels = 1;      ///< parallel rings (1 for all_to_all/send_recv)
+  int channels = 1;      ///< parallel rings/trees (1 for all_to_all/send_recv)
   double latency_s = 0;  ///< sum over phases of NCCL's latency term [s]
-  double bandwidth_s =
-      0;  ///< max over links of bytes / (efficiency × capacity × protocol factor), summed over phases [s]
+  /// Sum over phases of max over links of bytes / (efficiency x capacity x protocol factor) [s].
+  double bandwidth_s = 0;
   double seconds() const { return latency_s + bandwidth_s; }
 };
 
-/// NCCL per-protocol latencies [us] for the Ring algorithm, from NVIDIA/nccl
-/// src/graph/tuning.cc (v2.19/2.20, 2023, commit b6475625): baseLat Ring {LL 6.6, LL128 14.0,
-/// Simple 8.4}; hwLat Ring NVLink {0.6, 1.9, 3.4}, PCI {1.0, 2.5, 5.7}, NET {2.7, 4.0, 14.0};
-/// per inter-node step at least the network post overhead 1 us (x3 for Simple; Intel CPU value).
+/// NCCL's latency model [us], NVIDIA/nccl src/graph/tuning.cc (2.24-2.26): baseLat Tree {LL 6.8,
+/// LL128 14.0, Simple 8.4}, Ring {6.6, 14.0, 8.4}, NVLS/NVLSTree 0; hwLat NVLink: Tree {.6, 1.25,
+/// 4.0}, Ring {.6, 1.9, 3.4}, NVLS 25, NVLSTree 25; PCI: Tree {1.0, 1.9, 4.0}, Ring {1.0, 2.5,
+/// 5.7}; NET: Tree {5.0, 8.5, 14}, Ring {2.7, 4.0, 14.0}, NVLS 18, NVLSTree 14. Network post
+/// overhead 1 us per inter-node ring step (x3 for Simple; Intel CPU value). Ring Simple all_reduce
+/// across nodes: latency x 1.4 (NCCL's "plateau effect of ring", compute capability >= 8.0).
 struct NcclLatencyUs {
   static constexpr std::array<double, 3> base_ring{6.6, 14.0, 8.4};
+  static constexpr std::array<double, 3> base_tree{6.8, 14.0, 8.4};
   static constexpr std::array<double, 3> nvlink_ring{0.6, 1.9, 3.4};
   static constexpr std::array<double, 3> pci_ring{1.0, 2.5, 5.7};
   static constexpr std::array<double, 3> net_ring{2.7, 4.0, 14.0};
+  static constexpr std::array<double, 3> nvlink_tree{0.6, 1.25, 4.0};
+  static constexpr std::array<double, 3> pci_tree{1.0, 1.9, 4.0};
+  static constexpr std::array<double, 3> net_tree{5.0, 8.5, 14.0};
+  static constexpr double nvlink_nvls = 25.0;
+  static constexpr double nvlink_nvls_tree = 25.0;
+  static constexpr double net_nvls_tree = 14.0;
   static constexpr double net_overhead = 1.0;
+  static constexpr double ring_plateau = 1.4;
 };
 
 /// Achievable fraction of line rate per link type: NCCL's own per-link bandwidth assumptions in
 /// NVIDIA/nccl src/graph/topo.h (2.19+): SM70/SM80_NVLINK_BW 20.0 GB/s per 25 GB/s NVLink2/3
 /// link -> 0.80; SM90_NVLINK_BW 20.6 per 25 GB/s NVLink4 link -> 0.824; SM100_NVLINK_BW 40.1 per
 /// 50 GB/s NVLink5 link -> 0.802; PCI_BW 12.0 GB/s for PCIe gen3 x16 (15.75 GB/s) -> 0.762;
-/// NET_BW 12.0 GB/s for a 100 Gb/s (12.5 GB/s) NIC -> 0.96 (used for NICs and fabric links).
-/// xGMI (AMD mesh): no NCCL figure; 0.80 assumed like NVLink. Not fitted to any measurement.
+/// NET_BW 12.0 GB/s for a 100 Gb/s (12.5 GB/s) NIC -> 0.96 (used for NICs and fabric links);
+/// socket links: the catalog already holds NCCL's achievable figure -> 1.0.
+/// xGMI (AMD mesh): no NCCL figure; 0.80 assumed like NVLink. NVLS: NCCL's nvlsEfficiency
+/// (src/graph/tuning.cc 2.23+: Hopper 0.85, Blackwell 0.74) on top of the NVLink figure.
+/// Not fitted to any measurement.
 struct LinkEfficiency {
   static constexpr double nvlink_gen2_3 = 20.0 / 25.0;
   static constexpr double nvlink_gen4 = 20.6 / 25.0;
@@ -86,6 +113,8 @@ struct LinkEfficiency {
   static constexpr double xgmi = 0.80;
   static constexpr double pcie = 12.0 / (8.0 * 16 * 128.0 / 130.0 / 8.0);  // 12 / 15.754 (gen3 x16)
   static constexpr double network = 12.0 / 12.5;
+  static constexpr double nvls_hopper = 0.85;
+  static constexpr double nvls_blackwell = 0.74;
 };
 
 class CollectiveListener {
@@ -137,8 +166,10 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   struct Phase {
     std::uint32_t first_flow = 0;
     std::uint32_t num_flows = 0;
-    std::array<double, 3> latency_s{};  // per protocol
+    std::array<double, 3> latency_s{};  // per protocol (before size-dependent adjustments)
     double seconds_per_byte = 0;        // bottleneck time per byte of call.bytes at protocol factor 1
+    double nvlink_scale = 1.0;          // extra efficiency on NVLink resources (NVLS)
+    bool ring_plateau = false;          // NCCL: ring Simple all_reduce across nodes, latency x 1.4
   };
   struct Plan {
     CollectiveOp op{};
@@ -148,8 +179,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
     int num_nodes = 1;
     std::vector<Phase> phases;
     std::vector<FlowTemplate> flows;
-    bool ll128_allowed = false;
-    bool hierarchical_ok = false;  // all_reduce, > 1 node, same p > 1 GPUs on every node
+    std::array<bool, 3> protocol_allowed{true, true, true};
+    bool applicable = true;  // false: the algorithm cannot run this call (plan is empty)
   };
   struct Active {
     const Plan* plan = nullptr;
@@ -160,16 +191,24 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
     std::uint8_t phase = 0;
     std::uint8_t protocol = 0;
   };
+  struct Groups;  // ranks grouped by node (collective.cc)
 
   void validate(const CollectiveCall& call) const;
   const Plan& plan_for(CollectiveOp op, CollectiveAlgorithm algorithm, std::span<const int> ranks) const;
   void build_plan(Plan& plan) const;
-  void finish_phase(Plan& plan, Phase& phase, std::span<const std::pair<int, int>> edges,
+  void build_ring(Plan& plan, const Groups& g) const;
+  void build_hierarchical(Plan& plan, const Groups& g) const;
+  void build_tree(Plan& plan, const Groups& g, bool nvls) const;
+  void build_nvls(Plan& plan, const Groups& g) const;
+  void finish_phase(Plan& plan, Phase& phase, std::span<const std::span<const sim::ResourceId>> paths,
                     std::span<const double> fractions) const;
-  std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes) const;
+  std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink) const;
+  std::array<double, 3> tree_latency_s(int ppn, int nodes, bool nvlink) const;
+  bool all_nvlink(const Groups& g) const;
+  double protocol_factor(const Plan& plan, int protocol, double bytes) const;
+  double phase_latency_s(const Plan& plan, const Phase& phase, int protocol, double bytes) const;
   CollectiveChoice evaluate(const Plan& plan, double bytes) const;
   CollectiveChoice choose_plan(const CollectiveCall& call, const Plan** plan) const;
-  static double protocol_factor(CollectiveProtocol p, CollectiveOp op, int nodes);
   void start_phase(std::uint32_t slot);
   void release(std::uint32_t slot);
 

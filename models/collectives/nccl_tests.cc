@@ -258,4 +258,54 @@ std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster_spec
   return out;
 }
 
+double geometric_mean_error(std::span<const double> ratios) {
+  if (ratios.empty()) return 0.0;
+  double sum = 0;
+  for (double r : ratios) sum += std::fabs(std::log(r));
+  return std::exp(sum / ratios.size()) - 1.0;
+}
+
+NcclTestsComparison compare_nccl_tests(const ClusterSpec& cluster, const NcclTestsOptions& options,
+                                       const std::vector<NcclTestsMeasurement>& measured) {
+  NcclTestsComparison out;
+  std::vector<double> sizes;
+  std::vector<const NcclTestsMeasurement*> kept;
+  for (const NcclTestsMeasurement& m : measured) {
+    if (m.bytes > 0 && m.time_us > 0) {
+      sizes.push_back(m.bytes);
+      kept.push_back(&m);
+    }
+  }
+  const std::vector<NcclTestsResult> predicted = simulate_nccl_tests(cluster, options, sizes);
+  int nranks = static_cast<int>(options.gpus.size());
+  if (nranks == 0) {
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    nranks = Cluster(cluster, net).num_gpus();
+  }
+  const double factor = CollectiveEngine::busbw_factor(collective_op_of(options.op), nranks);
+  std::vector<double> large, small;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    NcclTestsComparison::Row row;
+    row.bytes = kept[i]->bytes;
+    row.line = kept[i]->line;
+    row.measured_busbw_gbps = kept[i]->bytes / (kept[i]->time_us * 1e-6) / 1e9 * factor;
+    row.predicted = predicted[i];
+    // Busbw from the simulated time of the measured byte count (nccl-tests' rounding is idempotent).
+    row.predicted_busbw_gbps = predicted[i].time_s > 0 ? row.bytes / predicted[i].time_s / 1e9 * factor : 0.0;
+    row.error = row.measured_busbw_gbps > 0 ? row.predicted_busbw_gbps / row.measured_busbw_gbps - 1.0 : 0.0;
+    if (factor > 0 && row.predicted_busbw_gbps > 0 && row.measured_busbw_gbps > 0) {
+      const double ratio = row.predicted_busbw_gbps / row.measured_busbw_gbps;
+      if (row.bytes >= NcclTestsComparison::kLargeBytes) large.push_back(ratio);
+      if (row.bytes <= NcclTestsComparison::kSmallBytes) small.push_back(ratio);
+    }
+    out.rows.push_back(row);
+  }
+  out.large_rows = static_cast<int>(large.size());
+  out.small_rows = static_cast<int>(small.size());
+  out.large_error = geometric_mean_error(large);
+  out.small_error = geometric_mean_error(small);
+  return out;
+}
+
 }  // namespace traincast::models

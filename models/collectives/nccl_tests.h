@@ -10,6 +10,7 @@
 //  - algbw = bytes / time [GB/s = 1e9 B/s], busbw = algbw x busbw factor (DESIGN.md §4.3);
 //  - sendrecv: every rank sends `bytes` to rank + 1 and receives from rank - 1 at once.
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,42 @@ struct NcclTestsOptions {
 /// GPUs for sendrecv, or word_bytes < 1.
 std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster, const NcclTestsOptions& options,
                                                  const std::vector<double>& requested_bytes);
+
+/// One measured row of a nccl-tests log (plain data, from calibrate/nccl_tests_log.h).
+struct NcclTestsMeasurement {
+  double bytes = 0;    ///< size column [bytes]
+  double time_us = 0;  ///< out-of-place time [us]
+  int line = 0;        ///< line in the log (for messages)
+};
+
+/// Predicted against measured busbw, per size and in summary (issue 3 acceptance).
+struct NcclTestsComparison {
+  struct Row {
+    double bytes = 0;
+    int line = 0;
+    double measured_busbw_gbps = 0;  ///< bytes / time x busbw factor, from the printed time
+    double predicted_busbw_gbps = 0;
+    double error = 0;  ///< predicted / measured - 1
+    NcclTestsResult predicted;
+  };
+  std::vector<Row> rows;                                     ///< rows of size 0 or time 0 are left out
+  int large_rows = 0;                                        ///< rows with bytes >= kLargeBytes
+  int small_rows = 0;                                        ///< rows with bytes <= kSmallBytes
+  double large_error = 0;                                    ///< geometric-mean |error| over large rows (0 when none)
+  double small_error = 0;                                    ///< ... over small rows
+  static constexpr double kLargeBytes = 32.0 * 1024 * 1024;  ///< ">= 32 MB" of the acceptance: 32 MiB
+  static constexpr double kSmallBytes = 64.0 * 1024;         ///< "<= 64 KB": 64 KiB
+};
+
+/// Geometric-mean relative error of predicted/measured ratios: exp(mean |ln ratio|) - 1; 0 for
+/// none. Symmetric: a prediction 2x too high and one 2x too low both count as 100%.
+double geometric_mean_error(std::span<const double> ratios);
+
+/// Simulates the measured sizes and compares busbw. measured busbw = bytes / time x the busbw
+/// factor of options.op over the ranks taking part (not the log's rounded busbw column).
+/// Throws as simulate_nccl_tests.
+NcclTestsComparison compare_nccl_tests(const ClusterSpec& cluster, const NcclTestsOptions& options,
+                                       const std::vector<NcclTestsMeasurement>& measured);
 
 /// Parses a GPU list "0,1,8-15" (ids and inclusive ranges, in that order). Throws
 /// std::invalid_argument "bad GPU list 'x' (expected ids and ranges such as 0,1,8-15)".

@@ -312,6 +312,88 @@ std::vector<GpuSpec> make_gpus() {
   s.source = "AMD Instinct MI300X accelerator data sheet (2023); idle power and temperatures: estimate";
   g.push_back(s);
 
+  // NVIDIA H20 (China-market Hopper, 2024): 96 GB HBM3 at 4.0 TB/s, FP16/BF16 148 TFLOP/s dense,
+  // FP8 296, TF32 74, FP32 44, FP64 1; NVLink 900 GB/s (18 NVLink4 links); 400 W; PCIe gen5.
+  // NVIDIA has no public datasheet page: figures as published in the H20 product brief excerpts
+  // (SemiAnalysis, 2023-11); SMs (78) and clock are public reports (estimate).
+  s = {};
+  s.name = "H20";
+  s.peak_fp64_flops = 1 * kTera;
+  s.peak_fp32_flops = 44 * kTera;
+  s.peak_tf32_flops = 74 * kTera;
+  s.peak_fp16_flops = 148 * kTera;
+  s.peak_bf16_flops = 148 * kTera;
+  s.peak_fp8_flops = 296 * kTera;
+  s.hbm_capacity_bytes = 97871 * kMiB;  // 96 GB HBM3 (nvidia-smi style: 95.6 GiB usable, estimate)
+  s.hbm_bandwidth_bytes_per_s = 4000 * kGB;
+  s.sm_count = 78;
+  s.boost_clock_mhz = 1755;
+  s.tdp_w = 400;
+  s.idle_w = 60;
+  s.nvlink_generation = 4;
+  s.nvlink_links = 18;
+  s.nvlink_bytes_per_s_per_link = 25 * kGB;
+  s.pcie_generation = 5;
+  s.slowdown_temp_c = 89;
+  s.shutdown_temp_c = 92;
+  s.source =
+      "NVIDIA H20 product brief figures (as published, 2023-11): 96 GB HBM3 4.0 TB/s, 148 TFLOP/s BF16, "
+      "NVLink 900 GB/s, 400 W; SMs, clock, idle power: estimate";
+  g.push_back(s);
+
+  // NVIDIA Ada GPU architecture whitepaper (2022), GeForce RTX 4090: 128 SMs, 2,520 MHz boost,
+  // FP32 82.6 TFLOP/s, FP16/BF16 tensor with FP32 accumulate 165.2 (dense), TF32 82.6, FP8 330.3
+  // (FP32 accumulate), 24 GB GDDR6X at 1,008 GB/s, 450 W, PCIe gen4 x16, no NVLink.
+  s = {};
+  s.name = "RTX-4090";
+  s.peak_fp64_flops = 82.6 * kTera / 64;
+  s.peak_fp32_flops = 82.6 * kTera;
+  s.peak_tf32_flops = 82.6 * kTera;
+  s.peak_fp16_flops = 165.2 * kTera;
+  s.peak_bf16_flops = 165.2 * kTera;
+  s.peak_fp8_flops = 330.3 * kTera;
+  s.hbm_capacity_bytes = 24564 * kMiB;  // GDDR6X; nvidia-smi (RTX 4090): 24564 MiB
+  s.hbm_bandwidth_bytes_per_s = 1008 * kGB;
+  s.sm_count = 128;
+  s.boost_clock_mhz = 2520;
+  s.tdp_w = 450;
+  s.idle_w = 25;
+  s.nvlink_generation = 0;
+  s.nvlink_links = 0;
+  s.nvlink_bytes_per_s_per_link = 0;
+  s.pcie_generation = 4;
+  s.slowdown_temp_c = 87;
+  s.shutdown_temp_c = 92;
+  s.source = "NVIDIA Ada GPU Architecture whitepaper (2022), RTX 4090; FP64 (1/64), idle power, temperatures: estimate";
+  g.push_back(s);
+
+  // NVIDIA Turing GPU architecture whitepaper (2018), GeForce RTX 2080 Ti (reference): 68 SMs,
+  // 1,545 MHz boost, FP32 13.4 TFLOP/s, FP16 tensor with FP32 accumulate 53.8 (GeForce rate), no
+  // BF16/TF32/FP8; 11 GB GDDR6 at 616 GB/s; 250 W; PCIe gen3 x16; NVLink2 x2 bridge (not in the
+  // templates that use it: they are PCIe only).
+  s = {};
+  s.name = "RTX-2080-Ti";
+  s.peak_fp64_flops = 13.4 * kTera / 32;
+  s.peak_fp32_flops = 13.4 * kTera;
+  s.peak_tf32_flops = 0;
+  s.peak_fp16_flops = 53.8 * kTera;
+  s.peak_bf16_flops = 0;
+  s.peak_fp8_flops = 0;
+  s.hbm_capacity_bytes = 11264 * kMiB;  // GDDR6; nvidia-smi (RTX 2080 Ti): 11264 MiB
+  s.hbm_bandwidth_bytes_per_s = 616 * kGB;
+  s.sm_count = 68;
+  s.boost_clock_mhz = 1545;
+  s.tdp_w = 250;
+  s.idle_w = 20;
+  s.nvlink_generation = 2;
+  s.nvlink_links = 2;
+  s.nvlink_bytes_per_s_per_link = 25 * kGB;
+  s.pcie_generation = 3;
+  s.slowdown_temp_c = 86;
+  s.shutdown_temp_c = 91;
+  s.source = "NVIDIA Turing GPU Architecture whitepaper (2018), RTX 2080 Ti; idle power, temperatures: estimate";
+  g.push_back(s);
+
   return g;
 }
 
@@ -334,88 +416,237 @@ std::vector<NicSpec> make_nics() {
       roce("RoCE-100GbE", 100, "IEEE 802.3 100GbE; NVIDIA ConnectX-6 Dx product brief; latency estimate"),
       roce("RoCE-200GbE", 200, "IEEE 802.3 200GbE; NVIDIA ConnectX-6 Dx product brief; latency estimate"),
       roce("RoCE-400GbE", 400, "IEEE 802.3 400GbE; NVIDIA ConnectX-7 product brief; latency estimate"),
+      // Google Cloud A3 Mega: 8 NICs x 200 Gb/s with GPUDirect-TCPXO (GPU memory over a TCP
+      // offload path, not RDMA). Latency: a TCP stack per message, tens of us (estimate, 20 us).
+      NicSpec{"TCPXO-200GbE", 200e9 / 8, 20000,
+              "Google Cloud A3 Mega docs (a3-megagpu-8g: 8 x 200 Gbps GPUDirect-TCPXO NICs); latency estimate"},
+      // HPE Slingshot 11 (Cassini NIC, 200 Gb/s); latency through libfabric/CXI ~2 us (estimate).
+      NicSpec{"Slingshot-200", 200e9 / 8, 2000,
+              "HPE Slingshot 11 NIC (Cassini) 200 Gb/s, HPE Cray EX documentation; latency estimate"},
   };
+}
+
+// Socket-link figures for GPU traffic (NVIDIA/nccl src/graph/topo.h, see NodeTemplate).
+constexpr double kSkylakeUpi = 10 * kGB;   // SKL_QPI_BW (Skylake..Ice Lake)
+constexpr double kSapphireUpi = 22 * kGB;  // SRP_QPI_BW (Sapphire Rapids)
+constexpr double kEmeraldUpi = 40 * kGB;   // ERP_QPI_BW (Emerald Rapids)
+constexpr double kZen2Xgmi = 16 * kGB;     // AMD_ZEN12_BW (Rome)
+constexpr double kZen34Xgmi = 24 * kGB;    // AMD_ZEN34_BW (Milan, Genoa)
+
+/// An 8-GPU HGX/DGX-style baseboard: NVSwitch, 2 sockets, 4 PCIe switches each with 2 GPUs and
+/// 2 NICs, x16 links and x16 switch uplinks of generation `gen`.
+NodeTemplate hgx8(std::string name, std::string gpu, int nvswitches, std::string nic, int gen, double socket_bw,
+                  std::string cpu, std::string source) {
+  NodeTemplate t;
+  t.name = std::move(name);
+  t.gpu = std::move(gpu);
+  t.gpus_per_node = 8;
+  t.scale_up = ScaleUp::nvswitch;
+  t.nvswitches = nvswitches;
+  t.nic = std::move(nic);
+  t.nics = 8;
+  t.sockets = 2;
+  t.pcie_switches = 4;
+  t.pcie_generation = gen;
+  t.pcie_bytes_per_s = pcie_bytes_per_s(gen, 16);
+  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(gen, 16);
+  t.socket_link_bytes_per_s = socket_bw;
+  t.cpu = std::move(cpu);
+  t.pcie_p2p = true;
+  t.source = std::move(source);
+  return t;
 }
 
 std::vector<NodeTemplate> make_nodes() {
   std::vector<NodeTemplate> n;
   NodeTemplate t;
 
-  // NVIDIA DGX A100 user guide / system architecture whitepaper (2020): 8x A100 SXM4, 6 NVSwitch
-  // (gen2), 8 single-port ConnectX-6 HDR 200 Gb/s compute NICs; 4 PCIe gen4 switches, each
-  // serving 2 GPUs and their 2 NICs.
+  // NVIDIA DGX A100 System Architecture whitepaper (2020) / User Guide: 8x A100 SXM4, 6 NVSwitch
+  // gen2, 8 single-port ConnectX-6 HDR 200 Gb/s compute NICs, 4 PCIe gen4 switches each serving
+  // 2 GPUs and their 2 NICs, 2x AMD EPYC 7742 (Rome).
+  n.push_back(hgx8("dgx_a100", "A100-SXM4-80GB", 6, "IB-HDR-200", 4, kZen2Xgmi, "AMD EPYC 7742 (Rome)",
+                   "NVIDIA DGX A100 System Architecture whitepaper (2020); DGX A100 User Guide"));
+  n.push_back(hgx8("dgx_a100_40gb", "A100-SXM4-40GB", 6, "IB-HDR-200", 4, kZen2Xgmi, "AMD EPYC 7742 (Rome)",
+                   "NVIDIA DGX A100 System Architecture whitepaper (2020), 320 GB (8x 40 GB) variant"));
+  // NVIDIA DGX H100 User Guide (2023): 8x H100 SXM5, 4 NVSwitch gen3, 8 ConnectX-7 NDR 400 compute
+  // NICs, PCIe gen5 switches, 2x Xeon Platinum 8480C (Sapphire Rapids).
+  n.push_back(hgx8("dgx_h100", "H100-SXM5-80GB", 4, "IB-NDR-400", 5, kSapphireUpi, "Intel Xeon 8480C (Sapphire Rapids)",
+                   "NVIDIA DGX H100 User Guide (2023), hardware overview"));
+  // NVIDIA HGX H200 (2024): 8x H200 SXM, 4 NVSwitch gen3; NIC pairing as DGX H200 (CX-7 NDR 400).
+  n.push_back(hgx8("hgx_h200", "H200-SXM-141GB", 4, "IB-NDR-400", 5, kSapphireUpi, "Intel Xeon 8480C (Sapphire Rapids)",
+                   "NVIDIA HGX H200 datasheet (2024); DGX H200 User Guide (2024) for the NIC pairing"));
+  // NVIDIA DGX B200 User Guide (2024): 8x B200, 2 NVSwitch gen4 chips (NVLink5), 8 ConnectX-7 NDR
+  // 400 compute NICs, PCIe gen5, 2x Xeon Platinum 8570 (Emerald Rapids).
+  n.push_back(hgx8("dgx_b200", "B200", 2, "IB-NDR-400", 5, kEmeraldUpi, "Intel Xeon 8570 (Emerald Rapids)",
+                   "NVIDIA DGX B200 User Guide (2024), hardware overview"));
+  // AMD Instinct MI300X platform (2023): 8 OAM MI300X fully connected by xGMI (one link per peer,
+  // no switch); OEM builds (e.g. Dell XE9680) pair each GPU with a 400 Gb/s NIC.
+  t = hgx8("mi300x_platform", "MI300X", 0, "RoCE-400GbE", 5, kZen34Xgmi, "AMD EPYC 9004 (Genoa)",
+           "AMD Instinct MI300X platform data sheet (2023); NIC pairing typical of OEM servers (estimate)");
+  t.scale_up = ScaleUp::mesh;
+  n.push_back(t);
+  // A generic HGX H20 server (NVIDIA HGX H20, 2024): 8x H20 on NVSwitch gen3, 8x CX-7 NDR 400.
+  n.push_back(hgx8("hgx_h20", "H20", 4, "IB-NDR-400", 5, kSapphireUpi, "Intel Xeon (Sapphire Rapids)",
+                   "NVIDIA HGX H20 (2024) as HGX H100 with H20 GPUs; 8x ConnectX-7 NDR 400 (typical build)"));
+
+  // Google Cloud machine types (cloud.google.com/compute/docs/gpus, accelerator-optimized):
+  // a3-megagpu-8g: 8x H100 80GB, 8x 200 Gb/s GPUDirect-TCPXO NICs, Sapphire Rapids.
+  n.push_back(hgx8("gcp_a3_mega", "H100-SXM5-80GB", 4, "TCPXO-200GbE", 5, kSapphireUpi, "Intel Xeon (Sapphire Rapids)",
+                   "Google Cloud A3 Mega (a3-megagpu-8g): 8x H100 SXM, 8x 200 Gbps GPUDirect-TCPXO, 1.6 Tbps"));
+  // a3-ultragpu-8g: 8x H200 141GB, 8x 400 Gb/s ConnectX-7 RoCE (GPUDirect RDMA), Emerald Rapids.
+  n.push_back(hgx8("gcp_a3_ultra", "H200-SXM-141GB", 4, "RoCE-400GbE", 5, kEmeraldUpi, "Intel Xeon (Emerald Rapids)",
+                   "Google Cloud A3 Ultra (a3-ultragpu-8g): 8x H200, 8x 400 Gbps ConnectX-7 RoCE, 3.2 Tbps"));
+  // a4-highgpu-8g: 8x B200, 8x 400 Gb/s ConnectX-7 RoCE, Emerald Rapids.
+  n.push_back(hgx8("gcp_a4", "B200", 2, "RoCE-400GbE", 5, kEmeraldUpi, "Intel Xeon (Emerald Rapids)",
+                   "Google Cloud A4 (a4-highgpu-8g): 8x B200, 8x 400 Gbps ConnectX-7 RoCE, 3.2 Tbps"));
+  // Oracle Cloud BM.GPU4.8: 8x A100-SXM4-40GB (NVSwitch), 16x 100 Gb/s RoCE v2 cluster-network NICs
+  // (8x 2x 100 Gbps), 2x AMD EPYC 7542 (Rome).
+  t = hgx8("oci_bm_gpu4_8", "A100-SXM4-40GB", 6, "RoCE-100GbE", 4, kZen2Xgmi, "AMD EPYC 7542 (Rome)",
+           "Oracle Cloud Infrastructure BM.GPU4.8 shape: 8x A100 40GB, 16x 100 Gbps RDMA (RoCE v2)");
+  t.nics = 16;
+  n.push_back(t);
+  // NREL Kestrel gpu-h100 nodes (HPE Cray, 2024): 4x H100 SXM 80GB fully connected by NVLink (HGX
+  // H100 4-GPU: 6 NVLink4 links per GPU pair), 2x AMD EPYC Genoa, 4x HPE Slingshot 200 Gb/s
+  // (one per GPU: estimate, as other HPE Cray EX GPU nodes).
   t = {};
-  t.name = "dgx_a100";
-  t.gpu = "A100-SXM4-80GB";
+  t.name = "kestrel_h100_4gpu";
+  t.gpu = "H100-SXM5-80GB";
+  t.gpus_per_node = 4;
+  t.scale_up = ScaleUp::mesh;
+  t.nic = "Slingshot-200";
+  t.nics = 4;
+  t.sockets = 2;
+  t.pcie_switches = 0;
+  t.pcie_generation = 5;
+  t.pcie_bytes_per_s = pcie_bytes_per_s(5, 16);
+  t.socket_link_bytes_per_s = kZen34Xgmi;
+  t.cpu = "AMD EPYC 9004 (Genoa)";
+  t.source =
+      "NREL Kestrel GPU nodes (NREL HPC docs, 2024): 4x H100 SXM 80GB, 2x AMD Genoa, HPE Slingshot; "
+      "NVIDIA HGX H100 4-GPU NVLink mesh; NIC count one per GPU (estimate)";
+  n.push_back(t);
+
+  // A 2-socket 8-GPU PCIe server (L40S / A100-PCIe style, e.g. Supermicro SYS-420GP or Dell R760xa
+  // class): 2 PCIe gen4 switches per socket, 2 GPUs per switch with x16 links and an x16 uplink,
+  // 2x Xeon (Ice Lake: UPI at the Skylake figure), 4x 200 Gb/s NICs (one per switch).
+  t = {};
+  t.name = "pcie_8gpu_2socket";
+  t.gpu = "L40S";
   t.gpus_per_node = 8;
-  t.nvswitch = true;
-  t.nic = "IB-HDR-200";
-  t.nics = 8;
+  t.scale_up = ScaleUp::none;
+  t.nic = "RoCE-200GbE";
+  t.nics = 4;
+  t.sockets = 2;
+  t.pcie_switches = 4;
   t.pcie_generation = 4;
   t.pcie_bytes_per_s = pcie_bytes_per_s(4, 16);
-  t.nvswitches = 6;
-  t.gpus_per_pcie_switch = 2;
-  t.source = "NVIDIA DGX A100 System Architecture whitepaper (2020); DGX A100 User Guide";
+  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(4, 16);
+  t.socket_link_bytes_per_s = kSkylakeUpi;
+  t.cpu = "Intel Xeon (Ice Lake)";
+  t.pcie_p2p = true;
+  t.source =
+      "Generic 2-socket 8-GPU PCIe gen4 server with 2 PCIe switches per socket (Broadcom PEX88096 class, "
+      "x16 uplinks), NVIDIA L40S datasheet (PCIe gen4 x16, no NVLink)";
   n.push_back(t);
-
-  t.name = "dgx_a100_40gb";
-  t.gpu = "A100-SXM4-40GB";
-  t.source = "NVIDIA DGX A100 System Architecture whitepaper (2020), 320 GB (8x 40 GB) variant";
+  // The same server with H100 PCIe GPUs joined in pairs by NVLink bridges (3 bridges, 600 GB/s per
+  // pair bidirectional; NVIDIA H100 PCIe product brief), PCIe gen5, Sapphire Rapids.
+  t.name = "pcie_8gpu_2socket_h100_nvlink_bridge";
+  t.gpu = "H100-PCIe-80GB";
+  t.scale_up = ScaleUp::bridge_pairs;
+  t.nic = "IB-NDR-400";
+  t.pcie_generation = 5;
+  t.pcie_bytes_per_s = pcie_bytes_per_s(5, 16);
+  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(5, 16);
+  t.socket_link_bytes_per_s = kSapphireUpi;
+  t.cpu = "Intel Xeon (Sapphire Rapids)";
+  t.source =
+      "Generic 2-socket 8-GPU PCIe gen5 server, H100 PCIe in NVLink-bridged pairs (NVIDIA H100 PCIe product "
+      "brief: NVLink bridge 600 GB/s)";
   n.push_back(t);
-
-  // NVIDIA DGX H100 user guide (2023): 8x H100 SXM5, 4 NVSwitch gen3 chips, 8 single-port
-  // ConnectX-7 NDR 400 Gb/s compute NICs (in two OSFP "Cedar" modules), PCIe gen5 switches.
+  // A 4-GPU workstation: all GPUs under one PCIe gen4 switch (x16 each, x16 uplink), one socket,
+  // one 100 Gb/s NIC (e.g. Lambda Vector / BIZON class with a PEX switch).
   t = {};
-  t.name = "dgx_h100";
+  t.name = "workstation_4gpu_pcie";
+  t.gpu = "A100-PCIe-80GB";
+  t.gpus_per_node = 4;
+  t.scale_up = ScaleUp::none;
+  t.nic = "RoCE-100GbE";
+  t.nics = 1;
+  t.sockets = 1;
+  t.pcie_switches = 1;
+  t.pcie_generation = 4;
+  t.pcie_bytes_per_s = pcie_bytes_per_s(4, 16);
+  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(4, 16);
+  t.cpu = "single socket";
+  t.source = "Generic 4-GPU workstation, one PCIe gen4 switch (x16 per GPU, x16 uplink); NVIDIA A100 PCIe datasheet";
+  n.push_back(t);
+  // NVIDIA HGX A100 4-GPU (Redstone): 4x A100 SXM4 fully connected by NVLink3 (4 links = 100 GB/s
+  // per pair per direction), 1 socket, PCIe gen4 switches.
+  t.name = "hgx_a100_4gpu";
+  t.gpu = "A100-SXM4-80GB";
+  t.scale_up = ScaleUp::mesh;
+  t.pcie_switches = 2;
+  t.source = "NVIDIA HGX A100 4-GPU baseboard (2020): NVLink3 full mesh, 4 links per GPU pair";
+  n.push_back(t);
+  // 4x A30 with NVLink bridges in pairs (NVIDIA A30 datasheet: NVLink bridge 200 GB/s for 2 GPUs),
+  // 2 PCIe gen4 switches, 1 socket.
+  t.name = "a30_4gpu_bridged";
+  t.gpu = "A30";
+  t.scale_up = ScaleUp::bridge_pairs;
+  t.pcie_switches = 2;
+  t.source = "4x NVIDIA A30 (datasheet: NVLink bridge 200 GB/s bidirectional per pair), PCIe gen4 server";
+  n.push_back(t);
+
+  // As the nccl-tests job of NVIDIA/nccl-tests issue 232 saw its nodes: one H100 SXM per node and
+  // four 400 Gb/s RoCE NICs (NCCL_IB_HCA=mlx5_0,1,4,5; "theoretical busbw 200" GB/s), PCIe gen5,
+  // one socket's share of the PCIe tree (NICs on the GPU's switch).
+  t = {};
+  t.name = "h100_1gpu_4nic_roce";
   t.gpu = "H100-SXM5-80GB";
-  t.gpus_per_node = 8;
-  t.nvswitch = true;
-  t.nic = "IB-NDR-400";
-  t.nics = 8;
-  t.pcie_generation = 5;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(5, 16);
-  t.nvswitches = 4;
-  t.gpus_per_pcie_switch = 2;
-  t.source = "NVIDIA DGX H100 User Guide (2023), hardware overview";
-  n.push_back(t);
-
-  // NVIDIA HGX H200 (2024): 8x H200 SXM, 4 NVSwitch gen3, 900 GB/s NVLink per GPU; NVIDIA's
-  // reference configuration pairs each GPU with a ConnectX-7 NDR 400 NIC (as DGX H200).
-  t.name = "hgx_h200";
-  t.gpu = "H200-SXM-141GB";
-  t.source = "NVIDIA HGX H200 datasheet (2024); DGX H200 User Guide (2024) for the NIC pairing";
-  n.push_back(t);
-
-  // NVIDIA DGX B200 user guide (2024): 8x B200, 2 NVSwitch gen4 chips (NVLink5, 1.8 TB/s per GPU),
-  // 8 ConnectX-7 NDR 400 compute NICs, PCIe gen5.
-  t = {};
-  t.name = "dgx_b200";
-  t.gpu = "B200";
-  t.gpus_per_node = 8;
-  t.nvswitch = true;
-  t.nic = "IB-NDR-400";
-  t.nics = 8;
-  t.pcie_generation = 5;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(5, 16);
-  t.nvswitches = 2;
-  t.gpus_per_pcie_switch = 2;
-  t.source = "NVIDIA DGX B200 User Guide (2024), hardware overview";
-  n.push_back(t);
-
-  // AMD Instinct MI300X platform (2023): 8 OAM MI300X fully connected by xGMI (one link per peer,
-  // no switch); typical OEM builds (e.g. Dell XE9680) pair each GPU with a 400 Gb/s NIC.
-  t = {};
-  t.name = "mi300x_platform";
-  t.gpu = "MI300X";
-  t.gpus_per_node = 8;
-  t.nvswitch = false;
+  t.gpus_per_node = 1;
+  t.scale_up = ScaleUp::none;
   t.nic = "RoCE-400GbE";
-  t.nics = 8;
+  t.nics = 4;
+  t.sockets = 1;
+  t.pcie_switches = 1;
   t.pcie_generation = 5;
   t.pcie_bytes_per_s = pcie_bytes_per_s(5, 16);
-  t.nvswitches = 0;
-  t.gpus_per_pcie_switch = 2;
-  t.source = "AMD Instinct MI300X platform data sheet (2023); NIC pairing typical of OEM servers (estimate)";
+  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(5, 16);
+  t.cpu = "Intel Xeon (Sapphire Rapids)";
+  t.source = "Node as used in NVIDIA/nccl-tests issue 232: 1x H100 SXM, 4x 400 Gb/s RoCE NICs, PCIe gen5";
+  n.push_back(t);
+
+  // Consumer GPUs. tinybox (tiny corp, 2024): 6x RTX 4090 on PCIe gen4 x16 root ports of one AMD
+  // EPYC (Genoa), P2P enabled by tinygrad's open-gpu-kernel-modules patch; one 100 GbE NIC.
+  t = {};
+  t.name = "tinybox_6x4090";
+  t.gpu = "RTX-4090";
+  t.gpus_per_node = 6;
+  t.scale_up = ScaleUp::none;
+  t.nic = "RoCE-100GbE";
+  t.nics = 1;
+  t.sockets = 1;
+  t.pcie_switches = 0;
+  t.pcie_generation = 4;
+  t.pcie_bytes_per_s = pcie_bytes_per_s(4, 16);
+  t.cpu = "AMD EPYC (Genoa)";
+  t.pcie_p2p = true;
+  t.source = "tinybox (tinygrad.org, 2024): 6x RTX 4090, PCIe 4.0 x16 each, P2P via tinygrad's driver patch";
+  n.push_back(t);
+  // 2x RTX 2080 Ti under one PCIe gen3 switch (nvidia-smi topo: PIX), stock driver: no P2P on
+  // GeForce, so GPU-to-GPU traffic is staged through host memory (NCCL SHM transport).
+  t.name = "consumer_2x2080ti_nop2p";
+  t.gpu = "RTX-2080-Ti";
+  t.gpus_per_node = 2;
+  t.nic = "RoCE-100GbE";
+  t.nics = 1;
+  t.pcie_switches = 1;
+  t.pcie_generation = 3;
+  t.pcie_bytes_per_s = pcie_bytes_per_s(3, 16);
+  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(3, 16);
+  t.cpu = "Intel Xeon";
+  t.pcie_p2p = false;
+  t.source = "2x GeForce RTX 2080 Ti, PCIe gen3 x16 under one switch (PIX), P2P not supported (stock driver)";
   n.push_back(t);
 
   return n;

@@ -27,7 +27,7 @@ struct GpuSpec {
   double nvlink_bytes_per_s_per_link = 0;  ///< per direction
   /// true when the scale-up links form a full mesh (one link to each peer, e.g. MI300X xGMI)
   /// instead of going through NVSwitch.
-  bool scale_up_mesh = false;
+  bool scale_up_mesh = false;  ///< informative; the node template's ScaleUp decides the topology
   int pcie_generation = 0;
   int pcie_lanes = 16;
   double slowdown_temp_c = 0;
@@ -42,18 +42,43 @@ struct NicSpec {
   std::string source;
 };
 
+/// How the GPUs of a node reach each other besides PCIe.
+enum class ScaleUp {
+  none,          ///< PCIe only (GPU P2P through switches / root complex, or staged through host memory)
+  nvswitch,      ///< every GPU's NVLinks go to NVSwitch chips: non-blocking all-to-all
+  mesh,          ///< direct links between every GPU pair (AMD xGMI, HGX 4-GPU NVLink): links / peers each
+  bridge_pairs,  ///< NVLink bridges join GPUs 2k and 2k+1 (A30, A100/H100 PCIe); other pairs use PCIe
+};
+
+/// A server as a graph: GPUs and NICs on PCIe switches (or CPU root ports), switches on CPU
+/// sockets, sockets joined by UPI/xGMI, NVLink per ScaleUp. GPU g sits under PCIe switch
+/// g / gpus_per_pcie_switch(); switch s on socket s * sockets / pcie_switches. With N NICs and G
+/// GPUs, NIC i serves GPUs [i*G/N, (i+1)*G/N) when N <= G, GPU i*G/N otherwise (several NICs per
+/// GPU), and sits under that GPU's switch (or root port).
 struct NodeTemplate {
   std::string name;  ///< e.g. "dgx_a100", "dgx_h100"
   std::string gpu;   ///< GpuSpec name
   int gpus_per_node = 8;
-  bool nvswitch = true;          ///< all-to-all NVLink through NVSwitch
-  std::string nic;               ///< NicSpec name of the compute NICs
-  int nics = 8;                  ///< compute NICs, NIC i serves GPU i (rail i)
-  double pcie_bytes_per_s = 0;   ///< GPU<->NIC PCIe per direction
-  int pcie_generation = 0;       ///< of the GPU<->NIC path (PCIe switches)
-  int nvswitches = 0;            ///< NVSwitch chips on the baseboard (0 = none)
-  int gpus_per_pcie_switch = 2;  ///< GPUs (and as many NICs) under one PCIe switch
+  ScaleUp scale_up = ScaleUp::nvswitch;
+  int nvswitches = 0;                  ///< NVSwitch chips on the baseboard (0 = none)
+  std::string nic;                     ///< NicSpec name of the compute NICs
+  int nics = 8;                        ///< compute NICs (see above for which GPUs each serves)
+  int sockets = 2;                     ///< CPU sockets (NUMA domains), >= 1
+  int pcie_switches = 4;               ///< PCIe switches; 0 = GPUs and NICs on CPU root ports
+  int pcie_generation = 0;             ///< of the GPU/NIC links
+  double pcie_bytes_per_s = 0;         ///< each GPU's and NIC's PCIe link, per direction (x16)
+  double pcie_uplink_bytes_per_s = 0;  ///< PCIe switch <-> root complex, per direction
+  /// GPU traffic between two sockets, per direction [bytes/s]: what NCCL's topology model allows
+  /// for GPU P2P over UPI/xGMI (NVIDIA/nccl src/graph/topo.h: SKL_QPI_BW 10, SRP_QPI_BW 22,
+  /// ERP_QPI_BW 40, AMD_ZEN12_BW 16, AMD_ZEN34_BW 24, AMD_ZEN5_BW 32 GB/s), not the raw link rate.
+  double socket_link_bytes_per_s = 0;
+  std::string cpu;       ///< CPU family (names the socket-link figure)
+  bool pcie_p2p = true;  ///< GPU P2P over PCIe allowed (false: staged through host memory)
   std::string source;
+  /// GPUs under one PCIe switch (or root port when pcie_switches is 0).
+  int gpus_per_pcie_switch() const {
+    return pcie_switches > 0 ? (gpus_per_node + pcie_switches - 1) / pcie_switches : 1;
+  }
 };
 
 /// Usable bandwidth of a PCIe link per direction [bytes/s], after line encoding:

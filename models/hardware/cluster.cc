@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -12,10 +14,12 @@
 namespace traincast::models {
 namespace {
 
-// Spines modelled per fabric. A real spine layer has as many switches as a leaf has uplink
-// ports; past 32 we merge them (capacity per (leaf, spine) resource grows accordingly) to keep
-// the resource count small. ECMP spreads over whatever count results.
+// Switches modelled per tier. A real spine layer has as many switches as a leaf has uplink
+// ports; past 32 we merge them (capacity per resource grows accordingly) to keep the resource
+// count small. ECMP spreads over whatever count results.
 constexpr int kMaxSpines = 32;
+// Signal propagation in fibre and twinax: ~2e8 m/s, i.e. 5 ns per metre.
+constexpr double kNsPerMetre = 5.0;
 
 std::uint64_t mix64(std::uint64_t x) {
   // splitmix64 finaliser (Steele, Lea, Flood: "Fast splittable pseudorandom number generators",
@@ -47,6 +51,24 @@ const char* fabric_name(FabricKind k) {
   return "?";
 }
 
+const char* kind_name(LinkKind k) {
+  switch (k) {
+    case LinkKind::nvlink:
+      return "NVLink";
+    case LinkKind::pcie:
+      return "PCIe";
+    case LinkKind::socket:
+      return "socket link";
+    case LinkKind::nic:
+      return "NIC";
+    case LinkKind::fabric:
+      return "fabric";
+    case LinkKind::other:
+      return "other";
+  }
+  return "?";
+}
+
 }  // namespace
 
 Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : spec_(spec), net_(net) {
@@ -55,11 +77,14 @@ Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : spec_(spec), 
   }
   template_ = &find_node_template(spec.node_template);
   gpu_ = &find_gpu(spec.gpu.empty() ? template_->gpu : spec.gpu);
-  nic_ = &find_nic(template_->nic);
+  nic_ = &find_nic(spec.nic.empty() ? template_->nic : spec.nic);
   num_nodes_ = spec.num_nodes;
   gpus_per_node_ = template_->gpus_per_node;
-  nics_per_node_ = template_->nics;
+  nics_per_node_ = spec.nics_per_node.value_or(template_->nics);
   if (gpus_per_node_ <= 0) throw std::invalid_argument("cluster.node_template: no GPUs per node");
+  if (nics_per_node_ < 0) {
+    throw std::invalid_argument("cluster.nics_per_node: must be >= 0 (got " + std::to_string(nics_per_node_) + ")");
+  }
 
   const FabricSpec& f = spec.fabric;
   if (f.kind == FabricKind::none && num_nodes_ > 1) {
@@ -82,30 +107,65 @@ Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : spec_(spec), 
     throw std::invalid_argument("cluster.fabric.nodes_per_leaf: must be > 0 (got " + std::to_string(f.nodes_per_leaf) +
                                 ")");
   }
+  if (f.tiers != 2 && f.tiers != 3) {
+    throw std::invalid_argument("cluster.fabric.tiers: must be 2 or 3 (got " + std::to_string(f.tiers) + ")");
+  }
+  if (f.leaves_per_pod <= 0) {
+    throw std::invalid_argument("cluster.fabric.leaves_per_pod: must be > 0 (got " + std::to_string(f.leaves_per_pod) +
+                                ")");
+  }
+  if (!(f.cable_length_m >= 0) || !std::isfinite(f.cable_length_m)) {
+    throw std::invalid_argument("cluster.fabric.cable_length_m: must be >= 0 (got " + std::to_string(f.cable_length_m) +
+                                ")");
+  }
+  cable_ns_ = static_cast<std::int64_t>(std::llround(f.cable_length_m * kNsPerMetre));
 
-  if (gpu_->nvlink_links > 0 && gpu_->nvlink_bytes_per_s_per_link > 0) {
-    if (gpu_->scale_up_mesh && template_->nvswitch) {
-      throw std::invalid_argument("cluster.gpu: '" + gpu_->name + "' links form a mesh, but node template '" +
-                                  template_->name + "' expects NVSwitch");
-    }
-    if (template_->nvswitch) {
-      scale_up_bytes_per_s_ = gpu_->nvlink_links * gpu_->nvlink_bytes_per_s_per_link;
-    } else if (gpu_->scale_up_mesh) {
+  // Scale-up.
+  scale_up_ = template_->scale_up;
+  const double link_bw = gpu_->nvlink_bytes_per_s_per_link;
+  if (gpu_->nvlink_links <= 0 || link_bw <= 0) scale_up_ = ScaleUp::none;
+  switch (scale_up_) {
+    case ScaleUp::nvswitch:
+      scale_up_bytes_per_s_ = gpu_->nvlink_links * link_bw;
+      break;
+    case ScaleUp::mesh: {
       const int peers = gpus_per_node_ - 1;
       const int links_per_peer = peers > 0 ? gpu_->nvlink_links / peers : 0;
       if (peers > 0 && links_per_peer == 0) {
         throw std::invalid_argument("cluster.node_template: '" + template_->name + "' has more GPUs than '" +
-                                    gpu_->name + "' has mesh links");
+                                    gpu_->name + "' has links for a full mesh");
       }
-      mesh_link_bytes_per_s_ = links_per_peer * gpu_->nvlink_bytes_per_s_per_link;
+      mesh_link_bytes_per_s_ = links_per_peer * link_bw;
       scale_up_bytes_per_s_ = mesh_link_bytes_per_s_ * peers;
+      break;
     }
-    // NVLink GPUs in a template without NVSwitch and without a mesh (bridge pairs) are not
-    // modelled: they fall back to PCIe below.
+    case ScaleUp::bridge_pairs:
+      mesh_link_bytes_per_s_ = gpu_->nvlink_links * link_bw;
+      scale_up_bytes_per_s_ = gpus_per_node_ > 1 ? mesh_link_bytes_per_s_ : 0;
+      break;
+    case ScaleUp::none:
+      break;
   }
+  pcie_p2p_ = spec.pcie_p2p.value_or(template_->pcie_p2p);
 
   // Fabric sizes.
-  if (num_nodes_ > 1) {
+  if (num_nodes_ > 1 && f.kind == FabricKind::torus) {
+    torus_dims_ = f.torus_dims.empty() ? std::vector<int>{num_nodes_} : f.torus_dims;
+    if (torus_dims_.size() > 3) {
+      throw std::invalid_argument("cluster.fabric.torus_dims: at most 3 dimensions (got " +
+                                  std::to_string(torus_dims_.size()) + ")");
+    }
+    long long product = 1;
+    for (int d : torus_dims_) {
+      if (d < 1) throw std::invalid_argument("cluster.fabric.torus_dims: every extent must be >= 1");
+      product *= d;
+    }
+    if (product != num_nodes_) {
+      throw std::invalid_argument("cluster.fabric.torus_dims: product " + std::to_string(product) + " != num_nodes " +
+                                  std::to_string(num_nodes_));
+    }
+    torus_link_bytes_per_s_ = nics_per_node_ * nic_->bytes_per_s / (2.0 * torus_dims_.size());
+  } else if (num_nodes_ > 1) {
     num_groups_ = (num_nodes_ + f.nodes_per_leaf - 1) / f.nodes_per_leaf;
     const bool rail = f.kind == FabricKind::rail_optimized;
     num_leaves_ = rail ? num_groups_ * nics_per_node_ : num_groups_;
@@ -113,133 +173,331 @@ Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : spec_(spec), 
     if (num_groups_ > 1) {
       const double up_total = leaf_down_ports_ * nic_->bytes_per_s / f.oversubscription;
       const int ports_up = std::max(1, static_cast<int>(std::ceil(leaf_down_ports_ / f.oversubscription - 1e-9)));
-      num_spines_ = std::min(ports_up, kMaxSpines);
-      leaf_uplink_bytes_per_s_ = up_total / num_spines_;
+      const int uplinks = std::min(ports_up, kMaxSpines);
+      leaf_uplink_bytes_per_s_ = up_total / uplinks;
+      if (f.tiers == 2) {
+        num_spines_ = uplinks;
+      } else {
+        num_aggs_ = uplinks;
+        num_pods_ = (num_groups_ + f.leaves_per_pod - 1) / f.leaves_per_pod;
+        if (num_pods_ > 1) {
+          // Above the leaves the tree is non-blocking: a pod's core uplinks carry what its leaves send up.
+          const int leaves_in_pod = (rail ? nics_per_node_ : 1) * std::min(f.leaves_per_pod, num_groups_);
+          num_spines_ = uplinks;
+          pod_uplink_bytes_per_s_ = leaves_in_pod * up_total / num_spines_;
+        }
+      }
     }
   }
 
   const std::size_t gpus = static_cast<std::size_t>(num_gpus());
-  const std::size_t nics = static_cast<std::size_t>(num_nodes_) * nics_per_node_;
   nvl_up_.reserve(gpus);
   nvl_down_.reserve(gpus);
   pcie_up_.reserve(gpus);
   pcie_down_.reserve(gpus);
-  nic_pcie_up_.reserve(nics);
-  nic_pcie_down_.reserve(nics);
-  nic_tx_.reserve(nics);
-  nic_rx_.reserve(nics);
   for (int n = 0; n < num_nodes_; ++n) build_node(n);
   build_fabric();
 }
 
-sim::ResourceId Cluster::add(double capacity_bytes_per_s, std::int64_t latency_ns, std::string name, LinkKind kind) {
+sim::ResourceId Cluster::add(double capacity_bytes_per_s, std::int64_t latency_ns, std::string name, LinkKind kind,
+                             std::string from, std::string to) {
   const sim::ResourceId id = net_.add_resource(capacity_bytes_per_s, sim::Time::from_ns(latency_ns), std::move(name));
   if (kinds_.size() <= id) kinds_.resize(id + 1, LinkKind::other);
   kinds_[id] = kind;
-  ++resources_built_;
+  edges_.push_back({std::move(from), std::move(to), id, kind});
   return id;
+}
+
+const GpuSpec& Cluster::gpu_spec(int /*gpu*/) const { return *gpu_; }
+
+int Cluster::nic_of_local(int local) const {
+  const int n = nics_per_node_, g = gpus_per_node_;
+  if (n <= 0) return 0;
+  if (n <= g) return local * n / g;
+  return (local * n + g - 1) / g;
+}
+
+int Cluster::gpu_of_nic(int nic) const { return nic * gpus_per_node_ / std::max(1, nics_per_node_); }
+
+bool Cluster::nvlink_between(int a, int b) const {
+  switch (scale_up_) {
+    case ScaleUp::nvswitch:
+    case ScaleUp::mesh:
+      return a != b;
+    case ScaleUp::bridge_pairs:
+      return a != b && bridge_partner(a) == b && b < gpus_per_node_;
+    case ScaleUp::none:
+      return false;
+  }
+  return false;
+}
+
+int Cluster::switch_of_gpu(int local) const {
+  return template_->pcie_switches > 0 ? local / template_->gpus_per_pcie_switch() : -1;
+}
+
+int Cluster::socket_of_gpu(int local) const {
+  const int sockets = std::max(1, template_->sockets);
+  if (template_->pcie_switches > 0) return switch_of_gpu(local) * sockets / template_->pcie_switches;
+  return local * sockets / gpus_per_node_;
+}
+
+int Cluster::switch_of_nic(int nic) const {
+  const int s = switch_of_gpu(gpu_of_nic(nic));
+  if (s < 0) return -1;
+  const int switches = template_->pcie_switches;
+  if (spec_.nic_placement == NicPlacement::other_socket && template_->sockets > 1 && switches > 1) {
+    return (s + switches / 2) % switches;
+  }
+  return s;
+}
+
+int Cluster::socket_of_nic(int nic) const {
+  const int sockets = std::max(1, template_->sockets);
+  if (template_->pcie_switches > 0) return switch_of_nic(nic) * sockets / template_->pcie_switches;
+  const int home = socket_of_gpu(gpu_of_nic(nic));
+  return spec_.nic_placement == NicPlacement::other_socket ? (home + 1) % sockets : home;
 }
 
 void Cluster::build_node(int node) {
   const std::string prefix = "node" + std::to_string(node) + ".";
-  const std::int64_t nic_half_ns = nic_->latency_ns / 2;
-  const std::int64_t switch_ns = spec_.fabric.switch_latency_ns;
-  for (int g = 0; g < gpus_per_node_; ++g) {
-    const std::string gpu = prefix + "gpu" + std::to_string(g);
-    if (has_scale_up() && template_->nvswitch) {
-      nvl_up_.push_back(add(scale_up_bytes_per_s_, 0, gpu + ".nvl_up", LinkKind::nvlink));
-      nvl_down_.push_back(add(scale_up_bytes_per_s_, 0, gpu + ".nvl_down", LinkKind::nvlink));
+  const NodeTemplate& t = *template_;
+  const int gpn = gpus_per_node_;
+  const int sockets = std::max(1, t.sockets);
+  auto socket_name = [&](int k) { return prefix + "cpu" + std::to_string(k); };
+  auto switch_name = [&](int s) { return prefix + "pcie_sw" + std::to_string(s); };
+  auto gpu_name = [&](int g) { return prefix + "gpu" + std::to_string(g); };
+  const std::string nvswitch = prefix + "nvswitch";
+
+  for (int g = 0; g < gpn; ++g) {
+    const std::string gn = gpu_name(g);
+    if (scale_up_ == ScaleUp::nvswitch) {
+      nvl_up_.push_back(add(scale_up_bytes_per_s_, 0, gn + ".nvl_up", LinkKind::nvlink, gn, nvswitch));
+      nvl_down_.push_back(add(scale_up_bytes_per_s_, 0, gn + ".nvl_down", LinkKind::nvlink, nvswitch, gn));
     }
-    pcie_up_.push_back(add(template_->pcie_bytes_per_s, 0, gpu + ".pcie_up", LinkKind::pcie));
-    pcie_down_.push_back(add(template_->pcie_bytes_per_s, 0, gpu + ".pcie_down", LinkKind::pcie));
+    const int s = switch_of_gpu(g);
+    const std::string parent = s >= 0 ? switch_name(s) : socket_name(socket_of_gpu(g));
+    pcie_up_.push_back(add(t.pcie_bytes_per_s, 0, gn + ".pcie_up", LinkKind::pcie, gn, parent));
+    pcie_down_.push_back(add(t.pcie_bytes_per_s, 0, gn + ".pcie_down", LinkKind::pcie, parent, gn));
   }
-  if (has_scale_up() && !template_->nvswitch) {
-    for (int a = 0; a < gpus_per_node_; ++a) {
-      for (int b = 0; b < gpus_per_node_; ++b) {
-        const std::string name = prefix + "xgmi" + std::to_string(a) + "->" + std::to_string(b);
-        mesh_.push_back(a == b ? sim::ResourceId{0} : add(mesh_link_bytes_per_s_, 0, name, LinkKind::nvlink));
+  if (scale_up_ == ScaleUp::mesh || scale_up_ == ScaleUp::bridge_pairs) {
+    const char* what =
+        scale_up_ == ScaleUp::mesh ? (gpu_->nvlink_generation == 0 ? ".xgmi->" : ".nvlink->") : ".bridge->";
+    for (int a = 0; a < gpn; ++a) {
+      for (int b = 0; b < gpn; ++b) {
+        const bool linked = nvlink_between(a, b);
+        mesh_.push_back(linked ? add(mesh_link_bytes_per_s_, 0, gpu_name(a) + what + "gpu" + std::to_string(b),
+                                     LinkKind::nvlink, gpu_name(a), gpu_name(b))
+                               : sim::ResourceId{0});
       }
     }
   }
+  const double uplink = t.pcie_uplink_bytes_per_s > 0 ? t.pcie_uplink_bytes_per_s : t.pcie_bytes_per_s;
+  for (int s = 0; s < t.pcie_switches; ++s) {
+    const std::string sw = switch_name(s);
+    const std::string cpu = socket_name(s * sockets / t.pcie_switches);
+    uplink_up_.push_back(add(uplink, 0, sw + ".uplink_up", LinkKind::pcie, sw, cpu));
+    uplink_down_.push_back(add(uplink, 0, sw + ".uplink_down", LinkKind::pcie, cpu, sw));
+  }
+  for (int a = 0; a < sockets; ++a) {
+    for (int b = 0; b < sockets; ++b) {
+      socket_link_.push_back(a == b ? sim::ResourceId{0}
+                                    : add(t.socket_link_bytes_per_s > 0 ? t.socket_link_bytes_per_s : 10e9, 0,
+                                          prefix + "cpu" + std::to_string(a) + "->cpu" + std::to_string(b),
+                                          LinkKind::socket, socket_name(a), socket_name(b)));
+    }
+  }
+  const std::int64_t nic_half_ns = nic_->latency_ns / 2;
+  const std::int64_t switch_ns = spec_.fabric.switch_latency_ns;
+  const bool torus = !torus_dims_.empty();
   for (int i = 0; i < nics_per_node_; ++i) {
-    const std::string nic = prefix + "nic" + std::to_string(i);
-    nic_pcie_up_.push_back(add(template_->pcie_bytes_per_s, 0, nic + ".pcie_up", LinkKind::pcie));
-    nic_pcie_down_.push_back(add(template_->pcie_bytes_per_s, 0, nic + ".pcie_down", LinkKind::pcie));
+    const std::string nn = prefix + "nic" + std::to_string(i);
+    const int s = switch_of_nic(i);
+    const std::string parent = s >= 0 ? switch_name(s) : socket_name(socket_of_nic(i));
+    nic_pcie_up_.push_back(add(t.pcie_bytes_per_s, 0, nn + ".pcie_up", LinkKind::pcie, nn, parent));
+    nic_pcie_down_.push_back(add(t.pcie_bytes_per_s, 0, nn + ".pcie_down", LinkKind::pcie, parent, nn));
     if (num_nodes_ > 1) {
-      nic_tx_.push_back(add(nic_->bytes_per_s, nic_half_ns, nic + ".tx", LinkKind::nic));
-      nic_rx_.push_back(add(nic_->bytes_per_s, nic_->latency_ns - nic_half_ns + switch_ns, nic + ".rx", LinkKind::nic));
+      const std::string peer = torus ? prefix + "router" : "leaf" + std::to_string(leaf_of(node, i));
+      nic_tx_.push_back(add(nic_->bytes_per_s, nic_half_ns + cable_ns_, nn + ".tx", LinkKind::nic, nn, peer));
+      nic_rx_.push_back(add(nic_->bytes_per_s, nic_->latency_ns - nic_half_ns + switch_ns + cable_ns_, nn + ".rx",
+                            LinkKind::nic, peer, nn));
     }
   }
 }
 
 void Cluster::build_fabric() {
-  if (num_spines_ == 0) return;
-  const std::int64_t switch_ns = spec_.fabric.switch_latency_ns;
-  leaf_up_.reserve(static_cast<std::size_t>(num_leaves_) * num_spines_);
-  spine_down_.reserve(static_cast<std::size_t>(num_leaves_) * num_spines_);
+  const std::int64_t hop_ns = spec_.fabric.switch_latency_ns + cable_ns_;
+  if (!torus_dims_.empty()) {
+    const int dims = static_cast<int>(torus_dims_.size());
+    torus_.reserve(static_cast<std::size_t>(num_nodes_) * 2 * dims);
+    for (int n = 0; n < num_nodes_; ++n) {
+      int rest = n;
+      std::vector<int> c(dims);
+      for (int d = 0; d < dims; ++d) {
+        c[d] = rest % torus_dims_[d];
+        rest /= torus_dims_[d];
+      }
+      for (int d = 0; d < dims; ++d) {
+        for (int dir : {+1, -1}) {
+          std::vector<int> nc = c;
+          nc[d] = (c[d] + dir + torus_dims_[d]) % torus_dims_[d];
+          int neighbour = 0;
+          for (int k = dims - 1; k >= 0; --k) neighbour = neighbour * torus_dims_[k] + nc[k];
+          const std::string from = "node" + std::to_string(n) + ".router";
+          const std::string to = "node" + std::to_string(neighbour) + ".router";
+          torus_.push_back(add(torus_link_bytes_per_s_, hop_ns, from + ".d" + std::to_string(d) + (dir > 0 ? "+" : "-"),
+                               LinkKind::fabric, from, to));
+        }
+      }
+    }
+    return;
+  }
+  const int ups = spec_.fabric.tiers == 3 ? num_aggs_ : num_spines_;
+  if (ups == 0) return;
+  leaf_up_.reserve(static_cast<std::size_t>(num_leaves_) * ups);
+  spine_down_.reserve(static_cast<std::size_t>(num_leaves_) * ups);
+  const bool rail = spec_.fabric.kind == FabricKind::rail_optimized;
   for (int l = 0; l < num_leaves_; ++l) {
-    for (int s = 0; s < num_spines_; ++s) {
-      const std::string name = "leaf" + std::to_string(l) + (std::string(".spine") + std::to_string(s));
-      leaf_up_.push_back(add(leaf_uplink_bytes_per_s_, switch_ns, name + ".up", LinkKind::fabric));
-      spine_down_.push_back(add(leaf_uplink_bytes_per_s_, switch_ns, name + ".down", LinkKind::fabric));
+    const std::string leaf = "leaf" + std::to_string(l);
+    const int group = rail ? l / nics_per_node_ : l;
+    for (int k = 0; k < ups; ++k) {
+      const std::string up = spec_.fabric.tiers == 3 ? "pod" + std::to_string(group / spec_.fabric.leaves_per_pod) +
+                                                           ".agg" + std::to_string(k)
+                                                     : "spine" + std::to_string(k);
+      leaf_up_.push_back(add(leaf_uplink_bytes_per_s_, hop_ns, leaf + "->" + up, LinkKind::fabric, leaf, up));
+      spine_down_.push_back(add(leaf_uplink_bytes_per_s_, hop_ns, up + "->" + leaf, LinkKind::fabric, up, leaf));
+    }
+  }
+  if (spec_.fabric.tiers == 3 && num_pods_ > 1) {
+    for (int p = 0; p < num_pods_; ++p) {
+      for (int c = 0; c < num_spines_; ++c) {
+        const std::string agg = "pod" + std::to_string(p) + ".agg" + std::to_string(c % num_aggs_);
+        const std::string core = "core" + std::to_string(c);
+        pod_up_.push_back(add(pod_uplink_bytes_per_s_, hop_ns, agg + "->" + core, LinkKind::fabric, agg, core));
+        core_down_.push_back(add(pod_uplink_bytes_per_s_, hop_ns, core + "->" + agg, LinkKind::fabric, core, agg));
+      }
     }
   }
 }
-
-const GpuSpec& Cluster::gpu_spec(int /*gpu*/) const { return *gpu_; }
 
 int Cluster::leaf_of(int node, int rail) const {
   const int group = node / spec_.fabric.nodes_per_leaf;
   return spec_.fabric.kind == FabricKind::rail_optimized ? group * nics_per_node_ + rail : group;
 }
 
-void Cluster::append_intra(int node, int a, int b, CachedRoute& out) const {
-  const int base = node * gpus_per_node_;
-  if (has_scale_up() && template_->nvswitch) {
-    out.hops[out.size++] = nvl_up_[base + a];
-    out.hops[out.size++] = nvl_down_[base + b];
-  } else if (has_scale_up()) {
-    out.hops[out.size++] = mesh_[static_cast<std::size_t>(node) * gpus_per_node_ * gpus_per_node_ +
-                                 static_cast<std::size_t>(a) * gpus_per_node_ + b];
+void Cluster::append_pcie(int node, bool src_is_nic, int src, bool dst_is_nic, int dst, bool staged,
+                          std::vector<sim::ResourceId>& out) const {
+  const int sockets = std::max(1, template_->sockets);
+  const int switches = template_->pcie_switches;
+  const std::size_t gbase = static_cast<std::size_t>(node) * gpus_per_node_;
+  const std::size_t nbase = static_cast<std::size_t>(node) * nics_per_node_;
+  out.push_back(src_is_nic ? nic_pcie_up_[nbase + src] : pcie_up_[gbase + src]);
+  const int s1 = src_is_nic ? switch_of_nic(src) : switch_of_gpu(src);
+  const int s2 = dst_is_nic ? switch_of_nic(dst) : switch_of_gpu(dst);
+  const int k1 = src_is_nic ? socket_of_nic(src) : socket_of_gpu(src);
+  const int k2 = dst_is_nic ? socket_of_nic(dst) : socket_of_gpu(dst);
+  const std::size_t sbase = static_cast<std::size_t>(node) * switches;
+  const bool via_root = switches == 0 || s1 != s2 || staged;
+  if (via_root && switches > 0) out.push_back(uplink_up_[sbase + s1]);
+  if (via_root && k1 != k2) {
+    out.push_back(socket_link_[static_cast<std::size_t>(node) * sockets * sockets + k1 * sockets + k2]);
+  }
+  if (via_root && switches > 0) out.push_back(uplink_down_[sbase + s2]);
+  out.push_back(dst_is_nic ? nic_pcie_down_[nbase + dst] : pcie_down_[gbase + dst]);
+}
+
+void Cluster::append_intra(int node, int a, int b, std::vector<sim::ResourceId>& out) const {
+  const std::size_t base = static_cast<std::size_t>(node) * gpus_per_node_;
+  if (scale_up_ == ScaleUp::nvswitch) {
+    out.push_back(nvl_up_[base + a]);
+    out.push_back(nvl_down_[base + b]);
+  } else if (nvlink_between(a, b)) {
+    out.push_back(mesh_[base * gpus_per_node_ + static_cast<std::size_t>(a) * gpus_per_node_ + b]);
   } else {
-    out.hops[out.size++] = pcie_up_[base + a];
-    out.hops[out.size++] = pcie_down_[base + b];
+    append_pcie(node, false, a, false, b, !pcie_p2p_, out);
   }
 }
 
-void Cluster::compute_route(int src, int dst, CachedRoute& out) const {
-  out.size = 0;
+void Cluster::append_fabric(int sn, int dn, int rail, std::uint64_t hash, std::vector<sim::ResourceId>& out) const {
+  if (!torus_dims_.empty()) {
+    const int dims = static_cast<int>(torus_dims_.size());
+    int cur = sn;
+    int a = sn, b = dn;
+    std::vector<int> cs(dims), cd(dims);
+    for (int d = 0; d < dims; ++d) {
+      cs[d] = a % torus_dims_[d];
+      a /= torus_dims_[d];
+      cd[d] = b % torus_dims_[d];
+      b /= torus_dims_[d];
+    }
+    // Dimension-order routing, the shorter way round (ties: +).
+    int stride = 1;
+    for (int d = 0; d < dims; ++d) {
+      const int size = torus_dims_[d];
+      const int fwd = (cd[d] - cs[d] + size) % size;
+      const int dir = fwd <= size - fwd ? +1 : -1;
+      const int steps = dir > 0 ? fwd : size - fwd;
+      int c = cs[d];
+      for (int k = 0; k < steps; ++k) {
+        out.push_back(torus_[static_cast<std::size_t>(cur) * 2 * dims + 2 * d + (dir > 0 ? 0 : 1)]);
+        const int nc = (c + dir + size) % size;
+        cur += (nc - c) * stride;
+        c = nc;
+      }
+      stride *= size;
+    }
+    return;
+  }
+  const int sl = leaf_of(sn, rail), dl = leaf_of(dn, rail);
+  if (sl == dl) return;
+  const std::size_t ups = spec_.fabric.tiers == 3 ? num_aggs_ : num_spines_;
+  const int k = static_cast<int>(hash % ups);
+  out.push_back(leaf_up_[static_cast<std::size_t>(sl) * ups + k]);
+  if (spec_.fabric.tiers == 3 && num_pods_ > 1) {
+    const bool rail_opt = spec_.fabric.kind == FabricKind::rail_optimized;
+    const int sp = (rail_opt ? sl / nics_per_node_ : sl) / spec_.fabric.leaves_per_pod;
+    const int dp = (rail_opt ? dl / nics_per_node_ : dl) / spec_.fabric.leaves_per_pod;
+    if (sp != dp) {
+      // Core c is wired to aggregation switch c % aggs of every pod (one plane per aggregation index).
+      const int per_plane = std::max(1, num_spines_ / num_aggs_);
+      const int c = k + num_aggs_ * static_cast<int>((hash / ups) % per_plane);
+      const int core = std::min(c, num_spines_ - 1);
+      out.push_back(pod_up_[static_cast<std::size_t>(sp) * num_spines_ + core]);
+      out.push_back(core_down_[static_cast<std::size_t>(dp) * num_spines_ + core]);
+    }
+  }
+  out.push_back(spine_down_[static_cast<std::size_t>(dl) * ups + k]);
+}
+
+void Cluster::compute_route(int src, int dst, int rail, std::vector<sim::ResourceId>& out) const {
+  out.clear();
   const int sn = node_of(src), dn = node_of(dst);
   const int si = local_rank(src), di = local_rank(dst);
   if (sn == dn) {
     append_intra(sn, si, di, out);
     return;
   }
-  const int rail = nic_of_local(di);
-  // PXN: the proxy is the local GPU with the destination's local index (its NIC is on `rail`).
+  // PXN: cross NVLink to the NIC's own GPU first, when the source is not it and NVLink joins them.
   int proxy = si;
-  if (nic_of_local(si) != rail) {
-    proxy = di;
-    append_intra(sn, si, proxy, out);
+  const int nic_gpu = gpu_of_nic(rail);
+  if (nic_gpu != si && nvlink_between(si, nic_gpu)) {
+    append_intra(sn, si, nic_gpu, out);
+    proxy = nic_gpu;
   }
-  const int snic = sn * nics_per_node_ + rail;
-  const int dnic = dn * nics_per_node_ + rail;
-  out.hops[out.size++] = pcie_up_[sn * gpus_per_node_ + proxy];
-  out.hops[out.size++] = nic_pcie_down_[snic];
-  out.hops[out.size++] = nic_tx_[snic];
-  const int sl = leaf_of(sn, rail), dl = leaf_of(dn, rail);
-  if (sl != dl) {
-    const int spine = static_cast<int>(
-        mix64((static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst)) % num_spines_);
-    out.hops[out.size++] = leaf_up_[static_cast<std::size_t>(sl) * num_spines_ + spine];
-    out.hops[out.size++] = spine_down_[static_cast<std::size_t>(dl) * num_spines_ + spine];
-  }
-  out.hops[out.size++] = nic_rx_[dnic];
-  out.hops[out.size++] = nic_pcie_up_[dnic];
-  out.hops[out.size++] = pcie_down_[dn * gpus_per_node_ + di];
+  const bool staged = !spec_.gpu_direct_rdma;
+  append_pcie(sn, false, proxy, true, rail, staged, out);
+  out.push_back(nic_tx_[static_cast<std::size_t>(sn) * nics_per_node_ + rail]);
+  append_fabric(sn, dn, rail, mix64((static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst)), out);
+  out.push_back(nic_rx_[static_cast<std::size_t>(dn) * nics_per_node_ + rail]);
+  append_pcie(dn, true, rail, false, di, staged, out);
 }
 
 std::span<const sim::ResourceId> Cluster::route(int src_gpu, int dst_gpu) const {
+  if (dst_gpu < 0 || dst_gpu >= num_gpus()) return route(src_gpu, dst_gpu, 0);  // throws
+  return route(src_gpu, dst_gpu, nic_of_local(local_rank(dst_gpu)));
+}
+
+std::span<const sim::ResourceId> Cluster::route(int src_gpu, int dst_gpu, int rail) const {
   if (src_gpu < 0 || src_gpu >= num_gpus() || dst_gpu < 0 || dst_gpu >= num_gpus()) {
     throw std::out_of_range("Cluster::route: GPU " +
                             std::to_string(src_gpu < 0 || src_gpu >= num_gpus() ? src_gpu : dst_gpu) + " outside [0, " +
@@ -248,47 +506,141 @@ std::span<const sim::ResourceId> Cluster::route(int src_gpu, int dst_gpu) const 
   if (src_gpu == dst_gpu) {
     throw std::out_of_range("Cluster::route: src == dst (" + std::to_string(src_gpu) + ")");
   }
-  const std::uint64_t key = (static_cast<std::uint64_t>(src_gpu) << 32) | static_cast<std::uint32_t>(dst_gpu);
-  auto [it, inserted] = route_index_.try_emplace(key, static_cast<std::uint32_t>(routes_.size()));
-  if (inserted) {
-    routes_.emplace_back();
-    compute_route(src_gpu, dst_gpu, routes_.back());
+  const bool inter = node_of(src_gpu) != node_of(dst_gpu);
+  if (inter && (rail < 0 || rail >= nics_per_node_)) {
+    throw std::out_of_range("Cluster::route: NIC " + std::to_string(rail) + " outside [0, " +
+                            std::to_string(nics_per_node_) + ")");
   }
-  const CachedRoute& r = routes_[it->second];
-  return {r.hops.data(), r.size};
+  const std::uint64_t key = (static_cast<std::uint64_t>(src_gpu) << 36) | (static_cast<std::uint64_t>(dst_gpu) << 8) |
+                            static_cast<std::uint64_t>(inter ? rail : 0);
+  auto it = route_index_.find(key);
+  if (it == route_index_.end()) {
+    compute_route(src_gpu, dst_gpu, inter ? rail : 0, scratch_);
+    if (block_used_ + scratch_.size() > block_size_) {
+      block_size_ = std::max<std::size_t>(65536, scratch_.size());
+      route_blocks_.push_back(std::make_unique<sim::ResourceId[]>(block_size_));
+      block_used_ = 0;
+    }
+    sim::ResourceId* dst = route_blocks_.back().get() + block_used_;
+    std::copy(scratch_.begin(), scratch_.end(), dst);
+    block_used_ += scratch_.size();
+    it = route_index_.emplace(key, CachedRoute{dst, static_cast<std::uint32_t>(scratch_.size())}).first;
+  }
+  return {it->second.hops, it->second.size};
 }
 
 std::string Cluster::describe() const {
+  const NodeTemplate& t = *template_;
   std::ostringstream o;
-  o << num_nodes_ << " x " << template_->name << " (" << template_->source << ")\n";
-  o << "  per node: " << gpus_per_node_ << " x " << gpu_->name << " (" << gpu_->source << ")\n";
-  if (has_scale_up() && template_->nvswitch) {
-    o << "  scale-up: " << template_->nvswitches << " NVSwitch chips (non-blocking); per GPU NVLink"
-      << gpu_->nvlink_generation << " " << gpu_->nvlink_links << " links x " << gbps(gpu_->nvlink_bytes_per_s_per_link)
-      << " = " << gbps(scale_up_bytes_per_s_) << " per direction\n";
-  } else if (has_scale_up()) {
-    o << "  scale-up: full mesh, one " << gbps(mesh_link_bytes_per_s_) << " per-direction link per GPU pair ("
-      << gbps(scale_up_bytes_per_s_) << " per GPU per direction)\n";
-  } else {
-    o << "  scale-up: none, GPU-to-GPU over PCIe\n";
+  o << num_nodes_ << " x " << t.name << " (" << t.source << ")\n";
+  o << "Each node (node0 shown; every node is the same):\n";
+  o << "  GPUs: " << gpus_per_node_ << " x " << gpu_->name << " (" << gpu_->source << ")\n";
+  switch (scale_up_) {
+    case ScaleUp::nvswitch:
+      o << "  NVLink: " << t.nvswitches << " NVSwitch chips (non-blocking); per GPU NVLink" << gpu_->nvlink_generation
+        << " " << gpu_->nvlink_links << " links x " << gbps(gpu_->nvlink_bytes_per_s_per_link) << " = "
+        << gbps(scale_up_bytes_per_s_) << " per direction\n";
+      break;
+    case ScaleUp::mesh:
+      o << "  " << (gpu_->nvlink_generation == 0 ? "xGMI" : "NVLink") << ": full mesh, " << gbps(mesh_link_bytes_per_s_)
+        << " per direction per GPU pair (" << gbps(scale_up_bytes_per_s_) << " per GPU)\n";
+      break;
+    case ScaleUp::bridge_pairs:
+      o << "  NVLink bridges: GPUs 2k and 2k+1 paired, " << gbps(mesh_link_bytes_per_s_)
+        << " per direction per pair; other pairs over PCIe\n";
+      break;
+    case ScaleUp::none:
+      o << "  NVLink: none; GPU to GPU over PCIe"
+        << (pcie_p2p_ ? " (peer-to-peer)" : " staged through host memory (no P2P)") << "\n";
+      break;
   }
-  o << "  PCIe gen" << template_->pcie_generation << ": " << gbps(template_->pcie_bytes_per_s)
-    << " per direction per GPU and per NIC; " << template_->gpus_per_pcie_switch
-    << " GPUs and their NICs per PCIe switch\n";
+  const int sockets = std::max(1, t.sockets);
+  o << "  CPU: " << sockets << " socket" << (sockets > 1 ? "s" : "") << " (" << t.cpu << ")";
+  if (sockets > 1) o << ", GPU traffic between sockets " << gbps(t.socket_link_bytes_per_s) << " per direction";
+  o << "\n";
+  o << "  PCIe gen" << t.pcie_generation << ": " << gbps(t.pcie_bytes_per_s) << " per direction per GPU and per NIC; ";
+  if (t.pcie_switches > 0) {
+    o << t.pcie_switches << " PCIe switches (" << t.gpus_per_pcie_switch() << " GPUs each), uplink "
+      << gbps(t.pcie_uplink_bytes_per_s > 0 ? t.pcie_uplink_bytes_per_s : t.pcie_bytes_per_s) << " to the CPU\n";
+  } else {
+    o << "GPUs and NICs on CPU root ports\n";
+  }
+  for (int g = 0; g < gpus_per_node_; ++g) {
+    o << "    gpu" << g << ": " << (t.pcie_switches > 0 ? "pcie_sw" + std::to_string(switch_of_gpu(g)) : "root port")
+      << ", socket " << socket_of_gpu(g);
+    if (nics_per_node_ > 0) o << ", NIC nic" << nic_of_local(g);
+    o << "\n";
+  }
   o << "  NICs: " << nics_per_node_ << " x " << nic_->name << " at " << gbps(nic_->bytes_per_s) << " per direction, "
-    << nic_->latency_ns << " ns adapter latency; GPU i uses NIC (rail) i*" << nics_per_node_ << "/" << gpus_per_node_
-    << "\n";
+    << nic_->latency_ns << " ns adapter latency (" << nic_->source << ")\n";
+  for (int i = 0; i < nics_per_node_; ++i) {
+    o << "    nic" << i << ": "
+      << (t.pcie_switches > 0 ? "pcie_sw" + std::to_string(switch_of_nic(i)) : std::string("root port")) << ", socket "
+      << socket_of_nic(i) << ", next to gpu" << gpu_of_nic(i)
+      << (socket_of_nic(i) != socket_of_gpu(gpu_of_nic(i)) ? " (other socket!)" : "") << "\n";
+  }
+  o << "  GPUDirect RDMA: " << (spec_.gpu_direct_rdma ? "on" : "off (NIC traffic staged through host memory)") << "\n";
   if (num_nodes_ > 1) {
     const FabricSpec& f = spec_.fabric;
-    o << "  fabric: " << fabric_name(f.kind) << ", " << num_leaves_ << " leaf switches (" << leaf_down_ports_
-      << " down ports each, " << f.nodes_per_leaf << " nodes per leaf group), " << num_spines_ << " spines";
-    if (num_spines_ > 0) {
-      o << ", leaf uplinks " << num_spines_ << " x " << gbps(leaf_uplink_bytes_per_s_) << " (oversubscription "
-        << f.oversubscription << ":1)";
+    o << "Fabric: " << fabric_name(f.kind);
+    if (!torus_dims_.empty()) {
+      o << " ";
+      for (std::size_t d = 0; d < torus_dims_.size(); ++d) o << (d ? "x" : "") << torus_dims_[d];
+      o << ", " << gbps(torus_link_bytes_per_s_) << " per direction to each neighbour, dimension-order routing";
+    } else {
+      o << ", " << f.tiers << " tiers, " << num_leaves_ << " leaf switches (" << leaf_down_ports_
+        << " down ports each, " << f.nodes_per_leaf << " nodes per leaf group)";
+      if (f.tiers == 2 && num_spines_ > 0) {
+        o << ", " << num_spines_ << " spines, leaf uplinks " << num_spines_ << " x " << gbps(leaf_uplink_bytes_per_s_);
+      } else if (f.tiers == 3 && num_aggs_ > 0) {
+        o << ", " << num_pods_ << " pods of " << f.leaves_per_pod << " leaf groups with " << num_aggs_
+          << " aggregation switches, leaf uplinks " << num_aggs_ << " x " << gbps(leaf_uplink_bytes_per_s_);
+        if (num_spines_ > 0) o << ", " << num_spines_ << " cores, pod uplinks " << gbps(pod_uplink_bytes_per_s_);
+      }
+      o << " (oversubscription " << f.oversubscription << ":1); ECMP by hash(src, dst)";
     }
-    o << ", " << f.switch_latency_ns << " ns per switch hop; ECMP by hash(src, dst)\n";
+    o << ", " << f.switch_latency_ns << " ns per switch hop, cables " << f.cable_length_m << " m\n";
   }
-  o << "  resources: " << resources_built_ << " directed links\n";
+  o << "Resources: " << edges_.size() << " directed links\n";
+  return o.str();
+}
+
+std::string Cluster::to_dot(int max_nodes) const {
+  std::ostringstream o;
+  o << "digraph cluster {\n  rankdir=LR;\n  node [shape=box, fontsize=10];\n  edge [fontsize=8, dir=both];\n";
+  auto node_of_device = [](const std::string& d) -> int {
+    if (d.rfind("node", 0) != 0) return -1;
+    return std::atoi(d.c_str() + 4);
+  };
+  // One edge per device pair (both directions); label: capacity per direction.
+  std::map<std::pair<std::string, std::string>, std::pair<double, LinkKind>> pairs;
+  std::set<std::string> devices;
+  int skipped = 0;
+  for (const ClusterEdge& e : edges_) {
+    const int na = node_of_device(e.from), nb = node_of_device(e.to);
+    if (na >= max_nodes || nb >= max_nodes) {
+      ++skipped;
+      continue;
+    }
+    const auto key = e.from < e.to ? std::make_pair(e.from, e.to) : std::make_pair(e.to, e.from);
+    pairs.emplace(key, std::make_pair(net_.capacity(e.resource), e.kind));
+    devices.insert(e.from);
+    devices.insert(e.to);
+  }
+  for (const std::string& d : devices) {
+    const char* shape = d.find("gpu") != std::string::npos    ? "box3d"
+                        : d.find("nic") != std::string::npos  ? "cds"
+                        : d.find("cpu") != std::string::npos  ? "component"
+                        : d.find("leaf") != std::string::npos ? "hexagon"
+                                                              : "ellipse";
+    o << "  \"" << d << "\" [shape=" << shape << "];\n";
+  }
+  for (const auto& [key, value] : pairs) {
+    o << "  \"" << key.first << "\" -> \"" << key.second << "\" [label=\"" << gbps(value.first) << " "
+      << kind_name(value.second) << "\"];\n";
+  }
+  if (skipped > 0) o << "  // " << skipped << " links of nodes >= " << max_nodes << " not drawn\n";
+  o << "}\n";
   return o.str();
 }
 

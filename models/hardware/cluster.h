@@ -1,24 +1,27 @@
 #pragma once
-// The cluster as a graph of directed resources on a FlowNetwork: per-GPU NVLink/NVSwitch ports,
-// PCIe to NICs, NIC uplinks, leaf and spine switch links. Routes are deterministic.
+// The cluster as a graph of directed resources on a FlowNetwork: servers built from their node
+// template (GPUs, NVLink/NVSwitch, PCIe switches, CPU sockets, NICs) joined by a fabric (fat
+// tree with 2 or 3 tiers, rail-optimized, or torus). Routes are deterministic.
 //
-// Resources built per node (all directed; a full-duplex cable is two resources):
-//  - NVSwitch nodes: per GPU "nvl_up" (GPU->NVSwitch) and "nvl_down" (NVSwitch->GPU), capacity =
-//    NVLink links x per-link bandwidth per direction; the NVSwitch plane itself is non-blocking.
-//    Full-mesh nodes (MI300X xGMI, GpuSpec::scale_up_mesh): one resource per ordered GPU pair,
-//    capacity = links per peer x per-link bandwidth.
-//  - PCIe: per GPU "pcie_up"/"pcie_down" (GPU<->its PCIe switch) and per NIC "nic_pcie_up"/
-//    "nic_pcie_down" (NIC<->switch), capacity = NodeTemplate::pcie_bytes_per_s. The PCIe switch
-//    is non-blocking. GPUs without NVLink reach each other over pcie_up -> pcie_down.
-//  - NIC: "nic_tx" (NIC->leaf) and "nic_rx" (leaf->NIC) at the NIC line rate.
-//  - Fabric: leaf->spine and spine->leaf resources, one pair per (leaf, spine).
-// Latencies: NicSpec::latency_ns is split over nic_tx and nic_rx; every switch traversed adds
-// FabricSpec::switch_latency_ns (charged on the resource leaving that switch). NVLink/PCIe
+// Devices and the directed resources between them (a full-duplex cable is two resources):
+//  - NVSwitch nodes: per GPU "nvl_up" (GPU->NVSwitch) and "nvl_down", capacity = NVLink links x
+//    per-link bandwidth per direction; the NVSwitch plane itself is non-blocking.
+//    Mesh nodes (xGMI, HGX 4-GPU): one resource per ordered GPU pair, capacity = links / peers x
+//    per-link. Bridge pairs: one resource per direction between GPUs 2k and 2k+1 (all links).
+//  - PCIe: per GPU and per NIC "pcie_up"/"pcie_down" (device <-> its PCIe switch, or its CPU root
+//    port when the template has no switches); per PCIe switch "uplink_up"/"uplink_down" (switch <->
+//    root complex); per ordered socket pair "socket a->b" (UPI/xGMI, NCCL's achievable figure).
+//    Switches and root complexes are non-blocking.
+//  - NIC: "tx" (NIC->fabric) and "rx" at the NIC line rate.
+//  - Fabric: 2 tiers: leaf<->spine resources per (leaf, spine); 3 tiers: leaf<->aggregation per
+//    (leaf, aggregation switch of its pod) and pod<->core per (pod, core); torus: per node one
+//    resource per (dimension, direction) to the neighbour.
+// Latencies: NicSpec::latency_ns split over tx and rx; each switch (or torus router) traversed
+// adds FabricSpec::switch_latency_ns, each network cable 5 ns/m x cable_length_m. NVLink/PCIe
 // resources carry no latency: NCCL's per-step latency model (models/collectives) covers them.
 
-#include <array>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -31,70 +34,106 @@
 namespace traincast::models {
 
 /// What a resource is, for per-link-type efficiencies (models/collectives) and reports.
-enum class LinkKind : std::uint8_t { other, nvlink, pcie, nic, fabric };
+enum class LinkKind : std::uint8_t { other, nvlink, pcie, socket, nic, fabric };
+
+/// One directed resource as a graph edge between two named devices (for explain and DOT).
+struct ClusterEdge {
+  std::string from;  ///< device, e.g. "node0.gpu3", "node0.pcie_sw1", "node0.cpu0", "leaf2"
+  std::string to;
+  sim::ResourceId resource = 0;
+  LinkKind kind = LinkKind::other;
+};
 
 class Cluster {
  public:
   /// Builds every resource of the cluster on `net`. Throws std::invalid_argument for an unknown
-  /// template/GPU or impossible sizes; messages name the field, e.g.
+  /// template/GPU/NIC or impossible sizes; messages name the field, e.g.
   /// "cluster.num_nodes: must be > 0 (got 0)",
-  /// "cluster.fabric.kind: none allows a single node (got num_nodes = 2)".
+  /// "cluster.fabric.kind: none allows a single node (got num_nodes = 2)",
+  /// "cluster.fabric.torus_dims: product 12 != num_nodes 16".
   Cluster(const ClusterSpec& spec, sim::FlowNetwork& net);
 
   int num_gpus() const { return num_nodes_ * gpus_per_node_; }
   int num_nodes() const { return num_nodes_; }
   int gpus_per_node() const { return gpus_per_node_; }
-  int node_of(int gpu) const { return gpu / gpus_per_node(); }
-  int local_rank(int gpu) const { return gpu % gpus_per_node(); }
+  int node_of(int gpu) const { return gpu / gpus_per_node_; }
+  int local_rank(int gpu) const { return gpu % gpus_per_node_; }
   /// Same spec for every GPU (homogeneous cluster). gpu is not range-checked.
   const GpuSpec& gpu_spec(int gpu) const;
   const NodeTemplate& node_template() const { return *template_; }
   const NicSpec& nic() const { return *nic_; }
   const ClusterSpec& spec() const { return spec_; }
 
-  /// Compute NICs per node (NodeTemplate::nics).
+  /// Compute NICs per node (template's, or ClusterSpec::nics_per_node).
   int nics_per_node() const { return nics_per_node_; }
-  /// Local index (= rail) of the NIC serving local GPU `local`: local * nics / gpus_per_node.
-  int nic_of_local(int local) const { return local * nics_per_node_ / gpus_per_node_; }
-  /// true when GPUs of a node talk over NVLink/xGMI (else over PCIe).
-  bool has_scale_up() const { return scale_up_bytes_per_s_ > 0; }
-  /// Scale-up bandwidth per GPU per direction [bytes/s] (NVSwitch port or sum of mesh links).
+  /// The first NIC serving local GPU `local` (NodeTemplate's rule); 0 when the node has no NIC.
+  int nic_of_local(int local) const;
+  /// The local GPU a NIC is attached next to (the first GPU it serves).
+  int gpu_of_nic(int nic) const;
+  /// The effective scale-up (ScaleUp::none when the GPU has no NVLink/xGMI links).
+  ScaleUp scale_up() const { return scale_up_; }
+  /// true when some GPUs of a node talk over NVLink/xGMI.
+  bool has_scale_up() const { return scale_up_ != ScaleUp::none; }
+  /// true when local GPUs a and b (a != b) are joined by NVLink/xGMI (directly or via NVSwitch).
+  bool nvlink_between(int local_a, int local_b) const;
+  /// Scale-up bandwidth per GPU per direction [bytes/s] (NVSwitch port, sum of mesh links, or
+  /// bridge); 0 without scale-up.
   double scale_up_bytes_per_s() const { return scale_up_bytes_per_s_; }
+  /// GPU peer-to-peer over PCIe in effect (template's, or ClusterSpec::pcie_p2p).
+  bool pcie_p2p() const { return pcie_p2p_; }
+  int socket_of_gpu(int local) const;
+  int socket_of_nic(int nic) const;
   int num_leaves() const { return num_leaves_; }
-  /// Spine switches (0 when every node pair shares a leaf on each rail).
+  /// Spine (2 tiers) or core (3 tiers) switches modelled; 0 when no traffic leaves a leaf.
   int num_spines() const { return num_spines_; }
 
   /// Directed resources a byte crosses from src to dst GPU (src != dst), in order.
-  /// Intra-node: NVSwitch [nvl_up(src), nvl_down(dst)], mesh [link(src,dst)], or PCIe
-  /// [pcie_up(src), pcie_down(dst)]. Inter-node from local i to local j: NIC rail r = nic(j);
-  /// when nic(i) != r the bytes first cross NVLink to the local GPU j (NCCL's PXN, default
-  /// since NCCL 2.12: a rail-optimized fabric only joins NICs of the same rail, so NCCL moves
-  /// the data over NVLink to the GPU on the destination's rail rather than cross rails in
-  /// the fabric), then [pcie_up(proxy), nic_pcie_down, nic_tx, (leaf_up, spine_down), nic_rx,
-  /// nic_pcie_up, pcie_down(dst)]. ECMP picks the spine by a fixed hash of (src, dst).
-  /// The span stays valid for the lifetime of the Cluster (routes are cached per pair).
-  /// Throws std::out_of_range for a GPU outside [0, num_gpus()) or src == dst.
+  /// Intra-node: NVSwitch [nvl_up(src), nvl_down(dst)], mesh [link(src,dst)], bridge partner
+  /// [bridge(src,dst)], else PCIe: [pcie_up(src), (uplink_up(sw), socket, uplink_down(sw')),
+  /// pcie_down(dst)] where the bracket is taken when the GPUs are under different switches, on
+  /// root ports, or when P2P is off (staged through host memory: always via the root complex).
+  /// Inter-node through NIC `rail` (local NIC index, same on both nodes): when the source GPU is
+  /// not the NIC's own GPU and the node has NVLink, the bytes first cross NVLink to the NIC's GPU
+  /// (NCCL's PXN, default since 2.12); then the PCIe path to the NIC (via the root complex when
+  /// GPUDirect RDMA is off), tx, fabric, rx, the PCIe path to dst. ECMP picks spines by a fixed
+  /// hash of (src, dst). The span stays valid for the lifetime of the Cluster (cached per key).
+  /// Throws std::out_of_range for a GPU outside [0, num_gpus()), src == dst, or a rail outside
+  /// [0, nics_per_node()) for GPUs on different nodes.
+  std::span<const sim::ResourceId> route(int src_gpu, int dst_gpu, int rail) const;
+  /// route() through the destination GPU's own NIC (rail nic_of_local(local_rank(dst))).
   std::span<const sim::ResourceId> route(int src_gpu, int dst_gpu) const;
 
   /// Kind of a resource built by this cluster (LinkKind::other for ids it did not build).
   LinkKind link_kind(sim::ResourceId r) const { return r < kinds_.size() ? kinds_[r] : LinkKind::other; }
+  /// Every resource built, as an edge between devices, in build order.
+  const std::vector<ClusterEdge>& edges() const { return edges_; }
 
-  /// Human-readable list of devices and links with bandwidths.
+  /// Human-readable description: per node the devices and links with bandwidths, then the fabric.
   std::string describe() const;
+  /// Graphviz DOT of the devices and links (one edge per full-duplex link, labelled with the
+  /// per-direction bandwidth). Nodes beyond max_nodes are summarised in a comment.
+  std::string to_dot(int max_nodes = 64) const;
 
  private:
-  static constexpr std::size_t kMaxHops = 12;
   struct CachedRoute {
-    std::array<sim::ResourceId, kMaxHops> hops{};
-    std::uint8_t size = 0;
+    const sim::ResourceId* hops = nullptr;
+    std::uint32_t size = 0;
   };
 
-  sim::ResourceId add(double capacity_bytes_per_s, std::int64_t latency_ns, std::string name, LinkKind kind);
+  sim::ResourceId add(double capacity_bytes_per_s, std::int64_t latency_ns, std::string name, LinkKind kind,
+                      std::string from, std::string to);
   void build_node(int node);
   void build_fabric();
-  void compute_route(int src, int dst, CachedRoute& out) const;
-  void append_intra(int node, int src_local, int dst_local, CachedRoute& out) const;
+  void compute_route(int src, int dst, int rail, std::vector<sim::ResourceId>& out) const;
+  void append_intra(int node, int src_local, int dst_local, std::vector<sim::ResourceId>& out) const;
+  /// PCIe path between two endpoints of a node (GPU or NIC); staged = through the root complex.
+  void append_pcie(int node, bool src_is_nic, int src, bool dst_is_nic, int dst, bool staged,
+                   std::vector<sim::ResourceId>& out) const;
+  void append_fabric(int src_node, int dst_node, int rail, std::uint64_t hash, std::vector<sim::ResourceId>& out) const;
+  int switch_of_gpu(int local) const;
+  int switch_of_nic(int nic) const;
   int leaf_of(int node, int rail) const;
+  int bridge_partner(int local) const { return local ^ 1; }
 
   ClusterSpec spec_;
   sim::FlowNetwork& net_;
@@ -104,25 +143,41 @@ class Cluster {
   int num_nodes_ = 0;
   int gpus_per_node_ = 0;
   int nics_per_node_ = 0;
+  ScaleUp scale_up_ = ScaleUp::none;
+  bool pcie_p2p_ = true;
   double scale_up_bytes_per_s_ = 0;
   double mesh_link_bytes_per_s_ = 0;
+  std::int64_t cable_ns_ = 0;
+  // Fabric sizes.
   int num_groups_ = 0;  // leaf groups (nodes_per_leaf nodes each)
   int num_leaves_ = 0;
-  int num_spines_ = 0;
+  int num_spines_ = 0;  // spines (2 tiers) / cores (3 tiers)
+  int num_aggs_ = 0;    // aggregation switches per pod (3 tiers)
+  int num_pods_ = 0;
   int leaf_down_ports_ = 0;
-  double leaf_uplink_bytes_per_s_ = 0;  // per (leaf, spine) resource
+  double leaf_uplink_bytes_per_s_ = 0;  // per (leaf, spine|agg) resource
+  double pod_uplink_bytes_per_s_ = 0;   // per (pod, core) resource
+  std::vector<int> torus_dims_;
+  double torus_link_bytes_per_s_ = 0;
 
-  // Resource ids, indexed by global GPU / global NIC (node * nics + rail) / leaf * spines + spine.
+  // Resource ids. GPU-indexed: global GPU; NIC-indexed: node * nics + nic; switch-indexed:
+  // node * switches + s; socket links: node * sockets^2 + a * sockets + b.
   std::vector<sim::ResourceId> nvl_up_, nvl_down_;
-  std::vector<sim::ResourceId> mesh_;  // node * gpn * gpn + src_local * gpn + dst_local
+  std::vector<sim::ResourceId> mesh_;  // node * gpn * gpn + a * gpn + b (mesh and bridge pairs)
   std::vector<sim::ResourceId> pcie_up_, pcie_down_;
+  std::vector<sim::ResourceId> uplink_up_, uplink_down_;
+  std::vector<sim::ResourceId> socket_link_;
   std::vector<sim::ResourceId> nic_pcie_up_, nic_pcie_down_, nic_tx_, nic_rx_;
-  std::vector<sim::ResourceId> leaf_up_, spine_down_;
+  std::vector<sim::ResourceId> leaf_up_, spine_down_;  // leaf * spines|aggs + k
+  std::vector<sim::ResourceId> pod_up_, core_down_;    // pod * cores + c
+  std::vector<sim::ResourceId> torus_;                 // node * 2 * dims + 2 * d + (dir < 0)
   std::vector<LinkKind> kinds_;
-  std::size_t resources_built_ = 0;
+  std::vector<ClusterEdge> edges_;
 
-  mutable std::unordered_map<std::uint64_t, std::uint32_t> route_index_;
-  mutable std::deque<CachedRoute> routes_;
+  mutable std::unordered_map<std::uint64_t, CachedRoute> route_index_;
+  mutable std::vector<std::unique_ptr<sim::ResourceId[]>> route_blocks_;
+  mutable std::size_t block_used_ = 0, block_size_ = 0;
+  mutable std::vector<sim::ResourceId> scratch_;
 };
 
 }  // namespace traincast::models

@@ -102,10 +102,30 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (c.has_num_nodes()) s.cluster.num_nodes = c.num_nodes();
   if (c.has_gpu()) s.cluster.gpu = c.gpu();
   const tp::FabricSpec& f = c.fabric();
-  if (f.has_kind() && !enum_from_number(f.kind(), 3, s.cluster.fabric.kind)) bad_enums.push_back("cluster.fabric.kind");
+  if (f.has_kind() && !enum_from_number(f.kind(), 4, s.cluster.fabric.kind)) bad_enums.push_back("cluster.fabric.kind");
   if (f.has_oversubscription()) s.cluster.fabric.oversubscription = f.oversubscription();
   if (f.has_switch_latency_ns()) s.cluster.fabric.switch_latency_ns = f.switch_latency_ns();
   if (f.has_nodes_per_leaf()) s.cluster.fabric.nodes_per_leaf = f.nodes_per_leaf();
+  if (f.has_tiers()) s.cluster.fabric.tiers = f.tiers();
+  if (f.has_leaves_per_pod()) s.cluster.fabric.leaves_per_pod = f.leaves_per_pod();
+  if (f.torus_dims_size() > 0) s.cluster.fabric.torus_dims.assign(f.torus_dims().begin(), f.torus_dims().end());
+  if (f.has_cable_length_m()) s.cluster.fabric.cable_length_m = f.cable_length_m();
+  const tp::CollectiveSpec& cs = c.collectives();
+  if (cs.has_algorithm() && !enum_from_number(cs.algorithm(), 6, s.cluster.collectives.algorithm))
+    bad_enums.push_back("cluster.collectives.algorithm");
+  if (cs.has_protocol()) {
+    if (cs.protocol() >= 1 && cs.protocol() <= 3) {
+      s.cluster.collectives.protocol = static_cast<models::CollectiveProtocol>(cs.protocol() - 1);
+    } else if (cs.protocol() != 0) {
+      bad_enums.push_back("cluster.collectives.protocol");
+    }
+  }
+  if (c.has_gpu_direct_rdma()) s.cluster.gpu_direct_rdma = c.gpu_direct_rdma();
+  if (c.has_nic_placement() && !enum_from_number(c.nic_placement(), 2, s.cluster.nic_placement))
+    bad_enums.push_back("cluster.nic_placement");
+  if (c.has_pcie_p2p()) s.cluster.pcie_p2p = c.pcie_p2p();
+  if (c.has_nic()) s.cluster.nic = c.nic();
+  if (c.has_nics_per_node()) s.cluster.nics_per_node = c.nics_per_node();
 
   const tp::ModelSpec& mo = m.workload().model();
   models::ModelSpec& ms = s.model;
@@ -162,7 +182,14 @@ static_assert(static_cast<int>(models::PipelineSchedule::interleaved_one_f_one_b
 static_assert(static_cast<int>(models::Precision::fp8) == tp::TrainingSpec::fp8);
 static_assert(static_cast<int>(models::Precision::bf16) == tp::TrainingSpec::bf16);
 static_assert(static_cast<int>(models::Recompute::full) == tp::TrainingSpec::full);
-static_assert(tp::FabricSpec::Kind_ARRAYSIZE == 3 && tp::ParallelSpec::Schedule_ARRAYSIZE == 2 &&
+static_assert(static_cast<int>(models::FabricKind::torus) == tp::FabricSpec::torus);
+static_assert(static_cast<int>(models::CollectiveAlgorithm::nvls_tree) == tp::nvls_tree &&
+              static_cast<int>(models::CollectiveAlgorithm::hierarchical) == tp::hierarchical &&
+              tp::CollectiveAlgorithm_ARRAYSIZE == 6);
+static_assert(static_cast<int>(models::CollectiveProtocol::simple) + 1 == tp::CollectiveSpec::simple &&
+              static_cast<int>(models::CollectiveProtocol::ll) + 1 == tp::CollectiveSpec::ll);
+static_assert(static_cast<int>(models::NicPlacement::other_socket) == tp::ClusterSpec::other_socket);
+static_assert(tp::FabricSpec::Kind_ARRAYSIZE == 4 && tp::ParallelSpec::Schedule_ARRAYSIZE == 2 &&
               tp::TrainingSpec::Precision_ARRAYSIZE == 5 && tp::TrainingSpec::Recompute_ARRAYSIZE == 3);
 
 tp::Scenario to_proto(const models::Scenario& s) {
@@ -178,6 +205,20 @@ tp::Scenario to_proto(const models::Scenario& s) {
   f.set_oversubscription(s.cluster.fabric.oversubscription);
   f.set_switch_latency_ns(s.cluster.fabric.switch_latency_ns);
   f.set_nodes_per_leaf(s.cluster.fabric.nodes_per_leaf);
+  f.set_tiers(s.cluster.fabric.tiers);
+  f.set_leaves_per_pod(s.cluster.fabric.leaves_per_pod);
+  for (int d : s.cluster.fabric.torus_dims) f.add_torus_dims(d);
+  f.set_cable_length_m(s.cluster.fabric.cable_length_m);
+  tp::CollectiveSpec& cs = *c.mutable_collectives();
+  cs.set_algorithm(static_cast<tp::CollectiveAlgorithm>(s.cluster.collectives.algorithm));
+  cs.set_protocol(s.cluster.collectives.protocol
+                      ? static_cast<tp::CollectiveSpec::Protocol>(static_cast<int>(*s.cluster.collectives.protocol) + 1)
+                      : tp::CollectiveSpec::any);
+  c.set_gpu_direct_rdma(s.cluster.gpu_direct_rdma);
+  c.set_nic_placement(static_cast<tp::ClusterSpec::NicPlacement>(s.cluster.nic_placement));
+  if (s.cluster.pcie_p2p) c.set_pcie_p2p(*s.cluster.pcie_p2p);
+  c.set_nic(s.cluster.nic);
+  if (s.cluster.nics_per_node) c.set_nics_per_node(*s.cluster.nics_per_node);
 
   tp::ModelSpec& mo = *m.mutable_workload()->mutable_model();
   mo.set_name(s.model.name);
@@ -311,6 +352,48 @@ std::string names_list(const std::vector<std::string>& names) {
   return out;
 }
 
+/// Checks of the cluster fields added for issue 3 (collectives, NICs, fabric shapes).
+void check_cluster_extras(const models::Scenario& s, Checker& k) {
+  using std::to_string;
+  const models::FabricSpec& f = s.cluster.fabric;
+  if (f.tiers != 2 && f.tiers != 3) k.error("cluster.fabric.tiers", "got " + to_string(f.tiers) + " (expected 2 or 3)");
+  k.at_least("cluster.fabric.leaves_per_pod", f.leaves_per_pod, 1);
+  k.finite_at_least("cluster.fabric.cable_length_m", f.cable_length_m, 0.0, false);
+  if (f.kind == models::FabricKind::torus && !f.torus_dims.empty()) {
+    long long product = 1;
+    bool ok = f.torus_dims.size() <= 3;
+    for (int d : f.torus_dims) {
+      ok = ok && d >= 1;
+      product *= std::max(d, 1);
+    }
+    if (!ok || product != s.cluster.num_nodes) {
+      k.error("cluster.fabric.torus_dims",
+              "extents of product " + to_string(product) + " in " + to_string(f.torus_dims.size()) +
+                  " dimension(s) (expected 1 to 3 extents >= 1 whose product is num_nodes = " +
+                  to_string(s.cluster.num_nodes) + ")");
+    }
+  } else if (!f.torus_dims.empty()) {
+    k.error("cluster.fabric.torus_dims", "set with fabric kind other than torus (expected kind: torus, or no extents)");
+  }
+  if (!s.cluster.nic.empty()) {
+    try {
+      models::find_nic(s.cluster.nic);
+    } catch (const std::exception&) {
+      k.error("cluster.nic",
+              "unknown NIC \"" + detail::clip(s.cluster.nic) + "\"" +
+                  detail::did_you_mean(s.cluster.nic, models::nic_names()) +
+                  " (expected \"\" for the node template's NIC, or one of: " + names_list(models::nic_names()) + ")");
+    }
+  }
+  if (s.cluster.nics_per_node) {
+    const int q = *s.cluster.nics_per_node;
+    if (q < 0 || (q == 0 && s.cluster.num_nodes > 1)) {
+      k.error("cluster.nics_per_node", "got " + to_string(q) + " (expected an integer >= " +
+                                           (s.cluster.num_nodes > 1 ? "1 with num_nodes > 1" : "0") + ")");
+    }
+  }
+}
+
 /// Every semantic rule of the schema (scenarios/README.md, "Checks"). Appends to `errors`; may
 /// normalise `s` (sequence_parallel off when tp = 1, as Megatron-LM does).
 /// Whether `s` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
@@ -394,6 +477,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
     k.error("cluster.fabric.kind", "none cannot connect " + to_string(s.cluster.num_nodes) +
                                        " nodes (expected rail_optimized or fat_tree when num_nodes > 1)");
   }
+  check_cluster_extras(s, k);
   if (!check_workload) {
     // Cluster-only use (nccl-tests, explain): the workload may be absent and is not checked.
     k.in_range("options.iterations", s.options.iterations, 1, 1000);
@@ -674,6 +758,24 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
     k.error(at + ".scenario", std::string(k.present(at + ".scenario") ? "is empty" : "not set") +
                                   " (expected a scenario file path relative to the cases file)");
   }
+  if (c.has_nccl_tests()) {
+    const tp::ValidationCases::NcclTests& t = c.nccl_tests();
+    const std::string nt = at + ".nccl_tests";
+    if (t.log().empty()) {
+      k.error(nt + ".log", std::string(k.present(nt + ".log") ? "is empty" : "not set") +
+                               " (expected a nccl-tests output file relative to the cases file)");
+    }
+    for (const char* field : {"metric", "measured"}) {
+      if (k.present(at + "." + field)) {
+        k.error(at + "." + field, "set together with nccl_tests (expected either nccl_tests or metric and measured)");
+      }
+    }
+    k.at_least(nt + ".run", t.run(), 0);
+    if (t.has_max_large_error()) k.finite_at_least(nt + ".max_large_error", t.max_large_error(), 0.0, true);
+    if (t.has_max_small_error()) k.finite_at_least(nt + ".max_small_error", t.max_small_error(), 0.0, true);
+    k.finite_at_least(at + ".tolerance", c.tolerance(), 0.0, false);
+    return;
+  }
   const auto& metrics = models::validation_metrics();
   if (std::find(metrics.begin(), metrics.end(), c.metric()) == metrics.end()) {
     std::vector<std::string> names_v(metrics.begin(), metrics.end());
@@ -779,6 +881,19 @@ std::vector<models::ValidationCase> load_validation_cases(const std::string& pat
     out.tolerance = c.tolerance();
     out.source = c.has_source() && !c.source().empty() ? c.source() : message.source();
     out.notes = c.notes();
+    if (c.has_nccl_tests()) {
+      const tp::ValidationCases::NcclTests& t = c.nccl_tests();
+      models::NcclTestsValidation v;
+      v.log_path = t.log().empty() ? std::string() : (base / t.log()).lexically_normal().string();
+      v.op = t.op();
+      v.gpus = t.gpus();
+      v.run = t.run();
+      if (t.has_max_large_error()) v.max_large_error = t.max_large_error();
+      if (t.has_max_small_error()) v.max_small_error = t.max_small_error();
+      v.known_gap = t.known_gap();
+      out.nccl_tests = v;
+      out.metric = "nccl_tests_busbw";
+    }
     std::vector<Override> overrides;
     for (int j = 0; j < c.set_size(); ++j) {
       out.overrides.push_back(c.set(j));
@@ -798,7 +913,8 @@ std::vector<models::ValidationCase> load_validation_cases(const std::string& pat
         continue;
       }
       try {
-        out.scenario = load_impl(scenario_text, out.scenario_path, scenario_format, overrides);
+        out.scenario =
+            load_impl(scenario_text, out.scenario_path, scenario_format, overrides, !out.nccl_tests.has_value());
       } catch (const ScenarioError& e) {
         // The scenario's own errors keep their file:line:col (overrides: the `set` entry's).
         for (const std::string& line : e.errors()) errors.push_back(line);

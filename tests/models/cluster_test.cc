@@ -53,9 +53,10 @@ TEST(Cluster, DgxA100SingleNodeCounts) {
   EXPECT_EQ(f.cluster.num_nodes(), 1);
   EXPECT_EQ(f.cluster.gpus_per_node(), 8);
   EXPECT_EQ(f.cluster.gpu_spec(0).name, "A100-SXM4-80GB");
-  // 8 GPUs x (nvl_up, nvl_down, pcie_up, pcie_down) + 8 NICs x (pcie_up, pcie_down); a single
-  // node has no NIC cables.
-  EXPECT_EQ(f.net.num_resources(), 8u * 4 + 8u * 2);
+  // 8 GPUs x (nvl_up, nvl_down, pcie_up, pcie_down) + 4 PCIe switches x (uplink up, down) + 2
+  // socket links (0->1, 1->0) + 8 NICs x (pcie_up, pcie_down); a single node has no NIC cables.
+  EXPECT_EQ(f.net.num_resources(), 8u * 4 + 4u * 2 + 2 + 8u * 2);
+  EXPECT_EQ(f.cluster.edges().size(), f.net.num_resources());
   EXPECT_EQ(f.cluster.num_spines(), 0);
 }
 
@@ -64,9 +65,9 @@ TEST(Cluster, TwoDgxH100Counts) {
   EXPECT_EQ(f.cluster.num_gpus(), 16);
   EXPECT_EQ(f.cluster.node_of(9), 1);
   EXPECT_EQ(f.cluster.local_rank(9), 1);
-  // Per node 8 x 4 GPU resources + 8 x 4 NIC resources (pcie up/down, tx, rx); both nodes
-  // under the same rail leaves: no spine.
-  EXPECT_EQ(f.net.num_resources(), 2u * (32 + 32));
+  // Per node 8 x 4 GPU resources + 4 x 2 switch uplinks + 2 socket links + 8 x 4 NIC resources
+  // (pcie up/down, tx, rx); both nodes under the same rail leaves: no spine.
+  EXPECT_EQ(f.net.num_resources(), 2u * (32 + 8 + 2 + 32));
   EXPECT_EQ(f.cluster.num_leaves(), 8);
   EXPECT_EQ(f.cluster.num_spines(), 0);
 }
@@ -225,6 +226,157 @@ TEST(Cluster, DescribeNamesDevicesAndBandwidths) {
   EXPECT_NE(d.find("8 x IB-HDR-200 at 25 GB/s"), std::string::npos) << d;
   EXPECT_NE(d.find("PCIe gen4: 31.51 GB/s"), std::string::npos) << d;
   EXPECT_NE(d.find("rail_optimized"), std::string::npos) << d;
+}
+
+// ---- Node templates of issue 3: device and link counts, path bandwidths. ----
+
+TEST(Cluster, PcieServerSwitchesSocketsAndP2p) {
+  Fixture f(make_spec("pcie_8gpu_2socket", 1));
+  // 8 GPUs x 2 PCIe + 4 switches x 2 uplinks + 2 socket links + 4 NICs x 2 = 34 (no NVLink).
+  EXPECT_EQ(f.net.num_resources(), 8u * 2 + 4u * 2 + 2 + 4u * 2);
+  EXPECT_FALSE(f.cluster.has_scale_up());
+  // Same switch (GPUs 0, 1): x16 gen4 down and up, 31.5 GB/s, no uplink.
+  EXPECT_EQ(names(f.net, f.cluster.route(0, 1)),
+            (std::vector<std::string>{"node0.gpu0.pcie_up", "node0.gpu1.pcie_down"}));
+  EXPECT_NEAR(path_bandwidth(f.net, f.cluster.route(0, 1)), 31.51e9, 0.01e9);
+  // Other switch, same socket (0 -> 2): through both uplinks.
+  EXPECT_EQ(names(f.net, f.cluster.route(0, 2)),
+            (std::vector<std::string>{"node0.gpu0.pcie_up", "node0.pcie_sw0.uplink_up", "node0.pcie_sw1.uplink_down",
+                                      "node0.gpu2.pcie_down"}));
+  // Other socket (0 -> 5): UPI at NCCL's Skylake-class figure, 10 GB/s.
+  EXPECT_EQ(names(f.net, f.cluster.route(0, 5)),
+            (std::vector<std::string>{"node0.gpu0.pcie_up", "node0.pcie_sw0.uplink_up", "node0.cpu0->cpu1",
+                                      "node0.pcie_sw2.uplink_down", "node0.gpu5.pcie_down"}));
+  EXPECT_DOUBLE_EQ(path_bandwidth(f.net, f.cluster.route(0, 5)), 10e9);
+  EXPECT_EQ(f.cluster.link_kind(f.cluster.route(0, 5)[2]), LinkKind::socket);
+  EXPECT_EQ(f.cluster.socket_of_gpu(5), 1);
+  // Without P2P the bytes are staged through host memory even under one switch.
+  ClusterSpec s = make_spec("pcie_8gpu_2socket", 1);
+  s.pcie_p2p = false;
+  Fixture g(s);
+  EXPECT_EQ(g.cluster.route(0, 1).size(), 4u);  // pcie_up, uplink_up, uplink_down, pcie_down
+}
+
+TEST(Cluster, WorkstationAndConsumerTemplates) {
+  Fixture w(make_spec("workstation_4gpu_pcie", 1));
+  // 4 GPUs x 2 + 1 switch x 2 + 1 NIC x 2; one socket: no socket links.
+  EXPECT_EQ(w.net.num_resources(), 4u * 2 + 2 + 2);
+  for (int b = 1; b < 4; ++b) EXPECT_EQ(w.cluster.route(0, b).size(), 2u);
+  // tinybox: GPUs on root ports of one socket, P2P on: GPU -> root complex -> GPU.
+  Fixture t(make_spec("tinybox_6x4090", 1));
+  EXPECT_EQ(names(t.net, t.cluster.route(0, 5)),
+            (std::vector<std::string>{"node0.gpu0.pcie_up", "node0.gpu5.pcie_down"}));
+  EXPECT_EQ(t.net.num_resources(), 6u * 2 + 1 * 2);
+  // 2x 2080 Ti without P2P under one gen3 switch: both directions share the switch uplink.
+  Fixture c(make_spec("consumer_2x2080ti_nop2p", 1));
+  EXPECT_EQ(names(c.net, c.cluster.route(0, 1)),
+            (std::vector<std::string>{"node0.gpu0.pcie_up", "node0.pcie_sw0.uplink_up", "node0.pcie_sw0.uplink_down",
+                                      "node0.gpu1.pcie_down"}));
+  EXPECT_NEAR(path_bandwidth(c.net, c.cluster.route(0, 1)), 15.75e9, 0.01e9);
+}
+
+TEST(Cluster, NvlinkBridgePairsAndMeshes) {
+  Fixture a(make_spec("a30_4gpu_bridged", 1));
+  // A30 bridge: 4 NVLink3 links x 25 GB/s = 100 GB/s per direction between 0 and 1 only.
+  EXPECT_EQ(names(a.net, a.cluster.route(0, 1)), (std::vector<std::string>{"node0.gpu0.bridge->gpu1"}));
+  EXPECT_DOUBLE_EQ(path_bandwidth(a.net, a.cluster.route(0, 1)), 100e9);
+  EXPECT_TRUE(a.cluster.nvlink_between(2, 3));
+  EXPECT_FALSE(a.cluster.nvlink_between(1, 2));
+  EXPECT_EQ(a.cluster.link_kind(a.cluster.route(1, 2)[0]), LinkKind::pcie);
+  // 4 GPUs x 2 PCIe + 2 bridges x 2 directions + 2 switches x 2 + 1 NIC x 2.
+  EXPECT_EQ(a.net.num_resources(), 4u * 2 + 4 + 4 + 2);
+  Fixture h(make_spec("hgx_a100_4gpu", 1));
+  // NVLink3 mesh of 4: 12 links / 3 peers = 4 links = 100 GB/s per pair and direction.
+  EXPECT_DOUBLE_EQ(path_bandwidth(h.net, h.cluster.route(1, 3)), 100e9);
+  EXPECT_DOUBLE_EQ(h.cluster.scale_up_bytes_per_s(), 300e9);
+  Fixture k(make_spec("kestrel_h100_4gpu", 2));
+  // HGX H100 4-GPU: 18 links / 3 = 6 links = 150 GB/s per pair.
+  EXPECT_DOUBLE_EQ(path_bandwidth(k.net, k.cluster.route(0, 2)), 150e9);
+}
+
+TEST(Cluster, NicAffinityGpuDirectAndWrongSocket) {
+  // DGX H100: NIC 3 sits on GPU 3's PCIe switch: GPUDirect goes GPU -> switch -> NIC.
+  Fixture f(make_spec("dgx_h100", 2));
+  EXPECT_EQ(f.cluster.route(3, 11).size(), 6u);
+  // GPUDirect RDMA off: through the root complex (switch uplink) on both sides.
+  ClusterSpec nogdr = make_spec("dgx_h100", 2);
+  nogdr.gpu_direct_rdma = false;
+  Fixture g(nogdr);
+  EXPECT_EQ(
+      names(g.net, g.cluster.route(3, 11)),
+      (std::vector<std::string>{"node0.gpu3.pcie_up", "node0.pcie_sw1.uplink_up", "node0.pcie_sw1.uplink_down",
+                                "node0.nic3.pcie_down", "node0.nic3.tx", "node1.nic3.rx", "node1.nic3.pcie_up",
+                                "node1.pcie_sw1.uplink_up", "node1.pcie_sw1.uplink_down", "node1.gpu3.pcie_down"}));
+  // NIC on the wrong socket: every NIC byte crosses UPI (Sapphire Rapids figure 22 GB/s < 50).
+  ClusterSpec wrong = make_spec("dgx_h100", 2);
+  wrong.nic_placement = NicPlacement::other_socket;
+  Fixture w(wrong);
+  EXPECT_EQ(w.cluster.socket_of_nic(3), 1);
+  EXPECT_DOUBLE_EQ(path_bandwidth(w.net, w.cluster.route(3, 11)), 22e9);
+  // 16 NICs for 8 GPUs (OCI BM.GPU4.8): GPU 1 owns NICs 2 and 3.
+  Fixture o(make_spec("oci_bm_gpu4_8", 2));
+  EXPECT_EQ(o.cluster.nic_of_local(1), 2);
+  EXPECT_EQ(o.cluster.gpu_of_nic(3), 1);
+  EXPECT_EQ(names(o.net, o.cluster.route(1, 9, 3))[1], "node0.nic3.pcie_down");
+}
+
+TEST(Cluster, ThreeTierFatTreeAndCableLength) {
+  ClusterSpec s = make_spec("dgx_h100", 256);
+  s.fabric.tiers = 3;
+  s.fabric.nodes_per_leaf = 16;
+  s.fabric.leaves_per_pod = 4;
+  s.fabric.cable_length_m = 30;
+  Fixture f(s);
+  // 16 leaf groups x 8 rails = 128 leaves; 4 groups per pod -> 4 pods; 16 aggregation uplinks.
+  EXPECT_EQ(f.cluster.num_leaves(), 128);
+  // Same pod, other leaf (node 0 -> node 16): leaf -> agg -> leaf.
+  auto p = f.cluster.route(0, 16 * 8);
+  EXPECT_EQ(p.size(), 8u);
+  // Other pod (node 0 -> node 64): leaf -> agg -> core -> agg -> leaf.
+  auto q = f.cluster.route(0, 64 * 8);
+  EXPECT_EQ(q.size(), 10u);
+  // Latency: adapters 600 + 5 switch hops x 130 ns + 6 cables x 30 m x 5 ns/m.
+  EXPECT_EQ(path_latency_ns(f.net, q), 600 + 5 * 130 + 6 * 150);
+  EXPECT_DOUBLE_EQ(path_bandwidth(f.net, q), 50e9);
+}
+
+TEST(Cluster, TorusRoutesDimensionOrder) {
+  ClusterSpec s = make_spec("dgx_h100", 16);
+  s.fabric.kind = FabricKind::torus;
+  s.fabric.torus_dims = {4, 4};
+  Fixture f(s);
+  // Node 0 (0,0) to node 10 (2,2): 2 hops in x, then 2 in y.
+  auto p = f.cluster.route(0, 10 * 8);
+  std::vector<std::string> fabric;
+  for (auto r : p) {
+    if (f.cluster.link_kind(r) == LinkKind::fabric) fabric.push_back(f.net.resource_name(r));
+  }
+  EXPECT_EQ(fabric,
+            (std::vector<std::string>{"node0.router.d0+", "node1.router.d0+", "node2.router.d1+", "node6.router.d1+"}));
+  // Node 0 to node 3 (3,0): one hop the other way round.
+  auto q = f.cluster.route(0, 3 * 8);
+  EXPECT_EQ(f.net.resource_name(q[3]), "node0.router.d0-");
+  // Each link: 8 NICs x 50 GB/s / (2 x 2 dimensions) = 100 GB/s.
+  EXPECT_DOUBLE_EQ(f.net.capacity(q[3]), 100e9);
+  ClusterSpec bad = s;
+  bad.fabric.torus_dims = {4, 3};
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  try {
+    Cluster c(bad, net);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "cluster.fabric.torus_dims: product 12 != num_nodes 16");
+  }
+}
+
+TEST(Cluster, DotExport) {
+  Fixture f(make_spec("dgx_h100", 2));
+  const std::string dot = f.cluster.to_dot();
+  EXPECT_EQ(dot.rfind("digraph cluster {", 0), 0u);
+  EXPECT_NE(dot.find("\"node0.gpu3\" -> \"node0.nvswitch\" [label=\"450 GB/s NVLink\"]"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("\"leaf3\" -> \"node1.nic3\""), std::string::npos);
+  EXPECT_NE(f.cluster.to_dot(1).find("links of nodes >= 1 not drawn"), std::string::npos);
 }
 
 }  // namespace

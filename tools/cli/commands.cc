@@ -21,6 +21,7 @@
 #include "models/io/trace_writer.h"
 #include "models/validation_case.h"
 #include "tools/cli/cli_util.h"
+#include "tools/cli/nccl_validation.h"
 #include "tools/cli/summary.h"
 
 namespace traincast::cli {
@@ -153,6 +154,28 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       }
     }
     if (!load_errors.empty()) throw io::ScenarioError(load_errors);
+    // nccl-tests cases (tools/cli/nccl_validation.cc) are compared per size, apart from the rest.
+    const NcclValidationReport nccl = run_nccl_validation(cases, case_file, jobs);
+    const bool have_nccl = nccl.failed + nccl.known_gaps + nccl.passed > 0;
+    {
+      std::vector<models::ValidationCase> rest;
+      std::vector<std::string> rest_file;
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (cases[i].nccl_tests) continue;
+        rest.push_back(std::move(cases[i]));
+        rest_file.push_back(case_file[i]);
+      }
+      cases.swap(rest);
+      case_file.swap(rest_file);
+    }
+    if (cases.empty() && have_nccl) {
+      out << nccl.text;
+      if (vm.count("csv")) {
+        write_output_file(vm["csv"].as<std::string>(),
+                          "file,case,metric,measured,predicted,error_pct,source\n" + nccl.csv);
+      }
+      return nccl.failed > 0 ? 1 : 0;
+    }
     std::vector<double> predicted(cases.size(), 0.0);
     std::vector<std::string> failure(cases.size());
     auto run_one = [&](std::size_t i) {
@@ -168,8 +191,9 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     }
     const ValidationTable table = make_validation_table(cases, case_file, predicted, failure);
     out << table.text;
-    if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), table.csv);
-    int status = (table.failed_cases > 0 || table.out_of_tolerance > 0) ? 1 : 0;
+    if (have_nccl) out << nccl.text;
+    if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), table.csv + nccl.csv);
+    int status = (table.failed_cases > 0 || table.out_of_tolerance > 0 || nccl.failed > 0) ? 1 : 0;
     if (vm.count("max-mape") && table.worst_metric_mape_pct > vm["max-mape"].as<double>()) {
       out << "FAIL: MAPE " << format_fixed(table.worst_metric_mape_pct, 1) << "% exceeds --max-mape "
           << format_fixed(vm["max-mape"].as<double>(), 1) << "%\n";

@@ -21,38 +21,13 @@
 #include "models/io/scenario_io.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
+#include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
 namespace po = boost::program_options;
 
 namespace {
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-template <typename F>
-int guarded(std::ostream& err, F&& body) {
-  try {
-    return body();
-  } catch (const io::ScenarioError& e) {
-    for (const std::string& m : e.errors()) err << m << "\n";
-    return 2;
-  } catch (const UsageError& e) {
-    err << "traincast: " << e.what() << "\n";
-    return 2;
-  } catch (const po::error& e) {
-    err << "traincast: " << e.what() << "\n";
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    err << "traincast: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    err << "traincast: internal error: " << e.what() << "\n";
-    return 1;
-  }
-}
 
 std::string printf_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string printf_string(const char* format, ...) {
@@ -179,9 +154,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     std::string csv_path;
     if (vm.count("csv")) {
       csv_path = vm["csv"].as<std::string>();
-      std::error_code ec;
-      if (std::filesystem::exists(csv_path, ec) && !vm.count("force"))
-        throw UsageError(csv_path + ": file exists (pass --force to overwrite it)");
+      check_output_path(csv_path, vm.count("force") > 0, {vm["scenario"].as<std::string>()});
     }
     const models::NcclTestsOp op = models::parse_nccl_tests_op(vm["op"].as<std::string>());
     const double min_bytes = models::parse_nccl_tests_size(vm["minbytes"].as<std::string>());
@@ -238,10 +211,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
                              r.time_s * 1e6, r.algbw_gbps, r.busbw_gbps, algorithm_name(r.choice.algorithm),
                              protocol_name(r.choice.protocol), r.choice.channels);
       }
-      std::ofstream f(csv_path, std::ios::binary | std::ios::trunc);
-      if (!f) throw UsageError(csv_path + ": cannot write (directory missing or not writable)");
-      f << csv.str();
-      if (!f) throw UsageError(csv_path + ": write failed");
+      write_output_file(csv_path, csv.str());
     }
     return 0;
   });

@@ -327,17 +327,21 @@ TEST(ScenarioIoSet, SemanticErrorOnAnOverriddenValueNamesTheOverride) {
 // ------------------------------------------------------------------------------------------------
 
 TEST(ScenarioIoErrors, UnknownField) {
-  EXPECT_EQ(errors_of("cluster {\n  node_templat: \"dgx_h100\"\n}\n"),
-            std::vector<std::string>{
-                "t.textproto:2:3: cluster.node_templat: unknown field, did you mean \"node_template\"? (expected "
-                "one of: node_template, num_nodes, gpu, fabric)"});
+  EXPECT_EQ(
+      errors_of("cluster {\n  node_templat: \"dgx_h100\"\n}\n"),
+      std::vector<std::string>{
+          "t.textproto:2:3: cluster.node_templat: unknown field, did you mean \"node_template\"? (expected "
+          "one of: node_template, num_nodes, gpu, fabric, collectives, gpu_direct_rdma, nic_placement, pcie_p2p, nic, "
+          "nics_per_node)"});
 }
 
 TEST(ScenarioIoErrors, UnknownFieldJson) {
-  EXPECT_EQ(errors_of("{\n  \"cluster\": {\"node_templat\": \"dgx_h100\"}\n}\n", Format::json),
-            std::vector<std::string>{
-                "t.json:2:15: cluster.node_templat: unknown field, did you mean \"node_template\"? (expected one "
-                "of: node_template, num_nodes, gpu, fabric)"});
+  EXPECT_EQ(
+      errors_of("{\n  \"cluster\": {\"node_templat\": \"dgx_h100\"}\n}\n", Format::json),
+      std::vector<std::string>{
+          "t.json:2:15: cluster.node_templat: unknown field, did you mean \"node_template\"? (expected one "
+          "of: node_template, num_nodes, gpu, fabric, collectives, gpu_direct_rdma, nic_placement, pcie_p2p, nic, "
+          "nics_per_node)"});
 }
 
 TEST(ScenarioIoErrors, EveryUnknownFieldIsReported) {
@@ -779,7 +783,7 @@ TEST(ValidationCases, ParseErrorsNameTheCaseIndex) {
   EXPECT_EQ(case_file_errors("tc_cases.textproto", "case { name: \"a\" }\ncase {\n  nmae: \"b\"\n}\n"),
             std::vector<std::string>{
                 "tc_cases.textproto:3:3: case[1].nmae: unknown field, did you mean \"name\"? (expected one of: name, "
-                "scenario, set, metric, measured, source, notes, tolerance)"});
+                "scenario, set, metric, measured, source, notes, tolerance, nccl_tests)"});
   EXPECT_EQ(
       case_file_errors("tc_cases.json", "{\"case\": [{\"name\": \"a\"},\n  {\"measured\": \"x\", \"set\": [1]}]}"),
       (std::vector<std::string>{"tc_cases.json:2:16: case[1].measured: invalid value \"x\" (expected a number)",

@@ -1,0 +1,192 @@
+// nccl-tests validation cases. See nccl_validation.h.
+
+#include "tools/cli/nccl_validation.h"
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "calibrate/nccl_tests_log.h"
+#include "models/collectives/nccl_tests.h"
+#include "models/hardware/cluster.h"
+#include "sim/flow_network.h"
+#include "sim/simulator.h"
+
+namespace traincast::cli {
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string pct(double fraction) { return fmt("%.1f%%", fraction * 100); }
+
+const char* algorithm_name(models::CollectiveAlgorithm a) {
+  switch (a) {
+    case models::CollectiveAlgorithm::automatic:
+      return "automatic";
+    case models::CollectiveAlgorithm::ring:
+      return "ring";
+    case models::CollectiveAlgorithm::hierarchical:
+      return "hierarchical";
+    case models::CollectiveAlgorithm::tree:
+      return "tree";
+    case models::CollectiveAlgorithm::nvls:
+      return "nvls";
+    case models::CollectiveAlgorithm::nvls_tree:
+      return "nvls_tree";
+  }
+  return "?";
+}
+
+const char* protocol_name(models::CollectiveProtocol p) {
+  switch (p) {
+    case models::CollectiveProtocol::ll:
+      return "LL";
+    case models::CollectiveProtocol::ll128:
+      return "LL128";
+    case models::CollectiveProtocol::simple:
+      return "Simple";
+  }
+  return "?";
+}
+
+struct Outcome {
+  std::string error;  // non-empty: the case could not be run
+  models::NcclTestsComparison comparison;
+  int nranks = 0;
+  std::string op;
+};
+
+Outcome run_case(const models::ValidationCase& c) {
+  Outcome o;
+  try {
+    const models::NcclTestsValidation& v = *c.nccl_tests;
+    const calibrate::NcclTestsLog log = calibrate::read_nccl_tests_log(v.log_path);
+    if (v.run >= static_cast<int>(log.runs.size())) {
+      o.error =
+          v.log_path + ": run " + std::to_string(v.run) + " asked, the log has " + std::to_string(log.runs.size());
+      return o;
+    }
+    const calibrate::NcclTestsRun& run = log.runs[v.run];
+    const std::string op_name = !v.op.empty() ? v.op : run.op;
+    if (op_name.empty()) {
+      o.error = v.log_path + ": the log names no operation (expected nccl_tests.op in the case)";
+      return o;
+    }
+    models::NcclTestsOptions options;
+    options.op = models::parse_nccl_tests_op(op_name);
+    o.op = std::string(models::nccl_tests_op_name(options.op));
+    if (!v.gpus.empty()) options.gpus = models::parse_gpu_list(v.gpus);
+    options.word_bytes = models::nccl_tests_type_bytes(run.rows.front().type);
+    {
+      sim::Simulator sim;
+      sim::FlowNetwork net(sim);
+      const models::Cluster cluster(c.scenario.cluster, net);
+      o.nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
+    }
+    if (run.num_ranks > 0 && run.num_ranks != o.nranks) {
+      o.error = v.log_path + ": the log ran on " + std::to_string(run.num_ranks) + " ranks, the case selects " +
+                std::to_string(o.nranks) + " GPUs (expected nccl_tests.gpus to match)";
+      return o;
+    }
+    std::vector<models::NcclTestsMeasurement> measured;
+    for (const calibrate::NcclTestsRow& row : run.rows) {
+      measured.push_back({row.size_bytes, row.out_of_place.time_us, row.line});
+    }
+    o.comparison = models::compare_nccl_tests(c.scenario.cluster, options, measured);
+  } catch (const calibrate::NcclTestsLogError& e) {
+    o.error = e.what();
+  } catch (const std::exception& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+
+}  // namespace
+
+NcclValidationReport run_nccl_validation(const std::vector<models::ValidationCase>& cases,
+                                         const std::vector<std::string>& case_file, int jobs) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (cases[i].nccl_tests) idx.push_back(i);
+  }
+  std::vector<Outcome> outcomes(idx.size());
+  {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(jobs));
+    tbb::parallel_for(std::size_t{0}, idx.size(), [&](std::size_t k) { outcomes[k] = run_case(cases[idx[k]]); });
+  }
+  NcclValidationReport r;
+  std::ostringstream o, summary, csv;
+  o << "nccl-tests cases: busbw per size; measured = size / time x busbw factor (out-of-place), error = predicted / "
+       "measured - 1\n";
+  summary << "\nnccl-tests summary: geometric-mean |busbw error| = exp(mean |ln(predicted/measured)|) - 1\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "%-46s %5s %-14s %12s %12s  %s\n", "case", "GPUs", "op", ">= 32 MiB", "<= 64 KiB",
+                "verdict");
+  summary << line;
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const models::ValidationCase& c = cases[idx[k]];
+    const models::NcclTestsValidation& v = *c.nccl_tests;
+    const Outcome& out = outcomes[k];
+    o << "\n" << c.name << ": " << v.log_path << " vs " << c.scenario_path;
+    if (!out.error.empty()) {
+      o << "\n  cannot run: " << out.error << "\n";
+      std::snprintf(line, sizeof line, "%-46s %5s %-14s %12s %12s  %s\n", c.name.c_str(), "-", "-", "-", "-",
+                    "FAILED (cannot run)");
+      summary << line;
+      ++r.failed;
+      continue;
+    }
+    const models::NcclTestsComparison& cmp = out.comparison;
+    o << " (" << out.op << ", " << out.nranks << " GPUs)\n";
+    std::snprintf(line, sizeof line, "  %12s %12s %12s %8s  %s\n", "size (B)", "measured", "predicted", "error",
+                  "algorithm/protocol/channels");
+    o << line;
+    for (const auto& row : cmp.rows) {
+      std::snprintf(line, sizeof line, "  %12.0f %12.4g %12.4g %7.1f%%  %s/%s/%d\n", row.bytes, row.measured_busbw_gbps,
+                    row.predicted_busbw_gbps, row.error * 100, algorithm_name(row.predicted.choice.algorithm),
+                    protocol_name(row.predicted.choice.protocol), row.predicted.choice.channels);
+      o << line;
+      csv << case_file[idx[k]] << "," << c.name << ",busbw_gbps@" << fmt("%.0f", row.bytes) << ","
+          << fmt("%.6g", row.measured_busbw_gbps) << "," << fmt("%.6g", row.predicted_busbw_gbps) << ","
+          << fmt("%.3f", row.error * 100) << ",\"" << c.source << "\"\n";
+    }
+    const bool large_bad = cmp.large_rows > 0 && cmp.large_error > v.max_large_error;
+    const bool small_bad = cmp.small_rows > 0 && cmp.small_error > v.max_small_error;
+    auto part = [&](int rows, double err, double limit, bool bad) {
+      if (rows == 0) return std::string("no sizes");
+      return pct(err) + " over " + std::to_string(rows) + " sizes (limit " + pct(limit) + (bad ? ", OVER)" : ", ok)");
+    };
+    o << "  geometric-mean |error|: >= 32 MiB " << part(cmp.large_rows, cmp.large_error, v.max_large_error, large_bad)
+      << "; <= 64 KiB " << part(cmp.small_rows, cmp.small_error, v.max_small_error, small_bad) << "\n";
+    std::string verdict = "ok";
+    if (large_bad || small_bad) {
+      if (!v.known_gap.empty()) {
+        verdict = "KNOWN GAP: " + v.known_gap;
+        ++r.known_gaps;
+      } else {
+        verdict = "FAILED";
+        ++r.failed;
+      }
+    } else {
+      ++r.passed;
+    }
+    if (!v.known_gap.empty() && !(large_bad || small_bad)) verdict = "ok (was a known gap: remove known_gap)";
+    std::snprintf(line, sizeof line, "%-46s %5d %-14s %12s %12s  %s\n", c.name.c_str(), out.nranks, out.op.c_str(),
+                  cmp.large_rows ? pct(cmp.large_error).c_str() : "-",
+                  cmp.small_rows ? pct(cmp.small_error).c_str() : "-", verdict.c_str());
+    summary << line;
+  }
+  summary << r.passed << " within limits, " << r.known_gaps << " known gaps, " << r.failed << " failed\n";
+  r.text = o.str() + summary.str();
+  r.csv = csv.str();
+  return r;
+}
+
+}  // namespace traincast::cli

@@ -272,7 +272,9 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
   // 3. Dominance: recomputation is the innermost enumeration loop, so a group is consecutive.
   std::vector<PlanEntry> entries;
   std::map<Layout, std::size_t> by_key;  // layout without recomputation -> entry
+  std::size_t least = all.size();
   for (std::size_t i = 0; i < all.size(); ++i) {
+    if (least == all.size() || memory[i].peak_bytes_per_gpu < memory[least].peak_bytes_per_gpu) least = i;
     if (memory[i].oom) {
       ++result.stats.pruned_memory;
       continue;
@@ -287,6 +289,13 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
     e.layout = all[i];
     e.memory = std::move(memory[i]);
     entries.push_back(std::move(e));
+  }
+
+  if (entries.empty() && least < all.size()) {
+    PlanEntry e;
+    e.layout = all[least];
+    e.memory = memory[least];
+    result.least_memory = std::move(e);
   }
 
   // 4. Estimates (sequential: the estimator's caches are not shared between threads).

@@ -91,6 +91,9 @@ struct PlanResult {
   /// appended should that happen.
   std::string baseline_note;
   int baseline_rank = -1;  ///< 0-based position of the baseline in `ranked`, -1 when not there
+  /// When no layout fits: the one with the smallest peak memory (memory only, not simulated), to
+  /// say how far from fitting the job is.
+  std::optional<PlanEntry> least_memory;
   PlanStats stats;
   int num_gpus = 0;
   int gpus_per_node = 0;

@@ -243,6 +243,25 @@ TEST(Planner, EstimateOrdersLikeTheSimulation) {
   RecordProperty("worst_estimate_error", std::to_string(worst));
 }
 
+TEST(Planner, NothingFitsGivesTheSmallestFootprint) {
+  // 32 layers of 1,812,099,072 parameters = 58.0e9: even spread over all 8 GPUs (TP x PP = 8,
+  // DP 1, so ZeRO cannot shard) the 16 B per parameter are 116 GB > 80 GiB. Every layout is
+  // pruned without a simulation, and the smallest footprint is one of those TP x PP = 8 layouts.
+  Scenario sc = small_wide();
+  sc.model.num_layers = 32;
+  const PlanResult r = plan_layouts(sc, small_options());
+  EXPECT_GT(r.stats.considered, 0);
+  EXPECT_EQ(r.stats.pruned_memory, r.stats.considered);
+  EXPECT_EQ(r.stats.simulated, 0);
+  EXPECT_TRUE(r.ranked.empty());
+  ASSERT_TRUE(r.least_memory.has_value());
+  EXPECT_EQ(r.least_memory->layout.tp * r.least_memory->layout.pp, 8);
+  EXPECT_GT(r.least_memory->memory.weights_bytes + r.least_memory->memory.grads_bytes +
+                r.least_memory->memory.optimizer_bytes,
+            80.0 * 1073741824.0);
+  EXPECT_FALSE(r.baseline.has_value());
+}
+
 TEST(Planner, BudgetAndSlackBoundTheSimulations) {
   PlanOptions o = small_options();
   o.max_simulations = 6;

@@ -237,9 +237,16 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
     p << "Wall time  " << format_fixed(wall_s, 1) << " s\n";
 
     if (r.ranked.empty()) {
-      p << "\nNo layout fits in memory and simulates";
-      if (!r.baseline_note.empty()) p << "; " << r.baseline_note;
-      p << ".\n";
+      p << "\nNo layout fits in memory and simulates.\n";
+      if (r.least_memory) {
+        const models::MemoryBreakdown& m = r.least_memory->memory;
+        p << "The smallest footprint, " << planner::to_string(r.least_memory->layout) << ", needs "
+          << format_gib(m.peak_bytes_per_gpu) << " per GPU of " << format_gib(m.capacity_bytes) << " (weights "
+          << format_gib(m.weights_bytes) << ", gradients " << format_gib(m.grads_bytes) << ", optimizer "
+          << format_gib(m.optimizer_bytes) << ", activations " << format_gib(m.activations_bytes)
+          << "): more GPUs, or GPUs with more memory, are needed.\n";
+      }
+      if (!r.baseline_note.empty()) p << "Note: " << r.baseline_note << "\n";
       out << p.str();
       return 1;
     }

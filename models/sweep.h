@@ -1,0 +1,62 @@
+#pragma once
+// A parameter sweep as plain data: a base scenario, axes over scenario fields, the points that
+// pass the constraints, and the metrics to record per point. Produced by io::load_sweep_file
+// (models/io/sweep_io.h) from a sweep file (message Sweep in models/io/traincast.proto; format in
+// scenarios/README.md) and run by `traincast sweep`. No protobuf here.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace traincast::models {
+
+/// One swept field and the values it takes, in file order.
+struct SweepAxis {
+  std::string name;                 ///< CSV column and name in constraints (an identifier, unique)
+  std::string path;                 ///< scenario field path, e.g. "workload.parallel.tp"
+  std::vector<std::string> values;  ///< at least one, each valid for the field as --set reads it
+};
+
+/// A sweep after expansion: which points exist and how each one is built.
+/// Point p (0 <= p < num_points()) is the base scenario with, for every axis a, the assignment
+/// axes[a].path = axes[a].values[value_index(p, a)]. Points are in the order of the cartesian
+/// product (the last axis varies fastest) with the points that fail a constraint left out, so
+/// the numbering is dense and the same for every run of the same file.
+struct Sweep {
+  std::string path;         ///< the sweep file as given (for messages)
+  std::string name;         ///< from the file; may be empty
+  std::string description;  ///< from the file; may be empty
+  /// The base scenario with the file's `set` overrides applied, as protobuf text format (what
+  /// each point starts from; parsed and validated per point).
+  std::string base_text;
+  std::vector<SweepAxis> axes;           ///< at least one
+  std::vector<std::string> constraints;  ///< expressions as written (all already applied)
+  std::vector<std::string> metrics;      ///< CSV metric columns, in order (names: io::sweep_metric_names())
+  std::uint64_t product_size = 0;        ///< points of the cartesian product, before constraints
+  /// Value index per axis for every point: point p's index on axis a is at [p * axes.size() + a].
+  std::vector<std::uint32_t> value_indices;
+  /// 16 lower-case hex digits identifying the expanded sweep (base scenario content, axes,
+  /// constraints, metrics, points): CSVs of equal hash come from the same sweep and can be
+  /// resumed and merged.
+  std::string hash;
+
+  /// Number of points (after constraints).
+  std::size_t num_points() const { return axes.empty() ? 0 : value_indices.size() / axes.size(); }
+  /// Index into axes[axis].values of point `point`'s value. No bounds check.
+  std::uint32_t value_index(std::size_t point, std::size_t axis) const {
+    return value_indices[point * axes.size() + axis];
+  }
+  /// The value string of point `point` on axis `axis`. No bounds check.
+  const std::string& value(std::size_t point, std::size_t axis) const {
+    return axes[axis].values[value_index(point, axis)];
+  }
+};
+
+/// A slice of a sweep for one job of a job array: the points p with p % count == index.
+struct SweepShard {
+  std::size_t index = 0;  ///< 0 <= index < count
+  std::size_t count = 1;  ///< >= 1; 1 = the whole sweep
+};
+
+}  // namespace traincast::models

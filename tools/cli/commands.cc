@@ -231,6 +231,8 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
                             "  catalog          list GPUs and node templates\n"
                             "  nccl-tests SCEN  simulate nccl-tests on a scenario's GPUs (nccl-tests' table)\n"
                             "  plan [SCENARIO]  search parallel layouts: best few and why\n"
+                            "  sweep SWEEP      run every point of a sweep file into a CSV (TBB, MPI, shards)\n"
+                            "  merge OUT PARTS  join the CSVs of sweep shards\n"
                             "  --version        print the version\n\n"
                             "`traincast <command> --help` describes each command.\n";
   if (argc < 2) {
@@ -244,6 +246,8 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (cmd == "catalog") return catalog_command(args, out, err);
   if (cmd == "nccl-tests") return nccl_tests_command(args, out, err);
   if (cmd == "plan") return plan_command(args, out, err);
+  if (cmd == "sweep") return sweep_command(args, out, err);
+  if (cmd == "merge") return merge_command(args, out, err);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     out << usage;
     return 0;

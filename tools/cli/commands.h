@@ -23,6 +23,14 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
 /// nccl-tests simulated on the scenario's GPUs, printed in nccl-tests' layout (tools/cli/nccl_tests_command.cc).
 int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// `traincast sweep SWEEP --out F [--jobs N] [--resume] [--shard i/N] [--force]` — every point of a
+/// sweep file, one CSV row each, in point order (tools/cli/sweep_command.cc, models/io/sweep_io.h).
+/// Exit status 130 when stopped by SIGINT (rows written stay). Under mpirun (built with MPI) rank 0
+/// distributes points to all ranks.
+int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// `traincast merge OUT.csv PART.csv... [--force]` — joins sweep shards into the single-run CSV.
+int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 /// Dispatches argv (program name first) to a subcommand; prints usage for none/unknown/--help.
 int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err);
 

@@ -1,0 +1,301 @@
+// `traincast sweep` and `traincast merge` as a user drives them: the CSV's bytes do not depend on
+// --jobs; --resume after an interrupted or truncated run gives the full CSV; shards merged give
+// the single-run CSV; files are never clobbered; Ctrl-C (SIGINT) stops cleanly with exit 130.
+// (The MPI run is checked by the CTest test integration.sweep_mpirun_matches_single_process.)
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tools/cli/commands.h"
+
+extern char** environ;
+
+namespace traincast::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+Result run(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  std::vector<std::string> argv_s = {"traincast"};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+void spit(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+/// 28 cheap points on 2 DGX H100 (16 GPUs): 6 valid layouts x 2 widths (hidden 32768 does not
+/// fit: oom rows) and 16 points with TP 3 (does not divide 16 heads: invalid rows).
+const std::string kSweep =
+    "name: \"cli-test\"\n"
+    "scenario { cluster { node_template: \"dgx_h100\" num_nodes: 2 } workload { model { num_layers: 8 hidden_size: "
+    "2048 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 } training { global_batch_size: 64 } } }\n"
+    "axis { path: \"workload.parallel.tp\" values: \"1\" values: \"2\" values: \"3\" values: \"4\" }\n"
+    "axis { path: \"workload.parallel.pp\" values: \"1\" values: \"2\" }\n"
+    "axis { path: \"workload.parallel.dp\" log2_range { from: 2 to: 16 } }\n"
+    "axis { path: \"workload.model.hidden_size\" values: \"2048\" values: \"32768\" }\n"
+    "constraint: \"tp * pp * dp == gpus || tp == 3\"\n"
+    "metric: \"iteration_time_s\"\nmetric: \"mfu\"\nmetric: \"peak_memory_gib\"\nmetric: \"busiest_link\"\n";
+constexpr std::size_t kSweepPoints = 28;
+
+/// 60 points of about 30 ms each (a fat tree with one node per leaf: no replica folding), for
+/// the interrupt test.
+const std::string kSlowSweep =
+    "scenario { cluster { node_template: \"dgx_h100\" num_nodes: 2 fabric { kind: fat_tree nodes_per_leaf: 1 } } "
+    "workload { model { num_layers: 16 hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 "
+    "} training { global_batch_size: 512 } } }\n"
+    "axis { path: \"workload.parallel.tp\" values: \"1\" values: \"2\" values: \"4\" }\n"
+    "axis { path: \"workload.parallel.pp\" values: \"1\" values: \"2\" }\n"
+    "axis { path: \"workload.parallel.dp\" log2_range { from: 2 to: 16 } }\n"
+    "axis { path: \"workload.training.micro_batch_size\" values: \"1\" values: \"2\" }\n"
+    "axis { name: \"oversub\" path: \"cluster.fabric.oversubscription\" range { from: 1 to: 5 step: 1 } }\n"
+    "constraint: \"tp * pp * dp == gpus\"\n";
+
+class SweepCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("traincast_sweep_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    sweep_ = (dir_ / "s.sweep.textproto").string();
+    spit(sweep_, kSweep);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  /// The single-process CSV of kSweep (computed once per test that needs it).
+  std::string full_csv() {
+    const std::string out = path("full.csv");
+    const Result r = run({"sweep", sweep_, "--out", out, "--jobs", "1"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return slurp(out);
+  }
+  fs::path dir_;
+  std::string sweep_;
+};
+
+TEST_F(SweepCliTest, CsvBytesDoNotDependOnJobs) {
+  const std::string one = full_csv();
+  const Result r = run({"sweep", sweep_, "--out", path("two.csv"), "--jobs", "2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(slurp(path("two.csv")), one);
+  ASSERT_EQ(run({"sweep", sweep_, "--out", path("five.csv"), "--jobs", "5"}).status, 0);
+  EXPECT_EQ(slurp(path("five.csv")), one);
+
+  // Shape: comment, header, one row per point in point order; every status present.
+  EXPECT_EQ(count_lines(one), kSweepPoints + 2);
+  EXPECT_EQ(one.rfind("# traincast sweep ", 0), 0u);
+  std::istringstream lines(one);
+  std::string comment, header, row;
+  std::getline(lines, comment);
+  std::getline(lines, header);
+  EXPECT_EQ(comment.substr(34), " points 28");
+  EXPECT_EQ(header, "point,tp,pp,dp,hidden_size,status,iteration_time_s,mfu,peak_memory_gib,busiest_link,reason");
+  std::size_t index = 0, ok = 0, oom = 0, invalid = 0;
+  while (std::getline(lines, row)) {
+    EXPECT_EQ(row.substr(0, row.find(',')), std::to_string(index++));
+    ok += row.find(",ok,") != std::string::npos;
+    oom += row.find(",oom,") != std::string::npos;
+    invalid += row.find(",invalid,") != std::string::npos;
+  }
+  EXPECT_EQ(ok, 6u);        // the 6 layouts at hidden 2048
+  EXPECT_EQ(oom, 6u);       // the same at hidden 32768 (~100B parameters)
+  EXPECT_EQ(invalid, 16u);  // TP 3
+  EXPECT_NE(r.out.find("28 points (6 ok, 6 oom, 16 invalid)"), std::string::npos) << r.out;
+}
+
+TEST_F(SweepCliTest, NeverOverwritesWithoutForceOrResume) {
+  const std::string out = path("r.csv");
+  spit(out, "precious\n");
+  const Result r = run({"sweep", sweep_, "--out", out});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: " + out + ": file exists (pass --resume to continue it, or --force to overwrite it)\n");
+  EXPECT_EQ(slurp(out), "precious\n");
+  // --resume on a file that is no sweep CSV refuses too.
+  const Result resumed = run({"sweep", sweep_, "--out", out, "--resume"});
+  EXPECT_EQ(resumed.status, 2);
+  EXPECT_EQ(slurp(out), "precious\n");
+  EXPECT_EQ(run({"sweep", sweep_, "--out", out, "--force"}).status, 0);
+  EXPECT_EQ(count_lines(slurp(out)), kSweepPoints + 2);
+}
+
+TEST_F(SweepCliTest, ResumeAfterATruncatedCsvGivesTheFullCsv) {
+  const std::string full = full_csv();
+  const std::string out = path("r.csv");
+  // Cut inside the 8th row (as a kill during a write would), on a row boundary, and right after
+  // the header; each time --resume completes it to the same bytes.
+  std::size_t row8 = 0;
+  for (int i = 0; i < 9; ++i) row8 = full.find('\n', row8) + 1;
+  const std::size_t header_end = full.find('\n', full.find('\n') + 1) + 1;
+  for (const std::size_t cut : {row8 + 5, row8, header_end}) {
+    spit(out, full.substr(0, cut));
+    const Result r = run({"sweep", sweep_, "--out", out, "--resume", "--jobs", "2"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(slurp(out), full) << "cut at byte " << cut;
+  }
+  // Resuming a finished CSV runs nothing and changes nothing.
+  const Result again = run({"sweep", sweep_, "--out", out, "--resume"});
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_NE(again.out.find("0 points"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("28 already in the file"), std::string::npos) << again.out;
+  EXPECT_EQ(slurp(out), full);
+}
+
+TEST_F(SweepCliTest, ResumeRefusesTheCsvOfAnotherSweep) {
+  const std::string full = full_csv();
+  const std::string out = path("r.csv");
+  spit(out, full.substr(0, full.size() / 2));
+  spit(sweep_, kSweep + "metric: \"hfu\"\n");  // other columns: another sweep
+  const Result r = run({"sweep", sweep_, "--out", out, "--resume"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(out + ": was written by a different sweep (hash "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(expected the CSV of this sweep file, or --force to start over)"), std::string::npos);
+  EXPECT_EQ(slurp(out), full.substr(0, full.size() / 2));
+  // Nor may a shard's CSV be resumed as another shard.
+  ASSERT_EQ(run({"sweep", sweep_, "--out", path("s0.csv"), "--shard", "0/2"}).status, 0);
+  const Result shard = run({"sweep", sweep_, "--out", path("s0.csv"), "--shard", "1/2", "--resume"});
+  EXPECT_EQ(shard.status, 2);
+  EXPECT_EQ(shard.err, "traincast: " + path("s0.csv") +
+                           ": holds shard 0/2, not shard 1/2 (expected the same --shard as the run that wrote it)\n");
+}
+
+TEST_F(SweepCliTest, ShardsMergedGiveTheSingleRunCsv) {
+  const std::string full = full_csv();
+  std::vector<std::string> parts;
+  for (int i = 0; i < 3; ++i) {
+    parts.push_back(path("part" + std::to_string(i) + ".csv"));
+    const Result r = run({"sweep", sweep_, "--out", parts.back(), "--shard", std::to_string(i) + "/3"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    // Shard i holds points i, i + 3, ...: 10, 9, 9 rows.
+    EXPECT_EQ(count_lines(slurp(parts.back())), (i == 0 ? 10u : 9u) + 2);
+  }
+  const std::string merged = path("merged.csv");
+  const Result m = run({"merge", merged, parts[2], parts[0], parts[1]});  // any order
+  ASSERT_EQ(m.status, 0) << m.err;
+  EXPECT_EQ(slurp(merged), full);
+
+  // Refusals: the output exists; a shard missing; a shard twice; parts of different sweeps.
+  EXPECT_EQ(run({"merge", merged, parts[0], parts[1], parts[2]}).err,
+            "traincast: " + merged + ": file exists (pass --force to overwrite it)\n");
+  const Result missing = run({"merge", path("m2.csv"), parts[0], parts[2]});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(missing.err,
+            "merge: 9 of 28 points are in no part (1, 4, 7, 10, 13, 16, 19, 22, 25; parts given: shard "
+            "0/3, shard 2/3) (expected every point: is a shard missing or unfinished?)\n");
+  const Result twice = run({"merge", path("m3.csv"), parts[0], parts[1], parts[2], parts[1]});
+  EXPECT_EQ(twice.status, 2);
+  EXPECT_EQ(twice.err.substr(0, twice.err.find('\n')),
+            parts[1] + ":3: point 1 is also in " + parts[1] + ":3 (expected each point in one part)");
+  spit(sweep_, kSweep + "metric: \"hfu\"\n");
+  ASSERT_EQ(run({"sweep", sweep_, "--out", path("other.csv"), "--shard", "1/3"}).status, 0);
+  const Result other = run({"merge", path("m4.csv"), parts[0], path("other.csv"), parts[2]});
+  EXPECT_EQ(other.status, 2);
+  EXPECT_NE(other.err.find(path("other.csv") + ":1: from a different sweep (hash "), std::string::npos) << other.err;
+  EXPECT_FALSE(fs::exists(path("m2.csv")) || fs::exists(path("m3.csv")) || fs::exists(path("m4.csv")));
+}
+
+TEST_F(SweepCliTest, BadSweepFilesAndFlags) {
+  spit(sweep_, kSweep + "axis { path: \"workload.parallel.tpp\" values: \"1\" }\nconstraint: \"tp > 99\"\n");
+  const Result r = run({"sweep", sweep_, "--out", path("r.csv")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, sweep_ +
+                       ":12:8: axis[4].path: unknown field \"tpp\" in workload.parallel, did you mean \"tp\"? "
+                       "(expected one of: tp, pp, dp, sequence_parallel, schedule, virtual_stages, "
+                       "uneven_stages, zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, "
+                       "overlap_param_gather)\n");
+  EXPECT_FALSE(fs::exists(path("r.csv")));
+  spit(sweep_, kSweep + "constraint: \"tp > 99\"\n");
+  EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv")}).err,
+            sweep_ +
+                ":12:1: constraint[1]: no point satisfies \"tp > 99\": it rejects all 28 points that pass the "
+                "constraints before it (expected a constraint that some point satisfies)\n");
+  spit(sweep_, kSweep);
+  EXPECT_EQ(run({"sweep", sweep_}).err, "traincast: sweep: --out is required (the CSV file to write)\n");
+  EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv"), "--shard", "3/3"}).err,
+            "traincast: --shard: \"3/3\" is not a shard (expected i/N with 0 <= i < N, e.g. 0/4)\n");
+  EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv"), "--resume", "--force"}).err,
+            "traincast: --resume and --force exclude each other (continue, or start over)\n");
+  EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv"), "--jobs", "0"}).err,
+            "traincast: --jobs: must be >= 1 (got 0)\n");
+  EXPECT_EQ(run({"sweep", sweep_, "--out", sweep_, "--force"}).err,
+            "traincast: " + sweep_ + ": is one of the input files (" + sweep_ + ")\n");
+  EXPECT_EQ(run({"merge", path("m.csv")}).status, 2);
+}
+
+#ifdef TRAINCAST_BINARY
+/// Starts the traincast binary with `args`, stdout and stderr to `log`; returns its pid.
+pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<std::string> argv_s = {TRAINCAST_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+TEST_F(SweepCliTest, SigintStopsCleanlyKeepsWholeRowsAndResumeFinishes) {
+  spit(sweep_, kSlowSweep);
+  const std::string out = path("r.csv");
+  const pid_t pid = spawn({"sweep", sweep_, "--out", out, "--jobs", "2"}, path("log.txt"));
+  ASSERT_GT(pid, 0);
+  // Wait for the first row (comment + header + 1 line), then press Ctrl-C.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (count_lines(slurp(out)) < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(path("log.txt"));
+  const std::string partial = slurp(out);
+  EXPECT_LT(count_lines(partial), 62u) << "the sweep finished before the interrupt arrived";
+  EXPECT_EQ(partial.back(), '\n');  // whole rows only
+  EXPECT_NE(slurp(path("log.txt")).find("interrupted: "), std::string::npos);
+  // The rows kept are the first rows of the full CSV; --resume completes them to it.
+  const Result resumed = run({"sweep", sweep_, "--out", out, "--resume", "--jobs", "2"});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  const Result full = run({"sweep", sweep_, "--out", path("full.csv"), "--jobs", "2"});
+  ASSERT_EQ(full.status, 0) << full.err;
+  const std::string expected = slurp(path("full.csv"));
+  EXPECT_EQ(expected.substr(0, partial.size()), partial);
+  EXPECT_EQ(slurp(out), expected);
+}
+#endif
+
+}  // namespace
+}  // namespace traincast::cli

@@ -230,6 +230,7 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
                             "  validate CASES   compare predictions with published measurements\n"
                             "  catalog          list GPUs and node templates\n"
                             "  nccl-tests SCEN  simulate nccl-tests on a scenario's GPUs (nccl-tests' table)\n"
+                            "  explain SCEN     the topology in words, a GPU-to-GPU path, Graphviz export\n"
                             "  plan [SCENARIO]  search parallel layouts: best few and why\n"
                             "  sweep SWEEP      run every point of a sweep file into a CSV (TBB, MPI, shards)\n"
                             "  merge OUT PARTS  join the CSVs of sweep shards\n"
@@ -245,6 +246,7 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (cmd == "validate") return validate_command(args, out, err);
   if (cmd == "catalog") return catalog_command(args, out, err);
   if (cmd == "nccl-tests") return nccl_tests_command(args, out, err);
+  if (cmd == "explain") return explain_command(args, out, err);
   if (cmd == "plan") return plan_command(args, out, err);
   if (cmd == "sweep") return sweep_command(args, out, err);
   if (cmd == "merge") return merge_command(args, out, err);

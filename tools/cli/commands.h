@@ -22,6 +22,9 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
 /// `traincast nccl-tests SCENARIO [--op OP] [-b MIN] [-e MAX] [-f FACTOR] [--gpus LIST] [--csv F]` —
 /// nccl-tests simulated on the scenario's GPUs, printed in nccl-tests' layout (tools/cli/nccl_tests_command.cc).
 int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// `traincast explain SCENARIO [--path GPU_A GPU_B] [--dot FILE]` — the topology in words, a route
+/// and its bottleneck, Graphviz export (tools/cli/explain_command.cc).
+int explain_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /// `traincast sweep SWEEP --out F [--jobs N] [--resume] [--shard i/N] [--force]` — every point of a
 /// sweep file, one CSV row each, in point order (tools/cli/sweep_command.cc, models/io/sweep_io.h).

@@ -1,0 +1,78 @@
+// Ring all-reduce of 1 GiB on 16,384 GPUs (2,048 DGX H100) in a 3-tier fat tree (issue 3):
+// wall time of building the cluster and of one collective, engine events per second, and the
+// process's peak resident memory. Run: build/release/tests/benchmarks/collective_bench
+// (a few seconds per repetition; quote the medians).
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <numeric>
+#include <vector>
+
+#include "models/collectives/collective.h"
+#include "models/hardware/cluster.h"
+#include "sim/flow_network.h"
+#include "sim/simulator.h"
+
+namespace {
+
+using namespace traincast;
+
+models::ClusterSpec fat_tree_16k() {
+  models::ClusterSpec s;
+  s.node_template = "dgx_h100";
+  s.num_nodes = 2048;  // 16,384 GPUs
+  s.fabric.kind = models::FabricKind::fat_tree;
+  s.fabric.tiers = 3;
+  s.fabric.nodes_per_leaf = 8;   // 64 NICs down per leaf
+  s.fabric.leaves_per_pod = 16;  // 16 pods of 16 leaves
+  return s;
+}
+
+struct Done : models::CollectiveListener {
+  void on_collective_done(std::uint64_t) override { ++count; }
+  int count = 0;
+};
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: kB
+}
+
+void BM_RingAllReduce1GiB_16384Gpus_FatTree3(benchmark::State& state) {
+  const models::ClusterSpec spec = fat_tree_16k();
+  double events = 0, sim_ms = 0, resources = 0;
+  for (auto _ : state) {
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    const models::Cluster cluster(spec, net);
+    models::CollectiveEngine engine(sim, net, cluster);
+    models::CollectiveCall call;
+    call.op = models::CollectiveOp::all_reduce;
+    call.algorithm = models::CollectiveAlgorithm::ring;
+    call.ranks.resize(static_cast<std::size_t>(cluster.num_gpus()));
+    std::iota(call.ranks.begin(), call.ranks.end(), 0);
+    call.bytes = 1024.0 * 1024.0 * 1024.0;
+    Done done;
+    engine.start(call, &done, 0);
+    sim.run();
+    benchmark::DoNotOptimize(done.count);
+    events = static_cast<double>(sim.events_processed());
+    sim_ms = sim.now().seconds() * 1e3;
+    resources = static_cast<double>(net.num_resources());
+  }
+  state.counters["events"] = events;
+  state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["simulated_ms"] = sim_ms;
+  state.counters["resources"] = resources;
+  state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
+}  // namespace
+
+BENCHMARK(BM_RingAllReduce1GiB_16384Gpus_FatTree3)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
+BENCHMARK_MAIN();

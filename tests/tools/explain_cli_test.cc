@@ -1,0 +1,79 @@
+// `traincast explain`: topology in words, a path with its bottleneck, DOT export, errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/cli/commands.h"
+
+namespace traincast::cli {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+Result run(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  std::vector<std::string> argv_s = {"traincast", "explain"};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+TEST(ExplainCli, DescribesNodesAndPath) {
+  const Result r = run({kSrc + "/scenarios/nccl/h100_ib400_2node.textproto", "--path", "gpu2", "node1.gpu5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* s : {"2 x dgx_h100", "NVLink4 18 links x 25 GB/s = 450 GB/s per direction",
+                        "GPU traffic between sockets 22 GB/s", "gpu5: pcie_sw2, socket 1, NIC nic5",
+                        "8 x IB-NDR-400 at 50 GB/s", "Path gpu2 (node0.gpu2) -> gpu13 (node1.gpu5), 8 links:",
+                        "Bottleneck: node0.nic5.tx at 50.00 GB/s per direction; achievable 48.00 GB/s; wire latency "
+                        "730 ns"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+  }
+}
+
+TEST(ExplainCli, PcieServerPathCrossesSockets) {
+  const Result r = run({kSrc + "/scenarios/topology/pcie_server_nic_wrong_socket.textproto", "--path", "0", "5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("node0.cpu0->cpu1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(other socket!)"), std::string::npos);
+}
+
+TEST(ExplainCli, DotFile) {
+  const fs::path dot = fs::temp_directory_path() / ("traincast_explain_" + std::to_string(::getpid()) + ".dot");
+  fs::remove(dot);
+  const Result r = run({kSrc + "/scenarios/nccl/dgx_h100.textproto", "--dot", dot.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream f(dot);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("digraph cluster {", 0), 0u);
+  EXPECT_NE(text.find("\"node0.gpu0\" -> \"node0.nvswitch\""), std::string::npos);
+  fs::remove(dot);
+}
+
+TEST(ExplainCli, Errors) {
+  const std::string sc = kSrc + "/scenarios/nccl/dgx_h100.textproto";
+  Result r = run({sc, "--path", "gpu1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: --path: needs exactly two GPUs (got 1)\n");
+  r = run({sc, "--path", "gpu1", "gpu9"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: --path: GPU gpu9 outside the cluster's 8 GPUs\n");
+  r = run({sc, "--path", "gpu1", "x"});
+  EXPECT_EQ(r.err, "traincast: --path: bad GPU 'x' (expected gpuN, N or nodeM.gpuK)\n");
+  r = run({});
+  EXPECT_EQ(r.err, "traincast: explain: no scenario given (usage: traincast explain SCENARIO)\n");
+}
+
+}  // namespace
+}  // namespace traincast::cli

@@ -1,0 +1,157 @@
+// `traincast explain SCENARIO [--path GPU_A GPU_B] [--dot FILE]`: the cluster a scenario builds,
+// in words (per node: devices and links with bandwidths; the fabric), the route between two GPUs
+// with its bottleneck, and a Graphviz DOT export.
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/collectives/collective.h"
+#include "models/hardware/cluster.h"
+#include "models/io/scenario_io.h"
+#include "sim/flow_network.h"
+#include "sim/simulator.h"
+#include "tools/cli/cli_util.h"
+#include "tools/cli/commands.h"
+
+namespace traincast::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+const char* kind_name(models::LinkKind k) {
+  switch (k) {
+    case models::LinkKind::nvlink:
+      return "NVLink";
+    case models::LinkKind::pcie:
+      return "PCIe";
+    case models::LinkKind::socket:
+      return "socket";
+    case models::LinkKind::nic:
+      return "NIC";
+    case models::LinkKind::fabric:
+      return "fabric";
+    case models::LinkKind::other:
+      return "other";
+  }
+  return "?";
+}
+
+/// "gpu3", "3" or "node1.gpu2" -> global GPU id. Throws UsageError.
+int parse_gpu(const std::string& text, const models::Cluster& cluster) {
+  auto number = [&](const std::string& s) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) {
+      throw UsageError("--path: bad GPU '" + text + "' (expected gpuN, N or nodeM.gpuK)");
+    }
+    return std::stoi(s);
+  };
+  int gpu = 0;
+  if (text.rfind("node", 0) == 0) {
+    const std::size_t dot = text.find(".gpu");
+    if (dot == std::string::npos) throw UsageError("--path: bad GPU '" + text + "' (expected gpuN, N or nodeM.gpuK)");
+    const int node = number(text.substr(4, dot - 4));
+    const int local = number(text.substr(dot + 4));
+    if (local >= cluster.gpus_per_node()) {
+      throw UsageError("--path: " + text + ": a node has " + std::to_string(cluster.gpus_per_node()) + " GPUs");
+    }
+    gpu = node * cluster.gpus_per_node() + local;
+  } else {
+    gpu = number(text.rfind("gpu", 0) == 0 ? text.substr(3) : text);
+  }
+  if (gpu >= cluster.num_gpus()) {
+    throw UsageError("--path: GPU " + text + " outside the cluster's " + std::to_string(cluster.num_gpus()) + " GPUs");
+  }
+  return gpu;
+}
+
+}  // namespace
+
+int explain_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "traincast explain SCENARIO [options]\n\n"
+      "Describes the cluster SCENARIO builds: per node the GPUs, NVLink/NVSwitch, PCIe switches, CPU\n"
+      "sockets and NICs with their bandwidths (per direction, GB = 1e9 B), and the fabric. --path\n"
+      "lists the links a byte crosses between two GPUs (as the collectives route it), with the\n"
+      "bottleneck and what NCCL achieves on it; --dot writes the graph for Graphviz.\n\nOptions");
+  opts.add_options()("help,h", "show this help")("path", po::value<std::vector<std::string>>()->multitoken(),
+                                                 "two GPUs: gpuN, N or nodeM.gpuK, e.g. --path gpu3 gpu12")(
+      "dot", po::value<std::string>(), "write the topology as Graphviz DOT to this file")(
+      "max-nodes", po::value<int>()->default_value(8), "nodes drawn in the DOT file")(
+      "force", "overwrite an existing --dot file")("set", po::value<std::vector<std::string>>()->composing(),
+                                                   "override a scenario field, e.g. --set cluster.num_nodes=2")(
+      "scenario", po::value<std::string>(), "scenario file (positional)");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  return guarded(err, [&]() -> int {
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+      po::notify(vm);
+    } catch (const po::error& e) {
+      throw UsageError(e.what());
+    }
+    if (vm.count("help")) {
+      out << opts << "\n";
+      return 0;
+    }
+    if (!vm.count("scenario")) throw UsageError("explain: no scenario given (usage: traincast explain SCENARIO)");
+    const std::string scenario_path = vm["scenario"].as<std::string>();
+    if (vm.count("dot")) check_output_path(vm["dot"].as<std::string>(), vm.count("force") > 0, {scenario_path});
+    std::vector<std::string> path;
+    if (vm.count("path")) {
+      path = vm["path"].as<std::vector<std::string>>();
+      if (path.size() != 2)
+        throw UsageError("--path: needs exactly two GPUs (got " + std::to_string(path.size()) + ")");
+    }
+    const int max_nodes = vm["max-nodes"].as<int>();
+    if (max_nodes < 1) throw UsageError("--max-nodes: must be >= 1");
+    std::vector<std::string> overrides;
+    if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
+    const models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    const models::Cluster cluster(sc.cluster, net);
+    out << cluster.describe();
+    if (!path.empty()) {
+      const int a = parse_gpu(path[0], cluster), b = parse_gpu(path[1], cluster);
+      if (a == b) throw UsageError("--path: the two GPUs are the same (" + path[0] + ")");
+      models::CollectiveEngine engine(sim, net, cluster);
+      const auto route = cluster.route(a, b);
+      out << "\nPath gpu" << a << " (node" << cluster.node_of(a) << ".gpu" << cluster.local_rank(a) << ") -> gpu" << b
+          << " (node" << cluster.node_of(b) << ".gpu" << cluster.local_rank(b) << "), " << route.size() << " links:\n";
+      double bottleneck = 1e300, achievable = 1e300;
+      std::string bottleneck_name;
+      long long latency_ns = 0;
+      char line[256];
+      for (sim::ResourceId r : route) {
+        const double cap = net.capacity(r);
+        const double eff = engine.efficiency(r);
+        std::snprintf(line, sizeof line, "  %-36s %-7s %9.2f GB/s (NCCL achieves %6.1f%%) %6lld ns\n",
+                      net.resource_name(r).c_str(), kind_name(cluster.link_kind(r)), cap / 1e9, eff * 100,
+                      static_cast<long long>(net.latency(r).ns()));
+        out << line;
+        if (cap < bottleneck) {
+          bottleneck = cap;
+          bottleneck_name = net.resource_name(r);
+        }
+        achievable = std::min(achievable, cap * eff);
+        latency_ns += net.latency(r).ns();
+      }
+      std::snprintf(line, sizeof line,
+                    "Bottleneck: %s at %.2f GB/s per direction; achievable %.2f GB/s; wire latency %lld ns\n",
+                    bottleneck_name.c_str(), bottleneck / 1e9, achievable / 1e9, latency_ns);
+      out << line;
+    }
+    if (vm.count("dot")) {
+      write_output_file(vm["dot"].as<std::string>(), cluster.to_dot(max_nodes));
+      out << "\nWrote " << vm["dot"].as<std::string>() << " (render: dot -Tsvg " << vm["dot"].as<std::string>()
+          << " -o topology.svg)\n";
+    }
+    return 0;
+  });
+}
+
+}  // namespace traincast::cli

@@ -379,5 +379,51 @@ TEST(Cluster, DotExport) {
   EXPECT_NE(f.cluster.to_dot(1).find("links of nodes >= 1 not drawn"), std::string::npos);
 }
 
+TEST(Cluster, EveryTemplateCountsAndRoutes) {
+  // For every catalog template on 2 nodes: the resource count follows the template's graph, and
+  // every GPU pair has a route whose bottleneck is the scale-up link, the PCIe (or socket) path,
+  // or for GPUs on different nodes at most the NIC line rate.
+  for (const std::string& name : node_template_names()) {
+    SCOPED_TRACE(name);
+    const NodeTemplate& t = find_node_template(name);
+    Fixture f(make_spec(name, 2));
+    const Cluster& c = f.cluster;
+    const int g = t.gpus_per_node, q = t.nics, sockets = std::max(1, t.sockets);
+    int links = 0;
+    switch (c.scale_up()) {
+      case ScaleUp::nvswitch:
+        links = 2 * g;
+        break;
+      case ScaleUp::mesh:
+        links = g * (g - 1);
+        break;
+      case ScaleUp::bridge_pairs:
+        links = 2 * (g / 2);
+        break;
+      case ScaleUp::none:
+        break;
+    }
+    const std::size_t per_node =
+        static_cast<std::size_t>(2 * g + links + 2 * t.pcie_switches + sockets * (sockets - 1) + 4 * q);
+    std::size_t fabric = 0;
+    for (const ClusterEdge& e : c.edges()) fabric += c.link_kind(e.resource) == LinkKind::fabric ? 1 : 0;
+    EXPECT_EQ(f.net.num_resources(), 2 * per_node + fabric);
+    for (int a = 0; a < c.num_gpus(); ++a) {
+      for (int b = 0; b < c.num_gpus(); ++b) {
+        if (a == b) continue;
+        const double bw = path_bandwidth(f.net, c.route(a, b));
+        if (c.node_of(a) != c.node_of(b)) {
+          EXPECT_LE(bw, c.nic().bytes_per_s);
+        } else if (c.nvlink_between(c.local_rank(a), c.local_rank(b))) {
+          EXPECT_GE(bw, c.gpu_spec(0).nvlink_bytes_per_s_per_link);
+        } else {
+          EXPECT_LE(bw, t.pcie_bytes_per_s);
+          EXPECT_GT(bw, 0);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace traincast::models

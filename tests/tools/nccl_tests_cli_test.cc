@@ -129,5 +129,70 @@ TEST(NcclTestsCli, TrainingScenariosWorkToo) {
   EXPECT_NE(r.out.find("all_reduce on 64 of 64 GPUs"), std::string::npos);
 }
 
+Result run_validate(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  std::vector<std::string> argv_s = {"traincast", "validate"};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+TEST(NcclTestsCli, ValidateReadsNcclTestsLogs) {
+  const fs::path data = fs::path(TRAINCAST_SHARED_DATA_DIR) / "nccl-tests";
+  if (!fs::exists(data)) GTEST_SKIP() << "no shared data";
+  const fs::path dir = fs::temp_directory_path() / ("traincast_nccl_validate_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(kSrc + "/scenarios/nccl/tinybox_6x4090.textproto", dir / "tinybox.textproto",
+                fs::copy_options::overwrite_existing);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  // Within limits: exit 0, the per-size table and the summary.
+  const std::string ok =
+      write("ok.cases.textproto", "case { name: \"n10\" scenario: \"tinybox.textproto\" nccl_tests { log: \"" +
+                                      (data / "n10_rtx4090_1x6_pcie_p2p_tinybox_allreduce.txt").string() + "\" } }\n");
+  Result r = run_validate({ok});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("n10: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(all_reduce, 6 GPUs)"), std::string::npos);
+  EXPECT_NE(r.out.find("1 within limits, 0 known gaps, 0 failed"), std::string::npos);
+  // Over a limit without a known gap: exit 1; with one: reported, exit 0.
+  const std::string tight =
+      write("tight.cases.textproto", "case { name: \"n10\" scenario: \"tinybox.textproto\" nccl_tests { log: \"" +
+                                         (data / "n10_rtx4090_1x6_pcie_p2p_tinybox_allreduce.txt").string() +
+                                         "\" max_large_error: 0.001 } }\n");
+  r = run_validate({tight});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("0 within limits, 0 known gaps, 1 failed"), std::string::npos) << r.out;
+  const std::string gap =
+      write("gap.cases.textproto", "case { name: \"n10\" scenario: \"tinybox.textproto\" nccl_tests { log: \"" +
+                                       (data / "n10_rtx4090_1x6_pcie_p2p_tinybox_allreduce.txt").string() +
+                                       "\" max_large_error: 0.001 known_gap: \"test\" } }\n");
+  r = run_validate({gap});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("KNOWN GAP: test"), std::string::npos);
+  // Rank count of the log against the GPUs the case selects.
+  const std::string ranks =
+      write("ranks.cases.textproto", "case { name: \"n10\" scenario: \"tinybox.textproto\" nccl_tests { log: \"" +
+                                         (data / "n10_rtx4090_1x6_pcie_p2p_tinybox_allreduce.txt").string() +
+                                         "\" gpus: \"0-3\" } }\n");
+  r = run_validate({ranks});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("the log ran on 6 ranks, the case selects 4 GPUs"), std::string::npos) << r.out;
+  // metric/measured together with nccl_tests: a positioned input error, exit 2.
+  const std::string bad = write("bad.cases.textproto",
+                                "case {\n  name: \"x\"\n  scenario: \"tinybox.textproto\"\n  metric: \"mfu\"\n"
+                                "  nccl_tests { log: \"a.txt\" }\n}\n");
+  r = run_validate({bad});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, bad +
+                       ":4:3: case[0].metric: set together with nccl_tests (expected either nccl_tests or metric and "
+                       "measured)\n");
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -24,25 +24,6 @@ namespace planner = models::planner;
 
 namespace {
 
-std::string thousands(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.0f", v);
-  std::string s = buf, out;
-  const std::size_t neg = (!s.empty() && s[0] == '-') ? 1 : 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    out += s[i];
-    const std::size_t left = s.size() - i - 1;
-    if (i >= neg && left > 0 && left % 3 == 0) out += ',';
-  }
-  return out;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
-}
-std::string lpad(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
-}
 std::string signed_fixed(double v, int decimals) { return (v >= 0 ? "+" : "") + format_fixed(v, decimals); }
 
 std::string json_string(const std::string& s) {
@@ -224,14 +205,15 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
     p << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
       << ", " << sc.model.num_attention_heads << " heads, global batch " << sc.training.global_batch_size << " x "
       << sc.model.seq_length << " tokens\n";
-    p << "\nLayouts    " << thousands(static_cast<double>(st.considered)) << " considered, "
-      << thousands(static_cast<double>(st.pruned_memory)) << " pruned by memory (peak above HBM), "
-      << thousands(static_cast<double>(st.pruned_dominated))
-      << " dominated (a lighter recomputation fits),\n           " << thousands(static_cast<double>(st.pruned_estimate))
-      << " estimated more than " << format_fixed(100 * o.estimate_slack, 0) << "% slower than the best estimate, "
-      << thousands(static_cast<double>(st.simulated)) << " simulated";
+    p << "\nLayouts    " << with_thousands(static_cast<double>(st.considered)) << " considered, "
+      << with_thousands(static_cast<double>(st.pruned_memory)) << " pruned by memory (peak above HBM), "
+      << with_thousands(static_cast<double>(st.pruned_dominated))
+      << " dominated (a lighter recomputation fits),\n           "
+      << with_thousands(static_cast<double>(st.pruned_estimate)) << " estimated more than "
+      << format_fixed(100 * o.estimate_slack, 0) << "% slower than the best estimate, "
+      << with_thousands(static_cast<double>(st.simulated)) << " simulated";
     if (st.failed > 0) p << " (" << st.failed << " failed)";
-    p << ", " << thousands(static_cast<double>(st.not_simulated)) << " left over (budget " << o.max_simulations
+    p << ", " << with_thousands(static_cast<double>(st.not_simulated)) << " left over (budget " << o.max_simulations
       << " simulations)\n";
     p << "Search     coarse pass + " << st.refine_rounds << " refinement rounds, " << o.jobs << " jobs\n";
     p << "Wall time  " << format_fixed(wall_s, 1) << " s\n";
@@ -260,8 +242,8 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
       const planner::PlanEntry& e = r.ranked[i];
       const std::string mark = static_cast<int>(i) == r.baseline_rank ? " *" : "";
       p << lpad(std::to_string(i + 1), 4) << "  " << pad(planner::to_string(e.layout) + mark, width)
-        << lpad(format_fixed(e.report.iteration_time_s, 3) + " s", 11) << lpad(thousands(e.report.tokens_per_s), 12)
-        << lpad(format_fixed(100 * e.report.mfu, 1) + " %", 8)
+        << lpad(format_fixed(e.report.iteration_time_s, 3) + " s", 11)
+        << lpad(with_thousands(e.report.tokens_per_s), 12) << lpad(format_fixed(100 * e.report.mfu, 1) + " %", 8)
         << lpad(format_gib(e.report.memory.peak_bytes_per_gpu), 12) << "\n";
     }
     if (r.baseline_rank >= 0 && static_cast<std::size_t>(r.baseline_rank) < shown)

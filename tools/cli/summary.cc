@@ -61,6 +61,8 @@ std::string format_count(double v) {
 
 std::string pct(double fraction) { return format_fixed(100.0 * fraction, 1) + " %"; }
 
+}  // namespace
+
 std::string with_thousands(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.0f", v);
@@ -80,8 +82,6 @@ std::string pad(const std::string& s, std::size_t width) {
 std::string lpad(const std::string& s, std::size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
 }
-
-}  // namespace
 
 std::string format_fixed(double value, int decimals) {
   char buf[64];

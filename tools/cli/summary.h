@@ -1,6 +1,7 @@
 #pragma once
 // Human-readable output of the CLI: every number with its unit.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@ std::string format_fixed(double value, int decimals);
 std::string format_duration(double seconds);
 /// Bytes as GiB (2^30) with one decimal (MiB below 1 GiB).
 std::string format_gib(double bytes);
+/// 1234567 -> "1,234,567" (rounded to an integer).
+std::string with_thousands(double v);
+/// Left-aligned (pad) or right-aligned (lpad) to `width` characters; longer text is kept whole.
+std::string pad(const std::string& s, std::size_t width);
+std::string lpad(const std::string& s, std::size_t width);
 /// FLOP count with an SI prefix ("60.7 PFLOP").
 std::string format_flop(double flop);
 

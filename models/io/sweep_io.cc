@@ -1452,6 +1452,9 @@ SweepOutcome run_sweep_point(const models::Sweep& sweep, std::size_t point) {
   } catch (const std::invalid_argument& e) {
     out.status = SweepStatus::invalid;
     out.reason = e.what();
+  } catch (const std::overflow_error& e) {
+    out.status = SweepStatus::invalid;
+    out.reason = std::string("beyond the simulator's range: ") + e.what();
   } catch (const std::exception& e) {
     out.status = SweepStatus::error;
     out.reason = std::string("internal error: ") + e.what();

@@ -178,8 +178,9 @@ const std::vector<std::string>& default_sweep_metrics();
 models::Scenario sweep_point_scenario(const models::Sweep& sweep, std::size_t point);
 
 /// Outcome of one point. ok: simulated and fits in memory; oom: simulated, does not fit;
-/// invalid: the scenario fails a check (io::ScenarioError) or the models refuse it
-/// (std::invalid_argument); error: any other exception (a bug; the reason says what).
+/// invalid: the scenario fails a check (io::ScenarioError), the models refuse it
+/// (std::invalid_argument) or it is beyond the simulator's range (std::overflow_error); error: any
+/// other exception (a bug; the reason says what).
 enum class SweepStatus { ok, oom, invalid, error };
 
 /// "ok", "oom", "invalid", "error".

@@ -272,6 +272,25 @@ TEST(SweepFile, HashFollowsContent) {
   EXPECT_NE(load(kBase + "set: \"workload.training.global_batch_size=32\"\n" + axis).hash, a.hash);
 }
 
+TEST(SweepFile, EveryShippedSweepLoads) {
+  // scenarios/sweeps/*.sweep.textproto (the notebooks' included): each loads and has points.
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kSourceDir + "/scenarios/sweeps")) {
+    const std::string path = entry.path().string();
+    if (!path.ends_with(".sweep.textproto") && !path.ends_with(".sweep.json")) continue;
+    SCOPED_TRACE(path);
+    try {
+      EXPECT_GT(load_sweep_file(path).num_points(), 0u);
+      ++loaded;
+    } catch (const ScenarioError& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
+  EXPECT_GE(loaded, 2);
+  // The acceptance sweep has exactly 1,000 points.
+  EXPECT_EQ(load_sweep_file(kSourceDir + "/scenarios/sweeps/gpt_6p7b_64gpu_1000.sweep.textproto").num_points(), 1000u);
+}
+
 // One test per kind of bad input, each asserting the exact message.
 
 TEST(SweepFileErrors, UnknownAxisPath) {

@@ -824,4 +824,34 @@ void CollectiveEngine::release(std::uint32_t slot) {
   --in_flight_;
 }
 
+const char* algorithm_name(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::automatic:
+      return "automatic";
+    case CollectiveAlgorithm::ring:
+      return "ring";
+    case CollectiveAlgorithm::hierarchical:
+      return "hierarchical";
+    case CollectiveAlgorithm::tree:
+      return "tree";
+    case CollectiveAlgorithm::nvls:
+      return "nvls";
+    case CollectiveAlgorithm::nvls_tree:
+      return "nvls_tree";
+  }
+  return "?";
+}
+
+const char* protocol_name(CollectiveProtocol p) {
+  switch (p) {
+    case CollectiveProtocol::ll:
+      return "LL";
+    case CollectiveProtocol::ll128:
+      return "LL128";
+    case CollectiveProtocol::simple:
+      return "Simple";
+  }
+  return "?";
+}
+
 }  // namespace traincast::models

@@ -232,4 +232,9 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   std::size_t in_flight_ = 0;
 };
 
+/// NCCL's name of an algorithm ("ring", "tree", "nvls", ...) and of a protocol ("LL", "LL128",
+/// "Simple"), as NCCL_ALGO / NCCL_PROTO spell them (lower-case for algorithms). Never throws.
+const char* algorithm_name(CollectiveAlgorithm a);
+const char* protocol_name(CollectiveProtocol p);
+
 }  // namespace traincast::models

@@ -46,36 +46,6 @@ std::string time_column(double us) {
   return printf_string("%7.2f", us);
 }
 
-const char* algorithm_name(models::CollectiveAlgorithm a) {
-  switch (a) {
-    case models::CollectiveAlgorithm::automatic:
-      return "automatic";
-    case models::CollectiveAlgorithm::ring:
-      return "ring";
-    case models::CollectiveAlgorithm::hierarchical:
-      return "hierarchical";
-    case models::CollectiveAlgorithm::tree:
-      return "tree";
-    case models::CollectiveAlgorithm::nvls:
-      return "nvls";
-    case models::CollectiveAlgorithm::nvls_tree:
-      return "nvls_tree";
-  }
-  return "?";
-}
-
-const char* protocol_name(models::CollectiveProtocol p) {
-  switch (p) {
-    case models::CollectiveProtocol::ll:
-      return "LL";
-    case models::CollectiveProtocol::ll128:
-      return "LL128";
-    case models::CollectiveProtocol::simple:
-      return "Simple";
-  }
-  return "?";
-}
-
 std::string format_nccl_tests_table(const std::vector<models::NcclTestsResult>& rows, models::NcclTestsOp op,
                                     const std::string& type_name, bool show_algorithm) {
   std::ostringstream o;
@@ -98,7 +68,7 @@ std::string format_nccl_tests_table(const std::vector<models::NcclTestsResult>& 
       o << printf_string("  %7s  %6.2f  %6.2f  %5s", t.c_str(), r.algbw_gbps, r.busbw_gbps, "N/A");
     }
     if (show_algorithm) {
-      o << "  " << algorithm_name(r.choice.algorithm) << "/" << protocol_name(r.choice.protocol) << "/"
+      o << "  " << models::algorithm_name(r.choice.algorithm) << "/" << models::protocol_name(r.choice.protocol) << "/"
         << r.choice.channels;
     }
     o << "\n";
@@ -208,8 +178,8 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       for (const models::NcclTestsResult& r : rows) {
         csv << printf_string("%.0f,%lld,%s,%s,%d,%.6g,%.6g,%.6g,%s,%s,%d\n", r.bytes, r.count, type.c_str(),
                              std::string(models::nccl_tests_redop(op)).c_str(), models::nccl_tests_root(op),
-                             r.time_s * 1e6, r.algbw_gbps, r.busbw_gbps, algorithm_name(r.choice.algorithm),
-                             protocol_name(r.choice.protocol), r.choice.channels);
+                             r.time_s * 1e6, r.algbw_gbps, r.busbw_gbps, models::algorithm_name(r.choice.algorithm),
+                             models::protocol_name(r.choice.protocol), r.choice.channels);
       }
       write_output_file(csv_path, csv.str());
     }

@@ -26,36 +26,6 @@ std::string fmt(const char* format, double v) {
 
 std::string pct(double fraction) { return fmt("%.1f%%", fraction * 100); }
 
-const char* algorithm_name(models::CollectiveAlgorithm a) {
-  switch (a) {
-    case models::CollectiveAlgorithm::automatic:
-      return "automatic";
-    case models::CollectiveAlgorithm::ring:
-      return "ring";
-    case models::CollectiveAlgorithm::hierarchical:
-      return "hierarchical";
-    case models::CollectiveAlgorithm::tree:
-      return "tree";
-    case models::CollectiveAlgorithm::nvls:
-      return "nvls";
-    case models::CollectiveAlgorithm::nvls_tree:
-      return "nvls_tree";
-  }
-  return "?";
-}
-
-const char* protocol_name(models::CollectiveProtocol p) {
-  switch (p) {
-    case models::CollectiveProtocol::ll:
-      return "LL";
-    case models::CollectiveProtocol::ll128:
-      return "LL128";
-    case models::CollectiveProtocol::simple:
-      return "Simple";
-  }
-  return "?";
-}
-
 struct Outcome {
   std::string error;  // non-empty: the case could not be run
   models::NcclTestsComparison comparison;
@@ -150,8 +120,8 @@ NcclValidationReport run_nccl_validation(const std::vector<models::ValidationCas
     o << line;
     for (const auto& row : cmp.rows) {
       std::snprintf(line, sizeof line, "  %12.0f %12.4g %12.4g %7.1f%%  %s/%s/%d\n", row.bytes, row.measured_busbw_gbps,
-                    row.predicted_busbw_gbps, row.error * 100, algorithm_name(row.predicted.choice.algorithm),
-                    protocol_name(row.predicted.choice.protocol), row.predicted.choice.channels);
+                    row.predicted_busbw_gbps, row.error * 100, models::algorithm_name(row.predicted.choice.algorithm),
+                    models::protocol_name(row.predicted.choice.protocol), row.predicted.choice.channels);
       o << line;
       csv << case_file[idx[k]] << "," << c.name << ",busbw_gbps@" << fmt("%.0f", row.bytes) << ","
           << fmt("%.6g", row.measured_busbw_gbps) << "," << fmt("%.6g", row.predicted_busbw_gbps) << ","

@@ -14,6 +14,7 @@
 
 #include "models/collectives/collective.h"
 #include "models/compute/compute_model.h"
+#include "models/executor/op_graph.h"
 #include "models/hardware/cluster.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/pipeline_schedule.h"
@@ -23,43 +24,6 @@
 
 namespace traincast::models {
 namespace {
-
-constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-
-/// What an op is, for time accounting.
-enum class Role : std::uint8_t { compute, optimizer, tp_comm, pp_send, dp_grad, dp_param, barrier };
-/// CUDA-stream-like queues per simulated GPU group; ops on one stream run in program order.
-enum Stream : std::uint8_t { kCompute = 0, kTp = 1, kPp = 2, kDp = 3, kNumStreams = 4, kNoStream = 4 };
-constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute", "tp comm", "pp comm", "dp comm"};
-
-struct Op {
-  std::int64_t duration_ns = 0;  ///< compute ops
-  std::int64_t start_ns = -1;
-  std::int64_t end_ns = -1;
-  std::uint32_t task = kNone;   ///< collective task (global id after merge)
-  std::uint32_t remaining = 0;  ///< unresolved dependencies
-  std::uint32_t last_dep = kNone;
-  std::uint32_t label = 0;  ///< index into the label table
-  std::int32_t micro_batch = -1;
-  std::uint32_t worker = 0;
-  std::uint16_t iteration = 0;
-  Role role = Role::compute;
-  Stream stream = kCompute;
-};
-
-/// A collective launched when all its participants have arrived: one call per GPU group in
-/// [group_begin, group_begin + group_count) of the group table.
-struct Task {
-  CollectiveOp op = CollectiveOp::all_reduce;
-  double bytes = 0;
-  std::uint32_t group_begin = 0;
-  std::uint32_t group_count = 0;
-  std::uint32_t expected = 1;
-  std::uint32_t arrived = 0;
-  std::uint32_t pending = 0;
-  std::uint32_t participant_begin = 0;  ///< into participants_
-  std::uint32_t participant_count = 0;
-};
 
 /// Dependency on another worker's pipeline send, resolved after all graphs are built.
 struct RemoteDep {
@@ -102,9 +66,7 @@ struct Plan {
   std::vector<std::int64_t> optimizer_ns;  // per stage
   std::vector<double> stage_params;        // per stage, per TP rank
   double grad_bytes = 4, weight_bytes = 2;
-  // Global group table: GPU lists.
-  std::vector<int> group_gpus;
-  std::vector<std::uint32_t> group_offset;  // size groups + 1
+  GroupTable groups;  // GPU lists of every collective group
   std::uint32_t tp_group_base = 0, pp_group_base = 0, dp_group_base = 0;
   std::vector<std::string> labels;
 
@@ -139,12 +101,6 @@ struct Plan {
     throw std::logic_error("executor: unknown program");
   }
 };
-
-std::uint32_t add_group(Plan& plan, std::initializer_list<int> gpus) {
-  for (int g : gpus) plan.group_gpus.push_back(g);
-  plan.group_offset.push_back(static_cast<std::uint32_t>(plan.group_gpus.size()));
-  return static_cast<std::uint32_t>(plan.group_offset.size() - 2);
-}
 
 /// Builds the op graph of one worker.
 class GraphBuilder {
@@ -406,116 +362,6 @@ class GraphBuilder {
   std::vector<std::vector<std::uint32_t>> param_gather_of_layer_;
 };
 
-/// Executes the merged graph on the engine.
-class Runner : public sim::EventHandler, public CollectiveListener {
- public:
-  Runner(sim::Simulator& sim, CollectiveEngine& coll, const Plan& plan, std::vector<Op>& ops, std::vector<Task>& tasks,
-         std::vector<std::uint32_t>& participants, std::vector<std::uint32_t>& dep_offset,
-         std::vector<std::uint32_t>& dependents, std::uint32_t workers)
-      : sim_(sim),
-        coll_(coll),
-        plan_(plan),
-        ops_(ops),
-        tasks_(tasks),
-        participants_(participants),
-        dep_offset_(dep_offset),
-        dependents_(dependents),
-        streams_(static_cast<std::size_t>(workers) * kNumStreams) {
-    for (std::uint32_t i = 0; i < ops_.size(); ++i) {
-      const Op& op = ops_[i];
-      if (op.stream != kNoStream) streams_[op.worker * kNumStreams + op.stream].ops.push_back(i);
-    }
-  }
-
-  void run() {
-    for (std::uint32_t i = 0; i < ops_.size(); ++i)
-      if (ops_[i].remaining == 0) try_start(i);
-    sim_.run();
-    for (std::uint32_t i = 0; i < ops_.size(); ++i)
-      if (ops_[i].end_ns < 0)
-        throw std::overflow_error(
-            "the simulation stopped before every operation finished: a transfer or kernel would end "
-            "beyond the engine's range of 292 years (check bandwidths, oversubscription and sizes)");
-  }
-
-  void on_event(std::uint64_t tag) override { complete(static_cast<std::uint32_t>(tag)); }
-
-  void on_collective_done(std::uint64_t tag) override {
-    Task& t = tasks_[static_cast<std::size_t>(tag)];
-    if (--t.pending > 0) return;
-    for (std::uint32_t k = 0; k < t.participant_count; ++k) complete(participants_[t.participant_begin + k]);
-  }
-
- private:
-  struct StreamState {
-    std::vector<std::uint32_t> ops;
-    std::size_t head = 0;
-    bool busy = false;
-  };
-
-  void try_start(std::uint32_t id) {
-    Op& op = ops_[id];
-    if (op.remaining != 0 || op.start_ns >= 0) return;
-    if (op.stream == kNoStream) {
-      start(id);
-      return;
-    }
-    StreamState& s = streams_[op.worker * kNumStreams + op.stream];
-    if (s.busy || s.head >= s.ops.size() || s.ops[s.head] != id) return;
-    s.busy = true;
-    ++s.head;
-    start(id);
-  }
-
-  void start(std::uint32_t id) {
-    Op& op = ops_[id];
-    op.start_ns = sim_.now().ns();
-    if (op.task == kNone) {
-      sim_.schedule_in(sim::Time::from_ns(op.duration_ns), this, id);
-      return;
-    }
-    Task& t = tasks_[op.task];
-    if (++t.arrived < t.expected) return;
-    t.pending = t.group_count;
-    for (std::uint32_t g = 0; g < t.group_count; ++g) {
-      const std::uint32_t group = t.group_begin + g;
-      call_.op = t.op;
-      call_.bytes = t.bytes;
-      call_.ranks.assign(plan_.group_gpus.begin() + plan_.group_offset[group],
-                         plan_.group_gpus.begin() + plan_.group_offset[group + 1]);
-      coll_.start(call_, this, op.task);
-    }
-  }
-
-  void complete(std::uint32_t id) {
-    Op& op = ops_[id];
-    op.end_ns = sim_.now().ns();
-    if (op.stream != kNoStream) {
-      StreamState& s = streams_[op.worker * kNumStreams + op.stream];
-      s.busy = false;
-      if (s.head < s.ops.size()) try_start(s.ops[s.head]);
-    }
-    for (std::uint32_t k = dep_offset_[id]; k < dep_offset_[id + 1]; ++k) {
-      const std::uint32_t d = dependents_[k];
-      if (--ops_[d].remaining == 0) {
-        ops_[d].last_dep = id;
-        try_start(d);
-      }
-    }
-  }
-
-  sim::Simulator& sim_;
-  CollectiveEngine& coll_;
-  const Plan& plan_;
-  std::vector<Op>& ops_;
-  std::vector<Task>& tasks_;
-  std::vector<std::uint32_t>& participants_;
-  std::vector<std::uint32_t>& dep_offset_;
-  std::vector<std::uint32_t>& dependents_;
-  std::vector<StreamState> streams_;
-  CollectiveCall call_;
-};
-
 /// Gradient buckets of one chunk in backward order (Megatron/DDP: filled as gradients become
 /// ready; a bucket is launched once it holds dp_bucket_bytes).
 std::vector<Bucket> plan_buckets(const Plan& P, int stage, int chunk) {
@@ -605,26 +451,25 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
   }
 
   // Group table: TP groups, PP send pairs, DP groups.
-  P.group_offset.push_back(0);
   P.tp_group_base = 0;
   for (int r = 0; r < P.replicas; ++r)
     for (int s = 0; s < P.p; ++s) {
-      for (int k = 0; k < P.t; ++k) P.group_gpus.push_back(P.gpu(k, r, s));
-      P.group_offset.push_back(static_cast<std::uint32_t>(P.group_gpus.size()));
+      for (int k = 0; k < P.t; ++k) P.groups.gpus.push_back(P.gpu(k, r, s));
+      P.groups.close_group();
     }
-  P.pp_group_base = static_cast<std::uint32_t>(P.group_offset.size() - 1);
+  P.pp_group_base = P.groups.size();
   for (int r = 0; r < P.replicas; ++r)
     for (int s = 0; s < P.p; ++s)
       for (int dir = 0; dir < 2; ++dir)
         for (int k = 0; k < P.t; ++k) {
           const int dst = dir == 0 ? (s + 1) % P.p : (s - 1 + P.p) % P.p;
-          add_group(P, {P.gpu(k, r, s), P.gpu(k, r, dst)});
+          P.groups.add({P.gpu(k, r, s), P.gpu(k, r, dst)});
         }
-  P.dp_group_base = static_cast<std::uint32_t>(P.group_offset.size() - 1);
+  P.dp_group_base = P.groups.size();
   for (int s = 0; s < P.p; ++s)
     for (int k = 0; k < P.t; ++k) {
-      for (int r = 0; r < P.d; ++r) P.group_gpus.push_back(P.gpu(k, r, s));
-      P.group_offset.push_back(static_cast<std::uint32_t>(P.group_gpus.size()));
+      for (int r = 0; r < P.d; ++r) P.groups.gpus.push_back(P.gpu(k, r, s));
+      P.groups.close_group();
     }
 
   // Buckets and the shared DP tasks (grad sync, then param gather for ZeRO-1) of every iteration.
@@ -718,9 +563,12 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     task_base[w + 1] = task_base[w] + static_cast<std::uint32_t>(graphs[w].tasks.size());
   }
   const std::uint32_t barrier_base = op_base[workers];
-  std::vector<Op> ops;
+  OpGraph G;
+  G.workers = static_cast<std::uint32_t>(workers);
+  std::vector<Op>& ops = G.ops;
   ops.reserve(barrier_base + static_cast<std::size_t>(P.iterations));
-  std::vector<Task> tasks = dp_tasks;
+  std::vector<Task>& tasks = G.tasks;
+  tasks = dp_tasks;
   tasks.reserve(task_base[workers]);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   std::vector<std::vector<std::uint32_t>> dp_participants(dp_tasks.size());
@@ -761,7 +609,7 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     b.label = P.label("barrier");
     ops.push_back(b);
   }
-  std::vector<std::uint32_t> participants;
+  std::vector<std::uint32_t>& participants = G.participants;
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     tasks[t].participant_begin = static_cast<std::uint32_t>(participants.size());
     if (t < dp_tasks.size()) {
@@ -784,21 +632,9 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     if (tasks[t].participant_count != 0 && tasks[t].participant_count != tasks[t].expected)
       throw std::logic_error("executor: data-parallel task participants do not match replicas");
   }
-  // Dependents in CSR form; remaining-dependency counts.
-  std::vector<std::uint32_t> dep_offset(ops.size() + 1, 0), dependents(edges.size());
-  for (const auto& [dep, op] : edges) {
-    ++dep_offset[dep + 1];
-    ++ops[op].remaining;
-  }
-  for (std::size_t i = 0; i < ops.size(); ++i) dep_offset[i + 1] += dep_offset[i];
-  {
-    std::vector<std::uint32_t> fill(dep_offset.begin(), dep_offset.end() - 1);
-    for (const auto& [dep, op] : edges) dependents[fill[dep]++] = op;
-  }
-  edges = {};
-
-  Runner runner(sim, coll, P, ops, tasks, participants, dep_offset, dependents, static_cast<std::uint32_t>(workers));
-  runner.run();
+  G.set_edges(edges);
+  G.groups = std::move(P.groups);
+  run_op_graph(sim, coll, G);
 
   // ---- Report ----
   Report r;

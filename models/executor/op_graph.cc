@@ -1,0 +1,135 @@
+#include "models/executor/op_graph.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace traincast::models {
+
+void OpGraph::set_edges(std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges) {
+  const std::size_t n = ops.size();
+  dep_offset.assign(n + 1, 0);
+  dependents.assign(edges.size(), 0);
+  for (const auto& [dep, op] : edges) {
+    if (dep >= n || op >= n) throw std::logic_error("op graph: dependency on an op that does not exist");
+    ++dep_offset[dep + 1];
+    ++ops[op].remaining;
+  }
+  for (std::size_t i = 0; i < n; ++i) dep_offset[i + 1] += dep_offset[i];
+  std::vector<std::uint32_t> fill(dep_offset.begin(), dep_offset.end() - 1);
+  for (const auto& [dep, op] : edges) dependents[fill[dep]++] = op;
+  edges = {};
+}
+
+namespace {
+
+class Runner : public sim::EventHandler, public CollectiveListener {
+ public:
+  Runner(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& g)
+      : sim_(sim), coll_(coll), g_(g), streams_(static_cast<std::size_t>(g.workers) * kNumStreams) {
+    for (std::uint32_t i = 0; i < g_.ops.size(); ++i) {
+      const Op& op = g_.ops[i];
+      if (op.worker >= g_.workers) throw std::logic_error("op graph: op on a worker that does not exist");
+      if (op.stream != kNoStream) streams_[op.worker * kNumStreams + op.stream].ops.push_back(i);
+    }
+  }
+
+  void run() {
+    for (std::uint32_t i = 0; i < g_.ops.size(); ++i)
+      if (g_.ops[i].remaining == 0) try_start(i);
+    sim_.run();
+    for (const Op& op : g_.ops) {
+      if (op.end_ns >= 0) continue;
+      if (op.task != kNone && g_.tasks[op.task].arrived < g_.tasks[op.task].expected)
+        throw std::logic_error("op graph: a collective was reached by " + std::to_string(g_.tasks[op.task].arrived) +
+                               " of its " + std::to_string(g_.tasks[op.task].expected) + " participants");
+      if (op.start_ns >= 0)
+        throw std::overflow_error(
+            "the simulation stopped before every operation finished: a transfer or kernel would end "
+            "beyond the engine's range of 292 years (check bandwidths, oversubscription and sizes)");
+      throw std::logic_error(
+          "op graph: some operations never became ready (a dependency cycle, or a stream "
+          "whose next op waits on a later op of the same stream)");
+    }
+  }
+
+  void on_event(std::uint64_t tag) override { complete(static_cast<std::uint32_t>(tag)); }
+
+  void on_collective_done(std::uint64_t tag) override {
+    Task& t = g_.tasks[static_cast<std::size_t>(tag)];
+    if (--t.pending > 0) return;
+    for (std::uint32_t k = 0; k < t.participant_count; ++k) complete(g_.participants[t.participant_begin + k]);
+  }
+
+ private:
+  struct StreamState {
+    std::vector<std::uint32_t> ops;
+    std::size_t head = 0;
+    bool busy = false;
+  };
+
+  void try_start(std::uint32_t id) {
+    Op& op = g_.ops[id];
+    if (op.remaining != 0 || op.start_ns >= 0) return;
+    if (op.stream == kNoStream) {
+      start(id);
+      return;
+    }
+    StreamState& s = streams_[op.worker * kNumStreams + op.stream];
+    if (s.busy || s.head >= s.ops.size() || s.ops[s.head] != id) return;
+    s.busy = true;
+    ++s.head;
+    start(id);
+  }
+
+  void start(std::uint32_t id) {
+    Op& op = g_.ops[id];
+    op.start_ns = sim_.now().ns();
+    if (op.task == kNone) {
+      sim_.schedule_in(sim::Time::from_ns(op.duration_ns), this, id);
+      return;
+    }
+    Task& t = g_.tasks[op.task];
+    if (++t.arrived < t.expected) return;
+    t.pending = t.group_count;
+    for (std::uint32_t k = 0; k < t.group_count; ++k) {
+      const std::uint32_t group = t.group_begin + k;
+      call_.op = t.op;
+      call_.bytes = t.bytes;
+      call_.ranks.assign(g_.groups.gpus.begin() + g_.groups.offset[group],
+                         g_.groups.gpus.begin() + g_.groups.offset[group + 1]);
+      coll_.start(call_, this, op.task);
+    }
+  }
+
+  void complete(std::uint32_t id) {
+    Op& op = g_.ops[id];
+    op.end_ns = sim_.now().ns();
+    if (op.stream != kNoStream) {
+      StreamState& s = streams_[op.worker * kNumStreams + op.stream];
+      s.busy = false;
+      if (s.head < s.ops.size()) try_start(s.ops[s.head]);
+    }
+    for (std::uint32_t k = g_.dep_offset[id]; k < g_.dep_offset[id + 1]; ++k) {
+      const std::uint32_t d = g_.dependents[k];
+      if (--g_.ops[d].remaining == 0) {
+        g_.ops[d].last_dep = id;
+        try_start(d);
+      }
+    }
+  }
+
+  sim::Simulator& sim_;
+  CollectiveEngine& coll_;
+  OpGraph& g_;
+  std::vector<StreamState> streams_;
+  CollectiveCall call_;
+};
+
+}  // namespace
+
+void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph) {
+  Runner runner(sim, coll, graph);
+  runner.run();
+}
+
+}  // namespace traincast::models

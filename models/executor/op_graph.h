@@ -1,0 +1,99 @@
+#pragma once
+// A ready-to-run op graph and the runner that executes it on the engine (DESIGN §1, §3). Every
+// workload ends up here: the transformer generator (training_executor.cc) builds one, and so can
+// any other front end (e.g. an execution-trace importer). An op runs on one stream of one worker
+// (a simulated GPU group acting in lockstep) once its dependencies are done; ops on one stream run
+// in the order they were added. Compute ops take a fixed duration; collective ops join a Task,
+// which starts its collective calls on the CollectiveEngine when all participants have arrived.
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "models/collectives/collective.h"
+#include "sim/simulator.h"
+
+namespace traincast::models {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+/// What an op is, for time accounting.
+enum class Role : std::uint8_t { compute, optimizer, tp_comm, pp_send, dp_grad, dp_param, barrier };
+/// CUDA-stream-like queues per worker; ops on one stream run in program order.
+enum Stream : std::uint8_t { kCompute = 0, kTp = 1, kPp = 2, kDp = 3, kNumStreams = 4, kNoStream = 4 };
+constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute", "tp comm", "pp comm", "dp comm"};
+
+struct Op {
+  std::int64_t duration_ns = 0;    ///< compute ops
+  std::int64_t start_ns = -1;      ///< set by the runner
+  std::int64_t end_ns = -1;        ///< set by the runner
+  std::uint32_t task = kNone;      ///< collective task (index into OpGraph::tasks), kNone for compute
+  std::uint32_t remaining = 0;     ///< unresolved dependencies (set by OpGraph::set_edges)
+  std::uint32_t last_dep = kNone;  ///< the dependency that finished last (set by the runner)
+  std::uint32_t label = 0;         ///< index into the front end's label table (trace names)
+  std::int32_t micro_batch = -1;
+  std::uint32_t worker = 0;
+  std::uint16_t iteration = 0;
+  Role role = Role::compute;
+  Stream stream = kCompute;
+};
+
+/// A collective launched when all its participants have arrived: one call per GPU group in
+/// [group_begin, group_begin + group_count) of the group table (e.g. one data-parallel gradient
+/// reduction is t calls, one per tensor-parallel rank).
+struct Task {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bytes = 0;  ///< per rank, nccl-tests convention
+  std::uint32_t group_begin = 0;
+  std::uint32_t group_count = 0;
+  std::uint32_t expected = 1;  ///< participant ops that must arrive before it starts
+  std::uint32_t arrived = 0;
+  std::uint32_t pending = 0;
+  std::uint32_t participant_begin = 0;  ///< into OpGraph::participants
+  std::uint32_t participant_count = 0;
+};
+
+/// GPU lists that collectives run over (global GPU indices of the Cluster).
+struct GroupTable {
+  std::vector<int> gpus;
+  std::vector<std::uint32_t> offset{0};  ///< size groups + 1
+
+  /// Appends a group; returns its id.
+  std::uint32_t add(std::initializer_list<int> group) {
+    for (int g : group) gpus.push_back(g);
+    return close_group();
+  }
+  /// Ends the group made of the GPUs pushed onto `gpus` since the last one; returns its id.
+  std::uint32_t close_group() {
+    offset.push_back(static_cast<std::uint32_t>(gpus.size()));
+    return static_cast<std::uint32_t>(offset.size() - 2);
+  }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(offset.size() - 1); }
+};
+
+/// The whole job: ops of every worker, collective tasks with their participant ops, and the
+/// dependents of every op in CSR form.
+struct OpGraph {
+  std::vector<Op> ops;
+  std::vector<Task> tasks;
+  std::vector<std::uint32_t> participants;  ///< op ids, per task [participant_begin, +count)
+  std::vector<std::uint32_t> dep_offset;    ///< size ops + 1
+  std::vector<std::uint32_t> dependents;
+  GroupTable groups;
+  std::uint32_t workers = 0;
+
+  /// Sets dependencies from (dependency, op) pairs: fills dep_offset/dependents and each op's
+  /// `remaining`. Clears `edges`. Throws std::logic_error for an op id out of range.
+  void set_edges(std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges);
+};
+
+/// Executes `graph` on `sim` (whose FlowNetwork `coll` uses); fills every op's start_ns, end_ns
+/// and last_dep. Throws std::overflow_error when an op would end beyond the engine's range, and
+/// std::logic_error when the graph deadlocks (a dependency cycle or a task that never gets all
+/// its participants).
+void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph);
+
+}  // namespace traincast::models

@@ -14,6 +14,7 @@
 
 #include "models/collectives/collective.h"
 #include "models/compute/compute_model.h"
+#include "models/executor/job_effects.h"
 #include "models/executor/op_graph.h"
 #include "models/hardware/cluster.h"
 #include "models/workload/memory_model.h"
@@ -756,6 +757,9 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
                    [](const LinkUsage& a, const LinkUsage& c) { return a.utilization > c.utilization; });
   if (links.size() > 3) links.resize(3);
   r.busiest_links = std::move(links);
+
+  // Storage stalls, failures/goodput and cost (issue 4), each only when the scenario asks.
+  apply_job_effects(sc, cluster, r);
 
   if (trace != nullptr) {
     std::vector<std::array<std::uint32_t, kNumStreams>> track_ids(static_cast<std::size_t>(workers));

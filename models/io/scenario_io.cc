@@ -16,6 +16,7 @@
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 
+#include "models/cost/cost_model.h"
 #include "models/hardware/catalog.h"
 #include "models/io/message_reader.h"
 #include "models/io/overrides.h"
@@ -90,6 +91,120 @@ bool enum_from_number(int number, int count, Enum& out) {
   out = static_cast<Enum>(number);
   return true;
 }
+
+/// Issue 4 sections: present in the file = modelled.
+void storage_reliability_cost_to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::string>& bad_enums) {
+  if (m.has_storage()) {
+    const tp::StorageSpec& st = m.storage();
+    models::StorageSpec& o = s.storage.emplace();
+    const tp::LocalStorageSpec& l = st.local();
+    if (l.has_drives()) o.local.drives = l.drives();
+    if (l.has_drive_read_gb_per_s()) o.local.drive_read_gb_per_s = l.drive_read_gb_per_s();
+    if (l.has_drive_write_gb_per_s()) o.local.drive_write_gb_per_s = l.drive_write_gb_per_s();
+    if (l.has_raid() && !enum_from_number(l.raid(), 5, o.local.raid)) bad_enums.push_back("storage.local.raid");
+    if (l.has_hardware_controller()) o.local.hardware_controller = l.hardware_controller();
+    if (l.has_cache_policy() && !enum_from_number(l.cache_policy(), 2, o.local.cache_policy))
+      bad_enums.push_back("storage.local.cache_policy");
+    if (l.has_controller_cache_bytes()) o.local.controller_cache_bytes = l.controller_cache_bytes();
+    if (l.has_controller_gb_per_s()) o.local.controller_gb_per_s = l.controller_gb_per_s();
+    const tp::SharedFsSpec& f = st.shared_fs();
+    if (f.has_aggregate_read_gb_per_s()) o.shared_fs.aggregate_read_gb_per_s = f.aggregate_read_gb_per_s();
+    if (f.has_aggregate_write_gb_per_s()) o.shared_fs.aggregate_write_gb_per_s = f.aggregate_write_gb_per_s();
+    if (f.has_per_node_gb_per_s()) o.shared_fs.per_node_gb_per_s = f.per_node_gb_per_s();
+    if (st.has_data_source() && !enum_from_number(st.data_source(), 2, o.data_source))
+      bad_enums.push_back("storage.data_source");
+    if (st.has_bytes_per_token()) o.bytes_per_token = st.bytes_per_token();
+    if (st.has_bytes_per_sample()) o.bytes_per_sample = st.bytes_per_sample();
+    if (st.has_checkpoint_target() && !enum_from_number(st.checkpoint_target(), 2, o.checkpoint_target))
+      bad_enums.push_back("storage.checkpoint_target");
+    if (st.has_checkpoint_mode() && !enum_from_number(st.checkpoint_mode(), 2, o.checkpoint_mode))
+      bad_enums.push_back("storage.checkpoint_mode");
+    if (st.has_checkpoint_interval_s()) o.checkpoint_interval_s = st.checkpoint_interval_s();
+    if (st.has_snapshot_gb_per_s()) o.snapshot_gb_per_s = st.snapshot_gb_per_s();
+  }
+  if (m.has_reliability()) {
+    const tp::ReliabilitySpec& r = m.reliability();
+    models::ReliabilitySpec& o = s.reliability.emplace();
+    for (const tp::ReliabilitySpec::Failure& f : r.failure())
+      o.failures.push_back({f.cause(), f.per_gpu_hour(), f.per_node_hour()});
+    if (r.has_checkpoint_interval_s()) o.checkpoint_interval_s = r.checkpoint_interval_s();
+    if (r.has_restart_overhead_s()) o.restart_overhead_s = r.restart_overhead_s();
+    if (r.has_horizon_s()) o.horizon_s = r.horizon_s();
+    if (r.has_monte_carlo_draws()) o.monte_carlo_draws = r.monte_carlo_draws();
+    if (r.has_seed()) o.seed = r.seed();
+  }
+  if (m.has_cost()) {
+    const tp::CostSpec& c = m.cost();
+    models::CostSpec& o = s.cost.emplace();
+    if (c.has_node_price_usd()) o.node_price_usd = c.node_price_usd();
+    if (c.has_switch_price_usd()) o.switch_price_usd = c.switch_price_usd();
+    if (c.has_cable_price_usd()) o.cable_price_usd = c.cable_price_usd();
+    if (c.has_amortization_years()) o.amortization_years = c.amortization_years();
+    if (c.has_upkeep_fraction_per_year()) o.upkeep_fraction_per_year = c.upkeep_fraction_per_year();
+    if (c.has_energy_price_usd_per_kwh()) o.energy_price_usd_per_kwh = c.energy_price_usd_per_kwh();
+    if (c.has_cloud_price_per_gpu_hour_usd()) o.cloud_price_per_gpu_hour_usd = c.cloud_price_per_gpu_hour_usd();
+    if (c.has_utilization()) o.utilization = c.utilization();
+  }
+}
+
+void storage_reliability_cost_to_proto(const models::Scenario& s, tp::Scenario& m) {
+  if (s.storage) {
+    const models::StorageSpec& st = *s.storage;
+    tp::StorageSpec& o = *m.mutable_storage();
+    tp::LocalStorageSpec& l = *o.mutable_local();
+    l.set_drives(st.local.drives);
+    l.set_drive_read_gb_per_s(st.local.drive_read_gb_per_s);
+    l.set_drive_write_gb_per_s(st.local.drive_write_gb_per_s);
+    l.set_raid(static_cast<tp::LocalStorageSpec::Raid>(st.local.raid));
+    l.set_hardware_controller(st.local.hardware_controller);
+    l.set_cache_policy(static_cast<tp::LocalStorageSpec::CachePolicy>(st.local.cache_policy));
+    l.set_controller_cache_bytes(st.local.controller_cache_bytes);
+    l.set_controller_gb_per_s(st.local.controller_gb_per_s);
+    tp::SharedFsSpec& f = *o.mutable_shared_fs();
+    f.set_aggregate_read_gb_per_s(st.shared_fs.aggregate_read_gb_per_s);
+    f.set_aggregate_write_gb_per_s(st.shared_fs.aggregate_write_gb_per_s);
+    f.set_per_node_gb_per_s(st.shared_fs.per_node_gb_per_s);
+    o.set_data_source(static_cast<tp::StorageSpec::Target>(st.data_source));
+    o.set_bytes_per_token(st.bytes_per_token);
+    o.set_bytes_per_sample(st.bytes_per_sample);
+    o.set_checkpoint_target(static_cast<tp::StorageSpec::Target>(st.checkpoint_target));
+    o.set_checkpoint_mode(static_cast<tp::StorageSpec::CheckpointMode>(st.checkpoint_mode));
+    o.set_checkpoint_interval_s(st.checkpoint_interval_s);
+    o.set_snapshot_gb_per_s(st.snapshot_gb_per_s);
+  }
+  if (s.reliability) {
+    const models::ReliabilitySpec& r = *s.reliability;
+    tp::ReliabilitySpec& o = *m.mutable_reliability();
+    for (const models::FailureRate& f : r.failures) {
+      tp::ReliabilitySpec::Failure& x = *o.add_failure();
+      x.set_cause(f.cause);
+      x.set_per_gpu_hour(f.per_gpu_hour);
+      x.set_per_node_hour(f.per_node_hour);
+    }
+    o.set_checkpoint_interval_s(r.checkpoint_interval_s);
+    o.set_restart_overhead_s(r.restart_overhead_s);
+    o.set_horizon_s(r.horizon_s);
+    o.set_monte_carlo_draws(r.monte_carlo_draws);
+    o.set_seed(r.seed);
+  }
+  if (s.cost) {
+    const models::CostSpec& c = *s.cost;
+    tp::CostSpec& o = *m.mutable_cost();
+    o.set_node_price_usd(c.node_price_usd);
+    o.set_switch_price_usd(c.switch_price_usd);
+    o.set_cable_price_usd(c.cable_price_usd);
+    o.set_amortization_years(c.amortization_years);
+    o.set_upkeep_fraction_per_year(c.upkeep_fraction_per_year);
+    o.set_energy_price_usd_per_kwh(c.energy_price_usd_per_kwh);
+    o.set_cloud_price_per_gpu_hour_usd(c.cloud_price_per_gpu_hour_usd);
+    o.set_utilization(c.utilization);
+  }
+}
+static_assert(static_cast<int>(models::RaidLevel::raid6) == tp::LocalStorageSpec::raid6 &&
+              tp::LocalStorageSpec::Raid_ARRAYSIZE == 5);
+static_assert(static_cast<int>(models::WriteCachePolicy::write_through) == tp::LocalStorageSpec::write_through);
+static_assert(static_cast<int>(models::StorageTarget::shared_fs) == tp::StorageSpec::shared_fs);
+static_assert(static_cast<int>(models::CheckpointMode::asynchronous) == tp::StorageSpec::asynchronous);
 
 /// Copies every present field of `m` over the defaults in `s`. Enum numbers that name no value
 /// (proto3 accepts them) are reported into `bad_enums` as field paths.
@@ -172,6 +287,7 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (o.has_iterations()) s.options.iterations = o.iterations();
   if (o.has_fold_symmetric()) s.options.fold_symmetric = o.fold_symmetric();
   if (o.has_threads()) s.options.threads = o.threads();
+  storage_reliability_cost_to_struct(m, s, bad_enums);
 }
 
 // The enum orders of models/scenario.h and traincast.proto are the same; these pin it.
@@ -259,6 +375,7 @@ tp::Scenario to_proto(const models::Scenario& s) {
   o.set_iterations(s.options.iterations);
   o.set_fold_symmetric(s.options.fold_symmetric);
   o.set_threads(s.options.threads);
+  storage_reliability_cost_to_proto(s, m);
   return m;
 }
 
@@ -426,6 +543,89 @@ bool valid_utf8(const std::string& s) {
     i += static_cast<std::size_t>(n) + 1;
   }
   return true;
+}
+
+/// Checks of the storage, reliability and cost sections (issue 4).
+void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, Checker& k) {
+  using std::to_string;
+  if (s.storage) {
+    const models::StorageSpec& st = *s.storage;
+    const models::LocalStorageSpec& l = st.local;
+    if (k.in_range("storage.local.drives", l.drives, 1, 1024)) {
+      const int need[] = {1, 2, 2, 3, 4};
+      const char* names[] = {"raid0", "raid1", "raid10", "raid5", "raid6"};
+      const int level = static_cast<int>(l.raid);
+      if (l.drives < need[level] || (l.raid == models::RaidLevel::raid10 && l.drives % 2 != 0)) {
+        k.error("storage.local.drives", "got " + to_string(l.drives) + " for " + names[level] + " (expected " +
+                                            (l.raid == models::RaidLevel::raid10 ? "an even number >= 2"
+                                                                                 : "at least " + to_string(need[level])) +
+                                            ")");
+      }
+    }
+    k.finite_at_least("storage.local.drive_read_gb_per_s", l.drive_read_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.local.drive_write_gb_per_s", l.drive_write_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.local.controller_cache_bytes", l.controller_cache_bytes, 0.0, false);
+    k.finite_at_least("storage.local.controller_gb_per_s", l.controller_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.shared_fs.aggregate_read_gb_per_s", st.shared_fs.aggregate_read_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.shared_fs.aggregate_write_gb_per_s", st.shared_fs.aggregate_write_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.shared_fs.per_node_gb_per_s", st.shared_fs.per_node_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.bytes_per_token", st.bytes_per_token, 0.0, false);
+    k.finite_at_least("storage.bytes_per_sample", st.bytes_per_sample, 0.0, false);
+    k.finite_at_least("storage.checkpoint_interval_s", st.checkpoint_interval_s, 0.0, false);
+    k.finite_at_least("storage.snapshot_gb_per_s", st.snapshot_gb_per_s, 0.0, false);
+  }
+  if (s.reliability) {
+    const models::ReliabilitySpec& r = *s.reliability;
+    std::set<std::string> causes;
+    for (std::size_t i = 0; i < r.failures.size(); ++i) {
+      const std::string at = "reliability.failure[" + to_string(i) + "]";
+      const models::FailureRate& f = r.failures[i];
+      if (f.cause.empty()) {
+        k.error(at + ".cause", std::string(k.present(at + ".cause") ? "is empty" : "not set") +
+                                   " (expected a cause name, unique in the list)");
+      } else if (!causes.insert(f.cause).second) {
+        k.error(at + ".cause", "\"" + detail::clip(f.cause) + "\" is used by an earlier failure (expected a unique name)");
+      }
+      k.finite_at_least(at + ".per_gpu_hour", f.per_gpu_hour, 0.0, false);
+      k.finite_at_least(at + ".per_node_hour", f.per_node_hour, 0.0, false);
+      if (f.per_gpu_hour > 1.0 || f.per_node_hour > 1.0) {
+        k.error(at + (f.per_gpu_hour > 1.0 ? ".per_gpu_hour" : ".per_node_hour"),
+                "more than one failure per hour per component (expected a rate <= 1: failures per GPU-hour or "
+                "node-hour, e.g. 7e-6)");
+      }
+    }
+    k.finite_at_least("reliability.checkpoint_interval_s", r.checkpoint_interval_s, 0.0, false);
+    k.finite_at_least("reliability.restart_overhead_s", r.restart_overhead_s, 0.0, false);
+    if (k.finite_at_least("reliability.horizon_s", r.horizon_s, 0.0, false) && r.horizon_s == 0 &&
+        s.training.train_tokens <= 0) {
+      k.error("reliability.horizon_s",
+              "is 0 and no token budget is given (expected horizon_s > 0, or workload.training.train_tokens > 0)");
+    }
+    k.in_range("reliability.monte_carlo_draws", r.monte_carlo_draws, 1, 1000000);
+  }
+  if (s.cost) {
+    const models::CostSpec& c = *s.cost;
+    k.finite_at_least("cost.node_price_usd", c.node_price_usd, 0.0, false);
+    k.finite_at_least("cost.switch_price_usd", c.switch_price_usd, 0.0, false);
+    k.finite_at_least("cost.cable_price_usd", c.cable_price_usd, 0.0, false);
+    k.finite_at_least("cost.amortization_years", c.amortization_years, 0.0, true);
+    k.finite_at_least("cost.upkeep_fraction_per_year", c.upkeep_fraction_per_year, 0.0, false);
+    k.finite_at_least("cost.energy_price_usd_per_kwh", c.energy_price_usd_per_kwh, 0.0, false);
+    k.finite_at_least("cost.cloud_price_per_gpu_hour_usd", c.cloud_price_per_gpu_hour_usd, 0.0, false);
+    if (!(std::isfinite(c.utilization) && c.utilization > 0 && c.utilization <= 1)) {
+      k.error("cost.utilization", "got " + Checker::number(c.utilization) + " (expected a fraction in (0, 1])");
+    }
+    if (c.node_price_usd == 0 && !models::default_node_price_usd(gpu_name)) {
+      k.error("cost.node_price_usd", "no default price for " + gpu_name +
+                                         " nodes (expected a price in USD > 0; defaults exist for H100-SXM5-80GB)");
+    }
+    if (c.cloud_price_per_gpu_hour_usd == 0 && !models::default_cloud_price_per_gpu_hour_usd(gpu_name)) {
+      k.error("cost.cloud_price_per_gpu_hour_usd",
+              "no default rent for " + gpu_name +
+                  " (expected a price in USD per GPU-hour > 0; defaults exist for H100-SXM5-80GB, H200-SXM-141GB, "
+                  "A100-SXM4-40GB)");
+    }
+  }
 }
 
 void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
@@ -642,6 +842,8 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   // Options.
   k.in_range("options.iterations", s.options.iterations, 1, 1000);
   k.in_range("options.threads", s.options.threads, 1, 1024);
+
+  check_storage_reliability_cost(s, gpu_name, k);
 }
 
 void enum_errors(const std::vector<std::string>& bad_enums, const tp::Scenario& message, Checker& k) {
@@ -717,6 +919,7 @@ tp::Report report_to_proto(const models::Report& r) {
   b.set_pp_comm_exposed_s(r.breakdown.pp_comm_exposed_s);
   b.set_pipeline_bubble_s(r.breakdown.pipeline_bubble_s);
   b.set_optimizer_s(r.breakdown.optimizer_s);
+  b.set_storage_stall_s(r.breakdown.storage_stall_s);
   tp::Report::MemoryBreakdown& mem = *m.mutable_memory();
   mem.set_weights_bytes(r.memory.weights_bytes);
   mem.set_grads_bytes(r.memory.grads_bytes);
@@ -740,6 +943,77 @@ tp::Report report_to_proto(const models::Report& r) {
   m.set_events(static_cast<double>(r.events));
   m.set_folded(r.folded);
   m.set_iterations_simulated(r.iterations_simulated);
+  const models::StorageReport& st = r.storage;
+  tp::Report::Storage& so = *m.mutable_storage();
+  so.set_modelled(st.modelled);
+  so.set_data_bytes_per_iteration(st.data_bytes_per_iteration);
+  so.set_data_read_gb_per_s_needed(st.data_read_gb_per_s_needed);
+  so.set_data_read_gb_per_s_available(st.data_read_gb_per_s_available);
+  so.set_data_read_s_per_iteration(st.data_read_s_per_iteration);
+  so.set_data_stall_s_per_iteration(st.data_stall_s_per_iteration);
+  so.set_checkpoint_bytes(st.checkpoint_bytes);
+  so.set_checkpoint_bytes_per_writer_node(st.checkpoint_bytes_per_writer_node);
+  so.set_checkpoint_writer_nodes(st.checkpoint_writer_nodes);
+  so.set_checkpoint_write_gb_per_s(st.checkpoint_write_gb_per_s);
+  so.set_checkpoint_write_s(st.checkpoint_write_s);
+  so.set_checkpoint_snapshot_s(st.checkpoint_snapshot_s);
+  so.set_checkpoint_stall_s(st.checkpoint_stall_s);
+  so.set_checkpoint_read_s(st.checkpoint_read_s);
+  so.set_checkpoint_interval_s(st.checkpoint_interval_s);
+  so.set_checkpoint_interval_iterations(st.checkpoint_interval_iterations);
+  so.set_checkpoint_stall_s_per_iteration(st.checkpoint_stall_s_per_iteration);
+  so.set_bottleneck(st.bottleneck);
+  const models::ReliabilityReport& rl = r.reliability;
+  tp::Report::Reliability& ro = *m.mutable_reliability();
+  ro.set_modelled(rl.modelled);
+  ro.set_failure_rate_per_hour(rl.failure_rate_per_hour);
+  ro.set_job_mtbf_h(rl.job_mtbf_h);
+  ro.set_checkpoint_interval_s(rl.checkpoint_interval_s);
+  ro.set_checkpoint_stall_s(rl.checkpoint_stall_s);
+  ro.set_restart_s(rl.restart_s);
+  ro.set_useful_work_s(rl.useful_work_s);
+  ro.set_draws(rl.draws);
+  ro.set_seed(static_cast<double>(rl.seed));
+  ro.set_interruptions_mean(rl.interruptions_mean);
+  ro.set_interruptions_stddev(rl.interruptions_stddev);
+  ro.set_interruptions_p5(rl.interruptions_p5);
+  ro.set_interruptions_p95(rl.interruptions_p95);
+  ro.set_wall_clock_s_mean(rl.wall_clock_s_mean);
+  ro.set_wall_clock_s_p5(rl.wall_clock_s_p5);
+  ro.set_wall_clock_s_p95(rl.wall_clock_s_p95);
+  ro.set_lost_work_s_mean(rl.lost_work_s_mean);
+  ro.set_restart_time_s_mean(rl.restart_time_s_mean);
+  ro.set_checkpoint_time_s_mean(rl.checkpoint_time_s_mean);
+  ro.set_goodput_mean(rl.goodput_mean);
+  ro.set_goodput_p5(rl.goodput_p5);
+  ro.set_goodput_p95(rl.goodput_p95);
+  ro.set_expected_interruptions_analytic(rl.expected_interruptions_analytic);
+  for (const models::CauseReport& c : rl.causes) {
+    tp::Report::Reliability::Cause& co = *ro.add_causes();
+    co.set_cause(c.cause);
+    co.set_rate_per_hour(c.rate_per_hour);
+    co.set_mean_interruptions(c.mean_interruptions);
+  }
+  const models::CostReport& c = r.cost;
+  tp::Report::Cost& co = *m.mutable_cost();
+  co.set_modelled(c.modelled);
+  co.set_nodes(c.nodes);
+  co.set_switches(c.switches);
+  co.set_cables(c.cables);
+  co.set_capex_usd(c.capex_usd);
+  co.set_capex_per_year_usd(c.capex_per_year_usd);
+  co.set_upkeep_per_year_usd(c.upkeep_per_year_usd);
+  co.set_energy_modelled(c.energy_modelled);
+  co.set_facility_power_w(c.facility_power_w);
+  co.set_energy_per_year_usd(c.energy_per_year_usd);
+  co.set_own_cost_per_gpu_hour_usd(c.own_cost_per_gpu_hour_usd);
+  co.set_cloud_price_per_gpu_hour_usd(c.cloud_price_per_gpu_hour_usd);
+  co.set_train_gpu_hours(c.train_gpu_hours);
+  co.set_own_cost_to_train_usd(c.own_cost_to_train_usd);
+  co.set_cloud_cost_to_train_usd(c.cloud_cost_to_train_usd);
+  co.set_payback_years(c.payback_years);
+  co.set_breakeven_utilization(c.breakeven_utilization);
+  co.set_note(c.note);
   return m;
 }
 

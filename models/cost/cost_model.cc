@@ -1,0 +1,59 @@
+#include "models/cost/cost_model.h"
+
+#include <stdexcept>
+
+namespace traincast::models {
+
+std::optional<double> default_node_price_usd(const std::string& gpu) {
+  if (gpu == "H100-SXM5-80GB") return 317000.0;
+  return std::nullopt;
+}
+
+std::optional<double> default_cloud_price_per_gpu_hour_usd(const std::string& gpu) {
+  if (gpu == "H100-SXM5-80GB") return 4.916;
+  if (gpu == "H200-SXM-141GB") return 5.408;
+  if (gpu == "A100-SXM4-40GB") return 1.844;
+  return std::nullopt;
+}
+
+CostReport evaluate_cost(const CostInputs& in) {
+  const CostSpec& s = in.spec;
+  const std::optional<double> node_price =
+      s.node_price_usd > 0 ? std::optional<double>(s.node_price_usd) : default_node_price_usd(in.gpu);
+  const std::optional<double> cloud = s.cloud_price_per_gpu_hour_usd > 0
+                                          ? std::optional<double>(s.cloud_price_per_gpu_hour_usd)
+                                          : default_cloud_price_per_gpu_hour_usd(in.gpu);
+  if (!node_price) throw std::invalid_argument("cost: no default node price for " + in.gpu);
+  if (!cloud) throw std::invalid_argument("cost: no default cloud price for " + in.gpu);
+  CostReport r;
+  r.modelled = true;
+  r.nodes = in.nodes, r.switches = in.switches, r.cables = in.cables;
+  const double gpus = static_cast<double>(in.nodes) * in.gpus_per_node;
+  r.capex_usd = in.nodes * *node_price + in.switches * s.switch_price_usd + in.cables * s.cable_price_usd;
+  r.capex_per_year_usd = r.capex_usd / s.amortization_years;
+  r.upkeep_per_year_usd = r.capex_usd * s.upkeep_fraction_per_year;
+  r.energy_modelled = in.facility_power_w > 0;
+  r.facility_power_w = in.facility_power_w;
+  const double busy_hours = kHoursPerYear * s.utilization;
+  // Energy while training; idle hours are left out (the power model gives the busy draw only).
+  r.energy_per_year_usd = in.facility_power_w / 1000.0 * busy_hours * s.energy_price_usd_per_kwh;
+  const double own_per_year = r.capex_per_year_usd + r.upkeep_per_year_usd + r.energy_per_year_usd;
+  r.own_cost_per_gpu_hour_usd = busy_hours > 0 ? own_per_year / (gpus * busy_hours) : 0.0;
+  r.cloud_price_per_gpu_hour_usd = *cloud;
+  r.train_gpu_hours = gpus * in.train_wall_clock_s / 3600.0;
+  r.own_cost_to_train_usd = r.own_cost_per_gpu_hour_usd * r.train_gpu_hours;
+  r.cloud_cost_to_train_usd = *cloud * r.train_gpu_hours;
+  // Payback: capex recovered by the rent avoided, less what owning costs to run.
+  const double rent_avoided = *cloud * gpus * busy_hours;
+  const double running = r.upkeep_per_year_usd + r.energy_per_year_usd;
+  r.payback_years = rent_avoided > running ? r.capex_usd / (rent_avoided - running) : 0.0;
+  // Break-even utilisation u: capex/yr + upkeep + energy(u) = rent(u), energy and rent linear in u.
+  const double energy_full = in.facility_power_w / 1000.0 * kHoursPerYear * s.energy_price_usd_per_kwh;
+  const double margin_full = *cloud * gpus * kHoursPerYear - energy_full;
+  r.breakeven_utilization = margin_full > 0 ? (r.capex_per_year_usd + r.upkeep_per_year_usd) / margin_full : 0.0;
+  if (!r.energy_modelled)
+    r.note = "energy cost left out: no facility power from a power model in this build (power.* not available)";
+  return r;
+}
+
+}  // namespace traincast::models

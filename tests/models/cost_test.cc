@@ -1,0 +1,80 @@
+// Cost: capex, amortisation, energy, cost to train and buy-vs-rent payback by hand.
+#include <gtest/gtest.h>
+
+#include "models/cost/cost_model.h"
+
+namespace traincast::models {
+namespace {
+
+CostInputs eight_nodes() {
+  CostInputs in;
+  in.gpu = "H100-SXM5-80GB";
+  in.nodes = 8;
+  in.gpus_per_node = 8;
+  in.switches = 3;
+  in.cables = 128;
+  in.spec.node_price_usd = 300000;
+  in.spec.switch_price_usd = 30000;
+  in.spec.cable_price_usd = 1000;
+  in.spec.amortization_years = 4;
+  in.spec.upkeep_fraction_per_year = 0.1;
+  in.spec.energy_price_usd_per_kwh = 0.1;
+  in.spec.cloud_price_per_gpu_hour_usd = 4.0;
+  in.spec.utilization = 0.6;
+  in.facility_power_w = 100000;  // 100 kW while training
+  in.train_wall_clock_s = 10 * 3600.0;
+  return in;
+}
+
+TEST(Cost, ByHand) {
+  const CostReport r = evaluate_cost(eight_nodes());
+  const double capex = 8 * 300000.0 + 3 * 30000.0 + 128 * 1000.0;  // 2,618,000
+  EXPECT_DOUBLE_EQ(r.capex_usd, capex);
+  EXPECT_DOUBLE_EQ(r.capex_per_year_usd, capex / 4);
+  EXPECT_DOUBLE_EQ(r.upkeep_per_year_usd, capex * 0.1);
+  const double busy_h = 8766 * 0.6;
+  EXPECT_NEAR(r.energy_per_year_usd, 100.0 * busy_h * 0.1, 1e-6);
+  const double own = capex / 4 + capex * 0.1 + 100.0 * busy_h * 0.1;
+  EXPECT_NEAR(r.own_cost_per_gpu_hour_usd, own / (64 * busy_h), 1e-9);
+  EXPECT_NEAR(r.train_gpu_hours, 640, 1e-9);
+  EXPECT_NEAR(r.cloud_cost_to_train_usd, 2560, 1e-9);
+  const double rent = 4.0 * 64 * busy_h;
+  EXPECT_NEAR(r.payback_years, capex / (rent - capex * 0.1 - 100.0 * busy_h * 0.1), 1e-9);
+  EXPECT_NEAR(r.breakeven_utilization, (capex / 4 + capex * 0.1) / (4.0 * 64 * 8766 - 100.0 * 8766 * 0.1), 1e-12);
+  EXPECT_TRUE(r.energy_modelled);
+}
+
+TEST(Cost, PaybackShortensWithUtilisationAndNeverWhenRentIsCheaper) {
+  double prev = 1e300;
+  for (double u : {0.3, 0.5, 0.7, 0.9, 1.0}) {
+    CostInputs in = eight_nodes();
+    in.spec.utilization = u;
+    const double p = evaluate_cost(in).payback_years;
+    EXPECT_GT(p, 0.0);
+    EXPECT_LT(p, prev);
+    prev = p;
+  }
+  CostInputs in = eight_nodes();
+  in.spec.cloud_price_per_gpu_hour_usd = 0.01;
+  EXPECT_EQ(evaluate_cost(in).payback_years, 0.0);  // never pays back
+}
+
+TEST(Cost, DefaultsAndMissingPrices) {
+  CostInputs in = eight_nodes();
+  in.spec.node_price_usd = 0;
+  in.spec.cloud_price_per_gpu_hour_usd = 0;
+  const CostReport r = evaluate_cost(in);
+  EXPECT_DOUBLE_EQ(r.cloud_price_per_gpu_hour_usd, 4.916);
+  EXPECT_DOUBLE_EQ(r.capex_usd, 8 * 317000.0 + 3 * 30000.0 + 128 * 1000.0);
+  in.gpu = "MI300X";
+  EXPECT_THROW(evaluate_cost(in), std::invalid_argument);
+  in = eight_nodes();
+  in.facility_power_w = 0;
+  const CostReport no_energy = evaluate_cost(in);
+  EXPECT_FALSE(no_energy.energy_modelled);
+  EXPECT_EQ(no_energy.energy_per_year_usd, 0.0);
+  EXPECT_FALSE(no_energy.note.empty());
+}
+
+}  // namespace
+}  // namespace traincast::models

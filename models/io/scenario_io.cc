@@ -93,7 +93,8 @@ bool enum_from_number(int number, int count, Enum& out) {
 }
 
 /// Issue 4 sections: present in the file = modelled.
-void storage_reliability_cost_to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::string>& bad_enums) {
+void storage_reliability_cost_to_struct(const tp::Scenario& m, models::Scenario& s,
+                                        std::vector<std::string>& bad_enums) {
   if (m.has_storage()) {
     const tp::StorageSpec& st = m.storage();
     models::StorageSpec& o = s.storage.emplace();
@@ -164,10 +165,10 @@ void storage_reliability_cost_to_proto(const models::Scenario& s, tp::Scenario& 
     f.set_aggregate_read_gb_per_s(st.shared_fs.aggregate_read_gb_per_s);
     f.set_aggregate_write_gb_per_s(st.shared_fs.aggregate_write_gb_per_s);
     f.set_per_node_gb_per_s(st.shared_fs.per_node_gb_per_s);
-    o.set_data_source(static_cast<tp::StorageSpec::Target>(st.data_source));
+    o.set_data_source(static_cast<tp::StorageTarget>(st.data_source));
     o.set_bytes_per_token(st.bytes_per_token);
     o.set_bytes_per_sample(st.bytes_per_sample);
-    o.set_checkpoint_target(static_cast<tp::StorageSpec::Target>(st.checkpoint_target));
+    o.set_checkpoint_target(static_cast<tp::StorageTarget>(st.checkpoint_target));
     o.set_checkpoint_mode(static_cast<tp::StorageSpec::CheckpointMode>(st.checkpoint_mode));
     o.set_checkpoint_interval_s(st.checkpoint_interval_s);
     o.set_snapshot_gb_per_s(st.snapshot_gb_per_s);
@@ -203,7 +204,7 @@ void storage_reliability_cost_to_proto(const models::Scenario& s, tp::Scenario& 
 static_assert(static_cast<int>(models::RaidLevel::raid6) == tp::LocalStorageSpec::raid6 &&
               tp::LocalStorageSpec::Raid_ARRAYSIZE == 5);
 static_assert(static_cast<int>(models::WriteCachePolicy::write_through) == tp::LocalStorageSpec::write_through);
-static_assert(static_cast<int>(models::StorageTarget::shared_fs) == tp::StorageSpec::shared_fs);
+static_assert(static_cast<int>(models::StorageTarget::shared_fs) == tp::shared_fs);
 static_assert(static_cast<int>(models::CheckpointMode::asynchronous) == tp::StorageSpec::asynchronous);
 
 /// Copies every present field of `m` over the defaults in `s`. Enum numbers that name no value
@@ -556,10 +557,11 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
       const char* names[] = {"raid0", "raid1", "raid10", "raid5", "raid6"};
       const int level = static_cast<int>(l.raid);
       if (l.drives < need[level] || (l.raid == models::RaidLevel::raid10 && l.drives % 2 != 0)) {
-        k.error("storage.local.drives", "got " + to_string(l.drives) + " for " + names[level] + " (expected " +
-                                            (l.raid == models::RaidLevel::raid10 ? "an even number >= 2"
-                                                                                 : "at least " + to_string(need[level])) +
-                                            ")");
+        k.error(
+            "storage.local.drives",
+            "got " + to_string(l.drives) + " for " + names[level] + " (expected " +
+                (l.raid == models::RaidLevel::raid10 ? "an even number >= 2" : "at least " + to_string(need[level])) +
+                ")");
       }
     }
     k.finite_at_least("storage.local.drive_read_gb_per_s", l.drive_read_gb_per_s, 0.0, true);
@@ -584,7 +586,8 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
         k.error(at + ".cause", std::string(k.present(at + ".cause") ? "is empty" : "not set") +
                                    " (expected a cause name, unique in the list)");
       } else if (!causes.insert(f.cause).second) {
-        k.error(at + ".cause", "\"" + detail::clip(f.cause) + "\" is used by an earlier failure (expected a unique name)");
+        k.error(at + ".cause",
+                "\"" + detail::clip(f.cause) + "\" is used by an earlier failure (expected a unique name)");
       }
       k.finite_at_least(at + ".per_gpu_hour", f.per_gpu_hour, 0.0, false);
       k.finite_at_least(at + ".per_node_hour", f.per_node_hour, 0.0, false);

@@ -150,13 +150,17 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
 
   const models::TimeBreakdown& b = r.breakdown;
   o << "\nWhere an iteration goes (busiest pipeline stage):\n";
-  const std::pair<const char*, double> rows[] = {
-      {"compute (incl. recompute)", b.compute_s},        {"optimizer step", b.optimizer_s},
-      {"exposed TP communication", b.tp_comm_exposed_s}, {"exposed DP communication", b.dp_comm_exposed_s},
-      {"exposed PP send/recv", b.pp_comm_exposed_s},     {"pipeline bubble / waiting", b.pipeline_bubble_s}};
+  const std::pair<const char*, double> rows[] = {{"compute (incl. recompute)", b.compute_s},
+                                                 {"optimizer step", b.optimizer_s},
+                                                 {"exposed TP communication", b.tp_comm_exposed_s},
+                                                 {"exposed DP communication", b.dp_comm_exposed_s},
+                                                 {"exposed PP send/recv", b.pp_comm_exposed_s},
+                                                 {"pipeline bubble / waiting", b.pipeline_bubble_s},
+                                                 {"storage stall", b.storage_stall_s}};
   for (const auto& [name, v] : rows)
-    o << "  " << pad(name, 28) << lpad(format_duration(v), 12)
-      << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9) << "\n";
+    if (name != std::string("storage stall") || r.storage.modelled)
+      o << "  " << pad(name, 28) << lpad(format_duration(v), 12)
+        << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9) << "\n";
 
   const models::MemoryBreakdown& m = r.memory;
   o << "\nMemory per GPU (pipeline stage " << m.worst_stage << ", the fullest): " << format_gib(m.peak_bytes_per_gpu)
@@ -165,6 +169,8 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
     << format_gib(m.optimizer_bytes) << ", activations " << format_gib(m.activations_bytes) << ", workspace "
     << format_gib(m.workspace_bytes) << "\n";
   if (m.oom) o << "  " << m.advice << "\n";
+
+  o << format_job_effects(r);
 
   if (!r.busiest_links.empty()) {
     o << "\nBusiest links (average over the run):\n";
@@ -177,6 +183,58 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
     << " s wall";
   if (wall_s > 0) o << " (" << with_thousands(static_cast<double>(r.events) / wall_s) << " events/s)";
   o << (r.folded ? "; identical DP replicas simulated once" : "") << "\n";
+  return o.str();
+}
+
+std::string format_job_effects(const models::Report& r) {
+  std::ostringstream o;
+  const models::StorageReport& st = r.storage;
+  if (st.modelled) {
+    o << "\nStorage:\n";
+    o << "  data loader   " << format_fixed(st.data_bytes_per_iteration / 1e9, 3) << " GB per iteration, needs "
+      << format_fixed(st.data_read_gb_per_s_needed, 2) << " GB/s of "
+      << format_fixed(st.data_read_gb_per_s_available, 2) << " GB/s available; stall "
+      << format_duration(st.data_stall_s_per_iteration) << " per iteration\n";
+    o << "  checkpoint    " << format_fixed(st.checkpoint_bytes / 1e9, 1) << " GB from " << st.checkpoint_writer_nodes
+      << " node(s): write " << format_duration(st.checkpoint_write_s) << " at "
+      << format_fixed(st.checkpoint_write_gb_per_s, 2) << " GB/s (" << st.bottleneck << "), stall "
+      << format_duration(st.checkpoint_stall_s) << " every " << format_duration(st.checkpoint_interval_s) << " = "
+      << format_duration(st.checkpoint_stall_s_per_iteration) << " per iteration; read back "
+      << format_duration(st.checkpoint_read_s) << "\n";
+  }
+  const models::ReliabilityReport& rl = r.reliability;
+  if (rl.modelled) {
+    o << "\nFailures (" << rl.draws << " Monte-Carlo draws, seed " << rl.seed << "):\n";
+    o << "  job MTBF      " << format_duration(rl.job_mtbf_h * 3600) << "; checkpoint every "
+      << format_duration(rl.checkpoint_interval_s) << ", restart " << format_duration(rl.restart_s) << "\n";
+    o << "  interruptions " << format_fixed(rl.interruptions_mean, 1) << " +- "
+      << format_fixed(rl.interruptions_stddev, 1) << " (p5 " << format_fixed(rl.interruptions_p5, 0) << ", p95 "
+      << format_fixed(rl.interruptions_p95, 0) << ")\n";
+    o << "  goodput       " << format_fixed(100 * rl.goodput_mean, 1) << "% (p5 "
+      << format_fixed(100 * rl.goodput_p5, 1) << "%, p95 " << format_fixed(100 * rl.goodput_p95, 1) << "%); lost work "
+      << format_duration(rl.lost_work_s_mean) << ", restarting " << format_duration(rl.restart_time_s_mean)
+      << ", checkpointing " << format_duration(rl.checkpoint_time_s_mean) << "\n";
+    o << "  wall clock    " << format_duration(rl.wall_clock_s_mean) << " (p5 " << format_duration(rl.wall_clock_s_p5)
+      << ", p95 " << format_duration(rl.wall_clock_s_p95) << ") for " << format_duration(rl.useful_work_s)
+      << " of training\n";
+  }
+  const models::CostReport& c = r.cost;
+  if (c.modelled) {
+    auto usd = [](double v) { return "$" + with_thousands(v); };
+    o << "\nCost (USD):\n";
+    o << "  capex         " << usd(c.capex_usd) << " (" << c.nodes << " nodes, " << c.switches << " switches, "
+      << c.cables << " cables): " << usd(c.capex_per_year_usd) << "/year amortised + " << usd(c.upkeep_per_year_usd)
+      << "/year upkeep + " << usd(c.energy_per_year_usd) << "/year energy\n";
+    o << "  per GPU-hour  own $" << format_fixed(c.own_cost_per_gpu_hour_usd, 3) << " vs rent $"
+      << format_fixed(c.cloud_price_per_gpu_hour_usd, 3) << "\n";
+    if (c.train_gpu_hours > 0)
+      o << "  to train      " << with_thousands(c.train_gpu_hours) << " GPU-hours: own " << usd(c.own_cost_to_train_usd)
+        << ", rent " << usd(c.cloud_cost_to_train_usd) << "\n";
+    o << "  buy vs rent   payback "
+      << (c.payback_years > 0 ? format_fixed(c.payback_years, 2) + " years" : std::string("never"))
+      << "; break-even at " << format_fixed(100 * c.breakeven_utilization, 1) << "% utilisation\n";
+    if (!c.note.empty()) o << "  note          " << c.note << "\n";
+  }
   return o.str();
 }
 

@@ -30,6 +30,9 @@ std::string format_flop(double flop);
 std::string format_summary(const models::Scenario& scenario, const models::Report& report, const std::string& origin,
                            double wall_s);
 
+/// Storage, failures and cost sections of the summary (empty when none was modelled).
+std::string format_job_effects(const models::Report& report);
+
 std::string format_catalog();
 
 struct ValidationTable {

@@ -1,0 +1,136 @@
+// Scenario sections storage / reliability / cost (issue 4): loading, round trip, every check with
+// its position, and the report's JSON keys (storage.*, reliability.*, cost.*).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/io/scenario_io.h"
+
+namespace traincast::io {
+namespace {
+
+/// Line 1-3: a valid 1-node job; line 4 onwards: `extra`.
+std::string job(const std::string& extra, const std::string& training = "") {
+  return "cluster { node_template: \"dgx_h100\" num_nodes: 1 }\n"
+         "workload { model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: "
+         "2048 }\n"
+         "  parallel { tp: 2 pp: 2 dp: 2 } training { global_batch_size: 16" +
+         training + " } }\n" + extra;
+}
+
+std::vector<std::string> errors_of(const std::string& text) {
+  try {
+    load_scenario_text(text, "t.textproto", Format::text, {});
+  } catch (const ScenarioError& e) {
+    return e.errors();
+  }
+  ADD_FAILURE() << "no ScenarioError for:\n" << text;
+  return {};
+}
+
+TEST(StorageReliabilityCostIo, AbsentSectionsAreNotModelled) {
+  const models::Scenario s = load_scenario_text(job(""), "t.textproto", Format::text, {});
+  EXPECT_FALSE(s.storage.has_value());
+  EXPECT_FALSE(s.reliability.has_value());
+  EXPECT_FALSE(s.cost.has_value());
+}
+
+TEST(StorageReliabilityCostIo, PresentSectionsKeepDefaultsAndRoundTrip) {
+  const std::string text =
+      job("storage { checkpoint_mode: asynchronous local { raid: raid5 hardware_controller: true cache_policy: "
+          "write_through } }\n"
+          "reliability { failure { cause: \"gpu\" per_gpu_hour: 1e-5 } failure { cause: \"host\" per_node_hour: 2e-5 } "
+          "horizon_s: 86400 seed: 9 }\n"
+          "cost { utilization: 0.6 }\n");
+  const models::Scenario s = load_scenario_text(text, "t.textproto", Format::text, {});
+  ASSERT_TRUE(s.storage && s.reliability && s.cost);
+  EXPECT_EQ(s.storage->checkpoint_mode, models::CheckpointMode::asynchronous);
+  EXPECT_EQ(s.storage->local.raid, models::RaidLevel::raid5);
+  EXPECT_EQ(s.storage->local.cache_policy, models::WriteCachePolicy::write_through);
+  EXPECT_EQ(s.storage->local.drives, 8);                          // default kept
+  EXPECT_EQ(s.storage->shared_fs.aggregate_read_gb_per_s, 90.0);  // default kept
+  ASSERT_EQ(s.reliability->failures.size(), 2u);
+  EXPECT_EQ(s.reliability->failures[1].per_node_hour, 2e-5);
+  EXPECT_EQ(s.reliability->restart_overhead_s, 600.0);
+  EXPECT_EQ(s.reliability->seed, 9u);
+  EXPECT_EQ(s.cost->utilization, 0.6);
+  EXPECT_EQ(s.cost->amortization_years, 5.0);
+  // Text round trip.
+  const models::Scenario again = load_scenario_text(scenario_to_text(s), "r.textproto", Format::text, {});
+  ASSERT_TRUE(again.storage && again.reliability && again.cost);
+  EXPECT_EQ(again.storage->local.cache_policy, models::WriteCachePolicy::write_through);
+  EXPECT_EQ(again.reliability->failures[0].cause, "gpu");
+  EXPECT_EQ(again.cost->utilization, 0.6);
+  // --set reaches the new fields.
+  const models::Scenario set = load_scenario_text(text, "t.textproto", Format::text,
+                                                  {"storage.local.cache_policy=write_back", "cost.utilization=0.3"});
+  EXPECT_EQ(set.storage->local.cache_policy, models::WriteCachePolicy::write_back);
+  EXPECT_EQ(set.cost->utilization, 0.3);
+}
+
+TEST(StorageReliabilityCostIo, ChecksArePositioned) {
+  const std::vector<std::string> e =
+      errors_of(job("storage {\n"
+                    "  local { drives: 2 raid: raid5 drive_write_gb_per_s: -1 }\n"
+                    "  shared_fs { per_node_gb_per_s: 0 }\n"
+                    "  bytes_per_sample: -5\n"
+                    "}\n"
+                    "reliability {\n"
+                    "  failure { per_gpu_hour: -1e-5 }\n"
+                    "  monte_carlo_draws: 0\n"
+                    "}\n"
+                    "cost { energy_price_usd_per_kwh: -0.1 utilization: 1.5 amortization_years: 0 }\n"));
+  const std::vector<std::string> want = {
+      "t.textproto:5:11: storage.local.drives: got 2 for raid5 (expected at least 3)",
+      "t.textproto:5:33: storage.local.drive_write_gb_per_s: got -1 (expected a finite number > 0)",
+      "t.textproto:6:15: storage.shared_fs.per_node_gb_per_s: got 0 (expected a finite number > 0)",
+      "t.textproto:7:3: storage.bytes_per_sample: got -5 (expected a finite number >= 0)",
+      "t.textproto:10:3: reliability.failure[0].cause: not set (expected a cause name, unique in the list)",
+      "t.textproto:10:13: reliability.failure[0].per_gpu_hour: got -1e-05 (expected a finite number >= 0)",
+      "t.textproto:9:1: reliability.horizon_s: is 0 and no token budget is given (expected horizon_s > 0, or "
+      "workload.training.train_tokens > 0)",
+      "t.textproto:11:3: reliability.monte_carlo_draws: got 0 (expected an integer >= 1)",
+      "t.textproto:13:56: cost.amortization_years: got 0 (expected a finite number > 0)",
+      "t.textproto:13:8: cost.energy_price_usd_per_kwh: got -0.1 (expected a finite number >= 0)",
+      "t.textproto:13:39: cost.utilization: got 1.5 (expected a fraction in (0, 1])",
+  };
+  EXPECT_EQ(e, want);
+}
+
+TEST(StorageReliabilityCostIo, PricesWithoutDefaultsMustBeGiven) {
+  const std::string mi300 =
+      "cluster { node_template: \"mi300x_platform\" num_nodes: 1 }\n"
+      "workload { model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: "
+      "2048 }\n"
+      "  parallel { tp: 2 pp: 2 dp: 2 } training { global_batch_size: 16 } }\n"
+      "cost { }\n";
+  const std::vector<std::string> e = errors_of(mi300);
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_NE(e[0].find("cost.node_price_usd: no default price for MI300X"), std::string::npos) << e[0];
+  EXPECT_NE(e[1].find("cost.cloud_price_per_gpu_hour_usd: no default rent for MI300X"), std::string::npos) << e[1];
+  // Given prices are accepted.
+  std::string priced = mi300;
+  priced.replace(priced.find("cost { }"), 8, "cost { node_price_usd: 250000 cloud_price_per_gpu_hour_usd: 3 }");
+  EXPECT_NO_THROW(load_scenario_text(priced, "t.textproto", Format::text, {}));
+}
+
+TEST(StorageReliabilityCostIo, ReportJsonHasTheSectionKeys) {
+  models::Report r;
+  r.breakdown.storage_stall_s = 0.25;
+  r.storage.modelled = true;
+  r.storage.checkpoint_write_s = 12.5;
+  r.reliability.modelled = true;
+  r.reliability.goodput_mean = 0.93;
+  r.reliability.causes.push_back({"Faulty GPU", 0.05, 148});
+  r.cost.modelled = true;
+  r.cost.payback_years = 3.1;
+  const std::string json = report_to_json(r);
+  for (const char* key : {"\"storage_stall_s\": 0.25", "\"storage\": {", "\"checkpoint_write_s\": 12.5",
+                          "\"reliability\": {", "\"goodput_mean\": 0.93", "\"cause\": \"Faulty GPU\"", "\"cost\": {",
+                          "\"payback_years\": 3.1", "\"breakeven_utilization\""})
+    EXPECT_NE(json.find(key), std::string::npos) << key << "\n" << json;
+}
+
+}  // namespace
+}  // namespace traincast::io

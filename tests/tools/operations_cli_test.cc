@@ -1,0 +1,107 @@
+// The storage / failures / cost scenarios (scenarios/operations/) through the CLI: their stalls
+// reach the iteration time, write-back beats write-through, the JSON is the same for any thread
+// count, and bad input exits 2 with a positioned message.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/executor/training_executor.h"
+#include "models/io/scenario_io.h"
+#include "models/report.h"
+#include "tools/cli/commands.h"
+
+namespace traincast::cli {
+namespace {
+
+const std::string kOps = std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/operations/";
+
+models::Report simulate(const std::string& file, const std::vector<std::string>& set = {}) {
+  return models::simulate_training(io::load_scenario_file(kOps + file, set));
+}
+
+TEST(OperationsScenarios, WriteThroughCheckpointingIsSlowerAndShowsInTheBreakdown) {
+  const models::Report wt = simulate("raid_write_through_checkpoint.textproto");
+  const models::Report wb =
+      simulate("raid_write_through_checkpoint.textproto", {"storage.local.cache_policy=write_back"});
+  const models::Report none =
+      simulate("raid_write_through_checkpoint.textproto", {"storage.checkpoint_interval_s=1e12"});
+  EXPECT_GT(wt.storage.checkpoint_write_s, 3 * wb.storage.checkpoint_write_s);
+  EXPECT_GT(wt.iteration_time_s, wb.iteration_time_s);
+  EXPECT_GT(wb.iteration_time_s, none.iteration_time_s);
+  // The stall is part of the iteration: breakdown rows add up to the iteration time.
+  const models::TimeBreakdown& b = wt.breakdown;
+  const double sum = b.compute_s + b.optimizer_s + b.tp_comm_exposed_s + b.dp_comm_exposed_s + b.pp_comm_exposed_s +
+                     b.pipeline_bubble_s + b.storage_stall_s;
+  EXPECT_NEAR(sum, wt.iteration_time_s, 1e-6 * wt.iteration_time_s);
+  EXPECT_NEAR(b.storage_stall_s, wt.storage.checkpoint_stall_s_per_iteration, 1e-12);
+}
+
+TEST(OperationsScenarios, SlowSharedFileSystemStallsTheDataLoaderAndMoreBandwidthHelps) {
+  const models::Report slow = simulate("lora_slow_shared_fs.textproto");
+  EXPECT_GT(slow.storage.data_stall_s_per_iteration, 0.1);
+  EXPECT_GT(slow.breakdown.storage_stall_s, slow.storage.data_stall_s_per_iteration - 1e-12);
+  double prev = slow.iteration_time_s;
+  for (const char* bw : {"0.3", "1.17", "12.5"}) {
+    const models::Report r =
+        simulate("lora_slow_shared_fs.textproto", {std::string("storage.shared_fs.per_node_gb_per_s=") + bw,
+                                                   std::string("storage.shared_fs.aggregate_read_gb_per_s=") + bw,
+                                                   std::string("storage.shared_fs.aggregate_write_gb_per_s=") + bw});
+    EXPECT_LE(r.iteration_time_s, prev) << bw;
+    prev = r.iteration_time_s;
+  }
+}
+
+TEST(OperationsScenarios, BuyVersusRentReportsPaybackAndSaysEnergyIsMissing) {
+  const models::Report r = simulate("buy_vs_rent_60pct.textproto");
+  ASSERT_TRUE(r.cost.modelled);
+  ASSERT_TRUE(r.reliability.modelled);
+  EXPECT_GT(r.cost.payback_years, 0.0);
+  EXPECT_GT(r.cost.own_cost_to_train_usd, 0.0);
+  EXPECT_NEAR(r.cost.train_gpu_hours, 64 * r.reliability.wall_clock_s_mean / 3600, 1e-6);
+  EXPECT_GT(r.reliability.goodput_mean, 0.0);
+  EXPECT_LE(r.reliability.goodput_mean, 1.0);
+}
+
+TEST(OperationsScenarios, JsonIdenticalForAnyThreadCountAndBadInputExitsTwo) {
+  auto run = [](std::vector<std::string> args, std::string& out) {
+    std::ostringstream o, e;
+    std::vector<std::string> argv_s = {"traincast"};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& s : argv_s) argv.push_back(s.data());
+    const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), o, e);
+    out = o.str() + e.str();
+    return status;
+  };
+  const auto dir = std::filesystem::temp_directory_path() / ("traincast_ops_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string a = (dir / "a.json").string(), b = (dir / "b.json").string();
+  std::string out;
+  ASSERT_EQ(run({"run", kOps + "lora_slow_shared_fs.textproto", "--json", a, "--set", "options.threads=1", "--set",
+                 "reliability.horizon_s=864000", "--set", "cost.utilization=0.6"},
+                out),
+            0)
+      << out;
+  ASSERT_EQ(run({"run", kOps + "lora_slow_shared_fs.textproto", "--json", b, "--set", "options.threads=2", "--set",
+                 "reliability.horizon_s=864000", "--set", "cost.utilization=0.6"},
+                out),
+            0)
+      << out;
+  auto slurp = [](const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(slurp(a), slurp(b));
+  EXPECT_NE(slurp(a).find("\"goodput_mean\""), std::string::npos);
+  EXPECT_EQ(run({"run", kOps + "lora_slow_shared_fs.textproto", "--set", "cost.energy_price_usd_per_kwh=-1"}, out), 2);
+  EXPECT_NE(out.find("cost.energy_price_usd_per_kwh: got -1 (expected a finite number >= 0)"), std::string::npos)
+      << out;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace traincast::cli

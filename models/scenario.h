@@ -44,7 +44,8 @@ enum class NicPlacement {
 /// Inter-node network. Bandwidths come from the node template's NICs.
 struct FabricSpec {
   FabricKind kind = FabricKind::rail_optimized;
-  /// Leaf down:up bandwidth ratio, >= 1 (1 = non-blocking).
+  /// Leaf down:up bandwidth ratio, >= 1 (1 = non-blocking). Uplinks are whole ports at the NIC
+  /// line rate: ceil(down ports / ratio) of them, so the effective ratio is <= the one asked.
   double oversubscription = 1.0;
   /// Per switch hop [ns]. Default 130 ns is typical of an HDR/NDR IB switch port-to-port latency
   /// (NVIDIA QM8700/QM9700 datasheets: ~130 ns).

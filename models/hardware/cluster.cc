@@ -171,8 +171,13 @@ Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : spec_(spec), 
     num_leaves_ = rail ? num_groups_ * nics_per_node_ : num_groups_;
     leaf_down_ports_ = rail ? f.nodes_per_leaf : f.nodes_per_leaf * nics_per_node_;
     if (num_groups_ > 1) {
-      const double up_total = leaf_down_ports_ * nic_->bytes_per_s / f.oversubscription;
+      // Uplinks are whole switch ports at the NIC line rate, as on a real leaf: the fewest ports
+      // that give at least down/oversubscription of bandwidth, so the effective ratio is
+      // down_ports / up_ports <= the requested one (16 down at 1.5:1 -> 11 up, 1.45:1). Beyond
+      // kMaxSpines ports, uplinks to one spine are bundled.
       const int ports_up = std::max(1, static_cast<int>(std::ceil(leaf_down_ports_ / f.oversubscription - 1e-9)));
+      leaf_up_ports_ = ports_up;
+      const double up_total = ports_up * nic_->bytes_per_s;
       const int uplinks = std::min(ports_up, kMaxSpines);
       leaf_uplink_bytes_per_s_ = up_total / uplinks;
       if (f.tiers == 2) {
@@ -597,7 +602,9 @@ std::string Cluster::describe() const {
           << " aggregation switches, leaf uplinks " << num_aggs_ << " x " << gbps(leaf_uplink_bytes_per_s_);
         if (num_spines_ > 0) o << ", " << num_spines_ << " cores, pod uplinks " << gbps(pod_uplink_bytes_per_s_);
       }
-      o << " (oversubscription " << f.oversubscription << ":1); ECMP by hash(src, dst)";
+      o << " (oversubscription " << f.oversubscription << ":1 asked";
+      if (leaf_up_ports_ > 0) o << ", " << leaf_down_ports_ << ":" << leaf_up_ports_ << " ports";
+      o << "); ECMP by hash(src, dst)";
     }
     o << ", " << f.switch_latency_ns << " ns per switch hop, cables " << f.cable_length_m << " m\n";
   }

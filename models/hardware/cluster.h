@@ -155,6 +155,7 @@ class Cluster {
   int num_aggs_ = 0;    // aggregation switches per pod (3 tiers)
   int num_pods_ = 0;
   int leaf_down_ports_ = 0;
+  int leaf_up_ports_ = 0;               ///< leaf uplink ports at line rate (0: single leaf group, no uplinks)
   double leaf_uplink_bytes_per_s_ = 0;  // per (leaf, spine|agg) resource
   double pod_uplink_bytes_per_s_ = 0;   // per (pod, core) resource
   std::vector<int> torus_dims_;

@@ -391,11 +391,7 @@ std::vector<Bucket> plan_buckets(const Plan& P, int stage, int chunk) {
 
 }  // namespace
 
-Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  Cluster cluster(sc.cluster, net);
-  CollectiveEngine coll(sim, net, cluster);
+TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   const GpuSpec& gpu = cluster.gpu_spec(0);
   const ComputeParams params = default_compute_params(gpu);
 
@@ -564,7 +560,8 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     task_base[w + 1] = task_base[w] + static_cast<std::uint32_t>(graphs[w].tasks.size());
   }
   const std::uint32_t barrier_base = op_base[workers];
-  OpGraph G;
+  TrainingGraph job;
+  OpGraph& G = job.graph;
   G.workers = static_cast<std::uint32_t>(workers);
   std::vector<Op>& ops = G.ops;
   ops.reserve(barrier_base + static_cast<std::size_t>(P.iterations));
@@ -635,9 +632,39 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
   }
   G.set_edges(edges);
   G.groups = std::move(P.groups);
-  run_op_graph(sim, coll, G);
 
-  // ---- Report ----
+  job.labels = std::move(P.labels);
+  job.op_base = std::move(op_base);
+  job.tp = P.t;
+  job.pp = P.p;
+  job.dp = P.d;
+  job.virtual_stages = P.v;
+  job.micro_batches = P.m;
+  job.replicas = P.replicas;
+  job.iterations = P.iterations;
+  job.folded = folded;
+  job.stage_layers = stage_layers;
+  job.chunk_layers = std::move(P.chunk_layers);
+  job.worker_gpus.resize(static_cast<std::size_t>(workers));
+  for (int w = 0; w < workers; ++w)
+    for (int k = 0; k < P.t; ++k) job.worker_gpus[static_cast<std::size_t>(w)].push_back(P.gpu(k, w / P.p, w % P.p));
+  return job;
+}
+
+Report training_report(const Scenario& sc, const Cluster& cluster, const sim::FlowNetwork& net, std::uint64_t events,
+                       const TrainingGraph& job, sim::TraceRecorder* trace) {
+  const GpuSpec& gpu = cluster.gpu_spec(0);
+  const std::vector<Op>& ops = job.graph.ops;
+  const std::vector<std::uint32_t>& op_base = job.op_base;
+  const int workers = static_cast<int>(job.graph.workers);
+  const std::vector<int>& stage_layers = job.stage_layers;
+  struct {
+    int t, p, d, v, m, iterations;
+    const std::vector<std::vector<int>>& chunk_layers;
+    const std::vector<std::string>& labels;
+  } const P{job.tp,         job.pp,           job.dp,    job.virtual_stages, job.micro_batches,
+            job.iterations, job.chunk_layers, job.labels};
+
   Report r;
   r.scenario = sc.name;
   r.gpu = gpu.name;
@@ -647,9 +674,9 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
   r.pp = P.p;
   r.dp = P.d;
   r.micro_batches = P.m;
-  r.folded = folded;
+  r.folded = job.folded;
   r.iterations_simulated = P.iterations;
-  r.events = sim.events_processed();
+  r.events = events;
 
   // Iteration boundaries: last compute-stream op of each iteration over all workers.
   std::vector<std::int64_t> boundary(static_cast<std::size_t>(P.iterations) + 1, 0);
@@ -765,9 +792,12 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     std::vector<std::array<std::uint32_t, kNumStreams>> track_ids(static_cast<std::size_t>(workers));
     for (int w = 0; w < workers; ++w) {
       const int rep = w / P.p, st = w % P.p;
-      const int g0 = P.gpu(0, rep, st), g1 = P.gpu(P.t - 1, rep, st);
-      const std::string proc = "stage " + std::to_string(st) + " / replica " + std::to_string(rep) + " (GPU " +
-                               std::to_string(g0) + (g1 != g0 ? "-" + std::to_string(g1) : std::string()) + ")";
+      const int g0 = job.worker_gpus[static_cast<std::size_t>(w)].front();
+      const int g1 = job.worker_gpus[static_cast<std::size_t>(w)].back();
+      std::string proc = "stage " + std::to_string(st) + " / replica " + std::to_string(rep) + " (GPU ";
+      proc += std::to_string(g0);
+      if (g1 != g0) proc += "-" + std::to_string(g1);
+      proc += ")";
       for (int s = 0; s < kNumStreams; ++s)
         track_ids[static_cast<std::size_t>(w)][static_cast<std::size_t>(s)] =
             trace->track(w, proc, s, kStreamNames[static_cast<std::size_t>(s)]);
@@ -781,6 +811,16 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     }
   }
   return r;
+}
+
+Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Cluster cluster(sc.cluster, net);
+  CollectiveEngine coll(sim, net, cluster);
+  TrainingGraph job = build_training_graph(sc, cluster);
+  run_op_graph(sim, coll, job.graph);
+  return training_report(sc, cluster, net, sim.events_processed(), job, trace);
 }
 
 }  // namespace traincast::models

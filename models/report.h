@@ -46,30 +46,30 @@ struct LinkUsage {
 /// Storage demand and stalls (scenario `storage`; JSON `storage.*`).
 struct StorageReport {
   bool modelled = false;
-  double data_bytes_per_iteration = 0.0;     ///< read by all data loaders per iteration [bytes]
-  double data_read_gb_per_s_needed = 0.0;    ///< at the compute-bound iteration rate [GB/s]
-  double data_read_gb_per_s_available = 0.0; ///< what the source gives all readers [GB/s]
-  double data_read_s_per_iteration = 0.0;    ///< time to read one iteration's samples [s]
-  double data_stall_s_per_iteration = 0.0;   ///< read time beyond the compute iteration [s]
-  double checkpoint_bytes = 0.0;             ///< weights + optimizer state, whole job [bytes]
+  double data_bytes_per_iteration = 0.0;      ///< read by all data loaders per iteration [bytes]
+  double data_read_gb_per_s_needed = 0.0;     ///< at the compute-bound iteration rate [GB/s]
+  double data_read_gb_per_s_available = 0.0;  ///< what the source gives all readers [GB/s]
+  double data_read_s_per_iteration = 0.0;     ///< time to read one iteration's samples [s]
+  double data_stall_s_per_iteration = 0.0;    ///< read time beyond the compute iteration [s]
+  double checkpoint_bytes = 0.0;              ///< weights + optimizer state, whole job [bytes]
   double checkpoint_bytes_per_writer_node = 0.0;
   int checkpoint_writer_nodes = 0;
-  double checkpoint_write_gb_per_s = 0.0;    ///< aggregate, all writer nodes [GB/s]
-  double checkpoint_write_s = 0.0;           ///< writing one checkpoint [s]
-  double checkpoint_snapshot_s = 0.0;        ///< device-to-host copy (asynchronous mode) [s]
-  double checkpoint_stall_s = 0.0;           ///< training stopped per checkpoint [s]
-  double checkpoint_read_s = 0.0;            ///< reading it back on restart [s]
-  double checkpoint_interval_s = 0.0;        ///< training time between checkpoints [s]
+  double checkpoint_write_gb_per_s = 0.0;  ///< aggregate, all writer nodes [GB/s]
+  double checkpoint_write_s = 0.0;         ///< writing one checkpoint [s]
+  double checkpoint_snapshot_s = 0.0;      ///< device-to-host copy (asynchronous mode) [s]
+  double checkpoint_stall_s = 0.0;         ///< training stopped per checkpoint [s]
+  double checkpoint_read_s = 0.0;          ///< reading it back on restart [s]
+  double checkpoint_interval_s = 0.0;      ///< training time between checkpoints [s]
   double checkpoint_interval_iterations = 0.0;
   double checkpoint_stall_s_per_iteration = 0.0;  ///< checkpoint_stall_s / interval iterations
-  std::string bottleneck;                    ///< what limits the checkpoint write, in words
+  std::string bottleneck;                         ///< what limits the checkpoint write, in words
 };
 
 /// One failure cause in the reliability report.
 struct CauseReport {
   std::string cause;
-  double rate_per_hour = 0.0;          ///< for the whole job [1/h]
-  double mean_interruptions = 0.0;     ///< Monte-Carlo mean
+  double rate_per_hour = 0.0;       ///< for the whole job [1/h]
+  double mean_interruptions = 0.0;  ///< Monte-Carlo mean
 };
 
 /// Failures and goodput (scenario `reliability`; JSON `reliability.*`). Means and spreads over
@@ -86,11 +86,11 @@ struct ReliabilityReport {
   std::uint64_t seed = 0;
   double interruptions_mean = 0.0, interruptions_stddev = 0.0, interruptions_p5 = 0.0, interruptions_p95 = 0.0;
   double wall_clock_s_mean = 0.0, wall_clock_s_p5 = 0.0, wall_clock_s_p95 = 0.0;
-  double lost_work_s_mean = 0.0;       ///< recomputed work after failures [s]
-  double restart_time_s_mean = 0.0;    ///< total spent restarting [s]
-  double checkpoint_time_s_mean = 0.0; ///< total training stalled on checkpoints [s]
+  double lost_work_s_mean = 0.0;                                   ///< recomputed work after failures [s]
+  double restart_time_s_mean = 0.0;                                ///< total spent restarting [s]
+  double checkpoint_time_s_mean = 0.0;                             ///< total training stalled on checkpoints [s]
   double goodput_mean = 0.0, goodput_p5 = 0.0, goodput_p95 = 0.0;  ///< useful / wall, in (0, 1]
-  double expected_interruptions_analytic = 0.0;  ///< rate x mean wall clock
+  double expected_interruptions_analytic = 0.0;                    ///< rate x mean wall clock
   std::vector<CauseReport> causes;
 };
 
@@ -99,19 +99,20 @@ struct CostReport {
   bool modelled = false;
   int nodes = 0, switches = 0, cables = 0;
   double capex_usd = 0.0;
-  double capex_per_year_usd = 0.0;     ///< amortised
+  double capex_per_year_usd = 0.0;  ///< amortised
   double upkeep_per_year_usd = 0.0;
-  bool energy_modelled = false;        ///< false: no power model result, energy cost left out
-  double facility_power_w = 0.0;       ///< while training, from the power model [W]
-  double energy_per_year_usd = 0.0;    ///< at the given utilisation
-  double own_cost_per_gpu_hour_usd = 0.0;   ///< per GPU-hour of useful use at that utilisation
+  bool energy_modelled = false;            ///< false: no power model result, energy cost left out
+  double facility_power_w = 0.0;           ///< while training, from the power model [W]
+  double energy_per_year_usd = 0.0;        ///< at the given utilisation
+  double own_cost_per_gpu_hour_usd = 0.0;  ///< per GPU-hour of useful use at that utilisation
   double cloud_price_per_gpu_hour_usd = 0.0;
-  double train_gpu_hours = 0.0;        ///< GPUs x wall clock to train (goodput included when modelled)
+  double train_gpu_hours = 0.0;  ///< GPUs x wall clock to train (goodput included when modelled)
   double own_cost_to_train_usd = 0.0;
   double cloud_cost_to_train_usd = 0.0;
-  double payback_years = 0.0;          ///< capex / (rent avoided - running cost) per year; 0 = never
-  double breakeven_utilization = 0.0;  ///< utilisation at which owning costs as much as renting over the amortisation period
-  std::string note;                    ///< what is left out, in words
+  double payback_years = 0.0;  ///< capex / (rent avoided - running cost) per year; 0 = never
+  double breakeven_utilization =
+      0.0;           ///< utilisation at which owning costs as much as renting over the amortisation period
+  std::string note;  ///< what is left out, in words
 };
 
 struct Report {

@@ -140,7 +140,6 @@ struct OptionsSpec {
   int threads = 1;             ///< worker threads for op-graph generation (result independent of it)
 };
 
-
 // ---- Storage, reliability and cost (issue 4, DESIGN §4.5). Each is optional: absent = not modelled.
 
 /// Where data is read from or checkpoints are written to.

@@ -101,4 +101,18 @@ void write_output_file(const std::string& path, const std::string& text) {
   }
 }
 
+boost::program_options::variables_map parse_options(const std::vector<std::string>& args,
+                                                    const boost::program_options::options_description& opts,
+                                                    const boost::program_options::positional_options_description& pos) {
+  namespace po = boost::program_options;
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return vm;
+}
+
 }  // namespace traincast::cli

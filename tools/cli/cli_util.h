@@ -2,6 +2,8 @@
 // What every subcommand shares: the usage-error type, the exception-to-exit-status mapping, and
 // output files that never clobber what the user has.
 
+#include <boost/program_options.hpp>
+
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
@@ -13,6 +15,12 @@ namespace traincast::cli {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+/// Parses a subcommand's arguments with boost::program_options (options + positionals) and
+/// runs notify(); any program_options error becomes a UsageError (exit status 2).
+boost::program_options::variables_map parse_options(const std::vector<std::string>& args,
+                                                    const boost::program_options::options_description& opts,
+                                                    const boost::program_options::positional_options_description& pos);
 
 /// Runs `body` and maps exceptions to exit statuses: io::ScenarioError, UsageError,
 /// std::invalid_argument and std::overflow_error (bad or out-of-range input) print their message

@@ -31,18 +31,6 @@ namespace {
 
 constexpr const char* kVersion = "traincast 0.1.0";
 
-po::variables_map parse(const std::vector<std::string>& args, const po::options_description& opts,
-                        const po::positional_options_description& pos) {
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
-  return vm;
-}
-
 }  // namespace
 
 int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -64,7 +52,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   po::positional_options_description pos;
   pos.add("scenario", 1);
   return guarded(err, [&]() -> int {
-    const po::variables_map vm = parse(args, opts, pos);
+    const po::variables_map vm = parse_options(args, opts, pos);
     if (vm.count("help")) {
       out << opts << "\n";
       return 0;
@@ -125,7 +113,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   po::positional_options_description pos;
   pos.add("cases", -1);
   return guarded(err, [&]() -> int {
-    const po::variables_map vm = parse(args, opts, pos);
+    const po::variables_map vm = parse_options(args, opts, pos);
     if (vm.count("help")) {
       out << opts << "\n";
       return 0;

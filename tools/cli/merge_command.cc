@@ -37,13 +37,7 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
   po::positional_options_description pos;
   pos.add("files", -1);
   return guarded(err, [&]() -> int {
-    po::variables_map vm;
-    try {
-      po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-      po::notify(vm);
-    } catch (const po::error& e) {
-      throw UsageError(e.what());
-    }
+    const po::variables_map vm = parse_options(args, opts, pos);
     if (vm.count("help")) {
       out << opts << "\n";
       return 0;

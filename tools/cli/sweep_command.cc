@@ -42,18 +42,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-po::variables_map parse(const std::vector<std::string>& args, const po::options_description& opts,
-                        const po::positional_options_description& pos) {
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
-  return vm;
-}
-
 // ------------------------------------------------------------------------------------------------
 // Signals: the first SIGINT/SIGTERM asks for a clean stop (no new points start; rows already
 // written stay); the handler then resets itself, so a second one ends the process at once.
@@ -571,7 +559,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
   po::positional_options_description pos;
   pos.add("sweep", 1);
   return guarded(err, [&]() -> int {
-    const po::variables_map vm = parse(args, opts, pos);
+    const po::variables_map vm = parse_options(args, opts, pos);
     if (vm.count("help")) {
       out << opts << "\n";
       return 0;

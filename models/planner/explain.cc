@@ -178,7 +178,11 @@ Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, 
   // The components with their first reason, e.g. "+12.0% pipeline bubble (PP 16 vs 8)".
   std::string parts;
   for (const ComponentDelta& c : e.components) {
-    std::string part = (c.percent >= 0 ? "+" : "") + fixed(c.percent, 1) + "% " + c.component;
+    // Appended piece by piece: GCC 12's -Wrestrict misfires on "literal" + std::string chains here.
+    std::string part = c.percent >= 0 ? "+" : "";
+    part += fixed(c.percent, 1);
+    part += "% ";
+    part += c.component;
     const std::string first = c.reason.substr(0, c.reason.find(';'));
     if (!first.empty()) part += " (" + first + ")";
     parts += (parts.empty() ? ": " : ", ") + part;

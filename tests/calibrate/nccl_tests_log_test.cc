@@ -82,7 +82,7 @@ TEST(NcclTestsLog, EverySharedLogParsesOrIsRefusedWithAReason) {
        "no nccl-tests data rows (expected rows after a \"#  size  count  type ...\" column header); the run failed "
        "at line 103: \"host2: Test NCCL failure common.cu:1057 'internal error / '\""}};
   int files = 0;
-  for (const fs::path dir : {kData, kData / "raw"}) {
+  for (const fs::path& dir : {kData, kData / "raw"}) {
     for (const auto& entry : fs::directory_iterator(dir)) {
       const std::string name = entry.path().filename().string();
       if (entry.path().extension() != ".txt" && entry.path().extension() != ".log") continue;

@@ -199,8 +199,8 @@ TEST(Collective, AutomaticPicksLeastTime) {
     const auto a = call(CollectiveOp::all_reduce, iota(0, 128), S);
     const double t = b.engine.estimate_seconds(a);
     EXPECT_LE(t, b.engine.estimate_seconds(call(CollectiveOp::all_reduce, iota(0, 128), S, CollectiveAlgorithm::ring)));
-    for (auto a : {CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls_tree}) {
-      EXPECT_LE(t, b.engine.estimate_seconds(call(CollectiveOp::all_reduce, iota(0, 128), S, a)));
+    for (auto algo : {CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls_tree}) {
+      EXPECT_LE(t, b.engine.estimate_seconds(call(CollectiveOp::all_reduce, iota(0, 128), S, algo)));
     }
   }
   // Small messages across 16 nodes: the tree's log2(nodes) latency beats the ring's 2 x nodes

@@ -20,6 +20,9 @@ struct TimeBreakdown {
   /// Storage stall: data loader behind the GPUs plus the checkpoint stall averaged over the
   /// iterations between checkpoints (0 without a storage section).
   double storage_stall_s = 0.0;
+  /// Expert-parallel all-to-all (MoE token dispatch and combine, forward and backward) the GPU
+  /// waited on: the blocking all-to-alls' whole duration, including waiting for EP peers.
+  double ep_comm_exposed_s = 0.0;
 };
 
 /// Per-GPU memory for the GPU with the highest peak (pipeline stage 0 under 1F1B).
@@ -121,6 +124,7 @@ struct Report {
   int num_gpus = 0;
   int num_nodes = 0;
   int tp = 1, pp = 1, dp = 1;
+  int ep = 1;             ///< expert parallel size (1 for dense models)
   int micro_batches = 0;  ///< per pipeline per iteration
   double iteration_time_s = 0.0;
   double tokens_per_s = 0.0;

@@ -100,12 +100,29 @@ struct ModelSpec {
   int seq_length = 0;              ///< s, > 0
   bool gated_mlp = false;          ///< SwiGLU (Llama): three h×ffn matrices instead of two
   bool untied_embeddings = false;  ///< separate output layer weights (Llama) vs tied (GPT)
+
+  // Mixture of experts (Shazeer et al. 2017; Switch/GShard capacity; Mixtral; DeepSeekMoE).
+  // A MoE layer replaces the MLP by num_experts routed experts (each a gated_mlp-style MLP of
+  // width moe_ffn_hidden_size), of which each token uses moe_top_k, plus num_shared_experts
+  // experts every token uses. Routing is assumed balanced (every expert gets its share).
+  int num_experts = 0;          ///< routed experts per MoE layer, 0 = dense model
+  int moe_top_k = 2;            ///< experts per token, 1..num_experts
+  int moe_ffn_hidden_size = 0;  ///< width of one expert's MLP, 0 = ffn_hidden_size
+  int num_shared_experts = 0;   ///< always-active experts of width moe_ffn_hidden_size (DeepSeekMoE)
+  int first_dense_layers = 0;   ///< the first k layers keep a dense MLP of ffn_hidden_size (DeepSeek)
+  /// Expert capacity factor: each expert processes capacity_factor x (tokens x top_k / experts)
+  /// token slots, padded (GShard / Switch Transformer). 0 = dropless (balanced: exactly its share).
+  double moe_capacity_factor = 0.0;
 };
 
 struct ParallelSpec {
   int tp = 1;  ///< tensor parallel size (Megatron), divides heads
   int pp = 1;  ///< pipeline stages, divides layers unless uneven_stages
   int dp = 1;  ///< data parallel size; tp*pp*dp == GPUs
+  /// Expert parallel size: each MoE layer's routed experts are split over ep data-parallel ranks
+  /// (consecutive DP ranks of one stage and TP rank), which exchange tokens by all-to-all.
+  /// Divides dp and num_experts. Expert weights are not split by TP (expert tensor parallel 1).
+  int ep = 1;
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int virtual_stages = 1;  ///< model chunks per GPU for interleaved 1F1B (>= 1)

@@ -21,7 +21,8 @@ namespace traincast::models {
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
 /// What an op is, for time accounting.
-enum class Role : std::uint8_t { compute, optimizer, tp_comm, pp_send, dp_grad, dp_param, barrier };
+/// ep_comm: expert-parallel all-to-all (MoE token dispatch/combine).
+enum class Role : std::uint8_t { compute, optimizer, tp_comm, pp_send, dp_grad, dp_param, barrier, ep_comm };
 /// CUDA-stream-like queues per worker; ops on one stream run in program order.
 enum Stream : std::uint8_t { kCompute = 0, kTp = 1, kPp = 2, kDp = 3, kNumStreams = 4, kNoStream = 4 };
 constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute", "tp comm", "pp comm", "dp comm"};

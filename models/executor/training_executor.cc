@@ -36,8 +36,9 @@ struct RemoteDep {
 /// One bucket of gradients launched after backward item `after_item` of a chunk.
 struct Bucket {
   int after_item = 0;
-  double params = 0;
-  std::vector<int> layers;  ///< chunk-local layers whose parameters it holds (for param gather)
+  double params = 0;         ///< DP-replicated parameters (per TP rank)
+  double expert_params = 0;  ///< routed-expert parameters (per GPU), reduced over dp / ep ranks
+  std::vector<int> layers;   ///< chunk-local layers whose parameters it holds (for param gather)
 };
 
 /// Everything one worker (a TP group of one stage of one replica) builds on its own.
@@ -51,6 +52,10 @@ struct WorkerGraph {
   std::vector<std::uint32_t> barrier_dep_iteration;
   std::vector<std::uint32_t> optimizer_ops;                     ///< per iteration: op that waits for the barrier
   std::vector<std::pair<std::uint32_t, std::uint32_t>> dp_ops;  ///< (global dp task, local op)
+  /// Local tasks of the expert-parallel all-to-alls in emission order: the i-th of every worker
+  /// of one EP group (same stage) is the same collective; the group's first replica owns it.
+  std::vector<std::uint32_t> ep_tasks;
+  std::vector<std::uint32_t> ep_ops;  ///< the local op of each entry of ep_tasks
 };
 
 /// The job's shape, shared read-only by all builders.
@@ -58,9 +63,11 @@ struct Plan {
   const Scenario* sc = nullptr;
   TransformerPrograms programs;
   int t = 1, p = 1, d = 1, v = 1, m = 1;  // tp, pp, dp, chunks, micro-batches
+  int ep = 1;                             // expert parallel size (divides d)
   int replicas = 1;                       // simulated replicas (1 when folded)
   int iterations = 1;
   std::vector<std::vector<int>> chunk_layers;             // [stage][chunk] layer count
+  std::vector<std::vector<int>> chunk_first_layer;        // [stage][chunk] global index of its first layer
   std::vector<std::vector<std::vector<Bucket>>> buckets;  // [stage][chunk] -> buckets
   std::vector<std::vector<std::uint32_t>> dp_task_base;   // [stage][chunk] first grad task of iteration 0
   std::uint32_t dp_tasks_per_iteration = 0;
@@ -69,6 +76,7 @@ struct Plan {
   double grad_bytes = 4, weight_bytes = 2;
   GroupTable groups;  // GPU lists of every collective group
   std::uint32_t tp_group_base = 0, pp_group_base = 0, dp_group_base = 0;
+  std::uint32_t ep_group_base = 0, edp_group_base = 0;
   std::vector<std::string> labels;
 
   int gpu(int tp_rank, int dp_rank, int stage) const { return tp_rank + t * (dp_rank + d * stage); }
@@ -80,6 +88,19 @@ struct Plan {
     return pp_group_base + static_cast<std::uint32_t>(((replica * p + stage) * 2 + dir) * t);
   }
   std::uint32_t dp_group(int stage) const { return dp_group_base + static_cast<std::uint32_t>(stage * t); }
+  /// First of t EP groups (one per TP rank) of the EP group holding `replica` at `stage`.
+  std::uint32_t ep_group(int replica, int stage) const {
+    return ep_group_base + static_cast<std::uint32_t>(((replica / ep) * p + stage) * t);
+  }
+  /// First of t expert-data-parallel groups (one per TP rank): the dp / ep GPUs of `stage` whose
+  /// replicas hold the same experts (replica % ep == ep_rank).
+  std::uint32_t edp_group(int stage, int ep_rank) const {
+    return edp_group_base + static_cast<std::uint32_t>((stage * ep + ep_rank) * t);
+  }
+  const LayerPrograms& layer(int stage, int chunk, int local) const {
+    const int global = chunk_first_layer[static_cast<std::size_t>(stage)][static_cast<std::size_t>(chunk)] + local;
+    return programs.layer_kinds[static_cast<std::size_t>(programs.layer_kind[static_cast<std::size_t>(global)])];
+  }
   std::uint32_t send_slot(int iteration, int dir, int mb, int chunk) const {
     return static_cast<std::uint32_t>(((iteration * 2 + dir) * m + mb) * v + chunk);
   }
@@ -192,6 +213,17 @@ class GraphBuilder {
         op.duration_ns = info.duration_ns[i];
         continue;
       }
+      if (seg.group == CommGroup::ep) {
+        // Expert-parallel all-to-all over the EP group: shared by the group's workers (merge).
+        const std::uint32_t task =
+            private_task(seg.op, seg.bytes, plan_.ep_group(replica_, stage_), static_cast<std::uint32_t>(plan_.t));
+        g_.tasks[task].expected = static_cast<std::uint32_t>(plan_.ep);
+        const std::uint32_t op = compute_stream_op(Role::ep_comm, label, mb);
+        g_.ops[op].task = task;
+        g_.ep_tasks.push_back(task);
+        g_.ep_ops.push_back(op);
+        continue;
+      }
       const std::uint32_t task = private_task(seg.op, seg.bytes, plan_.tp_group(replica_, stage_), 1);
       if (seg.overlap == Overlap::blocking) {
         g_.ops[compute_stream_op(Role::tp_comm, label, mb)].task = task;
@@ -250,7 +282,7 @@ class GraphBuilder {
         if (static_cast<std::size_t>(layer) < prev.size() && prev[static_cast<std::size_t>(layer)] != kNone)
           pending_first_deps_.push_back(prev[static_cast<std::size_t>(layer)]);
       }
-      emit(P.programs.layer_forward, mb);
+      emit(P.layer(stage_, chunk, layer).forward, mb);
     }
     if (last_stage_of_model(chunk)) emit(P.programs.head_forward, mb);
     if (first_new < g_.ops.size()) attach_remote(static_cast<std::uint32_t>(first_new));
@@ -272,7 +304,7 @@ class GraphBuilder {
     auto after_item = [&](int done_item) {
       if (!last_of_chunk) return;
       while (next_bucket < buckets.size() && buckets[next_bucket].after_item == done_item) {
-        launch_grad_bucket(chunk, static_cast<int>(next_bucket), buckets[next_bucket].params);
+        launch_grad_bucket(chunk, static_cast<int>(next_bucket), buckets[next_bucket]);
         ++next_bucket;
       }
     };
@@ -282,8 +314,9 @@ class GraphBuilder {
     }
     const int layers = P.chunk_layers[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)];
     for (int layer = layers - 1; layer >= 0; --layer) {
-      emit(P.programs.layer_recompute, mb);
-      emit(P.programs.layer_backward, mb);
+      const LayerPrograms& lp = P.layer(stage_, chunk, layer);
+      emit(lp.recompute, mb);
+      emit(lp.backward, mb);
       after_item(item++);
     }
     if (first_stage_of_model(chunk)) {
@@ -294,16 +327,25 @@ class GraphBuilder {
     if (!first_stage_of_model(chunk)) send(1, mb, chunk);
   }
 
-  void launch_grad_bucket(int chunk, int bucket, double params) {
+  void launch_grad_bucket(int chunk, int bucket, const Bucket& b) {
     const Plan& P = plan_;
     if (P.d <= 1) return;
-    const Scenario& sc = *P.sc;
-    const bool zero = sc.parallel.zero_stage >= 1;
-    const std::uint32_t task = P.dp_task_base[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)] +
-                               static_cast<std::uint32_t>(bucket) +
+    const std::uint32_t base = P.dp_task_base[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)] +
                                static_cast<std::uint32_t>(iteration_) * P.dp_tasks_per_iteration;
-    (void)params;
-    (void)zero;
+    const auto nb =
+        static_cast<std::uint32_t>(P.buckets[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)].size());
+    if (b.params > 0 || b.expert_params <= 0) launch_dp_op(Role::dp_grad, base + static_cast<std::uint32_t>(bucket));
+    // Expert gradients: reduced over the replicas holding the same experts.
+    if (b.expert_params > 0 && P.d / P.ep > 1)
+      launch_dp_op(Role::dp_grad, base + 2 * nb +
+                                      static_cast<std::uint32_t>(bucket) * static_cast<std::uint32_t>(P.ep) +
+                                      static_cast<std::uint32_t>(replica_ % P.ep));
+  }
+
+  void launch_dp_op(Role role, std::uint32_t task) {
+    const Plan& P = plan_;
+    const Scenario& sc = *P.sc;
+    (void)role;
     const bool overlap = sc.parallel.overlap_grad_reduce;
     const std::uint32_t op = overlap ? add_op(Role::dp_grad, kDp, P.label("dp_grad_sync"), -1)
                                      : compute_stream_op(Role::dp_grad, P.label("dp_grad_sync"), -1);
@@ -335,15 +377,24 @@ class GraphBuilder {
             static_cast<std::size_t>(P.chunk_layers[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(c)]),
             kNone);
         // Gathers in forward order: the bucket holding the first layers first.
-        for (std::size_t bi = bks.size(); bi-- > 0;) {
-          const std::uint32_t task = P.dp_task_base[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(c)] +
-                                     static_cast<std::uint32_t>(bks.size() + bi) +
-                                     static_cast<std::uint32_t>(iteration_) * P.dp_tasks_per_iteration;
+        const auto nb = static_cast<std::uint32_t>(bks.size());
+        const std::uint32_t base = P.dp_task_base[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(c)] +
+                                   static_cast<std::uint32_t>(iteration_) * P.dp_tasks_per_iteration;
+        auto gather = [&](std::uint32_t task) {
           const std::uint32_t op = overlap ? add_op(Role::dp_param, kDp, P.label("dp_param_gather"), -1)
                                            : compute_stream_op(Role::dp_param, P.label("dp_param_gather"), -1);
           if (overlap) dep(opt, op);
           g_.ops[op].task = task;
           g_.dp_ops.emplace_back(task, op);
+          return op;
+        };
+        for (std::size_t bi = bks.size(); bi-- > 0;) {
+          const auto b = static_cast<std::uint32_t>(bi);
+          // Expert shard first (same stream, in order): a layer waiting for the dense gather has both.
+          if (bks[bi].expert_params > 0 && P.d / P.ep > 1)
+            gather(base + 2 * nb + nb * static_cast<std::uint32_t>(P.ep) + b * static_cast<std::uint32_t>(P.ep) +
+                   static_cast<std::uint32_t>(replica_ % P.ep));
+          const std::uint32_t op = gather(base + nb + b);
           for (int layer : bks[bi].layers) of_layer[static_cast<std::size_t>(layer)] = op;
         }
       }
@@ -367,20 +418,28 @@ class GraphBuilder {
 /// ready; a bucket is launched once it holds dp_bucket_bytes).
 std::vector<Bucket> plan_buckets(const Plan& P, int stage, int chunk) {
   const Scenario& sc = *P.sc;
-  std::vector<std::pair<double, int>> items;  // (params, layer or -1)
+  struct Item {
+    double params, expert_params;
+    int layer;  // chunk-local, or -1
+  };
+  std::vector<Item> items;
   const bool first = stage == 0 && chunk == 0, last = stage == P.p - 1 && chunk == P.v - 1;
-  if (last) items.emplace_back(P.programs.head_params_per_rank, -1);
+  if (last) items.push_back({P.programs.head_params_per_rank, 0.0, -1});
   const int layers = P.chunk_layers[static_cast<std::size_t>(stage)][static_cast<std::size_t>(chunk)];
-  for (int l = layers - 1; l >= 0; --l) items.emplace_back(P.programs.layer_params_per_rank, l);
-  if (first) items.emplace_back(P.programs.embedding_params_per_rank, -1);
+  for (int l = layers - 1; l >= 0; --l) {
+    const LayerPrograms& lp = P.layer(stage, chunk, l);
+    items.push_back({lp.params_per_rank, lp.expert_params_per_rank, l});
+  }
+  if (first) items.push_back({P.programs.embedding_params_per_rank, 0.0, -1});
   // Megatron-Core: bucket_size = max(40M, 1M × dp) elements; here the first term is dp_bucket_bytes.
   const double bucket_bytes = std::max(sc.parallel.dp_bucket_bytes, 1e6 * P.d * P.grad_bytes);
   std::vector<Bucket> out;
   Bucket cur;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    cur.params += items[i].first;
-    if (items[i].second >= 0) cur.layers.push_back(items[i].second);
-    if (cur.params * P.grad_bytes >= bucket_bytes || i + 1 == items.size()) {
+    cur.params += items[i].params;
+    cur.expert_params += items[i].expert_params;
+    if (items[i].layer >= 0) cur.layers.push_back(items[i].layer);
+    if ((cur.params + cur.expert_params) * P.grad_bytes >= bucket_bytes || i + 1 == items.size()) {
       cur.after_item = static_cast<int>(i);
       out.push_back(std::move(cur));
       cur = Bucket{};
@@ -400,6 +459,9 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   P.t = sc.parallel.tp;
   P.p = sc.parallel.pp;
   P.d = sc.parallel.dp;
+  P.ep = std::max(1, sc.parallel.ep);
+  if (P.d % P.ep != 0 || (P.ep > 1 && sc.model.num_experts % P.ep != 0))
+    throw std::invalid_argument("ep = " + std::to_string(P.ep) + " must divide dp and num_experts");
   P.v = sc.parallel.schedule == PipelineSchedule::interleaved_one_f_one_b ? std::max(1, sc.parallel.virtual_stages) : 1;
   if (P.t * P.p * P.d != cluster.num_gpus())
     throw std::invalid_argument("tp*pp*dp = " + std::to_string(P.t * P.p * P.d) + " but the cluster has " +
@@ -415,30 +477,31 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
 
   // Folding (DESIGN §3): identical DP replicas are simulated once when each replica fills whole
   // nodes and the fabric is non-blocking, so replicas' TP/PP traffic shares no link.
-  const bool whole_nodes = (P.t * P.p) % cluster.gpus_per_node() == 0;
-  const bool folded = sc.options.fold_symmetric && P.d > 1 && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
-  P.replicas = folded ? 1 : P.d;
+  // With expert parallelism the unit of symmetry is one EP group of ep replicas (they exchange
+  // tokens), so ep replicas are simulated.
+  const bool whole_nodes = (P.t * P.p * P.ep) % cluster.gpus_per_node() == 0;
+  const bool folded =
+      sc.options.fold_symmetric && P.d > P.ep && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
+  P.replicas = folded ? P.ep : P.d;
 
   // Layers per stage and chunk.
   const std::vector<int> stage_layers = layers_per_stage(sc.model.num_layers, P.p);
-  P.chunk_layers.resize(static_cast<std::size_t>(P.p));
-  for (int s = 0; s < P.p; ++s) {
-    const int L = stage_layers[static_cast<std::size_t>(s)];
-    for (int c = 0; c < P.v; ++c)
-      P.chunk_layers[static_cast<std::size_t>(s)].push_back(L / P.v + (c < L % P.v ? 1 : 0));
-  }
+  P.chunk_layers = chunk_layer_counts(sc.model.num_layers, P.p, P.v);
+  P.chunk_first_layer = chunk_first_layers(P.chunk_layers);
 
   // Labels (trace names), interned once so builders only look them up.
-  for (const Program* prog : {&P.programs.layer_forward, &P.programs.layer_recompute, &P.programs.layer_backward,
-                              &P.programs.embedding_forward, &P.programs.embedding_backward, &P.programs.head_forward,
+  std::vector<const Program*> all_programs;
+  for (const LayerPrograms& lp : P.programs.layer_kinds)
+    for (const Program* prog : {&lp.forward, &lp.recompute, &lp.backward}) all_programs.push_back(prog);
+  for (const Program* prog : {&P.programs.embedding_forward, &P.programs.embedding_backward, &P.programs.head_forward,
                               &P.programs.head_backward})
+    all_programs.push_back(prog);
+  for (const Program* prog : all_programs)
     for (const Segment& seg : *prog)
       if (std::find(P.labels.begin(), P.labels.end(), seg.label) == P.labels.end()) P.labels.push_back(seg.label);
   for (const char* l : {"pp_send_fwd", "pp_send_bwd", "dp_grad_sync", "dp_param_gather", "optimizer", "barrier"})
     P.labels.emplace_back(l);
-  for (const Program* prog : {&P.programs.layer_forward, &P.programs.layer_recompute, &P.programs.layer_backward,
-                              &P.programs.embedding_forward, &P.programs.embedding_backward, &P.programs.head_forward,
-                              &P.programs.head_backward}) {
+  for (const Program* prog : all_programs) {
     Plan::ProgramInfo info{prog, {}, {}};
     for (const Segment& seg : *prog) {
       info.label_ids.push_back(P.label(seg.label));
@@ -468,6 +531,25 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
       for (int r = 0; r < P.d; ++r) P.groups.gpus.push_back(P.gpu(k, r, s));
       P.groups.close_group();
     }
+  // Expert parallelism: EP groups (ep consecutive replicas) and expert-data-parallel groups
+  // (the replicas holding the same experts), one per TP rank.
+  const bool moe = sc.model.num_experts > 0;
+  P.ep_group_base = P.groups.size();
+  if (P.ep > 1)
+    for (int g = 0; g < P.d / P.ep; ++g)
+      for (int s = 0; s < P.p; ++s)
+        for (int k = 0; k < P.t; ++k) {
+          for (int j = 0; j < P.ep; ++j) P.groups.gpus.push_back(P.gpu(k, g * P.ep + j, s));
+          P.groups.close_group();
+        }
+  P.edp_group_base = P.groups.size();
+  if (moe)
+    for (int s = 0; s < P.p; ++s)
+      for (int j = 0; j < P.ep; ++j)
+        for (int k = 0; k < P.t; ++k) {
+          for (int r = j; r < P.d; r += P.ep) P.groups.gpus.push_back(P.gpu(k, r, s));
+          P.groups.close_group();
+        }
 
   // Buckets and the shared DP tasks (grad sync, then param gather for ZeRO-1) of every iteration.
   const bool zero = sc.parallel.zero_stage >= 1;
@@ -477,6 +559,8 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   std::uint32_t per_iter = 0;
   std::vector<Task> iter_tasks;
   P.stage_params.assign(static_cast<std::size_t>(P.p), 0.0);
+  std::vector<double> stage_expert_params(static_cast<std::size_t>(P.p), 0.0);
+  const auto expert_replicas = static_cast<std::uint32_t>(P.replicas / P.ep);  // simulated per expert-DP group
   for (int s = 0; s < P.p; ++s)
     for (int c = 0; c < P.v; ++c) {
       auto bks = plan_buckets(P, s, c);
@@ -500,7 +584,25 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
         t.expected = static_cast<std::uint32_t>(P.replicas);
         iter_tasks.push_back(t);
       }
-      per_iter += static_cast<std::uint32_t>(2 * bks.size());
+      // Expert gradients and (ZeRO-1) expert parameter gathers: per bucket, one task per EP rank.
+      std::uint32_t expert_tasks = 0;
+      if (moe) {
+        for (int pass = 0; pass < 2; ++pass)
+          for (const Bucket& b : bks)
+            for (int j = 0; j < P.ep; ++j) {
+              Task t;
+              t.op = pass == 1 ? CollectiveOp::all_gather
+                               : (zero ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
+              t.bytes = b.expert_params * (pass == 1 ? P.weight_bytes : P.grad_bytes);
+              t.group_begin = P.edp_group(s, j);
+              t.group_count = static_cast<std::uint32_t>(P.t);
+              t.expected = expert_replicas;
+              iter_tasks.push_back(t);
+              ++expert_tasks;
+              if (pass == 0 && j == 0) stage_expert_params[static_cast<std::size_t>(s)] += b.expert_params;
+            }
+      }
+      per_iter += static_cast<std::uint32_t>(2 * bks.size()) + expert_tasks;
       P.buckets[static_cast<std::size_t>(s)].push_back(std::move(bks));
     }
   P.dp_tasks_per_iteration = per_iter;
@@ -509,7 +611,8 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   // Optimizer step per stage: Adam over the local shard, memory bound: read fp32 grad (4),
   // read+write master, m, v (24), write 16-bit weight (2), grad-norm read (4) = 34 B/param.
   for (int s = 0; s < P.p; ++s) {
-    const double shard = P.stage_params[static_cast<std::size_t>(s)] / (zero ? P.d : 1);
+    double shard = P.stage_params[static_cast<std::size_t>(s)] / (zero ? P.d : 1);
+    if (moe) shard += stage_expert_params[static_cast<std::size_t>(s)] / (zero ? P.d / P.ep : 1);
     const Kernel k{KernelKind::optimizer, 0, 34.0 * shard};
     P.optimizer_ns.push_back(sim::Time::from_seconds(kernel_seconds(k, gpu, params, sc.training.precision)).ns());
   }
@@ -519,9 +622,10 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   {
     double per_microbatch = 0;  // ops of one micro-batch through one stage (all chunks)
     const int layers_max = *std::max_element(stage_layers.begin(), stage_layers.end());
-    per_microbatch += static_cast<double>(layers_max) *
-                      static_cast<double>(P.programs.layer_forward.size() + P.programs.layer_recompute.size() +
-                                          P.programs.layer_backward.size());
+    std::size_t layer_ops = 0;
+    for (const LayerPrograms& lp : P.programs.layer_kinds)
+      layer_ops = std::max(layer_ops, lp.forward.size() + lp.recompute.size() + lp.backward.size());
+    per_microbatch += static_cast<double>(layers_max) * static_cast<double>(layer_ops);
     per_microbatch += static_cast<double>(P.programs.embedding_forward.size() + P.programs.embedding_backward.size() +
                                           P.programs.head_forward.size() + P.programs.head_backward.size() + 2);
     const double ops = per_microbatch * P.m * P.iterations * static_cast<double>(P.replicas * P.p);
@@ -569,7 +673,6 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   tasks = dp_tasks;
   tasks.reserve(task_base[workers]);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-  std::vector<std::vector<std::uint32_t>> dp_participants(dp_tasks.size());
   for (int w = 0; w < workers; ++w) {
     WorkerGraph& g = graphs[static_cast<std::size_t>(w)];
     for (Op op : g.ops) {
@@ -580,13 +683,21 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
       ops.push_back(op);
     }
     for (Task t : g.tasks) tasks.push_back(t);
+    // Expert-parallel all-to-alls: every replica of an EP group joins its first replica's task.
+    if (const int replica = w / P.p; P.ep > 1 && replica % P.ep != 0) {
+      const int leader = (replica - replica % P.ep) * P.p + w % P.p;
+      const WorkerGraph& lg = graphs[static_cast<std::size_t>(leader)];
+      if (lg.ep_tasks.size() != g.ep_ops.size())
+        throw std::logic_error("executor: expert-parallel peers emitted different all-to-alls");
+      for (std::size_t i = 0; i < g.ep_ops.size(); ++i)
+        ops[op_base[w] + g.ep_ops[i]].task = lg.ep_tasks[i] + task_base[static_cast<std::size_t>(leader)];
+    }
     for (const auto& [dep, op] : g.edges) edges.emplace_back(dep + op_base[w], op + op_base[w]);
     for (const RemoteDep& r : g.remote) {
       const std::uint32_t src = graphs[r.src_worker].sends.at(r.slot);
       if (src == kNone) throw std::logic_error("executor: pipeline receive without a matching send");
       edges.emplace_back(src + op_base[r.src_worker], r.local_op + op_base[w]);
     }
-    for (const auto& [task, op] : g.dp_ops) dp_participants[task].push_back(op + op_base[w]);
     for (std::size_t k = 0; k < g.barrier_deps.size(); ++k) {
       if (g.barrier_deps[k] == kNone) continue;
       edges.emplace_back(g.barrier_deps[k] + op_base[w], barrier_base + g.barrier_dep_iteration[k]);
@@ -607,28 +718,26 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
     b.label = P.label("barrier");
     ops.push_back(b);
   }
+  // Participants of every task: the ops that name it, in op order (one for a private TP/PP
+  // task; one per simulated replica for a DP task; ep for an expert-parallel all-to-all).
   std::vector<std::uint32_t>& participants = G.participants;
-  for (std::size_t t = 0; t < tasks.size(); ++t) {
-    tasks[t].participant_begin = static_cast<std::uint32_t>(participants.size());
-    if (t < dp_tasks.size()) {
-      for (std::uint32_t op : dp_participants[t]) participants.push_back(op);
+  {
+    std::vector<std::uint32_t> offset(tasks.size() + 1, 0);
+    for (const Op& op : ops)
+      if (op.task != kNone) ++offset[op.task + 1u];
+    for (std::size_t t = 0; t < tasks.size(); ++t) offset[t + 1] += offset[t];
+    participants.assign(offset.back(), 0);
+    std::vector<std::uint32_t> fill(offset.begin(), offset.end() - 1);
+    for (std::uint32_t i = 0; i < ops.size(); ++i)
+      if (ops[i].task != kNone) participants[fill[ops[i].task]++] = i;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+      tasks[t].participant_begin = offset[t];
+      tasks[t].participant_count = offset[t + 1] - offset[t];
+      if (tasks[t].participant_count != 0 && tasks[t].participant_count != tasks[t].expected)
+        throw std::logic_error("executor: a collective's participants do not match its group (" +
+                               std::to_string(tasks[t].participant_count) + " of " + std::to_string(tasks[t].expected) +
+                               ")");
     }
-  }
-  // Private tasks have exactly one participant: the op that names them.
-  for (std::uint32_t i = 0; i < ops.size(); ++i) {
-    Op& op = ops[i];
-    if (op.task == kNone) continue;
-    Task& t = tasks[op.task];
-    if (op.task >= dp_tasks.size()) {
-      t.participant_begin = static_cast<std::uint32_t>(participants.size());
-      participants.push_back(i);
-      t.participant_count = 1;
-    }
-  }
-  for (std::size_t t = 0; t < dp_tasks.size(); ++t) {
-    tasks[t].participant_count = static_cast<std::uint32_t>(dp_participants[t].size());
-    if (tasks[t].participant_count != 0 && tasks[t].participant_count != tasks[t].expected)
-      throw std::logic_error("executor: data-parallel task participants do not match replicas");
   }
   G.set_edges(edges);
   G.groups = std::move(P.groups);
@@ -673,6 +782,7 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   r.tp = P.t;
   r.pp = P.p;
   r.dp = P.d;
+  r.ep = P.ep;
   r.micro_batches = P.m;
   r.folded = job.folded;
   r.iterations_simulated = P.iterations;
@@ -720,7 +830,11 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
       if (dep != kNone && ops[dep].role == Role::barrier) dep = ops[dep].last_dep;
       const Role role = dep == kNone ? Role::barrier : ops[dep].role;
       const std::int64_t began = dep == kNone ? start : std::clamp(ops[dep].start_ns, cursor, start);
-      const bool own = dep != kNone && ops[dep].worker == static_cast<std::uint32_t>(ref) && role != Role::pp_send;
+      // A data- or expert-parallel peer of the same stage (another replica) runs the same program
+      // as this worker: waiting for its collective is that collective's cost, not a bubble.
+      const bool own = dep != kNone &&
+                       ops[dep].worker % static_cast<std::uint32_t>(P.p) == static_cast<std::uint32_t>(ref) &&
+                       role != Role::pp_send;
       const double before = own ? 0.0 : static_cast<double>(began - cursor) * 1e-9;
       const double after = static_cast<double>(start - cursor) * 1e-9 - before;
       switch (role) {
@@ -734,6 +848,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
         case Role::tp_comm:
           b.pipeline_bubble_s += before, b.tp_comm_exposed_s += after;
           break;
+        case Role::ep_comm:
+          b.pipeline_bubble_s += before, b.ep_comm_exposed_s += after;
+          break;
         default:
           b.pipeline_bubble_s += before + after;
           break;
@@ -743,6 +860,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
     switch (op.role) {
       case Role::tp_comm:
         b.tp_comm_exposed_s += dur;
+        break;
+      case Role::ep_comm:
+        b.ep_comm_exposed_s += dur;
         break;
       case Role::dp_grad:
       case Role::dp_param:

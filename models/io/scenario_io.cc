@@ -255,6 +255,12 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (mo.has_seq_length()) ms.seq_length = mo.seq_length();
   if (mo.has_gated_mlp()) ms.gated_mlp = mo.gated_mlp();
   if (mo.has_untied_embeddings()) ms.untied_embeddings = mo.untied_embeddings();
+  if (mo.has_num_experts()) ms.num_experts = mo.num_experts();
+  if (mo.has_moe_top_k()) ms.moe_top_k = mo.moe_top_k();
+  if (mo.has_moe_ffn_hidden_size()) ms.moe_ffn_hidden_size = mo.moe_ffn_hidden_size();
+  if (mo.has_num_shared_experts()) ms.num_shared_experts = mo.num_shared_experts();
+  if (mo.has_first_dense_layers()) ms.first_dense_layers = mo.first_dense_layers();
+  if (mo.has_moe_capacity_factor()) ms.moe_capacity_factor = mo.moe_capacity_factor();
 
   const tp::ParallelSpec& p = m.workload().parallel();
   models::ParallelSpec& ps = s.parallel;
@@ -271,6 +277,7 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (p.has_overlap_grad_reduce()) ps.overlap_grad_reduce = p.overlap_grad_reduce();
   if (p.has_overlap_param_gather()) ps.overlap_param_gather = p.overlap_param_gather();
   if (p.has_tp_comm_overlap()) ps.tp_comm_overlap = p.tp_comm_overlap();
+  if (p.has_ep()) ps.ep = p.ep();
 
   const tp::TrainingSpec& t = m.workload().training();
   models::TrainingSpec& ts = s.training;
@@ -348,6 +355,12 @@ tp::Scenario to_proto(const models::Scenario& s) {
   mo.set_seq_length(s.model.seq_length);
   mo.set_gated_mlp(s.model.gated_mlp);
   mo.set_untied_embeddings(s.model.untied_embeddings);
+  mo.set_num_experts(s.model.num_experts);
+  mo.set_moe_top_k(s.model.moe_top_k);
+  mo.set_moe_ffn_hidden_size(s.model.moe_ffn_hidden_size);
+  mo.set_num_shared_experts(s.model.num_shared_experts);
+  mo.set_first_dense_layers(s.model.first_dense_layers);
+  mo.set_moe_capacity_factor(s.model.moe_capacity_factor);
 
   tp::ParallelSpec& p = *m.mutable_workload()->mutable_parallel();
   p.set_tp(s.parallel.tp);
@@ -362,6 +375,7 @@ tp::Scenario to_proto(const models::Scenario& s) {
   p.set_overlap_grad_reduce(s.parallel.overlap_grad_reduce);
   p.set_overlap_param_gather(s.parallel.overlap_param_gather);
   p.set_tp_comm_overlap(s.parallel.tp_comm_overlap);
+  p.set_ep(s.parallel.ep);
 
   tp::TrainingSpec& t = *m.mutable_workload()->mutable_training();
   t.set_global_batch_size(s.training.global_batch_size);
@@ -515,6 +529,59 @@ void check_cluster_extras(const models::Scenario& s, Checker& k) {
 /// Every semantic rule of the schema (scenarios/README.md, "Checks"). Appends to `errors`; may
 /// normalise `s` (sequence_parallel off when tp = 1, as Megatron-LM does).
 /// Whether `s` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
+/// Mixture-of-experts and expert-parallel fields (workload.model.num_experts ..., parallel.ep).
+void check_moe(const models::Scenario& s, Checker& k) {
+  using std::to_string;
+  const models::ModelSpec& m = s.model;
+  const models::ParallelSpec& p = s.parallel;
+  const bool experts_ok = k.in_range("workload.model.num_experts", m.num_experts, 0, 65536);
+  const bool moe = experts_ok && m.num_experts > 0;
+  if (moe) {
+    if (m.moe_top_k < 1 || m.moe_top_k > m.num_experts)
+      k.error("workload.model.moe_top_k", "got " + to_string(m.moe_top_k) + " (expected an integer from 1 to " +
+                                              "num_experts = " + to_string(m.num_experts) + ")");
+    if (m.moe_ffn_hidden_size < 0)
+      k.error("workload.model.moe_ffn_hidden_size",
+              "got " + to_string(m.moe_ffn_hidden_size) + " (expected 0 for ffn_hidden_size, or an integer >= 1)");
+    k.in_range("workload.model.num_shared_experts", m.num_shared_experts, 0, 65536);
+    if (m.first_dense_layers < 0 || (m.num_layers >= 1 && m.first_dense_layers >= m.num_layers))
+      k.error("workload.model.first_dense_layers",
+              "got " + to_string(m.first_dense_layers) +
+                  " (expected an integer from 0 to num_layers - 1 = " + to_string(m.num_layers - 1) + ")");
+    const double cf = m.moe_capacity_factor;
+    if (!std::isfinite(cf) || !(cf == 0.0 || (cf >= 1.0 && cf <= 64.0)))
+      k.error("workload.model.moe_capacity_factor",
+              "got " + Checker::number(cf) + " (expected 0 for dropless routing, or a number from 1 to 64)");
+    if (p.tp > 1 && !p.sequence_parallel)
+      k.error("workload.parallel.sequence_parallel",
+              "a MoE model with tp > 1 needs sequence parallelism, as Megatron-Core does (expected "
+              "sequence_parallel: true)");
+    const int mffn = m.moe_ffn_hidden_size > 0 ? m.moe_ffn_hidden_size : m.ffn_hidden_size;
+    if (m.num_shared_experts > 0 && p.tp > 1 && mffn > 0 &&
+        (static_cast<std::int64_t>(mffn) * m.num_shared_experts) % p.tp != 0)
+      k.error("workload.parallel.tp", to_string(p.tp) + " does not divide the shared experts' width " +
+                                          to_string(m.num_shared_experts) + " x " + to_string(mffn) +
+                                          " (expected a divisor of it)");
+  } else {
+    for (const char* f :
+         {"workload.model.moe_top_k", "workload.model.moe_ffn_hidden_size", "workload.model.num_shared_experts",
+          "workload.model.first_dense_layers", "workload.model.moe_capacity_factor"})
+      if (k.present(f)) k.error(f, "is set but num_experts is 0 (expected num_experts >= 1 for a MoE model)");
+  }
+  if (k.at_least("workload.parallel.ep", p.ep, 1) && p.ep > 1) {
+    if (!moe) {
+      k.error("workload.parallel.ep",
+              "got " + to_string(p.ep) + " for a dense model (expected 1, or num_experts >= 1)");
+    } else if (m.num_experts % p.ep != 0) {
+      k.error("workload.parallel.ep", to_string(p.ep) + " does not divide num_experts " + to_string(m.num_experts) +
+                                          " (expected a divisor of " + to_string(m.num_experts) + ")");
+    } else if (p.dp >= 1 && p.dp % p.ep != 0) {
+      k.error("workload.parallel.ep", to_string(p.ep) + " does not divide dp " + to_string(p.dp) +
+                                          " (expected a divisor of dp: experts are split over data-parallel ranks)");
+    }
+  }
+}
+
 bool valid_utf8(const std::string& s) {
   std::size_t i = 0;
   while (i < s.size()) {
@@ -782,6 +849,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
     k.error("workload.parallel.tp_comm_overlap",
             "needs sequence parallelism (expected sequence_parallel: true, or tp_comm_overlap: false)");
   }
+  check_moe(s, k);
   if (p.tp == 1) p.sequence_parallel = false;  // a no-op with one TP rank; Megatron-LM turns it off too
 
   if (node != nullptr && nodes_ok && tp_ok && pp_ok && dp_ok) {
@@ -923,6 +991,7 @@ tp::Report report_to_proto(const models::Report& r) {
   b.set_pipeline_bubble_s(r.breakdown.pipeline_bubble_s);
   b.set_optimizer_s(r.breakdown.optimizer_s);
   b.set_storage_stall_s(r.breakdown.storage_stall_s);
+  b.set_ep_comm_exposed_s(r.breakdown.ep_comm_exposed_s);
   tp::Report::MemoryBreakdown& mem = *m.mutable_memory();
   mem.set_weights_bytes(r.memory.weights_bytes);
   mem.set_grads_bytes(r.memory.grads_bytes);
@@ -1017,6 +1086,7 @@ tp::Report report_to_proto(const models::Report& r) {
   co.set_payback_years(c.payback_years);
   co.set_breakeven_utilization(c.breakeven_utilization);
   co.set_note(c.note);
+  m.set_ep(r.ep);
   return m;
 }
 

@@ -106,11 +106,23 @@ class Estimator {
     const TransformerPrograms prog = build_transformer_programs(sc, gpu_, params_);
     const int t = sc.parallel.tp;
     Costs c;
-    c.layer_fwd_s = program_seconds(prog.layer_forward, t);
-    c.layer_bwd_s = program_seconds(prog.layer_recompute, t) + program_seconds(prog.layer_backward, t);
+    // Per-layer costs: the one layer kind of a dense model, else the mean over the layers.
+    for (std::size_t k = 0; k < prog.layer_kinds.size(); ++k) {
+      const LayerPrograms& lp = prog.layer_kinds[k];
+      const double n =
+          prog.layer_kinds.size() == 1
+              ? 1.0
+              : static_cast<double>(std::count(prog.layer_kind.begin(), prog.layer_kind.end(), static_cast<int>(k))) /
+                    static_cast<double>(prog.layer_kind.size());
+      const double fwd = program_seconds(lp.forward, t);
+      const double bwd = program_seconds(lp.recompute, t) + program_seconds(lp.backward, t);
+      const double params = lp.params_per_rank + lp.expert_params_per_rank;
+      c.layer_fwd_s += n == 1.0 ? fwd : n * fwd;
+      c.layer_bwd_s += n == 1.0 ? bwd : n * bwd;
+      c.layer_params += n == 1.0 ? params : n * params;
+    }
     c.embedding_s = program_seconds(prog.embedding_forward, t) + program_seconds(prog.embedding_backward, t);
     c.head_s = program_seconds(prog.head_forward, t) + program_seconds(prog.head_backward, t);
-    c.layer_params = prog.layer_params_per_rank;
     c.embedding_params = prog.embedding_params_per_rank;
     c.head_params = prog.head_params_per_rank;
     c.p2p_bytes = prog.p2p_bytes;

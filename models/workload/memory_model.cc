@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "models/workload/pipeline_schedule.h"
 #include "models/workload/transformer.h"
 
 namespace traincast::models {
@@ -17,6 +18,27 @@ std::string gib(double bytes) {
 }
 
 }  // namespace
+
+double activation_bytes_per_layer(const Scenario& sc, int layer) {
+  const ModelSpec& m = sc.model;
+  if (!is_moe_layer(m, layer)) return activation_bytes_per_layer(sc);
+  if (sc.training.recompute == Recompute::full) return activation_bytes_per_layer(sc);  // the layer input only
+  // The dense layer minus its MLP (FC1 output and FC2 input), plus the MoE block.
+  const double s = m.seq_length, b = sc.training.micro_batch_size, h = m.hidden_size;
+  const double t = sc.parallel.tp;
+  const double f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4 * h;
+  const double fe = m.moe_ffn_hidden_size > 0 ? m.moe_ffn_hidden_size : f;
+  const double gate = m.gated_mlp ? 2.0 : 1.0;
+  const double e = activation_bytes_per_element(sc.training.precision);
+  const bool sp = sc.parallel.sequence_parallel && t > 1;
+  const double tokens_local = s * b / (sp ? t : 1.0);
+  const double dense_mlp = e * s * b * f * gate / t + e * s * b * f / t;
+  const double fs = m.num_shared_experts * fe;
+  const double shared = e * s * b * fs * gate / t + e * s * b * fs / t;
+  const double slots = tokens_local * expert_slots_per_token(m);
+  const double routed = 4 * tokens_local * m.num_experts + e * slots * (2 * h + fe * gate + fe);
+  return activation_bytes_per_layer(sc) - dense_mlp + shared + routed;
+}
 
 double activation_bytes_per_layer(const Scenario& sc) {
   const ModelSpec& m = sc.model;
@@ -56,14 +78,25 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   const ParallelSpec& par = sc.parallel;
   const double t = par.tp;
   const double h = m.hidden_size, v = m.vocab_size;
-  const double layer_params = [&] {
-    ModelSpec one = m;
-    one.num_layers = 1;
-    one.vocab_size = 0;
-    one.untied_embeddings = false;
-    return total_parameters(one) - 2 * h;
-  }();
-  double params = layers * layer_params / t;
+  // Replicated (DP-synchronised, TP-split) and routed-expert (EP-split) parameters of the stage.
+  std::vector<int> indices = stage_layer_indices(sc, stage);
+  if (static_cast<int>(indices.size()) != layers) {  // a caller's own split: contiguous from 0
+    indices.clear();
+    for (int i = 0; i < layers; ++i) indices.push_back(i);
+  }
+  double params = 0, expert_params = 0, act_per_layer = 0;
+  if (m.num_experts == 0) {  // identical layers (kept in this form: results of dense jobs unchanged)
+    params = layers * layer_parameters(m, 0).replicated / t;
+    act_per_layer = activation_bytes_per_layer(sc);
+    indices.clear();
+  }
+  for (int layer : indices) {
+    const LayerParameters lp = layer_parameters(m, layer);
+    params += lp.replicated / t;
+    expert_params += lp.experts / par.ep;
+    act_per_layer += activation_bytes_per_layer(sc, layer);
+  }
+  if (!indices.empty()) act_per_layer /= static_cast<double>(indices.size());
   const bool first = stage == 0, last = stage == par.pp - 1;
   if (first) params += v * h / t;
   if (last) params += v * h / t + 2 * h;  // output layer (tied copy for GPT) and final norm
@@ -72,13 +105,15 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   const double grad_bytes = (fp32 || sc.training.fp32_grad_accumulation) ? 4 : 2;
   // Adam: fp32 master weights + m + v (12 B) in mixed precision; m + v (8 B) in fp32 training.
   const double optim_bytes = fp32 ? 8 : 12;
-  mb.weights_bytes = params * weight_bytes;
-  mb.grads_bytes = params * grad_bytes;
+  mb.weights_bytes = (params + expert_params) * weight_bytes;
+  mb.grads_bytes = (params + expert_params) * grad_bytes;
   mb.optimizer_bytes = params * optim_bytes / (par.zero_stage >= 1 ? par.dp : 1);
+  if (expert_params > 0)
+    mb.optimizer_bytes += expert_params * optim_bytes / (par.zero_stage >= 1 ? par.dp / par.ep : 1);
 
   const double e = activation_bytes_per_element(sc.training.precision);
   const double s = m.seq_length, b = sc.training.micro_batch_size;
-  double act = inflight_layer_microbatches * activation_bytes_per_layer(sc);
+  double act = inflight_layer_microbatches * act_per_layer;
   // Last stage: fp32 logits for the vocab-parallel cross-entropy of one micro-batch (transient peak).
   if (last) act += 4 * s * b * v / t;
   // First stage: embedding output dropout mask per in-flight micro-batch is small; not counted.
@@ -98,8 +133,7 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
       Scenario full = sc;
       full.training.recompute = Recompute::full;
       advice += " Full recomputation would save " +
-                gib(inflight_layer_microbatches * (activation_bytes_per_layer(sc) - activation_bytes_per_layer(full))) +
-                ".";
+                gib(inflight_layer_microbatches * (act_per_layer - activation_bytes_per_layer(full))) + ".";
     }
     if (!sc.parallel.sequence_parallel && par.tp > 1) advice += " Sequence parallelism divides activations by TP.";
     if (sc.training.micro_batch_size > 1) advice += " A smaller micro-batch reduces activations proportionally.";

@@ -16,9 +16,16 @@ namespace traincast::models {
 /// sbh(10 + 24/t + 5as/(ht)) with TP, sbh(34/t + 5as/(ht)) with TP+SP; selective drops the
 /// 5as/h term, full keeps only the layer input 2sbh (/t with SP).
 double activation_bytes_per_layer(const Scenario& scenario);
+/// Same for layer `layer` (0-based): a MoE layer keeps, instead of the dense MLP's, the shared
+/// experts' MLP activations (as a dense MLP of their width), the router probabilities (fp32,
+/// per token and expert) and per routed slot the expert input, FC1 output, FC2 input and expert
+/// output (slots = tokens x top_k x capacity factor, per sequence-parallel shard).
+double activation_bytes_per_layer(const Scenario& scenario, int layer);
 
-/// Memory of the GPU of pipeline stage `stage` holding `layers` layers and at most
-/// `inflight_microbatches` micro-batches of activations (from the schedule).
+/// Memory of the GPU of pipeline stage `stage` holding `layers` layers (which ones follows from
+/// the pipeline layout: stage_layer_indices) and at most `inflight_layer_microbatches` layer
+/// activation sets (from the schedule), each the stage's mean per-layer activation. MoE layers
+/// hold num_experts / ep routed experts, whose optimizer state ZeRO-1 shards over dp / ep.
 /// capacity from the catalog; oom and advice filled in.
 MemoryBreakdown stage_memory(const Scenario& scenario, const GpuSpec& gpu, int stage, int layers,
                              double inflight_layer_microbatches);

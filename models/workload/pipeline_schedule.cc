@@ -69,4 +69,39 @@ std::vector<int> layers_per_stage(int num_layers, int stages) {
   return out;
 }
 
+std::vector<std::vector<int>> chunk_layer_counts(int num_layers, int stages, int chunks) {
+  const std::vector<int> per_stage = layers_per_stage(num_layers, stages);
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(stages));
+  for (int s = 0; s < stages; ++s) {
+    const int L = per_stage[static_cast<std::size_t>(s)];
+    for (int c = 0; c < chunks; ++c) out[static_cast<std::size_t>(s)].push_back(L / chunks + (c < L % chunks ? 1 : 0));
+  }
+  return out;
+}
+
+std::vector<std::vector<int>> chunk_first_layers(const std::vector<std::vector<int>>& chunk_layers) {
+  const std::size_t stages = chunk_layers.size();
+  const std::size_t chunks = stages > 0 ? chunk_layers[0].size() : 0;
+  std::vector<std::vector<int>> out(stages, std::vector<int>(chunks, 0));
+  int next = 0;
+  for (std::size_t c = 0; c < chunks; ++c)
+    for (std::size_t s = 0; s < stages; ++s) {
+      out[s][c] = next;
+      next += chunk_layers[s][c];
+    }
+  return out;
+}
+
+std::vector<int> stage_layer_indices(const Scenario& sc, int stage) {
+  const int chunks =
+      sc.parallel.schedule == PipelineSchedule::interleaved_one_f_one_b ? std::max(1, sc.parallel.virtual_stages) : 1;
+  const auto counts = chunk_layer_counts(sc.model.num_layers, sc.parallel.pp, chunks);
+  const auto first = chunk_first_layers(counts);
+  std::vector<int> out;
+  for (int c = 0; c < chunks; ++c)
+    for (int i = 0; i < counts[static_cast<std::size_t>(stage)][static_cast<std::size_t>(c)]; ++i)
+      out.push_back(first[static_cast<std::size_t>(stage)][static_cast<std::size_t>(c)] + i);
+  return out;
+}
+
 }  // namespace traincast::models

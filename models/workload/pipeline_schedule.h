@@ -27,4 +27,15 @@ double peak_inflight_layers(const std::vector<PipelineStep>& steps, const std::v
 /// carry one more layer.
 std::vector<int> layers_per_stage(int num_layers, int stages);
 
+/// Layers of each model chunk of each stage, out[stage][chunk]: the stage's layers split into
+/// `chunks` (the first L % chunks chunks one more).
+std::vector<std::vector<int>> chunk_layer_counts(int num_layers, int stages, int chunks);
+
+/// Global index of the first layer of each (stage, chunk): model chunk chunk·stages + stage
+/// follows every model chunk before it (Megatron's interleaved assignment; plain 1F1B: stage order).
+std::vector<std::vector<int>> chunk_first_layers(const std::vector<std::vector<int>>& chunk_layers);
+
+/// Global indices of the layers stage `stage` holds under the scenario's pipeline layout.
+std::vector<int> stage_layer_indices(const Scenario& scenario, int stage);
+
 }  // namespace traincast::models

@@ -1,5 +1,6 @@
 #include "models/workload/transformer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace traincast::models {
@@ -8,6 +9,7 @@ namespace {
 /// The shapes every formula below needs, as doubles.
 struct Shape {
   double b, s, h, a, kv, f, v, l, t, e, gate;
+  double experts, top_k, fe, shared, slots, ep;  // MoE: routed experts, k, expert width, shared, slots/token, ep
   bool sp, flash, causal;
   double tokens() const { return b * s; }                      // T
   double tokens_sp() const { return sp ? b * s / t : b * s; }  // T_sp: LN/dropout region
@@ -31,16 +33,36 @@ Shape shape_of(const Scenario& sc) {
   x.sp = sc.parallel.sequence_parallel && sc.parallel.tp > 1;
   x.flash = sc.training.flash_attention;
   x.causal = true;
+  x.experts = m.num_experts;
+  x.top_k = m.moe_top_k;
+  x.fe = m.moe_ffn_hidden_size > 0 ? m.moe_ffn_hidden_size : x.f;
+  x.shared = m.num_shared_experts;
+  x.slots = expert_slots_per_token(m);
+  x.ep = sc.parallel.ep;
   return x;
 }
 
 /// Forward FLOPs of one layer per token with attention at full s² (the accounting convention).
-double layer_forward_flops_per_token(const Shape& x) {
-  return 2 * x.h * (x.h + 2 * x.kv)  // QKV
-         + 4 * x.s * x.h             // QK^T and attention×V
-         + 2 * x.h * x.h             // output projection
-         + 2 * x.h * x.f * x.gate    // FC1 (gate and up for SwiGLU)
-         + 2 * x.f * x.h;            // FC2
+/// A MoE layer counts the router and the experts a token uses (top-k routed + shared).
+double layer_forward_flops_per_token(const Shape& x, bool moe) {
+  const double attention = 2 * x.h * (x.h + 2 * x.kv)  // QKV
+                           + 4 * x.s * x.h             // QK^T and attention×V
+                           + 2 * x.h * x.h;            // output projection
+  const double mlp = [&] {
+    if (!moe) return 2 * x.h * x.f * x.gate + 2 * x.f * x.h;  // FC1 (gate and up for SwiGLU), FC2
+    const double expert = 2 * x.h * x.fe * x.gate + 2 * x.fe * x.h;
+    return 2 * x.h * x.experts + (x.top_k + x.shared) * expert;  // router, active experts
+  }();
+  return attention + mlp;
+}
+
+/// Sum over layers of forward FLOPs per token.
+double forward_flops_per_token(const Scenario& sc, const Shape& x) {
+  double sum = 0;
+  const int moe_layers = sc.model.num_experts > 0 ? sc.model.num_layers - sc.model.first_dense_layers : 0;
+  sum += (x.l - moe_layers) * layer_forward_flops_per_token(x, false);
+  sum += moe_layers * layer_forward_flops_per_token(x, true);
+  return sum;
 }
 
 class ProgramBuilder {
@@ -58,8 +80,10 @@ class ProgramBuilder {
     }
     p.push_back(std::move(seg));
   }
-  static void collective(Program& p, const std::string& label, CollectiveOp op, double bytes, Overlap overlap) {
+  static void collective(Program& p, const std::string& label, CollectiveOp op, double bytes, Overlap overlap,
+                         CommGroup group = CommGroup::tp) {
     Segment seg;
+    seg.group = group;
     seg.is_collective = true;
     seg.label = label;
     seg.op = op;
@@ -86,30 +110,61 @@ double activation_bytes_per_element(Precision precision) {
   return (precision == Precision::fp32 || precision == Precision::tf32) ? 4.0 : 2.0;
 }
 
-double total_parameters(const ModelSpec& m) {
+bool is_moe_layer(const ModelSpec& m, int layer) { return m.num_experts > 0 && layer >= m.first_dense_layers; }
+
+double expert_slots_per_token(const ModelSpec& m) {
+  return m.moe_top_k * (m.moe_capacity_factor > 0 ? m.moe_capacity_factor : 1.0);
+}
+
+LayerParameters layer_parameters(const ModelSpec& m, int layer) {
   const double h = m.hidden_size, a = m.num_attention_heads;
   const double groups = m.num_query_groups > 0 ? m.num_query_groups : a;
   const double kv = groups * (h / a);
   const double f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4 * h;
   const double gate = m.gated_mlp ? 2.0 : 1.0;
   // Weights + biases (GPT has biases; counting them for Llama too changes < 0.01%).
-  const double layer = h * (h + 2 * kv) + (h + 2 * kv) + h * h + h + h * f * gate + f * gate + f * h + h + 4 * h;
+  const double attention = h * (h + 2 * kv) + (h + 2 * kv) + h * h + h + 4 * h /*two norms*/;
+  LayerParameters out;
+  if (!is_moe_layer(m, layer)) {
+    out.replicated = attention + h * f * gate + f * gate + f * h + h;
+    return out;
+  }
+  // Experts without biases (Mixtral, DeepSeek); router h x E (Mixtral "gate", DeepSeek "gate").
+  const double fe = m.moe_ffn_hidden_size > 0 ? m.moe_ffn_hidden_size : f;
+  const double expert = h * fe * gate + fe * h;
+  out.replicated = attention + m.num_shared_experts * expert + h * m.num_experts;
+  out.experts = m.num_experts * expert;
+  return out;
+}
+
+namespace {
+double parameters(const ModelSpec& m, bool active_only) {
+  double layers = 0;
+  for (int l = 0; l < m.num_layers; ++l) {
+    const LayerParameters p = layer_parameters(m, l);
+    layers += p.replicated + (active_only && m.num_experts > 0 ? p.experts * m.moe_top_k / m.num_experts : p.experts);
+  }
+  const double h = m.hidden_size;
   const double embedding = static_cast<double>(m.vocab_size) * h;
   const double output = m.untied_embeddings ? embedding : 0.0;
-  return m.num_layers * layer + embedding + output + 2 * h /*final norm*/;
+  return layers + embedding + output + 2 * h /*final norm*/;
 }
+}  // namespace
+
+double total_parameters(const ModelSpec& m) { return parameters(m, false); }
+double active_parameters(const ModelSpec& m) { return parameters(m, true); }
 
 double model_flops_per_iteration(const Scenario& sc) {
   const Shape x = shape_of(sc);
   const double tokens = static_cast<double>(sc.training.global_batch_size) * x.s;
-  return 3.0 * tokens * (x.l * layer_forward_flops_per_token(x) + 2 * x.h * x.v);
+  return 3.0 * tokens * (forward_flops_per_token(sc, x) + 2 * x.h * x.v);
 }
 
 double hardware_flops_per_iteration(const Scenario& sc) {
   const Shape x = shape_of(sc);
   const double tokens = static_cast<double>(sc.training.global_batch_size) * x.s;
   double recomputed = 0;
-  if (sc.training.recompute == Recompute::full) recomputed = tokens * x.l * layer_forward_flops_per_token(x);
+  if (sc.training.recompute == Recompute::full) recomputed = tokens * forward_flops_per_token(sc, x);
   // Selective recomputation re-runs the unfused attention core; with flash attention nothing is
   // re-run outside the attention kernel itself (build_transformer_programs agrees).
   if (sc.training.recompute == Recompute::selective && !x.flash) recomputed = tokens * x.l * 4 * x.s * x.h;
@@ -163,8 +218,8 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     }
   };
 
-  // ---- one layer, forward ----
-  auto layer_forward = [&](Program& p) {
+  // ---- one layer, forward: attention block, then a dense MLP or a MoE block ----
+  auto attention_block_forward = [&](Program& p) {
     pb.compute(p, "ln1", {norm(2 * Tsp * x.h * e)});
     if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, fwd_gather);
     pb.compute(p, "qkv", {gemm(T, (x.h + 2 * x.kv) / t, x.h, e)});
@@ -172,38 +227,91 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     pb.compute(p, "proj", {gemm(T, x.h, x.h / t, e)});
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
     pb.compute(p, "bda_ln2", {elementwise(Tsp * x.h * (3 * e + 1)), norm(2 * Tsp * x.h * e)});
+  };
+  // A TP-split MLP of total width `width` (the dense MLP, or DeepSeek's shared experts).
+  auto mlp_forward = [&](Program& p, double width, const std::string& prefix) {
     if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, fwd_gather);
-    const double act_in = x.gate * T * x.f / t;  // elements into the activation function
-    pb.compute(p, "fc1", {gemm(T, x.gate * x.f / t, x.h, e), elementwise(e * (act_in + T * x.f / t))});
-    pb.compute(p, "fc2", {gemm(T, x.h, x.f / t, e)});
+    const double act_in = x.gate * T * width / t;  // elements into the activation function
+    pb.compute(p, prefix + "fc1", {gemm(T, x.gate * width / t, x.h, e), elementwise(e * (act_in + T * width / t))});
+    pb.compute(p, prefix + "fc2", {gemm(T, x.h, width / t, e)});
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
+  };
+  // Routed experts (Megatron-Core MoE layer with the all-to-all token dispatcher): each rank
+  // routes its Tsp tokens (sequence-parallel shard), permutes the slots by expert, sends them to
+  // the experts' owners (all-to-all over EP), runs its experts_local experts as a grouped GEMM,
+  // and sends the results back. Balanced routing: every rank receives as many slots as it sends.
+  const double experts_local = x.experts / x.ep;
+  const double slots = Tsp * x.slots;                              // expert token slots per rank
+  const double per_expert = slots / std::max(1.0, experts_local);  // GEMM rows per local expert
+  const double a2a_bytes = slots * x.h * e;                        // all-to-all send buffer per rank
+  const bool ep = x.ep > 1;
+  auto routed_forward = [&](Program& p) {
+    // Router logits (fp32 softmax and top-k over E) and the permutation (gather of the slots).
+    pb.compute(p, "router", {gemm(Tsp, x.experts, x.h, e), elementwise(Tsp * x.experts * (e + 8))});
+    pb.compute(p, "permute", {elementwise(2 * slots * x.h * e)});
+    if (ep)
+      ProgramBuilder::collective(p, "ep_dispatch", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
+                                 CommGroup::ep);
+    const double act_in = x.gate * slots * x.fe;
+    pb.compute(p, "expert_fc1",
+               {gemm(per_expert, x.gate * x.fe, x.h, e, experts_local), elementwise(e * (act_in + slots * x.fe))});
+    pb.compute(p, "expert_fc2", {gemm(per_expert, x.h, x.fe, e, experts_local)});
+    if (ep)
+      ProgramBuilder::collective(p, "ep_combine", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
+                                 CommGroup::ep);
+    // Unpermute: scatter back and sum the top-k outputs weighted by the router probabilities.
+    pb.compute(p, "unpermute", {elementwise(2 * slots * x.h * e + Tsp * x.h * e)});
+  };
+  auto layer_forward = [&](Program& p, bool moe) {
+    attention_block_forward(p);
+    if (!moe) {
+      mlp_forward(p, x.f, "");
+    } else {
+      if (x.shared > 0) mlp_forward(p, x.shared * x.fe, "shared_");
+      routed_forward(p);
+    }
     pb.compute(p, "bda", {elementwise(Tsp * x.h * (3 * e + 1))});
   };
-  layer_forward(out.layer_forward);
-
-  // ---- recomputation before backward ----
-  if (sc.training.recompute == Recompute::full) {
-    layer_forward(out.layer_recompute);
-  } else if (sc.training.recompute == Recompute::selective && !x.flash) {
-    // Selective recomputation re-runs the attention core (softmax, dropout, attention over values)
-    // instead of storing the s² tensors (Korthikanti et al. §5). With flash attention nothing s²
-    // is stored and the backward kernel recomputes internally.
-    attention_forward(out.layer_recompute, "attn_recompute");
-  }
 
   // ---- one layer, backward ----
-  {
-    Program& p = out.layer_backward;
-    // The async all-reduce / reduce-scatter of the input gradient runs beside the weight-gradient
-    // GEMM (Megatron ColumnParallelLinear backward); AG of the output gradient (SP) is blocking.
-    pb.compute(p, "bda_bwd", {elementwise(Tsp * x.h * (3 * e + 1))});
+  // The async all-reduce / reduce-scatter of the input gradient runs beside the weight-gradient
+  // GEMM (Megatron ColumnParallelLinear backward); AG of the output gradient (SP) is blocking.
+  auto mlp_backward = [&](Program& p, double width, const std::string& prefix) {
     if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, act_bytes, fwd_gather);
-    pb.compute(p, "fc2_bwd", {gemm(T, x.f / t, x.h, e), gemm(x.f / t, x.h, T, e)});
-    const double act_in = x.gate * T * x.f / t;
-    pb.compute(p, "fc1_dgrad", {elementwise(e * (2 * act_in + T * x.f / t)), gemm(T, x.h, x.gate * x.f / t, e)});
+    pb.compute(p, prefix + "fc2_bwd", {gemm(T, width / t, x.h, e), gemm(width / t, x.h, T, e)});
+    const double act_in = x.gate * T * width / t;
+    pb.compute(p, prefix + "fc1_dgrad",
+               {elementwise(e * (2 * act_in + T * width / t)), gemm(T, x.h, x.gate * width / t, e)});
     if (x.sp) ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
-    pb.compute(p, "fc1_wgrad", {gemm(x.h, x.gate * x.f / t, T, e)});
+    pb.compute(p, prefix + "fc1_wgrad", {gemm(x.h, x.gate * width / t, T, e)});
+  };
+  auto routed_backward = [&](Program& p) {
+    pb.compute(p, "unpermute_bwd", {elementwise(3 * slots * x.h * e)});
+    if (ep)
+      ProgramBuilder::collective(p, "ep_combine_bwd", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
+                                 CommGroup::ep);
+    pb.compute(p, "expert_fc2_bwd",
+               {gemm(per_expert, x.fe, x.h, e, experts_local), gemm(x.fe, x.h, per_expert, e, experts_local)});
+    const double act_in = x.gate * slots * x.fe;
+    pb.compute(p, "expert_fc1_bwd",
+               {elementwise(e * (2 * act_in + slots * x.fe)), gemm(per_expert, x.h, x.gate * x.fe, e, experts_local),
+                gemm(x.h, x.gate * x.fe, per_expert, e, experts_local)});
+    if (ep)
+      ProgramBuilder::collective(p, "ep_dispatch_bwd", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
+                                 CommGroup::ep);
+    pb.compute(p, "router_bwd",
+               {elementwise(3 * slots * x.h * e + Tsp * x.experts * (e + 8)), gemm(Tsp, x.h, x.experts, e),
+                gemm(x.h, x.experts, Tsp, e)});
+  };
+  auto layer_backward = [&](Program& p, bool moe) {
+    pb.compute(p, "bda_bwd", {elementwise(Tsp * x.h * (3 * e + 1))});
+    if (!moe) {
+      mlp_backward(p, x.f, "");
+    } else {
+      routed_backward(p);
+      if (x.shared > 0) mlp_backward(p, x.shared * x.fe, "shared_");
+    }
     pb.compute(p, "ln2_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
     if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, act_bytes, fwd_gather);
     pb.compute(p, "proj_bwd", {gemm(T, x.h / t, x.h, e), gemm(x.h / t, x.h, T, e)});
@@ -213,6 +321,34 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
     pb.compute(p, "qkv_wgrad", {gemm(x.h, (x.h + 2 * x.kv) / t, T, e)});
     pb.compute(p, "ln1_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
+  };
+
+  // One program set per distinct layer kind: dense (kind 0 when any), MoE.
+  const ModelSpec& model = sc.model;
+  out.layer_kind.assign(static_cast<std::size_t>(model.num_layers), 0);
+  int dense_kind = -1, moe_kind = -1;
+  for (int layer = 0; layer < model.num_layers; ++layer) {
+    const bool moe = is_moe_layer(model, layer);
+    int& kind = moe ? moe_kind : dense_kind;
+    if (kind < 0) {
+      kind = static_cast<int>(out.layer_kinds.size());
+      LayerPrograms lp;
+      layer_forward(lp.forward, moe);
+      if (sc.training.recompute == Recompute::full) {
+        layer_forward(lp.recompute, moe);
+      } else if (sc.training.recompute == Recompute::selective && !x.flash) {
+        // Selective recomputation re-runs the attention core (softmax, dropout, attention over
+        // values) instead of storing the s² tensors (Korthikanti et al. §5). With flash attention
+        // nothing s² is stored and the backward kernel recomputes internally.
+        attention_forward(lp.recompute, "attn_recompute");
+      }
+      layer_backward(lp.backward, moe);
+      const LayerParameters lparams = layer_parameters(model, layer);
+      lp.params_per_rank = lparams.replicated / t;
+      lp.expert_params_per_rank = lparams.experts / x.ep;
+      out.layer_kinds.push_back(std::move(lp));
+    }
+    out.layer_kind[static_cast<std::size_t>(layer)] = kind;
   }
 
   // ---- embedding (first stage) ----
@@ -242,15 +378,6 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     pb.compute(q, "final_ln_bwd", {norm(3 * Tsp * x.h * e)});
   }
 
-  const double layer_params = total_parameters(ModelSpec{.num_layers = 1,
-                                                         .hidden_size = sc.model.hidden_size,
-                                                         .num_attention_heads = sc.model.num_attention_heads,
-                                                         .num_query_groups = sc.model.num_query_groups,
-                                                         .ffn_hidden_size = sc.model.ffn_hidden_size,
-                                                         .vocab_size = 0,
-                                                         .gated_mlp = sc.model.gated_mlp}) -
-                              2 * x.h;
-  out.layer_params_per_rank = layer_params / t;
   out.embedding_params_per_rank = x.v * x.h / t;
   // GPT ties the output layer to the embedding but the last stage still holds a copy (Megatron).
   out.head_params_per_rank = x.v * x.h / t + 2 * x.h;

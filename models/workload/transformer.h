@@ -1,7 +1,9 @@
 #pragma once
-// GPT/Llama-style dense decoder: per-layer kernel programs for one tensor-parallel rank and one
-// micro-batch under Megatron TP (+ sequence parallelism), with the standard FLOP accounting
-// (Narayanan et al. SC21 eq. 3; Korthikanti et al. 2022) and parameter counts.
+// GPT/Llama-style decoder, dense or mixture-of-experts: per-layer kernel programs for one
+// tensor-parallel rank and one micro-batch under Megatron TP (+ sequence parallelism) and expert
+// parallelism, with the standard FLOP accounting (Narayanan et al. SC21 eq. 3; Korthikanti et al.
+// 2022; MoE: active parameters only) and parameter counts. Layers need not be identical: each
+// layer names one of a few distinct layer programs (e.g. DeepSeek's first dense layers, then MoE).
 
 #include <string>
 #include <vector>
@@ -11,6 +13,12 @@
 #include "models/scenario.h"
 
 namespace traincast::models {
+
+/// Which group a collective segment runs over.
+enum class CommGroup {
+  tp,  ///< the rank's tensor-parallel group
+  ep,  ///< the rank's expert-parallel group (MoE all-to-all): ep GPUs of one TP rank and stage
+};
 
 /// How a tensor-parallel collective relates to the compute around it.
 enum class Overlap {
@@ -30,20 +38,32 @@ struct Segment {
   CollectiveOp op = CollectiveOp::all_reduce;
   double bytes = 0;  ///< collective size per rank, nccl-tests convention [bytes]
   Overlap overlap = Overlap::blocking;
+  CommGroup group = CommGroup::tp;
 };
 
 using Program = std::vector<Segment>;
 
+/// One distinct kind of layer, for one TP rank and one micro-batch.
+struct LayerPrograms {
+  Program forward;    ///< the layer, forward
+  Program recompute;  ///< what backward re-runs first (empty without recomputation)
+  Program backward;   ///< the layer, backward
+  /// Parameters one GPU holds that are replicated over the data-parallel group (attention, norms,
+  /// dense or shared-expert MLP, router; split by TP).
+  double params_per_rank = 0;
+  /// Routed-expert parameters one GPU holds (num_experts / ep experts, not split by TP); their
+  /// gradients are reduced over the expert-data-parallel group (dp / ep ranks).
+  double expert_params_per_rank = 0;
+};
+
 /// Programs for one TP rank and one micro-batch.
 struct TransformerPrograms {
-  Program layer_forward;      ///< one transformer layer, forward
-  Program layer_recompute;    ///< what backward re-runs first (empty without recomputation)
-  Program layer_backward;     ///< one transformer layer, backward
-  Program embedding_forward;  ///< first stage: token embedding (+ TP reduction)
+  std::vector<LayerPrograms> layer_kinds;  ///< distinct layer programs (1 for a dense model)
+  std::vector<int> layer_kind;             ///< per layer (size num_layers): index into layer_kinds
+  Program embedding_forward;               ///< first stage: token embedding (+ TP reduction)
   Program embedding_backward;
   Program head_forward;  ///< last stage: final norm, logits, cross-entropy
   Program head_backward;
-  double layer_params_per_rank = 0;      ///< parameters of one layer held by one TP rank
   double embedding_params_per_rank = 0;  ///< input embedding (V·h/t)
   double head_params_per_rank = 0;       ///< output layer (V·h/t; a tied copy for GPT) + final norm
   double p2p_bytes = 0;                  ///< activation sent between stages per TP rank [bytes]
@@ -53,11 +73,30 @@ struct TransformerPrograms {
 TransformerPrograms build_transformer_programs(const Scenario& scenario, const GpuSpec& gpu,
                                                const ComputeParams& params);
 
+/// Whether layer `layer` (0-based) has a mixture-of-experts MLP.
+bool is_moe_layer(const ModelSpec& model, int layer);
+
+/// Parameters of one layer: `replicated` (attention, norms, biases, dense or shared-expert MLP,
+/// router) and `experts` (all routed experts together).
+struct LayerParameters {
+  double replicated = 0;
+  double experts = 0;
+};
+LayerParameters layer_parameters(const ModelSpec& model, int layer);
+
 /// Total parameters of the model (all layers, embeddings, output layer unless tied).
 double total_parameters(const ModelSpec& model);
+/// Parameters a token uses: as total_parameters but with moe_top_k of the routed experts.
+double active_parameters(const ModelSpec& model);
+
+/// Token slots each routed expert path processes per token: moe_top_k x capacity factor
+/// (x 1 when dropless: balanced routing assumed).
+double expert_slots_per_token(const ModelSpec& model);
 
 /// Model FLOPs per iteration (fwd + bwd = 3 × forward GEMM/attention FLOPs, attention counted
 /// at full s², no recomputation): for GPT shapes equal to 72·B·s·l·h²(1 + s/(6h)) + 6·B·s·h·V.
+/// MoE layers count the router and the top-k routed plus shared experts a token actually uses
+/// (active parameters; capacity padding is not model FLOPs).
 double model_flops_per_iteration(const Scenario& scenario);
 /// Model FLOPs plus recomputed forward FLOPs: full recomputation gives SC21 eq. 3,
 /// 96·B·s·l·h²(1 + s/(6h) + V/(16·l·h)); selective adds the attention core (4·B·s²·h·l) unless

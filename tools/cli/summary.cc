@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string_view>
 
 #include "models/compute/compute_model.h"
 #include "models/hardware/catalog.h"
+#include "models/workload/transformer.h"
 
 namespace traincast::cli {
 namespace {
@@ -124,7 +126,17 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   o << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
     << ", " << sc.model.num_attention_heads << " heads, seq " << sc.model.seq_length << ", vocab "
     << sc.model.vocab_size << ", " << format_fixed(r.model_flops_per_iteration / 1e15, 1) << " PFLOP per iteration\n";
+  if (sc.model.num_experts > 0) {
+    o << "           MoE: " << sc.model.num_experts << " experts, top-" << sc.model.moe_top_k;
+    if (sc.model.num_shared_experts > 0) o << ", " << sc.model.num_shared_experts << " shared";
+    if (sc.model.first_dense_layers > 0) o << ", first " << sc.model.first_dense_layers << " dense";
+    o << (sc.model.moe_capacity_factor > 0 ? ", capacity factor " + format_fixed(sc.model.moe_capacity_factor, 2)
+                                           : std::string(", dropless"))
+      << "; " << format_fixed(models::total_parameters(sc.model) / 1e9, 1) << "B parameters, "
+      << format_fixed(models::active_parameters(sc.model) / 1e9, 1) << "B active\n";
+  }
   o << "Layout     TP " << r.tp << " x PP " << r.pp << " x DP " << r.dp;
+  if (r.ep > 1) o << " (EP " << r.ep << ")";
   if (sc.parallel.schedule == models::PipelineSchedule::interleaved_one_f_one_b)
     o << " (interleaved, " << sc.parallel.virtual_stages << " chunks)";
   o << ", micro-batch " << sc.training.micro_batch_size << " x " << r.micro_batches << " per pipeline, global batch "
@@ -156,11 +168,14 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
                                                  {"exposed DP communication", b.dp_comm_exposed_s},
                                                  {"exposed PP send/recv", b.pp_comm_exposed_s},
                                                  {"pipeline bubble / waiting", b.pipeline_bubble_s},
-                                                 {"storage stall", b.storage_stall_s}};
-  for (const auto& [name, v] : rows)
-    if (name != std::string("storage stall") || r.storage.modelled)
-      o << "  " << pad(name, 28) << lpad(format_duration(v), 12)
-        << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9) << "\n";
+                                                 {"storage stall", b.storage_stall_s},
+                                                 {"exposed EP all-to-all", b.ep_comm_exposed_s}};
+  for (const auto& [name, v] : rows) {
+    if (name == std::string_view("storage stall") && !r.storage.modelled) continue;
+    if (name == std::string_view("exposed EP all-to-all") && r.ep <= 1 && v == 0) continue;
+    o << "  " << pad(name, 28) << lpad(format_duration(v), 12)
+      << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9) << "\n";
+  }
 
   const models::MemoryBreakdown& m = r.memory;
   o << "\nMemory per GPU (pipeline stage " << m.worst_stage << ", the fullest): " << format_gib(m.peak_bytes_per_gpu)

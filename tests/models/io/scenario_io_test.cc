@@ -274,7 +274,7 @@ TEST(ScenarioIoSet, UnknownPath) {
             std::vector<std::string>{
                 "--set: workload.parallel.tpp: unknown field, did you mean \"tp\"? (expected one of: tp, pp, dp, "
                 "sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, "
-                "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather)"});
+                "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep)"});
 }
 
 TEST(ScenarioIoSet, PathThroughAScalar) {
@@ -288,7 +288,7 @@ TEST(ScenarioIoSet, NonScalarTarget) {
             std::vector<std::string>{
                 "--set: workload.parallel: is a message, not a scalar field (expected a path to one of its "
                 "fields: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
-                "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather)"});
+                "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep)"});
 }
 
 TEST(ScenarioIoSet, WrongValueTypes) {
@@ -552,6 +552,32 @@ TEST(ScenarioIoErrors, TpCommOverlapNeedsSequenceParallel) {
             std::vector<std::string>{
                 "t.textproto:4:20: workload.parallel.tp_comm_overlap: needs sequence parallelism (expected "
                 "sequence_parallel: true, or tp_comm_overlap: false)"});
+}
+
+TEST(ScenarioIoErrors, MixtureOfExpertsFields) {
+  const std::string moe = kModel + " num_experts: 8";
+  EXPECT_NO_THROW(
+      load_scenario_text(scenario(moe, "dp: 8 ep: 4", "global_batch_size: 8"), "t.textproto", Format::text));
+  EXPECT_EQ(errors_of(scenario(moe + " moe_top_k: 9 moe_capacity_factor: 0.5 first_dense_layers: 8", "dp: 8 ep: 3",
+                               "global_batch_size: 8")),
+            (std::vector<std::string>{
+                "t.textproto:3:117: workload.model.moe_top_k: got 9 (expected an integer from 1 to num_experts = 8)",
+                "t.textproto:3:155: workload.model.first_dense_layers: got 8 (expected an integer from 0 to "
+                "num_layers - 1 = 7)",
+                "t.textproto:3:130: workload.model.moe_capacity_factor: got 0.5 (expected 0 for dropless routing, or "
+                "a number from 1 to 64)",
+                "t.textproto:4:20: workload.parallel.ep: 3 does not divide num_experts 8 (expected a divisor of 8)"}));
+  EXPECT_EQ(errors_of(scenario(moe, "tp: 2 dp: 4 ep: 8", "global_batch_size: 8")),
+            (std::vector<std::string>{
+                "t.textproto:4:3: workload.parallel.sequence_parallel: a MoE model with tp > 1 needs sequence "
+                "parallelism, as Megatron-Core does (expected sequence_parallel: true)",
+                "t.textproto:4:26: workload.parallel.ep: 8 does not divide dp 4 (expected a divisor of dp: experts "
+                "are split over data-parallel ranks)"}));
+  EXPECT_EQ(errors_of(scenario(kModel + " moe_top_k: 2", "dp: 8 ep: 2", "global_batch_size: 8")),
+            (std::vector<std::string>{
+                "t.textproto:3:102: workload.model.moe_top_k: is set but num_experts is 0 (expected num_experts >= 1 "
+                "for a MoE model)",
+                "t.textproto:4:20: workload.parallel.ep: got 2 for a dense model (expected 1, or num_experts >= 1)"}));
 }
 
 TEST(ScenarioIoErrors, UnknownNodeTemplateAndGpu) {

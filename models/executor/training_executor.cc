@@ -782,7 +782,7 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   r.tp = P.t;
   r.pp = P.p;
   r.dp = P.d;
-  r.ep = P.ep;
+  r.ep = std::max(1, sc.parallel.ep);
   r.micro_batches = P.m;
   r.folded = job.folded;
   r.iterations_simulated = P.iterations;

@@ -355,12 +355,14 @@ tp::Scenario to_proto(const models::Scenario& s) {
   mo.set_seq_length(s.model.seq_length);
   mo.set_gated_mlp(s.model.gated_mlp);
   mo.set_untied_embeddings(s.model.untied_embeddings);
-  mo.set_num_experts(s.model.num_experts);
-  mo.set_moe_top_k(s.model.moe_top_k);
-  mo.set_moe_ffn_hidden_size(s.model.moe_ffn_hidden_size);
-  mo.set_num_shared_experts(s.model.num_shared_experts);
-  mo.set_first_dense_layers(s.model.first_dense_layers);
-  mo.set_moe_capacity_factor(s.model.moe_capacity_factor);
+  if (s.model.num_experts > 0) {  // the MoE fields are errors on a dense model
+    mo.set_num_experts(s.model.num_experts);
+    mo.set_moe_top_k(s.model.moe_top_k);
+    mo.set_moe_ffn_hidden_size(s.model.moe_ffn_hidden_size);
+    mo.set_num_shared_experts(s.model.num_shared_experts);
+    mo.set_first_dense_layers(s.model.first_dense_layers);
+    mo.set_moe_capacity_factor(s.model.moe_capacity_factor);
+  }
 
   tp::ParallelSpec& p = *m.mutable_workload()->mutable_parallel();
   p.set_tp(s.parallel.tp);

@@ -116,6 +116,7 @@ struct CostReport {
   double breakeven_utilization =
       0.0;           ///< utilisation at which owning costs as much as renting over the amortisation period
   std::string note;  ///< what is left out, in words
+  double amortization_years = 0.0;  ///< the depreciation period the capex is spread over
 };
 
 struct Report {

@@ -30,6 +30,7 @@ CostReport evaluate_cost(const CostInputs& in) {
   r.nodes = in.nodes, r.switches = in.switches, r.cables = in.cables;
   const double gpus = static_cast<double>(in.nodes) * in.gpus_per_node;
   r.capex_usd = in.nodes * *node_price + in.switches * s.switch_price_usd + in.cables * s.cable_price_usd;
+  r.amortization_years = s.amortization_years;
   r.capex_per_year_usd = r.capex_usd / s.amortization_years;
   r.upkeep_per_year_usd = r.capex_usd * s.upkeep_fraction_per_year;
   r.energy_modelled = in.facility_power_w > 0;

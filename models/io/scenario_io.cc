@@ -1088,6 +1088,7 @@ tp::Report report_to_proto(const models::Report& r) {
   co.set_payback_years(c.payback_years);
   co.set_breakeven_utilization(c.breakeven_utilization);
   co.set_note(c.note);
+  co.set_amortization_years(c.amortization_years);
   m.set_ep(r.ep);
   return m;
 }

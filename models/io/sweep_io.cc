@@ -1358,6 +1358,17 @@ const MetricDef kMetrics[] = {
      [](const models::Report& r) {
        return r.busiest_links.empty() ? std::string("0") : shortest(r.busiest_links[0].utilization);
      }},
+    // Storage, failures, cost (0 when the scenario has no such section).
+    {"storage_stall_s", [](const models::Report& r) { return shortest(r.breakdown.storage_stall_s); }},
+    {"data_stall_s", [](const models::Report& r) { return shortest(r.storage.data_stall_s_per_iteration); }},
+    {"checkpoint_write_s", [](const models::Report& r) { return shortest(r.storage.checkpoint_write_s); }},
+    {"interruptions", [](const models::Report& r) { return shortest(r.reliability.interruptions_mean); }},
+    {"goodput", [](const models::Report& r) { return shortest(r.reliability.goodput_mean); }},
+    {"wall_clock_s", [](const models::Report& r) { return shortest(r.reliability.wall_clock_s_mean); }},
+    {"own_cost_to_train_usd", [](const models::Report& r) { return shortest(r.cost.own_cost_to_train_usd); }},
+    {"cloud_cost_to_train_usd", [](const models::Report& r) { return shortest(r.cost.cloud_cost_to_train_usd); }},
+    {"payback_years", [](const models::Report& r) { return shortest(r.cost.payback_years); }},
+    {"breakeven_utilization", [](const models::Report& r) { return shortest(r.cost.breakeven_utilization); }},
 };
 
 std::string metric_text(const models::Report& r, std::string_view name) {

@@ -247,6 +247,9 @@ std::string format_job_effects(const models::Report& r) {
         << ", rent " << usd(c.cloud_cost_to_train_usd) << "\n";
     o << "  buy vs rent   payback "
       << (c.payback_years > 0 ? format_fixed(c.payback_years, 2) + " years" : std::string("never"))
+      << (c.payback_years > c.amortization_years ? " (beyond the " + format_fixed(c.amortization_years, 1) +
+                                                       "-year amortisation: not within the hardware's life)"
+                                                 : std::string())
       << "; break-even at " << format_fixed(100 * c.breakeven_utilization, 1) << "% utilisation\n";
     if (!c.note.empty()) o << "  note          " << c.note << "\n";
   }

@@ -165,8 +165,12 @@ TEST(Reliability, PropertyGoodputInUnitIntervalAndWorkDone) {
       EXPECT_GT(r.goodput_p5, 0.0);
       EXPECT_LE(r.goodput_p95, 1.0);
       EXPECT_GE(r.wall_clock_s_p5, in.work_s);
-      if (rate_h == 0.0) EXPECT_EQ(r.interruptions_mean, 0.0);
-      if (rate_h == 0.0 && stall == 0.0) EXPECT_DOUBLE_EQ(r.goodput_mean, 1.0);
+      if (rate_h == 0.0) {
+        EXPECT_EQ(r.interruptions_mean, 0.0);
+      }
+      if (rate_h == 0.0 && stall == 0.0) {
+        EXPECT_DOUBLE_EQ(r.goodput_mean, 1.0);
+      }
     }
   }
 }

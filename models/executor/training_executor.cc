@@ -916,7 +916,10 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
       const int g1 = job.worker_gpus[static_cast<std::size_t>(w)].back();
       std::string proc = "stage " + std::to_string(st) + " / replica " + std::to_string(rep) + " (GPU ";
       proc += std::to_string(g0);
-      if (g1 != g0) proc += "-" + std::to_string(g1);
+      if (g1 != g0) {
+        proc += '-';
+        proc += std::to_string(g1);
+      }
       proc += ")";
       for (int s = 0; s < kNumStreams; ++s)
         track_ids[static_cast<std::size_t>(w)][static_cast<std::size_t>(s)] =

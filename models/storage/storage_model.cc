@@ -150,8 +150,9 @@ StorageReport evaluate_storage(const Scenario& sc, const StorageNodes& nodes, do
     storage_s = r.checkpoint_bytes / write_rate;
     // Restart: every node reads its part back (all nodes load, writers' shards are read by the
     // ranks that need them; the bytes are the same).
-    const double read_rate = shared_rate(f.aggregate_read_gb_per_s * kGB, f.per_node_gb_per_s * kGB, nodes.num_nodes);
-    r.checkpoint_read_s = r.checkpoint_bytes / read_rate;
+    const double restart_read_rate =
+        shared_rate(f.aggregate_read_gb_per_s * kGB, f.per_node_gb_per_s * kGB, nodes.num_nodes);
+    r.checkpoint_read_s = r.checkpoint_bytes / restart_read_rate;
     r.bottleneck = f.aggregate_write_gb_per_s <= f.per_node_gb_per_s * r.checkpoint_writer_nodes
                        ? "shared file system aggregate write bandwidth"
                        : "per-node storage links";

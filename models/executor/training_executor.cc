@@ -921,7 +921,7 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
         proc += std::to_string(g1);
       }
       proc += ")";
-      for (int s = 0; s < kNumStreams; ++s)
+      for (int s = kCompute; s <= kDp; ++s)  // the streams the generator uses
         track_ids[static_cast<std::size_t>(w)][static_cast<std::size_t>(s)] =
             trace->track(w, proc, s, kStreamNames[static_cast<std::size_t>(s)]);
     }

@@ -222,6 +222,7 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
                             "  plan [SCENARIO]  search parallel layouts: best few and why\n"
                             "  sweep SWEEP      run every point of a sweep file into a CSV (TBB, MPI, shards)\n"
                             "  merge OUT PARTS  join the CSVs of sweep shards\n"
+                            "  chakra run|export  run Chakra execution traces; export a scenario's job as them\n"
                             "  --version        print the version\n\n"
                             "`traincast <command> --help` describes each command.\n";
   if (argc < 2) {
@@ -238,6 +239,7 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (cmd == "plan") return plan_command(args, out, err);
   if (cmd == "sweep") return sweep_command(args, out, err);
   if (cmd == "merge") return merge_command(args, out, err);
+  if (cmd == "chakra") return chakra_command(args, out, err);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     out << usage;
     return 0;

@@ -34,6 +34,11 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
 /// `traincast merge OUT.csv PART.csv... [--force]` — joins sweep shards into the single-run CSV.
 int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// `traincast chakra run SCENARIO TRACE... [--replicate N] [--trace F]` and
+/// `traincast chakra export SCENARIO --out DIR [--name NAME] [--force]` — Chakra execution traces
+/// on a scenario's cluster, and its generated job as Chakra traces (tools/cli/chakra_command.cc).
+int chakra_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 /// Dispatches argv (program name first) to a subcommand; prints usage for none/unknown/--help.
 int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err);
 

@@ -1,0 +1,123 @@
+#pragma once
+// Chakra execution traces on the op-graph runner (op_graph.h): one worker per rank, the same
+// runner, collective engine and network as the transformer generator, no second executor.
+// And the reverse: a generated training job (TrainingGraph) as one Chakra trace per GPU.
+//
+// How a trace becomes an op graph (rank r runs on GPU r of the scenario's cluster):
+//  - Every node becomes one op; its data_deps become dependencies ("must finish first"). ctrl_deps
+//    are not waited for by default: in traces from PyTorch they record the calling op (a caller
+//    ends after its callees, so waiting on it inverts the order and the feeder test trace becomes
+//    cyclic), and ASTRA-sim's Chakra feeder resolves data_deps only. ChakraRunOptions::
+//    wait_on_ctrl_deps makes them dependencies too (for traces that use them as such).
+//    Each rank's nodes are ordered topologically, file order breaking ties.
+//  - COMP on the GPU (is_cpu_op false) runs on the rank's compute stream, COMP with is_cpu_op on
+//    its host (cpu) stream: one op at a time each, in that order (a CUDA stream and the Python
+//    thread). Duration: the trace's measured one (duration_ns attribute, else duration_micros);
+//    when absent, the compute model (models/compute) of the scenario's GPU and precision:
+//    a node with num_ops as a GEMM of num_ops FLOPs and tensor_size bytes, a node with only
+//    tensor_size as a streaming kernel; a node with neither takes no time (counted in the report).
+//  - COMM_* nodes with is_cpu_op are host-side launches (PyTorch's c10d::all_reduce etc.; the
+//    GPU kernel is its own node): replayed as CPU ops for their measured duration.
+//  - MEM_LOAD / MEM_STORE: measured duration, else tensor_size bytes at the GPU's HBM streaming
+//    rate (compute model, copy kernel); concurrent with compute. METADATA: no time.
+//  - COMM_COLL: the k-th collective a rank issues on process group G (pg_name; all ranks when
+//    absent) meets the k-th of every other member of G; it starts when all members have issued
+//    it and runs on the CollectiveEngine (NCCL semantics, flows on the network) over the
+//    members' GPUs. comm_size is the nccl-tests size (all-gather: gathered output per rank;
+//    reduce-scatter: input per rank; all-to-all: send buffer per rank). REDUCE_SCATTER_BLOCK runs
+//    as REDUCE_SCATTER. BARRIER with comm_size > 0 runs as an all-reduce of comm_size bytes
+//    (PyTorch's NCCL barrier all-reduces a one-element tensor); without comm_size (or 0) it is a
+//    rendezvous that takes no time. GATHER and SCATTER are refused (no model).
+//  - COMM_SEND / COMM_RECV: matched in order per (src, dst, comm_tag); the transfer starts when
+//    both are issued (NCCL send/recv rendezvous) and ends both.
+// Errors (std::invalid_argument, naming file, byte offset, node and the cause): more ranks than
+// GPUs, a rank outside a process group it uses, an undefined process group, mismatched
+// collectives (type or size differ between ranks, or a rank issues fewer), an unmatched send or
+// receive, a dependency cycle.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/executor/training_executor.h"
+#include "models/report.h"
+#include "models/scenario.h"
+#include "models/workload/chakra_trace.h"
+#include "sim/trace.h"
+
+namespace traincast::models {
+
+/// Exposed (not hidden under compute) time of one kind of communication.
+struct ChakraCommTime {
+  std::string kind;  ///< "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce", "barrier",
+                     ///< "send_recv"
+  double exposed_s = 0;  ///< on the reference rank, GPU compute idle while this kind was in flight
+  int calls = 0;         ///< collectives / transfers of this kind (each counted once, not per rank)
+  double bytes = 0;      ///< sum of their comm_size [bytes]
+};
+
+/// The result of running a trace: Report-like, for one traced step.
+struct ChakraRunReport {
+  std::string scenario;
+  std::string gpu;
+  int ranks = 0;
+  int num_gpus = 0;  ///< of the scenario's cluster (ranks use GPUs 0..ranks-1)
+  std::int64_t nodes = 0;
+  std::int64_t comp_nodes = 0, cpu_nodes = 0, comm_coll_nodes = 0, comm_p2p_nodes = 0, mem_nodes = 0,
+               metadata_nodes = 0;
+  std::int64_t modelled_nodes = 0;   ///< COMP/MEM nodes timed by the compute model (no measured duration)
+  std::int64_t zero_time_nodes = 0;  ///< COMP/MEM nodes with neither a duration nor FLOPs/bytes: no time
+  std::int64_t dropped_deps = 0;     ///< dependencies the reader dropped (absent ctrl parents, self-deps)
+  double iteration_time_s = 0;       ///< first op start (0) to the last op's end, over all ranks
+  /// Breakdown on the reference rank (the one whose last op ends last; lowest on ties); the
+  /// fields add up to iteration_time_s. Priority when several things run at once: GPU compute,
+  /// then memory nodes, then communication (split evenly among the kinds in flight), then CPU ops.
+  int reference_rank = 0;
+  double compute_s = 0;                  ///< GPU COMP ops running
+  double memory_s = 0;                   ///< MEM_LOAD/STORE running, no GPU compute
+  double cpu_s = 0;                      ///< only host (is_cpu_op) ops running
+  double idle_s = 0;                     ///< nothing running
+  std::vector<ChakraCommTime> comm;      ///< kinds that occur, in the order of the list above
+  std::vector<LinkUsage> busiest_links;  ///< top 3 by utilisation over the step
+  std::uint64_t events = 0;
+};
+
+struct ChakraRunOptions {
+  bool wait_on_ctrl_deps = false;  ///< treat ctrl_deps as dependencies like data_deps
+};
+
+/// A trace as an op graph, before it runs (simulate_chakra = build_chakra_graph, run_op_graph,
+/// then the report), with the mapping back to the trace.
+struct ChakraGraph {
+  OpGraph graph;
+  std::vector<std::vector<std::uint32_t>> node_op;  ///< [rank][node index in file] -> op id
+  std::vector<std::string> labels;                  ///< op.label -> node name
+  std::vector<std::uint8_t> op_category;            ///< per op: chakra_executor.cc's Category
+  std::vector<std::uint8_t> task_kind;              ///< per task: index into the comm kinds list
+  std::vector<std::uint32_t> join_ops;              ///< zero-time barriers (one op for all ranks)
+  ChakraRunReport counts;                           ///< node counts filled in; times not yet
+};
+
+/// Builds the op graph of `ranks` (rank r on GPU r of `cluster`, built from scenario.cluster).
+/// Throws std::invalid_argument as described above.
+ChakraGraph build_chakra_graph(const Scenario& scenario, const Cluster& cluster,
+                               const std::vector<ChakraRankTrace>& ranks, const ChakraRunOptions& options = {});
+
+/// Runs `ranks` (ranks 0..N-1 in order) on `scenario`'s cluster. `trace`, when given, receives
+/// one span per op that takes time (process per rank, threads compute / cpu / collectives /
+/// send-recv / memory). Deterministic. Throws std::invalid_argument as described above, and
+/// std::overflow_error beyond the engine's time range.
+ChakraRunReport simulate_chakra(const Scenario& scenario, const std::vector<ChakraRankTrace>& ranks,
+                                sim::TraceRecorder* trace = nullptr, const ChakraRunOptions& options = {});
+
+/// The generated training job of `job` (built unfolded: job.replicas == dp) as one Chakra trace
+/// per GPU of the cluster (`num_gpus` of them; every GPU must belong to a worker). Compute ops
+/// become COMP nodes with their exact duration, collectives COMM_COLL nodes on process groups
+/// named after the GPU group ("tp.3", "dp.0", ...; defined in each file's process_group:init
+/// node), pipeline sends COMM_SEND/COMM_RECV pairs, the step's global sync a BARRIER without
+/// size. Dependencies, and stream order (the previous op of the same stream), are data_deps. Running the result with
+/// simulate_chakra reproduces the job's op timing (test: tests/models/chakra_executor_test.cc). Throws
+/// std::invalid_argument for a folded job.
+std::vector<ChakraRankTrace> export_training_chakra(const TrainingGraph& job, int num_gpus);
+
+}  // namespace traincast::models

@@ -1,0 +1,108 @@
+// `traincast chakra run|export`: a public trace end to end, export -> run reproduces `traincast
+// run`'s iteration time, no clobbering without --force, bad traces exit 2 with their position.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/cli/commands.h"
+
+namespace traincast::cli {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
+const std::string kData = TRAINCAST_SHARED_DATA_DIR;
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+Result run(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  args.insert(args.begin(), "traincast");
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+/// The line of `text` starting with `prefix`, e.g. "Step time  78.14 ms" -> "78.14 ms".
+std::string value_after(const std::string& text, const std::string& prefix) {
+  const auto p = text.find(prefix);
+  if (p == std::string::npos) return "";
+  const auto e = text.find('\n', p);
+  std::string v = text.substr(p + prefix.size(), e - p - prefix.size());
+  return v.substr(v.find_first_not_of(' '));
+}
+
+TEST(ChakraCli, PublicMicrobenchmarkRuns) {
+  const std::string trace = kData + "/chakra/astra-sim-microbenchmarks/all_to_all/16npus_1MB/all_to_all";
+  if (!fs::exists(trace + ".0.et")) GTEST_SKIP();
+  const Result r = run({"chakra", "run", kSrc + "/scenarios/chakra/dgx_h100_64_nodes.textproto", trace});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* s : {"(16 ranks, 16 nodes)", "Step time", "exposed all_to_all", "all_to_all             1 calls"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+TEST(ChakraCli, ExportThenRunGivesTheGeneratorsIterationTime) {
+  const std::string scenario = kSrc + "/scenarios/chakra/gpt_small_export.textproto";
+  const fs::path dir = fs::path(::testing::TempDir()) / "chakra_cli_export";
+  fs::remove_all(dir);
+  const Result e = run({"chakra", "export", scenario, "--out", dir.string()});
+  ASSERT_EQ(e.status, 0) << e.err;
+  EXPECT_NE(e.out.find("Wrote 8 Chakra traces"), std::string::npos) << e.out;
+  for (int g = 0; g < 8; ++g) EXPECT_TRUE(fs::exists(dir / ("gpt-small-export." + std::to_string(g) + ".et")));
+  // No clobbering without --force; with it, the same bytes.
+  const Result again = run({"chakra", "export", scenario, "--out", dir.string()});
+  EXPECT_EQ(again.status, 2);
+  EXPECT_NE(again.err.find("gpt-small-export.0.et"), std::string::npos) << again.err;
+  EXPECT_EQ(run({"chakra", "export", scenario, "--out", dir.string(), "--force"}).status, 0);
+
+  const Result gen = run({"run", scenario});
+  ASSERT_EQ(gen.status, 0) << gen.err;
+  const Result rep = run({"chakra", "run", scenario, (dir / "gpt-small-export").string()});
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  EXPECT_EQ(value_after(rep.out, "Step time"), value_after(gen.out, "Iteration"));
+  EXPECT_NE(value_after(rep.out, "Step time"), "");
+}
+
+TEST(ChakraCli, BadTracesExitTwoWithThePosition) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "chakra_cli_bad";
+  fs::remove_all(dir);
+  ASSERT_EQ(run({"chakra", "export", kSrc + "/scenarios/chakra/gpt_small_export.textproto", "--out", dir.string(),
+                 "--name", "t"})
+                .status,
+            0);
+  const std::string scenario = kSrc + "/scenarios/chakra/dgx_h100_64_nodes.textproto";
+  // Truncate rank 3.
+  const fs::path f = dir / "t.3.et";
+  const auto size = fs::file_size(f);
+  fs::resize_file(f, size - 5);
+  Result r = run({"chakra", "run", scenario, (dir / "t").string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("t.3.et: byte "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+  // A missing rank.
+  fs::remove(f);
+  r = run({"chakra", "run", scenario, (dir / "t").string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("rank 3 is missing"), std::string::npos) << r.err;
+  // The PyTorch JSON trace.
+  const std::string json = kData + "/chakra/pytorch-et/1.0.2-chakra.0.0.4.json";
+  if (fs::exists(json)) {
+    r = run({"chakra", "run", scenario, json});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("PyTorch execution trace in JSON"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(run({"chakra", "frobnicate", scenario}).status, 2);
+  EXPECT_EQ(run({"chakra", "run", scenario}).status, 2);
+  EXPECT_EQ(run({"chakra", "--help"}).status, 0);
+}
+
+}  // namespace
+}  // namespace traincast::cli

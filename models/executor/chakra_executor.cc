@@ -620,7 +620,10 @@ std::vector<ChakraRankTrace> export_training_chakra(const TrainingGraph& job, in
   for (const Task& t : G.tasks) {
     if (t.op == CollectiveOp::send_recv || t.participant_count == 0) continue;
     const Role role = ops[G.participants[t.participant_begin]].role;
-    const char* prefix = role == Role::tp_comm ? "tp" : (role == Role::dp_grad || role == Role::dp_param) ? "dp" : "pg";
+    const char* prefix = role == Role::tp_comm                               ? "tp"
+                         : (role == Role::dp_grad || role == Role::dp_param) ? "dp"
+                         : role == Role::ep_comm                             ? "ep"
+                                                                             : "pg";
     for (std::uint32_t k = 0; k < t.group_count; ++k)
       group_name[t.group_begin + k] = std::string(prefix) + "." + std::to_string(t.group_begin + k);
   }

@@ -127,7 +127,9 @@ struct ParallelSpec {
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int virtual_stages = 1;  ///< model chunks per GPU for interleaved 1F1B (>= 1)
   bool uneven_stages = false;
-  int zero_stage = 0;  ///< 0 or 1 in this version (ZeRO-1 = distributed optimizer)
+  /// ZeRO stage 0-3: 1 shards optimizer state, 2 also gradients (reduce-scatter per micro-batch),
+  /// 3 also parameters (per-layer all-gather in forward and backward with prefetch: FSDP).
+  int zero_stage = 0;
   /// Gradient bucket size [bytes], default 160 MB: Megatron-LM's --ddp-bucket-size default of 40M
   /// fp32 elements. As in Megatron-Core, a bucket holds at least 1M parameters per DP rank
   /// (bucket_size = max(40M, 1M × dp)), so large DP groups are not latency-bound.

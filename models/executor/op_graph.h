@@ -24,9 +24,21 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 /// ep_comm: expert-parallel all-to-all (MoE token dispatch/combine).
 enum class Role : std::uint8_t { compute, optimizer, tp_comm, pp_send, dp_grad, dp_param, barrier, ep_comm };
 /// CUDA-stream-like queues per worker; ops on one stream run in program order. kCpu: the host
-/// thread (execution traces' CPU ops; the transformer generator does not use it).
-enum Stream : std::uint8_t { kCompute = 0, kTp = 1, kPp = 2, kDp = 3, kCpu = 4, kNumStreams = 5, kNoStream = 5 };
-constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute", "tp comm", "pp comm", "dp comm", "cpu"};
+/// thread (execution traces' CPU ops; the transformer generator does not use it). kDp carries
+/// gradient reductions; kDpParam parameter all-gathers (ZeRO-3 / FSDP runs them on a stream of
+/// their own so a prefetch does not queue behind a reduce-scatter).
+enum Stream : std::uint8_t {
+  kCompute = 0,
+  kTp = 1,
+  kPp = 2,
+  kDp = 3,
+  kCpu = 4,
+  kDpParam = 5,
+  kNumStreams = 6,
+  kNoStream = 6
+};
+constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute", "tp comm", "pp comm",
+                                                               "dp comm", "cpu",     "dp param"};
 
 struct Op {
   std::int64_t duration_ns = 0;    ///< compute ops

@@ -71,6 +71,12 @@ struct Plan {
   std::vector<std::vector<std::vector<Bucket>>> buckets;  // [stage][chunk] -> buckets
   std::vector<std::vector<std::uint32_t>> dp_task_base;   // [stage][chunk] first grad task of iteration 0
   std::uint32_t dp_tasks_per_iteration = 0;
+  int zero_stage = 0;
+  /// Gradient reduce-scatters per bucket per iteration: 1 (DDP, ZeRO-1: accumulate the full
+  /// gradient locally, reduce once) or m (ZeRO-2/3: the full gradient is not kept, so every
+  /// micro-batch's backward reduce-scatters its buckets into the shard, as DeepSpeed ZeRO-2/3
+  /// and FSDP without no_sync do).
+  int grad_reductions = 1;
   std::vector<std::int64_t> optimizer_ns;  // per stage
   std::vector<double> stage_params;        // per stage, per TP rank
   double grad_bytes = 4, weight_bytes = 2;
@@ -100,6 +106,41 @@ struct Plan {
   const LayerPrograms& layer(int stage, int chunk, int local) const {
     const int global = chunk_first_layer[static_cast<std::size_t>(stage)][static_cast<std::size_t>(chunk)] + local;
     return programs.layer_kinds[static_cast<std::size_t>(programs.layer_kind[static_cast<std::size_t>(global)])];
+  }
+
+  // Shared DP task layout of one (stage, chunk) in one iteration, from dp_task_base[stage][chunk]:
+  // gradient buckets, the post-step parameter gathers (one per bucket), MoE's expert tasks, then
+  // from zero_extra_base: ZeRO-2/3's gradient rounds 1..m-1 (micro-batch major) and ZeRO-3's
+  // per-item gathers (forward of every micro-batch, then backward; items in forward order:
+  // embedding, layers, head).
+  std::vector<std::vector<std::uint32_t>> zero_extra_base;  // [stage][chunk]
+  std::size_t num_buckets(int stage, int chunk) const {
+    return buckets[static_cast<std::size_t>(stage)][static_cast<std::size_t>(chunk)].size();
+  }
+  int num_items(int stage, int chunk) const {
+    return chunk_layers[static_cast<std::size_t>(stage)][static_cast<std::size_t>(chunk)] +
+           (stage == 0 && chunk == 0 ? 1 : 0) + (stage == p - 1 && chunk == v - 1 ? 1 : 0);
+  }
+  std::uint32_t chunk_task_base(int iteration, int stage, int chunk) const {
+    return dp_task_base[static_cast<std::size_t>(stage)][static_cast<std::size_t>(chunk)] +
+           static_cast<std::uint32_t>(iteration) * dp_tasks_per_iteration;
+  }
+  std::uint32_t grad_task(int iteration, int stage, int chunk, int bucket, int mb) const {
+    const std::size_t nb = num_buckets(stage, chunk);
+    const std::size_t round = grad_reductions > 1 ? static_cast<std::size_t>(mb) : 0;
+    if (round == 0) return chunk_task_base(iteration, stage, chunk) + static_cast<std::uint32_t>(bucket);
+    return chunk_task_base(iteration, stage, chunk) + extra_base(stage, chunk) +
+           static_cast<std::uint32_t>((round - 1) * nb + static_cast<std::size_t>(bucket));
+  }
+  std::uint32_t extra_base(int stage, int chunk) const {
+    return zero_extra_base[static_cast<std::size_t>(stage)][static_cast<std::size_t>(chunk)];
+  }
+  /// ZeRO-3 gather of item `item` (forward order) for micro-batch mb, dir 0 forward, 1 backward.
+  std::uint32_t gather_task(int iteration, int stage, int chunk, int item, int mb, int dir) const {
+    const std::size_t nb = num_buckets(stage, chunk);
+    return chunk_task_base(iteration, stage, chunk) + extra_base(stage, chunk) +
+           static_cast<std::uint32_t>(static_cast<std::size_t>(grad_reductions - 1) * nb +
+                                      static_cast<std::size_t>((dir * m + mb) * num_items(stage, chunk) + item));
   }
   std::uint32_t send_slot(int iteration, int dir, int mb, int chunk) const {
     return static_cast<std::uint32_t>(((iteration * 2 + dir) * m + mb) * v + chunk);
@@ -256,6 +297,55 @@ class GraphBuilder {
     const auto src_worker = static_cast<std::uint32_t>(replica_ * plan_.p + src_stage);
     pending_remote_ = RemoteDep{src_worker, plan_.send_slot(iteration_, dir, mb, src_chunk), kNone};
   }
+  /// The receive feeds the first compute-stream op added since `first_new` (not a prefetch).
+  void attach_remote_to_first_compute(std::size_t first_new) {
+    for (std::size_t i = first_new; i < g_.ops.size(); ++i)
+      if (g_.ops[i].stream == kCompute) {
+        attach_remote(static_cast<std::uint32_t>(i));
+        return;
+      }
+  }
+
+  /// ZeRO-3 / FSDP parameter all-gathers of one pass (dir 0 forward, 1 backward) over a chunk's
+  /// items (embedding, layers, head) for one micro-batch: each item's first op waits for its
+  /// gather, and the gather of the next item is issued when this item starts (prefetch one item
+  /// ahead, as FSDP's forward/backward prefetch does; at most two items' weights gathered).
+  /// A no-op below ZeRO-3 or without data parallelism.
+  class ZeroGathers {
+   public:
+    ZeroGathers(GraphBuilder& b, int mb, int chunk, int dir)
+        : b_(b), mb_(mb), chunk_(chunk), dir_(dir), n_(b.plan_.num_items(b.stage_, chunk)) {
+      active_ = b.plan_.zero_stage == 3 && b.plan_.d > 1;
+    }
+    /// Call before emitting the next item (in pass order).
+    void before_item() {
+      if (!active_) return;
+      if (k_ == 0) next_ = issue(0);
+      const std::uint32_t cur = next_;
+      if (k_ + 1 < n_) next_ = issue(k_ + 1);
+      b_.pending_first_deps_.push_back(cur);
+      ++k_;
+    }
+
+   private:
+    std::uint32_t issue(int k) {
+      const Plan& P = b_.plan_;
+      const int item = dir_ == 0 ? k : n_ - 1 - k;  // forward-order index
+      const std::uint32_t op =
+          b_.add_op(Role::dp_param, kDpParam, P.label(dir_ == 0 ? "dp_param_gather_fwd" : "dp_param_gather_bwd"), mb_);
+      b_.dep(b_.last_compute_, op);
+      const std::uint32_t task = P.gather_task(b_.iteration_, b_.stage_, chunk_, item, mb_, dir_);
+      b_.g_.ops[op].task = task;
+      b_.g_.dp_ops.emplace_back(task, op);
+      return op;
+    }
+    GraphBuilder& b_;
+    int mb_, chunk_, dir_, n_;
+    int k_ = 0;
+    bool active_ = false;
+    std::uint32_t next_ = kNone;
+  };
+
   void attach_remote(std::uint32_t op) {
     if (pending_remote_.src_worker != kNone) {
       pending_remote_.local_op = op;
@@ -273,9 +363,14 @@ class GraphBuilder {
         receive(0, mb, P.p - 1, chunk - 1);
     }
     const std::size_t first_new = g_.ops.size();
-    if (first_stage_of_model(chunk)) emit(P.programs.embedding_forward, mb);
+    ZeroGathers gathers(*this, mb, chunk, 0);
+    if (first_stage_of_model(chunk)) {
+      gathers.before_item();
+      emit(P.programs.embedding_forward, mb);
+    }
     const int layers = P.chunk_layers[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)];
     for (int layer = 0; layer < layers; ++layer) {
+      gathers.before_item();
       // Overlapped ZeRO-1 parameter gather of the previous iteration: the layer's first op waits.
       if (iteration_ > 0 && !param_gather_of_layer_.empty()) {
         const auto& prev = param_gather_of_layer_[static_cast<std::size_t>(chunk)];
@@ -284,8 +379,11 @@ class GraphBuilder {
       }
       emit(P.layer(stage_, chunk, layer).forward, mb);
     }
-    if (last_stage_of_model(chunk)) emit(P.programs.head_forward, mb);
-    if (first_new < g_.ops.size()) attach_remote(static_cast<std::uint32_t>(first_new));
+    if (last_stage_of_model(chunk)) {
+      gathers.before_item();
+      emit(P.programs.head_forward, mb);
+    }
+    attach_remote_to_first_compute(first_new);
     if (!last_stage_of_model(chunk)) send(0, mb, chunk);
   }
 
@@ -302,39 +400,44 @@ class GraphBuilder {
     std::size_t next_bucket = 0;
     int item = 0;
     auto after_item = [&](int done_item) {
-      if (!last_of_chunk) return;
+      // DDP / ZeRO-1 reduce once, after the chunk's last micro-batch; ZeRO-2/3 after every one.
+      if (!last_of_chunk && P.grad_reductions == 1) return;
       while (next_bucket < buckets.size() && buckets[next_bucket].after_item == done_item) {
-        launch_grad_bucket(chunk, static_cast<int>(next_bucket), buckets[next_bucket]);
+        launch_grad_bucket(chunk, static_cast<int>(next_bucket), buckets[next_bucket], mb);
         ++next_bucket;
       }
     };
+    ZeroGathers gathers(*this, mb, chunk, 1);
     if (last_stage_of_model(chunk)) {
+      gathers.before_item();
       emit(P.programs.head_backward, mb);
       after_item(item++);
     }
     const int layers = P.chunk_layers[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)];
     for (int layer = layers - 1; layer >= 0; --layer) {
+      gathers.before_item();
       const LayerPrograms& lp = P.layer(stage_, chunk, layer);
       emit(lp.recompute, mb);
       emit(lp.backward, mb);
       after_item(item++);
     }
     if (first_stage_of_model(chunk)) {
+      gathers.before_item();
       emit(P.programs.embedding_backward, mb);
       after_item(item++);
     }
-    if (first_new < g_.ops.size()) attach_remote(static_cast<std::uint32_t>(first_new));
+    attach_remote_to_first_compute(first_new);
     if (!first_stage_of_model(chunk)) send(1, mb, chunk);
   }
 
-  void launch_grad_bucket(int chunk, int bucket, const Bucket& b) {
+  void launch_grad_bucket(int chunk, int bucket, const Bucket& b, int mb) {
     const Plan& P = plan_;
     if (P.d <= 1) return;
     const std::uint32_t base = P.dp_task_base[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)] +
                                static_cast<std::uint32_t>(iteration_) * P.dp_tasks_per_iteration;
     const auto nb =
         static_cast<std::uint32_t>(P.buckets[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)].size());
-    if (b.params > 0 || b.expert_params <= 0) launch_dp_op(Role::dp_grad, base + static_cast<std::uint32_t>(bucket));
+    if (b.params > 0 || b.expert_params <= 0) launch_dp_op(Role::dp_grad, P.grad_task(iteration_, stage_, chunk, bucket, mb));
     // Expert gradients: reduced over the replicas holding the same experts.
     if (b.expert_params > 0 && P.d / P.ep > 1)
       launch_dp_op(Role::dp_grad, base + 2 * nb +
@@ -367,7 +470,7 @@ class GraphBuilder {
     g_.optimizer_ops.push_back(opt);
     flush_deferred(opt);
     param_gather_of_layer_.clear();
-    if (sc.parallel.zero_stage >= 1 && P.d > 1) {
+    if ((P.zero_stage == 1 || P.zero_stage == 2) && P.d > 1) {
       const bool overlap = sc.parallel.overlap_param_gather;
       param_gather_of_layer_.resize(static_cast<std::size_t>(P.v));
       for (int c = 0; c < P.v; ++c) {
@@ -499,7 +602,8 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   for (const Program* prog : all_programs)
     for (const Segment& seg : *prog)
       if (std::find(P.labels.begin(), P.labels.end(), seg.label) == P.labels.end()) P.labels.push_back(seg.label);
-  for (const char* l : {"pp_send_fwd", "pp_send_bwd", "dp_grad_sync", "dp_param_gather", "optimizer", "barrier"})
+  for (const char* l : {"pp_send_fwd", "pp_send_bwd", "dp_grad_sync", "dp_param_gather", "dp_param_gather_fwd",
+                        "dp_param_gather_bwd", "optimizer", "barrier"})
     P.labels.emplace_back(l);
   for (const Program* prog : all_programs) {
     Plan::ProgramInfo info{prog, {}, {}};
@@ -551,10 +655,13 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
           P.groups.close_group();
         }
 
-  // Buckets and the shared DP tasks (grad sync, then param gather for ZeRO-1) of every iteration.
+  // Buckets and the shared DP tasks of every iteration (layout: Plan::grad_task and below).
   const bool zero = sc.parallel.zero_stage >= 1;
+  P.zero_stage = sc.parallel.zero_stage;
+  P.grad_reductions = sc.parallel.zero_stage >= 2 ? P.m : 1;
   P.buckets.resize(static_cast<std::size_t>(P.p));
   P.dp_task_base.resize(static_cast<std::size_t>(P.p));
+  P.zero_extra_base.resize(static_cast<std::size_t>(P.p));
   std::vector<Task> dp_tasks;
   std::uint32_t per_iter = 0;
   std::vector<Task> iter_tasks;
@@ -565,25 +672,21 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
     for (int c = 0; c < P.v; ++c) {
       auto bks = plan_buckets(P, s, c);
       P.dp_task_base[static_cast<std::size_t>(s)].push_back(per_iter);
-      for (const Bucket& b : bks) {
+      auto dp_task = [&](CollectiveOp op, double bytes) {
         Task t;
-        t.op = zero ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-        t.bytes = b.params * P.grad_bytes;
+        t.op = op;
+        t.bytes = bytes;
         t.group_begin = P.dp_group(s);
         t.group_count = static_cast<std::uint32_t>(P.t);
         t.expected = static_cast<std::uint32_t>(P.replicas);
         iter_tasks.push_back(t);
-        P.stage_params[static_cast<std::size_t>(s)] += b.params;
-      }
-      for (const Bucket& b : bks) {  // param gathers (used only with ZeRO-1)
-        Task t;
-        t.op = CollectiveOp::all_gather;
-        t.bytes = b.params * P.weight_bytes;
-        t.group_begin = P.dp_group(s);
-        t.group_count = static_cast<std::uint32_t>(P.t);
-        t.expected = static_cast<std::uint32_t>(P.replicas);
-        iter_tasks.push_back(t);
-      }
+        ++per_iter;
+      };
+      for (const Bucket& b : bks) P.stage_params[static_cast<std::size_t>(s)] += b.params;
+      // Round 0 of the gradient reductions, then the post-step gathers of ZeRO-1/2 (MoE's layout).
+      for (const Bucket& b : bks)
+        dp_task(zero ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce, b.params * P.grad_bytes);
+      for (const Bucket& b : bks) dp_task(CollectiveOp::all_gather, b.params * P.weight_bytes);
       // Expert gradients and (ZeRO-1) expert parameter gathers: per bucket, one task per EP rank.
       std::uint32_t expert_tasks = 0;
       if (moe) {
@@ -602,7 +705,25 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
               if (pass == 0 && j == 0) stage_expert_params[static_cast<std::size_t>(s)] += b.expert_params;
             }
       }
-      per_iter += static_cast<std::uint32_t>(2 * bks.size()) + expert_tasks;
+      per_iter += expert_tasks;
+      // ZeRO-2/3 after MoE's tasks: gradient rounds 1..m-1, then ZeRO-3's per-item gathers.
+      P.zero_extra_base[static_cast<std::size_t>(s)].push_back(per_iter -
+                                                               P.dp_task_base[static_cast<std::size_t>(s)].back());
+      for (int round = 1; round < P.grad_reductions; ++round)
+        for (const Bucket& b : bks)
+          dp_task(zero ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce, b.params * P.grad_bytes);
+      if (P.zero_stage == 3) {
+        // Per-item parameters in forward order: embedding, layers, head (Plan::gather_task).
+        std::vector<double> item_params;
+        if (s == 0 && c == 0) item_params.push_back(P.programs.embedding_params_per_rank);
+        for (int l = 0; l < P.chunk_layers[static_cast<std::size_t>(s)][static_cast<std::size_t>(c)]; ++l)
+          item_params.push_back(P.layer(s, c, l).params_per_rank);
+        if (s == P.p - 1 && c == P.v - 1) item_params.push_back(P.programs.head_params_per_rank);
+        for (int dir = 0; dir < 2; ++dir)
+          for (int mb = 0; mb < P.m; ++mb)
+            for (double params_of_item : item_params)
+              dp_task(CollectiveOp::all_gather, params_of_item * P.weight_bytes);
+      }
       P.buckets[static_cast<std::size_t>(s)].push_back(std::move(bks));
     }
   P.dp_tasks_per_iteration = per_iter;
@@ -628,6 +749,7 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
     per_microbatch += static_cast<double>(layers_max) * static_cast<double>(layer_ops);
     per_microbatch += static_cast<double>(P.programs.embedding_forward.size() + P.programs.embedding_backward.size() +
                                           P.programs.head_forward.size() + P.programs.head_backward.size() + 2);
+    if (P.zero_stage == 3) per_microbatch += 2.0 * (layers_max + 2);  // per-item gathers, both passes
     const double ops = per_microbatch * P.m * P.iterations * static_cast<double>(P.replicas * P.p);
     constexpr double kMaxOps = 40e6;  // ~4 GB of op graph
     if (ops > kMaxOps)

@@ -821,11 +821,17 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
               "got 1 with schedule interleaved_one_f_one_b (expected virtual_stages >= 2)");
     } else if (vs_ok && pp_ok && layers_ok) {
       const std::int64_t chunks = static_cast<std::int64_t>(p.pp) * p.virtual_stages;
-      if (m.num_layers % chunks != 0) {
+      if (p.uneven_stages && m.num_layers < chunks) {
+        // Uneven interleaving (Llama 3's 126 layers on 16 stages): every model chunk needs a layer.
+        k.error("workload.parallel.virtual_stages",
+                "num_layers " + to_string(m.num_layers) + " is fewer than pp * virtual_stages = " + to_string(p.pp) +
+                    " * " + to_string(p.virtual_stages) + " = " + to_string(chunks) +
+                    " (expected at least one layer per model chunk)");
+      } else if (!p.uneven_stages && m.num_layers % chunks != 0) {
         k.error("workload.parallel.virtual_stages",
                 "num_layers " + to_string(m.num_layers) + " is not divisible by pp * virtual_stages = " +
                     to_string(p.pp) + " * " + to_string(p.virtual_stages) + " = " + to_string(chunks) +
-                    " (expected pp * virtual_stages to divide num_layers)");
+                    " (expected pp * virtual_stages to divide num_layers, or uneven_stages: true)");
       }
     }
   } else if (vs_ok && p.virtual_stages > 1) {
@@ -840,11 +846,21 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   }
   if (p.overlap_param_gather && p.zero_stage == 0) {
     k.error("workload.parallel.overlap_param_gather",
-            "needs the distributed optimizer, which gathers parameters (expected zero_stage: 1, or "
+            "needs the distributed optimizer, which gathers parameters (expected zero_stage: 1 or 2, or "
             "overlap_param_gather: false)");
+  } else if (p.overlap_param_gather && p.zero_stage == 3) {
+    k.error("workload.parallel.overlap_param_gather",
+            "ZeRO-3 gathers each layer's parameters right before use, with prefetch, not after the step "
+            "(expected overlap_param_gather: false with zero_stage: 3)");
   }
-  if (p.zero_stage != 0 && p.zero_stage != 1) {
-    k.error("workload.parallel.zero_stage", "got " + to_string(p.zero_stage) + " (expected 0 or 1)");
+  if (p.zero_stage < 0 || p.zero_stage > 3) {
+    k.error("workload.parallel.zero_stage",
+            "got " + to_string(p.zero_stage) +
+                " (expected 0 = none, 1 = optimizer state, 2 = + gradients, 3 = + parameters sharded over DP)");
+  } else if (p.zero_stage >= 2 && m.num_experts > 0) {
+    k.error("workload.parallel.zero_stage",
+            "got " + to_string(p.zero_stage) +
+                " with num_experts > 0: ZeRO-2/3 are not modelled for MoE experts (expected 0 or 1)");
   }
   k.finite_at_least("workload.parallel.dp_bucket_bytes", p.dp_bucket_bytes, 0.0, true);
   if (tp_ok && p.tp > 1 && p.tp_comm_overlap && !p.sequence_parallel) {

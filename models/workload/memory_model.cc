@@ -1,5 +1,6 @@
 #include "models/workload/memory_model.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -38,6 +39,16 @@ double activation_bytes_per_layer(const Scenario& sc, int layer) {
   const double slots = tokens_local * expert_slots_per_token(m);
   const double routed = 4 * tokens_local * m.num_experts + e * slots * (2 * h + fe * gate + fe);
   return activation_bytes_per_layer(sc) - dense_mlp + shared + routed;
+}
+
+ModelStateBytes zero_model_state_bytes(double params, double weight_bytes_per_param, double grad_bytes_per_param,
+                                       double optimizer_bytes_per_param, int zero_stage, int dp) {
+  const double nd = dp > 1 ? dp : 1;
+  ModelStateBytes b;
+  b.weights = params * weight_bytes_per_param / (zero_stage >= 3 ? nd : 1);
+  b.grads = params * grad_bytes_per_param / (zero_stage >= 2 ? nd : 1);
+  b.optimizer = params * optimizer_bytes_per_param / (zero_stage >= 1 ? nd : 1);
+  return b;
 }
 
 double activation_bytes_per_layer(const Scenario& sc) {
@@ -105,11 +116,29 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   const double grad_bytes = (fp32 || sc.training.fp32_grad_accumulation) ? 4 : 2;
   // Adam: fp32 master weights + m + v (12 B) in mixed precision; m + v (8 B) in fp32 training.
   const double optim_bytes = fp32 ? 8 : 12;
-  mb.weights_bytes = (params + expert_params) * weight_bytes;
-  mb.grads_bytes = (params + expert_params) * grad_bytes;
-  mb.optimizer_bytes = params * optim_bytes / (par.zero_stage >= 1 ? par.dp : 1);
-  if (expert_params > 0)
-    mb.optimizer_bytes += expert_params * optim_bytes / (par.zero_stage >= 1 ? par.dp / par.ep : 1);
+  const ModelStateBytes states =
+      zero_model_state_bytes(params, weight_bytes, grad_bytes, optim_bytes, par.zero_stage, par.dp);
+  mb.weights_bytes = states.weights;
+  mb.grads_bytes = states.grads;
+  mb.optimizer_bytes = states.optimizer;
+  if (expert_params > 0) {
+    // Routed experts are replicated over dp / ep ranks only; ZeRO shards them over that group.
+    const ModelStateBytes ex =
+        zero_model_state_bytes(expert_params, weight_bytes, grad_bytes, optim_bytes, par.zero_stage, par.dp / par.ep);
+    mb.weights_bytes += ex.weights;
+    mb.grads_bytes += ex.grads;
+    mb.optimizer_bytes += ex.optimizer;
+  }
+  if (par.dp > 1 && par.zero_stage >= 2) {
+    // The full gradient of one reduction bucket exists before it is reduce-scattered (Megatron-
+    // Core bucket size: max(dp_bucket_bytes, 1M params per DP rank)), capped by the stage's size.
+    const double bucket = std::min(params * grad_bytes, std::max(par.dp_bucket_bytes, 1e6 * par.dp * grad_bytes));
+    mb.grads_bytes += bucket;
+  }
+  if (par.dp > 1 && par.zero_stage == 3) {
+    // Gathered full weights of the item being computed and the one prefetched (two layers).
+    mb.weights_bytes += std::min(layers, 2) * layer_parameters(m, 0).replicated / t * weight_bytes;
+  }
 
   const double e = activation_bytes_per_element(sc.training.precision);
   const double s = m.seq_length, b = sc.training.micro_batch_size;
@@ -129,6 +158,9 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
                          std::to_string(stage) + ".";
     if (par.zero_stage == 0 && par.dp > 1)
       advice += " ZeRO-1 would save " + gib(mb.optimizer_bytes * (1.0 - 1.0 / par.dp)) + ".";
+    if (par.zero_stage >= 1 && par.zero_stage < 3 && par.dp > 1)
+      advice += " ZeRO-" + std::to_string(par.zero_stage + 1) + " shards " +
+                (par.zero_stage == 1 ? "gradients" : "weights") + " over DP too.";
     if (sc.training.recompute != Recompute::full) {
       Scenario full = sc;
       full.training.recompute = Recompute::full;

@@ -22,6 +22,25 @@ double activation_bytes_per_layer(const Scenario& scenario);
 /// output (slots = tokens x top_k x capacity factor, per sequence-parallel shard).
 double activation_bytes_per_layer(const Scenario& scenario, int layer);
 
+/// Model-state bytes per GPU (weights, gradients, optimizer state) of `params` parameters held by
+/// one model-parallel rank, following the ZeRO paper (Rajbhandari et al. 2020, "ZeRO: Memory
+/// Optimizations Toward Training Trillion Parameter Models", SC20, §5.1 and Figure 1), with Ψ =
+/// params, K = optimizer_bytes_per_param, Nd = dp:
+///   stage 0 (baseline)  weight·Ψ + grad·Ψ + K·Ψ
+///   stage 1 (P_os)      weight·Ψ + grad·Ψ + K·Ψ/Nd
+///   stage 2 (P_os+g)    weight·Ψ + grad·Ψ/Nd + K·Ψ/Nd
+///   stage 3 (P_os+g+p)  (weight + grad + K)·Ψ/Nd
+/// The paper's mixed-precision Adam has weight = grad = 2 and K = 12 (fp32 master, momentum,
+/// variance). Transient buffers (gathered layers, reduction buckets) are not included here.
+struct ModelStateBytes {
+  double weights = 0;
+  double grads = 0;
+  double optimizer = 0;
+  double total() const { return weights + grads + optimizer; }
+};
+ModelStateBytes zero_model_state_bytes(double params, double weight_bytes_per_param, double grad_bytes_per_param,
+                                       double optimizer_bytes_per_param, int zero_stage, int dp);
+
 /// Memory of the GPU of pipeline stage `stage` holding `layers` layers (which ones follows from
 /// the pipeline layout: stage_layer_indices) and at most `inflight_layer_microbatches` layer
 /// activation sets (from the schedule), each the stage's mean per-layer activation. MoE layers

@@ -143,8 +143,8 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
     << sc.training.global_batch_size << "\n";
   o << "           " << precision_name(sc.training.precision) << ", recompute " << recompute_name(sc.training.recompute)
     << (sc.parallel.sequence_parallel && r.tp > 1 ? ", sequence parallel" : "")
-    << (sc.parallel.zero_stage >= 1 ? ", ZeRO-1" : "") << (sc.training.flash_attention ? ", flash attention" : "")
-    << "\n\n";
+    << (sc.parallel.zero_stage >= 1 ? ", ZeRO-" + std::to_string(sc.parallel.zero_stage) : std::string())
+    << (sc.training.flash_attention ? ", flash attention" : "") << "\n\n";
 
   o << "Iteration  " << format_duration(r.iteration_time_s) << "\n";
   o << "Throughput " << with_thousands(r.tokens_per_s) << " tokens/s, " << format_fixed(r.tflops_per_gpu, 1)

@@ -523,11 +523,12 @@ TEST(ScenarioIoErrors, InterleavedScheduleRules) {
                 "t.textproto:4:3: workload.parallel.virtual_stages: got 1 with schedule interleaved_one_f_one_b "
                 "(expected virtual_stages >= 2)"}));
   // ... and pp * virtual_stages dividing num_layers (8 layers, 2 x 3 chunks) ...
-  EXPECT_EQ(errors_of(scenario(kModel, "pp: 2 dp: 4 schedule: interleaved_one_f_one_b virtual_stages: 3",
-                               "global_batch_size: 8")),
-            std::vector<std::string>{
-                "t.textproto:4:60: workload.parallel.virtual_stages: num_layers 8 is not divisible by pp * "
-                "virtual_stages = 2 * 3 = 6 (expected pp * virtual_stages to divide num_layers)"});
+  EXPECT_EQ(
+      errors_of(
+          scenario(kModel, "pp: 2 dp: 4 schedule: interleaved_one_f_one_b virtual_stages: 3", "global_batch_size: 8")),
+      std::vector<std::string>{
+          "t.textproto:4:60: workload.parallel.virtual_stages: num_layers 8 is not divisible by pp * "
+          "virtual_stages = 2 * 3 = 6 (expected pp * virtual_stages to divide num_layers, or uneven_stages: true)"});
   // ... and virtual stages mean nothing without it.
   EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 virtual_stages: 2", "global_batch_size: 8")),
             std::vector<std::string>{
@@ -545,8 +546,11 @@ TEST(ScenarioIoErrors, InterleavedScheduleRules) {
 }
 
 TEST(ScenarioIoErrors, ZeroStageOutOfRange) {
-  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 zero_stage: 3", "global_batch_size: 8")),
-            std::vector<std::string>{"t.textproto:4:20: workload.parallel.zero_stage: got 3 (expected 0 or 1)"});
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 zero_stage: 4", "global_batch_size: 8")),
+            std::vector<std::string>{"t.textproto:4:20: workload.parallel.zero_stage: got 4 (expected 0 = none, 1 = "
+                                     "optimizer state, 2 = + gradients, 3 = + parameters sharded over DP)"});
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 zero_stage: -1", "global_batch_size: 8")).size(), 1u);
+  EXPECT_TRUE(errors_of(scenario(kModel, "dp: 8 zero_stage: 3", "global_batch_size: 8")).empty());
 }
 
 TEST(ScenarioIoErrors, TpCommOverlapNeedsSequenceParallel) {
@@ -902,8 +906,15 @@ TEST(ScenarioIoErrors, TpMustDivideFfnHiddenSize) {
 TEST(ScenarioIoErrors, OverlapParamGatherNeedsZero) {
   EXPECT_EQ(errors_of(small("", " overlap_param_gather: true")),
             std::vector<std::string>{"t.textproto:5:32: workload.parallel.overlap_param_gather: needs the distributed "
-                                     "optimizer, which gathers parameters (expected zero_stage: 1, or "
+                                     "optimizer, which gathers parameters (expected zero_stage: 1 or 2, or "
                                      "overlap_param_gather: false)"});
+}
+
+TEST(ScenarioIoErrors, OverlapParamGatherNotWithZero3) {
+  EXPECT_EQ(errors_of(small("", " zero_stage: 3 overlap_param_gather: true")),
+            std::vector<std::string>{"t.textproto:5:46: workload.parallel.overlap_param_gather: ZeRO-3 gathers each "
+                                     "layer's parameters right before use, with prefetch, not after the step "
+                                     "(expected overlap_param_gather: false with zero_stage: 3)"});
 }
 
 TEST(ScenarioIoErrors, TextMustBeUtf8) {

@@ -550,7 +550,10 @@ TEST(ScenarioIoErrors, ZeroStageOutOfRange) {
             std::vector<std::string>{"t.textproto:4:20: workload.parallel.zero_stage: got 4 (expected 0 = none, 1 = "
                                      "optimizer state, 2 = + gradients, 3 = + parameters sharded over DP)"});
   EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 zero_stage: -1", "global_batch_size: 8")).size(), 1u);
-  EXPECT_TRUE(errors_of(scenario(kModel, "dp: 8 zero_stage: 3", "global_batch_size: 8")).empty());
+  EXPECT_EQ(
+      load_scenario_text(scenario(kModel, "dp: 8 zero_stage: 3", "global_batch_size: 8"), "t.textproto", Format::text)
+          .parallel.zero_stage,
+      3);
 }
 
 TEST(ScenarioIoErrors, TpCommOverlapNeedsSequenceParallel) {

@@ -88,7 +88,13 @@ double peak_flops(const GpuSpec& gpu, Precision precision) {
 
 double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputeParams& params, Precision precision,
                       double clock_scale) {
-  const double peak = peak_flops(gpu, precision) * clock_scale;
+  // fp8 training (NVIDIA Transformer Engine) runs the linear layers' GEMMs in fp8 but keeps the
+  // fused attention kernel in bf16: TE's DelayedScaling recipe has fp8_dpa=False by default
+  // (transformer_engine.common.recipe, "fp8_dpa: whether to enable FP8 dot product attention";
+  // Transformer Engine 1.x docs). Elementwise/norm kernels are memory bound (bf16 activations).
+  const bool attention = kernel.kind == KernelKind::attention_forward || kernel.kind == KernelKind::attention_backward;
+  const Precision math = precision == Precision::fp8 && attention ? Precision::bf16 : precision;
+  const double peak = peak_flops(gpu, math) * clock_scale;
   const double bw = gpu.hbm_bandwidth_bytes_per_s * params.memory_efficiency;
   double eta = params.gemm_efficiency;
   double fixed = params.kernel_fixed_s;

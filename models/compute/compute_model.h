@@ -41,6 +41,8 @@ ComputeParams default_compute_params(const GpuSpec& gpu);
 double peak_flops(const GpuSpec& gpu, Precision precision);
 
 /// Seconds for one kernel. clock_scale in (0, 1] scales compute peak (power/thermal throttling).
+/// With Precision::fp8 GEMMs run at the fp8 peak and attention kernels at the bf16 peak
+/// (Transformer Engine's default recipe: fp8 linear layers, bf16 dot-product attention).
 double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputeParams& params, Precision precision,
                       double clock_scale = 1.0);
 

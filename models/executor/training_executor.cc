@@ -437,7 +437,8 @@ class GraphBuilder {
                                static_cast<std::uint32_t>(iteration_) * P.dp_tasks_per_iteration;
     const auto nb =
         static_cast<std::uint32_t>(P.buckets[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)].size());
-    if (b.params > 0 || b.expert_params <= 0) launch_dp_op(Role::dp_grad, P.grad_task(iteration_, stage_, chunk, bucket, mb));
+    if (b.params > 0 || b.expert_params <= 0)
+      launch_dp_op(Role::dp_grad, P.grad_task(iteration_, stage_, chunk, bucket, mb));
     // Expert gradients: reduced over the replicas holding the same experts.
     if (b.expert_params > 0 && P.d / P.ep > 1)
       launch_dp_op(Role::dp_grad, base + 2 * nb +

@@ -97,6 +97,10 @@ TEST(ZeroExecutor, DataParallelTrafficPerStage) {
 
 TEST(ZeroExecutor, Zero3PrefetchHidesMostForwardGathers) {
   Scenario sc = dp8_gpt(3);
+  // Small embedding and output layer: the first item of each pass (the only gather with nothing
+  // to hide under) is a small share of the gathered bytes.
+  sc.model.num_layers = 8;
+  sc.model.vocab_size = 8192;
   sim::TraceRecorder trace;
   const Report r = simulate_training(sc, &trace);
   double gather_s = 0;
@@ -108,13 +112,13 @@ TEST(ZeroExecutor, Zero3PrefetchHidesMostForwardGathers) {
       ++gathers;
     }
   }
-  // Embedding, 4 layers, head: one gather each, forward and backward, on each of the 8 replicas
+  // Embedding, 8 layers, head: one gather each, forward and backward, on each of the 8 replicas
   // (one GPU each: not folded, since a replica does not fill a node).
   EXPECT_FALSE(r.folded);
-  EXPECT_EQ(gathers, 8 * 2 * 6);
+  EXPECT_EQ(gathers, 8 * 2 * 10);
   ASSERT_GT(gather_s, 0);
   // Only the first item's gather of each pass has nothing to hide under.
-  EXPECT_LT(r.breakdown.dp_comm_exposed_s, 0.5 * gather_s / 8);
+  EXPECT_LT(r.breakdown.dp_comm_exposed_s, 0.25 * gather_s / 8);
   const TimeBreakdown& b = r.breakdown;
   EXPECT_NEAR(b.compute_s + b.optimizer_s + b.tp_comm_exposed_s + b.dp_comm_exposed_s + b.pp_comm_exposed_s +
                   b.pipeline_bubble_s,

@@ -80,7 +80,7 @@ struct CauseReport {
 struct ReliabilityReport {
   bool modelled = false;
   double failure_rate_per_hour = 0.0;  ///< whole job [1/h]
-  double job_mtbf_h = 0.0;             ///< 1 / rate [h]
+  double job_mtbf_h = 0.0;             ///< 1 / rate [h]; 0 = no failure rates (never fails)
   double checkpoint_interval_s = 0.0;  ///< used (Daly's optimum unless given) [s]
   double checkpoint_stall_s = 0.0;     ///< per checkpoint [s]
   double restart_s = 0.0;              ///< overhead + checkpoint read [s]

@@ -666,8 +666,17 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
                 "node-hour, e.g. 7e-6)");
       }
     }
-    k.finite_at_least("reliability.checkpoint_interval_s", r.checkpoint_interval_s, 0.0, false);
+    if (k.finite_at_least("reliability.checkpoint_interval_s", r.checkpoint_interval_s, 0.0, false) &&
+        r.checkpoint_interval_s > 0 && r.checkpoint_interval_s < 1.0) {
+      k.error("reliability.checkpoint_interval_s",
+              "got " + Checker::number(r.checkpoint_interval_s) + " (expected 0 for Daly's optimum, or at least 1 s)");
+    }
     k.finite_at_least("reliability.restart_overhead_s", r.restart_overhead_s, 0.0, false);
+    constexpr double kMaxHorizonS = 3.2e8;  // ~10 years: the simulator's range for failure draws
+    if (r.horizon_s > kMaxHorizonS && std::isfinite(r.horizon_s)) {
+      k.error("reliability.horizon_s", "got " + Checker::number(r.horizon_s) +
+                                           " (expected at most 3.2e8 s, about 10 years: the simulator's range)");
+    }
     if (k.finite_at_least("reliability.horizon_s", r.horizon_s, 0.0, false) && r.horizon_s == 0 &&
         s.training.train_tokens <= 0) {
       k.error("reliability.horizon_s",

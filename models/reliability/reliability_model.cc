@@ -13,6 +13,10 @@
 namespace traincast::models {
 namespace {
 
+/// Interruptions per draw beyond which a job is reported as never finishing (keeps a Monte-Carlo
+/// run of the default 200 draws to about a second).
+constexpr double kMaxInterruptions = 1e5;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", OOPSLA
@@ -68,7 +72,11 @@ Draw run_draw(const FailureSimInputs& in, double total_rate, std::uint64_t seed)
     done = durable, last_ckpt = durable;
     d.interruptions += 1;
     d.per_cause[pick_cause()] += 1;
-    if (d.interruptions > 1e7) throw std::overflow_error("reliability: more than 10 million interruptions in one draw");
+    if (d.interruptions > kMaxInterruptions)
+      throw std::overflow_error(
+          "reliability: more than 100,000 interruptions in one Monte-Carlo draw, so the job would never finish: "
+          "lower the failure rates, reliability.restart_overhead_s, reliability.horizon_s, or the stalls that "
+          "lengthen each step");
     for (;;) {
       const double next = t + rng.exponential(total_rate);
       const double end = t + in.restart_s;
@@ -82,8 +90,11 @@ Draw run_draw(const FailureSimInputs& in, double total_rate, std::uint64_t seed)
         t = next;
         d.interruptions += 1;
         d.per_cause[pick_cause()] += 1;
-        if (d.interruptions > 1e7)
-          throw std::overflow_error("reliability: more than 10 million interruptions in one draw");
+        if (d.interruptions > kMaxInterruptions)
+          throw std::overflow_error(
+              "reliability: more than 100,000 interruptions in one Monte-Carlo draw, so the job would never finish: "
+              "lower the failure rates, reliability.restart_overhead_s, reliability.horizon_s, or the stalls that "
+              "lengthen each step");
         continue;
       }
       d.restart += in.restart_s;

@@ -220,8 +220,10 @@ std::string format_job_effects(const models::Report& r) {
   const models::ReliabilityReport& rl = r.reliability;
   if (rl.modelled) {
     o << "\nFailures (" << rl.draws << " Monte-Carlo draws, seed " << rl.seed << "):\n";
-    o << "  job MTBF      " << format_duration(rl.job_mtbf_h * 3600) << "; checkpoint every "
-      << format_duration(rl.checkpoint_interval_s) << ", restart " << format_duration(rl.restart_s) << "\n";
+    o << "  job MTBF      "
+      << (rl.job_mtbf_h > 0 ? format_duration(rl.job_mtbf_h * 3600) : std::string("never (no failure rates given)"))
+      << "; checkpoint every " << format_duration(rl.checkpoint_interval_s) << ", restart "
+      << format_duration(rl.restart_s) << "\n";
     o << "  interruptions " << format_fixed(rl.interruptions_mean, 1) << " +- "
       << format_fixed(rl.interruptions_stddev, 1) << " (p5 " << format_fixed(rl.interruptions_p5, 0) << ", p95 "
       << format_fixed(rl.interruptions_p95, 0) << ")\n";
@@ -250,7 +252,10 @@ std::string format_job_effects(const models::Report& r) {
       << (c.payback_years > c.amortization_years ? " (beyond the " + format_fixed(c.amortization_years, 1) +
                                                        "-year amortisation: not within the hardware's life)"
                                                  : std::string())
-      << "; break-even at " << format_fixed(100 * c.breakeven_utilization, 1) << "% utilisation\n";
+      << (c.breakeven_utilization > 0 && c.breakeven_utilization <= 1
+              ? "; break-even at " + format_fixed(100 * c.breakeven_utilization, 1) + "% utilisation"
+              : std::string("; renting is cheaper even at 100% utilisation"))
+      << "\n";
     if (!c.note.empty()) o << "  note          " << c.note << "\n";
   }
   return o.str();

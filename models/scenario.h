@@ -4,11 +4,14 @@
 // Defaults below are the documented defaults of the scenario schema (models/io/traincast.proto).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace traincast::models {
+
+struct CalibrationProfile;  // models/calibration_profile.h
 
 enum class Precision { fp32, tf32, fp16, bf16, fp8 };
 enum class Recompute { none, selective, full };
@@ -86,6 +89,9 @@ struct ClusterSpec {
   /// GPU peer-to-peer over PCIe; empty = the template's. false: GPU-to-GPU traffic without NVLink
   /// is staged through host memory (NCCL's SHM transport), crossing the root complex.
   std::optional<bool> pcie_p2p;
+  /// Calibration profile overlaying the catalog's defaults (models/calibration_profile.h), from
+  /// the scenario's `profile` field or `--profile`; null = datasheet defaults. Shared, read-only.
+  std::shared_ptr<const CalibrationProfile> profile;
 };
 
 /// A GPT/Llama-style dense decoder-only transformer.

@@ -23,6 +23,9 @@ struct NcclTestsValidation {
   double max_large_error = 0.15;  ///< geometric-mean busbw error limit for sizes >= 32 MiB
   double max_small_error = 0.35;  ///< ... for sizes <= 64 KiB
   std::string known_gap;          ///< non-empty: reported, never fails the run
+  /// Non-empty: why `traincast calibrate validate --cases --holdout` cannot meet its limits on this
+  /// log (e.g. a measured glitch no fit can predict); reported, never fails that check.
+  std::string holdout_known_gap;
 };
 
 struct ValidationCase {

@@ -131,7 +131,15 @@ double CollectiveEngine::busbw_factor(CollectiveOp op, int n) {
 }
 
 double CollectiveEngine::efficiency(sim::ResourceId r) const {
-  switch (cluster_.link_kind(r)) {
+  const LinkKind kind = cluster_.link_kind(r);
+  if (const CalibrationProfile* p = cluster_.spec().profile.get()) {
+    if (const auto& e = p->link_efficiency[static_cast<std::size_t>(kind)]) return *e;
+  }
+  return default_efficiency(kind);
+}
+
+double CollectiveEngine::default_efficiency(LinkKind kind) const {
+  switch (kind) {
     case LinkKind::nvlink: {
       const GpuSpec& g = cluster_.gpu_spec(0);
       if (g.nvlink_generation == 0) return LinkEfficiency::xgmi;
@@ -281,6 +289,13 @@ double CollectiveEngine::phase_latency_s(const Plan& plan, const Phase& phase, i
   return lat;
 }
 
+double CollectiveEngine::calibrated_latency_s(const Plan& plan, const Phase& phase, int p, double bytes) const {
+  double lat = phase_latency_s(plan, phase, p, bytes);
+  if (const CalibrationProfile* prof = cluster_.spec().profile.get()) lat *= prof->latency_scale;
+  if (plan.fit != nullptr) lat *= plan.fit->latency_scale * plan.fit->correction(bytes);
+  return lat;
+}
+
 void CollectiveEngine::finish_phase(Plan& plan, Phase& phase, std::span<const std::span<const sim::ResourceId>> paths,
                                     std::span<const double> fractions) const {
   phase.first_flow = static_cast<std::uint32_t>(plan.flows.size());
@@ -310,7 +325,13 @@ void CollectiveEngine::finish_phase(Plan& plan, Phase& phase, std::span<const st
   // in step, so all flows on the bottleneck finish together); the bottleneck time per byte is
   // the largest load / (efficiency x capacity).
   double spb = 0;
-  for (auto r : touched_scratch_) spb = std::max(spb, load_scratch_[r] / (eff(r) * net_.capacity(r)));
+  for (auto r : touched_scratch_) {
+    const double t = load_scratch_[r] / (eff(r) * net_.capacity(r));
+    if (t > spb) {
+      spb = t;
+      phase.bottleneck = cluster_.link_kind(r);
+    }
+  }
   for (std::uint32_t i = phase.first_flow; i < plan.flows.size(); ++i) {
     FlowTemplate& f = plan.flows[i];
     double cap = std::numeric_limits<double>::infinity();
@@ -676,6 +697,9 @@ const CollectiveEngine::Plan& CollectiveEngine::plan_for(CollectiveOp op, Collec
   plan.ranks.assign(ranks.begin(), ranks.end());
   build_plan(plan);
   plan.algorithm = algorithm == CollectiveAlgorithm::automatic ? CollectiveAlgorithm::ring : plan.algorithm;
+  if (const CalibrationProfile* p = cluster_.spec().profile.get()) {
+    plan.fit = p->collective(op, static_cast<int>(ranks.size()));
+  }
   bucket.push_back(static_cast<std::uint32_t>(plans_.size() - 1));
   return plan;
 }
@@ -686,6 +710,15 @@ CollectiveChoice CollectiveEngine::evaluate(const Plan& plan, double bytes) cons
   best.channels = plan.channels;
   best.latency_s = std::numeric_limits<double>::infinity();
   const auto& forced = cluster_.spec().collectives.protocol;
+  const double bw_scale = plan.fit != nullptr ? plan.fit->bandwidth_scale : 1.0;
+  const double correction = plan.fit != nullptr ? plan.fit->correction(bytes) : 1.0;
+  double max_phase_bw = -1;
+  for (const Phase& ph : plan.phases) {
+    if (ph.seconds_per_byte > max_phase_bw) {
+      max_phase_bw = ph.seconds_per_byte;
+      best.bottleneck = ph.bottleneck;
+    }
+  }
   bool have = false;
   for (int p : {kSimple, kLL128, kLL}) {
     if (!plan.protocol_allowed[p]) continue;
@@ -693,8 +726,8 @@ CollectiveChoice CollectiveEngine::evaluate(const Plan& plan, double bytes) cons
     const double factor = protocol_factor(plan, p, bytes);
     double lat = 0, bw = 0;
     for (const Phase& ph : plan.phases) {
-      lat += phase_latency_s(plan, ph, p, bytes);
-      bw += bytes * ph.seconds_per_byte / factor;
+      lat += calibrated_latency_s(plan, ph, p, bytes);
+      bw += bytes * ph.seconds_per_byte / factor / bw_scale * correction;
     }
     if (!have || lat + bw < best.seconds()) {
       best.protocol = static_cast<CollectiveProtocol>(p);
@@ -783,10 +816,11 @@ void CollectiveEngine::start_phase(std::uint32_t slot) {
   const Plan& plan = *a.plan;
   const Phase& ph = plan.phases[a.phase];
   if (a.bytes == 0 || ph.num_flows == 0) {
-    sim_.schedule_in(sim::Time::from_seconds(phase_latency_s(plan, ph, a.protocol, a.bytes)), this, slot);
+    sim_.schedule_in(sim::Time::from_seconds(calibrated_latency_s(plan, ph, a.protocol, a.bytes)), this, slot);
     return;
   }
-  const double factor = protocol_factor(plan, a.protocol, a.bytes);
+  double factor = protocol_factor(plan, a.protocol, a.bytes);
+  if (plan.fit != nullptr) factor *= plan.fit->bandwidth_scale / plan.fit->correction(a.bytes);
   a.pending = ph.num_flows;
   const double bytes = a.bytes;
   for (std::uint32_t i = 0; i < ph.num_flows; ++i) {
@@ -799,8 +833,9 @@ void CollectiveEngine::on_flow_complete(sim::FlowId /*flow*/, std::uint64_t tag)
   const auto slot = static_cast<std::uint32_t>(tag);
   Active& a = active_[slot];
   if (--a.pending == 0) {
-    sim_.schedule_in(sim::Time::from_seconds(phase_latency_s(*a.plan, a.plan->phases[a.phase], a.protocol, a.bytes)),
-                     this, slot);
+    sim_.schedule_in(
+        sim::Time::from_seconds(calibrated_latency_s(*a.plan, a.plan->phases[a.phase], a.protocol, a.bytes)), this,
+        slot);
   }
 }
 

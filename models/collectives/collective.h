@@ -35,6 +35,10 @@
 //  - Achievable bandwidth: each flow is capped so that the flows of one collective together get
 //    at most efficiency(link type) x capacity on every link, times the protocol's bandwidth
 //    factor (and NCCL's tree correction factor for medium tree sizes).
+//  - calibration (ClusterSpec::profile, models/calibration_profile.h): its link efficiencies
+//    replace LinkEfficiency, its latency_scale multiplies every latency term, and a CollectiveFit
+//    for the call's (op, group size) scales that call's latency and bandwidth and multiplies its
+//    time by the fit's size correction (in choose() and in the simulated flows alike).
 //  - automatic: the algorithm and protocol with the least estimate_seconds(), as NCCL's tuner.
 //    A call's algorithm, else ClusterSpec::collectives (NCCL_ALGO / NCCL_PROTO), forces them;
 //    a forced algorithm that cannot run the call falls back to automatic.
@@ -46,6 +50,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/calibration_profile.h"
 #include "models/hardware/cluster.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
@@ -72,6 +77,9 @@ struct CollectiveChoice {
   double latency_s = 0;  ///< sum over phases of NCCL's latency term [s]
   /// Sum over phases of max over links of bytes / (efficiency x capacity x protocol factor) [s].
   double bandwidth_s = 0;
+  /// Kind of the link that bounds the bandwidth term (of the phase with the largest one);
+  /// LinkKind::other when nothing moves.
+  LinkKind bottleneck = LinkKind::other;
   double seconds() const { return latency_s + bandwidth_s; }
 };
 
@@ -151,6 +159,9 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
 
   /// Efficiency applied to resource r (LinkEfficiency by the cluster's link kind).
   double efficiency(sim::ResourceId r) const;
+  /// Default efficiency of a link kind (LinkEfficiency; NVLink by the cluster's GPU generation),
+  /// before any profile.
+  double default_efficiency(LinkKind kind) const;
   /// Collectives started and not yet reported done.
   std::size_t active() const { return in_flight_; }
 
@@ -166,10 +177,11 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   struct Phase {
     std::uint32_t first_flow = 0;
     std::uint32_t num_flows = 0;
-    std::array<double, 3> latency_s{};  // per protocol (before size-dependent adjustments)
-    double seconds_per_byte = 0;        // bottleneck time per byte of call.bytes at protocol factor 1
-    double nvlink_scale = 1.0;          // extra efficiency on NVLink resources (NVLS)
-    bool ring_plateau = false;          // NCCL: ring Simple all_reduce across nodes, latency x 1.4
+    std::array<double, 3> latency_s{};      // per protocol (before size-dependent adjustments)
+    double seconds_per_byte = 0;            // bottleneck time per byte of call.bytes at protocol factor 1
+    double nvlink_scale = 1.0;              // extra efficiency on NVLink resources (NVLS)
+    bool ring_plateau = false;              // NCCL: ring Simple all_reduce across nodes, latency x 1.4
+    LinkKind bottleneck = LinkKind::other;  // kind of the link with the largest time per byte
   };
   struct Plan {
     CollectiveOp op{};
@@ -180,7 +192,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
     std::vector<Phase> phases;
     std::vector<FlowTemplate> flows;
     std::array<bool, 3> protocol_allowed{true, true, true};
-    bool applicable = true;  // false: the algorithm cannot run this call (plan is empty)
+    bool applicable = true;              // false: the algorithm cannot run this call (plan is empty)
+    const CollectiveFit* fit = nullptr;  // the profile's fit for (op, group size), or null
   };
   struct Active {
     const Plan* plan = nullptr;
@@ -210,6 +223,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   CollectiveChoice evaluate(const Plan& plan, double bytes) const;
   CollectiveChoice choose_plan(const CollectiveCall& call, const Plan** plan) const;
   void start_phase(std::uint32_t slot);
+  /// Latency of a phase with the profile applied (profile-wide scale, the plan's fit).
+  double calibrated_latency_s(const Plan& plan, const Phase& phase, int protocol, double bytes) const;
   void release(std::uint32_t slot);
 
   sim::Simulator& sim_;

@@ -63,6 +63,17 @@ ComputeParams default_compute_params(const GpuSpec& gpu) {
   return p;
 }
 
+ComputeParams compute_params(const GpuSpec& gpu, const std::shared_ptr<const CalibrationProfile>& profile) {
+  ComputeParams p = default_compute_params(gpu);
+  if (profile == nullptr) return p;
+  if (profile->memory_efficiency) p.memory_efficiency = *profile->memory_efficiency;
+  if (profile->kernel_fixed_s) p.kernel_fixed_s = *profile->kernel_fixed_s;
+  if (profile->gemm_fixed_s) p.gemm_fixed_s = *profile->gemm_fixed_s;
+  p.profile = profile;
+  p.source += "; calibrated: " + (profile->origin.empty() ? std::string("profile") : profile->origin);
+  return p;
+}
+
 double peak_flops(const GpuSpec& gpu, Precision precision) {
   double peak = 0;
   switch (precision) {
@@ -112,6 +123,13 @@ double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputePar
       break;
     default:
       break;
+  }
+  if (kernel.kind == KernelKind::gemm && params.profile != nullptr && kernel.m > 0 && kernel.n > 0 && kernel.k > 0 &&
+      params.profile->gemm.has(precision)) {
+    // The measured times behind the table include launch, ramp and the GEMM's own memory
+    // traffic: the table's eta is the whole story for this shape.
+    eta = params.profile->gemm.efficiency(precision, kernel.m, kernel.n, kernel.k);
+    return kernel.flops / (peak * eta);
   }
   const double compute_s = kernel.flops / (peak * eta);
   const double memory_s = kernel.bytes / bw;

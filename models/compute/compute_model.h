@@ -2,9 +2,15 @@
 // Time of one GPU kernel: roofline × efficiency (DESIGN.md §4.2).
 //   t = max(flops / (peak_dtype × clock_scale × η_compute), bytes / (hbm_bw × η_mem)) + fixed
 // η and the fixed cost come from ComputeParams: one documented set per GPU type, the same for
-// every scenario (a calibration profile may later overlay them).
+// every scenario, overlaid by a calibration profile when the scenario names one: then a GEMM with
+// known (m, n, k) takes η from the profile's table, interpolated in log space (DESIGN §4.2), as
+// its whole time: t = flops / (peak × η(m, n, k)) (the measured GEMM times behind the table include
+// launch, ramp and the GEMM's memory traffic).
 
+#include <memory>
 #include <string>
+
+#include "models/calibration_profile.h"
 
 #include "models/hardware/catalog.h"
 #include "models/scenario.h"
@@ -18,6 +24,9 @@ struct Kernel {
   KernelKind kind = KernelKind::gemm;
   double flops = 0;  ///< floating-point operations (multiply-add = 2), >= 0
   double bytes = 0;  ///< HBM bytes read + written, >= 0
+  /// GEMM shape (kind gemm): rows of the output x batch, columns, inner dimension; 0 = unknown
+  /// (the scalar gemm_efficiency applies).
+  double m = 0, n = 0, k = 0;
 };
 
 /// Efficiencies of one GPU type. Every value carries its source in compute_params.cc.
@@ -30,11 +39,18 @@ struct ComputeParams {
   double memory_efficiency = 0.9;         ///< fraction of HBM bandwidth streaming kernels reach
   double kernel_fixed_s = 2.0e-6;         ///< per non-GEMM kernel launch/gap cost [s]
   std::string source;                     ///< where these numbers come from
+  /// Profile whose GEMM efficiency table applies (null = none).
+  std::shared_ptr<const CalibrationProfile> profile;
 };
 
 /// Default parameters for a GPU (by GpuSpec::name). GPUs without their own measurements get the
 /// generic set and say so in `source`. Never throws.
 ComputeParams default_compute_params(const GpuSpec& gpu);
+
+/// default_compute_params(gpu) overlaid by `profile` (may be null): memory_efficiency,
+/// kernel_fixed_s, gemm_fixed_s when set, its GEMM table, and "; calibrated: <profile origin>"
+/// appended to source. Never throws.
+ComputeParams compute_params(const GpuSpec& gpu, const std::shared_ptr<const CalibrationProfile>& profile);
 
 /// Dense peak FLOP/s of `gpu` for math in `precision` (fp32 = non-tensor FP32).
 /// Throws std::invalid_argument when the GPU has no such math (e.g. fp8 on A100).

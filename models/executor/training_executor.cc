@@ -556,7 +556,7 @@ std::vector<Bucket> plan_buckets(const Plan& P, int stage, int chunk) {
 
 TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   const GpuSpec& gpu = cluster.gpu_spec(0);
-  const ComputeParams params = default_compute_params(gpu);
+  const ComputeParams params = compute_params(gpu, sc.cluster.profile);
 
   Plan P;
   P.sc = &sc;

@@ -20,6 +20,7 @@
 #include "models/hardware/catalog.h"
 #include "models/io/message_reader.h"
 #include "models/io/overrides.h"
+#include "models/io/profile_io.h"
 #include "traincast.pb.h"
 
 namespace traincast::io {
@@ -977,6 +978,19 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
   Checker checker(message, *read.source_map, origin, override_origins, errors);
   enum_errors(bad_enums, message, checker);
   check_scenario(scenario, checker, check_workload);
+  if (message.has_profile() && !message.profile().empty()) {
+    // Relative to the scenario file's directory (origin is its path for files).
+    const std::filesystem::path rel(message.profile());
+    const std::string resolved =
+        rel.is_absolute() ? rel.string() : (std::filesystem::path(std::string(origin)).parent_path() / rel).string();
+    try {
+      scenario.cluster.profile = load_profile_file(resolved);
+    } catch (const ScenarioError& e) {
+      checker.error("profile", "cannot use profile \"" + detail::clip(message.profile()) + "\" (" +
+                                   std::to_string(e.errors().size()) + " error(s) follow)");
+      errors.insert(errors.end(), e.errors().begin(), e.errors().end());
+    }
+  }
   if (!errors.empty()) throw ScenarioError(std::move(errors));
   return scenario;
 }
@@ -1266,6 +1280,7 @@ std::vector<models::ValidationCase> load_validation_cases(const std::string& pat
       if (t.has_max_large_error()) v.max_large_error = t.max_large_error();
       if (t.has_max_small_error()) v.max_small_error = t.max_small_error();
       v.known_gap = t.known_gap();
+      v.holdout_known_gap = t.holdout_known_gap();
       out.nccl_tests = v;
       out.metric = "nccl_tests_busbw";
     }

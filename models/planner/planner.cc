@@ -55,7 +55,7 @@ class Estimator {
         cluster_(base.cluster, net_),
         engine_(sim_, net_, cluster_),
         gpu_(cluster_.gpu_spec(0)),
-        params_(default_compute_params(gpu_)) {}
+        params_(compute_params(gpu_, base.cluster.profile)) {}
 
   double estimate(const Scenario& sc) {
     const int t = sc.parallel.tp, p = sc.parallel.pp, d = sc.parallel.dp;

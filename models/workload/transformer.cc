@@ -99,7 +99,7 @@ class ProgramBuilder {
 };
 
 Kernel gemm(double m, double n, double k, double e, double batch = 1) {
-  return Kernel{KernelKind::gemm, 2 * batch * m * n * k, e * batch * (m * k + k * n + m * n)};
+  return Kernel{KernelKind::gemm, 2 * batch * m * n * k, e * batch * (m * k + k * n + m * n), batch * m, n, k};
 }
 Kernel elementwise(double bytes) { return Kernel{KernelKind::elementwise, 0, bytes}; }
 Kernel norm(double bytes) { return Kernel{KernelKind::norm, 0, bytes}; }

@@ -17,6 +17,7 @@
 
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
+#include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
 #include "models/io/trace_writer.h"
 #include "models/validation_case.h"
@@ -47,6 +48,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "trace", po::value<std::string>(), "write a Chrome/Perfetto trace (ui.perfetto.dev) to this file")(
       "threads", po::value<int>(), "worker threads for op-graph generation (same result for any value)")(
       "force", "overwrite existing --json/--trace files")(
+      "profile", po::value<std::string>(), "calibration profile (traincast calibrate fit); overrides the scenario's")(
       "print-scenario", "print the scenario as loaded (all fields, defaults included) and exit")(
       "scenario", po::value<std::string>(), "scenario file (positional)");
   po::positional_options_description pos;
@@ -65,8 +67,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       overrides.push_back("options.threads=" + std::to_string(threads));
     }
     const bool from_file = vm.count("scenario") > 0;
-    const models::Scenario sc = from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), overrides)
-                                          : io::default_scenario(overrides);
+    models::Scenario sc = from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), overrides)
+                                    : io::default_scenario(overrides);
+    if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
     if (vm.count("print-scenario")) {
       out << io::scenario_to_text(sc);
       return 0;
@@ -223,6 +226,7 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
                             "  sweep SWEEP      run every point of a sweep file into a CSV (TBB, MPI, shards)\n"
                             "  merge OUT PARTS  join the CSVs of sweep shards\n"
                             "  chakra run|export  run Chakra execution traces; export a scenario's job as them\n"
+                            "  calibrate fit|validate  fit a profile to measurements / check it per point\n"
                             "  --version        print the version\n\n"
                             "`traincast <command> --help` describes each command.\n";
   if (argc < 2) {
@@ -240,6 +244,7 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (cmd == "sweep") return sweep_command(args, out, err);
   if (cmd == "merge") return merge_command(args, out, err);
   if (cmd == "chakra") return chakra_command(args, out, err);
+  if (cmd == "calibrate") return calibrate_command(args, out, err);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     out << usage;
     return 0;

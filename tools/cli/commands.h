@@ -39,6 +39,10 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
 /// on a scenario's cluster, and its generated job as Chakra traces (tools/cli/chakra_command.cc).
 int chakra_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// `traincast calibrate fit MEASUREMENTS... --base B --out P` and `traincast calibrate validate
+/// PROFILE MEASUREMENTS... [--holdout odd|even]` (tools/cli/calibrate_command.cc, calibrate/fit/).
+int calibrate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 /// Dispatches argv (program name first) to a subcommand; prints usage for none/unknown/--help.
 int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err);
 

@@ -18,6 +18,7 @@
 
 #include "models/collectives/nccl_tests.h"
 #include "models/hardware/cluster.h"
+#include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
@@ -104,6 +105,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       "override a scenario field, e.g. --set cluster.num_nodes=2")(
       "csv", po::value<std::string>(), "also write the rows as CSV to this file")("force",
                                                                                   "overwrite an existing --csv file")(
+      "profile", po::value<std::string>(), "calibration profile (traincast calibrate fit); overrides the scenario's")(
       "show-algorithm", "append the algorithm/protocol/channels the model chose to each row")(
       "scenario", po::value<std::string>(), "scenario file (positional)");
   po::positional_options_description pos;
@@ -134,7 +136,8 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     std::vector<std::string> overrides;
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
     const std::string scenario_path = vm["scenario"].as<std::string>();
-    const models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
+    models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
+    if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
 
     models::NcclTestsOptions options;
     options.op = op;

@@ -153,7 +153,7 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
     << format_fixed(r.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s dense " << precision_name(sc.training.precision)
     << " peak)\n";
   if (const models::ComputeParams cp = models::default_compute_params(models::find_gpu(r.gpu));
-      cp.source.rfind("UNCALIBRATED", 0) == 0)
+      cp.source.rfind("UNCALIBRATED", 0) == 0 && sc.cluster.profile == nullptr)
     o << "Note       no measured kernel efficiencies for " << r.gpu << ": generic defaults used (GEMM "
       << format_fixed(cp.gemm_efficiency, 2) << " of peak); treat with care\n";
   if (r.time_to_train_s > 0)

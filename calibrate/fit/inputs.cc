@@ -1,0 +1,260 @@
+// nccl-tests logs and CSV to measured samples. See inputs.h.
+
+#include "calibrate/fit/inputs.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+namespace traincast::calibrate {
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : "\n") + s;
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::vector<std::string> split_csv(std::string_view line) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', pos);
+    out.push_back(trim(line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)));
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+bool number(const std::string& s, double& v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  v = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && errno == 0 && std::isfinite(v);
+}
+
+bool gemm_dtype(const std::string& name, models::Precision& p, bool& skip) {
+  skip = false;
+  static const std::map<std::string, models::Precision> known = {
+      {"fp32", models::Precision::fp32},         {"tf32", models::Precision::tf32},
+      {"fp16", models::Precision::fp16},         {"bf16", models::Precision::bf16},
+      {"fp8", models::Precision::fp8},           {"bf16xbf16->bf16", models::Precision::bf16},
+      {"f16xf16->f16", models::Precision::fp16}, {"f8e4m3fnxf8e4m3fn->bf16", models::Precision::fp8},
+      {"f32xf32->f32", models::Precision::tf32}};
+  if (const auto it = known.find(name); it != known.end()) {
+    p = it->second;
+    return true;
+  }
+  if (name.find("->") != std::string::npos) {
+    skip = true;  // an openxla dtype traincast has no precision for
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+InputError::InputError(std::vector<std::string> errors)
+    : std::runtime_error(join(errors)), errors_(std::move(errors)) {}
+
+models::MeasurementSet samples_from_nccl_log(const NcclTestsLog& log, const std::string& path, const std::string& op,
+                                             InputNotes& notes) {
+  models::MeasurementSet out;
+  std::vector<std::string> errors;
+  for (const NcclTestsRun& run : log.runs) {
+    const std::string name = !op.empty() ? op : run.op;
+    if (name.empty()) {
+      errors.push_back(path + ":" + std::to_string(run.header_line) +
+                       ": the log names no operation for this table (expected an *_perf command line or "
+                       "\"# Collective test starting\" before it, or --op)");
+      continue;
+    }
+    if (!run.devices.empty() && out.gpu_name.empty()) out.gpu_name = run.devices.front();
+    for (const NcclTestsRow& row : run.rows) {
+      if (!(row.size_bytes > 0) || !(row.out_of_place.time_us > 0)) {
+        ++notes.skipped;
+        continue;
+      }
+      out.collectives.push_back({name, run.num_ranks, row.size_bytes, row.out_of_place.time_us, row.type,
+                                 path + ":" + std::to_string(row.line)});
+    }
+  }
+  if (notes.skipped > 0)
+    notes.notes.push_back(path + ": " + std::to_string(notes.skipped) + " rows of size 0 or time 0 skipped");
+  for (const std::string& n : log.notes) notes.notes.push_back(n);
+  if (!errors.empty()) throw InputError(std::move(errors));
+  return out;
+}
+
+models::MeasurementSet read_measurement_csv(std::string_view text, const std::string& path, const std::string& device,
+                                            InputNotes& notes) {
+  models::MeasurementSet out;
+  std::vector<std::string> errors;
+  std::vector<std::string> header;
+  std::map<std::string, int> col;
+  enum class Kind { none, collective, gemm, bandwidth } kind = Kind::none;
+  std::set<std::string> devices;
+  std::map<std::string, int> skipped_dtypes;
+  int device_skipped = 0;
+  int line_no = 0;
+  std::size_t pos = 0;
+  auto at = [&](int l) { return path + ":" + std::to_string(l) + ": "; };
+  while (pos <= text.size() && errors.size() < 50) {
+    const std::size_t nl = text.find('\n', pos);
+    const std::string_view raw = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
+    ++line_no;
+    const std::string line = trim(raw);
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> f = split_csv(line);
+    if (header.empty()) {
+      header = f;
+      for (std::size_t i = 0; i < f.size(); ++i) col[f[i]] = static_cast<int>(i);
+      auto has = [&](const char* c) { return col.count(c) > 0; };
+      if (has("op") && has("size_bytes") && has("time_us")) {
+        kind = Kind::collective;
+      } else if (has("m") && has("n") && has("k") && has("dtype") &&
+                 (has("time_s") || has("time_us") || has("tflops") || has("flops_per_s"))) {
+        kind = Kind::gemm;
+      } else if (has("kind") && has("bytes") && has("time_s")) {
+        kind = Kind::bandwidth;
+      } else {
+        throw InputError({at(line_no) + "unknown CSV header \"" + line.substr(0, 80) +
+                          "\" (expected columns op,size_bytes,time_us[,num_ranks,dtype] for collectives; "
+                          "m,n,k,dtype and time_s|time_us|tflops|flops_per_s[,b,device_key] for GEMMs; "
+                          "kind,bytes,time_s[,size_bytes] for bandwidths)"});
+      }
+      continue;
+    }
+    if (f.size() != header.size()) {
+      errors.push_back(at(line_no) + "row has " + std::to_string(f.size()) + " fields (expected " +
+                       std::to_string(header.size()) + " as the header)");
+      continue;
+    }
+    auto get = [&](const char* c) -> const std::string& { return f[col.at(c)]; };
+    auto positive = [&](const char* c, double& v) {
+      if (number(get(c), v) && v > 0) return true;
+      errors.push_back(at(line_no) + "column '" + c + "': '" + get(c).substr(0, 40) + "' is not a number > 0");
+      return false;
+    };
+    const std::string where = path + ":" + std::to_string(line_no);
+    if (kind == Kind::collective) {
+      double size = 0, time = 0, ranks = 0;
+      bool ok = positive("size_bytes", size);
+      ok = positive("time_us", time) && ok;
+      if (col.count("num_ranks") && !get("num_ranks").empty()) {
+        if (!number(get("num_ranks"), ranks) || ranks < 1 || ranks != std::floor(ranks)) {
+          errors.push_back(at(line_no) + "column 'num_ranks': '" + get("num_ranks").substr(0, 40) +
+                           "' is not an integer >= 1");
+          ok = false;
+        }
+      }
+      if (get("op").empty()) {
+        errors.push_back(at(line_no) + "column 'op': empty (expected an nccl-tests operation name)");
+        ok = false;
+      }
+      if (ok) {
+        out.collectives.push_back({get("op"), static_cast<int>(ranks), size, time,
+                                   col.count("dtype") ? get("dtype") : std::string("float"), where});
+      }
+    } else if (kind == Kind::gemm) {
+      std::string dev;
+      for (const char* c : {"device_key", "device", "gpu"}) {
+        if (col.count(c)) dev = get(c);
+      }
+      if (!dev.empty()) devices.insert(dev);
+      if (!device.empty() && dev != device) {
+        ++device_skipped;
+        continue;
+      }
+      models::GemmSample s;
+      bool skip = false;
+      if (!gemm_dtype(get("dtype"), s.dtype, skip)) {
+        errors.push_back(at(line_no) + "column 'dtype': unknown '" + get("dtype").substr(0, 40) +
+                         "' (expected fp32, tf32, fp16, bf16, fp8 or an openxla dtype such as bf16xbf16->bf16)");
+        continue;
+      }
+      if (skip) {
+        ++skipped_dtypes[get("dtype")];
+        continue;
+      }
+      double b = 1;
+      bool ok = positive("m", s.m);
+      ok = positive("n", s.n) && ok;
+      ok = positive("k", s.k) && ok;
+      if (col.count("b")) ok = positive("b", b) && ok;
+      double v = 0;
+      if (col.count("time_s")) {
+        ok = positive("time_s", v) && ok;
+        s.time_s = v;
+      } else if (col.count("time_us")) {
+        ok = positive("time_us", v) && ok;
+        s.time_s = v * 1e-6;
+      } else if (col.count("tflops")) {
+        ok = positive("tflops", v) && ok;
+        s.time_s = 2 * b * s.m * s.n * s.k / (v * 1e12);
+      } else {
+        ok = positive("flops_per_s", v) && ok;
+        s.time_s = 2 * b * s.m * s.n * s.k / v;
+      }
+      s.m *= b;
+      s.where = where;
+      if (ok) out.gemm.push_back(s);
+    } else {
+      static const std::map<std::string, models::BandwidthSampleKind> kinds = {
+          {"hbm_copy", models::BandwidthSampleKind::hbm_copy},
+          {"hbm_read", models::BandwidthSampleKind::hbm_read},
+          {"hbm_write", models::BandwidthSampleKind::hbm_write},
+          {"h2d", models::BandwidthSampleKind::h2d},
+          {"d2h", models::BandwidthSampleKind::d2h},
+          {"d2d_peer", models::BandwidthSampleKind::d2d_peer}};
+      const auto it = kinds.find(get("kind"));
+      if (it == kinds.end()) {
+        errors.push_back(at(line_no) + "column 'kind': unknown '" + get("kind").substr(0, 40) +
+                         "' (expected hbm_copy, hbm_read, hbm_write, h2d, d2h or d2d_peer)");
+        continue;
+      }
+      models::BandwidthSample s;
+      s.kind = it->second;
+      bool ok = positive("bytes", s.bytes);
+      ok = positive("time_s", s.time_s) && ok;
+      if (col.count("size_bytes")) ok = positive("size_bytes", s.size_bytes) && ok;
+      s.where = where;
+      if (ok) out.bandwidth.push_back(s);
+    }
+  }
+  if (header.empty()) throw InputError({path + ": empty CSV (expected a header line and rows)"});
+  if (kind == Kind::gemm && device.empty() && devices.size() > 1) {
+    std::string list;
+    for (const auto& d : devices) list += (list.empty() ? "" : ", ") + d;
+    errors.push_back(path + ": rows of " + std::to_string(devices.size()) + " devices (" + list +
+                     "); pick one with --device");
+  }
+  if (!errors.empty()) throw InputError(std::move(errors));
+  for (const auto& [d, count] : skipped_dtypes) {
+    notes.notes.push_back(path + ": " + std::to_string(count) + " rows of dtype " + d +
+                          " skipped (no traincast precision)");
+    notes.skipped += count;
+  }
+  if (device_skipped > 0) {
+    notes.notes.push_back(path + ": " + std::to_string(device_skipped) + " rows of other devices skipped (--device " +
+                          device + ")");
+    notes.skipped += device_skipped;
+  }
+  if (out.gemm.empty() && out.collectives.empty() && out.bandwidth.empty()) {
+    throw InputError({path + ": no usable rows" + (device.empty() ? std::string() : " for --device " + device)});
+  }
+  return out;
+}
+
+}  // namespace traincast::calibrate

@@ -1,0 +1,58 @@
+#pragma once
+// Measured points from nccl-tests logs and plain CSV files, as models::MeasurementSet (the
+// Measurements text files of traincast-bench are read by models/io/profile_io.h).
+//
+// CSV (comma-separated, first line a header naming the columns, any order, '#' lines skipped).
+// The header decides what the rows are:
+//  - collectives: op, size_bytes, time_us; optional num_ranks, dtype.
+//      op: nccl-tests name (all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce,
+//      sendrecv); size_bytes: nccl-tests size column; time_us: out-of-place time.
+//  - GEMMs: m, n, k, dtype and one of time_s, time_us, tflops, flops_per_s; optional b (batch,
+//      folded into m) and device_key (or device, gpu: rows filtered by `device`).
+//      dtype: fp32, tf32, fp16, bf16, fp8, or openxla's names (bf16xbf16->bf16 = bf16,
+//      f16xf16->f16 = fp16, f8e4m3fnxf8e4m3fn->bf16 = fp8, f32xf32->f32 = tf32 because XLA runs
+//      f32 dots on TF32 tensor cores by default: 403 TFLOP/s measured on sm_90, 6x H100's FP32
+//      peak); other openxla dtypes (mixed fp8 inputs, other output types) are skipped and counted.
+//      The time of a row with tflops/flops_per_s is 2 b m n k / rate.
+//  - bandwidth: kind (hbm_copy, hbm_read, hbm_write, h2d, d2h, d2d_peer), bytes, time_s;
+//      optional size_bytes.
+// Errors: "path:line: column 'x': 'v' is not a number > 0", unknown header, wrong field count.
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "calibrate/nccl_tests_log.h"
+#include "models/measurements.h"
+
+namespace traincast::calibrate {
+
+/// Every problem in one input, each "path:line: what (expected ...)". what() joins them.
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(std::vector<std::string> errors);
+  const std::vector<std::string>& errors() const noexcept { return errors_; }
+
+ private:
+  std::vector<std::string> errors_;
+};
+
+/// What was read besides the points: rows skipped and why (counted per reason).
+struct InputNotes {
+  std::vector<std::string> notes;
+  int skipped = 0;
+};
+
+/// Every run of a parsed log as collective samples (out-of-place time; rows of size 0 or time 0
+/// skipped and counted). Throws InputError "path:line: the log names no operation (...)" for a run
+/// without an operation when `op` is empty; a non-empty `op` names it for every run.
+models::MeasurementSet samples_from_nccl_log(const NcclTestsLog& log, const std::string& path, const std::string& op,
+                                             InputNotes& notes);
+
+/// Parses a CSV file's text as described above. device: value of device_key to keep ("" = the
+/// only one; an error listing them when there are several).
+models::MeasurementSet read_measurement_csv(std::string_view text, const std::string& path, const std::string& device,
+                                            InputNotes& notes);
+
+}  // namespace traincast::calibrate

@@ -1,0 +1,638 @@
+// Fitting and validating calibration profiles. See profile_fit.h.
+
+#include "calibrate/fit/profile_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "calibrate/fit/robust.h"
+#include "models/collectives/collective.h"
+#include "models/collectives/nccl_tests.h"
+#include "models/compute/compute_model.h"
+#include "models/hardware/catalog.h"
+#include "models/hardware/cluster.h"
+#include "sim/flow_network.h"
+#include "sim/simulator.h"
+
+namespace traincast::calibrate {
+namespace {
+
+using models::CalibrationProfile;
+using models::CollectiveFit;
+
+const char* precision_name(models::Precision p) {
+  switch (p) {
+    case models::Precision::fp32:
+      return "fp32";
+    case models::Precision::tf32:
+      return "tf32";
+    case models::Precision::fp16:
+      return "fp16";
+    case models::Precision::bf16:
+      return "bf16";
+    case models::Precision::fp8:
+      return "fp8";
+  }
+  return "?";
+}
+
+const char* bandwidth_name(models::BandwidthSampleKind k) {
+  static const char* names[] = {"hbm_copy", "hbm_read", "hbm_write", "h2d", "d2h", "d2d_peer"};
+  return names[static_cast<int>(k)];
+}
+
+const char* link_name(models::LinkKind k) {
+  static const char* names[] = {"other", "NVLink", "PCIe", "socket", "NIC", "fabric"};
+  return names[static_cast<int>(k)];
+}
+
+double element_bytes(models::Precision p) {
+  switch (p) {
+    case models::Precision::fp32:
+    case models::Precision::tf32:
+      return 4;
+    case models::Precision::fp8:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+/// Whether index i (in a group's order) is a fit point under `h`.
+bool is_fit(Holdout h, std::size_t i) {
+  if (h == Holdout::none) return true;
+  return (i % 2 == 0) == (h == Holdout::odd);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 1.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double geo_error(const std::vector<double>& ratios) { return models::geometric_mean_error(ratios); }
+
+/// One operation's points.
+struct OpData {
+  models::NcclTestsOp op{};
+  models::CollectiveOp cop{};
+  std::string name;
+  std::vector<int> ranks;
+  int key_ranks = 0;  // CollectiveFit::num_ranks (sendrecv: 2)
+  int word_bytes = 4;
+  std::vector<double> bytes, time_s;
+  std::vector<std::string> where;
+  std::vector<bool> fit;
+};
+
+std::vector<int> all_ranks(const models::ClusterSpec& cs) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const models::Cluster c(cs, net);
+  std::vector<int> r(static_cast<std::size_t>(c.num_gpus()));
+  for (int i = 0; i < c.num_gpus(); ++i) r[i] = i;
+  return r;
+}
+
+/// Groups the collective samples per op, sorted by size, marked by the holdout.
+std::vector<OpData> op_groups(const models::MeasurementSet& m, const FitOptions& o) {
+  std::vector<OpData> out;
+  if (m.collectives.empty()) return out;
+  if (!o.cluster) {
+    throw std::invalid_argument(
+        "collective points need a system: --base must name a node template or a scenario file (got \"" + o.base +
+        "\")");
+  }
+  const std::vector<int> ranks = o.gpus.empty() ? all_ranks(*o.cluster) : o.gpus;
+  std::map<std::string, std::size_t> index;
+  for (const models::CollectiveSample& s : m.collectives) {
+    const models::NcclTestsOp op = models::parse_nccl_tests_op(s.op);
+    const std::string name(models::nccl_tests_op_name(op));
+    if (s.num_ranks > 0 && s.num_ranks != static_cast<int>(ranks.size())) {
+      throw std::invalid_argument(s.where + ": measured on " + std::to_string(s.num_ranks) +
+                                  " ranks, the base selects " + std::to_string(ranks.size()) +
+                                  " GPUs (expected --gpus with " + std::to_string(s.num_ranks) +
+                                  " ids, or a matching --base)");
+    }
+    auto it = index.find(name);
+    if (it == index.end()) {
+      OpData d;
+      d.op = op;
+      d.cop = models::collective_op_of(op);
+      d.name = name;
+      d.ranks = ranks;
+      d.key_ranks = op == models::NcclTestsOp::sendrecv ? 2 : static_cast<int>(ranks.size());
+      d.word_bytes = s.dtype.empty() ? 4 : models::nccl_tests_type_bytes(s.dtype);
+      it = index.emplace(name, out.size()).first;
+      out.push_back(std::move(d));
+    }
+    OpData& d = out[it->second];
+    d.bytes.push_back(s.size_bytes);
+    d.time_s.push_back(s.time_us * 1e-6);
+    d.where.push_back(s.where);
+  }
+  for (OpData& d : out) {
+    std::vector<std::size_t> order(d.bytes.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return d.bytes[a] < d.bytes[b]; });
+    OpData s = d;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      s.bytes[i] = d.bytes[order[i]];
+      s.time_s[i] = d.time_s[order[i]];
+      s.where[i] = d.where[order[i]];
+    }
+    // Distinct sizes are indexed for the holdout (repeated sizes share their size's index).
+    s.fit.assign(s.bytes.size(), true);
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < s.bytes.size(); ++i) {
+      if (i > 0 && s.bytes[i] != s.bytes[i - 1]) ++k;
+      s.fit[i] = is_fit(o.holdout, k);
+    }
+    d = std::move(s);
+  }
+  return out;
+}
+
+/// Closed-form model time of `d` at its sizes, with the engine's current profile.
+std::vector<double> choose_times(const models::CollectiveEngine& e, const OpData& d) {
+  std::vector<double> t(d.bytes.size());
+  models::CollectiveCall call;
+  call.op = d.cop;
+  call.ranks = d.cop == models::CollectiveOp::send_recv ? std::vector<int>{d.ranks[0], d.ranks[1]} : d.ranks;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    call.bytes = d.bytes[i];
+    t[i] = e.choose(call).seconds();
+  }
+  return t;
+}
+
+/// Fits entry's (latency_scale, bandwidth_scale) to d's fit points through engine e (whose
+/// profile holds `entry`). Returns the bottleneck link kind at the largest fit size.
+models::LinkKind fit_scales(const models::CollectiveEngine& e, CollectiveFit& entry, const OpData& d) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < d.bytes.size(); ++i) {
+    if (d.fit[i]) idx.push_back(i);
+  }
+  if (idx.empty()) return models::LinkKind::other;
+  const double a0 = entry.latency_scale, b0 = entry.bandwidth_scale;
+  auto residuals = [&](const Eigen::VectorXd& p) {
+    entry.latency_scale = a0 * std::exp(p[0]);
+    entry.bandwidth_scale = b0 * std::exp(p[1]);
+    const std::vector<double> t = choose_times(e, d);
+    Eigen::VectorXd r(static_cast<Eigen::Index>(idx.size()));
+    for (std::size_t j = 0; j < idx.size(); ++j)
+      r[static_cast<Eigen::Index>(j)] = std::log(t[idx[j]] / d.time_s[idx[j]]);
+    return r;
+  };
+  RobustOptions ro;
+  ro.min_sigma = 0.01;
+  ro.ridge = 1e-4;
+  // Coarse grid for a start (the model is a minimum over protocols and algorithms: not convex).
+  Eigen::VectorXd best(2);
+  best << 0, 0;
+  double best_loss = 1e300;
+  for (double la = -2.0; la <= 4.0 + 1e-9; la += 0.5) {
+    for (double lb = -3.0; lb <= 1.5 + 1e-9; lb += 0.25) {
+      Eigen::VectorXd p(2);
+      p << la, lb;
+      const Eigen::VectorXd r = residuals(p);
+      const double loss = huber_loss(r, std::max(robust_sigma(r, 0.01), 0.01)) / std::max(robust_sigma(r, 0.01), 0.01);
+      const double total = loss + 1e-6 * p.squaredNorm();
+      if (total < best_loss) {
+        best_loss = total;
+        best = p;
+      }
+    }
+  }
+  const Eigen::VectorXd prior = Eigen::VectorXd::Zero(2);
+  const RobustResult res = huber_nonlinear(residuals, best, prior, ro);
+  const Eigen::VectorXd p = res.params.cwiseMax(-6.9).cwiseMin(4.6);  // scales within [1e-3, 100]
+  entry.latency_scale = std::clamp(a0 * std::exp(p[0]), 1e-3, 1000.0);
+  entry.bandwidth_scale = std::clamp(b0 * std::exp(p[1]), 1e-3, 100.0);
+  models::CollectiveCall call;
+  call.op = d.cop;
+  call.ranks = d.cop == models::CollectiveOp::send_recv ? std::vector<int>{d.ranks[0], d.ranks[1]} : d.ranks;
+  call.bytes = d.bytes[idx.back()];
+  return e.choose(call).bottleneck;
+}
+
+/// Simulated times (the nccl-tests path, as validate uses) of d at its sizes on cs.
+std::vector<double> simulated_times(const models::ClusterSpec& cs, const OpData& d) {
+  models::NcclTestsOptions opt;
+  opt.op = d.op;
+  opt.gpus = d.ranks;
+  opt.word_bytes = d.word_bytes;
+  const std::vector<models::NcclTestsResult> r = models::simulate_nccl_tests(cs, opt, d.bytes);
+  std::vector<double> t(r.size());
+  for (std::size_t i = 0; i < r.size(); ++i) t[i] = r[i].time_s;
+  return t;
+}
+
+void fit_collectives(const models::MeasurementSet& m, const FitOptions& o, CalibrationProfile& out,
+                     std::vector<std::string>* notes) {
+  std::vector<OpData> ops = op_groups(m, o);
+  if (ops.empty()) return;
+  auto P = std::make_shared<CalibrationProfile>();
+  for (const OpData& d : ops) {
+    CollectiveFit f;
+    f.op = d.cop;
+    f.num_ranks = d.key_ranks;
+    P->collectives.push_back(f);
+  }
+  models::ClusterSpec cs = *o.cluster;
+  cs.profile = P;
+  std::vector<models::LinkKind> kinds(ops.size());
+  std::vector<double> a(ops.size()), b(ops.size());
+  {
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    const models::Cluster cluster(cs, net);
+    models::CollectiveEngine e(sim, net, cluster);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      kinds[i] = fit_scales(e, P->collectives[i], ops[i]);
+      a[i] = P->collectives[i].latency_scale;
+      b[i] = P->collectives[i].bandwidth_scale;
+    }
+    // Profile-wide: latency scale and the link efficiency of each bottleneck kind.
+    P->latency_scale = median(a);
+    for (int k = 1; k < 6; ++k) {
+      std::vector<double> bk;
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (static_cast<int>(kinds[i]) == k &&
+            std::any_of(ops[i].fit.begin(), ops[i].fit.end(), [](bool f) { return f; }))
+          bk.push_back(b[i]);
+      }
+      if (bk.empty()) continue;
+      const double eff = e.default_efficiency(static_cast<models::LinkKind>(k)) * median(bk);
+      P->link_efficiency[k] = std::clamp(eff, 1e-3, 1.5);
+    }
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      CollectiveFit& f = P->collectives[i];
+      f.latency_scale = a[i] / P->latency_scale;
+      const int k = static_cast<int>(kinds[i]);
+      if (k > 0 && P->link_efficiency[k]) {
+        f.bandwidth_scale = b[i] * e.default_efficiency(kinds[i]) / *P->link_efficiency[k];
+      }
+    }
+  }
+  // Refit each op on top of the profile-wide values (new plans: link efficiencies changed).
+  {
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    const models::Cluster cluster(cs, net);
+    models::CollectiveEngine e(sim, net, cluster);
+    for (std::size_t i = 0; i < ops.size(); ++i) fit_scales(e, P->collectives[i], ops[i]);
+  }
+  // Size corrections: measured / simulated at the fit sizes, Hampel-filtered in ln.
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const OpData& d = ops[i];
+    const std::vector<double> t = simulated_times(cs, d);
+    std::vector<double> bytes, ln_ratio;
+    for (std::size_t j = 0; j < d.bytes.size(); ++j) {
+      if (!d.fit[j] || !(t[j] > 0)) continue;
+      const double r = std::log(d.time_s[j] / t[j]);
+      if (!bytes.empty() && d.bytes[j] == bytes.back()) {
+        ln_ratio.back() = 0.5 * (ln_ratio.back() + r);  // repeated size: mean
+        continue;
+      }
+      bytes.push_back(d.bytes[j]);
+      ln_ratio.push_back(r);
+    }
+    // Hampel identifier (window of 2 neighbours each side): a point further than 3 robust sigmas
+    // (1.4826 x MAD of the window, at least 2% in ln) from its window's median is an outlier and
+    // takes the median's value; the others are kept exactly.
+    std::vector<models::CollectiveSizePoint> corr;
+    for (std::size_t j = 0; j < bytes.size(); ++j) {
+      double v = ln_ratio[j];
+      const std::size_t lo = j >= 2 ? j - 2 : 0, hi = std::min(bytes.size() - 1, j + 2);
+      if (hi - lo >= 2) {
+        std::vector<double> w(ln_ratio.begin() + static_cast<std::ptrdiff_t>(lo),
+                              ln_ratio.begin() + static_cast<std::ptrdiff_t>(hi) + 1);
+        const double med = median(w);
+        for (double& x : w) x = std::fabs(x - med);
+        const double sigma = std::max(1.4826 * median(w), 0.02);
+        if (std::fabs(v - med) > 3 * sigma) v = med;
+      }
+      corr.push_back({bytes[j], std::clamp(std::exp(v), 1e-2, 100.0)});
+    }
+    P->collectives[i].size_correction = std::move(corr);
+  }
+  // Derived alpha-beta view of each fit.
+  {
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    const models::Cluster cluster(cs, net);
+    models::CollectiveEngine e(sim, net, cluster);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const OpData& d = ops[i];
+      models::CollectiveCall call;
+      call.op = d.cop;
+      call.ranks = d.cop == models::CollectiveOp::send_recv ? std::vector<int>{d.ranks[0], d.ranks[1]} : d.ranks;
+      call.bytes = 1;
+      P->collectives[i].alpha_s = e.choose(call).seconds();
+      call.bytes = d.bytes.back();
+      const double t = e.choose(call).seconds();
+      const double factor = models::CollectiveEngine::busbw_factor(d.cop, static_cast<int>(d.ranks.size()));
+      P->collectives[i].busbw_gb_per_s = t > 0 ? call.bytes / t * factor / 1e9 : 0;
+      if (notes) {
+        std::ostringstream s;
+        s << d.name << " on " << d.ranks.size() << " GPUs: latency x"
+          << P->latency_scale * P->collectives[i].latency_scale << ", bandwidth x" << P->collectives[i].bandwidth_scale
+          << " (bottleneck: " << link_name(kinds[i]) << " links, efficiency "
+          << (static_cast<int>(kinds[i]) > 0 && P->link_efficiency[static_cast<int>(kinds[i])]
+                  ? *P->link_efficiency[static_cast<int>(kinds[i])]
+                  : 1.0)
+          << "), alpha " << P->collectives[i].alpha_s * 1e6 << " us, busbw at " << d.bytes.back() << " B "
+          << P->collectives[i].busbw_gb_per_s << " GB/s";
+        notes->push_back(s.str());
+      }
+    }
+  }
+  out.latency_scale = P->latency_scale;
+  out.link_efficiency = P->link_efficiency;
+  out.collectives = P->collectives;
+}
+
+void fit_gemm(const models::MeasurementSet& m, const FitOptions& o, CalibrationProfile& out,
+              std::vector<std::string>* notes) {
+  if (m.gemm.empty()) return;
+  if (o.gpu.empty())
+    throw std::invalid_argument("GEMM points need a GPU: --base must name a catalog GPU, node template or scenario");
+  const models::GpuSpec& gpu = models::find_gpu(o.gpu);
+  std::map<int, std::vector<const models::GemmSample*>> by;
+  for (const auto& s : m.gemm) by[static_cast<int>(s.dtype)].push_back(&s);
+  for (const auto& [dt, samples] : by) {
+    const auto dtype = static_cast<models::Precision>(dt);
+    const double peak = models::peak_flops(gpu, dtype);  // throws for a dtype the GPU lacks
+    std::vector<const models::GemmSample*> fit;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      if (is_fit(o.holdout, i)) fit.push_back(samples[i]);
+    }
+    if (fit.empty()) continue;
+    const int cols = fit.size() >= 20 ? 10 : fit.size() >= 4 ? 4 : 1;
+    Eigen::MatrixXd X(static_cast<Eigen::Index>(fit.size()), cols);
+    Eigen::VectorXd y(static_cast<Eigen::Index>(fit.size()));
+    for (std::size_t i = 0; i < fit.size(); ++i) {
+      const double x1 = std::log(fit[i]->m), x2 = std::log(fit[i]->n), x3 = std::log(fit[i]->k);
+      const double f[10] = {1, x1, x2, x3, x1 * x1, x2 * x2, x3 * x3, x1 * x2, x1 * x3, x2 * x3};
+      for (int c = 0; c < cols; ++c) X(static_cast<Eigen::Index>(i), c) = f[c];
+      y[static_cast<Eigen::Index>(i)] = std::log(2 * fit[i]->m * fit[i]->n * fit[i]->k / (fit[i]->time_s * peak));
+    }
+    RobustOptions ro;
+    ro.min_sigma = 0.005;
+    ro.ridge = 1e-8;
+    const RobustResult r = huber_linear(X, y, ro);
+    models::GemmEfficiencySurface surf;
+    surf.dtype = dtype;
+    for (int c = 0; c < cols; ++c) surf.coefficients[c] = r.params[c];
+    out.gemm.surfaces.push_back(surf);
+    int dropped = 0;
+    for (std::size_t i = 0; i < fit.size(); ++i) {
+      if (std::fabs(r.residuals[static_cast<Eigen::Index>(i)]) > 3.5 * r.sigma) {
+        ++dropped;
+        continue;
+      }
+      out.gemm.points.push_back({dtype, fit[i]->m, fit[i]->n, fit[i]->k, std::exp(y[static_cast<Eigen::Index>(i)])});
+    }
+    if (notes) {
+      std::ostringstream s;
+      s << "GEMM " << precision_name(dtype) << ": " << fit.size() << " fit points, surface robust sigma "
+        << r.sigma * 100 << "% (ln eta), " << dropped << " outliers dropped";
+      notes->push_back(s.str());
+    }
+  }
+}
+
+void fit_bandwidth_and_launch(const models::MeasurementSet& m, const FitOptions& o, CalibrationProfile& out,
+                              std::vector<std::string>* notes) {
+  if (m.launch_back_to_back_s > 0) out.kernel_fixed_s = m.launch_back_to_back_s;
+  if (m.bandwidth.empty()) return;
+  if (o.gpu.empty())
+    throw std::invalid_argument(
+        "bandwidth points need a GPU: --base must name a catalog GPU, node template or scenario");
+  const models::GpuSpec& gpu = models::find_gpu(o.gpu);
+  // group: 0 hbm, 1 pcie, 2 nvlink
+  std::map<int, std::vector<const models::BandwidthSample*>> by;
+  for (const auto& s : m.bandwidth) {
+    const int g = s.kind == models::BandwidthSampleKind::d2d_peer                                              ? 2
+                  : (s.kind == models::BandwidthSampleKind::h2d || s.kind == models::BandwidthSampleKind::d2h) ? 1
+                                                                                                               : 0;
+    by[g].push_back(&s);
+  }
+  for (auto& [g, v] : by) {
+    std::stable_sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->size_bytes < b->size_bytes; });
+    double capacity = 0;
+    if (g == 0) capacity = gpu.hbm_bandwidth_bytes_per_s;
+    if (g == 1) capacity = models::pcie_bytes_per_s(gpu.pcie_generation, gpu.pcie_lanes);
+    if (g == 2) capacity = gpu.nvlink_links * gpu.nvlink_bytes_per_s_per_link;
+    if (!(capacity > 0)) continue;
+    std::vector<double> large, all;
+    const double max_size = v.back()->size_bytes;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!is_fit(o.holdout, i)) continue;
+      const double eff = v[i]->bytes / v[i]->time_s / capacity;
+      all.push_back(eff);
+      if (v[i]->size_bytes >= 64.0 * 1024 * 1024 || v[i]->size_bytes >= 0.25 * max_size) large.push_back(eff);
+    }
+    if (large.empty()) continue;
+    const double eff = std::clamp(median(large), 1e-3, 1.5);
+    if (g == 0) out.memory_efficiency = eff;
+    if (g == 1 && !out.link_efficiency[static_cast<int>(models::LinkKind::pcie)])
+      out.link_efficiency[static_cast<int>(models::LinkKind::pcie)] = eff;
+    if (g == 2 && !out.link_efficiency[static_cast<int>(models::LinkKind::nvlink)])
+      out.link_efficiency[static_cast<int>(models::LinkKind::nvlink)] = eff;
+    if (notes) {
+      notes->push_back(std::string(g == 0   ? "HBM"
+                                   : g == 1 ? "PCIe"
+                                            : "NVLink peer") +
+                       ": efficiency " + std::to_string(eff) + " of " + std::to_string(capacity / 1e9) +
+                       " GB/s (median of " + std::to_string(large.size()) + " large fit points)");
+    }
+  }
+}
+
+double predicted_bandwidth(const CalibrationProfile& p, const models::GpuSpec& gpu, models::BandwidthSampleKind k) {
+  switch (k) {
+    case models::BandwidthSampleKind::h2d:
+    case models::BandwidthSampleKind::d2h:
+      return p.link_efficiency[static_cast<int>(models::LinkKind::pcie)].value_or(models::LinkEfficiency::pcie) *
+             models::pcie_bytes_per_s(gpu.pcie_generation, gpu.pcie_lanes);
+    case models::BandwidthSampleKind::d2d_peer:
+      return p.link_efficiency[static_cast<int>(models::LinkKind::nvlink)].value_or(
+                 models::LinkEfficiency::nvlink_gen2_3) *
+             gpu.nvlink_links * gpu.nvlink_bytes_per_s_per_link;
+    default:
+      return p.memory_efficiency.value_or(models::default_compute_params(gpu).memory_efficiency) *
+             gpu.hbm_bandwidth_bytes_per_s;
+  }
+}
+
+std::string fmt_size(double b) {
+  std::ostringstream s;
+  s.precision(0);
+  s << std::fixed << b;
+  return s.str();
+}
+
+}  // namespace
+
+models::CalibrationProfile fit_profile(const models::MeasurementSet& m, const FitOptions& o,
+                                       std::vector<std::string>* notes) {
+  CalibrationProfile out;
+  out.base = o.base;
+  out.fit_options = fit_options_text(o);
+  fit_collectives(m, o, out, notes);
+  fit_gemm(m, o, out, notes);
+  fit_bandwidth_and_launch(m, o, out, notes);
+  const bool compute = !m.gemm.empty() || !m.bandwidth.empty() || m.launch_back_to_back_s > 0;
+  if (compute) out.gpu = o.gpu;
+  return out;
+}
+
+Validation validate_profile(const std::shared_ptr<const models::CalibrationProfile>& profile,
+                            const models::MeasurementSet& m, const FitOptions& o) {
+  Validation v;
+  // Collectives.
+  const std::vector<OpData> ops = op_groups(m, o);
+  for (const OpData& d : ops) {
+    models::ClusterSpec cs = *o.cluster;
+    cs.profile = profile;
+    const std::vector<double> t = simulated_times(cs, d);
+    const double factor = models::CollectiveEngine::busbw_factor(d.cop, static_cast<int>(d.ranks.size()));
+    ValidationGroup g;
+    g.kind = "collective";
+    g.group = d.name;
+    std::vector<double> hl, hs, fl, fs;
+    for (std::size_t i = 0; i < d.bytes.size(); ++i) {
+      ValidationPoint p;
+      p.kind = "collective";
+      p.group = d.name;
+      p.label = fmt_size(d.bytes[i]);
+      p.where = d.where[i];
+      p.bytes = d.bytes[i];
+      p.unit = "busbw GB/s";
+      p.measured = d.bytes[i] / d.time_s[i] * factor / 1e9;
+      p.predicted = t[i] > 0 ? d.bytes[i] / t[i] * factor / 1e9 : 0;
+      p.error = p.predicted / p.measured - 1;
+      p.fit_point = d.fit[i];
+      if (p.predicted > 0) {
+        const double ratio = p.predicted / p.measured;
+        (p.fit_point ? (p.bytes >= kSplitBytes ? fl : fs) : (p.bytes >= kSplitBytes ? hl : hs)).push_back(ratio);
+      }
+      v.points.push_back(p);
+    }
+    g.held_large = static_cast<int>(hl.size()), g.held_small = static_cast<int>(hs.size());
+    g.fit_large = static_cast<int>(fl.size()), g.fit_small = static_cast<int>(fs.size());
+    g.held_large_error = geo_error(hl), g.held_small_error = geo_error(hs);
+    g.fit_large_error = geo_error(fl), g.fit_small_error = geo_error(fs);
+    v.groups.push_back(g);
+  }
+  // GEMM.
+  if (!m.gemm.empty()) {
+    if (o.gpu.empty()) throw std::invalid_argument("GEMM points need a GPU: --base must name a catalog GPU");
+    const models::GpuSpec& gpu = models::find_gpu(o.gpu);
+    const models::ComputeParams params = models::compute_params(gpu, profile);
+    std::map<int, std::vector<const models::GemmSample*>> by;
+    for (const auto& s : m.gemm) by[static_cast<int>(s.dtype)].push_back(&s);
+    for (const auto& [dt, samples] : by) {
+      const auto dtype = static_cast<models::Precision>(dt);
+      ValidationGroup g;
+      g.kind = "gemm";
+      g.group = precision_name(dtype);
+      std::vector<double> held, fitted;
+      for (std::size_t i = 0; i < samples.size(); ++i) {
+        const models::GemmSample& s = *samples[i];
+        models::Kernel k;
+        k.kind = models::KernelKind::gemm;
+        k.flops = 2 * s.m * s.n * s.k;
+        k.bytes = element_bytes(dtype) * (s.m * s.k + s.k * s.n + s.m * s.n);
+        k.m = s.m, k.n = s.n, k.k = s.k;
+        const double t = models::kernel_seconds(k, gpu, params, dtype);
+        ValidationPoint p;
+        p.kind = "gemm";
+        p.group = g.group;
+        p.label = fmt_size(s.m) + "x" + fmt_size(s.n) + "x" + fmt_size(s.k);
+        p.where = s.where;
+        p.unit = "TFLOP/s";
+        p.measured = k.flops / s.time_s / 1e12;
+        p.predicted = k.flops / t / 1e12;
+        p.error = p.predicted / p.measured - 1;
+        p.fit_point = is_fit(o.holdout, i);
+        (p.fit_point ? fitted : held).push_back(p.predicted / p.measured);
+        v.points.push_back(p);
+      }
+      g.held_large = static_cast<int>(held.size()), g.fit_large = static_cast<int>(fitted.size());
+      g.held_large_error = geo_error(held), g.fit_large_error = geo_error(fitted);
+      v.groups.push_back(g);
+    }
+  }
+  // Bandwidth.
+  if (!m.bandwidth.empty()) {
+    if (o.gpu.empty()) throw std::invalid_argument("bandwidth points need a GPU: --base must name a catalog GPU");
+    const models::GpuSpec& gpu = models::find_gpu(o.gpu);
+    const CalibrationProfile empty;
+    const CalibrationProfile& p0 = profile ? *profile : empty;
+    std::map<int, std::vector<const models::BandwidthSample*>> by;
+    for (const auto& s : m.bandwidth) by[static_cast<int>(s.kind)].push_back(&s);
+    for (auto& [kind, samples] : by) {
+      std::stable_sort(samples.begin(), samples.end(), [](auto* a, auto* b) { return a->size_bytes < b->size_bytes; });
+      ValidationGroup g;
+      g.kind = "bandwidth";
+      g.group = bandwidth_name(static_cast<models::BandwidthSampleKind>(kind));
+      std::vector<double> held, fitted;
+      for (std::size_t i = 0; i < samples.size(); ++i) {
+        ValidationPoint p;
+        p.kind = "bandwidth";
+        p.group = g.group;
+        p.label = fmt_size(samples[i]->size_bytes);
+        p.where = samples[i]->where;
+        p.bytes = samples[i]->size_bytes;
+        p.unit = "GB/s";
+        p.measured = samples[i]->bytes / samples[i]->time_s / 1e9;
+        p.predicted = predicted_bandwidth(p0, gpu, samples[i]->kind) / 1e9;
+        p.error = p.predicted / p.measured - 1;
+        p.fit_point = is_fit(o.holdout, i);
+        (p.fit_point ? fitted : held).push_back(p.predicted / p.measured);
+        v.points.push_back(p);
+      }
+      g.held_large = static_cast<int>(held.size()), g.fit_large = static_cast<int>(fitted.size());
+      g.held_large_error = geo_error(held), g.fit_large_error = geo_error(fitted);
+      v.groups.push_back(g);
+    }
+  }
+  return v;
+}
+
+std::string fit_options_text(const FitOptions& o) {
+  std::string s = std::string("holdout=") + (o.holdout == Holdout::odd    ? "odd"
+                                             : o.holdout == Holdout::even ? "even"
+                                                                          : "none");
+  if (!o.gpus.empty()) {
+    s += "; gpus=";
+    for (std::size_t i = 0; i < o.gpus.size(); ++i) s += (i ? "," : "") + std::to_string(o.gpus[i]);
+  }
+  return s;
+}
+
+void apply_fit_options_text(const std::string& text, FitOptions& o) {
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ';');) {
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    if (item == "holdout=odd") o.holdout = Holdout::odd;
+    if (item == "holdout=even") o.holdout = Holdout::even;
+    if (item == "holdout=none") o.holdout = Holdout::none;
+    if (item.rfind("gpus=", 0) == 0) {
+      try {
+        o.gpus = models::parse_gpu_list(item.substr(5));
+      } catch (const std::invalid_argument&) {
+      }
+    }
+  }
+}
+
+}  // namespace traincast::calibrate

@@ -1,0 +1,115 @@
+#pragma once
+// Calibration profile (DESIGN §5): what `traincast calibrate fit` derives from measurements of one
+// machine, as an overlay on the catalog's datasheet defaults, and what the models use when a
+// scenario names a profile (ClusterSpec::profile). Plain structs: models/io reads and writes them
+// as message Profile (models/io/traincast.proto); calibrate/fit produces them.
+//
+// How the models use a profile:
+//  - compute (models/compute/compute_model.h): GEMM time = flops / (peak_dtype x eta(M, N, K)) with
+//    eta from GemmEfficiencyTable when the profile has a surface for the dtype (the measured
+//    times include launch, ramp and memory traffic: no fixed cost or memory bound is added); memory_efficiency,
+//    kernel_fixed_s and gemm_fixed_s replace the defaults when set.
+//  - collectives (models/collectives/collective.h): link_efficiency replaces NCCL's per-link-kind
+//    figure (LinkEfficiency) on the flow model's links; latency_scale multiplies NCCL's latency
+//    terms; a CollectiveFit for the call's (op, group size) multiplies the latency by its
+//    latency_scale, the achievable bandwidth by its bandwidth_scale, and the whole time by its size
+//    correction (interpolated in log size, as NCCL's own treeCorrectionFactor is a table over
+//    log2 size).
+// Power vs load and thermal R/C fits (DESIGN §4.5) belong here too when they are fitted; this
+// version has none.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/scenario.h"
+
+namespace traincast::models {
+
+enum class CollectiveOp;  // models/collectives/collective.h
+
+/// One GEMM shape's fitted efficiency: measured FLOP/s / dense peak of the dtype.
+struct GemmEfficiencyPoint {
+  Precision dtype = Precision::bf16;
+  double m = 0, n = 0, k = 0;  ///< > 0; a batched GEMM of b matrices is folded into m (b x m)
+  double efficiency = 0;       ///< > 0 (may exceed 1 when the catalog's peak is below what was measured)
+};
+
+/// Per-dtype smooth surface ln(eta) = c . [1, x, y, z, x^2, y^2, z^2, xy, xz, yz] in x = ln m,
+/// y = ln n, z = ln k (fitted robustly), plus the fit points' residuals, interpolated by inverse
+/// squared distance in (ln m, ln n, ln k) over the 8 nearest points of the dtype.
+struct GemmEfficiencySurface {
+  Precision dtype = Precision::bf16;
+  std::array<double, 10> coefficients{};
+};
+
+struct GemmEfficiencyTable {
+  std::vector<GemmEfficiencySurface> surfaces;  ///< at most one per dtype
+  std::vector<GemmEfficiencyPoint> points;      ///< measured points kept by the fit (outliers dropped)
+  bool has(Precision dtype) const;
+  /// eta for an (m, n, k) GEMM of `dtype` (all > 0): surface x exp(interpolated residual of the
+  /// nearest points). Beyond the measured range the surface's value is held at the edge of the
+  /// measured box (eta does not extrapolate). Throws std::invalid_argument when has(dtype) is false.
+  double efficiency(Precision dtype, double m, double n, double k) const;
+};
+
+/// Size correction of one collective: time multiplier at measured sizes.
+struct CollectiveSizePoint {
+  double bytes = 0;       ///< nccl-tests size [bytes], > 0
+  double time_ratio = 1;  ///< measured time / model time (with the fit's scales) at this size, > 0
+};
+
+/// Fitted parameters of one collective operation on groups of num_ranks GPUs.
+struct CollectiveFit {
+  CollectiveOp op{};
+  int num_ranks = 0;             ///< group size the fit applies to (exact match)
+  double latency_scale = 1.0;    ///< multiplies NCCL's latency terms (on top of the profile-wide scale)
+  double bandwidth_scale = 1.0;  ///< multiplies the achievable bandwidth (on top of link_efficiency)
+  std::vector<CollectiveSizePoint> size_correction;  ///< by increasing bytes; empty = none
+  /// Derived, for reading (not used by the model): the fitted model's time at 0 bytes [s] (alpha)
+  /// and its busbw at large sizes [GB/s] (the alpha-beta view of the fit).
+  double alpha_s = 0;
+  double busbw_gb_per_s = 0;
+  /// Time multiplier at `bytes`: size_correction's ln(time_ratio) interpolated linearly in
+  /// ln(bytes), held at the end values outside the measured range; 1 when empty.
+  double correction(double bytes) const;
+};
+
+/// One input the profile was fitted from.
+struct ProfileSource {
+  std::string path;        ///< as given on the command line
+  std::string sha256;      ///< of the file's bytes, hex
+  std::string kind;        ///< "measurements", "nccl-tests log", "csv"
+  int points_used = 0;     ///< measured points that entered a fit
+  int points_skipped = 0;  ///< held out, rejected as outliers, or of a kind not fitted
+};
+
+struct CalibrationProfile {
+  std::string origin;  ///< file it was read from ("" when built in memory), for messages
+  /// GPU catalog name, node template, or scenario file the fit was based on (--base).
+  std::string base;
+  std::string gpu;          ///< catalog GPU name the compute fits refer to; "" = none
+  std::string created_by;   ///< tool and version
+  std::string fit_options;  ///< options of the fit (holdout, gpus, ...), free text
+  std::vector<ProfileSource> sources;
+
+  // Compute (ComputeParams overlay; unset = the catalog/compute model default).
+  std::optional<double> memory_efficiency;  ///< fraction of datasheet HBM bandwidth, (0, 1.5]
+  std::optional<double> kernel_fixed_s;     ///< per non-GEMM kernel [s]
+  std::optional<double> gemm_fixed_s;       ///< per GEMM when no eta table covers the dtype [s]
+  GemmEfficiencyTable gemm;
+
+  // Collectives.
+  /// Achievable fraction of line rate per LinkKind (index = static_cast<int>(LinkKind)); unset =
+  /// NCCL's figure (LinkEfficiency).
+  std::array<std::optional<double>, 6> link_efficiency{};
+  double latency_scale = 1.0;  ///< multiplies every NCCL latency term, > 0
+  std::vector<CollectiveFit> collectives;
+
+  /// The fit for (op, num_ranks), or null.
+  const CollectiveFit* collective(CollectiveOp op, int num_ranks) const;
+};
+
+}  // namespace traincast::models

@@ -1,0 +1,416 @@
+// Profiles and measurement files. See profile_io.h.
+
+#include "models/io/profile_io.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include <google/protobuf/text_format.h>
+
+#include "models/collectives/nccl_tests.h"
+#include "models/hardware/catalog.h"
+#include "models/hardware/cluster.h"
+#include "models/io/message_reader.h"
+#include "traincast.pb.h"
+
+namespace traincast::io {
+namespace {
+
+namespace pb = google::protobuf;
+namespace tp = traincast::proto;
+using detail::PathStep;
+
+constexpr std::size_t kMaxInputBytes = 64u << 20;
+constexpr const char* kLinkNames[6] = {"other", "nvlink", "pcie", "socket", "nic", "fabric"};
+
+std::string read_whole(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ScenarioError(
+        {path + ": cannot read file (" + std::make_error_code(std::errc::is_a_directory).message() + ")"});
+  }
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno != 0 ? errno : ENOENT;
+    throw ScenarioError({path + ": cannot read file (" + std::generic_category().message(err) + ")"});
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw ScenarioError({path + ": cannot read file (read error)"});
+  return std::move(buffer).str();
+}
+
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+/// Positions errors at field paths of one parsed message.
+class Where {
+ public:
+  Where(const pb::Message& m, const detail::SourceMap& map, std::string_view origin, std::vector<std::string>& errors)
+      : m_(m), map_(map), origin_(origin), errors_(errors) {}
+  void error(const std::string& path, const std::string& what) {
+    std::vector<PathStep> steps;
+    const detail::SourcePos pos =
+        detail::resolve_path(m_.GetDescriptor(), path, steps, nullptr) ? map_.locate(steps) : detail::SourcePos{1, 1};
+    errors_.push_back(detail::format_pos(origin_, pos) + ": " + path + ": " + what);
+  }
+  /// lo < v <= hi (lo_open) or lo <= v <= hi.
+  bool range(const std::string& path, double v, double lo, double hi, bool lo_open) {
+    if (std::isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi) return true;
+    error(path, "got " + num(v) + " (expected a number in " + (lo_open ? "(" : "[") + num(lo) + ", " + num(hi) + "])");
+    return false;
+  }
+  void required(const std::string& path, bool present) {
+    if (!present) error(path, "not set (required)");
+  }
+
+ private:
+  const pb::Message& m_;
+  const detail::SourceMap& map_;
+  std::string_view origin_;
+  std::vector<std::string>& errors_;
+};
+
+std::string idx(const std::string& field, int i) { return field + "[" + std::to_string(i) + "]"; }
+
+bool precision_from(int number, models::Precision& out) {
+  if (number < 0 || number > 4) return false;
+  out = static_cast<models::Precision>(number);
+  return true;
+}
+
+models::NcclTestsOp nccl_op_of(models::CollectiveOp op) {
+  switch (op) {
+    case models::CollectiveOp::all_reduce:
+      return models::NcclTestsOp::all_reduce;
+    case models::CollectiveOp::all_gather:
+      return models::NcclTestsOp::all_gather;
+    case models::CollectiveOp::reduce_scatter:
+      return models::NcclTestsOp::reduce_scatter;
+    case models::CollectiveOp::all_to_all:
+      return models::NcclTestsOp::alltoall;
+    case models::CollectiveOp::broadcast:
+      return models::NcclTestsOp::broadcast;
+    case models::CollectiveOp::reduce:
+      return models::NcclTestsOp::reduce;
+    case models::CollectiveOp::send_recv:
+      return models::NcclTestsOp::sendrecv;
+  }
+  return models::NcclTestsOp::all_reduce;
+}
+
+void parse_and_throw(std::string_view text, std::string_view origin, Format format, pb::Message& message,
+                     detail::ReadOutcome& read) {
+  if (text.size() > kMaxInputBytes) {
+    throw ScenarioError({std::string(origin) + ": input too large (" + std::to_string(text.size()) +
+                         " bytes; expected at most " + std::to_string(kMaxInputBytes) + ")"});
+  }
+  read = detail::read_message(text, origin, format, message);
+  if (!read.errors.empty()) throw ScenarioError(std::move(read.errors));
+}
+
+}  // namespace
+
+std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_view text, std::string_view origin,
+                                                                    Format format) {
+  tp::Profile m;
+  detail::ReadOutcome read;
+  parse_and_throw(text, origin, format, m, read);
+  std::vector<std::string> errors;
+  Where w(m, *read.source_map, origin, errors);
+  auto p = std::make_shared<models::CalibrationProfile>();
+  p->origin = std::string(origin);
+  p->base = m.base();
+  p->gpu = m.gpu();
+  p->created_by = m.created_by();
+  p->fit_options = m.fit_options();
+  for (const tp::ProfileSource& s : m.source()) {
+    p->sources.push_back({s.path(), s.sha256(), s.kind(), s.points_used(), s.points_skipped()});
+  }
+  if (!p->gpu.empty()) {
+    try {
+      models::find_gpu(p->gpu);
+    } catch (const std::exception&) {
+      w.error("gpu", "unknown GPU \"" + detail::clip(p->gpu) + "\"" +
+                         detail::did_you_mean(p->gpu, models::gpu_names()) +
+                         " (expected a catalog GPU name; `traincast catalog` lists them)");
+    }
+  }
+  const bool compute = m.has_memory_efficiency() || m.has_kernel_fixed_s() || m.has_gemm_fixed_s() ||
+                       m.gemm_surface_size() > 0 || m.gemm_point_size() > 0;
+  if (compute && p->gpu.empty()) w.error("gpu", "not set (required with compute fields: the GPU they were fitted on)");
+  if (m.has_memory_efficiency() && w.range("memory_efficiency", m.memory_efficiency(), 0, 1.5, true))
+    p->memory_efficiency = m.memory_efficiency();
+  if (m.has_kernel_fixed_s() && w.range("kernel_fixed_s", m.kernel_fixed_s(), 0, 1e-3, false))
+    p->kernel_fixed_s = m.kernel_fixed_s();
+  if (m.has_gemm_fixed_s() && w.range("gemm_fixed_s", m.gemm_fixed_s(), 0, 1e-3, false))
+    p->gemm_fixed_s = m.gemm_fixed_s();
+  const std::string dtypes = "fp32, tf32, fp16, bf16, fp8";
+  for (int i = 0; i < m.gemm_surface_size(); ++i) {
+    const tp::GemmSurface& g = m.gemm_surface(i);
+    const std::string at = idx("gemm_surface", i);
+    models::GemmEfficiencySurface s;
+    w.required(at + ".dtype", g.has_dtype());
+    if (g.has_dtype() && !precision_from(g.dtype(), s.dtype))
+      w.error(at + ".dtype", "invalid value (expected one of: " + dtypes + ")");
+    if (p->gemm.has(s.dtype) && g.has_dtype())
+      w.error(at + ".dtype", "second surface for this dtype (expected one per dtype)");
+    if (g.coefficients_size() != 10) {
+      w.error(at + ".coefficients", "got " + std::to_string(g.coefficients_size()) + " numbers (expected 10)");
+      continue;
+    }
+    bool finite = true;
+    for (int j = 0; j < 10; ++j) {
+      s.coefficients[j] = g.coefficients(j);
+      finite = finite && std::isfinite(s.coefficients[j]);
+    }
+    if (!finite) w.error(at + ".coefficients", "not all finite (expected 10 finite numbers)");
+    if (g.has_dtype()) p->gemm.surfaces.push_back(s);
+  }
+  for (int i = 0; i < m.gemm_point_size(); ++i) {
+    const tp::GemmPoint& g = m.gemm_point(i);
+    const std::string at = idx("gemm_point", i);
+    models::GemmEfficiencyPoint q;
+    w.required(at + ".dtype", g.has_dtype());
+    if (g.has_dtype() && !precision_from(g.dtype(), q.dtype))
+      w.error(at + ".dtype", "invalid value (expected one of: " + dtypes + ")");
+    if (g.has_dtype() && !p->gemm.has(q.dtype))
+      w.error(at + ".dtype", "no gemm_surface for this dtype (expected a surface before its points)");
+    bool ok = w.range(at + ".m", g.m(), 0, 1e9, true);
+    ok = w.range(at + ".n", g.n(), 0, 1e9, true) && ok;
+    ok = w.range(at + ".k", g.k(), 0, 1e9, true) && ok;
+    ok = w.range(at + ".efficiency", g.efficiency(), 0, 2, true) && ok;
+    q.m = g.m(), q.n = g.n(), q.k = g.k(), q.efficiency = g.efficiency();
+    if (ok) p->gemm.points.push_back(q);
+  }
+  for (int i = 0; i < m.link_efficiency_size(); ++i) {
+    const tp::LinkEfficiencySpec& l = m.link_efficiency(i);
+    const std::string at = idx("link_efficiency", i);
+    int kind = -1;
+    for (int k = 1; k < 6; ++k) {
+      if (l.link() == kLinkNames[k]) kind = k;
+    }
+    if (kind < 0) {
+      w.error(at + ".link", l.has_link() ? "unknown link kind \"" + detail::clip(l.link()) +
+                                               "\" (expected one of: nvlink, pcie, socket, nic, fabric)"
+                                         : "not set (expected one of: nvlink, pcie, socket, nic, fabric)");
+      continue;
+    }
+    if (p->link_efficiency[kind]) w.error(at + ".link", "\"" + l.link() + "\" given twice (expected once per kind)");
+    w.required(at + ".efficiency", l.has_efficiency());
+    if (l.has_efficiency() && w.range(at + ".efficiency", l.efficiency(), 0, 1.5, true))
+      p->link_efficiency[kind] = l.efficiency();
+  }
+  if (m.has_latency_scale() && w.range("latency_scale", m.latency_scale(), 0, 1000, true))
+    p->latency_scale = m.latency_scale();
+  for (int i = 0; i < m.collective_size(); ++i) {
+    const tp::CollectiveFitSpec& c = m.collective(i);
+    const std::string at = idx("collective", i);
+    models::CollectiveFit f;
+    bool ok = true;
+    try {
+      f.op = models::collective_op_of(models::parse_nccl_tests_op(c.op()));
+    } catch (const std::invalid_argument& e) {
+      w.error(at + ".op", c.has_op() ? e.what()
+                                     : "not set (expected one of: all_reduce, all_gather, reduce_scatter, "
+                                       "alltoall, broadcast, reduce, sendrecv)");
+      ok = false;
+    }
+    if (!c.has_num_ranks() || c.num_ranks() < 2) {
+      w.error(at + ".num_ranks", c.has_num_ranks()
+                                     ? "got " + std::to_string(c.num_ranks()) + " (expected an integer >= 2)"
+                                     : "not set (expected an integer >= 2)");
+      ok = false;
+    }
+    f.num_ranks = c.num_ranks();
+    if (c.has_latency_scale()) ok = w.range(at + ".latency_scale", c.latency_scale(), 0, 1000, true) && ok;
+    if (c.has_bandwidth_scale()) ok = w.range(at + ".bandwidth_scale", c.bandwidth_scale(), 0, 100, true) && ok;
+    if (c.has_latency_scale()) f.latency_scale = c.latency_scale();
+    if (c.has_bandwidth_scale()) f.bandwidth_scale = c.bandwidth_scale();
+    f.alpha_s = c.alpha_s();
+    f.busbw_gb_per_s = c.busbw_gb_per_s();
+    for (int j = 0; j < c.size_correction_size(); ++j) {
+      const tp::CollectiveSizePoint& s = c.size_correction(j);
+      const std::string sat = at + "." + idx("size_correction", j);
+      bool sok = w.range(sat + ".bytes", s.bytes(), 0, 1e15, true);
+      sok = w.range(sat + ".time_ratio", s.time_ratio(), 0, 100, true) && sok;
+      if (sok && !f.size_correction.empty() && s.bytes() <= f.size_correction.back().bytes) {
+        w.error(sat + ".bytes", "got " + num(s.bytes()) + " after " + num(f.size_correction.back().bytes) +
+                                    " (expected sizes in increasing order)");
+        sok = false;
+      }
+      if (sok) f.size_correction.push_back({s.bytes(), s.time_ratio()});
+      ok = ok && sok;
+    }
+    if (ok && p->collective(f.op, f.num_ranks) != nullptr)
+      w.error(at + ".op", "second fit for " + c.op() + " on " + std::to_string(f.num_ranks) + " ranks (expected one)");
+    else if (ok)
+      p->collectives.push_back(std::move(f));
+  }
+  if (!errors.empty()) throw ScenarioError(std::move(errors));
+  return p;
+}
+
+std::shared_ptr<const models::CalibrationProfile> load_profile_file(const std::string& path) {
+  const Format format = format_for_path(path);
+  return load_profile_text(read_whole(path), path, format);
+}
+
+std::string profile_to_text(const models::CalibrationProfile& p, const std::string& header_comment) {
+  tp::Profile m;
+  if (!p.base.empty()) m.set_base(p.base);
+  if (!p.gpu.empty()) m.set_gpu(p.gpu);
+  if (!p.created_by.empty()) m.set_created_by(p.created_by);
+  if (!p.fit_options.empty()) m.set_fit_options(p.fit_options);
+  for (const auto& s : p.sources) {
+    tp::ProfileSource& o = *m.add_source();
+    o.set_path(s.path);
+    o.set_sha256(s.sha256);
+    o.set_kind(s.kind);
+    o.set_points_used(s.points_used);
+    o.set_points_skipped(s.points_skipped);
+  }
+  if (p.memory_efficiency) m.set_memory_efficiency(*p.memory_efficiency);
+  if (p.kernel_fixed_s) m.set_kernel_fixed_s(*p.kernel_fixed_s);
+  if (p.gemm_fixed_s) m.set_gemm_fixed_s(*p.gemm_fixed_s);
+  for (const auto& s : p.gemm.surfaces) {
+    tp::GemmSurface& o = *m.add_gemm_surface();
+    o.set_dtype(static_cast<tp::TrainingSpec::Precision>(s.dtype));
+    for (double c : s.coefficients) o.add_coefficients(c);
+  }
+  for (const auto& q : p.gemm.points) {
+    tp::GemmPoint& o = *m.add_gemm_point();
+    o.set_dtype(static_cast<tp::TrainingSpec::Precision>(q.dtype));
+    o.set_m(q.m);
+    o.set_n(q.n);
+    o.set_k(q.k);
+    o.set_efficiency(q.efficiency);
+  }
+  for (int k = 1; k < 6; ++k) {
+    if (!p.link_efficiency[k]) continue;
+    tp::LinkEfficiencySpec& o = *m.add_link_efficiency();
+    o.set_link(kLinkNames[k]);
+    o.set_efficiency(*p.link_efficiency[k]);
+  }
+  if (p.latency_scale != 1.0) m.set_latency_scale(p.latency_scale);
+  for (const auto& f : p.collectives) {
+    tp::CollectiveFitSpec& o = *m.add_collective();
+    o.set_op(std::string(models::nccl_tests_op_name(nccl_op_of(f.op))));
+    o.set_num_ranks(f.num_ranks);
+    o.set_latency_scale(f.latency_scale);
+    o.set_bandwidth_scale(f.bandwidth_scale);
+    for (const auto& s : f.size_correction) {
+      tp::CollectiveSizePoint& c = *o.add_size_correction();
+      c.set_bytes(s.bytes);
+      c.set_time_ratio(s.time_ratio);
+    }
+    o.set_alpha_s(f.alpha_s);
+    o.set_busbw_gb_per_s(f.busbw_gb_per_s);
+  }
+  pb::TextFormat::Printer printer;
+  printer.SetUseShortRepeatedPrimitives(true);
+  std::string body;
+  printer.PrintToString(m, &body);
+  std::string out;
+  std::istringstream lines(header_comment);
+  for (std::string line; std::getline(lines, line);) out += "# " + line + "\n";
+  return out + body;
+}
+
+models::MeasurementSet load_measurements_text(std::string_view text, std::string_view origin) {
+  tp::Measurements m;
+  detail::ReadOutcome read;
+  parse_and_throw(text, origin, Format::text, m, read);
+  std::vector<std::string> errors;
+  Where w(m, *read.source_map, origin, errors);
+  models::MeasurementSet out;
+  out.gpu_name = m.machine().gpu_name();
+  auto line_of = [&](const std::string& path) {
+    std::vector<PathStep> steps;
+    detail::resolve_path(m.GetDescriptor(), path, steps, nullptr);
+    return std::string(origin) + ":" + std::to_string(read.source_map->locate(steps).line);
+  };
+  for (int i = 0; i < m.gemm_size(); ++i) {
+    const tp::GemmMeasurement& g = m.gemm(i);
+    const std::string at = idx("gemm", i);
+    models::GemmSample s;
+    const std::string d = g.dtype();
+    if (d == "fp32")
+      s.dtype = models::Precision::fp32;
+    else if (d == "tf32")
+      s.dtype = models::Precision::tf32;
+    else if (d == "fp16")
+      s.dtype = models::Precision::fp16;
+    else if (d == "bf16")
+      s.dtype = models::Precision::bf16;
+    else if (d == "fp8")
+      s.dtype = models::Precision::fp8;
+    else {
+      w.error(at + ".dtype", "got \"" + detail::clip(d) + "\" (expected one of: fp32, tf32, fp16, bf16, fp8)");
+      continue;
+    }
+    bool ok = w.range(at + ".m", static_cast<double>(g.m()), 0, 1e9, true);
+    ok = w.range(at + ".n", static_cast<double>(g.n()), 0, 1e9, true) && ok;
+    ok = w.range(at + ".k", static_cast<double>(g.k()), 0, 1e9, true) && ok;
+    ok = w.range(at + ".time_s", g.time_s(), 0, 1e6, true) && ok;
+    if (!ok) continue;
+    s.m = static_cast<double>(g.m()), s.n = static_cast<double>(g.n()), s.k = static_cast<double>(g.k());
+    s.time_s = g.time_s();
+    s.where = line_of(at);
+    out.gemm.push_back(s);
+  }
+  for (int i = 0; i < m.bandwidth_size(); ++i) {
+    const tp::BandwidthMeasurement& b = m.bandwidth(i);
+    const std::string at = idx("bandwidth", i);
+    if (b.kind() < 1 || b.kind() > 6) {
+      w.error(at + ".kind", "not set or invalid (expected one of: hbm_copy, hbm_read, hbm_write, h2d, d2h, d2d_peer)");
+      continue;
+    }
+    bool ok = w.range(at + ".bytes", b.bytes(), 0, 1e15, true);
+    ok = w.range(at + ".time_s", b.time_s(), 0, 1e6, true) && ok;
+    if (!ok) continue;
+    out.bandwidth.push_back(
+        {static_cast<models::BandwidthSampleKind>(b.kind() - 1), b.size_bytes(), b.bytes(), b.time_s(), line_of(at)});
+  }
+  if (m.launch().has_back_to_back_kernel_s() &&
+      w.range("launch.back_to_back_kernel_s", m.launch().back_to_back_kernel_s(), 0, 1, true))
+    out.launch_back_to_back_s = m.launch().back_to_back_kernel_s();
+  if (m.launch().has_empty_kernel_launch_s() &&
+      w.range("launch.empty_kernel_launch_s", m.launch().empty_kernel_launch_s(), 0, 1, true))
+    out.launch_empty_kernel_s = m.launch().empty_kernel_launch_s();
+  for (int i = 0; i < m.collective_size(); ++i) {
+    const tp::CollectiveMeasurement& c = m.collective(i);
+    const std::string at = idx("collective", i);
+    try {
+      models::parse_nccl_tests_op(c.op());
+    } catch (const std::invalid_argument& e) {
+      w.error(at + ".op", e.what());
+      continue;
+    }
+    bool ok = w.range(at + ".size_bytes", c.size_bytes(), 0, 1e15, false);
+    ok = w.range(at + ".time_us", c.time_us(), 0, 1e12, true) && ok;
+    if (c.has_num_ranks() && c.num_ranks() < 1) {
+      w.error(at + ".num_ranks", "got " + std::to_string(c.num_ranks()) + " (expected an integer >= 1)");
+      ok = false;
+    }
+    if (!ok || c.size_bytes() == 0) continue;
+    out.collectives.push_back({c.op(), c.num_ranks(), c.size_bytes(), c.time_us(), c.dtype(), line_of(at)});
+  }
+  if (!errors.empty()) throw ScenarioError(std::move(errors));
+  return out;
+}
+
+models::MeasurementSet load_measurements_file(const std::string& path) {
+  return load_measurements_text(read_whole(path), path);
+}
+
+}  // namespace traincast::io

@@ -1,0 +1,375 @@
+// calibrate/fit: robust least squares, round trips (data simulated with known parameters are fitted
+// back), stability with 10% outliers, every shared log through the fit's input path, profile
+// text round trip and positioned load errors.
+
+#include "calibrate/fit/profile_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "calibrate/fit/inputs.h"
+#include "calibrate/fit/robust.h"
+#include "calibrate/fit/sha256.h"
+#include "calibrate/nccl_tests_log.h"
+#include "models/collectives/collective.h"
+#include "models/collectives/nccl_tests.h"
+#include "models/compute/compute_model.h"
+#include "models/hardware/catalog.h"
+#include "models/io/profile_io.h"
+#include "models/io/scenario_io.h"
+
+namespace traincast::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kData = fs::path(TRAINCAST_SHARED_DATA_DIR) / "nccl-tests";
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
+
+TEST(Sha256, KnownVectors) {
+  // FIPS 180-4 examples (NIST CSRC "SHA256.pdf").
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+TEST(Robust, HuberLinearIgnoresTenPercentOutliers) {
+  // y = 2 + 3x with +-0.5% noise; every 10th point 50 too high. Plain least squares would move
+  // the intercept by ~5; Huber stays within 0.05.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> noise(-0.01, 0.01);
+  const int n = 100;
+  Eigen::MatrixXd X(n, 2);
+  Eigen::VectorXd y(n);
+  for (int i = 0; i < n; ++i) {
+    const double x = i * 0.1;
+    X(i, 0) = 1;
+    X(i, 1) = x;
+    y[i] = 2 + 3 * x + noise(rng) + (i % 10 == 3 ? 50.0 : 0.0);
+  }
+  const RobustResult r = huber_linear(X, y);
+  EXPECT_NEAR(r.params[0], 2.0, 0.05);
+  EXPECT_NEAR(r.params[1], 3.0, 0.01);
+  EXPECT_LT(r.weights[3], 0.01);  // the outlier is weighted down
+}
+
+// ---- collectives ----------------------------------------------------------------------------
+
+models::ClusterSpec consumer_cluster() {
+  return io::load_cluster_scenario_file(kSrc + "/scenarios/nccl/consumer_2x2080ti_nop2p.textproto").cluster;
+}
+
+/// all_reduce and all_gather times simulated with a known profile at 8 B .. 1 GiB.
+models::MeasurementSet simulated(const std::shared_ptr<const models::CalibrationProfile>& truth,
+                                 const std::vector<std::string>& ops) {
+  models::ClusterSpec cs = consumer_cluster();
+  cs.profile = truth;
+  models::MeasurementSet m;
+  const std::vector<double> sizes = models::nccl_tests_sizes(8, 1 << 30, 2, 0);
+  for (const std::string& op : ops) {
+    models::NcclTestsOptions o;
+    o.op = models::parse_nccl_tests_op(op);
+    const auto rows = models::simulate_nccl_tests(cs, o, sizes);
+    for (const auto& r : rows) {
+      if (r.bytes > 0)
+        m.collectives.push_back({op, 2, r.bytes, r.time_s * 1e6, "float", "sim:" + std::to_string(r.bytes)});
+    }
+  }
+  return m;
+}
+
+std::shared_ptr<models::CalibrationProfile> truth_profile() {
+  auto p = std::make_shared<models::CalibrationProfile>();
+  p->link_efficiency[static_cast<int>(models::LinkKind::pcie)] = 0.55;
+  p->latency_scale = 1.6;
+  return p;
+}
+
+FitOptions consumer_options(Holdout h) {
+  FitOptions o;
+  o.base = "consumer";
+  o.cluster = consumer_cluster();
+  o.holdout = h;
+  return o;
+}
+
+TEST(CollectiveFit, RecoversLinkEfficiencyAndLatencyFromSimulatedData) {
+  const auto truth = truth_profile();
+  const models::MeasurementSet m = simulated(truth, {"all_reduce"});
+  const FitOptions o = consumer_options(Holdout::odd);
+  const models::CalibrationProfile p = fit_profile(m, o);
+  const auto& eff = p.link_efficiency[static_cast<int>(models::LinkKind::pcie)];
+  ASSERT_TRUE(eff.has_value());
+  EXPECT_NEAR(*eff, 0.55, 0.55 * 0.01);
+  EXPECT_NEAR(p.latency_scale, 1.6, 1.6 * 0.02);
+  ASSERT_EQ(p.collectives.size(), 1u);
+  for (const auto& c : p.collectives[0].size_correction) EXPECT_NEAR(c.time_ratio, 1.0, 0.01) << c.bytes;
+  // Held-out sizes predicted within 1%.
+  const Validation v = validate_profile(std::make_shared<const models::CalibrationProfile>(p), m, o);
+  ASSERT_EQ(v.groups.size(), 1u);
+  EXPECT_LT(v.groups[0].held_large_error, 0.01);
+  EXPECT_LT(v.groups[0].held_small_error, 0.01);
+  EXPECT_GT(v.groups[0].held_large + v.groups[0].held_small, 10);
+}
+
+TEST(CollectiveFit, ProfileFromOneOpPredictsAnotherOnTheSameSystem) {
+  // Fitted on all_reduce only; all_gather (never seen) uses the profile-wide efficiency/latency.
+  const auto truth = truth_profile();
+  const FitOptions o = consumer_options(Holdout::none);
+  const auto p = std::make_shared<const models::CalibrationProfile>(fit_profile(simulated(truth, {"all_reduce"}), o));
+  const Validation v = validate_profile(p, simulated(truth, {"all_gather"}), o);
+  ASSERT_EQ(v.groups.size(), 1u);
+  EXPECT_LT(v.groups[0].fit_large_error, 0.02);
+  EXPECT_LT(v.groups[0].fit_small_error, 0.05);
+}
+
+TEST(CollectiveFit, StableWithTenPercentOutliers) {
+  const auto truth = truth_profile();
+  models::MeasurementSet m = simulated(truth, {"all_reduce"});
+  std::vector<bool> outlier(m.collectives.size(), false);
+  for (std::size_t i = 5; i < m.collectives.size(); i += 10) {
+    m.collectives[i].time_us *= 3.0;  // 10% of the points three times too slow
+    outlier[i] = true;
+  }
+  const FitOptions o = consumer_options(Holdout::none);
+  const models::CalibrationProfile p = fit_profile(m, o);
+  EXPECT_NEAR(*p.link_efficiency[static_cast<int>(models::LinkKind::pcie)], 0.55, 0.55 * 0.03);
+  EXPECT_NEAR(p.latency_scale, 1.6, 1.6 * 0.05);
+  // The clean points stay within 1%: the outliers do not leak into the size correction.
+  const Validation v = validate_profile(std::make_shared<const models::CalibrationProfile>(p), m, o);
+  for (std::size_t i = 0; i < v.points.size(); ++i) {
+    if (!outlier[i]) {
+      EXPECT_NEAR(v.points[i].error, 0.0, 0.01) << v.points[i].label;
+    }
+  }
+}
+
+// ---- GEMM -----------------------------------------------------------------------------------
+
+/// A known efficiency surface of the fitted form: ln eta quadratic in (ln m, ln n, ln k), rising
+/// with each dimension towards ~0.8 at 8192 (the shape of measured GEMM tables).
+/// eta = 0.8 at m = n = k = 2^13.7, 0.2 at 256.
+const std::array<double, 10> kTrueCoefficients = {-8.34, 0.57, 0.55, 0.6, -0.03, -0.029, -0.032, 0.001, 0.002, 0.0015};
+double true_eta(double m, double n, double k) {
+  const double x = std::log(m), y = std::log(n), z = std::log(k);
+  const double f[10] = {1, x, y, z, x * x, y * y, z * z, x * y, x * z, y * z};
+  double v = 0;
+  for (int i = 0; i < 10; ++i) v += kTrueCoefficients[i] * f[i];
+  return std::exp(v);
+}
+
+models::MeasurementSet gemm_grid(const models::GpuSpec& gpu) {
+  models::MeasurementSet m;
+  const double peak = models::peak_flops(gpu, models::Precision::bf16);
+  // 7 sizes per axis: holding out every other point (input order) is a checkerboard, so every
+  // held-out shape lies inside the box of the fit points.
+  const std::vector<double> sizes = {256, 512, 1024, 2048, 4096, 8192, 16384};
+  for (double a : sizes) {
+    for (double b : sizes) {
+      for (double c : sizes) {
+        const double t = 2 * a * b * c / (true_eta(a, b, c) * peak);
+        m.gemm.push_back({models::Precision::bf16, a, b, c, t, "sim:" + std::to_string(m.gemm.size())});
+      }
+    }
+  }
+  return m;
+}
+
+TEST(GemmFit, RecoversEfficiencySurfaceOnHeldOutShapes) {
+  const models::GpuSpec& gpu = models::find_gpu("H100-SXM5-80GB");
+  const models::MeasurementSet m = gemm_grid(gpu);
+  FitOptions o;
+  o.gpu = gpu.name;
+  o.holdout = Holdout::odd;
+  const auto p = std::make_shared<const models::CalibrationProfile>(fit_profile(m, o));
+  const Validation v = validate_profile(p, m, o);
+  ASSERT_EQ(v.groups.size(), 1u);
+  EXPECT_LT(v.groups[0].held_large_error, 1e-4);  // 171 unseen shapes
+  ASSERT_EQ(p->gemm.surfaces.size(), 1u);
+  for (int i = 0; i < 10; ++i) EXPECT_NEAR(p->gemm.surfaces[0].coefficients[i], kTrueCoefficients[i], 1e-4) << i;
+  // The compute model takes eta from the table for a GEMM of known shape.
+  models::Kernel k{models::KernelKind::gemm, 2.0 * 4096 * 4096 * 4096, 0, 4096, 4096, 4096};
+  const models::ComputeParams params = models::compute_params(gpu, p);
+  const double t = models::kernel_seconds(k, gpu, params, models::Precision::bf16);
+  EXPECT_NEAR(k.flops / t / models::peak_flops(gpu, models::Precision::bf16), true_eta(4096, 4096, 4096), 1e-6);
+}
+
+TEST(GemmFit, StableWithTenPercentOutliers) {
+  const models::GpuSpec& gpu = models::find_gpu("H100-SXM5-80GB");
+  models::MeasurementSet m = gemm_grid(gpu);
+  std::vector<bool> outlier(m.gemm.size(), false);
+  for (std::size_t i = 7; i < m.gemm.size(); i += 10) {
+    m.gemm[i].time_s *= 4;  // a throttled or cold run
+    outlier[i] = true;
+  }
+  FitOptions o;
+  o.gpu = gpu.name;
+  const auto p = std::make_shared<const models::CalibrationProfile>(fit_profile(m, o));
+  // Every outlier was dropped from the table.
+  for (std::size_t i = 0; i < m.gemm.size(); ++i) {
+    if (!outlier[i]) continue;
+    for (const auto& q : p->gemm.points) {
+      EXPECT_FALSE(q.m == m.gemm[i].m && q.n == m.gemm[i].n && q.k == m.gemm[i].k) << m.gemm[i].where;
+    }
+  }
+  const Validation v = validate_profile(p, m, o);
+  for (std::size_t i = 0; i < v.points.size(); ++i) {
+    if (!outlier[i]) {
+      EXPECT_NEAR(v.points[i].error, 0.0, 0.005) << v.points[i].label;
+    }
+  }
+}
+
+// ---- inputs ---------------------------------------------------------------------------------
+
+TEST(FitInputs, EverySharedLogGivesSamplesOrARefusalWithAReason) {
+  if (!fs::exists(kData)) GTEST_SKIP() << "no shared data at " << kData;
+  int with_samples = 0, no_op = 0, refused = 0;
+  for (const fs::path& dir : {kData, kData / "raw"}) {
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name == "INDEX.csv" || name == "SOURCES.md" || entry.is_directory()) continue;
+      NcclTestsLog log;
+      try {
+        log = read_nccl_tests_log(entry.path().string());
+      } catch (const NcclTestsLogError& e) {
+        EXPECT_NE(std::string(e.what()).find(entry.path().string()), std::string::npos) << e.what();
+        ++refused;
+        continue;
+      }
+      InputNotes notes;
+      try {
+        const models::MeasurementSet m = samples_from_nccl_log(log, entry.path().string(), "", notes);
+        EXPECT_FALSE(m.collectives.empty()) << name;
+        for (const auto& s : m.collectives) EXPECT_GT(s.time_us, 0) << s.where;
+        ++with_samples;
+      } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("names no operation"), std::string::npos) << e.what();
+        // With --op the same log is accepted.
+        EXPECT_FALSE(samples_from_nccl_log(log, entry.path().string(), "all_reduce", notes).collectives.empty());
+        ++no_op;
+      }
+    }
+  }
+  EXPECT_EQ(with_samples + no_op + refused, 39);
+  EXPECT_EQ(refused, 1);  // r15: the run failed at NCCL init
+  EXPECT_GT(with_samples, 25);
+}
+
+TEST(FitInputs, CsvRowsAndErrorsWithLineNumbers) {
+  InputNotes notes;
+  const models::MeasurementSet m = read_measurement_csv(
+      "# a comment\nop,size_bytes,time_us,num_ranks\nall_reduce,1048576,25.5,8\nall_gather,2048,10,8\n", "c.csv", "",
+      notes);
+  ASSERT_EQ(m.collectives.size(), 2u);
+  EXPECT_EQ(m.collectives[0].where, "c.csv:3");
+  EXPECT_EQ(m.collectives[1].num_ranks, 8);
+  try {
+    read_measurement_csv("m,n,k,dtype,tflops\n1024,1024,x,bf16,500\n1,2,3,int4,5\n", "g.csv", "", notes);
+    FAIL() << "expected errors";
+  } catch (const InputError& e) {
+    ASSERT_EQ(e.errors().size(), 2u);
+    EXPECT_EQ(e.errors()[0], "g.csv:2: column 'k': 'x' is not a number > 0");
+    EXPECT_EQ(e.errors()[1],
+              "g.csv:3: column 'dtype': unknown 'int4' (expected fp32, tf32, fp16, bf16, fp8 or an openxla dtype such "
+              "as bf16xbf16->bf16)");
+  }
+  try {
+    read_measurement_csv("device_key,b,m,n,k,dtype,flops_per_s\nsm_90,1,8,8,8,bf16,1e12\ngfx950,1,8,8,8,bf16,1e12\n",
+                         "x.csv", "", notes);
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.errors()[0], "x.csv: rows of 2 devices (gfx950, sm_90); pick one with --device");
+  }
+}
+
+// ---- profile text ---------------------------------------------------------------------------
+
+TEST(ProfileText, RoundTripsExactly) {
+  const auto truth = truth_profile();
+  models::CalibrationProfile p =
+      fit_profile(simulated(truth, {"all_reduce", "broadcast"}), consumer_options(Holdout::none));
+  p.gpu = "RTX-2080-Ti";
+  p.memory_efficiency = 0.8125;
+  p.gemm.surfaces.push_back({models::Precision::bf16, {-0.1, 0.01, 0, 0, 0, 0, 0, 0, 0, 0.001}});
+  p.gemm.points.push_back({models::Precision::bf16, 1024, 2048, 512, 0.7});
+  const std::string text = io::profile_to_text(p, "header");
+  const auto back = io::load_profile_text(text, "p.textproto");
+  EXPECT_EQ(io::profile_to_text(*back, "header"), text);
+  EXPECT_EQ(back->link_efficiency, p.link_efficiency);
+  EXPECT_EQ(back->collectives.size(), 2u);
+  EXPECT_EQ(back->gemm.efficiency(models::Precision::bf16, 1024, 2048, 512), 0.7);
+}
+
+std::vector<std::string> profile_errors(const std::string& text) {
+  try {
+    io::load_profile_text(text, "bad.textproto");
+  } catch (const io::ScenarioError& e) {
+    return e.errors();
+  }
+  return {"(no error)"};
+}
+
+TEST(ProfileText, LoadErrorsArePositioned) {
+  EXPECT_EQ(profile_errors("base: \"x\"\nlatency_scale: -1\n"),
+            std::vector<std::string>{"bad.textproto:2:1: latency_scale: got -1 (expected a number in (0, 1000])"});
+  EXPECT_EQ(profile_errors("collective {\n  op: \"allreduce_x\"\n  num_ranks: 1\n}\n"),
+            (std::vector<std::string>{
+                "bad.textproto:2:3: collective[0].op: unknown nccl-tests operation 'allreduce_x' (expected one of: "
+                "all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv)",
+                "bad.textproto:3:3: collective[0].num_ranks: got 1 (expected an integer >= 2)"}));
+  EXPECT_EQ(profile_errors("link_efficiency { link: \"nvlnk\" efficiency: 0.8 }\n"),
+            std::vector<std::string>{"bad.textproto:1:19: link_efficiency[0].link: unknown link kind \"nvlnk\" "
+                                     "(expected one of: nvlink, pcie, socket, nic, fabric)"});
+  EXPECT_EQ(profile_errors("collective { op: \"all_reduce\" num_ranks: 2 size_correction { bytes: 8 time_ratio: 1 }\n"
+                           "  size_correction { bytes: 4 time_ratio: 1 } }\n"),
+            std::vector<std::string>{"bad.textproto:2:21: collective[0].size_correction[1].bytes: got 4 after 8 "
+                                     "(expected sizes in increasing order)"});
+  EXPECT_EQ(profile_errors("memory_efficiency: 0.9\n"),
+            std::vector<std::string>{
+                "bad.textproto:1:1: gpu: not set (required with compute fields: the GPU they were fitted on)"});
+  EXPECT_EQ(profile_errors("gpu: \"H100\"\nlatncy_scale: 2\n").size(), 1u);  // unknown field: the reader's message
+  EXPECT_NE(profile_errors("gpu: \"H100\"\nlatncy_scale: 2\n")[0].find("bad.textproto:2:1"), std::string::npos);
+}
+
+TEST(ProfileText, ScenarioFieldResolvesRelativeToTheScenarioAndTheModelUsesIt) {
+  const fs::path dir = fs::temp_directory_path() / "traincast_profile_field_test";
+  fs::create_directories(dir / "profiles");
+  const auto truth = truth_profile();
+  {
+    std::ofstream(dir / "profiles" / "p.textproto") << io::profile_to_text(*truth);
+    std::ofstream(dir / "s.textproto") << "cluster { node_template: \"consumer_2x2080ti_nop2p\" }\n"
+                                          "profile: \"profiles/p.textproto\"\n";
+    std::ofstream(dir / "bad.textproto") << "cluster { node_template: \"consumer_2x2080ti_nop2p\" }\n"
+                                            "profile: \"profiles/missing.textproto\"\n";
+  }
+  const models::Scenario sc = io::load_cluster_scenario_file((dir / "s.textproto").string());
+  ASSERT_NE(sc.cluster.profile, nullptr);
+  models::NcclTestsOptions o;
+  const double with = models::simulate_nccl_tests(sc.cluster, o, {1 << 30})[0].time_s;
+  models::ClusterSpec plain = sc.cluster;
+  plain.profile = nullptr;
+  const double without = models::simulate_nccl_tests(plain, o, {1 << 30})[0].time_s;
+  EXPECT_GT(with / without, 1.3);  // PCIe efficiency 0.55 instead of NCCL's 0.76
+  try {
+    io::load_cluster_scenario_file((dir / "bad.textproto").string());
+    FAIL() << "expected an error";
+  } catch (const io::ScenarioError& e) {
+    ASSERT_EQ(e.errors().size(), 2u);
+    EXPECT_EQ(e.errors()[0],
+              (dir / "bad.textproto").string() +
+                  ":2:1: profile: cannot use profile \"profiles/missing.textproto\" (1 error(s) follow)");
+    EXPECT_NE(e.errors()[1].find("missing.textproto: cannot read file"), std::string::npos);
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace traincast::calibrate

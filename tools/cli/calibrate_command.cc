@@ -1,0 +1,448 @@
+// `traincast calibrate fit|validate`: measured points (traincast-bench files, nccl-tests logs,
+// CSV) -> a calibration profile, and measured vs re-simulated per point (calibrate/fit/).
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "calibrate/fit/inputs.h"
+#include "calibrate/fit/profile_fit.h"
+#include "calibrate/fit/sha256.h"
+#include "calibrate/nccl_tests_log.h"
+#include "models/collectives/nccl_tests.h"
+#include "models/hardware/catalog.h"
+#include "models/hardware/cluster.h"
+#include "models/io/profile_io.h"
+#include "models/io/scenario_io.h"
+#include "sim/flow_network.h"
+#include "sim/simulator.h"
+#include "tools/cli/cli_util.h"
+#include "tools/cli/commands.h"
+
+namespace traincast::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot read file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool has_ext(const std::string& path, std::initializer_list<const char*> exts) {
+  std::string e = std::filesystem::path(path).extension().string();
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* x : exts) {
+    if (e == x) return true;
+  }
+  return false;
+}
+
+void append(models::MeasurementSet& to, const models::MeasurementSet& from) {
+  if (to.gpu_name.empty()) to.gpu_name = from.gpu_name;
+  to.gemm.insert(to.gemm.end(), from.gemm.begin(), from.gemm.end());
+  to.bandwidth.insert(to.bandwidth.end(), from.bandwidth.begin(), from.bandwidth.end());
+  to.collectives.insert(to.collectives.end(), from.collectives.begin(), from.collectives.end());
+  if (from.launch_back_to_back_s > 0) to.launch_back_to_back_s = from.launch_back_to_back_s;
+  if (from.launch_empty_kernel_s > 0) to.launch_empty_kernel_s = from.launch_empty_kernel_s;
+}
+
+/// Reads every input (Measurements text by extension .textproto/.txtpb/.pbtxt, CSV by .csv,
+/// anything else an nccl-tests log). Errors of every file are collected, then thrown (exit 2).
+models::MeasurementSet read_inputs(const std::vector<std::string>& paths, const std::string& device,
+                                   const std::string& op, std::vector<models::ProfileSource>& sources,
+                                   std::vector<std::string>& notes) {
+  models::MeasurementSet all;
+  std::vector<std::string> errors;
+  for (const std::string& p : paths) {
+    models::ProfileSource src;
+    src.path = p;
+    try {
+      const std::string bytes = read_bytes(p);
+      src.sha256 = calibrate::sha256_hex(bytes);
+      calibrate::InputNotes n;
+      models::MeasurementSet m;
+      if (has_ext(p, {".textproto", ".txtpb", ".pbtxt"})) {
+        src.kind = "measurements";
+        m = io::load_measurements_text(bytes, p);
+      } else if (has_ext(p, {".csv"})) {
+        src.kind = "csv";
+        m = calibrate::read_measurement_csv(bytes, p, device, n);
+      } else {
+        src.kind = "nccl-tests log";
+        m = calibrate::samples_from_nccl_log(calibrate::parse_nccl_tests_log(bytes, p), p, op, n);
+      }
+      src.points_skipped = n.skipped;
+      notes.insert(notes.end(), n.notes.begin(), n.notes.end());
+      append(all, m);
+    } catch (const io::ScenarioError& e) {
+      errors.insert(errors.end(), e.errors().begin(), e.errors().end());
+    } catch (const calibrate::NcclTestsLogError& e) {
+      errors.insert(errors.end(), e.errors().begin(), e.errors().end());
+    } catch (const calibrate::InputError& e) {
+      errors.insert(errors.end(), e.errors().begin(), e.errors().end());
+    } catch (const UsageError& e) {
+      errors.push_back(e.what());
+    }
+    sources.push_back(src);
+  }
+  if (!errors.empty()) throw io::ScenarioError(errors);
+  return all;
+}
+
+/// --base: a scenario file (cluster and GPU), a node template (one node unless --nodes), or a
+/// catalog GPU (compute points only).
+void resolve_base(const std::string& base, int nodes, const std::vector<std::string>& sets, calibrate::FitOptions& o) {
+  o.base = base;
+  if (has_ext(base, {".textproto", ".txtpb", ".pbtxt", ".txt", ".json"})) {
+    models::Scenario sc = io::load_cluster_scenario_file(base, sets);
+    sc.cluster.profile = nullptr;  // a fit starts from the datasheet defaults
+    o.cluster = sc.cluster;
+  } else {
+    const auto templates = models::node_template_names();
+    const auto gpus = models::gpu_names();
+    if (std::find(templates.begin(), templates.end(), base) != templates.end()) {
+      models::ClusterSpec cs;
+      cs.node_template = base;
+      cs.num_nodes = nodes;
+      if (nodes > 1) cs.fabric.kind = models::FabricKind::rail_optimized;
+      o.cluster = cs;
+    } else if (std::find(gpus.begin(), gpus.end(), base) != gpus.end()) {
+      o.gpu = base;
+      return;
+    } else {
+      throw UsageError("--base: \"" + base +
+                       "\" is neither a scenario file (.textproto, .json), a node template nor a catalog GPU "
+                       "(`traincast catalog` lists them)");
+    }
+  }
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const models::Cluster c(*o.cluster, net);
+  o.gpu = c.gpu_spec(0).name;
+}
+
+std::string pct(double f) { return fmt("%.1f%%", 100 * f); }
+
+/// The validation table: every point, then a summary per group.
+std::string format_validation(const calibrate::Validation& v, bool holdout) {
+  std::ostringstream o;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-10s %-14s %-22s %12s %12s %8s  %-4s %s\n", "kind", "group", "point", "measured",
+                "predicted", "error", "fit", "where");
+  o << line;
+  for (const auto& p : v.points) {
+    std::snprintf(line, sizeof line, "%-10s %-14s %-22s %12.4g %12.4g %7.1f%%  %-4s %s\n", p.kind.c_str(),
+                  p.group.c_str(), p.label.c_str(), p.measured, p.predicted, 100 * p.error, p.fit_point ? "fit" : "-",
+                  p.where.c_str());
+    o << line;
+  }
+  o << "\nunits: collective busbw GB/s (size in bytes), gemm TFLOP/s (m x n x k), bandwidth GB/s\n";
+  o << "geometric-mean |error| = exp(mean |ln(predicted/measured)|) - 1"
+    << (holdout ? "; held out = points not used by the fit" : "; every point was a fit point") << "\n";
+  std::snprintf(line, sizeof line, "%-10s %-14s %22s %22s %22s %22s\n", "kind", "group", "held out >= 1 MiB",
+                "held out < 1 MiB", "fit >= 1 MiB", "fit < 1 MiB");
+  o << line;
+  auto cell = [](int n, double e) { return n == 0 ? std::string("-") : pct(e) + " (" + std::to_string(n) + ")"; };
+  for (const auto& g : v.groups) {
+    if (g.kind == "collective") {
+      std::snprintf(line, sizeof line, "%-10s %-14s %22s %22s %22s %22s\n", g.kind.c_str(), g.group.c_str(),
+                    cell(g.held_large, g.held_large_error).c_str(), cell(g.held_small, g.held_small_error).c_str(),
+                    cell(g.fit_large, g.fit_large_error).c_str(), cell(g.fit_small, g.fit_small_error).c_str());
+    } else {
+      std::snprintf(line, sizeof line, "%-10s %-14s %22s %22s %22s %22s\n", g.kind.c_str(), g.group.c_str(),
+                    cell(g.held_large, g.held_large_error).c_str(), "(all sizes)",
+                    cell(g.fit_large, g.fit_large_error).c_str(), "(all sizes)");
+    }
+    o << line;
+  }
+  return o.str();
+}
+
+calibrate::Holdout parse_holdout(const std::string& s) {
+  if (s == "odd") return calibrate::Holdout::odd;
+  if (s == "even") return calibrate::Holdout::even;
+  if (s == "none") return calibrate::Holdout::none;
+  throw UsageError("--holdout: got \"" + s + "\" (expected odd, even or none)");
+}
+
+void count_points(const calibrate::Validation& v, std::vector<models::ProfileSource>& sources) {
+  for (auto& s : sources) {
+    for (const auto& p : v.points) {
+      if (p.where.rfind(s.path + ":", 0) == 0) (p.fit_point ? s.points_used : s.points_skipped)++;
+    }
+  }
+}
+
+int fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "traincast calibrate fit MEASUREMENTS... --base BASE --out PROFILE [options]\n\n"
+      "Fits a calibration profile (an overlay on the catalog's datasheet defaults) to measured points:\n"
+      "traincast-bench files (.textproto), nccl-tests stdout logs as pasted (any other extension) and\n"
+      "CSV (.csv; columns in calibrate/README.md). GEMM efficiency tables, HBM/PCIe/NVLink efficiencies\n"
+      "and launch overhead need a GPU; collectives need a system: BASE is a scenario file (its cluster;\n"
+      "--set applies), a node template (--nodes) or a catalog GPU. Prints what was fitted and the\n"
+      "fit's own error per group; with --holdout the odd (or even) sizes are left out of the fit and\n"
+      "the error on them is shown. Use the profile with `traincast run --profile`, `traincast nccl-tests\n"
+      "--profile` or a scenario's `profile` field.\n\nOptions");
+  opts.add_options()("help,h", "show this help")(
+      "base", po::value<std::string>(), "scenario file, node template or GPU")("out,o", po::value<std::string>(),
+                                                                               "profile file to write (text format)")(
+      "gpus", po::value<std::string>(), "GPUs the collectives ran on, in rank order (default: all of the base)")(
+      "nodes", po::value<int>()->default_value(1), "nodes when BASE is a node template")(
+      "set", po::value<std::vector<std::string>>()->composing(), "override a field of a scenario BASE")(
+      "holdout", po::value<std::string>()->default_value("none"),
+      "odd | even | none: leave the odd- (even-) indexed sizes out of the fit")(
+      "device", po::value<std::string>(), "CSV: keep the rows of this device_key (e.g. sm_90)")(
+      "op", po::value<std::string>(), "operation of nccl-tests logs that name none")(
+      "force", "overwrite an existing profile")("inputs", po::value<std::vector<std::string>>(), "measurement files");
+  po::positional_options_description pos;
+  pos.add("inputs", -1);
+  return guarded(err, [&]() -> int {
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+      po::notify(vm);
+    } catch (const po::error& e) {
+      throw UsageError(e.what());
+    }
+    if (vm.count("help")) {
+      out << opts << "\n";
+      return 0;
+    }
+    if (!vm.count("inputs")) throw UsageError("calibrate fit: no measurement files given");
+    if (!vm.count("base")) throw UsageError("calibrate fit: --base is required (scenario file, node template or GPU)");
+    if (!vm.count("out")) throw UsageError("calibrate fit: --out PROFILE is required");
+    const auto inputs = vm["inputs"].as<std::vector<std::string>>();
+    const std::string out_path = vm["out"].as<std::string>();
+    check_output_path(out_path, vm.count("force") > 0, inputs);
+    io::format_for_path(out_path);  // the profile must be readable back (.textproto, ...)
+    calibrate::FitOptions o;
+    std::vector<std::string> sets;
+    if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
+    if (vm["nodes"].as<int>() < 1) throw UsageError("--nodes: must be >= 1");
+    resolve_base(vm["base"].as<std::string>(), vm["nodes"].as<int>(), sets, o);
+    if (vm.count("gpus")) o.gpus = models::parse_gpu_list(vm["gpus"].as<std::string>());
+    o.holdout = parse_holdout(vm["holdout"].as<std::string>());
+    std::vector<models::ProfileSource> sources;
+    std::vector<std::string> notes;
+    const models::MeasurementSet m = read_inputs(inputs, vm.count("device") ? vm["device"].as<std::string>() : "",
+                                                 vm.count("op") ? vm["op"].as<std::string>() : "", sources, notes);
+    auto profile = std::make_shared<models::CalibrationProfile>(calibrate::fit_profile(m, o, &notes));
+    profile->created_by = "traincast 0.1.0 calibrate fit";
+    const calibrate::Validation v = calibrate::validate_profile(profile, m, o);
+    for (auto& s : sources) s.points_skipped = 0;
+    count_points(v, sources);
+    profile->sources = sources;
+    std::string header = "Calibration profile written by `traincast calibrate fit` (models/calibration_profile.h).\n";
+    header += "Base: " + o.base + "; fitted from " + std::to_string(inputs.size()) + " file(s).";
+    write_output_file(out_path, io::profile_to_text(*profile, header));
+    out << "calibrate fit: " << m.collectives.size() << " collective, " << m.gemm.size() << " GEMM, "
+        << m.bandwidth.size() << " bandwidth points from " << inputs.size() << " file(s); base " << o.base << "\n";
+    for (const auto& n : notes) out << "  " << n << "\n";
+    std::ostringstream table;
+    table << format_validation(v, o.holdout != calibrate::Holdout::none);
+    const std::string t = table.str();
+    out << t.substr(t.find("\nunits:") + 1);
+    out << "wrote " << out_path << "\n";
+    return 0;
+  });
+}
+
+int validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "traincast calibrate validate PROFILE MEASUREMENTS... [options]\n"
+      "traincast calibrate validate --cases CASES --holdout odd|even [--max-large-error PCT --max-small-error PCT]\n\n"
+      "Re-simulates every measured point with PROFILE and prints measured vs predicted with the error\n"
+      "per point, marking the points the fit used, then the geometric-mean error per group split at\n"
+      "1 MiB (collective busbw). The system is the profile's base (or --base). With --holdout the\n"
+      "profile is refitted from MEASUREMENTS on the other half of the sizes (the profile's base and\n"
+      "GPUs), so the error shown on the held-out half is on points the fit never saw.\n"
+      "With --cases, every nccl-tests case of a validation file (scenarios/nccl/) is fitted on half\n"
+      "its sizes and checked on the other half; exit 1 when a case exceeds the limits.\n\nOptions");
+  opts.add_options()("help,h", "show this help")("base", po::value<std::string>(), "override the profile's base")(
+      "gpus", po::value<std::string>(), "GPUs the collectives ran on (default: the profile's)")(
+      "set", po::value<std::vector<std::string>>()->composing(), "override a field of a scenario base")(
+      "nodes", po::value<int>()->default_value(1), "nodes when the base is a node template")(
+      "holdout", po::value<std::string>(), "odd | even: refit on the other half, show error on this one")(
+      "device", po::value<std::string>(), "CSV: keep the rows of this device_key")(
+      "op", po::value<std::string>(), "operation of nccl-tests logs that name none")(
+      "cases", po::value<std::string>(), "validation cases file (nccl_tests cases) instead of PROFILE")(
+      "max-large-error", po::value<double>()->default_value(5.0), "--cases: limit >= 1 MiB [%]")(
+      "max-small-error", po::value<double>()->default_value(15.0), "--cases: limit < 1 MiB [%]")(
+      "quiet,q", "--cases: summary only")("inputs", po::value<std::vector<std::string>>(), "PROFILE MEASUREMENTS...");
+  po::positional_options_description pos;
+  pos.add("inputs", -1);
+  return guarded(err, [&]() -> int {
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+      po::notify(vm);
+    } catch (const po::error& e) {
+      throw UsageError(e.what());
+    }
+    if (vm.count("help")) {
+      out << opts << "\n";
+      return 0;
+    }
+    const std::string device = vm.count("device") ? vm["device"].as<std::string>() : "";
+    const std::string op = vm.count("op") ? vm["op"].as<std::string>() : "";
+    if (vm.count("cases")) {
+      if (!vm.count("holdout")) throw UsageError("calibrate validate --cases: --holdout odd|even is required");
+      const calibrate::Holdout h = parse_holdout(vm["holdout"].as<std::string>());
+      const double max_large = vm["max-large-error"].as<double>() / 100,
+                   max_small = vm["max-small-error"].as<double>() / 100;
+      const auto cases = io::load_validation_cases(vm["cases"].as<std::string>());
+      int failed = 0, checked = 0, too_few = 0, known = 0;
+      char line[512];
+      std::ostringstream summary;
+      std::snprintf(line, sizeof line, "%-40s %-14s %5s %24s %24s  %s\n", "case", "op", "sizes", "held out >= 1 MiB",
+                    "held out < 1 MiB", "verdict");
+      summary << line;
+      for (const auto& c : cases) {
+        if (!c.nccl_tests) continue;
+        calibrate::FitOptions o;
+        o.base = c.scenario_path;
+        o.cluster = c.scenario.cluster;
+        o.cluster->profile = nullptr;
+        o.holdout = h;
+        if (!c.nccl_tests->gpus.empty()) o.gpus = models::parse_gpu_list(c.nccl_tests->gpus);
+        std::vector<models::ProfileSource> sources;
+        std::vector<std::string> notes;
+        std::string verdict;
+        std::string opname = c.nccl_tests->op;
+        calibrate::Validation v;
+        try {
+          const models::MeasurementSet m = read_inputs({c.nccl_tests->log_path}, "", c.nccl_tests->op, sources, notes);
+          auto profile = std::make_shared<const models::CalibrationProfile>(calibrate::fit_profile(m, o));
+          v = calibrate::validate_profile(profile, m, o);
+        } catch (const std::exception& e) {
+          verdict = std::string("FAILED (cannot run: ") + e.what() + ")";
+          ++failed;
+        }
+        for (const auto& g : v.groups) {
+          opname = g.group;
+          const int sizes = g.held_large + g.held_small + g.fit_large + g.fit_small;
+          const bool bad = (g.held_large > 0 && g.held_large_error > max_large) ||
+                           (g.held_small > 0 && g.held_small_error > max_small);
+          if (g.held_large + g.held_small == 0 || g.fit_large + g.fit_small == 0) {
+            verdict = std::string(g.fit_large + g.fit_small == 0 ? "no fit size" : "no held-out size") +
+                      " (the log has " + std::to_string(sizes) + "); not checked";
+            ++too_few;
+          } else {
+            ++checked;
+            const std::string& gap = c.nccl_tests->holdout_known_gap;
+            if (bad && !gap.empty()) {
+              verdict = "KNOWN GAP: " + gap;
+              ++known;
+            } else if (bad) {
+              verdict = "FAILED";
+              ++failed;
+            } else {
+              verdict = gap.empty() ? "ok" : "ok (was a known gap: remove holdout_known_gap)";
+            }
+          }
+          auto cell = [](int n, double e) {
+            return n == 0 ? std::string("-") : pct(e) + " (" + std::to_string(n) + ")";
+          };
+          std::snprintf(line, sizeof line, "%-40s %-14s %5d %24s %24s  %s\n", c.name.c_str(), opname.c_str(), sizes,
+                        cell(g.held_large, g.held_large_error).c_str(), cell(g.held_small, g.held_small_error).c_str(),
+                        verdict.c_str());
+          summary << line;
+        }
+        if (v.groups.empty()) {
+          std::snprintf(line, sizeof line, "%-40s %-14s %5s %24s %24s  %s\n", c.name.c_str(), opname.c_str(), "-", "-",
+                        "-", verdict.c_str());
+          summary << line;
+        }
+        if (!vm.count("quiet") && !v.points.empty()) {
+          out << "\n"
+              << c.name << ": " << c.nccl_tests->log_path << " on " << c.scenario_path << "\n"
+              << format_validation(v, true);
+        }
+      }
+      out << "\ncalibrate validate --holdout " << vm["holdout"].as<std::string>()
+          << ": fit on half the sizes of each log, geometric-mean busbw error on the other half (limits "
+          << pct(max_large) << " >= 1 MiB, " << pct(max_small) << " below)\n"
+          << summary.str() << checked << " cases checked, " << failed << " failed, " << known << " known gaps, "
+          << too_few << " with too few sizes to split\n";
+      return failed > 0 ? 1 : 0;
+    }
+    if (!vm.count("inputs") || vm["inputs"].as<std::vector<std::string>>().size() < 2) {
+      throw UsageError("calibrate validate: expected PROFILE and at least one measurement file");
+    }
+    auto inputs = vm["inputs"].as<std::vector<std::string>>();
+    const std::string profile_path = inputs.front();
+    inputs.erase(inputs.begin());
+    std::shared_ptr<const models::CalibrationProfile> profile = io::load_profile_file(profile_path);
+    calibrate::FitOptions o;
+    calibrate::apply_fit_options_text(profile->fit_options, o);
+    std::vector<std::string> sets;
+    if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
+    const std::string base = vm.count("base") ? vm["base"].as<std::string>() : profile->base;
+    if (base.empty()) throw UsageError("calibrate validate: the profile names no base (give --base)");
+    resolve_base(base, vm["nodes"].as<int>(), sets, o);
+    if (vm.count("gpus")) o.gpus = models::parse_gpu_list(vm["gpus"].as<std::string>());
+    std::vector<models::ProfileSource> sources;
+    std::vector<std::string> notes;
+    const models::MeasurementSet m = read_inputs(inputs, device, op, sources, notes);
+    if (vm.count("holdout")) {
+      o.holdout = parse_holdout(vm["holdout"].as<std::string>());
+      profile = std::make_shared<const models::CalibrationProfile>(calibrate::fit_profile(m, o));
+      out << "refitted on the " << (o.holdout == calibrate::Holdout::odd ? "even" : "odd")
+          << "-indexed sizes of each group (base " << base << "); error on the others is out of sample\n";
+    } else {
+      // Points of files the profile was fitted from are fit points (as its holdout left them).
+      std::map<std::string, bool> fitted;
+      for (const auto& s : profile->sources) fitted[s.sha256] = true;
+      bool any = false;
+      for (const auto& s : sources) any = any || fitted.count(s.sha256);
+      if (!any) o.holdout = calibrate::Holdout::none;
+      out << "profile " << profile_path << " (base " << base << ")"
+          << (any ? "" : "; none of these files is among the profile's sources: 'fit' marks nothing as unseen") << "\n";
+    }
+    const calibrate::Validation v = calibrate::validate_profile(profile, m, o);
+    out << format_validation(v, o.holdout != calibrate::Holdout::none);
+    return 0;
+  });
+}
+
+}  // namespace
+
+int calibrate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const std::string usage =
+      "usage: traincast calibrate fit MEASUREMENTS... --base BASE --out PROFILE [options]\n"
+      "       traincast calibrate validate PROFILE MEASUREMENTS... [--holdout odd|even]\n"
+      "       traincast calibrate validate --cases CASES --holdout odd|even\n"
+      "`traincast calibrate fit --help` and `traincast calibrate validate --help` describe them.\n";
+  if (args.empty()) {
+    err << usage;
+    return 2;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "fit") return fit(rest, out, err);
+  if (args[0] == "validate") return validate(rest, out, err);
+  if (args[0] == "--help" || args[0] == "-h") {
+    out << usage;
+    return 0;
+  }
+  err << "traincast calibrate: unknown subcommand '" << args[0] << "'\n" << usage;
+  return 2;
+}
+
+}  // namespace traincast::cli

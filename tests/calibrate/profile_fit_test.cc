@@ -290,6 +290,35 @@ TEST(FitInputs, CsvRowsAndErrorsWithLineNumbers) {
   }
 }
 
+TEST(MeasurementsText, ReadsBenchOutputAndPositionsErrors) {
+  const models::MeasurementSet m = io::load_measurements_text(
+      "machine { gpu_name: \"NVIDIA H200\" gpu_count: 8 }\n"
+      "gemm { dtype: \"bf16\" m: 4096 n: 4096 k: 4096 time_s: 0.0002 tflops: 687 repeats: 20 }\n"
+      "bandwidth { kind: hbm_copy size_bytes: 1e9 bytes: 2e9 time_s: 0.0005 gb_per_s: 4000 }\n"
+      "launch { back_to_back_kernel_s: 2.5e-6 }\n"
+      "collective { op: \"all_reduce\" num_ranks: 8 size_bytes: 0 time_us: 5 }\n"
+      "collective { op: \"all_reduce\" num_ranks: 8 size_bytes: 1048576 time_us: 40 }\n",
+      "m.textproto");
+  EXPECT_EQ(m.gpu_name, "NVIDIA H200");
+  ASSERT_EQ(m.gemm.size(), 1u);
+  EXPECT_EQ(m.gemm[0].where, "m.textproto:2");
+  ASSERT_EQ(m.bandwidth.size(), 1u);
+  EXPECT_EQ(m.launch_back_to_back_s, 2.5e-6);
+  ASSERT_EQ(m.collectives.size(), 1u);  // size 0 (nccl-tests prints it) is kept out
+  EXPECT_EQ(m.collectives[0].where, "m.textproto:6");
+  try {
+    io::load_measurements_text(
+        "gemm { dtype: \"int4\" m: 1 n: 1 k: 1 time_s: 1 }\ngemm { dtype: \"bf16\" m: 0 n: 1 k: 1 time_s: 1 }\n",
+        "b.textproto");
+    FAIL() << "expected errors";
+  } catch (const io::ScenarioError& e) {
+    ASSERT_EQ(e.errors().size(), 2u);
+    EXPECT_EQ(e.errors()[0],
+              "b.textproto:1:8: gemm[0].dtype: got \"int4\" (expected one of: fp32, tf32, fp16, bf16, fp8)");
+    EXPECT_EQ(e.errors()[1], "b.textproto:2:22: gemm[1].m: got 0 (expected a number in (0, 1e+09])");
+  }
+}
+
 // ---- profile text ---------------------------------------------------------------------------
 
 TEST(ProfileText, RoundTripsExactly) {

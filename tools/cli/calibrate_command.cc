@@ -214,13 +214,7 @@ int fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   po::positional_options_description pos;
   pos.add("inputs", -1);
   return guarded(err, [&]() -> int {
-    po::variables_map vm;
-    try {
-      po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-      po::notify(vm);
-    } catch (const po::error& e) {
-      throw UsageError(e.what());
-    }
+    const po::variables_map vm = parse_options(args, opts, pos);
     if (vm.count("help")) {
       out << opts << "\n";
       return 0;
@@ -289,13 +283,7 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
   po::positional_options_description pos;
   pos.add("inputs", -1);
   return guarded(err, [&]() -> int {
-    po::variables_map vm;
-    try {
-      po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-      po::notify(vm);
-    } catch (const po::error& e) {
-      throw UsageError(e.what());
-    }
+    const po::variables_map vm = parse_options(args, opts, pos);
     if (vm.count("help")) {
       out << opts << "\n";
       return 0;

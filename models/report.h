@@ -129,6 +129,9 @@ struct Report {
   int micro_batches = 0;  ///< per pipeline per iteration
   double iteration_time_s = 0.0;
   double tokens_per_s = 0.0;
+  /// Samples (sequences; images for a ResNet) per second over the whole job = global_batch_size /
+  /// iteration_time_s.
+  double samples_per_s = 0.0;
   double model_flops_per_iteration = 0.0;     ///< SC21 eq. 3 minus recomputation (MFU basis)
   double hardware_flops_per_iteration = 0.0;  ///< includes recomputed FLOPs (HFU basis)
   double tflops_per_gpu = 0.0;                ///< model FLOP/s per GPU / 1e12

@@ -94,9 +94,20 @@ struct ClusterSpec {
   std::shared_ptr<const CalibrationProfile> profile;
 };
 
-/// A GPT/Llama-style dense decoder-only transformer.
+/// Which generator builds the model's kernels (models/workload/).
+enum class ModelFamily {
+  transformer,  ///< GPT/Llama-style decoder (dense or MoE): models/workload/transformer.h
+  resnet,       ///< ResNet-50/101/152 v1.5 CNN trained with DDP: models/workload/cnn.h
+};
+
+/// A GPT/Llama-style decoder-only transformer, or (family resnet) a ResNet.
 struct ModelSpec {
   std::string name = "custom";
+  ModelFamily family = ModelFamily::transformer;
+  // ResNet (family resnet): num_layers is the depth (50, 101 or 152); the transformer shape fields
+  // are unused. Input images are image_size x image_size x 3.
+  int image_size = 224;            ///< input resolution [pixels], ImageNet training crop (He et al. 2016)
+  int num_classes = 1000;          ///< classifier outputs (ImageNet-1k)
   int num_layers = 0;              ///< l, > 0
   int hidden_size = 0;             ///< h, > 0
   int num_attention_heads = 0;     ///< a, > 0, divides hidden_size

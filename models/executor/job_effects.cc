@@ -8,6 +8,7 @@
 #include "models/hardware/catalog.h"
 #include "models/reliability/reliability_model.h"
 #include "models/storage/storage_model.h"
+#include "models/workload/transformer.h"
 
 namespace traincast::models {
 namespace {
@@ -35,7 +36,7 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
   nodes.gpus_per_node = cluster.gpus_per_node();
   nodes.pcie_bytes_per_s = node.pcie_bytes_per_s;
   const double compute_iter_s = r.iteration_time_s;
-  const double tokens_per_iteration = static_cast<double>(sc.training.global_batch_size) * sc.model.seq_length;
+  const double tokens_per_iteration = static_cast<double>(sc.training.global_batch_size) * tokens_per_sample(sc.model);
 
   // Checkpoint costs: the scenario's storage, or the default storage when only reliability asks.
   Scenario with_storage = sc;
@@ -66,6 +67,7 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
     r.iteration_time_s += stall;
     const double it = r.iteration_time_s;
     r.tokens_per_s = tokens_per_iteration / it;
+    r.samples_per_s = static_cast<double>(sc.training.global_batch_size) / it;
     r.tflops_per_gpu = r.model_flops_per_iteration / it / r.num_gpus / 1e12;
     r.hardware_tflops_per_gpu = r.hardware_flops_per_iteration / it / r.num_gpus / 1e12;
     r.mfu = r.tflops_per_gpu * 1e12 / r.peak_flops_per_gpu;

@@ -17,6 +17,7 @@
 #include "models/executor/job_effects.h"
 #include "models/executor/op_graph.h"
 #include "models/hardware/cluster.h"
+#include "models/workload/cnn.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/pipeline_schedule.h"
 #include "models/workload/transformer.h"
@@ -536,14 +537,21 @@ std::vector<Bucket> plan_buckets(const Plan& P, int stage, int chunk) {
   }
   if (first) items.push_back({P.programs.embedding_params_per_rank, 0.0, -1});
   // Megatron-Core: bucket_size = max(40M, 1M × dp) elements; here the first term is dp_bucket_bytes.
-  const double bucket_bytes = std::max(sc.parallel.dp_bucket_bytes, 1e6 * P.d * P.grad_bytes);
+  // PyTorch DDP (the ResNet family): bucket_cap_mb as given, and the first bucket (the last
+  // layers' gradients, ready first) capped at 1 MiB (torch.distributed _DEFAULT_FIRST_BUCKET_BYTES)
+  // so communication starts early.
+  const bool ddp = sc.model.family == ModelFamily::resnet;
+  const double bucket_bytes =
+      ddp ? sc.parallel.dp_bucket_bytes : std::max(sc.parallel.dp_bucket_bytes, 1e6 * P.d * P.grad_bytes);
+  constexpr double kDdpFirstBucketBytes = 1048576.0;
   std::vector<Bucket> out;
   Bucket cur;
   for (std::size_t i = 0; i < items.size(); ++i) {
     cur.params += items[i].params;
     cur.expert_params += items[i].expert_params;
     if (items[i].layer >= 0) cur.layers.push_back(items[i].layer);
-    if ((cur.params + cur.expert_params) * P.grad_bytes >= bucket_bytes || i + 1 == items.size()) {
+    const double cap = (ddp && out.empty()) ? std::min(bucket_bytes, kDdpFirstBucketBytes) : bucket_bytes;
+    if ((cur.params + cur.expert_params) * P.grad_bytes >= cap || i + 1 == items.size()) {
       cur.after_item = static_cast<int>(i);
       out.push_back(std::move(cur));
       cur = Bucket{};
@@ -574,7 +582,12 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   P.iterations = std::max(1, sc.options.iterations);
   if (sc.parallel.zero_stage >= 1 && sc.parallel.overlap_param_gather && P.d > 1)
     P.iterations = std::max(P.iterations, 2);
-  P.programs = build_transformer_programs(sc, gpu, params);
+  const bool resnet = sc.model.family == ModelFamily::resnet;
+  if (resnet && (P.t != 1 || P.p != 1 || P.ep != 1))
+    throw std::invalid_argument("a ResNet is trained data-parallel only (DDP): tp, pp and ep must be 1");
+  P.programs = resnet ? build_resnet_programs(sc, gpu, params) : build_transformer_programs(sc, gpu, params);
+  // Layers as the generator lays them out (transformer layers, or ResNet bottleneck blocks).
+  const int num_layers = static_cast<int>(P.programs.layer_kind.size());
   const bool fp32 = sc.training.precision == Precision::fp32 || sc.training.precision == Precision::tf32;
   P.grad_bytes = (fp32 || sc.training.fp32_grad_accumulation) ? 4 : 2;
   P.weight_bytes = fp32 ? 4 : 2;
@@ -589,8 +602,8 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   P.replicas = folded ? P.ep : P.d;
 
   // Layers per stage and chunk.
-  const std::vector<int> stage_layers = layers_per_stage(sc.model.num_layers, P.p);
-  P.chunk_layers = chunk_layer_counts(sc.model.num_layers, P.p, P.v);
+  const std::vector<int> stage_layers = layers_per_stage(num_layers, P.p);
+  P.chunk_layers = chunk_layer_counts(num_layers, P.p, P.v);
   P.chunk_first_layer = chunk_first_layers(P.chunk_layers);
 
   // Labels (trace names), interned once so builders only look them up.
@@ -732,10 +745,13 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
 
   // Optimizer step per stage: Adam over the local shard, memory bound: read fp32 grad (4),
   // read+write master, m, v (24), write 16-bit weight (2), grad-norm read (4) = 34 B/param.
+  // ResNet: SGD with momentum on fp32 weights (torchvision reference recipe): read the grad (4),
+  // read+write the weight (8) and the momentum (8) = 20 B/param.
+  const double optimizer_bytes_per_param = resnet ? 20.0 : 34.0;
   for (int s = 0; s < P.p; ++s) {
     double shard = P.stage_params[static_cast<std::size_t>(s)] / (zero ? P.d : 1);
     if (moe) shard += stage_expert_params[static_cast<std::size_t>(s)] / (zero ? P.d / P.ep : 1);
-    const Kernel k{KernelKind::optimizer, 0, 34.0 * shard};
+    const Kernel k{KernelKind::optimizer, 0, optimizer_bytes_per_param * shard};
     P.optimizer_ns.push_back(sim::Time::from_seconds(kernel_seconds(k, gpu, params, sc.training.precision)).ns());
   }
 
@@ -919,8 +935,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   const std::int64_t t0 = boundary[static_cast<std::size_t>(last)], t1 = boundary[static_cast<std::size_t>(last) + 1];
   const double iter_s = static_cast<double>(t1 - t0) * 1e-9;
   r.iteration_time_s = iter_s;
-  const double tokens = static_cast<double>(sc.training.global_batch_size) * sc.model.seq_length;
+  const double tokens = static_cast<double>(sc.training.global_batch_size) * tokens_per_sample(sc.model);
   r.tokens_per_s = tokens / iter_s;
+  r.samples_per_s = static_cast<double>(sc.training.global_batch_size) / iter_s;
   r.model_flops_per_iteration = model_flops_per_iteration(sc);
   r.hardware_flops_per_iteration = hardware_flops_per_iteration(sc);
   r.peak_flops_per_gpu = peak_flops(gpu, sc.training.precision);
@@ -1006,7 +1023,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   for (int s = 0; s < P.p; ++s) {
     const auto steps = pipeline_steps(s, P.p, P.m, P.v);
     const double inflight = peak_inflight_layers(steps, P.chunk_layers[static_cast<std::size_t>(s)]);
-    MemoryBreakdown mb = stage_memory(sc, gpu, s, stage_layers[static_cast<std::size_t>(s)], inflight);
+    MemoryBreakdown mb = sc.model.family == ModelFamily::resnet
+                             ? resnet_memory(sc, gpu)
+                             : stage_memory(sc, gpu, s, stage_layers[static_cast<std::size_t>(s)], inflight);
     if (s == 0 || mb.peak_bytes_per_gpu > r.memory.peak_bytes_per_gpu) r.memory = mb;
   }
 

@@ -262,6 +262,9 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (mo.has_num_shared_experts()) ms.num_shared_experts = mo.num_shared_experts();
   if (mo.has_first_dense_layers()) ms.first_dense_layers = mo.first_dense_layers();
   if (mo.has_moe_capacity_factor()) ms.moe_capacity_factor = mo.moe_capacity_factor();
+  if (mo.has_family() && !enum_from_number(mo.family(), 2, ms.family)) bad_enums.push_back("workload.model.family");
+  if (mo.has_image_size()) ms.image_size = mo.image_size();
+  if (mo.has_num_classes()) ms.num_classes = mo.num_classes();
 
   const tp::ParallelSpec& p = m.workload().parallel();
   models::ParallelSpec& ps = s.parallel;
@@ -274,7 +277,12 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (p.has_virtual_stages()) ps.virtual_stages = p.virtual_stages();
   if (p.has_uneven_stages()) ps.uneven_stages = p.uneven_stages();
   if (p.has_zero_stage()) ps.zero_stage = p.zero_stage();
-  if (p.has_dp_bucket_bytes()) ps.dp_bucket_bytes = p.dp_bucket_bytes();
+  if (p.has_dp_bucket_bytes()) {
+    ps.dp_bucket_bytes = p.dp_bucket_bytes();
+  } else if (ms.family == models::ModelFamily::resnet) {
+    // PyTorch DDP's default bucket_cap_mb = 25 (torch.nn.parallel.DistributedDataParallel docs).
+    ps.dp_bucket_bytes = 25.0 * 1048576.0;
+  }
   if (p.has_overlap_grad_reduce()) ps.overlap_grad_reduce = p.overlap_grad_reduce();
   if (p.has_overlap_param_gather()) ps.overlap_param_gather = p.overlap_param_gather();
   if (p.has_tp_comm_overlap()) ps.tp_comm_overlap = p.tp_comm_overlap();
@@ -347,6 +355,11 @@ tp::Scenario to_proto(const models::Scenario& s) {
 
   tp::ModelSpec& mo = *m.mutable_workload()->mutable_model();
   mo.set_name(s.model.name);
+  if (s.model.family == models::ModelFamily::resnet) {  // ResNet fields are errors on a transformer
+    mo.set_family(tp::ModelSpec::resnet);
+    mo.set_image_size(s.model.image_size);
+    mo.set_num_classes(s.model.num_classes);
+  }
   mo.set_num_layers(s.model.num_layers);
   mo.set_hidden_size(s.model.hidden_size);
   mo.set_num_attention_heads(s.model.num_attention_heads);
@@ -585,6 +598,28 @@ void check_moe(const models::Scenario& s, Checker& k) {
   }
 }
 
+/// ResNet fields (workload.model.family: resnet): depth, resolution, classes; no transformer
+/// shape fields; data parallel only (DDP).
+void check_resnet(const models::Scenario& s, Checker& k) {
+  using std::to_string;
+  const models::ModelSpec& m = s.model;
+  const models::ParallelSpec& p = s.parallel;
+  if (m.num_layers != 50 && m.num_layers != 101 && m.num_layers != 152)
+    k.error("workload.model.num_layers",
+            "got " + to_string(m.num_layers) + " for a ResNet (expected the depth: 50, 101 or 152)");
+  k.in_range("workload.model.image_size", m.image_size, 32, 4096);
+  k.in_range("workload.model.num_classes", m.num_classes, 1, 1000000);
+  for (const char* f :
+       {"workload.model.hidden_size", "workload.model.num_attention_heads", "workload.model.num_query_groups",
+        "workload.model.ffn_hidden_size", "workload.model.vocab_size", "workload.model.seq_length",
+        "workload.model.gated_mlp", "workload.model.untied_embeddings", "workload.model.num_experts"})
+    if (k.present(f)) k.error(f, "is a transformer field but family is resnet (expected it absent)");
+  for (const auto& [f, v] : {std::pair<const char*, int>{"workload.parallel.tp", p.tp}, {"workload.parallel.pp", p.pp}})
+    if (v != 1) k.error(f, "got " + to_string(v) + " for a ResNet (expected 1: ResNets are trained with DDP)");
+  if (p.zero_stage != 0)
+    k.error("workload.parallel.zero_stage", "got " + to_string(p.zero_stage) + " for a ResNet (expected 0: DDP)");
+}
+
 bool valid_utf8(const std::string& s) {
   std::size_t i = 0;
   while (i < s.size()) {
@@ -769,9 +804,16 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
 
   // Model.
   const models::ModelSpec& m = s.model;
-  const bool layers_ok = k.in_range("workload.model.num_layers", m.num_layers, 1, 100000);
-  const bool hidden_ok = k.in_range("workload.model.hidden_size", m.hidden_size, 1, 1048576);
-  const bool heads_ok = k.at_least("workload.model.num_attention_heads", m.num_attention_heads, 1);
+  if (m.family == models::ModelFamily::resnet) {
+    check_resnet(s, k);
+  } else {
+    for (const char* f : {"workload.model.image_size", "workload.model.num_classes"})
+      if (k.present(f)) k.error(f, "is set but family is transformer (expected family: resnet for a ResNet)");
+  }
+  const bool transformer = m.family == models::ModelFamily::transformer;
+  const bool layers_ok = transformer && k.in_range("workload.model.num_layers", m.num_layers, 1, 100000);
+  const bool hidden_ok = transformer && k.in_range("workload.model.hidden_size", m.hidden_size, 1, 1048576);
+  const bool heads_ok = transformer && k.at_least("workload.model.num_attention_heads", m.num_attention_heads, 1);
   if (hidden_ok && heads_ok && m.hidden_size % m.num_attention_heads != 0) {
     k.error("workload.model.num_attention_heads", to_string(m.num_attention_heads) + " does not divide hidden_size " +
                                                       to_string(m.hidden_size) + " (expected a divisor of " +
@@ -792,8 +834,10 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
     k.error("workload.model.ffn_hidden_size",
             "got " + to_string(m.ffn_hidden_size) + " (expected 0 for 4 * hidden_size, or an integer >= 1)");
   }
-  k.in_range("workload.model.vocab_size", m.vocab_size, 1, 16777216);
-  k.in_range("workload.model.seq_length", m.seq_length, 1, 16777216);
+  if (transformer) {
+    k.in_range("workload.model.vocab_size", m.vocab_size, 1, 16777216);
+    k.in_range("workload.model.seq_length", m.seq_length, 1, 16777216);
+  }
 
   // Parallelism.
   models::ParallelSpec& p = s.parallel;
@@ -1017,6 +1061,7 @@ tp::Report report_to_proto(const models::Report& r) {
   m.set_micro_batches(r.micro_batches);
   m.set_iteration_time_s(r.iteration_time_s);
   m.set_tokens_per_s(r.tokens_per_s);
+  m.set_samples_per_s(r.samples_per_s);
   m.set_model_flops_per_iteration(r.model_flops_per_iteration);
   m.set_hardware_flops_per_iteration(r.hardware_flops_per_iteration);
   m.set_tflops_per_gpu(r.tflops_per_gpu);

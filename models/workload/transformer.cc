@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/workload/cnn.h"
+
 namespace traincast::models {
 namespace {
 
@@ -154,13 +156,20 @@ double parameters(const ModelSpec& m, bool active_only) {
 double total_parameters(const ModelSpec& m) { return parameters(m, false); }
 double active_parameters(const ModelSpec& m) { return parameters(m, true); }
 
+double tokens_per_sample(const ModelSpec& m) {
+  return m.family == ModelFamily::resnet ? 1.0 : static_cast<double>(m.seq_length);
+}
+
 double model_flops_per_iteration(const Scenario& sc) {
+  if (sc.model.family == ModelFamily::resnet) return resnet_model_flops_per_iteration(sc);
   const Shape x = shape_of(sc);
   const double tokens = static_cast<double>(sc.training.global_batch_size) * x.s;
   return 3.0 * tokens * (forward_flops_per_token(sc, x) + 2 * x.h * x.v);
 }
 
 double hardware_flops_per_iteration(const Scenario& sc) {
+  // ResNet: no recomputation; the stem's skipped data gradient (0.3% of the FLOPs) is ignored.
+  if (sc.model.family == ModelFamily::resnet) return resnet_model_flops_per_iteration(sc);
   const Shape x = shape_of(sc);
   const double tokens = static_cast<double>(sc.training.global_batch_size) * x.s;
   double recomputed = 0;

@@ -93,6 +93,11 @@ double active_parameters(const ModelSpec& model);
 /// (x 1 when dropless: balanced routing assumed).
 double expert_slots_per_token(const ModelSpec& model);
 
+/// Tokens one sample (sequence) counts for throughput: seq_length; a ResNet image counts as 1,
+/// so tokens_per_s equals images/s for the ResNet family.
+double tokens_per_sample(const ModelSpec& model);
+
+/// ResNet family: resnet_model_flops_per_iteration (models/workload/cnn.h).
 /// Model FLOPs per iteration (fwd + bwd = 3 × forward GEMM/attention FLOPs, attention counted
 /// at full s², no recomputation): for GPT shapes equal to 72·B·s·l·h²(1 + s/(6h)) + 6·B·s·h·V.
 /// MoE layers count the router and the top-k routed plus shared experts a token actually uses

@@ -8,6 +8,7 @@
 
 #include "models/compute/compute_model.h"
 #include "models/hardware/catalog.h"
+#include "models/workload/cnn.h"
 #include "models/workload/transformer.h"
 
 namespace traincast::cli {
@@ -123,9 +124,15 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
       o << " (" << format_fixed(sc.cluster.fabric.oversubscription, 1) << ":1)";
   }
   o << "\n";
-  o << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
-    << ", " << sc.model.num_attention_heads << " heads, seq " << sc.model.seq_length << ", vocab "
-    << sc.model.vocab_size << ", " << format_fixed(r.model_flops_per_iteration / 1e15, 1) << " PFLOP per iteration\n";
+  if (sc.model.family == models::ModelFamily::resnet) {
+    o << "Model      " << sc.model.name << ": ResNet-" << sc.model.num_layers << " v1.5, " << sc.model.image_size
+      << " px, " << sc.model.num_classes << " classes, " << format_fixed(models::resnet_parameters(sc.model) / 1e6, 1)
+      << "M parameters, " << format_fixed(r.model_flops_per_iteration / 1e12, 1) << " TFLOP per iteration\n";
+  } else {
+    o << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
+      << ", " << sc.model.num_attention_heads << " heads, seq " << sc.model.seq_length << ", vocab "
+      << sc.model.vocab_size << ", " << format_fixed(r.model_flops_per_iteration / 1e15, 1) << " PFLOP per iteration\n";
+  }
   if (sc.model.num_experts > 0) {
     o << "           MoE: " << sc.model.num_experts << " experts, top-" << sc.model.moe_top_k;
     if (sc.model.num_shared_experts > 0) o << ", " << sc.model.num_shared_experts << " shared";
@@ -144,11 +151,16 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   o << "           " << precision_name(sc.training.precision) << ", recompute " << recompute_name(sc.training.recompute)
     << (sc.parallel.sequence_parallel && r.tp > 1 ? ", sequence parallel" : "")
     << (sc.parallel.zero_stage >= 1 ? ", ZeRO-" + std::to_string(sc.parallel.zero_stage) : std::string())
-    << (sc.training.flash_attention ? ", flash attention" : "") << "\n\n";
+    << (sc.training.flash_attention && sc.model.family == models::ModelFamily::transformer ? ", flash attention" : "")
+    << "\n\n";
 
   o << "Iteration  " << format_duration(r.iteration_time_s) << "\n";
-  o << "Throughput " << with_thousands(r.tokens_per_s) << " tokens/s, " << format_fixed(r.tflops_per_gpu, 1)
-    << " model TFLOP/s per GPU (" << format_fixed(r.hardware_tflops_per_gpu, 1) << " with recomputation)\n";
+  if (sc.model.family == models::ModelFamily::resnet)
+    o << "Throughput " << with_thousands(r.samples_per_s) << " images/s, " << format_fixed(r.tflops_per_gpu, 1)
+      << " model TFLOP/s per GPU\n";
+  else
+    o << "Throughput " << with_thousands(r.tokens_per_s) << " tokens/s, " << format_fixed(r.tflops_per_gpu, 1)
+      << " model TFLOP/s per GPU (" << format_fixed(r.hardware_tflops_per_gpu, 1) << " with recomputation)\n";
   o << "MFU        " << pct(r.mfu) << "   HFU " << pct(r.hfu) << "   (of "
     << format_fixed(r.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s dense " << precision_name(sc.training.precision)
     << " peak)\n";

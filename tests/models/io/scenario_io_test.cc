@@ -4,6 +4,7 @@
 #include "models/io/scenario_io.h"
 
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <filesystem>
 #include <fstream>
@@ -924,6 +925,32 @@ TEST(ScenarioIoErrors, TextMustBeUtf8) {
   const std::string text = "name: \"\\xff\\xfe\"\n" + small().substr(small().find('\n') + 1);
   EXPECT_EQ(errors_of(text),
             std::vector<std::string>{"t.textproto:1:1: name: is not valid UTF-8 (expected UTF-8 text)"});
+}
+
+TEST(ScenarioIoErrors, ResNetFieldsArePositioned) {
+  const std::string text =
+      "cluster { node_template: \"dgx_a100\" }\n"
+      "workload {\n"
+      "  model { family: resnet num_layers: 34 hidden_size: 1024 image_size: 8 }\n"
+      "  parallel { tp: 2 dp: 4 }\n"
+      "  training { global_batch_size: 256 micro_batch_size: 64 }\n"
+      "}\n";
+  const std::vector<std::string> errors = errors_of(text);
+  const std::vector<std::string> expected_starts = {
+      "t.textproto:3:26: workload.model.num_layers: got 34 for a ResNet (expected the depth: 50, 101 or 152)",
+      "t.textproto:3:59: workload.model.image_size: got 8",
+      "t.textproto:3:41: workload.model.hidden_size: is a transformer field but family is resnet",
+      "t.textproto:4:14: workload.parallel.tp: got 2 for a ResNet (expected 1: ResNets are trained with DDP)"};
+  for (const std::string& want : expected_starts)
+    EXPECT_TRUE(std::any_of(errors.begin(), errors.end(), [&](const std::string& e) { return e.rfind(want, 0) == 0; }))
+        << "missing: " << want;
+  // A transformer with a ResNet field.
+  const std::vector<std::string> t = errors_of(
+      "workload {\n  model { num_layers: 2 hidden_size: 64 num_attention_heads: 4 vocab_size: 100 seq_length: 8 "
+      "num_classes: 10 }\n  training { global_batch_size: 8 }\n  parallel { dp: 8 }\n}\n");
+  EXPECT_TRUE(std::any_of(t.begin(), t.end(), [](const std::string& e) {
+    return e.find("workload.model.num_classes: is set but family is transformer") != std::string::npos;
+  }));
 }
 
 }  // namespace

@@ -119,6 +119,26 @@ struct CostReport {
   double amortization_years = 0.0;  ///< the depreciation period the capex is spread over
 };
 
+/// How busy the hardware is (JSON `utilization.*`): the answer to "how idle is it", beside MFU.
+/// GPU figures are from the last simulated iteration; link figures average over the whole run, as
+/// busiest_links. In a folded run (folded: true) only the simulated replicas' GPUs and links count.
+struct UtilizationReport {
+  /// Compute-stream busy time (kernels incl. recomputation and optimizer; not collectives on the
+  /// compute stream) / iteration time, over the simulated GPUs: mean, min, max (0..1).
+  double gpu_compute_busy_fraction_mean = 0.0;
+  double gpu_compute_busy_fraction_min = 0.0;
+  double gpu_compute_busy_fraction_max = 0.0;
+  /// bytes / (capacity x run time) over the NVLink/NVSwitch resources (one per GPU and direction)
+  /// of the simulated GPUs' nodes: mean over those that carried traffic, and the max (0..1).
+  double nvlink_utilization_mean = 0.0;
+  double nvlink_utilization_max = 0.0;
+  int nvlink_links_used = 0;  ///< directed NVLink resources that carried traffic
+  /// The same over the NIC resources (GPU/PCIe side to the network, per NIC and direction).
+  double nic_utilization_mean = 0.0;
+  double nic_utilization_max = 0.0;
+  int nic_links_used = 0;
+};
+
 struct Report {
   std::string scenario;
   std::string gpu;
@@ -150,6 +170,7 @@ struct Report {
   StorageReport storage;
   ReliabilityReport reliability;
   CostReport cost;
+  UtilizationReport utilization;
 };
 
 }  // namespace traincast::models

@@ -15,6 +15,9 @@ struct CalibrationProfile;  // models/calibration_profile.h
 
 enum class Precision { fp32, tf32, fp16, bf16, fp8 };
 enum class Recompute { none, selective, full };
+/// Transformer family: decoder (GPT/Llama: causal attention, next-token head) or encoder (BERT:
+/// bidirectional attention, masked-LM + next-sentence heads).
+enum class Architecture { decoder, encoder };
 enum class PipelineSchedule { one_f_one_b, interleaved_one_f_one_b };
 /// Inter-node network topology. torus: nodes on a ring (1 dimension) or 2D/3D torus with links to
 /// their neighbours, dimension-order routing.
@@ -130,6 +133,20 @@ struct ModelSpec {
   /// Expert capacity factor: each expert processes capacity_factor x (tokens x top_k / experts)
   /// token slots, padded (GShard / Switch Transformer). 0 = dropless (balanced: exactly its share).
   double moe_capacity_factor = 0.0;
+
+  // Encoder (BERT, Devlin et al. 2019): bidirectional attention (no causal mask), post-LN (same
+  // kernels as pre-LN, in another order), learned position and token-type embeddings with an
+  // embedding LayerNorm, a masked-LM head (dense h x h + GELU + LayerNorm + vocabulary projection
+  // tied to the embedding, + bias) run on the masked positions only, and a pooler (dense h x h +
+  // tanh on the first token) with the next-sentence classifier (h x 2).
+  Architecture architecture = Architecture::decoder;
+  /// Encoder: fraction of positions the MLM head predicts. Default 0.15: BERT masks 15% of the
+  /// tokens (Devlin et al. 2019 §3.1) and gathers them before the head (Google BERT and NVIDIA's
+  /// BERT: max_predictions_per_seq 80 at seq 512). 1 = head on every position (HF
+  /// BertForPreTraining without gathering). Range (0, 1].
+  double mlm_prediction_fraction = 0.15;
+  /// Encoder: rows of the learned position table. 0 = seq_length. BERT: 512.
+  int max_position_embeddings = 0;
 };
 
 struct ParallelSpec {

@@ -1047,6 +1047,42 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   if (links.size() > 3) links.resize(3);
   r.busiest_links = std::move(links);
 
+  // Utilisation: compute-busy fraction per simulated worker (kernels only, last iteration) and
+  // NVLink / NIC resources' average utilisation over the run.
+  {
+    UtilizationReport& u = r.utilization;
+    std::vector<double> kernel_ns(static_cast<std::size_t>(workers), 0.0);
+    for (const Op& op : ops)
+      if (op.stream == kCompute && op.iteration == last && (op.role == Role::compute || op.role == Role::optimizer))
+        kernel_ns[op.worker] += static_cast<double>(op.end_ns - op.start_ns);
+    double sum = 0;
+    u.gpu_compute_busy_fraction_min = 1.0;
+    for (double ns : kernel_ns) {
+      const double f = iter_s > 0 ? ns * 1e-9 / iter_s : 0.0;
+      sum += f;
+      u.gpu_compute_busy_fraction_min = std::min(u.gpu_compute_busy_fraction_min, f);
+      u.gpu_compute_busy_fraction_max = std::max(u.gpu_compute_busy_fraction_max, f);
+    }
+    u.gpu_compute_busy_fraction_mean = workers > 0 ? sum / workers : 0.0;
+    double nvl_sum = 0, nic_sum = 0;
+    for (sim::ResourceId id = 0; id < net.num_resources(); ++id) {
+      const LinkKind kind = cluster.link_kind(id);
+      if (kind != LinkKind::nvlink && kind != LinkKind::nic) continue;
+      const sim::ResourceStats st = net.stats(id);
+      if (st.bytes_carried <= 0 || total_s <= 0) continue;
+      const double util = st.bytes_carried / (net.capacity(id) * total_s);
+      if (kind == LinkKind::nvlink) {
+        nvl_sum += util, ++u.nvlink_links_used;
+        u.nvlink_utilization_max = std::max(u.nvlink_utilization_max, util);
+      } else {
+        nic_sum += util, ++u.nic_links_used;
+        u.nic_utilization_max = std::max(u.nic_utilization_max, util);
+      }
+    }
+    if (u.nvlink_links_used > 0) u.nvlink_utilization_mean = nvl_sum / u.nvlink_links_used;
+    if (u.nic_links_used > 0) u.nic_utilization_mean = nic_sum / u.nic_links_used;
+  }
+
   // Storage stalls, failures/goodput and cost (issue 4), each only when the scenario asks.
   apply_job_effects(sc, cluster, r);
 

@@ -616,6 +616,28 @@ std::vector<NodeTemplate> make_nodes() {
   t.source = "Node as used in NVIDIA/nccl-tests issue 232: 1x H100 SXM, 4x 400 Gb/s RoCE NICs, PCIe gen5";
   n.push_back(t);
 
+  // A 1-GPU PCIe gen4 server (one socket, one PCIe switch) with one ConnectX-6 HDR 200 Gb/s
+  // InfiniBand NIC beside the GPU (GPUDirect RDMA): four of them are "4x A30 over InfiniBand";
+  // with gpu: "A100-PCIe-80GB" it is a single-A100 box. NVIDIA A30 datasheet (2021): PCIe gen4
+  // x16; ConnectX-6 VPI product brief (2020): HDR 200 Gb/s.
+  t = {};
+  t.name = "pcie_1gpu_ib_hdr";
+  t.gpu = "A30";
+  t.gpus_per_node = 1;
+  t.scale_up = ScaleUp::none;
+  t.nic = "IB-HDR-200";
+  t.nics = 1;
+  t.sockets = 1;
+  t.pcie_switches = 1;
+  t.pcie_generation = 4;
+  t.pcie_bytes_per_s = pcie_bytes_per_s(4, 16);
+  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(4, 16);
+  t.cpu = "Intel Xeon (Ice Lake)";
+  t.source =
+      "Generic 1-GPU PCIe gen4 server: NVIDIA A30 datasheet (2021, PCIe gen4 x16), NVIDIA ConnectX-6 VPI "
+      "product brief (2020, HDR 200 Gb/s InfiniBand)";
+  n.push_back(t);
+
   // Consumer GPUs. tinybox (tiny corp, 2024): 6x RTX 4090 on PCIe gen4 x16 root ports of one AMD
   // EPYC (Genoa), P2P enabled by tinygrad's open-gpu-kernel-modules patch; one 100 GbE NIC.
   t = {};

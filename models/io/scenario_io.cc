@@ -265,6 +265,10 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (mo.has_family() && !enum_from_number(mo.family(), 2, ms.family)) bad_enums.push_back("workload.model.family");
   if (mo.has_image_size()) ms.image_size = mo.image_size();
   if (mo.has_num_classes()) ms.num_classes = mo.num_classes();
+  if (mo.has_architecture() && !enum_from_number(mo.architecture(), 2, ms.architecture))
+    bad_enums.push_back("workload.model.architecture");
+  if (mo.has_mlm_prediction_fraction()) ms.mlm_prediction_fraction = mo.mlm_prediction_fraction();
+  if (mo.has_max_position_embeddings()) ms.max_position_embeddings = mo.max_position_embeddings();
 
   const tp::ParallelSpec& p = m.workload().parallel();
   models::ParallelSpec& ps = s.parallel;
@@ -315,6 +319,7 @@ static_assert(static_cast<int>(models::PipelineSchedule::interleaved_one_f_one_b
 static_assert(static_cast<int>(models::Precision::fp8) == tp::TrainingSpec::fp8);
 static_assert(static_cast<int>(models::Precision::bf16) == tp::TrainingSpec::bf16);
 static_assert(static_cast<int>(models::Recompute::full) == tp::TrainingSpec::full);
+static_assert(static_cast<int>(models::Architecture::encoder) == tp::ModelSpec::encoder);
 static_assert(static_cast<int>(models::FabricKind::torus) == tp::FabricSpec::torus);
 static_assert(static_cast<int>(models::CollectiveAlgorithm::nvls_tree) == tp::nvls_tree &&
               static_cast<int>(models::CollectiveAlgorithm::hierarchical) == tp::hierarchical &&
@@ -376,6 +381,11 @@ tp::Scenario to_proto(const models::Scenario& s) {
     mo.set_num_shared_experts(s.model.num_shared_experts);
     mo.set_first_dense_layers(s.model.first_dense_layers);
     mo.set_moe_capacity_factor(s.model.moe_capacity_factor);
+  }
+  if (s.model.architecture == models::Architecture::encoder) {  // the encoder fields are errors on a decoder
+    mo.set_architecture(tp::ModelSpec::encoder);
+    mo.set_mlm_prediction_fraction(s.model.mlm_prediction_fraction);
+    mo.set_max_position_embeddings(s.model.max_position_embeddings);
   }
 
   tp::ParallelSpec& p = *m.mutable_workload()->mutable_parallel();
@@ -545,6 +555,35 @@ void check_cluster_extras(const models::Scenario& s, Checker& k) {
 /// Every semantic rule of the schema (scenarios/README.md, "Checks"). Appends to `errors`; may
 /// normalise `s` (sequence_parallel off when tp = 1, as Megatron-LM does).
 /// Whether `s` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
+/// Encoder fields (workload.model.architecture, mlm_prediction_fraction, max_position_embeddings).
+void check_encoder(const models::Scenario& s, Checker& k) {
+  const models::ModelSpec& m = s.model;
+  if (m.architecture != models::Architecture::encoder) {
+    for (const char* f : {"workload.model.mlm_prediction_fraction", "workload.model.max_position_embeddings"})
+      if (k.present(f)) k.error(f, "is set but architecture is decoder (expected architecture: encoder)");
+    return;
+  }
+  if (m.family != models::ModelFamily::transformer) {
+    k.error("workload.model.architecture", "is encoder with a non-transformer family (expected family: transformer)");
+    return;
+  }
+  const double q = m.mlm_prediction_fraction;
+  if (!std::isfinite(q) || !(q > 0.0 && q <= 1.0))
+    k.error("workload.model.mlm_prediction_fraction",
+            "got " + Checker::number(q) + " (expected a number > 0 and <= 1; BERT: 0.15)");
+  if (m.max_position_embeddings != 0 && m.max_position_embeddings < m.seq_length)
+    k.error("workload.model.max_position_embeddings", "got " + std::to_string(m.max_position_embeddings) +
+                                                          " (expected 0 for seq_length, or an integer >= " +
+                                                          "seq_length = " + std::to_string(m.seq_length) + ")");
+  if (m.num_experts > 0)
+    k.error("workload.model.num_experts",
+            "got " + std::to_string(m.num_experts) + " for an encoder (expected 0: MoE is modelled for decoders only)");
+  if (m.gated_mlp) k.error("workload.model.gated_mlp", "is true for an encoder (expected false: BERT's MLP is GELU)");
+  if (m.untied_embeddings)
+    k.error("workload.model.untied_embeddings",
+            "is true for an encoder (expected false: BERT ties the MLM projection to the embedding)");
+}
+
 /// Mixture-of-experts and expert-parallel fields (workload.model.num_experts ..., parallel.ep).
 void check_moe(const models::Scenario& s, Checker& k) {
   using std::to_string;
@@ -922,6 +961,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
             "needs sequence parallelism (expected sequence_parallel: true, or tp_comm_overlap: false)");
   }
   check_moe(s, k);
+  check_encoder(s, k);
   if (p.tp == 1) p.sequence_parallel = false;  // a no-op with one TP rank; Megatron-LM turns it off too
 
   if (node != nullptr && nodes_ok && tp_ok && pp_ok && dp_ok) {
@@ -1101,6 +1141,19 @@ tp::Report report_to_proto(const models::Report& r) {
   m.set_events(static_cast<double>(r.events));
   m.set_folded(r.folded);
   m.set_iterations_simulated(r.iterations_simulated);
+  {
+    const models::UtilizationReport& ut = r.utilization;
+    tp::Report::Utilization& uo = *m.mutable_utilization();
+    uo.set_gpu_compute_busy_fraction_mean(ut.gpu_compute_busy_fraction_mean);
+    uo.set_gpu_compute_busy_fraction_min(ut.gpu_compute_busy_fraction_min);
+    uo.set_gpu_compute_busy_fraction_max(ut.gpu_compute_busy_fraction_max);
+    uo.set_nvlink_utilization_mean(ut.nvlink_utilization_mean);
+    uo.set_nvlink_utilization_max(ut.nvlink_utilization_max);
+    uo.set_nvlink_links_used(ut.nvlink_links_used);
+    uo.set_nic_utilization_mean(ut.nic_utilization_mean);
+    uo.set_nic_utilization_max(ut.nic_utilization_max);
+    uo.set_nic_links_used(ut.nic_links_used);
+  }
   const models::StorageReport& st = r.storage;
   tp::Report::Storage& so = *m.mutable_storage();
   so.set_modelled(st.modelled);

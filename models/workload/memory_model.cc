@@ -109,8 +109,10 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   }
   if (!indices.empty()) act_per_layer /= static_cast<double>(indices.size());
   const bool first = stage == 0, last = stage == par.pp - 1;
-  if (first) params += v * h / t;
-  if (last) params += v * h / t + 2 * h;  // output layer (tied copy for GPT) and final norm
+  const bool encoder = m.architecture == Architecture::encoder;
+  if (first) params += v * h / t + encoder_embedding_extra_parameters(m);
+  // Output layer (tied copy for GPT and BERT) and final norm, or BERT's MLM/pooler/NSP heads.
+  if (last) params += v * h / t + (encoder ? encoder_head_parameters(m) : 2 * h);
   const bool fp32 = sc.training.precision == Precision::fp32 || sc.training.precision == Precision::tf32;
   const double weight_bytes = fp32 ? 4 : 2;
   const double grad_bytes = (fp32 || sc.training.fp32_grad_accumulation) ? 4 : 2;
@@ -141,10 +143,11 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   }
 
   const double e = activation_bytes_per_element(sc.training.precision);
-  const double s = m.seq_length, b = sc.training.micro_batch_size;
+  const double b = sc.training.micro_batch_size;
   double act = inflight_layer_microbatches * act_per_layer;
   // Last stage: fp32 logits for the vocab-parallel cross-entropy of one micro-batch (transient peak).
-  if (last) act += 4 * s * b * v / t;
+  // Encoder: the MLM head's predicted positions only.
+  if (last) act += 4 * b * head_positions_per_sequence(m) * v / t;
   // First stage: embedding output dropout mask per in-flight micro-batch is small; not counted.
   (void)e;
   mb.activations_bytes = act;

@@ -34,7 +34,7 @@ Shape shape_of(const Scenario& sc) {
   x.gate = m.gated_mlp ? 2.0 : 1.0;
   x.sp = sc.parallel.sequence_parallel && sc.parallel.tp > 1;
   x.flash = sc.training.flash_attention;
-  x.causal = true;
+  x.causal = m.architecture == Architecture::decoder;
   x.experts = m.num_experts;
   x.top_k = m.moe_top_k;
   x.fe = m.moe_ffn_hidden_size > 0 ? m.moe_ffn_hidden_size : x.f;
@@ -148,10 +148,29 @@ double parameters(const ModelSpec& m, bool active_only) {
   }
   const double h = m.hidden_size;
   const double embedding = static_cast<double>(m.vocab_size) * h;
+  if (m.architecture == Architecture::encoder)  // tied MLM projection; no final norm (post-LN)
+    return layers + embedding + encoder_embedding_extra_parameters(m) + encoder_head_parameters(m);
   const double output = m.untied_embeddings ? embedding : 0.0;
   return layers + embedding + output + 2 * h /*final norm*/;
 }
 }  // namespace
+
+double head_positions_per_sequence(const ModelSpec& m) {
+  return m.architecture == Architecture::encoder ? m.mlm_prediction_fraction * m.seq_length : m.seq_length;
+}
+
+double encoder_embedding_extra_parameters(const ModelSpec& m) {
+  if (m.architecture != Architecture::encoder) return 0.0;
+  const double h = m.hidden_size;
+  const double positions = m.max_position_embeddings > 0 ? m.max_position_embeddings : m.seq_length;
+  return positions * h + 2 * h /*token types*/ + 2 * h /*LayerNorm*/;
+}
+
+double encoder_head_parameters(const ModelSpec& m) {
+  if (m.architecture != Architecture::encoder) return 0.0;
+  const double h = m.hidden_size;
+  return (h * h + h) + 2 * h + m.vocab_size /*MLM transform, LN, bias*/ + (h * h + h) /*pooler*/ + (2 * h + 2);
+}
 
 double total_parameters(const ModelSpec& m) { return parameters(m, false); }
 double active_parameters(const ModelSpec& m) { return parameters(m, true); }
@@ -163,8 +182,12 @@ double tokens_per_sample(const ModelSpec& m) {
 double model_flops_per_iteration(const Scenario& sc) {
   if (sc.model.family == ModelFamily::resnet) return resnet_model_flops_per_iteration(sc);
   const Shape x = shape_of(sc);
-  const double tokens = static_cast<double>(sc.training.global_batch_size) * x.s;
-  return 3.0 * tokens * (forward_flops_per_token(sc, x) + 2 * x.h * x.v);
+  const double sequences = static_cast<double>(sc.training.global_batch_size);
+  const double tokens = sequences * x.s;
+  if (x.causal) return 3.0 * tokens * (forward_flops_per_token(sc, x) + 2 * x.h * x.v);
+  const double predicted = sequences * head_positions_per_sequence(sc.model);
+  return 3.0 * (tokens * forward_flops_per_token(sc, x) + predicted * (2 * x.h * x.h + 2 * x.h * x.v) +
+                sequences * (2 * x.h * x.h + 4 * x.h));
 }
 
 double hardware_flops_per_iteration(const Scenario& sc) {
@@ -365,10 +388,40 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
   // embeddings are summed over TP (all-reduce; reduce-scatter with SP).
   pb.compute(out.embedding_forward, "embedding", {elementwise(2 * T * x.h * e)});
   if (tp) ProgramBuilder::collective(out.embedding_forward, "tp_emb", reduce_op, act_bytes, Overlap::blocking);
+  if (!x.causal)  // BERT: + position + token-type embeddings (read 3, write 1), LayerNorm, dropout
+    pb.compute(out.embedding_forward, "embedding_ln",
+               {elementwise(4 * Tsp * x.h * e), norm(2 * Tsp * x.h * e), elementwise(Tsp * x.h * (2 * e + 1))});
+  if (!x.causal)
+    pb.compute(out.embedding_backward, "embedding_ln_bwd",
+               {elementwise(Tsp * x.h * (3 * e + 1)), norm(3 * Tsp * x.h * e), elementwise(4 * Tsp * x.h * e)});
   pb.compute(out.embedding_backward, "embedding_bwd", {elementwise(3 * T * x.h * e)});
 
   // ---- head (last stage): final norm, logits, vocab-parallel cross-entropy ----
-  {
+  if (!x.causal) {
+    // Encoder (BERT pre-training heads, Megatron BertLMHead): gather the M masked positions, MLM
+    // transform (dense h x h + GELU + LayerNorm, replicated over TP), vocab-parallel projection and
+    // cross-entropy as the decoder's on M rows; pooler (dense + tanh on the first token) and
+    // next-sentence classifier (h x 2) on the b sequences.
+    const double M = T * sc.model.mlm_prediction_fraction;
+    Program& p = out.head_forward;
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, Overlap::blocking);
+    pb.compute(
+        p, "mlm_transform",
+        {elementwise(2 * M * x.h * e), gemm(M, x.h, x.h, e), elementwise(2 * M * x.h * e), norm(2 * M * x.h * e)});
+    pb.compute(p, "logits", {gemm(M, x.v / t, x.h, e), elementwise((32 + e) * M * x.v / t)});
+    if (tp) ProgramBuilder::collective(p, "tp_ce", CollectiveOp::all_reduce, 2 * 4 * M, Overlap::blocking);
+    pb.compute(p, "pooler_nsp", {gemm(x.b, x.h, x.h, e), elementwise(2 * x.b * x.h * e), gemm(x.b, 2, x.h, e)});
+    Program& q = out.head_backward;
+    pb.compute(q, "pooler_nsp_bwd",
+               {gemm(x.b, x.h, 2, e), gemm(x.h, 2, x.b, e), elementwise(3 * x.b * x.h * e), gemm(x.b, x.h, x.h, e),
+                gemm(x.h, x.h, x.b, e)});
+    pb.compute(q, "logits_bwd",
+               {elementwise((12 + e) * M * x.v / t), gemm(M, x.h, x.v / t, e), gemm(x.v / t, x.h, M, e)});
+    if (tp) ProgramBuilder::collective(q, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::blocking);
+    pb.compute(q, "mlm_transform_bwd",
+               {norm(3 * M * x.h * e), elementwise(3 * M * x.h * e), gemm(M, x.h, x.h, e), gemm(x.h, x.h, M, e),
+                elementwise(3 * T * x.h * e) /*scatter into the full-sequence gradient*/});
+  } else {
     Program& p = out.head_forward;
     pb.compute(p, "final_ln", {norm(2 * Tsp * x.h * e)});
     if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, Overlap::blocking);
@@ -387,9 +440,10 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     pb.compute(q, "final_ln_bwd", {norm(3 * Tsp * x.h * e)});
   }
 
-  out.embedding_params_per_rank = x.v * x.h / t;
+  // Encoder extras (position/type tables, MLM transform, pooler, NSP) are replicated over TP.
+  out.embedding_params_per_rank = x.v * x.h / t + encoder_embedding_extra_parameters(sc.model);
   // GPT ties the output layer to the embedding but the last stage still holds a copy (Megatron).
-  out.head_params_per_rank = x.v * x.h / t + 2 * x.h;
+  out.head_params_per_rank = x.v * x.h / t + (x.causal ? 2 * x.h : encoder_head_parameters(sc.model));
   // Megatron's scatter/gather optimisation (SC21 §4.1): each TP rank sends 1/t of the activation;
   // the receiving stage's all-gather over NVLink is not modelled (it is small next to the send).
   out.p2p_bytes = T * x.h / t * e;

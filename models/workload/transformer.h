@@ -1,5 +1,6 @@
 #pragma once
-// GPT/Llama-style decoder, dense or mixture-of-experts: per-layer kernel programs for one
+// GPT/Llama-style decoder, dense or mixture-of-experts, or BERT-style encoder (bidirectional
+// attention, masked-LM and next-sentence heads): per-layer kernel programs for one
 // tensor-parallel rank and one micro-batch under Megatron TP (+ sequence parallelism) and expert
 // parallelism, with the standard FLOP accounting (Narayanan et al. SC21 eq. 3; Korthikanti et al.
 // 2022; MoE: active parameters only) and parameter counts. Layers need not be identical: each
@@ -89,6 +90,18 @@ double total_parameters(const ModelSpec& model);
 /// Parameters a token uses: as total_parameters but with moe_top_k of the routed experts.
 double active_parameters(const ModelSpec& model);
 
+/// Positions per sequence that go through the output head: seq_length for a decoder,
+/// mlm_prediction_fraction x seq_length for an encoder (the masked positions BERT gathers).
+double head_positions_per_sequence(const ModelSpec& model);
+/// Encoder input-side parameters besides the V x h token embedding: position (max_position_embeddings
+/// or seq_length rows) and token-type (2 rows) tables of width h, embedding LayerNorm (2h). 0 for a
+/// decoder. Shapes: Devlin et al. 2019; HF BertEmbeddings.
+double encoder_embedding_extra_parameters(const ModelSpec& model);
+/// Encoder output-side parameters besides the V x h projection tied to the embedding: MLM
+/// transform dense (h^2 + h) and LayerNorm (2h), output bias (V), pooler dense (h^2 + h), NSP
+/// classifier (2h + 2). 0 for a decoder. (HF BertForPreTraining: BERT-large totals 336,226,108.)
+double encoder_head_parameters(const ModelSpec& model);
+
 /// Token slots each routed expert path processes per token: moe_top_k x capacity factor
 /// (x 1 when dropless: balanced routing assumed).
 double expert_slots_per_token(const ModelSpec& model);
@@ -102,6 +115,11 @@ double tokens_per_sample(const ModelSpec& model);
 /// at full s², no recomputation): for GPT shapes equal to 72·B·s·l·h²(1 + s/(6h)) + 6·B·s·h·V.
 /// MoE layers count the router and the top-k routed plus shared experts a token actually uses
 /// (active parameters; capacity padding is not model FLOPs).
+/// Encoder: the same layer count (full s^2 is what a bidirectional encoder executes; a causal
+/// decoder's flash-attention kernels execute half of it, so a decoder's MFU counts attention FLOPs
+/// its kernels skip, as SC21 and Megatron do); the head counts the MLM transform and vocabulary
+/// projection on the predicted positions only, 3 x B x s x q x (2h^2 + 2hV), plus the pooler and
+/// NSP classifier, 3 x B x (2h^2 + 4h).
 double model_flops_per_iteration(const Scenario& scenario);
 /// Model FLOPs plus recomputed forward FLOPs: full recomputation gives SC21 eq. 3,
 /// 96·B·s·l·h²(1 + s/(6h) + V/(16·l·h)); selective adds the attention core (4·B·s²·h·l) unless

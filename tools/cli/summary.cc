@@ -199,6 +199,15 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
 
   o << format_job_effects(r);
 
+  {
+    const models::UtilizationReport& u = r.utilization;
+    o << "\nUtilisation: GPU compute busy " << pct(u.gpu_compute_busy_fraction_mean) << " mean ("
+      << pct(u.gpu_compute_busy_fraction_min) << " - " << pct(u.gpu_compute_busy_fraction_max) << ")";
+    if (u.nvlink_links_used > 0)
+      o << ", NVLink " << pct(u.nvlink_utilization_mean) << " mean over " << u.nvlink_links_used << " links";
+    if (u.nic_links_used > 0) o << ", NIC " << pct(u.nic_utilization_mean) << " mean over " << u.nic_links_used;
+    o << "\n";
+  }
   if (!r.busiest_links.empty()) {
     o << "\nBusiest links (average over the run):\n";
     for (const auto& l : r.busiest_links)

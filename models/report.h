@@ -139,6 +139,76 @@ struct UtilizationReport {
   int nic_links_used = 0;
 };
 
+/// One node's power supplies exceeded (models/power/): when it first happened and the worst case.
+struct PsuOverload {
+  int node = 0;
+  double first_time_s = 0.0;            ///< simulated time of the first overload [s]
+  double peak_w = 0.0;                  ///< the node's peak AC power [W]
+  double capacity_w = 0.0;              ///< what the supplies deliver with psu_redundant failed [W]
+  double excess_w = 0.0;                ///< peak_w - capacity_w [W]
+  double overload_time_fraction = 0.0;  ///< of the simulated time, 0..1
+};
+
+/// Power of one simulated GPU over the last iteration.
+struct GpuPower {
+  int gpu = 0;  ///< global GPU index
+  double average_w = 0.0;
+  double peak_w = 0.0;
+  double energy_j = 0.0;            ///< over the last iteration [J]
+  double clock_fraction_min = 1.0;  ///< lowest SM clock / max boost clock seen (cap or thermal)
+};
+
+/// Power of the job (models/power/). Averages and energies are over the last simulated
+/// iteration; peaks over the whole simulated run. Node and rack figures are AC (wall) power
+/// including PSU losses; facility = IT x PUE. With folding (Report::folded) the figures cover
+/// every GPU, the per-GPU list only the simulated replica.
+/// Cost models use energy_per_iteration_j (facility, incl. PUE) and energy_to_train_kwh.
+struct PowerReport {
+  double gpu_average_w = 0.0;   ///< mean over all GPUs
+  double gpu_peak_w = 0.0;      ///< highest instantaneous power of any GPU
+  double node_average_w = 0.0;  ///< mean over nodes
+  double node_peak_w = 0.0;     ///< highest instantaneous node power
+  double rack_average_w = 0.0;  ///< mean over racks (thermal.nodes_per_rack)
+  double rack_peak_w = 0.0;
+  double it_average_w = 0.0;        ///< all nodes [W]
+  double facility_average_w = 0.0;  ///< it_average_w x PUE
+  double facility_peak_w = 0.0;
+  double pue = 1.0;
+  double it_energy_per_iteration_j = 0.0;  ///< all nodes, one iteration [J]
+  double energy_per_iteration_j = 0.0;     ///< facility (IT x PUE), one iteration [J]
+  double energy_to_train_kwh = 0.0;        ///< facility; 0 when no token budget
+  double gpu_power_limit_w = 0.0;          ///< the cap in force (TDP when none)
+  double node_psu_capacity_w = 0.0;        ///< per node, with psu_redundant supplies failed
+  std::vector<PsuOverload> psu_overloads;  ///< nodes whose peak exceeded node_psu_capacity_w
+  std::vector<GpuPower> gpus;
+};
+
+/// Temperature of one simulated GPU.
+struct GpuThermal {
+  int gpu = 0;
+  double peak_c = 0.0;
+  double average_c = 0.0;                ///< over the last iteration
+  double inlet_c = 0.0;                  ///< inlet at the end of the run (supply + preheat + recirculation)
+  double throttled_time_fraction = 0.0;  ///< of the last iteration spent in thermal slowdown, 0..1
+  double start_c = 0.0;                  ///< at the start of the last iteration
+  double end_c = 0.0;                    ///< at its end
+};
+
+/// Thermal state (models/power/).
+struct ThermalReport {
+  double peak_c = 0.0;  ///< hottest GPU
+  int hottest_gpu = 0;
+  double slowdown_c = 0.0;               ///< the GPUs' slowdown temperature
+  double throttled_time_fraction = 0.0;  ///< max over GPUs, last iteration
+  int throttled_gpus = 0;                ///< GPUs that spent any of the last iteration throttled
+  /// true when every GPU's temperature at the end of the last iteration is within 0.5 K of its
+  /// value at the start (the thermal state repeats from one iteration to the next).
+  bool steady_state = false;
+  double max_drift_c = 0.0;       ///< largest |end - start| over GPUs in the last iteration
+  double rack_inlet_max_c = 0.0;  ///< hottest rack supply air (recirculation included)
+  std::vector<GpuThermal> gpus;
+};
+
 struct Report {
   std::string scenario;
   std::string gpu;
@@ -171,6 +241,8 @@ struct Report {
   ReliabilityReport reliability;
   CostReport cost;
   UtilizationReport utilization;
+  PowerReport power;
+  ThermalReport thermal;
 };
 
 }  // namespace traincast::models

@@ -309,6 +309,57 @@ struct CostSpec {
   double utilization = 1.0;
 };
 
+/// Power settings (DESIGN §4.5; models/power/). Unset fields keep the catalog's values.
+struct PowerSpec {
+  /// Per-GPU power limit as `nvidia-smi -pl` sets it [W]; 0 = the GPU's TDP (no cap). Range:
+  /// the GPU's idle power < limit <= TDP.
+  double gpu_power_limit_w = 0.0;
+  /// Facility power usage effectiveness (total facility power / IT power), >= 1. Default 1.58:
+  /// the global average of the Uptime Institute Global Data Center Survey 2023.
+  double pue = 1.58;
+  /// Average CPU load during training as a fraction of the sockets' TDP, in [0, 1]. Default 0.5
+  /// (estimate: data loader, NCCL proxy and launcher threads on a minority of cores).
+  double cpu_load_fraction = 0.5;
+  /// Power supplies that may fail while the node must keep running; empty = the template's
+  /// (N+1 = 1). Range 0 to psu_count - 1.
+  std::optional<int> psu_redundant;
+  /// Override u(a) of models/power/power_model.h for memory-bound kernels and for communication,
+  /// in [0, 1]; empty = the defaults there (a calibration profile may set them).
+  std::optional<double> memory_bound_fraction;
+  std::optional<double> comm_fraction;
+};
+
+enum class Cooling { air, liquid };
+/// Where a run's GPUs start thermally.
+enum class ThermalStart {
+  steady_state,  ///< each GPU at the periodic steady state of a first pass's last iteration (a job running for hours)
+  idle,          ///< each GPU at its idle steady state (a job that has just started)
+};
+
+/// Cooling settings (DESIGN §4.5; models/power/). R and C of the lumped GPU model default to the
+/// values documented in models/power/power_thermal.cc per cooling kind.
+struct ThermalSpec {
+  Cooling cooling = Cooling::air;
+  /// Supply (cold-aisle) air temperature [C]. Default 25 (inside ASHRAE's recommended 18-27 C).
+  double supply_air_c = 25.0;
+  /// Liquid coolant inlet temperature [C] (cooling = liquid). Default 35 (ASHRAE W32-W40 classes).
+  double coolant_c = 35.0;
+  /// Per local GPU position in every node: fraction of the design airflow reaching it, (0, 1];
+  /// empty = all 1. Blocked airflow raises R as 1/fraction^0.8 (forced convection) and raises
+  /// the preheat the GPU passes downstream as 1/fraction.
+  std::vector<double> gpu_airflow_fraction;
+  /// Junction-to-inlet thermal resistance [K/W] and heat capacity [J/K]; 0 = the default.
+  double r_k_per_w = 0.0;
+  double c_j_per_k = 0.0;
+  /// Heat one rack's cooling can remove [W]; 0 = unlimited. Excess heat recirculates into the
+  /// rack's supply air: inlet rises by excess / (rho c_p x rack airflow).
+  double rack_cooling_capacity_w = 0.0;
+  /// Nodes per rack, >= 1. Default 4 (NVIDIA DGX SuperPOD H100 reference architecture: 4 DGX
+  /// H100 per rack).
+  int nodes_per_rack = 4;
+  ThermalStart start = ThermalStart::steady_state;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -320,6 +371,8 @@ struct Scenario {
   std::optional<StorageSpec> storage;          ///< absent: storage not modelled (no stalls)
   std::optional<ReliabilitySpec> reliability;  ///< absent: failures not modelled
   std::optional<CostSpec> cost;                ///< absent: cost not reported
+  PowerSpec power;
+  ThermalSpec thermal;
 };
 
 }  // namespace traincast::models

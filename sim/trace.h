@@ -35,12 +35,25 @@ class TraceRecorder {
   void span(std::uint32_t track, std::uint32_t name, Time start, Time end, std::int32_t arg = -1) {
     spans_.push_back(Span{track, name, start, end, arg});
   }
+  /// A counter sample: `value` holds on `track` from `at` until the track's next sample
+  /// (Perfetto counter track, e.g. a GPU's power in W or temperature in C).
+  struct Counter {
+    std::uint32_t track;
+    std::uint32_t name;
+    Time at;
+    double value;
+  };
+  void counter(std::uint32_t track, std::uint32_t name, Time at, double value) {
+    counters_.push_back(Counter{track, name, at, value});
+  }
+  const std::vector<Counter>& counters() const { return counters_; }
   const std::vector<Span>& spans() const { return spans_; }
   const std::vector<Track>& tracks() const { return tracks_; }
   const std::vector<std::string>& names() const { return names_; }
 
  private:
   std::vector<Span> spans_;
+  std::vector<Counter> counters_;
   std::vector<Track> tracks_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::uint32_t> name_ids_;

@@ -97,6 +97,18 @@ double peak_flops(const GpuSpec& gpu, Precision precision) {
   return peak;
 }
 
+double kernel_compute_bound_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputeParams& params,
+                                    Precision precision) {
+  const double total = kernel_seconds(kernel, gpu, params, precision);
+  const double memory_s = kernel.bytes / (gpu.hbm_bandwidth_bytes_per_s * params.memory_efficiency);
+  double fixed = params.kernel_fixed_s;
+  if (kernel.kind == KernelKind::gemm || kernel.kind == KernelKind::attention_forward ||
+      kernel.kind == KernelKind::attention_backward)
+    fixed = params.gemm_fixed_s;
+  const double compute_s = total - fixed;
+  return compute_s > memory_s ? compute_s : 0.0;
+}
+
 double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputeParams& params, Precision precision,
                       double clock_scale) {
   // fp8 training (NVIDIA Transformer Engine) runs the linear layers' GEMMs in fp8 but keeps the

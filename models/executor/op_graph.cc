@@ -1,5 +1,7 @@
 #include "models/executor/op_graph.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -22,10 +24,14 @@ void OpGraph::set_edges(std::vector<std::pair<std::uint32_t, std::uint32_t>>& ed
 
 namespace {
 
-class Runner : public sim::EventHandler, public CollectiveListener {
+class Runner : public sim::EventHandler, public CollectiveListener, public WorkerSpeedListener {
  public:
-  Runner(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& g)
-      : sim_(sim), coll_(coll), g_(g), streams_(static_cast<std::size_t>(g.workers) * kNumStreams) {
+  Runner(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& g, WorkerActivityModel* model)
+      : sim_(sim), coll_(coll), g_(g), streams_(static_cast<std::size_t>(g.workers) * kNumStreams), model_(model) {
+    if (model_ != nullptr) {
+      running_.assign(g.workers, Running{});
+      model_->set_listener(this);
+    }
     for (std::uint32_t i = 0; i < g_.ops.size(); ++i) {
       const Op& op = g_.ops[i];
       if (op.worker >= g_.workers) throw std::logic_error("op graph: op on a worker that does not exist");
@@ -52,7 +58,28 @@ class Runner : public sim::EventHandler, public CollectiveListener {
     }
   }
 
-  void on_event(std::uint64_t tag) override { complete(static_cast<std::uint32_t>(tag)); }
+  void on_event(std::uint64_t tag) override {
+    const auto id = static_cast<std::uint32_t>(tag);
+    if (model_ != nullptr && g_.ops[id].task == kNone && g_.ops[id].stream != kNoStream) {
+      Running& r = running_[g_.ops[id].worker];
+      if (r.op != id || r.generation != static_cast<std::uint32_t>(tag >> 32)) return;  // rescheduled
+      r.op = kNone;
+    }
+    complete(id);
+  }
+
+  /// The running compute op of `worker` continues at `speed`: its remaining work (ns at full
+  /// clock) is what the old speed left, and its end moves accordingly.
+  void speed_changed(std::uint32_t worker, double speed) override {
+    Running& r = running_[worker];
+    if (r.op == kNone || speed == r.speed) return;
+    const std::int64_t now = sim_.now().ns();
+    r.remaining_ns = std::max(0.0, r.remaining_ns - static_cast<double>(now - r.since_ns) * r.speed);
+    r.since_ns = now;
+    r.speed = speed;
+    ++r.generation;
+    schedule_running(r);
+  }
 
   void on_collective_done(std::uint64_t tag) override {
     Task& t = g_.tasks[static_cast<std::size_t>(tag)];
@@ -81,9 +108,43 @@ class Runner : public sim::EventHandler, public CollectiveListener {
     start(id);
   }
 
+  struct Running {
+    std::uint32_t op = kNone;
+    std::uint32_t generation = 0;
+    double remaining_ns = 0;  ///< work left at full clock when `since_ns` began
+    double speed = 1.0;
+    std::int64_t since_ns = 0;
+  };
+
+  void schedule_running(const Running& r) {
+    const double left = r.remaining_ns / r.speed;
+    const auto delay = static_cast<std::int64_t>(std::ceil(left));  // rounds up: no positive delay becomes zero
+    sim_.schedule_in(sim::Time::from_ns(delay), this, (static_cast<std::uint64_t>(r.generation) << 32) | r.op);
+  }
+
   void start(std::uint32_t id) {
     Op& op = g_.ops[id];
     op.start_ns = sim_.now().ns();
+    if (model_ != nullptr && op.stream != kNoStream) {
+      const bool comm = op.task != kNone;
+      const double speed = model_->stream_changed(op.worker, op.stream, true, comm ? Activity::comm : op.activity,
+                                                  comm ? 0.0 : op.compute_fraction());
+      if (!comm) {
+        Running& r = running_[op.worker];
+        r.op = id;
+        ++r.generation;
+        r.remaining_ns = static_cast<double>(op.duration_ns);
+        r.speed = speed;
+        r.since_ns = op.start_ns;
+        if (speed == 1.0) {
+          sim_.schedule_in(sim::Time::from_ns(op.duration_ns), this,
+                           (static_cast<std::uint64_t>(r.generation) << 32) | id);
+        } else {
+          schedule_running(r);
+        }
+        return;
+      }
+    }
     if (op.task == kNone) {
       sim_.schedule_in(sim::Time::from_ns(op.duration_ns), this, id);
       return;
@@ -104,10 +165,15 @@ class Runner : public sim::EventHandler, public CollectiveListener {
   void complete(std::uint32_t id) {
     Op& op = g_.ops[id];
     op.end_ns = sim_.now().ns();
+    if (model_ != nullptr && op.stream == kNoStream && op.role == Role::barrier) model_->barrier_done(op.iteration);
     if (op.stream != kNoStream) {
       StreamState& s = streams_[op.worker * kNumStreams + op.stream];
       s.busy = false;
       if (s.head < s.ops.size()) try_start(s.ops[s.head]);
+      // The model hears "idle" only when the stream's next op did not start at once (a start on a
+      // busy stream replaces its activity, so back-to-back ops cost one update, not two).
+      if (model_ != nullptr && !s.busy)
+        model_->stream_changed(op.worker, op.stream, false, op.task != kNone ? Activity::comm : op.activity, 0.0);
     }
     for (std::uint32_t k = g_.dep_offset[id]; k < g_.dep_offset[id + 1]; ++k) {
       const std::uint32_t d = g_.dependents[k];
@@ -123,12 +189,14 @@ class Runner : public sim::EventHandler, public CollectiveListener {
   OpGraph& g_;
   std::vector<StreamState> streams_;
   CollectiveCall call_;
+  WorkerActivityModel* model_;
+  std::vector<Running> running_;  ///< per worker: its compute op in progress (with a model)
 };
 
 }  // namespace
 
-void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph) {
-  Runner runner(sim, coll, graph);
+void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph, WorkerActivityModel* model) {
+  Runner runner(sim, coll, graph, model);
   runner.run();
 }
 

@@ -6,7 +6,9 @@
 // in the order they were added. Compute ops take a fixed duration; collective ops join a Task,
 // which starts its collective calls on the CollectiveEngine when all participants have arrived.
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "models/collectives/collective.h"
+#include "models/power/power_model.h"
 #include "sim/simulator.h"
 
 namespace traincast::models {
@@ -53,6 +56,42 @@ struct Op {
   std::uint16_t iteration = 0;
   Role role = Role::compute;
   Stream stream = kCompute;
+  /// What the GPUs do while it runs (power); collectives are Activity::comm whatever this says.
+  Activity activity = Activity::compute_bound;
+  /// Part of duration_ns that is compute-bound (scales with 1/clock), as q / 65535.
+  std::uint16_t compute_fraction_q = 0;
+  double compute_fraction() const { return compute_fraction_q / 65535.0; }
+  void set_compute_fraction(double c) {
+    compute_fraction_q = static_cast<std::uint16_t>(std::lround(std::clamp(c, 0.0, 1.0) * 65535.0));
+  }
+};
+
+/// Told by a WorkerActivityModel that a worker's compute speed changed (e.g. a GPU of it reached
+/// its slowdown temperature); the runner stretches or shrinks the running compute op.
+class WorkerSpeedListener {
+ public:
+  virtual ~WorkerSpeedListener() = default;
+  /// speed in (0, 1]: progress of the running compute op per ns, relative to the full clock.
+  virtual void speed_changed(std::uint32_t worker, double speed) = 0;
+};
+
+/// The runner's hook for power and thermal models (models/power/power_thermal.h). A worker is a
+/// TP group of GPUs in lockstep; its speed is that of its slowest GPU. The runner reports every
+/// op start and end per stream; for compute ops it uses the returned speed. Without a model the
+/// runner behaves as if every speed were 1.
+class WorkerActivityModel {
+ public:
+  virtual ~WorkerActivityModel() = default;
+  /// Stream `stream` of `worker` starts (busy) an op of activity `a` whose compute-bound
+  /// fraction at full clock is `compute_fraction` (0 for collectives), or goes idle (!busy). A
+  /// start on a stream that is still busy replaces its op (the previous one ended at this
+  /// instant). Returns the worker's speed for that op (1 = full clock; meaningful for compute).
+  virtual double stream_changed(std::uint32_t worker, Stream stream, bool busy, Activity a,
+                                double compute_fraction) = 0;
+  /// The iteration barrier `iteration` completed (all workers reached the end of that step).
+  virtual void barrier_done(int iteration) = 0;
+  /// Where to report speed changes; set by the runner before the run.
+  virtual void set_listener(WorkerSpeedListener* listener) = 0;
 };
 
 /// A collective launched when all its participants have arrived: one call per GPU group in
@@ -105,9 +144,11 @@ struct OpGraph {
 };
 
 /// Executes `graph` on `sim` (whose FlowNetwork `coll` uses); fills every op's start_ns, end_ns
-/// and last_dep. Throws std::overflow_error when an op would end beyond the engine's range, and
+/// and last_dep. Compute ops take duration_ns at speed 1; with `model` their progress follows
+/// the model's speed (duration_ns x (1 - c + c / f) at a constant clock fraction f).
+/// Throws std::overflow_error when an op would end beyond the engine's range, and
 /// std::logic_error when the graph deadlocks (a dependency cycle or a task that never gets all
 /// its participants).
-void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph);
+void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph, WorkerActivityModel* model = nullptr);
 
 }  // namespace traincast::models

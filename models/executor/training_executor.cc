@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,7 @@
 #include "models/executor/job_effects.h"
 #include "models/executor/op_graph.h"
 #include "models/hardware/cluster.h"
+#include "models/power/power_thermal.h"
 #include "models/workload/cnn.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/pipeline_schedule.h"
@@ -151,6 +153,7 @@ struct Plan {
     const Program* program;
     std::vector<std::uint32_t> label_ids;
     std::vector<std::int64_t> duration_ns;
+    std::vector<double> compute_fraction;  ///< compute-bound share of each segment's time
   };
   std::vector<ProgramInfo> program_info;
 
@@ -253,6 +256,8 @@ class GraphBuilder {
       if (!seg.is_collective) {
         Op& op = g_.ops[compute_stream_op(Role::compute, label, mb)];
         op.duration_ns = info.duration_ns[i];
+        op.set_compute_fraction(info.compute_fraction[i]);
+        op.activity = info.compute_fraction[i] >= 0.5 ? Activity::compute_bound : Activity::memory_bound;
         continue;
       }
       if (seg.group == CommGroup::ep) {
@@ -469,6 +474,7 @@ class GraphBuilder {
     g_.barrier_dep_iteration.push_back(static_cast<std::uint32_t>(iteration_));
     const std::uint32_t opt = compute_stream_op(Role::optimizer, P.label("optimizer"), -1);
     g_.ops[opt].duration_ns = P.optimizer_ns[static_cast<std::size_t>(stage_)];
+    g_.ops[opt].activity = Activity::memory_bound;  // Adam streams its state through HBM
     g_.optimizer_ops.push_back(opt);
     flush_deferred(opt);
     param_gather_of_layer_.clear();
@@ -562,6 +568,146 @@ std::vector<Bucket> plan_buckets(const Plan& P, int stage, int chunk) {
 
 }  // namespace
 
+bool clock_feedback_possible(const Scenario& sc, const GpuSpec& gpu, const NodeTemplate& node) {
+  const PowerSpec& pw = sc.power;
+  const ThermalSpec& th = sc.thermal;
+  if (pw.gpu_power_limit_w > 0 && pw.gpu_power_limit_w < gpu.tdp_w) return true;
+  const bool liquid = th.cooling == Cooling::liquid;
+  if (!liquid && th.rack_cooling_capacity_w > 0) return true;
+  const NodePowerSpec ns = node_power_spec(node, gpu);
+  const int rows = liquid ? 1 : ns.airflow_rows;
+  const int lanes = std::max(1, node.gpus_per_node / std::max(1, rows));
+  const ThermalRc base = default_thermal_rc(gpu, liquid, rows);
+  auto airflow = [&](int l) {
+    return static_cast<std::size_t>(l) < th.gpu_airflow_fraction.size() ? th.gpu_airflow_fraction[l] : 1.0;
+  };
+  for (int l = 0; l < node.gpus_per_node; ++l) {
+    double r = th.r_k_per_w > 0 ? th.r_k_per_w : base.r_k_per_w;
+    if (!liquid) r /= std::pow(airflow(l), 0.8);
+    double inlet = liquid ? th.coolant_c : th.supply_air_c;
+    if (!liquid)
+      for (int u = l % lanes; u < l; u += lanes) inlet += gpu.tdp_w * preheat_k_per_w(gpu, rows, airflow(u));
+    if (inlet + gpu.tdp_w * r >= gpu.slowdown_temp_c) return true;
+  }
+  return false;
+}
+
+PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster, const TrainingGraph& job,
+                                      const ThermalStartState& start) {
+  PowerThermalSetup ps;
+  const GpuSpec& gpu = cluster.gpu_spec(0);
+  const NodeTemplate& node = cluster.node_template();
+  const PowerSpec& pw = sc.power;
+  const ThermalSpec& th = sc.thermal;
+  const bool liquid = th.cooling == Cooling::liquid;
+  ps.curve = power_curve_of(gpu);
+  if (pw.memory_bound_fraction)
+    ps.curve.activity_fraction[static_cast<int>(Activity::memory_bound)] = *pw.memory_bound_fraction;
+  if (pw.comm_fraction) ps.curve.activity_fraction[static_cast<int>(Activity::comm)] = *pw.comm_fraction;
+  ps.power_limit_w = pw.gpu_power_limit_w;
+  ps.node = node_power_spec(node, gpu);
+  if (pw.psu_redundant) ps.node.psu_redundant = *pw.psu_redundant;
+  ps.cpu_load_fraction = pw.cpu_load_fraction;
+  ps.pue = pw.pue;
+  ps.liquid = liquid;
+  ps.supply_c = liquid ? th.coolant_c : th.supply_air_c;
+  ps.nodes_per_rack = std::max(1, th.nodes_per_rack);
+  ps.gpus_per_node = cluster.gpus_per_node();
+  ps.sockets = node.sockets;
+  ps.rack_cooling_capacity_w = th.rack_cooling_capacity_w;
+  ps.node_airflow_m3_per_s = node_airflow_m3_per_s(ps.node, gpu, cluster.gpus_per_node(), node.sockets);
+  ps.iterations = job.iterations;
+  ps.periodic_correction = start.periodic_correction;
+  ps.thermal_events = clock_feedback_possible(sc, gpu, node);
+  ps.gpu_scale = static_cast<double>(job.dp) / job.replicas;
+  const int rows = liquid ? 1 : ps.node.airflow_rows;
+  const int gpn = cluster.gpus_per_node();
+  const int lanes = std::max(1, gpn / std::max(1, rows));
+  const ThermalRc base = default_thermal_rc(gpu, liquid, rows);
+  auto airflow = [&](int local) {
+    return static_cast<std::size_t>(local) < th.gpu_airflow_fraction.size() ? th.gpu_airflow_fraction[local] : 1.0;
+  };
+  const int t = job.tp, d = job.dp;
+  std::vector<int> sim_of(static_cast<std::size_t>(cluster.num_gpus()), -1);
+  ps.worker_gpus.resize(job.worker_gpus.size());
+  for (std::size_t w = 0; w < job.worker_gpus.size(); ++w)
+    for (int g : job.worker_gpus[w]) {
+      sim_of[static_cast<std::size_t>(g)] = static_cast<int>(ps.gpus.size());
+      ps.worker_gpus[w].push_back(static_cast<int>(ps.gpus.size()));
+      PowerThermalSetup::Gpu pg;
+      pg.global = g;
+      pg.worker = static_cast<std::uint32_t>(w);
+      pg.actual_node = cluster.node_of(g);
+      pg.rc = base;
+      if (th.r_k_per_w > 0) pg.rc.r_k_per_w = th.r_k_per_w;
+      if (th.c_j_per_k > 0) pg.rc.c_j_per_k = th.c_j_per_k;
+      if (!liquid) pg.rc.r_k_per_w /= std::pow(airflow(cluster.local_rank(g)), 0.8);
+      ps.gpus.push_back(pg);
+    }
+  // Representative of real GPU g = tp + t (dp + d stage): the same TP rank and stage in a
+  // simulated replica.
+  auto rep_of = [&](int g) {
+    const int k = g % t, r = (g / t) % d, st = g / (t * d);
+    return sim_of[static_cast<std::size_t>(k + t * (r % job.replicas + d * st))];
+  };
+  ps.rep_node_of_gpu.resize(static_cast<std::size_t>(cluster.num_gpus()));
+  for (int g = 0; g < cluster.num_gpus(); ++g)
+    ps.rep_node_of_gpu[static_cast<std::size_t>(g)] = ps.gpus[static_cast<std::size_t>(rep_of(g))].actual_node;
+  if (!liquid)
+    for (auto& pg : ps.gpus) {
+      const int node_first = cluster.node_of(pg.global) * gpn, l = cluster.local_rank(pg.global);
+      for (int u = l % lanes; u < l; u += lanes)
+        pg.upstream.emplace_back(rep_of(node_first + u), preheat_k_per_w(gpu, rows, airflow(u)));
+    }
+  std::map<std::vector<int>, int> kind_index;
+  for (int n = 0; n < cluster.num_nodes(); ++n) {
+    std::vector<int> members;
+    for (int l = 0; l < gpn; ++l) members.push_back(rep_of(n * gpn + l));
+    auto [it, added] = kind_index.emplace(members, static_cast<int>(ps.node_kinds.size()));
+    if (added) ps.node_kinds.push_back({members, 0});
+    ++ps.node_kinds[static_cast<std::size_t>(it->second)].count;
+    ps.kind_of_node.push_back(it->second);
+  }
+  for (auto& pg : ps.gpus) pg.node_kind = ps.kind_of_node[static_cast<std::size_t>(pg.actual_node)];
+  ps.rack_rise_start_c = start.rack_rise_c;
+  for (std::size_t i = 0; i < ps.gpus.size(); ++i) {
+    auto& pg = ps.gpus[i];
+    double inlet = ps.supply_c;
+    const auto rack = static_cast<std::size_t>(pg.actual_node / ps.nodes_per_rack);
+    if (!liquid && rack < start.rack_rise_c.size()) inlet += start.rack_rise_c[rack];
+    for (const auto& [j, k_per_w] : pg.upstream) inlet += ps.curve.idle_w * k_per_w;
+    pg.start_c = i < start.start_c.size() ? start.start_c[i] : inlet + ps.curve.idle_w * pg.rc.r_k_per_w;
+    pg.start_throttled = pg.start_c >= pg.rc.slowdown_c;
+  }
+  return ps;
+}
+
+namespace {
+
+/// One pass of the whole job; `start` gives the thermal starting point and receives the end state.
+Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStartState& start) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Cluster cluster(sc.cluster, net);
+  CollectiveEngine coll(sim, net, cluster);
+  TrainingGraph job = build_training_graph(sc, cluster);
+  PowerThermalSetup setup = power_thermal_setup(sc, cluster, job, start);
+  setup.trace = trace;
+  PowerThermalModel power(sim, std::move(setup));
+  run_op_graph(sim, coll, job.graph, &power);
+  Report r = training_report(sc, cluster, net, sim.events_processed(), job, trace);
+  std::int64_t end_ns = 0;
+  for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
+  power.finish(end_ns, r.iteration_time_s, r.time_to_train_s, r.power, r.thermal);
+  start.periodic_c = power.periodic_start_c();
+  start.rack_rise_out_c = power.rack_rise_c();
+  start.asymmetric = power.asymmetric();
+  start.folded = job.folded;
+  return r;
+}
+
+}  // namespace
+
 TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   const GpuSpec& gpu = cluster.gpu_spec(0);
   const ComputeParams params = compute_params(gpu, sc.cluster.profile);
@@ -597,8 +743,15 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   // With expert parallelism the unit of symmetry is one EP group of ep replicas (they exchange
   // tokens), so ep replicas are simulated.
   const bool whole_nodes = (P.t * P.p * P.ep) % cluster.gpus_per_node() == 0;
-  const bool folded =
-      sc.options.fold_symmetric && P.d > P.ep && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
+  bool folded = sc.options.fold_symmetric && P.d > P.ep && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
+  // A GPU that stands for others must sit at the same place in its node when its temperature can
+  // slow it down (airflow position, preheat); otherwise the replicas are not symmetric.
+  if (folded && clock_feedback_possible(sc, gpu, cluster.node_template())) {
+    for (int g = 0; g < cluster.num_gpus() && folded; ++g) {
+      const int k = g % P.t, r = (g / P.t) % P.d, st = g / (P.t * P.d);
+      if (cluster.local_rank(P.gpu(k, r % P.ep, st)) != cluster.local_rank(g)) folded = false;
+    }
+  }
   P.replicas = folded ? P.ep : P.d;
 
   // Layers per stage and chunk.
@@ -620,10 +773,11 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
                         "dp_param_gather_bwd", "optimizer", "barrier"})
     P.labels.emplace_back(l);
   for (const Program* prog : all_programs) {
-    Plan::ProgramInfo info{prog, {}, {}};
+    Plan::ProgramInfo info{prog, {}, {}, {}};
     for (const Segment& seg : *prog) {
       info.label_ids.push_back(P.label(seg.label));
       info.duration_ns.push_back(seg.is_collective ? 0 : sim::Time::from_seconds(seg.seconds).ns());
+      info.compute_fraction.push_back(seg.seconds > 0 ? seg.compute_bound_seconds / seg.seconds : 0.0);
     }
     P.program_info.push_back(std::move(info));
   }
@@ -1115,13 +1269,37 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
 }
 
 Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  Cluster cluster(sc.cluster, net);
-  CollectiveEngine coll(sim, net, cluster);
-  TrainingGraph job = build_training_graph(sc, cluster);
-  run_op_graph(sim, coll, job.graph);
-  return training_report(sc, cluster, net, sim.events_processed(), job, trace);
+  const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+  const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
+  const bool steady = sc.thermal.start == ThermalStart::steady_state;
+  if (!clock_feedback_possible(sc, gpu, node)) {
+    // Temperature feeds nothing back: one pass, reported in the periodic steady state.
+    ThermalStartState start;
+    start.periodic_correction = steady;
+    return simulate_pass(sc, trace, start);
+  }
+  Scenario unfolded;
+  const Scenario* s = &sc;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ThermalStartState first;
+    if (!steady) {
+      Report r = simulate_pass(*s, trace, first);
+      if (!(first.asymmetric && first.folded)) return r;
+    } else {
+      // Pass 1 from idle gives the periodic steady state; pass 2 starts there.
+      simulate_pass(*s, nullptr, first);
+      ThermalStartState second;
+      second.start_c = first.periodic_c;
+      second.rack_rise_c = first.rack_rise_out_c;
+      Report r = simulate_pass(*s, trace, second);
+      if (!((first.asymmetric || second.asymmetric) && second.folded)) return r;
+    }
+    // Racks saw different inlets for GPUs that one simulated GPU stood for: run every replica.
+    unfolded = sc;
+    unfolded.options.fold_symmetric = false;
+    s = &unfolded;
+  }
+  throw std::logic_error("executor: an unfolded run reported folding asymmetry");
 }
 
 }  // namespace traincast::models

@@ -11,6 +11,7 @@
 
 #include "models/executor/op_graph.h"
 #include "models/hardware/cluster.h"
+#include "models/power/power_thermal.h"
 #include "models/report.h"
 #include "models/scenario.h"
 #include "sim/flow_network.h"
@@ -49,10 +50,35 @@ TrainingGraph build_training_graph(const Scenario& scenario, const Cluster& clus
 Report training_report(const Scenario& scenario, const Cluster& cluster, const sim::FlowNetwork& net,
                        std::uint64_t events, const TrainingGraph& job, sim::TraceRecorder* trace = nullptr);
 
-/// Simulates `scenario` and returns its report: build_training_graph, run_op_graph,
-/// training_report. Deterministic: same scenario, same report, whatever options.threads.
-/// Throws std::invalid_argument for scenarios the models cannot run (e.g. a precision the GPU
-/// lacks, interleaving with micro-batches not divisible by PP).
+/// Whether power or temperature can ever lower a clock in `scenario` (a cap below TDP, a finite
+/// rack cooling capacity, or a GPU position whose steady state at TDP, with every upstream GPU at
+/// TDP, reaches the slowdown temperature). Without it temperature feeds nothing back.
+bool clock_feedback_possible(const Scenario& scenario, const GpuSpec& gpu, const NodeTemplate& node);
+
+/// Thermal starting point of one simulation pass and what the pass leaves for the next.
+struct ThermalStartState {
+  std::vector<double> start_c;       ///< per simulated GPU (TrainingGraph worker order) [C]; empty = idle steady state
+  std::vector<double> rack_rise_c;   ///< per rack, recirculation rise [K]; empty = 0
+  bool periodic_correction = false;  ///< report the periodic steady state (no clock feedback only)
+  std::vector<double> periodic_c;    ///< out: periodic steady-state start per simulated GPU
+  std::vector<double> rack_rise_out_c;  ///< out: rack rises at the end
+  bool asymmetric = false;              ///< out: folding saw different inlets for represented GPUs
+  bool folded = false;                  ///< out: the pass was folded
+};
+
+/// The power/thermal model's setup for `job` on `cluster` (models/power/power_thermal.h):
+/// simulated GPUs in worker order, their representatives, airflow lanes (preheat), node kinds,
+/// racks, start temperatures. Defaults and sources: models/power/power_model.h.
+PowerThermalSetup power_thermal_setup(const Scenario& scenario, const Cluster& cluster, const TrainingGraph& job,
+                                      const ThermalStartState& start);
+
+/// Simulates `scenario` and returns its report: build_training_graph, run_op_graph with the
+/// power/thermal model (models/power/), training_report, then the power and thermal reports.
+/// When a clock can drop (clock_feedback_possible) and thermal.start is steady_state, a first
+/// pass from idle gives each GPU's periodic steady-state temperature and a second pass starts
+/// there; if racks break the symmetry folding assumed, the job is re-run unfolded. Deterministic: same scenario, same
+/// report, whatever options.threads. Throws std::invalid_argument for scenarios the models cannot run (e.g. a precision
+/// the GPU lacks, interleaving with micro-batches not divisible by PP).
 Report simulate_training(const Scenario& scenario, sim::TraceRecorder* trace = nullptr);
 
 }  // namespace traincast::models

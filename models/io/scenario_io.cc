@@ -21,6 +21,7 @@
 #include "models/io/message_reader.h"
 #include "models/io/overrides.h"
 #include "models/io/profile_io.h"
+#include "models/power/power_model.h"
 #include "traincast.pb.h"
 
 namespace traincast::io {
@@ -309,6 +310,24 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (o.has_fold_symmetric()) s.options.fold_symmetric = o.fold_symmetric();
   if (o.has_threads()) s.options.threads = o.threads();
   storage_reliability_cost_to_struct(m, s, bad_enums);
+
+  const tp::PowerSpec& pw = m.power();
+  if (pw.has_gpu_power_limit_w()) s.power.gpu_power_limit_w = pw.gpu_power_limit_w();
+  if (pw.has_pue()) s.power.pue = pw.pue();
+  if (pw.has_cpu_load_fraction()) s.power.cpu_load_fraction = pw.cpu_load_fraction();
+  if (pw.has_psu_redundant()) s.power.psu_redundant = pw.psu_redundant();
+  if (pw.has_memory_bound_fraction()) s.power.memory_bound_fraction = pw.memory_bound_fraction();
+  if (pw.has_comm_fraction()) s.power.comm_fraction = pw.comm_fraction();
+  const tp::ThermalSpec& th = m.thermal();
+  if (th.has_cooling() && !enum_from_number(th.cooling(), 2, s.thermal.cooling)) bad_enums.push_back("thermal.cooling");
+  if (th.has_supply_air_c()) s.thermal.supply_air_c = th.supply_air_c();
+  if (th.has_coolant_c()) s.thermal.coolant_c = th.coolant_c();
+  s.thermal.gpu_airflow_fraction.assign(th.gpu_airflow_fraction().begin(), th.gpu_airflow_fraction().end());
+  if (th.has_r_k_per_w()) s.thermal.r_k_per_w = th.r_k_per_w();
+  if (th.has_c_j_per_k()) s.thermal.c_j_per_k = th.c_j_per_k();
+  if (th.has_rack_cooling_capacity_w()) s.thermal.rack_cooling_capacity_w = th.rack_cooling_capacity_w();
+  if (th.has_nodes_per_rack()) s.thermal.nodes_per_rack = th.nodes_per_rack();
+  if (th.has_start() && !enum_from_number(th.start(), 2, s.thermal.start)) bad_enums.push_back("thermal.start");
 }
 
 // The enum orders of models/scenario.h and traincast.proto are the same; these pin it.
@@ -327,6 +346,8 @@ static_assert(static_cast<int>(models::CollectiveAlgorithm::nvls_tree) == tp::nv
 static_assert(static_cast<int>(models::CollectiveProtocol::simple) + 1 == tp::CollectiveSpec::simple &&
               static_cast<int>(models::CollectiveProtocol::ll) + 1 == tp::CollectiveSpec::ll);
 static_assert(static_cast<int>(models::NicPlacement::other_socket) == tp::ClusterSpec::other_socket);
+static_assert(static_cast<int>(models::Cooling::liquid) == tp::ThermalSpec::liquid &&
+              static_cast<int>(models::ThermalStart::idle) == tp::ThermalSpec::idle);
 static_assert(tp::FabricSpec::Kind_ARRAYSIZE == 4 && tp::ParallelSpec::Schedule_ARRAYSIZE == 2 &&
               tp::TrainingSpec::Precision_ARRAYSIZE == 5 && tp::TrainingSpec::Recompute_ARRAYSIZE == 3);
 
@@ -417,6 +438,24 @@ tp::Scenario to_proto(const models::Scenario& s) {
   o.set_fold_symmetric(s.options.fold_symmetric);
   o.set_threads(s.options.threads);
   storage_reliability_cost_to_proto(s, m);
+
+  tp::PowerSpec& pw = *m.mutable_power();
+  pw.set_gpu_power_limit_w(s.power.gpu_power_limit_w);
+  pw.set_pue(s.power.pue);
+  pw.set_cpu_load_fraction(s.power.cpu_load_fraction);
+  if (s.power.psu_redundant) pw.set_psu_redundant(*s.power.psu_redundant);
+  if (s.power.memory_bound_fraction) pw.set_memory_bound_fraction(*s.power.memory_bound_fraction);
+  if (s.power.comm_fraction) pw.set_comm_fraction(*s.power.comm_fraction);
+  tp::ThermalSpec& th = *m.mutable_thermal();
+  th.set_cooling(static_cast<tp::ThermalSpec::Cooling>(s.thermal.cooling));
+  th.set_supply_air_c(s.thermal.supply_air_c);
+  th.set_coolant_c(s.thermal.coolant_c);
+  for (double a : s.thermal.gpu_airflow_fraction) th.add_gpu_airflow_fraction(a);
+  th.set_r_k_per_w(s.thermal.r_k_per_w);
+  th.set_c_j_per_k(s.thermal.c_j_per_k);
+  th.set_rack_cooling_capacity_w(s.thermal.rack_cooling_capacity_w);
+  th.set_nodes_per_rack(s.thermal.nodes_per_rack);
+  th.set_start(static_cast<tp::ThermalSpec::Start>(s.thermal.start));
   return m;
 }
 
@@ -503,6 +542,56 @@ class Checker {
   const std::map<std::string, std::string>& override_origins_;
   std::vector<std::string>& errors_;
 };
+
+/// Power and cooling fields (scenarios/README.md, "power" and "thermal").
+void check_power_thermal(const models::Scenario& s, Checker& k, const models::NodeTemplate* node,
+                         const models::GpuSpec* gpu) {
+  const models::PowerSpec& pw = s.power;
+  const models::ThermalSpec& th = s.thermal;
+  auto range = [&](const std::string& path, double v, double lo, double hi, const std::string& unit) {
+    if (std::isfinite(v) && v >= lo && v <= hi) return true;
+    k.error(path, "got " + Checker::number(v) + " (expected " + Checker::number(lo) + " to " + Checker::number(hi) +
+                      unit + ")");
+    return false;
+  };
+  if (k.finite_at_least("power.gpu_power_limit_w", pw.gpu_power_limit_w, 0.0, false) && gpu != nullptr &&
+      pw.gpu_power_limit_w != 0.0 && (pw.gpu_power_limit_w <= gpu->idle_w || pw.gpu_power_limit_w > gpu->tdp_w)) {
+    k.error("power.gpu_power_limit_w", "got " + Checker::number(pw.gpu_power_limit_w) + " W (expected 0 for no cap, " +
+                                           "or above the idle power " + Checker::number(gpu->idle_w) +
+                                           " W and at most the TDP " + Checker::number(gpu->tdp_w) + " W of " +
+                                           gpu->name + ")");
+  }
+  range("power.pue", pw.pue, 1.0, 3.0, " (facility / IT power; 1 = no overhead)");
+  range("power.cpu_load_fraction", pw.cpu_load_fraction, 0.0, 1.0, "");
+  if (pw.memory_bound_fraction) range("power.memory_bound_fraction", *pw.memory_bound_fraction, 0.0, 1.0, "");
+  if (pw.comm_fraction) range("power.comm_fraction", *pw.comm_fraction, 0.0, 1.0, "");
+  if (pw.psu_redundant && node != nullptr && gpu != nullptr) {
+    const int count = models::node_power_spec(*node, *gpu).psu_count;
+    if (*pw.psu_redundant < 0 || *pw.psu_redundant >= count)
+      k.error("power.psu_redundant", "got " + std::to_string(*pw.psu_redundant) + " (expected 0 to " +
+                                         std::to_string(count - 1) + ": " + node->name + " has " +
+                                         std::to_string(count) + " power supplies)");
+  }
+  // -273.15 C is absolute zero; the ranges are what air and water loops of data centres run at.
+  range("thermal.supply_air_c", th.supply_air_c, 0.0, 60.0, " C");
+  range("thermal.coolant_c", th.coolant_c, 0.0, 70.0, " C");
+  if (node != nullptr && th.gpu_airflow_fraction.size() > static_cast<std::size_t>(node->gpus_per_node))
+    k.error("thermal.gpu_airflow_fraction", std::to_string(th.gpu_airflow_fraction.size()) + " values for " +
+                                                std::to_string(node->gpus_per_node) +
+                                                " GPUs per node (expected at most one per local GPU)");
+  for (std::size_t i = 0; i < th.gpu_airflow_fraction.size(); ++i) {
+    const double a = th.gpu_airflow_fraction[i];
+    if (!(std::isfinite(a) && a > 0.0 && a <= 1.0))
+      k.error("thermal.gpu_airflow_fraction[" + std::to_string(i) + "]",
+              "got " + Checker::number(a) + " (expected a fraction > 0 and <= 1 of the design airflow)");
+  }
+  k.finite_at_least("thermal.r_k_per_w", th.r_k_per_w, 0.0, false);
+  k.finite_at_least("thermal.c_j_per_k", th.c_j_per_k, 0.0, false);
+  if (k.finite_at_least("thermal.rack_cooling_capacity_w", th.rack_cooling_capacity_w, 0.0, false) &&
+      th.rack_cooling_capacity_w > 0 && th.cooling == models::Cooling::liquid)
+    k.error("thermal.rack_cooling_capacity_w", "applies to air cooling (expected 0 with cooling: liquid)");
+  k.in_range("thermal.nodes_per_rack", th.nodes_per_rack, 1, 1000);
+}
 
 std::string names_list(const std::vector<std::string>& names) {
   std::string out;
@@ -834,6 +923,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
                                        " nodes (expected rail_optimized or fat_tree when num_nodes > 1)");
   }
   check_cluster_extras(s, k);
+  check_power_thermal(s, k, node, gpu);
   if (!check_workload) {
     // Cluster-only use (nccl-tests, explain): the workload may be absent and is not checked.
     k.in_range("options.iterations", s.options.iterations, 1, 1000);
@@ -1227,6 +1317,60 @@ tp::Report report_to_proto(const models::Report& r) {
   co.set_note(c.note);
   co.set_amortization_years(c.amortization_years);
   m.set_ep(r.ep);
+  tp::Report::Power& pw = *m.mutable_power();
+  const models::PowerReport& p = r.power;
+  pw.set_gpu_average_w(p.gpu_average_w);
+  pw.set_gpu_peak_w(p.gpu_peak_w);
+  pw.set_node_average_w(p.node_average_w);
+  pw.set_node_peak_w(p.node_peak_w);
+  pw.set_rack_average_w(p.rack_average_w);
+  pw.set_rack_peak_w(p.rack_peak_w);
+  pw.set_it_average_w(p.it_average_w);
+  pw.set_facility_average_w(p.facility_average_w);
+  pw.set_facility_peak_w(p.facility_peak_w);
+  pw.set_pue(p.pue);
+  pw.set_it_energy_per_iteration_j(p.it_energy_per_iteration_j);
+  pw.set_energy_per_iteration_j(p.energy_per_iteration_j);
+  pw.set_energy_to_train_kwh(p.energy_to_train_kwh);
+  pw.set_gpu_power_limit_w(p.gpu_power_limit_w);
+  pw.set_node_psu_capacity_w(p.node_psu_capacity_w);
+  for (const models::PsuOverload& o : p.psu_overloads) {
+    tp::Report::PsuOverload& x = *pw.add_psu_overloads();
+    x.set_node(o.node);
+    x.set_first_time_s(o.first_time_s);
+    x.set_peak_w(o.peak_w);
+    x.set_capacity_w(o.capacity_w);
+    x.set_excess_w(o.excess_w);
+    x.set_overload_time_fraction(o.overload_time_fraction);
+  }
+  for (const models::GpuPower& g : p.gpus) {
+    tp::Report::GpuPower& x = *pw.add_gpus();
+    x.set_gpu(g.gpu);
+    x.set_average_w(g.average_w);
+    x.set_peak_w(g.peak_w);
+    x.set_energy_j(g.energy_j);
+    x.set_clock_fraction_min(g.clock_fraction_min);
+  }
+  tp::Report::Thermal& th = *m.mutable_thermal();
+  const models::ThermalReport& t = r.thermal;
+  th.set_peak_c(t.peak_c);
+  th.set_hottest_gpu(t.hottest_gpu);
+  th.set_slowdown_c(t.slowdown_c);
+  th.set_throttled_time_fraction(t.throttled_time_fraction);
+  th.set_throttled_gpus(t.throttled_gpus);
+  th.set_steady_state(t.steady_state);
+  th.set_max_drift_c(t.max_drift_c);
+  th.set_rack_inlet_max_c(t.rack_inlet_max_c);
+  for (const models::GpuThermal& g : t.gpus) {
+    tp::Report::GpuThermal& x = *th.add_gpus();
+    x.set_gpu(g.gpu);
+    x.set_peak_c(g.peak_c);
+    x.set_average_c(g.average_c);
+    x.set_inlet_c(g.inlet_c);
+    x.set_throttled_time_fraction(g.throttled_time_fraction);
+    x.set_start_c(g.start_c);
+    x.set_end_c(g.end_c);
+  }
   return m;
 }
 

@@ -83,6 +83,17 @@ void write_chrome_trace(const sim::TraceRecorder& trace, std::ostream& out) {
     if (s.arg >= 0) out << ",\"args\":{\"micro_batch\":" << s.arg << "}";
     out << "}";
   }
+  for (const auto& c : trace.counters()) {
+    const auto& t = trace.tracks()[c.track];
+    sep();
+    out << "{\"ph\":\"C\",\"name\":";
+    write_escaped(out, trace.names()[c.name]);
+    out << ",\"pid\":" << t.process_id << ",\"ts\":";
+    write_us(out, c.at.ns());
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", c.value);
+    out << ",\"args\":{\"value\":" << buf << "}}";
+  }
   out << "\n]}\n";
 }
 

@@ -78,6 +78,7 @@ class ProgramBuilder {
     seg.label = label;
     for (const Kernel& k : kernels) {
       seg.seconds += kernel_seconds(k, gpu_, params_, precision_);
+      seg.compute_bound_seconds += kernel_compute_bound_seconds(k, gpu_, params_, precision_);
       seg.flops += k.flops;
     }
     p.push_back(std::move(seg));

@@ -33,9 +33,10 @@ enum class Overlap {
 /// or a tensor-parallel collective over the rank's TP group.
 struct Segment {
   bool is_collective = false;
-  std::string label;   ///< e.g. "qkv", "attn", "fc2", "tp_ar" (trace names)
-  double seconds = 0;  ///< compute segment time on the scenario's GPU [s]
-  double flops = 0;    ///< compute segment FLOPs (all kernels)
+  std::string label;                 ///< e.g. "qkv", "attn", "fc2", "tp_ar" (trace names)
+  double seconds = 0;                ///< compute segment time on the scenario's GPU [s]
+  double flops = 0;                  ///< compute segment FLOPs (all kernels)
+  double compute_bound_seconds = 0;  ///< part of `seconds` in compute-bound kernels (scales with 1/clock)
   CollectiveOp op = CollectiveOp::all_reduce;
   double bytes = 0;  ///< collective size per rank, nccl-tests convention [bytes]
   Overlap overlap = Overlap::blocking;

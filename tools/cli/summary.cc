@@ -215,6 +215,35 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
         << format_fixed(l.capacity_bytes_per_s / 1e9, 1) << " GB/s, " << format_fixed(l.bytes / 1e9, 2)
         << " GB per iteration\n";
   }
+  const models::PowerReport& pw = r.power;
+  const models::ThermalReport& th = r.thermal;
+  if (!pw.gpus.empty()) {
+    o << "\nPower (last iteration)  GPU avg " << format_fixed(pw.gpu_average_w, 0) << " W, peak "
+      << format_fixed(pw.gpu_peak_w, 0) << " W (limit " << format_fixed(pw.gpu_power_limit_w, 0) << " W); node avg "
+      << format_fixed(pw.node_average_w / 1e3, 2) << " kW, peak " << format_fixed(pw.node_peak_w / 1e3, 2)
+      << " kW (PSUs " << format_fixed(pw.node_psu_capacity_w / 1e3, 1) << " kW with redundancy)\n";
+    o << "  facility " << format_fixed(pw.facility_average_w / 1e3, 1) << " kW at PUE " << format_fixed(pw.pue, 2)
+      << "; energy " << format_fixed(pw.energy_per_iteration_j / 3.6e6, 3) << " kWh per iteration";
+    if (pw.energy_to_train_kwh > 0) o << ", " << with_thousands(pw.energy_to_train_kwh) << " kWh to train";
+    o << "\n";
+    for (const auto& ov : pw.psu_overloads)
+      o << "  node " << ov.node << " PSU OVERLOAD: peak " << format_fixed(ov.peak_w / 1e3, 2) << " kW > "
+        << format_fixed(ov.capacity_w / 1e3, 2) << " kW (+" << format_fixed(ov.excess_w, 0) << " W), first at "
+        << format_duration(ov.first_time_s) << ", " << pct(ov.overload_time_fraction) << " of the time\n";
+    o << "Thermal  hottest GPU " << th.hottest_gpu << " at " << format_fixed(th.peak_c, 1) << " C (slowdown "
+      << format_fixed(th.slowdown_c, 0) << " C); ";
+    if (th.throttled_gpus > 0) {
+      o << th.throttled_gpus << " GPU(s) throttled, up to " << pct(th.throttled_time_fraction) << " of the iteration:";
+      for (const auto& g : th.gpus)
+        if (g.throttled_time_fraction > 0) o << " GPU " << g.gpu << " (" << pct(g.throttled_time_fraction) << ")";
+      o << "\n";
+    } else {
+      o << "no throttling\n";
+    }
+    o << "  rack inlet up to " << format_fixed(th.rack_inlet_max_c, 1) << " C; thermal steady state "
+      << (th.steady_state ? "reached" : "NOT reached") << " (drift " << format_fixed(th.max_drift_c, 2)
+      << " K over the last iteration)\n";
+  }
   o << "\nSimulated " << with_thousands(static_cast<double>(r.events)) << " events in " << format_fixed(wall_s, 2)
     << " s wall";
   if (wall_s > 0) o << " (" << with_thousands(static_cast<double>(r.events) / wall_s) << " events/s)";

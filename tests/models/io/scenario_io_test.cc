@@ -192,10 +192,11 @@ TEST(ScenarioIo, ByteOrderMarkIsSkipped) {
   EXPECT_EQ(load_scenario_text(bom + read(kDataDir + "/default.json"), "t.json", Format::json).name,
             "llama3-8b-dgx-h100");
   // Columns on line 1 do not count it.
-  EXPECT_EQ(errors_of(bom + "nme: 1\n"),
-            std::vector<std::string>{"t.textproto:1:1: nme: unknown field, did you mean "
-                                     "\"name\"? (expected one of: name, description, "
-                                     "cluster, workload, options, storage, reliability, cost, profile)"});
+  EXPECT_EQ(
+      errors_of(bom + "nme: 1\n"),
+      std::vector<std::string>{"t.textproto:1:1: nme: unknown field, did you mean "
+                               "\"name\"? (expected one of: name, description, "
+                               "cluster, workload, options, storage, reliability, cost, profile, power, thermal)"});
 }
 
 TEST(ScenarioIo, FormatFollowsExtension) {
@@ -350,7 +351,7 @@ TEST(ScenarioIoErrors, EveryUnknownFieldIsReported) {
   EXPECT_EQ(errors_of("nme: \"x\"\nworkload {\n  model { layers: 3 foo { bar: 1 } }\n}\n"),
             (std::vector<std::string>{
                 "t.textproto:1:1: nme: unknown field, did you mean \"name\"? (expected one of: name, description, "
-                "cluster, workload, options, storage, reliability, cost, profile)",
+                "cluster, workload, options, storage, reliability, cost, profile, power, thermal)",
                 "t.textproto:3:11: workload.model.layers: unknown field (expected one of: name, num_layers, "
                 "hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, vocab_size, seq_length, "
                 "gated_mlp, untied_embeddings, num_experts, moe_top_k, moe_ffn_hidden_size, num_shared_experts, "
@@ -693,7 +694,7 @@ TEST(ScenarioIoErrors, HostileNestingIsAnErrorNotACrash) {
   ASSERT_FALSE(errors.empty());
   EXPECT_EQ(errors[0],
             "t.textproto:1:1: x: unknown field (expected one of: name, description, cluster, workload, "
-            "options, storage, reliability, cost, profile)");
+            "options, storage, reliability, cost, profile, power, thermal)");
 }
 
 TEST(ScenarioIoErrors, AtMostOneHundredParseErrorsAreListed) {
@@ -953,6 +954,34 @@ TEST(ScenarioIoErrors, ResNetFieldsArePositioned) {
   EXPECT_TRUE(std::any_of(t.begin(), t.end(), [](const std::string& e) {
     return e.find("workload.model.num_classes: is set but family is transformer") != std::string::npos;
   }));
+}
+
+}  // namespace
+}  // namespace traincast::io
+
+namespace traincast::io {
+namespace {
+
+// Power and thermal fields: every bad value names its field with what was expected.
+TEST(ScenarioIoErrors, PowerAndThermalFields) {
+  EXPECT_EQ(errors_of(small() + "power { gpu_power_limit_w: -5 pue: 0.9 }\n"),
+            (std::vector<std::string>{
+                "t.textproto:8:9: power.gpu_power_limit_w: got -5 (expected a finite number >= 0)",
+                "t.textproto:8:31: power.pue: got 0.9 (expected 1 to 3 (facility / IT power; 1 = no overhead))"}));
+  EXPECT_EQ(errors_of(small() + "power { gpu_power_limit_w: 800 }\n"),
+            (std::vector<std::string>{"t.textproto:8:9: power.gpu_power_limit_w: got 800 W (expected 0 for no cap, "
+                                      "or above the idle power 70 W and at most the TDP 700 W of H100-SXM5-80GB)"}));
+  EXPECT_EQ(errors_of(small() + "thermal { supply_air_c: -300 gpu_airflow_fraction: [1, 0] }\n"),
+            (std::vector<std::string>{
+                "t.textproto:8:11: thermal.supply_air_c: got -300 (expected 0 to 60 C)",
+                "t.textproto:8:1: thermal.gpu_airflow_fraction[1]: got 0 (expected a fraction > 0 and <= 1 of the "
+                "design airflow)"}));
+  EXPECT_EQ(errors_of(small() + "thermal { cooling: liquid rack_cooling_capacity_w: 1000 }\n"),
+            (std::vector<std::string>{"t.textproto:8:27: thermal.rack_cooling_capacity_w: applies to air cooling "
+                                      "(expected 0 with cooling: liquid)"}));
+  EXPECT_EQ(errors_of(small() + "power { psu_redundant: 6 }\n"),
+            (std::vector<std::string>{"t.textproto:8:9: power.psu_redundant: got 6 (expected 0 to 5: dgx_h100 has "
+                                      "6 power supplies)"}));
 }
 
 }  // namespace

@@ -1,0 +1,459 @@
+#include "models/power/power_thermal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+namespace traincast::models {
+
+namespace {
+constexpr double kNsToS = 1e-9;
+}
+
+PowerThermalModel::PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setup) : sim_(sim), s_(std::move(setup)) {
+  const int n = static_cast<int>(s_.gpus.size());
+  window_open_ = s_.iterations <= 1;
+  g_.resize(static_cast<std::size_t>(n));
+  w_.resize(s_.worker_gpus.size());
+  k_.resize(s_.node_kinds.size());
+  kinds_of_gpu_.resize(static_cast<std::size_t>(n));
+  downstream_.resize(static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < s_.node_kinds.size(); ++k)
+    for (int i : s_.node_kinds[k].gpus)
+      if (i >= 0 && (kinds_of_gpu_[i].empty() || kinds_of_gpu_[i].back() != static_cast<int>(k)))
+        kinds_of_gpu_[i].push_back(static_cast<int>(k));
+  for (int i = 0; i < n; ++i)
+    for (const auto& [j, k_per_w] : s_.gpus[i].upstream) downstream_[j].push_back(i);
+  const int racks = static_cast<int>((s_.kind_of_node.size() + s_.nodes_per_rack - 1) / s_.nodes_per_rack);
+  rack_rise_ = s_.rack_rise_start_c;
+  rack_rise_.resize(static_cast<std::size_t>(racks), 0.0);
+  cpu_w_ = s_.node.cpu_w_per_socket * s_.cpu_load_fraction;
+  design_heat_w_ = s_.curve.tdp_w * static_cast<double>(s_.node_kinds.empty() ? 0 : s_.node_kinds[0].gpus.size());
+  // Initial state: idle, at the start temperature.
+  for (int i = 0; i < n; ++i) {
+    GpuState& st = g_[i];
+    st.power_w = s_.curve.idle_w;
+    st.temp_c = s_.gpus[i].start_c;
+    st.throttled = s_.gpus[i].start_throttled;
+    st.peak_c = st.temp_c;
+    st.window_start_c = st.temp_c;
+    st.window_peak_c = st.temp_c;
+    if (s_.periodic_correction && window_open_) st.window_points.emplace_back(0, st.temp_c);
+  }
+  for (int i = 0; i < n; ++i) g_[i].inlet_c = inlet_of(i);
+  for (std::size_t k = 0; k < k_.size(); ++k) {
+    double sum = 0;
+    for (int i : s_.node_kinds[k].gpus) sum += i >= 0 ? g_[i].power_w : s_.curve.idle_w;
+    k_[k].gpu_w = sum;
+    k_[k].power_w = node_ac_w(sum);
+  }
+  if (s_.trace != nullptr) {
+    power_name_ = s_.trace->name("power_w");
+    temp_name_ = s_.trace->name("temperature_c");
+    for (int i = 0; i < n; ++i) {
+      const std::string proc = "GPU " + std::to_string(s_.gpus[i].global) + " power/thermal";
+      const std::int32_t pid = 1000000 + s_.gpus[i].global;
+      power_track_.push_back(s_.trace->track(pid, proc, 0, "power"));
+      temp_track_.push_back(s_.trace->track(pid, proc, 1, "temperature"));
+      counters(i);
+    }
+  }
+  for (int i = 0; i < n; ++i) schedule_threshold(i);
+}
+
+double PowerThermalModel::node_ac_w(double gpu_w) const {
+  const NodePowerSpec& n = s_.node;
+  const double heat = gpu_w + cpu_w_ * s_.sockets + n.other_w;
+  return (heat + fan_power_w(n, gpu_w, design_heat_w_)) / n.psu_efficiency;
+}
+
+double PowerThermalModel::inlet_of(int i) const {
+  if (s_.liquid) return s_.supply_c;
+  double t = s_.supply_c;
+  const auto rack = static_cast<std::size_t>(s_.gpus[i].actual_node / s_.nodes_per_rack);
+  if (rack < rack_rise_.size()) t += rack_rise_[rack];
+  for (const auto& [j, k_per_w] : s_.gpus[i].upstream) t += g_[j].power_w * k_per_w;
+  return t;
+}
+
+Activity PowerThermalModel::activity_of(const WorkerState& w) const {
+  if (w.compute_busy) return w.compute;
+  return w.comm_busy != 0 ? Activity::comm : Activity::idle;
+}
+
+void PowerThermalModel::advance_kind(int k, std::int64_t now) {
+  KindState& ks = k_[k];
+  if (now <= ks.last_ns) return;
+  const double dt = static_cast<double>(now - ks.last_ns) * kNsToS;
+  ks.energy_j += ks.power_w * dt;
+  ks.peak_w = std::max(ks.peak_w, ks.power_w);
+  if (s_.node.psu_count > 0 && ks.power_w > s_.node.redundant_capacity_w()) {
+    if (ks.first_overload_s < 0) ks.first_overload_s = static_cast<double>(ks.last_ns) * kNsToS;
+    ks.overload_ns += now - ks.last_ns;
+  }
+  ks.last_ns = now;
+}
+
+void PowerThermalModel::advance_gpu(int i, std::int64_t now) {
+  GpuState& st = g_[i];
+  if (now <= st.last_ns) return;
+  const double dt = static_cast<double>(now - st.last_ns) * kNsToS;
+  const ThermalRc& rc = s_.gpus[i].rc;
+  st.energy_j += st.power_w * dt;
+  st.peak_w = std::max(st.peak_w, st.power_w);
+  st.min_clock = std::min(st.min_clock, st.clock);
+  if (st.throttled) {
+    st.temp_integral += st.temp_c * dt;
+    st.throttled_ns += now - st.last_ns;
+  } else {
+    st.temp_integral += temperature_integral(rc, st.temp_c, st.power_w, st.inlet_c, dt);
+    const double end = temperature_after(rc, st.temp_c, st.power_w, st.inlet_c, dt);
+    // Between events T moves monotonically toward the steady state: the peak is at an end.
+    st.temp_c = end;
+    st.peak_c = std::max(st.peak_c, end);
+    st.window_peak_c = std::max(st.window_peak_c, end);
+    if (s_.periodic_correction && window_open_) st.window_points.emplace_back(now, end);
+  }
+  st.last_ns = now;
+}
+
+void PowerThermalModel::counters(int i) {
+  if (s_.trace == nullptr) return;
+  const sim::Time now = sim_.now();
+  s_.trace->counter(power_track_[i], power_name_, now, g_[i].power_w);
+  s_.trace->counter(temp_track_[i], temp_name_, now, g_[i].temp_c);
+}
+
+void PowerThermalModel::set_gpu_power(int i, double p) {
+  GpuState& st = g_[i];
+  if (p == st.power_w) return;
+  const std::int64_t now = sim_.now().ns();
+  for (int k : kinds_of_gpu_[i]) {
+    advance_kind(k, now);
+    double sum = 0;
+    for (int j : s_.node_kinds[k].gpus) sum += j == i ? p : g_[j].power_w;
+    k_[k].gpu_w = sum;
+    k_[k].power_w = node_ac_w(sum);
+  }
+  st.power_w = p;
+  counters(i);
+}
+
+void PowerThermalModel::schedule_threshold(int i) {
+  GpuState& st = g_[i];
+  if (!s_.thermal_events) return;
+  ++st.generation;
+  if (st.throttled) return;
+  const ThermalRc& rc = s_.gpus[i].rc;
+  const double dt = seconds_to_reach(rc, st.temp_c, st.power_w, st.inlet_c, rc.slowdown_c);
+  if (!std::isfinite(dt) || st.temp_c >= rc.slowdown_c) {
+    const std::int64_t now = sim_.now().ns();
+    if (now != st.zero_event_ns) st.zero_events = 0;
+    st.zero_event_ns = now;
+    if (st.temp_c >= rc.slowdown_c && st.power_w > (rc.slowdown_c - st.inlet_c) / rc.r_k_per_w &&
+        st.clock > s_.curve.clock_min_fraction && ++st.zero_events <= 4) {
+      sim_.schedule_in(sim::Time::from_ns(0), this, (static_cast<std::uint64_t>(st.generation) << 32) | i);
+    }
+    return;
+  }
+  const double ns = std::ceil(dt * 1e9);
+  if (ns > 9e18) return;
+  sim_.schedule_in(sim::Time::from_ns(static_cast<std::int64_t>(ns)), this,
+                   (static_cast<std::uint64_t>(st.generation) << 32) | static_cast<std::uint32_t>(i));
+}
+
+void PowerThermalModel::on_event(std::uint64_t tag) {
+  const auto i = static_cast<int>(tag & 0xffffffffu);
+  GpuState& st = g_[i];
+  if (static_cast<std::uint32_t>(tag >> 32) != st.generation) return;  // superseded
+  advance_gpu(i, sim_.now().ns());
+  // Rounding the crossing up to whole ns may overshoot by < 1 ns of heating: hold at T_slow.
+  st.temp_c = std::min(st.temp_c, s_.gpus[i].rc.slowdown_c);
+  st.throttled = true;
+  clock_reduced_ = true;
+  recompute_worker(s_.gpus[i].worker, 0);
+}
+
+void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
+  const std::int64_t now = sim_.now().ns();
+  const std::vector<int>& gpus = s_.worker_gpus[w];
+  for (int i : gpus) {
+    advance_gpu(i, now);
+    for (int j : downstream_[i]) advance_gpu(j, now);
+  }
+  WorkerState& ws = w_[w];
+  const Activity a = activity_of(ws);
+  const double c = ws.compute_busy && a != Activity::comm ? ws.compute_fraction : 0.0;
+  const GpuPowerCurve& curve = s_.curve;
+  const double cap = s_.power_limit_w > 0 && s_.power_limit_w < curve.tdp_w ? s_.power_limit_w : curve.tdp_w;
+  std::vector<double>& clock = scratch_clock_;
+  std::vector<double>& speed = scratch_speed_;
+  std::vector<double>& hold = scratch_hold_;
+  clock.resize(gpus.size());
+  speed.resize(gpus.size());
+  hold.resize(gpus.size());
+  double slowest = 1.0;
+  for (int pass = 0; pass < 2 * static_cast<int>(gpus.size()) + 2; ++pass) {
+    slowest = 1.0;
+    for (std::size_t k = 0; k < gpus.size(); ++k) {
+      GpuState& st = g_[gpus[k]];
+      const ThermalRc& rc = s_.gpus[gpus[k]].rc;
+      hold[k] = (rc.slowdown_c - st.inlet_c) / rc.r_k_per_w;
+      double limit = cap;
+      if (st.throttled) {
+        if (gpu_power_w(curve, a, clock_for_power_limit(curve, a, cap)) <= hold[k]) {
+          st.throttled = false;  // the thermal limit no longer binds
+        } else {
+          limit = std::min(limit, hold[k]);
+        }
+      }
+      clock[k] = limit >= gpu_power_w(curve, a, 1.0) ? 1.0 : clock_for_power_limit(curve, a, limit);
+      speed[k] = op_speed(c, clock[k]);
+      slowest = std::min(slowest, speed[k]);
+    }
+    // A throttled GPU that would draw less than its holding power at its free clock (others set
+    // the pace, so it waits part of the time) cools: release it.
+    bool changed = false;
+    const double f_free = clock_for_power_limit(curve, a, cap);
+    const double s_free = op_speed(c, f_free);
+    for (std::size_t k = 0; k < gpus.size(); ++k) {
+      GpuState& st = g_[gpus[k]];
+      if (!st.throttled) continue;
+      double others = s_free;
+      for (std::size_t j = 0; j < gpus.size(); ++j)
+        if (j != k) others = std::min(others, speed[j]);
+      const double p = curve.idle_w + (gpu_power_w(curve, a, f_free) - curve.idle_w) * (others / s_free);
+      if (p < hold[k] * (1 - 1e-9)) {
+        st.throttled = false;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  for (std::size_t k = 0; k < gpus.size(); ++k) {
+    const int i = gpus[k];
+    GpuState& st = g_[i];
+    const double duty = speed[k] > 0 ? slowest / speed[k] : 1.0;
+    const double p = curve.idle_w + (gpu_power_w(curve, a, clock[k]) - curve.idle_w) * duty;
+    st.clock = clock[k];
+    if (clock[k] < 1.0) clock_reduced_ = true;
+    st.min_clock = std::min(st.min_clock, clock[k]);
+    set_gpu_power(i, p);
+  }
+  // Inlets of this worker's GPUs and of those downstream of them follow the new powers.
+  std::vector<std::uint32_t> others;
+  for (int i : gpus) {
+    g_[i].inlet_c = inlet_of(i);
+    for (int j : downstream_[i]) {
+      const double inlet = inlet_of(j);
+      if (inlet == g_[j].inlet_c) continue;
+      g_[j].inlet_c = inlet;
+      if (g_[j].throttled && s_.gpus[j].worker != w) {
+        others.push_back(s_.gpus[j].worker);
+      } else if (s_.gpus[j].worker != w) {
+        schedule_threshold(j);
+      }
+    }
+  }
+  for (int i : gpus) schedule_threshold(i);
+  if (slowest != ws.speed) {
+    ws.speed = slowest;
+    if (listener_ != nullptr && ws.compute_busy) listener_->speed_changed(w, slowest);
+  }
+  if (depth < 4)
+    for (std::uint32_t o : others) recompute_worker(o, depth + 1);
+}
+
+double PowerThermalModel::stream_changed(std::uint32_t worker, Stream stream, bool busy, Activity a,
+                                         double compute_fraction) {
+  WorkerState& ws = w_[worker];
+  const Activity before = activity_of(ws);
+  const double before_c = ws.compute_fraction;
+  if (stream == kCompute) {
+    ws.compute_busy = busy;
+    ws.compute = busy ? a : Activity::idle;
+    ws.compute_fraction = busy ? compute_fraction : 0.0;
+  } else {
+    const unsigned bit = 1u << static_cast<unsigned>(stream);
+    ws.comm_busy = busy ? (ws.comm_busy | bit) : (ws.comm_busy & ~bit);
+  }
+  const Activity after = activity_of(ws);
+  if (after == before && (ws.compute_fraction == before_c || !clock_reduced_)) return ws.speed;
+  recompute_worker(worker, 0);
+  return ws.speed;
+}
+
+void PowerThermalModel::barrier_done(int iteration) {
+  const std::int64_t now = sim_.now().ns();
+  for (int i = 0; i < static_cast<int>(g_.size()); ++i) advance_gpu(i, now);
+  for (int k = 0; k < static_cast<int>(k_.size()); ++k) advance_kind(k, now);
+  // Rack recirculation from the iteration's average rack heat (air cooling with a finite capacity).
+  if (!s_.liquid && s_.rack_cooling_capacity_w > 0) {
+    const double iter_s = static_cast<double>(now - last_barrier_ns_) * kNsToS;
+    std::vector<double> rack_w(rack_rise_.size(), 0.0);
+    for (std::size_t n = 0; n < s_.kind_of_node.size(); ++n) {
+      KindState& ks = k_[s_.kind_of_node[n]];
+      const double e = ks.energy_j - ks.iteration_energy_j;
+      rack_w[n / s_.nodes_per_rack] += iter_s > 0 ? e / iter_s : 0.0;
+    }
+    const double rack_airflow = s_.node_airflow_m3_per_s * s_.nodes_per_rack;
+    for (std::size_t r = 0; r < rack_rise_.size(); ++r)
+      rack_rise_[r] = std::max(0.0, rack_w[r] - s_.rack_cooling_capacity_w) / (kAirHeatCapacityJPerM3K * rack_airflow);
+    // With folding, a real GPU must see the same inlet as the GPU that stands for it.
+    for (std::size_t g = 0; g < s_.rep_node_of_gpu.size(); ++g) {
+      const std::size_t own = g / static_cast<std::size_t>(s_.gpus_per_node);
+      const auto rep = static_cast<std::size_t>(s_.rep_node_of_gpu[g]);
+      if (rack_rise_[own / s_.nodes_per_rack] != rack_rise_[rep / s_.nodes_per_rack]) asymmetric_ = true;
+    }
+    for (int i = 0; i < static_cast<int>(g_.size()); ++i) {
+      const double inlet = inlet_of(i);
+      if (inlet == g_[i].inlet_c) continue;
+      g_[i].inlet_c = inlet;
+      if (g_[i].throttled) {
+        recompute_worker(s_.gpus[i].worker, 0);
+      } else {
+        schedule_threshold(i);
+      }
+    }
+  }
+  for (KindState& ks : k_) ks.iteration_energy_j = ks.energy_j;
+  last_barrier_ns_ = now;
+  // The report's window is the last iteration: it opens at the barrier before it.
+  if (iteration == s_.iterations - 2) {
+    window_open_ = true;
+    window_start_ns_ = now;
+    for (GpuState& st : g_) {
+      st.window_energy_j = st.energy_j;
+      st.window_start_c = st.temp_c;
+      st.window_start_integral = st.temp_integral;
+      st.window_peak_c = st.temp_c;
+      st.throttled_ns = 0;
+      st.peak_w = st.power_w;
+    }
+    for (KindState& ks : k_) ks.window_energy_j = ks.energy_j;
+  }
+}
+
+std::vector<double> PowerThermalModel::periodic_start_c() const {
+  std::vector<double> out(g_.size());
+  const double period_s = static_cast<double>(g_.empty() ? 0 : g_[0].last_ns - window_start_ns_) * kNsToS;
+  for (std::size_t i = 0; i < g_.size(); ++i) {
+    const ThermalRc& rc = s_.gpus[i].rc;
+    const GpuState& st = g_[i];
+    const double decay = std::exp(-period_s / rc.tau_s());
+    // T_end = T_start decay + X (linear RC, piecewise-constant input); periodic: T* = X / (1 - decay).
+    const double x = st.temp_c - st.window_start_c * decay;
+    double t = decay < 1.0 ? x / (1.0 - decay) : st.temp_c;
+    out[i] = std::min(t, rc.slowdown_c);
+  }
+  return out;
+}
+
+void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double train_s, PowerReport& pr,
+                               ThermalReport& tr) {
+  for (int i = 0; i < static_cast<int>(g_.size()); ++i) advance_gpu(i, end_ns);
+  for (int k = 0; k < static_cast<int>(k_.size()); ++k) advance_kind(k, end_ns);
+  const double window_s = static_cast<double>(end_ns - window_start_ns_) * kNsToS;
+  const int n = static_cast<int>(g_.size());
+  const double cap = s_.power_limit_w > 0 && s_.power_limit_w < s_.curve.tdp_w ? s_.power_limit_w : s_.curve.tdp_w;
+  std::vector<double> periodic;
+  if (s_.periodic_correction && !clock_reduced_) periodic = periodic_start_c();
+  pr = PowerReport{};
+  tr = ThermalReport{};
+  pr.pue = s_.pue;
+  pr.gpu_power_limit_w = cap;
+  pr.node_psu_capacity_w = s_.node.redundant_capacity_w();
+  double gpu_sum_w = 0;
+  for (int i = 0; i < n; ++i) {
+    const GpuState& st = g_[i];
+    GpuPower gp;
+    gp.gpu = s_.gpus[i].global;
+    gp.energy_j = st.energy_j - st.window_energy_j;
+    gp.average_w = window_s > 0 ? gp.energy_j / window_s : st.power_w;
+    gp.peak_w = st.peak_w;
+    gp.clock_fraction_min = st.min_clock;
+    gpu_sum_w += gp.average_w;
+    pr.gpu_peak_w = std::max(pr.gpu_peak_w, gp.peak_w);
+    pr.gpus.push_back(gp);
+    GpuThermal gt;
+    gt.gpu = gp.gpu;
+    gt.peak_c = st.peak_c;
+    gt.average_c = window_s > 0 ? (st.temp_integral - st.window_start_integral) / window_s : st.temp_c;
+    gt.inlet_c = st.inlet_c;
+    gt.throttled_time_fraction =
+        window_s > 0 ? std::min(1.0, static_cast<double>(st.throttled_ns) * kNsToS / window_s) : 0.0;
+    gt.start_c = st.window_start_c;
+    gt.end_c = st.temp_c;
+    if (!periodic.empty() && window_s > 0) {
+      // Linear RC: starting the window at T* instead adds (T* - T_start) exp(-t / tau).
+      const double tau = s_.gpus[i].rc.tau_s();
+      const double corr = periodic[i] - st.window_start_c, decay = std::exp(-window_s / tau);
+      gt.start_c = periodic[i];
+      gt.end_c = st.temp_c + corr * decay;
+      gt.average_c += corr * tau / window_s * (1.0 - decay);
+      gt.peak_c = gt.start_c;
+      for (const auto& [t_ns, temp] : st.window_points)
+        gt.peak_c =
+            std::max(gt.peak_c, temp + corr * std::exp(-static_cast<double>(t_ns - window_start_ns_) * kNsToS / tau));
+    }
+    if (gt.peak_c > tr.peak_c || i == 0) {
+      tr.peak_c = gt.peak_c;
+      tr.hottest_gpu = gt.gpu;
+    }
+    tr.throttled_time_fraction = std::max(tr.throttled_time_fraction, gt.throttled_time_fraction);
+    if (gt.throttled_time_fraction > 0) ++tr.throttled_gpus;
+    tr.max_drift_c = std::max(tr.max_drift_c, std::abs(gt.end_c - gt.start_c));
+    tr.slowdown_c = s_.gpus[i].rc.slowdown_c;
+    tr.gpus.push_back(gt);
+  }
+  tr.steady_state = tr.max_drift_c <= 0.5;
+  pr.gpu_average_w = n > 0 ? gpu_sum_w / n : 0.0;
+  // Nodes: every real node has the power of its kind.
+  double it_w = 0;
+  int nodes = 0;
+  for (std::size_t k = 0; k < k_.size(); ++k) {
+    const KindState& ks = k_[k];
+    const double avg = window_s > 0 ? (ks.energy_j - ks.window_energy_j) / window_s : ks.power_w;
+    it_w += avg * s_.node_kinds[k].count;
+    nodes += s_.node_kinds[k].count;
+    pr.node_peak_w = std::max(pr.node_peak_w, ks.peak_w);
+  }
+  for (std::size_t node = 0; node < s_.kind_of_node.size(); ++node) {
+    const KindState& ks = k_[s_.kind_of_node[node]];
+    if (ks.overload_ns <= 0) continue;
+    PsuOverload o;
+    o.node = static_cast<int>(node);
+    o.first_time_s = ks.first_overload_s;
+    o.peak_w = ks.peak_w;
+    o.capacity_w = s_.node.redundant_capacity_w();
+    o.excess_w = ks.peak_w - o.capacity_w;
+    o.overload_time_fraction =
+        static_cast<double>(ks.overload_ns) / static_cast<double>(std::max<std::int64_t>(1, end_ns));
+    pr.psu_overloads.push_back(o);
+  }
+  pr.node_average_w = nodes > 0 ? it_w / nodes : 0.0;
+  const int racks = static_cast<int>(rack_rise_.size());
+  std::vector<double> rack_avg(static_cast<std::size_t>(racks), 0.0), rack_peak(static_cast<std::size_t>(racks), 0.0);
+  for (std::size_t node = 0; node < s_.kind_of_node.size(); ++node) {
+    const KindState& ks = k_[s_.kind_of_node[node]];
+    rack_avg[node / s_.nodes_per_rack] += window_s > 0 ? (ks.energy_j - ks.window_energy_j) / window_s : ks.power_w;
+    rack_peak[node / s_.nodes_per_rack] += ks.peak_w;
+  }
+  for (int r = 0; r < racks; ++r) {
+    pr.rack_average_w += rack_avg[r] / racks;
+    pr.rack_peak_w = std::max(pr.rack_peak_w, rack_peak[r]);
+    tr.rack_inlet_max_c = std::max(tr.rack_inlet_max_c, s_.supply_c + (s_.liquid ? 0.0 : rack_rise_[r]));
+  }
+  double facility_peak_it = 0;
+  for (std::size_t k = 0; k < k_.size(); ++k) facility_peak_it += k_[k].peak_w * s_.node_kinds[k].count;
+  pr.it_average_w = it_w;
+  pr.facility_average_w = it_w * s_.pue;
+  pr.facility_peak_w = facility_peak_it * s_.pue;
+  pr.it_energy_per_iteration_j = it_w * iteration_s;
+  pr.energy_per_iteration_j = pr.facility_average_w * iteration_s;
+  pr.energy_to_train_kwh = train_s > 0 ? pr.facility_average_w * train_s / 3.6e6 : 0.0;
+  (void)gpu_sum_w;
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,172 @@
+#pragma once
+// Event-driven power and thermal state of every simulated GPU, node and rack (DESIGN §4.5),
+// plugged into the op-graph runner as its WorkerActivityModel. Between events each GPU's power
+// and inlet temperature are constant, so its temperature follows the exact RC solution
+// (models/power/power_model.h); the model schedules its own events when a GPU will reach its
+// slowdown temperature, and then lowers that GPU's clock to hold it there. A worker (TP group)
+// runs at the speed of its slowest GPU; its faster GPUs wait at the group's collectives, drawing
+// idle power for the difference (power = idle + (P(a, f) - idle) x speed_worker / speed_own).
+//
+// Heat path (air): GPU inlet = supply air + rack recirculation + preheat, where preheat is the
+// heat of the GPUs upstream in the same airflow lane of the node divided by rho c_p x the lane's
+// airflow, and rack recirculation is the rack's heat beyond rack_cooling_capacity_w (averaged
+// over the previous iteration) divided by rho c_p x the rack's airflow. Liquid: inlet = coolant.
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "models/executor/op_graph.h"
+#include "models/power/power_model.h"
+#include "models/report.h"
+#include "sim/simulator.h"
+#include "sim/trace.h"
+
+namespace traincast::models {
+
+/// Everything the model needs, prepared by the executor from the scenario and the cluster.
+struct PowerThermalSetup {
+  GpuPowerCurve curve;
+  double power_limit_w = 0;  ///< per GPU; >= tdp_w means none
+  NodePowerSpec node;
+  double cpu_load_fraction = 0.5;
+  double pue = 1.0;
+  bool liquid = false;
+  double supply_c = 25;  ///< supply air (air) or coolant (liquid) [C]
+
+  /// Simulated GPUs (index i): global id, worker, thermal parameters, airflow lane position.
+  struct Gpu {
+    int global = 0;
+    std::uint32_t worker = 0;
+    int node_kind = 0;  ///< index into node_kinds of the node it sits in
+    int actual_node = 0;
+    ThermalRc rc;
+    /// (sim GPU, K/W) pairs: upstream GPUs in its airflow lane and their preheat per watt.
+    std::vector<std::pair<int, double>> upstream;
+    double start_c = 0;  ///< temperature at t = 0
+    bool start_throttled = false;
+  };
+  std::vector<Gpu> gpus;
+  std::vector<std::vector<int>> worker_gpus;  ///< sim GPU indices per worker
+
+  /// Distinct node compositions: sim GPUs that stand for the node's GPUs, and how many real
+  /// nodes have that composition (folding makes one simulated node stand for many).
+  struct NodeKind {
+    std::vector<int> gpus;  ///< sim GPU per local GPU slot (a sim GPU may appear in several kinds)
+    int count = 0;
+  };
+  std::vector<NodeKind> node_kinds;
+  std::vector<int> kind_of_node;     ///< per real node
+  std::vector<int> rep_node_of_gpu;  ///< per real GPU: the real node of its representative
+  int nodes_per_rack = 4;
+  int gpus_per_node = 8;
+  int sockets = 2;
+  double rack_cooling_capacity_w = 0;     ///< 0 = unlimited
+  double node_airflow_m3_per_s = 0;       ///< design airflow of one node
+  std::vector<double> rack_rise_start_c;  ///< initial recirculation rise per rack (size racks)
+  double gpu_scale = 1;                   ///< real GPUs per simulated GPU (folding)
+  int iterations = 1;
+  /// Report the last iteration as it would be in the periodic thermal steady state, correcting
+  /// the run's temperatures (valid when no clock was reduced: then temperature feeds nothing back).
+  bool periodic_correction = false;
+  /// false when no GPU can reach its slowdown temperature (clock_feedback_possible): no
+  /// threshold events are scheduled.
+  bool thermal_events = true;
+  sim::TraceRecorder* trace = nullptr;
+};
+
+class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
+ public:
+  PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setup);
+
+  double stream_changed(std::uint32_t worker, Stream stream, bool busy, Activity a, double compute_fraction) override;
+  void barrier_done(int iteration) override;
+  void set_listener(WorkerSpeedListener* listener) override { listener_ = listener; }
+  void on_event(std::uint64_t tag) override;
+
+  /// Brings every state to `end_ns` (the end of the run) and fills power and thermal reports.
+  /// iteration_s: the report's iteration time; train_s: time to train (0 = none).
+  void finish(std::int64_t end_ns, double iteration_s, double train_s, PowerReport& power, ThermalReport& thermal);
+
+  /// Per sim GPU: temperature the last iteration's power profile would hold at every iteration
+  /// start (periodic steady state of the linear RC, capped at the slowdown temperature).
+  std::vector<double> periodic_start_c() const;
+  /// Rack recirculation rise at the end [C], per rack.
+  const std::vector<double>& rack_rise_c() const { return rack_rise_; }
+  /// true when, with folding, a real GPU would have seen another inlet than its representative.
+  bool asymmetric() const { return asymmetric_; }
+  /// true when any GPU throttled or ran below full clock at some point.
+  bool clock_reduced() const { return clock_reduced_; }
+
+ private:
+  struct GpuState {
+    double temp_c = 0;
+    double power_w = 0;
+    double clock = 1.0;
+    double inlet_c = 0;
+    bool throttled = false;
+    std::int64_t last_ns = 0;
+    std::uint32_t generation = 0;
+    std::int64_t zero_event_ns = -1;  ///< guard: immediate re-throttle events at one instant
+    int zero_events = 0;
+    double energy_j = 0;
+    double temp_integral = 0;  ///< C s since the window start
+    double peak_c = 0, peak_w = 0, min_clock = 1.0;
+    std::int64_t throttled_ns = 0;  ///< within the window
+    double window_energy_j = 0, window_start_c = 0;
+    double window_start_integral = 0;
+    double window_peak_c = 0;
+    /// (ns, C) at every event in the window, kept only for periodic_correction (the corrected
+    /// trajectory is monotone between events, so its peak is at one of these points).
+    std::vector<std::pair<std::int64_t, double>> window_points;
+  };
+  struct WorkerState {
+    Activity compute = Activity::idle;
+    bool compute_busy = false;
+    double compute_fraction = 0;
+    unsigned comm_busy = 0;  ///< bit per busy communication stream
+    double speed = 1.0;
+  };
+  struct KindState {
+    double gpu_w = 0;
+    double power_w = 0;  ///< AC
+    std::int64_t last_ns = 0;
+    double energy_j = 0, window_energy_j = 0, iteration_energy_j = 0;
+    double peak_w = 0;
+    std::int64_t overload_ns = 0;
+    double first_overload_s = -1;
+  };
+
+  Activity activity_of(const WorkerState& w) const;
+  void advance_gpu(int i, std::int64_t now);
+  void advance_kind(int k, std::int64_t now);
+  void recompute_worker(std::uint32_t w, int depth);
+  void set_gpu_power(int i, double p);
+  double inlet_of(int i) const;
+  void schedule_threshold(int i);
+  double node_ac_w(double gpu_w) const;
+  void counters(int i);
+
+  sim::Simulator& sim_;
+  PowerThermalSetup s_;
+  WorkerSpeedListener* listener_ = nullptr;
+  std::vector<GpuState> g_;
+  std::vector<WorkerState> w_;
+  std::vector<KindState> k_;
+  std::vector<std::vector<int>> kinds_of_gpu_;  ///< node kinds each sim GPU appears in
+  std::vector<std::vector<int>> downstream_;    ///< sim GPUs whose preheat includes it
+  std::vector<int> rack_of_kind_;               ///< rack of each sim GPU's own node (by gpu)
+  std::vector<double> rack_rise_;
+  std::vector<std::uint32_t> power_track_, temp_track_;
+  std::uint32_t power_name_ = 0, temp_name_ = 0;
+  double design_heat_w_ = 0;
+  std::vector<double> scratch_clock_, scratch_speed_, scratch_hold_;
+  double cpu_w_ = 0;
+  std::int64_t window_start_ns_ = 0;
+  std::int64_t last_barrier_ns_ = 0;
+  bool window_open_ = false;
+  bool asymmetric_ = false;
+  bool clock_reduced_ = false;
+};
+
+}  // namespace traincast::models

@@ -99,14 +99,12 @@ double peak_flops(const GpuSpec& gpu, Precision precision) {
 
 double kernel_compute_bound_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputeParams& params,
                                     Precision precision) {
-  const double total = kernel_seconds(kernel, gpu, params, precision);
-  const double memory_s = kernel.bytes / (gpu.hbm_bandwidth_bytes_per_s * params.memory_efficiency);
-  double fixed = params.kernel_fixed_s;
-  if (kernel.kind == KernelKind::gemm || kernel.kind == KernelKind::attention_forward ||
-      kernel.kind == KernelKind::attention_backward)
-    fixed = params.gemm_fixed_s;
-  const double compute_s = total - fixed;
-  return compute_s > memory_s ? compute_s : 0.0;
+  // The part that scales as 1/clock: t(f) = c / f + rest near f = 1, so c = (t(f) - t(1)) / (1/f - 1)
+  // (exactly c for a compute-bound kernel, 0 for a memory-bound one), whatever the time model.
+  constexpr double kF = 0.999;
+  const double t1 = kernel_seconds(kernel, gpu, params, precision, 1.0);
+  const double tf = kernel_seconds(kernel, gpu, params, precision, kF);
+  return std::clamp((tf - t1) / (1.0 / kF - 1.0), 0.0, t1);
 }
 
 double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputeParams& params, Precision precision,

@@ -62,9 +62,10 @@ double peak_flops(const GpuSpec& gpu, Precision precision);
 double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputeParams& params, Precision precision,
                       double clock_scale = 1.0);
 
-/// The part of kernel_seconds (at clock_scale 1) that scales with 1/clock: the compute term when
-/// it is the larger roofline term, else 0 (a memory-bound kernel runs on the HBM clock; the fixed
-/// launch cost does not scale either). [s], in [0, kernel_seconds].
+/// The part of kernel_seconds (at clock_scale 1) that scales with 1/clock, found by a finite
+/// difference in clock_scale so it follows whatever time model applies (roofline or a calibrated
+/// GEMM table): the compute term when it is the larger roofline term, else 0 (a memory-bound kernel
+/// runs on the HBM clock; the fixed launch cost does not scale either). [s], in [0, kernel_seconds].
 double kernel_compute_bound_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputeParams& params,
                                     Precision precision);
 

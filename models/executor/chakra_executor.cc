@@ -144,7 +144,8 @@ ChakraGraph build_chakra_graph(const Scenario& sc, const Cluster& cluster, const
     counts.dropped_deps += t.dropped_deps;
     const GpuSpec& gpu = cluster.gpu_spec(r);
     auto pit = params_by_gpu.find(gpu.name);
-    if (pit == params_by_gpu.end()) pit = params_by_gpu.emplace(gpu.name, default_compute_params(gpu)).first;
+    if (pit == params_by_gpu.end())
+      pit = params_by_gpu.emplace(gpu.name, compute_params(gpu, sc.cluster.profile)).first;
     const ComputeParams& params = pit->second;
 
     // Dependencies as indices (deduplicated), then a topological order with file order on ties.

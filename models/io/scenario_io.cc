@@ -355,6 +355,12 @@ tp::Scenario to_proto(const models::Scenario& s) {
   tp::Scenario m;
   m.set_name(s.name);
   m.set_description(s.description);
+  if (s.cluster.profile != nullptr && !s.cluster.profile->origin.empty()) {
+    // The file the profile was read from, absolute: the text may be saved anywhere.
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(s.cluster.profile->origin, ec);
+    m.set_profile((ec ? std::filesystem::path(s.cluster.profile->origin) : abs).lexically_normal().string());
+  }
   tp::ClusterSpec& c = *m.mutable_cluster();
   c.set_node_template(s.cluster.node_template);
   c.set_num_nodes(s.cluster.num_nodes);

@@ -75,7 +75,10 @@ models::Scenario default_scenario(const std::vector<std::string>& overrides = {}
 std::string_view default_scenario_text();
 
 /// The scenario as protobuf text format, every field written (defaults included), in schema
-/// order. load_scenario_text(scenario_to_text(s), ...) gives back s (after validation).
+/// order. load_scenario_text(scenario_to_text(s), ...) gives back s (after validation). A
+/// calibration profile is written as its file's absolute path (`profile:`), so the text loads
+/// the same profile from any directory; a profile built in memory (empty origin) has no file and
+/// is not written.
 std::string scenario_to_text(const models::Scenario& scenario);
 
 /// The report as pretty-printed JSON (protobuf's printer: one-space indent, proto field names,

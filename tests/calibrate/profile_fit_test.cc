@@ -21,6 +21,7 @@
 #include "models/collectives/collective.h"
 #include "models/collectives/nccl_tests.h"
 #include "models/compute/compute_model.h"
+#include "models/executor/chakra_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
@@ -398,6 +399,70 @@ TEST(ProfileText, ScenarioFieldResolvesRelativeToTheScenarioAndTheModelUsesIt) {
     EXPECT_NE(e.errors()[1].find("missing.textproto: cannot read file"), std::string::npos);
   }
   fs::remove_all(dir);
+}
+
+TEST(ProfileText, ScenarioToTextKeepsTheProfileFile) {
+  // scenario_to_text used to drop the profile: the printed scenario ran uncalibrated.
+  const fs::path dir = fs::temp_directory_path() / "traincast_profile_to_text_test";
+  fs::create_directories(dir / "profiles");
+  std::ofstream(dir / "profiles" / "p.textproto") << io::profile_to_text(*truth_profile());
+  models::Scenario sc = io::default_scenario();
+  sc.cluster.profile = io::load_profile_file((dir / "profiles" / "p.textproto").string());
+  const std::string text = io::scenario_to_text(sc);
+  const std::string abs = fs::absolute(dir / "profiles" / "p.textproto").lexically_normal().string();
+  EXPECT_NE(text.find("profile: \"" + abs + "\""), std::string::npos) << text;
+  // Read back from another "directory": the absolute path still names the same file.
+  const models::Scenario back = io::load_scenario_text(text, "/elsewhere/x.textproto", io::Format::text);
+  ASSERT_NE(back.cluster.profile, nullptr);
+  EXPECT_EQ(back.cluster.profile->link_efficiency, truth_profile()->link_efficiency);
+  EXPECT_EQ(back.cluster.profile->latency_scale, 1.6);
+  // A profile built in memory has no file: nothing is written.
+  models::Scenario mem = sc;
+  mem.cluster.profile = truth_profile();
+  EXPECT_EQ(io::scenario_to_text(mem).find("profile:"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(ProfileText, ChakraRunsUseTheProfileForComputeAndCollectives) {
+  // One rank pair: a 1 GiB memory node (no duration: the compute model times it) then a 1 GiB
+  // all_reduce. With a profile that halves memory_efficiency and sets PCIe 0.55 / latency x1.6,
+  // the memory node takes twice as long (bytes / (efficiency x HBM bandwidth), kernel fixed cost
+  // 2 us of 1.6 ms) and the all_reduce takes what the profiled engine gives it.
+  models::Scenario sc;
+  sc.cluster = consumer_cluster();
+  sc.training.precision = models::Precision::fp16;
+  const models::GpuSpec& gpu = models::find_gpu("RTX-2080-Ti");
+  const double eff0 = models::default_compute_params(gpu).memory_efficiency;
+  auto prof = truth_profile();
+  prof->gpu = gpu.name;
+  prof->memory_efficiency = eff0 / 2;
+  std::vector<models::ChakraRankTrace> t(2);
+  for (int r = 0; r < 2; ++r) {
+    t[r].rank = r;
+    t[r].path = "t." + std::to_string(r) + ".et";
+    models::ChakraNode mem;
+    mem.id = 0;
+    mem.name = "mem";
+    mem.type = models::ChakraNodeType::mem_load;
+    mem.tensor_size_bytes = 1 << 30;
+    models::ChakraNode ar;
+    ar.id = 1;
+    ar.name = "ar";
+    ar.type = models::ChakraNodeType::comm_coll;
+    ar.comm_type = static_cast<int>(models::ChakraCollective::all_reduce);
+    ar.comm_size_bytes = 1 << 30;
+    ar.data_deps = {0};
+    t[r].nodes = {mem, ar};
+  }
+  const models::ChakraRunReport plain = models::simulate_chakra(sc, t);
+  sc.cluster.profile = prof;
+  const models::ChakraRunReport cal = models::simulate_chakra(sc, t);
+  EXPECT_NEAR(cal.memory_s / plain.memory_s, 2.0, 0.01);
+  models::NcclTestsOptions o;
+  const double ar_plain = models::simulate_nccl_tests(consumer_cluster(), o, {1 << 30})[0].time_s;
+  const double ar_cal = models::simulate_nccl_tests(sc.cluster, o, {1 << 30})[0].time_s;
+  EXPECT_NEAR((cal.iteration_time_s - cal.memory_s) / (plain.iteration_time_s - plain.memory_s), ar_cal / ar_plain,
+              0.01 * ar_cal / ar_plain);
 }
 
 }  // namespace

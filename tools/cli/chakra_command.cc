@@ -14,6 +14,7 @@
 #include "models/executor/training_executor.h"
 #include "models/hardware/cluster.h"
 #include "models/io/chakra_io.h"
+#include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
 #include "models/io/trace_writer.h"
 #include "sim/flow_network.h"
@@ -115,6 +116,8 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scenario field, e.g. --set cluster.num_nodes=2 (repeatable)")(
+      "profile", po::value<std::string>(),
+      "calibration profile (traincast calibrate fit); overrides the scenario's (run and export)")(
       "replicate", po::value<int>(), "run: one rank's file on N ranks (a data-parallel step traced on rank 0 only)")(
       "trace", po::value<std::string>(), "run: write a Chrome/Perfetto trace (ui.perfetto.dev) to this file")(
       "ctrl-deps",
@@ -154,7 +157,8 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       }
       // The workload part of the scenario is not used: only its cluster (and training.precision
       // for nodes timed by the compute model).
-      const models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
+      models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
+      if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
       std::vector<std::string> all_inputs = inputs;
       all_inputs.push_back(scenario_path);
       if (vm.count("trace")) check_output_path(vm["trace"].as<std::string>(), force, all_inputs);
@@ -189,7 +193,8 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       throw UsageError("chakra export: takes SCENARIO --out DIR (traces and --replicate/--trace are for run)");
     if (!vm.count("out")) throw UsageError("chakra export: --out DIR is required");
     overrides.push_back("options.fold_symmetric=false");  // every GPU needs its own ops
-    const models::Scenario sc = io::load_scenario_file(scenario_path, overrides);
+    models::Scenario sc = io::load_scenario_file(scenario_path, overrides);
+    if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
     std::string name = vm.count("name") ? vm["name"].as<std::string>() : sc.name;
     if (name.empty()) name = fs::path(scenario_path).stem().string();
     if (name.find('/') != std::string::npos) throw UsageError("--name: must be a file name stem (got " + name + ")");

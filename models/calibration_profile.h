@@ -10,7 +10,8 @@
 //    times include launch, ramp and memory traffic: no fixed cost or memory bound is added); memory_efficiency,
 //    kernel_fixed_s and gemm_fixed_s replace the defaults when set.
 //  - collectives (models/collectives/collective.h): link_efficiency replaces NCCL's per-link-kind
-//    figure (LinkEfficiency) on the flow model's links; latency_scale multiplies NCCL's latency
+//    figure (LinkEfficiency) on the flow model's links; pcie_duplex_efficiency bounds a GPU PCIe
+//    link loaded both ways by one collective (up + down); latency_scale multiplies NCCL's latency
 //    terms; a CollectiveFit for the call's (op, group size) multiplies the latency by its
 //    latency_scale, the achievable bandwidth by its bandwidth_scale, and the whole time by its size
 //    correction (interpolated in log size, as NCCL's own treeCorrectionFactor is a table over
@@ -106,6 +107,13 @@ struct CalibrationProfile {
   /// NCCL's figure (LinkEfficiency).
   std::array<std::optional<double>, 6> link_efficiency{};
   double latency_scale = 1.0;  ///< multiplies every NCCL latency term, > 0
+  /// Both-direction budget of a GPU's own PCIe link (GPU <-> its switch or root port) while one
+  /// collective loads both directions: bytes up + bytes down <= this x one direction's line rate,
+  /// on top of each direction's link_efficiency. Unset = 2 x the PCIe efficiency (no extra
+  /// limit). Range (0, 3]. Fitted from collectives whose GPUs send and receive over PCIe (see
+  /// calibrate/fit/README.md: on two RTX 2080 Ti without P2P, all_reduce reaches 4 GB/s each way
+  /// where one-way broadcast reaches 11.1 GB/s through the same switch uplink).
+  std::optional<double> pcie_duplex_efficiency;
   std::vector<CollectiveFit> collectives;
 
   /// The fit for (op, num_ranks), or null.

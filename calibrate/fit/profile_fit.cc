@@ -172,13 +172,14 @@ std::vector<double> choose_times(const models::CollectiveEngine& e, const OpData
 }
 
 /// Fits entry's (latency_scale, bandwidth_scale) to d's fit points through engine e (whose
-/// profile holds `entry`). Returns the bottleneck link kind at the largest fit size.
-models::LinkKind fit_scales(const models::CollectiveEngine& e, CollectiveFit& entry, const OpData& d) {
+/// profile holds `entry`). Returns what the engine runs at the largest fit size (its bottleneck
+/// link and loads; LinkKind::other when there are no fit points).
+models::CollectiveChoice fit_scales(const models::CollectiveEngine& e, CollectiveFit& entry, const OpData& d) {
   std::vector<std::size_t> idx;
   for (std::size_t i = 0; i < d.bytes.size(); ++i) {
     if (d.fit[i]) idx.push_back(i);
   }
-  if (idx.empty()) return models::LinkKind::other;
+  if (idx.empty()) return {};
   const double a0 = entry.latency_scale, b0 = entry.bandwidth_scale;
   auto residuals = [&](const Eigen::VectorXd& p) {
     entry.latency_scale = a0 * std::exp(p[0]);
@@ -218,7 +219,7 @@ models::LinkKind fit_scales(const models::CollectiveEngine& e, CollectiveFit& en
   call.op = d.cop;
   call.ranks = d.cop == models::CollectiveOp::send_recv ? std::vector<int>{d.ranks[0], d.ranks[1]} : d.ranks;
   call.bytes = d.bytes[idx.back()];
-  return e.choose(call).bottleneck;
+  return e.choose(call);
 }
 
 /// Simulated times (the nccl-tests path, as validate uses) of d at its sizes on cs.
@@ -248,34 +249,55 @@ void fit_collectives(const models::MeasurementSet& m, const FitOptions& o, Calib
   cs.profile = P;
   std::vector<models::LinkKind> kinds(ops.size());
   std::vector<double> a(ops.size()), b(ops.size());
+  // Ops whose PCIe deficit is attributed to the GPUs' both-direction budget, with the budget
+  // each one implies (0 = not such an op).
+  std::vector<double> duplex(ops.size(), 0.0);
   {
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
     const models::Cluster cluster(cs, net);
     models::CollectiveEngine e(sim, net, cluster);
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      kinds[i] = fit_scales(e, P->collectives[i], ops[i]);
+      const models::CollectiveChoice c = fit_scales(e, P->collectives[i], ops[i]);
+      kinds[i] = c.bottleneck;
       a[i] = P->collectives[i].latency_scale;
       b[i] = P->collectives[i].bandwidth_scale;
+      // A PCIe-bound op slower than the model whose GPUs send and receive over their PCIe links
+      // says nothing about one-way PCIe: its deficit is the both-direction budget D that makes
+      // the GPU links bind at the fitted rate, (up + down) / (D x capacity) = link time / b.
+      // (Measured, n11a-e: all_reduce reaches 4 GB/s each way, one-way broadcast 11.1 through the
+      // same switch uplink that all_reduce loads with 8: the uplink is not what limits it.)
+      if (c.bottleneck == models::LinkKind::pcie && c.duplex_load_seconds_per_byte > 0 && b[i] < 1 &&
+          c.link_seconds_per_byte > 0)
+        duplex[i] = c.duplex_load_seconds_per_byte * b[i] / c.link_seconds_per_byte;
     }
-    // Profile-wide: latency scale and the link efficiency of each bottleneck kind.
+    auto has_fit_points = [&](std::size_t i) {
+      return std::any_of(ops[i].fit.begin(), ops[i].fit.end(), [](bool f) { return f; });
+    };
+    // Profile-wide: latency scale, the link efficiency of each bottleneck kind (one-way evidence
+    // only for PCIe), and the PCIe both-direction budget.
     P->latency_scale = median(a);
     for (int k = 1; k < 6; ++k) {
       std::vector<double> bk;
       for (std::size_t i = 0; i < ops.size(); ++i) {
-        if (static_cast<int>(kinds[i]) == k &&
-            std::any_of(ops[i].fit.begin(), ops[i].fit.end(), [](bool f) { return f; }))
-          bk.push_back(b[i]);
+        if (static_cast<int>(kinds[i]) == k && duplex[i] == 0 && has_fit_points(i)) bk.push_back(b[i]);
       }
       if (bk.empty()) continue;
       const double eff = e.default_efficiency(static_cast<models::LinkKind>(k)) * median(bk);
       P->link_efficiency[k] = std::clamp(eff, 1e-3, 1.5);
     }
+    std::vector<double> dk;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (duplex[i] > 0 && has_fit_points(i)) dk.push_back(duplex[i]);
+    }
+    if (!dk.empty()) P->pcie_duplex_efficiency = std::clamp(median(dk), 1e-3, 3.0);
     for (std::size_t i = 0; i < ops.size(); ++i) {
       CollectiveFit& f = P->collectives[i];
       f.latency_scale = a[i] / P->latency_scale;
       const int k = static_cast<int>(kinds[i]);
-      if (k > 0 && P->link_efficiency[k]) {
+      if (duplex[i] > 0) {
+        f.bandwidth_scale = duplex[i] / *P->pcie_duplex_efficiency;
+      } else if (k > 0 && P->link_efficiency[k]) {
         f.bandwidth_scale = b[i] * e.default_efficiency(kinds[i]) / *P->link_efficiency[k];
       }
     }
@@ -347,6 +369,7 @@ void fit_collectives(const models::MeasurementSet& m, const FitOptions& o, Calib
           << (static_cast<int>(kinds[i]) > 0 && P->link_efficiency[static_cast<int>(kinds[i])]
                   ? *P->link_efficiency[static_cast<int>(kinds[i])]
                   : 1.0)
+          << (duplex[i] > 0 ? "; GPU PCIe both ways: budget " + std::to_string(*P->pcie_duplex_efficiency) : "")
           << "), alpha " << P->collectives[i].alpha_s * 1e6 << " us, busbw at " << d.bytes.back() << " B "
           << P->collectives[i].busbw_gb_per_s << " GB/s";
         notes->push_back(s.str());
@@ -355,6 +378,7 @@ void fit_collectives(const models::MeasurementSet& m, const FitOptions& o, Calib
   }
   out.latency_scale = P->latency_scale;
   out.link_efficiency = P->link_efficiency;
+  out.pcie_duplex_efficiency = P->pcie_duplex_efficiency;
   out.collectives = P->collectives;
 }
 

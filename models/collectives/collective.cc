@@ -138,6 +138,13 @@ double CollectiveEngine::efficiency(sim::ResourceId r) const {
   return default_efficiency(kind);
 }
 
+double CollectiveEngine::duplex_efficiency(sim::ResourceId r) const {
+  if (const CalibrationProfile* p = cluster_.spec().profile.get()) {
+    if (p->pcie_duplex_efficiency) return *p->pcie_duplex_efficiency;
+  }
+  return 2.0 * efficiency(r);
+}
+
 double CollectiveEngine::default_efficiency(LinkKind kind) const {
   switch (kind) {
     case LinkKind::nvlink: {
@@ -324,18 +331,40 @@ void CollectiveEngine::finish_phase(Plan& plan, Phase& phase, std::span<const st
   // link, shared in proportion to their bytes (a pipelined collective moves every edge's bytes
   // in step, so all flows on the bottleneck finish together); the bottleneck time per byte is
   // the largest load / (efficiency x capacity).
+  // A GPU's PCIe link carrying this phase's bytes both ways is also bounded in sum (up + down <=
+  // duplex_efficiency x capacity); reverse's load is 0 when untouched (the scratch is all zeros).
+  auto duplex_load = [&](sim::ResourceId r) {
+    const sim::ResourceId rev = cluster_.gpu_pcie_reverse(r);
+    if (rev == Cluster::kNoResource || load_scratch_[r] <= 0 || load_scratch_[rev] <= 0) return 0.0;
+    return load_scratch_[r] + load_scratch_[rev];
+  };
   double spb = 0;
   for (auto r : touched_scratch_) {
     const double t = load_scratch_[r] / (eff(r) * net_.capacity(r));
     if (t > spb) {
       spb = t;
       phase.bottleneck = cluster_.link_kind(r);
+      phase.bottleneck_duplex = false;
+    }
+    const double both = duplex_load(r);
+    if (both > 0) {
+      phase.duplex_load_seconds_per_byte = std::max(phase.duplex_load_seconds_per_byte, both / net_.capacity(r));
+      const double td = both / (duplex_efficiency(r) * net_.capacity(r));
+      if (td > spb) {  // strictly: with the default budget a symmetric load ties the one-way bound
+        spb = td;
+        phase.bottleneck = LinkKind::pcie;
+        phase.bottleneck_duplex = true;
+      }
     }
   }
   for (std::uint32_t i = phase.first_flow; i < plan.flows.size(); ++i) {
     FlowTemplate& f = plan.flows[i];
     double cap = std::numeric_limits<double>::infinity();
-    for (auto r : f.path) cap = std::min(cap, eff(r) * net_.capacity(r) * f.byte_fraction / load_scratch_[r]);
+    for (auto r : f.path) {
+      cap = std::min(cap, eff(r) * net_.capacity(r) * f.byte_fraction / load_scratch_[r]);
+      const double both = duplex_load(r);
+      if (both > 0) cap = std::min(cap, duplex_efficiency(r) * net_.capacity(r) * f.byte_fraction / both);
+    }
     f.cap_bytes_per_s = cap;
   }
   for (auto r : touched_scratch_) {
@@ -717,6 +746,9 @@ CollectiveChoice CollectiveEngine::evaluate(const Plan& plan, double bytes) cons
     if (ph.seconds_per_byte > max_phase_bw) {
       max_phase_bw = ph.seconds_per_byte;
       best.bottleneck = ph.bottleneck;
+      best.bottleneck_duplex = ph.bottleneck_duplex;
+      best.link_seconds_per_byte = ph.seconds_per_byte;
+      best.duplex_load_seconds_per_byte = ph.duplex_load_seconds_per_byte;
     }
   }
   bool have = false;

@@ -34,7 +34,9 @@
 //  - all_to_all: direct, one flow of S/n per ordered pair; send_recv: one flow on the route.
 //  - Achievable bandwidth: each flow is capped so that the flows of one collective together get
 //    at most efficiency(link type) x capacity on every link, times the protocol's bandwidth
-//    factor (and NCCL's tree correction factor for medium tree sizes).
+//    factor (and NCCL's tree correction factor for medium tree sizes). A GPU's own PCIe link
+//    loaded in both directions by one phase is also bounded in sum: up + down <= the profile's
+//    pcie_duplex_efficiency x capacity (default 2 x the PCIe efficiency: no extra bound).
 //  - calibration (ClusterSpec::profile, models/calibration_profile.h): its link efficiencies
 //    replace LinkEfficiency, its latency_scale multiplies every latency term, and a CollectiveFit
 //    for the call's (op, group size) scales that call's latency and bandwidth and multiplies its
@@ -80,6 +82,14 @@ struct CollectiveChoice {
   /// Kind of the link that bounds the bandwidth term (of the phase with the largest one);
   /// LinkKind::other when nothing moves.
   LinkKind bottleneck = LinkKind::other;
+  /// true when that bound is a GPU PCIe link's both-direction budget (pcie_duplex_efficiency).
+  bool bottleneck_duplex = false;
+  /// Of the phase with the largest bandwidth term: its time per byte of `bytes` at protocol
+  /// factor 1 and without a CollectiveFit's scales [s/byte]; and the largest (bytes up + bytes
+  /// down) / line rate over the GPU PCIe links it loads in both directions [s/byte] (the
+  /// both-direction time at a budget of 1; 0 when no GPU PCIe link carries traffic both ways).
+  double link_seconds_per_byte = 0;
+  double duplex_load_seconds_per_byte = 0;
   double seconds() const { return latency_s + bandwidth_s; }
 };
 
@@ -162,6 +172,9 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   /// Default efficiency of a link kind (LinkEfficiency; NVLink by the cluster's GPU generation),
   /// before any profile.
   double default_efficiency(LinkKind kind) const;
+  /// Both-direction budget of GPU PCIe resource r (up + down, as a fraction of one direction's
+  /// capacity): the profile's pcie_duplex_efficiency, else 2 x efficiency(r).
+  double duplex_efficiency(sim::ResourceId r) const;
   /// Collectives started and not yet reported done.
   std::size_t active() const { return in_flight_; }
 
@@ -177,11 +190,13 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   struct Phase {
     std::uint32_t first_flow = 0;
     std::uint32_t num_flows = 0;
-    std::array<double, 3> latency_s{};      // per protocol (before size-dependent adjustments)
-    double seconds_per_byte = 0;            // bottleneck time per byte of call.bytes at protocol factor 1
-    double nvlink_scale = 1.0;              // extra efficiency on NVLink resources (NVLS)
-    bool ring_plateau = false;              // NCCL: ring Simple all_reduce across nodes, latency x 1.4
-    LinkKind bottleneck = LinkKind::other;  // kind of the link with the largest time per byte
+    std::array<double, 3> latency_s{};        // per protocol (before size-dependent adjustments)
+    double seconds_per_byte = 0;              // bottleneck time per byte of call.bytes at protocol factor 1
+    double nvlink_scale = 1.0;                // extra efficiency on NVLink resources (NVLS)
+    bool ring_plateau = false;                // NCCL: ring Simple all_reduce across nodes, latency x 1.4
+    LinkKind bottleneck = LinkKind::other;    // kind of the link with the largest time per byte
+    bool bottleneck_duplex = false;           // that bound is a GPU PCIe link's both-way budget
+    double duplex_load_seconds_per_byte = 0;  // max (up + down) / capacity over both-way GPU PCIe links
   };
   struct Plan {
     CollectiveOp op{};

@@ -284,6 +284,9 @@ void Cluster::build_node(int node) {
     const std::string parent = s >= 0 ? switch_name(s) : socket_name(socket_of_gpu(g));
     pcie_up_.push_back(add(t.pcie_bytes_per_s, 0, gn + ".pcie_up", LinkKind::pcie, gn, parent));
     pcie_down_.push_back(add(t.pcie_bytes_per_s, 0, gn + ".pcie_down", LinkKind::pcie, parent, gn));
+    if (gpu_pcie_reverse_.size() <= pcie_down_.back()) gpu_pcie_reverse_.resize(pcie_down_.back() + 1, kNoResource);
+    gpu_pcie_reverse_[pcie_up_.back()] = pcie_down_.back();
+    gpu_pcie_reverse_[pcie_down_.back()] = pcie_up_.back();
   }
   if (scale_up_ == ScaleUp::mesh || scale_up_ == ScaleUp::bridge_pairs) {
     const char* what =

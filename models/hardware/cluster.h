@@ -103,6 +103,13 @@ class Cluster {
   /// route() through the destination GPU's own NIC (rail nic_of_local(local_rank(dst))).
   std::span<const sim::ResourceId> route(int src_gpu, int dst_gpu) const;
 
+  /// The other direction of a GPU's own PCIe link (pcie_up(g) <-> pcie_down(g), the link between
+  /// the GPU and its PCIe switch or root port), or kNoResource when r is not such a link.
+  sim::ResourceId gpu_pcie_reverse(sim::ResourceId r) const {
+    return r < gpu_pcie_reverse_.size() ? gpu_pcie_reverse_[r] : kNoResource;
+  }
+  static constexpr sim::ResourceId kNoResource = ~sim::ResourceId{0};
+
   /// Kind of a resource built by this cluster (LinkKind::other for ids it did not build).
   LinkKind link_kind(sim::ResourceId r) const { return r < kinds_.size() ? kinds_[r] : LinkKind::other; }
   /// Every resource built, as an edge between devices, in build order.
@@ -173,6 +180,7 @@ class Cluster {
   std::vector<sim::ResourceId> pod_up_, core_down_;    // pod * cores + c
   std::vector<sim::ResourceId> torus_;                 // node * 2 * dims + 2 * d + (dir < 0)
   std::vector<LinkKind> kinds_;
+  std::vector<sim::ResourceId> gpu_pcie_reverse_;  // by resource id; kNoResource elsewhere
   std::vector<ClusterEdge> edges_;
 
   mutable std::unordered_map<std::uint64_t, CachedRoute> route_index_;

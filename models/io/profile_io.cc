@@ -212,6 +212,8 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
   }
   if (m.has_latency_scale() && w.range("latency_scale", m.latency_scale(), 0, 1000, true))
     p->latency_scale = m.latency_scale();
+  if (m.has_pcie_duplex_efficiency() && w.range("pcie_duplex_efficiency", m.pcie_duplex_efficiency(), 0, 3, true))
+    p->pcie_duplex_efficiency = m.pcie_duplex_efficiency();
   for (int i = 0; i < m.collective_size(); ++i) {
     const tp::CollectiveFitSpec& c = m.collective(i);
     const std::string at = idx("collective", i);
@@ -302,6 +304,7 @@ std::string profile_to_text(const models::CalibrationProfile& p, const std::stri
     o.set_efficiency(*p.link_efficiency[k]);
   }
   if (p.latency_scale != 1.0) m.set_latency_scale(p.latency_scale);
+  if (p.pcie_duplex_efficiency) m.set_pcie_duplex_efficiency(*p.pcie_duplex_efficiency);
   for (const auto& f : p.collectives) {
     tp::CollectiveFitSpec& o = *m.add_collective();
     o.set_op(std::string(models::nccl_tests_op_name(nccl_op_of(f.op))));

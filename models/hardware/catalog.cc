@@ -506,15 +506,16 @@ std::vector<NodeTemplate> make_nodes() {
   t.nics = 16;
   n.push_back(t);
   // NREL Kestrel gpu-h100 nodes (HPE Cray, 2024): 4x H100 SXM 80GB fully connected by NVLink (HGX
-  // H100 4-GPU: 6 NVLink4 links per GPU pair), 2x AMD EPYC Genoa, 4x HPE Slingshot 200 Gb/s
-  // (one per GPU: estimate, as other HPE Cray EX GPU nodes).
+  // H100 4-GPU: 6 NVLink4 links per GPU pair), 2x AMD EPYC Genoa, 2x HPE Slingshot 200 Gb/s
+  // (NREL's Kestrel system configuration page: "each [accelerated] node will have two 200 Gb/s
+  // Network Interface Cards"), one per pair of GPUs.
   t = {};
   t.name = "kestrel_h100_4gpu";
   t.gpu = "H100-SXM5-80GB";
   t.gpus_per_node = 4;
   t.scale_up = ScaleUp::mesh;
   t.nic = "Slingshot-200";
-  t.nics = 4;
+  t.nics = 2;
   t.sockets = 2;
   t.pcie_switches = 0;
   t.pcie_generation = 5;
@@ -523,7 +524,8 @@ std::vector<NodeTemplate> make_nodes() {
   t.cpu = "AMD EPYC 9004 (Genoa)";
   t.source =
       "NREL Kestrel GPU nodes (NREL HPC docs, 2024): 4x H100 SXM 80GB, 2x AMD Genoa, HPE Slingshot; "
-      "NVIDIA HGX H100 4-GPU NVLink mesh; NIC count one per GPU (estimate)";
+      "NVIDIA HGX H100 4-GPU NVLink mesh; 2x 200 Gb/s Slingshot NICs per accelerated node "
+      "(https://www.nrel.gov/hpc/kestrel-system-configuration.html)";
   n.push_back(t);
 
   // A 2-socket 8-GPU PCIe server (L40S / A100-PCIe style, e.g. Supermicro SYS-420GP or Dell R760xa

@@ -27,8 +27,9 @@ enum class FabricKind { none, rail_optimized, fat_tree, torus };
 /// ring: pipelined rings (channels over NICs); hierarchical: intra-node reduce-scatter, inter-node
 /// all-reduce per local rank, intra-node all-gather; tree: double binary tree across nodes with
 /// intra-node chains (NCCL Tree, all_reduce); nvls: NVSwitch in-network reduction (NVLink SHARP,
-/// NVSwitch gen3+ nodes, one node); nvls_tree: NVLS inside nodes and a tree across nodes.
-enum class CollectiveAlgorithm { automatic, ring, hierarchical, tree, nvls, nvls_tree };
+/// NVSwitch gen3+ nodes, one node; all_reduce, all_gather, reduce_scatter); nvls_tree: NVLS inside
+/// nodes and a tree across nodes; pat: NCCL 2.23+ PAT (all_gather/reduce_scatter, one GPU per node).
+enum class CollectiveAlgorithm { automatic, ring, hierarchical, tree, nvls, nvls_tree, pat };
 /// NCCL protocols: LL (8-byte flag+data stores), LL128 (128-byte lines), Simple (bulk + fences).
 enum class CollectiveProtocol { ll, ll128, simple };
 

@@ -24,6 +24,9 @@ constexpr int kLL = 0;
 constexpr int kLL128 = 1;
 constexpr int kSimple = 2;
 
+// NCCL src/graph/tuning.cc (2.23+, ncclTopoTuneModel): "if (a == NCCL_ALGO_PAT) busBw *= .75".
+constexpr double kPatBandwidthFactor = 0.75;
+
 std::uint64_t mix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -193,12 +196,14 @@ void CollectiveEngine::validate(const CollectiveCall& call) const {
 std::array<double, 3> CollectiveEngine::ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink) const {
   // NCCL tuning.cc (Ring): latency = baseLat + (nsteps - nInterSteps) * intraLat +
   // nInterSteps * interLat, intraLat raised to the network post overhead (x3 for Simple) when
-  // the ring spans nodes.
+  // the ring spans nodes. As of the PAT releases (2.23+): nInterSteps = 2 (nNodes - 1) for
+  // all_reduce (was 2 nNodes), and with one GPU per node ("latencies are fully exposed")
+  // interLat is the NET Tree figure.
   int steps = 0, inter = 0;
   switch (op) {
     case CollectiveOp::all_reduce:
       steps = 2 * (n - 1);
-      inter = nodes > 1 ? 2 * nodes : 0;
+      inter = nodes > 1 ? 2 * (nodes - 1) : 0;
       break;
     case CollectiveOp::all_gather:
     case CollectiveOp::reduce_scatter:
@@ -221,11 +226,12 @@ std::array<double, 3> CollectiveEngine::ring_latency_s(CollectiveOp op, int n, i
   }
   inter = std::min(inter, steps);
   const auto& intra_table = nvlink ? NcclLatencyUs::nvlink_ring : NcclLatencyUs::pci_ring;
+  const auto& net_table = nodes > 1 && n == nodes ? NcclLatencyUs::net_tree : NcclLatencyUs::net_ring;
   std::array<double, 3> out{};
   for (int p = 0; p < 3; ++p) {
     double intra = intra_table[p];
     if (nodes > 1) intra = std::max(intra, NcclLatencyUs::net_overhead * (p == kSimple ? 3.0 : 1.0));
-    const double us = NcclLatencyUs::base_ring[p] + (steps - inter) * intra + inter * NcclLatencyUs::net_ring[p];
+    const double us = NcclLatencyUs::base_ring[p] + (steps - inter) * intra + inter * net_table[p];
     out[p] = us * 1e-6;
   }
   return out;
@@ -272,6 +278,8 @@ double CollectiveEngine::protocol_factor(const Plan& plan, int p, double bytes) 
     case CollectiveAlgorithm::nvls:
     case CollectiveAlgorithm::nvls_tree:
       return 1.0;  // Simple only; NVLS efficiency is on the links
+    case CollectiveAlgorithm::pat:
+      return kPatBandwidthFactor;  // Simple only
     default:
       break;
   }
@@ -595,20 +603,74 @@ void CollectiveEngine::build_nvls(Plan& plan, const Groups& g) const {
   const int n = static_cast<int>(local.size());
   std::vector<std::span<const sim::ResourceId>> paths;
   std::vector<double> fractions;
-  // NVLink SHARP: S to the switch for reduction plus S/n of results to multicast (up), S/n of
-  // reduced results plus S of multicast (down), per GPU.
+  // Bytes per GPU port, as fractions of S (NCCL src/device/all_reduce.h, all_gather.h,
+  // reduce_scatter.h, NVLS variants: multimem.ld_reduce reads a chunk from every GPU of the
+  // multicast group and returns the sum; multimem.st stores once and the switch replicates the
+  // chunk to every member, the writer included):
+  //   all_reduce: up S (reduction reads) + S/n (multicast of the own reduced share);
+  //               down S/n (reduced share) + S (multicast results)       -> 1 + 1/n each way;
+  //   all_gather: up S/n (own chunk stored once), down S (n chunks from the switch);
+  //   reduce_scatter: up S (every chunk read for the reductions), down S/n (own reduced chunk).
+  double up = 1.0 + 1.0 / n, down = 1.0 + 1.0 / n;
+  if (plan.op == CollectiveOp::all_gather) {
+    up = 1.0 / n;
+    down = 1.0;
+  } else if (plan.op == CollectiveOp::reduce_scatter) {
+    up = 1.0;
+    down = 1.0 / n;
+  }
   for (int i = 0; i < n; ++i) {
     const int a = local[i], b = local[(i + 1) % n];
-    paths.push_back(cluster_.route(a, b).subspan(0, 1));
-    fractions.push_back(1.0 + 1.0 / n);
-    paths.push_back(cluster_.route(b, a).subspan(1, 1));
-    fractions.push_back(1.0 + 1.0 / n);
+    paths.push_back(cluster_.route(a, b).subspan(0, 1));  // nvl_up(a)
+    fractions.push_back(up);
+    paths.push_back(cluster_.route(b, a).subspan(1, 1));  // nvl_down(a)
+    fractions.push_back(down);
   }
   plan.channels = n;
   Phase ph;
   ph.nvlink_scale =
       cluster_.gpu_spec(0).nvlink_generation >= 5 ? LinkEfficiency::nvls_blackwell : LinkEfficiency::nvls_hopper;
   const double us = NcclLatencyUs::nvlink_nvls;
+  ph.latency_s = {us * 1e-6, us * 1e-6, us * 1e-6};
+  plan.protocol_allowed = {false, false, true};
+  finish_phase(plan, ph, paths, fractions);
+  plan.phases.push_back(ph);
+}
+
+void CollectiveEngine::build_pat(Plan& plan, const Groups& g) const {
+  // PAT (Parallel Aggregated Trees; S. Jeaugey, "PAT: a new algorithm for all-gather and
+  // reduce-scatter operations at scale", arXiv:2506.20252, 2025; NCCL 2.23+): Bruck's algorithm
+  // with the dimensions reversed (far peers first). Rank o's chunk (S/n) reaches offset j (1..n-1)
+  // from offset j - lowbit(j), a transfer over distance lowbit(j); each rank receives each chunk
+  // once. So every rank sends to its peer at distance 2^k the chunks of the offsets j < n whose
+  // lowest set bit is 2^k: count_k = #{j in [1, n-1] : lowbit(j) = 2^k}, summing to n-1
+  // ((n-1)/n S per rank, as a ring). all_gather sends to rank + 2^k; reduce_scatter is its
+  // transpose (partial sums to rank - 2^k). One GPU per node: every transfer crosses the network,
+  // spread over the GPU's NICs (NCCL's channels over the rails).
+  const std::vector<int>& ranks = plan.ranks;
+  const int n = static_cast<int>(ranks.size());
+  const int rails = static_cast<int>(g.rails.size());
+  plan.channels = rails;
+  std::vector<std::span<const sim::ResourceId>> paths;
+  std::vector<double> fractions;
+  for (int d = 1; d < n; d <<= 1) {
+    int count = 0;
+    for (int j = d; j < n; j += 2 * d) ++count;  // j with lowbit(j) == d: d, 3d, 5d, ...
+    const double f = static_cast<double>(count) / n / rails;
+    for (int i = 0; i < n; ++i) {
+      const int peer = plan.op == CollectiveOp::all_gather ? (i + d) % n : (i - d + n) % n;
+      for (int r = 0; r < rails; ++r) {
+        paths.push_back(cluster_.route(ranks[i], ranks[peer], g.rails[r]));
+        fractions.push_back(f);
+      }
+    }
+  }
+  Phase ph;
+  // NCCL tuning.cc (2.23+): latency = baseLat PAT 8.0 + log2i(nNodes) x (interLat / 3.5) +
+  // nRanks x 2.8 us ("still a linear part"), interLat = hwLat NET PAT Simple 14 us.
+  const double us = NcclLatencyUs::base_pat +
+                    log2i(g.nodes()) * NcclLatencyUs::net_pat / NcclLatencyUs::pat_log_divisor +
+                    n * NcclLatencyUs::pat_per_rank;
   ph.latency_s = {us * 1e-6, us * 1e-6, us * 1e-6};
   plan.protocol_allowed = {false, false, true};
   finish_phase(plan, ph, paths, fractions);
@@ -664,12 +726,23 @@ void CollectiveEngine::build_plan(Plan& plan) const {
       plan.applicable = plan.op == CollectiveOp::all_reduce && nodes > 1 && !g.rails.empty();
       if (plan.applicable) build_tree(plan, g, false);
       return;
+    case CollectiveAlgorithm::pat:
+      // NCCL tuning.cc ncclPatEnable (2.23+): all_gather / reduce_scatter, Simple, only with one
+      // GPU per node (nNodes == nRanks) and SM60+ (every GPU of the catalog).
+      plan.applicable = (plan.op == CollectiveOp::all_gather || plan.op == CollectiveOp::reduce_scatter) &&
+                        nodes == n && nodes > 1 && !g.rails.empty();
+      if (plan.applicable) build_pat(plan, g);
+      return;
     case CollectiveAlgorithm::nvls:
     case CollectiveAlgorithm::nvls_tree: {
       const bool nvls_hw = cluster_.scale_up() == ScaleUp::nvswitch && gpu.nvlink_generation >= 4;
       if (plan.algorithm == CollectiveAlgorithm::nvls) {
-        // NCCL enables NVLS on NVSwitch systems with more than 2 GPUs (src/transport/nvls.cc).
-        plan.applicable = plan.op == CollectiveOp::all_reduce && nvls_hw && nodes == 1 && n > 2;
+        // NCCL enables NVLS on NVSwitch systems with more than 2 GPUs (src/transport/nvls.cc);
+        // all_gather / reduce_scatter over NVLS only inside one node (src/enqueue.cc: "we only
+        // support single-node NVLS allgather and reducescatter").
+        const bool op_ok = plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::all_gather ||
+                           plan.op == CollectiveOp::reduce_scatter;
+        plan.applicable = op_ok && nvls_hw && nodes == 1 && n > 2;
         if (plan.applicable) build_nvls(plan, g);
       } else {
         plan.applicable = plan.op == CollectiveOp::all_reduce && nvls_hw && nodes > 1 && g.ppn() > 1 && g.same_size &&
@@ -792,9 +865,17 @@ CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const
     }
     // Not applicable (or no allowed protocol): automatic, as NCCL falls back to what can run.
   }
-  if (call.op != CollectiveOp::all_reduce) return best;
-  for (CollectiveAlgorithm a : {CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls,
-                                CollectiveAlgorithm::nvls_tree}) {
+  // Candidates besides ring, as NCCL's tuner (tuning.cc): all_reduce: tree, NVLS, NVLS tree (and
+  // our hierarchical); all_gather / reduce_scatter: PAT and NVLS; broadcast / reduce: ring only.
+  static constexpr std::array<CollectiveAlgorithm, 4> kAllReduce{CollectiveAlgorithm::hierarchical,
+                                                                 CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls,
+                                                                 CollectiveAlgorithm::nvls_tree};
+  static constexpr std::array<CollectiveAlgorithm, 2> kGatherScatter{CollectiveAlgorithm::pat,
+                                                                     CollectiveAlgorithm::nvls};
+  std::span<const CollectiveAlgorithm> candidates;
+  if (call.op == CollectiveOp::all_reduce) candidates = kAllReduce;
+  if (call.op == CollectiveOp::all_gather || call.op == CollectiveOp::reduce_scatter) candidates = kGatherScatter;
+  for (CollectiveAlgorithm a : candidates) {
     const Plan& p = plan_for(call.op, a, call.ranks);
     if (!p.applicable) continue;
     const CollectiveChoice c = evaluate(p, call.bytes);
@@ -905,6 +986,8 @@ const char* algorithm_name(CollectiveAlgorithm a) {
       return "nvls";
     case CollectiveAlgorithm::nvls_tree:
       return "nvls_tree";
+    case CollectiveAlgorithm::pat:
+      return "pat";
   }
   return "?";
 }

@@ -26,6 +26,12 @@
 //  - nvls (all_reduce, one node, NVSwitch with NVLink4+): NVLink SHARP: each GPU sends its buffer
 //    to the switch for reduction and S/n of results back for multicast: S (1 + 1/n) per port per
 //    direction, at the NVLink efficiency x NCCL's nvlsEfficiency (Hopper 0.85, Blackwell 0.74).
+//    all_gather: S/n up (own chunk, multicast by the switch) and S down per port; reduce_scatter:
+//    S up (read by the switch's reductions) and S/n down (one node only, as NCCL).
+//  - pat (all_gather, reduce_scatter; one GPU per node, NCCL 2.23+): reversed-dimension Bruck:
+//    each rank sends #{j < n : lowbit(j) = 2^k} chunks of S/n to the rank 2^k away (all_gather
+//    +2^k, reduce_scatter -2^k), over its NICs; (n-1)/n S per rank in all; Simple only, NCCL's
+//    PAT busBw factor 0.75 and latency 8 + log2(nodes) x 14 / 3.5 + 2.8 n us.
 //  - nvls_tree (all_reduce, > 1 node, NVSwitch NVLink4+): NVLS inside each node, and per rail a
 //    double binary tree across nodes between the rail's GPUs (S/C up and down per tree edge).
 //  - hierarchical (all_reduce, every node holding the same p > 1 group GPUs, > 1 node):
@@ -99,6 +105,9 @@ struct CollectiveChoice {
 /// 5.7}; NET: Tree {5.0, 8.5, 14}, Ring {2.7, 4.0, 14.0}, NVLS 18, NVLSTree 14. Network post
 /// overhead 1 us per inter-node ring step (x3 for Simple; Intel CPU value). Ring Simple all_reduce
 /// across nodes: latency x 1.4 (NCCL's "plateau effect of ring", compute capability >= 8.0).
+/// Ring steps across nodes: 2 (nodes - 1) for all_reduce, nodes - 1 for all_gather and
+/// reduce_scatter, each at the NET Ring figure, or the NET Tree figure when the group has one GPU
+/// per node ("with ppn=1 latencies are fully exposed", tuning.cc of the PAT releases).
 struct NcclLatencyUs {
   static constexpr std::array<double, 3> base_ring{6.6, 14.0, 8.4};
   static constexpr std::array<double, 3> base_tree{6.8, 14.0, 8.4};
@@ -113,6 +122,12 @@ struct NcclLatencyUs {
   static constexpr double net_nvls_tree = 14.0;
   static constexpr double net_overhead = 1.0;
   static constexpr double ring_plateau = 1.4;
+  /// PAT (NCCL 2.23+ tuning.cc): baseLat 8.0; hwLat NET PAT Simple 14; latency = 8.0 +
+  /// log2i(nNodes) x 14 / 3.5 + nRanks x 2.8.
+  static constexpr double base_pat = 8.0;
+  static constexpr double net_pat = 14.0;
+  static constexpr double pat_log_divisor = 3.5;
+  static constexpr double pat_per_rank = 2.8;
 };
 
 /// Achievable fraction of line rate per link type: NCCL's own per-link bandwidth assumptions in
@@ -228,6 +243,7 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   void build_hierarchical(Plan& plan, const Groups& g) const;
   void build_tree(Plan& plan, const Groups& g, bool nvls) const;
   void build_nvls(Plan& plan, const Groups& g) const;
+  void build_pat(Plan& plan, const Groups& g) const;
   void finish_phase(Plan& plan, Phase& phase, std::span<const std::span<const sim::ResourceId>> paths,
                     std::span<const double> fractions) const;
   std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink) const;

@@ -229,7 +229,7 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (f.torus_dims_size() > 0) s.cluster.fabric.torus_dims.assign(f.torus_dims().begin(), f.torus_dims().end());
   if (f.has_cable_length_m()) s.cluster.fabric.cable_length_m = f.cable_length_m();
   const tp::CollectiveSpec& cs = c.collectives();
-  if (cs.has_algorithm() && !enum_from_number(cs.algorithm(), 6, s.cluster.collectives.algorithm))
+  if (cs.has_algorithm() && !enum_from_number(cs.algorithm(), 7, s.cluster.collectives.algorithm))
     bad_enums.push_back("cluster.collectives.algorithm");
   if (cs.has_protocol()) {
     if (cs.protocol() >= 1 && cs.protocol() <= 3) {
@@ -342,7 +342,7 @@ static_assert(static_cast<int>(models::Architecture::encoder) == tp::ModelSpec::
 static_assert(static_cast<int>(models::FabricKind::torus) == tp::FabricSpec::torus);
 static_assert(static_cast<int>(models::CollectiveAlgorithm::nvls_tree) == tp::nvls_tree &&
               static_cast<int>(models::CollectiveAlgorithm::hierarchical) == tp::hierarchical &&
-              tp::CollectiveAlgorithm_ARRAYSIZE == 6);
+              static_cast<int>(models::CollectiveAlgorithm::pat) == tp::pat && tp::CollectiveAlgorithm_ARRAYSIZE == 7);
 static_assert(static_cast<int>(models::CollectiveProtocol::simple) + 1 == tp::CollectiveSpec::simple &&
               static_cast<int>(models::CollectiveProtocol::ll) + 1 == tp::CollectiveSpec::ll);
 static_assert(static_cast<int>(models::NicPlacement::other_socket) == tp::ClusterSpec::other_socket);

@@ -29,9 +29,8 @@ struct Recorder : CollectiveListener {
 };
 
 struct Bench {
-  Bench(const std::string& tmpl, int nodes) : net(sim), cluster(make(tmpl, nodes), net), engine(sim, net, cluster) {
-    rec.sim = &sim;
-  }
+  Bench(const std::string& tmpl, int nodes) : Bench(make(tmpl, nodes)) {}
+  explicit Bench(const ClusterSpec& spec) : net(sim), cluster(spec, net), engine(sim, net, cluster) { rec.sim = &sim; }
   static ClusterSpec make(const std::string& tmpl, int nodes) {
     ClusterSpec s;
     s.node_template = tmpl;
@@ -46,6 +45,14 @@ struct Bench {
     sim.run();
     EXPECT_EQ(rec.tags.size(), before + 1);
     return (rec.times_ns.back() - t0) * 1e-9;
+  }
+  /// Sum of bytes carried by the resources whose name starts with `prefix`.
+  double carried_prefix(const std::string& prefix) const {
+    double sum = 0;
+    for (sim::ResourceId r = 0; r < net.num_resources(); ++r) {
+      if (net.resource_name(r).rfind(prefix, 0) == 0) sum += net.stats(r).bytes_carried;
+    }
+    return sum;
   }
   double carried(const std::string& name) const {
     for (sim::ResourceId r = 0; r < net.num_resources(); ++r) {
@@ -383,6 +390,119 @@ TEST(Collective, NvlsTreeTwoNodes) {
   EXPECT_NEAR(b.carried("node0.nic5.tx"), S / 8, 1.0);
   // Bound by NVLS: 1.125 S / 315.18 GB/s; NICs need only S/8 / 48 GB/s. Latency 25 + 2 x 14 us.
   EXPECT_NEAR(b.engine.choose(c).seconds(), 1.125 * S / (450e9 * 20.6 / 25 * 0.85) + 53e-6, 1e-9);
+}
+
+TEST(Collective, NvlsAllGatherAndReduceScatterSingleNode) {
+  Bench b("dgx_h100", 1);
+  const double S = kGiB;
+  // all_gather over NVLS: each GPU stores its S/8 chunk once (up) and the switch multicasts all 8
+  // chunks to every GPU (down S); bound by the down port: S / (450 GB/s x 0.824 x NVLS 0.85 =
+  // 315.18 GB/s); latency NVLS 25 us (NCCL hwLat NVLink NVLS, Simple only, baseLat 0).
+  const double expected = S / (450e9 * 20.6 / 25 * 0.85) + 25e-6;
+  const auto ag = call(CollectiveOp::all_gather, iota(0, 8), S, CollectiveAlgorithm::nvls);
+  const CollectiveChoice ch = b.engine.choose(ag);
+  EXPECT_EQ(ch.algorithm, CollectiveAlgorithm::nvls);
+  EXPECT_EQ(ch.protocol, CollectiveProtocol::simple);
+  EXPECT_NEAR(ch.seconds(), expected, 1e-9);
+  EXPECT_NEAR(b.run(ag), expected, 3e-9);
+  for (int g = 0; g < 8; ++g) {
+    EXPECT_NEAR(b.carried("node0.gpu" + std::to_string(g) + ".nvl_up"), S / 8, 1.0);
+    EXPECT_NEAR(b.carried("node0.gpu" + std::to_string(g) + ".nvl_down"), S, 1.0);
+  }
+  // reduce_scatter over NVLS: the switch reads every chunk from every GPU (up S) and returns each
+  // GPU its reduced S/8 (down); bound by the up port, same time.
+  const auto rs = call(CollectiveOp::reduce_scatter, iota(0, 8), S, CollectiveAlgorithm::nvls);
+  EXPECT_NEAR(b.engine.choose(rs).seconds(), expected, 1e-9);
+  EXPECT_NEAR(b.run(rs), expected, 3e-9);
+  for (int g = 0; g < 8; ++g) {
+    EXPECT_NEAR(b.carried("node0.gpu" + std::to_string(g) + ".nvl_up"), S / 8 + S, 1.0);
+    EXPECT_NEAR(b.carried("node0.gpu" + std::to_string(g) + ".nvl_down"), S + S / 8, 1.0);
+  }
+  // Ring moves 7/8 S per port at 370.8 GB/s (2.53 ms + 32 us) and beats NVLS (3.43 ms) at 1 GiB,
+  // as in NCCL's own model (NVLS all_gather busBw x nvlsEfficiency 0.85).
+  EXPECT_EQ(b.engine.choose(call(CollectiveOp::all_gather, iota(0, 8), S)).algorithm, CollectiveAlgorithm::ring);
+  // NCCL supports NVLS all_gather / reduce_scatter inside one node only, and not on A100.
+  Bench two("dgx_h100", 2);
+  EXPECT_EQ(two.engine.choose(call(CollectiveOp::all_gather, iota(0, 16), S, CollectiveAlgorithm::nvls)).algorithm,
+            CollectiveAlgorithm::ring);
+  Bench a("dgx_a100", 1);
+  EXPECT_EQ(a.engine.choose(call(CollectiveOp::reduce_scatter, iota(0, 8), S, CollectiveAlgorithm::nvls)).algorithm,
+            CollectiveAlgorithm::ring);
+}
+
+TEST(Collective, PatAllGatherOneGpuPerNode) {
+  // 4 DGX A100 nodes, 2 per leaf (fat tree), local GPU 3 of each (rail 3): one GPU per node, so
+  // PAT applies. Reversed-dimension Bruck with n = 4: offsets j = 1, 3 have lowest bit 1 -> 2
+  // chunks of S/4 to the rank 1 away; j = 2 -> 1 chunk to the rank 2 away; 3/4 S per NIC.
+  ClusterSpec spec;
+  spec.node_template = "dgx_a100";
+  spec.num_nodes = 4;
+  spec.fabric.kind = FabricKind::fat_tree;
+  spec.fabric.nodes_per_leaf = 2;
+  Bench b(spec);
+  const double S = 1e9;
+  const std::vector<int> ranks{3, 11, 19, 27};
+  const auto c = call(CollectiveOp::all_gather, ranks, S, CollectiveAlgorithm::pat);
+  const CollectiveChoice ch = b.engine.choose(c);
+  EXPECT_EQ(ch.algorithm, CollectiveAlgorithm::pat);
+  EXPECT_EQ(ch.protocol, CollectiveProtocol::simple);
+  EXPECT_EQ(ch.channels, 1);
+  // Time: 0.75 S per NIC at HDR 25 GB/s x 0.96 = 24 GB/s (PCIe gen4 x16 x 12/15.754 = 24 GB/s
+  // too) x NCCL's PAT factor 0.75; latency 8 + log2(4) x 14 / 3.5 + 4 x 2.8 = 27.2 us.
+  const double expected = 0.75 * S / (24e9 * 0.75) + 27.2e-6;
+  EXPECT_NEAR(ch.seconds(), expected, 1e-9);
+  const double t = b.run(c);
+  EXPECT_GT(t, expected);
+  EXPECT_LT(t, expected + 2e-6);  // plus adapters (600 ns) and up to 3 switch hops (130 ns each)
+  for (int node = 0; node < 4; ++node) {
+    EXPECT_NEAR(b.carried("node" + std::to_string(node) + ".nic3.tx"), 0.75 * S, 1.0);
+    EXPECT_NEAR(b.carried("node" + std::to_string(node) + ".nic3.rx"), 0.75 * S, 1.0);
+  }
+  // Leaf 0 holds nodes 0 and 1. Leaving it: 1 -> 2 (distance 1, S/2), 0 -> 2 and 1 -> 3
+  // (distance 2, S/4 each) = S in all; a ring 0-1-2-3 would send only its 1 -> 2 edge (3/4 S).
+  EXPECT_NEAR(b.carried_prefix("leaf0->"), S, 1.0);
+}
+
+TEST(Collective, PatReduceScatterAnyRankCount) {
+  // 5 ranks (not a power of two): offsets 1, 3 -> 2 chunks to distance 1; 2 -> 1 chunk to
+  // distance 2; 4 -> 1 chunk to distance 4: 4/5 S per NIC in each direction.
+  Bench b("dgx_a100", 5);
+  const double S = 1e9;
+  const std::vector<int> ranks{3, 11, 19, 27, 35};
+  const auto c = call(CollectiveOp::reduce_scatter, ranks, S, CollectiveAlgorithm::pat);
+  // Latency 8 + log2i(5) = 2 x 14 / 3.5 + 5 x 2.8 = 30 us.
+  EXPECT_NEAR(b.engine.choose(c).seconds(), 0.8 * S / (24e9 * 0.75) + 30e-6, 1e-9);
+  b.run(c);
+  for (int node = 0; node < 5; ++node) {
+    EXPECT_NEAR(b.carried("node" + std::to_string(node) + ".nic3.tx"), 0.8 * S, 1.0);
+    EXPECT_NEAR(b.carried("node" + std::to_string(node) + ".nic3.rx"), 0.8 * S, 1.0);
+  }
+  // Not with two GPUs of one node in the group (NCCL: PAT only at one GPU per node), and not
+  // for all_reduce: both fall back to automatic.
+  EXPECT_NE(b.engine.choose(call(CollectiveOp::reduce_scatter, {3, 4, 11, 12}, S, CollectiveAlgorithm::pat)).algorithm,
+            CollectiveAlgorithm::pat);
+  EXPECT_NE(b.engine.choose(call(CollectiveOp::all_reduce, ranks, S, CollectiveAlgorithm::pat)).algorithm,
+            CollectiveAlgorithm::pat);
+  // Automatic at 1 GB: ring (PAT has NCCL's x0.75 bandwidth, same bytes per NIC).
+  EXPECT_EQ(b.engine.choose(call(CollectiveOp::reduce_scatter, ranks, S)).algorithm, CollectiveAlgorithm::ring);
+}
+
+TEST(Collective, AutomaticPicksPatAtMediumSizesAtScale) {
+  // 16 nodes, one GPU each, all_gather of 1 MB; every algorithm moves 15/16 S per NIC (24 GB/s):
+  //   ring LL: 6.6 + 15 x 5.0 (NET Tree LL: one GPU per node) = 81.6 us + 0.9375 MB / 6 GB/s
+  //            (LL x 1/4) = 237.9 us;
+  //   ring Simple: 8.4 + 15 x 14 = 218.4 us + 0.9375 MB / 24 GB/s = 257.5 us;
+  //   PAT: 8 + log2(16) x 14 / 3.5 + 16 x 2.8 = 68.8 us + 0.9375 MB / 18 GB/s = 120.9 us.
+  Bench b("dgx_a100", 16);
+  std::vector<int> ranks;
+  for (int k = 0; k < 16; ++k) ranks.push_back(8 * k + 3);
+  const CollectiveChoice mid = b.engine.choose(call(CollectiveOp::all_gather, ranks, 1e6));
+  EXPECT_EQ(mid.algorithm, CollectiveAlgorithm::pat);
+  EXPECT_NEAR(mid.seconds(), 68.8e-6 + 0.9375e6 / 18e9, 1e-9);
+  // 1 KB: PAT's 68.9 us beats ring LL's 81.8 (the log-latency case PAT was made for); 1 GB: ring
+  // Simple (0.9375 GB / 24 GB/s = 39.1 ms against PAT's 52.1 ms).
+  EXPECT_EQ(b.engine.choose(call(CollectiveOp::all_gather, ranks, 1e3)).algorithm, CollectiveAlgorithm::pat);
+  EXPECT_EQ(b.engine.choose(call(CollectiveOp::all_gather, ranks, 1e9)).algorithm, CollectiveAlgorithm::ring);
 }
 
 TEST(Collective, ScenarioForcesAlgorithmAndProtocol) {

@@ -261,6 +261,31 @@ bool CollectiveEngine::all_nvlink(const Groups& g) const {
   return true;
 }
 
+double CollectiveEngine::ll_max_factor(const Plan& plan, double factor, double bytes_per_rank) const {
+  // NCCL tuning.cc llMaxBws [GB/s] (2.19+; the Hopper/Blackwell one-node figures of the 2.23+
+  // tables): ring LL busBw = min(llMaxBw, busBw x factor), tree LL min(busBw / 3.8, llMaxBw).
+  // One node by GPU generation (Volta 39.0, Ampere 87.7, Hopper 141.0, Blackwell 282.0; GPUs
+  // without NVLink take the Volta row: the catalog has no compute capability); across nodes by
+  // CPU vendor (Intel: 2 nodes 39.0, more 20.4; AMD: 22.5, 19.0). Collectives only (not
+  // send/recv, all-to-all). busBw here = bytes each rank moves per byte of S (ring: the edge
+  // fraction; tree: 2, as NCCL's algBw = busBw / 2) / time per byte at `factor`.
+  // Returns the factor <= 1 that applies the cap.
+  if (!is_ring_op(plan.op) || plan.phases.size() != 1 || plan.phases[0].seconds_per_byte <= 0) return 1.0;
+  double cap_gb_per_s = 0;
+  if (plan.num_nodes == 1) {
+    const int gen = cluster_.gpu_spec(0).nvlink_generation;
+    cap_gb_per_s = gen >= 5 ? 282.0 : gen == 4 ? 141.0 : gen == 3 ? 87.7 : 39.0;
+  } else {
+    const bool amd = cluster_.node_template().cpu.rfind("AMD", 0) == 0;
+    cap_gb_per_s = plan.num_nodes <= 2 ? (amd ? 22.5 : 39.0) : (amd ? 19.0 : 20.4);
+  }
+  const double fraction = plan.algorithm == CollectiveAlgorithm::tree
+                              ? bytes_per_rank
+                              : edge_fraction(plan.op, static_cast<int>(plan.ranks.size()));
+  const double busbw = fraction * factor / plan.phases[0].seconds_per_byte;
+  return busbw > cap_gb_per_s * 1e9 ? cap_gb_per_s * 1e9 / busbw : 1.0;
+}
+
 double CollectiveEngine::protocol_factor(const Plan& plan, int p, double bytes) const {
   const int nodes = plan.num_nodes;
   const int ppn = static_cast<int>(plan.ranks.size()) / std::max(1, nodes);
@@ -269,7 +294,7 @@ double CollectiveEngine::protocol_factor(const Plan& plan, int p, double bytes) 
       // NCCL tuning.cc (Tree): busBw x 0.92; LL / 3.8; LL128 x 7/9 (one node) or 120/128; then
       // the tree correction factor of the size.
       double f = 0.92;
-      if (p == kLL) f /= 3.8;
+      if (p == kLL) f = f / 3.8 * ll_max_factor(plan, 0.92 / 3.8, 2.0);
       if (p == kLL128) f *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
       const int log_size = log2i(static_cast<std::int64_t>(bytes) >> 6);
       if (log_size < 23) f *= kTreeCorrection[p][log_size];
@@ -283,11 +308,15 @@ double CollectiveEngine::protocol_factor(const Plan& plan, int p, double bytes) 
     default:
       break;
   }
-  // Ring (and hierarchical, direct): LL busBw x 1/4 (multi-node, all-reduce, reduce) else x 1/3;
-  // LL128 x 0.92 (120/128 bytes of each line carry data; 0.7 with one GPU per node); Simple x 1.
+  // Ring (and hierarchical, direct): LL busBw x 1/4 (multi-node, all-reduce, reduce) else x 1/3,
+  // capped at llMaxBw (ll_max_factor); LL128 x 0.92 (120/128 bytes of each line carry data; 0.7
+  // with one GPU per node); Simple x 1.
   switch (p) {
-    case kLL:
-      return (nodes > 1 || plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
+    case kLL: {
+      const double f =
+          (nodes > 1 || plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
+      return f * ll_max_factor(plan, f, 1.0);
+    }
     case kLL128:
       return (nodes > 1 && ppn < 2) ? 0.7 : 0.92;
     default:

@@ -40,7 +40,8 @@
 //  - all_to_all: direct, one flow of S/n per ordered pair; send_recv: one flow on the route.
 //  - Achievable bandwidth: each flow is capped so that the flows of one collective together get
 //    at most efficiency(link type) x capacity on every link, times the protocol's bandwidth
-//    factor (and NCCL's tree correction factor for medium tree sizes). A GPU's own PCIe link
+//    factor (and NCCL's tree correction factor for medium tree sizes). LL (ring and tree) moves
+//    at most NCCL's llMaxBw of busBw (one node: by GPU generation; across nodes: by CPU vendor). A GPU's own PCIe link
 //    loaded in both directions by one phase is also bounded in sum: up + down <= the profile's
 //    pcie_duplex_efficiency x capacity (default 2 x the PCIe efficiency: no extra bound).
 //  - calibration (ClusterSpec::profile, models/calibration_profile.h): its link efficiencies
@@ -250,6 +251,7 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   std::array<double, 3> tree_latency_s(int ppn, int nodes, bool nvlink) const;
   bool all_nvlink(const Groups& g) const;
   double protocol_factor(const Plan& plan, int protocol, double bytes) const;
+  double ll_max_factor(const Plan& plan, double factor, double bytes_per_rank) const;
   double phase_latency_s(const Plan& plan, const Phase& phase, int protocol, double bytes) const;
   CollectiveChoice evaluate(const Plan& plan, double bytes) const;
   CollectiveChoice choose_plan(const CollectiveCall& call, const Plan** plan) const;

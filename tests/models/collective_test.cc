@@ -505,6 +505,30 @@ TEST(Collective, AutomaticPicksPatAtMediumSizesAtScale) {
   EXPECT_EQ(b.engine.choose(call(CollectiveOp::all_gather, ranks, 1e9)).algorithm, CollectiveAlgorithm::ring);
 }
 
+TEST(Collective, LlBandwidthCappedAtNcclLlMaxBw) {
+  // NCCL tuning.cc llMaxBws: LL busBw across more than 2 nodes is at most 20.4 GB/s with Intel
+  // CPUs (DGX H100: Xeon 8480C) and 19.0 with AMD (DGX A100: EPYC 7742). 4 nodes x 8 GPUs, ring
+  // forced, LL forced, all_reduce of 64 MB: uncapped LL would move 2 x 31/32 S per rank at 8 rails
+  // x 48 GB/s x 1/4 = 96 GB/s; capped, the bandwidth term is 1.9375 x 64e6 / 20.4e9 = 6.078 ms.
+  for (const auto& [tmpl, cap] : {std::pair<std::string, double>{"dgx_h100", 20.4e9}, {"dgx_a100", 19.0e9}}) {
+    ClusterSpec spec;
+    spec.node_template = tmpl;
+    spec.num_nodes = 4;
+    spec.collectives.algorithm = CollectiveAlgorithm::ring;
+    spec.collectives.protocol = CollectiveProtocol::ll;
+    Bench b(spec);
+    const double S = 64e6;
+    const auto c = call(CollectiveOp::all_reduce, iota(0, 32), S);
+    const CollectiveChoice ch = b.engine.choose(c);
+    EXPECT_EQ(ch.protocol, CollectiveProtocol::ll);
+    EXPECT_NEAR(ch.bandwidth_s, 1.9375 * S / cap, 1e-9) << tmpl;
+    // The simulated flows run at the capped rate too (plus per-hop latencies, < 5 us).
+    const double t = b.run(c);
+    EXPECT_GT(t, ch.seconds());
+    EXPECT_LT(t, ch.seconds() + 5e-6) << tmpl;
+  }
+}
+
 TEST(Collective, ScenarioForcesAlgorithmAndProtocol) {
   ClusterSpec spec;
   spec.node_template = "dgx_h100";

@@ -23,6 +23,9 @@ struct TimeBreakdown {
   /// Expert-parallel all-to-all (MoE token dispatch and combine, forward and backward) the GPU
   /// waited on: the blocking all-to-alls' whole duration, including waiting for EP peers.
   double ep_comm_exposed_s = 0.0;
+  /// CPU offload (workload.offload): the CPU-Adam step, the copy of the updated parameters back to
+  /// the GPU, and gradient copies to the host the step waited on (0 without offload).
+  double offload_s = 0.0;
 };
 
 /// Per-GPU memory for the GPU with the highest peak (pipeline stage 0 under 1F1B).
@@ -32,6 +35,9 @@ struct MemoryBreakdown {
   double optimizer_bytes = 0.0;
   double activations_bytes = 0.0;  ///< peak activations held (in-flight micro-batches)
   double workspace_bytes = 0.0;    ///< framework/cuBLAS/NCCL buffers and fragmentation allowance
+  /// Host (CPU DRAM) bytes per GPU with CPU offload: fp32 master weights, Adam m and v (12 B) and
+  /// the fp32 gradient buffer (4 B) per parameter of the GPU's shard; not part of the peak.
+  double host_bytes = 0.0;
   double peak_bytes_per_gpu = 0.0;
   double capacity_bytes = 0.0;  ///< HBM capacity of that GPU
   bool oom = false;

@@ -184,6 +184,31 @@ struct TrainingSpec {
   bool fp32_grad_accumulation = true;  ///< Megatron default: fp32 main grads (4 B/param)
   bool flash_attention = true;         ///< fused attention kernel (no s×s score tensor in HBM)
   double train_tokens = 0.0;           ///< token budget for time-to-train, 0 = not asked
+  /// LoRA fine-tuning (Hu et al. 2021, arXiv:2106.09685): rank r of the low-rank adapters; the
+  /// base model is frozen (no weight-gradient GEMMs, gradients or optimizer state for it).
+  /// 0 = full training. Dense decoders only (the loader checks it).
+  int lora_rank = 0;
+  /// Comma-separated matrices of every layer that get an adapter: q, k, v, o (attention),
+  /// gate, up, down (MLP; gate only with a gated MLP), or all-linear. Default "q,v": the LoRA
+  /// paper's choice for GPT-3 (§4.2, Table 5: Wq, Wv best for a fixed budget) and PEFT's default
+  /// target_modules for Llama (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
+  std::string lora_target_modules = "q,v";
+};
+
+/// CPU offload as ZeRO-Offload runs it (Ren et al. 2021, "ZeRO-Offload: Democratizing
+/// Billion-Scale Model Training", arXiv:2101.06840; DeepSpeed zero_optimization.offload_optimizer
+/// device "cpu"): the fp32 master weights, Adam's m and v and the Adam step live on the host.
+struct OffloadSpec {
+  /// Optimizer state and step on the CPU: each GPU copies its gradient shard to host memory after
+  /// every reduction (device-to-host over its PCIe path), the CPU runs Adam on it, and the updated
+  /// 16-bit parameters come back (host-to-device) before the next forward. false = on the GPU.
+  bool optimizer = false;
+  /// DRAM bandwidth of one CPU socket [bytes/s]; 0 = the node's CPU from the table in
+  /// models/workload/offload.h (channels x transfer rate x 8 bytes, vendor datasheets).
+  double host_memory_bytes_per_s = 0.0;
+  /// Fraction of that bandwidth the CPU-Adam step streams at, in (0, 1]. 0.7 is an assumption
+  /// (a typical STREAM fraction of a server's peak), to be calibrated.
+  double cpu_adam_efficiency = 0.7;
 };
 
 struct OptionsSpec {
@@ -368,6 +393,7 @@ struct Scenario {
   ModelSpec model;
   ParallelSpec parallel;
   TrainingSpec training;
+  OffloadSpec offload;
   OptionsSpec options;
   std::optional<StorageSpec> storage;          ///< absent: storage not modelled (no stalls)
   std::optional<ReliabilitySpec> reliability;  ///< absent: failures not modelled

@@ -971,9 +971,68 @@ void CollectiveEngine::start_phase(std::uint32_t slot) {
   }
 }
 
+namespace {
+void check_host_copy(std::span<const int> gpus, double bytes) {
+  if (gpus.empty()) throw std::invalid_argument("host copy: empty GPU list");
+  if (!std::isfinite(bytes) || bytes < 0)
+    throw std::invalid_argument("host copy: bytes must be finite and >= 0 (got " + std::to_string(bytes) + ")");
+}
+}  // namespace
+
+double CollectiveEngine::host_copy_rate_cap(int gpu, bool to_host) const {
+  // The GPUs of the node whose host copies cross each resource of this GPU's path (a PCIe switch
+  // uplink serves every GPU under the switch): each gets an equal share of its achievable rate.
+  const int first = cluster_.node_of(gpu) * cluster_.gpus_per_node();
+  double cap = std::numeric_limits<double>::infinity();
+  for (sim::ResourceId r : cluster_.host_route(gpu, to_host)) {
+    int users = 0;
+    for (int g = first; g < first + cluster_.gpus_per_node(); ++g) {
+      const auto path = cluster_.host_route(g, to_host);
+      users += std::find(path.begin(), path.end(), r) != path.end() ? 1 : 0;
+    }
+    cap = std::min(cap, efficiency(r) * net_.capacity(r) / std::max(1, users));
+  }
+  return cap;
+}
+
+double CollectiveEngine::host_copy_seconds(std::span<const int> gpus, double bytes_per_gpu, bool to_host) const {
+  check_host_copy(gpus, bytes_per_gpu);
+  double seconds = 0;
+  for (int g : gpus) seconds = std::max(seconds, bytes_per_gpu / host_copy_rate_cap(g, to_host));
+  return seconds;
+}
+
+void CollectiveEngine::start_host_copy(std::span<const int> gpus, double bytes_per_gpu, bool to_host,
+                                       CollectiveListener* listener, std::uint64_t tag) {
+  check_host_copy(gpus, bytes_per_gpu);
+  std::vector<std::vector<sim::ResourceId>> paths;
+  for (int g : gpus) paths.push_back(cluster_.host_route(g, to_host));  // validates the GPUs
+  std::uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(active_.size());
+    active_.emplace_back();
+  }
+  Active& a = active_[slot];
+  a = Active{};
+  a.listener = listener;
+  a.tag = tag;
+  a.bytes = bytes_per_gpu;
+  a.pending = static_cast<std::uint32_t>(gpus.size());
+  ++in_flight_;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    net_.start_flow(paths[i], bytes_per_gpu, this, slot, host_copy_rate_cap(gpus[i], to_host));
+}
+
 void CollectiveEngine::on_flow_complete(sim::FlowId /*flow*/, std::uint64_t tag) {
   const auto slot = static_cast<std::uint32_t>(tag);
   Active& a = active_[slot];
+  if (a.plan == nullptr) {  // host copy: done when every GPU's flow is
+    if (--a.pending == 0) sim_.schedule_in(sim::Time::zero(), this, slot);
+    return;
+  }
   if (--a.pending == 0) {
     sim_.schedule_in(
         sim::Time::from_seconds(calibrated_latency_s(*a.plan, a.plan->phases[a.phase], a.protocol, a.bytes)), this,

@@ -191,6 +191,22 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   /// Both-direction budget of GPU PCIe resource r (up + down, as a fraction of one direction's
   /// capacity): the profile's pcie_duplex_efficiency, else 2 x efficiency(r).
   double duplex_efficiency(sim::ResourceId r) const;
+  /// Host copies (cudaMemcpyAsync of pinned memory, CPU offload): every GPU of `gpus` copies
+  /// `bytes_per_gpu` to (to_host) or from its host memory at once, one flow each on
+  /// Cluster::host_route; tells `listener` with `tag` when all are done. Each flow is capped at
+  /// its share of every link's achievable rate (PCIe efficiency: LinkEfficiency::pcie or the
+  /// profile's fitted one, x capacity / the node's GPUs whose host path crosses the link): offload
+  /// copies of data-parallel ranks run at once, so GPUs under one PCIe switch split its uplink.
+  /// Copy latency (a few us per cudaMemcpyAsync) is not charged: offload copies are MBs and up.
+  /// Throws std::invalid_argument for an empty list, bytes < 0 or not finite, and
+  /// std::out_of_range for a GPU outside the cluster.
+  void start_host_copy(std::span<const int> gpus, double bytes_per_gpu, bool to_host, CollectiveListener* listener,
+                       std::uint64_t tag);
+  /// Closed-form time of start_host_copy() on an idle network [s]: bytes / the slowest cap.
+  double host_copy_seconds(std::span<const int> gpus, double bytes_per_gpu, bool to_host) const;
+  /// The rate cap of GPU `gpu`'s host copy [bytes/s] (see start_host_copy).
+  double host_copy_rate_cap(int gpu, bool to_host) const;
+
   /// Collectives started and not yet reported done.
   std::size_t active() const { return in_flight_; }
 

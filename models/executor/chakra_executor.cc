@@ -616,6 +616,12 @@ std::vector<ChakraRankTrace> export_training_chakra(const TrainingGraph& job, in
   for (std::uint32_t d = 0; d < ops.size(); ++d)
     for (std::uint32_t k = G.dep_offset[d]; k < G.dep_offset[d + 1]; ++k) deps[G.dependents[k]].push_back(d);
 
+  for (const Task& t : G.tasks)
+    if (t.kind != TaskKind::collective)
+      throw std::invalid_argument(
+          "chakra export: the job copies to or from host memory (CPU offload), which Chakra's node types "
+          "do not describe (expected workload.offload.optimizer: false)");
+
   // Process-group names from the role of the ops that use each group.
   std::vector<std::string> group_name(G.groups.size());
   for (const Task& t : G.tasks) {

@@ -158,7 +158,10 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
       call_.bytes = t.bytes;
       call_.ranks.assign(g_.groups.gpus.begin() + g_.groups.offset[group],
                          g_.groups.gpus.begin() + g_.groups.offset[group + 1]);
-      coll_.start(call_, this, op.task);
+      if (t.kind != TaskKind::collective)
+        coll_.start_host_copy(call_.ranks, t.bytes, t.kind == TaskKind::to_host, this, op.task);
+      else
+        coll_.start(call_, this, op.task);
     }
   }
 

@@ -25,7 +25,8 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
 /// What an op is, for time accounting.
 /// ep_comm: expert-parallel all-to-all (MoE token dispatch/combine).
-enum class Role : std::uint8_t { compute, optimizer, tp_comm, pp_send, dp_grad, dp_param, barrier, ep_comm };
+/// offload: CPU offload (gradient copies to the host, the CPU optimizer step, parameter copies back).
+enum class Role : std::uint8_t { compute, optimizer, tp_comm, pp_send, dp_grad, dp_param, barrier, ep_comm, offload };
 /// CUDA-stream-like queues per worker; ops on one stream run in program order. kCpu: the host
 /// thread (execution traces' CPU ops; the transformer generator does not use it). kDp carries
 /// gradient reductions; kDpParam parameter all-gathers (ZeRO-3 / FSDP runs them on a stream of
@@ -94,10 +95,15 @@ class WorkerActivityModel {
   virtual void set_listener(WorkerSpeedListener* listener) = 0;
 };
 
+/// What a task moves: a collective among the group's GPUs, or (CPU offload) a copy between each
+/// GPU of the group and its host memory over its PCIe path (CollectiveEngine::start_host_copy).
+enum class TaskKind : std::uint8_t { collective, to_host, from_host };
+
 /// A collective launched when all its participants have arrived: one call per GPU group in
 /// [group_begin, group_begin + group_count) of the group table (e.g. one data-parallel gradient
 /// reduction is t calls, one per tensor-parallel rank).
 struct Task {
+  TaskKind kind = TaskKind::collective;  ///< host copies ignore `op`; bytes are per GPU
   CollectiveOp op = CollectiveOp::all_reduce;
   double bytes = 0;  ///< per rank, nccl-tests convention
   std::uint32_t group_begin = 0;

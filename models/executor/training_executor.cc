@@ -21,6 +21,7 @@
 #include "models/power/power_thermal.h"
 #include "models/workload/cnn.h"
 #include "models/workload/memory_model.h"
+#include "models/workload/offload.h"
 #include "models/workload/pipeline_schedule.h"
 #include "models/workload/transformer.h"
 #include "sim/flow_network.h"
@@ -80,8 +81,12 @@ struct Plan {
   /// micro-batch's backward reduce-scatters its buckets into the shard, as DeepSpeed ZeRO-2/3
   /// and FSDP without no_sync do).
   int grad_reductions = 1;
-  std::vector<std::int64_t> optimizer_ns;  // per stage
-  std::vector<double> stage_params;        // per stage, per TP rank
+  std::vector<std::int64_t> optimizer_ns;  // per stage (CPU-Adam with offload)
+  /// CPU offload (workload.offload.optimizer): gradient shards go to the host after each
+  /// reduction, the step runs on the CPU, updated 16-bit parameters come back.
+  bool offload = false;
+  std::vector<double> offload_h2d_bytes;  // per stage, per GPU: updated parameter shard
+  std::vector<double> stage_params;       // per stage, per TP rank
   double grad_bytes = 4, weight_bytes = 2;
   GroupTable groups;  // GPU lists of every collective group
   std::uint32_t tp_group_base = 0, pp_group_base = 0, dp_group_base = 0;
@@ -437,22 +442,48 @@ class GraphBuilder {
   }
 
   void launch_grad_bucket(int chunk, int bucket, const Bucket& b, int mb) {
+    const std::uint32_t reduced = launch_grad_reductions(chunk, bucket, b, mb);
+    if (plan_.offload) offload_gradients(b, mb, reduced);
+  }
+
+  /// CPU offload: this GPU's share of the bucket's (reduced) gradient goes to host memory over
+  /// its PCIe path once the reduction that produced it is done (DeepSpeed ZeRO-Offload copies
+  /// each reduced partition into the CPU's fp32 gradient buffer on the reduction stream).
+  void offload_gradients(const Bucket& b, int mb, std::uint32_t after) {
     const Plan& P = plan_;
-    if (P.d <= 1) return;
+    const bool zero = P.zero_stage >= 1;
+    const double dense = b.params / (zero && P.d > 1 ? P.d : 1);
+    const double experts = b.expert_params / (zero && P.d / P.ep > 1 ? P.d / P.ep : 1);
+    const std::uint32_t op = add_op(Role::offload, kDp, P.label("offload_d2h"), mb);
+    dep(after != kNone ? after : last_compute_, op);
+    const std::uint32_t task =
+        private_task(CollectiveOp::all_reduce, (dense + experts) * P.grad_bytes, P.tp_group(replica_, stage_), 1);
+    g_.tasks[task].kind = TaskKind::to_host;
+    g_.ops[op].task = task;
+    g_.barrier_deps.push_back(op);
+    g_.barrier_dep_iteration.push_back(static_cast<std::uint32_t>(iteration_));
+  }
+
+  /// The data-parallel reductions of one bucket; returns the last op launched (kNone without DP).
+  std::uint32_t launch_grad_reductions(int chunk, int bucket, const Bucket& b, int mb) {
+    const Plan& P = plan_;
+    if (P.d <= 1) return kNone;
+    std::uint32_t last = kNone;
     const std::uint32_t base = P.dp_task_base[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)] +
                                static_cast<std::uint32_t>(iteration_) * P.dp_tasks_per_iteration;
     const auto nb =
         static_cast<std::uint32_t>(P.buckets[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)].size());
     if (b.params > 0 || b.expert_params <= 0)
-      launch_dp_op(Role::dp_grad, P.grad_task(iteration_, stage_, chunk, bucket, mb));
+      last = launch_dp_op(Role::dp_grad, P.grad_task(iteration_, stage_, chunk, bucket, mb));
     // Expert gradients: reduced over the replicas holding the same experts.
     if (b.expert_params > 0 && P.d / P.ep > 1)
-      launch_dp_op(Role::dp_grad, base + 2 * nb +
-                                      static_cast<std::uint32_t>(bucket) * static_cast<std::uint32_t>(P.ep) +
-                                      static_cast<std::uint32_t>(replica_ % P.ep));
+      last = launch_dp_op(Role::dp_grad, base + 2 * nb +
+                                             static_cast<std::uint32_t>(bucket) * static_cast<std::uint32_t>(P.ep) +
+                                             static_cast<std::uint32_t>(replica_ % P.ep));
+    return last;
   }
 
-  void launch_dp_op(Role role, std::uint32_t task) {
+  std::uint32_t launch_dp_op(Role role, std::uint32_t task) {
     const Plan& P = plan_;
     const Scenario& sc = *P.sc;
     (void)role;
@@ -464,6 +495,7 @@ class GraphBuilder {
     g_.dp_ops.emplace_back(task, op);
     g_.barrier_deps.push_back(op);
     g_.barrier_dep_iteration.push_back(static_cast<std::uint32_t>(iteration_));
+    return op;
   }
 
   void finish_iteration() {
@@ -472,11 +504,24 @@ class GraphBuilder {
     // The barrier (global grad-norm all-reduce before the step) waits for this worker's last op.
     g_.barrier_deps.push_back(last_compute_);
     g_.barrier_dep_iteration.push_back(static_cast<std::uint32_t>(iteration_));
-    const std::uint32_t opt = compute_stream_op(Role::optimizer, P.label("optimizer"), -1);
-    g_.ops[opt].duration_ns = P.optimizer_ns[static_cast<std::size_t>(stage_)];
-    g_.ops[opt].activity = Activity::memory_bound;  // Adam streams its state through HBM
-    g_.optimizer_ops.push_back(opt);
-    flush_deferred(opt);
+    // With CPU offload the step runs on the host (the GPU waits: no delayed parameter update),
+    // then the updated 16-bit parameter shard is copied back before anything reads it.
+    const std::uint32_t step = compute_stream_op(P.offload ? Role::offload : Role::optimizer,
+                                                 P.label(P.offload ? "cpu_adam" : "optimizer"), -1);
+    g_.ops[step].duration_ns = P.optimizer_ns[static_cast<std::size_t>(stage_)];
+    // Adam streams its state through HBM; on the CPU the GPU idles meanwhile.
+    g_.ops[step].activity = P.offload ? Activity::idle : Activity::memory_bound;
+    g_.optimizer_ops.push_back(step);
+    flush_deferred(step);
+    std::uint32_t opt = step;
+    if (P.offload) {
+      opt = compute_stream_op(Role::offload, P.label("offload_h2d"), -1);
+      const std::uint32_t task =
+          private_task(CollectiveOp::all_reduce, P.offload_h2d_bytes[static_cast<std::size_t>(stage_)],
+                       P.tp_group(replica_, stage_), 1);
+      g_.tasks[task].kind = TaskKind::from_host;
+      g_.ops[opt].task = task;
+    }
     param_gather_of_layer_.clear();
     if ((P.zero_stage == 1 || P.zero_stage == 2) && P.d > 1) {
       const bool overlap = sc.parallel.overlap_param_gather;
@@ -535,13 +580,18 @@ std::vector<Bucket> plan_buckets(const Plan& P, int stage, int chunk) {
   };
   std::vector<Item> items;
   const bool first = stage == 0 && chunk == 0, last = stage == P.p - 1 && chunk == P.v - 1;
-  if (last) items.push_back({P.programs.head_params_per_rank, 0.0, -1});
+  // Parameters that get gradients: all, or the LoRA adapters only (frozen embedding and head).
+  const bool frozen = P.programs.frozen_base;
+  if (last) items.push_back({frozen ? 0.0 : P.programs.head_params_per_rank, 0.0, -1});
   const int layers = P.chunk_layers[static_cast<std::size_t>(stage)][static_cast<std::size_t>(chunk)];
   for (int l = layers - 1; l >= 0; --l) {
     const LayerPrograms& lp = P.layer(stage, chunk, l);
-    items.push_back({lp.params_per_rank, lp.expert_params_per_rank, l});
+    if (frozen)
+      items.push_back({P.programs.adapter_params_per_layer_per_rank, 0.0, l});
+    else
+      items.push_back({lp.params_per_rank, lp.expert_params_per_rank, l});
   }
-  if (first) items.push_back({P.programs.embedding_params_per_rank, 0.0, -1});
+  if (first && !frozen) items.push_back({P.programs.embedding_params_per_rank, 0.0, -1});
   // Megatron-Core: bucket_size = max(40M, 1M × dp) elements; here the first term is dp_bucket_bytes.
   // PyTorch DDP (the ResNet family): bucket_cap_mb as given, and the first bucket (the last
   // layers' gradients, ready first) capped at 1 MiB (torch.distributed _DEFAULT_FIRST_BUCKET_BYTES)
@@ -557,7 +607,8 @@ std::vector<Bucket> plan_buckets(const Plan& P, int stage, int chunk) {
     cur.expert_params += items[i].expert_params;
     if (items[i].layer >= 0) cur.layers.push_back(items[i].layer);
     const double cap = (ddp && out.empty()) ? std::min(bucket_bytes, kDdpFirstBucketBytes) : bucket_bytes;
-    if ((cur.params + cur.expert_params) * P.grad_bytes >= cap || i + 1 == items.size()) {
+    if ((cur.params + cur.expert_params) * P.grad_bytes >= cap ||
+        (i + 1 == items.size() && (cur.params + cur.expert_params > 0 || out.empty()))) {
       cur.after_item = static_cast<int>(i);
       out.push_back(std::move(cur));
       cur = Bucket{};
@@ -770,7 +821,7 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
     for (const Segment& seg : *prog)
       if (std::find(P.labels.begin(), P.labels.end(), seg.label) == P.labels.end()) P.labels.push_back(seg.label);
   for (const char* l : {"pp_send_fwd", "pp_send_bwd", "dp_grad_sync", "dp_param_gather", "dp_param_gather_fwd",
-                        "dp_param_gather_bwd", "optimizer", "barrier"})
+                        "dp_param_gather_bwd", "optimizer", "barrier", "offload_d2h", "cpu_adam", "offload_h2d"})
     P.labels.emplace_back(l);
   for (const Program* prog : all_programs) {
     Plan::ProgramInfo info{prog, {}, {}, {}};
@@ -901,12 +952,24 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   // read+write master, m, v (24), write 16-bit weight (2), grad-norm read (4) = 34 B/param.
   // ResNet: SGD with momentum on fp32 weights (torchvision reference recipe): read the grad (4),
   // read+write the weight (8) and the momentum (8) = 20 B/param.
+  // CPU offload: CPU-Adam over the shard in host memory (models/workload/offload.h), every GPU of
+  // a socket stepping at once on its share of the socket's DRAM bandwidth.
   const double optimizer_bytes_per_param = resnet ? 20.0 : 34.0;
+  P.offload = sc.offload.optimizer;
+  const double host_bw = P.offload ? offload_host_memory_bytes_per_s(sc, cluster.node_template()) : 0.0;
+  if (P.offload && !(host_bw > 0))
+    throw std::invalid_argument("offload: no host-memory bandwidth for CPU '" + cluster.node_template().cpu +
+                                "' (set workload.offload.host_memory_bytes_per_s)");
+  const int sockets = std::max(1, cluster.node_template().sockets);
+  const int gpus_per_socket = (cluster.gpus_per_node() + sockets - 1) / sockets;
   for (int s = 0; s < P.p; ++s) {
     double shard = P.stage_params[static_cast<std::size_t>(s)] / (zero ? P.d : 1);
     if (moe) shard += stage_expert_params[static_cast<std::size_t>(s)] / (zero ? P.d / P.ep : 1);
     const Kernel k{KernelKind::optimizer, 0, optimizer_bytes_per_param * shard};
-    P.optimizer_ns.push_back(sim::Time::from_seconds(kernel_seconds(k, gpu, params, sc.training.precision)).ns());
+    const double seconds = P.offload ? cpu_adam_seconds(shard, host_bw, sc.offload.cpu_adam_efficiency, gpus_per_socket)
+                                     : kernel_seconds(k, gpu, params, sc.training.precision);
+    P.optimizer_ns.push_back(sim::Time::from_seconds(seconds).ns());
+    P.offload_h2d_bytes.push_back(shard * P.weight_bytes);
   }
 
   // Refuse graphs that would not fit in memory (about 100 bytes per op with its edges) before
@@ -1145,6 +1208,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
         case Role::ep_comm:
           b.pipeline_bubble_s += before, b.ep_comm_exposed_s += after;
           break;
+        case Role::offload:
+          b.pipeline_bubble_s += before, b.offload_s += after;
+          break;
         default:
           b.pipeline_bubble_s += before + after;
           break;
@@ -1164,6 +1230,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
         break;
       case Role::optimizer:
         b.optimizer_s += dur;
+        break;
+      case Role::offload:  // the CPU-Adam step and the host-to-device copy on the critical path
+        b.offload_s += dur;
         break;
       default:
         b.compute_s += dur;

@@ -654,4 +654,22 @@ std::string Cluster::to_dot(int max_nodes) const {
   return o.str();
 }
 
+std::vector<sim::ResourceId> Cluster::host_route(int gpu, bool to_host) const {
+  if (gpu < 0 || gpu >= num_gpus())
+    throw std::out_of_range("host_route: GPU " + std::to_string(gpu) + " outside [0, " + std::to_string(num_gpus()) +
+                            ")");
+  const int node = node_of(gpu), local = local_rank(gpu);
+  const int switches = template_->pcie_switches;
+  std::vector<sim::ResourceId> out;
+  const auto g = static_cast<std::size_t>(gpu);
+  if (to_host) {
+    out.push_back(pcie_up_[g]);
+    if (switches > 0) out.push_back(uplink_up_[static_cast<std::size_t>(node) * switches + switch_of_gpu(local)]);
+  } else {
+    if (switches > 0) out.push_back(uplink_down_[static_cast<std::size_t>(node) * switches + switch_of_gpu(local)]);
+    out.push_back(pcie_down_[g]);
+  }
+  return out;
+}
+
 }  // namespace traincast::models

@@ -109,6 +109,13 @@ class Cluster {
     return r < gpu_pcie_reverse_.size() ? gpu_pcie_reverse_[r] : kNoResource;
   }
   static constexpr sim::ResourceId kNoResource = ~sim::ResourceId{0};
+  /// Directed resources a copy between GPU `gpu` and host memory crosses (pinned buffers on the
+  /// GPU's own socket, as DeepSpeed's offload allocates them): device-to-host (to_host)
+  /// [pcie_up(gpu), uplink_up(its switch)], host-to-device [uplink_down(switch), pcie_down(gpu)];
+  /// without PCIe switches only the GPU's own root-port link. The root complex and DRAM are not
+  /// resources (CPU-side bandwidth is charged by the caller). Throws std::out_of_range for a GPU
+  /// outside [0, num_gpus()).
+  std::vector<sim::ResourceId> host_route(int gpu, bool to_host) const;
 
   /// Kind of a resource built by this cluster (LinkKind::other for ids it did not build).
   LinkKind link_kind(sim::ResourceId r) const { return r < kinds_.size() ? kinds_[r] : LinkKind::other; }

@@ -22,6 +22,8 @@
 #include "models/io/overrides.h"
 #include "models/io/profile_io.h"
 #include "models/power/power_model.h"
+#include "models/workload/offload.h"
+#include "models/workload/transformer.h"
 #include "traincast.pb.h"
 
 namespace traincast::io {
@@ -304,6 +306,12 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (t.has_fp32_grad_accumulation()) ts.fp32_grad_accumulation = t.fp32_grad_accumulation();
   if (t.has_flash_attention()) ts.flash_attention = t.flash_attention();
   if (t.has_train_tokens()) ts.train_tokens = t.train_tokens();
+  if (t.has_lora_rank()) ts.lora_rank = t.lora_rank();
+  if (t.has_lora_target_modules()) ts.lora_target_modules = t.lora_target_modules();
+  const tp::OffloadSpec& off = m.workload().offload();
+  if (off.has_optimizer()) s.offload.optimizer = off.optimizer();
+  if (off.has_host_memory_bytes_per_s()) s.offload.host_memory_bytes_per_s = off.host_memory_bytes_per_s();
+  if (off.has_cpu_adam_efficiency()) s.offload.cpu_adam_efficiency = off.cpu_adam_efficiency();
 
   const tp::OptionsSpec& o = m.options();
   if (o.has_iterations()) s.options.iterations = o.iterations();
@@ -438,6 +446,16 @@ tp::Scenario to_proto(const models::Scenario& s) {
   t.set_fp32_grad_accumulation(s.training.fp32_grad_accumulation);
   t.set_flash_attention(s.training.flash_attention);
   t.set_train_tokens(s.training.train_tokens);
+  if (s.training.lora_rank != 0) {
+    t.set_lora_rank(s.training.lora_rank);
+    t.set_lora_target_modules(s.training.lora_target_modules);
+  }
+  if (s.offload.optimizer) {
+    tp::OffloadSpec& off = *m.mutable_workload()->mutable_offload();
+    off.set_optimizer(true);
+    off.set_host_memory_bytes_per_s(s.offload.host_memory_bytes_per_s);
+    off.set_cpu_adam_efficiency(s.offload.cpu_adam_efficiency);
+  }
 
   tp::OptionsSpec& o = *m.mutable_options();
   o.set_iterations(s.options.iterations);
@@ -650,6 +668,70 @@ void check_cluster_extras(const models::Scenario& s, Checker& k) {
 /// Every semantic rule of the schema (scenarios/README.md, "Checks"). Appends to `errors`; may
 /// normalise `s` (sequence_parallel off when tp = 1, as Megatron-LM does).
 /// Whether `s` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
+/// LoRA fields (workload.training.lora_rank, lora_target_modules): a rank from 0 to hidden_size,
+/// known target names, and a model the LoRA programs cover (dense decoder).
+void check_lora(const models::Scenario& s, Checker& k) {
+  const models::TrainingSpec& t = s.training;
+  const models::ModelSpec& m = s.model;
+  if (t.lora_rank == 0) {
+    if (k.present("workload.training.lora_target_modules"))
+      k.error("workload.training.lora_target_modules", "is set but lora_rank is 0 (expected lora_rank >= 1)");
+    return;
+  }
+  if (t.lora_rank < 0 || (m.hidden_size > 0 && t.lora_rank > m.hidden_size)) {
+    k.error("workload.training.lora_rank",
+            "got " + std::to_string(t.lora_rank) +
+                " (expected 0 for full training, or a LoRA rank from 1 to hidden_size" +
+                (m.hidden_size > 0 ? " = " + std::to_string(m.hidden_size) : std::string()) + ")");
+    return;
+  }
+  if (m.family != models::ModelFamily::transformer || m.architecture != models::Architecture::decoder ||
+      m.num_experts > 0) {
+    k.error("workload.training.lora_rank",
+            "got " + std::to_string(t.lora_rank) +
+                " for a model LoRA is not modelled for (expected 0, or a dense decoder: family transformer, "
+                "architecture decoder, num_experts 0)");
+    return;
+  }
+  models::LoraTargets targets;
+  std::string why;
+  if (!models::parse_lora_targets(t.lora_target_modules, m.gated_mlp, targets, &why))
+    k.error("workload.training.lora_target_modules",
+            "\"" + t.lora_target_modules + "\": " + why +
+                " (expected comma-separated names from q, k, v, o, gate, up, down, or all-linear)");
+}
+
+/// CPU offload fields (workload.offload.*): finite bandwidth and efficiency, ZeRO with DP, and a
+/// host-memory figure for the node's CPU.
+void check_offload(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
+  const models::OffloadSpec& o = s.offload;
+  if (o.host_memory_bytes_per_s != 0)
+    k.finite_at_least("workload.offload.host_memory_bytes_per_s", o.host_memory_bytes_per_s, 0.0, true);
+  if (!std::isfinite(o.cpu_adam_efficiency) || !(o.cpu_adam_efficiency > 0 && o.cpu_adam_efficiency <= 1))
+    k.error("workload.offload.cpu_adam_efficiency",
+            "got " + Checker::number(o.cpu_adam_efficiency) + " (expected a number > 0 and <= 1)");
+  if (!o.optimizer) {
+    for (const char* f : {"workload.offload.host_memory_bytes_per_s", "workload.offload.cpu_adam_efficiency"})
+      if (k.present(f)) k.error(f, "is set but offload.optimizer is false (expected optimizer: true)");
+    return;
+  }
+  const models::ParallelSpec& p = s.parallel;
+  if (p.dp > 1 && p.zero_stage == 0)
+    k.error("workload.offload.optimizer",
+            "is true with dp = " + std::to_string(p.dp) +
+                " and zero_stage 0 (expected zero_stage >= 1: ZeRO-Offload shards the offloaded optimizer over DP, "
+                "as DeepSpeed's offload_optimizer is a ZeRO option)");
+  if (s.model.family == models::ModelFamily::resnet)
+    k.error("workload.offload.optimizer",
+            "is true for a ResNet (expected false: offload is modelled for Adam on "
+            "transformers; the ResNet recipe is SGD on the GPU)");
+  if (node != nullptr && o.host_memory_bytes_per_s == 0 && models::socket_memory_bytes_per_s(node->cpu) <= 0)
+    k.error("workload.offload.optimizer",
+            "node template " + node->name + " has CPU \"" + node->cpu +
+                "\" with no host-memory bandwidth in the table (expected workload.offload.host_memory_bytes_per_s "
+                "> 0: DRAM bandwidth of one socket)");
+}
+
 /// Encoder fields (workload.model.architecture, mlm_prediction_fraction, max_position_embeddings).
 void check_encoder(const models::Scenario& s, Checker& k) {
   const models::ModelSpec& m = s.model;
@@ -1117,6 +1199,8 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
     }
   }
   k.finite_at_least("workload.training.train_tokens", t.train_tokens, 0.0, false);
+  check_lora(s, k);
+  check_offload(s, node, k);
 
   // Options.
   k.in_range("options.iterations", s.options.iterations, 1, 1000);
@@ -1214,10 +1298,12 @@ tp::Report report_to_proto(const models::Report& r) {
   b.set_optimizer_s(r.breakdown.optimizer_s);
   b.set_storage_stall_s(r.breakdown.storage_stall_s);
   b.set_ep_comm_exposed_s(r.breakdown.ep_comm_exposed_s);
+  b.set_offload_s(r.breakdown.offload_s);
   tp::Report::MemoryBreakdown& mem = *m.mutable_memory();
   mem.set_weights_bytes(r.memory.weights_bytes);
   mem.set_grads_bytes(r.memory.grads_bytes);
   mem.set_optimizer_bytes(r.memory.optimizer_bytes);
+  mem.set_host_bytes(r.memory.host_bytes);
   mem.set_activations_bytes(r.memory.activations_bytes);
   mem.set_workspace_bytes(r.memory.workspace_bytes);
   mem.set_peak_bytes_per_gpu(r.memory.peak_bytes_per_gpu);

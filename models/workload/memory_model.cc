@@ -118,9 +118,14 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   const double grad_bytes = (fp32 || sc.training.fp32_grad_accumulation) ? 4 : 2;
   // Adam: fp32 master weights + m + v (12 B) in mixed precision; m + v (8 B) in fp32 training.
   const double optim_bytes = fp32 ? 8 : 12;
+  // LoRA: gradients and optimizer state for the adapters only; the frozen base keeps its weights
+  // (sharded by ZeRO-3 like any weight) and has neither (Hu et al. 2021 §4.2).
+  const bool lora = sc.training.lora_rank > 0;
+  const double trainable = lora ? layers * lora_layer_parameters(sc) / t : params;
   const ModelStateBytes states =
-      zero_model_state_bytes(params, weight_bytes, grad_bytes, optim_bytes, par.zero_stage, par.dp);
+      zero_model_state_bytes(trainable, weight_bytes, grad_bytes, optim_bytes, par.zero_stage, par.dp);
   mb.weights_bytes = states.weights;
+  if (lora) mb.weights_bytes += zero_model_state_bytes(params, weight_bytes, 0, 0, par.zero_stage, par.dp).weights;
   mb.grads_bytes = states.grads;
   mb.optimizer_bytes = states.optimizer;
   if (expert_params > 0) {
@@ -131,10 +136,17 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     mb.grads_bytes += ex.grads;
     mb.optimizer_bytes += ex.optimizer;
   }
+  if (sc.offload.optimizer) {
+    // ZeRO-Offload (Ren et al. 2021 §4): the optimizer state (fp32 master, m, v: K bytes) and an
+    // fp32 gradient buffer (4 B) per parameter of the GPU's shard live in host DRAM, not in HBM.
+    const double shard_params = mb.optimizer_bytes / optim_bytes;
+    mb.host_bytes = mb.optimizer_bytes + 4 * shard_params;
+    mb.optimizer_bytes = 0;
+  }
   if (par.dp > 1 && par.zero_stage >= 2) {
     // The full gradient of one reduction bucket exists before it is reduce-scattered (Megatron-
     // Core bucket size: max(dp_bucket_bytes, 1M params per DP rank)), capped by the stage's size.
-    const double bucket = std::min(params * grad_bytes, std::max(par.dp_bucket_bytes, 1e6 * par.dp * grad_bytes));
+    const double bucket = std::min(trainable * grad_bytes, std::max(par.dp_bucket_bytes, 1e6 * par.dp * grad_bytes));
     mb.grads_bytes += bucket;
   }
   if (par.dp > 1 && par.zero_stage == 3) {

@@ -45,7 +45,12 @@ ModelStateBytes zero_model_state_bytes(double params, double weight_bytes_per_pa
 /// the pipeline layout: stage_layer_indices) and at most `inflight_layer_microbatches` layer
 /// activation sets (from the schedule), each the stage's mean per-layer activation. MoE layers
 /// hold num_experts / ep routed experts, whose optimizer state ZeRO-1 shards over dp / ep.
-/// capacity from the catalog; oom and advice filled in.
+/// capacity from the catalog; oom and advice filled in. LoRA (training.lora_rank > 0): the base
+/// weights of the stage count as weights (ZeRO-3 shards them), gradients and optimizer state are
+/// those of the adapters only (lora_layer_parameters per layer); activations as full training
+/// (the stored inputs are also what the adapters' backward reads). CPU offload
+/// (offload.optimizer): optimizer_bytes is 0 and host_bytes holds the shard's optimizer state
+/// plus a 4-byte fp32 gradient buffer per parameter.
 MemoryBreakdown stage_memory(const Scenario& scenario, const GpuSpec& gpu, int stage, int layers,
                              double inflight_layer_microbatches);
 

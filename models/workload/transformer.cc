@@ -74,6 +74,9 @@ class ProgramBuilder {
 
   /// Appends a compute segment made of the given kernels.
   void compute(Program& p, const std::string& label, std::initializer_list<Kernel> kernels) {
+    compute(p, label, std::vector<Kernel>(kernels));
+  }
+  void compute(Program& p, const std::string& label, const std::vector<Kernel>& kernels) {
     Segment seg;
     seg.label = label;
     for (const Kernel& k : kernels) {
@@ -114,6 +117,62 @@ double activation_bytes_per_element(Precision precision) {
 }
 
 bool is_moe_layer(const ModelSpec& m, int layer) { return m.num_experts > 0 && layer >= m.first_dense_layers; }
+
+bool parse_lora_targets(std::string_view text, bool gated_mlp, LoraTargets& out, std::string* error) {
+  auto fail = [&](const std::string& why) {
+    if (error != nullptr) *error = why;
+    return false;
+  };
+  out = LoraTargets{};
+  if (text == "all-linear") {
+    out = LoraTargets{true, true, true, true, gated_mlp, true, true};
+    return true;
+  }
+  std::size_t begin = 0;
+  int count = 0;
+  while (begin <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    std::string_view name = text.substr(begin, comma - begin);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    bool* flag = name == "q"      ? &out.q
+                 : name == "k"    ? &out.k
+                 : name == "v"    ? &out.v
+                 : name == "o"    ? &out.o
+                 : name == "gate" ? &out.gate
+                 : name == "up"   ? &out.up
+                 : name == "down" ? &out.down
+                                  : nullptr;
+    if (name.empty()) return fail(count == 0 && comma == text.size() ? "empty list" : "empty module name");
+    if (flag == nullptr) return fail("unknown module \"" + std::string(name) + "\"");
+    if (*flag) return fail("module \"" + std::string(name) + "\" named twice");
+    if (flag == &out.gate && !gated_mlp) return fail("module \"gate\" needs a gated MLP (model.gated_mlp: true)");
+    *flag = true;
+    ++count;
+    begin = comma + 1;
+  }
+  return true;
+}
+
+namespace {
+/// Sum of d_in + d_out over the adapted matrices of one layer.
+double lora_fan_sum(const Shape& x, const LoraTargets& a) {
+  return (a.q ? x.h + x.h : 0) + (a.k ? x.h + x.kv : 0) + (a.v ? x.h + x.kv : 0) + (a.o ? x.h + x.h : 0) +
+         (a.gate ? x.h + x.f : 0) + (a.up ? x.h + x.f : 0) + (a.down ? x.f + x.h : 0);
+}
+LoraTargets lora_targets_of(const Scenario& sc) {
+  LoraTargets a;
+  std::string why;
+  if (!parse_lora_targets(sc.training.lora_target_modules, sc.model.gated_mlp, a, &why))
+    throw std::invalid_argument("workload.training.lora_target_modules: " + why);
+  return a;
+}
+}  // namespace
+
+double lora_layer_parameters(const Scenario& sc) {
+  if (sc.training.lora_rank <= 0) return 0.0;
+  return sc.training.lora_rank * lora_fan_sum(shape_of(sc), lora_targets_of(sc));
+}
 
 double expert_slots_per_token(const ModelSpec& m) {
   return m.moe_top_k * (m.moe_capacity_factor > 0 ? m.moe_capacity_factor : 1.0);
@@ -185,6 +244,16 @@ double model_flops_per_iteration(const Scenario& sc) {
   const Shape x = shape_of(sc);
   const double sequences = static_cast<double>(sc.training.global_batch_size);
   const double tokens = sequences * x.s;
+  if (x.causal && sc.training.lora_rank > 0) {
+    // LoRA: the frozen linear layers and the logits run forward and input-gradient GEMMs only
+    // (2x forward), the attention core its full backward (3x), the adapters forward, input and
+    // weight gradients (3x their 2 * r * (d_in + d_out) per token). The first layer's input
+    // gradient (not needed with a frozen embedding) is counted: 1/num_layers of the dgrads.
+    const double attention_core = 4 * x.s * x.h;
+    const double linear = layer_forward_flops_per_token(x, false) - attention_core;
+    const double adapters = 2 * lora_layer_parameters(sc);
+    return tokens * (x.l * (2 * linear + 3 * attention_core + 3 * adapters) + 2 * 2 * x.h * x.v);
+  }
   if (x.causal) return 3.0 * tokens * (forward_flops_per_token(sc, x) + 2 * x.h * x.v);
   const double predicted = sequences * head_positions_per_sequence(sc.model);
   return 3.0 * (tokens * forward_flops_per_token(sc, x) + predicted * (2 * x.h * x.h + 2 * x.h * x.v) +
@@ -197,7 +266,8 @@ double hardware_flops_per_iteration(const Scenario& sc) {
   const Shape x = shape_of(sc);
   const double tokens = static_cast<double>(sc.training.global_batch_size) * x.s;
   double recomputed = 0;
-  if (sc.training.recompute == Recompute::full) recomputed = tokens * forward_flops_per_token(sc, x);
+  if (sc.training.recompute == Recompute::full)
+    recomputed = tokens * (forward_flops_per_token(sc, x) + x.l * 2 * lora_layer_parameters(sc));
   // Selective recomputation re-runs the unfused attention core; with flash attention nothing is
   // re-run outside the attention kernel itself (build_transformer_programs agrees).
   if (sc.training.recompute == Recompute::selective && !x.flash) recomputed = tokens * x.l * 4 * x.s * x.h;
@@ -219,6 +289,34 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
   const double act_bytes = T * x.h * e;  // full activation, nccl-tests size for AR / AG / RS
   const Overlap fwd_gather = overlap ? Overlap::with_next : Overlap::blocking;
   const Overlap fwd_reduce = overlap ? Overlap::with_prev : Overlap::blocking;
+
+  // LoRA: the frozen base skips its weight-gradient GEMMs (and the embedding's and output
+  // layer's); each adapted matrix (d_in x d_out) adds x*A (T x d_in -> r) and *B (r -> d_out) in
+  // forward and four skinny GEMMs in backward (dB, the gradient into x*A, dA, the input gradient
+  // through A): 2x the forward FLOPs. The adapter work is split evenly over TP like its base
+  // matrix (NeMo's parallel adapters replicate one factor and all-reduce an r-wide partial sum:
+  // r / h of the layer's TP traffic, not modelled).
+  const bool lora = sc.training.lora_rank > 0;
+  const double r = sc.training.lora_rank;
+  const LoraTargets targets = lora ? lora_targets_of(sc) : LoraTargets{};
+  auto adapter_forward = [&](double d_in, double d_out) {
+    return std::vector<Kernel>{gemm(T, r, d_in / t, e), gemm(T, d_out / t, r, e)};
+  };
+  auto adapter_backward = [&](double d_in, double d_out) {
+    return std::vector<Kernel>{gemm(r, d_out / t, T, e), gemm(T, r, d_out / t, e), gemm(d_in / t, r, T, e),
+                               gemm(T, d_in / t, r, e)};
+  };
+  // Appends the adapter kernels of the adapted matrices among `which` to `ks`.
+  auto with_adapters = [&](std::vector<Kernel> ks, bool backward,
+                           std::initializer_list<std::pair<bool, std::pair<double, double>>> which) {
+    for (const auto& [adapted, shape] : which) {
+      if (!adapted) continue;
+      for (const Kernel& k :
+           backward ? adapter_backward(shape.first, shape.second) : adapter_forward(shape.first, shape.second))
+        ks.push_back(k);
+    }
+    return ks;
+  };
 
   // Attention core, forward, per rank.
   auto attention_forward = [&](Program& p, const std::string& label) {
@@ -255,9 +353,11 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
   auto attention_block_forward = [&](Program& p) {
     pb.compute(p, "ln1", {norm(2 * Tsp * x.h * e)});
     if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, fwd_gather);
-    pb.compute(p, "qkv", {gemm(T, (x.h + 2 * x.kv) / t, x.h, e)});
+    pb.compute(p, "qkv",
+               with_adapters({gemm(T, (x.h + 2 * x.kv) / t, x.h, e)}, false,
+                             {{targets.q, {x.h, x.h}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
     attention_forward(p, "attn");
-    pb.compute(p, "proj", {gemm(T, x.h, x.h / t, e)});
+    pb.compute(p, "proj", with_adapters({gemm(T, x.h, x.h / t, e)}, false, {{targets.o, {x.h, x.h}}}));
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
     pb.compute(p, "bda_ln2", {elementwise(Tsp * x.h * (3 * e + 1)), norm(2 * Tsp * x.h * e)});
   };
@@ -265,8 +365,12 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
   auto mlp_forward = [&](Program& p, double width, const std::string& prefix) {
     if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, fwd_gather);
     const double act_in = x.gate * T * width / t;  // elements into the activation function
-    pb.compute(p, prefix + "fc1", {gemm(T, x.gate * width / t, x.h, e), elementwise(e * (act_in + T * width / t))});
-    pb.compute(p, prefix + "fc2", {gemm(T, x.h, width / t, e)});
+    const bool dense = prefix.empty();             // LoRA adapts the dense MLP only (no MoE)
+    pb.compute(p, prefix + "fc1",
+               with_adapters({gemm(T, x.gate * width / t, x.h, e), elementwise(e * (act_in + T * width / t))}, false,
+                             {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}}));
+    pb.compute(p, prefix + "fc2",
+               with_adapters({gemm(T, x.h, width / t, e)}, false, {{dense && targets.down, {width, x.h}}}));
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
   };
   // Routed experts (Megatron-Core MoE layer with the all-to-all token dispatcher): each rank
@@ -311,13 +415,21 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
   // GEMM (Megatron ColumnParallelLinear backward); AG of the output gradient (SP) is blocking.
   auto mlp_backward = [&](Program& p, double width, const std::string& prefix) {
     if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, act_bytes, fwd_gather);
-    pb.compute(p, prefix + "fc2_bwd", {gemm(T, width / t, x.h, e), gemm(width / t, x.h, T, e)});
+    const bool dense = prefix.empty();
+    if (lora)
+      pb.compute(p, prefix + "fc2_bwd",
+                 with_adapters({gemm(T, width / t, x.h, e)}, true, {{dense && targets.down, {width, x.h}}}));
+    else
+      pb.compute(p, prefix + "fc2_bwd", {gemm(T, width / t, x.h, e), gemm(width / t, x.h, T, e)});
     const double act_in = x.gate * T * width / t;
     pb.compute(p, prefix + "fc1_dgrad",
-               {elementwise(e * (2 * act_in + T * width / t)), gemm(T, x.h, x.gate * width / t, e)});
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
+               with_adapters({elementwise(e * (2 * act_in + T * width / t)), gemm(T, x.h, x.gate * width / t, e)}, true,
+                             {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}}));
+    // Frozen base (LoRA): no weight gradient, so no SP all-gather of the input for it.
+    if (x.sp && !lora)
+      ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
-    pb.compute(p, prefix + "fc1_wgrad", {gemm(x.h, x.gate * width / t, T, e)});
+    if (!lora) pb.compute(p, prefix + "fc1_wgrad", {gemm(x.h, x.gate * width / t, T, e)});
   };
   auto routed_backward = [&](Program& p) {
     pb.compute(p, "unpermute_bwd", {elementwise(3 * slots * x.h * e)});
@@ -347,12 +459,18 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     }
     pb.compute(p, "ln2_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
     if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, act_bytes, fwd_gather);
-    pb.compute(p, "proj_bwd", {gemm(T, x.h / t, x.h, e), gemm(x.h / t, x.h, T, e)});
+    if (lora)
+      pb.compute(p, "proj_bwd", with_adapters({gemm(T, x.h / t, x.h, e)}, true, {{targets.o, {x.h, x.h}}}));
+    else
+      pb.compute(p, "proj_bwd", {gemm(T, x.h / t, x.h, e), gemm(x.h / t, x.h, T, e)});
     attention_backward(p);
-    pb.compute(p, "qkv_dgrad", {gemm(T, x.h, (x.h + 2 * x.kv) / t, e)});
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
+    pb.compute(p, "qkv_dgrad",
+               with_adapters({gemm(T, x.h, (x.h + 2 * x.kv) / t, e)}, true,
+                             {{targets.q, {x.h, x.h}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
+    if (x.sp && !lora)
+      ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
-    pb.compute(p, "qkv_wgrad", {gemm(x.h, (x.h + 2 * x.kv) / t, T, e)});
+    if (!lora) pb.compute(p, "qkv_wgrad", {gemm(x.h, (x.h + 2 * x.kv) / t, T, e)});
     pb.compute(p, "ln1_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
   };
 
@@ -395,7 +513,8 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
   if (!x.causal)
     pb.compute(out.embedding_backward, "embedding_ln_bwd",
                {elementwise(Tsp * x.h * (3 * e + 1)), norm(3 * Tsp * x.h * e), elementwise(4 * Tsp * x.h * e)});
-  pb.compute(out.embedding_backward, "embedding_bwd", {elementwise(3 * T * x.h * e)});
+  // Embedding weight gradient (scatter-add of the output gradient); none when frozen (LoRA).
+  if (!lora) pb.compute(out.embedding_backward, "embedding_bwd", {elementwise(3 * T * x.h * e)});
 
   // ---- head (last stage): final norm, logits, vocab-parallel cross-entropy ----
   if (!x.causal) {
@@ -435,8 +554,11 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     Program& q = out.head_backward;
     // Backward: subtract one-hot, scale by the loss gradient in place (r/w 8), cast to the GEMM
     // dtype (read 4, write e).
-    pb.compute(q, "logits_bwd",
-               {elementwise((12 + e) * T * x.v / t), gemm(T, x.h, x.v / t, e), gemm(x.v / t, x.h, T, e)});
+    if (lora)  // frozen output layer: input gradient only
+      pb.compute(q, "logits_bwd", {elementwise((12 + e) * T * x.v / t), gemm(T, x.h, x.v / t, e)});
+    else
+      pb.compute(q, "logits_bwd",
+                 {elementwise((12 + e) * T * x.v / t), gemm(T, x.h, x.v / t, e), gemm(x.v / t, x.h, T, e)});
     if (tp) ProgramBuilder::collective(q, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::blocking);
     pb.compute(q, "final_ln_bwd", {norm(3 * Tsp * x.h * e)});
   }
@@ -448,6 +570,8 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
   // Megatron's scatter/gather optimisation (SC21 §4.1): each TP rank sends 1/t of the activation;
   // the receiving stage's all-gather over NVLink is not modelled (it is small next to the send).
   out.p2p_bytes = T * x.h / t * e;
+  out.frozen_base = lora;
+  out.adapter_params_per_layer_per_rank = lora ? lora_layer_parameters(sc) / t : 0.0;
   return out;
 }
 

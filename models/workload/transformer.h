@@ -7,6 +7,7 @@
 // layer names one of a few distinct layer programs (e.g. DeepSeek's first dense layers, then MoE).
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/collectives/collective.h"
@@ -69,7 +70,30 @@ struct TransformerPrograms {
   double embedding_params_per_rank = 0;  ///< input embedding (V·h/t)
   double head_params_per_rank = 0;       ///< output layer (V·h/t; a tied copy for GPT) + final norm
   double p2p_bytes = 0;                  ///< activation sent between stages per TP rank [bytes]
+  /// LoRA (training.lora_rank > 0): the base weights (layers, embedding, output layer) are frozen;
+  /// only the adapters get gradients, optimizer state and data-parallel gradient traffic, and
+  /// the base weights are still held (and, with ZeRO-3, gathered). false: full training.
+  bool frozen_base = false;
+  double adapter_params_per_layer_per_rank = 0;  ///< LoRA adapters of one layer on one TP rank
 };
+
+/// Matrices of one transformer layer that carry a LoRA adapter.
+struct LoraTargets {
+  bool q = false, k = false, v = false, o = false;  ///< attention: query, key, value, output
+  bool gate = false, up = false, down = false;      ///< MLP: gate (gated MLP only), up (FC1), down (FC2)
+};
+/// Parses TrainingSpec::lora_target_modules: comma-separated names from q, k, v, o, gate, up,
+/// down, or "all-linear" (every linear layer of the block, PEFT's keyword; gate only when
+/// gated_mlp). Returns false and sets *error (when given) for an empty list, an unknown or
+/// repeated name, or gate without a gated MLP, e.g. "unknown module \"qkv\"".
+bool parse_lora_targets(std::string_view text, bool gated_mlp, LoraTargets& out, std::string* error);
+
+/// LoRA adapter parameters of one layer over all TP ranks: r * (d_in + d_out) per adapted matrix
+/// (A is r x d_in, B is d_out x r; Hu et al. 2021 §4.2 count |Theta| = 2 * L_LoRA * d_model * r for
+/// square matrices). d_in x d_out: q, o h x h; k, v h x kv (GQA: query groups x head dim);
+/// gate, up h x ffn; down ffn x h. 0 when lora_rank is 0. Throws std::invalid_argument for
+/// targets parse_lora_targets rejects.
+double lora_layer_parameters(const Scenario& scenario);
 
 /// Builds the programs. Throws std::invalid_argument when the GPU lacks the precision's math.
 TransformerPrograms build_transformer_programs(const Scenario& scenario, const GpuSpec& gpu,

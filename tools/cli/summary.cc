@@ -142,6 +142,13 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
       << "; " << format_fixed(models::total_parameters(sc.model) / 1e9, 1) << "B parameters, "
       << format_fixed(models::active_parameters(sc.model) / 1e9, 1) << "B active\n";
   }
+  if (sc.training.lora_rank > 0) {
+    // Adapters over all layers, against the frozen base (Hu et al. 2021: r * (d_in + d_out) each).
+    const double adapters = sc.model.num_layers * models::lora_layer_parameters(sc);
+    o << "           LoRA: rank " << sc.training.lora_rank << " on " << sc.training.lora_target_modules << ", "
+      << format_fixed(adapters / 1e6, 1) << "M trainable of "
+      << format_fixed(models::total_parameters(sc.model) / 1e9, 1) << "B frozen parameters\n";
+  }
   o << "Layout     TP " << r.tp << " x PP " << r.pp << " x DP " << r.dp;
   if (r.ep > 1) o << " (EP " << r.ep << ")";
   if (sc.parallel.schedule == models::PipelineSchedule::interleaved_one_f_one_b)
@@ -181,10 +188,12 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
                                                  {"exposed PP send/recv", b.pp_comm_exposed_s},
                                                  {"pipeline bubble / waiting", b.pipeline_bubble_s},
                                                  {"storage stall", b.storage_stall_s},
-                                                 {"exposed EP all-to-all", b.ep_comm_exposed_s}};
+                                                 {"exposed EP all-to-all", b.ep_comm_exposed_s},
+                                                 {"CPU offload (Adam, copies)", b.offload_s}};
   for (const auto& [name, v] : rows) {
     if (name == std::string_view("storage stall") && !r.storage.modelled) continue;
     if (name == std::string_view("exposed EP all-to-all") && r.ep <= 1 && v == 0) continue;
+    if (name == std::string_view("CPU offload (Adam, copies)") && !sc.offload.optimizer) continue;
     o << "  " << pad(name, 28) << lpad(format_duration(v), 12)
       << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9) << "\n";
   }
@@ -195,6 +204,8 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   o << "  weights " << format_gib(m.weights_bytes) << ", gradients " << format_gib(m.grads_bytes) << ", optimizer "
     << format_gib(m.optimizer_bytes) << ", activations " << format_gib(m.activations_bytes) << ", workspace "
     << format_gib(m.workspace_bytes) << "\n";
+  if (sc.offload.optimizer)
+    o << "  offloaded to host memory: " << format_gib(m.host_bytes) << " per GPU (optimizer state, fp32 gradients)\n";
   if (m.oom) o << "  " << m.advice << "\n";
 
   o << format_job_effects(r);

@@ -90,7 +90,8 @@ struct ReliabilityReport {
   double checkpoint_interval_s = 0.0;  ///< used (Daly's optimum unless given) [s]
   double checkpoint_stall_s = 0.0;     ///< per checkpoint [s]
   double restart_s = 0.0;              ///< overhead + checkpoint read [s]
-  double useful_work_s = 0.0;          ///< failure-free training time asked for (or done in the horizon) [s]
+  double useful_work_s = 0.0;          ///< failure-free training time done (mean over draws) [s]
+  double work_requested_s = 0.0;       ///< failure-free training time asked for (train_tokens); 0 = none [s]
   int draws = 0;
   std::uint64_t seed = 0;
   double interruptions_mean = 0.0, interruptions_stddev = 0.0, interruptions_p5 = 0.0, interruptions_p95 = 0.0;

@@ -65,6 +65,10 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
     const double stall = storage.data_stall_s_per_iteration + storage.checkpoint_stall_s_per_iteration;
     r.breakdown.storage_stall_s = stall;
     r.iteration_time_s += stall;
+    if (!(r.iteration_time_s < 9.2e9))  // sim::Time's range, as for a simulated iteration
+      throw std::overflow_error(
+          "storage: the data-loader or checkpoint stall makes an iteration longer than the simulator's range "
+          "of 292 years (check storage bandwidths and storage.bytes_per_sample / bytes_per_token)");
     const double it = r.iteration_time_s;
     r.tokens_per_s = tokens_per_iteration / it;
     r.samples_per_s = static_cast<double>(sc.training.global_batch_size) / it;
@@ -94,7 +98,15 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
     in.seed = rel.seed;
     in.threads = sc.options.threads;
     r.reliability = simulate_failures(in);
-    if (in.work_s > 0) wall_to_train_s = r.reliability.wall_clock_s_mean;
+    if (in.work_s > 0 && !(r.reliability.useful_work_s > 0))
+      throw std::invalid_argument(
+          "reliability.horizon_s: the window ends before any training is done; lengthen it or set it to 0 (until "
+          "train_tokens are trained)");
+    // A horizon that ends the run before train_tokens are trained gives goodput for that window
+    // only: the wall clock to train is then the failure-free time over the mean goodput.
+    if (in.work_s > 0)
+      wall_to_train_s = r.reliability.useful_work_s >= in.work_s ? r.reliability.wall_clock_s_mean
+                                                                 : r.time_to_train_s / r.reliability.goodput_mean;
   }
 
   if (sc.cost) {

@@ -1365,6 +1365,7 @@ tp::Report report_to_proto(const models::Report& r) {
   ro.set_checkpoint_stall_s(rl.checkpoint_stall_s);
   ro.set_restart_s(rl.restart_s);
   ro.set_useful_work_s(rl.useful_work_s);
+  ro.set_work_requested_s(rl.work_requested_s);
   ro.set_draws(rl.draws);
   ro.set_seed(static_cast<double>(rl.seed));
   ro.set_interruptions_mean(rl.interruptions_mean);

@@ -210,6 +210,26 @@ TEST(Reliability, AsynchronousDurabilityLagLosesMoreWork) {
   EXPECT_GT(simulate_failures(in).lost_work_s_mean, sync_lost);
 }
 
+TEST(Reliability, HorizonShorterThanTheWorkReportsWorkDoneNotAskedFor) {
+  FailureSimInputs in;
+  in.causes = {"all"};
+  in.rate_per_s = {0.0};  // no failures: work done = the window minus checkpoint stalls
+  in.work_s = 10 * 3600.0;
+  in.horizon_s = 3600.0;
+  in.interval_s = 600;
+  in.checkpoint_stall_s = 10;
+  in.restart_s = 60;
+  in.draws = 3;
+  const ReliabilityReport r = simulate_failures(in);
+  EXPECT_EQ(r.work_requested_s, in.work_s);
+  EXPECT_DOUBLE_EQ(r.wall_clock_s_mean, 3600.0);
+  // 5 checkpoints of 10 s after 600, 1210, ..., 3050 s of wall clock; then work to the horizon.
+  EXPECT_NEAR(r.useful_work_s, 3600.0 - 5 * 10.0, 1e-6);
+  EXPECT_NEAR(r.goodput_mean, r.useful_work_s / 3600.0, 1e-12);
+  in.horizon_s = 0;  // until the work is done: all of it
+  EXPECT_DOUBLE_EQ(simulate_failures(in).useful_work_s, in.work_s);
+}
+
 TEST(Reliability, RefusesUnboundedRuns) {
   FailureSimInputs in;
   in.causes = {"all"};

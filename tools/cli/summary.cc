@@ -294,7 +294,11 @@ std::string format_job_effects(const models::Report& r) {
       << ", checkpointing " << format_duration(rl.checkpoint_time_s_mean) << "\n";
     o << "  wall clock    " << format_duration(rl.wall_clock_s_mean) << " (p5 " << format_duration(rl.wall_clock_s_p5)
       << ", p95 " << format_duration(rl.wall_clock_s_p95) << ") for " << format_duration(rl.useful_work_s)
-      << " of training\n";
+      << " of training";
+    if (rl.work_requested_s > 0 && rl.useful_work_s < rl.work_requested_s * (1 - 1e-9))
+      o << " (reliability.horizon_s ended the run before train_tokens were trained: "
+        << format_duration(rl.work_requested_s) << " asked for)";
+    o << "\n";
   }
   const models::CostReport& c = r.cost;
   if (c.modelled) {

@@ -1651,4 +1651,18 @@ std::vector<models::ValidationCase> load_validation_cases(const std::string& pat
   return cases;
 }
 
+std::string field_position(const std::string& path, const std::string& field_path) {
+  try {
+    const std::string text = read_file(path);
+    tp::Scenario message;
+    const detail::ReadOutcome read = detail::read_message(text, path, format_for_path(path), message);
+    std::vector<PathStep> steps;
+    if (!detail::resolve_path(message.GetDescriptor(), field_path, steps, nullptr))
+      return detail::format_pos(path, {1, 1});
+    return detail::format_pos(path, read.source_map->locate(steps));
+  } catch (const std::exception&) {
+    return detail::format_pos(path, {1, 1});
+  }
+}
+
 }  // namespace traincast::io

@@ -94,4 +94,10 @@ std::string report_to_json(const models::Report& report);
 /// Throws ScenarioError collecting the errors of the cases file and of every scenario it names.
 std::vector<models::ValidationCase> load_validation_cases(const std::string& path);
 
+/// "file:line:col" of the field at `field_path` (e.g. "workload.model.family") in the scenario
+/// file `path`, or of its deepest written ancestor ("file:1:1" when none is written): for
+/// commands that refuse a valid scenario for what they cannot do (e.g. `traincast plan` on a
+/// ResNet). Never throws for bad input: an unreadable or unparsable file gives "path:1:1".
+std::string field_position(const std::string& path, const std::string& field_path);
+
 }  // namespace traincast::io

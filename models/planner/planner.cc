@@ -214,10 +214,21 @@ bool better_estimate(const PlanEntry& a, const PlanEntry& b) {
   return a.layout < b.layout;
 }
 
+/// The search is over transformer layouts; a ResNet trains with DDP only (tp = pp = 1).
+void check_transformer(const Scenario& base) {
+  if (base.model.family != ModelFamily::transformer)
+    throw std::invalid_argument(
+        "workload.model.family: resnet: traincast plan searches transformer layouts (TP, PP, interleaving, SP, "
+        "ZeRO, micro-batch, recomputation); a ResNet is trained data-parallel only (DDP: tp = pp = 1, dp = GPUs), so "
+        "there is no layout to search (expected family: transformer; run a ResNet with traincast run, or compare "
+        "micro_batch_size values with traincast sweep)");
+}
+
 }  // namespace
 
 std::vector<Layout> enumerate_layouts(const Scenario& base, const PlanOptions& o) {
   check_options(o);
+  check_transformer(base);
   const NodeTemplate& node = find_node_template(base.cluster.node_template);
   const int gpn = node.gpus_per_node;
   const int gpus = base.cluster.num_nodes * gpn;
@@ -257,6 +268,7 @@ double estimate_iteration_seconds(const Scenario& scenario) { return Estimator(s
 
 PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
   check_options(o);
+  check_transformer(base);
   if (o.max_simulations < 1)
     throw std::invalid_argument("plan: max_simulations must be >= 1 (got " + std::to_string(o.max_simulations) + ")");
   if (o.refine_top < 1)

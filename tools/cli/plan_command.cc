@@ -183,6 +183,17 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
       check_output_path(json_path, force, from_file ? std::vector<std::string>{origin} : std::vector<std::string>{});
     }
     const models::Scenario sc = from_file ? io::load_scenario_file(origin, overrides) : io::default_scenario(overrides);
+    if (sc.model.family != models::ModelFamily::transformer) {
+      // The planner's own message, positioned at the family field (or the --set that chose it).
+      std::string where = from_file ? io::field_position(origin, "workload.model.family") : origin;
+      for (const std::string& a : overrides)
+        if (a.rfind("workload.model.family=", 0) == 0) where = "--set " + a;
+      try {
+        planner::enumerate_layouts(sc, o);
+      } catch (const std::invalid_argument& e) {
+        throw io::ScenarioError({where + ": " + e.what()});
+      }
+    }
 
     const auto t0 = std::chrono::steady_clock::now();
     const planner::PlanResult r = planner::plan_layouts(sc, o);

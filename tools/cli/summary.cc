@@ -155,7 +155,11 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
     o << " (interleaved, " << sc.parallel.virtual_stages << " chunks)";
   o << ", micro-batch " << sc.training.micro_batch_size << " x " << r.micro_batches << " per pipeline, global batch "
     << sc.training.global_batch_size << "\n";
-  o << "           " << precision_name(sc.training.precision) << ", recompute " << recompute_name(sc.training.recompute)
+  // Recomputation is a transformer option (models/scenario.h); a ResNet's summary leaves it out.
+  o << "           " << precision_name(sc.training.precision)
+    << (sc.model.family == models::ModelFamily::resnet
+            ? std::string()
+            : ", recompute " + std::string(recompute_name(sc.training.recompute)))
     << (sc.parallel.sequence_parallel && r.tp > 1 ? ", sequence parallel" : "")
     << (sc.parallel.zero_stage >= 1 ? ", ZeRO-" + std::to_string(sc.parallel.zero_stage) : std::string())
     << (sc.training.flash_attention && sc.model.family == models::ModelFamily::transformer ? ", flash attention" : "")

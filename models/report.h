@@ -119,11 +119,14 @@ struct CostReport {
   double train_gpu_hours = 0.0;  ///< GPUs x wall clock to train (goodput included when modelled)
   double own_cost_to_train_usd = 0.0;
   double cloud_cost_to_train_usd = 0.0;
-  double payback_years = 0.0;  ///< capex / (rent avoided - running cost) per year; 0 = never
+  double payback_years = 0.0;  ///< capex / (rent avoided - running cost) per year; 0 with payback_never
   double breakeven_utilization =
       0.0;           ///< utilisation at which owning costs as much as renting over the amortisation period
   std::string note;  ///< what is left out, in words
   double amortization_years = 0.0;  ///< the depreciation period the capex is spread over
+  /// true when the rent avoided per year does not exceed upkeep + energy: owning never pays back
+  /// (payback_years is then 0, and left out of the JSON report).
+  bool payback_never = false;
 };
 
 /// How busy the hardware is (JSON `utilization.*`): the answer to "how idle is it", beside MFU.
@@ -214,6 +217,11 @@ struct ThermalReport {
   double max_drift_c = 0.0;       ///< largest |end - start| over GPUs in the last iteration
   double rack_inlet_max_c = 0.0;  ///< hottest rack supply air (recirculation included)
   std::vector<GpuThermal> gpus;
+  /// What the thermal slowdown costs the job: this run's iteration time (storage stalls left out)
+  /// minus that of the same run simulated again with no thermal slowdown (a power cap still
+  /// applies) [s]; 0 when no GPU throttled in the last iteration (the second run is then skipped).
+  double throttle_iteration_increase_s = 0.0;
+  double throttle_iteration_increase_fraction = 0.0;  ///< of the unthrottled iteration time
 };
 
 struct Report {

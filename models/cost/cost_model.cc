@@ -47,13 +47,13 @@ CostReport evaluate_cost(const CostInputs& in) {
   // Payback: capex recovered by the rent avoided, less what owning costs to run.
   const double rent_avoided = *cloud * gpus * busy_hours;
   const double running = r.upkeep_per_year_usd + r.energy_per_year_usd;
-  r.payback_years = rent_avoided > running ? r.capex_usd / (rent_avoided - running) : 0.0;
+  r.payback_never = !(rent_avoided > running);
+  r.payback_years = r.payback_never ? 0.0 : r.capex_usd / (rent_avoided - running);
   // Break-even utilisation u: capex/yr + upkeep + energy(u) = rent(u), energy and rent linear in u.
   const double energy_full = in.facility_power_w / 1000.0 * kHoursPerYear * s.energy_price_usd_per_kwh;
   const double margin_full = *cloud * gpus * kHoursPerYear - energy_full;
   r.breakeven_utilization = margin_full > 0 ? (r.capex_per_year_usd + r.upkeep_per_year_usd) / margin_full : 0.0;
-  if (!r.energy_modelled)
-    r.note = "energy cost left out: no facility power from a power model in this build (power.* not available)";
+  if (!r.energy_modelled) r.note = "energy cost left out: no facility power from the power model";
   return r;
 }
 

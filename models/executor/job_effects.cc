@@ -14,7 +14,8 @@ namespace traincast::models {
 namespace {
 
 /// Cables of the scale-out fabric: one per compute NIC port to its leaf, plus leaf uplinks (down
-/// ports / oversubscription per tier above the leaves); torus: one per neighbour link.
+/// ports / oversubscription per tier above the leaves) when there is more than one leaf group
+/// (a single leaf group has no spines to cable to); torus: one per neighbour link.
 int fabric_cables(const Scenario& sc, const Cluster& c) {
   const FabricSpec& f = sc.cluster.fabric;
   if (f.kind == FabricKind::none || c.num_nodes() <= 1) return 0;
@@ -23,6 +24,7 @@ int fabric_cables(const Scenario& sc, const Cluster& c) {
     const double dims = f.torus_dims.empty() ? 1.0 : static_cast<double>(f.torus_dims.size());
     return static_cast<int>(std::lround(c.num_nodes() * dims));
   }
+  if (c.num_nodes() <= f.nodes_per_leaf) return static_cast<int>(std::lround(ports));
   return static_cast<int>(std::lround(ports * (1.0 + (f.tiers - 1) / f.oversubscription)));
 }
 

@@ -692,6 +692,7 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
       pg.rc = base;
       if (th.r_k_per_w > 0) pg.rc.r_k_per_w = th.r_k_per_w;
       if (th.c_j_per_k > 0) pg.rc.c_j_per_k = th.c_j_per_k;
+      if (start.no_thermal_slowdown) pg.rc.slowdown_c = std::numeric_limits<double>::infinity();
       if (!liquid) pg.rc.r_k_per_w /= std::pow(airflow(cluster.local_rank(g)), 0.8);
       ps.gpus.push_back(pg);
     }
@@ -736,7 +737,9 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
 namespace {
 
 /// One pass of the whole job; `start` gives the thermal starting point and receives the end state.
-Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStartState& start) {
+/// With `job_effects`, storage stalls, failures/goodput and cost (issue 4) follow, each only when
+/// the scenario asks, the cost's energy at the power model's facility draw.
+Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStartState& start, bool job_effects) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   Cluster cluster(sc.cluster, net);
@@ -750,6 +753,12 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   std::int64_t end_ns = 0;
   for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
   power.finish(end_ns, r.iteration_time_s, r.time_to_train_s, r.power, r.thermal);
+  if (job_effects) {
+    apply_job_effects(sc, cluster, r, r.power.facility_average_w);
+    // Storage stalls lengthen the time to train; it is drawn at the training average (an upper
+    // bound: GPUs stalled on storage draw less).
+    r.power.energy_to_train_kwh = r.time_to_train_s > 0 ? r.power.facility_average_w * r.time_to_train_s / 3.6e6 : 0.0;
+  }
   start.periodic_c = power.periodic_start_c();
   start.rack_rise_out_c = power.rack_rise_c();
   start.asymmetric = power.asymmetric();
@@ -1306,9 +1315,6 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
     if (u.nic_links_used > 0) u.nic_utilization_mean = nic_sum / u.nic_links_used;
   }
 
-  // Storage stalls, failures/goodput and cost (issue 4), each only when the scenario asks.
-  apply_job_effects(sc, cluster, r);
-
   if (trace != nullptr) {
     std::vector<std::array<std::uint32_t, kNumStreams>> track_ids(static_cast<std::size_t>(workers));
     for (int w = 0; w < workers; ++w) {
@@ -1337,7 +1343,12 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   return r;
 }
 
-Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
+namespace {
+
+/// simulate_training's passes: from idle or the periodic steady state, unfolded when folding
+/// broke symmetry. `no_slowdown`: without thermal slowdown (attribution); `job_effects`: see
+/// simulate_pass.
+Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_slowdown, bool job_effects) {
   const NodeTemplate& node = find_node_template(sc.cluster.node_template);
   const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
   const bool steady = sc.thermal.start == ThermalStart::steady_state;
@@ -1345,23 +1356,41 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     // Temperature feeds nothing back: one pass, reported in the periodic steady state.
     ThermalStartState start;
     start.periodic_correction = steady;
-    return simulate_pass(sc, trace, start);
+    start.no_thermal_slowdown = no_slowdown;
+    return simulate_pass(sc, trace, start, job_effects);
   }
   Scenario unfolded;
   const Scenario* s = &sc;
   for (int attempt = 0; attempt < 2; ++attempt) {
     ThermalStartState first;
+    first.no_thermal_slowdown = no_slowdown;
     if (!steady) {
-      Report r = simulate_pass(*s, trace, first);
+      Report r = simulate_pass(*s, trace, first, job_effects);
       if (!(first.asymmetric && first.folded)) return r;
     } else {
-      // Pass 1 from idle gives the periodic steady state; pass 2 starts there.
-      simulate_pass(*s, nullptr, first);
-      ThermalStartState second;
-      second.start_c = first.periodic_c;
-      second.rack_rise_c = first.rack_rise_out_c;
-      Report r = simulate_pass(*s, trace, second);
-      if (!((first.asymmetric || second.asymmetric) && second.folded)) return r;
+      // Pass 1 from idle gives the periodic steady state; pass 2 starts there. A rack over its
+      // cooling capacity feeds one pass's heat into the next one's inlet, and a throttled clock
+      // changes the heat: further passes follow until the last iteration's thermal state repeats
+      // (thermal.steady_state) or kMaxSteadyPasses; the report says which.
+      constexpr int kMaxSteadyPasses = 6;
+      simulate_pass(*s, nullptr, first, false);
+      bool asymmetric = first.asymmetric, folded = false;
+      ThermalStartState prev = first;
+      Report r;
+      for (int pass = 2;; ++pass) {
+        ThermalStartState next;
+        next.start_c = prev.periodic_c;
+        next.rack_rise_c = prev.rack_rise_out_c;
+        next.no_thermal_slowdown = no_slowdown;
+        sim::TraceRecorder pass_trace;  // only the reported pass's trace is kept
+        r = simulate_pass(*s, trace != nullptr ? &pass_trace : nullptr, next, job_effects);
+        if (trace != nullptr) *trace = std::move(pass_trace);
+        asymmetric = asymmetric || next.asymmetric;
+        folded = next.folded;
+        if (r.thermal.steady_state || pass >= kMaxSteadyPasses) break;
+        prev = std::move(next);
+      }
+      if (!(asymmetric && folded)) return r;
     }
     // Racks saw different inlets for GPUs that one simulated GPU stood for: run every replica.
     unfolded = sc;
@@ -1369,6 +1398,20 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     s = &unfolded;
   }
   throw std::logic_error("executor: an unfolded run reported folding asymmetry");
+}
+
+}  // namespace
+
+Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
+  Report r = simulate_passes(sc, trace, false, true);
+  if (r.thermal.throttled_gpus > 0) {
+    // Attribution: the same job with no thermal slowdown (a power cap still holds).
+    const Report cool = simulate_passes(sc, nullptr, true, false);
+    const double hot_s = r.iteration_time_s - r.breakdown.storage_stall_s;
+    r.thermal.throttle_iteration_increase_s = hot_s - cool.iteration_time_s;
+    r.thermal.throttle_iteration_increase_fraction = r.thermal.throttle_iteration_increase_s / cool.iteration_time_s;
+  }
+  return r;
 }
 
 }  // namespace traincast::models

@@ -46,7 +46,8 @@ TrainingGraph build_training_graph(const Scenario& scenario, const Cluster& clus
 
 /// The report of a graph that run_op_graph has executed on `net` (the network `cluster` was built
 /// on); `events` = the simulator's processed events. `trace`, when given, receives one span per
-/// executed op (per worker, per stream).
+/// executed op (per worker, per stream). Storage, reliability and cost (apply_job_effects) are
+/// left to the caller, which knows the power model's facility draw.
 Report training_report(const Scenario& scenario, const Cluster& cluster, const sim::FlowNetwork& net,
                        std::uint64_t events, const TrainingGraph& job, sim::TraceRecorder* trace = nullptr);
 
@@ -64,6 +65,7 @@ struct ThermalStartState {
   std::vector<double> rack_rise_out_c;  ///< out: rack rises at the end
   bool asymmetric = false;              ///< out: folding saw different inlets for represented GPUs
   bool folded = false;                  ///< out: the pass was folded
+  bool no_thermal_slowdown = false;     ///< in: no GPU slows down with temperature (attribution run)
 };
 
 /// The power/thermal model's setup for `job` on `cluster` (models/power/power_thermal.h):
@@ -76,7 +78,10 @@ PowerThermalSetup power_thermal_setup(const Scenario& scenario, const Cluster& c
 /// power/thermal model (models/power/), training_report, then the power and thermal reports.
 /// When a clock can drop (clock_feedback_possible) and thermal.start is steady_state, a first
 /// pass from idle gives each GPU's periodic steady-state temperature and a second pass starts
-/// there; if racks break the symmetry folding assumed, the job is re-run unfolded. Deterministic: same scenario, same
+/// there; if racks break the symmetry folding assumed, the job is re-run unfolded. When a GPU
+/// throttled, the job is simulated again without thermal slowdown to fill
+/// thermal.throttle_iteration_increase_s. Storage, reliability and cost come last
+/// (apply_job_effects, with power.facility_average_w for the energy cost). Deterministic: same scenario, same
 /// report, whatever options.threads. Throws std::invalid_argument for scenarios the models cannot run (e.g. a precision
 /// the GPU lacks, interleaving with micro-batches not divisible by PP).
 Report simulate_training(const Scenario& scenario, sim::TraceRecorder* trace = nullptr);

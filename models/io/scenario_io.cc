@@ -504,6 +504,9 @@ class Checker {
     return detail::format_pos(origin_, map_.locate(steps));
   }
 
+  /// Whether the field at `path` was written by an override (--set or a case's `set`).
+  bool overridden(const std::string& path) const { return override_origins_.count(path) > 0; }
+
   /// Whether the field at `path` was written (file or override).
   bool present(const std::string& path) const {
     std::vector<PathStep> steps;
@@ -873,6 +876,21 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
   if (s.storage) {
     const models::StorageSpec& st = *s.storage;
     const models::LocalStorageSpec& l = st.local;
+    // A local drive setting given by an override with nothing on the local drives would be
+    // silently ignored (e.g. --set storage.local.raid=... on a scenario without a storage
+    // section, whose defaults read and checkpoint on the shared file system). A file may describe
+    // drives it does not use (and a written-back scenario always has them).
+    if (st.data_source != models::StorageTarget::local && st.checkpoint_target != models::StorageTarget::local) {
+      const pb::Descriptor* local = tp::LocalStorageSpec::descriptor();
+      for (int i = 0; i < local->field_count(); ++i) {
+        const std::string path = "storage.local." + local->field(i)->name();
+        if (!k.overridden(path)) continue;
+        k.error(path,
+                "has no effect: neither storage.data_source nor storage.checkpoint_target is local (expected "
+                "one of them set to local; both default to shared_fs)");
+        break;
+      }
+    }
     if (k.in_range("storage.local.drives", l.drives, 1, 1024)) {
       const int need[] = {1, 2, 2, 3, 4};
       const char* names[] = {"raid0", "raid1", "raid10", "raid5", "raid6"};
@@ -1405,7 +1423,8 @@ tp::Report report_to_proto(const models::Report& r) {
   co.set_train_gpu_hours(c.train_gpu_hours);
   co.set_own_cost_to_train_usd(c.own_cost_to_train_usd);
   co.set_cloud_cost_to_train_usd(c.cloud_cost_to_train_usd);
-  co.set_payback_years(c.payback_years);
+  if (!c.payback_never) co.set_payback_years(c.payback_years);  // omitted when owning never pays back
+  co.set_payback_never(c.payback_never);
   co.set_breakeven_utilization(c.breakeven_utilization);
   co.set_note(c.note);
   co.set_amortization_years(c.amortization_years);
@@ -1454,6 +1473,8 @@ tp::Report report_to_proto(const models::Report& r) {
   th.set_steady_state(t.steady_state);
   th.set_max_drift_c(t.max_drift_c);
   th.set_rack_inlet_max_c(t.rack_inlet_max_c);
+  th.set_throttle_iteration_increase_s(t.throttle_iteration_increase_s);
+  th.set_throttle_iteration_increase_fraction(t.throttle_iteration_increase_fraction);
   for (const models::GpuThermal& g : t.gpus) {
     tp::Report::GpuThermal& x = *th.add_gpus();
     x.set_gpu(g.gpu);

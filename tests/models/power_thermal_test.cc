@@ -3,7 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
 
+#include "models/cost/cost_model.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/power/power_model.h"
@@ -31,17 +36,37 @@ Scenario h100_job() {
   return sc;
 }
 
-// Shared data power-thermal/gpu_power_thermal_facts.csv: pt04 H100 TDP 700 W (Llama 3 §3.3.1);
-// pt02: 8x H100 nodes peak at ~8.4 kW while training (Latif et al., arXiv:2412.08602), so GPUs
-// under full tensor load draw near TDP. A GEMM-bound op at full clock draws TDP here.
+/// The `value` of the row of ../shared/data/power-thermal/gpu_power_thermal_facts.csv with this
+/// source_id and quantity (columns source_id,gpu_or_system,quantity,value,...).
+double fact(const std::string& source_id, const std::string& quantity) {
+  std::ifstream in(std::string(TRAINCAST_SHARED_DATA_DIR) + "/power-thermal/gpu_power_thermal_facts.csv");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cols;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cols.push_back(c);
+    if (cols.size() > 3 && cols[0] == source_id && cols[2] == quantity) return std::stod(cols[3]);
+  }
+  ADD_FAILURE() << "no row " << source_id << " / " << quantity;
+  return 0;
+}
+
+// Shared data power-thermal/gpu_power_thermal_facts.csv, row pt04 "H100 (Llama 3),TDP,700,W"
+// (Llama 3 Herd of Models, arXiv:2407.21783 §3.3.1): an H100 SXM at full tensor load draws near
+// its TDP. Row pt01 (nvidia-smi -q of an H800, the H100 SXM's export variant: same board and
+// 700 W limit): idle "Power Draw 74.71 W". Row pt02: 8x H100 nodes peak at ~8.4 kW while training
+// (Latif et al., arXiv:2412.08602), below their 10.2 kW rating.
 TEST(PowerModel, H100AtFullTensorLoadDrawsNearTdp) {
+  const double tdp_w = fact("pt04", "TDP");
+  ASSERT_EQ(tdp_w, 700.0);
   const GpuSpec& h100 = find_gpu("H100-SXM5-80GB");
   const GpuPowerCurve c = power_curve_of(h100);
-  EXPECT_NEAR(gpu_power_w(c, Activity::compute_bound, 1.0), 700.0, 0.05 * 700);
+  EXPECT_NEAR(gpu_power_w(c, Activity::compute_bound, 1.0), tdp_w, 0.05 * tdp_w);
+  EXPECT_NEAR(gpu_power_w(c, Activity::idle, 1.0), fact("pt01", "Power Draw"), 0.10 * 74.71);
   // The simulated job's GPUs during their GEMM-heavy iteration: peak at TDP, average within 25%.
   const Report r = simulate_training(h100_job());
-  EXPECT_NEAR(r.power.gpu_peak_w, 700.0, 1e-9);
-  EXPECT_GT(r.power.gpu_average_w, 0.75 * 700.0);
+  EXPECT_NEAR(r.power.gpu_peak_w, tdp_w, 0.05 * tdp_w);
+  EXPECT_GT(r.power.gpu_average_w, 0.75 * tdp_w);
   // Node peak vs the measured ~8.4 kW maximum of an 8x H100 node during training (pt02) and
   // below its 10.2 kW rating: within 15% of the measurement (component figures are estimates).
   EXPECT_NEAR(r.power.node_peak_w, 8400.0, 0.15 * 8400.0);
@@ -187,6 +212,129 @@ TEST(PowerThermal, FoldedEqualsUnfoldedWithThrottling) {
   EXPECT_TRUE(folded.folded);
   EXPECT_DOUBLE_EQ(folded.iteration_time_s, unfolded.iteration_time_s);
   EXPECT_NEAR(folded.power.it_average_w, unfolded.power.it_average_w, 1e-6 * unfolded.power.it_average_w);
+}
+
+// End to end, the temperature of every GPU stays below the steady state of the highest power it
+// has drawn so far: T(t) <= max(T(0), T_inlet + max P R). Liquid cooling keeps T_inlet at the
+// coolant temperature; R 0.08 K/W holds 30 + 700 x 0.08 = 86 C < 89 C slowdown, R 0.12 K/W would
+// reach 114 C and throttles at 89 C instead.
+TEST(PowerThermal, TemperatureStaysBelowTheSteadyStateOfItsPower) {
+  for (double r_k_per_w : {0.08, 0.12}) {
+    Scenario sc = h100_job();
+    sc.thermal.cooling = Cooling::liquid;
+    sc.thermal.coolant_c = 30;
+    sc.thermal.r_k_per_w = r_k_per_w;
+    sc.thermal.c_j_per_k = 5;  // tau = R C = 0.4-0.6 s, a few iterations
+    sim::TraceRecorder trace;
+    const Report r = simulate_training(sc, &trace);
+    if (r_k_per_w > 0.1) EXPECT_GT(r.thermal.throttled_gpus, 0);
+    // Along the trace: each temperature sample against T(0) (the GPU's first sample) and the
+    // power seen up to that instant; the report's peak against the same bound.
+    const std::uint32_t power_name = trace.name("power_w"), temp_name = trace.name("temperature_c");
+    std::map<std::uint32_t, double> max_power, t0, peak;
+    std::size_t samples = 0;
+    for (const auto& c : trace.counters()) {
+      const std::uint32_t process = trace.tracks()[c.track].process_id;
+      if (c.name == power_name) max_power[process] = std::max(max_power[process], c.value);
+      if (c.name != temp_name) continue;
+      ++samples;
+      if (!t0.count(process)) t0[process] = c.value;
+      EXPECT_LE(c.value, std::max(t0[process], 30 + max_power[process] * r_k_per_w) + 1e-9) << r_k_per_w;
+      EXPECT_LE(c.value, r.thermal.slowdown_c + 1e-6) << r_k_per_w;
+    }
+    EXPECT_GE(samples, 8u * 3);
+    ASSERT_EQ(r.power.gpus.size(), r.thermal.gpus.size());
+    for (std::size_t i = 0; i < r.thermal.gpus.size(); ++i) {
+      const std::uint32_t process = 1000000 + static_cast<std::uint32_t>(r.thermal.gpus[i].gpu);
+      ASSERT_TRUE(t0.count(process));
+      EXPECT_LE(r.thermal.gpus[i].peak_c, std::max(t0[process], 30 + r.power.gpus[i].peak_w * r_k_per_w) + 1e-9);
+      EXPECT_LE(r.thermal.gpus[i].peak_c, r.thermal.slowdown_c + 1e-6) << r_k_per_w;
+    }
+  }
+}
+
+// The blocked-airflow case says what throttling costs: the same job without thermal slowdown is
+// the job with full airflow (without throttling temperature feeds nothing back into time), so
+// the attributed increase must equal the difference of the two runs.
+TEST(PowerThermal, BlockedAirflowIncreaseIsAttributedToThrottling) {
+  Scenario sc = h100_job();
+  const Report base = simulate_training(sc);
+  EXPECT_EQ(base.thermal.throttle_iteration_increase_s, 0.0);
+  sc.thermal.gpu_airflow_fraction = {1, 1, 1, 0.35, 0.35, 1, 1, 1};
+  const Report hot = simulate_training(sc);
+  ASSERT_GT(hot.thermal.throttled_gpus, 0);
+  EXPECT_NEAR(hot.thermal.throttle_iteration_increase_s, hot.iteration_time_s - base.iteration_time_s,
+              1e-9 * base.iteration_time_s);
+  EXPECT_NEAR(hot.thermal.throttle_iteration_increase_fraction,
+              (hot.iteration_time_s - base.iteration_time_s) / base.iteration_time_s, 1e-9);
+  EXPECT_GT(hot.thermal.throttle_iteration_increase_fraction, 0.01);
+}
+
+// More cooling never makes a job slower: lower thermal resistance (liquid cold plates) and more
+// rack cooling capacity, each swept from throttling to none.
+TEST(PowerThermal, LowerResistanceAndMoreRackCoolingNeverSlower) {
+  Scenario sc = h100_job();
+  sc.thermal.cooling = Cooling::liquid;
+  sc.thermal.coolant_c = 35;
+  double previous = 0;
+  int throttled_first = -1;
+  for (double r : {0.16, 0.13, 0.10, 0.07}) {
+    sc.thermal.r_k_per_w = r;
+    const Report rep = simulate_training(sc);
+    if (throttled_first < 0) throttled_first = rep.thermal.throttled_gpus;
+    if (previous > 0) EXPECT_LE(rep.iteration_time_s, previous * (1 + 1e-9)) << r;
+    previous = rep.iteration_time_s;
+  }
+  EXPECT_GT(throttled_first, 0);
+  sc = h100_job();
+  sc.thermal.nodes_per_rack = 1;
+  sc.thermal.supply_air_c = 30;  // the DGX's rated maximum inlet
+  previous = 0;
+  throttled_first = -1;
+  for (double cap_w : {300.0, 2500.0, 6000.0, 0.0}) {  // 0 = unlimited
+    sc.thermal.rack_cooling_capacity_w = cap_w;
+    const Report rep = simulate_training(sc);
+    if (throttled_first < 0) throttled_first = rep.thermal.throttled_gpus;
+    if (previous > 0) EXPECT_LE(rep.iteration_time_s, previous * (1 + 1e-9)) << cap_w;
+    previous = rep.iteration_time_s;
+  }
+  EXPECT_GT(throttled_first, 0);
+}
+
+// Energy into cost: the cost model prices the power model's facility draw (IT x PUE) over the
+// busy hours of the year, worked by hand: P_facility / 1000 x 8766 h x utilisation x USD/kWh.
+TEST(EnergyCost, CostPricesTheSimulatedFacilityEnergy) {
+  Scenario sc = h100_job();
+  sc.cost = CostSpec{};
+  sc.cost->utilization = 0.6;
+  sc.cost->energy_price_usd_per_kwh = 0.10;
+  const Report r = simulate_training(sc);
+  ASSERT_TRUE(r.cost.modelled);
+  EXPECT_TRUE(r.cost.energy_modelled);
+  EXPECT_TRUE(r.cost.note.empty()) << r.cost.note;
+  EXPECT_DOUBLE_EQ(r.cost.facility_power_w, r.power.facility_average_w);
+  EXPECT_GT(r.cost.facility_power_w, 8 * 0.75 * 700 * 1.58);  // 8 GPUs near TDP, default PUE 1.58
+  EXPECT_NEAR(r.cost.energy_per_year_usd, r.power.facility_average_w / 1000 * 8766 * 0.6 * 0.10, 1e-6);
+  const double gpu_hours = 8 * 8766 * 0.6;
+  EXPECT_NEAR(r.cost.own_cost_per_gpu_hour_usd,
+              (r.cost.capex_per_year_usd + r.cost.upkeep_per_year_usd + r.cost.energy_per_year_usd) / gpu_hours, 1e-9);
+  // A better PUE lowers the energy bill in proportion.
+  sc.power.pue = 1.1;
+  const Report efficient = simulate_training(sc);
+  EXPECT_NEAR(efficient.cost.energy_per_year_usd / r.cost.energy_per_year_usd, 1.1 / 1.58, 1e-9);
+}
+
+// Cables: a fabric whose nodes all hang off one leaf group has no spines, so only the node-to-leaf
+// links are bought: 2 DGX H100 x 8 NICs = 16 cables; switches: the 8 rail leaves (one per NIC
+// rail, the default rail-optimized fabric) and no spine.
+TEST(EnergyCost, SingleLeafGroupHasNoSpineCables) {
+  Scenario sc = h100_job();
+  sc.cluster.num_nodes = 2;
+  sc.parallel.dp = 8;
+  sc.cost = CostSpec{};
+  const Report r = simulate_training(sc);
+  EXPECT_EQ(r.cost.cables, 16);
+  EXPECT_EQ(r.cost.switches, 8);
 }
 
 }  // namespace

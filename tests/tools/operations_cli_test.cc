@@ -55,9 +55,13 @@ TEST(OperationsScenarios, SlowSharedFileSystemStallsTheDataLoaderAndMoreBandwidt
   }
 }
 
-TEST(OperationsScenarios, BuyVersusRentReportsPaybackAndSaysEnergyIsMissing) {
+TEST(OperationsScenarios, BuyVersusRentReportsPaybackWithSimulatedEnergy) {
   const models::Report r = simulate("buy_vs_rent_60pct.textproto");
   ASSERT_TRUE(r.cost.modelled);
+  EXPECT_TRUE(r.cost.energy_modelled);
+  EXPECT_FALSE(r.cost.payback_never);
+  // 8 DGX H100 at 60%: facility draw x 8,766 h x 0.6 x USD 0.0806/kWh.
+  EXPECT_NEAR(r.cost.energy_per_year_usd, r.power.facility_average_w / 1000 * 8766 * 0.6 * 0.0806, 1e-6);
   ASSERT_TRUE(r.reliability.modelled);
   EXPECT_GT(r.cost.payback_years, 0.0);
   EXPECT_GT(r.cost.own_cost_to_train_usd, 0.0);

@@ -251,7 +251,8 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
       o << th.throttled_gpus << " GPU(s) throttled, up to " << pct(th.throttled_time_fraction) << " of the iteration:";
       for (const auto& g : th.gpus)
         if (g.throttled_time_fraction > 0) o << " GPU " << g.gpu << " (" << pct(g.throttled_time_fraction) << ")";
-      o << "\n";
+      o << "\n  thermal slowdown adds " << format_duration(th.throttle_iteration_increase_s) << " ("
+        << pct(th.throttle_iteration_increase_fraction) << ") to the iteration (vs the same run without slowdown)\n";
     } else {
       o << "no throttling\n";
     }
@@ -317,7 +318,7 @@ std::string format_job_effects(const models::Report& r) {
       o << "  to train      " << with_thousands(c.train_gpu_hours) << " GPU-hours: own " << usd(c.own_cost_to_train_usd)
         << ", rent " << usd(c.cloud_cost_to_train_usd) << "\n";
     o << "  buy vs rent   payback "
-      << (c.payback_years > 0 ? format_fixed(c.payback_years, 2) + " years" : std::string("never"))
+      << (c.payback_never ? std::string("never") : format_fixed(c.payback_years, 2) + " years")
       << (c.payback_years > c.amortization_years ? " (beyond the " + format_fixed(c.amortization_years, 1) +
                                                        "-year amortisation: not within the hardware's life)"
                                                  : std::string())

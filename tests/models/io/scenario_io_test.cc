@@ -982,6 +982,16 @@ TEST(ScenarioIoErrors, PowerAndThermalFields) {
   EXPECT_EQ(errors_of(small() + "power { psu_redundant: 6 }\n"),
             (std::vector<std::string>{"t.textproto:8:9: power.psu_redundant: got 6 (expected 0 to 5: dgx_h100 has "
                                       "6 power supplies)"}));
+  EXPECT_EQ(errors_of(small() + "power { cpu_load_fraction: 1.5 comm_fraction: -0.1 }\n"),
+            (std::vector<std::string>{"t.textproto:8:9: power.cpu_load_fraction: got 1.5 (expected 0 to 1)",
+                                      "t.textproto:8:32: power.comm_fraction: got -0.1 (expected 0 to 1)"}));
+  // Below absolute zero (-273.15 C), negative resistance and capacitance, no racks.
+  EXPECT_EQ(errors_of(small() + "thermal { cooling: liquid coolant_c: -300 r_k_per_w: -0.1 c_j_per_k: -5 "
+                                "nodes_per_rack: 0 }\n"),
+            (std::vector<std::string>{"t.textproto:8:27: thermal.coolant_c: got -300 (expected 0 to 70 C)",
+                                      "t.textproto:8:43: thermal.r_k_per_w: got -0.1 (expected a finite number >= 0)",
+                                      "t.textproto:8:59: thermal.c_j_per_k: got -5 (expected a finite number >= 0)",
+                                      "t.textproto:8:73: thermal.nodes_per_rack: got 0 (expected an integer >= 1)"}));
 }
 
 }  // namespace

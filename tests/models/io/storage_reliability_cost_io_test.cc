@@ -62,9 +62,10 @@ TEST(StorageReliabilityCostIo, PresentSectionsKeepDefaultsAndRoundTrip) {
   EXPECT_EQ(again.storage->local.cache_policy, models::WriteCachePolicy::write_through);
   EXPECT_EQ(again.reliability->failures[0].cause, "gpu");
   EXPECT_EQ(again.cost->utilization, 0.6);
-  // --set reaches the new fields.
-  const models::Scenario set = load_scenario_text(text, "t.textproto", Format::text,
-                                                  {"storage.local.cache_policy=write_back", "cost.utilization=0.3"});
+  // --set reaches the new fields (a local drive field only with something on the local drives).
+  const models::Scenario set = load_scenario_text(
+      text, "t.textproto", Format::text,
+      {"storage.local.cache_policy=write_back", "storage.checkpoint_target=local", "cost.utilization=0.3"});
   EXPECT_EQ(set.storage->local.cache_policy, models::WriteCachePolicy::write_back);
   EXPECT_EQ(set.cost->utilization, 0.3);
 }
@@ -130,6 +131,31 @@ TEST(StorageReliabilityCostIo, ReportJsonHasTheSectionKeys) {
                           "\"reliability\": {", "\"goodput_mean\": 0.93", "\"cause\": \"Faulty GPU\"", "\"cost\": {",
                           "\"payback_years\": 3.1", "\"breakeven_utilization\""})
     EXPECT_NE(json.find(key), std::string::npos) << key << "\n" << json;
+  EXPECT_NE(json.find("\"payback_never\": false"), std::string::npos) << json;
+  // Never paying back: no payback_years key (0 would read as "at once"), payback_never true.
+  r.cost.payback_years = 0;
+  r.cost.payback_never = true;
+  const std::string never = report_to_json(r);
+  EXPECT_EQ(never.find("\"payback_years\""), std::string::npos) << never;
+  EXPECT_NE(never.find("\"payback_never\": true"), std::string::npos) << never;
+}
+
+// A --set of a local drive setting when nothing reads or writes the local drives would be silently
+// ignored (without a storage section, data and checkpoints default to the shared file system):
+// an error naming the override. A file may describe drives it does not use (round trips).
+TEST(StorageReliabilityCostIo, LocalDriveOverrideWithoutLocalTargetIsAnError) {
+  try {
+    load_scenario_text(job(""), "t.textproto", Format::text, {"storage.local.raid=raid5"});
+    ADD_FAILURE() << "no ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.errors(), (std::vector<std::string>{
+                              "--set: storage.local.raid: has no effect: neither storage.data_source nor "
+                              "storage.checkpoint_target is local (expected one of them set to local; both default to "
+                              "shared_fs)"}));
+  }
+  EXPECT_NO_THROW(load_scenario_text(job(""), "t.textproto", Format::text,
+                                     {"storage.local.raid=raid5", "storage.checkpoint_target=local"}));
+  EXPECT_NO_THROW(load_scenario_text(job("storage { local { raid: raid5 } }\n"), "t.textproto", Format::text, {}));
 }
 
 }  // namespace

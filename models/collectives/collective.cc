@@ -927,9 +927,7 @@ CollectiveChoice CollectiveEngine::choose(const CollectiveCall& call) const {
   return choose_plan(call, &plan);
 }
 
-void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* listener, std::uint64_t tag) {
-  const Plan* plan = nullptr;
-  const CollectiveChoice choice = choose_plan(call, &plan);  // validates
+std::uint32_t CollectiveEngine::acquire_slot() {
   std::uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -938,8 +936,15 @@ void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* lis
     slot = static_cast<std::uint32_t>(active_.size());
     active_.emplace_back();
   }
+  active_[slot] = Active{};
+  return slot;
+}
+
+void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* listener, std::uint64_t tag) {
+  const Plan* plan = nullptr;
+  const CollectiveChoice choice = choose_plan(call, &plan);  // validates
+  const std::uint32_t slot = acquire_slot();
   Active& a = active_[slot];
-  a = Active{};
   a.listener = listener;
   a.tag = tag;
   a.bytes = call.bytes;
@@ -1007,16 +1012,8 @@ void CollectiveEngine::start_host_copy(std::span<const int> gpus, double bytes_p
   check_host_copy(gpus, bytes_per_gpu);
   std::vector<std::vector<sim::ResourceId>> paths;
   for (int g : gpus) paths.push_back(cluster_.host_route(g, to_host));  // validates the GPUs
-  std::uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(active_.size());
-    active_.emplace_back();
-  }
+  const std::uint32_t slot = acquire_slot();
   Active& a = active_[slot];
-  a = Active{};
   a.listener = listener;
   a.tag = tag;
   a.bytes = bytes_per_gpu;

@@ -293,6 +293,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   // Collectives in flight: slots reused through a free list.
   std::vector<Active> active_;
   std::vector<std::uint32_t> free_slots_;
+  /// A free (reset) slot in active_, reusing finished ones.
+  std::uint32_t acquire_slot();
   std::size_t in_flight_ = 0;
 };
 

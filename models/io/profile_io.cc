@@ -28,24 +28,6 @@ using detail::PathStep;
 constexpr std::size_t kMaxInputBytes = 64u << 20;
 constexpr const char* kLinkNames[6] = {"other", "nvlink", "pcie", "socket", "nic", "fabric"};
 
-std::string read_whole(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw ScenarioError(
-        {path + ": cannot read file (" + std::make_error_code(std::errc::is_a_directory).message() + ")"});
-  }
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno != 0 ? errno : ENOENT;
-    throw ScenarioError({path + ": cannot read file (" + std::generic_category().message(err) + ")"});
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw ScenarioError({path + ": cannot read file (read error)"});
-  return std::move(buffer).str();
-}
-
 std::string num(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -264,7 +246,7 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
 
 std::shared_ptr<const models::CalibrationProfile> load_profile_file(const std::string& path) {
   const Format format = format_for_path(path);
-  return load_profile_text(read_whole(path), path, format);
+  return load_profile_text(read_input_file(path), path, format);
 }
 
 std::string profile_to_text(const models::CalibrationProfile& p, const std::string& header_comment) {
@@ -413,7 +395,7 @@ models::MeasurementSet load_measurements_text(std::string_view text, std::string
 }
 
 models::MeasurementSet load_measurements_file(const std::string& path) {
-  return load_measurements_text(read_whole(path), path);
+  return load_measurements_text(read_input_file(path), path);
 }
 
 }  // namespace traincast::io

@@ -66,25 +66,6 @@ std::vector<Override> as_cli_overrides(const std::vector<std::string>& assignmen
   return out;
 }
 
-/// Reads a whole file; throws ScenarioError("path: cannot read file (reason)").
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw ScenarioError(
-        {path + ": cannot read file (" + std::make_error_code(std::errc::is_a_directory).message() + ")"});
-  }
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno != 0 ? errno : ENOENT;
-    throw ScenarioError({path + ": cannot read file (" + std::generic_category().message(err) + ")"});
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw ScenarioError({path + ": cannot read file (read error)"});
-  return std::move(buffer).str();
-}
-
 // ------------------------------------------------------------------------------------------------
 // proto <-> struct
 // ------------------------------------------------------------------------------------------------
@@ -1539,6 +1520,24 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
 
 }  // namespace
 
+std::string read_input_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ScenarioError(
+        {path + ": cannot read file (" + std::make_error_code(std::errc::is_a_directory).message() + ")"});
+  }
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno != 0 ? errno : ENOENT;
+    throw ScenarioError({path + ": cannot read file (" + std::generic_category().message(err) + ")"});
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw ScenarioError({path + ": cannot read file (read error)"});
+  return std::move(buffer).str();
+}
+
 // ------------------------------------------------------------------------------------------------
 // Public API
 // ------------------------------------------------------------------------------------------------
@@ -1556,7 +1555,7 @@ Format format_for_path(const std::string& path) {
 
 models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
   const Format format = format_for_path(path);
-  const std::string text = read_file(path);
+  const std::string text = read_input_file(path);
   return load_impl(text, path, format, as_cli_overrides(overrides));
 }
 
@@ -1567,7 +1566,7 @@ models::Scenario load_scenario_text(std::string_view text, std::string_view orig
 
 models::Scenario load_cluster_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
   const Format format = format_for_path(path);
-  const std::string text = read_file(path);
+  const std::string text = read_input_file(path);
   return load_impl(text, path, format, as_cli_overrides(overrides), /*check_workload=*/false);
 }
 
@@ -1598,7 +1597,7 @@ std::string report_to_json(const models::Report& report) {
 
 std::vector<models::ValidationCase> load_validation_cases(const std::string& path) {
   const Format format = format_for_path(path);
-  const std::string text = read_file(path);
+  const std::string text = read_input_file(path);
   if (text.size() > kMaxInputBytes) {
     throw ScenarioError({path + ": input too large (" + std::to_string(text.size()) + " bytes; expected at most " +
                          std::to_string(kMaxInputBytes) + ")"});
@@ -1651,7 +1650,7 @@ std::vector<models::ValidationCase> load_validation_cases(const std::string& pat
       Format scenario_format = Format::text;
       try {
         scenario_format = format_for_path(out.scenario_path);
-        scenario_text = read_file(out.scenario_path);
+        scenario_text = read_input_file(out.scenario_path);
       } catch (const ScenarioError& e) {
         // The file itself is the problem: say which case named it.
         k.error(at, e.what());
@@ -1674,7 +1673,7 @@ std::vector<models::ValidationCase> load_validation_cases(const std::string& pat
 
 std::string field_position(const std::string& path, const std::string& field_path) {
   try {
-    const std::string text = read_file(path);
+    const std::string text = read_input_file(path);
     tp::Scenario message;
     const detail::ReadOutcome read = detail::read_message(text, path, format_for_path(path), message);
     std::vector<PathStep> steps;

@@ -37,6 +37,10 @@ class ScenarioError : public std::runtime_error {
   std::vector<std::string> errors_;
 };
 
+/// The whole contents of a file (bytes as stored). Throws ScenarioError("PATH: cannot read file
+/// (reason)") when it is missing, a directory, unreadable or a read fails.
+std::string read_input_file(const std::string& path);
+
 /// Input syntax: protobuf text format or proto3 JSON (same schema, same field names; JSON also
 /// accepts protobuf's lowerCamel names).
 enum class Format { text, json };

@@ -522,25 +522,6 @@ constexpr std::size_t kMaxRangeValues = 100'000;
 /// Origin of the base scenario's own messages when a point is loaded (stripped from reasons).
 constexpr std::string_view kPointOrigin = "<sweep point>";
 
-/// Reads a whole file; throws ScenarioError("path: cannot read file (reason)").
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw ScenarioError(
-        {path + ": cannot read file (" + std::make_error_code(std::errc::is_a_directory).message() + ")"});
-  }
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno != 0 ? errno : ENOENT;
-    throw ScenarioError({path + ": cannot read file (" + std::generic_category().message(err) + ")"});
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw ScenarioError({path + ": cannot read file (read error)"});
-  return std::move(buffer).str();
-}
-
 /// Shortest decimal text that reads back as exactly `v` ("0.1", "1e+20", "3").
 std::string shortest(double v) {
   char buf[64];
@@ -812,7 +793,7 @@ class SweepLoader {
     Format format = Format::text;
     try {
       format = format_for_path(path);
-      text = read_file(path);
+      text = read_input_file(path);
     } catch (const ScenarioError& e) {
       error("scenario_file", e.what());
       return;
@@ -1310,7 +1291,7 @@ models::Sweep load_sweep_text(std::string_view text, std::string_view origin, Fo
 
 models::Sweep load_sweep_file(const std::string& path) {
   const Format format = format_for_path(path);
-  const std::string text = read_file(path);
+  const std::string text = read_input_file(path);
   return load_sweep_text(text, path, format, std::filesystem::path(path).parent_path().string());
 }
 
@@ -1564,7 +1545,7 @@ bool parse_size(std::string_view s, std::size_t& out) {
 }  // namespace
 
 SweepCsv read_sweep_csv(const std::string& path) {
-  const std::string text = read_file(path);
+  const std::string text = read_input_file(path);
   SweepCsv csv;
   auto fail = [&](int line, const std::string& what) {
     throw ScenarioError({path + ":" + std::to_string(line) + ": " + what});

@@ -14,6 +14,22 @@ namespace traincast::models {
 struct CalibrationProfile;  // models/calibration_profile.h
 
 enum class Precision { fp32, tf32, fp16, bf16, fp8 };
+/// The scenario spelling of a precision ("fp32", "tf32", "fp16", "bf16", "fp8").
+constexpr const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
+    case Precision::fp16:
+      return "fp16";
+    case Precision::bf16:
+      return "bf16";
+    case Precision::fp8:
+      return "fp8";
+  }
+  return "?";
+}
 enum class Recompute { none, selective, full };
 /// Transformer family: decoder (GPT/Llama: causal attention, next-token head) or encoder (BERT:
 /// bidirectional attention, masked-LM + next-sentence heads).

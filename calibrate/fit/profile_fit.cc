@@ -24,22 +24,6 @@ namespace {
 using models::CalibrationProfile;
 using models::CollectiveFit;
 
-const char* precision_name(models::Precision p) {
-  switch (p) {
-    case models::Precision::fp32:
-      return "fp32";
-    case models::Precision::tf32:
-      return "tf32";
-    case models::Precision::fp16:
-      return "fp16";
-    case models::Precision::bf16:
-      return "bf16";
-    case models::Precision::fp8:
-      return "fp8";
-  }
-  return "?";
-}
-
 const char* bandwidth_name(models::BandwidthSampleKind k) {
   static const char* names[] = {"hbm_copy", "hbm_read", "hbm_write", "h2d", "d2h", "d2d_peer"};
   return names[static_cast<int>(k)];
@@ -425,7 +409,7 @@ void fit_gemm(const models::MeasurementSet& m, const FitOptions& o, CalibrationP
     }
     if (notes) {
       std::ostringstream s;
-      s << "GEMM " << precision_name(dtype) << ": " << fit.size() << " fit points, surface robust sigma "
+      s << "GEMM " << models::precision_name(dtype) << ": " << fit.size() << " fit points, surface robust sigma "
         << r.sigma * 100 << "% (ln eta), " << dropped << " outliers dropped";
       notes->push_back(s.str());
     }
@@ -567,7 +551,7 @@ Validation validate_profile(const std::shared_ptr<const models::CalibrationProfi
       const auto dtype = static_cast<models::Precision>(dt);
       ValidationGroup g;
       g.kind = "gemm";
-      g.group = precision_name(dtype);
+      g.group = models::precision_name(dtype);
       std::vector<double> held, fitted;
       for (std::size_t i = 0; i < samples.size(); ++i) {
         const models::GemmSample& s = *samples[i];

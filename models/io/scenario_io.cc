@@ -1184,15 +1184,14 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
                                                           {models::Precision::fp16, gpu->peak_fp16_flops},
                                                           {models::Precision::bf16, gpu->peak_bf16_flops},
                                                           {models::Precision::fp8, gpu->peak_fp8_flops}};
-    const char* const names[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
     std::string supported;
     double peak = 0.0;
     for (const auto& [precision, flops] : peaks) {
       if (precision == t.precision) peak = flops;
-      if (flops > 0) supported += (supported.empty() ? "" : ", ") + std::string(names[static_cast<int>(precision)]);
+      if (flops > 0) supported += (supported.empty() ? "" : ", ") + std::string(models::precision_name(precision));
     }
     if (peak <= 0) {
-      k.error("workload.training.precision", std::string(names[static_cast<int>(t.precision)]) +
+      k.error("workload.training.precision", std::string(models::precision_name(t.precision)) +
                                                  " is not supported by " + gpu_name +
                                                  " (expected one of: " + supported + ")");
     }

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "tests/tools/cli_run.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
@@ -20,20 +21,8 @@ const std::string kSrc = TRAINCAST_SOURCE_DIR;
 const fs::path kLogs = fs::path(TRAINCAST_SHARED_DATA_DIR) / "nccl-tests";
 const std::string kScenario = kSrc + "/scenarios/nccl/consumer_2x2080ti_nop2p.textproto";
 
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-Result run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  std::vector<std::string> argv_s = {"traincast"};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
+using test_support::Result;
+using test_support::run;
 
 class CalibrateCli : public ::testing::Test {
  protected:

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/tools/cli_run.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
@@ -17,19 +18,8 @@ namespace fs = std::filesystem;
 const std::string kSrc = TRAINCAST_SOURCE_DIR;
 const std::string kData = TRAINCAST_SHARED_DATA_DIR;
 
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-Result run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  args.insert(args.begin(), "traincast");
-  std::vector<char*> argv;
-  for (auto& s : args) argv.push_back(s.data());
-  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
+using test_support::Result;
+using test_support::run;
 
 /// The line of `text` starting with `prefix`, e.g. "Step time  78.14 ms" -> "78.14 ms".
 std::string value_after(const std::string& text, const std::string& prefix) {

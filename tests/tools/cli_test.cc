@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/tools/cli_run.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
@@ -16,20 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kSrc = TRAINCAST_SOURCE_DIR;
 
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-Result run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  std::vector<std::string> argv_s = {"traincast"};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
+using test_support::Result;
+using test_support::run;
 
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/tools/cli_run.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
@@ -17,19 +18,11 @@ namespace fs = std::filesystem;
 const std::string kSrc = TRAINCAST_SOURCE_DIR;
 const std::string kDgxH100 = kSrc + "/scenarios/nccl/dgx_h100.textproto";
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using test_support::Result;
 
-Result run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  std::vector<std::string> argv_s = {"traincast", "nccl-tests"};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
+Result run(std::vector<std::string> args) {
+  args.insert(args.begin(), "nccl-tests");
+  return test_support::run(args);
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/tools/cli_run.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
@@ -13,20 +14,8 @@ namespace {
 
 const std::string kSrc = TRAINCAST_SOURCE_DIR;
 
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-Result run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  std::vector<std::string> argv_s = {"traincast"};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
+using test_support::Result;
+using test_support::run;
 
 TEST(ResNetCli, PlanRefusesWithThePositionOfTheFamilyField) {
   const std::string file = kSrc + "/scenarios/models/resnet50.textproto";

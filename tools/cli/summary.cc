@@ -14,21 +14,6 @@
 namespace traincast::cli {
 namespace {
 
-const char* precision_name(models::Precision p) {
-  switch (p) {
-    case models::Precision::fp32:
-      return "fp32";
-    case models::Precision::tf32:
-      return "tf32";
-    case models::Precision::fp16:
-      return "fp16";
-    case models::Precision::bf16:
-      return "bf16";
-    case models::Precision::fp8:
-      return "fp8";
-  }
-  return "?";
-}
 const char* recompute_name(models::Recompute r) {
   switch (r) {
     case models::Recompute::none:
@@ -156,7 +141,7 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   o << ", micro-batch " << sc.training.micro_batch_size << " x " << r.micro_batches << " per pipeline, global batch "
     << sc.training.global_batch_size << "\n";
   // Recomputation is a transformer option (models/scenario.h); a ResNet's summary leaves it out.
-  o << "           " << precision_name(sc.training.precision)
+  o << "           " << models::precision_name(sc.training.precision)
     << (sc.model.family == models::ModelFamily::resnet
             ? std::string()
             : ", recompute " + std::string(recompute_name(sc.training.recompute)))
@@ -173,8 +158,8 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
     o << "Throughput " << with_thousands(r.tokens_per_s) << " tokens/s, " << format_fixed(r.tflops_per_gpu, 1)
       << " model TFLOP/s per GPU (" << format_fixed(r.hardware_tflops_per_gpu, 1) << " with recomputation)\n";
   o << "MFU        " << pct(r.mfu) << "   HFU " << pct(r.hfu) << "   (of "
-    << format_fixed(r.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s dense " << precision_name(sc.training.precision)
-    << " peak)\n";
+    << format_fixed(r.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s dense "
+    << models::precision_name(sc.training.precision) << " peak)\n";
   if (const models::ComputeParams cp = models::default_compute_params(models::find_gpu(r.gpu));
       cp.source.rfind("UNCALIBRATED", 0) == 0 && sc.cluster.profile == nullptr)
     o << "Note       no measured kernel efficiencies for " << r.gpu << ": generic defaults used (GEMM "

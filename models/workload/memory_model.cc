@@ -111,8 +111,10 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   const bool first = stage == 0, last = stage == par.pp - 1;
   const bool encoder = m.architecture == Architecture::encoder;
   if (first) params += v * h / t + encoder_embedding_extra_parameters(m);
-  // Output layer (tied copy for GPT and BERT) and final norm, or BERT's MLM/pooler/NSP heads.
-  if (last) params += v * h / t + (encoder ? encoder_head_parameters(m) : 2 * h);
+  // Output layer (for GPT and BERT a tied copy when pp > 1, the embedding itself when pp = 1) and
+  // final norm, or BERT's MLM/pooler/NSP heads.
+  const bool head_is_embedding = first && !m.untied_embeddings;
+  if (last) params += (head_is_embedding ? 0.0 : v * h / t) + (encoder ? encoder_head_parameters(m) : 2 * h);
   const bool fp32 = sc.training.precision == Precision::fp32 || sc.training.precision == Precision::tf32;
   const double weight_bytes = fp32 ? 4 : 2;
   const double grad_bytes = (fp32 || sc.training.fp32_grad_accumulation) ? 4 : 2;

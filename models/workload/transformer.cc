@@ -565,8 +565,11 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
 
   // Encoder extras (position/type tables, MLM transform, pooler, NSP) are replicated over TP.
   out.embedding_params_per_rank = x.v * x.h / t + encoder_embedding_extra_parameters(sc.model);
-  // GPT ties the output layer to the embedding but the last stage still holds a copy (Megatron).
-  out.head_params_per_rank = x.v * x.h / t + (x.causal ? 2 * x.h : encoder_head_parameters(sc.model));
+  // GPT and BERT tie the output layer to the embedding: with one pipeline stage it is the same
+  // tensor; with several the last stage holds a copy (Megatron-LM, share_embeddings_and_output_weights).
+  const bool shared_with_embedding = !sc.model.untied_embeddings && sc.parallel.pp == 1;
+  out.head_params_per_rank =
+      (shared_with_embedding ? 0.0 : x.v * x.h / t) + (x.causal ? 2 * x.h : encoder_head_parameters(sc.model));
   // Megatron's scatter/gather optimisation (SC21 §4.1): each TP rank sends 1/t of the activation;
   // the receiving stage's all-gather over NVLink is not modelled (it is small next to the send).
   out.p2p_bytes = T * x.h / t * e;

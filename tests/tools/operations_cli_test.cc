@@ -12,6 +12,7 @@
 #include "models/executor/training_executor.h"
 #include "models/io/scenario_io.h"
 #include "models/report.h"
+#include "tests/tools/cli_run.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
@@ -71,15 +72,10 @@ TEST(OperationsScenarios, BuyVersusRentReportsPaybackWithSimulatedEnergy) {
 }
 
 TEST(OperationsScenarios, JsonIdenticalForAnyThreadCountAndBadInputExitsTwo) {
-  auto run = [](std::vector<std::string> args, std::string& out) {
-    std::ostringstream o, e;
-    std::vector<std::string> argv_s = {"traincast"};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& s : argv_s) argv.push_back(s.data());
-    const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), o, e);
-    out = o.str() + e.str();
-    return status;
+  auto run = [](const std::vector<std::string>& args, std::string& out) {
+    const test_support::Result r = test_support::run(args);
+    out = r.out + r.err;
+    return r.status;
   };
   const auto dir = std::filesystem::temp_directory_path() / ("traincast_ops_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

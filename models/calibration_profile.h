@@ -13,7 +13,8 @@
 //    figure (LinkEfficiency) on the flow model's links; pcie_duplex_efficiency bounds a GPU PCIe
 //    link loaded both ways by one collective (up + down); latency_scale multiplies NCCL's latency
 //    terms; a CollectiveFit for the call's (op, group size) multiplies the latency by its
-//    latency_scale, the achievable bandwidth by its bandwidth_scale, and the whole time by its size
+//    latency_scale (x the protocol's), the achievable bandwidth by its bandwidth_scale (x the
+//    protocol's), and the whole time by its size
 //    correction (interpolated in log size, as NCCL's own treeCorrectionFactor is a table over
 //    log2 size).
 // Power vs load and thermal R/C fits (DESIGN §4.5) belong here too when they are fitted; this
@@ -68,6 +69,11 @@ struct CollectiveFit {
   int num_ranks = 0;             ///< group size the fit applies to (exact match)
   double latency_scale = 1.0;    ///< multiplies NCCL's latency terms (on top of the profile-wide scale)
   double bandwidth_scale = 1.0;  ///< multiplies the achievable bandwidth (on top of link_efficiency)
+  /// Per NCCL protocol (index: LL, LL128, Simple), on top of latency_scale / bandwidth_scale: each
+  /// protocol's own alpha and beta, as NCCL's tuner has one latency and bandwidth per (algorithm,
+  /// protocol) and runs the cheapest. > 0; 1 = the op's common scale.
+  std::array<double, 3> protocol_latency_scale{1.0, 1.0, 1.0};
+  std::array<double, 3> protocol_bandwidth_scale{1.0, 1.0, 1.0};
   std::vector<CollectiveSizePoint> size_correction;  ///< by increasing bytes; empty = none
   /// Derived, for reading (not used by the model): the fitted model's time at 0 bytes [s] (alpha)
   /// and its busbw at large sizes [GB/s] (the alpha-beta view of the fit).

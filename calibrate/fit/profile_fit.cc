@@ -3,6 +3,7 @@
 #include "calibrate/fit/profile_fit.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -206,6 +207,120 @@ models::CollectiveChoice fit_scales(const models::CollectiveEngine& e, Collectiv
   return e.choose(call);
 }
 
+/// Per-protocol latency and bandwidth scales of `entry` (on top of its common scales) fitted on
+/// d's fit points: NCCL's tuner has one (latency, bandwidth) per algorithm and protocol and runs
+/// the cheapest, so a measured curve is the lower envelope of up to three alpha-beta lines, with a
+/// kink where the protocol changes; one common (a, b) cannot follow it. Six parameters (ln of
+/// each scale), a coarse grid over the latency scales for a start (the envelope is not convex),
+/// Levenberg-Marquardt with Huber weights and a ridge to 1 (a protocol no fit point runs keeps
+/// its common scale). Kept only when it lowers the Huber loss. Needs at least 4 fit points.
+void fit_protocol_scales_raw(const models::CollectiveEngine& e, CollectiveFit& entry, const OpData& d) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < d.bytes.size(); ++i) {
+    if (d.fit[i]) idx.push_back(i);
+  }
+  if (idx.size() < 4) return;
+  const auto l0 = entry.protocol_latency_scale, b0 = entry.protocol_bandwidth_scale;
+  auto residuals = [&](const Eigen::VectorXd& p) {
+    for (std::size_t k = 0; k < 3; ++k) {
+      entry.protocol_latency_scale[k] = l0[k] * std::exp(p[static_cast<Eigen::Index>(k)]);
+      entry.protocol_bandwidth_scale[k] = b0[k] * std::exp(p[static_cast<Eigen::Index>(k + 3)]);
+    }
+    const std::vector<double> t = choose_times(e, d);
+    Eigen::VectorXd r(static_cast<Eigen::Index>(idx.size()));
+    for (std::size_t j = 0; j < idx.size(); ++j)
+      r[static_cast<Eigen::Index>(j)] = std::log(t[idx[j]] / d.time_s[idx[j]]);
+    return r;
+  };
+  auto loss = [&](const Eigen::VectorXd& r) {
+    const double sigma = std::max(robust_sigma(r, 0.01), 0.01);
+    return huber_loss(r, sigma) * sigma;
+  };
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(6);
+  const double base_loss = loss(residuals(zero));
+  Eigen::VectorXd best = zero;
+  double best_loss = base_loss;
+  const double grid[] = {-1.5, 0.0, 1.5, 3.0};
+  for (double x0 : grid) {
+    for (double x1 : grid) {
+      for (double x2 : grid) {
+        Eigen::VectorXd p = zero;
+        p << x0, x1, x2, 0, 0, 0;
+        const double v = loss(residuals(p));
+        if (v < best_loss - 1e-12) {
+          best_loss = v;
+          best = p;
+        }
+      }
+    }
+  }
+  RobustOptions ro;
+  ro.min_sigma = 0.01;
+  ro.ridge = 1e-3;
+  const RobustResult res = huber_nonlinear(residuals, best, zero, ro);
+  const Eigen::VectorXd p = res.params.cwiseMax(-6.9).cwiseMin(4.6);
+  if (loss(residuals(p)) < base_loss) {
+    for (std::size_t k = 0; k < 3; ++k) {
+      entry.protocol_latency_scale[k] = std::clamp(entry.protocol_latency_scale[k], 1e-3, 1000.0);
+      entry.protocol_bandwidth_scale[k] = std::clamp(entry.protocol_bandwidth_scale[k], 1e-3, 100.0);
+    }
+  } else {
+    entry.protocol_latency_scale = l0;
+    entry.protocol_bandwidth_scale = b0;
+  }
+}
+
+/// Inner two-fold hold-out over d's fit points (alternate fit points train, the others test,
+/// then the reverse): the common scales, and with per_protocol also the per-protocol scales,
+/// are refitted on the training half, the size correction is interpolated from it (ln ratio
+/// linear in ln size, held at the ends, as CollectiveFit::correction), and the summed
+/// |ln(predicted / measured)| over the test halves is returned. `entry` is restored.
+std::array<double, 2> inner_holdout_error(const models::CollectiveEngine& e, CollectiveFit& entry, const OpData& d,
+                                          bool per_protocol) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < d.bytes.size(); ++i) {
+    if (d.fit[i]) idx.push_back(i);
+  }
+  const CollectiveFit saved = entry;
+  std::array<double, 2> total{0.0, 0.0};
+  for (std::size_t fold = 0; fold < 2; ++fold) {
+    OpData train = d;
+    for (std::size_t j = 0; j < idx.size(); ++j) train.fit[idx[j]] = j % 2 == fold;
+    fit_scales(e, entry, train);
+    if (per_protocol) fit_protocol_scales_raw(e, entry, train);
+    const std::vector<double> t = choose_times(e, d);
+    std::vector<double> xs, ys;
+    for (std::size_t j = fold; j < idx.size(); j += 2) {
+      xs.push_back(std::log(d.bytes[idx[j]]));
+      ys.push_back(std::log(d.time_s[idx[j]] / t[idx[j]]));
+    }
+    for (std::size_t j = 1 - fold; j < idx.size(); j += 2) {
+      const double x = std::log(d.bytes[idx[j]]);
+      double c = x <= xs.front() ? ys.front() : ys.back();
+      for (std::size_t k = 0; k + 1 < xs.size(); ++k) {
+        if (x >= xs[k] && x <= xs[k + 1] && xs[k + 1] > xs[k]) {
+          c = ys[k] + (ys[k + 1] - ys[k]) * (x - xs[k]) / (xs[k + 1] - xs[k]);
+          break;
+        }
+      }
+      total[fold] += std::fabs(std::log(t[idx[j]] / d.time_s[idx[j]]) + c);
+    }
+    entry = saved;
+  }
+  return total;
+}
+
+/// Per-protocol scales (fit_protocol_scales_raw) when they predict better than the common scales
+/// alone in both halves of an inner two-fold hold-out of the fit points (inner_holdout_error):
+/// six more parameters are kept only where the data show protocol regimes that the neighbours
+/// predict. Needs at least 8 fit points.
+void fit_protocol_scales(const models::CollectiveEngine& e, CollectiveFit& entry, const OpData& d) {
+  if (std::count(d.fit.begin(), d.fit.end(), true) < 8) return;
+  const std::array<double, 2> common = inner_holdout_error(e, entry, d, false);
+  const std::array<double, 2> per_protocol = inner_holdout_error(e, entry, d, true);
+  if (per_protocol[0] < common[0] && per_protocol[1] < common[1]) fit_protocol_scales_raw(e, entry, d);
+}
+
 /// Simulated times (the nccl-tests path, as validate uses) of d at its sizes on cs.
 std::vector<double> simulated_times(const models::ClusterSpec& cs, const OpData& d) {
   models::NcclTestsOptions opt;
@@ -292,7 +407,10 @@ void fit_collectives(const models::MeasurementSet& m, const FitOptions& o, Calib
     sim::FlowNetwork net(sim);
     const models::Cluster cluster(cs, net);
     models::CollectiveEngine e(sim, net, cluster);
-    for (std::size_t i = 0; i < ops.size(); ++i) fit_scales(e, P->collectives[i], ops[i]);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      fit_scales(e, P->collectives[i], ops[i]);
+      fit_protocol_scales(e, P->collectives[i], ops[i]);
+    }
   }
   // Size corrections: measured / simulated at the fit sizes, Hampel-filtered in ln.
   for (std::size_t i = 0; i < ops.size(); ++i) {

@@ -336,7 +336,10 @@ double CollectiveEngine::phase_latency_s(const Plan& plan, const Phase& phase, i
 double CollectiveEngine::calibrated_latency_s(const Plan& plan, const Phase& phase, int p, double bytes) const {
   double lat = phase_latency_s(plan, phase, p, bytes);
   if (const CalibrationProfile* prof = cluster_.spec().profile.get()) lat *= prof->latency_scale;
-  if (plan.fit != nullptr) lat *= plan.fit->latency_scale * plan.fit->correction(bytes);
+  if (plan.fit != nullptr) {
+    lat *= plan.fit->latency_scale * plan.fit->protocol_latency_scale[static_cast<std::size_t>(p)] *
+           plan.fit->correction(bytes);
+  }
   return lat;
 }
 
@@ -857,7 +860,8 @@ CollectiveChoice CollectiveEngine::evaluate(const Plan& plan, double bytes) cons
   for (int p : {kSimple, kLL128, kLL}) {
     if (!plan.protocol_allowed[p]) continue;
     if (forced.has_value() && static_cast<int>(*forced) != p) continue;
-    const double factor = protocol_factor(plan, p, bytes);
+    const double factor = protocol_factor(plan, p, bytes) *
+                          (plan.fit != nullptr ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0);
     double lat = 0, bw = 0;
     for (const Phase& ph : plan.phases) {
       lat += calibrated_latency_s(plan, ph, p, bytes);
@@ -967,7 +971,10 @@ void CollectiveEngine::start_phase(std::uint32_t slot) {
     return;
   }
   double factor = protocol_factor(plan, a.protocol, a.bytes);
-  if (plan.fit != nullptr) factor *= plan.fit->bandwidth_scale / plan.fit->correction(a.bytes);
+  if (plan.fit != nullptr) {
+    factor *=
+        plan.fit->bandwidth_scale * plan.fit->protocol_bandwidth_scale[a.protocol] / plan.fit->correction(a.bytes);
+  }
   a.pending = ph.num_flows;
   const double bytes = a.bytes;
   for (std::uint32_t i = 0; i < ph.num_flows; ++i) {

@@ -2,6 +2,7 @@
 
 #include "models/io/profile_io.h"
 
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -220,6 +221,28 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
     if (c.has_bandwidth_scale()) ok = w.range(at + ".bandwidth_scale", c.bandwidth_scale(), 0, 100, true) && ok;
     if (c.has_latency_scale()) f.latency_scale = c.latency_scale();
     if (c.has_bandwidth_scale()) f.bandwidth_scale = c.bandwidth_scale();
+    // Per-protocol scales: absent, or exactly one per protocol (LL, LL128, Simple).
+    static constexpr const char* kProtocolNames[3] = {"LL", "LL128", "Simple"};
+    auto per_protocol = [&](const std::string& name, const pb::RepeatedField<double>& v, double hi,
+                            std::array<double, 3>& out) {
+      if (v.empty()) return;
+      if (v.size() != 3) {
+        w.error(at + "." + name, "got " + std::to_string(v.size()) + " values (expected 3: LL, LL128, Simple)");
+        ok = false;
+        return;
+      }
+      for (int k = 0; k < 3; ++k) {
+        if (std::isfinite(v[k]) && v[k] > 0 && v[k] <= hi) {
+          out[static_cast<std::size_t>(k)] = v[k];
+        } else {
+          w.error(at + "." + name, "value " + std::to_string(k) + " (" + kProtocolNames[k] + "): got " + num(v[k]) +
+                                       " (expected a number in (0, " + num(hi) + "])");
+          ok = false;
+        }
+      }
+    };
+    per_protocol("protocol_latency_scale", c.protocol_latency_scale(), 1000, f.protocol_latency_scale);
+    per_protocol("protocol_bandwidth_scale", c.protocol_bandwidth_scale(), 100, f.protocol_bandwidth_scale);
     f.alpha_s = c.alpha_s();
     f.busbw_gb_per_s = c.busbw_gb_per_s();
     for (int j = 0; j < c.size_correction_size(); ++j) {
@@ -293,6 +316,11 @@ std::string profile_to_text(const models::CalibrationProfile& p, const std::stri
     o.set_num_ranks(f.num_ranks);
     o.set_latency_scale(f.latency_scale);
     o.set_bandwidth_scale(f.bandwidth_scale);
+    const std::array<double, 3> ones{1.0, 1.0, 1.0};
+    if (f.protocol_latency_scale != ones || f.protocol_bandwidth_scale != ones) {
+      for (double v : f.protocol_latency_scale) o.add_protocol_latency_scale(v);
+      for (double v : f.protocol_bandwidth_scale) o.add_protocol_bandwidth_scale(v);
+    }
     for (const auto& s : f.size_correction) {
       tp::CollectiveSizePoint& c = *o.add_size_correction();
       c.set_bytes(s.bytes);

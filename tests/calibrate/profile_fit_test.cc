@@ -135,6 +135,31 @@ TEST(CollectiveFit, RecoversLinkEfficiencyAndLatencyFromSimulatedData) {
   }
 }
 
+TEST(CollectiveFit, RecoversProtocolRegimesFromSimulatedData) {
+  // Truth: all_reduce whose Simple protocol has 6x NCCL's latency and 1.25x its bandwidth and
+  // whose LL runs at 0.7x bandwidth: the curve is the lower envelope of two alpha-beta lines with
+  // a kink where Simple takes over (later than NCCL's figures put it). One common (a, b) cannot
+  // follow the kink; per-protocol scales can: held-out sizes within 1%, and the fitted Simple/LL
+  // latency ratio is the truth's 6 (within 10%: the size correction absorbs a little).
+  auto truth = std::make_shared<models::CalibrationProfile>();
+  models::CollectiveFit f;
+  f.op = models::CollectiveOp::all_reduce;
+  f.num_ranks = 2;
+  f.protocol_latency_scale = {1.0, 1.0, 6.0};
+  f.protocol_bandwidth_scale = {0.7, 1.0, 1.25};
+  truth->collectives.push_back(f);
+  const models::MeasurementSet m = simulated(truth, {"all_reduce"});
+  const FitOptions o = consumer_options(Holdout::odd);
+  const models::CalibrationProfile p = fit_profile(m, o);
+  ASSERT_EQ(p.collectives.size(), 1u);
+  const auto& c = p.collectives[0];
+  EXPECT_NEAR(c.protocol_latency_scale[2] / c.protocol_latency_scale[0], 6.0, 0.6);
+  const Validation v = validate_profile(std::make_shared<const models::CalibrationProfile>(p), m, o);
+  ASSERT_EQ(v.groups.size(), 1u);
+  EXPECT_LT(v.groups[0].held_large_error, 0.01);
+  EXPECT_LT(v.groups[0].held_small_error, 0.01);
+}
+
 TEST(CollectiveFit, BothWayEvidenceLeavesOneWayPcieAtItsDefault) {
   // Fitted on all_reduce only (every GPU PCIe link loaded both ways): the deficit goes to the
   // both-direction budget (0.5, as the truth), the one-way efficiency stays unset (NCCL's
@@ -414,6 +439,13 @@ std::vector<std::string> profile_errors(const std::string& text) {
 }
 
 TEST(ProfileText, LoadErrorsArePositioned) {
+  EXPECT_EQ(profile_errors("collective { op: \"all_reduce\" num_ranks: 2 protocol_latency_scale: [1, 2] }\n"),
+            std::vector<std::string>{"bad.textproto:1:44: collective[0].protocol_latency_scale: got 2 values (expected "
+                                     "3: LL, LL128, Simple)"});
+  EXPECT_EQ(
+      profile_errors("collective { op: \"all_reduce\" num_ranks: 2 protocol_bandwidth_scale: [1, 0, 1] }\n"),
+      std::vector<std::string>{"bad.textproto:1:44: collective[0].protocol_bandwidth_scale: value 1 (LL128): got 0 "
+                               "(expected a number in (0, 100])"});
   EXPECT_EQ(
       profile_errors("base: \"x\"\npcie_duplex_efficiency: 3.5\n"),
       std::vector<std::string>{"bad.textproto:2:1: pcie_duplex_efficiency: got 3.5 (expected a number in (0, 3])"});

@@ -348,15 +348,15 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
           auto cell = [](int n, double e) {
             return n == 0 ? std::string("-") : pct(e) + " (" + std::to_string(n) + ")";
           };
-          std::snprintf(line, sizeof line, "%-40s %-14s %5d %24s %24s  %s\n", c.name.c_str(), opname.c_str(), sizes,
-                        cell(g.held_large, g.held_large_error).c_str(), cell(g.held_small, g.held_small_error).c_str(),
-                        verdict.c_str());
-          summary << line;
+          // The verdict goes after the fixed columns, whatever its length.
+          std::snprintf(line, sizeof line, "%-40s %-14s %5d %24s %24s  ", c.name.c_str(), opname.c_str(), sizes,
+                        cell(g.held_large, g.held_large_error).c_str(), cell(g.held_small, g.held_small_error).c_str());
+          summary << line << verdict << "\n";
         }
         if (v.groups.empty()) {
-          std::snprintf(line, sizeof line, "%-40s %-14s %5s %24s %24s  %s\n", c.name.c_str(), opname.c_str(), "-", "-",
-                        "-", verdict.c_str());
-          summary << line;
+          std::snprintf(line, sizeof line, "%-40s %-14s %5s %24s %24s  ", c.name.c_str(), opname.c_str(), "-", "-",
+                        "-");
+          summary << line << verdict << "\n";
         }
         if (!vm.count("quiet") && !v.points.empty()) {
           out << "\n"

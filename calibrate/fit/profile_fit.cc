@@ -467,12 +467,15 @@ void fit_collectives(const models::MeasurementSet& m, const FitOptions& o, Calib
         std::ostringstream s;
         s << d.name << " on " << d.ranks.size() << " GPUs: latency x"
           << P->latency_scale * P->collectives[i].latency_scale << ", bandwidth x" << P->collectives[i].bandwidth_scale
-          << " (bottleneck: " << link_name(kinds[i]) << " links, efficiency "
-          << (static_cast<int>(kinds[i]) > 0 && P->link_efficiency[static_cast<int>(kinds[i])]
-                  ? *P->link_efficiency[static_cast<int>(kinds[i])]
-                  : 1.0)
-          << (duplex[i] > 0 ? "; GPU PCIe both ways: budget " + std::to_string(*P->pcie_duplex_efficiency) : "")
-          << "), alpha " << P->collectives[i].alpha_s * 1e6 << " us, busbw at " << d.bytes.back() << " B "
+          << " (bottleneck: ";
+        if (duplex[i] > 0) {
+          s << "GPU PCIe links both ways, budget " << *P->pcie_duplex_efficiency;
+        } else {
+          const int k = static_cast<int>(kinds[i]);
+          s << link_name(kinds[i]) << " links, efficiency "
+            << (k > 0 && P->link_efficiency[k] ? *P->link_efficiency[k] : e.default_efficiency(kinds[i]));
+        }
+        s << "), alpha " << P->collectives[i].alpha_s * 1e6 << " us, busbw at " << d.bytes.back() << " B "
           << P->collectives[i].busbw_gb_per_s << " GB/s";
         notes->push_back(s.str());
       }

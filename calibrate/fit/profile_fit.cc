@@ -207,13 +207,34 @@ models::CollectiveChoice fit_scales(const models::CollectiveEngine& e, Collectiv
   return e.choose(call);
 }
 
+/// The protocol (index LL, LL128, Simple) the model runs at each of d's sizes on e.
+std::vector<int> chosen_protocols(const models::CollectiveEngine& e, const OpData& d) {
+  std::vector<int> out(d.bytes.size());
+  models::CollectiveCall call;
+  call.op = d.cop;
+  call.ranks = d.cop == models::CollectiveOp::send_recv ? std::vector<int>{d.ranks[0], d.ranks[1]} : d.ranks;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    call.bytes = d.bytes[i];
+    out[i] = static_cast<int>(e.choose(call).protocol);
+  }
+  return out;
+}
+
+/// Latency scale that takes a protocol out of the envelope (the profile's upper bound).
+constexpr double kProtocolOutLatencyScale = 1000.0;
+
 /// Per-protocol latency and bandwidth scales of `entry` (on top of its common scales) fitted on
 /// d's fit points: NCCL's tuner has one (latency, bandwidth) per algorithm and protocol and runs
 /// the cheapest, so a measured curve is the lower envelope of up to three alpha-beta lines, with a
 /// kink where the protocol changes; one common (a, b) cannot follow it. Six parameters (ln of
 /// each scale), a coarse grid over the latency scales for a start (the envelope is not convex),
 /// Levenberg-Marquardt with Huber weights and a ridge to 1 (a protocol no fit point runs keeps
-/// its common scale). Kept only when it lowers the Huber loss. Needs at least 4 fit points.
+/// its common scale). A protocol the fit makes cheapest at exactly one fit point is taken out
+/// (latency x kProtocolOutLatencyScale) and the rest refitted: one point fixes neither the
+/// latency nor the bandwidth of its alpha-beta line, so such a segment only bends the envelope
+/// through that point (n01 odd: an LL128 segment through 32 MiB alone, between LL <= 8 MiB and
+/// Simple >= 64 MiB, put 16 MiB held out at +24%). Kept only when it lowers the Huber loss.
+/// Needs at least 4 fit points.
 void fit_protocol_scales_raw(const models::CollectiveEngine& e, CollectiveFit& entry, const OpData& d) {
   std::vector<std::size_t> idx;
   for (std::size_t i = 0; i < d.bytes.size(); ++i) {
@@ -221,9 +242,11 @@ void fit_protocol_scales_raw(const models::CollectiveEngine& e, CollectiveFit& e
   }
   if (idx.size() < 4) return;
   const auto l0 = entry.protocol_latency_scale, b0 = entry.protocol_bandwidth_scale;
+  std::array<bool, 3> out{false, false, false};
   auto residuals = [&](const Eigen::VectorXd& p) {
     for (std::size_t k = 0; k < 3; ++k) {
-      entry.protocol_latency_scale[k] = l0[k] * std::exp(p[static_cast<Eigen::Index>(k)]);
+      entry.protocol_latency_scale[k] =
+          out[k] ? kProtocolOutLatencyScale : l0[k] * std::exp(p[static_cast<Eigen::Index>(k)]);
       entry.protocol_bandwidth_scale[k] = b0[k] * std::exp(p[static_cast<Eigen::Index>(k + 3)]);
     }
     const std::vector<double> t = choose_times(e, d);
@@ -238,30 +261,46 @@ void fit_protocol_scales_raw(const models::CollectiveEngine& e, CollectiveFit& e
   };
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(6);
   const double base_loss = loss(residuals(zero));
-  Eigen::VectorXd best = zero;
-  double best_loss = base_loss;
-  const double grid[] = {-1.5, 0.0, 1.5, 3.0};
-  for (double x0 : grid) {
-    for (double x1 : grid) {
-      for (double x2 : grid) {
-        Eigen::VectorXd p = zero;
-        p << x0, x1, x2, 0, 0, 0;
-        const double v = loss(residuals(p));
-        if (v < best_loss - 1e-12) {
-          best_loss = v;
-          best = p;
+  // Grid start over the three latency scales, then Levenberg-Marquardt.
+  auto fit_envelope = [&]() {
+    Eigen::VectorXd best = zero;
+    double best_loss = loss(residuals(zero));
+    const double grid[] = {-1.5, 0.0, 1.5, 3.0};
+    for (double x0 : grid) {
+      for (double x1 : grid) {
+        for (double x2 : grid) {
+          Eigen::VectorXd q = zero;
+          q << x0, x1, x2, 0, 0, 0;
+          const double v = loss(residuals(q));
+          if (v < best_loss - 1e-12) {
+            best_loss = v;
+            best = q;
+          }
         }
       }
     }
+    RobustOptions ro;
+    ro.min_sigma = 0.01;
+    ro.ridge = 1e-3;
+    const RobustResult res = huber_nonlinear(residuals, best, zero, ro);
+    return Eigen::VectorXd(res.params.cwiseMax(-6.9).cwiseMin(4.6));
+  };
+  Eigen::VectorXd p = fit_envelope();
+  for (int round = 0; round < 3; ++round) {
+    residuals(p);
+    const std::vector<int> chosen = chosen_protocols(e, d);
+    std::array<int, 3> count{0, 0, 0};
+    for (std::size_t i : idx) ++count[static_cast<std::size_t>(chosen[i])];
+    bool changed = false;
+    for (std::size_t k = 0; k < 3; ++k) {
+      if (count[k] == 1 && !out[k]) out[k] = changed = true;
+    }
+    if (!changed) break;
+    p = fit_envelope();
   }
-  RobustOptions ro;
-  ro.min_sigma = 0.01;
-  ro.ridge = 1e-3;
-  const RobustResult res = huber_nonlinear(residuals, best, zero, ro);
-  const Eigen::VectorXd p = res.params.cwiseMax(-6.9).cwiseMin(4.6);
   if (loss(residuals(p)) < base_loss) {
     for (std::size_t k = 0; k < 3; ++k) {
-      entry.protocol_latency_scale[k] = std::clamp(entry.protocol_latency_scale[k], 1e-3, 1000.0);
+      entry.protocol_latency_scale[k] = std::clamp(entry.protocol_latency_scale[k], 1e-3, kProtocolOutLatencyScale);
       entry.protocol_bandwidth_scale[k] = std::clamp(entry.protocol_bandwidth_scale[k], 1e-3, 100.0);
     }
   } else {

@@ -66,6 +66,20 @@ TEST_F(CalibrateCli, FitThenValidateThenUseTheProfile) {
   // --out must not clobber.
   r = run({"calibrate", "fit", log, "--base", kScenario, "--out", profile});
   EXPECT_EQ(r.status, 2);
+
+  // No output overwrites the profile a command reads, even with --force (new-user test: the
+  // JSON report replaced the profile).
+  const std::string before = text.str();
+  r = run({"nccl-tests", kScenario, "--profile", profile, "--csv", profile, "--force"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(profile + ": is one of the input files"), std::string::npos) << r.err;
+  r = run({"run", "--profile", profile, "--json", profile, "--force"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(profile + ": is one of the input files"), std::string::npos) << r.err;
+  std::ifstream again(profile);
+  std::stringstream after;
+  after << again.rdbuf();
+  EXPECT_EQ(after.str(), before);
 }
 
 TEST_F(CalibrateCli, BadInputsExitTwoNamingFileAndLine) {

@@ -62,6 +62,7 @@ TEST(ExplainCli, Errors) {
   r = run({sc, "--path", "gpu1", "gpu9"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "traincast: --path: GPU gpu9 outside the cluster's 8 GPUs\n");
+  EXPECT_EQ(r.out, "") << "a bad --path is refused before the topology is printed";
   r = run({sc, "--path", "gpu1", "x"});
   EXPECT_EQ(r.err, "traincast: --path: bad GPU 'x' (expected gpuN, N or nodeM.gpuK)\n");
   r = run({});

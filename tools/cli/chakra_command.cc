@@ -160,7 +160,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
       if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
       std::vector<std::string> all_inputs = inputs;
-      all_inputs.push_back(scenario_path);
+      for (const std::string& f : scenario_input_files(sc, scenario_path)) all_inputs.push_back(f);
       if (vm.count("trace")) check_output_path(vm["trace"].as<std::string>(), force, all_inputs);
       std::vector<models::ChakraRankTrace> ranks = io::load_chakra_traces(inputs);
       if (replicate > 0) {
@@ -213,7 +213,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
     for (const auto& t : traces) paths.push_back((dir / (name + "." + std::to_string(t.rank) + ".et")).string());
     for (std::size_t i = 0; i < paths.size(); ++i) {
       std::vector<std::string> others(paths.begin(), paths.begin() + static_cast<std::ptrdiff_t>(i));
-      check_output_path(paths[i], force, {scenario_path}, others);
+      check_output_path(paths[i], force, scenario_input_files(sc, scenario_path), others);
     }
     std::size_t bytes = 0, nodes = 0;
     for (std::size_t i = 0; i < traces.size(); ++i) {

@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <ostream>
 
+#include "models/calibration_profile.h"
 #include "models/io/scenario_io.h"
+#include "models/scenario.h"
 
 namespace traincast::cli {
 namespace fs = std::filesystem;
@@ -67,6 +69,13 @@ void check_output_path(const std::string& path, bool force, const std::vector<st
     if (resolved(in) == target) throw UsageError(path + ": is one of the input files (" + in + ")");
   for (const std::string& other : other_outputs)
     if (resolved(other) == target) throw UsageError(path + ": given for two outputs");
+}
+
+std::vector<std::string> scenario_input_files(const models::Scenario& sc, const std::string& scenario_path) {
+  std::vector<std::string> files;
+  if (!scenario_path.empty()) files.push_back(scenario_path);
+  if (sc.cluster.profile && !sc.cluster.profile->origin.empty()) files.push_back(sc.cluster.profile->origin);
+  return files;
 }
 
 void write_output_file(const std::string& path, const std::string& text) {

@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace traincast::models {
+struct Scenario;
+}
+
 namespace traincast::cli {
 
 /// A usage problem (bad flag, missing argument, unusable output path): exit status 2.
@@ -38,6 +42,11 @@ int guarded(std::ostream& err, F&& body) {
 /// after resolving links) nor another output in `other_outputs`. Throws UsageError.
 void check_output_path(const std::string& path, bool force, const std::vector<std::string>& inputs,
                        const std::vector<std::string>& other_outputs = {});
+
+/// The files a loaded scenario was read from, for check_output_path's `inputs`: `scenario_path`
+/// (unless empty: the embedded default) and the calibration profile's file (from the scenario's
+/// `profile` field or --profile), so that no output overwrites either.
+std::vector<std::string> scenario_input_files(const models::Scenario& sc, const std::string& scenario_path);
 
 /// Writes `text` to `path` atomically: a unique temporary file (mkstemp) in the same directory,
 /// then a rename over the target (over a symlink's target, so the link stays). Call

@@ -76,8 +76,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     // Refuse to clobber, and find unusable paths, before spending time simulating.
     const bool force = vm.count("force") > 0;
-    std::vector<std::string> inputs;
-    if (from_file) inputs.push_back(vm["scenario"].as<std::string>());
+    const std::vector<std::string> inputs =
+        scenario_input_files(sc, from_file ? vm["scenario"].as<std::string>() : std::string());
     if (vm.count("json")) check_output_path(vm["json"].as<std::string>(), force, inputs);
     if (vm.count("trace")) {
       std::vector<std::string> others;

@@ -93,7 +93,6 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     }
     if (!vm.count("scenario")) throw UsageError("explain: no scenario given (usage: traincast explain SCENARIO)");
     const std::string scenario_path = vm["scenario"].as<std::string>();
-    if (vm.count("dot")) check_output_path(vm["dot"].as<std::string>(), vm.count("force") > 0, {scenario_path});
     std::vector<std::string> path;
     if (vm.count("path")) {
       path = vm["path"].as<std::vector<std::string>>();
@@ -108,10 +107,13 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
     const models::Cluster cluster(sc.cluster, net);
+    if (vm.count("dot"))
+      check_output_path(vm["dot"].as<std::string>(), vm.count("force") > 0, scenario_input_files(sc, scenario_path));
+    // Bad --path arguments are refused before anything is printed.
+    const int a = path.empty() ? 0 : parse_gpu(path[0], cluster), b = path.empty() ? 0 : parse_gpu(path[1], cluster);
+    if (!path.empty() && a == b) throw UsageError("--path: the two GPUs are the same (" + path[0] + ")");
     out << cluster.describe();
     if (!path.empty()) {
-      const int a = parse_gpu(path[0], cluster), b = parse_gpu(path[1], cluster);
-      if (a == b) throw UsageError("--path: the two GPUs are the same (" + path[0] + ")");
       models::CollectiveEngine engine(sim, net, cluster);
       const auto route = cluster.route(a, b);
       out << "\nPath gpu" << a << " (node" << cluster.node_of(a) << ".gpu" << cluster.local_rank(a) << ") -> gpu" << b

@@ -117,11 +117,6 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       return 0;
     }
     if (!vm.count("scenario")) throw UsageError("nccl-tests: no scenario given (usage: traincast nccl-tests SCENARIO)");
-    std::string csv_path;
-    if (vm.count("csv")) {
-      csv_path = vm["csv"].as<std::string>();
-      check_output_path(csv_path, vm.count("force") > 0, {vm["scenario"].as<std::string>()});
-    }
     const models::NcclTestsOp op = models::parse_nccl_tests_op(vm["op"].as<std::string>());
     const double min_bytes = models::parse_nccl_tests_size(vm["minbytes"].as<std::string>());
     const double max_bytes = models::parse_nccl_tests_size(vm["maxbytes"].as<std::string>());
@@ -138,6 +133,11 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     const std::string scenario_path = vm["scenario"].as<std::string>();
     models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
     if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
+    std::string csv_path;
+    if (vm.count("csv")) {
+      csv_path = vm["csv"].as<std::string>();
+      check_output_path(csv_path, vm.count("force") > 0, scenario_input_files(sc, scenario_path));
+    }
 
     models::NcclTestsOptions options;
     options.op = op;

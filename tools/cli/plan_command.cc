@@ -177,12 +177,12 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
     const bool from_file = vm.count("scenario") > 0;
     const std::string origin = from_file ? vm["scenario"].as<std::string>() : "(embedded default)";
+    const models::Scenario sc = from_file ? io::load_scenario_file(origin, overrides) : io::default_scenario(overrides);
     std::string json_path;
     if (vm.count("json")) {
       json_path = vm["json"].as<std::string>();
-      check_output_path(json_path, force, from_file ? std::vector<std::string>{origin} : std::vector<std::string>{});
+      check_output_path(json_path, force, scenario_input_files(sc, from_file ? origin : std::string()));
     }
-    const models::Scenario sc = from_file ? io::load_scenario_file(origin, overrides) : io::default_scenario(overrides);
     if (sc.model.family != models::ModelFamily::transformer) {
       // The planner's own message, positioned at the family field (or the --set that chose it).
       std::string where = from_file ? io::field_position(origin, "workload.model.family") : origin;

@@ -36,14 +36,6 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot read file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 bool has_ext(const std::string& path, std::initializer_list<const char*> exts) {
   std::string e = std::filesystem::path(path).extension().string();
   for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -73,7 +65,7 @@ models::MeasurementSet read_inputs(const std::vector<std::string>& paths, const 
     models::ProfileSource src;
     src.path = p;
     try {
-      const std::string bytes = read_bytes(p);
+      const std::string bytes = io::read_input_file(p);
       src.sha256 = calibrate::sha256_hex(bytes);
       calibrate::InputNotes n;
       models::MeasurementSet m;

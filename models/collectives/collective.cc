@@ -286,6 +286,27 @@ double CollectiveEngine::ll_max_factor(const Plan& plan, double factor, double b
   return busbw > cap_gb_per_s * 1e9 ? cap_gb_per_s * 1e9 / busbw : 1.0;
 }
 
+double CollectiveEngine::nvls_tree_max_factor(const Plan& plan) const {
+  // NCCL's measured per-channel NVLSTree maximum, NVIDIA/nccl src/tuning (2.28+; tuning.cc
+  // ncclTunerConstantsDefaults.perChMaxNVLSTreeBws, used by ncclTuningNvlsModelInit): per channel
+  // bw = min(intra, inter, perChMaxNVLSTreeBw) and nccl-tests busBw = bw x graphs[NVLS].nChannels
+  // (NCCL's algBw = bw x nChannels x nRanks / (2 (nRanks - 1))). perChMaxNVLSTreeBws [GB/s], by
+  // nodes 2 / 3 or more (index2 = nNodes <= 2 ? nNodes - 1 : 2): Hopper 57.7 / 45.5, Blackwell
+  // 96.0 / 80.0. graphs[NVLS].nChannels = the NVLS heads, at most the GPUs of a node
+  // (search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY, nGPUs)), one per NIC rail here: HGX H100
+  // with 8 NICs: 8 heads, busbw <= 461.6 GB/s on 2 nodes, 364 GB/s on more. Returns the factor
+  // <= 1 that applies the cap to the phase's link-bound busbw.
+  if (plan.phases.size() != 1 || plan.phases[0].seconds_per_byte <= 0 || plan.num_nodes < 2) return 1.0;
+  const int n = static_cast<int>(plan.ranks.size());
+  const int ppn = n / plan.num_nodes;
+  const int heads = std::min(plan.channels, std::max(1, ppn));
+  const bool blackwell = cluster_.gpu_spec(0).nvlink_generation >= 5;
+  const double per_channel_gb_per_s = plan.num_nodes <= 2 ? (blackwell ? 96.0 : 57.7) : (blackwell ? 80.0 : 45.5);
+  const double cap = heads * per_channel_gb_per_s * 1e9;
+  const double busbw = busbw_factor(plan.op, n) / plan.phases[0].seconds_per_byte;
+  return busbw > cap ? cap / busbw : 1.0;
+}
+
 double CollectiveEngine::protocol_factor(const Plan& plan, int p, double bytes) const {
   const int nodes = plan.num_nodes;
   const int ppn = static_cast<int>(plan.ranks.size()) / std::max(1, nodes);
@@ -301,8 +322,9 @@ double CollectiveEngine::protocol_factor(const Plan& plan, int p, double bytes) 
       return f;
     }
     case CollectiveAlgorithm::nvls:
-    case CollectiveAlgorithm::nvls_tree:
       return 1.0;  // Simple only; NVLS efficiency is on the links
+    case CollectiveAlgorithm::nvls_tree:
+      return nvls_tree_max_factor(plan);  // Simple only; NVLS efficiency is on the links
     case CollectiveAlgorithm::pat:
       return kPatBandwidthFactor;  // Simple only
     default:

@@ -34,6 +34,8 @@
 //    PAT busBw factor 0.75 and latency 8 + log2(nodes) x 14 / 3.5 + 2.8 n us.
 //  - nvls_tree (all_reduce, > 1 node, NVSwitch NVLink4+): NVLS inside each node, and per rail a
 //    double binary tree across nodes between the rail's GPUs (S/C up and down per tree edge).
+//    busbw at most heads x NCCL's perChMaxNVLSTreeBw (Hopper 57.7 GB/s on 2 nodes, 45.5 on more;
+//    Blackwell 96.0 / 80.0), heads = one per rail, at most the GPUs of a node.
 //  - hierarchical (all_reduce, every node holding the same p > 1 group GPUs, > 1 node):
 //    intra-node reduce-scatter, then p concurrent inter-node all-reduces of S/p (one per local
 //    position, over its rail), then intra-node all-gather; each phase pays its own latency.
@@ -268,6 +270,7 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   bool all_nvlink(const Groups& g) const;
   double protocol_factor(const Plan& plan, int protocol, double bytes) const;
   double ll_max_factor(const Plan& plan, double factor, double bytes_per_rank) const;
+  double nvls_tree_max_factor(const Plan& plan) const;
   double phase_latency_s(const Plan& plan, const Phase& phase, int protocol, double bytes) const;
   CollectiveChoice evaluate(const Plan& plan, double bytes) const;
   CollectiveChoice choose_plan(const CollectiveCall& call, const Plan** plan) const;

@@ -167,6 +167,19 @@ TEST(NcclTestsCli, ValidateReadsNcclTestsLogs) {
   r = run_validate({gap});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("KNOWN GAP: test"), std::string::npos);
+  // A known gap longer than a table line is printed whole, its row ended by a newline (it was cut
+  // at 512 characters and ran into the next row).
+  const std::string reason = std::string(600, 'x') + " end of reason";
+  const std::string log10 = (data / "n10_rtx4090_1x6_pcie_p2p_tinybox_allreduce.txt").string();
+  const std::string longgap =
+      write("longgap.cases.textproto", "case { name: \"n10\" scenario: \"tinybox.textproto\" nccl_tests { log: \"" +
+                                           log10 + "\" max_large_error: 0.001 known_gap: \"" + reason +
+                                           "\" } }\ncase { name: \"n10b\" scenario: "
+                                           "\"tinybox.textproto\" nccl_tests { log: \"" +
+                                           log10 + "\" } }\n");
+  r = run_validate({longgap});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("KNOWN GAP: " + reason + "\nn10b "), std::string::npos) << r.out;
   // Rank count of the log against the GPUs the case selects.
   const std::string ranks =
       write("ranks.cases.textproto", "case { name: \"n10\" scenario: \"tinybox.textproto\" nccl_tests { log: \"" +

@@ -148,10 +148,12 @@ NcclValidationReport run_nccl_validation(const std::vector<models::ValidationCas
       ++r.passed;
     }
     if (!v.known_gap.empty() && !(large_bad || small_bad)) verdict = "ok (was a known gap: remove known_gap)";
-    std::snprintf(line, sizeof line, "%-46s %5d %-14s %12s %12s  %s\n", c.name.c_str(), out.nranks, out.op.c_str(),
+    // The verdict goes after the fixed columns, not through `line`: a long known_gap would be cut
+    // at the buffer's size (and lose its newline).
+    std::snprintf(line, sizeof line, "%-46s %5d %-14s %12s %12s  ", c.name.c_str(), out.nranks, out.op.c_str(),
                   cmp.large_rows ? pct(cmp.large_error).c_str() : "-",
-                  cmp.small_rows ? pct(cmp.small_error).c_str() : "-", verdict.c_str());
-    summary << line;
+                  cmp.small_rows ? pct(cmp.small_error).c_str() : "-");
+    summary << line << verdict << "\n";
   }
   summary << r.passed << " within limits, " << r.known_gaps << " known gaps, " << r.failed << " failed\n";
   r.text = o.str() + summary.str();

@@ -17,8 +17,11 @@
 //    protocol's), and the whole time by its size
 //    correction (interpolated in log size, as NCCL's own treeCorrectionFactor is a table over
 //    log2 size).
-// Power vs load and thermal R/C fits (DESIGN §4.5) belong here too when they are fitted; this
-// version has none.
+//  - power and thermal (models/executor power_thermal_setup): power_thermal.idle_w replaces the
+//    catalog idle power, compute_bound_fraction the tensor-core-bound u(a) of GpuPowerCurve,
+//    r_k_per_w and c_j_per_k the default lumped RC (a scenario's own thermal.r_k_per_w /
+//    thermal.c_j_per_k still win; airflow fractions still scale R). Fitted by
+//    calibrate/fit/power_fit.h from traincast-bench's burn.
 
 #include <array>
 #include <cstdint>
@@ -93,6 +96,21 @@ struct ProfileSource {
   int points_skipped = 0;  ///< held out, rejected as outliers, or of a kind not fitted
 };
 
+/// Power vs load and lumped thermal RC fitted from a burn (DESIGN §4.5). Unset = catalog default.
+struct PowerThermalOverlay {
+  std::optional<double> idle_w;                  ///< GPU idle power [W], (0, 2000]
+  std::optional<double> compute_bound_fraction;  ///< u(compute_bound), (0, 3]; > 1: power-capped burn
+  std::optional<double> r_k_per_w;               ///< R [K/W], (0, 10]
+  std::optional<double> c_j_per_k;               ///< C [J/K], (0, 1e6]
+  // For reading only (the model does not use them).
+  double inlet_c = 0;              ///< effective inlet the fit found [C]
+  double full_load_w = 0;          ///< measured burn power [W] (0 = not fitted)
+  double load_clock_fraction = 0;  ///< median SM clock during the burn / maximum (0 = unknown)
+  int gpus = 0;                    ///< GPUs fitted (values are medians over them)
+  std::string fitted_from;         ///< inputs, phases and samples used
+  bool any() const { return idle_w || compute_bound_fraction || r_k_per_w || c_j_per_k; }
+};
+
 struct CalibrationProfile {
   std::string origin;  ///< file it was read from ("" when built in memory), for messages
   /// GPU catalog name, node template, or scenario file the fit was based on (--base).
@@ -121,6 +139,9 @@ struct CalibrationProfile {
   /// where one-way broadcast reaches 11.1 GB/s through the same switch uplink).
   std::optional<double> pcie_duplex_efficiency;
   std::vector<CollectiveFit> collectives;
+
+  // Power and thermal.
+  PowerThermalOverlay power_thermal;
 
   /// The fit for (op, num_ranks), or null.
   const CollectiveFit* collective(CollectiveOp op, int num_ranks) const;

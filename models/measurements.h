@@ -37,6 +37,20 @@ struct CollectiveSample {
   std::string where;
 };
 
+/// One NVML sample of traincast-bench's burn part (message PowerSample): an idle baseline, a
+/// sustained GEMM on every GPU (loaded), a cool-down. Input of the power-vs-load and thermal R/C
+/// fit (calibrate/fit/power_fit.h).
+struct PowerThermalSample {
+  int gpu = 0;                              ///< CUDA device index, >= 0
+  double t_s = 0;                           ///< since the burn started (< 0: idle baseline), increasing per GPU
+  double power_w = 0;                       ///< board power (NVML; a 1 s average on H100/H200), >= 0
+  double temperature_c = 0;                 ///< GPU core sensor [C] (NVML, whole degrees), > -273.15
+  double sm_clock_mhz = 0;                  ///< 0 = not recorded
+  unsigned long long throttle_reasons = 0;  ///< NVML clocks-event bit mask (0x4 SW power cap, 0x20/0x40 thermal)
+  bool loaded = false;                      ///< the burn GEMM was running at this sample
+  std::string where;                        ///< "file:line"
+};
+
 /// Everything read from the inputs of one fit.
 struct MeasurementSet {
   std::string gpu_name;  ///< as the machine reported it ("" when unknown, e.g. from a log)
@@ -45,6 +59,10 @@ struct MeasurementSet {
   double launch_back_to_back_s = 0;  ///< 0 = not measured
   double launch_empty_kernel_s = 0;
   std::vector<CollectiveSample> collectives;
+  std::vector<PowerThermalSample> power;  ///< burn samples, in file order
+  double sm_clock_max_mhz = 0;            ///< machine's maximum SM clock (0 = not recorded)
+  double power_limit_w = 0;               ///< enforced power limit at the start (0 = not recorded)
+  int power_samples_skipped = 0;          ///< burn samples without power or temperature (NVML read failed)
 };
 
 }  // namespace traincast::models

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "calibrate/fit/power_fit.h"
 #include "calibrate/fit/robust.h"
 #include "models/collectives/collective.h"
 #include "models/collectives/nccl_tests.h"
@@ -659,6 +660,13 @@ models::CalibrationProfile fit_profile(const models::MeasurementSet& m, const Fi
   fit_bandwidth_and_launch(m, o, out, notes);
   const bool compute = !m.gemm.empty() || !m.bandwidth.empty() || m.launch_back_to_back_s > 0;
   if (compute) out.gpu = o.gpu;
+  if (!m.power.empty()) {
+    if (o.gpu.empty()) throw std::invalid_argument("burn samples need a GPU: --base must name a catalog GPU");
+    const BurnFit burn =
+        fit_burn(m.power, models::find_gpu(o.gpu), m.sm_clock_max_mhz, o.holdout != Holdout::none, notes);
+    out.power_thermal = burn.overlay;
+    out.gpu = o.gpu;
+  }
   return out;
 }
 

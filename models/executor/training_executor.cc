@@ -619,6 +619,34 @@ std::vector<Bucket> plan_buckets(const Plan& P, int stage, int chunk) {
 
 }  // namespace
 
+namespace {
+
+/// The calibration profile's power/thermal overlay for `gpu`, or null when the scenario's profile
+/// has none. Throws std::invalid_argument when it was fitted on another GPU.
+const PowerThermalOverlay* power_overlay(const Scenario& sc, const GpuSpec& gpu) {
+  const CalibrationProfile* p = sc.cluster.profile.get();
+  if (p == nullptr || !p->power_thermal.any()) return nullptr;
+  if (p->gpu != gpu.name) {
+    throw std::invalid_argument("profile " + (p->origin.empty() ? std::string("(in memory)") : p->origin) +
+                                ": power_thermal was fitted on GPU \"" + p->gpu + "\" but the cluster's GPU is \"" +
+                                gpu.name + "\" (expected a profile of the same GPU)");
+  }
+  return &p->power_thermal;
+}
+
+/// The default lumped RC with the profile's fitted R and C over it (a scenario's own
+/// thermal.r_k_per_w / c_j_per_k are applied by the callers and win).
+ThermalRc base_thermal_rc(const Scenario& sc, const GpuSpec& gpu, bool liquid, int rows) {
+  ThermalRc rc = default_thermal_rc(gpu, liquid, rows);
+  if (const PowerThermalOverlay* o = power_overlay(sc, gpu)) {
+    if (o->r_k_per_w) rc.r_k_per_w = *o->r_k_per_w;
+    if (o->c_j_per_k) rc.c_j_per_k = *o->c_j_per_k;
+  }
+  return rc;
+}
+
+}  // namespace
+
 bool clock_feedback_possible(const Scenario& sc, const GpuSpec& gpu, const NodeTemplate& node) {
   const PowerSpec& pw = sc.power;
   const ThermalSpec& th = sc.thermal;
@@ -628,7 +656,10 @@ bool clock_feedback_possible(const Scenario& sc, const GpuSpec& gpu, const NodeT
   const NodePowerSpec ns = node_power_spec(node, gpu);
   const int rows = liquid ? 1 : ns.airflow_rows;
   const int lanes = std::max(1, node.gpus_per_node / std::max(1, rows));
-  const ThermalRc base = default_thermal_rc(gpu, liquid, rows);
+  const PowerThermalOverlay* overlay = power_overlay(sc, gpu);
+  // A fitted u(compute_bound) > 1: the GPU's TDP caps a tensor-core-bound kernel below the full clock.
+  if (overlay && overlay->compute_bound_fraction && *overlay->compute_bound_fraction > 1) return true;
+  const ThermalRc base = base_thermal_rc(sc, gpu, liquid, rows);
   auto airflow = [&](int l) {
     return static_cast<std::size_t>(l) < th.gpu_airflow_fraction.size() ? th.gpu_airflow_fraction[l] : 1.0;
   };
@@ -652,6 +683,11 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
   const ThermalSpec& th = sc.thermal;
   const bool liquid = th.cooling == Cooling::liquid;
   ps.curve = power_curve_of(gpu);
+  if (const PowerThermalOverlay* o = power_overlay(sc, gpu)) {
+    if (o->idle_w) ps.curve.idle_w = *o->idle_w;
+    if (o->compute_bound_fraction)
+      ps.curve.activity_fraction[static_cast<int>(Activity::compute_bound)] = *o->compute_bound_fraction;
+  }
   if (pw.memory_bound_fraction)
     ps.curve.activity_fraction[static_cast<int>(Activity::memory_bound)] = *pw.memory_bound_fraction;
   if (pw.comm_fraction) ps.curve.activity_fraction[static_cast<int>(Activity::comm)] = *pw.comm_fraction;
@@ -674,7 +710,7 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
   const int rows = liquid ? 1 : ps.node.airflow_rows;
   const int gpn = cluster.gpus_per_node();
   const int lanes = std::max(1, gpn / std::max(1, rows));
-  const ThermalRc base = default_thermal_rc(gpu, liquid, rows);
+  const ThermalRc base = base_thermal_rc(sc, gpu, liquid, rows);
   auto airflow = [&](int local) {
     return static_cast<std::size_t>(local) < th.gpu_airflow_fraction.size() ? th.gpu_airflow_fraction[local] : 1.0;
   };

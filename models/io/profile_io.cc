@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <system_error>
 
@@ -263,6 +264,34 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
     else if (ok)
       p->collectives.push_back(std::move(f));
   }
+  if (m.has_power_thermal()) {
+    const tp::PowerThermalFitSpec& t = m.power_thermal();
+    models::PowerThermalOverlay& o = p->power_thermal;
+    if (t.has_idle_w() && w.range("power_thermal.idle_w", t.idle_w(), 0, 2000, true)) o.idle_w = t.idle_w();
+    if (t.has_compute_bound_fraction() &&
+        w.range("power_thermal.compute_bound_fraction", t.compute_bound_fraction(), 0, 3, true))
+      o.compute_bound_fraction = t.compute_bound_fraction();
+    if (t.has_r_k_per_w() && w.range("power_thermal.r_k_per_w", t.r_k_per_w(), 0, 10, true))
+      o.r_k_per_w = t.r_k_per_w();
+    if (t.has_c_j_per_k() && w.range("power_thermal.c_j_per_k", t.c_j_per_k(), 0, 1e6, true))
+      o.c_j_per_k = t.c_j_per_k();
+    o.inlet_c = t.inlet_c();
+    o.full_load_w = t.full_load_w();
+    o.load_clock_fraction = t.load_clock_fraction();
+    o.gpus = t.gpus();
+    o.fitted_from = t.fitted_from();
+    if (o.any() && p->gpu.empty())
+      w.error("gpu", "not set (required with power_thermal fields: the GPU they were fitted on)");
+    if (o.idle_w && !p->gpu.empty()) {
+      try {
+        const models::GpuSpec& g = models::find_gpu(p->gpu);
+        if (*o.idle_w >= g.tdp_w)
+          w.error("power_thermal.idle_w",
+                  "got " + num(*o.idle_w) + " W (expected below the " + p->gpu + "'s TDP, " + num(g.tdp_w) + " W)");
+      } catch (const std::exception&) {
+      }  // unknown GPU: reported above
+    }
+  }
   if (!errors.empty()) throw ScenarioError(std::move(errors));
   return p;
 }
@@ -328,6 +357,19 @@ std::string profile_to_text(const models::CalibrationProfile& p, const std::stri
     }
     o.set_alpha_s(f.alpha_s);
     o.set_busbw_gb_per_s(f.busbw_gb_per_s);
+  }
+  const models::PowerThermalOverlay& pt = p.power_thermal;
+  if (pt.any() || pt.full_load_w > 0) {
+    tp::PowerThermalFitSpec& o = *m.mutable_power_thermal();
+    if (pt.idle_w) o.set_idle_w(*pt.idle_w);
+    if (pt.compute_bound_fraction) o.set_compute_bound_fraction(*pt.compute_bound_fraction);
+    if (pt.r_k_per_w) o.set_r_k_per_w(*pt.r_k_per_w);
+    if (pt.c_j_per_k) o.set_c_j_per_k(*pt.c_j_per_k);
+    o.set_inlet_c(pt.inlet_c);
+    o.set_full_load_w(pt.full_load_w);
+    o.set_load_clock_fraction(pt.load_clock_fraction);
+    o.set_gpus(pt.gpus);
+    if (!pt.fitted_from.empty()) o.set_fitted_from(pt.fitted_from);
   }
   pb::TextFormat::Printer printer;
   printer.SetUseShortRepeatedPrimitives(true);
@@ -417,6 +459,59 @@ models::MeasurementSet load_measurements_text(std::string_view text, std::string
     }
     if (!ok || c.size_bytes() == 0) continue;
     out.collectives.push_back({c.op(), c.num_ranks(), c.size_bytes(), c.time_us(), c.dtype(), line_of(at)});
+  }
+  // Burn samples (power vs load, thermal R and C). A sample NVML could not read (no power_w or
+  // temperature_c) is skipped and counted; a value out of range, a missing time or phase, or a
+  // time that does not increase for its GPU is an error.
+  if (m.machine().has_sm_clock_max_mhz() &&
+      w.range("machine.sm_clock_max_mhz", m.machine().sm_clock_max_mhz(), 0, 1e5, true))
+    out.sm_clock_max_mhz = m.machine().sm_clock_max_mhz();
+  if (m.machine().has_power_limit_w() && w.range("machine.power_limit_w", m.machine().power_limit_w(), 0, 1e4, true))
+    out.power_limit_w = m.machine().power_limit_w();
+  std::map<int, std::pair<double, int>> last_time;  // gpu -> (t_s, sample index) of its previous sample
+  for (int i = 0; i < m.power_size(); ++i) {
+    const tp::PowerSample& ps = m.power(i);
+    const std::string at = idx("power", i);
+    bool ok = true;
+    if (ps.has_gpu() && ps.gpu() < 0) {
+      w.error(at + ".gpu", "got " + std::to_string(ps.gpu()) + " (expected a device index >= 0)");
+      ok = false;
+    }
+    if (!ps.has_t_s() || !std::isfinite(ps.t_s())) {
+      w.error(at + ".t_s", ps.has_t_s() ? "got " + num(ps.t_s()) + " (expected a finite time [s])"
+                                        : "not set (required: seconds since the burn started)");
+      ok = false;
+    }
+    if (!ps.has_loaded()) {
+      w.error(at + ".loaded", "not set (required: whether the burn GEMM ran at this sample)");
+      ok = false;
+    }
+    if (ps.has_power_w()) ok = w.range(at + ".power_w", ps.power_w(), 0, 1e4, false) && ok;
+    if (ps.has_temperature_c()) ok = w.range(at + ".temperature_c", ps.temperature_c(), -273.15, 200, true) && ok;
+    if (ps.has_sm_clock_mhz()) ok = w.range(at + ".sm_clock_mhz", ps.sm_clock_mhz(), 0, 1e5, false) && ok;
+    if (!ok) continue;
+    const auto prev = last_time.find(ps.gpu());
+    if (prev != last_time.end() && !(ps.t_s() > prev->second.first)) {
+      w.error(at + ".t_s", "got " + num(ps.t_s()) + " s after " + num(prev->second.first) + " s at power[" +
+                               std::to_string(prev->second.second) + "] of GPU " + std::to_string(ps.gpu()) +
+                               " (expected increasing times per GPU)");
+      continue;
+    }
+    last_time[ps.gpu()] = {ps.t_s(), i};
+    if (!ps.has_power_w() || !ps.has_temperature_c()) {
+      ++out.power_samples_skipped;
+      continue;
+    }
+    models::PowerThermalSample q;
+    q.gpu = ps.gpu();
+    q.t_s = ps.t_s();
+    q.power_w = ps.power_w();
+    q.temperature_c = ps.temperature_c();
+    q.sm_clock_mhz = ps.sm_clock_mhz();
+    q.throttle_reasons = ps.throttle_reasons();
+    q.loaded = ps.loaded();
+    q.where = line_of(at);
+    out.power.push_back(std::move(q));
   }
   if (!errors.empty()) throw ScenarioError(std::move(errors));
   return out;

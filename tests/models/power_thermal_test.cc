@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "models/calibration_profile.h"
 #include "models/cost/cost_model.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
@@ -140,6 +141,47 @@ TEST(PowerThermal, DefaultCoolingDoesNotThrottle) {
   EXPECT_LT(r.thermal.peak_c, r.thermal.slowdown_c);
   EXPECT_TRUE(r.thermal.steady_state);
   for (const GpuPower& g : r.power.gpus) EXPECT_EQ(g.clock_fraction_min, 1.0);
+}
+
+// A calibration profile's fitted power/thermal overlay (calibrate/fit/power_fit.h) replaces the
+// catalog's: over the last iteration in periodic thermal steady state, integrating
+// C dT/dt = P - (T - T_in)/R over the period gives mean T = T_in + R x mean P, so GPU 0 (first in
+// its airflow lane: inlet = supply air, no preheat) averages T_in + R P with the profile's R; a
+// scenario's own thermal.r_k_per_w still wins; a profile of another GPU is refused.
+TEST(PowerThermal, ProfileResistanceSetsTheSteadyTemperatureAsTinPlusPR) {
+  auto with_profile = [](double r_k_per_w, double idle_w) {
+    auto p = std::make_shared<CalibrationProfile>();
+    p->gpu = "H100-SXM5-80GB";
+    p->power_thermal.r_k_per_w = r_k_per_w;
+    p->power_thermal.c_j_per_k = 800;
+    p->power_thermal.idle_w = idle_w;
+    Scenario sc = h100_job();
+    sc.cluster.profile = p;
+    return sc;
+  };
+  std::vector<double> averages;
+  for (double r_k_per_w : {0.04, 0.07}) {
+    const Report r = simulate_training(with_profile(r_k_per_w, 90));
+    ASSERT_TRUE(r.thermal.steady_state);
+    ASSERT_EQ(r.thermal.throttled_gpus, 0);
+    const GpuThermal& t = r.thermal.gpus[0];
+    EXPECT_NEAR(t.inlet_c, 25.0, 1e-9);  // ThermalSpec default supply air
+    EXPECT_NEAR(t.average_c, t.inlet_c + r_k_per_w * r.power.gpus[0].average_w, 0.05) << r_k_per_w;
+    averages.push_back(t.average_c);
+  }
+  EXPECT_GT(averages[1], averages[0] + 10);
+  // The profile's idle power is what an idle GPU draws: the average rises with it.
+  EXPECT_GT(simulate_training(with_profile(0.04, 150)).power.gpu_average_w,
+            simulate_training(with_profile(0.04, 90)).power.gpu_average_w);
+  Scenario own = with_profile(0.07, 90);
+  own.thermal.r_k_per_w = 0.05;
+  const Report r = simulate_training(own);
+  EXPECT_NEAR(r.thermal.gpus[0].average_c, 25.0 + 0.05 * r.power.gpus[0].average_w, 0.05);
+  Scenario other = with_profile(0.07, 90);
+  auto p = std::make_shared<CalibrationProfile>(*other.cluster.profile);
+  p->gpu = "A100-SXM4-80GB";
+  other.cluster.profile = p;
+  EXPECT_THROW(simulate_training(other), std::invalid_argument);
 }
 
 // Blocked airflow at positions 3 and 4: those GPUs throttle, the iteration gets longer, and no

@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "calibrate/fit/inputs.h"
+#include "calibrate/fit/power_fit.h"
 #include "calibrate/fit/profile_fit.h"
 #include "calibrate/fit/sha256.h"
 #include "calibrate/nccl_tests_log.h"
@@ -52,6 +54,51 @@ void append(models::MeasurementSet& to, const models::MeasurementSet& from) {
   to.collectives.insert(to.collectives.end(), from.collectives.begin(), from.collectives.end());
   if (from.launch_back_to_back_s > 0) to.launch_back_to_back_s = from.launch_back_to_back_s;
   if (from.launch_empty_kernel_s > 0) to.launch_empty_kernel_s = from.launch_empty_kernel_s;
+  to.power.insert(to.power.end(), from.power.begin(), from.power.end());
+  if (from.sm_clock_max_mhz > 0) to.sm_clock_max_mhz = from.sm_clock_max_mhz;
+  if (from.power_limit_w > 0) to.power_limit_w = from.power_limit_w;
+  to.power_samples_skipped += from.power_samples_skipped;
+}
+
+/// The burn's measured vs predicted temperature and power: every `stride`-th sample of each GPU
+/// (and the last), then RMS and largest error per GPU over all samples, fit vs held out.
+std::string format_burn_validation(const calibrate::BurnValidation& v, bool holdout) {
+  std::ostringstream o;
+  char line[512];
+  o << "\nburn (power vs load, thermal RC): " << v.note << "\n";
+  std::snprintf(line, sizeof line, "%-4s %9s %-5s %10s %10s %8s  %9s %9s %8s  %-4s %s\n", "gpu", "t_s", "phase",
+                "temp_C", "pred_C", "err_K", "power_W", "pred_W", "err_W", "fit", "where");
+  o << line;
+  std::map<int, std::size_t> count;
+  for (std::size_t i = 0; i + 1 < v.points.size(); i += 2) ++count[v.points[i].gpu];
+  std::map<int, std::size_t> seen;
+  for (std::size_t i = 0; i + 1 < v.points.size(); i += 2) {
+    const auto& t = v.points[i];
+    const auto& p = v.points[i + 1];
+    const std::size_t n = count[t.gpu], k = seen[t.gpu]++;
+    const std::size_t stride = std::max<std::size_t>(1, n / 24);
+    if (k % stride != 0 && k + 1 != n) continue;
+    std::snprintf(line, sizeof line, "%-4d %9.2f %-5s %10.2f %10.2f %8.2f  %9.1f %9.1f %8.1f  %-4s %s\n", t.gpu, t.t_s,
+                  t.loaded ? "burn" : "idle", t.measured, t.predicted, t.predicted - t.measured, p.measured,
+                  p.predicted, p.predicted - p.measured, t.fit_point ? "fit" : "-", t.where.c_str());
+    o << line;
+  }
+  o << (holdout ? "fit = samples up to the middle of the burn (the fit used them); the rest are held out\n"
+                : "every sample was a fit sample (no --holdout)\n");
+  std::snprintf(line, sizeof line, "%-4s %-12s %22s %12s %22s %12s\n", "gpu", "quantity", "fit RMS (samples)",
+                "fit max", "held-out RMS (samples)", "held-out max");
+  o << line;
+  for (const auto& g : v.groups) {
+    const char* unit = g.quantity == "temperature" ? "K" : "W";
+    auto cell = [&](int n, double e) {
+      return n == 0 ? std::string("-") : fmt("%.2f ", e) + unit + " (" + std::to_string(n) + ")";
+    };
+    std::snprintf(line, sizeof line, "%-4d %-12s %22s %12s %22s %12s\n", g.gpu, g.quantity.c_str(),
+                  cell(g.fit_n, g.fit_rms).c_str(), g.fit_n ? (fmt("%.2f ", g.fit_max) + unit).c_str() : "-",
+                  cell(g.held_n, g.held_rms).c_str(), g.held_n ? (fmt("%.2f ", g.held_max) + unit).c_str() : "-");
+    o << line;
+  }
+  return o.str();
 }
 
 /// Reads every input (Measurements text by extension .textproto/.txtpb/.pbtxt, CSV by .csv,
@@ -187,10 +234,13 @@ int fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "Fits a calibration profile (an overlay on the catalog's datasheet defaults) to measured points:\n"
       "traincast-bench files (.textproto), nccl-tests stdout logs as pasted (any other extension) and\n"
       "CSV (.csv; columns in calibrate/README.md). GEMM efficiency tables, HBM/PCIe/NVLink efficiencies\n"
-      "and launch overhead need a GPU; collectives need a system: BASE is a scenario file (its cluster;\n"
+      "and launch overhead need a GPU, and so do burn samples (idle and full-load power, thermal R and C\n"
+      "of the lumped RC, inlet fitted as a constant); collectives need a system: BASE is a scenario file (its "
+      "cluster;\n"
       "--set applies), a node template (--nodes) or a catalog GPU. Prints what was fitted and the\n"
       "fit's own error per group; with --holdout the odd (or even) sizes are left out of the fit and\n"
-      "the error on them is shown. Use the profile with `traincast run --profile`, `traincast nccl-tests\n"
+      "the error on them is shown (burn: the samples after the middle of each burn are held out).\n"
+      "Use the profile with `traincast run --profile`, `traincast nccl-tests\n"
       "--profile` or a scenario's `profile` field.\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "base", po::value<std::string>(), "scenario file, node template or GPU")("out,o", po::value<std::string>(),
@@ -234,17 +284,33 @@ int fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     const calibrate::Validation v = calibrate::validate_profile(profile, m, o);
     for (auto& s : sources) s.points_skipped = 0;
     count_points(v, sources);
+    std::optional<calibrate::BurnValidation> bv;
+    if (!m.power.empty()) {
+      bv = calibrate::validate_burn(*profile, models::find_gpu(o.gpu), m.power, m.power_limit_w,
+                                    o.holdout != calibrate::Holdout::none);
+      for (auto& s : sources)
+        for (const auto& p : bv->points)
+          if (p.quantity == "temperature" && p.where.rfind(s.path + ":", 0) == 0)
+            (p.fit_point ? s.points_used : s.points_skipped)++;
+    }
     profile->sources = sources;
     std::string header = "Calibration profile written by `traincast calibrate fit` (models/calibration_profile.h).\n";
     header += "Base: " + o.base + "; fitted from " + std::to_string(inputs.size()) + " file(s).";
     write_output_file(out_path, io::profile_to_text(*profile, header));
     out << "calibrate fit: " << m.collectives.size() << " collective, " << m.gemm.size() << " GEMM, "
-        << m.bandwidth.size() << " bandwidth points from " << inputs.size() << " file(s); base " << o.base << "\n";
+        << m.bandwidth.size() << " bandwidth points, " << m.power.size() << " burn samples from " << inputs.size()
+        << " file(s); base " << o.base << "\n";
+    if (m.power_samples_skipped > 0)
+      out << "  " << m.power_samples_skipped << " burn samples without power or temperature skipped\n";
     for (const auto& n : notes) out << "  " << n << "\n";
     std::ostringstream table;
     table << format_validation(v, o.holdout != calibrate::Holdout::none);
     const std::string t = table.str();
-    out << t.substr(t.find("\nunits:") + 1);
+    if (!v.points.empty()) out << t.substr(t.find("\nunits:") + 1);
+    if (bv) {
+      const std::string b = format_burn_validation(*bv, o.holdout != calibrate::Holdout::none);
+      out << b.substr(b.find("\ngpu  quantity") + 1);
+    }
     out << "wrote " << out_path << "\n";
     return 0;
   });
@@ -386,6 +452,9 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
       profile = std::make_shared<const models::CalibrationProfile>(calibrate::fit_profile(m, o));
       out << "refitted on the " << (o.holdout == calibrate::Holdout::odd ? "even" : "odd")
           << "-indexed sizes of each group (base " << base << "); error on the others is out of sample\n";
+      if (!m.power.empty())
+        out << "burn samples: refitted on the idle baseline and the first half of each burn; the rest is out of "
+               "sample\n";
     } else {
       // Points of files the profile was fitted from are fit points (as its holdout left them).
       std::map<std::string, bool> fitted;
@@ -397,7 +466,13 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
           << (any ? "" : "; none of these files is among the profile's sources: 'fit' marks nothing as unseen") << "\n";
     }
     const calibrate::Validation v = calibrate::validate_profile(profile, m, o);
-    out << format_validation(v, o.holdout != calibrate::Holdout::none);
+    if (!v.points.empty() || m.power.empty()) out << format_validation(v, o.holdout != calibrate::Holdout::none);
+    if (!m.power.empty()) {
+      if (o.gpu.empty()) throw UsageError("calibrate validate: burn samples need a GPU (give --base)");
+      out << format_burn_validation(calibrate::validate_burn(*profile, models::find_gpu(o.gpu), m.power,
+                                                             m.power_limit_w, o.holdout != calibrate::Holdout::none),
+                                    o.holdout != calibrate::Holdout::none);
+    }
     return 0;
   });
 }

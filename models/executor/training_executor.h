@@ -53,7 +53,10 @@ Report training_report(const Scenario& scenario, const Cluster& cluster, const s
 
 /// Whether power or temperature can ever lower a clock in `scenario` (a cap below TDP, a finite
 /// rack cooling capacity, or a GPU position whose steady state at TDP, with every upstream GPU at
-/// TDP, reaches the slowdown temperature). Without it temperature feeds nothing back.
+/// TDP, reaches the slowdown temperature; or a profile's fitted u(compute_bound) > 1, which the
+/// TDP caps). Without it temperature feeds nothing back. The thermal R is the scenario's
+/// thermal.r_k_per_w, else the calibration profile's power_thermal.r_k_per_w, else the default.
+/// Throws std::invalid_argument when the profile's power_thermal was fitted on another GPU.
 bool clock_feedback_possible(const Scenario& scenario, const GpuSpec& gpu, const NodeTemplate& node);
 
 /// Thermal starting point of one simulation pass and what the pass leaves for the next.
@@ -70,7 +73,9 @@ struct ThermalStartState {
 
 /// The power/thermal model's setup for `job` on `cluster` (models/power/power_thermal.h):
 /// simulated GPUs in worker order, their representatives, airflow lanes (preheat), node kinds,
-/// racks, start temperatures. Defaults and sources: models/power/power_model.h.
+/// racks, start temperatures. Defaults and sources: models/power/power_model.h; a calibration
+/// profile's power_thermal (idle_w, compute_bound_fraction, r_k_per_w, c_j_per_k) replaces them,
+/// a scenario's own thermal.r_k_per_w / c_j_per_k win over both.
 PowerThermalSetup power_thermal_setup(const Scenario& scenario, const Cluster& cluster, const TrainingGraph& job,
                                       const ThermalStartState& start);
 

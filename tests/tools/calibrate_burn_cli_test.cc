@@ -14,27 +14,15 @@
 
 #include <unistd.h>
 
-#include "tools/cli/commands.h"
+#include "tests/tools/cli_run.h"
 
 namespace traincast::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-Result run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  std::vector<std::string> argv_s = {"traincast"};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
+using test_support::Result;
+using test_support::run;
 
 class CalibrateBurnCli : public ::testing::Test {
  protected:

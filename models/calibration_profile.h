@@ -111,6 +111,16 @@ struct PowerThermalOverlay {
   bool any() const { return idle_w || compute_bound_fraction || r_k_per_w || c_j_per_k; }
 };
 
+/// Hardware a profile was fitted on (from --base, --gpus); empty strings = not recorded.
+struct ProfileSystem {
+  std::string gpu;            ///< catalog GPU name of the base
+  std::string node_template;  ///< catalog node template ("" for a GPU base)
+  int num_nodes = 0;          ///< nodes of the base (0 for a GPU base)
+  std::string nic;            ///< compute NIC catalog name ("" = the template's / none)
+  std::string gpus;           ///< GPUs the collectives ran on, as --gpus ("" = all)
+  bool operator==(const ProfileSystem&) const = default;
+};
+
 struct CalibrationProfile {
   std::string origin;  ///< file it was read from ("" when built in memory), for messages
   /// GPU catalog name, node template, or scenario file the fit was based on (--base).
@@ -119,6 +129,7 @@ struct CalibrationProfile {
   std::string created_by;   ///< tool and version
   std::string fit_options;  ///< options of the fit (holdout, gpus, ...), free text
   std::vector<ProfileSource> sources;
+  ProfileSystem fitted_on;  ///< the hardware of the fit (Profile.fitted_on)
 
   // Compute (ComputeParams overlay; unset = the catalog/compute model default).
   std::optional<double> memory_efficiency;  ///< fraction of datasheet HBM bandwidth, (0, 1.5]

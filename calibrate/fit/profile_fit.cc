@@ -667,6 +667,17 @@ models::CalibrationProfile fit_profile(const models::MeasurementSet& m, const Fi
     out.power_thermal = burn.overlay;
     out.gpu = o.gpu;
   }
+  // What it was fitted on: the base's GPU, node template, nodes, NIC and the GPUs used.
+  out.fitted_on.gpu = o.gpu;
+  if (o.gpu.empty() && o.cluster)
+    out.fitted_on.gpu =
+        o.cluster->gpu.empty() ? models::find_node_template(o.cluster->node_template).gpu : o.cluster->gpu;
+  if (o.cluster) {
+    out.fitted_on.node_template = o.cluster->node_template;
+    out.fitted_on.num_nodes = o.cluster->num_nodes;
+    out.fitted_on.nic = o.cluster->nic;
+  }
+  for (std::size_t i = 0; i < o.gpus.size(); ++i) out.fitted_on.gpus += (i ? "," : "") + std::to_string(o.gpus[i]);
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include "models/io/profile_io.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cmath>
@@ -119,6 +120,47 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
   p->fit_options = m.fit_options();
   for (const tp::ProfileSource& s : m.source()) {
     p->sources.push_back({s.path(), s.sha256(), s.kind(), s.points_used(), s.points_skipped()});
+  }
+  // Cut short or empty: the line where the text ends.
+  const int last_line = std::max(
+      1, static_cast<int>(std::count(text.begin(), text.end(), '\n')) + (!text.empty() && text.back() != '\n' ? 1 : 0));
+  const bool overlays = m.has_memory_efficiency() || m.has_kernel_fixed_s() || m.has_gemm_fixed_s() ||
+                        m.gemm_surface_size() > 0 || m.gemm_point_size() > 0 || m.link_efficiency_size() > 0 ||
+                        m.has_latency_scale() || m.collective_size() > 0 || m.has_pcie_duplex_efficiency() ||
+                        m.has_power_thermal();
+  if (!overlays) {
+    errors.push_back(detail::format_pos(origin, {last_line, 1}) +
+                     ": no fitted field (expected at least one of: memory_efficiency, kernel_fixed_s, "
+                     "gemm_fixed_s, gemm_surface, gemm_point, link_efficiency, latency_scale, collective, "
+                     "pcie_duplex_efficiency, power_thermal; an empty or cut-short file?)");
+  }
+  if (m.has_created_by() && !m.end_of_profile()) {
+    // calibrate fit writes end_of_profile last (highest field number): without it, cut short.
+    errors.push_back(detail::format_pos(origin, {last_line, 1}) +
+                     ": end_of_profile: not set where the file ends (cut short? `traincast calibrate fit` writes "
+                     "`end_of_profile: true` as its last line)");
+  }
+  if (m.has_fitted_on()) {
+    const tp::ProfileSystem& f = m.fitted_on();
+    p->fitted_on = {f.gpu(), f.node_template(), f.num_nodes(), f.nic(), f.gpus()};
+    if (f.has_gpu()) {
+      try {
+        models::find_gpu(f.gpu());
+      } catch (const std::exception&) {
+        w.error("fitted_on.gpu", "unknown GPU \"" + detail::clip(f.gpu()) + "\"" +
+                                     detail::did_you_mean(f.gpu(), models::gpu_names()) +
+                                     " (expected a catalog GPU name; `traincast catalog` lists them)");
+      }
+    }
+    if (f.has_node_template()) {
+      const auto names = models::node_template_names();
+      if (std::find(names.begin(), names.end(), f.node_template()) == names.end())
+        w.error("fitted_on.node_template", "unknown node template \"" + detail::clip(f.node_template()) + "\"" +
+                                               detail::did_you_mean(f.node_template(), names) +
+                                               " (expected a catalog node template)");
+    }
+    if (f.has_num_nodes() && (f.num_nodes() < 0 || f.num_nodes() > 1000000))
+      w.error("fitted_on.num_nodes", "got " + std::to_string(f.num_nodes()) + " (expected an integer >= 0)");
   }
   if (!p->gpu.empty()) {
     try {
@@ -301,6 +343,49 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_file(const std::s
   return load_profile_text(read_input_file(path), path, format);
 }
 
+std::vector<std::string> profile_hardware_mismatch(const models::CalibrationProfile& p, const models::ClusterSpec& cs) {
+  const models::NodeTemplate& node = models::find_node_template(cs.node_template);
+  const std::string gpu = cs.gpu.empty() ? node.gpu : cs.gpu;
+  const std::string nic = cs.nic.empty() ? node.nic : cs.nic;
+  const std::string name = "profile " + (p.origin.empty() ? std::string("(in memory)") : p.origin);
+  const models::ProfileSystem& f = p.fitted_on;
+  const std::string fitted_gpu = f.gpu.empty() ? p.gpu : f.gpu;
+  std::vector<std::string> out;
+  if (!fitted_gpu.empty() && fitted_gpu != gpu) {
+    out.push_back(name + " was fitted on GPU " + fitted_gpu + " but the scenario's GPU is " + gpu +
+                  ": its efficiencies and scales were measured on the other GPU");
+  }
+  if (!f.node_template.empty() && f.node_template != cs.node_template) {
+    out.push_back(name + " was fitted on node template " + f.node_template + " (" + std::to_string(f.num_nodes) +
+                  " node(s)) but the scenario's is " + cs.node_template + " (" + std::to_string(cs.num_nodes) +
+                  " node(s)): link efficiencies and collective scales were measured on the other system");
+  } else if (!f.node_template.empty()) {
+    const std::string fitted_nic = f.nic.empty() ? node.nic : f.nic;
+    if (fitted_nic != nic)
+      out.push_back(name + " was fitted with NIC " + fitted_nic + " but the scenario's NIC is " + nic +
+                    ": its nic efficiency and collective scales were measured on the other NIC");
+  }
+  const models::GpuSpec& g = models::find_gpu(gpu);
+  const char* const dtypes[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+  std::vector<std::string> errors;
+  for (const auto& s : p.gemm.surfaces) {
+    const int d = static_cast<int>(s.dtype);
+    const double peak = d == 0   ? g.peak_fp32_flops
+                        : d == 1 ? g.peak_tf32_flops
+                        : d == 2 ? g.peak_fp16_flops
+                        : d == 3 ? g.peak_bf16_flops
+                                 : g.peak_fp8_flops;
+    if (!(peak > 0)) {
+      errors.push_back(p.origin + ": gemm_surface " + dtypes[d] + " (fitted on " +
+                       (fitted_gpu.empty() ? std::string("an unnamed GPU") : fitted_gpu) +
+                       ") cannot apply: the scenario's GPU " + gpu + " has no dense " + dtypes[d] +
+                       " peak (expected a profile fitted on " + gpu + ", or one without that surface)");
+    }
+  }
+  if (!errors.empty()) throw ScenarioError(std::move(errors));
+  return out;
+}
+
 std::string profile_to_text(const models::CalibrationProfile& p, const std::string& header_comment) {
   tp::Profile m;
   if (!p.base.empty()) m.set_base(p.base);
@@ -339,6 +424,14 @@ std::string profile_to_text(const models::CalibrationProfile& p, const std::stri
   }
   if (p.latency_scale != 1.0) m.set_latency_scale(p.latency_scale);
   if (p.pcie_duplex_efficiency) m.set_pcie_duplex_efficiency(*p.pcie_duplex_efficiency);
+  if (p.fitted_on != models::ProfileSystem{}) {
+    tp::ProfileSystem& o = *m.mutable_fitted_on();
+    if (!p.fitted_on.gpu.empty()) o.set_gpu(p.fitted_on.gpu);
+    if (!p.fitted_on.node_template.empty()) o.set_node_template(p.fitted_on.node_template);
+    if (p.fitted_on.num_nodes > 0) o.set_num_nodes(p.fitted_on.num_nodes);
+    if (!p.fitted_on.nic.empty()) o.set_nic(p.fitted_on.nic);
+    if (!p.fitted_on.gpus.empty()) o.set_gpus(p.fitted_on.gpus);
+  }
   for (const auto& f : p.collectives) {
     tp::CollectiveFitSpec& o = *m.add_collective();
     o.set_op(std::string(models::nccl_tests_op_name(nccl_op_of(f.op))));
@@ -371,6 +464,7 @@ std::string profile_to_text(const models::CalibrationProfile& p, const std::stri
     o.set_gpus(pt.gpus);
     if (!pt.fitted_from.empty()) o.set_fitted_from(pt.fitted_from);
   }
+  m.set_end_of_profile(true);  // the highest field number: printed last, so a cut-short file lacks it
   pb::TextFormat::Printer printer;
   printer.SetUseShortRepeatedPrimitives(true);
   std::string body;

@@ -19,6 +19,12 @@ namespace traincast::io {
 /// 10 coefficients of a GEMM surface, GEMM points of a dtype without a surface, size corrections
 /// in increasing size. origin of the result = path. Throws ScenarioError with every problem.
 std::shared_ptr<const models::CalibrationProfile> load_profile_file(const std::string& path);
+/// Where profile `p` was fitted on other hardware than cluster `cs`: its fitted_on (or, for an
+/// older profile, its compute `gpu`) against cs's GPU, node template and compute NIC. One line
+/// per difference, naming both sides, for a warning on stderr (the fields still apply: an
+/// efficiency is a fraction of whatever the scenario's links and GPU are). Throws ScenarioError
+/// (exit 2) when a field cannot apply: a gemm_surface for a dtype cs's GPU has no dense peak for.
+std::vector<std::string> profile_hardware_mismatch(const models::CalibrationProfile& p, const models::ClusterSpec& cs);
 /// As load_profile_file for text in memory; origin names it in messages.
 std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_view text, std::string_view origin,
                                                                     Format format = Format::text);

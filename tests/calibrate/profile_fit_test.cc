@@ -566,5 +566,75 @@ TEST(ProfileText, ChakraRunsUseTheProfileForComputeAndCollectives) {
               0.01 * ar_cal / ar_plain);
 }
 
+TEST(ProfileText, CutShortOrEmptyIsRefusedWithItsLine) {
+  // A profile as `calibrate fit` writes it, cut after each of its lines: every cut is refused,
+  // with the file name and a line (the text format's own error inside an open message, else the
+  // missing end_of_profile that is written last, at the line where the text ends).
+  models::CalibrationProfile p =
+      fit_profile(simulated(truth_profile(), {"all_reduce"}), consumer_options(Holdout::none));
+  p.created_by = "test";
+  const std::string text = io::profile_to_text(p, "header");
+  EXPECT_NO_THROW(io::load_profile_text(text, "p.textproto"));
+  int lines = 0;
+  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+    if (text[i] != '\n') continue;
+    ++lines;
+    const std::vector<std::string> errors = profile_errors(text.substr(0, i + 1));
+    ASSERT_FALSE(errors.empty());
+    EXPECT_EQ(errors[0].rfind("bad.textproto:", 0), 0u) << "cut after line " << lines << ": " << errors[0];
+  }
+  EXPECT_GT(lines, 20);
+  // Cut after line 4 ("# header", base, created_by, fit_options): nothing fitted and no
+  // end_of_profile, both at line 4 where the text ends.
+  std::size_t at = 0;
+  for (int k = 0; k < 4; ++k) at = text.find('\n', at) + 1;
+  EXPECT_EQ(text.substr(text.rfind('\n', at - 2) + 1, 11), "fit_options");
+  const std::vector<std::string> cut = profile_errors(text.substr(0, at));
+  ASSERT_EQ(cut.size(), 2u);
+  EXPECT_EQ(cut[0].substr(0, 35), "bad.textproto:4:1: no fitted field ");
+  EXPECT_EQ(cut[1].substr(0, 35), "bad.textproto:4:1: end_of_profile: ");
+  EXPECT_EQ(profile_errors("").at(0).substr(0, 36), "bad.textproto:1:1: no fitted field (");
+}
+
+TEST(ProfileText, RecordsTheSystemItWasFittedOn) {
+  const models::CalibrationProfile p =
+      fit_profile(simulated(truth_profile(), {"all_reduce"}), consumer_options(Holdout::none));
+  EXPECT_EQ(p.fitted_on.gpu, "RTX-2080-Ti");
+  EXPECT_EQ(p.fitted_on.node_template, "consumer_2x2080ti_nop2p");
+  EXPECT_EQ(p.fitted_on.num_nodes, 1);
+  const auto back = io::load_profile_text(io::profile_to_text(p, "h"), "p.textproto");
+  EXPECT_EQ(back->fitted_on, p.fitted_on);
+}
+
+TEST(ProfileText, OtherHardwareIsNamedAndAnUnusableSurfaceRefused) {
+  models::CalibrationProfile p;
+  p.origin = "h100.textproto";
+  p.fitted_on = {"H100-SXM5-80GB", "dgx_h100", 2, "", ""};
+  p.latency_scale = 2;
+  models::ClusterSpec a100;
+  a100.node_template = "dgx_a100";
+  const std::vector<std::string> w = io::profile_hardware_mismatch(p, a100);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NE(w[0].find("GPU H100-SXM5-80GB but the scenario's GPU is A100-SXM4-80GB"), std::string::npos) << w[0];
+  EXPECT_NE(w[1].find("node template dgx_h100 (2 node(s)) but the scenario's is dgx_a100 (1 node(s))"),
+            std::string::npos)
+      << w[1];
+  models::ClusterSpec h100;
+  h100.node_template = "dgx_h100";
+  EXPECT_TRUE(io::profile_hardware_mismatch(p, h100).empty());
+  // An fp8 GEMM surface cannot apply to a GPU without an fp8 peak (A100): refused.
+  p.gpu = "H100-SXM5-80GB";
+  p.gemm.surfaces.push_back({models::Precision::fp8, {-0.1, 0, 0, 0, 0, 0, 0, 0, 0, 0}});
+  EXPECT_NO_THROW(io::profile_hardware_mismatch(p, h100));
+  try {
+    io::profile_hardware_mismatch(p, a100);
+    ADD_FAILURE() << "expected a refusal";
+  } catch (const io::ScenarioError& e) {
+    ASSERT_EQ(e.errors().size(), 1u);
+    EXPECT_NE(e.errors()[0].find("h100.textproto: gemm_surface fp8"), std::string::npos) << e.errors()[0];
+    EXPECT_NE(e.errors()[0].find("A100-SXM4-80GB has no dense fp8 peak"), std::string::npos) << e.errors()[0];
+  }
+}
+
 }  // namespace
 }  // namespace traincast::calibrate

@@ -118,5 +118,35 @@ TEST_F(CalibrateCli, BadInputsExitTwoNamingFileAndLine) {
   EXPECT_NE(r.err.find("no nccl-tests data rows"), std::string::npos) << r.err;
 }
 
+TEST_F(CalibrateCli, ProfileOnOtherHardwareWarnsAndACutShortOneIsRefused) {
+  const std::string log = (kLogs / "n11a_rtx2080ti_1x2_pcie3_nop2p_allreduce.txt").string();
+  const std::string profile = path("p.textproto");
+  ASSERT_EQ(run({"calibrate", "fit", log, "--base", kScenario, "--out", profile}).status, 0);
+  // Same system: no warning.
+  Result r = run({"nccl-tests", kScenario, "--profile", profile});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err, "");
+  // Other system: runs, and stderr names both sides.
+  r = run({"nccl-tests", kSrc + "/scenarios/nccl/dgx_a100.textproto", "--profile", profile});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: profile " + profile +
+                       " was fitted on GPU RTX-2080-Ti but the scenario's GPU is A100-SXM4-80GB"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("node template consumer_2x2080ti_nop2p (1 node(s)) but the scenario's is dgx_a100"),
+            std::string::npos)
+      << r.err;
+  // Cut short after its 5th line (fit_options, a complete field): refused at the line where it ends
+  // (a cut inside a message is the text format's own error).
+  std::ifstream in(profile);
+  std::string line, cut;
+  for (int i = 0; i < 5 && std::getline(in, line); ++i) cut += line + "\n";
+  const std::string cut_profile = path("cut.textproto");
+  std::ofstream(cut_profile) << cut;
+  r = run({"nccl-tests", kScenario, "--profile", cut_profile});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(cut_profile + ":5:1: end_of_profile: not set where the file ends"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -159,6 +159,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       // for nodes timed by the compute model).
       models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
       if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
+      warn_profile_hardware(sc.cluster, err);
       std::vector<std::string> all_inputs = inputs;
       for (const std::string& f : scenario_input_files(sc, scenario_path)) all_inputs.push_back(f);
       if (vm.count("trace")) check_output_path(vm["trace"].as<std::string>(), force, all_inputs);
@@ -195,6 +196,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
     overrides.push_back("options.fold_symmetric=false");  // every GPU needs its own ops
     models::Scenario sc = io::load_scenario_file(scenario_path, overrides);
     if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
+    warn_profile_hardware(sc.cluster, err);
     std::string name = vm.count("name") ? vm["name"].as<std::string>() : sc.name;
     if (name.empty()) name = fs::path(scenario_path).stem().string();
     if (name.find('/') != std::string::npos) throw UsageError("--name: must be a file name stem (got " + name + ")");

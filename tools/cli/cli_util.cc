@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "models/calibration_profile.h"
+#include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
 #include "models/scenario.h"
 
@@ -122,6 +123,11 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
     throw UsageError(e.what());
   }
   return vm;
+}
+
+void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err) {
+  if (cs.profile == nullptr) return;
+  for (const std::string& w : io::profile_hardware_mismatch(*cs.profile, cs)) err << "warning: " << w << "\n";
 }
 
 }  // namespace traincast::cli

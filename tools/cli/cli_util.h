@@ -10,8 +10,9 @@
 #include <vector>
 
 namespace traincast::models {
+struct ClusterSpec;
 struct Scenario;
-}
+}  // namespace traincast::models
 
 namespace traincast::cli {
 
@@ -52,5 +53,9 @@ std::vector<std::string> scenario_input_files(const models::Scenario& sc, const 
 /// then a rename over the target (over a symlink's target, so the link stays). Call
 /// check_output_path first. Throws UsageError naming the path and the system's reason.
 void write_output_file(const std::string& path, const std::string& text);
+
+/// When cs has a profile fitted on other hardware (io::profile_hardware_mismatch), one
+/// "warning: " line per difference on err; a field that cannot apply throws (exit 2).
+void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err);
 
 }  // namespace traincast::cli

@@ -70,6 +70,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     models::Scenario sc = from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), overrides)
                                     : io::default_scenario(overrides);
     if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
+    warn_profile_hardware(sc.cluster, err);
     if (vm.count("print-scenario")) {
       out << io::scenario_to_text(sc);
       return 0;

@@ -133,6 +133,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     const std::string scenario_path = vm["scenario"].as<std::string>();
     models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
     if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
+    warn_profile_hardware(sc.cluster, err);
     std::string csv_path;
     if (vm.count("csv")) {
       csv_path = vm["csv"].as<std::string>();

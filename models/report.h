@@ -26,6 +26,10 @@ struct TimeBreakdown {
   /// CPU offload (workload.offload): the CPU-Adam step, the copy of the updated parameters back to
   /// the GPU, and gradient copies to the host the step waited on (0 without offload).
   double offload_s = 0.0;
+  /// Context-parallel ring send/recv of K/V blocks (forward) and K/V + dK/dV (backward) the GPU
+  /// waited on: the part not hidden under the attention of the block in hand, plus the final
+  /// dK/dV hop home after the last backward block.
+  double cp_comm_exposed_s = 0.0;
 };
 
 /// Per-GPU memory for the GPU with the highest peak (pipeline stage 0 under 1F1B).
@@ -231,6 +235,7 @@ struct Report {
   int num_nodes = 0;
   int tp = 1, pp = 1, dp = 1;
   int ep = 1;             ///< expert parallel size (1 for dense models)
+  int cp = 1;             ///< context parallel size; num_gpus = tp x cp x pp x dp
   int micro_batches = 0;  ///< per pipeline per iteration
   double iteration_time_s = 0.0;
   double tokens_per_s = 0.0;

@@ -190,6 +190,13 @@ struct ParallelSpec {
   /// --overlap-param-gather); off: it runs after the optimizer step on the compute stream.
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;  ///< Megatron-Core --tp-comm-overlap (TP comm hidden under GEMMs)
+  /// Context parallel size (Megatron-Core --context-parallel-size, ring attention as
+  /// TransformerEngine's AttnFuncWithCPAndKVP2P): each sequence is cut into 2·cp chunks and CP rank
+  /// i keeps chunks i and 2·cp-1-i (causal load balance); K/V blocks travel the CP ring by
+  /// send/recv beside the attention of the block in hand. Ranks in Megatron's order tp-cp-dp-pp;
+  /// gradients are reduced (and ZeRO shards) over dp x cp. tp*cp*pp*dp == GPUs; seq_length
+  /// divisible by 2·cp; needs flash attention; dense models only.
+  int cp = 1;
 };
 
 struct TrainingSpec {

@@ -592,6 +592,10 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
 }
 
 std::vector<ChakraRankTrace> export_training_chakra(const TrainingGraph& job, int num_gpus) {
+  if (job.cp > 1)
+    throw std::invalid_argument(
+        "chakra export: context parallelism (cp = " + std::to_string(job.cp) +
+        ") is not exported: its ring send/recvs are shared by several workers (expected cp: 1)");
   if (job.replicas != job.dp)
     throw std::invalid_argument("chakra export: the job was built folded (one replica for " + std::to_string(job.dp) +
                                 "); build it with options.fold_symmetric=false so every GPU has its ops");

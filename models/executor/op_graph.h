@@ -26,7 +26,8 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 /// What an op is, for time accounting.
 /// ep_comm: expert-parallel all-to-all (MoE token dispatch/combine).
 /// offload: CPU offload (gradient copies to the host, the CPU optimizer step, parameter copies back).
-enum class Role : std::uint8_t { compute, optimizer, tp_comm, pp_send, dp_grad, dp_param, barrier, ep_comm, offload };
+/// cp_comm: context-parallel ring send/recv (K/V blocks, backward dK/dV).
+enum class Role : std::uint8_t { compute, optimizer, tp_comm, pp_send, dp_grad, dp_param, barrier, ep_comm, offload, cp_comm };
 /// CUDA-stream-like queues per worker; ops on one stream run in program order. kCpu: the host
 /// thread (execution traces' CPU ops; the transformer generator does not use it). kDp carries
 /// gradient reductions; kDpParam parameter all-gathers (ZeRO-3 / FSDP runs them on a stream of
@@ -38,11 +39,12 @@ enum Stream : std::uint8_t {
   kDp = 3,
   kCpu = 4,
   kDpParam = 5,
-  kNumStreams = 6,
-  kNoStream = 6
+  kCp = 6,  ///< context-parallel ring send/recv beside the attention kernels
+  kNumStreams = 7,
+  kNoStream = 7
 };
-constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute", "tp comm", "pp comm",
-                                                               "dp comm", "cpu",     "dp param"};
+constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute", "tp comm",  "pp comm", "dp comm",
+                                                               "cpu",     "dp param", "cp comm"};
 
 struct Op {
   std::int64_t duration_ns = 0;    ///< compute ops

@@ -60,6 +60,10 @@ struct WorkerGraph {
   /// of one EP group (same stage) is the same collective; the group's first replica owns it.
   std::vector<std::uint32_t> ep_tasks;
   std::vector<std::uint32_t> ep_ops;  ///< the local op of each entry of ep_tasks
+  /// The same for the context-parallel ring send/recvs: the i-th of every worker of one CP group
+  /// (same stage) is the same ring step; the group's first replica owns it.
+  std::vector<std::uint32_t> cp_tasks;
+  std::vector<std::uint32_t> cp_ops;
 };
 
 /// The job's shape, shared read-only by all builders.
@@ -68,6 +72,10 @@ struct Plan {
   TransformerPrograms programs;
   int t = 1, p = 1, d = 1, v = 1, m = 1;  // tp, pp, dp, chunks, micro-batches
   int ep = 1;                             // expert parallel size (divides d)
+  /// Context parallel size. The executor's data-parallel dimension d is dp x cp: the cp ranks of
+  /// a CP group run the same program on their share of the sequence (replicas that exchange K/V),
+  /// gradients are reduced over all d (Megatron's dp-cp group); replica r = dp_rank * cp + cp_rank.
+  int cp = 1;
   int replicas = 1;                       // simulated replicas (1 when folded)
   int iterations = 1;
   std::vector<std::vector<int>> chunk_layers;             // [stage][chunk] layer count
@@ -90,7 +98,7 @@ struct Plan {
   double grad_bytes = 4, weight_bytes = 2;
   GroupTable groups;  // GPU lists of every collective group
   std::uint32_t tp_group_base = 0, pp_group_base = 0, dp_group_base = 0;
-  std::uint32_t ep_group_base = 0, edp_group_base = 0;
+  std::uint32_t ep_group_base = 0, edp_group_base = 0, cp_group_base = 0;
   std::vector<std::string> labels;
 
   int gpu(int tp_rank, int dp_rank, int stage) const { return tp_rank + t * (dp_rank + d * stage); }
@@ -105,6 +113,11 @@ struct Plan {
   /// First of t EP groups (one per TP rank) of the EP group holding `replica` at `stage`.
   std::uint32_t ep_group(int replica, int stage) const {
     return ep_group_base + static_cast<std::uint32_t>(((replica / ep) * p + stage) * t);
+  }
+  /// First of t x cp ring pairs ({cp rank j, cp rank j+1 mod cp} for each TP rank k, at
+  /// index k * cp + j) of the CP group holding `replica` at `stage`.
+  std::uint32_t cp_group(int replica, int stage) const {
+    return cp_group_base + static_cast<std::uint32_t>(((replica / cp) * p + stage) * t * cp);
   }
   /// First of t expert-data-parallel groups (one per TP rank): the dp / ep GPUs of `stage` whose
   /// replicas hold the same experts (replica % ep == ep_rank).
@@ -263,6 +276,26 @@ class GraphBuilder {
         op.duration_ns = info.duration_ns[i];
         op.set_compute_fraction(info.compute_fraction[i]);
         op.activity = info.compute_fraction[i] >= 0.5 ? Activity::compute_bound : Activity::memory_bound;
+        continue;
+      }
+      if (seg.group == CommGroup::cp) {
+        // Context-parallel ring step: every CP rank sends to the next at once (one send_recv per
+        // pair and TP rank), shared by the CP group's workers (merge). Beside the next compute
+        // segment on the CP stream (with_next), or on the compute stream (blocking).
+        const std::uint32_t task =
+            private_task(seg.op, seg.bytes, plan_.cp_group(replica_, stage_), static_cast<std::uint32_t>(plan_.t * plan_.cp));
+        g_.tasks[task].expected = static_cast<std::uint32_t>(plan_.cp);
+        std::uint32_t op;
+        if (seg.overlap == Overlap::blocking) {
+          op = compute_stream_op(Role::cp_comm, label, mb);
+        } else {
+          op = add_op(Role::cp_comm, kCp, label, mb);
+          dep(last_compute_, op);
+          deferred_.emplace_back(op, seg.overlap == Overlap::with_next ? 2 : 1);
+        }
+        g_.ops[op].task = task;
+        g_.cp_tasks.push_back(task);
+        g_.cp_ops.push_back(op);
         continue;
       }
       if (seg.group == CommGroup::ep) {
@@ -812,15 +845,20 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   P.sc = &sc;
   P.t = sc.parallel.tp;
   P.p = sc.parallel.pp;
-  P.d = sc.parallel.dp;
+  P.cp = std::max(1, sc.parallel.cp);
+  P.d = sc.parallel.dp * P.cp;
   P.ep = std::max(1, sc.parallel.ep);
+  if (P.cp > 1 && (P.ep > 1 || sc.model.num_experts > 0 || sc.model.family != ModelFamily::transformer ||
+                   !sc.training.flash_attention || sc.model.seq_length % (2 * P.cp) != 0))
+    throw std::invalid_argument("cp = " + std::to_string(P.cp) +
+                                " needs a dense transformer with flash attention and seq_length divisible by 2 * cp");
   if (P.d % P.ep != 0 || (P.ep > 1 && sc.model.num_experts % P.ep != 0))
     throw std::invalid_argument("ep = " + std::to_string(P.ep) + " must divide dp and num_experts");
   P.v = sc.parallel.schedule == PipelineSchedule::interleaved_one_f_one_b ? std::max(1, sc.parallel.virtual_stages) : 1;
   if (P.t * P.p * P.d != cluster.num_gpus())
-    throw std::invalid_argument("tp*pp*dp = " + std::to_string(P.t * P.p * P.d) + " but the cluster has " +
+    throw std::invalid_argument("tp*cp*pp*dp = " + std::to_string(P.t * P.p * P.d) + " but the cluster has " +
                                 std::to_string(cluster.num_gpus()) + " GPUs");
-  P.m = sc.training.global_batch_size / (P.d * sc.training.micro_batch_size);
+  P.m = sc.training.global_batch_size / (sc.parallel.dp * sc.training.micro_batch_size);
   P.iterations = std::max(1, sc.options.iterations);
   if (sc.parallel.zero_stage >= 1 && sc.parallel.overlap_param_gather && P.d > 1)
     P.iterations = std::max(P.iterations, 2);
@@ -838,17 +876,19 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   // nodes and the fabric is non-blocking, so replicas' TP/PP traffic shares no link.
   // With expert parallelism the unit of symmetry is one EP group of ep replicas (they exchange
   // tokens), so ep replicas are simulated.
-  const bool whole_nodes = (P.t * P.p * P.ep) % cluster.gpus_per_node() == 0;
-  bool folded = sc.options.fold_symmetric && P.d > P.ep && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
+  // Context parallelism likewise: a CP group's cp replicas exchange K/V (ep and cp are not combined).
+  const int unit = P.ep * P.cp;
+  const bool whole_nodes = (P.t * P.p * unit) % cluster.gpus_per_node() == 0;
+  bool folded = sc.options.fold_symmetric && P.d > unit && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
   // A GPU that stands for others must sit at the same place in its node when its temperature can
   // slow it down (airflow position, preheat); otherwise the replicas are not symmetric.
   if (folded && clock_feedback_possible(sc, gpu, cluster.node_template())) {
     for (int g = 0; g < cluster.num_gpus() && folded; ++g) {
       const int k = g % P.t, r = (g / P.t) % P.d, st = g / (P.t * P.d);
-      if (cluster.local_rank(P.gpu(k, r % P.ep, st)) != cluster.local_rank(g)) folded = false;
+      if (cluster.local_rank(P.gpu(k, r % unit, st)) != cluster.local_rank(g)) folded = false;
     }
   }
-  P.replicas = folded ? P.ep : P.d;
+  P.replicas = folded ? unit : P.d;
 
   // Layers per stage and chunk.
   const std::vector<int> stage_layers = layers_per_stage(num_layers, P.p);
@@ -910,6 +950,14 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
           for (int j = 0; j < P.ep; ++j) P.groups.gpus.push_back(P.gpu(k, g * P.ep + j, s));
           P.groups.close_group();
         }
+  // Context-parallel ring pairs: per CP group, stage and TP rank, rank j sends to rank j + 1 mod cp.
+  P.cp_group_base = P.groups.size();
+  if (P.cp > 1)
+    for (int g = 0; g < P.d / P.cp; ++g)
+      for (int s = 0; s < P.p; ++s)
+        for (int k = 0; k < P.t; ++k)
+          for (int j = 0; j < P.cp; ++j)
+            P.groups.add({P.gpu(k, g * P.cp + j, s), P.gpu(k, g * P.cp + (j + 1) % P.cp, s)});
   P.edp_group_base = P.groups.size();
   if (moe)
     for (int s = 0; s < P.p; ++s)
@@ -1093,6 +1141,15 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
       for (std::size_t i = 0; i < g.ep_ops.size(); ++i)
         ops[op_base[w] + g.ep_ops[i]].task = lg.ep_tasks[i] + task_base[static_cast<std::size_t>(leader)];
     }
+    // Context-parallel ring steps: every replica of a CP group joins its first replica's task.
+    if (const int replica = w / P.p; P.cp > 1 && replica % P.cp != 0) {
+      const int leader = (replica - replica % P.cp) * P.p + w % P.p;
+      const WorkerGraph& lg = graphs[static_cast<std::size_t>(leader)];
+      if (lg.cp_tasks.size() != g.cp_ops.size())
+        throw std::logic_error("executor: context-parallel peers emitted different ring steps");
+      for (std::size_t i = 0; i < g.cp_ops.size(); ++i)
+        ops[op_base[w] + g.cp_ops[i]].task = lg.cp_tasks[i] + task_base[static_cast<std::size_t>(leader)];
+    }
     for (const auto& [dep, op] : g.edges) edges.emplace_back(dep + op_base[w], op + op_base[w]);
     for (const RemoteDep& r : g.remote) {
       const std::uint32_t src = graphs[r.src_worker].sends.at(r.slot);
@@ -1148,6 +1205,7 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   job.tp = P.t;
   job.pp = P.p;
   job.dp = P.d;
+  job.cp = P.cp;
   job.virtual_stages = P.v;
   job.micro_batches = P.m;
   job.replicas = P.replicas;
@@ -1182,7 +1240,8 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   r.num_nodes = cluster.num_nodes();
   r.tp = P.t;
   r.pp = P.p;
-  r.dp = P.d;
+  r.dp = P.d / std::max(1, job.cp);
+  r.cp = std::max(1, job.cp);
   r.ep = std::max(1, sc.parallel.ep);
   r.micro_batches = P.m;
   r.folded = job.folded;
@@ -1256,6 +1315,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
         case Role::offload:
           b.pipeline_bubble_s += before, b.offload_s += after;
           break;
+        case Role::cp_comm:
+          b.pipeline_bubble_s += before, b.cp_comm_exposed_s += after;
+          break;
         default:
           b.pipeline_bubble_s += before + after;
           break;
@@ -1268,6 +1330,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
         break;
       case Role::ep_comm:
         b.ep_comm_exposed_s += dur;
+        break;
+      case Role::cp_comm:
+        b.cp_comm_exposed_s += dur;
         break;
       case Role::dp_grad:
       case Role::dp_param:
@@ -1367,6 +1432,8 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
       for (int s = kCompute; s <= kDp; ++s)  // the streams the generator uses
         track_ids[static_cast<std::size_t>(w)][static_cast<std::size_t>(s)] =
             trace->track(w, proc, s, kStreamNames[static_cast<std::size_t>(s)]);
+      if (job.cp > 1)
+        track_ids[static_cast<std::size_t>(w)][kCp] = trace->track(w, proc, kCp, kStreamNames[kCp]);
     }
     std::vector<std::uint32_t> name_ids;
     for (const std::string& l : P.labels) name_ids.push_back(trace->name(l));

@@ -275,6 +275,7 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (p.has_overlap_param_gather()) ps.overlap_param_gather = p.overlap_param_gather();
   if (p.has_tp_comm_overlap()) ps.tp_comm_overlap = p.tp_comm_overlap();
   if (p.has_ep()) ps.ep = p.ep();
+  if (p.has_cp()) ps.cp = p.cp();
 
   const tp::TrainingSpec& t = m.workload().training();
   models::TrainingSpec& ts = s.training;
@@ -418,6 +419,7 @@ tp::Scenario to_proto(const models::Scenario& s) {
   p.set_overlap_param_gather(s.parallel.overlap_param_gather);
   p.set_tp_comm_overlap(s.parallel.tp_comm_overlap);
   p.set_ep(s.parallel.ep);
+  if (s.parallel.cp != 1) p.set_cp(s.parallel.cp);  // written when used, so older readers see no new field
 
   tp::TrainingSpec& t = *m.mutable_workload()->mutable_training();
   t.set_global_batch_size(s.training.global_batch_size);
@@ -798,6 +800,36 @@ void check_moe(const models::Scenario& s, Checker& k) {
   }
 }
 
+/// Context parallelism (workload.parallel.cp): ring attention over dense transformers.
+void check_context_parallel(const models::Scenario& s, Checker& k) {
+  using std::to_string;
+  const models::ModelSpec& m = s.model;
+  const models::ParallelSpec& p = s.parallel;
+  if (!k.in_range("workload.parallel.cp", p.cp, 1, 65536) || p.cp == 1) return;
+  const std::string got = "got " + to_string(p.cp);
+  if (m.family != models::ModelFamily::transformer) {
+    k.error("workload.parallel.cp", got + " for a ResNet (expected 1: ResNets are trained with DDP)");
+    return;
+  }
+  if (m.num_experts > 0) {
+    k.error("workload.parallel.cp",
+            got + " with num_experts > 0 (expected 1: context parallelism is modelled for dense models only)");
+  }
+  const std::int64_t chunks = 2 * static_cast<std::int64_t>(p.cp);
+  if (m.seq_length >= 1 && m.seq_length % chunks != 0) {
+    k.error("workload.parallel.cp", "seq_length " + to_string(m.seq_length) + " is not divisible by 2 * cp = " +
+                                        to_string(chunks) +
+                                        " (expected 2 * cp to divide seq_length: the load-balanced split cuts each "
+                                        "sequence into 2 * cp equal chunks)");
+  }
+  if (!s.training.flash_attention) {
+    k.error("workload.training.flash_attention",
+            "is false with cp = " + to_string(p.cp) +
+                " (expected true: context parallelism runs on the fused attention kernel, as Megatron-Core with "
+                "TransformerEngine does)");
+  }
+}
+
 /// ResNet fields (workload.model.family: resnet): depth, resolution, classes; no transformer
 /// shape fields; data parallel only (DDP).
 void check_resnet(const models::Scenario& s, Checker& k) {
@@ -1139,6 +1171,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   }
   check_moe(s, k);
   check_encoder(s, k);
+  check_context_parallel(s, k);
   if (p.tp == 1) p.sequence_parallel = false;  // a no-op with one TP rank; Megatron-LM turns it off too
 
   if (node != nullptr && nodes_ok && tp_ok && pp_ok && dp_ok) {
@@ -1148,8 +1181,15 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
                                        " GPUs = " + to_string(gpus) + " GPUs (expected at most " + to_string(kMaxGpus) +
                                        " GPUs: the simulator's range)");
     }
-    const std::int64_t used = static_cast<std::int64_t>(p.tp) * p.pp * p.dp;
-    if (used != gpus) {
+    const std::int64_t used = static_cast<std::int64_t>(p.tp) * p.pp * p.dp * std::max(1, p.cp);
+    if (used != gpus && p.cp > 1) {
+      k.error("workload.parallel.dp", "tp * cp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.cp) + " * " +
+                                          to_string(p.pp) + " * " + to_string(p.dp) + " = " + to_string(used) +
+                                          " but the cluster has " + to_string(gpus) + " GPUs (" +
+                                          to_string(s.cluster.num_nodes) + " x " + node->name + " with " +
+                                          to_string(node->gpus_per_node) + " GPUs each) (expected tp * cp * pp * dp = " +
+                                          to_string(gpus) + ")");
+    } else if (used != gpus) {
       k.error("workload.parallel.dp", "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " +
                                           to_string(p.dp) + " = " + to_string(used) + " but the cluster has " +
                                           to_string(gpus) + " GPUs (" + to_string(s.cluster.num_nodes) + " x " +
@@ -1297,6 +1337,7 @@ tp::Report report_to_proto(const models::Report& r) {
   b.set_storage_stall_s(r.breakdown.storage_stall_s);
   b.set_ep_comm_exposed_s(r.breakdown.ep_comm_exposed_s);
   b.set_offload_s(r.breakdown.offload_s);
+  b.set_cp_comm_exposed_s(r.breakdown.cp_comm_exposed_s);
   tp::Report::MemoryBreakdown& mem = *m.mutable_memory();
   mem.set_weights_bytes(r.memory.weights_bytes);
   mem.set_grads_bytes(r.memory.grads_bytes);
@@ -1465,6 +1506,7 @@ tp::Report report_to_proto(const models::Report& r) {
     x.set_start_c(g.start_c);
     x.set_end_c(g.end_c);
   }
+  m.set_cp(r.cp);
   return m;
 }
 

@@ -222,6 +222,11 @@ void check_transformer(const Scenario& base) {
         "ZeRO, micro-batch, recomputation); a ResNet is trained data-parallel only (DDP: tp = pp = 1, dp = GPUs), so "
         "there is no layout to search (expected family: transformer; run a ResNet with traincast run, or compare "
         "micro_batch_size values with traincast sweep)");
+  if (base.parallel.cp > 1)
+    throw std::invalid_argument(
+        "workload.parallel.cp: " + std::to_string(base.parallel.cp) +
+        ": traincast plan does not search context parallelism (expected cp: 1; plan the other dimensions at cp 1 on "
+        "GPUs / cp GPUs, then compare cp values with traincast run --set workload.parallel.cp=N)");
 }
 
 }  // namespace

@@ -82,7 +82,9 @@ double checkpoint_bytes(const Scenario& sc) {
   double total = 0;
   for (int s = 0; s < sc.parallel.pp; ++s) {
     const MemoryBreakdown mb = stage_memory(sc, gpu, s, layers[static_cast<std::size_t>(s)], 0.0);
-    const double optimizer = mb.optimizer_bytes * (sc.parallel.zero_stage >= 1 ? sc.parallel.dp : 1);
+    // ZeRO shards over dp x cp (context-parallel ranks hold the same parameters).
+    const double optimizer =
+        mb.optimizer_bytes * (sc.parallel.zero_stage >= 1 ? sc.parallel.dp * std::max(1, sc.parallel.cp) : 1);
     total += (mb.weights_bytes + optimizer) * sc.parallel.tp;
   }
   return total;
@@ -109,7 +111,7 @@ StorageReport evaluate_storage(const Scenario& sc, const StorageNodes& nodes, do
   const double sample_bytes = sc.model.seq_length * bytes_per_token + spec.bytes_per_sample;
   const int reading_stages = sc.parallel.pp > 1 ? 2 : 1;
   r.data_bytes_per_iteration = static_cast<double>(sc.training.global_batch_size) * sample_bytes * reading_stages;
-  const long long stage_gpus = static_cast<long long>(sc.parallel.tp) * sc.parallel.dp;
+  const long long stage_gpus = static_cast<long long>(sc.parallel.tp) * sc.parallel.dp * std::max(1, sc.parallel.cp);
   const int stage_nodes = static_cast<int>(
       std::clamp<long long>((stage_gpus + nodes.gpus_per_node - 1) / nodes.gpus_per_node, 1, nodes.num_nodes));
   const int readers = std::min(nodes.num_nodes, stage_nodes * reading_stages);
@@ -128,9 +130,9 @@ StorageReport evaluate_storage(const Scenario& sc, const StorageNodes& nodes, do
   r.checkpoint_bytes = checkpoint_bytes(sc);
   r.checkpoint_writer_nodes = checkpoint_writer_nodes(sc, nodes);
   r.checkpoint_bytes_per_writer_node = r.checkpoint_bytes / r.checkpoint_writer_nodes;
-  const int writer_gpus_per_node =
-      std::min<long long>(nodes.gpus_per_node, static_cast<long long>(sc.parallel.tp) * sc.parallel.pp *
-                                                   (sc.parallel.zero_stage >= 1 ? sc.parallel.dp : 1));
+  const int writer_gpus_per_node = std::min<long long>(
+      nodes.gpus_per_node, static_cast<long long>(sc.parallel.tp) * sc.parallel.pp *
+                               (sc.parallel.zero_stage >= 1 ? sc.parallel.dp * std::max(1, sc.parallel.cp) : 1));
   const double snapshot_rate = (spec.snapshot_gb_per_s > 0 ? spec.snapshot_gb_per_s * kGB : nodes.pcie_bytes_per_s) *
                                std::max(1, writer_gpus_per_node);
   r.checkpoint_snapshot_s = snapshot_rate > 0 ? r.checkpoint_bytes_per_writer_node / snapshot_rate : 0.0;

@@ -53,7 +53,10 @@ ModelStateBytes zero_model_state_bytes(double params, double weight_bytes_per_pa
 
 double activation_bytes_per_layer(const Scenario& sc) {
   const ModelSpec& m = sc.model;
-  const double s = m.seq_length, b = sc.training.micro_batch_size, h = m.hidden_size, a = m.num_attention_heads;
+  // Context parallelism: each CP rank keeps its s / cp tokens (the attention terms below are
+  // linear in s with flash attention, which CP requires).
+  const double s = static_cast<double>(m.seq_length) / std::max(1, sc.parallel.cp), b = sc.training.micro_batch_size,
+               h = m.hidden_size, a = m.num_attention_heads;
   const double t = sc.parallel.tp;
   const double groups = m.num_query_groups > 0 ? m.num_query_groups : a;
   const double kv = groups * (h / a);
@@ -124,10 +127,13 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   // (sharded by ZeRO-3 like any weight) and has neither (Hu et al. 2021 §4.2).
   const bool lora = sc.training.lora_rank > 0;
   const double trainable = lora ? layers * lora_layer_parameters(sc) / t : params;
+  // Gradients are reduced, and ZeRO shards, over the dp x cp ranks that hold the same parameters
+  // (Megatron-Core's data-parallel group with context parallelism).
+  const int dp_cp = par.dp * std::max(1, par.cp);
   const ModelStateBytes states =
-      zero_model_state_bytes(trainable, weight_bytes, grad_bytes, optim_bytes, par.zero_stage, par.dp);
+      zero_model_state_bytes(trainable, weight_bytes, grad_bytes, optim_bytes, par.zero_stage, dp_cp);
   mb.weights_bytes = states.weights;
-  if (lora) mb.weights_bytes += zero_model_state_bytes(params, weight_bytes, 0, 0, par.zero_stage, par.dp).weights;
+  if (lora) mb.weights_bytes += zero_model_state_bytes(params, weight_bytes, 0, 0, par.zero_stage, dp_cp).weights;
   mb.grads_bytes = states.grads;
   mb.optimizer_bytes = states.optimizer;
   if (expert_params > 0) {
@@ -145,13 +151,13 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     mb.host_bytes = mb.optimizer_bytes + 4 * shard_params;
     mb.optimizer_bytes = 0;
   }
-  if (par.dp > 1 && par.zero_stage >= 2) {
+  if (dp_cp > 1 && par.zero_stage >= 2) {
     // The full gradient of one reduction bucket exists before it is reduce-scattered (Megatron-
     // Core bucket size: max(dp_bucket_bytes, 1M params per DP rank)), capped by the stage's size.
-    const double bucket = std::min(trainable * grad_bytes, std::max(par.dp_bucket_bytes, 1e6 * par.dp * grad_bytes));
+    const double bucket = std::min(trainable * grad_bytes, std::max(par.dp_bucket_bytes, 1e6 * dp_cp * grad_bytes));
     mb.grads_bytes += bucket;
   }
-  if (par.dp > 1 && par.zero_stage == 3) {
+  if (dp_cp > 1 && par.zero_stage == 3) {
     // Gathered full weights of the item being computed and the one prefetched (two layers).
     mb.weights_bytes += std::min(layers, 2) * layer_parameters(m, 0).replicated / t * weight_bytes;
   }
@@ -161,7 +167,7 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   double act = inflight_layer_microbatches * act_per_layer;
   // Last stage: fp32 logits for the vocab-parallel cross-entropy of one micro-batch (transient peak).
   // Encoder: the MLM head's predicted positions only.
-  if (last) act += 4 * b * head_positions_per_sequence(m) * v / t;
+  if (last) act += 4 * b * head_positions_per_sequence(m) / std::max(1, par.cp) * v / t;
   // First stage: embedding output dropout mask per in-flight micro-batch is small; not counted.
   (void)e;
   mb.activations_bytes = act;
@@ -173,9 +179,9 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   if (mb.oom) {
     std::string advice = "needs " + gib(mb.peak_bytes_per_gpu) + " of " + gib(mb.capacity_bytes) + " on stage " +
                          std::to_string(stage) + ".";
-    if (par.zero_stage == 0 && par.dp > 1)
-      advice += " ZeRO-1 would save " + gib(mb.optimizer_bytes * (1.0 - 1.0 / par.dp)) + ".";
-    if (par.zero_stage >= 1 && par.zero_stage < 3 && par.dp > 1)
+    if (par.zero_stage == 0 && dp_cp > 1)
+      advice += " ZeRO-1 would save " + gib(mb.optimizer_bytes * (1.0 - 1.0 / dp_cp)) + ".";
+    if (par.zero_stage >= 1 && par.zero_stage < 3 && dp_cp > 1)
       advice += " ZeRO-" + std::to_string(par.zero_stage + 1) + " shards " +
                 (par.zero_stage == 1 ? "gradients" : "weights") + " over DP too.";
     if (sc.training.recompute != Recompute::full) {
@@ -185,6 +191,8 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
                 gib(inflight_layer_microbatches * (act_per_layer - activation_bytes_per_layer(full))) + ".";
     }
     if (!sc.parallel.sequence_parallel && par.tp > 1) advice += " Sequence parallelism divides activations by TP.";
+    if (m.family == ModelFamily::transformer && m.num_experts == 0 && sc.training.flash_attention)
+      advice += " Context parallelism (parallel.cp) divides activations by CP.";
     if (sc.training.micro_batch_size > 1) advice += " A smaller micro-batch reduces activations proportionally.";
     advice += " More TP or PP divides weights, gradients and optimizer state.";
     mb.advice = advice;

@@ -13,8 +13,9 @@ struct Shape {
   double b, s, h, a, kv, f, v, l, t, e, gate;
   double experts, top_k, fe, shared, slots, ep;  // MoE: routed experts, k, expert width, shared, slots/token, ep
   bool sp, flash, causal;
-  double tokens() const { return b * s; }                      // T
-  double tokens_sp() const { return sp ? b * s / t : b * s; }  // T_sp: LN/dropout region
+  double cp = 1;                                                         // context-parallel ranks
+  double tokens() const { return b * s / cp; }                           // T: this CP rank's tokens
+  double tokens_sp() const { return sp ? b * s / cp / t : b * s / cp; }  // T_sp: LN/dropout region
 };
 
 Shape shape_of(const Scenario& sc) {
@@ -41,6 +42,7 @@ Shape shape_of(const Scenario& sc) {
   x.shared = m.num_shared_experts;
   x.slots = expert_slots_per_token(m);
   x.ep = sc.parallel.ep;
+  x.cp = std::max(1, sc.parallel.cp);
   return x;
 }
 
@@ -114,6 +116,25 @@ Kernel norm(double bytes) { return Kernel{KernelKind::norm, 0, bytes}; }
 
 double activation_bytes_per_element(Precision precision) {
   return (precision == Precision::fp32 || precision == Precision::tf32) ? 4.0 : 2.0;
+}
+
+ContextParallelAttention context_parallel_attention(const Scenario& sc) {
+  const Shape x = shape_of(sc);
+  ContextParallelAttention out;
+  out.steps = static_cast<int>(x.cp);
+  // Query-key pairs per step and sequence: the local queries (2 chunks of c = s / (2 cp)) against
+  // one K/V block (2 chunks). Causal with the load-balanced split: the diagonal step is two causal
+  // c x c triangles plus one full c x c block = 2c^2 pairs; a step with an earlier rank's block
+  // computes both query chunks against its first chunk (2c x c), one with a later rank's block the
+  // second query chunk against both (c x 2c): 2c^2 as well. Bidirectional: (2c)^2 = 4c^2.
+  const double c = x.s / (2 * x.cp);
+  const double pairs = (x.causal ? 2.0 : 4.0) * c * c;
+  // QK^T and attention x V: 2 x 2 x d FLOPs per pair and head = 4h per pair over all heads.
+  out.forward_flops_per_step = 4 * x.b * pairs * x.h / x.t;
+  // K and V of the local 2c = s / cp tokens: 2 x (s / cp) x kv (= groups x head dim) elements
+  // per sequence, split over TP like the heads.
+  out.kv_bytes_per_step = 2 * x.b * (x.s / x.cp) * x.kv / x.t * x.e;
+  return out;
 }
 
 bool is_moe_layer(const ModelSpec& m, int layer) { return m.num_experts > 0 && layer >= m.first_dense_layers; }
@@ -318,9 +339,41 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     return ks;
   };
 
+  // Context parallelism (ring attention): per layer, the attention core runs as cp steps, one per
+  // K/V block; the block for step i+1 travels the CP ring (send to the next rank, receive from the
+  // previous) beside step i's kernel (Overlap::with_next: issued after the previous compute, waited
+  // for by the step after the next), so only the part of a transfer longer than a step is exposed.
+  // Backward (TransformerEngine AttnFuncWithCPAndKVP2P.backward): K/V and the partial dK/dV of a
+  // block travel together (2x the forward bytes), and after the last block the accumulated dK/dV
+  // makes one more hop to its owner, blocking (nothing of the attention is left to hide it).
+  const ContextParallelAttention cpa = context_parallel_attention(sc);
+  const bool cp = x.cp > 1 && x.flash;
+  auto cp_attention_forward = [&](Program& p, const std::string& label) {
+    const double bytes = e * T * (2 * x.h + 2 * x.kv) / t;  // each step reads Q, its K/V block, rewrites O
+    for (int i = 0; i < cpa.steps; ++i) {
+      if (i + 1 < cpa.steps)
+        ProgramBuilder::collective(p, "cp_kv", CollectiveOp::send_recv, cpa.kv_bytes_per_step, Overlap::with_next,
+                                   CommGroup::cp);
+      pb.compute(p, label, {Kernel{KernelKind::attention_forward, cpa.forward_flops_per_step, bytes}});
+    }
+  };
+  auto cp_attention_backward = [&](Program& p) {
+    const double bytes = 2 * e * T * (2 * x.h + 2 * x.kv) / t;
+    for (int i = 0; i < cpa.steps; ++i) {
+      if (i + 1 < cpa.steps)
+        ProgramBuilder::collective(p, "cp_kv_dkv_bwd", CollectiveOp::send_recv,
+                                   (i == 0 ? 1.0 : 2.0) * cpa.kv_bytes_per_step, Overlap::with_next, CommGroup::cp);
+      pb.compute(p, "attn_bwd", {Kernel{KernelKind::attention_backward, 2.5 * cpa.forward_flops_per_step, bytes}});
+    }
+    ProgramBuilder::collective(p, "cp_dkv_bwd", CollectiveOp::send_recv, cpa.kv_bytes_per_step, Overlap::blocking,
+                               CommGroup::cp);
+  };
+
   // Attention core, forward, per rank.
   auto attention_forward = [&](Program& p, const std::string& label) {
-    if (x.flash) {
+    if (cp) {
+      cp_attention_forward(p, label);
+    } else if (x.flash) {
       const double flops = 4 * x.b * x.s * x.s * x.h / t * (x.causal ? 0.5 : 1.0);
       pb.compute(p, label, {Kernel{KernelKind::attention_forward, flops, e * T * (2 * x.h + 2 * x.kv) / t}});
     } else {
@@ -334,7 +387,9 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     }
   };
   auto attention_backward = [&](Program& p) {
-    if (x.flash) {
+    if (cp) {
+      cp_attention_backward(p);
+    } else if (x.flash) {
       // FlashAttention backward recomputes the scores: 2.5× the forward matmul FLOPs (Dao 2023).
       const double flops = 2.5 * 4 * x.b * x.s * x.s * x.h / t * (x.causal ? 0.5 : 1.0);
       pb.compute(p, "attn_bwd", {Kernel{KernelKind::attention_backward, flops, 2 * e * T * (2 * x.h + 2 * x.kv) / t}});

@@ -20,6 +20,7 @@ namespace traincast::models {
 enum class CommGroup {
   tp,  ///< the rank's tensor-parallel group
   ep,  ///< the rank's expert-parallel group (MoE all-to-all): ep GPUs of one TP rank and stage
+  cp,  ///< the rank's context-parallel ring: a send_recv to the next CP rank, one per CP rank
 };
 
 /// How a tensor-parallel collective relates to the compute around it.
@@ -98,6 +99,19 @@ double lora_layer_parameters(const Scenario& scenario);
 /// Builds the programs. Throws std::invalid_argument when the GPU lacks the precision's math.
 TransformerPrograms build_transformer_programs(const Scenario& scenario, const GpuSpec& gpu,
                                                const ComputeParams& params);
+
+/// Ring attention of one layer, one micro-batch and one TP rank under context parallelism
+/// (scenario.parallel.cp; Megatron-Core with TransformerEngine's AttnFuncWithCPAndKVP2P). With the
+/// load-balanced split (2·cp chunks of c = s / (2·cp) tokens, CP rank i holding chunks i and
+/// 2·cp-1-i) every one of the cp steps computes 2c² query-key pairs under a causal mask (4c²
+/// bidirectional), so each rank does 1/cp of the causal attention: per layer and rank
+/// cp x forward_flops_per_step = 4·b·s²·h / (2·cp·t) (causal).
+struct ContextParallelAttention {
+  int steps = 1;                      ///< K/V blocks per layer = cp
+  double forward_flops_per_step = 0;  ///< QK^T + attention x V of one block [FLOP]
+  double kv_bytes_per_step = 0;       ///< K and V of one block: 2·b·(s/cp)·kv/t·bytes [bytes]
+};
+ContextParallelAttention context_parallel_attention(const Scenario& scenario);
 
 /// Whether layer `layer` (0-based) has a mixture-of-experts MLP.
 bool is_moe_layer(const ModelSpec& model, int layer);

@@ -183,11 +183,13 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
       json_path = vm["json"].as<std::string>();
       check_output_path(json_path, force, scenario_input_files(sc, from_file ? origin : std::string()));
     }
-    if (sc.model.family != models::ModelFamily::transformer) {
-      // The planner's own message, positioned at the family field (or the --set that chose it).
-      std::string where = from_file ? io::field_position(origin, "workload.model.family") : origin;
+    if (sc.model.family != models::ModelFamily::transformer || sc.parallel.cp > 1) {
+      // The planner's own message, positioned at the field (or the --set that chose it).
+      const std::string field =
+          sc.model.family != models::ModelFamily::transformer ? "workload.model.family" : "workload.parallel.cp";
+      std::string where = from_file ? io::field_position(origin, field) : origin;
       for (const std::string& a : overrides)
-        if (a.rfind("workload.model.family=", 0) == 0) where = "--set " + a;
+        if (a.rfind(field + "=", 0) == 0) where = "--set " + a;
       try {
         planner::enumerate_layouts(sc, o);
       } catch (const std::invalid_argument& e) {

@@ -134,7 +134,9 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
       << format_fixed(adapters / 1e6, 1) << "M trainable of "
       << format_fixed(models::total_parameters(sc.model) / 1e9, 1) << "B frozen parameters\n";
   }
-  o << "Layout     TP " << r.tp << " x PP " << r.pp << " x DP " << r.dp;
+  o << "Layout     TP " << r.tp;
+  if (r.cp > 1) o << " x CP " << r.cp;
+  o << " x PP " << r.pp << " x DP " << r.dp;
   if (r.ep > 1) o << " (EP " << r.ep << ")";
   if (sc.parallel.schedule == models::PipelineSchedule::interleaved_one_f_one_b)
     o << " (interleaved, " << sc.parallel.virtual_stages << " chunks)";
@@ -178,11 +180,13 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
                                                  {"pipeline bubble / waiting", b.pipeline_bubble_s},
                                                  {"storage stall", b.storage_stall_s},
                                                  {"exposed EP all-to-all", b.ep_comm_exposed_s},
-                                                 {"CPU offload (Adam, copies)", b.offload_s}};
+                                                 {"CPU offload (Adam, copies)", b.offload_s},
+                                                 {"exposed CP send/recv", b.cp_comm_exposed_s}};
   for (const auto& [name, v] : rows) {
     if (name == std::string_view("storage stall") && !r.storage.modelled) continue;
     if (name == std::string_view("exposed EP all-to-all") && r.ep <= 1 && v == 0) continue;
     if (name == std::string_view("CPU offload (Adam, copies)") && !sc.offload.optimizer) continue;
+    if (name == std::string_view("exposed CP send/recv") && r.cp <= 1 && v == 0) continue;
     o << "  " << pad(name, 28) << lpad(format_duration(v), 12)
       << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9) << "\n";
   }

@@ -1,0 +1,74 @@
+// workload.parallel.cp: loading, round trip and the positioned errors of bad layouts.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/io/scenario_io.h"
+
+namespace traincast::io {
+namespace {
+
+std::vector<std::string> errors_of(const std::string& text) {
+  try {
+    load_scenario_text(text, "t.textproto", Format::text);
+  } catch (const ScenarioError& e) {
+    return e.errors();
+  }
+  ADD_FAILURE() << "no ScenarioError for:\n" << text;
+  return {};
+}
+
+/// One DGX H100 (8 GPUs). Lines: 1 cluster, 2 workload, 3 model, 4 parallel, 5 training.
+std::string scenario(const std::string& model, const std::string& parallel, const std::string& training = "") {
+  return "cluster { node_template: \"dgx_h100\" }\n"
+         "workload {\n"
+         "  model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 " +
+         model +
+         " }\n"
+         "  parallel { " +
+         parallel +
+         " }\n"
+         "  training { global_batch_size: 8 " +
+         training +
+         " }\n"
+         "}\n";
+}
+
+TEST(ContextParallelIo, LoadsAndRoundTrips) {
+  const models::Scenario sc =
+      load_scenario_text(scenario("seq_length: 8192", "tp: 2 cp: 4"), "t.textproto", Format::text);
+  EXPECT_EQ(sc.parallel.cp, 4);
+  const models::Scenario back = load_scenario_text(scenario_to_text(sc), "rt.textproto", Format::text);
+  EXPECT_EQ(back.parallel.cp, 4);
+  // cp 1 is not written, so files from before the field read the same.
+  EXPECT_EQ(scenario_to_text(load_scenario_text(scenario("seq_length: 8192", "tp: 8"), "t.textproto", Format::text))
+                .find("cp:"),
+            std::string::npos);
+}
+
+TEST(ContextParallelIo, PositionedErrors) {
+  // 8 GPUs: tp 2 x cp 2 x dp 1 = 4.
+  EXPECT_EQ(errors_of(scenario("seq_length: 8192", "tp: 2 cp: 2")),
+            (std::vector<std::string>{"t.textproto:4:15: workload.parallel.dp: tp * cp * pp * dp = 2 * 2 * 1 * 1 = 4 "
+                                      "but the cluster has 8 GPUs (1 x dgx_h100 with 8 GPUs each) (expected tp * cp * "
+                                      "pp * dp = 8)"}));
+  // seq 8190 is not divisible by 2 * cp = 8; cp 0 is out of range.
+  EXPECT_EQ(errors_of(scenario("seq_length: 8190", "tp: 2 cp: 4")),
+            (std::vector<std::string>{"t.textproto:4:21: workload.parallel.cp: seq_length 8190 is not divisible by 2 * "
+                                      "cp = 8 (expected 2 * cp to divide seq_length: the load-balanced split cuts each "
+                                      "sequence into 2 * cp equal chunks)"}));
+  EXPECT_EQ(errors_of(scenario("seq_length: 8192", "tp: 8 cp: 0"))[0],
+            "t.textproto:4:21: workload.parallel.cp: got 0 (expected an integer >= 1)");
+  // Flash attention is needed; MoE is not modelled with CP.
+  EXPECT_EQ(errors_of(scenario("seq_length: 8192", "tp: 2 cp: 4", "flash_attention: false")),
+            (std::vector<std::string>{"t.textproto:5:30: workload.training.flash_attention: is false with cp = 4 "
+                                      "(expected true: context parallelism runs on the fused attention kernel, as "
+                                      "Megatron-Core with TransformerEngine does)"}));
+  EXPECT_EQ(errors_of(scenario("seq_length: 8192 num_experts: 8", "tp: 2 sequence_parallel: true cp: 4"))[0],
+            "t.textproto:4:45: workload.parallel.cp: got 4 with num_experts > 0 (expected 1: context parallelism is "
+            "modelled for dense models only)");
+}
+
+}  // namespace
+}  // namespace traincast::io

@@ -30,6 +30,9 @@ struct TimeBreakdown {
   /// waited on: the part not hidden under the attention of the block in hand, plus the final
   /// dK/dV hop home after the last backward block.
   double cp_comm_exposed_s = 0.0;
+  /// Host-to-device input copies (workload.data_loader) the GPU waited on: the whole copy when it
+  /// runs on the compute stream (no prefetch), else the part the previous micro-batch did not hide.
+  double input_copy_exposed_s = 0.0;
 };
 
 /// Per-GPU memory for the GPU with the highest peak (pipeline stage 0 under 1F1B).

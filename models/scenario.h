@@ -234,6 +234,30 @@ struct OffloadSpec {
   double cpu_adam_efficiency = 0.7;
 };
 
+/// Which CPU socket's memory holds a GPU's input batches (the data loader's pinned buffers).
+enum class NumaBinding {
+  correct,       ///< each GPU's loader bound to the GPU's own socket (numactl per local rank)
+  other_socket,  ///< each loader on the other socket: every copy crosses the socket link
+  socket0,       ///< every loader's memory on socket 0 (an unbound launch that first-touched there)
+};
+
+/// Host-to-device copies of the input batches (ResNet family): flows from host memory over the
+/// node's PCIe tree (and the socket link when the memory is on the other socket), contending with
+/// everything else on those links. CPU decoding and augmentation are not modelled: the loader is
+/// assumed to keep up (e.g. NVIDIA DALI with the A100's hardware JPEG decoder).
+struct DataLoaderSpec {
+  NumaBinding numa_binding = NumaBinding::correct;
+  /// Bytes per input element as copied to the GPU [bytes]: 1 = uint8 pixels normalised on the GPU
+  /// (NVIDIA DeepLearningExamples ConvNets fast_collate + data_prefetcher, and DALI); 4 = fp32 after
+  /// torchvision's ToTensor + Normalize on the CPU (pytorch/examples imagenet); 2 = fp16. Default 1.
+  double input_bytes_per_element = 1.0;
+  /// true: the next micro-batch's copy runs on a side stream while the current one computes
+  /// (DeepLearningExamples data_prefetcher); false: each copy runs on the compute stream right
+  /// before its micro-batch (pytorch/examples imagenet: images.cuda(non_blocking=True) on the
+  /// default stream). Default true.
+  bool prefetch = true;
+};
+
 struct OptionsSpec {
   /// Iterations simulated (>= 1); the report is of the last one. With overlap_param_gather and
   /// ZeRO-1 at least 2 are simulated, so the gather's overlap with the next forward is real.
@@ -421,6 +445,8 @@ struct Scenario {
   std::optional<StorageSpec> storage;          ///< absent: storage not modelled (no stalls)
   std::optional<ReliabilitySpec> reliability;  ///< absent: failures not modelled
   std::optional<CostSpec> cost;                ///< absent: cost not reported
+  /// workload.data_loader: absent = input copies not modelled (free). ResNet family only.
+  std::optional<DataLoaderSpec> data_loader;
   PowerSpec power;
   ThermalSpec thermal;
 };

@@ -163,6 +163,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
  public:
   /// sim, net and cluster must outlive the engine; cluster must be built on net.
   CollectiveEngine(sim::Simulator& sim, sim::FlowNetwork& net, const Cluster& cluster);
+  /// The network the collectives run on (for other traffic that shares it, e.g. host copies).
+  sim::FlowNetwork& network() const { return net_; }
   CollectiveEngine(const CollectiveEngine&) = delete;
   CollectiveEngine& operator=(const CollectiveEngine&) = delete;
 

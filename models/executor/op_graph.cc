@@ -24,7 +24,10 @@ void OpGraph::set_edges(std::vector<std::pair<std::uint32_t, std::uint32_t>>& ed
 
 namespace {
 
-class Runner : public sim::EventHandler, public CollectiveListener, public WorkerSpeedListener {
+class Runner : public sim::EventHandler,
+               public CollectiveListener,
+               public WorkerSpeedListener,
+               public sim::FlowListener {
  public:
   Runner(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& g, WorkerActivityModel* model)
       : sim_(sim), coll_(coll), g_(g), streams_(static_cast<std::size_t>(g.workers) * kNumStreams), model_(model) {
@@ -45,7 +48,7 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     sim_.run();
     for (const Op& op : g_.ops) {
       if (op.end_ns >= 0) continue;
-      if (op.task != kNone && g_.tasks[op.task].arrived < g_.tasks[op.task].expected)
+      if (op.task != kNone && op.role != Role::input_copy && g_.tasks[op.task].arrived < g_.tasks[op.task].expected)
         throw std::logic_error("op graph: a collective was reached by " + std::to_string(g_.tasks[op.task].arrived) +
                                " of its " + std::to_string(g_.tasks[op.task].expected) + " participants");
       if (op.start_ns >= 0)
@@ -80,6 +83,9 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     ++r.generation;
     schedule_running(r);
   }
+
+  /// A host-to-device input copy (Role::input_copy) drained.
+  void on_flow_complete(sim::FlowId, std::uint64_t tag) override { complete(static_cast<std::uint32_t>(tag)); }
 
   void on_collective_done(std::uint64_t tag) override {
     Task& t = g_.tasks[static_cast<std::size_t>(tag)];
@@ -147,6 +153,16 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     }
     if (op.task == kNone) {
       sim_.schedule_in(sim::Time::from_ns(op.duration_ns), this, id);
+      return;
+    }
+    if (op.role == Role::input_copy) {
+      // One flow from host memory to the GPU, at most the least efficiency x capacity on its route.
+      const HostCopy& c = g_.host_copies.at(op.task);
+      sim::FlowNetwork& net = coll_.network();
+      double cap = std::numeric_limits<double>::infinity();
+      for (std::size_t i = 0; i < c.route.size(); ++i)
+        cap = std::min(cap, coll_.efficiency(c.route[i]) * net.capacity(c.route[i]) / std::max(1u, c.sharers[i]));
+      net.start_flow(c.route, c.bytes, this, id, cap);
       return;
     }
     Task& t = g_.tasks[op.task];

@@ -27,7 +27,20 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 /// ep_comm: expert-parallel all-to-all (MoE token dispatch/combine).
 /// offload: CPU offload (gradient copies to the host, the CPU optimizer step, parameter copies back).
 /// cp_comm: context-parallel ring send/recv (K/V blocks, backward dK/dV).
-enum class Role : std::uint8_t { compute, optimizer, tp_comm, pp_send, dp_grad, dp_param, barrier, ep_comm, offload, cp_comm };
+/// input_copy: a host-to-device copy of an input batch (OpGraph::host_copies[op.task]).
+enum class Role : std::uint8_t {
+  compute,
+  optimizer,
+  tp_comm,
+  pp_send,
+  dp_grad,
+  dp_param,
+  barrier,
+  ep_comm,
+  offload,
+  cp_comm,
+  input_copy
+};
 /// CUDA-stream-like queues per worker; ops on one stream run in program order. kCpu: the host
 /// thread (execution traces' CPU ops; the transformer generator does not use it). kDp carries
 /// gradient reductions; kDpParam parameter all-gathers (ZeRO-3 / FSDP runs them on a stream of
@@ -39,12 +52,13 @@ enum Stream : std::uint8_t {
   kDp = 3,
   kCpu = 4,
   kDpParam = 5,
-  kCp = 6,  ///< context-parallel ring send/recv beside the attention kernels
-  kNumStreams = 7,
-  kNoStream = 7
+  kCp = 6,   ///< context-parallel ring send/recv beside the attention kernels
+  kH2d = 7,  ///< input-batch copies from host memory (the data loader's prefetch stream)
+  kNumStreams = 8,
+  kNoStream = 8
 };
 constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute", "tp comm",  "pp comm", "dp comm",
-                                                               "cpu",     "dp param", "cp comm"};
+                                                               "cpu",     "dp param", "cp comm", "h2d input"};
 
 struct Op {
   std::int64_t duration_ns = 0;    ///< compute ops
@@ -117,6 +131,16 @@ struct Task {
   std::uint32_t participant_count = 0;
 };
 
+/// A host-to-device copy: one flow of `bytes` over `route` (host memory to the GPU), capped at
+/// the least efficiency x capacity / sharers[i] over its links (the CollectiveEngine's link
+/// efficiencies; sharers[i] = GPUs whose copies cross route[i], which run at the same time, so
+/// together they get efficiency x capacity of a shared link, as DMA over PCIe does).
+struct HostCopy {
+  std::vector<sim::ResourceId> route;
+  std::vector<std::uint32_t> sharers;  ///< per route link, >= 1
+  double bytes = 0;
+};
+
 /// GPU lists that collectives run over (global GPU indices of the Cluster).
 struct GroupTable {
   std::vector<int> gpus;
@@ -144,6 +168,7 @@ struct OpGraph {
   std::vector<std::uint32_t> dep_offset;    ///< size ops + 1
   std::vector<std::uint32_t> dependents;
   GroupTable groups;
+  std::vector<HostCopy> host_copies;  ///< ops of Role::input_copy: op.task indexes this
   std::uint32_t workers = 0;
 
   /// Sets dependencies from (dependency, op) pairs: fills dep_offset/dependents and each op's

@@ -64,6 +64,7 @@ struct WorkerGraph {
   /// (same stage) is the same ring step; the group's first replica owns it.
   std::vector<std::uint32_t> cp_tasks;
   std::vector<std::uint32_t> cp_ops;
+  std::vector<HostCopy> host_copies;  ///< input copies (local; op.task indexes it until merged)
 };
 
 /// The job's shape, shared read-only by all builders.
@@ -76,7 +77,7 @@ struct Plan {
   /// a CP group run the same program on their share of the sequence (replicas that exchange K/V),
   /// gradients are reduced over all d (Megatron's dp-cp group); replica r = dp_rank * cp + cp_rank.
   int cp = 1;
-  int replicas = 1;                       // simulated replicas (1 when folded)
+  int replicas = 1;  // simulated replicas (1 when folded)
   int iterations = 1;
   std::vector<std::vector<int>> chunk_layers;             // [stage][chunk] layer count
   std::vector<std::vector<int>> chunk_first_layer;        // [stage][chunk] global index of its first layer
@@ -100,6 +101,13 @@ struct Plan {
   std::uint32_t tp_group_base = 0, pp_group_base = 0, dp_group_base = 0;
   std::uint32_t ep_group_base = 0, edp_group_base = 0, cp_group_base = 0;
   std::vector<std::string> labels;
+  /// Input copies (scenario data_loader): bytes per micro-batch per GPU, and per simulated replica
+  /// the route from its loader's memory to its GPU (ResNet: one GPU per worker).
+  bool input_copies = false;
+  bool input_prefetch = true;
+  double input_bytes = 0;
+  std::vector<std::vector<sim::ResourceId>> input_route;
+  std::vector<std::vector<std::uint32_t>> input_sharers;  ///< per replica and route link: GPUs crossing it
 
   int gpu(int tp_rank, int dp_rank, int stage) const { return tp_rank + t * (dp_rank + d * stage); }
   std::uint32_t tp_group(int replica, int stage) const {
@@ -282,8 +290,8 @@ class GraphBuilder {
         // Context-parallel ring step: every CP rank sends to the next at once (one send_recv per
         // pair and TP rank), shared by the CP group's workers (merge). Beside the next compute
         // segment on the CP stream (with_next), or on the compute stream (blocking).
-        const std::uint32_t task =
-            private_task(seg.op, seg.bytes, plan_.cp_group(replica_, stage_), static_cast<std::uint32_t>(plan_.t * plan_.cp));
+        const std::uint32_t task = private_task(seg.op, seg.bytes, plan_.cp_group(replica_, stage_),
+                                                static_cast<std::uint32_t>(plan_.t * plan_.cp));
         g_.tasks[task].expected = static_cast<std::uint32_t>(plan_.cp);
         std::uint32_t op;
         if (seg.overlap == Overlap::blocking) {
@@ -410,7 +418,14 @@ class GraphBuilder {
     ZeroGathers gathers(*this, mb, chunk, 0);
     if (first_stage_of_model(chunk)) {
       gathers.before_item();
+      if (P.input_copies) input_copy(mb);
+      const std::size_t first_input_op = g_.ops.size();
       emit(P.programs.embedding_forward, mb);
+      for (std::size_t i = first_input_op; i < g_.ops.size(); ++i)
+        if (g_.ops[i].stream == kCompute) {
+          prefetch_anchor_ = static_cast<std::uint32_t>(i);
+          break;
+        }
     }
     const int layers = P.chunk_layers[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)];
     for (int layer = 0; layer < layers; ++layer) {
@@ -472,6 +487,26 @@ class GraphBuilder {
     }
     attach_remote_to_first_compute(first_new);
     if (!first_stage_of_model(chunk)) send(1, mb, chunk);
+  }
+
+  /// The host-to-device copy of micro-batch mb's input: with prefetch on the H2D stream, issued
+  /// when the previous micro-batch's first kernel starts (DeepLearningExamples data_prefetcher:
+  /// the next batch is copied on a side stream while the current one computes); without, on the
+  /// compute stream right before the micro-batch. The micro-batch's first kernel waits for it.
+  void input_copy(int mb) {
+    const Plan& P = plan_;
+    const auto index = static_cast<std::uint32_t>(g_.host_copies.size());
+    g_.host_copies.push_back(HostCopy{P.input_route.at(static_cast<std::size_t>(replica_)),
+                                      P.input_sharers.at(static_cast<std::size_t>(replica_)), P.input_bytes});
+    std::uint32_t op;
+    if (P.input_prefetch) {
+      op = add_op(Role::input_copy, kH2d, P.label("h2d_input"), mb);
+      dep(prefetch_anchor_, op);
+      pending_first_deps_.push_back(op);
+    } else {
+      op = compute_stream_op(Role::input_copy, P.label("h2d_input"), mb);
+    }
+    g_.ops[op].task = index;
   }
 
   void launch_grad_bucket(int chunk, int bucket, const Bucket& b, int mb) {
@@ -599,6 +634,7 @@ class GraphBuilder {
   std::uint32_t last_compute_ = kNone, prev_compute_ = kNone;
   std::vector<std::pair<std::uint32_t, int>> deferred_;
   std::vector<std::uint32_t> pending_first_deps_;  ///< the next compute op waits for these
+  std::uint32_t prefetch_anchor_ = kNone;          ///< first kernel of the last micro-batch (input prefetch)
   RemoteDep pending_remote_{kNone, 0, kNone};
   std::vector<std::vector<std::uint32_t>> param_gather_of_layer_;
 };
@@ -905,6 +941,36 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   for (const Program* prog : all_programs)
     for (const Segment& seg : *prog)
       if (std::find(P.labels.begin(), P.labels.end(), seg.label) == P.labels.end()) P.labels.push_back(seg.label);
+  // Input copies (workload.data_loader): one flow per GPU and micro-batch from its loader's socket.
+  if (sc.data_loader && resnet) {
+    const DataLoaderSpec& dl = *sc.data_loader;
+    P.input_copies = true;
+    // A prefetched copy hides under the previous iteration's compute: the report (of the last
+    // iteration) shows that steady state only from the second iteration on.
+    if (dl.prefetch) P.iterations = std::max(P.iterations, 2);
+    P.input_prefetch = dl.prefetch;
+    P.input_bytes = static_cast<double>(sc.training.micro_batch_size) * 3.0 * sc.model.image_size *
+                    sc.model.image_size * dl.input_bytes_per_element;
+    const int sockets = std::max(1, cluster.node_template().sockets);
+    for (int r = 0; r < P.replicas; ++r) {
+      const int g = P.gpu(0, r, 0);
+      const int home = cluster.socket_of_gpu(cluster.local_rank(g));
+      const int socket = dl.numa_binding == NumaBinding::correct        ? home
+                         : dl.numa_binding == NumaBinding::other_socket ? (home + 1) % sockets
+                                                                        : 0;
+      P.input_route.push_back(cluster.host_to_gpu_route(g, socket));
+    }
+    for (const auto& route : P.input_route) {
+      std::vector<std::uint32_t> sharers;
+      for (sim::ResourceId link : route) {
+        std::uint32_t n = 0;
+        for (const auto& other : P.input_route) n += std::find(other.begin(), other.end(), link) != other.end() ? 1 : 0;
+        sharers.push_back(n);
+      }
+      P.input_sharers.push_back(std::move(sharers));
+    }
+    P.labels.emplace_back("h2d_input");
+  }
   for (const char* l : {"pp_send_fwd", "pp_send_bwd", "dp_grad_sync", "dp_param_gather", "dp_param_gather_fwd",
                         "dp_param_gather_bwd", "optimizer", "barrier", "offload_d2h", "cpu_adam", "offload_h2d"})
     P.labels.emplace_back(l);
@@ -1119,13 +1185,21 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   std::vector<Op>& ops = G.ops;
   ops.reserve(barrier_base + static_cast<std::size_t>(P.iterations));
   std::vector<Task>& tasks = G.tasks;
+  std::vector<std::uint32_t> host_copy_base(static_cast<std::size_t>(workers) + 1, 0);
+  for (int w = 0; w < workers; ++w)
+    host_copy_base[w + 1] = host_copy_base[w] + static_cast<std::uint32_t>(graphs[w].host_copies.size());
+  G.host_copies.reserve(host_copy_base[workers]);
   tasks = dp_tasks;
   tasks.reserve(task_base[workers]);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   for (int w = 0; w < workers; ++w) {
     WorkerGraph& g = graphs[static_cast<std::size_t>(w)];
+    for (HostCopy& c : g.host_copies) G.host_copies.push_back(std::move(c));
+    g.host_copies = {};
     for (Op op : g.ops) {
-      if (op.task != kNone) {
+      if (op.role == Role::input_copy) {
+        op.task += host_copy_base[w];
+      } else if (op.task != kNone) {
         const bool shared = op.role == Role::dp_grad || op.role == Role::dp_param;
         op.task = shared ? op.task : op.task + task_base[w];
       }
@@ -1182,12 +1256,12 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   {
     std::vector<std::uint32_t> offset(tasks.size() + 1, 0);
     for (const Op& op : ops)
-      if (op.task != kNone) ++offset[op.task + 1u];
+      if (op.task != kNone && op.role != Role::input_copy) ++offset[op.task + 1u];
     for (std::size_t t = 0; t < tasks.size(); ++t) offset[t + 1] += offset[t];
     participants.assign(offset.back(), 0);
     std::vector<std::uint32_t> fill(offset.begin(), offset.end() - 1);
     for (std::uint32_t i = 0; i < ops.size(); ++i)
-      if (ops[i].task != kNone) participants[fill[ops[i].task]++] = i;
+      if (ops[i].task != kNone && ops[i].role != Role::input_copy) participants[fill[ops[i].task]++] = i;
     for (std::size_t t = 0; t < tasks.size(); ++t) {
       tasks[t].participant_begin = offset[t];
       tasks[t].participant_count = offset[t + 1] - offset[t];
@@ -1318,6 +1392,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
         case Role::cp_comm:
           b.pipeline_bubble_s += before, b.cp_comm_exposed_s += after;
           break;
+        case Role::input_copy:
+          b.pipeline_bubble_s += before, b.input_copy_exposed_s += after;
+          break;
         default:
           b.pipeline_bubble_s += before + after;
           break;
@@ -1333,6 +1410,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
         break;
       case Role::cp_comm:
         b.cp_comm_exposed_s += dur;
+        break;
+      case Role::input_copy:
+        b.input_copy_exposed_s += dur;
         break;
       case Role::dp_grad:
       case Role::dp_param:
@@ -1432,8 +1512,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
       for (int s = kCompute; s <= kDp; ++s)  // the streams the generator uses
         track_ids[static_cast<std::size_t>(w)][static_cast<std::size_t>(s)] =
             trace->track(w, proc, s, kStreamNames[static_cast<std::size_t>(s)]);
-      if (job.cp > 1)
-        track_ids[static_cast<std::size_t>(w)][kCp] = trace->track(w, proc, kCp, kStreamNames[kCp]);
+      if (job.cp > 1) track_ids[static_cast<std::size_t>(w)][kCp] = trace->track(w, proc, kCp, kStreamNames[kCp]);
+      if (!job.graph.host_copies.empty())
+        track_ids[static_cast<std::size_t>(w)][kH2d] = trace->track(w, proc, kH2d, kStreamNames[kH2d]);
     }
     std::vector<std::uint32_t> name_ids;
     for (const std::string& l : P.labels) name_ids.push_back(trace->name(l));

@@ -28,12 +28,12 @@ struct TrainingGraph {
   std::vector<std::string> labels;            ///< op.label -> name (trace span names)
   std::vector<std::vector<int>> worker_gpus;  ///< [worker] global GPU ids in TP-rank order, size tp each
   std::vector<std::uint32_t> op_base;         ///< first op of each worker, size workers + 1
-  int tp = 1, pp = 1, dp = 1;  ///< dp: the data-parallel replicas of the graph = dp x cp of the scenario
-  int cp = 1;                  ///< context parallel size (replicas dp * cp + j, j < cp, share a ring)
-  int virtual_stages = 1;  ///< model chunks per stage (interleaved 1F1B), else 1
-  int micro_batches = 1;   ///< per iteration per replica
-  int replicas = 1;        ///< simulated DP replicas: 1 when folded, else dp
-  int iterations = 1;      ///< simulated iterations (the report uses the last)
+  int tp = 1, pp = 1, dp = 1;                 ///< dp: the data-parallel replicas of the graph = dp x cp of the scenario
+  int cp = 1;                                 ///< context parallel size (replicas dp * cp + j, j < cp, share a ring)
+  int virtual_stages = 1;                     ///< model chunks per stage (interleaved 1F1B), else 1
+  int micro_batches = 1;                      ///< per iteration per replica
+  int replicas = 1;                           ///< simulated DP replicas: 1 when folded, else dp
+  int iterations = 1;                         ///< simulated iterations (the report uses the last)
   bool folded = false;
   std::vector<int> stage_layers;               ///< [stage] transformer layers
   std::vector<std::vector<int>> chunk_layers;  ///< [stage][chunk] layers

@@ -247,6 +247,26 @@ int Cluster::socket_of_gpu(int local) const {
   return local * sockets / gpus_per_node_;
 }
 
+std::vector<sim::ResourceId> Cluster::host_to_gpu_route(int gpu, int memory_socket) const {
+  const int sockets = std::max(1, template_->sockets);
+  if (gpu < 0 || gpu >= num_gpus())
+    throw std::out_of_range("host_to_gpu_route: GPU " + std::to_string(gpu) + " outside [0, " +
+                            std::to_string(num_gpus()) + ")");
+  if (memory_socket < 0 || memory_socket >= sockets)
+    throw std::out_of_range("host_to_gpu_route: socket " + std::to_string(memory_socket) + " outside [0, " +
+                            std::to_string(sockets) + ")");
+  const int node = node_of(gpu), local = local_rank(gpu);
+  const int home = socket_of_gpu(local);
+  std::vector<sim::ResourceId> out;
+  if (memory_socket != home)
+    out.push_back(socket_link_[static_cast<std::size_t>(node) * sockets * sockets +
+                               static_cast<std::size_t>(memory_socket) * sockets + home]);
+  if (const int sw = switch_of_gpu(local); sw >= 0)
+    out.push_back(uplink_down_[static_cast<std::size_t>(node) * template_->pcie_switches + sw]);
+  out.push_back(pcie_down_[static_cast<std::size_t>(gpu)]);
+  return out;
+}
+
 int Cluster::switch_of_nic(int nic) const {
   const int s = switch_of_gpu(gpu_of_nic(nic));
   if (s < 0) return -1;

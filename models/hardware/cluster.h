@@ -117,6 +117,13 @@ class Cluster {
   /// outside [0, num_gpus()).
   std::vector<sim::ResourceId> host_route(int gpu, bool to_host) const;
 
+  /// Directed resources a host-to-device copy crosses from the memory of CPU socket
+  /// `memory_socket` of the GPU's node to GPU `gpu`, in order: the socket link (UPI/xGMI) when the
+  /// memory is on another socket than the GPU's root complex, the GPU's PCIe switch uplink (when
+  /// the template has switches), the GPU's PCIe link. Throws std::out_of_range for a GPU outside
+  /// [0, num_gpus()) or a socket outside [0, sockets).
+  std::vector<sim::ResourceId> host_to_gpu_route(int gpu, int memory_socket) const;
+
   /// Kind of a resource built by this cluster (LinkKind::other for ids it did not build).
   LinkKind link_kind(sim::ResourceId r) const { return r < kinds_.size() ? kinds_[r] : LinkKind::other; }
   /// Every resource built, as an edge between devices, in build order.

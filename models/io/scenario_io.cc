@@ -295,6 +295,15 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (off.has_host_memory_bytes_per_s()) s.offload.host_memory_bytes_per_s = off.host_memory_bytes_per_s();
   if (off.has_cpu_adam_efficiency()) s.offload.cpu_adam_efficiency = off.cpu_adam_efficiency();
 
+  if (m.workload().has_data_loader()) {
+    const tp::DataLoaderSpec& dl = m.workload().data_loader();
+    models::DataLoaderSpec& d = s.data_loader.emplace();
+    if (dl.has_numa_binding() && !enum_from_number(dl.numa_binding(), 3, d.numa_binding))
+      bad_enums.push_back("workload.data_loader.numa_binding");
+    if (dl.has_input_bytes_per_element()) d.input_bytes_per_element = dl.input_bytes_per_element();
+    if (dl.has_prefetch()) d.prefetch = dl.prefetch();
+  }
+
   const tp::OptionsSpec& o = m.options();
   if (o.has_iterations()) s.options.iterations = o.iterations();
   if (o.has_fold_symmetric()) s.options.fold_symmetric = o.fold_symmetric();
@@ -336,6 +345,8 @@ static_assert(static_cast<int>(models::CollectiveAlgorithm::nvls_tree) == tp::nv
 static_assert(static_cast<int>(models::CollectiveProtocol::simple) + 1 == tp::CollectiveSpec::simple &&
               static_cast<int>(models::CollectiveProtocol::ll) + 1 == tp::CollectiveSpec::ll);
 static_assert(static_cast<int>(models::NicPlacement::other_socket) == tp::ClusterSpec::other_socket);
+static_assert(static_cast<int>(models::NumaBinding::socket0) == tp::DataLoaderSpec::socket0 &&
+              tp::DataLoaderSpec::NumaBinding_ARRAYSIZE == 3);
 static_assert(static_cast<int>(models::Cooling::liquid) == tp::ThermalSpec::liquid &&
               static_cast<int>(models::ThermalStart::idle) == tp::ThermalSpec::idle);
 static_assert(tp::FabricSpec::Kind_ARRAYSIZE == 4 && tp::ParallelSpec::Schedule_ARRAYSIZE == 2 &&
@@ -438,6 +449,13 @@ tp::Scenario to_proto(const models::Scenario& s) {
     off.set_optimizer(true);
     off.set_host_memory_bytes_per_s(s.offload.host_memory_bytes_per_s);
     off.set_cpu_adam_efficiency(s.offload.cpu_adam_efficiency);
+  }
+
+  if (s.data_loader) {
+    tp::DataLoaderSpec& dl = *m.mutable_workload()->mutable_data_loader();
+    dl.set_numa_binding(static_cast<tp::DataLoaderSpec::NumaBinding>(s.data_loader->numa_binding));
+    dl.set_input_bytes_per_element(s.data_loader->input_bytes_per_element);
+    dl.set_prefetch(s.data_loader->prefetch);
   }
 
   tp::OptionsSpec& o = *m.mutable_options();
@@ -817,8 +835,8 @@ void check_context_parallel(const models::Scenario& s, Checker& k) {
   }
   const std::int64_t chunks = 2 * static_cast<std::int64_t>(p.cp);
   if (m.seq_length >= 1 && m.seq_length % chunks != 0) {
-    k.error("workload.parallel.cp", "seq_length " + to_string(m.seq_length) + " is not divisible by 2 * cp = " +
-                                        to_string(chunks) +
+    k.error("workload.parallel.cp", "seq_length " + to_string(m.seq_length) +
+                                        " is not divisible by 2 * cp = " + to_string(chunks) +
                                         " (expected 2 * cp to divide seq_length: the load-balanced split cuts each "
                                         "sequence into 2 * cp equal chunks)");
   }
@@ -828,6 +846,21 @@ void check_context_parallel(const models::Scenario& s, Checker& k) {
                 " (expected true: context parallelism runs on the fused attention kernel, as Megatron-Core with "
                 "TransformerEngine does)");
   }
+}
+
+/// The data loader's input copies (workload.data_loader): ResNet family only.
+void check_data_loader(const models::Scenario& s, Checker& k) {
+  if (!s.data_loader) return;
+  if (s.model.family != models::ModelFamily::resnet) {
+    k.error("workload.data_loader",
+            "is set for a transformer (expected it absent, or family: resnet: input copies are modelled for image "
+            "batches)");
+    return;
+  }
+  const double b = s.data_loader->input_bytes_per_element;
+  if (!(b == 1.0 || b == 2.0 || b == 4.0))
+    k.error("workload.data_loader.input_bytes_per_element",
+            "got " + Checker::number(b) + " (expected 1 for uint8, 2 for fp16 or 4 for fp32)");
 }
 
 /// ResNet fields (workload.model.family: resnet): depth, resolution, classes; no transformer
@@ -1172,6 +1205,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   check_moe(s, k);
   check_encoder(s, k);
   check_context_parallel(s, k);
+  check_data_loader(s, k);
   if (p.tp == 1) p.sequence_parallel = false;  // a no-op with one TP rank; Megatron-LM turns it off too
 
   if (node != nullptr && nodes_ok && tp_ok && pp_ok && dp_ok) {
@@ -1183,12 +1217,11 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
     }
     const std::int64_t used = static_cast<std::int64_t>(p.tp) * p.pp * p.dp * std::max(1, p.cp);
     if (used != gpus && p.cp > 1) {
-      k.error("workload.parallel.dp", "tp * cp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.cp) + " * " +
-                                          to_string(p.pp) + " * " + to_string(p.dp) + " = " + to_string(used) +
-                                          " but the cluster has " + to_string(gpus) + " GPUs (" +
-                                          to_string(s.cluster.num_nodes) + " x " + node->name + " with " +
-                                          to_string(node->gpus_per_node) + " GPUs each) (expected tp * cp * pp * dp = " +
-                                          to_string(gpus) + ")");
+      k.error("workload.parallel.dp",
+              "tp * cp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.cp) + " * " + to_string(p.pp) + " * " +
+                  to_string(p.dp) + " = " + to_string(used) + " but the cluster has " + to_string(gpus) + " GPUs (" +
+                  to_string(s.cluster.num_nodes) + " x " + node->name + " with " + to_string(node->gpus_per_node) +
+                  " GPUs each) (expected tp * cp * pp * dp = " + to_string(gpus) + ")");
     } else if (used != gpus) {
       k.error("workload.parallel.dp", "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " +
                                           to_string(p.dp) + " = " + to_string(used) + " but the cluster has " +
@@ -1338,6 +1371,7 @@ tp::Report report_to_proto(const models::Report& r) {
   b.set_ep_comm_exposed_s(r.breakdown.ep_comm_exposed_s);
   b.set_offload_s(r.breakdown.offload_s);
   b.set_cp_comm_exposed_s(r.breakdown.cp_comm_exposed_s);
+  b.set_input_copy_exposed_s(r.breakdown.input_copy_exposed_s);
   tp::Report::MemoryBreakdown& mem = *m.mutable_memory();
   mem.set_weights_bytes(r.memory.weights_bytes);
   mem.set_grads_bytes(r.memory.grads_bytes);

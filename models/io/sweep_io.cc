@@ -1325,6 +1325,7 @@ const MetricDef kMetrics[] = {
     {"optimizer_s", [](const models::Report& r) { return shortest(r.breakdown.optimizer_s); }},
     {"ep_comm_exposed_s", [](const models::Report& r) { return shortest(r.breakdown.ep_comm_exposed_s); }},
     {"cp_comm_exposed_s", [](const models::Report& r) { return shortest(r.breakdown.cp_comm_exposed_s); }},
+    {"input_copy_exposed_s", [](const models::Report& r) { return shortest(r.breakdown.input_copy_exposed_s); }},
     {"peak_memory_gib", [](const models::Report& r) { return shortest(r.memory.peak_bytes_per_gpu / kGiB); }},
     {"activation_memory_gib", [](const models::Report& r) { return shortest(r.memory.activations_bytes / kGiB); }},
     {"weights_memory_gib", [](const models::Report& r) { return shortest(r.memory.weights_bytes / kGiB); }},

@@ -181,12 +181,14 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
                                                  {"storage stall", b.storage_stall_s},
                                                  {"exposed EP all-to-all", b.ep_comm_exposed_s},
                                                  {"CPU offload (Adam, copies)", b.offload_s},
-                                                 {"exposed CP send/recv", b.cp_comm_exposed_s}};
+                                                 {"exposed CP send/recv", b.cp_comm_exposed_s},
+                                                 {"exposed input copies (H2D)", b.input_copy_exposed_s}};
   for (const auto& [name, v] : rows) {
     if (name == std::string_view("storage stall") && !r.storage.modelled) continue;
     if (name == std::string_view("exposed EP all-to-all") && r.ep <= 1 && v == 0) continue;
     if (name == std::string_view("CPU offload (Adam, copies)") && !sc.offload.optimizer) continue;
     if (name == std::string_view("exposed CP send/recv") && r.cp <= 1 && v == 0) continue;
+    if (name == std::string_view("exposed input copies (H2D)") && !sc.data_loader) continue;
     o << "  " << pad(name, 28) << lpad(format_duration(v), 12)
       << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9) << "\n";
   }

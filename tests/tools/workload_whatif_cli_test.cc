@@ -36,7 +36,6 @@ TEST(ResNetCli, SummaryLeavesOutRecomputation) {
   EXPECT_NE(r.out.find("images/s"), std::string::npos);
 }
 
-
 TEST(ContextParallelCli, LongContextWhatIfFitsWithCpAndNotWithout) {
   const std::string file = kSrc + "/scenarios/whatif/llama3_8b_128k_context_parallel.textproto";
   const Result cp2 = run({"run", file});
@@ -57,7 +56,7 @@ TEST(ContextParallelCli, LongContextWhatIfFitsWithCpAndNotWithout) {
   // The planner does not search CP and says so at the field.
   const Result plan = run({"plan", file});
   EXPECT_EQ(plan.status, 2);
-  EXPECT_NE(plan.err.find(file + ":33:5: workload.parallel.cp: 2: traincast plan does not search context parallelism"),
+  EXPECT_NE(plan.err.find(file + ":38:5: workload.parallel.cp: 2: traincast plan does not search context parallelism"),
             std::string::npos)
       << plan.err;
 }

@@ -48,25 +48,25 @@ TEST(ContextParallelIo, LoadsAndRoundTrips) {
 }
 
 TEST(ContextParallelIo, PositionedErrors) {
-  // 8 GPUs: tp 2 x cp 2 x dp 1 = 4.
+  // 8 GPUs: tp 2 x cp 2 x dp 1 = 4 (dp is not written: reported at the parallel block).
   EXPECT_EQ(errors_of(scenario("seq_length: 8192", "tp: 2 cp: 2")),
-            (std::vector<std::string>{"t.textproto:4:15: workload.parallel.dp: tp * cp * pp * dp = 2 * 2 * 1 * 1 = 4 "
+            (std::vector<std::string>{"t.textproto:4:3: workload.parallel.dp: tp * cp * pp * dp = 2 * 2 * 1 * 1 = 4 "
                                       "but the cluster has 8 GPUs (1 x dgx_h100 with 8 GPUs each) (expected tp * cp * "
                                       "pp * dp = 8)"}));
   // seq 8190 is not divisible by 2 * cp = 8; cp 0 is out of range.
   EXPECT_EQ(errors_of(scenario("seq_length: 8190", "tp: 2 cp: 4")),
-            (std::vector<std::string>{"t.textproto:4:21: workload.parallel.cp: seq_length 8190 is not divisible by 2 * "
+            (std::vector<std::string>{"t.textproto:4:20: workload.parallel.cp: seq_length 8190 is not divisible by 2 * "
                                       "cp = 8 (expected 2 * cp to divide seq_length: the load-balanced split cuts each "
                                       "sequence into 2 * cp equal chunks)"}));
   EXPECT_EQ(errors_of(scenario("seq_length: 8192", "tp: 8 cp: 0"))[0],
-            "t.textproto:4:21: workload.parallel.cp: got 0 (expected an integer >= 1)");
+            "t.textproto:4:20: workload.parallel.cp: got 0 (expected an integer >= 1)");
   // Flash attention is needed; MoE is not modelled with CP.
   EXPECT_EQ(errors_of(scenario("seq_length: 8192", "tp: 2 cp: 4", "flash_attention: false")),
-            (std::vector<std::string>{"t.textproto:5:30: workload.training.flash_attention: is false with cp = 4 "
+            (std::vector<std::string>{"t.textproto:5:35: workload.training.flash_attention: is false with cp = 4 "
                                       "(expected true: context parallelism runs on the fused attention kernel, as "
                                       "Megatron-Core with TransformerEngine does)"}));
   EXPECT_EQ(errors_of(scenario("seq_length: 8192 num_experts: 8", "tp: 2 sequence_parallel: true cp: 4"))[0],
-            "t.textproto:4:45: workload.parallel.cp: got 4 with num_experts > 0 (expected 1: context parallelism is "
+            "t.textproto:4:44: workload.parallel.cp: got 4 with num_experts > 0 (expected 1: context parallelism is "
             "modelled for dense models only)");
 }
 

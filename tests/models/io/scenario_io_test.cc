@@ -276,7 +276,7 @@ TEST(ScenarioIoSet, UnknownPath) {
             std::vector<std::string>{
                 "--set: workload.parallel.tpp: unknown field, did you mean \"tp\"? (expected one of: tp, pp, dp, "
                 "sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, "
-                "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep)"});
+                "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp)"});
 }
 
 TEST(ScenarioIoSet, PathThroughAScalar) {
@@ -290,7 +290,7 @@ TEST(ScenarioIoSet, NonScalarTarget) {
             std::vector<std::string>{
                 "--set: workload.parallel: is a message, not a scalar field (expected a path to one of its "
                 "fields: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
-                "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep)"});
+                "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp)"});
 }
 
 TEST(ScenarioIoSet, WrongValueTypes) {

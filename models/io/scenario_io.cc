@@ -720,9 +720,10 @@ void check_offload(const models::Scenario& s, const models::NodeTemplate* node, 
     return;
   }
   const models::ParallelSpec& p = s.parallel;
-  if (p.dp > 1 && p.zero_stage == 0)
+  // The optimizer is sharded over the dp x cp ranks that hold the same parameters.
+  if (p.dp * std::max(1, p.cp) > 1 && p.zero_stage == 0)
     k.error("workload.offload.optimizer",
-            "is true with dp = " + std::to_string(p.dp) +
+            "is true with dp = " + std::to_string(p.dp) + (p.cp > 1 ? " x cp = " + std::to_string(p.cp) : "") +
                 " and zero_stage 0 (expected zero_stage >= 1: ZeRO-Offload shards the offloaded optimizer over DP, "
                 "as DeepSpeed's offload_optimizer is a ZeRO option)");
   if (s.model.family == models::ModelFamily::resnet)

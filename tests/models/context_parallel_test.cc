@@ -156,5 +156,45 @@ TEST(ContextParallel, RingHidesUnderLongAttentionAndGradientsReduceOverDpTimesCp
   EXPECT_GT(rs.breakdown.cp_comm_exposed_s, 0.1 * rs.iteration_time_s);
 }
 
+TEST(ContextParallel, BidirectionalEncoderDoesFullBlocksEveryStep) {
+  // A BERT-style encoder has no causal mask, so the 2*cp-chunk balance has nothing to balance:
+  // each of the cp steps computes the rank's 2c = s/cp queries against a whole 2c-token K/V
+  // block, (s/cp)^2 pairs, and a rank does 1/cp of the full s^2 attention: 4·b·s²·h / (cp·t).
+  const GpuSpec& gpu = find_gpu("H100-SXM5-80GB");
+  const ComputeParams params = default_compute_params(gpu);
+  for (const int cp : {2, 4}) {
+    Scenario sc = llama3_8b(8192, 1, 2, cp, 4 / cp, 4 / cp);
+    sc.model.architecture = Architecture::encoder;
+    sc.model.gated_mlp = false;
+    sc.model.untied_embeddings = false;
+    sc.model.max_position_embeddings = 8192;
+    const double t = 2, s = 8192, h = 4096, b = 1;
+    const TransformerPrograms prog = build_transformer_programs(sc, gpu, params);
+    const double expected = 4 * b * s * s * h / (cp * t);
+    EXPECT_NEAR(sum_flops(prog.layer_kinds[0].forward, "attn"), expected, 1e-9 * expected) << "cp " << cp;
+    EXPECT_EQ(count(prog.layer_kinds[0].forward, "attn"), cp);
+    EXPECT_NEAR(sum_flops(prog.layer_kinds[0].backward, "attn_bwd"), 2.5 * expected, 1e-9 * expected);
+    // The same K/V block moves as for a decoder: 2 x (s/cp) x kv x 2 bytes / t.
+    EXPECT_DOUBLE_EQ(context_parallel_attention(sc).kv_bytes_per_step, 2.0 * (s / cp) * (8 * 128) * 2 / t);
+  }
+}
+
+TEST(ContextParallel, LoraAdapterStatesShardOverDpTimesCp) {
+  // LoRA r 16 on q,v of Llama-3-8B: per layer r x ((h + h) + (h + kv)) = 16 x (8192 + 5120) =
+  // 212,992 adapter parameters (Hu et al. 2021), 32 layers = 6,815,744, TP 8: 851,968 per GPU.
+  // ZeRO-1 over dp x cp = 1 x 2: fp32 master + m + v (12 B) of half of them = 5,111,808 bytes;
+  // with CPU offload they move to the host with a 4 B fp32 gradient buffer each: 6,815,744 bytes.
+  const GpuSpec& gpu = find_gpu("H100-SXM5-80GB");
+  Scenario sc = llama3_8b(131072, 2, 8, 2, 1, 1);
+  sc.training.lora_rank = 16;
+  sc.training.lora_target_modules = "q,v";
+  const MemoryBreakdown m = stage_memory(sc, gpu, 0, 32, 1);
+  EXPECT_DOUBLE_EQ(m.optimizer_bytes, 5111808.0);
+  sc.offload.optimizer = true;
+  const MemoryBreakdown off = stage_memory(sc, gpu, 0, 32, 1);
+  EXPECT_DOUBLE_EQ(off.optimizer_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(off.host_bytes, 6815744.0);
+}
+
 }  // namespace
 }  // namespace traincast::models

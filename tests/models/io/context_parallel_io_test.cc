@@ -70,5 +70,21 @@ TEST(ContextParallelIo, PositionedErrors) {
             "modelled for dense models only)");
 }
 
+TEST(ContextParallelIo, OffloadNeedsZeroOverDpTimesCp) {
+  // dp 1 but cp 4: the optimizer state is replicated over the 4 CP ranks unless ZeRO shards it.
+  const std::string text =
+      "cluster { node_template: \"dgx_h100\" }\n"
+      "workload {\n"
+      "  model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: 8192 }\n"
+      "  parallel { tp: 2 cp: 4 }\n"
+      "  training { global_batch_size: 8 }\n"
+      "  offload { optimizer: true }\n"
+      "}\n";
+  EXPECT_EQ(errors_of(text),
+            (std::vector<std::string>{"t.textproto:6:13: workload.offload.optimizer: is true with dp = 1 x cp = 4 and "
+                                      "zero_stage 0 (expected zero_stage >= 1: ZeRO-Offload shards the offloaded "
+                                      "optimizer over DP, as DeepSpeed's offload_optimizer is a ZeRO option)"}));
+}
+
 }  // namespace
 }  // namespace traincast::io

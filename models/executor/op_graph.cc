@@ -39,6 +39,10 @@ class Runner : public sim::EventHandler,
       const Op& op = g_.ops[i];
       if (op.worker >= g_.workers) throw std::logic_error("op graph: op on a worker that does not exist");
       if (op.stream != kNoStream) streams_[op.worker * kNumStreams + op.stream].ops.push_back(i);
+      if (model_ != nullptr && op.stream == kCompute) {
+        if (compute_left_.size() <= static_cast<std::size_t>(op.iteration)) compute_left_.resize(op.iteration + 1u, 0);
+        ++compute_left_[static_cast<std::size_t>(op.iteration)];
+      }
     }
   }
 
@@ -185,6 +189,8 @@ class Runner : public sim::EventHandler,
     Op& op = g_.ops[id];
     op.end_ns = sim_.now().ns();
     if (model_ != nullptr && op.stream == kNoStream && op.role == Role::barrier) model_->barrier_done(op.iteration);
+    if (model_ != nullptr && op.stream == kCompute && --compute_left_[static_cast<std::size_t>(op.iteration)] == 0)
+      model_->compute_done(op.iteration);
     if (op.stream != kNoStream) {
       StreamState& s = streams_[op.worker * kNumStreams + op.stream];
       s.busy = false;
@@ -209,7 +215,8 @@ class Runner : public sim::EventHandler,
   std::vector<StreamState> streams_;
   CollectiveCall call_;
   WorkerActivityModel* model_;
-  std::vector<Running> running_;  ///< per worker: its compute op in progress (with a model)
+  std::vector<Running> running_;             ///< per worker: its compute op in progress (with a model)
+  std::vector<std::uint32_t> compute_left_;  ///< per iteration: compute ops not yet ended (with a model)
 };
 
 }  // namespace

@@ -107,6 +107,9 @@ class WorkerActivityModel {
                                 double compute_fraction) = 0;
   /// The iteration barrier `iteration` completed (all workers reached the end of that step).
   virtual void barrier_done(int iteration) = 0;
+  /// The last compute-stream op of `iteration` (over all workers) ended now: the iteration
+  /// boundary the training report measures its iteration time between (training_report).
+  virtual void compute_done(int /*iteration*/) {}
   /// Where to report speed changes; set by the runner before the run.
   virtual void set_listener(WorkerSpeedListener* listener) = 0;
 };

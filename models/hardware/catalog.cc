@@ -64,6 +64,9 @@ std::vector<GpuSpec> make_gpus() {
   s.boost_clock_mhz = 1530;
   s.tdp_w = 300;
   s.idle_w = 40;
+  // nvidia-smi -q of a Tesla V100 SXM2 (300 W, slowdown 87 C / shutdown 90 C): Min Power Limit
+  // 100.00 W, Max Power Limit 300.00 W.
+  s.min_power_limit_w = 100;
   s.nvlink_generation = 2;
   s.nvlink_links = 6;
   s.nvlink_bytes_per_s_per_link = 25 * kGB;
@@ -89,6 +92,9 @@ std::vector<GpuSpec> make_gpus() {
   s.boost_clock_mhz = 1410;
   s.tdp_w = 400;
   s.idle_w = 55;
+  // nvidia-smi -q of A100 SXM4 boards: Min Power Limit 100.00 W (the same on the 400 W and 500 W
+  // variants; Max Power Limit = the board's TDP).
+  s.min_power_limit_w = 100;
   s.nvlink_generation = 3;
   s.nvlink_links = 12;
   s.nvlink_bytes_per_s_per_link = 25 * kGB;
@@ -114,6 +120,7 @@ std::vector<GpuSpec> make_gpus() {
   s.hbm_bandwidth_bytes_per_s = 1935 * kGB;
   s.tdp_w = 300;
   s.idle_w = 45;
+  s.min_power_limit_w = 0;  // not in the catalog's sources: the power model's floor applies
   s.source =
       "NVIDIA A100 Tensor Core GPU datasheet (2021), A100 80GB PCIe (NVLink bridge pairs, 600 GB/s); "
       "idle power: estimate";
@@ -124,6 +131,7 @@ std::vector<GpuSpec> make_gpus() {
   s.hbm_bandwidth_bytes_per_s = 2039 * kGB;
   s.tdp_w = 400;
   s.idle_w = 55;
+  s.min_power_limit_w = 100;  // A100 SXM4 board (see A100-SXM4-40GB)
   s.nvlink_links = 8;
   s.source =
       "NVIDIA A800 Tensor Core GPU datasheet (2022), A800 80GB SXM (NVLink 400 GB/s bidirectional); "
@@ -171,6 +179,10 @@ std::vector<GpuSpec> make_gpus() {
   s.boost_clock_mhz = 1980;
   s.tdp_w = 700;
   s.idle_w = 70;
+  // nvidia-smi -q on an H800 SXM5 (the same Hopper SXM5 board, 700 W; shared data power-thermal
+  // pt01): Min Power Limit 200.00 W; NVIDIA DGX H100/H200 User Guide, "Managing Power Capping"
+  // (Redfish PowerLimitWatts AllowableMin 200, AllowableMax 700).
+  s.min_power_limit_w = 200;
   s.nvlink_generation = 4;
   s.nvlink_links = 18;
   s.nvlink_bytes_per_s_per_link = 25 * kGB;
@@ -200,6 +212,7 @@ std::vector<GpuSpec> make_gpus() {
   s.hbm_capacity_bytes = 143771 * kMiB;  // nvidia-smi (H200): 143771 MiB
   s.hbm_bandwidth_bytes_per_s = 4800 * kGB;
   s.idle_w = 75;
+  s.min_power_limit_w = 200;  // DGX H100/H200 User Guide, power capping: AllowableMin 200 W
   s.source = "NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM; idle power: estimate";
   g.push_back(s);
 
@@ -248,6 +261,10 @@ std::vector<GpuSpec> make_gpus() {
   s.boost_clock_mhz = 1965;
   s.tdp_w = 1000;
   s.idle_w = 140;
+  // NVIDIA DGX B200 User Guide, "Managing Power Capping": Redfish PowerLimitWatts AllowableMin 200,
+  // AllowableMax 1000. (Below the power model's floor for this entry, 206 W: the estimated idle
+  // power is high; min_power_limit_w in models/power/power_model.h takes the larger.)
+  s.min_power_limit_w = 200;
   s.nvlink_generation = 5;
   s.nvlink_links = 18;
   s.nvlink_bytes_per_s_per_link = 50 * kGB;

@@ -22,6 +22,10 @@ struct GpuSpec {
   double boost_clock_mhz = 0;
   double tdp_w = 0;
   double idle_w = 0;
+  /// Lowest power limit the board accepts (`nvidia-smi -q` "Min Power Limit"; `nvidia-smi -pl`
+  /// refuses below it) [W]; 0 = not published for this board (models/power/power_model.h,
+  /// min_power_limit_w, then derives the floor the power model can hold).
+  double min_power_limit_w = 0;
   int nvlink_generation = 0;               ///< 0 = none (AMD xGMI: 0, links below still describe it)
   int nvlink_links = 0;                    ///< scale-up links per GPU (NVLink, or xGMI for AMD)
   double nvlink_bytes_per_s_per_link = 0;  ///< per direction

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -369,26 +370,89 @@ std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, co
 
 class TextSourceMap final : public SourceMap {
  public:
-  explicit TextSourceMap(std::unique_ptr<pb::TextFormat::ParseInfoTree> tree) : tree_(std::move(tree)) {}
+  TextSourceMap(std::unique_ptr<pb::TextFormat::ParseInfoTree> tree, std::string text)
+      : tree_(std::move(tree)), text_(std::move(text)) {}
 
   SourcePos locate(const std::vector<PathStep>& path) const override {
     SourcePos best{1, 1};
     const pb::TextFormat::ParseInfoTree* tree = tree_.get();
     for (const PathStep& step : path) {
       if (tree == nullptr || step.field == nullptr) break;
+      const bool is_message = step.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
+      if (step.field->is_repeated() && !is_message && step.index >= 0) {
+        // An element of a repeated scalar: the parser records one location per written occurrence
+        // ("f: 1 f: 2") but one for a whole list ("f: [1, 2]"); find the element's own token.
+        // Without an index the path names the whole field: its first occurrence, below.
+        const std::optional<SourcePos> element = scalar_element(*tree, step.field, step.index);
+        if (element) best = *element;
+        break;
+      }
       // ParseInfoTree wants -1 for singular fields and an index for repeated ones.
       const int index = step.field->is_repeated() ? std::max(step.index, 0) : -1;
       const pb::TextFormat::ParseLocation loc = tree->GetLocation(step.field, index);
       if (loc.line < 0) break;
       best = from_zero_based(loc.line, loc.column);
-      tree = step.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE ? tree->GetTreeForNested(step.field, index)
-                                                                            : nullptr;
+      tree = is_message ? tree->GetTreeForNested(step.field, index) : nullptr;
     }
     return best;
   }
 
  private:
+  /// Position of element `index` of the repeated scalar `field` written under `tree`: each
+  /// recorded occurrence holds one value or a [list]; the list's elements are found by tokenizing
+  /// from the field's name. nullopt when the field or the element was not written.
+  std::optional<SourcePos> scalar_element(const pb::TextFormat::ParseInfoTree& tree, const pb::FieldDescriptor* field,
+                                          int index) const {
+    int seen = 0;
+    for (int k = 0;; ++k) {
+      const pb::TextFormat::ParseLocation loc = tree.GetLocation(field, k);
+      if (loc.line < 0) return std::nullopt;
+      const std::vector<SourcePos> elements = list_elements(loc.line, loc.column);
+      if (elements.empty()) {  // "f: value": the occurrence is the element
+        if (seen == index) return from_zero_based(loc.line, loc.column);
+        ++seen;
+        continue;
+      }
+      if (index < seen + static_cast<int>(elements.size())) return elements[static_cast<std::size_t>(index - seen)];
+      seen += static_cast<int>(elements.size());
+    }
+  }
+
+  /// The element positions of "name: [a, b, ...]" whose name starts at (line0, col0), 0-based;
+  /// empty when the value is not a list.
+  std::vector<SourcePos> list_elements(int line0, int col0) const {
+    pb::io::ArrayInputStream input(
+        text_.data(), static_cast<int>(std::min<std::size_t>(text_.size(), std::numeric_limits<int>::max())));
+    QuietCollector quiet;
+    pb::io::Tokenizer tok(&input, &quiet);
+    tok.set_comment_style(pb::io::Tokenizer::SH_COMMENT_STYLE);
+    tok.set_allow_f_after_float(true);
+    tok.set_require_space_after_number(false);
+    tok.set_allow_multiline_strings(true);
+    while (tok.Next()) {
+      const pb::io::Tokenizer::Token& t = tok.current();
+      if (t.line > line0 || (t.line == line0 && t.column >= col0)) break;
+    }
+    std::vector<SourcePos> out;
+    if (!tok.Next()) return out;  // past the name
+    if (tok.current().text == ":" && !tok.Next()) return out;
+    if (tok.current().text != "[") return out;
+    bool expect_element = true;
+    while (tok.Next()) {
+      const pb::io::Tokenizer::Token& t = tok.current();
+      if (t.text == "]") break;
+      if (t.text == ",") {
+        expect_element = true;
+      } else if (expect_element) {
+        out.push_back(from_zero_based(t.line, t.column));
+        expect_element = false;
+      }
+    }
+    return out;
+  }
+
   std::unique_ptr<pb::TextFormat::ParseInfoTree> tree_;
+  std::string text_;
 };
 
 ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Message& message) {
@@ -417,7 +481,7 @@ ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Messag
   }
   if (more > 0) out.errors.push_back(more_errors_line(origin, more));
   if (!ok && out.errors.empty()) out.errors.push_back(format_pos(origin, {1, 1}) + ": could not parse the text");
-  out.source_map = std::make_unique<TextSourceMap>(std::move(tree));
+  out.source_map = std::make_unique<TextSourceMap>(std::move(tree), std::string(text));
   return out;
 }
 

@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <string_view>
 
@@ -28,12 +27,12 @@ bool parse_int(std::string_view s, Int& out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
+/// A decimal number as the integers are parsed (std::from_chars): no hexadecimal ("0x1"), no
+/// leading '+' or space; "inf" and "nan" parse and are refused by the field checks that follow.
 bool parse_double(std::string_view s, double& out) {
-  if (s.empty() || s.front() == ' ') return false;
-  const std::string copy(s);
-  char* end = nullptr;
-  out = std::strtod(copy.c_str(), &end);
-  return end == copy.c_str() + copy.size();
+  if (s.empty()) return false;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out, std::chars_format::general);
+  return ec == std::errc() && ptr == s.data() + s.size();
 }
 
 /// Sets `field` of `message` from `text`; returns false when the text is not a valid value.

@@ -583,11 +583,21 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
     return false;
   };
   if (k.finite_at_least("power.gpu_power_limit_w", pw.gpu_power_limit_w, 0.0, false) && gpu != nullptr &&
-      pw.gpu_power_limit_w != 0.0 && (pw.gpu_power_limit_w <= gpu->idle_w || pw.gpu_power_limit_w > gpu->tdp_w)) {
-    k.error("power.gpu_power_limit_w", "got " + Checker::number(pw.gpu_power_limit_w) + " W (expected 0 for no cap, " +
-                                           "or above the idle power " + Checker::number(gpu->idle_w) +
-                                           " W and at most the TDP " + Checker::number(gpu->tdp_w) + " W of " +
-                                           gpu->name + ")");
+      pw.gpu_power_limit_w != 0.0) {
+    // As nvidia-smi -pl: a cap below the board's minimum is refused, not silently exceeded.
+    const double lo = models::min_power_limit_w(*gpu);
+    if (pw.gpu_power_limit_w < lo || pw.gpu_power_limit_w > gpu->tdp_w) {
+      const std::string why =
+          gpu->min_power_limit_w >= lo
+              ? "nvidia-smi -pl refuses caps below its Min Power Limit"
+              : "below it the GPU draws more than the cap even at its lowest clock under full tensor load" +
+                    std::string(gpu->min_power_limit_w > 0 ? " (its published Min Power Limit is " +
+                                                                 Checker::number(gpu->min_power_limit_w) + " W)"
+                                                           : "; the catalog has no published Min Power Limit for it");
+      k.error("power.gpu_power_limit_w",
+              "got " + Checker::number(pw.gpu_power_limit_w) + " W (expected 0 for no cap, or " + Checker::number(lo) +
+                  " to " + Checker::number(gpu->tdp_w) + " W (the TDP) for " + gpu->name + ": " + why + ")");
+    }
   }
   range("power.pue", pw.pue, 1.0, 3.0, " (facility / IT power; 1 = no overhead)");
   range("power.cpu_load_fraction", pw.cpu_load_fraction, 0.0, 1.0, "");
@@ -1656,6 +1666,17 @@ std::string scenario_to_text(const models::Scenario& scenario) {
   std::string out;
   pb::TextFormat::Printer printer;
   printer.PrintToString(to_proto(scenario), &out);
+  return out;
+}
+
+std::string scenario_to_json(const models::Scenario& scenario) {
+  pb::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.preserve_proto_field_names = true;
+  std::string out;
+  const auto status = pb::util::MessageToJsonString(to_proto(scenario), &out, options);
+  if (!status.ok()) throw std::runtime_error("scenario_to_json: " + std::string(status.message()));
+  if (out.empty() || out.back() != '\n') out += '\n';
   return out;
 }
 

@@ -85,6 +85,10 @@ std::string_view default_scenario_text();
 /// is not written.
 std::string scenario_to_text(const models::Scenario& scenario);
 
+/// The same scenario as JSON (protobuf's printer, proto field names, trailing newline), loadable
+/// as a .json scenario: load_scenario_text(scenario_to_json(s), "x.json", Format::json) gives back s.
+std::string scenario_to_json(const models::Scenario& scenario);
+
 /// The report as pretty-printed JSON (protobuf's printer: one-space indent, proto field names,
 /// every field printed, trailing newline). Byte-identical for identical input. Keys are those of
 /// models/report.h, nested objects "breakdown" and "memory", array "busiest_links".

@@ -1350,7 +1350,10 @@ const MetricDef kMetrics[] = {
     {"wall_clock_s", [](const models::Report& r) { return shortest(r.reliability.wall_clock_s_mean); }},
     {"own_cost_to_train_usd", [](const models::Report& r) { return shortest(r.cost.own_cost_to_train_usd); }},
     {"cloud_cost_to_train_usd", [](const models::Report& r) { return shortest(r.cost.cloud_cost_to_train_usd); }},
-    {"payback_years", [](const models::Report& r) { return shortest(r.cost.payback_years); }},
+    // Never paying back is an empty cell (0 would read as "at once") and payback_never true.
+    {"payback_years",
+     [](const models::Report& r) { return r.cost.payback_never ? std::string() : shortest(r.cost.payback_years); }},
+    {"payback_never", [](const models::Report& r) { return std::string(r.cost.payback_never ? "true" : "false"); }},
     {"breakeven_utilization", [](const models::Report& r) { return shortest(r.cost.breakeven_utilization); }},
 };
 

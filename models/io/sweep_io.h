@@ -165,7 +165,8 @@ models::Sweep load_sweep_text(std::string_view text, std::string_view origin, Fo
 /// weights_memory_gib, grads_memory_gib, optimizer_memory_gib, capacity_memory_gib), num_gpus,
 /// micro_batches, events, busiest_link (name), busiest_link_utilization (0..1); storage_stall_s,
 /// data_stall_s, checkpoint_write_s [s], interruptions, goodput (0..1), wall_clock_s [s] (Monte-Carlo
-/// means), own_cost_to_train_usd, cloud_cost_to_train_usd, payback_years, breakeven_utilization.
+/// means), own_cost_to_train_usd, cloud_cost_to_train_usd, payback_years (empty when never),
+/// payback_never (true/false), breakeven_utilization.
 const std::vector<std::string>& sweep_metric_names();
 
 /// The metrics recorded when a sweep file lists none: iteration_time_s, tokens_per_s,

@@ -39,6 +39,12 @@ double op_speed(double compute_fraction, double f) {
   return 1.0 / (1.0 - compute_fraction + compute_fraction / f);
 }
 
+double min_power_limit_w(const GpuSpec& gpu) {
+  const GpuPowerCurve c = power_curve_of(gpu);
+  const double floor_w = std::ceil(gpu_power_w(c, Activity::compute_bound, c.clock_min_fraction));
+  return std::max(gpu.min_power_limit_w, floor_w);
+}
+
 double temperature_after(const ThermalRc& rc, double t0, double p, double inlet, double dt) {
   const double ss = inlet + p * rc.r_k_per_w;
   return ss + (t0 - ss) * std::exp(-dt / rc.tau_s());

@@ -65,6 +65,14 @@ double clock_for_power_limit(const GpuPowerCurve& c, Activity a, double limit_w)
 /// fraction of its time at full clock that is compute-bound. Returns 1 at f = 1.
 double op_speed(double compute_fraction, double clock_fraction);
 
+/// Lowest power cap [W] a scenario may set for `gpu` (power.gpu_power_limit_w): the larger of the
+/// board's published minimum (GpuSpec::min_power_limit_w, nvidia-smi "Min Power Limit") and the
+/// floor the model can hold, ceil(P(compute_bound, f_min)) of the catalog curve: below it even the
+/// lowest clock draws more than the cap under full tensor load (H100 SXM: 70 + 630 x 0.1742 x
+/// 0.4344 = 117.7 -> 118 W; published 200 W). Where the catalog has no published minimum the
+/// floor is the answer (e.g. H100 PCIe 73 W).
+double min_power_limit_w(const GpuSpec& gpu);
+
 /// Lumped thermal model of one GPU.
 struct ThermalRc {
   double r_k_per_w = 0;   ///< R, junction to inlet air / coolant [K/W], > 0

@@ -284,7 +284,7 @@ double PowerThermalModel::stream_changed(std::uint32_t worker, Stream stream, bo
   return ws.speed;
 }
 
-void PowerThermalModel::barrier_done(int iteration) {
+void PowerThermalModel::barrier_done(int /*iteration*/) {
   const std::int64_t now = sim_.now().ns();
   for (int i = 0; i < static_cast<int>(g_.size()); ++i) advance_gpu(i, now);
   for (int k = 0; k < static_cast<int>(k_.size()); ++k) advance_kind(k, now);
@@ -319,28 +319,46 @@ void PowerThermalModel::barrier_done(int iteration) {
   }
   for (KindState& ks : k_) ks.iteration_energy_j = ks.energy_j;
   last_barrier_ns_ = now;
-  // The report's window is the last iteration: it opens at the barrier before it.
-  if (iteration == s_.iterations - 2) {
-    window_open_ = true;
-    window_start_ns_ = now;
-    for (GpuState& st : g_) {
-      st.window_energy_j = st.energy_j;
-      st.window_start_c = st.temp_c;
-      st.window_start_integral = st.temp_integral;
-      st.window_peak_c = st.temp_c;
-      st.throttled_ns = 0;
-      st.peak_w = st.power_w;
-    }
-    for (KindState& ks : k_) ks.window_energy_j = ks.energy_j;
+}
+
+void PowerThermalModel::compute_done(int iteration) {
+  if (iteration != s_.iterations - 2 && iteration != s_.iterations - 1) return;
+  const std::int64_t now = sim_.now().ns();
+  for (int i = 0; i < static_cast<int>(g_.size()); ++i) advance_gpu(i, now);
+  for (int k = 0; k < static_cast<int>(k_.size()); ++k) advance_kind(k, now);
+  if (iteration == s_.iterations - 1) {
+    // The report's window ends with the last iteration's compute: freeze what it reports.
+    window_end_ns_ = now;
+    window_open_ = false;
+    closed_g_ = g_;
+    closed_k_ = k_;
+    return;
   }
+  // The window is the last iteration: it opens at the end of the one before it.
+  window_open_ = true;
+  window_start_ns_ = now;
+  for (GpuState& st : g_) {
+    st.window_energy_j = st.energy_j;
+    st.window_start_c = st.temp_c;
+    st.window_start_integral = st.temp_integral;
+    st.window_peak_c = st.temp_c;
+    st.throttled_ns = 0;
+    st.peak_w = st.power_w;
+    st.window_points.clear();
+    if (s_.periodic_correction) st.window_points.emplace_back(now, st.temp_c);
+  }
+  for (KindState& ks : k_) ks.window_energy_j = ks.energy_j;
 }
 
 std::vector<double> PowerThermalModel::periodic_start_c() const {
-  std::vector<double> out(g_.size());
-  const double period_s = static_cast<double>(g_.empty() ? 0 : g_[0].last_ns - window_start_ns_) * kNsToS;
-  for (std::size_t i = 0; i < g_.size(); ++i) {
+  const bool closed = window_end_ns_ >= 0;
+  const std::vector<GpuState>& G = closed ? closed_g_ : g_;
+  std::vector<double> out(G.size());
+  const std::int64_t end_ns = closed ? window_end_ns_ : (G.empty() ? 0 : G[0].last_ns);
+  const double period_s = static_cast<double>(end_ns - window_start_ns_) * kNsToS;
+  for (std::size_t i = 0; i < G.size(); ++i) {
     const ThermalRc& rc = s_.gpus[i].rc;
-    const GpuState& st = g_[i];
+    const GpuState& st = G[i];
     const double decay = std::exp(-period_s / rc.tau_s());
     // T_end = T_start decay + X (linear RC, piecewise-constant input); periodic: T* = X / (1 - decay).
     const double x = st.temp_c - st.window_start_c * decay;
@@ -354,7 +372,11 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
                                ThermalReport& tr) {
   for (int i = 0; i < static_cast<int>(g_.size()); ++i) advance_gpu(i, end_ns);
   for (int k = 0; k < static_cast<int>(k_.size()); ++k) advance_kind(k, end_ns);
-  const double window_s = static_cast<double>(end_ns - window_start_ns_) * kNsToS;
+  // The window: the last iteration as the report times it (compute_done), else up to end_ns.
+  const bool closed = window_end_ns_ >= 0;
+  const std::vector<GpuState>& G = closed ? closed_g_ : g_;
+  const std::vector<KindState>& K = closed ? closed_k_ : k_;
+  const double window_s = static_cast<double>((closed ? window_end_ns_ : end_ns) - window_start_ns_) * kNsToS;
   const int n = static_cast<int>(g_.size());
   const double cap = s_.power_limit_w > 0 && s_.power_limit_w < s_.curve.tdp_w ? s_.power_limit_w : s_.curve.tdp_w;
   std::vector<double> periodic;
@@ -366,7 +388,7 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
   pr.node_psu_capacity_w = s_.node.redundant_capacity_w();
   double gpu_sum_w = 0;
   for (int i = 0; i < n; ++i) {
-    const GpuState& st = g_[i];
+    const GpuState& st = G[i];
     GpuPower gp;
     gp.gpu = s_.gpus[i].global;
     gp.energy_j = st.energy_j - st.window_energy_j;
@@ -413,11 +435,11 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
   double it_w = 0;
   int nodes = 0;
   for (std::size_t k = 0; k < k_.size(); ++k) {
-    const KindState& ks = k_[k];
+    const KindState& ks = K[k];
     const double avg = window_s > 0 ? (ks.energy_j - ks.window_energy_j) / window_s : ks.power_w;
     it_w += avg * s_.node_kinds[k].count;
     nodes += s_.node_kinds[k].count;
-    pr.node_peak_w = std::max(pr.node_peak_w, ks.peak_w);
+    pr.node_peak_w = std::max(pr.node_peak_w, k_[k].peak_w);
   }
   for (std::size_t node = 0; node < s_.kind_of_node.size(); ++node) {
     const KindState& ks = k_[s_.kind_of_node[node]];
@@ -436,9 +458,9 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
   const int racks = static_cast<int>(rack_rise_.size());
   std::vector<double> rack_avg(static_cast<std::size_t>(racks), 0.0), rack_peak(static_cast<std::size_t>(racks), 0.0);
   for (std::size_t node = 0; node < s_.kind_of_node.size(); ++node) {
-    const KindState& ks = k_[s_.kind_of_node[node]];
+    const KindState& ks = K[s_.kind_of_node[node]];
     rack_avg[node / s_.nodes_per_rack] += window_s > 0 ? (ks.energy_j - ks.window_energy_j) / window_s : ks.power_w;
-    rack_peak[node / s_.nodes_per_rack] += ks.peak_w;
+    rack_peak[node / s_.nodes_per_rack] += k_[s_.kind_of_node[node]].peak_w;
   }
   for (int r = 0; r < racks; ++r) {
     pr.rack_average_w += rack_avg[r] / racks;

@@ -81,11 +81,17 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
 
   double stream_changed(std::uint32_t worker, Stream stream, bool busy, Activity a, double compute_fraction) override;
   void barrier_done(int iteration) override;
+  /// Opens the report's window at the end of the next-to-last iteration's compute and closes it
+  /// at the end of the last one's: the interval the report's iteration time measures, so a GPU's
+  /// energy_j is exactly average_w x iteration_time_s.
+  void compute_done(int iteration) override;
   void set_listener(WorkerSpeedListener* listener) override { listener_ = listener; }
   void on_event(std::uint64_t tag) override;
 
   /// Brings every state to `end_ns` (the end of the run) and fills power and thermal reports.
   /// iteration_s: the report's iteration time; train_s: time to train (0 = none).
+  /// The report covers [start, end] of the last iteration's compute (compute_done), or up to
+  /// end_ns when that end was not signalled.
   void finish(std::int64_t end_ns, double iteration_s, double train_s, PowerReport& power, ThermalReport& thermal);
 
   /// Per sim GPU: temperature the last iteration's power profile would hold at every iteration
@@ -163,6 +169,9 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   std::vector<double> scratch_clock_, scratch_speed_, scratch_hold_;
   double cpu_w_ = 0;
   std::int64_t window_start_ns_ = 0;
+  std::int64_t window_end_ns_ = -1;  ///< when the window closed; -1 while it is open
+  std::vector<GpuState> closed_g_;   ///< GPU states at the window's end
+  std::vector<KindState> closed_k_;  ///< node states at the window's end
   std::int64_t last_barrier_ns_ = 0;
   bool window_open_ = false;
   bool asymmetric_ = false;

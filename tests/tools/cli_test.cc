@@ -96,6 +96,32 @@ TEST_F(CliTest, BadInputExitsTwoWithMessage) {
   EXPECT_EQ(r.status, 2);
 }
 
+// A power cap below the H100 SXM's Min Power Limit (200 W, nvidia-smi -q, shared data pt01) is
+// refused as nvidia-smi -pl refuses it: exit 2, the --set and the field named, nothing simulated.
+TEST_F(CliTest, PowerCapBelowTheBoardMinimumIsRefused) {
+  const Result r = run({"run", "--set", "power.gpu_power_limit_w=100"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--set: power.gpu_power_limit_w: got 100 W (expected 0 for no cap, or 200 to 700 W"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("Iteration"), std::string::npos);
+}
+
+// --print-scenario with --json writes the scenario as a JSON scenario that loads back to the
+// same scenario; with --trace (nothing to trace) it is refused.
+TEST_F(CliTest, PrintScenarioWritesJsonScenario) {
+  const fs::path j = dir_ / "s.json";
+  const Result r = run({"run", "--print-scenario", "--json", j.string(), "--set", "power.pue=1.3"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(fs::exists(j));
+  EXPECT_NE(slurp(j).find("\"pue\": 1.3"), std::string::npos);
+  const Result back = run({"run", j.string(), "--print-scenario"});
+  ASSERT_EQ(back.status, 0) << back.err;
+  EXPECT_EQ(back.out, r.out);
+  EXPECT_EQ(run({"run", "--print-scenario", "--json", j.string()}).status, 2);  // exists: no --force
+  EXPECT_EQ(run({"run", "--print-scenario", "--trace", (dir_ / "t.json").string()}).status, 2);
+}
+
 TEST_F(CliTest, ValidateFailsWhenThresholdIsExceeded) {
   // One published case (Korthikanti et al. 2022 Fig. 1, 22B, TP 8: 59.25 GiB of activations).
   const fs::path cases = dir_ / "one.cases.textproto";

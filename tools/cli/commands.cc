@@ -49,8 +49,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "threads", po::value<int>(), "worker threads for op-graph generation (same result for any value)")(
       "force", "overwrite existing --json/--trace files")(
       "profile", po::value<std::string>(), "calibration profile (traincast calibrate fit); overrides the scenario's")(
-      "print-scenario", "print the scenario as loaded (all fields, defaults included) and exit")(
-      "scenario", po::value<std::string>(), "scenario file (positional)");
+      "print-scenario",
+      "print the scenario as loaded (all fields, defaults included) and exit; with --json F, also write it "
+      "to F as a JSON scenario")("scenario", po::value<std::string>(), "scenario file (positional)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   return guarded(err, [&]() -> int {
@@ -72,7 +73,15 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
     warn_profile_hardware(sc.cluster, err);
     if (vm.count("print-scenario")) {
+      if (vm.count("trace")) throw UsageError("--trace: nothing is simulated with --print-scenario (drop one of them)");
+      // --json names the file the scenario goes to as JSON (no report is made).
+      if (vm.count("json")) {
+        std::vector<std::string> inputs;
+        if (from_file) inputs.push_back(vm["scenario"].as<std::string>());
+        check_output_path(vm["json"].as<std::string>(), vm.count("force") > 0, inputs);
+      }
       out << io::scenario_to_text(sc);
+      if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), io::scenario_to_json(sc));
       return 0;
     }
     // Refuse to clobber, and find unusable paths, before spending time simulating.

@@ -311,6 +311,20 @@ TEST(ScenarioIoSet, WrongValueTypes) {
                 "--set: cluster.fabric.oversubscription: invalid value \"1.5x\" (expected a number)"}));
 }
 
+// Numbers in --set are decimal, as the integers are: hexadecimal, a leading '+' and trailing text
+// are refused; the decimal forms (exponent, leading dot) are taken.
+TEST(ScenarioIoSet, NumbersAreDecimal) {
+  EXPECT_EQ(
+      errors_of(small(), Format::text, {"power.pue=0x1", "power.cpu_load_fraction=+0.5", "thermal.supply_air_c=25C"}),
+      (std::vector<std::string>{"--set: power.pue: invalid value \"0x1\" (expected a number)",
+                                "--set: power.cpu_load_fraction: invalid value \"+0.5\" (expected a number)",
+                                "--set: thermal.supply_air_c: invalid value \"25C\" (expected a number)"}));
+  const models::Scenario s =
+      load_scenario_text(small(), "t.textproto", Format::text, {"power.pue=1.2e0", "power.cpu_load_fraction=.5"});
+  EXPECT_DOUBLE_EQ(s.power.pue, 1.2);
+  EXPECT_DOUBLE_EQ(s.power.cpu_load_fraction, 0.5);
+}
+
 TEST(ScenarioIoSet, MissingEquals) {
   EXPECT_EQ(errors_of(small(), Format::text, {"workload.parallel.tp"}),
             std::vector<std::string>{"--set: workload.parallel.tp: missing \"=\" (expected field.path=value)"});
@@ -970,12 +984,43 @@ TEST(ScenarioIoErrors, PowerAndThermalFields) {
                 "t.textproto:8:31: power.pue: got 0.9 (expected 1 to 3 (facility / IT power; 1 = no overhead))"}));
   EXPECT_EQ(errors_of(small() + "power { gpu_power_limit_w: 800 }\n"),
             (std::vector<std::string>{"t.textproto:8:9: power.gpu_power_limit_w: got 800 W (expected 0 for no cap, "
-                                      "or above the idle power 70 W and at most the TDP 700 W of H100-SXM5-80GB)"}));
+                                      "or 200 to 700 W (the TDP) for H100-SXM5-80GB: nvidia-smi -pl refuses caps "
+                                      "below its Min Power Limit)"}));
+  // Below the board's minimum, as `nvidia-smi -pl 100` refuses it on an H100 SXM: Min Power Limit
+  // 200 W (nvidia-smi -q, shared data power-thermal pt01), from a file and from --set.
+  const std::string refused_100 =
+      "power.gpu_power_limit_w: got 100 W (expected 0 for no cap, or 200 to 700 W (the TDP) for H100-SXM5-80GB: "
+      "nvidia-smi -pl refuses caps below its Min Power Limit)";
+  EXPECT_EQ(errors_of(small() + "power { gpu_power_limit_w: 100 }\n"),
+            (std::vector<std::string>{"t.textproto:8:9: " + refused_100}));
+  EXPECT_EQ(errors_of(small(), Format::text, {"power.gpu_power_limit_w=100"}),
+            (std::vector<std::string>{"--set: " + refused_100}));
+  EXPECT_TRUE(errors_of(small(), Format::text, {"power.gpu_power_limit_w=199.9"}).size() == 1);
+  EXPECT_NO_THROW(load_scenario_text(small(), "t.textproto", Format::text, {"power.gpu_power_limit_w=200"}));
+  // No published minimum (H100 PCIe): the model's floor, 50 + (350 - 50) x (345/1980) x
+  // (0.725/1.10)^2 = 72.7 -> 73 W, the power at the lowest clock under full tensor load.
+  const std::string pcie =
+      "name: \"t\"\ncluster { node_template: \"pcie_8gpu_2socket\" gpu: \"H100-PCIe-80GB\" num_nodes: 1 }\n"
+      "workload {\n  model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: "
+      "2048 }\n  parallel { dp: 8 }\n  training { global_batch_size: 16 }\n}\n";
+  EXPECT_EQ(errors_of(pcie, Format::text, {"power.gpu_power_limit_w=72"}),
+            (std::vector<std::string>{
+                "--set: power.gpu_power_limit_w: got 72 W (expected 0 for no cap, or 73 to 350 W (the TDP) for "
+                "H100-PCIe-80GB: below it the GPU draws more than the cap even at its lowest clock under full tensor "
+                "load; the catalog has no published Min Power Limit for it)"}));
   EXPECT_EQ(errors_of(small() + "thermal { supply_air_c: -300 gpu_airflow_fraction: [1, 0] }\n"),
             (std::vector<std::string>{
                 "t.textproto:8:11: thermal.supply_air_c: got -300 (expected 0 to 60 C)",
-                "t.textproto:8:1: thermal.gpu_airflow_fraction[1]: got 0 (expected a fraction > 0 and <= 1 of the "
+                "t.textproto:8:56: thermal.gpu_airflow_fraction[1]: got 0 (expected a fraction > 0 and <= 1 of the "
                 "design airflow)"}));
+  // Each list element is pointed at, also across repeated occurrences and in JSON.
+  EXPECT_EQ(
+      errors_of(small() + "thermal {\n  gpu_airflow_fraction: [1, 1,\n    -0.5, 1]\n  gpu_airflow_fraction: 2\n}\n"),
+      (std::vector<std::string>{
+          "t.textproto:10:5: thermal.gpu_airflow_fraction[2]: got -0.5 (expected a fraction > 0 and <= 1 of "
+          "the design airflow)",
+          "t.textproto:11:3: thermal.gpu_airflow_fraction[4]: got 2 (expected a fraction > 0 and <= 1 of the "
+          "design airflow)"}));
   EXPECT_EQ(errors_of(small() + "thermal { cooling: liquid rack_cooling_capacity_w: 1000 }\n"),
             (std::vector<std::string>{"t.textproto:8:27: thermal.rack_cooling_capacity_w: applies to air cooling "
                                       "(expected 0 with cooling: liquid)"}));

@@ -515,6 +515,20 @@ TEST(SweepCsv, FieldsCommentAndHeader) {
   EXPECT_EQ(sweep_csv_header(s), "point,tp,status,mfu,busiest_link,reason\n");
 }
 
+// Owning that never pays back is an empty payback_years cell (0 would read as "pays back at
+// once") with payback_never true; one that does prints its years and false.
+TEST(SweepCsv, PaybackNeverIsAnEmptyCellAndAFlag) {
+  const models::Sweep s = load(kBase +
+                               "axis { path: \"workload.parallel.tp\" values: \"1\" }\n"
+                               "metric: \"payback_years\"\nmetric: \"payback_never\"\n");
+  SweepOutcome never;
+  never.report.cost.payback_never = true;
+  EXPECT_EQ(sweep_csv_row(s, 0, never), "0,1,ok,,true,\n");
+  SweepOutcome pays;
+  pays.report.cost.payback_years = 2.5;
+  EXPECT_EQ(sweep_csv_row(s, 0, pays), "0,1,ok,2.5,false,\n");
+}
+
 class SweepCsvFile : public ::testing::Test {
  protected:
   void SetUp() override {

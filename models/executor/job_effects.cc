@@ -28,58 +28,69 @@ int fabric_cables(const Scenario& sc, const Cluster& c) {
   return static_cast<int>(std::lround(ports * (1.0 + (f.tiers - 1) / f.oversubscription)));
 }
 
-}  // namespace
+/// Storage figures and the checkpoint interval for an iteration of compute_iter_s without storage.
+struct StoragePlan {
+  StorageReport storage;
+  StorageSpec spec;
+  std::vector<FailureRate> rates;
+  double interval_s = 0;
+  double iteration_s = 0;  ///< compute + data-loader stall (checkpoints excluded)
+};
 
-void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, double facility_power_w) {
-  if (!sc.storage && !sc.reliability && !sc.cost) return;
+StoragePlan plan_storage(const Scenario& sc, const Cluster& cluster, double compute_iter_s) {
   const NodeTemplate& node = find_node_template(sc.cluster.node_template);
   StorageNodes nodes;
   nodes.num_nodes = cluster.num_nodes();
   nodes.gpus_per_node = cluster.gpus_per_node();
   nodes.pcie_bytes_per_s = node.pcie_bytes_per_s;
-  const double compute_iter_s = r.iteration_time_s;
-  const double tokens_per_iteration = static_cast<double>(sc.training.global_batch_size) * tokens_per_sample(sc.model);
-
+  StoragePlan p;
   // Checkpoint costs: the scenario's storage, or the default storage when only reliability asks.
   Scenario with_storage = sc;
   if (!with_storage.storage) with_storage.storage = StorageSpec{};
-  StorageReport storage = evaluate_storage(with_storage, nodes, compute_iter_s);
-  const StorageSpec& sspec = *with_storage.storage;
-
+  p.storage = evaluate_storage(with_storage, nodes, compute_iter_s);
+  p.spec = *with_storage.storage;
   // Checkpoint interval: given, else Daly's optimum for the failure rates (defaults: Llama 3).
-  const std::vector<FailureRate> rates =
-      sc.reliability && !sc.reliability->failures.empty() ? sc.reliability->failures : llama3_failure_rates();
-  const double rate_h = job_failure_rate_per_hour(rates, cluster.num_gpus(), cluster.num_nodes());
-  const double delta_s =
-      sspec.checkpoint_mode == CheckpointMode::synchronous ? storage.checkpoint_write_s : storage.checkpoint_snapshot_s;
-  double interval_s = sc.reliability && sc.reliability->checkpoint_interval_s > 0
-                          ? sc.reliability->checkpoint_interval_s
-                      : sspec.checkpoint_interval_s > 0 ? sspec.checkpoint_interval_s
-                                                        : daly_interval_s(delta_s, 3600.0 / rate_h);
+  p.rates = sc.reliability && !sc.reliability->failures.empty() ? sc.reliability->failures : llama3_failure_rates();
+  const double rate_h = job_failure_rate_per_hour(p.rates, cluster.num_gpus(), cluster.num_nodes());
+  const double delta_s = p.spec.checkpoint_mode == CheckpointMode::synchronous ? p.storage.checkpoint_write_s
+                                                                               : p.storage.checkpoint_snapshot_s;
+  p.interval_s = sc.reliability && sc.reliability->checkpoint_interval_s > 0 ? sc.reliability->checkpoint_interval_s
+                 : p.spec.checkpoint_interval_s > 0                          ? p.spec.checkpoint_interval_s
+                                                    : daly_interval_s(delta_s, 3600.0 / rate_h);
   // Without a storage section the data loader is assumed to keep up (no stall).
-  const double iteration_s = compute_iter_s + (sc.storage ? storage.data_stall_s_per_iteration : 0.0);
-  interval_s = std::max(interval_s, iteration_s);     // at most one checkpoint per iteration
-  if (!std::isfinite(interval_s)) interval_s = 1e15;  // no failures: practically never
-  set_checkpoint_interval(storage, sspec, interval_s, iteration_s);
+  p.iteration_s = compute_iter_s + (sc.storage ? p.storage.data_stall_s_per_iteration : 0.0);
+  p.interval_s = std::max(p.interval_s, p.iteration_s);   // at most one checkpoint per iteration
+  if (!std::isfinite(p.interval_s)) p.interval_s = 1e15;  // no failures: practically never
+  set_checkpoint_interval(p.storage, p.spec, p.interval_s, p.iteration_s);
+  return p;
+}
 
-  if (sc.storage) {
-    r.storage = storage;
-    const double stall = storage.data_stall_s_per_iteration + storage.checkpoint_stall_s_per_iteration;
-    r.breakdown.storage_stall_s = stall;
-    r.iteration_time_s += stall;
-    if (!(r.iteration_time_s < 9.2e9))  // sim::Time's range, as for a simulated iteration
-      throw std::overflow_error(
-          "storage: the data-loader or checkpoint stall makes an iteration longer than the simulator's range "
-          "of 292 years (check storage bandwidths and storage.bytes_per_sample / bytes_per_token)");
-    const double it = r.iteration_time_s;
-    r.tokens_per_s = tokens_per_iteration / it;
-    r.samples_per_s = static_cast<double>(sc.training.global_batch_size) / it;
-    r.tflops_per_gpu = r.model_flops_per_iteration / it / r.num_gpus / 1e12;
-    r.hardware_tflops_per_gpu = r.hardware_flops_per_iteration / it / r.num_gpus / 1e12;
-    r.mfu = r.tflops_per_gpu * 1e12 / r.peak_flops_per_gpu;
-    r.hfu = r.hardware_tflops_per_gpu * 1e12 / r.peak_flops_per_gpu;
-    if (sc.training.train_tokens > 0) r.time_to_train_s = sc.training.train_tokens / r.tokens_per_s;
-  }
+}  // namespace
+
+double storage_stall_per_iteration_s(const Scenario& sc, const Cluster& cluster, double compute_iteration_s) {
+  if (!sc.storage) return 0.0;
+  const StoragePlan p = plan_storage(sc, cluster, compute_iteration_s);
+  const double stall = p.storage.data_stall_s_per_iteration + p.storage.checkpoint_stall_s_per_iteration;
+  if (!(compute_iteration_s + stall < 9.2e9))  // sim::Time's range, as for a simulated iteration
+    throw std::overflow_error(
+        "storage: the data-loader or checkpoint stall makes an iteration longer than the simulator's range "
+        "of 292 years (check storage bandwidths and storage.bytes_per_sample / bytes_per_token)");
+  return stall;
+}
+
+void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, double facility_power_w,
+                       double compute_iteration_s) {
+  if (!sc.storage && !sc.reliability && !sc.cost) return;
+  const double compute_iter_s = compute_iteration_s > 0 ? compute_iteration_s : r.iteration_time_s;
+  const double tokens_per_iteration = static_cast<double>(sc.training.global_batch_size) * tokens_per_sample(sc.model);
+  const StoragePlan plan = plan_storage(sc, cluster, compute_iter_s);
+  const StorageReport& storage = plan.storage;
+  const StorageSpec& sspec = plan.spec;
+  const std::vector<FailureRate>& rates = plan.rates;
+  const double interval_s = plan.interval_s;
+  const double iteration_s = plan.iteration_s;
+  // The stall itself is in the simulated timeline: r's iteration time and rates include it.
+  if (sc.storage) r.storage = storage;
 
   double wall_to_train_s = r.time_to_train_s;
   if (sc.reliability) {

@@ -28,6 +28,7 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 /// offload: CPU offload (gradient copies to the host, the CPU optimizer step, parameter copies back).
 /// cp_comm: context-parallel ring send/recv (K/V blocks, backward dK/dV).
 /// input_copy: a host-to-device copy of an input batch (OpGraph::host_copies[op.task]).
+/// storage_stall: the GPUs wait for the data loader and the checkpoint (scenario `storage`), idle.
 enum class Role : std::uint8_t {
   compute,
   optimizer,
@@ -39,7 +40,8 @@ enum class Role : std::uint8_t {
   ep_comm,
   offload,
   cp_comm,
-  input_copy
+  input_copy,
+  storage_stall
 };
 /// CUDA-stream-like queues per worker; ops on one stream run in program order. kCpu: the host
 /// thread (execution traces' CPU ops; the transformer generator does not use it). kDp carries

@@ -91,6 +91,7 @@ struct Plan {
   /// and FSDP without no_sync do).
   int grad_reductions = 1;
   std::vector<std::int64_t> optimizer_ns;  // per stage (CPU-Adam with offload)
+  std::int64_t storage_stall_ns = 0;       // idle op at the start of every iteration (storage)
   /// CPU offload (workload.offload.optimizer): gradient shards go to the host after each
   /// reduction, the step runs on the CPU, updated 16-bit parameters come back.
   bool offload = false;
@@ -215,6 +216,13 @@ class GraphBuilder {
       if (!s.forward) last_backward_mb[static_cast<std::size_t>(s.chunk)] = s.micro_batch;
     for (int it = 0; it < P.iterations; ++it) {
       iteration_ = it;
+      if (P.storage_stall_ns > 0) {
+        // The GPUs wait, idle, for the batch (and the checkpoint): first on the compute stream,
+        // taking no deferred dependencies (communication still in flight overlaps it).
+        const std::uint32_t op = add_op(Role::storage_stall, kCompute, P.label("storage_stall"), -1);
+        g_.ops[op].duration_ns = P.storage_stall_ns;
+        g_.ops[op].activity = Activity::idle;
+      }
       for (const auto& s : steps) {
         if (s.forward) {
           forward(s.micro_batch, s.chunk);
@@ -841,15 +849,25 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
 
 namespace {
 
+/// The storage stall in the timeline is derived from the iteration without storage,
+/// compute_iteration_s (0: no stall, as without a storage section).
+struct StorageStall {
+  double compute_iteration_s = 0;
+};
+
 /// One pass of the whole job; `start` gives the thermal starting point and receives the end state.
-/// With `job_effects`, storage stalls, failures/goodput and cost (issue 4) follow, each only when
-/// the scenario asks, the cost's energy at the power model's facility draw.
-Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStartState& start, bool job_effects) {
+/// The storage stall is part of the simulated timeline. With `job_effects`, storage figures,
+/// failures/goodput and cost (issue 4) follow, each only when the scenario asks, the cost's energy
+/// at the power model's facility draw.
+Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStartState& start, bool job_effects,
+                     const StorageStall& storage) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   Cluster cluster(sc.cluster, net);
   CollectiveEngine coll(sim, net, cluster);
-  TrainingGraph job = build_training_graph(sc, cluster);
+  const double stall_s =
+      storage.compute_iteration_s > 0 ? storage_stall_per_iteration_s(sc, cluster, storage.compute_iteration_s) : 0.0;
+  TrainingGraph job = build_training_graph(sc, cluster, stall_s);
   PowerThermalSetup setup = power_thermal_setup(sc, cluster, job, start);
   setup.trace = trace;
   PowerThermalModel power(sim, std::move(setup));
@@ -859,9 +877,8 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
   power.finish(end_ns, r.iteration_time_s, r.time_to_train_s, r.power, r.thermal);
   if (job_effects) {
-    apply_job_effects(sc, cluster, r, r.power.facility_average_w);
-    // Storage stalls lengthen the time to train; it is drawn at the training average (an upper
-    // bound: GPUs stalled on storage draw less).
+    apply_job_effects(sc, cluster, r, r.power.facility_average_w, storage.compute_iteration_s);
+    // The facility average includes the storage stall, when the GPUs draw idle power.
     r.power.energy_to_train_kwh = r.time_to_train_s > 0 ? r.power.facility_average_w * r.time_to_train_s / 3.6e6 : 0.0;
   }
   start.periodic_c = power.periodic_start_c();
@@ -873,7 +890,7 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
 
 }  // namespace
 
-TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
+TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster, double storage_stall_s) {
   const GpuSpec& gpu = cluster.gpu_spec(0);
   const ComputeParams params = compute_params(gpu, sc.cluster.profile);
 
@@ -974,6 +991,10 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster) {
   for (const char* l : {"pp_send_fwd", "pp_send_bwd", "dp_grad_sync", "dp_param_gather", "dp_param_gather_fwd",
                         "dp_param_gather_bwd", "optimizer", "barrier", "offload_d2h", "cpu_adam", "offload_h2d"})
     P.labels.emplace_back(l);
+  if (storage_stall_s > 0) {
+    P.storage_stall_ns = sim::Time::from_seconds(storage_stall_s).ns();
+    P.labels.emplace_back("storage_stall");
+  }
   for (const Program* prog : all_programs) {
     Plan::ProgramInfo info{prog, {}, {}, {}};
     for (const Segment& seg : *prog) {
@@ -1424,6 +1445,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
       case Role::offload:  // the CPU-Adam step and the host-to-device copy on the critical path
         b.offload_s += dur;
         break;
+      case Role::storage_stall:
+        b.storage_stall_s += dur;
+        break;
       default:
         b.compute_s += dur;
         break;
@@ -1532,7 +1556,8 @@ namespace {
 /// simulate_training's passes: from idle or the periodic steady state, unfolded when folding
 /// broke symmetry. `no_slowdown`: without thermal slowdown (attribution); `job_effects`: see
 /// simulate_pass.
-Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_slowdown, bool job_effects) {
+Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_slowdown, bool job_effects,
+                       const StorageStall& storage) {
   const NodeTemplate& node = find_node_template(sc.cluster.node_template);
   const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
   const bool steady = sc.thermal.start == ThermalStart::steady_state;
@@ -1541,7 +1566,7 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
     ThermalStartState start;
     start.periodic_correction = steady;
     start.no_thermal_slowdown = no_slowdown;
-    return simulate_pass(sc, trace, start, job_effects);
+    return simulate_pass(sc, trace, start, job_effects, storage);
   }
   Scenario unfolded;
   const Scenario* s = &sc;
@@ -1549,7 +1574,7 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
     ThermalStartState first;
     first.no_thermal_slowdown = no_slowdown;
     if (!steady) {
-      Report r = simulate_pass(*s, trace, first, job_effects);
+      Report r = simulate_pass(*s, trace, first, job_effects, storage);
       if (!(first.asymmetric && first.folded)) return r;
     } else {
       // Pass 1 from idle gives the periodic steady state; pass 2 starts there. A rack over its
@@ -1557,7 +1582,7 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
       // changes the heat: further passes follow until the last iteration's thermal state repeats
       // (thermal.steady_state) or kMaxSteadyPasses; the report says which.
       constexpr int kMaxSteadyPasses = 6;
-      simulate_pass(*s, nullptr, first, false);
+      simulate_pass(*s, nullptr, first, false, storage);
       bool asymmetric = first.asymmetric, folded = false;
       ThermalStartState prev = first;
       Report r;
@@ -1567,7 +1592,7 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
         next.rack_rise_c = prev.rack_rise_out_c;
         next.no_thermal_slowdown = no_slowdown;
         sim::TraceRecorder pass_trace;  // only the reported pass's trace is kept
-        r = simulate_pass(*s, trace != nullptr ? &pass_trace : nullptr, next, job_effects);
+        r = simulate_pass(*s, trace != nullptr ? &pass_trace : nullptr, next, job_effects, storage);
         if (trace != nullptr) *trace = std::move(pass_trace);
         asymmetric = asymmetric || next.asymmetric;
         folded = next.folded;
@@ -1587,13 +1612,25 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
 }  // namespace
 
 Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
-  Report r = simulate_passes(sc, trace, false, true);
+  StorageStall storage;
+  if (sc.storage) {
+    // The stall is the loader's read time beyond the iteration without storage (and the
+    // checkpoint stall per iteration): simulate that iteration first, then the job with the stall
+    // in its timeline, where the GPUs wait idle (power, temperature and utilisation see it).
+    Scenario without = sc;
+    without.storage.reset();
+    without.reliability.reset();
+    without.cost.reset();
+    storage.compute_iteration_s = simulate_passes(without, nullptr, false, false, {}).iteration_time_s;
+  }
+  Report r = simulate_passes(sc, trace, false, true, storage);
   if (r.thermal.throttled_gpus > 0) {
     // Attribution: the same job with no thermal slowdown (a power cap still holds).
-    const Report cool = simulate_passes(sc, nullptr, true, false);
+    const Report cool = simulate_passes(sc, nullptr, true, false, storage);
     const double hot_s = r.iteration_time_s - r.breakdown.storage_stall_s;
-    r.thermal.throttle_iteration_increase_s = hot_s - cool.iteration_time_s;
-    r.thermal.throttle_iteration_increase_fraction = r.thermal.throttle_iteration_increase_s / cool.iteration_time_s;
+    const double cool_s = cool.iteration_time_s - cool.breakdown.storage_stall_s;
+    r.thermal.throttle_iteration_increase_s = hot_s - cool_s;
+    r.thermal.throttle_iteration_increase_fraction = r.thermal.throttle_iteration_increase_s / cool_s;
   }
   return r;
 }

@@ -43,7 +43,10 @@ struct TrainingGraph {
 /// Replicas are folded when scenario.options.fold_symmetric allows it (DESIGN §3). Throws
 /// std::invalid_argument for scenarios the models cannot run (tp*pp*dp != GPUs, a precision the
 /// GPU lacks, a graph too large to hold).
-TrainingGraph build_training_graph(const Scenario& scenario, const Cluster& cluster);
+/// storage_stall_s > 0: every worker's compute stream starts each iteration with an idle op of
+/// that length (Role::storage_stall: the data loader and checkpoint stall per iteration, from
+/// storage_stall_per_iteration_s), so power, temperature, utilisation and the iteration time see it.
+TrainingGraph build_training_graph(const Scenario& scenario, const Cluster& cluster, double storage_stall_s = 0.0);
 
 /// The report of a graph that run_op_graph has executed on `net` (the network `cluster` was built
 /// on); `events` = the simulator's processed events. `trace`, when given, receives one span per

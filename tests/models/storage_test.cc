@@ -2,6 +2,7 @@
 // model, data-loader stalls, and monotonicity (more bandwidth is never slower).
 #include <gtest/gtest.h>
 
+#include "models/executor/training_executor.h"
 #include "models/storage/storage_model.h"
 #include "models/workload/transformer.h"
 
@@ -150,6 +151,49 @@ TEST(Storage, AsynchronousStallsOnlyForTheSnapshotUnlessWritesOverlap) {
   StorageReport sync = evaluate_storage(s, dgx(1), 1.0);
   set_checkpoint_interval(sync, *s.storage, sync.checkpoint_write_s * 2, 1.0);
   EXPECT_GE(sync.checkpoint_stall_s, r.checkpoint_snapshot_s);
+}
+
+// The storage stall is part of the simulated timeline: the GPUs wait idle. A GEMM-heavy job on
+// one DGX H100 (TP 2 x DP 4, 16 sequences of 2,048 tokens) whose loader reads 100 MB per sequence
+// from a shared file system at 1 GB/s: 16 x (2,048 x 2 B + 100e6 B) = 1.6000655e9 B per iteration,
+// 1.6000655 s to read, so the data stall is 1.6000655 s - T (T: the iteration without storage).
+// Every GPU draws its idle power during the stall, 70 W (catalog H100 SXM idle_w), so its energy
+// per iteration grows by exactly 70 W x stall; the compute-busy fraction falls by T / (T + stall).
+TEST(StorageInTimeline, StallIsIdleTimeForPowerAndUtilization) {
+  Scenario s;
+  s.cluster.node_template = "dgx_h100";
+  s.model.num_layers = 2;
+  s.model.hidden_size = 8192;
+  s.model.num_attention_heads = 64;
+  s.model.vocab_size = 32000;
+  s.model.seq_length = 2048;
+  s.parallel.tp = 2;
+  s.parallel.dp = 4;
+  s.training.global_batch_size = 16;
+  s.training.micro_batch_size = 2;
+  s.training.precision = Precision::bf16;
+  s.options.iterations = 2;
+  const Report base = simulate_training(s);
+  s.storage = StorageSpec{};
+  s.storage->bytes_per_sample = 100e6;
+  s.storage->shared_fs.aggregate_read_gb_per_s = 1.0;
+  const Report r = simulate_training(s);
+  const double t = base.iteration_time_s;
+  ASSERT_LT(t, 1.0);
+  EXPECT_NEAR(r.storage.data_stall_s_per_iteration, 16 * (2048 * 2 + 100e6) / 1e9 - t, 1e-9);
+  const double stall = r.storage.data_stall_s_per_iteration + r.storage.checkpoint_stall_s_per_iteration;
+  EXPECT_NEAR(r.breakdown.storage_stall_s, stall, 1e-9);
+  EXPECT_NEAR(r.iteration_time_s, t + stall, 2e-9);
+  ASSERT_EQ(r.power.gpus.size(), base.power.gpus.size());
+  for (std::size_t i = 0; i < r.power.gpus.size(); ++i) {
+    EXPECT_NEAR(r.power.gpus[i].energy_j, base.power.gpus[i].energy_j + 70.0 * stall, 1e-6) << i;
+    EXPECT_NEAR(r.power.gpus[i].average_w, r.power.gpus[i].energy_j / r.iteration_time_s, 1e-9) << i;
+  }
+  EXPECT_LT(r.power.gpu_average_w, 0.5 * base.power.gpu_average_w);  // mostly idle now
+  EXPECT_NEAR(r.utilization.gpu_compute_busy_fraction_mean,
+              base.utilization.gpu_compute_busy_fraction_mean * t / (t + stall), 1e-6);
+  // Cooler on average: idle for most of the iteration.
+  EXPECT_LT(r.thermal.gpus[0].average_c, base.thermal.gpus[0].average_c);
 }
 
 }  // namespace

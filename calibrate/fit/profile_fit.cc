@@ -538,6 +538,28 @@ void fit_gemm(const models::MeasurementSet& m, const FitOptions& o, CalibrationP
   for (const auto& [dt, samples] : by) {
     const auto dtype = static_cast<models::Precision>(dt);
     const double peak = models::peak_flops(gpu, dtype);  // throws for a dtype the GPU lacks
+    // A GEMM cannot beat the GPU's dense peak: datasheet peaks are at the boost clock (H100 SXM
+    // 989.4 TFLOP/s bf16 = 132 SMs x 4096 FLOP/clock x 1.83 GHz; the highest SM clock, 1.98 GHz,
+    // is 8% above). A point more than 10% above is either an outlier the robust fit discounts or,
+    // when most points are, a sign the measurements are from another GPU than --base or
+    // mistimed: then the fit is refused rather than writing efficiencies above 1.
+    std::size_t above_peak = 0;
+    const models::GemmSample* fastest = nullptr;
+    double fastest_ratio = 0;
+    for (const models::GemmSample* g : samples) {
+      const double ratio = 2 * g->m * g->n * g->k / (g->time_s * peak);
+      if (ratio > 1.10) ++above_peak;
+      if (ratio > fastest_ratio) fastest_ratio = ratio, fastest = g;
+    }
+    if (2 * above_peak > samples.size()) {
+      std::ostringstream e;
+      e << fastest->where << ": GEMM " << models::precision_name(dtype) << " " << fastest->m << "x" << fastest->n << "x"
+        << fastest->k << " runs at " << fastest_ratio << "x the dense " << models::precision_name(dtype) << " peak of "
+        << gpu.name << " (" << peak / 1e12 << " TFLOP/s), and " << above_peak << " of " << samples.size()
+        << " points are more than 10% above it: the measurements are from another GPU than --base, or their times "
+           "are wrong";
+      throw std::invalid_argument(e.str());
+    }
     std::vector<const models::GemmSample*> fit;
     for (std::size_t i = 0; i < samples.size(); ++i) {
       if (is_fit(o.holdout, i)) fit.push_back(samples[i]);

@@ -317,6 +317,26 @@ TEST(GemmFit, StableWithTenPercentOutliers) {
   }
 }
 
+TEST(GemmFit, RefusesMeasurementsFasterThanTheGpusPeak) {
+  // The grid timed at half its time: efficiencies up to 2x the dense peak, as when an H100's
+  // measurements are fitted with an A100 as --base (989.4 / 312 TFLOP/s bf16 = 3.2x).
+  const models::GpuSpec& gpu = models::find_gpu("H100-SXM5-80GB");
+  models::MeasurementSet m = gemm_grid(gpu);
+  FitOptions o;
+  o.gpu = "A100-SXM4-80GB";
+  try {
+    (void)fit_profile(m, o);
+    ADD_FAILURE() << "fitted an H100's GEMMs as an A100's";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("points are more than 10% above it"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sim:"), std::string::npos) << "names the point: " << e.what();
+  }
+  // A tenth of the points 3x too fast (timer glitches) are outliers, not a refusal.
+  for (std::size_t i = 3; i < m.gemm.size(); i += 10) m.gemm[i].time_s /= 3;
+  o.gpu = gpu.name;
+  EXPECT_NO_THROW((void)fit_profile(m, o));
+}
+
 // ---- inputs ---------------------------------------------------------------------------------
 
 TEST(FitInputs, EverySharedLogGivesSamplesOrARefusalWithAReason) {

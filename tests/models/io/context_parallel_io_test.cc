@@ -5,19 +5,12 @@
 #include <vector>
 
 #include "models/io/scenario_io.h"
+#include "tests/models/io/scenario_errors.h"
 
 namespace traincast::io {
 namespace {
 
-std::vector<std::string> errors_of(const std::string& text) {
-  try {
-    load_scenario_text(text, "t.textproto", Format::text);
-  } catch (const ScenarioError& e) {
-    return e.errors();
-  }
-  ADD_FAILURE() << "no ScenarioError for:\n" << text;
-  return {};
-}
+using test_support::errors_of;
 
 /// One DGX H100 (8 GPUs). Lines: 1 cluster, 2 workload, 3 model, 4 parallel, 5 training.
 std::string scenario(const std::string& model, const std::string& parallel, const std::string& training = "") {

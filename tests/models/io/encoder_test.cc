@@ -12,6 +12,7 @@
 #include "models/hardware/catalog.h"
 #include "models/io/scenario_io.h"
 #include "models/workload/transformer.h"
+#include "tests/models/io/scenario_errors.h"
 
 namespace traincast::models {
 namespace {
@@ -93,15 +94,7 @@ TEST(Encoder, FlopsAgainstDecoderOfTheSameShape) {
   EXPECT_NEAR(segment_flops(pe.head_forward, "logits") / segment_flops(pd.head_forward, "logits"), 0.15, 1e-12);
 }
 
-std::vector<std::string> errors_of(const std::string& text) {
-  try {
-    io::load_scenario_text(text, "t.textproto", io::Format::text);
-  } catch (const io::ScenarioError& e) {
-    return e.errors();
-  }
-  ADD_FAILURE() << "no ScenarioError for:\n" << text;
-  return {};
-}
+using io::test_support::errors_of;
 
 std::string bert_text(const std::string& model_extra) {
   return "name: \"t\"\n"

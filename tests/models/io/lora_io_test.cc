@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/io/scenario_io.h"
+#include "tests/models/io/scenario_errors.h"
 
 namespace traincast::io {
 namespace {
@@ -27,15 +28,7 @@ std::string llama(const std::string& training_extra, const std::string& model_ex
          "}\n";
 }
 
-std::vector<std::string> errors_of(const std::string& text) {
-  try {
-    load_scenario_text(text, "t.textproto", Format::text);
-  } catch (const ScenarioError& e) {
-    return e.errors();
-  }
-  ADD_FAILURE() << "no ScenarioError for:\n" << text;
-  return {};
-}
+using test_support::errors_of;
 
 TEST(LoraIo, LoadsAndRoundTrips) {
   const models::Scenario sc =

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/io/scenario_io.h"
+#include "tests/models/io/scenario_errors.h"
 
 namespace traincast::io {
 namespace {
@@ -19,15 +20,7 @@ std::string job(const std::string& extra, const std::string& training = "") {
          training + " } }\n" + extra;
 }
 
-std::vector<std::string> errors_of(const std::string& text) {
-  try {
-    load_scenario_text(text, "t.textproto", Format::text, {});
-  } catch (const ScenarioError& e) {
-    return e.errors();
-  }
-  ADD_FAILURE() << "no ScenarioError for:\n" << text;
-  return {};
-}
+using test_support::errors_of;
 
 TEST(StorageReliabilityCostIo, AbsentSectionsAreNotModelled) {
   const models::Scenario s = load_scenario_text(job(""), "t.textproto", Format::text, {});

@@ -1,0 +1,24 @@
+#pragma once
+// For scenario-loader tests: the positioned errors a scenario text gives (file name
+// "t.textproto", text format), or a test failure when it loads without error.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/io/scenario_io.h"
+
+namespace traincast::io::test_support {
+
+inline std::vector<std::string> errors_of(const std::string& text) {
+  try {
+    load_scenario_text(text, "t.textproto", Format::text, {});
+  } catch (const ScenarioError& e) {
+    return e.errors();
+  }
+  ADD_FAILURE() << "no ScenarioError for:\n" << text;
+  return {};
+}
+
+}  // namespace traincast::io::test_support

@@ -1011,36 +1011,64 @@ void check_host_copy(std::span<const int> gpus, double bytes) {
   if (!std::isfinite(bytes) || bytes < 0)
     throw std::invalid_argument("host copy: bytes must be finite and >= 0 (got " + std::to_string(bytes) + ")");
 }
+
+/// The socket of GPU `gpu`'s host buffer in `buffers` (its own socket when `buffers` is empty), -1
+/// when it makes no such copy. `gpu` must be inside the cluster.
+int buffer_socket(const Cluster& cluster, const HostBuffers& buffers, int gpu) {
+  if (buffers.socket_of_gpu.empty()) return cluster.socket_of_gpu(cluster.local_rank(gpu));
+  if (buffers.socket_of_gpu.size() != static_cast<std::size_t>(cluster.num_gpus()))
+    throw std::invalid_argument("host copy: " + std::to_string(buffers.socket_of_gpu.size()) +
+                                " buffer sockets for a cluster of " + std::to_string(cluster.num_gpus()) + " GPUs");
+  return buffers.socket_of_gpu[static_cast<std::size_t>(gpu)];
+}
+
+/// The route of GPU `gpu`'s copy with `buffers`; throws for a GPU outside the cluster or without a buffer.
+std::vector<sim::ResourceId> buffer_route(const Cluster& cluster, const HostBuffers& buffers, int gpu, bool to_host) {
+  if (gpu < 0 || gpu >= cluster.num_gpus())
+    throw std::out_of_range("host copy: GPU " + std::to_string(gpu) + " outside [0, " +
+                            std::to_string(cluster.num_gpus()) + ")");
+  const int socket = buffer_socket(cluster, buffers, gpu);
+  if (socket < 0) throw std::invalid_argument("host copy: GPU " + std::to_string(gpu) + " has no host buffer");
+  return cluster.host_route(gpu, to_host, socket);
+}
 }  // namespace
 
-double CollectiveEngine::host_copy_rate_cap(int gpu, bool to_host) const {
-  // The GPUs of the node whose host copies cross each resource of this GPU's path (a PCIe switch
-  // uplink serves every GPU under the switch): each gets an equal share of its achievable rate.
+double CollectiveEngine::host_copy_rate_cap(int gpu, bool to_host, const HostBuffers& buffers) const {
+  // The GPUs of the node whose host copies cross each resource of this GPU's route (a PCIe switch
+  // uplink serves every GPU under the switch, a socket link every GPU reading the other socket's
+  // memory): each gets an equal share of its achievable rate.
+  const auto route = buffer_route(cluster_, buffers, gpu, to_host);
   const int first = cluster_.node_of(gpu) * cluster_.gpus_per_node();
+  std::vector<std::vector<sim::ResourceId>> others;
+  for (int g = first; g < first + cluster_.gpus_per_node(); ++g)
+    if (const int socket = buffer_socket(cluster_, buffers, g); socket >= 0)
+      others.push_back(cluster_.host_route(g, to_host, socket));
   double cap = std::numeric_limits<double>::infinity();
-  for (sim::ResourceId r : cluster_.host_route(gpu, to_host)) {
+  for (sim::ResourceId r : route) {
     int users = 0;
-    for (int g = first; g < first + cluster_.gpus_per_node(); ++g) {
-      const auto path = cluster_.host_route(g, to_host);
-      users += std::find(path.begin(), path.end(), r) != path.end() ? 1 : 0;
-    }
+    for (const auto& path : others) users += std::find(path.begin(), path.end(), r) != path.end() ? 1 : 0;
     cap = std::min(cap, efficiency(r) * net_.capacity(r) / std::max(1, users));
   }
   return cap;
 }
 
-double CollectiveEngine::host_copy_seconds(std::span<const int> gpus, double bytes_per_gpu, bool to_host) const {
+double CollectiveEngine::host_copy_seconds(std::span<const int> gpus, double bytes_per_gpu, bool to_host,
+                                           const HostBuffers& buffers) const {
   check_host_copy(gpus, bytes_per_gpu);
   double seconds = 0;
-  for (int g : gpus) seconds = std::max(seconds, bytes_per_gpu / host_copy_rate_cap(g, to_host));
+  for (int g : gpus) seconds = std::max(seconds, bytes_per_gpu / host_copy_rate_cap(g, to_host, buffers));
   return seconds;
 }
 
 void CollectiveEngine::start_host_copy(std::span<const int> gpus, double bytes_per_gpu, bool to_host,
-                                       CollectiveListener* listener, std::uint64_t tag) {
+                                       CollectiveListener* listener, std::uint64_t tag, const HostBuffers& buffers) {
   check_host_copy(gpus, bytes_per_gpu);
   std::vector<std::vector<sim::ResourceId>> paths;
-  for (int g : gpus) paths.push_back(cluster_.host_route(g, to_host));  // validates the GPUs
+  std::vector<double> caps;
+  for (int g : gpus) {  // validates every GPU before any flow starts
+    paths.push_back(buffer_route(cluster_, buffers, g, to_host));
+    caps.push_back(host_copy_rate_cap(g, to_host, buffers));
+  }
   const std::uint32_t slot = acquire_slot();
   Active& a = active_[slot];
   a.listener = listener;
@@ -1048,8 +1076,7 @@ void CollectiveEngine::start_host_copy(std::span<const int> gpus, double bytes_p
   a.bytes = bytes_per_gpu;
   a.pending = static_cast<std::uint32_t>(gpus.size());
   ++in_flight_;
-  for (std::size_t i = 0; i < paths.size(); ++i)
-    net_.start_flow(paths[i], bytes_per_gpu, this, slot, host_copy_rate_cap(gpus[i], to_host));
+  for (std::size_t i = 0; i < paths.size(); ++i) net_.start_flow(paths[i], bytes_per_gpu, this, slot, caps[i]);
 }
 
 void CollectiveEngine::on_flow_complete(sim::FlowId /*flow*/, std::uint64_t tag) {

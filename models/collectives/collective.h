@@ -153,6 +153,15 @@ struct LinkEfficiency {
   static constexpr double nvls_blackwell = 0.74;
 };
 
+/// Where the host buffers of one kind of host copy lie, and which GPUs make that copy at the same
+/// time (every rank's optimizer-offload copy, every replica's input batch): socket_of_gpu[g] is the
+/// CPU socket of GPU g's node whose memory holds g's buffer, -1 when g makes no such copy. Empty:
+/// every GPU of the cluster copies, each to/from its own socket (Cluster::socket_of_gpu), as
+/// ZeRO-Offload's pinned buffers do.
+struct HostBuffers {
+  std::vector<int> socket_of_gpu;
+};
+
 class CollectiveListener {
  public:
   virtual ~CollectiveListener() = default;
@@ -195,21 +204,25 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   /// Both-direction budget of GPU PCIe resource r (up + down, as a fraction of one direction's
   /// capacity): the profile's pcie_duplex_efficiency, else 2 x efficiency(r).
   double duplex_efficiency(sim::ResourceId r) const;
-  /// Host copies (cudaMemcpyAsync of pinned memory, CPU offload): every GPU of `gpus` copies
-  /// `bytes_per_gpu` to (to_host) or from its host memory at once, one flow each on
-  /// Cluster::host_route; tells `listener` with `tag` when all are done. Each flow is capped at
-  /// its share of every link's achievable rate (PCIe efficiency: LinkEfficiency::pcie or the
-  /// profile's fitted one, x capacity / the node's GPUs whose host path crosses the link): offload
-  /// copies of data-parallel ranks run at once, so GPUs under one PCIe switch split its uplink.
-  /// Copy latency (a few us per cudaMemcpyAsync) is not charged: offload copies are MBs and up.
-  /// Throws std::invalid_argument for an empty list, bytes < 0 or not finite, and
-  /// std::out_of_range for a GPU outside the cluster.
+  /// Host copies (cudaMemcpyAsync of pinned memory: CPU offload, input batches): every GPU of
+  /// `gpus` copies `bytes_per_gpu` to (to_host) or from its host buffer at once, one flow each on
+  /// Cluster::host_route from/to the socket `buffers` names for it; tells `listener` with `tag`
+  /// when all are done. Each flow is capped at its share of every link's achievable rate (PCIe:
+  /// LinkEfficiency::pcie or the profile's fitted one; socket links: 1) x capacity / the node's
+  /// GPUs of `buffers` whose host route crosses the link): the copies of one kind run on all those
+  /// GPUs at once (data-parallel ranks offload together, replicas load their batches together), so
+  /// GPUs under one PCIe switch split its uplink, and GPUs reading another socket's memory split
+  /// that socket link. Copy latency (a few us per cudaMemcpyAsync) is not charged: these copies are
+  /// MBs and up. Throws std::invalid_argument for an empty list, bytes < 0 or not finite, `buffers`
+  /// not empty and not one entry per cluster GPU, or a GPU of `gpus` without a buffer there;
+  /// std::out_of_range for a GPU outside the cluster or a socket outside its node.
   void start_host_copy(std::span<const int> gpus, double bytes_per_gpu, bool to_host, CollectiveListener* listener,
-                       std::uint64_t tag);
+                       std::uint64_t tag, const HostBuffers& buffers = {});
   /// Closed-form time of start_host_copy() on an idle network [s]: bytes / the slowest cap.
-  double host_copy_seconds(std::span<const int> gpus, double bytes_per_gpu, bool to_host) const;
+  double host_copy_seconds(std::span<const int> gpus, double bytes_per_gpu, bool to_host,
+                           const HostBuffers& buffers = {}) const;
   /// The rate cap of GPU `gpu`'s host copy [bytes/s] (see start_host_copy).
-  double host_copy_rate_cap(int gpu, bool to_host) const;
+  double host_copy_rate_cap(int gpu, bool to_host, const HostBuffers& buffers = {}) const;
 
   /// Collectives started and not yet reported done.
   std::size_t active() const { return in_flight_; }

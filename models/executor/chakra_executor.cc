@@ -599,7 +599,7 @@ std::vector<ChakraRankTrace> export_training_chakra(const TrainingGraph& job, in
   if (job.replicas != job.dp)
     throw std::invalid_argument("chakra export: the job was built folded (one replica for " + std::to_string(job.dp) +
                                 "); build it with options.fold_symmetric=false so every GPU has its ops");
-  if (!job.graph.host_copies.empty())
+  if (job.input_copies)
     throw std::invalid_argument(
         "chakra export: host-to-device input copies (workload.data_loader) have no Chakra form here (expected a "
         "scenario without data_loader)");

@@ -24,10 +24,7 @@ void OpGraph::set_edges(std::vector<std::pair<std::uint32_t, std::uint32_t>>& ed
 
 namespace {
 
-class Runner : public sim::EventHandler,
-               public CollectiveListener,
-               public WorkerSpeedListener,
-               public sim::FlowListener {
+class Runner : public sim::EventHandler, public CollectiveListener, public WorkerSpeedListener {
  public:
   Runner(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& g, WorkerActivityModel* model)
       : sim_(sim), coll_(coll), g_(g), streams_(static_cast<std::size_t>(g.workers) * kNumStreams), model_(model) {
@@ -52,7 +49,7 @@ class Runner : public sim::EventHandler,
     sim_.run();
     for (const Op& op : g_.ops) {
       if (op.end_ns >= 0) continue;
-      if (op.task != kNone && op.role != Role::input_copy && g_.tasks[op.task].arrived < g_.tasks[op.task].expected)
+      if (op.task != kNone && g_.tasks[op.task].arrived < g_.tasks[op.task].expected)
         throw std::logic_error("op graph: a collective was reached by " + std::to_string(g_.tasks[op.task].arrived) +
                                " of its " + std::to_string(g_.tasks[op.task].expected) + " participants");
       if (op.start_ns >= 0)
@@ -87,9 +84,6 @@ class Runner : public sim::EventHandler,
     ++r.generation;
     schedule_running(r);
   }
-
-  /// A host-to-device input copy (Role::input_copy) drained.
-  void on_flow_complete(sim::FlowId, std::uint64_t tag) override { complete(static_cast<std::uint32_t>(tag)); }
 
   void on_collective_done(std::uint64_t tag) override {
     Task& t = g_.tasks[static_cast<std::size_t>(tag)];
@@ -159,16 +153,6 @@ class Runner : public sim::EventHandler,
       sim_.schedule_in(sim::Time::from_ns(op.duration_ns), this, id);
       return;
     }
-    if (op.role == Role::input_copy) {
-      // One flow from host memory to the GPU, at most the least efficiency x capacity on its route.
-      const HostCopy& c = g_.host_copies.at(op.task);
-      sim::FlowNetwork& net = coll_.network();
-      double cap = std::numeric_limits<double>::infinity();
-      for (std::size_t i = 0; i < c.route.size(); ++i)
-        cap = std::min(cap, coll_.efficiency(c.route[i]) * net.capacity(c.route[i]) / std::max(1u, c.sharers[i]));
-      net.start_flow(c.route, c.bytes, this, id, cap);
-      return;
-    }
     Task& t = g_.tasks[op.task];
     if (++t.arrived < t.expected) return;
     t.pending = t.group_count;
@@ -179,7 +163,8 @@ class Runner : public sim::EventHandler,
       call_.ranks.assign(g_.groups.gpus.begin() + g_.groups.offset[group],
                          g_.groups.gpus.begin() + g_.groups.offset[group + 1]);
       if (t.kind != TaskKind::collective)
-        coll_.start_host_copy(call_.ranks, t.bytes, t.kind == TaskKind::to_host, this, op.task);
+        coll_.start_host_copy(call_.ranks, t.bytes, t.kind == TaskKind::to_host, this, op.task,
+                              t.host_buffers == kNone ? own_buffers_ : g_.host_buffers.at(t.host_buffers));
       else
         coll_.start(call_, this, op.task);
     }
@@ -214,6 +199,7 @@ class Runner : public sim::EventHandler,
   OpGraph& g_;
   std::vector<StreamState> streams_;
   CollectiveCall call_;
+  const HostBuffers own_buffers_;  ///< every GPU's buffer on its own socket
   WorkerActivityModel* model_;
   std::vector<Running> running_;             ///< per worker: its compute op in progress (with a model)
   std::vector<std::uint32_t> compute_left_;  ///< per iteration: compute ops not yet ended (with a model)

@@ -27,7 +27,7 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 /// ep_comm: expert-parallel all-to-all (MoE token dispatch/combine).
 /// offload: CPU offload (gradient copies to the host, the CPU optimizer step, parameter copies back).
 /// cp_comm: context-parallel ring send/recv (K/V blocks, backward dK/dV).
-/// input_copy: a host-to-device copy of an input batch (OpGraph::host_copies[op.task]).
+/// input_copy: a host-to-device copy of an input batch (a from_host task of the GPU's own group).
 /// storage_stall: the GPUs wait for the data loader and the checkpoint (scenario `storage`), idle.
 enum class Role : std::uint8_t {
   compute,
@@ -116,8 +116,8 @@ class WorkerActivityModel {
   virtual void set_listener(WorkerSpeedListener* listener) = 0;
 };
 
-/// What a task moves: a collective among the group's GPUs, or (CPU offload) a copy between each
-/// GPU of the group and its host memory over its PCIe path (CollectiveEngine::start_host_copy).
+/// What a task moves: a collective among the group's GPUs, or (CPU offload, input batches) a copy
+/// between each GPU of the group and its host buffer (CollectiveEngine::start_host_copy).
 enum class TaskKind : std::uint8_t { collective, to_host, from_host };
 
 /// A collective launched when all its participants have arrived: one call per GPU group in
@@ -134,16 +134,9 @@ struct Task {
   std::uint32_t pending = 0;
   std::uint32_t participant_begin = 0;  ///< into OpGraph::participants
   std::uint32_t participant_count = 0;
-};
-
-/// A host-to-device copy: one flow of `bytes` over `route` (host memory to the GPU), capped at
-/// the least efficiency x capacity / sharers[i] over its links (the CollectiveEngine's link
-/// efficiencies; sharers[i] = GPUs whose copies cross route[i], which run at the same time, so
-/// together they get efficiency x capacity of a shared link, as DMA over PCIe does).
-struct HostCopy {
-  std::vector<sim::ResourceId> route;
-  std::vector<std::uint32_t> sharers;  ///< per route link, >= 1
-  double bytes = 0;
+  /// Host copies: where the buffers lie and who copies at once, an index into
+  /// OpGraph::host_buffers; kNone: every GPU's buffer on its own socket (HostBuffers{}).
+  std::uint32_t host_buffers = kNone;
 };
 
 /// GPU lists that collectives run over (global GPU indices of the Cluster).
@@ -173,7 +166,7 @@ struct OpGraph {
   std::vector<std::uint32_t> dep_offset;    ///< size ops + 1
   std::vector<std::uint32_t> dependents;
   GroupTable groups;
-  std::vector<HostCopy> host_copies;  ///< ops of Role::input_copy: op.task indexes this
+  std::vector<HostBuffers> host_buffers;  ///< host copies' buffers (Task::host_buffers indexes this)
   std::uint32_t workers = 0;
 
   /// Sets dependencies from (dependency, op) pairs: fills dep_offset/dependents and each op's

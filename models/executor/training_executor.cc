@@ -30,6 +30,9 @@
 namespace traincast::models {
 namespace {
 
+/// OpGraph::host_buffers index of the input copies' buffers (the data loaders' memory).
+constexpr std::uint32_t kInputBuffers = 0;
+
 /// Dependency on another worker's pipeline send, resolved after all graphs are built.
 struct RemoteDep {
   std::uint32_t src_worker;
@@ -64,7 +67,6 @@ struct WorkerGraph {
   /// (same stage) is the same ring step; the group's first replica owns it.
   std::vector<std::uint32_t> cp_tasks;
   std::vector<std::uint32_t> cp_ops;
-  std::vector<HostCopy> host_copies;  ///< input copies (local; op.task indexes it until merged)
 };
 
 /// The job's shape, shared read-only by all builders.
@@ -102,13 +104,12 @@ struct Plan {
   std::uint32_t tp_group_base = 0, pp_group_base = 0, dp_group_base = 0;
   std::uint32_t ep_group_base = 0, edp_group_base = 0, cp_group_base = 0;
   std::vector<std::string> labels;
-  /// Input copies (scenario data_loader): bytes per micro-batch per GPU, and per simulated replica
-  /// the route from its loader's memory to its GPU (ResNet: one GPU per worker).
+  /// Input copies (scenario data_loader): bytes per micro-batch per GPU, and the socket of every
+  /// first-stage GPU's loader memory (OpGraph::host_buffers[kInputBuffers] of the job).
   bool input_copies = false;
   bool input_prefetch = true;
   double input_bytes = 0;
-  std::vector<std::vector<sim::ResourceId>> input_route;
-  std::vector<std::vector<std::uint32_t>> input_sharers;  ///< per replica and route link: GPUs crossing it
+  HostBuffers input_buffers;
 
   int gpu(int tp_rank, int dp_rank, int stage) const { return tp_rank + t * (dp_rank + d * stage); }
   std::uint32_t tp_group(int replica, int stage) const {
@@ -503,9 +504,9 @@ class GraphBuilder {
   /// compute stream right before the micro-batch. The micro-batch's first kernel waits for it.
   void input_copy(int mb) {
     const Plan& P = plan_;
-    const auto index = static_cast<std::uint32_t>(g_.host_copies.size());
-    g_.host_copies.push_back(HostCopy{P.input_route.at(static_cast<std::size_t>(replica_)),
-                                      P.input_sharers.at(static_cast<std::size_t>(replica_)), P.input_bytes});
+    const std::uint32_t task = private_task(CollectiveOp::all_reduce, P.input_bytes, P.tp_group(replica_, stage_), 1);
+    g_.tasks[task].kind = TaskKind::from_host;
+    g_.tasks[task].host_buffers = kInputBuffers;
     std::uint32_t op;
     if (P.input_prefetch) {
       op = add_op(Role::input_copy, kH2d, P.label("h2d_input"), mb);
@@ -514,7 +515,7 @@ class GraphBuilder {
     } else {
       op = compute_stream_op(Role::input_copy, P.label("h2d_input"), mb);
     }
-    g_.ops[op].task = index;
+    g_.ops[op].task = task;
   }
 
   void launch_grad_bucket(int chunk, int bucket, const Bucket& b, int mb) {
@@ -958,7 +959,8 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster, d
   for (const Program* prog : all_programs)
     for (const Segment& seg : *prog)
       if (std::find(P.labels.begin(), P.labels.end(), seg.label) == P.labels.end()) P.labels.push_back(seg.label);
-  // Input copies (workload.data_loader): one flow per GPU and micro-batch from its loader's socket.
+  // Input copies (workload.data_loader): one host copy per GPU and micro-batch from the memory of
+  // its loader's socket; every replica's first-stage GPUs load at once.
   if (sc.data_loader && resnet) {
     const DataLoaderSpec& dl = *sc.data_loader;
     P.input_copies = true;
@@ -969,23 +971,16 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster, d
     P.input_bytes = static_cast<double>(sc.training.micro_batch_size) * 3.0 * sc.model.image_size *
                     sc.model.image_size * dl.input_bytes_per_element;
     const int sockets = std::max(1, cluster.node_template().sockets);
-    for (int r = 0; r < P.replicas; ++r) {
-      const int g = P.gpu(0, r, 0);
-      const int home = cluster.socket_of_gpu(cluster.local_rank(g));
-      const int socket = dl.numa_binding == NumaBinding::correct        ? home
-                         : dl.numa_binding == NumaBinding::other_socket ? (home + 1) % sockets
-                                                                        : 0;
-      P.input_route.push_back(cluster.host_to_gpu_route(g, socket));
-    }
-    for (const auto& route : P.input_route) {
-      std::vector<std::uint32_t> sharers;
-      for (sim::ResourceId link : route) {
-        std::uint32_t n = 0;
-        for (const auto& other : P.input_route) n += std::find(other.begin(), other.end(), link) != other.end() ? 1 : 0;
-        sharers.push_back(n);
+    P.input_buffers.socket_of_gpu.assign(static_cast<std::size_t>(cluster.num_gpus()), -1);
+    for (int r = 0; r < P.d; ++r)
+      for (int k = 0; k < P.t; ++k) {
+        const int g = P.gpu(k, r, 0);
+        const int home = cluster.socket_of_gpu(cluster.local_rank(g));
+        const int socket = dl.numa_binding == NumaBinding::correct        ? home
+                           : dl.numa_binding == NumaBinding::other_socket ? (home + 1) % sockets
+                                                                          : 0;
+        P.input_buffers.socket_of_gpu[static_cast<std::size_t>(g)] = socket;
       }
-      P.input_sharers.push_back(std::move(sharers));
-    }
     P.labels.emplace_back("h2d_input");
   }
   for (const char* l : {"pp_send_fwd", "pp_send_bwd", "dp_grad_sync", "dp_param_gather", "dp_param_gather_fwd",
@@ -1206,21 +1201,14 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster, d
   std::vector<Op>& ops = G.ops;
   ops.reserve(barrier_base + static_cast<std::size_t>(P.iterations));
   std::vector<Task>& tasks = G.tasks;
-  std::vector<std::uint32_t> host_copy_base(static_cast<std::size_t>(workers) + 1, 0);
-  for (int w = 0; w < workers; ++w)
-    host_copy_base[w + 1] = host_copy_base[w] + static_cast<std::uint32_t>(graphs[w].host_copies.size());
-  G.host_copies.reserve(host_copy_base[workers]);
+  if (P.input_copies) G.host_buffers.push_back(P.input_buffers);  // kInputBuffers
   tasks = dp_tasks;
   tasks.reserve(task_base[workers]);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   for (int w = 0; w < workers; ++w) {
     WorkerGraph& g = graphs[static_cast<std::size_t>(w)];
-    for (HostCopy& c : g.host_copies) G.host_copies.push_back(std::move(c));
-    g.host_copies = {};
     for (Op op : g.ops) {
-      if (op.role == Role::input_copy) {
-        op.task += host_copy_base[w];
-      } else if (op.task != kNone) {
+      if (op.task != kNone) {
         const bool shared = op.role == Role::dp_grad || op.role == Role::dp_param;
         op.task = shared ? op.task : op.task + task_base[w];
       }
@@ -1277,12 +1265,12 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster, d
   {
     std::vector<std::uint32_t> offset(tasks.size() + 1, 0);
     for (const Op& op : ops)
-      if (op.task != kNone && op.role != Role::input_copy) ++offset[op.task + 1u];
+      if (op.task != kNone) ++offset[op.task + 1u];
     for (std::size_t t = 0; t < tasks.size(); ++t) offset[t + 1] += offset[t];
     participants.assign(offset.back(), 0);
     std::vector<std::uint32_t> fill(offset.begin(), offset.end() - 1);
     for (std::uint32_t i = 0; i < ops.size(); ++i)
-      if (ops[i].task != kNone && ops[i].role != Role::input_copy) participants[fill[ops[i].task]++] = i;
+      if (ops[i].task != kNone) participants[fill[ops[i].task]++] = i;
     for (std::size_t t = 0; t < tasks.size(); ++t) {
       tasks[t].participant_begin = offset[t];
       tasks[t].participant_count = offset[t + 1] - offset[t];
@@ -1306,6 +1294,7 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster, d
   job.replicas = P.replicas;
   job.iterations = P.iterations;
   job.folded = folded;
+  job.input_copies = P.input_copies;
   job.stage_layers = stage_layers;
   job.chunk_layers = std::move(P.chunk_layers);
   job.worker_gpus.resize(static_cast<std::size_t>(workers));
@@ -1537,7 +1526,7 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
         track_ids[static_cast<std::size_t>(w)][static_cast<std::size_t>(s)] =
             trace->track(w, proc, s, kStreamNames[static_cast<std::size_t>(s)]);
       if (job.cp > 1) track_ids[static_cast<std::size_t>(w)][kCp] = trace->track(w, proc, kCp, kStreamNames[kCp]);
-      if (!job.graph.host_copies.empty())
+      if (job.input_copies)
         track_ids[static_cast<std::size_t>(w)][kH2d] = trace->track(w, proc, kH2d, kStreamNames[kH2d]);
     }
     std::vector<std::uint32_t> name_ids;

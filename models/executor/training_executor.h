@@ -35,6 +35,7 @@ struct TrainingGraph {
   int replicas = 1;                           ///< simulated DP replicas: 1 when folded, else dp
   int iterations = 1;                         ///< simulated iterations (the report uses the last)
   bool folded = false;
+  bool input_copies = false;                   ///< host-to-device input copies (workload.data_loader)
   std::vector<int> stage_layers;               ///< [stage] transformer layers
   std::vector<std::vector<int>> chunk_layers;  ///< [stage][chunk] layers
 };

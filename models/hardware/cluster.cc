@@ -247,26 +247,6 @@ int Cluster::socket_of_gpu(int local) const {
   return local * sockets / gpus_per_node_;
 }
 
-std::vector<sim::ResourceId> Cluster::host_to_gpu_route(int gpu, int memory_socket) const {
-  const int sockets = std::max(1, template_->sockets);
-  if (gpu < 0 || gpu >= num_gpus())
-    throw std::out_of_range("host_to_gpu_route: GPU " + std::to_string(gpu) + " outside [0, " +
-                            std::to_string(num_gpus()) + ")");
-  if (memory_socket < 0 || memory_socket >= sockets)
-    throw std::out_of_range("host_to_gpu_route: socket " + std::to_string(memory_socket) + " outside [0, " +
-                            std::to_string(sockets) + ")");
-  const int node = node_of(gpu), local = local_rank(gpu);
-  const int home = socket_of_gpu(local);
-  std::vector<sim::ResourceId> out;
-  if (memory_socket != home)
-    out.push_back(socket_link_[static_cast<std::size_t>(node) * sockets * sockets +
-                               static_cast<std::size_t>(memory_socket) * sockets + home]);
-  if (const int sw = switch_of_gpu(local); sw >= 0)
-    out.push_back(uplink_down_[static_cast<std::size_t>(node) * template_->pcie_switches + sw]);
-  out.push_back(pcie_down_[static_cast<std::size_t>(gpu)]);
-  return out;
-}
-
 int Cluster::switch_of_nic(int nic) const {
   const int s = switch_of_gpu(gpu_of_nic(nic));
   if (s < 0) return -1;
@@ -674,22 +654,36 @@ std::string Cluster::to_dot(int max_nodes) const {
   return o.str();
 }
 
+std::vector<sim::ResourceId> Cluster::host_route(int gpu, bool to_host, int socket) const {
+  const int sockets = std::max(1, template_->sockets);
+  if (gpu < 0 || gpu >= num_gpus())
+    throw std::out_of_range("host_route: GPU " + std::to_string(gpu) + " outside [0, " + std::to_string(num_gpus()) +
+                            ")");
+  if (socket < 0 || socket >= sockets)
+    throw std::out_of_range("host_route: socket " + std::to_string(socket) + " outside [0, " + std::to_string(sockets) +
+                            ")");
+  const int node = node_of(gpu), local = local_rank(gpu);
+  const int home = socket_of_gpu(local), sw = switch_of_gpu(local);
+  const auto n = static_cast<std::size_t>(node);
+  const auto g = static_cast<std::size_t>(gpu);
+  std::vector<sim::ResourceId> out;
+  if (to_host) {
+    out.push_back(pcie_up_[g]);
+    if (sw >= 0) out.push_back(uplink_up_[n * template_->pcie_switches + sw]);
+    if (socket != home) out.push_back(socket_link_[(n * sockets + home) * sockets + socket]);
+  } else {
+    if (socket != home) out.push_back(socket_link_[(n * sockets + socket) * sockets + home]);
+    if (sw >= 0) out.push_back(uplink_down_[n * template_->pcie_switches + sw]);
+    out.push_back(pcie_down_[g]);
+  }
+  return out;
+}
+
 std::vector<sim::ResourceId> Cluster::host_route(int gpu, bool to_host) const {
   if (gpu < 0 || gpu >= num_gpus())
     throw std::out_of_range("host_route: GPU " + std::to_string(gpu) + " outside [0, " + std::to_string(num_gpus()) +
                             ")");
-  const int node = node_of(gpu), local = local_rank(gpu);
-  const int switches = template_->pcie_switches;
-  std::vector<sim::ResourceId> out;
-  const auto g = static_cast<std::size_t>(gpu);
-  if (to_host) {
-    out.push_back(pcie_up_[g]);
-    if (switches > 0) out.push_back(uplink_up_[static_cast<std::size_t>(node) * switches + switch_of_gpu(local)]);
-  } else {
-    if (switches > 0) out.push_back(uplink_down_[static_cast<std::size_t>(node) * switches + switch_of_gpu(local)]);
-    out.push_back(pcie_down_[g]);
-  }
-  return out;
+  return host_route(gpu, to_host, socket_of_gpu(local_rank(gpu)));
 }
 
 }  // namespace traincast::models

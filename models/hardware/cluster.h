@@ -109,20 +109,17 @@ class Cluster {
     return r < gpu_pcie_reverse_.size() ? gpu_pcie_reverse_[r] : kNoResource;
   }
   static constexpr sim::ResourceId kNoResource = ~sim::ResourceId{0};
-  /// Directed resources a copy between GPU `gpu` and host memory crosses (pinned buffers on the
-  /// GPU's own socket, as DeepSpeed's offload allocates them): device-to-host (to_host)
-  /// [pcie_up(gpu), uplink_up(its switch)], host-to-device [uplink_down(switch), pcie_down(gpu)];
-  /// without PCIe switches only the GPU's own root-port link. The root complex and DRAM are not
-  /// resources (CPU-side bandwidth is charged by the caller). Throws std::out_of_range for a GPU
-  /// outside [0, num_gpus()).
+  /// Directed resources a copy between GPU `gpu` and the memory of CPU socket `socket` of the GPU's
+  /// node crosses, in the order the bytes do. Host-to-device (!to_host): the socket link (UPI/xGMI,
+  /// socket -> the GPU's socket) when the memory is on another socket than the GPU's root complex,
+  /// the GPU's PCIe switch uplink (when the template has switches), the GPU's PCIe link;
+  /// device-to-host (to_host) the same links the other way, in reverse order. The root complex and
+  /// DRAM are not resources. Throws std::out_of_range for a GPU outside [0, num_gpus()) or a socket
+  /// outside [0, sockets).
+  std::vector<sim::ResourceId> host_route(int gpu, bool to_host, int socket) const;
+  /// host_route() with the buffer on the GPU's own socket (socket_of_gpu(local_rank(gpu))): pinned
+  /// memory allocated NUMA-locally, as DeepSpeed's offload and a correctly bound data loader do.
   std::vector<sim::ResourceId> host_route(int gpu, bool to_host) const;
-
-  /// Directed resources a host-to-device copy crosses from the memory of CPU socket
-  /// `memory_socket` of the GPU's node to GPU `gpu`, in order: the socket link (UPI/xGMI) when the
-  /// memory is on another socket than the GPU's root complex, the GPU's PCIe switch uplink (when
-  /// the template has switches), the GPU's PCIe link. Throws std::out_of_range for a GPU outside
-  /// [0, num_gpus()) or a socket outside [0, sockets).
-  std::vector<sim::ResourceId> host_to_gpu_route(int gpu, int memory_socket) const;
 
   /// Kind of a resource built by this cluster (LinkKind::other for ids it did not build).
   LinkKind link_kind(sim::ResourceId r) const { return r < kinds_.size() ? kinds_[r] : LinkKind::other; }

@@ -42,17 +42,60 @@ TEST(NumaInput, HostToGpuRouteCrossesTheSocketLinkOnlyFromTheOtherSocket) {
   // DGX A100 template: 4 PCIe switches of 2 GPUs, switches 0-1 on socket 0, 2-3 on socket 1.
   ASSERT_EQ(cluster.socket_of_gpu(0), 0);
   ASSERT_EQ(cluster.socket_of_gpu(7), 1);
-  const auto local = cluster.host_to_gpu_route(0, 0);
+  const auto local = cluster.host_route(0, false, 0);
   ASSERT_EQ(local.size(), 2u);  // switch uplink (down), GPU PCIe link (down)
   EXPECT_EQ(cluster.link_kind(local[0]), LinkKind::pcie);
   EXPECT_EQ(net.resource_name(local[1]), "node0.gpu0.pcie_down");
-  const auto remote = cluster.host_to_gpu_route(0, 1);
+  const auto remote = cluster.host_route(0, false, 1);
   ASSERT_EQ(remote.size(), 3u);
   EXPECT_EQ(cluster.link_kind(remote[0]), LinkKind::socket);
   EXPECT_EQ(remote[1], local[0]);
   EXPECT_EQ(remote[2], local[1]);
-  EXPECT_THROW(cluster.host_to_gpu_route(8, 0), std::out_of_range);
-  EXPECT_THROW(cluster.host_to_gpu_route(0, 2), std::out_of_range);
+  EXPECT_THROW(cluster.host_route(8, false, 0), std::out_of_range);
+  EXPECT_THROW(cluster.host_route(0, false, 2), std::out_of_range);
+  // Device-to-host into the other socket's memory: the same links the other way, in reverse.
+  const auto back = cluster.host_route(0, true, 1);
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(net.resource_name(back[0]), "node0.gpu0.pcie_up");
+  EXPECT_EQ(cluster.link_kind(back[1]), LinkKind::pcie);
+  EXPECT_EQ(net.resource_name(back[2]), "node0.cpu0->cpu1");
+  EXPECT_EQ(net.resource_name(remote[0]), "node0.cpu1->cpu0");
+  // Without a socket: the GPU's own one (GPU 7 sits on socket 1).
+  EXPECT_EQ(cluster.host_route(7, false), cluster.host_route(7, false, 1));
+}
+
+TEST(NumaInput, HostCopiesFromTheOtherSocketShareItsLink) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  ClusterSpec spec;
+  spec.node_template = "dgx_a100";
+  const Cluster cluster(spec, net);
+  CollectiveEngine coll(sim, net, cluster);
+  const NodeTemplate& node = find_node_template("dgx_a100");
+  // Every GPU's buffer on the other socket: the four GPUs of socket 0 pull through one direction
+  // of cpu1->cpu0 (16 GB/s, efficiency 1): 4 GB/s each, below their half of a switch uplink
+  // (31.5 GB/s x 0.762 / 2 = 12.0 GB/s).
+  HostBuffers other;
+  for (int g = 0; g < 8; ++g) other.socket_of_gpu.push_back(1 - cluster.socket_of_gpu(g));
+  EXPECT_NEAR(coll.host_copy_rate_cap(0, false, other), node.socket_link_bytes_per_s / 4, 1.0);
+  // Only GPU 0 reads the other socket: it has the link to itself; the uplink it shares with GPU 1.
+  HostBuffers one{std::vector<int>(8, -1)};
+  one.socket_of_gpu[0] = 1;
+  one.socket_of_gpu[1] = 0;
+  const double uplink_share = LinkEfficiency::pcie * node.pcie_uplink_bytes_per_s / 2;
+  ASSERT_LT(uplink_share, node.socket_link_bytes_per_s);
+  EXPECT_NEAR(coll.host_copy_rate_cap(0, false, one), uplink_share, 1.0);
+  const int gpus[] = {0, 1};
+  const double bytes = 1e9;
+  coll.start_host_copy(gpus, bytes, false, nullptr, 0, one);
+  sim.run();
+  EXPECT_NEAR(sim.now().seconds(), bytes / uplink_share, 1e-6);
+  EXPECT_NEAR(net.stats(cluster.host_route(0, false, 1)[0]).bytes_carried, bytes, 1.0);  // cpu1->cpu0
+  // Refused: a GPU without a buffer, a table that is not one entry per GPU.
+  const int gpu2[] = {2};
+  EXPECT_THROW(coll.start_host_copy(gpu2, bytes, false, nullptr, 0, one), std::invalid_argument);
+  EXPECT_THROW(coll.host_copy_rate_cap(0, false, HostBuffers{{1, 0}}), std::invalid_argument);
+  EXPECT_EQ(coll.active(), 0u);
 }
 
 TEST(NumaInput, BlockingFp32CopiesCostWhatTheirBottleneckLinkGives) {

@@ -307,16 +307,80 @@ double CollectiveEngine::nvls_tree_max_factor(const Plan& plan) const {
   return busbw > cap ? cap / busbw : 1.0;
 }
 
+namespace {
+// NCCL's measured per-channel maxima [GB/s], NVIDIA/nccl src/graph/tuning.cc of 2.20.3 (commit
+// b6475625, makefiles/version.mk 2.20.3; the Volta-Hopper rows are unchanged in the 2.24-2.26
+// tables), [compCapIndex: Volta, Ampere, Hopper, Blackwell][index2: 1 node, 2 nodes, more]:
+// perChMaxRingLL128Bws, perChMaxTreeBws, perChMaxTreeLL128Bws. 2.20.3 has no Blackwell row (it
+// indexes cc 10.0 as Hopper); later releases scale it, differently by release, so Blackwell gets
+// no cap here (0 = none).
+constexpr std::array<std::array<double, 3>, 4> kPerChMaxRingLL128{
+    {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {0, 0, 0}}};
+constexpr std::array<std::array<double, 3>, 4> kPerChMaxTree{
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {0, 0, 0}}};
+constexpr std::array<std::array<double, 3>, 4> kPerChMaxTreeLL128{
+    {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {0, 0, 0}}};
+// NCCL tuning.cc (2.20.3; 2.24+ tests comm->maxTreePattern): "if (a == NCCL_ALGO_TREE &&
+// graphs[a]->pattern == NCCL_TOPO_PATTERN_TREE) busBw *= .85"; search.cc ncclTopoCompute (2.20.3):
+// "if (ngpus == 1) if (graph->pattern != NCCL_TOPO_PATTERN_RING) graph->pattern =
+// NCCL_TOPO_PATTERN_TREE", so a tree over nodes holding one GPU each pays it.
+constexpr double kTreePatternFactor = 0.85;
+}  // namespace
+
+int CollectiveEngine::nccl_graph_channels(const Plan& plan) const {
+  // NCCL's ring graph across nodes: one channel per NIC rail (the model's rails), then
+  // ncclTopoDupChannels (search.cc, 2.20.3) doubles them, up to the ring's maxChannels =
+  // MAXCHANNELS / 2 = 16 (init.cc), when the per-channel bandwidth is >= 25 GB/s, except on
+  // cc > 8.0 with < 50 GB/s and more than 4 channels. Per-channel bandwidth: the ring's link-bound
+  // busBw / rails (NCCL's search picks a speed-array entry at most that). The tree graph has the
+  // ring's channel count (init.cc: treeGraph min = max = ringGraph->nChannels). One node: 0 (the
+  // model's single-node rings are not NCCL's graph; after the dup NCCL's single-node channels
+  // carry <= 30 GB/s (sm90 60 / 2) or <= 24 (sm70/80), below every cap x its protocol factor).
+  if (plan.num_nodes < 2 || plan.rails < 1) return 0;
+  const Plan& ring =
+      plan.algorithm == CollectiveAlgorithm::ring ? plan : plan_for(plan.op, CollectiveAlgorithm::ring, plan.ranks);
+  if (ring.phases.size() != 1 || ring.phases[0].seconds_per_byte <= 0) return plan.rails;
+  const double busbw_gb_per_s =
+      edge_fraction(plan.op, static_cast<int>(plan.ranks.size())) / ring.phases[0].seconds_per_byte / 1e9;
+  const double per_channel = busbw_gb_per_s / plan.rails;
+  const bool cc_above_80 = cluster_.gpu_spec(0).nvlink_generation >= 4;
+  if (per_channel < 25.0 || (cc_above_80 && per_channel < 50.0 && plan.rails > 4)) return plan.rails;
+  return std::min(2 * plan.rails, 16);
+}
+
+double CollectiveEngine::per_channel_cap_factor(const Plan& plan, double factor, double bytes_per_rank,
+                                                const std::array<std::array<double, 3>, 4>& table) const {
+  // busBw (NCCL's: bytes each rank moves per byte of S / time; tree: 2, NCCL's algBw = busBw / 2)
+  // at `factor` against graph channels x the per-channel maximum. Returns the factor <= 1 that
+  // applies the cap (1 when no cap applies).
+  const int channels = nccl_graph_channels(plan);
+  if (channels == 0 || plan.phases.size() != 1 || plan.phases[0].seconds_per_byte <= 0) return 1.0;
+  const int gen = cluster_.gpu_spec(0).nvlink_generation;
+  const int cc = gen >= 5 ? 3 : gen == 4 ? 2 : gen == 3 ? 1 : 0;
+  const double per_channel = table[cc][plan.num_nodes <= 2 ? plan.num_nodes - 1 : 2];
+  if (per_channel <= 0) return 1.0;
+  const double cap = channels * per_channel * 1e9;
+  const double busbw = bytes_per_rank * factor / plan.phases[0].seconds_per_byte;
+  return busbw > cap ? cap / busbw : 1.0;
+}
+
 double CollectiveEngine::protocol_factor(const Plan& plan, int p, double bytes) const {
   const int nodes = plan.num_nodes;
   const int ppn = static_cast<int>(plan.ranks.size()) / std::max(1, nodes);
   switch (plan.algorithm) {
     case CollectiveAlgorithm::tree: {
-      // NCCL tuning.cc (Tree): busBw x 0.92; LL / 3.8; LL128 x 7/9 (one node) or 120/128; then
-      // the tree correction factor of the size.
+      // NCCL tuning.cc (Tree, 2.20.3 and 2.24+ alike): busBw = min(busBw x 0.92, nChannels x
+      // perChMaxTreeBw); LL: min(busBw / 3.8, llMaxBw); LL128: min(busBw x (7/9 one node, else
+      // 120/128), nChannels x perChMaxTreeLL128Bw); x 0.85 when a node holds one GPU (pattern
+      // TREE); then the tree correction factor of the size.
       double f = 0.92;
-      if (p == kLL) f = f / 3.8 * ll_max_factor(plan, 0.92 / 3.8, 2.0);
-      if (p == kLL128) f *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+      f *= per_channel_cap_factor(plan, f, 2.0, kPerChMaxTree);
+      if (p == kLL) f = f / 3.8 * ll_max_factor(plan, f / 3.8, 2.0);
+      if (p == kLL128) {
+        f *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+        f *= per_channel_cap_factor(plan, f, 2.0, kPerChMaxTreeLL128);
+      }
+      if (plan.single_gpu_node) f *= kTreePatternFactor;
       const int log_size = log2i(static_cast<std::int64_t>(bytes) >> 6);
       if (log_size < 23) f *= kTreeCorrection[p][log_size];
       return f;
@@ -339,8 +403,14 @@ double CollectiveEngine::protocol_factor(const Plan& plan, int p, double bytes) 
           (nodes > 1 || plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
       return f * ll_max_factor(plan, f, 1.0);
     }
-    case kLL128:
-      return (nodes > 1 && ppn < 2) ? 0.7 : 0.92;
+    case kLL128: {
+      // NCCL tuning.cc (2.20.3): min(busBw x (ppn < 2 ? 0.7 : 0.92), nChannels x
+      // perChMaxRingLL128Bw), across nodes (graph channels: nccl_graph_channels).
+      const double f = (nodes > 1 && ppn < 2) ? 0.7 : 0.92;
+      if (plan.algorithm != CollectiveAlgorithm::ring) return f;
+      return f * per_channel_cap_factor(plan, f, edge_fraction(plan.op, static_cast<int>(plan.ranks.size())),
+                                        kPerChMaxRingLL128);
+    }
     default:
       return 1.0;
   }
@@ -759,6 +829,10 @@ void CollectiveEngine::build_plan(Plan& plan) const {
         if (std::find(g.rails.begin(), g.rails.end(), first + k) == g.rails.end()) g.rails.push_back(first + k);
       }
     }
+  }
+  if (nodes > 1) {
+    plan.rails = static_cast<int>(g.rails.size());
+    for (const auto& local : g.per_node) plan.single_gpu_node = plan.single_gpu_node || local.size() == 1;
   }
   const GpuSpec& gpu = cluster_.gpu_spec(0);
   const bool nvlink = cluster_.has_scale_up() && all_nvlink(g);

@@ -42,7 +42,11 @@
 //  - all_to_all: direct, one flow of S/n per ordered pair; send_recv: one flow on the route.
 //  - Achievable bandwidth: each flow is capped so that the flows of one collective together get
 //    at most efficiency(link type) x capacity on every link, times the protocol's bandwidth
-//    factor (and NCCL's tree correction factor for medium tree sizes). LL (ring and tree) moves
+//    factor (and NCCL's tree correction factor for medium tree sizes). Across nodes NCCL's
+//    per-channel maxima cap ring LL128 (perChMaxRingLL128Bw) and tree (perChMaxTreeBw,
+//    perChMaxTreeLL128Bw) busBw at graph channels x the figure (graph channels: one per NIC
+//    rail, doubled by NCCL's ncclTopoDupChannels rule); a tree over nodes holding one GPU each
+//    pays NCCL's x0.85 (pattern TREE). LL (ring and tree) moves
 //    at most NCCL's llMaxBw of busBw (one node: by GPU generation; across nodes: by CPU vendor). A GPU's own PCIe link
 //    loaded in both directions by one phase is also bounded in sum: up + down <= the profile's
 //    pcie_duplex_efficiency x capacity (default 2 x the PCIe efficiency: no extra bound).
@@ -257,6 +261,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
     std::vector<FlowTemplate> flows;
     std::array<bool, 3> protocol_allowed{true, true, true};
     bool applicable = true;              // false: the algorithm cannot run this call (plan is empty)
+    int rails = 0;                       // > 1 node: the group's NICs on a node (NCCL's graph channels before dup)
+    bool single_gpu_node = false;        // > 1 node and some node holds one GPU of the group
     const CollectiveFit* fit = nullptr;  // the profile's fit for (op, group size), or null
   };
   struct Active {
@@ -286,6 +292,9 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   double protocol_factor(const Plan& plan, int protocol, double bytes) const;
   double ll_max_factor(const Plan& plan, double factor, double bytes_per_rank) const;
   double nvls_tree_max_factor(const Plan& plan) const;
+  int nccl_graph_channels(const Plan& plan) const;
+  double per_channel_cap_factor(const Plan& plan, double factor, double bytes_per_rank,
+                                const std::array<std::array<double, 3>, 4>& per_channel_gb_per_s) const;
   double phase_latency_s(const Plan& plan, const Phase& phase, int protocol, double bytes) const;
   CollectiveChoice evaluate(const Plan& plan, double bytes) const;
   CollectiveChoice choose_plan(const CollectiveCall& call, const Plan** plan) const;

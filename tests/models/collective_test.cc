@@ -362,9 +362,58 @@ TEST(Collective, DoubleBinaryTreeTwoNodes) {
     EXPECT_NEAR(b.carried("node0.nic" + std::to_string(i) + ".tx"), S / 8, 1.0);
     EXPECT_NEAR(b.carried("node1.nic" + std::to_string(i) + ".rx"), S / 8, 1.0);
   }
-  // Time: NVLink bound, 1.75 S / (300 GB/s x 0.8 x tree 0.92); latency Simple
-  // 8.4 + 2 x (7 x 4.0 + log2(2) x 14) = 92.4 us.
-  EXPECT_NEAR(ch.seconds(), 1.75 * S / (240e9 * 0.92) + 92.4e-6, 1e-9);
+  // Links: NVLink bound, 1.75 S / (300 GB/s x 0.8 x tree 0.92) = algbw 126.2 GB/s, NCCL's tree
+  // busBw (2 x algBw) 252.3 GB/s. NCCL tuning.cc (2.20.3) caps tree busBw at nChannels x
+  // perChMaxTreeBw (Ampere, 2 nodes: 23.6 GB/s); nChannels = the ring graph's 8 (one per HDR NIC:
+  // 24 GB/s per channel < 25, no ncclTopoDupChannels): 188.8 GB/s, algBw 94.4 GB/s. Latency
+  // Simple 8.4 + 2 x (7 x 4.0 + log2(2) x 14) = 92.4 us.
+  EXPECT_NEAR(ch.seconds(), 2 * S / (8 * 23.6e9) + 92.4e-6, 1e-9);
+}
+
+TEST(Collective, RingLl128CappedAtNcclPerChannelMaximum) {
+  // NCCL tuning.cc (2.20.3): ring LL128 busBw = min(busBw x 0.92, nChannels x
+  // perChMaxRingLL128Bw). 2 x DGX H100, 16 ranks, ring + LL128 forced, 1 GiB: the links allow 8
+  // rails x 400 Gb/s x 0.96 = 384 GB/s busbw (x 0.92 = 353.3); NCCL's ring graph has 8 channels
+  // (48 GB/s each: >= 25 but < 50 with more than 4 channels on cc 9.0, so no
+  // ncclTopoDupChannels), cap 8 x 36.7 = 293.6 GB/s: bandwidth term 2 x 15/16 x S / 293.6 GB/s.
+  // 2 x DGX A100 (HDR 200 Gb/s, 24 GB/s per channel < 25: 8 channels): 8 x 20.0 = 160 GB/s
+  // against 8 x 24 x 0.92 = 176.6.
+  for (const auto& [tmpl, cap] : {std::pair<std::string, double>{"dgx_h100", 8 * 36.7e9}, {"dgx_a100", 8 * 20.0e9}}) {
+    ClusterSpec spec = Bench::make(tmpl, 2);
+    spec.collectives.algorithm = CollectiveAlgorithm::ring;
+    spec.collectives.protocol = CollectiveProtocol::ll128;
+    Bench b(spec);
+    const auto c = call(CollectiveOp::all_reduce, iota(0, 16), kGiB);
+    const CollectiveChoice ch = b.engine.choose(c);
+    ASSERT_EQ(ch.protocol, CollectiveProtocol::ll128) << tmpl;
+    EXPECT_NEAR(ch.bandwidth_s, 1.875 * kGiB / cap, 1e-9) << tmpl;
+    const double t = b.run(c);  // the flows run at the capped rate (+ per-hop latencies)
+    EXPECT_GT(t, ch.seconds());
+    EXPECT_LT(t, ch.seconds() + 5e-6) << tmpl;
+  }
+  // One node: no cap (NCCL's single-node channels carry at most 30 GB/s after the dup).
+  ClusterSpec one = Bench::make("dgx_a100", 1);
+  one.collectives.protocol = CollectiveProtocol::ll128;
+  Bench b1(one);
+  const CollectiveChoice c1 = b1.engine.choose(call(CollectiveOp::all_reduce, iota(0, 8), kGiB));
+  // One ring over NVSwitch, 1.75 S per NVLink port at 300 GB/s x 0.8 x 0.92.
+  EXPECT_NEAR(c1.bandwidth_s, 1.75 * kGiB / (240e9 * 0.92), 1e-9);
+}
+
+TEST(Collective, TreeOverOneGpuNodesPaysNcclTreePatternFactor) {
+  // NCCL search.cc (2.20.3): a node with one GPU makes the tree graph pattern TREE; tuning.cc:
+  // tree busBw x 0.85 then. 2 nodes x 1 H100 with 4 NICs, all_reduce of 1 GiB (no tree
+  // correction above 256 MB): ring and tree move the same bytes per GPU (S out, S in; each rank
+  // is a leaf in one tree and the root of the other), so tree = ring Simple / (0.92 x 0.85).
+  Bench b("h100_1gpu_4nic_roce", 2);
+  const CollectiveChoice ring =
+      b.engine.choose(call(CollectiveOp::all_reduce, {0, 1}, kGiB, CollectiveAlgorithm::ring));
+  const CollectiveChoice tree =
+      b.engine.choose(call(CollectiveOp::all_reduce, {0, 1}, kGiB, CollectiveAlgorithm::tree));
+  ASSERT_EQ(ring.protocol, CollectiveProtocol::simple);
+  ASSERT_EQ(tree.algorithm, CollectiveAlgorithm::tree);
+  ASSERT_EQ(tree.protocol, CollectiveProtocol::simple);
+  EXPECT_NEAR(tree.bandwidth_s, ring.bandwidth_s / (0.92 * 0.85), 1e-9);
 }
 
 TEST(Collective, DoubleBinaryTreesAreComplementary) {

@@ -49,6 +49,23 @@ constexpr std::string_view kDefaultOrigin = "scenarios/default.textproto";
 /// Largest cluster the simulator takes (2^20 GPUs: a million-GPU cluster builds about ten million
 /// link resources, a few GB of memory).
 constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
+/// Largest workload.training.global_batch_size [sequences]: 2^24, about 200x the largest published
+/// global batches (ResNet-50 on ImageNet at 81,920 images, Yamazaki et al. 2019, arXiv:1903.12650;
+/// LLM pretraining at 16M tokens = 2,048 sequences of 8,192, Llama 3 405B, arXiv:2407.21783;
+/// DeepSeek-V3 at 15,360 sequences, arXiv:2412.19437). With seq_length <= 2^24 an iteration holds
+/// at most 2^48 tokens, so token and FLOP counts stay far inside a double's exact range.
+constexpr std::int64_t kMaxGlobalBatchSize = std::int64_t{1} << 24;
+constexpr std::string_view kGlobalBatchWhy =
+    "about 200x the largest published global batches: 81,920 images for ResNet-50 (Yamazaki et al. 2019), "
+    "2,048 x 8,192-token sequences for Llama 3 405B (Meta 2024)";
+/// Largest workload.training.train_tokens: 1e15, about 28x the largest published pretraining run
+/// (Qwen3: about 36T tokens, Qwen3 Technical Report, arXiv:2505.09388, 2025; Llama 3: 15.6T,
+/// arXiv:2407.21783, 2024). Beyond it a time-to-train is not a plan, and 1e30-style typos would
+/// print 10^20-day trainings.
+constexpr double kMaxTrainTokens = 1e15;
+constexpr std::string_view kTrainTokensWhy =
+    "about 28x the largest published pretraining runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), "
+    "Llama 3 15.6T (Meta 2024)";
 
 std::string join_lines(const std::vector<std::string>& lines) {
   std::string out;
@@ -541,11 +558,13 @@ class Checker {
 
   /// minimum <= value <= maximum (an integer); the upper bounds are the simulator's documented
   /// range (scenarios/README.md, "Limits"), beyond which runs would not fit in memory or time.
-  bool in_range(const std::string& path, std::int64_t value, std::int64_t minimum, std::int64_t maximum) {
+  /// why: the reason for the bound, quoted in the message.
+  bool in_range(const std::string& path, std::int64_t value, std::int64_t minimum, std::int64_t maximum,
+                std::string_view why = "the simulator's range") {
     if (!at_least(path, value, minimum)) return false;
     if (value <= maximum) return true;
     error(path, "got " + std::to_string(value) + " (expected an integer from " + std::to_string(minimum) + " to " +
-                    std::to_string(maximum) + ": the simulator's range)");
+                    std::to_string(maximum) + ": " + std::string(why) + ")");
     return false;
   }
 
@@ -1244,8 +1263,10 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
 
   // Training.
   const models::TrainingSpec& t = s.training;
-  const bool gbs_ok = k.at_least("workload.training.global_batch_size", t.global_batch_size, 1);
-  const bool mbs_ok = k.at_least("workload.training.micro_batch_size", t.micro_batch_size, 1);
+  const bool gbs_ok =
+      k.in_range("workload.training.global_batch_size", t.global_batch_size, 1, kMaxGlobalBatchSize, kGlobalBatchWhy);
+  const bool mbs_ok =
+      k.in_range("workload.training.micro_batch_size", t.micro_batch_size, 1, kMaxGlobalBatchSize, kGlobalBatchWhy);
   if (gbs_ok && mbs_ok && dp_ok) {
     const std::int64_t step = static_cast<std::int64_t>(p.dp) * t.micro_batch_size;
     if (t.global_batch_size % step != 0) {
@@ -1280,7 +1301,11 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
                                                  " (expected one of: " + supported + ")");
     }
   }
-  k.finite_at_least("workload.training.train_tokens", t.train_tokens, 0.0, false);
+  if (k.finite_at_least("workload.training.train_tokens", t.train_tokens, 0.0, false) &&
+      t.train_tokens > kMaxTrainTokens) {
+    k.error("workload.training.train_tokens", "got " + Checker::number(t.train_tokens) +
+                                                  " (expected 0 to 1e15 tokens: " + std::string(kTrainTokensWhy) + ")");
+  }
   check_lora(s, k);
   check_offload(s, node, k);
 

@@ -1,0 +1,38 @@
+// Defects a new-user test found in the command line (absurd magnitudes, options named as --set,
+// the wrong kind of file, overrides a command ignores, unpositioned refusals): each must be a
+// clear error naming where and what was expected, exit status 2.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/tools/cli_run.h"
+
+namespace traincast::cli {
+namespace {
+
+using test_support::Result;
+using test_support::run;
+
+TEST(CliWarts, TrainTokensOfAnAbsurdMagnitudeAreRefused) {
+  const Result r = run({"run", "--set", "workload.training.train_tokens=1e30"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "--set: workload.training.train_tokens: got 1e+30 (expected 0 to 1e15 tokens: about 28x the largest "
+            "published pretraining runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), Llama 3 15.6T (Meta "
+            "2024))\n");
+}
+
+TEST(CliWarts, TrainTokensAtTheBoundPrintFiniteFigures) {
+  // 1e15 tokens is 1.0P in the summary's count format (K, M, B, T, P); nothing may print as inf or nan.
+  const Result r = run({"run", "--set", "workload.training.train_tokens=1e15"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(" for 1.0P tokens"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("inf"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace traincast::cli

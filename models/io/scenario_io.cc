@@ -1109,7 +1109,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   if (!check_workload) {
     // Cluster-only use (nccl-tests, explain): the workload may be absent and is not checked.
     k.in_range("options.iterations", s.options.iterations, 1, 1000);
-    k.in_range("options.threads", s.options.threads, 1, 1024);
+    k.in_range("options.threads", s.options.threads, 1, kMaxThreads, kThreadsWhy);
     return;
   }
 
@@ -1311,7 +1311,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
 
   // Options.
   k.in_range("options.iterations", s.options.iterations, 1, 1000);
-  k.in_range("options.threads", s.options.threads, 1, 1024);
+  k.in_range("options.threads", s.options.threads, 1, kMaxThreads, kThreadsWhy);
 
   check_storage_reliability_cost(s, gpu_name, k);
 }

@@ -25,6 +25,15 @@
 
 namespace traincast::io {
 
+/// Range of options.threads and of `traincast run --threads`: 1 to kMaxThreads worker threads for
+/// op-graph generation. More workers than the host's hardware threads do not make it faster; 1024
+/// is above the largest two-socket server's 768 (2 x AMD EPYC 9965, 192 cores with 2-way SMT each,
+/// AMD datasheet). kThreadsWhy is that reason as the error messages quote it.
+inline constexpr int kMaxThreads = 1024;
+inline constexpr std::string_view kThreadsWhy =
+    "more workers than hardware threads do not speed up op-graph generation; 1024 is above a two-socket AMD "
+    "EPYC 9965 server's 768";
+
 /// Every error found in one input, in the order found. what() is the messages joined by '\n'.
 class ScenarioError : public std::runtime_error {
  public:

@@ -34,5 +34,21 @@ TEST(CliWarts, TrainTokensAtTheBoundPrintFiniteFigures) {
   EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
 }
 
+TEST(CliWarts, ThreadsOutOfRangeNameTheOptionTyped) {
+  const std::string expected =
+      " (expected an integer from 1 to 1024: more workers than hardware threads do not speed up op-graph "
+      "generation; 1024 is above a two-socket AMD EPYC 9965 server's 768)\n";
+  for (const char* n : {"100000", "0", "1025"}) {
+    const Result r = run({"run", "--threads", n});
+    EXPECT_EQ(r.status, 2) << n;
+    EXPECT_EQ(r.err, std::string("traincast: --threads: got ") + n + expected) << n;
+  }
+  // The same bound through --set names the scenario field (and --set).
+  const Result set = run({"run", "--set", "options.threads=100000"});
+  EXPECT_EQ(set.status, 2);
+  EXPECT_EQ(set.err, "--set: options.threads: got 100000" + expected);
+  EXPECT_EQ(run({"run", "--threads", "1024", "--print-scenario"}).status, 0);
+}
+
 }  // namespace
 }  // namespace traincast::cli

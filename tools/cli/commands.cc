@@ -46,7 +46,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "override a scalar field, e.g. --set workload.parallel.tp=4 (repeatable; see scenarios/README.md)")(
       "json", po::value<std::string>(), "write the report as JSON to this file (keys: see README)")(
       "trace", po::value<std::string>(), "write a Chrome/Perfetto trace (ui.perfetto.dev) to this file")(
-      "threads", po::value<int>(), "worker threads for op-graph generation (same result for any value)")(
+      "threads", po::value<int>(), "worker threads for op-graph generation, 1 to 1024 (same result for any value)")(
       "force", "overwrite existing --json/--trace files")(
       "profile", po::value<std::string>(), "calibration profile (traincast calibrate fit); overrides the scenario's")(
       "print-scenario",
@@ -64,7 +64,10 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
     if (vm.count("threads")) {
       const int threads = vm["threads"].as<int>();
-      if (threads < 1) throw UsageError("--threads: must be >= 1 (got " + std::to_string(threads) + ")");
+      if (threads < 1 || threads > io::kMaxThreads) {
+        throw UsageError("--threads: got " + std::to_string(threads) + " (expected an integer from 1 to " +
+                         std::to_string(io::kMaxThreads) + ": " + std::string(io::kThreadsWhy) + ")");
+      }
       overrides.push_back("options.threads=" + std::to_string(threads));
     }
     const bool from_file = vm.count("scenario") > 0;

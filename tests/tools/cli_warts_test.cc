@@ -12,6 +12,8 @@
 namespace traincast::cli {
 namespace {
 
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
+
 using test_support::Result;
 using test_support::run;
 
@@ -48,6 +50,29 @@ TEST(CliWarts, ThreadsOutOfRangeNameTheOptionTyped) {
   EXPECT_EQ(set.status, 2);
   EXPECT_EQ(set.err, "--set: options.threads: got 100000" + expected);
   EXPECT_EQ(run({"run", "--threads", "1024", "--print-scenario"}).status, 0);
+}
+
+TEST(CliWarts, ChakraExportRefusesContextParallelismAtTheField) {
+  const std::string file = kSrc + "/scenarios/whatif/llama3_8b_128k_context_parallel.textproto";
+  const std::string out = ::testing::TempDir() + "cli_warts_chakra_cp";
+  const std::string why =
+      ": workload.parallel.cp: chakra export: context parallelism (cp = 2) is not exported: its ring send/recvs "
+      "are shared by several workers (expected cp: 1)\n";
+  // "    cp: 2" is line 38 of the file, the field name at column 5.
+  const Result r = run({"chakra", "export", file, "--out", out});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, file + ":38:5" + why);
+  // Set on the command line: the --set is named instead.
+  const Result set = run({"chakra", "export", file, "--out", out, "--set", "workload.parallel.cp=2"});
+  EXPECT_EQ(set.status, 2);
+  EXPECT_EQ(set.err, "--set workload.parallel.cp=2" + why);
+  // Input copies from host memory: "  data_loader {" is line 40 of the ResNet what-if.
+  const std::string resnet = kSrc + "/scenarios/whatif/resnet50_numa_binding.textproto";
+  const Result loader = run({"chakra", "export", resnet, "--out", out});
+  EXPECT_EQ(loader.status, 2);
+  EXPECT_EQ(loader.err, resnet +
+                            ":40:3: workload.data_loader: chakra export: host-to-device input copies have no Chakra "
+                            "form here (expected a scenario without data_loader)\n");
 }
 
 }  // namespace

@@ -196,6 +196,18 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
     overrides.push_back("options.fold_symmetric=false");  // every GPU needs its own ops
     models::Scenario sc = io::load_scenario_file(scenario_path, overrides);
     if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
+    // What the exporter cannot write, refused at the field that asked for it (or its --set).
+    if (sc.parallel.cp > 1) {
+      throw io::ScenarioError(
+          {scenario_field_origin(scenario_path, "workload.parallel.cp", overrides) +
+           ": workload.parallel.cp: chakra export: context parallelism (cp = " + std::to_string(sc.parallel.cp) +
+           ") is not exported: its ring send/recvs are shared by several workers (expected cp: 1)"});
+    }
+    if (sc.data_loader) {
+      throw io::ScenarioError({scenario_field_origin(scenario_path, "workload.data_loader", overrides) +
+                               ": workload.data_loader: chakra export: host-to-device input copies have no Chakra "
+                               "form here (expected a scenario without data_loader)"});
+    }
     warn_profile_hardware(sc.cluster, err);
     std::string name = vm.count("name") ? vm["name"].as<std::string>() : sc.name;
     if (name.empty()) name = fs::path(scenario_path).stem().string();

@@ -125,6 +125,14 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
   return vm;
 }
 
+std::string scenario_field_origin(const std::string& scenario_path, const std::string& field,
+                                  const std::vector<std::string>& overrides) {
+  std::string where = scenario_path.empty() ? "(embedded default)" : io::field_position(scenario_path, field);
+  for (const std::string& a : overrides)
+    if (a.rfind(field + "=", 0) == 0) where = "--set " + a;
+  return where;
+}
+
 void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err) {
   if (cs.profile == nullptr) return;
   for (const std::string& w : io::profile_hardware_mismatch(*cs.profile, cs)) err << "warning: " << w << "\n";

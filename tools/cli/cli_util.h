@@ -54,6 +54,13 @@ std::vector<std::string> scenario_input_files(const models::Scenario& sc, const 
 /// check_output_path first. Throws UsageError naming the path and the system's reason.
 void write_output_file(const std::string& path, const std::string& text);
 
+/// Where the scenario field `field` (e.g. "workload.parallel.cp") got its value, for refusing a
+/// valid scenario a command cannot handle: "--set field=value" when an override set it (the last
+/// one), else "file:line:col" of the field (or of its deepest written ancestor) in `scenario_path`;
+/// "(embedded default)" when `scenario_path` is empty. Never throws for bad input.
+std::string scenario_field_origin(const std::string& scenario_path, const std::string& field,
+                                  const std::vector<std::string>& overrides);
+
 /// When cs has a profile fitted on other hardware (io::profile_hardware_mismatch), one
 /// "warning: " line per difference on err; a field that cannot apply throws (exit 2).
 void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err);

@@ -187,9 +187,7 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
       // The planner's own message, positioned at the field (or the --set that chose it).
       const std::string field =
           sc.model.family != models::ModelFamily::transformer ? "workload.model.family" : "workload.parallel.cp";
-      std::string where = from_file ? io::field_position(origin, field) : origin;
-      for (const std::string& a : overrides)
-        if (a.rfind(field + "=", 0) == 0) where = "--set " + a;
+      const std::string where = scenario_field_origin(from_file ? origin : std::string(), field, overrides);
       try {
         planner::enumerate_layouts(sc, o);
       } catch (const std::invalid_argument& e) {

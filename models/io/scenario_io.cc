@@ -1329,9 +1329,26 @@ void enum_errors(const std::vector<std::string>& bad_enums, const tp::Scenario& 
   }
 }
 
-/// Parse, override, convert, check. Throws ScenarioError with everything found.
+/// Overrides a cluster-only command would ignore (see load_cluster_scenario_file).
+void unused_override_errors(const std::map<std::string, std::string>& override_origins, const ClusterUse& use,
+                            Checker& k) {
+  std::string reads = "the scenario's cluster", expected = "a cluster.* field";
+  for (const std::string& f : use.also_reads) {
+    reads += " and " + f;
+    expected += " or " + f;
+  }
+  for (const auto& entry : override_origins) {
+    const std::string& path = entry.first;
+    if (path.rfind("cluster.", 0) == 0 || path == "name" || path == "description" || path == "profile") continue;
+    if (std::find(use.also_reads.begin(), use.also_reads.end(), path) != use.also_reads.end()) continue;
+    k.error(path, "has no effect: " + use.command + " uses only " + reads + " (expected " + expected + ")");
+  }
+}
+
+/// Parse, override, convert, check. Throws ScenarioError with everything found. cluster_only:
+/// null for a whole scenario; else what a cluster-only command reads (the workload is not checked).
 models::Scenario load_impl(std::string_view text, std::string_view origin, Format format,
-                           const std::vector<Override>& overrides, bool check_workload = true) {
+                           const std::vector<Override>& overrides, const ClusterUse* cluster_only = nullptr) {
   if (text.size() > kMaxInputBytes) {
     throw ScenarioError({std::string(origin) + ": input too large (" + std::to_string(text.size()) +
                          " bytes; expected at most " + std::to_string(kMaxInputBytes) + ")"});
@@ -1348,7 +1365,8 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
   to_struct(message, scenario, bad_enums);
   Checker checker(message, *read.source_map, origin, override_origins, errors);
   enum_errors(bad_enums, message, checker);
-  check_scenario(scenario, checker, check_workload);
+  check_scenario(scenario, checker, cluster_only == nullptr);
+  if (cluster_only != nullptr) unused_override_errors(override_origins, *cluster_only, checker);
   if (message.has_profile() && !message.profile().empty()) {
     // Relative to the scenario file's directory (origin is its path for files).
     const std::filesystem::path rel(message.profile());
@@ -1675,10 +1693,11 @@ models::Scenario load_scenario_text(std::string_view text, std::string_view orig
   return load_impl(text, origin, format, as_cli_overrides(overrides));
 }
 
-models::Scenario load_cluster_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+models::Scenario load_cluster_scenario_file(const std::string& path, const std::vector<std::string>& overrides,
+                                            const ClusterUse& use) {
   const Format format = format_for_path(path);
   const std::string text = read_input_file(path);
-  return load_impl(text, path, format, as_cli_overrides(overrides), /*check_workload=*/false);
+  return load_impl(text, path, format, as_cli_overrides(overrides), &use);
 }
 
 std::string_view default_scenario_text() { return {detail::kDefaultScenarioText, detail::kDefaultScenarioTextSize}; }
@@ -1780,8 +1799,9 @@ std::vector<models::ValidationCase> load_validation_cases(const std::string& pat
         continue;
       }
       try {
-        out.scenario =
-            load_impl(scenario_text, out.scenario_path, scenario_format, overrides, !out.nccl_tests.has_value());
+        const ClusterUse nccl_case{"an nccl_tests case", {}};
+        out.scenario = load_impl(scenario_text, out.scenario_path, scenario_format, overrides,
+                                 out.nccl_tests ? &nccl_case : nullptr);
       } catch (const ScenarioError& e) {
         // The scenario's own errors keep their file:line:col (overrides: the `set` entry's).
         for (const std::string& line : e.errors()) errors.push_back(line);

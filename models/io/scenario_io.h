@@ -68,11 +68,26 @@ Format format_for_path(const std::string& path);
 /// type, bad override, failed semantic check).
 models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {});
 
+/// What a command that simulates only the hardware reads of a scenario, so that an override it
+/// would ignore is refused (exit 2) instead of silently dropped.
+struct ClusterUse {
+  /// The command as messages name it, e.g. "traincast nccl-tests".
+  std::string command = "this command";
+  /// Fields it reads besides cluster.*, name, description and profile, e.g.
+  /// "workload.training.precision" for `traincast chakra run`.
+  std::vector<std::string> also_reads;
+};
+
 /// As load_scenario_file for commands that use only the hardware (`traincast nccl-tests`,
-/// `traincast explain`, nccl-tests validation cases): the workload may be absent and is not
-/// checked (its defaults stay in the struct); cluster and options are checked as usual.
+/// `traincast explain`, `traincast chakra run`, `traincast calibrate fit --base`, nccl-tests
+/// validation cases): the workload may be absent and is not checked (its defaults stay in the
+/// struct); cluster and options are checked as usual. An override of any other field than
+/// cluster.*, name, description, profile and use.also_reads is an error
+///   "--set: workload.training.global_batch_size: has no effect: traincast nccl-tests uses only the
+///    scenario's cluster (expected a cluster.* field)".
 /// Throws ScenarioError as load_scenario_file.
-models::Scenario load_cluster_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {});
+models::Scenario load_cluster_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {},
+                                            const ClusterUse& use = {});
 
 /// As load_scenario_file, for text already in memory. origin: the name used in messages (a path,
 /// or e.g. "<stdin>"). Never throws anything but ScenarioError for bad input, whatever the bytes.

@@ -75,5 +75,36 @@ TEST(CliWarts, ChakraExportRefusesContextParallelismAtTheField) {
                             "form here (expected a scenario without data_loader)\n");
 }
 
+TEST(CliWarts, ClusterOnlyCommandsRefuseOverridesTheyWouldIgnore) {
+  const std::string file = kSrc + "/scenarios/default.textproto";
+  const Result nccl = run({"nccl-tests", file, "--set", "workload.training.global_batch_size=3"});
+  EXPECT_EQ(nccl.status, 2);
+  EXPECT_EQ(nccl.out, "");
+  EXPECT_EQ(nccl.err,
+            "--set: workload.training.global_batch_size: has no effect: traincast nccl-tests uses only the scenario's "
+            "cluster (expected a cluster.* field)\n");
+  // A cluster field is taken as before.
+  EXPECT_EQ(
+      run({"nccl-tests", file, "--set", "cluster.num_nodes=2", "--set", "cluster.fabric.kind=rail_optimized"}).status,
+      0);
+  const Result explain = run({"explain", file, "--set", "options.iterations=3"});
+  EXPECT_EQ(explain.status, 2);
+  EXPECT_EQ(explain.err,
+            "--set: options.iterations: has no effect: traincast explain uses only the scenario's cluster (expected "
+            "a cluster.* field)\n");
+  // chakra run also reads the precision (compute-timed nodes); the scenario loads before the traces.
+  const Result chakra = run({"chakra", "run", file, "/nonexistent/trace", "--set", "workload.parallel.tp=4"});
+  EXPECT_EQ(chakra.status, 2);
+  EXPECT_EQ(chakra.err,
+            "--set: workload.parallel.tp: has no effect: traincast chakra run uses only the scenario's cluster and "
+            "workload.training.precision (expected a cluster.* field or workload.training.precision)\n");
+  const Result calibrate = run({"calibrate", "fit", "m.csv", "--base", "dgx_h100", "--set", "cluster.num_nodes=2",
+                                "--out", ::testing::TempDir() + "cli_warts_profile.textproto"});
+  EXPECT_EQ(calibrate.status, 2);
+  EXPECT_EQ(calibrate.err,
+            "traincast: --set cluster.num_nodes=2: has no effect: --base dgx_h100 is not a scenario file (expected "
+            "--set only with a scenario file --base)\n");
+}
+
 }  // namespace
 }  // namespace traincast::cli

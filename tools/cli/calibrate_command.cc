@@ -149,10 +149,14 @@ models::MeasurementSet read_inputs(const std::vector<std::string>& paths, const 
 void resolve_base(const std::string& base, int nodes, const std::vector<std::string>& sets, calibrate::FitOptions& o) {
   o.base = base;
   if (has_ext(base, {".textproto", ".txtpb", ".pbtxt", ".txt", ".json"})) {
-    models::Scenario sc = io::load_cluster_scenario_file(base, sets);
+    models::Scenario sc = io::load_cluster_scenario_file(base, sets, {"traincast calibrate --base", {}});
     sc.cluster.profile = nullptr;  // a fit starts from the datasheet defaults
     o.cluster = sc.cluster;
   } else {
+    if (!sets.empty()) {
+      throw UsageError("--set " + sets.front() + ": has no effect: --base " + base +
+                       " is not a scenario file (expected --set only with a scenario file --base)");
+    }
     const auto templates = models::node_template_names();
     const auto gpus = models::gpu_names();
     if (std::find(templates.begin(), templates.end(), base) != templates.end()) {
@@ -247,7 +251,8 @@ int fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                                                                                "profile file to write (text format)")(
       "gpus", po::value<std::string>(), "GPUs the collectives ran on, in rank order (default: all of the base)")(
       "nodes", po::value<int>()->default_value(1), "nodes when BASE is a node template")(
-      "set", po::value<std::vector<std::string>>()->composing(), "override a field of a scenario BASE")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a cluster field of a scenario file BASE (others are refused)")(
       "holdout", po::value<std::string>()->default_value("none"),
       "odd | even | none: leave the odd- (even-) indexed sizes out of the fit")(
       "device", po::value<std::string>(), "CSV: keep the rows of this device_key (e.g. sm_90)")(
@@ -329,7 +334,8 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
       "its sizes and checked on the other half; exit 1 when a case exceeds the limits.\n\nOptions");
   opts.add_options()("help,h", "show this help")("base", po::value<std::string>(), "override the profile's base")(
       "gpus", po::value<std::string>(), "GPUs the collectives ran on (default: the profile's)")(
-      "set", po::value<std::vector<std::string>>()->composing(), "override a field of a scenario base")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a cluster field of a scenario file base (others are refused)")(
       "nodes", po::value<int>()->default_value(1), "nodes when the base is a node template")(
       "holdout", po::value<std::string>(), "odd | even: refit on the other half, show error on this one")(
       "device", po::value<std::string>(), "CSV: keep the rows of this device_key")(

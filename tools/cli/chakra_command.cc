@@ -115,7 +115,8 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
   po::options_description opts(kUsage);
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
-      "override a scenario field, e.g. --set cluster.num_nodes=2 (repeatable)")(
+      "override a scenario field, e.g. --set cluster.num_nodes=2 (repeatable; run reads only cluster.* and\n"
+      "workload.training.precision, and refuses a --set of any other field)")(
       "profile", po::value<std::string>(),
       "calibration profile (traincast calibrate fit); overrides the scenario's (run and export)")(
       "replicate", po::value<int>(), "run: one rank's file on N ranks (a data-parallel step traced on rank 0 only)")(
@@ -157,7 +158,8 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       }
       // The workload part of the scenario is not used: only its cluster (and training.precision
       // for nodes timed by the compute model).
-      models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
+      models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides,
+                                                           {"traincast chakra run", {"workload.training.precision"}});
       if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
       warn_profile_hardware(sc.cluster, err);
       std::vector<std::string> all_inputs = inputs;

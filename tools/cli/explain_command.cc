@@ -80,8 +80,9 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
                                                  "two GPUs: gpuN, N or nodeM.gpuK, e.g. --path gpu3 gpu12")(
       "dot", po::value<std::string>(), "write the topology as Graphviz DOT to this file")(
       "max-nodes", po::value<int>()->default_value(8), "nodes drawn in the DOT file")(
-      "force", "overwrite an existing --dot file")("set", po::value<std::vector<std::string>>()->composing(),
-                                                   "override a scenario field, e.g. --set cluster.num_nodes=2")(
+      "force", "overwrite an existing --dot file")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a cluster field, e.g. --set cluster.num_nodes=2 (others are refused)")(
       "scenario", po::value<std::string>(), "scenario file (positional)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -103,7 +104,7 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     if (max_nodes < 1) throw UsageError("--max-nodes: must be >= 1");
     std::vector<std::string> overrides;
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
-    const models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
+    const models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides, {"traincast explain", {}});
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
     const models::Cluster cluster(sc.cluster, net);

@@ -90,8 +90,9 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       "size, count, type, redop, root, then out-of-place and in-place time [us], algbw and busbw\n"
       "[GB/s = 1e9 B/s] (busbw factors of nccl-tests; the model does not distinguish in-place, so both\n"
       "halves agree; #wrong is N/A as with validation off). Sizes as nccl-tests: -b, -e with K/M/G\n"
-      "suffixes (binary), -f factor or -i increment. The scenario needs only its cluster; its\n"
-      "cluster.collectives forces the algorithm/protocol as NCCL_ALGO/NCCL_PROTO do.\n\nOptions");
+      "suffixes (binary), -f factor or -i increment. The scenario needs only its cluster (a --set of\n"
+      "any other field is refused: it would have no effect); its cluster.collectives forces the\n"
+      "algorithm/protocol as NCCL_ALGO/NCCL_PROTO do.\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "op", po::value<std::string>()->default_value("all_reduce"),
       "all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce | sendrecv")(
@@ -102,7 +103,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       "datatype,d", po::value<std::string>()->default_value("float"), "element type (float, half, bfloat16, ...)")(
       "gpus", po::value<std::string>(), "GPUs taking part, in rank order, e.g. 0-7 or 0,8 (default: all)")(
       "set", po::value<std::vector<std::string>>()->composing(),
-      "override a scenario field, e.g. --set cluster.num_nodes=2")(
+      "override a cluster field, e.g. --set cluster.num_nodes=2")(
       "csv", po::value<std::string>(), "also write the rows as CSV to this file")("force",
                                                                                   "overwrite an existing --csv file")(
       "profile", po::value<std::string>(), "calibration profile (traincast calibrate fit); overrides the scenario's")(
@@ -131,7 +132,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     std::vector<std::string> overrides;
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
     const std::string scenario_path = vm["scenario"].as<std::string>();
-    models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides);
+    models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides, {"traincast nccl-tests", {}});
     if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
     warn_profile_hardware(sc.cluster, err);
     std::string csv_path;

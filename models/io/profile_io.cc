@@ -18,6 +18,7 @@
 #include "models/collectives/nccl_tests.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
+#include "models/io/file_kind.h"
 #include "models/io/message_reader.h"
 #include "traincast.pb.h"
 
@@ -100,7 +101,11 @@ void parse_and_throw(std::string_view text, std::string_view origin, Format form
                          " bytes; expected at most " + std::to_string(kMaxInputBytes) + ")"});
   }
   read = detail::read_message(text, origin, format, message);
-  if (!read.errors.empty()) throw ScenarioError(std::move(read.errors));
+  if (!read.errors.empty()) {
+    if (auto other = detail::wrong_kind_message(text, origin, format, message.GetDescriptor()))
+      throw ScenarioError({*other});
+    throw ScenarioError(std::move(read.errors));
+  }
 }
 
 }  // namespace

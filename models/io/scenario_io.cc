@@ -18,6 +18,7 @@
 
 #include "models/cost/cost_model.h"
 #include "models/hardware/catalog.h"
+#include "models/io/file_kind.h"
 #include "models/io/message_reader.h"
 #include "models/io/overrides.h"
 #include "models/io/profile_io.h"
@@ -1355,6 +1356,10 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
   }
   tp::Scenario message;
   detail::ReadOutcome read = detail::read_message(text, origin, format, message);
+  if (!read.errors.empty()) {
+    if (auto other = detail::wrong_kind_message(text, origin, format, message.GetDescriptor()))
+      throw ScenarioError({*other});
+  }
   std::vector<std::string> errors = std::move(read.errors);
   std::map<std::string, std::string> override_origins;
   detail::apply_overrides(message, overrides, errors, override_origins);
@@ -1745,6 +1750,10 @@ std::vector<models::ValidationCase> load_validation_cases(const std::string& pat
   }
   tp::ValidationCases message;
   detail::ReadOutcome read = detail::read_message(text, path, format, message);
+  if (!read.errors.empty()) {
+    if (auto other = detail::wrong_kind_message(text, path, format, message.GetDescriptor()))
+      throw ScenarioError({*other});
+  }
   std::vector<std::string> errors = std::move(read.errors);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
 

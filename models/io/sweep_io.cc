@@ -18,6 +18,7 @@
 
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
+#include "models/io/file_kind.h"
 #include "models/io/message_reader.h"
 #include "models/io/overrides.h"
 #include "traincast.pb.h"
@@ -1282,7 +1283,11 @@ models::Sweep load_sweep_text(std::string_view text, std::string_view origin, Fo
   }
   tp::Sweep message;
   detail::ReadOutcome read = detail::read_message(text, origin, format, message);
-  if (!read.errors.empty()) throw ScenarioError(std::move(read.errors));
+  if (!read.errors.empty()) {
+    if (auto other = detail::wrong_kind_message(text, origin, format, message.GetDescriptor()))
+      throw ScenarioError({*other});
+    throw ScenarioError(std::move(read.errors));
+  }
   const Where where(message, *read.source_map, origin);
   models::Sweep sweep = SweepLoader(message, where, origin, base_dir).load();
   sweep.path = std::string(origin);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,52 @@ TEST(CliWarts, ClusterOnlyCommandsRefuseOverridesTheyWouldIgnore) {
   EXPECT_EQ(calibrate.err,
             "traincast: --set cluster.num_nodes=2: has no effect: --base dgx_h100 is not a scenario file (expected "
             "--set only with a scenario file --base)\n");
+}
+
+TEST(CliWarts, AFileOfAnotherKindIsNamedWithTheCommandThatTakesIt) {
+  const std::string sweep = kSrc + "/scenarios/sweeps/notebook_fabric.sweep.textproto";
+  const std::string scenario = kSrc + "/scenarios/default.textproto";
+  const std::string cases = kSrc + "/scenarios/validation/korthikanti2022.cases.textproto";
+  // The sweep's first field only a sweep has: "scenario {" at line 8 (name and description at
+  // lines 6-7 are fields of a scenario too).
+  const Result run_sweep = run({"run", sweep});
+  EXPECT_EQ(run_sweep.status, 2);
+  EXPECT_EQ(run_sweep.err, sweep +
+                               ":8:1: scenario: this is a sweep file, not a scenario (top-level fields scenario, "
+                               "axis, constraint, metric); run it with `traincast sweep " +
+                               sweep + " --out RESULTS.csv`\n");
+  // A scenario given to sweep: "cluster {" at line 9 (name, description: fields of a sweep too).
+  const Result sweep_scenario = run({"sweep", scenario, "--out", ::testing::TempDir() + "cli_warts_sweep.csv"});
+  EXPECT_EQ(sweep_scenario.status, 2);
+  EXPECT_EQ(sweep_scenario.err, scenario +
+                                    ":9:1: cluster: this is a scenario, not a sweep file (top-level fields cluster, "
+                                    "workload); run it with `traincast run " +
+                                    scenario + "` (or plan, nccl-tests, explain, chakra)\n");
+  // A cases file has no `name`: the scenario's name at line 7 is the first field a cases file lacks.
+  const Result validate_scenario = run({"validate", scenario});
+  EXPECT_EQ(validate_scenario.status, 2);
+  EXPECT_EQ(validate_scenario.err, scenario +
+                                       ":7:1: name: this is a scenario, not a validation cases file (top-level "
+                                       "fields name, cluster, workload); run it with `traincast run " +
+                                       scenario + "` (or plan, nccl-tests, explain, chakra)\n");
+  // A cases file given to run ("source:" at line 7) and to nccl-tests (cluster-only loading).
+  const std::string as_cases = cases +
+                               ":7:1: source: this is a validation cases file, not a scenario (top-level fields "
+                               "source, case); run it with `traincast validate " +
+                               cases + "`\n";
+  const Result run_cases = run({"run", cases});
+  EXPECT_EQ(run_cases.status, 2);
+  EXPECT_EQ(run_cases.err, as_cases);
+  EXPECT_EQ(run({"nccl-tests", cases}).err, as_cases);
+  // A scenario with a misspelt top-level field is still a scenario: its own error stands.
+  const std::string typo = ::testing::TempDir() + "cli_warts_typo.textproto";
+  {
+    std::ofstream f(typo);
+    f << "clustr { num_nodes: 1 }\n";
+  }
+  const Result misspelt = run({"run", typo});
+  EXPECT_EQ(misspelt.status, 2);
+  EXPECT_EQ(misspelt.err.rfind(typo + ":1:1: clustr: unknown field", 0), 0u) << misspelt.err;
 }
 
 }  // namespace

@@ -103,6 +103,13 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
     // Failure-free training time without checkpoints (the draws add them): data stalls included.
     in.work_s = sc.training.train_tokens > 0 ? sc.training.train_tokens / tokens_per_iteration * iteration_s : 0.0;
     in.horizon_s = rel.horizon_s;
+    if (in.horizon_s == 0 && in.work_s > kMaxFailureWindowS) {
+      throw std::invalid_argument(
+          "reliability: workload.training.train_tokens need " +
+          std::to_string(static_cast<long long>(in.work_s / 86400.0)) +
+          " days of failure-free training, beyond the failure draws' range of 3.2e8 s, about 10 years (expected "
+          "fewer train_tokens, or reliability.horizon_s > 0 for a window of at most 3.2e8 s)");
+    }
     in.interval_s = interval_s;
     in.checkpoint_stall_s = storage.checkpoint_stall_s;
     in.durable_lag_s = sspec.checkpoint_mode == CheckpointMode::asynchronous ? storage.checkpoint_write_s : 0.0;

@@ -23,6 +23,7 @@
 #include "models/io/overrides.h"
 #include "models/io/profile_io.h"
 #include "models/power/power_model.h"
+#include "models/reliability/reliability_model.h"
 #include "models/workload/offload.h"
 #include "models/workload/transformer.h"
 #include "traincast.pb.h"
@@ -1019,8 +1020,7 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
               "got " + Checker::number(r.checkpoint_interval_s) + " (expected 0 for Daly's optimum, or at least 1 s)");
     }
     k.finite_at_least("reliability.restart_overhead_s", r.restart_overhead_s, 0.0, false);
-    constexpr double kMaxHorizonS = 3.2e8;  // ~10 years: the simulator's range for failure draws
-    if (r.horizon_s > kMaxHorizonS && std::isfinite(r.horizon_s)) {
+    if (r.horizon_s > models::kMaxFailureWindowS && std::isfinite(r.horizon_s)) {
       k.error("reliability.horizon_s", "got " + Checker::number(r.horizon_s) +
                                            " (expected at most 3.2e8 s, about 10 years: the simulator's range)");
     }

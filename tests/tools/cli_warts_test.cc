@@ -153,5 +153,18 @@ TEST(CliWarts, AFileOfAnotherKindIsNamedWithTheCommandThatTakesIt) {
   EXPECT_EQ(misspelt.err.rfind(typo + ":1:1: clustr: unknown field", 0), 0u) << misspelt.err;
 }
 
+TEST(CliWarts, TrainTokensBeyondTheFailureDrawsRangeAreRefusedNotGround) {
+  // 1e15 tokens at this job's ~73,000 tokens/s is ~1.4e10 s of training, 43x the draws' 3.2e8 s:
+  // every failure in it would be drawn (minutes of run time), so the run stops with exit 2.
+  const Result r = run({"run", kSrc + "/scenarios/operations/buy_vs_rent_60pct.textproto", "--set",
+                        "workload.training.train_tokens=1e15", "--set", "reliability.horizon_s=0"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind("traincast: reliability: workload.training.train_tokens need ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(" days of failure-free training, beyond the failure draws' range of 3.2e8 s, about 10 years "
+                       "(expected fewer train_tokens, or reliability.horizon_s > 0 for a window of at most 3.2e8 s)\n"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace traincast::cli

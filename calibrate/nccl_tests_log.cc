@@ -315,8 +315,11 @@ class Parser {
       return;
     }
     if (f.size() < lead + 4) {
-      log_.notes.push_back(at(n) + "last data row cut short (" + std::to_string(f.size()) + " of " +
-                           std::to_string(full) + " fields); dropped");
+      // Its out-of-place numbers are missing or may be cut inside a number ("41.3" of "41.31"):
+      // refused rather than dropped, so that a fit never silently loses its largest size.
+      error(at(n) + "data row cut short: " + std::to_string(f.size()) + " of " + std::to_string(full) +
+            " fields (expected " + std::to_string(full) + ": " + columns_text() +
+            "); the log ends inside its out-of-place columns: delete the partial row (or paste the rest of it)");
       return;
     }
     NcclTestsRow r;

@@ -13,10 +13,11 @@
 //    last mention before its header: `# Collective test starting: all_gather_perf`, a command
 //    line naming `all_gather_perf`, or a `# command: ...` note.
 //  - a truncated tail: a last row that stops inside the in-place half keeps its out-of-place
-//    numbers (noted); a last row cut inside the out-of-place half is dropped (noted).
+//    numbers (all four present, each followed by more text, so none is cut; noted).
 // Refused, with line-numbered reasons: a data row with the wrong number of fields or a field that
-// is not a number (not at the tail), a data row before any column header, and a log with no data
-// row at all (naming the failure line when the run failed, e.g. "Test NCCL failure").
+// is not a number, a last row cut inside its out-of-place half ("data row cut short: 7 of 13
+// fields ...: delete the partial row"), a data row before any column header, and a log with no
+// data row at all (naming the failure line when the run failed, e.g. "Test NCCL failure").
 //
 // Units as nccl-tests prints them: time [us], algbw and busbw [GB/s = 1e9 B/s], size [bytes].
 

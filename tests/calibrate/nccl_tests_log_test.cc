@@ -202,16 +202,31 @@ TEST(NcclTestsLog, MalformedLinesAreNamed) {
                                                          "\"#  size  count  type ...\" column header)"}));
 }
 
-TEST(NcclTestsLog, TruncatedTail) {
-  // The paste stops inside the last row's out-of-place half: the row is dropped, with a note.
+TEST(NcclTestsLog, TruncatedTailInsideTheOutOfPlaceColumnsIsRefused) {
+  // The paste stops inside the last row's out-of-place half (new-user test: the row was dropped
+  // with a note nobody saw, and the fit lost its largest size): refused, naming the line and the
+  // 13 fields the header (size count type redop root + 2 x 4) implies.
   const std::string good =
       "           8             2     float     sum      -1    12.25    0.00    0.00      0    12.00    0.00    0.00 "
       "     0\n";
-  const NcclTestsLog log =
-      parse_nccl_tests_log(kHeader + good + "          16             4     float     sum   ", "in.txt");
-  ASSERT_EQ(log.runs[0].rows.size(), 1u);
+  const std::string expected_columns =
+      "(expected 13: size count type redop root time algbw busbw #wrong time algbw busbw #wrong); the log ends "
+      "inside its out-of-place columns: delete the partial row (or paste the rest of it)";
+  EXPECT_EQ(error_of(kHeader + good + "          16             4     float     sum   "),
+            (std::vector<std::string>{"in.txt:3: data row cut short: 4 of 13 fields " + expected_columns}));
+  // The example of the report: cut after the out-of-place algbw (busbw may be cut inside its digits).
+  EXPECT_EQ(error_of(kHeader + good + "  33554432  8388608  float  sum  -1  812.3  41.3\n\n"),
+            (std::vector<std::string>{"in.txt:3: data row cut short: 7 of 13 fields " + expected_columns}));
+  // Cut inside the in-place half: the four out-of-place fields are whole (each is followed by more
+  // text), so they are kept and the cut is noted.
+  const NcclTestsLog log = parse_nccl_tests_log(
+      kHeader + good + "          16             4     float     sum      -1    12.25    0.00    0.00      0    12.0",
+      "in.txt");
+  ASSERT_EQ(log.runs[0].rows.size(), 2u);
+  EXPECT_FALSE(log.runs[0].rows[1].in_place.present);
   ASSERT_EQ(log.notes.size(), 1u);
-  EXPECT_EQ(log.notes[0], "in.txt:3: last data row cut short (4 of 13 fields); dropped");
+  EXPECT_EQ(log.notes[0],
+            "in.txt:3: last data row cut short in the in-place columns (10 of 13 fields); out-of-place kept");
 }
 
 TEST(NcclTestsLog, UnreadableFile) {

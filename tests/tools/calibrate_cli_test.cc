@@ -98,6 +98,23 @@ TEST_F(CalibrateCli, BadInputsExitTwoNamingFileAndLine) {
   EXPECT_NE(r.err.find(bad_log + ":4: out-of-place time \"1x.00\" is not a number >= 0"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(path("p.textproto")));
 
+  // A last row cut inside its out-of-place columns is refused (it used to be dropped silently).
+  const std::string cut_log = path("cut.log");
+  std::ofstream(cut_log) << "# all_reduce_perf\n"
+                            "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+                            "time   algbw   busbw #wrong\n"
+                            "           8             2     float     sum      -1    10.00    0.00    0.00      0    "
+                            "10.00    0.00    0.00      0\n"
+                            "  33554432  8388608  float  sum  -1  812.3  41.3\n";
+  r = run({"calibrate", "fit", cut_log, "--base", kScenario, "--out", path("p.textproto")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(cut_log + ":4: data row cut short: 7 of 13 fields (expected 13: size count type redop root "
+                                 "time algbw busbw #wrong time algbw busbw #wrong)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("delete the partial row"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("p.textproto")));
+
   const std::string bad_profile = path("bad.textproto");
   std::ofstream(bad_profile) << "base: \"x\"\nlink_efficiency { link: \"pcie\" efficiency: 3 }\n";
   r = run({"nccl-tests", kScenario, "--profile", bad_profile});

@@ -236,8 +236,9 @@ int fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   po::options_description opts(
       "traincast calibrate fit MEASUREMENTS... --base BASE --out PROFILE [options]\n\n"
       "Fits a calibration profile (an overlay on the catalog's datasheet defaults) to measured points:\n"
-      "traincast-bench files (.textproto), nccl-tests stdout logs as pasted (any other extension) and\n"
-      "CSV (.csv; columns in calibrate/README.md). GEMM efficiency tables, HBM/PCIe/NVLink efficiencies\n"
+      "traincast-bench files (.textproto), nccl-tests stdout logs as pasted (any other extension; a\n"
+      "malformed row, or a last row cut inside its out-of-place columns, is refused with its line) and\n"
+      "CSV (.csv; columns in calibrate/fit/README.md). GEMM efficiency tables, HBM/PCIe/NVLink efficiencies\n"
       "and launch overhead need a GPU, and so do burn samples (idle and full-load power, thermal R and C\n"
       "of the lumped RC, inlet fitted as a constant); collectives need a system: BASE is a scenario file (its "
       "cluster;\n"

@@ -286,5 +286,25 @@ TEST_F(SweepCliTest, SigintStopsCleanlyKeepsWholeRowsAndResumeFinishes) {
 }
 #endif
 
+TEST_F(SweepCliTest, WarnsOnceWhenTheProfileWasFittedOnOtherHardware) {
+  // As `traincast run` does (warn_profile_hardware): a profile fitted on a DGX A100, swept on DGX
+  // H100 points; one warning line per difference, not one per point.
+  const std::string profile = path("a100.textproto");
+  spit(profile, "fitted_on { gpu: \"A100-SXM4-80GB\" node_template: \"dgx_a100\" num_nodes: 2 }\nlatency_scale: 1.5\n");
+  const std::string sweep = path("p.sweep.textproto");
+  std::string text = kSweep;
+  const std::string at = "scenario { ";
+  text.insert(text.find(at) + at.size(), "profile: \"" + profile + "\" ");
+  spit(sweep, text);
+  const Result r = run({"sweep", sweep, "--out", path("p.csv"), "--jobs", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string gpu =
+      "warning: profile " + profile + " was fitted on GPU A100-SXM4-80GB but the scenario's GPU is H100-SXM5-80GB";
+  ASSERT_NE(r.err.find(gpu), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(gpu, r.err.find(gpu) + 1), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("was fitted on node template dgx_a100 (2 node(s)) but the scenario's is dgx_h100"),
+            std::string::npos)
+      << r.err;
+}
 }  // namespace
 }  // namespace traincast::cli

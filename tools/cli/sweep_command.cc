@@ -19,6 +19,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -41,6 +42,38 @@ namespace traincast::cli {
 namespace po = boost::program_options;
 
 namespace {
+
+/// The warnings `traincast run` prints for a calibration profile fitted on other hardware
+/// (warn_profile_hardware), for a sweep: once per distinct line over the sweep's systems. Points
+/// that differ only on axes outside `cluster.` and `profile` share a system, so one point per
+/// combination of those axes' values is loaded (a sweep over 1,000 layouts on one cluster loads
+/// one). A point that fails its checks is skipped here (its row says why) and the next point of
+/// its system is tried.
+void warn_sweep_profiles(const models::Sweep& sweep, std::ostream& err) {
+  std::vector<std::size_t> system_axes;
+  for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
+    const std::string& path = sweep.axes[a].path;
+    if (path.rfind("cluster.", 0) == 0 || path == "profile") system_axes.push_back(a);
+  }
+  std::set<std::vector<std::uint32_t>> seen;
+  std::set<std::string> printed;
+  for (std::size_t p = 0; p < sweep.num_points(); ++p) {
+    std::vector<std::uint32_t> key;
+    for (std::size_t a : system_axes) key.push_back(sweep.value_index(p, a));
+    if (seen.count(key)) continue;
+    std::ostringstream lines;
+    try {
+      warn_profile_hardware(io::sweep_point_scenario(sweep, p).cluster, lines);
+    } catch (const std::exception&) {
+      continue;  // the next point of the same system is tried
+    }
+    seen.insert(key);
+    std::istringstream in(lines.str());
+    for (std::string line; std::getline(in, line);) {
+      if (printed.insert(line).second) err << line << "\n";
+    }
+  }
+}
 
 // ------------------------------------------------------------------------------------------------
 // Signals: the first SIGINT/SIGTERM asks for a clean stop (no new points start; rows already
@@ -526,6 +559,7 @@ int run_mpi(const std::string& sweep_path, models::SweepShard shard, const std::
     });
   }
   if (broadcast_status(status) != 0) return status;
+  if (root) warn_sweep_profiles(plan.sweep, err);
   const StopSignals signals;
   if (root) {
     status = guarded(err, [&] { return run_coordinator_rank(plan, file, mpi.size(), show_progress, out, err); });
@@ -597,6 +631,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
     }
     SweepPlan plan;
     plan.sweep = io::load_sweep_file(sweep_path);
+    warn_sweep_profiles(plan.sweep, err);
     plan.shard = shard;
     plan.out_path = out_path;
     std::ofstream file = open_output(plan, resume, force, sweep_path);

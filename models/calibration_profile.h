@@ -123,8 +123,20 @@ struct ProfileSystem {
 
 struct CalibrationProfile {
   std::string origin;  ///< file it was read from ("" when built in memory), for messages
-  /// GPU catalog name, node template, or scenario file the fit was based on (--base).
+  /// GPU catalog name, node template, or scenario file the fit was based on (--base). A scenario
+  /// file is written relative to the profile file's directory (absolute when the two share no
+  /// directory below the root), so the profile can be moved with its base.
   std::string base;
+  /// `base` as it resolves: a relative scenario-file base joined to the directory of `origin`
+  /// (lexically normalised); otherwise as written. Set by io::load_profile_text.
+  std::string base_path;
+  /// "file:line:col" of the `base` field in `origin`, for messages ("" when not read from text).
+  std::string base_where;
+  /// The fit's --set overrides of its scenario base that describe the system (cluster.* fields,
+  /// "cluster.pcie_p2p=false" as given). Applied again, under a command's own --set, wherever the
+  /// profile is used (`traincast run|nccl-tests|chakra --profile`, `calibrate validate`), so the
+  /// simulated system is the one the fit saw.
+  std::vector<std::string> base_sets;
   std::string gpu;          ///< catalog GPU name the compute fits refer to; "" = none
   std::string created_by;   ///< tool and version
   std::string fit_options;  ///< options of the fit (holdout, gpus, ...), free text

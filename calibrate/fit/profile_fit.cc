@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -373,6 +374,85 @@ std::vector<double> simulated_times(const models::ClusterSpec& cs, const OpData&
   return t;
 }
 
+/// Physical range of the fraction of a link's datasheet line rate that a measured collective
+/// reaches: below kMinLinkFraction or above kMaxLinkFraction the log did not run over the
+/// base's links. Upper: a link cannot carry more than its line rate; 5% covers nccl-tests'
+/// rounding of printed times (3-4 digits) and the model's protocol factors. Lower: measured on
+/// the shared logs (../shared/data/nccl-tests), each on its own scenario, this fraction is 0.39
+/// (n14, H100 PCIe pair over an NVLink bridge) to 0.91 (n18, Slingshot NICs); NCCL's own figures
+/// are 0.76 (PCIe) to 0.96 (NIC) (LinkEfficiency); a log from other hardware is far outside (the
+/// RTX 2080 Ti all_reduce of n11a, 4.00 GB/s over PCIe gen3, on an H100 base's NVLink: 0.0089).
+/// 0.2 leaves a factor 2 below the slowest real log.
+constexpr double kMinLinkFraction = 0.2;
+constexpr double kMaxLinkFraction = 1.05;
+
+/// Refuses (std::invalid_argument, naming the row) an op whose largest fit size, where the
+/// model's bandwidth term is at least 4x its latency term (the size says something about the
+/// links), reaches a fraction of the bottleneck link's datasheet rate outside [kMinLinkFraction,
+/// kMaxLinkFraction]. The fraction is NCCL's default efficiency x the bottleneck link's time per
+/// byte at that efficiency (the phase with the largest, without protocol factors) x bytes / the
+/// measured time: the measured time includes latency and other phases, so the fraction is a
+/// lower bound of the true one (above the upper limit is certain; below the lower one the
+/// bandwidth term alone, at 4x the latency, cannot account for the gap). e's profile must hold
+/// no fitted scales for d yet.
+void check_link_fraction(const models::CollectiveEngine& e, const models::Cluster& cluster, const sim::FlowNetwork& net,
+                         const OpData& d, const FitOptions& o) {
+  std::size_t j = d.bytes.size();
+  for (std::size_t i = 0; i < d.bytes.size(); ++i) {
+    if (d.fit[i]) j = i;  // sorted by size: the last fit point is the largest
+  }
+  if (j == d.bytes.size() || !(d.time_s[j] > 0)) return;
+  models::CollectiveCall call;
+  call.op = d.cop;
+  call.ranks = d.cop == models::CollectiveOp::send_recv ? std::vector<int>{d.ranks[0], d.ranks[1]} : d.ranks;
+  call.bytes = d.bytes[j];
+  const models::CollectiveChoice c = e.choose(call);
+  if (c.bottleneck == models::LinkKind::other || !(c.bandwidth_s >= 4 * c.latency_s)) return;
+  // Time on the bottleneck link alone at NCCL's efficiency (no protocol factor, no tuning
+  // correction such as NCCL's tree factors: they are not link limits).
+  const double fraction = e.default_efficiency(c.bottleneck) * c.link_seconds_per_byte * d.bytes[j] / d.time_s[j];
+  if (fraction >= kMinLinkFraction && fraction <= kMaxLinkFraction) return;
+  // The slowest link of that kind on the ring of the op's GPUs: its datasheet rate and name.
+  double capacity = 0;
+  std::string link;
+  for (std::size_t k = 0; k < call.ranks.size(); ++k) {
+    const int src = call.ranks[k], dst = call.ranks[(k + 1) % call.ranks.size()];
+    if (src == dst) continue;
+    for (const sim::ResourceId r : cluster.route(src, dst)) {
+      if (cluster.link_kind(r) != c.bottleneck) continue;
+      if (capacity == 0 || net.capacity(r) < capacity) {
+        capacity = net.capacity(r);
+        link = net.resource_name(r);
+      }
+    }
+  }
+  const double busbw =
+      d.bytes[j] / d.time_s[j] * models::CollectiveEngine::busbw_factor(d.cop, static_cast<int>(d.ranks.size())) / 1e9;
+  char num[64];
+  std::ostringstream s;
+  std::snprintf(num, sizeof num, "%.0f B on %zu GPUs measured busbw %.2f GB/s, %.3g", d.bytes[j], d.ranks.size(), busbw,
+                fraction);
+  s << d.where[j] << ": " << d.name << " of " << num << " of the line rate of the base's " << link_name(c.bottleneck)
+    << " links";
+  if (capacity > 0) {
+    std::snprintf(num, sizeof num, "%.1f", capacity / 1e9);
+    s << " (" << link << ": " << num << " GB/s per direction, datasheet)";
+  }
+  s << " (expected " << kMinLinkFraction << " to " << kMaxLinkFraction << "): the log "
+    << (fraction < kMinLinkFraction ? "did not run over" : "ran faster than") << " the links of --base " << o.base
+    << " (" << cluster.gpu_spec(0).name << ", node template " << cluster.spec().node_template
+    << (o.gpus.empty() ? ""
+                       : ", --gpus " +
+                             [&] {
+                               std::string g;
+                               for (int x : o.gpus) g += (g.empty() ? "" : ",") + std::to_string(x);
+                               return g;
+                             }())
+    << "); give a --base of the system the log ran on (a scenario in scenarios/nccl/, or a node template with "
+       "its GPU) and --gpus naming the GPUs it used";
+  throw std::invalid_argument(s.str());
+}
+
 void fit_collectives(const models::MeasurementSet& m, const FitOptions& o, CalibrationProfile& out,
                      std::vector<std::string>* notes) {
   std::vector<OpData> ops = op_groups(m, o);
@@ -396,6 +476,7 @@ void fit_collectives(const models::MeasurementSet& m, const FitOptions& o, Calib
     sim::FlowNetwork net(sim);
     const models::Cluster cluster(cs, net);
     models::CollectiveEngine e(sim, net, cluster);
+    for (std::size_t i = 0; i < ops.size(); ++i) check_link_fraction(e, cluster, net, ops[i], o);
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const models::CollectiveChoice c = fit_scales(e, P->collectives[i], ops[i]);
       kinds[i] = c.bottleneck;
@@ -706,6 +787,12 @@ models::CalibrationProfile fit_profile(const models::MeasurementSet& m, const Fi
 Validation validate_profile(const std::shared_ptr<const models::CalibrationProfile>& profile,
                             const models::MeasurementSet& m, const FitOptions& o) {
   Validation v;
+  auto unfitted = [&](const std::string& where) {
+    for (const std::string& f : o.unfitted_files) {
+      if (where.size() > f.size() && where.compare(0, f.size(), f) == 0 && where[f.size()] == ':') return true;
+    }
+    return false;
+  };
   // Collectives.
   const std::vector<OpData> ops = op_groups(m, o);
   for (const OpData& d : ops) {
@@ -728,7 +815,7 @@ Validation validate_profile(const std::shared_ptr<const models::CalibrationProfi
       p.measured = d.bytes[i] / d.time_s[i] * factor / 1e9;
       p.predicted = t[i] > 0 ? d.bytes[i] / t[i] * factor / 1e9 : 0;
       p.error = p.predicted / p.measured - 1;
-      p.fit_point = d.fit[i];
+      p.fit_point = d.fit[i] && !unfitted(p.where);
       if (p.predicted > 0) {
         const double ratio = p.predicted / p.measured;
         (p.fit_point ? (p.bytes >= kSplitBytes ? fl : fs) : (p.bytes >= kSplitBytes ? hl : hs)).push_back(ratio);
@@ -771,7 +858,7 @@ Validation validate_profile(const std::shared_ptr<const models::CalibrationProfi
         p.measured = k.flops / s.time_s / 1e12;
         p.predicted = k.flops / t / 1e12;
         p.error = p.predicted / p.measured - 1;
-        p.fit_point = is_fit(o.holdout, i);
+        p.fit_point = is_fit(o.holdout, i) && !unfitted(p.where);
         (p.fit_point ? fitted : held).push_back(p.predicted / p.measured);
         v.points.push_back(p);
       }
@@ -805,7 +892,7 @@ Validation validate_profile(const std::shared_ptr<const models::CalibrationProfi
         p.measured = samples[i]->bytes / samples[i]->time_s / 1e9;
         p.predicted = predicted_bandwidth(p0, gpu, samples[i]->kind) / 1e9;
         p.error = p.predicted / p.measured - 1;
-        p.fit_point = is_fit(o.holdout, i);
+        p.fit_point = is_fit(o.holdout, i) && !unfitted(p.where);
         (p.fit_point ? fitted : held).push_back(p.predicted / p.measured);
         v.points.push_back(p);
       }

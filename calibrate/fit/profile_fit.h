@@ -41,6 +41,10 @@ struct FitOptions {
   std::string gpu;                             ///< catalog GPU name; needed for GEMM/bandwidth points
   std::vector<int> gpus;                       ///< ranks of the collectives (empty = every GPU)
   Holdout holdout = Holdout::none;
+  /// validate_profile: inputs (paths as in the points' `where`, "path:line") the profile was not
+  /// fitted from (not among its sources by SHA-256): their points are never fit points, whatever
+  /// the holdout.
+  std::vector<std::string> unfitted_files;
 };
 
 /// Fits a profile. sources: recorded as given (their points_used/skipped are not changed).

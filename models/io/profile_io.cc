@@ -55,6 +55,13 @@ class Where {
     error(path, "got " + num(v) + " (expected a number in " + (lo_open ? "(" : "[") + num(lo) + ", " + num(hi) + "])");
     return false;
   }
+  /// "file:line:col" of field `path` (line 1 when absent).
+  std::string position(const std::string& path) const {
+    std::vector<PathStep> steps;
+    const detail::SourcePos pos =
+        detail::resolve_path(m_.GetDescriptor(), path, steps, nullptr) ? map_.locate(steps) : detail::SourcePos{1, 1};
+    return detail::format_pos(origin_, pos);
+  }
   void required(const std::string& path, bool present) {
     if (!present) error(path, "not set (required)");
   }
@@ -120,6 +127,29 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
   auto p = std::make_shared<models::CalibrationProfile>();
   p->origin = std::string(origin);
   p->base = m.base();
+  p->base_path = p->base;
+  if (m.has_base()) {
+    p->base_where = w.position("base");
+    // A scenario-file base (not a catalog GPU or node template) resolves from this file's directory.
+    const auto gpus = models::gpu_names();
+    const auto templates = models::node_template_names();
+    const bool catalog = std::find(gpus.begin(), gpus.end(), p->base) != gpus.end() ||
+                         std::find(templates.begin(), templates.end(), p->base) != templates.end();
+    const std::filesystem::path rel(p->base);
+    if (!catalog && !p->base.empty() && rel.is_relative())
+      p->base_path = (std::filesystem::path(std::string(origin)).parent_path() / rel).lexically_normal().string();
+  }
+  for (int i = 0; i < m.base_set_size(); ++i) {
+    const std::string& set = m.base_set(i);
+    const std::size_t eq = set.find('=');
+    if (set.rfind("cluster.", 0) != 0 || eq == std::string::npos || eq + 1 == set.size()) {
+      w.error(idx("base_set", i), "got \"" + detail::clip(set) +
+                                      "\" (expected a cluster.FIELD=VALUE override as `--set` takes, e.g. "
+                                      "cluster.pcie_p2p=false)");
+      continue;
+    }
+    p->base_sets.push_back(set);
+  }
   p->gpu = m.gpu();
   p->created_by = m.created_by();
   p->fit_options = m.fit_options();
@@ -437,6 +467,7 @@ std::string profile_to_text(const models::CalibrationProfile& p, const std::stri
     if (!p.fitted_on.nic.empty()) o.set_nic(p.fitted_on.nic);
     if (!p.fitted_on.gpus.empty()) o.set_gpus(p.fitted_on.gpus);
   }
+  for (const std::string& set : p.base_sets) m.add_base_set(set);
   for (const auto& f : p.collectives) {
     tp::CollectiveFitSpec& o = *m.add_collective();
     o.set_op(std::string(models::nccl_tests_op_name(nccl_op_of(f.op))));

@@ -165,5 +165,123 @@ TEST_F(CalibrateCli, ProfileOnOtherHardwareWarnsAndACutShortOneIsRefused) {
   EXPECT_NE(r.err.find(cut_profile + ":5:1: end_of_profile: not set where the file ends"), std::string::npos) << r.err;
 }
 
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_F(CalibrateCli, LogOnTheWrongHardwareIsRefusedNamingBusbwAndTheBaseLink) {
+  // The RTX 2080 Ti all_reduce (n11a: 4.00 GB/s busbw at 1 GiB over PCIe gen3 without P2P) fitted
+  // onto two GPUs of a DGX H100 (new-user test: NVLink efficiency 0.0089 was written without a
+  // word). H100 NVLink: 18 links x 25 GB/s = 450 GB/s per direction (NVIDIA H100 datasheet, 900 GB/s
+  // both ways); 4.00 / 450 is about 0.01, far below 0.2.
+  const std::string log = (kLogs / "n11a_rtx2080ti_1x2_pcie3_nop2p_allreduce.txt").string();
+  Result r = run({"calibrate", "fit", log, "--base", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--gpus", "0,1",
+                  "--out", path("p.textproto")});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.err.find(log + ":39: all_reduce of 1073741824 B on 2 GPUs measured busbw 4.00 GB/s"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("of the line rate of the base's NVLink links"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": 450.0 GB/s per direction, datasheet) (expected 0.2 to 1.05): the log did not run over"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("give a --base of the system the log ran on"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("p.textproto")));
+
+  // Faster than the base's links can carry: 100 GB/s busbw on two RTX 2080 Ti whose PCIe gen3 x16
+  // links run 15.75 GB/s (8 GT/s x 16 lanes x 128/130).
+  const std::string fast = path("fast.log");
+  std::ofstream(fast) << "# all_reduce_perf\n"
+                         "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+                         "time   algbw   busbw #wrong\n"
+                         "   536870912     134217728     float     sum      -1   5368.7  100.00  100.00      0   "
+                         "5368.7  100.00  100.00      0\n"
+                         "  1073741824     268435456     float     sum      -1  10737.4  100.00  100.00      0  "
+                         "10737.4  100.00  100.00      0\n";
+  r = run({"calibrate", "fit", fast, "--base", kScenario, "--out", path("p.textproto")});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.err.find(fast + ":4: all_reduce of 1073741824 B on 2 GPUs measured busbw 100.00 GB/s"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("the log ran faster than the links of --base"), std::string::npos) << r.err;
+}
+
+TEST_F(CalibrateCli, BaseResolvesFromTheProfileDirectoryAndIsNamedWhenMissing) {
+  // The scenario and the profile in sibling directories: the profile stores ../scen/s.textproto
+  // and finds it from wherever validate runs (the test's working directory is elsewhere).
+  fs::create_directories(dir_ / "scen");
+  fs::create_directories(dir_ / "prof");
+  fs::copy_file(kScenario, dir_ / "scen" / "s.textproto");
+  const std::string log = (kLogs / "n11a_rtx2080ti_1x2_pcie3_nop2p_allreduce.txt").string();
+  const std::string profile = path("prof/p.textproto");
+  Result r = run({"calibrate", "fit", log, "--base", path("scen/s.textproto"), "--out", profile});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(slurp(profile).find("\nbase: \"../scen/s.textproto\"\n"), std::string::npos) << slurp(profile);
+  r = run({"calibrate", "validate", profile, log});
+  EXPECT_EQ(r.status, 0) << r.err;
+  // Gone: the error names the profile, the line of `base` (after the 2 header comment lines), the
+  // field and the path tried.
+  fs::remove(dir_ / "scen" / "s.textproto");
+  r = run({"calibrate", "validate", profile, log});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(profile + ":3:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": base: scenario file \"../scen/s.textproto\" not found (tried " +
+                       (dir_ / "scen" / "s.textproto").lexically_normal().string()),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CalibrateCli, FitSetOverridesAreRecordedAndAppliedWhereTheProfileIsUsed) {
+  const std::string log = (kLogs / "n11a_rtx2080ti_1x2_pcie3_nop2p_allreduce.txt").string();
+  const std::string profile = path("p.textproto");
+  // The fit saw the consumer pair with P2P on (the scenario says off).
+  Result r = run({"calibrate", "fit", log, "--base", kScenario, "--set", "cluster.pcie_p2p=true", "--set", "name=x",
+                  "--out", profile});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("--set name=x: not recorded in the profile"), std::string::npos) << r.out;
+  const std::string text = slurp(profile);
+  EXPECT_NE(text.find("\nbase_set: \"cluster.pcie_p2p=true\"\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("name=x"), std::string::npos) << text;
+  // nccl-tests with the profile simulates the system of the fit: the same as setting it by hand.
+  // (sendrecv, which the fit did not measure: P2P off stages its bytes through host memory.)
+  const std::vector<std::string> cmd = {"nccl-tests", kScenario, "--op", "sendrecv", "-b", "1M", "-e", "1M"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = cmd;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run(a);
+  };
+  const Result used = with({"--profile", profile});
+  ASSERT_EQ(used.status, 0) << used.err;
+  EXPECT_NE(used.err.find("note: profile " + profile + " applies its fit's --set cluster.pcie_p2p=true"),
+            std::string::npos)
+      << used.err;
+  const Result by_hand = with({"--set", "cluster.pcie_p2p=true", "--profile", profile});
+  EXPECT_EQ(used.out, by_hand.out);
+  // A --set on the command line wins over the recorded one.
+  const Result off = with({"--set", "cluster.pcie_p2p=false", "--profile", profile});
+  EXPECT_NE(off.out, used.out);
+  // A malformed base_set is refused with its position.
+  const std::string bad = path("bad.textproto");
+  std::ofstream(bad) << "base_set: \"workload.parallel.tp=2\"\nlatency_scale: 1.5\n";
+  r = run({"nccl-tests", kScenario, "--profile", bad});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(bad + ":1:1: base_set[0]: got \"workload.parallel.tp=2\" (expected a cluster.FIELD=VALUE"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CalibrateCli, ValidateMarksPointsOfFilesTheFitDidNotUse) {
+  const std::string profile = path("p.textproto");
+  const std::string fitted = (kLogs / "n11a_rtx2080ti_1x2_pcie3_nop2p_allreduce.txt").string();
+  const std::string other = (kLogs / "n11b_rtx2080ti_1x2_pcie3_nop2p_allgather.txt").string();
+  ASSERT_EQ(run({"calibrate", "fit", fitted, "--base", kScenario, "--out", profile}).status, 0);
+  const Result r = run({"calibrate", "validate", profile, other});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(other + ": not among the profile's sources"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("  fit  " + other), std::string::npos) << r.out;  // no point of n11b marked as fitted
+  EXPECT_NE(r.out.find("  -    " + other + ":"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("held out = points not used by the fit"), std::string::npos) << r.out;
+}
 }  // namespace
 }  // namespace traincast::cli

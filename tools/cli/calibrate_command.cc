@@ -180,6 +180,35 @@ void resolve_base(const std::string& base, int nodes, const std::vector<std::str
   o.gpu = c.gpu_spec(0).name;
 }
 
+/// --base as the profile stores it: a scenario file relative to the profile's directory
+/// (absolute when the two share no directory below the root), so that the profile resolves it
+/// from wherever it is used; catalog names as given.
+std::string stored_base(const std::string& base, const std::string& profile_path) {
+  if (!has_ext(base, {".textproto", ".txtpb", ".pbtxt", ".txt", ".json"})) return base;
+  namespace fs = std::filesystem;
+  const fs::path abs = fs::absolute(base).lexically_normal();
+  const fs::path dir = fs::absolute(profile_path).parent_path().lexically_normal();
+  auto top = [](const fs::path& p) {
+    auto it = p.begin();
+    if (it != p.end()) ++it;  // the root
+    return it == p.end() ? fs::path() : *it;
+  };
+  const fs::path rel = abs.lexically_relative(dir);
+  if (rel.empty() || top(abs) != top(dir)) return abs.string();
+  return rel.string();
+}
+
+/// The fit's --set overrides a profile records (cluster.* fields: they describe the system; the
+/// others cannot change a fit and are not carried to where the profile is used).
+std::vector<std::string> recorded_sets(const std::string& base, const std::vector<std::string>& sets) {
+  std::vector<std::string> out;
+  if (!has_ext(base, {".textproto", ".txtpb", ".pbtxt", ".txt", ".json"})) return out;  // --set applies to scenarios
+  for (const std::string& s : sets) {
+    if (s.rfind("cluster.", 0) == 0) out.push_back(s);
+  }
+  return out;
+}
+
 std::string pct(double f) { return fmt("%.1f%%", 100 * f); }
 
 /// The validation table: every point, then a summary per group.
@@ -245,6 +274,10 @@ int fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "--set applies), a node template (--nodes) or a catalog GPU. Prints what was fitted and the\n"
       "fit's own error per group; with --holdout the odd (or even) sizes are left out of the fit and\n"
       "the error on them is shown (burn: the samples after the middle of each burn are held out).\n"
+      "A log whose busbw is outside 0.2 to 1.05 of the datasheet rate of the base's links it would\n"
+      "run over is refused (exit 2): it ran on other hardware than BASE. The profile stores a scenario\n"
+      "BASE relative to its own directory, and the --set cluster.* overrides (base_set), which are\n"
+      "applied again wherever the profile is used.\n"
       "Use the profile with `traincast run --profile`, `traincast nccl-tests\n"
       "--profile` or a scenario's `profile` field.\n\nOptions");
   opts.add_options()("help,h", "show this help")(
@@ -300,6 +333,12 @@ int fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
             (p.fit_point ? s.points_used : s.points_skipped)++;
     }
     profile->sources = sources;
+    profile->base = stored_base(o.base, out_path);
+    profile->base_sets = recorded_sets(o.base, sets);
+    for (const std::string& set : sets) {
+      if (set.rfind("cluster.", 0) != 0)
+        notes.push_back("--set " + set + ": not recorded in the profile (only cluster.* fields describe the system)");
+    }
     std::string header = "Calibration profile written by `traincast calibrate fit` (models/calibration_profile.h).\n";
     header += "Base: " + o.base + "; fitted from " + std::to_string(inputs.size()) + " file(s).";
     write_output_file(out_path, io::profile_to_text(*profile, header));
@@ -330,7 +369,10 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
       "per point, marking the points the fit used, then the geometric-mean error per group split at\n"
       "1 MiB (collective busbw). The system is the profile's base (or --base). With --holdout the\n"
       "profile is refitted from MEASUREMENTS on the other half of the sizes (the profile's base and\n"
-      "GPUs), so the error shown on the held-out half is on points the fit never saw.\n"
+      "GPUs), so the error shown on the held-out half is on points the fit never saw. Without\n"
+      "--holdout, the points of a file that is not among the profile's sources (by SHA-256) are\n"
+      "marked '-' (not used by the fit). The profile's base resolves from its own directory; its\n"
+      "base_set overrides apply before --set.\n"
       "With --cases, every nccl-tests case of a validation file (scenarios/nccl/) is fitted on half\n"
       "its sizes and checked on the other half; exit 1 when a case exceeds the limits.\n\nOptions");
   opts.add_options()("help,h", "show this help")("base", po::value<std::string>(), "override the profile's base")(
@@ -445,10 +487,21 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
     std::shared_ptr<const models::CalibrationProfile> profile = io::load_profile_file(profile_path);
     calibrate::FitOptions o;
     calibrate::apply_fit_options_text(profile->fit_options, o);
-    std::vector<std::string> sets;
-    if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
-    const std::string base = vm.count("base") ? vm["base"].as<std::string>() : profile->base;
+    // The fit's recorded --set first, then this command's (which win).
+    std::vector<std::string> sets = profile->base_sets;
+    if (vm.count("set")) {
+      const auto more = vm["set"].as<std::vector<std::string>>();
+      sets.insert(sets.end(), more.begin(), more.end());
+    }
+    const std::string base = vm.count("base") ? vm["base"].as<std::string>() : profile->base_path;
     if (base.empty()) throw UsageError("calibrate validate: the profile names no base (give --base)");
+    if (!vm.count("base") && has_ext(base, {".textproto", ".txtpb", ".pbtxt", ".txt", ".json"}) &&
+        !std::filesystem::exists(base)) {
+      throw io::ScenarioError({profile->base_where + ": base: scenario file \"" + profile->base +
+                               "\" not found (tried " + base +
+                               "; a relative base is resolved from the profile file's directory; expected the "
+                               "scenario the profile was fitted on there, or give --base)"});
+    }
     resolve_base(base, vm["nodes"].as<int>(), sets, o);
     if (vm.count("gpus")) o.gpus = models::parse_gpu_list(vm["gpus"].as<std::string>());
     std::vector<models::ProfileSource> sources;
@@ -463,17 +516,21 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
         out << "burn samples: refitted on the idle baseline and the first half of each burn; the rest is out of "
                "sample\n";
     } else {
-      // Points of files the profile was fitted from are fit points (as its holdout left them).
+      // Points of files the profile was fitted from are fit points (as its holdout left them);
+      // a file that is not among its sources (by SHA-256) was not used by the fit at all.
       std::map<std::string, bool> fitted;
       for (const auto& s : profile->sources) fitted[s.sha256] = true;
-      bool any = false;
-      for (const auto& s : sources) any = any || fitted.count(s.sha256);
-      if (!any) o.holdout = calibrate::Holdout::none;
-      out << "profile " << profile_path << " (base " << base << ")"
-          << (any ? "" : "; none of these files is among the profile's sources: 'fit' marks nothing as unseen") << "\n";
+      out << "profile " << profile_path << " (base " << base << ")\n";
+      for (const auto& s : sources) {
+        if (fitted.count(s.sha256)) continue;
+        o.unfitted_files.push_back(s.path);
+        out << s.path << ": not among the profile's sources (no source with its SHA-256 " << s.sha256.substr(0, 12)
+            << "...): its points were not used by the fit ('-')\n";
+      }
     }
     const calibrate::Validation v = calibrate::validate_profile(profile, m, o);
-    if (!v.points.empty() || m.power.empty()) out << format_validation(v, o.holdout != calibrate::Holdout::none);
+    if (!v.points.empty() || m.power.empty())
+      out << format_validation(v, o.holdout != calibrate::Holdout::none || !o.unfitted_files.empty());
     if (!m.power.empty()) {
       if (o.gpu.empty()) throw UsageError("calibrate validate: burn samples need a GPU (give --base)");
       out << format_burn_validation(calibrate::validate_burn(*profile, models::find_gpu(o.gpu), m.power,

@@ -160,8 +160,13 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       // for nodes timed by the compute model).
       models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides,
                                                            {"traincast chakra run", {"workload.training.precision"}});
-      if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
-      warn_profile_hardware(sc.cluster, err);
+      use_profile(
+          sc, vm.count("profile") ? vm["profile"].as<std::string>() : "", overrides,
+          [&](const std::vector<std::string>& o) {
+            return io::load_cluster_scenario_file(scenario_path, o,
+                                                  {"traincast chakra run", {"workload.training.precision"}});
+          },
+          err);
       std::vector<std::string> all_inputs = inputs;
       for (const std::string& f : scenario_input_files(sc, scenario_path)) all_inputs.push_back(f);
       if (vm.count("trace")) check_output_path(vm["trace"].as<std::string>(), force, all_inputs);
@@ -197,7 +202,9 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
     if (!vm.count("out")) throw UsageError("chakra export: --out DIR is required");
     overrides.push_back("options.fold_symmetric=false");  // every GPU needs its own ops
     models::Scenario sc = io::load_scenario_file(scenario_path, overrides);
-    if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
+    use_profile(
+        sc, vm.count("profile") ? vm["profile"].as<std::string>() : "", overrides,
+        [&](const std::vector<std::string>& o) { return io::load_scenario_file(scenario_path, o); }, err);
     // What the exporter cannot write, refused at the field that asked for it (or its --set).
     if (sc.parallel.cp > 1) {
       throw io::ScenarioError(
@@ -210,7 +217,6 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
                                ": workload.data_loader: chakra export: host-to-device input copies have no Chakra "
                                "form here (expected a scenario without data_loader)"});
     }
-    warn_profile_hardware(sc.cluster, err);
     std::string name = vm.count("name") ? vm["name"].as<std::string>() : sc.name;
     if (name.empty()) name = fs::path(scenario_path).stem().string();
     if (name.find('/') != std::string::npos) throw UsageError("--name: must be a file name stem (got " + name + ")");

@@ -138,4 +138,21 @@ void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err) {
   for (const std::string& w : io::profile_hardware_mismatch(*cs.profile, cs)) err << "warning: " << w << "\n";
 }
 
+void use_profile(models::Scenario& sc, const std::string& profile_path, const std::vector<std::string>& overrides,
+                 const std::function<models::Scenario(const std::vector<std::string>&)>& reload, std::ostream& err) {
+  std::shared_ptr<const models::CalibrationProfile> profile =
+      profile_path.empty() ? sc.cluster.profile : io::load_profile_file(profile_path);
+  if (profile != nullptr && !profile->base_sets.empty()) {
+    std::vector<std::string> all = profile->base_sets;
+    all.insert(all.end(), overrides.begin(), overrides.end());
+    sc = reload(all);
+    std::string list;
+    for (const std::string& s : profile->base_sets) list += (list.empty() ? "" : " ") + std::string("--set ") + s;
+    err << "note: profile " << profile->origin << " applies its fit's " << list
+        << " (its base_set; a --set on the command line wins)\n";
+  }
+  if (profile != nullptr) sc.cluster.profile = profile;
+  warn_profile_hardware(sc.cluster, err);
+}
+
 }  // namespace traincast::cli

@@ -3,6 +3,7 @@
 // output files that never clobber what the user has.
 
 #include <boost/program_options.hpp>
+#include <functional>
 
 #include <iosfwd>
 #include <stdexcept>
@@ -64,5 +65,13 @@ std::string scenario_field_origin(const std::string& scenario_path, const std::s
 /// When cs has a profile fitted on other hardware (io::profile_hardware_mismatch), one
 /// "warning: " line per difference on err; a field that cannot apply throws (exit 2).
 void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err);
+
+/// Uses a calibration profile for scenario `sc`: the one at `profile_path` (--profile; "" = the
+/// scenario's own `profile` field, already loaded). When the profile records --set overrides of
+/// its fit (CalibrationProfile::base_sets), `sc` is reloaded through `reload` with those first
+/// and the command's `overrides` after them (the command's win), and a note on err names them;
+/// then warn_profile_hardware. Throws io::ScenarioError as the loaders (exit 2).
+void use_profile(models::Scenario& sc, const std::string& profile_path, const std::vector<std::string>& overrides,
+                 const std::function<models::Scenario(const std::vector<std::string>&)>& reload, std::ostream& err);
 
 }  // namespace traincast::cli

@@ -73,8 +73,12 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     const bool from_file = vm.count("scenario") > 0;
     models::Scenario sc = from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), overrides)
                                     : io::default_scenario(overrides);
-    if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
-    warn_profile_hardware(sc.cluster, err);
+    use_profile(
+        sc, vm.count("profile") ? vm["profile"].as<std::string>() : "", overrides,
+        [&](const std::vector<std::string>& o) {
+          return from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), o) : io::default_scenario(o);
+        },
+        err);
     if (vm.count("print-scenario")) {
       if (vm.count("trace")) throw UsageError("--trace: nothing is simulated with --print-scenario (drop one of them)");
       // --json names the file the scenario goes to as JSON (no report is made).

@@ -133,8 +133,12 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
     const std::string scenario_path = vm["scenario"].as<std::string>();
     models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides, {"traincast nccl-tests", {}});
-    if (vm.count("profile")) sc.cluster.profile = io::load_profile_file(vm["profile"].as<std::string>());
-    warn_profile_hardware(sc.cluster, err);
+    use_profile(
+        sc, vm.count("profile") ? vm["profile"].as<std::string>() : "", overrides,
+        [&](const std::vector<std::string>& o) {
+          return io::load_cluster_scenario_file(scenario_path, o, {"traincast nccl-tests", {}});
+        },
+        err);
     std::string csv_path;
     if (vm.count("csv")) {
       csv_path = vm["csv"].as<std::string>();

@@ -8,7 +8,9 @@
 
 namespace traincast::models {
 
-/// Where the iteration's wall time went, seen from the slowest pipeline stage's GPU. Every field
+/// Where the iteration's wall time went, seen from one GPU: the busiest pipeline stage of the
+/// fastest DP replica (least compute-kernel time on that stage; replica 0 on ties, e.g. in any
+/// homogeneous job), so that time lost to a slower replica shows as straggler_wait_s. Every field
 /// is seconds within one iteration; they add up to iteration_time_s.
 struct TimeBreakdown {
   double compute_s = 0.0;          ///< GPU busy with compute kernels (incl. recomputation)
@@ -21,7 +23,8 @@ struct TimeBreakdown {
   /// iterations between checkpoints (0 without a storage section).
   double storage_stall_s = 0.0;
   /// Expert-parallel all-to-all (MoE token dispatch and combine, forward and backward) the GPU
-  /// waited on: the blocking all-to-alls' whole duration, including waiting for EP peers.
+  /// waited on: the blocking all-to-alls' duration after the last EP peer arrived (the wait for a
+  /// later peer is straggler_wait_s).
   double ep_comm_exposed_s = 0.0;
   /// CPU offload (workload.offload): the CPU-Adam step, the copy of the updated parameters back to
   /// the GPU, and gradient copies to the host the step waited on (0 without offload).
@@ -33,6 +36,40 @@ struct TimeBreakdown {
   /// Host-to-device input copies (workload.data_loader) the GPU waited on: the whole copy when it
   /// runs on the compute stream (no prefetch), else the part the previous micro-batch did not hide.
   double input_copy_exposed_s = 0.0;
+  /// Waiting for slower peers (straggler): the part of the waits above, on a collective shared
+  /// with other DP/EP/CP replicas (gradient reduction, parameter gather, MoE all-to-all, CP ring),
+  /// between this GPU's own arrival at the collective and the last participant's arrival (the
+  /// collective cannot start before it). What remains in dp/ep/cp_comm_exposed_s is transfer
+  /// time (and queueing behind earlier transfers) not hidden under compute. ~0 in a homogeneous
+  /// job; a throttled GPU's extra compute time shows here on the healthy GPUs.
+  double straggler_wait_s = 0.0;
+};
+
+/// Whose late arrival the breakdown's GPU waited for (Report::straggler; JSON `straggler.*`).
+/// The slowest rank is the replica that arrived last at the collectives the breakdown's GPU waited
+/// on, weighted by the wait; within its TP group, the GPU with the lowest mean SM clock.
+struct StragglerReport {
+  /// true when breakdown.straggler_wait_s > 0 and a slowest rank was found.
+  bool found = false;
+  int gpu = 0;        ///< global GPU index
+  int node = 0;       ///< node of that GPU
+  int local_gpu = 0;  ///< GPU index within its node
+  /// Why it is slower, one of: "thermal" (spent part of the last iteration in thermal slowdown),
+  /// "power_cap" (clock below boost without thermal slowdown), "input_copy" (its host-to-device
+  /// input copies took longer than the breakdown GPU's), "other" (none of these).
+  std::string cause;
+  double sm_clock_mhz = 0.0;             ///< mean SM clock while computing, last iteration [MHz]
+  double boost_clock_mhz = 0.0;          ///< the GPU's maximum boost clock (datasheet) [MHz]
+  double temperature_c = 0.0;            ///< its mean temperature over the last iteration [C]
+  double throttled_time_fraction = 0.0;  ///< of the last iteration in thermal slowdown, 0..1
+  /// Compute-stream kernel time (compute + optimizer ops) in the last iteration [s]: of the
+  /// slowest rank and of the breakdown's GPU (their difference bounds the wait from above,
+  /// unless the communication of the slower rank is also slower).
+  double slowest_kernel_s = 0.0;
+  double breakdown_kernel_s = 0.0;
+  int slowest_replica = 0;         ///< DP replica (executor index) of the slowest rank
+  int breakdown_replica = 0;       ///< DP replica the breakdown describes
+  std::vector<int> tp_group_gpus;  ///< global GPUs of the slowest rank's TP group (not in JSON)
 };
 
 /// Per-GPU memory for the GPU with the highest peak (pipeline stage 0 under 1F1B).
@@ -173,6 +210,9 @@ struct GpuPower {
   double peak_w = 0.0;
   double energy_j = 0.0;            ///< over the last iteration [J]
   double clock_fraction_min = 1.0;  ///< lowest SM clock / max boost clock seen (cap or thermal)
+  /// Mean SM clock / max boost clock over the time its worker's compute stream was busy in the
+  /// last iteration (1 when it never computed there). Not in the JSON report.
+  double compute_clock_fraction_mean = 1.0;
 };
 
 /// Power of the job (models/power/). Averages and energies are over the last simulated
@@ -253,6 +293,7 @@ struct Report {
   double hfu = 0.0;
   double peak_flops_per_gpu = 0.0;  ///< the dense peak used for MFU [FLOP/s]
   TimeBreakdown breakdown;
+  StragglerReport straggler;
   MemoryBreakdown memory;
   std::vector<LinkUsage> busiest_links;  ///< top 3 by utilisation
   double train_tokens = 0.0;

@@ -856,6 +856,37 @@ struct StorageStall {
   double compute_iteration_s = 0;
 };
 
+/// Fills r.straggler's GPU (the slowest rank's TP-group GPU with the lowest mean SM clock while
+/// computing; the first on ties), node, clock, temperature and cause from the power and thermal
+/// reports (training_report found the rank and the input-copy cause).
+void name_straggler(const Cluster& cluster, Report& r) {
+  StragglerReport& st = r.straggler;
+  if (!st.found) return;
+  const GpuPower* slowest = nullptr;
+  for (int g : st.tp_group_gpus)
+    for (const GpuPower& gp : r.power.gpus)
+      if (gp.gpu == g && (slowest == nullptr || gp.compute_clock_fraction_mean < slowest->compute_clock_fraction_mean))
+        slowest = &gp;
+  if (slowest != nullptr) {
+    st.gpu = slowest->gpu;
+    st.sm_clock_mhz = slowest->compute_clock_fraction_mean * st.boost_clock_mhz;
+  } else {
+    st.sm_clock_mhz = st.boost_clock_mhz;
+  }
+  st.node = cluster.node_of(st.gpu);
+  st.local_gpu = st.gpu - st.node * cluster.gpus_per_node();
+  for (const GpuThermal& gt : r.thermal.gpus)
+    if (gt.gpu == st.gpu) {
+      st.temperature_c = gt.average_c;
+      st.throttled_time_fraction = gt.throttled_time_fraction;
+    }
+  // Thermal slowdown first, then a clock below boost (power cap); else training_report's cause.
+  if (st.throttled_time_fraction > 0)
+    st.cause = "thermal";
+  else if (slowest != nullptr && slowest->compute_clock_fraction_mean < 1.0 - 1e-9)
+    st.cause = "power_cap";
+}
+
 /// One pass of the whole job; `start` gives the thermal starting point and receives the end state.
 /// The storage stall is part of the simulated timeline. With `job_effects`, storage figures,
 /// failures/goodput and cost (issue 4) follow, each only when the scenario asks, the cost's energy
@@ -877,6 +908,7 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   std::int64_t end_ns = 0;
   for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
   power.finish(end_ns, r.iteration_time_s, r.time_to_train_s, r.power, r.thermal);
+  name_straggler(cluster, r);
   if (job_effects) {
     apply_job_effects(sc, cluster, r, r.power.facility_average_w, storage.compute_iteration_s);
     // The facility average includes the storage stall, when the GPUs draw idle power.
@@ -1355,15 +1387,82 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
     r.time_to_train_s = sc.training.train_tokens / r.tokens_per_s;
   }
 
-  // Breakdown on the busiest worker of replica 0 in the last iteration.
-  std::vector<double> busy(static_cast<std::size_t>(workers), 0.0);
-  for (const Op& op : ops)
-    if (op.stream == kCompute && op.iteration == last) busy[op.worker] += static_cast<double>(op.end_ns - op.start_ns);
-  int ref = 0;
-  for (int w = 0; w < P.p; ++w)
-    if (busy[static_cast<std::size_t>(w)] > busy[static_cast<std::size_t>(ref)]) ref = w;
+  // Breakdown on one worker in the last iteration: the busiest stage (compute-stream time) of the
+  // fastest replica (least kernel time on that stage; the first on ties, so replica 0 in any
+  // homogeneous job), so that time lost to a slower replica shows as straggler wait.
+  std::vector<double> busy(static_cast<std::size_t>(workers), 0.0), kernel(static_cast<std::size_t>(workers), 0.0);
+  for (const Op& op : ops) {
+    if (op.stream != kCompute || op.iteration != last) continue;
+    busy[op.worker] += static_cast<double>(op.end_ns - op.start_ns);
+    if (op.role == Role::compute || op.role == Role::optimizer)
+      kernel[op.worker] += static_cast<double>(op.end_ns - op.start_ns);
+  }
+  auto busiest_stage = [&](int replica) {
+    int w = replica * P.p;
+    for (int s = 1; s < P.p; ++s)
+      if (busy[static_cast<std::size_t>(replica * P.p + s)] > busy[static_cast<std::size_t>(w)]) w = replica * P.p + s;
+    return w;
+  };
+  const int replicas = workers / std::max(1, P.p);
+  int ref = busiest_stage(0);
+  for (int rep = 1; rep < replicas; ++rep) {
+    const int w = busiest_stage(rep);
+    if (kernel[static_cast<std::size_t>(w)] < kernel[static_cast<std::size_t>(ref)]) ref = w;
+  }
+  // The previous op on the same stream of every op (kNone for a worker's first on that stream).
+  std::vector<std::uint32_t> prev_on_stream(ops.size(), kNone);
+  for (int w = 0; w < workers; ++w) {
+    std::array<std::uint32_t, kNumStreams + 1> latest;
+    latest.fill(kNone);
+    for (std::uint32_t i = op_base[static_cast<std::size_t>(w)]; i < op_base[static_cast<std::size_t>(w) + 1]; ++i) {
+      prev_on_stream[i] = latest[ops[i].stream];
+      latest[ops[i].stream] = i;
+    }
+  }
+  // Arrival skew, along the critical path. A collective shared by several workers (a task with
+  // >= 2 participant ops; an op's start is its arrival) starts when its last participant arrives.
+  // While `ref` waits in [lo, hi] for the collective of op `d` (ending at hi), the time after the
+  // last arrival is transfer. Before it, the last participant (ref itself on a tie) was either
+  // still busy on its stream with an earlier shared collective that ended just then (the split
+  // continues on that one, back in time), or arrived late on its own (its compute): when that is
+  // another worker, [lo, last arrival] is straggler wait, credited to that worker. Whatever the
+  // walk leaves (ref's own queueing) stays with the collective's kind. Returns the wait [ns].
+  const std::vector<Task>& tasks = job.graph.tasks;
+  const std::vector<std::uint32_t>& parts = job.graph.participants;
+  auto shared_collective = [&](std::uint32_t d) {
+    const Op& o = ops[d];
+    return o.task != kNone && o.role != Role::input_copy && o.role != Role::pp_send &&
+           tasks[o.task].kind == TaskKind::collective && tasks[o.task].participant_count >= 2;
+  };
+  std::vector<std::int64_t> late_ns(static_cast<std::size_t>(workers), 0);
+  std::vector<std::array<std::int64_t, 3>> waits;  // (start, end [ns], worker waited for), for the trace
+  auto skew_wait = [&](std::uint32_t d, std::int64_t lo, std::int64_t hi) -> std::int64_t {
+    while (hi > lo && shared_collective(d)) {
+      const Task& t = tasks[ops[d].task];
+      std::uint32_t late = kNone;
+      for (std::uint32_t k = 0; k < t.participant_count; ++k) {
+        const std::uint32_t q = parts[t.participant_begin + k];
+        if (late == kNone || ops[q].start_ns > ops[late].start_ns ||
+            (ops[q].start_ns == ops[late].start_ns && ops[q].worker == static_cast<std::uint32_t>(ref)))
+          late = q;
+      }
+      const std::int64_t launch = ops[late].start_ns;
+      if (launch <= lo) break;
+      const std::uint32_t prev = prev_on_stream[late];
+      if (prev != kNone && ops[prev].end_ns == launch && shared_collective(prev)) {
+        d = prev, hi = launch;  // queued behind an earlier collective
+        continue;
+      }
+      if (ops[late].worker == static_cast<std::uint32_t>(ref)) break;
+      const std::int64_t wait = std::min(launch, hi) - lo;
+      late_ns[ops[late].worker] += wait;
+      waits.push_back({lo, lo + wait, static_cast<std::int64_t>(ops[late].worker)});
+      return wait;
+    }
+    return std::int64_t{0};
+  };
   TimeBreakdown& b = r.breakdown;
-  std::int64_t cursor = t0;
+  std::int64_t cursor = t0, straggler_ns = 0;
   for (std::uint32_t i = op_base[static_cast<std::size_t>(ref)]; i < op_base[static_cast<std::size_t>(ref) + 1]; ++i) {
     const Op& op = ops[i];
     if (op.stream != kCompute || op.iteration != last) continue;
@@ -1378,10 +1477,14 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
       // A data- or expert-parallel peer of the same stage (another replica) runs the same program
       // as this worker: waiting for its collective is that collective's cost, not a bubble.
       const bool own = dep != kNone &&
-                       ops[dep].worker % static_cast<std::uint32_t>(P.p) == static_cast<std::uint32_t>(ref) &&
+                       ops[dep].worker % static_cast<std::uint32_t>(P.p) == static_cast<std::uint32_t>(ref % P.p) &&
                        role != Role::pp_send;
-      const double before = own ? 0.0 : static_cast<double>(began - cursor) * 1e-9;
-      const double after = static_cast<double>(start - cursor) * 1e-9 - before;
+      const std::int64_t before_ns = own ? 0 : began - cursor;
+      const double before = static_cast<double>(before_ns) * 1e-9;
+      // Of the rest, the time the collective waited for a slower peer is straggler wait.
+      const std::int64_t skew_ns = dep == kNone ? 0 : skew_wait(dep, cursor + before_ns, start);
+      straggler_ns += skew_ns;
+      const double after = static_cast<double>(start - cursor - before_ns - skew_ns) * 1e-9;
       switch (role) {
         case Role::pp_send:
           b.pipeline_bubble_s += before, b.pp_comm_exposed_s += after;
@@ -1410,7 +1513,10 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
           break;
       }
     }
-    const double dur = static_cast<double>(op.end_ns - start) * 1e-9;
+    // A shared collective on the compute stream (MoE all-to-all) waits there for its last peer.
+    const std::int64_t skew_ns = skew_wait(i, start, op.end_ns);
+    straggler_ns += skew_ns;
+    const double dur = static_cast<double>(op.end_ns - start - skew_ns) * 1e-9;
     switch (op.role) {
       case Role::tp_comm:
         b.tp_comm_exposed_s += dur;
@@ -1444,6 +1550,29 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
     cursor = std::max(cursor, op.end_ns);
   }
   b.pipeline_bubble_s += static_cast<double>(std::max<std::int64_t>(0, t1 - cursor)) * 1e-9;
+  b.straggler_wait_s = static_cast<double>(straggler_ns) * 1e-9;
+  {
+    // The slowest rank: the worker whose late arrivals ref waited for longest (the first on ties).
+    StragglerReport& st = r.straggler;
+    st.breakdown_replica = ref / std::max(1, P.p);
+    st.breakdown_kernel_s = kernel[static_cast<std::size_t>(ref)] * 1e-9;
+    const auto slow = static_cast<int>(std::max_element(late_ns.begin(), late_ns.end()) - late_ns.begin());
+    if (straggler_ns > 0 && late_ns[static_cast<std::size_t>(slow)] > 0) {
+      st.found = true;
+      st.slowest_replica = slow / std::max(1, P.p);
+      st.slowest_kernel_s = kernel[static_cast<std::size_t>(slow)] * 1e-9;
+      st.tp_group_gpus = job.worker_gpus[static_cast<std::size_t>(slow)];
+      st.gpu = st.tp_group_gpus.front();  // name_straggler picks the TP rank from the clocks
+      st.boost_clock_mhz = gpu.boost_clock_mhz;
+      double copy_slow = 0, copy_ref = 0;
+      for (const Op& op : ops)
+        if (op.iteration == last && op.role == Role::input_copy) {
+          if (op.worker == static_cast<std::uint32_t>(slow)) copy_slow += static_cast<double>(op.end_ns - op.start_ns);
+          if (op.worker == static_cast<std::uint32_t>(ref)) copy_ref += static_cast<double>(op.end_ns - op.start_ns);
+        }
+      st.cause = copy_slow > copy_ref ? "input_copy" : "other";
+    }
+  }
 
   // Memory: the stage with the highest peak.
   for (int s = 0; s < P.p; ++s) {
@@ -1510,18 +1639,22 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   }
 
   if (trace != nullptr) {
-    std::vector<std::array<std::uint32_t, kNumStreams>> track_ids(static_cast<std::size_t>(workers));
-    for (int w = 0; w < workers; ++w) {
-      const int rep = w / P.p, st = w % P.p;
+    // "stage S / replica R (GPU a-b)": the trace's process of worker w.
+    auto trace_process = [&](int w) {
       const int g0 = job.worker_gpus[static_cast<std::size_t>(w)].front();
       const int g1 = job.worker_gpus[static_cast<std::size_t>(w)].back();
-      std::string proc = "stage " + std::to_string(st) + " / replica " + std::to_string(rep) + " (GPU ";
+      std::string proc = "stage " + std::to_string(w % P.p) + " / replica " + std::to_string(w / P.p) + " (GPU ";
       proc += std::to_string(g0);
       if (g1 != g0) {
         proc += '-';
         proc += std::to_string(g1);
       }
       proc += ")";
+      return proc;
+    };
+    std::vector<std::array<std::uint32_t, kNumStreams>> track_ids(static_cast<std::size_t>(workers));
+    for (int w = 0; w < workers; ++w) {
+      const std::string proc = trace_process(w);
       for (int s = kCompute; s <= kDp; ++s)  // the streams the generator uses
         track_ids[static_cast<std::size_t>(w)][static_cast<std::size_t>(s)] =
             trace->track(w, proc, s, kStreamNames[static_cast<std::size_t>(s)]);
@@ -1531,6 +1664,13 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
     }
     std::vector<std::uint32_t> name_ids;
     for (const std::string& l : P.labels) name_ids.push_back(trace->name(l));
+    // Straggler waits of the breakdown's worker (last iteration), on a track of their own.
+    if (!waits.empty()) {
+      const std::uint32_t tr = trace->track(ref, trace_process(ref), kNumStreams, "waiting for slower GPUs");
+      for (const auto& [from, to, w] : waits)
+        trace->span(tr, trace->name("waiting for " + trace_process(static_cast<int>(w))), sim::Time::from_ns(from),
+                    sim::Time::from_ns(to));
+    }
     for (const Op& op : ops) {
       if (op.stream == kNoStream) continue;
       trace->span(track_ids[op.worker][op.stream], name_ids[op.label], sim::Time::from_ns(op.start_ns),

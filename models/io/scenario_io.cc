@@ -1431,6 +1431,24 @@ tp::Report report_to_proto(const models::Report& r) {
   b.set_offload_s(r.breakdown.offload_s);
   b.set_cp_comm_exposed_s(r.breakdown.cp_comm_exposed_s);
   b.set_input_copy_exposed_s(r.breakdown.input_copy_exposed_s);
+  b.set_straggler_wait_s(r.breakdown.straggler_wait_s);
+  {
+    const models::StragglerReport& s = r.straggler;
+    tp::Report::Straggler& o = *m.mutable_straggler();
+    o.set_found(s.found);
+    o.set_gpu(s.gpu);
+    o.set_node(s.node);
+    o.set_local_gpu(s.local_gpu);
+    o.set_cause(s.cause);
+    o.set_sm_clock_mhz(s.sm_clock_mhz);
+    o.set_boost_clock_mhz(s.boost_clock_mhz);
+    o.set_temperature_c(s.temperature_c);
+    o.set_throttled_time_fraction(s.throttled_time_fraction);
+    o.set_slowest_kernel_s(s.slowest_kernel_s);
+    o.set_breakdown_kernel_s(s.breakdown_kernel_s);
+    o.set_slowest_replica(s.slowest_replica);
+    o.set_breakdown_replica(s.breakdown_replica);
+  }
   tp::Report::MemoryBreakdown& mem = *m.mutable_memory();
   mem.set_weights_bytes(r.memory.weights_bytes);
   mem.set_grads_bytes(r.memory.grads_bytes);

@@ -1331,6 +1331,7 @@ const MetricDef kMetrics[] = {
     {"ep_comm_exposed_s", [](const models::Report& r) { return shortest(r.breakdown.ep_comm_exposed_s); }},
     {"cp_comm_exposed_s", [](const models::Report& r) { return shortest(r.breakdown.cp_comm_exposed_s); }},
     {"input_copy_exposed_s", [](const models::Report& r) { return shortest(r.breakdown.input_copy_exposed_s); }},
+    {"straggler_wait_s", [](const models::Report& r) { return shortest(r.breakdown.straggler_wait_s); }},
     {"peak_memory_gib", [](const models::Report& r) { return shortest(r.memory.peak_bytes_per_gpu / kGiB); }},
     {"activation_memory_gib", [](const models::Report& r) { return shortest(r.memory.activations_bytes / kGiB); }},
     {"weights_memory_gib", [](const models::Report& r) { return shortest(r.memory.weights_bytes / kGiB); }},

@@ -161,7 +161,8 @@ models::Sweep load_sweep_text(std::string_view text, std::string_view origin, Fo
 /// Every metric a sweep may record, in documentation order: iteration_time_s, tokens_per_s,
 /// tflops_per_gpu, hardware_tflops_per_gpu, mfu, hfu, time_to_train_s [s], the breakdown
 /// (compute_s, tp_comm_exposed_s, dp_comm_exposed_s, pp_comm_exposed_s, pipeline_bubble_s,
-/// optimizer_s) [s], memory per GPU in GiB (peak_memory_gib, activation_memory_gib,
+/// optimizer_s, ep_comm_exposed_s, cp_comm_exposed_s, input_copy_exposed_s, straggler_wait_s) [s],
+/// memory per GPU in GiB (peak_memory_gib, activation_memory_gib,
 /// weights_memory_gib, grads_memory_gib, optimizer_memory_gib, capacity_memory_gib), num_gpus,
 /// micro_batches, events, busiest_link (name), busiest_link_utilization (0..1); storage_stall_s,
 /// data_stall_s, checkpoint_write_s [s], interruptions, goodput (0..1), wall_clock_s [s] (Monte-Carlo

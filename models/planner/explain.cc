@@ -141,6 +141,18 @@ std::string optimizer_reason(const PlanEntry& o, const PlanEntry& w) {
   return r;
 }
 
+/// The slower GPU each layout's breakdown waited for, e.g. "slowest: node 0 GPU 4 (thermal)".
+std::string straggler_reason(const PlanEntry& o, const PlanEntry& w) {
+  std::string r;
+  for (const PlanEntry* e : {&o, &w}) {
+    const StragglerReport& s = e->report.straggler;
+    if (!s.found) continue;
+    add(r, to_string(e->layout) + ": slowest node " + std::to_string(s.node) + " GPU " + std::to_string(s.local_gpu) +
+               " (" + s.cause + ", SM clock " + fixed(s.sm_clock_mhz, 0) + " MHz)");
+  }
+  return r;
+}
+
 }  // namespace
 
 Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, int gpus_per_node, int num_layers) {
@@ -160,6 +172,8 @@ Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, 
       {"exposed PP send/recv", b.pp_comm_exposed_s - a.pp_comm_exposed_s, 0, pp_reason(other, winner)},
       {"pipeline bubble", b.pipeline_bubble_s - a.pipeline_bubble_s, 0, bubble_reason(other, winner)},
       {"optimizer step", b.optimizer_s - a.optimizer_s, 0, optimizer_reason(other, winner)},
+      {"waiting for slower GPUs (straggler)", b.straggler_wait_s - a.straggler_wait_s, 0,
+       straggler_reason(other, winner)},
   };
   for (ComponentDelta& c : all) c.percent = base > 0 ? 100.0 * c.delta_s / base : 0.0;
   // Losses first (largest first), then gains (largest first); stable for equal values.

@@ -95,6 +95,17 @@ void PowerThermalModel::advance_kind(int k, std::int64_t now) {
   ks.last_ns = now;
 }
 
+void PowerThermalModel::account_clock(int i, std::int64_t now) {
+  GpuState& st = g_[i];
+  if (now <= st.clock_since_ns) return;
+  if (w_[s_.gpus[i].worker].compute_busy) {
+    const auto busy_ns = static_cast<double>(now - st.clock_since_ns);
+    st.compute_ns += busy_ns;
+    st.compute_clock_ns += st.clock * busy_ns;
+  }
+  st.clock_since_ns = now;
+}
+
 void PowerThermalModel::advance_gpu(int i, std::int64_t now) {
   GpuState& st = g_[i];
   if (now <= st.last_ns) return;
@@ -236,6 +247,7 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
     GpuState& st = g_[i];
     const double duty = speed[k] > 0 ? slowest / speed[k] : 1.0;
     const double p = curve.idle_w + (gpu_power_w(curve, a, clock[k]) - curve.idle_w) * duty;
+    account_clock(i, sim_.now().ns());
     st.clock = clock[k];
     if (clock[k] < 1.0) clock_reduced_ = true;
     st.min_clock = std::min(st.min_clock, clock[k]);
@@ -271,6 +283,8 @@ double PowerThermalModel::stream_changed(std::uint32_t worker, Stream stream, bo
   const Activity before = activity_of(ws);
   const double before_c = ws.compute_fraction;
   if (stream == kCompute) {
+    if (busy != ws.compute_busy)
+      for (int i : s_.worker_gpus[worker]) account_clock(i, sim_.now().ns());
     ws.compute_busy = busy;
     ws.compute = busy ? a : Activity::idle;
     ws.compute_fraction = busy ? compute_fraction : 0.0;
@@ -326,6 +340,7 @@ void PowerThermalModel::compute_done(int iteration) {
   const std::int64_t now = sim_.now().ns();
   for (int i = 0; i < static_cast<int>(g_.size()); ++i) advance_gpu(i, now);
   for (int k = 0; k < static_cast<int>(k_.size()); ++k) advance_kind(k, now);
+  for (int i = 0; i < static_cast<int>(g_.size()); ++i) account_clock(i, now);
   if (iteration == s_.iterations - 1) {
     // The report's window ends with the last iteration's compute: freeze what it reports.
     window_end_ns_ = now;
@@ -341,6 +356,8 @@ void PowerThermalModel::compute_done(int iteration) {
     st.window_energy_j = st.energy_j;
     st.window_start_c = st.temp_c;
     st.window_start_integral = st.temp_integral;
+    st.window_compute_ns = st.compute_ns;
+    st.window_compute_clock_ns = st.compute_clock_ns;
     st.window_peak_c = st.temp_c;
     st.throttled_ns = 0;
     st.peak_w = st.power_w;
@@ -372,6 +389,7 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
                                ThermalReport& tr) {
   for (int i = 0; i < static_cast<int>(g_.size()); ++i) advance_gpu(i, end_ns);
   for (int k = 0; k < static_cast<int>(k_.size()); ++k) advance_kind(k, end_ns);
+  for (int i = 0; i < static_cast<int>(g_.size()); ++i) account_clock(i, end_ns);
   // The window: the last iteration as the report times it (compute_done), else up to end_ns.
   const bool closed = window_end_ns_ >= 0;
   const std::vector<GpuState>& G = closed ? closed_g_ : g_;
@@ -395,6 +413,8 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
     gp.average_w = window_s > 0 ? gp.energy_j / window_s : st.power_w;
     gp.peak_w = st.peak_w;
     gp.clock_fraction_min = st.min_clock;
+    if (const double busy_ns = st.compute_ns - st.window_compute_ns; busy_ns > 0)
+      gp.compute_clock_fraction_mean = (st.compute_clock_ns - st.window_compute_clock_ns) / busy_ns;
     gpu_sum_w += gp.average_w;
     pr.gpu_peak_w = std::max(pr.gpu_peak_w, gp.peak_w);
     pr.gpus.push_back(gp);

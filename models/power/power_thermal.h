@@ -119,6 +119,11 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
     double temp_integral = 0;  ///< C s since the window start
     double peak_c = 0, peak_w = 0, min_clock = 1.0;
     std::int64_t throttled_ns = 0;  ///< within the window
+    /// Time its worker's compute stream was busy, and clock x that time [ns], since the start
+    /// (window_*: at the window start); accounted up to clock_since_ns (account_clock).
+    double compute_ns = 0, compute_clock_ns = 0;
+    double window_compute_ns = 0, window_compute_clock_ns = 0;
+    std::int64_t clock_since_ns = 0;
     double window_energy_j = 0, window_start_c = 0;
     double window_start_integral = 0;
     double window_peak_c = 0;
@@ -145,6 +150,9 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
 
   Activity activity_of(const WorkerState& w) const;
   void advance_gpu(int i, std::int64_t now);
+  /// Adds GPU i's clock since clock_since_ns to its compute-clock sums (when its worker's
+  /// compute stream is busy); call before its clock or that busy state changes.
+  void account_clock(int i, std::int64_t now);
   void advance_kind(int k, std::int64_t now);
   void recompute_worker(std::uint32_t w, int depth);
   void set_gpu_power(int i, double p);

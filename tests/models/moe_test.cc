@@ -40,7 +40,7 @@ Scenario small_moe(int ep) {
 double sum_breakdown(const Report& r) {
   const TimeBreakdown& b = r.breakdown;
   return b.compute_s + b.optimizer_s + b.tp_comm_exposed_s + b.dp_comm_exposed_s + b.pp_comm_exposed_s +
-         b.pipeline_bubble_s + b.ep_comm_exposed_s;
+         b.pipeline_bubble_s + b.ep_comm_exposed_s + b.straggler_wait_s;
 }
 
 TEST(Moe, ParametersMixtralPaper) {

@@ -37,7 +37,7 @@ TEST(OperationsScenarios, WriteThroughCheckpointingIsSlowerAndShowsInTheBreakdow
   // The stall is part of the iteration: breakdown rows add up to the iteration time.
   const models::TimeBreakdown& b = wt.breakdown;
   const double sum = b.compute_s + b.optimizer_s + b.tp_comm_exposed_s + b.dp_comm_exposed_s + b.pp_comm_exposed_s +
-                     b.pipeline_bubble_s + b.storage_stall_s;
+                     b.pipeline_bubble_s + b.storage_stall_s + b.straggler_wait_s;
   EXPECT_NEAR(sum, wt.iteration_time_s, 1e-6 * wt.iteration_time_s);
   // The stall is an op of the simulated timeline, which holds whole ns (seconds round up).
   EXPECT_NEAR(b.storage_stall_s, std::ceil(wt.storage.checkpoint_stall_s_per_iteration * 1e9) * 1e-9, 1e-12);

@@ -87,7 +87,8 @@ std::string entry_json(const planner::PlanEntry& e, const std::string& indent) {
     << ", \"dp_comm_exposed_s\": " << json_number(b.dp_comm_exposed_s)
     << ", \"pp_comm_exposed_s\": " << json_number(b.pp_comm_exposed_s)
     << ", \"pipeline_bubble_s\": " << json_number(b.pipeline_bubble_s)
-    << ", \"optimizer_s\": " << json_number(b.optimizer_s) << "}\n"
+    << ", \"optimizer_s\": " << json_number(b.optimizer_s)
+    << ", \"straggler_wait_s\": " << json_number(b.straggler_wait_s) << "}\n"
     << indent << "}";
   return o.str();
 }
@@ -259,7 +260,9 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
     p << "\nWinner's iteration: compute " << format_fixed(b.compute_s, 3) << " s, exposed TP "
       << format_fixed(b.tp_comm_exposed_s, 3) << " s, exposed DP " << format_fixed(b.dp_comm_exposed_s, 3)
       << " s, exposed PP " << format_fixed(b.pp_comm_exposed_s, 3) << " s, bubble "
-      << format_fixed(b.pipeline_bubble_s, 3) << " s, optimizer " << format_fixed(b.optimizer_s, 3) << " s\n";
+      << format_fixed(b.pipeline_bubble_s, 3) << " s, optimizer " << format_fixed(b.optimizer_s, 3) << " s"
+      << (b.straggler_wait_s > 0 ? ", waiting for slower GPUs " + format_fixed(b.straggler_wait_s, 3) + " s" : "")
+      << "\n";
     std::optional<planner::Explanation> runner_up, own;
     if (r.ranked.size() > 1) {
       runner_up = planner::explain_difference(best, r.ranked[1], r.gpus_per_node, sc.model.num_layers);

@@ -182,15 +182,39 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
                                                  {"exposed EP all-to-all", b.ep_comm_exposed_s},
                                                  {"CPU offload (Adam, copies)", b.offload_s},
                                                  {"exposed CP send/recv", b.cp_comm_exposed_s},
-                                                 {"exposed input copies (H2D)", b.input_copy_exposed_s}};
+                                                 {"exposed input copies (H2D)", b.input_copy_exposed_s},
+                                                 {"waiting for slower GPUs", b.straggler_wait_s}};
   for (const auto& [name, v] : rows) {
     if (name == std::string_view("storage stall") && !r.storage.modelled) continue;
     if (name == std::string_view("exposed EP all-to-all") && r.ep <= 1 && v == 0) continue;
     if (name == std::string_view("CPU offload (Adam, copies)") && !sc.offload.optimizer) continue;
     if (name == std::string_view("exposed CP send/recv") && r.cp <= 1 && v == 0) continue;
     if (name == std::string_view("exposed input copies (H2D)") && !sc.data_loader) continue;
+    if (name == std::string_view("waiting for slower GPUs") && v == 0) continue;
     o << "  " << pad(name, 28) << lpad(format_duration(v), 12)
       << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9) << "\n";
+  }
+  if (const models::StragglerReport& st = r.straggler; st.found) {
+    o << "    slowest: node" << st.node << " gpu" << st.local_gpu << " (GPU " << st.gpu << ", DP replica "
+      << st.slowest_replica << "; this breakdown: replica " << st.breakdown_replica << ")\n    cause: ";
+    const std::string clock = "SM clock " + with_thousands(st.sm_clock_mhz) + " of " +
+                              with_thousands(st.boost_clock_mhz) + " MHz while computing";
+    if (st.cause == "thermal") {
+      o << "thermal slowdown " << pct(st.throttled_time_fraction) << " of the iteration at "
+        << format_fixed(st.temperature_c, 1) << " C mean";
+      const std::vector<double>& air = sc.thermal.gpu_airflow_fraction;
+      if (static_cast<std::size_t>(st.local_gpu) < air.size() && air[static_cast<std::size_t>(st.local_gpu)] < 1)
+        o << " (airflow " << pct(air[static_cast<std::size_t>(st.local_gpu)]) << " of design)";
+      o << ", " << clock;
+    } else if (st.cause == "power_cap") {
+      o << "power limit, " << clock;
+    } else if (st.cause == "input_copy") {
+      o << "slower host-to-device input copies";
+    } else {
+      o << "arrived last (no lower clock or slower input copy found)";
+    }
+    o << "; its kernels " << format_duration(st.slowest_kernel_s) << " vs " << format_duration(st.breakdown_kernel_s)
+      << " here\n";
   }
 
   const models::MemoryBreakdown& m = r.memory;

@@ -413,14 +413,16 @@ tp::Scenario to_proto(const models::Scenario& s) {
     mo.set_num_classes(s.model.num_classes);
   }
   mo.set_num_layers(s.model.num_layers);
-  mo.set_hidden_size(s.model.hidden_size);
-  mo.set_num_attention_heads(s.model.num_attention_heads);
-  mo.set_num_query_groups(s.model.num_query_groups);
-  mo.set_ffn_hidden_size(s.model.ffn_hidden_size);
-  mo.set_vocab_size(s.model.vocab_size);
-  mo.set_seq_length(s.model.seq_length);
-  mo.set_gated_mlp(s.model.gated_mlp);
-  mo.set_untied_embeddings(s.model.untied_embeddings);
+  if (s.model.family != models::ModelFamily::resnet) {  // the transformer shape fields are errors on a ResNet
+    mo.set_hidden_size(s.model.hidden_size);
+    mo.set_num_attention_heads(s.model.num_attention_heads);
+    mo.set_num_query_groups(s.model.num_query_groups);
+    mo.set_ffn_hidden_size(s.model.ffn_hidden_size);
+    mo.set_vocab_size(s.model.vocab_size);
+    mo.set_seq_length(s.model.seq_length);
+    mo.set_gated_mlp(s.model.gated_mlp);
+    mo.set_untied_embeddings(s.model.untied_embeddings);
+  }
   if (s.model.num_experts > 0) {  // the MoE fields are errors on a dense model
     mo.set_num_experts(s.model.num_experts);
     mo.set_moe_top_k(s.model.moe_top_k);

@@ -52,6 +52,12 @@ fs::path resolved(const std::string& p) {
 void check_output_path(const std::string& path, bool force, const std::vector<std::string>& inputs,
                        const std::vector<std::string>& other_outputs) {
   if (path.empty()) throw UsageError("output file name is empty");
+  // No command reads or writes '-' as standard input/output (standard output carries the summary
+  // or table), so '-' is refused rather than written as a file named '-'.
+  if (path == "-")
+    throw UsageError(
+        "-: output to standard output is not supported (expected a file name; standard output carries the "
+        "command's summary; use ./- for a file named '-')");
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);  // follows symlinks
   if (fs::exists(st)) {

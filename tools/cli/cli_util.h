@@ -40,8 +40,8 @@ int guarded(std::ostream& err, F&& body) {
 
 /// Checks, before any work is done, that `path` may receive output: it must not exist unless
 /// `force` (and then must be a regular file, or a symlink to one — never a directory, device,
-/// FIFO or socket), its directory must exist, and it must not name any of `inputs` (compared
-/// after resolving links) nor another output in `other_outputs`. Throws UsageError.
+/// FIFO or socket), it must not be "-" (no output goes to standard output), its directory must exist, and it must not
+/// name any of `inputs` (compared after resolving links) nor another output in `other_outputs`. Throws UsageError.
 void check_output_path(const std::string& path, bool force, const std::vector<std::string>& inputs,
                        const std::vector<std::string>& other_outputs = {});
 

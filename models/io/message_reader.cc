@@ -90,6 +90,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 // Text format
 // ------------------------------------------------------------------------------------------------
 
+/// The diagnostic add_overflowing_numbers records for a number literal a double cannot hold.
+constexpr std::string_view kOverflowMessage = "Number out of range as written";
+
 struct RawDiagnostic {
   int line = 0;  // 0-based, as protobuf gives them
   int column = 0;
@@ -338,6 +341,15 @@ std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, co
   if (starts_with(m, "Non-repeated field \"") && c.has_field) {
     return format_pos(origin, c.name_pos) + ": " + field_path + ": specified more than once (expected a single value)";
   }
+  if (m == kOverflowMessage) {
+    // Only a real field reads such a literal silently; elsewhere protobuf's own error stands.
+    if (!c.has_field || c.field == nullptr ||
+        (c.field->cpp_type() != pb::FieldDescriptor::CPPTYPE_DOUBLE &&
+         c.field->cpp_type() != pb::FieldDescriptor::CPPTYPE_FLOAT))
+      return {};
+    return format_pos(origin, raw) + ": " + field_path + ": " + clip(c.value_text) +
+           " is out of range as written (expected a finite number: a double holds magnitudes up to 1.8e308)";
+  }
   // Value errors: the field is known and scalar, and protobuf complains about its value.
   if (c.has_field && c.field != nullptr && c.field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE &&
       c.value_started) {
@@ -455,6 +467,26 @@ class TextSourceMap final : public SourceMap {
   std::string text_;
 };
 
+/// A number literal beyond a double's range (|x| > 1.8e308, e.g. 1e400), which protobuf's text
+/// parser reads as inf without a word: one kOverflowMessage diagnostic at each, so that the value
+/// is refused as written rather than reported later as "got inf".
+void add_overflowing_numbers(std::string_view text, std::vector<RawDiagnostic>& items) {
+  pb::io::ArrayInputStream input(text.data(),
+                                 static_cast<int>(std::min<std::size_t>(text.size(), std::numeric_limits<int>::max())));
+  QuietCollector quiet;
+  pb::io::Tokenizer tok(&input, &quiet);
+  tok.set_comment_style(pb::io::Tokenizer::SH_COMMENT_STYLE);
+  tok.set_allow_f_after_float(true);
+  tok.set_require_space_after_number(false);
+  tok.set_allow_multiline_strings(true);
+  while (tok.Next()) {
+    const pb::io::Tokenizer::Token& t = tok.current();
+    if (t.type != pb::io::Tokenizer::TYPE_FLOAT && t.type != pb::io::Tokenizer::TYPE_INTEGER) continue;
+    if (std::isinf(std::strtod(t.text.c_str(), nullptr)))
+      items.push_back({t.line, t.column, std::string(kOverflowMessage)});
+  }
+}
+
 ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Message& message) {
   ReadOutcome out;
   Collector collector;
@@ -465,6 +497,7 @@ ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Messag
   auto tree = std::make_unique<pb::TextFormat::ParseInfoTree>();
   parser.WriteLocationsTo(tree.get());
   const bool ok = parser.ParseFromString(std::string(text), &message);
+  add_overflowing_numbers(text, collector.items);
   std::stable_sort(collector.items.begin(), collector.items.end(), [](const RawDiagnostic& a, const RawDiagnostic& b) {
     return a.line != b.line ? a.line < b.line : a.column < b.column;
   });
@@ -477,6 +510,7 @@ ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Messag
       continue;
     }
     std::string e = map_text_diagnostic(d, scanner, message.GetDescriptor(), origin);
+    if (e.empty()) continue;
     if (seen.insert(e).second) out.errors.push_back(std::move(e));
   }
   if (more > 0) out.errors.push_back(more_errors_line(origin, more));
@@ -622,15 +656,22 @@ class JsonChecker {
         ok = v.kind == K::string;
         break;
       case F::CPPTYPE_ENUM:
-        if (v.kind == K::string) {
-          ok = field->enum_type()->FindValueByName(v.text) != nullptr;
-        } else if (v.kind == K::number && integer_in_range<std::int32_t>(v.text)) {
-          ok = field->enum_type()->FindValueByNumber(std::stoi(v.text)) != nullptr;
-        }
+        // Names only (README: enums are strings): the numbers are the schema's internals, and a
+        // number read silently would pick whatever value happens to carry it.
+        ok = v.kind == K::string && field->enum_type()->FindValueByName(v.text) != nullptr;
         break;
     }
     if (!ok) {
-      const std::string hint = v.kind == K::string ? value_suggestion(field, v.text) : std::string();
+      std::string hint = v.kind == K::string ? value_suggestion(field, v.text) : std::string();
+      if (field->cpp_type() == F::CPPTYPE_ENUM && v.kind == K::number) hint = ": a number is not accepted for a name";
+      if ((field->cpp_type() == F::CPPTYPE_DOUBLE || field->cpp_type() == F::CPPTYPE_FLOAT) && v.kind == K::number &&
+          std::isinf(std::strtod(v.text.c_str(), nullptr))) {
+        error(v.pos, path,
+              clip(v.text) +
+                  " is out of range as written (expected a finite number: a double holds magnitudes up to "
+                  "1.8e308)");
+        return;
+      }
       error(v.pos, path, "invalid value " + show(v) + hint + " (expected " + expected_value(field, Format::json) + ")");
     }
   }

@@ -62,5 +62,43 @@ TEST_F(NewUserCli, DashAsAnOutputFileIsRefused) {
   }
 }
 
+// README: enums are strings. A number for an enum field is refused at its position with the names.
+TEST_F(NewUserCli, JsonEnumGivenAsANumberIsRefused) {
+  const fs::path j = dir_ / "s.json";
+  ASSERT_EQ(run({"run", "--print-scenario", "--json", j.string()}).status, 0);
+  std::string text = slurp(j);
+  const std::string named = "\"precision\": \"bf16\"";
+  const std::size_t at = text.find(named);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_EQ(run({"run", j.string(), "--print-scenario"}).status, 0);  // the names load
+  text.replace(at, named.size(), "\"precision\": 3");                 // bf16's number in traincast.proto
+  std::ofstream(j, std::ios::trunc) << text;
+  const std::size_t line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  const std::size_t column = at - text.rfind('\n', at) + 13;  // 1-based, after "precision":
+  const Result r = run({"run", j.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, j.string() + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                       ": workload.training.precision: invalid value 3: a number is not accepted for a name (expected "
+                       "one of: fp32, tf32, fp16, bf16, fp8)\n");
+}
+
+// A number a double cannot hold is refused as written, not reported as "got inf" (text and JSON).
+TEST_F(NewUserCli, NumberBeyondADoubleIsOutOfRangeAsWritten) {
+  const fs::path t = dir_ / "s.textproto";
+  std::ofstream(t) << "power {\n  pue: 1e400\n}\n";
+  Result r = run({"run", t.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, t.string() +
+                       ":2:8: power.pue: 1e400 is out of range as written (expected a finite number: a double holds "
+                       "magnitudes up to 1.8e308)\n");
+  const fs::path j = dir_ / "s.json";
+  std::ofstream(j) << "{\n  \"power\": {\n    \"pue\": -1e400\n  }\n}\n";
+  r = run({"run", j.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, j.string() +
+                       ":3:12: power.pue: -1e400 is out of range as written (expected a finite number: a double holds "
+                       "magnitudes up to 1.8e308)\n");
+}
+
 }  // namespace
 }  // namespace traincast::cli

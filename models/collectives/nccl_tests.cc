@@ -214,6 +214,13 @@ std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster_spec
   if (options.op == NcclTestsOp::sendrecv && n < 2) {
     throw std::invalid_argument("gpus: sendrecv needs at least 2 GPUs (got " + std::to_string(n) + ")");
   }
+  if (n < 2) {
+    // On one GPU nccl-tests times NCCL's device-local copy kernel (launch latency plus an HBM copy),
+    // not a collective over links; that kernel is not modelled, so one rank is refused, not shown as 0 us.
+    throw std::invalid_argument("gpus: " + std::string(nccl_tests_op_name(options.op)) +
+                                " on 1 GPU is not simulated: nccl-tests times a device-local copy kernel there, "
+                                "which traincast does not model (expected at least 2 GPUs, e.g. --gpus 0,1)");
+  }
   const CollectiveOp op = collective_op_of(options.op);
   const double factor = CollectiveEngine::busbw_factor(op, n);
 

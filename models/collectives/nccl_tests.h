@@ -79,7 +79,7 @@ struct NcclTestsOptions {
 /// on the idle network; cluster.collectives forces algorithm/protocol as NCCL_ALGO/NCCL_PROTO). Returns one result per
 /// requested size, in order. Throws std::invalid_argument for a bad cluster (Cluster's messages), a GPU id outside the
 /// cluster ("gpus: 17 outside [0, 16)"), duplicate GPU ids ("gpus: 3 listed twice"), fewer than 2
-/// GPUs for sendrecv, or word_bytes < 1.
+/// GPUs for any op (one rank times a device-local copy kernel, not modelled), or word_bytes < 1.
 std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster, const NcclTestsOptions& options,
                                                  const std::vector<double>& requested_bytes);
 

@@ -100,5 +100,17 @@ TEST_F(NewUserCli, NumberBeyondADoubleIsOutOfRangeAsWritten) {
                        "magnitudes up to 1.8e308)\n");
 }
 
+// nccl-tests on one GPU times a device-local copy kernel, which is not modelled: refused, not 0 us.
+TEST_F(NewUserCli, NcclTestsOnOneGpuIsRefused) {
+  const Result r = run({"nccl-tests", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--gpus", "0"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("gpus: all_reduce on 1 GPU is not simulated: nccl-tests times a device-local copy kernel "
+                       "there, which traincast does not model (expected at least 2 GPUs"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(run({"nccl-tests", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--gpus", "0,1"}).status, 0);
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -101,9 +101,10 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       "stepfactor,f", po::value<double>(), "multiply the size by this factor between rows")(
       "stepbytes,i", po::value<std::string>(), "add this many bytes between rows (default 1M when no -f)")(
       "datatype,d", po::value<std::string>()->default_value("float"), "element type (float, half, bfloat16, ...)")(
-      "gpus", po::value<std::string>(), "GPUs taking part, in rank order, e.g. 0-7 or 0,8 (default: all)")(
-      "set", po::value<std::vector<std::string>>()->composing(),
-      "override a cluster field, e.g. --set cluster.num_nodes=2")(
+      "gpus", po::value<std::string>(),
+      "GPUs taking part, in rank order, e.g. 0-7 or 0,8 (default: all); at least 2 (one GPU's local copy is not "
+      "modelled)")("set", po::value<std::vector<std::string>>()->composing(),
+                   "override a cluster field, e.g. --set cluster.num_nodes=2")(
       "csv", po::value<std::string>(), "also write the rows as CSV to this file")("force",
                                                                                   "overwrite an existing --csv file")(
       "profile", po::value<std::string>(), "calibration profile (traincast calibrate fit); overrides the scenario's")(

@@ -101,7 +101,8 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
       in.rate_per_s.push_back((f.per_gpu_hour * cluster.num_gpus() + f.per_node_hour * cluster.num_nodes()) / 3600.0);
     }
     // Failure-free training time without checkpoints (the draws add them): data stalls included.
-    in.work_s = sc.training.train_tokens > 0 ? sc.training.train_tokens / tokens_per_iteration * iteration_s : 0.0;
+    in.work_s =
+        sc.training.train_tokens > 0 ? std::ceil(sc.training.train_tokens / tokens_per_iteration) * iteration_s : 0.0;
     in.horizon_s = rel.horizon_s;
     if (in.horizon_s == 0 && in.work_s > kMaxFailureWindowS) {
       throw std::invalid_argument(

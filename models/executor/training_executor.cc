@@ -1384,7 +1384,8 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   r.hfu = r.hardware_tflops_per_gpu * 1e12 / r.peak_flops_per_gpu;
   if (sc.training.train_tokens > 0) {
     r.train_tokens = sc.training.train_tokens;
-    r.time_to_train_s = sc.training.train_tokens / r.tokens_per_s;
+    // Whole iterations: an optimizer step trains a whole global batch, so a part of one still costs one.
+    r.time_to_train_s = std::ceil(sc.training.train_tokens / tokens) * iter_s;
   }
 
   // Breakdown on one worker in the last iteration: the busiest stage (compute-stream time) of the

@@ -1305,9 +1305,10 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
     }
   }
   if (k.finite_at_least("workload.training.train_tokens", t.train_tokens, 0.0, false) &&
-      t.train_tokens > kMaxTrainTokens) {
-    k.error("workload.training.train_tokens", "got " + Checker::number(t.train_tokens) +
-                                                  " (expected 0 to 1e15 tokens: " + std::string(kTrainTokensWhy) + ")");
+      ((t.train_tokens > 0 && t.train_tokens < 1) || t.train_tokens > kMaxTrainTokens)) {
+    k.error("workload.training.train_tokens",
+            "got " + Checker::number(t.train_tokens) +
+                " (expected 0 for no token budget, or 1 to 1e15 tokens: " + std::string(kTrainTokensWhy) + ")");
   }
   check_lora(s, k);
   check_offload(s, node, k);

@@ -112,5 +112,45 @@ TEST_F(NewUserCli, NcclTestsOnOneGpuIsRefused) {
   EXPECT_EQ(run({"nccl-tests", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--gpus", "0,1"}).status, 0);
 }
 
+// Time to train counts whole iterations: 1 token costs one iteration; tokens per iteration + 1, two.
+TEST_F(NewUserCli, TimeToTrainCountsWholeIterations) {
+  auto json_number = [](const std::string& json, const std::string& key) {
+    const std::size_t at = json.find("\"" + key + "\": ");
+    return at == std::string::npos ? -1.0 : std::stod(json.substr(at + key.size() + 4));
+  };
+  // The embedded default: global_batch_size 128 x seq_length 8192 = 1,048,576 tokens per iteration.
+  const Result p = run({"run", "--print-scenario"});
+  ASSERT_NE(p.out.find("global_batch_size: 128"), std::string::npos) << p.out;
+  ASSERT_NE(p.out.find("seq_length: 8192"), std::string::npos) << p.out;
+  for (const auto& [tokens, iterations] : {std::pair<std::string, double>{"1", 1}, {"1048576", 1}, {"1048577", 2}}) {
+    const fs::path j = dir_ / ("r" + tokens + ".json");
+    const Result r = run({"run", "--set", "workload.training.train_tokens=" + tokens, "--json", j.string()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string json = slurp(j);
+    EXPECT_DOUBLE_EQ(json_number(json, "time_to_train_s"), iterations * json_number(json, "iteration_time_s"))
+        << tokens;
+  }
+}
+
+// Less than one token is refused, by run and by every sweep point (the loader's one check).
+TEST_F(NewUserCli, SubOneTokenBudgetIsRefusedByRunAndSweep) {
+  const std::string expected =
+      "workload.training.train_tokens: got 0.1 (expected 0 for no token budget, or 1 to 1e15 tokens";
+  const Result r = run({"run", "--set", "workload.training.train_tokens=0.1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  const fs::path sweep = dir_ / "t.sweep.textproto";
+  std::ofstream(sweep) << "name: \"t\"\nscenario_file: \"" << kSrc
+                       << "/scenarios/default.textproto\"\n"
+                          "axis { path: \"workload.training.train_tokens\" values: \"0.1\" values: \"1e9\" }\n"
+                          "metric: \"time_to_train_s\"\n";
+  // As every invalid point of a sweep (a layout that does not divide, ...): a row with the reason.
+  const Result s = run({"sweep", sweep.string(), "--out", (dir_ / "o.csv").string()});
+  EXPECT_EQ(s.status, 0) << s.err;
+  const std::string csv = slurp(dir_ / "o.csv");
+  EXPECT_NE(csv.find("\n0,0.1,invalid,,\"" + expected), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,1e9,ok,"), std::string::npos) << csv;
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -152,5 +152,32 @@ TEST_F(NewUserCli, SubOneTokenBudgetIsRefusedByRunAndSweep) {
   EXPECT_NE(csv.find("\n1,1e9,ok,"), std::string::npos) << csv;
 }
 
+// Catalog columns are sized to their longest entry: every name is followed by at least two spaces.
+TEST_F(NewUserCli, CatalogColumnsNeverRunTogether) {
+  const Result r = run({"catalog"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string name = "pcie_8gpu_2socket_h100_nvlink_bridge";  // 36 characters, then "8 x H100"
+  const std::size_t at = r.out.find("  " + name + " ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(at + 2 + name.size(), 2), "  ") << r.out.substr(at, 120);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::size_t hw_column = 0;
+  bool in_templates = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("Node templates", 0) == 0) {
+      in_templates = true;
+      continue;
+    }
+    if (!in_templates || line.empty()) continue;
+    const std::size_t end = line.find(' ', 2);
+    const std::size_t hw = line.find_first_not_of(' ', end);
+    ASSERT_GE(hw - end, 2u) << line;
+    if (hw_column == 0) hw_column = hw;
+    EXPECT_EQ(hw, hw_column) << line;  // one column for all rows
+  }
+  EXPECT_GT(hw_column, 0u);
+}
+
 }  // namespace
 }  // namespace traincast::cli

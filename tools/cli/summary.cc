@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "models/compute/compute_model.h"
 #include "models/hardware/catalog.h"
@@ -347,21 +349,30 @@ std::string format_job_effects(const models::Report& r) {
 }
 
 std::string format_catalog() {
+  // Columns sized to their longest entry (plus two spaces), so that long names never run together.
   std::ostringstream o;
   o << "GPUs (dense fp16/bf16 tensor peak, memory, HBM bandwidth, TDP; cluster.gpu):\n";
+  std::size_t wgpu = 0;
+  for (const std::string& n : models::gpu_names()) wgpu = std::max(wgpu, n.size());
   for (const std::string& n : models::gpu_names()) {
     const models::GpuSpec& g = models::find_gpu(n);
-    o << "  " << pad(n, 20) << lpad(format_fixed(std::max(g.peak_bf16_flops, g.peak_fp16_flops) / 1e12, 1), 8)
+    o << "  " << pad(n, wgpu) << lpad(format_fixed(std::max(g.peak_bf16_flops, g.peak_fp16_flops) / 1e12, 1), 8)
       << " TFLOP/s " << lpad(format_fixed(g.hbm_capacity_bytes / 1073741824.0, 1), 6) << " GiB "
       << lpad(format_fixed(g.hbm_bandwidth_bytes_per_s / 1e12, 2), 5) << " TB/s " << lpad(format_fixed(g.tdp_w, 0), 5)
       << " W   " << g.source << "\n";
   }
   o << "\nNode templates (cluster.node_template):\n";
+  std::vector<std::pair<std::string, std::string>> rows;  // name, hardware
+  std::size_t wname = 0, whw = 0;
   for (const std::string& n : models::node_template_names()) {
     const models::NodeTemplate& t = models::find_node_template(n);
-    o << "  " << pad(n, 20) << t.gpus_per_node << " x " << t.gpu << ", " << t.nics << " x " << t.nic
-      << (t.scale_up == models::ScaleUp::nvswitch ? ", NVSwitch" : "") << "   " << t.source << "\n";
+    rows.emplace_back(n, std::to_string(t.gpus_per_node) + " x " + t.gpu + ", " + std::to_string(t.nics) + " x " +
+                             t.nic + (t.scale_up == models::ScaleUp::nvswitch ? ", NVSwitch" : ""));
+    wname = std::max(wname, n.size());
+    whw = std::max(whw, rows.back().second.size());
   }
+  for (const auto& [n, hw] : rows)
+    o << "  " << pad(n, wname + 2) << pad(hw, whw + 3) << models::find_node_template(n).source << "\n";
   return o.str();
 }
 

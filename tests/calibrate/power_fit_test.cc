@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -282,6 +285,21 @@ TEST(BurnFit, ProfileFieldsRoundTripAndAreChecked) {
   EXPECT_NE(error("gpu: \"H100-SXM5-80GB\"\npower_thermal { idle_w: 800 }\n")
                 .find("power_thermal.idle_w: got 800 W (expected below the H100-SXM5-80GB's TDP, 700 W)"),
             std::string::npos);
+}
+
+// README's burn-fit example fits tests/calibrate/data/h100_burn_sim.textproto: this file's
+// simulated burn with the default Truth and seed 1 (the mt19937 stream is fixed by the standard;
+// normal_distribution's is libstdc++'s). TRAINCAST_WRITE_BURN_SIM=1 rewrites the file.
+TEST(BurnFit, ShippedReadmeBurnIsTheSimulatedBurn) {
+  const std::string path = std::string(TRAINCAST_SOURCE_DIR) + "/tests/calibrate/data/h100_burn_sim.textproto";
+  const std::string text =
+      "# Simulated H100 burn for README's calibrate fit example (tests/calibrate/power_fit_test.cc)\n" +
+      simulated_burn(Truth{}, 0, 1);
+  if (std::getenv("TRAINCAST_WRITE_BURN_SIM") != nullptr) std::ofstream(path, std::ios::binary) << text;
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << path;
+  const std::string shipped{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  EXPECT_EQ(shipped, text);
 }
 
 }  // namespace

@@ -137,6 +137,21 @@ struct ModelSpec {
   int seq_length = 0;              ///< s, > 0
   bool gated_mlp = false;          ///< SwiGLU (Llama): three h×ffn matrices instead of two
   bool untied_embeddings = false;  ///< separate output layer weights (Llama) vs tied (GPT)
+  /// Dropout probabilities, named as Megatron-LM's --attention-dropout / --hidden-dropout (HF:
+  /// attention_dropout, hidden_dropout / resid_pdrop). Default 0.1 each: Megatron-LM's default
+  /// (megatron/training/arguments.py), GPT-2 (HF gpt2 config.json attn_pdrop, resid_pdrop 0.1)
+  /// and BERT (Devlin et al. 2019 §A.2; config.json hidden_dropout_prob,
+  /// attention_probs_dropout_prob 0.1). Llama 1/2/3, Mistral/Mixtral, DeepSeek and Qwen train
+  /// without dropout (no dropout layer in Meta's reference model.py; "attention_dropout": 0.0 in
+  /// their HF config.json files): set both to 0 for them. Range [0, 1).
+  /// attention_dropout > 0: a 1-byte mask and the dropped copy of the attention probabilities
+  /// (a·s²·b each, unfused attention only: flash attention regenerates its mask from the RNG
+  /// state) and the dropout kernels' time. hidden_dropout > 0: two 1-byte s·b·h masks per layer
+  /// (after the attention projection and after FC2, Korthikanti et al. 2022 §4.1) and one mask
+  /// byte per element in each bias-dropout-add kernel. 0: neither mask nor kernel (PyTorch's
+  /// dropout returns its input when p = 0).
+  double attention_dropout = 0.1;
+  double hidden_dropout = 0.1;
 
   // Mixture of experts (Shazeer et al. 2017; Switch/GShard capacity; Mixtral; DeepSeekMoE).
   // A MoE layer replaces the MLP by num_experts routed experts (each a gated_mlp-style MLP of

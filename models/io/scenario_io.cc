@@ -272,6 +272,8 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
     bad_enums.push_back("workload.model.architecture");
   if (mo.has_mlm_prediction_fraction()) ms.mlm_prediction_fraction = mo.mlm_prediction_fraction();
   if (mo.has_max_position_embeddings()) ms.max_position_embeddings = mo.max_position_embeddings();
+  if (mo.has_attention_dropout()) ms.attention_dropout = mo.attention_dropout();
+  if (mo.has_hidden_dropout()) ms.hidden_dropout = mo.hidden_dropout();
 
   const tp::ParallelSpec& p = m.workload().parallel();
   models::ParallelSpec& ps = s.parallel;
@@ -435,6 +437,10 @@ tp::Scenario to_proto(const models::Scenario& s) {
     mo.set_architecture(tp::ModelSpec::encoder);
     mo.set_mlm_prediction_fraction(s.model.mlm_prediction_fraction);
     mo.set_max_position_embeddings(s.model.max_position_embeddings);
+  }
+  if (s.model.family == models::ModelFamily::transformer) {  // dropout fields are errors on a ResNet
+    mo.set_attention_dropout(s.model.attention_dropout);
+    mo.set_hidden_dropout(s.model.hidden_dropout);
   }
 
   tp::ParallelSpec& p = *m.mutable_workload()->mutable_parallel();
@@ -799,6 +805,17 @@ void check_encoder(const models::Scenario& s, Checker& k) {
             "is true for an encoder (expected false: BERT ties the MLM projection to the embedding)");
 }
 
+/// Dropout probabilities (workload.model.attention_dropout, hidden_dropout): finite, in [0, 1).
+void check_dropout(const models::Scenario& s, Checker& k) {
+  if (s.model.family != models::ModelFamily::transformer) return;  // check_resnet rejects them
+  for (const auto& [f, p] :
+       {std::pair<const char*, double>{"workload.model.attention_dropout", s.model.attention_dropout},
+        {"workload.model.hidden_dropout", s.model.hidden_dropout}})
+    if (!std::isfinite(p) || !(p >= 0.0 && p < 1.0))
+      k.error(f, "got " + Checker::number(p) +
+                     " (expected a probability >= 0 and < 1: 0.1 for GPT/BERT, 0 for Llama-family models)");
+}
+
 /// Mixture-of-experts and expert-parallel fields (workload.model.num_experts ..., parallel.ep).
 void check_moe(const models::Scenario& s, Checker& k) {
   using std::to_string;
@@ -911,7 +928,8 @@ void check_resnet(const models::Scenario& s, Checker& k) {
   for (const char* f :
        {"workload.model.hidden_size", "workload.model.num_attention_heads", "workload.model.num_query_groups",
         "workload.model.ffn_hidden_size", "workload.model.vocab_size", "workload.model.seq_length",
-        "workload.model.gated_mlp", "workload.model.untied_embeddings", "workload.model.num_experts"})
+        "workload.model.gated_mlp", "workload.model.untied_embeddings", "workload.model.num_experts",
+        "workload.model.attention_dropout", "workload.model.hidden_dropout"})
     if (k.present(f)) k.error(f, "is a transformer field but family is resnet (expected it absent)");
   for (const auto& [f, v] : {std::pair<const char*, int>{"workload.parallel.tp", p.tp}, {"workload.parallel.pp", p.pp}})
     if (v != 1) k.error(f, "got " + to_string(v) + " for a ResNet (expected 1: ResNets are trained with DDP)");
@@ -1237,6 +1255,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   }
   check_moe(s, k);
   check_encoder(s, k);
+  check_dropout(s, k);
   check_context_parallel(s, k);
   check_data_loader(s, k);
   if (p.tp == 1) p.sequence_parallel = false;  // a no-op with one TP rank; Megatron-LM turns it off too

@@ -69,8 +69,10 @@ double activation_bytes_per_layer(const Scenario& sc) {
 
   if (sc.training.recompute == Recompute::full) return e * sbh / rep;  // the layer input only
 
-  // Replicated region: two LayerNorm inputs, QKV and FC1 inputs, two 1-byte dropout masks.
-  const double replicated = (4 * e + 2) * sbh / rep;
+  // Replicated region: two LayerNorm inputs, QKV and FC1 inputs, and with hidden dropout its two
+  // 1-byte masks (after the attention projection and after FC2; Korthikanti et al. §4.1).
+  const double hidden_masks = m.hidden_dropout > 0 ? 2.0 : 0.0;
+  const double replicated = (4 * e + hidden_masks) * sbh / rep;
   // Tensor-parallel region: Q, K, V, projection input, activation input, FC2 input.
   const double q_k_v = e * s * b * (h + 2 * kv) / t;
   const double proj_in = e * sbh / t;
@@ -79,7 +81,10 @@ double activation_bytes_per_layer(const Scenario& sc) {
   if (sc.training.flash_attention) {
     attention_core = 4 * a * s * b / t;  // fp32 log-sum-exp per row; O is the projection input
   } else if (sc.training.recompute != Recompute::selective) {
-    attention_core = (2 * e + 1) * a * s * s * b / t;  // softmax output, 1-byte dropout mask, dropout output
+    // Softmax output; with attention dropout also its 1-byte mask and the dropped copy (the input
+    // of attention x V). Without dropout attention x V reads the softmax output itself.
+    const double per_score = m.attention_dropout > 0 ? 2 * e + 1 : e;
+    attention_core = per_score * a * s * s * b / t;
   }
   return replicated + q_k_v + proj_in + mlp + attention_core;
 }

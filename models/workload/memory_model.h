@@ -14,7 +14,10 @@ namespace traincast::models {
 /// Activation bytes one layer keeps per micro-batch on one TP rank for backward.
 /// GPT shapes reproduce Korthikanti et al. eq. (1)-(6): sbh(34 + 5as/h) without parallelism,
 /// sbh(10 + 24/t + 5as/(ht)) with TP, sbh(34/t + 5as/(ht)) with TP+SP; selective drops the
-/// 5as/h term, full keeps only the layer input 2sbh (/t with SP).
+/// 5as/h term, full keeps only the layer input 2sbh (/t with SP). Of the 34 + 5as/h, the dropout
+/// masks are 2 (two 1-byte sbh masks, kept when model.hidden_dropout > 0) and 3as/h (the 1-byte
+/// mask and the 2-byte dropped copy of the attention probabilities, kept when
+/// model.attention_dropout > 0): a model without dropout (Llama) keeps sbh(32 + 2as/h).
 double activation_bytes_per_layer(const Scenario& scenario);
 /// Same for layer `layer` (0-based): a MoE layer keeps, instead of the dense MLP's, the shared
 /// experts' MLP activations (as a dense MLP of their width), the router probabilities (fp32,

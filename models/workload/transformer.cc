@@ -13,6 +13,8 @@ struct Shape {
   double b, s, h, a, kv, f, v, l, t, e, gate;
   double experts, top_k, fe, shared, slots, ep;  // MoE: routed experts, k, expert width, shared, slots/token, ep
   bool sp, flash, causal;
+  // 1 when attention / hidden dropout runs (its 1-byte mask is written and read), else 0.
+  double attn_mask, hidden_mask;
   double cp = 1;                                                         // context-parallel ranks
   double tokens() const { return b * s / cp; }                           // T: this CP rank's tokens
   double tokens_sp() const { return sp ? b * s / cp / t : b * s / cp; }  // T_sp: LN/dropout region
@@ -36,6 +38,8 @@ Shape shape_of(const Scenario& sc) {
   x.sp = sc.parallel.sequence_parallel && sc.parallel.tp > 1;
   x.flash = sc.training.flash_attention;
   x.causal = m.architecture == Architecture::decoder;
+  x.attn_mask = m.attention_dropout > 0 ? 1.0 : 0.0;
+  x.hidden_mask = m.hidden_dropout > 0 ? 1.0 : 0.0;
   x.experts = m.num_experts;
   x.top_k = m.moe_top_k;
   x.fe = m.moe_ffn_hidden_size > 0 ? m.moe_ffn_hidden_size : x.f;
@@ -379,11 +383,11 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     } else {
       const double scores = x.b * heads_t * x.s * x.s;  // elements of the score tensor
       const double d = x.h / x.a;
-      pb.compute(p, label,
-                 {gemm(x.s, x.s, d, e, x.b * heads_t),    // QK^T (batched over heads)
-                  elementwise(2 * e * scores),            // fused scale-mask-softmax
-                  elementwise(scores * (2 * e + 1)),      // dropout: read, write, 1-byte mask
-                  gemm(x.s, d, x.s, e, x.b * heads_t)});  // attention × V
+      std::vector<Kernel> k{gemm(x.s, x.s, d, e, x.b * heads_t),            // QK^T (batched over heads)
+                            elementwise(2 * e * scores)};                   // fused scale-mask-softmax
+      if (x.attn_mask > 0) k.push_back(elementwise(scores * (2 * e + 1)));  // dropout: read, write, 1-byte mask
+      k.push_back(gemm(x.s, d, x.s, e, x.b * heads_t));                     // attention × V
+      pb.compute(p, label, k);
     }
   };
   auto attention_backward = [&](Program& p) {
@@ -396,11 +400,12 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     } else {
       const double scores = x.b * heads_t * x.s * x.s;
       const double d = x.h / x.a;
-      pb.compute(p, "attn_bwd",
-                 {gemm(x.s, x.s, d, e, x.b * heads_t), gemm(x.s, d, x.s, e, x.b * heads_t),    // d(attn×V)
-                  elementwise(scores * (3 * e + 1)),                                           // dropout bwd
-                  elementwise(3 * e * scores),                                                 // softmax bwd
-                  gemm(x.s, d, x.s, e, x.b * heads_t), gemm(x.s, d, x.s, e, x.b * heads_t)});  // d(QK^T)
+      std::vector<Kernel> k{gemm(x.s, x.s, d, e, x.b * heads_t), gemm(x.s, d, x.s, e, x.b * heads_t)};  // d(attn×V)
+      if (x.attn_mask > 0) k.push_back(elementwise(scores * (3 * e + 1)));                              // dropout bwd
+      k.push_back(elementwise(3 * e * scores));                                                         // softmax bwd
+      k.push_back(gemm(x.s, d, x.s, e, x.b * heads_t));                                                 // d(QK^T)
+      k.push_back(gemm(x.s, d, x.s, e, x.b * heads_t));
+      pb.compute(p, "attn_bwd", k);
     }
   };
 
@@ -414,7 +419,9 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
     attention_forward(p, "attn");
     pb.compute(p, "proj", with_adapters({gemm(T, x.h, x.h / t, e)}, false, {{targets.o, {x.h, x.h}}}));
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
-    pb.compute(p, "bda_ln2", {elementwise(Tsp * x.h * (3 * e + 1)), norm(2 * Tsp * x.h * e)});
+    // Bias-dropout-add: read the projection output and the residual, write the sum (3e), and the
+    // 1-byte mask with hidden dropout.
+    pb.compute(p, "bda_ln2", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask)), norm(2 * Tsp * x.h * e)});
   };
   // A TP-split MLP of total width `width` (the dense MLP, or DeepSeek's shared experts).
   auto mlp_forward = [&](Program& p, double width, const std::string& prefix) {
@@ -462,7 +469,7 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
       if (x.shared > 0) mlp_forward(p, x.shared * x.fe, "shared_");
       routed_forward(p);
     }
-    pb.compute(p, "bda", {elementwise(Tsp * x.h * (3 * e + 1))});
+    pb.compute(p, "bda", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask))});
   };
 
   // ---- one layer, backward ----
@@ -505,7 +512,7 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
                 gemm(x.h, x.experts, Tsp, e)});
   };
   auto layer_backward = [&](Program& p, bool moe) {
-    pb.compute(p, "bda_bwd", {elementwise(Tsp * x.h * (3 * e + 1))});
+    pb.compute(p, "bda_bwd", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask))});
     if (!moe) {
       mlp_backward(p, x.f, "");
     } else {
@@ -562,12 +569,16 @@ TransformerPrograms build_transformer_programs(const Scenario& sc, const GpuSpec
   // embeddings are summed over TP (all-reduce; reduce-scatter with SP).
   pb.compute(out.embedding_forward, "embedding", {elementwise(2 * T * x.h * e)});
   if (tp) ProgramBuilder::collective(out.embedding_forward, "tp_emb", reduce_op, act_bytes, Overlap::blocking);
-  if (!x.causal)  // BERT: + position + token-type embeddings (read 3, write 1), LayerNorm, dropout
-    pb.compute(out.embedding_forward, "embedding_ln",
-               {elementwise(4 * Tsp * x.h * e), norm(2 * Tsp * x.h * e), elementwise(Tsp * x.h * (2 * e + 1))});
-  if (!x.causal)
-    pb.compute(out.embedding_backward, "embedding_ln_bwd",
-               {elementwise(Tsp * x.h * (3 * e + 1)), norm(3 * Tsp * x.h * e), elementwise(4 * Tsp * x.h * e)});
+  if (!x.causal) {  // BERT: + position + token-type embeddings (read 3, write 1), LayerNorm, dropout
+    std::vector<Kernel> fwd{elementwise(4 * Tsp * x.h * e), norm(2 * Tsp * x.h * e)};
+    if (x.hidden_mask > 0) fwd.push_back(elementwise(Tsp * x.h * (2 * e + 1)));  // read, write, 1-byte mask
+    pb.compute(out.embedding_forward, "embedding_ln", fwd);
+    std::vector<Kernel> bwd;
+    if (x.hidden_mask > 0) bwd.push_back(elementwise(Tsp * x.h * (3 * e + 1)));  // dropout bwd
+    bwd.push_back(norm(3 * Tsp * x.h * e));
+    bwd.push_back(elementwise(4 * Tsp * x.h * e));
+    pb.compute(out.embedding_backward, "embedding_ln_bwd", bwd);
+  }
   // Embedding weight gradient (scatter-add of the output gradient); none when frozen (LoRA).
   if (!lora) pb.compute(out.embedding_backward, "embedding_bwd", {elementwise(3 * T * x.h * e)});
 

@@ -60,10 +60,10 @@ TEST(CliWarts, ChakraExportRefusesContextParallelismAtTheField) {
   const std::string why =
       ": workload.parallel.cp: chakra export: context parallelism (cp = 2) is not exported: its ring send/recvs "
       "are shared by several workers (expected cp: 1)\n";
-  // "    cp: 2" is line 38 of the file, the field name at column 5.
+  // "    cp: 2" is line 40 of the file, the field name at column 5.
   const Result r = run({"chakra", "export", file, "--out", out});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, file + ":38:5" + why);
+  EXPECT_EQ(r.err, file + ":40:5" + why);
   // Set on the command line: the --set is named instead.
   const Result set = run({"chakra", "export", file, "--out", out, "--set", "workload.parallel.cp=2"});
   EXPECT_EQ(set.status, 2);

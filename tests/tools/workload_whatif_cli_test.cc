@@ -56,7 +56,7 @@ TEST(ContextParallelCli, LongContextWhatIfFitsWithCpAndNotWithout) {
   // The planner does not search CP and says so at the field.
   const Result plan = run({"plan", file});
   EXPECT_EQ(plan.status, 2);
-  EXPECT_NE(plan.err.find(file + ":38:5: workload.parallel.cp: 2: traincast plan does not search context parallelism"),
+  EXPECT_NE(plan.err.find(file + ":40:5: workload.parallel.cp: 2: traincast plan does not search context parallelism"),
             std::string::npos)
       << plan.err;
 }

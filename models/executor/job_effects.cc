@@ -125,9 +125,12 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
           "train_tokens are trained)");
     // A horizon that ends the run before train_tokens are trained gives goodput for that window
     // only: the wall clock to train is then the failure-free time over the mean goodput.
+    // useful_work_s is a mean over draws: when every draw finished it equals work_s up to the
+    // rounding of that sum, hence the relative 1e-9.
     if (in.work_s > 0)
-      wall_to_train_s = r.reliability.useful_work_s >= in.work_s ? r.reliability.wall_clock_s_mean
-                                                                 : r.time_to_train_s / r.reliability.goodput_mean;
+      wall_to_train_s = r.reliability.useful_work_s >= in.work_s * (1 - 1e-9)
+                            ? r.reliability.wall_clock_s_mean
+                            : r.time_to_train_s / r.reliability.goodput_mean;
   }
 
   if (sc.cost) {

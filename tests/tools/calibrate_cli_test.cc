@@ -165,12 +165,7 @@ TEST_F(CalibrateCli, ProfileOnOtherHardwareWarnsAndACutShortOneIsRefused) {
   EXPECT_NE(r.err.find(cut_profile + ":5:1: end_of_profile: not set where the file ends"), std::string::npos) << r.err;
 }
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test_support::slurp;
 
 TEST_F(CalibrateCli, LogOnTheWrongHardwareIsRefusedNamingBusbwAndTheBaseLink) {
   // The RTX 2080 Ti all_reduce (n11a: 4.00 GB/s busbw at 1 GiB over PCIe gen3 without P2P) fitted

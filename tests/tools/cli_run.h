@@ -1,7 +1,10 @@
 #pragma once
 // Runs the traincast command line in-process for the CLI tests: main_dispatch with argv
-// {"traincast", args...}, stdout and stderr captured as strings.
+// {"traincast", args...}, stdout and stderr captured as strings; slurp() reads an output file.
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,6 +27,12 @@ inline Result run(const std::vector<std::string>& args) {
   for (auto& s : argv_s) argv.push_back(s.data());
   const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
   return {status, out.str(), err.str()};
+}
+
+/// The whole file at `p` as bytes ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace traincast::cli::test_support

@@ -20,10 +20,7 @@ const std::string kSrc = TRAINCAST_SOURCE_DIR;
 using test_support::Result;
 using test_support::run;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
+using test_support::slurp;
 
 class CliTest : public ::testing::Test {
  protected:

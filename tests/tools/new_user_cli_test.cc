@@ -23,10 +23,7 @@ const std::string kSrc = TRAINCAST_SOURCE_DIR;
 using test_support::Result;
 using test_support::run;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
+using test_support::slurp;
 
 class NewUserCli : public ::testing::Test {
  protected:

@@ -13,12 +13,7 @@
 namespace traincast::cli {
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test_support::slurp;
 
 /// The percentage column of the summary row that starts with `row`, or -1 when there is none.
 double row_percent(const std::string& out, const std::string& row) {

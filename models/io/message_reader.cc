@@ -116,6 +116,26 @@ class QuietCollector final : public pb::io::ErrorCollector {
   void AddError(int, pb::io::ColumnNumber, const std::string&) override {}
 };
 
+/// protobuf's tokenizer over `text`, set up as TextFormat's parser reads (# comments, 1.5f,
+/// 1e3x without a space, multi-line strings), errors dropped: the one way this file re-reads text.
+class TextTokens {
+ public:
+  explicit TextTokens(std::string_view text)
+      : input_(text.data(), static_cast<int>(std::min<std::size_t>(text.size(), std::numeric_limits<int>::max()))),
+        tokenizer_(&input_, &quiet_) {
+    tokenizer_.set_comment_style(pb::io::Tokenizer::SH_COMMENT_STYLE);
+    tokenizer_.set_allow_f_after_float(true);
+    tokenizer_.set_require_space_after_number(false);
+    tokenizer_.set_allow_multiline_strings(true);
+  }
+  pb::io::Tokenizer& tokenizer() { return tokenizer_; }
+
+ private:
+  QuietCollector quiet_;
+  pb::io::ArrayInputStream input_;
+  pb::io::Tokenizer tokenizer_;
+};
+
 /// What was being parsed at an error position: the enclosing message's path, and the field whose
 /// name was read last in it, with the first token of its value.
 struct TextContext {
@@ -135,13 +155,7 @@ struct TextContext {
 /// (sorted by position), so many errors in a large file cost linear time.
 class TextScanner {
  public:
-  TextScanner(std::string_view text, const pb::Descriptor* root)
-      : input_(text.data(), static_cast<int>(std::min<std::size_t>(text.size(), std::numeric_limits<int>::max()))),
-        tokenizer_(&input_, &quiet_) {
-    tokenizer_.set_comment_style(pb::io::Tokenizer::SH_COMMENT_STYLE);
-    tokenizer_.set_allow_f_after_float(true);
-    tokenizer_.set_require_space_after_number(false);
-    tokenizer_.set_allow_multiline_strings(true);
+  TextScanner(std::string_view text, const pb::Descriptor* root) : tokens_(text), tokenizer_(tokens_.tokenizer()) {
     stack_.resize(1);
     stack_[0].type = root;
   }
@@ -279,9 +293,8 @@ class TextScanner {
     }
   }
 
-  QuietCollector quiet_;
-  pb::io::ArrayInputStream input_;
-  pb::io::Tokenizer tokenizer_;
+  TextTokens tokens_;
+  pb::io::Tokenizer& tokenizer_;
   bool has_token_ = false;
   std::vector<Frame> stack_;
 };
@@ -433,14 +446,8 @@ class TextSourceMap final : public SourceMap {
   /// The element positions of "name: [a, b, ...]" whose name starts at (line0, col0), 0-based;
   /// empty when the value is not a list.
   std::vector<SourcePos> list_elements(int line0, int col0) const {
-    pb::io::ArrayInputStream input(
-        text_.data(), static_cast<int>(std::min<std::size_t>(text_.size(), std::numeric_limits<int>::max())));
-    QuietCollector quiet;
-    pb::io::Tokenizer tok(&input, &quiet);
-    tok.set_comment_style(pb::io::Tokenizer::SH_COMMENT_STYLE);
-    tok.set_allow_f_after_float(true);
-    tok.set_require_space_after_number(false);
-    tok.set_allow_multiline_strings(true);
+    TextTokens tokens(text_);
+    pb::io::Tokenizer& tok = tokens.tokenizer();
     while (tok.Next()) {
       const pb::io::Tokenizer::Token& t = tok.current();
       if (t.line > line0 || (t.line == line0 && t.column >= col0)) break;
@@ -471,14 +478,8 @@ class TextSourceMap final : public SourceMap {
 /// parser reads as inf without a word: one kOverflowMessage diagnostic at each, so that the value
 /// is refused as written rather than reported later as "got inf".
 void add_overflowing_numbers(std::string_view text, std::vector<RawDiagnostic>& items) {
-  pb::io::ArrayInputStream input(text.data(),
-                                 static_cast<int>(std::min<std::size_t>(text.size(), std::numeric_limits<int>::max())));
-  QuietCollector quiet;
-  pb::io::Tokenizer tok(&input, &quiet);
-  tok.set_comment_style(pb::io::Tokenizer::SH_COMMENT_STYLE);
-  tok.set_allow_f_after_float(true);
-  tok.set_require_space_after_number(false);
-  tok.set_allow_multiline_strings(true);
+  TextTokens tokens(text);
+  pb::io::Tokenizer& tok = tokens.tokenizer();
   while (tok.Next()) {
     const pb::io::Tokenizer::Token& t = tok.current();
     if (t.type != pb::io::Tokenizer::TYPE_FLOAT && t.type != pb::io::Tokenizer::TYPE_INTEGER) continue;

@@ -1758,27 +1758,28 @@ std::string scenario_to_text(const models::Scenario& scenario) {
   return out;
 }
 
-std::string scenario_to_json(const models::Scenario& scenario) {
+namespace {
+/// `message` as indented JSON with proto field names, ending in a newline; `all_fields` prints
+/// fields at their default too. Throws std::runtime_error naming `what` if protobuf refuses.
+std::string message_to_json(const pb::Message& message, bool all_fields, const char* what) {
   pb::util::JsonPrintOptions options;
   options.add_whitespace = true;
+  options.always_print_primitive_fields = all_fields;
   options.preserve_proto_field_names = true;
   std::string out;
-  const auto status = pb::util::MessageToJsonString(to_proto(scenario), &out, options);
-  if (!status.ok()) throw std::runtime_error("scenario_to_json: " + std::string(status.message()));
+  const auto status = pb::util::MessageToJsonString(message, &out, options);
+  if (!status.ok()) throw std::runtime_error(std::string(what) + ": " + std::string(status.message()));
   if (out.empty() || out.back() != '\n') out += '\n';
   return out;
 }
+}  // namespace
+
+std::string scenario_to_json(const models::Scenario& scenario) {
+  return message_to_json(to_proto(scenario), false, "scenario_to_json");
+}
 
 std::string report_to_json(const models::Report& report) {
-  pb::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string out;
-  const auto status = pb::util::MessageToJsonString(report_to_proto(report), &out, options);
-  if (!status.ok()) throw std::runtime_error("report_to_json: " + std::string(status.message()));
-  if (out.empty() || out.back() != '\n') out += '\n';
-  return out;
+  return message_to_json(report_to_proto(report), true, "report_to_json");
 }
 
 std::vector<models::ValidationCase> load_validation_cases(const std::string& path) {

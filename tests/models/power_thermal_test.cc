@@ -14,28 +14,13 @@
 #include "models/hardware/catalog.h"
 #include "models/power/power_model.h"
 #include "sim/trace.h"
+#include "tests/models/small_h100_job.h"
 
 namespace traincast::models {
 namespace {
 
 /// A small GPT-style job on one DGX H100: TP 2 x DP 4 (GEMM-heavy: hidden 8192).
-Scenario h100_job() {
-  Scenario sc;
-  sc.name = "power-test";
-  sc.cluster.node_template = "dgx_h100";
-  sc.model.num_layers = 2;
-  sc.model.hidden_size = 8192;
-  sc.model.num_attention_heads = 64;
-  sc.model.vocab_size = 32000;
-  sc.model.seq_length = 2048;
-  sc.parallel.tp = 2;
-  sc.parallel.dp = 4;
-  sc.training.global_batch_size = 16;
-  sc.training.micro_batch_size = 2;
-  sc.training.precision = Precision::bf16;
-  sc.options.iterations = 2;
-  return sc;
-}
+Scenario h100_job() { return test_support::small_h100_job("power-test"); }
 
 /// The `value` of the row of ../shared/data/power-thermal/gpu_power_thermal_facts.csv with this
 /// source_id and quantity (columns source_id,gpu_or_system,quantity,value,...).

@@ -6,6 +6,7 @@
 
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
+#include "tests/models/small_h100_job.h"
 
 namespace traincast::models {
 namespace {
@@ -13,20 +14,7 @@ namespace {
 /// A small GPT-style job on one DGX H100: TP 2 x DP 4 (GEMM-heavy: hidden 8192), every replica
 /// simulated (no folding), two iterations.
 Scenario h100_job() {
-  Scenario sc;
-  sc.name = "straggler-test";
-  sc.cluster.node_template = "dgx_h100";
-  sc.model.num_layers = 2;
-  sc.model.hidden_size = 8192;
-  sc.model.num_attention_heads = 64;
-  sc.model.vocab_size = 32000;
-  sc.model.seq_length = 2048;
-  sc.parallel.tp = 2;
-  sc.parallel.dp = 4;
-  sc.training.global_batch_size = 16;
-  sc.training.micro_batch_size = 2;
-  sc.training.precision = Precision::bf16;
-  sc.options.iterations = 2;
+  Scenario sc = test_support::small_h100_job("straggler-test");
   sc.options.fold_symmetric = false;
   return sc;
 }

@@ -433,4 +433,13 @@ NcclTestsLog read_nccl_tests_log(const std::string& path) {
   return parse_nccl_tests_log(buffer.str(), path);
 }
 
+bool row_disturbed(const NcclTestsRow& row) {
+  return row.in_place.present && row.in_place.time_us > 0 &&
+         row.out_of_place.time_us > kDisturbedRowRatio * row.in_place.time_us;
+}
+
+double row_time_us(const NcclTestsRow& row) {
+  return row_disturbed(row) ? row.in_place.time_us : row.out_of_place.time_us;
+}
+
 }  // namespace traincast::calibrate

@@ -81,6 +81,22 @@ class NcclTestsLogError : public std::runtime_error {
   std::vector<std::string> errors_;
 };
 
+/// nccl-tests times the same operation twice per size, out-of-place and in-place. Where the two
+/// differ by more than this factor the row is taken as disturbed (another job, OS jitter, a
+/// congested link: interference only adds time) and its faster time is the measurement. Chosen
+/// from the shared logs' own spread, not from any model: of their 397 rows with both times, 386
+/// agree within 1.33x (median 1.008x) and 11 differ by 1.41x to 3.96x (n03 8 B, 256 B, 512 B,
+/// 2 MiB; n04a 8 MiB; n11c 1 MiB; n18 4, 8, 32, 128, 512 KiB).
+inline constexpr double kDisturbedRowRatio = 1.4;
+
+/// The time one row measured [us]: the out-of-place time, or the in-place time where that is
+/// present and more than kDisturbedRowRatio times faster (row_disturbed). 0 when the out-of-place
+/// time is 0 (size-0 rows).
+double row_time_us(const NcclTestsRow& row);
+
+/// True when the row's in-place time replaces its out-of-place time (see row_time_us).
+bool row_disturbed(const NcclTestsRow& row);
+
 /// Parses nccl-tests output in memory; origin names the input in messages (a path, "<stdin>").
 /// Throws NcclTestsLogError with every malformed line, or the reason there is no data row.
 NcclTestsLog parse_nccl_tests_log(std::string_view text, std::string_view origin);

@@ -32,7 +32,7 @@ struct CollectiveSample {
   std::string op;         ///< nccl-tests name: all_reduce, all_gather, ... (models/collectives/nccl_tests.h)
   int num_ranks = 0;      ///< 0 = unknown (the fit uses the cluster's GPUs or --gpus)
   double size_bytes = 0;  ///< nccl-tests size column [bytes], > 0
-  double time_us = 0;     ///< out-of-place time [us], > 0
+  double time_us = 0;     ///< measured time [us], > 0 (nccl-tests logs: calibrate::row_time_us)
   std::string dtype;      ///< nccl-tests type name ("float")
   std::string where;
 };

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -85,8 +86,16 @@ models::MeasurementSet samples_from_nccl_log(const NcclTestsLog& log, const std:
         ++notes.skipped;
         continue;
       }
-      out.collectives.push_back({name, run.num_ranks, row.size_bytes, row.out_of_place.time_us, row.type,
-                                 path + ":" + std::to_string(row.line)});
+      if (row_disturbed(row)) {
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      ": out-of-place %.4g us is %.2fx the in-place %.4g us: a disturbed row, the in-place time is "
+                      "taken",
+                      row.out_of_place.time_us, row.out_of_place.time_us / row.in_place.time_us, row.in_place.time_us);
+        notes.notes.push_back(path + ":" + std::to_string(row.line) + text);
+      }
+      out.collectives.push_back(
+          {name, run.num_ranks, row.size_bytes, row_time_us(row), row.type, path + ":" + std::to_string(row.line)});
     }
   }
   if (notes.skipped > 0)

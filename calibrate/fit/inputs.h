@@ -6,7 +6,7 @@
 // The header decides what the rows are:
 //  - collectives: op, size_bytes, time_us; optional num_ranks, dtype.
 //      op: nccl-tests name (all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce,
-//      sendrecv); size_bytes: nccl-tests size column; time_us: out-of-place time.
+//      sendrecv); size_bytes: nccl-tests size column; time_us: the measured time (out-of-place).
 //  - GEMMs: m, n, k, dtype and one of time_s, time_us, tflops, flops_per_s; optional b (batch,
 //      folded into m) and device_key (or device, gpu: rows filtered by `device`).
 //      dtype: fp32, tf32, fp16, bf16, fp8, or openxla's names (bf16xbf16->bf16 = bf16,
@@ -44,9 +44,10 @@ struct InputNotes {
   int skipped = 0;
 };
 
-/// Every run of a parsed log as collective samples (out-of-place time; rows of size 0 or time 0
-/// skipped and counted). Throws InputError "path:line: the log names no operation (...)" for a run
-/// without an operation when `op` is empty; a non-empty `op` names it for every run.
+/// Every run of a parsed log as collective samples (row_time_us: the out-of-place time, or the
+/// in-place time of a disturbed row, noted; rows of size 0 or time 0 skipped and counted). Throws InputError
+/// "path:line: the log names no operation (...)" for a run without an operation when `op` is empty; a non-empty `op`
+/// names it for every run.
 models::MeasurementSet samples_from_nccl_log(const NcclTestsLog& log, const std::string& path, const std::string& op,
                                              InputNotes& notes);
 

@@ -554,8 +554,9 @@ void fit_collectives(const models::MeasurementSet& m, const FitOptions& o, Calib
     std::vector<models::CollectiveSizePoint> corr;
     for (std::size_t j = 0; j < bytes.size(); ++j) {
       double v = ln_ratio[j];
-      const std::size_t lo = j >= 2 ? j - 2 : 0, hi = std::min(bytes.size() - 1, j + 2);
-      if (hi - lo >= 2) {
+      const std::size_t half = std::min({std::size_t{2}, j, bytes.size() - 1 - j});
+      const std::size_t lo = j - half, hi = j + half;
+      if (half >= 1) {
         std::vector<double> w(ln_ratio.begin() + static_cast<std::ptrdiff_t>(lo),
                               ln_ratio.begin() + static_cast<std::ptrdiff_t>(hi) + 1);
         const double med = median(w);
@@ -826,6 +827,21 @@ Validation validate_profile(const std::shared_ptr<const models::CalibrationProfi
     g.fit_large = static_cast<int>(fl.size()), g.fit_small = static_cast<int>(fs.size());
     g.held_large_error = geo_error(hl), g.held_small_error = geo_error(hs);
     g.fit_large_error = geo_error(fl), g.fit_small_error = geo_error(fs);
+    // Model-free reference: held-out sizes from their fit neighbours (d is sorted by size).
+    std::vector<double> nl, ns;
+    for (std::size_t i = 0; i < d.bytes.size(); ++i) {
+      if (d.fit[i] || !(d.time_s[i] > 0)) continue;
+      std::size_t lo = i, hi = i;
+      while (lo > 0 && !(d.fit[lo - 1] && d.bytes[lo - 1] < d.bytes[i])) --lo;
+      while (hi + 1 < d.bytes.size() && !(d.fit[hi + 1] && d.bytes[hi + 1] > d.bytes[i])) ++hi;
+      if (lo == 0 || hi + 1 == d.bytes.size()) continue;
+      --lo, ++hi;
+      const double w = std::log(d.bytes[i] / d.bytes[lo]) / std::log(d.bytes[hi] / d.bytes[lo]);
+      const double t_interp = std::exp(std::log(d.time_s[lo]) + w * std::log(d.time_s[hi] / d.time_s[lo]));
+      (d.bytes[i] >= kSplitBytes ? nl : ns).push_back(d.time_s[i] / t_interp);  // predicted / measured busbw
+    }
+    g.neighbour_large = static_cast<int>(nl.size()), g.neighbour_small = static_cast<int>(ns.size());
+    g.neighbour_large_error = geo_error(nl), g.neighbour_small_error = geo_error(ns);
     v.groups.push_back(g);
   }
   // GEMM.

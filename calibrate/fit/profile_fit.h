@@ -17,8 +17,10 @@
 //    link kind becomes that kind's link efficiency (default x b) and the median a the profile's
 //    latency scale: what another collective on the same system uses. Each op's (a, b) is then
 //    refitted on top, and its size correction is measured / simulated time at the fit sizes,
-//    Hampel-filtered in size order (a point more than 3 robust sigmas from the median of its
-//    5-point window takes the median: an isolated outlier does not pass; the rest are kept).
+//    Hampel-filtered in size order (a point more than 3 robust sigmas from the median of a window
+//    with the same number of neighbours, up to 2, on each side takes the median: an isolated
+//    outlier does not pass; the rest, and the first and last fit sizes, where a departure cannot
+//    be told from a trend, are kept).
 // Hold-out: per op (collectives, by increasing size), per dtype (GEMM, in input order) and per
 // kind (bandwidth, by size), `odd` holds out the odd-indexed points (fits on 0, 2, 4, ...),
 // `even` the even-indexed ones.
@@ -73,6 +75,14 @@ struct ValidationGroup {
   /// Geometric-mean |error| (exp(mean |ln ratio|) - 1) of the held-out points >= 1 MiB and
   /// < 1 MiB (GEMM/bandwidth: all held-out in `held_large_error`), and of the fit points.
   double held_large_error = 0, held_small_error = 0, fit_large_error = 0, fit_small_error = 0;
+  /// Collectives, model-free reference for the held-out error: each held-out size between two fit
+  /// sizes predicted by interpolating the measured times of its nearest fit sizes below and above
+  /// linearly in (ln size, ln time); geometric-mean |error| >= 1 MiB and < 1 MiB over those points
+  /// (counts in neighbour_large / neighbour_small; held-out sizes beyond the fit range are not
+  /// counted). It measures how rough the log itself is from size to size: a log whose neighbours
+  /// miss by more than a limit cannot be met by any curve that is smooth between fit sizes.
+  int neighbour_large = 0, neighbour_small = 0;
+  double neighbour_large_error = 0, neighbour_small_error = 0;
 };
 
 struct Validation {

@@ -121,6 +121,46 @@ TEST(NcclTestsLog, EverySharedLogParsesOrIsRefusedWithAReason) {
   EXPECT_EQ(files, static_cast<int>(expected.size() + refused.size()));
 }
 
+TEST(NcclTestsLog, DisturbedRowTakesItsFasterTime) {
+  NcclTestsRow r;
+  r.out_of_place = {true, 1272.4, 0, 0, "0"};  // n04a 8 MiB: 3.96x its in-place time
+  r.in_place = {true, 321.4, 0, 0, "0"};
+  EXPECT_TRUE(row_disturbed(r));
+  EXPECT_EQ(row_time_us(r), 321.4);
+  r.out_of_place.time_us = 1.39 * 321.4;  // within 1.4x: the out-of-place time stands
+  EXPECT_FALSE(row_disturbed(r));
+  EXPECT_EQ(row_time_us(r), 1.39 * 321.4);
+  r.out_of_place.time_us = 113.8;  // n11c 1 MiB: in-place 2.5x slower; out-of-place is the faster
+  r.in_place.time_us = 288.1;
+  EXPECT_FALSE(row_disturbed(r));
+  EXPECT_EQ(row_time_us(r), 113.8);
+  r.out_of_place.time_us = 1272.4;  // in-place half cut off: nothing to compare with
+  r.in_place = {};
+  EXPECT_FALSE(row_disturbed(r));
+  EXPECT_EQ(row_time_us(r), 1272.4);
+}
+
+TEST(NcclTestsLog, DisturbedRowsOfTheSharedLogs) {
+  if (!fs::exists(kData)) GTEST_SKIP();
+  // Listed by reading the logs (out-of-place over 1.4x in-place): n03 8 B 83.42 vs 34.75 us,
+  // 256 B 107.5 vs 35.82, 512 B 56.35 vs 36.72, 2 MiB 191.3 vs 132.2; n04a 8 MiB 1272.4 vs 321.4;
+  // n18 4 KiB 101.5 vs 72.0, 32 KiB 174.0 vs 102.1, 128 KiB 482.6 vs 235.5, 512 KiB 835.3 vs 462.2.
+  const std::map<std::string, std::vector<double>> expected = {
+      {"n03_h100_4x8_vmware_vm_ib400_allreduce.txt", {8, 256, 512, 2097152}},
+      {"n04a_h100_8x8_ib400_allreduce_default.txt", {8388608}},
+      {"n18_h100_16nodes_64gpu_nrel_kestrel_slingshot_allreduce.txt", {4096, 32768, 131072, 524288}}};
+  std::map<std::string, std::vector<double>> found;
+  for (const auto& entry : fs::directory_iterator(kData)) {
+    if (entry.path().extension() != ".txt") continue;
+    for (const NcclTestsRun& run : read_nccl_tests_log(entry.path().string()).runs) {
+      for (const NcclTestsRow& row : run.rows) {
+        if (row_disturbed(row)) found[entry.path().filename().string()].push_back(row.size_bytes);
+      }
+    }
+  }
+  EXPECT_EQ(found, expected);
+}
+
 TEST(NcclTestsLog, LayoutsAndPrefixes) {
   if (!fs::exists(kData)) GTEST_SKIP();
   // srun -l prefixes, N/A in #wrong (r05a).

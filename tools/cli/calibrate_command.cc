@@ -243,7 +243,22 @@ std::string format_validation(const calibrate::Validation& v, bool holdout) {
     }
     o << line;
   }
+  if (holdout) {
+    for (const auto& g : v.groups) {
+      if (g.kind != "collective" || g.neighbour_large + g.neighbour_small == 0) continue;
+      o << g.group
+        << " held out, no model (from the two measured fit neighbours, linear in ln size, ln time): >= 1 MiB "
+        << cell(g.neighbour_large, g.neighbour_large_error) << ", < 1 MiB "
+        << cell(g.neighbour_small, g.neighbour_small_error) << "\n";
+    }
+  }
   return o.str();
+}
+
+/// "a | b": the model-free neighbour reference of a --cases row (see ValidationGroup).
+std::string neighbour_cell(const calibrate::ValidationGroup& g) {
+  auto one = [](int n, double e) { return n == 0 ? std::string("-") : pct(e); };
+  return one(g.neighbour_large, g.neighbour_large_error) + " | " + one(g.neighbour_small, g.neighbour_small_error);
 }
 
 calibrate::Holdout parse_holdout(const std::string& s) {
@@ -266,7 +281,8 @@ int fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "traincast calibrate fit MEASUREMENTS... --base BASE --out PROFILE [options]\n\n"
       "Fits a calibration profile (an overlay on the catalog's datasheet defaults) to measured points:\n"
       "traincast-bench files (.textproto), nccl-tests stdout logs as pasted (any other extension; a\n"
-      "malformed row, or a last row cut inside its out-of-place columns, is refused with its line) and\n"
+      "malformed row, or a last row cut inside its out-of-place columns, is refused with its line; a row\n"
+      "whose out-of-place time is over 1.4x its in-place time is disturbed and its in-place time is taken) and\n"
       "CSV (.csv; columns in calibrate/fit/README.md). GEMM efficiency tables, HBM/PCIe/NVLink efficiencies\n"
       "and launch overhead need a GPU, and so do burn samples (idle and full-load power, thermal R and C\n"
       "of the lumped RC, inlet fitted as a constant); collectives need a system: BASE is a scenario file (its "
@@ -406,8 +422,8 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
       int failed = 0, checked = 0, too_few = 0, known = 0;
       char line[512];
       std::ostringstream summary;
-      std::snprintf(line, sizeof line, "%-40s %-14s %5s %24s %24s  %s\n", "case", "op", "sizes", "held out >= 1 MiB",
-                    "held out < 1 MiB", "verdict");
+      std::snprintf(line, sizeof line, "%-40s %-14s %5s %24s %24s %16s  %s\n", "case", "op", "sizes",
+                    "held out >= 1 MiB", "held out < 1 MiB", "neighbours", "verdict");
       summary << line;
       for (const auto& c : cases) {
         if (!c.nccl_tests) continue;
@@ -456,13 +472,14 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
             return n == 0 ? std::string("-") : pct(e) + " (" + std::to_string(n) + ")";
           };
           // The verdict goes after the fixed columns, whatever its length.
-          std::snprintf(line, sizeof line, "%-40s %-14s %5d %24s %24s  ", c.name.c_str(), opname.c_str(), sizes,
-                        cell(g.held_large, g.held_large_error).c_str(), cell(g.held_small, g.held_small_error).c_str());
+          std::snprintf(line, sizeof line, "%-40s %-14s %5d %24s %24s %16s  ", c.name.c_str(), opname.c_str(), sizes,
+                        cell(g.held_large, g.held_large_error).c_str(), cell(g.held_small, g.held_small_error).c_str(),
+                        neighbour_cell(g).c_str());
           summary << line << verdict << "\n";
         }
         if (v.groups.empty()) {
-          std::snprintf(line, sizeof line, "%-40s %-14s %5s %24s %24s  ", c.name.c_str(), opname.c_str(), "-", "-",
-                        "-");
+          std::snprintf(line, sizeof line, "%-40s %-14s %5s %24s %24s %16s  ", c.name.c_str(), opname.c_str(), "-", "-",
+                        "-", "-");
           summary << line << verdict << "\n";
         }
         if (!vm.count("quiet") && !v.points.empty()) {
@@ -473,7 +490,9 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
       }
       out << "\ncalibrate validate --holdout " << vm["holdout"].as<std::string>()
           << ": fit on half the sizes of each log, geometric-mean busbw error on the other half (limits "
-          << pct(max_large) << " >= 1 MiB, " << pct(max_small) << " below)\n"
+          << pct(max_large) << " >= 1 MiB, " << pct(max_small) << " below); neighbours: the same error when each "
+          << "held-out size between two fit sizes is interpolated from their measured times (no model: how rough the "
+          << "log is from size to size)\n"
           << summary.str() << checked << " cases checked, " << failed << " failed, " << known << " known gaps, "
           << too_few << " with too few sizes to split\n";
       return failed > 0 ? 1 : 0;

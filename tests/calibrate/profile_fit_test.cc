@@ -26,6 +26,7 @@
 #include "models/hardware/catalog.h"
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
+#include "tests/tools/temp_dir.h"
 
 namespace traincast::calibrate {
 namespace {
@@ -525,7 +526,8 @@ TEST(ProfileText, LoadErrorsArePositioned) {
 }
 
 TEST(ProfileText, ScenarioFieldResolvesRelativeToTheScenarioAndTheModelUsesIt) {
-  const fs::path dir = fs::temp_directory_path() / "traincast_profile_field_test";
+  const test_support::TempDir tmp("profile_field_test");
+  const fs::path& dir = tmp.path();
   fs::create_directories(dir / "profiles");
   const auto truth = truth_profile();
   {
@@ -553,12 +555,12 @@ TEST(ProfileText, ScenarioFieldResolvesRelativeToTheScenarioAndTheModelUsesIt) {
                   ":2:1: profile: cannot use profile \"profiles/missing.textproto\" (1 error(s) follow)");
     EXPECT_NE(e.errors()[1].find("missing.textproto: cannot read file"), std::string::npos);
   }
-  fs::remove_all(dir);
 }
 
 TEST(ProfileText, ScenarioToTextKeepsTheProfileFile) {
   // scenario_to_text used to drop the profile: the printed scenario ran uncalibrated.
-  const fs::path dir = fs::temp_directory_path() / "traincast_profile_to_text_test";
+  const test_support::TempDir tmp("profile_to_text_test");
+  const fs::path& dir = tmp.path();
   fs::create_directories(dir / "profiles");
   std::ofstream(dir / "profiles" / "p.textproto") << io::profile_to_text(*truth_profile());
   models::Scenario sc = io::default_scenario();
@@ -575,7 +577,6 @@ TEST(ProfileText, ScenarioToTextKeepsTheProfileFile) {
   models::Scenario mem = sc;
   mem.cluster.profile = truth_profile();
   EXPECT_EQ(io::scenario_to_text(mem).find("profile:"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST(ProfileText, ChakraRunsUseTheProfileForComputeAndCollectives) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tests/tools/cli_run.h"
+#include "tests/tools/temp_dir.h"
 
 namespace traincast::cli {
 namespace {
@@ -24,20 +25,7 @@ namespace fs = std::filesystem;
 using test_support::Result;
 using test_support::run;
 
-class CalibrateBurnCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("traincast_burn_cli_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name)) << text;
-    return path(name);
-  }
-  fs::path dir_;
-};
+using CalibrateBurnCli = traincast::test_support::TempDirTest;
 
 /// A noise-free burn of one H100 (as traincast-bench writes it): 20 s idle at 80 W, 120 s at
 /// 620 W, 40 s idle, power read as NVML's mean over the last second; R 0.05 K/W, C 1,200 J/K (tau 60 s), inlet 30 C,

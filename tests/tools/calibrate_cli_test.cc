@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tests/tools/cli_run.h"
+#include "tests/tools/temp_dir.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
@@ -24,18 +25,12 @@ const std::string kScenario = kSrc + "/scenarios/nccl/consumer_2x2080ti_nop2p.te
 using test_support::Result;
 using test_support::run;
 
-class CalibrateCli : public ::testing::Test {
+class CalibrateCli : public traincast::test_support::TempDirTest {
  protected:
   void SetUp() override {
     if (!fs::exists(kLogs)) GTEST_SKIP() << "no shared data";
-    dir_ = fs::temp_directory_path() / ("traincast_calibrate_cli_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
   }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
 };
 
 TEST_F(CalibrateCli, FitThenValidateThenUseTheProfile) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/tools/cli_run.h"
+#include "tests/tools/temp_dir.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
@@ -22,17 +23,7 @@ using test_support::run;
 
 using test_support::slurp;
 
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("traincast_cli_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using CliTest = traincast::test_support::TempDirTest;
 
 TEST_F(CliTest, DefaultScenarioPrintsSummary) {
   const Result r = run({"run"});

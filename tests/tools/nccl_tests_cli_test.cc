@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/tools/cli_run.h"
+#include "tests/tools/temp_dir.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
@@ -135,14 +136,11 @@ Result run_validate(const std::vector<std::string>& args) {
 TEST(NcclTestsCli, ValidateReadsNcclTestsLogs) {
   const fs::path data = fs::path(TRAINCAST_SHARED_DATA_DIR) / "nccl-tests";
   if (!fs::exists(data)) GTEST_SKIP() << "no shared data";
-  const fs::path dir = fs::temp_directory_path() / ("traincast_nccl_validate_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const traincast::test_support::TempDir tmp("nccl_validate");
+  const fs::path& dir = tmp.path();
   fs::copy_file(kSrc + "/scenarios/nccl/tinybox_6x4090.textproto", dir / "tinybox.textproto",
                 fs::copy_options::overwrite_existing);
-  auto write = [&](const std::string& name, const std::string& text) {
-    std::ofstream(dir / name) << text;
-    return (dir / name).string();
-  };
+  auto write = [&](const std::string& name, const std::string& text) { return tmp.write(name, text); };
   // Within limits: exit 0, the per-size table and the summary.
   const std::string ok =
       write("ok.cases.textproto", "case { name: \"n10\" scenario: \"tinybox.textproto\" nccl_tests { log: \"" +
@@ -197,7 +195,6 @@ TEST(NcclTestsCli, ValidateReadsNcclTestsLogs) {
   EXPECT_EQ(r.err, bad +
                        ":4:3: case[0].metric: set together with nccl_tests (expected either nccl_tests or metric and "
                        "measured)\n");
-  fs::remove_all(dir);
 }
 
 }  // namespace

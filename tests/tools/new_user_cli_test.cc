@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/tools/cli_run.h"
+#include "tests/tools/temp_dir.h"
 
 namespace traincast::cli {
 namespace {
@@ -25,21 +26,18 @@ using test_support::run;
 
 using test_support::slurp;
 
-class NewUserCli : public ::testing::Test {
+class NewUserCli : public traincast::test_support::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("traincast_new_user_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
     old_cwd_ = fs::current_path();
     fs::current_path(dir_);  // a file named '-' would land here
   }
   void TearDown() override {
     fs::current_path(old_cwd_);
-    fs::remove_all(dir_);
+    TempDirTest::TearDown();
   }
-  fs::path dir_, old_cwd_;
+  fs::path old_cwd_;
 };
 
 // '-' is not standard output for any output option (none of them writes there: the summary

@@ -14,10 +14,13 @@
 #include "models/io/scenario_io.h"
 #include "models/report.h"
 #include "tests/tools/cli_run.h"
+#include "tests/tools/temp_dir.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
 namespace {
+
+using test_support::slurp;
 
 const std::string kOps = std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/operations/";
 
@@ -79,9 +82,8 @@ TEST(OperationsScenarios, JsonIdenticalForAnyThreadCountAndBadInputExitsTwo) {
     out = r.out + r.err;
     return r.status;
   };
-  const auto dir = std::filesystem::temp_directory_path() / ("traincast_ops_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string a = (dir / "a.json").string(), b = (dir / "b.json").string();
+  const traincast::test_support::TempDir tmp("ops");
+  const std::string a = tmp.file("a.json"), b = tmp.file("b.json");
   std::string out;
   ASSERT_EQ(run({"run", kOps + "lora_slow_shared_fs.textproto", "--json", a, "--set", "options.threads=1", "--set",
                  "reliability.horizon_s=864000", "--set", "cost.utilization=0.6"},
@@ -93,16 +95,11 @@ TEST(OperationsScenarios, JsonIdenticalForAnyThreadCountAndBadInputExitsTwo) {
                 out),
             0)
       << out;
-  auto slurp = [](const std::string& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  };
   EXPECT_EQ(slurp(a), slurp(b));
   EXPECT_NE(slurp(a).find("\"goodput_mean\""), std::string::npos);
   EXPECT_EQ(run({"run", kOps + "lora_slow_shared_fs.textproto", "--set", "cost.energy_price_usd_per_kwh=-1"}, out), 2);
   EXPECT_NE(out.find("cost.energy_price_usd_per_kwh: got -1 (expected a finite number >= 0)"), std::string::npos)
       << out;
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/tools/cli_run.h"
+#include "tests/tools/temp_dir.h"
 
 namespace traincast::cli {
 namespace {
@@ -42,17 +43,7 @@ std::vector<fs::path> shipped_scenarios() {
   return files;
 }
 
-class ScenarioRoundTrip : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("traincast_roundtrip_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using ScenarioRoundTrip = traincast::test_support::TempDirTest;
 
 // The reports of a few, chosen to cover the families and optional blocks (a ResNet with its data
 // loader, an encoder, MoE, LoRA with storage, a power cap, RAID checkpoints, the default); all of

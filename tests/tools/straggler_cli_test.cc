@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tests/tools/cli_run.h"
+#include "tests/tools/temp_dir.h"
 
 namespace traincast::cli {
 namespace {
@@ -23,9 +24,8 @@ double row_percent(const std::string& out, const std::string& row) {
 }
 
 TEST(StragglerCli, BlockedAirflowNamesTheThrottledGpuInsteadOfDpCommunication) {
-  const auto dir = std::filesystem::temp_directory_path() / "traincast_straggler_cli_test";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const traincast::test_support::TempDir tmp("straggler_cli_test");
+  const std::filesystem::path& dir = tmp.path();
   const test_support::Result r = test_support::run(
       {"run", std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/power/blocked_airflow_dgx_h100.textproto", "--json",
        (dir / "r.json").string(), "--trace", (dir / "t.json").string()});
@@ -46,7 +46,6 @@ TEST(StragglerCli, BlockedAirflowNamesTheThrottledGpuInsteadOfDpCommunication) {
   EXPECT_NE(json.find("\"straggler_wait_s\": "), std::string::npos);
   EXPECT_NE(json.find("\"cause\": \"thermal\""), std::string::npos);
   EXPECT_NE(slurp(dir / "t.json").find("waiting for slower GPUs"), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(StragglerCli, HealthyDefaultJobHasNoStragglerRow) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tests/tools/cli_run.h"
+#include "tests/tools/temp_dir.h"
 #include "tools/cli/commands.h"
 
 extern char** environ;
@@ -64,18 +65,13 @@ const std::string kSlowSweep =
     "axis { name: \"oversub\" path: \"cluster.fabric.oversubscription\" range { from: 1 to: 5 step: 1 } }\n"
     "constraint: \"tp * pp * dp == gpus\"\n";
 
-class SweepCliTest : public ::testing::Test {
+class SweepCliTest : public traincast::test_support::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("traincast_sweep_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
     sweep_ = (dir_ / "s.sweep.textproto").string();
     spit(sweep_, kSweep);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
   /// The single-process CSV of kSweep (computed once per test that needs it).
   std::string full_csv() {
     const std::string out = path("full.csv");
@@ -83,7 +79,6 @@ class SweepCliTest : public ::testing::Test {
     EXPECT_EQ(r.status, 0) << r.err;
     return slurp(out);
   }
-  fs::path dir_;
   std::string sweep_;
 };
 

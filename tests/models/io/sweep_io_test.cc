@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/hardware/catalog.h"
+#include "tests/tools/temp_dir.h"
 
 namespace traincast::io {
 namespace {
@@ -529,20 +530,9 @@ TEST(SweepCsv, PaybackNeverIsAnEmptyCellAndAFlag) {
   EXPECT_EQ(sweep_csv_row(s, 0, pays), "0,1,ok,2.5,false,\n");
 }
 
-class SweepCsvFile : public ::testing::Test {
+class SweepCsvFile : public traincast::test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("traincast_sweep_csv_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string write(const std::string& text) {
-    const std::string path = (dir_ / "r.csv").string();
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
-  }
+  std::string write(const std::string& text) { return TempDirTest::write("r.csv", text); }
   std::string error_of(const std::string& text) {
     try {
       read_sweep_csv(write(text));
@@ -551,7 +541,6 @@ class SweepCsvFile : public ::testing::Test {
     }
     return "no error";
   }
-  std::filesystem::path dir_;
 };
 
 TEST_F(SweepCsvFile, ReadsRowsAndAPartialLastLine) {

@@ -67,7 +67,9 @@ TEST(ContextParallel, CausalBalancedAttentionFlopsPerRank) {
     // cp steps of equal work (the load balance): each 1/cp of it.
     EXPECT_EQ(count(fwd, "attn"), cp);
     for (const Segment& seg : fwd)
-      if (seg.label == "attn") EXPECT_NEAR(seg.flops, expected / cp, 1e-9 * expected);
+      if (seg.label == "attn") {
+        EXPECT_NEAR(seg.flops, expected / cp, 1e-9 * expected);
+      }
     // Backward: 2.5x the forward matmuls (FlashAttention-2 recomputes the scores), same split.
     EXPECT_NEAR(sum_flops(prog.layer_kinds[0].backward, "attn_bwd"), 2.5 * expected, 1e-9 * expected);
   }

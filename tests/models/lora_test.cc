@@ -92,7 +92,7 @@ TEST(Lora, TargetListErrors) {
 /// A Llama-shaped model small enough to simulate quickly on one DGX A100.
 Scenario small_llama(int dp) {
   Scenario sc;
-  sc.name = "t";
+  sc.name = std::string("t");  // not = "t": a bogus GCC 12 -Wrestrict once inlined (GCC bug 105651)
   sc.cluster.node_template = "dgx_a100";
   sc.model.num_layers = 4;
   sc.model.hidden_size = 4096;

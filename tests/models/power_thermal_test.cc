@@ -222,7 +222,9 @@ TEST(PowerThermal, MoreCoolingNeverSlower) {
   for (double supply : {40.0, 32.0, 25.0, 18.0}) {
     sc.thermal.supply_air_c = supply;
     const double t = simulate_training(sc).iteration_time_s;
-    if (previous > 0) EXPECT_LE(t, previous * (1 + 1e-9)) << supply;
+    if (previous > 0) {
+      EXPECT_LE(t, previous * (1 + 1e-9)) << supply;
+    }
     previous = t;
   }
   previous = 0;
@@ -230,7 +232,9 @@ TEST(PowerThermal, MoreCoolingNeverSlower) {
     sc.thermal.supply_air_c = 30;
     sc.thermal.gpu_airflow_fraction = {1, 1, 1, a, a, 1, 1, 1};
     const double t = simulate_training(sc).iteration_time_s;
-    if (previous > 0) EXPECT_LE(t, previous * (1 + 1e-9)) << a;
+    if (previous > 0) {
+      EXPECT_LE(t, previous * (1 + 1e-9)) << a;
+    }
     previous = t;
   }
 }
@@ -299,7 +303,9 @@ TEST(PowerThermal, TemperatureStaysBelowTheSteadyStateOfItsPower) {
     sc.thermal.c_j_per_k = 5;  // tau = R C = 0.4-0.6 s, a few iterations
     sim::TraceRecorder trace;
     const Report r = simulate_training(sc, &trace);
-    if (r_k_per_w > 0.1) EXPECT_GT(r.thermal.throttled_gpus, 0);
+    if (r_k_per_w > 0.1) {
+      EXPECT_GT(r.thermal.throttled_gpus, 0);
+    }
     // Along the trace: each temperature sample against T(0) (the GPU's first sample) and the
     // power seen up to that instant; the report's peak against the same bound.
     const std::uint32_t power_name = trace.name("power_w"), temp_name = trace.name("temperature_c");
@@ -354,7 +360,9 @@ TEST(PowerThermal, LowerResistanceAndMoreRackCoolingNeverSlower) {
     sc.thermal.r_k_per_w = r;
     const Report rep = simulate_training(sc);
     if (throttled_first < 0) throttled_first = rep.thermal.throttled_gpus;
-    if (previous > 0) EXPECT_LE(rep.iteration_time_s, previous * (1 + 1e-9)) << r;
+    if (previous > 0) {
+      EXPECT_LE(rep.iteration_time_s, previous * (1 + 1e-9)) << r;
+    }
     previous = rep.iteration_time_s;
   }
   EXPECT_GT(throttled_first, 0);
@@ -367,7 +375,9 @@ TEST(PowerThermal, LowerResistanceAndMoreRackCoolingNeverSlower) {
     sc.thermal.rack_cooling_capacity_w = cap_w;
     const Report rep = simulate_training(sc);
     if (throttled_first < 0) throttled_first = rep.thermal.throttled_gpus;
-    if (previous > 0) EXPECT_LE(rep.iteration_time_s, previous * (1 + 1e-9)) << cap_w;
+    if (previous > 0) {
+      EXPECT_LE(rep.iteration_time_s, previous * (1 + 1e-9)) << cap_w;
+    }
     previous = rep.iteration_time_s;
   }
   EXPECT_GT(throttled_first, 0);

@@ -65,7 +65,9 @@ TEST_F(ScenarioRoundTrip, EveryShippedScenarioLoadsBackFromItsPrintedJson) {
   int round_tripped = 0, simulated = 0;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const std::string src = files[i].string();
-    const fs::path printed = dir_ / ("s" + std::to_string(i) + ".json");
+    const fs::path each = dir_ / std::to_string(i);  // this file's outputs
+    fs::create_directories(each);
+    const fs::path printed = each / "s.json";
     const Result p = run({"run", src, "--print-scenario", "--json", printed.string()});
     if (p.status != 0) continue;  // a file `run` refuses (nccl-tests, chakra and invalid-on-purpose scenarios)
     const Result back = run({"run", printed.string(), "--print-scenario"});
@@ -74,7 +76,7 @@ TEST_F(ScenarioRoundTrip, EveryShippedScenarioLoadsBackFromItsPrintedJson) {
     ++round_tripped;
     const std::string rel = fs::relative(files[i], kSrc + "/scenarios").string();
     if (std::find(kSimulated.begin(), kSimulated.end(), rel) == kSimulated.end()) continue;
-    const fs::path a = dir_ / ("a" + std::to_string(i) + ".json"), b = dir_ / ("b" + std::to_string(i) + ".json");
+    const fs::path a = each / "a.json", b = each / "b.json";
     const Result ra = run({"run", src, "--json", a.string()});
     const Result rb = run({"run", printed.string(), "--json", b.string()});
     ASSERT_EQ(ra.status, 0) << src << ":\n" << ra.err;

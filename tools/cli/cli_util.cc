@@ -87,7 +87,10 @@ std::vector<std::string> scenario_input_files(const models::Scenario& sc, const 
 
 void write_output_file(const std::string& path, const std::string& text) {
   const fs::path target = resolved(path);
-  std::string tmpl = (target.parent_path() / ("." + target.filename().string() + ".XXXXXX")).string();
+  std::string name = ".";  // appended, not "." + ...: bogus GCC 12 -Wrestrict (GCC bug 105651)
+  name += target.filename().string();
+  name += ".XXXXXX";
+  std::string tmpl = (target.parent_path() / name).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw UsageError(path + ": cannot write (" + std::strerror(errno) + ")");
   std::size_t done = 0;
@@ -153,7 +156,11 @@ void use_profile(models::Scenario& sc, const std::string& profile_path, const st
     all.insert(all.end(), overrides.begin(), overrides.end());
     sc = reload(all);
     std::string list;
-    for (const std::string& s : profile->base_sets) list += (list.empty() ? "" : " ") + std::string("--set ") + s;
+    for (const std::string& s : profile->base_sets) {
+      if (!list.empty()) list += ' ';
+      list += "--set ";
+      list += s;
+    }
     err << "note: profile " << profile->origin << " applies its fit's " << list
         << " (its base_set; a --set on the command line wins)\n";
   }

@@ -24,8 +24,6 @@ namespace planner = models::planner;
 
 namespace {
 
-std::string signed_fixed(double v, int decimals) { return (v >= 0 ? "+" : "") + format_fixed(v, decimals); }
-
 std::string json_string(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {

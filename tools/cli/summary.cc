@@ -79,6 +79,14 @@ std::string format_fixed(double value, int decimals) {
   return buf;
 }
 
+// Strings here are built by appending: GCC 12's -O2/-O3 inlining of operator+(const char*,
+// std::string&&) and of assign(const char*) warns a bogus -Wrestrict (GCC bug 105651).
+std::string signed_fixed(double value, int decimals) {
+  std::string s = value >= 0 ? "+" : "";
+  s += format_fixed(value, decimals);
+  return s;
+}
+
 std::string format_duration(double s) {
   if (s < 1e-3) return format_fixed(s * 1e6, 1) + " µs";
   if (s < 1.0) return format_fixed(s * 1e3, 2) + " ms";
@@ -324,7 +332,11 @@ std::string format_job_effects(const models::Report& r) {
   }
   const models::CostReport& c = r.cost;
   if (c.modelled) {
-    auto usd = [](double v) { return "$" + with_thousands(v); };
+    auto usd = [](double v) {
+      std::string s = "$";
+      s += with_thousands(v);  // not "$" + ...: bogus GCC 12 -Wrestrict (see signed_fixed)
+      return s;
+    };
     o << "\nCost (USD):\n";
     o << "  capex         " << usd(c.capex_usd) << " (" << c.nodes << " nodes, " << c.switches << " switches, "
       << c.cables << " cables): " << usd(c.capex_per_year_usd) << "/year amortised + " << usd(c.upkeep_per_year_usd)
@@ -413,7 +425,7 @@ ValidationTable make_validation_table(const std::vector<models::ValidationCase>&
     ++n;
     t.max_abs_error_pct = std::max(t.max_abs_error_pct, std::fabs(err));
     o << pad(c.name, wname) << "  " << pad(c.metric, 24) << lpad(format_fixed(c.measured, 3), 12)
-      << lpad(format_fixed(predicted[i], 3), 12) << lpad((err >= 0 ? "+" : "") + format_fixed(err, 1) + "%", 9) << "\n";
+      << lpad(format_fixed(predicted[i], 3), 12) << lpad(signed_fixed(err, 1) + "%", 9) << "\n";
     csv << quote(case_file[i]) << "," << quote(c.name) << "," << c.metric << "," << format_fixed(c.measured, 6) << ","
         << format_fixed(predicted[i], 6) << "," << format_fixed(err, 3) << "," << quote(c.source) << "\n";
   }

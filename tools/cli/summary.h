@@ -13,6 +13,8 @@ namespace traincast::cli {
 
 /// "12.35" style fixed-point formatting.
 std::string format_fixed(double value, int decimals);
+/// format_fixed with a "+" before a value >= 0 ("+12.35", "-0.50").
+std::string signed_fixed(double value, int decimals);
 /// Seconds in the most readable unit (µs, ms, s, h, days).
 std::string format_duration(double seconds);
 /// Bytes as GiB (2^30) with one decimal (MiB below 1 GiB).

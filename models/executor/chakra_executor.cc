@@ -14,6 +14,7 @@
 
 #include "models/collectives/collective.h"
 #include "models/compute/compute_model.h"
+#include "models/executor/straggler.h"
 #include "models/hardware/cluster.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
@@ -458,18 +459,46 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
     last_end[op.worker] = std::max(last_end[op.worker], op.end_ns);
   }
   r.iteration_time_s = static_cast<double>(makespan) * 1e-9;
+  // GPU compute (COMP op) time per rank.
+  std::vector<std::int64_t> compute_ns(static_cast<std::size_t>(R), 0);
+  for (std::size_t i = 0; i < G.ops.size(); ++i)
+    if (cg.op_category[i] == kCatCompute) compute_ns[G.ops[i].worker] += G.ops[i].end_ns - G.ops[i].start_ns;
+  // The rank that finishes last; among ranks that finish together the one with the least GPU
+  // compute (the lowest on ties, so rank 0 when the ranks are alike), so that time lost to a
+  // slower rank shows as waiting for it (as `traincast run` describes its fastest replica).
   int ref = 0;
-  for (int k = 1; k < R; ++k)
-    if (last_end[static_cast<std::size_t>(k)] > last_end[static_cast<std::size_t>(ref)]) ref = k;
+  for (int k = 1; k < R; ++k) {
+    const auto kk = static_cast<std::size_t>(k), rr = static_cast<std::size_t>(ref);
+    if (last_end[kk] > last_end[rr] || (last_end[kk] == last_end[rr] && compute_ns[kk] < compute_ns[rr])) ref = k;
+  }
   r.reference_rank = ref;
 
+  // Waiting for slower ranks: the arrival skew of the reference rank's collectives (not
+  // send/recv: a receive waiting for its sender is a pipeline bubble), as `traincast run` splits it.
+  StragglerWalk skew(G, static_cast<std::uint32_t>(ref), [&](std::uint32_t d) {
+    const Op& o = G.ops[d];
+    return cg.op_category[d] == kCatComm && o.task != kNone && cg.task_kind[o.task] != kSendRecv &&
+           G.tasks[o.task].participant_count >= 2;
+  });
+
   // Breakdown on the reference rank: sweep over its ops' intervals.
-  // Slots: 0 compute, 1 memory, 2..2+kNumCommKinds comm kinds, then cpu.
-  constexpr int kSlotMem = 1, kSlotComm = 2, kSlotCpu = kSlotComm + kNumCommKinds, kSlots = kSlotCpu + 1;
+  // Slots: 0 compute, 1 memory, 2..2+kNumCommKinds comm kinds, then straggler wait, then cpu.
+  constexpr int kSlotMem = 1, kSlotComm = 2, kSlotWait = kSlotComm + kNumCommKinds, kSlotCpu = kSlotWait + 1,
+                kSlots = kSlotCpu + 1;
   std::vector<std::tuple<std::int64_t, int, int>> events;  // (time, +1/-1, slot)
   for (std::size_t i = 0; i < G.ops.size(); ++i) {
     const Op& op = G.ops[i];
     if (op.worker != static_cast<std::uint32_t>(ref) || op.end_ns <= op.start_ns) continue;
+    std::int64_t start = op.start_ns;
+    if (cg.op_category[i] == kCatComm) {
+      // Its wait for a later member, then the transfer.
+      if (const std::int64_t wait = skew.wait(static_cast<std::uint32_t>(i), op.start_ns, op.end_ns); wait > 0) {
+        events.emplace_back(start, +1, kSlotWait);
+        events.emplace_back(start + wait, -1, kSlotWait);
+        start += wait;
+        if (start >= op.end_ns) continue;
+      }
+    }
     int slot = -1;
     switch (cg.op_category[i]) {
       case kCatCompute:
@@ -488,7 +517,7 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
         break;
     }
     if (slot < 0) continue;
-    events.emplace_back(op.start_ns, +1, slot);
+    events.emplace_back(start, +1, slot);
     events.emplace_back(op.end_ns, -1, slot);
   }
   std::sort(events.begin(), events.end());
@@ -510,6 +539,8 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
           for (int k = 0; k < kNumCommKinds; ++k)
             if (active[static_cast<std::size_t>(kSlotComm + k)] > 0)
               sum[static_cast<std::size_t>(kSlotComm + k)] += dt / comm;
+        } else if (active[kSlotWait] > 0) {
+          sum[kSlotWait] += dt;
         } else if (active[kSlotCpu] > 0) {
           sum[kSlotCpu] += dt;
         } else {
@@ -525,6 +556,21 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
   r.memory_s = sum[kSlotMem];
   r.cpu_s = sum[kSlotCpu];
   r.idle_s = idle;
+  r.straggler_wait_s = sum[kSlotWait];
+  if (const int slow = skew.slowest(); slow >= 0 && r.straggler_wait_s > 0) {
+    // The rank the reference rank waited for longest, and both ranks' GPU compute time.
+    StragglerReport& st = r.straggler;
+    st.found = true;
+    st.gpu = slow;
+    st.node = cluster.node_of(slow);
+    st.local_gpu = slow - st.node * cluster.gpus_per_node();
+    st.cause = "other";
+    st.slowest_replica = slow;
+    st.breakdown_replica = ref;
+    st.slowest_kernel_s = static_cast<double>(compute_ns[static_cast<std::size_t>(slow)]) * 1e-9;
+    st.breakdown_kernel_s = static_cast<double>(compute_ns[static_cast<std::size_t>(ref)]) * 1e-9;
+    st.tp_group_gpus = {slow};
+  }
   std::array<int, kNumCommKinds> calls{};
   std::array<double, kNumCommKinds> bytes{};
   for (std::size_t k = 0; k < G.tasks.size(); ++k) {
@@ -586,6 +632,13 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
       const std::uint32_t track = trace->track(w, "rank " + std::to_string(w) + " (GPU " + std::to_string(w) + ")",
                                                thread, kThreads[static_cast<std::size_t>(thread)]);
       trace->span(track, name_ids[op.label], sim::Time::from_ns(op.start_ns), sim::Time::from_ns(op.end_ns));
+    }
+    // The reference rank's waits for slower ranks, on a track of their own (as `traincast run`).
+    for (const StragglerWalk::Wait& w : skew.waits()) {
+      const std::uint32_t track = trace->track(
+          ref, "rank " + std::to_string(ref) + " (GPU " + std::to_string(ref) + ")", 5, "waiting for slower GPUs");
+      trace->span(track, trace->name("waiting for rank " + std::to_string(w.worker)), sim::Time::from_ns(w.start_ns),
+                  sim::Time::from_ns(w.end_ns));
     }
   }
   return r;

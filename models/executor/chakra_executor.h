@@ -51,7 +51,8 @@ namespace traincast::models {
 struct ChakraCommTime {
   std::string kind;  ///< "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce", "barrier",
                      ///< "send_recv"
-  double exposed_s = 0;  ///< on the reference rank, GPU compute idle while this kind was in flight
+  double exposed_s = 0;  ///< on the reference rank, GPU compute idle while this kind was in flight (transfer,
+                         ///< not waiting for slower ranks: ChakraRunReport::straggler_wait_s)
   int calls = 0;         ///< collectives / transfers of this kind (each counted once, not per rank)
   double bytes = 0;      ///< sum of their comm_size [bytes]
 };
@@ -69,12 +70,27 @@ struct ChakraRunReport {
   std::int64_t zero_time_nodes = 0;  ///< COMP/MEM nodes with neither a duration nor FLOPs/bytes: no time
   std::int64_t dropped_deps = 0;     ///< dependencies the reader dropped (absent ctrl parents, self-deps)
   double iteration_time_s = 0;       ///< first op start (0) to the last op's end, over all ranks
-  /// Breakdown on the reference rank (the one whose last op ends last; lowest on ties); the
+  /// Breakdown on the reference rank (the one whose last op ends last; among ranks ending
+  /// together the one with the least GPU compute time, then the lowest: rank 0 when all are
+  /// alike, a healthy rank when one is slower); the
   /// fields add up to iteration_time_s. Priority when several things run at once: GPU compute,
-  /// then memory nodes, then communication (split evenly among the kinds in flight), then CPU ops.
+  /// then memory nodes, then communication transfers (split evenly among the kinds in flight),
+  /// then waiting for slower ranks, then CPU ops.
   int reference_rank = 0;
-  double compute_s = 0;                  ///< GPU COMP ops running
-  double memory_s = 0;                   ///< MEM_LOAD/STORE running, no GPU compute
+  double compute_s = 0;  ///< GPU COMP ops running
+  double memory_s = 0;   ///< MEM_LOAD/STORE running, no GPU compute
+  /// Waiting for slower GPUs: a collective of the reference rank (not send/recv) waiting for a
+  /// later member of its group, from the rank's own arrival to the last member's (the same
+  /// critical-path walk as `traincast run`'s breakdown.straggler_wait_s:
+  /// models/executor/straggler.h), when no GPU compute, memory node or transfer ran. ~0 when the
+  /// ranks are alike; a slower rank's extra compute shows here on the others. Not in comm[].
+  double straggler_wait_s = 0;
+  /// Whom the reference rank waited for (found when straggler_wait_s > 0): gpu (= the rank),
+  /// node, local_gpu; slowest_replica is that rank and breakdown_replica the reference rank;
+  /// slowest_kernel_s / breakdown_kernel_s their GPU compute (COMP op) time over the step [s];
+  /// cause "other" (a trace carries no clocks or temperatures: its measured durations already
+  /// include any throttling); the clock and temperature fields stay 0.
+  StragglerReport straggler;
   double cpu_s = 0;                      ///< only host (is_cpu_op) ops running
   double idle_s = 0;                     ///< nothing running
   std::vector<ChakraCommTime> comm;      ///< kinds that occur, in the order of the list above

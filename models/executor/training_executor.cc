@@ -17,6 +17,7 @@
 #include "models/compute/compute_model.h"
 #include "models/executor/job_effects.h"
 #include "models/executor/op_graph.h"
+#include "models/executor/straggler.h"
 #include "models/hardware/cluster.h"
 #include "models/power/power_thermal.h"
 #include "models/workload/cnn.h"
@@ -1410,58 +1411,14 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
     const int w = busiest_stage(rep);
     if (kernel[static_cast<std::size_t>(w)] < kernel[static_cast<std::size_t>(ref)]) ref = w;
   }
-  // The previous op on the same stream of every op (kNone for a worker's first on that stream).
-  std::vector<std::uint32_t> prev_on_stream(ops.size(), kNone);
-  for (int w = 0; w < workers; ++w) {
-    std::array<std::uint32_t, kNumStreams + 1> latest;
-    latest.fill(kNone);
-    for (std::uint32_t i = op_base[static_cast<std::size_t>(w)]; i < op_base[static_cast<std::size_t>(w) + 1]; ++i) {
-      prev_on_stream[i] = latest[ops[i].stream];
-      latest[ops[i].stream] = i;
-    }
-  }
-  // Arrival skew, along the critical path. A collective shared by several workers (a task with
-  // >= 2 participant ops; an op's start is its arrival) starts when its last participant arrives.
-  // While `ref` waits in [lo, hi] for the collective of op `d` (ending at hi), the time after the
-  // last arrival is transfer. Before it, the last participant (ref itself on a tie) was either
-  // still busy on its stream with an earlier shared collective that ended just then (the split
-  // continues on that one, back in time), or arrived late on its own (its compute): when that is
-  // another worker, [lo, last arrival] is straggler wait, credited to that worker. Whatever the
-  // walk leaves (ref's own queueing) stays with the collective's kind. Returns the wait [ns].
+  // Arrival skew along the critical path (models/executor/straggler.h): shared DP/EP/CP
+  // collectives; a pipeline send's wait is a bubble, an input copy is the GPU's own.
   const std::vector<Task>& tasks = job.graph.tasks;
-  const std::vector<std::uint32_t>& parts = job.graph.participants;
-  auto shared_collective = [&](std::uint32_t d) {
+  StragglerWalk skew(job.graph, static_cast<std::uint32_t>(ref), [&](std::uint32_t d) {
     const Op& o = ops[d];
     return o.task != kNone && o.role != Role::input_copy && o.role != Role::pp_send &&
            tasks[o.task].kind == TaskKind::collective && tasks[o.task].participant_count >= 2;
-  };
-  std::vector<std::int64_t> late_ns(static_cast<std::size_t>(workers), 0);
-  std::vector<std::array<std::int64_t, 3>> waits;  // (start, end [ns], worker waited for), for the trace
-  auto skew_wait = [&](std::uint32_t d, std::int64_t lo, std::int64_t hi) -> std::int64_t {
-    while (hi > lo && shared_collective(d)) {
-      const Task& t = tasks[ops[d].task];
-      std::uint32_t late = kNone;
-      for (std::uint32_t k = 0; k < t.participant_count; ++k) {
-        const std::uint32_t q = parts[t.participant_begin + k];
-        if (late == kNone || ops[q].start_ns > ops[late].start_ns ||
-            (ops[q].start_ns == ops[late].start_ns && ops[q].worker == static_cast<std::uint32_t>(ref)))
-          late = q;
-      }
-      const std::int64_t launch = ops[late].start_ns;
-      if (launch <= lo) break;
-      const std::uint32_t prev = prev_on_stream[late];
-      if (prev != kNone && ops[prev].end_ns == launch && shared_collective(prev)) {
-        d = prev, hi = launch;  // queued behind an earlier collective
-        continue;
-      }
-      if (ops[late].worker == static_cast<std::uint32_t>(ref)) break;
-      const std::int64_t wait = std::min(launch, hi) - lo;
-      late_ns[ops[late].worker] += wait;
-      waits.push_back({lo, lo + wait, static_cast<std::int64_t>(ops[late].worker)});
-      return wait;
-    }
-    return std::int64_t{0};
-  };
+  });
   TimeBreakdown& b = r.breakdown;
   std::int64_t cursor = t0, straggler_ns = 0;
   for (std::uint32_t i = op_base[static_cast<std::size_t>(ref)]; i < op_base[static_cast<std::size_t>(ref) + 1]; ++i) {
@@ -1483,7 +1440,7 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
       const std::int64_t before_ns = own ? 0 : began - cursor;
       const double before = static_cast<double>(before_ns) * 1e-9;
       // Of the rest, the time the collective waited for a slower peer is straggler wait.
-      const std::int64_t skew_ns = dep == kNone ? 0 : skew_wait(dep, cursor + before_ns, start);
+      const std::int64_t skew_ns = dep == kNone ? 0 : skew.wait(dep, cursor + before_ns, start);
       straggler_ns += skew_ns;
       const double after = static_cast<double>(start - cursor - before_ns - skew_ns) * 1e-9;
       switch (role) {
@@ -1515,7 +1472,7 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
       }
     }
     // A shared collective on the compute stream (MoE all-to-all) waits there for its last peer.
-    const std::int64_t skew_ns = skew_wait(i, start, op.end_ns);
+    const std::int64_t skew_ns = skew.wait(i, start, op.end_ns);
     straggler_ns += skew_ns;
     const double dur = static_cast<double>(op.end_ns - start - skew_ns) * 1e-9;
     switch (op.role) {
@@ -1557,8 +1514,8 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
     StragglerReport& st = r.straggler;
     st.breakdown_replica = ref / std::max(1, P.p);
     st.breakdown_kernel_s = kernel[static_cast<std::size_t>(ref)] * 1e-9;
-    const auto slow = static_cast<int>(std::max_element(late_ns.begin(), late_ns.end()) - late_ns.begin());
-    if (straggler_ns > 0 && late_ns[static_cast<std::size_t>(slow)] > 0) {
+    const int slow = skew.slowest();
+    if (straggler_ns > 0 && slow >= 0) {
       st.found = true;
       st.slowest_replica = slow / std::max(1, P.p);
       st.slowest_kernel_s = kernel[static_cast<std::size_t>(slow)] * 1e-9;
@@ -1666,9 +1623,9 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
     std::vector<std::uint32_t> name_ids;
     for (const std::string& l : P.labels) name_ids.push_back(trace->name(l));
     // Straggler waits of the breakdown's worker (last iteration), on a track of their own.
-    if (!waits.empty()) {
+    if (!skew.waits().empty()) {
       const std::uint32_t tr = trace->track(ref, trace_process(ref), kNumStreams, "waiting for slower GPUs");
-      for (const auto& [from, to, w] : waits)
+      for (const auto& [from, to, w] : skew.waits())
         trace->span(tr, trace->name("waiting for " + trace_process(static_cast<int>(w))), sim::Time::from_ns(from),
                     sim::Time::from_ns(to));
     }

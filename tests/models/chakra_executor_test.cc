@@ -194,9 +194,68 @@ TEST(ChakraExecutor, ComputeThenAllReduceIsComputePlusTheCollective) {
   ASSERT_EQ(r.comm.size(), 1u);
   EXPECT_EQ(r.comm[0].kind, "all_reduce");
   EXPECT_EQ(r.comm[0].calls, 1);
-  // Rank 0 computes 0 us and waits 30 us + the all-reduce: all of it exposed all-reduce.
-  EXPECT_NEAR(r.comm[0].exposed_s, 30e-6 + ar, 1e-9);
-  EXPECT_NEAR(r.compute_s + r.memory_s + r.cpu_s + r.idle_s + r.comm[0].exposed_s, r.iteration_time_s, 1e-12);
+  // Rank 0 computes 0 us, waits 30 us for rank 3 (waiting for slower GPUs), then the all-reduce
+  // transfer is exposed.
+  EXPECT_NEAR(r.straggler_wait_s, 30e-6, 1e-12);
+  EXPECT_NEAR(r.comm[0].exposed_s, ar, 1e-9);
+  ASSERT_TRUE(r.straggler.found);
+  EXPECT_EQ(r.straggler.gpu, 3);
+  EXPECT_NEAR(r.compute_s + r.memory_s + r.cpu_s + r.idle_s + r.comm[0].exposed_s + r.straggler_wait_s,
+              r.iteration_time_s, 1e-12);
+}
+
+// A data-parallel step traced on a DGX A100 whose GPU 4 was thermally throttled: its SM clock
+// held 1,554 of 1,980 MHz (the mean clock of the throttled GPU in
+// scenarios/power/blocked_airflow_dgx_h100), so its compute-bound forward/backward, 10 ms on the
+// healthy GPUs, took 10 ms x 1980 / 1554 = 12.741313 ms (rounded to the ns). Then all 8 ranks
+// all-reduce 256 MiB of gradients and run a 2 ms HBM-bound optimizer step (the clock does not
+// slow it). Worked by hand: the all-reduce starts when rank 4 arrives, at 12.741313 ms; every
+// other rank waited 12.741313 - 10 = 2.741313 ms for it. The step is 12.741313 ms + AR + 2 ms.
+// On the reference rank (all end together; least compute, lowest: rank 0): compute 10 + 2 =
+// 12 ms, waiting for slower GPUs 2.741313 ms, exposed all_reduce AR (the transfer only), idle 0.
+TEST(ChakraExecutor, ThrottledGpuShowsAsWaitingForSlowerGpusNotAsExposedCommunication) {
+  const Scenario sc = small_gpt();
+  constexpr std::int64_t healthy_ns = 10'000'000, throttled_ns = 12'741'313, optimizer_ns = 2'000'000;
+  constexpr double grad_bytes = 256 << 20;
+  auto traces_with_slow = [&](int slow) {
+    auto t = ranks(8);
+    for (int r = 0; r < 8; ++r)
+      t[static_cast<std::size_t>(r)].nodes = {comp(0, r == slow ? throttled_ns : healthy_ns),
+                                              coll(1, ChakraCollective::all_reduce, grad_bytes, {0}),
+                                              comp(2, optimizer_ns, {1})};
+    return t;
+  };
+  const double ar = collective_alone_s(sc, CollectiveOp::all_reduce, {0, 1, 2, 3, 4, 5, 6, 7}, grad_bytes);
+  ASSERT_GT(ar, 0);
+  const ChakraRunReport r = simulate_chakra(sc, traces_with_slow(4));
+  EXPECT_NEAR(r.iteration_time_s, 12.741313e-3 + ar + 2e-3, 1e-9);
+  EXPECT_EQ(r.reference_rank, 0);
+  EXPECT_NEAR(r.compute_s, 12e-3, 1e-12);
+  EXPECT_NEAR(r.straggler_wait_s, 2.741313e-3, 1e-12);
+  ASSERT_EQ(r.comm.size(), 1u);
+  EXPECT_NEAR(r.comm[0].exposed_s, ar, 1e-9);
+  EXPECT_NEAR(r.idle_s, 0, 1e-12);
+  ASSERT_TRUE(r.straggler.found);
+  EXPECT_EQ(r.straggler.gpu, 4);
+  EXPECT_EQ(r.straggler.node, 0);
+  EXPECT_EQ(r.straggler.local_gpu, 4);
+  EXPECT_NEAR(r.straggler.slowest_kernel_s, 14.741313e-3, 1e-12);
+  EXPECT_NEAR(r.straggler.breakdown_kernel_s, 12e-3, 1e-12);
+
+  // Rank 0 throttled: the breakdown moves to the healthy rank with the least compute (rank 1),
+  // which shows the same wait.
+  const ChakraRunReport r0 = simulate_chakra(sc, traces_with_slow(0));
+  EXPECT_EQ(r0.reference_rank, 1);
+  EXPECT_NEAR(r0.straggler_wait_s, 2.741313e-3, 1e-12);
+  EXPECT_NEAR(r0.comm[0].exposed_s, ar, 1e-9);
+  EXPECT_EQ(r0.straggler.gpu, 0);
+
+  // All healthy: no wait, no straggler, the all-reduce exposed as before.
+  const ChakraRunReport h = simulate_chakra(sc, traces_with_slow(-1));
+  EXPECT_EQ(h.straggler_wait_s, 0);
+  EXPECT_FALSE(h.straggler.found);
+  EXPECT_NEAR(h.comm[0].exposed_s, ar, 1e-9);
+  EXPECT_NEAR(h.iteration_time_s, 10e-3 + ar + 2e-3, 1e-9);
 }
 
 TEST(ChakraExecutor, ProcessGroupsMatchByIssueOrderAndSizesMustAgree) {

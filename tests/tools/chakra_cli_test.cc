@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "models/io/chakra_io.h"
 #include "tests/tools/cli_run.h"
+#include "tests/tools/temp_dir.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
@@ -41,8 +43,8 @@ TEST(ChakraCli, PublicMicrobenchmarkRuns) {
 
 TEST(ChakraCli, ExportThenRunGivesTheGeneratorsIterationTime) {
   const std::string scenario = kSrc + "/scenarios/chakra/gpt_small_export.textproto";
-  const fs::path dir = fs::path(::testing::TempDir()) / "chakra_cli_export";
-  fs::remove_all(dir);
+  const traincast::test_support::TempDir tmp("chakra_cli_export");
+  const fs::path dir = tmp.path() / "traces";
   const Result e = run({"chakra", "export", scenario, "--out", dir.string()});
   ASSERT_EQ(e.status, 0) << e.err;
   EXPECT_NE(e.out.find("Wrote 8 Chakra traces"), std::string::npos) << e.out;
@@ -62,8 +64,8 @@ TEST(ChakraCli, ExportThenRunGivesTheGeneratorsIterationTime) {
 }
 
 TEST(ChakraCli, BadTracesExitTwoWithThePosition) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "chakra_cli_bad";
-  fs::remove_all(dir);
+  const traincast::test_support::TempDir tmp("chakra_cli_bad");
+  const fs::path dir = tmp.path() / "traces";
   ASSERT_EQ(run({"chakra", "export", kSrc + "/scenarios/chakra/gpt_small_export.textproto", "--out", dir.string(),
                  "--name", "t"})
                 .status,
@@ -92,6 +94,47 @@ TEST(ChakraCli, BadTracesExitTwoWithThePosition) {
   EXPECT_EQ(run({"chakra", "frobnicate", scenario}).status, 2);
   EXPECT_EQ(run({"chakra", "run", scenario}).status, 2);
   EXPECT_EQ(run({"chakra", "--help"}).status, 0);
+}
+
+// 8 ranks: 10 ms of compute (rank 4: 12.741313 ms, its GPU throttled to 1,554 of 1,980 MHz:
+// 10 x 1980 / 1554), a 256 MiB all-reduce, a 2 ms optimizer step. Rank 0 waits 12.741313 - 10 =
+// 2.741313 ms for rank 4 ("2.74 ms"); its exposed all-reduce row is the healthy job's (the
+// transfer).
+TEST(ChakraCli, ThrottledRankShowsAsWaitingForSlowerGpus) {
+  const traincast::test_support::TempDir tmp("chakra_cli_throttled");
+  auto write_traces = [&](const std::string& name, int slow) {
+    for (int r = 0; r < 8; ++r) {
+      models::ChakraRankTrace t;
+      t.rank = r;
+      t.version = "0.0.4";
+      models::ChakraNode c, ar, opt;
+      c.id = 0, c.name = "fwd_bwd", c.type = models::ChakraNodeType::comp;
+      c.duration_ns = r == slow ? 12'741'313 : 10'000'000;
+      ar.id = 1, ar.name = "grad_all_reduce", ar.type = models::ChakraNodeType::comm_coll;
+      ar.comm_type = static_cast<int>(models::ChakraCollective::all_reduce);
+      ar.comm_size_bytes = 256 << 20;
+      ar.data_deps = {0};
+      opt.id = 2, opt.name = "optimizer", opt.type = models::ChakraNodeType::comp;
+      opt.duration_ns = 2'000'000;
+      opt.data_deps = {1};
+      t.nodes = {c, ar, opt};
+      tmp.write(name + "." + std::to_string(r) + ".et", io::write_chakra_trace(t));
+    }
+    return tmp.file(name);
+  };
+  const std::string scenario = kSrc + "/scenarios/chakra/dgx_h100_64_nodes.textproto";
+  const Result slow = run({"chakra", "run", scenario, write_traces("slow", 4)});
+  ASSERT_EQ(slow.status, 0) << slow.err;
+  const Result healthy = run({"chakra", "run", scenario, write_traces("healthy", -1)});
+  ASSERT_EQ(healthy.status, 0) << healthy.err;
+  EXPECT_EQ(value_after(slow.out, "  waiting for slower GPUs").substr(0, 8), "2.74 ms ") << slow.out;
+  EXPECT_NE(
+      slow.out.find("    slowest: rank 4 (node0 gpu4), arrived last; its GPU compute 14.74 ms vs 12.00 ms on rank 0"),
+      std::string::npos)
+      << slow.out;
+  EXPECT_EQ(value_after(slow.out, "  exposed all_reduce").substr(0, 12),
+            value_after(healthy.out, "  exposed all_reduce").substr(0, 12));
+  EXPECT_EQ(healthy.out.find("waiting for slower GPUs"), std::string::npos) << healthy.out;
 }
 
 }  // namespace

@@ -37,7 +37,8 @@ constexpr const char* kUsage =
     "trace's measured durations (else the compute model from num_ops/tensor_size), collectives\n"
     "and send/recv run on the simulated network. TRACE is a prefix DIR/NAME (files NAME.<r>.et),\n"
     "a directory of .et files, or the files themselves. Prints the step time, where it went on\n"
-    "the rank that finishes last, collectives by kind and the busiest links.\n"
+    "the rank that finishes last (its collectives' wait for a later rank as \"waiting for slower\n"
+    "GPUs\", naming that rank), collectives by kind and the busiest links.\n"
     "export: writes SCENARIO's generated training job as Chakra traces, DIR/NAME.<gpu>.et, one\n"
     "per GPU (DP replicas unfolded), for other Chakra tools; `chakra run` reproduces its timing.\n\n"
     "Options";
@@ -73,13 +74,18 @@ std::string format_run(const models::ChakraRunReport& r, const std::string& trac
   o << "\nWhere the step goes (rank " << r.reference_rank << ", the last to finish):\n";
   std::vector<std::pair<std::string, double>> rows = {{"GPU compute", r.compute_s}, {"memory nodes", r.memory_s}};
   for (const auto& c : r.comm) rows.emplace_back("exposed " + c.kind, c.exposed_s);
+  rows.emplace_back("waiting for slower GPUs", r.straggler_wait_s);
   rows.emplace_back("CPU only", r.cpu_s);
   rows.emplace_back("idle / waiting", r.idle_s);
   for (const auto& [name, v] : rows) {
-    if (v == 0 && (name == "memory nodes" || name == "CPU only")) continue;
+    if (v == 0 && (name == "memory nodes" || name == "CPU only" || name == "waiting for slower GPUs")) continue;
     o << "  " << pad(name, 26) << lpad(format_duration(v), 12)
       << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9) << "\n";
   }
+  if (const models::StragglerReport& st = r.straggler; st.found)
+    o << "    slowest: rank " << st.gpu << " (node" << st.node << " gpu" << st.local_gpu
+      << "), arrived last; its GPU compute " << format_duration(st.slowest_kernel_s) << " vs "
+      << format_duration(st.breakdown_kernel_s) << " on rank " << st.breakdown_replica << "\n";
   if (!r.comm.empty()) {
     o << "\nCommunication (each collective or transfer once, all ranks):\n";
     for (const auto& c : r.comm)

@@ -276,6 +276,84 @@ TEST(CollectiveFit, RealLogsOneCollectivePredictsTheOthersNoWorseThanDefaults) {
   }
 }
 
+/// One table (`run`) of a multi-op nccl-tests paste, as fit input.
+models::MeasurementSet log_run(const std::string& path, std::size_t run) {
+  calibrate::NcclTestsLog log = read_nccl_tests_log(path);
+  EXPECT_LT(run, log.runs.size()) << path;
+  log.runs = {log.runs.at(run)};
+  InputNotes notes;
+  return samples_from_nccl_log(log, path, "", notes);
+}
+
+/// Fits each op of a five-op paste (all its sizes) and predicts the other four ops of the same
+/// system; returns [fitted op][predicted op] geometric-mean busbw error over sizes >= 1 MiB (the
+/// pastes start at 32 MiB), and the datasheet defaults' in defaults[op].
+struct CrossOp {
+  std::vector<std::string> ops;
+  std::vector<std::vector<double>> error;
+  std::vector<double> defaults;
+};
+CrossOp cross_op(const std::string& log, const std::string& scenario) {
+  CrossOp r;
+  FitOptions o;
+  o.base = scenario;
+  o.cluster = io::load_cluster_scenario_file(kSrc + "/scenarios/nccl/" + scenario).cluster;
+  std::vector<models::MeasurementSet> runs;
+  for (std::size_t i = 0; i < 5; ++i) {
+    runs.push_back(log_run((kData / "raw" / log).string(), i));
+    r.ops.push_back(runs.back().collectives.at(0).op);
+  }
+  const auto none = std::make_shared<const models::CalibrationProfile>();
+  for (const auto& m : runs) r.defaults.push_back(validate_profile(none, m, o).groups.at(0).fit_large_error);
+  for (std::size_t f = 0; f < runs.size(); ++f) {
+    const auto p = std::make_shared<const models::CalibrationProfile>(fit_profile(runs[f], o));
+    r.error.emplace_back();
+    for (const auto& m : runs) r.error.back().push_back(validate_profile(p, m, o).groups.at(0).fit_large_error);
+    auto eff = [&](models::LinkKind k) {
+      const auto& e = p->link_efficiency[static_cast<int>(k)];
+      return e ? *e : 0.0;
+    };
+    std::printf("%s fitted on %-14s (NVLink eff %.3f, NIC eff %.3f, latency x%.2f):", log.c_str(), r.ops[f].c_str(),
+                eff(models::LinkKind::nvlink), eff(models::LinkKind::nic), p->latency_scale);
+    for (std::size_t t = 0; t < runs.size(); ++t) std::printf(" %s %.1f%%", r.ops[t].c_str(), 100 * r.error[f][t]);
+    std::printf("\n");
+  }
+  std::printf("%s defaults:", log.c_str());
+  for (std::size_t t = 0; t < runs.size(); ++t) std::printf(" %s %.1f%%", r.ops[t].c_str(), 100 * r.defaults[t]);
+  std::printf("\n");
+  return r;
+}
+
+/// exp(mean ln(1 + e)) - 1 over the given ops' errors.
+double geomean_error(const std::vector<double>& errors, const std::vector<std::size_t>& ops) {
+  double s = 0;
+  for (std::size_t t : ops) s += std::log1p(errors[t]);
+  return std::expm1(s / static_cast<double>(ops.size()));
+}
+
+TEST(CollectiveFit, RealFiveOpLogsOneCollectivePredictsTheOthers) {
+  // r02 (one node of 8 H100, NVSwitch) and r03 (10 such nodes, 80 ranks): five ops of one system
+  // each, 32 MiB to 16 GiB. A profile fitted on all of one of all_reduce, all_gather or
+  // reduce_scatter predicts the other three of all_reduce, all_gather, reduce_scatter, alltoall
+  // (geometric mean of their busbw errors) better than the datasheet defaults do. Not asserted,
+  // printed and documented in calibrate/fit/README.md: sendrecv (a step between 64 and 256 MiB
+  // in r02, 15.2 GB/s flat per node-crossing pair in r03) neither is predicted by the others nor
+  // predicts them, and an alltoall fit does not transfer to r03's rings.
+  if (!fs::exists(kData / "raw")) GTEST_SKIP() << "no shared data at " << kData;
+  for (const CrossOp& r : {cross_op("r02_h100_1x8_5ops.log", "dgx_h100.textproto"),
+                           cross_op("r03_h100_10x8_5ops.log", "h100_10node_400g.textproto")}) {
+    ASSERT_EQ(r.ops, (std::vector<std::string>{"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"}));
+    for (std::size_t f = 0; f < 3; ++f) {
+      std::vector<std::size_t> others;
+      for (std::size_t t = 0; t < 4; ++t) {
+        if (t != f) others.push_back(t);
+      }
+      EXPECT_LT(geomean_error(r.error[f], others), geomean_error(r.defaults, others)) << "fitted on " << r.ops[f];
+      EXPECT_LT(r.error[f][f], 0.02) << r.ops[f];  // all sizes fitted: the fit itself
+    }
+  }
+}
+
 // ---- GEMM -----------------------------------------------------------------------------------
 
 /// A known efficiency surface of the fitted form: ln eta quadratic in (ln m, ln n, ln k), rising

@@ -244,8 +244,16 @@ struct OffloadSpec {
   /// DRAM bandwidth of one CPU socket [bytes/s]; 0 = the node's CPU from the table in
   /// models/workload/offload.h (channels x transfer rate x 8 bytes, vendor datasheets).
   double host_memory_bytes_per_s = 0.0;
-  /// Fraction of that bandwidth the CPU-Adam step streams at, in (0, 1]. 0.7 is an assumption
-  /// (a typical STREAM fraction of a server's peak), to be calibrated.
+  /// Fraction of that bandwidth the CPU-Adam step streams at, in (0, 1]. 0.7 is an ASSUMPTION
+  /// WITH NO SOURCE (a guess at a STREAM-like fraction of a server's peak); no measurement in
+  /// /work/shared/data or in a readable publication grounds it. The published CPU-Adam step times
+  /// (Ren et al. 2021, ZeRO-Offload, USENIX ATC, §6.2.4 Table 4: 1B to 10B parameters on the
+  /// DGX-2 host of its Table 2) could not be read (the table is an image in every copy found; only
+  /// the text's speed-ups over PyTorch's CPU Adam, >5x and 6.4x at 1B, are readable), and DeepSpeed
+  /// states speed-ups only (5.1x to 6.5x, docs/_pages/features.md). What would ground it: step
+  /// times of DeepSpeedCPUAdam at >= 3 sizes (e.g. DeepSpeed tests/perf/adam_test1.py, 1 Gi fp32
+  /// parameters) on a host whose DRAM channels, transfer rate and socket count are stated, fitted
+  /// on some sizes and checked on the others. Set it for your host when you have such a figure.
   double cpu_adam_efficiency = 0.7;
 };
 

@@ -12,10 +12,12 @@ namespace traincast::models {
 
 /// Bytes CPU-Adam streams per parameter: reads the fp32 gradient, master weight, m and v
 /// (16 B), writes the master weight, m and v (12 B) and the 16-bit copy sent back (2 B) = 30 B.
-/// (DeepSpeed csrc/adam/cpu_adam_impl.cpp Step_8: one pass over params, grads, exp_avg,
-/// exp_avg_sq, with the fp16/bf16 copy written in the same pass.) Its ~10 FLOPs per parameter
-/// are a few ms per billion parameters on a 64-core AVX2/AVX-512 socket against ~0.2 s of
-/// memory traffic, so the step is memory bound.
+/// (DeepSpeed csrc/adam/cpu_adam_impl.cpp Step_8 and csrc/includes/cpu_adam.h Step_AVX: one pass
+/// that loads grads, exp_avg, exp_avg_sq and params and stores params, exp_avg, exp_avg_sq and,
+/// when copying to the GPU, the tile buffer sent back.) The fraction of peak bandwidth this pass
+/// reaches (OffloadSpec::cpu_adam_efficiency) is an unsourced assumption; see models/scenario.h.
+/// Its ~10 FLOPs per parameter are a few ms per billion parameters on a 64-core AVX2/AVX-512
+/// socket against ~0.2 s of memory traffic, so the step is memory bound.
 inline constexpr double kCpuAdamBytesPerParam = 30.0;
 
 /// Peak DRAM bandwidth of one socket [bytes/s] of a catalog CPU family (NodeTemplate::cpu):

@@ -56,6 +56,13 @@ struct CollectiveSpec {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
   /// NCCL_PROTO: forced protocol; empty = least predicted time.
   std::optional<CollectiveProtocol> protocol;
+  /// NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS: the least number of channels (CTAs) a collective runs
+  /// on, 0 to 64 (MAXCHANNELS); 0 = NCCL's default. NCCL raises comm->nChannels to it by copying
+  /// its channels (src/graph/connect.cc ncclTopoPostset); see models/collectives/collective.h.
+  int min_channels = 0;
+  /// NCCL_MAX_NCHANNELS / NCCL_MAX_CTAS: the most channels, 0 to 64; 0 = NCCL's default. Applied
+  /// before min_channels (NCCL keeps the first channels, then copies them up to the minimum).
+  int max_channels = 0;
 };
 
 /// Where the compute NICs sit (GPU-NIC affinity).

@@ -27,6 +27,10 @@ constexpr int kSimple = 2;
 // NCCL src/graph/tuning.cc (2.23+, ncclTopoTuneModel): "if (a == NCCL_ALGO_PAT) busBw *= .75".
 constexpr double kPatBandwidthFactor = 0.75;
 
+// NCCL's MAXCHANNELS (src/include/device.h): 32 in 2.20, 64 in later releases; the model's graph
+// channels are <= 16, so the default doubling stays <= 32 either way.
+constexpr int kNcclMaxChannels = 64;
+
 std::uint64_t mix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -328,24 +332,48 @@ constexpr double kTreePatternFactor = 0.85;
 }  // namespace
 
 int CollectiveEngine::nccl_graph_channels(const Plan& plan) const {
-  // NCCL's ring graph across nodes: one channel per NIC rail (the model's rails), then
-  // ncclTopoDupChannels (search.cc, 2.20.3) doubles them, up to the ring's maxChannels =
-  // MAXCHANNELS / 2 = 16 (init.cc), when the per-channel bandwidth is >= 25 GB/s, except on
-  // cc > 8.0 with < 50 GB/s and more than 4 channels. Per-channel bandwidth: the ring's link-bound
-  // busBw / rails (NCCL's search picks a speed-array entry at most that). The tree graph has the
-  // ring's channel count (init.cc: treeGraph min = max = ringGraph->nChannels). One node: 0 (the
-  // model's single-node rings are not NCCL's graph; after the dup NCCL's single-node channels
-  // carry <= 30 GB/s (sm90 60 / 2) or <= 24 (sm70/80), below every cap x its protocol factor).
+  // NCCL's ring graph across nodes (the tree graph has the ring's channel count: init.cc, treeGraph
+  // min = max = ringGraph->nChannels), computed when the ring plan is built (build_ring). One
+  // node: 0 (the model's single-node rings are not NCCL's graph; after the dup NCCL's single-node
+  // channels carry <= 30 GB/s (sm90 60 / 2) or <= 24 (sm70/80), below every cap x its protocol
+  // factor).
   if (plan.num_nodes < 2 || plan.rails < 1) return 0;
   const Plan& ring =
       plan.algorithm == CollectiveAlgorithm::ring ? plan : plan_for(plan.op, CollectiveAlgorithm::ring, plan.ranks);
-  if (ring.phases.size() != 1 || ring.phases[0].seconds_per_byte <= 0) return plan.rails;
-  const double busbw_gb_per_s =
-      edge_fraction(plan.op, static_cast<int>(plan.ranks.size())) / ring.phases[0].seconds_per_byte / 1e9;
-  const double per_channel = busbw_gb_per_s / plan.rails;
+  return ring.graph_channels > 0 ? ring.graph_channels : plan.rails;
+}
+
+int CollectiveEngine::nccl_graph_channels_for(double ring_busbw_gb_per_s, int rails) const {
+  // One channel per NIC rail (the model's rails), then ncclTopoDupChannels (search.cc, 2.20.3)
+  // doubles them, up to the ring's maxChannels = MAXCHANNELS / 2 = 16 (init.cc), when the
+  // per-channel bandwidth is >= 25 GB/s, except on cc > 8.0 with < 50 GB/s and more than 4
+  // channels. Per-channel bandwidth: the ring's link-bound busBw / rails (NCCL's search picks a
+  // speed-array entry at most that). 0 or negative busbw (nothing measured): the rails.
+  if (!(ring_busbw_gb_per_s > 0)) return rails;
+  const double per_channel = ring_busbw_gb_per_s / rails;
   const bool cc_above_80 = cluster_.gpu_spec(0).nvlink_generation >= 4;
-  if (per_channel < 25.0 || (cc_above_80 && per_channel < 50.0 && plan.rails > 4)) return plan.rails;
-  return std::min(2 * plan.rails, 16);
+  if (per_channel < 25.0 || (cc_above_80 && per_channel < 50.0 && rails > 4)) return rails;
+  return std::min(2 * rails, 16);
+}
+
+int CollectiveEngine::nccl_comm_channels(int graph_channels, int rails, double ring_busbw_gb_per_s) const {
+  // comm->nChannels before NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS (applied in build_ring),
+  // NVIDIA/nccl src/graph/connect.cc ncclTopoPostset (2.2x; step 2 as the releases whose test
+  // reads "nChannels < 16" (later ones: "2*nChannels <= maxChannels")):
+  //  1. "nChannels = comm->nChannels = std::min(MAXCHANNELS,nChannels*2)": every graph channel
+  //     runs twice (rings duplicated, trees split over both), MAXCHANNELS >= 32.
+  //  2. "Use 4 compute channels per search channel to reach peak BW on <8 PPN": minCompCap >= 90,
+  //     nNodes > 1, graphs[RING]->bwIntra > 45.0 and nChannels < 16: doubled again (bwIntra: the
+  //     graph's per-channel bandwidth after ncclTopoDupChannels divided it by the dup factor).
+  //  3. "Honor NCCL_MIN_NRINGS/NCCL_MAX_NRINGS": nChannels = min(ncclMaxNchannels(), nChannels,
+  //     maxCTAs), then copyChannels up to max(ncclMinNchannels(), minCTAs): the first channels
+  //     are kept, then copied in order.
+  // The graph (and so the tuner's bandwidths, tuning.cc "busBw = graphs[a]->nChannels * bw") is
+  // computed before and is not changed by step 3.
+  int c = std::min(kNcclMaxChannels, 2 * graph_channels);
+  const double bw_intra = ring_busbw_gb_per_s / rails / (graph_channels > rails ? 2.0 : 1.0);
+  if (cluster_.gpu_spec(0).nvlink_generation >= 4 && bw_intra > 45.0 && c < 16) c *= 2;
+  return c;
 }
 
 double CollectiveEngine::per_channel_cap_factor(const Plan& plan, double factor, double bytes_per_rank,
@@ -419,7 +447,9 @@ double CollectiveEngine::protocol_factor(const Plan& plan, int p, double bytes) 
 double CollectiveEngine::phase_latency_s(const Plan& plan, const Phase& phase, int p, double bytes) const {
   double lat = phase.latency_s[p];
   // NCCL: ring Simple all-reduce across nodes, once each rank's share of a channel reaches 64 B.
-  if (phase.ring_plateau && p == kSimple && bytes / (plan.channels * static_cast<double>(plan.ranks.size())) >= 64) {
+  // NCCL tuning.cc ncclTopoGetAlgoTime (2.20.3): "nBytes/(comm->nChannels*comm->nRanks) >= 64".
+  const int channels = plan.comm_channels > 0 ? plan.comm_channels : plan.channels;
+  if (phase.ring_plateau && p == kSimple && bytes / (channels * static_cast<double>(plan.ranks.size())) >= 64) {
     lat *= NcclLatencyUs::ring_plateau;
   }
   return lat;
@@ -563,6 +593,7 @@ void CollectiveEngine::build_ring(Plan& plan, const Groups& g) const {
     }
   }
   plan.channels = static_cast<int>(rings.size());
+  std::vector<int> path_ring;  // ring (rail) index of each path
   const double fraction = edge_fraction(plan.op, n) / rings.size();
   auto path = [&](int a, int b, int rail) {
     return rail < 0 || cluster_.node_of(a) == cluster_.node_of(b) ? cluster_.route(a, b) : cluster_.route(a, b, rail);
@@ -577,18 +608,52 @@ void CollectiveEngine::build_ring(Plan& plan, const Groups& g) const {
       for (int i = 0; i + 1 < m; ++i) {
         paths.push_back(path(order[(start + i) % m], order[(start + i + 1) % m], ring_rail[k]));
         fractions.push_back(fraction);
+        path_ring.push_back(static_cast<int>(k));
       }
       continue;
     }
     for (int i = 0; i < m; ++i) {
       paths.push_back(path(order[i], order[(i + 1) % m], ring_rail[k]));
       fractions.push_back(fraction);
+      path_ring.push_back(static_cast<int>(k));
     }
   }
   Phase ph;
   ph.latency_s = ring_latency_s(plan.op, n, nodes, all_nvlink(g));
   ph.ring_plateau = plan.op == CollectiveOp::all_reduce && nodes > 1;
   finish_phase(plan, ph, paths, fractions);
+  if (nodes > 1) {
+    // NCCL's channels (collective.h, "channel counts"): the graph from the link-bound busBw of
+    // one channel per rail, comm->nChannels after NCCL_MAX/MIN_NCHANNELS (and _CTAS), and each
+    // rail's share of the data: its channels / nChannels.
+    const int rails = static_cast<int>(rings.size());
+    const double busbw_gb_per_s = ph.seconds_per_byte > 0 ? edge_fraction(plan.op, n) / ph.seconds_per_byte / 1e9 : 0;
+    plan.graph_channels = nccl_graph_channels_for(busbw_gb_per_s, rails);
+    const CollectiveSpec& spec = cluster_.spec().collectives;
+    int kept = nccl_comm_channels(plan.graph_channels, rails, busbw_gb_per_s);
+    if (spec.max_channels > 0) kept = std::min(kept, spec.max_channels);
+    plan.comm_channels = std::max(kept, spec.min_channels);
+    std::vector<int> count(rings.size(), 0);
+    for (int c = 0; c < plan.comm_channels; ++c) ++count[((c % kept) % plan.graph_channels) % rails];
+    if (std::any_of(count.begin(), count.end(), [&](int k) { return k != count[0]; })) {
+      // Uneven: rebuild the phase with each rail's share (rails without a channel carry nothing).
+      std::vector<std::span<const sim::ResourceId>> used;
+      std::vector<double> shares;
+      for (std::size_t i = 0; i < paths.size(); ++i) {
+        const int k = count[static_cast<std::size_t>(path_ring[i])];
+        if (k == 0) continue;
+        used.push_back(paths[i]);
+        shares.push_back(edge_fraction(plan.op, n) * k / plan.comm_channels);
+      }
+      plan.flows.resize(ph.first_flow);
+      Phase uneven;
+      uneven.latency_s = ph.latency_s;
+      uneven.ring_plateau = ph.ring_plateau;
+      finish_phase(plan, uneven, used, shares);
+      ph = uneven;
+      plan.channels = static_cast<int>(std::count_if(count.begin(), count.end(), [](int k) { return k > 0; }));
+    }
+  }
   plan.phases.push_back(ph);
 }
 

@@ -50,6 +50,18 @@
 //    at most NCCL's llMaxBw of busBw (one node: by GPU generation; across nodes: by CPU vendor). A GPU's own PCIe link
 //    loaded in both directions by one phase is also bounded in sum: up + down <= the profile's
 //    pcie_duplex_efficiency x capacity (default 2 x the PCIe efficiency: no extra bound).
+//  - channel counts (ClusterSpec::collectives min_channels / max_channels, NCCL_MIN_NCHANNELS /
+//    NCCL_MIN_CTAS and NCCL_MAX_NCHANNELS / NCCL_MAX_CTAS): across nodes NCCL runs a collective
+//    on comm->nChannels channels: the graph's channels, doubled (ncclTopoPostset), doubled again
+//    on Hopper+ when a channel carries > 45 GB/s and fewer than 16 run, then cut to max_channels
+//    (the first ones kept) and copied up to min_channels. Channel c runs graph channel
+//    (c mod channels-after-max) mod graph channels, whose NIC is rail (that mod rails); the data
+//    splits evenly over the channels, so a ring's rail carries (its channels / nChannels) of the
+//    ring's bytes (24 channels over 8 rails: 3 each, as the default 16: 2 each; 20: 3 on rails 0-3,
+//    2 on 4-7, so rails 0-3 bound the time), and a rail with no channel carries nothing. NCCL's
+//    tuner reads comm->nChannels only in the ring Simple plateau test (bytes / (nChannels x ranks)
+//    >= 64); its bandwidths and per-channel maxima use the graph's channels, which neither setting
+//    changes. Only the ring across nodes is modelled (tree, NVLS, PAT and one node: unchanged).
 //  - calibration (ClusterSpec::profile, models/calibration_profile.h): its link efficiencies
 //    replace LinkEfficiency, its latency_scale multiplies every latency term, and a CollectiveFit
 //    for the call's (op, group size) scales that call's latency and bandwidth and multiplies its
@@ -262,6 +274,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
     std::array<bool, 3> protocol_allowed{true, true, true};
     bool applicable = true;              // false: the algorithm cannot run this call (plan is empty)
     int rails = 0;                       // > 1 node: the group's NICs on a node (NCCL's graph channels before dup)
+    int graph_channels = 0;              // ring across nodes: NCCL's ring graph channels (after dup); else 0
+    int comm_channels = 0;               // ring across nodes: NCCL's comm->nChannels; else 0
     bool single_gpu_node = false;        // > 1 node and some node holds one GPU of the group
     const CollectiveFit* fit = nullptr;  // the profile's fit for (op, group size), or null
   };
@@ -293,6 +307,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   double ll_max_factor(const Plan& plan, double factor, double bytes_per_rank) const;
   double nvls_tree_max_factor(const Plan& plan) const;
   int nccl_graph_channels(const Plan& plan) const;
+  int nccl_graph_channels_for(double ring_busbw_gb_per_s, int rails) const;
+  int nccl_comm_channels(int graph_channels, int rails, double ring_busbw_gb_per_s) const;
   double per_channel_cap_factor(const Plan& plan, double factor, double bytes_per_rank,
                                 const std::array<std::array<double, 3>, 4>& per_channel_gb_per_s) const;
   double phase_latency_s(const Plan& plan, const Phase& phase, int protocol, double bytes) const;

@@ -240,6 +240,8 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
       bad_enums.push_back("cluster.collectives.protocol");
     }
   }
+  if (cs.has_min_channels()) s.cluster.collectives.min_channels = cs.min_channels();
+  if (cs.has_max_channels()) s.cluster.collectives.max_channels = cs.max_channels();
   if (c.has_gpu_direct_rdma()) s.cluster.gpu_direct_rdma = c.gpu_direct_rdma();
   if (c.has_nic_placement() && !enum_from_number(c.nic_placement(), 2, s.cluster.nic_placement))
     bad_enums.push_back("cluster.nic_placement");
@@ -401,6 +403,8 @@ tp::Scenario to_proto(const models::Scenario& s) {
   cs.set_protocol(s.cluster.collectives.protocol
                       ? static_cast<tp::CollectiveSpec::Protocol>(static_cast<int>(*s.cluster.collectives.protocol) + 1)
                       : tp::CollectiveSpec::any);
+  if (s.cluster.collectives.min_channels != 0) cs.set_min_channels(s.cluster.collectives.min_channels);
+  if (s.cluster.collectives.max_channels != 0) cs.set_max_channels(s.cluster.collectives.max_channels);
   c.set_gpu_direct_rdma(s.cluster.gpu_direct_rdma);
   c.set_nic_placement(static_cast<tp::ClusterSpec::NicPlacement>(s.cluster.nic_placement));
   if (s.cluster.pcie_p2p) c.set_pcie_p2p(*s.cluster.pcie_p2p);
@@ -673,6 +677,12 @@ void check_cluster_extras(const models::Scenario& s, Checker& k) {
   if (f.tiers != 2 && f.tiers != 3) k.error("cluster.fabric.tiers", "got " + to_string(f.tiers) + " (expected 2 or 3)");
   k.at_least("cluster.fabric.leaves_per_pod", f.leaves_per_pod, 1);
   k.finite_at_least("cluster.fabric.cable_length_m", f.cable_length_m, 0.0, false);
+  // NCCL's MAXCHANNELS (src/include/device.h: 32 in 2.20, 64 in later releases) bounds both; NCCL clamps
+  // larger values with a warning, the simulator refuses them. 0 = NCCL's default.
+  constexpr int kNcclMaxChannels = 64;
+  const std::string_view channels_why = "0 for NCCL's default, else a channel count up to NCCL's MAXCHANNELS";
+  k.in_range("cluster.collectives.min_channels", s.cluster.collectives.min_channels, 0, kNcclMaxChannels, channels_why);
+  k.in_range("cluster.collectives.max_channels", s.cluster.collectives.max_channels, 0, kNcclMaxChannels, channels_why);
   if (f.kind == models::FabricKind::torus && !f.torus_dims.empty()) {
     long long product = 1;
     bool ok = f.torus_dims.size() <= 3;

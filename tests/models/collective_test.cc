@@ -8,6 +8,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/flow_network.h"
@@ -398,6 +399,76 @@ TEST(Collective, RingLl128CappedAtNcclPerChannelMaximum) {
   const CollectiveChoice c1 = b1.engine.choose(call(CollectiveOp::all_reduce, iota(0, 8), kGiB));
   // One ring over NVSwitch, 1.75 S per NVLink port at 300 GB/s x 0.8 x 0.92.
   EXPECT_NEAR(c1.bandwidth_s, 1.75 * kGiB / (240e9 * 0.92), 1e-9);
+}
+
+TEST(Collective, MinChannelsKeepNcclsLl128CapAndMoveThePlateau) {
+  // NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS = 24 on 2 x DGX H100 (16 ranks, ring, 8 NDR rails).
+  // NVIDIA/nccl src/graph/connect.cc ncclTopoPostset: comm->nChannels = 8 graph channels x 2 = 16
+  // (no Hopper doubling: 16 is not < 16), then copyChannels up to 24: channels 16-23 copy 0-7, so
+  // every rail runs 3 of the 24 channels (3/24 = 2/16 of the data, as without the setting).
+  // tuning.cc (2.20.3) keeps "min(busBw * 0.92, graphs[a]->nChannels*perChMaxRingLL128Bw)": the
+  // ring graph's 8 channels, not comm->nChannels, so LL128 at 1 GiB is still capped at
+  // 8 x 36.7 = 293.6 GB/s busbw: bandwidth term 2 x 15/16 x 2^30 B / 293.6e9 B/s = 6.8576 ms
+  // (24 x 36.7 = 880.8 would leave the links' 384 x 0.92 = 353.3 GB/s: 5.699 ms).
+  for (int min_channels : {0, 24}) {
+    ClusterSpec spec = Bench::make("dgx_h100", 2);
+    spec.collectives.algorithm = CollectiveAlgorithm::ring;
+    spec.collectives.protocol = CollectiveProtocol::ll128;
+    spec.collectives.min_channels = min_channels;
+    Bench b(spec);
+    const CollectiveChoice ch = b.engine.choose(call(CollectiveOp::all_reduce, iota(0, 16), kGiB));
+    ASSERT_EQ(ch.protocol, CollectiveProtocol::ll128);
+    EXPECT_NEAR(ch.bandwidth_s, 1.875 * kGiB / 293.6e9, 1e-9) << min_channels;
+    EXPECT_NEAR(ch.bandwidth_s, 6.8576e-3, 1e-6);
+  }
+  // The one tuner term with comm->nChannels (tuning.cc ncclTopoGetAlgoTime): ring Simple
+  // all_reduce across nodes pays latency x 1.4 once nBytes / (nChannels x nRanks) >= 64. At
+  // 20,000 B: 20000 / (16 x 16) = 78 >= 64 with the default 16 channels, 20000 / (24 x 16) = 52
+  // with 24: the latency term is 1.4 times smaller with min_channels 24.
+  double latency[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    ClusterSpec spec = Bench::make("dgx_h100", 2);
+    spec.collectives.algorithm = CollectiveAlgorithm::ring;
+    spec.collectives.protocol = CollectiveProtocol::simple;
+    spec.collectives.min_channels = i == 0 ? 0 : 24;
+    Bench b(spec);
+    latency[i] = b.engine.choose(call(CollectiveOp::all_reduce, iota(0, 16), 20000)).latency_s;
+  }
+  EXPECT_NEAR(latency[0], 1.4 * latency[1], 1e-12);
+}
+
+TEST(Collective, ChannelCountsSplitTheRingOverRailsAsNccl) {
+  // 2 x DGX H100, ring Simple all_reduce of 1 GiB, links: 8 rails x 400 Gb/s x 0.96 = 48 GB/s
+  // each; every GPU's NVLink port carries all its rings' edges (the rings leave each node through
+  // the rail owner, by PXN), 2 x 15/16 S in all, at 20.6/25 x 450 = 370.8 GB/s whatever the split.
+  // NCCL channel c runs graph channel (c mod kept) mod 8 (ncclTopoPostset copyChannels), and the
+  // data splits evenly over the channels:
+  //  - max_channels 4: channels 0-3 on rails 0-3, 1/4 each: busbw 4 x 48 = 192 GB/s;
+  //  - min_channels 20: 16 kept, channels 16-19 copy 0-3: rails 0-3 run 3 of 20, rails 4-7 2:
+  //    rail 0 bounds at 48 x 20 / 3 = 320 GB/s busbw;
+  //  - min_channels 24 (or none): 3 (2) per rail, even: NICs 8 x 48 = 384, NVLink 370.8 binds.
+  // Bandwidth term = 2 x 15/16 x 2^30 B / busbw.
+  for (const auto& [min_channels, max_channels, busbw] :
+       {std::tuple{0, 4, 192e9}, std::tuple{20, 0, 320e9}, std::tuple{24, 0, 370.8e9}, std::tuple{0, 0, 370.8e9}}) {
+    ClusterSpec spec = Bench::make("dgx_h100", 2);
+    spec.collectives.algorithm = CollectiveAlgorithm::ring;
+    spec.collectives.protocol = CollectiveProtocol::simple;
+    spec.collectives.min_channels = min_channels;
+    spec.collectives.max_channels = max_channels;
+    Bench b(spec);
+    const auto c = call(CollectiveOp::all_reduce, iota(0, 16), kGiB);
+    const CollectiveChoice ch = b.engine.choose(c);
+    EXPECT_NEAR(ch.bandwidth_s, 1.875 * kGiB / busbw, 1e-9) << min_channels << " " << max_channels;
+    b.run(c);
+    // NIC rail 7 carries its share of the 2 x 15/16 S the ring moves per rank pair crossing it.
+    const double rail7 = b.carried("node0.nic7.tx");
+    if (max_channels == 4) {
+      EXPECT_EQ(rail7, 0.0);
+    }
+    if (min_channels == 20) {
+      EXPECT_NEAR(rail7 / b.carried("node0.nic0.tx"), 2.0 / 3.0, 1e-9);
+    }
+  }
 }
 
 TEST(Collective, TreeOverOneGpuNodesPaysNcclTreePatternFactor) {

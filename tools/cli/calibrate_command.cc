@@ -290,7 +290,7 @@ int fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "--set applies), a node template (--nodes) or a catalog GPU. Prints what was fitted and the\n"
       "fit's own error per group; with --holdout the odd (or even) sizes are left out of the fit and\n"
       "the error on them is shown (burn: the samples after the middle of each burn are held out).\n"
-      "A log whose busbw is outside 0.2 to 1.05 of the datasheet rate of the base's links it would\n"
+      "A log whose busbw is outside 0.1 to 1.05 of the datasheet rate of the base's links it would\n"
       "run over is refused (exit 2): it ran on other hardware than BASE. The profile stores a scenario\n"
       "BASE relative to its own directory, and the --set cluster.* overrides (base_set), which are\n"
       "applied again wherever the profile is used.\n"

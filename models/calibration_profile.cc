@@ -76,7 +76,10 @@ double GemmEfficiencyTable::efficiency(Precision dtype, double m, double n, doub
       ln_eta += rsum / wsum;
     }
   }
-  return std::exp(ln_eta);
+  // The surface is a smooth fit: between and beyond its points (a quadratic in log space) it can
+  // overshoot what any GEMM reaches (a real H100 fit's surface alone reaches 1.38 within its
+  // points' box); the measured points themselves are at most kMaxGemmPeakFraction.
+  return std::min(std::exp(ln_eta), kMaxGemmPeakFraction);
 }
 
 double CollectiveFit::correction(double bytes) const {

@@ -35,11 +35,30 @@ namespace traincast::models {
 
 enum class CollectiveOp;  // models/collectives/collective.h
 
+/// Physical limits of a profile's fractions of datasheet figures: calibrate/fit never writes a value
+/// beyond them (it clips or refuses, calibrate/fit/README.md) and models/io/profile_io refuses a
+/// profile that has one.
+///
+/// kMaxLinkFraction: the largest fraction of a link's datasheet line rate (per direction) that a
+/// measurement may reach, and so the largest link_efficiency and memory_efficiency (HBM: the
+/// datasheet bandwidth is its pin rate). A link cannot carry more than its line rate; 5% covers
+/// nccl-tests' rounding of printed times (3-4 digits) and the model's protocol factors. The fit's
+/// wrong-hardware check of collectives refuses a log above it (calibrate/fit/profile_fit.cc).
+inline constexpr double kMaxLinkFraction = 1.05;
+/// kMaxDuplexFraction: the largest pcie_duplex_efficiency (up + down <= D x one direction's line
+/// rate): a full-duplex link carries at most its line rate each way, 2 x kMaxLinkFraction.
+inline constexpr double kMaxDuplexFraction = 2 * kMaxLinkFraction;
+/// kMaxGemmPeakFraction: the largest GEMM efficiency (measured FLOP/s / dense peak of the dtype).
+/// Datasheet peaks are at the boost clock (H100 SXM 989.4 TFLOP/s bf16 = 132 SMs x 4096 FLOP/clock
+/// x 1.83 GHz); the highest SM clock, 1.98 GHz, is 8% above, so a GEMM more than 10% above its peak
+/// is mistimed or from another GPU.
+inline constexpr double kMaxGemmPeakFraction = 1.10;
+
 /// One GEMM shape's fitted efficiency: measured FLOP/s / dense peak of the dtype.
 struct GemmEfficiencyPoint {
   Precision dtype = Precision::bf16;
   double m = 0, n = 0, k = 0;  ///< > 0; a batched GEMM of b matrices is folded into m (b x m)
-  double efficiency = 0;       ///< > 0 (may exceed 1 when the catalog's peak is below what was measured)
+  double efficiency = 0;       ///< (0, kMaxGemmPeakFraction] (above 1 at a clock above the datasheet's boost)
 };
 
 /// Per-dtype smooth surface ln(eta) = c . [1, x, y, z, x^2, y^2, z^2, xy, xz, yz] in x = ln m,
@@ -55,8 +74,9 @@ struct GemmEfficiencyTable {
   std::vector<GemmEfficiencyPoint> points;      ///< measured points kept by the fit (outliers dropped)
   bool has(Precision dtype) const;
   /// eta for an (m, n, k) GEMM of `dtype` (all > 0): surface x exp(interpolated residual of the
-  /// nearest points). Beyond the measured range the surface's value is held at the edge of the
-  /// measured box (eta does not extrapolate). Throws std::invalid_argument when has(dtype) is false.
+  /// nearest points), at most kMaxGemmPeakFraction. Beyond the measured range the surface's value
+  /// is held at the edge of the measured box (eta does not extrapolate). Throws std::invalid_argument when has(dtype)
+  /// is false.
   double efficiency(Precision dtype, double m, double n, double k) const;
 };
 

@@ -409,9 +409,8 @@ std::vector<int> bounding_pair(const models::CollectiveEngine& e, const OpData& 
 }
 
 /// Physical range of the fraction of a link's datasheet line rate that a measured collective
-/// reaches: below kMinLinkFraction or above kMaxLinkFraction the log did not run over the
-/// base's links. Upper: a link cannot carry more than its line rate; 5% covers nccl-tests'
-/// rounding of printed times (3-4 digits) and the model's protocol factors. Lower: measured on
+/// reaches: below kMinLinkFraction or above models::kMaxLinkFraction (calibration_profile.h: a
+/// link cannot carry more than its line rate) the log did not run over the base's links. Lower: measured on
 /// the shared logs (../shared/data/nccl-tests), each on its own scenario, this fraction is 0.39
 /// (n14, H100 PCIe pair over an NVLink bridge) to 0.91 (n18, Slingshot NICs), and 0.1998 for the
 /// raw log r05b (2x8 H100 with NCCL_ALGO=Ring: the nodes of NVIDIA/nccl-tests#290, which ran at a
@@ -420,7 +419,7 @@ std::vector<int> bounding_pair(const models::CollectiveEngine& e, const OpData& 
 /// is far outside (the RTX 2080 Ti all_reduce of n11a, 4.00 GB/s over PCIe gen3, on an H100
 /// base's NVLink: 0.0089). 0.1 leaves a factor 2 below the slowest real log.
 constexpr double kMinLinkFraction = 0.1;
-constexpr double kMaxLinkFraction = 1.05;
+using models::kMaxLinkFraction;
 
 std::string fmt_g3(double v) {
   char b[32];
@@ -550,13 +549,34 @@ void fit_collectives(const models::MeasurementSet& m, const FitOptions& o, Calib
       }
       if (bk.empty()) continue;
       const double eff = e.default_efficiency(static_cast<models::LinkKind>(k)) * median(bk);
-      P->link_efficiency[k] = std::clamp(eff, 1e-3, 1.5);
+      // Above kMaxLinkFraction the fitted ops ran faster than the model's link, not faster than
+      // the link (check_link_fraction refused those): the profile-wide efficiency, what other
+      // collectives use, is clipped, and each op's bandwidth_scale (below) keeps its own rate.
+      P->link_efficiency[k] = std::clamp(eff, 1e-3, kMaxLinkFraction);
+      if (eff > kMaxLinkFraction && notes) {
+        std::ostringstream s;
+        s << link_name(static_cast<models::LinkKind>(k)) << " link efficiency " << eff << " clipped to "
+          << kMaxLinkFraction << " (a link carries at most its line rate); the fitted ops' bandwidth_scale keeps "
+          << "their measured rate";
+        notes->push_back(s.str());
+      }
     }
     std::vector<double> dk;
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (duplex[i] > 0 && has_fit_points(i)) dk.push_back(duplex[i]);
     }
-    if (!dk.empty()) P->pcie_duplex_efficiency = std::clamp(median(dk), 1e-3, 3.0);
+    if (!dk.empty()) {
+      // Clipped as the link efficiencies above (each op's bandwidth_scale keeps its rate).
+      const double d = median(dk);
+      P->pcie_duplex_efficiency = std::clamp(d, 1e-3, models::kMaxDuplexFraction);
+      if (d > models::kMaxDuplexFraction && notes) {
+        std::ostringstream s;
+        s << "PCIe duplex efficiency " << d << " clipped to " << models::kMaxDuplexFraction
+          << " (a link carries at most its line rate each way); the fitted ops' bandwidth_scale keeps their "
+             "measured rate";
+        notes->push_back(s.str());
+      }
+    }
     for (std::size_t i = 0; i < ops.size(); ++i) {
       CollectiveFit& f = P->collectives[i];
       f.latency_scale = a[i] / P->latency_scale;
@@ -666,17 +686,16 @@ void fit_gemm(const models::MeasurementSet& m, const FitOptions& o, CalibrationP
   for (const auto& [dt, samples] : by) {
     const auto dtype = static_cast<models::Precision>(dt);
     const double peak = models::peak_flops(gpu, dtype);  // throws for a dtype the GPU lacks
-    // A GEMM cannot beat the GPU's dense peak: datasheet peaks are at the boost clock (H100 SXM
-    // 989.4 TFLOP/s bf16 = 132 SMs x 4096 FLOP/clock x 1.83 GHz; the highest SM clock, 1.98 GHz,
-    // is 8% above). A point more than 10% above is either an outlier the robust fit discounts or,
-    // when most points are, a sign the measurements are from another GPU than --base or
-    // mistimed: then the fit is refused rather than writing efficiencies above 1.
+    // A GEMM cannot beat the GPU's dense peak by more than models::kMaxGemmPeakFraction (the
+    // boost clock's headroom, calibration_profile.h). A point above it is an outlier, left out of
+    // the fit (the profile reader refuses efficiencies above it) or, when most points are, a sign
+    // the measurements are from another GPU than --base or mistimed: then the fit is refused.
     std::size_t above_peak = 0;
     const models::GemmSample* fastest = nullptr;
     double fastest_ratio = 0;
     for (const models::GemmSample* g : samples) {
       const double ratio = 2 * g->m * g->n * g->k / (g->time_s * peak);
-      if (ratio > 1.10) ++above_peak;
+      if (ratio > models::kMaxGemmPeakFraction) ++above_peak;
       if (ratio > fastest_ratio) fastest_ratio = ratio, fastest = g;
     }
     if (2 * above_peak > samples.size()) {
@@ -684,13 +703,21 @@ void fit_gemm(const models::MeasurementSet& m, const FitOptions& o, CalibrationP
       e << fastest->where << ": GEMM " << models::precision_name(dtype) << " " << fastest->m << "x" << fastest->n << "x"
         << fastest->k << " runs at " << fastest_ratio << "x the dense " << models::precision_name(dtype) << " peak of "
         << gpu.name << " (" << peak / 1e12 << " TFLOP/s), and " << above_peak << " of " << samples.size()
-        << " points are more than 10% above it: the measurements are from another GPU than --base, or their times "
+        << " points are above " << models::kMaxGemmPeakFraction
+        << "x it: the measurements are from another GPU than --base, or their times "
            "are wrong";
       throw std::invalid_argument(e.str());
     }
     std::vector<const models::GemmSample*> fit;
+    int above_dropped = 0;
     for (std::size_t i = 0; i < samples.size(); ++i) {
-      if (is_fit(o.holdout, i)) fit.push_back(samples[i]);
+      if (!is_fit(o.holdout, i)) continue;
+      const models::GemmSample* g = samples[i];
+      if (2 * g->m * g->n * g->k / (g->time_s * peak) > models::kMaxGemmPeakFraction) {
+        ++above_dropped;
+        continue;
+      }
+      fit.push_back(g);
     }
     if (fit.empty()) continue;
     const int cols = fit.size() >= 20 ? 10 : fit.size() >= 4 ? 4 : 1;
@@ -722,6 +749,8 @@ void fit_gemm(const models::MeasurementSet& m, const FitOptions& o, CalibrationP
       std::ostringstream s;
       s << "GEMM " << models::precision_name(dtype) << ": " << fit.size() << " fit points, surface robust sigma "
         << r.sigma * 100 << "% (ln eta), " << dropped << " outliers dropped";
+      if (above_dropped > 0)
+        s << ", " << above_dropped << " point(s) above " << models::kMaxGemmPeakFraction << "x the dense peak left out";
       notes->push_back(s.str());
     }
   }
@@ -759,7 +788,21 @@ void fit_bandwidth_and_launch(const models::MeasurementSet& m, const FitOptions&
       if (v[i]->size_bytes >= 64.0 * 1024 * 1024 || v[i]->size_bytes >= 0.25 * max_size) large.push_back(eff);
     }
     if (large.empty()) continue;
-    const double eff = std::clamp(median(large), 1e-3, 1.5);
+    // A median above the datasheet rate (kMaxLinkFraction, calibration_profile.h) is not noise:
+    // the points are from another GPU than --base, or their byte counts are wrong (a copy counted
+    // once where it reads and writes). Refused, as GEMMs above their peak are, rather than
+    // written as an efficiency the profile reader refuses.
+    if (median(large) > models::kMaxLinkFraction) {
+      const char* what = g == 0 ? "HBM" : g == 1 ? "PCIe" : "NVLink peer";
+      std::ostringstream e;
+      e << v.back()->where << ": " << what << " bandwidth measured at " << median(large) << "x the datasheet's "
+        << capacity / 1e9 << " GB/s of " << gpu.name << " (median of " << large.size()
+        << " large points; expected at most " << models::kMaxLinkFraction
+        << "x: no link carries more than its line rate): the measurements are from another GPU than --base, or "
+           "their byte counts are wrong";
+      throw std::invalid_argument(e.str());
+    }
+    const double eff = std::max(median(large), 1e-3);
     if (g == 0) out.memory_efficiency = eff;
     if (g == 1 && !out.link_efficiency[static_cast<int>(models::LinkKind::pcie)])
       out.link_efficiency[static_cast<int>(models::LinkKind::pcie)] = eff;

@@ -15,6 +15,8 @@
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 
+#include "models/io/int_ranges.h"
+
 namespace traincast::io::detail {
 namespace pb = google::protobuf;
 
@@ -846,13 +848,10 @@ std::string expected_value(const pb::FieldDescriptor* field, Format format) {
   using F = pb::FieldDescriptor;
   switch (field->cpp_type()) {
     case F::CPPTYPE_INT32:
-      return "an integer in [-2147483648, 2147483647]";
     case F::CPPTYPE_INT64:
-      return "an integer in [-9223372036854775808, 9223372036854775807]";
     case F::CPPTYPE_UINT32:
-      return "an integer in [0, 4294967295]";
     case F::CPPTYPE_UINT64:
-      return "an integer in [0, 18446744073709551615]";
+      return expected_integer(field);  // the field's own range (int_ranges.h), else its type's
     case F::CPPTYPE_DOUBLE:
     case F::CPPTYPE_FLOAT:
       return "a number";

@@ -68,9 +68,9 @@ std::string did_you_mean(std::string_view name, const std::vector<std::string>& 
 /// For an enum field, did_you_mean(value, its value names); empty for other fields.
 std::string value_suggestion(const google::protobuf::FieldDescriptor* field, std::string_view value);
 
-/// What one value of `field`'s type looks like in `format`, for "(expected ...)": "an integer in
-/// [-2147483648, 2147483647]", "a number", "true or false", "a quoted string", "one of: a, b",
-/// "a { ... } block" (text) / "an object" (JSON).
+/// What one value of `field`'s type looks like in `format`, for "(expected ...)": for an integer
+/// field its own range (int_ranges.h: "an integer from 1 to 2147483647"), "a number", "true or false", "a quoted
+/// string", "one of: a, b", "a { ... } block" (text) / "an object" (JSON).
 std::string expected_value(const google::protobuf::FieldDescriptor* field, Format format);
 
 /// `text` cut to at most 40 bytes ("..." appended when cut), control bytes shown as ?, for quoting

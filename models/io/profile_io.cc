@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <system_error>
 
 #include <google/protobuf/text_format.h>
@@ -19,6 +20,7 @@
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
 #include "models/io/file_kind.h"
+#include "models/io/int_ranges.h"
 #include "models/io/message_reader.h"
 #include "traincast.pb.h"
 
@@ -53,6 +55,25 @@ class Where {
   bool range(const std::string& path, double v, double lo, double hi, bool lo_open) {
     if (std::isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi) return true;
     error(path, "got " + num(v) + " (expected a number in " + (lo_open ? "(" : "[") + num(lo) + ", " + num(hi) + "])");
+    return false;
+  }
+  /// The integer field at `path` within its own range (int_ranges.h, the table the parser's
+  /// messages quote too), else "got V" / "not set" (expected that range).
+  bool int_field(const std::string& path, std::int64_t value, bool present = true) {
+    std::vector<PathStep> steps;
+    if (!detail::resolve_path(m_.GetDescriptor(), path, steps, nullptr))
+      throw std::logic_error("Where::int_field: no field " + path);
+    const detail::IntRange r = detail::int_range(steps.back().field);
+    if (present && value >= r.minimum && value <= r.maximum) return true;
+    error(path, (present ? "got " + std::to_string(value) : std::string("not set")) + " (expected " +
+                    detail::expected_integer(steps.back().field) + ")");
+    return false;
+  }
+  /// A finite v > 0: a scale multiplies a modelled time or rate and has no physical bound of its own
+  /// (the bounds are on the efficiencies it multiplies); 0, negative or not finite is nonsense.
+  bool positive(const std::string& path, double v) {
+    if (std::isfinite(v) && v > 0) return true;
+    error(path, "got " + num(v) + " (expected a finite number > 0)");
     return false;
   }
   /// "file:line:col" of field `path` (line 1 when absent).
@@ -194,8 +215,7 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
                                                detail::did_you_mean(f.node_template(), names) +
                                                " (expected a catalog node template)");
     }
-    if (f.has_num_nodes() && (f.num_nodes() < 0 || f.num_nodes() > 1000000))
-      w.error("fitted_on.num_nodes", "got " + std::to_string(f.num_nodes()) + " (expected an integer >= 0)");
+    if (f.has_num_nodes()) w.int_field("fitted_on.num_nodes", f.num_nodes());
   }
   if (!p->gpu.empty()) {
     try {
@@ -209,7 +229,11 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
   const bool compute = m.has_memory_efficiency() || m.has_kernel_fixed_s() || m.has_gemm_fixed_s() ||
                        m.gemm_surface_size() > 0 || m.gemm_point_size() > 0;
   if (compute && p->gpu.empty()) w.error("gpu", "not set (required with compute fields: the GPU they were fitted on)");
-  if (m.has_memory_efficiency() && w.range("memory_efficiency", m.memory_efficiency(), 0, 1.5, true))
+  // Efficiencies are fractions of datasheet figures, at most what the hardware can do
+  // (models/calibration_profile.h: kMaxLinkFraction for links and HBM, kMaxDuplexFraction for PCIe
+  // both ways, kMaxGemmPeakFraction for GEMMs); `traincast calibrate fit` writes none beyond them.
+  if (m.has_memory_efficiency() &&
+      w.range("memory_efficiency", m.memory_efficiency(), 0, models::kMaxLinkFraction, true))
     p->memory_efficiency = m.memory_efficiency();
   if (m.has_kernel_fixed_s() && w.range("kernel_fixed_s", m.kernel_fixed_s(), 0, 1e-3, false))
     p->kernel_fixed_s = m.kernel_fixed_s();
@@ -249,9 +273,27 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
     bool ok = w.range(at + ".m", g.m(), 0, 1e9, true);
     ok = w.range(at + ".n", g.n(), 0, 1e9, true) && ok;
     ok = w.range(at + ".k", g.k(), 0, 1e9, true) && ok;
-    ok = w.range(at + ".efficiency", g.efficiency(), 0, 2, true) && ok;
+    ok = w.range(at + ".efficiency", g.efficiency(), 0, models::kMaxGemmPeakFraction, true) && ok;
     q.m = g.m(), q.n = g.n(), q.k = g.k(), q.efficiency = g.efficiency();
     if (ok) p->gemm.points.push_back(q);
+  }
+  // A surface is evaluated within the box of its dtype's points (held at the edge beyond it) and
+  // corrected towards them: without points a quadratic in log space would extrapolate without
+  // bound (eta towards 0 for large GEMMs). The surface alone is not an efficiency: GemmEfficiency-
+  // Table caps what the model uses at kMaxGemmPeakFraction, which the points respect.
+  for (int i = 0; i < m.gemm_surface_size(); ++i) {
+    const tp::GemmSurface& g = m.gemm_surface(i);
+    models::Precision dtype{};
+    if (!g.has_dtype() || !precision_from(g.dtype(), dtype) || !p->gemm.has(dtype) || g.coefficients_size() != 10 ||
+        !std::all_of(g.coefficients().begin(), g.coefficients().end(), [](double c) { return std::isfinite(c); }))
+      continue;  // reported above
+    const bool points = std::any_of(m.gemm_point().begin(), m.gemm_point().end(),
+                                    [&](const tp::GemmPoint& q) { return q.has_dtype() && q.dtype() == g.dtype(); });
+    if (!points)
+      w.error(idx("gemm_surface", i), "has no gemm_point of its dtype (expected the fit's points of " +
+                                          std::string(models::precision_name(dtype)) +
+                                          ": they bound the shapes the surface is evaluated at; without them it "
+                                          "extrapolates without bound)");
   }
   for (int i = 0; i < m.link_efficiency_size(); ++i) {
     const tp::LinkEfficiencySpec& l = m.link_efficiency(i);
@@ -268,12 +310,12 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
     }
     if (p->link_efficiency[kind]) w.error(at + ".link", "\"" + l.link() + "\" given twice (expected once per kind)");
     w.required(at + ".efficiency", l.has_efficiency());
-    if (l.has_efficiency() && w.range(at + ".efficiency", l.efficiency(), 0, 1.5, true))
+    if (l.has_efficiency() && w.range(at + ".efficiency", l.efficiency(), 0, models::kMaxLinkFraction, true))
       p->link_efficiency[kind] = l.efficiency();
   }
-  if (m.has_latency_scale() && w.range("latency_scale", m.latency_scale(), 0, 1000, true))
-    p->latency_scale = m.latency_scale();
-  if (m.has_pcie_duplex_efficiency() && w.range("pcie_duplex_efficiency", m.pcie_duplex_efficiency(), 0, 3, true))
+  if (m.has_latency_scale() && w.positive("latency_scale", m.latency_scale())) p->latency_scale = m.latency_scale();
+  if (m.has_pcie_duplex_efficiency() &&
+      w.range("pcie_duplex_efficiency", m.pcie_duplex_efficiency(), 0, models::kMaxDuplexFraction, true))
     p->pcie_duplex_efficiency = m.pcie_duplex_efficiency();
   for (int i = 0; i < m.collective_size(); ++i) {
     const tp::CollectiveFitSpec& c = m.collective(i);
@@ -288,21 +330,15 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
                                        "alltoall, broadcast, reduce, sendrecv)");
       ok = false;
     }
-    if (!c.has_num_ranks() || c.num_ranks() < 2) {
-      w.error(at + ".num_ranks", c.has_num_ranks()
-                                     ? "got " + std::to_string(c.num_ranks()) + " (expected an integer >= 2)"
-                                     : "not set (expected an integer >= 2)");
-      ok = false;
-    }
+    if (!w.int_field(at + ".num_ranks", c.num_ranks(), c.has_num_ranks())) ok = false;
     f.num_ranks = c.num_ranks();
-    if (c.has_latency_scale()) ok = w.range(at + ".latency_scale", c.latency_scale(), 0, 1000, true) && ok;
-    if (c.has_bandwidth_scale()) ok = w.range(at + ".bandwidth_scale", c.bandwidth_scale(), 0, 100, true) && ok;
+    if (c.has_latency_scale()) ok = w.positive(at + ".latency_scale", c.latency_scale()) && ok;
+    if (c.has_bandwidth_scale()) ok = w.positive(at + ".bandwidth_scale", c.bandwidth_scale()) && ok;
     if (c.has_latency_scale()) f.latency_scale = c.latency_scale();
     if (c.has_bandwidth_scale()) f.bandwidth_scale = c.bandwidth_scale();
     // Per-protocol scales: absent, or exactly one per protocol (LL, LL128, Simple).
     static constexpr const char* kProtocolNames[3] = {"LL", "LL128", "Simple"};
-    auto per_protocol = [&](const std::string& name, const pb::RepeatedField<double>& v, double hi,
-                            std::array<double, 3>& out) {
+    auto per_protocol = [&](const std::string& name, const pb::RepeatedField<double>& v, std::array<double, 3>& out) {
       if (v.empty()) return;
       if (v.size() != 3) {
         w.error(at + "." + name, "got " + std::to_string(v.size()) + " values (expected 3: LL, LL128, Simple)");
@@ -310,24 +346,24 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
         return;
       }
       for (int k = 0; k < 3; ++k) {
-        if (std::isfinite(v[k]) && v[k] > 0 && v[k] <= hi) {
+        if (std::isfinite(v[k]) && v[k] > 0) {
           out[static_cast<std::size_t>(k)] = v[k];
         } else {
           w.error(at + "." + name, "value " + std::to_string(k) + " (" + kProtocolNames[k] + "): got " + num(v[k]) +
-                                       " (expected a number in (0, " + num(hi) + "])");
+                                       " (expected a finite number > 0)");
           ok = false;
         }
       }
     };
-    per_protocol("protocol_latency_scale", c.protocol_latency_scale(), 1000, f.protocol_latency_scale);
-    per_protocol("protocol_bandwidth_scale", c.protocol_bandwidth_scale(), 100, f.protocol_bandwidth_scale);
+    per_protocol("protocol_latency_scale", c.protocol_latency_scale(), f.protocol_latency_scale);
+    per_protocol("protocol_bandwidth_scale", c.protocol_bandwidth_scale(), f.protocol_bandwidth_scale);
     f.alpha_s = c.alpha_s();
     f.busbw_gb_per_s = c.busbw_gb_per_s();
     for (int j = 0; j < c.size_correction_size(); ++j) {
       const tp::CollectiveSizePoint& s = c.size_correction(j);
       const std::string sat = at + "." + idx("size_correction", j);
       bool sok = w.range(sat + ".bytes", s.bytes(), 0, 1e15, true);
-      sok = w.range(sat + ".time_ratio", s.time_ratio(), 0, 100, true) && sok;
+      sok = w.positive(sat + ".time_ratio", s.time_ratio()) && sok;
       if (sok && !f.size_correction.empty() && s.bytes() <= f.size_correction.back().bytes) {
         w.error(sat + ".bytes", "got " + num(s.bytes()) + " after " + num(f.size_correction.back().bytes) +
                                     " (expected sizes in increasing order)");
@@ -583,10 +619,7 @@ models::MeasurementSet load_measurements_text(std::string_view text, std::string
     }
     bool ok = w.range(at + ".size_bytes", c.size_bytes(), 0, 1e15, false);
     ok = w.range(at + ".time_us", c.time_us(), 0, 1e12, true) && ok;
-    if (c.has_num_ranks() && c.num_ranks() < 1) {
-      w.error(at + ".num_ranks", "got " + std::to_string(c.num_ranks()) + " (expected an integer >= 1)");
-      ok = false;
-    }
+    if (c.has_num_ranks() && !w.int_field(at + ".num_ranks", c.num_ranks())) ok = false;
     if (!ok || c.size_bytes() == 0) continue;
     out.collectives.push_back({c.op(), c.num_ranks(), c.size_bytes(), c.time_us(), c.dtype(), line_of(at)});
   }
@@ -603,10 +636,7 @@ models::MeasurementSet load_measurements_text(std::string_view text, std::string
     const tp::PowerSample& ps = m.power(i);
     const std::string at = idx("power", i);
     bool ok = true;
-    if (ps.has_gpu() && ps.gpu() < 0) {
-      w.error(at + ".gpu", "got " + std::to_string(ps.gpu()) + " (expected a device index >= 0)");
-      ok = false;
-    }
+    if (ps.has_gpu() && !w.int_field(at + ".gpu", ps.gpu())) ok = false;
     if (!ps.has_t_s() || !std::isfinite(ps.t_s())) {
       w.error(at + ".t_s", ps.has_t_s() ? "got " + num(ps.t_s()) + " (expected a finite time [s])"
                                         : "not set (required: seconds since the burn started)");

@@ -19,6 +19,7 @@
 #include "models/cost/cost_model.h"
 #include "models/hardware/catalog.h"
 #include "models/io/file_kind.h"
+#include "models/io/int_ranges.h"
 #include "models/io/message_reader.h"
 #include "models/io/overrides.h"
 #include "models/io/profile_io.h"
@@ -51,15 +52,6 @@ constexpr std::string_view kDefaultOrigin = "scenarios/default.textproto";
 /// Largest cluster the simulator takes (2^20 GPUs: a million-GPU cluster builds about ten million
 /// link resources, a few GB of memory).
 constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
-/// Largest workload.training.global_batch_size [sequences]: 2^24, about 200x the largest published
-/// global batches (ResNet-50 on ImageNet at 81,920 images, Yamazaki et al. 2019, arXiv:1903.12650;
-/// LLM pretraining at 16M tokens = 2,048 sequences of 8,192, Llama 3 405B, arXiv:2407.21783;
-/// DeepSeek-V3 at 15,360 sequences, arXiv:2412.19437). With seq_length <= 2^24 an iteration holds
-/// at most 2^48 tokens, so token and FLOP counts stay far inside a double's exact range.
-constexpr std::int64_t kMaxGlobalBatchSize = std::int64_t{1} << 24;
-constexpr std::string_view kGlobalBatchWhy =
-    "about 200x the largest published global batches: 81,920 images for ResNet-50 (Yamazaki et al. 2019), "
-    "2,048 x 8,192-token sequences for Llama 3 405B (Meta 2024)";
 /// Largest workload.training.train_tokens: 1e15, about 28x the largest published pretraining run
 /// (Qwen3: about 36T tokens, Qwen3 Technical Report, arXiv:2505.09388, 2025; Llama 3: 15.6T,
 /// arXiv:2407.21783, 2024). Beyond it a time-to-train is not a plan, and 1e30-style typos would
@@ -562,23 +554,18 @@ class Checker {
     errors_.push_back(where(path) + ": " + path + ": " + what);
   }
 
-  /// value >= minimum, else "not set" / "got V" (expected an integer >= minimum).
-  bool at_least(const std::string& path, std::int64_t value, std::int64_t minimum) {
-    if (value >= minimum) return true;
-    const std::string expected = "(expected an integer >= " + std::to_string(minimum) + ")";
+  /// The integer field at `path` within its own range (int_ranges.h, the table the parsers' messages
+  /// quote too), else "not set" / "got V" (expected that range). Cross-field limits are checked by
+  /// the caller after this.
+  bool int_field(const std::string& path, std::int64_t value) {
+    std::vector<PathStep> steps;
+    if (!detail::resolve_path(message_.GetDescriptor(), path, steps, nullptr))
+      throw std::logic_error("Checker::int_field: no field " + path);
+    const pb::FieldDescriptor* field = steps.back().field;
+    const detail::IntRange r = detail::int_range(field);
+    if (value >= r.minimum && value <= r.maximum) return true;
+    const std::string expected = "(expected " + detail::expected_integer(field) + ")";
     error(path, present(path) ? "got " + std::to_string(value) + " " + expected : "not set " + expected);
-    return false;
-  }
-
-  /// minimum <= value <= maximum (an integer); the upper bounds are the simulator's documented
-  /// range (scenarios/README.md, "Limits"), beyond which runs would not fit in memory or time.
-  /// why: the reason for the bound, quoted in the message.
-  bool in_range(const std::string& path, std::int64_t value, std::int64_t minimum, std::int64_t maximum,
-                std::string_view why = "the simulator's range") {
-    if (!at_least(path, value, minimum)) return false;
-    if (value <= maximum) return true;
-    error(path, "got " + std::to_string(value) + " (expected an integer from " + std::to_string(minimum) + " to " +
-                    std::to_string(maximum) + ": " + std::string(why) + ")");
     return false;
   }
 
@@ -638,7 +625,7 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
   if (pw.comm_fraction) range("power.comm_fraction", *pw.comm_fraction, 0.0, 1.0, "");
   if (pw.psu_redundant && node != nullptr && gpu != nullptr) {
     const int count = models::node_power_spec(*node, *gpu).psu_count;
-    if (*pw.psu_redundant < 0 || *pw.psu_redundant >= count)
+    if (k.int_field("power.psu_redundant", *pw.psu_redundant) && *pw.psu_redundant >= count)
       k.error("power.psu_redundant", "got " + std::to_string(*pw.psu_redundant) + " (expected 0 to " +
                                          std::to_string(count - 1) + ": " + node->name + " has " +
                                          std::to_string(count) + " power supplies)");
@@ -661,7 +648,7 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
   if (k.finite_at_least("thermal.rack_cooling_capacity_w", th.rack_cooling_capacity_w, 0.0, false) &&
       th.rack_cooling_capacity_w > 0 && th.cooling == models::Cooling::liquid)
     k.error("thermal.rack_cooling_capacity_w", "applies to air cooling (expected 0 with cooling: liquid)");
-  k.in_range("thermal.nodes_per_rack", th.nodes_per_rack, 1, 1000);
+  k.int_field("thermal.nodes_per_rack", th.nodes_per_rack);
 }
 
 std::string names_list(const std::vector<std::string>& names) {
@@ -674,23 +661,20 @@ std::string names_list(const std::vector<std::string>& names) {
 void check_cluster_extras(const models::Scenario& s, Checker& k) {
   using std::to_string;
   const models::FabricSpec& f = s.cluster.fabric;
-  if (f.tiers != 2 && f.tiers != 3) k.error("cluster.fabric.tiers", "got " + to_string(f.tiers) + " (expected 2 or 3)");
-  k.at_least("cluster.fabric.leaves_per_pod", f.leaves_per_pod, 1);
+  k.int_field("cluster.fabric.tiers", f.tiers);
+  k.int_field("cluster.fabric.leaves_per_pod", f.leaves_per_pod);
   k.finite_at_least("cluster.fabric.cable_length_m", f.cable_length_m, 0.0, false);
-  // NCCL's MAXCHANNELS (src/include/device.h: 32 in 2.20, 64 in later releases) bounds both; NCCL clamps
-  // larger values with a warning, the simulator refuses them. 0 = NCCL's default.
-  constexpr int kNcclMaxChannels = 64;
-  const std::string_view channels_why = "0 for NCCL's default, else a channel count up to NCCL's MAXCHANNELS";
-  k.in_range("cluster.collectives.min_channels", s.cluster.collectives.min_channels, 0, kNcclMaxChannels, channels_why);
-  k.in_range("cluster.collectives.max_channels", s.cluster.collectives.max_channels, 0, kNcclMaxChannels, channels_why);
+  k.int_field("cluster.collectives.min_channels", s.cluster.collectives.min_channels);
+  k.int_field("cluster.collectives.max_channels", s.cluster.collectives.max_channels);
   if (f.kind == models::FabricKind::torus && !f.torus_dims.empty()) {
     long long product = 1;
-    bool ok = f.torus_dims.size() <= 3;
-    for (int d : f.torus_dims) {
-      ok = ok && d >= 1;
-      product *= std::max(d, 1);
+    bool extents_ok = true;
+    for (std::size_t i = 0; i < f.torus_dims.size(); ++i) {
+      extents_ok = k.int_field("cluster.fabric.torus_dims[" + to_string(i) + "]", f.torus_dims[i]) && extents_ok;
+      // Past 2^31 the product cannot be num_nodes (an int32); stopping there keeps it from overflowing.
+      if (product <= (1LL << 31)) product *= std::max(f.torus_dims[i], 1);
     }
-    if (!ok || product != s.cluster.num_nodes) {
+    if (extents_ok && (f.torus_dims.size() > 3 || product != s.cluster.num_nodes)) {
       k.error("cluster.fabric.torus_dims",
               "extents of product " + to_string(product) + " in " + to_string(f.torus_dims.size()) +
                   " dimension(s) (expected 1 to 3 extents >= 1 whose product is num_nodes = " +
@@ -711,9 +695,8 @@ void check_cluster_extras(const models::Scenario& s, Checker& k) {
   }
   if (s.cluster.nics_per_node) {
     const int q = *s.cluster.nics_per_node;
-    if (q < 0 || (q == 0 && s.cluster.num_nodes > 1)) {
-      k.error("cluster.nics_per_node", "got " + to_string(q) + " (expected an integer >= " +
-                                           (s.cluster.num_nodes > 1 ? "1 with num_nodes > 1" : "0") + ")");
+    if (k.int_field("cluster.nics_per_node", q) && q == 0 && s.cluster.num_nodes > 1) {
+      k.error("cluster.nics_per_node", "got 0 (expected an integer >= 1 with num_nodes > 1)");
     }
   }
 }
@@ -731,7 +714,8 @@ void check_lora(const models::Scenario& s, Checker& k) {
       k.error("workload.training.lora_target_modules", "is set but lora_rank is 0 (expected lora_rank >= 1)");
     return;
   }
-  if (t.lora_rank < 0 || (m.hidden_size > 0 && t.lora_rank > m.hidden_size)) {
+  if (!k.int_field("workload.training.lora_rank", t.lora_rank)) return;
+  if (m.hidden_size > 0 && t.lora_rank > m.hidden_size) {
     k.error("workload.training.lora_rank",
             "got " + std::to_string(t.lora_rank) +
                 " (expected 0 for full training, or a LoRA rank from 1 to hidden_size" +
@@ -831,17 +815,16 @@ void check_moe(const models::Scenario& s, Checker& k) {
   using std::to_string;
   const models::ModelSpec& m = s.model;
   const models::ParallelSpec& p = s.parallel;
-  const bool experts_ok = k.in_range("workload.model.num_experts", m.num_experts, 0, 65536);
+  const bool experts_ok = k.int_field("workload.model.num_experts", m.num_experts);
   const bool moe = experts_ok && m.num_experts > 0;
   if (moe) {
-    if (m.moe_top_k < 1 || m.moe_top_k > m.num_experts)
+    if (k.int_field("workload.model.moe_top_k", m.moe_top_k) && m.moe_top_k > m.num_experts)
       k.error("workload.model.moe_top_k", "got " + to_string(m.moe_top_k) + " (expected an integer from 1 to " +
                                               "num_experts = " + to_string(m.num_experts) + ")");
-    if (m.moe_ffn_hidden_size < 0)
-      k.error("workload.model.moe_ffn_hidden_size",
-              "got " + to_string(m.moe_ffn_hidden_size) + " (expected 0 for ffn_hidden_size, or an integer >= 1)");
-    k.in_range("workload.model.num_shared_experts", m.num_shared_experts, 0, 65536);
-    if (m.first_dense_layers < 0 || (m.num_layers >= 1 && m.first_dense_layers >= m.num_layers))
+    k.int_field("workload.model.moe_ffn_hidden_size", m.moe_ffn_hidden_size);
+    k.int_field("workload.model.num_shared_experts", m.num_shared_experts);
+    if (k.int_field("workload.model.first_dense_layers", m.first_dense_layers) && m.num_layers >= 1 &&
+        m.first_dense_layers >= m.num_layers)
       k.error("workload.model.first_dense_layers",
               "got " + to_string(m.first_dense_layers) +
                   " (expected an integer from 0 to num_layers - 1 = " + to_string(m.num_layers - 1) + ")");
@@ -865,7 +848,7 @@ void check_moe(const models::Scenario& s, Checker& k) {
           "workload.model.first_dense_layers", "workload.model.moe_capacity_factor"})
       if (k.present(f)) k.error(f, "is set but num_experts is 0 (expected num_experts >= 1 for a MoE model)");
   }
-  if (k.at_least("workload.parallel.ep", p.ep, 1) && p.ep > 1) {
+  if (k.int_field("workload.parallel.ep", p.ep) && p.ep > 1) {
     if (!moe) {
       k.error("workload.parallel.ep",
               "got " + to_string(p.ep) + " for a dense model (expected 1, or num_experts >= 1)");
@@ -884,7 +867,7 @@ void check_context_parallel(const models::Scenario& s, Checker& k) {
   using std::to_string;
   const models::ModelSpec& m = s.model;
   const models::ParallelSpec& p = s.parallel;
-  if (!k.in_range("workload.parallel.cp", p.cp, 1, 65536) || p.cp == 1) return;
+  if (!k.int_field("workload.parallel.cp", p.cp) || p.cp == 1) return;
   const std::string got = "got " + to_string(p.cp);
   if (m.family != models::ModelFamily::transformer) {
     k.error("workload.parallel.cp", got + " for a ResNet (expected 1: ResNets are trained with DDP)");
@@ -933,8 +916,8 @@ void check_resnet(const models::Scenario& s, Checker& k) {
   if (m.num_layers != 50 && m.num_layers != 101 && m.num_layers != 152)
     k.error("workload.model.num_layers",
             "got " + to_string(m.num_layers) + " for a ResNet (expected the depth: 50, 101 or 152)");
-  k.in_range("workload.model.image_size", m.image_size, 32, 4096);
-  k.in_range("workload.model.num_classes", m.num_classes, 1, 1000000);
+  k.int_field("workload.model.image_size", m.image_size);
+  k.int_field("workload.model.num_classes", m.num_classes);
   for (const char* f :
        {"workload.model.hidden_size", "workload.model.num_attention_heads", "workload.model.num_query_groups",
         "workload.model.ffn_hidden_size", "workload.model.vocab_size", "workload.model.seq_length",
@@ -999,7 +982,7 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
         break;
       }
     }
-    if (k.in_range("storage.local.drives", l.drives, 1, 1024)) {
+    if (k.int_field("storage.local.drives", l.drives)) {
       const int need[] = {1, 2, 2, 3, 4};
       const char* names[] = {"raid0", "raid1", "raid10", "raid5", "raid6"};
       const int level = static_cast<int>(l.raid);
@@ -1059,7 +1042,7 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
       k.error("reliability.horizon_s",
               "is 0 and no token budget is given (expected horizon_s > 0, or workload.training.train_tokens > 0)");
     }
-    k.in_range("reliability.monte_carlo_draws", r.monte_carlo_draws, 1, 1000000);
+    k.int_field("reliability.monte_carlo_draws", r.monte_carlo_draws);
   }
   if (s.cost) {
     const models::CostSpec& c = *s.cost;
@@ -1122,15 +1105,15 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
       gpu = nullptr;  // a catalog inconsistency, not the user's error; the catalog's own tests catch it
     }
   }
-  const bool nodes_ok = k.at_least("cluster.num_nodes", s.cluster.num_nodes, 1);
+  const bool nodes_ok = k.int_field("cluster.num_nodes", s.cluster.num_nodes);
   const models::FabricSpec& fabric = s.cluster.fabric;
   if (k.finite_at_least("cluster.fabric.oversubscription", fabric.oversubscription, 1.0, false) &&
       fabric.oversubscription > 1000.0) {
     k.error("cluster.fabric.oversubscription",
             "got " + Checker::number(fabric.oversubscription) + " (expected 1 to 1000: the simulator's range)");
   }
-  k.in_range("cluster.fabric.switch_latency_ns", fabric.switch_latency_ns, 0, 1000000000);
-  k.at_least("cluster.fabric.nodes_per_leaf", fabric.nodes_per_leaf, 1);
+  k.int_field("cluster.fabric.switch_latency_ns", fabric.switch_latency_ns);
+  k.int_field("cluster.fabric.nodes_per_leaf", fabric.nodes_per_leaf);
   if (fabric.kind == models::FabricKind::none && s.cluster.num_nodes > 1) {
     k.error("cluster.fabric.kind", "none cannot connect " + to_string(s.cluster.num_nodes) +
                                        " nodes (expected rail_optimized or fat_tree when num_nodes > 1)");
@@ -1139,8 +1122,8 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   check_power_thermal(s, k, node, gpu);
   if (!check_workload) {
     // Cluster-only use (nccl-tests, explain): the workload may be absent and is not checked.
-    k.in_range("options.iterations", s.options.iterations, 1, 1000);
-    k.in_range("options.threads", s.options.threads, 1, kMaxThreads, kThreadsWhy);
+    k.int_field("options.iterations", s.options.iterations);
+    k.int_field("options.threads", s.options.threads);
     return;
   }
 
@@ -1153,18 +1136,16 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
       if (k.present(f)) k.error(f, "is set but family is transformer (expected family: resnet for a ResNet)");
   }
   const bool transformer = m.family == models::ModelFamily::transformer;
-  const bool layers_ok = transformer && k.in_range("workload.model.num_layers", m.num_layers, 1, 100000);
-  const bool hidden_ok = transformer && k.in_range("workload.model.hidden_size", m.hidden_size, 1, 1048576);
-  const bool heads_ok = transformer && k.at_least("workload.model.num_attention_heads", m.num_attention_heads, 1);
+  const bool layers_ok = transformer && k.int_field("workload.model.num_layers", m.num_layers);
+  const bool hidden_ok = transformer && k.int_field("workload.model.hidden_size", m.hidden_size);
+  const bool heads_ok = transformer && k.int_field("workload.model.num_attention_heads", m.num_attention_heads);
   if (hidden_ok && heads_ok && m.hidden_size % m.num_attention_heads != 0) {
     k.error("workload.model.num_attention_heads", to_string(m.num_attention_heads) + " does not divide hidden_size " +
                                                       to_string(m.hidden_size) + " (expected a divisor of " +
                                                       to_string(m.hidden_size) + ")");
   }
   bool groups_ok = true;
-  if (m.num_query_groups < 0) {
-    k.error("workload.model.num_query_groups", "got " + to_string(m.num_query_groups) +
-                                                   " (expected 0 for plain multi-head attention, or an integer >= 1)");
+  if (!k.int_field("workload.model.num_query_groups", m.num_query_groups)) {
     groups_ok = false;
   } else if (heads_ok && m.num_query_groups > 0 && m.num_attention_heads % m.num_query_groups != 0) {
     k.error("workload.model.num_query_groups", to_string(m.num_query_groups) + " does not divide num_attention_heads " +
@@ -1172,20 +1153,17 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
                                                    to_string(m.num_attention_heads) + ")");
     groups_ok = false;
   }
-  if (m.ffn_hidden_size < 0) {
-    k.error("workload.model.ffn_hidden_size",
-            "got " + to_string(m.ffn_hidden_size) + " (expected 0 for 4 * hidden_size, or an integer >= 1)");
-  }
+  k.int_field("workload.model.ffn_hidden_size", m.ffn_hidden_size);
   if (transformer) {
-    k.in_range("workload.model.vocab_size", m.vocab_size, 1, 16777216);
-    k.in_range("workload.model.seq_length", m.seq_length, 1, 16777216);
+    k.int_field("workload.model.vocab_size", m.vocab_size);
+    k.int_field("workload.model.seq_length", m.seq_length);
   }
 
   // Parallelism.
   models::ParallelSpec& p = s.parallel;
-  const bool tp_ok = k.at_least("workload.parallel.tp", p.tp, 1);
-  const bool pp_ok = k.at_least("workload.parallel.pp", p.pp, 1);
-  const bool dp_ok = k.at_least("workload.parallel.dp", p.dp, 1);
+  const bool tp_ok = k.int_field("workload.parallel.tp", p.tp);
+  const bool pp_ok = k.int_field("workload.parallel.pp", p.pp);
+  const bool dp_ok = k.int_field("workload.parallel.dp", p.dp);
   if (tp_ok && heads_ok && m.num_attention_heads % p.tp != 0) {
     k.error("workload.parallel.tp", to_string(p.tp) + " does not divide num_attention_heads " +
                                         to_string(m.num_attention_heads) + " (expected a divisor of " +
@@ -1196,7 +1174,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
                                         to_string(m.num_query_groups) + ")");
   }
   const bool interleaved = p.schedule == models::PipelineSchedule::interleaved_one_f_one_b;
-  const bool vs_ok = k.at_least("workload.parallel.virtual_stages", p.virtual_stages, 1);
+  const bool vs_ok = k.int_field("workload.parallel.virtual_stages", p.virtual_stages);
   if (pp_ok && layers_ok) {
     if (p.pp > m.num_layers) {
       k.error("workload.parallel.pp", to_string(p.pp) + " stages for " + to_string(m.num_layers) +
@@ -1249,10 +1227,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
             "ZeRO-3 gathers each layer's parameters right before use, with prefetch, not after the step "
             "(expected overlap_param_gather: false with zero_stage: 3)");
   }
-  if (p.zero_stage < 0 || p.zero_stage > 3) {
-    k.error("workload.parallel.zero_stage",
-            "got " + to_string(p.zero_stage) +
-                " (expected 0 = none, 1 = optimizer state, 2 = + gradients, 3 = + parameters sharded over DP)");
+  if (!k.int_field("workload.parallel.zero_stage", p.zero_stage)) {
   } else if (p.zero_stage >= 2 && m.num_experts > 0) {
     k.error("workload.parallel.zero_stage",
             "got " + to_string(p.zero_stage) +
@@ -1295,10 +1270,8 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
 
   // Training.
   const models::TrainingSpec& t = s.training;
-  const bool gbs_ok =
-      k.in_range("workload.training.global_batch_size", t.global_batch_size, 1, kMaxGlobalBatchSize, kGlobalBatchWhy);
-  const bool mbs_ok =
-      k.in_range("workload.training.micro_batch_size", t.micro_batch_size, 1, kMaxGlobalBatchSize, kGlobalBatchWhy);
+  const bool gbs_ok = k.int_field("workload.training.global_batch_size", t.global_batch_size);
+  const bool mbs_ok = k.int_field("workload.training.micro_batch_size", t.micro_batch_size);
   if (gbs_ok && mbs_ok && dp_ok) {
     const std::int64_t step = static_cast<std::int64_t>(p.dp) * t.micro_batch_size;
     if (t.global_batch_size % step != 0) {
@@ -1343,8 +1316,8 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   check_offload(s, node, k);
 
   // Options.
-  k.in_range("options.iterations", s.options.iterations, 1, 1000);
-  k.in_range("options.threads", s.options.threads, 1, kMaxThreads, kThreadsWhy);
+  k.int_field("options.iterations", s.options.iterations);
+  k.int_field("options.threads", s.options.threads);
 
   check_storage_reliability_cost(s, gpu_name, k);
 }
@@ -1680,7 +1653,7 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
         k.error(at + "." + field, "set together with nccl_tests (expected either nccl_tests or metric and measured)");
       }
     }
-    k.at_least(nt + ".run", t.run(), 0);
+    k.int_field(nt + ".run", t.run());
     if (t.has_max_large_error()) k.finite_at_least(nt + ".max_large_error", t.max_large_error(), 0.0, true);
     if (t.has_max_small_error()) k.finite_at_least(nt + ".max_small_error", t.max_small_error(), 0.0, true);
     k.finite_at_least(at + ".tolerance", c.tolerance(), 0.0, false);

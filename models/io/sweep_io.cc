@@ -19,6 +19,7 @@
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/io/file_kind.h"
+#include "models/io/int_ranges.h"
 #include "models/io/message_reader.h"
 #include "models/io/overrides.h"
 #include "traincast.pb.h"
@@ -885,6 +886,16 @@ class SweepLoader {
       return false;
     }
     out = *written_value(scratch, field);
+    // An integer the type holds but the field does not take (tp 0): refused here, at the axis,
+    // with the words the scenario check would use (int_ranges.h), rather than at every point.
+    if (is_integer(field.field())) {
+      const detail::IntRange r = detail::int_range(field.field());
+      if (out.number < static_cast<double>(r.minimum) || out.number > static_cast<double>(r.maximum)) {
+        error(at, what + " " + in_quotes(clip(value)) + " is not valid for " + field.path + " (expected " +
+                      detail::expected_value(field.field(), Format::text) + ")");
+        return false;
+      }
+    }
     return true;
   }
 

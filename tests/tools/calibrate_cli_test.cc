@@ -114,7 +114,7 @@ TEST_F(CalibrateCli, BadInputsExitTwoNamingFileAndLine) {
   std::ofstream(bad_profile) << "base: \"x\"\nlink_efficiency { link: \"pcie\" efficiency: 3 }\n";
   r = run({"nccl-tests", kScenario, "--profile", bad_profile});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find(bad_profile + ":2:32: link_efficiency[0].efficiency: got 3 (expected a number in (0, 1.5])"),
+  EXPECT_NE(r.err.find(bad_profile + ":2:32: link_efficiency[0].efficiency: got 3 (expected a number in (0, 1.05])"),
             std::string::npos)
       << r.err;
   r = run({"run", "--profile", bad_profile});

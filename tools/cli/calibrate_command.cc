@@ -357,7 +357,15 @@ int fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     }
     std::string header = "Calibration profile written by `traincast calibrate fit` (models/calibration_profile.h).\n";
     header += "Base: " + o.base + "; fitted from " + std::to_string(inputs.size()) + " file(s).";
-    write_output_file(out_path, io::profile_to_text(*profile, header));
+    const std::string text = io::profile_to_text(*profile, header);
+    // The fit clips or refuses what the reader would refuse (calibrate/fit/README.md); a profile
+    // its own reader refuses is a fit bug, reported as one (exit 1) rather than written.
+    try {
+      (void)io::load_profile_text(text, out_path);
+    } catch (const io::ScenarioError& e) {
+      throw std::logic_error("calibrate fit made a profile its reader refuses: " + std::string(e.what()));
+    }
+    write_output_file(out_path, text);
     out << "calibrate fit: " << m.collectives.size() << " collective, " << m.gemm.size() << " GEMM, "
         << m.bandwidth.size() << " bandwidth points, " << m.power.size() << " burn samples from " << inputs.size()
         << " file(s); base " << o.base << "\n";

@@ -51,8 +51,9 @@ TEST(ContextParallelIo, PositionedErrors) {
             (std::vector<std::string>{"t.textproto:4:20: workload.parallel.cp: seq_length 8190 is not divisible by 2 * "
                                       "cp = 8 (expected 2 * cp to divide seq_length: the load-balanced split cuts each "
                                       "sequence into 2 * cp equal chunks)"}));
-  EXPECT_EQ(errors_of(scenario("seq_length: 8192", "tp: 8 cp: 0"))[0],
-            "t.textproto:4:20: workload.parallel.cp: got 0 (expected an integer >= 1)");
+  EXPECT_EQ(
+      errors_of(scenario("seq_length: 8192", "tp: 8 cp: 0"))[0],
+      "t.textproto:4:20: workload.parallel.cp: got 0 (expected an integer from 1 to 65536: the simulator's range)");
   // Flash attention is needed; MoE is not modelled with CP.
   EXPECT_EQ(errors_of(scenario("seq_length: 8192", "tp: 2 cp: 4", "flash_attention: false")),
             (std::vector<std::string>{"t.textproto:5:35: workload.training.flash_attention: is false with cp = 4 "

@@ -44,9 +44,10 @@ TEST(LoraIo, LoadsAndRoundTrips) {
 }
 
 TEST(LoraIo, PositionedErrors) {
-  EXPECT_EQ(errors_of(llama(" lora_rank: -1")),
-            std::vector<std::string>{"t.textproto:6:35: workload.training.lora_rank: got -1 (expected 0 for full "
-                                     "training, or a LoRA rank from 1 to hidden_size = 1024)"});
+  EXPECT_EQ(
+      errors_of(llama(" lora_rank: -1")),
+      std::vector<std::string>{"t.textproto:6:35: workload.training.lora_rank: got -1 (expected an integer from 0 "
+                               "to 1048576: 0 for full training, or a LoRA rank up to hidden_size)"});
   EXPECT_EQ(errors_of(llama(" lora_rank: 2048")),
             std::vector<std::string>{"t.textproto:6:35: workload.training.lora_rank: got 2048 (expected 0 for full "
                                      "training, or a LoRA rank from 1 to hidden_size = 1024)"});

@@ -35,7 +35,8 @@ TEST(NcclChannelsIo, OutOfRangeIsAPositionedError) {
                                      "MAXCHANNELS)"});
   EXPECT_EQ(errors_of(with_collectives("max_channels: -1")),
             std::vector<std::string>{
-                "t.textproto:3:17: cluster.collectives.max_channels: got -1 (expected an integer >= 0)"});
+                "t.textproto:3:17: cluster.collectives.max_channels: got -1 (expected an integer from 0 to 64: 0 for "
+                "NCCL's default, else a channel count up to NCCL's MAXCHANNELS)"});
 }
 
 TEST(NcclChannelsIo, LoadsSetsAndRoundTrips) {

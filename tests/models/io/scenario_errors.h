@@ -1,6 +1,7 @@
 #pragma once
 // For scenario-loader tests: the positioned errors a scenario text gives (file name
-// "t.textproto", text format), or a test failure when it loads without error.
+// "t.textproto", text format; or "t.json" for JSON, with --set overrides), or a test failure when
+// it loads without error.
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,18 @@ namespace traincast::io::test_support {
 inline std::vector<std::string> errors_of(const std::string& text) {
   try {
     load_scenario_text(text, "t.textproto", Format::text, {});
+  } catch (const ScenarioError& e) {
+    return e.errors();
+  }
+  ADD_FAILURE() << "no ScenarioError for:\n" << text;
+  return {};
+}
+
+/// As above for `format` ("t.textproto" or "t.json") with `--set` overrides.
+inline std::vector<std::string> errors_of(const std::string& text, Format format,
+                                          const std::vector<std::string>& overrides = {}) {
+  try {
+    load_scenario_text(text, format == Format::text ? "t.textproto" : "t.json", format, overrides);
   } catch (const ScenarioError& e) {
     return e.errors();
   }

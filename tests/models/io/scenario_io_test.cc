@@ -299,12 +299,9 @@ TEST(ScenarioIoSet, WrongValueTypes) {
                        "workload.model.gated_mlp=yes", "workload.training.precision=bf61",
                        "cluster.fabric.oversubscription=1.5x"}),
             (std::vector<std::string>{
-                "--set: workload.parallel.tp: invalid value \"two\" (expected an integer in [-2147483648, "
-                "2147483647])",
-                "--set: workload.parallel.pp: invalid value \"2.5\" (expected an integer in [-2147483648, "
-                "2147483647])",
-                "--set: cluster.num_nodes: invalid value \"99999999999\" (expected an integer in [-2147483648, "
-                "2147483647])",
+                "--set: workload.parallel.tp: invalid value \"two\" (expected an integer from 1 to 2147483647)",
+                "--set: workload.parallel.pp: invalid value \"2.5\" (expected an integer from 1 to 2147483647)",
+                "--set: cluster.num_nodes: invalid value \"99999999999\" (expected an integer from 1 to 2147483647)",
                 "--set: workload.model.gated_mlp: invalid value \"yes\" (expected true or false)",
                 "--set: workload.training.precision: invalid value \"bf61\", did you mean \"bf16\"? (expected one "
                 "of: fp32, tf32, fp16, bf16, fp8)",
@@ -381,8 +378,8 @@ TEST(ScenarioIoErrors, EveryUnknownFieldIsReported) {
 TEST(ScenarioIoErrors, WrongType) {
   EXPECT_EQ(errors_of("workload {\n  model {\n    num_layers: \"many\"\n  }\n}\n"),
             std::vector<std::string>{
-                "t.textproto:3:17: workload.model.num_layers: invalid value \"many\" (expected an integer in "
-                "[-2147483648, 2147483647])"});
+                "t.textproto:3:17: workload.model.num_layers: invalid value \"many\" (expected an integer from 1 to "
+                "100000: the simulator's range)"});
 }
 
 TEST(ScenarioIoErrors, WrongTypeJson) {
@@ -390,8 +387,8 @@ TEST(ScenarioIoErrors, WrongTypeJson) {
                       "  \"parallel\": 4}}",
                       Format::json),
             (std::vector<std::string>{
-                "t.json:1:39: workload.model.num_layers: invalid value 1.5 (expected an integer in [-2147483648, "
-                "2147483647])",
+                "t.json:1:39: workload.model.num_layers: invalid value 1.5 (expected an integer from 1 to 100000: the "
+                "simulator's range)",
                 "t.json:1:57: workload.model.gated_mlp: invalid value \"yes\" (expected true or false)",
                 "t.json:2:15: workload.parallel: invalid value 4 (expected an object)"}));
 }
@@ -399,8 +396,8 @@ TEST(ScenarioIoErrors, WrongTypeJson) {
 TEST(ScenarioIoErrors, IntegerOutOfRange) {
   EXPECT_EQ(
       errors_of("cluster { num_nodes: 99999999999 }\n"),
-      std::vector<std::string>{"t.textproto:1:22: cluster.num_nodes: invalid value 99999999999 (expected an integer in "
-                               "[-2147483648, 2147483647])"});
+      std::vector<std::string>{"t.textproto:1:22: cluster.num_nodes: invalid value 99999999999 (expected an integer "
+                               "from 1 to 2147483647)"});
 }
 
 TEST(ScenarioIoErrors, UnknownEnumValue) {
@@ -449,27 +446,35 @@ TEST(ScenarioIoErrors, SyntaxErrorJson) {
 }
 
 TEST(ScenarioIoErrors, NegativeSize) {
-  EXPECT_EQ(errors_of(small(" ffn_hidden_size: -1", "", "\n    micro_batch_size: -2")),
-            (std::vector<std::string>{
-                "t.textproto:4:102: workload.model.ffn_hidden_size: got -1 (expected 0 for 4 * hidden_size, or an "
-                "integer >= 1)",
-                "t.textproto:7:5: workload.training.micro_batch_size: got -2 (expected an integer >= 1)"}));
+  EXPECT_EQ(
+      errors_of(small(" ffn_hidden_size: -1", "", "\n    micro_batch_size: -2")),
+      (std::vector<std::string>{
+          "t.textproto:4:102: workload.model.ffn_hidden_size: got -1 (expected an integer from 0 to 2147483647, 0 "
+          "for 4 * hidden_size)",
+          "t.textproto:7:5: workload.training.micro_batch_size: got -2 (expected an integer from 1 to 16777216: about "
+          "200x the largest published global batches: 81,920 images for ResNet-50 (Yamazaki et al. 2019), 2,048 x "
+          "8,192-token sequences for Llama 3 405B (Meta 2024))"}));
 }
 
 TEST(ScenarioIoErrors, ZeroSize) {
   EXPECT_EQ(errors_of(small(), Format::text, {"cluster.num_nodes=0"}),
-            std::vector<std::string>{"--set: cluster.num_nodes: got 0 (expected an integer >= 1)"});
+            std::vector<std::string>{"--set: cluster.num_nodes: got 0 (expected an integer from 1 to 2147483647)"});
 }
 
 TEST(ScenarioIoErrors, RequiredSizeNotSet) {
   // No model block at all: its sizes keep their default 0; the error points at `workload`.
-  EXPECT_EQ(errors_of("workload {\n  training { global_batch_size: 8 }\n}\n", Format::text, {"workload.parallel.dp=8"}),
-            (std::vector<std::string>{
-                "t.textproto:1:1: workload.model.num_layers: not set (expected an integer >= 1)",
-                "t.textproto:1:1: workload.model.hidden_size: not set (expected an integer >= 1)",
-                "t.textproto:1:1: workload.model.num_attention_heads: not set (expected an integer >= 1)",
-                "t.textproto:1:1: workload.model.vocab_size: not set (expected an integer >= 1)",
-                "t.textproto:1:1: workload.model.seq_length: not set (expected an integer >= 1)"}));
+  EXPECT_EQ(
+      errors_of("workload {\n  training { global_batch_size: 8 }\n}\n", Format::text, {"workload.parallel.dp=8"}),
+      (std::vector<std::string>{
+          "t.textproto:1:1: workload.model.num_layers: not set (expected an integer from 1 to 100000: the "
+          "simulator's range)",
+          "t.textproto:1:1: workload.model.hidden_size: not set (expected an integer from 1 to 1048576: the "
+          "simulator's range)",
+          "t.textproto:1:1: workload.model.num_attention_heads: not set (expected an integer from 1 to 2147483647)",
+          "t.textproto:1:1: workload.model.vocab_size: not set (expected an integer from 1 to 16777216: the "
+          "simulator's range)",
+          "t.textproto:1:1: workload.model.seq_length: not set (expected an integer from 1 to 16777216: the "
+          "simulator's range)"}));
 }
 
 TEST(ScenarioIoErrors, HeadsNotDividingHidden) {
@@ -564,9 +569,11 @@ TEST(ScenarioIoErrors, InterleavedScheduleRules) {
 }
 
 TEST(ScenarioIoErrors, ZeroStageOutOfRange) {
-  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 zero_stage: 4", "global_batch_size: 8")),
-            std::vector<std::string>{"t.textproto:4:20: workload.parallel.zero_stage: got 4 (expected 0 = none, 1 = "
-                                     "optimizer state, 2 = + gradients, 3 = + parameters sharded over DP)"});
+  EXPECT_EQ(
+      errors_of(scenario(kModel, "dp: 8 zero_stage: 4", "global_batch_size: 8")),
+      std::vector<std::string>{"t.textproto:4:20: workload.parallel.zero_stage: got 4 (expected an integer from 0 "
+                               "to 3: 0 = none, 1 = optimizer state, 2 = + gradients, 3 = + parameters sharded "
+                               "over DP)"});
   EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 zero_stage: -1", "global_batch_size: 8")).size(), 1u);
   EXPECT_EQ(
       load_scenario_text(scenario(kModel, "dp: 8 zero_stage: 3", "global_batch_size: 8"), "t.textproto", Format::text)
@@ -641,7 +648,8 @@ TEST(ScenarioIoErrors, NonFiniteAndOutOfRangeNumbers) {
                       Format::text, {"cluster.fabric.oversubscription=0.5", "cluster.fabric.switch_latency_ns=-1"}),
             (std::vector<std::string>{
                 "--set: cluster.fabric.oversubscription: got 0.5 (expected a finite number >= 1)",
-                "--set: cluster.fabric.switch_latency_ns: got -1 (expected an integer >= 0)",
+                "--set: cluster.fabric.switch_latency_ns: got -1 (expected an integer from 0 to 1000000000: the "
+                "simulator's range)",
                 "t.textproto:4:20: workload.parallel.dp_bucket_bytes: got 0 (expected a finite number > 0)",
                 "t.textproto:5:35: workload.training.train_tokens: got nan (expected a finite number >= 0)"}));
 }
@@ -652,7 +660,8 @@ TEST(ScenarioIoErrors, SeveralErrorsCollectedAtOnce) {
                                "seq_length: 2048",
                                "tp: 3 pp: 1 dp: 8", "global_batch_size: 8")),
             (std::vector<std::string>{
-                "t.textproto:3:11: workload.model.num_layers: got 0 (expected an integer >= 1)",
+                "t.textproto:3:11: workload.model.num_layers: got 0 (expected an integer from 1 to 100000: the "
+                "simulator's range)",
                 "t.textproto:4:14: workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a "
                 "divisor of 16)",
                 "t.textproto:4:26: workload.parallel.dp: tp * pp * dp = 3 * 1 * 8 = 24 but the cluster has 8 GPUs "
@@ -1033,10 +1042,12 @@ TEST(ScenarioIoErrors, PowerAndThermalFields) {
   // Below absolute zero (-273.15 C), negative resistance and capacitance, no racks.
   EXPECT_EQ(errors_of(small() + "thermal { cooling: liquid coolant_c: -300 r_k_per_w: -0.1 c_j_per_k: -5 "
                                 "nodes_per_rack: 0 }\n"),
-            (std::vector<std::string>{"t.textproto:8:27: thermal.coolant_c: got -300 (expected 0 to 70 C)",
-                                      "t.textproto:8:43: thermal.r_k_per_w: got -0.1 (expected a finite number >= 0)",
-                                      "t.textproto:8:59: thermal.c_j_per_k: got -5 (expected a finite number >= 0)",
-                                      "t.textproto:8:73: thermal.nodes_per_rack: got 0 (expected an integer >= 1)"}));
+            (std::vector<std::string>{
+                "t.textproto:8:27: thermal.coolant_c: got -300 (expected 0 to 70 C)",
+                "t.textproto:8:43: thermal.r_k_per_w: got -0.1 (expected a finite number >= 0)",
+                "t.textproto:8:59: thermal.c_j_per_k: got -5 (expected a finite number >= 0)",
+                "t.textproto:8:73: thermal.nodes_per_rack: got 0 (expected an integer from 1 to 1000: the "
+                "simulator's range)"}));
 }
 
 }  // namespace

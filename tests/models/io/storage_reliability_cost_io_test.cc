@@ -84,7 +84,8 @@ TEST(StorageReliabilityCostIo, ChecksArePositioned) {
       "t.textproto:10:13: reliability.failure[0].per_gpu_hour: got -1e-05 (expected a finite number >= 0)",
       "t.textproto:9:1: reliability.horizon_s: is 0 and no token budget is given (expected horizon_s > 0, or "
       "workload.training.train_tokens > 0)",
-      "t.textproto:11:3: reliability.monte_carlo_draws: got 0 (expected an integer >= 1)",
+      "t.textproto:11:3: reliability.monte_carlo_draws: got 0 (expected an integer from 1 to 1000000: the "
+      "simulator's range)",
       "t.textproto:13:56: cost.amortization_years: got 0 (expected a finite number > 0)",
       "t.textproto:13:8: cost.energy_price_usd_per_kwh: got -0.1 (expected a finite number >= 0)",
       "t.textproto:13:39: cost.utilization: got 1.5 (expected a fraction in (0, 1])",

@@ -325,7 +325,7 @@ TEST(SweepFileErrors, EmptyAxisAndNoAxes) {
 TEST(SweepFileErrors, ValueTheFieldCannotTake) {
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel.tp\" values: \"1\" values: \"two\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:49: axis[0].values[1]: value \"two\" is not valid for "
-                                     "workload.parallel.tp (expected an integer in [-2147483648, 2147483647])"});
+                                     "workload.parallel.tp (expected an integer from 1 to 2147483647)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.training.recompute\" values: \"ful\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:44: axis[0].values[0]: value \"ful\" is not valid for "
                                      "workload.training.recompute, did you mean \"full\"? (expected one of: none, "
@@ -347,7 +347,7 @@ TEST(SweepFileErrors, BadRanges) {
                 "t.sweep.textproto:2:50: axis[0].log2_range.from: got 0 (expected a finite number > 0)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel.tp\" range { from: 1 to: 2 step: 0.5 } }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:37: axis[0].range: value 1.5 is not an integer, as "
-                                     "workload.parallel.tp needs (expected an integer in [-2147483648, 2147483647])"});
+                                     "workload.parallel.tp needs (expected an integer from 1 to 2147483647)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.training.recompute\" range { from: 1 to: 2 } }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:44: axis[0].range: workload.training.recompute is an enum "
                                      "field, not a number (expected values: \"...\" for it)"});
@@ -409,10 +409,12 @@ TEST(SweepFileErrors, ConstraintThatNothingSatisfies) {
 }
 
 TEST(SweepFileErrors, ConstraintThatCannotBeEvaluated) {
-  EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel.tp\" values: \"2\" values: \"0\" }\n"
-                                 "constraint: \"num_attention_heads % tp == 0\"\n"),
+  // zero_stage takes 0 (tp does not: a tp of 0 is refused at its axis, int_ranges.h).
+  EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel.zero_stage\" values: \"1\" values: \"0\" }\n"
+                                 "constraint: \"num_attention_heads % zero_stage == 0\"\n"),
             std::vector<std::string>{"t.sweep.textproto:3:1: constraint[0]: at column 21 of \"num_attention_heads % "
-                                     "tp == 0\", for tp=0: remainder by zero (expected a non-zero divisor)"});
+                                     "zero_stage == 0\", for zero_stage=0: remainder by zero (expected a non-zero "
+                                     "divisor)"});
   EXPECT_EQ(
       sweep_errors(kBase + "axis { path: \"cluster.node_template\" values: \"dgx_h100\" values: \"dgx_h1000\" "
                            "}\nconstraint: \"gpus == 8\"\n"),

@@ -1,0 +1,149 @@
+// The integer fields' ranges. See int_ranges.h.
+
+#include "models/io/int_ranges.h"
+
+#include <limits>
+#include <map>
+
+#include "models/io/scenario_io.h"
+
+namespace traincast::io::detail {
+namespace pb = google::protobuf;
+
+namespace {
+
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+/// The bounds of scenarios/README.md, "Limits": beyond them a run would not fit in memory or time.
+constexpr std::string_view kSimulatorRange = ": the simulator's range";
+
+/// Largest workload.training.global_batch_size [sequences]: 2^24, about 200x the largest published
+/// global batches (ResNet-50 on ImageNet at 81,920 images, Yamazaki et al. 2019, arXiv:1903.12650;
+/// LLM pretraining at 16M tokens = 2,048 sequences of 8,192, Llama 3 405B, arXiv:2407.21783;
+/// DeepSeek-V3 at 15,360 sequences, arXiv:2412.19437). With seq_length <= 2^24 an iteration holds
+/// at most 2^48 tokens, so token and FLOP counts stay far inside a double's exact range.
+constexpr std::int64_t kMaxGlobalBatchSize = std::int64_t{1} << 24;
+constexpr std::string_view kGlobalBatchWhy =
+    ": about 200x the largest published global batches: 81,920 images for ResNet-50 (Yamazaki et al. 2019), "
+    "2,048 x 8,192-token sequences for Llama 3 405B (Meta 2024)";
+
+/// Largest workload.model.hidden_size (2^20; the largest published, PaLM 540B, is 18,432), and so
+/// of a LoRA rank, which is at most hidden_size.
+constexpr std::int64_t kMaxHiddenSize = 1048576;
+
+/// NCCL's MAXCHANNELS (src/include/device.h: 32 in 2.20, 64 in later releases) bounds
+/// cluster.collectives.min_channels / max_channels; NCCL clamps larger values with a warning, the
+/// simulator refuses them. 0 = NCCL's default.
+constexpr std::int64_t kNcclMaxChannels = 64;
+constexpr std::string_view kChannelsWhy = ": 0 for NCCL's default, else a channel count up to NCCL's MAXCHANNELS";
+
+std::string threads_note() { return ": " + std::string(kThreadsWhy); }
+
+/// Full proto field name -> range. Fields not here take their type's range.
+const std::map<std::string, IntRange, std::less<>>& table() {
+  static const std::string threads = threads_note();
+  static const std::map<std::string, IntRange, std::less<>> t = {
+      // Cluster.
+      {"traincast.proto.ClusterSpec.num_nodes", {1, kInt32Max, ""}},
+      {"traincast.proto.ClusterSpec.nics_per_node", {0, kInt32Max, ", at least 1 when num_nodes > 1"}},
+      {"traincast.proto.FabricSpec.switch_latency_ns", {0, 1000000000, kSimulatorRange}},
+      {"traincast.proto.FabricSpec.nodes_per_leaf", {1, kInt32Max, ""}},
+      {"traincast.proto.FabricSpec.tiers", {2, 3, ""}},
+      {"traincast.proto.FabricSpec.leaves_per_pod", {1, kInt32Max, ""}},
+      {"traincast.proto.FabricSpec.torus_dims", {1, kInt32Max, ""}},
+      {"traincast.proto.CollectiveSpec.min_channels", {0, kNcclMaxChannels, kChannelsWhy}},
+      {"traincast.proto.CollectiveSpec.max_channels", {0, kNcclMaxChannels, kChannelsWhy}},
+      {"traincast.proto.PowerSpec.psu_redundant", {0, kInt32Max, ", below the node's number of power supplies"}},
+      {"traincast.proto.ThermalSpec.nodes_per_rack", {1, 1000, kSimulatorRange}},
+      // Model.
+      {"traincast.proto.ModelSpec.num_layers", {1, 100000, kSimulatorRange}},
+      {"traincast.proto.ModelSpec.hidden_size", {1, kMaxHiddenSize, kSimulatorRange}},
+      {"traincast.proto.ModelSpec.num_attention_heads", {1, kInt32Max, ""}},
+      {"traincast.proto.ModelSpec.num_query_groups", {0, kInt32Max, ", 0 for plain multi-head attention"}},
+      {"traincast.proto.ModelSpec.ffn_hidden_size", {0, kInt32Max, ", 0 for 4 * hidden_size"}},
+      {"traincast.proto.ModelSpec.vocab_size", {1, 16777216, kSimulatorRange}},
+      {"traincast.proto.ModelSpec.seq_length", {1, 16777216, kSimulatorRange}},
+      {"traincast.proto.ModelSpec.num_experts", {0, 65536, kSimulatorRange}},
+      {"traincast.proto.ModelSpec.moe_top_k", {1, kInt32Max, ", at most num_experts"}},
+      {"traincast.proto.ModelSpec.moe_ffn_hidden_size", {0, kInt32Max, ", 0 for ffn_hidden_size"}},
+      {"traincast.proto.ModelSpec.num_shared_experts", {0, 65536, kSimulatorRange}},
+      {"traincast.proto.ModelSpec.first_dense_layers", {0, kInt32Max, ", below num_layers"}},
+      {"traincast.proto.ModelSpec.image_size", {32, 4096, kSimulatorRange}},
+      {"traincast.proto.ModelSpec.num_classes", {1, 1000000, kSimulatorRange}},
+      // Parallelism and training.
+      {"traincast.proto.ParallelSpec.tp", {1, kInt32Max, ""}},
+      {"traincast.proto.ParallelSpec.pp", {1, kInt32Max, ""}},
+      {"traincast.proto.ParallelSpec.dp", {1, kInt32Max, ""}},
+      {"traincast.proto.ParallelSpec.virtual_stages", {1, kInt32Max, ""}},
+      {"traincast.proto.ParallelSpec.zero_stage",
+       {0, 3, ": 0 = none, 1 = optimizer state, 2 = + gradients, 3 = + parameters sharded over DP"}},
+      {"traincast.proto.ParallelSpec.ep", {1, kInt32Max, ""}},
+      {"traincast.proto.ParallelSpec.cp", {1, 65536, kSimulatorRange}},
+      {"traincast.proto.TrainingSpec.global_batch_size", {1, kMaxGlobalBatchSize, kGlobalBatchWhy}},
+      {"traincast.proto.TrainingSpec.micro_batch_size", {1, kMaxGlobalBatchSize, kGlobalBatchWhy}},
+      {"traincast.proto.TrainingSpec.lora_rank",
+       {0, kMaxHiddenSize, ": 0 for full training, or a LoRA rank up to hidden_size"}},
+      {"traincast.proto.OptionsSpec.iterations", {1, 1000, kSimulatorRange}},
+      {"traincast.proto.OptionsSpec.threads", {1, kMaxThreads, threads}},
+      // Storage and reliability.
+      {"traincast.proto.LocalStorageSpec.drives", {1, 1024, kSimulatorRange}},
+      {"traincast.proto.ReliabilitySpec.monte_carlo_draws", {1, 1000000, kSimulatorRange}},
+      // Validation cases.
+      {"traincast.proto.ValidationCases.NcclTests.run", {0, kInt32Max, ""}},
+      // Calibration profiles and measurements.
+      {"traincast.proto.CollectiveFitSpec.num_ranks", {2, kInt32Max, ""}},
+      {"traincast.proto.ProfileSystem.num_nodes", {0, 1000000, ": 0 for a GPU base"}},
+      {"traincast.proto.CollectiveMeasurement.num_ranks", {1, kInt32Max, ""}},
+      {"traincast.proto.PowerSample.gpu", {0, kInt32Max, ": a device index"}},
+  };
+  return t;
+}
+
+IntRange type_range(const pb::FieldDescriptor* field) {
+  using F = pb::FieldDescriptor;
+  switch (field->cpp_type()) {
+    case F::CPPTYPE_INT32:
+      return {std::numeric_limits<std::int32_t>::min(), kInt32Max, ""};
+    case F::CPPTYPE_UINT32:
+      return {0, std::numeric_limits<std::uint32_t>::max(), ""};
+    case F::CPPTYPE_UINT64:
+      return {0, std::numeric_limits<std::int64_t>::max(), ""};
+    default:
+      return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), ""};
+  }
+}
+
+bool has_int_range(const pb::FieldDescriptor* field) { return table().count(field->full_name()) > 0; }
+
+}  // namespace
+
+std::vector<std::string> int_range_field_names() {
+  std::vector<std::string> out;
+  for (const auto& entry : table()) out.push_back(entry.first);
+  return out;
+}
+
+IntRange int_range(const pb::FieldDescriptor* field) {
+  const auto& t = table();
+  if (const auto it = t.find(field->full_name()); it != t.end()) return it->second;
+  return type_range(field);
+}
+
+std::string expected_integer(const pb::FieldDescriptor* field) {
+  if (!has_int_range(field)) {
+    switch (field->cpp_type()) {
+      case pb::FieldDescriptor::CPPTYPE_INT32:
+        return "an integer in [-2147483648, 2147483647]";
+      case pb::FieldDescriptor::CPPTYPE_UINT32:
+        return "an integer in [0, 4294967295]";
+      case pb::FieldDescriptor::CPPTYPE_UINT64:
+        return "an integer in [0, 18446744073709551615]";
+      default:
+        return "an integer in [-9223372036854775808, 9223372036854775807]";
+    }
+  }
+  const IntRange r = int_range(field);
+  return "an integer from " + std::to_string(r.minimum) + " to " + std::to_string(r.maximum) + std::string(r.note);
+}
+
+}  // namespace traincast::io::detail

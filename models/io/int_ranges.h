@@ -1,0 +1,40 @@
+#pragma once
+// The range each integer field of models/io/traincast.proto really takes: one table, read both by
+// the parsers (an integer beyond the proto type, `tp: 99999999999` in text, JSON, --set or a sweep
+// value: "(expected an integer from 1 to 2147483647)") and by the semantic checks (`tp: 0`: the
+// same words), so that a message names the field's range whichever path catches the value.
+// Cross-field limits (tp divides the heads, moe_top_k <= num_experts) are not in the table: the
+// semantic checks test them after the field's own range. Internal to models/io.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <google/protobuf/descriptor.h>
+
+namespace traincast::io::detail {
+
+/// minimum <= value <= maximum. note: appended to the description as written (": why the bound",
+/// or ", a further condition"); empty for none.
+struct IntRange {
+  std::int64_t minimum = 0;
+  std::int64_t maximum = 0;
+  std::string_view note;
+};
+
+/// The range of integer field `field`: its table entry, or, for a field without one, the range of
+/// its proto type (int32: [-2^31, 2^31 - 1], ...). A uint64 field's maximum is clipped to
+/// INT64_MAX. `field` must not be null; a field that is not an integer gets the int64 range.
+IntRange int_range(const google::protobuf::FieldDescriptor* field);
+
+/// The full proto names of the fields with a table entry (for a test that each names an integer
+/// field of the schema).
+std::vector<std::string> int_range_field_names();
+
+/// "an integer from 1 to 2147483647", "an integer from 1 to 1000: the simulator's range": what one
+/// value of integer field `field` may be, for "(expected ...)"; the type's range for a field
+/// without an entry ("an integer in [-2147483648, 2147483647]").
+std::string expected_integer(const google::protobuf::FieldDescriptor* field);
+
+}  // namespace traincast::io::detail

@@ -124,6 +124,7 @@ std::string clip(std::string_view s) {
 
 struct Pending {
   std::string op;
+  int op_line = 0;  // the line that named op
   std::vector<std::string> devices;
   std::set<std::string> hosts;
   int max_rank = -1;
@@ -191,13 +192,52 @@ class Parser {
     }
     if (const std::string op = op_mentioned(s); !op.empty()) {
       pending_.op = op;
+      pending_.op_line = n;
     } else if (const std::string op2 = op_in_command(s); !op2.empty()) {
       pending_.op = op2;
+      pending_.op_line = n;
     }
     const auto f = split_ws(s);
-    if (f.size() < 2 || !all_digits(f[0]) || !all_digits(f[1])) return;  // noise (INFO lines, prompts, ...)
+    if (f.size() < 2 || !all_digits(f[0]) || !all_digits(f[1])) {
+      prefixed_row(n, f);
+      return;  // noise (INFO lines, prompts, ...)
+    }
     if (f.size() >= 3 && !std::isalpha(static_cast<unsigned char>(f[2][0]))) return;
     row(n, f);
+  }
+
+  /// A line inside a table that is not a data row but ends in one ("host3: 8 2 float sum -1 ...",
+  /// "xy8 2 float ..."): a row with text pasted in front of it. Refused with its line rather than
+  /// skipped as noise, which would silently drop a size from the fit. NCCL INFO lines never end in
+  /// size count type and eight numbers.
+  void prefixed_row(int n, const std::vector<std::string_view>& f) {
+    if (current_ == nullptr) return;
+    const std::size_t lead = 3 + (has_redop_ ? 1 : 0) + (has_root_ ? 1 : 0);
+    const std::size_t full = lead + 8;
+    if (f.size() < full) return;
+    const std::size_t k = f.size() - full;
+    std::string_view size = f[k];
+    std::size_t glued = 0;  // leading characters before the size's digits when nothing separates them
+    if (k == 0) {
+      while (glued < size.size() && !std::isdigit(static_cast<unsigned char>(size[glued]))) ++glued;
+      if (glued == 0 || glued == size.size()) return;
+      size.remove_prefix(glued);
+    }
+    if (!all_digits(size) || !all_digits(f[k + 1]) || !std::isalpha(static_cast<unsigned char>(f[k + 2][0]))) return;
+    for (std::size_t j = lead; j < full; ++j) {
+      double v = 0;
+      if (j % 4 != (lead + 3) % 4 && !parse_double(f[k + j], v)) return;  // time, algbw, busbw are numbers
+    }
+    std::string prefix;
+    for (std::size_t j = 0; j < k; ++j) {
+      if (j > 0) prefix += ' ';
+      prefix.append(f[j]);
+    }
+    if (k == 0) prefix = std::string(f[0].substr(0, glued));
+    error(at(n) + "data row with leading unexpected text \"" + clip(prefix) + "\" (" +
+          (k == 0 ? std::string("glued to its size") : std::to_string(k) + " field(s) before its size") +
+          "; expected a row to start with its size: " + columns_text() +
+          "; delete the text in front of the row, or the line)");
   }
 
   void comment(int n, std::string_view c) {
@@ -205,8 +245,10 @@ class Parser {
     if (f.empty()) return;
     if (const std::string op = op_mentioned(c); !op.empty()) {
       pending_.op = op;
+      pending_.op_line = n;
     } else if (const std::string op2 = op_in_command(c); !op2.empty()) {
       pending_.op = op2;
+      pending_.op_line = n;
     }
     if (f[0] == "nThread") {
       // A new run's preamble: its Rank lines follow.
@@ -286,6 +328,7 @@ class Parser {
     close_run();
     NcclTestsRun run;
     run.op = pending_.op;
+    run.op_line = pending_.op.empty() ? 0 : pending_.op_line;
     run.header_line = n;
     run.columns = cols;
     run.num_ranks = pending_.max_rank >= 0 ? pending_.max_rank + 1 : pending_.ranks_note;
@@ -296,6 +339,7 @@ class Parser {
     has_redop_ = redop;
     has_root_ = root;
     pending_.op.clear();
+    pending_.op_line = 0;
     pending_.reset_ranks();
   }
 

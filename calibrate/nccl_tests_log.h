@@ -16,7 +16,9 @@
 //    numbers (all four present, each followed by more text, so none is cut; noted).
 // Refused, with line-numbered reasons: a data row with the wrong number of fields or a field that
 // is not a number, a last row cut inside its out-of-place half ("data row cut short: 7 of 13
-// fields ...: delete the partial row"), a data row before any column header, and a log with no
+// fields ...: delete the partial row"), a data row with text in front of it inside a table ("data row
+// with leading unexpected text \"host3:\" ...": skipping it would drop a size silently), a data
+// row before any column header, and a log with no
 // data row at all (naming the failure line when the run failed, e.g. "Test NCCL failure").
 //
 // Units as nccl-tests prints them: time [us], algbw and busbw [GB/s = 1e9 B/s], size [bytes].
@@ -55,6 +57,7 @@ struct NcclTestsRun {
   std::string op;                    ///< "all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast",
                                      ///< "reduce", "sendrecv", ... (the *_perf name without _perf); "" if unknown
   int header_line = 0;               ///< line of the column header
+  int op_line = 0;                   ///< line that named `op` (1-based); 0 when op is ""
   int num_ranks = 0;                 ///< from "#  Rank N ..." lines (largest N + 1), or "# ranks: N"; 0 if unknown
   int num_hosts = 0;                 ///< distinct hosts on the Rank lines (or "nodes: M"); 0 if unknown
   std::vector<std::string> devices;  ///< device name per Rank line, in order

@@ -69,11 +69,20 @@ InputError::InputError(std::vector<std::string> errors)
     : std::runtime_error(join(errors)), errors_(std::move(errors)) {}
 
 models::MeasurementSet samples_from_nccl_log(const NcclTestsLog& log, const std::string& path, const std::string& op,
-                                             InputNotes& notes) {
+                                             InputNotes& notes, const std::string& op_field) {
   models::MeasurementSet out;
   std::vector<std::string> errors;
   for (const NcclTestsRun& run : log.runs) {
-    const std::string name = !op.empty() ? op : run.op;
+    if (!op.empty() && !run.op.empty() && op != run.op) {
+      // The log's own name wins over a guess: fitting an all_reduce table as all_gather would
+      // silently fit the wrong busbw factor and algorithm.
+      errors.push_back(path + ":" + std::to_string(run.op_line) + ": the log names operation " + run.op +
+                       " for the table at line " + std::to_string(run.header_line) + "; " + op_field + " " + op +
+                       " differs (expected an operation there only for logs that name none: drop it or give " +
+                       run.op + ")");
+      continue;
+    }
+    const std::string name = !run.op.empty() ? run.op : op;
     if (name.empty()) {
       errors.push_back(path + ":" + std::to_string(run.header_line) +
                        ": the log names no operation for this table (expected an *_perf command line or "

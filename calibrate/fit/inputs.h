@@ -47,9 +47,11 @@ struct InputNotes {
 /// Every run of a parsed log as collective samples (row_time_us: the out-of-place time, or the
 /// in-place time of a disturbed row, noted; rows of size 0 or time 0 skipped and counted). Throws InputError
 /// "path:line: the log names no operation (...)" for a run without an operation when `op` is empty; a non-empty `op`
-/// names it for every run.
+/// names the operation of the runs whose log names none, and a run whose log names another one is refused
+/// ("path:line: the log names all_reduce ...; --op all_gather differs", line = the line naming it). op_field
+/// names where `op` came from in that message ("--op", "nccl_tests.op").
 models::MeasurementSet samples_from_nccl_log(const NcclTestsLog& log, const std::string& path, const std::string& op,
-                                             InputNotes& notes);
+                                             InputNotes& notes, const std::string& op_field = "--op");
 
 /// Parses a CSV file's text as described above. device: value of device_key to keep ("" = the
 /// only one; an error listing them when there are several).

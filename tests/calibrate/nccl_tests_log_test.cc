@@ -242,6 +242,28 @@ TEST(NcclTestsLog, MalformedLinesAreNamed) {
                                                          "\"#  size  count  type ...\" column header)"}));
 }
 
+// A row with text pasted in front of it inside a table is refused (skipping it as noise dropped a
+// size from the fit); NCCL INFO lines between rows stay noise, and so does such a line outside a table.
+TEST(NcclTestsLog, RowWithTextInFrontIsRefused) {
+  const std::string good =
+      "           8             2     float     sum      -1    12.25    0.00    0.00      0    12.00    0.00    0.00 "
+      "     0\n";
+  const std::string tail = "16 4 float sum -1 12.25 0.00 0.00 0 12.00 0.00 0.00 0\n";
+  const std::string info = "host1:1:1 [0] NCCL INFO Channel 00/02 : 0 1 2 3 4 5 6 7 8 9 10 11 12\n";
+  EXPECT_EQ(error_of(kHeader + good + "host3: " + tail + info + good),
+            (std::vector<std::string>{"in.txt:3: data row with leading unexpected text \"host3:\" (1 field(s) "
+                                      "before its size; expected a row to start with its size: size count type "
+                                      "redop root time algbw busbw #wrong time algbw busbw #wrong; delete the text "
+                                      "in front of the row, or the line)"}));
+  EXPECT_NE(error_of(kHeader + good + "xy" + tail)[0].find(
+                "in.txt:3: data row with leading unexpected text \"xy\" (glued to its size;"),
+            std::string::npos);
+  // Before any header: not inside a table, noise as before.
+  const NcclTestsLog log = parse_nccl_tests_log("host3: " + tail + kHeader + info + good, "in.txt");
+  ASSERT_EQ(log.runs.size(), 1u);
+  EXPECT_EQ(log.runs[0].rows.size(), 1u);
+}
+
 TEST(NcclTestsLog, TruncatedTailInsideTheOutOfPlaceColumnsIsRefused) {
   // The paste stops inside the last row's out-of-place half (new-user test: the row was dropped
   // with a note nobody saw, and the fit lost its largest size): refused, naming the line and the

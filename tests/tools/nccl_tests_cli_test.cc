@@ -104,7 +104,8 @@ TEST(NcclTestsCli, BadInput) {
             "reduce_scatter, alltoall, broadcast, reduce, sendrecv)\n");
   r = run({kDgxH100, "-b", "8Q"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "traincast: bad size '8Q' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)\n");
+  EXPECT_EQ(r.err,
+            "traincast: -b: bad size '8Q' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)\n");
   r = run({kDgxH100, "--gpus", "0,8"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "traincast: gpus: 8 outside [0, 8)\n");
@@ -195,6 +196,42 @@ TEST(NcclTestsCli, ValidateReadsNcclTestsLogs) {
   EXPECT_EQ(r.err, bad +
                        ":4:3: case[0].metric: set together with nccl_tests (expected either nccl_tests or metric and "
                        "measured)\n");
+}
+
+TEST(NcclTestsCli, SizesAndStepsAreRangeCheckedNamingTheOption) {
+  // 2^64 - 1 (nccl-tests' size_t) used to print rows of size -9223372036854775808 with exit 0, and
+  // 1e20 the internal "collective: bytes must be finite and >= 0 (got -3.68935e+19)".
+  const std::string too_large =
+      " is too large (expected 0 to 9007199254740992 bytes = 2^53 = 8388608G, the largest size the model holds "
+      "exactly)\n";
+  Result r = run({kDgxH100, "-b", "8", "-e", "18446744073709551615", "-f", "2"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: -e: size 18446744073709551615" + too_large);
+  EXPECT_EQ(r.out, "");
+  r = run({kDgxH100, "-e", "99999999999999999999"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: -e: size 99999999999999999999" + too_large);
+  r = run({kDgxH100, "-b", "8388609G", "-e", "8388609G"});
+  EXPECT_EQ(r.err, "traincast: -b: size 8388609G" + too_large);
+  // 2^53 itself is accepted.
+  EXPECT_EQ(run({kDgxH100, "-b", "8388608G", "-e", "8388608G"}).status, 0);
+  r = run({kDgxH100, "-b", "1G", "-e", "1M"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: -b 1G is above -e 1M (expected -b <= -e)\n");
+  r = run({kDgxH100, "-b", "8", "-e", "8G", "-f", "0.5"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: -f: step factor 0.5 is outside [1, 2^53 = 9007199254740992] (a larger factor cannot give a "
+            "second row)\n");
+  r = run({kDgxH100, "-b", "8", "-e", "8G", "-i", "0"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: -i: step of 0 bytes would repeat -b forever (expected 1 to 8388608G, or -f above 1)\n");
+  r = run({kDgxH100, "-i", "8X"});
+  EXPECT_EQ(r.err,
+            "traincast: -i: bad size '8X' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)\n");
+  r = run({kDgxH100, "--gpus", "0-"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: --gpus: bad GPU list '0-' (expected ids and ranges such as 0,1,8-15)\n");
 }
 
 }  // namespace

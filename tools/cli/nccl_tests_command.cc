@@ -81,6 +81,29 @@ std::string format_nccl_tests_table(const std::vector<models::NcclTestsResult>& 
   return o.str();
 }
 
+/// Largest size accepted by -b, -e and -i, in bytes: 2^53 = 8388608G (8 PiB). Sizes are held as
+/// double, which holds every whole byte count exactly only up to 2^53 (IEEE 754 binary64: 53-bit
+/// significand); nccl-tests' own size_t goes to 2^64 - 1, but above 2^53 a size would be rounded and
+/// its element count (int64) can overflow.
+constexpr double kMaxSizeBytes = 9007199254740992.0;
+
+/// The size option `name` (shown as `flag`) in bytes, or a UsageError naming the flag and the range.
+double size_option(const po::variables_map& vm, const char* name, const char* flag) {
+  const std::string text = vm[name].as<std::string>();
+  double bytes = 0;
+  try {
+    bytes = models::parse_nccl_tests_size(text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string(flag) + ": " + e.what());
+  }
+  if (bytes > kMaxSizeBytes) {
+    throw UsageError(std::string(flag) + ": size " + text +
+                     " is too large (expected 0 to 9007199254740992 bytes = 2^53 = 8388608G, the largest "
+                     "size the model holds exactly)");
+  }
+  return bytes;
+}
+
 }  // namespace
 
 int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -98,7 +121,8 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
   opts.add_options()("help,h", "show this help")(
       "op", po::value<std::string>()->default_value("all_reduce"),
       "all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce | sendrecv")(
-      "minbytes,b", po::value<std::string>()->default_value("32M"), "smallest size (nccl-tests default 32M)")(
+      "minbytes,b", po::value<std::string>()->default_value("32M"),
+      "smallest size (nccl-tests default 32M); sizes 0 to 8388608G (2^53 bytes)")(
       "maxbytes,e", po::value<std::string>()->default_value("32M"), "largest size (nccl-tests default 32M)")(
       "stepfactor,f", po::value<double>(), "multiply the size by this factor between rows")(
       "stepbytes,i", po::value<std::string>(), "add this many bytes between rows (default 1M when no -f)")(
@@ -122,15 +146,27 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     }
     if (!vm.count("scenario")) throw UsageError("nccl-tests: no scenario given (usage: traincast nccl-tests SCENARIO)");
     const models::NcclTestsOp op = models::parse_nccl_tests_op(vm["op"].as<std::string>());
-    const double min_bytes = models::parse_nccl_tests_size(vm["minbytes"].as<std::string>());
-    const double max_bytes = models::parse_nccl_tests_size(vm["maxbytes"].as<std::string>());
+    const double min_bytes = size_option(vm, "minbytes", "-b");
+    const double max_bytes = size_option(vm, "maxbytes", "-e");
+    if (min_bytes > max_bytes) {
+      throw UsageError("-b " + vm["minbytes"].as<std::string>() + " is above -e " + vm["maxbytes"].as<std::string>() +
+                       " (expected -b <= -e)");
+    }
     double factor = 1;
     if (vm.count("stepfactor")) {
       factor = vm["stepfactor"].as<double>();
-      if (!(factor >= 1)) throw UsageError("-f: step factor must be >= 1");
+      if (!(factor >= 1 && factor <= kMaxSizeBytes)) {
+        throw UsageError("-f: step factor " + printf_string("%g", factor) + " is outside [1, 2^53 = " +
+                         printf_string("%.0f", kMaxSizeBytes) + "] (a larger factor cannot give a second row)");
+      }
     }
-    const double step =
-        vm.count("stepbytes") ? models::parse_nccl_tests_size(vm["stepbytes"].as<std::string>()) : 1024.0 * 1024.0;
+    double step = 1024.0 * 1024.0;
+    if (vm.count("stepbytes")) {
+      step = size_option(vm, "stepbytes", "-i");
+      if (step < 1 && !(factor > 1)) {
+        throw UsageError("-i: step of 0 bytes would repeat -b forever (expected 1 to 8388608G, or -f above 1)");
+      }
+    }
     const std::string type = vm["datatype"].as<std::string>();
     std::vector<std::string> overrides;
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
@@ -151,7 +187,13 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     models::NcclTestsOptions options;
     options.op = op;
     options.word_bytes = models::nccl_tests_type_bytes(type);
-    if (vm.count("gpus")) options.gpus = models::parse_gpu_list(vm["gpus"].as<std::string>());
+    if (vm.count("gpus")) {
+      try {
+        options.gpus = models::parse_gpu_list(vm["gpus"].as<std::string>());
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--gpus: ") + e.what());
+      }
+    }
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
     const std::vector<models::NcclTestsResult> rows = models::simulate_nccl_tests(sc.cluster, options, sizes);
 

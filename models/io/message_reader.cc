@@ -601,7 +601,15 @@ class JsonChecker {
         error(m.key_pos, field_path, "specified more than once (expected a single value)");
         continue;
       }
-      if (m.value.kind == JsonValue::Kind::null) continue;  // proto3 JSON: null = not set
+      if (m.value.kind == JsonValue::Kind::null) {
+        // proto3 JSON reads null as "not set", which would take the default without a word (and a
+        // later check could then blame another field): refused here, at the null itself.
+        const std::string want = field->is_repeated() ? "an array of " + expected_value(field, Format::json)
+                                                      : expected_value(field, Format::json);
+        error(m.value.pos, field_path,
+              "null is not accepted (expected " + want + "; leave the field out to take its default)");
+        continue;
+      }
       if (field->is_repeated()) {
         if (m.value.kind != JsonValue::Kind::array) {
           error(
@@ -868,7 +876,10 @@ std::string expected_value(const pb::FieldDescriptor* field, Format format) {
 }
 
 std::string clip(std::string_view text) {
-  std::string out(text.substr(0, 40));
+  std::size_t cut = std::min<std::size_t>(text.size(), 40);
+  // Never cut inside a UTF-8 sequence (continuation bytes are 10xxxxxx): a half character prints as "?".
+  while (cut < text.size() && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  std::string out(text.substr(0, cut));
   for (char& c : out) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';  // keep messages one line, terminal-safe
   }

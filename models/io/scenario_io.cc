@@ -1253,18 +1253,28 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
                                        " GPUs: the simulator's range)");
     }
     const std::int64_t used = static_cast<std::int64_t>(p.tp) * p.pp * p.dp * std::max(1, p.cp);
+    // The field blamed for a product that does not match: the one an override (--set, a case's
+    // `set`) wrote, as that is what the user changed; dp when none was overridden.
+    std::string blamed = "workload.parallel.dp";
+    for (const char* f : {"workload.parallel.tp", "workload.parallel.cp", "workload.parallel.pp",
+                          "workload.parallel.dp", "cluster.num_nodes", "cluster.node_template"}) {
+      if (k.overridden(f)) {
+        blamed = f;
+        break;
+      }
+    }
     if (used != gpus && p.cp > 1) {
-      k.error("workload.parallel.dp",
-              "tp * cp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.cp) + " * " + to_string(p.pp) + " * " +
-                  to_string(p.dp) + " = " + to_string(used) + " but the cluster has " + to_string(gpus) + " GPUs (" +
-                  to_string(s.cluster.num_nodes) + " x " + node->name + " with " + to_string(node->gpus_per_node) +
-                  " GPUs each) (expected tp * cp * pp * dp = " + to_string(gpus) + ")");
+      k.error(blamed, "tp * cp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.cp) + " * " + to_string(p.pp) +
+                          " * " + to_string(p.dp) + " = " + to_string(used) + " but the cluster has " +
+                          to_string(gpus) + " GPUs (" + to_string(s.cluster.num_nodes) + " x " + node->name + " with " +
+                          to_string(node->gpus_per_node) +
+                          " GPUs each) (expected tp * cp * pp * dp = " + to_string(gpus) + ")");
     } else if (used != gpus) {
-      k.error("workload.parallel.dp", "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " +
-                                          to_string(p.dp) + " = " + to_string(used) + " but the cluster has " +
-                                          to_string(gpus) + " GPUs (" + to_string(s.cluster.num_nodes) + " x " +
-                                          node->name + " with " + to_string(node->gpus_per_node) +
-                                          " GPUs each) (expected tp * pp * dp = " + to_string(gpus) + ")");
+      k.error(blamed, "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " + to_string(p.dp) + " = " +
+                          to_string(used) + " but the cluster has " + to_string(gpus) + " GPUs (" +
+                          to_string(s.cluster.num_nodes) + " x " + node->name + " with " +
+                          to_string(node->gpus_per_node) + " GPUs each) (expected tp * pp * dp = " + to_string(gpus) +
+                          ")");
     }
   }
 
@@ -1369,6 +1379,18 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
   std::map<std::string, std::string> override_origins;
   detail::apply_overrides(message, overrides, errors, override_origins);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
+  if (cluster_only == nullptr && !message.has_workload()) {
+    // Without this, each required workload field reports "not set" at 1:1 (7 lines for one cause).
+    const std::string block = format == Format::json ? "a \"workload\": {...} object" : "a workload { ... } block";
+    const bool cluster = message.has_cluster();
+    throw ScenarioError(
+        {detail::format_pos(origin, {1, 1}) + ": workload: " +
+         (cluster ? "the file describes only a cluster, it has no workload section (expected " + block +
+                        " with model, parallel and training, as in scenarios/default.textproto; a cluster-only "
+                        "file is read by traincast nccl-tests, traincast explain and traincast chakra)"
+                  : "the file has no workload section (expected " + block +
+                        " with model, parallel and training, as in scenarios/default.textproto)")});
+  }
 
   models::Scenario scenario;
   std::vector<std::string> bad_enums;
@@ -1692,7 +1714,14 @@ std::string read_input_file(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw ScenarioError({path + ": cannot read file (read error)"});
-  return std::move(buffer).str();
+  std::string text = std::move(buffer).str();
+  // A NUL byte never occurs in text (the test git and grep use to call a file binary); without this
+  // the parsers report a puzzle such as "1:1: unexpected end of file" (the tokenizer stops at NUL).
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+    throw ScenarioError({path + ": not a text file (a NUL byte at offset " + std::to_string(nul) +
+                         "; expected text, e.g. a .textproto or .json file)"});
+  }
+  return text;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1703,6 +1732,10 @@ ScenarioError::ScenarioError(std::vector<std::string> errors)
     : std::runtime_error(join_lines(errors)), errors_(std::move(errors)) {}
 
 Format format_for_path(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ScenarioError({path + ": is a directory (expected a .textproto, .txtpb, .pbtxt, .txt or .json file)"});
+  }
   const std::string ext = extension_of(path);
   if (ext == ".textproto" || ext == ".txtpb" || ext == ".pbtxt" || ext == ".txt") return Format::text;
   if (ext == ".json") return Format::json;
@@ -1731,7 +1764,25 @@ models::Scenario load_cluster_scenario_file(const std::string& path, const std::
 std::string_view default_scenario_text() { return {detail::kDefaultScenarioText, detail::kDefaultScenarioTextSize}; }
 
 models::Scenario default_scenario(const std::vector<std::string>& overrides) {
-  return load_impl(default_scenario_text(), kDefaultOrigin, Format::text, as_cli_overrides(overrides));
+  try {
+    return load_impl(default_scenario_text(), kDefaultOrigin, Format::text, as_cli_overrides(overrides));
+  } catch (const ScenarioError& e) {
+    // An error positioned in scenarios/default.textproto points at a file the user never named:
+    // say that it is the embedded default and which --set options changed it.
+    std::vector<std::string> errors = e.errors();
+    const bool in_default = std::any_of(errors.begin(), errors.end(), [](const std::string& m) {
+      return m.rfind(std::string(kDefaultOrigin) + ":", 0) == 0;
+    });
+    if (!in_default) throw;
+    std::string note = std::string(kDefaultOrigin) +
+                       ": note: this is traincast's embedded default scenario (no scenario file was given)";
+    if (!overrides.empty()) {
+      note += ", as changed by";
+      for (const std::string& o : overrides) note += " --set " + detail::clip(o);
+    }
+    errors.push_back(note);
+    throw ScenarioError(std::move(errors));
+  }
 }
 
 std::string scenario_to_text(const models::Scenario& scenario) {

@@ -46,8 +46,8 @@ class ScenarioError : public std::runtime_error {
   std::vector<std::string> errors_;
 };
 
-/// The whole contents of a file (bytes as stored). Throws ScenarioError("PATH: cannot read file
-/// (reason)") when it is missing, a directory, unreadable or a read fails.
+/// The whole contents of a file (bytes as stored). Throws ScenarioError "PATH: cannot read file (reason)"
+/// when missing, a directory, unreadable or a read fails; "PATH: not a text file (...)" for a NUL byte.
 std::string read_input_file(const std::string& path);
 
 /// Input syntax: protobuf text format or proto3 JSON (same schema, same field names; JSON also

@@ -40,6 +40,12 @@ namespace {
 /// Nesting limit of parentheses and unary operators (far above any real constraint).
 constexpr int kMaxExpressionDepth = 64;
 
+/// `line` without its line end ("\n" or "\r\n"): quoted, the end would show as "?" (clip).
+std::string_view without_eol(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  return line;
+}
+
 std::string in_quotes(std::string_view text) {
   std::string out(1, '"');
   out += text;
@@ -1606,14 +1612,14 @@ SweepCsv read_sweep_csv(const std::string& path) {
            parse_size(std::string_view(shard).substr(slash + 1), csv.shard.count) && csv.shard.count >= 1 &&
            csv.shard.index < csv.shard.count;
     }
-    if (!ok) fail(1, "not a traincast sweep CSV: " + in_quotes(clip(csv.comment)) + " " + expected_first);
+    if (!ok) fail(1, "not a traincast sweep CSV: " + in_quotes(clip(without_eol(csv.comment))) + " " + expected_first);
     csv.hash = hash;
   }
   if (!next_line(csv.header)) {
     fail(2, "no complete header line (the file was cut while it was created: start over with --force)");
   }
   if (csv.header.rfind("point,", 0) != 0) {
-    fail(2, "header " + in_quotes(clip(csv.header)) +
+    fail(2, "header " + in_quotes(clip(without_eol(csv.header))) +
                 " does not start with \"point,\" (expected the header traincast "
                 "sweep writes)");
   }

@@ -174,5 +174,56 @@ TEST_F(NewUserCli, CatalogColumnsNeverRunTogether) {
   EXPECT_GT(hw_column, 0u);
 }
 
+// `--profile` (and a scenario) given a directory or a binary file: says what it is and what is
+// expected, instead of 'unknown file extension ""' or "1:1: unexpected end of file".
+TEST_F(NewUserCli, ProfileThatIsADirectoryOrBinaryIsNamedAsSuch) {
+  fs::create_directories(dir_ / "profiles");
+  const std::string folder = (dir_ / "profiles").string();
+  Result r = run({"run", "--profile", folder});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, folder + ": is a directory (expected a .textproto, .txtpb, .pbtxt, .txt or .json file)\n");
+  const std::string binary = (dir_ / "p.textproto").string();
+  std::ofstream(binary, std::ios::binary) << std::string(
+      "\x7f"
+      "ELF\x02\x01\x01\0\0\0",
+      10);
+  r = run({"run", "--profile", binary});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            binary + ": not a text file (a NUL byte at offset 7; expected text, e.g. a .textproto or .json file)\n");
+  r = run({"run", binary});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            binary + ": not a text file (a NUL byte at offset 7; expected text, e.g. a .textproto or .json file)\n");
+}
+
+// A cluster-only gallery file given to run/plan: one line naming the missing workload and the
+// commands that take such a file (used to be 7 "not set" lines at 1:1).
+TEST_F(NewUserCli, ClusterOnlyFileToRunSaysSoOnce) {
+  const std::string torus = kSrc + "/scenarios/topology/torus_4x4.textproto";
+  for (const char* command : {"run", "plan"}) {
+    const Result r = run({command, torus});
+    EXPECT_EQ(r.status, 2) << command;
+    EXPECT_EQ(r.err,
+              torus +
+                  ":1:1: workload: the file describes only a cluster, it has no workload section (expected a "
+                  "workload { ... } block with model, parallel and training, as in scenarios/default.textproto; "
+                  "a cluster-only file is read by traincast nccl-tests, traincast explain and traincast chakra)\n")
+        << command;
+  }
+  EXPECT_EQ(run({"nccl-tests", torus, "-b", "1M", "-e", "1M"}).status, 0);
+}
+
+// `cd /tmp && traincast run --set workload.parallel.tp=4`: the error names the --set and tp, not
+// dp at a line of the embedded default (default tp 2 x pp 1 x dp 4 = 8 GPUs).
+TEST_F(NewUserCli, SetThatBreaksTheDefaultIsBlamed) {
+  const Result r = run({"run", "--set", "workload.parallel.tp=4"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(
+      r.err,
+      "--set: workload.parallel.tp: tp * pp * dp = 4 * 1 * 4 = 16 but the cluster has 8 GPUs (1 x dgx_h100 with 8 "
+      "GPUs each) (expected tp * pp * dp = 8)\n");
+}
+
 }  // namespace
 }  // namespace traincast::cli

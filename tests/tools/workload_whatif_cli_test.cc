@@ -47,10 +47,11 @@ TEST(ContextParallelCli, LongContextWhatIfFitsWithCpAndNotWithout) {
   ASSERT_EQ(cp1.status, 0) << cp1.err;
   EXPECT_NE(cp1.out.find("OUT OF MEMORY"), std::string::npos);
   EXPECT_NE(cp1.out.find("Context parallelism (parallel.cp) divides activations by CP."), std::string::npos);
-  // Layout errors name the field: 16 GPUs are not tp 8 x cp 4 x dp 1.
+  // Layout errors name the field the --set changed: 16 GPUs are not tp 8 x cp 4 x dp 1.
   const Result bad = run({"run", file, "--set", "workload.parallel.cp=4"});
   EXPECT_EQ(bad.status, 2);
-  EXPECT_NE(bad.err.find("workload.parallel.dp: tp * cp * pp * dp = 8 * 4 * 1 * 1 = 32 but the cluster has 16 GPUs"),
+  EXPECT_NE(bad.err.find("--set: workload.parallel.cp: tp * cp * pp * dp = 8 * 4 * 1 * 1 = 32 but the cluster has 16 "
+                         "GPUs"),
             std::string::npos)
       << bad.err;
   // The planner does not search CP and says so at the field.

@@ -160,8 +160,8 @@ TEST(ScenarioIo, JsonEquivalentLoadsToTheSameStruct) {
   expect_same(load_scenario_file(kDataDir + "/default.json"), default_scenario());
 }
 
-TEST(ScenarioIo, JsonAcceptsLowerCamelNamesQuotedIntegersAndNull) {
-  const std::string json = R"({"cluster": {"nodeTemplate": "dgx_h100", "numNodes": "1", "gpu": null},
+TEST(ScenarioIo, JsonAcceptsLowerCamelNamesAndQuotedIntegers) {
+  const std::string json = R"({"cluster": {"nodeTemplate": "dgx_h100", "numNodes": "1"},
     "workload": {"model": {"numLayers": 8, "hidden_size": 1024, "num_attention_heads": 16,
                            "vocab_size": 32000, "seq_length": 2048},
                  "parallel": {"tp": 2, "pp": 2, "dp": 2},
@@ -332,7 +332,7 @@ TEST(ScenarioIoSet, SemanticErrorOnAnOverriddenValueNamesTheOverride) {
   EXPECT_EQ(errors_of(small(), Format::text, {"workload.parallel.tp=3"}),
             (std::vector<std::string>{
                 "--set: workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor of 16)",
-                "t.textproto:5:26: workload.parallel.dp: tp * pp * dp = 3 * 2 * 2 = 12 but the cluster has 8 GPUs "
+                "--set: workload.parallel.tp: tp * pp * dp = 3 * 2 * 2 = 12 but the cluster has 8 GPUs "
                 "(1 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 8)"}));
 }
 
@@ -391,6 +391,22 @@ TEST(ScenarioIoErrors, WrongTypeJson) {
                 "simulator's range)",
                 "t.json:1:57: workload.model.gated_mlp: invalid value \"yes\" (expected true or false)",
                 "t.json:2:15: workload.parallel: invalid value 4 (expected an object)"}));
+}
+
+TEST(ScenarioIoErrors, JsonNullIsRefusedAtTheField) {
+  // null would read as "not set" (proto3 JSON) and take the default silently; "tp": null then made
+  // the dp x tp x pp check blame dp.
+  EXPECT_EQ(errors_of("{\"workload\": {\"parallel\": {\"tp\": null, \"zero_stage\": null},\n"
+                      "  \"training\": {\"recompute\": null}}}",
+                      Format::json),
+            (std::vector<std::string>{
+                "t.json:1:34: workload.parallel.tp: null is not accepted (expected an integer from 1 to 2147483647; "
+                "leave the field out to take its default)",
+                "t.json:1:54: workload.parallel.zero_stage: null is not accepted (expected an integer from 0 to 3: 0 = "
+                "none, 1 = optimizer state, 2 = + gradients, 3 = + parameters sharded over DP; leave the field out to "
+                "take its default)",
+                "t.json:2:29: workload.training.recompute: null is not accepted (expected one of: none, selective, "
+                "full; leave the field out to take its default)"}));
 }
 
 TEST(ScenarioIoErrors, IntegerOutOfRange) {
@@ -477,6 +493,58 @@ TEST(ScenarioIoErrors, RequiredSizeNotSet) {
           "simulator's range)"}));
 }
 
+TEST(ScenarioIoErrors, NoWorkloadSectionIsOneError) {
+  // Used to be 7 "not set" lines at 1:1, one per required field.
+  const std::string shape = " with model, parallel and training, as in scenarios/default.textproto";
+  EXPECT_EQ(errors_of(""), std::vector<std::string>{"t.textproto:1:1: workload: the file has no workload section "
+                                                    "(expected a workload { ... } block" +
+                                                    shape + ")"});
+  EXPECT_EQ(errors_of("{}", Format::json), std::vector<std::string>{"t.json:1:1: workload: the file has no workload "
+                                                                    "section (expected a \"workload\": {...} object" +
+                                                                    shape + ")"});
+  EXPECT_EQ(
+      errors_of("cluster { node_template: \"dgx_h100\" num_nodes: 2 }\n"),
+      std::vector<std::string>{
+          "t.textproto:1:1: workload: the file describes only a cluster, it has no workload section (expected "
+          "a workload { ... } block" +
+          shape + "; a cluster-only file is read by traincast nccl-tests, traincast explain and traincast chakra)"});
+}
+
+TEST(ScenarioIoErrors, GpuProductBlamesTheOverriddenField) {
+  // small(): tp 2 x pp 2 x dp 2 = 8 GPUs of one DGX H100; --set tp=4 makes 16. The error used to
+  // blame dp at its line in the file, a field the user did not touch.
+  EXPECT_EQ(errors_of(small(), Format::text, {"workload.parallel.tp=4"}),
+            std::vector<std::string>{"--set: workload.parallel.tp: tp * pp * dp = 4 * 2 * 2 = 16 but the cluster has 8 "
+                                     "GPUs (1 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 8)"});
+  EXPECT_EQ(errors_of(small(), Format::text, {"cluster.num_nodes=2"}),
+            std::vector<std::string>{"--set: cluster.num_nodes: tp * pp * dp = 2 * 2 * 2 = 8 but the cluster has 16 "
+                                     "GPUs (2 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 16)"});
+}
+
+TEST(ScenarioIoErrors, EmbeddedDefaultIsNamedWithTheSetsThatChangedIt) {
+  // `traincast run --set workload.parallel.tp=4` with no file: default tp 2 x pp 1 x dp 4 = 8.
+  std::vector<std::string> errors;
+  try {
+    default_scenario({"workload.parallel.tp=4"});
+  } catch (const ScenarioError& e) {
+    errors = e.errors();
+  }
+  EXPECT_EQ(errors, std::vector<std::string>{"--set: workload.parallel.tp: tp * pp * dp = 4 * 1 * 4 = 16 but the "
+                                             "cluster has 8 GPUs (1 x dgx_h100 with 8 GPUs each) (expected tp * pp * "
+                                             "dp = 8)"});
+  // An error positioned in the embedded file gets a note naming it as the default and the --set.
+  errors.clear();
+  try {
+    default_scenario({"workload.training.micro_batch_size=3"});
+  } catch (const ScenarioError& e) {
+    errors = e.errors();
+  }
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors.back(),
+            "scenarios/default.textproto: note: this is traincast's embedded default scenario (no scenario file was "
+            "given), as changed by --set workload.training.micro_batch_size=3");
+}
+
 TEST(ScenarioIoErrors, HeadsNotDividingHidden) {
   EXPECT_EQ(errors_of(small(), Format::text, {"workload.model.hidden_size=1000"}),
             std::vector<std::string>{
@@ -523,11 +591,15 @@ TEST(ScenarioIoErrors, MoreStagesThanLayers) {
 }
 
 TEST(ScenarioIoErrors, TpPpDpNotTheGpuCount) {
+  // Nothing overridden: dp is blamed at its position. Overridden: the --set is.
+  EXPECT_EQ(errors_of(scenario(kModel, "tp: 2 pp: 2 dp: 4", "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:4:26: workload.parallel.dp: tp * pp * dp = 2 * 2 * 4 = 16 but the cluster has 8 GPUs "
+                "(1 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 8)"});
   EXPECT_EQ(
       errors_of(scenario(kModel, "tp: 2 pp: 2 dp: 4", "global_batch_size: 8"), Format::text, {"cluster.num_nodes=3"}),
-      std::vector<std::string>{
-          "t.textproto:4:26: workload.parallel.dp: tp * pp * dp = 2 * 2 * 4 = 16 but the cluster has 24 GPUs "
-          "(3 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 24)"});
+      std::vector<std::string>{"--set: cluster.num_nodes: tp * pp * dp = 2 * 2 * 4 = 16 but the cluster has 24 GPUs "
+                               "(3 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 24)"});
 }
 
 TEST(ScenarioIoErrors, GlobalBatchNotDivisibleByDpTimesMicroBatch) {
@@ -620,7 +692,9 @@ TEST(ScenarioIoErrors, UnknownNodeTemplateAndGpu) {
             "t.textproto:1:11: cluster.node_template: unknown node template \"dgx_h10\", did you mean \"dgx_h100\"? "
             "(expected one of: " +
                 joined(models::node_template_names()) + ")");
-  EXPECT_EQ(errors_of(text)[1],
+  const std::vector<std::string> errors = errors_of(text, Format::text, {"workload.model.num_layers=1"});
+  ASSERT_GE(errors.size(), 2u);
+  EXPECT_EQ(errors[1],
             "t.textproto:1:36: cluster.gpu: unknown GPU \"H100\" (expected \"\" for the node "
             "template's GPU, or one of: " +
                 joined(models::gpu_names()) + ")");
@@ -696,7 +770,8 @@ TEST(ScenarioIoErrors, UnreadableFileADirectory) {
     load_scenario_file(dir);
     FAIL();
   } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.errors(), std::vector<std::string>{dir + ": cannot read file (Is a directory)"});
+    EXPECT_EQ(e.errors(), std::vector<std::string>{dir + ": is a directory (expected a .textproto, .txtpb, .pbtxt, "
+                                                         ".txt or .json file)"});
   }
   std::filesystem::remove(dir);
 }
@@ -892,8 +967,9 @@ TEST(ValidationCases, CollectsErrorsOfTheCasesAndOfTheirScenarios) {
                   path + ":8:1: case[1].measured: not set (expected a finite number > 0)",
                   path + ":4:3: workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor "
                          "of 16)",
-                  kDataDir + "/small.textproto:18:5: workload.parallel.dp: tp * pp * dp = 3 * 2 * 4 = 24 but the "
-                             "cluster has 16 GPUs (2 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 16)",
+                  // The case's `set` of tp broke the product: it is blamed, not dp in the scenario file.
+                  path + ":4:3: workload.parallel.tp: tp * pp * dp = 3 * 2 * 4 = 24 but the cluster has 16 GPUs (2 x "
+                         "dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 16)",
                   path + ":10:3: case[1].scenario: " + kDataDir +
                       "/missing.textproto: cannot read file (No such file or directory)"}));
   }

@@ -495,11 +495,11 @@ TEST(SweepPoint, OutcomesOkInvalidAndOom) {
   EXPECT_EQ(invalid.status, SweepStatus::invalid);
   EXPECT_EQ(invalid.reason,
             "workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor of 16); "
-            "workload.parallel.dp: tp * pp * dp = 3 * 1 * 8 = 24 but the cluster has 8 GPUs (1 x dgx_h100 with 8 "
+            "workload.parallel.tp: tp * pp * dp = 3 * 1 * 8 = 24 but the cluster has 8 GPUs (1 x dgx_h100 with 8 "
             "GPUs each) (expected tp * pp * dp = 8)");
   EXPECT_EQ(sweep_csv_row(s, 2, invalid),
             "2,3,1024,invalid,,,workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor "
-            "of 16); workload.parallel.dp: tp * pp * dp = 3 * 1 * 8 = 24 but the cluster has 8 GPUs (1 x dgx_h100 "
+            "of 16); workload.parallel.tp: tp * pp * dp = 3 * 1 * 8 = 24 but the cluster has 8 GPUs (1 x dgx_h100 "
             "with 8 GPUs each) (expected tp * pp * dp = 8)\n");
   // The same point twice: the same row (deterministic).
   EXPECT_EQ(sweep_csv_row(s, 0, run_sweep_point(s, 0)), sweep_csv_row(s, 0, ok));
@@ -562,9 +562,17 @@ TEST_F(SweepCsvFile, ReadsRowsAndAPartialLastLine) {
 TEST_F(SweepCsvFile, BadFiles) {
   const std::string head = "# traincast sweep 0123456789abcdef points 4\npoint,tp,status,reason\n";
   const std::string path = (dir_ / "r.csv").string();
-  EXPECT_EQ(error_of("point,tp\n"), path +
-                                        ":1: not a traincast sweep CSV: \"point,tp?\" (expected a first line \"# "
-                                        "traincast sweep <hash> points <count>\", as traincast sweep writes)");
+  // The quoted line has no line end: it used to show as "?" (the '\n', or '\r\n' of a Windows copy).
+  const std::string expected_first =
+      " (expected a first line \"# traincast sweep <hash> points <count>\", as traincast sweep writes)";
+  EXPECT_EQ(error_of("point,tp\n"), path + ":1: not a traincast sweep CSV: \"point,tp\"" + expected_first);
+  EXPECT_EQ(error_of("# traincast sweep 0123 points 39\r\npoint,tp\n"),
+            path + ":1: not a traincast sweep CSV: \"# traincast sweep 0123 points 39\"" + expected_first);
+  // Clipped at 40 bytes, but never inside a UTF-8 character (\xc3\xa9, e-acute, spans bytes 39-40).
+  EXPECT_EQ(error_of(std::string(39, 'x') + "\xc3\xa9yy\npoint,tp\n"),
+            path + ":1: not a traincast sweep CSV: \"" + std::string(39, 'x') + "...\"" + expected_first);
+  EXPECT_EQ(error_of("# traincast sweep 0123456789abcdef points 4\r\nhdr,x\r\n"),
+            path + ":2: header \"hdr,x\" does not start with \"point,\" (expected the header traincast sweep writes)");
   EXPECT_EQ(error_of(head + "0,1,ok\n"), path + ":3: 3 fields (expected 4 fields, as in the header)");
   EXPECT_EQ(error_of(head + "x,1,ok,\n"),
             path + ":3: point \"x\" is not a point index (expected an integer in [0, 4))");

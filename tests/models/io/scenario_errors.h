@@ -12,18 +12,9 @@
 
 namespace traincast::io::test_support {
 
-inline std::vector<std::string> errors_of(const std::string& text) {
-  try {
-    load_scenario_text(text, "t.textproto", Format::text, {});
-  } catch (const ScenarioError& e) {
-    return e.errors();
-  }
-  ADD_FAILURE() << "no ScenarioError for:\n" << text;
-  return {};
-}
-
-/// As above for `format` ("t.textproto" or "t.json") with `--set` overrides.
-inline std::vector<std::string> errors_of(const std::string& text, Format format,
+/// The errors load_scenario_text throws for `text` in `format` (file name "t.textproto" or
+/// "t.json") with `--set` overrides; a failed expectation when it loads without error.
+inline std::vector<std::string> errors_of(const std::string& text, Format format = Format::text,
                                           const std::vector<std::string>& overrides = {}) {
   try {
     load_scenario_text(text, format == Format::text ? "t.textproto" : "t.json", format, overrides);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/hardware/catalog.h"
+#include "tests/models/io/scenario_errors.h"
 
 namespace traincast::io {
 namespace {
@@ -27,17 +28,7 @@ std::string read(const std::string& path) {
   return s.str();
 }
 
-/// The errors load_scenario_text throws for `text`; a failed expectation when it does not throw.
-std::vector<std::string> errors_of(const std::string& text, Format format = Format::text,
-                                   const std::vector<std::string>& overrides = {}) {
-  try {
-    load_scenario_text(text, format == Format::text ? "t.textproto" : "t.json", format, overrides);
-  } catch (const ScenarioError& e) {
-    return e.errors();
-  }
-  ADD_FAILURE() << "no ScenarioError for:\n" << text;
-  return {};
-}
+using test_support::errors_of;
 
 /// A valid scenario (1 DGX H100 node, TP 2 x PP 2 x DP 2) with `extra` spliced into `parallel`.
 /// Line numbers: line 1 name, 2 cluster, 3 workload, 4 model, 5 parallel, 6 training.

@@ -78,8 +78,8 @@ models::MeasurementSet samples_from_nccl_log(const NcclTestsLog& log, const std:
       // silently fit the wrong busbw factor and algorithm.
       errors.push_back(path + ":" + std::to_string(run.op_line) + ": the log names operation " + run.op +
                        " for the table at line " + std::to_string(run.header_line) + "; " + op_field + " " + op +
-                       " differs (expected an operation there only for logs that name none: drop it or give " +
-                       run.op + ")");
+                       " differs (expected an operation there only for logs that name none: drop it or give " + run.op +
+                       ")");
       continue;
     }
     const std::string name = !run.op.empty() ? run.op : op;

@@ -47,8 +47,8 @@ Outcome run_case(const models::ValidationCase& c) {
     if (!v.op.empty() && !run.op.empty() && v.op != run.op) {
       o.error = v.log_path + ":" + std::to_string(run.op_line) + ": the log names operation " + run.op +
                 " for the table at line " + std::to_string(run.header_line) + "; case " + c.name + " nccl_tests.op " +
-                v.op + " differs (expected an operation there only for logs that name none: drop it or give " +
-                run.op + ")";
+                v.op + " differs (expected an operation there only for logs that name none: drop it or give " + run.op +
+                ")";
       return o;
     }
     const std::string op_name = !run.op.empty() ? run.op : v.op;

@@ -477,6 +477,15 @@ NcclTestsLog read_nccl_tests_log(const std::string& path) {
   return parse_nccl_tests_log(buffer.str(), path);
 }
 
+std::string op_conflict(const NcclTestsRun& run, std::string_view op, std::string_view path,
+                        std::string_view op_field) {
+  if (op.empty() || run.op.empty() || op == run.op) return "";
+  return std::string(path) + ":" + std::to_string(run.op_line) + ": the log names operation " + run.op +
+         " for the table at line " + std::to_string(run.header_line) + "; " + std::string(op_field) + " " +
+         std::string(op) + " differs (expected an operation there only for logs that name none: drop it or give " +
+         run.op + ")";
+}
+
 bool row_disturbed(const NcclTestsRow& row) {
   return row.in_place.present && row.in_place.time_us > 0 &&
          row.out_of_place.time_us > kDisturbedRowRatio * row.in_place.time_us;

@@ -100,6 +100,13 @@ double row_time_us(const NcclTestsRow& row);
 /// True when the row's in-place time replaces its out-of-place time (see row_time_us).
 bool row_disturbed(const NcclTestsRow& row);
 
+/// "" when `op` (an operation given from outside the log: --op, a case's nccl_tests.op; "" for
+/// none) agrees with the operation `run` names or either is empty; else the error
+/// "path:line: the log names operation X for the table at line N; <op_field> Y differs (...)"
+/// (the log's own name wins over a guess: fitting an all_reduce table as all_gather would use the
+/// wrong busbw factor and algorithm).
+std::string op_conflict(const NcclTestsRun& run, std::string_view op, std::string_view path, std::string_view op_field);
+
 /// Parses nccl-tests output in memory; origin names the input in messages (a path, "<stdin>").
 /// Throws NcclTestsLogError with every malformed line, or the reason there is no data row.
 NcclTestsLog parse_nccl_tests_log(std::string_view text, std::string_view origin);

@@ -73,13 +73,8 @@ models::MeasurementSet samples_from_nccl_log(const NcclTestsLog& log, const std:
   models::MeasurementSet out;
   std::vector<std::string> errors;
   for (const NcclTestsRun& run : log.runs) {
-    if (!op.empty() && !run.op.empty() && op != run.op) {
-      // The log's own name wins over a guess: fitting an all_reduce table as all_gather would
-      // silently fit the wrong busbw factor and algorithm.
-      errors.push_back(path + ":" + std::to_string(run.op_line) + ": the log names operation " + run.op +
-                       " for the table at line " + std::to_string(run.header_line) + "; " + op_field + " " + op +
-                       " differs (expected an operation there only for logs that name none: drop it or give " + run.op +
-                       ")");
+    if (std::string conflict = op_conflict(run, op, path, op_field); !conflict.empty()) {
+      errors.push_back(std::move(conflict));
       continue;
     }
     const std::string name = !run.op.empty() ? run.op : op;

@@ -44,13 +44,8 @@ Outcome run_case(const models::ValidationCase& c) {
       return o;
     }
     const calibrate::NcclTestsRun& run = log.runs[v.run];
-    if (!v.op.empty() && !run.op.empty() && v.op != run.op) {
-      o.error = v.log_path + ":" + std::to_string(run.op_line) + ": the log names operation " + run.op +
-                " for the table at line " + std::to_string(run.header_line) + "; case " + c.name + " nccl_tests.op " +
-                v.op + " differs (expected an operation there only for logs that name none: drop it or give " + run.op +
-                ")";
+    if (o.error = calibrate::op_conflict(run, v.op, v.log_path, "case " + c.name + " nccl_tests.op"); !o.error.empty())
       return o;
-    }
     const std::string op_name = !run.op.empty() ? run.op : v.op;
     if (op_name.empty()) {
       o.error = v.log_path + ": the log names no operation (expected nccl_tests.op in the case)";
@@ -101,7 +96,9 @@ NcclValidationReport run_nccl_validation(const std::vector<models::ValidationCas
   NcclValidationReport r;
   std::ostringstream o, summary, csv;
   o << "nccl-tests cases: busbw per size; measured = size / time x busbw factor (out-of-place time; the in-place time "
-       "where it is over 1.4x faster: a disturbed row), error = predicted / "
+       "where it is over "
+    << calibrate::kDisturbedRowRatio
+    << "x faster: a disturbed row), error = predicted / "
        "measured - 1\n";
   summary << "\nnccl-tests summary: geometric-mean |busbw error| = exp(mean |ln(predicted/measured)|) - 1\n";
   char line[512];

@@ -51,6 +51,12 @@ bool has_ext(const std::string& path, std::initializer_list<const char*> exts) {
   return false;
 }
 
+/// Whether a --base (or a profile's base) names a scenario file rather than a node template or
+/// catalog GPU: by its extension, text format or JSON.
+bool is_scenario_file(const std::string& base) {
+  return has_ext(base, {".textproto", ".txtpb", ".pbtxt", ".txt", ".json"});
+}
+
 void append(models::MeasurementSet& to, const models::MeasurementSet& from) {
   if (to.gpu_name.empty()) to.gpu_name = from.gpu_name;
   to.gemm.insert(to.gemm.end(), from.gemm.begin(), from.gemm.end());
@@ -159,7 +165,7 @@ models::MeasurementSet read_inputs(const std::vector<std::string>& paths, const 
 /// catalog GPU (compute points only).
 void resolve_base(const std::string& base, int nodes, const std::vector<std::string>& sets, calibrate::FitOptions& o) {
   o.base = base;
-  if (has_ext(base, {".textproto", ".txtpb", ".pbtxt", ".txt", ".json"})) {
+  if (is_scenario_file(base)) {
     models::Scenario sc = io::load_cluster_scenario_file(base, sets, {"traincast calibrate --base", {}});
     sc.cluster.profile = nullptr;  // a fit starts from the datasheet defaults
     o.cluster = sc.cluster;
@@ -225,7 +231,7 @@ std::vector<int> parse_gpus_option(const std::string& text, const calibrate::Fit
 /// (absolute when the two share no directory below the root), so that the profile resolves it
 /// from wherever it is used; catalog names as given.
 std::string stored_base(const std::string& base, const std::string& profile_path) {
-  if (!has_ext(base, {".textproto", ".txtpb", ".pbtxt", ".txt", ".json"})) return base;
+  if (!is_scenario_file(base)) return base;
   namespace fs = std::filesystem;
   const fs::path abs = fs::absolute(base).lexically_normal();
   const fs::path dir = fs::absolute(profile_path).parent_path().lexically_normal();
@@ -243,7 +249,7 @@ std::string stored_base(const std::string& base, const std::string& profile_path
 /// others cannot change a fit and are not carried to where the profile is used).
 std::vector<std::string> recorded_sets(const std::string& base, const std::vector<std::string>& sets) {
   std::vector<std::string> out;
-  if (!has_ext(base, {".textproto", ".txtpb", ".pbtxt", ".txt", ".json"})) return out;  // --set applies to scenarios
+  if (!is_scenario_file(base)) return out;  // --set applies to scenarios
   for (const std::string& s : sets) {
     if (s.rfind("cluster.", 0) == 0) out.push_back(s);
   }
@@ -601,8 +607,7 @@ int validate(const std::vector<std::string>& args, std::ostream& out, std::ostre
     }
     const std::string base = vm.count("base") ? vm["base"].as<std::string>() : profile->base_path;
     if (base.empty()) throw UsageError("calibrate validate: the profile names no base (give --base)");
-    if (!vm.count("base") && has_ext(base, {".textproto", ".txtpb", ".pbtxt", ".txt", ".json"}) &&
-        !std::filesystem::exists(base)) {
+    if (!vm.count("base") && is_scenario_file(base) && !std::filesystem::exists(base)) {
       throw io::ScenarioError({profile->base_where + ": base: scenario file \"" + profile->base +
                                "\" not found (tried " + base +
                                "; a relative base is resolved from the profile file's directory; expected the "

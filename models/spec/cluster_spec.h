@@ -1,0 +1,84 @@
+#pragma once
+// The cluster part of a scenario (`cluster { ... }`): node template, fabric, NCCL settings, NICs.
+// Defaults are the documented defaults of the scenario schema (models/io/traincast.proto).
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+#include "models/spec/enums.h"
+
+namespace traincast::models {
+
+struct CalibrationProfile;  // models/calibration/calibration_profile.h
+
+/// Collective settings of the communication library, as NCCL's environment sets them.
+struct CollectiveSpec {
+  /// NCCL_ALGO: forced algorithm for every collective that supports it (others fall back to
+  /// their only algorithm); automatic = least predicted time.
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  /// NCCL_PROTO: forced protocol; empty = least predicted time.
+  std::optional<CollectiveProtocol> protocol;
+  /// NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS: the least number of channels (CTAs) a collective runs
+  /// on, 0 to 64 (MAXCHANNELS); 0 = NCCL's default. NCCL raises comm->nChannels to it by copying
+  /// its channels (src/graph/connect.cc ncclTopoPostset); see models/collectives/collective.h.
+  int min_channels = 0;
+  /// NCCL_MAX_NCHANNELS / NCCL_MAX_CTAS: the most channels, 0 to 64; 0 = NCCL's default. Applied
+  /// before min_channels (NCCL keeps the first channels, then copies them up to the minimum).
+  int max_channels = 0;
+  bool operator==(const CollectiveSpec&) const = default;
+};
+
+/// Inter-node network. Bandwidths come from the node template's NICs.
+struct FabricSpec {
+  FabricKind kind = FabricKind::rail_optimized;
+  /// Leaf down:up bandwidth ratio, >= 1 (1 = non-blocking). Uplinks are whole ports at the NIC
+  /// line rate: ceil(down ports / ratio) of them, so the effective ratio is <= the one asked.
+  double oversubscription = 1.0;
+  /// Per switch hop [ns]. Default 130 ns is typical of an HDR/NDR IB switch port-to-port latency
+  /// (NVIDIA QM8700/QM9700 datasheets: ~130 ns).
+  std::int64_t switch_latency_ns = 130;
+  /// Nodes under one leaf switch (per rail for rail-optimized); default 32 (a 64-port leaf with
+  /// half its ports down, as in DGX SuperPOD scalable units of 32 nodes).
+  int nodes_per_leaf = 32;
+  /// Switch tiers of a fat tree (fat_tree, rail_optimized): 2 (leaf-spine) or 3 (leaf, aggregation
+  /// in pods, core). Default 2.
+  int tiers = 2;
+  /// Leaves per pod in a 3-tier tree (they share the pod's aggregation switches). Default 16.
+  int leaves_per_pod = 16;
+  /// Torus extent per dimension (torus only): 1 to 3 dimensions whose product is num_nodes;
+  /// empty = a ring of num_nodes. Each node has one link per direction to each neighbour, at the
+  /// line rate of one NIC times nics per node / (2 x dimensions).
+  std::vector<int> torus_dims;
+  /// Cable length per network hop [m] (NIC-switch and switch-switch): adds 5 ns/m of propagation
+  /// (signal speed ~2e8 m/s in fibre and twinax; IEEE 802.3 clause 1.4 nominal velocity of
+  /// propagation). Default 0.
+  double cable_length_m = 0.0;
+  bool operator==(const FabricSpec&) const = default;
+};
+
+struct ClusterSpec {
+  std::string node_template = "dgx_h100";  ///< catalog node template name
+  int num_nodes = 1;                       ///< > 0
+  std::string gpu;                         ///< optional GPU override (catalog name), empty = template's
+  FabricSpec fabric;
+  CollectiveSpec collectives;  ///< NCCL_ALGO / NCCL_PROTO
+  /// GPUDirect RDMA between GPUs and NICs; false: NIC traffic is staged through host memory
+  /// (crosses the PCIe root complex, and the socket link when the NIC is on the other socket).
+  bool gpu_direct_rdma = true;
+  NicPlacement nic_placement = NicPlacement::affine;
+  /// Compute NIC override: catalog NIC name (e.g. "RoCE-400GbE"); empty = the template's.
+  std::string nic;
+  /// Compute NICs per node; empty = the template's. NIC i serves the GPUs given in
+  /// models/hardware/catalog.h (NodeTemplate); 0 is allowed for a single node.
+  std::optional<int> nics_per_node;
+  /// GPU peer-to-peer over PCIe; empty = the template's. false: GPU-to-GPU traffic without NVLink
+  /// is staged through host memory (NCCL's SHM transport), crossing the root complex.
+  std::optional<bool> pcie_p2p;
+  /// Calibration profile overlaying the catalog's defaults (models/calibration_profile.h), from
+  /// the scenario's `profile` field or `--profile`; null = datasheet defaults. Shared, read-only.
+  std::shared_ptr<const CalibrationProfile> profile;
+  bool operator==(const ClusterSpec&) const = default;
+};
+
+}  // namespace traincast::models

@@ -1,0 +1,62 @@
+#pragma once
+// The enums that several specs and models share: precision, recomputation, architecture, pipeline
+// schedule, fabric kind, NCCL algorithm and protocol, NIC placement, model family.
+
+
+namespace traincast::models {
+
+enum class Precision { fp32, tf32, fp16, bf16, fp8 };
+
+/// The scenario spelling of a precision ("fp32", "tf32", "fp16", "bf16", "fp8").
+constexpr const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
+    case Precision::fp16:
+      return "fp16";
+    case Precision::bf16:
+      return "bf16";
+    case Precision::fp8:
+      return "fp8";
+  }
+  return "?";
+}
+
+enum class Recompute { none, selective, full };
+
+/// Transformer family: decoder (GPT/Llama: causal attention, next-token head) or encoder (BERT:
+/// bidirectional attention, masked-LM + next-sentence heads).
+enum class Architecture { decoder, encoder };
+
+enum class PipelineSchedule { one_f_one_b, interleaved_one_f_one_b };
+
+/// Inter-node network topology. torus: nodes on a ring (1 dimension) or 2D/3D torus with links to
+/// their neighbours, dimension-order routing.
+enum class FabricKind { none, rail_optimized, fat_tree, torus };
+
+/// NCCL algorithms (NCCL_ALGO). automatic: the least predicted time, as NCCL's tuner.
+/// ring: pipelined rings (channels over NICs); hierarchical: intra-node reduce-scatter, inter-node
+/// all-reduce per local rank, intra-node all-gather; tree: double binary tree across nodes with
+/// intra-node chains (NCCL Tree, all_reduce); nvls: NVSwitch in-network reduction (NVLink SHARP,
+/// NVSwitch gen3+ nodes, one node; all_reduce, all_gather, reduce_scatter); nvls_tree: NVLS inside
+/// nodes and a tree across nodes; pat: NCCL 2.23+ PAT (all_gather/reduce_scatter, one GPU per node).
+enum class CollectiveAlgorithm { automatic, ring, hierarchical, tree, nvls, nvls_tree, pat };
+
+/// NCCL protocols: LL (8-byte flag+data stores), LL128 (128-byte lines), Simple (bulk + fences).
+enum class CollectiveProtocol { ll, ll128, simple };
+
+/// Where the compute NICs sit (GPU-NIC affinity).
+enum class NicPlacement {
+  affine,        ///< each NIC under the PCIe switch (or socket) of the GPUs it serves (the template's)
+  other_socket,  ///< each NIC on the other CPU socket from its GPUs (a misconfigured server)
+};
+
+/// Which generator builds the model's kernels (models/workload/).
+enum class ModelFamily {
+  transformer,  ///< GPT/Llama-style decoder (dense or MoE): models/workload/transformer.h
+  resnet,       ///< ResNet-50/101/152 v1.5 CNN trained with DDP: models/workload/cnn.h
+};
+
+}  // namespace traincast::models

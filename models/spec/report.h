@@ -1,0 +1,327 @@
+#pragma once
+// The result of one simulation, as plain data. The io layer writes it as text, JSON and trace;
+// JSON keys are these field names (see models/io/traincast.proto, message Report).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace traincast::models {
+
+/// Where the iteration's wall time went, seen from one GPU: the busiest pipeline stage of the
+/// fastest DP replica (least compute-kernel time on that stage; replica 0 on ties, e.g. in any
+/// homogeneous job), so that time lost to a slower replica shows as straggler_wait_s. Every field
+/// is seconds within one iteration; they add up to iteration_time_s.
+struct TimeBreakdown {
+  double compute_s = 0.0;          ///< GPU busy with compute kernels (incl. recomputation)
+  double tp_comm_exposed_s = 0.0;  ///< tensor-parallel collectives not hidden under compute
+  double dp_comm_exposed_s = 0.0;  ///< gradient all-reduce/reduce-scatter + param all-gather not hidden
+  double pp_comm_exposed_s = 0.0;  ///< pipeline send/recv the GPU waited on
+  double pipeline_bubble_s = 0.0;  ///< idle waiting for other stages (fill/drain)
+  double optimizer_s = 0.0;        ///< optimizer step (part of compute, reported apart)
+  /// Storage stall: data loader behind the GPUs plus the checkpoint stall averaged over the
+  /// iterations between checkpoints (0 without a storage section).
+  double storage_stall_s = 0.0;
+  /// Expert-parallel all-to-all (MoE token dispatch and combine, forward and backward) the GPU
+  /// waited on: the blocking all-to-alls' duration after the last EP peer arrived (the wait for a
+  /// later peer is straggler_wait_s).
+  double ep_comm_exposed_s = 0.0;
+  /// CPU offload (workload.offload): the CPU-Adam step, the copy of the updated parameters back to
+  /// the GPU, and gradient copies to the host the step waited on (0 without offload).
+  double offload_s = 0.0;
+  /// Context-parallel ring send/recv of K/V blocks (forward) and K/V + dK/dV (backward) the GPU
+  /// waited on: the part not hidden under the attention of the block in hand, plus the final
+  /// dK/dV hop home after the last backward block.
+  double cp_comm_exposed_s = 0.0;
+  /// Host-to-device input copies (workload.data_loader) the GPU waited on: the whole copy when it
+  /// runs on the compute stream (no prefetch), else the part the previous micro-batch did not hide.
+  double input_copy_exposed_s = 0.0;
+  /// Waiting for slower peers (straggler): the part of the waits above, on a collective shared
+  /// with other DP/EP/CP replicas (gradient reduction, parameter gather, MoE all-to-all, CP ring),
+  /// between this GPU's own arrival at the collective and the last participant's arrival (the
+  /// collective cannot start before it). What remains in dp/ep/cp_comm_exposed_s is transfer
+  /// time (and queueing behind earlier transfers) not hidden under compute. ~0 in a homogeneous
+  /// job; a throttled GPU's extra compute time shows here on the healthy GPUs.
+  double straggler_wait_s = 0.0;
+  bool operator==(const TimeBreakdown&) const = default;
+};
+
+/// Whose late arrival the breakdown's GPU waited for (Report::straggler; JSON `straggler.*`).
+/// The slowest rank is the replica that arrived last at the collectives the breakdown's GPU waited
+/// on, weighted by the wait; within its TP group, the GPU with the lowest mean SM clock.
+struct StragglerReport {
+  /// true when breakdown.straggler_wait_s > 0 and a slowest rank was found.
+  bool found = false;
+  int gpu = 0;        ///< global GPU index
+  int node = 0;       ///< node of that GPU
+  int local_gpu = 0;  ///< GPU index within its node
+  /// Why it is slower, one of: "thermal" (spent part of the last iteration in thermal slowdown),
+  /// "power_cap" (clock below boost without thermal slowdown), "input_copy" (its host-to-device
+  /// input copies took longer than the breakdown GPU's), "other" (none of these).
+  std::string cause;
+  double sm_clock_mhz = 0.0;             ///< mean SM clock while computing, last iteration [MHz]
+  double boost_clock_mhz = 0.0;          ///< the GPU's maximum boost clock (datasheet) [MHz]
+  double temperature_c = 0.0;            ///< its mean temperature over the last iteration [C]
+  double throttled_time_fraction = 0.0;  ///< of the last iteration in thermal slowdown, 0..1
+  /// Compute-stream kernel time (compute + optimizer ops) in the last iteration [s]: of the
+  /// slowest rank and of the breakdown's GPU (their difference bounds the wait from above,
+  /// unless the communication of the slower rank is also slower).
+  double slowest_kernel_s = 0.0;
+  double breakdown_kernel_s = 0.0;
+  int slowest_replica = 0;         ///< DP replica (executor index) of the slowest rank
+  int breakdown_replica = 0;       ///< DP replica the breakdown describes
+  std::vector<int> tp_group_gpus;  ///< global GPUs of the slowest rank's TP group (not in JSON)
+  bool operator==(const StragglerReport&) const = default;
+};
+
+/// Per-GPU memory for the GPU with the highest peak (pipeline stage 0 under 1F1B).
+struct MemoryBreakdown {
+  double weights_bytes = 0.0;
+  double grads_bytes = 0.0;
+  double optimizer_bytes = 0.0;
+  double activations_bytes = 0.0;  ///< peak activations held (in-flight micro-batches)
+  double workspace_bytes = 0.0;    ///< framework/cuBLAS/NCCL buffers and fragmentation allowance
+  /// Host (CPU DRAM) bytes per GPU with CPU offload: fp32 master weights, Adam m and v (12 B) and
+  /// the fp32 gradient buffer (4 B) per parameter of the GPU's shard; not part of the peak.
+  double host_bytes = 0.0;
+  double peak_bytes_per_gpu = 0.0;
+  double capacity_bytes = 0.0;  ///< HBM capacity of that GPU
+  bool oom = false;
+  std::string advice;  ///< what would make it fit (empty when it fits)
+  int worst_stage = 0;
+  bool operator==(const MemoryBreakdown&) const = default;
+};
+
+struct LinkUsage {
+  std::string name;
+  double utilization = 0.0;  ///< bytes carried / (capacity × iteration time), 0..1
+  double bytes = 0.0;        ///< bytes carried in the last iteration
+  double capacity_bytes_per_s = 0.0;
+  bool operator==(const LinkUsage&) const = default;
+};
+
+/// Storage demand and stalls (scenario `storage`; JSON `storage.*`).
+struct StorageReport {
+  bool modelled = false;
+  double data_bytes_per_iteration = 0.0;      ///< read by all data loaders per iteration [bytes]
+  double data_read_gb_per_s_needed = 0.0;     ///< at the compute-bound iteration rate [GB/s]
+  double data_read_gb_per_s_available = 0.0;  ///< what the source gives all readers [GB/s]
+  double data_read_s_per_iteration = 0.0;     ///< time to read one iteration's samples [s]
+  double data_stall_s_per_iteration = 0.0;    ///< read time beyond the compute iteration [s]
+  double checkpoint_bytes = 0.0;              ///< weights + optimizer state, whole job [bytes]
+  double checkpoint_bytes_per_writer_node = 0.0;
+  int checkpoint_writer_nodes = 0;
+  double checkpoint_write_gb_per_s = 0.0;  ///< aggregate, all writer nodes [GB/s]
+  double checkpoint_write_s = 0.0;         ///< writing one checkpoint [s]
+  double checkpoint_snapshot_s = 0.0;      ///< device-to-host copy (asynchronous mode) [s]
+  double checkpoint_stall_s = 0.0;         ///< training stopped per checkpoint [s]
+  double checkpoint_read_s = 0.0;          ///< reading it back on restart [s]
+  double checkpoint_interval_s = 0.0;      ///< training time between checkpoints [s]
+  double checkpoint_interval_iterations = 0.0;
+  double checkpoint_stall_s_per_iteration = 0.0;  ///< checkpoint_stall_s / interval iterations
+  std::string bottleneck;                         ///< what limits the checkpoint write, in words
+  bool operator==(const StorageReport&) const = default;
+};
+
+/// One failure cause in the reliability report.
+struct CauseReport {
+  std::string cause;
+  double rate_per_hour = 0.0;       ///< for the whole job [1/h]
+  double mean_interruptions = 0.0;  ///< Monte-Carlo mean
+  bool operator==(const CauseReport&) const = default;
+};
+
+/// Failures and goodput (scenario `reliability`; JSON `reliability.*`). Means and spreads over
+/// the Monte-Carlo draws.
+struct ReliabilityReport {
+  bool modelled = false;
+  double failure_rate_per_hour = 0.0;  ///< whole job [1/h]
+  double job_mtbf_h = 0.0;             ///< 1 / rate [h]; 0 = no failure rates (never fails)
+  double checkpoint_interval_s = 0.0;  ///< used (Daly's optimum unless given) [s]
+  double checkpoint_stall_s = 0.0;     ///< per checkpoint [s]
+  double restart_s = 0.0;              ///< overhead + checkpoint read [s]
+  double useful_work_s = 0.0;          ///< failure-free training time done (mean over draws) [s]
+  double work_requested_s = 0.0;       ///< failure-free training time asked for (train_tokens); 0 = none [s]
+  int draws = 0;
+  std::uint64_t seed = 0;
+  double interruptions_mean = 0.0, interruptions_stddev = 0.0, interruptions_p5 = 0.0, interruptions_p95 = 0.0;
+  double wall_clock_s_mean = 0.0, wall_clock_s_p5 = 0.0, wall_clock_s_p95 = 0.0;
+  double lost_work_s_mean = 0.0;                                   ///< recomputed work after failures [s]
+  double restart_time_s_mean = 0.0;                                ///< total spent restarting [s]
+  double checkpoint_time_s_mean = 0.0;                             ///< total training stalled on checkpoints [s]
+  double goodput_mean = 0.0, goodput_p5 = 0.0, goodput_p95 = 0.0;  ///< useful / wall, in (0, 1]
+  double expected_interruptions_analytic = 0.0;                    ///< rate x mean wall clock
+  std::vector<CauseReport> causes;
+  bool operator==(const ReliabilityReport&) const = default;
+};
+
+/// Money (scenario `cost`; JSON `cost.*`). USD.
+struct CostReport {
+  bool modelled = false;
+  int nodes = 0, switches = 0, cables = 0;
+  double capex_usd = 0.0;
+  double capex_per_year_usd = 0.0;  ///< amortised
+  double upkeep_per_year_usd = 0.0;
+  bool energy_modelled = false;            ///< false: no power model result, energy cost left out
+  double facility_power_w = 0.0;           ///< while training, from the power model [W]
+  double energy_per_year_usd = 0.0;        ///< at the given utilisation
+  double own_cost_per_gpu_hour_usd = 0.0;  ///< per GPU-hour of useful use at that utilisation
+  double cloud_price_per_gpu_hour_usd = 0.0;
+  double train_gpu_hours = 0.0;  ///< GPUs x wall clock to train (goodput included when modelled)
+  double own_cost_to_train_usd = 0.0;
+  double cloud_cost_to_train_usd = 0.0;
+  double payback_years = 0.0;  ///< capex / (rent avoided - running cost) per year; 0 with payback_never
+  double breakeven_utilization =
+      0.0;           ///< utilisation at which owning costs as much as renting over the amortisation period
+  std::string note;  ///< what is left out, in words
+  double amortization_years = 0.0;  ///< the depreciation period the capex is spread over
+  /// true when the rent avoided per year does not exceed upkeep + energy: owning never pays back
+  /// (payback_years is then 0, and left out of the JSON report).
+  bool payback_never = false;
+  bool operator==(const CostReport&) const = default;
+};
+
+/// How busy the hardware is (JSON `utilization.*`): the answer to "how idle is it", beside MFU.
+/// GPU figures are from the last simulated iteration; link figures average over the whole run, as
+/// busiest_links. In a folded run (folded: true) only the simulated replicas' GPUs and links count.
+struct UtilizationReport {
+  /// Compute-stream busy time (kernels incl. recomputation and optimizer; not collectives on the
+  /// compute stream) / iteration time, over the simulated GPUs: mean, min, max (0..1).
+  double gpu_compute_busy_fraction_mean = 0.0;
+  double gpu_compute_busy_fraction_min = 0.0;
+  double gpu_compute_busy_fraction_max = 0.0;
+  /// bytes / (capacity x run time) over the NVLink/NVSwitch resources (one per GPU and direction)
+  /// of the simulated GPUs' nodes: mean over those that carried traffic, and the max (0..1).
+  double nvlink_utilization_mean = 0.0;
+  double nvlink_utilization_max = 0.0;
+  int nvlink_links_used = 0;  ///< directed NVLink resources that carried traffic
+  /// The same over the NIC resources (GPU/PCIe side to the network, per NIC and direction).
+  double nic_utilization_mean = 0.0;
+  double nic_utilization_max = 0.0;
+  int nic_links_used = 0;
+  bool operator==(const UtilizationReport&) const = default;
+};
+
+/// One node's power supplies exceeded (models/power/): when it first happened and the worst case.
+struct PsuOverload {
+  int node = 0;
+  double first_time_s = 0.0;            ///< simulated time of the first overload [s]
+  double peak_w = 0.0;                  ///< the node's peak AC power [W]
+  double capacity_w = 0.0;              ///< what the supplies deliver with psu_redundant failed [W]
+  double excess_w = 0.0;                ///< peak_w - capacity_w [W]
+  double overload_time_fraction = 0.0;  ///< of the simulated time, 0..1
+  bool operator==(const PsuOverload&) const = default;
+};
+
+/// Power of one simulated GPU over the last iteration.
+struct GpuPower {
+  int gpu = 0;  ///< global GPU index
+  double average_w = 0.0;
+  double peak_w = 0.0;
+  double energy_j = 0.0;            ///< over the last iteration [J]
+  double clock_fraction_min = 1.0;  ///< lowest SM clock / max boost clock seen (cap or thermal)
+  /// Mean SM clock / max boost clock over the time its worker's compute stream was busy in the
+  /// last iteration (1 when it never computed there). Not in the JSON report.
+  double compute_clock_fraction_mean = 1.0;
+  bool operator==(const GpuPower&) const = default;
+};
+
+/// Power of the job (models/power/). Averages and energies are over the last simulated
+/// iteration; peaks over the whole simulated run. Node and rack figures are AC (wall) power
+/// including PSU losses; facility = IT x PUE. With folding (Report::folded) the figures cover
+/// every GPU, the per-GPU list only the simulated replica.
+/// Cost models use energy_per_iteration_j (facility, incl. PUE) and energy_to_train_kwh.
+struct PowerReport {
+  double gpu_average_w = 0.0;   ///< mean over all GPUs
+  double gpu_peak_w = 0.0;      ///< highest instantaneous power of any GPU
+  double node_average_w = 0.0;  ///< mean over nodes
+  double node_peak_w = 0.0;     ///< highest instantaneous node power
+  double rack_average_w = 0.0;  ///< mean over racks (thermal.nodes_per_rack)
+  double rack_peak_w = 0.0;
+  double it_average_w = 0.0;        ///< all nodes [W]
+  double facility_average_w = 0.0;  ///< it_average_w x PUE
+  double facility_peak_w = 0.0;
+  double pue = 1.0;
+  double it_energy_per_iteration_j = 0.0;  ///< all nodes, one iteration [J]
+  double energy_per_iteration_j = 0.0;     ///< facility (IT x PUE), one iteration [J]
+  double energy_to_train_kwh = 0.0;        ///< facility; 0 when no token budget
+  double gpu_power_limit_w = 0.0;          ///< the cap in force (TDP when none)
+  double node_psu_capacity_w = 0.0;        ///< per node, with psu_redundant supplies failed
+  std::vector<PsuOverload> psu_overloads;  ///< nodes whose peak exceeded node_psu_capacity_w
+  std::vector<GpuPower> gpus;
+  bool operator==(const PowerReport&) const = default;
+};
+
+/// Temperature of one simulated GPU.
+struct GpuThermal {
+  int gpu = 0;
+  double peak_c = 0.0;
+  double average_c = 0.0;                ///< over the last iteration
+  double inlet_c = 0.0;                  ///< inlet at the end of the run (supply + preheat + recirculation)
+  double throttled_time_fraction = 0.0;  ///< of the last iteration spent in thermal slowdown, 0..1
+  double start_c = 0.0;                  ///< at the start of the last iteration
+  double end_c = 0.0;                    ///< at its end
+  bool operator==(const GpuThermal&) const = default;
+};
+
+/// Thermal state (models/power/).
+struct ThermalReport {
+  double peak_c = 0.0;  ///< hottest GPU
+  int hottest_gpu = 0;
+  double slowdown_c = 0.0;               ///< the GPUs' slowdown temperature
+  double throttled_time_fraction = 0.0;  ///< max over GPUs, last iteration
+  int throttled_gpus = 0;                ///< GPUs that spent any of the last iteration throttled
+  /// true when every GPU's temperature at the end of the last iteration is within 0.5 K of its
+  /// value at the start (the thermal state repeats from one iteration to the next).
+  bool steady_state = false;
+  double max_drift_c = 0.0;       ///< largest |end - start| over GPUs in the last iteration
+  double rack_inlet_max_c = 0.0;  ///< hottest rack supply air (recirculation included)
+  std::vector<GpuThermal> gpus;
+  /// What the thermal slowdown costs the job: this run's iteration time (storage stalls left out)
+  /// minus that of the same run simulated again with no thermal slowdown (a power cap still
+  /// applies) [s]; 0 when no GPU throttled in the last iteration (the second run is then skipped).
+  double throttle_iteration_increase_s = 0.0;
+  double throttle_iteration_increase_fraction = 0.0;  ///< of the unthrottled iteration time
+  bool operator==(const ThermalReport&) const = default;
+};
+
+struct Report {
+  std::string scenario;
+  std::string gpu;
+  int num_gpus = 0;
+  int num_nodes = 0;
+  int tp = 1, pp = 1, dp = 1;
+  int ep = 1;             ///< expert parallel size (1 for dense models)
+  int cp = 1;             ///< context parallel size; num_gpus = tp x cp x pp x dp
+  int micro_batches = 0;  ///< per pipeline per iteration
+  double iteration_time_s = 0.0;
+  double tokens_per_s = 0.0;
+  /// Samples (sequences; images for a ResNet) per second over the whole job = global_batch_size /
+  /// iteration_time_s.
+  double samples_per_s = 0.0;
+  double model_flops_per_iteration = 0.0;     ///< SC21 eq. 3 minus recomputation (MFU basis)
+  double hardware_flops_per_iteration = 0.0;  ///< includes recomputed FLOPs (HFU basis)
+  double tflops_per_gpu = 0.0;                ///< model FLOP/s per GPU / 1e12
+  double hardware_tflops_per_gpu = 0.0;
+  double mfu = 0.0;  ///< fraction 0..1 of dense peak for the precision
+  double hfu = 0.0;
+  double peak_flops_per_gpu = 0.0;  ///< the dense peak used for MFU [FLOP/s]
+  TimeBreakdown breakdown;
+  StragglerReport straggler;
+  MemoryBreakdown memory;
+  std::vector<LinkUsage> busiest_links;  ///< top 3 by utilisation
+  double train_tokens = 0.0;
+  double time_to_train_s = 0.0;  ///< 0 when no token budget was given
+  std::uint64_t events = 0;      ///< engine events processed
+  bool folded = false;           ///< one DP replica simulated for all (symmetry)
+  int iterations_simulated = 1;
+  StorageReport storage;
+  ReliabilityReport reliability;
+  CostReport cost;
+  UtilizationReport utilization;
+  PowerReport power;
+  ThermalReport thermal;
+  bool operator==(const Report&) const = default;
+};
+
+}  // namespace traincast::models

@@ -1,0 +1,179 @@
+#pragma once
+// The workload part of a scenario (`workload { ... }`): model shape, parallel layout, training
+// settings, CPU offload and data loader. Defaults are the scenario schema's (models/io/traincast.proto).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+#include "models/spec/enums.h"
+
+namespace traincast::models {
+
+/// A GPT/Llama-style decoder-only transformer, or (family resnet) a ResNet.
+struct ModelSpec {
+  std::string name = "custom";
+  ModelFamily family = ModelFamily::transformer;
+  // ResNet (family resnet): num_layers is the depth (50, 101 or 152); the transformer shape fields
+  // are unused. Input images are image_size x image_size x 3.
+  int image_size = 224;            ///< input resolution [pixels], ImageNet training crop (He et al. 2016)
+  int num_classes = 1000;          ///< classifier outputs (ImageNet-1k)
+  int num_layers = 0;              ///< l, > 0
+  int hidden_size = 0;             ///< h, > 0
+  int num_attention_heads = 0;     ///< a, > 0, divides hidden_size
+  int num_query_groups = 0;        ///< GQA groups (0 = same as heads, plain MHA)
+  int ffn_hidden_size = 0;         ///< 0 = 4h
+  int vocab_size = 0;              ///< V, > 0
+  int seq_length = 0;              ///< s, > 0
+  bool gated_mlp = false;          ///< SwiGLU (Llama): three h×ffn matrices instead of two
+  bool untied_embeddings = false;  ///< separate output layer weights (Llama) vs tied (GPT)
+  /// Dropout probabilities, named as Megatron-LM's --attention-dropout / --hidden-dropout (HF:
+  /// attention_dropout, hidden_dropout / resid_pdrop). Default 0.1 each: Megatron-LM's default
+  /// (megatron/training/arguments.py), GPT-2 (HF gpt2 config.json attn_pdrop, resid_pdrop 0.1)
+  /// and BERT (Devlin et al. 2019 §A.2; config.json hidden_dropout_prob,
+  /// attention_probs_dropout_prob 0.1). Llama 1/2/3, Mistral/Mixtral, DeepSeek and Qwen train
+  /// without dropout (no dropout layer in Meta's reference model.py; "attention_dropout": 0.0 in
+  /// their HF config.json files): set both to 0 for them. Range [0, 1).
+  /// attention_dropout > 0: a 1-byte mask and the dropped copy of the attention probabilities
+  /// (a·s²·b each, unfused attention only: flash attention regenerates its mask from the RNG
+  /// state) and the dropout kernels' time. hidden_dropout > 0: two 1-byte s·b·h masks per layer
+  /// (after the attention projection and after FC2, Korthikanti et al. 2022 §4.1) and one mask
+  /// byte per element in each bias-dropout-add kernel. 0: neither mask nor kernel (PyTorch's
+  /// dropout returns its input when p = 0).
+  double attention_dropout = 0.1;
+  double hidden_dropout = 0.1;
+
+  // Mixture of experts (Shazeer et al. 2017; Switch/GShard capacity; Mixtral; DeepSeekMoE).
+  // A MoE layer replaces the MLP by num_experts routed experts (each a gated_mlp-style MLP of
+  // width moe_ffn_hidden_size), of which each token uses moe_top_k, plus num_shared_experts
+  // experts every token uses. Routing is assumed balanced (every expert gets its share).
+  int num_experts = 0;          ///< routed experts per MoE layer, 0 = dense model
+  int moe_top_k = 2;            ///< experts per token, 1..num_experts
+  int moe_ffn_hidden_size = 0;  ///< width of one expert's MLP, 0 = ffn_hidden_size
+  int num_shared_experts = 0;   ///< always-active experts of width moe_ffn_hidden_size (DeepSeekMoE)
+  int first_dense_layers = 0;   ///< the first k layers keep a dense MLP of ffn_hidden_size (DeepSeek)
+  /// Expert capacity factor: each expert processes capacity_factor x (tokens x top_k / experts)
+  /// token slots, padded (GShard / Switch Transformer). 0 = dropless (balanced: exactly its share).
+  double moe_capacity_factor = 0.0;
+
+  // Encoder (BERT, Devlin et al. 2019): bidirectional attention (no causal mask), post-LN (same
+  // kernels as pre-LN, in another order), learned position and token-type embeddings with an
+  // embedding LayerNorm, a masked-LM head (dense h x h + GELU + LayerNorm + vocabulary projection
+  // tied to the embedding, + bias) run on the masked positions only, and a pooler (dense h x h +
+  // tanh on the first token) with the next-sentence classifier (h x 2).
+  Architecture architecture = Architecture::decoder;
+  /// Encoder: fraction of positions the MLM head predicts. Default 0.15: BERT masks 15% of the
+  /// tokens (Devlin et al. 2019 §3.1) and gathers them before the head (Google BERT and NVIDIA's
+  /// BERT: max_predictions_per_seq 80 at seq 512). 1 = head on every position (HF
+  /// BertForPreTraining without gathering). Range (0, 1].
+  double mlm_prediction_fraction = 0.15;
+  /// Encoder: rows of the learned position table. 0 = seq_length. BERT: 512.
+  int max_position_embeddings = 0;
+  bool operator==(const ModelSpec&) const = default;
+};
+
+struct ParallelSpec {
+  int tp = 1;  ///< tensor parallel size (Megatron), divides heads
+  int pp = 1;  ///< pipeline stages, divides layers unless uneven_stages
+  int dp = 1;  ///< data parallel size; tp*pp*dp == GPUs
+  /// Expert parallel size: each MoE layer's routed experts are split over ep data-parallel ranks
+  /// (consecutive DP ranks of one stage and TP rank), which exchange tokens by all-to-all.
+  /// Divides dp and num_experts. Expert weights are not split by TP (expert tensor parallel 1).
+  int ep = 1;
+  bool sequence_parallel = false;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  int virtual_stages = 1;  ///< model chunks per GPU for interleaved 1F1B (>= 1)
+  bool uneven_stages = false;
+  /// ZeRO stage 0-3: 1 shards optimizer state, 2 also gradients (reduce-scatter per micro-batch),
+  /// 3 also parameters (per-layer all-gather in forward and backward with prefetch: FSDP).
+  int zero_stage = 0;
+  /// Gradient bucket size [bytes], default 160 MB: Megatron-LM's --ddp-bucket-size default of 40M
+  /// fp32 elements. As in Megatron-Core, a bucket holds at least 1M parameters per DP rank
+  /// (bucket_size = max(40M, 1M × dp)), so large DP groups are not latency-bound.
+  double dp_bucket_bytes = 160e6;
+  bool overlap_grad_reduce = true;  ///< DP all-reduce overlapped with backward
+  /// ZeRO-1 parameter all-gather overlapped with the next iteration's forward (Megatron-Core
+  /// --overlap-param-gather); off: it runs after the optimizer step on the compute stream.
+  bool overlap_param_gather = false;
+  bool tp_comm_overlap = false;  ///< Megatron-Core --tp-comm-overlap (TP comm hidden under GEMMs)
+  /// Context parallel size (Megatron-Core --context-parallel-size, ring attention as
+  /// TransformerEngine's AttnFuncWithCPAndKVP2P): each sequence is cut into 2·cp chunks and CP rank
+  /// i keeps chunks i and 2·cp-1-i (causal load balance); K/V blocks travel the CP ring by
+  /// send/recv beside the attention of the block in hand. Ranks in Megatron's order tp-cp-dp-pp;
+  /// gradients are reduced (and ZeRO shards) over dp x cp. tp*cp*pp*dp == GPUs; seq_length
+  /// divisible by 2·cp; needs flash attention; dense models only.
+  int cp = 1;
+  bool operator==(const ParallelSpec&) const = default;
+};
+
+struct TrainingSpec {
+  int global_batch_size = 0;  ///< sequences per iteration, > 0
+  int micro_batch_size = 1;   ///< sequences per micro-batch, > 0
+  Precision precision = Precision::bf16;
+  Recompute recompute = Recompute::none;
+  bool fp32_grad_accumulation = true;  ///< Megatron default: fp32 main grads (4 B/param)
+  bool flash_attention = true;         ///< fused attention kernel (no s×s score tensor in HBM)
+  double train_tokens = 0.0;           ///< token budget for time-to-train, 0 = not asked
+  /// LoRA fine-tuning (Hu et al. 2021, arXiv:2106.09685): rank r of the low-rank adapters; the
+  /// base model is frozen (no weight-gradient GEMMs, gradients or optimizer state for it).
+  /// 0 = full training. Dense decoders only (the loader checks it).
+  int lora_rank = 0;
+  /// Comma-separated matrices of every layer that get an adapter: q, k, v, o (attention),
+  /// gate, up, down (MLP; gate only with a gated MLP), or all-linear. Default "q,v": the LoRA
+  /// paper's choice for GPT-3 (§4.2, Table 5: Wq, Wv best for a fixed budget) and PEFT's default
+  /// target_modules for Llama (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
+  std::string lora_target_modules = "q,v";
+  bool operator==(const TrainingSpec&) const = default;
+};
+
+/// CPU offload as ZeRO-Offload runs it (Ren et al. 2021, "ZeRO-Offload: Democratizing
+/// Billion-Scale Model Training", arXiv:2101.06840; DeepSpeed zero_optimization.offload_optimizer
+/// device "cpu"): the fp32 master weights, Adam's m and v and the Adam step live on the host.
+struct OffloadSpec {
+  /// Optimizer state and step on the CPU: each GPU copies its gradient shard to host memory after
+  /// every reduction (device-to-host over its PCIe path), the CPU runs Adam on it, and the updated
+  /// 16-bit parameters come back (host-to-device) before the next forward. false = on the GPU.
+  bool optimizer = false;
+  /// DRAM bandwidth of one CPU socket [bytes/s]; 0 = the node's CPU from the table in
+  /// models/workload/offload.h (channels x transfer rate x 8 bytes, vendor datasheets).
+  double host_memory_bytes_per_s = 0.0;
+  /// Fraction of that bandwidth the CPU-Adam step streams at, in (0, 1]. 0.7 is an ASSUMPTION
+  /// WITH NO SOURCE (a guess at a STREAM-like fraction of a server's peak); no measurement in
+  /// /work/shared/data or in a readable publication grounds it. The published CPU-Adam step times
+  /// (Ren et al. 2021, ZeRO-Offload, USENIX ATC, §6.2.4 Table 4: 1B to 10B parameters on the
+  /// DGX-2 host of its Table 2) could not be read (the table is an image in every copy found; only
+  /// the text's speed-ups over PyTorch's CPU Adam, >5x and 6.4x at 1B, are readable), and DeepSpeed
+  /// states speed-ups only (5.1x to 6.5x, docs/_pages/features.md). What would ground it: step
+  /// times of DeepSpeedCPUAdam at >= 3 sizes (e.g. DeepSpeed tests/perf/adam_test1.py, 1 Gi fp32
+  /// parameters) on a host whose DRAM channels, transfer rate and socket count are stated, fitted
+  /// on some sizes and checked on the others. Set it for your host when you have such a figure.
+  double cpu_adam_efficiency = 0.7;
+  bool operator==(const OffloadSpec&) const = default;
+};
+
+/// Which CPU socket's memory holds a GPU's input batches (the data loader's pinned buffers).
+enum class NumaBinding {
+  correct,       ///< each GPU's loader bound to the GPU's own socket (numactl per local rank)
+  other_socket,  ///< each loader on the other socket: every copy crosses the socket link
+  socket0,       ///< every loader's memory on socket 0 (an unbound launch that first-touched there)
+};
+
+/// Host-to-device copies of the input batches (ResNet family): flows from host memory over the
+/// node's PCIe tree (and the socket link when the memory is on the other socket), contending with
+/// everything else on those links. CPU decoding and augmentation are not modelled: the loader is
+/// assumed to keep up (e.g. NVIDIA DALI with the A100's hardware JPEG decoder).
+struct DataLoaderSpec {
+  NumaBinding numa_binding = NumaBinding::correct;
+  /// Bytes per input element as copied to the GPU [bytes]: 1 = uint8 pixels normalised on the GPU
+  /// (NVIDIA DeepLearningExamples ConvNets fast_collate + data_prefetcher, and DALI); 4 = fp32 after
+  /// torchvision's ToTensor + Normalize on the CPU (pytorch/examples imagenet); 2 = fp16. Default 1.
+  double input_bytes_per_element = 1.0;
+  /// true: the next micro-batch's copy runs on a side stream while the current one computes
+  /// (DeepLearningExamples data_prefetcher); false: each copy runs on the compute stream right
+  /// before its micro-batch (pytorch/examples imagenet: images.cuda(non_blocking=True) on the
+  /// default stream). Default true.
+  bool prefetch = true;
+  bool operator==(const DataLoaderSpec&) const = default;
+};
+
+}  // namespace traincast::models

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "models/io/sweep_io.h"
+#include "models/io/scenario_io.h"
+#include "models/io/sweep.h"
+#include "models/io/sweep_csv.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
 

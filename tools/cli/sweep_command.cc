@@ -1,6 +1,7 @@
 // `traincast sweep`: runs every point of a sweep file on TBB (or over MPI ranks), writing one CSV
-// row per point in point order. The sweep itself (file, expansion, one point, CSV rows) is
-// models/io/sweep_io.h; this file is scheduling, files, signals and the progress bar.
+// row per point in point order. The sweep itself is models/io (file and expansion:
+// sweep_loader.h; a point's scenario: sweep_point.h; CSV rows: sweep_csv.h), running one point is
+// tools/cli/sweep_run.h; this file is scheduling, files, signals and the progress bar.
 
 #include <signal.h>
 #include <tbb/global_control.h>
@@ -27,9 +28,13 @@
 #include <unordered_set>
 #include <vector>
 
-#include "models/io/sweep_io.h"
+#include "models/io/sweep.h"
+#include "models/io/sweep_csv.h"
+#include "models/io/sweep_loader.h"
+#include "models/io/sweep_point.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/sweep_run.h"
 
 #ifdef TRAINCAST_HAVE_MPI
 #include <mpi.h>
@@ -335,7 +340,7 @@ int run_local(SweepPlan& plan, std::ofstream& file, int jobs, bool show_progress
       const std::size_t k = cursor.fetch_add(1);
       if (k >= plan.todo.size()) return;
       try {
-        const io::SweepOutcome outcome = io::run_sweep_point(plan.sweep, plan.todo[k]);
+        const io::SweepOutcome outcome = run_sweep_point(plan.sweep, plan.todo[k]);
         writer.put(k, io::sweep_csv_row(plan.sweep, plan.todo[k], outcome), outcome.status);
       } catch (...) {
         failed.store(true);
@@ -439,7 +444,7 @@ void run_worker_rank(const models::Sweep& sweep) {
     MPI_Recv(work, 2, MPI_INT64_T, 0, kTagWork, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (work[0] < 0) return;
     const auto point = static_cast<std::size_t>(work[1]);
-    const io::SweepOutcome outcome = io::run_sweep_point(sweep, point);
+    const io::SweepOutcome outcome = run_sweep_point(sweep, point);
     const std::string row = io::sweep_csv_row(sweep, point, outcome);
     const std::int8_t status = static_cast<std::int8_t>(outcome.status);
     message.resize(sizeof(std::int64_t) + 1 + row.size());
@@ -467,7 +472,7 @@ int run_coordinator_rank(SweepPlan& plan, std::ofstream& file, int ranks, bool s
     try {
       for (std::int64_t k = next_position(); k >= 0; k = next_position()) {
         const std::size_t point = plan.todo[static_cast<std::size_t>(k)];
-        const io::SweepOutcome outcome = io::run_sweep_point(plan.sweep, point);
+        const io::SweepOutcome outcome = run_sweep_point(plan.sweep, point);
         writer.put(static_cast<std::size_t>(k), io::sweep_csv_row(plan.sweep, point, outcome), outcome.status);
       }
     } catch (...) {

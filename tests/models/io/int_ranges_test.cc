@@ -13,7 +13,7 @@
 #include "models/io/int_ranges.h"
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
-#include "models/io/sweep_io.h"
+#include "models/io/sweep_loader.h"
 #include "scenario_errors.h"
 
 namespace traincast::io {

@@ -1,13 +1,19 @@
 #pragma once
-// A parameter sweep as plain data: a base scenario, axes over scenario fields, the points that
+// A parameter sweep as data: a base scenario message, axes over scenario fields, the points that
 // pass the constraints, and the metrics to record per point. Produced by io::load_sweep_file
-// (models/io/sweep_io.h) from a sweep file (message Sweep in models/io/traincast.proto; format in
-// scenarios/README.md) and run by `traincast sweep`. No protobuf here.
+// (models/io/sweep_loader.h) from a sweep file (message Sweep in models/io/traincast.proto; format
+// in scenarios/README.md) and run by `traincast sweep`. The base is held as the generated message
+// type, forward-declared: this header needs no protobuf headers.
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace traincast::proto {
+class Scenario;  // models/io/traincast.proto; complete in models/io's .cc files only
+}  // namespace traincast::proto
 
 namespace traincast::models {
 
@@ -27,9 +33,11 @@ struct Sweep {
   std::string path;         ///< the sweep file as given (for messages)
   std::string name;         ///< from the file; may be empty
   std::string description;  ///< from the file; may be empty
-  /// The base scenario with the file's `set` overrides applied, as protobuf text format (what
-  /// each point starts from; parsed and validated per point).
-  std::string base_text;
+  /// The base scenario with the file's `set` overrides applied, only the fields written (what
+  /// each point starts from: io::sweep_point_scenario copies it, applies the point's axis values
+  /// and validates the result). Shared and never changed: copies of a Sweep share it. Null only
+  /// in a default-constructed Sweep (which has no points).
+  std::shared_ptr<const proto::Scenario> base;
   std::vector<SweepAxis> axes;           ///< at least one
   std::vector<std::string> constraints;  ///< expressions as written (all already applied)
   std::vector<std::string> metrics;      ///< CSV metric columns, in order (names: io::sweep_metric_names())

@@ -1,170 +1,27 @@
-// Tests of models/io/sweep_io: the constraint expression language, sweep file loading and
-// expansion (every error kind with its exact message), points, outcomes and the sweep CSV.
+// Tests of models/io/sweep_loader: sweep file loading and expansion (points, ranges,
+// constraints, base scenario, fingerprint) and every error kind with its exact message.
 
-#include "models/io/sweep_io.h"
+#include "models/io/sweep_loader.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "models/hardware/catalog.h"
-#include "tests/tools/temp_dir.h"
+#include "models/io/sweep_csv.h"
+#include "models/io/sweep_point.h"
+#include "tests/models/io/sweep_files.h"
 
 namespace traincast::io {
 namespace {
 
+using test_support::kBase;
+using test_support::load;
+
 const std::string kSourceDir = TRAINCAST_SOURCE_DIR;
-const std::string kDataDir = kSourceDir + "/tests/models/io/data";
-
-// ------------------------------------------------------------------------------------------------
-// Expressions
-// ------------------------------------------------------------------------------------------------
-
-/// Evaluates `text` with names bound in order of first use to `values` (numbers).
-ExprValue eval(const std::string& text, const std::vector<ExprValue>& values = {}) {
-  const Expression e = Expression::parse(text);
-  std::vector<ExprNameInfo> infos;
-  for (const ExprValue& v : values) infos.push_back({v.type, {}});
-  e.check(infos);
-  return e.evaluate(values);
-}
-
-double num(const std::string& text, const std::vector<ExprValue>& values = {}) {
-  const ExprValue v = eval(text, values);
-  EXPECT_EQ(v.type, ExprType::number) << text;
-  return v.number;
-}
-
-bool truth(const std::string& text, const std::vector<ExprValue>& values = {}) {
-  const ExprValue v = eval(text, values);
-  EXPECT_EQ(v.type, ExprType::boolean) << text;
-  return v.boolean;
-}
-
-ExprValue n(double v) { return ExprValue::of_number(v); }
-
-/// "column: message" of the ExpressionError that parsing (and checking with `infos`) throws.
-std::string expr_error(const std::string& text, const std::vector<ExprNameInfo>& infos = {}) {
-  try {
-    const Expression e = Expression::parse(text);
-    std::vector<ExprNameInfo> all = infos;
-    all.resize(e.names().size());
-    e.check(all);
-  } catch (const ExpressionError& x) {
-    return std::to_string(x.column()) + ": " + x.what();
-  }
-  ADD_FAILURE() << "no ExpressionError for " << text;
-  return {};
-}
-
-TEST(Expression, ArithmeticPrecedenceAndAssociativity) {
-  EXPECT_EQ(num("1 + 2 * 3"), 7);      // * before +
-  EXPECT_EQ(num("(1 + 2) * 3"), 9);    // parentheses
-  EXPECT_EQ(num("10 - 4 - 3"), 3);     // left-associative: (10 - 4) - 3
-  EXPECT_EQ(num("64 / 4 / 2"), 8);     // (64 / 4) / 2
-  EXPECT_EQ(num("7 / 2"), 3.5);        // real division
-  EXPECT_EQ(num("7 % 3"), 1);          // remainder
-  EXPECT_EQ(num("-7 % 3"), -1);        // C remainder: sign of the dividend
-  EXPECT_EQ(num("2 * -3"), -6);        // unary minus binds tighter than *
-  EXPECT_EQ(num("1e3 + .5"), 1000.5);  // exponent and leading-dot numbers
-}
-
-TEST(Expression, ComparisonsAndLogic) {
-  EXPECT_TRUE(truth("1 + 1 == 2"));
-  EXPECT_TRUE(truth("3 != 4"));
-  EXPECT_TRUE(truth("2 <= 2 && 2 >= 2 && 1 < 2 && 3 > 2"));
-  EXPECT_TRUE(truth("false || true && true"));  // && before ||
-  EXPECT_FALSE(truth("(false || true) && false"));
-  EXPECT_TRUE(truth("!(1 > 2)"));
-  EXPECT_TRUE(truth("'full' == \"full\""));  // both quote kinds
-  EXPECT_TRUE(truth("true == !false"));
-}
-
-TEST(Expression, NamesTakeTheirValuesInOrderOfFirstUse) {
-  const Expression e = Expression::parse("tp * pp * dp == gpus && tp <= 8");
-  EXPECT_EQ(e.names(), (std::vector<std::string>{"tp", "pp", "dp", "gpus"}));
-  EXPECT_EQ(e.name_column(2), 11);
-  EXPECT_TRUE(truth("tp * pp * dp == gpus && tp <= 8", {n(2), n(4), n(8), n(64)}));   // 2*4*8 = 64
-  EXPECT_FALSE(truth("tp * pp * dp == gpus && tp <= 8", {n(2), n(4), n(4), n(64)}));  // 32 != 64
-  EXPECT_TRUE(truth("workload.model.num_layers % pp == 0", {n(96), n(8)}));           // dotted path
-  EXPECT_TRUE(truth("recompute == 'full'", {ExprValue::of_string("full")}));
-}
-
-TEST(Expression, AndOrShortCircuitSoGuardsWork) {
-  // tp = 0 would divide by zero, but the guard stops evaluation first.
-  EXPECT_FALSE(truth("tp != 0 && 8 % tp == 0", {n(0)}));
-  EXPECT_TRUE(truth("tp == 0 || 8 % tp == 0", {n(0)}));
-}
-
-TEST(Expression, SyntaxErrorsNameTheColumn) {
-  EXPECT_EQ(expr_error("tp * * pp"), "6: unexpected \"*\" (expected a number, a name, a quoted string or \"(\")");
-  EXPECT_EQ(expr_error("tp = 2"), "4: unexpected \"=\" (expected \"==\" to compare)");
-  EXPECT_EQ(expr_error("tp & pp"), "4: unexpected \"&\" (expected \"&&\")");
-  EXPECT_EQ(expr_error("(tp == 2"), "9: unexpected end of expression (expected \")\" to close the \"(\" at column 1)");
-  EXPECT_EQ(expr_error("tp == 2)"), "8: unexpected \")\" (expected an operator or the end: no \"(\" is open)");
-  EXPECT_EQ(expr_error("tp pp"), "4: unexpected \"pp\" (expected an operator or the end)");
-  EXPECT_EQ(expr_error("1 < tp < 3"),
-            "8: \"<\" cannot follow the comparison \"<\" (expected && or || between comparisons: they do not chain)");
-  EXPECT_EQ(expr_error("2tp == 4"),
-            "2: unexpected \"t\" after number \"2\" (expected an operator between a number "
-            "and a name)");
-  EXPECT_EQ(expr_error("workload. == 1"),
-            "10: unexpected \" \" after \"workload.\" (expected a field name after the "
-            "dot)");
-  EXPECT_EQ(expr_error("recompute == 'full"), "14: unterminated string (expected a closing ')");
-  EXPECT_EQ(expr_error("tp # 2"),
-            "4: unexpected character \"#\" (expected numbers, names, quoted strings, operators "
-            "+ - * / % == != < <= > >= && || ! and parentheses)");
-  EXPECT_EQ(expr_error(""), "1: unexpected end of expression (expected a number, a name, a quoted string or \"(\")");
-  EXPECT_EQ(expr_error(std::string(65, '(') + "1" + std::string(65, ')')),
-            "65: nested too deeply (expected at most 64 levels of parentheses and unary operators)");
-}
-
-TEST(Expression, TypeErrors) {
-  const ExprNameInfo number{ExprType::number, {}};
-  const ExprNameInfo recompute{ExprType::string, {"none", "selective", "full"}};
-  EXPECT_EQ(expr_error("tp + 'a' == 1", {number}), "4: \"+\" needs two numbers, got a number and a string");
-  EXPECT_EQ(expr_error("tp && true", {number}),
-            "4: \"&&\" needs two booleans (comparisons), got a number and a "
-            "boolean");
-  EXPECT_EQ(expr_error("!tp", {number}), "1: \"!\" needs a boolean, got a number");
-  EXPECT_EQ(expr_error("tp == 'x'", {number}), "4: \"==\" compares values of one type, got a number and a string");
-  EXPECT_EQ(expr_error("recompute == 'fulll'", {recompute}),
-            "14: \"fulll\" is not a value of recompute, did you mean \"full\"? (expected one of: none, selective, "
-            "full)");
-  EXPECT_EQ(expr_error("recompute < 'full'", {recompute}), "11: \"<\" needs two numbers, got a string and a string");
-}
-
-TEST(Expression, EvaluationErrors) {
-  auto eval_error = [](const std::string& text, const std::vector<ExprValue>& values) -> std::string {
-    try {
-      eval(text, values);
-    } catch (const ExpressionError& x) {
-      return std::to_string(x.column()) + ": " + x.what();
-    }
-    return "no error";
-  };
-  EXPECT_EQ(eval_error("8 % tp == 0", {n(0)}), "3: remainder by zero (expected a non-zero divisor)");
-  EXPECT_EQ(eval_error("8 / tp == 0", {n(0)}), "3: division by zero (expected a non-zero divisor)");
-  EXPECT_EQ(eval_error("x % 2 == 0", {n(1.5)}), "3: \"%\" needs integers, got 1.5 (expected whole numbers)");
-}
-
-// ------------------------------------------------------------------------------------------------
-// Sweep files
-// ------------------------------------------------------------------------------------------------
-
-/// A one-line inline base: 1 DGX H100 (8 GPUs), 8 layers, 16 heads, batch 16; line 1 of every test sweep.
-const std::string kBase =
-    "scenario { cluster { node_template: \"dgx_h100\" num_nodes: 1 } workload { model { num_layers: 8 hidden_size: "
-    "1024 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 } training { global_batch_size: 16 } } }\n";
-
-models::Sweep load(const std::string& text, Format format = Format::text) {
-  return load_sweep_text(text, format == Format::text ? "t.sweep.textproto" : "t.sweep.json", format, kDataDir);
-}
+const std::string& kDataDir = test_support::kSweepDataDir;
 
 std::vector<std::string> sweep_errors(const std::string& text, Format format = Format::text) {
   try {
@@ -470,120 +327,6 @@ TEST(SweepFileErrors, JsonPositions) {
                 "t.sweep.json:2:12: axis[0].path: unknown field \"tpp\" in workload.parallel, did you mean \"tp\"? "
                 "(expected one of: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp)"});
-}
-
-// ------------------------------------------------------------------------------------------------
-// Points and CSV
-// ------------------------------------------------------------------------------------------------
-
-TEST(SweepPoint, OutcomesOkInvalidAndOom) {
-  const models::Sweep s = load(kBase +
-                               "set: \"workload.parallel.dp=8\"\n"
-                               "axis { path: \"workload.parallel.tp\" values: \"1\" values: \"3\" }\n"
-                               "axis { path: \"workload.model.hidden_size\" values: \"1024\" values: \"65536\" }\n"
-                               "metric: \"num_gpus\"\nmetric: \"micro_batches\"\n");
-  ASSERT_EQ(s.num_points(), 4u);
-  const SweepOutcome ok = run_sweep_point(s, 0);  // tp 1, h 1024: 8 GPUs of DP
-  EXPECT_EQ(ok.status, SweepStatus::ok) << ok.reason;
-  EXPECT_EQ(ok.reason, "");
-  // dp 8 x micro-batch 1 over 16 sequences: 2 micro-batches per pipeline.
-  EXPECT_EQ(sweep_csv_row(s, 0, ok), "0,1,1024,ok,8,2,\n");
-  const SweepOutcome oom = run_sweep_point(s, 1);  // h 65536: ~400B parameters on one GPU each
-  EXPECT_EQ(oom.status, SweepStatus::oom);
-  EXPECT_EQ(oom.reason.rfind("peak ", 0), 0u) << oom.reason;
-  const SweepOutcome invalid = run_sweep_point(s, 2);  // tp 3: 3 * 1 * 8 != 8 and 3 does not divide 16 heads
-  EXPECT_EQ(invalid.status, SweepStatus::invalid);
-  EXPECT_EQ(invalid.reason,
-            "workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor of 16); "
-            "workload.parallel.tp: tp * pp * dp = 3 * 1 * 8 = 24 but the cluster has 8 GPUs (1 x dgx_h100 with 8 "
-            "GPUs each) (expected tp * pp * dp = 8)");
-  EXPECT_EQ(sweep_csv_row(s, 2, invalid),
-            "2,3,1024,invalid,,,workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor "
-            "of 16); workload.parallel.tp: tp * pp * dp = 3 * 1 * 8 = 24 but the cluster has 8 GPUs (1 x dgx_h100 "
-            "with 8 GPUs each) (expected tp * pp * dp = 8)\n");
-  // The same point twice: the same row (deterministic).
-  EXPECT_EQ(sweep_csv_row(s, 0, run_sweep_point(s, 0)), sweep_csv_row(s, 0, ok));
-}
-
-TEST(SweepCsv, FieldsCommentAndHeader) {
-  EXPECT_EQ(csv_field("plain"), "plain");
-  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
-  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-  EXPECT_EQ(csv_field("one\ntwo\r\nthree"), "one; two; three");
-  const models::Sweep s = load(kBase +
-                               "axis { path: \"workload.parallel.tp\" values: \"1\" values: \"2\" }\n"
-                               "metric: \"mfu\"\nmetric: \"busiest_link\"\n");
-  EXPECT_EQ(sweep_csv_comment(s, {}), "# traincast sweep " + s.hash + " points 2\n");
-  EXPECT_EQ(sweep_csv_comment(s, {1, 3}), "# traincast sweep " + s.hash + " points 2 shard 1/3\n");
-  EXPECT_EQ(sweep_csv_header(s), "point,tp,status,mfu,busiest_link,reason\n");
-}
-
-// Owning that never pays back is an empty payback_years cell (0 would read as "pays back at
-// once") with payback_never true; one that does prints its years and false.
-TEST(SweepCsv, PaybackNeverIsAnEmptyCellAndAFlag) {
-  const models::Sweep s = load(kBase +
-                               "axis { path: \"workload.parallel.tp\" values: \"1\" }\n"
-                               "metric: \"payback_years\"\nmetric: \"payback_never\"\n");
-  SweepOutcome never;
-  never.report.cost.payback_never = true;
-  EXPECT_EQ(sweep_csv_row(s, 0, never), "0,1,ok,,true,\n");
-  SweepOutcome pays;
-  pays.report.cost.payback_years = 2.5;
-  EXPECT_EQ(sweep_csv_row(s, 0, pays), "0,1,ok,2.5,false,\n");
-}
-
-class SweepCsvFile : public traincast::test_support::TempDirTest {
- protected:
-  std::string write(const std::string& text) { return TempDirTest::write("r.csv", text); }
-  std::string error_of(const std::string& text) {
-    try {
-      read_sweep_csv(write(text));
-    } catch (const ScenarioError& e) {
-      return e.what();
-    }
-    return "no error";
-  }
-};
-
-TEST_F(SweepCsvFile, ReadsRowsAndAPartialLastLine) {
-  const std::string head = "# traincast sweep 0123456789abcdef points 4 shard 1/2\npoint,tp,status,mfu,reason\n";
-  const SweepCsv csv = read_sweep_csv(write(head + "1,2,ok,0.5,\n3,8,invalid,,\"a, b\"\n3,8,o"));
-  EXPECT_EQ(csv.hash, "0123456789abcdef");
-  EXPECT_EQ(csv.points, 4u);
-  EXPECT_EQ(csv.shard.index, 1u);
-  EXPECT_EQ(csv.shard.count, 2u);
-  ASSERT_EQ(csv.rows.size(), 2u);
-  EXPECT_EQ(csv.rows[1].point, 3u);
-  EXPECT_EQ(csv.rows[1].line, "3,8,invalid,,\"a, b\"\n");
-  EXPECT_TRUE(csv.partial_last_line);
-  EXPECT_EQ(csv.complete_bytes, head.size() + std::string("1,2,ok,0.5,\n3,8,invalid,,\"a, b\"\n").size());
-}
-
-TEST_F(SweepCsvFile, BadFiles) {
-  const std::string head = "# traincast sweep 0123456789abcdef points 4\npoint,tp,status,reason\n";
-  const std::string path = (dir_ / "r.csv").string();
-  // The quoted line has no line end: it used to show as "?" (the '\n', or '\r\n' of a Windows copy).
-  const std::string expected_first =
-      " (expected a first line \"# traincast sweep <hash> points <count>\", as traincast sweep writes)";
-  EXPECT_EQ(error_of("point,tp\n"), path + ":1: not a traincast sweep CSV: \"point,tp\"" + expected_first);
-  EXPECT_EQ(error_of("# traincast sweep 0123 points 39\r\npoint,tp\n"),
-            path + ":1: not a traincast sweep CSV: \"# traincast sweep 0123 points 39\"" + expected_first);
-  // Clipped at 40 bytes, but never inside a UTF-8 character (\xc3\xa9, e-acute, spans bytes 39-40).
-  EXPECT_EQ(error_of(std::string(39, 'x') + "\xc3\xa9yy\npoint,tp\n"),
-            path + ":1: not a traincast sweep CSV: \"" + std::string(39, 'x') + "...\"" + expected_first);
-  EXPECT_EQ(error_of("# traincast sweep 0123456789abcdef points 4\r\nhdr,x\r\n"),
-            path + ":2: header \"hdr,x\" does not start with \"point,\" (expected the header traincast sweep writes)");
-  EXPECT_EQ(error_of(head + "0,1,ok\n"), path + ":3: 3 fields (expected 4 fields, as in the header)");
-  EXPECT_EQ(error_of(head + "x,1,ok,\n"),
-            path + ":3: point \"x\" is not a point index (expected an integer in [0, 4))");
-  EXPECT_EQ(error_of(head + "4,1,ok,\n"),
-            path + ":3: point \"4\" is not a point index (expected an integer in [0, 4))");
-  EXPECT_EQ(error_of(head + "1,1,ok,\n1,1,ok,\n"),
-            path + ":4: point 1 appears again (first on line 3; expected each point once)");
-  EXPECT_EQ(error_of("# traincast sweep 0123456789abcdef points 4 shard 0/2\npoint,tp,status,reason\n1,1,ok,\n"),
-            path + ":3: point 1 is not in shard 0/2 (expected point % 2 == 0)");
-  EXPECT_EQ(error_of("# traincast sweep 0123456789abcdef points 4\npoint,tp"),
-            path + ":2: no complete header line (the file was cut while it was created: start over with --force)");
 }
 
 }  // namespace

@@ -1,0 +1,303 @@
+// The sweep CSV (sweep_csv.h): the metric table, outcome names, comment, header and row lines,
+// and reading a CSV back for --resume and merge.
+
+#include "models/io/sweep_csv.h"
+
+#include <charconv>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <unordered_map>
+
+#include "models/io/message_reader.h"
+#include "models/io/scenario_io.h"
+
+namespace traincast::io {
+
+using detail::clip;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct MetricDef {
+  std::string_view name;
+  std::string (*format)(const models::Report&);
+};
+
+// Order: documentation order (sweep_csv.h).
+const MetricDef kMetrics[] = {
+    {"iteration_time_s", [](const models::Report& r) { return shortest_text(r.iteration_time_s); }},
+    {"tokens_per_s", [](const models::Report& r) { return shortest_text(r.tokens_per_s); }},
+    {"tflops_per_gpu", [](const models::Report& r) { return shortest_text(r.tflops_per_gpu); }},
+    {"hardware_tflops_per_gpu", [](const models::Report& r) { return shortest_text(r.hardware_tflops_per_gpu); }},
+    {"mfu", [](const models::Report& r) { return shortest_text(r.mfu); }},
+    {"hfu", [](const models::Report& r) { return shortest_text(r.hfu); }},
+    {"time_to_train_s", [](const models::Report& r) { return shortest_text(r.time_to_train_s); }},
+    {"compute_s", [](const models::Report& r) { return shortest_text(r.breakdown.compute_s); }},
+    {"tp_comm_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.tp_comm_exposed_s); }},
+    {"dp_comm_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.dp_comm_exposed_s); }},
+    {"pp_comm_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.pp_comm_exposed_s); }},
+    {"pipeline_bubble_s", [](const models::Report& r) { return shortest_text(r.breakdown.pipeline_bubble_s); }},
+    {"optimizer_s", [](const models::Report& r) { return shortest_text(r.breakdown.optimizer_s); }},
+    {"ep_comm_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.ep_comm_exposed_s); }},
+    {"cp_comm_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.cp_comm_exposed_s); }},
+    {"input_copy_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.input_copy_exposed_s); }},
+    {"straggler_wait_s", [](const models::Report& r) { return shortest_text(r.breakdown.straggler_wait_s); }},
+    {"peak_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.peak_bytes_per_gpu / kGiB); }},
+    {"activation_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.activations_bytes / kGiB); }},
+    {"weights_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.weights_bytes / kGiB); }},
+    {"grads_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.grads_bytes / kGiB); }},
+    {"optimizer_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.optimizer_bytes / kGiB); }},
+    {"capacity_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.capacity_bytes / kGiB); }},
+    {"num_gpus", [](const models::Report& r) { return std::to_string(r.num_gpus); }},
+    {"micro_batches", [](const models::Report& r) { return std::to_string(r.micro_batches); }},
+    {"events", [](const models::Report& r) { return std::to_string(r.events); }},
+    {"busiest_link",
+     [](const models::Report& r) { return r.busiest_links.empty() ? std::string() : r.busiest_links[0].name; }},
+    {"busiest_link_utilization",
+     [](const models::Report& r) {
+       return r.busiest_links.empty() ? std::string("0") : shortest_text(r.busiest_links[0].utilization);
+     }},
+    // Storage, failures, cost (0 when the scenario has no such section).
+    {"storage_stall_s", [](const models::Report& r) { return shortest_text(r.breakdown.storage_stall_s); }},
+    {"data_stall_s", [](const models::Report& r) { return shortest_text(r.storage.data_stall_s_per_iteration); }},
+    {"checkpoint_write_s", [](const models::Report& r) { return shortest_text(r.storage.checkpoint_write_s); }},
+    {"interruptions", [](const models::Report& r) { return shortest_text(r.reliability.interruptions_mean); }},
+    {"goodput", [](const models::Report& r) { return shortest_text(r.reliability.goodput_mean); }},
+    {"wall_clock_s", [](const models::Report& r) { return shortest_text(r.reliability.wall_clock_s_mean); }},
+    {"own_cost_to_train_usd", [](const models::Report& r) { return shortest_text(r.cost.own_cost_to_train_usd); }},
+    {"cloud_cost_to_train_usd", [](const models::Report& r) { return shortest_text(r.cost.cloud_cost_to_train_usd); }},
+    // Never paying back is an empty cell (0 would read as "at once") and payback_never true.
+    {"payback_years",
+     [](const models::Report& r) {
+       return r.cost.payback_never ? std::string() : shortest_text(r.cost.payback_years);
+     }},
+    {"payback_never", [](const models::Report& r) { return std::string(r.cost.payback_never ? "true" : "false"); }},
+    {"breakeven_utilization", [](const models::Report& r) { return shortest_text(r.cost.breakeven_utilization); }},
+};
+
+std::string metric_text(const models::Report& r, std::string_view name) {
+  for (const MetricDef& m : kMetrics) {
+    if (m.name == name) return m.format(r);
+  }
+  throw std::invalid_argument("unknown sweep metric \"" + std::string(name) + "\"");
+}
+
+/// `line` without its line end ("\n" or "\r\n"): quoted, the end would show as "?" (clip).
+std::string_view without_eol(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  return line;
+}
+
+/// clip(text) between double quotes, as messages quote input.
+std::string quoted_clip(std::string_view text) { return '"' + clip(text) + '"'; }
+
+}  // namespace
+
+std::string shortest_text(double v) {
+  char buf[64];
+  const auto result = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, result.ptr);
+}
+
+const std::vector<std::string>& sweep_metric_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const MetricDef& m : kMetrics) out.emplace_back(m.name);
+    return out;
+  }();
+  return names;
+}
+
+const std::vector<std::string>& default_sweep_metrics() {
+  static const std::vector<std::string> names = {
+      "iteration_time_s",  "tokens_per_s",     "tflops_per_gpu",    "mfu",
+      "peak_memory_gib",   "compute_s",        "tp_comm_exposed_s", "dp_comm_exposed_s",
+      "pp_comm_exposed_s", "pipeline_bubble_s"};
+  return names;
+}
+
+std::string_view to_string(SweepStatus status) {
+  switch (status) {
+    case SweepStatus::ok:
+      return "ok";
+    case SweepStatus::oom:
+      return "oom";
+    case SweepStatus::invalid:
+      return "invalid";
+    case SweepStatus::error:
+      return "error";
+  }
+  return "error";
+}
+
+std::string csv_field(std::string_view text) {
+  std::string one_line;
+  one_line.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\r' || c == '\n') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      one_line += "; ";
+    } else {
+      one_line += c;
+    }
+  }
+  if (one_line.find_first_of(",\"") == std::string::npos) return one_line;
+  std::string out = "\"";
+  for (const char c : one_line) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string sweep_csv_comment(const models::Sweep& sweep, models::SweepShard shard) {
+  std::string out = "# traincast sweep " + sweep.hash + " points " + std::to_string(sweep.num_points());
+  if (shard.count > 1) out += " shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count);
+  return out + "\n";
+}
+
+std::string sweep_csv_header(const models::Sweep& sweep) {
+  std::string out = "point";
+  for (const models::SweepAxis& a : sweep.axes) {
+    out += ',';
+    out += csv_field(a.name);
+  }
+  out += ",status";
+  for (const std::string& m : sweep.metrics) {
+    out += ',';
+    out += csv_field(m);
+  }
+  return out + ",reason\n";
+}
+
+std::string sweep_csv_row(const models::Sweep& sweep, std::size_t point, const SweepOutcome& outcome) {
+  std::string out = std::to_string(point);
+  for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
+    out += ',';
+    out += csv_field(sweep.value(point, a));
+  }
+  out += ",";
+  out += to_string(outcome.status);
+  const bool simulated = outcome.status == SweepStatus::ok || outcome.status == SweepStatus::oom;
+  for (const std::string& m : sweep.metrics) {
+    out += ",";
+    if (simulated) out += csv_field(metric_text(outcome.report, m));
+  }
+  out += ',';
+  out += csv_field(outcome.reason);
+  out += '\n';
+  return out;
+}
+
+namespace {
+
+/// Fields in one CSV line (quote-aware); -1 when a quote is left open.
+int csv_field_count(std::string_view line) {
+  int fields = 1;
+  bool quoted_field = false;
+  for (const char c : line) {
+    if (c == '"') {
+      quoted_field = !quoted_field;
+    } else if (c == ',' && !quoted_field) {
+      ++fields;
+    }
+  }
+  return quoted_field ? -1 : fields;
+}
+
+bool parse_size(std::string_view s, std::size_t& out) {
+  if (s.empty()) return false;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+}  // namespace
+
+SweepCsv read_sweep_csv(const std::string& path) {
+  const std::string text = read_input_file(path);
+  SweepCsv csv;
+  auto fail = [&](int line, const std::string& what) {
+    throw ScenarioError({path + ":" + std::to_string(line) + ": " + what});
+  };
+  std::size_t pos = 0;
+  int line_number = 0;
+  auto next_line = [&](std::string& line) -> bool {  // false at the end or for a partial line
+    if (pos >= text.size()) return false;
+    const std::size_t nl = text.find('\n', pos);
+    ++line_number;
+    if (nl == std::string::npos) {
+      csv.partial_last_line = true;
+      return false;
+    }
+    line = text.substr(pos, nl + 1 - pos);
+    pos = nl + 1;
+    return true;
+  };
+  const std::string expected_first =
+      "(expected a first line \"# traincast sweep <hash> points <count>\", as "
+      "traincast sweep writes)";
+  if (!next_line(csv.comment)) fail(1, "not a traincast sweep CSV: no complete first line " + expected_first);
+  {
+    std::istringstream words(csv.comment.substr(0, csv.comment.size() - 1));
+    std::string hash_mark, tool, kind, hash, points_word, points, shard_word, shard;
+    words >> hash_mark >> tool >> kind >> hash >> points_word >> points;
+    const bool has_shard = static_cast<bool>(words >> shard_word >> shard);
+    std::string rest;
+    words >> rest;
+    bool ok = hash_mark == "#" && tool == "traincast" && kind == "sweep" && hash.size() == 16 &&
+              points_word == "points" && parse_size(points, csv.points) && rest.empty();
+    if (ok && has_shard) {
+      const std::size_t slash = shard.find('/');
+      ok = shard_word == "shard" && slash != std::string::npos &&
+           parse_size(std::string_view(shard).substr(0, slash), csv.shard.index) &&
+           parse_size(std::string_view(shard).substr(slash + 1), csv.shard.count) && csv.shard.count >= 1 &&
+           csv.shard.index < csv.shard.count;
+    }
+    if (!ok) fail(1, "not a traincast sweep CSV: " + quoted_clip(without_eol(csv.comment)) + " " + expected_first);
+    csv.hash = hash;
+  }
+  if (!next_line(csv.header)) {
+    fail(2, "no complete header line (the file was cut while it was created: start over with --force)");
+  }
+  if (csv.header.rfind("point,", 0) != 0) {
+    fail(2, "header " + quoted_clip(without_eol(csv.header)) +
+                " does not start with \"point,\" (expected the header traincast "
+                "sweep writes)");
+  }
+  const int columns = csv_field_count(csv.header.substr(0, csv.header.size() - 1));
+  csv.complete_bytes = pos;
+  std::unordered_map<std::size_t, int> seen;
+  std::string line;
+  while (next_line(line)) {
+    const std::string_view body(line.data(), line.size() - 1);
+    const int fields = csv_field_count(body);
+    if (fields != columns) {
+      fail(line_number, (fields < 0 ? std::string("unclosed quote") : std::to_string(fields) + " fields") +
+                            " (expected " + std::to_string(columns) + " fields, as in the header)");
+    }
+    std::size_t point = 0;
+    const std::string_view first = body.substr(0, body.find(','));
+    if (!parse_size(first, point) || point >= csv.points) {
+      fail(line_number, "point " + quoted_clip(first) + " is not a point index (expected an integer in [0, " +
+                            std::to_string(csv.points) + "))");
+    }
+    if (point % csv.shard.count != csv.shard.index) {
+      fail(line_number, "point " + std::to_string(point) + " is not in shard " + std::to_string(csv.shard.index) + "/" +
+                            std::to_string(csv.shard.count) + " (expected point % " + std::to_string(csv.shard.count) +
+                            " == " + std::to_string(csv.shard.index) + ")");
+    }
+    if (const auto [it, inserted] = seen.emplace(point, line_number); !inserted) {
+      fail(line_number, "point " + std::to_string(point) + " appears again (first on line " +
+                            std::to_string(it->second) + "; expected each point once)");
+    }
+    csv.rows.push_back({point, line, line_number});
+    csv.complete_bytes = pos;
+  }
+  return csv;
+}
+
+}  // namespace traincast::io

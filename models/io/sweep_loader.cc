@@ -1,0 +1,420 @@
+// Reading and expanding a sweep file (sweep_loader.h): base scenario, `set` overrides, metrics,
+// axes (sweep_axes.h), constraints bound to axes, derived names and scenario fields, the points
+// that pass them, and the sweep's fingerprint.
+
+#include "models/io/sweep_loader.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <google/protobuf/text_format.h>
+
+#include "models/hardware/catalog.h"
+#include "models/io/file_kind.h"
+#include "models/io/message_reader.h"
+#include "models/io/overrides.h"
+#include "models/io/sweep_axes.h"
+#include "models/io/sweep_csv.h"
+#include "models/io/sweep_expr.h"
+#include "models/io/sweep_fields.h"
+#include "traincast.pb.h"
+
+namespace traincast::io {
+
+namespace pb = google::protobuf;
+namespace tp = traincast::proto;
+using detail::AxisBuild;
+using detail::base_value;
+using detail::clip;
+using detail::find_scalar;
+using detail::in_quotes;
+using detail::name_info_of;
+using detail::ScalarField;
+using detail::scenario_scalars;
+
+namespace {
+
+/// Sweep files and their base scenarios are refused above this size (a sweep is a few kB).
+constexpr std::size_t kMaxInputBytes = 64u << 20;
+
+std::string join(const std::vector<std::string>& items, std::string_view sep = ", ") {
+  std::string out;
+  for (const std::string& s : items) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+/// 64-bit FNV-1a (Fowler/Noll/Vo), as 16 hex digits: a stable content fingerprint, not a
+/// cryptographic hash.
+std::string fnv1a_hex(std::string_view data) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (const char c : data) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+/// The fingerprint of an expanded sweep: everything that decides the points and the CSV columns.
+/// The base enters as protobuf text (its written fields, TextFormat's printer), as in every
+/// traincast so far: another serialization would change every hash, and CSVs written before
+/// could no longer be resumed or merged with new rows.
+std::string sweep_fingerprint(const tp::Scenario& base, const models::Sweep& sweep) {
+  std::string base_text;
+  pb::TextFormat::PrintToString(base, &base_text);
+  std::string canonical = "traincast sweep v1\n" + base_text;
+  for (const models::SweepAxis& a : sweep.axes) {
+    canonical += "axis " + a.name + " " + a.path + "\n";
+    for (const std::string& v : a.values) canonical += "  " + v + "\n";
+  }
+  for (const std::string& c : sweep.constraints) canonical += "constraint " + c + "\n";
+  for (const std::string& metric : sweep.metrics) canonical += "metric " + metric + "\n";
+  canonical += "points " + std::to_string(sweep.num_points()) + "\n";
+  return fnv1a_hex(canonical);
+}
+
+/// Where a constraint name's value comes from.
+struct NameSource {
+  enum class Kind { axis, constant, gpus, gpus_per_node } kind = Kind::constant;
+  std::size_t axis = 0;
+  ExprValue constant;
+};
+
+class SweepLoader {
+ public:
+  SweepLoader(const tp::Sweep& message, detail::SweepErrors& errors, std::string base_dir)
+      : m_(message), errors_(errors), base_dir_(std::move(base_dir)) {}
+
+  models::Sweep load() {
+    load_base();
+    apply_sets();
+    check_metrics();
+    axes_ = detail::read_axes(m_, errors_, sweep_.product_size);
+    errors_.throw_if_any();
+    check_constraints();
+    errors_.throw_if_any();
+    expand();
+    errors_.throw_if_any();
+
+    sweep_.name = m_.name();
+    sweep_.description = m_.description();
+    for (const AxisBuild& a : axes_) sweep_.axes.push_back(a.axis);
+    for (int i = 0; i < m_.constraint_size(); ++i) sweep_.constraints.push_back(m_.constraint(i));
+    sweep_.hash = sweep_fingerprint(base_, sweep_);
+    sweep_.base = std::make_shared<const tp::Scenario>(std::move(base_));
+    return std::move(sweep_);
+  }
+
+ private:
+  void error(const std::string& path, const std::string& what) { errors_.add(path, what); }
+
+  void load_base() {
+    const bool has_file = m_.has_scenario_file();
+    if (has_file && m_.has_scenario()) {
+      error("scenario",
+            "given together with scenario_file (expected one base: scenario_file: \"path\" or "
+            "scenario { ... })");
+      return;
+    }
+    if (m_.has_scenario()) {
+      base_ = m_.scenario();
+      return;
+    }
+    if (!has_file) {
+      error("scenario_file",
+            "not set (expected a base scenario: scenario_file: \"path relative to the sweep "
+            "file\" or scenario { ... })");
+      return;
+    }
+    if (m_.scenario_file().empty()) {
+      error("scenario_file", "is empty (expected a scenario file path relative to the sweep file)");
+      return;
+    }
+    const std::string path = base_dir_.empty()
+                                 ? m_.scenario_file()
+                                 : (std::filesystem::path(base_dir_) / m_.scenario_file()).lexically_normal().string();
+    std::string text;
+    Format format = Format::text;
+    try {
+      format = format_for_path(path);
+      text = read_input_file(path);
+    } catch (const ScenarioError& e) {
+      error("scenario_file", e.what());
+      return;
+    }
+    if (text.size() > kMaxInputBytes) {
+      error("scenario_file", path + ": input too large (" + std::to_string(text.size()) + " bytes; expected at most " +
+                                 std::to_string(kMaxInputBytes) + ")");
+      return;
+    }
+    detail::ReadOutcome read = detail::read_message(text, path, format, base_);
+    errors_.list().insert(errors_.list().end(), read.errors.begin(), read.errors.end());
+  }
+
+  void apply_sets() {
+    std::vector<detail::Override> overrides;
+    for (int j = 0; j < m_.set_size(); ++j) {
+      overrides.push_back({m_.set(j), errors_.at("set[" + std::to_string(j) + "]")});
+    }
+    std::map<std::string, std::string> origins;
+    detail::apply_overrides(base_, overrides, errors_.list(), origins);
+  }
+
+  void check_metrics() {
+    const std::vector<std::string>& known = sweep_metric_names();
+    if (m_.metric_size() == 0) {
+      sweep_.metrics = default_sweep_metrics();
+      return;
+    }
+    for (int i = 0; i < m_.metric_size(); ++i) {
+      const std::string& name = m_.metric(i);
+      const std::string at = "metric[" + std::to_string(i) + "]";
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        error(at, "unknown metric " + in_quotes(clip(name)) + detail::did_you_mean(name, known) +
+                      " (expected one of: " + join(known) + ")");
+      } else if (std::find(sweep_.metrics.begin(), sweep_.metrics.end(), name) != sweep_.metrics.end()) {
+        error(at, in_quotes(name) + " is listed twice (expected each metric once)");
+      } else {
+        sweep_.metrics.push_back(name);
+      }
+    }
+  }
+
+  /// Resolves a constraint name; on failure reports and returns false.
+  bool resolve_name(const std::string& at, const Expression& e, std::size_t i, NameSource& source, ExprNameInfo& info) {
+    const std::string& name = e.names()[i];
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      if (axes_[a].axis.name == name) {
+        source = {NameSource::Kind::axis, a, {}};
+        info = name_info_of(axes_[a].field->field());
+        return true;
+      }
+    }
+    if (name == "gpus" || name == "gpus_per_node") {
+      source.kind = name == "gpus" ? NameSource::Kind::gpus : NameSource::Kind::gpus_per_node;
+      info = {ExprType::number, {}};
+      return true;
+    }
+    const ScalarField* field = nullptr;
+    if (name.find('.') != std::string::npos) {
+      field = find_scalar(name);
+    } else {
+      std::vector<const ScalarField*> matches;
+      for (const ScalarField& f : scenario_scalars()) {
+        if (f.field()->name() == name) matches.push_back(&f);
+      }
+      if (matches.size() > 1) {
+        std::vector<std::string> paths;
+        for (const ScalarField* f : matches) paths.push_back(f->path);
+        error(at, "at column " + std::to_string(e.name_column(i)) + " of " + in_quotes(clip(e.text())) + ": name " +
+                      in_quotes(name) + " is ambiguous (expected the full path: " + join(paths, " or ") + ")");
+        return false;
+      }
+      if (matches.size() == 1) field = matches[0];
+    }
+    if (field == nullptr) {
+      std::vector<std::string> candidates = {"gpus", "gpus_per_node"};
+      std::vector<std::string> axis_names;
+      for (const AxisBuild& a : axes_) axis_names.push_back(a.axis.name);
+      candidates.insert(candidates.end(), axis_names.begin(), axis_names.end());
+      for (const ScalarField& f : scenario_scalars()) {
+        candidates.push_back(name.find('.') != std::string::npos ? f.path : f.field()->name());
+      }
+      error(at, "at column " + std::to_string(e.name_column(i)) + " of " + in_quotes(clip(e.text())) +
+                    ": unknown name " + in_quotes(clip(name)) + detail::did_you_mean(name, candidates) +
+                    " (expected an axis name (" + join(axis_names) +
+                    "), gpus, gpus_per_node, or a scenario field such as num_attention_heads or "
+                    "workload.model.num_layers)");
+      return false;
+    }
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      if (axes_[a].field == field) {
+        source = {NameSource::Kind::axis, a, {}};
+        info = name_info_of(field->field());
+        return true;
+      }
+    }
+    source = {NameSource::Kind::constant, 0, base_value(base_, *field)};
+    info = name_info_of(field->field());
+    return true;
+  }
+
+  void check_constraints() {
+    for (int i = 0; i < m_.constraint_size(); ++i) {
+      const std::string at = "constraint[" + std::to_string(i) + "]";
+      const std::string& text = m_.constraint(i);
+      std::optional<Expression> e;
+      try {
+        e = Expression::parse(text);
+      } catch (const ExpressionError& x) {
+        error(at, "at column " + std::to_string(x.column()) + " of " + in_quotes(clip(text)) + ": " + x.what());
+        continue;
+      }
+      std::vector<NameSource> sources(e->names().size());
+      std::vector<ExprNameInfo> infos(e->names().size());
+      bool ok = true;
+      for (std::size_t n = 0; n < e->names().size(); ++n) ok = resolve_name(at, *e, n, sources[n], infos[n]) && ok;
+      if (!ok) continue;
+      try {
+        const ExprType type = e->check(infos);
+        if (type != ExprType::boolean) {
+          error(at, in_quotes(clip(text)) + " is " + std::string(type_name(type)) +
+                        ", not a condition (expected a comparison such as tp * pp == 8)");
+          continue;
+        }
+      } catch (const ExpressionError& x) {
+        error(at, "at column " + std::to_string(x.column()) + " of " + in_quotes(clip(text)) + ": " + x.what());
+        continue;
+      }
+      constraints_.push_back(std::move(*e));
+      sources_.push_back(std::move(sources));
+    }
+  }
+
+  /// The point's value of a field: from its axis, else the base.
+  struct FieldAt {
+    int axis = -1;
+    ExprValue constant;
+  };
+  FieldAt field_source(const std::string& path) const {
+    const ScalarField* f = find_scalar(path);
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      if (axes_[a].field == f) return {static_cast<int>(a), {}};
+    }
+    return {-1, base_value(base_, *f)};
+  }
+  const ExprValue& value_at(const FieldAt& f, const std::vector<std::uint32_t>& idx) const {
+    return f.axis < 0 ? f.constant
+                      : axes_[static_cast<std::size_t>(f.axis)].typed[idx[static_cast<std::size_t>(f.axis)]];
+  }
+
+  double gpus_per_node_at(const std::vector<std::uint32_t>& idx, int column) {
+    const std::string& name = value_at(template_, idx).text;
+    if (const auto it = gpus_per_node_.find(name); it != gpus_per_node_.end()) return it->second;
+    try {
+      return gpus_per_node_[name] = models::find_node_template(name).gpus_per_node;
+    } catch (const std::exception&) {
+      throw ExpressionError(column, "node template " + in_quotes(clip(name)) +
+                                        " is unknown (expected one of: " + join(models::node_template_names()) + ")");
+    }
+  }
+
+  std::string describe_point(const std::vector<std::uint32_t>& idx) const {
+    std::string out;
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      out += (a == 0 ? "" : ", ") + axes_[a].axis.name + "=" + axes_[a].axis.values[idx[a]];
+    }
+    return out;
+  }
+
+  void expand() {
+    nodes_ = field_source("cluster.num_nodes");
+    template_ = field_source("cluster.node_template");
+    const std::size_t n_axes = axes_.size();
+    std::vector<std::uint32_t> idx(n_axes, 0);
+    std::vector<std::uint64_t> passed(constraints_.size(), 0);
+    std::vector<std::vector<ExprValue>> values(constraints_.size());
+    for (std::size_t c = 0; c < constraints_.size(); ++c) values[c].resize(constraints_[c].names().size());
+    for (std::uint64_t p = 0; p < sweep_.product_size; ++p) {
+      bool keep = true;
+      for (std::size_t c = 0; c < constraints_.size() && keep; ++c) {
+        const Expression& e = constraints_[c];
+        try {
+          for (std::size_t n = 0; n < values[c].size(); ++n) {
+            const NameSource& s = sources_[c][n];
+            switch (s.kind) {
+              case NameSource::Kind::axis:
+                values[c][n] = axes_[s.axis].typed[idx[s.axis]];
+                break;
+              case NameSource::Kind::constant:
+                values[c][n] = s.constant;
+                break;
+              case NameSource::Kind::gpus:
+                values[c][n] =
+                    ExprValue::of_number(value_at(nodes_, idx).number * gpus_per_node_at(idx, e.name_column(n)));
+                break;
+              case NameSource::Kind::gpus_per_node:
+                values[c][n] = ExprValue::of_number(gpus_per_node_at(idx, e.name_column(n)));
+                break;
+            }
+          }
+          keep = e.evaluate(values[c]).boolean;
+        } catch (const ExpressionError& x) {
+          error("constraint[" + std::to_string(c) + "]", "at column " + std::to_string(x.column()) + " of " +
+                                                             in_quotes(clip(e.text())) + ", for " +
+                                                             describe_point(idx) + ": " + x.what());
+          return;
+        }
+        if (keep) ++passed[c];
+      }
+      if (keep) sweep_.value_indices.insert(sweep_.value_indices.end(), idx.begin(), idx.end());
+      // Next tuple: the last axis varies fastest.
+      for (std::size_t a = n_axes; a-- > 0;) {
+        if (++idx[a] < axes_[a].axis.values.size()) break;
+        idx[a] = 0;
+      }
+    }
+    if (!sweep_.value_indices.empty()) return;
+    for (std::size_t c = 0; c < constraints_.size(); ++c) {
+      if (passed[c] != 0) continue;
+      const std::uint64_t before = c == 0 ? sweep_.product_size : passed[c - 1];
+      error("constraint[" + std::to_string(c) + "]",
+            "no point satisfies " + in_quotes(clip(constraints_[c].text())) + ": it rejects all " +
+                std::to_string(before) + " points" +
+                (c == 0 ? std::string(" of the axes") : " that pass the constraints before it") +
+                " (expected a constraint that some point satisfies)");
+      return;
+    }
+  }
+
+  const tp::Sweep& m_;
+  detail::SweepErrors& errors_;
+  std::string base_dir_;
+  tp::Scenario base_;
+  std::vector<AxisBuild> axes_;
+  std::vector<Expression> constraints_;
+  std::vector<std::vector<NameSource>> sources_;
+  FieldAt nodes_;
+  FieldAt template_;
+  std::map<std::string, double> gpus_per_node_;
+  models::Sweep sweep_;
+};
+
+}  // namespace
+
+models::Sweep load_sweep_text(std::string_view text, std::string_view origin, Format format,
+                              const std::string& base_dir) {
+  if (text.size() > kMaxInputBytes) {
+    throw ScenarioError({std::string(origin) + ": input too large (" + std::to_string(text.size()) +
+                         " bytes; expected at most " + std::to_string(kMaxInputBytes) + ")"});
+  }
+  tp::Sweep message;
+  detail::ReadOutcome read = detail::read_message(text, origin, format, message);
+  if (!read.errors.empty()) {
+    if (auto other = detail::wrong_kind_message(text, origin, format, message.GetDescriptor()))
+      throw ScenarioError({*other});
+    throw ScenarioError(std::move(read.errors));
+  }
+  detail::SweepErrors errors(message, *read.source_map, origin);
+  models::Sweep sweep = SweepLoader(message, errors, base_dir).load();
+  sweep.path = std::string(origin);
+  return sweep;
+}
+
+models::Sweep load_sweep_file(const std::string& path) {
+  const Format format = format_for_path(path);
+  const std::string text = read_input_file(path);
+  return load_sweep_text(text, path, format, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace traincast::io

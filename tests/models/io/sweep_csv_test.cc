@@ -1,0 +1,101 @@
+// Tests of models/io/sweep_csv: CSV fields, the comment and header lines, metric cells, and
+// reading a CSV back (rows, a partial last line, every bad file with its message).
+
+#include "models/io/sweep_csv.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/models/io/sweep_files.h"
+#include "tests/tools/temp_dir.h"
+
+namespace traincast::io {
+namespace {
+
+using test_support::kBase;
+using test_support::load;
+
+TEST(SweepCsv, FieldsCommentAndHeader) {
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("one\ntwo\r\nthree"), "one; two; three");
+  const models::Sweep s = load(kBase +
+                               "axis { path: \"workload.parallel.tp\" values: \"1\" values: \"2\" }\n"
+                               "metric: \"mfu\"\nmetric: \"busiest_link\"\n");
+  EXPECT_EQ(sweep_csv_comment(s, {}), "# traincast sweep " + s.hash + " points 2\n");
+  EXPECT_EQ(sweep_csv_comment(s, {1, 3}), "# traincast sweep " + s.hash + " points 2 shard 1/3\n");
+  EXPECT_EQ(sweep_csv_header(s), "point,tp,status,mfu,busiest_link,reason\n");
+}
+
+// Owning that never pays back is an empty payback_years cell (0 would read as "pays back at
+// once") with payback_never true; one that does prints its years and false.
+TEST(SweepCsv, PaybackNeverIsAnEmptyCellAndAFlag) {
+  const models::Sweep s = load(kBase +
+                               "axis { path: \"workload.parallel.tp\" values: \"1\" }\n"
+                               "metric: \"payback_years\"\nmetric: \"payback_never\"\n");
+  SweepOutcome never;
+  never.report.cost.payback_never = true;
+  EXPECT_EQ(sweep_csv_row(s, 0, never), "0,1,ok,,true,\n");
+  SweepOutcome pays;
+  pays.report.cost.payback_years = 2.5;
+  EXPECT_EQ(sweep_csv_row(s, 0, pays), "0,1,ok,2.5,false,\n");
+}
+
+class SweepCsvFile : public traincast::test_support::TempDirTest {
+ protected:
+  std::string write(const std::string& text) { return TempDirTest::write("r.csv", text); }
+  std::string error_of(const std::string& text) {
+    try {
+      read_sweep_csv(write(text));
+    } catch (const ScenarioError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+};
+
+TEST_F(SweepCsvFile, ReadsRowsAndAPartialLastLine) {
+  const std::string head = "# traincast sweep 0123456789abcdef points 4 shard 1/2\npoint,tp,status,mfu,reason\n";
+  const SweepCsv csv = read_sweep_csv(write(head + "1,2,ok,0.5,\n3,8,invalid,,\"a, b\"\n3,8,o"));
+  EXPECT_EQ(csv.hash, "0123456789abcdef");
+  EXPECT_EQ(csv.points, 4u);
+  EXPECT_EQ(csv.shard.index, 1u);
+  EXPECT_EQ(csv.shard.count, 2u);
+  ASSERT_EQ(csv.rows.size(), 2u);
+  EXPECT_EQ(csv.rows[1].point, 3u);
+  EXPECT_EQ(csv.rows[1].line, "3,8,invalid,,\"a, b\"\n");
+  EXPECT_TRUE(csv.partial_last_line);
+  EXPECT_EQ(csv.complete_bytes, head.size() + std::string("1,2,ok,0.5,\n3,8,invalid,,\"a, b\"\n").size());
+}
+
+TEST_F(SweepCsvFile, BadFiles) {
+  const std::string head = "# traincast sweep 0123456789abcdef points 4\npoint,tp,status,reason\n";
+  const std::string path = (dir_ / "r.csv").string();
+  // The quoted line has no line end: it used to show as "?" (the '\n', or '\r\n' of a Windows copy).
+  const std::string expected_first =
+      " (expected a first line \"# traincast sweep <hash> points <count>\", as traincast sweep writes)";
+  EXPECT_EQ(error_of("point,tp\n"), path + ":1: not a traincast sweep CSV: \"point,tp\"" + expected_first);
+  EXPECT_EQ(error_of("# traincast sweep 0123 points 39\r\npoint,tp\n"),
+            path + ":1: not a traincast sweep CSV: \"# traincast sweep 0123 points 39\"" + expected_first);
+  // Clipped at 40 bytes, but never inside a UTF-8 character (\xc3\xa9, e-acute, spans bytes 39-40).
+  EXPECT_EQ(error_of(std::string(39, 'x') + "\xc3\xa9yy\npoint,tp\n"),
+            path + ":1: not a traincast sweep CSV: \"" + std::string(39, 'x') + "...\"" + expected_first);
+  EXPECT_EQ(error_of("# traincast sweep 0123456789abcdef points 4\r\nhdr,x\r\n"),
+            path + ":2: header \"hdr,x\" does not start with \"point,\" (expected the header traincast sweep writes)");
+  EXPECT_EQ(error_of(head + "0,1,ok\n"), path + ":3: 3 fields (expected 4 fields, as in the header)");
+  EXPECT_EQ(error_of(head + "x,1,ok,\n"),
+            path + ":3: point \"x\" is not a point index (expected an integer in [0, 4))");
+  EXPECT_EQ(error_of(head + "4,1,ok,\n"),
+            path + ":3: point \"4\" is not a point index (expected an integer in [0, 4))");
+  EXPECT_EQ(error_of(head + "1,1,ok,\n1,1,ok,\n"),
+            path + ":4: point 1 appears again (first on line 3; expected each point once)");
+  EXPECT_EQ(error_of("# traincast sweep 0123456789abcdef points 4 shard 0/2\npoint,tp,status,reason\n1,1,ok,\n"),
+            path + ":3: point 1 is not in shard 0/2 (expected point % 2 == 0)");
+  EXPECT_EQ(error_of("# traincast sweep 0123456789abcdef points 4\npoint,tp"),
+            path + ":2: no complete header line (the file was cut while it was created: start over with --force)");
+}
+
+}  // namespace
+}  // namespace traincast::io

@@ -1,0 +1,73 @@
+// Running one sweep point (sweep_run.h): the point's scenario through the training executor, and
+// every way that can fail mapped to an outcome.
+
+#include "tools/cli/sweep_run.h"
+
+#include <cstdio>
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include "models/executor/training_executor.h"
+#include "models/io/scenario_io.h"
+#include "models/io/sweep_point.h"
+
+namespace traincast::cli {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+/// A scenario error line without its origin: "<sweep point>:3:5: a.b: what" and
+/// "--set: a.b: what" both become "a.b: what".
+std::string without_origin(const std::string& line) {
+  if (line.rfind("--set: ", 0) == 0) return line.substr(7);
+  if (line.rfind(io::kSweepPointOrigin, 0) == 0) {
+    // Skip "<origin>:line:col: ".
+    std::size_t i = io::kSweepPointOrigin.size();
+    for (int colons = 0; colons < 2 && i < line.size(); ++i) {
+      if (line[i] == ':') ++colons;
+    }
+    const std::size_t sep = line.find(": ", i);
+    if (sep != std::string::npos) return line.substr(sep + 2);
+  }
+  return line;
+}
+
+std::string gib_text(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", bytes / kGiB);
+  return buf;
+}
+
+}  // namespace
+
+io::SweepOutcome run_sweep_point(const models::Sweep& sweep, std::size_t point) {
+  io::SweepOutcome out;
+  try {
+    const models::Scenario scenario = io::sweep_point_scenario(sweep, point);
+    out.report = models::simulate_training(scenario);
+    const models::MemoryBreakdown& m = out.report.memory;
+    if (m.oom) {
+      out.status = io::SweepStatus::oom;
+      out.reason = "peak " + gib_text(m.peak_bytes_per_gpu) + " GiB per GPU exceeds " + gib_text(m.capacity_bytes) +
+                   " GiB of HBM (pipeline stage " + std::to_string(m.worst_stage) + ")";
+      if (!m.advice.empty()) out.reason += "; " + m.advice;
+    }
+  } catch (const io::ScenarioError& e) {
+    out.status = io::SweepStatus::invalid;
+    for (const std::string& line : e.errors()) out.reason += (out.reason.empty() ? "" : "; ") + without_origin(line);
+  } catch (const std::invalid_argument& e) {
+    out.status = io::SweepStatus::invalid;
+    out.reason = e.what();
+  } catch (const std::overflow_error& e) {
+    out.status = io::SweepStatus::invalid;
+    out.reason = std::string("beyond the simulator's range: ") + e.what();
+  } catch (const std::exception& e) {
+    out.status = io::SweepStatus::error;
+    out.reason = std::string("internal error: ") + e.what();
+  }
+  return out;
+}
+
+}  // namespace traincast::cli

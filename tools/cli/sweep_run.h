@@ -1,0 +1,18 @@
+#pragma once
+// Running one sweep point: its scenario built (io::sweep_point_scenario) and simulated, the
+// outcome (ok, oom, invalid, error) with its reason and report for the CSV row.
+
+#include <cstddef>
+
+#include "models/io/sweep.h"
+#include "models/io/sweep_csv.h"
+
+namespace traincast::cli {
+
+/// Builds, validates and simulates point `point` (< sweep.num_points()). Never throws for a bad
+/// point: failures are outcomes (statuses as io::SweepStatus says; an invalid point's reason is
+/// its scenario errors without their origins, joined by "; "). Deterministic: the same sweep and
+/// point give the same outcome.
+io::SweepOutcome run_sweep_point(const models::Sweep& sweep, std::size_t point);
+
+}  // namespace traincast::cli

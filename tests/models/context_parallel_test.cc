@@ -136,7 +136,8 @@ TEST(ContextParallel, RingHidesUnderLongAttentionAndGradientsReduceOverDpTimesCp
   CollectiveEngine coll(sim, net, cluster);
   TrainingGraph job = build_training_graph(sc, cluster);
   EXPECT_EQ(job.cp, 2);
-  EXPECT_EQ(job.dp, 2);  // the graph's data-parallel replicas: dp x cp
+  EXPECT_EQ(job.dp, 1);
+  EXPECT_EQ(job.dp_cp, 2);  // the graph's data-parallel replicas: dp x cp
   // Every gradient reduction runs over both CP ranks' GPUs of a TP rank.
   int grad_tasks = 0;
   for (const Task& t : job.graph.tasks) {

@@ -1,0 +1,166 @@
+// The power/thermal model's setup for a training job, and whether power or temperature can ever
+// lower a clock (power_thermal_setup.h).
+#include "models/executor/power_thermal_setup.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace traincast::models {
+namespace {
+
+/// The calibration profile's power/thermal overlay for `gpu`, or null when the scenario's profile
+/// has none. Throws std::invalid_argument when it was fitted on another GPU.
+const PowerThermalOverlay* power_overlay(const Scenario& sc, const GpuSpec& gpu) {
+  const CalibrationProfile* p = sc.cluster.profile.get();
+  if (p == nullptr || !p->power_thermal.any()) return nullptr;
+  if (p->gpu != gpu.name) {
+    throw std::invalid_argument("profile " + (p->origin.empty() ? std::string("(in memory)") : p->origin) +
+                                ": power_thermal was fitted on GPU \"" + p->gpu + "\" but the cluster's GPU is \"" +
+                                gpu.name + "\" (expected a profile of the same GPU)");
+  }
+  return &p->power_thermal;
+}
+
+/// The default lumped RC with the profile's fitted R and C over it (a scenario's own
+/// thermal.r_k_per_w / c_j_per_k are applied by the callers and win).
+ThermalRc base_thermal_rc(const Scenario& sc, const GpuSpec& gpu, bool liquid, int rows) {
+  ThermalRc rc = default_thermal_rc(gpu, liquid, rows);
+  if (const PowerThermalOverlay* o = power_overlay(sc, gpu)) {
+    if (o->r_k_per_w) rc.r_k_per_w = *o->r_k_per_w;
+    if (o->c_j_per_k) rc.c_j_per_k = *o->c_j_per_k;
+  }
+  return rc;
+}
+
+}  // namespace
+
+bool clock_feedback_possible(const Scenario& sc, const GpuSpec& gpu, const NodeTemplate& node) {
+  const PowerSpec& pw = sc.power;
+  const ThermalSpec& th = sc.thermal;
+  if (pw.gpu_power_limit_w > 0 && pw.gpu_power_limit_w < gpu.tdp_w) return true;
+  const bool liquid = th.cooling == Cooling::liquid;
+  if (!liquid && th.rack_cooling_capacity_w > 0) return true;
+  const NodePowerSpec ns = node_power_spec(node, gpu);
+  const int rows = liquid ? 1 : ns.airflow_rows;
+  const int lanes = std::max(1, node.gpus_per_node / std::max(1, rows));
+  const PowerThermalOverlay* overlay = power_overlay(sc, gpu);
+  // A fitted u(compute_bound) > 1: the GPU's TDP caps a tensor-core-bound kernel below the full clock.
+  if (overlay && overlay->compute_bound_fraction && *overlay->compute_bound_fraction > 1) return true;
+  const ThermalRc base = base_thermal_rc(sc, gpu, liquid, rows);
+  auto airflow = [&](int l) {
+    return static_cast<std::size_t>(l) < th.gpu_airflow_fraction.size() ? th.gpu_airflow_fraction[l] : 1.0;
+  };
+  for (int l = 0; l < node.gpus_per_node; ++l) {
+    double r = th.r_k_per_w > 0 ? th.r_k_per_w : base.r_k_per_w;
+    if (!liquid) r /= std::pow(airflow(l), 0.8);
+    double inlet = liquid ? th.coolant_c : th.supply_air_c;
+    if (!liquid)
+      for (int u = l % lanes; u < l; u += lanes) inlet += gpu.tdp_w * preheat_k_per_w(gpu, rows, airflow(u));
+    if (inlet + gpu.tdp_w * r >= gpu.slowdown_temp_c) return true;
+  }
+  return false;
+}
+
+PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster, const TrainingGraph& job,
+                                      const ThermalStartState& start) {
+  PowerThermalSetup ps;
+  const GpuSpec& gpu = cluster.gpu_spec(0);
+  const NodeTemplate& node = cluster.node_template();
+  const PowerSpec& pw = sc.power;
+  const ThermalSpec& th = sc.thermal;
+  const bool liquid = th.cooling == Cooling::liquid;
+  ps.curve = power_curve_of(gpu);
+  if (const PowerThermalOverlay* o = power_overlay(sc, gpu)) {
+    if (o->idle_w) ps.curve.idle_w = *o->idle_w;
+    if (o->compute_bound_fraction)
+      ps.curve.activity_fraction[static_cast<int>(Activity::compute_bound)] = *o->compute_bound_fraction;
+  }
+  if (pw.memory_bound_fraction)
+    ps.curve.activity_fraction[static_cast<int>(Activity::memory_bound)] = *pw.memory_bound_fraction;
+  if (pw.comm_fraction) ps.curve.activity_fraction[static_cast<int>(Activity::comm)] = *pw.comm_fraction;
+  ps.power_limit_w = pw.gpu_power_limit_w;
+  ps.node = node_power_spec(node, gpu);
+  if (pw.psu_redundant) ps.node.psu_redundant = *pw.psu_redundant;
+  ps.cpu_load_fraction = pw.cpu_load_fraction;
+  ps.pue = pw.pue;
+  ps.liquid = liquid;
+  ps.supply_c = liquid ? th.coolant_c : th.supply_air_c;
+  ps.nodes_per_rack = std::max(1, th.nodes_per_rack);
+  ps.gpus_per_node = cluster.gpus_per_node();
+  ps.sockets = node.sockets;
+  ps.rack_cooling_capacity_w = th.rack_cooling_capacity_w;
+  ps.node_airflow_m3_per_s = node_airflow_m3_per_s(ps.node, gpu, cluster.gpus_per_node(), node.sockets);
+  ps.iterations = job.iterations;
+  ps.periodic_correction = start.periodic_correction;
+  ps.thermal_events = clock_feedback_possible(sc, gpu, node);
+  ps.gpu_scale = static_cast<double>(job.dp_cp) / job.replicas;
+  const int rows = liquid ? 1 : ps.node.airflow_rows;
+  const int gpn = cluster.gpus_per_node();
+  const int lanes = std::max(1, gpn / std::max(1, rows));
+  const ThermalRc base = base_thermal_rc(sc, gpu, liquid, rows);
+  auto airflow = [&](int local) {
+    return static_cast<std::size_t>(local) < th.gpu_airflow_fraction.size() ? th.gpu_airflow_fraction[local] : 1.0;
+  };
+  const int t = job.tp, d = job.dp_cp;
+  std::vector<int> sim_of(static_cast<std::size_t>(cluster.num_gpus()), -1);
+  ps.worker_gpus.resize(job.worker_gpus.size());
+  for (std::size_t w = 0; w < job.worker_gpus.size(); ++w)
+    for (int g : job.worker_gpus[w]) {
+      sim_of[static_cast<std::size_t>(g)] = static_cast<int>(ps.gpus.size());
+      ps.worker_gpus[w].push_back(static_cast<int>(ps.gpus.size()));
+      PowerThermalSetup::Gpu pg;
+      pg.global = g;
+      pg.worker = static_cast<std::uint32_t>(w);
+      pg.actual_node = cluster.node_of(g);
+      pg.rc = base;
+      if (th.r_k_per_w > 0) pg.rc.r_k_per_w = th.r_k_per_w;
+      if (th.c_j_per_k > 0) pg.rc.c_j_per_k = th.c_j_per_k;
+      if (start.no_thermal_slowdown) pg.rc.slowdown_c = std::numeric_limits<double>::infinity();
+      if (!liquid) pg.rc.r_k_per_w /= std::pow(airflow(cluster.local_rank(g)), 0.8);
+      ps.gpus.push_back(pg);
+    }
+  // Representative of real GPU g = tp_rank + t (data_rank + d stage), d = dp x cp: the same TP
+  // rank and stage in a simulated replica.
+  auto rep_of = [&](int g) {
+    const int k = g % t, r = (g / t) % d, st = g / (t * d);
+    return sim_of[static_cast<std::size_t>(k + t * (r % job.replicas + d * st))];
+  };
+  ps.rep_node_of_gpu.resize(static_cast<std::size_t>(cluster.num_gpus()));
+  for (int g = 0; g < cluster.num_gpus(); ++g)
+    ps.rep_node_of_gpu[static_cast<std::size_t>(g)] = ps.gpus[static_cast<std::size_t>(rep_of(g))].actual_node;
+  if (!liquid)
+    for (auto& pg : ps.gpus) {
+      const int node_first = cluster.node_of(pg.global) * gpn, l = cluster.local_rank(pg.global);
+      for (int u = l % lanes; u < l; u += lanes)
+        pg.upstream.emplace_back(rep_of(node_first + u), preheat_k_per_w(gpu, rows, airflow(u)));
+    }
+  std::map<std::vector<int>, int> kind_index;
+  for (int n = 0; n < cluster.num_nodes(); ++n) {
+    std::vector<int> members;
+    for (int l = 0; l < gpn; ++l) members.push_back(rep_of(n * gpn + l));
+    auto [it, added] = kind_index.emplace(members, static_cast<int>(ps.node_kinds.size()));
+    if (added) ps.node_kinds.push_back({members, 0});
+    ++ps.node_kinds[static_cast<std::size_t>(it->second)].count;
+    ps.kind_of_node.push_back(it->second);
+  }
+  for (auto& pg : ps.gpus) pg.node_kind = ps.kind_of_node[static_cast<std::size_t>(pg.actual_node)];
+  ps.rack_rise_start_c = start.rack_rise_c;
+  for (std::size_t i = 0; i < ps.gpus.size(); ++i) {
+    auto& pg = ps.gpus[i];
+    double inlet = ps.supply_c;
+    const auto rack = static_cast<std::size_t>(pg.actual_node / ps.nodes_per_rack);
+    if (!liquid && rack < start.rack_rise_c.size()) inlet += start.rack_rise_c[rack];
+    for (const auto& [j, k_per_w] : pg.upstream) inlet += ps.curve.idle_w * k_per_w;
+    pg.start_c = i < start.start_c.size() ? start.start_c[i] : inlet + ps.curve.idle_w * pg.rc.r_k_per_w;
+    pg.start_throttled = pg.start_c >= pg.rc.slowdown_c;
+  }
+  return ps;
+}
+
+}  // namespace traincast::models

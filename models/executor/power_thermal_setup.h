@@ -1,0 +1,42 @@
+#pragma once
+// The power/thermal model's setup for a training job (which GPUs it simulates, their thermal RC,
+// airflow preheat, node kinds, start temperatures), and whether a clock can ever drop.
+
+#include <vector>
+
+#include "models/executor/training_graph.h"
+#include "models/hardware/cluster.h"
+#include "models/power/power_thermal.h"
+#include "models/scenario.h"
+
+namespace traincast::models {
+
+/// Whether power or temperature can ever lower a clock in `scenario` (a cap below TDP, a finite
+/// rack cooling capacity, or a GPU position whose steady state at TDP, with every upstream GPU at
+/// TDP, reaches the slowdown temperature; or a profile's fitted u(compute_bound) > 1, which the
+/// TDP caps). Without it temperature feeds nothing back. The thermal R is the scenario's
+/// thermal.r_k_per_w, else the calibration profile's power_thermal.r_k_per_w, else the default.
+/// Throws std::invalid_argument when the profile's power_thermal was fitted on another GPU.
+bool clock_feedback_possible(const Scenario& scenario, const GpuSpec& gpu, const NodeTemplate& node);
+
+/// Thermal starting point of one simulation pass and what the pass leaves for the next.
+struct ThermalStartState {
+  std::vector<double> start_c;       ///< per simulated GPU (TrainingGraph worker order) [C]; empty = idle steady state
+  std::vector<double> rack_rise_c;   ///< per rack, recirculation rise [K]; empty = 0
+  bool periodic_correction = false;  ///< report the periodic steady state (no clock feedback only)
+  std::vector<double> periodic_c;    ///< out: periodic steady-state start per simulated GPU
+  std::vector<double> rack_rise_out_c;  ///< out: rack rises at the end
+  bool asymmetric = false;              ///< out: folding saw different inlets for represented GPUs
+  bool folded = false;                  ///< out: the pass was folded
+  bool no_thermal_slowdown = false;     ///< in: no GPU slows down with temperature (attribution run)
+};
+
+/// The power/thermal model's setup for `job` on `cluster` (models/power/power_thermal.h):
+/// simulated GPUs in worker order, their representatives, airflow lanes (preheat), node kinds,
+/// racks, start temperatures. Defaults and sources: models/power/power_model.h; a calibration
+/// profile's power_thermal (idle_w, compute_bound_fraction, r_k_per_w, c_j_per_k) replaces them,
+/// a scenario's own thermal.r_k_per_w / c_j_per_k win over both.
+PowerThermalSetup power_thermal_setup(const Scenario& scenario, const Cluster& cluster, const TrainingGraph& job,
+                                      const ThermalStartState& start);
+
+}  // namespace traincast::models

@@ -1,0 +1,414 @@
+// Turns a finished run of a training graph into its Report, section by section: header and
+// throughput, time breakdown with straggler wait, memory, busiest links, utilisation, trace spans.
+#include "models/executor/training_report.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/compute/compute_model.h"
+#include "models/executor/straggler.h"
+#include "models/workload/cnn.h"
+#include "models/workload/memory_model.h"
+#include "models/workload/pipeline_schedule.h"
+#include "models/workload/transformer.h"
+
+namespace traincast::models {
+namespace {
+
+/// The last simulated iteration: its index and window [t0, t1] [ns], iter_s = t1 - t0 [s].
+struct LastIteration {
+  int last = 0;
+  std::int64_t t0 = 0, t1 = 0;
+  double iter_s = 0;
+};
+
+/// The job's shape and parallelism, the events and the run's throughput, FLOPs, MFU/HFU and
+/// time to train (from the last iteration's window, which it returns).
+LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std::uint64_t events,
+                                const TrainingGraph& job, Report& r) {
+  const GpuSpec& gpu = cluster.gpu_spec(0);
+  r.scenario = sc.name;
+  r.gpu = gpu.name;
+  r.num_gpus = cluster.num_gpus();
+  r.num_nodes = cluster.num_nodes();
+  r.tp = job.tp;
+  r.pp = job.pp;
+  r.dp = job.dp;
+  r.cp = std::max(1, job.cp);
+  r.ep = std::max(1, sc.parallel.ep);
+  r.micro_batches = job.micro_batches;
+  r.folded = job.folded;
+  r.iterations_simulated = job.iterations;
+  r.events = events;
+
+  // Iteration boundaries: last compute-stream op of each iteration over all workers.
+  std::vector<std::int64_t> boundary(static_cast<std::size_t>(job.iterations) + 1, 0);
+  for (const Op& op : job.graph.ops)
+    if (op.stream == kCompute) boundary[op.iteration + 1u] = std::max(boundary[op.iteration + 1u], op.end_ns);
+  LastIteration li;
+  li.last = job.iterations - 1;
+  li.t0 = boundary[static_cast<std::size_t>(li.last)];
+  li.t1 = boundary[static_cast<std::size_t>(li.last) + 1];
+  const double iter_s = static_cast<double>(li.t1 - li.t0) * 1e-9;
+  li.iter_s = iter_s;
+  r.iteration_time_s = iter_s;
+  const double tokens = static_cast<double>(sc.training.global_batch_size) * tokens_per_sample(sc.model);
+  r.tokens_per_s = tokens / iter_s;
+  r.samples_per_s = static_cast<double>(sc.training.global_batch_size) / iter_s;
+  r.model_flops_per_iteration = model_flops_per_iteration(sc);
+  r.hardware_flops_per_iteration = hardware_flops_per_iteration(sc);
+  r.peak_flops_per_gpu = peak_flops(gpu, sc.training.precision);
+  r.tflops_per_gpu = r.model_flops_per_iteration / iter_s / r.num_gpus / 1e12;
+  r.hardware_tflops_per_gpu = r.hardware_flops_per_iteration / iter_s / r.num_gpus / 1e12;
+  r.mfu = r.tflops_per_gpu * 1e12 / r.peak_flops_per_gpu;
+  r.hfu = r.hardware_tflops_per_gpu * 1e12 / r.peak_flops_per_gpu;
+  if (sc.training.train_tokens > 0) {
+    r.train_tokens = sc.training.train_tokens;
+    // Whole iterations: an optimizer step trains a whole global batch, so a part of one still costs one.
+    r.time_to_train_s = std::ceil(sc.training.train_tokens / tokens) * iter_s;
+  }
+  return li;
+}
+
+/// Breakdown on one worker in the last iteration: the busiest stage (compute-stream time) of the
+/// fastest replica (least kernel time on that stage; the first on ties, so replica 0 in any
+/// homogeneous job), so that time lost to a slower replica shows as straggler wait. Returns that
+/// worker; `kernel` receives every worker's kernel time in the last iteration [ns].
+int breakdown_worker(const TrainingGraph& job, int last, std::vector<double>& kernel) {
+  const int workers = static_cast<int>(job.graph.workers);
+  std::vector<double> busy(static_cast<std::size_t>(workers), 0.0);
+  kernel.assign(static_cast<std::size_t>(workers), 0.0);
+  for (const Op& op : job.graph.ops) {
+    if (op.stream != kCompute || op.iteration != last) continue;
+    busy[op.worker] += static_cast<double>(op.end_ns - op.start_ns);
+    if (op.role == Role::compute || op.role == Role::optimizer)
+      kernel[op.worker] += static_cast<double>(op.end_ns - op.start_ns);
+  }
+  auto busiest_stage = [&](int replica) {
+    int w = replica * job.pp;
+    for (int s = 1; s < job.pp; ++s)
+      if (busy[static_cast<std::size_t>(replica * job.pp + s)] > busy[static_cast<std::size_t>(w)])
+        w = replica * job.pp + s;
+    return w;
+  };
+  const int replicas = workers / std::max(1, job.pp);
+  int ref = busiest_stage(0);
+  for (int rep = 1; rep < replicas; ++rep) {
+    const int w = busiest_stage(rep);
+    if (kernel[static_cast<std::size_t>(w)] < kernel[static_cast<std::size_t>(ref)]) ref = w;
+  }
+  return ref;
+}
+
+/// Arrival skew along the critical path (models/executor/straggler.h): shared DP/EP/CP
+/// collectives; a pipeline send's wait is a bubble, an input copy is the GPU's own.
+StragglerWalk straggler_walk(const TrainingGraph& job, int ref) {
+  return StragglerWalk(job.graph, static_cast<std::uint32_t>(ref),
+                       [&ops = job.graph.ops, &tasks = job.graph.tasks](std::uint32_t d) {
+                         const Op& o = ops[d];
+                         return o.task != kNone && o.role != Role::input_copy && o.role != Role::pp_send &&
+                                tasks[o.task].kind == TaskKind::collective && tasks[o.task].participant_count >= 2;
+                       });
+}
+
+/// r.breakdown: worker ref's compute-stream time in the last iteration, each wait attributed to
+/// what it waited for (bubble, exposed communication, straggler wait via `skew`). Returns the
+/// straggler wait [ns].
+std::int64_t report_breakdown(const TrainingGraph& job, int ref, const LastIteration& li, StragglerWalk& skew,
+                              Report& r) {
+  const std::vector<Op>& ops = job.graph.ops;
+  const std::vector<std::uint32_t>& op_base = job.op_base;
+  const int last = li.last;
+  const std::int64_t t0 = li.t0, t1 = li.t1;
+  TimeBreakdown& b = r.breakdown;
+  std::int64_t cursor = t0, straggler_ns = 0;
+  for (std::uint32_t i = op_base[static_cast<std::size_t>(ref)]; i < op_base[static_cast<std::size_t>(ref) + 1]; ++i) {
+    const Op& op = ops[i];
+    if (op.stream != kCompute || op.iteration != last) continue;
+    const std::int64_t start = std::max(op.start_ns, cursor);
+    if (start > cursor) {
+      // Attribute the wait to what the op waited for last. A wait on another stage's op is
+      // bubble until that op started, then that op's kind (its transfer was in flight).
+      std::uint32_t dep = op.last_dep;
+      if (dep != kNone && ops[dep].role == Role::barrier) dep = ops[dep].last_dep;
+      const Role role = dep == kNone ? Role::barrier : ops[dep].role;
+      const std::int64_t began = dep == kNone ? start : std::clamp(ops[dep].start_ns, cursor, start);
+      // A data- or expert-parallel peer of the same stage (another replica) runs the same program
+      // as this worker: waiting for its collective is that collective's cost, not a bubble.
+      const bool own =
+          dep != kNone &&
+          ops[dep].worker % static_cast<std::uint32_t>(job.pp) == static_cast<std::uint32_t>(ref % job.pp) &&
+          role != Role::pp_send;
+      const std::int64_t before_ns = own ? 0 : began - cursor;
+      const double before = static_cast<double>(before_ns) * 1e-9;
+      // Of the rest, the time the collective waited for a slower peer is straggler wait.
+      const std::int64_t skew_ns = dep == kNone ? 0 : skew.wait(dep, cursor + before_ns, start);
+      straggler_ns += skew_ns;
+      const double after = static_cast<double>(start - cursor - before_ns - skew_ns) * 1e-9;
+      switch (role) {
+        case Role::pp_send:
+          b.pipeline_bubble_s += before, b.pp_comm_exposed_s += after;
+          break;
+        case Role::dp_grad:
+        case Role::dp_param:
+          b.pipeline_bubble_s += before, b.dp_comm_exposed_s += after;
+          break;
+        case Role::tp_comm:
+          b.pipeline_bubble_s += before, b.tp_comm_exposed_s += after;
+          break;
+        case Role::ep_comm:
+          b.pipeline_bubble_s += before, b.ep_comm_exposed_s += after;
+          break;
+        case Role::offload:
+          b.pipeline_bubble_s += before, b.offload_s += after;
+          break;
+        case Role::cp_comm:
+          b.pipeline_bubble_s += before, b.cp_comm_exposed_s += after;
+          break;
+        case Role::input_copy:
+          b.pipeline_bubble_s += before, b.input_copy_exposed_s += after;
+          break;
+        default:
+          b.pipeline_bubble_s += before + after;
+          break;
+      }
+    }
+    // A shared collective on the compute stream (MoE all-to-all) waits there for its last peer.
+    const std::int64_t skew_ns = skew.wait(i, start, op.end_ns);
+    straggler_ns += skew_ns;
+    const double dur = static_cast<double>(op.end_ns - start - skew_ns) * 1e-9;
+    switch (op.role) {
+      case Role::tp_comm:
+        b.tp_comm_exposed_s += dur;
+        break;
+      case Role::ep_comm:
+        b.ep_comm_exposed_s += dur;
+        break;
+      case Role::cp_comm:
+        b.cp_comm_exposed_s += dur;
+        break;
+      case Role::input_copy:
+        b.input_copy_exposed_s += dur;
+        break;
+      case Role::dp_grad:
+      case Role::dp_param:
+        b.dp_comm_exposed_s += dur;
+        break;
+      case Role::optimizer:
+        b.optimizer_s += dur;
+        break;
+      case Role::offload:  // the CPU-Adam step and the host-to-device copy on the critical path
+        b.offload_s += dur;
+        break;
+      case Role::storage_stall:
+        b.storage_stall_s += dur;
+        break;
+      default:
+        b.compute_s += dur;
+        break;
+    }
+    cursor = std::max(cursor, op.end_ns);
+  }
+  b.pipeline_bubble_s += static_cast<double>(std::max<std::int64_t>(0, t1 - cursor)) * 1e-9;
+  b.straggler_wait_s = static_cast<double>(straggler_ns) * 1e-9;
+  return straggler_ns;
+}
+
+/// The slowest rank: the worker whose late arrivals ref waited for longest (the first on ties),
+/// and whether its input copies were the cause (name_straggler completes it after the power model).
+void report_slowest_rank(const TrainingGraph& job, const GpuSpec& gpu, int ref, const std::vector<double>& kernel,
+                         const StragglerWalk& skew, std::int64_t straggler_ns, int last, Report& r) {
+  const std::vector<Op>& ops = job.graph.ops;
+  StragglerReport& st = r.straggler;
+  st.breakdown_replica = ref / std::max(1, job.pp);
+  st.breakdown_kernel_s = kernel[static_cast<std::size_t>(ref)] * 1e-9;
+  const int slow = skew.slowest();
+  if (straggler_ns > 0 && slow >= 0) {
+    st.found = true;
+    st.slowest_replica = slow / std::max(1, job.pp);
+    st.slowest_kernel_s = kernel[static_cast<std::size_t>(slow)] * 1e-9;
+    st.tp_group_gpus = job.worker_gpus[static_cast<std::size_t>(slow)];
+    st.gpu = st.tp_group_gpus.front();  // name_straggler picks the TP rank from the clocks
+    st.boost_clock_mhz = gpu.boost_clock_mhz;
+    double copy_slow = 0, copy_ref = 0;
+    for (const Op& op : ops)
+      if (op.iteration == last && op.role == Role::input_copy) {
+        if (op.worker == static_cast<std::uint32_t>(slow)) copy_slow += static_cast<double>(op.end_ns - op.start_ns);
+        if (op.worker == static_cast<std::uint32_t>(ref)) copy_ref += static_cast<double>(op.end_ns - op.start_ns);
+      }
+    st.cause = copy_slow > copy_ref ? "input_copy" : "other";
+  }
+}
+
+/// Memory: the stage with the highest peak.
+void report_memory(const Scenario& sc, const GpuSpec& gpu, const TrainingGraph& job, Report& r) {
+  for (int s = 0; s < job.pp; ++s) {
+    const auto steps = pipeline_steps(s, job.pp, job.micro_batches, job.virtual_stages);
+    const double inflight = peak_inflight_layers(steps, job.chunk_layers[static_cast<std::size_t>(s)]);
+    MemoryBreakdown mb = sc.model.family == ModelFamily::resnet
+                             ? resnet_memory(sc, gpu)
+                             : stage_memory(sc, gpu, s, job.stage_layers[static_cast<std::size_t>(s)], inflight);
+    if (s == 0 || mb.peak_bytes_per_gpu > r.memory.peak_bytes_per_gpu) r.memory = mb;
+  }
+}
+
+/// Busiest links over the whole simulated run ([0, t1_ns]): the top three by utilisation, bytes
+/// per iteration.
+void report_busiest_links(const sim::FlowNetwork& net, int iterations, std::int64_t t1_ns, Report& r) {
+  const double total_s = static_cast<double>(t1_ns) * 1e-9;
+  std::vector<LinkUsage> links;
+  for (sim::ResourceId id = 0; id < net.num_resources(); ++id) {
+    const sim::ResourceStats st = net.stats(id);
+    if (st.bytes_carried <= 0) continue;
+    LinkUsage u;
+    u.name = net.resource_name(id);
+    u.capacity_bytes_per_s = net.capacity(id);
+    u.bytes = st.bytes_carried / iterations;
+    u.utilization = total_s > 0 ? st.bytes_carried / (net.capacity(id) * total_s) : 0.0;
+    links.push_back(std::move(u));
+  }
+  std::stable_sort(links.begin(), links.end(),
+                   [](const LinkUsage& a, const LinkUsage& c) { return a.utilization > c.utilization; });
+  if (links.size() > 3) links.resize(3);
+  r.busiest_links = std::move(links);
+}
+
+/// Utilisation: compute-busy fraction per simulated worker (kernels only, last iteration) and
+/// NVLink / NIC resources' average utilisation over the run.
+void report_utilization(const Cluster& cluster, const sim::FlowNetwork& net, const TrainingGraph& job,
+                        const LastIteration& li, Report& r) {
+  const int workers = static_cast<int>(job.graph.workers);
+  const int last = li.last;
+  const double iter_s = li.iter_s;
+  const double total_s = static_cast<double>(li.t1) * 1e-9;
+  UtilizationReport& u = r.utilization;
+  std::vector<double> kernel_ns(static_cast<std::size_t>(workers), 0.0);
+  for (const Op& op : job.graph.ops)
+    if (op.stream == kCompute && op.iteration == last && (op.role == Role::compute || op.role == Role::optimizer))
+      kernel_ns[op.worker] += static_cast<double>(op.end_ns - op.start_ns);
+  double sum = 0;
+  u.gpu_compute_busy_fraction_min = 1.0;
+  for (double ns : kernel_ns) {
+    const double f = iter_s > 0 ? ns * 1e-9 / iter_s : 0.0;
+    sum += f;
+    u.gpu_compute_busy_fraction_min = std::min(u.gpu_compute_busy_fraction_min, f);
+    u.gpu_compute_busy_fraction_max = std::max(u.gpu_compute_busy_fraction_max, f);
+  }
+  u.gpu_compute_busy_fraction_mean = workers > 0 ? sum / workers : 0.0;
+  double nvl_sum = 0, nic_sum = 0;
+  for (sim::ResourceId id = 0; id < net.num_resources(); ++id) {
+    const LinkKind kind = cluster.link_kind(id);
+    if (kind != LinkKind::nvlink && kind != LinkKind::nic) continue;
+    const sim::ResourceStats st = net.stats(id);
+    if (st.bytes_carried <= 0 || total_s <= 0) continue;
+    const double util = st.bytes_carried / (net.capacity(id) * total_s);
+    if (kind == LinkKind::nvlink) {
+      nvl_sum += util, ++u.nvlink_links_used;
+      u.nvlink_utilization_max = std::max(u.nvlink_utilization_max, util);
+    } else {
+      nic_sum += util, ++u.nic_links_used;
+      u.nic_utilization_max = std::max(u.nic_utilization_max, util);
+    }
+  }
+  if (u.nvlink_links_used > 0) u.nvlink_utilization_mean = nvl_sum / u.nvlink_links_used;
+  if (u.nic_links_used > 0) u.nic_utilization_mean = nic_sum / u.nic_links_used;
+}
+
+/// One trace span per executed op (per worker, per stream), and worker ref's straggler waits on
+/// a track of their own.
+void trace_spans(const TrainingGraph& job, int ref, const StragglerWalk& skew, sim::TraceRecorder* trace) {
+  const int workers = static_cast<int>(job.graph.workers);
+  // "stage S / replica R (GPU a-b)": the trace's process of worker w.
+  auto trace_process = [&](int w) {
+    const int g0 = job.worker_gpus[static_cast<std::size_t>(w)].front();
+    const int g1 = job.worker_gpus[static_cast<std::size_t>(w)].back();
+    std::string proc = "stage " + std::to_string(w % job.pp) + " / replica " + std::to_string(w / job.pp) + " (GPU ";
+    proc += std::to_string(g0);
+    if (g1 != g0) {
+      proc += '-';
+      proc += std::to_string(g1);
+    }
+    proc += ")";
+    return proc;
+  };
+  std::vector<std::array<std::uint32_t, kNumStreams>> track_ids(static_cast<std::size_t>(workers));
+  for (int w = 0; w < workers; ++w) {
+    const std::string proc = trace_process(w);
+    for (int s = kCompute; s <= kDp; ++s)  // the streams the generator uses
+      track_ids[static_cast<std::size_t>(w)][static_cast<std::size_t>(s)] =
+          trace->track(w, proc, s, kStreamNames[static_cast<std::size_t>(s)]);
+    if (job.cp > 1) track_ids[static_cast<std::size_t>(w)][kCp] = trace->track(w, proc, kCp, kStreamNames[kCp]);
+    if (job.input_copies)
+      track_ids[static_cast<std::size_t>(w)][kH2d] = trace->track(w, proc, kH2d, kStreamNames[kH2d]);
+  }
+  std::vector<std::uint32_t> name_ids;
+  for (const std::string& l : job.labels) name_ids.push_back(trace->name(l));
+  // Straggler waits of the breakdown's worker (last iteration), on a track of their own.
+  if (!skew.waits().empty()) {
+    const std::uint32_t tr = trace->track(ref, trace_process(ref), kNumStreams, "waiting for slower GPUs");
+    for (const auto& [from, to, w] : skew.waits())
+      trace->span(tr, trace->name("waiting for " + trace_process(static_cast<int>(w))), sim::Time::from_ns(from),
+                  sim::Time::from_ns(to));
+  }
+  for (const Op& op : job.graph.ops) {
+    if (op.stream == kNoStream) continue;
+    trace->span(track_ids[op.worker][op.stream], name_ids[op.label], sim::Time::from_ns(op.start_ns),
+                sim::Time::from_ns(op.end_ns), op.micro_batch);
+  }
+}
+
+}  // namespace
+
+Report training_report(const Scenario& sc, const Cluster& cluster, const sim::FlowNetwork& net, std::uint64_t events,
+                       const TrainingGraph& job, sim::TraceRecorder* trace) {
+  const GpuSpec& gpu = cluster.gpu_spec(0);
+  Report r;
+  const LastIteration li = report_throughput(sc, cluster, events, job, r);
+  std::vector<double> kernel;
+  const int ref = breakdown_worker(job, li.last, kernel);
+  StragglerWalk skew = straggler_walk(job, ref);
+  const std::int64_t straggler_ns = report_breakdown(job, ref, li, skew, r);
+  report_slowest_rank(job, gpu, ref, kernel, skew, straggler_ns, li.last, r);
+  report_memory(sc, gpu, job, r);
+  report_busiest_links(net, job.iterations, li.t1, r);
+  report_utilization(cluster, net, job, li, r);
+  if (trace != nullptr) trace_spans(job, ref, skew, trace);
+  return r;
+}
+
+/// Fills r.straggler's GPU (the slowest rank's TP-group GPU with the lowest mean SM clock while
+/// computing; the first on ties), node, clock, temperature and cause from the power and thermal
+/// reports (training_report found the rank and the input-copy cause).
+void name_straggler(const Cluster& cluster, Report& r) {
+  StragglerReport& st = r.straggler;
+  if (!st.found) return;
+  const GpuPower* slowest = nullptr;
+  for (int g : st.tp_group_gpus)
+    for (const GpuPower& gp : r.power.gpus)
+      if (gp.gpu == g && (slowest == nullptr || gp.compute_clock_fraction_mean < slowest->compute_clock_fraction_mean))
+        slowest = &gp;
+  if (slowest != nullptr) {
+    st.gpu = slowest->gpu;
+    st.sm_clock_mhz = slowest->compute_clock_fraction_mean * st.boost_clock_mhz;
+  } else {
+    st.sm_clock_mhz = st.boost_clock_mhz;
+  }
+  st.node = cluster.node_of(st.gpu);
+  st.local_gpu = st.gpu - st.node * cluster.gpus_per_node();
+  for (const GpuThermal& gt : r.thermal.gpus)
+    if (gt.gpu == st.gpu) {
+      st.temperature_c = gt.average_c;
+      st.throttled_time_fraction = gt.throttled_time_fraction;
+    }
+  // Thermal slowdown first, then a clock below boost (power cap); else training_report's cause.
+  if (st.throttled_time_fraction > 0)
+    st.cause = "thermal";
+  else if (slowest != nullptr && slowest->compute_clock_fraction_mean < 1.0 - 1e-9)
+    st.cause = "power_cap";
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,147 @@
+// Runs a training job on the engine (training_run.h): one pass builds the graph, runs it with the
+// power/thermal model and reports; simulate_training chains the passes it needs.
+#include "models/executor/training_run.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+
+#include "models/collectives/collective.h"
+#include "models/executor/graph_builder.h"
+#include "models/executor/job_effects.h"
+#include "models/executor/op_graph.h"
+#include "models/executor/power_thermal_setup.h"
+#include "models/executor/training_report.h"
+#include "models/hardware/catalog.h"
+#include "models/hardware/cluster.h"
+#include "models/power/power_thermal.h"
+#include "sim/flow_network.h"
+#include "sim/simulator.h"
+
+namespace traincast::models {
+namespace {
+
+/// The storage stall in the timeline is derived from the iteration without storage,
+/// compute_iteration_s (0: no stall, as without a storage section).
+struct StorageStall {
+  double compute_iteration_s = 0;
+};
+
+/// One pass of the whole job; `start` gives the thermal starting point and receives the end state.
+/// The storage stall is part of the simulated timeline. With `job_effects`, storage figures,
+/// failures/goodput and cost (issue 4) follow, each only when the scenario asks, the cost's energy
+/// at the power model's facility draw.
+Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStartState& start, bool job_effects,
+                     const StorageStall& storage) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Cluster cluster(sc.cluster, net);
+  CollectiveEngine coll(sim, net, cluster);
+  const double stall_s =
+      storage.compute_iteration_s > 0 ? storage_stall_per_iteration_s(sc, cluster, storage.compute_iteration_s) : 0.0;
+  TrainingGraph job = build_training_graph(sc, cluster, stall_s);
+  PowerThermalSetup setup = power_thermal_setup(sc, cluster, job, start);
+  setup.trace = trace;
+  PowerThermalModel power(sim, std::move(setup));
+  run_op_graph(sim, coll, job.graph, &power);
+  Report r = training_report(sc, cluster, net, sim.events_processed(), job, trace);
+  std::int64_t end_ns = 0;
+  for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
+  power.finish(end_ns, r.iteration_time_s, r.time_to_train_s, r.power, r.thermal);
+  name_straggler(cluster, r);
+  if (job_effects) {
+    apply_job_effects(sc, cluster, r, r.power.facility_average_w, storage.compute_iteration_s);
+    // The facility average includes the storage stall, when the GPUs draw idle power.
+    r.power.energy_to_train_kwh = r.time_to_train_s > 0 ? r.power.facility_average_w * r.time_to_train_s / 3.6e6 : 0.0;
+  }
+  start.periodic_c = power.periodic_start_c();
+  start.rack_rise_out_c = power.rack_rise_c();
+  start.asymmetric = power.asymmetric();
+  start.folded = job.folded;
+  return r;
+}
+
+/// simulate_training's passes: from idle or the periodic steady state, unfolded when folding
+/// broke symmetry. `no_slowdown`: without thermal slowdown (attribution); `job_effects`: see
+/// simulate_pass.
+Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_slowdown, bool job_effects,
+                       const StorageStall& storage) {
+  const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+  const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
+  const bool steady = sc.thermal.start == ThermalStart::steady_state;
+  if (!clock_feedback_possible(sc, gpu, node)) {
+    // Temperature feeds nothing back: one pass, reported in the periodic steady state.
+    ThermalStartState start;
+    start.periodic_correction = steady;
+    start.no_thermal_slowdown = no_slowdown;
+    return simulate_pass(sc, trace, start, job_effects, storage);
+  }
+  Scenario unfolded;
+  const Scenario* s = &sc;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ThermalStartState first;
+    first.no_thermal_slowdown = no_slowdown;
+    if (!steady) {
+      Report r = simulate_pass(*s, trace, first, job_effects, storage);
+      if (!(first.asymmetric && first.folded)) return r;
+    } else {
+      // Pass 1 from idle gives the periodic steady state; pass 2 starts there. A rack over its
+      // cooling capacity feeds one pass's heat into the next one's inlet, and a throttled clock
+      // changes the heat: further passes follow until the last iteration's thermal state repeats
+      // (thermal.steady_state) or kMaxSteadyPasses; the report says which.
+      constexpr int kMaxSteadyPasses = 6;
+      simulate_pass(*s, nullptr, first, false, storage);
+      bool asymmetric = first.asymmetric, folded = false;
+      ThermalStartState prev = first;
+      Report r;
+      for (int pass = 2;; ++pass) {
+        ThermalStartState next;
+        next.start_c = prev.periodic_c;
+        next.rack_rise_c = prev.rack_rise_out_c;
+        next.no_thermal_slowdown = no_slowdown;
+        sim::TraceRecorder pass_trace;  // only the reported pass's trace is kept
+        r = simulate_pass(*s, trace != nullptr ? &pass_trace : nullptr, next, job_effects, storage);
+        if (trace != nullptr) *trace = std::move(pass_trace);
+        asymmetric = asymmetric || next.asymmetric;
+        folded = next.folded;
+        if (r.thermal.steady_state || pass >= kMaxSteadyPasses) break;
+        prev = std::move(next);
+      }
+      if (!(asymmetric && folded)) return r;
+    }
+    // Racks saw different inlets for GPUs that one simulated GPU stood for: run every replica.
+    unfolded = sc;
+    unfolded.options.fold_symmetric = false;
+    s = &unfolded;
+  }
+  throw std::logic_error("executor: an unfolded run reported folding asymmetry");
+}
+
+}  // namespace
+
+Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
+  StorageStall storage;
+  if (sc.storage) {
+    // The stall is the loader's read time beyond the iteration without storage (and the
+    // checkpoint stall per iteration): simulate that iteration first, then the job with the stall
+    // in its timeline, where the GPUs wait idle (power, temperature and utilisation see it).
+    Scenario without = sc;
+    without.storage.reset();
+    without.reliability.reset();
+    without.cost.reset();
+    storage.compute_iteration_s = simulate_passes(without, nullptr, false, false, {}).iteration_time_s;
+  }
+  Report r = simulate_passes(sc, trace, false, true, storage);
+  if (r.thermal.throttled_gpus > 0) {
+    // Attribution: the same job with no thermal slowdown (a power cap still holds).
+    const Report cool = simulate_passes(sc, nullptr, true, false, storage);
+    const double hot_s = r.iteration_time_s - r.breakdown.storage_stall_s;
+    const double cool_s = cool.iteration_time_s - cool.breakdown.storage_stall_s;
+    r.thermal.throttle_iteration_increase_s = hot_s - cool_s;
+    r.thermal.throttle_iteration_increase_fraction = r.thermal.throttle_iteration_increase_s / cool_s;
+  }
+  return r;
+}
+
+}  // namespace traincast::models

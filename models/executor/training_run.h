@@ -1,0 +1,22 @@
+#pragma once
+// Runs a scenario's training job on the engine: graph, power/thermal model and report, in as many
+// passes as the thermal steady state, folding asymmetry and throttle attribution need.
+
+#include "models/report.h"
+#include "models/scenario.h"
+#include "sim/trace.h"
+
+namespace traincast::models {
+/// Simulates `scenario` and returns its report: build_training_graph, run_op_graph with the
+/// power/thermal model (models/power/), training_report, then the power and thermal reports.
+/// When a clock can drop (clock_feedback_possible) and thermal.start is steady_state, a first
+/// pass from idle gives each GPU's periodic steady-state temperature and a second pass starts
+/// there; if racks break the symmetry folding assumed, the job is re-run unfolded. When a GPU
+/// throttled, the job is simulated again without thermal slowdown to fill
+/// thermal.throttle_iteration_increase_s. Storage, reliability and cost come last
+/// (apply_job_effects, with power.facility_average_w for the energy cost). Deterministic: same scenario, same
+/// report, whatever options.threads. Throws std::invalid_argument for scenarios the models cannot run (e.g. a precision
+/// the GPU lacks, interleaving with micro-batches not divisible by PP).
+Report simulate_training(const Scenario& scenario, sim::TraceRecorder* trace = nullptr);
+
+}  // namespace traincast::models

@@ -136,29 +136,22 @@ void parse_and_throw(std::string_view text, std::string_view origin, Format form
   }
 }
 
-}  // namespace
-
-std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_view text, std::string_view origin,
-                                                                    Format format) {
-  tp::Profile m;
-  detail::ReadOutcome read;
-  parse_and_throw(text, origin, format, m, read);
-  std::vector<std::string> errors;
-  Where w(m, *read.source_map, origin, errors);
-  auto p = std::make_shared<models::CalibrationProfile>();
-  p->origin = std::string(origin);
-  p->base = m.base();
-  p->base_path = p->base;
+/// What the profile says about itself: base (resolved from this file's directory when it is a
+/// scenario file), base_set overrides, gpu, created_by, fit_options and source files.
+void read_provenance(const tp::Profile& m, std::string_view origin, Where& w, models::CalibrationProfile& p) {
+  p.origin = std::string(origin);
+  p.base = m.base();
+  p.base_path = p.base;
   if (m.has_base()) {
-    p->base_where = w.position("base");
+    p.base_where = w.position("base");
     // A scenario-file base (not a catalog GPU or node template) resolves from this file's directory.
     const auto gpus = models::gpu_names();
     const auto templates = models::node_template_names();
-    const bool catalog = std::find(gpus.begin(), gpus.end(), p->base) != gpus.end() ||
-                         std::find(templates.begin(), templates.end(), p->base) != templates.end();
-    const std::filesystem::path rel(p->base);
-    if (!catalog && !p->base.empty() && rel.is_relative())
-      p->base_path = (std::filesystem::path(std::string(origin)).parent_path() / rel).lexically_normal().string();
+    const bool catalog = std::find(gpus.begin(), gpus.end(), p.base) != gpus.end() ||
+                         std::find(templates.begin(), templates.end(), p.base) != templates.end();
+    const std::filesystem::path rel(p.base);
+    if (!catalog && !p.base.empty() && rel.is_relative())
+      p.base_path = (std::filesystem::path(std::string(origin)).parent_path() / rel).lexically_normal().string();
   }
   for (int i = 0; i < m.base_set_size(); ++i) {
     const std::string& set = m.base_set(i);
@@ -169,14 +162,20 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
                                       "cluster.pcie_p2p=false)");
       continue;
     }
-    p->base_sets.push_back(set);
+    p.base_sets.push_back(set);
   }
-  p->gpu = m.gpu();
-  p->created_by = m.created_by();
-  p->fit_options = m.fit_options();
+  p.gpu = m.gpu();
+  p.created_by = m.created_by();
+  p.fit_options = m.fit_options();
   for (const tp::ProfileSource& s : m.source()) {
-    p->sources.push_back({s.path(), s.sha256(), s.kind(), s.points_used(), s.points_skipped()});
+    p.sources.push_back({s.path(), s.sha256(), s.kind(), s.points_used(), s.points_skipped()});
   }
+}
+
+/// Errors at the line where `text` ends for a file with no fitted field, or one that
+/// `traincast calibrate fit` wrote (created_by) without its end_of_profile line: cut short.
+void check_complete(const tp::Profile& m, std::string_view text, std::string_view origin,
+                    std::vector<std::string>& errors) {
   // Cut short or empty: the line where the text ends.
   const int last_line = std::max(
       1, static_cast<int>(std::count(text.begin(), text.end(), '\n')) + (!text.empty() && text.back() != '\n' ? 1 : 0));
@@ -196,9 +195,14 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
                      ": end_of_profile: not set where the file ends (cut short? `traincast calibrate fit` writes "
                      "`end_of_profile: true` as its last line)");
   }
+}
+
+/// fitted_on (catalog GPU and node template, node count) and gpu: known catalog names; gpu set
+/// when compute fields are.
+void read_fitted_on_and_gpu(const tp::Profile& m, Where& w, models::CalibrationProfile& p) {
   if (m.has_fitted_on()) {
     const tp::ProfileSystem& f = m.fitted_on();
-    p->fitted_on = {f.gpu(), f.node_template(), f.num_nodes(), f.nic(), f.gpus()};
+    p.fitted_on = {f.gpu(), f.node_template(), f.num_nodes(), f.nic(), f.gpus()};
     if (f.has_gpu()) {
       try {
         models::find_gpu(f.gpu());
@@ -217,28 +221,32 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
     }
     if (f.has_num_nodes()) w.int_field("fitted_on.num_nodes", f.num_nodes());
   }
-  if (!p->gpu.empty()) {
+  if (!p.gpu.empty()) {
     try {
-      models::find_gpu(p->gpu);
+      models::find_gpu(p.gpu);
     } catch (const std::exception&) {
-      w.error("gpu", "unknown GPU \"" + detail::clip(p->gpu) + "\"" +
-                         detail::did_you_mean(p->gpu, models::gpu_names()) +
+      w.error("gpu", "unknown GPU \"" + detail::clip(p.gpu) + "\"" + detail::did_you_mean(p.gpu, models::gpu_names()) +
                          " (expected a catalog GPU name; `traincast catalog` lists them)");
     }
   }
   const bool compute = m.has_memory_efficiency() || m.has_kernel_fixed_s() || m.has_gemm_fixed_s() ||
                        m.gemm_surface_size() > 0 || m.gemm_point_size() > 0;
-  if (compute && p->gpu.empty()) w.error("gpu", "not set (required with compute fields: the GPU they were fitted on)");
+  if (compute && p.gpu.empty()) w.error("gpu", "not set (required with compute fields: the GPU they were fitted on)");
+}
+
+/// Compute overlays: memory_efficiency, kernel_fixed_s, gemm_fixed_s, and the GEMM efficiency
+/// surfaces with their points (one surface per dtype, each with points of its dtype).
+void read_compute(const tp::Profile& m, Where& w, models::CalibrationProfile& p) {
   // Efficiencies are fractions of datasheet figures, at most what the hardware can do
   // (models/calibration_profile.h: kMaxLinkFraction for links and HBM, kMaxDuplexFraction for PCIe
   // both ways, kMaxGemmPeakFraction for GEMMs); `traincast calibrate fit` writes none beyond them.
   if (m.has_memory_efficiency() &&
       w.range("memory_efficiency", m.memory_efficiency(), 0, models::kMaxLinkFraction, true))
-    p->memory_efficiency = m.memory_efficiency();
+    p.memory_efficiency = m.memory_efficiency();
   if (m.has_kernel_fixed_s() && w.range("kernel_fixed_s", m.kernel_fixed_s(), 0, 1e-3, false))
-    p->kernel_fixed_s = m.kernel_fixed_s();
+    p.kernel_fixed_s = m.kernel_fixed_s();
   if (m.has_gemm_fixed_s() && w.range("gemm_fixed_s", m.gemm_fixed_s(), 0, 1e-3, false))
-    p->gemm_fixed_s = m.gemm_fixed_s();
+    p.gemm_fixed_s = m.gemm_fixed_s();
   const std::string dtypes = "fp32, tf32, fp16, bf16, fp8";
   for (int i = 0; i < m.gemm_surface_size(); ++i) {
     const tp::GemmSurface& g = m.gemm_surface(i);
@@ -247,7 +255,7 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
     w.required(at + ".dtype", g.has_dtype());
     if (g.has_dtype() && !precision_from(g.dtype(), s.dtype))
       w.error(at + ".dtype", "invalid value (expected one of: " + dtypes + ")");
-    if (p->gemm.has(s.dtype) && g.has_dtype())
+    if (p.gemm.has(s.dtype) && g.has_dtype())
       w.error(at + ".dtype", "second surface for this dtype (expected one per dtype)");
     if (g.coefficients_size() != 10) {
       w.error(at + ".coefficients", "got " + std::to_string(g.coefficients_size()) + " numbers (expected 10)");
@@ -259,7 +267,7 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
       finite = finite && std::isfinite(s.coefficients[j]);
     }
     if (!finite) w.error(at + ".coefficients", "not all finite (expected 10 finite numbers)");
-    if (g.has_dtype()) p->gemm.surfaces.push_back(s);
+    if (g.has_dtype()) p.gemm.surfaces.push_back(s);
   }
   for (int i = 0; i < m.gemm_point_size(); ++i) {
     const tp::GemmPoint& g = m.gemm_point(i);
@@ -268,14 +276,14 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
     w.required(at + ".dtype", g.has_dtype());
     if (g.has_dtype() && !precision_from(g.dtype(), q.dtype))
       w.error(at + ".dtype", "invalid value (expected one of: " + dtypes + ")");
-    if (g.has_dtype() && !p->gemm.has(q.dtype))
+    if (g.has_dtype() && !p.gemm.has(q.dtype))
       w.error(at + ".dtype", "no gemm_surface for this dtype (expected a surface before its points)");
     bool ok = w.range(at + ".m", g.m(), 0, 1e9, true);
     ok = w.range(at + ".n", g.n(), 0, 1e9, true) && ok;
     ok = w.range(at + ".k", g.k(), 0, 1e9, true) && ok;
     ok = w.range(at + ".efficiency", g.efficiency(), 0, models::kMaxGemmPeakFraction, true) && ok;
     q.m = g.m(), q.n = g.n(), q.k = g.k(), q.efficiency = g.efficiency();
-    if (ok) p->gemm.points.push_back(q);
+    if (ok) p.gemm.points.push_back(q);
   }
   // A surface is evaluated within the box of its dtype's points (held at the edge beyond it) and
   // corrected towards them: without points a quadratic in log space would extrapolate without
@@ -284,7 +292,7 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
   for (int i = 0; i < m.gemm_surface_size(); ++i) {
     const tp::GemmSurface& g = m.gemm_surface(i);
     models::Precision dtype{};
-    if (!g.has_dtype() || !precision_from(g.dtype(), dtype) || !p->gemm.has(dtype) || g.coefficients_size() != 10 ||
+    if (!g.has_dtype() || !precision_from(g.dtype(), dtype) || !p.gemm.has(dtype) || g.coefficients_size() != 10 ||
         !std::all_of(g.coefficients().begin(), g.coefficients().end(), [](double c) { return std::isfinite(c); }))
       continue;  // reported above
     const bool points = std::any_of(m.gemm_point().begin(), m.gemm_point().end(),
@@ -295,6 +303,10 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
                                           ": they bound the shapes the surface is evaluated at; without them it "
                                           "extrapolates without bound)");
   }
+}
+
+/// Link overlays: link_efficiency per link kind, latency_scale, pcie_duplex_efficiency.
+void read_links(const tp::Profile& m, Where& w, models::CalibrationProfile& p) {
   for (int i = 0; i < m.link_efficiency_size(); ++i) {
     const tp::LinkEfficiencySpec& l = m.link_efficiency(i);
     const std::string at = idx("link_efficiency", i);
@@ -308,78 +320,85 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
                                          : "not set (expected one of: nvlink, pcie, socket, nic, fabric)");
       continue;
     }
-    if (p->link_efficiency[kind]) w.error(at + ".link", "\"" + l.link() + "\" given twice (expected once per kind)");
+    if (p.link_efficiency[kind]) w.error(at + ".link", "\"" + l.link() + "\" given twice (expected once per kind)");
     w.required(at + ".efficiency", l.has_efficiency());
     if (l.has_efficiency() && w.range(at + ".efficiency", l.efficiency(), 0, models::kMaxLinkFraction, true))
-      p->link_efficiency[kind] = l.efficiency();
+      p.link_efficiency[kind] = l.efficiency();
   }
-  if (m.has_latency_scale() && w.positive("latency_scale", m.latency_scale())) p->latency_scale = m.latency_scale();
+  if (m.has_latency_scale() && w.positive("latency_scale", m.latency_scale())) p.latency_scale = m.latency_scale();
   if (m.has_pcie_duplex_efficiency() &&
       w.range("pcie_duplex_efficiency", m.pcie_duplex_efficiency(), 0, models::kMaxDuplexFraction, true))
-    p->pcie_duplex_efficiency = m.pcie_duplex_efficiency();
-  for (int i = 0; i < m.collective_size(); ++i) {
-    const tp::CollectiveFitSpec& c = m.collective(i);
-    const std::string at = idx("collective", i);
-    models::CollectiveFit f;
-    bool ok = true;
-    try {
-      f.op = models::collective_op_of(models::parse_nccl_tests_op(c.op()));
-    } catch (const std::invalid_argument& e) {
-      w.error(at + ".op", c.has_op() ? e.what()
-                                     : "not set (expected one of: all_reduce, all_gather, reduce_scatter, "
-                                       "alltoall, broadcast, reduce, sendrecv)");
-      ok = false;
-    }
-    if (!w.int_field(at + ".num_ranks", c.num_ranks(), c.has_num_ranks())) ok = false;
-    f.num_ranks = c.num_ranks();
-    if (c.has_latency_scale()) ok = w.positive(at + ".latency_scale", c.latency_scale()) && ok;
-    if (c.has_bandwidth_scale()) ok = w.positive(at + ".bandwidth_scale", c.bandwidth_scale()) && ok;
-    if (c.has_latency_scale()) f.latency_scale = c.latency_scale();
-    if (c.has_bandwidth_scale()) f.bandwidth_scale = c.bandwidth_scale();
-    // Per-protocol scales: absent, or exactly one per protocol (LL, LL128, Simple).
-    static constexpr const char* kProtocolNames[3] = {"LL", "LL128", "Simple"};
-    auto per_protocol = [&](const std::string& name, const pb::RepeatedField<double>& v, std::array<double, 3>& out) {
-      if (v.empty()) return;
-      if (v.size() != 3) {
-        w.error(at + "." + name, "got " + std::to_string(v.size()) + " values (expected 3: LL, LL128, Simple)");
-        ok = false;
-        return;
-      }
-      for (int k = 0; k < 3; ++k) {
-        if (std::isfinite(v[k]) && v[k] > 0) {
-          out[static_cast<std::size_t>(k)] = v[k];
-        } else {
-          w.error(at + "." + name, "value " + std::to_string(k) + " (" + kProtocolNames[k] + "): got " + num(v[k]) +
-                                       " (expected a finite number > 0)");
-          ok = false;
-        }
-      }
-    };
-    per_protocol("protocol_latency_scale", c.protocol_latency_scale(), f.protocol_latency_scale);
-    per_protocol("protocol_bandwidth_scale", c.protocol_bandwidth_scale(), f.protocol_bandwidth_scale);
-    f.alpha_s = c.alpha_s();
-    f.busbw_gb_per_s = c.busbw_gb_per_s();
-    for (int j = 0; j < c.size_correction_size(); ++j) {
-      const tp::CollectiveSizePoint& s = c.size_correction(j);
-      const std::string sat = at + "." + idx("size_correction", j);
-      bool sok = w.range(sat + ".bytes", s.bytes(), 0, 1e15, true);
-      sok = w.positive(sat + ".time_ratio", s.time_ratio()) && sok;
-      if (sok && !f.size_correction.empty() && s.bytes() <= f.size_correction.back().bytes) {
-        w.error(sat + ".bytes", "got " + num(s.bytes()) + " after " + num(f.size_correction.back().bytes) +
-                                    " (expected sizes in increasing order)");
-        sok = false;
-      }
-      if (sok) f.size_correction.push_back({s.bytes(), s.time_ratio()});
-      ok = ok && sok;
-    }
-    if (ok && p->collective(f.op, f.num_ranks) != nullptr)
-      w.error(at + ".op", "second fit for " + c.op() + " on " + std::to_string(f.num_ranks) + " ranks (expected one)");
-    else if (ok)
-      p->collectives.push_back(std::move(f));
+    p.pcie_duplex_efficiency = m.pcie_duplex_efficiency();
+}
+
+/// One collective fit (collective[i], at = "collective[i]"): op, num_ranks, scales (overall and per
+/// protocol), size corrections in increasing size; appended to p.collectives when all are valid
+/// and no earlier fit has the same op and rank count.
+void read_collective(const tp::CollectiveFitSpec& c, const std::string& at, Where& w, models::CalibrationProfile& p) {
+  models::CollectiveFit f;
+  bool ok = true;
+  try {
+    f.op = models::collective_op_of(models::parse_nccl_tests_op(c.op()));
+  } catch (const std::invalid_argument& e) {
+    w.error(at + ".op", c.has_op() ? e.what()
+                                   : "not set (expected one of: all_reduce, all_gather, reduce_scatter, "
+                                     "alltoall, broadcast, reduce, sendrecv)");
+    ok = false;
   }
+  if (!w.int_field(at + ".num_ranks", c.num_ranks(), c.has_num_ranks())) ok = false;
+  f.num_ranks = c.num_ranks();
+  if (c.has_latency_scale()) ok = w.positive(at + ".latency_scale", c.latency_scale()) && ok;
+  if (c.has_bandwidth_scale()) ok = w.positive(at + ".bandwidth_scale", c.bandwidth_scale()) && ok;
+  if (c.has_latency_scale()) f.latency_scale = c.latency_scale();
+  if (c.has_bandwidth_scale()) f.bandwidth_scale = c.bandwidth_scale();
+  // Per-protocol scales: absent, or exactly one per protocol (LL, LL128, Simple).
+  static constexpr const char* kProtocolNames[3] = {"LL", "LL128", "Simple"};
+  auto per_protocol = [&](const std::string& name, const pb::RepeatedField<double>& v, std::array<double, 3>& out) {
+    if (v.empty()) return;
+    if (v.size() != 3) {
+      w.error(at + "." + name, "got " + std::to_string(v.size()) + " values (expected 3: LL, LL128, Simple)");
+      ok = false;
+      return;
+    }
+    for (int k = 0; k < 3; ++k) {
+      if (std::isfinite(v[k]) && v[k] > 0) {
+        out[static_cast<std::size_t>(k)] = v[k];
+      } else {
+        w.error(at + "." + name, "value " + std::to_string(k) + " (" + kProtocolNames[k] + "): got " + num(v[k]) +
+                                     " (expected a finite number > 0)");
+        ok = false;
+      }
+    }
+  };
+  per_protocol("protocol_latency_scale", c.protocol_latency_scale(), f.protocol_latency_scale);
+  per_protocol("protocol_bandwidth_scale", c.protocol_bandwidth_scale(), f.protocol_bandwidth_scale);
+  f.alpha_s = c.alpha_s();
+  f.busbw_gb_per_s = c.busbw_gb_per_s();
+  for (int j = 0; j < c.size_correction_size(); ++j) {
+    const tp::CollectiveSizePoint& s = c.size_correction(j);
+    const std::string sat = at + "." + idx("size_correction", j);
+    bool sok = w.range(sat + ".bytes", s.bytes(), 0, 1e15, true);
+    sok = w.positive(sat + ".time_ratio", s.time_ratio()) && sok;
+    if (sok && !f.size_correction.empty() && s.bytes() <= f.size_correction.back().bytes) {
+      w.error(sat + ".bytes", "got " + num(s.bytes()) + " after " + num(f.size_correction.back().bytes) +
+                                  " (expected sizes in increasing order)");
+      sok = false;
+    }
+    if (sok) f.size_correction.push_back({s.bytes(), s.time_ratio()});
+    ok = ok && sok;
+  }
+  if (ok && p.collective(f.op, f.num_ranks) != nullptr)
+    w.error(at + ".op", "second fit for " + c.op() + " on " + std::to_string(f.num_ranks) + " ranks (expected one)");
+  else if (ok)
+    p.collectives.push_back(std::move(f));
+}
+
+/// power_thermal: the fitted idle power, compute-bound fraction and thermal RC, within range; gpu
+/// set with them, idle power below its TDP.
+void read_power_thermal(const tp::Profile& m, Where& w, models::CalibrationProfile& p) {
   if (m.has_power_thermal()) {
     const tp::PowerThermalFitSpec& t = m.power_thermal();
-    models::PowerThermalOverlay& o = p->power_thermal;
+    models::PowerThermalOverlay& o = p.power_thermal;
     if (t.has_idle_w() && w.range("power_thermal.idle_w", t.idle_w(), 0, 2000, true)) o.idle_w = t.idle_w();
     if (t.has_compute_bound_fraction() &&
         w.range("power_thermal.compute_bound_fraction", t.compute_bound_fraction(), 0, 3, true))
@@ -393,18 +412,41 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
     o.load_clock_fraction = t.load_clock_fraction();
     o.gpus = t.gpus();
     o.fitted_from = t.fitted_from();
-    if (o.any() && p->gpu.empty())
+    if (o.any() && p.gpu.empty())
       w.error("gpu", "not set (required with power_thermal fields: the GPU they were fitted on)");
-    if (o.idle_w && !p->gpu.empty()) {
+    if (o.idle_w && !p.gpu.empty()) {
       try {
-        const models::GpuSpec& g = models::find_gpu(p->gpu);
+        const models::GpuSpec& g = models::find_gpu(p.gpu);
         if (*o.idle_w >= g.tdp_w)
           w.error("power_thermal.idle_w",
-                  "got " + num(*o.idle_w) + " W (expected below the " + p->gpu + "'s TDP, " + num(g.tdp_w) + " W)");
+                  "got " + num(*o.idle_w) + " W (expected below the " + p.gpu + "'s TDP, " + num(g.tdp_w) + " W)");
       } catch (const std::exception&) {
       }  // unknown GPU: reported above
     }
   }
+}
+
+}  // namespace
+
+std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_view text, std::string_view origin,
+                                                                    Format format) {
+  tp::Profile m;
+  detail::ReadOutcome read;
+  parse_and_throw(text, origin, format, m, read);
+  std::vector<std::string> errors;
+  Where w(m, *read.source_map, origin, errors);
+  auto p = std::make_shared<models::CalibrationProfile>();
+  read_provenance(m, origin, w, *p);
+  check_complete(m, text, origin, errors);
+  read_fitted_on_and_gpu(m, w, *p);
+  read_compute(m, w, *p);
+  read_links(m, w, *p);
+  for (int i = 0; i < m.collective_size(); ++i) {
+    const tp::CollectiveFitSpec& c = m.collective(i);
+    const std::string at = idx("collective", i);
+    read_collective(c, at, w, *p);
+  }
+  read_power_thermal(m, w, *p);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
   return p;
 }

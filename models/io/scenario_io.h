@@ -1,7 +1,9 @@
 #pragma once
 // Reading scenarios and validation cases, writing reports. The public face of models/io: plain
-// structs in and out (models/scenario.h, models/report.h, models/validation_case.h); the protobuf
-// schema (models/io/traincast.proto) stays behind this header.
+// structs in and out (models/scenario.h, models/report.h, models/io/validation_case.h); the
+// protobuf schema (models/io/traincast.proto) stays behind this header. Reports are written by
+// models/io/report_io.h and validation cases read by models/io/validation_cases_io.h, both
+// included here.
 //
 // Error discipline (DESIGN §6, SST-style): every problem found in an input is collected, then one
 // ScenarioError carries them all. Each message reads
@@ -19,9 +21,9 @@
 #include <string_view>
 #include <vector>
 
-#include "models/report.h"
+#include "models/io/report_io.h"
+#include "models/io/validation_cases_io.h"
 #include "models/scenario.h"
-#include "models/validation_case.h"
 
 namespace traincast::io {
 
@@ -112,19 +114,6 @@ std::string scenario_to_text(const models::Scenario& scenario);
 /// The same scenario as JSON (protobuf's printer, proto field names, trailing newline), loadable
 /// as a .json scenario: load_scenario_text(scenario_to_json(s), "x.json", Format::json) gives back s.
 std::string scenario_to_json(const models::Scenario& scenario);
-
-/// The report as pretty-printed JSON (protobuf's printer: one-space indent, proto field names,
-/// every field printed, trailing newline). Byte-identical for identical input. Keys are those of
-/// models/report.h, nested objects "breakdown" and "memory", array "busiest_links".
-/// Non-finite doubles print as the strings "NaN", "Infinity", "-Infinity" (proto3 JSON).
-std::string report_to_json(const models::Report& report);
-
-/// Reads a validation cases file (message ValidationCases; text or JSON by extension). Each case's
-/// scenario path is resolved relative to the cases file's directory and loaded with the case's
-/// `set` overrides (whose errors name the cases file position of that `set` entry); the loaded
-/// scenario is stored in the case. A case without its own source takes the file-level source.
-/// Throws ScenarioError collecting the errors of the cases file and of every scenario it names.
-std::vector<models::ValidationCase> load_validation_cases(const std::string& path);
 
 /// "file:line:col" of the field at `field_path` (e.g. "workload.model.family") in the scenario
 /// file `path`, or of its deepest written ancestor ("file:1:1" when none is written): for

@@ -20,7 +20,7 @@
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
 #include "models/io/trace_writer.h"
-#include "models/validation_case.h"
+#include "models/io/validation_case.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/nccl_validation.h"
 #include "tools/cli/summary.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/validation_case.h"
+#include "models/io/validation_case.h"
 
 namespace traincast::cli {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "models/io/validation_case.h"
 #include "models/report.h"
 #include "models/scenario.h"
-#include "models/validation_case.h"
 
 namespace traincast::cli {
 

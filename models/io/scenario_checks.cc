@@ -1,0 +1,471 @@
+// check_scenario (scenario_checks.h) and its sections in the order it runs them: text fields,
+// cluster, model, parallelism, GPU count, training, options; and the enum and override errors.
+
+#include "models/io/scenario_checks.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <utility>
+
+#include "models/hardware/catalog.h"
+#include "traincast.pb.h"
+
+namespace traincast::io::detail {
+namespace {
+
+namespace pb = google::protobuf;
+namespace tp = traincast::proto;
+
+/// Largest cluster the simulator takes (2^20 GPUs: a million-GPU cluster builds about ten million
+/// link resources, a few GB of memory).
+constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
+/// Largest workload.training.train_tokens: 1e15, about 28x the largest published pretraining run
+/// (Qwen3: about 36T tokens, Qwen3 Technical Report, arXiv:2505.09388, 2025; Llama 3: 15.6T,
+/// arXiv:2407.21783, 2024). Beyond it a time-to-train is not a plan, and 1e30-style typos would
+/// print 10^20-day trainings.
+constexpr double kMaxTrainTokens = 1e15;
+constexpr std::string_view kTrainTokensWhy =
+    "about 28x the largest published pretraining runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), "
+    "Llama 3 15.6T (Meta 2024)";
+
+/// Checks of the cluster fields added for issue 3 (collectives, NICs, fabric shapes).
+void check_cluster_extras(const models::Scenario& s, Checker& k) {
+  using std::to_string;
+  const models::FabricSpec& f = s.cluster.fabric;
+  k.int_field("cluster.fabric.tiers", f.tiers);
+  k.int_field("cluster.fabric.leaves_per_pod", f.leaves_per_pod);
+  k.finite_at_least("cluster.fabric.cable_length_m", f.cable_length_m, 0.0, false);
+  k.int_field("cluster.collectives.min_channels", s.cluster.collectives.min_channels);
+  k.int_field("cluster.collectives.max_channels", s.cluster.collectives.max_channels);
+  if (f.kind == models::FabricKind::torus && !f.torus_dims.empty()) {
+    long long product = 1;
+    bool extents_ok = true;
+    for (std::size_t i = 0; i < f.torus_dims.size(); ++i) {
+      extents_ok = k.int_field("cluster.fabric.torus_dims[" + to_string(i) + "]", f.torus_dims[i]) && extents_ok;
+      // Past 2^31 the product cannot be num_nodes (an int32); stopping there keeps it from overflowing.
+      if (product <= (1LL << 31)) product *= std::max(f.torus_dims[i], 1);
+    }
+    if (extents_ok && (f.torus_dims.size() > 3 || product != s.cluster.num_nodes)) {
+      k.error("cluster.fabric.torus_dims",
+              "extents of product " + to_string(product) + " in " + to_string(f.torus_dims.size()) +
+                  " dimension(s) (expected 1 to 3 extents >= 1 whose product is num_nodes = " +
+                  to_string(s.cluster.num_nodes) + ")");
+    }
+  } else if (!f.torus_dims.empty()) {
+    k.error("cluster.fabric.torus_dims", "set with fabric kind other than torus (expected kind: torus, or no extents)");
+  }
+  if (!s.cluster.nic.empty()) {
+    try {
+      models::find_nic(s.cluster.nic);
+    } catch (const std::exception&) {
+      k.error("cluster.nic",
+              "unknown NIC \"" + detail::clip(s.cluster.nic) + "\"" +
+                  detail::did_you_mean(s.cluster.nic, models::nic_names()) +
+                  " (expected \"\" for the node template's NIC, or one of: " + names_list(models::nic_names()) + ")");
+    }
+  }
+  if (s.cluster.nics_per_node) {
+    const int q = *s.cluster.nics_per_node;
+    if (k.int_field("cluster.nics_per_node", q) && q == 0 && s.cluster.num_nodes > 1) {
+      k.error("cluster.nics_per_node", "got 0 (expected an integer >= 1 with num_nodes > 1)");
+    }
+  }
+}
+
+/// Whether `s` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
+bool valid_utf8(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    int n = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 1, cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2, cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + static_cast<std::size_t>(n) >= s.size()) return false;  // truncated sequence
+    for (int j = 1; j <= n; ++j) {
+      const auto d = static_cast<unsigned char>(s[i + static_cast<std::size_t>(j)]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    const std::uint32_t min_cp[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += static_cast<std::size_t>(n) + 1;
+  }
+  return true;
+}
+
+/// The free-text fields (names, description, catalog names) are valid UTF-8.
+void check_text_fields(const models::Scenario& s, Checker& k) {
+  for (const auto& [path, text] : {std::pair<const char*, const std::string*>{"name", &s.name},
+                                   {"description", &s.description},
+                                   {"cluster.node_template", &s.cluster.node_template},
+                                   {"cluster.gpu", &s.cluster.gpu},
+                                   {"workload.model.name", &s.model.name}}) {
+    if (!valid_utf8(*text)) k.error(path, "is not valid UTF-8 (expected UTF-8 text)");
+  }
+}
+
+/// What the cluster section found, for the sections after it.
+struct ClusterChecks {
+  const models::NodeTemplate* node = nullptr;  ///< null for an unknown node template
+  const models::GpuSpec* gpu = nullptr;        ///< null for an unknown GPU
+  std::string gpu_name;                        ///< cluster.gpu, else the node template's GPU
+  bool nodes_ok = false;                       ///< cluster.num_nodes within its range
+};
+
+/// Cluster fields: a known node template and GPU, num_nodes and the fabric within range, then
+/// check_cluster_extras.
+ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
+  using std::to_string;
+  const models::NodeTemplate* node = nullptr;
+  try {
+    node = &models::find_node_template(s.cluster.node_template);
+  } catch (const std::exception&) {
+    k.error("cluster.node_template", "unknown node template \"" + detail::clip(s.cluster.node_template) + "\"" +
+                                         detail::did_you_mean(s.cluster.node_template, models::node_template_names()) +
+                                         " (expected one of: " + names_list(models::node_template_names()) + ")");
+  }
+  const models::GpuSpec* gpu = nullptr;
+  const std::string gpu_name = !s.cluster.gpu.empty() ? s.cluster.gpu : (node != nullptr ? node->gpu : std::string());
+  if (!s.cluster.gpu.empty()) {
+    try {
+      gpu = &models::find_gpu(s.cluster.gpu);
+    } catch (const std::exception&) {
+      k.error("cluster.gpu",
+              "unknown GPU \"" + detail::clip(s.cluster.gpu) + "\"" +
+                  detail::did_you_mean(s.cluster.gpu, models::gpu_names()) +
+                  " (expected \"\" for the node template's GPU, or one of: " + names_list(models::gpu_names()) + ")");
+    }
+  } else if (node != nullptr) {
+    try {
+      gpu = &models::find_gpu(node->gpu);
+    } catch (const std::exception&) {
+      gpu = nullptr;  // a catalog inconsistency, not the user's error; the catalog's own tests catch it
+    }
+  }
+  const bool nodes_ok = k.int_field("cluster.num_nodes", s.cluster.num_nodes);
+  const models::FabricSpec& fabric = s.cluster.fabric;
+  if (k.finite_at_least("cluster.fabric.oversubscription", fabric.oversubscription, 1.0, false) &&
+      fabric.oversubscription > 1000.0) {
+    k.error("cluster.fabric.oversubscription",
+            "got " + Checker::number(fabric.oversubscription) + " (expected 1 to 1000: the simulator's range)");
+  }
+  k.int_field("cluster.fabric.switch_latency_ns", fabric.switch_latency_ns);
+  k.int_field("cluster.fabric.nodes_per_leaf", fabric.nodes_per_leaf);
+  if (fabric.kind == models::FabricKind::none && s.cluster.num_nodes > 1) {
+    k.error("cluster.fabric.kind", "none cannot connect " + to_string(s.cluster.num_nodes) +
+                                       " nodes (expected rail_optimized or fat_tree when num_nodes > 1)");
+  }
+  check_cluster_extras(s, k);
+  return {node, gpu, gpu_name, nodes_ok};
+}
+
+/// What the model section found, for the parallelism checks.
+struct ModelChecks {
+  bool layers_ok = false;  ///< a transformer's num_layers within its range
+  bool heads_ok = false;   ///< a transformer's num_attention_heads within its range
+  bool groups_ok = false;  ///< num_query_groups within its range and dividing the heads
+};
+
+/// Model fields: a ResNet's (check_resnet), or a transformer's shape and its divisibility.
+ModelChecks check_model(const models::Scenario& s, Checker& k) {
+  using std::to_string;
+  const models::ModelSpec& m = s.model;
+  if (m.family == models::ModelFamily::resnet) {
+    check_resnet(s, k);
+  } else {
+    for (const char* f : {"workload.model.image_size", "workload.model.num_classes"})
+      if (k.present(f)) k.error(f, "is set but family is transformer (expected family: resnet for a ResNet)");
+  }
+  const bool transformer = m.family == models::ModelFamily::transformer;
+  const bool layers_ok = transformer && k.int_field("workload.model.num_layers", m.num_layers);
+  const bool hidden_ok = transformer && k.int_field("workload.model.hidden_size", m.hidden_size);
+  const bool heads_ok = transformer && k.int_field("workload.model.num_attention_heads", m.num_attention_heads);
+  if (hidden_ok && heads_ok && m.hidden_size % m.num_attention_heads != 0) {
+    k.error("workload.model.num_attention_heads", to_string(m.num_attention_heads) + " does not divide hidden_size " +
+                                                      to_string(m.hidden_size) + " (expected a divisor of " +
+                                                      to_string(m.hidden_size) + ")");
+  }
+  bool groups_ok = true;
+  if (!k.int_field("workload.model.num_query_groups", m.num_query_groups)) {
+    groups_ok = false;
+  } else if (heads_ok && m.num_query_groups > 0 && m.num_attention_heads % m.num_query_groups != 0) {
+    k.error("workload.model.num_query_groups", to_string(m.num_query_groups) + " does not divide num_attention_heads " +
+                                                   to_string(m.num_attention_heads) + " (expected a divisor of " +
+                                                   to_string(m.num_attention_heads) + ")");
+    groups_ok = false;
+  }
+  k.int_field("workload.model.ffn_hidden_size", m.ffn_hidden_size);
+  if (transformer) {
+    k.int_field("workload.model.vocab_size", m.vocab_size);
+    k.int_field("workload.model.seq_length", m.seq_length);
+  }
+  return {layers_ok, heads_ok, groups_ok};
+}
+
+/// What the parallelism section found, for the GPU-count and training checks.
+struct ParallelChecks {
+  bool tp_ok = false;        ///< workload.parallel.tp within its range
+  bool pp_ok = false;        ///< workload.parallel.pp within its range
+  bool dp_ok = false;        ///< workload.parallel.dp within its range
+  bool interleaved = false;  ///< schedule interleaved_one_f_one_b
+};
+
+/// Parallelism fields: tp, pp and the pipeline schedule against the model's shape; ZeRO, bucket
+/// and overlap options.
+ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& model, Checker& k) {
+  using std::to_string;
+  const models::ModelSpec& m = s.model;
+  const bool layers_ok = model.layers_ok;
+  const bool heads_ok = model.heads_ok;
+  const bool groups_ok = model.groups_ok;
+  const models::ParallelSpec& p = s.parallel;
+  const bool tp_ok = k.int_field("workload.parallel.tp", p.tp);
+  const bool pp_ok = k.int_field("workload.parallel.pp", p.pp);
+  const bool dp_ok = k.int_field("workload.parallel.dp", p.dp);
+  if (tp_ok && heads_ok && m.num_attention_heads % p.tp != 0) {
+    k.error("workload.parallel.tp", to_string(p.tp) + " does not divide num_attention_heads " +
+                                        to_string(m.num_attention_heads) + " (expected a divisor of " +
+                                        to_string(m.num_attention_heads) + ")");
+  } else if (tp_ok && groups_ok && m.num_query_groups > 0 && m.num_query_groups % p.tp != 0) {
+    k.error("workload.parallel.tp", to_string(p.tp) + " does not divide num_query_groups " +
+                                        to_string(m.num_query_groups) + " (expected a divisor of " +
+                                        to_string(m.num_query_groups) + ")");
+  }
+  const bool interleaved = p.schedule == models::PipelineSchedule::interleaved_one_f_one_b;
+  const bool vs_ok = k.int_field("workload.parallel.virtual_stages", p.virtual_stages);
+  if (pp_ok && layers_ok) {
+    if (p.pp > m.num_layers) {
+      k.error("workload.parallel.pp", to_string(p.pp) + " stages for " + to_string(m.num_layers) +
+                                          " layers (expected at most num_layers = " + to_string(m.num_layers) + ")");
+    } else if (!interleaved && !p.uneven_stages && m.num_layers % p.pp != 0) {
+      k.error("workload.parallel.pp", to_string(p.pp) + " does not divide num_layers " + to_string(m.num_layers) +
+                                          " (expected a divisor of " + to_string(m.num_layers) +
+                                          ", or uneven_stages: true)");
+    }
+  }
+  if (interleaved) {
+    if (pp_ok && p.pp < 2) {
+      k.error("workload.parallel.pp",
+              "got 1 with schedule interleaved_one_f_one_b (expected pp >= 2, or schedule: one_f_one_b)");
+    }
+    if (vs_ok && p.virtual_stages < 2) {
+      k.error("workload.parallel.virtual_stages",
+              "got 1 with schedule interleaved_one_f_one_b (expected virtual_stages >= 2)");
+    } else if (vs_ok && pp_ok && layers_ok) {
+      const std::int64_t chunks = static_cast<std::int64_t>(p.pp) * p.virtual_stages;
+      if (p.uneven_stages && m.num_layers < chunks) {
+        // Uneven interleaving (Llama 3's 126 layers on 16 stages): every model chunk needs a layer.
+        k.error("workload.parallel.virtual_stages",
+                "num_layers " + to_string(m.num_layers) + " is fewer than pp * virtual_stages = " + to_string(p.pp) +
+                    " * " + to_string(p.virtual_stages) + " = " + to_string(chunks) +
+                    " (expected at least one layer per model chunk)");
+      } else if (!p.uneven_stages && m.num_layers % chunks != 0) {
+        k.error("workload.parallel.virtual_stages",
+                "num_layers " + to_string(m.num_layers) + " is not divisible by pp * virtual_stages = " +
+                    to_string(p.pp) + " * " + to_string(p.virtual_stages) + " = " + to_string(chunks) +
+                    " (expected pp * virtual_stages to divide num_layers, or uneven_stages: true)");
+      }
+    }
+  } else if (vs_ok && p.virtual_stages > 1) {
+    k.error("workload.parallel.virtual_stages",
+            "got " + to_string(p.virtual_stages) +
+                " with schedule one_f_one_b (expected 1, or schedule: interleaved_one_f_one_b)");
+  }
+  if (tp_ok && m.ffn_hidden_size > 0 && m.ffn_hidden_size % p.tp != 0) {
+    k.error("workload.parallel.tp", to_string(p.tp) + " does not divide ffn_hidden_size " +
+                                        to_string(m.ffn_hidden_size) + " (expected a divisor of " +
+                                        to_string(m.ffn_hidden_size) + ")");
+  }
+  if (p.overlap_param_gather && p.zero_stage == 0) {
+    k.error("workload.parallel.overlap_param_gather",
+            "needs the distributed optimizer, which gathers parameters (expected zero_stage: 1 or 2, or "
+            "overlap_param_gather: false)");
+  } else if (p.overlap_param_gather && p.zero_stage == 3) {
+    k.error("workload.parallel.overlap_param_gather",
+            "ZeRO-3 gathers each layer's parameters right before use, with prefetch, not after the step "
+            "(expected overlap_param_gather: false with zero_stage: 3)");
+  }
+  if (!k.int_field("workload.parallel.zero_stage", p.zero_stage)) {
+  } else if (p.zero_stage >= 2 && m.num_experts > 0) {
+    k.error("workload.parallel.zero_stage",
+            "got " + to_string(p.zero_stage) +
+                " with num_experts > 0: ZeRO-2/3 are not modelled for MoE experts (expected 0 or 1)");
+  }
+  k.finite_at_least("workload.parallel.dp_bucket_bytes", p.dp_bucket_bytes, 0.0, true);
+  if (tp_ok && p.tp > 1 && p.tp_comm_overlap && !p.sequence_parallel) {
+    k.error("workload.parallel.tp_comm_overlap",
+            "needs sequence parallelism (expected sequence_parallel: true, or tp_comm_overlap: false)");
+  }
+  return {tp_ok, pp_ok, dp_ok, interleaved};
+}
+
+/// tp * pp * dp (times cp when used) is the cluster's GPU count, and that count is within the
+/// simulator's range. node: the cluster's node template, not null.
+void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
+  using std::to_string;
+  const models::ParallelSpec& p = s.parallel;
+  const std::int64_t gpus = static_cast<std::int64_t>(s.cluster.num_nodes) * node->gpus_per_node;
+  if (gpus > kMaxGpus) {
+    k.error("cluster.num_nodes", to_string(s.cluster.num_nodes) + " nodes of " + to_string(node->gpus_per_node) +
+                                     " GPUs = " + to_string(gpus) + " GPUs (expected at most " + to_string(kMaxGpus) +
+                                     " GPUs: the simulator's range)");
+  }
+  const std::int64_t used = static_cast<std::int64_t>(p.tp) * p.pp * p.dp * std::max(1, p.cp);
+  // The field blamed for a product that does not match: the one an override (--set, a case's
+  // `set`) wrote, as that is what the user changed; dp when none was overridden.
+  std::string blamed = "workload.parallel.dp";
+  for (const char* f : {"workload.parallel.tp", "workload.parallel.cp", "workload.parallel.pp", "workload.parallel.dp",
+                        "cluster.num_nodes", "cluster.node_template"}) {
+    if (k.overridden(f)) {
+      blamed = f;
+      break;
+    }
+  }
+  if (used != gpus && p.cp > 1) {
+    k.error(blamed, "tp * cp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.cp) + " * " + to_string(p.pp) +
+                        " * " + to_string(p.dp) + " = " + to_string(used) + " but the cluster has " + to_string(gpus) +
+                        " GPUs (" + to_string(s.cluster.num_nodes) + " x " + node->name + " with " +
+                        to_string(node->gpus_per_node) +
+                        " GPUs each) (expected tp * cp * pp * dp = " + to_string(gpus) + ")");
+  } else if (used != gpus) {
+    k.error(blamed, "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " + to_string(p.dp) + " = " +
+                        to_string(used) + " but the cluster has " + to_string(gpus) + " GPUs (" +
+                        to_string(s.cluster.num_nodes) + " x " + node->name + " with " +
+                        to_string(node->gpus_per_node) + " GPUs each) (expected tp * pp * dp = " + to_string(gpus) +
+                        ")");
+  }
+}
+
+/// Training fields: the batch sizes against dp, micro-batch size and the interleaved schedule; a
+/// precision the GPU supports; the token budget.
+void check_training(const models::Scenario& s, const ClusterChecks& cluster, const ParallelChecks& parallel,
+                    Checker& k) {
+  using std::to_string;
+  const models::ParallelSpec& p = s.parallel;
+  const models::GpuSpec* gpu = cluster.gpu;
+  const std::string& gpu_name = cluster.gpu_name;
+  const bool pp_ok = parallel.pp_ok;
+  const bool dp_ok = parallel.dp_ok;
+  const bool interleaved = parallel.interleaved;
+  const models::TrainingSpec& t = s.training;
+  const bool gbs_ok = k.int_field("workload.training.global_batch_size", t.global_batch_size);
+  const bool mbs_ok = k.int_field("workload.training.micro_batch_size", t.micro_batch_size);
+  if (gbs_ok && mbs_ok && dp_ok) {
+    const std::int64_t step = static_cast<std::int64_t>(p.dp) * t.micro_batch_size;
+    if (t.global_batch_size % step != 0) {
+      k.error("workload.training.global_batch_size",
+              to_string(t.global_batch_size) + " is not divisible by dp * micro_batch_size = " + to_string(p.dp) +
+                  " * " + to_string(t.micro_batch_size) + " = " + to_string(step) + " (expected a multiple of " +
+                  to_string(step) + ")");
+    } else if (interleaved && pp_ok && p.pp > 1 && (t.global_batch_size / step) % p.pp != 0) {
+      // Megatron-LM's interleaved schedule runs micro-batches in groups of pp.
+      const std::int64_t micro_batches = t.global_batch_size / step;
+      k.error("workload.training.global_batch_size",
+              to_string(t.global_batch_size) + " gives " + to_string(micro_batches) +
+                  " micro-batches per pipeline, not a multiple of pp = " + to_string(p.pp) +
+                  " as interleaved_one_f_one_b needs (expected a multiple of " + to_string(step * p.pp) + ")");
+    }
+  }
+  if (gpu != nullptr) {
+    const std::pair<models::Precision, double> peaks[] = {{models::Precision::fp32, gpu->peak_fp32_flops},
+                                                          {models::Precision::tf32, gpu->peak_tf32_flops},
+                                                          {models::Precision::fp16, gpu->peak_fp16_flops},
+                                                          {models::Precision::bf16, gpu->peak_bf16_flops},
+                                                          {models::Precision::fp8, gpu->peak_fp8_flops}};
+    std::string supported;
+    double peak = 0.0;
+    for (const auto& [precision, flops] : peaks) {
+      if (precision == t.precision) peak = flops;
+      if (flops > 0) supported += (supported.empty() ? "" : ", ") + std::string(models::precision_name(precision));
+    }
+    if (peak <= 0) {
+      k.error("workload.training.precision", std::string(models::precision_name(t.precision)) +
+                                                 " is not supported by " + gpu_name +
+                                                 " (expected one of: " + supported + ")");
+    }
+  }
+  if (k.finite_at_least("workload.training.train_tokens", t.train_tokens, 0.0, false) &&
+      ((t.train_tokens > 0 && t.train_tokens < 1) || t.train_tokens > kMaxTrainTokens)) {
+    k.error("workload.training.train_tokens",
+            "got " + Checker::number(t.train_tokens) +
+                " (expected 0 for no token budget, or 1 to 1e15 tokens: " + std::string(kTrainTokensWhy) + ")");
+  }
+}
+
+/// Options fields (iterations, threads) within their ranges.
+void check_options(const models::Scenario& s, Checker& k) {
+  k.int_field("options.iterations", s.options.iterations);
+  k.int_field("options.threads", s.options.threads);
+}
+
+}  // namespace
+
+void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
+  check_text_fields(s, k);
+  const ClusterChecks cluster = check_cluster(s, k);
+  check_power_thermal(s, k, cluster.node, cluster.gpu);
+  if (!check_workload) {
+    // Cluster-only use (nccl-tests, explain): the workload may be absent and is not checked.
+    check_options(s, k);
+    return;
+  }
+  const ModelChecks model = check_model(s, k);
+  const ParallelChecks parallel = check_parallel(s, model, k);
+  check_moe(s, k);
+  check_encoder(s, k);
+  check_dropout(s, k);
+  check_context_parallel(s, k);
+  check_data_loader(s, k);
+  models::ParallelSpec& p = s.parallel;
+  if (p.tp == 1) p.sequence_parallel = false;  // a no-op with one TP rank; Megatron-LM turns it off too
+  if (cluster.node != nullptr && cluster.nodes_ok && parallel.tp_ok && parallel.pp_ok && parallel.dp_ok)
+    check_gpu_count(s, cluster.node, k);
+  check_training(s, cluster, parallel, k);
+  check_lora(s, k);
+  check_offload(s, cluster.node, k);
+  check_options(s, k);
+  check_storage_reliability_cost(s, cluster.gpu_name, k);
+}
+
+void enum_errors(const std::vector<std::string>& bad_enums, const tp::Scenario& message, Checker& k) {
+  for (const std::string& path : bad_enums) {
+    std::vector<PathStep> steps;
+    detail::resolve_path(message.GetDescriptor(), path, steps, nullptr);
+    const pb::FieldDescriptor* field = steps.back().field;
+    const pb::Message* m = &message;
+    for (std::size_t i = 0; i + 1 < steps.size(); ++i) m = &m->GetReflection()->GetMessage(*m, steps[i].field);
+    const int number = m->GetReflection()->GetEnumValue(*m, field);
+    k.error(path, "invalid value " + std::to_string(number) + " (expected " +
+                      detail::expected_value(field, Format::text) + ")");
+  }
+}
+
+void unused_override_errors(const std::map<std::string, std::string>& override_origins, const ClusterUse& use,
+                            Checker& k) {
+  std::string reads = "the scenario's cluster", expected = "a cluster.* field";
+  for (const std::string& f : use.also_reads) {
+    reads += " and " + f;
+    expected += " or " + f;
+  }
+  for (const auto& entry : override_origins) {
+    const std::string& path = entry.first;
+    if (path.rfind("cluster.", 0) == 0 || path == "name" || path == "description" || path == "profile") continue;
+    if (std::find(use.also_reads.begin(), use.also_reads.end(), path) != use.also_reads.end()) continue;
+    k.error(path, "has no effect: " + use.command + " uses only " + reads + " (expected " + expected + ")");
+  }
+}
+
+}  // namespace traincast::io::detail

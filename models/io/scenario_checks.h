@@ -1,0 +1,74 @@
+#pragma once
+// The semantic checks of a parsed scenario (scenarios/README.md, "Checks"): every rule that the
+// schema's types cannot say, each error positioned by a Checker. Internal to models/io.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/hardware/catalog.h"
+#include "models/io/scenario_io.h"
+#include "models/io/scenario_io_internal.h"
+#include "models/scenario.h"
+
+namespace traincast::proto {
+class Scenario;
+}  // namespace traincast::proto
+
+namespace traincast::io::detail {
+
+/// Every semantic rule of the schema (scenarios/README.md, "Checks"). Appends to `k`'s errors, in
+/// the order: text fields, cluster, power and thermal, then (when check_workload) model,
+/// parallelism, MoE, encoder, dropout, context parallelism, data loader, GPU count, training,
+/// LoRA, offload, options, storage/reliability/cost; without check_workload only options follow
+/// the cluster. May normalise `s` (sequence_parallel off when tp = 1, as Megatron-LM does).
+void check_scenario(models::Scenario& s, Checker& k, bool check_workload);
+
+/// "invalid value N (expected ...)" for each field path in `bad_enums` (to_struct's enum numbers
+/// that name no value), positioned in `message`.
+void enum_errors(const std::vector<std::string>& bad_enums, const traincast::proto::Scenario& message, Checker& k);
+
+/// Overrides a cluster-only command would ignore (see load_cluster_scenario_file).
+void unused_override_errors(const std::map<std::string, std::string>& override_origins, const ClusterUse& use,
+                            Checker& k);
+
+// The per-section checks check_scenario calls, defined in scenario_checks_workload.cc and
+// scenario_checks_operations.cc. Each appends to `k`'s errors.
+
+/// Power and cooling fields (scenarios/README.md, "power" and "thermal"). node, gpu: null when the
+/// cluster names an unknown one (then the checks that need them are skipped).
+void check_power_thermal(const models::Scenario& s, Checker& k, const models::NodeTemplate* node,
+                         const models::GpuSpec* gpu);
+
+/// Checks of the storage, reliability and cost sections (issue 4). gpu_name: the cluster's GPU,
+/// for the default prices.
+void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, Checker& k);
+
+/// LoRA fields (workload.training.lora_rank, lora_target_modules): a rank from 0 to hidden_size,
+/// known target names, and a model the LoRA programs cover (dense decoder).
+void check_lora(const models::Scenario& s, Checker& k);
+
+/// CPU offload fields (workload.offload.*): finite bandwidth and efficiency, ZeRO with DP, and a
+/// host-memory figure for the node's CPU. node: null for an unknown node template.
+void check_offload(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
+
+/// Encoder fields (workload.model.architecture, mlm_prediction_fraction, max_position_embeddings).
+void check_encoder(const models::Scenario& s, Checker& k);
+
+/// Dropout probabilities (workload.model.attention_dropout, hidden_dropout): finite, in [0, 1).
+void check_dropout(const models::Scenario& s, Checker& k);
+
+/// Mixture-of-experts and expert-parallel fields (workload.model.num_experts ..., parallel.ep).
+void check_moe(const models::Scenario& s, Checker& k);
+
+/// Context parallelism (workload.parallel.cp): ring attention over dense transformers.
+void check_context_parallel(const models::Scenario& s, Checker& k);
+
+/// The data loader's input copies (workload.data_loader): ResNet family only.
+void check_data_loader(const models::Scenario& s, Checker& k);
+
+/// ResNet fields (workload.model.family: resnet): depth, resolution, classes; no transformer
+/// shape fields; data parallel only (DDP).
+void check_resnet(const models::Scenario& s, Checker& k);
+
+}  // namespace traincast::io::detail

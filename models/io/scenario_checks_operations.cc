@@ -1,0 +1,186 @@
+// The semantic checks of how the cluster runs: power and thermal, storage, reliability and cost
+// (scenario_checks.h).
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include <google/protobuf/descriptor.h>
+
+#include "models/cost/cost_model.h"
+#include "models/io/scenario_checks.h"
+#include "models/power/power_model.h"
+#include "models/reliability/reliability_model.h"
+#include "traincast.pb.h"
+
+namespace traincast::io::detail {
+
+void check_power_thermal(const models::Scenario& s, Checker& k, const models::NodeTemplate* node,
+                         const models::GpuSpec* gpu) {
+  const models::PowerSpec& pw = s.power;
+  const models::ThermalSpec& th = s.thermal;
+  auto range = [&](const std::string& path, double v, double lo, double hi, const std::string& unit) {
+    if (std::isfinite(v) && v >= lo && v <= hi) return true;
+    k.error(path, "got " + Checker::number(v) + " (expected " + Checker::number(lo) + " to " + Checker::number(hi) +
+                      unit + ")");
+    return false;
+  };
+  if (k.finite_at_least("power.gpu_power_limit_w", pw.gpu_power_limit_w, 0.0, false) && gpu != nullptr &&
+      pw.gpu_power_limit_w != 0.0) {
+    // As nvidia-smi -pl: a cap below the board's minimum is refused, not silently exceeded.
+    const double lo = models::min_power_limit_w(*gpu);
+    if (pw.gpu_power_limit_w < lo || pw.gpu_power_limit_w > gpu->tdp_w) {
+      const std::string why =
+          gpu->min_power_limit_w >= lo
+              ? "nvidia-smi -pl refuses caps below its Min Power Limit"
+              : "below it the GPU draws more than the cap even at its lowest clock under full tensor load" +
+                    std::string(gpu->min_power_limit_w > 0 ? " (its published Min Power Limit is " +
+                                                                 Checker::number(gpu->min_power_limit_w) + " W)"
+                                                           : "; the catalog has no published Min Power Limit for it");
+      k.error("power.gpu_power_limit_w",
+              "got " + Checker::number(pw.gpu_power_limit_w) + " W (expected 0 for no cap, or " + Checker::number(lo) +
+                  " to " + Checker::number(gpu->tdp_w) + " W (the TDP) for " + gpu->name + ": " + why + ")");
+    }
+  }
+  range("power.pue", pw.pue, 1.0, 3.0, " (facility / IT power; 1 = no overhead)");
+  range("power.cpu_load_fraction", pw.cpu_load_fraction, 0.0, 1.0, "");
+  if (pw.memory_bound_fraction) range("power.memory_bound_fraction", *pw.memory_bound_fraction, 0.0, 1.0, "");
+  if (pw.comm_fraction) range("power.comm_fraction", *pw.comm_fraction, 0.0, 1.0, "");
+  if (pw.psu_redundant && node != nullptr && gpu != nullptr) {
+    const int count = models::node_power_spec(*node, *gpu).psu_count;
+    if (k.int_field("power.psu_redundant", *pw.psu_redundant) && *pw.psu_redundant >= count)
+      k.error("power.psu_redundant", "got " + std::to_string(*pw.psu_redundant) + " (expected 0 to " +
+                                         std::to_string(count - 1) + ": " + node->name + " has " +
+                                         std::to_string(count) + " power supplies)");
+  }
+  // -273.15 C is absolute zero; the ranges are what air and water loops of data centres run at.
+  range("thermal.supply_air_c", th.supply_air_c, 0.0, 60.0, " C");
+  range("thermal.coolant_c", th.coolant_c, 0.0, 70.0, " C");
+  if (node != nullptr && th.gpu_airflow_fraction.size() > static_cast<std::size_t>(node->gpus_per_node))
+    k.error("thermal.gpu_airflow_fraction", std::to_string(th.gpu_airflow_fraction.size()) + " values for " +
+                                                std::to_string(node->gpus_per_node) +
+                                                " GPUs per node (expected at most one per local GPU)");
+  for (std::size_t i = 0; i < th.gpu_airflow_fraction.size(); ++i) {
+    const double a = th.gpu_airflow_fraction[i];
+    if (!(std::isfinite(a) && a > 0.0 && a <= 1.0))
+      k.error("thermal.gpu_airflow_fraction[" + std::to_string(i) + "]",
+              "got " + Checker::number(a) + " (expected a fraction > 0 and <= 1 of the design airflow)");
+  }
+  k.finite_at_least("thermal.r_k_per_w", th.r_k_per_w, 0.0, false);
+  k.finite_at_least("thermal.c_j_per_k", th.c_j_per_k, 0.0, false);
+  if (k.finite_at_least("thermal.rack_cooling_capacity_w", th.rack_cooling_capacity_w, 0.0, false) &&
+      th.rack_cooling_capacity_w > 0 && th.cooling == models::Cooling::liquid)
+    k.error("thermal.rack_cooling_capacity_w", "applies to air cooling (expected 0 with cooling: liquid)");
+  k.int_field("thermal.nodes_per_rack", th.nodes_per_rack);
+}
+
+void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, Checker& k) {
+  using std::to_string;
+  if (s.storage) {
+    const models::StorageSpec& st = *s.storage;
+    const models::LocalStorageSpec& l = st.local;
+    // A local drive setting given by an override with nothing on the local drives would be
+    // silently ignored (e.g. --set storage.local.raid=... on a scenario without a storage
+    // section, whose defaults read and checkpoint on the shared file system). A file may describe
+    // drives it does not use (and a written-back scenario always has them).
+    if (st.data_source != models::StorageTarget::local && st.checkpoint_target != models::StorageTarget::local) {
+      const google::protobuf::Descriptor* local = traincast::proto::LocalStorageSpec::descriptor();
+      for (int i = 0; i < local->field_count(); ++i) {
+        const std::string path = "storage.local." + local->field(i)->name();
+        if (!k.overridden(path)) continue;
+        k.error(path,
+                "has no effect: neither storage.data_source nor storage.checkpoint_target is local (expected "
+                "one of them set to local; both default to shared_fs)");
+        break;
+      }
+    }
+    if (k.int_field("storage.local.drives", l.drives)) {
+      const int need[] = {1, 2, 2, 3, 4};
+      const char* names[] = {"raid0", "raid1", "raid10", "raid5", "raid6"};
+      const int level = static_cast<int>(l.raid);
+      if (l.drives < need[level] || (l.raid == models::RaidLevel::raid10 && l.drives % 2 != 0)) {
+        k.error(
+            "storage.local.drives",
+            "got " + to_string(l.drives) + " for " + names[level] + " (expected " +
+                (l.raid == models::RaidLevel::raid10 ? "an even number >= 2" : "at least " + to_string(need[level])) +
+                ")");
+      }
+    }
+    k.finite_at_least("storage.local.drive_read_gb_per_s", l.drive_read_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.local.drive_write_gb_per_s", l.drive_write_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.local.controller_cache_bytes", l.controller_cache_bytes, 0.0, false);
+    k.finite_at_least("storage.local.controller_gb_per_s", l.controller_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.shared_fs.aggregate_read_gb_per_s", st.shared_fs.aggregate_read_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.shared_fs.aggregate_write_gb_per_s", st.shared_fs.aggregate_write_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.shared_fs.per_node_gb_per_s", st.shared_fs.per_node_gb_per_s, 0.0, true);
+    k.finite_at_least("storage.bytes_per_token", st.bytes_per_token, 0.0, false);
+    k.finite_at_least("storage.bytes_per_sample", st.bytes_per_sample, 0.0, false);
+    k.finite_at_least("storage.checkpoint_interval_s", st.checkpoint_interval_s, 0.0, false);
+    k.finite_at_least("storage.snapshot_gb_per_s", st.snapshot_gb_per_s, 0.0, false);
+  }
+  if (s.reliability) {
+    const models::ReliabilitySpec& r = *s.reliability;
+    std::set<std::string> causes;
+    for (std::size_t i = 0; i < r.failures.size(); ++i) {
+      const std::string at = "reliability.failure[" + to_string(i) + "]";
+      const models::FailureRate& f = r.failures[i];
+      if (f.cause.empty()) {
+        k.error(at + ".cause", std::string(k.present(at + ".cause") ? "is empty" : "not set") +
+                                   " (expected a cause name, unique in the list)");
+      } else if (!causes.insert(f.cause).second) {
+        // Quoted from a named string, not a temporary: GCC 12 warns falsely (-Wrestrict) on
+        // "\"" + temporary here.
+        const std::string cause = detail::clip(f.cause);
+        k.error(at + ".cause", "\"" + cause + "\" is used by an earlier failure (expected a unique name)");
+      }
+      k.finite_at_least(at + ".per_gpu_hour", f.per_gpu_hour, 0.0, false);
+      k.finite_at_least(at + ".per_node_hour", f.per_node_hour, 0.0, false);
+      if (f.per_gpu_hour > 1.0 || f.per_node_hour > 1.0) {
+        k.error(at + (f.per_gpu_hour > 1.0 ? ".per_gpu_hour" : ".per_node_hour"),
+                "more than one failure per hour per component (expected a rate <= 1: failures per GPU-hour or "
+                "node-hour, e.g. 7e-6)");
+      }
+    }
+    if (k.finite_at_least("reliability.checkpoint_interval_s", r.checkpoint_interval_s, 0.0, false) &&
+        r.checkpoint_interval_s > 0 && r.checkpoint_interval_s < 1.0) {
+      k.error("reliability.checkpoint_interval_s",
+              "got " + Checker::number(r.checkpoint_interval_s) + " (expected 0 for Daly's optimum, or at least 1 s)");
+    }
+    k.finite_at_least("reliability.restart_overhead_s", r.restart_overhead_s, 0.0, false);
+    if (r.horizon_s > models::kMaxFailureWindowS && std::isfinite(r.horizon_s)) {
+      k.error("reliability.horizon_s", "got " + Checker::number(r.horizon_s) +
+                                           " (expected at most 3.2e8 s, about 10 years: the simulator's range)");
+    }
+    if (k.finite_at_least("reliability.horizon_s", r.horizon_s, 0.0, false) && r.horizon_s == 0 &&
+        s.training.train_tokens <= 0) {
+      k.error("reliability.horizon_s",
+              "is 0 and no token budget is given (expected horizon_s > 0, or workload.training.train_tokens > 0)");
+    }
+    k.int_field("reliability.monte_carlo_draws", r.monte_carlo_draws);
+  }
+  if (s.cost) {
+    const models::CostSpec& c = *s.cost;
+    k.finite_at_least("cost.node_price_usd", c.node_price_usd, 0.0, false);
+    k.finite_at_least("cost.switch_price_usd", c.switch_price_usd, 0.0, false);
+    k.finite_at_least("cost.cable_price_usd", c.cable_price_usd, 0.0, false);
+    k.finite_at_least("cost.amortization_years", c.amortization_years, 0.0, true);
+    k.finite_at_least("cost.upkeep_fraction_per_year", c.upkeep_fraction_per_year, 0.0, false);
+    k.finite_at_least("cost.energy_price_usd_per_kwh", c.energy_price_usd_per_kwh, 0.0, false);
+    k.finite_at_least("cost.cloud_price_per_gpu_hour_usd", c.cloud_price_per_gpu_hour_usd, 0.0, false);
+    if (!(std::isfinite(c.utilization) && c.utilization > 0 && c.utilization <= 1)) {
+      k.error("cost.utilization", "got " + Checker::number(c.utilization) + " (expected a fraction in (0, 1])");
+    }
+    if (c.node_price_usd == 0 && !models::default_node_price_usd(gpu_name)) {
+      k.error("cost.node_price_usd", "no default price for " + gpu_name +
+                                         " nodes (expected a price in USD > 0; defaults exist for H100-SXM5-80GB)");
+    }
+    if (c.cloud_price_per_gpu_hour_usd == 0 && !models::default_cloud_price_per_gpu_hour_usd(gpu_name)) {
+      k.error("cost.cloud_price_per_gpu_hour_usd",
+              "no default rent for " + gpu_name +
+                  " (expected a price in USD per GPU-hour > 0; defaults exist for H100-SXM5-80GB, H200-SXM-141GB, "
+                  "A100-SXM4-40GB)");
+    }
+  }
+}
+
+}  // namespace traincast::io::detail

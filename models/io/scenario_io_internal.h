@@ -1,0 +1,127 @@
+#pragma once
+// Internal to models/io: what the scenario loader, the semantic checks and the validation-case
+// loader share (the Checker that positions semantic errors, the loader core, the JSON printer).
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
+
+#include "models/io/int_ranges.h"
+#include "models/io/message_reader.h"
+#include "models/io/overrides.h"
+#include "models/io/scenario_io.h"
+
+namespace traincast::io::detail {
+
+/// Inputs larger than this are refused before parsing (a scenario is a few kB).
+inline constexpr std::size_t kMaxInputBytes = 64u << 20;
+
+/// Positions and presence of fields, and the error list, for the semantic checks.
+class Checker {
+ public:
+  Checker(const google::protobuf::Message& message, const SourceMap& map, std::string_view origin,
+          const std::map<std::string, std::string>& override_origins, std::vector<std::string>& errors)
+      : message_(message), map_(map), origin_(origin), override_origins_(override_origins), errors_(errors) {}
+
+  /// "origin:line:col" of the field at `path` (or of its deepest written ancestor), or the origin
+  /// of the override that set it.
+  std::string where(const std::string& path) const {
+    if (const auto it = override_origins_.find(path); it != override_origins_.end()) return it->second;
+    std::vector<PathStep> steps;
+    if (!resolve_path(message_.GetDescriptor(), path, steps, nullptr)) return format_pos(origin_, {1, 1});
+    return format_pos(origin_, map_.locate(steps));
+  }
+
+  /// Whether the field at `path` was written by an override (--set or a case's `set`).
+  bool overridden(const std::string& path) const { return override_origins_.count(path) > 0; }
+
+  /// Whether the field at `path` was written (file or override).
+  bool present(const std::string& path) const {
+    std::vector<PathStep> steps;
+    if (!resolve_path(message_.GetDescriptor(), path, steps, nullptr)) return false;
+    const google::protobuf::Message* m = &message_;
+    for (const PathStep& step : steps) {
+      const google::protobuf::Reflection* r = m->GetReflection();
+      const bool is_message = step.field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE;
+      if (step.field->is_repeated()) {
+        if (step.index < 0 || step.index >= r->FieldSize(*m, step.field)) return false;
+        if (is_message) m = &r->GetRepeatedMessage(*m, step.field, step.index);
+        continue;
+      }
+      if (!r->HasField(*m, step.field)) return false;
+      if (is_message) m = &r->GetMessage(*m, step.field);
+    }
+    return true;
+  }
+
+  /// Appends "where(path): path: what" to the error list.
+  void error(const std::string& path, const std::string& what) {
+    errors_.push_back(where(path) + ": " + path + ": " + what);
+  }
+
+  /// The integer field at `path` within its own range (int_ranges.h, the table the parsers' messages
+  /// quote too), else "not set" / "got V" (expected that range). Cross-field limits are checked by
+  /// the caller after this.
+  bool int_field(const std::string& path, std::int64_t value) {
+    std::vector<PathStep> steps;
+    if (!resolve_path(message_.GetDescriptor(), path, steps, nullptr))
+      throw std::logic_error("Checker::int_field: no field " + path);
+    const google::protobuf::FieldDescriptor* field = steps.back().field;
+    const IntRange r = int_range(field);
+    if (value >= r.minimum && value <= r.maximum) return true;
+    const std::string expected = "(expected " + expected_integer(field) + ")";
+    error(path, present(path) ? "got " + std::to_string(value) + " " + expected : "not set " + expected);
+    return false;
+  }
+
+  /// finite value >= minimum (or > minimum when strict).
+  bool finite_at_least(const std::string& path, double value, double minimum, bool strict) {
+    if (std::isfinite(value) && (strict ? value > minimum : value >= minimum)) return true;
+    error(path,
+          "got " + number(value) + " (expected a finite number " + (strict ? "> " : ">= ") + number(minimum) + ")");
+    return false;
+  }
+
+  /// `v` as an ostream prints it (6 significant digits), for messages.
+  static std::string number(double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+  }
+
+ private:
+  const google::protobuf::Message& message_;
+  const SourceMap& map_;
+  std::string_view origin_;
+  const std::map<std::string, std::string>& override_origins_;
+  std::vector<std::string>& errors_;
+};
+
+/// `names` joined by ", ", for "(expected one of: ...)".
+inline std::string names_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+/// Parse, override, convert, check. Throws ScenarioError with everything found. cluster_only:
+/// null for a whole scenario; else what a cluster-only command reads (the workload is not checked).
+/// overrides: applied in order; each names its own origin for messages ("--set", or a cases file
+/// position).
+models::Scenario load_impl(std::string_view text, std::string_view origin, Format format,
+                           const std::vector<Override>& overrides, const ClusterUse* cluster_only = nullptr);
+
+/// `message` as indented JSON with proto field names, ending in a newline; `all_fields` prints
+/// fields at their default too. Throws std::runtime_error naming `what` if protobuf refuses.
+std::string message_to_json(const google::protobuf::Message& message, bool all_fields, const char* what);
+
+}  // namespace traincast::io::detail

@@ -1,0 +1,158 @@
+// Validation cases files in: the cases' own fields checked, each case's scenario loaded with its
+// `set` overrides (validation_cases_io.h).
+
+#include "models/io/validation_cases_io.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "models/io/file_kind.h"
+#include "models/io/scenario_io.h"
+#include "models/io/scenario_io_internal.h"
+#include "traincast.pb.h"
+
+namespace traincast::io {
+namespace {
+
+namespace tp = traincast::proto;
+using detail::Checker;
+using detail::kMaxInputBytes;
+using detail::load_impl;
+using detail::names_list;
+using detail::Override;
+
+/// The fields of case `i` (name unique among `names`, scenario set; nccl_tests or metric and
+/// measured), appended to `k`'s errors.
+void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, std::set<std::string>& names) {
+  const std::string at = "case[" + std::to_string(i) + "]";
+  if (c.name().empty()) {
+    k.error(at + ".name", std::string(k.present(at + ".name") ? "is empty" : "not set") + " (expected a unique name)");
+  } else if (!names.insert(c.name()).second) {
+    k.error(at + ".name", "\"" + detail::clip(c.name()) + "\" is used by an earlier case (expected a unique name)");
+  }
+  if (c.scenario().empty()) {
+    k.error(at + ".scenario", std::string(k.present(at + ".scenario") ? "is empty" : "not set") +
+                                  " (expected a scenario file path relative to the cases file)");
+  }
+  if (c.has_nccl_tests()) {
+    const tp::ValidationCases::NcclTests& t = c.nccl_tests();
+    const std::string nt = at + ".nccl_tests";
+    if (t.log().empty()) {
+      k.error(nt + ".log", std::string(k.present(nt + ".log") ? "is empty" : "not set") +
+                               " (expected a nccl-tests output file relative to the cases file)");
+    }
+    for (const char* field : {"metric", "measured"}) {
+      if (k.present(at + "." + field)) {
+        k.error(at + "." + field, "set together with nccl_tests (expected either nccl_tests or metric and measured)");
+      }
+    }
+    k.int_field(nt + ".run", t.run());
+    if (t.has_max_large_error()) k.finite_at_least(nt + ".max_large_error", t.max_large_error(), 0.0, true);
+    if (t.has_max_small_error()) k.finite_at_least(nt + ".max_small_error", t.max_small_error(), 0.0, true);
+    k.finite_at_least(at + ".tolerance", c.tolerance(), 0.0, false);
+    return;
+  }
+  const auto& metrics = models::validation_metrics();
+  if (std::find(metrics.begin(), metrics.end(), c.metric()) == metrics.end()) {
+    std::vector<std::string> names_v(metrics.begin(), metrics.end());
+    k.error(at + ".metric", (k.present(at + ".metric") ? "unknown metric \"" + detail::clip(c.metric()) + "\"" +
+                                                             detail::did_you_mean(c.metric(), names_v)
+                                                       : std::string("not set")) +
+                                " (expected one of: " + names_list(names_v) + ")");
+  }
+  if (!k.present(at + ".measured")) {
+    k.error(at + ".measured", "not set (expected a finite number > 0)");
+  } else {
+    k.finite_at_least(at + ".measured", c.measured(), 0.0, true);
+  }
+  k.finite_at_least(at + ".tolerance", c.tolerance(), 0.0, false);
+}
+
+}  // namespace
+
+std::vector<models::ValidationCase> load_validation_cases(const std::string& path) {
+  const Format format = format_for_path(path);
+  const std::string text = read_input_file(path);
+  if (text.size() > kMaxInputBytes) {
+    throw ScenarioError({path + ": input too large (" + std::to_string(text.size()) + " bytes; expected at most " +
+                         std::to_string(kMaxInputBytes) + ")"});
+  }
+  tp::ValidationCases message;
+  detail::ReadOutcome read = detail::read_message(text, path, format, message);
+  if (!read.errors.empty()) {
+    if (auto other = detail::wrong_kind_message(text, path, format, message.GetDescriptor()))
+      throw ScenarioError({*other});
+  }
+  std::vector<std::string> errors = std::move(read.errors);
+  if (!errors.empty()) throw ScenarioError(std::move(errors));
+
+  const std::map<std::string, std::string> no_overrides;
+  Checker k(message, *read.source_map, path, no_overrides, errors);
+  if (message.case__size() == 0) k.error("case", "no cases (expected at least one case { ... })");
+  std::set<std::string> names;
+  for (int i = 0; i < message.case__size(); ++i) check_case_fields(message.case_(i), i, k, names);
+
+  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  std::vector<models::ValidationCase> cases;
+  for (int i = 0; i < message.case__size(); ++i) {
+    const tp::ValidationCases::Case& c = message.case_(i);
+    models::ValidationCase out;
+    out.name = c.name();
+    out.scenario_path = c.scenario().empty() ? std::string() : (base / c.scenario()).lexically_normal().string();
+    out.metric = c.metric();
+    out.measured = c.measured();
+    out.tolerance = c.tolerance();
+    out.source = c.has_source() && !c.source().empty() ? c.source() : message.source();
+    out.notes = c.notes();
+    if (c.has_nccl_tests()) {
+      const tp::ValidationCases::NcclTests& t = c.nccl_tests();
+      models::NcclTestsValidation v;
+      v.log_path = t.log().empty() ? std::string() : (base / t.log()).lexically_normal().string();
+      v.op = t.op();
+      v.gpus = t.gpus();
+      v.run = t.run();
+      if (t.has_max_large_error()) v.max_large_error = t.max_large_error();
+      if (t.has_max_small_error()) v.max_small_error = t.max_small_error();
+      v.known_gap = t.known_gap();
+      v.holdout_known_gap = t.holdout_known_gap();
+      out.nccl_tests = v;
+      out.metric = "nccl_tests_busbw";
+    }
+    std::vector<Override> overrides;
+    for (int j = 0; j < c.set_size(); ++j) {
+      out.overrides.push_back(c.set(j));
+      overrides.push_back({c.set(j), k.where("case[" + std::to_string(i) + "].set[" + std::to_string(j) + "]")});
+    }
+    if (!out.scenario_path.empty()) {
+      const std::string at = "case[" + std::to_string(i) + "].scenario";
+      std::string scenario_text;
+      Format scenario_format = Format::text;
+      try {
+        scenario_format = format_for_path(out.scenario_path);
+        scenario_text = read_input_file(out.scenario_path);
+      } catch (const ScenarioError& e) {
+        // The file itself is the problem: say which case named it.
+        k.error(at, e.what());
+        cases.push_back(std::move(out));
+        continue;
+      }
+      try {
+        const ClusterUse nccl_case{"an nccl_tests case", {}};
+        out.scenario = load_impl(scenario_text, out.scenario_path, scenario_format, overrides,
+                                 out.nccl_tests ? &nccl_case : nullptr);
+      } catch (const ScenarioError& e) {
+        // The scenario's own errors keep their file:line:col (overrides: the `set` entry's).
+        for (const std::string& line : e.errors()) errors.push_back(line);
+      }
+    }
+    cases.push_back(std::move(out));
+  }
+  if (!errors.empty()) throw ScenarioError(std::move(errors));
+  return cases;
+}
+
+}  // namespace traincast::io

@@ -1,0 +1,20 @@
+#pragma once
+// Reading validation cases files (message ValidationCases in models/io/traincast.proto) into
+// models::ValidationCase structs (models/io/validation_case.h), each with its scenario loaded.
+
+#include <string>
+#include <vector>
+
+#include "models/io/validation_case.h"
+
+namespace traincast::io {
+
+/// Reads a validation cases file (message ValidationCases; text or JSON by extension). Each case's
+/// scenario path is resolved relative to the cases file's directory and loaded with the case's
+/// `set` overrides (whose errors name the cases file position of that `set` entry); the loaded
+/// scenario is stored in the case. A case without its own source takes the file-level source.
+/// Throws ScenarioError (models/io/scenario_io.h) collecting the errors of the cases file and of
+/// every scenario it names.
+std::vector<models::ValidationCase> load_validation_cases(const std::string& path);
+
+}  // namespace traincast::io

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/compute/compute_model.h"
 #include "models/executor/job_effects.h"
 #include "models/executor/op_graph.h"

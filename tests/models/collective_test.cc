@@ -1,6 +1,6 @@
 // Collectives: analytic ring times, bytes per link, channels over NICs, hierarchical, errors.
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 
 #include <gtest/gtest.h>
 

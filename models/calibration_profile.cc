@@ -7,8 +7,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "models/collectives/collective.h"
-
 namespace traincast::models {
 namespace {
 

@@ -9,7 +9,7 @@
 //    eta from GemmEfficiencyTable when the profile has a surface for the dtype (the measured
 //    times include launch, ramp and memory traffic: no fixed cost or memory bound is added); memory_efficiency,
 //    kernel_fixed_s and gemm_fixed_s replace the defaults when set.
-//  - collectives (models/collectives/collective.h): link_efficiency replaces NCCL's per-link-kind
+//  - collectives (models/collectives/collective_engine.h): link_efficiency replaces NCCL's per-link-kind
 //    figure (LinkEfficiency) on the flow model's links; pcie_duplex_efficiency bounds a GPU PCIe
 //    link loaded both ways by one collective (up + down); latency_scale multiplies NCCL's latency
 //    terms; a CollectiveFit for the call's (op, group size) multiplies the latency by its
@@ -30,10 +30,9 @@
 #include <vector>
 
 #include "models/scenario.h"
+#include "models/spec/collective_op.h"
 
 namespace traincast::models {
-
-enum class CollectiveOp;  // models/collectives/collective.h
 
 /// Physical limits of a profile's fractions of datasheet figures: calibrate/fit never writes a value
 /// beyond them (it clips or refuses, calibrate/fit/README.md) and models/io/profile_io refuses a

@@ -14,7 +14,7 @@
 
 #include "calibrate/fit/power_fit.h"
 #include "calibrate/fit/robust.h"
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/collectives/nccl_tests.h"
 #include "models/compute/compute_model.h"
 #include "models/hardware/catalog.h"

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/scenario.h"
 
 namespace traincast::models {

@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/compute/compute_model.h"
 #include "models/executor/straggler.h"
 #include "models/hardware/cluster.h"

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/power/power_model.h"
 #include "sim/simulator.h"
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/executor/graph_builder.h"
 #include "models/executor/job_effects.h"
 #include "models/executor/op_graph.h"

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/compute/compute_model.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "models/collectives/collective.h"
 #include "models/compute/compute_model.h"
 #include "models/scenario.h"
+#include "models/spec/collective_op.h"
 
 namespace traincast::models {
 

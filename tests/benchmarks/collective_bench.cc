@@ -8,7 +8,7 @@
 #include <numeric>
 #include <vector>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/hardware/cluster.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"

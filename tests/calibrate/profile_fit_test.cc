@@ -19,7 +19,7 @@
 #include "calibrate/fit/robust.h"
 #include "calibrate/fit/sha256.h"
 #include "calibrate/nccl_tests_log.h"
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/collectives/nccl_tests.h"
 #include "models/compute/compute_model.h"
 #include "models/executor/chakra_executor.h"

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/compute/compute_model.h"
 #include "models/hardware/cluster.h"
 #include "sim/flow_network.h"

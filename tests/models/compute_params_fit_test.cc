@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/compute/compute_model.h"
 #include "models/hardware/catalog.h"
 #include "models/workload/transformer.h"

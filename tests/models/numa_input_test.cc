@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/cluster.h"
 #include "sim/flow_network.h"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "models/calibration_profile.h"
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/hardware/cluster.h"
 #include "models/io/scenario_io.h"
 #include "sim/flow_network.h"

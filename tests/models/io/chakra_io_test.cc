@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "models/collectives/collective.h"
+#include "models/collectives/collective_engine.h"
 #include "models/executor/chakra_executor.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/cluster.h"

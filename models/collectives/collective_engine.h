@@ -1,11 +1,12 @@
 #pragma once
-// NCCL-semantics collectives executed as flows on the FlowNetwork plus per-step latency.
+// The collectives runner: NCCL-semantics collectives executed as flows on the FlowNetwork plus
+// per-step latency, from a cached plan per (op, algorithm, ranks), and host copies.
 // Sizes follow nccl-tests: `bytes` is the per-rank buffer size as nccl-tests prints it
 // (all_reduce: the buffer; all_gather: the gathered output per rank; reduce_scatter: the input
 // per rank; send_recv: the message; all_to_all: the send buffer per rank, S/n to each peer;
 // broadcast/reduce: the buffer). busbw factors: DESIGN.md §4.3.
 //
-// Model (see collective.cc for the derivations):
+// Model (derivations: collective_plans.cc for the flows, nccl_tuning.cc for NCCL's tuner):
 //  - Every algorithm is CONCURRENT flows on the FlowNetwork, one per edge per channel, each
 //    carrying that edge's total bytes (NCCL pipelines in chunks, so in steady state every edge is
 //    busy at once and the slowest link bounds the time), then a latency term from NCCL's tuning
@@ -78,14 +79,15 @@
 #include <vector>
 
 #include "models/calibration_profile.h"
+#include "models/collectives/collective_plan.h"
+#include "models/collectives/collective_plans.h"
+#include "models/collectives/nccl_tuning.h"
 #include "models/hardware/cluster.h"
+#include "models/spec/collective_op.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
 
 namespace traincast::models {
-
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send_recv };
-// CollectiveAlgorithm and CollectiveProtocol: models/scenario.h (a scenario may force them).
 
 struct CollectiveCall {
   CollectiveOp op = CollectiveOp::all_reduce;
@@ -96,78 +98,8 @@ struct CollectiveCall {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
 };
 
-/// What the engine would run for a call, and its closed-form time (no simulation).
-struct CollectiveChoice {
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< resolved (never automatic)
-  CollectiveProtocol protocol = CollectiveProtocol::simple;
-  int channels = 1;      ///< parallel rings/trees (1 for all_to_all/send_recv)
-  double latency_s = 0;  ///< sum over phases of NCCL's latency term [s]
-  /// Sum over phases of max over links of bytes / (efficiency x capacity x protocol factor) [s].
-  double bandwidth_s = 0;
-  /// Kind of the link that bounds the bandwidth term (of the phase with the largest one);
-  /// LinkKind::other when nothing moves.
-  LinkKind bottleneck = LinkKind::other;
-  /// true when that bound is a GPU PCIe link's both-direction budget (pcie_duplex_efficiency).
-  bool bottleneck_duplex = false;
-  /// Of the phase with the largest bandwidth term: its time per byte of `bytes` at protocol
-  /// factor 1 and without a CollectiveFit's scales [s/byte]; and the largest (bytes up + bytes
-  /// down) / line rate over the GPU PCIe links it loads in both directions [s/byte] (the
-  /// both-direction time at a budget of 1; 0 when no GPU PCIe link carries traffic both ways).
-  double link_seconds_per_byte = 0;
-  double duplex_load_seconds_per_byte = 0;
-  double seconds() const { return latency_s + bandwidth_s; }
-};
-
-/// NCCL's latency model [us], NVIDIA/nccl src/graph/tuning.cc (2.24-2.26): baseLat Tree {LL 6.8,
-/// LL128 14.0, Simple 8.4}, Ring {6.6, 14.0, 8.4}, NVLS/NVLSTree 0; hwLat NVLink: Tree {.6, 1.25,
-/// 4.0}, Ring {.6, 1.9, 3.4}, NVLS 25, NVLSTree 25; PCI: Tree {1.0, 1.9, 4.0}, Ring {1.0, 2.5,
-/// 5.7}; NET: Tree {5.0, 8.5, 14}, Ring {2.7, 4.0, 14.0}, NVLS 18, NVLSTree 14. Network post
-/// overhead 1 us per inter-node ring step (x3 for Simple; Intel CPU value). Ring Simple all_reduce
-/// across nodes: latency x 1.4 (NCCL's "plateau effect of ring", compute capability >= 8.0).
-/// Ring steps across nodes: 2 (nodes - 1) for all_reduce, nodes - 1 for all_gather and
-/// reduce_scatter, each at the NET Ring figure, or the NET Tree figure when the group has one GPU
-/// per node ("with ppn=1 latencies are fully exposed", tuning.cc of the PAT releases).
-struct NcclLatencyUs {
-  static constexpr std::array<double, 3> base_ring{6.6, 14.0, 8.4};
-  static constexpr std::array<double, 3> base_tree{6.8, 14.0, 8.4};
-  static constexpr std::array<double, 3> nvlink_ring{0.6, 1.9, 3.4};
-  static constexpr std::array<double, 3> pci_ring{1.0, 2.5, 5.7};
-  static constexpr std::array<double, 3> net_ring{2.7, 4.0, 14.0};
-  static constexpr std::array<double, 3> nvlink_tree{0.6, 1.25, 4.0};
-  static constexpr std::array<double, 3> pci_tree{1.0, 1.9, 4.0};
-  static constexpr std::array<double, 3> net_tree{5.0, 8.5, 14.0};
-  static constexpr double nvlink_nvls = 25.0;
-  static constexpr double nvlink_nvls_tree = 25.0;
-  static constexpr double net_nvls_tree = 14.0;
-  static constexpr double net_overhead = 1.0;
-  static constexpr double ring_plateau = 1.4;
-  /// PAT (NCCL 2.23+ tuning.cc): baseLat 8.0; hwLat NET PAT Simple 14; latency = 8.0 +
-  /// log2i(nNodes) x 14 / 3.5 + nRanks x 2.8.
-  static constexpr double base_pat = 8.0;
-  static constexpr double net_pat = 14.0;
-  static constexpr double pat_log_divisor = 3.5;
-  static constexpr double pat_per_rank = 2.8;
-};
-
-/// Achievable fraction of line rate per link type: NCCL's own per-link bandwidth assumptions in
-/// NVIDIA/nccl src/graph/topo.h (2.19+): SM70/SM80_NVLINK_BW 20.0 GB/s per 25 GB/s NVLink2/3
-/// link -> 0.80; SM90_NVLINK_BW 20.6 per 25 GB/s NVLink4 link -> 0.824; SM100_NVLINK_BW 40.1 per
-/// 50 GB/s NVLink5 link -> 0.802; PCI_BW 12.0 GB/s for PCIe gen3 x16 (15.75 GB/s) -> 0.762;
-/// NET_BW 12.0 GB/s for a 100 Gb/s (12.5 GB/s) NIC -> 0.96 (used for NICs and fabric links);
-/// socket links: the catalog already holds NCCL's achievable figure -> 1.0.
-/// xGMI (AMD mesh): no NCCL figure; 0.80 assumed like NVLink. NVLS: NCCL's nvlsEfficiency
-/// (src/graph/tuning.cc 2.23+: Hopper 0.85, Blackwell 0.74) on top of the NVLink figure.
-/// Not fitted to any measurement.
-struct LinkEfficiency {
-  static constexpr double nvlink_gen2_3 = 20.0 / 25.0;
-  static constexpr double nvlink_gen4 = 20.6 / 25.0;
-  static constexpr double nvlink_gen5 = 40.1 / 50.0;
-  static constexpr double xgmi = 0.80;
-  static constexpr double pcie = 12.0 / (8.0 * 16 * 128.0 / 130.0 / 8.0);  // 12 / 15.754 (gen3 x16)
-  static constexpr double network = 12.0 / 12.5;
-  static constexpr double nvls_hopper = 0.85;
-  static constexpr double nvls_blackwell = 0.74;
-};
+// CollectiveChoice (what the engine would run, and its closed-form time), NcclLatencyUs,
+// LinkEfficiency, algorithm_name and protocol_name: models/collectives/nccl_tuning.h.
 
 /// Where the host buffers of one kind of host copy lie, and which GPUs make that copy at the same
 /// time (every rank's optimizer-offload copy, every replica's input batch): socket_of_gpu[g] is the
@@ -209,7 +141,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   double estimate_seconds(const CollectiveCall& call) const { return choose(call).seconds(); }
 
   /// busbw factor of nccl-tests for op over n ranks (n >= 1): all_reduce 2(n-1)/n;
-  /// all_gather, reduce_scatter, all_to_all (n-1)/n; broadcast, reduce, send_recv 1.
+  /// all_gather, reduce_scatter, all_to_all (n-1)/n; broadcast, reduce, send_recv 1
+  /// (models::busbw_factor, nccl_tuning.h).
   static double busbw_factor(CollectiveOp op, int n);
 
   /// Efficiency applied to resource r (LinkEfficiency by the cluster's link kind).
@@ -247,40 +180,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   void on_event(std::uint64_t tag) override;
 
  private:
-  struct FlowTemplate {
-    std::span<const sim::ResourceId> path;
-    double byte_fraction = 0;    // flow bytes = byte_fraction × call.bytes
-    double cap_bytes_per_s = 0;  // rate cap before the protocol factor
-  };
-  struct Phase {
-    std::uint32_t first_flow = 0;
-    std::uint32_t num_flows = 0;
-    std::array<double, 3> latency_s{};        // per protocol (before size-dependent adjustments)
-    double seconds_per_byte = 0;              // bottleneck time per byte of call.bytes at protocol factor 1
-    double nvlink_scale = 1.0;                // extra efficiency on NVLink resources (NVLS)
-    bool ring_plateau = false;                // NCCL: ring Simple all_reduce across nodes, latency x 1.4
-    LinkKind bottleneck = LinkKind::other;    // kind of the link with the largest time per byte
-    bool bottleneck_duplex = false;           // that bound is a GPU PCIe link's both-way budget
-    double duplex_load_seconds_per_byte = 0;  // max (up + down) / capacity over both-way GPU PCIe links
-  };
-  struct Plan {
-    CollectiveOp op{};
-    CollectiveAlgorithm algorithm{};
-    std::vector<int> ranks;
-    int channels = 1;
-    int num_nodes = 1;
-    std::vector<Phase> phases;
-    std::vector<FlowTemplate> flows;
-    std::array<bool, 3> protocol_allowed{true, true, true};
-    bool applicable = true;              // false: the algorithm cannot run this call (plan is empty)
-    int rails = 0;                       // > 1 node: the group's NICs on a node (NCCL's graph channels before dup)
-    int graph_channels = 0;              // ring across nodes: NCCL's ring graph channels (after dup); else 0
-    int comm_channels = 0;               // ring across nodes: NCCL's comm->nChannels; else 0
-    bool single_gpu_node = false;        // > 1 node and some node holds one GPU of the group
-    const CollectiveFit* fit = nullptr;  // the profile's fit for (op, group size), or null
-  };
   struct Active {
-    const Plan* plan = nullptr;
+    const CollectivePlan* plan = nullptr;
     CollectiveListener* listener = nullptr;
     std::uint64_t tag = 0;
     double bytes = 0;
@@ -288,35 +189,12 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
     std::uint8_t phase = 0;
     std::uint8_t protocol = 0;
   };
-  struct Groups;  // ranks grouped by node (collective.cc)
 
   void validate(const CollectiveCall& call) const;
-  const Plan& plan_for(CollectiveOp op, CollectiveAlgorithm algorithm, std::span<const int> ranks) const;
-  void build_plan(Plan& plan) const;
-  void build_ring(Plan& plan, const Groups& g) const;
-  void build_hierarchical(Plan& plan, const Groups& g) const;
-  void build_tree(Plan& plan, const Groups& g, bool nvls) const;
-  void build_nvls(Plan& plan, const Groups& g) const;
-  void build_pat(Plan& plan, const Groups& g) const;
-  void finish_phase(Plan& plan, Phase& phase, std::span<const std::span<const sim::ResourceId>> paths,
-                    std::span<const double> fractions) const;
-  std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink) const;
-  std::array<double, 3> tree_latency_s(int ppn, int nodes, bool nvlink) const;
-  bool all_nvlink(const Groups& g) const;
-  double protocol_factor(const Plan& plan, int protocol, double bytes) const;
-  double ll_max_factor(const Plan& plan, double factor, double bytes_per_rank) const;
-  double nvls_tree_max_factor(const Plan& plan) const;
-  int nccl_graph_channels(const Plan& plan) const;
-  int nccl_graph_channels_for(double ring_busbw_gb_per_s, int rails) const;
-  int nccl_comm_channels(int graph_channels, int rails, double ring_busbw_gb_per_s) const;
-  double per_channel_cap_factor(const Plan& plan, double factor, double bytes_per_rank,
-                                const std::array<std::array<double, 3>, 4>& per_channel_gb_per_s) const;
-  double phase_latency_s(const Plan& plan, const Phase& phase, int protocol, double bytes) const;
-  CollectiveChoice evaluate(const Plan& plan, double bytes) const;
-  CollectiveChoice choose_plan(const CollectiveCall& call, const Plan** plan) const;
+  /// The cached plan of (op, algorithm, ranks), built (collective_plans.h) on first use.
+  const CollectivePlan& plan_for(CollectiveOp op, CollectiveAlgorithm algorithm, std::span<const int> ranks) const;
+  CollectiveChoice choose_plan(const CollectiveCall& call, const CollectivePlan** plan) const;
   void start_phase(std::uint32_t slot);
-  /// Latency of a phase with the profile applied (profile-wide scale, the plan's fit).
-  double calibrated_latency_s(const Plan& plan, const Phase& phase, int protocol, double bytes) const;
   void release(std::uint32_t slot);
 
   sim::Simulator& sim_;
@@ -324,14 +202,12 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   const Cluster& cluster_;
 
   // Plan cache: hash of (op, algorithm, ranks) -> indices into plans_ (deque: stable addresses).
-  mutable std::deque<Plan> plans_;
+  mutable std::deque<CollectivePlan> plans_;
   mutable std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> plan_index_;
   // Scratch reused by plan building and validation.
   mutable std::vector<std::uint32_t> rank_stamp_;
   mutable std::uint32_t stamp_ = 0;
-  mutable std::vector<double> load_scratch_;
-  mutable std::vector<std::uint32_t> count_scratch_;
-  mutable std::vector<sim::ResourceId> touched_scratch_;
+  mutable PlanScratch plan_scratch_;
 
   // Collectives in flight: slots reused through a free list.
   std::vector<Active> active_;
@@ -340,10 +216,5 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   std::uint32_t acquire_slot();
   std::size_t in_flight_ = 0;
 };
-
-/// NCCL's name of an algorithm ("ring", "tree", "nvls", ...) and of a protocol ("LL", "LL128",
-/// "Simple"), as NCCL_ALGO / NCCL_PROTO spell them (lower-case for algorithms). Never throws.
-const char* algorithm_name(CollectiveAlgorithm a);
-const char* protocol_name(CollectiveProtocol p);
 
 }  // namespace traincast::models

@@ -1,0 +1,311 @@
+// The collectives runner: validates calls, caches plans, picks the algorithm of least predicted
+// time, runs each phase's flows on the FlowNetwork and its latency as an event. See
+// collective_engine.h.
+
+#include "models/collectives/collective_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace traincast::models {
+namespace {
+
+std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t plan_hash(CollectiveOp op, CollectiveAlgorithm algorithm, std::span<const int> ranks) {
+  std::uint64_t h = mix64(static_cast<std::uint64_t>(op) * 16 + static_cast<std::uint64_t>(algorithm));
+  for (int r : ranks) h = mix64(h ^ static_cast<std::uint32_t>(r));
+  return h;
+}
+
+std::string fmt(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+CollectiveEngine::CollectiveEngine(sim::Simulator& sim, sim::FlowNetwork& net, const Cluster& cluster)
+    : sim_(sim), net_(net), cluster_(cluster) {
+  rank_stamp_.assign(static_cast<std::size_t>(cluster.num_gpus()), 0);
+}
+
+double CollectiveEngine::busbw_factor(CollectiveOp op, int n) { return models::busbw_factor(op, n); }
+
+double CollectiveEngine::efficiency(sim::ResourceId r) const { return link_efficiency(cluster_, r); }
+
+double CollectiveEngine::duplex_efficiency(sim::ResourceId r) const { return pcie_duplex_efficiency(cluster_, r); }
+
+double CollectiveEngine::default_efficiency(LinkKind kind) const { return default_link_efficiency(cluster_, kind); }
+
+void CollectiveEngine::validate(const CollectiveCall& call) const {
+  if (call.ranks.empty()) throw std::invalid_argument("collective: empty group");
+  if (!(call.bytes >= 0) || !std::isfinite(call.bytes)) {
+    throw std::invalid_argument("collective: bytes must be finite and >= 0 (got " + fmt(call.bytes) + ")");
+  }
+  if (call.op == CollectiveOp::send_recv && call.ranks.size() != 2) {
+    throw std::invalid_argument("collective: send_recv needs exactly 2 ranks (got " +
+                                std::to_string(call.ranks.size()) + ")");
+  }
+  const int gpus = cluster_.num_gpus();
+  if (++stamp_ == 0) {
+    std::fill(rank_stamp_.begin(), rank_stamp_.end(), 0);
+    stamp_ = 1;
+  }
+  for (int r : call.ranks) {
+    if (r < 0 || r >= gpus) {
+      throw std::invalid_argument("collective: rank " + std::to_string(r) + " outside [0, " + std::to_string(gpus) +
+                                  ")");
+    }
+    if (rank_stamp_[r] == stamp_) throw std::invalid_argument("collective: duplicate rank " + std::to_string(r));
+    rank_stamp_[r] = stamp_;
+  }
+}
+
+const CollectivePlan& CollectiveEngine::plan_for(CollectiveOp op, CollectiveAlgorithm algorithm,
+                                                 std::span<const int> ranks) const {
+  const std::uint64_t h = plan_hash(op, algorithm, ranks);
+  auto& bucket = plan_index_[h];
+  for (std::uint32_t idx : bucket) {
+    const CollectivePlan& p = plans_[idx];
+    if (p.op == op && p.algorithm == algorithm &&
+        std::equal(p.ranks.begin(), p.ranks.end(), ranks.begin(), ranks.end())) {
+      return p;
+    }
+  }
+  CollectivePlan& plan = plans_.emplace_back();
+  const auto index = static_cast<std::uint32_t>(plans_.size() - 1);
+  plan.op = op;
+  plan.algorithm = algorithm == CollectiveAlgorithm::automatic ? CollectiveAlgorithm::ring : algorithm;
+  plan.ranks.assign(ranks.begin(), ranks.end());
+  build_plan(plan, PlanInputs{cluster_, net_, plan_scratch_});
+  plan.algorithm = algorithm == CollectiveAlgorithm::automatic ? CollectiveAlgorithm::ring : plan.algorithm;
+  if (const CalibrationProfile* p = cluster_.spec().profile.get()) {
+    plan.fit = p->collective(op, static_cast<int>(ranks.size()));
+  }
+  if (plan.algorithm != CollectiveAlgorithm::ring && plan.applicable && plan.num_nodes > 1 && plan.rails > 0) {
+    // NCCL's tree graph has the ring's channels (nccl_graph_channels). choose_plan builds the
+    // ring plan first, so this finds it; the deque keeps `plan` in place if it did not.
+    plan.ring_graph_channels = plan_for(op, CollectiveAlgorithm::ring, ranks).graph_channels;
+  }
+  bucket.push_back(index);
+  return plan;
+}
+
+CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const CollectivePlan** plan) const {
+  validate(call);
+  *plan = nullptr;
+  if (call.ranks.size() == 1) return CollectiveChoice{};
+  const CollectivePlan& ring = plan_for(call.op, CollectiveAlgorithm::ring, call.ranks);
+  CollectiveChoice best = choose_protocol(cluster_, ring, call.bytes);
+  *plan = &ring;
+  if (!is_ring_op(call.op)) return best;
+  const CollectiveAlgorithm forced =
+      call.algorithm != CollectiveAlgorithm::automatic ? call.algorithm : cluster_.spec().collectives.algorithm;
+  if (forced != CollectiveAlgorithm::automatic) {
+    const CollectivePlan& p = plan_for(call.op, forced, call.ranks);
+    if (p.applicable) {
+      const CollectiveChoice c = choose_protocol(cluster_, p, call.bytes);
+      if (std::isfinite(c.seconds())) {
+        *plan = &p;
+        return c;
+      }
+    }
+    // Not applicable (or no allowed protocol): automatic, as NCCL falls back to what can run.
+  }
+  // Candidates besides ring, as NCCL's tuner (tuner_candidates).
+  for (CollectiveAlgorithm a : tuner_candidates(call.op)) {
+    const CollectivePlan& p = plan_for(call.op, a, call.ranks);
+    if (!p.applicable) continue;
+    const CollectiveChoice c = choose_protocol(cluster_, p, call.bytes);
+    if (c.seconds() < best.seconds()) {
+      best = c;
+      *plan = &p;
+    }
+  }
+  if (!std::isfinite(best.seconds())) {
+    // A forced protocol no algorithm allows: ignore it, as NCCL does for unsupported protocols.
+    CollectiveChoice c = choose_protocol(cluster_, ring, call.bytes);
+    *plan = &ring;
+    return c;
+  }
+  return best;
+}
+
+CollectiveChoice CollectiveEngine::choose(const CollectiveCall& call) const {
+  const CollectivePlan* plan = nullptr;
+  return choose_plan(call, &plan);
+}
+
+std::uint32_t CollectiveEngine::acquire_slot() {
+  std::uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(active_.size());
+    active_.emplace_back();
+  }
+  active_[slot] = Active{};
+  return slot;
+}
+
+void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* listener, std::uint64_t tag) {
+  const CollectivePlan* plan = nullptr;
+  const CollectiveChoice choice = choose_plan(call, &plan);  // validates
+  const std::uint32_t slot = acquire_slot();
+  Active& a = active_[slot];
+  a.listener = listener;
+  a.tag = tag;
+  a.bytes = call.bytes;
+  a.protocol = static_cast<std::uint8_t>(choice.protocol);
+  ++in_flight_;
+  if (call.ranks.size() == 1) {
+    sim_.schedule_in(sim::Time::zero(), this, slot);
+    return;
+  }
+  a.plan = plan;
+  start_phase(slot);
+}
+
+void CollectiveEngine::start_phase(std::uint32_t slot) {
+  Active& a = active_[slot];
+  const CollectivePlan& plan = *a.plan;
+  const CollectivePhase& ph = plan.phases[a.phase];
+  if (a.bytes == 0 || ph.num_flows == 0) {
+    sim_.schedule_in(sim::Time::from_seconds(calibrated_latency_s(cluster_, plan, ph, a.protocol, a.bytes)), this,
+                     slot);
+    return;
+  }
+  double factor = protocol_factor(cluster_, plan, a.protocol, a.bytes);
+  if (plan.fit != nullptr) {
+    factor *=
+        plan.fit->bandwidth_scale * plan.fit->protocol_bandwidth_scale[a.protocol] / plan.fit->correction(a.bytes);
+  }
+  a.pending = ph.num_flows;
+  const double bytes = a.bytes;
+  for (std::uint32_t i = 0; i < ph.num_flows; ++i) {
+    const CollectiveFlowTemplate& f = plan.flows[ph.first_flow + i];
+    net_.start_flow(f.path, f.byte_fraction * bytes, this, slot, f.cap_bytes_per_s * factor);
+  }
+}
+
+namespace {
+void check_host_copy(std::span<const int> gpus, double bytes) {
+  if (gpus.empty()) throw std::invalid_argument("host copy: empty GPU list");
+  if (!std::isfinite(bytes) || bytes < 0)
+    throw std::invalid_argument("host copy: bytes must be finite and >= 0 (got " + std::to_string(bytes) + ")");
+}
+
+/// The socket of GPU `gpu`'s host buffer in `buffers` (its own socket when `buffers` is empty), -1
+/// when it makes no such copy. `gpu` must be inside the cluster.
+int buffer_socket(const Cluster& cluster, const HostBuffers& buffers, int gpu) {
+  if (buffers.socket_of_gpu.empty()) return cluster.socket_of_gpu(cluster.local_rank(gpu));
+  if (buffers.socket_of_gpu.size() != static_cast<std::size_t>(cluster.num_gpus()))
+    throw std::invalid_argument("host copy: " + std::to_string(buffers.socket_of_gpu.size()) +
+                                " buffer sockets for a cluster of " + std::to_string(cluster.num_gpus()) + " GPUs");
+  return buffers.socket_of_gpu[static_cast<std::size_t>(gpu)];
+}
+
+/// The route of GPU `gpu`'s copy with `buffers`; throws for a GPU outside the cluster or without a buffer.
+std::vector<sim::ResourceId> buffer_route(const Cluster& cluster, const HostBuffers& buffers, int gpu, bool to_host) {
+  if (gpu < 0 || gpu >= cluster.num_gpus())
+    throw std::out_of_range("host copy: GPU " + std::to_string(gpu) + " outside [0, " +
+                            std::to_string(cluster.num_gpus()) + ")");
+  const int socket = buffer_socket(cluster, buffers, gpu);
+  if (socket < 0) throw std::invalid_argument("host copy: GPU " + std::to_string(gpu) + " has no host buffer");
+  return cluster.host_route(gpu, to_host, socket);
+}
+}  // namespace
+
+double CollectiveEngine::host_copy_rate_cap(int gpu, bool to_host, const HostBuffers& buffers) const {
+  // The GPUs of the node whose host copies cross each resource of this GPU's route (a PCIe switch
+  // uplink serves every GPU under the switch, a socket link every GPU reading the other socket's
+  // memory): each gets an equal share of its achievable rate.
+  const auto route = buffer_route(cluster_, buffers, gpu, to_host);
+  const int first = cluster_.node_of(gpu) * cluster_.gpus_per_node();
+  std::vector<std::vector<sim::ResourceId>> others;
+  for (int g = first; g < first + cluster_.gpus_per_node(); ++g)
+    if (const int socket = buffer_socket(cluster_, buffers, g); socket >= 0)
+      others.push_back(cluster_.host_route(g, to_host, socket));
+  double cap = std::numeric_limits<double>::infinity();
+  for (sim::ResourceId r : route) {
+    int users = 0;
+    for (const auto& path : others) users += std::find(path.begin(), path.end(), r) != path.end() ? 1 : 0;
+    cap = std::min(cap, efficiency(r) * net_.capacity(r) / std::max(1, users));
+  }
+  return cap;
+}
+
+double CollectiveEngine::host_copy_seconds(std::span<const int> gpus, double bytes_per_gpu, bool to_host,
+                                           const HostBuffers& buffers) const {
+  check_host_copy(gpus, bytes_per_gpu);
+  double seconds = 0;
+  for (int g : gpus) seconds = std::max(seconds, bytes_per_gpu / host_copy_rate_cap(g, to_host, buffers));
+  return seconds;
+}
+
+void CollectiveEngine::start_host_copy(std::span<const int> gpus, double bytes_per_gpu, bool to_host,
+                                       CollectiveListener* listener, std::uint64_t tag, const HostBuffers& buffers) {
+  check_host_copy(gpus, bytes_per_gpu);
+  std::vector<std::vector<sim::ResourceId>> paths;
+  std::vector<double> caps;
+  for (int g : gpus) {  // validates every GPU before any flow starts
+    paths.push_back(buffer_route(cluster_, buffers, g, to_host));
+    caps.push_back(host_copy_rate_cap(g, to_host, buffers));
+  }
+  const std::uint32_t slot = acquire_slot();
+  Active& a = active_[slot];
+  a.listener = listener;
+  a.tag = tag;
+  a.bytes = bytes_per_gpu;
+  a.pending = static_cast<std::uint32_t>(gpus.size());
+  ++in_flight_;
+  for (std::size_t i = 0; i < paths.size(); ++i) net_.start_flow(paths[i], bytes_per_gpu, this, slot, caps[i]);
+}
+
+void CollectiveEngine::on_flow_complete(sim::FlowId /*flow*/, std::uint64_t tag) {
+  const auto slot = static_cast<std::uint32_t>(tag);
+  Active& a = active_[slot];
+  if (a.plan == nullptr) {  // host copy: done when every GPU's flow is
+    if (--a.pending == 0) sim_.schedule_in(sim::Time::zero(), this, slot);
+    return;
+  }
+  if (--a.pending == 0) {
+    sim_.schedule_in(
+        sim::Time::from_seconds(calibrated_latency_s(cluster_, *a.plan, a.plan->phases[a.phase], a.protocol, a.bytes)),
+        this, slot);
+  }
+}
+
+void CollectiveEngine::on_event(std::uint64_t tag) {
+  const auto slot = static_cast<std::uint32_t>(tag);
+  Active& a = active_[slot];
+  if (a.plan != nullptr && a.phase + 1u < a.plan->phases.size()) {
+    ++a.phase;
+    start_phase(slot);
+    return;
+  }
+  CollectiveListener* listener = a.listener;
+  const std::uint64_t user_tag = a.tag;
+  release(slot);
+  if (listener != nullptr) listener->on_collective_done(user_tag);
+}
+
+void CollectiveEngine::release(std::uint32_t slot) {
+  active_[slot] = Active{};
+  free_slots_.push_back(slot);
+  --in_flight_;
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,61 @@
+#pragma once
+// A collective's plan: per phase, the flows it starts (paths, bytes, rate caps) and NCCL's latency
+// terms; built once per (op, algorithm, ranks) by collective_plans.h and run by CollectiveEngine.
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/calibration_profile.h"
+#include "models/hardware/cluster.h"
+#include "models/spec/collective_op.h"
+#include "sim/flow_network.h"
+
+namespace traincast::models {
+
+/// One flow of a phase: it carries byte_fraction x the call's bytes along `path` (resources owned
+/// by the Cluster's routing tables, which outlive the plan).
+struct CollectiveFlowTemplate {
+  std::span<const sim::ResourceId> path;
+  double byte_fraction = 0;    ///< flow bytes = byte_fraction × call.bytes
+  double cap_bytes_per_s = 0;  ///< rate cap before the protocol factor [bytes/s]
+};
+
+/// One phase of a plan: flows that run concurrently, then NCCL's latency; the next phase starts
+/// when the latency has passed.
+struct CollectivePhase {
+  std::uint32_t first_flow = 0;  ///< index of the phase's first flow in CollectivePlan::flows
+  std::uint32_t num_flows = 0;
+  std::array<double, 3> latency_s{};        ///< per protocol (before size-dependent adjustments) [s]
+  double seconds_per_byte = 0;              ///< bottleneck time per byte of call.bytes at protocol factor 1 [s/byte]
+  double nvlink_scale = 1.0;                ///< extra efficiency on NVLink resources (NVLS)
+  bool ring_plateau = false;                ///< NCCL: ring Simple all_reduce across nodes, latency x 1.4
+  LinkKind bottleneck = LinkKind::other;    ///< kind of the link with the largest time per byte
+  bool bottleneck_duplex = false;           ///< that bound is a GPU PCIe link's both-way budget
+  double duplex_load_seconds_per_byte = 0;  ///< max (up + down) / capacity over both-way GPU PCIe links [s/byte]
+};
+
+/// How one algorithm runs one (op, ranks): its phases, their flows, and what NCCL's tuner reads
+/// (protocols, channels, the calibration fit).
+struct CollectivePlan {
+  CollectiveOp op{};
+  CollectiveAlgorithm algorithm{};
+  std::vector<int> ranks;  ///< GPU ids in rank order
+  int channels = 1;        ///< parallel rings/trees (1 for all_to_all/send_recv)
+  int num_nodes = 1;
+  std::vector<CollectivePhase> phases;
+  std::vector<CollectiveFlowTemplate> flows;
+  std::array<bool, 3> protocol_allowed{true, true, true};  ///< index: LL, LL128, Simple
+  bool applicable = true;  ///< false: the algorithm cannot run this call (plan is empty)
+  int rails = 0;           ///< > 1 node: the group's NICs on a node (NCCL's graph channels before dup)
+  int graph_channels = 0;  ///< ring across nodes: NCCL's ring graph channels (after dup); else 0
+  /// Not a ring, > 1 node: graph_channels of the ring plan of the same (op, ranks), which NCCL's
+  /// tree graph shares (set by CollectiveEngine when it caches the plan); else 0.
+  int ring_graph_channels = 0;
+  int comm_channels = 0;               ///< ring across nodes: NCCL's comm->nChannels; else 0
+  bool single_gpu_node = false;        ///< > 1 node and some node holds one GPU of the group
+  const CollectiveFit* fit = nullptr;  ///< the profile's fit for (op, group size), or null
+};
+
+}  // namespace traincast::models

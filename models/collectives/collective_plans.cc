@@ -1,0 +1,609 @@
+// Plans for every algorithm: the concurrent flows of each phase on the cluster's routes. See
+// collective_plans.h; the model: collective_engine.h.
+//
+// Why concurrent flows per edge: NCCL pipelines a collective in chunks, so in steady state every
+// edge of every channel is busy at once and the collective takes (bytes each edge must carry) /
+// (bandwidth that edge gets). A flow per (channel, edge) with the edge's total bytes reproduces
+// exactly that, lets the FlowNetwork find the slowest link, and makes other traffic on the same
+// links slow the collective down. NCCL's chunk-level latency is added after the flows drain, as
+// NCCL's tuner adds it: time = latency + bytes / bandwidth.
+
+#include "models/collectives/collective_plans.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "models/collectives/nccl_tuning.h"
+
+namespace traincast::models {
+namespace {
+
+using Paths = std::vector<std::span<const sim::ResourceId>>;
+
+// NCCL's double binary tree (src/graph/trees.cc, ncclGetBtree/ncclGetDtree): parent of `rank`
+// in tree 0 (a binary tree whose leaves and inner nodes alternate, root 0) or tree 1 (the mirror
+// of tree 0 for an even count, tree 0 shifted by one for an odd count). -1 for the root.
+int btree_parent(int n, int rank) {
+  if (rank == 0) return -1;
+  int bit = 1;
+  while (bit < n && !(bit & rank)) bit <<= 1;
+  int up = (rank ^ bit) | (bit << 1);
+  if (up >= n) up = rank ^ bit;
+  return up;
+}
+int dtree_parent(int n, int rank, int tree) {
+  if (tree == 0) return btree_parent(n, rank);
+  if (n % 2 == 1) {
+    const int u = btree_parent(n, (rank - 1 + n) % n);
+    return u == -1 ? -1 : (u + 1) % n;
+  }
+  const int u = btree_parent(n, n - 1 - rank);
+  return u == -1 ? -1 : n - 1 - u;
+}
+
+// Orders of the rings over GPUs `local` of one node: one ring in the given order, or on a
+// full-mesh node one ring per stride s coprime with n (ring i -> i+s uses the direct links
+// (i, i+s), so the rings use disjoint links).
+void single_node_rings(const Cluster& cluster, std::span<const int> local, std::vector<std::vector<int>>& rings) {
+  rings.clear();
+  const int n = static_cast<int>(local.size());
+  if (cluster.scale_up() != ScaleUp::mesh || n <= 2) {
+    rings.emplace_back(local.begin(), local.end());
+    return;
+  }
+  for (int s = 1; s < n; ++s) {
+    if (std::gcd(s, n) != 1) continue;
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i) order[i] = local[(static_cast<long long>(i) * s) % n];
+    rings.push_back(std::move(order));
+  }
+}
+
+/// Position in `local` of the GPU owning local NIC `rail` (or c * size / channels if none owns it).
+int owner_position(const Cluster& cluster, const std::vector<int>& local, int rail, int c, int channels) {
+  const int owner = cluster.gpu_of_nic(rail);
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    if (cluster.local_rank(local[i]) == owner) return static_cast<int>(i);
+  }
+  return static_cast<int>(static_cast<long long>(c) * static_cast<long long>(local.size()) / channels);
+}
+
+/// Chains per rail on every node: [rail][node] -> the node's GPUs of the group, starting at the
+/// GPU that owns the rail's NIC (the head).
+std::vector<std::vector<std::vector<int>>> rail_chains(const Cluster& cluster, const RankGroups& g) {
+  const int rails = static_cast<int>(g.rails.size());
+  std::vector<std::vector<std::vector<int>>> chains(rails);  // [rail][node] -> GPUs, head first
+  for (int r = 0; r < rails; ++r) {
+    for (const auto& local : g.per_node) {
+      const int pk = static_cast<int>(local.size());
+      const int start = owner_position(cluster, local, g.rails[r], r, rails);
+      std::vector<int> chain;
+      for (int i = 0; i < pk; ++i) chain.push_back(local[(start + i) % pk]);
+      chains[r].push_back(std::move(chain));
+    }
+  }
+  return chains;
+}
+
+/// Ring orders over the group with the rail each order's inter-node edges use (-1 on one node):
+/// one node: single_node_rings; several: one ring per rail, entering every node at the rail's GPU.
+void ring_orders(const Cluster& cluster, const RankGroups& g, int n, std::vector<std::vector<int>>& rings,
+                 std::vector<int>& ring_rail) {
+  if (g.nodes() == 1) {
+    single_node_rings(cluster, g.per_node[0], rings);
+    ring_rail.assign(rings.size(), -1);
+    return;
+  }
+  const int channels = static_cast<int>(g.rails.size());
+  for (int c = 0; c < channels; ++c) {
+    std::vector<int> order;
+    order.reserve(n);
+    for (const auto& local : g.per_node) {
+      const int pk = static_cast<int>(local.size());
+      const int start = owner_position(cluster, local, g.rails[c], c, channels);
+      for (int i = 0; i < pk; ++i) order.push_back(local[(start + i) % pk]);
+    }
+    rings.push_back(std::move(order));
+    ring_rail.push_back(g.rails[c]);
+  }
+}
+
+/// NCCL's channels of a ring across nodes (collective_engine.h, "channel counts"): the graph from
+/// the link-bound busBw of one channel per rail, comm->nChannels after NCCL_MAX/MIN_NCHANNELS (and
+/// _CTAS), and each rail's share of the data: its channels / nChannels. `ph` was finished with
+/// one channel per rail; rebuilt when the rails' shares are uneven. path_ring: ring of each path.
+void split_ring_channels(CollectivePlan& plan, CollectivePhase& ph, const Paths& paths,
+                         const std::vector<int>& path_ring, int rails, const PlanInputs& in) {
+  const int n = static_cast<int>(plan.ranks.size());
+  const double busbw_gb_per_s =
+      ph.seconds_per_byte > 0 ? ring_edge_fraction(plan.op, n) / ph.seconds_per_byte / 1e9 : 0;
+  plan.graph_channels = nccl_graph_channels_for(in.cluster, busbw_gb_per_s, rails);
+  const CollectiveSpec& spec = in.cluster.spec().collectives;
+  int kept = nccl_comm_channels(in.cluster, plan.graph_channels, rails, busbw_gb_per_s);
+  if (spec.max_channels > 0) kept = std::min(kept, spec.max_channels);
+  plan.comm_channels = std::max(kept, spec.min_channels);
+  std::vector<int> count(rails, 0);
+  for (int c = 0; c < plan.comm_channels; ++c) ++count[((c % kept) % plan.graph_channels) % rails];
+  if (std::none_of(count.begin(), count.end(), [&](int k) { return k != count[0]; })) return;
+  // Uneven: rebuild the phase with each rail's share (rails without a channel carry nothing).
+  Paths used;
+  std::vector<double> shares;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const int k = count[static_cast<std::size_t>(path_ring[i])];
+    if (k == 0) continue;
+    used.push_back(paths[i]);
+    shares.push_back(ring_edge_fraction(plan.op, n) * k / plan.comm_channels);
+  }
+  plan.flows.resize(ph.first_flow);
+  CollectivePhase uneven;
+  uneven.latency_s = ph.latency_s;
+  uneven.ring_plateau = ph.ring_plateau;
+  finish_phase(plan, uneven, used, shares, in);
+  ph = uneven;
+  plan.channels = static_cast<int>(std::count_if(count.begin(), count.end(), [](int k) { return k > 0; }));
+}
+
+}  // namespace
+
+RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks) {
+  RankGroups g;
+  for (int r : ranks) {
+    const int node = cluster.node_of(r);
+    auto it = std::find(g.node_ids.begin(), g.node_ids.end(), node);
+    if (it == g.node_ids.end()) {
+      g.node_ids.push_back(node);
+      g.per_node.emplace_back();
+      it = g.node_ids.end() - 1;
+    }
+    g.per_node[it - g.node_ids.begin()].push_back(r);
+  }
+  for (const auto& local : g.per_node) g.same_size = g.same_size && local.size() == g.per_node[0].size();
+  // Rails: the NICs owned by the group's GPUs on the first node (NodeTemplate's GPU-NIC rule).
+  if (cluster.nics_per_node() > 0) {
+    const int q = cluster.nics_per_node(), gpn = cluster.gpus_per_node();
+    for (int r : g.per_node[0]) {
+      const int l = cluster.local_rank(r);
+      const int first = cluster.nic_of_local(l);
+      const int count = q > gpn ? std::max(1, (l + 1) * q / gpn - first) : 1;
+      for (int k = 0; k < count; ++k) {
+        if (std::find(g.rails.begin(), g.rails.end(), first + k) == g.rails.end()) g.rails.push_back(first + k);
+      }
+    }
+  }
+  return g;
+}
+
+bool all_nvlink(const Cluster& cluster, const RankGroups& g) {
+  // Every ring edge inside a node is NVLink (NCCL's intra-node path type <= NVB).
+  for (const auto& local : g.per_node) {
+    const int m = static_cast<int>(local.size());
+    for (int i = 0; i < (m > 2 ? m : m - 1); ++i) {
+      if (!cluster.nvlink_between(cluster.local_rank(local[i]), cluster.local_rank(local[(i + 1) % m]))) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const std::span<const sim::ResourceId>> paths,
+                  std::span<const double> fractions, const PlanInputs& in) {
+  const Cluster& cluster = in.cluster;
+  const sim::FlowNetwork& net = in.net;
+  std::vector<double>& load = in.scratch.load;
+  std::vector<std::uint32_t>& count = in.scratch.count;
+  std::vector<sim::ResourceId>& touched = in.scratch.touched;
+  phase.first_flow = static_cast<std::uint32_t>(plan.flows.size());
+  phase.num_flows = static_cast<std::uint32_t>(paths.size());
+  const std::size_t nres = net.num_resources();
+  if (load.size() < nres) {
+    load.resize(nres, 0.0);
+    count.resize(nres, 0);
+  }
+  auto eff = [&](sim::ResourceId r) {
+    return link_efficiency(cluster, r) * (cluster.link_kind(r) == LinkKind::nvlink ? phase.nvlink_scale : 1.0);
+  };
+  touched.clear();
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    CollectiveFlowTemplate f;
+    f.path = paths[i];
+    f.byte_fraction = fractions[i];
+    for (auto r : f.path) {
+      if (count[r] == 0) touched.push_back(r);
+      ++count[r];
+      load[r] += f.byte_fraction;
+    }
+    plan.flows.push_back(f);
+  }
+  // Per-flow cap: the flows of this phase together get at most efficiency x capacity on each
+  // link, shared in proportion to their bytes (a pipelined collective moves every edge's bytes
+  // in step, so all flows on the bottleneck finish together); the bottleneck time per byte is
+  // the largest load / (efficiency x capacity).
+  // A GPU's PCIe link carrying this phase's bytes both ways is also bounded in sum (up + down <=
+  // duplex_efficiency x capacity); reverse's load is 0 when untouched (the scratch is all zeros).
+  auto duplex_load = [&](sim::ResourceId r) {
+    const sim::ResourceId rev = cluster.gpu_pcie_reverse(r);
+    if (rev == Cluster::kNoResource || load[r] <= 0 || load[rev] <= 0) return 0.0;
+    return load[r] + load[rev];
+  };
+  double spb = 0;
+  for (auto r : touched) {
+    const double t = load[r] / (eff(r) * net.capacity(r));
+    if (t > spb) {
+      spb = t;
+      phase.bottleneck = cluster.link_kind(r);
+      phase.bottleneck_duplex = false;
+    }
+    const double both = duplex_load(r);
+    if (both > 0) {
+      phase.duplex_load_seconds_per_byte = std::max(phase.duplex_load_seconds_per_byte, both / net.capacity(r));
+      const double td = both / (pcie_duplex_efficiency(cluster, r) * net.capacity(r));
+      if (td > spb) {  // strictly: with the default budget a symmetric load ties the one-way bound
+        spb = td;
+        phase.bottleneck = LinkKind::pcie;
+        phase.bottleneck_duplex = true;
+      }
+    }
+  }
+  for (std::uint32_t i = phase.first_flow; i < plan.flows.size(); ++i) {
+    CollectiveFlowTemplate& f = plan.flows[i];
+    double cap = std::numeric_limits<double>::infinity();
+    for (auto r : f.path) {
+      cap = std::min(cap, eff(r) * net.capacity(r) * f.byte_fraction / load[r]);
+      const double both = duplex_load(r);
+      if (both > 0) cap = std::min(cap, pcie_duplex_efficiency(cluster, r) * net.capacity(r) * f.byte_fraction / both);
+    }
+    f.cap_bytes_per_s = cap;
+  }
+  for (auto r : touched) {
+    load[r] = 0;
+    count[r] = 0;
+  }
+  phase.seconds_per_byte = spb;
+}
+
+void build_ring_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
+  const Cluster& cluster = in.cluster;
+  const int n = static_cast<int>(plan.ranks.size());
+  const int nodes = g.nodes();
+  Paths paths;
+  std::vector<double> fractions;
+  // Ring orders with the rail each order's inter-node edges use.
+  std::vector<std::vector<int>> rings;
+  std::vector<int> ring_rail;
+  ring_orders(cluster, g, n, rings, ring_rail);
+  plan.channels = static_cast<int>(rings.size());
+  std::vector<int> path_ring;  // ring (rail) index of each path
+  const double fraction = ring_edge_fraction(plan.op, n) / rings.size();
+  auto path = [&](int a, int b, int rail) {
+    return rail < 0 || cluster.node_of(a) == cluster.node_of(b) ? cluster.route(a, b) : cluster.route(a, b, rail);
+  };
+  for (std::size_t k = 0; k < rings.size(); ++k) {
+    const std::vector<int>& order = rings[k];
+    const int m = static_cast<int>(order.size());
+    if (plan.op == CollectiveOp::broadcast || plan.op == CollectiveOp::reduce) {
+      // Chain: broadcast flows from the root (ranks[0]) onwards, reduce flows towards it.
+      const int root_pos = static_cast<int>(std::find(order.begin(), order.end(), plan.ranks[0]) - order.begin());
+      const int start = plan.op == CollectiveOp::broadcast ? root_pos : (root_pos + 1) % m;
+      for (int i = 0; i + 1 < m; ++i) {
+        paths.push_back(path(order[(start + i) % m], order[(start + i + 1) % m], ring_rail[k]));
+        fractions.push_back(fraction);
+        path_ring.push_back(static_cast<int>(k));
+      }
+      continue;
+    }
+    for (int i = 0; i < m; ++i) {
+      paths.push_back(path(order[i], order[(i + 1) % m], ring_rail[k]));
+      fractions.push_back(fraction);
+      path_ring.push_back(static_cast<int>(k));
+    }
+  }
+  CollectivePhase ph;
+  ph.latency_s = ring_latency_s(plan.op, n, nodes, all_nvlink(cluster, g));
+  ph.ring_plateau = plan.op == CollectiveOp::all_reduce && nodes > 1;
+  finish_phase(plan, ph, paths, fractions, in);
+  if (nodes > 1) split_ring_channels(plan, ph, paths, path_ring, static_cast<int>(rings.size()), in);
+  plan.phases.push_back(ph);
+}
+
+void build_hierarchical_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
+  const Cluster& cluster = in.cluster;
+  const int p = g.ppn();
+  const int nodes = g.nodes();
+  const bool nvlink = all_nvlink(cluster, g);
+  plan.channels = p;
+  Paths paths;
+  std::vector<double> fractions;
+  std::vector<std::vector<int>> rings;
+  auto add_phase = [&](const std::array<double, 3>& latency) {
+    CollectivePhase ph;
+    ph.latency_s = latency;
+    finish_phase(plan, ph, paths, fractions, in);
+    plan.phases.push_back(ph);
+    paths.clear();
+    fractions.clear();
+  };
+  auto add_rings = [&](CollectiveOp op) {
+    for (const auto& local : g.per_node) {
+      single_node_rings(cluster, local, rings);
+      for (const auto& ring : rings) {
+        for (int i = 0; i < p; ++i) {
+          paths.push_back(cluster.route(ring[i], ring[(i + 1) % p]));
+          fractions.push_back(ring_edge_fraction(op, p) / rings.size());
+        }
+      }
+    }
+  };
+  // Phase 1: reduce-scatter inside every node (all nodes concurrently).
+  add_rings(CollectiveOp::reduce_scatter);
+  add_phase(ring_latency_s(CollectiveOp::reduce_scatter, p, 1, nvlink));
+  // Phase 2: p inter-node all-reduces of S/p, one per local position (over its own rail).
+  for (int q = 0; q < p; ++q) {
+    for (int k = 0; k < nodes; ++k) {
+      const int a = g.per_node[k][q], b = g.per_node[(k + 1) % nodes][q];
+      paths.push_back(cluster.route(a, b));
+      fractions.push_back(ring_edge_fraction(CollectiveOp::all_reduce, nodes) / p);
+    }
+  }
+  add_phase(ring_latency_s(CollectiveOp::all_reduce, nodes, nodes, nvlink));
+  // Phase 3: all-gather inside every node.
+  add_rings(CollectiveOp::all_gather);
+  add_phase(ring_latency_s(CollectiveOp::all_gather, p, 1, nvlink));
+}
+
+void build_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
+  const Cluster& cluster = in.cluster;
+  const int nodes = g.nodes();
+  const int rails = static_cast<int>(g.rails.size());
+  Paths paths;
+  std::vector<double> fractions;
+  const auto chains = rail_chains(cluster, g);
+  // NCCL Tree: two channels per rail, one per tree; each carries S / C up and down.
+  const int channels = 2 * rails;
+  plan.channels = channels;
+  const double f = 1.0 / channels;
+  for (int r = 0; r < rails; ++r) {
+    for (int t = 0; t < 2; ++t) {
+      for (int k = 0; k < nodes; ++k) {
+        const std::vector<int>& chain = chains[r][k];
+        for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
+          paths.push_back(cluster.route(chain[i + 1], chain[i]));  // reduce: towards the head
+          fractions.push_back(f);
+          paths.push_back(cluster.route(chain[i], chain[i + 1]));  // broadcast: away from it
+          fractions.push_back(f);
+        }
+        const int u = dtree_parent(nodes, k, t);
+        if (u < 0) continue;
+        const int head = chain[0], parent = chains[r][u][0];
+        paths.push_back(cluster.route(head, parent, g.rails[r]));
+        fractions.push_back(f);
+        paths.push_back(cluster.route(parent, head, g.rails[r]));
+        fractions.push_back(f);
+      }
+    }
+  }
+  CollectivePhase ph;
+  ph.latency_s = tree_latency_s(g.ppn(), nodes, all_nvlink(cluster, g));
+  finish_phase(plan, ph, paths, fractions, in);
+  plan.phases.push_back(ph);
+}
+
+void build_nvls_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
+  const Cluster& cluster = in.cluster;
+  const int nodes = g.nodes();
+  const int rails = static_cast<int>(g.rails.size());
+  Paths paths;
+  std::vector<double> fractions;
+  const auto chains = rail_chains(cluster, g);
+  // NVLS inside nodes: each GPU sends its buffer to the switch and receives the multicast
+  // result; each rail's head also receives its reduced share and multicasts it.
+  plan.channels = rails;
+  for (const auto& local : g.per_node) {
+    const int pk = static_cast<int>(local.size());
+    for (int i = 0; i < pk; ++i) {
+      const int a = local[i], b = local[(i + 1) % pk];
+      paths.push_back(cluster.route(a, b).subspan(0, 1));  // nvl_up(a)
+      fractions.push_back(1.0);
+      paths.push_back(cluster.route(b, a).subspan(1, 1));  // nvl_down(a)
+      fractions.push_back(1.0);
+    }
+  }
+  for (int r = 0; r < rails; ++r) {
+    for (int k = 0; k < nodes; ++k) {
+      const std::vector<int>& chain = chains[r][k];
+      const int head = chain[0], other = chain[1 % chain.size()];
+      paths.push_back(cluster.route(other, head).subspan(1, 1));  // reduced share into the head
+      fractions.push_back(1.0 / rails);
+      paths.push_back(cluster.route(head, other).subspan(0, 1));  // head multicasts it
+      fractions.push_back(1.0 / rails);
+      for (int t = 0; t < 2; ++t) {
+        const int u = dtree_parent(nodes, k, t);
+        if (u < 0) continue;
+        const int parent = chains[r][u][0];
+        paths.push_back(cluster.route(head, parent, g.rails[r]));
+        fractions.push_back(0.5 / rails);
+        paths.push_back(cluster.route(parent, head, g.rails[r]));
+        fractions.push_back(0.5 / rails);
+      }
+    }
+  }
+  CollectivePhase ph;
+  ph.nvlink_scale = nvls_link_scale(cluster);
+  ph.latency_s = nvls_tree_latency_s(nodes);
+  plan.protocol_allowed = {false, false, true};
+  finish_phase(plan, ph, paths, fractions, in);
+  plan.phases.push_back(ph);
+}
+
+void build_nvls_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
+  const Cluster& cluster = in.cluster;
+  const std::vector<int>& local = g.per_node[0];
+  const int n = static_cast<int>(local.size());
+  Paths paths;
+  std::vector<double> fractions;
+  // Bytes per GPU port, as fractions of S (NCCL src/device/all_reduce.h, all_gather.h,
+  // reduce_scatter.h, NVLS variants: multimem.ld_reduce reads a chunk from every GPU of the
+  // multicast group and returns the sum; multimem.st stores once and the switch replicates the
+  // chunk to every member, the writer included):
+  //   all_reduce: up S (reduction reads) + S/n (multicast of the own reduced share);
+  //               down S/n (reduced share) + S (multicast results)       -> 1 + 1/n each way;
+  //   all_gather: up S/n (own chunk stored once), down S (n chunks from the switch);
+  //   reduce_scatter: up S (every chunk read for the reductions), down S/n (own reduced chunk).
+  double up = 1.0 + 1.0 / n, down = 1.0 + 1.0 / n;
+  if (plan.op == CollectiveOp::all_gather) {
+    up = 1.0 / n;
+    down = 1.0;
+  } else if (plan.op == CollectiveOp::reduce_scatter) {
+    up = 1.0;
+    down = 1.0 / n;
+  }
+  for (int i = 0; i < n; ++i) {
+    const int a = local[i], b = local[(i + 1) % n];
+    paths.push_back(cluster.route(a, b).subspan(0, 1));  // nvl_up(a)
+    fractions.push_back(up);
+    paths.push_back(cluster.route(b, a).subspan(1, 1));  // nvl_down(a)
+    fractions.push_back(down);
+  }
+  plan.channels = n;
+  CollectivePhase ph;
+  ph.nvlink_scale = nvls_link_scale(cluster);
+  ph.latency_s = nvls_latency_s();
+  plan.protocol_allowed = {false, false, true};
+  finish_phase(plan, ph, paths, fractions, in);
+  plan.phases.push_back(ph);
+}
+
+void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
+  // PAT (Parallel Aggregated Trees; S. Jeaugey, "PAT: a new algorithm for all-gather and
+  // reduce-scatter operations at scale", arXiv:2506.20252, 2025; NCCL 2.23+): Bruck's algorithm
+  // with the dimensions reversed (far peers first). Rank o's chunk (S/n) reaches offset j (1..n-1)
+  // from offset j - lowbit(j), a transfer over distance lowbit(j); each rank receives each chunk
+  // once. So every rank sends to its peer at distance 2^k the chunks of the offsets j < n whose
+  // lowest set bit is 2^k: count_k = #{j in [1, n-1] : lowbit(j) = 2^k}, summing to n-1
+  // ((n-1)/n S per rank, as a ring). all_gather sends to rank + 2^k; reduce_scatter is its
+  // transpose (partial sums to rank - 2^k). One GPU per node: every transfer crosses the network,
+  // spread over the GPU's NICs (NCCL's channels over the rails).
+  const Cluster& cluster = in.cluster;
+  const std::vector<int>& ranks = plan.ranks;
+  const int n = static_cast<int>(ranks.size());
+  const int rails = static_cast<int>(g.rails.size());
+  plan.channels = rails;
+  Paths paths;
+  std::vector<double> fractions;
+  for (int d = 1; d < n; d <<= 1) {
+    int count = 0;
+    for (int j = d; j < n; j += 2 * d) ++count;  // j with lowbit(j) == d: d, 3d, 5d, ...
+    const double f = static_cast<double>(count) / n / rails;
+    for (int i = 0; i < n; ++i) {
+      const int peer = plan.op == CollectiveOp::all_gather ? (i + d) % n : (i - d + n) % n;
+      for (int r = 0; r < rails; ++r) {
+        paths.push_back(cluster.route(ranks[i], ranks[peer], g.rails[r]));
+        fractions.push_back(f);
+      }
+    }
+  }
+  CollectivePhase ph;
+  ph.latency_s = pat_latency_s(g.nodes(), n);
+  plan.protocol_allowed = {false, false, true};
+  finish_phase(plan, ph, paths, fractions, in);
+  plan.phases.push_back(ph);
+}
+
+void build_send_recv_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
+  const Cluster& cluster = in.cluster;
+  const bool nvlink = cluster.has_scale_up() && all_nvlink(cluster, g);
+  Paths paths{cluster.route(plan.ranks[0], plan.ranks[1])};
+  const std::vector<double> fractions{1.0};
+  CollectivePhase ph;
+  ph.latency_s = ring_latency_s(plan.op, 2, g.nodes(), nvlink);
+  finish_phase(plan, ph, paths, fractions, in);
+  plan.phases.push_back(ph);
+}
+
+void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
+  const Cluster& cluster = in.cluster;
+  const std::vector<int>& ranks = plan.ranks;
+  const int n = static_cast<int>(ranks.size());
+  const bool nvlink = cluster.has_scale_up() && all_nvlink(cluster, g);
+  Paths paths;
+  std::vector<double> fractions;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      paths.push_back(cluster.route(ranks[i], ranks[j]));
+      fractions.push_back(1.0 / n);
+    }
+  }
+  CollectivePhase ph;
+  ph.latency_s = ring_latency_s(plan.op, n, g.nodes(), nvlink);
+  finish_phase(plan, ph, paths, fractions, in);
+  plan.phases.push_back(ph);
+}
+
+void build_plan(CollectivePlan& plan, const PlanInputs& in) {
+  const Cluster& cluster = in.cluster;
+  const int n = static_cast<int>(plan.ranks.size());
+  const RankGroups g = group_ranks(cluster, plan.ranks);
+  const int nodes = g.nodes();
+  plan.num_nodes = nodes;
+  if (nodes > 1) {
+    plan.rails = static_cast<int>(g.rails.size());
+    for (const auto& local : g.per_node) plan.single_gpu_node = plan.single_gpu_node || local.size() == 1;
+  }
+  const GpuSpec& gpu = cluster.gpu_spec(0);
+  const bool nvlink = cluster.has_scale_up() && all_nvlink(cluster, g);
+  const bool ll128 = nvlink && gpu.nvlink_generation >= 2 && gpu.nvlink_generation <= 4;
+  plan.protocol_allowed = {true, ll128, true};
+  if (n == 1) return;  // completes immediately
+
+  const bool nvls_hw = cluster.scale_up() == ScaleUp::nvswitch && gpu.nvlink_generation >= 4;
+  switch (plan.algorithm) {
+    case CollectiveAlgorithm::automatic:
+    case CollectiveAlgorithm::ring:
+      break;
+    case CollectiveAlgorithm::hierarchical:
+      plan.applicable = plan.op == CollectiveOp::all_reduce && nodes > 1 && g.ppn() > 1 && g.same_size;
+      if (plan.applicable) build_hierarchical_plan(plan, g, in);
+      return;
+    case CollectiveAlgorithm::tree:
+      plan.applicable = plan.op == CollectiveOp::all_reduce && nodes > 1 && !g.rails.empty();
+      if (plan.applicable) build_tree_plan(plan, g, in);
+      return;
+    case CollectiveAlgorithm::pat:
+      // NCCL tuning.cc ncclPatEnable (2.23+): all_gather / reduce_scatter, Simple, only with one
+      // GPU per node (nNodes == nRanks) and SM60+ (every GPU of the catalog).
+      plan.applicable = (plan.op == CollectiveOp::all_gather || plan.op == CollectiveOp::reduce_scatter) &&
+                        nodes == n && nodes > 1 && !g.rails.empty();
+      if (plan.applicable) build_pat_plan(plan, g, in);
+      return;
+    case CollectiveAlgorithm::nvls: {
+      // NCCL enables NVLS on NVSwitch systems with more than 2 GPUs (src/transport/nvls.cc);
+      // all_gather / reduce_scatter over NVLS only inside one node (src/enqueue.cc: "we only
+      // support single-node NVLS allgather and reducescatter").
+      const bool op_ok = plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::all_gather ||
+                         plan.op == CollectiveOp::reduce_scatter;
+      plan.applicable = op_ok && nvls_hw && nodes == 1 && n > 2;
+      if (plan.applicable) build_nvls_plan(plan, g, in);
+      return;
+    }
+    case CollectiveAlgorithm::nvls_tree:
+      plan.applicable =
+          plan.op == CollectiveOp::all_reduce && nvls_hw && nodes > 1 && g.ppn() > 1 && g.same_size && !g.rails.empty();
+      if (plan.applicable) build_nvls_tree_plan(plan, g, in);
+      return;
+  }
+  plan.algorithm = CollectiveAlgorithm::ring;
+  if (plan.op == CollectiveOp::send_recv) {
+    build_send_recv_plan(plan, g, in);
+  } else if (plan.op == CollectiveOp::all_to_all) {
+    build_all_to_all_plan(plan, g, in);
+  } else if (nodes > 1 && g.rails.empty()) {
+    throw std::invalid_argument("collective: the group spans nodes without NICs");
+  } else {
+    build_ring_plan(plan, g, in);
+  }
+}
+
+}  // namespace traincast::models

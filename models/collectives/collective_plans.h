@@ -1,0 +1,72 @@
+#pragma once
+// Building a CollectivePlan for each algorithm (ring, tree, NVLS, NVLS tree, PAT, hierarchical,
+// all-to-all, send/recv): the flows each phase starts on the cluster's routes, with their bytes,
+// rate caps and NCCL latency. The derivations: collective_engine.h and collective_plans.cc.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/collectives/collective_plan.h"
+#include "models/hardware/cluster.h"
+#include "sim/flow_network.h"
+
+namespace traincast::models {
+
+/// Scratch reused between plan builds (per resource of the network; all zero between builds).
+struct PlanScratch {
+  std::vector<double> load;
+  std::vector<std::uint32_t> count;
+  std::vector<sim::ResourceId> touched;
+};
+
+/// What a plan is built from besides its (op, algorithm, ranks): the cluster, the network it is
+/// built on (capacities), and scratch. All must outlive the call.
+struct PlanInputs {
+  const Cluster& cluster;
+  const sim::FlowNetwork& net;
+  PlanScratch& scratch;
+};
+
+/// A group's ranks grouped by node: nodes in order of first appearance, GPUs in rank order.
+struct RankGroups {
+  std::vector<int> node_ids;
+  std::vector<std::vector<int>> per_node;
+  /// Local NICs the group's GPUs own on the first node, in GPU order (the rails).
+  std::vector<int> rails;
+  bool same_size = true;  ///< every node holds as many GPUs of the group
+  int ppn() const { return static_cast<int>(per_node[0].size()); }
+  int nodes() const { return static_cast<int>(node_ids.size()); }
+};
+
+/// Groups `ranks` (non-empty, valid GPU ids) by node and finds their rails (the NICs owned by the
+/// group's GPUs on the first node, NodeTemplate's GPU-NIC rule).
+RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks);
+/// true when every ring edge inside a node is NVLink (NCCL's intra-node path type <= NVB).
+bool all_nvlink(const Cluster& cluster, const RankGroups& g);
+
+/// Fills `plan` (op, algorithm and ranks set, nothing else) for its algorithm: num_nodes, rails,
+/// protocols, and the phases, or applicable = false when the algorithm cannot run the call
+/// (automatic: ring). A single rank gets no phases. Throws std::invalid_argument "collective: the
+/// group spans nodes without NICs" for a ring across nodes without NICs.
+void build_plan(CollectivePlan& plan, const PlanInputs& in);
+
+/// Gives `phase` its flows, appended to plan.flows: one per path, fractions[i] x the call's bytes
+/// on paths[i], each with its rate cap; and sets the phase's bottleneck (time per byte, link kind,
+/// PCIe duplex load). paths and fractions have the same size; the caller appends the phase to
+/// plan.phases.
+void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const std::span<const sim::ResourceId>> paths,
+                  std::span<const double> fractions, const PlanInputs& in);
+
+/// The per-algorithm builders of build_plan (its applicability checks already passed; each
+/// appends its phases to plan).
+void build_ring_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+void build_hierarchical_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+void build_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+void build_nvls_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+void build_nvls_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+void build_send_recv_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+
+}  // namespace traincast::models

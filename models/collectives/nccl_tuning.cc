@@ -1,0 +1,475 @@
+// NCCL's tuner model: latency tables, protocol bandwidth factors and caps, channel counts, and the
+// protocol of least predicted time. See nccl_tuning.h.
+
+#include "models/collectives/nccl_tuning.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace traincast::models {
+namespace {
+
+constexpr int kLL = 0;
+constexpr int kLL128 = 1;
+constexpr int kSimple = 2;
+
+// NCCL src/graph/tuning.cc (2.23+, ncclTopoTuneModel): "if (a == NCCL_ALGO_PAT) busBw *= .75".
+constexpr double kPatBandwidthFactor = 0.75;
+
+// NCCL's MAXCHANNELS (src/include/device.h): 32 in 2.20, 64 in later releases; the model's graph
+// channels are <= 16, so the default doubling stays <= 32 either way.
+constexpr int kNcclMaxChannels = 64;
+
+int log2i(std::int64_t n) {
+  int l = 0;
+  while (n >>= 1) ++l;
+  return l;
+}
+
+// NCCL src/graph/tuning.cc (2.24-2.26) treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to
+// 256 MB: "Trees are not perfectly sticking to the model for medium sizes."
+constexpr double kTreeCorrection[3][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+
+// NCCL's measured per-channel maxima [GB/s], NVIDIA/nccl src/graph/tuning.cc of 2.20.3 (commit
+// b6475625, makefiles/version.mk 2.20.3; the Volta-Hopper rows are unchanged in the 2.24-2.26
+// tables), [compCapIndex: Volta, Ampere, Hopper, Blackwell][index2: 1 node, 2 nodes, more]:
+// perChMaxRingLL128Bws, perChMaxTreeBws, perChMaxTreeLL128Bws. 2.20.3 has no Blackwell row (it
+// indexes cc 10.0 as Hopper); later releases scale it, differently by release, so Blackwell gets
+// no cap here (0 = none).
+constexpr std::array<std::array<double, 3>, 4> kPerChMaxRingLL128{
+    {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {0, 0, 0}}};
+constexpr std::array<std::array<double, 3>, 4> kPerChMaxTree{
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {0, 0, 0}}};
+constexpr std::array<std::array<double, 3>, 4> kPerChMaxTreeLL128{
+    {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {0, 0, 0}}};
+// NCCL tuning.cc (2.20.3; 2.24+ tests comm->maxTreePattern): "if (a == NCCL_ALGO_TREE &&
+// graphs[a]->pattern == NCCL_TOPO_PATTERN_TREE) busBw *= .85"; search.cc ncclTopoCompute (2.20.3):
+// "if (ngpus == 1) if (graph->pattern != NCCL_TOPO_PATTERN_RING) graph->pattern =
+// NCCL_TOPO_PATTERN_TREE", so a tree over nodes holding one GPU each pays it.
+constexpr double kTreePatternFactor = 0.85;
+
+double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double factor, double bytes_per_rank) {
+  // NCCL tuning.cc llMaxBws [GB/s] (2.19+; the Hopper/Blackwell one-node figures of the 2.23+
+  // tables): ring LL busBw = min(llMaxBw, busBw x factor), tree LL min(busBw / 3.8, llMaxBw).
+  // One node by GPU generation (Volta 39.0, Ampere 87.7, Hopper 141.0, Blackwell 282.0; GPUs
+  // without NVLink take the Volta row: the catalog has no compute capability); across nodes by
+  // CPU vendor (Intel: 2 nodes 39.0, more 20.4; AMD: 22.5, 19.0). Collectives only (not
+  // send/recv, all-to-all). busBw here = bytes each rank moves per byte of S (ring: the edge
+  // fraction; tree: 2, as NCCL's algBw = busBw / 2) / time per byte at `factor`.
+  // Returns the factor <= 1 that applies the cap.
+  if (!is_ring_op(plan.op) || plan.phases.size() != 1 || plan.phases[0].seconds_per_byte <= 0) return 1.0;
+  double cap_gb_per_s = 0;
+  if (plan.num_nodes == 1) {
+    const int gen = cluster.gpu_spec(0).nvlink_generation;
+    cap_gb_per_s = gen >= 5 ? 282.0 : gen == 4 ? 141.0 : gen == 3 ? 87.7 : 39.0;
+  } else {
+    const bool amd = cluster.node_template().cpu.rfind("AMD", 0) == 0;
+    cap_gb_per_s = plan.num_nodes <= 2 ? (amd ? 22.5 : 39.0) : (amd ? 19.0 : 20.4);
+  }
+  const double fraction = plan.algorithm == CollectiveAlgorithm::tree
+                              ? bytes_per_rank
+                              : ring_edge_fraction(plan.op, static_cast<int>(plan.ranks.size()));
+  const double busbw = fraction * factor / plan.phases[0].seconds_per_byte;
+  return busbw > cap_gb_per_s * 1e9 ? cap_gb_per_s * 1e9 / busbw : 1.0;
+}
+
+double nvls_tree_max_factor(const Cluster& cluster, const CollectivePlan& plan) {
+  // NCCL's measured per-channel NVLSTree maximum, NVIDIA/nccl src/tuning (2.28+; tuning.cc
+  // ncclTunerConstantsDefaults.perChMaxNVLSTreeBws, used by ncclTuningNvlsModelInit): per channel
+  // bw = min(intra, inter, perChMaxNVLSTreeBw) and nccl-tests busBw = bw x graphs[NVLS].nChannels
+  // (NCCL's algBw = bw x nChannels x nRanks / (2 (nRanks - 1))). perChMaxNVLSTreeBws [GB/s], by
+  // nodes 2 / 3 or more (index2 = nNodes <= 2 ? nNodes - 1 : 2): Hopper 57.7 / 45.5, Blackwell
+  // 96.0 / 80.0. graphs[NVLS].nChannels = the NVLS heads, at most the GPUs of a node
+  // (search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY, nGPUs)), one per NIC rail here: HGX H100
+  // with 8 NICs: 8 heads, busbw <= 461.6 GB/s on 2 nodes, 364 GB/s on more. Returns the factor
+  // <= 1 that applies the cap to the phase's link-bound busbw.
+  if (plan.phases.size() != 1 || plan.phases[0].seconds_per_byte <= 0 || plan.num_nodes < 2) return 1.0;
+  const int n = static_cast<int>(plan.ranks.size());
+  const int ppn = n / plan.num_nodes;
+  const int heads = std::min(plan.channels, std::max(1, ppn));
+  const bool blackwell = cluster.gpu_spec(0).nvlink_generation >= 5;
+  const double per_channel_gb_per_s = plan.num_nodes <= 2 ? (blackwell ? 96.0 : 57.7) : (blackwell ? 80.0 : 45.5);
+  const double cap = heads * per_channel_gb_per_s * 1e9;
+  const double busbw = busbw_factor(plan.op, n) / plan.phases[0].seconds_per_byte;
+  return busbw > cap ? cap / busbw : 1.0;
+}
+
+double per_channel_cap_factor(const Cluster& cluster, const CollectivePlan& plan, double factor, double bytes_per_rank,
+                              const std::array<std::array<double, 3>, 4>& table) {
+  // busBw (NCCL's: bytes each rank moves per byte of S / time; tree: 2, NCCL's algBw = busBw / 2)
+  // at `factor` against graph channels x the per-channel maximum. Returns the factor <= 1 that
+  // applies the cap (1 when no cap applies).
+  const int channels = nccl_graph_channels(plan);
+  if (channels == 0 || plan.phases.size() != 1 || plan.phases[0].seconds_per_byte <= 0) return 1.0;
+  const int gen = cluster.gpu_spec(0).nvlink_generation;
+  const int cc = gen >= 5 ? 3 : gen == 4 ? 2 : gen == 3 ? 1 : 0;
+  const double per_channel = table[cc][plan.num_nodes <= 2 ? plan.num_nodes - 1 : 2];
+  if (per_channel <= 0) return 1.0;
+  const double cap = channels * per_channel * 1e9;
+  const double busbw = bytes_per_rank * factor / plan.phases[0].seconds_per_byte;
+  return busbw > cap ? cap / busbw : 1.0;
+}
+
+double tree_protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes) {
+  // NCCL tuning.cc (Tree, 2.20.3 and 2.24+ alike): busBw = min(busBw x 0.92, nChannels x
+  // perChMaxTreeBw); LL: min(busBw / 3.8, llMaxBw); LL128: min(busBw x (7/9 one node, else
+  // 120/128), nChannels x perChMaxTreeLL128Bw); x 0.85 when a node holds one GPU (pattern
+  // TREE); then the tree correction factor of the size.
+  const int nodes = plan.num_nodes;
+  double f = 0.92;
+  f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTree);
+  if (p == kLL) f = f / 3.8 * ll_max_factor(cluster, plan, f / 3.8, 2.0);
+  if (p == kLL128) {
+    f *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+    f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTreeLL128);
+  }
+  if (plan.single_gpu_node) f *= kTreePatternFactor;
+  const int log_size = log2i(static_cast<std::int64_t>(bytes) >> 6);
+  if (log_size < 23) f *= kTreeCorrection[p][log_size];
+  return f;
+}
+
+}  // namespace
+
+double busbw_factor(CollectiveOp op, int n) {
+  if (n < 1) throw std::invalid_argument("busbw_factor: n must be >= 1 (got " + std::to_string(n) + ")");
+  switch (op) {
+    case CollectiveOp::all_reduce:
+      return 2.0 * (n - 1) / n;
+    case CollectiveOp::all_gather:
+    case CollectiveOp::reduce_scatter:
+    case CollectiveOp::all_to_all:
+      return static_cast<double>(n - 1) / n;
+    case CollectiveOp::broadcast:
+    case CollectiveOp::reduce:
+    case CollectiveOp::send_recv:
+      return 1.0;
+  }
+  return 1.0;
+}
+
+bool is_ring_op(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter ||
+         op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
+}
+
+double ring_edge_fraction(CollectiveOp op, int n) {
+  switch (op) {
+    case CollectiveOp::all_reduce:
+      return 2.0 * (n - 1) / n;
+    case CollectiveOp::all_gather:
+    case CollectiveOp::reduce_scatter:
+      return static_cast<double>(n - 1) / n;
+    default:
+      return 1.0;
+  }
+}
+
+double link_efficiency(const Cluster& cluster, sim::ResourceId r) {
+  const LinkKind kind = cluster.link_kind(r);
+  if (const CalibrationProfile* p = cluster.spec().profile.get()) {
+    if (const auto& e = p->link_efficiency[static_cast<std::size_t>(kind)]) return *e;
+  }
+  return default_link_efficiency(cluster, kind);
+}
+
+double pcie_duplex_efficiency(const Cluster& cluster, sim::ResourceId r) {
+  if (const CalibrationProfile* p = cluster.spec().profile.get()) {
+    if (p->pcie_duplex_efficiency) return *p->pcie_duplex_efficiency;
+  }
+  return 2.0 * link_efficiency(cluster, r);
+}
+
+double default_link_efficiency(const Cluster& cluster, LinkKind kind) {
+  switch (kind) {
+    case LinkKind::nvlink: {
+      const GpuSpec& g = cluster.gpu_spec(0);
+      if (g.nvlink_generation == 0) return LinkEfficiency::xgmi;
+      if (g.nvlink_generation >= 5) return LinkEfficiency::nvlink_gen5;
+      if (g.nvlink_generation == 4) return LinkEfficiency::nvlink_gen4;
+      return LinkEfficiency::nvlink_gen2_3;
+    }
+    case LinkKind::pcie:
+      return LinkEfficiency::pcie;
+    case LinkKind::nic:
+    case LinkKind::fabric:
+      return LinkEfficiency::network;
+    case LinkKind::socket:
+    case LinkKind::other:
+      return 1.0;
+  }
+  return 1.0;
+}
+
+double nvls_link_scale(const Cluster& cluster) {
+  return cluster.gpu_spec(0).nvlink_generation >= 5 ? LinkEfficiency::nvls_blackwell : LinkEfficiency::nvls_hopper;
+}
+
+std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink) {
+  // NCCL tuning.cc (Ring): latency = baseLat + (nsteps - nInterSteps) * intraLat +
+  // nInterSteps * interLat, intraLat raised to the network post overhead (x3 for Simple) when
+  // the ring spans nodes. As of the PAT releases (2.23+): nInterSteps = 2 (nNodes - 1) for
+  // all_reduce (was 2 nNodes), and with one GPU per node ("latencies are fully exposed")
+  // interLat is the NET Tree figure.
+  int steps = 0, inter = 0;
+  switch (op) {
+    case CollectiveOp::all_reduce:
+      steps = 2 * (n - 1);
+      inter = nodes > 1 ? 2 * (nodes - 1) : 0;
+      break;
+    case CollectiveOp::all_gather:
+    case CollectiveOp::reduce_scatter:
+      steps = n - 1;
+      inter = nodes - 1;
+      break;
+    case CollectiveOp::broadcast:
+    case CollectiveOp::reduce:
+      // Pipelined chain of n-1 hops (we use the Ring hwLat per hop rather than NCCL's
+      // Tree/Simple chunk figure).
+      steps = n - 1;
+      inter = nodes - 1;
+      break;
+    case CollectiveOp::all_to_all:
+    case CollectiveOp::send_recv:
+      // One concurrent exchange step (grouped send/recv).
+      steps = 1;
+      inter = nodes > 1 ? 1 : 0;
+      break;
+  }
+  inter = std::min(inter, steps);
+  const auto& intra_table = nvlink ? NcclLatencyUs::nvlink_ring : NcclLatencyUs::pci_ring;
+  const auto& net_table = nodes > 1 && n == nodes ? NcclLatencyUs::net_tree : NcclLatencyUs::net_ring;
+  std::array<double, 3> out{};
+  for (int p = 0; p < 3; ++p) {
+    double intra = intra_table[p];
+    if (nodes > 1) intra = std::max(intra, NcclLatencyUs::net_overhead * (p == kSimple ? 3.0 : 1.0));
+    const double us = NcclLatencyUs::base_ring[p] + (steps - inter) * intra + inter * net_table[p];
+    out[p] = us * 1e-6;
+  }
+  return out;
+}
+
+std::array<double, 3> tree_latency_s(int ppn, int nodes, bool nvlink) {
+  // NCCL tuning.cc (Tree): baseLat + 2 * ((ppn - 1) * intraLat + log2(nodes) * interLat).
+  const auto& intra = nvlink ? NcclLatencyUs::nvlink_tree : NcclLatencyUs::pci_tree;
+  std::array<double, 3> out{};
+  for (int p = 0; p < 3; ++p) {
+    out[p] =
+        (NcclLatencyUs::base_tree[p] + 2 * ((ppn - 1) * intra[p] + log2i(nodes) * NcclLatencyUs::net_tree[p])) * 1e-6;
+  }
+  return out;
+}
+
+std::array<double, 3> nvls_latency_s() {
+  const double us = NcclLatencyUs::nvlink_nvls;
+  return {us * 1e-6, us * 1e-6, us * 1e-6};
+}
+
+std::array<double, 3> nvls_tree_latency_s(int nodes) {
+  const double us = NcclLatencyUs::nvlink_nvls_tree + 2 * log2i(nodes) * NcclLatencyUs::net_nvls_tree;
+  return {us * 1e-6, us * 1e-6, us * 1e-6};
+}
+
+std::array<double, 3> pat_latency_s(int nodes, int n) {
+  // NCCL tuning.cc (2.23+): latency = baseLat PAT 8.0 + log2i(nNodes) x (interLat / 3.5) +
+  // nRanks x 2.8 us ("still a linear part"), interLat = hwLat NET PAT Simple 14 us.
+  const double us = NcclLatencyUs::base_pat + log2i(nodes) * NcclLatencyUs::net_pat / NcclLatencyUs::pat_log_divisor +
+                    n * NcclLatencyUs::pat_per_rank;
+  return {us * 1e-6, us * 1e-6, us * 1e-6};
+}
+
+int nccl_graph_channels(const CollectivePlan& plan) {
+  // NCCL's ring graph across nodes (the tree graph has the ring's channel count: init.cc, treeGraph
+  // min = max = ringGraph->nChannels), computed when the ring plan is built (build_ring_plan). One
+  // node: 0 (the model's single-node rings are not NCCL's graph; after the dup NCCL's single-node
+  // channels carry <= 30 GB/s (sm90 60 / 2) or <= 24 (sm70/80), below every cap x its protocol
+  // factor).
+  if (plan.num_nodes < 2 || plan.rails < 1) return 0;
+  const int ring = plan.algorithm == CollectiveAlgorithm::ring ? plan.graph_channels : plan.ring_graph_channels;
+  return ring > 0 ? ring : plan.rails;
+}
+
+int nccl_graph_channels_for(const Cluster& cluster, double ring_busbw_gb_per_s, int rails) {
+  // One channel per NIC rail (the model's rails), then ncclTopoDupChannels (search.cc, 2.20.3)
+  // doubles them, up to the ring's maxChannels = MAXCHANNELS / 2 = 16 (init.cc), when the
+  // per-channel bandwidth is >= 25 GB/s, except on cc > 8.0 with < 50 GB/s and more than 4
+  // channels. Per-channel bandwidth: the ring's link-bound busBw / rails (NCCL's search picks a
+  // speed-array entry at most that). 0 or negative busbw (nothing measured): the rails.
+  if (!(ring_busbw_gb_per_s > 0)) return rails;
+  const double per_channel = ring_busbw_gb_per_s / rails;
+  const bool cc_above_80 = cluster.gpu_spec(0).nvlink_generation >= 4;
+  if (per_channel < 25.0 || (cc_above_80 && per_channel < 50.0 && rails > 4)) return rails;
+  return std::min(2 * rails, 16);
+}
+
+int nccl_comm_channels(const Cluster& cluster, int graph_channels, int rails, double ring_busbw_gb_per_s) {
+  // comm->nChannels before NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS (applied in
+  // build_ring_plan), NVIDIA/nccl src/graph/connect.cc ncclTopoPostset (2.2x; step 2 as the
+  // releases whose test reads "nChannels < 16" (later ones: "2*nChannels <= maxChannels")):
+  //  1. "nChannels = comm->nChannels = std::min(MAXCHANNELS,nChannels*2)": every graph channel
+  //     runs twice (rings duplicated, trees split over both), MAXCHANNELS >= 32.
+  //  2. "Use 4 compute channels per search channel to reach peak BW on <8 PPN": minCompCap >= 90,
+  //     nNodes > 1, graphs[RING]->bwIntra > 45.0 and nChannels < 16: doubled again (bwIntra: the
+  //     graph's per-channel bandwidth after ncclTopoDupChannels divided it by the dup factor).
+  //  3. "Honor NCCL_MIN_NRINGS/NCCL_MAX_NRINGS": nChannels = min(ncclMaxNchannels(), nChannels,
+  //     maxCTAs), then copyChannels up to max(ncclMinNchannels(), minCTAs): the first channels
+  //     are kept, then copied in order.
+  // The graph (and so the tuner's bandwidths, tuning.cc "busBw = graphs[a]->nChannels * bw") is
+  // computed before and is not changed by step 3.
+  int c = std::min(kNcclMaxChannels, 2 * graph_channels);
+  const double bw_intra = ring_busbw_gb_per_s / rails / (graph_channels > rails ? 2.0 : 1.0);
+  if (cluster.gpu_spec(0).nvlink_generation >= 4 && bw_intra > 45.0 && c < 16) c *= 2;
+  return c;
+}
+
+double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes) {
+  const int nodes = plan.num_nodes;
+  const int ppn = static_cast<int>(plan.ranks.size()) / std::max(1, nodes);
+  switch (plan.algorithm) {
+    case CollectiveAlgorithm::tree:
+      return tree_protocol_factor(cluster, plan, p, bytes);
+    case CollectiveAlgorithm::nvls:
+      return 1.0;  // Simple only; NVLS efficiency is on the links
+    case CollectiveAlgorithm::nvls_tree:
+      return nvls_tree_max_factor(cluster, plan);  // Simple only; NVLS efficiency is on the links
+    case CollectiveAlgorithm::pat:
+      return kPatBandwidthFactor;  // Simple only
+    default:
+      break;
+  }
+  // Ring (and hierarchical, direct): LL busBw x 1/4 (multi-node, all-reduce, reduce) else x 1/3,
+  // capped at llMaxBw (ll_max_factor); LL128 x 0.92 (120/128 bytes of each line carry data; 0.7
+  // with one GPU per node); Simple x 1.
+  switch (p) {
+    case kLL: {
+      const double f =
+          (nodes > 1 || plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
+      return f * ll_max_factor(cluster, plan, f, 1.0);
+    }
+    case kLL128: {
+      // NCCL tuning.cc (2.20.3): min(busBw x (ppn < 2 ? 0.7 : 0.92), nChannels x
+      // perChMaxRingLL128Bw), across nodes (graph channels: nccl_graph_channels).
+      const double f = (nodes > 1 && ppn < 2) ? 0.7 : 0.92;
+      if (plan.algorithm != CollectiveAlgorithm::ring) return f;
+      return f * per_channel_cap_factor(cluster, plan, f,
+                                        ring_edge_fraction(plan.op, static_cast<int>(plan.ranks.size())),
+                                        kPerChMaxRingLL128);
+    }
+    default:
+      return 1.0;
+  }
+}
+
+double phase_latency_s(const CollectivePlan& plan, const CollectivePhase& phase, int p, double bytes) {
+  double lat = phase.latency_s[p];
+  // NCCL: ring Simple all-reduce across nodes, once each rank's share of a channel reaches 64 B.
+  // NCCL tuning.cc ncclTopoGetAlgoTime (2.20.3): "nBytes/(comm->nChannels*comm->nRanks) >= 64".
+  const int channels = plan.comm_channels > 0 ? plan.comm_channels : plan.channels;
+  if (phase.ring_plateau && p == kSimple && bytes / (channels * static_cast<double>(plan.ranks.size())) >= 64) {
+    lat *= NcclLatencyUs::ring_plateau;
+  }
+  return lat;
+}
+
+double calibrated_latency_s(const Cluster& cluster, const CollectivePlan& plan, const CollectivePhase& phase, int p,
+                            double bytes) {
+  double lat = phase_latency_s(plan, phase, p, bytes);
+  if (const CalibrationProfile* prof = cluster.spec().profile.get()) lat *= prof->latency_scale;
+  if (plan.fit != nullptr) {
+    lat *= plan.fit->latency_scale * plan.fit->protocol_latency_scale[static_cast<std::size_t>(p)] *
+           plan.fit->correction(bytes);
+  }
+  return lat;
+}
+
+CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& plan, double bytes) {
+  CollectiveChoice best;
+  best.algorithm = plan.algorithm;
+  best.channels = plan.channels;
+  best.latency_s = std::numeric_limits<double>::infinity();
+  const auto& forced = cluster.spec().collectives.protocol;
+  const double bw_scale = plan.fit != nullptr ? plan.fit->bandwidth_scale : 1.0;
+  const double correction = plan.fit != nullptr ? plan.fit->correction(bytes) : 1.0;
+  double max_phase_bw = -1;
+  for (const CollectivePhase& ph : plan.phases) {
+    if (ph.seconds_per_byte > max_phase_bw) {
+      max_phase_bw = ph.seconds_per_byte;
+      best.bottleneck = ph.bottleneck;
+      best.bottleneck_duplex = ph.bottleneck_duplex;
+      best.link_seconds_per_byte = ph.seconds_per_byte;
+      best.duplex_load_seconds_per_byte = ph.duplex_load_seconds_per_byte;
+    }
+  }
+  bool have = false;
+  for (int p : {kSimple, kLL128, kLL}) {
+    if (!plan.protocol_allowed[p]) continue;
+    if (forced.has_value() && static_cast<int>(*forced) != p) continue;
+    const double factor = protocol_factor(cluster, plan, p, bytes) *
+                          (plan.fit != nullptr ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0);
+    double lat = 0, bw = 0;
+    for (const CollectivePhase& ph : plan.phases) {
+      lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
+      bw += bytes * ph.seconds_per_byte / factor / bw_scale * correction;
+    }
+    if (!have || lat + bw < best.seconds()) {
+      best.protocol = static_cast<CollectiveProtocol>(p);
+      best.latency_s = lat;
+      best.bandwidth_s = bw;
+      have = true;
+    }
+  }
+  return best;
+}
+
+std::span<const CollectiveAlgorithm> tuner_candidates(CollectiveOp op) {
+  // Candidates besides ring, as NCCL's tuner (tuning.cc): all_reduce: tree, NVLS, NVLS tree (and
+  // our hierarchical); all_gather / reduce_scatter: PAT and NVLS; broadcast / reduce: ring only.
+  static constexpr std::array<CollectiveAlgorithm, 4> kAllReduce{CollectiveAlgorithm::hierarchical,
+                                                                 CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls,
+                                                                 CollectiveAlgorithm::nvls_tree};
+  static constexpr std::array<CollectiveAlgorithm, 2> kGatherScatter{CollectiveAlgorithm::pat,
+                                                                     CollectiveAlgorithm::nvls};
+  if (op == CollectiveOp::all_reduce) return kAllReduce;
+  if (op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter) return kGatherScatter;
+  return {};
+}
+
+const char* algorithm_name(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::automatic:
+      return "automatic";
+    case CollectiveAlgorithm::ring:
+      return "ring";
+    case CollectiveAlgorithm::hierarchical:
+      return "hierarchical";
+    case CollectiveAlgorithm::tree:
+      return "tree";
+    case CollectiveAlgorithm::nvls:
+      return "nvls";
+    case CollectiveAlgorithm::nvls_tree:
+      return "nvls_tree";
+    case CollectiveAlgorithm::pat:
+      return "pat";
+  }
+  return "?";
+}
+
+const char* protocol_name(CollectiveProtocol p) {
+  switch (p) {
+    case CollectiveProtocol::ll:
+      return "LL";
+    case CollectiveProtocol::ll128:
+      return "LL128";
+    case CollectiveProtocol::simple:
+      return "Simple";
+  }
+  return "?";
+}
+
+}  // namespace traincast::models

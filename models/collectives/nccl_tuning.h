@@ -1,0 +1,158 @@
+#pragma once
+// NCCL's tuner model (NVIDIA/nccl src/graph/tuning.cc and topo.h): per-protocol and per-algorithm
+// latency and bandwidth figures, the graph and comm channel counts, and the protocol of least
+// predicted time for a plan. Pure functions of the cluster and the plan.
+
+#include <array>
+#include <span>
+
+#include "models/collectives/collective_plan.h"
+#include "models/hardware/cluster.h"
+#include "models/scenario.h"
+#include "models/spec/collective_op.h"
+#include "sim/flow_network.h"
+
+namespace traincast::models {
+
+/// What the engine would run for a call, and its closed-form time (no simulation).
+struct CollectiveChoice {
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< resolved (never automatic)
+  CollectiveProtocol protocol = CollectiveProtocol::simple;
+  int channels = 1;      ///< parallel rings/trees (1 for all_to_all/send_recv)
+  double latency_s = 0;  ///< sum over phases of NCCL's latency term [s]
+  /// Sum over phases of max over links of bytes / (efficiency x capacity x protocol factor) [s].
+  double bandwidth_s = 0;
+  /// Kind of the link that bounds the bandwidth term (of the phase with the largest one);
+  /// LinkKind::other when nothing moves.
+  LinkKind bottleneck = LinkKind::other;
+  /// true when that bound is a GPU PCIe link's both-direction budget (pcie_duplex_efficiency).
+  bool bottleneck_duplex = false;
+  /// Of the phase with the largest bandwidth term: its time per byte of `bytes` at protocol
+  /// factor 1 and without a CollectiveFit's scales [s/byte]; and the largest (bytes up + bytes
+  /// down) / line rate over the GPU PCIe links it loads in both directions [s/byte] (the
+  /// both-direction time at a budget of 1; 0 when no GPU PCIe link carries traffic both ways).
+  double link_seconds_per_byte = 0;
+  double duplex_load_seconds_per_byte = 0;
+  double seconds() const { return latency_s + bandwidth_s; }
+};
+
+/// NCCL's latency model [us], NVIDIA/nccl src/graph/tuning.cc (2.24-2.26): baseLat Tree {LL 6.8,
+/// LL128 14.0, Simple 8.4}, Ring {6.6, 14.0, 8.4}, NVLS/NVLSTree 0; hwLat NVLink: Tree {.6, 1.25,
+/// 4.0}, Ring {.6, 1.9, 3.4}, NVLS 25, NVLSTree 25; PCI: Tree {1.0, 1.9, 4.0}, Ring {1.0, 2.5,
+/// 5.7}; NET: Tree {5.0, 8.5, 14}, Ring {2.7, 4.0, 14.0}, NVLS 18, NVLSTree 14. Network post
+/// overhead 1 us per inter-node ring step (x3 for Simple; Intel CPU value). Ring Simple all_reduce
+/// across nodes: latency x 1.4 (NCCL's "plateau effect of ring", compute capability >= 8.0).
+/// Ring steps across nodes: 2 (nodes - 1) for all_reduce, nodes - 1 for all_gather and
+/// reduce_scatter, each at the NET Ring figure, or the NET Tree figure when the group has one GPU
+/// per node ("with ppn=1 latencies are fully exposed", tuning.cc of the PAT releases).
+struct NcclLatencyUs {
+  static constexpr std::array<double, 3> base_ring{6.6, 14.0, 8.4};
+  static constexpr std::array<double, 3> base_tree{6.8, 14.0, 8.4};
+  static constexpr std::array<double, 3> nvlink_ring{0.6, 1.9, 3.4};
+  static constexpr std::array<double, 3> pci_ring{1.0, 2.5, 5.7};
+  static constexpr std::array<double, 3> net_ring{2.7, 4.0, 14.0};
+  static constexpr std::array<double, 3> nvlink_tree{0.6, 1.25, 4.0};
+  static constexpr std::array<double, 3> pci_tree{1.0, 1.9, 4.0};
+  static constexpr std::array<double, 3> net_tree{5.0, 8.5, 14.0};
+  static constexpr double nvlink_nvls = 25.0;
+  static constexpr double nvlink_nvls_tree = 25.0;
+  static constexpr double net_nvls_tree = 14.0;
+  static constexpr double net_overhead = 1.0;
+  static constexpr double ring_plateau = 1.4;
+  /// PAT (NCCL 2.23+ tuning.cc): baseLat 8.0; hwLat NET PAT Simple 14; latency = 8.0 +
+  /// log2i(nNodes) x 14 / 3.5 + nRanks x 2.8.
+  static constexpr double base_pat = 8.0;
+  static constexpr double net_pat = 14.0;
+  static constexpr double pat_log_divisor = 3.5;
+  static constexpr double pat_per_rank = 2.8;
+};
+
+/// Achievable fraction of line rate per link type: NCCL's own per-link bandwidth assumptions in
+/// NVIDIA/nccl src/graph/topo.h (2.19+): SM70/SM80_NVLINK_BW 20.0 GB/s per 25 GB/s NVLink2/3
+/// link -> 0.80; SM90_NVLINK_BW 20.6 per 25 GB/s NVLink4 link -> 0.824; SM100_NVLINK_BW 40.1 per
+/// 50 GB/s NVLink5 link -> 0.802; PCI_BW 12.0 GB/s for PCIe gen3 x16 (15.75 GB/s) -> 0.762;
+/// NET_BW 12.0 GB/s for a 100 Gb/s (12.5 GB/s) NIC -> 0.96 (used for NICs and fabric links);
+/// socket links: the catalog already holds NCCL's achievable figure -> 1.0.
+/// xGMI (AMD mesh): no NCCL figure; 0.80 assumed like NVLink. NVLS: NCCL's nvlsEfficiency
+/// (src/graph/tuning.cc 2.23+: Hopper 0.85, Blackwell 0.74) on top of the NVLink figure.
+/// Not fitted to any measurement.
+struct LinkEfficiency {
+  static constexpr double nvlink_gen2_3 = 20.0 / 25.0;
+  static constexpr double nvlink_gen4 = 20.6 / 25.0;
+  static constexpr double nvlink_gen5 = 40.1 / 50.0;
+  static constexpr double xgmi = 0.80;
+  static constexpr double pcie = 12.0 / (8.0 * 16 * 128.0 / 130.0 / 8.0);  // 12 / 15.754 (gen3 x16)
+  static constexpr double network = 12.0 / 12.5;
+  static constexpr double nvls_hopper = 0.85;
+  static constexpr double nvls_blackwell = 0.74;
+};
+
+/// busbw factor of nccl-tests for op over n ranks (n >= 1): all_reduce 2(n-1)/n;
+/// all_gather, reduce_scatter, all_to_all (n-1)/n; broadcast, reduce, send_recv 1.
+/// Throws std::invalid_argument "busbw_factor: n must be >= 1 (got 0)".
+double busbw_factor(CollectiveOp op, int n);
+/// true for the ops NCCL runs as rings (and trees, NVLS, PAT): all_reduce, all_gather,
+/// reduce_scatter, broadcast, reduce; false for all_to_all and send_recv.
+bool is_ring_op(CollectiveOp op);
+/// Bytes each ring edge carries, as a fraction of the nccl-tests size S, for n ranks: all_reduce
+/// 2(n-1)/n, all_gather and reduce_scatter (n-1)/n, the others 1 (broadcast/reduce chain edges).
+double ring_edge_fraction(CollectiveOp op, int n);
+
+/// Default efficiency of a link kind (LinkEfficiency; NVLink by the cluster's GPU generation),
+/// before any profile.
+double default_link_efficiency(const Cluster& cluster, LinkKind kind);
+/// Efficiency applied to resource r: the profile's link_efficiency for its kind, else
+/// default_link_efficiency.
+double link_efficiency(const Cluster& cluster, sim::ResourceId r);
+/// Both-direction budget of GPU PCIe resource r (up + down, as a fraction of one direction's
+/// capacity): the profile's pcie_duplex_efficiency, else 2 x link_efficiency(r).
+double pcie_duplex_efficiency(const Cluster& cluster, sim::ResourceId r);
+/// NVLS's extra efficiency on NVLink (LinkEfficiency: Hopper, or Blackwell for NVLink5+).
+double nvls_link_scale(const Cluster& cluster);
+
+/// Latency per protocol [s] (index LL, LL128, Simple) of a ring over n ranks on `nodes` nodes,
+/// NCCL tuning.cc (Ring); nvlink: every edge inside a node is NVLink (else the PCI figures).
+/// broadcast/reduce: a chain of n-1 hops; all_to_all/send_recv: one concurrent exchange step.
+std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink);
+/// Latency per protocol [s] of NCCL's Tree all_reduce with ppn GPUs per node on `nodes` nodes.
+std::array<double, 3> tree_latency_s(int ppn, int nodes, bool nvlink);
+/// Latency [s] (same for every protocol; Simple is the only one allowed) of NVLS on one node.
+std::array<double, 3> nvls_latency_s();
+/// Latency [s] of NVLS tree across `nodes` nodes: NVLSTree hwLat + 2 log2(nodes) x NET NVLSTree.
+std::array<double, 3> nvls_tree_latency_s(int nodes);
+/// Latency [s] of PAT over n ranks on `nodes` nodes (NcclLatencyUs, PAT).
+std::array<double, 3> pat_latency_s(int nodes, int n);
+
+/// NCCL's ring graph channels across nodes for `rails` NIC rails and the ring's link-bound busbw
+/// [GB/s] (ncclTopoDupChannels); busbw <= 0: the rails.
+int nccl_graph_channels_for(const Cluster& cluster, double ring_busbw_gb_per_s, int rails);
+/// NCCL's comm->nChannels before NCCL_MIN/MAX_NCHANNELS (ncclTopoPostset), from the graph's
+/// channels, the rails and the ring's link-bound busbw [GB/s].
+int nccl_comm_channels(const Cluster& cluster, int graph_channels, int rails, double ring_busbw_gb_per_s);
+/// The graph channels NCCL's per-channel maxima multiply for `plan` across nodes (the ring's,
+/// which the tree graph shares); 0 on one node or without rails.
+int nccl_graph_channels(const CollectivePlan& plan);
+
+/// Bandwidth factor of protocol p (0 LL, 1 LL128, 2 Simple) for `plan` at `bytes`: NCCL's
+/// per-protocol busBw factors, its per-channel and llMaxBw caps and, for trees, its pattern and
+/// size correction factors. (0, 1].
+double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes);
+/// NCCL's latency of one phase for protocol p at `bytes` (the ring plateau applied) [s].
+double phase_latency_s(const CollectivePlan& plan, const CollectivePhase& phase, int p, double bytes);
+/// Latency of a phase with the profile applied (profile-wide scale, the plan's fit) [s].
+double calibrated_latency_s(const Cluster& cluster, const CollectivePlan& plan, const CollectivePhase& phase, int p,
+                            double bytes);
+/// The protocol of least predicted time for `plan` at `bytes` (among those it allows and the
+/// cluster's NCCL_PROTO lets through), with that time; latency_s infinite when none is left.
+CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& plan, double bytes);
+/// The algorithms NCCL's tuner weighs against ring for op (tuning.cc): all_reduce: tree, NVLS,
+/// NVLS tree (and the model's hierarchical); all_gather / reduce_scatter: PAT and NVLS; others:
+/// none.
+std::span<const CollectiveAlgorithm> tuner_candidates(CollectiveOp op);
+
+/// NCCL's name of an algorithm ("ring", "tree", "nvls", ...) and of a protocol ("LL", "LL128",
+/// "Simple"), as NCCL_ALGO / NCCL_PROTO spell them (lower-case for algorithms). Never throws.
+const char* algorithm_name(CollectiveAlgorithm a);
+const char* protocol_name(CollectiveProtocol p);
+
+}  // namespace traincast::models

@@ -1,0 +1,2 @@
+#pragma once
+// Scratch header for the layout.arrows self-test (tests/layout/CMakeLists.txt).

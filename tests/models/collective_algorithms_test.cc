@@ -1,0 +1,234 @@
+// Collective algorithms of issue 3 (NVLS, double binary trees, NVLS tree, PAT): bytes on each
+// link equal the algorithm's formula, and when each applies.
+
+#include "models/collectives/collective_engine.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/models/collective_fixture.h"
+
+namespace traincast::models {
+namespace {
+
+using test_support::Bench;
+using test_support::call;
+using test_support::iota;
+using test_support::kGiB;
+
+TEST(Collective, NvlsSingleNode) {
+  Bench b("dgx_h100", 1);
+  const double S = kGiB;
+  const auto c = call(CollectiveOp::all_reduce, iota(0, 8), S, CollectiveAlgorithm::nvls);
+  // Each GPU: S to the switch + S/8 of reduced results to multicast = 1.125 S up, and 1.125 S
+  // down; NVLink4 450 GB/s x 0.824 x NVLS 0.85 = 315.18 GB/s; latency NVLS 25 us (Simple only).
+  const double expected = 1.125 * S / (450e9 * 20.6 / 25 * 0.85) + 25e-6;
+  const CollectiveChoice ch = b.engine.choose(c);
+  EXPECT_EQ(ch.algorithm, CollectiveAlgorithm::nvls);
+  EXPECT_EQ(ch.protocol, CollectiveProtocol::simple);
+  EXPECT_NEAR(ch.seconds(), expected, 1e-9);
+  EXPECT_NEAR(b.run(c), expected, 3e-9);
+  for (int g = 0; g < 8; ++g) {
+    EXPECT_NEAR(b.carried("node0.gpu" + std::to_string(g) + ".nvl_up"), 1.125 * S, 1.0);
+    EXPECT_NEAR(b.carried("node0.gpu" + std::to_string(g) + ".nvl_down"), 1.125 * S, 1.0);
+  }
+  // Not on NVSwitch gen2 (A100): NVLS does not apply and the call falls back to automatic.
+  Bench a("dgx_a100", 1);
+  EXPECT_EQ(a.engine.choose(call(CollectiveOp::all_reduce, iota(0, 8), S, CollectiveAlgorithm::nvls)).algorithm,
+            CollectiveAlgorithm::ring);
+}
+
+TEST(Collective, DoubleBinaryTreeTwoNodes) {
+  Bench b("dgx_a100", 2);
+  const double S = kGiB;
+  const auto c = call(CollectiveOp::all_reduce, iota(0, 16), S, CollectiveAlgorithm::tree);
+  const CollectiveChoice ch = b.engine.choose(c);
+  EXPECT_EQ(ch.algorithm, CollectiveAlgorithm::tree);
+  EXPECT_EQ(ch.channels, 16);  // 8 rails x 2 trees, S/16 each
+  b.run(c);
+  // Chains of 8 GPUs per rail: a GPU sends S/16 up and S/16 down in the middle of a chain, one of
+  // them at either end; summed over the 8 rails (each position once) and 2 trees: (6 x 2 + 2) x
+  // 2 / 16 S = 1.75 S per NVLink port.
+  for (int g = 0; g < 8; ++g) EXPECT_NEAR(b.carried("node0.gpu" + std::to_string(g) + ".nvl_up"), 1.75 * S, 1.0);
+  // Across 2 nodes each tree is one edge: per NIC S/16 up in one tree and S/16 down in the other.
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_NEAR(b.carried("node0.nic" + std::to_string(i) + ".tx"), S / 8, 1.0);
+    EXPECT_NEAR(b.carried("node1.nic" + std::to_string(i) + ".rx"), S / 8, 1.0);
+  }
+  // Links: NVLink bound, 1.75 S / (300 GB/s x 0.8 x tree 0.92) = algbw 126.2 GB/s, NCCL's tree
+  // busBw (2 x algBw) 252.3 GB/s. NCCL tuning.cc (2.20.3) caps tree busBw at nChannels x
+  // perChMaxTreeBw (Ampere, 2 nodes: 23.6 GB/s); nChannels = the ring graph's 8 (one per HDR NIC:
+  // 24 GB/s per channel < 25, no ncclTopoDupChannels): 188.8 GB/s, algBw 94.4 GB/s. Latency
+  // Simple 8.4 + 2 x (7 x 4.0 + log2(2) x 14) = 92.4 us.
+  EXPECT_NEAR(ch.seconds(), 2 * S / (8 * 23.6e9) + 92.4e-6, 1e-9);
+}
+
+TEST(Collective, TreeOverOneGpuNodesPaysNcclTreePatternFactor) {
+  // NCCL search.cc (2.20.3): a node with one GPU makes the tree graph pattern TREE; tuning.cc:
+  // tree busBw x 0.85 then. 2 nodes x 1 H100 with 4 NICs, all_reduce of 1 GiB (no tree
+  // correction above 256 MB): ring and tree move the same bytes per GPU (S out, S in; each rank
+  // is a leaf in one tree and the root of the other), so tree = ring Simple / (0.92 x 0.85).
+  Bench b("h100_1gpu_4nic_roce", 2);
+  const CollectiveChoice ring =
+      b.engine.choose(call(CollectiveOp::all_reduce, {0, 1}, kGiB, CollectiveAlgorithm::ring));
+  const CollectiveChoice tree =
+      b.engine.choose(call(CollectiveOp::all_reduce, {0, 1}, kGiB, CollectiveAlgorithm::tree));
+  ASSERT_EQ(ring.protocol, CollectiveProtocol::simple);
+  ASSERT_EQ(tree.algorithm, CollectiveAlgorithm::tree);
+  ASSERT_EQ(tree.protocol, CollectiveProtocol::simple);
+  EXPECT_NEAR(tree.bandwidth_s, ring.bandwidth_s / (0.92 * 0.85), 1e-9);
+}
+
+TEST(Collective, DoubleBinaryTreesAreComplementary) {
+  // 4 nodes, NCCL's trees (mirror for an even count): tree 0 = 0 <- 2 <- {1, 3}; tree 1 = 3 <- 1
+  // <- {2, 0}. Node 2 is inner in tree 0 (sends up 1 + down 2 units) and a leaf in tree 1 (up 1):
+  // 4 units of S/16 per NIC; node 0 is the root of tree 0 (down 1) and a leaf of tree 1 (up 1): 2.
+  Bench b("dgx_a100", 4);
+  const double S = 1.6e9;
+  b.run(call(CollectiveOp::all_reduce, iota(0, 32), S, CollectiveAlgorithm::tree));
+  const double unit = S / 16;
+  EXPECT_NEAR(b.carried("node0.nic0.tx"), 2 * unit, 1.0);
+  EXPECT_NEAR(b.carried("node1.nic0.tx"), 4 * unit, 1.0);
+  EXPECT_NEAR(b.carried("node2.nic0.tx"), 4 * unit, 1.0);
+  EXPECT_NEAR(b.carried("node3.nic0.tx"), 2 * unit, 1.0);
+}
+
+TEST(Collective, NvlsTreeTwoNodes) {
+  Bench b("dgx_h100", 2);
+  const double S = kGiB;
+  const auto c = call(CollectiveOp::all_reduce, iota(0, 16), S, CollectiveAlgorithm::nvls_tree);
+  b.run(c);
+  // NVLS inside each node: S + S/8 per port; trees across nodes: per NIC S/16 in each of 2 trees.
+  for (int g = 0; g < 8; ++g) EXPECT_NEAR(b.carried("node1.gpu" + std::to_string(g) + ".nvl_down"), 1.125 * S, 1.0);
+  EXPECT_NEAR(b.carried("node0.nic5.tx"), S / 8, 1.0);
+  // The links allow busbw 1.875 x 315.18 / 1.125 = 525.3 GB/s (NVLS port: 1.125 S at 450 x 0.824
+  // x 0.85 GB/s; NICs need only S/8 at 48 GB/s), above NCCL's per-channel NVLSTree maximum:
+  // 8 heads x 57.7 GB/s (Hopper, 2 nodes) = 461.6 GB/s busbw = 461.6 x 16 / 30 = 246.19 GB/s
+  // algbw. Latency 25 + 2 x 14 us.
+  const double t2 = S / (8 * 57.7e9 * 16 / 30) + 53e-6;
+  EXPECT_NEAR(b.engine.choose(c).seconds(), t2, 1e-9);
+  EXPECT_NEAR(b.run(c), t2, 2e-6);  // + adapter and switch latencies along the paths
+  // 4 nodes: the 3+-node maximum, 8 x 45.5 = 364 GB/s busbw (algbw 364 x 32 / 62); latency
+  // 25 + 2 x log2(4) x 14 = 81 us.
+  Bench b4("dgx_h100", 4);
+  const auto c4 = call(CollectiveOp::all_reduce, iota(0, 32), S, CollectiveAlgorithm::nvls_tree);
+  EXPECT_NEAR(b4.engine.choose(c4).seconds(), S / (8 * 45.5e9 * 32 / 62) + 81e-6, 1e-9);
+}
+
+TEST(Collective, NvlsAllGatherAndReduceScatterSingleNode) {
+  Bench b("dgx_h100", 1);
+  const double S = kGiB;
+  // all_gather over NVLS: each GPU stores its S/8 chunk once (up) and the switch multicasts all 8
+  // chunks to every GPU (down S); bound by the down port: S / (450 GB/s x 0.824 x NVLS 0.85 =
+  // 315.18 GB/s); latency NVLS 25 us (NCCL hwLat NVLink NVLS, Simple only, baseLat 0).
+  const double expected = S / (450e9 * 20.6 / 25 * 0.85) + 25e-6;
+  const auto ag = call(CollectiveOp::all_gather, iota(0, 8), S, CollectiveAlgorithm::nvls);
+  const CollectiveChoice ch = b.engine.choose(ag);
+  EXPECT_EQ(ch.algorithm, CollectiveAlgorithm::nvls);
+  EXPECT_EQ(ch.protocol, CollectiveProtocol::simple);
+  EXPECT_NEAR(ch.seconds(), expected, 1e-9);
+  EXPECT_NEAR(b.run(ag), expected, 3e-9);
+  for (int g = 0; g < 8; ++g) {
+    EXPECT_NEAR(b.carried("node0.gpu" + std::to_string(g) + ".nvl_up"), S / 8, 1.0);
+    EXPECT_NEAR(b.carried("node0.gpu" + std::to_string(g) + ".nvl_down"), S, 1.0);
+  }
+  // reduce_scatter over NVLS: the switch reads every chunk from every GPU (up S) and returns each
+  // GPU its reduced S/8 (down); bound by the up port, same time.
+  const auto rs = call(CollectiveOp::reduce_scatter, iota(0, 8), S, CollectiveAlgorithm::nvls);
+  EXPECT_NEAR(b.engine.choose(rs).seconds(), expected, 1e-9);
+  EXPECT_NEAR(b.run(rs), expected, 3e-9);
+  for (int g = 0; g < 8; ++g) {
+    EXPECT_NEAR(b.carried("node0.gpu" + std::to_string(g) + ".nvl_up"), S / 8 + S, 1.0);
+    EXPECT_NEAR(b.carried("node0.gpu" + std::to_string(g) + ".nvl_down"), S + S / 8, 1.0);
+  }
+  // Ring moves 7/8 S per port at 370.8 GB/s (2.53 ms + 32 us) and beats NVLS (3.43 ms) at 1 GiB,
+  // as in NCCL's own model (NVLS all_gather busBw x nvlsEfficiency 0.85).
+  EXPECT_EQ(b.engine.choose(call(CollectiveOp::all_gather, iota(0, 8), S)).algorithm, CollectiveAlgorithm::ring);
+  // NCCL supports NVLS all_gather / reduce_scatter inside one node only, and not on A100.
+  Bench two("dgx_h100", 2);
+  EXPECT_EQ(two.engine.choose(call(CollectiveOp::all_gather, iota(0, 16), S, CollectiveAlgorithm::nvls)).algorithm,
+            CollectiveAlgorithm::ring);
+  Bench a("dgx_a100", 1);
+  EXPECT_EQ(a.engine.choose(call(CollectiveOp::reduce_scatter, iota(0, 8), S, CollectiveAlgorithm::nvls)).algorithm,
+            CollectiveAlgorithm::ring);
+}
+
+TEST(Collective, PatAllGatherOneGpuPerNode) {
+  // 4 DGX A100 nodes, 2 per leaf (fat tree), local GPU 3 of each (rail 3): one GPU per node, so
+  // PAT applies. Reversed-dimension Bruck with n = 4: offsets j = 1, 3 have lowest bit 1 -> 2
+  // chunks of S/4 to the rank 1 away; j = 2 -> 1 chunk to the rank 2 away; 3/4 S per NIC.
+  ClusterSpec spec;
+  spec.node_template = "dgx_a100";
+  spec.num_nodes = 4;
+  spec.fabric.kind = FabricKind::fat_tree;
+  spec.fabric.nodes_per_leaf = 2;
+  Bench b(spec);
+  const double S = 1e9;
+  const std::vector<int> ranks{3, 11, 19, 27};
+  const auto c = call(CollectiveOp::all_gather, ranks, S, CollectiveAlgorithm::pat);
+  const CollectiveChoice ch = b.engine.choose(c);
+  EXPECT_EQ(ch.algorithm, CollectiveAlgorithm::pat);
+  EXPECT_EQ(ch.protocol, CollectiveProtocol::simple);
+  EXPECT_EQ(ch.channels, 1);
+  // Time: 0.75 S per NIC at HDR 25 GB/s x 0.96 = 24 GB/s (PCIe gen4 x16 x 12/15.754 = 24 GB/s
+  // too) x NCCL's PAT factor 0.75; latency 8 + log2(4) x 14 / 3.5 + 4 x 2.8 = 27.2 us.
+  const double expected = 0.75 * S / (24e9 * 0.75) + 27.2e-6;
+  EXPECT_NEAR(ch.seconds(), expected, 1e-9);
+  const double t = b.run(c);
+  EXPECT_GT(t, expected);
+  EXPECT_LT(t, expected + 2e-6);  // plus adapters (600 ns) and up to 3 switch hops (130 ns each)
+  for (int node = 0; node < 4; ++node) {
+    EXPECT_NEAR(b.carried("node" + std::to_string(node) + ".nic3.tx"), 0.75 * S, 1.0);
+    EXPECT_NEAR(b.carried("node" + std::to_string(node) + ".nic3.rx"), 0.75 * S, 1.0);
+  }
+  // Leaf 0 holds nodes 0 and 1. Leaving it: 1 -> 2 (distance 1, S/2), 0 -> 2 and 1 -> 3
+  // (distance 2, S/4 each) = S in all; a ring 0-1-2-3 would send only its 1 -> 2 edge (3/4 S).
+  EXPECT_NEAR(b.carried_prefix("leaf0->"), S, 1.0);
+}
+
+TEST(Collective, PatReduceScatterAnyRankCount) {
+  // 5 ranks (not a power of two): offsets 1, 3 -> 2 chunks to distance 1; 2 -> 1 chunk to
+  // distance 2; 4 -> 1 chunk to distance 4: 4/5 S per NIC in each direction.
+  Bench b("dgx_a100", 5);
+  const double S = 1e9;
+  const std::vector<int> ranks{3, 11, 19, 27, 35};
+  const auto c = call(CollectiveOp::reduce_scatter, ranks, S, CollectiveAlgorithm::pat);
+  // Latency 8 + log2i(5) = 2 x 14 / 3.5 + 5 x 2.8 = 30 us.
+  EXPECT_NEAR(b.engine.choose(c).seconds(), 0.8 * S / (24e9 * 0.75) + 30e-6, 1e-9);
+  b.run(c);
+  for (int node = 0; node < 5; ++node) {
+    EXPECT_NEAR(b.carried("node" + std::to_string(node) + ".nic3.tx"), 0.8 * S, 1.0);
+    EXPECT_NEAR(b.carried("node" + std::to_string(node) + ".nic3.rx"), 0.8 * S, 1.0);
+  }
+  // Not with two GPUs of one node in the group (NCCL: PAT only at one GPU per node), and not
+  // for all_reduce: both fall back to automatic.
+  EXPECT_NE(b.engine.choose(call(CollectiveOp::reduce_scatter, {3, 4, 11, 12}, S, CollectiveAlgorithm::pat)).algorithm,
+            CollectiveAlgorithm::pat);
+  EXPECT_NE(b.engine.choose(call(CollectiveOp::all_reduce, ranks, S, CollectiveAlgorithm::pat)).algorithm,
+            CollectiveAlgorithm::pat);
+  // Automatic at 1 GB: ring (PAT has NCCL's x0.75 bandwidth, same bytes per NIC).
+  EXPECT_EQ(b.engine.choose(call(CollectiveOp::reduce_scatter, ranks, S)).algorithm, CollectiveAlgorithm::ring);
+}
+
+TEST(Collective, AutomaticPicksPatAtMediumSizesAtScale) {
+  // 16 nodes, one GPU each, all_gather of 1 MB; every algorithm moves 15/16 S per NIC (24 GB/s):
+  //   ring LL: 6.6 + 15 x 5.0 (NET Tree LL: one GPU per node) = 81.6 us + 0.9375 MB / 6 GB/s
+  //            (LL x 1/4) = 237.9 us;
+  //   ring Simple: 8.4 + 15 x 14 = 218.4 us + 0.9375 MB / 24 GB/s = 257.5 us;
+  //   PAT: 8 + log2(16) x 14 / 3.5 + 16 x 2.8 = 68.8 us + 0.9375 MB / 18 GB/s = 120.9 us.
+  Bench b("dgx_a100", 16);
+  std::vector<int> ranks;
+  for (int k = 0; k < 16; ++k) ranks.push_back(8 * k + 3);
+  const CollectiveChoice mid = b.engine.choose(call(CollectiveOp::all_gather, ranks, 1e6));
+  EXPECT_EQ(mid.algorithm, CollectiveAlgorithm::pat);
+  EXPECT_NEAR(mid.seconds(), 68.8e-6 + 0.9375e6 / 18e9, 1e-9);
+  // 1 KB: PAT's 68.9 us beats ring LL's 81.8 (the log-latency case PAT was made for); 1 GB: ring
+  // Simple (0.9375 GB / 24 GB/s = 39.1 ms against PAT's 52.1 ms).
+  EXPECT_EQ(b.engine.choose(call(CollectiveOp::all_gather, ranks, 1e3)).algorithm, CollectiveAlgorithm::pat);
+  EXPECT_EQ(b.engine.choose(call(CollectiveOp::all_gather, ranks, 1e9)).algorithm, CollectiveAlgorithm::ring);
+}
+
+}  // namespace
+}  // namespace traincast::models

@@ -1,7 +1,8 @@
 #pragma once
 // Chakra execution traces on the op-graph runner (op_graph.h): one worker per rank, the same
 // runner, collective engine and network as the transformer generator, no second executor.
-// And the reverse: a generated training job (TrainingGraph) as one Chakra trace per GPU.
+// The reverse, a generated training job (TrainingGraph) as one Chakra trace per GPU, is
+// chakra_export.h.
 //
 // How a trace becomes an op graph (rank r runs on GPU r of the scenario's cluster):
 //  - Every node becomes one op; its data_deps become dependencies ("must finish first"). ctrl_deps
@@ -125,15 +126,5 @@ ChakraGraph build_chakra_graph(const Scenario& scenario, const Cluster& cluster,
 /// std::overflow_error beyond the engine's time range.
 ChakraRunReport simulate_chakra(const Scenario& scenario, const std::vector<ChakraRankTrace>& ranks,
                                 sim::TraceRecorder* trace = nullptr, const ChakraRunOptions& options = {});
-
-/// The generated training job of `job` (built unfolded: job.replicas == dp) as one Chakra trace
-/// per GPU of the cluster (`num_gpus` of them; every GPU must belong to a worker). Compute ops
-/// become COMP nodes with their exact duration, collectives COMM_COLL nodes on process groups
-/// named after the GPU group ("tp.3", "dp.0", ...; defined in each file's process_group:init
-/// node), pipeline sends COMM_SEND/COMM_RECV pairs, the step's global sync a BARRIER without
-/// size. Dependencies, and stream order (the previous op of the same stream), are data_deps. Running the result with
-/// simulate_chakra reproduces the job's op timing (test: tests/models/chakra_executor_test.cc). Throws
-/// std::invalid_argument for a folded job.
-std::vector<ChakraRankTrace> export_training_chakra(const TrainingGraph& job, int num_gpus);
 
 }  // namespace traincast::models

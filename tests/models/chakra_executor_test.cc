@@ -11,6 +11,8 @@
 
 #include "models/collectives/collective.h"
 #include "models/compute/compute_model.h"
+#include "models/executor/chakra_export.h"
+#include "models/executor/training_executor.h"
 #include "models/hardware/cluster.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"

@@ -1,8 +1,8 @@
 #pragma once
 // Chakra execution traces on the op-graph runner (op_graph.h): one worker per rank, the same
 // runner, collective engine and network as the transformer generator, no second executor.
-// The reverse, a generated training job (TrainingGraph) as one Chakra trace per GPU, is
-// chakra_export.h.
+// The op graph is built by chakra_graph_builder.h; the reverse, a generated training job
+// (TrainingGraph) as one Chakra trace per GPU, is chakra_export.h.
 //
 // How a trace becomes an op graph (rank r runs on GPU r of the scenario's cluster):
 //  - Every node becomes one op; its data_deps become dependencies ("must finish first"). ctrl_deps
@@ -40,7 +40,6 @@
 #include <string>
 #include <vector>
 
-#include "models/executor/training_executor.h"
 #include "models/report.h"
 #include "models/scenario.h"
 #include "models/workload/chakra_trace.h"
@@ -99,26 +98,10 @@ struct ChakraRunReport {
   std::uint64_t events = 0;
 };
 
+/// How a trace is read into an op graph (simulate_chakra, build_chakra_graph).
 struct ChakraRunOptions {
   bool wait_on_ctrl_deps = false;  ///< treat ctrl_deps as dependencies like data_deps
 };
-
-/// A trace as an op graph, before it runs (simulate_chakra = build_chakra_graph, run_op_graph,
-/// then the report), with the mapping back to the trace.
-struct ChakraGraph {
-  OpGraph graph;
-  std::vector<std::vector<std::uint32_t>> node_op;  ///< [rank][node index in file] -> op id
-  std::vector<std::string> labels;                  ///< op.label -> node name
-  std::vector<std::uint8_t> op_category;            ///< per op: chakra_executor.cc's Category
-  std::vector<std::uint8_t> task_kind;              ///< per task: index into the comm kinds list
-  std::vector<std::uint32_t> join_ops;              ///< zero-time barriers (one op for all ranks)
-  ChakraRunReport counts;                           ///< node counts filled in; times not yet
-};
-
-/// Builds the op graph of `ranks` (rank r on GPU r of `cluster`, built from scenario.cluster).
-/// Throws std::invalid_argument as described above.
-ChakraGraph build_chakra_graph(const Scenario& scenario, const Cluster& cluster,
-                               const std::vector<ChakraRankTrace>& ranks, const ChakraRunOptions& options = {});
 
 /// Runs `ranks` (ranks 0..N-1 in order) on `scenario`'s cluster. `trace`, when given, receives
 /// one span per op that takes time (process per rank, threads compute / cpu / collectives /

@@ -12,6 +12,7 @@
 #include "models/collectives/collective.h"
 #include "models/compute/compute_model.h"
 #include "models/executor/chakra_export.h"
+#include "models/executor/chakra_graph_builder.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/cluster.h"
 #include "sim/flow_network.h"

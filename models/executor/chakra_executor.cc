@@ -1,19 +1,17 @@
+// Running a Chakra trace: its op graph (chakra_graph_builder.h) on the runner, then the report:
+// step time, the reference rank's breakdown, communication totals, busiest links, trace spans.
 #include "models/executor/chakra_executor.h"
 
 #include <algorithm>
 #include <array>
-#include <deque>
-#include <functional>
-#include <map>
-#include <queue>
-#include <stdexcept>
+#include <cstdint>
 #include <string>
 #include <tuple>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "models/collectives/collective_engine.h"
-#include "models/compute/compute_model.h"
+#include "models/executor/chakra_graph_builder.h"
 #include "models/executor/straggler.h"
 #include "models/hardware/cluster.h"
 #include "sim/flow_network.h"
@@ -22,470 +20,69 @@
 namespace traincast::models {
 namespace {
 
-/// Communication kinds, in report order.
-enum CommKind : std::uint8_t {
-  kAllReduce,
-  kAllGather,
-  kReduceScatter,
-  kAllToAll,
-  kBroadcast,
-  kReduce,
-  kBarrier,
-  kSendRecv,
-  kNumCommKinds
-};
-constexpr std::array<const char*, kNumCommKinds> kCommKindNames = {
-    "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce", "barrier", "send_recv"};
+using chakra_graph::kBarrier;
+using chakra_graph::kCatComm;
+using chakra_graph::kCatCompute;
+using chakra_graph::kCatCpu;
+using chakra_graph::kCatMemory;
+using chakra_graph::kCommKindNames;
+using chakra_graph::kNumCommKinds;
+using chakra_graph::kSendRecv;
 
-/// What an op is for the breakdown and the trace.
-enum Category : std::uint8_t { kCatCompute, kCatCpu, kCatMemory, kCatNone, kCatComm };
+// Breakdown slots: 0 compute, 1 memory, 2..2+kNumCommKinds comm kinds, then straggler wait, then cpu.
+constexpr int kSlotMem = 1, kSlotComm = 2, kSlotWait = kSlotComm + kNumCommKinds, kSlotCpu = kSlotWait + 1,
+              kSlots = kSlotCpu + 1;
 
-std::string where(const ChakraRankTrace& t, const ChakraNode& n) {
-  return t.path + ": byte " + std::to_string(n.file_offset) + ": node " + std::to_string(n.id) + " (" + n.name + "): ";
-}
+/// A breakdown interval's start or end: (time [ns], +1 start / -1 end, slot).
+using SlotEvent = std::tuple<std::int64_t, int, int>;
 
-struct CollInstance {
-  ChakraCollective type{};
-  double bytes = 0;
-  std::uint32_t task = kNone;  ///< or kNone for a zero-time barrier (join op)
-  std::uint32_t join = kNone;
-  std::uint32_t arrived = 0;
-  std::uint32_t expected = 0;
-  int first_rank = 0;
-  const ChakraNode* first = nullptr;
+/// When the ranks of a run graph finish and how long they compute.
+struct RankTimes {
+  std::int64_t makespan = 0;             ///< last op's end over all ranks [ns]
+  std::vector<std::int64_t> last_end;    ///< per rank: its last op's end [ns]
+  std::vector<std::int64_t> compute_ns;  ///< per rank: GPU compute (COMP op) time [ns]
 };
 
-struct ProcessGroup {
-  std::vector<int> ranks;  ///< resolved (world filled in)
-  std::uint32_t group = kNone;
-  std::vector<CollInstance> instances;
-  std::vector<int> issued;  ///< per rank: collectives issued on this group
-  std::string defined_in;
+/// Seconds per breakdown slot on the reference rank, and the time nothing ran.
+struct Breakdown {
+  std::array<double, kSlots> sum{};
+  double idle = 0;
 };
 
-}  // namespace
-
-ChakraGraph build_chakra_graph(const Scenario& sc, const Cluster& cluster, const std::vector<ChakraRankTrace>& ranks,
-                               const ChakraRunOptions& options) {
-  const int R = static_cast<int>(ranks.size());
-  if (R == 0) throw std::invalid_argument("chakra: no ranks to run");
-  if (R > cluster.num_gpus())
-    throw std::invalid_argument("chakra: the trace has " + std::to_string(R) + " ranks but scenario " + sc.name +
-                                " has " + std::to_string(cluster.num_gpus()) +
-                                " GPUs (rank r runs on GPU r; use a scenario with at least " + std::to_string(R) +
-                                " GPUs)");
-  for (int r = 0; r < R; ++r)
-    if (ranks[static_cast<std::size_t>(r)].rank != r)
-      throw std::invalid_argument("chakra: traces must be given in rank order 0.." + std::to_string(R - 1));
-
-  ChakraGraph out;
-  OpGraph& G = out.graph;
-  G.workers = static_cast<std::uint32_t>(R);
-  std::unordered_map<std::string, std::uint32_t> label_ids;
-  auto label = [&](const std::string& s) {
-    auto [it, fresh] = label_ids.emplace(s, static_cast<std::uint32_t>(out.labels.size()));
-    if (fresh) out.labels.push_back(s);
-    return it->second;
-  };
-
-  // Process groups: the union of every file's definitions (they must agree).
-  std::map<std::string, ProcessGroup> pgs;
-  for (const ChakraRankTrace& t : ranks)
-    for (const ChakraProcessGroup& def : t.process_groups) {
-      std::vector<int> members = def.ranks;
-      if (members.empty())
-        for (int r = 0; r < R; ++r) members.push_back(r);
-      for (int m : members)
-        if (m >= R)
-          throw std::invalid_argument(t.path + ": process group " + def.name + " lists rank " + std::to_string(m) +
-                                      " but the trace has " + std::to_string(R) + " ranks (0.." +
-                                      std::to_string(R - 1) + ")");
-      auto [it, fresh] = pgs.try_emplace(def.name);
-      if (fresh) {
-        it->second.ranks = std::move(members);
-        it->second.defined_in = t.path;
-      } else if (it->second.ranks != members) {
-        throw std::invalid_argument(t.path + ": process group " + def.name + " has other ranks than in " +
-                                    it->second.defined_in);
-      }
-    }
-  ProcessGroup world;
-  for (int r = 0; r < R; ++r) world.ranks.push_back(r);
-  world.defined_in = "(all ranks)";
-
-  // Send/receive endpoints by (src, dst, tag), in issue order.
-  struct P2pEnd {
-    std::uint32_t op;
-    int rank;
-    const ChakraNode* node;
-  };
-  std::map<std::tuple<int, int, std::int64_t>, std::pair<std::deque<P2pEnd>, std::deque<P2pEnd>>> p2p;
-
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-  std::vector<std::vector<std::uint32_t>> task_participants;
-  std::map<std::string, ComputeParams> params_by_gpu;
-
-  auto add_op = [&](int rank, Stream stream, Category cat, std::uint32_t lbl) {
-    Op op;
-    op.worker = static_cast<std::uint32_t>(rank);
-    op.stream = stream;
-    op.label = lbl;
-    G.ops.push_back(op);
-    out.op_category.push_back(cat);
-    return static_cast<std::uint32_t>(G.ops.size() - 1);
-  };
-
-  ChakraRunReport& counts = out.counts;
-  counts.ranks = R;
-  counts.num_gpus = cluster.num_gpus();
-  out.node_op.resize(static_cast<std::size_t>(R));
-  for (int r = 0; r < R; ++r) {
-    const ChakraRankTrace& t = ranks[static_cast<std::size_t>(r)];
-    const std::size_t n = t.nodes.size();
-    counts.dropped_deps += t.dropped_deps;
-    const GpuSpec& gpu = cluster.gpu_spec(r);
-    auto pit = params_by_gpu.find(gpu.name);
-    if (pit == params_by_gpu.end())
-      pit = params_by_gpu.emplace(gpu.name, compute_params(gpu, sc.cluster.profile)).first;
-    const ComputeParams& params = pit->second;
-
-    // Dependencies as indices (deduplicated), then a topological order with file order on ties.
-    std::unordered_map<std::uint64_t, std::uint32_t> index;
-    index.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) index.emplace(t.nodes[i].id, static_cast<std::uint32_t>(i));
-    std::vector<std::vector<std::uint32_t>> deps(n);
-    std::vector<std::vector<std::uint32_t>> users(n);
-    std::vector<std::uint32_t> indegree(n, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      auto& d = deps[i];
-      for (const auto* list : {&t.nodes[i].data_deps, &t.nodes[i].ctrl_deps})
-        for (std::uint64_t id : *list) {
-          if (list == &t.nodes[i].ctrl_deps && !options.wait_on_ctrl_deps) break;
-          auto it = index.find(id);
-          if (it == index.end())
-            throw std::invalid_argument(where(t, t.nodes[i]) + "depends on node " + std::to_string(id) +
-                                        ", which is not in the file");
-          d.push_back(it->second);
-        }
-      std::sort(d.begin(), d.end());
-      d.erase(std::unique(d.begin(), d.end()), d.end());
-      for (std::uint32_t x : d) {
-        if (x == i) throw std::invalid_argument(where(t, t.nodes[i]) + "depends on itself");
-        users[x].push_back(static_cast<std::uint32_t>(i));
-      }
-      indegree[i] = static_cast<std::uint32_t>(d.size());
-    }
-    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> ready;
-    for (std::uint32_t i = 0; i < n; ++i)
-      if (indegree[i] == 0) ready.push(i);
-    std::vector<std::uint32_t> order;
-    order.reserve(n);
-    while (!ready.empty()) {
-      const std::uint32_t i = ready.top();
-      ready.pop();
-      order.push_back(i);
-      for (std::uint32_t u : users[i])
-        if (--indegree[u] == 0) ready.push(u);
-    }
-    if (order.size() != n) {
-      std::size_t i = 0;
-      while (indegree[i] == 0) ++i;
-      throw std::invalid_argument(where(t, t.nodes[i]) +
-                                  "is on a dependency cycle (the nodes of a trace must form a DAG)");
-    }
-
-    auto& node_op = out.node_op[static_cast<std::size_t>(r)];
-    node_op.assign(n, kNone);
-    for (std::uint32_t i : order) {
-      const ChakraNode& node = t.nodes[i];
-      ++counts.nodes;
-      std::uint32_t op = kNone;
-      // Communication nodes on the host (is_cpu_op: a PyTorch c10d launch, its GPU kernel is a
-      // separate node) are replayed as CPU ops, as ASTRA-sim replays every CPU op.
-      const bool host_comm =
-          node.is_cpu_op && (node.type == ChakraNodeType::comm_coll || node.type == ChakraNodeType::comm_send ||
-                             node.type == ChakraNodeType::comm_recv);
-      switch (host_comm ? ChakraNodeType::comp : node.type) {
-        case ChakraNodeType::metadata:
-          ++counts.metadata_nodes;
-          op = add_op(r, kNoStream, kCatNone, label(node.name));
-          break;
-        case ChakraNodeType::comp:
-        case ChakraNodeType::mem_load:
-        case ChakraNodeType::mem_store: {
-          const bool mem = node.type != ChakraNodeType::comp;
-          const bool cpu = !mem && node.is_cpu_op;
-          if (mem)
-            ++counts.mem_nodes;
-          else if (cpu)
-            ++counts.cpu_nodes;
-          else
-            ++counts.comp_nodes;
-          op = add_op(r, mem ? kNoStream : (cpu ? kCpu : kCompute), mem ? kCatMemory : (cpu ? kCatCpu : kCatCompute),
-                      label(node.name));
-          std::int64_t ns = node.duration_ns;
-          if (ns < 0 && !cpu && (node.num_ops > 0 || node.tensor_size_bytes > 0)) {
-            Kernel k;
-            if (mem)
-              k = Kernel{KernelKind::copy, 0, node.tensor_size_bytes};
-            else if (node.num_ops > 0)
-              k = Kernel{KernelKind::gemm, node.num_ops, std::max(0.0, node.tensor_size_bytes)};
-            else
-              k = Kernel{KernelKind::elementwise, 0, node.tensor_size_bytes};
-            ns = sim::Time::from_seconds(kernel_seconds(k, gpu, params, sc.training.precision)).ns();
-            ++counts.modelled_nodes;
-          } else if (ns < 0) {
-            ++counts.zero_time_nodes;
-            ns = 0;
-          }
-          G.ops[op].duration_ns = ns;
-          break;
-        }
-        case ChakraNodeType::comm_coll: {
-          ++counts.comm_coll_nodes;
-          ProcessGroup* pg = &world;
-          if (!node.pg_name.empty()) {
-            auto it = pgs.find(node.pg_name);
-            if (it == pgs.end())
-              throw std::invalid_argument(where(t, node) + "pg_name " + node.pg_name +
-                                          " is not defined (no \"## process_group:init ##\" metadata node of the "
-                                          "trace names it)");
-            pg = &it->second;
-          }
-          if (std::find(pg->ranks.begin(), pg->ranks.end(), r) == pg->ranks.end())
-            throw std::invalid_argument(where(t, node) + "rank " + std::to_string(r) +
-                                        " is not a member of process group " + node.pg_name);
-          if (pg->issued.empty()) pg->issued.assign(static_cast<std::size_t>(R), 0);
-          const auto seq = static_cast<std::size_t>(pg->issued[static_cast<std::size_t>(r)]++);
-          const auto type = static_cast<ChakraCollective>(node.comm_type);
-          const double bytes = std::max(0.0, node.comm_size_bytes);
-          if (seq == pg->instances.size()) {
-            CollInstance c;
-            c.type = type;
-            c.bytes = bytes;
-            c.expected = static_cast<std::uint32_t>(pg->ranks.size());
-            c.first_rank = r;
-            c.first = &node;
-            CollectiveOp cop = CollectiveOp::all_reduce;
-            CommKind kind = kAllReduce;
-            switch (type) {
-              case ChakraCollective::all_reduce:
-                cop = CollectiveOp::all_reduce, kind = kAllReduce;
-                break;
-              case ChakraCollective::reduce:
-                cop = CollectiveOp::reduce, kind = kReduce;
-                break;
-              case ChakraCollective::all_gather:
-                cop = CollectiveOp::all_gather, kind = kAllGather;
-                break;
-              case ChakraCollective::broadcast:
-                cop = CollectiveOp::broadcast, kind = kBroadcast;
-                break;
-              case ChakraCollective::all_to_all:
-                cop = CollectiveOp::all_to_all, kind = kAllToAll;
-                break;
-              case ChakraCollective::reduce_scatter:
-              case ChakraCollective::reduce_scatter_block:
-                cop = CollectiveOp::reduce_scatter, kind = kReduceScatter;
-                break;
-              case ChakraCollective::barrier:
-                cop = CollectiveOp::all_reduce, kind = kBarrier;
-                break;
-              case ChakraCollective::gather:
-              case ChakraCollective::scatter:
-                throw std::invalid_argument(where(t, node) + "comm_type " + chakra_name(type) +
-                                            " is not modelled (supported: ALL_REDUCE, REDUCE, ALL_GATHER, BROADCAST, "
-                                            "ALL_TO_ALL, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, BARRIER)");
-            }
-            if (type == ChakraCollective::barrier && bytes <= 0) {
-              c.join = add_op(r, kNoStream, kCatNone, label(node.name));
-              out.join_ops.push_back(c.join);
-            } else {
-              if (pg->group == kNone) {
-                for (int m : pg->ranks) G.groups.gpus.push_back(m);
-                pg->group = G.groups.close_group();
-              }
-              Task task;
-              task.op = cop;
-              task.bytes = bytes;
-              task.group_begin = pg->group;
-              task.group_count = 1;
-              task.expected = c.expected;
-              G.tasks.push_back(task);
-              task_participants.emplace_back();
-              out.task_kind.push_back(kind);
-              c.task = static_cast<std::uint32_t>(G.tasks.size() - 1);
-            }
-            pg->instances.push_back(c);
-          }
-          CollInstance& c = pg->instances[seq];
-          if (c.type != type || c.bytes != bytes) {
-            const ChakraRankTrace& ft = ranks[static_cast<std::size_t>(c.first_rank)];
-            throw std::invalid_argument(
-                where(t, node) + "collective #" + std::to_string(seq + 1) + " on process group " +
-                (node.pg_name.empty() ? std::string("(all ranks)") : node.pg_name) + " is " + chakra_name(type) +
-                " of " + std::to_string(static_cast<long long>(bytes)) + " bytes, but on rank " +
-                std::to_string(c.first_rank) + " it is " + chakra_name(c.type) + " of " +
-                std::to_string(static_cast<long long>(c.bytes)) + " bytes (" + where(ft, *c.first) +
-                "); ranks must issue a group's collectives in the same order");
-          }
-          ++c.arrived;
-          if (c.join != kNone) {
-            op = c.join;
-          } else {
-            op = add_op(r, kNoStream, kCatComm, label(node.name));
-            G.ops[op].task = c.task;
-            task_participants[c.task].push_back(op);
-          }
-          break;
-        }
-        case ChakraNodeType::comm_send:
-        case ChakraNodeType::comm_recv: {
-          ++counts.comm_p2p_nodes;
-          const bool send = node.type == ChakraNodeType::comm_send;
-          const int peer = send ? node.comm_dst : node.comm_src;
-          if (peer >= R)
-            throw std::invalid_argument(where(t, node) + (send ? "comm_dst " : "comm_src ") + std::to_string(peer) +
-                                        " is not a rank of the trace (0.." + std::to_string(R - 1) + ")");
-          if (peer == r) throw std::invalid_argument(where(t, node) + "sends to or receives from its own rank");
-          op = add_op(r, kNoStream, kCatComm, label(node.name));
-          auto& ends = p2p[{send ? r : peer, send ? peer : r, node.comm_tag}];
-          (send ? ends.first : ends.second).push_back(P2pEnd{op, r, &node});
-          break;
-        }
-      }
-      node_op[i] = op;
-    }
-    // Dependencies (a barrier's join op may receive edges from several ranks).
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::uint32_t d : deps[i]) {
-        const std::uint32_t from = node_op[d], to = node_op[i];
-        if (from != to) edges.emplace_back(from, to);
-      }
+RankTimes rank_times(const ChakraGraph& cg, int R) {
+  const OpGraph& G = cg.graph;
+  RankTimes out;
+  out.last_end.assign(static_cast<std::size_t>(R), 0);
+  for (const Op& op : G.ops) {
+    out.makespan = std::max(out.makespan, op.end_ns);
+    out.last_end[op.worker] = std::max(out.last_end[op.worker], op.end_ns);
   }
-
-  // Every collective reached by all members of its group.
-  auto check_complete = [&](const std::string& name, const ProcessGroup& pg) {
-    for (std::size_t k = 0; k < pg.instances.size(); ++k) {
-      const CollInstance& c = pg.instances[k];
-      if (c.arrived == c.expected) continue;
-      int short_rank = -1;
-      for (int m : pg.ranks)
-        if (static_cast<std::size_t>(pg.issued[static_cast<std::size_t>(m)]) <= k) {
-          short_rank = m;
-          break;
-        }
-      const ChakraRankTrace& ft = ranks[static_cast<std::size_t>(c.first_rank)];
-      throw std::invalid_argument(
-          where(ft, *c.first) + "collective #" + std::to_string(k + 1) + " on process group " + name + " (" +
-          chakra_name(c.type) + ", " + std::to_string(static_cast<long long>(c.bytes)) + " bytes) is issued by " +
-          std::to_string(c.arrived) + " of its " + std::to_string(c.expected) + " ranks: rank " +
-          std::to_string(short_rank) + " (" + ranks[static_cast<std::size_t>(short_rank)].path + ") issues only " +
-          std::to_string(pg.issued[static_cast<std::size_t>(short_rank)]) + " collectives on it");
-    }
-  };
-  check_complete("(all ranks)", world);
-  for (const auto& [name, pg] : pgs) check_complete(name, pg);
-
-  // Send/receive pairs.
-  for (auto& [key, ends] : p2p) {
-    auto& [sends, recvs] = ends;
-    const auto [src, dst, tag] = key;
-    const std::size_t pairs = std::min(sends.size(), recvs.size());
-    if (sends.size() != recvs.size()) {
-      const P2pEnd& extra = sends.size() > recvs.size() ? sends[pairs] : recvs[pairs];
-      const ChakraRankTrace& et = ranks[static_cast<std::size_t>(extra.rank)];
-      throw std::invalid_argument(
-          where(et, *extra.node) +
-          (sends.size() > recvs.size() ? "COMM_SEND to rank " + std::to_string(dst)
-                                       : "COMM_RECV from rank " + std::to_string(src)) +
-          " (comm_tag " + std::to_string(tag) + ") has no matching " +
-          (sends.size() > recvs.size() ? "COMM_RECV in rank " + std::to_string(dst) + "'s file"
-                                       : "COMM_SEND in rank " + std::to_string(src) + "'s file") +
-          " (" + std::to_string(sends.size()) + " sends, " + std::to_string(recvs.size()) + " receives)");
-    }
-    for (std::size_t k = 0; k < pairs; ++k) {
-      const P2pEnd& s = sends[k];
-      const P2pEnd& v = recvs[k];
-      if (v.node->comm_size_bytes >= 0 && v.node->comm_size_bytes != s.node->comm_size_bytes)
-        throw std::invalid_argument(where(ranks[static_cast<std::size_t>(v.rank)], *v.node) + "receives " +
-                                    std::to_string(static_cast<long long>(v.node->comm_size_bytes)) +
-                                    " bytes but the matching send (" +
-                                    where(ranks[static_cast<std::size_t>(s.rank)], *s.node) + ") sends " +
-                                    std::to_string(static_cast<long long>(s.node->comm_size_bytes)));
-      Task task;
-      task.op = CollectiveOp::send_recv;
-      task.bytes = s.node->comm_size_bytes;
-      task.group_begin = G.groups.add({src, dst});
-      task.group_count = 1;
-      task.expected = 2;
-      G.tasks.push_back(task);
-      out.task_kind.push_back(kSendRecv);
-      const auto id = static_cast<std::uint32_t>(G.tasks.size() - 1);
-      task_participants.push_back({s.op, v.op});
-      G.ops[s.op].task = id;
-      G.ops[v.op].task = id;
-    }
-  }
-
-  for (std::size_t k = 0; k < G.tasks.size(); ++k) {
-    G.tasks[k].participant_begin = static_cast<std::uint32_t>(G.participants.size());
-    G.tasks[k].participant_count = static_cast<std::uint32_t>(task_participants[k].size());
-    G.participants.insert(G.participants.end(), task_participants[k].begin(), task_participants[k].end());
-  }
-  G.set_edges(edges);
+  // GPU compute (COMP op) time per rank.
+  out.compute_ns.assign(static_cast<std::size_t>(R), 0);
+  for (std::size_t i = 0; i < G.ops.size(); ++i)
+    if (cg.op_category[i] == kCatCompute) out.compute_ns[G.ops[i].worker] += G.ops[i].end_ns - G.ops[i].start_ns;
   return out;
 }
 
-ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRankTrace>& ranks,
-                                sim::TraceRecorder* trace, const ChakraRunOptions& options) {
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  Cluster cluster(sc.cluster, net);
-  CollectiveEngine coll(sim, net, cluster);
-  ChakraGraph cg = build_chakra_graph(sc, cluster, ranks, options);
-  run_op_graph(sim, coll, cg.graph);
-  const OpGraph& G = cg.graph;
-
-  ChakraRunReport r = cg.counts;
-  r.scenario = sc.name;
-  r.gpu = cluster.gpu_spec(0).name;
-  r.events = sim.events_processed();
-  const int R = static_cast<int>(ranks.size());
-  std::vector<std::int64_t> last_end(static_cast<std::size_t>(R), 0);
-  std::int64_t makespan = 0;
-  for (const Op& op : G.ops) {
-    makespan = std::max(makespan, op.end_ns);
-    last_end[op.worker] = std::max(last_end[op.worker], op.end_ns);
-  }
-  r.iteration_time_s = static_cast<double>(makespan) * 1e-9;
-  // GPU compute (COMP op) time per rank.
-  std::vector<std::int64_t> compute_ns(static_cast<std::size_t>(R), 0);
-  for (std::size_t i = 0; i < G.ops.size(); ++i)
-    if (cg.op_category[i] == kCatCompute) compute_ns[G.ops[i].worker] += G.ops[i].end_ns - G.ops[i].start_ns;
-  // The rank that finishes last; among ranks that finish together the one with the least GPU
-  // compute (the lowest on ties, so rank 0 when the ranks are alike), so that time lost to a
-  // slower rank shows as waiting for it (as `traincast run` describes its fastest replica).
+/// The rank that finishes last; among ranks that finish together the one with the least GPU
+/// compute (the lowest on ties, so rank 0 when the ranks are alike), so that time lost to a
+/// slower rank shows as waiting for it (as `traincast run` describes its fastest replica).
+int reference_rank(const RankTimes& times, int R) {
+  const auto& last_end = times.last_end;
+  const auto& compute_ns = times.compute_ns;
   int ref = 0;
   for (int k = 1; k < R; ++k) {
     const auto kk = static_cast<std::size_t>(k), rr = static_cast<std::size_t>(ref);
     if (last_end[kk] > last_end[rr] || (last_end[kk] == last_end[rr] && compute_ns[kk] < compute_ns[rr])) ref = k;
   }
-  r.reference_rank = ref;
+  return ref;
+}
 
-  // Waiting for slower ranks: the arrival skew of the reference rank's collectives (not
-  // send/recv: a receive waiting for its sender is a pipeline bubble), as `traincast run` splits it.
-  StragglerWalk skew(G, static_cast<std::uint32_t>(ref), [&](std::uint32_t d) {
-    const Op& o = G.ops[d];
-    return cg.op_category[d] == kCatComm && o.task != kNone && cg.task_kind[o.task] != kSendRecv &&
-           G.tasks[o.task].participant_count >= 2;
-  });
-
-  // Breakdown on the reference rank: sweep over its ops' intervals.
-  // Slots: 0 compute, 1 memory, 2..2+kNumCommKinds comm kinds, then straggler wait, then cpu.
-  constexpr int kSlotMem = 1, kSlotComm = 2, kSlotWait = kSlotComm + kNumCommKinds, kSlotCpu = kSlotWait + 1,
-                kSlots = kSlotCpu + 1;
-  std::vector<std::tuple<std::int64_t, int, int>> events;  // (time, +1/-1, slot)
+/// The reference rank's op intervals by slot, sorted; a collective's wait for a later member is
+/// split off as straggler wait (found by `skew`).
+std::vector<SlotEvent> breakdown_events(const ChakraGraph& cg, int ref, StragglerWalk& skew) {
+  const OpGraph& G = cg.graph;
+  std::vector<SlotEvent> events;
   for (std::size_t i = 0; i < G.ops.size(); ++i) {
     const Op& op = G.ops[i];
     if (op.worker != static_cast<std::uint32_t>(ref) || op.end_ns <= op.start_ns) continue;
@@ -521,9 +118,15 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
     events.emplace_back(op.end_ns, -1, slot);
   }
   std::sort(events.begin(), events.end());
+  return events;
+}
+
+/// Sweep over sorted `events` up to `makespan`: each moment goes to GPU compute, else memory,
+/// else the communication kinds in flight (split evenly), else straggler wait, else CPU, else idle.
+Breakdown sweep(const std::vector<SlotEvent>& events, std::int64_t makespan) {
   std::array<int, kSlots> active{};
-  std::array<double, kSlots> sum{};
-  double idle = 0;
+  Breakdown b;
+  auto& sum = b.sum;
   std::int64_t cursor = 0;
   for (const auto& [time, delta, slot] : events) {
     if (time > cursor) {
@@ -544,21 +147,22 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
         } else if (active[kSlotCpu] > 0) {
           sum[kSlotCpu] += dt;
         } else {
-          idle += dt;
+          b.idle += dt;
         }
       }
       cursor = time;
     }
     active[static_cast<std::size_t>(slot)] += delta;
   }
-  idle += static_cast<double>(std::max<std::int64_t>(0, makespan - cursor)) * 1e-9;
-  r.compute_s = sum[0];
-  r.memory_s = sum[kSlotMem];
-  r.cpu_s = sum[kSlotCpu];
-  r.idle_s = idle;
-  r.straggler_wait_s = sum[kSlotWait];
+  b.idle += static_cast<double>(std::max<std::int64_t>(0, makespan - cursor)) * 1e-9;
+  return b;
+}
+
+/// The rank the reference rank waited for longest, and both ranks' GPU compute time (when it
+/// waited at all).
+void fill_straggler(ChakraRunReport& r, const StragglerWalk& skew, const RankTimes& times, const Cluster& cluster) {
+  const int ref = r.reference_rank;
   if (const int slow = skew.slowest(); slow >= 0 && r.straggler_wait_s > 0) {
-    // The rank the reference rank waited for longest, and both ranks' GPU compute time.
     StragglerReport& st = r.straggler;
     st.found = true;
     st.gpu = slow;
@@ -567,10 +171,15 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
     st.cause = "other";
     st.slowest_replica = slow;
     st.breakdown_replica = ref;
-    st.slowest_kernel_s = static_cast<double>(compute_ns[static_cast<std::size_t>(slow)]) * 1e-9;
-    st.breakdown_kernel_s = static_cast<double>(compute_ns[static_cast<std::size_t>(ref)]) * 1e-9;
+    st.slowest_kernel_s = static_cast<double>(times.compute_ns[static_cast<std::size_t>(slow)]) * 1e-9;
+    st.breakdown_kernel_s = static_cast<double>(times.compute_ns[static_cast<std::size_t>(ref)]) * 1e-9;
     st.tp_group_gpus = {slow};
   }
+}
+
+/// Per communication kind that occurs: exposed time, calls and bytes, in report order.
+std::vector<ChakraCommTime> comm_times(const ChakraGraph& cg, const Breakdown& b) {
+  const OpGraph& G = cg.graph;
   std::array<int, kNumCommKinds> calls{};
   std::array<double, kNumCommKinds> bytes{};
   for (std::size_t k = 0; k < G.tasks.size(); ++k) {
@@ -578,15 +187,18 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
     bytes[cg.task_kind[k]] += G.tasks[k].bytes;
   }
   calls[kBarrier] += static_cast<int>(cg.join_ops.size());  // zero-time barriers have no task
+  std::vector<ChakraCommTime> out;
   for (int k = 0; k < kNumCommKinds; ++k) {
-    if (calls[static_cast<std::size_t>(k)] == 0 && sum[static_cast<std::size_t>(kSlotComm + k)] == 0) continue;
-    r.comm.push_back(ChakraCommTime{kCommKindNames[static_cast<std::size_t>(k)],
-                                    sum[static_cast<std::size_t>(kSlotComm + k)], calls[static_cast<std::size_t>(k)],
-                                    bytes[static_cast<std::size_t>(k)]});
+    if (calls[static_cast<std::size_t>(k)] == 0 && b.sum[static_cast<std::size_t>(kSlotComm + k)] == 0) continue;
+    out.push_back(ChakraCommTime{kCommKindNames[static_cast<std::size_t>(k)],
+                                 b.sum[static_cast<std::size_t>(kSlotComm + k)], calls[static_cast<std::size_t>(k)],
+                                 bytes[static_cast<std::size_t>(k)]});
   }
+  return out;
+}
 
-  // Busiest links over the step.
-  const double total_s = r.iteration_time_s;
+/// Busiest links over the step (`total_s` long): the top 3 by utilisation.
+std::vector<LinkUsage> busiest_links(const sim::FlowNetwork& net, double total_s) {
   std::vector<LinkUsage> links;
   for (sim::ResourceId id = 0; id < net.num_resources(); ++id) {
     const sim::ResourceStats st = net.stats(id);
@@ -601,223 +213,93 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
   std::stable_sort(links.begin(), links.end(),
                    [](const LinkUsage& a, const LinkUsage& c) { return a.utilization > c.utilization; });
   if (links.size() > 3) links.resize(3);
-  r.busiest_links = std::move(links);
-
-  if (trace != nullptr) {
-    constexpr std::array<const char*, 5> kThreads = {"compute", "cpu", "collectives", "send/recv", "memory"};
-    std::vector<std::uint32_t> name_ids;
-    name_ids.reserve(cg.labels.size());
-    for (const std::string& l : cg.labels) name_ids.push_back(trace->name(l));
-    for (std::size_t i = 0; i < G.ops.size(); ++i) {
-      const Op& op = G.ops[i];
-      if (op.end_ns <= op.start_ns) continue;
-      int thread = 0;
-      switch (cg.op_category[i]) {
-        case kCatCompute:
-          thread = 0;
-          break;
-        case kCatCpu:
-          thread = 1;
-          break;
-        case kCatMemory:
-          thread = 4;
-          break;
-        case kCatComm:
-          thread = cg.task_kind[op.task] == kSendRecv ? 3 : 2;
-          break;
-        default:
-          continue;
-      }
-      const auto w = static_cast<std::int32_t>(op.worker);
-      const std::uint32_t track = trace->track(w, "rank " + std::to_string(w) + " (GPU " + std::to_string(w) + ")",
-                                               thread, kThreads[static_cast<std::size_t>(thread)]);
-      trace->span(track, name_ids[op.label], sim::Time::from_ns(op.start_ns), sim::Time::from_ns(op.end_ns));
-    }
-    // The reference rank's waits for slower ranks, on a track of their own (as `traincast run`).
-    for (const StragglerWalk::Wait& w : skew.waits()) {
-      const std::uint32_t track = trace->track(
-          ref, "rank " + std::to_string(ref) + " (GPU " + std::to_string(ref) + ")", 5, "waiting for slower GPUs");
-      trace->span(track, trace->name("waiting for rank " + std::to_string(w.worker)), sim::Time::from_ns(w.start_ns),
-                  sim::Time::from_ns(w.end_ns));
-    }
-  }
-  return r;
+  return links;
 }
 
-std::vector<ChakraRankTrace> export_training_chakra(const TrainingGraph& job, int num_gpus) {
-  if (job.cp > 1)
-    throw std::invalid_argument(
-        "chakra export: context parallelism (cp = " + std::to_string(job.cp) +
-        ") is not exported: its ring send/recvs are shared by several workers (expected cp: 1)");
-  if (job.replicas != job.dp)
-    throw std::invalid_argument("chakra export: the job was built folded (one replica for " + std::to_string(job.dp) +
-                                "); build it with options.fold_symmetric=false so every GPU has its ops");
-  if (job.input_copies)
-    throw std::invalid_argument(
-        "chakra export: host-to-device input copies (workload.data_loader) have no Chakra form here (expected a "
-        "scenario without data_loader)");
-  const OpGraph& G = job.graph;
-  const std::vector<Op>& ops = G.ops;
-  const auto W = static_cast<std::size_t>(G.workers);
-  if (job.worker_gpus.size() != W || job.op_base.size() != W + 1)
-    throw std::logic_error("chakra export: worker tables do not match the graph");
-  std::vector<int> gpu_worker(static_cast<std::size_t>(num_gpus), -1);
-  for (std::size_t w = 0; w < W; ++w)
-    for (int g : job.worker_gpus[w]) {
-      if (g < 0 || g >= num_gpus || gpu_worker[static_cast<std::size_t>(g)] >= 0)
-        throw std::logic_error("chakra export: GPU " + std::to_string(g) + " outside the cluster or in two workers");
-      gpu_worker[static_cast<std::size_t>(g)] = static_cast<int>(w);
-    }
-  for (int g = 0; g < num_gpus; ++g)
-    if (gpu_worker[static_cast<std::size_t>(g)] < 0)
-      throw std::invalid_argument("chakra export: GPU " + std::to_string(g) + " runs no part of the job");
-
-  // Dependencies of every op (reverse of the CSR dependents), ascending.
-  std::vector<std::vector<std::uint32_t>> deps(ops.size());
-  for (std::uint32_t d = 0; d < ops.size(); ++d)
-    for (std::uint32_t k = G.dep_offset[d]; k < G.dep_offset[d + 1]; ++k) deps[G.dependents[k]].push_back(d);
-
-  for (const Task& t : G.tasks)
-    if (t.kind != TaskKind::collective)
-      throw std::invalid_argument(
-          "chakra export: the job copies to or from host memory (CPU offload), which Chakra's node types "
-          "do not describe (expected workload.offload.optimizer: false)");
-
-  // Process-group names from the role of the ops that use each group.
-  std::vector<std::string> group_name(G.groups.size());
-  for (const Task& t : G.tasks) {
-    if (t.op == CollectiveOp::send_recv || t.participant_count == 0) continue;
-    const Role role = ops[G.participants[t.participant_begin]].role;
-    const char* prefix = role == Role::tp_comm                               ? "tp"
-                         : (role == Role::dp_grad || role == Role::dp_param) ? "dp"
-                         : role == Role::ep_comm                             ? "ep"
-                                                                             : "pg";
-    for (std::uint32_t k = 0; k < t.group_count; ++k)
-      group_name[t.group_begin + k] = std::string(prefix) + "." + std::to_string(t.group_begin + k);
-  }
-  auto group_gpus = [&](std::uint32_t group) {
-    return std::vector<int>(G.groups.gpus.begin() + G.groups.offset[group],
-                            G.groups.gpus.begin() + G.groups.offset[group + 1]);
-  };
-  // The call of task t that GPU g takes part in (as sender for send_recv).
-  auto group_of = [&](const Task& t, int g, bool sender_only) -> std::uint32_t {
-    for (std::uint32_t k = 0; k < t.group_count; ++k) {
-      const std::uint32_t grp = t.group_begin + k;
-      const auto b = G.groups.gpus.begin() + G.groups.offset[grp], e = G.groups.gpus.begin() + G.groups.offset[grp + 1];
-      if (sender_only ? (b != e && *b == g) : std::find(b, e, g) != e) return grp;
-    }
-    throw std::logic_error("chakra export: GPU " + std::to_string(g) + " is in no group of its task");
-  };
-  constexpr std::int64_t kTagStride = 1 << 16;  // tag = send op * stride + group: unique per pair
-  auto comm_type = [](CollectiveOp op) {
-    switch (op) {
-      case CollectiveOp::all_reduce:
-        return ChakraCollective::all_reduce;
-      case CollectiveOp::all_gather:
-        return ChakraCollective::all_gather;
-      case CollectiveOp::reduce_scatter:
-        return ChakraCollective::reduce_scatter;
-      case CollectiveOp::broadcast:
-        return ChakraCollective::broadcast;
-      case CollectiveOp::reduce:
-        return ChakraCollective::reduce;
-      case CollectiveOp::all_to_all:
-        return ChakraCollective::all_to_all;
-      case CollectiveOp::send_recv:
+/// One span per op that takes time (process per rank, a thread per category), then the
+/// reference rank's waits for slower ranks.
+void write_trace(const ChakraGraph& cg, const StragglerWalk& skew, int ref, sim::TraceRecorder& trace) {
+  const OpGraph& G = cg.graph;
+  constexpr std::array<const char*, 5> kThreads = {"compute", "cpu", "collectives", "send/recv", "memory"};
+  std::vector<std::uint32_t> name_ids;
+  name_ids.reserve(cg.labels.size());
+  for (const std::string& l : cg.labels) name_ids.push_back(trace.name(l));
+  for (std::size_t i = 0; i < G.ops.size(); ++i) {
+    const Op& op = G.ops[i];
+    if (op.end_ns <= op.start_ns) continue;
+    int thread = 0;
+    switch (cg.op_category[i]) {
+      case kCatCompute:
+        thread = 0;
         break;
+      case kCatCpu:
+        thread = 1;
+        break;
+      case kCatMemory:
+        thread = 4;
+        break;
+      case kCatComm:
+        thread = cg.task_kind[op.task] == kSendRecv ? 3 : 2;
+        break;
+      default:
+        continue;
     }
-    throw std::logic_error("chakra export: send_recv is not a collective");
-  };
-
-  std::vector<ChakraRankTrace> out(static_cast<std::size_t>(num_gpus));
-  std::uint64_t next_recv_id = ops.size();
-  for (int g = 0; g < num_gpus; ++g) {
-    ChakraRankTrace& tr = out[static_cast<std::size_t>(g)];
-    tr.rank = g;
-    tr.version = "0.0.4";
-    tr.schema = "traincast export";
-    const auto w = static_cast<std::uint32_t>(gpu_worker[static_cast<std::size_t>(g)]);
-    const std::uint32_t lo = job.op_base[w], hi = job.op_base[w + 1];
-    auto local = [&](std::uint32_t d) { return d >= lo && d < hi; };
-    std::vector<std::uint32_t> used_groups;
-    std::unordered_map<std::uint32_t, std::uint64_t> barrier_emitted;  // barrier op -> node id
-    std::array<std::uint32_t, kNumStreams> prev{};
-    prev.fill(kNone);
-    for (std::uint32_t i = lo; i < hi; ++i) {
-      const Op& op = ops[i];
-      ChakraNode node;
-      node.id = i;
-      node.name = job.labels[op.label];
-      for (std::uint32_t d : deps[i]) {
-        if (local(d)) {
-          node.data_deps.push_back(d);
-        } else if (ops[d].role == Role::barrier) {
-          if (!barrier_emitted.count(d)) {
-            ChakraNode b;
-            b.id = d;
-            b.name = job.labels[ops[d].label];
-            b.type = ChakraNodeType::comm_coll;
-            b.comm_type = static_cast<int>(ChakraCollective::barrier);
-            for (std::uint32_t bd : deps[d])
-              if (local(bd)) b.data_deps.push_back(bd);
-            tr.nodes.push_back(std::move(b));
-            barrier_emitted.emplace(d, d);
-          }
-          node.data_deps.push_back(d);
-        } else if (ops[d].task != kNone && G.tasks[ops[d].task].op == CollectiveOp::send_recv) {
-          const Task& t = G.tasks[ops[d].task];
-          std::uint32_t grp = kNone;
-          for (std::uint32_t k = 0; k < t.group_count; ++k) {
-            const std::uint32_t c = t.group_begin + k;
-            if (G.groups.offset[c + 1] - G.groups.offset[c] == 2 && G.groups.gpus[G.groups.offset[c] + 1] == g) grp = c;
-          }
-          if (grp == kNone) throw std::logic_error("chakra export: a receive without a send to this GPU");
-          ChakraNode v;
-          v.id = next_recv_id++;
-          v.name = job.labels[ops[d].label] + "_recv";
-          v.type = ChakraNodeType::comm_recv;
-          v.comm_src = G.groups.gpus[G.groups.offset[grp]];
-          v.comm_tag = static_cast<std::int64_t>(d) * kTagStride + (grp - t.group_begin);
-          v.comm_size_bytes = t.bytes;
-          node.data_deps.push_back(v.id);
-          tr.nodes.push_back(std::move(v));
-        } else {
-          throw std::logic_error("chakra export: a dependency on another worker that is not a send or the barrier");
-        }
-      }
-      if (op.stream != kNoStream) {  // stream order, as a dependency every Chakra tool honours
-        const std::uint32_t p = prev[op.stream];
-        if (p != kNone && std::find(node.data_deps.begin(), node.data_deps.end(), p) == node.data_deps.end())
-          node.data_deps.push_back(p);
-        prev[op.stream] = i;
-      }
-      if (op.task == kNone) {
-        node.type = ChakraNodeType::comp;
-        node.duration_ns = op.duration_ns;
-      } else {
-        const Task& t = G.tasks[op.task];
-        if (t.op == CollectiveOp::send_recv) {
-          const std::uint32_t grp = group_of(t, g, true);
-          node.type = ChakraNodeType::comm_send;
-          node.comm_dst = G.groups.gpus[G.groups.offset[grp] + 1];
-          node.comm_tag = static_cast<std::int64_t>(i) * kTagStride + (grp - t.group_begin);
-        } else {
-          const std::uint32_t grp = group_of(t, g, false);
-          node.type = ChakraNodeType::comm_coll;
-          node.comm_type = static_cast<int>(comm_type(t.op));
-          node.pg_name = group_name[grp];
-          used_groups.push_back(grp);
-        }
-        node.comm_size_bytes = t.bytes;
-      }
-      tr.nodes.push_back(std::move(node));
-    }
-    std::sort(used_groups.begin(), used_groups.end());
-    used_groups.erase(std::unique(used_groups.begin(), used_groups.end()), used_groups.end());
-    for (std::uint32_t grp : used_groups)
-      tr.process_groups.push_back(ChakraProcessGroup{group_name[grp], group_gpus(grp)});
+    const auto w = static_cast<std::int32_t>(op.worker);
+    const std::uint32_t track = trace.track(w, "rank " + std::to_string(w) + " (GPU " + std::to_string(w) + ")", thread,
+                                            kThreads[static_cast<std::size_t>(thread)]);
+    trace.span(track, name_ids[op.label], sim::Time::from_ns(op.start_ns), sim::Time::from_ns(op.end_ns));
   }
-  return out;
+  // The reference rank's waits for slower ranks, on a track of their own (as `traincast run`).
+  for (const StragglerWalk::Wait& w : skew.waits()) {
+    const std::uint32_t track = trace.track(ref, "rank " + std::to_string(ref) + " (GPU " + std::to_string(ref) + ")",
+                                            5, "waiting for slower GPUs");
+    trace.span(track, trace.name("waiting for rank " + std::to_string(w.worker)), sim::Time::from_ns(w.start_ns),
+               sim::Time::from_ns(w.end_ns));
+  }
+}
+
+}  // namespace
+
+ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRankTrace>& ranks,
+                                sim::TraceRecorder* trace, const ChakraRunOptions& options) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Cluster cluster(sc.cluster, net);
+  CollectiveEngine coll(sim, net, cluster);
+  ChakraGraph cg = build_chakra_graph(sc, cluster, ranks, options);
+  run_op_graph(sim, coll, cg.graph);
+  const OpGraph& G = cg.graph;
+
+  ChakraRunReport r = cg.counts;
+  r.scenario = sc.name;
+  r.gpu = cluster.gpu_spec(0).name;
+  r.events = sim.events_processed();
+  const int R = static_cast<int>(ranks.size());
+  const RankTimes times = rank_times(cg, R);
+  r.iteration_time_s = static_cast<double>(times.makespan) * 1e-9;
+  const int ref = reference_rank(times, R);
+  r.reference_rank = ref;
+
+  // Waiting for slower ranks: the arrival skew of the reference rank's collectives (not
+  // send/recv: a receive waiting for its sender is a pipeline bubble), as `traincast run` splits it.
+  StragglerWalk skew(G, static_cast<std::uint32_t>(ref), [&](std::uint32_t d) {
+    const Op& o = G.ops[d];
+    return cg.op_category[d] == kCatComm && o.task != kNone && cg.task_kind[o.task] != kSendRecv &&
+           G.tasks[o.task].participant_count >= 2;
+  });
+
+  // Breakdown on the reference rank: sweep over its ops' intervals.
+  const Breakdown b = sweep(breakdown_events(cg, ref, skew), times.makespan);
+  r.compute_s = b.sum[0];
+  r.memory_s = b.sum[kSlotMem];
+  r.cpu_s = b.sum[kSlotCpu];
+  r.idle_s = b.idle;
+  r.straggler_wait_s = b.sum[kSlotWait];
+  fill_straggler(r, skew, times, cluster);
+  r.comm = comm_times(cg, b);
+  r.busiest_links = busiest_links(net, r.iteration_time_s);
+  if (trace != nullptr) write_trace(cg, skew, ref, *trace);
+  return r;
 }
 
 }  // namespace traincast::models

@@ -1,7 +1,8 @@
 #pragma once
 // Chakra execution traces on the op-graph runner (op_graph.h): one worker per rank, the same
 // runner, collective engine and network as the transformer generator, no second executor.
-// And the reverse: a generated training job (TrainingGraph) as one Chakra trace per GPU.
+// The op graph is built by chakra_graph_builder.h; the reverse, a generated training job
+// (TrainingGraph) as one Chakra trace per GPU, is chakra_export.h.
 //
 // How a trace becomes an op graph (rank r runs on GPU r of the scenario's cluster):
 //  - Every node becomes one op; its data_deps become dependencies ("must finish first"). ctrl_deps
@@ -39,7 +40,6 @@
 #include <string>
 #include <vector>
 
-#include "models/executor/training_executor.h"
 #include "models/report.h"
 #include "models/scenario.h"
 #include "models/workload/chakra_trace.h"
@@ -98,26 +98,10 @@ struct ChakraRunReport {
   std::uint64_t events = 0;
 };
 
+/// How a trace is read into an op graph (simulate_chakra, build_chakra_graph).
 struct ChakraRunOptions {
   bool wait_on_ctrl_deps = false;  ///< treat ctrl_deps as dependencies like data_deps
 };
-
-/// A trace as an op graph, before it runs (simulate_chakra = build_chakra_graph, run_op_graph,
-/// then the report), with the mapping back to the trace.
-struct ChakraGraph {
-  OpGraph graph;
-  std::vector<std::vector<std::uint32_t>> node_op;  ///< [rank][node index in file] -> op id
-  std::vector<std::string> labels;                  ///< op.label -> node name
-  std::vector<std::uint8_t> op_category;            ///< per op: chakra_executor.cc's Category
-  std::vector<std::uint8_t> task_kind;              ///< per task: index into the comm kinds list
-  std::vector<std::uint32_t> join_ops;              ///< zero-time barriers (one op for all ranks)
-  ChakraRunReport counts;                           ///< node counts filled in; times not yet
-};
-
-/// Builds the op graph of `ranks` (rank r on GPU r of `cluster`, built from scenario.cluster).
-/// Throws std::invalid_argument as described above.
-ChakraGraph build_chakra_graph(const Scenario& scenario, const Cluster& cluster,
-                               const std::vector<ChakraRankTrace>& ranks, const ChakraRunOptions& options = {});
 
 /// Runs `ranks` (ranks 0..N-1 in order) on `scenario`'s cluster. `trace`, when given, receives
 /// one span per op that takes time (process per rank, threads compute / cpu / collectives /
@@ -125,15 +109,5 @@ ChakraGraph build_chakra_graph(const Scenario& scenario, const Cluster& cluster,
 /// std::overflow_error beyond the engine's time range.
 ChakraRunReport simulate_chakra(const Scenario& scenario, const std::vector<ChakraRankTrace>& ranks,
                                 sim::TraceRecorder* trace = nullptr, const ChakraRunOptions& options = {});
-
-/// The generated training job of `job` (built unfolded: job.replicas == dp) as one Chakra trace
-/// per GPU of the cluster (`num_gpus` of them; every GPU must belong to a worker). Compute ops
-/// become COMP nodes with their exact duration, collectives COMM_COLL nodes on process groups
-/// named after the GPU group ("tp.3", "dp.0", ...; defined in each file's process_group:init
-/// node), pipeline sends COMM_SEND/COMM_RECV pairs, the step's global sync a BARRIER without
-/// size. Dependencies, and stream order (the previous op of the same stream), are data_deps. Running the result with
-/// simulate_chakra reproduces the job's op timing (test: tests/models/chakra_executor_test.cc). Throws
-/// std::invalid_argument for a folded job.
-std::vector<ChakraRankTrace> export_training_chakra(const TrainingGraph& job, int num_gpus);
 
 }  // namespace traincast::models

@@ -11,6 +11,9 @@
 
 #include "models/collectives/collective_engine.h"
 #include "models/compute/compute_model.h"
+#include "models/executor/chakra_export.h"
+#include "models/executor/chakra_graph_builder.h"
+#include "models/executor/training_executor.h"
 #include "models/hardware/cluster.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"

@@ -1,6 +1,6 @@
 // `traincast chakra run SCENARIO TRACE...` and `traincast chakra export SCENARIO --out DIR`:
 // MLCommons Chakra execution traces on a scenario's cluster, and a scenario's generated training
-// job written as Chakra traces (models/executor/chakra_executor.h, models/io/chakra_io.h).
+// job written as Chakra traces (models/executor/chakra_executor.h, chakra_export.h, models/io/chakra_io.h).
 
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/executor/chakra_executor.h"
+#include "models/executor/chakra_export.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/cluster.h"
 #include "models/io/chakra_io.h"

@@ -15,6 +15,7 @@
 
 #include "models/collectives/collective_engine.h"
 #include "models/executor/chakra_executor.h"
+#include "models/executor/chakra_export.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/cluster.h"
 #include "sim/flow_network.h"

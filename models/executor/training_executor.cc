@@ -21,6 +21,7 @@
 #include "models/hardware/cluster.h"
 #include "models/power/power_thermal.h"
 #include "models/workload/cnn.h"
+#include "models/workload/layer_program.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/offload.h"
 #include "models/workload/pipeline_schedule.h"
@@ -73,7 +74,7 @@ struct WorkerGraph {
 /// The job's shape, shared read-only by all builders.
 struct Plan {
   const Scenario* sc = nullptr;
-  TransformerPrograms programs;
+  ModelPrograms programs;
   int t = 1, p = 1, d = 1, v = 1, m = 1;  // tp, pp, dp, chunks, micro-batches
   int ep = 1;                             // expert parallel size (divides d)
   /// Context parallel size. The executor's data-parallel dimension d is dp x cp: the cp ranks of

@@ -25,6 +25,7 @@
 #include "models/io/profile_io.h"
 #include "models/power/power_model.h"
 #include "models/reliability/reliability_model.h"
+#include "models/workload/layer_program.h"
 #include "models/workload/offload.h"
 #include "models/workload/transformer.h"
 #include "traincast.pb.h"

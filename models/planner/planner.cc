@@ -14,6 +14,7 @@
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
+#include "models/workload/layer_program.h"
 #include "models/workload/pipeline_schedule.h"
 #include "models/workload/transformer.h"
 #include "sim/flow_network.h"
@@ -103,7 +104,7 @@ class Estimator {
                                      sc.training.micro_batch_size, static_cast<int>(sc.training.recompute));
     auto it = costs_.find(key);
     if (it != costs_.end()) return it->second;
-    const TransformerPrograms prog = build_transformer_programs(sc, gpu_, params_);
+    const ModelPrograms prog = build_transformer_programs(sc, gpu_, params_);
     const int t = sc.parallel.tp;
     Costs c;
     // Per-layer costs: the one layer kind of a dense model, else the mean over the layers.

@@ -77,7 +77,7 @@ TEST(ResNet, ConvWeightsMatchAstraSimResNet50Workload) {
 TEST(ResNet, ProgramsFlopsAddUpToThreeTimesForward) {
   const Scenario sc = resnet50("dgx_a100", 1, 8, 256);
   const GpuSpec& gpu = find_gpu("A100-SXM4-80GB");
-  const TransformerPrograms p = build_resnet_programs(sc, gpu, default_compute_params(gpu));
+  const ModelPrograms p = build_resnet_programs(sc, gpu, default_compute_params(gpu));
   ASSERT_EQ(p.layer_kinds.size(), 16u);  // bottleneck blocks 3 + 4 + 6 + 3
   double flops = 0, params = p.embedding_params_per_rank + p.head_params_per_rank;
   auto add = [&](const Program& prog) {

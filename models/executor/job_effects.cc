@@ -8,7 +8,7 @@
 #include "models/hardware/catalog.h"
 #include "models/reliability/reliability_model.h"
 #include "models/storage/storage_model.h"
-#include "models/workload/transformer.h"
+#include "models/workload/layer_program.h"
 
 namespace traincast::models {
 namespace {

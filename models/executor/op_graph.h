@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "models/collectives/collective_engine.h"
-#include "models/power/power_model.h"
+#include "models/power/worker_activity_model.h"
 #include "sim/simulator.h"
 
 namespace traincast::models {
@@ -59,6 +59,8 @@ enum Stream : std::uint8_t {
   kNumStreams = 8,
   kNoStream = 8
 };
+static_assert(static_cast<unsigned>(kCompute) == kComputeStream && kNumStreams <= kMaxWorkerStreams,
+              "Stream follows WorkerActivityModel's stream numbering (models/power/worker_activity_model.h)");
 constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute", "tp comm",  "pp comm", "dp comm",
                                                                "cpu",     "dp param", "cp comm", "h2d input"};
 
@@ -83,37 +85,6 @@ struct Op {
   void set_compute_fraction(double c) {
     compute_fraction_q = static_cast<std::uint16_t>(std::lround(std::clamp(c, 0.0, 1.0) * 65535.0));
   }
-};
-
-/// Told by a WorkerActivityModel that a worker's compute speed changed (e.g. a GPU of it reached
-/// its slowdown temperature); the runner stretches or shrinks the running compute op.
-class WorkerSpeedListener {
- public:
-  virtual ~WorkerSpeedListener() = default;
-  /// speed in (0, 1]: progress of the running compute op per ns, relative to the full clock.
-  virtual void speed_changed(std::uint32_t worker, double speed) = 0;
-};
-
-/// The runner's hook for power and thermal models (models/power/power_thermal.h). A worker is a
-/// TP group of GPUs in lockstep; its speed is that of its slowest GPU. The runner reports every
-/// op start and end per stream; for compute ops it uses the returned speed. Without a model the
-/// runner behaves as if every speed were 1.
-class WorkerActivityModel {
- public:
-  virtual ~WorkerActivityModel() = default;
-  /// Stream `stream` of `worker` starts (busy) an op of activity `a` whose compute-bound
-  /// fraction at full clock is `compute_fraction` (0 for collectives), or goes idle (!busy). A
-  /// start on a stream that is still busy replaces its op (the previous one ended at this
-  /// instant). Returns the worker's speed for that op (1 = full clock; meaningful for compute).
-  virtual double stream_changed(std::uint32_t worker, Stream stream, bool busy, Activity a,
-                                double compute_fraction) = 0;
-  /// The iteration barrier `iteration` completed (all workers reached the end of that step).
-  virtual void barrier_done(int iteration) = 0;
-  /// The last compute-stream op of `iteration` (over all workers) ended now: the iteration
-  /// boundary the training report measures its iteration time between (training_report).
-  virtual void compute_done(int /*iteration*/) {}
-  /// Where to report speed changes; set by the runner before the run.
-  virtual void set_listener(WorkerSpeedListener* listener) = 0;
 };
 
 /// What a task moves: a collective among the group's GPUs, or (CPU offload, input batches) a copy

@@ -12,6 +12,7 @@
 #include "models/executor/parallel_layout.h"
 #include "models/hardware/cluster.h"
 #include "models/scenario.h"
+#include "models/workload/layer_program.h"
 #include "models/workload/transformer.h"
 
 namespace traincast::models {
@@ -31,7 +32,7 @@ struct GradBucket {
 /// and what the op graph of every worker is made of.
 struct TrainingPlan : ParallelLayout {
   const Scenario* sc = nullptr;
-  TransformerPrograms programs;
+  ModelPrograms programs;
   int v = 1, m = 1;  // chunks (virtual stages), micro-batches
   int iterations = 1;
   bool folded = false;                                        // replicas folded (DESIGN §3)

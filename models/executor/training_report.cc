@@ -14,6 +14,7 @@
 #include "models/workload/cnn.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/pipeline_schedule.h"
+#include "models/workload/layer_program.h"
 #include "models/workload/transformer.h"
 
 namespace traincast::models {

@@ -14,6 +14,7 @@
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
+#include "models/workload/layer_program.h"
 #include "models/workload/pipeline_schedule.h"
 #include "models/workload/transformer.h"
 #include "sim/flow_network.h"
@@ -103,7 +104,7 @@ class Estimator {
                                      sc.training.micro_batch_size, static_cast<int>(sc.training.recompute));
     auto it = costs_.find(key);
     if (it != costs_.end()) return it->second;
-    const TransformerPrograms prog = build_transformer_programs(sc, gpu_, params_);
+    const ModelPrograms prog = build_transformer_programs(sc, gpu_, params_);
     const int t = sc.parallel.tp;
     Costs c;
     // Per-layer costs: the one layer kind of a dense model, else the mean over the layers.
@@ -271,9 +272,10 @@ std::vector<Layout> enumerate_layouts(const Scenario& base, const PlanOptions& o
 
 double estimate_iteration_seconds(const Scenario& scenario) { return Estimator(scenario).estimate(scenario); }
 
-PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
-  check_options(o);
-  check_transformer(base);
+namespace {
+
+/// Throws std::invalid_argument for the options only plan_layouts reads.
+void check_search_options(const PlanOptions& o) {
   if (o.max_simulations < 1)
     throw std::invalid_argument("plan: max_simulations must be >= 1 (got " + std::to_string(o.max_simulations) + ")");
   if (o.refine_top < 1)
@@ -281,11 +283,21 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
   if (o.jobs < 1) throw std::invalid_argument("plan: jobs must be >= 1 (got " + std::to_string(o.jobs) + ")");
   if (!(o.estimate_slack >= 0))
     throw std::invalid_argument("plan: estimate_slack must be >= 0 (got " + std::to_string(o.estimate_slack) + ")");
-  PlanResult result;
-  const NodeTemplate& node = find_node_template(base.cluster.node_template);
-  result.gpus_per_node = node.gpus_per_node;
-  result.num_gpus = base.cluster.num_nodes * node.gpus_per_node;
+}
 
+/// The layouts that survive the memory and dominance prunes (steps 2-3), their estimate order
+/// (step 4), and how to find one again by its layout.
+struct Candidates {
+  std::vector<PlanEntry> entries;
+  std::map<Layout, std::size_t> by_key;  ///< layout without recomputation -> entry
+  std::vector<std::size_t> order;        ///< entries by estimate, best first
+  std::vector<char> promising;           ///< per entry: estimated within the slack of the best
+};
+
+/// Steps 1-3: enumerates the layouts, runs the memory model on each (in parallel; stored by
+/// index) and keeps, of the layouts that differ only in recomputation, the lightest that fits.
+/// Counts considered, pruned_memory and pruned_dominated; sets least_memory when none fits.
+Candidates prune_layouts(const Scenario& base, const PlanOptions& o, PlanResult& result) {
   // 1-2. Enumerate, then the memory model (in parallel; stored by index).
   const std::vector<Layout> all = enumerate_layouts(base, o);
   result.stats.considered = static_cast<std::int64_t>(all.size());
@@ -299,8 +311,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
   }
 
   // 3. Dominance: recomputation is the innermost enumeration loop, so a group is consecutive.
-  std::vector<PlanEntry> entries;
-  std::map<Layout, std::size_t> by_key;  // layout without recomputation -> entry
+  Candidates c;
   std::size_t least = all.size();
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (least == all.size() || memory[i].peak_bytes_per_gpu < memory[least].peak_bytes_per_gpu) least = i;
@@ -309,216 +320,270 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
       continue;
     }
     const Layout key = without_recompute(all[i]);
-    if (by_key.count(key) != 0) {
+    if (c.by_key.count(key) != 0) {
       ++result.stats.pruned_dominated;
       continue;
     }
-    by_key.emplace(key, entries.size());
+    c.by_key.emplace(key, c.entries.size());
     PlanEntry e;
     e.layout = all[i];
     e.memory = std::move(memory[i]);
-    entries.push_back(std::move(e));
+    c.entries.push_back(std::move(e));
   }
 
-  if (entries.empty() && least < all.size()) {
+  if (c.entries.empty() && least < all.size()) {
     PlanEntry e;
     e.layout = all[least];
     e.memory = memory[least];
     result.least_memory = std::move(e);
   }
+  return c;
+}
 
-  // 4. Estimates (sequential: the estimator's caches are not shared between threads).
-  Estimator estimator(base);
-  for (PlanEntry& e : entries) e.estimate_s = estimator.estimate(apply_layout(base, e.layout));
+/// Step 4: estimates every candidate (sequential: the estimator's caches are not shared between
+/// threads), orders them by estimate and marks those within `slack` of the best as promising.
+void estimate_candidates(const Scenario& base, double slack, Estimator& estimator, Candidates& c) {
+  for (PlanEntry& e : c.entries) e.estimate_s = estimator.estimate(apply_layout(base, e.layout));
 
   // Only layouts estimated within the slack of the best estimate are worth a simulation.
-  std::vector<std::size_t> order(entries.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return better_estimate(entries[a], entries[b]); });
-  std::vector<char> promising(entries.size(), 0);
-  if (!order.empty()) {
-    const double cutoff = entries[order.front()].estimate_s * (1.0 + o.estimate_slack);
-    for (std::size_t i : order) {
-      if (entries[i].estimate_s > cutoff) break;
-      promising[i] = 1;
+  c.order.resize(c.entries.size());
+  for (std::size_t i = 0; i < c.order.size(); ++i) c.order[i] = i;
+  std::sort(c.order.begin(), c.order.end(),
+            [&](std::size_t a, std::size_t b) { return better_estimate(c.entries[a], c.entries[b]); });
+  c.promising.assign(c.entries.size(), 0);
+  if (!c.order.empty()) {
+    const double cutoff = c.entries[c.order.front()].estimate_s * (1.0 + slack);
+    for (std::size_t i : c.order) {
+      if (c.entries[i].estimate_s > cutoff) break;
+      c.promising[i] = 1;
     }
   }
+}
 
-  std::int64_t budget = o.max_simulations;
-  // Simulates `which` (priority order, duplicates and simulated ones skipped) within the budget.
-  auto run = [&](const std::vector<std::size_t>& which) {
-    std::vector<std::size_t> now;
-    std::vector<char> taken(entries.size(), 0);
-    for (std::size_t i : which) {
-      if (static_cast<std::int64_t>(now.size()) >= budget) break;
-      if (entries[i].simulated || taken[i]) continue;
-      taken[i] = 1;
-      now.push_back(i);
-    }
-    simulate_all(base, entries, now, o.jobs);
-    budget -= static_cast<std::int64_t>(now.size());
-    return now.size();
-  };
+/// Steps 5-6: simulates promising candidates, coarse then refined, within the budget of
+/// max_simulations; results land in the candidates' entries.
+class Search {
+ public:
+  Search(const Scenario& base, const PlanOptions& o, Candidates& c)
+      : base_(base), o_(o), c_(c), budget_(o.max_simulations) {}
 
-  // 5. Coarse: the best estimate of each (TP, PP, interleaved?) family, then the best overall.
-  const std::size_t coarse_budget = static_cast<std::size_t>(std::max(1, o.max_simulations / 2));
-  std::vector<std::size_t> coarse;
-  {
+  /// Step 5. Coarse: the best estimate of each (TP, PP, interleaved?) family, then the best
+  /// overall, up to half of max_simulations.
+  void coarse() {
+    const std::size_t coarse_budget = static_cast<std::size_t>(std::max(1, o_.max_simulations / 2));
+    std::vector<std::size_t> coarse;
     std::map<std::tuple<int, int, bool>, bool> seen;
-    for (std::size_t i : order) {
-      if (!promising[i]) break;
-      const Layout& l = entries[i].layout;
+    for (std::size_t i : c_.order) {
+      if (!c_.promising[i]) break;
+      const Layout& l = c_.entries[i].layout;
       if (seen.emplace(std::make_tuple(l.tp, l.pp, l.virtual_stages > 1), true).second) coarse.push_back(i);
     }
     if (coarse.size() > coarse_budget) coarse.resize(coarse_budget);
-    for (std::size_t i : order) {
-      if (coarse.size() >= coarse_budget || !promising[i]) break;
+    for (std::size_t i : c_.order) {
+      if (coarse.size() >= coarse_budget || !c_.promising[i]) break;
       if (std::find(coarse.begin(), coarse.end(), i) == coarse.end()) coarse.push_back(i);
     }
+    run(coarse);
   }
-  run(coarse);
 
-  // 6. Refine around the fastest simulated layouts; when their neighbourhoods are exhausted, go on
-  // down the estimate order.
-  auto lookup = [&](const Layout& l) -> std::optional<std::size_t> {
-    auto it = by_key.find(without_recompute(l));
-    if (it == by_key.end() || !promising[it->second]) return std::nullopt;
-    return it->second;
-  };
-  while (budget > 0) {
-    std::vector<std::size_t> done;
-    for (std::size_t i = 0; i < entries.size(); ++i)
-      if (entries[i].simulated && entries[i].error.empty()) done.push_back(i);
-    std::sort(done.begin(), done.end(), [&](std::size_t a, std::size_t b) { return faster(entries[a], entries[b]); });
-    if (done.size() > static_cast<std::size_t>(o.refine_top)) done.resize(static_cast<std::size_t>(o.refine_top));
-    std::vector<std::size_t> next;
-    auto add = [&](const Layout& l) {
-      if (auto i = lookup(l); i && !entries[*i].simulated) next.push_back(*i);
-    };
-    for (std::size_t i : done) {
-      const Layout l = entries[i].layout;
-      // Nearest smaller and larger micro-batch (and virtual-stage count) that has a survivor.
-      const int per_replica = base.training.global_batch_size / l.dp;
-      for (int dir : {-1, 1}) {
-        for (int mb = l.micro_batch_size + dir; mb >= 1 && mb <= per_replica; mb += dir) {
-          if (per_replica % mb != 0) continue;
-          Layout n = l;
-          n.micro_batch_size = mb;
-          if (auto j = lookup(n)) {
-            if (!entries[*j].simulated) next.push_back(*j);
-            break;
-          }
-        }
-        for (int v = l.virtual_stages + dir; v >= 1 && v <= o.max_virtual_stages; v += dir) {
-          Layout n = l;
-          n.virtual_stages = v;
-          if (auto j = lookup(n)) {
-            if (!entries[*j].simulated) next.push_back(*j);
-            break;
-          }
+  /// Step 6. Refine around the fastest simulated layouts; when their neighbourhoods are
+  /// exhausted, go on down the estimate order. Counts refine_rounds.
+  void refine(PlanStats& stats) {
+    while (budget_ > 0) {
+      std::vector<std::size_t> next;
+      for (std::size_t i : fastest_simulated()) add_neighbours(c_.entries[i].layout, next);
+      std::stable_sort(next.begin(), next.end(),
+                       [&](std::size_t a, std::size_t b) { return better_estimate(c_.entries[a], c_.entries[b]); });
+      if (next.empty()) {
+        // Neighbourhoods exhausted: the next best estimates.
+        for (std::size_t i : c_.order) {
+          if (!c_.promising[i] || next.size() >= static_cast<std::size_t>(o_.refine_top)) break;
+          if (!c_.entries[i].simulated) next.push_back(i);
         }
       }
-      Layout n = l;
-      n.sequence_parallel = !l.sequence_parallel;
+      if (run(next) == 0) break;
+      ++stats.refine_rounds;
+    }
+  }
+
+ private:
+  /// Simulates `which` (priority order, duplicates and simulated ones skipped) within the budget.
+  std::size_t run(const std::vector<std::size_t>& which) {
+    std::vector<std::size_t> now;
+    std::vector<char> taken(c_.entries.size(), 0);
+    for (std::size_t i : which) {
+      if (static_cast<std::int64_t>(now.size()) >= budget_) break;
+      if (c_.entries[i].simulated || taken[i]) continue;
+      taken[i] = 1;
+      now.push_back(i);
+    }
+    simulate_all(base_, c_.entries, now, o_.jobs);
+    budget_ -= static_cast<std::int64_t>(now.size());
+    return now.size();
+  }
+
+  /// The entry of `l` (up to recomputation) when it survived and is promising.
+  std::optional<std::size_t> lookup(const Layout& l) const {
+    auto it = c_.by_key.find(without_recompute(l));
+    if (it == c_.by_key.end() || !c_.promising[it->second]) return std::nullopt;
+    return it->second;
+  }
+
+  /// The refine_top fastest successful simulations, fastest first.
+  std::vector<std::size_t> fastest_simulated() const {
+    std::vector<std::size_t> done;
+    for (std::size_t i = 0; i < c_.entries.size(); ++i)
+      if (c_.entries[i].simulated && c_.entries[i].error.empty()) done.push_back(i);
+    std::sort(done.begin(), done.end(),
+              [&](std::size_t a, std::size_t b) { return faster(c_.entries[a], c_.entries[b]); });
+    if (done.size() > static_cast<std::size_t>(o_.refine_top)) done.resize(static_cast<std::size_t>(o_.refine_top));
+    return done;
+  }
+
+  /// Appends to `next` the promising, not yet simulated neighbours of `l` (header comment, step 6).
+  void add_neighbours(const Layout& l, std::vector<std::size_t>& next) const {
+    auto add = [&](const Layout& n) {
+      if (auto i = lookup(n); i && !c_.entries[*i].simulated) next.push_back(*i);
+    };
+    // Nearest smaller and larger micro-batch (and virtual-stage count) that has a survivor.
+    const int per_replica = base_.training.global_batch_size / l.dp;
+    for (int dir : {-1, 1}) {
+      for (int mb = l.micro_batch_size + dir; mb >= 1 && mb <= per_replica; mb += dir) {
+        if (per_replica % mb != 0) continue;
+        Layout n = l;
+        n.micro_batch_size = mb;
+        if (auto j = lookup(n)) {
+          if (!c_.entries[*j].simulated) next.push_back(*j);
+          break;
+        }
+      }
+      for (int v = l.virtual_stages + dir; v >= 1 && v <= o_.max_virtual_stages; v += dir) {
+        Layout n = l;
+        n.virtual_stages = v;
+        if (auto j = lookup(n)) {
+          if (!c_.entries[*j].simulated) next.push_back(*j);
+          break;
+        }
+      }
+    }
+    Layout n = l;
+    n.sequence_parallel = !l.sequence_parallel;
+    add(n);
+    n = l;
+    n.zero_stage = 1 - l.zero_stage;
+    add(n);
+    // Trade a factor of 2 between DP and TP or PP, everything else kept.
+    if (l.dp % 2 == 0) {
+      n = l;
+      n.dp /= 2;
+      n.tp *= 2;
       add(n);
       n = l;
-      n.zero_stage = 1 - l.zero_stage;
+      n.dp /= 2;
+      n.pp *= 2;
+      n.uneven_stages = base_.model.num_layers % n.pp != 0;
       add(n);
-      // Trade a factor of 2 between DP and TP or PP, everything else kept.
-      if (l.dp % 2 == 0) {
-        n = l;
-        n.dp /= 2;
-        n.tp *= 2;
-        add(n);
-        n = l;
-        n.dp /= 2;
-        n.pp *= 2;
-        n.uneven_stages = base.model.num_layers % n.pp != 0;
-        add(n);
-      }
-      if (l.tp % 2 == 0) {
-        n = l;
-        n.tp /= 2;
-        n.dp *= 2;
-        add(n);
-      }
-      if (l.pp % 2 == 0) {
-        n = l;
-        n.pp /= 2;
-        n.dp *= 2;
-        n.uneven_stages = base.model.num_layers % n.pp != 0;
-        add(n);
-      }
     }
-    std::stable_sort(next.begin(), next.end(),
-                     [&](std::size_t a, std::size_t b) { return better_estimate(entries[a], entries[b]); });
-    if (next.empty()) {
-      // Neighbourhoods exhausted: the next best estimates.
-      for (std::size_t i : order) {
-        if (!promising[i] || next.size() >= static_cast<std::size_t>(o.refine_top)) break;
-        if (!entries[i].simulated) next.push_back(i);
-      }
+    if (l.tp % 2 == 0) {
+      n = l;
+      n.tp /= 2;
+      n.dp *= 2;
+      add(n);
     }
-    if (run(next) == 0) break;
-    ++result.stats.refine_rounds;
+    if (l.pp % 2 == 0) {
+      n = l;
+      n.pp /= 2;
+      n.dp *= 2;
+      n.uneven_stages = base_.model.num_layers % n.pp != 0;
+      add(n);
+    }
   }
 
-  // 7. Rank.
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const PlanEntry& e = entries[i];
+  const Scenario& base_;
+  const PlanOptions& o_;
+  Candidates& c_;
+  std::int64_t budget_;
+};
+
+/// Step 7: counts what became of every candidate and ranks the successful simulations.
+void rank_simulations(const Candidates& c, PlanResult& result) {
+  for (std::size_t i = 0; i < c.entries.size(); ++i) {
+    const PlanEntry& e = c.entries[i];
     if (!e.simulated) {
-      ++(promising[i] ? result.stats.not_simulated : result.stats.pruned_estimate);
+      ++(c.promising[i] ? result.stats.not_simulated : result.stats.pruned_estimate);
       continue;
     }
     ++result.stats.simulated;
     if (!e.error.empty()) ++result.stats.failed;
   }
-  for (const PlanEntry& e : entries)
+  for (const PlanEntry& e : c.entries)
     if (e.simulated && e.error.empty()) result.ranked.push_back(e);
   std::sort(result.ranked.begin(), result.ranked.end(), faster);
+}
 
-  // Baseline: the scenario's own layout.
+/// Baseline: the scenario's own layout, from the ranking, or else simulated apart with a note on
+/// why the search did not simulate it (PlanResult::baseline_note).
+void add_baseline(const Scenario& base, Estimator& estimator, const Candidates& c, PlanResult& result) {
   const Layout own = layout_of(base);
   if (std::string why = layout_error(base, own); !why.empty()) {
     result.baseline_note = "the scenario's own layout is not valid: " + why;
-  } else {
-    for (std::size_t i = 0; i < result.ranked.size(); ++i)
-      if (result.ranked[i].layout == own) {
-        result.baseline = result.ranked[i];
-        result.baseline_rank = static_cast<int>(i);
-      }
-    if (!result.baseline) {
-      PlanEntry e;
-      e.layout = own;
-      e.memory = layout_memory(apply_layout(base, own));
-      if (e.memory.oom) {
-        result.baseline_note = "the scenario's own layout does not fit in memory: " + e.memory.advice;
-      } else {
-        e.estimate_s = estimator.estimate(apply_layout(base, own));
-        // Why the search did not simulate it.
-        auto it = by_key.find(without_recompute(own));
-        if (it == by_key.end()) {
-          result.baseline_note = "outside the searched space (see the --max-* options)";
-        } else if (entries[it->second].layout != own) {
-          result.baseline_note = std::string("the search kept the same layout with lighter recomputation (") +
-                                 recompute_name(entries[it->second].layout.recompute) + "), which also fits";
-        } else if (!promising[it->second]) {
-          result.baseline_note = "estimated beyond the slack of the best estimate";
-        } else {
-          result.baseline_note = "beyond the simulation budget";
-        }
-        std::vector<PlanEntry> one{e};
-        simulate_all(base, one, {0}, 1);
-        if (one[0].error.empty())
-          result.baseline = std::move(one[0]);
-        else
-          result.baseline_note = "the scenario's own layout failed to simulate: " + one[0].error;
-        if (result.baseline && !result.ranked.empty() && faster(*result.baseline, result.ranked.front()))
-          result.baseline_note += "; it is faster than every layout the search simulated";
-      }
-    }
+    return;
   }
+  for (std::size_t i = 0; i < result.ranked.size(); ++i)
+    if (result.ranked[i].layout == own) {
+      result.baseline = result.ranked[i];
+      result.baseline_rank = static_cast<int>(i);
+    }
+  if (result.baseline) return;
+  PlanEntry e;
+  e.layout = own;
+  e.memory = layout_memory(apply_layout(base, own));
+  if (e.memory.oom) {
+    result.baseline_note = "the scenario's own layout does not fit in memory: " + e.memory.advice;
+    return;
+  }
+  e.estimate_s = estimator.estimate(apply_layout(base, own));
+  // Why the search did not simulate it.
+  auto it = c.by_key.find(without_recompute(own));
+  if (it == c.by_key.end()) {
+    result.baseline_note = "outside the searched space (see the --max-* options)";
+  } else if (c.entries[it->second].layout != own) {
+    result.baseline_note = std::string("the search kept the same layout with lighter recomputation (") +
+                           recompute_name(c.entries[it->second].layout.recompute) + "), which also fits";
+  } else if (!c.promising[it->second]) {
+    result.baseline_note = "estimated beyond the slack of the best estimate";
+  } else {
+    result.baseline_note = "beyond the simulation budget";
+  }
+  std::vector<PlanEntry> one{e};
+  simulate_all(base, one, {0}, 1);
+  if (one[0].error.empty())
+    result.baseline = std::move(one[0]);
+  else
+    result.baseline_note = "the scenario's own layout failed to simulate: " + one[0].error;
+  if (result.baseline && !result.ranked.empty() && faster(*result.baseline, result.ranked.front()))
+    result.baseline_note += "; it is faster than every layout the search simulated";
+}
+
+}  // namespace
+
+PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
+  check_options(o);
+  check_transformer(base);
+  check_search_options(o);
+  PlanResult result;
+  const NodeTemplate& node = find_node_template(base.cluster.node_template);
+  result.gpus_per_node = node.gpus_per_node;
+  result.num_gpus = base.cluster.num_nodes * node.gpus_per_node;
+
+  Candidates candidates = prune_layouts(base, o, result);  // steps 1-3
+  Estimator estimator(base);
+  estimate_candidates(base, o.estimate_slack, estimator, candidates);  // step 4
+  Search search(base, o, candidates);
+  search.coarse();                       // step 5
+  search.refine(result.stats);           // step 6
+  rank_simulations(candidates, result);  // step 7
+  add_baseline(base, estimator, candidates, result);
   return result;
 }
 

@@ -3,8 +3,8 @@
 // data. The executor's hook (models/power/power_thermal.h) drives them event by event.
 //
 // GPU power. P(a, f) = P_idle + (TDP - P_idle) x u(a) x g(f), where a is what the GPU does
-// (Activity), u(a) in [0, 1] its share of the dynamic range at the full clock, and f in
-// [f_min, 1] the SM clock as a fraction of the maximum boost clock. g(f) = f x (V(f)/V_max)^2 is
+// (Activity, gpu_activity.h), u(a) in [0, 1] its share of the dynamic range at the full clock,
+// and f in [f_min, 1] the SM clock as a fraction of the maximum boost clock. g(f) = f x (V(f)/V_max)^2 is
 // the dynamic CMOS power P ~ C V^2 f (Weste & Harris, CMOS VLSI Design, 4th ed., §5.1) with the
 // voltage following the clock on the DVFS curve, V proportional to f above the voltage floor:
 // V(f)/V_max = max(f, v_floor). So g(f) = f^3 above the floor and f x v_floor^2 below it.
@@ -31,13 +31,9 @@
 #include <string>
 
 #include "models/hardware/catalog.h"
+#include "models/power/gpu_activity.h"
 
 namespace traincast::models {
-
-/// What a GPU does at a moment, for its power draw. Set per op by the workload builders from the
-/// kernel kinds (compute-bound if the compute roofline term dominates the op's time).
-enum class Activity : std::uint8_t { idle = 0, comm = 1, memory_bound = 2, compute_bound = 3 };
-constexpr int kNumActivities = 4;
 
 /// Power curve parameters of one GPU type (see the file comment for the formulas and sources).
 struct GpuPowerCurve {

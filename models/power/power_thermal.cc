@@ -277,19 +277,19 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
     for (std::uint32_t o : others) recompute_worker(o, depth + 1);
 }
 
-double PowerThermalModel::stream_changed(std::uint32_t worker, Stream stream, bool busy, Activity a,
+double PowerThermalModel::stream_changed(std::uint32_t worker, unsigned stream, bool busy, Activity a,
                                          double compute_fraction) {
   WorkerState& ws = w_[worker];
   const Activity before = activity_of(ws);
   const double before_c = ws.compute_fraction;
-  if (stream == kCompute) {
+  if (stream == kComputeStream) {
     if (busy != ws.compute_busy)
       for (int i : s_.worker_gpus[worker]) account_clock(i, sim_.now().ns());
     ws.compute_busy = busy;
     ws.compute = busy ? a : Activity::idle;
     ws.compute_fraction = busy ? compute_fraction : 0.0;
   } else {
-    const unsigned bit = 1u << static_cast<unsigned>(stream);
+    const unsigned bit = 1u << stream;
     ws.comm_busy = busy ? (ws.comm_busy | bit) : (ws.comm_busy & ~bit);
   }
   const Activity after = activity_of(ws);

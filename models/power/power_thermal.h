@@ -1,11 +1,12 @@
 #pragma once
 // Event-driven power and thermal state of every simulated GPU, node and rack (DESIGN §4.5),
-// plugged into the op-graph runner as its WorkerActivityModel. Between events each GPU's power
-// and inlet temperature are constant, so its temperature follows the exact RC solution
-// (models/power/power_model.h); the model schedules its own events when a GPU will reach its
-// slowdown temperature, and then lowers that GPU's clock to hold it there. A worker (TP group)
-// runs at the speed of its slowest GPU; its faster GPUs wait at the group's collectives, drawing
-// idle power for the difference (power = idle + (P(a, f) - idle) x speed_worker / speed_own).
+// plugged into the op-graph runner as its WorkerActivityModel (worker_activity_model.h). Between
+// events each GPU's power and inlet temperature are constant, so its temperature follows the
+// exact RC solution (models/power/power_model.h); the model schedules its own events when a GPU
+// will reach its slowdown temperature, and then lowers that GPU's clock to hold it there. A
+// worker (TP group) runs at the speed of its slowest GPU; its faster GPUs wait at the group's
+// collectives, drawing idle power for the difference (power = idle + (P(a, f) - idle) x
+// speed_worker / speed_own).
 //
 // Heat path (air): GPU inlet = supply air + rack recirculation + preheat, where preheat is the
 // heat of the GPUs upstream in the same airflow lane of the node divided by rho c_p x the lane's
@@ -14,10 +15,11 @@
 
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
-#include "models/executor/op_graph.h"
 #include "models/power/power_model.h"
+#include "models/power/worker_activity_model.h"
 #include "models/report.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
@@ -79,7 +81,7 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
  public:
   PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setup);
 
-  double stream_changed(std::uint32_t worker, Stream stream, bool busy, Activity a, double compute_fraction) override;
+  double stream_changed(std::uint32_t worker, unsigned stream, bool busy, Activity a, double compute_fraction) override;
   void barrier_done(int iteration) override;
   /// Opens the report's window at the end of the next-to-last iteration's compute and closes it
   /// at the end of the last one's: the interval the report's iteration time measures, so a GPU's

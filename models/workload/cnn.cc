@@ -93,7 +93,7 @@ double resnet_model_flops_per_iteration(const Scenario& sc) {
   return 3.0 * 2.0 * resnet_forward_macs_per_sample(sc.model) * static_cast<double>(sc.training.global_batch_size);
 }
 
-TransformerPrograms build_resnet_programs(const Scenario& sc, const GpuSpec& gpu, const ComputeParams& params) {
+ModelPrograms build_resnet_programs(const Scenario& sc, const GpuSpec& gpu, const ComputeParams& params) {
   const ResNetShape r = resnet_shape(sc.model);
   const Precision prec = sc.training.precision;
   const double e = activation_bytes_per_element(prec);
@@ -116,7 +116,7 @@ TransformerPrograms build_resnet_programs(const Scenario& sc, const GpuSpec& gpu
     return streaming(KernelKind::norm, (relu ? 6 : 5) * e * b * elements);
   };
 
-  TransformerPrograms out;
+  ModelPrograms out;
   for (const BottleneckBlock& blk : r.blocks) {
     LayerPrograms lp;
     const ConvShape& last = blk.convs[2];

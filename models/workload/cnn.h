@@ -16,7 +16,7 @@
 #include "models/compute/compute_model.h"
 #include "models/report.h"
 #include "models/scenario.h"
-#include "models/workload/transformer.h"
+#include "models/workload/layer_program.h"
 
 namespace traincast::models {
 
@@ -61,11 +61,11 @@ double resnet_forward_macs_per_sample(const ModelSpec& model);
 /// multiply-accumulate x global_batch_size images.
 double resnet_model_flops_per_iteration(const Scenario& scenario);
 
-/// The block programs (as TransformerPrograms: layer_kinds one per block; embedding = stem;
+/// The block programs (as ModelPrograms: layer_kinds one per block; embedding = stem;
 /// head = pool + classifier + loss). Parameters per rank are the block's conv and batch-norm
 /// parameters, so DDP buckets fill in backward order. Throws std::invalid_argument when the
 /// GPU lacks the precision's math, or for the shapes resnet_shape refuses.
-TransformerPrograms build_resnet_programs(const Scenario& scenario, const GpuSpec& gpu, const ComputeParams& params);
+ModelPrograms build_resnet_programs(const Scenario& scenario, const GpuSpec& gpu, const ComputeParams& params);
 
 /// Per-GPU memory: weights, gradients and SGD momentum in fp32 (PyTorch AMP keeps fp32 weights;
 /// torchvision's reference recipe is SGD with momentum): 12 B/param; activations kept for

@@ -10,6 +10,7 @@
 
 #include "models/executor/training_executor.h"
 #include "models/workload/cnn.h"
+#include "models/workload/layer_program.h"
 
 namespace traincast::models {
 namespace {
@@ -77,7 +78,7 @@ TEST(ResNet, ConvWeightsMatchAstraSimResNet50Workload) {
 TEST(ResNet, ProgramsFlopsAddUpToThreeTimesForward) {
   const Scenario sc = resnet50("dgx_a100", 1, 8, 256);
   const GpuSpec& gpu = find_gpu("A100-SXM4-80GB");
-  const TransformerPrograms p = build_resnet_programs(sc, gpu, default_compute_params(gpu));
+  const ModelPrograms p = build_resnet_programs(sc, gpu, default_compute_params(gpu));
   ASSERT_EQ(p.layer_kinds.size(), 16u);  // bottleneck blocks 3 + 4 + 6 + 3
   double flops = 0, params = p.embedding_params_per_rank + p.head_params_per_rank;
   auto add = [&](const Program& prog) {
@@ -94,6 +95,19 @@ TEST(ResNet, ProgramsFlopsAddUpToThreeTimesForward) {
   const ResNetShape r = resnet_shape(sc.model);
   const double expected = 3 * 2 * 256 * resnet_forward_macs_per_sample(sc.model) - 2 * 256 * r.stem.macs();
   EXPECT_NEAR(flops / expected, 1.0, 1e-12);
+}
+
+TEST(ResNet, LayerProgramsDispatchOnTheModelFamily) {
+  // build_layer_programs (layer_program.h) picks the generator by model.family; so do the FLOP
+  // counts: a ResNet recomputes nothing, so hardware FLOPs equal model FLOPs.
+  Scenario sc = resnet50("dgx_a100", 1, 8, 256);
+  const GpuSpec& gpu = find_gpu("A100-SXM4-80GB");
+  const ComputeParams params = default_compute_params(gpu);
+  const ModelPrograms resnet = build_layer_programs(sc, gpu, params);
+  EXPECT_EQ(resnet.layer_kinds.size(), build_resnet_programs(sc, gpu, params).layer_kinds.size());
+  EXPECT_EQ(model_flops_per_iteration(sc), resnet_model_flops_per_iteration(sc));
+  EXPECT_EQ(hardware_flops_per_iteration(sc), model_flops_per_iteration(sc));
+  EXPECT_EQ(tokens_per_sample(sc.model), 1.0);
 }
 
 TEST(ResNet, DdpBucketsFillInBackwardOrder) {

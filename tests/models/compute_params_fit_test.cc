@@ -122,7 +122,7 @@ TEST(ComputeParamsFit, A100GemmEfficiencyFromKorthikantiTable4) {
       const auto [sp, rc] = variant(rows[i][0]);
       sc.parallel.sequence_parallel = sp;
       sc.training.recompute = rc;
-      const TransformerPrograms pr = build_transformer_programs(sc, gpu, params);
+      const ModelPrograms pr = build_transformer_programs(sc, gpu, params);
       const double fwd = program_ms(pr.layer_kinds[0].forward);
       const double bwd = program_ms(pr.layer_kinds[0].backward) + program_ms(pr.layer_kinds[0].recompute);
       sum += std::pow(std::log(fwd / std::stod(rows[i][1])), 2) + std::pow(std::log(bwd / std::stod(rows[i][2])), 2);

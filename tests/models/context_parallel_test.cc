@@ -58,7 +58,7 @@ TEST(ContextParallel, CausalBalancedAttentionFlopsPerRank) {
   for (const int cp : {2, 4, 8}) {
     const Scenario sc = llama3_8b(131072, 2, 2, cp, 8 / cp, 8 / cp);  // 16 GPUs: TP 2 x CP cp x DP 8/cp
     const double t = sc.parallel.tp, s = 131072, h = 4096, b = 1;
-    const TransformerPrograms prog = build_transformer_programs(sc, gpu, params);
+    const ModelPrograms prog = build_transformer_programs(sc, gpu, params);
     const Program& fwd = prog.layer_kinds[0].forward;
     // Causal attention of one sequence is 4·b·s²·h/2 FLOPs (QK^T and attention x V, half the
     // pairs under the mask); balanced over cp ranks and split over TP: 4·b·s²·h / (2·cp·t).
@@ -79,7 +79,7 @@ TEST(ContextParallel, KvBytesPerRingStep) {
   const GpuSpec& gpu = find_gpu("H100-SXM5-80GB");
   const ComputeParams params = default_compute_params(gpu);
   const Scenario sc = llama3_8b(131072, 2, 1, 2, 8, 8);
-  const TransformerPrograms prog = build_transformer_programs(sc, gpu, params);
+  const ModelPrograms prog = build_transformer_programs(sc, gpu, params);
   // K and V of the rank's s/cp tokens: 2 x (131072 / 2) x (8 KV heads x 128) x 2 bytes (bf16)
   // = 268,435,456 bytes per layer per micro-batch.
   const double kv = 2.0 * (131072 / 2) * (8 * 128) * 2;
@@ -172,7 +172,7 @@ TEST(ContextParallel, BidirectionalEncoderDoesFullBlocksEveryStep) {
     sc.model.untied_embeddings = false;
     sc.model.max_position_embeddings = 8192;
     const double t = 2, s = 8192, h = 4096, b = 1;
-    const TransformerPrograms prog = build_transformer_programs(sc, gpu, params);
+    const ModelPrograms prog = build_transformer_programs(sc, gpu, params);
     const double expected = 4 * b * s * s * h / (cp * t);
     EXPECT_NEAR(sum_flops(prog.layer_kinds[0].forward, "attn"), expected, 1e-9 * expected) << "cp " << cp;
     EXPECT_EQ(count(prog.layer_kinds[0].forward, "attn"), cp);

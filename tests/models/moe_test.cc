@@ -105,7 +105,7 @@ TEST(Moe, FirstDenseLayersGetTheirOwnPrograms) {
   sc.model.num_layers = 3;
   sc.model.first_dense_layers = 1;
   const GpuSpec& gpu = find_gpu("H100-SXM5-80GB");
-  const TransformerPrograms p = build_transformer_programs(sc, gpu, default_compute_params(gpu));
+  const ModelPrograms p = build_transformer_programs(sc, gpu, default_compute_params(gpu));
   ASSERT_EQ(p.layer_kinds.size(), 2u);
   EXPECT_EQ(p.layer_kind, (std::vector<int>{0, 1, 1}));
   auto has = [](const Program& prog, const std::string& label) {

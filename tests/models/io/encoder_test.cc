@@ -79,8 +79,8 @@ TEST(Encoder, FlopsAgainstDecoderOfTheSameShape) {
   // Executed attention: the encoder's flash kernels do the full s², the causal decoder's half.
   const GpuSpec& gpu = find_gpu("A100-PCIe-80GB");
   const ComputeParams params = default_compute_params(gpu);
-  const TransformerPrograms pe = build_transformer_programs(enc, gpu, params);
-  const TransformerPrograms pd = build_transformer_programs(dec, gpu, params);
+  const ModelPrograms pe = build_transformer_programs(enc, gpu, params);
+  const ModelPrograms pd = build_transformer_programs(dec, gpu, params);
   auto segment_flops = [](const Program& p, const std::string& label) {
     for (const Segment& seg : p)
       if (seg.label == label) return seg.flops;

@@ -1,0 +1,463 @@
+// Builds a transformer's per-rank programs (build_transformer_programs, transformer.h): the ops of
+// its blocks (attention, dense MLP, MoE experts, LoRA adapters, ring attention) in TransformerOps,
+// then the assembly of the layer kinds, the embedding, the head and the parameter counts.
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/workload/transformer.h"
+#include "models/workload/transformer_shape.h"
+
+namespace traincast::models {
+namespace {
+
+class ProgramBuilder {
+ public:
+  ProgramBuilder(const GpuSpec& gpu, const ComputeParams& params, Precision precision)
+      : gpu_(gpu), params_(params), precision_(precision) {}
+
+  /// Appends a compute segment made of the given kernels.
+  void compute(Program& p, const std::string& label, std::initializer_list<Kernel> kernels) {
+    compute(p, label, std::vector<Kernel>(kernels));
+  }
+  void compute(Program& p, const std::string& label, const std::vector<Kernel>& kernels) {
+    Segment seg;
+    seg.label = label;
+    for (const Kernel& k : kernels) {
+      seg.seconds += kernel_seconds(k, gpu_, params_, precision_);
+      seg.compute_bound_seconds += kernel_compute_bound_seconds(k, gpu_, params_, precision_);
+      seg.flops += k.flops;
+    }
+    p.push_back(std::move(seg));
+  }
+  static void collective(Program& p, const std::string& label, CollectiveOp op, double bytes, Overlap overlap,
+                         CommGroup group = CommGroup::tp) {
+    Segment seg;
+    seg.group = group;
+    seg.is_collective = true;
+    seg.label = label;
+    seg.op = op;
+    seg.bytes = bytes;
+    seg.overlap = overlap;
+    p.push_back(std::move(seg));
+  }
+
+ private:
+  const GpuSpec& gpu_;
+  const ComputeParams& params_;
+  Precision precision_;
+};
+
+Kernel gemm(double m, double n, double k, double e, double batch = 1) {
+  return Kernel{KernelKind::gemm, 2 * batch * m * n * k, e * batch * (m * k + k * n + m * n), batch * m, n, k};
+}
+Kernel elementwise(double bytes) { return Kernel{KernelKind::elementwise, 0, bytes}; }
+Kernel norm(double bytes) { return Kernel{KernelKind::norm, 0, bytes}; }
+
+/// The kernels of one scenario's transformer blocks for one TP rank and one micro-batch: the
+/// shape, the sizes and choices derived from it once (tokens, TP collectives, LoRA adapters,
+/// context and expert parallelism), and a method that appends each block's segments, forward and
+/// backward. Throws std::invalid_argument from the constructor for LoRA targets the scenario
+/// checker would reject (lora_targets_of) and from the methods when the GPU lacks the
+/// precision's math.
+struct TransformerOps {
+  TransformerOps(const Scenario& scenario, const GpuSpec& gpu, const ComputeParams& params)
+      : sc(scenario), x(transformer_shape(scenario)), pb(gpu, params, scenario.training.precision) {}
+
+  const Scenario& sc;
+  const TransformerShape x;
+  ProgramBuilder pb;
+  const double T = x.tokens(), Tsp = x.tokens_sp(), e = x.e, t = x.t;
+  const double heads_t = x.a / t;
+  const bool tp = x.t > 1;
+  const bool overlap = sc.parallel.tp_comm_overlap;
+  // Sequence parallelism: all-gather before column-parallel GEMMs, reduce-scatter after
+  // row-parallel ones; plain TP: all-reduce after row-parallel GEMMs (Megatron "g" operator).
+  const CollectiveOp reduce_op = x.sp ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+  const double act_bytes = T * x.h * e;  // full activation, nccl-tests size for AR / AG / RS
+  const Overlap fwd_gather = overlap ? Overlap::with_next : Overlap::blocking;
+  const Overlap fwd_reduce = overlap ? Overlap::with_prev : Overlap::blocking;
+
+  // LoRA: the frozen base skips its weight-gradient GEMMs (and the embedding's and output
+  // layer's); each adapted matrix (d_in x d_out) adds x*A (T x d_in -> r) and *B (r -> d_out) in
+  // forward and four skinny GEMMs in backward (dB, the gradient into x*A, dA, the input gradient
+  // through A): 2x the forward FLOPs. The adapter work is split evenly over TP like its base
+  // matrix (NeMo's parallel adapters replicate one factor and all-reduce an r-wide partial sum:
+  // r / h of the layer's TP traffic, not modelled).
+  const bool lora = sc.training.lora_rank > 0;
+  const double r = sc.training.lora_rank;
+  const LoraTargets targets = lora ? lora_targets_of(sc) : LoraTargets{};
+  std::vector<Kernel> adapter_forward(double d_in, double d_out) {
+    return std::vector<Kernel>{gemm(T, r, d_in / t, e), gemm(T, d_out / t, r, e)};
+  }
+  std::vector<Kernel> adapter_backward(double d_in, double d_out) {
+    return std::vector<Kernel>{gemm(r, d_out / t, T, e), gemm(T, r, d_out / t, e), gemm(d_in / t, r, T, e),
+                               gemm(T, d_in / t, r, e)};
+  }
+  // Appends the adapter kernels of the adapted matrices among `which` to `ks`.
+  std::vector<Kernel> with_adapters(std::vector<Kernel> ks, bool backward,
+                                    std::initializer_list<std::pair<bool, std::pair<double, double>>> which) {
+    for (const auto& [adapted, shape] : which) {
+      if (!adapted) continue;
+      for (const Kernel& k :
+           backward ? adapter_backward(shape.first, shape.second) : adapter_forward(shape.first, shape.second))
+        ks.push_back(k);
+    }
+    return ks;
+  }
+
+  // Context parallelism (ring attention): per layer, the attention core runs as cp steps, one per
+  // K/V block; the block for step i+1 travels the CP ring (send to the next rank, receive from the
+  // previous) beside step i's kernel (Overlap::with_next: issued after the previous compute, waited
+  // for by the step after the next), so only the part of a transfer longer than a step is exposed.
+  // Backward (TransformerEngine AttnFuncWithCPAndKVP2P.backward): K/V and the partial dK/dV of a
+  // block travel together (2x the forward bytes), and after the last block the accumulated dK/dV
+  // makes one more hop to its owner, blocking (nothing of the attention is left to hide it).
+  const ContextParallelAttention cpa = context_parallel_attention(sc);
+  const bool cp = x.cp > 1 && x.flash;
+  void cp_attention_forward(Program& p, const std::string& label) {
+    const double bytes = e * T * (2 * x.h + 2 * x.kv) / t;  // each step reads Q, its K/V block, rewrites O
+    for (int i = 0; i < cpa.steps; ++i) {
+      if (i + 1 < cpa.steps)
+        ProgramBuilder::collective(p, "cp_kv", CollectiveOp::send_recv, cpa.kv_bytes_per_step, Overlap::with_next,
+                                   CommGroup::cp);
+      pb.compute(p, label, {Kernel{KernelKind::attention_forward, cpa.forward_flops_per_step, bytes}});
+    }
+  }
+  void cp_attention_backward(Program& p) {
+    const double bytes = 2 * e * T * (2 * x.h + 2 * x.kv) / t;
+    for (int i = 0; i < cpa.steps; ++i) {
+      if (i + 1 < cpa.steps)
+        ProgramBuilder::collective(p, "cp_kv_dkv_bwd", CollectiveOp::send_recv,
+                                   (i == 0 ? 1.0 : 2.0) * cpa.kv_bytes_per_step, Overlap::with_next, CommGroup::cp);
+      pb.compute(p, "attn_bwd", {Kernel{KernelKind::attention_backward, 2.5 * cpa.forward_flops_per_step, bytes}});
+    }
+    ProgramBuilder::collective(p, "cp_dkv_bwd", CollectiveOp::send_recv, cpa.kv_bytes_per_step, Overlap::blocking,
+                               CommGroup::cp);
+  }
+
+  // Attention core, forward, per rank.
+  void attention_forward(Program& p, const std::string& label) {
+    if (cp) {
+      cp_attention_forward(p, label);
+    } else if (x.flash) {
+      const double flops = 4 * x.b * x.s * x.s * x.h / t * (x.causal ? 0.5 : 1.0);
+      pb.compute(p, label, {Kernel{KernelKind::attention_forward, flops, e * T * (2 * x.h + 2 * x.kv) / t}});
+    } else {
+      const double scores = x.b * heads_t * x.s * x.s;  // elements of the score tensor
+      const double d = x.h / x.a;
+      std::vector<Kernel> k{gemm(x.s, x.s, d, e, x.b * heads_t),            // QK^T (batched over heads)
+                            elementwise(2 * e * scores)};                   // fused scale-mask-softmax
+      if (x.attn_mask > 0) k.push_back(elementwise(scores * (2 * e + 1)));  // dropout: read, write, 1-byte mask
+      k.push_back(gemm(x.s, d, x.s, e, x.b * heads_t));                     // attention × V
+      pb.compute(p, label, k);
+    }
+  }
+  void attention_backward(Program& p) {
+    if (cp) {
+      cp_attention_backward(p);
+    } else if (x.flash) {
+      // FlashAttention backward recomputes the scores: 2.5× the forward matmul FLOPs (Dao 2023).
+      const double flops = 2.5 * 4 * x.b * x.s * x.s * x.h / t * (x.causal ? 0.5 : 1.0);
+      pb.compute(p, "attn_bwd", {Kernel{KernelKind::attention_backward, flops, 2 * e * T * (2 * x.h + 2 * x.kv) / t}});
+    } else {
+      const double scores = x.b * heads_t * x.s * x.s;
+      const double d = x.h / x.a;
+      std::vector<Kernel> k{gemm(x.s, x.s, d, e, x.b * heads_t), gemm(x.s, d, x.s, e, x.b * heads_t)};  // d(attn×V)
+      if (x.attn_mask > 0) k.push_back(elementwise(scores * (3 * e + 1)));                              // dropout bwd
+      k.push_back(elementwise(3 * e * scores));                                                         // softmax bwd
+      k.push_back(gemm(x.s, d, x.s, e, x.b * heads_t));                                                 // d(QK^T)
+      k.push_back(gemm(x.s, d, x.s, e, x.b * heads_t));
+      pb.compute(p, "attn_bwd", k);
+    }
+  }
+
+  // ---- one layer, forward: attention block, then a dense MLP or a MoE block ----
+  void attention_block_forward(Program& p) {
+    pb.compute(p, "ln1", {norm(2 * Tsp * x.h * e)});
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    pb.compute(p, "qkv",
+               with_adapters({gemm(T, (x.h + 2 * x.kv) / t, x.h, e)}, false,
+                             {{targets.q, {x.h, x.h}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
+    attention_forward(p, "attn");
+    pb.compute(p, "proj", with_adapters({gemm(T, x.h, x.h / t, e)}, false, {{targets.o, {x.h, x.h}}}));
+    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
+    // Bias-dropout-add: read the projection output and the residual, write the sum (3e), and the
+    // 1-byte mask with hidden dropout.
+    pb.compute(p, "bda_ln2", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask)), norm(2 * Tsp * x.h * e)});
+  }
+  // A TP-split MLP of total width `width` (the dense MLP, or DeepSeek's shared experts).
+  void mlp_forward(Program& p, double width, const std::string& prefix) {
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    const double act_in = x.gate * T * width / t;  // elements into the activation function
+    const bool dense = prefix.empty();             // LoRA adapts the dense MLP only (no MoE)
+    pb.compute(p, prefix + "fc1",
+               with_adapters({gemm(T, x.gate * width / t, x.h, e), elementwise(e * (act_in + T * width / t))}, false,
+                             {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}}));
+    pb.compute(p, prefix + "fc2",
+               with_adapters({gemm(T, x.h, width / t, e)}, false, {{dense && targets.down, {width, x.h}}}));
+    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
+  }
+  // Routed experts (Megatron-Core MoE layer with the all-to-all token dispatcher): each rank
+  // routes its Tsp tokens (sequence-parallel shard), permutes the slots by expert, sends them to
+  // the experts' owners (all-to-all over EP), runs its experts_local experts as a grouped GEMM,
+  // and sends the results back. Balanced routing: every rank receives as many slots as it sends.
+  const double experts_local = x.experts / x.ep;
+  const double slots = Tsp * x.slots;                              // expert token slots per rank
+  const double per_expert = slots / std::max(1.0, experts_local);  // GEMM rows per local expert
+  const double a2a_bytes = slots * x.h * e;                        // all-to-all send buffer per rank
+  const bool ep = x.ep > 1;
+  void routed_forward(Program& p) {
+    // Router logits (fp32 softmax and top-k over E) and the permutation (gather of the slots).
+    pb.compute(p, "router", {gemm(Tsp, x.experts, x.h, e), elementwise(Tsp * x.experts * (e + 8))});
+    pb.compute(p, "permute", {elementwise(2 * slots * x.h * e)});
+    if (ep)
+      ProgramBuilder::collective(p, "ep_dispatch", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
+                                 CommGroup::ep);
+    const double act_in = x.gate * slots * x.fe;
+    pb.compute(p, "expert_fc1",
+               {gemm(per_expert, x.gate * x.fe, x.h, e, experts_local), elementwise(e * (act_in + slots * x.fe))});
+    pb.compute(p, "expert_fc2", {gemm(per_expert, x.h, x.fe, e, experts_local)});
+    if (ep)
+      ProgramBuilder::collective(p, "ep_combine", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
+                                 CommGroup::ep);
+    // Unpermute: scatter back and sum the top-k outputs weighted by the router probabilities.
+    pb.compute(p, "unpermute", {elementwise(2 * slots * x.h * e + Tsp * x.h * e)});
+  }
+  void layer_forward(Program& p, bool moe) {
+    attention_block_forward(p);
+    if (!moe) {
+      mlp_forward(p, x.f, "");
+    } else {
+      if (x.shared > 0) mlp_forward(p, x.shared * x.fe, "shared_");
+      routed_forward(p);
+    }
+    pb.compute(p, "bda", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask))});
+  }
+
+  // ---- one layer, backward ----
+  // The async all-reduce / reduce-scatter of the input gradient runs beside the weight-gradient
+  // GEMM (Megatron ColumnParallelLinear backward); AG of the output gradient (SP) is blocking.
+  void mlp_backward(Program& p, double width, const std::string& prefix) {
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    const bool dense = prefix.empty();
+    if (lora)
+      pb.compute(p, prefix + "fc2_bwd",
+                 with_adapters({gemm(T, width / t, x.h, e)}, true, {{dense && targets.down, {width, x.h}}}));
+    else
+      pb.compute(p, prefix + "fc2_bwd", {gemm(T, width / t, x.h, e), gemm(width / t, x.h, T, e)});
+    const double act_in = x.gate * T * width / t;
+    pb.compute(p, prefix + "fc1_dgrad",
+               with_adapters({elementwise(e * (2 * act_in + T * width / t)), gemm(T, x.h, x.gate * width / t, e)}, true,
+                             {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}}));
+    // Frozen base (LoRA): no weight gradient, so no SP all-gather of the input for it.
+    if (x.sp && !lora)
+      ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
+    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
+    if (!lora) pb.compute(p, prefix + "fc1_wgrad", {gemm(x.h, x.gate * width / t, T, e)});
+  }
+  void routed_backward(Program& p) {
+    pb.compute(p, "unpermute_bwd", {elementwise(3 * slots * x.h * e)});
+    if (ep)
+      ProgramBuilder::collective(p, "ep_combine_bwd", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
+                                 CommGroup::ep);
+    pb.compute(p, "expert_fc2_bwd",
+               {gemm(per_expert, x.fe, x.h, e, experts_local), gemm(x.fe, x.h, per_expert, e, experts_local)});
+    const double act_in = x.gate * slots * x.fe;
+    pb.compute(p, "expert_fc1_bwd",
+               {elementwise(e * (2 * act_in + slots * x.fe)), gemm(per_expert, x.h, x.gate * x.fe, e, experts_local),
+                gemm(x.h, x.gate * x.fe, per_expert, e, experts_local)});
+    if (ep)
+      ProgramBuilder::collective(p, "ep_dispatch_bwd", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
+                                 CommGroup::ep);
+    pb.compute(p, "router_bwd",
+               {elementwise(3 * slots * x.h * e + Tsp * x.experts * (e + 8)), gemm(Tsp, x.h, x.experts, e),
+                gemm(x.h, x.experts, Tsp, e)});
+  }
+  void layer_backward(Program& p, bool moe) {
+    pb.compute(p, "bda_bwd", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask))});
+    if (!moe) {
+      mlp_backward(p, x.f, "");
+    } else {
+      routed_backward(p);
+      if (x.shared > 0) mlp_backward(p, x.shared * x.fe, "shared_");
+    }
+    pb.compute(p, "ln2_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    if (lora)
+      pb.compute(p, "proj_bwd", with_adapters({gemm(T, x.h / t, x.h, e)}, true, {{targets.o, {x.h, x.h}}}));
+    else
+      pb.compute(p, "proj_bwd", {gemm(T, x.h / t, x.h, e), gemm(x.h / t, x.h, T, e)});
+    attention_backward(p);
+    pb.compute(p, "qkv_dgrad",
+               with_adapters({gemm(T, x.h, (x.h + 2 * x.kv) / t, e)}, true,
+                             {{targets.q, {x.h, x.h}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
+    if (x.sp && !lora)
+      ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
+    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
+    if (!lora) pb.compute(p, "qkv_wgrad", {gemm(x.h, (x.h + 2 * x.kv) / t, T, e)});
+    pb.compute(p, "ln1_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
+  }
+};
+
+/// One program set per distinct layer kind: dense (kind 0 when any), MoE.
+void add_layer_kinds(TransformerOps& ops, ModelPrograms& out) {
+  const Scenario& sc = ops.sc;
+  const TransformerShape& x = ops.x;
+  const double t = ops.t;
+  const ModelSpec& model = sc.model;
+  out.layer_kind.assign(static_cast<std::size_t>(model.num_layers), 0);
+  int dense_kind = -1, moe_kind = -1;
+  for (int layer = 0; layer < model.num_layers; ++layer) {
+    const bool moe = is_moe_layer(model, layer);
+    int& kind = moe ? moe_kind : dense_kind;
+    if (kind < 0) {
+      kind = static_cast<int>(out.layer_kinds.size());
+      LayerPrograms lp;
+      ops.layer_forward(lp.forward, moe);
+      if (sc.training.recompute == Recompute::full) {
+        ops.layer_forward(lp.recompute, moe);
+      } else if (sc.training.recompute == Recompute::selective && !x.flash) {
+        // Selective recomputation re-runs the attention core (softmax, dropout, attention over
+        // values) instead of storing the s² tensors (Korthikanti et al. §5). With flash attention
+        // nothing s² is stored and the backward kernel recomputes internally.
+        ops.attention_forward(lp.recompute, "attn_recompute");
+      }
+      ops.layer_backward(lp.backward, moe);
+      const LayerParameters lparams = layer_parameters(model, layer);
+      lp.params_per_rank = lparams.replicated / t;
+      lp.expert_params_per_rank = lparams.experts / x.ep;
+      out.layer_kinds.push_back(std::move(lp));
+    }
+    out.layer_kind[static_cast<std::size_t>(layer)] = kind;
+  }
+}
+
+/// Embedding (first stage): the vocab-parallel lookup, its TP reduction and (encoder) the
+/// position and token-type embeddings with their LayerNorm.
+void add_embedding(TransformerOps& ops, ModelPrograms& out) {
+  const TransformerShape& x = ops.x;
+  ProgramBuilder& pb = ops.pb;
+  const double T = ops.T, Tsp = ops.Tsp, e = ops.e;
+  const bool tp = ops.tp, lora = ops.lora;
+  const CollectiveOp reduce_op = ops.reduce_op;
+  const double act_bytes = ops.act_bytes;
+  // Vocab-parallel embedding: each rank looks up its vocabulary shard, then the partial
+  // embeddings are summed over TP (all-reduce; reduce-scatter with SP).
+  pb.compute(out.embedding_forward, "embedding", {elementwise(2 * T * x.h * e)});
+  if (tp) ProgramBuilder::collective(out.embedding_forward, "tp_emb", reduce_op, act_bytes, Overlap::blocking);
+  if (!x.causal) {  // BERT: + position + token-type embeddings (read 3, write 1), LayerNorm, dropout
+    std::vector<Kernel> fwd{elementwise(4 * Tsp * x.h * e), norm(2 * Tsp * x.h * e)};
+    if (x.hidden_mask > 0) fwd.push_back(elementwise(Tsp * x.h * (2 * e + 1)));  // read, write, 1-byte mask
+    pb.compute(out.embedding_forward, "embedding_ln", fwd);
+    std::vector<Kernel> bwd;
+    if (x.hidden_mask > 0) bwd.push_back(elementwise(Tsp * x.h * (3 * e + 1)));  // dropout bwd
+    bwd.push_back(norm(3 * Tsp * x.h * e));
+    bwd.push_back(elementwise(4 * Tsp * x.h * e));
+    pb.compute(out.embedding_backward, "embedding_ln_bwd", bwd);
+  }
+  // Embedding weight gradient (scatter-add of the output gradient); none when frozen (LoRA).
+  if (!lora) pb.compute(out.embedding_backward, "embedding_bwd", {elementwise(3 * T * x.h * e)});
+}
+
+/// Head (last stage) of an encoder (BERT pre-training heads, Megatron BertLMHead): gather the M
+/// masked positions, MLM transform (dense h x h + GELU + LayerNorm, replicated over TP),
+/// vocab-parallel projection and cross-entropy as the decoder's on M rows; pooler (dense + tanh on
+/// the first token) and next-sentence classifier (h x 2) on the b sequences.
+void add_encoder_head(TransformerOps& ops, ModelPrograms& out) {
+  const Scenario& sc = ops.sc;
+  const TransformerShape& x = ops.x;
+  ProgramBuilder& pb = ops.pb;
+  const double T = ops.T, e = ops.e, t = ops.t;
+  const bool tp = ops.tp;
+  const CollectiveOp reduce_op = ops.reduce_op;
+  const double act_bytes = ops.act_bytes;
+  const double M = T * sc.model.mlm_prediction_fraction;
+  Program& p = out.head_forward;
+  if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, Overlap::blocking);
+  pb.compute(p, "mlm_transform",
+             {elementwise(2 * M * x.h * e), gemm(M, x.h, x.h, e), elementwise(2 * M * x.h * e), norm(2 * M * x.h * e)});
+  pb.compute(p, "logits", {gemm(M, x.v / t, x.h, e), elementwise((32 + e) * M * x.v / t)});
+  if (tp) ProgramBuilder::collective(p, "tp_ce", CollectiveOp::all_reduce, 2 * 4 * M, Overlap::blocking);
+  pb.compute(p, "pooler_nsp", {gemm(x.b, x.h, x.h, e), elementwise(2 * x.b * x.h * e), gemm(x.b, 2, x.h, e)});
+  Program& q = out.head_backward;
+  pb.compute(q, "pooler_nsp_bwd",
+             {gemm(x.b, x.h, 2, e), gemm(x.h, 2, x.b, e), elementwise(3 * x.b * x.h * e), gemm(x.b, x.h, x.h, e),
+              gemm(x.h, x.h, x.b, e)});
+  pb.compute(q, "logits_bwd",
+             {elementwise((12 + e) * M * x.v / t), gemm(M, x.h, x.v / t, e), gemm(x.v / t, x.h, M, e)});
+  if (tp) ProgramBuilder::collective(q, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::blocking);
+  pb.compute(q, "mlm_transform_bwd",
+             {norm(3 * M * x.h * e), elementwise(3 * M * x.h * e), gemm(M, x.h, x.h, e), gemm(x.h, x.h, M, e),
+              elementwise(3 * T * x.h * e) /*scatter into the full-sequence gradient*/});
+}
+
+/// Head (last stage) of a decoder: final norm, logits, vocab-parallel cross-entropy.
+void add_decoder_head(TransformerOps& ops, ModelPrograms& out) {
+  const TransformerShape& x = ops.x;
+  ProgramBuilder& pb = ops.pb;
+  const double T = ops.T, Tsp = ops.Tsp, e = ops.e, t = ops.t;
+  const bool tp = ops.tp, lora = ops.lora;
+  const CollectiveOp reduce_op = ops.reduce_op;
+  const double act_bytes = ops.act_bytes;
+  Program& p = out.head_forward;
+  pb.compute(p, "final_ln", {norm(2 * Tsp * x.h * e)});
+  if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, Overlap::blocking);
+  // Vocab-parallel cross-entropy as Megatron-Core's cross_entropy.py runs it on T·V/t logits:
+  // cast to fp32 (read e, write 4), max (read 4), subtract max in place (r/w 8), exp in place
+  // (r/w 8), sum (read 4), divide by the sum in place (r/w 8, kept for backward): 32 + e bytes
+  // per element; plus two tiny all-reduces (max and sum over the vocabulary shards).
+  pb.compute(p, "logits", {gemm(T, x.v / t, x.h, e), elementwise((32 + e) * T * x.v / t)});
+  if (tp) ProgramBuilder::collective(p, "tp_ce", CollectiveOp::all_reduce, 2 * 4 * T, Overlap::blocking);
+  Program& q = out.head_backward;
+  // Backward: subtract one-hot, scale by the loss gradient in place (r/w 8), cast to the GEMM
+  // dtype (read 4, write e).
+  if (lora)  // frozen output layer: input gradient only
+    pb.compute(q, "logits_bwd", {elementwise((12 + e) * T * x.v / t), gemm(T, x.h, x.v / t, e)});
+  else
+    pb.compute(q, "logits_bwd",
+               {elementwise((12 + e) * T * x.v / t), gemm(T, x.h, x.v / t, e), gemm(x.v / t, x.h, T, e)});
+  if (tp) ProgramBuilder::collective(q, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::blocking);
+  pb.compute(q, "final_ln_bwd", {norm(3 * Tsp * x.h * e)});
+}
+
+/// Parameters per rank of the embedding and the head, the pipeline send size, and LoRA's frozen
+/// base and adapter parameters.
+void set_parameter_counts(const TransformerOps& ops, ModelPrograms& out) {
+  const Scenario& sc = ops.sc;
+  const TransformerShape& x = ops.x;
+  const double T = ops.T, e = ops.e, t = ops.t;
+  const bool lora = ops.lora;
+  // Encoder extras (position/type tables, MLM transform, pooler, NSP) are replicated over TP.
+  out.embedding_params_per_rank = x.v * x.h / t + encoder_embedding_extra_parameters(sc.model);
+  // GPT and BERT tie the output layer to the embedding: with one pipeline stage it is the same
+  // tensor; with several the last stage holds a copy (Megatron-LM, share_embeddings_and_output_weights).
+  const bool shared_with_embedding = !sc.model.untied_embeddings && sc.parallel.pp == 1;
+  out.head_params_per_rank =
+      (shared_with_embedding ? 0.0 : x.v * x.h / t) + (x.causal ? 2 * x.h : encoder_head_parameters(sc.model));
+  // Megatron's scatter/gather optimisation (SC21 §4.1): each TP rank sends 1/t of the activation;
+  // the receiving stage's all-gather over NVLink is not modelled (it is small next to the send).
+  out.p2p_bytes = T * x.h / t * e;
+  out.frozen_base = lora;
+  out.adapter_params_per_layer_per_rank = lora ? lora_layer_parameters(sc) / t : 0.0;
+}
+
+}  // namespace
+
+ModelPrograms build_transformer_programs(const Scenario& sc, const GpuSpec& gpu, const ComputeParams& params) {
+  TransformerOps ops(sc, gpu, params);
+  ModelPrograms out;
+  add_layer_kinds(ops, out);
+  add_embedding(ops, out);
+  // ---- head (last stage): final norm, logits, vocab-parallel cross-entropy ----
+  if (!ops.x.causal)
+    add_encoder_head(ops, out);
+  else
+    add_decoder_head(ops, out);
+  set_parameter_counts(ops, out);
+  return out;
+}
+
+}  // namespace traincast::models

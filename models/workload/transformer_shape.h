@@ -1,0 +1,33 @@
+#pragma once
+// The dimensions every transformer formula needs, as doubles, and the scenario's LoRA targets:
+// shared by the transformer's accounting (transformer.cc) and its program builder
+// (transformer_programs.cc). Internal to the transformer generator.
+
+#include "models/scenario.h"
+#include "models/workload/transformer.h"
+
+namespace traincast::models {
+
+/// The shapes every transformer formula below needs, as doubles.
+struct TransformerShape {
+  /// micro_batch_size, seq_length, hidden_size, attention heads, K/V width (query groups x head
+  /// dim), FFN width, vocabulary, layers, tp, bytes per element, 2 for a gated MLP (else 1).
+  double b, s, h, a, kv, f, v, l, t, e, gate;
+  /// MoE: routed experts, top-k, expert FFN width, shared experts, expert slots per token, ep.
+  double experts, top_k, fe, shared, slots, ep;
+  bool sp, flash, causal;  ///< sequence parallelism (with tp > 1), flash attention, decoder
+  /// 1 when attention / hidden dropout runs (its 1-byte mask is written and read), else 0.
+  double attn_mask, hidden_mask;
+  double cp = 1;                                                         ///< context-parallel ranks
+  double tokens() const { return b * s / cp; }                           ///< T: this CP rank's tokens
+  double tokens_sp() const { return sp ? b * s / cp / t : b * s / cp; }  ///< T_sp: LN/dropout region
+};
+
+/// The shape of `scenario`'s model under its parallel layout and precision.
+TransformerShape transformer_shape(const Scenario& scenario);
+
+/// The LoRA targets of `scenario` (training.lora_target_modules). Throws std::invalid_argument
+/// "workload.training.lora_target_modules: <why>" for a list parse_lora_targets rejects.
+LoraTargets lora_targets_of(const Scenario& scenario);
+
+}  // namespace traincast::models

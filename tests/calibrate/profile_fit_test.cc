@@ -3,6 +3,7 @@
 // text round trip and positioned load errors.
 
 #include "calibrate/fit/profile_fit.h"
+#include "calibrate/fit/profile_validate.h"
 
 #include <gtest/gtest.h>
 

@@ -19,6 +19,7 @@
 #include "calibrate/fit/inputs.h"
 #include "calibrate/fit/power_fit.h"
 #include "calibrate/fit/profile_fit.h"
+#include "calibrate/fit/profile_validate.h"
 #include "calibrate/fit/sha256.h"
 #include "calibrate/nccl_tests_log.h"
 #include "models/collectives/nccl_tests.h"

@@ -63,6 +63,169 @@ bool gemm_dtype(const std::string& name, models::Precision& p, bool& skip) {
   return false;
 }
 
+enum class CsvKind { none, collective, gemm, bandwidth };
+
+/// What the header's columns make the rows (collective, GEMM or bandwidth). Throws InputError
+/// "path:line: unknown CSV header ..." for any other set of columns.
+CsvKind csv_kind(const std::map<std::string, int>& col, const std::string& line, const std::string& at) {
+  auto has = [&](const char* c) { return col.count(c) > 0; };
+  if (has("op") && has("size_bytes") && has("time_us")) return CsvKind::collective;
+  if (has("m") && has("n") && has("k") && has("dtype") &&
+      (has("time_s") || has("time_us") || has("tflops") || has("flops_per_s")))
+    return CsvKind::gemm;
+  if (has("kind") && has("bytes") && has("time_s")) return CsvKind::bandwidth;
+  throw InputError({at + "unknown CSV header \"" + line.substr(0, 80) +
+                    "\" (expected columns op,size_bytes,time_us[,num_ranks,dtype] for collectives; "
+                    "m,n,k,dtype and time_s|time_us|tflops|flops_per_s[,b,device_key] for GEMMs; "
+                    "kind,bytes,time_s[,size_bytes] for bandwidths)"});
+}
+
+/// One data row of a CSV: its fields by column name, and the errors of the whole file.
+struct CsvRow {
+  const std::vector<std::string>& f;
+  const std::map<std::string, int>& col;
+  std::vector<std::string>& errors;
+  std::string at;     ///< "path:line: "
+  std::string where;  ///< "path:line"
+
+  bool has(const char* c) const { return col.count(c) > 0; }
+  const std::string& get(const char* c) const { return f[col.at(c)]; }
+  /// Whether column c holds a number > 0 (into v); records the error otherwise.
+  bool positive(const char* c, double& v) const {
+    if (number(get(c), v) && v > 0) return true;
+    errors.push_back(at + "column '" + c + "': '" + get(c).substr(0, 40) + "' is not a number > 0");
+    return false;
+  }
+};
+
+/// A collective row (op, size_bytes, time_us[, num_ranks, dtype]) into out.collectives.
+void read_collective_row(const CsvRow& row, models::MeasurementSet& out) {
+  std::vector<std::string>& errors = row.errors;
+  double size = 0, time = 0, ranks = 0;
+  bool ok = row.positive("size_bytes", size);
+  ok = row.positive("time_us", time) && ok;
+  if (row.has("num_ranks") && !row.get("num_ranks").empty()) {
+    if (!number(row.get("num_ranks"), ranks) || ranks < 1 || ranks != std::floor(ranks)) {
+      errors.push_back(row.at + "column 'num_ranks': '" + row.get("num_ranks").substr(0, 40) +
+                       "' is not an integer >= 1");
+      ok = false;
+    }
+  }
+  if (row.get("op").empty()) {
+    errors.push_back(row.at + "column 'op': empty (expected an nccl-tests operation name)");
+    ok = false;
+  }
+  if (ok) {
+    out.collectives.push_back({row.get("op"), static_cast<int>(ranks), size, time,
+                               row.has("dtype") ? row.get("dtype") : std::string("float"), row.where});
+  }
+}
+
+/// What GEMM rows leave out: the devices seen, rows of other devices and of skipped dtypes.
+struct GemmRowCounts {
+  std::set<std::string> devices;
+  std::map<std::string, int> skipped_dtypes;
+  int device_skipped = 0;
+};
+
+/// A GEMM row (m, n, k, dtype and a time or rate[, b, device_key]) into out.gemm, unless it is of
+/// another device than `device` or of a dtype traincast has no precision for (counted).
+void read_gemm_row(const CsvRow& row, const std::string& device, models::MeasurementSet& out, GemmRowCounts& counts) {
+  std::vector<std::string>& errors = row.errors;
+  std::string dev;
+  for (const char* c : {"device_key", "device", "gpu"}) {
+    if (row.has(c)) dev = row.get(c);
+  }
+  if (!dev.empty()) counts.devices.insert(dev);
+  if (!device.empty() && dev != device) {
+    ++counts.device_skipped;
+    return;
+  }
+  models::GemmSample s;
+  bool skip = false;
+  if (!gemm_dtype(row.get("dtype"), s.dtype, skip)) {
+    errors.push_back(row.at + "column 'dtype': unknown '" + row.get("dtype").substr(0, 40) +
+                     "' (expected fp32, tf32, fp16, bf16, fp8 or an openxla dtype such as bf16xbf16->bf16)");
+    return;
+  }
+  if (skip) {
+    ++counts.skipped_dtypes[row.get("dtype")];
+    return;
+  }
+  double b = 1;
+  bool ok = row.positive("m", s.m);
+  ok = row.positive("n", s.n) && ok;
+  ok = row.positive("k", s.k) && ok;
+  if (row.has("b")) ok = row.positive("b", b) && ok;
+  double v = 0;
+  if (row.has("time_s")) {
+    ok = row.positive("time_s", v) && ok;
+    s.time_s = v;
+  } else if (row.has("time_us")) {
+    ok = row.positive("time_us", v) && ok;
+    s.time_s = v * 1e-6;
+  } else if (row.has("tflops")) {
+    ok = row.positive("tflops", v) && ok;
+    s.time_s = 2 * b * s.m * s.n * s.k / (v * 1e12);
+  } else {
+    ok = row.positive("flops_per_s", v) && ok;
+    s.time_s = 2 * b * s.m * s.n * s.k / v;
+  }
+  s.m *= b;
+  s.where = row.where;
+  if (ok) out.gemm.push_back(s);
+}
+
+/// A bandwidth row (kind, bytes, time_s[, size_bytes]) into out.bandwidth.
+void read_bandwidth_row(const CsvRow& row, models::MeasurementSet& out) {
+  static const std::map<std::string, models::BandwidthSampleKind> kinds = {
+      {"hbm_copy", models::BandwidthSampleKind::hbm_copy},
+      {"hbm_read", models::BandwidthSampleKind::hbm_read},
+      {"hbm_write", models::BandwidthSampleKind::hbm_write},
+      {"h2d", models::BandwidthSampleKind::h2d},
+      {"d2h", models::BandwidthSampleKind::d2h},
+      {"d2d_peer", models::BandwidthSampleKind::d2d_peer}};
+  const auto it = kinds.find(row.get("kind"));
+  if (it == kinds.end()) {
+    row.errors.push_back(row.at + "column 'kind': unknown '" + row.get("kind").substr(0, 40) +
+                         "' (expected hbm_copy, hbm_read, hbm_write, h2d, d2h or d2d_peer)");
+    return;
+  }
+  models::BandwidthSample s;
+  s.kind = it->second;
+  bool ok = row.positive("bytes", s.bytes);
+  ok = row.positive("time_s", s.time_s) && ok;
+  if (row.has("size_bytes")) ok = row.positive("size_bytes", s.size_bytes) && ok;
+  s.where = row.where;
+  if (ok) out.bandwidth.push_back(s);
+}
+
+/// After the rows: the several-devices error, then (when there is no error) the skipped rows'
+/// notes and the no-usable-rows refusal. Throws InputError.
+void finish_csv(const models::MeasurementSet& out, CsvKind kind, const GemmRowCounts& counts, const std::string& path,
+                const std::string& device, std::vector<std::string>& errors, InputNotes& notes) {
+  if (kind == CsvKind::gemm && device.empty() && counts.devices.size() > 1) {
+    std::string list;
+    for (const auto& d : counts.devices) list += (list.empty() ? "" : ", ") + d;
+    errors.push_back(path + ": rows of " + std::to_string(counts.devices.size()) + " devices (" + list +
+                     "); pick one with --device");
+  }
+  if (!errors.empty()) throw InputError(std::move(errors));
+  for (const auto& [d, count] : counts.skipped_dtypes) {
+    notes.notes.push_back(path + ": " + std::to_string(count) + " rows of dtype " + d +
+                          " skipped (no traincast precision)");
+    notes.skipped += count;
+  }
+  if (counts.device_skipped > 0) {
+    notes.notes.push_back(path + ": " + std::to_string(counts.device_skipped) +
+                          " rows of other devices skipped (--device " + device + ")");
+    notes.skipped += counts.device_skipped;
+  }
+  if (out.gemm.empty() && out.collectives.empty() && out.bandwidth.empty()) {
+    throw InputError({path + ": no usable rows" + (device.empty() ? std::string() : " for --device " + device)});
+  }
+}
+
 }  // namespace
 
 InputError::InputError(std::vector<std::string> errors)
@@ -115,10 +278,8 @@ models::MeasurementSet read_measurement_csv(std::string_view text, const std::st
   std::vector<std::string> errors;
   std::vector<std::string> header;
   std::map<std::string, int> col;
-  enum class Kind { none, collective, gemm, bandwidth } kind = Kind::none;
-  std::set<std::string> devices;
-  std::map<std::string, int> skipped_dtypes;
-  int device_skipped = 0;
+  CsvKind kind = CsvKind::none;
+  GemmRowCounts counts;
   int line_no = 0;
   std::size_t pos = 0;
   auto at = [&](int l) { return path + ":" + std::to_string(l) + ": "; };
@@ -133,20 +294,7 @@ models::MeasurementSet read_measurement_csv(std::string_view text, const std::st
     if (header.empty()) {
       header = f;
       for (std::size_t i = 0; i < f.size(); ++i) col[f[i]] = static_cast<int>(i);
-      auto has = [&](const char* c) { return col.count(c) > 0; };
-      if (has("op") && has("size_bytes") && has("time_us")) {
-        kind = Kind::collective;
-      } else if (has("m") && has("n") && has("k") && has("dtype") &&
-                 (has("time_s") || has("time_us") || has("tflops") || has("flops_per_s"))) {
-        kind = Kind::gemm;
-      } else if (has("kind") && has("bytes") && has("time_s")) {
-        kind = Kind::bandwidth;
-      } else {
-        throw InputError({at(line_no) + "unknown CSV header \"" + line.substr(0, 80) +
-                          "\" (expected columns op,size_bytes,time_us[,num_ranks,dtype] for collectives; "
-                          "m,n,k,dtype and time_s|time_us|tflops|flops_per_s[,b,device_key] for GEMMs; "
-                          "kind,bytes,time_s[,size_bytes] for bandwidths)"});
-      }
+      kind = csv_kind(col, line, at(line_no));
       continue;
     }
     if (f.size() != header.size()) {
@@ -154,119 +302,17 @@ models::MeasurementSet read_measurement_csv(std::string_view text, const std::st
                        std::to_string(header.size()) + " as the header)");
       continue;
     }
-    auto get = [&](const char* c) -> const std::string& { return f[col.at(c)]; };
-    auto positive = [&](const char* c, double& v) {
-      if (number(get(c), v) && v > 0) return true;
-      errors.push_back(at(line_no) + "column '" + c + "': '" + get(c).substr(0, 40) + "' is not a number > 0");
-      return false;
-    };
-    const std::string where = path + ":" + std::to_string(line_no);
-    if (kind == Kind::collective) {
-      double size = 0, time = 0, ranks = 0;
-      bool ok = positive("size_bytes", size);
-      ok = positive("time_us", time) && ok;
-      if (col.count("num_ranks") && !get("num_ranks").empty()) {
-        if (!number(get("num_ranks"), ranks) || ranks < 1 || ranks != std::floor(ranks)) {
-          errors.push_back(at(line_no) + "column 'num_ranks': '" + get("num_ranks").substr(0, 40) +
-                           "' is not an integer >= 1");
-          ok = false;
-        }
-      }
-      if (get("op").empty()) {
-        errors.push_back(at(line_no) + "column 'op': empty (expected an nccl-tests operation name)");
-        ok = false;
-      }
-      if (ok) {
-        out.collectives.push_back({get("op"), static_cast<int>(ranks), size, time,
-                                   col.count("dtype") ? get("dtype") : std::string("float"), where});
-      }
-    } else if (kind == Kind::gemm) {
-      std::string dev;
-      for (const char* c : {"device_key", "device", "gpu"}) {
-        if (col.count(c)) dev = get(c);
-      }
-      if (!dev.empty()) devices.insert(dev);
-      if (!device.empty() && dev != device) {
-        ++device_skipped;
-        continue;
-      }
-      models::GemmSample s;
-      bool skip = false;
-      if (!gemm_dtype(get("dtype"), s.dtype, skip)) {
-        errors.push_back(at(line_no) + "column 'dtype': unknown '" + get("dtype").substr(0, 40) +
-                         "' (expected fp32, tf32, fp16, bf16, fp8 or an openxla dtype such as bf16xbf16->bf16)");
-        continue;
-      }
-      if (skip) {
-        ++skipped_dtypes[get("dtype")];
-        continue;
-      }
-      double b = 1;
-      bool ok = positive("m", s.m);
-      ok = positive("n", s.n) && ok;
-      ok = positive("k", s.k) && ok;
-      if (col.count("b")) ok = positive("b", b) && ok;
-      double v = 0;
-      if (col.count("time_s")) {
-        ok = positive("time_s", v) && ok;
-        s.time_s = v;
-      } else if (col.count("time_us")) {
-        ok = positive("time_us", v) && ok;
-        s.time_s = v * 1e-6;
-      } else if (col.count("tflops")) {
-        ok = positive("tflops", v) && ok;
-        s.time_s = 2 * b * s.m * s.n * s.k / (v * 1e12);
-      } else {
-        ok = positive("flops_per_s", v) && ok;
-        s.time_s = 2 * b * s.m * s.n * s.k / v;
-      }
-      s.m *= b;
-      s.where = where;
-      if (ok) out.gemm.push_back(s);
+    const CsvRow row{f, col, errors, at(line_no), path + ":" + std::to_string(line_no)};
+    if (kind == CsvKind::collective) {
+      read_collective_row(row, out);
+    } else if (kind == CsvKind::gemm) {
+      read_gemm_row(row, device, out, counts);
     } else {
-      static const std::map<std::string, models::BandwidthSampleKind> kinds = {
-          {"hbm_copy", models::BandwidthSampleKind::hbm_copy},
-          {"hbm_read", models::BandwidthSampleKind::hbm_read},
-          {"hbm_write", models::BandwidthSampleKind::hbm_write},
-          {"h2d", models::BandwidthSampleKind::h2d},
-          {"d2h", models::BandwidthSampleKind::d2h},
-          {"d2d_peer", models::BandwidthSampleKind::d2d_peer}};
-      const auto it = kinds.find(get("kind"));
-      if (it == kinds.end()) {
-        errors.push_back(at(line_no) + "column 'kind': unknown '" + get("kind").substr(0, 40) +
-                         "' (expected hbm_copy, hbm_read, hbm_write, h2d, d2h or d2d_peer)");
-        continue;
-      }
-      models::BandwidthSample s;
-      s.kind = it->second;
-      bool ok = positive("bytes", s.bytes);
-      ok = positive("time_s", s.time_s) && ok;
-      if (col.count("size_bytes")) ok = positive("size_bytes", s.size_bytes) && ok;
-      s.where = where;
-      if (ok) out.bandwidth.push_back(s);
+      read_bandwidth_row(row, out);
     }
   }
   if (header.empty()) throw InputError({path + ": empty CSV (expected a header line and rows)"});
-  if (kind == Kind::gemm && device.empty() && devices.size() > 1) {
-    std::string list;
-    for (const auto& d : devices) list += (list.empty() ? "" : ", ") + d;
-    errors.push_back(path + ": rows of " + std::to_string(devices.size()) + " devices (" + list +
-                     "); pick one with --device");
-  }
-  if (!errors.empty()) throw InputError(std::move(errors));
-  for (const auto& [d, count] : skipped_dtypes) {
-    notes.notes.push_back(path + ": " + std::to_string(count) + " rows of dtype " + d +
-                          " skipped (no traincast precision)");
-    notes.skipped += count;
-  }
-  if (device_skipped > 0) {
-    notes.notes.push_back(path + ": " + std::to_string(device_skipped) + " rows of other devices skipped (--device " +
-                          device + ")");
-    notes.skipped += device_skipped;
-  }
-  if (out.gemm.empty() && out.collectives.empty() && out.bandwidth.empty()) {
-    throw InputError({path + ": no usable rows" + (device.empty() ? std::string() : " for --device " + device)});
-  }
+  finish_csv(out, kind, counts, path, device, errors, notes);
   return out;
 }
 

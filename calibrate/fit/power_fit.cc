@@ -184,6 +184,196 @@ PowerLine fit_power_line(const GpuBurn& b, double sm_clock_max_mhz) {
   return line;
 }
 
+/// One GPU's power vs load: the burn's span, the power line and u(compute_bound). Throws
+/// std::invalid_argument for an idle power outside (0, TDP).
+BurnGpuFit fit_power_vs_load(const GpuBurn& b, const models::GpuSpec& gpu, const models::GpuPowerCurve& curve,
+                             double sm_clock_max_mhz) {
+  BurnGpuFit f;
+  f.gpu = b.gpu;
+  f.where = b.s.front()->where + "-" + line_of(b.s.back()->where);
+  f.burn_start_s = b.start_s;
+  f.burn_end_s = b.end_s;
+  f.split_s = b.split_s;
+  f.samples = static_cast<int>(b.s.size());
+  const std::string who = f.where + ": burn of GPU " + std::to_string(b.gpu) + ": ";
+  // Power vs load.
+  const PowerLine line = fit_power_line(b, sm_clock_max_mhz);
+  f.idle_w = line.idle_w;
+  f.full_load_w = line.full_w;
+  f.load_clock_fraction = line.clock_fraction;
+  if (!(f.idle_w > 0) || f.idle_w >= gpu.tdp_w) {
+    throw std::invalid_argument(who + "idle power " + fmt("%.1f", f.idle_w) + " W (expected between 0 and the " +
+                                gpu.name + "'s TDP, " + fmt("%g", gpu.tdp_w) + " W: is --base the GPU measured?)");
+  }
+  const double fc = line.clock_fraction > 0 ? std::clamp(line.clock_fraction, curve.clock_min_fraction, 1.0) : 1.0;
+  f.compute_bound_fraction =
+      std::min(3.0, (f.full_load_w - f.idle_w) / ((gpu.tdp_w - f.idle_w) * models::dynamic_power_scale(curve, fc)));
+  return f;
+}
+
+/// The thermal fit's input: the samples at t <= split_s, with the power input at t_i the filtered
+/// reading at t_i + lag, interpolated linearly (held at the last reading).
+struct ThermalInput {
+  std::vector<double> t, p, temp;
+};
+
+ThermalInput thermal_input(const GpuBurn& b, const models::GpuSpec& gpu) {
+  ThermalInput in;
+  const std::vector<double> p_filtered = hampel_power(b);
+  const double lag = gpu.name.rfind("A100", 0) == 0 ? 0.0 : 0.5 * kNvmlAverageS;  // GA100: instantaneous
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < b.s.size() && b.s[i]->t_s <= b.split_s; ++i) {
+    in.t.push_back(b.s[i]->t_s);
+    const double at = b.s[i]->t_s + lag;
+    while (j + 1 < b.s.size() && b.s[j + 1]->t_s < at) ++j;
+    double p = p_filtered[j];
+    if (j + 1 < b.s.size() && b.s[j]->t_s < at) {
+      const double w = (at - b.s[j]->t_s) / (b.s[j + 1]->t_s - b.s[j]->t_s);
+      p = p_filtered[j] + std::min(1.0, w) * (p_filtered[j + 1] - p_filtered[j]);
+    }
+    in.p.push_back(p);
+    in.temp.push_back(b.s[i]->temperature_c);
+  }
+  return in;
+}
+
+/// Temperatures of the RC model (R, tau = R C, inlet, T0) on in's times and power, as a vector.
+Eigen::VectorXd simulate_thermal(const ThermalInput& in, double r, double tau, double inlet, double t0) {
+  const auto n = static_cast<Eigen::Index>(in.t.size());
+  const std::vector<double> v = simulate_rc(in.t, in.p, r, tau / r, inlet, t0);
+  Eigen::VectorXd out_t = Eigen::Map<const Eigen::VectorXd>(v.data(), n);
+  return out_t;
+}
+
+/// Start of the thermal fit (ln R, ln tau, T_in, T0): the best of a coarse grid in (R, tau);
+/// for each, T_in and T0 enter linearly: robust linear fit of them.
+Eigen::VectorXd thermal_start(const ThermalInput& in, const Eigen::VectorXd& T, const BurnGpuFit& f) {
+  const auto n = static_cast<Eigen::Index>(in.t.size());
+  const std::vector<double>& temp = in.temp;
+  auto simulate = [&](double r, double tau, double inlet, double t0) {
+    return simulate_thermal(in, r, tau, inlet, t0);
+  };
+  const double t_min = *std::min_element(temp.begin(), temp.end());
+  const double t_max = *std::max_element(temp.begin(), temp.end());
+  const double r_guess = std::clamp((t_max - t_min) / (f.full_load_w - f.idle_w), 1e-3, 5.0);
+  double best_loss = std::numeric_limits<double>::infinity();
+  Eigen::VectorXd start(4);
+  for (double rs : {0.5, 1.0, 2.0, 4.0}) {
+    for (double tau : {3.0, 10.0, 30.0, 100.0, 300.0, 1000.0}) {
+      const double r = r_guess * rs;
+      const Eigen::VectorXd base = simulate(r, tau, 0, 0);
+      Eigen::MatrixXd X(n, 2);
+      X.col(0) = simulate(r, tau, 1, 0) - base;
+      X.col(1) = simulate(r, tau, 0, 1) - base;
+      const RobustResult lin = huber_linear(X, T - base);
+      const double loss = huber_loss(lin.residuals, 1.0);
+      if (loss < best_loss) {
+        best_loss = loss;
+        start << std::log(r), std::log(tau), lin.params[0], lin.params[1];
+      }
+    }
+  }
+  return start;
+}
+
+/// Fits R, C, inlet and start temperature of f's GPU to its burn (Huber, Levenberg-Marquardt from
+/// thermal_start), with the fit RMS, outliers and linearised relative standard errors.
+void fit_thermal(const GpuBurn& b, const models::GpuSpec& gpu, BurnGpuFit& f) {
+  const ThermalInput in = thermal_input(b, gpu);
+  const auto n = static_cast<Eigen::Index>(in.t.size());
+  Eigen::VectorXd T(n);
+  for (Eigen::Index i = 0; i < n; ++i) T[i] = in.temp[static_cast<std::size_t>(i)];
+  auto simulate = [&](double r, double tau, double inlet, double t0) {
+    return simulate_thermal(in, r, tau, inlet, t0);
+  };
+  const Eigen::VectorXd start = thermal_start(in, T, f);
+  auto residuals = [&](const Eigen::VectorXd& q) {
+    return (simulate(std::exp(q[0]), std::exp(q[1]), q[2], q[3]) - T).eval();
+  };
+  RobustOptions o;
+  o.min_sigma = 0.05;  // K: NVML reports whole degrees (quantisation sigma 0.29 K)
+  o.max_iterations = 200;
+  const RobustResult res = huber_nonlinear(residuals, start, start, o);
+  const Eigen::VectorXd& q = res.params;
+  f.r_k_per_w = std::exp(q[0]);
+  f.c_j_per_k = std::exp(q[1]) / f.r_k_per_w;
+  f.inlet_c = q[2];
+  f.start_c = q[3];
+  f.fit_samples = static_cast<int>(n);
+  double ss = 0;
+  int kept = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (std::fabs(res.residuals[i]) > 3.5 * res.sigma) {
+      ++f.outliers;
+    } else {
+      ss += res.residuals[i] * res.residuals[i];
+      ++kept;
+    }
+  }
+  f.fit_rms_k = kept > 0 ? std::sqrt(ss / kept) : 0;
+  // Linearised standard errors: cov = sigma^2 (J' W J)^-1 at the solution.
+  Eigen::MatrixXd J(n, 4);
+  for (int k = 0; k < 4; ++k) {
+    const double h = 1e-5 * std::max(1.0, std::fabs(q[k]));
+    Eigen::VectorXd a = q, c = q;
+    a[k] += h;
+    c[k] -= h;
+    J.col(k) = (residuals(a) - residuals(c)) / (2 * h);
+  }
+  const Eigen::MatrixXd A = J.transpose() * res.weights.asDiagonal() * J;
+  const Eigen::MatrixXd cov = res.sigma * res.sigma * A.completeOrthogonalDecomposition().pseudoInverse();
+  f.r_rel_se = std::sqrt(std::max(0.0, cov(0, 0)));
+  f.c_rel_se = std::sqrt(std::max(0.0, cov(0, 0) + cov(1, 1) - 2 * cov(0, 1)));
+}
+
+/// The notes of one GPU's burn fit: what was fitted, and a warning when the time constant is
+/// over twice the fitted burn.
+void add_burn_notes(const BurnGpuFit& f, bool holdout, std::vector<std::string>& notes) {
+  notes.push_back("burn GPU " + std::to_string(f.gpu) + " (" + f.where + "): idle " + fmt("%.1f", f.idle_w) +
+                  " W, burn " + fmt("%.1f", f.full_load_w) + " W" +
+                  (f.load_clock_fraction > 0 ? " at " + fmt("%.3f", f.load_clock_fraction) + " of the max SM clock"
+                                             : std::string(" (SM clock not recorded: full clock assumed)")) +
+                  " -> u(compute_bound) " + fmt("%.3f", f.compute_bound_fraction) + "; R " + fmt("%.4g", f.r_k_per_w) +
+                  " K/W (+-" + fmt("%.1f", 100 * f.r_rel_se) + "%), C " + fmt("%.4g", f.c_j_per_k) + " J/K (+-" +
+                  fmt("%.1f", 100 * f.c_rel_se) + "%), tau " + fmt("%.3g", f.r_k_per_w * f.c_j_per_k) + " s, inlet " +
+                  fmt("%.1f", f.inlet_c) + " C (fitted: not measured); fit RMS " + fmt("%.2f", f.fit_rms_k) + " K on " +
+                  std::to_string(f.fit_samples) + " samples" +
+                  (holdout ? " up to t = " + fmt("%.1f", f.split_s) + " s (the rest held out)" : std::string()) + ", " +
+                  std::to_string(f.outliers) + " outliers (> 3.5 sigma)");
+  const double fitted_burn_s = std::min(f.split_s, f.burn_end_s) - f.burn_start_s;
+  if (f.r_k_per_w * f.c_j_per_k > 2 * fitted_burn_s) {
+    notes.push_back("burn GPU " + std::to_string(f.gpu) + ": the time constant (" +
+                    fmt("%.3g", f.r_k_per_w * f.c_j_per_k) + " s) is over twice the fitted burn (" +
+                    fmt("%.3g", fitted_burn_s) +
+                    " s): the steady state is extrapolated, R and C are poorly determined; a longer burn "
+                    "(traincast-bench --budget-s) fixes it");
+  }
+}
+
+/// Medians over the GPUs of out.gpus as the profile's overlay, with what it was fitted from.
+models::PowerThermalOverlay overlay_of(const BurnFit& out, const std::string& files, int fitted, int total,
+                                       bool holdout) {
+  models::PowerThermalOverlay ov;
+  auto med = [&](double BurnGpuFit::*m) {
+    std::vector<double> v;
+    for (const auto& g : out.gpus) v.push_back(g.*m);
+    return median(v);
+  };
+  ov.idle_w = med(&BurnGpuFit::idle_w);
+  ov.compute_bound_fraction = med(&BurnGpuFit::compute_bound_fraction);
+  ov.r_k_per_w = med(&BurnGpuFit::r_k_per_w);
+  ov.c_j_per_k = med(&BurnGpuFit::c_j_per_k);
+  ov.inlet_c = med(&BurnGpuFit::inlet_c);
+  ov.full_load_w = med(&BurnGpuFit::full_load_w);
+  ov.load_clock_fraction = med(&BurnGpuFit::load_clock_fraction);
+  ov.gpus = static_cast<int>(out.gpus.size());
+  ov.fitted_from = "burn of " + std::to_string(out.gpus.size()) + " GPU(s) in " + files + ": " +
+                   std::to_string(fitted) + " of " + std::to_string(total) + " samples fitted" +
+                   (holdout ? " (idle baseline and first half of each burn; the rest held out)" : "") +
+                   "; medians over GPUs; inlet not measured (fitted as a constant)";
+  return ov;
+}
+
 }  // namespace
 
 std::vector<double> simulate_rc(const std::vector<double>& t, const std::vector<double>& p, double r, double c,
@@ -213,157 +403,16 @@ BurnFit fit_burn(const std::vector<PowerThermalSample>& samples, const models::G
   std::string files;
   int total = 0, fitted = 0;
   for (const GpuBurn& b : burns) {
-    BurnGpuFit f;
-    f.gpu = b.gpu;
-    f.where = b.s.front()->where + "-" + line_of(b.s.back()->where);
-    f.burn_start_s = b.start_s;
-    f.burn_end_s = b.end_s;
-    f.split_s = b.split_s;
-    f.samples = static_cast<int>(b.s.size());
-    const std::string who = f.where + ": burn of GPU " + std::to_string(b.gpu) + ": ";
-    // Power vs load.
-    const PowerLine line = fit_power_line(b, sm_clock_max_mhz);
-    f.idle_w = line.idle_w;
-    f.full_load_w = line.full_w;
-    f.load_clock_fraction = line.clock_fraction;
-    if (!(f.idle_w > 0) || f.idle_w >= gpu.tdp_w) {
-      throw std::invalid_argument(who + "idle power " + fmt("%.1f", f.idle_w) + " W (expected between 0 and the " +
-                                  gpu.name + "'s TDP, " + fmt("%g", gpu.tdp_w) + " W: is --base the GPU measured?)");
-    }
-    const double fc = line.clock_fraction > 0 ? std::clamp(line.clock_fraction, curve.clock_min_fraction, 1.0) : 1.0;
-    f.compute_bound_fraction =
-        std::min(3.0, (f.full_load_w - f.idle_w) / ((gpu.tdp_w - f.idle_w) * models::dynamic_power_scale(curve, fc)));
-
-    // Thermal: the fitted window is the samples at t <= split_s; the power input at t_i is the
-    // filtered reading at t_i + lag, interpolated linearly (held at the last reading).
-    std::vector<double> t, p_all;
-    const std::vector<double> p_filtered = hampel_power(b);
-    const double lag = gpu.name.rfind("A100", 0) == 0 ? 0.0 : 0.5 * kNvmlAverageS;  // GA100: instantaneous
-    std::vector<double> temp;
-    std::size_t j = 0;
-    for (std::size_t i = 0; i < b.s.size() && b.s[i]->t_s <= b.split_s; ++i) {
-      t.push_back(b.s[i]->t_s);
-      const double at = b.s[i]->t_s + lag;
-      while (j + 1 < b.s.size() && b.s[j + 1]->t_s < at) ++j;
-      double p = p_filtered[j];
-      if (j + 1 < b.s.size() && b.s[j]->t_s < at) {
-        const double w = (at - b.s[j]->t_s) / (b.s[j + 1]->t_s - b.s[j]->t_s);
-        p = p_filtered[j] + std::min(1.0, w) * (p_filtered[j + 1] - p_filtered[j]);
-      }
-      p_all.push_back(p);
-      temp.push_back(b.s[i]->temperature_c);
-    }
-    const auto n = static_cast<Eigen::Index>(t.size());
-    Eigen::VectorXd T(n);
-    for (Eigen::Index i = 0; i < n; ++i) T[i] = temp[static_cast<std::size_t>(i)];
-    auto simulate = [&](double r, double tau, double inlet, double t0) {
-      const std::vector<double> v = simulate_rc(t, p_all, r, tau / r, inlet, t0);
-      Eigen::VectorXd out_t = Eigen::Map<const Eigen::VectorXd>(v.data(), n);
-      return out_t;
-    };
-    // Coarse grid in (R, tau); for each, T_in and T0 enter linearly: robust linear fit of them.
-    const double t_min = *std::min_element(temp.begin(), temp.end());
-    const double t_max = *std::max_element(temp.begin(), temp.end());
-    const double r_guess = std::clamp((t_max - t_min) / (f.full_load_w - f.idle_w), 1e-3, 5.0);
-    double best_loss = std::numeric_limits<double>::infinity();
-    Eigen::VectorXd start(4);
-    for (double rs : {0.5, 1.0, 2.0, 4.0}) {
-      for (double tau : {3.0, 10.0, 30.0, 100.0, 300.0, 1000.0}) {
-        const double r = r_guess * rs;
-        const Eigen::VectorXd base = simulate(r, tau, 0, 0);
-        Eigen::MatrixXd X(n, 2);
-        X.col(0) = simulate(r, tau, 1, 0) - base;
-        X.col(1) = simulate(r, tau, 0, 1) - base;
-        const RobustResult lin = huber_linear(X, T - base);
-        const double loss = huber_loss(lin.residuals, 1.0);
-        if (loss < best_loss) {
-          best_loss = loss;
-          start << std::log(r), std::log(tau), lin.params[0], lin.params[1];
-        }
-      }
-    }
-    auto residuals = [&](const Eigen::VectorXd& q) {
-      return (simulate(std::exp(q[0]), std::exp(q[1]), q[2], q[3]) - T).eval();
-    };
-    RobustOptions o;
-    o.min_sigma = 0.05;  // K: NVML reports whole degrees (quantisation sigma 0.29 K)
-    o.max_iterations = 200;
-    const RobustResult res = huber_nonlinear(residuals, start, start, o);
-    const Eigen::VectorXd& q = res.params;
-    f.r_k_per_w = std::exp(q[0]);
-    f.c_j_per_k = std::exp(q[1]) / f.r_k_per_w;
-    f.inlet_c = q[2];
-    f.start_c = q[3];
-    f.fit_samples = static_cast<int>(n);
-    double ss = 0;
-    int kept = 0;
-    for (Eigen::Index i = 0; i < n; ++i) {
-      if (std::fabs(res.residuals[i]) > 3.5 * res.sigma) {
-        ++f.outliers;
-      } else {
-        ss += res.residuals[i] * res.residuals[i];
-        ++kept;
-      }
-    }
-    f.fit_rms_k = kept > 0 ? std::sqrt(ss / kept) : 0;
-    // Linearised standard errors: cov = sigma^2 (J' W J)^-1 at the solution.
-    Eigen::MatrixXd J(n, 4);
-    for (int k = 0; k < 4; ++k) {
-      const double h = 1e-5 * std::max(1.0, std::fabs(q[k]));
-      Eigen::VectorXd a = q, c = q;
-      a[k] += h;
-      c[k] -= h;
-      J.col(k) = (residuals(a) - residuals(c)) / (2 * h);
-    }
-    const Eigen::MatrixXd A = J.transpose() * res.weights.asDiagonal() * J;
-    const Eigen::MatrixXd cov = res.sigma * res.sigma * A.completeOrthogonalDecomposition().pseudoInverse();
-    f.r_rel_se = std::sqrt(std::max(0.0, cov(0, 0)));
-    f.c_rel_se = std::sqrt(std::max(0.0, cov(0, 0) + cov(1, 1) - 2 * cov(0, 1)));
-    if (notes) {
-      notes->push_back("burn GPU " + std::to_string(f.gpu) + " (" + f.where + "): idle " + fmt("%.1f", f.idle_w) +
-                       " W, burn " + fmt("%.1f", f.full_load_w) + " W" +
-                       (f.load_clock_fraction > 0 ? " at " + fmt("%.3f", f.load_clock_fraction) + " of the max SM clock"
-                                                  : std::string(" (SM clock not recorded: full clock assumed)")) +
-                       " -> u(compute_bound) " + fmt("%.3f", f.compute_bound_fraction) + "; R " +
-                       fmt("%.4g", f.r_k_per_w) + " K/W (+-" + fmt("%.1f", 100 * f.r_rel_se) + "%), C " +
-                       fmt("%.4g", f.c_j_per_k) + " J/K (+-" + fmt("%.1f", 100 * f.c_rel_se) + "%), tau " +
-                       fmt("%.3g", f.r_k_per_w * f.c_j_per_k) + " s, inlet " + fmt("%.1f", f.inlet_c) +
-                       " C (fitted: not measured); fit RMS " + fmt("%.2f", f.fit_rms_k) + " K on " +
-                       std::to_string(f.fit_samples) + " samples" +
-                       (holdout ? " up to t = " + fmt("%.1f", f.split_s) + " s (the rest held out)" : std::string()) +
-                       ", " + std::to_string(f.outliers) + " outliers (> 3.5 sigma)");
-      const double fitted_burn_s = std::min(f.split_s, f.burn_end_s) - f.burn_start_s;
-      if (f.r_k_per_w * f.c_j_per_k > 2 * fitted_burn_s) {
-        notes->push_back("burn GPU " + std::to_string(f.gpu) + ": the time constant (" +
-                         fmt("%.3g", f.r_k_per_w * f.c_j_per_k) + " s) is over twice the fitted burn (" +
-                         fmt("%.3g", fitted_burn_s) +
-                         " s): the steady state is extrapolated, R and C are poorly determined; a longer burn "
-                         "(traincast-bench --budget-s) fixes it");
-      }
-    }
+    // Power vs load, then thermal.
+    BurnGpuFit f = fit_power_vs_load(b, gpu, curve, sm_clock_max_mhz);
+    fit_thermal(b, gpu, f);
+    if (notes) add_burn_notes(f, holdout, *notes);
     if (files.find(file_of(f.where)) == std::string::npos) files += (files.empty() ? "" : ", ") + file_of(f.where);
     total += f.samples;
     fitted += f.fit_samples;
     out.gpus.push_back(f);
   }
-  auto med = [&](double BurnGpuFit::*m) {
-    std::vector<double> v;
-    for (const auto& g : out.gpus) v.push_back(g.*m);
-    return median(v);
-  };
-  models::PowerThermalOverlay& ov = out.overlay;
-  ov.idle_w = med(&BurnGpuFit::idle_w);
-  ov.compute_bound_fraction = med(&BurnGpuFit::compute_bound_fraction);
-  ov.r_k_per_w = med(&BurnGpuFit::r_k_per_w);
-  ov.c_j_per_k = med(&BurnGpuFit::c_j_per_k);
-  ov.inlet_c = med(&BurnGpuFit::inlet_c);
-  ov.full_load_w = med(&BurnGpuFit::full_load_w);
-  ov.load_clock_fraction = med(&BurnGpuFit::load_clock_fraction);
-  ov.gpus = static_cast<int>(out.gpus.size());
-  ov.fitted_from = "burn of " + std::to_string(out.gpus.size()) + " GPU(s) in " + files + ": " +
-                   std::to_string(fitted) + " of " + std::to_string(total) + " samples fitted" +
-                   (holdout ? " (idle baseline and first half of each burn; the rest held out)" : "") +
-                   "; medians over GPUs; inlet not measured (fitted as a constant)";
+  out.overlay = overlay_of(out, files, fitted, total, holdout);
   return out;
 }
 

@@ -1,9 +1,11 @@
 // `traincast plan`: argument parsing and printing around models/planner (the search itself).
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -113,10 +115,8 @@ void print_explanation(std::ostream& o, const planner::Explanation& x) {
   }
 }
 
-}  // namespace
-
-int plan_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const planner::PlanOptions defaults;
+/// `traincast plan`'s help text and options (defaults from planner::PlanOptions).
+po::options_description plan_options(const planner::PlanOptions& defaults) {
   po::options_description opts(
       "traincast plan [SCENARIO] [options]\n\n"
       "Searches parallel layouts (TP, PP, DP, interleaving, sequence parallelism, ZeRO stage,\n"
@@ -143,170 +143,230 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
                                                                  "largest micro-batch size tried (0 = no cap)")(
       "no-uneven", "only try PP that divides the layer count")("scenario", po::value<std::string>(),
                                                                "scenario file (positional)");
+  return opts;
+}
+
+/// What the command line asks of the search: its options and the layouts to print (--top).
+struct PlanRequest {
+  planner::PlanOptions options;
+  int top = 0;
+};
+
+/// The search options and --top from the command line. UsageError for a value out of range.
+PlanRequest read_plan_request(const po::variables_map& vm) {
+  PlanRequest req;
+  planner::PlanOptions& o = req.options;
+  o.max_simulations = vm["max-simulations"].as<int>();
+  o.max_tp = vm["max-tp"].as<int>();
+  o.estimate_slack = vm["estimate-slack"].as<double>() / 100.0;
+  if (!(o.estimate_slack >= 0)) throw UsageError("--estimate-slack: must be a percentage >= 0");
+  o.max_virtual_stages = vm["max-virtual-stages"].as<int>();
+  o.max_micro_batch_size = vm["max-micro-batch"].as<int>();
+  o.uneven_stages = vm.count("no-uneven") == 0;
+  o.jobs =
+      vm.count("jobs") ? vm["jobs"].as<int>() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  req.top = vm["top"].as<int>();
+  if (req.top < 1) throw UsageError("--top: must be >= 1 (got " + std::to_string(req.top) + ")");
+  if (o.jobs < 1) throw UsageError("--jobs: must be >= 1 (got " + std::to_string(o.jobs) + ")");
+  if (o.max_simulations < 1)
+    throw UsageError("--max-simulations: must be >= 1 (got " + std::to_string(o.max_simulations) + ")");
+  if (o.max_tp < 0) throw UsageError("--max-tp: must be >= 0 (got " + std::to_string(o.max_tp) + ")");
+  if (o.max_virtual_stages < 1)
+    throw UsageError("--max-virtual-stages: must be >= 1 (got " + std::to_string(o.max_virtual_stages) + ")");
+  if (o.max_micro_batch_size < 0)
+    throw UsageError("--max-micro-batch: must be >= 0 (got " + std::to_string(o.max_micro_batch_size) + ")");
+  return req;
+}
+
+/// A scenario the planner cannot search (not a transformer, or context parallel) is refused
+/// with the planner's own message, positioned at the field (or the --set that chose it).
+void check_plannable(const models::Scenario& sc, const planner::PlanOptions& o, const std::string& scenario_path,
+                     const std::vector<std::string>& overrides) {
+  if (sc.model.family != models::ModelFamily::transformer || sc.parallel.cp > 1) {
+    const std::string field =
+        sc.model.family != models::ModelFamily::transformer ? "workload.model.family" : "workload.parallel.cp";
+    const std::string where = scenario_field_origin(scenario_path, field, overrides);
+    try {
+      planner::enumerate_layouts(sc, o);
+    } catch (const std::invalid_argument& e) {
+      throw io::ScenarioError({where + ": " + e.what()});
+    }
+  }
+}
+
+/// The search's heading: the scenario, its cluster and model, what the search considered,
+/// pruned and simulated, and its wall time.
+void print_search(std::ostream& p, const models::Scenario& sc, const planner::PlanResult& r,
+                  const planner::PlanOptions& o, const std::string& origin, double wall_s) {
+  const models::NodeTemplate& node = models::find_node_template(sc.cluster.node_template);
+  const std::string gpu = sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu;
+  const planner::PlanStats& st = r.stats;
+  p << "traincast plan: " << sc.name << "  [" << origin << "]\n";
+  if (!sc.description.empty()) p << "  " << sc.description << "\n";
+  p << "\nCluster    " << sc.cluster.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x "
+    << gpu << " (" << r.gpus_per_node << " per node)\n";
+  p << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
+    << ", " << sc.model.num_attention_heads << " heads, global batch " << sc.training.global_batch_size << " x "
+    << sc.model.seq_length << " tokens\n";
+  p << "\nLayouts    " << with_thousands(static_cast<double>(st.considered)) << " considered, "
+    << with_thousands(static_cast<double>(st.pruned_memory)) << " pruned by memory (peak above HBM), "
+    << with_thousands(static_cast<double>(st.pruned_dominated))
+    << " dominated (a lighter recomputation fits),\n           "
+    << with_thousands(static_cast<double>(st.pruned_estimate)) << " estimated more than "
+    << format_fixed(100 * o.estimate_slack, 0) << "% slower than the best estimate, "
+    << with_thousands(static_cast<double>(st.simulated)) << " simulated";
+  if (st.failed > 0) p << " (" << st.failed << " failed)";
+  p << ", " << with_thousands(static_cast<double>(st.not_simulated)) << " left over (budget " << o.max_simulations
+    << " simulations)\n";
+  p << "Search     coarse pass + " << st.refine_rounds << " refinement rounds, " << o.jobs << " jobs\n";
+  p << "Wall time  " << format_fixed(wall_s, 1) << " s\n";
+}
+
+/// No layout fits: the smallest footprint and what it needs.
+void print_no_layout(std::ostream& p, const planner::PlanResult& r) {
+  p << "\nNo layout fits in memory and simulates.\n";
+  if (r.least_memory) {
+    const models::MemoryBreakdown& m = r.least_memory->memory;
+    p << "The smallest footprint, " << planner::to_string(r.least_memory->layout) << ", needs "
+      << format_gib(m.peak_bytes_per_gpu) << " per GPU of " << format_gib(m.capacity_bytes) << " (weights "
+      << format_gib(m.weights_bytes) << ", gradients " << format_gib(m.grads_bytes) << ", optimizer "
+      << format_gib(m.optimizer_bytes) << ", activations " << format_gib(m.activations_bytes)
+      << "): more GPUs, or GPUs with more memory, are needed.\n";
+  }
+  if (!r.baseline_note.empty()) p << "Note: " << r.baseline_note << "\n";
+}
+
+/// The best `top` layouts, fastest first (the scenario's own marked *).
+void print_ranked(std::ostream& p, const planner::PlanResult& r, int top) {
+  const std::size_t shown = std::min(r.ranked.size(), static_cast<std::size_t>(top));
+  p << "\nBest layouts (fastest first):\n";
+  std::size_t width = 8;
+  for (std::size_t i = 0; i < shown; ++i) width = std::max(width, planner::to_string(r.ranked[i].layout).size() + 3);
+  p << "   #  " << pad("layout", width) << lpad("iteration", 11) << lpad("tokens/s", 12) << lpad("MFU", 8)
+    << lpad("memory/GPU", 12) << "\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const planner::PlanEntry& e = r.ranked[i];
+    const std::string mark = static_cast<int>(i) == r.baseline_rank ? " *" : "";
+    p << lpad(std::to_string(i + 1), 4) << "  " << pad(planner::to_string(e.layout) + mark, width)
+      << lpad(format_fixed(e.report.iteration_time_s, 3) + " s", 11) << lpad(with_thousands(e.report.tokens_per_s), 12)
+      << lpad(format_fixed(100 * e.report.mfu, 1) + " %", 8) << lpad(format_gib(e.report.memory.peak_bytes_per_gpu), 12)
+      << "\n";
+  }
+  if (r.baseline_rank >= 0 && static_cast<std::size_t>(r.baseline_rank) < shown)
+    p << "   (* the scenario's own layout)\n";
+}
+
+/// Why the runner-up lost to the winner and why the scenario's own layout lost (either absent).
+struct PlanExplanations {
+  std::optional<planner::Explanation> runner_up, own;
+};
+
+/// The winner's iteration breakdown, why #1 beat #2, and how the scenario's own layout compares.
+PlanExplanations print_winner(std::ostream& p, const models::Scenario& sc, const planner::PlanResult& r) {
+  PlanExplanations x;
+  const planner::PlanEntry& best = r.ranked.front();
+  const models::TimeBreakdown& b = best.report.breakdown;
+  p << "\nWinner's iteration: compute " << format_fixed(b.compute_s, 3) << " s, exposed TP "
+    << format_fixed(b.tp_comm_exposed_s, 3) << " s, exposed DP " << format_fixed(b.dp_comm_exposed_s, 3)
+    << " s, exposed PP " << format_fixed(b.pp_comm_exposed_s, 3) << " s, bubble "
+    << format_fixed(b.pipeline_bubble_s, 3) << " s, optimizer " << format_fixed(b.optimizer_s, 3) << " s"
+    << (b.straggler_wait_s > 0 ? ", waiting for slower GPUs " + format_fixed(b.straggler_wait_s, 3) + " s" : "")
+    << "\n";
+  if (r.ranked.size() > 1) {
+    x.runner_up = planner::explain_difference(best, r.ranked[1], r.gpus_per_node, sc.model.num_layers);
+    p << "\nWhy #1 beat #2:\n";
+    print_explanation(p, *x.runner_up);
+  }
+  p << "\nThe scenario's own layout";
+  if (r.baseline) {
+    p << " (" << planner::to_string(r.baseline->layout) << "): ";
+    if (r.baseline_rank == 0) {
+      p << "it is the winner.\n";
+    } else {
+      p << (r.baseline_rank > 0
+                ? "rank " + std::to_string(r.baseline_rank + 1) + " of " + std::to_string(r.ranked.size())
+                : "simulated apart (" + r.baseline_note + ")")
+        << ", " << format_fixed(r.baseline->report.iteration_time_s, 3) << " s per iteration.\n";
+      if (r.baseline->report.iteration_time_s >= best.report.iteration_time_s) {
+        x.own = planner::explain_difference(best, *r.baseline, r.gpus_per_node, sc.model.num_layers);
+      } else {
+        p << "  It beats every layout the search simulated; why the search's best is slower:\n";
+        x.own = planner::explain_difference(*r.baseline, best, r.gpus_per_node, sc.model.num_layers);
+      }
+      print_explanation(p, *x.own);
+    }
+  } else {
+    p << ": " << r.baseline_note << "\n";
+  }
+  return x;
+}
+
+/// The result as JSON (--json).
+std::string plan_json(const models::Scenario& sc, const planner::PlanResult& r, const PlanExplanations& x) {
+  const planner::PlanStats& st = r.stats;
+  std::ostringstream j;
+  j << "{\n  \"scenario\": " << json_string(sc.name) << ",\n  \"num_gpus\": " << r.num_gpus
+    << ",\n  \"gpus_per_node\": " << r.gpus_per_node << ",\n  \"stats\": {\"considered\": " << st.considered
+    << ", \"pruned_memory\": " << st.pruned_memory << ", \"pruned_dominated\": " << st.pruned_dominated
+    << ", \"pruned_estimate\": " << st.pruned_estimate << ", \"simulated\": " << st.simulated
+    << ", \"failed\": " << st.failed << ", \"not_simulated\": " << st.not_simulated
+    << ", \"refine_rounds\": " << st.refine_rounds << "},\n  \"ranked\": [";
+  for (std::size_t i = 0; i < r.ranked.size(); ++i) j << (i ? ", " : "") << entry_json(r.ranked[i], "  ");
+  j << "],\n  \"baseline\": " << (r.baseline ? entry_json(*r.baseline, "  ") : "null")
+    << ",\n  \"baseline_rank\": " << r.baseline_rank << ",\n  \"baseline_note\": " << json_string(r.baseline_note)
+    << ",\n  \"why_runner_up_lost\": " << (x.runner_up ? explanation_json(*x.runner_up) : "null")
+    << ",\n  \"why_baseline_lost\": " << (x.own ? explanation_json(*x.own) : "null") << "\n}\n";
+  return j.str();
+}
+
+/// Help, or the search and its report (exit 1 when no layout fits).
+int run_plan(const po::variables_map& vm, const po::options_description& opts, std::ostream& out) {
+  if (vm.count("help")) {
+    out << opts << "\n";
+    return 0;
+  }
+  const PlanRequest req = read_plan_request(vm);
+  const planner::PlanOptions& o = req.options;
+  const bool force = vm.count("force") > 0;
+  std::vector<std::string> overrides;
+  if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
+  const bool from_file = vm.count("scenario") > 0;
+  const std::string origin = from_file ? vm["scenario"].as<std::string>() : "(embedded default)";
+  const models::Scenario sc = from_file ? io::load_scenario_file(origin, overrides) : io::default_scenario(overrides);
+  std::string json_path;
+  if (vm.count("json")) {
+    json_path = vm["json"].as<std::string>();
+    check_output_path(json_path, force, scenario_input_files(sc, from_file ? origin : std::string()));
+  }
+  check_plannable(sc, o, from_file ? origin : std::string(), overrides);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const planner::PlanResult r = planner::plan_layouts(sc, o);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  std::ostringstream p;
+  print_search(p, sc, r, o, origin, wall_s);
+  if (r.ranked.empty()) {
+    print_no_layout(p, r);
+    out << p.str();
+    return 1;
+  }
+  print_ranked(p, r, req.top);
+  const PlanExplanations x = print_winner(p, sc, r);
+  out << p.str();
+
+  if (!json_path.empty()) write_output_file(json_path, plan_json(sc, r, x));
+  return 0;
+}
+
+}  // namespace
+
+int plan_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const planner::PlanOptions defaults;
+  const po::options_description opts = plan_options(defaults);
   po::positional_options_description pos;
   pos.add("scenario", 1);
-  return guarded(err, [&]() -> int {
-    const po::variables_map vm = parse_options(args, opts, pos);
-    if (vm.count("help")) {
-      out << opts << "\n";
-      return 0;
-    }
-    planner::PlanOptions o;
-    o.max_simulations = vm["max-simulations"].as<int>();
-    o.max_tp = vm["max-tp"].as<int>();
-    o.estimate_slack = vm["estimate-slack"].as<double>() / 100.0;
-    if (!(o.estimate_slack >= 0)) throw UsageError("--estimate-slack: must be a percentage >= 0");
-    o.max_virtual_stages = vm["max-virtual-stages"].as<int>();
-    o.max_micro_batch_size = vm["max-micro-batch"].as<int>();
-    o.uneven_stages = vm.count("no-uneven") == 0;
-    o.jobs =
-        vm.count("jobs") ? vm["jobs"].as<int>() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int top = vm["top"].as<int>();
-    if (top < 1) throw UsageError("--top: must be >= 1 (got " + std::to_string(top) + ")");
-    if (o.jobs < 1) throw UsageError("--jobs: must be >= 1 (got " + std::to_string(o.jobs) + ")");
-    if (o.max_simulations < 1)
-      throw UsageError("--max-simulations: must be >= 1 (got " + std::to_string(o.max_simulations) + ")");
-    if (o.max_tp < 0) throw UsageError("--max-tp: must be >= 0 (got " + std::to_string(o.max_tp) + ")");
-    if (o.max_virtual_stages < 1)
-      throw UsageError("--max-virtual-stages: must be >= 1 (got " + std::to_string(o.max_virtual_stages) + ")");
-    if (o.max_micro_batch_size < 0)
-      throw UsageError("--max-micro-batch: must be >= 0 (got " + std::to_string(o.max_micro_batch_size) + ")");
-    const bool force = vm.count("force") > 0;
-    std::vector<std::string> overrides;
-    if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
-    const bool from_file = vm.count("scenario") > 0;
-    const std::string origin = from_file ? vm["scenario"].as<std::string>() : "(embedded default)";
-    const models::Scenario sc = from_file ? io::load_scenario_file(origin, overrides) : io::default_scenario(overrides);
-    std::string json_path;
-    if (vm.count("json")) {
-      json_path = vm["json"].as<std::string>();
-      check_output_path(json_path, force, scenario_input_files(sc, from_file ? origin : std::string()));
-    }
-    if (sc.model.family != models::ModelFamily::transformer || sc.parallel.cp > 1) {
-      // The planner's own message, positioned at the field (or the --set that chose it).
-      const std::string field =
-          sc.model.family != models::ModelFamily::transformer ? "workload.model.family" : "workload.parallel.cp";
-      const std::string where = scenario_field_origin(from_file ? origin : std::string(), field, overrides);
-      try {
-        planner::enumerate_layouts(sc, o);
-      } catch (const std::invalid_argument& e) {
-        throw io::ScenarioError({where + ": " + e.what()});
-      }
-    }
-
-    const auto t0 = std::chrono::steady_clock::now();
-    const planner::PlanResult r = planner::plan_layouts(sc, o);
-    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-    const models::NodeTemplate& node = models::find_node_template(sc.cluster.node_template);
-    const std::string gpu = sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu;
-    const planner::PlanStats& st = r.stats;
-    std::ostringstream p;
-    p << "traincast plan: " << sc.name << "  [" << origin << "]\n";
-    if (!sc.description.empty()) p << "  " << sc.description << "\n";
-    p << "\nCluster    " << sc.cluster.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x "
-      << gpu << " (" << r.gpus_per_node << " per node)\n";
-    p << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
-      << ", " << sc.model.num_attention_heads << " heads, global batch " << sc.training.global_batch_size << " x "
-      << sc.model.seq_length << " tokens\n";
-    p << "\nLayouts    " << with_thousands(static_cast<double>(st.considered)) << " considered, "
-      << with_thousands(static_cast<double>(st.pruned_memory)) << " pruned by memory (peak above HBM), "
-      << with_thousands(static_cast<double>(st.pruned_dominated))
-      << " dominated (a lighter recomputation fits),\n           "
-      << with_thousands(static_cast<double>(st.pruned_estimate)) << " estimated more than "
-      << format_fixed(100 * o.estimate_slack, 0) << "% slower than the best estimate, "
-      << with_thousands(static_cast<double>(st.simulated)) << " simulated";
-    if (st.failed > 0) p << " (" << st.failed << " failed)";
-    p << ", " << with_thousands(static_cast<double>(st.not_simulated)) << " left over (budget " << o.max_simulations
-      << " simulations)\n";
-    p << "Search     coarse pass + " << st.refine_rounds << " refinement rounds, " << o.jobs << " jobs\n";
-    p << "Wall time  " << format_fixed(wall_s, 1) << " s\n";
-
-    if (r.ranked.empty()) {
-      p << "\nNo layout fits in memory and simulates.\n";
-      if (r.least_memory) {
-        const models::MemoryBreakdown& m = r.least_memory->memory;
-        p << "The smallest footprint, " << planner::to_string(r.least_memory->layout) << ", needs "
-          << format_gib(m.peak_bytes_per_gpu) << " per GPU of " << format_gib(m.capacity_bytes) << " (weights "
-          << format_gib(m.weights_bytes) << ", gradients " << format_gib(m.grads_bytes) << ", optimizer "
-          << format_gib(m.optimizer_bytes) << ", activations " << format_gib(m.activations_bytes)
-          << "): more GPUs, or GPUs with more memory, are needed.\n";
-      }
-      if (!r.baseline_note.empty()) p << "Note: " << r.baseline_note << "\n";
-      out << p.str();
-      return 1;
-    }
-    const std::size_t shown = std::min(r.ranked.size(), static_cast<std::size_t>(top));
-    p << "\nBest layouts (fastest first):\n";
-    std::size_t width = 8;
-    for (std::size_t i = 0; i < shown; ++i) width = std::max(width, planner::to_string(r.ranked[i].layout).size() + 3);
-    p << "   #  " << pad("layout", width) << lpad("iteration", 11) << lpad("tokens/s", 12) << lpad("MFU", 8)
-      << lpad("memory/GPU", 12) << "\n";
-    for (std::size_t i = 0; i < shown; ++i) {
-      const planner::PlanEntry& e = r.ranked[i];
-      const std::string mark = static_cast<int>(i) == r.baseline_rank ? " *" : "";
-      p << lpad(std::to_string(i + 1), 4) << "  " << pad(planner::to_string(e.layout) + mark, width)
-        << lpad(format_fixed(e.report.iteration_time_s, 3) + " s", 11)
-        << lpad(with_thousands(e.report.tokens_per_s), 12) << lpad(format_fixed(100 * e.report.mfu, 1) + " %", 8)
-        << lpad(format_gib(e.report.memory.peak_bytes_per_gpu), 12) << "\n";
-    }
-    if (r.baseline_rank >= 0 && static_cast<std::size_t>(r.baseline_rank) < shown)
-      p << "   (* the scenario's own layout)\n";
-
-    const planner::PlanEntry& best = r.ranked.front();
-    const models::TimeBreakdown& b = best.report.breakdown;
-    p << "\nWinner's iteration: compute " << format_fixed(b.compute_s, 3) << " s, exposed TP "
-      << format_fixed(b.tp_comm_exposed_s, 3) << " s, exposed DP " << format_fixed(b.dp_comm_exposed_s, 3)
-      << " s, exposed PP " << format_fixed(b.pp_comm_exposed_s, 3) << " s, bubble "
-      << format_fixed(b.pipeline_bubble_s, 3) << " s, optimizer " << format_fixed(b.optimizer_s, 3) << " s"
-      << (b.straggler_wait_s > 0 ? ", waiting for slower GPUs " + format_fixed(b.straggler_wait_s, 3) + " s" : "")
-      << "\n";
-    std::optional<planner::Explanation> runner_up, own;
-    if (r.ranked.size() > 1) {
-      runner_up = planner::explain_difference(best, r.ranked[1], r.gpus_per_node, sc.model.num_layers);
-      p << "\nWhy #1 beat #2:\n";
-      print_explanation(p, *runner_up);
-    }
-    p << "\nThe scenario's own layout";
-    if (r.baseline) {
-      p << " (" << planner::to_string(r.baseline->layout) << "): ";
-      if (r.baseline_rank == 0) {
-        p << "it is the winner.\n";
-      } else {
-        p << (r.baseline_rank > 0
-                  ? "rank " + std::to_string(r.baseline_rank + 1) + " of " + std::to_string(r.ranked.size())
-                  : "simulated apart (" + r.baseline_note + ")")
-          << ", " << format_fixed(r.baseline->report.iteration_time_s, 3) << " s per iteration.\n";
-        if (r.baseline->report.iteration_time_s >= best.report.iteration_time_s) {
-          own = planner::explain_difference(best, *r.baseline, r.gpus_per_node, sc.model.num_layers);
-        } else {
-          p << "  It beats every layout the search simulated; why the search's best is slower:\n";
-          own = planner::explain_difference(*r.baseline, best, r.gpus_per_node, sc.model.num_layers);
-        }
-        print_explanation(p, *own);
-      }
-    } else {
-      p << ": " << r.baseline_note << "\n";
-    }
-    out << p.str();
-
-    if (!json_path.empty()) {
-      std::ostringstream j;
-      j << "{\n  \"scenario\": " << json_string(sc.name) << ",\n  \"num_gpus\": " << r.num_gpus
-        << ",\n  \"gpus_per_node\": " << r.gpus_per_node << ",\n  \"stats\": {\"considered\": " << st.considered
-        << ", \"pruned_memory\": " << st.pruned_memory << ", \"pruned_dominated\": " << st.pruned_dominated
-        << ", \"pruned_estimate\": " << st.pruned_estimate << ", \"simulated\": " << st.simulated
-        << ", \"failed\": " << st.failed << ", \"not_simulated\": " << st.not_simulated
-        << ", \"refine_rounds\": " << st.refine_rounds << "},\n  \"ranked\": [";
-      for (std::size_t i = 0; i < r.ranked.size(); ++i) j << (i ? ", " : "") << entry_json(r.ranked[i], "  ");
-      j << "],\n  \"baseline\": " << (r.baseline ? entry_json(*r.baseline, "  ") : "null")
-        << ",\n  \"baseline_rank\": " << r.baseline_rank << ",\n  \"baseline_note\": " << json_string(r.baseline_note)
-        << ",\n  \"why_runner_up_lost\": " << (runner_up ? explanation_json(*runner_up) : "null")
-        << ",\n  \"why_baseline_lost\": " << (own ? explanation_json(*own) : "null") << "\n}\n";
-      write_output_file(json_path, j.str());
-    }
-    return 0;
-  });
+  return guarded(err, [&]() -> int { return run_plan(parse_options(args, opts, pos), opts, out); });
 }
 
 }  // namespace traincast::cli

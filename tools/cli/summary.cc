@@ -107,9 +107,11 @@ std::string format_flop(double flop) {
   return format_fixed(flop, flop < 10 ? 2 : 1) + " " + units[u];
 }
 
-std::string format_summary(const models::Scenario& sc, const models::Report& r, const std::string& origin,
-                           double wall_s) {
-  std::ostringstream o;
+namespace {
+
+/// The scenario's name, cluster and model (MoE and LoRA when present).
+void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const models::Report& r,
+                             const std::string& origin) {
   o << "traincast: " << (sc.name.empty() ? std::string("(unnamed scenario)") : sc.name) << "  [" << origin << "]\n";
   if (!sc.description.empty()) o << "  " << sc.description << "\n";
   o << "\nCluster    " << r.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x " << r.gpu;
@@ -144,6 +146,10 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
       << format_fixed(adapters / 1e6, 1) << "M trainable of "
       << format_fixed(models::total_parameters(sc.model) / 1e9, 1) << "B frozen parameters\n";
   }
+}
+
+/// The parallel layout, batch, precision and the options that change the work.
+void print_layout(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   o << "Layout     TP " << r.tp;
   if (r.cp > 1) o << " x CP " << r.cp;
   o << " x PP " << r.pp << " x DP " << r.dp;
@@ -161,7 +167,10 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
     << (sc.parallel.zero_stage >= 1 ? ", ZeRO-" + std::to_string(sc.parallel.zero_stage) : std::string())
     << (sc.training.flash_attention && sc.model.family == models::ModelFamily::transformer ? ", flash attention" : "")
     << "\n\n";
+}
 
+/// Iteration time, throughput, MFU/HFU and time to train.
+void print_performance(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   o << "Iteration  " << format_duration(r.iteration_time_s) << "\n";
   if (sc.model.family == models::ModelFamily::resnet)
     o << "Throughput " << with_thousands(r.samples_per_s) << " images/s, " << format_fixed(r.tflops_per_gpu, 1)
@@ -179,7 +188,10 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   if (r.time_to_train_s > 0)
     o << "To train   " << format_duration(r.time_to_train_s) << " for " << format_count(r.train_tokens)
       << " tokens (no failures or restarts counted)\n";
+}
 
+/// Where an iteration goes on the busiest pipeline stage (rows of what was not modelled left out).
+void print_breakdown(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   const models::TimeBreakdown& b = r.breakdown;
   o << "\nWhere an iteration goes (busiest pipeline stage):\n";
   const std::pair<const char*, double> rows[] = {{"compute (incl. recompute)", b.compute_s},
@@ -204,6 +216,10 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
     o << "  " << pad(name, 28) << lpad(format_duration(v), 12)
       << lpad(pct(r.iteration_time_s > 0 ? v / r.iteration_time_s : 0), 9) << "\n";
   }
+}
+
+/// The slowest GPU and why, when a straggler was found.
+void print_straggler(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   if (const models::StragglerReport& st = r.straggler; st.found) {
     o << "    slowest: node" << st.node << " gpu" << st.local_gpu << " (GPU " << st.gpu << ", DP replica "
       << st.slowest_replica << "; this breakdown: replica " << st.breakdown_replica << ")\n    cause: ";
@@ -226,7 +242,10 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
     o << "; its kernels " << format_duration(st.slowest_kernel_s) << " vs " << format_duration(st.breakdown_kernel_s)
       << " here\n";
   }
+}
 
+/// Memory per GPU of the fullest pipeline stage, and whether it fits.
+void print_memory(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   const models::MemoryBreakdown& m = r.memory;
   o << "\nMemory per GPU (pipeline stage " << m.worst_stage << ", the fullest): " << format_gib(m.peak_bytes_per_gpu)
     << " of " << format_gib(m.capacity_bytes) << (m.oom ? "  -> OUT OF MEMORY" : "  -> fits") << "\n";
@@ -236,18 +255,17 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   if (sc.offload.optimizer)
     o << "  offloaded to host memory: " << format_gib(m.host_bytes) << " per GPU (optimizer state, fp32 gradients)\n";
   if (m.oom) o << "  " << m.advice << "\n";
+}
 
-  o << format_job_effects(r);
-
-  {
-    const models::UtilizationReport& u = r.utilization;
-    o << "\nUtilisation: GPU compute busy " << pct(u.gpu_compute_busy_fraction_mean) << " mean ("
-      << pct(u.gpu_compute_busy_fraction_min) << " - " << pct(u.gpu_compute_busy_fraction_max) << ")";
-    if (u.nvlink_links_used > 0)
-      o << ", NVLink " << pct(u.nvlink_utilization_mean) << " mean over " << u.nvlink_links_used << " links";
-    if (u.nic_links_used > 0) o << ", NIC " << pct(u.nic_utilization_mean) << " mean over " << u.nic_links_used;
-    o << "\n";
-  }
+/// GPU compute, NVLink and NIC utilisation, and the busiest links.
+void print_utilisation(std::ostream& o, const models::Report& r) {
+  const models::UtilizationReport& u = r.utilization;
+  o << "\nUtilisation: GPU compute busy " << pct(u.gpu_compute_busy_fraction_mean) << " mean ("
+    << pct(u.gpu_compute_busy_fraction_min) << " - " << pct(u.gpu_compute_busy_fraction_max) << ")";
+  if (u.nvlink_links_used > 0)
+    o << ", NVLink " << pct(u.nvlink_utilization_mean) << " mean over " << u.nvlink_links_used << " links";
+  if (u.nic_links_used > 0) o << ", NIC " << pct(u.nic_utilization_mean) << " mean over " << u.nic_links_used;
+  o << "\n";
   if (!r.busiest_links.empty()) {
     o << "\nBusiest links (average over the run):\n";
     for (const auto& l : r.busiest_links)
@@ -255,6 +273,10 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
         << format_fixed(l.capacity_bytes_per_s / 1e9, 1) << " GB/s, " << format_fixed(l.bytes / 1e9, 2)
         << " GB per iteration\n";
   }
+}
+
+/// Power of GPUs, nodes and facility (PSU overloads), and the thermal state, when modelled.
+void print_power_and_thermal(std::ostream& o, const models::Report& r) {
   const models::PowerReport& pw = r.power;
   const models::ThermalReport& th = r.thermal;
   if (!pw.gpus.empty()) {
@@ -285,6 +307,22 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
       << (th.steady_state ? "reached" : "NOT reached") << " (drift " << format_fixed(th.max_drift_c, 2)
       << " K over the last iteration)\n";
   }
+}
+
+}  // namespace
+
+std::string format_summary(const models::Scenario& sc, const models::Report& r, const std::string& origin,
+                           double wall_s) {
+  std::ostringstream o;
+  print_cluster_and_model(o, sc, r, origin);
+  print_layout(o, sc, r);
+  print_performance(o, sc, r);
+  print_breakdown(o, sc, r);
+  print_straggler(o, sc, r);
+  print_memory(o, sc, r);
+  o << format_job_effects(r);
+  print_utilisation(o, r);
+  print_power_and_thermal(o, r);
   o << "\nSimulated " << with_thousands(static_cast<double>(r.events)) << " events in " << format_fixed(wall_s, 2)
     << " s wall";
   if (wall_s > 0) o << " (" << with_thousands(static_cast<double>(r.events) / wall_s) << " events/s)";

@@ -1,0 +1,79 @@
+// The bandwidth and launch part of a profile fit. See bandwidth_fit.h.
+
+#include "calibrate/fit/bandwidth_fit.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "calibrate/fit/fit_helpers.h"
+#include "models/hardware/catalog.h"
+
+namespace traincast::calibrate {
+
+using models::CalibrationProfile;
+
+void fit_bandwidth_and_launch(const models::MeasurementSet& m, const FitOptions& o, CalibrationProfile& out,
+                              std::vector<std::string>* notes) {
+  if (m.launch_back_to_back_s > 0) out.kernel_fixed_s = m.launch_back_to_back_s;
+  if (m.bandwidth.empty()) return;
+  if (o.gpu.empty())
+    throw std::invalid_argument(
+        "bandwidth points need a GPU: --base must name a catalog GPU, node template or scenario");
+  const models::GpuSpec& gpu = models::find_gpu(o.gpu);
+  // group: 0 hbm, 1 pcie, 2 nvlink
+  std::map<int, std::vector<const models::BandwidthSample*>> by;
+  for (const auto& s : m.bandwidth) {
+    const int g = s.kind == models::BandwidthSampleKind::d2d_peer                                              ? 2
+                  : (s.kind == models::BandwidthSampleKind::h2d || s.kind == models::BandwidthSampleKind::d2h) ? 1
+                                                                                                               : 0;
+    by[g].push_back(&s);
+  }
+  for (auto& [g, v] : by) {
+    std::stable_sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->size_bytes < b->size_bytes; });
+    double capacity = 0;
+    if (g == 0) capacity = gpu.hbm_bandwidth_bytes_per_s;
+    if (g == 1) capacity = models::pcie_bytes_per_s(gpu.pcie_generation, gpu.pcie_lanes);
+    if (g == 2) capacity = gpu.nvlink_links * gpu.nvlink_bytes_per_s_per_link;
+    if (!(capacity > 0)) continue;
+    std::vector<double> large, all;
+    const double max_size = v.back()->size_bytes;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!is_fit(o.holdout, i)) continue;
+      const double eff = v[i]->bytes / v[i]->time_s / capacity;
+      all.push_back(eff);
+      if (v[i]->size_bytes >= 64.0 * 1024 * 1024 || v[i]->size_bytes >= 0.25 * max_size) large.push_back(eff);
+    }
+    if (large.empty()) continue;
+    // A median above the datasheet rate (kMaxLinkFraction, calibration_profile.h) is not noise:
+    // the points are from another GPU than --base, or their byte counts are wrong (a copy counted
+    // once where it reads and writes). Refused, as GEMMs above their peak are, rather than
+    // written as an efficiency the profile reader refuses.
+    if (median(large) > models::kMaxLinkFraction) {
+      const char* what = g == 0 ? "HBM" : g == 1 ? "PCIe" : "NVLink peer";
+      std::ostringstream e;
+      e << v.back()->where << ": " << what << " bandwidth measured at " << median(large) << "x the datasheet's "
+        << capacity / 1e9 << " GB/s of " << gpu.name << " (median of " << large.size()
+        << " large points; expected at most " << models::kMaxLinkFraction
+        << "x: no link carries more than its line rate): the measurements are from another GPU than --base, or "
+           "their byte counts are wrong";
+      throw std::invalid_argument(e.str());
+    }
+    const double eff = std::max(median(large), 1e-3);
+    if (g == 0) out.memory_efficiency = eff;
+    if (g == 1 && !out.link_efficiency[static_cast<int>(models::LinkKind::pcie)])
+      out.link_efficiency[static_cast<int>(models::LinkKind::pcie)] = eff;
+    if (g == 2 && !out.link_efficiency[static_cast<int>(models::LinkKind::nvlink)])
+      out.link_efficiency[static_cast<int>(models::LinkKind::nvlink)] = eff;
+    if (notes) {
+      notes->push_back(std::string(g == 0   ? "HBM"
+                                   : g == 1 ? "PCIe"
+                                            : "NVLink peer") +
+                       ": efficiency " + std::to_string(eff) + " of " + std::to_string(capacity / 1e9) +
+                       " GB/s (median of " + std::to_string(large.size()) + " large fit points)");
+    }
+  }
+}
+
+}  // namespace traincast::calibrate

@@ -1,0 +1,81 @@
+// Refusing collective logs from other hardware than the base. See link_fraction_check.h.
+
+#include "calibrate/fit/link_fraction_check.h"
+
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "calibrate/fit/fit_helpers.h"
+#include "models/calibration_profile.h"
+
+namespace traincast::calibrate {
+namespace {
+
+using models::kMaxLinkFraction;
+
+std::string fmt_g3(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+}  // namespace
+
+void check_link_fraction(const models::CollectiveEngine& e, const models::Cluster& cluster, const sim::FlowNetwork& net,
+                         const OpData& d, const FitOptions& o) {
+  std::size_t j = d.bytes.size();
+  for (std::size_t i = 0; i < d.bytes.size(); ++i) {
+    if (d.fit[i]) j = i;  // sorted by size: the last fit point is the largest
+  }
+  if (j == d.bytes.size() || !(d.time_s[j] > 0)) return;
+  models::CollectiveCall call;
+  call.op = d.cop;
+  call.ranks = call_ranks(d);
+  call.bytes = d.bytes[j];
+  const models::CollectiveChoice c = e.choose(call);
+  if (c.bottleneck == models::LinkKind::other || !(c.bandwidth_s >= 4 * c.latency_s)) return;
+  // Time on the bottleneck link alone at NCCL's efficiency (no protocol factor, no tuning
+  // correction such as NCCL's tree factors: they are not link limits).
+  const double fraction = e.default_efficiency(c.bottleneck) * c.link_seconds_per_byte * d.bytes[j] / d.time_s[j];
+  if (fraction >= kMinLinkFraction && fraction <= kMaxLinkFraction) return;
+  // The slowest link of that kind on the ring of the op's GPUs: its datasheet rate and name.
+  double capacity = 0;
+  std::string link;
+  for (std::size_t k = 0; k < call.ranks.size(); ++k) {
+    const int src = call.ranks[k], dst = call.ranks[(k + 1) % call.ranks.size()];
+    if (src == dst) continue;
+    for (const sim::ResourceId r : cluster.route(src, dst)) {
+      if (cluster.link_kind(r) != c.bottleneck) continue;
+      if (capacity == 0 || net.capacity(r) < capacity) {
+        capacity = net.capacity(r);
+        link = net.resource_name(r);
+      }
+    }
+  }
+  const double busbw =
+      d.bytes[j] / d.time_s[j] * models::CollectiveEngine::busbw_factor(d.cop, static_cast<int>(d.ranks.size())) / 1e9;
+  char num[64];
+  std::ostringstream s;
+  // 3 significant digits, 4 where 3 would print the limit itself (r05b: 0.1998, not "0.2").
+  const double shown = std::stod(fmt_g3(fraction));
+  const int digits = shown == kMinLinkFraction || shown == kMaxLinkFraction ? 4 : 3;
+  std::snprintf(num, sizeof num, "%.0f B on %zu GPUs measured busbw %.2f GB/s, %.*g", d.bytes[j], d.ranks.size(), busbw,
+                digits, fraction);
+  s << d.where[j] << ": " << d.name << " of " << num << " of the line rate of the base's " << link_name(c.bottleneck)
+    << " links";
+  if (capacity > 0) {
+    std::snprintf(num, sizeof num, "%.1f", capacity / 1e9);
+    s << " (" << link << ": " << num << " GB/s per direction, datasheet)";
+  }
+  s << " (expected " << kMinLinkFraction << " to " << kMaxLinkFraction << "): the log "
+    << (fraction < kMinLinkFraction ? "did not run over" : "ran faster than") << " the links of --base " << o.base
+    << " (" << cluster.gpu_spec(0).name << ", node template " << cluster.spec().node_template
+    << (o.gpus.empty() ? "" : ", --gpus " + gpu_list_text(o.gpus))
+    << "); give a --base of the system the log ran on (a scenario in scenarios/nccl/, or a node template with "
+       "its GPU) and --gpus naming the GPUs it used";
+  throw std::invalid_argument(s.str());
+}
+
+}  // namespace traincast::calibrate

@@ -1,9 +1,8 @@
-// FlowNetwork: max-min fair sharing of directed resources, re-solved per connected component.
+// FlowNetwork: max-min fair sharing of directed resources, re-solved per connected component
+// by the MaxMinSolver; here the flows' progress, drain dates and completion events.
 //
 // Layout (all dense integer ids, nothing allocated per flow once the pools have grown):
-//   resources_[r].users   active crossings of r: (flow, element) pairs, swap-removed
-//   elements_[...]        every flow's path as a contiguous range of (resource, user_pos);
-//                         ranges are recycled through free lists keyed by path length
+//   solver_               paths (crossings per resource and per flow), capacities, rate caps
 //   flows_[f]             flow slots, recycled through free_flows_ once the listener is told
 //   finish_heap_          indexed binary min-heap of active flows by (drain date, start order)
 //
@@ -12,12 +11,8 @@
 //   kFlush  | 0           zero-delay event after the first change of an instant
 //   kNotify | flow id     the listener's call, drain date + path latency
 //
-// Determinism of the solver (why incremental == full recompute, bit for bit): each round of
-// progressive filling takes the smallest fair share (or rate cap) over the component, fixes
-// every flow of every resource at exactly that level at once, and updates each resource with
-// one operation, remaining -= k * level (k = crossings fixed in the round). No quantity depends
-// on the order in which resources or flows are visited, and a component's rounds are not
-// affected by the rounds of another component solved at the same time.
+// Incremental == full recompute, bit for bit: see sim/max_min_solver.cc. A flow whose solved
+// rate has the same bits as its committed one keeps its anchor and drain date.
 
 #include "sim/flow_network.h"
 
@@ -36,29 +31,9 @@ constexpr std::uint64_t kWake = 0;
 constexpr std::uint64_t kFlush = 1;
 constexpr std::uint64_t kNotify = 2;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 /// A flow is drained once remaining <= max(kAbsEpsilonBytes, kRelEpsilon * size).
 constexpr double kAbsEpsilonBytes = 1e-3;
 constexpr double kRelEpsilon = 1e-9;
-
-/// Smallest value of a vector of positive doubles (+inf when empty). Four independent
-/// accumulators: the compiler will not reorder a floating-point reduction by itself, and min
-/// is exact in any order for non-NaN values.
-double min_share(const std::vector<double>& v) {
-  double m0 = kInf, m1 = kInf, m2 = kInf, m3 = kInf;
-  const std::size_t n = v.size();
-  std::size_t j = 0;
-  for (; j + 4 <= n; j += 4) {
-    m0 = v[j] < m0 ? v[j] : m0;
-    m1 = v[j + 1] < m1 ? v[j + 1] : m1;
-    m2 = v[j + 2] < m2 ? v[j + 2] : m2;
-    m3 = v[j + 3] < m3 ? v[j + 3] : m3;
-  }
-  for (; j < n; ++j) m0 = v[j] < m0 ? v[j] : m0;
-  m0 = m1 < m0 ? m1 : m0;
-  m2 = m3 < m2 ? m3 : m2;
-  return m2 < m0 ? m2 : m0;
-}
 
 constexpr std::uint64_t make_tag(std::uint64_t kind, std::uint64_t payload) { return (kind << kKindShift) | payload; }
 
@@ -70,7 +45,7 @@ FlowNetwork::FlowNetwork(Simulator& sim) : sim_(sim) {}
 // Building and starting
 // ---------------------------------------------------------------------------------------------
 
-ResourceId FlowNetwork::add_resource(double capacity_bytes_per_s, Time latency, std::string name) {
+void FlowNetwork::check_resource(double capacity_bytes_per_s, Time latency, const std::string& name) {
   if (!(capacity_bytes_per_s > 0.0) || !std::isfinite(capacity_bytes_per_s)) {
     throw std::invalid_argument("FlowNetwork::add_resource(\"" + name +
                                 "\"): capacity_bytes_per_s must be finite and > 0");
@@ -78,9 +53,13 @@ ResourceId FlowNetwork::add_resource(double capacity_bytes_per_s, Time latency, 
   if (latency < Time::zero()) {
     throw std::invalid_argument("FlowNetwork::add_resource(\"" + name + "\"): latency must be >= 0");
   }
+}
+
+ResourceId FlowNetwork::add_resource(double capacity_bytes_per_s, Time latency, std::string name) {
+  check_resource(capacity_bytes_per_s, latency, name);
   if (resources_.size() >= kNone) throw std::length_error("FlowNetwork::add_resource: too many resources");
+  solver_.add_resource(capacity_bytes_per_s);
   Resource res;
-  res.capacity_bytes_per_s = capacity_bytes_per_s;
   res.latency_ns = latency.ns();
   resources_.push_back(std::move(res));
   names_.push_back(std::move(name));
@@ -117,24 +96,17 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
     if (flows_.size() >= (std::size_t{1} << 32) - 1) throw std::length_error("FlowNetwork::start_flow: too many flows");
     id = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
-    flow_mark_.push_back(0);
-    flow_fixed_.push_back(0);
   }
-  const auto length = static_cast<std::uint32_t>(path.size());
-  const std::uint32_t first = bytes > 0.0 ? allocate_elements(length) : 0;
 
   Flow& f = flows_[id];
   f.remaining_bytes = bytes;
   f.rate_bytes_per_s = 0.0;
-  f.rate_cap_bytes_per_s = rate_cap_bytes_per_s;
   f.epsilon_bytes = std::max(kAbsEpsilonBytes, kRelEpsilon * bytes);
   f.anchor_ns = now;
   f.finish_ns = kNever;
   f.seq = next_flow_seq_++;
   f.listener = listener;
   f.tag = tag;
-  f.first_element = first;
-  f.path_length = bytes > 0.0 ? length : 0;
   f.heap_pos = kNone;
   f.latency_ns = 0;
   for (const ResourceId r : path) {
@@ -149,17 +121,13 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
     return id;
   }
 
+  for (const ResourceId r : path) {
+    if (solver_.users(r).empty()) resources_[r].busy_since_ns = now;
+  }
+  solver_.add_flow(id, path, rate_cap_bytes_per_s);  // marks the path dirty
   f.state = FlowState::kActive;
   ++active_count_;
-  for (std::uint32_t i = 0; i < length; ++i) {
-    const ResourceId r = path[i];
-    Resource& res = resources_[r];
-    if (res.users.empty()) res.busy_since_ns = now;
-    elements_[first + i] = Element{r, static_cast<std::uint32_t>(res.users.size()), 0};
-    res.users.push_back(User{id, first + i});
-    mark_dirty(r);
-  }
-  if (length == 0) {  // alone: its cap is its rate, for good
+  if (path.empty()) {  // alone: its cap is its rate, for good
     f.rate_bytes_per_s = rate_cap_bytes_per_s;
     f.finish_ns = drain_date(f, now);
     heap_insert_or_update(id);
@@ -170,36 +138,10 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
   return id;
 }
 
-void FlowNetwork::mark_dirty(ResourceId r) {
-  view_valid_ = false;
-  Resource& res = resources_[r];
-  if (res.dirty) return;
-  res.dirty = true;
-  dirty_.push_back(r);
-}
-
 void FlowNetwork::request_flush() {
   if (flush_pending_) return;
   flush_pending_ = true;
   sim_.schedule_at(sim_.now(), this, make_tag(kFlush, 0));
-}
-
-std::uint32_t FlowNetwork::allocate_elements(std::uint32_t n) {
-  if (n < free_elements_.size() && !free_elements_[n].empty()) {
-    const std::uint32_t first = free_elements_[n].back();
-    free_elements_[n].pop_back();
-    return first;
-  }
-  if (elements_.size() + n >= kNone) throw std::length_error("FlowNetwork: element pool exhausted");
-  const auto first = static_cast<std::uint32_t>(elements_.size());
-  elements_.resize(elements_.size() + n);
-  return first;
-}
-
-void FlowNetwork::release_elements(std::uint32_t first, std::uint32_t n) {
-  if (n == 0) return;
-  if (n >= free_elements_.size()) free_elements_.resize(n + 1);
-  free_elements_[n].push_back(first);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,20 +190,12 @@ void FlowNetwork::complete_due_flows(std::int64_t now_ns) {
     Flow& f = flows_[id];
     // By definition of the drain date, everything left at the anchor went out since then.
     const double last_bytes = f.remaining_bytes;
-    for (std::uint32_t i = 0; i < f.path_length; ++i) {
-      const Element e = elements_[f.first_element + i];
-      Resource& res = resources_[e.resource];
-      res.bytes_carried += last_bytes;
-      // swap-remove the crossing from the resource's list
-      const User moved = res.users.back();
-      res.users[e.user_pos] = moved;
-      elements_[moved.element].user_pos = e.user_pos;
-      res.users.pop_back();
-      if (res.users.empty()) res.busy_total_ns += now_ns - res.busy_since_ns;
-      mark_dirty(e.resource);
+    for (const MaxMinSolver::Element& e : solver_.route(id)) resources_[e.resource].bytes_carried += last_bytes;
+    for (const ResourceId r : solver_.remove_flow(id)) {  // the resources it leaves idle
+      Resource& res = resources_[r];
+      res.busy_total_ns += now_ns - res.busy_since_ns;
     }
-    release_elements(f.first_element, f.path_length);
-    f.path_length = 0;
+    view_valid_ = false;
     f.remaining_bytes = 0.0;
     f.rate_bytes_per_s = 0.0;
     f.anchor_ns = now_ns;
@@ -286,188 +220,34 @@ void FlowNetwork::schedule_wake() {
 // ---------------------------------------------------------------------------------------------
 
 void FlowNetwork::solve_dirty(std::int64_t now_ns) {
-  if (dirty_.empty()) return;
+  if (!solver_.has_dirty()) return;
   view_valid_ = false;
-  ++epoch_;
-  comp_resources_.clear();
-  comp_flows_.clear();
-  for (const ResourceId r : dirty_) resources_[r].dirty = false;
-  if (full_recompute_) {
-    for (ResourceId r = 0; r < resources_.size(); ++r) seed_resource(r);
-  } else {
-    for (const ResourceId r : dirty_) seed_resource(r);
-  }
-  dirty_.clear();
-  collect_component(now_ns, /*view=*/false);
-  if (comp_flows_.empty()) return;
+  const std::span<const FlowId> solved = solver_.solve(full_recompute_);
+  counters_.rounds = solver_.rounds();
+  if (solved.empty()) return;
 
   ++counters_.solves;
-  counters_.flows_solved += comp_flows_.size();
-  solve_max_min();
-
-  for (const FlowId id : comp_flows_) {
+  counters_.flows_solved += solved.size();
+  for (const FlowId id : solved) {
     Flow& f = flows_[id];
-    if (f.new_rate_bytes_per_s == f.rate_bytes_per_s) continue;  // same bits: keep anchor and date
+    const double new_rate = solver_.rate(id);
+    if (new_rate == f.rate_bytes_per_s) continue;  // same bits: keep anchor and date
     ++counters_.rate_changes;
-    advance(f, now_ns);
-    f.rate_bytes_per_s = f.new_rate_bytes_per_s;
+    advance(id, now_ns);
+    f.rate_bytes_per_s = new_rate;
     f.finish_ns = drain_date(f, now_ns);
     heap_insert_or_update(id);
   }
 }
 
-/// Adds r (if it carries flows and is not in yet) to the component being collected.
-void FlowNetwork::seed_resource(ResourceId r) {
-  Resource& res = resources_[r];
-  if (res.users.empty() || res.mark == epoch_) return;
-  res.mark = epoch_;
-  res.slot = static_cast<std::uint32_t>(comp_resources_.size());
-  comp_resources_.push_back(r);
-}
-
-/// Breadth-first closure of comp_resources_ over "a flow crosses a resource", marking with
-/// epoch_ and counting each resource's crossings (slot_unfixed_). Flows due at now_ns (drain
-/// date <= now_ns, only possible when a query builds its view before the wake has run) are
-/// left out, as update() would have removed them: they are flagged fixed so the solver skips them.
-void FlowNetwork::collect_component(std::int64_t now_ns, bool view) {
-  slot_unfixed_.clear();
-  for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
-    const Resource& res = resources_[comp_resources_[i]];
-    std::uint32_t crossings = 0;
-    for (const User& u : res.users) {
-      if (view && flows_[u.flow].finish_ns <= now_ns) {
-        flow_fixed_[u.flow] = 1;
-        continue;
-      }
-      ++crossings;
-      if (flow_mark_[u.flow] == epoch_) continue;
-      flow_mark_[u.flow] = epoch_;
-      comp_flows_.push_back(u.flow);
-      const Flow& f = flows_[u.flow];
-      for (std::uint32_t k = 0; k < f.path_length; ++k) {
-        Element& e = elements_[f.first_element + k];
-        Resource& res2 = resources_[e.resource];
-        if (res2.mark != epoch_) {
-          res2.mark = epoch_;
-          res2.slot = static_cast<std::uint32_t>(comp_resources_.size());
-          comp_resources_.push_back(e.resource);
-        }
-        e.slot = res2.slot;
-      }
-    }
-    slot_unfixed_.push_back(crossings);
-  }
-}
-
-/// Progressive filling over comp_resources_ / comp_flows_; writes Flow::new_rate_bytes_per_s.
-void FlowNetwork::solve_max_min() {
-  const std::size_t n_slots = comp_resources_.size();
-  slot_remaining_.resize(n_slots);
-  slot_share_.resize(n_slots);
-  slot_fixed_now_.assign(n_slots, 0);
-  slot_live_pos_.resize(n_slots);
-  live_share_.resize(n_slots);
-  live_slot_.resize(n_slots);
-  for (std::uint32_t s = 0; s < n_slots; ++s) {
-    const Resource& res = resources_[comp_resources_[s]];
-    slot_remaining_[s] = res.capacity_bytes_per_s;
-    slot_share_[s] = slot_unfixed_[s] > 0 ? slot_remaining_[s] / slot_unfixed_[s] : kInf;
-    live_share_[s] = slot_share_[s];
-    live_slot_[s] = s;
-    slot_live_pos_[s] = s;
-  }
-  std::size_t dead = 0;  // live_share_ entries at +inf
-  capped_.clear();
-  for (const FlowId id : comp_flows_) {
-    flow_fixed_[id] = 0;
-    if (flows_[id].rate_cap_bytes_per_s < kInf) capped_.push_back(id);
-  }
-  std::sort(capped_.begin(), capped_.end(),
-            [this](FlowId a, FlowId b) { return flows_[a].rate_cap_bytes_per_s < flows_[b].rate_cap_bytes_per_s; });
-  std::size_t next_cap = 0;
-  unfixed_ = comp_flows_.size();
-
-  while (unfixed_ > 0) {
-    ++counters_.rounds;
-    // 1. The lowest fair share over the resources that still have unfixed flows: a min over
-    //    contiguous doubles (vectorised), then the slots at exactly that level.
-    double level = min_share(live_share_);
-    saturated_.resize(live_share_.size());  // branch-free compaction of the slots at `level`
-    std::size_t n_saturated = 0;
-    for (std::size_t j = 0; j < live_share_.size(); ++j) {
-      saturated_[n_saturated] = live_slot_[j];
-      n_saturated += static_cast<std::size_t>(live_share_[j] == level);
-    }
-    saturated_.resize(level < kInf ? n_saturated : 0);
-    // 2. Rate caps at or below that level bind now.
-    while (next_cap < capped_.size() && flow_fixed_[capped_[next_cap]]) ++next_cap;
-    if (next_cap < capped_.size() && flows_[capped_[next_cap]].rate_cap_bytes_per_s <= level) {
-      const double cap = flows_[capped_[next_cap]].rate_cap_bytes_per_s;
-      if (cap < level) saturated_.clear();
-      level = cap;
-      for (; next_cap < capped_.size() && flows_[capped_[next_cap]].rate_cap_bytes_per_s <= level; ++next_cap) {
-        if (!flow_fixed_[capped_[next_cap]]) fix_flow(capped_[next_cap], level);
-      }
-    }
-    if (level == kInf) throw std::logic_error("FlowNetwork: unfixed flows without a constraint");
-    // 3. Saturated resources: all their unfixed flows get exactly `level`.
-    for (const std::uint32_t s : saturated_) {
-      for (const User& u : resources_[comp_resources_[s]].users) {
-        if (!flow_fixed_[u.flow]) fix_flow(u.flow, level);
-      }
-    }
-    // 4. One update per resource touched: remaining -= k * level.
-    for (const std::uint32_t s : touched_) {
-      const std::uint32_t k = slot_fixed_now_[s];
-      slot_remaining_[s] = std::max(0.0, slot_remaining_[s] - static_cast<double>(k) * level);
-      slot_unfixed_[s] -= k;
-      slot_fixed_now_[s] = 0;
-      if (slot_unfixed_[s] > 0) {
-        slot_share_[s] = slot_remaining_[s] / slot_unfixed_[s];
-        live_share_[slot_live_pos_[s]] = slot_share_[s];
-      } else if (live_share_[slot_live_pos_[s]] != kInf) {
-        live_share_[slot_live_pos_[s]] = kInf;  // done
-        ++dead;
-      }
-    }
-    touched_.clear();
-    // Compact the live list once half of it is done (order of live entries is irrelevant).
-    if (2 * dead > live_share_.size()) {
-      std::size_t out = 0;
-      for (std::size_t j = 0; j < live_share_.size(); ++j) {
-        if (live_share_[j] == kInf) continue;
-        live_share_[out] = live_share_[j];
-        live_slot_[out] = live_slot_[j];
-        slot_live_pos_[live_slot_[j]] = static_cast<std::uint32_t>(out);
-        ++out;
-      }
-      live_share_.resize(out);
-      live_slot_.resize(out);
-      dead = 0;
-    }
-  }
-}
-
-void FlowNetwork::fix_flow(FlowId id, double rate_bytes_per_s) {
-  flow_fixed_[id] = 1;
-  Flow& f = flows_[id];
-  f.new_rate_bytes_per_s = rate_bytes_per_s;
-  --unfixed_;
-  for (std::uint32_t k = 0; k < f.path_length; ++k) {
-    const std::uint32_t s = elements_[f.first_element + k].slot;
-    if (slot_fixed_now_[s]++ == 0) touched_.push_back(s);
-  }
-}
-
 /// Moves the flow's anchor to now: remaining -= rate * dt, charged to every resource crossed.
-void FlowNetwork::advance(Flow& f, std::int64_t now_ns) {
+void FlowNetwork::advance(FlowId id, std::int64_t now_ns) {
+  Flow& f = flows_[id];
   const std::int64_t dt_ns = now_ns - f.anchor_ns;
   if (dt_ns > 0 && f.rate_bytes_per_s > 0.0) {
     const double sent = std::min(f.remaining_bytes, f.rate_bytes_per_s * static_cast<double>(dt_ns) * 1e-9);
     f.remaining_bytes -= sent;
-    for (std::uint32_t k = 0; k < f.path_length; ++k) {
-      resources_[elements_[f.first_element + k].resource].bytes_carried += sent;
-    }
+    for (const MaxMinSolver::Element& e : solver_.route(id)) resources_[e.resource].bytes_carried += sent;
   }
   f.anchor_ns = now_ns;
 }
@@ -575,29 +355,20 @@ void FlowNetwork::build_view() {
   view_ns_ = now;
   view_epoch_ = 0;
   const bool any_due = !finish_heap_.empty() && flows_[finish_heap_.front()].finish_ns <= now;
-  if (dirty_.empty() && !any_due) return;  // committed rates are current
-  ++epoch_;
-  view_epoch_ = epoch_;
-  comp_resources_.clear();
-  comp_flows_.clear();
-  if (full_recompute_) {
-    for (ResourceId r = 0; r < resources_.size(); ++r) seed_resource(r);
-  } else {
-    // what update() would re-solve: the dirty resources and those of the flows due now
-    for (const ResourceId r : dirty_) seed_resource(r);
-    for_each_due(now, [this](FlowId id) {
-      const Flow& f = flows_[id];
-      for (std::uint32_t k = 0; k < f.path_length; ++k) seed_resource(elements_[f.first_element + k].resource);
-    });
-  }
-  collect_component(now, /*view=*/true);
-  if (!comp_flows_.empty()) solve_max_min();
+  if (!solver_.has_dirty() && !any_due) return;  // committed rates are current
+  // what update() would re-solve: the dirty resources and those of the flows due now, which
+  // update() would have removed first
+  view_left_out_.clear();
+  for_each_due(now, [this](FlowId id) { view_left_out_.push_back(id); });
+  solver_.preview(full_recompute_, view_left_out_);
+  view_epoch_ = solver_.last_solve();
+  counters_.rounds = solver_.rounds();
 }
 
 double FlowNetwork::view_rate(FlowId id, std::int64_t now_ns) const {
   const Flow& f = flows_[id];
   if (f.state != FlowState::kActive || f.finish_ns <= now_ns) return 0.0;
-  if (view_epoch_ != 0 && flow_mark_[id] == view_epoch_) return f.new_rate_bytes_per_s;
+  if (view_epoch_ != 0 && solver_.in_solve(id, view_epoch_)) return solver_.rate(id);
   return f.rate_bytes_per_s;
 }
 
@@ -643,16 +414,19 @@ const std::string& FlowNetwork::resource_name(ResourceId r) const {
   return names_[r];
 }
 
-double FlowNetwork::capacity(ResourceId r) const { return resource_checked(r, "capacity").capacity_bytes_per_s; }
+double FlowNetwork::capacity(ResourceId r) const {
+  resource_checked(r, "capacity");
+  return solver_.capacity(r);
+}
 
 Time FlowNetwork::latency(ResourceId r) const { return Time::from_ns(resource_checked(r, "latency").latency_ns); }
 
 double FlowNetwork::load(ResourceId r) const {
-  const Resource& res = resource_checked(r, "load");
+  resource_checked(r, "load");
   const_cast<FlowNetwork*>(this)->build_view();
   const std::int64_t now = sim_.now().ns();
   double sum = 0.0;
-  for (const User& u : res.users) sum += view_rate(u.flow, now);
+  for (const MaxMinSolver::User& u : solver_.users(r)) sum += view_rate(u.flow, now);
   return sum;
 }
 
@@ -663,11 +437,12 @@ ResourceStats FlowNetwork::stats(ResourceId r) const {
   s.bytes_carried = res.bytes_carried;
   s.flows = res.flows;
   std::int64_t busy = res.busy_total_ns;
-  if (!res.users.empty()) busy += now - res.busy_since_ns;
+  const std::span<const MaxMinSolver::User> users = solver_.users(r);
+  if (!users.empty()) busy += now - res.busy_since_ns;
   s.busy_ns = static_cast<double>(busy);
   // bytes sent by active flows since their anchor, not charged yet (rates up to now are the
   // committed ones, so no solve is needed); a flow due now has sent everything
-  for (const User& u : res.users) {
+  for (const MaxMinSolver::User& u : users) {
     const Flow& f = flows_[u.flow];
     s.bytes_carried +=
         f.finish_ns <= now

@@ -1,7 +1,8 @@
 #pragma once
 // Fluid flow model: directed resources (links) with capacity and latency, flows with paths,
 // rates by max-min fairness (progressive filling), recomputed only on the component of
-// resources and flows that an arrival or departure touches.
+// resources and flows that an arrival or departure touches. The rates come from
+// sim/max_min_solver.h; this file keeps time: progress, drain dates, completion events.
 // Source: Bertsekas & Gallager, Data Networks (1992), §6.5.2 progressive filling;
 // SimGrid's LMM "selective update" (Velho et al., TOMACS 2013) for the incremental scheme.
 
@@ -11,13 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "sim/max_min_solver.h"
 #include "sim/simulator.h"
 #include "sim/time.h"
 
 namespace traincast::sim {
-
-using ResourceId = std::uint32_t;
-using FlowId = std::uint32_t;
 
 /// Told when a flow has delivered its last byte (drain time + path latency).
 class FlowListener {
@@ -35,10 +34,10 @@ struct ResourceStats {
 
 /// Max-min fair fluid network: resources are constraints, flows are variables.
 ///
-/// Rates: progressive filling (Bertsekas & Gallager §6.5.2): all unfixed flows of a component
-/// rise together; when a resource runs out of capacity (or a flow reaches its rate cap) its flows
-/// are fixed at that level. Every flow ends with a saturated bottleneck on which its rate is the
-/// largest, or at its cap. On every resource the sum of rates is <= capacity (1e-9 relative).
+/// Rates (computed by MaxMinSolver): progressive filling (Bertsekas & Gallager §6.5.2): all unfixed flows of a
+/// component rise together; when a resource runs out of capacity (or a flow reaches its rate cap) its flows are fixed
+/// at that level. Every flow ends with a saturated bottleneck on which its rate is the largest, or at its cap. On every
+/// resource the sum of rates is <= capacity (1e-9 relative).
 ///
 /// Incremental ("selective update", SimGrid LMM): an arrival or a departure marks the resources
 /// it crosses dirty; before time moves on, only the connected components (flows <-> shared
@@ -78,6 +77,9 @@ class FlowNetwork : public EventHandler {
   /// capacity_bytes_per_s > 0 and finite; latency >= 0 is charged once per flow crossing it.
   /// Throws std::invalid_argument otherwise. Returns dense ids 0, 1, 2, ...
   ResourceId add_resource(double capacity_bytes_per_s, Time latency, std::string name);
+  /// The checks add_resource makes, without a network: throws the same std::invalid_argument
+  /// (naming `name`) for a capacity that is not finite and > 0 or a negative latency.
+  static void check_resource(double capacity_bytes_per_s, Time latency, const std::string& name);
 
   /// Starts a flow now. path: resource ids (may be empty: then only rate_cap bounds it; may
   /// repeat an id, which then carries the flow twice); bytes >= 0 and finite;
@@ -138,68 +140,39 @@ class FlowNetwork : public EventHandler {
 
   enum class FlowState : std::uint8_t { kFree, kActive, kNotifying };
 
-  /// One (flow, resource) crossing. A flow's elements are contiguous in elements_.
-  struct Element {
-    ResourceId resource;
-    std::uint32_t user_pos;  ///< index of this crossing in resources_[resource].users
-    std::uint32_t slot;      ///< solver scratch: the resource's index in comp_resources_
-  };
-  /// Entry of a resource's list of active crossings.
-  struct User {
-    FlowId flow;
-    std::uint32_t element;  ///< index into elements_
-  };
-
   struct Resource {
-    double capacity_bytes_per_s = 0.0;
     std::int64_t latency_ns = 0;
-    std::vector<User> users;  ///< active crossings (swap-removed; order is irrelevant)
     // statistics
     double bytes_carried = 0.0;
     std::uint64_t flows = 0;
     std::int64_t busy_total_ns = 0;
-    std::int64_t busy_since_ns = 0;  ///< valid while users is not empty
-    // solver scratch
-    std::uint64_t mark = 0;  ///< component epoch
-    std::uint32_t slot = 0;  ///< index in comp_resources_ while mark == epoch_
-    bool dirty = false;
+    std::int64_t busy_since_ns = 0;  ///< valid while the resource carries a flow
   };
 
   struct Flow {
-    double remaining_bytes = 0.0;  ///< at anchor_ns
-    double rate_bytes_per_s = 0.0;
-    double rate_cap_bytes_per_s = 0.0;
-    double epsilon_bytes = 0.0;         ///< drained when remaining <= epsilon
-    double new_rate_bytes_per_s = 0.0;  ///< solver output
+    double remaining_bytes = 0.0;   ///< at anchor_ns
+    double rate_bytes_per_s = 0.0;  ///< committed rate (the solver's rate() may be a preview)
+    double epsilon_bytes = 0.0;     ///< drained when remaining <= epsilon
     std::int64_t anchor_ns = 0;
     std::int64_t finish_ns = kNever;  ///< drain date; kNever while unsolved
     std::int64_t latency_ns = 0;      ///< sum over the path
     std::uint64_t seq = 0;            ///< start order: tie-break of equal drain dates
     FlowListener* listener = nullptr;
     std::uint64_t tag = 0;
-    std::uint32_t first_element = 0;
-    std::uint32_t path_length = 0;
     std::uint32_t heap_pos = kNone;
     FlowState state = FlowState::kFree;
   };
 
   const Resource& resource_checked(ResourceId r, const char* what) const;
   const Flow& flow_checked(FlowId f, const char* what) const;
-  void mark_dirty(ResourceId r);
   void request_flush();
-  std::uint32_t allocate_elements(std::uint32_t n);
-  void release_elements(std::uint32_t first, std::uint32_t n);
   void complete_due_flows(std::int64_t now_ns);
   void solve_dirty(std::int64_t now_ns);
-  void seed_resource(ResourceId r);
-  void collect_component(std::int64_t now_ns, bool view);
   void build_view();
   double view_rate(FlowId id, std::int64_t now_ns) const;
   template <typename Fn>
   void for_each_due(std::int64_t now_ns, Fn&& fn) const;
-  void solve_max_min();
-  void fix_flow(FlowId f, double rate_bytes_per_s);
-  void advance(Flow& f, std::int64_t now_ns);
+  void advance(FlowId id, std::int64_t now_ns);
   std::int64_t drain_date(const Flow& f, std::int64_t now_ns) const;
   void schedule_wake();
   // indexed min-heap of active flows by (finish_ns, seq)
@@ -211,47 +184,26 @@ class FlowNetwork : public EventHandler {
   FlowId heap_pop();
 
   Simulator& sim_;
+  MaxMinSolver solver_;  ///< capacities, routes, caps -> rates; owns the paths and dirty marks
   std::vector<Resource> resources_;
   std::vector<std::string> names_;
   std::vector<Flow> flows_;
-  // per-flow solver scratch kept dense (indexed by FlowId) so that scanning a resource's users
-  // does not touch their Flow records
-  std::vector<std::uint64_t> flow_mark_;  ///< component epoch
-  std::vector<std::uint8_t> flow_fixed_;  ///< fixed in the current solve
   std::vector<FlowId> free_flows_;
-  std::vector<Element> elements_;                          ///< pooled paths
-  std::vector<std::vector<std::uint32_t>> free_elements_;  ///< free ranges by length
   std::vector<FlowId> finish_heap_;
   std::size_t active_count_ = 0;
   std::uint64_t next_flow_seq_ = 0;
   bool full_recompute_ = false;
   // pending work
-  std::vector<ResourceId> dirty_;
   bool flush_pending_ = false;
   bool wake_pending_ = false;
   std::int64_t wake_ns_ = 0;
   std::uint64_t wake_generation_ = 0;
-  // view for queries: rates "as if update() ran now", kept in solver scratch (never in the
-  // committed state); valid until the next change or until time moves
+  // view for queries: rates "as if update() ran now", kept in the solver's preview (never in
+  // the committed state); valid until the next change or until time moves
   bool view_valid_ = false;
   std::int64_t view_ns_ = 0;
-  std::uint64_t view_epoch_ = 0;  ///< flows with mark == view_epoch_ have a view rate
-  // solver scratch, reused across solves
-  std::uint64_t epoch_ = 0;
-  std::vector<ResourceId> comp_resources_;
-  std::vector<FlowId> comp_flows_;
-  // per component resource, indexed by slot (dense, so the level search scans contiguous memory)
-  std::vector<double> slot_remaining_;  ///< capacity not yet given to fixed flows [bytes/s]
-  std::vector<double> slot_share_;      ///< remaining / unfixed [bytes/s]
-  std::vector<std::uint32_t> slot_unfixed_;
-  std::vector<std::uint32_t> slot_fixed_now_;  ///< crossings fixed in the current round
-  std::vector<double> live_share_;             ///< shares of live slots, +inf once a slot is done
-  std::vector<std::uint32_t> live_slot_;       ///< slot of each live_share_ entry
-  std::vector<std::uint32_t> slot_live_pos_;   ///< position of a slot in live_share_
-  std::vector<std::uint32_t> saturated_;       ///< slots at the current level
-  std::vector<std::uint32_t> touched_;         ///< slots with crossings fixed in the current round
-  std::vector<FlowId> capped_;
-  std::size_t unfixed_ = 0;
+  std::uint64_t view_epoch_ = 0;       ///< flows the preview numbered view_epoch_ reached have a view rate
+  std::vector<FlowId> view_left_out_;  ///< flows due now, left out of the preview
   SolverCounters counters_;
 };
 

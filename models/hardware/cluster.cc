@@ -71,7 +71,9 @@ const char* kind_name(LinkKind k) {
 
 }  // namespace
 
-Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : spec_(spec), net_(net) {
+Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : Cluster(spec) { install(net); }
+
+Cluster::Cluster(const ClusterSpec& spec) : spec_(spec) {
   if (spec.num_nodes <= 0) {
     throw std::invalid_argument("cluster.num_nodes: must be > 0 (got " + std::to_string(spec.num_nodes) + ")");
   }
@@ -206,11 +208,29 @@ Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : spec_(spec), 
 
 sim::ResourceId Cluster::add(double capacity_bytes_per_s, std::int64_t latency_ns, std::string name, LinkKind kind,
                              std::string from, std::string to) {
-  const sim::ResourceId id = net_.add_resource(capacity_bytes_per_s, sim::Time::from_ns(latency_ns), std::move(name));
-  if (kinds_.size() <= id) kinds_.resize(id + 1, LinkKind::other);
-  kinds_[id] = kind;
-  edges_.push_back({std::move(from), std::move(to), id, kind});
+  const sim::Time latency = sim::Time::from_ns(latency_ns);
+  sim::FlowNetwork::check_resource(capacity_bytes_per_s, latency, name);  // as install() will add it
+  const auto id = static_cast<sim::ResourceId>(edges_.size());
+  kinds_.push_back(kind);
+  edges_.push_back({std::move(from), std::move(to), id, kind, capacity_bytes_per_s, latency, std::move(name)});
   return id;
+}
+
+void Cluster::install(sim::FlowNetwork& net) const {
+  if (net.num_resources() != 0) {
+    throw std::invalid_argument("Cluster::install: the network already has " + std::to_string(net.num_resources()) +
+                                " resources (a cluster is installed on an empty network, so that its resource ids "
+                                "are the network's)");
+  }
+  for (const ClusterEdge& e : edges_) net.add_resource(e.capacity_bytes_per_s, e.latency, e.name);
+}
+
+const ClusterEdge& Cluster::resource(sim::ResourceId r) const {
+  if (r >= edges_.size()) {
+    throw std::out_of_range("Cluster::resource: unknown resource id " + std::to_string(r) + " (cluster has " +
+                            std::to_string(edges_.size()) + ")");
+  }
+  return edges_[r];
 }
 
 const GpuSpec& Cluster::gpu_spec(int /*gpu*/) const { return *gpu_; }
@@ -633,7 +653,7 @@ std::string Cluster::to_dot(int max_nodes) const {
       continue;
     }
     const auto key = e.from < e.to ? std::make_pair(e.from, e.to) : std::make_pair(e.to, e.from);
-    pairs.emplace(key, std::make_pair(net_.capacity(e.resource), e.kind));
+    pairs.emplace(key, std::make_pair(e.capacity_bytes_per_s, e.kind));
     devices.insert(e.from);
     devices.insert(e.to);
   }

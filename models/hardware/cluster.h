@@ -1,7 +1,8 @@
 #pragma once
-// The cluster as a graph of directed resources on a FlowNetwork: servers built from their node
-// template (GPUs, NVLink/NVSwitch, PCIe switches, CPU sockets, NICs) joined by a fabric (fat
-// tree with 2 or 3 tiers, rail-optimized, or torus). Routes are deterministic.
+// The cluster as a graph of directed resources: servers built from their node template (GPUs,
+// NVLink/NVSwitch, PCIe switches, CPU sockets, NICs) joined by a fabric (fat tree with 2 or 3
+// tiers, rail-optimized, or torus). Topology and routes are data (a resource table with ids
+// 0..n-1); install() puts those resources on a FlowNetwork to simulate. Routes are deterministic.
 //
 // Devices and the directed resources between them (a full-duplex cable is two resources):
 //  - NVSwitch nodes: per GPU "nvl_up" (GPU->NVSwitch) and "nvl_down", capacity = NVLink links x
@@ -30,28 +31,43 @@
 #include "models/hardware/catalog.h"
 #include "models/scenario.h"
 #include "sim/flow_network.h"
+#include "sim/time.h"
 
 namespace traincast::models {
 
 /// What a resource is, for per-link-type efficiencies (models/collectives) and reports.
 enum class LinkKind : std::uint8_t { other, nvlink, pcie, socket, nic, fabric };
 
-/// One directed resource as a graph edge between two named devices (for explain and DOT).
+/// One directed resource: a row of the cluster's resource table (resource = its index) and a
+/// graph edge between two named devices (for explain and DOT).
 struct ClusterEdge {
   std::string from;  ///< device, e.g. "node0.gpu3", "node0.pcie_sw1", "node0.cpu0", "leaf2"
   std::string to;
   sim::ResourceId resource = 0;
   LinkKind kind = LinkKind::other;
+  double capacity_bytes_per_s = 0;  ///< per direction, > 0
+  sim::Time latency;                ///< charged once per flow crossing it, >= 0
+  std::string name;                 ///< e.g. "node0.gpu3.nvl_up", "leaf2->spine1"
 };
 
 class Cluster {
  public:
-  /// Builds every resource of the cluster on `net`. Throws std::invalid_argument for an unknown
+  /// Builds the cluster's resource table and routing, without any network (enough to count
+  /// GPUs, route, describe or explain). Throws std::invalid_argument for an unknown
   /// template/GPU/NIC or impossible sizes; messages name the field, e.g.
   /// "cluster.num_nodes: must be > 0 (got 0)",
   /// "cluster.fabric.kind: none allows a single node (got num_nodes = 2)",
-  /// "cluster.fabric.torus_dims: product 12 != num_nodes 16".
+  /// "cluster.fabric.torus_dims: product 12 != num_nodes 16"; and FlowNetwork::add_resource's
+  /// message for a resource whose capacity or latency is out of range.
+  explicit Cluster(const ClusterSpec& spec);
+  /// Cluster(spec), then install(net): builds every resource of the cluster on `net` (which
+  /// must be empty). Same errors as both.
   Cluster(const ClusterSpec& spec, sim::FlowNetwork& net);
+
+  /// Adds every resource of the table to `net`, in id order, so that the network's ids are the
+  /// table's (and route() holds for it). Throws std::invalid_argument when `net` already has
+  /// resources. Call once per network; only needed to simulate.
+  void install(sim::FlowNetwork& net) const;
 
   int num_gpus() const { return num_nodes_ * gpus_per_node_; }
   int num_nodes() const { return num_nodes_; }
@@ -123,8 +139,20 @@ class Cluster {
 
   /// Kind of a resource built by this cluster (LinkKind::other for ids it did not build).
   LinkKind link_kind(sim::ResourceId r) const { return r < kinds_.size() ? kinds_[r] : LinkKind::other; }
-  /// Every resource built, as an edge between devices, in build order.
+  /// Every resource built, as an edge between devices, in build order: the resource table
+  /// (edges()[r].resource == r).
   const std::vector<ClusterEdge>& edges() const { return edges_; }
+  /// Resources built (ids 0 .. num_resources() - 1; install() gives a network the same ids).
+  std::size_t num_resources() const { return edges_.size(); }
+  /// Row r of the resource table. Throws std::out_of_range for r >= num_resources() (as do
+  /// capacity, latency and resource_name).
+  const ClusterEdge& resource(sim::ResourceId r) const;
+  /// Capacity of resource r [bytes/s], as a network it is installed on has it.
+  double capacity(sim::ResourceId r) const { return resource(r).capacity_bytes_per_s; }
+  /// Latency of resource r, charged once per flow crossing it.
+  sim::Time latency(sim::ResourceId r) const { return resource(r).latency; }
+  /// Name of resource r, e.g. "node0.gpu3.pcie_up".
+  const std::string& resource_name(sim::ResourceId r) const { return resource(r).name; }
 
   /// Human-readable description: per node the devices and links with bandwidths, then the fabric.
   std::string describe() const;
@@ -154,7 +182,6 @@ class Cluster {
   int bridge_partner(int local) const { return local ^ 1; }
 
   ClusterSpec spec_;
-  sim::FlowNetwork& net_;
   const GpuSpec* gpu_ = nullptr;
   const NodeTemplate* template_ = nullptr;
   const NicSpec* nic_ = nullptr;

@@ -425,5 +425,71 @@ TEST(Cluster, EveryTemplateCountsAndRoutes) {
   }
 }
 
+TEST(Cluster, TableWithoutANetworkIsWhatInstallPutsOnOne) {
+  // The network-free cluster has the same resources (ids, capacities, latencies, names, kinds,
+  // devices) and routes as one built on a network; install() reproduces them id for id.
+  for (const auto& [tmpl, nodes] : {std::pair<std::string, int>{"dgx_h100", 4},
+                                    {"mi300x_platform", 2},
+                                    {"pcie_8gpu_2socket", 3},
+                                    {"a30_4gpu_bridged", 1}}) {
+    ClusterSpec spec = make_spec(tmpl, nodes);
+    const Cluster table(spec);
+    Fixture f(spec);
+    ASSERT_EQ(table.num_resources(), f.net.num_resources());
+    ASSERT_EQ(table.edges().size(), f.cluster.edges().size());
+    for (sim::ResourceId r = 0; r < table.num_resources(); ++r) {
+      const ClusterEdge& e = table.resource(r);
+      EXPECT_EQ(e.resource, r);
+      EXPECT_EQ(table.capacity(r), f.net.capacity(r));
+      EXPECT_EQ(table.latency(r), f.net.latency(r));
+      EXPECT_EQ(table.resource_name(r), f.net.resource_name(r));
+      EXPECT_EQ(table.link_kind(r), f.cluster.link_kind(r));
+      EXPECT_EQ(e.from, f.cluster.edges()[r].from);
+      EXPECT_EQ(e.to, f.cluster.edges()[r].to);
+    }
+    for (int a = 0; a < table.num_gpus(); a += 3) {
+      for (int b = 0; b < table.num_gpus(); b += 5) {
+        if (a == b) continue;
+        const auto x = table.route(a, b), y = f.cluster.route(a, b);
+        EXPECT_EQ(std::vector<sim::ResourceId>(x.begin(), x.end()), std::vector<sim::ResourceId>(y.begin(), y.end()));
+      }
+    }
+    EXPECT_EQ(table.describe(), f.cluster.describe());
+    EXPECT_EQ(table.to_dot(), f.cluster.to_dot());
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    table.install(net);
+    ASSERT_EQ(net.num_resources(), table.num_resources());
+    for (sim::ResourceId r = 0; r < table.num_resources(); ++r) {
+      EXPECT_EQ(net.capacity(r), table.capacity(r));
+      EXPECT_EQ(net.resource_name(r), table.resource_name(r));
+    }
+  }
+}
+
+TEST(Cluster, InstallNeedsAnEmptyNetworkAndTheTableChecksIds) {
+  const Cluster c(make_spec("dgx_a100", 1));
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  c.install(net);
+  try {
+    c.install(net);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "Cluster::install: the network already has " + std::to_string(c.num_resources()) +
+                  " resources (a cluster is installed on an empty network, so that its resource ids are the "
+                  "network's)");
+  }
+  EXPECT_THROW(Cluster(make_spec("dgx_a100", 1), net), std::invalid_argument);
+  try {
+    (void)c.capacity(static_cast<sim::ResourceId>(c.num_resources()));
+    FAIL();
+  } catch (const std::out_of_range& e) {
+    EXPECT_EQ(std::string(e.what()), "Cluster::resource: unknown resource id " + std::to_string(c.num_resources()) +
+                                         " (cluster has " + std::to_string(c.num_resources()) + ")");
+  }
+}
+
 }  // namespace
 }  // namespace traincast::models

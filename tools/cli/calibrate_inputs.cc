@@ -129,9 +129,7 @@ void resolve_base(const std::string& base, int nodes, const std::vector<std::str
                        "(`traincast catalog` lists them)");
     }
   }
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  const models::Cluster c(*o.cluster, net);
+  const models::Cluster c(*o.cluster);
   o.gpu = c.gpu_spec(0).name;
 }
 
@@ -143,11 +141,7 @@ std::vector<int> parse_gpus_option(const std::string& text, const calibrate::Fit
     throw UsageError(std::string("--gpus: ") + e.what());
   }
   int n = -1;
-  if (o.cluster) {
-    sim::Simulator sim;
-    sim::FlowNetwork net(sim);
-    n = models::Cluster(*o.cluster, net).num_gpus();
-  }
+  if (o.cluster) n = models::Cluster(*o.cluster).num_gpus();
   std::set<int> seen_any;
   const std::string expected =
       n > 0 ? "expected distinct GPUs 0.." + std::to_string(n - 1) + " of --base " + o.base : "expected distinct GPUs";

@@ -233,9 +233,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       throw UsageError("--out: " + dir.string() + " exists and is not a directory");
     if (!fs::exists(dir, ec) && !fs::create_directories(dir, ec))
       throw UsageError("--out: cannot create " + dir.string() + " (" + ec.message() + ")");
-    sim::Simulator sim;
-    sim::FlowNetwork net(sim);
-    const models::Cluster cluster(sc.cluster, net);
+    const models::Cluster cluster(sc.cluster);
     const models::TrainingGraph job = models::build_training_graph(sc, cluster);
     const std::vector<models::ChakraRankTrace> traces = models::export_training_chakra(job, cluster.num_gpus());
     std::vector<std::string> paths;

@@ -105,9 +105,7 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     std::vector<std::string> overrides;
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
     const models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides, {"traincast explain", {}});
-    sim::Simulator sim;
-    sim::FlowNetwork net(sim);
-    const models::Cluster cluster(sc.cluster, net);
+    const models::Cluster cluster(sc.cluster);
     if (vm.count("dot"))
       check_output_path(vm["dot"].as<std::string>(), vm.count("force") > 0, scenario_input_files(sc, scenario_path));
     // Bad --path arguments are refused before anything is printed.
@@ -115,7 +113,11 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     if (!path.empty() && a == b) throw UsageError("--path: the two GPUs are the same (" + path[0] + ")");
     out << cluster.describe();
     if (!path.empty()) {
-      models::CollectiveEngine engine(sim, net, cluster);
+      // The engine only gives the per-link efficiency here; it needs a network to exist.
+      sim::Simulator sim;
+      sim::FlowNetwork net(sim);
+      cluster.install(net);
+      const models::CollectiveEngine engine(sim, net, cluster);
       const auto route = cluster.route(a, b);
       out << "\nPath gpu" << a << " (node" << cluster.node_of(a) << ".gpu" << cluster.local_rank(a) << ") -> gpu" << b
           << " (node" << cluster.node_of(b) << ".gpu" << cluster.local_rank(b) << "), " << route.size() << " links:\n";
@@ -124,18 +126,18 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
       long long latency_ns = 0;
       char line[256];
       for (sim::ResourceId r : route) {
-        const double cap = net.capacity(r);
+        const double cap = cluster.capacity(r);
         const double eff = engine.efficiency(r);
         std::snprintf(line, sizeof line, "  %-36s %-7s %9.2f GB/s (NCCL achieves %6.1f%%) %6lld ns\n",
-                      net.resource_name(r).c_str(), kind_name(cluster.link_kind(r)), cap / 1e9, eff * 100,
-                      static_cast<long long>(net.latency(r).ns()));
+                      cluster.resource_name(r).c_str(), kind_name(cluster.link_kind(r)), cap / 1e9, eff * 100,
+                      static_cast<long long>(cluster.latency(r).ns()));
         out << line;
         if (cap < bottleneck) {
           bottleneck = cap;
-          bottleneck_name = net.resource_name(r);
+          bottleneck_name = cluster.resource_name(r);
         }
         achievable = std::min(achievable, cap * eff);
-        latency_ns += net.latency(r).ns();
+        latency_ns += cluster.latency(r).ns();
       }
       std::snprintf(line, sizeof line,
                     "Bottleneck: %s at %.2f GB/s per direction; achievable %.2f GB/s; wire latency %lld ns\n",

@@ -198,9 +198,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     const std::vector<models::NcclTestsResult> rows = models::simulate_nccl_tests(sc.cluster, options, sizes);
 
     // Header in nccl-tests' style, with what was simulated.
-    sim::Simulator sim;
-    sim::FlowNetwork net(sim);
-    const models::Cluster cluster(sc.cluster, net);
+    const models::Cluster cluster(sc.cluster);
     const int nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
     out << "# traincast nccl-tests (simulated): " << models::nccl_tests_op_name(op) << " on " << nranks << " of "
         << cluster.num_gpus() << " GPUs of " << scenario_path << "\n";

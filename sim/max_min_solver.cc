@@ -1,0 +1,362 @@
+// MaxMinSolver: progressive filling over the components of the resource/flow graph that a change
+// touched (or over all of them), and max_min_rates, the one-shot form of it.
+//
+// Layout (all dense integer ids, nothing allocated per flow once the pools have grown):
+//   resources_[r].users   active crossings of r: (flow, element) pairs, swap-removed
+//   elements_[...]        every flow's route as a contiguous range of (resource, user_pos);
+//                         ranges are recycled through free lists keyed by route length
+//
+// Determinism of the solver (why incremental == full recompute, bit for bit): each round of
+// progressive filling takes the smallest fair share (or rate cap) over the component, fixes
+// every flow of every resource at exactly that level at once, and updates each resource with
+// one operation, remaining -= k * level (k = crossings fixed in the round). No quantity depends
+// on the order in which resources or flows are visited, and a component's rounds are not
+// affected by the rounds of another component solved at the same time.
+
+#include "sim/max_min_solver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace traincast::sim {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Smallest value of a vector of positive doubles (+inf when empty). Four independent
+/// accumulators: the compiler will not reorder a floating-point reduction by itself, and min
+/// is exact in any order for non-NaN values.
+double min_share(const std::vector<double>& v) {
+  double m0 = kInf, m1 = kInf, m2 = kInf, m3 = kInf;
+  const std::size_t n = v.size();
+  std::size_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    m0 = v[j] < m0 ? v[j] : m0;
+    m1 = v[j + 1] < m1 ? v[j + 1] : m1;
+    m2 = v[j + 2] < m2 ? v[j + 2] : m2;
+    m3 = v[j + 3] < m3 ? v[j + 3] : m3;
+  }
+  for (; j < n; ++j) m0 = v[j] < m0 ? v[j] : m0;
+  m0 = m1 < m0 ? m1 : m0;
+  m2 = m3 < m2 ? m3 : m2;
+  return m2 < m0 ? m2 : m0;
+}
+
+}  // namespace
+
+std::vector<double> max_min_rates(std::span<const double> capacity_bytes_per_s,
+                                  std::span<const std::vector<ResourceId>> routes,
+                                  std::span<const double> rate_cap_bytes_per_s) {
+  if (!rate_cap_bytes_per_s.empty() && rate_cap_bytes_per_s.size() != routes.size()) {
+    throw std::invalid_argument("max_min_rates: rate_cap_bytes_per_s has " +
+                                std::to_string(rate_cap_bytes_per_s.size()) + " entries for " +
+                                std::to_string(routes.size()) + " flows (give one per flow, or none)");
+  }
+  MaxMinSolver solver;
+  for (const double c : capacity_bytes_per_s) solver.add_resource(c);
+  for (std::size_t f = 0; f < routes.size(); ++f) {
+    const double cap = rate_cap_bytes_per_s.empty() ? kInf : rate_cap_bytes_per_s[f];
+    if (routes[f].empty() && !std::isfinite(cap)) {
+      throw std::invalid_argument("max_min_rates: flow " + std::to_string(f) +
+                                  " has an empty route and needs a finite rate cap");
+    }
+    solver.add_flow(static_cast<FlowId>(f), routes[f], cap);
+  }
+  solver.solve(/*full=*/true);
+  std::vector<double> rates(routes.size());
+  for (std::size_t f = 0; f < routes.size(); ++f) rates[f] = solver.rate(static_cast<FlowId>(f));
+  return rates;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building: resources, flows, the element pool
+// ---------------------------------------------------------------------------------------------
+
+ResourceId MaxMinSolver::add_resource(double capacity_bytes_per_s) {
+  if (!(capacity_bytes_per_s > 0.0) || !std::isfinite(capacity_bytes_per_s)) {
+    throw std::invalid_argument("MaxMinSolver::add_resource: capacity_bytes_per_s must be finite and > 0");
+  }
+  if (resources_.size() >= kNone) throw std::length_error("MaxMinSolver::add_resource: too many resources");
+  Resource res;
+  res.capacity_bytes_per_s = capacity_bytes_per_s;
+  resources_.push_back(std::move(res));
+  return static_cast<ResourceId>(resources_.size() - 1);
+}
+
+void MaxMinSolver::add_flow(FlowId id, std::span<const ResourceId> route, double rate_cap_bytes_per_s) {
+  for (std::size_t i = 0; i < route.size(); ++i) {
+    if (route[i] >= resources_.size()) {
+      throw std::invalid_argument("MaxMinSolver::add_flow: route[" + std::to_string(i) +
+                                  "] = " + std::to_string(route[i]) + " is not a resource id (solver has " +
+                                  std::to_string(resources_.size()) + ")");
+    }
+  }
+  if (!(rate_cap_bytes_per_s > 0.0)) {
+    throw std::invalid_argument("MaxMinSolver::add_flow: rate_cap_bytes_per_s must be > 0 (infinity = uncapped)");
+  }
+  if (route.size() >= kNone) throw std::invalid_argument("MaxMinSolver::add_flow: route too long");
+  if (id == kNone) throw std::length_error("MaxMinSolver::add_flow: flow id out of range");
+  if (id >= variables_.size()) {
+    variables_.resize(std::size_t{id} + 1);
+    flow_mark_.resize(std::size_t{id} + 1, 0);
+    flow_fixed_.resize(std::size_t{id} + 1, 0);
+    flow_left_out_.resize(std::size_t{id} + 1, 0);
+  }
+  if (variables_[id].present) {
+    throw std::invalid_argument("MaxMinSolver::add_flow: flow " + std::to_string(id) + " is already in the solver");
+  }
+  const auto length = static_cast<std::uint32_t>(route.size());
+  const std::uint32_t first = allocate_elements(length);
+  Variable& v = variables_[id];
+  v.rate_cap_bytes_per_s = rate_cap_bytes_per_s;
+  v.rate_bytes_per_s = length == 0 ? rate_cap_bytes_per_s : 0.0;  // alone: its cap is its rate
+  v.first_element = first;
+  v.path_length = length;
+  v.present = true;
+  for (std::uint32_t i = 0; i < length; ++i) {
+    const ResourceId r = route[i];
+    Resource& res = resources_[r];
+    elements_[first + i] = Element{r, static_cast<std::uint32_t>(res.users.size()), 0};
+    res.users.push_back(User{id, first + i});
+    mark_dirty(r);
+  }
+}
+
+std::span<const ResourceId> MaxMinSolver::remove_flow(FlowId id) {
+  if (id >= variables_.size() || !variables_[id].present) {
+    throw std::invalid_argument("MaxMinSolver::remove_flow: flow " + std::to_string(id) + " is not in the solver");
+  }
+  Variable& v = variables_[id];
+  idle_.clear();
+  for (std::uint32_t i = 0; i < v.path_length; ++i) {
+    const Element e = elements_[v.first_element + i];
+    Resource& res = resources_[e.resource];
+    // swap-remove the crossing from the resource's list
+    const User moved = res.users.back();
+    res.users[e.user_pos] = moved;
+    elements_[moved.element].user_pos = e.user_pos;
+    res.users.pop_back();
+    if (res.users.empty()) idle_.push_back(e.resource);
+    mark_dirty(e.resource);
+  }
+  release_elements(v.first_element, v.path_length);
+  v.path_length = 0;
+  v.rate_bytes_per_s = 0.0;
+  v.present = false;
+  return idle_;
+}
+
+void MaxMinSolver::mark_dirty(ResourceId r) {
+  Resource& res = resources_[r];
+  if (res.dirty) return;
+  res.dirty = true;
+  dirty_.push_back(r);
+}
+
+std::uint32_t MaxMinSolver::allocate_elements(std::uint32_t n) {
+  if (n < free_elements_.size() && !free_elements_[n].empty()) {
+    const std::uint32_t first = free_elements_[n].back();
+    free_elements_[n].pop_back();
+    return first;
+  }
+  if (elements_.size() + n >= kNone) throw std::length_error("MaxMinSolver: element pool exhausted");
+  const auto first = static_cast<std::uint32_t>(elements_.size());
+  elements_.resize(elements_.size() + n);
+  return first;
+}
+
+void MaxMinSolver::release_elements(std::uint32_t first, std::uint32_t n) {
+  if (n == 0) return;
+  if (n >= free_elements_.size()) free_elements_.resize(n + 1);
+  free_elements_[n].push_back(first);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selective update: component discovery, then progressive filling
+// ---------------------------------------------------------------------------------------------
+
+std::span<const FlowId> MaxMinSolver::solve(bool full) {
+  if (dirty_.empty()) return {};
+  ++epoch_;
+  comp_resources_.clear();
+  comp_flows_.clear();
+  for (const ResourceId r : dirty_) resources_[r].dirty = false;
+  seed_all_or_dirty(full);
+  dirty_.clear();
+  collect_component(/*preview=*/false);
+  if (comp_flows_.empty()) return {};
+  solve_max_min();
+  return comp_flows_;
+}
+
+void MaxMinSolver::preview(bool full, std::span<const FlowId> left_out) {
+  ++epoch_;
+  comp_resources_.clear();
+  comp_flows_.clear();
+  seed_all_or_dirty(full);
+  // what solve() would re-solve after the removals: also the resources of the flows left out
+  if (!full) {
+    for (const FlowId id : left_out) {
+      for (const Element& e : route(id)) seed_resource(e.resource);
+    }
+  }
+  for (const FlowId id : left_out) flow_left_out_[id] = 1;
+  collect_component(/*preview=*/true);
+  for (const FlowId id : left_out) flow_left_out_[id] = 0;
+  if (!comp_flows_.empty()) solve_max_min();
+}
+
+void MaxMinSolver::seed_all_or_dirty(bool full) {
+  if (full) {
+    for (ResourceId r = 0; r < resources_.size(); ++r) seed_resource(r);
+  } else {
+    for (const ResourceId r : dirty_) seed_resource(r);
+  }
+}
+
+/// Adds r (if it carries flows and is not in yet) to the component being collected.
+void MaxMinSolver::seed_resource(ResourceId r) {
+  Resource& res = resources_[r];
+  if (res.users.empty() || res.mark == epoch_) return;
+  res.mark = epoch_;
+  res.slot = static_cast<std::uint32_t>(comp_resources_.size());
+  comp_resources_.push_back(r);
+}
+
+/// Breadth-first closure of comp_resources_ over "a flow crosses a resource", marking with
+/// epoch_ and counting each resource's crossings (slot_unfixed_). In a preview, the flows left
+/// out are skipped, as if removed: they are flagged fixed so the solver skips them.
+void MaxMinSolver::collect_component(bool preview) {
+  slot_unfixed_.clear();
+  for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
+    const Resource& res = resources_[comp_resources_[i]];
+    std::uint32_t crossings = 0;
+    for (const User& u : res.users) {
+      if (preview && flow_left_out_[u.flow]) {
+        flow_fixed_[u.flow] = 1;
+        continue;
+      }
+      ++crossings;
+      if (flow_mark_[u.flow] == epoch_) continue;
+      flow_mark_[u.flow] = epoch_;
+      comp_flows_.push_back(u.flow);
+      const Variable& v = variables_[u.flow];
+      for (std::uint32_t k = 0; k < v.path_length; ++k) {
+        Element& e = elements_[v.first_element + k];
+        Resource& res2 = resources_[e.resource];
+        if (res2.mark != epoch_) {
+          res2.mark = epoch_;
+          res2.slot = static_cast<std::uint32_t>(comp_resources_.size());
+          comp_resources_.push_back(e.resource);
+        }
+        e.slot = res2.slot;
+      }
+    }
+    slot_unfixed_.push_back(crossings);
+  }
+}
+
+/// Progressive filling over comp_resources_ / comp_flows_; writes Variable::rate_bytes_per_s.
+void MaxMinSolver::solve_max_min() {
+  const std::size_t n_slots = comp_resources_.size();
+  slot_remaining_.resize(n_slots);
+  slot_share_.resize(n_slots);
+  slot_fixed_now_.assign(n_slots, 0);
+  slot_live_pos_.resize(n_slots);
+  live_share_.resize(n_slots);
+  live_slot_.resize(n_slots);
+  for (std::uint32_t s = 0; s < n_slots; ++s) {
+    const Resource& res = resources_[comp_resources_[s]];
+    slot_remaining_[s] = res.capacity_bytes_per_s;
+    slot_share_[s] = slot_unfixed_[s] > 0 ? slot_remaining_[s] / slot_unfixed_[s] : kInf;
+    live_share_[s] = slot_share_[s];
+    live_slot_[s] = s;
+    slot_live_pos_[s] = s;
+  }
+  std::size_t dead = 0;  // live_share_ entries at +inf
+  capped_.clear();
+  for (const FlowId id : comp_flows_) {
+    flow_fixed_[id] = 0;
+    if (variables_[id].rate_cap_bytes_per_s < kInf) capped_.push_back(id);
+  }
+  std::sort(capped_.begin(), capped_.end(), [this](FlowId a, FlowId b) {
+    return variables_[a].rate_cap_bytes_per_s < variables_[b].rate_cap_bytes_per_s;
+  });
+  std::size_t next_cap = 0;
+  unfixed_ = comp_flows_.size();
+
+  while (unfixed_ > 0) {
+    ++rounds_;
+    // 1. The lowest fair share over the resources that still have unfixed flows: a min over
+    //    contiguous doubles (vectorised), then the slots at exactly that level.
+    double level = min_share(live_share_);
+    saturated_.resize(live_share_.size());  // branch-free compaction of the slots at `level`
+    std::size_t n_saturated = 0;
+    for (std::size_t j = 0; j < live_share_.size(); ++j) {
+      saturated_[n_saturated] = live_slot_[j];
+      n_saturated += static_cast<std::size_t>(live_share_[j] == level);
+    }
+    saturated_.resize(level < kInf ? n_saturated : 0);
+    // 2. Rate caps at or below that level bind now.
+    while (next_cap < capped_.size() && flow_fixed_[capped_[next_cap]]) ++next_cap;
+    if (next_cap < capped_.size() && variables_[capped_[next_cap]].rate_cap_bytes_per_s <= level) {
+      const double cap = variables_[capped_[next_cap]].rate_cap_bytes_per_s;
+      if (cap < level) saturated_.clear();
+      level = cap;
+      for (; next_cap < capped_.size() && variables_[capped_[next_cap]].rate_cap_bytes_per_s <= level; ++next_cap) {
+        if (!flow_fixed_[capped_[next_cap]]) fix_flow(capped_[next_cap], level);
+      }
+    }
+    if (level == kInf) throw std::logic_error("MaxMinSolver: unfixed flows without a constraint");
+    // 3. Saturated resources: all their unfixed flows get exactly `level`.
+    for (const std::uint32_t s : saturated_) {
+      for (const User& u : resources_[comp_resources_[s]].users) {
+        if (!flow_fixed_[u.flow]) fix_flow(u.flow, level);
+      }
+    }
+    // 4. One update per resource touched: remaining -= k * level.
+    for (const std::uint32_t s : touched_) {
+      const std::uint32_t k = slot_fixed_now_[s];
+      slot_remaining_[s] = std::max(0.0, slot_remaining_[s] - static_cast<double>(k) * level);
+      slot_unfixed_[s] -= k;
+      slot_fixed_now_[s] = 0;
+      if (slot_unfixed_[s] > 0) {
+        slot_share_[s] = slot_remaining_[s] / slot_unfixed_[s];
+        live_share_[slot_live_pos_[s]] = slot_share_[s];
+      } else if (live_share_[slot_live_pos_[s]] != kInf) {
+        live_share_[slot_live_pos_[s]] = kInf;  // done
+        ++dead;
+      }
+    }
+    touched_.clear();
+    // Compact the live list once half of it is done (order of live entries is irrelevant).
+    if (2 * dead > live_share_.size()) {
+      std::size_t out = 0;
+      for (std::size_t j = 0; j < live_share_.size(); ++j) {
+        if (live_share_[j] == kInf) continue;
+        live_share_[out] = live_share_[j];
+        live_slot_[out] = live_slot_[j];
+        slot_live_pos_[live_slot_[j]] = static_cast<std::uint32_t>(out);
+        ++out;
+      }
+      live_share_.resize(out);
+      live_slot_.resize(out);
+      dead = 0;
+    }
+  }
+}
+
+void MaxMinSolver::fix_flow(FlowId id, double rate_bytes_per_s) {
+  flow_fixed_[id] = 1;
+  Variable& v = variables_[id];
+  v.rate_bytes_per_s = rate_bytes_per_s;
+  --unfixed_;
+  for (std::uint32_t k = 0; k < v.path_length; ++k) {
+    const std::uint32_t s = elements_[v.first_element + k].slot;
+    if (slot_fixed_now_[s]++ == 0) touched_.push_back(s);
+  }
+}
+
+}  // namespace traincast::sim

@@ -1,0 +1,166 @@
+#pragma once
+// Max-min fair rates of flows sharing resources (progressive filling), re-solved for the whole
+// system or only for the connected components a change touched. Knows no clock and no events.
+// Source: Bertsekas & Gallager, Data Networks (1992), §6.5.2 progressive filling; SimGrid's LMM
+// System and its "selective update" (Velho et al., TOMACS 2013) for the incremental scheme.
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace traincast::sim {
+
+using ResourceId = std::uint32_t;
+using FlowId = std::uint32_t;
+
+/// Max-min fair rates for flows sharing directed links.
+/// capacity_bytes_per_s: size L, each > 0 and finite.  routes[f]: link indices of flow f, size F
+/// (a link may repeat: it then carries the flow twice).  rate_cap_bytes_per_s: size F, each > 0
+/// (infinity = uncapped), or empty: every flow uncapped.
+/// Returns rate per flow [bytes/s], size F; on every link the sum is <= its capacity (1e-9
+/// relative), and every flow is at its cap or has a saturated link on which its rate is the largest.
+/// A flow with an empty route runs at its cap.
+/// Throws std::invalid_argument if a route names a link >= L, a capacity or cap is out of range,
+/// rate_cap_bytes_per_s has a size other than 0 or F, or a flow with an empty route has no finite cap.
+/// Source: Bertsekas & Gallager, Data Networks, progressive filling.
+std::vector<double> max_min_rates(std::span<const double> capacity_bytes_per_s,
+                                  std::span<const std::vector<ResourceId>> routes,
+                                  std::span<const double> rate_cap_bytes_per_s = {});
+
+/// The max-min system (SimGrid's lmm System): resources are constraints with a capacity, flows
+/// are variables with a route and a rate cap, elements are their crossings.
+///
+/// Rates: progressive filling (Bertsekas & Gallager §6.5.2): all unfixed flows of a component
+/// rise together; when a resource runs out of capacity (or a flow reaches its rate cap) its flows
+/// are fixed at that level. Every flow ends with a saturated bottleneck on which its rate is the
+/// largest, or at its cap. On every resource the sum of rates is <= capacity (1e-9 relative).
+///
+/// Incremental ("selective update"): adding or removing a flow marks the resources it crosses
+/// dirty; solve() re-solves only the connected components (flows <-> shared resources) that
+/// touch a dirty resource, or every component when asked to (full). The result is bitwise the
+/// same either way: each round fixes every flow at exactly the level of the round and updates
+/// each resource with one operation, so no quantity depends on the order of visits.
+///
+/// Flow ids are the caller's (dense small integers: per-flow tables are sized to the largest id
+/// + 1); an id may be reused once its flow was removed. Nothing is allocated per solve once the
+/// scratch has grown. Single-threaded.
+class MaxMinSolver {
+ public:
+  /// One crossing of a resource by a flow. A flow's elements are contiguous, in route order.
+  struct Element {
+    ResourceId resource;     ///< the resource crossed
+    std::uint32_t user_pos;  ///< solver bookkeeping: index of this crossing in users(resource)
+    std::uint32_t slot;      ///< solver scratch: the resource's index in the component solved
+  };
+  /// Entry of a resource's list of crossings (order is irrelevant: removal swaps).
+  struct User {
+    FlowId flow;
+    std::uint32_t element;  ///< solver bookkeeping: index of the crossing in the element pool
+  };
+
+  /// capacity_bytes_per_s > 0 and finite; throws std::invalid_argument otherwise, and
+  /// std::length_error past 2^32 - 1 resources. Returns dense ids 0, 1, 2, ...
+  ResourceId add_resource(double capacity_bytes_per_s);
+  /// Resources added so far (ids 0 .. num_resources() - 1).
+  std::size_t num_resources() const { return resources_.size(); }
+  /// Capacity [bytes/s] as given to add_resource. r is not range-checked.
+  double capacity(ResourceId r) const { return resources_[r].capacity_bytes_per_s; }
+
+  /// Adds flow f (not in the solver) on `route` (resource ids; may be empty: then f is in no
+  /// component and its rate is its cap) with rate_cap_bytes_per_s > 0 (infinity = uncapped), and
+  /// marks the route's resources dirty. Its rate is set by the next solve() that reaches it.
+  /// Throws std::invalid_argument for a flow already in, an unknown resource id or a bad cap.
+  void add_flow(FlowId f, std::span<const ResourceId> route, double rate_cap_bytes_per_s);
+  /// Takes flow f out and marks its route's resources dirty. Returns the resources it leaves
+  /// without any flow, in route order (valid until the next call that changes the solver).
+  /// Throws std::invalid_argument for a flow not in the solver.
+  std::span<const ResourceId> remove_flow(FlowId f);
+  /// The crossings of flow f (in the solver), in route order. f is not checked.
+  std::span<const Element> route(FlowId f) const {
+    const Variable& v = variables_[f];
+    return {elements_.data() + v.first_element, v.path_length};
+  }
+  /// The crossings of resource r by flows in the solver. r is not range-checked.
+  std::span<const User> users(ResourceId r) const { return resources_[r].users; }
+
+  /// true when a change since the last solve() marked some resource dirty.
+  bool has_dirty() const { return !dirty_.empty(); }
+  /// Re-solves the components that touch a dirty resource (every component when `full`) and
+  /// clears the dirty marks; does nothing when nothing is dirty. Returns the flows re-solved
+  /// (their rate() is new), valid until the next solve() or preview().
+  std::span<const FlowId> solve(bool full);
+  /// The rates solve(full) would give after removing the `left_out` flows (flows in the solver),
+  /// computed without removing them and without clearing the dirty marks: the flows reached
+  /// have in_solve(f, last_solve()) and their rate() is the preview's. For queries that must
+  /// not change what the committed solve will do.
+  void preview(bool full, std::span<const FlowId> left_out);
+
+  /// Rate [bytes/s] of flow f from the latest solve() or preview() that reached it (its cap for
+  /// an empty route). f is not checked.
+  double rate(FlowId f) const { return variables_[f].rate_bytes_per_s; }
+  /// Number of the latest solve() or preview() (0 before the first).
+  std::uint64_t last_solve() const { return epoch_; }
+  /// true when solve (or preview) number `solve` reached flow f.
+  bool in_solve(FlowId f, std::uint64_t solve) const { return f < flow_mark_.size() && flow_mark_[f] == solve; }
+  /// Progressive-filling rounds (levels) run so far, over every solve() and preview().
+  std::uint64_t rounds() const { return rounds_; }
+
+ private:
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+  struct Resource {
+    double capacity_bytes_per_s = 0.0;
+    std::vector<User> users;  ///< active crossings (swap-removed; order is irrelevant)
+    std::uint64_t mark = 0;   ///< component epoch
+    std::uint32_t slot = 0;   ///< index in comp_resources_ while mark == epoch_
+    bool dirty = false;
+  };
+  struct Variable {
+    double rate_cap_bytes_per_s = 0.0;
+    double rate_bytes_per_s = 0.0;  ///< solver output
+    std::uint32_t first_element = 0;
+    std::uint32_t path_length = 0;
+    bool present = false;
+  };
+
+  void mark_dirty(ResourceId r);
+  std::uint32_t allocate_elements(std::uint32_t n);
+  void release_elements(std::uint32_t first, std::uint32_t n);
+  void seed_resource(ResourceId r);
+  void seed_all_or_dirty(bool full);
+  void collect_component(bool preview);
+  void solve_max_min();
+  void fix_flow(FlowId f, double rate_bytes_per_s);
+
+  std::vector<Resource> resources_;
+  std::vector<Variable> variables_;
+  // per-flow scratch kept dense (indexed by FlowId) so that scanning a resource's users does not
+  // touch their Variable records
+  std::vector<std::uint64_t> flow_mark_;                   ///< component epoch
+  std::vector<std::uint8_t> flow_fixed_;                   ///< fixed in the current solve
+  std::vector<std::uint8_t> flow_left_out_;                ///< left out of the current preview
+  std::vector<Element> elements_;                          ///< pooled routes
+  std::vector<std::vector<std::uint32_t>> free_elements_;  ///< free ranges by length
+  std::vector<ResourceId> dirty_;
+  std::vector<ResourceId> idle_;  ///< remove_flow's answer
+  std::uint64_t rounds_ = 0;
+  // solver scratch, reused across solves
+  std::uint64_t epoch_ = 0;
+  std::vector<ResourceId> comp_resources_;
+  std::vector<FlowId> comp_flows_;
+  // per component resource, indexed by slot (dense, so the level search scans contiguous memory)
+  std::vector<double> slot_remaining_;  ///< capacity not yet given to fixed flows [bytes/s]
+  std::vector<double> slot_share_;      ///< remaining / unfixed [bytes/s]
+  std::vector<std::uint32_t> slot_unfixed_;
+  std::vector<std::uint32_t> slot_fixed_now_;  ///< crossings fixed in the current round
+  std::vector<double> live_share_;             ///< shares of live slots, +inf once a slot is done
+  std::vector<std::uint32_t> live_slot_;       ///< slot of each live_share_ entry
+  std::vector<std::uint32_t> slot_live_pos_;   ///< position of a slot in live_share_
+  std::vector<std::uint32_t> saturated_;       ///< slots at the current level
+  std::vector<std::uint32_t> touched_;         ///< slots with crossings fixed in the current round
+  std::vector<FlowId> capped_;
+  std::size_t unfixed_ = 0;
+};
+
+}  // namespace traincast::sim

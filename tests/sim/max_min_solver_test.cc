@@ -1,0 +1,274 @@
+// Tests for sim::MaxMinSolver and sim::max_min_rates, with no clock: each states its analytic
+// expectation; random networks check incremental (component) against full re-solves, the
+// capacity invariant on every link and the bottleneck property of max-min fairness.
+// Units: capacities and rates in bytes/s. GB/s = 1e9 bytes/s.
+
+#include "sim/max_min_solver.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace traincast::sim {
+namespace {
+
+constexpr double kGBps = 1e9;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kRel = 1e-9;
+
+using Routes = std::vector<std::vector<ResourceId>>;
+
+std::string invalid_argument_message(const auto& fn) {
+  try {
+    fn();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no std::invalid_argument)";
+}
+
+TEST(MaxMinSolverTest, SingleLinkIsSharedEqually) {
+  // One 12 GB/s link, three flows: each gets 12 / 3 = 4 GB/s.
+  const std::vector<double> caps{12 * kGBps};
+  const std::vector<double> rates = max_min_rates(caps, Routes{{0}, {0}, {0}});
+  ASSERT_EQ(rates.size(), 3u);
+  for (const double r : rates) EXPECT_DOUBLE_EQ(r, 4 * kGBps);
+}
+
+TEST(MaxMinSolverTest, TwoLinkLineOneFlowCrossesBoth) {
+  // The classic case: L0 = L1 = 1 GB/s in a line; f0 crosses both, f1 only L0, f2 and f3 only L1.
+  // L1's share 1/3 is below L0's 1/2: f0 = f2 = f3 = 1/3 GB/s; L0 has 1 - 1/3 = 2/3 left for
+  // f1 alone: f1 = 2/3 GB/s (equal sharing would have given f1 only 1/2).
+  // With L0 = 1, L1 = 2 GB/s and one flow per link besides f0: L0's share 1/2 is the lowest,
+  // f0 = f1 = 1/2 GB/s, and L1 keeps 2 - 1/2 = 3/2 for f2.
+  {
+    const std::vector<double> rates =
+        max_min_rates(std::vector<double>{1 * kGBps, 1 * kGBps}, Routes{{0, 1}, {0}, {1}, {1}});
+    EXPECT_DOUBLE_EQ(rates[0], kGBps / 3);
+    EXPECT_DOUBLE_EQ(rates[1], 2 * kGBps / 3);
+    EXPECT_DOUBLE_EQ(rates[2], kGBps / 3);
+    EXPECT_DOUBLE_EQ(rates[3], kGBps / 3);
+  }
+  {
+    const std::vector<double> rates =
+        max_min_rates(std::vector<double>{1 * kGBps, 2 * kGBps}, Routes{{0, 1}, {0}, {1}});
+    EXPECT_DOUBLE_EQ(rates[0], 0.5 * kGBps);
+    EXPECT_DOUBLE_EQ(rates[1], 0.5 * kGBps);
+    EXPECT_DOUBLE_EQ(rates[2], 1.5 * kGBps);
+  }
+}
+
+TEST(MaxMinSolverTest, RateCapsBindBelowTheFairShareAndLeaveTheRestToOthers) {
+  // One 10 GB/s link, three flows; f0 capped at 1 GB/s (below the fair share 10/3), f1 at
+  // 20 GB/s (above any share it could get). f0 = 1; the other two share the 9 left: 4.5 each.
+  const std::vector<double> rates = max_min_rates(std::vector<double>{10 * kGBps}, Routes{{0}, {0}, {0}},
+                                                  std::vector<double>{1 * kGBps, 20 * kGBps, kInf});
+  EXPECT_DOUBLE_EQ(rates[0], 1 * kGBps);
+  EXPECT_DOUBLE_EQ(rates[1], 4.5 * kGBps);
+  EXPECT_DOUBLE_EQ(rates[2], 4.5 * kGBps);
+  // A flow with an empty route runs at its cap; one on a link no other flow uses gets all of it.
+  const std::vector<double> alone =
+      max_min_rates(std::vector<double>{10 * kGBps, 3 * kGBps}, Routes{{}, {1}}, std::vector<double>{7 * kGBps, kInf});
+  EXPECT_DOUBLE_EQ(alone[0], 7 * kGBps);
+  EXPECT_DOUBLE_EQ(alone[1], 3 * kGBps);
+}
+
+TEST(MaxMinSolverTest, FlowOnAnUnusedLinkAndAnUnusedLinkChangeNothingElse) {
+  // L0 = 4 GB/s carries f0 and f1 (2 each); L1 = 5 GB/s carries only f2, which gets all 5;
+  // L2 = 1 GB/s carries nothing and constrains nobody.
+  const std::vector<double> rates =
+      max_min_rates(std::vector<double>{4 * kGBps, 5 * kGBps, 1 * kGBps}, Routes{{0}, {0}, {1}});
+  EXPECT_DOUBLE_EQ(rates[0], 2 * kGBps);
+  EXPECT_DOUBLE_EQ(rates[1], 2 * kGBps);
+  EXPECT_DOUBLE_EQ(rates[2], 5 * kGBps);
+}
+
+TEST(MaxMinSolverTest, RepeatedLinkCarriesTheFlowTwice) {
+  // f0 crosses L0 (6 GB/s) twice, f1 once: three crossings at 2 GB/s each, f0 = f1 = 2 GB/s.
+  const std::vector<double> rates = max_min_rates(std::vector<double>{6 * kGBps}, Routes{{0, 0}, {0}});
+  EXPECT_DOUBLE_EQ(rates[0], 2 * kGBps);
+  EXPECT_DOUBLE_EQ(rates[1], 2 * kGBps);
+}
+
+TEST(MaxMinSolverTest, IncrementalSolveReachesOnlyTheTouchedComponent) {
+  // Two components: {L0: f0, f1} and {L1: f2}. Adding f3 on L1 re-solves only f2 and f3
+  // (2.5 GB/s each on L1 = 5); f0 and f1 keep 2 GB/s from the first solve.
+  MaxMinSolver s;
+  const ResourceId l0 = s.add_resource(4 * kGBps);
+  const ResourceId l1 = s.add_resource(5 * kGBps);
+  const std::vector<ResourceId> on_l0{l0}, on_l1{l1};
+  s.add_flow(0, on_l0, kInf);
+  s.add_flow(1, on_l0, kInf);
+  s.add_flow(2, on_l1, kInf);
+  EXPECT_EQ(s.solve(false).size(), 3u);
+  EXPECT_FALSE(s.has_dirty());
+  EXPECT_TRUE(s.solve(false).empty());  // nothing dirty: nothing to do
+  s.add_flow(3, on_l1, kInf);
+  const std::span<const FlowId> solved = s.solve(false);
+  EXPECT_EQ(std::vector<FlowId>(solved.begin(), solved.end()), (std::vector<FlowId>{2, 3}));
+  EXPECT_DOUBLE_EQ(s.rate(0), 2 * kGBps);
+  EXPECT_DOUBLE_EQ(s.rate(2), 2.5 * kGBps);
+  EXPECT_DOUBLE_EQ(s.rate(3), 2.5 * kGBps);
+  // Removing f1 leaves L0 to f0 alone (4 GB/s); a preview leaving f3 out shows f2 alone on L1
+  // (5 GB/s) without committing it: the dirty mark of L0 stays for the next solve.
+  EXPECT_TRUE(s.remove_flow(1).empty());  // L0 still carries f0
+  const std::vector<FlowId> left_out{3};
+  s.preview(false, left_out);
+  EXPECT_TRUE(s.in_solve(2, s.last_solve()));
+  EXPECT_DOUBLE_EQ(s.rate(2), 5 * kGBps);
+  EXPECT_DOUBLE_EQ(s.rate(0), 4 * kGBps);
+  EXPECT_TRUE(s.has_dirty());
+  s.solve(false);
+  EXPECT_DOUBLE_EQ(s.rate(0), 4 * kGBps);
+  EXPECT_FALSE(s.in_solve(2, s.last_solve()));  // L1 was not touched by the committed changes
+  // f0 was the last flow on L0: removing it leaves L0 idle.
+  const std::span<const ResourceId> idle = s.remove_flow(0);
+  EXPECT_EQ(std::vector<ResourceId>(idle.begin(), idle.end()), std::vector<ResourceId>{l0});
+}
+
+TEST(MaxMinSolverTest, BadInputsThrow) {
+  MaxMinSolver s;
+  EXPECT_EQ(invalid_argument_message([&] { s.add_resource(0.0); }),
+            "MaxMinSolver::add_resource: capacity_bytes_per_s must be finite and > 0");
+  EXPECT_THROW(s.add_resource(kInf), std::invalid_argument);
+  s.add_resource(1 * kGBps);
+  const std::vector<ResourceId> bad{0, 3};
+  EXPECT_EQ(invalid_argument_message([&] { s.add_flow(0, bad, kInf); }),
+            "MaxMinSolver::add_flow: route[1] = 3 is not a resource id (solver has 1)");
+  const std::vector<ResourceId> good{0};
+  EXPECT_THROW(s.add_flow(0, good, 0.0), std::invalid_argument);
+  s.add_flow(0, good, kInf);
+  EXPECT_EQ(invalid_argument_message([&] { s.add_flow(0, good, kInf); }),
+            "MaxMinSolver::add_flow: flow 0 is already in the solver");
+  EXPECT_EQ(invalid_argument_message([&] { s.remove_flow(1); }),
+            "MaxMinSolver::remove_flow: flow 1 is not in the solver");
+  EXPECT_EQ(invalid_argument_message([&] { max_min_rates(std::vector<double>{1.0}, Routes{{}}); }),
+            "max_min_rates: flow 0 has an empty route and needs a finite rate cap");
+  EXPECT_EQ(invalid_argument_message([&] {
+              max_min_rates(std::vector<double>{1.0}, Routes{{0}}, std::vector<double>{1.0, 2.0});
+            }),
+            "max_min_rates: rate_cap_bytes_per_s has 2 entries for 1 flows (give one per flow, or none)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random networks
+// ---------------------------------------------------------------------------------------------
+
+/// A random system: `links` links of 1-100 GB/s; flows on 1-4 links drawn inside groups of
+/// `group` links (so there are several components), a third of them capped at 0.5-50 GB/s.
+struct RandomSystem {
+  std::mt19937_64 rng;
+  std::vector<double> capacity;
+  Routes routes;              ///< by flow id; empty once removed
+  std::vector<double> caps;   ///< by flow id
+  std::vector<bool> present;  ///< by flow id
+  int group;
+
+  RandomSystem(std::uint64_t seed, int links, int group_size) : rng(seed), group(group_size) {
+    std::uniform_real_distribution<double> c(1.0, 100.0);
+    for (int i = 0; i < links; ++i) capacity.push_back(c(rng) * kGBps);
+  }
+  std::vector<ResourceId> random_route() {
+    const int groups = static_cast<int>(capacity.size()) / group;
+    const int base = std::uniform_int_distribution<int>(0, groups - 1)(rng) * group;
+    const int len = std::uniform_int_distribution<int>(1, 4)(rng);
+    std::vector<ResourceId> route;
+    for (int k = 0; k < len; ++k) {
+      route.push_back(static_cast<ResourceId>(base + std::uniform_int_distribution<int>(0, group - 1)(rng)));
+    }
+    return route;
+  }
+  double random_cap() {
+    if (std::uniform_int_distribution<int>(0, 2)(rng) != 0) return kInf;
+    return std::uniform_real_distribution<double>(0.5, 50.0)(rng) * kGBps;
+  }
+};
+
+/// Every link's load is <= its capacity (1e-9 relative), and every flow is at its cap or has a
+/// saturated link on which no flow gets more (Bertsekas & Gallager's bottleneck condition).
+void expect_max_min(const std::vector<double>& capacity, const Routes& routes, const std::vector<double>& caps,
+                    const std::vector<double>& rates) {
+  std::vector<double> load(capacity.size(), 0.0);
+  std::vector<double> max_rate(capacity.size(), 0.0);
+  for (std::size_t f = 0; f < routes.size(); ++f) {
+    for (const ResourceId r : routes[f]) {
+      load[r] += rates[f];
+      max_rate[r] = std::max(max_rate[r], rates[f]);
+    }
+  }
+  for (std::size_t r = 0; r < capacity.size(); ++r) EXPECT_LE(load[r], capacity[r] * (1 + kRel)) << "link " << r;
+  for (std::size_t f = 0; f < routes.size(); ++f) {
+    if (routes[f].empty()) continue;
+    const bool at_cap = rates[f] >= caps[f] * (1 - kRel);
+    bool bottleneck = false;
+    for (const ResourceId r : routes[f]) {
+      bottleneck = bottleneck || (load[r] >= capacity[r] * (1 - kRel) && rates[f] >= max_rate[r] * (1 - kRel));
+    }
+    EXPECT_TRUE(at_cap || bottleneck) << "flow " << f << " at " << rates[f];
+  }
+}
+
+TEST(MaxMinSolverPropertyTest, IncrementalMatchesFullResolveAndKeepsInvariants) {
+  for (const std::uint64_t seed : {1u, 2u, 3u, 4u, 5u}) {
+    RandomSystem sys(seed, 64, 8);
+    MaxMinSolver solver;
+    for (const double c : sys.capacity) solver.add_resource(c);
+    for (int step = 0; step < 200; ++step) {
+      // A batch of changes: a few arrivals (new ids or reused ones) and departures.
+      const int changes = std::uniform_int_distribution<int>(1, 6)(sys.rng);
+      for (int k = 0; k < changes; ++k) {
+        const std::size_t n = sys.routes.size();
+        const bool depart = n > 0 && std::uniform_int_distribution<int>(0, 2)(sys.rng) == 0;
+        const auto f = static_cast<FlowId>(std::uniform_int_distribution<std::size_t>(0, n)(sys.rng));
+        if (f < n && sys.present[f] && depart) {
+          solver.remove_flow(f);
+          sys.present[f] = false;
+          sys.routes[f].clear();
+        } else if (f == n || !sys.present[f]) {
+          if (f == n) {
+            sys.routes.emplace_back();
+            sys.caps.push_back(kInf);
+            sys.present.push_back(false);
+          }
+          sys.routes[f] = sys.random_route();
+          sys.caps[f] = sys.random_cap();
+          sys.present[f] = true;
+          solver.add_flow(f, sys.routes[f], sys.caps[f]);
+        }
+      }
+      solver.solve(/*full=*/false);
+      // The same flows solved from scratch (flows not present: empty route at cap 1).
+      std::vector<double> caps = sys.caps;
+      for (std::size_t f = 0; f < caps.size(); ++f) caps[f] = sys.present[f] ? caps[f] : 1.0;
+      const std::vector<double> full = max_min_rates(sys.capacity, sys.routes, caps);
+      std::vector<double> incremental(full.size(), 1.0);
+      for (std::size_t f = 0; f < full.size(); ++f) {
+        if (!sys.present[f]) continue;
+        incremental[f] = solver.rate(static_cast<FlowId>(f));
+        EXPECT_NEAR(incremental[f], full[f], kRel * full[f]) << "seed " << seed << " step " << step << " flow " << f;
+      }
+      expect_max_min(sys.capacity, sys.routes, caps, incremental);
+    }
+  }
+}
+
+TEST(MaxMinSolverPropertyTest, FullResolveOfOneGiantComponentKeepsInvariants) {
+  // One group of 32 links: every flow can reach every other (one component), 200 flows.
+  RandomSystem sys(11, 32, 32);
+  for (int f = 0; f < 200; ++f) {
+    sys.routes.push_back(sys.random_route());
+    sys.caps.push_back(sys.random_cap());
+  }
+  const std::vector<double> rates = max_min_rates(sys.capacity, sys.routes, sys.caps);
+  expect_max_min(sys.capacity, sys.routes, sys.caps, rates);
+}
+
+}  // namespace
+}  // namespace traincast::sim

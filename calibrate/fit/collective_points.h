@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "calibrate/fit/fit_options.h"
+#include "models/calibration/measurements.h"
 #include "models/collectives/collective_engine.h"
 #include "models/collectives/nccl_tests.h"
-#include "models/measurements.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::calibrate {
 

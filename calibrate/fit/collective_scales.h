@@ -3,7 +3,7 @@
 // bandwidth scales (alpha-beta), and the per-protocol scales of NCCL's protocol envelope.
 
 #include "calibrate/fit/collective_points.h"
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
 #include "models/collectives/collective_engine.h"
 
 namespace traincast::calibrate {

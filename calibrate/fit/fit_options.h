@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::calibrate {
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "calibrate/fit/fit_options.h"
-#include "models/calibration_profile.h"
-#include "models/measurements.h"
+#include "models/calibration/calibration_profile.h"
+#include "models/calibration/measurements.h"
 
 namespace traincast::calibrate {
 

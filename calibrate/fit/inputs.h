@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "calibrate/nccl_tests_log.h"
-#include "models/measurements.h"
+#include "models/calibration/measurements.h"
 
 namespace traincast::calibrate {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "calibrate/fit/fit_helpers.h"
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
 
 namespace traincast::calibrate {
 namespace {

@@ -36,9 +36,9 @@
 #include <string>
 #include <vector>
 
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
+#include "models/calibration/measurements.h"
 #include "models/hardware/catalog.h"
-#include "models/measurements.h"
 
 namespace traincast::calibrate {
 

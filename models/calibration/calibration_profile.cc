@@ -1,6 +1,6 @@
 // Calibration profile lookups. See calibration_profile.h.
 
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
 
 #include <algorithm>
 #include <cmath>

@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "models/scenario.h"
 #include "models/spec/collective_op.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

@@ -63,7 +63,7 @@
 //    tuner reads comm->nChannels only in the ring Simple plateau test (bytes / (nChannels x ranks)
 //    >= 64); its bandwidths and per-channel maxima use the graph's channels, which neither setting
 //    changes. Only the ring across nodes is modelled (tree, NVLS, PAT and one node: unchanged).
-//  - calibration (ClusterSpec::profile, models/calibration_profile.h): its link efficiencies
+//  - calibration (ClusterSpec::profile, models/calibration/calibration_profile.h): its link efficiencies
 //    replace LinkEfficiency, its latency_scale multiplies every latency term, and a CollectiveFit
 //    for the call's (op, group size) scales that call's latency and bandwidth and multiplies its
 //    time by the fit's size correction (in choose() and in the simulated flows alike).
@@ -78,7 +78,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
 #include "models/collectives/collective_plan.h"
 #include "models/collectives/collective_plans.h"
 #include "models/collectives/nccl_tuning.h"

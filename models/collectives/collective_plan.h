@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
 #include "models/hardware/cluster.h"
 #include "models/spec/collective_op.h"
 #include "sim/flow_network.h"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "models/collectives/collective_engine.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

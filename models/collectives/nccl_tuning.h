@@ -8,8 +8,8 @@
 
 #include "models/collectives/collective_plan.h"
 #include "models/hardware/cluster.h"
-#include "models/scenario.h"
 #include "models/spec/collective_op.h"
+#include "models/spec/scenario.h"
 #include "sim/flow_network.h"
 
 namespace traincast::models {

@@ -10,10 +10,10 @@
 #include <memory>
 #include <string>
 
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
 
 #include "models/hardware/catalog.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

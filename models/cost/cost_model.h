@@ -2,13 +2,13 @@
 // Cost (DESIGN §4.5): capex per node/switch/cable amortised straight-line, upkeep, energy at the
 // facility power the power model reports, against a cloud price per GPU-hour: cost to train and
 // the utilisation-dependent payback of buying instead of renting. All prices are scenario inputs
-// (models/scenario.h, CostSpec) with dated, sourced defaults.
+// (models/spec/scenario.h, CostSpec) with dated, sourced defaults.
 
 #include <optional>
 #include <string>
 
-#include "models/report.h"
-#include "models/scenario.h"
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

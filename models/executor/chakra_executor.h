@@ -40,8 +40,8 @@
 #include <string>
 #include <vector>
 
-#include "models/report.h"
-#include "models/scenario.h"
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
 #include "models/workload/chakra_trace.h"
 #include "sim/trace.h"
 

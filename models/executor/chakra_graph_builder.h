@@ -10,7 +10,7 @@
 #include "models/executor/chakra_executor.h"
 #include "models/executor/op_graph.h"
 #include "models/hardware/cluster.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 #include "models/workload/chakra_trace.h"
 
 namespace traincast::models {

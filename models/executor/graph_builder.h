@@ -4,7 +4,7 @@
 
 #include "models/executor/training_graph.h"
 #include "models/hardware/cluster.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

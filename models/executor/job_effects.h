@@ -4,8 +4,8 @@
 // failures and goodput (Monte-Carlo), and cost. Each part only when the scenario has its section.
 
 #include "models/hardware/cluster.h"
-#include "models/report.h"
-#include "models/scenario.h"
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

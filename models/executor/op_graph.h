@@ -1,6 +1,6 @@
 #pragma once
 // A ready-to-run op graph and the runner that executes it on the engine (DESIGN §1, §3). Every
-// workload ends up here: the transformer generator (training_executor.cc) builds one, and so can
+// workload ends up here: the training graph builder (graph_builder.cc, worker_graph.cc) builds one, and so can
 // any other front end (e.g. an execution-trace importer). An op runs on one stream of one worker
 // (a simulated GPU group acting in lockstep) once its dependencies are done; ops on one stream run
 // in the order they were added. Compute ops take a fixed duration; collective ops join a Task,

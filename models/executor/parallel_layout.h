@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "models/executor/op_graph.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

@@ -7,7 +7,7 @@
 #include "models/executor/training_graph.h"
 #include "models/hardware/cluster.h"
 #include "models/power/power_thermal.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

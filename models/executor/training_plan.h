@@ -11,7 +11,7 @@
 #include "models/executor/op_graph.h"
 #include "models/executor/parallel_layout.h"
 #include "models/hardware/cluster.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 #include "models/workload/layer_program.h"
 #include "models/workload/transformer.h"
 

@@ -6,8 +6,8 @@
 
 #include "models/executor/training_graph.h"
 #include "models/hardware/cluster.h"
-#include "models/report.h"
-#include "models/scenario.h"
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
 #include "sim/flow_network.h"
 #include "sim/trace.h"
 

@@ -2,8 +2,8 @@
 // Runs a scenario's training job on the engine: graph, power/thermal model and report, in as many
 // passes as the thermal steady state, folding asymmetry and throttle attribution need.
 
-#include "models/report.h"
-#include "models/scenario.h"
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
 #include "sim/trace.h"
 
 namespace traincast::models {

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "models/hardware/catalog.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 #include "sim/flow_network.h"
 #include "sim/time.h"
 

@@ -238,7 +238,7 @@ void read_fitted_on_and_gpu(const tp::Profile& m, Where& w, models::CalibrationP
 /// surfaces with their points (one surface per dtype, each with points of its dtype).
 void read_compute(const tp::Profile& m, Where& w, models::CalibrationProfile& p) {
   // Efficiencies are fractions of datasheet figures, at most what the hardware can do
-  // (models/calibration_profile.h: kMaxLinkFraction for links and HBM, kMaxDuplexFraction for PCIe
+  // (models/calibration/calibration_profile.h: kMaxLinkFraction for links and HBM, kMaxDuplexFraction for PCIe
   // both ways, kMaxGemmPeakFraction for GEMMs); `traincast calibrate fit` writes none beyond them.
   if (m.has_memory_efficiency() &&
       w.range("memory_efficiency", m.memory_efficiency(), 0, models::kMaxLinkFraction, true))

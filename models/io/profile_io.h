@@ -1,16 +1,16 @@
 #pragma once
 // Reading and writing calibration profiles (message Profile) and measurement files (message
-// Measurements) of models/io/traincast.proto, as plain structs (models/calibration_profile.h,
-// models/measurements.h). Errors as the scenario loader's (scenario_io.h): every problem collected,
+// Measurements) of models/io/traincast.proto, as plain structs (models/calibration/calibration_profile.h,
+// models/calibration/measurements.h). Errors as the scenario loader's (scenario_io.h): every problem collected,
 // each "file:line:col: field.path: what is wrong (expected ...)", thrown as one ScenarioError.
 
 #include <memory>
 #include <string>
 #include <string_view>
 
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
+#include "models/calibration/measurements.h"
 #include "models/io/scenario_io.h"
-#include "models/measurements.h"
 
 namespace traincast::io {
 

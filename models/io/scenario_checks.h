@@ -9,7 +9,7 @@
 #include "models/hardware/catalog.h"
 #include "models/io/scenario_io.h"
 #include "models/io/scenario_io_internal.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::proto {
 class Scenario;

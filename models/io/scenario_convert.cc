@@ -1,12 +1,12 @@
 // protobuf <-> models::Scenario conversion (scenario_convert.h), and the static_asserts that pin
-// the enum orders of models/scenario.h to those of traincast.proto.
+// the enum orders of models/spec/scenario.h to those of traincast.proto.
 
 #include "models/io/scenario_convert.h"
 
 #include <filesystem>
 #include <system_error>
 
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
 
 namespace traincast::io::detail {
 namespace {
@@ -276,7 +276,7 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (th.has_start() && !enum_from_number(th.start(), 2, s.thermal.start)) bad_enums.push_back("thermal.start");
 }
 
-// The enum orders of models/scenario.h and traincast.proto are the same; these pin it.
+// The enum orders of models/spec/scenario.h and traincast.proto are the same; these pin it.
 static_assert(static_cast<int>(models::FabricKind::fat_tree) == tp::FabricSpec::fat_tree);
 static_assert(static_cast<int>(models::FabricKind::rail_optimized) == tp::FabricSpec::rail_optimized);
 static_assert(static_cast<int>(models::PipelineSchedule::interleaved_one_f_one_b) ==

@@ -1,11 +1,11 @@
 #pragma once
 // protobuf <-> models::Scenario: the field-by-field copies between traincast.proto's Scenario
-// message and the plain struct of models/scenario.h. Internal to models/io (includes traincast.pb.h).
+// message and the plain struct of models/spec/scenario.h. Internal to models/io (includes traincast.pb.h).
 
 #include <string>
 #include <vector>
 
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 #include "traincast.pb.h"
 
 namespace traincast::io::detail {

@@ -1,6 +1,6 @@
 #pragma once
 // Reading scenarios and validation cases, writing reports. The public face of models/io: plain
-// structs in and out (models/scenario.h, models/report.h, models/io/validation_case.h); the
+// structs in and out (models/spec/scenario.h, models/spec/report.h, models/io/validation_case.h); the
 // protobuf schema (models/io/traincast.proto) stays behind this header. Reports are written by
 // models/io/report_io.h and validation cases read by models/io/validation_cases_io.h, both
 // included here.
@@ -23,7 +23,7 @@
 
 #include "models/io/report_io.h"
 #include "models/io/validation_cases_io.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::io {
 
@@ -65,7 +65,7 @@ Format format_for_path(const std::string& path);
 /// before validation; the last assignment to a field wins. Paths are proto field names from the
 /// root, e.g. "workload.parallel.tp=4", "cluster.num_nodes=2", "workload.training.precision=fp16",
 /// "cluster.fabric.kind=fat_tree", "workload.model.gated_mlp=true", "name=my-run".
-/// Unset fields keep the defaults of models/scenario.h.
+/// Unset fields keep the defaults of models/spec/scenario.h.
 /// Throws ScenarioError with every problem found (file unreadable, syntax, unknown field, wrong
 /// type, bad override, failed semantic check).
 models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {});

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 #include "traincast.pb.h"
 
 namespace traincast::io::detail {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "models/io/sweep.h"
-#include "models/report.h"
+#include "models/spec/report.h"
 
 namespace traincast::io {
 

@@ -1,5 +1,5 @@
 // The scenario's scalar fields for sweeps (sweep_fields.h): found by reflection over the schema,
-// read from messages, and their defaults taken from models/scenario.h.
+// read from messages, and their defaults taken from models/spec/scenario.h.
 
 #include "models/io/sweep_fields.h"
 
@@ -59,7 +59,7 @@ ExprValue scalar_value(const pb::Message& m, const pb::FieldDescriptor* f) {
   return ExprValue::of_number(0.0);
 }
 
-/// Every field of the scenario set to the default of models/scenario.h (the value a field
+/// Every field of the scenario set to the default of models/spec/scenario.h (the value a field
 /// not written takes).
 const tp::Scenario& scenario_defaults() {
   static const tp::Scenario defaults = scenario_message(models::Scenario{});

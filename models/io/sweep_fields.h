@@ -47,7 +47,7 @@ ExprNameInfo name_info_of(const google::protobuf::FieldDescriptor* f);
 std::optional<ExprValue> written_value(const google::protobuf::Message& root, const ScalarField& field);
 
 /// A point's value of a field that no axis sweeps: written in the base, else the default of
-/// models/scenario.h (the value a field not written takes).
+/// models/spec/scenario.h (the value a field not written takes).
 ExprValue base_value(const proto::Scenario& base, const ScalarField& field);
 
 }  // namespace traincast::io::detail

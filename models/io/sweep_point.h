@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "models/io/sweep.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::io {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "models/report.h"
-#include "models/scenario.h"
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Why one simulated layout lost to another: the difference of their time breakdowns
-// (models/report.h TimeBreakdown), component by component, each tied to the layout
+// (models/spec/report.h TimeBreakdown), component by component, each tied to the layout
 // differences that cause it (e.g. "PP 16 vs 8", "TP 16 spans 2 nodes").
 
 #include <string>

@@ -6,8 +6,8 @@
 #include <compare>
 #include <string>
 
-#include "models/report.h"
-#include "models/scenario.h"
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models::planner {
 

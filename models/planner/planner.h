@@ -36,8 +36,8 @@
 #include <vector>
 
 #include "models/planner/layout.h"
-#include "models/report.h"
-#include "models/scenario.h"
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models::planner {
 

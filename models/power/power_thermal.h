@@ -20,7 +20,7 @@
 
 #include "models/power/power_model.h"
 #include "models/power/worker_activity_model.h"
-#include "models/report.h"
+#include "models/spec/report.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
 

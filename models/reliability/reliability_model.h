@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "models/report.h"
-#include "models/scenario.h"
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

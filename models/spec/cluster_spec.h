@@ -21,7 +21,7 @@ struct CollectiveSpec {
   std::optional<CollectiveProtocol> protocol;
   /// NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS: the least number of channels (CTAs) a collective runs
   /// on, 0 to 64 (MAXCHANNELS); 0 = NCCL's default. NCCL raises comm->nChannels to it by copying
-  /// its channels (src/graph/connect.cc ncclTopoPostset); see models/collectives/collective.h.
+  /// its channels (src/graph/connect.cc ncclTopoPostset); see models/collectives/nccl_tuning.h.
   int min_channels = 0;
   /// NCCL_MAX_NCHANNELS / NCCL_MAX_CTAS: the most channels, 0 to 64; 0 = NCCL's default. Applied
   /// before min_channels (NCCL keeps the first channels, then copies them up to the minimum).
@@ -75,7 +75,7 @@ struct ClusterSpec {
   /// GPU peer-to-peer over PCIe; empty = the template's. false: GPU-to-GPU traffic without NVLink
   /// is staged through host memory (NCCL's SHM transport), crossing the root complex.
   std::optional<bool> pcie_p2p;
-  /// Calibration profile overlaying the catalog's defaults (models/calibration_profile.h), from
+  /// Calibration profile overlaying the catalog's defaults (models/calibration/calibration_profile.h), from
   /// the scenario's `profile` field or `--profile`; null = datasheet defaults. Shared, read-only.
   std::shared_ptr<const CalibrationProfile> profile;
   bool operator==(const ClusterSpec&) const = default;

@@ -8,6 +8,6 @@ namespace traincast::models {
 /// and busbw factors: models/collectives/collective_engine.h; send_recv is one point-to-point
 /// message, all_to_all S/n from every rank to every other.
 enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send_recv };
-// CollectiveAlgorithm and CollectiveProtocol: models/scenario.h (a scenario may force them).
+// CollectiveAlgorithm and CollectiveProtocol: models/spec/scenario.h (a scenario may force them).
 
 }  // namespace traincast::models

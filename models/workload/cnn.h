@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "models/compute/compute_model.h"
-#include "models/report.h"
-#include "models/scenario.h"
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
 #include "models/workload/layer_program.h"
 
 namespace traincast::models {

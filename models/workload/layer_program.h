@@ -8,7 +8,7 @@
 
 #include "models/collectives/collective_engine.h"
 #include "models/compute/compute_model.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "models/hardware/catalog.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 
@@ -15,7 +15,7 @@ namespace traincast::models {
 /// (DeepSpeed csrc/adam/cpu_adam_impl.cpp Step_8 and csrc/includes/cpu_adam.h Step_AVX: one pass
 /// that loads grads, exp_avg, exp_avg_sq and params and stores params, exp_avg, exp_avg_sq and,
 /// when copying to the GPU, the tile buffer sent back.) The fraction of peak bandwidth this pass
-/// reaches (OffloadSpec::cpu_adam_efficiency) is an unsourced assumption; see models/scenario.h.
+/// reaches (OffloadSpec::cpu_adam_efficiency) is an unsourced assumption; see models/spec/scenario.h.
 /// Its ~10 FLOPs per parameter are a few ms per billion parameters on a 64-core AVX2/AVX-512
 /// socket against ~0.2 s of memory traffic, so the step is memory bound.
 inline constexpr double kCpuAdamBytesPerParam = 30.0;

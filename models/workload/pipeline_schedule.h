@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models {
 

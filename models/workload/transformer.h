@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "models/compute/compute_model.h"
-#include "models/scenario.h"
 #include "models/spec/collective_op.h"
+#include "models/spec/scenario.h"
 #include "models/workload/layer_program.h"
 
 namespace traincast::models {

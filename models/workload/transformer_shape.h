@@ -3,7 +3,7 @@
 // shared by the transformer's accounting (transformer.cc) and its program builder
 // (transformer_programs.cc). Internal to the transformer generator.
 
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 #include "models/workload/transformer.h"
 
 namespace traincast::models {

@@ -87,7 +87,7 @@ TEST(ProfileText, LoadErrorsArePositioned) {
   EXPECT_NE(profile_errors("gpu: \"H100\"\nlatncy_scale: 2\n")[0].find("bad.textproto:2:1"), std::string::npos);
 }
 
-// Efficiencies are fractions of datasheet figures (models/calibration_profile.h): links and HBM at
+// Efficiencies are fractions of datasheet figures (models/calibration/calibration_profile.h): links and HBM at
 // most 1.05, PCIe both ways 2.1, GEMMs 1.1; scales finite and > 0.
 TEST(ProfileText, EfficienciesBeyondWhatTheHardwareCanDoAreRefused) {
   EXPECT_EQ(profile_errors("link_efficiency { link: \"pcie\" efficiency: 7.0 }\n"),

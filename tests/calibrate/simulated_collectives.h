@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "calibrate/fit/fit_options.h"
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
+#include "models/calibration/measurements.h"
 #include "models/collectives/nccl_tests.h"
 #include "models/hardware/cluster.h"
 #include "models/io/scenario_io.h"
-#include "models/measurements.h"
 
 namespace traincast::test_support {
 

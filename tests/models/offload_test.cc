@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
 #include "models/collectives/collective_engine.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"

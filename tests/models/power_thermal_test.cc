@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
 #include "models/cost/cost_model.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"

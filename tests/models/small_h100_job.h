@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::models::test_support {
 

@@ -12,7 +12,7 @@
 
 #include "models/executor/training_executor.h"
 #include "models/io/scenario_io.h"
-#include "models/report.h"
+#include "models/spec/report.h"
 #include "tests/tools/cli_run.h"
 #include "tests/tools/temp_dir.h"
 #include "tools/cli/commands.h"

@@ -24,7 +24,7 @@
 #include "models/hardware/catalog.h"
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
-#include "models/validation_case.h"
+#include "models/io/validation_case.h"
 #include "tools/cli/calibrate_inputs.h"
 #include "tools/cli/calibrate_subcommands.h"
 #include "tools/cli/calibrate_tables.h"

@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <ostream>
 
-#include "models/calibration_profile.h"
+#include "models/calibration/calibration_profile.h"
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
-#include "models/scenario.h"
+#include "models/spec/scenario.h"
 
 namespace traincast::cli {
 namespace fs = std::filesystem;

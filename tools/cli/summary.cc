@@ -158,7 +158,7 @@ void print_layout(std::ostream& o, const models::Scenario& sc, const models::Rep
     o << " (interleaved, " << sc.parallel.virtual_stages << " chunks)";
   o << ", micro-batch " << sc.training.micro_batch_size << " x " << r.micro_batches << " per pipeline, global batch "
     << sc.training.global_batch_size << "\n";
-  // Recomputation is a transformer option (models/scenario.h); a ResNet's summary leaves it out.
+  // Recomputation is a transformer option (models/spec/scenario.h); a ResNet's summary leaves it out.
   o << "           " << models::precision_name(sc.training.precision)
     << (sc.model.family == models::ModelFamily::resnet
             ? std::string()

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "models/report.h"
+#include "models/spec/report.h"
 
 namespace traincast::io {
 namespace {

@@ -97,7 +97,7 @@ TEST(ScenarioIo, EmbeddedDefaultIsTheGalleryFile) {
   EXPECT_EQ(embedded.parallel.zero_stage, 1);
   EXPECT_EQ(embedded.training.precision, models::Precision::bf16);
   EXPECT_EQ(embedded.training.recompute, models::Recompute::selective);
-  const models::Scenario defaults;  // fields the file leaves out keep models/scenario.h's defaults
+  const models::Scenario defaults;  // fields the file leaves out keep models/spec/scenario.h's defaults
   EXPECT_EQ(embedded.cluster.fabric.kind, defaults.cluster.fabric.kind);
   EXPECT_EQ(embedded.cluster.fabric.switch_latency_ns, defaults.cluster.fabric.switch_latency_ns);
   EXPECT_EQ(embedded.parallel.dp_bucket_bytes, defaults.parallel.dp_bucket_bytes);

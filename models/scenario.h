@@ -1,3 +1,0 @@
-#pragma once
-// Moved: models/spec/scenario.h (temporary forwarding header during the layout step).
-#include "models/spec/scenario.h"

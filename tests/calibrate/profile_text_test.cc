@@ -17,7 +17,7 @@
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
 #include "tests/calibrate/simulated_collectives.h"
-#include "tests/tools/temp_dir.h"
+#include "tests/support/fixtures.h"
 
 namespace traincast::calibrate {
 namespace {

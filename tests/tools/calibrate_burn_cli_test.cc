@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "tests/tools/cli_run.h"
-#include "tests/tools/temp_dir.h"
+#include "tests/support/fixtures.h"
 
 namespace traincast::cli {
 namespace {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tests/tools/cli_run.h"
-#include "tests/tools/temp_dir.h"
+#include "tests/support/fixtures.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {

@@ -10,7 +10,7 @@
 
 #include "models/io/chakra_io.h"
 #include "tests/tools/cli_run.h"
-#include "tests/tools/temp_dir.h"
+#include "tests/support/fixtures.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {

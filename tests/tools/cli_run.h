@@ -1,14 +1,13 @@
 #pragma once
 // Runs the traincast command line in-process for the CLI tests: main_dispatch with argv
-// {"traincast", args...}, stdout and stderr captured as strings; slurp() reads an output file.
+// {"traincast", args...}, stdout and stderr captured as strings (slurp() of tests/support/fixtures.h
+// reads an output file).
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/support/fixtures.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli::test_support {
@@ -29,10 +28,6 @@ inline Result run(const std::vector<std::string>& args) {
   return {status, out.str(), err.str()};
 }
 
-/// The whole file at `p` as bytes ("" when it cannot be read).
-inline std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
+using traincast::test_support::slurp;  // tests/support/fixtures.h
 
 }  // namespace traincast::cli::test_support

@@ -14,7 +14,7 @@
 #include "models/io/scenario_io.h"
 #include "models/spec/report.h"
 #include "tests/tools/cli_run.h"
-#include "tests/tools/temp_dir.h"
+#include "tests/support/fixtures.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {

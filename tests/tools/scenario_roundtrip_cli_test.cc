@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "tests/tools/cli_run.h"
-#include "tests/tools/temp_dir.h"
+#include "tests/support/fixtures.h"
 
 namespace traincast::cli {
 namespace {

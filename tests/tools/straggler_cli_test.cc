@@ -9,7 +9,7 @@
 #include <string>
 
 #include "tests/tools/cli_run.h"
-#include "tests/tools/temp_dir.h"
+#include "tests/support/fixtures.h"
 
 namespace traincast::cli {
 namespace {

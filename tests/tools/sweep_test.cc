@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "tests/tools/cli_run.h"
-#include "tests/tools/temp_dir.h"
+#include "tests/support/fixtures.h"
 #include "tools/cli/commands.h"
 
 extern char** environ;

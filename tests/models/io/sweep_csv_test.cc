@@ -8,7 +8,7 @@
 #include <string>
 
 #include "tests/models/io/sweep_files.h"
-#include "tests/tools/temp_dir.h"
+#include "tests/support/fixtures.h"
 
 namespace traincast::io {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
-#include "tests/models/small_h100_job.h"
+#include "tests/support/fixtures.h"
 
 namespace traincast::models {
 namespace {

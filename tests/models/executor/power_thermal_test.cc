@@ -14,7 +14,7 @@
 #include "models/hardware/catalog.h"
 #include "models/power/power_model.h"
 #include "sim/trace.h"
-#include "tests/models/small_h100_job.h"
+#include "tests/support/fixtures.h"
 
 namespace traincast::models {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/models/collective_fixture.h"
+#include "tests/models/collectives/collective_fixture.h"
 
 namespace traincast::models {
 namespace {

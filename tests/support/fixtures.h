@@ -1,7 +1,10 @@
 #pragma once
-// A scratch directory per test for tests that write files: TempDir (RAII) and the GoogleTest
-// fixture TempDirTest holding one. GoogleTest and std::filesystem only, so any test binary may
-// include it (tests/tools/cli_run.h runs the CLI itself).
+// The fixtures the test binaries share (tests/ mirrors the source tree; this is the one place for
+// what several folders' tests use): a scratch directory per test (TempDir, TempDirTest), slurp() to
+// read an output file, and small_h100_job(), a small GEMM-heavy job on one DGX H100. GoogleTest,
+// std::filesystem and models/spec only, so any test binary may include it. Folder-specific helpers
+// stay beside their tests (tests/tools/cli_run.h runs the CLI, tests/models/io/scenario_errors.h
+// collects loader errors, tests/models/collectives/collective_fixture.h builds collective benches).
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,8 +12,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
+
+#include "models/spec/scenario.h"
 
 namespace traincast::test_support {
 
@@ -68,4 +74,34 @@ class TempDirTest : public ::testing::Test {
   std::optional<TempDir> temp_;
 };
 
+/// The whole file at `p` as bytes ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
 }  // namespace traincast::test_support
+
+namespace traincast::models::test_support {
+
+/// A small GPT-style job on one DGX H100 for the power, thermal and straggler tests: TP 2 x DP 4,
+/// 2 layers of hidden 8192 (GEMM-heavy, so power and clocks matter), bf16, two iterations.
+inline Scenario small_h100_job(const std::string& name) {
+  Scenario sc;
+  sc.name = name;
+  sc.cluster.node_template = "dgx_h100";
+  sc.model.num_layers = 2;
+  sc.model.hidden_size = 8192;
+  sc.model.num_attention_heads = 64;
+  sc.model.vocab_size = 32000;
+  sc.model.seq_length = 2048;
+  sc.parallel.tp = 2;
+  sc.parallel.dp = 4;
+  sc.training.global_batch_size = 16;
+  sc.training.micro_batch_size = 2;
+  sc.training.precision = Precision::bf16;
+  sc.options.iterations = 2;
+  return sc;
+}
+
+}  // namespace traincast::models::test_support

@@ -14,7 +14,7 @@
 #include "models/collectives/collective_engine.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
-#include "tests/models/collective_fixture.h"
+#include "tests/models/collectives/collective_fixture.h"
 
 namespace traincast::models {
 namespace {

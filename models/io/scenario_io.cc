@@ -43,6 +43,7 @@ using detail::load_impl;
 using detail::message_to_json;
 using detail::Override;
 using detail::PathStep;
+using detail::SourceMap;
 using detail::to_proto;
 
 constexpr std::string_view kDefaultOrigin = "scenarios/default.textproto";
@@ -62,6 +63,12 @@ std::vector<Override> as_cli_overrides(const std::vector<std::string>& assignmen
   for (const std::string& a : assignments) out.push_back({a, "--set"});
   return out;
 }
+
+/// The source map of a message that was never text: every field at 1:1.
+class NoSource final : public detail::SourceMap {
+ public:
+  detail::SourcePos locate(const std::vector<PathStep>&) const override { return {1, 1}; }
+};
 
 std::string extension_of(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
@@ -85,7 +92,12 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
     if (auto other = detail::wrong_kind_message(text, origin, format, message.GetDescriptor()))
       throw ScenarioError({*other});
   }
-  std::vector<std::string> errors = std::move(read.errors);
+  return load_parsed(message, *read.source_map, std::move(read.errors), origin, format, overrides, cluster_only);
+}
+
+models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::vector<std::string> errors,
+                             std::string_view origin, Format format, const std::vector<Override>& overrides,
+                             const ClusterUse* cluster_only) {
   std::map<std::string, std::string> override_origins;
   detail::apply_overrides(message, overrides, errors, override_origins);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
@@ -105,7 +117,7 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
   models::Scenario scenario;
   std::vector<std::string> bad_enums;
   to_struct(message, scenario, bad_enums);
-  Checker checker(message, *read.source_map, origin, override_origins, errors);
+  Checker checker(message, map, origin, override_origins, errors);
   enum_errors(bad_enums, message, checker);
   check_scenario(scenario, checker, cluster_only == nullptr);
   if (cluster_only != nullptr) unused_override_errors(override_origins, *cluster_only, checker);
@@ -124,6 +136,13 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
   }
   if (!errors.empty()) throw ScenarioError(std::move(errors));
   return scenario;
+}
+
+models::Scenario load_scenario_message(const tp::Scenario& message, std::string_view origin,
+                                       const std::vector<std::string>& overrides) {
+  tp::Scenario copy = message;
+  const NoSource no_source;
+  return load_parsed(copy, no_source, {}, origin, Format::text, as_cli_overrides(overrides), nullptr);
 }
 
 std::string message_to_json(const pb::Message& message, bool all_fields, const char* what) {

@@ -20,6 +20,10 @@
 #include "models/io/overrides.h"
 #include "models/io/scenario_io.h"
 
+namespace traincast::proto {
+class Scenario;  // traincast.pb.h
+}  // namespace traincast::proto
+
 namespace traincast::io::detail {
 
 /// Inputs larger than this are refused before parsing (a scenario is a few kB).
@@ -119,6 +123,21 @@ inline std::string names_list(const std::vector<std::string>& names) {
 /// position).
 models::Scenario load_impl(std::string_view text, std::string_view origin, Format format,
                            const std::vector<Override>& overrides, const ClusterUse* cluster_only = nullptr);
+
+/// load_impl after parsing: `message` as read from `origin` (`map` positions its fields; `errors`
+/// are the reader's), then override, convert, check. `format` only words the message for a file
+/// without a workload. Throws ScenarioError with everything found.
+models::Scenario load_parsed(proto::Scenario& message, const SourceMap& map, std::vector<std::string> errors,
+                             std::string_view origin, Format format, const std::vector<Override>& overrides,
+                             const ClusterUse* cluster_only);
+
+/// A scenario from a message that was never text (a sweep point: the sweep's base message): as
+/// load_scenario_text(text of `message`, origin, Format::text, overrides), the "field.path=value"
+/// overrides applied in order to a copy (their errors name "--set"), converted and checked as a
+/// scenario file is. Messages about the message's own fields are positioned "origin:1:1" (it has
+/// no source). Throws ScenarioError with every problem found.
+models::Scenario load_scenario_message(const proto::Scenario& message, std::string_view origin,
+                                       const std::vector<std::string>& overrides);
 
 /// `message` as indented JSON with proto field names, ending in a newline; `all_fields` prints
 /// fields at their default too. Throws std::runtime_error naming `what` if protobuf refuses.

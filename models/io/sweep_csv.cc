@@ -1,5 +1,5 @@
-// The sweep CSV (sweep_csv.h): the metric table, outcome names, comment, header and row lines,
-// and reading a CSV back for --resume and merge.
+// The sweep CSV (sweep_csv.h): the metric table (report fields named by path, report_fields.h),
+// outcome names, comment, header and row lines, and reading a CSV back for --resume and merge.
 
 #include "models/io/sweep_csv.h"
 
@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "models/io/message_reader.h"
+#include "models/io/report_fields.h"
 #include "models/io/scenario_io.h"
 
 namespace traincast::io {
@@ -20,66 +21,86 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+/// One metric a sweep may record: a report field (report_fields.h), or a value derived from the
+/// report's lists.
 struct MetricDef {
   std::string_view name;
-  std::string (*format)(const models::Report&);
+  std::string_view report_path;  ///< the report field shown (empty: `derived`)
+  double per_unit = 1.0;         ///< a floating report value is shown divided by this (bytes -> GiB)
+  std::string (*derived)(const models::Report&) = nullptr;
 };
 
+std::string busiest_link(const models::Report& r) {
+  return r.busiest_links.empty() ? std::string() : r.busiest_links[0].name;
+}
+
+std::string busiest_link_utilization(const models::Report& r) {
+  return r.busiest_links.empty() ? std::string("0") : shortest_text(r.busiest_links[0].utilization);
+}
+
 // Order: documentation order (sweep_csv.h).
-const MetricDef kMetrics[] = {
-    {"iteration_time_s", [](const models::Report& r) { return shortest_text(r.iteration_time_s); }},
-    {"tokens_per_s", [](const models::Report& r) { return shortest_text(r.tokens_per_s); }},
-    {"tflops_per_gpu", [](const models::Report& r) { return shortest_text(r.tflops_per_gpu); }},
-    {"hardware_tflops_per_gpu", [](const models::Report& r) { return shortest_text(r.hardware_tflops_per_gpu); }},
-    {"mfu", [](const models::Report& r) { return shortest_text(r.mfu); }},
-    {"hfu", [](const models::Report& r) { return shortest_text(r.hfu); }},
-    {"time_to_train_s", [](const models::Report& r) { return shortest_text(r.time_to_train_s); }},
-    {"compute_s", [](const models::Report& r) { return shortest_text(r.breakdown.compute_s); }},
-    {"tp_comm_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.tp_comm_exposed_s); }},
-    {"dp_comm_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.dp_comm_exposed_s); }},
-    {"pp_comm_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.pp_comm_exposed_s); }},
-    {"pipeline_bubble_s", [](const models::Report& r) { return shortest_text(r.breakdown.pipeline_bubble_s); }},
-    {"optimizer_s", [](const models::Report& r) { return shortest_text(r.breakdown.optimizer_s); }},
-    {"ep_comm_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.ep_comm_exposed_s); }},
-    {"cp_comm_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.cp_comm_exposed_s); }},
-    {"input_copy_exposed_s", [](const models::Report& r) { return shortest_text(r.breakdown.input_copy_exposed_s); }},
-    {"straggler_wait_s", [](const models::Report& r) { return shortest_text(r.breakdown.straggler_wait_s); }},
-    {"peak_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.peak_bytes_per_gpu / kGiB); }},
-    {"activation_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.activations_bytes / kGiB); }},
-    {"weights_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.weights_bytes / kGiB); }},
-    {"grads_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.grads_bytes / kGiB); }},
-    {"optimizer_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.optimizer_bytes / kGiB); }},
-    {"capacity_memory_gib", [](const models::Report& r) { return shortest_text(r.memory.capacity_bytes / kGiB); }},
-    {"num_gpus", [](const models::Report& r) { return std::to_string(r.num_gpus); }},
-    {"micro_batches", [](const models::Report& r) { return std::to_string(r.micro_batches); }},
-    {"events", [](const models::Report& r) { return std::to_string(r.events); }},
-    {"busiest_link",
-     [](const models::Report& r) { return r.busiest_links.empty() ? std::string() : r.busiest_links[0].name; }},
-    {"busiest_link_utilization",
-     [](const models::Report& r) {
-       return r.busiest_links.empty() ? std::string("0") : shortest_text(r.busiest_links[0].utilization);
-     }},
+constexpr MetricDef kMetrics[] = {
+    {"iteration_time_s", "iteration_time_s"},
+    {"tokens_per_s", "tokens_per_s"},
+    {"tflops_per_gpu", "tflops_per_gpu"},
+    {"hardware_tflops_per_gpu", "hardware_tflops_per_gpu"},
+    {"mfu", "mfu"},
+    {"hfu", "hfu"},
+    {"time_to_train_s", "time_to_train_s"},
+    {"compute_s", "breakdown.compute_s"},
+    {"tp_comm_exposed_s", "breakdown.tp_comm_exposed_s"},
+    {"dp_comm_exposed_s", "breakdown.dp_comm_exposed_s"},
+    {"pp_comm_exposed_s", "breakdown.pp_comm_exposed_s"},
+    {"pipeline_bubble_s", "breakdown.pipeline_bubble_s"},
+    {"optimizer_s", "breakdown.optimizer_s"},
+    {"ep_comm_exposed_s", "breakdown.ep_comm_exposed_s"},
+    {"cp_comm_exposed_s", "breakdown.cp_comm_exposed_s"},
+    {"input_copy_exposed_s", "breakdown.input_copy_exposed_s"},
+    {"straggler_wait_s", "breakdown.straggler_wait_s"},
+    {"peak_memory_gib", "memory.peak_bytes_per_gpu", kGiB},
+    {"activation_memory_gib", "memory.activations_bytes", kGiB},
+    {"weights_memory_gib", "memory.weights_bytes", kGiB},
+    {"grads_memory_gib", "memory.grads_bytes", kGiB},
+    {"optimizer_memory_gib", "memory.optimizer_bytes", kGiB},
+    {"capacity_memory_gib", "memory.capacity_bytes", kGiB},
+    {"num_gpus", "num_gpus"},
+    {"micro_batches", "micro_batches"},
+    {"events", "events"},
+    {"busiest_link", "", 1.0, &busiest_link},
+    {"busiest_link_utilization", "", 1.0, &busiest_link_utilization},
     // Storage, failures, cost (0 when the scenario has no such section).
-    {"storage_stall_s", [](const models::Report& r) { return shortest_text(r.breakdown.storage_stall_s); }},
-    {"data_stall_s", [](const models::Report& r) { return shortest_text(r.storage.data_stall_s_per_iteration); }},
-    {"checkpoint_write_s", [](const models::Report& r) { return shortest_text(r.storage.checkpoint_write_s); }},
-    {"interruptions", [](const models::Report& r) { return shortest_text(r.reliability.interruptions_mean); }},
-    {"goodput", [](const models::Report& r) { return shortest_text(r.reliability.goodput_mean); }},
-    {"wall_clock_s", [](const models::Report& r) { return shortest_text(r.reliability.wall_clock_s_mean); }},
-    {"own_cost_to_train_usd", [](const models::Report& r) { return shortest_text(r.cost.own_cost_to_train_usd); }},
-    {"cloud_cost_to_train_usd", [](const models::Report& r) { return shortest_text(r.cost.cloud_cost_to_train_usd); }},
-    // Never paying back is an empty cell (0 would read as "at once") and payback_never true.
-    {"payback_years",
-     [](const models::Report& r) {
-       return r.cost.payback_never ? std::string() : shortest_text(r.cost.payback_years);
-     }},
-    {"payback_never", [](const models::Report& r) { return std::string(r.cost.payback_never ? "true" : "false"); }},
-    {"breakeven_utilization", [](const models::Report& r) { return shortest_text(r.cost.breakeven_utilization); }},
+    {"storage_stall_s", "breakdown.storage_stall_s"},
+    {"data_stall_s", "storage.data_stall_s_per_iteration"},
+    {"checkpoint_write_s", "storage.checkpoint_write_s"},
+    {"interruptions", "reliability.interruptions_mean"},
+    {"goodput", "reliability.goodput_mean"},
+    {"wall_clock_s", "reliability.wall_clock_s_mean"},
+    {"own_cost_to_train_usd", "cost.own_cost_to_train_usd"},
+    {"cloud_cost_to_train_usd", "cost.cloud_cost_to_train_usd"},
+    // Never paying back is an empty cell (0 would read as "at once": the report field is left
+    // out then) and payback_never true.
+    {"payback_years", "cost.payback_years"},
+    {"payback_never", "cost.payback_never"},
+    {"breakeven_utilization", "cost.breakeven_utilization"},
 };
+
+/// A report value as a cell: numbers in shortest round-trip form (integers in decimal), bools as
+/// true/false; empty where the report leaves the field out.
+std::string cell_text(const std::optional<detail::FieldValue>& value, double per_unit) {
+  if (!value) return std::string();
+  if (const auto* d = std::get_if<double>(&*value)) return shortest_text(per_unit == 1.0 ? *d : *d / per_unit);
+  if (const auto* i = std::get_if<std::int64_t>(&*value)) return std::to_string(*i);
+  if (const auto* u = std::get_if<std::uint64_t>(&*value)) return std::to_string(*u);
+  if (const auto* b = std::get_if<bool>(&*value)) return *b ? "true" : "false";
+  if (const auto* s = std::get_if<std::string>(&*value)) return *s;
+  return std::to_string(std::get<detail::EnumNumber>(*value).number);
+}
 
 std::string metric_text(const models::Report& r, std::string_view name) {
   for (const MetricDef& m : kMetrics) {
-    if (m.name == name) return m.format(r);
+    if (m.name != name) continue;
+    if (m.derived != nullptr) return m.derived(r);
+    return cell_text(detail::report_field(m.report_path).value(r), m.per_unit);
   }
   throw std::invalid_argument("unknown sweep metric \"" + std::string(name) + "\"");
 }

@@ -3,7 +3,7 @@
 
 #include "models/io/sweep_fields.h"
 
-#include "models/io/scenario_message.h"
+#include "models/io/scenario_convert.h"
 
 namespace traincast::io::detail {
 
@@ -62,7 +62,7 @@ ExprValue scalar_value(const pb::Message& m, const pb::FieldDescriptor* f) {
 /// Every field of the scenario set to the default of models/spec/scenario.h (the value a field
 /// not written takes).
 const tp::Scenario& scenario_defaults() {
-  static const tp::Scenario defaults = scenario_message(models::Scenario{});
+  static const tp::Scenario defaults = to_proto(models::Scenario{});
   return defaults;
 }
 

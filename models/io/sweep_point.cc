@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "models/io/scenario_message.h"
+#include "models/io/scenario_io_internal.h"
 
 namespace traincast::io {
 

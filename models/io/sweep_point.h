@@ -11,8 +11,9 @@
 namespace traincast::io {
 
 /// Origin of the base scenario's own messages when a point is loaded: errors about fields of the
-/// base read "<sweep point>:line:col: field.path: what" (those about axis values "--set: ...").
-/// Running a point strips both prefixes from its reason (tools/cli/sweep_run.cc).
+/// base read "<sweep point>:1:1: field.path: what" (the base is a message, never text, so it has
+/// no positions; those about axis values read "--set: ..."). Running a point strips both prefixes
+/// from its reason (tools/cli/sweep_run.cc).
 inline constexpr std::string_view kSweepPointOrigin = "<sweep point>";
 
 /// The scenario of point `point` (< sweep.num_points()): the base with the point's axis values,

@@ -34,6 +34,7 @@ TEST(ContextParallelIo, LoadsAndRoundTrips) {
   EXPECT_EQ(sc.parallel.cp, 4);
   const models::Scenario back = load_scenario_text(scenario_to_text(sc), "rt.textproto", Format::text);
   EXPECT_EQ(back.parallel.cp, 4);
+  EXPECT_TRUE(back == sc);  // and every other field
   // cp 1 is not written, so files from before the field read the same.
   EXPECT_EQ(scenario_to_text(load_scenario_text(scenario("seq_length: 8192", "tp: 8"), "t.textproto", Format::text))
                 .find("cp:"),

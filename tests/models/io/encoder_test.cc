@@ -138,6 +138,7 @@ TEST(Encoder, RoundTripKeepsEncoderFields) {
   EXPECT_EQ(back.model.architecture, Architecture::encoder);
   EXPECT_DOUBLE_EQ(back.model.mlm_prediction_fraction, 0.15);
   EXPECT_EQ(back.model.max_position_embeddings, 512);
+  EXPECT_TRUE(back == sc);  // and every other field
 }
 
 // scenarios/whatif/bert_large_4x_a30_ib.textproto: 4x A30 (4 x 165 TFLOP/s) with full

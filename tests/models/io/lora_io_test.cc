@@ -38,6 +38,7 @@ TEST(LoraIo, LoadsAndRoundTrips) {
   const models::Scenario back = load_scenario_text(scenario_to_text(sc), "rt.textproto", Format::text);
   EXPECT_EQ(back.training.lora_rank, 16);
   EXPECT_EQ(back.training.lora_target_modules, "q,k,v,o");
+  EXPECT_TRUE(back == sc);  // and every other field
   // Default targets when only the rank is given.
   EXPECT_EQ(load_scenario_text(llama(" lora_rank: 8"), "t.textproto", Format::text).training.lora_target_modules,
             "q,v");

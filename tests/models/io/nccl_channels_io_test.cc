@@ -47,6 +47,7 @@ TEST(NcclChannelsIo, LoadsSetsAndRoundTrips) {
   const models::Scenario back = load_scenario_text(scenario_to_text(s), "u.textproto", Format::text);
   EXPECT_EQ(back.cluster.collectives.min_channels, 24);
   EXPECT_EQ(back.cluster.collectives.max_channels, 64);
+  EXPECT_TRUE(back == s);  // and every other field
   const models::Scenario set =
       load_scenario_text(with_collectives(""), "t.textproto", Format::text, {"cluster.collectives.min_channels=24"});
   EXPECT_EQ(set.cluster.collectives.min_channels, 24);

@@ -55,6 +55,7 @@ TEST(StorageReliabilityCostIo, PresentSectionsKeepDefaultsAndRoundTrip) {
   EXPECT_EQ(again.storage->local.cache_policy, models::WriteCachePolicy::write_through);
   EXPECT_EQ(again.reliability->failures[0].cause, "gpu");
   EXPECT_EQ(again.cost->utilization, 0.6);
+  EXPECT_TRUE(again == s);  // and every other field
   // --set reaches the new fields (a local drive field only with something on the local drives).
   const models::Scenario set = load_scenario_text(
       text, "t.textproto", Format::text,

@@ -43,8 +43,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "per-GPU memory and OOM verdict, the busiest links.\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
-      "override a scalar field, e.g. --set workload.parallel.tp=4 (repeatable; see scenarios/README.md)")(
-      "json", po::value<std::string>(), "write the report as JSON to this file (keys: see README)")(
+      "override a scalar field, e.g. --set workload.parallel.tp=4 (repeatable; see docs/scenarios.md)")(
+      "json", po::value<std::string>(), "write the report as JSON to this file (keys: docs/outputs.md)")(
       "trace", po::value<std::string>(), "write a Chrome/Perfetto trace (ui.perfetto.dev) to this file")(
       "threads", po::value<int>(), "worker threads for op-graph generation, 1 to 1024 (same result for any value)")(
       "force", "overwrite existing --json/--trace files")(

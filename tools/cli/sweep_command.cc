@@ -122,7 +122,7 @@ class StopSignals {
 /// unmapped every time and the heap top is trimmed, so each point page-faults its memory in again;
 /// worse, a worker thread's arena (heaps of at most 64 MB) cannot keep a 50 MB block at all, so
 /// with --jobs 2 the second thread re-faulted ~500 pages per point. Measured on the 100-point
-/// test sweep (README, "Sweeps"): minor faults 254k -> 44k with one thread, 126k -> 88k (just
+/// test sweep (docs/speed.md, docs/sweeps.md): minor faults 254k -> 44k with one thread, 126k -> 88k (just
 /// each arena's first touch) with two; sys time from ~20% of CPU time to ~5%. Only the sweep
 /// command does this.
 void keep_freed_memory() {
@@ -582,7 +582,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
   po::options_description opts(
       "traincast sweep SWEEP --out results.csv [options]\n\n"
       "Runs every point of the sweep file SWEEP (axes x constraints over a base scenario; format in\n"
-      "scenarios/README.md) and writes one CSV row per point, in point order: the point index, the\n"
+      "docs/scenarios.md) and writes one CSV row per point, in point order: the point index, the\n"
       "axis values, status (ok, oom, invalid, error), the metrics, and the reason for oom/invalid.\n"
       "The CSV's bytes do not depend on --jobs, --shard + merge or MPI. Ctrl-C stops cleanly (rows\n"
       "written stay; exit status 130); --resume continues. Under `mpirun -n N` (built with MPI),\n"

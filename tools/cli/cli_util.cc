@@ -76,7 +76,11 @@ void check_output_path(const std::string& path, bool force, const std::vector<st
     throw UsageError(msg);
   }
   for (const std::string& in : inputs)
-    if (resolved(in) == target) throw UsageError(path + ": is one of the input files (" + in + ")");
+    if (resolved(in) == target) {
+      std::string msg = path;
+      msg.append(": is one of the input files (").append(in).append(")");
+      throw UsageError(msg);
+    }
   for (const std::string& other : other_outputs)
     if (resolved(other) == target) throw UsageError(path + ": given for two outputs");
 }

@@ -391,7 +391,7 @@ class Parser {
     static const char* const names[] = {"time", "algbw", "busbw"};
     for (int half = 0; half < 2; ++half) {
       NcclTestsResultColumns& c = half == 0 ? r.out_of_place : r.in_place;
-      const std::size_t base = i + 4 * half;
+      const std::size_t base = i + 4 * static_cast<std::size_t>(half);
       if (base + 4 > f.size()) {
         log_.notes.push_back(at(n) + "last data row cut short in the in-place columns (" + std::to_string(f.size()) +
                              " of " + std::to_string(full) + " fields); out-of-place kept");

@@ -61,7 +61,7 @@ ResourceId FlowNetwork::add_resource(double capacity_bytes_per_s, Time latency, 
   solver_.add_resource(capacity_bytes_per_s);
   Resource res;
   res.latency_ns = latency.ns();
-  resources_.push_back(std::move(res));
+  resources_.push_back(res);
   names_.push_back(std::move(name));
   return static_cast<ResourceId>(resources_.size() - 1);
 }

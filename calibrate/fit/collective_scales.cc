@@ -181,8 +181,11 @@ models::CollectiveChoice fit_scales(const models::CollectiveEngine& e, Collectiv
   Eigen::VectorXd best(2);
   best << 0, 0;
   double best_loss = 1e300;
-  for (double la = -2.0; la <= 4.0 + 1e-9; la += 0.5) {
-    for (double lb = -3.0; lb <= 1.5 + 1e-9; lb += 0.25) {
+  // la = -2 .. 4 in steps of 0.5, lb = -3 .. 1.5 in steps of 0.25 (every value exact in binary).
+  for (int ia = 0; ia <= 12; ++ia) {
+    const double la = -2.0 + 0.5 * ia;
+    for (int ib = 0; ib <= 18; ++ib) {
+      const double lb = -3.0 + 0.25 * ib;
       Eigen::VectorXd p(2);
       p << la, lb;
       const Eigen::VectorXd r = residuals(p);

@@ -212,8 +212,10 @@ void finish_csv(const models::MeasurementSet& out, CsvKind kind, const GemmRowCo
   }
   if (!errors.empty()) throw InputError(std::move(errors));
   for (const auto& [d, count] : counts.skipped_dtypes) {
-    notes.notes.push_back(path + ": " + std::to_string(count) + " rows of dtype " + d +
-                          " skipped (no traincast precision)");
+    std::string note = path;
+    note.append(": ").append(std::to_string(count)).append(" rows of dtype ").append(d);
+    note.append(" skipped (no traincast precision)");
+    notes.notes.push_back(std::move(note));
     notes.skipped += count;
   }
   if (counts.device_skipped > 0) {

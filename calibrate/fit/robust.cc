@@ -105,7 +105,6 @@ RobustResult huber_nonlinear(const std::function<Eigen::VectorXd(const Eigen::Ve
         const bool small = step.norm() < o.tolerance * (1 + p.norm());
         p = q;
         r = rq;
-        current = value;
         lambda = std::max(lambda / 3, 1e-9);
         improved = true;
         if (small) it = o.max_iterations;

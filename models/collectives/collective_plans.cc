@@ -80,6 +80,7 @@ std::vector<std::vector<std::vector<int>>> rail_chains(const Cluster& cluster, c
       const int pk = static_cast<int>(local.size());
       const int start = owner_position(cluster, local, g.rails[r], r, rails);
       std::vector<int> chain;
+      chain.reserve(local.size());
       for (int i = 0; i < pk; ++i) chain.push_back(local[(start + i) % pk]);
       chains[r].push_back(std::move(chain));
     }

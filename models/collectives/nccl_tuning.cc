@@ -225,13 +225,10 @@ std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvl
       break;
     case CollectiveOp::all_gather:
     case CollectiveOp::reduce_scatter:
-      steps = n - 1;
-      inter = nodes - 1;
-      break;
     case CollectiveOp::broadcast:
     case CollectiveOp::reduce:
-      // Pipelined chain of n-1 hops (we use the Ring hwLat per hop rather than NCCL's
-      // Tree/Simple chunk figure).
+      // broadcast and reduce: a pipelined chain of n-1 hops (we use the Ring hwLat per hop rather
+      // than NCCL's Tree/Simple chunk figure).
       steps = n - 1;
       inter = nodes - 1;
       break;

@@ -33,6 +33,9 @@ using chakra_graph::kSendRecv;
 constexpr int kSlotMem = 1, kSlotComm = 2, kSlotWait = kSlotComm + kNumCommKinds, kSlotCpu = kSlotWait + 1,
               kSlots = kSlotCpu + 1;
 
+/// The breakdown slot of comm kind `k` (0 <= k < kNumCommKinds), as an index.
+constexpr std::size_t comm_slot(int k) { return static_cast<std::size_t>(kSlotComm) + static_cast<std::size_t>(k); }
+
 /// A breakdown interval's start or end: (time [ns], +1 start / -1 end, slot).
 using SlotEvent = std::tuple<std::int64_t, int, int>;
 
@@ -137,11 +140,10 @@ Breakdown sweep(const std::vector<SlotEvent>& events, std::int64_t makespan) {
         sum[kSlotMem] += dt;
       } else {
         int comm = 0;
-        for (int k = 0; k < kNumCommKinds; ++k) comm += active[static_cast<std::size_t>(kSlotComm + k)] > 0 ? 1 : 0;
+        for (int k = 0; k < kNumCommKinds; ++k) comm += active[comm_slot(k)] > 0 ? 1 : 0;
         if (comm > 0) {
           for (int k = 0; k < kNumCommKinds; ++k)
-            if (active[static_cast<std::size_t>(kSlotComm + k)] > 0)
-              sum[static_cast<std::size_t>(kSlotComm + k)] += dt / comm;
+            if (active[comm_slot(k)] > 0) sum[comm_slot(k)] += dt / comm;
         } else if (active[kSlotWait] > 0) {
           sum[kSlotWait] += dt;
         } else if (active[kSlotCpu] > 0) {
@@ -189,10 +191,9 @@ std::vector<ChakraCommTime> comm_times(const ChakraGraph& cg, const Breakdown& b
   calls[kBarrier] += static_cast<int>(cg.join_ops.size());  // zero-time barriers have no task
   std::vector<ChakraCommTime> out;
   for (int k = 0; k < kNumCommKinds; ++k) {
-    if (calls[static_cast<std::size_t>(k)] == 0 && b.sum[static_cast<std::size_t>(kSlotComm + k)] == 0) continue;
-    out.push_back(ChakraCommTime{kCommKindNames[static_cast<std::size_t>(k)],
-                                 b.sum[static_cast<std::size_t>(kSlotComm + k)], calls[static_cast<std::size_t>(k)],
-                                 bytes[static_cast<std::size_t>(k)]});
+    if (calls[static_cast<std::size_t>(k)] == 0 && b.sum[comm_slot(k)] == 0) continue;
+    out.push_back(ChakraCommTime{kCommKindNames[static_cast<std::size_t>(k)], b.sum[comm_slot(k)],
+                                 calls[static_cast<std::size_t>(k)], bytes[static_cast<std::size_t>(k)]});
   }
   return out;
 }

@@ -129,7 +129,8 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
   // rank and stage in a simulated replica.
   auto rep_of = [&](int g) {
     const int k = g % t, r = (g / t) % d, st = g / (t * d);
-    return sim_of[static_cast<std::size_t>(k + t * (r % job.replicas + d * st))];
+    const int sim_gpu = k + t * (r % job.replicas + d * st);
+    return sim_of[static_cast<std::size_t>(sim_gpu)];
   };
   ps.rep_node_of_gpu.resize(static_cast<std::size_t>(cluster.num_gpus()));
   for (int g = 0; g < cluster.num_gpus(); ++g)
@@ -143,6 +144,7 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
   std::map<std::vector<int>, int> kind_index;
   for (int n = 0; n < cluster.num_nodes(); ++n) {
     std::vector<int> members;
+    members.reserve(static_cast<std::size_t>(gpn));
     for (int l = 0; l < gpn; ++l) members.push_back(rep_of(n * gpn + l));
     auto [it, added] = kind_index.emplace(members, static_cast<int>(ps.node_kinds.size()));
     if (added) ps.node_kinds.push_back({members, 0});

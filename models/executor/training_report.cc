@@ -12,9 +12,9 @@
 #include "models/compute/compute_model.h"
 #include "models/executor/straggler.h"
 #include "models/workload/cnn.h"
+#include "models/workload/layer_program.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/pipeline_schedule.h"
-#include "models/workload/layer_program.h"
 #include "models/workload/transformer.h"
 
 namespace traincast::models {
@@ -91,9 +91,10 @@ int breakdown_worker(const TrainingGraph& job, int last, std::vector<double>& ke
   }
   auto busiest_stage = [&](int replica) {
     int w = replica * job.pp;
-    for (int s = 1; s < job.pp; ++s)
-      if (busy[static_cast<std::size_t>(replica * job.pp + s)] > busy[static_cast<std::size_t>(w)])
-        w = replica * job.pp + s;
+    for (int s = 1; s < job.pp; ++s) {
+      const int stage_worker = replica * job.pp + s;
+      if (busy[static_cast<std::size_t>(stage_worker)] > busy[static_cast<std::size_t>(w)]) w = stage_worker;
+    }
     return w;
   };
   const int replicas = workers / std::max(1, job.pp);

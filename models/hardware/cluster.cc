@@ -30,6 +30,13 @@ std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// A link's name, "from->to".
+std::string link_name(const std::string& from, const std::string& to) {
+  std::string name = from;
+  name.append("->").append(to);
+  return name;
+}
+
 std::string gbps(double bytes_per_s) {
   std::ostringstream s;
   s.precision(4);
@@ -392,8 +399,8 @@ void Cluster::build_fabric() {
       const std::string up = spec_.fabric.tiers == 3 ? "pod" + std::to_string(group / spec_.fabric.leaves_per_pod) +
                                                            ".agg" + std::to_string(k)
                                                      : "spine" + std::to_string(k);
-      leaf_up_.push_back(add(leaf_uplink_bytes_per_s_, hop_ns, leaf + "->" + up, LinkKind::fabric, leaf, up));
-      spine_down_.push_back(add(leaf_uplink_bytes_per_s_, hop_ns, up + "->" + leaf, LinkKind::fabric, up, leaf));
+      leaf_up_.push_back(add(leaf_uplink_bytes_per_s_, hop_ns, link_name(leaf, up), LinkKind::fabric, leaf, up));
+      spine_down_.push_back(add(leaf_uplink_bytes_per_s_, hop_ns, link_name(up, leaf), LinkKind::fabric, up, leaf));
     }
   }
   if (spec_.fabric.tiers == 3 && num_pods_ > 1) {
@@ -401,8 +408,8 @@ void Cluster::build_fabric() {
       for (int c = 0; c < num_spines_; ++c) {
         const std::string agg = "pod" + std::to_string(p) + ".agg" + std::to_string(c % num_aggs_);
         const std::string core = "core" + std::to_string(c);
-        pod_up_.push_back(add(pod_uplink_bytes_per_s_, hop_ns, agg + "->" + core, LinkKind::fabric, agg, core));
-        core_down_.push_back(add(pod_uplink_bytes_per_s_, hop_ns, core + "->" + agg, LinkKind::fabric, core, agg));
+        pod_up_.push_back(add(pod_uplink_bytes_per_s_, hop_ns, link_name(agg, core), LinkKind::fabric, agg, core));
+        core_down_.push_back(add(pod_uplink_bytes_per_s_, hop_ns, link_name(core, agg), LinkKind::fabric, core, agg));
       }
     }
   }
@@ -428,7 +435,8 @@ void Cluster::append_pcie(int node, bool src_is_nic, int src, bool dst_is_nic, i
   const bool via_root = switches == 0 || s1 != s2 || staged;
   if (via_root && switches > 0) out.push_back(uplink_up_[sbase + s1]);
   if (via_root && k1 != k2) {
-    out.push_back(socket_link_[static_cast<std::size_t>(node) * sockets * sockets + k1 * sockets + k2]);
+    out.push_back(
+        socket_link_[static_cast<std::size_t>(node) * sockets * sockets + static_cast<std::size_t>(k1) * sockets + k2]);
   }
   if (via_root && switches > 0) out.push_back(uplink_down_[sbase + s2]);
   out.push_back(dst_is_nic ? nic_pcie_down_[nbase + dst] : pcie_down_[gbase + dst]);
@@ -467,7 +475,8 @@ void Cluster::append_fabric(int sn, int dn, int rail, std::uint64_t hash, std::v
       const int steps = dir > 0 ? fwd : size - fwd;
       int c = cs[d];
       for (int k = 0; k < steps; ++k) {
-        out.push_back(torus_[static_cast<std::size_t>(cur) * 2 * dims + 2 * d + (dir > 0 ? 0 : 1)]);
+        out.push_back(
+            torus_[static_cast<std::size_t>(cur) * 2 * dims + 2 * static_cast<std::size_t>(d) + (dir > 0 ? 0 : 1)]);
         const int nc = (c + dir + size) % size;
         cur += (nc - c) * stride;
         c = nc;

@@ -486,19 +486,26 @@ std::vector<models::ChakraRankTrace> load_chakra_traces(const std::vector<std::s
       if (r < 0) throw ChakraError(f + ": cannot tell its rank (expected a file named NAME.<rank>.et)");
       const std::string b = base_of(f);
       if (base.empty()) base = b;
-      if (b != base)
-        throw ChakraError(f + ": belongs to another trace than " + files[0] + " (" + b + ".* vs " + base + ".*)");
+      if (b != base) {
+        std::string msg = f;
+        msg.append(": belongs to another trace than ").append(files[0]);
+        msg.append(" (").append(b).append(".* vs ").append(base).append(".*)");
+        throw ChakraError(msg);
+      }
       auto [it, fresh] = by_rank.emplace(r, f);
       if (!fresh) throw ChakraError(f + ": rank " + std::to_string(r) + " given twice (also " + it->second + ")");
     }
     expect_pattern = base;
   }
   const int n = static_cast<int>(by_rank.size());
-  for (int r = 0; r < n; ++r)
-    if (!by_rank.count(r))
-      throw ChakraError("trace " + expect_pattern + ": rank " + std::to_string(r) + " is missing (expected " +
-                        expect_pattern + "." + std::to_string(r) + ".et; found " + std::to_string(n) +
-                        " files, highest rank " + std::to_string(by_rank.rbegin()->first) + ")");
+  for (int r = 0; r < n; ++r) {
+    if (by_rank.count(r)) continue;
+    std::string msg = "trace ";
+    msg.append(expect_pattern).append(": rank ").append(std::to_string(r)).append(" is missing (expected ");
+    msg.append(expect_pattern).append(".").append(std::to_string(r)).append(".et; found ").append(std::to_string(n));
+    msg.append(" files, highest rank ").append(std::to_string(by_rank.rbegin()->first)).append(")");
+    throw ChakraError(msg);
+  }
   std::vector<models::ChakraRankTrace> out;
   out.reserve(by_rank.size());
   for (const auto& [r, f] : by_rank) out.push_back(read_chakra_file(f, r));

@@ -63,6 +63,7 @@ std::vector<std::string> names_of(const pb::Descriptor* type) {
 
 std::vector<std::string> names_of(const pb::EnumDescriptor* type) {
   std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(type->value_count()));
   for (int i = 0; i < type->value_count(); ++i) names.push_back(type->value(i)->name());
   return names;
 }

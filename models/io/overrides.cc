@@ -103,6 +103,7 @@ bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::str
 
 std::vector<std::string> field_names(const pb::Descriptor* type) {
   std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(type->field_count()));
   for (int i = 0; i < type->field_count(); ++i) names.push_back(type->field(i)->name());
   return names;
 }
@@ -132,7 +133,9 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
   while (true) {
     const std::size_t dot = path.find('.', start);
     const std::string segment = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    const std::string here = walked.empty() ? segment : walked + "." + segment;
+    std::string here = walked;
+    if (!here.empty()) here += ".";
+    here += segment;
     if (type == nullptr) {
       fail(walked, "is not a message, it has no field \"" + clip(segment) + "\" (expected " + walked + "=value)");
       return;

@@ -364,8 +364,10 @@ void read_collective(const tp::CollectiveFitSpec& c, const std::string& at, Wher
       if (std::isfinite(v[k]) && v[k] > 0) {
         out[static_cast<std::size_t>(k)] = v[k];
       } else {
-        w.error(at + "." + name, "value " + std::to_string(k) + " (" + kProtocolNames[k] + "): got " + num(v[k]) +
-                                     " (expected a finite number > 0)");
+        std::string field = at;
+        field.append(".").append(name);
+        w.error(field, "value " + std::to_string(k) + " (" + kProtocolNames[k] + "): got " + num(v[k]) +
+                           " (expected a finite number > 0)");
         ok = false;
       }
     }
@@ -489,10 +491,12 @@ std::vector<std::string> profile_hardware_mismatch(const models::CalibrationProf
                         : d == 3 ? g.peak_bf16_flops
                                  : g.peak_fp8_flops;
     if (!(peak > 0)) {
-      errors.push_back(p.origin + ": gemm_surface " + dtypes[d] + " (fitted on " +
-                       (fitted_gpu.empty() ? std::string("an unnamed GPU") : fitted_gpu) +
-                       ") cannot apply: the scenario's GPU " + gpu + " has no dense " + dtypes[d] +
-                       " peak (expected a profile fitted on " + gpu + ", or one without that surface)");
+      std::string msg = p.origin;
+      msg.append(": gemm_surface ").append(dtypes[d]).append(" (fitted on ");
+      msg.append(fitted_gpu.empty() ? std::string("an unnamed GPU") : fitted_gpu);
+      msg.append(") cannot apply: the scenario's GPU ").append(gpu).append(" has no dense ").append(dtypes[d]);
+      msg.append(" peak (expected a profile fitted on ").append(gpu).append(", or one without that surface)");
+      errors.push_back(std::move(msg));
     }
   }
   if (!errors.empty()) throw ScenarioError(std::move(errors));
@@ -606,7 +610,7 @@ models::MeasurementSet load_measurements_text(std::string_view text, std::string
     const tp::GemmMeasurement& g = m.gemm(i);
     const std::string at = idx("gemm", i);
     models::GemmSample s;
-    const std::string d = g.dtype();
+    const std::string& d = g.dtype();
     if (d == "fp32")
       s.dtype = models::Precision::fp32;
     else if (d == "tf32")

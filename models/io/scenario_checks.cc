@@ -464,7 +464,9 @@ void unused_override_errors(const std::map<std::string, std::string>& override_o
     const std::string& path = entry.first;
     if (path.rfind("cluster.", 0) == 0 || path == "name" || path == "description" || path == "profile") continue;
     if (std::find(use.also_reads.begin(), use.also_reads.end(), path) != use.also_reads.end()) continue;
-    k.error(path, "has no effect: " + use.command + " uses only " + reads + " (expected " + expected + ")");
+    std::string msg = "has no effect: ";
+    msg.append(use.command).append(" uses only ").append(reads).append(" (expected ").append(expected).append(")");
+    k.error(path, msg);
   }
 }
 

@@ -89,13 +89,15 @@ class AxisReader {
       }
       const pb::FieldDescriptor* f = type->FindFieldByName(segment);
       std::vector<std::string> names;
+      names.reserve(static_cast<std::size_t>(type->field_count()));
       for (int i = 0; i < type->field_count(); ++i) names.push_back(type->field(i)->name());
       if (f == nullptr) {
         error(at, "unknown field " + in_quotes(clip(segment)) + (walked.empty() ? "" : " in " + walked) +
                       detail::did_you_mean(segment, names) + " (expected one of: " + detail::field_list(type) + ")");
         return nullptr;
       }
-      walked = walked.empty() ? segment : walked + "." + segment;
+      if (!walked.empty()) walked += ".";
+      walked += segment;
       type = f->message_type();
       if (dot == std::string::npos) break;
       start = dot + 1;

@@ -101,6 +101,7 @@ MemoryBreakdown layout_memory(const Scenario& sc) {
       inflight = static_cast<double>(std::min(p - s, m)) * L;
     } else {
       std::vector<int> chunk_layers;
+      chunk_layers.reserve(static_cast<std::size_t>(v));
       for (int c = 0; c < v; ++c) chunk_layers.push_back(L / v + (c < L % v ? 1 : 0));
       inflight = peak_inflight_layers(pipeline_steps(s, p, m, v), chunk_layers);
     }

@@ -9,7 +9,7 @@ std::vector<PipelineStep> pipeline_steps(int stage, int stages, int micro_batche
   if (stages < 1 || micro_batches < 1 || chunks < 1 || stage < 0 || stage >= stages)
     throw std::invalid_argument("pipeline_steps: bad stage/stages/micro_batches/chunks");
   std::vector<PipelineStep> steps;
-  steps.reserve(static_cast<std::size_t>(2 * micro_batches * chunks));
+  steps.reserve(2 * static_cast<std::size_t>(micro_batches) * static_cast<std::size_t>(chunks));
   if (chunks == 1) {
     const int warmup = std::min(stages - stage - 1, micro_batches);
     int next_f = 0, next_b = 0;

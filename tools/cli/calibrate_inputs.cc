@@ -147,11 +147,15 @@ std::vector<int> parse_gpus_option(const std::string& text, const calibrate::Fit
       n > 0 ? "expected distinct GPUs 0.." + std::to_string(n - 1) + " of --base " + o.base : "expected distinct GPUs";
   for (const int g : gpus) {
     if (n > 0 && g >= n) {
-      throw UsageError("--gpus " + text + ": GPU " + std::to_string(g) + " is not in the base, which has " +
-                       std::to_string(n) + " GPUs (" + expected + ")");
+      std::string msg = "--gpus ";
+      msg.append(text).append(": GPU ").append(std::to_string(g)).append(" is not in the base, which has ");
+      msg.append(std::to_string(n)).append(" GPUs (").append(expected).append(")");
+      throw UsageError(msg);
     }
     if (!seen_any.insert(g).second) {
-      throw UsageError("--gpus " + text + ": GPU " + std::to_string(g) + " given twice (" + expected + ")");
+      std::string msg = "--gpus ";
+      msg.append(text).append(": GPU ").append(std::to_string(g)).append(" given twice (").append(expected).append(")");
+      throw UsageError(msg);
     }
   }
   return gpus;

@@ -237,6 +237,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
     const models::TrainingGraph job = models::build_training_graph(sc, cluster);
     const std::vector<models::ChakraRankTrace> traces = models::export_training_chakra(job, cluster.num_gpus());
     std::vector<std::string> paths;
+    paths.reserve(traces.size());
     for (const auto& t : traces) paths.push_back((dir / (name + "." + std::to_string(t.rank) + ".et")).string());
     for (std::size_t i = 0; i < paths.size(); ++i) {
       std::vector<std::string> others(paths.begin(), paths.begin() + static_cast<std::ptrdiff_t>(i));

@@ -70,10 +70,17 @@ void check_output_path(const std::string& path, bool force, const std::vector<st
   const fs::path target = resolved(path);
   const fs::path dir = target.parent_path();
   if (!fs::is_directory(dir, ec)) throw UsageError(path + ": directory " + dir.string() + " does not exist");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw UsageError(path + ": cannot write in " + dir.string() + " (" + std::strerror(errno) + ")");
+  if (::access(dir.c_str(), W_OK) != 0) {
+    std::string msg = path;
+    msg.append(": cannot write in ").append(dir.string()).append(" (").append(std::strerror(errno)).append(")");
+    throw UsageError(msg);
+  }
   for (const std::string& in : inputs)
-    if (resolved(in) == target) throw UsageError(path + ": is one of the input files (" + in + ")");
+    if (resolved(in) == target) {
+      std::string msg = path;
+      msg.append(": is one of the input files (").append(in).append(")");
+      throw UsageError(msg);
+    }
   for (const std::string& other : other_outputs)
     if (resolved(other) == target) throw UsageError(path + ": given for two outputs");
 }
@@ -101,7 +108,9 @@ void write_output_file(const std::string& path, const std::string& text) {
       const std::string why = std::strerror(errno);
       ::close(fd);
       ::unlink(tmpl.c_str());
-      throw UsageError(path + ": write failed (" + why + ")");
+      std::string msg = path;
+      msg.append(": write failed (").append(why).append(")");
+      throw UsageError(msg);
     }
     done += static_cast<std::size_t>(n);
   }

@@ -48,7 +48,7 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
         vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
     if (files.size() < 2)
       throw UsageError("merge: expected OUT.csv and at least one part (usage: traincast merge OUT.csv PART.csv...)");
-    const std::string out_path = files[0];
+    const std::string& out_path = files[0];
     check_output_path(out_path, vm.count("force") > 0, std::vector<std::string>(files.begin() + 1, files.end()));
     std::vector<io::SweepCsv> parts;
     for (std::size_t i = 1; i < files.size(); ++i) parts.push_back(io::read_sweep_csv(files[i]));

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -64,6 +65,7 @@ void warn_sweep_profiles(const models::Sweep& sweep, std::ostream& err) {
   std::set<std::string> printed;
   for (std::size_t p = 0; p < sweep.num_points(); ++p) {
     std::vector<std::uint32_t> key;
+    key.reserve(system_axes.size());
     for (std::size_t a : system_axes) key.push_back(sweep.value_index(p, a));
     if (seen.count(key)) continue;
     std::ostringstream lines;
@@ -139,7 +141,7 @@ void keep_freed_memory() {
 
 std::string clock_text(double s) {
   if (!(s >= 0) || s > 359999) return "--:--";
-  const auto t = static_cast<long>(s + 0.5);
+  const auto t = static_cast<long>(std::floor(s + 0.5));  // s + 0.5 > 0: floor is the truncation the cast did
   char buf[32];
   if (t >= 3600) {
     std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);

@@ -163,6 +163,7 @@ class SweepLoader {
 
   void apply_sets() {
     std::vector<detail::Override> overrides;
+    overrides.reserve(static_cast<std::size_t>(m_.set_size()));
     for (int j = 0; j < m_.set_size(); ++j) {
       overrides.push_back({m_.set(j), errors_.at("set[" + std::to_string(j) + "]")});
     }
@@ -215,6 +216,7 @@ class SweepLoader {
       }
       if (matches.size() > 1) {
         std::vector<std::string> paths;
+        paths.reserve(matches.size());
         for (const ScalarField* f : matches) paths.push_back(f->path);
         error(at, "at column " + std::to_string(e.name_column(i)) + " of " + in_quotes(clip(e.text())) + ": name " +
                       in_quotes(name) + " is ambiguous (expected the full path: " + join(paths, " or ") + ")");

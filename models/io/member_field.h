@@ -77,12 +77,10 @@ constexpr FieldKind kind_of() {
 
 template <typename T>
 FieldValue to_value(const T& v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v;
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
+    return v;  // held as is
   } else if constexpr (std::is_enum_v<T>) {
     return EnumNumber{static_cast<int>(v)};
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    return v;
   } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<double>(v);
   } else if constexpr (std::is_unsigned_v<T>) {

@@ -2,7 +2,6 @@
 // The enums that several specs and models share: precision, recomputation, architecture, pipeline
 // schedule, fabric kind, NCCL algorithm and protocol, NIC placement, model family.
 
-
 namespace traincast::models {
 
 enum class Precision { fp32, tf32, fp16, bf16, fp8 };

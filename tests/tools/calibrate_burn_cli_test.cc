@@ -14,8 +14,8 @@
 
 #include <unistd.h>
 
-#include "tests/tools/cli_run.h"
 #include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
 
 namespace traincast::cli {
 namespace {

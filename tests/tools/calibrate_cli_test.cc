@@ -10,8 +10,8 @@
 
 #include <unistd.h>
 
-#include "tests/tools/cli_run.h"
 #include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "models/io/chakra_io.h"
-#include "tests/tools/cli_run.h"
 #include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {

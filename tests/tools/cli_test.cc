@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/tools/cli_run.h"
 #include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {

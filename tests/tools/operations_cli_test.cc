@@ -13,8 +13,8 @@
 #include "models/executor/training_executor.h"
 #include "models/io/scenario_io.h"
 #include "models/spec/report.h"
-#include "tests/tools/cli_run.h"
 #include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/tools/cli_run.h"
 #include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
 
 namespace traincast::cli {
 namespace {

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "tests/tools/cli_run.h"
 #include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
 
 namespace traincast::cli {
 namespace {

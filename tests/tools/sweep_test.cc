@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "tests/tools/cli_run.h"
 #include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
 #include "tools/cli/commands.h"
 
 extern char** environ;

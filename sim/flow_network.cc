@@ -124,7 +124,7 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
   for (const ResourceId r : path) {
     if (solver_.users(r).empty()) resources_[r].busy_since_ns = now;
   }
-  solver_.add_flow(id, path, rate_cap_bytes_per_s);  // marks the path dirty
+  solver_.add_checked_flow(id, path, rate_cap_bytes_per_s);  // checked above; marks the path dirty
   f.state = FlowState::kActive;
   ++active_count_;
   if (path.empty()) {  // alone: its cap is its rate, for good

@@ -97,6 +97,10 @@ void MaxMinSolver::add_flow(FlowId id, std::span<const ResourceId> route, double
     throw std::invalid_argument("MaxMinSolver::add_flow: rate_cap_bytes_per_s must be > 0 (infinity = uncapped)");
   }
   if (route.size() >= kNone) throw std::invalid_argument("MaxMinSolver::add_flow: route too long");
+  add_checked_flow(id, route, rate_cap_bytes_per_s);
+}
+
+void MaxMinSolver::add_checked_flow(FlowId id, std::span<const ResourceId> route, double rate_cap_bytes_per_s) {
   if (id == kNone) throw std::length_error("MaxMinSolver::add_flow: flow id out of range");
   if (id >= variables_.size()) {
     variables_.resize(std::size_t{id} + 1);

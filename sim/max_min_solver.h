@@ -72,6 +72,10 @@ class MaxMinSolver {
   /// marks the route's resources dirty. Its rate is set by the next solve() that reaches it.
   /// Throws std::invalid_argument for a flow already in, an unknown resource id or a bad cap.
   void add_flow(FlowId f, std::span<const ResourceId> route, double rate_cap_bytes_per_s);
+  /// add_flow without the route and cap checks, for a caller that has made them already
+  /// (FlowNetwork::start_flow checks every hop and the cap once per flow, on the hot path).
+  /// Precondition: every route id < num_resources(), rate_cap_bytes_per_s > 0, route.size() < kNone.
+  void add_checked_flow(FlowId f, std::span<const ResourceId> route, double rate_cap_bytes_per_s);
   /// Takes flow f out and marks its route's resources dirty. Returns the resources it leaves
   /// without any flow, in route order (valid until the next call that changes the solver).
   /// Throws std::invalid_argument for a flow not in the solver.

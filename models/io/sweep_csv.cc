@@ -4,10 +4,13 @@
 #include "models/io/sweep_csv.h"
 
 #include <charconv>
+#include <cmath>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
 #include <unordered_map>
+#include <utility>
 
 #include "models/io/message_reader.h"
 #include "models/io/report_fields.h"
@@ -230,6 +233,116 @@ int csv_field_count(std::string_view line) {
   return quoted_field ? -1 : fields;
 }
 
+/// The fields of one CSV line, unquoted ("" inside a quoted field is one quote). The line has no
+/// open quote (csv_field_count checked it).
+std::vector<std::string> csv_fields(std::string_view line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"') {
+      if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else {
+        quoted = !quoted;
+      }
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+/// What a metric's cell may hold, as sweep_csv_row writes it.
+enum class CellKind { text, boolean, number };
+struct MetricCell {
+  CellKind kind = CellKind::number;
+  bool may_be_empty = false;  ///< the report leaves the field out at times (ReportField::when)
+};
+
+/// The cell rule of metric `name`, or nullopt when no metric has that name.
+std::optional<MetricCell> metric_cell(std::string_view name) {
+  for (const MetricDef& m : kMetrics) {
+    if (m.name != name) continue;
+    if (m.derived == &busiest_link) return MetricCell{CellKind::text, true};
+    if (m.derived != nullptr) return MetricCell{CellKind::number, false};
+    const detail::ReportField& f = detail::report_field(m.report_path);
+    const CellKind kind = f.kind == detail::FieldKind::string    ? CellKind::text
+                          : f.kind == detail::FieldKind::boolean ? CellKind::boolean
+                                                                 : CellKind::number;
+    return MetricCell{kind, f.when != nullptr};
+  }
+  return std::nullopt;
+}
+
+/// A finite number in the text sweep_csv_row writes (std::to_chars / std::to_string).
+bool is_finite_number(std::string_view s) {
+  if (s.empty()) return false;
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(v);
+}
+
+/// The header's columns the rows are checked against: where status is, and each metric's rule.
+struct RowColumns {
+  std::size_t status = 0;
+  std::vector<std::pair<std::size_t, MetricCell>> metrics;  ///< column index, its rule
+  std::vector<std::string> names;                           ///< every column's name
+};
+
+/// Reads the header "point,<axes>,status,<metrics>,reason": the metrics are the known metric
+/// names right before "reason", status the column before them. Returns an error message ("" when
+/// the header is one sweep_csv_header writes).
+std::string row_columns(std::string_view header, RowColumns& c) {
+  c.names = csv_fields(header);
+  const std::vector<std::string>& n = c.names;
+  if (n.size() < 3 || n.back() != "reason")
+    return "header does not end with a \"reason\" column (expected the header traincast sweep writes)";
+  std::size_t i = n.size() - 1;
+  while (i > 1 && n[i - 1] != "status") {
+    --i;
+    const std::optional<MetricCell> cell = metric_cell(n[i]);
+    if (!cell)
+      return "header column " + quoted_clip(n[i]) +
+             " is not a sweep metric (expected the header traincast sweep writes: status, the metrics, reason)";
+    c.metrics.emplace_back(i, *cell);
+  }
+  if (i <= 1) return "header has no \"status\" column (expected the header traincast sweep writes)";
+  c.status = i - 1;
+  return "";
+}
+
+/// Checks one row's status and metric cells; returns the error ("" when the row is one
+/// sweep_csv_row writes).
+std::string row_error(const std::vector<std::string>& f, const RowColumns& c) {
+  const std::string& status = f[c.status];
+  const bool simulated = status == "ok" || status == "oom";
+  if (!simulated && status != "invalid" && status != "error")
+    return "column status: " + quoted_clip(status) +
+           " is not a status (expected ok, oom, invalid or error, as traincast sweep writes)";
+  for (const auto& [col, cell] : c.metrics) {
+    const std::string& v = f[col];
+    const std::string at = "column " + c.names[col] + ": ";
+    if (!simulated) {
+      if (!v.empty())
+        return at + quoted_clip(v) + " in a row of status " + status +
+               " (expected an empty cell: invalid and error rows have no metrics)";
+      continue;
+    }
+    if (v.empty() && (cell.may_be_empty || cell.kind == CellKind::text)) continue;
+    if (cell.kind == CellKind::boolean && v != "true" && v != "false")
+      return at + quoted_clip(v) + " is not a boolean (expected true or false" +
+             (cell.may_be_empty ? ", or an empty cell" : "") + ")";
+    if (cell.kind == CellKind::number && !is_finite_number(v))
+      return at + quoted_clip(v) + " is not a number (expected a finite number" +
+             (cell.may_be_empty ? ", or an empty cell where the report has none" : "") + ", as traincast sweep writes)";
+  }
+  return "";
+}
+
 bool parse_size(std::string_view s, std::size_t& out) {
   if (s.empty()) return false;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -289,7 +402,10 @@ SweepCsv read_sweep_csv(const std::string& path) {
                 " does not start with \"point,\" (expected the header traincast "
                 "sweep writes)");
   }
-  const int columns = csv_field_count(csv.header.substr(0, csv.header.size() - 1));
+  const int columns = csv_field_count(without_eol(csv.header));
+  RowColumns row_columns_found;
+  if (columns < 0) fail(2, "header has an unclosed quote (expected the header traincast sweep writes)");
+  if (const std::string why = row_columns(without_eol(csv.header), row_columns_found); !why.empty()) fail(2, why);
   csv.complete_bytes = pos;
   std::unordered_map<std::size_t, int> seen;
   std::string line;
@@ -315,6 +431,7 @@ SweepCsv read_sweep_csv(const std::string& path) {
       fail(line_number, "point " + std::to_string(point) + " appears again (first on line " +
                             std::to_string(it->second) + "; expected each point once)");
     }
+    if (const std::string why = row_error(csv_fields(body), row_columns_found); !why.empty()) fail(line_number, why);
     csv.rows.push_back({point, line, line_number});
     csv.complete_bytes = pos;
   }

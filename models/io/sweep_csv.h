@@ -83,10 +83,14 @@ struct SweepCsv {
   bool partial_last_line = false;    ///< the file ends inside a line (an interrupted write)
 };
 
-/// Reads a sweep CSV. Rows must have the header's number of fields and a point index < points
-/// that belongs to the shard; a point twice is an error. Throws ScenarioError("path:line: what
-/// (expected ...)") for an unreadable file, a first line that is not a traincast sweep comment,
-/// a missing header, or a bad row.
+/// Reads a sweep CSV. The header must be "point,<axes>,status,<metrics>,reason" with known metric
+/// names. Rows must have the header's number of fields, a point index < points that belongs to
+/// the shard (a point twice is an error), a status sweep_csv_row writes (ok, oom, invalid, error)
+/// and metric cells as it writes them: for ok/oom rows a finite number (true/false for
+/// payback_never; any text for busiest_link), empty only where the report may leave the field
+/// out (payback_years); for invalid/error rows empty. Throws ScenarioError("path:line: what
+/// (expected ...)"; a bad cell names its column) for an unreadable file, a first line that is
+/// not a traincast sweep comment, a missing or foreign header, or a bad row.
 SweepCsv read_sweep_csv(const std::string& path);
 
 }  // namespace traincast::io

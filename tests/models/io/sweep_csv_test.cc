@@ -97,5 +97,56 @@ TEST_F(SweepCsvFile, BadFiles) {
             path + ":2: no complete header line (the file was cut while it was created: start over with --force)");
 }
 
+// Issue 16: `merge` and `--resume` took a status or a metric that is not a value. Every status is
+// one the writer emits, every metric cell what the writer puts there; the message names the
+// line, the column and what was expected.
+TEST_F(SweepCsvFile, StatusAndMetricCellsAreChecked) {
+  const std::string head =
+      "# traincast sweep 0123456789abcdef points 9\n"
+      "point,status,tp,status,mfu,busiest_link,payback_years,payback_never,reason\n";
+  const std::string path = (dir_ / "r.csv").string();
+  // What the writer writes reads back: an axis named "status" is told from the status column,
+  // a link name is text, payback_years may be empty, invalid and error rows have no metrics.
+  const SweepCsv ok = read_sweep_csv(write(head + "0,x,1,ok,0.5,node0.gpu0.nvl_up,,true,\n"
+                                                  "1,x,2,oom,1e-05,,2.5,false,\"peak 90.0 GiB, too big\"\n"
+                                                  "2,x,3,invalid,,,,,tp 3 does not divide 16 heads\n"
+                                                  "3,x,4,error,,,,,internal error: x\n"));
+  EXPECT_EQ(ok.rows.size(), 4u);
+  EXPECT_EQ(error_of(head + "0,x,1,bogus_status,0.5,l,1,false,\n"),
+            path +
+                ":3: column status: \"bogus_status\" is not a status (expected ok, oom, invalid or error, as "
+                "traincast sweep writes)");
+  EXPECT_EQ(error_of(head + "0,x,1,ok,0.5,l,1,false,\n1,x,1,ok,GARBAGE,l,1,false,\n"),
+            path + ":4: column mfu: \"GARBAGE\" is not a number (expected a finite number, as traincast sweep writes)");
+  EXPECT_EQ(error_of(head + "0,x,1,ok,,l,1,false,\n"),
+            path + ":3: column mfu: \"\" is not a number (expected a finite number, as traincast sweep writes)");
+  EXPECT_EQ(error_of(head + "0,x,1,ok,inf,l,1,false,\n"),
+            path + ":3: column mfu: \"inf\" is not a number (expected a finite number, as traincast sweep writes)");
+  EXPECT_EQ(error_of(head + "0,x,1,ok,0.5x,l,1,false,\n"),
+            path + ":3: column mfu: \"0.5x\" is not a number (expected a finite number, as traincast sweep writes)");
+  EXPECT_EQ(error_of(head + "0,x,1,ok,0.5,l,NA,false,\n"),
+            path +
+                ":3: column payback_years: \"NA\" is not a number (expected a finite number, or an empty cell "
+                "where the report has none, as traincast sweep writes)");
+  EXPECT_EQ(error_of(head + "0,x,1,ok,0.5,l,1,yes,\n"),
+            path + ":3: column payback_never: \"yes\" is not a boolean (expected true or false)");
+  EXPECT_EQ(error_of(head + "0,x,1,invalid,0.5,,,,why\n"),
+            path +
+                ":3: column mfu: \"0.5\" in a row of status invalid (expected an empty cell: invalid and error "
+                "rows have no metrics)");
+  // A header that is not the writer's: an unknown metric, no status, no reason.
+  const std::string comment = "# traincast sweep 0123456789abcdef points 9\n";
+  EXPECT_EQ(error_of(comment + "point,tp,status,mfu,speed,reason\n"),
+            path +
+                ":2: header column \"speed\" is not a sweep metric (expected the header traincast sweep writes: "
+                "status, the metrics, reason)");
+  EXPECT_EQ(error_of(comment + "point,tp,mfu,reason\n"),
+            path +
+                ":2: header column \"tp\" is not a sweep metric (expected the header traincast sweep writes: "
+                "status, the metrics, reason)");
+  EXPECT_EQ(error_of(comment + "point,tp,status,mfu\n"),
+            path + ":2: header does not end with a \"reason\" column (expected the header traincast sweep writes)");
+}
+
 }  // namespace
 }  // namespace traincast::io

@@ -9,6 +9,7 @@
 
 #include "models/collectives/collective_engine.h"
 #include "models/executor/graph_builder.h"
+#include "models/executor/graph_size.h"
 #include "models/executor/job_effects.h"
 #include "models/executor/op_graph.h"
 #include "models/executor/power_thermal_setup.h"
@@ -121,6 +122,7 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
 }  // namespace
 
 Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
+  check_graph_size_early(sc);  // before any cluster is built (graph_size.h)
   StorageStall storage;
   if (sc.storage) {
     // The stall is the loader's read time beyond the iteration without storage (and the

@@ -1,0 +1,58 @@
+// estimate_graph_ops and check_graph_size_early (graph_size.h): the job's op count from the
+// scenario, before the cluster is built.
+
+#include "models/executor/graph_size.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/compute/compute_model.h"
+#include "models/executor/parallel_layout.h"
+#include "models/hardware/catalog.h"
+#include "models/workload/layer_program.h"
+#include "models/workload/pipeline_schedule.h"
+
+namespace traincast::models {
+
+double estimate_graph_ops(const Scenario& sc) {
+  const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+  const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
+  const int gpus_per_node = node.gpus_per_node;
+  const ParallelLayout L = parallel_layout_of(sc, sc.cluster.num_nodes * gpus_per_node);
+  // As plan_shape (training_plan.cc): micro-batches and iterations.
+  const int m = sc.training.global_batch_size / (L.dp * sc.training.micro_batch_size);
+  int iterations = std::max(1, sc.options.iterations);
+  if (sc.parallel.zero_stage >= 1 && sc.parallel.overlap_param_gather && L.dp_cp > 1)
+    iterations = std::max(iterations, 2);
+  const ModelPrograms programs = build_layer_programs(sc, gpu, compute_params(gpu, sc.cluster.profile));
+  // As plan_folding, without the clock-feedback placement test that can only unfold.
+  const int unit = L.ep * L.cp;
+  const bool whole_nodes = (L.tp * L.pp * unit) % gpus_per_node == 0;
+  const bool folded =
+      sc.options.fold_symmetric && L.dp_cp > unit && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
+  const int replicas = folded ? unit : L.dp_cp;
+  // As check_graph_size.
+  const std::vector<int> stage_layers = layers_per_stage(static_cast<int>(programs.layer_kind.size()), L.pp);
+  const int layers_max = *std::max_element(stage_layers.begin(), stage_layers.end());
+  std::size_t layer_ops = 0;
+  for (const LayerPrograms& lp : programs.layer_kinds)
+    layer_ops = std::max(layer_ops, lp.forward.size() + lp.recompute.size() + lp.backward.size());
+  double per_microbatch = static_cast<double>(layers_max) * static_cast<double>(layer_ops);
+  per_microbatch += static_cast<double>(programs.embedding_forward.size() + programs.embedding_backward.size() +
+                                        programs.head_forward.size() + programs.head_backward.size() + 2);
+  if (sc.parallel.zero_stage == 3) per_microbatch += 2.0 * (layers_max + 2);
+  return per_microbatch * m * iterations * static_cast<double>(replicas * L.pp);
+}
+
+void check_graph_size_early(const Scenario& sc) {
+  const double ops = estimate_graph_ops(sc);
+  if (ops > kMaxGraphOps)
+    throw std::invalid_argument(
+        "the job would need about " + std::to_string(static_cast<long long>(ops / 1e6)) +
+        " million ops to simulate (limit " + std::to_string(static_cast<long long>(kMaxGraphOps / 1e6)) +
+        " million): reduce options.iterations or global_batch_size, or keep options.fold_symmetric on");
+}
+
+}  // namespace traincast::models

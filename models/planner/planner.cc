@@ -4,6 +4,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
+#include "models/spec/run_control.h"
 #include "models/workload/layer_program.h"
 #include "models/workload/pipeline_schedule.h"
 #include "models/workload/transformer.h"
@@ -186,19 +188,38 @@ class Estimator {
   std::map<std::tuple<int, int, int, int, double>, double> collectives_;
 };
 
-/// Simulates entries[i] for each i in `which`, `jobs` at a time; results stored in place.
+/// Simulations finished of the budget, reported as "plan: layouts simulated" (report_progress).
+class SearchProgress {
+ public:
+  explicit SearchProgress(std::int64_t total) : total_(static_cast<std::uint64_t>(std::max<std::int64_t>(total, 1))) {}
+  void done() {
+    const std::uint64_t n = std::min(done_.fetch_add(1, std::memory_order_relaxed) + 1, total_);
+    report_progress("plan: layouts simulated", n, total_);
+  }
+
+ private:
+  std::uint64_t total_;
+  std::atomic<std::uint64_t> done_{0};
+};
+
+/// Simulates entries[i] for each i in `which`, `jobs` at a time; results stored in place. Throws
+/// Interrupted when an interrupt is requested (run_control.h).
 void simulate_all(const Scenario& base, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& which,
-                  int jobs) {
+                  int jobs, SearchProgress* progress = nullptr) {
   auto one = [&](std::size_t k) {
+    throw_if_interrupted("plan: layout search");
     PlanEntry& e = entries[which[k]];
     Scenario sc = apply_layout(base, e.layout);
     sc.options.threads = 1;  // parallelism is across layouts
     e.simulated = true;
     try {
       e.report = simulate_training(sc);
+    } catch (const Interrupted&) {
+      throw;  // Ctrl-C ends the search, not this layout
     } catch (const std::exception& ex) {
       e.error = ex.what();
     }
+    if (progress != nullptr) progress->done();
   };
   tbb::task_arena arena(jobs);
   arena.execute([&] { tbb::parallel_for(std::size_t{0}, which.size(), one, tbb::simple_partitioner()); });
@@ -305,8 +326,10 @@ Candidates prune_layouts(const Scenario& base, const PlanOptions& o, PlanResult&
   {
     tbb::task_arena arena(o.jobs);
     arena.execute([&] {
-      tbb::parallel_for(std::size_t{0}, all.size(),
-                        [&](std::size_t i) { memory[i] = layout_memory(apply_layout(base, all[i])); });
+      tbb::parallel_for(std::size_t{0}, all.size(), [&](std::size_t i) {
+        throw_if_interrupted("plan: layout search");
+        memory[i] = layout_memory(apply_layout(base, all[i]));
+      });
     });
   }
 
@@ -343,7 +366,10 @@ Candidates prune_layouts(const Scenario& base, const PlanOptions& o, PlanResult&
 /// Step 4: estimates every candidate (sequential: the estimator's caches are not shared between
 /// threads), orders them by estimate and marks those within `slack` of the best as promising.
 void estimate_candidates(const Scenario& base, double slack, Estimator& estimator, Candidates& c) {
-  for (PlanEntry& e : c.entries) e.estimate_s = estimator.estimate(apply_layout(base, e.layout));
+  for (PlanEntry& e : c.entries) {
+    throw_if_interrupted("plan: layout search");
+    e.estimate_s = estimator.estimate(apply_layout(base, e.layout));
+  }
 
   // Only layouts estimated within the slack of the best estimate are worth a simulation.
   c.order.resize(c.entries.size());
@@ -365,7 +391,7 @@ void estimate_candidates(const Scenario& base, double slack, Estimator& estimato
 class Search {
  public:
   Search(const Scenario& base, const PlanOptions& o, Candidates& c)
-      : base_(base), o_(o), c_(c), budget_(o.max_simulations) {}
+      : base_(base), o_(o), c_(c), budget_(o.max_simulations), progress_(o.max_simulations) {}
 
   /// Step 5. Coarse: the best estimate of each (TP, PP, interleaved?) family, then the best
   /// overall, up to half of max_simulations.
@@ -417,7 +443,7 @@ class Search {
       taken[i] = 1;
       now.push_back(i);
     }
-    simulate_all(base_, c_.entries, now, o_.jobs);
+    simulate_all(base_, c_.entries, now, o_.jobs, &progress_);
     budget_ -= static_cast<std::int64_t>(now.size());
     return now.size();
   }
@@ -503,6 +529,7 @@ class Search {
   const PlanOptions& o_;
   Candidates& c_;
   std::int64_t budget_;
+  SearchProgress progress_;
 };
 
 /// Step 7: counts what became of every candidate and ranks the successful simulations.
@@ -567,10 +594,27 @@ void add_baseline(const Scenario& base, Estimator& estimator, const Candidates& 
 
 }  // namespace
 
+void check_search_size(const Scenario& base, const PlanOptions& o) {
+  const NodeTemplate& node = find_node_template(base.cluster.node_template);
+  const std::int64_t gpus = static_cast<std::int64_t>(base.cluster.num_nodes) * node.gpus_per_node;
+  const std::int64_t sims = std::max(1, o.max_simulations);
+  if (gpus * sims <= kMaxSearchGpuSimulations) return;
+  const std::int64_t allowed = kMaxSearchGpuSimulations / std::max<std::int64_t>(gpus, 1);
+  throw std::invalid_argument(
+      "cluster.num_nodes: " + std::to_string(base.cluster.num_nodes) + " x " + node.name + " = " +
+      std::to_string(gpus) + " GPUs: a search of up to " + std::to_string(sims) + " simulations of " +
+      std::to_string(gpus) + " GPUs = " + std::to_string(gpus * sims) +
+      " GPU-simulations is beyond the planner's budget of " + std::to_string(kMaxSearchGpuSimulations) +
+      " (120 simulations x 16,384 GPUs; each simulation builds the whole cluster, about 11 KB per GPU) (expected " +
+      (allowed >= 1 ? "--max-simulations " + std::to_string(allowed) + " or fewer, or " : std::string()) +
+      "fewer nodes; `traincast run` simulates one layout)");
+}
+
 PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
   check_options(o);
   check_transformer(base);
   check_search_options(o);
+  check_search_size(base, o);  // before the estimator or any simulation builds the cluster
   PlanResult result;
   const NodeTemplate& node = find_node_template(base.cluster.node_template);
   result.gpus_per_node = node.gpus_per_node;

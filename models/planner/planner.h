@@ -113,9 +113,25 @@ std::vector<Layout> enumerate_layouts(const Scenario& base, const PlanOptions& o
 /// step at HBM speed. Throws what build_transformer_programs or Cluster throw.
 double estimate_iteration_seconds(const Scenario& scenario);
 
+/// Largest search plan_layouts takes, in GPU-simulations: max_simulations x the cluster's GPUs.
+/// Every simulation builds the whole cluster and its flow network (measured with `traincast run`
+/// at 131,072 H100: 1.4 GB, about 11 KB per GPU, and 35 s for one folded Llama 3 405B iteration),
+/// so a search's memory and time grow with this product. The limit is the default budget of 120
+/// simulations on the scenario gallery's largest job, Llama 3 405B on 16,384 H100
+/// (scenarios/models/llama3_405b.textproto): 120 x 16,384 = 1,966,080.
+inline constexpr std::int64_t kMaxSearchGpuSimulations = std::int64_t{120} * 16384;
+
+/// Throws std::invalid_argument ("cluster.num_nodes: ...", naming the GPUs, the budget and the
+/// largest max_simulations the cluster allows) when options.max_simulations x the cluster's GPUs
+/// exceeds kMaxSearchGpuSimulations; plan_layouts calls it before it builds anything. Throws
+/// std::invalid_argument for an unknown node template.
+void check_search_size(const Scenario& base, const PlanOptions& options);
+
 /// Runs the search of this header's comment on `base` (its model, cluster, batch, precision and
 /// flags; its own layout is the baseline). Throws std::invalid_argument for bad options
-/// (also max_simulations < 1, refine_top < 1, jobs < 1) or a cluster the catalog lacks.
+/// (also max_simulations < 1, refine_top < 1, jobs < 1), a cluster the catalog lacks, or a search
+/// beyond kMaxSearchGpuSimulations (check_search_size); Interrupted (models/spec/run_control.h)
+/// when an interrupt is requested. Reports "plan: layouts simulated" progress (report_progress).
 PlanResult plan_layouts(const Scenario& base, const PlanOptions& options = {});
 
 }  // namespace traincast::models::planner

@@ -1,6 +1,7 @@
 #include "models/reliability/reliability_model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -9,6 +10,8 @@
 
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+
+#include "models/spec/run_control.h"
 
 namespace traincast::models {
 namespace {
@@ -28,6 +31,18 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// For windows of at most window_s: uniforms u >= u_beyond give -log1p(-u) / rate >= window_s
+/// for sure. u_beyond is -expm1(-rate * window_s) for a window 1e-6 longer, so that the
+/// logarithm's and the exponential's rounding (a few ulp) cannot let a variate the exact code
+/// finds inside the window past the screen. The caller gives the longest window a draw can ask
+/// about (simulate_failures: interval_s plus the rounding of the work clock; checkpoint_stall_s).
+struct Screen {
+  double u_beyond = 2.0;  ///< > 1: never screens (rate 0 or a window that always sees failures)
+  Screen(double rate, double window_s) {
+    if (rate > 0 && window_s >= 0 && std::isfinite(window_s)) u_beyond = -std::expm1(-rate * window_s * (1 + 1e-6));
+  }
+};
+
 /// Uniform and exponential variates from std::mt19937_64 bits only (its output sequence is fixed
 /// by the C++ standard; the standard library's distributions are not), so draws are the same on
 /// every platform.
@@ -36,17 +51,28 @@ class Rng {
   explicit Rng(std::uint64_t seed) : gen_(seed) {}
   double uniform() { return static_cast<double>(gen_() >> 11) * 0x1.0p-53; }  // [0, 1)
   double exponential(double rate) { return rate > 0 ? -std::log1p(-uniform()) / rate : kInf; }
+  /// exponential(rate) when it is below the window that `screen` was made for, else +inf: the
+  /// same uniform is drawn (the sequence is unchanged), but the logarithm is skipped when the
+  /// uniform alone shows the variate lies beyond the window.
+  double exponential_within(double rate, const Screen& screen);
 
  private:
   std::mt19937_64 gen_;
 };
+
+double Rng::exponential_within(double rate, const Screen& screen) {
+  const double u = uniform();
+  if (u >= screen.u_beyond) return kInf;
+  return rate > 0 ? -std::log1p(-u) / rate : kInf;
+}
 
 struct Draw {
   double interruptions = 0, wall = 0, done = 0, lost = 0, restart = 0, checkpoint = 0;
   std::vector<double> per_cause;
 };
 
-Draw run_draw(const FailureSimInputs& in, double total_rate, std::uint64_t seed) {
+Draw run_draw(const FailureSimInputs& in, double total_rate, std::uint64_t seed, const Screen& work_screen,
+              const Screen& stall_screen) {
   Rng rng(seed);
   Draw d;
   d.per_cause.assign(in.causes.size(), 0.0);
@@ -107,7 +133,8 @@ Draw run_draw(const FailureSimInputs& in, double total_rate, std::uint64_t seed)
     // Work until the next checkpoint (or the end of the work).
     const double target = std::min(last_ckpt + in.interval_s, work_end);
     const double seg_end = t + (target - done);
-    const double failure = t + rng.exponential(total_rate);
+    // A failure beyond the segment (most draws) is never used: screened without its logarithm.
+    const double failure = t + rng.exponential_within(total_rate, work_screen);
     if (failure < std::min(seg_end, limit)) {
       done += failure - t;
       if (!fail(failure)) break;
@@ -123,7 +150,7 @@ Draw run_draw(const FailureSimInputs& in, double total_rate, std::uint64_t seed)
     if (done >= work_end) break;
     // Checkpoint stall.
     const double ckpt_end = t + in.checkpoint_stall_s;
-    const double failure2 = t + rng.exponential(total_rate);
+    const double failure2 = t + rng.exponential_within(total_rate, stall_screen);
     if (failure2 < std::min(ckpt_end, limit)) {
       d.checkpoint += failure2 - t;
       if (!fail(failure2)) break;
@@ -235,9 +262,22 @@ ReliabilityReport simulate_failures(const FailureSimInputs& in) {
   for (double r : in.rate_per_s) total += r;
   const int draws = std::max(1, in.draws);
   std::vector<Draw> results(static_cast<std::size_t>(draws));
+  // A work segment is fl(last_ckpt + interval_s) - last_ckpt long: interval_s plus at most an ulp
+  // of the work clock, which never passes max(work_s, horizon_s); 4 ulp of that bound it.
+  const double clock_bound_s = std::max(in.work_s, in.horizon_s);
+  const Screen work_screen(total, in.interval_s + 4 * clock_bound_s * 0x1.0p-52);
+  const Screen stall_screen(total, in.checkpoint_stall_s);
+  std::atomic<std::uint64_t> finished{0};
   auto one = [&](int i) {
+    // Ctrl-C: every draw polls the flag (one relaxed load); progress every 4,096 draws.
+    throw_if_interrupted("reliability: Monte-Carlo draws");
     results[static_cast<std::size_t>(i)] =
-        run_draw(in, total, splitmix64(in.seed ^ splitmix64(static_cast<std::uint64_t>(i))));
+        run_draw(in, total, splitmix64(in.seed ^ splitmix64(static_cast<std::uint64_t>(i))), work_screen, stall_screen);
+    if (progress_wanted()) {
+      const std::uint64_t n = finished.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (n % 4096 == 0 || n == static_cast<std::uint64_t>(draws))
+        report_progress("Monte-Carlo draws", n, static_cast<std::uint64_t>(draws));
+    }
   };
   if (in.threads > 1) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(in.threads));

@@ -1,5 +1,6 @@
 #include "tools/cli/cli_util.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "models/calibration/calibration_profile.h"
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
+#include "models/spec/run_control.h"
 #include "models/spec/scenario.h"
 
 namespace traincast::cli {
@@ -20,6 +22,10 @@ namespace fs = std::filesystem;
 int guarded(std::ostream& err, int (*body)(void*), void* ctx) {
   try {
     return body(ctx);
+  } catch (const models::Interrupted& e) {
+    // Ctrl-C: one line, the shell's status for the signal (130 for SIGINT); nothing was written.
+    err << "traincast: " << e.what() << " (no output written)\n";
+    return 128 + (models::interrupt_signal() > 0 ? models::interrupt_signal() : SIGINT);
   } catch (const io::ScenarioError& e) {
     for (const std::string& m : e.errors()) err << m << "\n";
     return 2;

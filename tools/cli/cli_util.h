@@ -28,7 +28,8 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
                                                     const boost::program_options::options_description& opts,
                                                     const boost::program_options::positional_options_description& pos);
 
-/// Runs `body` and maps exceptions to exit statuses: io::ScenarioError, UsageError,
+/// Runs `body` and maps exceptions to exit statuses: models::Interrupted (Ctrl-C) prints one line
+/// and gives 128 + the signal (130 for SIGINT); io::ScenarioError, UsageError,
 /// std::invalid_argument and std::overflow_error (bad or out-of-range input) print their message
 /// and give 2; any other std::exception is an internal error, 1.
 int guarded(std::ostream& err, int (*body)(void*), void* ctx);

@@ -22,6 +22,7 @@
 #include "models/io/trace_writer.h"
 #include "models/io/validation_case.h"
 #include "tools/cli/cli_util.h"
+#include "tools/cli/interrupt.h"
 #include "tools/cli/nccl_validation.h"
 #include "tools/cli/summary.h"
 
@@ -40,7 +41,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "Simulates one training iteration (or options.iterations) of SCENARIO (.textproto or .json;\n"
       "the embedded default, a Llama-3-8B-class model on one DGX H100, when none is given) and\n"
       "prints a summary: iteration time, tokens/s, TFLOP/s per GPU, MFU/HFU, where the time went,\n"
-      "per-GPU memory and OOM verdict, the busiest links.\n\nOptions");
+      "per-GPU memory and OOM verdict, the busiest links. The Monte-Carlo failure draws show progress\n"
+      "on stderr when it is a terminal; Ctrl-C stops them (exit status 130, no file written).\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scalar field, e.g. --set workload.parallel.tp=4 (repeatable; see docs/scenarios.md)")(
@@ -102,8 +104,11 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       check_output_path(vm["trace"].as<std::string>(), force, inputs, others);
     }
     sim::TraceRecorder trace;
+    const InterruptScope interrupts;  // Ctrl-C stops the Monte-Carlo draws (exit 130)
+    TerminalProgress progress(progress_terminal(err));
     const auto t0 = std::chrono::steady_clock::now();
     const models::Report report = models::simulate_training(sc, vm.count("trace") ? &trace : nullptr);
+    progress.finish();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out << format_summary(sc, report, from_file ? vm["scenario"].as<std::string>() : "(embedded default)", wall_s);
     if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), io::report_to_json(report));

@@ -18,6 +18,7 @@
 #include "models/planner/planner.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/interrupt.h"
 #include "tools/cli/summary.h"
 
 namespace traincast::cli {
@@ -124,7 +125,8 @@ po::options_description plan_options(const planner::PlanOptions& defaults) {
       "default when none is given). Layouts whose per-GPU memory exceeds HBM are dropped without\n"
       "simulation; the promising rest are simulated in parallel. Prints the best --top layouts with\n"
       "iteration time, tokens/s, MFU and memory per GPU, why the runner-up lost to the winner, and\n"
-      "how the scenario's own layout compares. Same output for any --jobs (except the wall time).\n\n"
+      "how the scenario's own layout compares. Same output for any --jobs (except the wall time).\n"
+      "Progress on stderr when it is a terminal; Ctrl-C stops the search (exit status 130).\n\n"
       "Options");
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
@@ -134,9 +136,9 @@ po::options_description plan_options(const planner::PlanOptions& defaults) {
       "json", po::value<std::string>(), "also write the result as JSON to this file")(
       "force", "overwrite an existing --json file")(
       "max-simulations", po::value<int>()->default_value(defaults.max_simulations),
-      "simulation budget (the scenario's own layout is simulated on top)")(
-      "estimate-slack", po::value<double>()->default_value(100 * defaults.estimate_slack),
-      "simulate only layouts estimated within this many percent of the best estimate")(
+      "simulation budget (the scenario's own layout is simulated on top); budget x GPUs is at most 1,966,080 "
+      "(120 x 16,384)")("estimate-slack", po::value<double>()->default_value(100 * defaults.estimate_slack),
+                        "simulate only layouts estimated within this many percent of the best estimate")(
       "max-tp", po::value<int>()->default_value(0), "largest TP tried (0 = 2 x GPUs per node)")(
       "max-virtual-stages", po::value<int>()->default_value(defaults.max_virtual_stages),
       "largest interleaving degree tried (1 = no interleaving)")("max-micro-batch", po::value<int>()->default_value(0),
@@ -320,7 +322,7 @@ std::string plan_json(const models::Scenario& sc, const planner::PlanResult& r, 
 }
 
 /// Help, or the search and its report (exit 1 when no layout fits).
-int run_plan(const po::variables_map& vm, const po::options_description& opts, std::ostream& out) {
+int run_plan(const po::variables_map& vm, const po::options_description& opts, std::ostream& out, std::ostream& err) {
   if (vm.count("help")) {
     out << opts << "\n";
     return 0;
@@ -339,10 +341,19 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
     check_output_path(json_path, force, scenario_input_files(sc, from_file ? origin : std::string()));
   }
   check_plannable(sc, o, from_file ? origin : std::string(), overrides);
+  try {
+    planner::check_search_size(sc, o);  // before anything is built: a refusal in milliseconds
+  } catch (const std::invalid_argument& e) {
+    throw io::ScenarioError(
+        {scenario_field_origin(from_file ? origin : std::string(), "cluster.num_nodes", overrides) + ": " + e.what()});
+  }
 
+  const InterruptScope interrupts;  // Ctrl-C ends the search (exit 130)
+  TerminalProgress progress(progress_terminal(err));
   const auto t0 = std::chrono::steady_clock::now();
   const planner::PlanResult r = planner::plan_layouts(sc, o);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.finish();
 
   std::ostringstream p;
   print_search(p, sc, r, o, origin, wall_s);
@@ -366,7 +377,7 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
   const po::options_description opts = plan_options(defaults);
   po::positional_options_description pos;
   pos.add("scenario", 1);
-  return guarded(err, [&]() -> int { return run_plan(parse_options(args, opts, pos), opts, out); });
+  return guarded(err, [&]() -> int { return run_plan(parse_options(args, opts, pos), opts, out, err); });
 }
 
 }  // namespace traincast::cli

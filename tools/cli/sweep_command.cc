@@ -3,7 +3,6 @@
 // sweep_loader.h; a point's scenario: sweep_point.h; CSV rows: sweep_csv.h), running one point is
 // tools/cli/sweep_run.h; this file is scheduling, files, signals and the progress bar.
 
-#include <signal.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
@@ -21,6 +20,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -35,6 +35,8 @@
 #include "models/io/sweep_point.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/interrupt.h"
+#include "tools/cli/output_lock.h"
 #include "tools/cli/sweep_run.h"
 
 #ifdef TRAINCAST_HAVE_MPI
@@ -81,42 +83,6 @@ void warn_sweep_profiles(const models::Sweep& sweep, std::ostream& err) {
     }
   }
 }
-
-// ------------------------------------------------------------------------------------------------
-// Signals: the first SIGINT/SIGTERM asks for a clean stop (no new points start; rows already
-// written stay); the handler then resets itself, so a second one ends the process at once.
-// ------------------------------------------------------------------------------------------------
-
-std::atomic<int> g_stop_signal{0};
-static_assert(std::atomic<int>::is_always_lock_free, "signal handlers need a lock-free flag");
-
-extern "C" void on_stop_signal(int signo) { g_stop_signal.store(signo); }
-
-class StopSignals {
- public:
-  StopSignals() {
-    g_stop_signal.store(0);
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~StopSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-  static bool stopped() { return g_stop_signal.load(std::memory_order_relaxed) != 0; }
-  /// 128 + the signal number, the shell's convention (130 for SIGINT).
-  static int exit_status() { return 128 + g_stop_signal.load(); }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
 
 /// Keeps freed memory in the process instead of handing it back to the kernel after every
 /// simulation. A run allocates and frees tens of MB (op graphs, flow tables; single blocks of
@@ -193,23 +159,20 @@ class Progress {
 /// rows of a prefix of the to-do list. Thread-safe.
 class RowWriter {
  public:
-  RowWriter(std::ofstream& file, std::string path, Progress& progress, std::size_t already_done)
-      : file_(file), path_(std::move(path)), progress_(progress), done_(already_done) {}
+  RowWriter(AppendFile& file, Progress& progress, std::size_t already_done)
+      : file_(file), progress_(progress), done_(already_done) {}
 
+  /// Each run of consecutive rows goes to the file in one write(2): rows are never torn.
   void put(std::size_t position, std::string row, io::SweepStatus status) {
     const std::lock_guard lock(mutex_);
     ++status_count_[static_cast<int>(status)];
     pending_.emplace(position, std::move(row));
-    bool wrote = false;
+    std::string batch;
     for (auto it = pending_.begin(); it != pending_.end() && it->first == next_; it = pending_.erase(it)) {
-      file_ << it->second;
+      batch += it->second;
       ++next_;
-      wrote = true;
     }
-    if (wrote) {
-      file_.flush();
-      if (!file_) throw std::runtime_error(path_ + ": write failed");
-    }
+    if (!batch.empty()) file_.write(batch);
     progress_.update(done_ + next_);
   }
 
@@ -225,8 +188,7 @@ class RowWriter {
   }
 
  private:
-  std::ofstream& file_;
-  std::string path_;
+  AppendFile& file_;
   Progress& progress_;
   std::size_t done_;
   mutable std::mutex mutex_;
@@ -261,8 +223,8 @@ struct SweepPlan {
 };
 
 /// Checks the output file (exists? resumable?), prepares it (header written, or a partial last
-/// row cut) and fills plan.todo. Returns the stream to append rows to.
-std::ofstream open_output(SweepPlan& plan, bool resume, bool force, const std::string& sweep_path) {
+/// row cut) and fills plan.todo. Returns the file to append rows to. Call with the OutputLock held.
+AppendFile open_output(SweepPlan& plan, bool resume, bool force, const std::string& sweep_path) {
   namespace fs = std::filesystem;
   const std::string& path = plan.out_path;
   std::error_code ec;
@@ -302,14 +264,9 @@ std::ofstream open_output(SweepPlan& plan, bool resume, bool force, const std::s
     if (done.count(p) == 0) plan.todo.push_back(p);
   }
   plan.already_done = plan.shard_points - plan.todo.size();
-  std::ofstream file;
-  if (exists && resume) {
-    file.open(path, std::ios::binary | std::ios::app);
-  } else {
-    file.open(path, std::ios::binary | std::ios::trunc);
-    if (file) file << comment << header << std::flush;
-  }
-  if (!file) throw UsageError(path + ": cannot write (directory missing or not writable)");
+  const bool append = exists && resume;
+  AppendFile file(path, !append);
+  if (!append) file.write(comment + header);
   return file;
 }
 
@@ -330,20 +287,21 @@ std::string summary_line(const SweepPlan& plan, const RowWriter& w, double wall_
 
 /// One process, `jobs` threads: each thread takes the next point in order, so rows finish
 /// nearly in order and the reorder buffer stays small.
-int run_local(SweepPlan& plan, std::ofstream& file, int jobs, bool show_progress, std::ostream& out,
-              std::ostream& err) {
+int run_local(SweepPlan& plan, AppendFile& file, int jobs, bool show_progress, std::ostream& out, std::ostream& err) {
   Progress progress(show_progress, plan.shard_points);
-  RowWriter writer(file, plan.out_path, progress, plan.already_done);
+  RowWriter writer(file, progress, plan.already_done);
   std::atomic<std::size_t> cursor{0};
   std::atomic<bool> failed{false};
   const auto t0 = std::chrono::steady_clock::now();
   auto worker = [&] {
-    while (!StopSignals::stopped() && !failed.load(std::memory_order_relaxed)) {
+    while (!InterruptScope::stopped() && !failed.load(std::memory_order_relaxed)) {
       const std::size_t k = cursor.fetch_add(1);
       if (k >= plan.todo.size()) return;
       try {
         const io::SweepOutcome outcome = run_sweep_point(plan.sweep, plan.todo[k]);
         writer.put(k, io::sweep_csv_row(plan.sweep, plan.todo[k], outcome), outcome.status);
+      } catch (const models::Interrupted&) {
+        return;  // Ctrl-C inside a point (its Monte-Carlo draws): no row; the summary says so
       } catch (...) {
         failed.store(true);
         throw;
@@ -371,10 +329,10 @@ int run_local(SweepPlan& plan, std::ofstream& file, int jobs, bool show_progress
   }
   progress.finish();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (StopSignals::stopped()) {
+  if (InterruptScope::stopped()) {
     err << "traincast: interrupted: " << plan.already_done + writer.written() << " of " << plan.shard_points
         << " points are in " << plan.out_path << " (continue with --resume)\n";
-    return StopSignals::exit_status();
+    return InterruptScope::exit_status();
   }
   out << summary_line(plan, writer, wall_s);
   return 0;
@@ -456,16 +414,16 @@ void run_worker_rank(const models::Sweep& sweep) {
   }
 }
 
-int run_coordinator_rank(SweepPlan& plan, std::ofstream& file, int ranks, bool show_progress, std::ostream& out,
+int run_coordinator_rank(SweepPlan& plan, AppendFile& file, int ranks, bool show_progress, std::ostream& out,
                          std::ostream& err) {
   Progress progress(show_progress, plan.shard_points);
-  RowWriter writer(file, plan.out_path, progress, plan.already_done);
+  RowWriter writer(file, progress, plan.already_done);
   std::atomic<std::size_t> cursor{0};
   std::atomic<bool> local_done{false};
   std::atomic<bool> failed{false};
   const auto t0 = std::chrono::steady_clock::now();
   auto next_position = [&]() -> std::int64_t {
-    if (StopSignals::stopped() || failed.load()) return -1;
+    if (InterruptScope::stopped() || failed.load()) return -1;
     const std::size_t k = cursor.fetch_add(1);
     return k < plan.todo.size() ? static_cast<std::int64_t>(k) : -1;
   };
@@ -477,6 +435,8 @@ int run_coordinator_rank(SweepPlan& plan, std::ofstream& file, int ranks, bool s
         const io::SweepOutcome outcome = run_sweep_point(plan.sweep, point);
         writer.put(static_cast<std::size_t>(k), io::sweep_csv_row(plan.sweep, point, outcome), outcome.status);
       }
+    } catch (const models::Interrupted&) {
+      // Ctrl-C inside a point: no row; the summary says so
     } catch (...) {
       local_error = std::current_exception();
       failed.store(true);
@@ -520,10 +480,10 @@ int run_coordinator_rank(SweepPlan& plan, std::ofstream& file, int ranks, bool s
   progress.finish();
   if (local_error) std::rethrow_exception(local_error);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (StopSignals::stopped()) {
+  if (InterruptScope::stopped()) {
     err << "traincast: interrupted: " << plan.already_done + writer.written() << " of " << plan.shard_points
         << " points are in " << plan.out_path << " (continue with --resume)\n";
-    return StopSignals::exit_status();
+    return InterruptScope::exit_status();
   }
   out << summary_line(plan, writer, wall_s) << "traincast sweep: " << ranks << " MPI ranks\n";
   return 0;
@@ -532,7 +492,7 @@ int run_coordinator_rank(SweepPlan& plan, std::ofstream& file, int ranks, bool s
 /// The whole sweep under MPI. Every rank loads the sweep file; rank 0 checks the output and
 /// coordinates; all ranks return rank 0's exit status.
 int run_mpi(const std::string& sweep_path, models::SweepShard shard, const std::string& out_path, bool resume,
-            bool force, bool show_progress, std::ostream& out, std::ostream& err) {
+            bool force, bool show_progress, const std::string& command, std::ostream& out, std::ostream& err) {
   const MpiSession mpi;
   const bool root = mpi.rank() == 0;
   SweepPlan plan;
@@ -558,16 +518,18 @@ int run_mpi(const std::string& sweep_path, models::SweepShard shard, const std::
     if (root) err << "traincast: the MPI ranks read different sweeps from " << sweep_path << " (hashes differ)\n";
     return 2;
   }
-  std::ofstream file;
+  AppendFile file;
+  std::optional<OutputLock> lock;
   if (root) {
     status = guarded(err, [&]() -> int {
+      lock.emplace(out_path, command, err);
       file = open_output(plan, resume, force, sweep_path);
       return 0;
     });
   }
   if (broadcast_status(status) != 0) return status;
   if (root) warn_sweep_profiles(plan.sweep, err);
-  const StopSignals signals;
+  const InterruptScope signals;
   if (root) {
     status = guarded(err, [&] { return run_coordinator_rank(plan, file, mpi.size(), show_progress, out, err); });
   } else {
@@ -588,7 +550,8 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
       "axis values, status (ok, oom, invalid, error), the metrics, and the reason for oom/invalid.\n"
       "The CSV's bytes do not depend on --jobs, --shard + merge or MPI. Ctrl-C stops cleanly (rows\n"
       "written stay; exit status 130); --resume continues. Under `mpirun -n N` (built with MPI),\n"
-      "rank 0 hands out points to all ranks and writes the CSV.\n\nOptions");
+      "rank 0 hands out points to all ranks and writes the CSV. One writer per file: a lock on\n"
+      "OUT.lock names its holder, and a second sweep on the same --out is refused (exit status 2).\n\nOptions");
   opts.add_options()("help,h", "show this help")("out,o", po::value<std::string>(), "CSV file to write (required)")(
       "jobs,j", po::value<int>(), "simulations at once, one thread each (default: the number of cores)")(
       "resume", "continue an interrupted --out file of the same sweep: skip the points it has")(
@@ -625,11 +588,13 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
         progress_mode == "always" || (progress_mode == "auto" && &err == &std::cerr && isatty(STDERR_FILENO) == 1);
     const std::string sweep_path = vm["sweep"].as<std::string>();
     const std::string out_path = vm["out"].as<std::string>();
+    std::string command = "traincast sweep";
+    for (const std::string& a : args) command += " " + a;
 
     keep_freed_memory();
     if (const int ranks = launcher_world_size(); ranks > 1) {
 #ifdef TRAINCAST_HAVE_MPI
-      return run_mpi(sweep_path, shard, out_path, resume, force, show_progress, out, err);
+      return run_mpi(sweep_path, shard, out_path, resume, force, show_progress, command, out, err);
 #else
       throw UsageError("launched with " + std::to_string(ranks) +
                             " MPI ranks, but this traincast was built without MPI (expected a build that found "
@@ -641,8 +606,10 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
     warn_sweep_profiles(plan.sweep, err);
     plan.shard = shard;
     plan.out_path = out_path;
-    std::ofstream file = open_output(plan, resume, force, sweep_path);
-    const StopSignals signals;
+    // One writer per file: a second sweep (or --resume) on the same --out is refused, holder named.
+    const OutputLock lock(out_path, command, err);
+    AppendFile file = open_output(plan, resume, force, sweep_path);
+    const InterruptScope signals;
     return run_local(plan, file, jobs, show_progress, out, err);
   });
 }

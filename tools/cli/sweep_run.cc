@@ -11,6 +11,7 @@
 #include "models/executor/training_executor.h"
 #include "models/io/scenario_io.h"
 #include "models/io/sweep_point.h"
+#include "models/spec/run_control.h"
 
 namespace traincast::cli {
 
@@ -54,6 +55,8 @@ io::SweepOutcome run_sweep_point(const models::Sweep& sweep, std::size_t point) 
                    " GiB of HBM (pipeline stage " + std::to_string(m.worst_stage) + ")";
       if (!m.advice.empty()) out.reason += "; " + m.advice;
     }
+  } catch (const models::Interrupted&) {
+    throw;  // Ctrl-C: the sweep stops; this point gets no row
   } catch (const io::ScenarioError& e) {
     out.status = io::SweepStatus::invalid;
     for (const std::string& line : e.errors()) out.reason += (out.reason.empty() ? "" : "; ") + without_origin(line);

@@ -12,7 +12,8 @@ namespace traincast::cli {
 /// Builds, validates and simulates point `point` (< sweep.num_points()). Never throws for a bad
 /// point: failures are outcomes (statuses as io::SweepStatus says; an invalid point's reason is
 /// its scenario errors without their origins, joined by "; "). Deterministic: the same sweep and
-/// point give the same outcome.
+/// point give the same outcome. Rethrows models::Interrupted (Ctrl-C during its Monte-Carlo
+/// draws): an interrupted point has no outcome.
 io::SweepOutcome run_sweep_point(const models::Sweep& sweep, std::size_t point);
 
 }  // namespace traincast::cli

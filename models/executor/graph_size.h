@@ -22,7 +22,8 @@ inline constexpr double kMaxGraphOps = 40e6;
 double estimate_graph_ops(const Scenario& sc);
 
 /// Throws std::invalid_argument with check_graph_size's message when estimate_graph_ops(sc) >
-/// kMaxGraphOps. simulate_training calls it before it builds the cluster.
+/// kMaxGraphOps; a scenario estimate_graph_ops throws for passes (the executor then reports it
+/// with its own message). simulate_training calls it before it builds the cluster.
 void check_graph_size_early(const Scenario& sc);
 
 }  // namespace traincast::models

@@ -110,9 +110,9 @@ CheckResult less_oversubscription(const NetDraw& d) {
   return monotone(d, "oversubscription " + fmt(d.oversubscription), run_net(d),
                   "oversubscription " + fmt(better.oversubscription), run_net(better));
 }
-std::string less_oversubscription_side(const NetDraw& d) {
+Sides less_oversubscription_side(const NetDraw& d) {
   const double o = *(std::lower_bound(kOversubscription.begin(), kOversubscription.end(), d.oversubscription) - 1);
-  return "--set cluster.fabric.oversubscription=" + fmt(o);
+  return {"", "--set cluster.fabric.oversubscription=" + fmt(o)};
 }
 
 CheckResult faster_nic(const NetDraw& d) {
@@ -123,9 +123,9 @@ CheckResult faster_nic(const NetDraw& d) {
   b.nic = fast;
   return monotone(d, "nic " + slow, run_net(a), "nic " + fast, run_net(b));
 }
-std::string faster_nic_side(const NetDraw& d) {
+Sides faster_nic_side(const NetDraw& d) {
   const auto [slow, fast] = nic_pair(d);
-  return "--set cluster.nic=" + slow + " vs --set cluster.nic=" + fast;
+  return {"--set cluster.nic=" + slow, "--set cluster.nic=" + fast};
 }
 
 std::pair<int, int> nics_pair(const NetDraw& d) {
@@ -143,10 +143,9 @@ CheckResult more_nics(const NetDraw& d) {
   b.nics_per_node = many;
   return monotone(d, std::to_string(few) + " NICs", run_net(a), std::to_string(many) + " NICs", run_net(b));
 }
-std::string more_nics_side(const NetDraw& d) {
+Sides more_nics_side(const NetDraw& d) {
   const auto [few, many] = nics_pair(d);
-  return "--set cluster.nics_per_node=" + std::to_string(few) +
-         " vs --set cluster.nics_per_node=" + std::to_string(many);
+  return {"--set cluster.nics_per_node=" + std::to_string(few), "--set cluster.nics_per_node=" + std::to_string(many)};
 }
 
 /// All link rates x2 halve the transfer time: with T(s) = L + X / s at rate scales s = 0.2, 0.4,
@@ -170,8 +169,9 @@ CheckResult rates_x2(const NetDraw& d) {
   r.violated = err > kCollectiveStrict || ta.choice != tc.choice;
   return r;
 }
-std::string rates_x2_side(const NetDraw&) {
-  return "with a profile whose link_efficiency is every kind's default x0.2, x0.4, x0.8";
+Sides rates_x2_side(const NetDraw&) {
+  return {"--profile P (link_efficiency: every kind's default x0.2, then x0.4)",
+          "--profile P (link_efficiency: every kind's default x0.8)"};
 }
 
 /// The first half of the leaves' nodes against the second half: a symmetry of the fat tree.
@@ -192,12 +192,12 @@ CheckResult relabel_nodes(const NetDraw& d) {
   r.violated = e > kCollectiveStrict || ta.choice != tb.choice;
   return r;
 }
-std::string relabel_side(const NetDraw& d) {
+Sides relabel_side(const NetDraw& d) {
   const int leaves = (d.num_nodes + d.nodes_per_leaf - 1) / d.nodes_per_leaf;
   const int half = leaves == 1 ? d.num_nodes / 2 : (leaves / 2) * d.nodes_per_leaf;
   const int g = gpus_per_node(d);
-  return "--gpus 0-" + std::to_string(half * g - 1) + " vs --gpus " + std::to_string(half * g) + "-" +
-         std::to_string(2 * half * g - 1);
+  return {"--gpus 0-" + std::to_string(half * g - 1),
+          "--gpus " + std::to_string(half * g) + "-" + std::to_string(2 * half * g - 1)};
 }
 
 struct DoneCount : models::CollectiveListener {
@@ -240,7 +240,7 @@ CheckResult bytes_conserved(const NetDraw& d) {
   r.violated = done.done != 1 || off(tx, rx) || off(up, down) || off(tx, expected);
   return r;
 }
-std::string bytes_side(const NetDraw&) { return "(one run: compare the NIC and fabric byte counters)"; }
+Sides bytes_side(const NetDraw&) { return {"(one run: compare the NIC and fabric byte counters)", ""}; }
 
 }  // namespace
 
@@ -411,7 +411,9 @@ void check_draw(const NetDraw& d, Tally& tally) {
       v.shrunk = std::string("threw: ") + e.what();
     }
     v.scenario = scenario_text(s);
-    v.reproduce = nccl_tests_command(s) + "  " + p.other_side(s);
+    const Sides sides = p.sides(s);
+    v.reproduce = nccl_tests_command(s) + " " + sides.first;
+    if (!sides.second.empty()) v.reproduce += "   vs   " + nccl_tests_command(s) + " " + sides.second;
     tally.add_violation(std::move(v));
   }
 }

@@ -3,6 +3,7 @@
 // cluster, its loadable scenario text, the run through the library, and the collective properties.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/properties/property_harness.h"
@@ -54,12 +55,15 @@ NetDraw draw_fabric(int index);
 /// with 2-8 NICs, 2-4 nodes.
 NetDraw draw_pcie(int index);
 
+/// The extra command-line arguments of a property's two sides (second empty: one run).
+using Sides = std::pair<std::string, std::string>;
+
 /// One property over NetDraws: its name and its check (applies = false when it does not apply).
 struct NetProperty {
   std::string name;
   CheckResult (*check)(const NetDraw&);
-  /// The other side of the comparison, for the reproduce line ("" when not a two-sided property).
-  std::string (*other_side)(const NetDraw&);
+  /// Both sides of the comparison, for the reproduce line.
+  Sides (*sides)(const NetDraw&);
 };
 /// less_oversubscription, faster_nic, more_nics, rates_x2, relabel_nodes, bytes_conserved.
 const std::vector<NetProperty>& net_properties();

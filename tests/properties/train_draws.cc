@@ -182,16 +182,21 @@ CheckResult more_nics(const TrainDraw& d) {
   return monotone(std::to_string(few.nics_per_node) + " NICs", few, std::to_string(many.nics_per_node) + " NICs", many);
 }
 
-CheckResult faster_nic(const TrainDraw& d) {
-  if (d.num_nodes < 2) return not_applicable();
+/// The next faster NIC of the draw's NIC family, "" when none.
+std::string faster_nic_name(const TrainDraw& d) {
   static const std::map<std::string, std::string> up{
       {"IB-HDR-200", "IB-NDR-400"}, {"IB-NDR-400", "IB-XDR-800"}, {"RoCE-200GbE", "RoCE-400GbE"}};
-  const std::string nic = d.nic.empty() ? models::find_node_template(d.node_template).nic : d.nic;
-  const auto it = up.find(nic);
-  if (it == up.end()) return not_applicable();
+  const auto it = up.find(d.nic.empty() ? models::find_node_template(d.node_template).nic : d.nic);
+  return it == up.end() ? "" : it->second;
+}
+
+CheckResult faster_nic(const TrainDraw& d) {
+  const std::string fast = faster_nic_name(d);
+  if (d.num_nodes < 2 || fast.empty()) return not_applicable();
   TrainDraw better = d;
-  better.nic = it->second;
-  return monotone("nic " + nic, d, "nic " + it->second, better);
+  better.nic = fast;
+  const std::string slow = d.nic.empty() ? models::find_node_template(d.node_template).nic : d.nic;
+  return monotone("nic " + slow, d, "nic " + fast, better);
 }
 
 /// 1 thread and 2 threads of op-graph generation give the same iteration and memory (every 4th draw).
@@ -206,41 +211,43 @@ CheckResult threads(const TrainDraw& d) {
   return r;
 }
 
+using Sides = std::pair<std::string, std::string>;
+
 struct TrainProperty {
   std::string name;
   CheckResult (*check)(const TrainDraw&);
   /// The --set overrides of the other side (the draw's scenario text is one side).
-  std::string (*other)(const TrainDraw&);
+  Sides (*sides)(const TrainDraw&);
 };
 
 std::string set_text(const std::string& field, const std::string& value) { return "--set " + field + "=" + value; }
-std::string other_folded(const TrainDraw&) { return set_text("options.fold_symmetric", "false"); }
-std::string other_energy(const TrainDraw&) { return "(one run with --trace: integrate each GPU's power_w counter)"; }
-std::string other_mb(const TrainDraw& d) {
-  return set_text("workload.training.micro_batch_size", std::to_string(2 * d.micro_batch_size)) + " " +
-         set_text("workload.training.global_batch_size", std::to_string(2 * d.global_batch_size));
+Sides other_folded(const TrainDraw&) { return {"", set_text("options.fold_symmetric", "false")}; }
+Sides other_energy(const TrainDraw&) { return {"--trace T (integrate each GPU's power_w counter)", ""}; }
+Sides other_mb(const TrainDraw& d) {
+  return {"", set_text("workload.training.micro_batch_size", std::to_string(2 * d.micro_batch_size)) + " " +
+                  set_text("workload.training.global_batch_size", std::to_string(2 * d.global_batch_size))};
 }
-std::string other_gbs(const TrainDraw& d) {
-  return set_text("workload.training.global_batch_size", std::to_string(2 * d.global_batch_size));
+Sides other_gbs(const TrainDraw& d) {
+  return {"", set_text("workload.training.global_batch_size", std::to_string(2 * d.global_batch_size))};
 }
-std::string other_cap(const TrainDraw& d) {
+Sides other_cap(const TrainDraw& d) {
   const double low = d.gpu_power_limit_w > 0 ? d.gpu_power_limit_w : std::round(0.7 * tdp_w(d));
-  return set_text("power.gpu_power_limit_w", fmt(low)) + " vs " + set_text("power.gpu_power_limit_w", "0");
+  return {set_text("power.gpu_power_limit_w", fmt(low)), set_text("power.gpu_power_limit_w", "0")};
 }
-std::string other_cooling(const TrainDraw& d) {
-  if (d.airflow_fraction < 1.0) return "thermal.gpu_airflow_fraction all 1 (remove them)";
-  return set_text("thermal.supply_air_c", fmt(d.supply_air_c + 10));
+Sides other_cooling(const TrainDraw& d) {
+  if (d.airflow_fraction < 1.0) return {"", "(thermal.gpu_airflow_fraction lines removed)"};
+  return {set_text("thermal.supply_air_c", fmt(d.supply_air_c + 10)), ""};
 }
-std::string other_oversub(const TrainDraw& d) {
-  return set_text("cluster.fabric.oversubscription", fmt(d.oversubscription - 1));
+Sides other_oversub(const TrainDraw& d) {
+  return {"", set_text("cluster.fabric.oversubscription", fmt(d.oversubscription - 1))};
 }
-std::string other_nics(const TrainDraw& d) {
+Sides other_nics(const TrainDraw& d) {
   const int n = d.nics_per_node > 0 ? d.nics_per_node : models::find_node_template(d.node_template).nics;
-  return set_text("cluster.nics_per_node", std::to_string(n >= 8 ? 4 : n)) + " vs " +
-         set_text("cluster.nics_per_node", std::to_string(n >= 8 ? 8 : 2 * n));
+  return {set_text("cluster.nics_per_node", std::to_string(n >= 8 ? 4 : n)),
+          set_text("cluster.nics_per_node", std::to_string(n >= 8 ? 8 : 2 * n))};
 }
-std::string other_nic(const TrainDraw&) { return "--set cluster.nic=<the next faster NIC of the family>"; }
-std::string other_threads(const TrainDraw&) { return set_text("options.threads", "2"); }
+Sides other_nic(const TrainDraw& d) { return {"", set_text("cluster.nic", faster_nic_name(d))}; }
+Sides other_threads(const TrainDraw&) { return {"", set_text("options.threads", "2")}; }
 
 const std::vector<TrainProperty>& train_properties() {
   static const std::vector<TrainProperty> p{
@@ -417,7 +424,9 @@ Tally run_train_group(int count) {
         v.shrunk = std::string("threw: ") + e.what();
       }
       v.scenario = scenario_text(s);
-      v.reproduce = "traincast run FILE  vs  traincast run FILE " + p.other(s);
+      const auto [a, b] = p.sides(s);
+      v.reproduce = "traincast run FILE " + a;
+      if (!b.empty()) v.reproduce += "   vs   traincast run FILE " + b;
       tally.add_violation(std::move(v));
     }
   }

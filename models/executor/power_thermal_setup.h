@@ -27,6 +27,7 @@ struct ThermalStartState {
   std::vector<double> periodic_c;    ///< out: periodic steady-state start per simulated GPU
   std::vector<double> rack_rise_out_c;  ///< out: rack rises at the end
   bool asymmetric = false;              ///< out: folding saw different inlets for represented GPUs
+  bool ceiling_start = false;           ///< out: a GPU started at its slowdown temperature and cooled
   bool folded = false;                  ///< out: the pass was folded
   bool no_thermal_slowdown = false;     ///< in: no GPU slows down with temperature (attribution run)
 };

@@ -59,6 +59,7 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   start.periodic_c = power.periodic_start_c();
   start.rack_rise_out_c = power.rack_rise_c();
   start.asymmetric = power.asymmetric();
+  start.ceiling_start = power.ceiling_start();
   start.folded = job.folded;
   return r;
 }
@@ -106,7 +107,9 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
         if (trace != nullptr) *trace = std::move(pass_trace);
         asymmetric = asymmetric || next.asymmetric;
         folded = next.folded;
-        if (r.thermal.steady_state || pass >= kMaxSteadyPasses) break;
+        // A pass that started a GPU at its slowdown temperature is not the periodic state even
+        // when it drifts < 0.5 K: the next one starts on the orbit (PowerThermalModel::ceiling_start).
+        if ((r.thermal.steady_state && !next.ceiling_start) || pass >= kMaxSteadyPasses) break;
         prev = std::move(next);
       }
       if (!(asymmetric && folded)) return r;

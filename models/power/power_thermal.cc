@@ -380,9 +380,26 @@ std::vector<double> PowerThermalModel::periodic_start_c() const {
     // T_end = T_start decay + X (linear RC, piecewise-constant input); periodic: T* = X / (1 - decay).
     const double x = st.temp_c - st.window_start_c * decay;
     double t = decay < 1.0 ? x / (1.0 - decay) : st.temp_c;
+    // A GPU that started the window at its slowdown temperature and throttled there held its
+    // compute at the holding power from the first instant, while on the periodic orbit each
+    // compute phase starts below the limit by what the low-power phases (communication, waits)
+    // cooled it and runs at full clock until it is back at the limit: the window's own cooling,
+    // T_start - T_end, is that dip. The linear-RC T* of a clamped profile does not apply.
+    if (starts_at_ceiling(i)) t = rc.slowdown_c - (st.window_start_c - st.temp_c);
     out[i] = std::min(t, rc.slowdown_c);
   }
   return out;
+}
+
+bool PowerThermalModel::starts_at_ceiling(std::size_t i) const {
+  const GpuState& st = (window_end_ns_ >= 0 ? closed_g_ : g_)[i];
+  return st.throttled_ns > 0 && st.window_start_c >= s_.gpus[i].rc.slowdown_c && st.temp_c < st.window_start_c;
+}
+
+bool PowerThermalModel::ceiling_start() const {
+  for (std::size_t i = 0; i < g_.size(); ++i)
+    if (starts_at_ceiling(i)) return true;
+  return false;
 }
 
 void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double train_s, PowerReport& pr,

@@ -97,8 +97,15 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   void finish(std::int64_t end_ns, double iteration_s, double train_s, PowerReport& power, ThermalReport& thermal);
 
   /// Per sim GPU: temperature the last iteration's power profile would hold at every iteration
-  /// start (periodic steady state of the linear RC, capped at the slowdown temperature).
+  /// start (periodic steady state of the linear RC, capped at the slowdown temperature). A GPU
+  /// that started the window at its slowdown temperature, throttled and cooled (ceiling_start)
+  /// gets the slowdown temperature minus that cooling: the start of the periodic orbit, where
+  /// each compute phase first runs at full clock back up to the limit.
   std::vector<double> periodic_start_c() const;
+  /// true when some GPU started the last iteration at its slowdown temperature, throttled and
+  /// ended it cooler: that start was not periodic (the orbit starts below the limit), however
+  /// small the drift over one iteration (tau = R C is minutes, an iteration milliseconds).
+  bool ceiling_start() const;
   /// Rack recirculation rise at the end [C], per rack.
   const std::vector<double>& rack_rise_c() const { return rack_rise_; }
   /// true when, with folding, a real GPU would have seen another inlet than its representative.
@@ -186,6 +193,8 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   bool window_open_ = false;
   bool asymmetric_ = false;
   bool clock_reduced_ = false;
+  /// See ceiling_start(): GPU i (simulated index).
+  bool starts_at_ceiling(std::size_t i) const;
 };
 
 }  // namespace traincast::models

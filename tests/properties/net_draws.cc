@@ -1,0 +1,434 @@
+// Generated collective scenarios and the collective properties (issue 16): scenario text, runs
+// through models/io and the collective engine, checks, shrinking.
+
+#include "tests/properties/net_draws.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "models/calibration/calibration_profile.h"
+#include "models/collectives/collective_engine.h"
+#include "models/collectives/nccl_tests.h"
+#include "models/hardware/catalog.h"
+#include "models/hardware/cluster.h"
+#include "models/io/scenario_io.h"
+#include "sim/flow_network.h"
+#include "sim/simulator.h"
+
+namespace traincast::properties {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+int gpus_per_node(const NetDraw& d) { return models::find_node_template(d.node_template).gpus_per_node; }
+
+std::string nic_of(const NetDraw& d) { return d.nic.empty() ? models::find_node_template(d.node_template).nic : d.nic; }
+
+int nics_of(const NetDraw& d) {
+  return d.nics_per_node > 0 ? d.nics_per_node : models::find_node_template(d.node_template).nics;
+}
+
+std::string gpu_list(const NetDraw& d) {
+  if (d.group_nodes == 0) return "";
+  const int g = gpus_per_node(d);
+  return std::to_string(d.first_node * g) + "-" + std::to_string((d.first_node + d.group_nodes) * g - 1);
+}
+
+/// The in-memory profile of rate_scale: every link kind at its default efficiency x the scale.
+std::shared_ptr<const models::CalibrationProfile> rate_profile(const models::ClusterSpec& spec, double scale) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const models::Cluster cluster(spec, net);
+  const models::CollectiveEngine engine(sim, net, cluster);
+  auto p = std::make_shared<models::CalibrationProfile>();
+  for (int k = 0; k < static_cast<int>(p->link_efficiency.size()); ++k)
+    p->link_efficiency[k] = engine.default_efficiency(static_cast<models::LinkKind>(k)) * scale;
+  return p;
+}
+
+models::Scenario load(const NetDraw& d) {
+  models::Scenario sc = io::load_scenario_text(scenario_text(d), d.id + ".textproto", io::Format::text);
+  if (d.rate_scale != 1.0) sc.cluster.profile = rate_profile(sc.cluster, d.rate_scale);
+  return sc;
+}
+
+std::vector<int> group_gpus(const NetDraw& d) {
+  std::vector<int> gpus;
+  if (d.group_nodes == 0) return gpus;
+  const int g = gpus_per_node(d);
+  for (int i = d.first_node * g; i < (d.first_node + d.group_nodes) * g; ++i) gpus.push_back(i);
+  return gpus;
+}
+
+std::string describe(const NetOutcome& o) { return fmt(o.time_s * 1e6) + " us (" + o.choice + ")"; }
+
+/// base is expected no faster than better: better.time <= base.time within the tolerances.
+CheckResult monotone(const NetDraw& d, const std::string& base_what, const NetOutcome& base,
+                     const std::string& better_what, const NetOutcome& better) {
+  CheckResult r;
+  const double e = excess(base.time_s, better.time_s);
+  r.detail = base_what + ": " + describe(base) + "; " + better_what + ": " + describe(better) + "; " + fmt(e * 100) +
+             " % slower";
+  if (e <= kCollectiveStrict) return r;
+  if (!d.forced() && better.choice != base.choice && e <= kTunerSwitch) {
+    r.tuner_switch = true;
+    return r;
+  }
+  r.violated = true;
+  return r;
+}
+
+const std::vector<std::vector<std::string>>& nic_families() {
+  static const std::vector<std::vector<std::string>> f{{"IB-EDR-100", "IB-HDR-200", "IB-NDR-400", "IB-XDR-800"},
+                                                       {"RoCE-100GbE", "RoCE-200GbE", "RoCE-400GbE"}};
+  return f;
+}
+
+/// (slower, faster) adjacent NICs of the draw's NIC family around its NIC; empty when none.
+std::pair<std::string, std::string> nic_pair(const NetDraw& d) {
+  const std::string nic = nic_of(d);
+  for (const auto& fam : nic_families()) {
+    const auto it = std::find(fam.begin(), fam.end(), nic);
+    if (it == fam.end()) continue;
+    if (it + 1 != fam.end()) return {*it, *(it + 1)};
+    return {*(it - 1), *it};
+  }
+  return {};
+}
+
+const std::vector<double> kOversubscription{1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 3.25, 4.0};
+const std::vector<int> kNics{2, 3, 4, 6, 8};
+
+CheckResult less_oversubscription(const NetDraw& d) {
+  if (d.oversubscription <= 1.0 || d.num_nodes <= d.nodes_per_leaf) return not_applicable();
+  NetDraw better = d;
+  better.oversubscription =
+      *(std::lower_bound(kOversubscription.begin(), kOversubscription.end(), d.oversubscription) - 1);
+  return monotone(d, "oversubscription " + fmt(d.oversubscription), run_net(d),
+                  "oversubscription " + fmt(better.oversubscription), run_net(better));
+}
+Sides less_oversubscription_side(const NetDraw& d) {
+  const double o = *(std::lower_bound(kOversubscription.begin(), kOversubscription.end(), d.oversubscription) - 1);
+  return {"", "--set cluster.fabric.oversubscription=" + fmt(o)};
+}
+
+CheckResult faster_nic(const NetDraw& d) {
+  const auto [slow, fast] = nic_pair(d);
+  if (slow.empty()) return not_applicable();
+  NetDraw a = d, b = d;
+  a.nic = slow;
+  b.nic = fast;
+  return monotone(d, "nic " + slow, run_net(a), "nic " + fast, run_net(b));
+}
+Sides faster_nic_side(const NetDraw& d) {
+  const auto [slow, fast] = nic_pair(d);
+  return {"--set cluster.nic=" + slow, "--set cluster.nic=" + fast};
+}
+
+std::pair<int, int> nics_pair(const NetDraw& d) {
+  const int n = nics_of(d);
+  const auto it = std::upper_bound(kNics.begin(), kNics.end(), n);
+  if (it != kNics.end()) return {n, *it};
+  return {*(std::lower_bound(kNics.begin(), kNics.end(), n) - 1), n};
+}
+
+CheckResult more_nics(const NetDraw& d) {
+  if (d.node_template.rfind("pcie_", 0) != 0) return not_applicable();
+  const auto [few, many] = nics_pair(d);
+  NetDraw a = d, b = d;
+  a.nics_per_node = few;
+  b.nics_per_node = many;
+  return monotone(d, std::to_string(few) + " NICs", run_net(a), std::to_string(many) + " NICs", run_net(b));
+}
+Sides more_nics_side(const NetDraw& d) {
+  const auto [few, many] = nics_pair(d);
+  return {"--set cluster.nics_per_node=" + std::to_string(few), "--set cluster.nics_per_node=" + std::to_string(many)};
+}
+
+/// All link rates x2 halve the transfer time: with T(s) = L + X / s at rate scales s = 0.2, 0.4,
+/// 0.8 (L: the size-independent latency, whatever its parts), T(0.2) = T(0.8) + 6 (T(0.4) - T(0.8)).
+/// Forced ring Simple only: LL/LL128 and tree add NCCL's per-channel bandwidth maxima, which are
+/// software constants, not link rates.
+CheckResult rates_x2(const NetDraw& d) {
+  if (d.algorithm != "ring" || d.protocol != "simple") return not_applicable();
+  NetDraw a = d, b = d, c = d;
+  a.rate_scale = 0.2;
+  b.rate_scale = 0.4;
+  c.rate_scale = 0.8;
+  const NetOutcome ta = run_net(a), tb = run_net(b), tc = run_net(c);
+  CheckResult r;
+  const double x = tb.time_s - tc.time_s;  // transfer time at scale 0.8
+  const double predicted = tc.time_s + 3 * x;
+  const double err = x > 0 ? std::fabs(ta.time_s - predicted) / (4 * x) : 1.0;
+  r.detail = "rates x0.2/x0.4/x0.8: " + describe(ta) + ", " + describe(tb) + ", " + describe(tc) +
+             "; transfer time at x0.2 " + fmt((ta.time_s - tc.time_s + x) * 1e6) + " us, expected " + fmt(4 * x * 1e6) +
+             " us (" + fmt(err * 100) + " % off)";
+  r.violated = err > kCollectiveStrict || ta.choice != tc.choice;
+  return r;
+}
+Sides rates_x2_side(const NetDraw&) {
+  return {"--profile P (link_efficiency: every kind's default x0.2, then x0.4)",
+          "--profile P (link_efficiency: every kind's default x0.8)"};
+}
+
+/// The first half of the leaves' nodes against the second half: a symmetry of the fat tree.
+CheckResult relabel_nodes(const NetDraw& d) {
+  const int leaves = (d.num_nodes + d.nodes_per_leaf - 1) / d.nodes_per_leaf;
+  int half = 0;
+  if (d.num_nodes % d.nodes_per_leaf == 0 && leaves >= 2) half = (leaves / 2) * d.nodes_per_leaf;
+  if (leaves == 1 && d.num_nodes >= 4) half = d.num_nodes / 2;
+  if (half < 2) return not_applicable();
+  NetDraw a = d, b = d;
+  a.group_nodes = b.group_nodes = half;
+  b.first_node = half;
+  const NetOutcome ta = run_net(a), tb = run_net(b);
+  CheckResult r;
+  const double e = std::fabs(excess(ta.time_s, tb.time_s));
+  r.detail = "nodes 0-" + std::to_string(half - 1) + ": " + describe(ta) + "; nodes " + std::to_string(half) + "-" +
+             std::to_string(2 * half - 1) + ": " + describe(tb) + "; " + fmt(e * 100) + " % apart";
+  r.violated = e > kCollectiveStrict || ta.choice != tb.choice;
+  return r;
+}
+Sides relabel_side(const NetDraw& d) {
+  const int leaves = (d.num_nodes + d.nodes_per_leaf - 1) / d.nodes_per_leaf;
+  const int half = leaves == 1 ? d.num_nodes / 2 : (leaves / 2) * d.nodes_per_leaf;
+  const int g = gpus_per_node(d);
+  return {"--gpus 0-" + std::to_string(half * g - 1),
+          "--gpus " + std::to_string(half * g) + "-" + std::to_string(2 * half * g - 1)};
+}
+
+struct DoneCount : models::CollectiveListener {
+  void on_collective_done(std::uint64_t) override { ++done; }
+  int done = 0;
+};
+
+/// Bytes conserved: on a forced ring across nodes every byte a NIC sends is received by a NIC,
+/// every byte up a leaf comes down a leaf, and each of the C channels' rings crosses every node
+/// boundary once with its share, so the NICs carry nodes x (ring edge bytes) = nodes x
+/// 2 (n-1)/n S (all_reduce) or nodes x (n-1)/n S (all_gather, reduce_scatter) in all.
+CheckResult bytes_conserved(const NetDraw& d) {
+  if (d.algorithm != "ring" || d.group_nodes != 0) return not_applicable();
+  const models::Scenario sc = load(d);
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const models::Cluster cluster(sc.cluster, net);
+  models::CollectiveEngine engine(sim, net, cluster);
+  const models::NcclTestsOp op = models::parse_nccl_tests_op(d.op);
+  const int n = cluster.num_gpus();
+  models::CollectiveCall call;
+  call.op = models::collective_op_of(op);
+  for (int i = 0; i < n; ++i) call.ranks.push_back(i);
+  call.bytes = models::nccl_tests_size(op, d.bytes, n, 4).bytes;
+  DoneCount done;
+  engine.start(call, &done, 0);
+  sim.run();
+  double tx = 0, rx = 0, up = 0, down = 0;
+  for (const models::ClusterEdge& e : cluster.edges()) {
+    const double b = net.stats(e.resource).bytes_carried;
+    if (e.kind == models::LinkKind::nic) (e.name.ends_with(".tx") ? tx : rx) += b;
+    if (e.kind == models::LinkKind::fabric) (e.from.rfind("leaf", 0) == 0 ? up : down) += b;
+  }
+  const double edge = (op == models::NcclTestsOp::all_reduce ? 2.0 : 1.0) * (n - 1) / n * call.bytes;
+  const double expected = cluster.num_nodes() * edge;
+  CheckResult r;
+  r.detail = "NIC tx " + fmt(tx) + " B, rx " + fmt(rx) + " B, expected " + fmt(expected) + " B; leaf up " + fmt(up) +
+             " B, down " + fmt(down) + " B";
+  const auto off = [](double a, double b) { return std::fabs(a - b) > 1e-6 * std::max({a, b, 1.0}); };
+  r.violated = done.done != 1 || off(tx, rx) || off(up, down) || off(tx, expected);
+  return r;
+}
+Sides bytes_side(const NetDraw&) { return {"(one run: compare the NIC and fabric byte counters)", ""}; }
+
+}  // namespace
+
+std::string scenario_text(const NetDraw& d) {
+  const int gpus = d.num_nodes * gpus_per_node(d);
+  std::ostringstream o;
+  o << "# property draw " << d.id << ": " << d.op << " of " << static_cast<long long>(d.bytes) << " bytes"
+    << (d.group_nodes ? " on --gpus " + gpu_list(d) : std::string()) << "\n";
+  o << "name: \"" << d.id << "\"\ncluster {\n  node_template: \"" << d.node_template
+    << "\"\n  num_nodes: " << d.num_nodes << "\n";
+  if (!d.nic.empty()) o << "  nic: \"" << d.nic << "\"\n";
+  if (d.nics_per_node > 0) o << "  nics_per_node: " << d.nics_per_node << "\n";
+  o << "  fabric { kind: " << d.fabric_kind << " nodes_per_leaf: " << d.nodes_per_leaf
+    << " oversubscription: " << fmt(d.oversubscription) << " }\n";
+  o << "  collectives { algorithm: " << d.algorithm << " protocol: " << d.protocol << " }\n}\n";
+  o << "workload {\n  model { num_layers: 1 hidden_size: 64 num_attention_heads: 1 vocab_size: 64 seq_length: 64 }\n"
+    << "  parallel { tp: 1 pp: 1 dp: " << gpus << " }\n  training { global_batch_size: " << gpus
+    << " micro_batch_size: 1 }\n}\n";
+  return o.str();
+}
+
+std::string nccl_tests_command(const NetDraw& d) {
+  const std::string size = std::to_string(static_cast<long long>(d.bytes));
+  std::string s = "traincast nccl-tests FILE --op " + d.op + " -b " + size + " -e " + size + " --show-algorithm";
+  if (d.group_nodes) s += " --gpus " + gpu_list(d);
+  return s;
+}
+
+NetOutcome run_net(const NetDraw& d) {
+  const models::Scenario sc = load(d);
+  models::NcclTestsOptions options;
+  options.op = models::parse_nccl_tests_op(d.op);
+  options.gpus = group_gpus(d);
+  const std::vector<models::NcclTestsResult> rows = models::simulate_nccl_tests(sc.cluster, options, {d.bytes});
+  NetOutcome o;
+  o.time_s = rows.at(0).time_s;
+  o.latency_s = rows[0].choice.latency_s;
+  o.choice = std::string(models::algorithm_name(rows[0].choice.algorithm)) + "/" +
+             std::string(models::protocol_name(rows[0].choice.protocol)) + "/" +
+             std::to_string(rows[0].choice.channels);
+  return o;
+}
+
+namespace {
+void draw_call(Rng& rng, NetDraw& d, bool multi_leaf_tree) {
+  d.op = rng.chance(0.5) ? "all_reduce" : rng.pick(std::vector<std::string>{"all_gather", "reduce_scatter"});
+  d.bytes = std::ldexp(1.0, rng.uniform(22, 30));  // 4 MiB .. 1 GiB
+  if (rng.chance(0.6)) {
+    d.algorithm = d.op == "all_reduce" && multi_leaf_tree && rng.chance(0.35) ? "tree" : "ring";
+    d.protocol = rng.pick(std::vector<std::string>{"simple", "simple", "ll128", "ll"});
+    if (d.protocol == "ll") d.bytes = std::min(d.bytes, 64 * kMiB);  // LL moves small messages
+  }
+}
+}  // namespace
+
+NetDraw draw_fabric(int index) {
+  Rng rng = draw_rng("fabric", index);
+  NetDraw d;
+  d.id = draw_id("fabric", index);
+  d.node_template = rng.pick(std::vector<std::string>{"dgx_h100", "dgx_a100", "hgx_h200", "dgx_b200"});
+  d.fabric_kind = rng.chance(0.7) ? "fat_tree" : "rail_optimized";
+  d.nodes_per_leaf = rng.pick(std::vector<int>{1, 2, 4});
+  d.num_nodes = d.nodes_per_leaf * rng.uniform(2, 4);
+  if (d.num_nodes < 2) d.num_nodes = 2;
+  d.oversubscription = rng.pick(std::vector<double>{1.25, 1.5, 2.0, 2.5, 3.0, 3.25, 4.0});
+  draw_call(rng, d, true);
+  return d;
+}
+
+NetDraw draw_pcie(int index) {
+  Rng rng = draw_rng("pcie", index);
+  NetDraw d;
+  d.id = draw_id("pcie", index);
+  d.node_template = rng.pick(std::vector<std::string>{"pcie_8gpu_2socket", "pcie_8gpu_2socket_h100_nvlink_bridge"});
+  d.nics_per_node = rng.pick(kNics);
+  d.num_nodes = rng.uniform(2, 4);
+  if (rng.chance(0.5)) {
+    d.fabric_kind = "rail_optimized";  // one leaf per rail (nodes_per_leaf 32)
+  } else {
+    d.nodes_per_leaf = rng.pick(std::vector<int>{1, 2});
+    d.oversubscription = rng.pick(std::vector<double>{1.0, 1.5, 2.0});
+  }
+  draw_call(rng, d, true);
+  return d;
+}
+
+const std::vector<NetProperty>& net_properties() {
+  static const std::vector<NetProperty> p{
+      {"less_oversubscription", less_oversubscription, less_oversubscription_side},
+      {"faster_nic", faster_nic, faster_nic_side},
+      {"more_nics", more_nics, more_nics_side},
+      {"rates_x2_halve_transfer", rates_x2, rates_x2_side},
+      {"relabel_nodes", relabel_nodes, relabel_side},
+      {"bytes_conserved", bytes_conserved, bytes_side},
+  };
+  return p;
+}
+
+std::vector<NetDraw> smaller_net_draws(const NetDraw& d) {
+  std::vector<NetDraw> out;
+  auto add = [&](NetDraw c) {
+    c.id = d.id;
+    out.push_back(std::move(c));
+  };
+  if (d.num_nodes > 2) {
+    NetDraw c = d;
+    c.num_nodes = std::max(2, d.num_nodes / 2);
+    add(c);
+    c = d;
+    c.num_nodes = d.num_nodes - 1;
+    add(c);
+  }
+  if (d.nodes_per_leaf > 1) {
+    NetDraw c = d;
+    c.nodes_per_leaf = d.nodes_per_leaf / 2;
+    c.num_nodes = std::max(2, d.num_nodes / 2);
+    add(c);
+  }
+  if (d.fabric_kind == "rail_optimized") {
+    NetDraw c = d;
+    c.fabric_kind = "fat_tree";
+    add(c);
+  }
+  if (d.bytes > 4 * kMiB) {
+    NetDraw c = d;
+    c.bytes = d.bytes / 4;
+    add(c);
+  }
+  if (d.op != "all_reduce") {
+    NetDraw c = d;
+    c.op = "all_reduce";
+    add(c);
+  }
+  return out;
+}
+
+namespace {
+bool still_fails(const NetProperty& p, const NetDraw& d) {
+  try {
+    return p.check(d).violated;
+  } catch (const std::exception&) {
+    return false;  // a candidate the loader or the model refuses is not a smaller failing draw
+  }
+}
+
+void check_draw(const NetDraw& d, Tally& tally) {
+  for (const NetProperty& p : net_properties()) {
+    CheckResult r;
+    try {
+      r = p.check(d);
+    } catch (const std::exception& e) {
+      r.violated = true;
+      r.detail = std::string("threw: ") + e.what();
+    }
+    tally.count(p.name, r);
+    if (r.tuner_switch) tally.add_switch(d.id, p.name, r.detail);
+    if (!r.violated) continue;
+    const std::function<std::vector<NetDraw>(const NetDraw&)> smaller = smaller_net_draws;
+    const std::function<bool(const NetDraw&)> fails = [&](const NetDraw& c) { return still_fails(p, c); };
+    const NetDraw s = shrink(d, smaller, fails);
+    Violation v;
+    v.draw = d.id;
+    v.property = p.name;
+    v.detail = r.detail;
+    try {
+      v.shrunk = p.check(s).detail;
+    } catch (const std::exception& e) {
+      v.shrunk = std::string("threw: ") + e.what();
+    }
+    v.scenario = scenario_text(s);
+    const Sides sides = p.sides(s);
+    v.reproduce = nccl_tests_command(s) + " " + sides.first;
+    if (!sides.second.empty()) v.reproduce += "   vs   " + nccl_tests_command(s) + " " + sides.second;
+    tally.add_violation(std::move(v));
+  }
+}
+}  // namespace
+
+Tally run_net_group(const std::string& /*group*/, int count, NetDraw (*make)(int)) {
+  Tally tally;
+  const std::string only = only_draw();
+  for (int i = 0; i < count; ++i) {
+    const NetDraw d = make(i);
+    if (!only.empty() && only != d.id) continue;
+    if (!only.empty()) std::printf("%s", scenario_text(d).c_str());
+    check_draw(d, tally);
+  }
+  return tally;
+}
+
+}  // namespace traincast::properties

@@ -30,6 +30,20 @@ std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// The port of highest weight mix64(key ^ port salt) among `ports` (rendezvous hashing).
+int rendezvous_pick(std::uint64_t key, int ports) {
+  int best = 0;
+  std::uint64_t best_weight = 0;
+  for (int p = 0; p < ports; ++p) {
+    const std::uint64_t w = mix64(key ^ mix64(0x5eed0000ULL + static_cast<std::uint64_t>(p)));
+    if (p == 0 || w > best_weight) {
+      best = p;
+      best_weight = w;
+    }
+  }
+  return best;
+}
+
 /// A link's name, "from->to".
 std::string link_name(const std::string& from, const std::string& to) {
   std::string name = from;
@@ -560,12 +574,16 @@ std::pair<int, int> Cluster::pick_up_links(int sl, int sp, int dn, int rail, std
     return {k, plane};
   }
   // ECMP: each switch hashes the flow's 5-tuple with its own seed (switches are seeded per device
-  // so that tiers do not pick correlated ports: "hash polarization"), modulo its equal-cost ports.
+  // so that tiers do not pick correlated ports: "hash polarization") and picks one of its
+  // equal-cost ports, each equally likely. The pick is resilient (rendezvous) hashing, the port
+  // of highest hash(flow, port) (Thaler & Ravishankar, "Using name-based mappings to increase hit
+  // rates", IEEE/ACM ToN 1998; switches' "resilient ECMP"): with one port fewer only the flows of
+  // the removed port move, so a fabric with fewer up-links sees, seed by seed, the same
+  // collisions plus those of the moved flows, never fewer.
   const std::uint64_t seed = spec_.fabric.ecmp_seed;
   const std::uint64_t at_leaf = mix64(flow_hash ^ mix64((seed << 20) ^ static_cast<std::uint64_t>(sl)));
   const std::uint64_t at_agg = mix64(flow_hash ^ mix64((seed << 20) ^ (static_cast<std::uint64_t>(sp) + (1ULL << 19))));
-  return {static_cast<int>(at_leaf % static_cast<std::uint64_t>(ups)),
-          static_cast<int>(at_agg % static_cast<std::uint64_t>(per_plane))};
+  return {rendezvous_pick(at_leaf, ups), rendezvous_pick(at_agg, per_plane)};
 }
 
 std::uint64_t Cluster::destination_index(int node, int nic) const {

@@ -165,9 +165,15 @@ static const char* routing_report_name(FabricRouting r) {
 }
 
 Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
-  const Cluster fabric(sc.cluster);  // the resource table only: which routing, whether hashing matters
-  const bool switched = fabric.num_nodes() > 1 && sc.cluster.fabric.kind != FabricKind::torus;
-  const int seeds = fabric.hashing_matters() ? kEcmpSeeds : 1;
+  const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+  const FabricRouting routing =
+      sc.cluster.fabric.routing != FabricRouting::automatic
+          ? sc.cluster.fabric.routing
+          : Cluster::routing_for_nic(find_nic(sc.cluster.nic.empty() ? node.nic : sc.cluster.nic));
+  const bool switched = sc.cluster.num_nodes > 1 && sc.cluster.fabric.kind != FabricKind::torus;
+  // Only ECMP can need draws; then the resource table (no network) says whether a hash has a choice.
+  const int seeds =
+      switched && routing == FabricRouting::ecmp_hash && Cluster(sc.cluster).hashing_matters() ? kEcmpSeeds : 1;
   std::vector<Report> draws(static_cast<std::size_t>(seeds));
   auto run_draw = [&](int i) {
     Scenario s = sc;
@@ -198,7 +204,7 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
   double var = 0;
   for (const Report& d : draws) var += (d.iteration_time_s - mean_s) * (d.iteration_time_s - mean_s);
   Report r = std::move(draws[0]);
-  r.routing.routing = switched ? routing_report_name(fabric.routing()) : "";
+  r.routing.routing = switched ? routing_report_name(routing) : "";
   r.routing.seeds = seeds;
   r.routing.iteration_time_s_min = min_s;
   r.routing.iteration_time_s_max = max_s;

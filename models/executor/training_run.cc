@@ -3,9 +3,13 @@
 #include "models/executor/training_run.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <utility>
+#include <vector>
+
+#include <tbb/parallel_for.h>
 
 #include "models/collectives/collective_engine.h"
 #include "models/executor/graph_builder.h"
@@ -124,8 +128,8 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
 
 }  // namespace
 
-Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
-  check_graph_size_early(sc);  // before any cluster is built (graph_size.h)
+/// One draw of the routing: the whole job (storage stall pass, thermal passes, attribution).
+static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace) {
   StorageStall storage;
   if (sc.storage) {
     // The stall is the loader's read time beyond the iteration without storage (and the
@@ -146,6 +150,81 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     r.thermal.throttle_iteration_increase_s = hot_s - cool_s;
     r.thermal.throttle_iteration_increase_fraction = r.thermal.throttle_iteration_increase_s / cool_s;
   }
+  return r;
+}
+
+/// The routing's name in reports.
+static const char* routing_report_name(FabricRouting r) {
+  switch (r) {
+    case FabricRouting::d_mod_k:
+      return "d_mod_k";
+    case FabricRouting::adaptive:
+      return "adaptive";
+    case FabricRouting::ecmp_hash:
+      return "ecmp_hash";
+    case FabricRouting::automatic:
+      break;
+  }
+  return "automatic";
+}
+
+Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
+  check_graph_size_early(sc);  // before any cluster is built (graph_size.h)
+  const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+  const FabricRouting routing =
+      sc.cluster.fabric.routing != FabricRouting::automatic
+          ? sc.cluster.fabric.routing
+          : Cluster::routing_for_nic(find_nic(sc.cluster.nic.empty() ? node.nic : sc.cluster.nic));
+  const bool switched = sc.cluster.num_nodes > 1 && sc.cluster.fabric.kind != FabricKind::torus;
+  // Only ECMP can need draws; then the resource table (no network) says whether a hash has a choice.
+  const int seeds =
+      switched && routing == FabricRouting::ecmp_hash && Cluster(sc.cluster).hashing_matters() ? kEcmpSeeds : 1;
+  std::vector<Report> draws(static_cast<std::size_t>(seeds));
+  auto run_draw = [&](int i) {
+    Scenario s = sc;
+    s.cluster.fabric.ecmp_seed = sc.cluster.fabric.ecmp_seed + static_cast<std::uint64_t>(i);
+    draws[static_cast<std::size_t>(i)] = simulate_draw(s, i == 0 ? trace : nullptr);
+  };
+  if (seeds > 1) {
+    tbb::parallel_for(0, seeds, run_draw);  // each draw single-threaded and deterministic
+  } else {
+    run_draw(0);
+  }
+  // Statistics in draw order (deterministic whatever the thread count).
+  const double n = seeds;
+  double sum_s = 0, min_s = draws[0].iteration_time_s, max_s = min_s;
+  TimeBreakdown mean;
+  constexpr double TimeBreakdown::*kParts[] = {
+      &TimeBreakdown::compute_s,         &TimeBreakdown::tp_comm_exposed_s,    &TimeBreakdown::dp_comm_exposed_s,
+      &TimeBreakdown::pp_comm_exposed_s, &TimeBreakdown::pipeline_bubble_s,    &TimeBreakdown::optimizer_s,
+      &TimeBreakdown::storage_stall_s,   &TimeBreakdown::ep_comm_exposed_s,    &TimeBreakdown::offload_s,
+      &TimeBreakdown::cp_comm_exposed_s, &TimeBreakdown::input_copy_exposed_s, &TimeBreakdown::straggler_wait_s};
+  for (const Report& d : draws) {
+    sum_s += d.iteration_time_s;
+    min_s = std::min(min_s, d.iteration_time_s);
+    max_s = std::max(max_s, d.iteration_time_s);
+    for (double TimeBreakdown::*part : kParts) mean.*part += d.breakdown.*part / n;
+  }
+  const double mean_s = sum_s / n;
+  double var = 0;
+  for (const Report& d : draws) var += (d.iteration_time_s - mean_s) * (d.iteration_time_s - mean_s);
+  Report r = std::move(draws[0]);
+  r.routing.routing = switched ? routing_report_name(routing) : "";
+  r.routing.seeds = seeds;
+  r.routing.iteration_time_s_min = min_s;
+  r.routing.iteration_time_s_max = max_s;
+  r.routing.iteration_time_s_stddev = std::sqrt(var / n);
+  if (seeds == 1 || !(mean_s > 0)) return r;
+  // The mean draw: the iteration time, its breakdown (each part averaged, so they still add up)
+  // and the rates derived from the iteration time; the other sections are the first draw's.
+  const double scale = r.iteration_time_s / mean_s;
+  r.iteration_time_s = mean_s;
+  r.breakdown = mean;
+  for (double* rate :
+       {&r.tokens_per_s, &r.samples_per_s, &r.tflops_per_gpu, &r.hardware_tflops_per_gpu, &r.mfu, &r.hfu}) {
+    *rate *= scale;
+  }
+  r.time_to_train_s /= scale;
   return r;
 }
 

@@ -17,6 +17,14 @@ namespace traincast::models {
 /// (apply_job_effects, with power.facility_average_w for the energy cost). Deterministic: same scenario, same
 /// report, whatever options.threads. Throws std::invalid_argument for scenarios the models cannot run (e.g. a precision
 /// the GPU lacks, interleaving with micro-batches not divisible by PP).
+/// Where ECMP hashing can change a route (Cluster::hashing_matters), the job runs once per seed
+/// cluster.fabric.ecmp_seed + 0 .. kEcmpSeeds-1 (in parallel on TBB, each draw deterministic):
+/// iteration_time_s, its breakdown and the rates derived from it (tokens/samples per s, TFLOP/s,
+/// MFU, HFU, time to train) are the mean over the draws, Report::routing gives min, max and
+/// standard deviation; the other sections and the trace are the first draw's.
 Report simulate_training(const Scenario& scenario, sim::TraceRecorder* trace = nullptr);
+
+/// ECMP hash draws a run averages where hashing matters.
+inline constexpr int kEcmpSeeds = 16;
 
 }  // namespace traincast::models

@@ -30,6 +30,20 @@ std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// The port of highest weight mix64(key ^ port salt) among `ports` (rendezvous hashing).
+int rendezvous_pick(std::uint64_t key, int ports) {
+  int best = 0;
+  std::uint64_t best_weight = 0;
+  for (int p = 0; p < ports; ++p) {
+    const std::uint64_t w = mix64(key ^ mix64(0x5eed0000ULL + static_cast<std::uint64_t>(p)));
+    if (p == 0 || w > best_weight) {
+      best = p;
+      best_weight = w;
+    }
+  }
+  return best;
+}
+
 /// A link's name, "from->to".
 std::string link_name(const std::string& from, const std::string& to) {
   std::string name = from;
@@ -54,6 +68,20 @@ const char* fabric_name(FabricKind k) {
       return "fat_tree";
     case FabricKind::torus:
       return "torus";
+  }
+  return "?";
+}
+
+const char* routing_name(FabricRouting r) {
+  switch (r) {
+    case FabricRouting::automatic:
+      return "automatic";
+    case FabricRouting::d_mod_k:
+      return "d_mod_k (static destination-based tables)";
+    case FabricRouting::adaptive:
+      return "adaptive (flows split evenly over the up-links)";
+    case FabricRouting::ecmp_hash:
+      return "ecmp_hash (5-tuple hash per switch)";
   }
   return "?";
 }
@@ -156,6 +184,7 @@ Cluster::Cluster(const ClusterSpec& spec) : spec_(spec) {
       break;
   }
   pcie_p2p_ = spec.pcie_p2p.value_or(template_->pcie_p2p);
+  routing_ = f.routing == FabricRouting::automatic ? routing_for_nic(*nic_) : f.routing;
 
   // Fabric sizes.
   if (num_nodes_ > 1 && f.kind == FabricKind::torus) {
@@ -392,9 +421,21 @@ void Cluster::build_fabric() {
   leaf_up_.reserve(static_cast<std::size_t>(num_leaves_) * ups);
   spine_down_.reserve(static_cast<std::size_t>(num_leaves_) * ups);
   const bool rail = spec_.fabric.kind == FabricKind::rail_optimized;
+  const bool pooled = routing_ == FabricRouting::adaptive;
   for (int l = 0; l < num_leaves_; ++l) {
     const std::string leaf = "leaf" + std::to_string(l);
     const int group = rail ? l / nics_per_node_ : l;
+    if (pooled) {
+      // Adaptive routing: every flow is split evenly over the ups up-links, so each carries 1/ups
+      // of the leaf's traffic: one resource of ups x the link's capacity loads as they do.
+      const std::string up = spec_.fabric.tiers == 3
+                                 ? "pod" + std::to_string(group / spec_.fabric.leaves_per_pod) + ".aggs"
+                                 : std::string("spines");
+      leaf_up_.push_back(add(ups * leaf_uplink_bytes_per_s_, hop_ns, link_name(leaf, up), LinkKind::fabric, leaf, up));
+      spine_down_.push_back(
+          add(ups * leaf_uplink_bytes_per_s_, hop_ns, link_name(up, leaf), LinkKind::fabric, up, leaf));
+      continue;
+    }
     for (int k = 0; k < ups; ++k) {
       const std::string up = spec_.fabric.tiers == 3 ? "pod" + std::to_string(group / spec_.fabric.leaves_per_pod) +
                                                            ".agg" + std::to_string(k)
@@ -405,6 +446,13 @@ void Cluster::build_fabric() {
   }
   if (spec_.fabric.tiers == 3 && num_pods_ > 1) {
     for (int p = 0; p < num_pods_; ++p) {
+      if (pooled) {
+        const std::string aggs = "pod" + std::to_string(p) + ".aggs";
+        const double pool = num_spines_ * pod_uplink_bytes_per_s_;
+        pod_up_.push_back(add(pool, hop_ns, link_name(aggs, "cores"), LinkKind::fabric, aggs, "cores"));
+        core_down_.push_back(add(pool, hop_ns, link_name("cores", aggs), LinkKind::fabric, "cores", aggs));
+        continue;
+      }
       for (int c = 0; c < num_spines_; ++c) {
         const std::string agg = "pod" + std::to_string(p) + ".agg" + std::to_string(c % num_aggs_);
         const std::string core = "core" + std::to_string(c);
@@ -454,7 +502,8 @@ void Cluster::append_intra(int node, int a, int b, std::vector<sim::ResourceId>&
   }
 }
 
-void Cluster::append_fabric(int sn, int dn, int rail, std::uint64_t hash, std::vector<sim::ResourceId>& out) const {
+void Cluster::append_fabric(int sn, int dn, int rail, std::uint64_t flow_hash,
+                            std::vector<sim::ResourceId>& out) const {
   if (!torus_dims_.empty()) {
     const int dims = static_cast<int>(torus_dims_.size());
     int cur = sn;
@@ -487,23 +536,77 @@ void Cluster::append_fabric(int sn, int dn, int rail, std::uint64_t hash, std::v
   }
   const int sl = leaf_of(sn, rail), dl = leaf_of(dn, rail);
   if (sl == dl) return;
-  const std::size_t ups = spec_.fabric.tiers == 3 ? num_aggs_ : num_spines_;
-  const int k = static_cast<int>(hash % ups);
-  out.push_back(leaf_up_[static_cast<std::size_t>(sl) * ups + k]);
-  if (spec_.fabric.tiers == 3 && num_pods_ > 1) {
-    const bool rail_opt = spec_.fabric.kind == FabricKind::rail_optimized;
-    const int sp = (rail_opt ? sl / nics_per_node_ : sl) / spec_.fabric.leaves_per_pod;
-    const int dp = (rail_opt ? dl / nics_per_node_ : dl) / spec_.fabric.leaves_per_pod;
-    if (sp != dp) {
-      // Core c is wired to aggregation switch c % aggs of every pod (one plane per aggregation index).
-      const int per_plane = std::max(1, num_spines_ / num_aggs_);
-      const int c = k + num_aggs_ * static_cast<int>((hash / ups) % per_plane);
-      const int core = std::min(c, num_spines_ - 1);
-      out.push_back(pod_up_[static_cast<std::size_t>(sp) * num_spines_ + core]);
-      out.push_back(core_down_[static_cast<std::size_t>(dp) * num_spines_ + core]);
+  const bool rail_opt = spec_.fabric.kind == FabricKind::rail_optimized;
+  const int sp = (rail_opt ? sl / nics_per_node_ : sl) / spec_.fabric.leaves_per_pod;
+  const int dp = (rail_opt ? dl / nics_per_node_ : dl) / spec_.fabric.leaves_per_pod;
+  const bool via_core = spec_.fabric.tiers == 3 && num_pods_ > 1 && sp != dp;
+  if (routing_ == FabricRouting::adaptive) {
+    out.push_back(leaf_up_[static_cast<std::size_t>(sl)]);
+    if (via_core) {
+      out.push_back(pod_up_[static_cast<std::size_t>(sp)]);
+      out.push_back(core_down_[static_cast<std::size_t>(dp)]);
     }
+    out.push_back(spine_down_[static_cast<std::size_t>(dl)]);
+    return;
+  }
+  const std::size_t ups = spec_.fabric.tiers == 3 ? num_aggs_ : num_spines_;
+  const auto [k, plane] = pick_up_links(sl, sp, dn, rail, flow_hash);
+  out.push_back(leaf_up_[static_cast<std::size_t>(sl) * ups + k]);
+  if (via_core) {
+    // Core c is wired to aggregation switch c % aggs of every pod (one plane per aggregation index).
+    const int core = std::min(k + num_aggs_ * plane, num_spines_ - 1);
+    out.push_back(pod_up_[static_cast<std::size_t>(sp) * num_spines_ + core]);
+    out.push_back(core_down_[static_cast<std::size_t>(dp) * num_spines_ + core]);
   }
   out.push_back(spine_down_[static_cast<std::size_t>(dl) * ups + k]);
+}
+
+std::pair<int, int> Cluster::pick_up_links(int sl, int sp, int dn, int rail, std::uint64_t flow_hash) const {
+  const int ups = spec_.fabric.tiers == 3 ? num_aggs_ : num_spines_;
+  const int per_plane = num_aggs_ > 0 ? std::max(1, num_spines_ / num_aggs_) : 1;
+  if (routing_ == FabricRouting::d_mod_k) {
+    // D-mod-k (Zahavi 2010, eq. 1): at tier l the up-port is floor(D / (w_1 ... w_{l-1})) mod w_l,
+    // w_l the up-ports per switch of tier l. Past kMaxSpines a resource bundles ports p, p + ups, ...
+    const std::uint64_t d = destination_index(dn, rail);
+    const auto ports = static_cast<std::uint64_t>(std::max(leaf_up_ports_, ups));
+    const int k = static_cast<int>((d % ports) % static_cast<std::uint64_t>(ups));
+    const int plane = static_cast<int>((d / ports) % static_cast<std::uint64_t>(per_plane));
+    return {k, plane};
+  }
+  // ECMP: each switch hashes the flow's 5-tuple with its own seed (switches are seeded per device
+  // so that tiers do not pick correlated ports: "hash polarization") and picks one of its
+  // equal-cost ports, each equally likely. The pick is resilient (rendezvous) hashing, the port
+  // of highest hash(flow, port) (Thaler & Ravishankar, "Using name-based mappings to increase hit
+  // rates", IEEE/ACM ToN 1998; switches' "resilient ECMP"): with one port fewer only the flows of
+  // the removed port move, so a fabric with fewer up-links sees, seed by seed, the same
+  // collisions plus those of the moved flows, never fewer.
+  const std::uint64_t seed = spec_.fabric.ecmp_seed;
+  const std::uint64_t at_leaf = mix64(flow_hash ^ mix64((seed << 20) ^ static_cast<std::uint64_t>(sl)));
+  const std::uint64_t at_agg = mix64(flow_hash ^ mix64((seed << 20) ^ (static_cast<std::uint64_t>(sp) + (1ULL << 19))));
+  return {rendezvous_pick(at_leaf, ups), rendezvous_pick(at_agg, per_plane)};
+}
+
+std::uint64_t Cluster::destination_index(int node, int nic) const {
+  const int npl = spec_.fabric.nodes_per_leaf;
+  const int port = spec_.fabric.kind == FabricKind::rail_optimized ? node % npl : (node % npl) * nics_per_node_ + nic;
+  return static_cast<std::uint64_t>(leaf_of(node, nic)) * static_cast<std::uint64_t>(leaf_down_ports_) +
+         static_cast<std::uint64_t>(port);
+}
+
+FabricRouting Cluster::routing_for_nic(const NicSpec& nic) {
+  // InfiniBand: NVIDIA's OpenSM enables adaptive routing by default (opensm.conf routing_engine
+  // ar_updn; NVIDIA "InfiniBand Cluster Bring-up Procedure" v1.0, Adaptive Routing) and NCCL sends
+  // AR-capable transfers on IB (NCCL_IB_ADAPTIVE_ROUTING, default 1 on IB). Slingshot routes
+  // adaptively by default (HPE Slingshot documentation). Ethernet (RoCE, TCPXO): ECMP hashing.
+  if (nic.name.rfind("IB-", 0) == 0 || nic.name.rfind("Slingshot", 0) == 0) return FabricRouting::adaptive;
+  return FabricRouting::ecmp_hash;
+}
+
+bool Cluster::hashing_matters() const {
+  if (routing_ != FabricRouting::ecmp_hash || !torus_dims_.empty() || num_groups_ <= 1) return false;
+  const int ups = spec_.fabric.tiers == 3 ? num_aggs_ : num_spines_;
+  const int per_plane = num_aggs_ > 0 ? std::max(1, num_spines_ / num_aggs_) : 1;
+  return ups > 1 || (spec_.fabric.tiers == 3 && num_pods_ > 1 && per_plane > 1);
 }
 
 void Cluster::compute_route(int src, int dst, int rail, std::vector<sim::ResourceId>& out) const {
@@ -524,7 +627,12 @@ void Cluster::compute_route(int src, int dst, int rail, std::vector<sim::Resourc
   const bool staged = !spec_.gpu_direct_rdma;
   append_pcie(sn, false, proxy, true, rail, staged, out);
   out.push_back(nic_tx_[static_cast<std::size_t>(sn) * nics_per_node_ + rail]);
-  append_fabric(sn, dn, rail, mix64((static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst)), out);
+  // The flow's 5-tuple: source and destination NIC addresses, UDP source port (RoCEv2 derives it
+  // from the queue pair, and NCCL opens one per GPU pair and channel) and the fixed destination
+  // port 4791: (src GPU, dst GPU, NIC) identify it.
+  const std::uint64_t flow = (static_cast<std::uint64_t>(src) << 36) | (static_cast<std::uint64_t>(dst) << 8) |
+                             static_cast<std::uint64_t>(rail);
+  append_fabric(sn, dn, rail, mix64(flow), out);
   out.push_back(nic_rx_[static_cast<std::size_t>(dn) * nics_per_node_ + rail]);
   append_pcie(dn, true, rail, false, di, staged, out);
 }
@@ -636,7 +744,8 @@ std::string Cluster::describe() const {
       }
       o << " (oversubscription " << f.oversubscription << ":1 asked";
       if (leaf_up_ports_ > 0) o << ", " << leaf_down_ports_ << ":" << leaf_up_ports_ << " ports";
-      o << "); ECMP by hash(src, dst)";
+      o << "); routing " << routing_name(routing_);
+      if (routing_ == FabricRouting::ecmp_hash) o << " (seed " << f.ecmp_seed << ")";
     }
     o << ", " << f.switch_latency_ns << " ns per switch hop, cables " << f.cable_length_m << " m\n";
   }

@@ -16,7 +16,9 @@
 //  - NIC: "tx" (NIC->fabric) and "rx" at the NIC line rate.
 //  - Fabric: 2 tiers: leaf<->spine resources per (leaf, spine); 3 tiers: leaf<->aggregation per
 //    (leaf, aggregation switch of its pod) and pod<->core per (pod, core); torus: per node one
-//    resource per (dimension, direction) to the neighbour.
+//    resource per (dimension, direction) to the neighbour. Under adaptive routing a leaf's
+//    up-links are one pooled resource each way (and a pod's core links): per-packet spraying
+//    splits every flow evenly over them, which loads each link as the pool does (docs/fabric.md).
 // Latencies: NicSpec::latency_ns split over tx and rx; each switch (or torus router) traversed
 // adds FabricSpec::switch_latency_ns, each network cable 5 ns/m x cable_length_m. NVLink/PCIe
 // resources carry no latency: NCCL's per-step latency model (models/collectives) covers them.
@@ -26,6 +28,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "models/hardware/catalog.h"
@@ -102,6 +105,19 @@ class Cluster {
   int num_leaves() const { return num_leaves_; }
   /// Spine (2 tiers) or core (3 tiers) switches modelled; 0 when no traffic leaves a leaf.
   int num_spines() const { return num_spines_; }
+  /// The routing in effect: FabricSpec::routing, or for automatic the NIC's (routing_for_nic).
+  FabricRouting routing() const { return routing_; }
+  /// The routing `automatic` gives a NIC: InfiniBand ("IB-*": NVIDIA's OpenSM default routing
+  /// engine is ar_updn, adaptive routing on; NVIDIA InfiniBand Cluster Bring-up Procedure v1.0)
+  /// and HPE Slingshot -> adaptive; Ethernet (RoCE, TCPXO) -> ecmp_hash. d_mod_k (OpenSM's
+  /// static ftree tables, AR off) is asked for explicitly.
+  static FabricRouting routing_for_nic(const NicSpec& nic);
+  /// true when the hash seed can change a route: ecmp_hash routing, traffic between leaves and
+  /// more than one equal-cost up-link (spines, aggregation or core switches) to choose from.
+  bool hashing_matters() const;
+  /// The destination port index D of d-mod-k: leaf switches in order, then their down ports
+  /// (OpenSM's ftree numbering): leaf_of(node, nic) * down ports + the port on the leaf.
+  std::uint64_t destination_index(int node, int nic) const;
 
   /// Directed resources a byte crosses from src to dst GPU (src != dst), in order.
   /// Intra-node: NVSwitch [nvl_up(src), nvl_down(dst)], mesh [link(src,dst)], bridge partner
@@ -111,8 +127,11 @@ class Cluster {
   /// Inter-node through NIC `rail` (local NIC index, same on both nodes): when the source GPU is
   /// not the NIC's own GPU and the node has NVLink, the bytes first cross NVLink to the NIC's GPU
   /// (NCCL's PXN, default since 2.12); then the PCIe path to the NIC (via the root complex when
-  /// GPUDirect RDMA is off), tx, fabric, rx, the PCIe path to dst. ECMP picks spines by a fixed
-  /// hash of (src, dst). The span stays valid for the lifetime of the Cluster (cached per key).
+  /// GPUDirect RDMA is off), tx, fabric, rx, the PCIe path to dst. The fabric part follows
+  /// routing(): d_mod_k takes up-port D mod k at each tier (D = the destination port's index),
+  /// ecmp_hash a seeded hash of the flow (src GPU, dst GPU, NIC) per switch tier, adaptive the
+  /// pooled up/down resources of the leaves (and pods). The span stays valid for the lifetime of
+  /// the Cluster (cached per key).
   /// Throws std::out_of_range for a GPU outside [0, num_gpus()), src == dst, or a rail outside
   /// [0, nics_per_node()) for GPUs on different nodes.
   std::span<const sim::ResourceId> route(int src_gpu, int dst_gpu, int rail) const;
@@ -175,7 +194,10 @@ class Cluster {
   /// PCIe path between two endpoints of a node (GPU or NIC); staged = through the root complex.
   void append_pcie(int node, bool src_is_nic, int src, bool dst_is_nic, int dst, bool staged,
                    std::vector<sim::ResourceId>& out) const;
-  void append_fabric(int src_node, int dst_node, int rail, std::uint64_t hash, std::vector<sim::ResourceId>& out) const;
+  void append_fabric(int src_node, int dst_node, int rail, std::uint64_t flow_hash,
+                     std::vector<sim::ResourceId>& out) const;
+  /// The up-link index at the leaf (0 .. ups-1) and the core plane index (3 tiers) of a flow.
+  std::pair<int, int> pick_up_links(int src_leaf, int src_pod, int dst_node, int rail, std::uint64_t flow_hash) const;
   int switch_of_gpu(int local) const;
   int switch_of_nic(int nic) const;
   int leaf_of(int node, int rail) const;
@@ -189,6 +211,7 @@ class Cluster {
   int gpus_per_node_ = 0;
   int nics_per_node_ = 0;
   ScaleUp scale_up_ = ScaleUp::none;
+  FabricRouting routing_ = FabricRouting::d_mod_k;
   bool pcie_p2p_ = true;
   double scale_up_bytes_per_s_ = 0;
   double mesh_link_bytes_per_s_ = 0;

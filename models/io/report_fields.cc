@@ -20,6 +20,7 @@ using Reliability = models::ReliabilityReport;
 using Cost = models::CostReport;
 using Power = models::PowerReport;
 using Thermal = models::ThermalReport;
+using Routing = models::RoutingReport;
 
 /// The row of the member at the end of the member-pointer chain `Members`.
 template <auto... Members>
@@ -199,6 +200,12 @@ constexpr ReportField kFields[] = {
     field<&R::thermal, &Thermal::throttle_iteration_increase_s>("thermal.throttle_iteration_increase_s"),
     field<&R::thermal, &Thermal::throttle_iteration_increase_fraction>("thermal.throttle_iteration_increase_fraction"),
     field<&R::cp>("cp"),
+    // routing
+    field<&R::routing, &Routing::routing>("routing.routing"),
+    field<&R::routing, &Routing::seeds>("routing.seeds"),
+    field<&R::routing, &Routing::iteration_time_s_min>("routing.iteration_time_s_min"),
+    field<&R::routing, &Routing::iteration_time_s_max>("routing.iteration_time_s_max"),
+    field<&R::routing, &Routing::iteration_time_s_stddev>("routing.iteration_time_s_stddev"),
 };
 
 }  // namespace

@@ -131,6 +131,9 @@ static_assert(static_cast<int>(models::Architecture::encoder) == tp::ModelSpec::
 static_assert(static_cast<int>(models::ModelFamily::resnet) == tp::ModelSpec::resnet &&
               tp::ModelSpec::Family_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::FabricKind::torus) == tp::FabricSpec::torus);
+static_assert(static_cast<int>(models::FabricRouting::ecmp_hash) == tp::FabricSpec::ecmp_hash &&
+              static_cast<int>(models::FabricRouting::d_mod_k) == tp::FabricSpec::d_mod_k &&
+              tp::FabricSpec::Routing_ARRAYSIZE == 4);
 static_assert(static_cast<int>(models::CollectiveAlgorithm::nvls_tree) == tp::nvls_tree &&
               static_cast<int>(models::CollectiveAlgorithm::hierarchical) == tp::hierarchical &&
               static_cast<int>(models::CollectiveAlgorithm::pat) == tp::pat && tp::CollectiveAlgorithm_ARRAYSIZE == 7);

@@ -71,6 +71,10 @@ constexpr MetricDef kMetrics[] = {
     {"events", "events"},
     {"busiest_link", "", 1.0, &busiest_link},
     {"busiest_link_utilization", "", 1.0, &busiest_link_utilization},
+    // ECMP hash draws: iteration_time_s is their mean; min and max give the spread.
+    {"routing_seeds", "routing.seeds"},
+    {"iteration_time_s_min", "routing.iteration_time_s_min"},
+    {"iteration_time_s_max", "routing.iteration_time_s_max"},
     // Storage, failures, cost (0 when the scenario has no such section).
     {"storage_stall_s", "breakdown.storage_stall_s"},
     {"data_stall_s", "storage.data_stall_s_per_iteration"},

@@ -20,7 +20,8 @@ namespace traincast::io {
 /// optimizer_s, ep_comm_exposed_s, cp_comm_exposed_s, input_copy_exposed_s, straggler_wait_s) [s],
 /// memory per GPU in GiB (peak_memory_gib, activation_memory_gib,
 /// weights_memory_gib, grads_memory_gib, optimizer_memory_gib, capacity_memory_gib), num_gpus,
-/// micro_batches, events, busiest_link (name), busiest_link_utilization (0..1); storage_stall_s,
+/// micro_batches, events, busiest_link (name), busiest_link_utilization (0..1); routing_seeds,
+/// iteration_time_s_min, iteration_time_s_max (ECMP hash draws: iteration_time_s is their mean); storage_stall_s,
 /// data_stall_s, checkpoint_write_s [s], interruptions, goodput (0..1), wall_clock_s [s] (Monte-Carlo
 /// means), own_cost_to_train_usd, cloud_cost_to_train_usd, payback_years (empty when never),
 /// payback_never (true/false), breakeven_utilization.

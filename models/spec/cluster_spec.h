@@ -2,6 +2,7 @@
 // The cluster part of a scenario (`cluster { ... }`): node template, fabric, NCCL settings, NICs.
 // Defaults are the documented defaults of the scenario schema (models/io/traincast.proto).
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +55,12 @@ struct FabricSpec {
   /// (signal speed ~2e8 m/s in fibre and twinax; IEEE 802.3 clause 1.4 nominal velocity of
   /// propagation). Default 0.
   double cable_length_m = 0.0;
+  /// How switches choose among equal-cost up-links (FabricRouting); automatic follows the NICs.
+  FabricRouting routing = FabricRouting::automatic;
+  /// Seed of the ECMP hash (ecmp_hash routing), as a switch's hash seed: each seed is one draw of
+  /// which flows share a spine link. A run averages seeds 0 .. kEcmpSeeds-1 where hashing can
+  /// change the routes (models/executor/training_run.h); this field picks one draw. Default 0.
+  std::uint64_t ecmp_seed = 0;
   bool operator==(const FabricSpec&) const = default;
 };
 

@@ -35,6 +35,16 @@ enum class PipelineSchedule { one_f_one_b, interleaved_one_f_one_b };
 /// their neighbours, dimension-order routing.
 enum class FabricKind { none, rail_optimized, fat_tree, torus };
 
+/// How a fat tree's switches pick among equal-cost up-links (docs/fabric.md).
+/// automatic: follows the NICs (InfiniBand and HPE Slingshot -> adaptive, their fabric managers'
+/// default; Ethernet/RoCE -> ecmp_hash). d_mod_k: static destination-based
+/// forwarding tables, the up-port at each tier chosen from the destination port's index (Zahavi,
+/// "D-Mod-K Routing Providing Non-Blocking Traffic for Shift Permutations on Real Life Fat Trees",
+/// 2010; OpenSM's ftree engine). adaptive: per-packet spraying over every equal-cost up-link,
+/// modelled as a fluid equal split. ecmp_hash: ECMP by a seeded hash of the flow's 5-tuple, each
+/// switch tier hashing anew (RoCE on Ethernet).
+enum class FabricRouting { automatic, d_mod_k, adaptive, ecmp_hash };
+
 /// NCCL algorithms (NCCL_ALGO). automatic: the least predicted time, as NCCL's tuner.
 /// ring: pipelined rings (channels over NICs); hierarchical: intra-node reduce-scatter, inter-node
 /// all-reduce per local rank, intra-node all-gather; tree: double binary tree across nodes with

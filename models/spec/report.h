@@ -285,6 +285,20 @@ struct ThermalReport {
   bool operator==(const ThermalReport&) const = default;
 };
 
+/// Routing of the inter-node fabric (JSON `routing.*`): which routing ran and, where an ECMP hash
+/// draw decides which flows share a spine link, the spread of the iteration time over the draws.
+struct RoutingReport {
+  /// d_mod_k, adaptive or ecmp_hash (the routing in effect); empty without a switched fabric.
+  std::string routing;
+  /// ECMP hash seeds simulated (16 where hashing can change a route, else 1); the report's
+  /// iteration time, its breakdown and the rates derived from it are the mean over them.
+  int seeds = 1;
+  double iteration_time_s_min = 0.0;     ///< fastest draw [s] (= iteration_time_s with 1 seed)
+  double iteration_time_s_max = 0.0;     ///< slowest draw [s]
+  double iteration_time_s_stddev = 0.0;  ///< population standard deviation over the draws [s]
+  bool operator==(const RoutingReport&) const = default;
+};
+
 struct Report {
   std::string scenario;
   std::string gpu;
@@ -321,6 +335,7 @@ struct Report {
   UtilizationReport utilization;
   PowerReport power;
   ThermalReport thermal;
+  RoutingReport routing;
   bool operator==(const Report&) const = default;
 };
 

@@ -110,6 +110,7 @@ TEST(Cluster, OversubscriptionDividesUplinks) {
   ClusterSpec s = make_spec("dgx_h100", 64);
   s.fabric.nodes_per_leaf = 32;
   s.fabric.oversubscription = 2.0;
+  s.fabric.routing = FabricRouting::d_mod_k;  // one resource per up-link (adaptive pools them)
   Fixture f(s);
   // 2 leaf groups x 8 rails = 16 leaves; 32 down ports of 50 GB/s / 2 = 800 GB/s up per leaf,
   // spread over 16 spines of 50 GB/s each.
@@ -123,6 +124,7 @@ TEST(Cluster, OversubscriptionDividesUplinks) {
   EXPECT_EQ(path_latency_ns(f.net, p), 600 + 3 * 130);
 
   ClusterSpec nb = make_spec("dgx_h100", 64);
+  nb.fabric.routing = FabricRouting::d_mod_k;
   Fixture g(nb);  // defaults: 32 nodes per leaf, non-blocking
   auto q = g.cluster.route(0, 40 * 8);
   EXPECT_DOUBLE_EQ(g.net.capacity(q[3]) * g.cluster.num_spines(), 32 * 50e9);
@@ -153,6 +155,7 @@ TEST(Cluster, FatTreeSharesLeafAcrossRails) {
   s.fabric.kind = FabricKind::fat_tree;
   s.fabric.nodes_per_leaf = 2;
   s.fabric.oversubscription = 4.0;
+  s.fabric.routing = FabricRouting::d_mod_k;
   Fixture f(s);
   EXPECT_EQ(f.cluster.num_leaves(), 2);
   // 2 nodes x 8 NICs = 16 down ports / 4 = 4 uplinks.

@@ -416,6 +416,7 @@ void check_options(const models::Scenario& s, Checker& k) {
 void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   check_text_fields(s, k);
   const ClusterChecks cluster = check_cluster(s, k);
+  check_gpu_fits_node(s, cluster.node, cluster.gpu, k);
   check_power_thermal(s, k, cluster.node, cluster.gpu);
   if (!check_workload) {
     // Cluster-only use (nccl-tests, explain): the workload may be absent and is not checked.
@@ -427,10 +428,12 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   check_moe(s, k);
   check_encoder(s, k);
   check_dropout(s, k);
+  resolve_kernels(s, cluster.gpu, k);
   check_context_parallel(s, k);
   check_data_loader(s, k);
   models::ParallelSpec& p = s.parallel;
   if (p.tp == 1) p.sequence_parallel = false;  // a no-op with one TP rank; Megatron-LM turns it off too
+  check_megatron_divisibility(s, k);
   if (cluster.node != nullptr && cluster.nodes_ok && parallel.tp_ok && parallel.pp_ok && parallel.dp_ok)
     check_gpu_count(s, cluster.node, k);
   check_training(s, cluster, parallel, k);

@@ -235,6 +235,8 @@ ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& mode
   const bool tp_ok = k.int_field("workload.parallel.tp", p.tp);
   const bool pp_ok = k.int_field("workload.parallel.pp", p.pp);
   const bool dp_ok = k.int_field("workload.parallel.dp", p.dp);
+  // Megatron-Core transformer_config.py __post_init__: "num_attention_heads (..) must be a multiple
+  // of tensor_model_parallel_size", and the same for num_query_groups.
   if (tp_ok && heads_ok && m.num_attention_heads % p.tp != 0) {
     k.error("workload.parallel.tp", to_string(p.tp) + " does not divide num_attention_heads " +
                                         to_string(m.num_attention_heads) + " (expected a divisor of " +
@@ -251,6 +253,8 @@ ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& mode
       k.error("workload.parallel.pp", to_string(p.pp) + " stages for " + to_string(m.num_layers) +
                                           " layers (expected at most num_layers = " + to_string(m.num_layers) + ")");
     } else if (!interleaved && !p.uneven_stages && m.num_layers % p.pp != 0) {
+      // megatron/training/arguments.py validate_args: num_layers divisible by the pipeline size
+      // (and, interleaved, by pp x layers per virtual stage) unless uneven first/last stages.
       k.error("workload.parallel.pp", to_string(p.pp) + " does not divide num_layers " + to_string(m.num_layers) +
                                           " (expected a divisor of " + to_string(m.num_layers) +
                                           ", or uneven_stages: true)");
@@ -365,6 +369,8 @@ void check_training(const models::Scenario& s, const ClusterChecks& cluster, con
   const bool mbs_ok = k.int_field("workload.training.micro_batch_size", t.micro_batch_size);
   if (gbs_ok && mbs_ok && dp_ok) {
     const std::int64_t step = static_cast<std::int64_t>(p.dp) * t.micro_batch_size;
+    // Megatron-Core num_microbatches_calculator.py: "global batch size (..) is not divisible by
+    // micro batch size (..) times data parallel size (..)".
     if (t.global_batch_size % step != 0) {
       k.error("workload.training.global_batch_size",
               to_string(t.global_batch_size) + " is not divisible by dp * micro_batch_size = " + to_string(p.dp) +

@@ -426,6 +426,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   check_power_thermal(s, k, cluster.node, cluster.gpu);
   if (!check_workload) {
     // Cluster-only use (nccl-tests, explain): the workload may be absent and is not checked.
+    check_cluster_only_precision(s, cluster.gpu, k);
     check_options(s, k);
     return;
   }

@@ -71,6 +71,11 @@ void check_gpu_fits_node(const models::Scenario& s, const models::NodeTemplate* 
 /// when unknown (skipped). fp8 is refused by check_training (no fp8 peak on the GPU).
 void resolve_kernels(models::Scenario& s, const models::GpuSpec* gpu, Checker& k);
 
+/// For cluster-only commands (`traincast chakra run` times compute nodes at
+/// workload.training.precision): a precision set there has a dense peak on the GPU (fp8 needs
+/// sm89+). Unset, it is not checked (the command's default is not the user's ask).
+void check_cluster_only_precision(const models::Scenario& s, const models::GpuSpec* gpu, Checker& k);
+
 /// Megatron-LM's divisibility asserts not checked elsewhere: sequence parallelism needs
 /// (seq_length / cp) % tp == 0; expert parallelism refuses fp16. Run after sequence_parallel is
 /// normalised (off with tp = 1).

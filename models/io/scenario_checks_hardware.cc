@@ -68,6 +68,21 @@ void resolve_kernels(models::Scenario& s, const models::GpuSpec* gpu, Checker& k
   }
 }
 
+void check_cluster_only_precision(const models::Scenario& s, const models::GpuSpec* gpu, Checker& k) {
+  const char* field = "workload.training.precision";
+  if (gpu == nullptr || !k.present(field)) return;  // unset: a cluster-only command does not use it
+  const models::Precision p = s.training.precision;
+  const double peak = p == models::Precision::fp32   ? gpu->peak_fp32_flops
+                      : p == models::Precision::tf32 ? gpu->peak_tf32_flops
+                      : p == models::Precision::fp16 ? gpu->peak_fp16_flops
+                      : p == models::Precision::bf16 ? gpu->peak_bf16_flops
+                                                     : gpu->peak_fp8_flops;
+  if (peak <= 0)
+    k.error(field, std::string(models::precision_name(p)) + " is not supported by " + gpu->name + " (" +
+                       models::kernel_arch(*gpu) +
+                       ": no tensor cores for it; fp8 needs sm89+) (expected a precision with a dense peak on it)");
+}
+
 void check_megatron_divisibility(const models::Scenario& s, Checker& k) {
   using std::to_string;
   const models::ModelSpec& m = s.model;

@@ -119,6 +119,30 @@ TEST(HardwareChecksIo, Fp8AndFp4NeedTheirTensorCores) {
   EXPECT_NE(fp4[0].find("fp4"), std::string::npos) << fp4[0];
 }
 
+TEST(HardwareChecksIo, ClusterOnlyCommandsRefuseAPrecisionTheGpuLacks) {
+  // `traincast chakra run` times compute nodes at workload.training.precision: fp8 on an A100 is
+  // refused there too; unset, nothing is checked.
+  const std::string path = ::testing::TempDir() + "/hardware_checks_precision.textproto";
+  {
+    std::ofstream out(path);
+    out << "cluster { node_template: \"dgx_a100\" }\nworkload { training { precision: fp8 } }\n";
+  }
+  try {
+    load_cluster_scenario_file(path, {}, {"traincast chakra run", {"workload.training.precision"}});
+    ADD_FAILURE() << "no ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.errors(),
+              (std::vector<std::string>{path + ":2:23: workload.training.precision: fp8 is not supported by "
+                                               "A100-SXM4-80GB (sm80: no tensor cores for it; fp8 needs "
+                                               "sm89+) (expected a precision with a dense peak on it)"}));
+  }
+  {
+    std::ofstream out(path);
+    out << "cluster { node_template: \"dgx1v_1gpu\" }\n";  // V100: no bf16, the unused default
+  }
+  EXPECT_NO_THROW(load_cluster_scenario_file(path));
+}
+
 TEST(HardwareChecksIo, SequenceParallelNeedsTpToDivideTheSequence) {
   const std::string odd =
       scenario("node_template: \"dgx_h100\"", "seq_length: 8191", "tp: 2 dp: 4 sequence_parallel: true");

@@ -300,7 +300,9 @@ void report_utilization(const Cluster& cluster, const sim::FlowNetwork& net, con
     u.gpu_compute_busy_fraction_min = std::min(u.gpu_compute_busy_fraction_min, f);
     u.gpu_compute_busy_fraction_max = std::max(u.gpu_compute_busy_fraction_max, f);
   }
-  u.gpu_compute_busy_fraction_mean = workers > 0 ? sum / workers : 0.0;
+  // Clamped: the rounded mean of equal fractions can land an ulp above their max.
+  u.gpu_compute_busy_fraction_mean =
+      workers > 0 ? std::clamp(sum / workers, u.gpu_compute_busy_fraction_min, u.gpu_compute_busy_fraction_max) : 0.0;
   double nvl_sum = 0, nic_sum = 0;
   for (sim::ResourceId id = 0; id < net.num_resources(); ++id) {
     const LinkKind kind = cluster.link_kind(id);

@@ -9,6 +9,9 @@
 // Thermal thresholds: nvidia-smi -q "GPU Slowdown Temp"/"GPU Shutdown Temp" read 89/92 C on
 // DGX A100 (driver 525) and NVIDIA's H100 PCIe product brief states 89 C slowdown / 92 C
 // shutdown; we use those for Ampere/Hopper/Blackwell data-centre parts.
+// Compute capabilities: NVIDIA "CUDA GPUs - Compute Capability" (developer.nvidia.com/cuda-gpus):
+// V100 7.0, RTX 2080 Ti 7.5, A100/A30 8.0, L40S/RTX 4090 8.9, H100 9.0, B200 10.0; the A800, H800,
+// H200 and H20 are export/memory variants of A100 and H100 dies (8.0, 9.0).
 
 #include "models/hardware/catalog.h"
 
@@ -52,6 +55,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   // NVLink2: 6 links, 300 GB/s total bidirectional -> 25 GB/s per link per direction.
   s = {};
   s.name = "V100-SXM2-32GB";
+  s.form_factor = FormFactor::sxm;
+  s.compute_capability = 70;
   s.peak_fp64_flops = 7.8 * kTera;
   s.peak_fp32_flops = 15.7 * kTera;
   s.peak_tf32_flops = 0;
@@ -80,6 +85,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   // NVLink3: 12 links, 600 GB/s bidirectional -> 25 GB/s per link per direction.
   s = {};
   s.name = "A100-SXM4-40GB";
+  s.form_factor = FormFactor::sxm;
+  s.compute_capability = 80;
   s.peak_fp64_flops = 19.5 * kTera;  // FP64 Tensor Core (9.7 without)
   s.peak_fp32_flops = 19.5 * kTera;
   s.peak_tf32_flops = 156 * kTera;
@@ -117,6 +124,7 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
 
   // Same datasheet, A100 80GB PCIe column: 1,935 GB/s, 300 W, NVLink bridge for 2 GPUs 600 GB/s.
   s.name = "A100-PCIe-80GB";
+  s.form_factor = FormFactor::pcie;
   s.hbm_bandwidth_bytes_per_s = 1935 * kGB;
   s.tdp_w = 300;
   s.idle_w = 45;
@@ -128,6 +136,7 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
 
   // NVIDIA A800 40GB/80GB datasheet (2022), A800 80GB SXM: A100 compute, NVLink 400 GB/s (8 links).
   s.name = "A800-SXM4-80GB";
+  s.form_factor = FormFactor::sxm;
   s.hbm_bandwidth_bytes_per_s = 2039 * kGB;
   s.tdp_w = 400;
   s.idle_w = 55;
@@ -141,6 +150,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   // NVIDIA A30 Tensor Core GPU datasheet (2021): NVLink3 bridge 200 GB/s -> 4 links.
   s = {};
   s.name = "A30";
+  s.form_factor = FormFactor::pcie;
+  s.compute_capability = 80;
   s.peak_fp64_flops = 10.3 * kTera;  // FP64 Tensor Core
   s.peak_fp32_flops = 10.3 * kTera;
   s.peak_tf32_flops = 82 * kTera;
@@ -167,6 +178,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   // 1,980 MHz from the NVIDIA H100 architecture whitepaper (2022). NVLink4: 18 links, 900 GB/s.
   s = {};
   s.name = "H100-SXM5-80GB";
+  s.form_factor = FormFactor::sxm;
+  s.compute_capability = 90;
   s.peak_fp64_flops = 66.9 * kTera;  // FP64 Tensor Core (33.5 without)
   s.peak_fp32_flops = 66.9 * kTera;
   s.peak_tf32_flops = 494.7 * kTera;
@@ -220,6 +233,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   // NVLink bridge 600 GB/s (12 NVLink4 links).
   s = {};
   s.name = "H100-PCIe-80GB";
+  s.form_factor = FormFactor::pcie;
+  s.compute_capability = 90;
   s.peak_fp64_flops = 51.2 * kTera;
   s.peak_fp32_flops = 51.2 * kTera;
   s.peak_tf32_flops = 378 * kTera;
@@ -249,6 +264,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   // direction); 1000 W. SM count 148 and boost clock are not in the datasheet (public reports).
   s = {};
   s.name = "B200";
+  s.form_factor = FormFactor::sxm;
+  s.compute_capability = 100;
   s.peak_fp64_flops = 37 * kTera;
   s.peak_fp32_flops = 75 * kTera;
   s.peak_tf32_flops = 1125 * kTera;
@@ -280,6 +297,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   // GDDR6 864 GB/s; 350 W; PCIe gen4 x16; no NVLink. FP64 is 1/64 of FP32 (not in datasheet).
   s = {};
   s.name = "L40S";
+  s.form_factor = FormFactor::pcie;
+  s.compute_capability = 89;
   s.peak_fp64_flops = 91.6 * kTera / 64;
   s.peak_fp32_flops = 91.6 * kTera;
   s.peak_tf32_flops = 183 * kTera;
@@ -307,6 +326,9 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   // aggregate) to the 7 peers of an 8-GPU OAM platform -> 64 GB/s per link per direction; PCIe gen5.
   s = {};
   s.name = "MI300X";
+  s.vendor = GpuVendor::amd;
+  s.form_factor = FormFactor::oam;
+  s.gfx_arch = "gfx942";  // ROCm docs, "GPU hardware specifications": MI300X LLVM target
   s.peak_fp64_flops = 163.4 * kTera;
   s.peak_fp32_flops = 163.4 * kTera;
   s.peak_tf32_flops = 653.7 * kTera;
@@ -335,6 +357,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   // (SemiAnalysis, 2023-11); SMs (78) and clock are public reports (estimate).
   s = {};
   s.name = "H20";
+  s.form_factor = FormFactor::sxm;
+  s.compute_capability = 90;
   s.peak_fp64_flops = 1 * kTera;
   s.peak_fp32_flops = 44 * kTera;
   s.peak_tf32_flops = 74 * kTera;
@@ -363,6 +387,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   // (FP32 accumulate), 24 GB GDDR6X at 1,008 GB/s, 450 W, PCIe gen4 x16, no NVLink.
   s = {};
   s.name = "RTX-4090";
+  s.form_factor = FormFactor::pcie;
+  s.compute_capability = 89;
   s.peak_fp64_flops = 82.6 * kTera / 64;
   s.peak_fp32_flops = 82.6 * kTera;
   s.peak_tf32_flops = 82.6 * kTera;
@@ -390,6 +416,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   // templates that use it: they are PCIe only).
   s = {};
   s.name = "RTX-2080-Ti";
+  s.form_factor = FormFactor::pcie;
+  s.compute_capability = 75;
   s.peak_fp64_flops = 13.4 * kTera / 32;
   s.peak_fp32_flops = 13.4 * kTera;
   s.peak_tf32_flops = 0;
@@ -634,6 +662,29 @@ make_nodes() {  // NOLINT(readability-function-size): datasheet table, exempt by
   t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(5, 16);
   t.cpu = "Intel Xeon (Sapphire Rapids)";
   t.source = "Node as used in NVIDIA/nccl-tests issue 232: 1x H100 SXM, 4x 400 Gb/s RoCE NICs, PCIe gen5";
+  n.push_back(t);
+
+  // One V100 of a DGX-1V as a 1-GPU job sees it (CUDA_VISIBLE_DEVICES=0): the GPU's SXM2 socket, its
+  // PCIe gen3 switch with one ConnectX-4 EDR 100 Gb/s port, one Xeon E5-2698 v4 socket. NVIDIA DGX-1
+  // with Tesla V100 System Architecture whitepaper (WP-08437-002, 2017): 8x V100 SXM2 in a hybrid
+  // cube-mesh (not a catalog scale-up: one GPU per node uses none of it), 4 PCIe gen3 switches each
+  // with 2 GPUs and 1 EDR NIC, 2x Xeon E5-2698 v4; DGX-1 with 32 GB V100s (2018).
+  t = {};
+  t.name = "dgx1v_1gpu";
+  t.gpu = "V100-SXM2-32GB";
+  t.gpus_per_node = 1;
+  t.scale_up = ScaleUp::none;
+  t.nic = "IB-EDR-100";
+  t.nics = 1;
+  t.sockets = 1;
+  t.pcie_switches = 1;
+  t.pcie_generation = 3;
+  t.pcie_bytes_per_s = pcie_bytes_per_s(3, 16);
+  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(3, 16);
+  t.cpu = "Intel Xeon E5-2698 v4 (Broadwell)";
+  t.source =
+      "One GPU of an NVIDIA DGX-1V (DGX-1 with Tesla V100 System Architecture whitepaper, 2017): V100 SXM2 "
+      "32GB, PCIe gen3 switch, 1x ConnectX-4 EDR 100 Gb/s";
   n.push_back(t);
 
   // A 1-GPU PCIe gen4 server (one socket, one PCIe switch) with one ConnectX-6 HDR 200 Gb/s

@@ -8,8 +8,24 @@
 
 namespace traincast::models {
 
+/// Who makes the GPU: its scale-up links (NVLink or AMD Infinity Fabric / xGMI) follow from it.
+enum class GpuVendor { nvidia, amd };
+
+/// How a GPU is mounted, which decides the servers it physically fits (models/hardware/catalog_fit.cc).
+enum class FormFactor {
+  sxm,   ///< NVIDIA SXM module on an HGX/DGX baseboard whose NVLink wiring is of one NVLink generation
+  oam,   ///< OCP Accelerator Module on a universal baseboard (AMD Instinct MI300X: xGMI mesh)
+  pcie,  ///< PCIe add-in card in a PCIe slot (NVLink, where it has any, by bridges between card pairs)
+};
+
 struct GpuSpec {
-  std::string name;            ///< catalog key, e.g. "H100-SXM5-80GB"
+  std::string name;  ///< catalog key, e.g. "H100-SXM5-80GB"
+  GpuVendor vendor = GpuVendor::nvidia;
+  FormFactor form_factor = FormFactor::sxm;
+  /// NVIDIA CUDA compute capability x 10 (sm70 = 7.0 = 70), from NVIDIA's "CUDA GPUs - Compute
+  /// Capability" table (developer.nvidia.com/cuda-gpus); 0 for AMD (see gfx_arch).
+  int compute_capability = 0;
+  std::string gfx_arch;        ///< AMD LLVM target (ROCm "GPU hardware specifications"), e.g. "gfx942"; "" for NVIDIA
   double peak_fp64_flops = 0;  ///< dense FLOP/s (tensor core where the GPU has it)
   double peak_fp32_flops = 0;  ///< non-tensor FP32 FLOP/s
   double peak_tf32_flops = 0;
@@ -91,6 +107,34 @@ struct NodeTemplate {
 /// 2.5, 5, 8, 16, 32, 64). Throws std::invalid_argument for gen outside 1..6 or lanes not in
 /// {1, 2, 4, 8, 16}.
 double pcie_bytes_per_s(int generation, int lanes);
+
+/// The GPU's kernel architecture as compilers name it: "sm90" (NVIDIA), "gfx942" (AMD).
+std::string kernel_arch(const GpuSpec& gpu);
+
+/// Whether the GPU runs the fused (flash) attention kernel Megatron-LM uses: FlashAttention-2 and
+/// TransformerEngine's cuDNN fused attention need sm80+ (Dao-AILab/flash-attention README:
+/// "Ampere, Ada, or Hopper GPUs"; Turing and Volta are not supported); on AMD, ROCm's
+/// FlashAttention-2 port runs on CDNA2/CDNA3 (gfx90a, gfx942: ROCm/flash-attention README, "MI200
+/// or MI300").
+bool runs_flash_attention(const GpuSpec& gpu);
+/// Whether the GPU has fp8 tensor cores: NVIDIA sm89 (Ada) and sm90+ (Hopper, Blackwell)
+/// (TransformerEngine's fp8 check: compute capability >= 8.9); AMD CDNA3 (gfx942: MI300X data
+/// sheet, FP8 2,614.9 TFLOP/s).
+bool runs_fp8(const GpuSpec& gpu);
+/// Whether the GPU has fp4 tensor cores: NVIDIA sm100+ (Blackwell's fifth-generation tensor cores,
+/// NVFP4: NVIDIA Blackwell architecture technical brief, 2024); none of the catalog's AMD GPUs.
+bool runs_fp4(const GpuSpec& gpu);
+
+/// Why `gpu` cannot be put in `node` in place of the template's own GPU, as "what is wrong
+/// (expected ...)"; empty when it fits. The rule (docs/scenarios.md, "Which GPU fits which node
+/// template"): the same form factor as the template's GPU (an SXM module needs an SXM baseboard,
+/// an OAM module a UBB, a PCIe card a slot); on a baseboard (SXM/OAM) the same NVLink generation
+/// (xGMI for AMD) and at most the baseboard's links per GPU, and on a mesh at least one link to
+/// each of the gpus_per_node - 1 peers; with NVLink bridges (bridge_pairs) a card with bridge
+/// connectors of the template GPU's NVLink generation; and a PCIe generation no older than the
+/// template's (the template's PCIe figures are of its generation; an older card would train
+/// slower than they say). Throws std::invalid_argument when the template's own GPU is unknown.
+std::string gpu_fit_problem(const NodeTemplate& node, const GpuSpec& gpu);
 
 /// Throws std::invalid_argument naming the unknown key and listing known ones.
 const GpuSpec& find_gpu(std::string_view name);

@@ -235,6 +235,8 @@ ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& mode
   const bool tp_ok = k.int_field("workload.parallel.tp", p.tp);
   const bool pp_ok = k.int_field("workload.parallel.pp", p.pp);
   const bool dp_ok = k.int_field("workload.parallel.dp", p.dp);
+  // Megatron-Core transformer_config.py __post_init__: "num_attention_heads (..) must be a multiple
+  // of tensor_model_parallel_size", and the same for num_query_groups.
   if (tp_ok && heads_ok && m.num_attention_heads % p.tp != 0) {
     k.error("workload.parallel.tp", to_string(p.tp) + " does not divide num_attention_heads " +
                                         to_string(m.num_attention_heads) + " (expected a divisor of " +
@@ -251,6 +253,8 @@ ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& mode
       k.error("workload.parallel.pp", to_string(p.pp) + " stages for " + to_string(m.num_layers) +
                                           " layers (expected at most num_layers = " + to_string(m.num_layers) + ")");
     } else if (!interleaved && !p.uneven_stages && m.num_layers % p.pp != 0) {
+      // megatron/training/arguments.py validate_args: num_layers divisible by the pipeline size
+      // (and, interleaved, by pp x layers per virtual stage) unless uneven first/last stages.
       k.error("workload.parallel.pp", to_string(p.pp) + " does not divide num_layers " + to_string(m.num_layers) +
                                           " (expected a divisor of " + to_string(m.num_layers) +
                                           ", or uneven_stages: true)");
@@ -365,6 +369,8 @@ void check_training(const models::Scenario& s, const ClusterChecks& cluster, con
   const bool mbs_ok = k.int_field("workload.training.micro_batch_size", t.micro_batch_size);
   if (gbs_ok && mbs_ok && dp_ok) {
     const std::int64_t step = static_cast<std::int64_t>(p.dp) * t.micro_batch_size;
+    // Megatron-Core num_microbatches_calculator.py: "global batch size (..) is not divisible by
+    // micro batch size (..) times data parallel size (..)".
     if (t.global_batch_size % step != 0) {
       k.error("workload.training.global_batch_size",
               to_string(t.global_batch_size) + " is not divisible by dp * micro_batch_size = " + to_string(p.dp) +
@@ -416,9 +422,11 @@ void check_options(const models::Scenario& s, Checker& k) {
 void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   check_text_fields(s, k);
   const ClusterChecks cluster = check_cluster(s, k);
+  check_gpu_fits_node(s, cluster.node, cluster.gpu, k);
   check_power_thermal(s, k, cluster.node, cluster.gpu);
   if (!check_workload) {
     // Cluster-only use (nccl-tests, explain): the workload may be absent and is not checked.
+    check_cluster_only_precision(s, cluster.gpu, k);
     check_options(s, k);
     return;
   }
@@ -427,10 +435,12 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   check_moe(s, k);
   check_encoder(s, k);
   check_dropout(s, k);
+  resolve_kernels(s, cluster.gpu, k);
   check_context_parallel(s, k);
   check_data_loader(s, k);
   models::ParallelSpec& p = s.parallel;
   if (p.tp == 1) p.sequence_parallel = false;  // a no-op with one TP rank; Megatron-LM turns it off too
+  check_megatron_divisibility(s, k);
   if (cluster.node != nullptr && cluster.nodes_ok && parallel.tp_ok && parallel.pp_ok && parallel.dp_ok)
     check_gpu_count(s, cluster.node, k);
   check_training(s, cluster, parallel, k);

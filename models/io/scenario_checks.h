@@ -58,6 +58,29 @@ void check_encoder(const models::Scenario& s, Checker& k);
 /// Dropout probabilities (workload.model.attention_dropout, hidden_dropout): finite, in [0, 1).
 void check_dropout(const models::Scenario& s, Checker& k);
 
+// The checks of scenario_checks_hardware.cc.
+
+/// cluster.gpu fits the node template (models::gpu_fit_problem), else an error at cluster.gpu (at
+/// cluster.node_template when only that was overridden) naming both, what is expected, the GPUs
+/// that fit the template and the templates the GPU fits. node, gpu: null when unknown (skipped).
+void check_gpu_fits_node(const models::Scenario& s, const models::NodeTemplate* node, const models::GpuSpec* gpu,
+                         Checker& k);
+
+/// Kernels the GPU cannot run: workload.training.flash_attention unset on a GPU without fused
+/// attention (models::runs_flash_attention) becomes false; set true there, an error. gpu: null
+/// when unknown (skipped). fp8 is refused by check_training (no fp8 peak on the GPU).
+void resolve_kernels(models::Scenario& s, const models::GpuSpec* gpu, Checker& k);
+
+/// For cluster-only commands (`traincast chakra run` times compute nodes at
+/// workload.training.precision): a precision set there has a dense peak on the GPU (fp8 needs
+/// sm89+). Unset, it is not checked (the command's default is not the user's ask).
+void check_cluster_only_precision(const models::Scenario& s, const models::GpuSpec* gpu, Checker& k);
+
+/// Megatron-LM's divisibility asserts not checked elsewhere: sequence parallelism needs
+/// (seq_length / cp) % tp == 0; expert parallelism refuses fp16. Run after sequence_parallel is
+/// normalised (off with tp = 1).
+void check_megatron_divisibility(const models::Scenario& s, Checker& k);
+
 /// Mixture-of-experts and expert-parallel fields (workload.model.num_experts ..., parallel.ep).
 void check_moe(const models::Scenario& s, Checker& k);
 

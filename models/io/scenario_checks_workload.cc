@@ -155,6 +155,9 @@ void check_moe(const models::Scenario& s, Checker& k) {
       k.error("workload.parallel.ep",
               "got " + to_string(p.ep) + " for a dense model (expected 1, or num_experts >= 1)");
     } else if (m.num_experts % p.ep != 0) {
+      // megatron/training/arguments.py validate_args, "Expert parallelism check": "Number of experts
+      // should be a multiple of expert model parallel_size." dp % ep below: Megatron-Core's expert
+      // groups tile tp x dp with expert_tensor_parallel_size = tp (its default).
       k.error("workload.parallel.ep", to_string(p.ep) + " does not divide num_experts " + to_string(m.num_experts) +
                                           " (expected a divisor of " + to_string(m.num_experts) + ")");
     } else if (p.dp >= 1 && p.dp % p.ep != 0) {

@@ -124,9 +124,9 @@ std::optional<ExprValue> written_value(const pb::Message& root, const ScalarFiel
   return scalar_value(*m, field.field());
 }
 
-ExprValue base_value(const tp::Scenario& base, const ScalarField& field) {
-  if (auto v = written_value(base, field)) return *v;
-  return *written_value(scenario_defaults(), field);
+std::optional<ExprValue> base_value(const tp::Scenario& base, const ScalarField& field) {
+  if (auto v = written_value(base, field)) return v;
+  return written_value(scenario_defaults(), field);
 }
 
 }  // namespace traincast::io::detail

@@ -47,7 +47,9 @@ ExprNameInfo name_info_of(const google::protobuf::FieldDescriptor* f);
 std::optional<ExprValue> written_value(const google::protobuf::Message& root, const ScalarField& field);
 
 /// A point's value of a field that no axis sweeps: written in the base, else the default of
-/// models/spec/scenario.h (the value a field not written takes).
-ExprValue base_value(const proto::Scenario& base, const ScalarField& field);
+/// models/spec/scenario.h (the value a field not written takes); empty for a field that has no
+/// value unless its section is used (e.g. workload.model.moe_top_k of a dense model, a field of
+/// an absent storage section), which the caller refuses with a positioned message.
+std::optional<ExprValue> base_value(const proto::Scenario& base, const ScalarField& field);
 
 }  // namespace traincast::io::detail

@@ -246,7 +246,16 @@ class SweepLoader {
         return true;
       }
     }
-    source = {NameSource::Kind::constant, 0, base_value(base_, *field)};
+    const std::optional<ExprValue> constant = base_value(base_, *field);
+    if (!constant) {
+      error(at, "at column " + std::to_string(e.name_column(i)) + " of " + in_quotes(clip(e.text())) + ": " +
+                    field->path +
+                    " has no value in the base scenario: it is not written there and has no default outside its "
+                    "section (e.g. MoE fields of a dense model) (expected it written in the sweep's `scenario`, or "
+                    "an axis over it)");
+      return false;
+    }
+    source = {NameSource::Kind::constant, 0, *constant};
     info = name_info_of(field->field());
     return true;
   }
@@ -293,7 +302,8 @@ class SweepLoader {
     for (std::size_t a = 0; a < axes_.size(); ++a) {
       if (axes_[a].field == f) return {static_cast<int>(a), {}};
     }
-    return {-1, base_value(base_, *f)};
+    // cluster.num_nodes and cluster.node_template are always written (the defaults write them).
+    return {-1, base_value(base_, *f).value()};
   }
   const ExprValue& value_at(const FieldAt& f, const std::vector<std::uint32_t>& idx) const {
     return f.axis < 0 ? f.constant

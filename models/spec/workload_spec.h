@@ -112,8 +112,11 @@ struct TrainingSpec {
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;
   bool fp32_grad_accumulation = true;  ///< Megatron default: fp32 main grads (4 B/param)
-  bool flash_attention = true;         ///< fused attention kernel (no s×s score tensor in HBM)
-  double train_tokens = 0.0;           ///< token budget for time-to-train, 0 = not asked
+  /// Fused attention kernel (no s×s score tensor in HBM). The loader resolves an unset field from
+  /// the GPU (models::runs_flash_attention: false before sm80) and refuses true there; a Scenario
+  /// built in code keeps this default.
+  bool flash_attention = true;
+  double train_tokens = 0.0;  ///< token budget for time-to-train, 0 = not asked
   /// LoRA fine-tuning (Hu et al. 2021, arXiv:2106.09685): rank r of the low-rank adapters; the
   /// base model is frozen (no weight-gradient GEMMs, gradients or optimizer state for it).
   /// 0 = full training. Dense decoders only (the loader checks it).

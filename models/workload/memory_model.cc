@@ -96,7 +96,7 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   const ModelSpec& m = sc.model;
   const ParallelSpec& par = sc.parallel;
   const double t = par.tp;
-  const double h = m.hidden_size, v = m.vocab_size;
+  const double h = m.hidden_size, v = padded_vocab_size(m, par.tp);
   // Replicated (DP-synchronised, TP-split) and routed-expert (EP-split) parameters of the stage.
   std::vector<int> indices = stage_layer_indices(sc, stage);
   if (static_cast<int>(indices.size()) != layers) {  // a caller's own split: contiguous from 0

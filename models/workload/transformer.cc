@@ -3,6 +3,7 @@
 #include "models/workload/transformer.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include "models/workload/transformer_shape.h"
@@ -19,7 +20,7 @@ TransformerShape transformer_shape(const Scenario& sc) {
   const double groups = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
   x.kv = groups * (x.h / x.a);
   x.f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4.0 * m.hidden_size;
-  x.v = m.vocab_size;
+  x.v = padded_vocab_size(m, sc.parallel.tp);
   x.l = m.num_layers;
   x.t = sc.parallel.tp;
   x.e = activation_bytes_per_element(sc.training.precision);
@@ -203,6 +204,11 @@ double encoder_head_parameters(const ModelSpec& m) {
 }
 
 double total_parameters(const ModelSpec& m) { return parameters(m, false); }
+
+double padded_vocab_size(const ModelSpec& m, int tp) {
+  const std::int64_t multiple = static_cast<std::int64_t>(kMakeVocabSizeDivisibleBy) * std::max(1, tp);
+  return static_cast<double>((static_cast<std::int64_t>(m.vocab_size) + multiple - 1) / multiple * multiple);
+}
 double active_parameters(const ModelSpec& m) { return parameters(m, true); }
 
 double transformer_model_flops_per_iteration(const Scenario& sc) {

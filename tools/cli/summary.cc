@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -128,7 +129,13 @@ void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const 
   } else {
     o << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
       << ", " << sc.model.num_attention_heads << " heads, seq " << sc.model.seq_length << ", vocab "
-      << sc.model.vocab_size << ", " << format_fixed(r.model_flops_per_iteration / 1e15, 1) << " PFLOP per iteration\n";
+      << sc.model.vocab_size
+      << (models::padded_vocab_size(sc.model, sc.parallel.tp) != sc.model.vocab_size
+              ? " (padded to " +
+                    std::to_string(static_cast<long long>(models::padded_vocab_size(sc.model, sc.parallel.tp))) +
+                    " as Megatron-LM pads it)"
+              : std::string())
+      << ", " << format_fixed(r.model_flops_per_iteration / 1e15, 1) << " PFLOP per iteration\n";
   }
   if (sc.model.num_experts > 0) {
     o << "           MoE: " << sc.model.num_experts << " experts, top-" << sc.model.moe_top_k;
@@ -146,6 +153,16 @@ void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const 
       << format_fixed(adapters / 1e6, 1) << "M trainable of "
       << format_fixed(models::total_parameters(sc.model) / 1e9, 1) << "B frozen parameters\n";
   }
+}
+
+/// ", no flash attention: GPU (sm70) cannot run it ..." when the GPU has no fused attention kernel
+/// (the loader leaves it off there by default), else "".
+std::string no_flash_note(const models::Scenario& sc, const models::Report& r) {
+  if (sc.model.family != models::ModelFamily::transformer || sc.training.flash_attention) return "";
+  const models::GpuSpec& gpu = models::find_gpu(r.gpu);
+  if (models::runs_flash_attention(gpu)) return "";
+  return ", no flash attention: " + gpu.name + " (" + models::kernel_arch(gpu) +
+         ") cannot run it (FlashAttention-2 needs sm80+), so attention keeps its s x s scores in memory";
 }
 
 /// The parallel layout, batch, precision and the options that change the work.
@@ -166,7 +183,7 @@ void print_layout(std::ostream& o, const models::Scenario& sc, const models::Rep
     << (sc.parallel.sequence_parallel && r.tp > 1 ? ", sequence parallel" : "")
     << (sc.parallel.zero_stage >= 1 ? ", ZeRO-" + std::to_string(sc.parallel.zero_stage) : std::string())
     << (sc.training.flash_attention && sc.model.family == models::ModelFamily::transformer ? ", flash attention" : "")
-    << "\n\n";
+    << no_flash_note(sc, r) << "\n\n";
 }
 
 /// Iteration time, throughput, MFU/HFU and time to train.

@@ -67,7 +67,8 @@ Scenario one_gpu(Architecture arch) {
 
 TEST(Encoder, FlopsAgainstDecoderOfTheSameShape) {
   const Scenario enc = one_gpu(Architecture::encoder), dec = one_gpu(Architecture::decoder);
-  const double B = 8, s = 512, h = 1024, V = 30522, l = 24;
+  // V: BERT's 30,522 WordPiece tokens padded to a multiple of 128 (tp 1), as Megatron-LM pads them.
+  const double B = 8, s = 512, h = 1024, V = 30592, l = 24;
   // Decoder: SC21 72·B·s·l·h²(1 + s/(6h)) + 6·B·s·h·V. Encoder: the same layers, the MLM head on
   // 15% of the positions (dense h² + vocabulary), pooler + NSP per sequence.
   const double layers = 72 * B * s * l * h * h * (1 + s / (6 * h));

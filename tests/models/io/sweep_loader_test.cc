@@ -329,5 +329,20 @@ TEST(SweepFileErrors, JsonPositions) {
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp)"});
 }
 
+// A constraint naming a field the dense base does not write and that has no default outside its
+// section (moe_top_k): refused at the constraint (it ended in "internal error: std::bad_alloc").
+TEST(SweepFileErrors, ConstraintOnAFieldWithoutABaseValue) {
+  const std::string axes = "axis { path: \"workload.model.num_experts\" values: \"0\" values: \"8\" }\n";
+  EXPECT_EQ(sweep_errors(kBase + axes + "constraint: \"num_experts >= moe_top_k\"\n"),
+            std::vector<std::string>{
+                "t.sweep.textproto:3:1: constraint[0]: at column 16 of \"num_experts >= moe_top_k\": "
+                "workload.model.moe_top_k has no value in the base scenario: it is not written there and has no "
+                "default outside its section (e.g. MoE fields of a dense model) (expected it written in the sweep's "
+                "`scenario`, or an axis over it)"});
+  // Written in the base, or swept, it has a value.
+  EXPECT_NO_THROW(load(kBase + axes + "axis { path: \"workload.model.moe_top_k\" values: \"2\" }\n" +
+                       "constraint: \"num_experts >= moe_top_k\"\n"));
+}
+
 }  // namespace
 }  // namespace traincast::io

@@ -1,0 +1,114 @@
+// The checks that tie the workload to the hardware and to Megatron-LM's layout rules: the GPU fits
+// its node template, kernels the GPU cannot run are refused (or left off by default), and the
+// divisibility asserts Megatron-LM makes that the other sections do not (scenario_checks.h).
+
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "models/io/scenario_checks.h"
+
+namespace traincast::io::detail {
+namespace {
+
+/// "a, b, c", or "none" when empty.
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+/// The catalog GPUs that fit `node`, and the node templates `gpu` fits, for the messages.
+std::vector<std::string> gpus_fitting(const models::NodeTemplate& node) {
+  std::vector<std::string> out;
+  for (const std::string& g : models::gpu_names())
+    if (models::gpu_fit_problem(node, models::find_gpu(g)).empty()) out.push_back(g);
+  return out;
+}
+std::vector<std::string> templates_fitting(const models::GpuSpec& gpu) {
+  std::vector<std::string> out;
+  for (const std::string& t : models::node_template_names())
+    if (models::gpu_fit_problem(models::find_node_template(t), gpu).empty()) out.push_back(t);
+  return out;
+}
+
+}  // namespace
+
+void check_gpu_fits_node(const models::Scenario& s, const models::NodeTemplate* node, const models::GpuSpec* gpu,
+                         Checker& k) {
+  if (node == nullptr || gpu == nullptr || s.cluster.gpu.empty()) return;  // the template's own GPU fits it
+  std::string problem;
+  try {
+    problem = models::gpu_fit_problem(*node, *gpu);
+  } catch (const std::exception&) {
+    return;  // the template names an unknown GPU: a catalog inconsistency its own tests catch
+  }
+  if (problem.empty()) return;
+  // "... (expected X)" -> "... (expected X; GPUs that fit T: ...; templates G fits: ...)".
+  if (!problem.empty() && problem.back() == ')') problem.pop_back();
+  problem += "; GPUs that fit " + node->name + ": " + joined(gpus_fitting(*node)) + "; node templates " + gpu->name +
+             " fits: " + joined(templates_fitting(*gpu)) + ")";
+  // The field the user changed: the template when only it was overridden, else the GPU.
+  const bool blame_template = k.overridden("cluster.node_template") && !k.overridden("cluster.gpu");
+  k.error(blame_template ? "cluster.node_template" : "cluster.gpu", problem);
+}
+
+void resolve_kernels(models::Scenario& s, const models::GpuSpec* gpu, Checker& k) {
+  if (gpu == nullptr || s.model.family != models::ModelFamily::transformer) return;
+  if (models::runs_flash_attention(*gpu)) return;
+  const char* field = "workload.training.flash_attention";
+  if (!k.present(field)) {
+    // Unset: the GPU's capability decides (the summary notes why it is off).
+    s.training.flash_attention = false;
+  } else if (s.training.flash_attention) {
+    k.error(field, "is true but " + gpu->name + " (" + models::kernel_arch(*gpu) +
+                       ") cannot run fused attention: FlashAttention-2 and TransformerEngine's cuDNN fused attention "
+                       "need sm80+ (Ampere or newer) (expected false, or leave it unset on this GPU)");
+  }
+}
+
+void check_cluster_only_precision(const models::Scenario& s, const models::GpuSpec* gpu, Checker& k) {
+  const char* field = "workload.training.precision";
+  if (gpu == nullptr || !k.present(field)) return;  // unset: a cluster-only command does not use it
+  const models::Precision p = s.training.precision;
+  const double peak = p == models::Precision::fp32   ? gpu->peak_fp32_flops
+                      : p == models::Precision::tf32 ? gpu->peak_tf32_flops
+                      : p == models::Precision::fp16 ? gpu->peak_fp16_flops
+                      : p == models::Precision::bf16 ? gpu->peak_bf16_flops
+                                                     : gpu->peak_fp8_flops;
+  if (peak <= 0)
+    k.error(field, std::string(models::precision_name(p)) + " is not supported by " + gpu->name + " (" +
+                       models::kernel_arch(*gpu) +
+                       ": no tensor cores for it; fp8 needs sm89+) (expected a precision with a dense peak on it)");
+}
+
+void check_megatron_divisibility(const models::Scenario& s, Checker& k) {
+  using std::to_string;
+  const models::ModelSpec& m = s.model;
+  const models::ParallelSpec& p = s.parallel;
+  if (m.family != models::ModelFamily::transformer) return;
+  // Sequence parallelism scatters each (per-CP-rank) sequence over the TP ranks along its first
+  // dimension: Megatron-Core's tensor_parallel/mappings.py _split_along_first_dim and
+  // _reduce_scatter_along_first_dim assert "First dimension of the tensor should be divisible by
+  // tensor parallel size" (the embedding's scatter_to_sequence_parallel_region runs it first).
+  const int cp = p.cp >= 1 ? p.cp : 1;
+  if (p.sequence_parallel && p.tp > 1 && m.seq_length >= 1 && m.seq_length % cp == 0 &&
+      (m.seq_length / cp) % p.tp != 0) {
+    const std::int64_t multiple = static_cast<std::int64_t>(p.tp) * cp;
+    k.error("workload.model.seq_length",
+            to_string(m.seq_length) + (cp > 1 ? " / cp " + to_string(cp) : std::string()) +
+                " is not divisible by tp = " + to_string(p.tp) + " with sequence_parallel (expected a multiple of " +
+                to_string(multiple) +
+                ": Megatron-LM splits each sequence over the TP ranks and asserts it, mappings.py "
+                "_split_along_first_dim; or sequence_parallel: false)");
+  }
+  // megatron/training/arguments.py validate_args, "Expert parallelism check": "Expert parallelism
+  // is not supported with fp16 training."
+  if (p.ep > 1 && m.num_experts > 0 && s.training.precision == models::Precision::fp16)
+    k.error("workload.parallel.ep", "got " + to_string(p.ep) +
+                                        " with precision fp16 (expected ep: 1, or precision bf16: Megatron-LM "
+                                        "refuses expert parallelism with fp16 training, arguments.py validate_args)");
+}
+
+}  // namespace traincast::io::detail

@@ -85,8 +85,8 @@ struct SweepCsv {
 
 /// Reads a sweep CSV. Rows must have the header's number of fields and a point index < points
 /// that belongs to the shard; a point twice is an error. Throws ScenarioError("path:line: what
-/// (expected ...)") for an unreadable file, a first line that is not a traincast sweep comment,
-/// a missing header, or a bad row.
+/// (expected ...)") for an unreadable file, a first line that is not a traincast sweep comment
+/// or names more than models::kMaxSweepPoints points, a missing header, or a bad row.
 SweepCsv read_sweep_csv(const std::string& path);
 
 }  // namespace traincast::io

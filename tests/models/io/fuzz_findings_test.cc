@@ -8,6 +8,7 @@
 
 #include "models/io/scenario_io.h"
 #include "models/io/sweep_csv.h"
+#include "models/io/sweep_loader.h"
 
 namespace traincast::io {
 namespace {
@@ -34,6 +35,17 @@ TEST(FuzzFindings, SweepCsvWithMorePointsThanAnySweepIsRefused) {
             path +
                 ":1: points 18446744073709551615 is more than a sweep has (expected at most 10000000, as "
                 "traincast sweep writes)");
+}
+
+// A constraint "tp+tp+...+tp > 0" of 20,000 terms built a tree 20,000 deep, and type-checking it
+// recursed that deep: a stack overflow. At most 1000 binary operators now.
+TEST(FuzzFindings, SweepConstraintWithTooManyOperatorsIsRefused) {
+  const std::string path = kCorpus + "/sweep_loader/operator_chain_20000.sweep.textproto";
+  const std::string error = error_of(load_sweep_file, path);
+  EXPECT_NE(error.find(path + ":13:"), std::string::npos) << error;
+  EXPECT_NE(error.find("constraint[0]: more than 1000 binary operators (expected at most 1000 in one expression)"),
+            std::string::npos)
+      << error;
 }
 
 }  // namespace

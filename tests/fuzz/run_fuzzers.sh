@@ -38,9 +38,10 @@ seeds[chakra_trace]="$shared/chakra/astra-sim-microbenchmarks $shared/chakra/mlc
   $shared/chakra/astra-sim-workloads/DLRM_HybridParallel_8 $shared/chakra/astra-sim-workloads/MLP_ModelParallel_8"
 for t in scenario_loader sweep_loader validation_cases profile measurements; do dict[$t]=$proto_dict; done
 for t in nccl_tests_log measurement_csv sweep_csv; do dict[$t]=tests/fuzz/dict/$t.dict; done
-# The largest shared CSVs run to 600 KB: mutating whole ones is slow, their first 16 KB hold every
-# column kind. Other targets: libFuzzer's default (the largest seed, at least 4 KB).
+# The largest seeds (shared CSVs to 600 KB, the 150 KB burn measurements) are slow to mutate whole;
+# their first 16 KB hold every kind of row. Others: libFuzzer's default (largest seed, >= 4 KB).
 max_len[measurement_csv]=16384
+max_len[measurements]=16384
 order="scenario_loader sweep_loader validation_cases profile measurements measurement_csv nccl_tests_log sweep_csv
   chakra_trace"
 [ $# -gt 0 ] && order="$*"

@@ -2,14 +2,14 @@
 # Runs every libFuzzer target of tests/fuzz (built by `cmake --build --preset fuzz --target fuzzers`)
 # with its seeds from the shipped files and ../shared/data, from the repository root:
 #   tests/fuzz/run_fuzzers.sh [SECONDS_SCENARIO [SECONDS_EACH_OTHER [TARGET...]]]
-# (defaults 15 and 7, as CI runs them; no TARGET = all). New inputs go to build/fuzz/corpus/<target>
+# (defaults 15 and 6, as CI runs them; no TARGET = all). New inputs go to build/fuzz/corpus/<target>
 # (kept between local runs), crashes to build/fuzz/crashes/. Text parsers get a dictionary of their field names
 # (generated from models/io/traincast.proto) or tests/fuzz/dict/<target>.dict. Prints each target's
 # runs and seconds; exits non-zero on the first target that finds a crash, hang or OOM.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scenario_s=${1:-15}
-other_s=${2:-7}
+other_s=${2:-6}
 shift $(($# < 2 ? $# : 2))
 bin=build/fuzz/tests/fuzz
 shared=../shared/data

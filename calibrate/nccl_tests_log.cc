@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -46,6 +47,13 @@ bool all_digits(std::string_view s) {
 bool parse_ll(std::string_view s, long long& out) {
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return !s.empty() && ec == std::errc() && ptr == s.data() + s.size();
+}
+
+/// A rank number or count of the log's preamble ("Rank N", "ranks: N", "nodes: M"): digits that
+/// fit an int below its maximum, so N + 1 ranks is an int too.
+bool parse_count(std::string_view s, int& out) {
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return !s.empty() && ec == std::errc() && ptr == s.data() + s.size() && out < std::numeric_limits<int>::max();
 }
 
 bool parse_double(std::string_view s, double& out) {
@@ -256,13 +264,15 @@ class Parser {
       return;
     }
     if (f[0] == "Rank" && f.size() >= 2 && all_digits(f[1])) {
-      rank_line(c, f);
+      rank_line(n, c, f);
       return;
     }
     if (f[0] == "ranks:" && f.size() >= 2 && all_digits(f[1])) {
-      pending_.ranks_note = std::atoi(std::string(f[1]).c_str());
+      if (!parse_count(f[1], pending_.ranks_note)) count_error(n, "ranks:", f[1]);
       for (std::size_t i = 2; i + 1 < f.size(); ++i) {
-        if (f[i] == "nodes:" && all_digits(f[i + 1])) pending_.nodes_note = std::atoi(std::string(f[i + 1]).c_str());
+        if (f[i] == "nodes:" && all_digits(f[i + 1]) && !parse_count(f[i + 1], pending_.nodes_note)) {
+          count_error(n, "nodes:", f[i + 1]);
+        }
       }
       return;
     }
@@ -281,8 +291,18 @@ class Parser {
     }
   }
 
-  void rank_line(std::string_view c, const std::vector<std::string_view>& f) {
-    const int rank = std::atoi(std::string(f[1]).c_str());
+  /// A preamble number (after `what`) too large for nccl-tests' int ranks.
+  void count_error(int n, std::string_view what, std::string_view digits) {
+    error(at(n) + std::string(what) + " " + clip(digits) + " is out of range (expected an integer below " +
+          std::to_string(std::numeric_limits<int>::max()) + ", as nccl-tests counts ranks in an int)");
+  }
+
+  void rank_line(int n, std::string_view c, const std::vector<std::string_view>& f) {
+    int rank = 0;
+    if (!parse_count(f[1], rank)) {
+      count_error(n, "Rank", f[1]);
+      return;
+    }
     pending_.max_rank = std::max(pending_.max_rank, rank);
     for (std::size_t i = 2; i + 1 < f.size(); ++i) {
       if (f[i] == "on") {

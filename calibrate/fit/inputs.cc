@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -105,9 +106,11 @@ void read_collective_row(const CsvRow& row, models::MeasurementSet& out) {
   bool ok = row.positive("size_bytes", size);
   ok = row.positive("time_us", time) && ok;
   if (row.has("num_ranks") && !row.get("num_ranks").empty()) {
-    if (!number(row.get("num_ranks"), ranks) || ranks < 1 || ranks != std::floor(ranks)) {
+    // An int holds the count (as nccl-tests counts ranks): a larger one is no rank count.
+    if (!number(row.get("num_ranks"), ranks) || ranks < 1 || ranks != std::floor(ranks) ||
+        ranks > std::numeric_limits<int>::max()) {
       errors.push_back(row.at + "column 'num_ranks': '" + row.get("num_ranks").substr(0, 40) +
-                       "' is not an integer >= 1");
+                       "' is not an integer from 1 to " + std::to_string(std::numeric_limits<int>::max()));
       ok = false;
     }
   }

@@ -61,6 +61,10 @@ struct Sweep {
   }
 };
 
+/// Most points a sweep may have: io::load_sweep_file refuses axes whose cartesian product (before
+/// constraints) is larger (each point costs a constraint check), so no sweep CSV names more.
+inline constexpr std::uint64_t kMaxSweepPoints = 10'000'000;
+
 /// A slice of a sweep for one job of a job array: the points p with p % count == index.
 struct SweepShard {
   std::size_t index = 0;  ///< 0 <= index < count

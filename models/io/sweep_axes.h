@@ -18,8 +18,8 @@
 
 namespace traincast::io::detail {
 
-/// Points of the cartesian product, before constraints, at most (each costs a constraint check).
-inline constexpr std::uint64_t kMaxProductPoints = 10'000'000;
+/// Points of the cartesian product, before constraints, at most (models/io/sweep.h).
+inline constexpr std::uint64_t kMaxProductPoints = models::kMaxSweepPoints;
 
 /// The problems found in one sweep file, each "origin:line:col: field.path: what".
 class SweepErrors {

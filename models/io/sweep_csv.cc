@@ -396,6 +396,10 @@ SweepCsv read_sweep_csv(const std::string& path) {
            csv.shard.index < csv.shard.count;
     }
     if (!ok) fail(1, "not a traincast sweep CSV: " + quoted_clip(without_eol(csv.comment)) + " " + expected_first);
+    if (csv.points > models::kMaxSweepPoints) {
+      fail(1, "points " + points + " is more than a sweep has (expected at most " +
+                  std::to_string(models::kMaxSweepPoints) + ", as traincast sweep writes)");
+    }
     csv.hash = hash;
   }
   if (!next_line(csv.header)) {

@@ -91,7 +91,8 @@ struct SweepCsv {
 /// payback_never; any text for busiest_link), empty only where the report may leave the field
 /// out (payback_years); for invalid/error rows empty. Throws ScenarioError("path:line: what
 /// (expected ...)"; a bad cell names its column) for an unreadable file, a first line that is
-/// not a traincast sweep comment, a missing or foreign header, or a bad row.
+/// not a traincast sweep comment or names more than models::kMaxSweepPoints points, a missing or
+/// foreign header, or a bad row.
 SweepCsv read_sweep_csv(const std::string& path);
 
 }  // namespace traincast::io

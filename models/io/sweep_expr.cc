@@ -21,6 +21,10 @@ namespace {
 
 /// Nesting limit of parentheses and unary operators (far above any real constraint).
 constexpr int kMaxExpressionDepth = 64;
+/// Binary operators in one expression at most (far above any real constraint). A chain such as
+/// "tp+tp+...+tp" builds a tree as deep as it is long, and checking and evaluating it recurse that
+/// deep: 100,000 of them overflowed the stack.
+constexpr int kMaxExpressionOperators = 1000;
 
 struct Token {
   enum class Kind { end, number, string, name, op, lparen, rparen };
@@ -196,6 +200,11 @@ class ExpressionParser {
     return static_cast<int>(e_.nodes_.size()) - 1;
   }
   int binary(Op op, const Token& t, int lhs, int rhs) {
+    if (++operators_ > kMaxExpressionOperators) {
+      throw ExpressionError(t.column, "more than " + std::to_string(kMaxExpressionOperators) +
+                                          " binary operators (expected at most " +
+                                          std::to_string(kMaxExpressionOperators) + " in one expression)");
+    }
     Expression::Node n;
     n.op = op;
     n.lhs = lhs;
@@ -341,6 +350,7 @@ class ExpressionParser {
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
   int depth_ = 0;
+  int operators_ = 0;  ///< binary operators so far (kMaxExpressionOperators)
 };
 
 Expression Expression::parse(std::string_view text) {

@@ -54,7 +54,7 @@ struct ExprNameInfo {
 /// Numbers: 12, 0.5, 1e9. Names: identifiers joined by dots (tp, workload.parallel.tp).
 /// Semantics: + - * / on numbers (/ is real division); % on integers (C remainder: the sign of
 /// the dividend); < <= > >= on numbers; == != on two values of the same type; && || (short
-/// circuit) and ! on booleans. Nesting depth is limited to 64.
+/// circuit) and ! on booleans. Nesting depth is limited to 64, binary operators to 1000.
 class Expression {
  public:
   /// Parses `text`. Throws ExpressionError for a syntax error, e.g. column 6 of "tp * * pp":

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "models/io/file_kind.h"
@@ -77,6 +78,13 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
 std::vector<models::ValidationCase> load_validation_cases(const std::string& path) {
   const Format format = format_for_path(path);
   const std::string text = read_input_file(path);
+  return load_validation_cases_text(text, path, format, std::filesystem::path(path).parent_path().string());
+}
+
+std::vector<models::ValidationCase> load_validation_cases_text(std::string_view text_view, std::string_view origin,
+                                                               Format format, const std::string& base_dir) {
+  const std::string path(origin);
+  const std::string text(text_view);
   if (text.size() > kMaxInputBytes) {
     throw ScenarioError({path + ": input too large (" + std::to_string(text.size()) + " bytes; expected at most " +
                          std::to_string(kMaxInputBytes) + ")"});
@@ -96,7 +104,7 @@ std::vector<models::ValidationCase> load_validation_cases(const std::string& pat
   std::set<std::string> names;
   for (int i = 0; i < message.case__size(); ++i) check_case_fields(message.case_(i), i, k, names);
 
-  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  const std::filesystem::path base(base_dir);
   std::vector<models::ValidationCase> cases;
   for (int i = 0; i < message.case__size(); ++i) {
     const tp::ValidationCases::Case& c = message.case_(i);

@@ -3,11 +3,14 @@
 // models::ValidationCase structs (models/io/validation_case.h), each with its scenario loaded.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/io/validation_case.h"
 
 namespace traincast::io {
+
+enum class Format;  // models/io/scenario_io.h (which includes this header)
 
 /// Reads a validation cases file (message ValidationCases; text or JSON by extension). Each case's
 /// scenario path is resolved relative to the cases file's directory and loaded with the case's
@@ -16,5 +19,11 @@ namespace traincast::io {
 /// Throws ScenarioError (models/io/scenario_io.h) collecting the errors of the cases file and of
 /// every scenario it names.
 std::vector<models::ValidationCase> load_validation_cases(const std::string& path);
+
+/// As load_validation_cases, for text in memory: origin names the text in messages, and each
+/// case's scenario and nccl-tests log path is resolved relative to base_dir ("" = the working
+/// directory).
+std::vector<models::ValidationCase> load_validation_cases_text(std::string_view text, std::string_view origin,
+                                                               Format format, const std::string& base_dir);
 
 }  // namespace traincast::io

@@ -107,7 +107,9 @@ TEST(Routing, DModKIsNonBlockingForShiftsButNotForATranspose) {
   const auto route = a.route(4 * 8, 1 * 8);
   ASSERT_EQ(fabric_hops(a, route), (std::vector<std::string>{"leaf8->spines", "spines->leaf0"}));
   for (auto r : route) {
-    if (a.link_kind(r) == LinkKind::fabric) EXPECT_DOUBLE_EQ(a.capacity(r), 4 * 50e9);
+    if (a.link_kind(r) == LinkKind::fabric) {
+      EXPECT_DOUBLE_EQ(a.capacity(r), 4 * 50e9);
+    }
   }
 }
 

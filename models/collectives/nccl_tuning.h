@@ -123,12 +123,9 @@ std::array<double, 3> nvls_tree_latency_s(int nodes);
 /// Latency [s] of PAT over n ranks on `nodes` nodes (NcclLatencyUs, PAT).
 std::array<double, 3> pat_latency_s(int nodes, int n);
 
-/// NCCL's ring graph channels across nodes for `rails` NIC rails and the ring's link-bound busbw
-/// [GB/s] (ncclTopoDupChannels); busbw <= 0: the rails.
-int nccl_graph_channels_for(const Cluster& cluster, double ring_busbw_gb_per_s, int rails);
-/// NCCL's comm->nChannels before NCCL_MIN/MAX_NCHANNELS (ncclTopoPostset), from the graph's
-/// channels, the rails and the ring's link-bound busbw [GB/s].
-int nccl_comm_channels(const Cluster& cluster, int graph_channels, int rails, double ring_busbw_gb_per_s);
+/// NCCL's comm->nChannels before NCCL_MIN/MAX_NCHANNELS (ncclTopoPostset), from the ring graph's
+/// channels (after the dup) and its per-channel bandwidth bwIntra [GB/s] (nccl_topo_search.h).
+int nccl_comm_channels(const Cluster& cluster, int graph_channels, double bw_intra_gb_per_s);
 /// The graph channels NCCL's per-channel maxima multiply for `plan` across nodes (the ring's,
 /// which the tree graph shares); 0 on one node or without rails.
 int nccl_graph_channels(const CollectivePlan& plan);

@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <initializer_list>
 #include <limits>
-#include <numeric>
 #include <stdexcept>
 #include <utility>
 
@@ -46,21 +45,32 @@ int dtree_parent(int n, int rank, int tree) {
   return u == -1 ? -1 : n - 1 - u;
 }
 
-// Orders of the rings over GPUs `local` of one node: one ring in the given order, or on a
-// full-mesh node one ring per stride s coprime with n (ring i -> i+s uses the direct links
-// (i, i+s), so the rings use disjoint links).
-void single_node_rings(const Cluster& cluster, std::span<const int> local, std::vector<std::vector<int>>& rings) {
+// Orders of the rings over GPUs `local` of one node: the search channels of NCCL's ring graph on
+// that node (nccl_topo_search.h; ncclTopoDupChannels only copies them), channels with the same
+// order merged into one ring carrying their share (weights: fraction of the data, summing to 1);
+// two GPUs: one ring.
+void single_node_rings(const PlanInputs& in, std::span<const int> local, std::vector<std::vector<int>>& rings,
+                       std::vector<double>& weights) {
   rings.clear();
-  const int n = static_cast<int>(local.size());
-  if (cluster.scale_up() != ScaleUp::mesh || n <= 2) {
+  weights.clear();
+  if (local.size() <= 2) {
     rings.emplace_back(local.begin(), local.end());
+    weights.push_back(1.0);
     return;
   }
-  for (int s = 1; s < n; ++s) {
-    if (std::gcd(s, n) != 1) continue;
-    std::vector<int> order(n);
-    for (int i = 0; i < n; ++i) order[i] = local[(static_cast<long long>(i) * s) % n];
+  const NcclTopoGraph& graph = in.scratch.topo.ring_graph(in.cluster, in.net, local, -1);
+  const int channels = graph.search_channels;
+  for (int c = 0; c < channels; ++c) {
+    std::vector<int> order;
+    order.reserve(local.size());
+    for (int pos : graph.channels[static_cast<std::size_t>(c)].order) order.push_back(local[static_cast<std::size_t>(pos)]);
+    const auto same = std::find(rings.begin(), rings.end(), order);
+    if (same != rings.end()) {
+      weights[static_cast<std::size_t>(same - rings.begin())] += 1.0 / channels;
+      continue;
+    }
     rings.push_back(std::move(order));
+    weights.push_back(1.0 / channels);
   }
 }
 
@@ -142,6 +152,7 @@ RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks, const
     g.per_node[it - g.node_ids.begin()].push_back(r);
   }
   for (const auto& local : g.per_node) g.same_size = g.same_size && local.size() == g.per_node[0].size();
+  g.version = nccl_version_of(cluster.spec().collectives.nccl_version);
   // Rails: the NICs of NCCL's ring graph (nccl_topo_search.h), searched once per group shape.
   if (g.nodes() > 1 && cluster.nics_per_node() > 0) {
     g.graph = &in.scratch.topo.ring_graph(cluster, in.net, g.per_node[0], g.per_node[1][0]);
@@ -251,8 +262,9 @@ void build_ring_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
   // Ring orders with the rail each order's inter-node edges use.
   std::vector<std::vector<int>> rings;
   std::vector<int> ring_rail;
+  std::vector<double> weights;  // share of the data per ring
   if (nodes == 1) {
-    single_node_rings(cluster, g.per_node[0], rings);
+    single_node_rings(in, g.per_node[0], rings, weights);
     ring_rail.assign(rings.size(), -1);
   } else {
     // NCCL's ring graph: per search channel, every node's GPUs in the channel's order, entering
@@ -264,16 +276,18 @@ void build_ring_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
       for (const auto& chain : chains[c]) order.insert(order.end(), chain.begin(), chain.end());
       rings.push_back(std::move(order));
       ring_rail.push_back(channel_nic(g, static_cast<int>(c)));
+      weights.push_back(1.0 / static_cast<double>(chains.size()));
     }
   }
   plan.channels = static_cast<int>(rings.size());
   std::vector<int> path_ring;  // ring (rail) index of each path
-  const double fraction = ring_edge_fraction(plan.op, n) / rings.size();
+  const double edge_fraction = ring_edge_fraction(plan.op, n);
   auto path = [&](int a, int b, int rail) {
     return rail < 0 || cluster.node_of(a) == cluster.node_of(b) ? cluster.route(a, b) : cluster.route(a, b, rail);
   };
   for (std::size_t k = 0; k < rings.size(); ++k) {
     const std::vector<int>& order = rings[k];
+    const double fraction = edge_fraction * weights[k];
     const int m = static_cast<int>(order.size());
     if (plan.op == CollectiveOp::broadcast || plan.op == CollectiveOp::reduce) {
       // Chain: broadcast flows from the root (ranks[0]) onwards, reduce flows towards it.
@@ -293,7 +307,7 @@ void build_ring_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
     }
   }
   CollectivePhase ph;
-  ph.latency_s = ring_latency_s(plan.op, n, nodes, all_nvlink(cluster, g));
+  ph.latency_s = ring_latency_s(plan.op, n, nodes, all_nvlink(cluster, g), g.version);
   ph.ring_plateau = plan.op == CollectiveOp::all_reduce && nodes > 1;
   finish_phase(plan, ph, paths, fractions, in);
   if (nodes > 1) split_ring_channels(plan, ph, paths, path_ring, g, in);
@@ -309,6 +323,7 @@ void build_hierarchical_plan(CollectivePlan& plan, const RankGroups& g, const Pl
   Paths paths;
   std::vector<double> fractions;
   std::vector<std::vector<int>> rings;
+  std::vector<double> weights;
   auto add_phase = [&](const std::array<double, 3>& latency) {
     CollectivePhase ph;
     ph.latency_s = latency;
@@ -319,11 +334,11 @@ void build_hierarchical_plan(CollectivePlan& plan, const RankGroups& g, const Pl
   };
   auto add_rings = [&](CollectiveOp op) {
     for (const auto& local : g.per_node) {
-      single_node_rings(cluster, local, rings);
-      for (const auto& ring : rings) {
+      single_node_rings(in, local, rings, weights);
+      for (std::size_t k = 0; k < rings.size(); ++k) {
         for (int i = 0; i < p; ++i) {
-          paths.push_back(cluster.route(ring[i], ring[(i + 1) % p]));
-          fractions.push_back(ring_edge_fraction(op, p) / rings.size());
+          paths.push_back(cluster.route(rings[k][i], rings[k][(i + 1) % p]));
+          fractions.push_back(ring_edge_fraction(op, p) * weights[k]);
         }
       }
     }
@@ -339,7 +354,7 @@ void build_hierarchical_plan(CollectivePlan& plan, const RankGroups& g, const Pl
       fractions.push_back(ring_edge_fraction(CollectiveOp::all_reduce, nodes) / p);
     }
   }
-  add_phase(ring_latency_s(CollectiveOp::all_reduce, nodes, nodes, nvlink));
+  add_phase(ring_latency_s(CollectiveOp::all_reduce, nodes, nodes, nvlink, g.version));
   // Phase 3: all-gather inside every node.
   add_rings(CollectiveOp::all_gather);
   add_phase(ring_latency_s(CollectiveOp::all_gather, p, 1, nvlink));
@@ -509,7 +524,7 @@ void build_send_recv_plan(CollectivePlan& plan, const RankGroups& g, const PlanI
   Paths paths{cluster.route(plan.ranks[0], plan.ranks[1])};
   const std::vector<double> fractions{1.0};
   CollectivePhase ph;
-  ph.latency_s = ring_latency_s(plan.op, 2, g.nodes(), nvlink);
+  ph.latency_s = ring_latency_s(plan.op, 2, g.nodes(), nvlink, g.version);
   finish_phase(plan, ph, paths, fractions, in);
   plan.phases.push_back(ph);
 }
@@ -529,7 +544,7 @@ void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const Plan
     }
   }
   CollectivePhase ph;
-  ph.latency_s = ring_latency_s(plan.op, n, g.nodes(), nvlink);
+  ph.latency_s = ring_latency_s(plan.op, n, g.nodes(), nvlink, g.version);
   finish_phase(plan, ph, paths, fractions, in);
   plan.phases.push_back(ph);
 }
@@ -551,7 +566,7 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
   if (n == 1) return;  // completes immediately
 
   const bool nvls_hw = cluster.scale_up() == ScaleUp::nvswitch && gpu.nvlink_generation >= 4;
-  const NcclVersion version = nccl_version_of(cluster.spec().collectives.nccl_version);
+  const NcclVersion& version = g.version;
   // Refusals name the first condition that fails (CollectiveEngine puts them in its message).
   auto check = [&](std::initializer_list<std::pair<bool, const char*>> conditions) {
     for (const auto& [ok, why] : conditions) {

@@ -211,7 +211,7 @@ double nvls_link_scale(const Cluster& cluster) {
   return cluster.gpu_spec(0).nvlink_generation >= 5 ? LinkEfficiency::nvls_blackwell : LinkEfficiency::nvls_hopper;
 }
 
-std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink) {
+std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink, const NcclVersion& version) {
   // NCCL tuning.cc (Ring): latency = baseLat + (nsteps - nInterSteps) * intraLat +
   // nInterSteps * interLat, intraLat raised to the network post overhead (x3 for Simple) when
   // the ring spans nodes. As of the PAT releases (2.23+): nInterSteps = 2 (nNodes - 1) for
@@ -221,7 +221,8 @@ std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvl
   switch (op) {
     case CollectiveOp::all_reduce:
       steps = 2 * (n - 1);
-      inter = nodes > 1 ? 2 * (nodes - 1) : 0;
+      // Before the PAT releases: 2 nNodes inter-node steps (tuning.cc of 2.9-2.22).
+      inter = nodes > 1 ? (nccl_pat_era_ring_latency(version) ? 2 * (nodes - 1) : 2 * nodes) : 0;
       break;
     case CollectiveOp::all_gather:
     case CollectiveOp::reduce_scatter:
@@ -241,7 +242,8 @@ std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvl
   }
   inter = std::min(inter, steps);
   const auto& intra_table = nvlink ? NcclLatencyUs::nvlink_ring : NcclLatencyUs::pci_ring;
-  const auto& net_table = nodes > 1 && n == nodes ? NcclLatencyUs::net_tree : NcclLatencyUs::net_ring;
+  const bool exposed = nodes > 1 && n == nodes && nccl_pat_era_ring_latency(version);
+  const auto& net_table = exposed ? NcclLatencyUs::net_tree : NcclLatencyUs::net_ring;
   std::array<double, 3> out{};
   for (int p = 0; p < 3; ++p) {
     double intra = intra_table[p];

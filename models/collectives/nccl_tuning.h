@@ -7,6 +7,7 @@
 #include <span>
 
 #include "models/collectives/collective_plan.h"
+#include "models/collectives/nccl_versions.h"
 #include "models/hardware/cluster.h"
 #include "models/spec/collective_op.h"
 #include "models/spec/scenario.h"
@@ -113,7 +114,10 @@ double nvls_link_scale(const Cluster& cluster);
 /// Latency per protocol [s] (index LL, LL128, Simple) of a ring over n ranks on `nodes` nodes,
 /// NCCL tuning.cc (Ring); nvlink: every edge inside a node is NVLink (else the PCI figures).
 /// broadcast/reduce: a chain of n-1 hops; all_to_all/send_recv: one concurrent exchange step.
-std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink);
+/// version: before NCCL 2.23 (nccl_pat_era_ring_latency false) all_reduce counts 2 nNodes
+/// inter-node steps and one GPU per node pays the NET Ring figure.
+std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink,
+                                     const NcclVersion& version = kNewestNcclVersion);
 /// Latency per protocol [s] of NCCL's Tree all_reduce with ppn GPUs per node on `nodes` nodes.
 std::array<double, 3> tree_latency_s(int ppn, int nodes, bool nvlink);
 /// Latency [s] (same for every protocol; Simple is the only one allowed) of NVLS on one node.

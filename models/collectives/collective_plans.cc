@@ -60,18 +60,19 @@ void single_node_rings(const PlanInputs& in, std::span<const int> local, std::ve
   }
   const NcclTopoGraph& graph = in.scratch.topo.ring_graph(in.cluster, in.net, local, -1);
   const int channels = graph.search_channels;
-  for (int c = 0; c < channels; ++c) {
+  for (int c = 0; c < channels; ++c) {  // weights count the channels first
     std::vector<int> order;
-    order.reserve(local.size());
-    for (int pos : graph.channels[static_cast<std::size_t>(c)].order) order.push_back(local[static_cast<std::size_t>(pos)]);
+    for (int pos : graph.channels[static_cast<std::size_t>(c)].order)
+      order.push_back(local[static_cast<std::size_t>(pos)]);
     const auto same = std::find(rings.begin(), rings.end(), order);
-    if (same != rings.end()) {
-      weights[static_cast<std::size_t>(same - rings.begin())] += 1.0 / channels;
-      continue;
+    if (same == rings.end()) {
+      rings.push_back(std::move(order));
+      weights.push_back(1.0);
+    } else {
+      weights[static_cast<std::size_t>(same - rings.begin())] += 1.0;
     }
-    rings.push_back(std::move(order));
-    weights.push_back(1.0 / channels);
   }
+  for (double& w : weights) w /= channels;
 }
 
 /// Chains per ring graph channel on every node: [channel][node] -> the node's GPUs of the group
@@ -567,7 +568,6 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
 
   const bool nvls_hw = cluster.scale_up() == ScaleUp::nvswitch && gpu.nvlink_generation >= 4;
   const NcclVersion& version = g.version;
-  // Refusals name the first condition that fails (CollectiveEngine puts them in its message).
   auto check = [&](std::initializer_list<std::pair<bool, const char*>> conditions) {
     for (const auto& [ok, why] : conditions) {
       if (!ok) {
@@ -591,9 +591,8 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
       }
       return;
     case CollectiveAlgorithm::tree:
-      // NCCL's tree runs all_reduce only (src/enqueue.cc, tuning.cc: tree bandwidth 0 for other
-      // functions). On one node it is a chain through the node's GPUs, run when forced; the
-      // model's tuner keeps weighing only ring there (automatic_candidate), as before the search.
+      // NCCL's tree: all_reduce only (tuning.cc: tree bandwidth 0 for other functions). On one
+      // node a chain through the GPUs, run only when forced (not an automatic candidate there).
       if (check({{plan.op == CollectiveOp::all_reduce, "NCCL's tree runs only all_reduce"},
                  {nodes == 1 || has_nics, "the group's nodes have no NICs"}})) {
         plan.automatic_candidate = nodes > 1;

@@ -5,6 +5,7 @@
 #include "models/collectives/collective_engine.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -31,6 +32,26 @@ std::string fmt(double v) {
   std::ostringstream s;
   s << v;
   return s.str();
+}
+
+const char* collective_op_name(CollectiveOp op) {
+  static constexpr std::array<const char*, 7> kNames{"all_reduce", "all_gather", "reduce_scatter", "broadcast",
+                                                     "reduce",     "all_to_all", "send_recv"};
+  return kNames[static_cast<std::size_t>(op)];
+}
+
+// A forced protocol the plan does not allow (NCCL: "no algorithm/protocol available ...
+// NCCL_PROTO was set to ..."): LL128 runs only over NVLink 2-4 (tuning.cc enables it per
+// architecture), NVLS, NVLS tree and PAT only Simple.
+std::string protocol_refusal(const Cluster& cluster, const CollectiveCall& call, const CollectivePlan& p) {
+  const auto& forced = cluster.spec().collectives.protocol;
+  const char* proto = forced.has_value() ? protocol_name(*forced) : "?";
+  return std::string("cluster.collectives.protocol: ") + proto + " cannot run " + collective_op_name(call.op) +
+         " with algorithm " + algorithm_name(p.algorithm) + " over " + std::to_string(call.ranks.size()) + " GPUs on " +
+         std::to_string(p.num_nodes) + " node(s) (" +
+         (p.algorithm == CollectiveAlgorithm::ring ? "LL128 needs NVLink 2 to 4 between every ring neighbour"
+                                                   : "this algorithm runs only Simple") +
+         "; NCCL: no algorithm/protocol available with NCCL_PROTO=" + proto + ")";
 }
 
 }  // namespace
@@ -113,32 +134,32 @@ CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const
   const CollectiveAlgorithm forced =
       call.algorithm != CollectiveAlgorithm::automatic ? call.algorithm : cluster_.spec().collectives.algorithm;
   if (forced != CollectiveAlgorithm::automatic) {
+    // NCCL refuses a forced algorithm that cannot run the call ("no algorithm/protocol available
+    // for function ... NCCL_ALGO was set to ...", src/enqueue.cc topoGetAlgoInfo), as does this.
     const CollectivePlan& p = plan_for(call.op, forced, call.ranks);
-    if (p.applicable) {
-      const CollectiveChoice c = choose_protocol(cluster_, p, call.bytes);
-      if (std::isfinite(c.seconds())) {
-        *plan = &p;
-        return c;
-      }
+    if (!p.applicable) {
+      throw std::invalid_argument(std::string("cluster.collectives.algorithm: ") + algorithm_name(forced) +
+                                  " cannot run " + collective_op_name(call.op) + " over " +
+                                  std::to_string(call.ranks.size()) + " GPUs on " + std::to_string(p.num_nodes) +
+                                  " node(s): " + p.why_not +
+                                  " (NCCL: no algorithm available with NCCL_ALGO=" + algorithm_name(forced) + ")");
     }
-    // Not applicable (or no allowed protocol): automatic, as NCCL falls back to what can run.
+    const CollectiveChoice c = choose_protocol(cluster_, p, call.bytes);
+    if (!std::isfinite(c.seconds())) throw std::invalid_argument(protocol_refusal(cluster_, call, p));
+    *plan = &p;
+    return c;
   }
   // Candidates besides ring, as NCCL's tuner (tuner_candidates).
   for (CollectiveAlgorithm a : tuner_candidates(call.op)) {
     const CollectivePlan& p = plan_for(call.op, a, call.ranks);
-    if (!p.applicable) continue;
+    if (!p.applicable || !p.automatic_candidate) continue;
     const CollectiveChoice c = choose_protocol(cluster_, p, call.bytes);
     if (c.seconds() < best.seconds()) {
       best = c;
       *plan = &p;
     }
   }
-  if (!std::isfinite(best.seconds())) {
-    // A forced protocol no algorithm allows: ignore it, as NCCL does for unsupported protocols.
-    CollectiveChoice c = choose_protocol(cluster_, ring, call.bytes);
-    *plan = &ring;
-    return c;
-  }
+  if (!std::isfinite(best.seconds())) throw std::invalid_argument(protocol_refusal(cluster_, call, ring));
   return best;
 }
 

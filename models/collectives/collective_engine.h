@@ -13,15 +13,16 @@
 //    model (src/graph/tuning.cc, 2.24-2.26 tables: base + per-step latencies per algorithm and
 //    protocol). time = latency + bytes / bandwidth, as NCCL's tuner predicts it.
 //  - ring (all_reduce, all_gather, reduce_scatter, broadcast, reduce): one node: one ring in rank
-//    order (NVSwitch) or one ring per stride coprime with n on a full mesh. Several nodes: one
-//    channel per NIC of the group's GPUs (the rails, NodeTemplate's GPU-NIC rule); channel c's
-//    ring enters every node at the GPU that owns rail c and crosses each node boundary through
-//    that NIC (NCCL's rail-aligned rings; PXN from Cluster::route).
+//    order (NVSwitch) or one ring per stride coprime with n on a full mesh. Several nodes: the
+//    channels of NCCL's ring graph search (nccl_topo_search.h: ncclTopoCompute over the node's
+//    routes at the release's speed arrays, one search per group shape): each channel's GPU
+//    order inside every node and the NIC it enters and leaves each node through (PXN from
+//    Cluster::route).
 //    Edge bytes: all_reduce 2(n-1)/n S/C, all_gather/reduce_scatter (n-1)/n S/C, broadcast/reduce
 //    S/C on the n-1 chain edges from/to the root = ranks[0].
-//  - tree (all_reduce, > 1 node; NCCL Tree): per rail two channels, one on each of NCCL's two
+//  - tree (all_reduce, > 1 node; NCCL Tree): per ring graph channel two channels, one on each of NCCL's two
 //    complementary binary trees over the nodes (ncclGetDtree: mirror for even, shift for odd
-//    node counts); inside a node a chain from the rail's GPU through the others. Each tree edge
+//    node counts); inside a node a chain in the channel's order from the GPU it enters at. Each tree edge
 //    carries S/C up (reduce) and S/C down (broadcast) at once: a GPU inside a chain sends 2 S in
 //    total (NCCL's algbw = busbw / 2).
 //  - nvls (all_reduce, one node, NVSwitch with NVLink4+): NVLink SHARP: each GPU sends its buffer
@@ -33,10 +34,10 @@
 //    each rank sends #{j < n : lowbit(j) = 2^k} chunks of S/n to the rank 2^k away (all_gather
 //    +2^k, reduce_scatter -2^k), over its NICs; (n-1)/n S per rank in all; Simple only, NCCL's
 //    PAT busBw factor 0.75 and latency 8 + log2(nodes) x 14 / 3.5 + 2.8 n us.
-//  - nvls_tree (all_reduce, > 1 node, NVSwitch NVLink4+): NVLS inside each node, and per rail a
-//    double binary tree across nodes between the rail's GPUs (S/C up and down per tree edge).
+//  - nvls_tree (all_reduce, > 1 node, NVSwitch NVLink4+): NVLS inside each node, and per ring
+//    graph channel a double binary tree across nodes between the channels' head GPUs (S/C up and down per tree edge).
 //    busbw at most heads x NCCL's perChMaxNVLSTreeBw (Hopper 57.7 GB/s on 2 nodes, 45.5 on more;
-//    Blackwell 96.0 / 80.0), heads = one per rail, at most the GPUs of a node.
+//    Blackwell 96.0 / 80.0), heads = one per graph channel, at most the GPUs of a node.
 //  - hierarchical (all_reduce, every node holding the same p > 1 group GPUs, > 1 node):
 //    intra-node reduce-scatter, then p concurrent inter-node all-reduces of S/p (one per local
 //    position, over its rail), then intra-node all-gather; each phase pays its own latency.
@@ -45,8 +46,8 @@
 //    at most efficiency(link type) x capacity on every link, times the protocol's bandwidth
 //    factor (and NCCL's tree correction factor for medium tree sizes). Across nodes NCCL's
 //    per-channel maxima cap ring LL128 (perChMaxRingLL128Bw) and tree (perChMaxTreeBw,
-//    perChMaxTreeLL128Bw) busBw at graph channels x the figure (graph channels: one per NIC
-//    rail, doubled by NCCL's ncclTopoDupChannels rule); a tree over nodes holding one GPU each
+//    perChMaxTreeLL128Bw) busBw at graph channels x the figure (graph channels: the search's,
+//    after NCCL's ncclTopoDupChannels rule); a tree over nodes holding one GPU each
 //    pays NCCL's x0.85 (pattern TREE). LL (ring and tree) moves
 //    at most NCCL's llMaxBw of busBw (one node: by GPU generation; across nodes: by CPU vendor). A GPU's own PCIe link
 //    loaded in both directions by one phase is also bounded in sum: up + down <= the profile's
@@ -56,10 +57,11 @@
 //    on comm->nChannels channels: the graph's channels, doubled (ncclTopoPostset), doubled again
 //    on Hopper+ when a channel carries > 45 GB/s and fewer than 16 run, then cut to max_channels
 //    (the first ones kept) and copied up to min_channels. Channel c runs graph channel
-//    (c mod channels-after-max) mod graph channels, whose NIC is rail (that mod rails); the data
-//    splits evenly over the channels, so a ring's rail carries (its channels / nChannels) of the
-//    ring's bytes (24 channels over 8 rails: 3 each, as the default 16: 2 each; 20: 3 on rails 0-3,
-//    2 on 4-7, so rails 0-3 bound the time), and a rail with no channel carries nothing. NCCL's
+//    (c mod channels-after-max) mod graph channels, a copy of search channel (that mod the
+//    search's channels); the data splits evenly over the channels, so a search channel carries
+//    (its channels / nChannels) of the ring's bytes (24 channels over 8 search channels: 3 each,
+//    as the default 16: 2 each; 20: 3 on channels 0-3, 2 on 4-7, so 0-3 bound the time), and a
+//    search channel with no channel carries nothing. NCCL's
 //    tuner reads comm->nChannels only in the ring Simple plateau test (bytes / (nChannels x ranks)
 //    >= 64); its bandwidths and per-channel maxima use the graph's channels, which neither setting
 //    changes. Only the ring across nodes is modelled (tree, NVLS, PAT and one node: unchanged).
@@ -69,7 +71,9 @@
 //    time by the fit's size correction (in choose() and in the simulated flows alike).
 //  - automatic: the algorithm and protocol with the least estimate_seconds(), as NCCL's tuner.
 //    A call's algorithm, else ClusterSpec::collectives (NCCL_ALGO / NCCL_PROTO), forces them;
-//    a forced algorithm that cannot run the call falls back to automatic.
+//    a forced algorithm (or protocol) that cannot run the call is refused, as NCCL refuses it
+//    ("no algorithm/protocol available"): std::invalid_argument naming
+//    cluster.collectives.algorithm (or .protocol), the op and why.
 
 #include <array>
 #include <cstdint>

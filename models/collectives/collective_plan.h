@@ -47,9 +47,11 @@ struct CollectivePlan {
   std::vector<CollectivePhase> phases;
   std::vector<CollectiveFlowTemplate> flows;
   std::array<bool, 3> protocol_allowed{true, true, true};  ///< index: LL, LL128, Simple
-  bool applicable = true;  ///< false: the algorithm cannot run this call (plan is empty)
-  int rails = 0;           ///< > 1 node: the group's NICs on a node (NCCL's graph channels before dup)
-  int graph_channels = 0;  ///< ring across nodes: NCCL's ring graph channels (after dup); else 0
+  bool applicable = true;           ///< false: the algorithm cannot run this call (plan is empty)
+  const char* why_not = "";         ///< !applicable: why, e.g. "tree runs only all_reduce" (static text)
+  bool automatic_candidate = true;  ///< false: runs only when forced (tree on one node)
+  int rails = 0;                    ///< > 1 node: NCCL's ring graph channels before the dup (0: no NICs)
+  int graph_channels = 0;           ///< ring across nodes: NCCL's ring graph channels (after dup); else 0
   /// Not a ring, > 1 node: graph_channels of the ring plan of the same (op, ranks), which NCCL's
   /// tree graph shares (set by CollectiveEngine when it caches the plan); else 0.
   int ring_graph_channels = 0;

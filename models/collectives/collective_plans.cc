@@ -11,11 +11,13 @@
 #include "models/collectives/collective_plans.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
-#include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "models/collectives/nccl_tuning.h"
+#include "models/collectives/nccl_versions.h"
 
 namespace traincast::models {
 namespace {
@@ -43,92 +45,82 @@ int dtree_parent(int n, int rank, int tree) {
   return u == -1 ? -1 : n - 1 - u;
 }
 
-// Orders of the rings over GPUs `local` of one node: one ring in the given order, or on a
-// full-mesh node one ring per stride s coprime with n (ring i -> i+s uses the direct links
-// (i, i+s), so the rings use disjoint links).
-void single_node_rings(const Cluster& cluster, std::span<const int> local, std::vector<std::vector<int>>& rings) {
+// Orders of the rings over GPUs `local` of one node: the search channels of NCCL's ring graph on
+// that node (nccl_topo_search.h; ncclTopoDupChannels only copies them), channels with the same
+// order merged into one ring carrying their share (weights: fraction of the data, summing to 1);
+// two GPUs: one ring.
+void single_node_rings(const PlanInputs& in, std::span<const int> local, std::vector<std::vector<int>>& rings,
+                       std::vector<double>& weights) {
   rings.clear();
-  const int n = static_cast<int>(local.size());
-  if (cluster.scale_up() != ScaleUp::mesh || n <= 2) {
+  weights.clear();
+  if (local.size() <= 2) {
     rings.emplace_back(local.begin(), local.end());
+    weights.push_back(1.0);
     return;
   }
-  for (int s = 1; s < n; ++s) {
-    if (std::gcd(s, n) != 1) continue;
-    std::vector<int> order(n);
-    for (int i = 0; i < n; ++i) order[i] = local[(static_cast<long long>(i) * s) % n];
-    rings.push_back(std::move(order));
+  const NcclTopoGraph& graph = in.scratch.topo.ring_graph(in.cluster, in.net, local, -1);
+  const int channels = graph.search_channels;
+  for (int c = 0; c < channels; ++c) {  // weights count the channels first
+    std::vector<int> order;
+    for (int pos : graph.channels[static_cast<std::size_t>(c)].order)
+      order.push_back(local[static_cast<std::size_t>(pos)]);
+    const auto same = std::find(rings.begin(), rings.end(), order);
+    if (same == rings.end()) {
+      rings.push_back(std::move(order));
+      weights.push_back(1.0);
+    } else {
+      weights[static_cast<std::size_t>(same - rings.begin())] += 1.0;
+    }
   }
+  for (double& w : weights) w /= channels;
 }
 
-/// Position in `local` of the GPU owning local NIC `rail` (or c * size / channels if none owns it).
-int owner_position(const Cluster& cluster, const std::vector<int>& local, int rail, int c, int channels) {
-  const int owner = cluster.gpu_of_nic(rail);
-  for (std::size_t i = 0; i < local.size(); ++i) {
-    if (cluster.local_rank(local[i]) == owner) return static_cast<int>(i);
-  }
-  return static_cast<int>(static_cast<long long>(c) * static_cast<long long>(local.size()) / channels);
-}
-
-/// Chains per rail on every node: [rail][node] -> the node's GPUs of the group, starting at the
-/// GPU that owns the rail's NIC (the head).
-std::vector<std::vector<std::vector<int>>> rail_chains(const Cluster& cluster, const RankGroups& g) {
-  const int rails = static_cast<int>(g.rails.size());
-  std::vector<std::vector<std::vector<int>>> chains(rails);  // [rail][node] -> GPUs, head first
-  for (int r = 0; r < rails; ++r) {
+/// Chains per ring graph channel on every node: [channel][node] -> the node's GPUs of the group
+/// in the channel's order, starting at the GPU the channel enters the node through (the head).
+/// Channels: the graph's search channels (before the dup, which only copies them).
+std::vector<std::vector<std::vector<int>>> rail_chains(const RankGroups& g) {
+  if (g.graph == nullptr) return {{g.per_node[0]}};  // one node: one chain in rank order
+  const NcclTopoGraph& graph = *g.graph;
+  const int channels = graph.search_channels;
+  std::vector<std::vector<std::vector<int>>> chains(channels);  // [channel][node] -> GPUs, head first
+  for (int c = 0; c < channels; ++c) {
+    const std::vector<int>& order = graph.channels[static_cast<std::size_t>(c)].order;
     for (const auto& local : g.per_node) {
-      const int pk = static_cast<int>(local.size());
-      const int start = owner_position(cluster, local, g.rails[r], r, rails);
       std::vector<int> chain;
       chain.reserve(local.size());
-      for (int i = 0; i < pk; ++i) chain.push_back(local[(start + i) % pk]);
-      chains[r].push_back(std::move(chain));
+      if (local.size() == order.size()) {
+        for (int pos : order) chain.push_back(local[static_cast<std::size_t>(pos)]);
+      } else {
+        chain.assign(local.begin(), local.end());  // a node holding another count: rank order
+      }
+      chains[c].push_back(std::move(chain));
     }
   }
   return chains;
 }
 
-/// Ring orders over the group with the rail each order's inter-node edges use (-1 on one node):
-/// one node: single_node_rings; several: one ring per rail, entering every node at the rail's GPU.
-void ring_orders(const Cluster& cluster, const RankGroups& g, int n, std::vector<std::vector<int>>& rings,
-                 std::vector<int>& ring_rail) {
-  if (g.nodes() == 1) {
-    single_node_rings(cluster, g.per_node[0], rings);
-    ring_rail.assign(rings.size(), -1);
-    return;
-  }
-  const int channels = static_cast<int>(g.rails.size());
-  for (int c = 0; c < channels; ++c) {
-    std::vector<int> order;
-    order.reserve(n);
-    for (const auto& local : g.per_node) {
-      const int pk = static_cast<int>(local.size());
-      const int start = owner_position(cluster, local, g.rails[c], c, channels);
-      for (int i = 0; i < pk; ++i) order.push_back(local[(start + i) % pk]);
-    }
-    rings.push_back(std::move(order));
-    ring_rail.push_back(g.rails[c]);
-  }
-}
+/// NIC of search channel c of the graph (the one its ring enters and leaves each node through).
+int channel_nic(const RankGroups& g, int c) { return g.graph->channels[static_cast<std::size_t>(c)].nic_out; }
 
-/// NCCL's channels of a ring across nodes (collective_engine.h, "channel counts"): the graph from
-/// the link-bound busBw of one channel per rail, comm->nChannels after NCCL_MAX/MIN_NCHANNELS (and
-/// _CTAS), and each rail's share of the data: its channels / nChannels. `ph` was finished with
-/// one channel per rail; rebuilt when the rails' shares are uneven. path_ring: ring of each path.
+/// NCCL's channels of a ring across nodes (collective_engine.h, "channel counts"): the ring
+/// graph's channels (after ncclTopoDupChannels), comm->nChannels after NCCL_MAX/MIN_NCHANNELS
+/// (and _CTAS), and each search channel's share of the data: its comm channels / nChannels.
+/// `ph` was finished with the search channels' equal shares; rebuilt when the shares are uneven.
+/// path_ring: search channel of each path.
 void split_ring_channels(CollectivePlan& plan, CollectivePhase& ph, const Paths& paths,
-                         const std::vector<int>& path_ring, int rails, const PlanInputs& in) {
+                         const std::vector<int>& path_ring, const RankGroups& g, const PlanInputs& in) {
   const int n = static_cast<int>(plan.ranks.size());
-  const double busbw_gb_per_s =
-      ph.seconds_per_byte > 0 ? ring_edge_fraction(plan.op, n) / ph.seconds_per_byte / 1e9 : 0;
-  plan.graph_channels = nccl_graph_channels_for(in.cluster, busbw_gb_per_s, rails);
+  const NcclTopoGraph& graph = *g.graph;
+  const int searched = graph.search_channels;
+  plan.graph_channels = static_cast<int>(graph.channels.size());
   const CollectiveSpec& spec = in.cluster.spec().collectives;
-  int kept = nccl_comm_channels(in.cluster, plan.graph_channels, rails, busbw_gb_per_s);
+  int kept = nccl_comm_channels(in.cluster, plan.graph_channels, graph.bw_gb_per_s);
   if (spec.max_channels > 0) kept = std::min(kept, spec.max_channels);
   plan.comm_channels = std::max(kept, spec.min_channels);
-  std::vector<int> count(rails, 0);
-  for (int c = 0; c < plan.comm_channels; ++c) ++count[((c % kept) % plan.graph_channels) % rails];
+  std::vector<int> count(searched, 0);
+  for (int c = 0; c < plan.comm_channels; ++c) ++count[((c % kept) % plan.graph_channels) % searched];
   if (std::none_of(count.begin(), count.end(), [&](int k) { return k != count[0]; })) return;
-  // Uneven: rebuild the phase with each rail's share (rails without a channel carry nothing).
+  // Uneven: rebuild the phase with each channel's share (channels without a comm channel carry nothing).
   Paths used;
   std::vector<double> shares;
   for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -148,7 +140,7 @@ void split_ring_channels(CollectivePlan& plan, CollectivePhase& ph, const Paths&
 
 }  // namespace
 
-RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks) {
+RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks, const PlanInputs& in) {
   RankGroups g;
   for (int r : ranks) {
     const int node = cluster.node_of(r);
@@ -161,16 +153,13 @@ RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks) {
     g.per_node[it - g.node_ids.begin()].push_back(r);
   }
   for (const auto& local : g.per_node) g.same_size = g.same_size && local.size() == g.per_node[0].size();
-  // Rails: the NICs owned by the group's GPUs on the first node (NodeTemplate's GPU-NIC rule).
-  if (cluster.nics_per_node() > 0) {
-    const int q = cluster.nics_per_node(), gpn = cluster.gpus_per_node();
-    for (int r : g.per_node[0]) {
-      const int l = cluster.local_rank(r);
-      const int first = cluster.nic_of_local(l);
-      const int count = q > gpn ? std::max(1, (l + 1) * q / gpn - first) : 1;
-      for (int k = 0; k < count; ++k) {
-        if (std::find(g.rails.begin(), g.rails.end(), first + k) == g.rails.end()) g.rails.push_back(first + k);
-      }
+  g.version = nccl_version_of(cluster.spec().collectives.nccl_version);
+  // Rails: the NICs of NCCL's ring graph (nccl_topo_search.h), searched once per group shape.
+  if (g.nodes() > 1 && cluster.nics_per_node() > 0) {
+    g.graph = &in.scratch.topo.ring_graph(cluster, in.net, g.per_node[0], g.per_node[1][0]);
+    for (int c = 0; c < g.graph->search_channels; ++c) {
+      const int nic = channel_nic(g, c);
+      if (std::find(g.rails.begin(), g.rails.end(), nic) == g.rails.end()) g.rails.push_back(nic);
     }
   }
   return g;
@@ -274,15 +263,32 @@ void build_ring_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
   // Ring orders with the rail each order's inter-node edges use.
   std::vector<std::vector<int>> rings;
   std::vector<int> ring_rail;
-  ring_orders(cluster, g, n, rings, ring_rail);
+  std::vector<double> weights;  // share of the data per ring
+  if (nodes == 1) {
+    single_node_rings(in, g.per_node[0], rings, weights);
+    ring_rail.assign(rings.size(), -1);
+  } else {
+    // NCCL's ring graph: per search channel, every node's GPUs in the channel's order, entering
+    // and leaving each node through the channel's NIC.
+    const auto chains = rail_chains(g);
+    for (std::size_t c = 0; c < chains.size(); ++c) {
+      std::vector<int> order;
+      order.reserve(n);
+      for (const auto& chain : chains[c]) order.insert(order.end(), chain.begin(), chain.end());
+      rings.push_back(std::move(order));
+      ring_rail.push_back(channel_nic(g, static_cast<int>(c)));
+      weights.push_back(1.0 / static_cast<double>(chains.size()));
+    }
+  }
   plan.channels = static_cast<int>(rings.size());
   std::vector<int> path_ring;  // ring (rail) index of each path
-  const double fraction = ring_edge_fraction(plan.op, n) / rings.size();
+  const double edge_fraction = ring_edge_fraction(plan.op, n);
   auto path = [&](int a, int b, int rail) {
     return rail < 0 || cluster.node_of(a) == cluster.node_of(b) ? cluster.route(a, b) : cluster.route(a, b, rail);
   };
   for (std::size_t k = 0; k < rings.size(); ++k) {
     const std::vector<int>& order = rings[k];
+    const double fraction = edge_fraction * weights[k];
     const int m = static_cast<int>(order.size());
     if (plan.op == CollectiveOp::broadcast || plan.op == CollectiveOp::reduce) {
       // Chain: broadcast flows from the root (ranks[0]) onwards, reduce flows towards it.
@@ -302,10 +308,10 @@ void build_ring_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
     }
   }
   CollectivePhase ph;
-  ph.latency_s = ring_latency_s(plan.op, n, nodes, all_nvlink(cluster, g));
+  ph.latency_s = ring_latency_s(plan.op, n, nodes, all_nvlink(cluster, g), g.version);
   ph.ring_plateau = plan.op == CollectiveOp::all_reduce && nodes > 1;
   finish_phase(plan, ph, paths, fractions, in);
-  if (nodes > 1) split_ring_channels(plan, ph, paths, path_ring, static_cast<int>(rings.size()), in);
+  if (nodes > 1) split_ring_channels(plan, ph, paths, path_ring, g, in);
   plan.phases.push_back(ph);
 }
 
@@ -318,6 +324,7 @@ void build_hierarchical_plan(CollectivePlan& plan, const RankGroups& g, const Pl
   Paths paths;
   std::vector<double> fractions;
   std::vector<std::vector<int>> rings;
+  std::vector<double> weights;
   auto add_phase = [&](const std::array<double, 3>& latency) {
     CollectivePhase ph;
     ph.latency_s = latency;
@@ -328,11 +335,11 @@ void build_hierarchical_plan(CollectivePlan& plan, const RankGroups& g, const Pl
   };
   auto add_rings = [&](CollectiveOp op) {
     for (const auto& local : g.per_node) {
-      single_node_rings(cluster, local, rings);
-      for (const auto& ring : rings) {
+      single_node_rings(in, local, rings, weights);
+      for (std::size_t k = 0; k < rings.size(); ++k) {
         for (int i = 0; i < p; ++i) {
-          paths.push_back(cluster.route(ring[i], ring[(i + 1) % p]));
-          fractions.push_back(ring_edge_fraction(op, p) / rings.size());
+          paths.push_back(cluster.route(rings[k][i], rings[k][(i + 1) % p]));
+          fractions.push_back(ring_edge_fraction(op, p) * weights[k]);
         }
       }
     }
@@ -348,7 +355,7 @@ void build_hierarchical_plan(CollectivePlan& plan, const RankGroups& g, const Pl
       fractions.push_back(ring_edge_fraction(CollectiveOp::all_reduce, nodes) / p);
     }
   }
-  add_phase(ring_latency_s(CollectiveOp::all_reduce, nodes, nodes, nvlink));
+  add_phase(ring_latency_s(CollectiveOp::all_reduce, nodes, nodes, nvlink, g.version));
   // Phase 3: all-gather inside every node.
   add_rings(CollectiveOp::all_gather);
   add_phase(ring_latency_s(CollectiveOp::all_gather, p, 1, nvlink));
@@ -357,11 +364,11 @@ void build_hierarchical_plan(CollectivePlan& plan, const RankGroups& g, const Pl
 void build_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
   const Cluster& cluster = in.cluster;
   const int nodes = g.nodes();
-  const int rails = static_cast<int>(g.rails.size());
   Paths paths;
   std::vector<double> fractions;
-  const auto chains = rail_chains(cluster, g);
-  // NCCL Tree: two channels per rail, one per tree; each carries S / C up and down.
+  const auto chains = rail_chains(g);  // the ring graph's search channels (NCCL's tree graph shares them)
+  const int rails = static_cast<int>(chains.size());
+  // NCCL Tree: two channels per graph channel, one per tree; each carries S / C up and down.
   const int channels = 2 * rails;
   plan.channels = channels;
   const double f = 1.0 / channels;
@@ -378,9 +385,9 @@ void build_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
         const int u = dtree_parent(nodes, k, t);
         if (u < 0) continue;
         const int head = chain[0], parent = chains[r][u][0];
-        paths.push_back(cluster.route(head, parent, g.rails[r]));
+        paths.push_back(cluster.route(head, parent, channel_nic(g, r)));
         fractions.push_back(f);
-        paths.push_back(cluster.route(parent, head, g.rails[r]));
+        paths.push_back(cluster.route(parent, head, channel_nic(g, r)));
         fractions.push_back(f);
       }
     }
@@ -394,12 +401,12 @@ void build_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
 void build_nvls_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
   const Cluster& cluster = in.cluster;
   const int nodes = g.nodes();
-  const int rails = static_cast<int>(g.rails.size());
   Paths paths;
   std::vector<double> fractions;
-  const auto chains = rail_chains(cluster, g);
+  const auto chains = rail_chains(g);  // the ring graph's search channels (NCCL's tree graph shares them)
+  const int rails = static_cast<int>(chains.size());
   // NVLS inside nodes: each GPU sends its buffer to the switch and receives the multicast
-  // result; each rail's head also receives its reduced share and multicasts it.
+  // result; each graph channel's head also receives its reduced share and multicasts it.
   plan.channels = rails;
   for (const auto& local : g.per_node) {
     const int pk = static_cast<int>(local.size());
@@ -423,9 +430,9 @@ void build_nvls_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanI
         const int u = dtree_parent(nodes, k, t);
         if (u < 0) continue;
         const int parent = chains[r][u][0];
-        paths.push_back(cluster.route(head, parent, g.rails[r]));
+        paths.push_back(cluster.route(head, parent, channel_nic(g, r)));
         fractions.push_back(0.5 / rails);
-        paths.push_back(cluster.route(parent, head, g.rails[r]));
+        paths.push_back(cluster.route(parent, head, channel_nic(g, r)));
         fractions.push_back(0.5 / rails);
       }
     }
@@ -518,7 +525,7 @@ void build_send_recv_plan(CollectivePlan& plan, const RankGroups& g, const PlanI
   Paths paths{cluster.route(plan.ranks[0], plan.ranks[1])};
   const std::vector<double> fractions{1.0};
   CollectivePhase ph;
-  ph.latency_s = ring_latency_s(plan.op, 2, g.nodes(), nvlink);
+  ph.latency_s = ring_latency_s(plan.op, 2, g.nodes(), nvlink, g.version);
   finish_phase(plan, ph, paths, fractions, in);
   plan.phases.push_back(ph);
 }
@@ -538,7 +545,7 @@ void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const Plan
     }
   }
   CollectivePhase ph;
-  ph.latency_s = ring_latency_s(plan.op, n, g.nodes(), nvlink);
+  ph.latency_s = ring_latency_s(plan.op, n, g.nodes(), nvlink, g.version);
   finish_phase(plan, ph, paths, fractions, in);
   plan.phases.push_back(ph);
 }
@@ -546,11 +553,11 @@ void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const Plan
 void build_plan(CollectivePlan& plan, const PlanInputs& in) {
   const Cluster& cluster = in.cluster;
   const int n = static_cast<int>(plan.ranks.size());
-  const RankGroups g = group_ranks(cluster, plan.ranks);
+  const RankGroups g = group_ranks(cluster, plan.ranks, in);
   const int nodes = g.nodes();
   plan.num_nodes = nodes;
   if (nodes > 1) {
-    plan.rails = static_cast<int>(g.rails.size());
+    plan.rails = g.graph != nullptr ? g.graph->search_channels : 0;
     for (const auto& local : g.per_node) plan.single_gpu_node = plan.single_gpu_node || local.size() == 1;
   }
   const GpuSpec& gpu = cluster.gpu_spec(0);
@@ -560,39 +567,72 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
   if (n == 1) return;  // completes immediately
 
   const bool nvls_hw = cluster.scale_up() == ScaleUp::nvswitch && gpu.nvlink_generation >= 4;
+  const NcclVersion& version = g.version;
+  auto check = [&](std::initializer_list<std::pair<bool, const char*>> conditions) {
+    for (const auto& [ok, why] : conditions) {
+      if (!ok) {
+        plan.applicable = false;
+        plan.why_not = why;
+        return false;
+      }
+    }
+    return true;
+  };
+  const bool has_nics = !g.rails.empty();
   switch (plan.algorithm) {
     case CollectiveAlgorithm::automatic:
     case CollectiveAlgorithm::ring:
       break;
     case CollectiveAlgorithm::hierarchical:
-      plan.applicable = plan.op == CollectiveOp::all_reduce && nodes > 1 && g.ppn() > 1 && g.same_size;
-      if (plan.applicable) build_hierarchical_plan(plan, g, in);
+      if (check({{plan.op == CollectiveOp::all_reduce, "hierarchical runs only all_reduce"},
+                 {nodes > 1, "hierarchical needs a group across nodes"},
+                 {g.ppn() > 1 && g.same_size, "hierarchical needs the same number (> 1) of GPUs on every node"}})) {
+        build_hierarchical_plan(plan, g, in);
+      }
       return;
     case CollectiveAlgorithm::tree:
-      plan.applicable = plan.op == CollectiveOp::all_reduce && nodes > 1 && !g.rails.empty();
-      if (plan.applicable) build_tree_plan(plan, g, in);
+      // NCCL's tree: all_reduce only (tuning.cc: tree bandwidth 0 for other functions). On one
+      // node a chain through the GPUs, run only when forced (not an automatic candidate there).
+      if (check({{plan.op == CollectiveOp::all_reduce, "NCCL's tree runs only all_reduce"},
+                 {nodes == 1 || has_nics, "the group's nodes have no NICs"}})) {
+        plan.automatic_candidate = nodes > 1;
+        build_tree_plan(plan, g, in);
+      }
       return;
     case CollectiveAlgorithm::pat:
       // NCCL tuning.cc ncclPatEnable (2.23+): all_gather / reduce_scatter, Simple, only with one
       // GPU per node (nNodes == nRanks) and SM60+ (every GPU of the catalog).
-      plan.applicable = (plan.op == CollectiveOp::all_gather || plan.op == CollectiveOp::reduce_scatter) &&
-                        nodes == n && nodes > 1 && !g.rails.empty();
-      if (plan.applicable) build_pat_plan(plan, g, in);
+      if (check({{nccl_has_pat(version), "PAT exists from NCCL 2.23 (cluster.collectives.nccl_version)"},
+                 {plan.op == CollectiveOp::all_gather || plan.op == CollectiveOp::reduce_scatter,
+                  "PAT runs only all_gather and reduce_scatter"},
+                 {nodes == n && nodes > 1, "PAT needs one GPU per node on more than one node"},
+                 {has_nics, "the group's nodes have no NICs"}})) {
+        build_pat_plan(plan, g, in);
+      }
       return;
-    case CollectiveAlgorithm::nvls: {
-      // NCCL enables NVLS on NVSwitch systems with more than 2 GPUs (src/transport/nvls.cc);
+    case CollectiveAlgorithm::nvls:
+      // NCCL enables NVLS on NVSwitch systems with more than 2 GPUs (src/transport/nvls.cc, 2.17+);
       // all_gather / reduce_scatter over NVLS only inside one node (src/enqueue.cc: "we only
       // support single-node NVLS allgather and reducescatter").
-      const bool op_ok = plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::all_gather ||
-                         plan.op == CollectiveOp::reduce_scatter;
-      plan.applicable = op_ok && nvls_hw && nodes == 1 && n > 2;
-      if (plan.applicable) build_nvls_plan(plan, g, in);
+      if (check({{nccl_has_nvls(version), "NVLS exists from NCCL 2.17 (cluster.collectives.nccl_version)"},
+                 {plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::all_gather ||
+                      plan.op == CollectiveOp::reduce_scatter,
+                  "NVLS runs only all_reduce, all_gather and reduce_scatter"},
+                 {nvls_hw, "NVLS needs an NVSwitch of NVLink 4 or later"},
+                 {nodes == 1, "the model's NVLS runs inside one node (across nodes: nvls_tree)"},
+                 {n > 2, "NVLS needs more than 2 GPUs"}})) {
+        build_nvls_plan(plan, g, in);
+      }
       return;
-    }
     case CollectiveAlgorithm::nvls_tree:
-      plan.applicable =
-          plan.op == CollectiveOp::all_reduce && nvls_hw && nodes > 1 && g.ppn() > 1 && g.same_size && !g.rails.empty();
-      if (plan.applicable) build_nvls_tree_plan(plan, g, in);
+      if (check({{nccl_has_nvls_tree(version), "NVLS tree exists from NCCL 2.18 (cluster.collectives.nccl_version)"},
+                 {plan.op == CollectiveOp::all_reduce, "NVLS tree runs only all_reduce"},
+                 {nvls_hw, "NVLS tree needs an NVSwitch of NVLink 4 or later"},
+                 {nodes > 1, "NVLS tree needs a group across nodes"},
+                 {g.ppn() > 1 && g.same_size, "NVLS tree needs the same number (> 1) of GPUs on every node"},
+                 {has_nics, "the group's nodes have no NICs"}})) {
+        build_nvls_tree_plan(plan, g, in);
+      }
       return;
   }
   plan.algorithm = CollectiveAlgorithm::ring;

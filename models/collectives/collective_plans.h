@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/collectives/collective_plan.h"
+#include "models/collectives/nccl_topo_search.h"
 #include "models/hardware/cluster.h"
 #include "sim/flow_network.h"
 
@@ -18,6 +19,7 @@ struct PlanScratch {
   std::vector<double> load;
   std::vector<std::uint32_t> count;
   std::vector<sim::ResourceId> touched;
+  NcclTopoCache topo;  ///< NCCL ring graphs per group shape (nccl_topo_search.h)
 };
 
 /// What a plan is built from besides its (op, algorithm, ranks): the cluster, the network it is
@@ -32,16 +34,20 @@ struct PlanInputs {
 struct RankGroups {
   std::vector<int> node_ids;
   std::vector<std::vector<int>> per_node;
-  /// Local NICs the group's GPUs own on the first node, in GPU order (the rails).
+  /// Local NICs the ring graph's channels use on every node, in channel order (the rails).
   std::vector<int> rails;
+  /// > 1 node: NCCL's ring graph over the first node's GPUs of the group (nccl_topo_search.h),
+  /// owned by PlanScratch::topo; null on one node or without NICs.
+  const NcclTopoGraph* graph = nullptr;
+  NcclVersion version;  ///< cluster.collectives.nccl_version (nccl_versions.h)
   bool same_size = true;  ///< every node holds as many GPUs of the group
   int ppn() const { return static_cast<int>(per_node[0].size()); }
   int nodes() const { return static_cast<int>(node_ids.size()); }
 };
 
-/// Groups `ranks` (non-empty, valid GPU ids) by node and finds their rails (the NICs owned by the
-/// group's GPUs on the first node, NodeTemplate's GPU-NIC rule).
-RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks);
+/// Groups `ranks` (non-empty, valid GPU ids) by node; across nodes with NICs, searches (or finds
+/// in in.scratch.topo) NCCL's ring graph and takes its NICs as the rails.
+RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks, const PlanInputs& in);
 /// true when every ring edge inside a node is NVLink (NCCL's intra-node path type <= NVB).
 bool all_nvlink(const Cluster& cluster, const RankGroups& g);
 

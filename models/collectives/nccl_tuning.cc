@@ -211,7 +211,7 @@ double nvls_link_scale(const Cluster& cluster) {
   return cluster.gpu_spec(0).nvlink_generation >= 5 ? LinkEfficiency::nvls_blackwell : LinkEfficiency::nvls_hopper;
 }
 
-std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink) {
+std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink, const NcclVersion& version) {
   // NCCL tuning.cc (Ring): latency = baseLat + (nsteps - nInterSteps) * intraLat +
   // nInterSteps * interLat, intraLat raised to the network post overhead (x3 for Simple) when
   // the ring spans nodes. As of the PAT releases (2.23+): nInterSteps = 2 (nNodes - 1) for
@@ -221,7 +221,8 @@ std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvl
   switch (op) {
     case CollectiveOp::all_reduce:
       steps = 2 * (n - 1);
-      inter = nodes > 1 ? 2 * (nodes - 1) : 0;
+      // Before the PAT releases: 2 nNodes inter-node steps (tuning.cc of 2.9-2.22).
+      inter = nodes > 1 ? (nccl_pat_era_ring_latency(version) ? 2 * (nodes - 1) : 2 * nodes) : 0;
       break;
     case CollectiveOp::all_gather:
     case CollectiveOp::reduce_scatter:
@@ -241,7 +242,8 @@ std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvl
   }
   inter = std::min(inter, steps);
   const auto& intra_table = nvlink ? NcclLatencyUs::nvlink_ring : NcclLatencyUs::pci_ring;
-  const auto& net_table = nodes > 1 && n == nodes ? NcclLatencyUs::net_tree : NcclLatencyUs::net_ring;
+  const bool exposed = nodes > 1 && n == nodes && nccl_pat_era_ring_latency(version);
+  const auto& net_table = exposed ? NcclLatencyUs::net_tree : NcclLatencyUs::net_ring;
   std::array<double, 3> out{};
   for (int p = 0; p < 3; ++p) {
     double intra = intra_table[p];
@@ -292,20 +294,7 @@ int nccl_graph_channels(const CollectivePlan& plan) {
   return ring > 0 ? ring : plan.rails;
 }
 
-int nccl_graph_channels_for(const Cluster& cluster, double ring_busbw_gb_per_s, int rails) {
-  // One channel per NIC rail (the model's rails), then ncclTopoDupChannels (search.cc, 2.20.3)
-  // doubles them, up to the ring's maxChannels = MAXCHANNELS / 2 = 16 (init.cc), when the
-  // per-channel bandwidth is >= 25 GB/s, except on cc > 8.0 with < 50 GB/s and more than 4
-  // channels. Per-channel bandwidth: the ring's link-bound busBw / rails (NCCL's search picks a
-  // speed-array entry at most that). 0 or negative busbw (nothing measured): the rails.
-  if (!(ring_busbw_gb_per_s > 0)) return rails;
-  const double per_channel = ring_busbw_gb_per_s / rails;
-  const bool cc_above_80 = cluster.gpu_spec(0).nvlink_generation >= 4;
-  if (per_channel < 25.0 || (cc_above_80 && per_channel < 50.0 && rails > 4)) return rails;
-  return std::min(2 * rails, 16);
-}
-
-int nccl_comm_channels(const Cluster& cluster, int graph_channels, int rails, double ring_busbw_gb_per_s) {
+int nccl_comm_channels(const Cluster& cluster, int graph_channels, double bw_intra_gb_per_s) {
   // comm->nChannels before NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS (applied in
   // build_ring_plan), NVIDIA/nccl src/graph/connect.cc ncclTopoPostset (2.2x; step 2 as the
   // releases whose test reads "nChannels < 16" (later ones: "2*nChannels <= maxChannels")):
@@ -313,15 +302,15 @@ int nccl_comm_channels(const Cluster& cluster, int graph_channels, int rails, do
   //     runs twice (rings duplicated, trees split over both), MAXCHANNELS >= 32.
   //  2. "Use 4 compute channels per search channel to reach peak BW on <8 PPN": minCompCap >= 90,
   //     nNodes > 1, graphs[RING]->bwIntra > 45.0 and nChannels < 16: doubled again (bwIntra: the
-  //     graph's per-channel bandwidth after ncclTopoDupChannels divided it by the dup factor).
+  //     graph's per-channel bandwidth after ncclTopoDupChannels divided it by the dup factor, as
+  //     the search returns it).
   //  3. "Honor NCCL_MIN_NRINGS/NCCL_MAX_NRINGS": nChannels = min(ncclMaxNchannels(), nChannels,
   //     maxCTAs), then copyChannels up to max(ncclMinNchannels(), minCTAs): the first channels
   //     are kept, then copied in order.
   // The graph (and so the tuner's bandwidths, tuning.cc "busBw = graphs[a]->nChannels * bw") is
   // computed before and is not changed by step 3.
   int c = std::min(kNcclMaxChannels, 2 * graph_channels);
-  const double bw_intra = ring_busbw_gb_per_s / rails / (graph_channels > rails ? 2.0 : 1.0);
-  if (cluster.gpu_spec(0).nvlink_generation >= 4 && bw_intra > 45.0 && c < 16) c *= 2;
+  if (cluster.gpu_spec(0).nvlink_generation >= 4 && bw_intra_gb_per_s > 45.0 && c < 16) c *= 2;
   return c;
 }
 

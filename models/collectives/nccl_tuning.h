@@ -7,6 +7,7 @@
 #include <span>
 
 #include "models/collectives/collective_plan.h"
+#include "models/collectives/nccl_versions.h"
 #include "models/hardware/cluster.h"
 #include "models/spec/collective_op.h"
 #include "models/spec/scenario.h"
@@ -113,7 +114,10 @@ double nvls_link_scale(const Cluster& cluster);
 /// Latency per protocol [s] (index LL, LL128, Simple) of a ring over n ranks on `nodes` nodes,
 /// NCCL tuning.cc (Ring); nvlink: every edge inside a node is NVLink (else the PCI figures).
 /// broadcast/reduce: a chain of n-1 hops; all_to_all/send_recv: one concurrent exchange step.
-std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink);
+/// version: before NCCL 2.23 (nccl_pat_era_ring_latency false) all_reduce counts 2 nNodes
+/// inter-node steps and one GPU per node pays the NET Ring figure.
+std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink,
+                                     const NcclVersion& version = kNewestNcclVersion);
 /// Latency per protocol [s] of NCCL's Tree all_reduce with ppn GPUs per node on `nodes` nodes.
 std::array<double, 3> tree_latency_s(int ppn, int nodes, bool nvlink);
 /// Latency [s] (same for every protocol; Simple is the only one allowed) of NVLS on one node.
@@ -123,12 +127,9 @@ std::array<double, 3> nvls_tree_latency_s(int nodes);
 /// Latency [s] of PAT over n ranks on `nodes` nodes (NcclLatencyUs, PAT).
 std::array<double, 3> pat_latency_s(int nodes, int n);
 
-/// NCCL's ring graph channels across nodes for `rails` NIC rails and the ring's link-bound busbw
-/// [GB/s] (ncclTopoDupChannels); busbw <= 0: the rails.
-int nccl_graph_channels_for(const Cluster& cluster, double ring_busbw_gb_per_s, int rails);
-/// NCCL's comm->nChannels before NCCL_MIN/MAX_NCHANNELS (ncclTopoPostset), from the graph's
-/// channels, the rails and the ring's link-bound busbw [GB/s].
-int nccl_comm_channels(const Cluster& cluster, int graph_channels, int rails, double ring_busbw_gb_per_s);
+/// NCCL's comm->nChannels before NCCL_MIN/MAX_NCHANNELS (ncclTopoPostset), from the ring graph's
+/// channels (after the dup) and its per-channel bandwidth bwIntra [GB/s] (nccl_topo_search.h).
+int nccl_comm_channels(const Cluster& cluster, int graph_channels, double bw_intra_gb_per_s);
 /// The graph channels NCCL's per-channel maxima multiply for `plan` across nodes (the ring's,
 /// which the tree graph shares); 0 on one node or without rails.
 int nccl_graph_channels(const CollectivePlan& plan);

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "models/collectives/nccl_versions.h"
 #include "models/hardware/catalog.h"
 #include "traincast.pb.h"
 
@@ -39,6 +40,13 @@ void check_cluster_extras(const models::Scenario& s, Checker& k) {
   k.finite_at_least("cluster.fabric.cable_length_m", f.cable_length_m, 0.0, false);
   k.int_field("cluster.collectives.min_channels", s.cluster.collectives.min_channels);
   k.int_field("cluster.collectives.max_channels", s.cluster.collectives.max_channels);
+  if (!s.cluster.collectives.nccl_version.empty()) {
+    models::NcclVersion v;
+    std::string why;
+    if (!models::parse_nccl_version(s.cluster.collectives.nccl_version, v, why)) {
+      k.error("cluster.collectives.nccl_version", why);
+    }
+  }
   if (f.kind == models::FabricKind::torus && !f.torus_dims.empty()) {
     long long product = 1;
     bool extents_ok = true;

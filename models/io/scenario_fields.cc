@@ -96,6 +96,8 @@ constexpr ScenarioField kFields[] = {
                                                                           Written::if_changed),
     field<&S::cluster, &Cluster::collectives, &Collectives::max_channels>("cluster.collectives.max_channels",
                                                                           Written::if_changed),
+    field<&S::cluster, &Cluster::collectives, &Collectives::nccl_version>("cluster.collectives.nccl_version",
+                                                                          Written::if_changed),
     field<&S::cluster, &Cluster::gpu_direct_rdma>("cluster.gpu_direct_rdma"),
     field<&S::cluster, &Cluster::nic_placement>("cluster.nic_placement"),
     field<&S::cluster, &Cluster::pcie_p2p>("cluster.pcie_p2p"),

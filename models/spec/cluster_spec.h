@@ -27,6 +27,10 @@ struct CollectiveSpec {
   /// NCCL_MAX_NCHANNELS / NCCL_MAX_CTAS: the most channels, 0 to 64; 0 = NCCL's default. Applied
   /// before min_channels (NCCL keeps the first channels, then copies them up to the minimum).
   int max_channels = 0;
+  /// NCCL release whose constants the collectives use (search speed arrays, tuner tables, which
+  /// algorithms exist), "MAJOR.MINOR.PATCH" from 2.9.0 to 2.28.3; empty = the newest modelled
+  /// (models/collectives/nccl_versions.h).
+  std::string nccl_version;
   bool operator==(const CollectiveSpec&) const = default;
 };
 

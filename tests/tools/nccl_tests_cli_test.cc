@@ -236,3 +236,49 @@ TEST(NcclTestsCli, SizesAndStepsAreRangeCheckedNamingTheOption) {
 
 }  // namespace
 }  // namespace traincast::cli
+
+namespace traincast::cli {
+namespace {
+
+TEST(NcclTestsCli, ForcedAlgorithmThatCannotRunIsRefused) {
+  // Issue 16: a forced tree all_gather silently ran ring; NCCL refuses it ("no algorithm/protocol
+  // available ... NCCL_ALGO was set to ..."), and so does traincast, naming the field.
+  Result r = run({kDgxH100, "--op", "all_gather", "--set", "cluster.collectives.algorithm=tree"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: cluster.collectives.algorithm: tree cannot run all_gather over 8 GPUs on 1 node(s): NCCL's "
+            "tree runs only all_reduce (NCCL: no algorithm available with NCCL_ALGO=tree)\n");
+  r = run({kDgxH100, "--set", "cluster.collectives.algorithm=tree", "-b", "1G", "-e", "1G"});
+  EXPECT_EQ(r.status, 0) << r.err;  // tree all_reduce on one node: NCCL's chain
+  // A training run: the first collective that cannot run it (TP 2's reduce_scatter with PAT).
+  r = test_support::run({"run", kSrc + "/scenarios/default.textproto", "--set", "cluster.collectives.algorithm=pat"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cluster.collectives.algorithm: pat cannot run"), std::string::npos) << r.err;
+}
+
+TEST(NcclTestsCli, NcclVersionIsCheckedWithItsPosition) {
+  const fs::path dir = fs::temp_directory_path() / "traincast_nccl_version_test";
+  fs::create_directories(dir);
+  const fs::path file = dir / "old.textproto";
+  std::ofstream(file) << "cluster {\n  node_template: \"dgx_h100\"\n  collectives { nccl_version: \"2.8.4\" }\n}\n";
+  Result r = run({file.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, file.string() +
+                       ":3:17: cluster.collectives.nccl_version: 2.8.4 is older than 2.9.0, the oldest modelled "
+                       "release (got \"2.8.4\")\n");
+  r = run({kDgxH100, "--set", "cluster.collectives.nccl_version=2.x"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cluster.collectives.nccl_version: expected MAJOR.MINOR.PATCH"), std::string::npos) << r.err;
+  // NVLS exists from 2.17: forced on 2.16 it is refused; 2.18 runs it.
+  r = run(
+      {kDgxH100, "--set", "cluster.collectives.nccl_version=2.16.5", "--set", "cluster.collectives.algorithm=nvls"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("NVLS exists from NCCL 2.17"), std::string::npos) << r.err;
+  r = run(
+      {kDgxH100, "--set", "cluster.collectives.nccl_version=2.18.3", "--set", "cluster.collectives.algorithm=nvls"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace traincast::cli

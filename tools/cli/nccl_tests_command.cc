@@ -116,7 +116,9 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       "halves agree; #wrong is N/A as with validation off). Sizes as nccl-tests: -b, -e with K/M/G\n"
       "suffixes (binary), -f factor or -i increment. The scenario needs only its cluster (a --set of\n"
       "any other field is refused: it would have no effect); its cluster.collectives forces the\n"
-      "algorithm/protocol as NCCL_ALGO/NCCL_PROTO do, and its min_channels/max_channels the channel\n"
+      "algorithm/protocol as NCCL_ALGO/NCCL_PROTO do (one that cannot run the op is refused, as\n"
+      "NCCL refuses it), its nccl_version picks the NCCL release's constants (e.g. --set\n"
+      "cluster.collectives.nccl_version=2.18.3), and its min_channels/max_channels the channel\n"
       "count as NCCL_MIN_NCHANNELS (NCCL_MIN_CTAS) / NCCL_MAX_NCHANNELS (NCCL_MAX_CTAS) do, e.g.\n"
       "--set cluster.collectives.min_channels=24.\n\nOptions");
   opts.add_options()("help,h", "show this help")(

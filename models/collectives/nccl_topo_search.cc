@@ -1,0 +1,509 @@
+// NCCL's ring graph search on one node (search.cc's logic on the Cluster's routes). See
+// nccl_topo_search.h.
+
+#include "models/collectives/nccl_topo_search.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/collectives/nccl_tuning.h"
+
+namespace traincast::models {
+namespace {
+
+// NCCL search.cc (2.19+): NCCL_SEARCH_GLOBAL_TIMEOUT 1 << 18, NCCL_SEARCH_TIMEOUT 1 << 14,
+// NCCL_SEARCH_TIMEOUT_SAMECHANNELS 1 << 8; the PCI-order reference try 1 << 10 steps.
+constexpr std::int64_t kGlobalTimeout = 1LL << 18;
+constexpr int kTimeout = 1 << 14;
+constexpr int kTimeoutSameChannels = 1 << 8;
+constexpr int kTimeoutPciOrder = 1 << 10;
+// ring graph maxChannels = MAXCHANNELS / 2 (src/init.cc, ringGraph.maxChannels), MAXCHANNELS 32.
+constexpr int kMaxChannels = 16;
+// INTEL_P2P_OVERHEAD(bw) = bw * 6 / 5 (src/graph/topo.h): PCIe links of a PHB path from a GPU
+// through an Intel root complex are charged 1.2 x the speed.
+constexpr double kIntelP2pOverhead = 6.0 / 5.0;
+
+struct Path {
+  std::vector<sim::ResourceId> links;
+  NcclPathType type = NcclPathType::loc;
+  double bw = 0;  // min over links [GB/s]
+  bool phb_intel = false;
+};
+
+NcclPathType classify(const Cluster& cluster, std::span<const sim::ResourceId> links) {
+  bool nvl = false, pci = false, cpu = false, socket = false;
+  int switches = 0;
+  for (auto r : links) {
+    const ClusterEdge& e = cluster.resource(r);
+    switch (e.kind) {
+      case LinkKind::nvlink:
+        nvl = true;
+        break;
+      case LinkKind::pcie:
+        pci = true;
+        break;
+      case LinkKind::socket:
+        socket = true;
+        break;
+      default:
+        break;
+    }
+    if (e.to.find(".cpu") != std::string::npos) cpu = true;
+    if (e.to.find(".pcie_sw") != std::string::npos) ++switches;
+  }
+  if (socket) return NcclPathType::sys;
+  if (cpu) return NcclPathType::phb;
+  if (nvl && pci) return NcclPathType::pxn;
+  if (nvl) return NcclPathType::nvl;
+  if (!pci) return NcclPathType::loc;
+  return switches > 1 ? NcclPathType::pxb : NcclPathType::pix;
+}
+
+// The search's state: the node's paths (GPU->GPU, NIC->GPU, GPU->NIC), the remaining bandwidth
+// of every link, the graph being built and the best graph so far.
+class Search {
+ public:
+  Search(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus, int remote,
+         const NcclVersion& version)
+      : cluster_(cluster), ngpus_(static_cast<int>(gpus.size())), nnets_(remote >= 0 ? cluster.nics_per_node() : 0) {
+    const bool intel = cluster.node_template().cpu.find("Intel") != std::string::npos ||
+                       cluster.node_template().cpu.find("Xeon") != std::string::npos;
+    auto make = [&](std::span<const sim::ResourceId> links, bool from_gpu) {
+      Path p;
+      p.links.assign(links.begin(), links.end());
+      p.type = classify(cluster, links);
+      p.bw = 1e30;
+      for (auto r : links) {
+        if (r >= bw_.size()) bw_.resize(r + 1, 0.0);
+        bw_[r] = search_link_gb_per_s(cluster, net, r);
+        p.bw = std::min(p.bw, bw_[r]);
+      }
+      p.phb_intel = from_gpu && intel && p.type == NcclPathType::phb;
+      return p;
+    };
+    gpu_gpu_.resize(static_cast<std::size_t>(ngpus_ * ngpus_));
+    for (int a = 0; a < ngpus_; ++a) {
+      for (int b = 0; b < ngpus_; ++b) {
+        if (a != b) gpu_gpu_[a * ngpus_ + b] = make(cluster.route(gpus[a], gpus[b]), true);
+      }
+    }
+    net_gpu_.resize(static_cast<std::size_t>(nnets_ * ngpus_));
+    gpu_net_.resize(static_cast<std::size_t>(nnets_ * ngpus_));
+    for (int n = 0; n < nnets_; ++n) {
+      for (int g = 0; g < ngpus_; ++g) {
+        const auto out = cluster.route(gpus[g], remote, n);  // ... nic tx, fabric, ...
+        const auto in = cluster.route(remote, gpus[g], n);   // ..., nic rx, PCIe to the GPU
+        std::size_t tx = 0, rx = in.size();
+        while (tx < out.size() && cluster.link_kind(out[tx]) != LinkKind::nic) ++tx;
+        for (std::size_t i = in.size(); i-- > 0;) {
+          if (cluster.link_kind(in[i]) == LinkKind::nic) {
+            rx = i;
+            break;
+          }
+        }
+        gpu_net_[n * ngpus_ + g] = make(out.subspan(0, std::min(tx + 1, out.size())), true);
+        net_gpu_[n * ngpus_ + g] = make(in.subspan(rx), false);
+      }
+    }
+    cc_ = nccl_cc_class(cluster);
+    speeds_ = nccl_speed_array(version, cc_, nnets_ == 0);
+    // system->maxBw: the best path bandwidth from a GPU to a NIC (across nodes) or another GPU;
+    // system->totalBw: a GPU's NVLink (sum) or PCIe bandwidth, the larger.
+    for (int g = 0; g < ngpus_; ++g) {
+      for (int o = 0; o < (nnets_ > 0 ? nnets_ : ngpus_); ++o) {
+        if (nnets_ == 0 && o == g) continue;
+        max_bw_ = std::max(max_bw_, nnets_ > 0 ? gpu_net_[o * ngpus_ + g].bw : gpu_gpu_[g * ngpus_ + o].bw);
+      }
+    }
+    if (ngpus_ == 1 && nnets_ == 0) max_bw_ = 5000.0;  // LOC_BW
+    const double nvl_total = cluster.has_scale_up() ? cluster.scale_up_bytes_per_s() *
+                                                          default_link_efficiency(cluster, LinkKind::nvlink) / 1e9
+                                                    : 0.0;
+    double pci_bw = 0;  // a GPU's own PCIe link: the first PCIe link of its paths
+    for (const std::vector<Path>* paths : {&gpu_gpu_, &gpu_net_}) {
+      for (const Path& p : *paths) {
+        for (auto r : p.links) {
+          if (cluster.link_kind(r) != LinkKind::pcie) continue;
+          pci_bw = std::max(pci_bw, bw_[r]);
+          break;
+        }
+      }
+    }
+    total_bw_ = std::max(nvl_total, pci_bw);
+    NcclPathType lo = NcclPathType::sys, hi = NcclPathType::loc;
+    for (int a = 0; a < ngpus_; ++a) {
+      for (int b = 0; b < ngpus_; ++b) {
+        if (a == b) continue;
+        lo = std::min(lo, gpu_gpu_[a * ngpus_ + b].type);
+        hi = std::max(hi, gpu_gpu_[a * ngpus_ + b].type);
+      }
+    }
+    min_intra_ = ngpus_ > 1 ? lo : NcclPathType::loc;
+    max_intra_ = ngpus_ > 1 ? hi : NcclPathType::sys;
+    if (nnets_ > 0) {
+      lo = NcclPathType::sys;
+      hi = NcclPathType::loc;
+      for (const Path& p : gpu_net_) {
+        lo = std::min(lo, p.type);
+        hi = std::max(hi, p.type);
+      }
+      min_inter_ = lo;
+      max_inter_ = hi;
+      max_intra_ = max_inter_;
+      if (cc_ < 90) max_inter_ = NcclPathType::sys;  // "Ampere needs BALANCED_TREE ... SYS or PHB"
+    }
+  }
+
+  NcclTopoGraph run();
+
+ private:
+  struct Graph {
+    std::vector<NcclTopoChannel> channels;  // complete channels
+    double bw = 0;
+    NcclPathType type_intra{}, type_inter{};
+    int hops = 0;
+    bool same_channels = true;
+    int min_channels = 0;
+    int max_channels = kMaxChannels;
+  };
+
+  const Path& path_gg(int a, int b) const { return gpu_gpu_[a * ngpus_ + b]; }
+  const Path& path_ng(int n, int g) const { return net_gpu_[n * ngpus_ + g]; }
+  const Path& path_gn(int g, int n) const { return gpu_net_[n * ngpus_ + g]; }
+
+  // ncclTopoFollowPath / followPath: takes `speed` off every link of `p` (mult 1) when each has
+  // it, else leaves them as they were and returns false; mult -1 gives it back.
+  bool follow(const Path& p, NcclPathType max_type, int mult) {
+    if (p.links.empty()) return true;
+    if (mult == 1 && p.type > max_type) return false;
+    const double speed = tmp_.bw * mult;
+    std::size_t step = 0;
+    for (; step < p.links.size(); ++step) {
+      const auto r = p.links[step];
+      const double s = cluster_.link_kind(r) == LinkKind::pcie && p.phb_intel ? speed * kIntelP2pOverhead : speed;
+      if (bw_[r] < s) break;
+      bw_[r] = std::round((bw_[r] - s) * 1000) / 1000;  // SUB_ROUND
+    }
+    if (step < p.links.size()) {
+      for (std::size_t i = 0; i < step; ++i) {
+        const auto r = p.links[i];
+        const double s = cluster_.link_kind(r) == LinkKind::pcie && p.phb_intel ? speed * kIntelP2pOverhead : speed;
+        bw_[r] = std::round((bw_[r] + s) * 1000) / 1000;
+      }
+      return false;
+    }
+    tmp_.hops += mult * static_cast<int>(p.links.size());
+    return true;
+  }
+
+  void search_rec();
+  void rec_gpu(int g, int step, bool back_to_net_pending, int forced);
+  void try_gpu(int step, int forced, const Path* via, bool intra, int g, bool back_to_net);
+  void next_gpus(int g, std::vector<int>& next) const;
+  void select_nets(int gpu, std::vector<int>& nets) const;
+  bool better(const Graph& g, const Graph& ref) const;
+
+  const Cluster& cluster_;
+  int ngpus_, nnets_;
+  int cc_ = 80;
+  std::span<const double> speeds_;
+  double max_bw_ = 0, total_bw_ = 0;
+  NcclPathType min_intra_{}, max_intra_{}, min_inter_ = NcclPathType::pix, max_inter_ = NcclPathType::sys;
+  std::vector<Path> gpu_gpu_, net_gpu_, gpu_net_;
+  std::vector<double> bw_;
+  Graph tmp_, best_;
+  NcclTopoChannel cur_;     // channel being built
+  std::vector<char> used_;  // GPUs of the current channel
+  std::int64_t time_ = 0;   // steps left in this search (-1: perfect solution found)
+  std::int64_t spent_ = 0;
+};
+
+bool Search::better(const Graph& g, const Graph& ref) const {
+  // ncclTopoCompareGraphs: at least minChannels; larger nChannels x bw; then fewer hops.
+  const int n = static_cast<int>(g.channels.size());
+  if (n < g.min_channels) return false;
+  const double a = n * g.bw, b = static_cast<double>(ref.channels.size()) * ref.bw;
+  if (a < b) return false;
+  if (a > b) return true;
+  return g.hops < ref.hops;
+}
+
+void Search::next_gpus(int g, std::vector<int>& next) const {
+  // ncclTopoSearchNextGpuSort: unused GPUs by path bandwidth (most first), then hops, then index
+  // distance from g.
+  next.clear();
+  for (int i = 1; i < ngpus_; ++i) {
+    const int o = (g + i) % ngpus_;
+    if (!used_[o]) next.push_back(o);
+  }
+  std::stable_sort(next.begin(), next.end(), [&](int x, int y) {
+    const Path &px = path_gg(g, x), &py = path_gg(g, y);
+    if (px.bw != py.bw) return px.bw > py.bw;
+    return px.links.size() < py.links.size();
+  });
+}
+
+void Search::select_nets(int gpu, std::vector<int>& nets) const {
+  // ncclTopoSelectNets: NICs by path type from the GPU(s) (closest first), each type's NICs
+  // rotated by the GPU's index so GPUs sharing a switch start on different NICs.
+  nets.clear();
+  for (int t = 0; t <= static_cast<int>(tmp_.type_inter); ++t) {
+    for (int g = 0; g < ngpus_; ++g) {
+      if (gpu != -1 && gpu != g) continue;
+      std::vector<int> local;
+      for (int n = 0; n < nnets_; ++n) {
+        if (static_cast<int>(path_gn(g, n).type) == t) local.push_back(n);
+      }
+      if (local.empty()) continue;
+      std::rotate(local.begin(), local.begin() + (g % static_cast<int>(local.size())), local.end());
+      for (int n : local) {
+        if (std::find(nets.begin(), nets.end(), n) == nets.end()) nets.push_back(n);
+      }
+    }
+  }
+}
+
+void Search::try_gpu(int step, int forced, const Path* via, bool intra, int g, bool back_to_net) {
+  if (used_[g]) return;
+  if (via != nullptr && !follow(*via, intra ? tmp_.type_intra : tmp_.type_inter, 1)) return;
+  used_[g] = 1;
+  rec_gpu(g, step, back_to_net, forced);
+  used_[g] = 0;
+  if (via != nullptr) follow(*via, NcclPathType::sys, -1);
+}
+
+void Search::rec_gpu(int g, int step, bool back_to_net, int forced) {
+  if (time_ <= 0) return;
+  --time_;
+  ++spent_;
+  if (step == ngpus_) {
+    tmp_.channels.push_back(cur_);
+    if (better(tmp_, best_)) {
+      best_ = tmp_;
+      if (static_cast<int>(tmp_.channels.size()) == tmp_.max_channels) time_ = -1;
+    }
+    if (static_cast<int>(tmp_.channels.size()) < tmp_.max_channels) {
+      const NcclTopoChannel saved = cur_;
+      const std::vector<char> saved_used = used_;
+      search_rec();
+      cur_ = saved;
+      used_ = saved_used;
+    }
+    tmp_.channels.pop_back();
+    return;
+  }
+  cur_.order[step] = g;
+  if (nnets_ > 0 && step == ngpus_ - 1 && back_to_net) {
+    // Back to the NIC the channel entered through (crossNic 0).
+    const int n = cur_.nic_in;
+    if (follow(path_gn(g, n), tmp_.type_inter, 1)) {
+      cur_.nic_out = n;
+      rec_gpu(g, ngpus_, false, forced);
+      follow(path_gn(g, n), NcclPathType::sys, -1);
+    }
+    return;
+  }
+  if (step < ngpus_ - 1) {
+    std::vector<int> next;
+    if (forced == 1) {
+      next.push_back(step + 1);  // PCI order
+    } else if (forced == 2) {
+      next.push_back(tmp_.channels.back().order[step + 1]);  // replay the last channel
+    } else {
+      next_gpus(g, next);
+    }
+    for (int o : next) try_gpu(step + 1, forced, &path_gg(g, o), true, o, back_to_net);
+    return;
+  }
+  if (nnets_ == 0) {
+    // Single node: close the ring back to the first GPU.
+    const int first = cur_.order[0];
+    if (ngpus_ == 1 || follow(path_gg(g, first), tmp_.type_intra, 1)) {
+      rec_gpu(first, ngpus_, false, forced);
+      if (ngpus_ > 1) follow(path_gg(g, first), NcclPathType::sys, -1);
+    }
+  }
+}
+
+void Search::search_rec() {
+  // ncclTopoSearchRec, ring pattern.
+  std::fill(used_.begin(), used_.end(), 0);
+  const bool have = !tmp_.channels.empty();
+  if (nnets_ > 0) {
+    std::vector<int> nets;
+    select_nets(-1, nets);
+    for (int n : nets) {
+      cur_.nic_in = n;
+      cur_.nic_out = -1;
+      if (have) try_gpu(0, 2, &path_ng(n, tmp_.channels.back().order[0]), false, tmp_.channels.back().order[0], true);
+      if (have && tmp_.same_channels) continue;
+      if (!have) {
+        const std::int64_t saved = time_;
+        time_ = std::min<std::int64_t>(time_, kTimeoutPciOrder);
+        try_gpu(0, 1, &path_ng(n, 0), false, 0, true);
+        time_ = time_ == -1 ? -1 : saved;
+      }
+      // Then the GPUs closest to the NIC (largest path bandwidth, fewest hops).
+      double max_bw = 0;
+      std::size_t min_hops = ~std::size_t{0};
+      for (int g = 0; g < ngpus_; ++g) {
+        const Path& p = path_ng(n, g);
+        if (p.bw > max_bw || (p.bw == max_bw && p.links.size() < min_hops)) {
+          max_bw = p.bw;
+          min_hops = p.links.size();
+        }
+      }
+      if (max_bw < tmp_.bw) continue;
+      for (int g = 0; g < ngpus_; ++g) {
+        const Path& p = path_ng(n, g);
+        if (p.bw == max_bw && p.links.size() == min_hops) try_gpu(0, 0, &p, false, g, true);
+      }
+    }
+    return;
+  }
+  if (!have) {
+    try_gpu(0, 1, nullptr, true, 0, false);
+  } else {
+    try_gpu(0, 2, nullptr, true, tmp_.channels.back().order[0], false);
+  }
+  if (!tmp_.same_channels || !have) {
+    for (int g = 0; g < ngpus_; ++g) try_gpu(0, 0, nullptr, true, g, false);
+  }
+}
+
+NcclTopoGraph Search::run() {
+  // ncclTopoCompute, ring pattern (crossNic 0, no NCCL_GRAPH_FILE).
+  cur_.order.assign(static_cast<std::size_t>(ngpus_), 0);
+  used_.assign(static_cast<std::size_t>(ngpus_), 0);
+  const int nspeeds = static_cast<int>(speeds_.size());
+  int si = 0;
+  while (speeds_[si] > max_bw_ && si < nspeeds - 1) ++si;
+  tmp_ = Graph{};
+  tmp_.type_intra = min_intra_;
+  tmp_.type_inter = min_inter_;
+  tmp_.bw = speeds_[si];
+  best_ = Graph{};
+  best_.type_intra = tmp_.type_intra;
+  best_.type_inter = tmp_.type_inter;
+  std::int64_t global = kGlobalTimeout;
+  auto search = [&] {
+    time_ = tmp_.same_channels ? kTimeoutSameChannels : kTimeout;
+    global -= time_;
+    tmp_.channels.clear();
+    tmp_.hops = 0;
+    search_rec();
+  };
+  // Pass 1: same channels first, then different; raise the path types; lower the speed.
+  for (;;) {
+    search();
+    if (time_ == -1) break;
+    if (!best_.channels.empty() && best_.channels.size() * best_.bw >= total_bw_) break;
+    if (tmp_.same_channels) {
+      tmp_.same_channels = false;
+      continue;
+    }
+    tmp_.same_channels = true;
+    global += time_ > 0 ? time_ : 0;
+    if (global < 0 && !best_.channels.empty()) break;
+    const NcclPathType max_intra = nnets_ > 0 ? tmp_.type_inter : max_intra_;
+    if (tmp_.type_intra < max_intra && (best_.channels.empty() || tmp_.type_intra < best_.type_intra)) {
+      tmp_.type_intra = static_cast<NcclPathType>(static_cast<int>(tmp_.type_intra) + 1);
+      continue;
+    }
+    tmp_.type_intra = min_intra_;
+    if (nnets_ > 0 && tmp_.type_inter < max_inter_ &&
+        (best_.channels.empty() || tmp_.type_inter < best_.type_inter || tmp_.type_inter < NcclPathType::pxn)) {
+      tmp_.type_inter = static_cast<NcclPathType>(static_cast<int>(tmp_.type_inter) + 1);
+      continue;
+    }
+    tmp_.type_inter = min_inter_;
+    if (si < nspeeds - 1 && (best_.channels.empty() || speeds_[si + 1] / best_.bw > .49)) {
+      tmp_.bw = speeds_[++si];
+      continue;
+    }
+    break;
+  }
+  NcclTopoGraph out;
+  out.steps = spent_;
+  if (best_.channels.empty()) {
+    // "Could not find a path ... falling back to simple order": rank order, 0.1 GB/s.
+    NcclTopoChannel c;
+    for (int g = 0; g < ngpus_; ++g) c.order.push_back(g);
+    c.nic_in = c.nic_out = nnets_ > 0 ? 0 : -1;
+    out.channels.push_back(c);
+    out.search_channels = 1;
+    out.bw_gb_per_s = 0.1;
+    out.type_intra = out.type_inter = NcclPathType::sys;
+    out.fallback = true;
+    return out;
+  }
+  // ncclTopoDupChannels, then pass 2 (a ring at a higher speed with at least the dup's channels).
+  auto dup = [&](Graph& g) {
+    const int n = static_cast<int>(g.channels.size());
+    if (g.bw < 25.0 || (cc_ > 80 && g.bw < 50.0 && n > 4)) return;
+    const int d = std::min(2 * n, kMaxChannels);
+    for (int i = n; i < d; ++i) g.channels.push_back(g.channels[static_cast<std::size_t>(i - n)]);
+    g.bw /= (d + n - 1) / n;
+  };
+  const int found = static_cast<int>(best_.channels.size());
+  dup(best_);
+  tmp_ = best_;
+  tmp_.min_channels = static_cast<int>(best_.channels.size());
+  tmp_.same_channels = true;
+  si = 0;
+  while (speeds_[si] > best_.bw && si < nspeeds - 1) ++si;
+  int pass2_found = 0;
+  while (time_ != 0 && si > 0) {
+    tmp_.bw = speeds_[--si];
+    const std::size_t before = best_.channels.size();
+    const double before_bw = best_.bw;
+    search();
+    if (best_.channels.size() != before || best_.bw != before_bw) pass2_found = static_cast<int>(best_.channels.size());
+  }
+  out.search_channels = pass2_found > 0 ? pass2_found : found;
+  out.channels = best_.channels;
+  out.bw_gb_per_s = best_.bw;
+  out.type_intra = best_.type_intra;
+  out.type_inter = best_.type_inter;
+  out.hops = best_.hops;
+  out.steps = spent_;
+  return out;
+}
+
+}  // namespace
+
+double search_link_gb_per_s(const Cluster& cluster, const sim::FlowNetwork& net, sim::ResourceId r) {
+  // Rounded to NCCL's 1/1000 GB/s (SUB_ROUND), so that e.g. PCIe gen5 x16 at NCCL's PCI figure is
+  // NCCL's 48.0, not 47.99999 from the efficiency's floating-point product.
+  return std::round(link_efficiency(cluster, r) * net.capacity(r) / 1e9 * 1000) / 1000;
+}
+
+int nccl_cc_class(const Cluster& cluster) {
+  const GpuSpec& g = cluster.gpu_spec(0);
+  const std::string& n = g.name;
+  if (g.nvlink_generation >= 5 || n.rfind("B1", 0) == 0 || n.rfind("B2", 0) == 0 || n.rfind("GB", 0) == 0) return 100;
+  if (g.nvlink_generation == 4 || n.rfind("H1", 0) == 0 || n.rfind("H2", 0) == 0 || n.rfind("GH", 0) == 0) return 90;
+  return 80;
+}
+
+NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus,
+                                int remote_gpu, const NcclVersion& version) {
+  Search s(cluster, net, gpus, remote_gpu, version);
+  return s.run();
+}
+
+const NcclTopoGraph& NcclTopoCache::ring_graph(const Cluster& cluster, const sim::FlowNetwork& net,
+                                               std::span<const int> gpus, int remote_gpu) {
+  std::vector<int> key;
+  key.reserve(gpus.size() + 1);
+  for (int g : gpus) key.push_back(cluster.local_rank(g));
+  key.push_back(remote_gpu >= 0 ? 1 : 0);
+  auto it = graphs_.find(key);
+  if (it == graphs_.end()) {
+    const NcclVersion v = nccl_version_of(cluster.spec().collectives.nccl_version);
+    it = graphs_.emplace(std::move(key), search_ring_graph(cluster, net, gpus, remote_gpu, v)).first;
+  }
+  return it->second;
+}
+
+}  // namespace traincast::models

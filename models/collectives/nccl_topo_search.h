@@ -1,0 +1,74 @@
+#pragma once
+// NCCL's ring graph search (NVIDIA/nccl src/graph/search.cc ncclTopoCompute, ncclTopoSearchRec,
+// ncclTopoDupChannels; path types of src/graph/paths.cc) on one node of a group of ranks.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "models/collectives/nccl_versions.h"
+#include "models/hardware/cluster.h"
+#include "sim/flow_network.h"
+
+namespace traincast::models {
+
+/// NCCL's path types (src/include/graph.h), in NCCL's order (a larger type is a farther path):
+/// loc (same GPU), nvl (NVLink, direct or through NVSwitch), nvb (NVLink through another GPU),
+/// pix (one PCIe switch), pxb (several PCIe switches, no CPU), pxn (NVLink to a peer GPU, then
+/// PCIe to its NIC), phb (through a CPU's root complex), sys (across the CPU sockets' link).
+enum class NcclPathType : std::uint8_t { loc, nvl, nvb, pix, pxb, pxn, phb, sys };
+
+/// One ring channel of the graph: the node's GPUs in ring order (positions into the group's GPUs
+/// on the node, 0 .. ppn - 1), the NIC the ring enters the node through and the one it leaves
+/// through (local NIC indexes; -1 on one node). nic_in == nic_out: NCCL's crossNic = 0.
+struct NcclTopoChannel {
+  std::vector<int> order;
+  int nic_in = -1;
+  int nic_out = -1;
+};
+
+/// The result of the search (ncclTopoGraph of the ring pattern).
+struct NcclTopoGraph {
+  std::vector<NcclTopoChannel> channels;  ///< after ncclTopoDupChannels (duplicates at the end)
+  int search_channels = 0;                ///< channels the search found, before the dup
+  double bw_gb_per_s = 0;                 ///< per channel after the dup (bwIntra == bwInter for rings) [GB/s]
+  NcclPathType type_intra = NcclPathType::loc;
+  NcclPathType type_inter = NcclPathType::pix;
+  int hops = 0;            ///< links crossed by the search's channels (NCCL's nHops)
+  bool fallback = false;   ///< no channel at any speed: NCCL's "simple order" at 0.1 GB/s
+  std::int64_t steps = 0;  ///< search steps spent (NCCL's time counter)
+};
+
+/// Per-link bandwidth the search budgets: efficiency x capacity [GB/s] (nccl_tuning.h
+/// LinkEfficiency), as NCCL's link widths.
+double search_link_gb_per_s(const Cluster& cluster, const sim::FlowNetwork& net, sim::ResourceId r);
+
+/// The NCCL compute capability class of the cluster's GPU as the search reads it (ccMin): 100
+/// for Blackwell (NVLink 5 or a B/GB part), 90 for Hopper (NVLink 4 or an H/GH part), else 80
+/// (every earlier part and Ada take the pre-sm90 arrays and tests).
+int nccl_cc_class(const Cluster& cluster);
+
+/// Searches NCCL's ring graph over `gpus` (global ids of the group's GPUs on one node, in rank
+/// order; non-empty) with, when `remote_gpu` >= 0 (a GPU of the group on another node), every NIC
+/// of the node as a ring entry and exit: channels at the version's speed arrays, descending,
+/// each channel's bandwidth taken off every link of its paths (GPU to GPU: Cluster::route;
+/// NIC to GPU and GPU to NIC: the in-node parts of the routes to and from remote_gpu), keeping
+/// the graph of the largest channels x bandwidth (tie: fewer hops), then NCCL's pass 2 (speed
+/// raised) and ncclTopoDupChannels. Never throws for valid GPU ids.
+NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus,
+                                int remote_gpu, const NcclVersion& version);
+
+/// Cache of ring graphs per group shape (local ranks on the node, multi-node or not).
+class NcclTopoCache {
+ public:
+  /// The graph for `gpus` on one node (see search_ring_graph), searched once per shape.
+  const NcclTopoGraph& ring_graph(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus,
+                                  int remote_gpu);
+
+ private:
+  std::map<std::vector<int>, NcclTopoGraph> graphs_;  ///< key: local ranks, then 1 for multi-node
+};
+
+}  // namespace traincast::models

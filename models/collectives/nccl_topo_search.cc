@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
 
 #include "models/collectives/nccl_tuning.h"
 
@@ -155,6 +159,30 @@ class Search {
   }
 
   NcclTopoGraph run();
+
+  /// Everything run() reads, with links renumbered in order of first use: two searches with the
+  /// same signature give the same graph (it holds positions and NIC indexes, not resource ids).
+  std::string signature() const {
+    std::ostringstream o;
+    o.precision(17);
+    o << ngpus_ << ' ' << nnets_ << ' ' << cc_ << ' ' << max_bw_ << ' ' << total_bw_ << ' '
+      << static_cast<int>(min_intra_) << static_cast<int>(max_intra_) << static_cast<int>(min_inter_)
+      << static_cast<int>(max_inter_) << " s";
+    for (double v : speeds_) o << ' ' << v;
+    std::map<sim::ResourceId, int> local;
+    for (const std::vector<Path>* paths : {&gpu_gpu_, &net_gpu_, &gpu_net_}) {
+      o << " |";
+      for (const Path& path : *paths) {
+        o << " p" << static_cast<int>(path.type) << path.phb_intel;
+        for (auto r : path.links) {
+          const auto [it, added] = local.emplace(r, static_cast<int>(local.size()));
+          o << ' ' << it->second;
+          if (added) o << ':' << bw_[r] << ':' << (cluster_.link_kind(r) == LinkKind::pcie);
+        }
+      }
+    }
+    return o.str();
+  }
 
  private:
   struct Graph {
@@ -489,7 +517,22 @@ int nccl_cc_class(const Cluster& cluster) {
 NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus,
                                 int remote_gpu, const NcclVersion& version) {
   Search s(cluster, net, gpus, remote_gpu, version);
-  return s.run();
+  // Process-wide memo by the search's inputs: a sweep or a property run builds many clusters with
+  // the same nodes, and one search can take ~1e5 steps. The result is a pure function of the key,
+  // so sharing it across threads keeps output deterministic.
+  static std::mutex mutex;
+  static std::map<std::string, NcclTopoGraph> memo;
+  const std::string key = s.signature();
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+  }
+  NcclTopoGraph g = s.run();
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (memo.size() >= 4096) memo.clear();  // bound the memory of a long sweep
+  memo.emplace(key, g);
+  return g;
 }
 
 const NcclTopoGraph& NcclTopoCache::ring_graph(const Cluster& cluster, const sim::FlowNetwork& net,

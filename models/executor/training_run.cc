@@ -128,9 +128,9 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
 
 }  // namespace
 
-/// One draw of the routing: the whole job (storage stall pass, thermal passes, attribution).
-static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace) {
-  StorageStall storage;
+/// One draw of the routing: the whole job (storage stall pass, thermal passes, attribution);
+/// `job_effects` as simulate_pass. `storage` receives the iteration without storage.
+static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace, bool job_effects, StorageStall& storage) {
   if (sc.storage) {
     // The stall is the loader's read time beyond the iteration without storage (and the
     // checkpoint stall per iteration): simulate that iteration first, then the job with the stall
@@ -141,7 +141,7 @@ static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace) {
     without.cost.reset();
     storage.compute_iteration_s = simulate_passes(without, nullptr, false, false, {}).iteration_time_s;
   }
-  Report r = simulate_passes(sc, trace, false, true, storage);
+  Report r = simulate_passes(sc, trace, false, job_effects, storage);
   if (r.thermal.throttled_gpus > 0) {
     // Attribution: the same job with no thermal slowdown (a power cap still holds).
     const Report cool = simulate_passes(sc, nullptr, true, false, storage);
@@ -180,10 +180,13 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
   const int seeds =
       switched && routing == FabricRouting::ecmp_hash && Cluster(sc.cluster).hashing_matters() ? kEcmpSeeds : 1;
   std::vector<Report> draws(static_cast<std::size_t>(seeds));
+  std::vector<StorageStall> stalls(static_cast<std::size_t>(seeds));
+  // With several draws, storage figures, failures and cost follow once, from the mean (below).
   auto run_draw = [&](int i) {
     Scenario s = sc;
     s.cluster.fabric.ecmp_seed = sc.cluster.fabric.ecmp_seed + static_cast<std::uint64_t>(i);
-    draws[static_cast<std::size_t>(i)] = simulate_draw(s, i == 0 ? trace : nullptr);
+    const auto k = static_cast<std::size_t>(i);
+    draws[k] = simulate_draw(s, i == 0 ? trace : nullptr, seeds == 1, stalls[k]);
   };
   if (seeds > 1) {
     tbb::parallel_for(0, seeds, run_draw);  // each draw single-threaded and deterministic
@@ -214,10 +217,10 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
   r.routing.iteration_time_s_min = min_s;
   r.routing.iteration_time_s_max = max_s;
   r.routing.iteration_time_s_stddev = std::sqrt(var / n);
-  if (seeds == 1 || !(mean_s > 0)) return r;
+  if (seeds == 1) return r;
+  const double scale = mean_s > 0 ? r.iteration_time_s / mean_s : 1.0;
   // The mean draw: the iteration time, its breakdown (each part averaged, so they still add up)
   // and the rates derived from the iteration time; the other sections are the first draw's.
-  const double scale = r.iteration_time_s / mean_s;
   r.iteration_time_s = mean_s;
   r.breakdown = mean;
   for (double* rate :
@@ -225,6 +228,20 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     *rate *= scale;
   }
   r.time_to_train_s /= scale;
+  // Energy per iteration at the first draw's average power over the mean iteration (energy = P x t
+  // still holds; the trace, when asked, is the first draw's own timeline).
+  const double stretch = 1.0 / scale;
+  r.power.it_energy_per_iteration_j *= stretch;
+  r.power.energy_per_iteration_j *= stretch;
+  for (GpuPower& g : r.power.gpus) g.energy_j *= stretch;
+  double compute_iteration_s = 0;
+  for (const StorageStall& st : stalls) compute_iteration_s += st.compute_iteration_s / n;
+  // Storage, failures/goodput and cost once, on the mean draw (as simulate_pass does for one).
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const Cluster cluster(sc.cluster, net);
+  apply_job_effects(sc, cluster, r, r.power.facility_average_w, compute_iteration_s);
+  r.power.energy_to_train_kwh = r.time_to_train_s > 0 ? r.power.facility_average_w * r.time_to_train_s / 3.6e6 : 0.0;
   return r;
 }
 

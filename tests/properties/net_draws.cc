@@ -151,7 +151,8 @@ Sides more_nics_side(const NetDraw& d) {
 /// All link rates x2 halve the transfer time: with T(s) = L + X / s at rate scales s = 0.2, 0.4,
 /// 0.8 (L: the size-independent latency, whatever its parts), T(0.2) = T(0.8) + 6 (T(0.4) - T(0.8)).
 /// Forced ring Simple only: LL/LL128 and tree add NCCL's per-channel bandwidth maxima, which are
-/// software constants, not link rates.
+/// software constants, not link rates. NCCL's search picks its channels from discrete speed
+/// arrays, so the channel count may change with the rates; the time must still scale.
 CheckResult rates_x2(const NetDraw& d) {
   if (d.algorithm != "ring" || d.protocol != "simple") return not_applicable();
   NetDraw a = d, b = d, c = d;
@@ -166,7 +167,7 @@ CheckResult rates_x2(const NetDraw& d) {
   r.detail = "rates x0.2/x0.4/x0.8: " + describe(ta) + ", " + describe(tb) + ", " + describe(tc) +
              "; transfer time at x0.2 " + fmt((ta.time_s - tc.time_s + x) * 1e6) + " us, expected " + fmt(4 * x * 1e6) +
              " us (" + fmt(err * 100) + " % off)";
-  r.violated = err > kCollectiveStrict || ta.choice != tc.choice;
+  r.violated = err > kCollectiveStrict;
   return r;
 }
 Sides rates_x2_side(const NetDraw&) {
@@ -255,7 +256,9 @@ std::string scenario_text(const NetDraw& d) {
   if (d.nics_per_node > 0) o << "  nics_per_node: " << d.nics_per_node << "\n";
   o << "  fabric { kind: " << d.fabric_kind << " nodes_per_leaf: " << d.nodes_per_leaf
     << " oversubscription: " << fmt(d.oversubscription) << " }\n";
-  o << "  collectives { algorithm: " << d.algorithm << " protocol: " << d.protocol << " }\n}\n";
+  o << "  collectives { algorithm: " << d.algorithm << " protocol: " << d.protocol;
+  if (d.channels > 0) o << " min_channels: " << d.channels << " max_channels: " << d.channels;
+  o << " }\n}\n";
   o << "workload {\n  model { num_layers: 1 hidden_size: 64 num_attention_heads: 1 vocab_size: 64 seq_length: 64 }\n"
     << "  parallel { tp: 1 pp: 1 dp: " << gpus << " }\n  training { global_batch_size: " << gpus
     << " micro_batch_size: 1 }\n}\n";
@@ -392,6 +395,9 @@ void check_draw(const NetDraw& d, Tally& tally) {
     try {
       r = p.check(d);
     } catch (const std::exception& e) {
+      // A forced algorithm or protocol the model refuses for this topology (as NCCL does; tested in
+      // tests/models/collectives/nccl_topo_search_test.cc) leaves the draw without this property.
+      if (d.forced() && std::string(e.what()).find("cannot run") != std::string::npos) continue;
       r.violated = true;
       r.detail = std::string("threw: ") + e.what();
     }

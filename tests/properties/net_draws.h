@@ -29,6 +29,8 @@ struct NetDraw {
   /// Every link's achievable rate x this (an in-memory calibration profile whose link_efficiency is
   /// the default efficiency of each link kind x rate_scale); 1 = no profile.
   double rate_scale = 1.0;
+  /// cluster.collectives.min_channels = max_channels = this (NCCL_MIN/MAX_NCHANNELS); 0 = NCCL's.
+  int channels = 0;
   bool forced() const { return algorithm != "automatic" && protocol != "any"; }
 };
 

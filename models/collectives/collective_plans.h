@@ -39,7 +39,7 @@ struct RankGroups {
   /// > 1 node: NCCL's ring graph over the first node's GPUs of the group (nccl_topo_search.h),
   /// owned by PlanScratch::topo; null on one node or without NICs.
   const NcclTopoGraph* graph = nullptr;
-  NcclVersion version;  ///< cluster.collectives.nccl_version (nccl_versions.h)
+  NcclVersion version;    ///< cluster.collectives.nccl_version (nccl_versions.h)
   bool same_size = true;  ///< every node holds as many GPUs of the group
   int ppn() const { return static_cast<int>(per_node[0].size()); }
   int nodes() const { return static_cast<int>(node_ids.size()); }

@@ -115,9 +115,8 @@ po::options_description fit_options() {
 /// Throws std::logic_error when the reader refuses it (a fit bug, exit 1).
 void write_profile(const models::CalibrationProfile& profile, const std::string& base, std::size_t files,
                    const std::string& out_path) {
-  // The header names the profile struct by its path before the layout step (now
-  // models/calibration/calibration_profile.h): golden outputs stay byte-identical through the step.
-  std::string header = "Calibration profile written by `traincast calibrate fit` (models/calibration_profile.h).\n";
+  std::string header =
+      "Calibration profile written by `traincast calibrate fit` (models/calibration/calibration_profile.h).\n";
   header += "Base: " + base + "; fitted from " + std::to_string(files) + " file(s).";
   const std::string text = io::profile_to_text(profile, header);
   // The fit clips or refuses what the reader would refuse (calibrate/fit/README.md); a profile

@@ -43,13 +43,14 @@ void expect_non_decreasing(const std::map<int, std::vector<std::pair<double, dou
   }
 }
 
-TEST(FabricSweep, MoreOversubscriptionIsNeverFasterUnderEachAlgorithm) {
+TEST(FabricSweep, MoreOversubscriptionIsNeverFasterWithRingForced) {
   // The NCCL algorithm forced (the tuner's choice between ring and tree is the collectives'
   // concern; see docs/fabric.md), under the sweep's automatic (adaptive, InfiniBand) routing.
-  for (const auto algorithm : {models::CollectiveAlgorithm::ring, models::CollectiveAlgorithm::tree}) {
-    expect_non_decreasing(sweep_times([&](models::Scenario& sc) { sc.cluster.collectives.algorithm = algorithm; }),
-                          algorithm == models::CollectiveAlgorithm::ring ? "ring" : "tree");
-  }
+  // Ring only: the sweep's sequence-parallel TP groups reduce-scatter, which NCCL_ALGO=tree
+  // cannot run (refused, as NCCL refuses it).
+  expect_non_decreasing(
+      sweep_times([&](models::Scenario& sc) { sc.cluster.collectives.algorithm = models::CollectiveAlgorithm::ring; }),
+      "ring");
 }
 
 TEST(FabricSweep, EcmpSeedMeanIsDeterministicAndWithinItsSpread) {

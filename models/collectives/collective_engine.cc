@@ -154,7 +154,7 @@ CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const
     const CollectivePlan& p = plan_for(call.op, a, call.ranks);
     if (!p.applicable || !p.automatic_candidate) continue;
     const CollectiveChoice c = choose_protocol(cluster_, p, call.bytes);
-    if (c.seconds() < best.seconds()) {
+    if (c.tuner_seconds() < best.tuner_seconds()) {  // NCCL's tuner never sees the spine
       best = c;
       *plan = &p;
     }

@@ -27,8 +27,12 @@ struct CollectiveFlowTemplate {
 struct CollectivePhase {
   std::uint32_t first_flow = 0;  ///< index of the phase's first flow in CollectivePlan::flows
   std::uint32_t num_flows = 0;
-  std::array<double, 3> latency_s{};        ///< per protocol (before size-dependent adjustments) [s]
-  double seconds_per_byte = 0;              ///< bottleneck time per byte of call.bytes at protocol factor 1 [s/byte]
+  std::array<double, 3> latency_s{};  ///< per protocol (before size-dependent adjustments) [s]
+  double seconds_per_byte = 0;        ///< bottleneck time per byte of call.bytes at protocol factor 1 [s/byte]
+  /// The same over every link but the fabric's switch-to-switch links [s/byte]: what NCCL's tuner
+  /// sees (its bandwidths come from the node's graph and NICs, never from the spine), so the
+  /// algorithm and protocol chosen do not depend on oversubscription or routing.
+  double tuner_seconds_per_byte = 0;
   double nvlink_scale = 1.0;                ///< extra efficiency on NVLink resources (NVLS)
   bool ring_plateau = false;                ///< NCCL: ring Simple all_reduce across nodes, latency x 1.4
   LinkKind bottleneck = LinkKind::other;    ///< kind of the link with the largest time per byte

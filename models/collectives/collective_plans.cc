@@ -218,9 +218,10 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
     if (rev == Cluster::kNoResource || load[r] <= 0 || load[rev] <= 0) return 0.0;
     return load[r] + load[rev];
   };
-  double spb = 0;
+  double spb = 0, tuner_spb = 0;
   for (auto r : touched) {
     const double t = load[r] / (eff(r) * net.capacity(r));
+    if (cluster.link_kind(r) != LinkKind::fabric) tuner_spb = std::max(tuner_spb, t);
     if (t > spb) {
       spb = t;
       phase.bottleneck = cluster.link_kind(r);
@@ -230,6 +231,7 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
     if (both > 0) {
       phase.duplex_load_seconds_per_byte = std::max(phase.duplex_load_seconds_per_byte, both / net.capacity(r));
       const double td = both / (pcie_duplex_efficiency(cluster, r) * net.capacity(r));
+      tuner_spb = std::max(tuner_spb, td);
       if (td > spb) {  // strictly: with the default budget a symmetric load ties the one-way bound
         spb = td;
         phase.bottleneck = LinkKind::pcie;
@@ -252,6 +254,7 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
     count[r] = 0;
   }
   phase.seconds_per_byte = spb;
+  phase.tuner_seconds_per_byte = tuner_spb;
 }
 
 void build_ring_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {

@@ -398,15 +398,17 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
     if (forced.has_value() && static_cast<int>(*forced) != p) continue;
     const double factor = protocol_factor(cluster, plan, p, bytes) *
                           (plan.fit != nullptr ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0);
-    double lat = 0, bw = 0;
+    double lat = 0, bw = 0, tuner_bw = 0;
     for (const CollectivePhase& ph : plan.phases) {
       lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
       bw += bytes * ph.seconds_per_byte / factor / bw_scale * correction;
+      tuner_bw += bytes * ph.tuner_seconds_per_byte / factor / bw_scale * correction;
     }
-    if (!have || lat + bw < best.seconds()) {
+    if (!have || lat + tuner_bw < best.tuner_seconds()) {
       best.protocol = static_cast<CollectiveProtocol>(p);
       best.latency_s = lat;
       best.bandwidth_s = bw;
+      best.tuner_bandwidth_s = tuner_bw;
       have = true;
     }
   }

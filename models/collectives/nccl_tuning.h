@@ -34,7 +34,12 @@ struct CollectiveChoice {
   /// both-direction time at a budget of 1; 0 when no GPU PCIe link carries traffic both ways).
   double link_seconds_per_byte = 0;
   double duplex_load_seconds_per_byte = 0;
+  /// The bandwidth term as NCCL's tuner predicts it: without the fabric's switch-to-switch links
+  /// (CollectivePhase::tuner_seconds_per_byte) [s]. The choice minimises latency_s + this.
+  double tuner_bandwidth_s = 0;
   double seconds() const { return latency_s + bandwidth_s; }
+  /// What the tuner compares between protocols and algorithms [s].
+  double tuner_seconds() const { return latency_s + tuner_bandwidth_s; }
 };
 
 /// NCCL's latency model [us], NVIDIA/nccl src/graph/tuning.cc (2.24-2.26): baseLat Tree {LL 6.8,

@@ -43,6 +43,13 @@ void expect_non_decreasing(const std::map<int, std::vector<std::pair<double, dou
   }
 }
 
+TEST(FabricSweep, MoreOversubscriptionIsNeverFasterAsShipped) {
+  // The sweep as a user runs it (automatic algorithm, protocol and routing): the tuner's choice
+  // never sees the spine (CollectivePhase::tuner_seconds_per_byte), as NCCL's does not, so one
+  // more step of oversubscription cannot move it to a slower algorithm.
+  expect_non_decreasing(sweep_times([](models::Scenario&) {}), "automatic");
+}
+
 TEST(FabricSweep, MoreOversubscriptionIsNeverFasterWithRingForced) {
   // The NCCL algorithm forced (the tuner's choice between ring and tree is the collectives'
   // concern; see docs/fabric.md), under the sweep's automatic (adaptive, InfiniBand) routing.

@@ -85,14 +85,14 @@ class Search {
       p.phb_intel = from_gpu && intel && p.type == NcclPathType::phb;
       return p;
     };
-    gpu_gpu_.resize(static_cast<std::size_t>(ngpus_ * ngpus_));
+    gpu_gpu_.resize(static_cast<std::size_t>(ngpus_) * static_cast<std::size_t>(ngpus_));
     for (int a = 0; a < ngpus_; ++a) {
       for (int b = 0; b < ngpus_; ++b) {
         if (a != b) gpu_gpu_[a * ngpus_ + b] = make(cluster.route(gpus[a], gpus[b]), true);
       }
     }
-    net_gpu_.resize(static_cast<std::size_t>(nnets_ * ngpus_));
-    gpu_net_.resize(static_cast<std::size_t>(nnets_ * ngpus_));
+    net_gpu_.resize(static_cast<std::size_t>(nnets_) * static_cast<std::size_t>(ngpus_));
+    gpu_net_.resize(static_cast<std::size_t>(nnets_) * static_cast<std::size_t>(ngpus_));
     for (int n = 0; n < nnets_; ++n) {
       for (int g = 0; g < ngpus_; ++g) {
         const auto out = cluster.route(gpus[g], remote, n);  // ... nic tx, fabric, ...
@@ -471,7 +471,8 @@ NcclTopoGraph Search::run() {
     if (g.bw < 25.0 || (cc_ > 80 && g.bw < 50.0 && n > 4)) return;
     const int d = std::min(2 * n, kMaxChannels);
     for (int i = n; i < d; ++i) g.channels.push_back(g.channels[static_cast<std::size_t>(i - n)]);
-    g.bw /= (d + n - 1) / n;
+    const int dup_factor = (d + n - 1) / n;  // NCCL: bwIntra /= DIVUP(dupChannels, nChannels)
+    g.bw /= static_cast<double>(dup_factor);
   };
   const int found = static_cast<int>(best_.channels.size());
   dup(best_);

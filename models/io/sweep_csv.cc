@@ -331,9 +331,14 @@ std::string row_error(const std::vector<std::string>& f, const RowColumns& c) {
     const std::string& v = f[col];
     const std::string at = "column " + c.names[col] + ": ";
     if (!simulated) {
-      if (!v.empty())
-        return at + quoted_clip(v) + " in a row of status " + status +
-               " (expected an empty cell: invalid and error rows have no metrics)";
+      if (!v.empty()) {
+        std::string e = at;
+        e += quoted_clip(v);
+        e += " in a row of status ";
+        e += status;
+        e += " (expected an empty cell: invalid and error rows have no metrics)";
+        return e;
+      }
       continue;
     }
     if (v.empty() && (cell.may_be_empty || cell.kind == CellKind::text)) continue;

@@ -207,7 +207,8 @@ double total_parameters(const ModelSpec& m) { return parameters(m, false); }
 
 double padded_vocab_size(const ModelSpec& m, int tp) {
   const std::int64_t multiple = static_cast<std::int64_t>(kMakeVocabSizeDivisibleBy) * std::max(1, tp);
-  return static_cast<double>((static_cast<std::int64_t>(m.vocab_size) + multiple - 1) / multiple * multiple);
+  const std::int64_t padded = (static_cast<std::int64_t>(m.vocab_size) + multiple - 1) / multiple * multiple;
+  return static_cast<double>(padded);
 }
 double active_parameters(const ModelSpec& m) { return parameters(m, true); }
 

@@ -1,0 +1,92 @@
+// A phase's flows on the cluster's links: each flow's bytes and rate cap, and the phase's
+// bottleneck (time per byte, link kind, PCIe duplex load; and the same as NCCL's tuner sees it,
+// without the fabric's switch links). Declared in collective_plans.h.
+
+#include <algorithm>
+#include <limits>
+
+#include "models/collectives/collective_plans.h"
+#include "models/collectives/nccl_tuning.h"
+
+namespace traincast::models {
+
+void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const std::span<const sim::ResourceId>> paths,
+                  std::span<const double> fractions, const PlanInputs& in) {
+  const Cluster& cluster = in.cluster;
+  const sim::FlowNetwork& net = in.net;
+  std::vector<double>& load = in.scratch.load;
+  std::vector<std::uint32_t>& count = in.scratch.count;
+  std::vector<sim::ResourceId>& touched = in.scratch.touched;
+  phase.first_flow = static_cast<std::uint32_t>(plan.flows.size());
+  phase.num_flows = static_cast<std::uint32_t>(paths.size());
+  const std::size_t nres = net.num_resources();
+  if (load.size() < nres) {
+    load.resize(nres, 0.0);
+    count.resize(nres, 0);
+  }
+  auto eff = [&](sim::ResourceId r) {
+    return link_efficiency(cluster, r) * (cluster.link_kind(r) == LinkKind::nvlink ? phase.nvlink_scale : 1.0);
+  };
+  touched.clear();
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    CollectiveFlowTemplate f;
+    f.path = paths[i];
+    f.byte_fraction = fractions[i];
+    for (auto r : f.path) {
+      if (count[r] == 0) touched.push_back(r);
+      ++count[r];
+      load[r] += f.byte_fraction;
+    }
+    plan.flows.push_back(f);
+  }
+  // Per-flow cap: the flows of this phase together get at most efficiency x capacity on each
+  // link, shared in proportion to their bytes (a pipelined collective moves every edge's bytes
+  // in step, so all flows on the bottleneck finish together); the bottleneck time per byte is
+  // the largest load / (efficiency x capacity).
+  // A GPU's PCIe link carrying this phase's bytes both ways is also bounded in sum (up + down <=
+  // duplex_efficiency x capacity); reverse's load is 0 when untouched (the scratch is all zeros).
+  auto duplex_load = [&](sim::ResourceId r) {
+    const sim::ResourceId rev = cluster.gpu_pcie_reverse(r);
+    if (rev == Cluster::kNoResource || load[r] <= 0 || load[rev] <= 0) return 0.0;
+    return load[r] + load[rev];
+  };
+  double spb = 0, tuner_spb = 0;
+  for (auto r : touched) {
+    const double t = load[r] / (eff(r) * net.capacity(r));
+    if (cluster.link_kind(r) != LinkKind::fabric) tuner_spb = std::max(tuner_spb, t);
+    if (t > spb) {
+      spb = t;
+      phase.bottleneck = cluster.link_kind(r);
+      phase.bottleneck_duplex = false;
+    }
+    const double both = duplex_load(r);
+    if (both > 0) {
+      phase.duplex_load_seconds_per_byte = std::max(phase.duplex_load_seconds_per_byte, both / net.capacity(r));
+      const double td = both / (pcie_duplex_efficiency(cluster, r) * net.capacity(r));
+      tuner_spb = std::max(tuner_spb, td);
+      if (td > spb) {  // strictly: with the default budget a symmetric load ties the one-way bound
+        spb = td;
+        phase.bottleneck = LinkKind::pcie;
+        phase.bottleneck_duplex = true;
+      }
+    }
+  }
+  for (std::uint32_t i = phase.first_flow; i < plan.flows.size(); ++i) {
+    CollectiveFlowTemplate& f = plan.flows[i];
+    double cap = std::numeric_limits<double>::infinity();
+    for (auto r : f.path) {
+      cap = std::min(cap, eff(r) * net.capacity(r) * f.byte_fraction / load[r]);
+      const double both = duplex_load(r);
+      if (both > 0) cap = std::min(cap, pcie_duplex_efficiency(cluster, r) * net.capacity(r) * f.byte_fraction / both);
+    }
+    f.cap_bytes_per_s = cap;
+  }
+  for (auto r : touched) {
+    load[r] = 0;
+    count[r] = 0;
+  }
+  phase.seconds_per_byte = spb;
+  phase.tuner_seconds_per_byte = tuner_spb;
+}
+
+}  // namespace traincast::models

@@ -61,7 +61,11 @@ bool parse_nccl_version(std::string_view text, NcclVersion& out, std::string& er
              : parse_int(rest.substr(0, dot2), v.minor) && parse_int(rest.substr(dot2 + 1), v.patch);
   }
   if (!ok) {
-    error = "expected MAJOR.MINOR.PATCH such as 2.18.3 " + got;
+    error = "expected MAJOR.MINOR.PATCH such as 2.18.3 (MAJOR.MINOR means patch 0) " + got;
+    return false;
+  }
+  if (v.minor > 99 || v.patch > 99) {  // NCCL_VERSION_CODE = major x 10000 + minor x 100 + patch
+    error = "expected MINOR and PATCH of at most 99, as NCCL's version code has them " + got;
     return false;
   }
   if (v.code() < kOldestNcclVersion.code()) {

@@ -127,6 +127,11 @@ TEST_F(RobustCliTest, SecondWriterOfASweepCsvIsRefusedWithTheHolderNamed) {
     const Result plain = run({"sweep", sweep, "--out", path("r.csv"), "--resume"});
     EXPECT_EQ(plain.status, 2);
     EXPECT_NE(plain.err.find("pid 4242 host build7"), std::string::npos) << plain.err;
+    // Another name of the same file (a symlink) takes the same lock: refused too.
+    fs::create_symlink(csv, path("link.csv"));
+    const Result linked = run({"sweep", sweep, "--out", path("link.csv"), "--resume"});
+    EXPECT_EQ(linked.status, 2);
+    EXPECT_NE(linked.err.find("pid 4242 host build7"), std::string::npos) << linked.err;
     EXPECT_EQ(slurp(csv), full);
   }
   // The holder is gone (its flock died with it) but its lock file stayed: taken over, and

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <ostream>
 #include <stdexcept>
 #include <utility>
@@ -55,7 +56,8 @@ bool same_file(int fd, const std::string& path) {
 }  // namespace
 
 OutputLock::OutputLock(const std::string& path, const std::string& command, std::ostream& err)
-    : lock_path_(path + ".lock") {
+    // The real file's path: a symlink or another spelling of the same file takes the same lock.
+    : lock_path_(std::filesystem::weakly_canonical(std::filesystem::path(path)).string() + ".lock") {
   // A holder that releases removes the file; a process that opened it just before must then lock
   // the new one, hence the check that the locked file is still the one at the path.
   for (int attempt = 0; attempt < 100; ++attempt) {

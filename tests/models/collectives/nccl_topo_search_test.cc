@@ -132,7 +132,9 @@ TEST(NcclTopoSearch, MalformedAndOutOfRangeVersionsAreRefused) {
   NcclVersion v;
   std::string why;
   EXPECT_FALSE(parse_nccl_version("2.x", v, why));
-  EXPECT_EQ(why, "expected MAJOR.MINOR.PATCH such as 2.18.3 (got \"2.x\")");
+  EXPECT_EQ(why, "expected MAJOR.MINOR.PATCH such as 2.18.3 (MAJOR.MINOR means patch 0) (got \"2.x\")");
+  EXPECT_FALSE(parse_nccl_version("2.16.100", v, why));  // would read as 2.17.0 in NCCL's code
+  EXPECT_EQ(why, "expected MINOR and PATCH of at most 99, as NCCL's version code has them (got \"2.16.100\")");
   EXPECT_FALSE(parse_nccl_version("2.8.4", v, why));
   EXPECT_EQ(why, "2.8.4 is older than 2.9.0, the oldest modelled release (got \"2.8.4\")");
   EXPECT_FALSE(parse_nccl_version("2.29.1", v, why));

@@ -45,7 +45,10 @@ const std::map<std::string, IntRange, std::less<>>& table() {
   static const std::map<std::string, IntRange, std::less<>> t = {
       // Cluster.
       {"traincast.proto.ClusterSpec.num_nodes", {1, kInt32Max, ""}},
-      {"traincast.proto.ClusterSpec.nics_per_node", {0, kInt32Max, ", at least 1 when num_nodes > 1"}},
+      // At most 32: more than any server's PCIe slots carry (a DGX H100 has 8 compute NICs, DGX
+      // H100 user guide); a larger count only lengthens NCCL's search.
+      {"traincast.proto.ClusterSpec.nics_per_node",
+       {0, 32, ", at least 1 when num_nodes > 1; at most 32 compute NICs per server"}},
       {"traincast.proto.FabricSpec.switch_latency_ns", {0, 1000000000, kSimulatorRange}},
       {"traincast.proto.FabricSpec.nodes_per_leaf", {1, kInt32Max, ""}},
       {"traincast.proto.FabricSpec.tiers", {2, 3, ""}},

@@ -61,6 +61,16 @@ TEST(HardwareChecksIo, GpuThatDoesNotFitItsNodeTemplateIsRefusedWithBothNames) {
     EXPECT_NO_THROW(load(scenario(ok, "seq_length: 2048", "dp: 8"))) << ok;
 }
 
+TEST(HardwareChecksIo, NicCountIsBoundedBeforeNcclsSearchRuns) {
+  // A million NICs per node once hung NCCL's search; more than any server holds is refused.
+  const std::string text = scenario("node_template: \"dgx_h100\" nics_per_node: 1000000", "seq_length: 2048", "dp: 8");
+  const std::vector<std::string> e = errors_of(text);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_NE(e[0].find("cluster.nics_per_node: got 1000000 (expected an integer from 0 to 32"), std::string::npos)
+      << e[0];
+  EXPECT_NO_THROW(load(scenario("node_template: \"dgx_h100\" nics_per_node: 32", "seq_length: 2048", "dp: 8")));
+}
+
 TEST(HardwareChecksIo, ClusterOnlyCommandsRefuseItToo) {
   // nccl-tests and explain read the cluster alone; an impossible GPU is refused there as well.
   const std::string path = ::testing::TempDir() + "/hardware_checks_cluster.textproto";

@@ -508,11 +508,8 @@ double search_link_gb_per_s(const Cluster& cluster, const sim::FlowNetwork& net,
 }
 
 int nccl_cc_class(const Cluster& cluster) {
-  const GpuSpec& g = cluster.gpu_spec(0);
-  const std::string& n = g.name;
-  if (g.nvlink_generation >= 5 || n.rfind("B1", 0) == 0 || n.rfind("B2", 0) == 0 || n.rfind("GB", 0) == 0) return 100;
-  if (g.nvlink_generation == 4 || n.rfind("H1", 0) == 0 || n.rfind("H2", 0) == 0 || n.rfind("GH", 0) == 0) return 90;
-  return 80;
+  const int cc = cluster.gpu_spec(0).compute_capability;  // catalog: NVIDIA's CUDA GPUs table; 0 for AMD
+  return cc >= 100 ? 100 : cc >= 90 ? 90 : 80;
 }
 
 NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus,

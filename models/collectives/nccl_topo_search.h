@@ -45,9 +45,9 @@ struct NcclTopoGraph {
 /// LinkEfficiency), as NCCL's link widths.
 double search_link_gb_per_s(const Cluster& cluster, const sim::FlowNetwork& net, sim::ResourceId r);
 
-/// The NCCL compute capability class of the cluster's GPU as the search reads it (ccMin): 100
-/// for Blackwell (NVLink 5 or a B/GB part), 90 for Hopper (NVLink 4 or an H/GH part), else 80
-/// (every earlier part and Ada take the pre-sm90 arrays and tests).
+/// The NCCL compute capability class of the cluster's GPU as the search reads it (ccMin), from
+/// the catalog's GpuSpec::compute_capability: 100 for sm100+ (Blackwell), 90 for sm90 (Hopper),
+/// else 80 (every earlier part, Ada and AMD take the pre-sm90 arrays and tests).
 int nccl_cc_class(const Cluster& cluster);
 
 /// Searches NCCL's ring graph over `gpus` (global ids of the group's GPUs on one node, in rank

@@ -16,6 +16,27 @@
 
 namespace traincast::models {
 
+double graph_ops(const ModelPrograms& programs, const std::vector<int>& stage_layers, int zero_stage,
+                 double microbatches, int iterations, int replicas, int pp) {
+  const int layers_max = *std::max_element(stage_layers.begin(), stage_layers.end());
+  std::size_t layer_ops = 0;
+  for (const LayerPrograms& lp : programs.layer_kinds)
+    layer_ops = std::max(layer_ops, lp.forward.size() + lp.recompute.size() + lp.backward.size());
+  double per_microbatch = static_cast<double>(layers_max) * static_cast<double>(layer_ops);
+  per_microbatch += static_cast<double>(programs.embedding_forward.size() + programs.embedding_backward.size() +
+                                        programs.head_forward.size() + programs.head_backward.size() + 2);
+  if (zero_stage == 3) per_microbatch += 2.0 * (layers_max + 2);  // per-item gathers, both passes
+  return per_microbatch * microbatches * iterations * static_cast<double>(replicas) * pp;
+}
+
+void refuse_graph_ops_over_limit(double ops) {
+  if (ops > kMaxGraphOps)
+    throw std::invalid_argument(
+        "the job would need about " + std::to_string(static_cast<long long>(ops / 1e6)) +
+        " million ops to simulate (limit " + std::to_string(static_cast<long long>(kMaxGraphOps / 1e6)) +
+        " million): reduce options.iterations or global_batch_size, or keep options.fold_symmetric on");
+}
+
 double estimate_graph_ops(const Scenario& sc) {
   const NodeTemplate& node = find_node_template(sc.cluster.node_template);
   const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
@@ -33,17 +54,8 @@ double estimate_graph_ops(const Scenario& sc) {
   const bool folded =
       sc.options.fold_symmetric && L.dp_cp > unit && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
   const int replicas = folded ? unit : L.dp_cp;
-  // As check_graph_size.
   const std::vector<int> stage_layers = layers_per_stage(static_cast<int>(programs.layer_kind.size()), L.pp);
-  const int layers_max = *std::max_element(stage_layers.begin(), stage_layers.end());
-  std::size_t layer_ops = 0;
-  for (const LayerPrograms& lp : programs.layer_kinds)
-    layer_ops = std::max(layer_ops, lp.forward.size() + lp.recompute.size() + lp.backward.size());
-  double per_microbatch = static_cast<double>(layers_max) * static_cast<double>(layer_ops);
-  per_microbatch += static_cast<double>(programs.embedding_forward.size() + programs.embedding_backward.size() +
-                                        programs.head_forward.size() + programs.head_backward.size() + 2);
-  if (sc.parallel.zero_stage == 3) per_microbatch += 2.0 * (layers_max + 2);
-  return per_microbatch * m * iterations * static_cast<double>(replicas * L.pp);
+  return graph_ops(programs, stage_layers, sc.parallel.zero_stage, m, iterations, replicas, L.pp);
 }
 
 void check_graph_size_early(const Scenario& sc) {
@@ -53,11 +65,7 @@ void check_graph_size_early(const Scenario& sc) {
   } catch (const std::exception&) {
     return;  // a scenario the estimate cannot read: the executor reports it as it always did
   }
-  if (ops > kMaxGraphOps)
-    throw std::invalid_argument(
-        "the job would need about " + std::to_string(static_cast<long long>(ops / 1e6)) +
-        " million ops to simulate (limit " + std::to_string(static_cast<long long>(kMaxGraphOps / 1e6)) +
-        " million): reduce options.iterations or global_batch_size, or keep options.fold_symmetric on");
+  refuse_graph_ops_over_limit(ops);
 }
 
 }  // namespace traincast::models

@@ -3,13 +3,26 @@
 // form of training_plan.cc's check_graph_size, so that a job too large to simulate is refused in
 // milliseconds instead of after its topology (about 3 GB for 2^20 GPUs) is built.
 
+#include <vector>
+
 #include "models/spec/scenario.h"
+#include "models/workload/layer_program.h"
 
 namespace traincast::models {
 
 /// Ops the training graph may hold at most (about 100 bytes per op with its edges: ~4 GB), the
 /// limit of training_plan.cc's check_graph_size.
 inline constexpr double kMaxGraphOps = 40e6;
+
+/// Ops of the training graph: one micro-batch through the fullest stage of `stage_layers` (its
+/// layers' forward, recompute and backward segments, embedding and head, 2 for the sends, ZeRO-3's
+/// gathers) x `microbatches` x `iterations` x `replicas` x `pp`. The one formula of
+/// check_graph_size (training_plan.cc) and estimate_graph_ops. stage_layers non-empty.
+double graph_ops(const ModelPrograms& programs, const std::vector<int>& stage_layers, int zero_stage,
+                 double microbatches, int iterations, int replicas, int pp);
+/// Throws std::invalid_argument "the job would need about N million ops to simulate (limit 40
+/// million): ..." when ops > kMaxGraphOps.
+void refuse_graph_ops_over_limit(double ops);
 
 /// The op count check_graph_size computes for `sc`, from the scenario alone: ops of one
 /// micro-batch through the fullest stage (its layers' forward, recompute and backward segments,

@@ -2,6 +2,8 @@
 // copies, collective groups, gradient buckets with the shared DP tasks, optimizer steps.
 #include "models/executor/training_plan.h"
 
+#include "models/executor/graph_size.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -285,22 +287,7 @@ void plan_optimizer_steps(TrainingPlan& P, const Scenario& sc, const Cluster& cl
 /// Refuse graphs that would not fit in memory (about 100 bytes per op with its edges) before
 /// building them, with what to change. Throws std::invalid_argument.
 void check_graph_size(const TrainingPlan& P) {
-  double per_microbatch = 0;  // ops of one micro-batch through one stage (all chunks)
-  const int layers_max = *std::max_element(P.stage_layers.begin(), P.stage_layers.end());
-  std::size_t layer_ops = 0;
-  for (const LayerPrograms& lp : P.programs.layer_kinds)
-    layer_ops = std::max(layer_ops, lp.forward.size() + lp.recompute.size() + lp.backward.size());
-  per_microbatch += static_cast<double>(layers_max) * static_cast<double>(layer_ops);
-  per_microbatch += static_cast<double>(P.programs.embedding_forward.size() + P.programs.embedding_backward.size() +
-                                        P.programs.head_forward.size() + P.programs.head_backward.size() + 2);
-  if (P.zero_stage == 3) per_microbatch += 2.0 * (layers_max + 2);  // per-item gathers, both passes
-  const double ops = per_microbatch * P.m * P.iterations * static_cast<double>(P.replicas * P.pp);
-  constexpr double kMaxOps = 40e6;  // ~4 GB of op graph
-  if (ops > kMaxOps)
-    throw std::invalid_argument(
-        "the job would need about " + std::to_string(static_cast<long long>(ops / 1e6)) +
-        " million ops to simulate (limit " + std::to_string(static_cast<long long>(kMaxOps / 1e6)) +
-        " million): reduce options.iterations or global_batch_size, or keep options.fold_symmetric on");
+  refuse_graph_ops_over_limit(graph_ops(P.programs, P.stage_layers, P.zero_stage, P.m, P.iterations, P.replicas, P.pp));
 }
 
 }  // namespace

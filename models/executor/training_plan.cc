@@ -105,8 +105,9 @@ void plan_labels(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, do
     for (const Segment& seg : *prog)
       if (std::find(P.labels.begin(), P.labels.end(), seg.label) == P.labels.end()) P.labels.push_back(seg.label);
   if (sc.data_loader && sc.model.family == ModelFamily::resnet) plan_input_copies(P, sc, cluster);
-  for (const char* l : {"pp_send_fwd", "pp_send_bwd", "dp_grad_sync", "dp_param_gather", "dp_param_gather_fwd",
-                        "dp_param_gather_bwd", "optimizer", "barrier", "offload_d2h", "cpu_adam", "offload_h2d"})
+  for (const char* l :
+       {"pp_send_fwd", "pp_send_bwd", "pp_gather_fwd", "pp_gather_bwd", "dp_grad_sync", "dp_param_gather",
+        "dp_param_gather_fwd", "dp_param_gather_bwd", "optimizer", "barrier", "offload_d2h", "cpu_adam", "offload_h2d"})
     P.labels.emplace_back(l);
   if (storage_stall_s > 0) {
     P.storage_stall_ns = sim::Time::from_seconds(storage_stall_s).ns();

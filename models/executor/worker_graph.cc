@@ -172,6 +172,16 @@ class GraphBuilder {
     const auto src_worker = static_cast<std::uint32_t>(replica_ * plan_.pp + src_stage);
     pending_remote_ = RemoteDep{src_worker, plan_.send_slot(iteration_, dir, mb, src_chunk), kNone};
   }
+  /// Megatron's scatter/gather after a pipeline receive (dir 0 activation, 1 gradient): the
+  /// received 1/t shards are all-gathered over the TP group on the compute stream before the
+  /// next compute (ModelPrograms::p2p_gather_bytes; none when 0). Being the first compute-stream
+  /// op after the receive, it is the op the receive feeds.
+  void receive_gather(int dir, int mb) {
+    if (plan_.programs.p2p_gather_bytes <= 0) return;
+    const std::uint32_t task =
+        private_task(CollectiveOp::all_gather, plan_.programs.p2p_gather_bytes, plan_.tp_group(replica_, stage_), 1);
+    g_.ops[compute_stream_op(Role::tp_comm, plan_.label(dir == 0 ? "pp_gather_fwd" : "pp_gather_bwd"), mb)].task = task;
+  }
   /// The receive feeds the first compute-stream op added since `first_new` (not a prefetch).
   void attach_remote_to_first_compute(std::size_t first_new) {
     for (std::size_t i = first_new; i < g_.ops.size(); ++i)
@@ -238,6 +248,7 @@ class GraphBuilder {
         receive(0, mb, P.pp - 1, chunk - 1);
     }
     const std::size_t first_new = g_.ops.size();
+    if (!first_stage_of_model(chunk)) receive_gather(0, mb);
     ZeroGathers gathers(*this, mb, chunk, 0);
     if (first_stage_of_model(chunk)) {
       gathers.before_item();
@@ -278,6 +289,7 @@ class GraphBuilder {
         receive(1, mb, 0, chunk + 1);
     }
     const std::size_t first_new = g_.ops.size();
+    if (!last_stage_of_model(chunk)) receive_gather(1, mb);
     const auto& buckets = P.buckets[static_cast<std::size_t>(stage_)][static_cast<std::size_t>(chunk)];
     std::size_t next_bucket = 0;
     int item = 0;

@@ -69,7 +69,11 @@ class Estimator {
     const std::vector<int> layers = layers_per_stage(sc.model.num_layers, p);
     const double first = layers.front() * (c.layer_fwd_s + c.layer_bwd_s) + c.embedding_s + (p == 1 ? c.head_s : 0);
     const double last = layers.back() * (c.layer_fwd_s + c.layer_bwd_s) + c.head_s + (p == 1 ? c.embedding_s : 0);
-    const double per_microbatch_s = std::max(first, last);
+    // A middle stage receives twice per micro-batch (activation, gradient; the first and last
+    // stages once); each receive's scatter/gather all-gather over TP runs on the compute stream
+    // (ModelPrograms::p2p_gather_bytes).
+    const double gather_s = p > 1 ? collective(CollectiveOp::all_gather, 0, 1, t, c.p2p_gather_bytes) : 0.0;
+    const double per_microbatch_s = std::max(first, last) + (p > 2 ? 2 : 1) * gather_s;
     const double p2p_s = p > 1 ? collective(CollectiveOp::send_recv, 0, t * d, 2, c.p2p_bytes) : 0.0;
     double total = m * per_microbatch_s + (p - 1) * (per_microbatch_s / v + 2 * p2p_s);
 
@@ -98,7 +102,7 @@ class Estimator {
  private:
   struct Costs {
     double layer_fwd_s = 0, layer_bwd_s = 0, embedding_s = 0, head_s = 0;
-    double layer_params = 0, embedding_params = 0, head_params = 0, p2p_bytes = 0;
+    double layer_params = 0, embedding_params = 0, head_params = 0, p2p_bytes = 0, p2p_gather_bytes = 0;
   };
 
   const Costs& costs(const Scenario& sc) {
@@ -129,6 +133,7 @@ class Estimator {
     c.embedding_params = prog.embedding_params_per_rank;
     c.head_params = prog.head_params_per_rank;
     c.p2p_bytes = prog.p2p_bytes;
+    c.p2p_gather_bytes = prog.p2p_gather_bytes;
     return costs_.emplace(key, c).first->second;
   }
 

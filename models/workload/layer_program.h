@@ -68,6 +68,12 @@ struct ModelPrograms {
   double embedding_params_per_rank = 0;  ///< input embedding (V·h/t)
   double head_params_per_rank = 0;       ///< output layer (V·h/t; a tied copy for GPT) + final norm
   double p2p_bytes = 0;                  ///< activation sent between stages per TP rank [bytes]
+  /// Megatron's scatter/gather (SC21 §4.1; p2p_communication.py gather_split_1d_tensor): with TP > 1
+  /// and no sequence parallelism each TP rank sends 1/t of the activation (p2p_bytes) and the
+  /// receiving stage all-gathers the full tensor over its TP group before computing, after every
+  /// pipeline receive (activations forward, gradients backward). nccl-tests all_gather size (the
+  /// full activation) [bytes]; 0 when no gather follows a receive (TP 1, or SP: the shard is the layout).
+  double p2p_gather_bytes = 0;
   /// LoRA (training.lora_rank > 0): the base weights (layers, embedding, output layer) are frozen;
   /// only the adapters get gradients, optimizer state and data-parallel gradient traffic, and
   /// the base weights are still held (and, with ZeRO-3, gathered). false: full training.

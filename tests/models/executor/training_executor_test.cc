@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "models/compute/compute_model.h"
+#include "models/executor/graph_builder.h"
 #include "models/hardware/catalog.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/transformer.h"
@@ -149,6 +151,48 @@ TEST(TrainingExecutor, FlopsMatchSc21Equation3) {
   EXPECT_NEAR(hardware_flops_per_iteration(sc) / eq3, 1.0, 1e-12);
   const double model = 72 * B * s * l * h * h * (1 + s / (6 * h)) + 6 * B * s * h * V;
   EXPECT_NEAR(model_flops_per_iteration(sc) / model, 1.0, 1e-12);
+}
+
+/// Pipeline-receive all-gathers (Megatron's scatter/gather) of worker `stage` of replica 0 whose
+/// label is `label`; each one's all-gather bytes must equal `bytes`.
+int count_receive_gathers(const Scenario& sc, int stage, const std::string& label, double bytes) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Cluster cluster(sc.cluster, net);
+  const TrainingGraph job = build_training_graph(sc, cluster);
+  int n = 0;
+  for (std::uint32_t i = job.op_base[static_cast<std::size_t>(stage)];
+       i < job.op_base[static_cast<std::size_t>(stage) + 1]; ++i) {
+    const Op& op = job.graph.ops[i];
+    if (job.labels[op.label] != label) continue;
+    ++n;
+    EXPECT_EQ(op.role, Role::tp_comm);
+    EXPECT_EQ(op.stream, kCompute);
+    EXPECT_EQ(job.graph.tasks[op.task].op, CollectiveOp::all_gather);
+    EXPECT_DOUBLE_EQ(job.graph.tasks[op.task].bytes, bytes);
+  }
+  return n;
+}
+
+TEST(TrainingExecutor, ScatterGatherAllGathersTheFullActivationAfterEveryPipelineReceive) {
+  // SC21 §4.1: each of the t TP ranks sends 1/t of the activation to the next stage, which
+  // all-gathers the full s x b x h tensor over NVLink before computing; the same for gradients.
+  Scenario sc = small_gpt();
+  sc.parallel.tp = 4;
+  sc.parallel.pp = 2;
+  const double full = 2048.0 * 1 * 2048 * 2;  // seq x micro-batch x hidden x fp16 bytes
+  const int m = sc.training.global_batch_size / sc.training.micro_batch_size;
+  EXPECT_EQ(count_receive_gathers(sc, 1, "pp_gather_fwd", full), m);  // activations into stage 1
+  EXPECT_EQ(count_receive_gathers(sc, 0, "pp_gather_bwd", full), m);  // gradients into stage 0
+  EXPECT_EQ(count_receive_gathers(sc, 0, "pp_gather_fwd", full), 0);  // stage 0 receives no activation
+  // Sequence parallelism: each rank sends its own sequence shard, the next layer's input layout.
+  sc.parallel.sequence_parallel = true;
+  EXPECT_EQ(count_receive_gathers(sc, 1, "pp_gather_fwd", full), 0);
+  // TP 1: the whole activation is sent; nothing to gather.
+  sc.parallel.sequence_parallel = false;
+  sc.parallel.tp = 1;
+  sc.parallel.dp = 4;
+  EXPECT_EQ(count_receive_gathers(sc, 1, "pp_gather_fwd", full), 0);
 }
 
 TEST(MemoryModel, KorthikantiActivationFormulas) {

@@ -25,7 +25,8 @@ double graph_ops(const ModelPrograms& programs, const std::vector<int>& stage_la
   double per_microbatch = static_cast<double>(layers_max) * static_cast<double>(layer_ops);
   per_microbatch += static_cast<double>(programs.embedding_forward.size() + programs.embedding_backward.size() +
                                         programs.head_forward.size() + programs.head_backward.size() + 2);
-  if (zero_stage == 3) per_microbatch += 2.0 * (layers_max + 2);  // per-item gathers, both passes
+  if (zero_stage == 3) per_microbatch += 2.0 * (layers_max + 2);       // per-item gathers, both passes
+  if (pp > 1 && programs.p2p_gather_bytes > 0) per_microbatch += 2.0;  // scatter/gather after each receive
   return per_microbatch * microbatches * iterations * static_cast<double>(replicas) * pp;
 }
 

@@ -212,8 +212,6 @@ def bloom(training):
                 "workload.model.vocab_size=250000", "workload.parallel.tp=%d" % tp, "workload.parallel.pp=%d" % pp,
                 "workload.parallel.dp=%d" % dp, "workload.training.global_batch_size=%d" % gb,
                 "workload.training.micro_batch_size=%d" % mb, "workload.training.precision=" + prec]
-        if layers % pp:
-            sets.append("workload.parallel.uneven_stages=true")
         name = "bloom-l%s-h%d-a%d-tp%d-pp%d-dp%d-mb%d-gb%d-r%d" % (layers, hidden, heads, tp, pp, dp, mb, gb, i)
         notes = "chronicles-prequel.md line %s (%s %s): %s s per iteration, %s GB max memory" % (
             r["line"], r["section"], r["subsection"], r["sec_per_iteration"], r["max_mem_per_gpu_as_published"])
@@ -224,7 +222,7 @@ def bloom(training):
         gb = int(r["global_batch"])
         mb = first_int(r["micro_batch"])
         sets = ["cluster.num_nodes=48", "workload.training.global_batch_size=%d" % gb,
-                "workload.training.micro_batch_size=%d" % mb, "workload.parallel.uneven_stages=true"]
+                "workload.training.micro_batch_size=%d" % mb]
         assumptions = ["Omni-Path 4 x 100 Gb/s as 4 x IB EDR 100; vocab padded 250,880; ALiBi not modelled",
                        "70 layers over 12 stages as traincast's uneven stages (BLOOM partitioned "
                        "'type:transformer|embedding', the embeddings counted as layers)"]

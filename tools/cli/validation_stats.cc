@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -87,7 +88,7 @@ struct Group {
 std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().stem().string(); }
 
 /// Groups in order of first appearance: each case in its file's group (or the file's stem), run
-/// metrics apart from memory; then "group/file" for the files of each pooled group.
+/// metrics apart from memory; then "group/file" for the files of each group pooling several.
 std::vector<Group> make_groups(const std::vector<models::ValidationCase>& cases,
                                const std::vector<std::string>& case_file) {
   std::vector<Group> groups;
@@ -104,9 +105,11 @@ std::vector<Group> make_groups(const std::vector<models::ValidationCase>& cases,
     const std::string kind = is_run_metric(cases[i].metric) ? "run" : "memory";
     add(cases[i].group.empty() ? file_stem(case_file[i]) : cases[i].group, kind, i);
   }
-  // A pooled group also shows each of its files, as "group/file" after the groups.
+  // A group pooling several files also shows each of them, as "group/file" after the groups.
+  std::map<std::string, std::set<std::string>> files_of;
+  for (std::size_t i = 0; i < cases.size(); ++i) files_of[cases[i].group].insert(case_file[i]);
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (cases[i].group.empty()) continue;
+    if (cases[i].group.empty() || files_of[cases[i].group].size() < 2) continue;
     add(cases[i].group + "/" + file_stem(case_file[i]), is_run_metric(cases[i].metric) ? "run" : "memory", i);
   }
   return groups;

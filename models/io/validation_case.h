@@ -38,6 +38,11 @@ struct ValidationCase {
   double tolerance = 0.0;              ///< allowed |predicted - measured| / measured; 0 = caller's default
   std::string source;                  ///< citation (the file-level source when the case has none)
   std::string notes;
+  /// The shared-table row scored, "FILE.csv:INDEX" (0-based data row); "" = none (ValidationCases
+  /// data_row). Its half under the split rule: tools/cli/validation_stats.h, split_half.
+  std::string data_row;
+  std::string assumptions;  ///< what the case assumes that its source does not state; "" = nothing
+  std::string group;        ///< the file's source group for the bias table; "" = the file's name
   /// Set for a nccl-tests case (metric is then "nccl_tests_busbw", measured 0, and the scenario
   /// was loaded for its cluster only).
   std::optional<NcclTestsValidation> nccl_tests;

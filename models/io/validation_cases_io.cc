@@ -35,6 +35,19 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
   } else if (!names.insert(c.name()).second) {
     k.error(at + ".name", "\"" + detail::clip(c.name()) + "\" is used by an earlier case (expected a unique name)");
   }
+  if (k.present(at + ".data_row")) {
+    // "FILE.csv:INDEX", INDEX a 0-based data row of at most 9 digits (the split rule reads its parity).
+    const std::string& row = c.data_row();
+    const std::size_t colon = row.rfind(':');
+    const std::string index = colon == std::string::npos ? std::string() : row.substr(colon + 1);
+    const bool digits = !index.empty() && index.size() <= 9 &&
+                        std::all_of(index.begin(), index.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (colon == 0 || colon == std::string::npos || !digits) {
+      k.error(at + ".data_row", "\"" + detail::clip(row) +
+                                    "\" (expected FILE.csv:INDEX, INDEX the 0-based data row, e.g. "
+                                    "\"megatron_sc21_table1_a100.csv:2\")");
+    }
+  }
   if (c.scenario().empty()) {
     k.error(at + ".scenario", std::string(k.present(at + ".scenario") ? "is empty" : "not set") +
                                   " (expected a scenario file path relative to the cases file)");
@@ -116,6 +129,9 @@ std::vector<models::ValidationCase> load_validation_cases_text(std::string_view 
     out.tolerance = c.tolerance();
     out.source = c.has_source() && !c.source().empty() ? c.source() : message.source();
     out.notes = c.notes();
+    out.data_row = c.data_row();
+    out.assumptions = c.assumptions();
+    out.group = message.group();
     if (c.has_nccl_tests()) {
       const tp::ValidationCases::NcclTests& t = c.nccl_tests();
       models::NcclTestsValidation v;

@@ -134,10 +134,10 @@ TEST(CliWarts, AFileOfAnotherKindIsNamedWithTheCommandThatTakesIt) {
                                        ":7:1: name: this is a scenario, not a validation cases file (top-level "
                                        "fields name, cluster, workload); run it with `traincast run " +
                                        scenario + "` (or plan, nccl-tests, explain, chakra)\n");
-  // A cases file given to run ("source:" at line 7) and to nccl-tests (cluster-only loading).
+  // A cases file given to run ("group:" at line 7) and to nccl-tests (cluster-only loading).
   const std::string as_cases = cases +
-                               ":7:1: source: this is a validation cases file, not a scenario (top-level fields "
-                               "source, case); run it with `traincast validate " +
+                               ":7:1: group: this is a validation cases file, not a scenario (top-level fields "
+                               "source, case, group); run it with `traincast validate " +
                                cases + "`\n";
   const Result run_cases = run({"run", cases});
   EXPECT_EQ(run_cases.status, 2);

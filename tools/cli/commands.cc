@@ -21,10 +21,14 @@
 #include "models/io/scenario_io.h"
 #include "models/io/trace_writer.h"
 #include "models/io/validation_case.h"
+#include "models/spec/enums.h"
+#include "models/workload/cnn.h"
+#include "models/workload/transformer.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/interrupt.h"
 #include "tools/cli/nccl_validation.h"
 #include "tools/cli/summary.h"
+#include "tools/cli/validation_stats.h"
 
 namespace traincast::cli {
 namespace po = boost::program_options;
@@ -32,6 +36,29 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* kVersion = "traincast 0.1.0";
+
+/// Simulates one validation case: its metric's prediction, the OOM verdict and what the bias
+/// table groups by (failure set, nothing else, when the simulation throws).
+CaseOutcome simulate_case(const models::ValidationCase& vc) {
+  CaseOutcome c;
+  try {
+    const models::Scenario& sc = vc.scenario;
+    const models::Report r = models::simulate_training(sc);
+    c.predicted = models::metric_value(r, vc.metric);
+    c.oom = r.memory.oom;
+    c.peak_gib = r.memory.peak_bytes_per_gpu / 1073741824.0;
+    c.capacity_gib = r.memory.capacity_bytes / 1073741824.0;
+    c.gpus = r.num_gpus;
+    c.seq_length = sc.model.seq_length;
+    c.parameters = sc.model.family == models::ModelFamily::resnet ? models::resnet_parameters(sc.model)
+                                                                  : models::total_parameters(sc.model);
+    c.precision = models::precision_name(sc.training.precision);
+  } catch (const std::exception& e) {
+    c = CaseOutcome{};
+    c.failure = e.what();
+  }
+  return c;
+}
 
 }  // namespace
 
@@ -127,14 +154,20 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       "Runs every case of each validation file (scenario + overrides + published measurement +\n"
       "source), prints predicted vs measured and the error of each, then the mean absolute\n"
       "percentage error (MAPE) per metric and overall, and the largest error. Exit status 1 when\n"
-      "a case fails to simulate, a case exceeds its own tolerance, any metric's MAPE exceeds\n"
-      "--max-mape or any error exceeds --max-error; 2 for bad input.\n\nOptions");
+      "a case fails to simulate, a case exceeds its own tolerance, a run (a throughput or time\n"
+      "case) is predicted out of memory, any metric's MAPE exceeds --max-mape or any error exceeds\n"
+      "--max-error; 2 for bad input. Then the bias per source: signed mean error beside MAPE, the\n"
+      "largest error and its case, OOM flags, and the trend of signed error against sequence\n"
+      "length, GPU count, model size (per doubling) and precision (docs/accuracy.md).\n\nOptions");
   opts.add_options()("help,h", "show this help")("max-mape", po::value<double>(),
                                                  "fail (exit 1) if the MAPE of any metric exceeds this [%]")(
       "max-error", po::value<double>(), "fail (exit 1) if any case's absolute error exceeds this [%]")(
       "jobs,j", po::value<int>()->default_value(1), "cases simulated in parallel (output identical for any value)")(
-      "csv", po::value<std::string>(), "also write the table as CSV to this file")(
-      "force", "overwrite an existing --csv file")("cases", po::value<std::vector<std::string>>(), "case files");
+      "csv", po::value<std::string>(), "also write the table as CSV to this file")("force",
+                                                                                   "overwrite an existing --csv file")(
+      "half", po::value<std::string>()->default_value("all"),
+      "score the fit half, the held half or all cases (split rule: docs/accuracy_split.md; fit|held|all)")(
+      "cases", po::value<std::vector<std::string>>(), "case files");
   po::positional_options_description pos;
   pos.add("cases", -1);
   return guarded(err, [&]() -> int {
@@ -150,6 +183,9 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       throw UsageError("--max-mape: must be a percentage >= 0");
     if (vm.count("max-error") && !(vm["max-error"].as<double>() >= 0))
       throw UsageError("--max-error: must be a percentage >= 0");
+    const std::string half = vm["half"].as<std::string>();
+    if (half != "fit" && half != "held" && half != "all")
+      throw UsageError("--half: got \"" + half + "\" (expected fit, held or all)");
     if (vm.count("csv"))
       check_output_path(vm["csv"].as<std::string>(), vm.count("force") > 0, vm["cases"].as<std::vector<std::string>>());
     // Load every file first, so that all input errors show before any simulation runs.
@@ -167,6 +203,24 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       }
     }
     if (!load_errors.empty()) throw io::ScenarioError(load_errors);
+    std::size_t loaded = cases.size();
+    if (half != "all") {
+      // The split rule (validation_stats.h): cases outside the half, and cases of no shared-table
+      // row (nccl-tests logs among them), are not scored.
+      std::vector<models::ValidationCase> kept;
+      std::vector<std::string> kept_file;
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (split_half_name(split_half(cases[i].data_row)) != half) continue;
+        kept.push_back(std::move(cases[i]));
+        kept_file.push_back(case_file[i]);
+      }
+      cases.swap(kept);
+      case_file.swap(kept_file);
+      if (cases.empty()) throw UsageError("--half " + half + ": no case of these files is in that half");
+    }
+    const std::string half_line = "half: " + half + " (" + std::to_string(cases.size()) + " of " +
+                                  std::to_string(loaded) +
+                                  " cases; split rule: even data row = fit, odd = held, docs/accuracy_split.md)\n";
     // nccl-tests cases (tools/cli/nccl_validation.cc) are compared per size, apart from the rest.
     const NcclValidationReport nccl = run_nccl_validation(cases, case_file, jobs);
     const bool have_nccl = nccl.failed + nccl.known_gaps + nccl.passed > 0;
@@ -182,6 +236,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       case_file.swap(rest_file);
     }
     if (cases.empty() && have_nccl) {
+      if (half != "all") out << half_line;
       out << nccl.text;
       if (vm.count("csv")) {
         write_output_file(vm["csv"].as<std::string>(),
@@ -191,22 +246,23 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     }
     std::vector<double> predicted(cases.size(), 0.0);
     std::vector<std::string> failure(cases.size());
+    std::vector<CaseOutcome> outcome(cases.size());
     auto run_one = [&](std::size_t i) {
-      try {
-        predicted[i] = models::metric_value(models::simulate_training(cases[i].scenario), cases[i].metric);
-      } catch (const std::exception& e) {
-        failure[i] = e.what();
-      }
+      outcome[i] = simulate_case(cases[i]);
+      predicted[i] = outcome[i].predicted;
+      failure[i] = outcome[i].failure;
     };
     {
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(jobs));
       tbb::parallel_for(std::size_t{0}, cases.size(), run_one);
     }
     const ValidationTable table = make_validation_table(cases, case_file, predicted, failure);
-    out << table.text;
+    int oom_failures = 0;
+    const std::string bias = format_bias_report(cases, case_file, outcome, half, oom_failures);
+    out << half_line << table.text << bias;
     if (have_nccl) out << nccl.text;
     if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), table.csv + nccl.csv);
-    int status = (table.failed_cases > 0 || table.out_of_tolerance > 0 || nccl.failed > 0) ? 1 : 0;
+    int status = (table.failed_cases > 0 || table.out_of_tolerance > 0 || nccl.failed > 0 || oom_failures > 0) ? 1 : 0;
     if (vm.count("max-mape") && table.worst_metric_mape_pct > vm["max-mape"].as<double>()) {
       out << "FAIL: MAPE " << format_fixed(table.worst_metric_mape_pct, 1) << "% exceeds --max-mape "
           << format_fixed(vm["max-mape"].as<double>(), 1) << "%\n";

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+# Writes scenarios/validation/development/{mpt,torchtitan,bloom}.cases.textproto from the shared
+# training tables (../shared/data/training): one case per measured row, scored on what the row
+# measured (tokens/s or seconds per iteration), with data_row for the split rule and the
+# assumptions made where the row does not state its configuration. Deterministic; re-run after a
+# table changes: python3 tools/validation/make_training_cases.py [SHARED_TRAINING_DIR]
+import csv
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+OUT = os.path.join(ROOT, "scenarios", "validation", "development")
+
+
+def q(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def case(name, data_row, scenario, sets, metric, measured, assumptions, notes):
+    lines = ["case {", "  name: " + q(name), "  data_row: " + q(data_row), "  scenario: " + q(scenario)]
+    lines += ["  set: " + q(s) for s in sets]
+    lines += ["  metric: " + q(metric), "  measured: %.6g" % measured]
+    if assumptions:
+        lines.append("  assumptions: " + q("; ".join(assumptions)))
+    lines += ["  notes: " + q(notes), "}"]
+    return "\n".join(lines)
+
+
+def write(name, header, group, source, description, cases):
+    text = "".join("# " + h + "\n" for h in header)
+    text += "group: %s\nsource: %s\ndescription: %s\n" % (q(group), q(source), q(description))
+    text += "\n".join(cases) + "\n"
+    with open(os.path.join(OUT, name), "w") as f:
+        f.write(text)
+    print("%s: %d cases" % (name, len(cases)))
+
+
+def first_int(s):
+    m = re.match(r"\s*(\d+)", s)
+    return int(m.group(1)) if m else None
+
+
+MPT_GPU = {"a100_40gb": "dgx_a100_40gb", "a100_80gb": "dgx_a100", "h100_80gb": "dgx_h100"}
+
+
+def mpt(training):
+    fn = "llmfoundry_mpt_throughput.csv"
+    cases, skipped = [], []
+    for i, r in enumerate(csv.DictReader(open(os.path.join(training, fn)))):
+        gpus = int(r["num_gpus"])
+        per_node = int(r["assumed_gpus_per_node"])
+        mb, gb = int(r["micro_batch_size"]), int(r["global_batch_size_seqs"])
+        ga = int(r["grad_accum"])
+        assumptions = ["TP = PP = 1, 8 GPUs per node (the setup's defaults, not printed)"]
+        if mb * ga * gpus != gb:
+            skipped.append("row %d: micro %d x accum %d x %d GPUs != global %d" % (i, mb, ga, gpus, gb))
+            continue
+        fp8 = r["precision"] == "amp_fp8"
+        sets = [
+            "cluster.node_template=" + MPT_GPU[r["gpu"]],
+            "cluster.num_nodes=%d" % (gpus // per_node),
+            "workload.model.name=mpt-" + r["model"],
+            "workload.model.num_layers=" + r["n_layers"],
+            "workload.model.hidden_size=" + r["d_model"],
+            "workload.model.num_attention_heads=" + r["n_heads"],
+            "workload.model.ffn_hidden_size=" + r["derived_ffn_hidden"],
+            "workload.model.vocab_size=" + r["vocab_size"],
+            "workload.model.seq_length=" + r["seq_len"],
+            "workload.parallel.dp=%d" % gpus,
+            "workload.parallel.zero_stage=%d" % (3 if r["fsdp_sharding_strategy"] == "FULL_SHARD" else 2),
+            "workload.training.global_batch_size=%d" % gb,
+            "workload.training.micro_batch_size=%d" % mb,
+            "workload.training.precision=" + ("fp8" if fp8 else "bf16"),
+            "workload.training.recompute=" + ("full" if r["activation_checkpointing"] == "True" else "none"),
+        ]
+        if r["gpu"] == "h100_80gb" and gpus > per_node:
+            assumptions.append("H100 network not stated: DGX H100 with 8 x NDR 400 assumed")
+        elif gpus > per_node:
+            assumptions.append("network not stated: DGX A100 with 8 x HDR 200 assumed")
+        if fp8:
+            assumptions.append("amp_fp8 (Transformer Engine) as precision fp8")
+        name = "mpt-%s-%s-s%s-g%d-mb%d%s%s" % (r["model"], r["gpu"].replace("_", ""), r["seq_len"], gpus, mb,
+                                                "-ac" if r["activation_checkpointing"] == "True" else "",
+                                                "-fp8" if fp8 else "")
+        if r["fsdp_sharding_strategy"] != "FULL_SHARD":
+            name += "-sgo"
+        name += "-r%d" % i
+        notes = "README line %s (%s): %s tokens/s on %d GPUs, MFU %s%%" % (
+            r["readme_line"], r["table_section"], r["throughput_tokens_per_s"], gpus, r["mfu_pct"])
+        cases.append(case(name, "%s:%d" % (fn, i), "mpt_base.textproto", sets, "tokens_per_s",
+                          float(r["throughput_tokens_per_s"]), assumptions, notes))
+    header = ["llm-foundry MPT throughput (mosaicml/llm-foundry scripts/train/benchmarking/README.md @ 8c8dd48;",
+              "shared/data/training/" + fn + "): tokens/s per row, as measured. Made by",
+              "tools/validation/make_training_cases.py; do not edit by hand."]
+    header += ["Skipped: " + s for s in skipped]
+    write("mpt.cases.textproto", header, "mpt", "mosaicml/llm-foundry benchmarking README @ 8c8dd48",
+          "MPT 125M-70B, Composer FSDP, A100 40/80 GB and H100 80 GB, tokens/s", cases)
+
+
+def torchtitan(training):
+    fn = "torchtitan_llama3_benchmarks.csv"
+    cases, skipped = [], []
+    for i, r in enumerate(csv.DictReader(open(os.path.join(training, fn)))):
+        gpus, per_node = int(r["num_gpus"]), int(r["gpus_per_node"])
+        dp, tp, pp, cp = (int(r[k] or 1) for k in ("fsdp_degree", "tp_degree", "pp_degree", "cp_degree"))
+        if dp * tp * pp * cp != gpus:
+            skipped.append("row %d: FSDP %d x TP %d x PP %d x CP %d != %d GPUs" % (i, dp, tp, pp, cp, gpus))
+            continue
+        local = int(r["local_batch_size"])
+        glob = int(r["global_batch_size"]) if r["global_batch_size"].strip() else local * dp
+        fp8 = r["precision_linear"] != "bf16"
+        ac = r["activation_checkpointing"].split(" ")[0]
+        assumptions = ["H100 SXM5 80 GB at 500 W stands in for the H100 96 GB HBM2e (not in the catalog)",
+                       "seq %s: %s" % (r["seq_len"], "the configs' default, not printed")]
+        if not r["global_batch_size"].strip():
+            assumptions.append("global batch not stated: FSDP degree x local batch = %d" % glob)
+        micro = local // pp if pp > 1 else local
+        sets = [
+            "cluster.num_nodes=%d" % max(1, gpus // per_node),
+            "workload.model.name=" + r["model"],
+            "workload.model.num_layers=" + r["n_layers"],
+            "workload.model.hidden_size=" + r["d_model"],
+            "workload.model.num_attention_heads=" + r["n_heads"],
+            "workload.model.num_query_groups=" + r["n_kv_heads"],
+            "workload.model.ffn_hidden_size=" + r["derived_ffn_hidden"],
+            "workload.model.vocab_size=" + r["assumed_vocab_size"],
+            "workload.model.seq_length=" + r["seq_len"],
+            "workload.parallel.dp=%d" % dp,
+            "workload.parallel.tp=%d" % tp,
+            "workload.parallel.pp=%d" % pp,
+            "workload.parallel.cp=%d" % cp,
+            "workload.training.global_batch_size=%d" % glob,
+            "workload.training.micro_batch_size=%d" % micro,
+            "workload.training.precision=" + ("fp8" if fp8 else "bf16"),
+            "workload.training.recompute=" + {"selective": "selective", "full": "full"}.get(ac, "none"),
+        ]
+        if tp > 1:
+            sets.append("workload.parallel.sequence_parallel=true")
+        if r["async_tp"] == "True":
+            sets.append("workload.parallel.tp_comm_overlap=true")
+            assumptions.append("async TP as tp_comm_overlap")
+        if pp > 1:
+            assumptions.append("micro-batches not stated: one per stage (local batch %d / PP %d = micro-batch %d), "
+                               "schedule %s as %s" % (local, pp, micro, r["pp_schedule"] or "?",
+                                                      "interleaved 1F1B" if "nterleav" in r["pp_schedule"] else "1F1B"))
+            if "nterleav" in r["pp_schedule"]:
+                sets += ["workload.parallel.schedule=interleaved_one_f_one_b", "workload.parallel.virtual_stages=2"]
+                assumptions.append("2 virtual stages per GPU")
+            if int(r["n_layers"]) % pp:
+                sets.append("workload.parallel.uneven_stages=true")
+        if ac == "selective":
+            assumptions.append("torchtitan's selective AC (op-level) as Megatron selective recomputation")
+        if r["torch_compile"] == "True":
+            assumptions.append("torch.compile not modelled")
+        if fp8:
+            assumptions.append(r["precision_linear"] + " as precision fp8 (recipe not modelled)")
+        name = "tt-%s-g%d-fsdp%d-tp%d-pp%d-cp%d%s%s-r%d" % (
+            r["model"].replace("llama3.1-", ""), gpus, dp, tp, pp, cp, "-c" if r["torch_compile"] == "True" else "",
+            "-fp8" if fp8 else "", i)
+        notes = "%s, %s: %s tokens/s per GPU, peak memory %s GiB" % (
+            r["source_file"], r["table"], r["measured_tokens_per_s_per_gpu"], r["measured_peak_memory_gib"])
+        cases.append(case(name, "%s:%d" % (fn, i), "torchtitan_base.textproto", sets, "tokens_per_s",
+                          float(r["measured_tokens_per_s_per_gpu"]) * gpus, assumptions, notes))
+    header = ["torchtitan Llama 3.1 benchmarks (pytorch/torchtitan benchmarks/*.md @ b5bcd76;",
+              "shared/data/training/" + fn + "): tokens/s (per GPU x GPUs), as measured. Made by",
+              "tools/validation/make_training_cases.py; do not edit by hand."]
+    header += ["Skipped: " + s for s in skipped]
+    write("torchtitan.cases.textproto", header, "torchtitan", "pytorch/torchtitan benchmarks @ b5bcd76",
+          "Llama 3.1 8B/70B/405B under torchtitan on 8-512 H100, tokens/s", cases)
+
+
+def bloom(training):
+    cases, skipped = [], []
+    fn = "bloom_176b_jeanzay_a100_topology_benchmarks.csv"
+    for i, r in enumerate(csv.DictReader(open(os.path.join(training, fn)))):
+        if "OOM" in r["max_mem_per_gpu_as_published"]:
+            skipped.append("row %d: recorded OOM (no time; a memory check, not a time case)" % i)
+            continue
+        if not re.match(r"^\s*[0-9.]+\s*$", r["sec_per_iteration"]):
+            skipped.append("row %d: no seconds per iteration (TFLOP/s only, formula changed mid-document)" % i)
+            continue
+        if "SUSPECT" in r["notes"]:
+            skipped.append("row %d: flagged SUSPECT in the table's notes" % i)
+            continue
+        layers, heads, hidden = first_int(r["n_layers"]), first_int(r["n_heads"]), first_int(r["hidden"])
+        tp, pp, mb, gb = (first_int(r[k]) for k in ("tp", "pp", "micro_batch", "global_batch"))
+        gpus = first_int(r["derived_gpus_nodes_x8"]) or first_int(r["gpus_as_published"])
+        if not layers:
+            skipped.append("row %d: layers not stated" % i)
+            continue
+        if None in (heads, hidden, tp, pp, mb, gb, gpus):
+            skipped.append("row %d: configuration incomplete" % i)
+            continue
+        dp = first_int(r["dp"]) or gpus // (tp * pp)
+        if dp * tp * pp != gpus or gb % (mb * dp):
+            skipped.append("row %d: DP %d x TP %d x PP %d vs %d GPUs, batch %d / micro %d" % (i, dp, tp, pp, gpus, gb, mb))
+            continue
+        assumptions = ["Omni-Path 4 x 100 Gb/s as 4 x IB EDR 100; seq 2048, vocab 250,000, full recomputation"]
+        if "assumed" in r["zero_stage"]:
+            assumptions.append("ZeRO-1 (the setup's default)")
+        if not r["dp"].strip():
+            assumptions.append("DP = GPUs / (TP x PP)")
+        prec = "bf16" if r["precision"].startswith("bf16") else "fp16"
+        if r["precision"] not in ("bf16", "fp16"):
+            assumptions.append("precision " + prec + " implied, not stated")
+        if layers % pp:
+            assumptions.append("uneven stages (%d layers over %d stages)" % (layers, pp))
+        sets = ["cluster.num_nodes=%d" % (gpus // 8), "workload.model.num_layers=%d" % layers,
+                "workload.model.hidden_size=%d" % hidden, "workload.model.num_attention_heads=%d" % heads,
+                "workload.model.vocab_size=250000", "workload.parallel.tp=%d" % tp, "workload.parallel.pp=%d" % pp,
+                "workload.parallel.dp=%d" % dp, "workload.training.global_batch_size=%d" % gb,
+                "workload.training.micro_batch_size=%d" % mb, "workload.training.precision=" + prec]
+        name = "bloom-l%s-h%d-a%d-tp%d-pp%d-dp%d-mb%d-gb%d-r%d" % (layers, hidden, heads, tp, pp, dp, mb, gb, i)
+        notes = "chronicles-prequel.md line %s (%s %s): %s s per iteration, %s GB max memory" % (
+            r["line"], r["section"], r["subsection"], r["sec_per_iteration"], r["max_mem_per_gpu_as_published"])
+        cases.append(case(name, "%s:%d" % (fn, i), "bloom_base.textproto", sets, "iteration_time_s",
+                          float(r["sec_per_iteration"]), assumptions, notes))
+    fn = "bloom_176b_production_run_iterations.csv"
+    for i, r in enumerate(csv.DictReader(open(os.path.join(training, fn)))):
+        gb = int(r["global_batch"])
+        mb = first_int(r["micro_batch"])
+        sets = ["cluster.num_nodes=48", "workload.training.global_batch_size=%d" % gb,
+                "workload.training.micro_batch_size=%d" % mb]
+        assumptions = ["Omni-Path 4 x 100 Gb/s as 4 x IB EDR 100; vocab padded 250,880; ALiBi not modelled",
+                       "70 layers over 12 stages as traincast's uneven stages (BLOOM partitioned "
+                       "'type:transformer|embedding', the embeddings counted as layers)"]
+        cases.append(case("bloom-production-gb%d-r%d" % (gb, i), "%s:%d" % (fn, i), "bloom_base.textproto", sets,
+                          "iteration_time_s", float(r["sec_per_iteration"]), assumptions,
+                          "README lines %s (%s): %s s per iteration" % (r["source_line"], r["what"],
+                                                                       r["sec_per_iteration"])))
+    header = ["BLOOM-176B on Jean Zay (bigscience-workshop/bigscience train/tr11-176B-ml @ 9e64ede;",
+              "shared/data/training/bloom_176b_*.csv): seconds per iteration, as measured, on rows that state",
+              "their layers. Made by tools/validation/make_training_cases.py; do not edit by hand."]
+    header += ["Skipped: " + s for s in skipped]
+    write("bloom.cases.textproto", header, "bloom", "bigscience-workshop/bigscience tr11-176B-ml @ 9e64ede",
+          "BLOOM-176B layouts on 8-384 A100 80 GB, seconds per iteration", cases)
+
+
+def main():
+    training = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "data", "training")
+    os.makedirs(OUT, exist_ok=True)
+    mpt(training)
+    torchtitan(training)
+    bloom(training)
+
+
+if __name__ == "__main__":
+    main()

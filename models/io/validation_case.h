@@ -42,6 +42,9 @@ struct ValidationCase {
   /// data_row). Its half under the split rule: tools/cli/validation_stats.h, split_half.
   std::string data_row;
   std::string assumptions;  ///< what the case assumes that its source does not state; "" = nothing
+  /// Non-empty: why the model predicts this run OOM although it ran; validate prints the verdict as
+  /// a known gap instead of failing (ValidationCases.Case oom_known_gap).
+  std::string oom_known_gap;
   std::string group;        ///< the file's source group for the bias table; "" = the file's name
   /// Set for a nccl-tests case (metric is then "nccl_tests_busbw", measured 0, and the scenario
   /// was loaded for its cluster only).

@@ -131,6 +131,7 @@ std::vector<models::ValidationCase> load_validation_cases_text(std::string_view 
     out.notes = c.notes();
     out.data_row = c.data_row();
     out.assumptions = c.assumptions();
+    out.oom_known_gap = c.oom_known_gap();
     out.group = message.group();
     if (c.has_nccl_tests()) {
       const tp::ValidationCases::NcclTests& t = c.nccl_tests();

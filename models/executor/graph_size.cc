@@ -49,8 +49,8 @@ double estimate_graph_ops(const Scenario& sc) {
   if (sc.parallel.zero_stage >= 1 && sc.parallel.overlap_param_gather && L.dp_cp > 1)
     iterations = std::max(iterations, 2);
   const ModelPrograms programs = build_layer_programs(sc, gpu, compute_params(gpu, sc.cluster.profile));
-  // As plan_folding, without the clock-feedback placement test that can only unfold.
-  const int replicas = fold_replicas_by_position(sc, L, gpus_per_node) ? L.ep * L.cp : L.dp_cp;
+  // As plan_folding, without the tests by network position and clock feedback that can only unfold.
+  const int replicas = fold_candidate(sc, L, gpus_per_node) ? L.ep * L.cp : L.dp_cp;
   const std::vector<int> stage_layers = layers_per_stage(static_cast<int>(programs.layer_kind.size()), L.pp);
   return graph_ops(programs, stage_layers, sc.parallel.zero_stage, m, iterations, replicas, L.pp);
 }

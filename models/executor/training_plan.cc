@@ -43,13 +43,13 @@ void plan_shape(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, con
 /// Sets P.folded and P.replicas.
 void plan_folding(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, const GpuSpec& gpu) {
   // Folding (DESIGN §3): identical DP replicas are simulated once when their place in the network
-  // keeps their TP/PP traffic off each other's links (folding.h: each node holds one unit, and
-  // traffic between nodes crosses no shared fabric link that could bind).
+  // keeps their TP/PP traffic off each other's links (folding.h: no node link, NIC or blocking
+  // fabric link carries two units' traffic).
   // With expert parallelism the unit of symmetry is one EP group of ep replicas (they exchange
   // tokens), so ep replicas are simulated.
   // Context parallelism likewise: a CP group's cp replicas exchange K/V (ep and cp are not combined).
   const int unit = P.ep * P.cp;
-  bool folded = fold_replicas_by_position(sc, P, cluster.gpus_per_node());
+  bool folded = fold_replicas_by_position(sc, P, cluster);
   // A GPU that stands for others must sit at the same place in its node when its temperature can
   // slow it down (airflow position, preheat); otherwise the replicas are not symmetric.
   if (folded && clock_feedback_possible(sc, gpu, cluster.node_template())) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "models/executor/training_run.h"
+#include "models/hardware/cluster.h"
 
 namespace traincast::models {
 namespace {
@@ -30,8 +31,16 @@ Scenario job(int nodes, int tp, int pp, int dp) {
 }
 
 bool folds(const Scenario& sc) {
-  const int gpn = 8;
-  return fold_replicas_by_position(sc, parallel_layout_of(sc, sc.cluster.num_nodes * gpn), gpn);
+  const Cluster cluster(sc.cluster);
+  return fold_replicas_by_position(sc, parallel_layout_of(sc, cluster.num_gpus()), cluster);
+}
+
+/// job() on two-socket PCIe H100 servers with NVLink bridges and 4 NICs (2 GPUs per NIC).
+Scenario pcie_job(int nodes, int tp, int pp, int dp) {
+  Scenario sc = job(nodes, tp, pp, dp);
+  sc.cluster.node_template = "pcie_8gpu_2socket_h100_nvlink_bridge";
+  sc.cluster.nics_per_node = 4;
+  return sc;
 }
 
 TEST(Folding, ReplicasThatOwnTheirNodesFold) {
@@ -39,11 +48,14 @@ TEST(Folding, ReplicasThatOwnTheirNodesFold) {
   EXPECT_TRUE(folds(job(4, 8, 2, 2)));  // two nodes per replica, PP between leaves, non-blocking
 }
 
-TEST(Folding, ReplicasInterleavedWithinNodesDoNotFold) {
+TEST(Folding, ReplicasInterleavedWithinNodesFoldOnlyOnDisjointLinks) {
   // tp 2 x pp 4 = 8 GPUs per replica, a node's worth, but GPU g = k + tp (r + dp s) puts both
-  // replicas' stages 0-1 on node 0 and 2-3 on node 1: their pipeline sends share the nodes.
-  EXPECT_FALSE(folds(job(2, 2, 4, 2)));
-  EXPECT_FALSE(folds(job(2, 4, 2, 2)));
+  // replicas' stages 0-1 on node 0 and 2-3 on node 1. On the PCIe server the stage-1 GPUs of
+  // both replicas (4-7) send across the socket link to the NICs of the stage-2 GPUs' socket.
+  EXPECT_FALSE(folds(pcie_job(2, 2, 4, 2)));
+  // On DGX H100 every GPU has its own NVSwitch ports, PCIe switch and NIC: the replicas'
+  // sends take disjoint links (PXN relays through a GPU of the same replica).
+  EXPECT_TRUE(folds(job(4, 4, 2, 4)));
 }
 
 TEST(Folding, BlockingOrTorusFabricDoesNotFoldReplicasAcrossNodes) {
@@ -65,9 +77,7 @@ TEST(Folding, InterleavedReplicasRunUnfoldedAndMatch) {
   // The shrunk draw train-0122 (two-socket PCIe H100 servers with NVLink bridges, one leaf):
   // folded it was 2.2 % faster than unfolded, since the folded run never saw the other
   // replica's sends on the shared nodes.
-  Scenario sc = job(2, 2, 4, 2);
-  sc.cluster.node_template = "pcie_8gpu_2socket_h100_nvlink_bridge";
-  sc.cluster.nics_per_node = 4;
+  Scenario sc = pcie_job(2, 2, 4, 2);
   sc.cluster.fabric.nodes_per_leaf = 2;
   sc.model.hidden_size = 256;
   sc.training.global_batch_size = 8;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/compute/compute_model.h"
+#include "models/executor/folding.h"
 #include "models/executor/parallel_layout.h"
 #include "models/hardware/catalog.h"
 #include "models/workload/layer_program.h"
@@ -49,12 +50,8 @@ double estimate_graph_ops(const Scenario& sc) {
   if (sc.parallel.zero_stage >= 1 && sc.parallel.overlap_param_gather && L.dp_cp > 1)
     iterations = std::max(iterations, 2);
   const ModelPrograms programs = build_layer_programs(sc, gpu, compute_params(gpu, sc.cluster.profile));
-  // As plan_folding, without the clock-feedback placement test that can only unfold.
-  const int unit = L.ep * L.cp;
-  const bool whole_nodes = (L.tp * L.pp * unit) % gpus_per_node == 0;
-  const bool folded =
-      sc.options.fold_symmetric && L.dp_cp > unit && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
-  const int replicas = folded ? unit : L.dp_cp;
+  // As plan_folding, without the tests by network position and clock feedback that can only unfold.
+  const int replicas = fold_candidate(sc, L, gpus_per_node) ? L.ep * L.cp : L.dp_cp;
   const std::vector<int> stage_layers = layers_per_stage(static_cast<int>(programs.layer_kind.size()), L.pp);
   return graph_ops(programs, stage_layers, sc.parallel.zero_stage, m, iterations, replicas, L.pp);
 }

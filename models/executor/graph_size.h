@@ -28,8 +28,8 @@ void refuse_graph_ops_over_limit(double ops);
 /// micro-batch through the fullest stage (its layers' forward, recompute and backward segments,
 /// embedding and head, 2 for the sends, ZeRO-3's gathers) x micro-batches x iterations x
 /// simulated data ranks x pp. The replicas are counted folded whenever the scenario allows
-/// folding (fold_symmetric, whole nodes per replica, no oversubscription); the executor may still
-/// unfold (a GPU at another place in its node under clock feedback), so this is a lower bound of
+/// folding (fold_candidate, folding.h); the executor may still unfold (replicas sharing links,
+/// folding.h; a GPU at another place in its node under clock feedback), so this is a lower bound of
 /// the executor's count. Throws std::invalid_argument as parallel_layout_of and the program
 /// generators do, and for an unknown node template or GPU.
 double estimate_graph_ops(const Scenario& sc);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/compute/compute_model.h"
+#include "models/executor/folding.h"
 #include "models/executor/power_thermal_setup.h"
 #include "models/workload/cnn.h"
 #include "models/workload/offload.h"
@@ -41,14 +42,14 @@ void plan_shape(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, con
 
 /// Sets P.folded and P.replicas.
 void plan_folding(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, const GpuSpec& gpu) {
-  // Folding (DESIGN §3): identical DP replicas are simulated once when each replica fills whole
-  // nodes and the fabric is non-blocking, so replicas' TP/PP traffic shares no link.
+  // Folding (DESIGN §3): identical DP replicas are simulated once when their place in the network
+  // keeps their TP/PP traffic off each other's links (folding.h: no node link, NIC or blocking
+  // fabric link carries two units' traffic).
   // With expert parallelism the unit of symmetry is one EP group of ep replicas (they exchange
   // tokens), so ep replicas are simulated.
   // Context parallelism likewise: a CP group's cp replicas exchange K/V (ep and cp are not combined).
   const int unit = P.ep * P.cp;
-  const bool whole_nodes = (P.tp * P.pp * unit) % cluster.gpus_per_node() == 0;
-  bool folded = sc.options.fold_symmetric && P.dp_cp > unit && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
+  bool folded = fold_replicas_by_position(sc, P, cluster);
   // A GPU that stands for others must sit at the same place in its node when its temperature can
   // slow it down (airflow position, preheat); otherwise the replicas are not symmetric.
   if (folded && clock_feedback_possible(sc, gpu, cluster.node_template())) {

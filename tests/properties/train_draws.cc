@@ -13,6 +13,7 @@
 #include "models/executor/training_run.h"
 #include "models/hardware/catalog.h"
 #include "models/io/scenario_io.h"
+#include "models/power/power_model.h"
 #include "sim/trace.h"
 
 namespace traincast::properties {
@@ -20,6 +21,11 @@ namespace {
 
 int gpus_per_node(const TrainDraw& d) { return models::find_node_template(d.node_template).gpus_per_node; }
 double tdp_w(const TrainDraw& d) { return models::find_gpu(models::find_node_template(d.node_template).gpu).tdp_w; }
+/// GPUs one behind the other along the chassis airflow (models/power/power_model.h).
+int airflow_rows(const TrainDraw& d) {
+  const models::NodeTemplate& node = models::find_node_template(d.node_template);
+  return models::node_power_spec(node, models::find_gpu(node.gpu)).airflow_rows;
+}
 
 /// Keeps a draw valid after a change: dp from the GPUs, layers and heads divisible, the global
 /// batch a multiple of dp x micro-batch with at least pp micro-batches.
@@ -141,11 +147,41 @@ CheckResult memory_global_batch(const TrainDraw& d) {
       big);
 }
 
-CheckResult power_cap(const TrainDraw& d) {
+/// The draw at its cap (the draw's, or 70 % of TDP) and without one.
+std::pair<TrainDraw, TrainDraw> cap_sides(const TrainDraw& d) {
   TrainDraw low = d, high = d;
   low.gpu_power_limit_w = d.gpu_power_limit_w > 0 ? d.gpu_power_limit_w : std::round(0.7 * tdp_w(d));
   high.gpu_power_limit_w = 0;
+  return {low, high};
+}
+
+/// true when a throttled GPU may breathe air its upstream GPUs heated (air cooling, more than one
+/// airflow row) in either run: there the cap also sets the inlet (docs/properties.md).
+bool preheat_sets_pace(const TrainDraw& d) {
+  if (airflow_rows(d) < 2) return false;
+  const auto [low, high] = cap_sides(d);
+  return run_train(low).throttled_gpus > 0 || run_train(high).throttled_gpus > 0;
+}
+
+CheckResult power_cap(const TrainDraw& d) {
+  if (preheat_sets_pace(d)) return not_applicable();
+  const auto [low, high] = cap_sides(d);
   return monotone("power cap " + fmt(low.gpu_power_limit_w) + " W", low, "no cap (TDP " + fmt(tdp_w(d)) + " W)", high);
+}
+
+/// Where a throttled GPU breathes its upstream GPUs' heat, no cap may be slower only through that
+/// heat: the upstream GPUs then draw more power without the cap than with it.
+CheckResult power_cap_preheat(const TrainDraw& d) {
+  if (!preheat_sets_pace(d)) return not_applicable();
+  const auto [low, high] = cap_sides(d);
+  const TrainOutcome a = run_train(low), b = run_train(high);
+  CheckResult r;
+  const double e = excess(a.iteration_s, b.iteration_s);
+  r.detail = "power cap " + fmt(low.gpu_power_limit_w) + " W: " + describe(a) + ", upstream GPUs " + fmt(a.upstream_w) +
+             " W; no cap: " + describe(b) + ", upstream GPUs " + fmt(b.upstream_w) + " W; " + fmt(e * 100) +
+             " % slower";
+  r.violated = e > kIteration && !(b.upstream_w > a.upstream_w);
+  return r;
 }
 
 CheckResult cooling(const TrainDraw& d) {
@@ -258,6 +294,7 @@ const std::vector<TrainProperty>& train_properties() {
       {"memory_micro_batch_grows", memory_micro_batch, other_mb},
       {"memory_global_batch_grows", memory_global_batch, other_gbs},
       {"higher_power_cap", power_cap, other_cap},
+      {"higher_power_cap_preheat", power_cap_preheat, other_cap},
       {"better_cooling", cooling, other_cooling},
       {"less_oversubscription", less_oversubscription, other_oversub},
       {"more_nics", more_nics, other_nics},
@@ -354,6 +391,16 @@ TrainOutcome run_train(const TrainDraw& d, bool energy) {
   TrainOutcome o;
   o.iteration_s = r.iteration_time_s;
   o.peak_bytes = r.memory.peak_bytes_per_gpu;
+  o.throttled_gpus = r.thermal.throttled_gpus;
+  const int gpn = gpus_per_node(d), rows = airflow_rows(d);
+  double upstream_w = 0;
+  int upstream = 0;
+  for (const models::GpuPower& g : r.power.gpus)
+    if (rows > 1 && g.gpu % gpn < gpn - gpn / rows) {
+      upstream_w += g.average_w;
+      ++upstream;
+    }
+  o.upstream_w = upstream > 0 ? upstream_w / upstream : 0.0;
   if (energy) energy_check(r, trace, o);
   if (cache.size() > 256) cache.clear();
   cache.emplace(key, o);

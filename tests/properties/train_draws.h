@@ -42,6 +42,10 @@ struct TrainOutcome {
   /// over the iteration, and between the report's energy and average power x time.
   double energy_error = 0;
   std::string energy_detail;
+  int throttled_gpus = 0;  ///< GPUs the thermal slowdown held in the last iteration
+  /// Mean average power of the GPUs whose heat reaches another GPU's inlet (every row of the
+  /// chassis airflow but the last) [W]; 0 when the node has one airflow row.
+  double upstream_w = 0;
 };
 /// Loads scenario_text(d) with models/io and runs models::simulate_training (with a trace when
 /// `energy` is true, to integrate the power counters). Results are memoised by scenario text.

@@ -1,0 +1,35 @@
+#pragma once
+// Whether the DP replicas of a job may be folded (simulated once) by their place in the network.
+
+#include "models/executor/parallel_layout.h"
+#include "models/hardware/cluster.h"
+#include "models/spec/scenario.h"
+
+namespace traincast::models {
+
+/// The scenario-only part of the folding test (DESIGN §3): fold_symmetric, more data ranks than
+/// one symmetry unit (ep x cp consecutive replicas), whole nodes' worth of GPUs per unit and
+/// oversubscription <= 1. The op-count estimate (graph_size.h) counts replicas folded whenever
+/// this holds, a lower bound of the executor's count. gpus_per_node > 0.
+bool fold_candidate(const Scenario& sc, const ParallelLayout& L, int gpus_per_node);
+
+/// Whether the job's symmetry units may be simulated one for all: fold_candidate, and their own
+/// traffic (TP groups, PP sends, EP and CP pairs) shares no link that could bind between units:
+///  - when every node holds one unit's GPUs, its traffic uses its own nodes' links and NICs;
+///  - otherwise (tp below the GPUs per node interleaves replicas within every node) every route
+///    a unit's traffic takes (Cluster::route of each TP pair, PP send and EP/CP pair) is checked
+///    for a node link, NIC or fabric link another unit's traffic also takes: NVSwitch ports are
+///    per GPU, while PCIe switch uplinks, socket links and a NIC serving two GPUs are shared;
+///  - between nodes, a fat tree or rail-optimized tree without oversubscription counts as
+///    sharing none (a torus routes through other nodes' links: shared). In one leaf group and
+///    under adaptive routing (pooled up-links that carry every attached NIC at line rate,
+///    models/hardware/cluster.h) that is exact. Between leaves under d_mod_k or ecmp_hash two
+///    units' flows may hash onto one spine link, which a folded run does not see (it sees its own
+///    unit's collisions): still folded, so that RoCE jobs of 16,384 GPUs stay fast (issue 18:
+///    partial folding by network position).
+/// The data-parallel collectives are simulated over every replica either way. `L` from
+/// parallel_layout_of(sc, cluster.num_gpus()). The clock-feedback placement test
+/// (training_plan.cc) may still unfold.
+bool fold_replicas_by_position(const Scenario& sc, const ParallelLayout& L, const Cluster& cluster);
+
+}  // namespace traincast::models

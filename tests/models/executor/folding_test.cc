@@ -1,0 +1,92 @@
+// Tests of the folding decision by network position (models/executor/folding.h).
+#include "models/executor/folding.h"
+
+#include <gtest/gtest.h>
+
+#include "models/executor/training_run.h"
+#include "models/hardware/cluster.h"
+
+namespace traincast::models {
+namespace {
+
+/// A small GPT on `nodes` DGX H100 under one fat tree, tp x pp x dp.
+Scenario job(int nodes, int tp, int pp, int dp) {
+  Scenario sc;
+  sc.name = "folding";
+  sc.cluster.node_template = "dgx_h100";
+  sc.cluster.num_nodes = nodes;
+  sc.cluster.fabric.kind = FabricKind::fat_tree;
+  sc.cluster.fabric.nodes_per_leaf = 1;
+  sc.model.num_layers = 4;
+  sc.model.hidden_size = 1024;
+  sc.model.num_attention_heads = 8;
+  sc.model.vocab_size = 32000;
+  sc.model.seq_length = 512;
+  sc.parallel.tp = tp;
+  sc.parallel.pp = pp;
+  sc.parallel.dp = dp;
+  sc.training.global_batch_size = 4 * dp * pp;
+  sc.training.micro_batch_size = 1;
+  return sc;
+}
+
+bool folds(const Scenario& sc) {
+  const Cluster cluster(sc.cluster);
+  return fold_replicas_by_position(sc, parallel_layout_of(sc, cluster.num_gpus()), cluster);
+}
+
+/// job() on two-socket PCIe H100 servers with NVLink bridges and 4 NICs (2 GPUs per NIC).
+Scenario pcie_job(int nodes, int tp, int pp, int dp) {
+  Scenario sc = job(nodes, tp, pp, dp);
+  sc.cluster.node_template = "pcie_8gpu_2socket_h100_nvlink_bridge";
+  sc.cluster.nics_per_node = 4;
+  return sc;
+}
+
+TEST(Folding, ReplicasThatOwnTheirNodesFold) {
+  EXPECT_TRUE(folds(job(4, 8, 1, 4)));  // one replica per node
+  EXPECT_TRUE(folds(job(4, 8, 2, 2)));  // two nodes per replica, PP between leaves, non-blocking
+}
+
+TEST(Folding, ReplicasInterleavedWithinNodesFoldOnlyOnDisjointLinks) {
+  // tp 2 x pp 4 = 8 GPUs per replica, a node's worth, but GPU g = k + tp (r + dp s) puts both
+  // replicas' stages 0-1 on node 0 and 2-3 on node 1. On the PCIe server the stage-1 GPUs of
+  // both replicas (4-7) send across the socket link to the NICs of the stage-2 GPUs' socket.
+  EXPECT_FALSE(folds(pcie_job(2, 2, 4, 2)));
+  // On DGX H100 every GPU has its own NVSwitch ports, PCIe switch and NIC: the replicas'
+  // sends take disjoint links (PXN relays through a GPU of the same replica).
+  EXPECT_TRUE(folds(job(4, 4, 2, 4)));
+}
+
+TEST(Folding, BlockingOrTorusFabricDoesNotFoldReplicasAcrossNodes) {
+  Scenario over = job(4, 8, 2, 2);
+  over.cluster.fabric.oversubscription = 2;
+  EXPECT_FALSE(folds(over));
+  Scenario torus = job(4, 8, 2, 2);
+  torus.cluster.fabric.kind = FabricKind::torus;
+  EXPECT_FALSE(folds(torus));
+  torus.parallel.pp = 1;
+  torus.parallel.dp = 4;
+  EXPECT_TRUE(folds(torus));  // each replica inside its node
+  Scenario off = job(4, 8, 1, 4);
+  off.options.fold_symmetric = false;
+  EXPECT_FALSE(folds(off));
+}
+
+TEST(Folding, InterleavedReplicasRunUnfoldedAndMatch) {
+  // The shrunk draw train-0122 (two-socket PCIe H100 servers with NVLink bridges, one leaf):
+  // folded it was 2.2 % faster than unfolded, since the folded run never saw the other
+  // replica's sends on the shared nodes.
+  Scenario sc = pcie_job(2, 2, 4, 2);
+  sc.cluster.fabric.nodes_per_leaf = 2;
+  sc.model.hidden_size = 256;
+  sc.training.global_batch_size = 8;
+  const Report folded = simulate_training(sc);
+  sc.options.fold_symmetric = false;
+  const Report full = simulate_training(sc);
+  EXPECT_FALSE(folded.folded);
+  EXPECT_EQ(folded.iteration_time_s, full.iteration_time_s);
+}
+
+}  // namespace
+}  // namespace traincast::models

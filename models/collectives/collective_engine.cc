@@ -40,15 +40,19 @@ const char* collective_op_name(CollectiveOp op) {
   return kNames[static_cast<std::size_t>(op)];
 }
 
+// "origin: " when the scenario loader recorded where a forced field was written (CollectiveSpec
+// algorithm_origin / protocol_origin), else "".
+std::string origin_prefix(const std::string& origin) { return origin.empty() ? std::string() : origin + ": "; }
+
 // A forced protocol the plan does not allow (NCCL: "no algorithm/protocol available ...
 // NCCL_PROTO was set to ..."): LL128 runs only over NVLink 2-4 (tuning.cc enables it per
 // architecture), NVLS, NVLS tree and PAT only Simple.
 std::string protocol_refusal(const Cluster& cluster, const CollectiveCall& call, const CollectivePlan& p) {
   const auto& forced = cluster.spec().collectives.protocol;
   const char* proto = forced.has_value() ? protocol_name(*forced) : "?";
-  return std::string("cluster.collectives.protocol: ") + proto + " cannot run " + collective_op_name(call.op) +
-         " with algorithm " + algorithm_name(p.algorithm) + " over " + std::to_string(call.ranks.size()) + " GPUs on " +
-         std::to_string(p.num_nodes) + " node(s) (" +
+  return origin_prefix(cluster.spec().collectives.protocol_origin) + "cluster.collectives.protocol: " + proto +
+         " cannot run " + collective_op_name(call.op) + " with algorithm " + algorithm_name(p.algorithm) + " over " +
+         std::to_string(call.ranks.size()) + " GPUs on " + std::to_string(p.num_nodes) + " node(s) (" +
          (p.algorithm == CollectiveAlgorithm::ring ? "LL128 needs NVLink 2 to 4 between every ring neighbour"
                                                    : "this algorithm runs only Simple") +
          "; NCCL: no algorithm/protocol available with NCCL_PROTO=" + proto + ")";
@@ -130,7 +134,12 @@ CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const
   const CollectivePlan& ring = plan_for(call.op, CollectiveAlgorithm::ring, call.ranks);
   CollectiveChoice best = choose_protocol(cluster_, ring, call.bytes);
   *plan = &ring;
-  if (!is_ring_op(call.op)) return best;
+  if (!is_ring_op(call.op)) {
+    // all_to_all / send_recv are NCCL's grouped send/recv: NCCL_ALGO does not apply to them (a
+    // forced algorithm is not refused, and not run).
+    best.point_to_point = true;
+    return best;
+  }
   const CollectiveAlgorithm forced =
       call.algorithm != CollectiveAlgorithm::automatic ? call.algorithm : cluster_.spec().collectives.algorithm;
   if (forced != CollectiveAlgorithm::automatic) {
@@ -138,10 +147,13 @@ CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const
     // for function ... NCCL_ALGO was set to ...", src/enqueue.cc topoGetAlgoInfo), as does this.
     const CollectivePlan& p = plan_for(call.op, forced, call.ranks);
     if (!p.applicable) {
-      throw std::invalid_argument(std::string("cluster.collectives.algorithm: ") + algorithm_name(forced) +
-                                  " cannot run " + collective_op_name(call.op) + " over " +
-                                  std::to_string(call.ranks.size()) + " GPUs on " + std::to_string(p.num_nodes) +
-                                  " node(s): " + p.why_not +
+      // The position of the field when the scenario forced it (a call's own algorithm has none).
+      const std::string where = call.algorithm == CollectiveAlgorithm::automatic
+                                    ? origin_prefix(cluster_.spec().collectives.algorithm_origin)
+                                    : std::string();
+      throw std::invalid_argument(where + "cluster.collectives.algorithm: " + algorithm_name(forced) + " cannot run " +
+                                  collective_op_name(call.op) + " over " + std::to_string(call.ranks.size()) +
+                                  " GPUs on " + std::to_string(p.num_nodes) + " node(s): " + p.why_not +
                                   " (NCCL: no algorithm available with NCCL_ALGO=" + algorithm_name(forced) + ")");
     }
     const CollectiveChoice c = choose_protocol(cluster_, p, call.bytes);

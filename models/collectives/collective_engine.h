@@ -20,7 +20,8 @@
 //    Cluster::route).
 //    Edge bytes: all_reduce 2(n-1)/n S/C, all_gather/reduce_scatter (n-1)/n S/C, broadcast/reduce
 //    S/C on the n-1 chain edges from/to the root = ranks[0].
-//  - tree (all_reduce, > 1 node; NCCL Tree): per ring graph channel two channels, one on each of NCCL's two
+//  - tree (all_reduce, > 1 node; NCCL Tree): comm->nChannels channels (see channel counts), each on
+//    one of NCCL's two
 //    complementary binary trees over the nodes (ncclGetDtree: mirror for even, shift for odd
 //    node counts); inside a node a chain in the channel's order from the GPU it enters at. Each tree edge
 //    carries S/C up (reduce) and S/C down (broadcast) at once: a GPU inside a chain sends 2 S in
@@ -64,7 +65,10 @@
 //    search channel with no channel carries nothing. NCCL's
 //    tuner reads comm->nChannels only in the ring Simple plateau test (bytes / (nChannels x ranks)
 //    >= 64); its bandwidths and per-channel maxima use the graph's channels, which neither setting
-//    changes. Only the ring across nodes is modelled (tree, NVLS, PAT and one node: unchanged).
+//    changes. The tree across nodes runs the same channels (connectTrees): channel c is tree 0
+//    when (c mod channels-after-max) mod 2G < G (G: graph channels), else tree 1, on graph
+//    channel that mod G; a tree on one node keeps one chain when max_channels is 1. NVLS, PAT
+//    and one-node rings: unchanged.
 //  - calibration (ClusterSpec::profile, models/calibration/calibration_profile.h): its link efficiencies
 //    replace LinkEfficiency, its latency_scale multiplies every latency term, and a CollectiveFit
 //    for the call's (op, group size) scales that call's latency and bandwidth and multiplies its
@@ -73,7 +77,10 @@
 //    A call's algorithm, else ClusterSpec::collectives (NCCL_ALGO / NCCL_PROTO), forces them;
 //    a forced algorithm (or protocol) that cannot run the call is refused, as NCCL refuses it
 //    ("no algorithm/protocol available"): std::invalid_argument naming
-//    cluster.collectives.algorithm (or .protocol), the op and why.
+//    cluster.collectives.algorithm (or .protocol), the op and why, after the field's
+//    "file:line:col" (or "--set") when the scenario loader recorded it (CollectiveSpec
+//    algorithm_origin / protocol_origin). The check needs the op and the group, so it runs when the
+//    collective is issued, not when the scenario is loaded.
 
 #include <array>
 #include <cstdint>

@@ -11,6 +11,7 @@
 #include "models/collectives/collective_plans.h"
 
 #include <algorithm>
+#include <array>
 #include <initializer_list>
 #include <limits>
 #include <stdexcept>
@@ -102,6 +103,23 @@ std::vector<std::vector<std::vector<int>>> rail_chains(const RankGroups& g) {
 /// NIC of search channel c of the graph (the one its ring enters and leaves each node through).
 int channel_nic(const RankGroups& g, int c) { return g.graph->channels[static_cast<std::size_t>(c)].nic_out; }
 
+/// NCCL's comm->nChannels of a group across nodes (collective_engine.h, "channel counts"): the
+/// ring graph's channels doubled (nccl_comm_channels), cut to max_channels (the first `kept`
+/// channels stay), then copied up to min_channels (channel c runs channel c mod kept).
+struct CommChannels {
+  int kept = 0;
+  int total = 0;
+};
+CommChannels comm_channels(const RankGroups& g, const PlanInputs& in) {
+  const CollectiveSpec& spec = in.cluster.spec().collectives;
+  const NcclTopoGraph& graph = *g.graph;
+  CommChannels c;
+  c.kept = nccl_comm_channels(in.cluster, static_cast<int>(graph.channels.size()), graph.bw_gb_per_s);
+  if (spec.max_channels > 0) c.kept = std::min(c.kept, spec.max_channels);
+  c.total = std::max(c.kept, spec.min_channels);
+  return c;
+}
+
 /// NCCL's channels of a ring across nodes (collective_engine.h, "channel counts"): the ring
 /// graph's channels (after ncclTopoDupChannels), comm->nChannels after NCCL_MAX/MIN_NCHANNELS
 /// (and _CTAS), and each search channel's share of the data: its comm channels / nChannels.
@@ -113,10 +131,9 @@ void split_ring_channels(CollectivePlan& plan, CollectivePhase& ph, const Paths&
   const NcclTopoGraph& graph = *g.graph;
   const int searched = graph.search_channels;
   plan.graph_channels = static_cast<int>(graph.channels.size());
-  const CollectiveSpec& spec = in.cluster.spec().collectives;
-  int kept = nccl_comm_channels(in.cluster, plan.graph_channels, graph.bw_gb_per_s);
-  if (spec.max_channels > 0) kept = std::min(kept, spec.max_channels);
-  plan.comm_channels = std::max(kept, spec.min_channels);
+  const CommChannels comm = comm_channels(g, in);
+  const int kept = comm.kept;
+  plan.comm_channels = comm.total;
   std::vector<int> count(searched, 0);
   for (int c = 0; c < plan.comm_channels; ++c) ++count[((c % kept) % plan.graph_channels) % searched];
   if (std::none_of(count.begin(), count.end(), [&](int k) { return k != count[0]; })) return;
@@ -292,12 +309,35 @@ void build_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
   std::vector<double> fractions;
   const auto chains = rail_chains(g);  // the ring graph's search channels (NCCL's tree graph shares them)
   const int rails = static_cast<int>(chains.size());
-  // NCCL Tree: two channels per graph channel, one per tree; each carries S / C up and down.
-  const int channels = 2 * rails;
-  plan.channels = channels;
-  const double f = 1.0 / channels;
+  // NCCL Tree: comm->nChannels channels, each carrying S / nChannels up and down one of the two
+  // trees. src/graph/connect.cc (2.2x): ncclTopoPreset gives graph channel c (< G, the graph's
+  // channels after the dup) its tree, connectTrees makes channel c tree 0 and channel c + G tree 1,
+  // later copies (the Hopper doubling, min_channels) repeat channels in order, and
+  // NCCL_MAX_NCHANNELS keeps the first ones (comm_channels). count[r][t]: the channels running
+  // search channel r's chains on tree t.
+  std::vector<std::array<int, 2>> count(static_cast<std::size_t>(rails), {0, 0});
+  int total = 0;
+  if (g.graph == nullptr) {
+    // One node: both trees are the same chain; NCCL_MAX_NCHANNELS=1 leaves tree 0 only.
+    const int max = in.cluster.spec().collectives.max_channels;
+    count[0] = {1, max == 1 ? 0 : 1};
+    total = max == 1 ? 1 : 2;
+  } else {
+    const CommChannels comm = comm_channels(g, in);
+    const int graph_channels = static_cast<int>(g.graph->channels.size());
+    total = comm.total;
+    for (int c = 0; c < comm.total; ++c) {
+      const int j = (c % comm.kept) % (2 * graph_channels);
+      ++count[static_cast<std::size_t>((j % graph_channels) % rails)][static_cast<std::size_t>(j / graph_channels)];
+    }
+  }
+  plan.channels = 0;
   for (int r = 0; r < rails; ++r) {
     for (int t = 0; t < 2; ++t) {
+      const int runs = count[static_cast<std::size_t>(r)][static_cast<std::size_t>(t)];
+      if (runs == 0) continue;
+      ++plan.channels;
+      const double f = static_cast<double>(runs) / total;
       for (int k = 0; k < nodes; ++k) {
         const std::vector<int>& chain = chains[r][k];
         for (std::size_t i = 0; i + 1 < chain.size(); ++i) {

@@ -448,6 +448,10 @@ const char* algorithm_name(CollectiveAlgorithm a) {
   return "?";
 }
 
+const char* choice_algorithm_name(const CollectiveChoice& c) {
+  return c.point_to_point ? "p2p" : algorithm_name(c.algorithm);
+}
+
 const char* protocol_name(CollectiveProtocol p) {
   switch (p) {
     case CollectiveProtocol::ll:

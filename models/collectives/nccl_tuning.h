@@ -19,7 +19,10 @@ namespace traincast::models {
 struct CollectiveChoice {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< resolved (never automatic)
   CollectiveProtocol protocol = CollectiveProtocol::simple;
-  int channels = 1;      ///< parallel rings/trees (1 for all_to_all/send_recv)
+  int channels = 1;  ///< parallel rings/trees (1 for all_to_all/send_recv)
+  /// all_to_all / send_recv: NCCL runs them as grouped send/recv (its p2p path), which NCCL_ALGO
+  /// and NCCL_PROTO do not govern; `algorithm` then holds the plan's internal ring tag only.
+  bool point_to_point = false;
   double latency_s = 0;  ///< sum over phases of NCCL's latency term [s]
   /// Sum over phases of max over links of bytes / (efficiency x capacity x protocol factor) [s].
   double bandwidth_s = 0;
@@ -160,5 +163,8 @@ std::span<const CollectiveAlgorithm> tuner_candidates(CollectiveOp op);
 /// "Simple"), as NCCL_ALGO / NCCL_PROTO spell them (lower-case for algorithms). Never throws.
 const char* algorithm_name(CollectiveAlgorithm a);
 const char* protocol_name(CollectiveProtocol p);
+/// What a choice ran, as --show-algorithm and the nccl-tests/validation tables label it: "p2p"
+/// for all_to_all / send_recv (CollectiveChoice::point_to_point), else algorithm_name.
+const char* choice_algorithm_name(const CollectiveChoice& c);
 
 }  // namespace traincast::models

@@ -120,6 +120,13 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   Checker checker(message, map, origin, override_origins, errors);
   enum_errors(bad_enums, message, checker);
   check_scenario(scenario, checker, cluster_only == nullptr);
+  // A forced algorithm or protocol is refused at run time, when a collective it cannot run is
+  // issued (the op and group are known only then); the refusal cites where it was written.
+  models::CollectiveSpec& collectives = scenario.cluster.collectives;
+  if (checker.present("cluster.collectives.algorithm"))
+    collectives.algorithm_origin = checker.where("cluster.collectives.algorithm");
+  if (checker.present("cluster.collectives.protocol"))
+    collectives.protocol_origin = checker.where("cluster.collectives.protocol");
   if (cluster_only != nullptr) unused_override_errors(override_origins, *cluster_only, checker);
   if (message.has_profile() && !message.profile().empty()) {
     // Relative to the scenario file's directory (origin is its path for files).

@@ -31,7 +31,17 @@ struct CollectiveSpec {
   /// algorithms exist), "MAJOR.MINOR.PATCH" from 2.9.0 to 2.28.3; empty = the newest modelled
   /// (models/collectives/nccl_versions.h).
   std::string nccl_version;
-  bool operator==(const CollectiveSpec&) const = default;
+  /// Where algorithm / protocol were written, "file:line:col" (or the override's origin, e.g.
+  /// "--set" or a cases file's position), set by the scenario loader; empty when not written there
+  /// (built in code, or left at the default). The refusal of a forced algorithm or protocol that
+  /// cannot run (models/collectives/collective_engine.h) starts with it. Provenance for messages
+  /// only: operator== ignores both.
+  std::string algorithm_origin;
+  std::string protocol_origin;
+  bool operator==(const CollectiveSpec& o) const {
+    return algorithm == o.algorithm && protocol == o.protocol && min_channels == o.min_channels &&
+           max_channels == o.max_channels && nccl_version == o.nccl_version;
+  }
 };
 
 /// Inter-node network. Bandwidths come from the node template's NICs.

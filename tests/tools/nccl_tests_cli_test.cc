@@ -246,14 +246,41 @@ TEST(NcclTestsCli, ForcedAlgorithmThatCannotRunIsRefused) {
   Result r = run({kDgxH100, "--op", "all_gather", "--set", "cluster.collectives.algorithm=tree"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
-            "traincast: cluster.collectives.algorithm: tree cannot run all_gather over 8 GPUs on 1 node(s): NCCL's "
-            "tree runs only all_reduce (NCCL: no algorithm available with NCCL_ALGO=tree)\n");
+            "traincast: --set: cluster.collectives.algorithm: tree cannot run all_gather over 8 GPUs on 1 node(s): "
+            "NCCL's tree runs only all_reduce (NCCL: no algorithm available with NCCL_ALGO=tree)\n");
   r = run({kDgxH100, "--set", "cluster.collectives.algorithm=tree", "-b", "1G", "-e", "1G"});
   EXPECT_EQ(r.status, 0) << r.err;  // tree all_reduce on one node: NCCL's chain
   // A training run: the first collective that cannot run it (TP 2's reduce_scatter with PAT).
   r = test_support::run({"run", kSrc + "/scenarios/default.textproto", "--set", "cluster.collectives.algorithm=pat"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("cluster.collectives.algorithm: pat cannot run"), std::string::npos) << r.err;
+}
+
+// The refusal of a forced algorithm or protocol is raised when a collective it cannot run is
+// issued (the op and group are known only then), and cites where the field was written.
+TEST(NcclTestsCli, ForcedAlgorithmAndProtocolRefusalsCiteTheirPosition) {
+  const fs::path dir = fs::temp_directory_path() / "traincast_forced_position_test";
+  fs::create_directories(dir);
+  const fs::path algo = dir / "tree.textproto";
+  std::ofstream(algo) << "cluster {\n  node_template: \"dgx_h100\"\n  collectives { algorithm: tree }\n}\n";
+  Result r = run({algo.string(), "--op", "all_gather"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: " + algo.string() +
+                       ":3:17: cluster.collectives.algorithm: tree cannot run all_gather over 8 GPUs on 1 node(s): "
+                       "NCCL's tree runs only all_reduce (NCCL: no algorithm available with NCCL_ALGO=tree)\n");
+  const fs::path proto = dir / "ll128.textproto";
+  std::ofstream(proto) << "cluster {\n  node_template: \"pcie_8gpu_2socket\"\n  collectives {\n    protocol: ll128\n  "
+                          "}\n}\n";
+  r = run({proto.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind("traincast: " + proto.string() + ":4:5: cluster.collectives.protocol: LL128 cannot run", 0), 0u)
+      << r.err;
+  // all_to_all is NCCL's send/recv, which NCCL_ALGO does not govern: it runs, labelled p2p.
+  r = run({algo.string(), "--op", "alltoall", "-b", "1M", "-e", "1M", "--show-algorithm"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("p2p/Simple/1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("ring/"), std::string::npos) << r.out;
+  fs::remove_all(dir);
 }
 
 TEST(NcclTestsCli, NcclVersionIsCheckedWithItsPosition) {

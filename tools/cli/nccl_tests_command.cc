@@ -70,7 +70,7 @@ std::string format_nccl_tests_table(const std::vector<models::NcclTestsResult>& 
       o << printf_string("  %7s  %6.2f  %6.2f  %5s", t.c_str(), r.algbw_gbps, r.busbw_gbps, "N/A");
     }
     if (show_algorithm) {
-      o << "  " << models::algorithm_name(r.choice.algorithm) << "/" << models::protocol_name(r.choice.protocol) << "/"
+      o << "  " << models::choice_algorithm_name(r.choice) << "/" << models::protocol_name(r.choice.protocol) << "/"
         << r.choice.channels;
     }
     o << "\n";
@@ -227,7 +227,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       for (const models::NcclTestsResult& r : rows) {
         csv << printf_string("%.0f,%lld,%s,%s,%d,%.6g,%.6g,%.6g,%s,%s,%d\n", r.bytes, r.count, type.c_str(),
                              std::string(models::nccl_tests_redop(op)).c_str(), models::nccl_tests_root(op),
-                             r.time_s * 1e6, r.algbw_gbps, r.busbw_gbps, models::algorithm_name(r.choice.algorithm),
+                             r.time_s * 1e6, r.algbw_gbps, r.busbw_gbps, models::choice_algorithm_name(r.choice),
                              models::protocol_name(r.choice.protocol), r.choice.channels);
       }
       write_output_file(csv_path, csv.str());

@@ -125,7 +125,7 @@ NcclValidationReport run_nccl_validation(const std::vector<models::ValidationCas
     o << line;
     for (const auto& row : cmp.rows) {
       std::snprintf(line, sizeof line, "  %12.0f %12.4g %12.4g %7.1f%%  %s/%s/%d\n", row.bytes, row.measured_busbw_gbps,
-                    row.predicted_busbw_gbps, row.error * 100, models::algorithm_name(row.predicted.choice.algorithm),
+                    row.predicted_busbw_gbps, row.error * 100, models::choice_algorithm_name(row.predicted.choice),
                     models::protocol_name(row.predicted.choice.protocol), row.predicted.choice.channels);
       o << line;
       csv << case_file[idx[k]] << "," << c.name << ",busbw_gbps@" << fmt("%.0f", row.bytes) << ","

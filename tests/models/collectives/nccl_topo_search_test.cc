@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/collectives/nccl_tests.h"
+#include "models/collectives/nccl_tuning.h"
 #include "models/collectives/nccl_versions.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
@@ -171,6 +172,47 @@ TEST(NcclTopoSearch, ForcedProtocolThatCannotRunIsRefused) {
   EXPECT_EQ(
       error_of([&] { busbw_gb_per_s(c, NcclTestsOp::all_gather); }).rfind("cluster.collectives.protocol: LL128", 0),
       0u);
+}
+
+// NCCL_MAX_NCHANNELS caps every algorithm's channels (src/graph/connect.cc ncclTopoPostset keeps
+// the first ones), the tree's too: with 1 channel only tree 0 of the first graph channel runs,
+// through that channel's one NIC; the default runs both trees of every search channel.
+TEST(NcclTopoSearch, MaxChannelsCapsTheTreeGraphsChannels) {
+  ClusterSpec c = two_nodes("dgx_h100", 8);
+  c.collectives.algorithm = CollectiveAlgorithm::tree;
+  NcclTestsOptions o;
+  const NcclTestsResult all = simulate_nccl_tests(c, o, {kGiB}).front();
+  EXPECT_EQ(all.choice.algorithm, CollectiveAlgorithm::tree);
+  EXPECT_EQ(all.choice.channels, 16);  // 8 search channels x 2 trees
+  c.collectives.max_channels = 1;
+  const NcclTestsResult one = simulate_nccl_tests(c, o, {kGiB}).front();
+  EXPECT_EQ(one.choice.channels, 1);
+  // One channel of 16: one NIC of 8 carries all of it, so the time grows (>= 3x: the NIC's line
+  // rate is then the bound, not the 8 NICs together).
+  EXPECT_GT(one.time_s, 3.0 * all.time_s);
+  c.collectives.max_channels = 0;
+  c.num_nodes = 1;  // one node: both trees are one chain; the cap leaves one
+  EXPECT_EQ(simulate_nccl_tests(c, o, {kGiB}).front().choice.channels, 2);
+  c.collectives.max_channels = 1;
+  EXPECT_EQ(simulate_nccl_tests(c, o, {kGiB}).front().choice.channels, 1);
+}
+
+// all_to_all and send/recv are NCCL's grouped send/recv, which NCCL_ALGO does not govern: a forced
+// tree runs them (not refused) and the choice says p2p, not ring.
+TEST(NcclTopoSearch, AllToAllIsPointToPointWhateverTheAlgorithm) {
+  ClusterSpec c = two_nodes("dgx_h100", 8);
+  c.collectives.algorithm = CollectiveAlgorithm::tree;
+  NcclTestsOptions o;
+  o.op = NcclTestsOp::alltoall;
+  const NcclTestsResult r = simulate_nccl_tests(c, o, {kGiB}).front();
+  EXPECT_TRUE(r.choice.point_to_point);
+  EXPECT_STREQ(choice_algorithm_name(r.choice), "p2p");
+  c.collectives.algorithm = CollectiveAlgorithm::automatic;
+  EXPECT_DOUBLE_EQ(simulate_nccl_tests(c, o, {kGiB}).front().time_s, r.time_s);
+  o.op = NcclTestsOp::all_reduce;
+  const NcclTestsResult ar = simulate_nccl_tests(c, o, {kGiB}).front();
+  EXPECT_FALSE(ar.choice.point_to_point);
+  EXPECT_STREQ(choice_algorithm_name(ar.choice), algorithm_name(ar.choice.algorithm));
 }
 
 }  // namespace

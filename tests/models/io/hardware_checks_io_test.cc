@@ -179,5 +179,35 @@ TEST(HardwareChecksIo, ExpertParallelismRefusesFp16AsMegatronDoes) {
                                 "arguments.py validate_args)"}));
 }
 
+// Issue 16: `traincast plan` loads with load_scenario_for_layout_search: the rules tying the
+// scenario's own layout to its model, batch and cluster become layout problems (positioned as
+// errors are), every other rule stays an error.
+TEST(HardwareChecksIo, LayoutSearchLoadingLeavesTheOwnLayoutToTheSearch) {
+  const std::string path = ::testing::TempDir() + "layout_search.textproto";
+  std::ofstream(path) << scenario("node_template: \"dgx_h100\"", "seq_length: 8191",
+                                  "tp: 2 dp: 4 sequence_parallel: true");
+  std::vector<std::string> problems;
+  EXPECT_THROW(load_scenario_file(path, {"cluster.num_nodes=2"}), ScenarioError);
+  const models::Scenario sc = load_scenario_for_layout_search(path, {"cluster.num_nodes=2"}, problems);
+  EXPECT_EQ(sc.cluster.num_nodes, 2);
+  EXPECT_EQ(problems,
+            (std::vector<std::string>{
+                path + ":3:85: workload.model.seq_length: 8191 is not divisible by tp = 2 with sequence_parallel "
+                       "(expected a multiple of 2: Megatron-LM splits each sequence over the TP ranks and asserts it, "
+                       "mappings.py _split_along_first_dim; or sequence_parallel: false)",
+                "--set: cluster.num_nodes: tp * pp * dp = 2 * 1 * 4 = 8 but the cluster has 16 GPUs (2 x dgx_h100 with "
+                "8 GPUs each) (expected tp * pp * dp = 16)"}));
+  // A valid own layout: no problems (the list is cleared first).
+  load_scenario_for_layout_search(path, {"workload.model.seq_length=8192"}, problems);
+  EXPECT_TRUE(problems.empty());
+  // Not a layout rule: still an error.
+  EXPECT_THROW(
+      load_scenario_for_layout_search(path, {"cluster.num_nodes=2", "workload.model.num_query_groups=5"}, problems),
+      ScenarioError);
+  // The embedded default with an empty path.
+  load_scenario_for_layout_search("", {"cluster.num_nodes=2"}, problems);
+  EXPECT_EQ(problems.size(), 1u);
+}
+
 }  // namespace
 }  // namespace traincast::io

@@ -218,6 +218,7 @@ ModelChecks check_model(const models::Scenario& s, Checker& k) {
   k.int_field("workload.model.ffn_hidden_size", m.ffn_hidden_size);
   if (transformer) {
     k.int_field("workload.model.vocab_size", m.vocab_size);
+    k.int_field("workload.model.make_vocab_size_divisible_by", m.make_vocab_size_divisible_by);
     k.int_field("workload.model.seq_length", m.seq_length);
   }
   return {layers_ok, heads_ok, groups_ok};

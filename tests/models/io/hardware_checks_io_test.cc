@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/io/scenario_io.h"
+#include "models/workload/transformer.h"
 #include "tests/models/io/scenario_errors.h"
 
 namespace traincast::io {
@@ -177,6 +178,22 @@ TEST(HardwareChecksIo, ExpertParallelismRefusesFp16AsMegatronDoes) {
                                 "t.textproto:4:26: workload.parallel.ep: got 4 with precision fp16 (expected ep: 1, or "
                                 "precision bf16: Megatron-LM refuses expert parallelism with fp16 training, "
                                 "arguments.py validate_args)"}));
+}
+
+// Issue 16: Megatron-LM's --make-vocab-size-divisible-by was fixed at 128. It is
+// workload.model.make_vocab_size_divisible_by now, default 128, at least 1.
+TEST(HardwareChecksIo, VocabularyPaddingMultipleIsAFieldDefault128) {
+  const std::string text = scenario("node_template: \"dgx_h100\"", "seq_length: 2048", "tp: 2 dp: 4");
+  models::Scenario sc = load(text, {"workload.model.vocab_size=32001"});
+  EXPECT_EQ(sc.model.make_vocab_size_divisible_by, 128);
+  EXPECT_EQ(models::padded_vocab_size(sc.model, sc.parallel.tp), 32256);  // 126 x 128 x 2
+  sc = load(text, {"workload.model.vocab_size=32001", "workload.model.make_vocab_size_divisible_by=64"});
+  EXPECT_EQ(models::padded_vocab_size(sc.model, sc.parallel.tp), 32128);  // 251 x 64 x 2
+  sc = load(text, {"workload.model.vocab_size=32001", "workload.model.make_vocab_size_divisible_by=1"});
+  EXPECT_EQ(models::padded_vocab_size(sc.model, sc.parallel.tp), 32002);  // a multiple of tp only
+  EXPECT_EQ(errors_of(text, Format::text, {"workload.model.make_vocab_size_divisible_by=0"}),
+            (std::vector<std::string>{"--set: workload.model.make_vocab_size_divisible_by: got 0 (expected an integer "
+                                      "from 1 to 16777216: the simulator's range)"}));
 }
 
 // Issue 16: `traincast plan` loads with load_scenario_for_layout_search: the rules tying the

@@ -291,47 +291,6 @@ std::vector<Layout> enumerate_layouts(const Scenario& base, const PlanOptions& o
   return out;
 }
 
-std::string why_no_layout(const Scenario& base, const PlanOptions& o) {
-  check_options(o);
-  check_transformer(base);
-  const NodeTemplate& node = find_node_template(base.cluster.node_template);
-  const int gpus = base.cluster.num_nodes * node.gpus_per_node;
-  const int max_tp = o.max_tp > 0 ? o.max_tp : 2 * node.gpus_per_node;
-  const ModelSpec& m = base.model;
-  if (gpus < 1 || base.training.global_batch_size < 1 || m.num_layers < 1 || m.num_attention_heads < 1)
-    return "the cluster, batch or model is empty";
-  std::vector<std::string> examples;
-  int splits = 0;
-  for (int tp : divisors(gpus)) {
-    if (tp > max_tp) break;
-    for (int pp : divisors(gpus / tp)) {
-      const int dp = gpus / (tp * pp);
-      ++splits;
-      // The split's lightest variant: micro-batch 1, no interleaving, SP only where a MoE model
-      // needs it, ZeRO only where optimizer offload needs it.
-      Layout l{tp,
-               pp,
-               dp,
-               1,
-               m.num_experts > 0 && tp > 1,
-               base.offload.optimizer && dp > 1 ? 1 : 0,
-               1,
-               Recompute::none,
-               o.uneven_stages && m.num_layers % pp != 0};
-      const std::string why = layout_error(base, l);
-      if (why.empty()) return {};  // a valid split (enumerate_layouts finds it)
-      const std::string example =
-          "TP " + std::to_string(tp) + " x PP " + std::to_string(pp) + " x DP " + std::to_string(dp) + ": " + why;
-      if (examples.size() < 3) examples.push_back(example);
-    }
-  }
-  std::string out = "no parallel layout is valid on " + std::to_string(gpus) + " GPUs for this model and batch (" +
-                    std::to_string(splits) + " TP x PP x DP splits with TP up to " + std::to_string(max_tp) +
-                    " tried at micro-batch 1, e.g. ";
-  for (std::size_t i = 0; i < examples.size(); ++i) out += (i ? "; " : "") + examples[i];
-  return out + ")";
-}
-
 double estimate_iteration_seconds(const Scenario& scenario) { return Estimator(scenario).estimate(scenario); }
 
 namespace {

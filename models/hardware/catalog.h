@@ -129,7 +129,9 @@ bool runs_fp4(const GpuSpec& gpu);
 /// (expected ...)"; empty when it fits. The rule (docs/scenarios.md, "Which GPU fits which node
 /// template"): the same form factor as the template's GPU (an SXM module needs an SXM baseboard,
 /// an OAM module a UBB, a PCIe card a slot); on a baseboard (SXM/OAM) the same NVLink generation
-/// (xGMI for AMD) and at most the baseboard's links per GPU, and on a mesh at least one link to
+/// (xGMI for AMD) and at most the baseboard's links per GPU (fewer fit: an H800 on the HGX H100
+/// board brings up 8 of its 18, and Cluster wires the GPU's own count, so the node has the H800's
+/// NVLink bandwidth), and on a mesh at least one link to
 /// each of the gpus_per_node - 1 peers; with NVLink bridges (bridge_pairs) a card with bridge
 /// connectors of the template GPU's NVLink generation; and a PCIe generation no older than the
 /// template's (the template's PCIe figures are of its generation; an older card would train

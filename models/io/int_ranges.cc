@@ -65,6 +65,7 @@ const std::map<std::string, IntRange, std::less<>>& table() {
       {"traincast.proto.ModelSpec.num_query_groups", {0, kInt32Max, ", 0 for plain multi-head attention"}},
       {"traincast.proto.ModelSpec.ffn_hidden_size", {0, kInt32Max, ", 0 for 4 * hidden_size"}},
       {"traincast.proto.ModelSpec.vocab_size", {1, 16777216, kSimulatorRange}},
+      {"traincast.proto.ModelSpec.make_vocab_size_divisible_by", {1, 16777216, kSimulatorRange}},
       {"traincast.proto.ModelSpec.seq_length", {1, 16777216, kSimulatorRange}},
       {"traincast.proto.ModelSpec.num_experts", {0, 65536, kSimulatorRange}},
       {"traincast.proto.ModelSpec.moe_top_k", {1, kInt32Max, ", at most num_experts"}},

@@ -199,6 +199,7 @@ constexpr ReportField kFields[] = {
     field<&R::thermal, &Thermal::rack_inlet_max_c>("thermal.rack_inlet_max_c"),
     field<&R::thermal, &Thermal::throttle_iteration_increase_s>("thermal.throttle_iteration_increase_s"),
     field<&R::thermal, &Thermal::throttle_iteration_increase_fraction>("thermal.throttle_iteration_increase_fraction"),
+    field<&R::thermal, &Thermal::steady_state_offset_c>("thermal.steady_state_offset_c"),
     field<&R::cp>("cp"),
     // routing
     field<&R::routing, &Routing::routing>("routing.routing"),

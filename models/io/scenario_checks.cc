@@ -218,6 +218,7 @@ ModelChecks check_model(const models::Scenario& s, Checker& k) {
   k.int_field("workload.model.ffn_hidden_size", m.ffn_hidden_size);
   if (transformer) {
     k.int_field("workload.model.vocab_size", m.vocab_size);
+    k.int_field("workload.model.make_vocab_size_divisible_by", m.make_vocab_size_divisible_by);
     k.int_field("workload.model.seq_length", m.seq_length);
   }
   return {layers_ok, heads_ok, groups_ok};
@@ -246,80 +247,81 @@ ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& mode
   // Megatron-Core transformer_config.py __post_init__: "num_attention_heads (..) must be a multiple
   // of tensor_model_parallel_size", and the same for num_query_groups.
   if (tp_ok && heads_ok && m.num_attention_heads % p.tp != 0) {
-    k.error("workload.parallel.tp", to_string(p.tp) + " does not divide num_attention_heads " +
-                                        to_string(m.num_attention_heads) + " (expected a divisor of " +
-                                        to_string(m.num_attention_heads) + ")");
+    k.layout_error("workload.parallel.tp", to_string(p.tp) + " does not divide num_attention_heads " +
+                                               to_string(m.num_attention_heads) + " (expected a divisor of " +
+                                               to_string(m.num_attention_heads) + ")");
   } else if (tp_ok && groups_ok && m.num_query_groups > 0 && m.num_query_groups % p.tp != 0) {
-    k.error("workload.parallel.tp", to_string(p.tp) + " does not divide num_query_groups " +
-                                        to_string(m.num_query_groups) + " (expected a divisor of " +
-                                        to_string(m.num_query_groups) + ")");
+    k.layout_error("workload.parallel.tp", to_string(p.tp) + " does not divide num_query_groups " +
+                                               to_string(m.num_query_groups) + " (expected a divisor of " +
+                                               to_string(m.num_query_groups) + ")");
   }
   const bool interleaved = p.schedule == models::PipelineSchedule::interleaved_one_f_one_b;
   const bool vs_ok = k.int_field("workload.parallel.virtual_stages", p.virtual_stages);
   if (pp_ok && layers_ok) {
     if (p.pp > m.num_layers) {
-      k.error("workload.parallel.pp", to_string(p.pp) + " stages for " + to_string(m.num_layers) +
-                                          " layers (expected at most num_layers = " + to_string(m.num_layers) + ")");
+      k.layout_error("workload.parallel.pp", to_string(p.pp) + " stages for " + to_string(m.num_layers) +
+                                                 " layers (expected at most num_layers = " + to_string(m.num_layers) +
+                                                 ")");
     } else if (!interleaved && !p.uneven_stages && m.num_layers % p.pp != 0) {
       // megatron/training/arguments.py validate_args: num_layers divisible by the pipeline size
       // (and, interleaved, by pp x layers per virtual stage) unless uneven first/last stages.
-      k.error("workload.parallel.pp", to_string(p.pp) + " does not divide num_layers " + to_string(m.num_layers) +
-                                          " (expected a divisor of " + to_string(m.num_layers) +
-                                          ", or uneven_stages: true)");
+      k.layout_error("workload.parallel.pp", to_string(p.pp) + " does not divide num_layers " +
+                                                 to_string(m.num_layers) + " (expected a divisor of " +
+                                                 to_string(m.num_layers) + ", or uneven_stages: true)");
     }
   }
   if (interleaved) {
     if (pp_ok && p.pp < 2) {
-      k.error("workload.parallel.pp",
-              "got 1 with schedule interleaved_one_f_one_b (expected pp >= 2, or schedule: one_f_one_b)");
+      k.layout_error("workload.parallel.pp",
+                     "got 1 with schedule interleaved_one_f_one_b (expected pp >= 2, or schedule: one_f_one_b)");
     }
     if (vs_ok && p.virtual_stages < 2) {
-      k.error("workload.parallel.virtual_stages",
-              "got 1 with schedule interleaved_one_f_one_b (expected virtual_stages >= 2)");
+      k.layout_error("workload.parallel.virtual_stages",
+                     "got 1 with schedule interleaved_one_f_one_b (expected virtual_stages >= 2)");
     } else if (vs_ok && pp_ok && layers_ok) {
       const std::int64_t chunks = static_cast<std::int64_t>(p.pp) * p.virtual_stages;
       if (p.uneven_stages && m.num_layers < chunks) {
         // Uneven interleaving (Llama 3's 126 layers on 16 stages): every model chunk needs a layer.
-        k.error("workload.parallel.virtual_stages",
-                "num_layers " + to_string(m.num_layers) + " is fewer than pp * virtual_stages = " + to_string(p.pp) +
-                    " * " + to_string(p.virtual_stages) + " = " + to_string(chunks) +
-                    " (expected at least one layer per model chunk)");
+        k.layout_error("workload.parallel.virtual_stages",
+                       "num_layers " + to_string(m.num_layers) + " is fewer than pp * virtual_stages = " +
+                           to_string(p.pp) + " * " + to_string(p.virtual_stages) + " = " + to_string(chunks) +
+                           " (expected at least one layer per model chunk)");
       } else if (!p.uneven_stages && m.num_layers % chunks != 0) {
-        k.error("workload.parallel.virtual_stages",
-                "num_layers " + to_string(m.num_layers) + " is not divisible by pp * virtual_stages = " +
-                    to_string(p.pp) + " * " + to_string(p.virtual_stages) + " = " + to_string(chunks) +
-                    " (expected pp * virtual_stages to divide num_layers, or uneven_stages: true)");
+        k.layout_error("workload.parallel.virtual_stages",
+                       "num_layers " + to_string(m.num_layers) + " is not divisible by pp * virtual_stages = " +
+                           to_string(p.pp) + " * " + to_string(p.virtual_stages) + " = " + to_string(chunks) +
+                           " (expected pp * virtual_stages to divide num_layers, or uneven_stages: true)");
       }
     }
   } else if (vs_ok && p.virtual_stages > 1) {
-    k.error("workload.parallel.virtual_stages",
-            "got " + to_string(p.virtual_stages) +
-                " with schedule one_f_one_b (expected 1, or schedule: interleaved_one_f_one_b)");
+    k.layout_error("workload.parallel.virtual_stages",
+                   "got " + to_string(p.virtual_stages) +
+                       " with schedule one_f_one_b (expected 1, or schedule: interleaved_one_f_one_b)");
   }
   if (tp_ok && m.ffn_hidden_size > 0 && m.ffn_hidden_size % p.tp != 0) {
-    k.error("workload.parallel.tp", to_string(p.tp) + " does not divide ffn_hidden_size " +
-                                        to_string(m.ffn_hidden_size) + " (expected a divisor of " +
-                                        to_string(m.ffn_hidden_size) + ")");
+    k.layout_error("workload.parallel.tp", to_string(p.tp) + " does not divide ffn_hidden_size " +
+                                               to_string(m.ffn_hidden_size) + " (expected a divisor of " +
+                                               to_string(m.ffn_hidden_size) + ")");
   }
   if (p.overlap_param_gather && p.zero_stage == 0) {
-    k.error("workload.parallel.overlap_param_gather",
-            "needs the distributed optimizer, which gathers parameters (expected zero_stage: 1 or 2, or "
-            "overlap_param_gather: false)");
+    k.layout_error("workload.parallel.overlap_param_gather",
+                   "needs the distributed optimizer, which gathers parameters (expected zero_stage: 1 or 2, or "
+                   "overlap_param_gather: false)");
   } else if (p.overlap_param_gather && p.zero_stage == 3) {
-    k.error("workload.parallel.overlap_param_gather",
-            "ZeRO-3 gathers each layer's parameters right before use, with prefetch, not after the step "
-            "(expected overlap_param_gather: false with zero_stage: 3)");
+    k.layout_error("workload.parallel.overlap_param_gather",
+                   "ZeRO-3 gathers each layer's parameters right before use, with prefetch, not after the step "
+                   "(expected overlap_param_gather: false with zero_stage: 3)");
   }
   if (!k.int_field("workload.parallel.zero_stage", p.zero_stage)) {
   } else if (p.zero_stage >= 2 && m.num_experts > 0) {
-    k.error("workload.parallel.zero_stage",
-            "got " + to_string(p.zero_stage) +
-                " with num_experts > 0: ZeRO-2/3 are not modelled for MoE experts (expected 0 or 1)");
+    k.layout_error("workload.parallel.zero_stage",
+                   "got " + to_string(p.zero_stage) +
+                       " with num_experts > 0: ZeRO-2/3 are not modelled for MoE experts (expected 0 or 1)");
   }
   k.finite_at_least("workload.parallel.dp_bucket_bytes", p.dp_bucket_bytes, 0.0, true);
   if (tp_ok && p.tp > 1 && p.tp_comm_overlap && !p.sequence_parallel) {
-    k.error("workload.parallel.tp_comm_overlap",
-            "needs sequence parallelism (expected sequence_parallel: true, or tp_comm_overlap: false)");
+    k.layout_error("workload.parallel.tp_comm_overlap",
+                   "needs sequence parallelism (expected sequence_parallel: true, or tp_comm_overlap: false)");
   }
   return {tp_ok, pp_ok, dp_ok, interleaved};
 }
@@ -347,17 +349,17 @@ void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node
     }
   }
   if (used != gpus && p.cp > 1) {
-    k.error(blamed, "tp * cp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.cp) + " * " + to_string(p.pp) +
-                        " * " + to_string(p.dp) + " = " + to_string(used) + " but the cluster has " + to_string(gpus) +
-                        " GPUs (" + to_string(s.cluster.num_nodes) + " x " + node->name + " with " +
-                        to_string(node->gpus_per_node) +
-                        " GPUs each) (expected tp * cp * pp * dp = " + to_string(gpus) + ")");
+    k.layout_error(blamed, "tp * cp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.cp) + " * " +
+                               to_string(p.pp) + " * " + to_string(p.dp) + " = " + to_string(used) +
+                               " but the cluster has " + to_string(gpus) + " GPUs (" + to_string(s.cluster.num_nodes) +
+                               " x " + node->name + " with " + to_string(node->gpus_per_node) +
+                               " GPUs each) (expected tp * cp * pp * dp = " + to_string(gpus) + ")");
   } else if (used != gpus) {
-    k.error(blamed, "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " + to_string(p.dp) + " = " +
-                        to_string(used) + " but the cluster has " + to_string(gpus) + " GPUs (" +
-                        to_string(s.cluster.num_nodes) + " x " + node->name + " with " +
-                        to_string(node->gpus_per_node) + " GPUs each) (expected tp * pp * dp = " + to_string(gpus) +
-                        ")");
+    k.layout_error(blamed, "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " + to_string(p.dp) +
+                               " = " + to_string(used) + " but the cluster has " + to_string(gpus) + " GPUs (" +
+                               to_string(s.cluster.num_nodes) + " x " + node->name + " with " +
+                               to_string(node->gpus_per_node) +
+                               " GPUs each) (expected tp * pp * dp = " + to_string(gpus) + ")");
   }
 }
 
@@ -380,17 +382,17 @@ void check_training(const models::Scenario& s, const ClusterChecks& cluster, con
     // Megatron-Core num_microbatches_calculator.py: "global batch size (..) is not divisible by
     // micro batch size (..) times data parallel size (..)".
     if (t.global_batch_size % step != 0) {
-      k.error("workload.training.global_batch_size",
-              to_string(t.global_batch_size) + " is not divisible by dp * micro_batch_size = " + to_string(p.dp) +
-                  " * " + to_string(t.micro_batch_size) + " = " + to_string(step) + " (expected a multiple of " +
-                  to_string(step) + ")");
+      k.layout_error("workload.training.global_batch_size",
+                     to_string(t.global_batch_size) + " is not divisible by dp * micro_batch_size = " +
+                         to_string(p.dp) + " * " + to_string(t.micro_batch_size) + " = " + to_string(step) +
+                         " (expected a multiple of " + to_string(step) + ")");
     } else if (interleaved && pp_ok && p.pp > 1 && (t.global_batch_size / step) % p.pp != 0) {
       // Megatron-LM's interleaved schedule runs micro-batches in groups of pp.
       const std::int64_t micro_batches = t.global_batch_size / step;
-      k.error("workload.training.global_batch_size",
-              to_string(t.global_batch_size) + " gives " + to_string(micro_batches) +
-                  " micro-batches per pipeline, not a multiple of pp = " + to_string(p.pp) +
-                  " as interleaved_one_f_one_b needs (expected a multiple of " + to_string(step * p.pp) + ")");
+      k.layout_error("workload.training.global_batch_size",
+                     to_string(t.global_batch_size) + " gives " + to_string(micro_batches) +
+                         " micro-batches per pipeline, not a multiple of pp = " + to_string(p.pp) +
+                         " as interleaved_one_f_one_b needs (expected a multiple of " + to_string(step * p.pp) + ")");
     }
   }
   if (gpu != nullptr) {

@@ -96,12 +96,12 @@ void check_megatron_divisibility(const models::Scenario& s, Checker& k) {
   if (p.sequence_parallel && p.tp > 1 && m.seq_length >= 1 && m.seq_length % cp == 0 &&
       (m.seq_length / cp) % p.tp != 0) {
     const std::int64_t multiple = static_cast<std::int64_t>(p.tp) * cp;
-    k.error("workload.model.seq_length",
-            to_string(m.seq_length) + (cp > 1 ? " / cp " + to_string(cp) : std::string()) +
-                " is not divisible by tp = " + to_string(p.tp) + " with sequence_parallel (expected a multiple of " +
-                to_string(multiple) +
-                ": Megatron-LM splits each sequence over the TP ranks and asserts it, mappings.py "
-                "_split_along_first_dim; or sequence_parallel: false)");
+    k.layout_error("workload.model.seq_length",
+                   to_string(m.seq_length) + (cp > 1 ? " / cp " + to_string(cp) : std::string()) +
+                       " is not divisible by tp = " + to_string(p.tp) +
+                       " with sequence_parallel (expected a multiple of " + to_string(multiple) +
+                       ": Megatron-LM splits each sequence over the TP ranks and asserts it, mappings.py "
+                       "_split_along_first_dim; or sequence_parallel: false)");
   }
   // megatron/training/arguments.py validate_args, "Expert parallelism check": "Expert parallelism
   // is not supported with fp16 training."

@@ -60,10 +60,11 @@ void check_offload(const models::Scenario& s, const models::NodeTemplate* node, 
   const models::ParallelSpec& p = s.parallel;
   // The optimizer is sharded over the dp x cp ranks that hold the same parameters.
   if (p.dp * std::max(1, p.cp) > 1 && p.zero_stage == 0)
-    k.error("workload.offload.optimizer",
-            "is true with dp = " + std::to_string(p.dp) + (p.cp > 1 ? " x cp = " + std::to_string(p.cp) : "") +
-                " and zero_stage 0 (expected zero_stage >= 1: ZeRO-Offload shards the offloaded optimizer over DP, "
-                "as DeepSpeed's offload_optimizer is a ZeRO option)");
+    k.layout_error(
+        "workload.offload.optimizer",
+        "is true with dp = " + std::to_string(p.dp) + (p.cp > 1 ? " x cp = " + std::to_string(p.cp) : "") +
+            " and zero_stage 0 (expected zero_stage >= 1: ZeRO-Offload shards the offloaded optimizer over DP, "
+            "as DeepSpeed's offload_optimizer is a ZeRO option)");
   if (s.model.family == models::ModelFamily::resnet)
     k.error("workload.offload.optimizer",
             "is true for a ResNet (expected false: offload is modelled for Adam on "
@@ -135,15 +136,15 @@ void check_moe(const models::Scenario& s, Checker& k) {
       k.error("workload.model.moe_capacity_factor",
               "got " + Checker::number(cf) + " (expected 0 for dropless routing, or a number from 1 to 64)");
     if (p.tp > 1 && !p.sequence_parallel)
-      k.error("workload.parallel.sequence_parallel",
-              "a MoE model with tp > 1 needs sequence parallelism, as Megatron-Core does (expected "
-              "sequence_parallel: true)");
+      k.layout_error("workload.parallel.sequence_parallel",
+                     "a MoE model with tp > 1 needs sequence parallelism, as Megatron-Core does (expected "
+                     "sequence_parallel: true)");
     const int mffn = m.moe_ffn_hidden_size > 0 ? m.moe_ffn_hidden_size : m.ffn_hidden_size;
     if (m.num_shared_experts > 0 && p.tp > 1 && mffn > 0 &&
         (static_cast<std::int64_t>(mffn) * m.num_shared_experts) % p.tp != 0)
-      k.error("workload.parallel.tp", to_string(p.tp) + " does not divide the shared experts' width " +
-                                          to_string(m.num_shared_experts) + " x " + to_string(mffn) +
-                                          " (expected a divisor of it)");
+      k.layout_error("workload.parallel.tp", to_string(p.tp) + " does not divide the shared experts' width " +
+                                                 to_string(m.num_shared_experts) + " x " + to_string(mffn) +
+                                                 " (expected a divisor of it)");
   } else {
     for (const char* f :
          {"workload.model.moe_top_k", "workload.model.moe_ffn_hidden_size", "workload.model.num_shared_experts",
@@ -161,8 +162,9 @@ void check_moe(const models::Scenario& s, Checker& k) {
       k.error("workload.parallel.ep", to_string(p.ep) + " does not divide num_experts " + to_string(m.num_experts) +
                                           " (expected a divisor of " + to_string(m.num_experts) + ")");
     } else if (p.dp >= 1 && p.dp % p.ep != 0) {
-      k.error("workload.parallel.ep", to_string(p.ep) + " does not divide dp " + to_string(p.dp) +
-                                          " (expected a divisor of dp: experts are split over data-parallel ranks)");
+      k.layout_error("workload.parallel.ep",
+                     to_string(p.ep) + " does not divide dp " + to_string(p.dp) +
+                         " (expected a divisor of dp: experts are split over data-parallel ranks)");
     }
   }
 }

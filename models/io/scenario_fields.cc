@@ -111,6 +111,7 @@ constexpr ScenarioField kFields[] = {
     field<&S::model, &Model::num_query_groups>("workload.model.num_query_groups", not_resnet),
     field<&S::model, &Model::ffn_hidden_size>("workload.model.ffn_hidden_size", not_resnet),
     field<&S::model, &Model::vocab_size>("workload.model.vocab_size", not_resnet),
+    field<&S::model, &Model::make_vocab_size_divisible_by>("workload.model.make_vocab_size_divisible_by", not_resnet),
     field<&S::model, &Model::seq_length>("workload.model.seq_length", not_resnet),
     field<&S::model, &Model::gated_mlp>("workload.model.gated_mlp", not_resnet),
     field<&S::model, &Model::untied_embeddings>("workload.model.untied_embeddings", not_resnet),

@@ -81,7 +81,8 @@ std::string extension_of(const std::string& path) {
 namespace detail {
 
 models::Scenario load_impl(std::string_view text, std::string_view origin, Format format,
-                           const std::vector<Override>& overrides, const ClusterUse* cluster_only) {
+                           const std::vector<Override>& overrides, const ClusterUse* cluster_only,
+                           std::vector<std::string>* layout_problems) {
   if (text.size() > kMaxInputBytes) {
     throw ScenarioError({std::string(origin) + ": input too large (" + std::to_string(text.size()) +
                          " bytes; expected at most " + std::to_string(kMaxInputBytes) + ")"});
@@ -92,12 +93,13 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
     if (auto other = detail::wrong_kind_message(text, origin, format, message.GetDescriptor()))
       throw ScenarioError({*other});
   }
-  return load_parsed(message, *read.source_map, std::move(read.errors), origin, format, overrides, cluster_only);
+  return load_parsed(message, *read.source_map, std::move(read.errors), origin, format, overrides, cluster_only,
+                     layout_problems);
 }
 
 models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::vector<std::string> errors,
                              std::string_view origin, Format format, const std::vector<Override>& overrides,
-                             const ClusterUse* cluster_only) {
+                             const ClusterUse* cluster_only, std::vector<std::string>* layout_problems) {
   std::map<std::string, std::string> override_origins;
   detail::apply_overrides(message, overrides, errors, override_origins);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
@@ -118,6 +120,7 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   std::vector<std::string> bad_enums;
   to_struct(message, scenario, bad_enums);
   Checker checker(message, map, origin, override_origins, errors);
+  checker.set_layout_search(layout_problems);
   enum_errors(bad_enums, message, checker);
   check_scenario(scenario, checker, cluster_only == nullptr);
   // A forced algorithm or protocol is refused at run time, when a collective it cannot run is
@@ -230,9 +233,13 @@ models::Scenario load_cluster_scenario_file(const std::string& path, const std::
 
 std::string_view default_scenario_text() { return {detail::kDefaultScenarioText, detail::kDefaultScenarioTextSize}; }
 
-models::Scenario default_scenario(const std::vector<std::string>& overrides) {
+namespace {
+
+/// default_scenario, with layout_problems as load_impl takes it.
+models::Scenario load_default(const std::vector<std::string>& overrides, std::vector<std::string>* layout_problems) {
   try {
-    return load_impl(default_scenario_text(), kDefaultOrigin, Format::text, as_cli_overrides(overrides));
+    return load_impl(default_scenario_text(), kDefaultOrigin, Format::text, as_cli_overrides(overrides), nullptr,
+                     layout_problems);
   } catch (const ScenarioError& e) {
     // An error positioned in scenarios/default.textproto points at a file the user never named:
     // say that it is the embedded default and which --set options changed it.
@@ -250,6 +257,21 @@ models::Scenario default_scenario(const std::vector<std::string>& overrides) {
     errors.push_back(note);
     throw ScenarioError(std::move(errors));
   }
+}
+
+}  // namespace
+
+models::Scenario default_scenario(const std::vector<std::string>& overrides) {
+  return load_default(overrides, nullptr);
+}
+
+models::Scenario load_scenario_for_layout_search(const std::string& path, const std::vector<std::string>& overrides,
+                                                 std::vector<std::string>& layout_problems) {
+  layout_problems.clear();
+  if (path.empty()) return load_default(overrides, &layout_problems);
+  const Format format = format_for_path(path);
+  const std::string text = read_input_file(path);
+  return load_impl(text, path, format, as_cli_overrides(overrides), nullptr, &layout_problems);
 }
 
 std::string scenario_to_text(const models::Scenario& scenario) {

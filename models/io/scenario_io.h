@@ -101,6 +101,18 @@ models::Scenario load_scenario_text(std::string_view text, std::string_view orig
 /// "scenarios/default.textproto".
 models::Scenario default_scenario(const std::vector<std::string>& overrides = {});
 
+/// For `traincast plan`, which replaces the scenario's parallel layout by the layouts it searches:
+/// as load_scenario_file (default_scenario when `path` is empty), except that the rules tying the
+/// scenario's own layout (tp, pp, dp, schedule, virtual_stages, uneven_stages, sequence_parallel,
+/// zero_stage, micro_batch_size, and tp_comm_overlap / overlap_param_gather, which depend on them)
+/// to its model, batch and cluster are not errors: what they find is put in layout_problems
+/// (cleared first; positioned as errors are, e.g. "--set: cluster.num_nodes: tp * pp * dp = 64
+/// but the cluster has 128 GPUs ..."), empty when the own layout is valid. Every other rule
+/// applies, and a layout field outside its own range (tp: 0) is still an error. Throws
+/// ScenarioError as load_scenario_file.
+models::Scenario load_scenario_for_layout_search(const std::string& path, const std::vector<std::string>& overrides,
+                                                 std::vector<std::string>& layout_problems);
+
 /// The embedded text of scenarios/default.textproto, byte for byte.
 std::string_view default_scenario_text();
 

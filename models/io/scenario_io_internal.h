@@ -72,6 +72,19 @@ class Checker {
     errors_.push_back(where(path) + ": " + path + ": " + what);
   }
 
+  /// For a rule that ties the scenario's parallel layout (tp, pp, dp, schedule, virtual_stages,
+  /// uneven_stages, sequence_parallel, zero_stage, micro_batch_size and the overlap flags that
+  /// depend on them) to its model, batch or cluster: an error as error() makes it, or, while a
+  /// layout search loads the scenario (set_layout_search), a layout problem instead.
+  void layout_error(const std::string& path, const std::string& what) {
+    std::string message = where(path) + ": " + path + ": " + what;
+    (layout_problems_ != nullptr ? *layout_problems_ : errors_).push_back(std::move(message));
+  }
+
+  /// From now on layout_error() appends to `problems` (null: to the errors again), for
+  /// load_scenario_for_layout_search.
+  void set_layout_search(std::vector<std::string>* problems) { layout_problems_ = problems; }
+
   /// The integer field at `path` within its own range (int_ranges.h, the table the parsers' messages
   /// quote too), else "not set" / "got V" (expected that range). Cross-field limits are checked by
   /// the caller after this.
@@ -108,6 +121,7 @@ class Checker {
   std::string_view origin_;
   const std::map<std::string, std::string>& override_origins_;
   std::vector<std::string>& errors_;
+  std::vector<std::string>* layout_problems_ = nullptr;
 };
 
 /// `names` joined by ", ", for "(expected one of: ...)".
@@ -121,15 +135,18 @@ inline std::string names_list(const std::vector<std::string>& names) {
 /// null for a whole scenario; else what a cluster-only command reads (the workload is not checked).
 /// overrides: applied in order; each names its own origin for messages ("--set", or a cases file
 /// position).
+/// layout_problems: null for a whole check; else the scenario's own layout is not checked against
+/// its model, batch and cluster and what those rules find lands here (Checker::layout_error).
 models::Scenario load_impl(std::string_view text, std::string_view origin, Format format,
-                           const std::vector<Override>& overrides, const ClusterUse* cluster_only = nullptr);
+                           const std::vector<Override>& overrides, const ClusterUse* cluster_only = nullptr,
+                           std::vector<std::string>* layout_problems = nullptr);
 
 /// load_impl after parsing: `message` as read from `origin` (`map` positions its fields; `errors`
 /// are the reader's), then override, convert, check. `format` only words the message for a file
 /// without a workload. Throws ScenarioError with everything found.
 models::Scenario load_parsed(proto::Scenario& message, const SourceMap& map, std::vector<std::string> errors,
                              std::string_view origin, Format format, const std::vector<Override>& overrides,
-                             const ClusterUse* cluster_only);
+                             const ClusterUse* cluster_only, std::vector<std::string>* layout_problems = nullptr);
 
 /// A scenario from a message that was never text (a sweep point: the sweep's base message): as
 /// load_scenario_text(text of `message`, origin, Format::text, overrides), the "field.path=value"

@@ -3,6 +3,7 @@
 
 #include "models/io/sweep_csv.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -260,8 +261,11 @@ std::vector<std::string> csv_fields(std::string_view line) {
   return out;
 }
 
-/// What a metric's cell may hold, as sweep_csv_row writes it.
-enum class CellKind { text, boolean, number };
+/// What a metric's cell may hold, as sweep_csv_row writes it. Every number a sweep records is a
+/// time, a memory size, a rate, a fraction, a count or a cost: none is negative
+/// (std::to_chars writes -0.0 as "-0", which reads as 0 and passes). whole: an integer report
+/// field (num_gpus, micro_batches, events, routing_seeds), written by std::to_string.
+enum class CellKind { text, boolean, number, whole };
 struct MetricCell {
   CellKind kind = CellKind::number;
   bool may_be_empty = false;  ///< the report leaves the field out at times (ReportField::when)
@@ -274,20 +278,46 @@ std::optional<MetricCell> metric_cell(std::string_view name) {
     if (m.derived == &busiest_link) return MetricCell{CellKind::text, true};
     if (m.derived != nullptr) return MetricCell{CellKind::number, false};
     const detail::ReportField& f = detail::report_field(m.report_path);
+    const bool integer = f.kind == detail::FieldKind::integer || f.kind == detail::FieldKind::unsigned_integer;
     const CellKind kind = f.kind == detail::FieldKind::string    ? CellKind::text
                           : f.kind == detail::FieldKind::boolean ? CellKind::boolean
+                          : integer                              ? CellKind::whole
                                                                  : CellKind::number;
     return MetricCell{kind, f.when != nullptr};
   }
   return std::nullopt;
 }
 
-/// A finite number in the text sweep_csv_row writes (std::to_chars / std::to_string).
-bool is_finite_number(std::string_view s) {
-  if (s.empty()) return false;
+/// `s` read as a finite number in the text sweep_csv_row writes (std::to_chars /
+/// std::to_string), or nullopt.
+std::optional<double> finite_number(std::string_view s) {
+  if (s.empty()) return std::nullopt;
   double v = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+/// Decimal digits only, as std::to_string writes a count that is not negative.
+bool is_whole_number(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+/// The error for one number cell ("" when it is one sweep_csv_row writes); `at` is "column c: ".
+std::string number_cell_error(const std::string& at, const std::string& v, const MetricCell& cell) {
+  const std::string or_empty = cell.may_be_empty ? ", or an empty cell where the report has none" : "";
+  if (cell.kind == CellKind::whole && !is_whole_number(v))
+    return at + quoted_clip(v) + " is not a count (expected a whole number >= 0" + or_empty +
+           ", as traincast sweep writes)";
+  const std::optional<double> number = finite_number(v);
+  if (!number)
+    return at + quoted_clip(v) + " is not a number (expected a finite number" + or_empty +
+           ", as traincast sweep writes)";
+  if (*number < 0)
+    return at + quoted_clip(v) +
+           " is negative (expected a number >= 0: no time, memory, rate, fraction, count or cost a sweep "
+           "records is negative)";
+  return "";
 }
 
 /// The header's columns the rows are checked against: where status is, and each metric's rule.
@@ -345,9 +375,17 @@ std::string row_error(const std::vector<std::string>& f, const RowColumns& c) {
     if (cell.kind == CellKind::boolean && v != "true" && v != "false")
       return at + quoted_clip(v) + " is not a boolean (expected true or false" +
              (cell.may_be_empty ? ", or an empty cell" : "") + ")";
-    if (cell.kind == CellKind::number && !is_finite_number(v))
-      return at + quoted_clip(v) + " is not a number (expected a finite number" +
-             (cell.may_be_empty ? ", or an empty cell where the report has none" : "") + ", as traincast sweep writes)";
+    if (cell.kind == CellKind::number || cell.kind == CellKind::whole) {
+      if (std::string e = number_cell_error(at, v, cell); !e.empty()) return e;
+    }
+  }
+  const std::string& reason = f.back();
+  if (status == "ok" && !reason.empty())
+    return "column reason: " + quoted_clip(reason) +
+           " in a row of status ok (expected an empty cell: ok rows have no reason)";
+  if (status != "ok" && reason.empty()) {
+    return "column reason: empty in a row of status " + status + " (expected why the point is " + status +
+           ", as traincast sweep writes)";
   }
   return "";
 }
@@ -449,6 +487,53 @@ SweepCsv read_sweep_csv(const std::string& path) {
     csv.complete_bytes = pos;
   }
   return csv;
+}
+
+void check_sweep_csv_axes(const SweepCsv& csv, const std::string& path, const models::Sweep& sweep) {
+  if (csv.header != sweep_csv_header(sweep)) {
+    const std::string header = sweep_csv_header(sweep);
+    throw ScenarioError(
+        {path + ":2: header differs from the sweep's (expected \"" + std::string(without_eol(header)) + "\")"});
+  }
+  constexpr std::size_t kMaxShown = 10;
+  std::vector<std::string> problems;
+  std::size_t bad_rows = 0;
+  for (const SweepCsv::Row& row : csv.rows) {
+    if (row.point >= sweep.num_points()) {
+      throw ScenarioError({path + ":" + std::to_string(row.line_number) + ": point " + std::to_string(row.point) +
+                           " is not a point of the sweep (expected an index below " +
+                           std::to_string(sweep.num_points()) + ")"});
+    }
+    const std::vector<std::string> fields = csv_fields(without_eol(row.line));
+    for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
+      const models::SweepAxis& axis = sweep.axes[a];
+      const std::string& found = fields[1 + a];
+      const std::string& expected = sweep.value(row.point, a);
+      if (found == expected) continue;
+      ++bad_rows;
+      if (problems.size() >= kMaxShown) break;
+      std::string what =
+          path + ":" + std::to_string(row.line_number) + ": column " + axis.name + ": " + quoted_clip(found);
+      const bool on_axis = std::find(axis.values.begin(), axis.values.end(), found) != axis.values.end();
+      if (on_axis) {
+        what += " is not point " + std::to_string(row.point) + "'s value (expected " + quoted_clip(expected) +
+                ", as the sweep gives point " + std::to_string(row.point) + ")";
+      } else {
+        std::string values;
+        for (std::size_t k = 0; k < axis.values.size() && k < 8; ++k) values += (k ? ", " : "") + clip(axis.values[k]);
+        if (axis.values.size() > 8) values += ", ...";
+        what += " is a value no point of the sweep has on axis " + axis.name + " (expected " + quoted_clip(expected) +
+                " for point " + std::to_string(row.point) + "; the axis has " + values + ")";
+      }
+      problems.push_back(what);
+      break;  // one message per row
+    }
+  }
+  if (bad_rows > problems.size()) {
+    problems.push_back(path + ": " + std::to_string(bad_rows - problems.size()) +
+                       " more rows whose axis values are not their point's");
+  }
+  if (!problems.empty()) throw ScenarioError(problems);
 }
 
 }  // namespace traincast::io

@@ -87,12 +87,24 @@ struct SweepCsv {
 /// Reads a sweep CSV. The header must be "point,<axes>,status,<metrics>,reason" with known metric
 /// names. Rows must have the header's number of fields, a point index < points that belongs to
 /// the shard (a point twice is an error), a status sweep_csv_row writes (ok, oom, invalid, error)
-/// and metric cells as it writes them: for ok/oom rows a finite number (true/false for
-/// payback_never; any text for busiest_link), empty only where the report may leave the field
-/// out (payback_years); for invalid/error rows empty. Throws ScenarioError("path:line: what
+/// and metric cells as it writes them: for ok/oom rows a finite number >= 0 (no metric is
+/// negative; a whole number for the counts num_gpus, micro_batches, events, routing_seeds;
+/// true/false for payback_never; any text for busiest_link), empty only where the report may
+/// leave the field out (payback_years); for invalid/error rows empty; the reason empty for ok
+/// rows and not empty for the others. Axis cells are not checked here (the CSV does not hold the
+/// sweep): check_sweep_csv_axes does that. Throws ScenarioError("path:line: what
 /// (expected ...)"; a bad cell names its column) for an unreadable file, a first line that is
 /// not a traincast sweep comment or names more than models::kMaxSweepPoints points, a missing or
 /// foreign header, or a bad row.
 SweepCsv read_sweep_csv(const std::string& path);
+
+/// Checks every row of `csv` (read from `path` by read_sweep_csv) against the sweep that wrote
+/// it: each axis cell must be the value sweep_csv_row writes for the row's point. Call it once
+/// csv.hash, csv.points and csv.header are known to be `sweep`'s (the caller's messages for a
+/// foreign CSV say more). Throws ScenarioError with one "path:line: column <axis>: ..." message
+/// per bad row (at most 10, then a count), naming the value found and the one expected (and, for
+/// a value the axis does not have, the axis's values); a header that is not sweep_csv_header's
+/// is refused at line 2.
+void check_sweep_csv_axes(const SweepCsv& csv, const std::string& path, const models::Sweep& sweep);
 
 }  // namespace traincast::io

@@ -80,6 +80,22 @@ std::string layout_error(const Scenario& base, const Layout& l) {
              " not a multiple of pp " + to_string(l.pp) + " (interleaved 1F1B)";
   }
   if (l.sequence_parallel && l.tp == 1) return "sequence parallelism needs tp > 1";
+  // The loader's other layout rules (models/io: Checker::layout_error), so that every layout the
+  // search keeps is one `traincast run` accepts. Megatron-Core mappings.py
+  // _split_along_first_dim: the sequence splits over the TP ranks under sequence parallelism.
+  if (l.sequence_parallel && m.seq_length % l.tp != 0)
+    return "seq_length " + to_string(m.seq_length) + " is not divisible by tp " + to_string(l.tp) +
+           " with sequence parallelism";
+  if (m.num_experts > 0 && l.tp > 1 && !l.sequence_parallel)
+    return "a MoE model with tp > 1 needs sequence parallelism (Megatron-Core)";
+  const int moe_ffn = m.moe_ffn_hidden_size > 0 ? m.moe_ffn_hidden_size : m.ffn_hidden_size;
+  if (m.num_experts > 0 && m.num_shared_experts > 0 && moe_ffn > 0 &&
+      (static_cast<std::int64_t>(moe_ffn) * m.num_shared_experts) % l.tp != 0)
+    return "tp " + to_string(l.tp) + " does not divide the shared experts' width";
+  if (base.parallel.ep > 1 && l.dp % base.parallel.ep != 0)
+    return "ep " + to_string(base.parallel.ep) + " does not divide dp " + to_string(l.dp);
+  if (base.offload.optimizer && l.dp > 1 && l.zero_stage == 0)
+    return "optimizer offload with dp " + to_string(l.dp) + " needs ZeRO (zero_stage >= 1)";
   return {};
 }
 

@@ -46,7 +46,11 @@ Scenario apply_layout(const Scenario& base, const Layout& layout);
 /// ffn_hidden_size when set),
 /// tp*pp*dp = GPUs, pp <= layers and divides them unless uneven_stages, interleaving needs
 /// pp >= 2, virtual_stages >= 2, pp*virtual_stages dividing the layers and micro-batches per
-/// pipeline divisible by pp, global batch divisible by dp*micro_batch_size, zero_stage 0 or 1.
+/// pipeline divisible by pp, global batch divisible by dp*micro_batch_size, zero_stage 0 or 1;
+/// with sequence parallelism tp divides seq_length; a MoE model with tp > 1 has sequence
+/// parallelism and tp divides its shared experts' width; the base's ep divides dp; optimizer
+/// offload with dp > 1 has ZeRO. (These are the loader's layout rules, the ones
+/// io::load_scenario_for_layout_search leaves to the search.)
 /// Throws std::invalid_argument for an unknown node template (the cluster, not the layout, is bad).
 std::string layout_error(const Scenario& base, const Layout& layout);
 

@@ -104,6 +104,11 @@ struct PlanResult {
 /// max_virtual_stages < 1, max_micro_batch_size < 0) or an unknown node template.
 std::vector<Layout> enumerate_layouts(const Scenario& base, const PlanOptions& options = {});
 
+/// Why no layout of step 1 is valid, for a refusal: empty when enumerate_layouts finds one; else "no parallel layout is
+/// valid on N GPUs for this model and batch (S TP x PP x DP splits ... tried at micro-batch 1, e.g. TP 1 x PP 1 x DP
+/// 24: <layout_error>; ...)" with up to 3 splits and why each fails. Throws as enumerate_layouts.
+std::string why_no_layout(const Scenario& base, const PlanOptions& options = {});
+
 /// Closed-form iteration time of `scenario` [s], for ordering candidates only (the ranking uses
 /// simulation): per micro-batch, the busiest stage's compute from the workload programs plus TP
 /// collectives from CollectiveEngine::estimate_seconds (overlapped ones count only beyond the

@@ -462,11 +462,16 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
     }
     tr.throttled_time_fraction = std::max(tr.throttled_time_fraction, gt.throttled_time_fraction);
     if (gt.throttled_time_fraction > 0) ++tr.throttled_gpus;
-    tr.max_drift_c = std::max(tr.max_drift_c, std::abs(gt.end_c - gt.start_c));
+    const double drift_c = std::abs(gt.end_c - gt.start_c);
+    tr.max_drift_c = std::max(tr.max_drift_c, drift_c);
+    // Distance from the periodic steady state (ThermalReport::steady_state_offset_c): the drift
+    // over one iteration is that distance times (1 - exp(-w / tau)).
+    const double settle = window_s > 0 ? -std::expm1(-window_s / s_.gpus[i].rc.tau_s()) : 0.0;
+    tr.steady_state_offset_c = std::max(tr.steady_state_offset_c, settle > 0 ? drift_c / settle : drift_c);
     tr.slowdown_c = s_.gpus[i].rc.slowdown_c;
     tr.gpus.push_back(gt);
   }
-  tr.steady_state = tr.max_drift_c <= 0.5;
+  tr.steady_state = tr.steady_state_offset_c <= 0.5;
   pr.gpu_average_w = n > 0 ? gpu_sum_w / n : 0.0;
   // Nodes: every real node has the power of its kind.
   double it_w = 0;

@@ -69,8 +69,9 @@ struct FailureSimInputs {
 /// checkpoint and costs a restart. Draw i uses its own generator seeded from (seed, i), and the
 /// statistics are taken in draw order, so the report is the same for any thread count. Percentiles
 /// are nearest-rank. Throws std::invalid_argument when neither work nor horizon bounds a draw, and
-/// std::overflow_error when a draw exceeds 10 million interruptions (a job that never finishes),
-/// and Interrupted (models/spec/run_control.h) when an interrupt is requested while drawing.
+/// std::overflow_error when a draw exceeds 100,000 interruptions (a job that never finishes; the
+/// limit is kMaxInterruptions in reliability_model.cc), and Interrupted
+/// (models/spec/run_control.h) when an interrupt is requested while drawing.
 /// Reports "Monte-Carlo draws" progress (report_progress) every 4,096 draws.
 ReliabilityReport simulate_failures(const FailureSimInputs& in);
 

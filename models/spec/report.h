@@ -271,10 +271,18 @@ struct ThermalReport {
   double slowdown_c = 0.0;               ///< the GPUs' slowdown temperature
   double throttled_time_fraction = 0.0;  ///< max over GPUs, last iteration
   int throttled_gpus = 0;                ///< GPUs that spent any of the last iteration throttled
-  /// true when every GPU's temperature at the end of the last iteration is within 0.5 K of its
-  /// value at the start (the thermal state repeats from one iteration to the next).
+  /// true when steady_state_offset_c <= 0.5 K: every GPU starts the last iteration within 0.5 K
+  /// of its periodic steady state (the temperature the iteration's power pattern, repeated,
+  /// settles to), so the next iterations run as this one did.
   bool steady_state = false;
-  double max_drift_c = 0.0;       ///< largest |end - start| over GPUs in the last iteration
+  double max_drift_c = 0.0;  ///< largest |end - start| over GPUs in the last iteration [K]
+  /// Largest distance of a GPU from its periodic steady state at the start of the last iteration
+  /// [K]. The lumped RC is linear, so an offset d from the periodic orbit decays as
+  /// d exp(-t / tau) and one iteration of length w drifts by d (1 - exp(-w / tau)):
+  /// d = |end - start| / (1 - exp(-w / tau)). A drift alone says nothing for a millisecond
+  /// iteration: 1 ms drifts 0.0008 K at 40 K from the steady state with tau = 50 s. Estimated
+  /// (exact without throttling, which is not linear).
+  double steady_state_offset_c = 0.0;
   double rack_inlet_max_c = 0.0;  ///< hottest rack supply air (recirculation included)
   std::vector<GpuThermal> gpus;
   /// What the thermal slowdown costs the job: this run's iteration time (storage stalls left out)

@@ -16,14 +16,17 @@ struct ModelSpec {
   ModelFamily family = ModelFamily::transformer;
   // ResNet (family resnet): num_layers is the depth (50, 101 or 152); the transformer shape fields
   // are unused. Input images are image_size x image_size x 3.
-  int image_size = 224;            ///< input resolution [pixels], ImageNet training crop (He et al. 2016)
-  int num_classes = 1000;          ///< classifier outputs (ImageNet-1k)
-  int num_layers = 0;              ///< l, > 0
-  int hidden_size = 0;             ///< h, > 0
-  int num_attention_heads = 0;     ///< a, > 0, divides hidden_size
-  int num_query_groups = 0;        ///< GQA groups (0 = same as heads, plain MHA)
-  int ffn_hidden_size = 0;         ///< 0 = 4h
-  int vocab_size = 0;              ///< V, > 0
+  int image_size = 224;         ///< input resolution [pixels], ImageNet training crop (He et al. 2016)
+  int num_classes = 1000;       ///< classifier outputs (ImageNet-1k)
+  int num_layers = 0;           ///< l, > 0
+  int hidden_size = 0;          ///< h, > 0
+  int num_attention_heads = 0;  ///< a, > 0, divides hidden_size
+  int num_query_groups = 0;     ///< GQA groups (0 = same as heads, plain MHA)
+  int ffn_hidden_size = 0;      ///< 0 = 4h
+  int vocab_size = 0;           ///< V, > 0
+  /// Megatron-LM's --make-vocab-size-divisible-by: V is padded to a multiple of this x tp
+  /// (default 128, megatron/training/arguments.py), >= 1.
+  int make_vocab_size_divisible_by = 128;
   int seq_length = 0;              ///< s, > 0
   bool gated_mlp = false;          ///< SwiGLU (Llama): three h×ffn matrices instead of two
   bool untied_embeddings = false;  ///< separate output layer weights (Llama) vs tied (GPT)

@@ -206,7 +206,8 @@ double encoder_head_parameters(const ModelSpec& m) {
 double total_parameters(const ModelSpec& m) { return parameters(m, false); }
 
 double padded_vocab_size(const ModelSpec& m, int tp) {
-  const std::int64_t multiple = static_cast<std::int64_t>(kMakeVocabSizeDivisibleBy) * std::max(1, tp);
+  const std::int64_t multiple =
+      static_cast<std::int64_t>(std::max(1, m.make_vocab_size_divisible_by)) * std::max(1, tp);
   const std::int64_t padded = (static_cast<std::int64_t>(m.vocab_size) + multiple - 1) / multiple * multiple;
   return static_cast<double>(padded);
 }

@@ -63,10 +63,9 @@ struct LayerParameters {
 };
 LayerParameters layer_parameters(const ModelSpec& model, int layer);
 
-/// Megatron-LM's default --make-vocab-size-divisible-by (megatron/training/arguments.py).
-inline constexpr int kMakeVocabSizeDivisibleBy = 128;
 /// The vocabulary the embedding table and the logits GEMM are sized for: vocab_size rounded up to
-/// a multiple of kMakeVocabSizeDivisibleBy x tp, as Megatron-LM pads it
+/// a multiple of model.make_vocab_size_divisible_by (Megatron-LM's --make-vocab-size-divisible-by,
+/// default 128; values below 1 read as 1) x tp, as Megatron-LM pads it
 /// (megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding: "Pad vocab size so it is
 /// divisible by model parallel size and still having GPU friendly size"). E.g. 32,000 at tp 8 ->
 /// 32,768; 51,200 stays. The padded rows are dummies but are stored, multiplied and reduced.

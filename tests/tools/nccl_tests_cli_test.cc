@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tests/support/fixtures.h"
@@ -305,6 +306,46 @@ TEST(NcclTestsCli, NcclVersionIsCheckedWithItsPosition) {
       {kDgxH100, "--set", "cluster.collectives.nccl_version=2.18.3", "--set", "cluster.collectives.algorithm=nvls"});
   EXPECT_EQ(r.status, 0) << r.err;
   fs::remove_all(dir);
+}
+
+/// Out-of-place busbw [GB/s] of the last row of an nccl-tests table.
+double last_busbw(const std::string& out) {
+  std::string last;
+  for (const std::string& line : lines_of(out))
+    if (!line.empty() && line[0] != '#') last = line;
+  std::istringstream row(last);
+  std::string cell;
+  for (int i = 0; i < 8; ++i) row >> cell;  // size count type redop root time algbw busbw
+  return std::stod(cell);
+}
+
+// Issue 16: an H800 (A800) in dgx_h100 (dgx_a100) fits the baseboard, which wires the GPU's own
+// links: 8 NVLink4 (NVLink3) links x 25 GB/s = 200 GB/s per direction, the datasheets' 400 GB/s
+// bidirectional, not the template GPU's 18 (12). So the GPUs' NVLink bandwidth is theirs.
+TEST(NcclTestsCli, ExportVariantsOnTheirBaseboardsGetTheirOwnNvlinkBandwidth) {
+  const std::string dgx_a100 = kSrc + "/scenarios/nccl/dgx_a100.textproto";
+  const Result explain_h800 = test_support::run({"explain", kDgxH100, "--set", "cluster.gpu=H800-SXM5-80GB"});
+  ASSERT_EQ(explain_h800.status, 0) << explain_h800.err;
+  EXPECT_NE(explain_h800.out.find("per GPU NVLink4 8 links x 25 GB/s = 200 GB/s per direction"), std::string::npos)
+      << explain_h800.out;
+  const Result explain_a800 = test_support::run({"explain", dgx_a100, "--set", "cluster.gpu=A800-SXM4-80GB"});
+  ASSERT_EQ(explain_a800.status, 0) << explain_a800.err;
+  EXPECT_NE(explain_a800.out.find("per GPU NVLink3 8 links x 25 GB/s = 200 GB/s per direction"), std::string::npos)
+      << explain_a800.out;
+  // All-reduce of 1 GiB on the 8 GPUs is NVLink-bound: busbw scales with the links (ring forced,
+  // so the algorithm does not change with them).
+  for (const auto& [file, base_gpu, variant, links] :
+       {std::tuple{kDgxH100, "H100-SXM5-80GB", "H800-SXM5-80GB", 18.0},
+        std::tuple{dgx_a100, "A100-SXM4-80GB", "A800-SXM4-80GB", 12.0}}) {
+    auto busbw = [&](const std::string& gpu) {
+      const Result r = run({file, "--set", "cluster.gpu=" + gpu, "--set", "cluster.collectives.algorithm=ring", "--op",
+                            "all_reduce", "-b", "1G", "-e", "1G"});
+      EXPECT_EQ(r.status, 0) << r.err;
+      return last_busbw(r.out);
+    };
+    const double full = busbw(base_gpu), cut = busbw(variant);
+    EXPECT_NEAR(cut / full, 8.0 / links, 0.02 * 8.0 / links) << variant << ": " << cut << " vs " << full << " GB/s";
+  }
 }
 
 }  // namespace

@@ -225,5 +225,39 @@ TEST_F(NewUserCli, SetThatBreaksTheDefaultIsBlamed) {
       "GPUs each) (expected tp * pp * dp = 8)\n");
 }
 
+// Issue 16: `plan --set cluster.num_nodes=N` was refused because the scenario's own layout
+// (TP 2 x DP 4 = 8 GPUs) no longer matched: the layout plan is about to replace. It now searches,
+// and a note says why the own layout is not valid; everything else is still checked.
+TEST_F(NewUserCli, PlanSearchesWhenTheScenariosOwnLayoutNoLongerFits) {
+  const Result r = run({"plan", "--set", "cluster.num_nodes=2", "--max-simulations", "2", "--jobs", "1", "--top", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Cluster    2 x dgx_h100 = 16 x H100-SXM5-80GB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("The scenario's own layout is not valid here (the search replaces it):\n  --set: "
+                       "cluster.num_nodes: tp * pp * dp = 2 * 1 * 4 = 8 but the cluster has 16 GPUs (2 x dgx_h100 "
+                       "with 8 GPUs each) (expected tp * pp * dp = 16)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Best layouts (fastest first):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("The scenario's own layout: the scenario's own layout is not valid: tp * pp * dp = 8 but the "
+                       "cluster has 16 GPUs"),
+            std::string::npos)
+      << r.out;
+  // A rule that is not the layout's is still an error.
+  const Result bad = run({"plan", "--set", "cluster.num_nodes=2", "--set", "workload.model.num_query_groups=5"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')),
+            "--set: workload.model.num_query_groups: 5 does not divide num_attention_heads 32 (expected a divisor of "
+            "32)");
+  // No layout at all: 24 GPUs with even stages only; refused with why, exit 2.
+  const Result none = run({"plan", "--set", "cluster.num_nodes=3", "--no-uneven"});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_EQ(none.err,
+            "--set cluster.num_nodes=3: cluster.num_nodes: no parallel layout is valid on 24 GPUs for this model and "
+            "batch (29 TP x PP x DP splits with TP up to 16 tried at micro-batch 1, e.g. TP 1 x PP 1 x DP 24: "
+            "global_batch_size 128 is not divisible by dp * mb = 24; TP 1 x PP 2 x DP 12: global_batch_size 128 is "
+            "not divisible by dp * mb = 12; TP 1 x PP 3 x DP 8: pp 3 does not divide num_layers 32) (expected a "
+            "cluster, batch and model that some layout fits: docs/scenarios.md, \"Checks\")\n");
+}
+
 }  // namespace
 }  // namespace traincast::cli

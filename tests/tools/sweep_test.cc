@@ -178,9 +178,17 @@ TEST_F(SweepCliTest, ShardsMergedGiveTheSingleRunCsv) {
     EXPECT_EQ(count_lines(slurp(parts.back())), (i == 0 ? 10u : 9u) + 2);
   }
   const std::string merged = path("merged.csv");
-  const Result m = run({"merge", merged, parts[2], parts[0], parts[1]});  // any order
+  const Result m = run({"merge", merged, parts[2], parts[0], parts[1], "--sweep", sweep_});  // any order
   ASSERT_EQ(m.status, 0) << m.err;
+  EXPECT_EQ(m.err, "");
   EXPECT_EQ(slurp(merged), full);
+  // Without the sweep file the axis values cannot be checked, and merge says so.
+  const Result unchecked = run({"merge", path("m0.csv"), parts[0], parts[1], parts[2]});
+  ASSERT_EQ(unchecked.status, 0) << unchecked.err;
+  EXPECT_EQ(unchecked.err,
+            "traincast merge: note: axis values not checked against the sweep (pass --sweep SWEEP to check that "
+            "each row's axis values are its point's)\n");
+  EXPECT_EQ(slurp(path("m0.csv")), full);
 
   // Refusals: the output exists; a shard missing; a shard twice; parts of different sweeps.
   EXPECT_EQ(run({"merge", merged, parts[0], parts[1], parts[2]}).err,
@@ -200,6 +208,60 @@ TEST_F(SweepCliTest, ShardsMergedGiveTheSingleRunCsv) {
   EXPECT_EQ(other.status, 2);
   EXPECT_NE(other.err.find(path("other.csv") + ":1: from a different sweep (hash "), std::string::npos) << other.err;
   EXPECT_FALSE(fs::exists(path("m2.csv")) || fs::exists(path("m3.csv")) || fs::exists(path("m4.csv")));
+}
+
+/// `text` with the first occurrence of `from` at or after line `line` (0 = the comment) replaced by `to`.
+std::string replace_on_line(std::string text, int line, const std::string& from, const std::string& to) {
+  std::size_t at = 0;
+  for (int i = 0; i < line; ++i) at = text.find('\n', at) + 1;
+  const std::size_t hit = text.find(from, at);
+  EXPECT_LT(hit, text.find('\n', at)) << "\"" << from << "\" not on line " << line;
+  return text.replace(hit, from.size(), to);
+}
+
+// Issue 16: merge and --resume took a row whose axis value no point of the sweep has, a negative
+// iteration_time_s and an oom row with no reason. Each is refused with file:line, the column and
+// what was expected, exit 2, and no output written.
+TEST_F(SweepCliTest, MergeAndResumeRefuseRowsTheSweepCannotHaveWritten) {
+  const std::string full = full_csv();
+  // Line 3 is point 0: tp 1, pp 1, dp 16, hidden 2048, ok.
+  ASSERT_EQ(full.substr(full.find('\n', full.find('\n') + 1) + 1, 14), "0,1,1,16,2048,") << full;
+  auto refused = [&](const std::string& csv, const std::string& expected_err) {
+    spit(path("part.csv"), csv);
+    const Result m = run({"merge", path("m.csv"), path("part.csv"), "--sweep", sweep_});
+    EXPECT_EQ(m.status, 2);
+    EXPECT_EQ(m.err, expected_err);
+    EXPECT_FALSE(fs::exists(path("m.csv")));
+    const Result r = run({"sweep", sweep_, "--out", path("part.csv"), "--resume"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, expected_err);
+    EXPECT_EQ(slurp(path("part.csv")), csv);  // nothing run, nothing appended
+  };
+  const std::string at = path("part.csv") + ":3: ";
+  refused(replace_on_line(full, 2, "0,1,1,16,", "0,1,1,12,"),
+          at + "column dp: \"12\" is a value no point of the sweep has on axis dp (expected \"16\" for point 0; the "
+               "axis has 2, 4, 8, 16)\n");
+  refused(
+      replace_on_line(full, 2, "0,1,1,16,2048,", "0,1,1,16,32768,"),
+      at + "column hidden_size: \"32768\" is not point 0's value (expected \"2048\", as the sweep gives point 0)\n");
+  refused(
+      replace_on_line(full, 2, "2048,ok,", "2048,ok,-"),
+      at + "column iteration_time_s: \"-" +
+          full.substr(full.find("2048,ok,") + 8,
+                      full.find(',', full.find("2048,ok,") + 8) - full.find("2048,ok,") - 8) +
+          "\" is negative (expected a number >= 0: no time, memory, rate, fraction, count or cost a sweep records is "
+          "negative)\n");
+  // Point 1 (hidden 32768) is oom: its reason cut.
+  const std::size_t oom_line = full.find("\n1,1,1,16,32768,oom,") + 1;
+  ASSERT_NE(oom_line, 0u) << full;
+  const std::size_t oom_end = full.find('\n', oom_line);
+  std::size_t reason = full.find("peak ", oom_line);  // quoted when it holds a comma
+  ASSERT_LT(reason, oom_end);
+  if (full[reason - 1] == '"') --reason;
+  refused(full.substr(0, reason) + full.substr(oom_end),
+          path("part.csv") +
+              ":4: column reason: empty in a row of status oom (expected why the point is oom, as traincast sweep "
+              "writes)\n");
 }
 
 TEST_F(SweepCliTest, BadSweepFilesAndFlags) {

@@ -12,6 +12,7 @@
 #include "models/io/scenario_io.h"
 #include "models/io/sweep.h"
 #include "models/io/sweep_csv.h"
+#include "models/io/sweep_loader.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
 
@@ -24,17 +25,44 @@ std::string shard_name(models::SweepShard s) {
   return s.count == 1 ? std::string("whole sweep") : "shard " + std::to_string(s.index) + "/" + std::to_string(s.count);
 }
 
+/// Refuses parts that are not `sweep`'s (hash, point count, header) or whose rows' axis values
+/// are not their points' (io::check_sweep_csv_axes). files[i + 1] is parts[i]'s path.
+void check_parts_against_sweep(const models::Sweep& sweep, const std::string& sweep_path,
+                               const std::vector<io::SweepCsv>& parts, const std::vector<std::string>& files) {
+  std::vector<std::string> problems;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const io::SweepCsv& p = parts[i];
+    const std::string& name = files[i + 1];
+    if (p.hash != sweep.hash || p.points != sweep.num_points()) {
+      problems.push_back(name + ":1: not from " + sweep_path + " (hash " + p.hash + ", " + std::to_string(p.points) +
+                         " points; the sweep: hash " + sweep.hash + ", " + std::to_string(sweep.num_points()) +
+                         " points) (expected parts of that sweep)");
+      continue;
+    }
+    try {
+      io::check_sweep_csv_axes(p, name, sweep);
+    } catch (const io::ScenarioError& e) {
+      problems.insert(problems.end(), e.errors().begin(), e.errors().end());
+    }
+  }
+  if (!problems.empty()) throw io::ScenarioError(problems);
+}
+
 }  // namespace
 
 int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts(
-      "traincast merge OUT.csv PART.csv... [--force]\n\n"
+      "traincast merge OUT.csv PART.csv... [--sweep SWEEP] [--force]\n\n"
       "Joins CSVs written by `traincast sweep --shard i/N` (one per shard, or any CSVs of the same\n"
       "sweep that together hold every point exactly once) into OUT.csv, byte for byte the CSV that\n"
       "one `traincast sweep` run writes. Checks that every part comes from the same sweep (hash in\n"
-      "the first line) with the same columns, that no point is in two parts and none is missing.\n\n"
+      "the first line) with the same columns, that no point is in two parts and none is missing,\n"
+      "and every cell as the sweep writes it (status, metrics >= 0, a reason for oom/invalid/error\n"
+      "rows). With --sweep, also that the parts are that sweep's and each row's axis values are its\n"
+      "point's; without it the axis values cannot be checked, and a note on stderr says so.\n\n"
       "Options");
   opts.add_options()("help,h", "show this help")("force", "overwrite an existing OUT.csv")(
+      "sweep", po::value<std::string>(), "the sweep file the parts were run from: check each row's axis values")(
       "files", po::value<std::vector<std::string>>(), "OUT.csv then the parts (positional)");
   po::positional_options_description pos;
   pos.add("files", -1);
@@ -49,7 +77,10 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
     if (files.size() < 2)
       throw UsageError("merge: expected OUT.csv and at least one part (usage: traincast merge OUT.csv PART.csv...)");
     const std::string& out_path = files[0];
-    check_output_path(out_path, vm.count("force") > 0, std::vector<std::string>(files.begin() + 1, files.end()));
+    std::vector<std::string> inputs(files.begin() + 1, files.end());
+    const std::string sweep_path = vm.count("sweep") ? vm["sweep"].as<std::string>() : std::string();
+    if (!sweep_path.empty()) inputs.push_back(sweep_path);
+    check_output_path(out_path, vm.count("force") > 0, inputs);
     std::vector<io::SweepCsv> parts;
     for (std::size_t i = 1; i < files.size(); ++i) parts.push_back(io::read_sweep_csv(files[i]));
     const io::SweepCsv& first = parts[0];
@@ -72,6 +103,7 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
       }
     }
     if (!problems.empty()) throw io::ScenarioError(problems);
+    if (!sweep_path.empty()) check_parts_against_sweep(io::load_sweep_file(sweep_path), sweep_path, parts, files);
 
     // Every point once.
     struct Where {
@@ -116,6 +148,10 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
     std::string text = comment + first.header;
     for (const Where& w : by_point) text += w.row->line;
     write_output_file(out_path, text);
+    if (sweep_path.empty()) {
+      err << "traincast merge: note: axis values not checked against the sweep (pass --sweep SWEEP to check "
+             "that each row's axis values are its point's)\n";
+    }
     out << "traincast merge: " << first.points << " points from " << parts.size() << " part"
         << (parts.size() == 1 ? "" : "s") << " -> " << out_path << "\n";
     return 0;

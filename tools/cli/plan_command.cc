@@ -125,7 +125,11 @@ po::options_description plan_options(const planner::PlanOptions& defaults) {
       "default when none is given). Layouts whose per-GPU memory exceeds HBM are dropped without\n"
       "simulation; the promising rest are simulated in parallel. Prints the best --top layouts with\n"
       "iteration time, tokens/s, MFU and memory per GPU, why the runner-up lost to the winner, and\n"
-      "how the scenario's own layout compares. Same output for any --jobs (except the wall time).\n"
+      "how the scenario's own layout compares. The scenario's own layout need not fit the cluster\n"
+      "(e.g. after --set cluster.num_nodes=N): it is what the search replaces, so only a note says\n"
+      "why it is not valid; the rest of the scenario is checked as for `traincast run`, and a\n"
+      "cluster, batch and model that no layout fits is refused (exit status 2), saying why.\n"
+      "Same output for any --jobs (except the wall time).\n"
       "Progress on stderr when it is a terminal; Ctrl-C stops the search (exit status 130).\n\n"
       "Options");
   opts.add_options()("help,h", "show this help")(
@@ -334,7 +338,11 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
   const bool from_file = vm.count("scenario") > 0;
   const std::string origin = from_file ? vm["scenario"].as<std::string>() : "(embedded default)";
-  const models::Scenario sc = from_file ? io::load_scenario_file(origin, overrides) : io::default_scenario(overrides);
+  // The scenario's own layout is what the search replaces: its rules (tp * pp * dp = GPUs, ...)
+  // are not errors here, only what the note below says about it.
+  std::vector<std::string> own_layout_problems;
+  const models::Scenario sc =
+      io::load_scenario_for_layout_search(from_file ? origin : std::string(), overrides, own_layout_problems);
   std::string json_path;
   if (vm.count("json")) {
     json_path = vm["json"].as<std::string>();
@@ -348,6 +356,13 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
         {scenario_field_origin(from_file ? origin : std::string(), "cluster.num_nodes", overrides) + ": " + e.what()});
   }
 
+  if (const std::string why = planner::why_no_layout(sc, o); !why.empty()) {
+    throw io::ScenarioError({scenario_field_origin(from_file ? origin : std::string(), "cluster.num_nodes", overrides) +
+                             ": cluster.num_nodes: " + why +
+                             " (expected a cluster, batch and model that some layout fits: docs/scenarios.md, "
+                             "\"Checks\")"});
+  }
+
   const InterruptScope interrupts;  // Ctrl-C ends the search (exit 130)
   TerminalProgress progress(progress_terminal(err));
   const auto t0 = std::chrono::steady_clock::now();
@@ -357,6 +372,10 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
 
   std::ostringstream p;
   print_search(p, sc, r, o, origin, wall_s);
+  if (!own_layout_problems.empty()) {
+    p << "\nThe scenario's own layout is not valid here (the search replaces it):\n";
+    for (const std::string& why : own_layout_problems) p << "  " << why << "\n";
+  }
   if (r.ranked.empty()) {
     print_no_layout(p, r);
     out << p.str();

@@ -322,7 +322,11 @@ void print_power_and_thermal(std::ostream& o, const models::Report& r) {
     }
     o << "  rack inlet up to " << format_fixed(th.rack_inlet_max_c, 1) << " C; thermal steady state "
       << (th.steady_state ? "reached" : "NOT reached") << " (drift " << format_fixed(th.max_drift_c, 2)
-      << " K over the last iteration)\n";
+      << " K over the last iteration"
+      << (th.steady_state ? std::string()
+                          : "; up to " + format_fixed(th.steady_state_offset_c, 1) +
+                                " K from the periodic steady state at its start")
+      << ")\n";
   }
 }
 

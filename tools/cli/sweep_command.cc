@@ -256,6 +256,7 @@ AppendFile open_output(SweepPlan& plan, bool resume, bool force, const std::stri
       throw UsageError(path + ":2: header differs from this sweep's (expected " + header.substr(0, header.size() - 1) +
                        ")");
     }
+    io::check_sweep_csv_axes(csv, path, plan.sweep);                       // each row is its point
     if (csv.partial_last_line) fs::resize_file(path, csv.complete_bytes);  // drop the cut row
     for (const io::SweepCsv::Row& r : csv.rows) done.insert(r.point);
   }

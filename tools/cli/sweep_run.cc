@@ -70,6 +70,8 @@ io::SweepOutcome run_sweep_point(const models::Sweep& sweep, std::size_t point) 
     out.status = io::SweepStatus::error;
     out.reason = std::string("internal error: ") + e.what();
   }
+  // A row that is not ok always says why (the CSV reader refuses one that does not).
+  if (out.status != io::SweepStatus::ok && out.reason.empty()) out.reason = "refused without a message (a bug)";
   return out;
 }
 

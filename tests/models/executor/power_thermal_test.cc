@@ -149,6 +149,31 @@ TEST(PowerThermal, DefaultCoolingDoesNotThrottle) {
   for (const GpuPower& g : r.power.gpus) EXPECT_EQ(g.clock_fraction_min, 1.0);
 }
 
+// Issue 16: `thermal.steady_state` said "reached" for millisecond iterations started idle, because
+// one such iteration drifts far less than 0.5 K however far the GPU is from its steady state. The
+// distance is the drift / (1 - exp(-w / tau)) (linear RC), and steady_state is that <= 0.5 K.
+TEST(PowerThermal, SteadyStateIsTheDistanceFromThePeriodicOrbitNotOneIterationsDrift) {
+  Scenario sc = h100_job();
+  sc.options.iterations = 2;
+  sc.thermal.start = ThermalStart::idle;
+  sc.thermal.r_k_per_w = 0.06;  // tau = R C = 60 s, about the air-cooled default
+  sc.thermal.c_j_per_k = 1000;
+  const double tau = 60.0;
+  const Report idle = simulate_training(sc);
+  const double w = idle.iteration_time_s;
+  ASSERT_LT(w, tau / 100) << "expected an iteration much shorter than R C";
+  EXPECT_LT(idle.thermal.max_drift_c, 0.5);  // what the old test looked at
+  EXPECT_FALSE(idle.thermal.steady_state);
+  EXPECT_NEAR(idle.thermal.steady_state_offset_c, idle.thermal.max_drift_c / -std::expm1(-w / tau),
+              1e-3 * idle.thermal.steady_state_offset_c);  // the window is the last iteration
+  // From idle (about 35 C) towards a loaded GPU's tens of degrees more: far more than 0.5 K away.
+  EXPECT_GT(idle.thermal.steady_state_offset_c, 5.0);
+  sc.thermal.start = ThermalStart::steady_state;
+  const Report steady = simulate_training(sc);
+  EXPECT_TRUE(steady.thermal.steady_state);
+  EXPECT_LE(steady.thermal.steady_state_offset_c, 0.5);
+}
+
 // A calibration profile's fitted power/thermal overlay (calibrate/fit/power_fit.h) replaces the
 // catalog's: over the last iteration in periodic thermal steady state, integrating
 // C dT/dt = P - (T - T_in)/R over the period gives mean T = T_in + R x mean P, so GPU 0 (first in

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace traincast::models {
 namespace {
@@ -51,6 +52,35 @@ TEST(Catalog, HopperDatasheets) {
   // H800: NVLink 400 GB/s bidirectional = 8 links.
   EXPECT_DOUBLE_EQ(find_gpu("H800-SXM5-80GB").nvlink_links * 25e9 * 2, 400e9);
   EXPECT_DOUBLE_EQ(find_gpu("A800-SXM4-80GB").nvlink_links * 25e9 * 2, 400e9);
+}
+
+// The export variants as their datasheets give them (NVIDIA H800 datasheet 2023: the H100 SXM with
+// FP64 1 TFLOP/s and NVLink 400 GB/s; NVIDIA A800 datasheet 2022: the A100 80GB SXM with NVLink
+// 400 GB/s): every other figure is the base GPU's, the links are 8 of the same generation and rate.
+TEST(Catalog, ExportVariantsDifferFromTheirBaseOnlyWhereTheDatasheetsSay) {
+  for (const auto& [variant, base] :
+       {std::pair{"H800-SXM5-80GB", "H100-SXM5-80GB"}, std::pair{"A800-SXM4-80GB", "A100-SXM4-80GB"}}) {
+    SCOPED_TRACE(variant);
+    const GpuSpec& v = find_gpu(variant);
+    const GpuSpec& b = find_gpu(base);
+    EXPECT_EQ(v.nvlink_links, 8);
+    EXPECT_EQ(v.nvlink_generation, b.nvlink_generation);
+    EXPECT_DOUBLE_EQ(v.nvlink_bytes_per_s_per_link, b.nvlink_bytes_per_s_per_link);
+    EXPECT_DOUBLE_EQ(v.peak_bf16_flops, b.peak_bf16_flops);
+    EXPECT_DOUBLE_EQ(v.peak_fp16_flops, b.peak_fp16_flops);
+    EXPECT_DOUBLE_EQ(v.peak_tf32_flops, b.peak_tf32_flops);
+    EXPECT_DOUBLE_EQ(v.peak_fp8_flops, b.peak_fp8_flops);
+    EXPECT_DOUBLE_EQ(v.hbm_capacity_bytes, b.hbm_capacity_bytes);
+    EXPECT_DOUBLE_EQ(v.hbm_bandwidth_bytes_per_s, b.hbm_bandwidth_bytes_per_s);
+    EXPECT_DOUBLE_EQ(v.tdp_w, b.tdp_w);
+    EXPECT_EQ(v.form_factor, b.form_factor);
+    EXPECT_EQ(v.pcie_generation, b.pcie_generation);
+    EXPECT_EQ(v.compute_capability, b.compute_capability);
+    EXPECT_NE(v.source.find("datasheet"), std::string::npos) << v.source;
+    EXPECT_NE(v.source.find("NVLink 400 GB/s"), std::string::npos) << v.source;
+  }
+  EXPECT_DOUBLE_EQ(find_gpu("H800-SXM5-80GB").peak_fp64_flops, 1e12);  // H800 datasheet: FP64 1 TFLOP/s
+  EXPECT_DOUBLE_EQ(find_gpu("A800-SXM4-80GB").peak_fp64_flops, find_gpu("A100-SXM4-80GB").peak_fp64_flops);
 }
 
 TEST(Catalog, EveryGpuIsComplete) {

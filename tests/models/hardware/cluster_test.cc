@@ -219,6 +219,12 @@ TEST(Cluster, GpuOverride) {
   Fixture f(s);
   EXPECT_EQ(f.cluster.gpu_spec(0).name, "H800-SXM5-80GB");
   EXPECT_DOUBLE_EQ(path_bandwidth(f.net, f.cluster.route(0, 1)), 200e9);  // 8 x 25 GB/s
+  // The A800 on the HGX A100 baseboard: its own 8 NVLink3 links, not the A100's 12 (300 GB/s).
+  ClusterSpec a = make_spec("dgx_a100", 1);
+  a.gpu = "A800-SXM4-80GB";
+  Fixture fa(a);
+  EXPECT_DOUBLE_EQ(fa.cluster.scale_up_bytes_per_s(), 200e9);
+  EXPECT_DOUBLE_EQ(path_bandwidth(fa.net, fa.cluster.route(0, 1)), 200e9);
 }
 
 TEST(Cluster, DescribeNamesDevicesAndBandwidths) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/io/scenario_io.h"
+#include "models/workload/transformer.h"
 #include "tests/models/io/scenario_errors.h"
 
 namespace traincast::io {
@@ -177,6 +178,52 @@ TEST(HardwareChecksIo, ExpertParallelismRefusesFp16AsMegatronDoes) {
                                 "t.textproto:4:26: workload.parallel.ep: got 4 with precision fp16 (expected ep: 1, or "
                                 "precision bf16: Megatron-LM refuses expert parallelism with fp16 training, "
                                 "arguments.py validate_args)"}));
+}
+
+// Issue 16: Megatron-LM's --make-vocab-size-divisible-by was fixed at 128. It is
+// workload.model.make_vocab_size_divisible_by now, default 128, at least 1.
+TEST(HardwareChecksIo, VocabularyPaddingMultipleIsAFieldDefault128) {
+  const std::string text = scenario("node_template: \"dgx_h100\"", "seq_length: 2048", "tp: 2 dp: 4");
+  models::Scenario sc = load(text, {"workload.model.vocab_size=32001"});
+  EXPECT_EQ(sc.model.make_vocab_size_divisible_by, 128);
+  EXPECT_EQ(models::padded_vocab_size(sc.model, sc.parallel.tp), 32256);  // 126 x 128 x 2
+  sc = load(text, {"workload.model.vocab_size=32001", "workload.model.make_vocab_size_divisible_by=64"});
+  EXPECT_EQ(models::padded_vocab_size(sc.model, sc.parallel.tp), 32128);  // 251 x 64 x 2
+  sc = load(text, {"workload.model.vocab_size=32001", "workload.model.make_vocab_size_divisible_by=1"});
+  EXPECT_EQ(models::padded_vocab_size(sc.model, sc.parallel.tp), 32002);  // a multiple of tp only
+  EXPECT_EQ(errors_of(text, Format::text, {"workload.model.make_vocab_size_divisible_by=0"}),
+            (std::vector<std::string>{"--set: workload.model.make_vocab_size_divisible_by: got 0 (expected an integer "
+                                      "from 1 to 16777216: the simulator's range)"}));
+}
+
+// Issue 16: `traincast plan` loads with load_scenario_for_layout_search: the rules tying the
+// scenario's own layout to its model, batch and cluster become layout problems (positioned as
+// errors are), every other rule stays an error.
+TEST(HardwareChecksIo, LayoutSearchLoadingLeavesTheOwnLayoutToTheSearch) {
+  const std::string path = ::testing::TempDir() + "layout_search.textproto";
+  std::ofstream(path) << scenario("node_template: \"dgx_h100\"", "seq_length: 8191",
+                                  "tp: 2 dp: 4 sequence_parallel: true");
+  std::vector<std::string> problems;
+  EXPECT_THROW(load_scenario_file(path, {"cluster.num_nodes=2"}), ScenarioError);
+  const models::Scenario sc = load_scenario_for_layout_search(path, {"cluster.num_nodes=2"}, problems);
+  EXPECT_EQ(sc.cluster.num_nodes, 2);
+  EXPECT_EQ(problems,
+            (std::vector<std::string>{
+                path + ":3:85: workload.model.seq_length: 8191 is not divisible by tp = 2 with sequence_parallel "
+                       "(expected a multiple of 2: Megatron-LM splits each sequence over the TP ranks and asserts it, "
+                       "mappings.py _split_along_first_dim; or sequence_parallel: false)",
+                "--set: cluster.num_nodes: tp * pp * dp = 2 * 1 * 4 = 8 but the cluster has 16 GPUs (2 x dgx_h100 with "
+                "8 GPUs each) (expected tp * pp * dp = 16)"}));
+  // A valid own layout: no problems (the list is cleared first).
+  load_scenario_for_layout_search(path, {"workload.model.seq_length=8192"}, problems);
+  EXPECT_TRUE(problems.empty());
+  // Not a layout rule: still an error.
+  EXPECT_THROW(
+      load_scenario_for_layout_search(path, {"cluster.num_nodes=2", "workload.model.num_query_groups=5"}, problems),
+      ScenarioError);
+  // The embedded default with an empty path.
+  load_scenario_for_layout_search("", {"cluster.num_nodes=2"}, problems);
+  EXPECT_EQ(problems.size(), 1u);
 }
 
 }  // namespace

@@ -271,12 +271,14 @@ TEST(ScenarioIoErrors, EveryUnknownFieldIsReported) {
                 "hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, vocab_size, seq_length, "
                 "gated_mlp, untied_embeddings, num_experts, moe_top_k, moe_ffn_hidden_size, num_shared_experts, "
                 "first_dense_layers, moe_capacity_factor, family, image_size, num_classes, architecture, "
-                "mlm_prediction_fraction, max_position_embeddings, attention_dropout, hidden_dropout)",
+                "mlm_prediction_fraction, max_position_embeddings, attention_dropout, hidden_dropout, "
+                "make_vocab_size_divisible_by)",
                 "t.textproto:3:21: workload.model.foo: unknown field (expected one of: name, num_layers, "
                 "hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, vocab_size, seq_length, "
                 "gated_mlp, untied_embeddings, num_experts, moe_top_k, moe_ffn_hidden_size, num_shared_experts, "
                 "first_dense_layers, moe_capacity_factor, family, image_size, num_classes, architecture, "
-                "mlm_prediction_fraction, max_position_embeddings, attention_dropout, hidden_dropout)"}));
+                "mlm_prediction_fraction, max_position_embeddings, attention_dropout, hidden_dropout, "
+                "make_vocab_size_divisible_by)"}));
 }
 
 TEST(ScenarioIoErrors, WrongType) {

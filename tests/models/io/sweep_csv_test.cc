@@ -148,5 +148,107 @@ TEST_F(SweepCsvFile, StatusAndMetricCellsAreChecked) {
             path + ":2: header does not end with a \"reason\" column (expected the header traincast sweep writes)");
 }
 
+// Issue 16: `merge` and `--resume` took a negative time and an oom row with no reason. No metric a
+// sweep records is negative; counts are whole numbers; ok rows have no reason, every other status
+// has one. Each refusal names the line, the column and what was expected.
+TEST_F(SweepCsvFile, NegativeMetricsCountsAndReasonsAreChecked) {
+  const std::string path = (dir_ / "r.csv").string();
+  const std::string h =
+      "# traincast sweep 0123456789abcdef points 9\n"
+      "point,tp,status,iteration_time_s,dp_comm_exposed_s,peak_memory_gib,tokens_per_s,num_gpus,own_cost_to_train_usd,"
+      "reason\n";
+  // What the writer writes reads back, -0 included (std::to_chars writes a negative zero so).
+  EXPECT_EQ(
+      read_sweep_csv(write(h + "0,1,ok,0.25,-0,80.5,1e+06,16,0,\n1,2,oom,0.5,0,90,5,16,1,peak 90 GiB\n")).rows.size(),
+      2u);
+  const std::string negative =
+      " is negative (expected a number >= 0: no time, memory, rate, fraction, count or cost a sweep records "
+      "is negative)";
+  EXPECT_EQ(error_of(h + "0,1,ok,-0.25,0,80.5,1e+06,16,0,\n"),
+            path + ":3: column iteration_time_s: \"-0.25\"" + negative);
+  EXPECT_EQ(error_of(h + "0,1,ok,0.25,-1e-300,80.5,1e+06,16,0,\n"),
+            path + ":3: column dp_comm_exposed_s: \"-1e-300\"" + negative);
+  EXPECT_EQ(error_of(h + "0,1,oom,0.25,0,-80.5,1e+06,16,0,peak\n"),
+            path + ":3: column peak_memory_gib: \"-80.5\"" + negative);
+  EXPECT_EQ(error_of(h + "0,1,ok,0.25,0,80.5,-3,16,0,\n"), path + ":3: column tokens_per_s: \"-3\"" + negative);
+  EXPECT_EQ(error_of(h + "0,1,ok,0.25,0,80.5,3,16,-7,\n"),
+            path + ":3: column own_cost_to_train_usd: \"-7\"" + negative);
+  for (const char* count : {"-16", "16.5", "1e3", "+16"}) {
+    EXPECT_EQ(error_of(h + "0,1,ok,0.25,0,80.5,3," + count + ",0,\n"),
+              path + ":3: column num_gpus: \"" + count +
+                  "\" is not a count (expected a whole number >= 0, as traincast sweep writes)");
+  }
+  EXPECT_EQ(error_of(h + "0,1,ok,0.25,0,80.5,3,16,0,\n1,2,oom,0.5,0,90,5,16,1,\n"),
+            path +
+                ":4: column reason: empty in a row of status oom (expected why the point is oom, as traincast "
+                "sweep writes)");
+  EXPECT_EQ(error_of(h + "0,1,invalid,,,,,,,\n"),
+            path +
+                ":3: column reason: empty in a row of status invalid (expected why the point is invalid, as "
+                "traincast sweep writes)");
+  EXPECT_EQ(error_of(h + "0,1,error,,,,,,,\n"),
+            path +
+                ":3: column reason: empty in a row of status error (expected why the point is error, as "
+                "traincast sweep writes)");
+  EXPECT_EQ(
+      error_of(h + "0,1,ok,0.25,0,80.5,3,16,0,fine\n"),
+      path + ":3: column reason: \"fine\" in a row of status ok (expected an empty cell: ok rows have no reason)");
+}
+
+class SweepCsvAxes : public SweepCsvFile {
+ protected:
+  /// The first error of check_sweep_csv_axes on `rows` under the header of `s` ("no error").
+  std::string axes_error_of(const models::Sweep& s, const std::string& rows) {
+    const std::string p = write(sweep_csv_comment(s, {}) + sweep_csv_header(s) + rows);
+    try {
+      check_sweep_csv_axes(read_sweep_csv(p), p, s);
+    } catch (const ScenarioError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+};
+
+// Issue 16: a row whose axis value no point of the sweep has, or another point's, is refused by
+// --resume and by merge --sweep, naming the line, the axis column, the value found and expected.
+TEST_F(SweepCsvAxes, EachRowsAxisValuesAreItsPoints) {
+  const models::Sweep s = load(kBase +
+                               "axis { path: \"workload.parallel.tp\" values: \"1\" values: \"2\" values: \"4\" }\n"
+                               "axis { path: \"workload.training.micro_batch_size\" values: \"1\" values: \"2\" }\n"
+                               "metric: \"mfu\"\n");
+  ASSERT_EQ(s.num_points(), 6u);
+  const std::string path = (dir_ / "r.csv").string();
+  // Point p = 2 * tp index + mbs index.
+  EXPECT_EQ(axes_error_of(s, "0,1,1,ok,0.5,\n3,2,2,ok,0.5,\n5,4,2,invalid,,why\n"), "no error");
+  EXPECT_EQ(axes_error_of(s, "0,1,1,ok,0.5,\n3,3,2,ok,0.5,\n"),
+            path +
+                ":4: column tp: \"3\" is a value no point of the sweep has on axis tp (expected \"2\" for point "
+                "3; the axis has 1, 2, 4)");
+  EXPECT_EQ(axes_error_of(s, "3,4,2,ok,0.5,\n"),
+            path + ":3: column tp: \"4\" is not point 3's value (expected \"2\", as the sweep gives point 3)");
+  EXPECT_EQ(axes_error_of(s, "3,2,1,ok,0.5,\n"),
+            path +
+                ":3: column micro_batch_size: \"1\" is not point 3's value (expected \"2\", as the sweep gives "
+                "point 3)");
+  // Every bad row is listed (one message each), not only the first.
+  try {
+    const std::string p = write(sweep_csv_comment(s, {}) + sweep_csv_header(s) + "0,2,1,ok,0.5,\n1,1,9,ok,0.5,\n");
+    check_sweep_csv_axes(read_sweep_csv(p), p, s);
+    ADD_FAILURE() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.errors().size(), 2u);
+  }
+  // Another sweep's header is refused at line 2.
+  const models::Sweep other = load(kBase + "axis { path: \"workload.parallel.tp\" values: \"1\" }\nmetric: \"mfu\"\n");
+  const std::string p = write(sweep_csv_comment(other, {}) + sweep_csv_header(other) + "0,1,ok,0.5,\n");
+  try {
+    check_sweep_csv_axes(read_sweep_csv(p), p, s);
+    ADD_FAILURE() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ":2: header differs from the sweep's (expected \"point,tp,micro_batch_size,status,mfu,reason\")");
+  }
+}
+
 }  // namespace
 }  // namespace traincast::io

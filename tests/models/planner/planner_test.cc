@@ -442,5 +442,44 @@ TEST(PlannerAcceptance, Gpt3On128DgxA100AtLeastAsFastAsMegatron) {
             << vs_paper.headline << "\n";
 }
 
+// Issue 16: the search keeps only layouts the loader accepts, so its layout rules are the
+// loader's layout rules (Checker::layout_error), the ones io::load_scenario_for_layout_search
+// leaves to the search.
+TEST(PlannerLayout, RulesMatchTheLoadersLayoutRules) {
+  Scenario sc = small_wide();
+  sc.model.seq_length = 126;  // not a multiple of 4
+  EXPECT_EQ(layout_error(sc, {4, 1, 2, 1, true, 0, 1, Recompute::none, false}),
+            "seq_length 126 is not divisible by tp 4 with sequence parallelism");
+  EXPECT_EQ(layout_error(sc, {2, 1, 4, 1, true, 0, 1, Recompute::none, false}), "");
+  sc = small_wide();
+  sc.model.num_experts = 8;
+  EXPECT_EQ(layout_error(sc, {2, 1, 4, 1, false, 0, 1, Recompute::none, false}),
+            "a MoE model with tp > 1 needs sequence parallelism (Megatron-Core)");
+  sc.parallel.ep = 8;
+  EXPECT_EQ(layout_error(sc, {2, 1, 4, 1, true, 0, 1, Recompute::none, false}), "ep 8 does not divide dp 4");
+  EXPECT_EQ(layout_error(sc, {1, 1, 8, 1, false, 0, 1, Recompute::none, false}), "");
+  sc = small_wide();
+  sc.offload.optimizer = true;
+  EXPECT_EQ(layout_error(sc, {1, 1, 8, 1, false, 0, 1, Recompute::none, false}),
+            "optimizer offload with dp 8 needs ZeRO (zero_stage >= 1)");
+  EXPECT_EQ(layout_error(sc, {1, 1, 8, 1, false, 1, 1, Recompute::none, false}), "");
+}
+
+// Issue 16: plan refuses only when no layout is valid, and says why with examples.
+TEST(PlannerLayout, WhyNoLayoutNamesFailingSplits) {
+  Scenario sc = small_wide();  // 8 GPUs, 4 heads, 4 layers, batch 8
+  EXPECT_EQ(why_no_layout(sc), "");
+  sc.model.num_attention_heads = 3;   // hidden 12288 = 3 x 4096; TP 1 only
+  sc.model.num_layers = 3;            // PP 1 only (8's divisors 2, 4, 8 do not divide 3 layers)
+  sc.training.global_batch_size = 3;  // DP 1 only
+  PlanOptions even;
+  even.uneven_stages = false;
+  EXPECT_TRUE(enumerate_layouts(sc, even).empty());
+  EXPECT_EQ(why_no_layout(sc, even),
+            "no parallel layout is valid on 8 GPUs for this model and batch (10 TP x PP x DP splits with TP up to 16 "
+            "tried at micro-batch 1, e.g. TP 1 x PP 1 x DP 8: global_batch_size 3 is not divisible by dp * mb = 8; "
+            "TP 1 x PP 2 x DP 4: pp 2 does not divide num_layers 3; TP 1 x PP 4 x DP 2: pp 4 exceeds num_layers 3)");
+}
+
 }  // namespace
 }  // namespace traincast::models::planner

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -236,6 +237,26 @@ TEST(Reliability, RefusesUnboundedRuns) {
   in.rate_per_s = {1e-4};
   in.interval_s = 100;
   EXPECT_THROW(simulate_failures(in), std::invalid_argument);
+}
+
+// The header's limit is the code's: a draw is stopped after 100,000 interruptions (the comment
+// said 10 million). One failure a second and a 10 s restart: a restart succeeds once in e^10,
+// about 22,000 tries, so 1,000 s of work never finishes.
+TEST(Reliability, StopsADrawAfter100000Interruptions) {
+  FailureSimInputs in;
+  in.causes = {"all"};
+  in.rate_per_s = {1.0};
+  in.work_s = 1000;
+  in.interval_s = 100;
+  in.restart_s = 10;
+  in.draws = 1;
+  try {
+    simulate_failures(in);
+    ADD_FAILURE() << "no overflow_error";
+  } catch (const std::overflow_error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 100,000 interruptions in one Monte-Carlo draw"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

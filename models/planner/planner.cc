@@ -15,6 +15,7 @@
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
+#include "models/hardware/network_size.h"
 #include "models/spec/run_control.h"
 #include "models/workload/layer_program.h"
 #include "models/workload/pipeline_schedule.h"
@@ -614,7 +615,8 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
   check_options(o);
   check_transformer(base);
   check_search_options(o);
-  check_search_size(base, o);  // before the estimator or any simulation builds the cluster
+  check_search_size(base, o);        // before the estimator or any simulation builds the cluster
+  check_network_size(base.cluster);  // likewise (models/hardware/network_size.h)
   PlanResult result;
   const NodeTemplate& node = find_node_template(base.cluster.node_template);
   result.gpus_per_node = node.gpus_per_node;

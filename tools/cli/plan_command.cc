@@ -347,6 +347,7 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
     throw io::ScenarioError(
         {scenario_field_origin(from_file ? origin : std::string(), "cluster.num_nodes", overrides) + ": " + e.what()});
   }
+  check_network_size_at(sc, from_file ? origin : std::string(), overrides);  // likewise
 
   const InterruptScope interrupts;  // Ctrl-C ends the search (exit 130)
   TerminalProgress progress(progress_terminal(err));

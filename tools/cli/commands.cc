@@ -167,6 +167,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       }
     }
     if (!load_errors.empty()) throw io::ScenarioError(load_errors);
+    const InterruptScope interrupts;  // Ctrl-C stops the cases (exit 130, no table or --csv written)
     // nccl-tests cases (tools/cli/nccl_validation.cc) are compared per size, apart from the rest.
     const NcclValidationReport nccl = run_nccl_validation(cases, case_file, jobs);
     const bool have_nccl = nccl.failed + nccl.known_gaps + nccl.passed > 0;
@@ -193,7 +194,10 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     std::vector<std::string> failure(cases.size());
     auto run_one = [&](std::size_t i) {
       try {
+        models::throw_if_interrupted("validate: cases");
         predicted[i] = models::metric_value(models::simulate_training(cases[i].scenario), cases[i].metric);
+      } catch (const models::Interrupted&) {
+        throw;  // Ctrl-C ends the command, not the case
       } catch (const std::exception& e) {
         failure[i] = e.what();
       }

@@ -42,7 +42,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "the embedded default, a Llama-3-8B-class model on one DGX H100, when none is given) and\n"
       "prints a summary: iteration time, tokens/s, TFLOP/s per GPU, MFU/HFU, where the time went,\n"
       "per-GPU memory and OOM verdict, the busiest links. The Monte-Carlo failure draws show progress\n"
-      "on stderr when it is a terminal; Ctrl-C stops them (exit status 130, no file written).\n\nOptions");
+      "on stderr when it is a terminal; Ctrl-C (or SIGTERM) stops the run wherever it is, building the\n"
+      "network, simulating or drawing (exit status 130, 143 for SIGTERM; no file written).\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scalar field, e.g. --set workload.parallel.tp=4 (repeatable; see docs/scenarios.md)")(

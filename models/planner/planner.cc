@@ -216,7 +216,8 @@ void simulate_all(const Scenario& base, std::vector<PlanEntry>& entries, const s
     try {
       e.report = simulate_training(sc);
     } catch (const Interrupted&) {
-      throw;  // Ctrl-C ends the search, not this layout
+      // Ctrl-C ends the search, not this layout, wherever the simulation was (building, running).
+      throw Interrupted("plan: layout search: interrupted");
     } catch (const std::exception& ex) {
       e.error = ex.what();
     }

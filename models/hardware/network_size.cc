@@ -93,15 +93,17 @@ void refuse_network_over_limit(const ClusterSpec& spec, const NetworkSize& size)
   std::string fabric = fabric_kind_name(spec.fabric.kind);
   if (spec.fabric.kind == FabricKind::fat_tree || spec.fabric.kind == FabricKind::rail_optimized)
     fabric += ", " + std::to_string(spec.fabric.tiers) + " tiers";
-  throw std::invalid_argument(
-      "cluster.num_nodes: " + grouped(size.nodes) + " x " + node.name + " (cluster.node_template: " +
-      std::to_string(node.gpus_per_node) + " GPUs per node; cluster.nics_per_node: " + std::to_string(nics) +
-      "; cluster.fabric.kind: " + fabric + ") would build " + grouped(size.resources()) +
-      " network resources (directed links: " + grouped(size.resources_per_node) + " per node, " +
-      grouped(size.fabric_resources) + " in the fabric), beyond the simulator's limit of " +
-      grouped(kMaxNetworkResources) + " (about 1.2 KB each in a run: ~4.7 GB) (expected " +
-      (fits >= 1 ? "cluster.num_nodes " + grouped(fits) + " or fewer for this node and fabric" : std::string("a smaller cluster")) +
-      ")");
+  throw std::invalid_argument("cluster.num_nodes: " + grouped(size.nodes) + " x " + node.name +
+                              " (cluster.node_template: " + std::to_string(node.gpus_per_node) +
+                              " GPUs per node; cluster.nics_per_node: " + std::to_string(nics) +
+                              "; cluster.fabric.kind: " + fabric + ") would build " + grouped(size.resources()) +
+                              " network resources (directed links: " + grouped(size.resources_per_node) +
+                              " per node, " + grouped(size.fabric_resources) +
+                              " in the fabric), beyond the simulator's limit of " + grouped(kMaxNetworkResources) +
+                              " (about 1.2 KB each in a run: ~4.7 GB) (expected " +
+                              (fits >= 1 ? "cluster.num_nodes " + grouped(fits) + " or fewer for this node and fabric"
+                                         : std::string("a smaller cluster")) +
+                              ")");
 }
 
 void check_network_size(const ClusterSpec& spec) { refuse_network_over_limit(spec, Cluster::network_size(spec)); }

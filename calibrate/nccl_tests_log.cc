@@ -17,8 +17,10 @@
 namespace traincast::calibrate {
 namespace {
 
-/// Inputs larger than this are refused (published logs are tens of kB).
-constexpr std::size_t kMaxInputBytes = 64u << 20;
+/// Inputs larger than this are refused (published logs are tens of kB): the value of
+/// io::kMaxInputBytes (models/io/scenario_io.h), which this std-only folder cannot include
+/// (docs/layout.md).
+constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 /// At most this many errors are listed; then one line says how many more there were.
 constexpr std::size_t kMaxErrors = 50;
 
@@ -491,10 +493,16 @@ NcclTestsLog read_nccl_tests_log(const std::string& path) {
     const int err = errno != 0 ? errno : ENOENT;
     throw NcclTestsLogError({path + ": cannot read file (" + std::generic_category().message(err) + ")"});
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // At most kMaxInputBytes + 1 bytes (a path to /dev/zero or a FIFO has no size to check up front);
+  // the parser refuses the text when it is longer than kMaxInputBytes.
+  std::string text;
+  char chunk[1 << 16];
+  while (in && text.size() <= kMaxInputBytes) {
+    in.read(chunk, static_cast<std::streamsize>(std::min(sizeof chunk, kMaxInputBytes + 1 - text.size())));
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw NcclTestsLogError({path + ": cannot read file (read error)"});
-  return parse_nccl_tests_log(buffer.str(), path);
+  return parse_nccl_tests_log(text, path);
 }
 
 std::string op_conflict(const NcclTestsRun& run, std::string_view op, std::string_view path,

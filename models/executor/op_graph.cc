@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/spec/run_control.h"
+
 namespace traincast::models {
 
 void OpGraph::set_edges(std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges) {
@@ -46,7 +48,9 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   void run() {
     for (std::uint32_t i = 0; i < g_.ops.size(); ++i)
       if (g_.ops[i].remaining == 0) try_start(i);
-    sim_.run();
+    // Simulator::run() to the end, polling Ctrl-C after every event (a relaxed atomic load, against
+    // microseconds to seconds per event: one event may start a collective of 65,536 flows).
+    while (sim_.step()) throw_if_interrupted("run: simulation");
     for (const Op& op : g_.ops) {
       if (op.end_ns >= 0) continue;
       if (op.task != kNone && g_.tasks[op.task].arrived < g_.tasks[op.task].expected)

@@ -150,7 +150,8 @@ struct OpGraph {
 /// the model's speed (duration_ns x (1 - c + c / f) at a constant clock fraction f).
 /// Throws std::overflow_error when an op would end beyond the engine's range, and
 /// std::logic_error when the graph deadlocks (a dependency cycle or a task that never gets all
-/// its participants).
+/// its participants), Interrupted (models/spec/run_control.h) when an interrupt is requested
+/// (polled after every event).
 void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph, WorkerActivityModel* model = nullptr);
 
 }  // namespace traincast::models

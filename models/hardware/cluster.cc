@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/spec/run_control.h"
 #include "sim/time.h"
 
 namespace traincast::models {
@@ -108,7 +109,21 @@ const char* kind_name(LinkKind k) {
 
 Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : Cluster(spec) { install(net); }
 
-Cluster::Cluster(const ClusterSpec& spec) : spec_(spec) {
+Cluster::Cluster(const ClusterSpec& spec) : Cluster(spec, SizesOnly{}) {
+  refuse_network_over_limit(spec_, count_network());  // before anything large is built
+  const std::size_t gpus = static_cast<std::size_t>(num_gpus());
+  nvl_up_.reserve(gpus);
+  nvl_down_.reserve(gpus);
+  pcie_up_.reserve(gpus);
+  pcie_down_.reserve(gpus);
+  for (int n = 0; n < num_nodes_; ++n) {
+    if (n % 1024 == 0) throw_if_interrupted("cluster: building the network");
+    build_node(n);
+  }
+  build_fabric();
+}
+
+Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
   if (spec.num_nodes <= 0) {
     throw std::invalid_argument("cluster.num_nodes: must be > 0 (got " + std::to_string(spec.num_nodes) + ")");
   }
@@ -232,14 +247,6 @@ Cluster::Cluster(const ClusterSpec& spec) : spec_(spec) {
       }
     }
   }
-
-  const std::size_t gpus = static_cast<std::size_t>(num_gpus());
-  nvl_up_.reserve(gpus);
-  nvl_down_.reserve(gpus);
-  pcie_up_.reserve(gpus);
-  pcie_down_.reserve(gpus);
-  for (int n = 0; n < num_nodes_; ++n) build_node(n);
-  build_fabric();
 }
 
 sim::ResourceId Cluster::add(double capacity_bytes_per_s, std::int64_t latency_ns, std::string name, LinkKind kind,
@@ -258,7 +265,11 @@ void Cluster::install(sim::FlowNetwork& net) const {
                                 " resources (a cluster is installed on an empty network, so that its resource ids "
                                 "are the network's)");
   }
-  for (const ClusterEdge& e : edges_) net.add_resource(e.capacity_bytes_per_s, e.latency, e.name);
+  for (std::size_t r = 0; r < edges_.size(); ++r) {
+    if (r % 65536 == 0) throw_if_interrupted("cluster: installing the network");
+    const ClusterEdge& e = edges_[r];
+    net.add_resource(e.capacity_bytes_per_s, e.latency, e.name);
+  }
 }
 
 const ClusterEdge& Cluster::resource(sim::ResourceId r) const {

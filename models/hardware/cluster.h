@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "models/hardware/catalog.h"
+#include "models/hardware/network_size.h"
 #include "models/spec/scenario.h"
 #include "sim/flow_network.h"
 #include "sim/time.h"
@@ -60,8 +61,11 @@ class Cluster {
   /// template/GPU/NIC or impossible sizes; messages name the field, e.g.
   /// "cluster.num_nodes: must be > 0 (got 0)",
   /// "cluster.fabric.kind: none allows a single node (got num_nodes = 2)",
-  /// "cluster.fabric.torus_dims: product 12 != num_nodes 16"; and FlowNetwork::add_resource's
-  /// message for a resource whose capacity or latency is out of range.
+  /// "cluster.fabric.torus_dims: product 12 != num_nodes 16"; FlowNetwork::add_resource's
+  /// message for a resource whose capacity or latency is out of range; and, before anything is
+  /// built, refuse_network_over_limit's for a network over kMaxNetworkResources
+  /// (network_size.h). Throws Interrupted (models/spec/run_control.h) when an interrupt is
+  /// requested while the nodes are built (polled every 1,024 nodes).
   explicit Cluster(const ClusterSpec& spec);
   /// Cluster(spec), then install(net): builds every resource of the cluster on `net` (which
   /// must be empty). Same errors as both.
@@ -69,8 +73,15 @@ class Cluster {
 
   /// Adds every resource of the table to `net`, in id order, so that the network's ids are the
   /// table's (and route() holds for it). Throws std::invalid_argument when `net` already has
-  /// resources. Call once per network; only needed to simulate.
+  /// resources, Interrupted when an interrupt is requested (polled every 65,536 resources). Call
+  /// once per network; only needed to simulate.
   void install(sim::FlowNetwork& net) const;
+
+  /// The network Cluster(spec) builds, counted from the spec's sizes in constant time, building
+  /// nothing: resources() == Cluster(spec).num_resources() exactly (the count mirrors
+  /// build_node and build_fabric; tests/models/hardware/network_size_test.cc checks it). Throws
+  /// what Cluster(spec) throws for a bad spec, but not the size limit.
+  static NetworkSize network_size(const ClusterSpec& spec);
 
   int num_gpus() const { return num_nodes_ * gpus_per_node_; }
   int num_nodes() const { return num_nodes_; }
@@ -180,6 +191,12 @@ class Cluster {
   std::string to_dot(int max_nodes = 64) const;
 
  private:
+  struct SizesOnly {};
+  /// Checks the spec and sets every size (scale-up, fabric shape), building no resource.
+  Cluster(const ClusterSpec& spec, SizesOnly);
+  /// network_size() of this cluster's sizes (defined with it in network_size.cc).
+  NetworkSize count_network() const;
+
   struct CachedRoute {
     const sim::ResourceId* hops = nullptr;
     std::uint32_t size = 0;

@@ -31,7 +31,6 @@ namespace pb = google::protobuf;
 namespace tp = traincast::proto;
 using detail::PathStep;
 
-constexpr std::size_t kMaxInputBytes = 64u << 20;
 constexpr const char* kLinkNames[6] = {"other", "nvlink", "pcie", "socket", "nic", "fabric"};
 
 std::string num(double v) {

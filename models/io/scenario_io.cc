@@ -13,6 +13,7 @@
 #include <map>
 #include <sstream>
 #include <system_error>
+#include <vector>
 
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
@@ -181,16 +182,28 @@ std::string read_input_file(const std::string& path) {
     const int err = errno != 0 ? errno : ENOENT;
     throw ScenarioError({path + ": cannot read file (" + std::generic_category().message(err) + ")"});
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw ScenarioError({path + ": cannot read file (read error)"});
-  std::string text = std::move(buffer).str();
-  // A NUL byte never occurs in text (the test git and grep use to call a file binary); without this
-  // the parsers report a puzzle such as "1:1: unexpected end of file" (the tokenizer stops at NUL).
-  if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
-    throw ScenarioError({path + ": not a text file (a NUL byte at offset " + std::to_string(nul) +
-                         "; expected text, e.g. a .textproto or .json file)"});
+  // At most kMaxInputBytes + 1 bytes, whatever the file claims: /dev/zero, a FIFO or a /proc file
+  // has no size to check up front, and would otherwise be read until memory runs out. A NUL byte
+  // never occurs in text (the test git and grep use to call a file binary); without this the
+  // parsers report a puzzle such as "1:1: unexpected end of file" (the tokenizer stops at NUL).
+  std::string text;
+  std::vector<char> chunk(std::size_t{1} << 16);
+  while (in) {
+    const std::size_t want = std::min(chunk.size(), kMaxInputBytes + 1 - text.size());
+    in.read(chunk.data(), static_cast<std::streamsize>(want));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (const void* nul = std::memchr(chunk.data(), '\0', got); nul != nullptr) {
+      const std::size_t at = text.size() + static_cast<std::size_t>(static_cast<const char*>(nul) - chunk.data());
+      throw ScenarioError({path + ": not a text file (a NUL byte at offset " + std::to_string(at) +
+                           "; expected text, e.g. a .textproto or .json file)"});
+    }
+    text.append(chunk.data(), got);
+    if (text.size() > kMaxInputBytes) {
+      throw ScenarioError({path + ": input too large (more than " + std::to_string(kMaxInputBytes) +
+                           " bytes; expected at most " + std::to_string(kMaxInputBytes) + ", 64 MiB)"});
+    }
   }
+  if (in.bad()) throw ScenarioError({path + ": cannot read file (read error)"});
   return text;
 }
 

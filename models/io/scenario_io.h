@@ -16,6 +16,7 @@
 // semantic checks run only on a document that parsed cleanly, so that one misspelled key does not
 // also produce a "missing value" error.
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -36,6 +37,14 @@ inline constexpr std::string_view kThreadsWhy =
     "more workers than hardware threads do not speed up op-graph generation; 1024 is above a two-socket AMD "
     "EPYC 9965 server's 768";
 
+/// Largest input file or text any loader takes: 64 MiB (67,108,864 bytes). A scenario, sweep,
+/// case file, profile or measurement file is a few kB (the largest shipped file is under 1 MiB);
+/// the limit only stops a wrong path (a device such as /dev/zero, a multi-GB log) from being
+/// read until memory runs out. read_input_file reads at most kMaxInputBytes + 1 bytes of any file;
+/// the load_*_text functions refuse longer text. The one definition for models/io (calibrate's
+/// nccl-tests log reader, std-only by docs/layout.md, keeps its own copy of the value).
+inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
+
 /// Every error found in one input, in the order found. what() is the messages joined by '\n'.
 class ScenarioError : public std::runtime_error {
  public:
@@ -49,7 +58,9 @@ class ScenarioError : public std::runtime_error {
 };
 
 /// The whole contents of a file (bytes as stored). Throws ScenarioError "PATH: cannot read file (reason)"
-/// when missing, a directory, unreadable or a read fails; "PATH: not a text file (...)" for a NUL byte.
+/// when missing, a directory, unreadable or a read fails; "PATH: input too large (more than 67108864
+/// bytes; expected at most 67108864, 64 MiB)" after reading kMaxInputBytes + 1 bytes of a longer
+/// file, regular or not (/dev/zero, a FIFO); "PATH: not a text file (...)" for a NUL byte.
 std::string read_input_file(const std::string& path);
 
 /// Input syntax: protobuf text format or proto3 JSON (same schema, same field names; JSON also

@@ -26,8 +26,8 @@ class Scenario;  // traincast.pb.h
 
 namespace traincast::io::detail {
 
-/// Inputs larger than this are refused before parsing (a scenario is a few kB).
-inline constexpr std::size_t kMaxInputBytes = 64u << 20;
+/// Inputs larger than this are refused before parsing (scenario_io.h).
+using io::kMaxInputBytes;
 
 /// Positions and presence of fields, and the error list, for the semantic checks.
 class Checker {

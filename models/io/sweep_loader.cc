@@ -40,9 +40,6 @@ using detail::scenario_scalars;
 
 namespace {
 
-/// Sweep files and their base scenarios are refused above this size (a sweep is a few kB).
-constexpr std::size_t kMaxInputBytes = 64u << 20;
-
 std::string join(const std::vector<std::string>& items, std::string_view sep = ", ") {
   std::string out;
   for (const std::string& s : items) {
@@ -150,11 +147,6 @@ class SweepLoader {
       text = read_input_file(path);
     } catch (const ScenarioError& e) {
       error("scenario_file", e.what());
-      return;
-    }
-    if (text.size() > kMaxInputBytes) {
-      error("scenario_file", path + ": input too large (" + std::to_string(text.size()) + " bytes; expected at most " +
-                                 std::to_string(kMaxInputBytes) + ")");
       return;
     }
     detail::ReadOutcome read = detail::read_message(text, path, format, base_);

@@ -15,6 +15,7 @@
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
+#include "models/hardware/network_size.h"
 #include "models/spec/run_control.h"
 #include "models/workload/layer_program.h"
 #include "models/workload/pipeline_schedule.h"
@@ -220,7 +221,8 @@ void simulate_all(const Scenario& base, std::vector<PlanEntry>& entries, const s
     try {
       e.report = simulate_training(sc);
     } catch (const Interrupted&) {
-      throw;  // Ctrl-C ends the search, not this layout
+      // Ctrl-C ends the search, not this layout, wherever the simulation was (building, running).
+      throw Interrupted("plan: layout search: interrupted");
     } catch (const std::exception& ex) {
       e.error = ex.what();
     }
@@ -619,7 +621,8 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
   check_options(o);
   check_transformer(base);
   check_search_options(o);
-  check_search_size(base, o);  // before the estimator or any simulation builds the cluster
+  check_search_size(base, o);        // before the estimator or any simulation builds the cluster
+  check_network_size(base.cluster);  // likewise (models/hardware/network_size.h)
   PlanResult result;
   const NodeTemplate& node = find_node_template(base.cluster.node_template);
   result.gpus_per_node = node.gpus_per_node;

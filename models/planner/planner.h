@@ -135,7 +135,8 @@ void check_search_size(const Scenario& base, const PlanOptions& options);
 /// Runs the search of this header's comment on `base` (its model, cluster, batch, precision and
 /// flags; its own layout is the baseline). Throws std::invalid_argument for bad options
 /// (also max_simulations < 1, refine_top < 1, jobs < 1), a cluster the catalog lacks, or a search
-/// beyond kMaxSearchGpuSimulations (check_search_size); Interrupted (models/spec/run_control.h)
+/// beyond kMaxSearchGpuSimulations (check_search_size) or a network beyond kMaxNetworkResources
+/// (check_network_size, models/hardware/network_size.h); Interrupted (models/spec/run_control.h)
 /// when an interrupt is requested. Reports "plan: layouts simulated" progress (report_progress).
 PlanResult plan_layouts(const Scenario& base, const PlanOptions& options = {});
 

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/support/fixtures.h"
@@ -101,7 +102,16 @@ class HeldLock {
   int fd_ = -1;
 };
 
-class RobustCliTest : public traincast::test_support::TempDirTest {};
+class RobustCliTest : public traincast::test_support::TempDirTest {
+ protected:
+  /// Runs the traincast binary with `args` to completion (stdout, stderr to out.txt, err.txt).
+  Child run_child(const std::vector<std::string>& args) const {
+    Child c = spawn(args, path("out.txt"), path("err.txt"));
+    EXPECT_GT(c.pid, 0);
+    if (c.pid > 0) c.wait();
+    return c;
+  }
+};
 
 // Two writers of one CSV: the second is refused with the first named, exit 2, and the file is
 // left as it was (no duplicated rows, no torn row). Deterministic: the first writer is this test.
@@ -220,6 +230,136 @@ TEST_F(RobustCliTest, MillionGpuJobIsRefusedBeforeItsTopologyIsBuilt) {
             "options.iterations or global_batch_size, or keep options.fold_symmetric on\n");
   EXPECT_LT(c.wall_s, 1.0);
   EXPECT_LT(c.max_rss_kb, 1024L * 1024L);
+}
+
+// A folded 2^20-GPU job has few ops (one replica simulated) but a million-GPU network: 9,977,856
+// directed links, which ran 606 s to 14.4 GB before the network-size limit (models/hardware/
+// network_size.h). Now run, plan and explain refuse it from the spec alone, naming the fields.
+const std::vector<std::string> kFoldedMillionGpus = {"--set", "cluster.num_nodes=131072",
+                                                     "--set", "workload.parallel.dp=8192",
+                                                     "--set", "workload.training.global_batch_size=131072"};
+const std::string kMillionGpuNetwork =
+    "cluster.num_nodes: 131,072 x dgx_h100 (cluster.node_template: 8 GPUs per node; cluster.nics_per_node: 8; "
+    "cluster.fabric.kind: fat_tree, 3 tiers) would build 9,977,856 network resources (directed links: 74 per node, "
+    "278,528 in the fabric), beyond the simulator's limit of 4,000,000 (about 1.2 KB each in a run: ~4.7 GB) "
+    "(expected cluster.num_nodes 52,544 or fewer for this node and fabric)";
+
+TEST_F(RobustCliTest, FoldedMillionGpuRunIsRefusedBeforeItsNetworkIsBuilt) {
+  std::vector<std::string> args = {"run", kSrc + "/scenarios/models/llama3_405b.textproto"};
+  args.insert(args.end(), kFoldedMillionGpus.begin(), kFoldedMillionGpus.end());
+  const Child c = run_child(args);
+  EXPECT_EQ(c.exit_status(), 2) << slurp(path("err.txt"));
+  EXPECT_EQ(slurp(path("err.txt")), "traincast: " + kMillionGpuNetwork + "\n");
+  EXPECT_EQ(slurp(path("out.txt")), "");
+  EXPECT_LT(c.wall_s, 1.0);
+  EXPECT_LT(c.max_rss_kb, 1024L * 1024L);  // 1 GB
+}
+
+// plan (past its search budget with --max-simulations 1) and explain: the same refusal, at the
+// override that set the node count.
+TEST_F(RobustCliTest, FoldedMillionGpuPlanAndExplainAreRefusedAtTheField) {
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"plan", "--max-simulations", "1"}, std::vector<std::string>{"explain"}}) {
+    std::vector<std::string> args = command;
+    args.push_back(kSrc + "/scenarios/models/llama3_405b.textproto");
+    if (command[0] == "plan") {
+      args.insert(args.end(), kFoldedMillionGpus.begin(), kFoldedMillionGpus.end());
+    } else {
+      args.insert(args.end(), {"--set", "cluster.num_nodes=131072"});  // explain takes cluster fields only
+    }
+    const Child c = run_child(args);
+    EXPECT_EQ(c.exit_status(), 2) << command[0] << ": " << slurp(path("err.txt"));
+    EXPECT_EQ(slurp(path("err.txt")), "--set cluster.num_nodes=131072: " + kMillionGpuNetwork + "\n") << command[0];
+    EXPECT_LT(c.wall_s, 1.0) << command[0];
+    EXPECT_LT(c.max_rss_kb, 1024L * 1024L) << command[0];
+  }
+}
+
+// A sweep refuses the point, not the sweep: the million-GPU point is `invalid` with the reason, the
+// one-node point next to it runs (the whole sweep in seconds, where that point took minutes).
+TEST_F(RobustCliTest, SweepPointOverTheNetworkLimitIsInvalidWithTheReason) {
+  const std::string sweep =
+      write("net.sweep.textproto",
+            "name: \"network-limit\"\n"
+            "scenario { cluster { node_template: \"dgx_h100\" num_nodes: 1 } workload { model { num_layers: 2 "
+            "hidden_size: 1024 num_attention_heads: 8 vocab_size: 32000 seq_length: 1024 } parallel { tp: 8 } "
+            "training { global_batch_size: 8 } } }\n"
+            "axis { path: \"cluster.num_nodes\" values: \"1\" values: \"131072\" }\n"
+            "axis { path: \"workload.parallel.dp\" values: \"1\" values: \"131072\" }\n"
+            "axis { path: \"workload.training.global_batch_size\" values: \"8\" values: \"1048576\" }\n"
+            "constraint: \"tp * pp * dp == gpus && global_batch_size == 8 * dp\"\n");
+  const Child c = run_child({"sweep", sweep, "--out", path("r.csv"), "--jobs", "1"});
+  EXPECT_EQ(c.exit_status(), 0) << slurp(path("err.txt"));
+  const std::string csv = slurp(path("r.csv"));
+  EXPECT_NE(csv.find("\n0,1,1,8,ok,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,131072,131072,1048576,invalid,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("rail_optimized, 2 tiers) would build 9,764,864 network resources"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("beyond the simulator's limit of 4,000,000"), std::string::npos) << csv;
+  EXPECT_LT(c.wall_s, 20.0);
+  EXPECT_LT(c.max_rss_kb, 1024L * 1024L);
+}
+
+// An input that never ends: /dev/zero behind a scenario name, as a scenario and as a sweep's
+// scenario_file. Refused at its first bytes (a NUL: not text), exit 2, where it was read until
+// memory ran out.
+TEST_F(RobustCliTest, DevZeroScenarioFileIsRefused) {
+  const std::string zero = path("zero.textproto");
+  fs::create_symlink("/dev/zero", zero);
+  const std::string not_text =
+      ": not a text file (a NUL byte at offset 0; expected text, e.g. a .textproto or .json file)";
+  Child c = run_child({"run", zero});
+  EXPECT_EQ(c.exit_status(), 2);
+  EXPECT_EQ(slurp(path("err.txt")), zero + not_text + "\n");
+  EXPECT_LT(c.wall_s, 1.0);
+  const std::string sweep = write("z.sweep.textproto",
+                                  "name: \"zero\"\nscenario_file: \"zero.textproto\"\n"
+                                  "axis { path: \"workload.parallel.tp\" values: \"1\" }\n");
+  c = run_child({"sweep", sweep, "--out", path("z.csv")});
+  EXPECT_EQ(c.exit_status(), 2);
+  EXPECT_EQ(slurp(path("err.txt")), sweep + ":2:1: scenario_file: " + zero + not_text + "\n");
+  EXPECT_LT(c.wall_s, 1.0);
+  EXPECT_LT(c.max_rss_kb, 1024L * 1024L);
+  EXPECT_FALSE(fs::exists(path("z.csv")));
+}
+
+// SIGTERM (Slurm's) and SIGINT stop a long run promptly wherever it is (building the network or
+// simulating): the 131,072-GPU folded job on one routing draw, about 11 s of CPU and 1.4 GB.
+TEST_F(RobustCliTest, LongRunStopsPromptlyOnSigtermAndSigint) {
+  for (const auto& [signo, after_ms] : {std::pair{SIGTERM, 400}, std::pair{SIGINT, 3000}}) {
+    Child c = spawn({"run", kSrc + "/scenarios/models/llama3_405b.textproto", "--set", "cluster.num_nodes=16384",
+                     "--set", "workload.parallel.dp=1024", "--set", "workload.training.global_batch_size=16384",
+                     "--set", "cluster.fabric.routing=adaptive"},
+                    path("out.txt"), path("err.txt"));
+    ASSERT_GT(c.pid, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+    const auto sent = std::chrono::steady_clock::now();
+    ASSERT_EQ(kill(c.pid, signo), 0);
+    c.wait();
+    const double stop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+    EXPECT_EQ(c.exit_status(), 128 + signo) << slurp(path("err.txt"));
+    EXPECT_LT(stop_s, 5.0) << signo;  // the run itself needs far longer; polled after every event
+    const std::string err = slurp(path("err.txt"));
+    EXPECT_EQ(err.rfind("traincast: ", 0), 0u) << err;
+    EXPECT_NE(err.find(": interrupted (no output written)\n"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_EQ(slurp(path("out.txt")), "");
+  }
+}
+
+// validate installs the handler too: Ctrl-C inside the Llama 3 405B cases (16,384 GPUs each) exits 130.
+TEST_F(RobustCliTest, ValidateStopsOnCtrlC) {
+  Child c = spawn({"validate", kSrc + "/scenarios/validation/llama3_405b.cases.textproto", "--csv", path("v.csv")},
+                  path("out.txt"), path("err.txt"));
+  ASSERT_GT(c.pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(c.pid, SIGINT), 0);
+  c.wait();
+  EXPECT_EQ(c.exit_status(), 130) << slurp(path("err.txt"));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count(), 5.0);
+  EXPECT_NE(slurp(path("err.txt")).find(": interrupted (no output written)\n"), std::string::npos)
+      << slurp(path("err.txt"));
+  EXPECT_FALSE(fs::exists(path("v.csv")));
 }
 
 /// A pseudo-terminal: the child's stderr is its slave, the test reads the master.

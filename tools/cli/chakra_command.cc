@@ -22,6 +22,7 @@
 #include "sim/simulator.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/interrupt.h"
 #include "tools/cli/summary.h"
 
 namespace traincast::cli {
@@ -187,6 +188,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
         }
       }
       sim::TraceRecorder trace;
+      const InterruptScope interrupts;  // Ctrl-C stops the simulation (exit 130, no --trace written)
       const auto t0 = std::chrono::steady_clock::now();
       models::ChakraRunOptions options;
       options.wait_on_ctrl_deps = vm.count("ctrl-deps") > 0;

@@ -11,6 +11,8 @@
 #include <ostream>
 
 #include "models/calibration/calibration_profile.h"
+#include "models/hardware/cluster.h"
+#include "models/hardware/network_size.h"
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
 #include "models/spec/run_control.h"
@@ -155,6 +157,21 @@ std::string scenario_field_origin(const std::string& scenario_path, const std::s
   for (const std::string& a : overrides)
     if (a.rfind(field + "=", 0) == 0) where = "--set " + a;
   return where;
+}
+
+void check_network_size_at(const models::Scenario& sc, const std::string& scenario_path,
+                           const std::vector<std::string>& overrides) {
+  models::NetworkSize size;
+  try {
+    size = models::Cluster::network_size(sc.cluster);
+  } catch (const std::invalid_argument&) {
+    return;  // a bad spec: the command's Cluster gives its own message
+  }
+  try {
+    models::refuse_network_over_limit(sc.cluster, size);
+  } catch (const std::invalid_argument& e) {
+    throw io::ScenarioError({scenario_field_origin(scenario_path, "cluster.num_nodes", overrides) + ": " + e.what()});
+  }
 }
 
 void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err) {

@@ -63,6 +63,13 @@ void write_output_file(const std::string& path, const std::string& text);
 std::string scenario_field_origin(const std::string& scenario_path, const std::string& field,
                                   const std::vector<std::string>& overrides);
 
+/// models::check_network_size(sc.cluster) with the refusal positioned: throws io::ScenarioError
+/// "<where cluster.num_nodes was set>: cluster.num_nodes: ... network resources ..." (exit 2) when
+/// the network would be over models::kMaxNetworkResources; a spec the count cannot read passes
+/// (the command's own Cluster then reports it). Builds nothing.
+void check_network_size_at(const models::Scenario& sc, const std::string& scenario_path,
+                           const std::vector<std::string>& overrides);
+
 /// When cs has a profile fitted on other hardware (io::profile_hardware_mismatch), one
 /// "warning: " line per difference on err; a field that cannot apply throws (exit 2).
 void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err);

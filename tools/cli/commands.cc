@@ -42,6 +42,7 @@ constexpr const char* kVersion = "traincast 0.1.0";
 CaseOutcome simulate_case(const models::ValidationCase& vc) {
   CaseOutcome c;
   try {
+    models::throw_if_interrupted("validate: cases");
     const models::Scenario& sc = vc.scenario;
     const models::Report r = models::simulate_training(sc);
     c.predicted = models::metric_value(r, vc.metric);
@@ -53,6 +54,8 @@ CaseOutcome simulate_case(const models::ValidationCase& vc) {
     c.parameters = sc.model.family == models::ModelFamily::resnet ? models::resnet_parameters(sc.model)
                                                                   : models::total_parameters(sc.model);
     c.precision = models::precision_name(sc.training.precision);
+  } catch (const models::Interrupted&) {
+    throw;  // Ctrl-C ends the command, not the case
   } catch (const std::exception& e) {
     c = CaseOutcome{};
     c.failure = e.what();
@@ -69,7 +72,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "the embedded default, a Llama-3-8B-class model on one DGX H100, when none is given) and\n"
       "prints a summary: iteration time, tokens/s, TFLOP/s per GPU, MFU/HFU, where the time went,\n"
       "per-GPU memory and OOM verdict, the busiest links. The Monte-Carlo failure draws show progress\n"
-      "on stderr when it is a terminal; Ctrl-C stops them (exit status 130, no file written).\n\nOptions");
+      "on stderr when it is a terminal; Ctrl-C (or SIGTERM) stops the run wherever it is, building the\n"
+      "network, simulating or drawing (exit status 130, 143 for SIGTERM; no file written).\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scalar field, e.g. --set workload.parallel.tp=4 (repeatable; see docs/scenarios.md)")(
@@ -221,6 +225,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     const std::string half_line = "half: " + half + " (" + std::to_string(cases.size()) + " of " +
                                   std::to_string(loaded) +
                                   " cases; split rule: even data row = fit, odd = held, docs/accuracy_split.md)\n";
+    const InterruptScope interrupts;  // Ctrl-C stops the cases (exit 130, no table or --csv written)
     // nccl-tests cases (tools/cli/nccl_validation.cc) are compared per size, apart from the rest.
     const NcclValidationReport nccl = run_nccl_validation(cases, case_file, jobs);
     const bool have_nccl = nccl.failed + nccl.known_gaps + nccl.passed > 0;

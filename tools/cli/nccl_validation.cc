@@ -12,6 +12,7 @@
 #include "calibrate/nccl_tests_log.h"
 #include "models/collectives/nccl_tests.h"
 #include "models/hardware/cluster.h"
+#include "models/spec/run_control.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
 
@@ -74,6 +75,8 @@ Outcome run_case(const models::ValidationCase& c) {
     o.comparison = models::compare_nccl_tests(c.scenario.cluster, options, measured);
   } catch (const calibrate::NcclTestsLogError& e) {
     o.error = e.what();
+  } catch (const models::Interrupted&) {
+    throw;  // Ctrl-C ends the command, not the case
   } catch (const std::exception& e) {
     o.error = e.what();
   }
@@ -91,7 +94,10 @@ NcclValidationReport run_nccl_validation(const std::vector<models::ValidationCas
   std::vector<Outcome> outcomes(idx.size());
   {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(jobs));
-    tbb::parallel_for(std::size_t{0}, idx.size(), [&](std::size_t k) { outcomes[k] = run_case(cases[idx[k]]); });
+    tbb::parallel_for(std::size_t{0}, idx.size(), [&](std::size_t k) {
+      models::throw_if_interrupted("validate: nccl-tests cases");
+      outcomes[k] = run_case(cases[idx[k]]);
+    });
   }
   NcclValidationReport r;
   std::ostringstream o, summary, csv;

@@ -355,6 +355,7 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
     throw io::ScenarioError(
         {scenario_field_origin(from_file ? origin : std::string(), "cluster.num_nodes", overrides) + ": " + e.what()});
   }
+  check_network_size_at(sc, from_file ? origin : std::string(), overrides);  // likewise
 
   if (const std::string why = planner::why_no_layout(sc, o); !why.empty()) {
     throw io::ScenarioError({scenario_field_origin(from_file ? origin : std::string(), "cluster.num_nodes", overrides) +

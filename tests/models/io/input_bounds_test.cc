@@ -1,12 +1,21 @@
 // Upper bounds of the workload's size fields (new-user test: train_tokens = 1e30 was accepted and
 // printed a 1.6e20-day training). Bounds and their sources: scenarios/README.md, workload.training.
+// And of the input files themselves: read_input_file stops after kMaxInputBytes + 1 bytes.
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fcntl.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "models/io/scenario_io.h"
 #include "tests/models/io/scenario_errors.h"
+#include "tests/support/fixtures.h"
 
 namespace traincast::io {
 namespace {
@@ -58,6 +67,41 @@ TEST(InputBounds, GlobalAndMicroBatchAtMostTwoToTheTwentyFour) {
   EXPECT_EQ(load_scenario_text(with_training("global_batch_size: 16777216"), "t.textproto", Format::text)
                 .training.global_batch_size,
             16777216);
+}
+
+// A file with no end and no NUL (a FIFO fed text forever, as a pipe from `yes` would be): read
+// until kMaxInputBytes + 1 bytes, then refused with its path, instead of until memory runs out.
+TEST(InputBounds, EndlessTextFromAFifoIsRefusedAfterTheLimit) {
+  const traincast::test_support::TempDir dir("InputBoundsFifo");
+  const std::string fifo = dir.file("endless.textproto");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  struct sigaction ignore {
+  }, old{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &old);  // the writer sees EPIPE when the reader gives up
+  std::size_t written = 0;
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY);
+    if (fd < 0) return;
+    const std::string line(4096, 'a');
+    for (;;) {
+      const ssize_t n = ::write(fd, line.data(), line.size());
+      if (n <= 0) break;
+      written += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+  });
+  try {
+    read_input_file(fifo);
+    ADD_FAILURE() << "an endless input was read to its end";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              fifo + ": input too large (more than 67108864 bytes; expected at most 67108864, 64 MiB)");
+  }
+  writer.join();
+  sigaction(SIGPIPE, &old, nullptr);
+  EXPECT_GT(written, kMaxInputBytes);
+  EXPECT_LT(written, kMaxInputBytes + (std::size_t{1} << 20));  // the reader stopped: the pipe's buffer at most
 }
 
 }  // namespace

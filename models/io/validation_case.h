@@ -45,7 +45,7 @@ struct ValidationCase {
   /// Non-empty: why the model predicts this run OOM although it ran; validate prints the verdict as
   /// a known gap instead of failing (ValidationCases.Case oom_known_gap).
   std::string oom_known_gap;
-  std::string group;        ///< the file's source group for the bias table; "" = the file's name
+  std::string group;  ///< the file's source group for the bias table; "" = the file's name
   /// Set for a nccl-tests case (metric is then "nccl_tests_busbw", measured 0, and the scenario
   /// was loaded for its cluster only).
   std::optional<NcclTestsValidation> nccl_tests;

@@ -232,8 +232,8 @@ std::string format_bias_report(const std::vector<models::ValidationCase>& cases,
     if (!outcome[i].failure.empty() || !outcome[i].oom) continue;
     if (is_run_metric(cases[i].metric) && !cases[i].oom_known_gap.empty()) {
       o << "KNOWN GAP: " << cases[i].name << " ran (" << cases[i].metric << " measured) but is predicted OOM: peak "
-        << format_fixed(outcome[i].peak_gib, 1) << " GiB > " << format_fixed(outcome[i].capacity_gib, 1)
-        << " GiB; " << cases[i].oom_known_gap << "\n";
+        << format_fixed(outcome[i].peak_gib, 1) << " GiB > " << format_fixed(outcome[i].capacity_gib, 1) << " GiB; "
+        << cases[i].oom_known_gap << "\n";
     } else if (is_run_metric(cases[i].metric)) {
       ++oom_failures;
       o << "FAIL: " << cases[i].name << " ran (" << cases[i].metric << " measured) but is predicted OOM: peak "

@@ -137,7 +137,10 @@ TEST(ZeroExecutor, Zero3FoldedEqualsUnfoldedWithPipeline) {
   sc.options.fold_symmetric = false;
   const Report full = simulate_training(sc);
   EXPECT_TRUE(folded.folded);
-  EXPECT_EQ(folded.iteration_time_s, full.iteration_time_s);
+  // Not bit-equal: the DP ring's intra-node hops between replicas share the receiving GPU's NVLink
+  // port with the other replica's scatter/gather all-gathers, which the folded run does not
+  // simulate (4.7e-6 measured; models/executor/folding.h). Any larger gap is a folding error.
+  EXPECT_NEAR(folded.iteration_time_s, full.iteration_time_s, 1e-5 * full.iteration_time_s);
 }
 
 }  // namespace

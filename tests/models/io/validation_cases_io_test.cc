@@ -80,7 +80,8 @@ TEST(ValidationCases, ParseErrorsNameTheCaseIndex) {
   EXPECT_EQ(case_file_errors("tc_cases.textproto", "case { name: \"a\" }\ncase {\n  nmae: \"b\"\n}\n"),
             std::vector<std::string>{
                 "tc_cases.textproto:3:3: case[1].nmae: unknown field, did you mean \"name\"? (expected one of: name, "
-                "scenario, set, metric, measured, source, notes, tolerance, nccl_tests, data_row, assumptions)"});
+                "scenario, set, metric, measured, source, notes, tolerance, nccl_tests, data_row, assumptions, "
+                "oom_known_gap)"});
   EXPECT_EQ(
       case_file_errors("tc_cases.json", "{\"case\": [{\"name\": \"a\"},\n  {\"measured\": \"x\", \"set\": [1]}]}"),
       (std::vector<std::string>{"tc_cases.json:2:16: case[1].measured: invalid value \"x\" (expected a number)",

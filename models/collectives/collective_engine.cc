@@ -132,11 +132,11 @@ CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const
   *plan = nullptr;
   if (call.ranks.size() == 1) return CollectiveChoice{};
   const CollectivePlan& ring = plan_for(call.op, CollectiveAlgorithm::ring, call.ranks);
-  CollectiveChoice best = choose_protocol(cluster_, ring, call.bytes);
   *plan = &ring;
   if (!is_ring_op(call.op)) {
-    // all_to_all / send_recv are NCCL's grouped send/recv: NCCL_ALGO does not apply to them (a
-    // forced algorithm is not refused, and not run).
+    // all_to_all / send_recv are NCCL's grouped send/recv: NCCL_ALGO and NCCL_PROTO do not apply
+    // to them (a forced algorithm or protocol is not refused, and not run).
+    CollectiveChoice best = choose_protocol(cluster_, ring, call.bytes, /*honour_forced_protocol=*/false);
     best.point_to_point = true;
     return best;
   }
@@ -162,6 +162,7 @@ CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const
     return c;
   }
   // Candidates besides ring, as NCCL's tuner (tuner_candidates).
+  CollectiveChoice best = choose_protocol(cluster_, ring, call.bytes);
   for (CollectiveAlgorithm a : tuner_candidates(call.op)) {
     const CollectivePlan& p = plan_for(call.op, a, call.ranks);
     if (!p.applicable || !p.automatic_candidate) continue;

@@ -374,12 +374,14 @@ double calibrated_latency_s(const Cluster& cluster, const CollectivePlan& plan, 
   return lat;
 }
 
-CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& plan, double bytes) {
+CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& plan, double bytes,
+                                 bool honour_forced_protocol) {
   CollectiveChoice best;
   best.algorithm = plan.algorithm;
   best.channels = plan.channels;
   best.latency_s = std::numeric_limits<double>::infinity();
-  const auto& forced = cluster.spec().collectives.protocol;
+  const std::optional<CollectiveProtocol> forced =
+      honour_forced_protocol ? cluster.spec().collectives.protocol : std::nullopt;
   const double bw_scale = plan.fit != nullptr ? plan.fit->bandwidth_scale : 1.0;
   const double correction = plan.fit != nullptr ? plan.fit->correction(bytes) : 1.0;
   double max_phase_bw = -1;

@@ -153,7 +153,10 @@ double calibrated_latency_s(const Cluster& cluster, const CollectivePlan& plan, 
                             double bytes);
 /// The protocol of least predicted time for `plan` at `bytes` (among those it allows and the
 /// cluster's NCCL_PROTO lets through), with that time; latency_s infinite when none is left.
-CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& plan, double bytes);
+/// `honour_forced_protocol` false: NCCL_PROTO is not applied (NCCL's grouped send/recv, which
+/// chooses its own protocol: all_to_all and send_recv).
+CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& plan, double bytes,
+                                 bool honour_forced_protocol = true);
 /// The algorithms NCCL's tuner weighs against ring for op (tuning.cc): all_reduce: tree, NVLS,
 /// NVLS tree (and the model's hierarchical); all_gather / reduce_scatter: PAT and NVLS; others:
 /// none.

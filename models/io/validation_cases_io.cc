@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -26,9 +27,34 @@ using detail::load_impl;
 using detail::names_list;
 using detail::Override;
 
+/// Data rows of the shared training table `file` (a plain name), found in shared/data/training
+/// beside `base_dir` or any folder above it (../shared/data/training from a clone's
+/// scenarios/validation/); -1 when no such table exists. One header line; every further
+/// non-empty line is one row (the shared tables quote no line breaks).
+long shared_table_rows(const std::string& file, const std::string& base_dir) {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::absolute(base_dir.empty() ? "." : base_dir, ec);
+  if (ec) return -1;
+  for (;;) {
+    const std::filesystem::path table = dir / "shared" / "data" / "training" / file;
+    if (std::filesystem::is_regular_file(table, ec)) {
+      std::ifstream in(table);
+      std::string line;
+      long lines = 0;
+      while (std::getline(in, line)) {
+        if (!line.empty() && line != "\r") ++lines;
+      }
+      return lines > 0 ? lines - 1 : 0;
+    }
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return -1;
+    dir = dir.parent_path();
+  }
+}
+
 /// The fields of case `i` (name unique among `names`, scenario set; nccl_tests or metric and
-/// measured), appended to `k`'s errors.
-void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, std::set<std::string>& names) {
+/// measured; data_row a row of a shared table found from `base_dir`), appended to `k`'s errors.
+void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, std::set<std::string>& names,
+                       const std::string& base_dir, std::map<std::string, long>& table_rows) {
   const std::string at = "case[" + std::to_string(i) + "]";
   if (c.name().empty()) {
     k.error(at + ".name", std::string(k.present(at + ".name") ? "is empty" : "not set") + " (expected a unique name)");
@@ -42,11 +68,29 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
     const std::string index = colon == std::string::npos ? std::string() : row.substr(colon + 1);
     const bool digits = !index.empty() && index.size() <= 9 &&
                         std::all_of(index.begin(), index.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-    if (colon == 0 || colon == std::string::npos || !digits) {
+    const std::string file = colon == std::string::npos ? std::string() : row.substr(0, colon);
+    const bool plain_csv = file.size() > 4 && file.compare(file.size() - 4, 4, ".csv") == 0 &&
+                           file.find_first_of("/\\:") == std::string::npos;
+    if (colon == 0 || colon == std::string::npos || !digits || !plain_csv) {
       k.error(at + ".data_row", "\"" + detail::clip(row) +
-                                    "\" (expected FILE.csv:INDEX, INDEX the 0-based data row, e.g. "
-                                    "\"megatron_sc21_table1_a100.csv:2\")");
+                                    "\" (expected FILE.csv:INDEX, FILE a table of shared/data/training and INDEX "
+                                    "its 0-based data row, e.g. \"megatron_sc21_table1_a100.csv:2\")");
+    } else {
+      auto [it, inserted] = table_rows.try_emplace(file, 0L);
+      if (inserted) it->second = shared_table_rows(file, base_dir);
+      const long index_value = std::stol(index);
+      if (it->second < 0) {
+        k.error(at + ".data_row", "\"" + detail::clip(file) +
+                                      "\" is not in shared/data/training beside the cases file or any folder above "
+                                      "it (expected one of the shared training tables)");
+      } else if (index_value >= it->second) {
+        k.error(at + ".data_row", "row " + index + " of " + file + ", which has " + std::to_string(it->second) +
+                                      " data rows (expected 0 to " + std::to_string(it->second - 1) + ")");
+      }
     }
+  }
+  if (k.present(at + ".oom_known_gap") && c.oom_known_gap().find_first_not_of(" \t\r\n") == std::string::npos) {
+    k.error(at + ".oom_known_gap", "is blank (expected why the model predicts this run out of memory although it ran)");
   }
   if (c.scenario().empty()) {
     k.error(at + ".scenario", std::string(k.present(at + ".scenario") ? "is empty" : "not set") +
@@ -115,7 +159,8 @@ std::vector<models::ValidationCase> load_validation_cases_text(std::string_view 
   Checker k(message, *read.source_map, path, no_overrides, errors);
   if (message.case__size() == 0) k.error("case", "no cases (expected at least one case { ... })");
   std::set<std::string> names;
-  for (int i = 0; i < message.case__size(); ++i) check_case_fields(message.case_(i), i, k, names);
+  std::map<std::string, long> table_rows;  // data rows per shared table named by a data_row
+  for (int i = 0; i < message.case__size(); ++i) check_case_fields(message.case_(i), i, k, names, base_dir, table_rows);
 
   const std::filesystem::path base(base_dir);
   std::vector<models::ValidationCase> cases;

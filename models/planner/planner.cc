@@ -621,8 +621,10 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
   check_options(o);
   check_transformer(base);
   check_search_options(o);
-  check_search_size(base, o);        // before the estimator or any simulation builds the cluster
-  check_network_size(base.cluster);  // likewise (models/hardware/network_size.h)
+  // Before the estimator or any simulation builds the cluster; the network first, since no
+  // --max-simulations makes a cluster over its limit fit (models/hardware/network_size.h).
+  check_network_size(base.cluster);
+  check_search_size(base, o);
   PlanResult result;
   const NodeTemplate& node = find_node_template(base.cluster.node_template);
   result.gpus_per_node = node.gpus_per_node;

@@ -145,7 +145,17 @@ TEST(BiasStats, TablePoolsAGroupAndNamesTheLargestErrorAndOom) {
   EXPECT_NE(s.find("FAIL: bloom-z ran (iteration_time_s measured) but is predicted OOM"), std::string::npos) << s;
 }
 
+/// A shared table t.csv with `rows` data rows where validate looks for it (shared/data/training
+/// in a folder above the cases file).
+void write_shared_table(const fs::path& dir, int rows) {
+  fs::create_directories(dir / "shared/data/training");
+  std::ofstream t(dir / "shared/data/training/t.csv");
+  t << "a,b\n";
+  for (int i = 0; i < rows; ++i) t << i << ",x\n";
+}
+
 TEST_F(BiasCliTest, RunPredictedOomFailsValidateAndHalfIsPrinted) {
+  write_shared_table(dir_, 2);
   const fs::path cases = dir_ / "oom.cases.textproto";
   std::ofstream(cases) << "source: \"test\"\ncase {\n  name: \"ran-but-oom\"\n  data_row: \"t.csv:1\"\n"
                        << "  scenario: \"" << kSrc << "/scenarios/llama3_70b_one_node_oom.textproto\"\n"
@@ -172,6 +182,24 @@ TEST_F(BiasCliTest, BadDataRowIsRefusedWithItsPosition) {
   EXPECT_NE(r.err.find(":3:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("case[0].data_row"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("expected FILE.csv:INDEX"), std::string::npos) << r.err;
+}
+
+TEST_F(BiasCliTest, DataRowMustNameARowOfASharedTable) {
+  write_shared_table(dir_, 3);
+  const auto refused = [&](const std::string& data_row, const std::string& extra, const std::string& expected) {
+    const fs::path cases = dir_ / "rows.cases.textproto";
+    std::ofstream(cases) << "case {\n  name: \"x\"\n  data_row: \"" << data_row << "\"\n"
+                         << extra << "  scenario: \"" << kSrc
+                         << "/scenarios/default.textproto\"\n  metric: \"tokens_per_s\"\n  measured: 1\n}\n";
+    const Result r = run({"validate", cases.string()});
+    EXPECT_EQ(r.status, 2) << data_row << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << data_row << ": " << r.err;
+  };
+  refused("t.csv:3", "", "row 3 of t.csv, which has 3 data rows (expected 0 to 2)");
+  refused("nosuch.csv:1", "", "\"nosuch.csv\" is not in shared/data/training");
+  refused("t.txt:1", "", "expected FILE.csv:INDEX");
+  refused("dir/t.csv:1", "", "expected FILE.csv:INDEX");
+  refused("t.csv:1", "  oom_known_gap: \"   \"\n", "case[0].oom_known_gap: is blank");
 }
 
 }  // namespace

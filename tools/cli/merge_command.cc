@@ -34,9 +34,10 @@ void check_parts_against_sweep(const models::Sweep& sweep, const std::string& sw
     const io::SweepCsv& p = parts[i];
     const std::string& name = files[i + 1];
     if (p.hash != sweep.hash || p.points != sweep.num_points()) {
-      problems.push_back(name + ":1: not from " + sweep_path + " (hash " + p.hash + ", " + std::to_string(p.points) +
-                         " points; the sweep: hash " + sweep.hash + ", " + std::to_string(sweep.num_points()) +
-                         " points) (expected parts of that sweep)");
+      std::string msg = name + ":1: not from ";
+      msg += sweep_path + " (hash " + p.hash + ", " + std::to_string(p.points) + " points; the sweep: hash ";
+      msg += sweep.hash + ", " + std::to_string(sweep.num_points()) + " points) (expected parts of that sweep)";
+      problems.push_back(msg);
       continue;
     }
     try {

@@ -349,13 +349,14 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
     check_output_path(json_path, force, scenario_input_files(sc, from_file ? origin : std::string()));
   }
   check_plannable(sc, o, from_file ? origin : std::string(), overrides);
+  // The network first: no --max-simulations makes a cluster over its limit fit.
+  check_network_size_at(sc, from_file ? origin : std::string(), overrides);
   try {
     planner::check_search_size(sc, o);  // before anything is built: a refusal in milliseconds
   } catch (const std::invalid_argument& e) {
     throw io::ScenarioError(
         {scenario_field_origin(from_file ? origin : std::string(), "cluster.num_nodes", overrides) + ": " + e.what()});
   }
-  check_network_size_at(sc, from_file ? origin : std::string(), overrides);  // likewise
 
   if (const std::string why = planner::why_no_layout(sc, o); !why.empty()) {
     throw io::ScenarioError({scenario_field_origin(from_file ? origin : std::string(), "cluster.num_nodes", overrides) +

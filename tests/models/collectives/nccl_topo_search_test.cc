@@ -215,5 +215,23 @@ TEST(NcclTopoSearch, AllToAllIsPointToPointWhateverTheAlgorithm) {
   EXPECT_STREQ(choice_algorithm_name(ar.choice), algorithm_name(ar.choice.algorithm));
 }
 
+TEST(NcclTopoSearch, ForcedProtocolDoesNotApplyToPointToPoint) {
+  // NCCL_PROTO governs the collectives, not grouped send/recv: alltoall and sendrecv at 32 MiB
+  // take the same time and protocol whatever protocol the scenario forces.
+  ClusterSpec c = two_nodes("dgx_h100", 8);
+  NcclTestsOptions o;
+  for (NcclTestsOp op : {NcclTestsOp::alltoall, NcclTestsOp::sendrecv}) {
+    o.op = op;
+    c.collectives.protocol.reset();
+    const NcclTestsResult automatic = simulate_nccl_tests(c, o, {32.0 * (1 << 20)}).front();
+    for (CollectiveProtocol p : {CollectiveProtocol::ll, CollectiveProtocol::ll128, CollectiveProtocol::simple}) {
+      c.collectives.protocol = p;
+      const NcclTestsResult forced = simulate_nccl_tests(c, o, {32.0 * (1 << 20)}).front();
+      EXPECT_DOUBLE_EQ(forced.time_s, automatic.time_s);
+      EXPECT_EQ(forced.choice.protocol, automatic.choice.protocol);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace traincast::models

@@ -122,7 +122,7 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     return;
   }
   auto fail = [&](const std::string& at, const std::string& what) {
-    errors.push_back(o.origin + ": " + clip(at) + ": " + what);
+    errors.push_back(o.origin + ": " + at + ": " + what);  // `at`: field names, a user's segment clipped
   };
 
   // Resolve the whole path on descriptors first, so a bad override leaves the message untouched.
@@ -142,7 +142,7 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     }
     const pb::FieldDescriptor* field = type->FindFieldByName(segment);
     if (field == nullptr) {
-      fail(here,
+      fail(walked + (walked.empty() ? "" : ".") + clip(segment),
            "unknown field" + did_you_mean(segment, field_names(type)) + " (expected one of: " + field_list(type) + ")");
       return;
     }

@@ -194,6 +194,14 @@ TEST(HardwareChecksIo, VocabularyPaddingMultipleIsAFieldDefault128) {
   EXPECT_EQ(errors_of(text, Format::text, {"workload.model.make_vocab_size_divisible_by=0"}),
             (std::vector<std::string>{"--set: workload.model.make_vocab_size_divisible_by: got 0 (expected an integer "
                                       "from 1 to 16777216: the simulator's range)"}));
+  // A --set path of real field names is printed whole (it was cut at 40 characters); a segment
+  // that names no field is clipped.
+  const std::vector<std::string> e = errors_of(text, Format::text, {"workload.model.make_vocab_size_divisible_by=1.5"});
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind("--set: workload.model.make_vocab_size_divisible_by: invalid value \"1.5\"", 0), 0u) << e[0];
+  const std::vector<std::string> u = errors_of(text, Format::text, {"workload.model." + std::string(80, 'x') + "=1"});
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].rfind("--set: workload.model." + std::string(40, 'x') + "...: unknown field", 0), 0u) << u[0];
 }
 
 // Issue 16: `traincast plan` loads with load_scenario_for_layout_search: the rules tying the

@@ -380,8 +380,8 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
   best.algorithm = plan.algorithm;
   best.channels = plan.channels;
   best.latency_s = std::numeric_limits<double>::infinity();
-  const std::optional<CollectiveProtocol> forced =
-      honour_forced_protocol ? cluster.spec().collectives.protocol : std::nullopt;
+  const std::optional<CollectiveProtocol>& forced = cluster.spec().collectives.protocol;
+  const bool use_forced = honour_forced_protocol && forced.has_value();
   const double bw_scale = plan.fit != nullptr ? plan.fit->bandwidth_scale : 1.0;
   const double correction = plan.fit != nullptr ? plan.fit->correction(bytes) : 1.0;
   double max_phase_bw = -1;
@@ -397,7 +397,7 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
   bool have = false;
   for (int p : {kSimple, kLL128, kLL}) {
     if (!plan.protocol_allowed[p]) continue;
-    if (forced.has_value() && static_cast<int>(*forced) != p) continue;
+    if (use_forced && static_cast<int>(*forced) != p) continue;
     const double factor = protocol_factor(cluster, plan, p, bytes) *
                           (plan.fit != nullptr ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0);
     double lat = 0, bw = 0, tuner_bw = 0;

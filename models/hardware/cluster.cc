@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/hardware/network_size.h"
 #include "models/spec/run_control.h"
 #include "sim/time.h"
 
@@ -57,20 +58,6 @@ std::string gbps(double bytes_per_s) {
   s.precision(4);
   s << bytes_per_s / 1e9 << " GB/s";
   return s.str();
-}
-
-const char* fabric_name(FabricKind k) {
-  switch (k) {
-    case FabricKind::none:
-      return "none";
-    case FabricKind::rail_optimized:
-      return "rail_optimized";
-    case FabricKind::fat_tree:
-      return "fat_tree";
-    case FabricKind::torus:
-      return "torus";
-  }
-  return "?";
 }
 
 const char* routing_name(FabricRouting r) {
@@ -738,7 +725,7 @@ std::string Cluster::describe() const {
   o << "  GPUDirect RDMA: " << (spec_.gpu_direct_rdma ? "on" : "off (NIC traffic staged through host memory)") << "\n";
   if (num_nodes_ > 1) {
     const FabricSpec& f = spec_.fabric;
-    o << "Fabric: " << fabric_name(f.kind);
+    o << "Fabric: " << fabric_kind_name(f.kind);
     if (!torus_dims_.empty()) {
       o << " ";
       for (std::size_t d = 0; d < torus_dims_.size(); ++d) o << (d ? "x" : "") << torus_dims_[d];

@@ -12,6 +12,15 @@
 namespace traincast::models {
 namespace {
 
+/// 1234567 -> "1,234,567".
+std::string grouped(std::int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+  return v < 0 ? "-" + digits : digits;
+}
+
+}  // namespace
+
 const char* fabric_kind_name(FabricKind k) {
   switch (k) {
     case FabricKind::none:
@@ -25,15 +34,6 @@ const char* fabric_kind_name(FabricKind k) {
   }
   return "?";
 }
-
-/// 1234567 -> "1,234,567".
-std::string grouped(std::int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
-  return v < 0 ? "-" + digits : digits;
-}
-
-}  // namespace
 
 NetworkSize Cluster::count_network() const {
   // build_node, per node: per GPU its PCIe link both ways and, on NVSwitch, nvl_up/nvl_down; the

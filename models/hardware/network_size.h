@@ -50,4 +50,8 @@ void refuse_network_over_limit(const ClusterSpec& spec, const NetworkSize& size)
 /// Constant time; builds nothing.
 void check_network_size(const ClusterSpec& spec);
 
+/// The scenario's name of a fabric kind: "none", "rail_optimized", "fat_tree" or "torus"
+/// (cluster.fabric.kind in models/io/traincast.proto).
+const char* fabric_kind_name(FabricKind k);
+
 }  // namespace traincast::models

@@ -58,6 +58,27 @@ std::string protocol_refusal(const Cluster& cluster, const CollectiveCall& call,
          "; NCCL: no algorithm/protocol available with NCCL_PROTO=" + proto + ")";
 }
 
+// The factor on a plan's flow caps for protocol p at `bytes`: the protocol's bandwidth factor
+// and, with a calibration fit, its bandwidth scales over its size correction.
+double flow_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes) {
+  double factor = protocol_factor(cluster, plan, p, bytes);
+  if (plan.fit != nullptr) {
+    factor *= plan.fit->bandwidth_scale * plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] /
+              plan.fit->correction(bytes);
+  }
+  return factor;
+}
+
+// What follows a phase's flows [s]: NCCL's latency (calibrated) and, for NVLS, the chunk
+// pipeline's fill at the phase's idle-network bandwidth (nvls_pipeline_fill_s), as
+// choose_protocol counts them.
+double phase_tail_s(const Cluster& cluster, const CollectivePlan& plan, const CollectivePhase& ph, int p,
+                    double bytes) {
+  const double lat = calibrated_latency_s(cluster, plan, ph, p, bytes);
+  if (!(bytes > 0) || ph.num_flows == 0) return lat;
+  return lat + nvls_pipeline_fill_s(plan, bytes, bytes * ph.seconds_per_byte / flow_factor(cluster, plan, p, bytes));
+}
+
 }  // namespace
 
 CollectiveEngine::CollectiveEngine(sim::Simulator& sim, sim::FlowNetwork& net, const Cluster& cluster)
@@ -221,11 +242,7 @@ void CollectiveEngine::start_phase(std::uint32_t slot) {
                      slot);
     return;
   }
-  double factor = protocol_factor(cluster_, plan, a.protocol, a.bytes);
-  if (plan.fit != nullptr) {
-    factor *=
-        plan.fit->bandwidth_scale * plan.fit->protocol_bandwidth_scale[a.protocol] / plan.fit->correction(a.bytes);
-  }
+  const double factor = flow_factor(cluster_, plan, a.protocol, a.bytes);
   a.pending = ph.num_flows;
   const double bytes = a.bytes;
   for (std::uint32_t i = 0; i < ph.num_flows; ++i) {
@@ -317,8 +334,8 @@ void CollectiveEngine::on_flow_complete(sim::FlowId /*flow*/, std::uint64_t tag)
   }
   if (--a.pending == 0) {
     sim_.schedule_in(
-        sim::Time::from_seconds(calibrated_latency_s(cluster_, *a.plan, a.plan->phases[a.phase], a.protocol, a.bytes)),
-        this, slot);
+        sim::Time::from_seconds(phase_tail_s(cluster_, *a.plan, a.plan->phases[a.phase], a.protocol, a.bytes)), this,
+        slot);
   }
 }
 

@@ -137,6 +137,35 @@ double tree_protocol_factor(const Cluster& cluster, const CollectivePlan& plan, 
 
 }  // namespace
 
+double nvls_chunk_bytes(const CollectivePlan& plan, double bytes) {
+  // NVIDIA/nccl src/enqueue.cc calcCollChunking (2.2x), per channel (nChannels = 1 there, nBytes
+  // the channel's bytes), concurrentOps = nvls.nHeads.
+  const bool tree = plan.algorithm == CollectiveAlgorithm::nvls_tree;
+  if (!tree && plan.algorithm != CollectiveAlgorithm::nvls) return 0;
+  const double heads = std::max(1, plan.channels);
+  const double per_channel = bytes / NcclNvlsChunking::nvls_channels;
+  double c = NcclNvlsChunking::chunk_bytes;
+  if (tree) {
+    if (plan.num_nodes >= 4) c = std::min(c, NcclNvlsChunking::tree_max_chunk_bytes_4_nodes);
+    if (per_channel < 32 * heads * c && c > 262144) c = 262144;
+    if (per_channel < 16 * heads * c && c > 131072) c = 131072;
+    if (per_channel < 4 * heads * c && c > 65536) c = 65536;
+    if (per_channel < 1 * heads * c && c > 32768) c = 32768;
+  } else {
+    if (per_channel < 64 * heads * c && c > 65536) c = 65536;
+    if (per_channel < 8 * heads * c && c > 32768) c = 32768;
+    if (per_channel < 2 * heads * c && c > 16384) c = 16384;
+  }
+  return c;
+}
+
+double nvls_pipeline_fill_s(const CollectivePlan& plan, double bytes, double bandwidth_s) {
+  const double chunk = nvls_chunk_bytes(plan, bytes);
+  if (chunk <= 0 || !(bytes > 0) || !(bandwidth_s > 0)) return 0;
+  const double lanes = NcclNvlsChunking::nvls_channels * static_cast<double>(std::max(1, plan.channels));
+  return NcclNvlsChunking::fill_chunks * std::min(bytes, chunk * lanes) * bandwidth_s / bytes;
+}
+
 double busbw_factor(CollectiveOp op, int n) {
   if (n < 1) throw std::invalid_argument("busbw_factor: n must be >= 1 (got " + std::to_string(n) + ")");
   switch (op) {
@@ -400,17 +429,23 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
     if (use_forced && static_cast<int>(*forced) != p) continue;
     const double factor = protocol_factor(cluster, plan, p, bytes) *
                           (plan.fit != nullptr ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0);
-    double lat = 0, bw = 0, tuner_bw = 0;
+    double lat = 0, bw = 0, tuner_bw = 0, fill = 0, tuner_fill = 0;
     for (const CollectivePhase& ph : plan.phases) {
       lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
-      bw += bytes * ph.seconds_per_byte / factor / bw_scale * correction;
-      tuner_bw += bytes * ph.tuner_seconds_per_byte / factor / bw_scale * correction;
+      const double phase_bw = bytes * ph.seconds_per_byte / factor / bw_scale * correction;
+      bw += phase_bw;
+      fill += nvls_pipeline_fill_s(plan, bytes, phase_bw);
+      const double phase_tuner_bw = bytes * ph.tuner_seconds_per_byte / factor / bw_scale * correction;
+      tuner_bw += phase_tuner_bw;
+      tuner_fill += nvls_pipeline_fill_s(plan, bytes, phase_tuner_bw);
     }
-    if (!have || lat + tuner_bw < best.tuner_seconds()) {
+    if (!have || lat + tuner_bw + tuner_fill < best.tuner_seconds()) {
       best.protocol = static_cast<CollectiveProtocol>(p);
       best.latency_s = lat;
       best.bandwidth_s = bw;
       best.tuner_bandwidth_s = tuner_bw;
+      best.pipeline_fill_s = fill;
+      best.tuner_pipeline_fill_s = tuner_fill;
       have = true;
     }
   }

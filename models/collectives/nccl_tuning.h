@@ -40,9 +40,16 @@ struct CollectiveChoice {
   /// The bandwidth term as NCCL's tuner predicts it: without the fabric's switch-to-switch links
   /// (CollectivePhase::tuner_seconds_per_byte) [s]. The choice minimises latency_s + this.
   double tuner_bandwidth_s = 0;
-  double seconds() const { return latency_s + bandwidth_s; }
+  /// NVLS / NVLS tree: the chunk pipeline's fill (nvls_pipeline_fill_s), summed over phases [s],
+  /// at the bandwidth term (pipeline_fill_s) and at the tuner's (tuner_pipeline_fill_s).
+  /// NCCL's tuner has no such term; the choice counts it all the same, so that an NVLS tree whose
+  /// fill makes it slower than the tree it replaces is not chosen when a NIC gets faster (physics
+  /// never answers backwards; the fabric property test found a 33% step without it).
+  double pipeline_fill_s = 0;
+  double tuner_pipeline_fill_s = 0;
+  double seconds() const { return latency_s + bandwidth_s + pipeline_fill_s; }
   /// What the tuner compares between protocols and algorithms [s].
-  double tuner_seconds() const { return latency_s + tuner_bandwidth_s; }
+  double tuner_seconds() const { return latency_s + tuner_bandwidth_s + tuner_pipeline_fill_s; }
 };
 
 /// NCCL's latency model [us], NVIDIA/nccl src/graph/tuning.cc (2.24-2.26): baseLat Tree {LL 6.8,
@@ -95,6 +102,39 @@ struct LinkEfficiency {
   static constexpr double nvls_hopper = 0.85;
   static constexpr double nvls_blackwell = 0.74;
 };
+
+/// NCCL's NVLS chunking (NVIDIA/nccl src/enqueue.cc calcCollChunking, 2.2x; src/transport/nvls.cc):
+/// NVLS and NVLS tree run on nvls_channels channels (NCCL_NVLS_NCHANNELS, default 16), each
+/// channel's data split over its heads (one per GPU of the node for NVLS, one per graph channel
+/// for NVLS tree), every (channel, head) lane moving one chunk per pipeline step. The chunk starts
+/// at NCCL_NVLS_CHUNKSIZE (128 KiB; NVLS tree on >= 4 nodes: NCCL_NVLSTREE_MAX_CHUNKSIZE's default
+/// 64 KiB) and is cut for small per-channel sizes B = bytes / nvls_channels, with H heads:
+///   NVLS:      B < 64 H c and c > 64 KiB -> 64 KiB; B < 8 H c and c > 32 KiB -> 32 KiB;
+///              B < 2 H c and c > 16 KiB -> 16 KiB;
+///   NVLS tree: B < 32 H c and c > 256 KiB -> 256 KiB; B < 16 H c and c > 128 KiB -> 128 KiB;
+///              B < 4 H c and c > 64 KiB -> 64 KiB; B < H c and c > 32 KiB -> 32 KiB.
+/// fill_chunks: the pipeline's fill, in chunk times of one lane (a lane's chunk at its share of
+/// the collective's bandwidth): a chunk passes the NVLS reduction, the network hops of the tree
+/// and the multicast one after the other, and the stages before the bottleneck hold one chunk
+/// each while the first chunk drains. Fitted: 2.3 on the even-indexed sizes of the n04b log
+/// (2 x 8 H100, NDR 400, NVLS tree; 1 MiB, 4 MiB, ..., 4 GiB); its fill there is 2.0-2.5 chunk
+/// times at every size from 4 MiB to 512 MiB while the chunk doubles twice (4 MiB: 32 KiB, 16
+/// MiB: 64 KiB, 64 MiB: 128 KiB), which is what ties it to the chunk.
+struct NcclNvlsChunking {
+  static constexpr int nvls_channels = 16;
+  static constexpr double chunk_bytes = 128.0 * 1024;
+  static constexpr double tree_max_chunk_bytes_4_nodes = 64.0 * 1024;
+  static constexpr double fill_chunks = 2.3;
+};
+
+/// NCCL's chunk [bytes] for an NVLS (tree) plan at nccl-tests size `bytes` (NcclNvlsChunking);
+/// 0 for other algorithms.
+double nvls_chunk_bytes(const CollectivePlan& plan, double bytes);
+/// Fill of NVLS's chunk pipeline [s] for a phase whose bandwidth term at `bytes` is
+/// `bandwidth_s`: fill_chunks x min(bytes, chunk x lanes) x bandwidth_s / bytes (lanes =
+/// nvls_channels x heads; below one chunk per lane the lanes hold what there is). 0 for other
+/// algorithms, for bytes <= 0 and for a phase that moves nothing.
+double nvls_pipeline_fill_s(const CollectivePlan& plan, double bytes, double bandwidth_s);
 
 /// busbw factor of nccl-tests for op over n ranks (n >= 1): all_reduce 2(n-1)/n;
 /// all_gather, reduce_scatter, all_to_all (n-1)/n; broadcast, reduce, send_recv 1.

@@ -26,7 +26,10 @@ TEST(Collective, NvlsSingleNode) {
   const auto c = call(CollectiveOp::all_reduce, iota(0, 8), S, CollectiveAlgorithm::nvls);
   // Each GPU: S to the switch + S/8 of reduced results to multicast = 1.125 S up, and 1.125 S
   // down; NVLink4 450 GB/s x 0.824 x NVLS 0.85 = 315.18 GB/s; latency NVLS 25 us (Simple only).
-  const double expected = 1.125 * S / (450e9 * 20.6 / 25 * 0.85) + 25e-6;
+  // Chunk pipeline fill: 64 MiB per channel is not < 64 x 8 heads x 128 KiB, so NCCL's chunk stays
+  // 128 KiB; 16 channels x 8 heads = 128 lanes, one loop 16 MiB: 2.3 x 16 MiB at the same rate.
+  const double bw = 1.125 * S / (450e9 * 20.6 / 25 * 0.85);
+  const double expected = bw + 25e-6 + 2.3 * (16.0 * 1024 * 1024 / S) * bw;
   const CollectiveChoice ch = b.engine.choose(c);
   EXPECT_EQ(ch.algorithm, CollectiveAlgorithm::nvls);
   EXPECT_EQ(ch.protocol, CollectiveProtocol::simple);
@@ -115,14 +118,22 @@ TEST(Collective, NvlsTreeTwoNodes) {
   // x 0.85 GB/s; NICs need only S/8 at 48 GB/s), above NCCL's per-channel NVLSTree maximum:
   // 8 heads x 57.7 GB/s (Hopper, 2 nodes) = 461.6 GB/s busbw = 461.6 x 16 / 30 = 246.19 GB/s
   // algbw. Latency 25 + 2 x 14 us.
-  const double t2 = S / (8 * 57.7e9 * 16 / 30) + 53e-6;
+  // Chunk pipeline fill: 64 MiB per channel keeps NCCL's 128 KiB chunk; 16 channels x 8 heads,
+  // one loop 16 MiB: 2.3 x 16 MiB at the same rate.
+  const double mib = 1024.0 * 1024;
+  const double bw2 = S / (8 * 57.7e9 * 16 / 30);
+  const double t2 = bw2 + 53e-6 + 2.3 * 16 * mib / S * bw2;
   EXPECT_NEAR(b.engine.choose(c).seconds(), t2, 1e-9);
   EXPECT_NEAR(b.run(c), t2, 2e-6);  // + adapter and switch latencies along the paths
+  // The choice counts the fill too (no fabric link binds here, so the tuner's figure is the same).
+  EXPECT_NEAR(b.engine.choose(c).tuner_seconds(), t2, 1e-9);
   // 4 nodes: the 3+-node maximum, 8 x 45.5 = 364 GB/s busbw (algbw 364 x 32 / 62); latency
-  // 25 + 2 x log2(4) x 14 = 81 us.
+  // 25 + 2 x log2(4) x 14 = 81 us; NCCL_NVLSTREE_MAX_CHUNKSIZE's default 64 KiB from 4 nodes:
+  // one loop 8 MiB.
   Bench b4("dgx_h100", 4);
   const auto c4 = call(CollectiveOp::all_reduce, iota(0, 32), S, CollectiveAlgorithm::nvls_tree);
-  EXPECT_NEAR(b4.engine.choose(c4).seconds(), S / (8 * 45.5e9 * 32 / 62) + 81e-6, 1e-9);
+  const double bw4 = S / (8 * 45.5e9 * 32 / 62);
+  EXPECT_NEAR(b4.engine.choose(c4).seconds(), bw4 + 81e-6 + 2.3 * 8 * mib / S * bw4, 1e-9);
 }
 
 TEST(Collective, NvlsAllGatherAndReduceScatterSingleNode) {
@@ -131,7 +142,9 @@ TEST(Collective, NvlsAllGatherAndReduceScatterSingleNode) {
   // all_gather over NVLS: each GPU stores its S/8 chunk once (up) and the switch multicasts all 8
   // chunks to every GPU (down S); bound by the down port: S / (450 GB/s x 0.824 x NVLS 0.85 =
   // 315.18 GB/s); latency NVLS 25 us (NCCL hwLat NVLink NVLS, Simple only, baseLat 0).
-  const double expected = S / (450e9 * 20.6 / 25 * 0.85) + 25e-6;
+  // Chunk pipeline fill as for all_reduce (128 KiB chunks, one loop of 16 MiB).
+  const double ag_bw = S / (450e9 * 20.6 / 25 * 0.85);
+  const double expected = ag_bw + 25e-6 + 2.3 * (16.0 * 1024 * 1024 / S) * ag_bw;
   const auto ag = call(CollectiveOp::all_gather, iota(0, 8), S, CollectiveAlgorithm::nvls);
   const CollectiveChoice ch = b.engine.choose(ag);
   EXPECT_EQ(ch.algorithm, CollectiveAlgorithm::nvls);

@@ -216,3 +216,66 @@ TEST(Collective, ProtocolChoiceFollowsSize) {
 
 }  // namespace
 }  // namespace traincast::models
+
+namespace traincast::models {
+namespace {
+
+// NCCL's NVLS chunk for the size (src/enqueue.cc calcCollChunking, per channel of 16, 8 heads):
+// NVLS tree and NVLS, with the sizes at which each cut starts.
+TEST(NvlsChunking, ChunkFollowsNcclsCalcCollChunking) {
+  const double kib = 1024, mib = 1024 * 1024;
+  CollectivePlan tree;
+  tree.algorithm = CollectiveAlgorithm::nvls_tree;
+  tree.channels = 8;  // heads
+  tree.num_nodes = 2;
+  // Per channel B = S / 16: B < 4 x 8 x 128 KiB (S < 64 MiB) -> 64 KiB; B < 8 x 64 KiB (S < 8 MiB)
+  // -> 32 KiB.
+  EXPECT_EQ(nvls_chunk_bytes(tree, 1 * mib), 32 * kib);
+  EXPECT_EQ(nvls_chunk_bytes(tree, 4 * mib), 32 * kib);
+  EXPECT_EQ(nvls_chunk_bytes(tree, 8 * mib), 64 * kib);
+  EXPECT_EQ(nvls_chunk_bytes(tree, 32 * mib), 64 * kib);
+  EXPECT_EQ(nvls_chunk_bytes(tree, 64 * mib), 128 * kib);
+  EXPECT_EQ(nvls_chunk_bytes(tree, 8192 * mib), 128 * kib);
+  // From 4 nodes NCCL_NVLSTREE_MAX_CHUNKSIZE's default caps it at 64 KiB.
+  tree.num_nodes = 4;
+  EXPECT_EQ(nvls_chunk_bytes(tree, 8192 * mib), 64 * kib);
+  EXPECT_EQ(nvls_chunk_bytes(tree, 4 * mib), 32 * kib);
+  // NVLS on one node, 8 heads: B < 64 x 8 x 128 KiB (S < 1 GiB) -> 64 KiB; B < 8 x 8 x 64 KiB
+  // (S < 64 MiB) -> 32 KiB; B < 2 x 8 x 32 KiB (S < 8 MiB) -> 16 KiB.
+  CollectivePlan nvls;
+  nvls.algorithm = CollectiveAlgorithm::nvls;
+  nvls.channels = 8;
+  EXPECT_EQ(nvls_chunk_bytes(nvls, 1024 * mib), 128 * kib);
+  EXPECT_EQ(nvls_chunk_bytes(nvls, 512 * mib), 64 * kib);
+  EXPECT_EQ(nvls_chunk_bytes(nvls, 32 * mib), 32 * kib);
+  EXPECT_EQ(nvls_chunk_bytes(nvls, 4 * mib), 16 * kib);
+  // Other algorithms: no NVLS chunking, no fill.
+  CollectivePlan ring;
+  ring.algorithm = CollectiveAlgorithm::ring;
+  EXPECT_EQ(nvls_chunk_bytes(ring, 64 * mib), 0);
+  EXPECT_EQ(nvls_pipeline_fill_s(ring, 64 * mib, 1e-3), 0);
+}
+
+TEST(NvlsChunking, FillIsWholeChunksAboveOneLoopAndTheBytesBelow) {
+  const double mib = 1024 * 1024;
+  CollectivePlan tree;
+  tree.algorithm = CollectiveAlgorithm::nvls_tree;
+  tree.channels = 8;
+  tree.num_nodes = 2;
+  // 64 MiB at 1 ms of bandwidth term: 128 lanes x 128 KiB = one 16 MiB loop -> 2.3 x 16/64 ms.
+  EXPECT_NEAR(nvls_pipeline_fill_s(tree, 64 * mib, 1e-3), 2.3 * 0.25e-3, 1e-15);
+  // 1 MiB: one loop would be 128 x 32 KiB = 4 MiB, more than there is: 2.3 x the bytes.
+  EXPECT_NEAR(nvls_pipeline_fill_s(tree, 1 * mib, 1e-5), 2.3e-5, 1e-15);
+  // Nothing moves: no fill.
+  EXPECT_EQ(nvls_pipeline_fill_s(tree, 0, 0), 0);
+  // The fill never shrinks when the size grows at a fixed rate (time per byte).
+  double prev = 0;
+  for (double s = 1024; s <= 16384 * mib; s *= 2) {
+    const double fill = nvls_pipeline_fill_s(tree, s, s * 1e-11);
+    EXPECT_GE(fill, prev) << s;
+    prev = fill;
+  }
+}
+
+}  // namespace
+}  // namespace traincast::models

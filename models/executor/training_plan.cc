@@ -38,6 +38,9 @@ void plan_shape(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, con
   const bool fp32 = sc.training.precision == Precision::fp32 || sc.training.precision == Precision::tf32;
   P.grad_bytes = (fp32 || sc.training.fp32_grad_accumulation) ? 4 : 2;
   P.weight_bytes = fp32 ? 4 : 2;
+  P.gather_bytes = sc.parallel.param_gather_bytes > 0 ? sc.parallel.param_gather_bytes : P.weight_bytes;
+  P.reshard_after_forward = sc.parallel.reshard_after_forward;
+  P.reshard_after_backward = sc.parallel.reshard_after_backward;
 }
 
 /// Sets P.folded and P.replicas.
@@ -126,7 +129,7 @@ void plan_labels(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, do
 }
 
 /// Gradient buckets of one chunk in backward order (Megatron/DDP: filled as gradients become
-/// ready; a bucket is launched once it holds dp_bucket_bytes).
+/// ready; a bucket is launched once it holds dp_bucket_bytes; ZeRO-3 / FSDP: one per unit).
 std::vector<GradBucket> plan_buckets(const TrainingPlan& P, int stage, int chunk) {
   const Scenario& sc = *P.sc;
   struct Item {
@@ -155,6 +158,10 @@ std::vector<GradBucket> plan_buckets(const TrainingPlan& P, int stage, int chunk
   const double bucket_bytes =
       ddp ? sc.parallel.dp_bucket_bytes : std::max(sc.parallel.dp_bucket_bytes, 1e6 * P.dp_cp * P.grad_bytes);
   constexpr double kDdpFirstBucketBytes = 1048576.0;
+  // ZeRO-3 / FSDP: each unit (embedding, every layer, head) reduce-scatters its own gradient in
+  // its post-backward hook (FSDP wraps every transformer block: torchtitan's apply_fsdp,
+  // llm-foundry's FSDP wrap policy on the block class), not in Megatron's large buckets.
+  const bool per_unit = P.zero_stage == 3;
   std::vector<GradBucket> out;
   GradBucket cur;
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -162,7 +169,8 @@ std::vector<GradBucket> plan_buckets(const TrainingPlan& P, int stage, int chunk
     cur.expert_params += items[i].expert_params;
     if (items[i].layer >= 0) cur.layers.push_back(items[i].layer);
     const double cap = (ddp && out.empty()) ? std::min(bucket_bytes, kDdpFirstBucketBytes) : bucket_bytes;
-    if ((cur.params + cur.expert_params) * P.grad_bytes >= cap ||
+    const double held = cur.params + cur.expert_params;
+    if ((per_unit ? held > 0 : held * P.grad_bytes >= cap) ||
         (i + 1 == items.size() && (cur.params + cur.expert_params > 0 || out.empty()))) {
       cur.after_item = static_cast<int>(i);
       out.push_back(std::move(cur));
@@ -227,7 +235,7 @@ std::uint32_t plan_chunk_dp_tasks(TrainingPlan& P, int s, int c, const std::vect
     if (s == P.pp - 1 && c == P.v - 1) item_params.push_back(P.programs.head_params_per_rank);
     for (int dir = 0; dir < 2; ++dir)
       for (int mb = 0; mb < P.m; ++mb)
-        for (double params_of_item : item_params) dp_task(CollectiveOp::all_gather, params_of_item * P.weight_bytes);
+        for (double params_of_item : item_params) dp_task(CollectiveOp::all_gather, params_of_item * P.gather_bytes);
   }
   return added;
 }
@@ -236,7 +244,7 @@ std::uint32_t plan_chunk_dp_tasks(TrainingPlan& P, int s, int c, const std::vect
 /// Returns the expert parameters per stage (per GPU) for the optimizer's shard.
 std::vector<double> plan_dp_tasks(TrainingPlan& P, const Scenario& sc) {
   P.zero_stage = sc.parallel.zero_stage;
-  P.grad_reductions = sc.parallel.zero_stage >= 2 ? P.m : 1;
+  P.grad_reductions = sc.parallel.zero_stage >= 2 && sc.parallel.grad_sync_every_microbatch ? P.m : 1;
   P.buckets.resize(static_cast<std::size_t>(P.pp));
   P.dp_task_base.resize(static_cast<std::size_t>(P.pp));
   P.zero_extra_base.resize(static_cast<std::size_t>(P.pp));

@@ -57,6 +57,11 @@ struct TrainingPlan : ParallelLayout {
   std::vector<double> offload_h2d_bytes;  // per stage, per GPU: updated parameter shard
   std::vector<double> stage_params;       // per stage, per TP rank
   double grad_bytes = 4, weight_bytes = 2;
+  /// ZeRO-3 / FSDP (ParallelSpec): bytes per parameter of the per-item gathers, whether backward
+  /// gathers again (reshard_after_forward) and whether every micro-batch's forward gathers
+  /// (reshard_after_backward; false: only the first micro-batch's).
+  double gather_bytes = 2;
+  bool reshard_after_forward = true, reshard_after_backward = true;
   std::vector<std::string> labels;
   /// Input copies (scenario data_loader): bytes per micro-batch per GPU, and the socket of every
   /// first-stage GPU's loader memory (OpGraph::host_buffers[kInputBuffers] of the job).

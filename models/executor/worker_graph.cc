@@ -195,12 +195,17 @@ class GraphBuilder {
   /// items (embedding, layers, head) for one micro-batch: each item's first op waits for its
   /// gather, and the gather of the next item is issued when this item starts (prefetch one item
   /// ahead, as FSDP's forward/backward prefetch does; at most two items' weights gathered).
-  /// A no-op below ZeRO-3 or without data parallelism.
+  /// A no-op below ZeRO-3 or without data parallelism; in backward when the forward's gathered
+  /// parameters are kept (reshard_after_forward false); in the forward of micro-batches after the
+  /// first when they are kept for the iteration (reshard_after_backward false: the compute
+  /// stream's order makes those wait for the first micro-batch's gathers).
   class ZeroGathers {
    public:
     ZeroGathers(GraphBuilder& b, int mb, int chunk, int dir)
         : b_(b), mb_(mb), chunk_(chunk), dir_(dir), n_(b.plan_.num_items(b.stage_, chunk)) {
-      active_ = b.plan_.zero_stage == 3 && b.plan_.dp_cp > 1;
+      const TrainingPlan& P = b.plan_;
+      const bool pass_gathers = dir == 0 ? (P.reshard_after_backward || mb == 0) : P.reshard_after_forward;
+      active_ = P.zero_stage == 3 && P.dp_cp > 1 && pass_gathers;
     }
     /// Call before emitting the next item (in pass order).
     void before_item() {

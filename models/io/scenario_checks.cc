@@ -232,6 +232,39 @@ struct ParallelChecks {
   bool interleaved = false;  ///< schedule interleaved_one_f_one_b
 };
 
+/// The ZeRO-3 / FSDP fields (reshard_after_forward, reshard_after_backward, param_gather_bytes,
+/// grad_sync_every_microbatch): each only with zero_stage 3 (the last with 2 or 3),
+/// reshard_after_backward false only with reshard_after_forward false, param_gather_bytes 0, 2 or 4.
+void check_fsdp_fields(Checker& k, const models::ParallelSpec& p) {
+  using std::to_string;
+  if (!p.reshard_after_forward && p.zero_stage != 3) {
+    k.layout_error("workload.parallel.reshard_after_forward",
+                   "false with zero_stage " + to_string(p.zero_stage) +
+                       ": only ZeRO-3 / FSDP gathers parameters per layer (expected zero_stage: 3, or "
+                       "reshard_after_forward: true)");
+  }
+  if (!p.reshard_after_backward && p.reshard_after_forward) {
+    k.layout_error("workload.parallel.reshard_after_backward",
+                   "false needs the parameters kept after forward (expected reshard_after_forward: false, or "
+                   "reshard_after_backward: true)");
+  }
+  if (!p.grad_sync_every_microbatch && p.zero_stage < 2) {
+    k.layout_error("workload.parallel.grad_sync_every_microbatch",
+                   "false with zero_stage " + to_string(p.zero_stage) +
+                       ": gradients are reduced once per iteration already (expected zero_stage: 2 or 3, or "
+                       "grad_sync_every_microbatch: true)");
+  }
+  if (p.param_gather_bytes != 0 && p.param_gather_bytes != 2 && p.param_gather_bytes != 4) {
+    k.error("workload.parallel.param_gather_bytes",
+            "got " + to_string(p.param_gather_bytes) + " (expected 0 for the weights' width, 2 or 4)");
+  } else if (p.param_gather_bytes != 0 && p.zero_stage != 3) {
+    k.layout_error("workload.parallel.param_gather_bytes",
+                   "got " + to_string(p.param_gather_bytes) + " with zero_stage " + to_string(p.zero_stage) +
+                       ": only ZeRO-3 / FSDP gathers parameters per layer (expected zero_stage: 3, or "
+                       "param_gather_bytes: 0)");
+  }
+}
+
 /// Parallelism fields: tp, pp and the pipeline schedule against the model's shape; ZeRO, bucket
 /// and overlap options.
 ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& model, Checker& k) {
@@ -318,6 +351,7 @@ ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& mode
                    "got " + to_string(p.zero_stage) +
                        " with num_experts > 0: ZeRO-2/3 are not modelled for MoE experts (expected 0 or 1)");
   }
+  check_fsdp_fields(k, p);
   k.finite_at_least("workload.parallel.dp_bucket_bytes", p.dp_bucket_bytes, 0.0, true);
   if (tp_ok && p.tp > 1 && p.tp_comm_overlap && !p.sequence_parallel) {
     k.layout_error("workload.parallel.tp_comm_overlap",

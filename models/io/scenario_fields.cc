@@ -144,6 +144,13 @@ constexpr ScenarioField kFields[] = {
     field<&S::parallel, &Parallel::tp_comm_overlap>("workload.parallel.tp_comm_overlap"),
     field<&S::parallel, &Parallel::ep>("workload.parallel.ep"),
     field<&S::parallel, &Parallel::cp>("workload.parallel.cp", Written::if_changed),
+    field<&S::parallel, &Parallel::reshard_after_forward>("workload.parallel.reshard_after_forward",
+                                                          Written::if_changed),
+    field<&S::parallel, &Parallel::reshard_after_backward>("workload.parallel.reshard_after_backward",
+                                                           Written::if_changed),
+    field<&S::parallel, &Parallel::param_gather_bytes>("workload.parallel.param_gather_bytes", Written::if_changed),
+    field<&S::parallel, &Parallel::grad_sync_every_microbatch>("workload.parallel.grad_sync_every_microbatch",
+                                                               Written::if_changed),
     // workload.training
     field<&S::training, &Training::global_batch_size>("workload.training.global_batch_size"),
     field<&S::training, &Training::micro_batch_size>("workload.training.micro_batch_size"),

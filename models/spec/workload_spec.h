@@ -99,6 +99,36 @@ struct ParallelSpec {
   /// --overlap-param-gather); off: it runs after the optimizer step on the compute stream.
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;  ///< Megatron-Core --tp-comm-overlap (TP comm hidden under GEMMs)
+  /// ZeRO-3 / FSDP: free the gathered parameters after each item's forward and gather them again
+  /// before its backward. Default true: PyTorch FSDP FULL_SHARD (FSDP1 ShardingStrategy default),
+  /// FSDP2 fully_shard(reshard_after_forward=True) default, DeepSpeed ZeRO-3. false: FSDP
+  /// SHARD_GRAD_OP / FSDP2 reshard_after_forward=False / Llama 3's FSDP (arXiv:2407.21783 §3.3.2:
+  /// "we do not reshard after forward computation"): one gather per item and micro-batch in
+  /// forward, none in backward; the stage's whole 16-bit weights are held unsharded. Only with
+  /// zero_stage 3.
+  bool reshard_after_forward = true;
+  /// ZeRO-3 / FSDP: free the gathered parameters after each micro-batch's backward. Default true
+  /// (FSDP1 and FSDP2 without a pipeline schedule; DeepSpeed ZeRO-3). false: torch.distributed.
+  /// pipelining's schedules with FSDP2 (PipelineStage calls set_reshard_after_backward(False) for
+  /// all but the last backward, as torchtitan runs PP): the stage's parameters are gathered once,
+  /// in the first micro-batch's forward, and kept until the iteration's last backward; no gather
+  /// in backward (torchtitan also sets grad_sync_every_microbatch false there). Only with
+  /// zero_stage 3 and reshard_after_forward false.
+  bool reshard_after_backward = true;
+  /// ZeRO-2/3 / FSDP: reduce-scatter the gradients after every micro-batch's backward. Default
+  /// true (DeepSpeed ZeRO-2/3; FSDP without no_sync). false: accumulate the unsharded gradient
+  /// locally and reduce-scatter it once, after the iteration's last backward (FSDP's no_sync /
+  /// FSDP2 set_requires_gradient_sync(False), which torch.distributed.pipelining's schedules set
+  /// for all but the last backward: torchtitan's PP); memory then holds the stage's whole
+  /// gradient. Only with zero_stage 2 or 3.
+  bool grad_sync_every_microbatch = true;
+  /// ZeRO-3 / FSDP: bytes per parameter of the all-gathered (and unsharded) parameters. Default 0:
+  /// the weights' own width (2 in 16-bit training: FSDP MixedPrecision(param_dtype=bf16),
+  /// DeepSpeed's fp16/bf16 partitions; 4 in fp32/tf32). 4 in 16-bit training: fp32 gathers (FSDP
+  /// without a param_dtype, e.g. Composer 0.1x's mixed_precision 'DEFAULT': param_dtype fp32,
+  /// reduce_dtype the AMP dtype; autocast casts the weights per GEMM). Values 0, 2 or 4; a
+  /// non-zero value only with zero_stage 3.
+  int param_gather_bytes = 0;
   /// Context parallel size (Megatron-Core --context-parallel-size, ring attention as
   /// TransformerEngine's AttnFuncWithCPAndKVP2P): each sequence is cut into 2·cp chunks and CP rank
   /// i keeps chunks i and 2·cp-1-i (causal load balance); K/V blocks travel the CP ring by

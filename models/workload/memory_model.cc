@@ -156,15 +156,29 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     mb.host_bytes = mb.optimizer_bytes + 4 * shard_params;
     mb.optimizer_bytes = 0;
   }
-  if (dp_cp > 1 && par.zero_stage >= 2) {
+  if (dp_cp > 1 && par.zero_stage >= 2 && !par.grad_sync_every_microbatch) {
+    // Reduced once per iteration (no_sync / requires_gradient_sync false): the whole unsharded
+    // gradient of the stage accumulates until the last backward, beside the shard.
+    mb.grads_bytes += trainable * grad_bytes;
+  } else if (dp_cp > 1 && par.zero_stage == 3) {
+    // ZeRO-3 / FSDP reduce-scatter per unit (one layer): its full gradient before the reduction.
+    const double unit = lora ? trainable / std::max(1, layers) : layer_parameters(m, 0).replicated / t;
+    mb.grads_bytes += std::min(trainable, unit) * grad_bytes;
+  } else if (dp_cp > 1 && par.zero_stage >= 2) {
     // The full gradient of one reduction bucket exists before it is reduce-scattered (Megatron-
     // Core bucket size: max(dp_bucket_bytes, 1M params per DP rank)), capped by the stage's size.
     const double bucket = std::min(trainable * grad_bytes, std::max(par.dp_bucket_bytes, 1e6 * dp_cp * grad_bytes));
     mb.grads_bytes += bucket;
   }
   if (dp_cp > 1 && par.zero_stage == 3) {
-    // Gathered full weights of the item being computed and the one prefetched (two layers).
-    mb.weights_bytes += std::min(layers, 2) * layer_parameters(m, 0).replicated / t * weight_bytes;
+    // Gathered (unsharded) parameters, at the gather width (param_gather_bytes, 0: the weights'):
+    // FULL_SHARD / ZeRO-3 hold the item being computed and the one prefetched (two layers);
+    // without resharding after forward (SHARD_GRAD_OP, Llama 3's FSDP, FSDP2 under a pipeline
+    // schedule) the stage's parameters stay gathered from forward to backward: all of them.
+    const double gather_bytes = par.param_gather_bytes > 0 ? par.param_gather_bytes : weight_bytes;
+    mb.weights_bytes += par.reshard_after_forward
+                            ? std::min(layers, 2) * layer_parameters(m, 0).replicated / t * gather_bytes
+                            : params * gather_bytes;
   }
 
   const double e = activation_bytes_per_element(sc.training.precision);

@@ -53,7 +53,11 @@ ModelStateBytes zero_model_state_bytes(double params, double weight_bytes_per_pa
 /// those of the adapters only (lora_layer_parameters per layer); activations as full training
 /// (the stored inputs are also what the adapters' backward reads). CPU offload
 /// (offload.optimizer): optimizer_bytes is 0 and host_bytes holds the shard's optimizer state
-/// plus a 4-byte fp32 gradient buffer per parameter.
+/// plus a 4-byte fp32 gradient buffer per parameter. Transients of ZeRO-2/3: Megatron's one
+/// reduction bucket (ZeRO-2), one unit's (layer's) full gradient (ZeRO-3, reduced per unit), or the
+/// stage's whole gradient when parallel.grad_sync_every_microbatch is false; ZeRO-3's gathered
+/// parameters at parallel.param_gather_bytes: two layers, or the whole stage when
+/// parallel.reshard_after_forward is false.
 MemoryBreakdown stage_memory(const Scenario& scenario, const GpuSpec& gpu, int stage, int layers,
                              double inflight_layer_microbatches);
 

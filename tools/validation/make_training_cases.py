@@ -69,12 +69,30 @@ def mpt(training):
             "workload.model.vocab_size=" + r["vocab_size"],
             "workload.model.seq_length=" + r["seq_len"],
             "workload.parallel.dp=%d" % gpus,
-            "workload.parallel.zero_stage=%d" % (3 if r["fsdp_sharding_strategy"] == "FULL_SHARD" else 2),
+            # Composer FSDP: FULL_SHARD and SHARD_GRAD_OP both shard parameters (ZeRO-3);
+            # SHARD_GRAD_OP keeps them gathered from forward to backward.
+            "workload.parallel.zero_stage=3",
             "workload.training.global_batch_size=%d" % gb,
             "workload.training.micro_batch_size=%d" % mb,
             "workload.training.precision=" + ("fp8" if fp8 else "bf16"),
             "workload.training.recompute=" + ("full" if r["activation_checkpointing"] == "True" else "none"),
         ]
+        if r["fsdp_sharding_strategy"] == "SHARD_GRAD_OP":
+            sets.append("workload.parallel.reshard_after_forward=false")
+        elif r["fsdp_sharding_strategy"] != "FULL_SHARD":
+            raise SystemExit("row %d: unknown fsdp_sharding_strategy %r" % (i, r["fsdp_sharding_strategy"]))
+        # Composer's FSDP mixed_precision (composer/trainer/dist_strategy.py): PURE gathers and
+        # reduces in the AMP dtype; DEFAULT (2023 releases) keeps fp32 parameters, which FSDP
+        # gathers unconverted, and reduces gradients in the AMP dtype.
+        sets.append("workload.training.fp32_grad_accumulation=false")
+        if r["mp_mode"] == "DEFAULT":
+            sets.append("workload.parallel.param_gather_bytes=4")
+            assumptions.append("mixed_precision DEFAULT as Composer 0.1x ran it: fp32 parameter gathers, "
+                               "bf16 gradient reduction")
+        elif r["mp_mode"] == "PURE":
+            assumptions.append("mixed_precision PURE: bf16 parameter gathers and gradient reduction")
+        else:
+            raise SystemExit("row %d: unknown mp_mode %r" % (i, r["mp_mode"]))
         if r["gpu"] == "h100_80gb" and gpus > per_node:
             assumptions.append("H100 network not stated: DGX H100 with 8 x NDR 400 assumed")
         elif gpus > per_node:
@@ -99,9 +117,14 @@ def mpt(training):
           "MPT 125M-70B, Composer FSDP, A100 40/80 GB and H100 80 GB, tokens/s", cases)
 
 
+MEMORY_TORCH_RESERVED = ("measured: torch.cuda.max_memory_reserved (the caching allocator's reserve, with its "
+                         "fragmentation; without the CUDA context and NCCL's own buffers); predicted: traincast's "
+                         "peak per GPU, workspace allowance included")
+
+
 def torchtitan(training):
     fn = "torchtitan_llama3_benchmarks.csv"
-    cases, skipped = [], []
+    cases, skipped, memory_cases = [], [], []
     for i, r in enumerate(csv.DictReader(open(os.path.join(training, fn)))):
         gpus, per_node = int(r["num_gpus"]), int(r["gpus_per_node"])
         dp, tp, pp, cp = (int(r[k] or 1) for k in ("fsdp_degree", "tp_degree", "pp_degree", "cp_degree"))
@@ -150,6 +173,12 @@ def torchtitan(training):
                 assumptions.append("2 virtual stages per GPU")
             if int(r["n_layers"]) % pp:
                 sets.append("workload.parallel.uneven_stages=true")
+            # torchtitan's apply_fsdp: reshard_after_forward False when PP is enabled (no
+            # per-micro-batch all-gathers); torch.distributed.pipelining's stage sets
+            # set_reshard_after_backward(False) and set_requires_gradient_sync(False) for all but
+            # the last backward: gathered once per iteration, gradients reduce-scattered once.
+            sets += ["workload.parallel.reshard_after_forward=false", "workload.parallel.reshard_after_backward=false",
+                     "workload.parallel.grad_sync_every_microbatch=false"]
         if ac == "selective":
             assumptions.append("torchtitan's selective AC (op-level) as Megatron selective recomputation")
         if r["torch_compile"] == "True":
@@ -163,24 +192,36 @@ def torchtitan(training):
             r["source_file"], r["table"], r["measured_tokens_per_s_per_gpu"], r["measured_peak_memory_gib"])
         cases.append(case(name, "%s:%d" % (fn, i), "torchtitan_base.textproto", sets, "tokens_per_s",
                           float(r["measured_tokens_per_s_per_gpu"]) * gpus, assumptions, notes))
+        if r["measured_peak_memory_gib"].strip():
+            memory_cases.append(case(name + "-mem", "%s:%d" % (fn, i), "torchtitan_base.textproto", sets,
+                                     "peak_memory_gib", float(r["measured_peak_memory_gib"]),
+                                     assumptions + [MEMORY_TORCH_RESERVED], notes))
     header = ["torchtitan Llama 3.1 benchmarks (pytorch/torchtitan benchmarks/*.md @ b5bcd76;",
               "shared/data/training/" + fn + "): tokens/s (per GPU x GPUs), as measured. Made by",
               "tools/validation/make_training_cases.py; do not edit by hand."]
     header += ["Skipped: " + s for s in skipped]
     write("torchtitan.cases.textproto", header, "torchtitan", "pytorch/torchtitan benchmarks @ b5bcd76",
           "Llama 3.1 8B/70B/405B under torchtitan on 8-512 H100, tokens/s", cases)
+    header = ["torchtitan Llama 3.1 benchmarks (pytorch/torchtitan benchmarks/*.md @ b5bcd76;",
+              "shared/data/training/" + fn + "): peak memory per GPU as reported (reserved), one case",
+              "per row of torchtitan.cases.textproto that states it. Made by",
+              "tools/validation/make_training_cases.py; do not edit by hand."]
+    write("torchtitan_memory.cases.textproto", header, "torchtitan", "pytorch/torchtitan benchmarks @ b5bcd76",
+          "Llama 3.1 8B/70B/405B under torchtitan on 8-512 H100, peak memory per GPU", memory_cases)
+
+
+MEMORY_BLOOM = ("measured: the chronicles' per-GPU memory column, read as GiB (the tool that printed it is not "
+                "stated); predicted: traincast's peak per GPU, workspace allowance included")
 
 
 def bloom(training):
-    cases, skipped = [], []
+    cases, skipped, memory_cases = [], [], []
     fn = "bloom_176b_jeanzay_a100_topology_benchmarks.csv"
     for i, r in enumerate(csv.DictReader(open(os.path.join(training, fn)))):
         if "OOM" in r["max_mem_per_gpu_as_published"]:
             skipped.append("row %d: recorded OOM (no time; a memory check, not a time case)" % i)
             continue
-        if not re.match(r"^\s*[0-9.]+\s*$", r["sec_per_iteration"]):
-            skipped.append("row %d: no seconds per iteration (TFLOP/s only, formula changed mid-document)" % i)
-            continue
+        timed = bool(re.match(r"^\s*[0-9.]+\s*$", r["sec_per_iteration"]))
         if "SUSPECT" in r["notes"]:
             skipped.append("row %d: flagged SUSPECT in the table's notes" % i)
             continue
@@ -215,8 +256,15 @@ def bloom(training):
         name = "bloom-l%s-h%d-a%d-tp%d-pp%d-dp%d-mb%d-gb%d-r%d" % (layers, hidden, heads, tp, pp, dp, mb, gb, i)
         notes = "chronicles-prequel.md line %s (%s %s): %s s per iteration, %s GB max memory" % (
             r["line"], r["section"], r["subsection"], r["sec_per_iteration"], r["max_mem_per_gpu_as_published"])
-        cases.append(case(name, "%s:%d" % (fn, i), "bloom_base.textproto", sets, "iteration_time_s",
-                          float(r["sec_per_iteration"]), assumptions, notes))
+        if timed:
+            cases.append(case(name, "%s:%d" % (fn, i), "bloom_base.textproto", sets, "iteration_time_s",
+                              float(r["sec_per_iteration"]), assumptions, notes))
+        else:
+            skipped.append("row %d: no seconds per iteration (TFLOP/s only, formula changed mid-document)" % i)
+        mem = re.match(r"^\s*([0-9.]+)\s*GB\s*$", r["max_mem_per_gpu_as_published"])
+        if mem:
+            memory_cases.append(case(name + "-mem", "%s:%d" % (fn, i), "bloom_base.textproto", sets,
+                                     "peak_memory_gib", float(mem.group(1)), assumptions + [MEMORY_BLOOM], notes))
     fn = "bloom_176b_production_run_iterations.csv"
     for i, r in enumerate(csv.DictReader(open(os.path.join(training, fn)))):
         gb = int(r["global_batch"])
@@ -236,6 +284,12 @@ def bloom(training):
     header += ["Skipped: " + s for s in skipped]
     write("bloom.cases.textproto", header, "bloom", "bigscience-workshop/bigscience tr11-176B-ml @ 9e64ede",
           "BLOOM-176B layouts on 8-384 A100 80 GB, seconds per iteration", cases)
+    header = ["BLOOM-176B on Jean Zay (bigscience-workshop/bigscience train/tr11-176B-ml @ 9e64ede;",
+              "shared/data/training/bloom_176b_jeanzay_a100_topology_benchmarks.csv): peak memory per GPU as",
+              "published, on the rows whose configuration is complete (bloom.cases.textproto's rules, timed or not). Made by",
+              "tools/validation/make_training_cases.py; do not edit by hand."]
+    write("bloom_memory.cases.textproto", header, "bloom", "bigscience-workshop/bigscience tr11-176B-ml @ 9e64ede",
+          "BLOOM-176B layouts on 8-384 A100 80 GB, peak memory per GPU", memory_cases)
 
 
 def main():

@@ -62,14 +62,30 @@ TEST(ZeroMemory, StageMemoryShardsWhatEachStageShards) {
   // Stage 2: the gradient shard plus one reduction bucket (160 MB default, capped by the model).
   EXPECT_DOUBLE_EQ(m[2].grads_bytes, 2 * psi / 8 + std::min(2 * psi, 160e6));
   EXPECT_DOUBLE_EQ(m[2].weights_bytes, 2 * psi);
-  // Stage 3: the weight shard plus two gathered layers.
+  // Stage 3: the weight shard plus two gathered layers,
   const double layer_params =
       total_parameters(ModelSpec{.num_layers = 1, .hidden_size = 2048, .num_attention_heads = 16, .vocab_size = 0}) -
       2 * 2048;
   EXPECT_DOUBLE_EQ(m[3].weights_bytes, 2 * psi / 8 + 2 * 2 * layer_params);
+  // and the gradient shard plus one unit's (a layer's) full gradient before its reduce-scatter.
+  EXPECT_DOUBLE_EQ(m[3].grads_bytes, 2 * psi / 8 + 2 * layer_params);
   EXPECT_LT(m[3].peak_bytes_per_gpu, m[2].peak_bytes_per_gpu);
   EXPECT_LT(m[2].peak_bytes_per_gpu, m[1].peak_bytes_per_gpu);
   EXPECT_LT(m[1].peak_bytes_per_gpu, m[0].peak_bytes_per_gpu);
+}
+
+TEST(ZeroMemory, Zero3WithoutReshardHoldsTheStagesGatheredParameters) {
+  const GpuSpec& gpu = find_gpu("A100-SXM4-80GB");
+  const double psi = stage_memory(dp8_gpt(0), gpu, 0, 4, 1).weights_bytes / 2;
+  Scenario sc = dp8_gpt(3);
+  sc.parallel.reshard_after_forward = false;  // SHARD_GRAD_OP: the whole stage gathered
+  EXPECT_DOUBLE_EQ(stage_memory(sc, gpu, 0, 4, 1).weights_bytes, 2 * psi / 8 + 2 * psi);
+  sc.parallel.param_gather_bytes = 4;  // fp32 gathers: fp32 gathered buffers
+  EXPECT_DOUBLE_EQ(stage_memory(sc, gpu, 0, 4, 1).weights_bytes, 2 * psi / 8 + 4 * psi);
+  // Gradients reduced once per iteration: the whole unsharded gradient (bf16 here) beside the shard.
+  sc = dp8_gpt(3);
+  sc.parallel.grad_sync_every_microbatch = false;
+  EXPECT_DOUBLE_EQ(stage_memory(sc, gpu, 0, 4, 1).grads_bytes, 2 * psi / 8 + 2 * psi);
 }
 
 double busiest_link_bytes(const Report& r) {
@@ -93,6 +109,46 @@ TEST(ZeroExecutor, DataParallelTrafficPerStage) {
   const double z1 = bytes(1), z2 = bytes(2), z3 = bytes(3);
   EXPECT_NEAR(z2 / z1, (2.0 * m + 2) / 4, 0.02 * (2.0 * m + 2) / 4);
   EXPECT_NEAR(z3 / z1, 6.0 * m / 4, 0.02 * 6.0 * m / 4);
+}
+
+TEST(ZeroExecutor, Zero3ReshardFieldsSetTheGathers) {
+  // Same units as above, ZeRO-3 with m = 4 micro-batches:
+  //   FULL_SHARD (default):            m × (fwd gather 2 + bwd gather 2 + reduce-scatter 2) = 6m
+  //   reshard_after_forward false:      m × (fwd gather 2 + reduce-scatter 2)               = 4m
+  //   and reshard_after_backward false: fwd gather 2 once + m reduce-scatters 2m           = 2 + 2m
+  //   param_gather_bytes 4, FULL_SHARD: m × (4 + 4 + 2)                                     = 10m
+  //   grad_sync_every_microbatch false, FULL_SHARD: m × (2 + 2) + one reduce-scatter 2    = 4m + 2
+  const int m = 4;
+  auto bytes = [&](int zero, bool after_forward, bool after_backward, int gather_bytes, bool sync = true) {
+    Scenario sc = dp8_gpt(zero);
+    sc.parallel.grad_sync_every_microbatch = sync;
+    sc.training.global_batch_size = 8 * m;
+    sc.cluster.collectives.algorithm = CollectiveAlgorithm::ring;
+    sc.parallel.reshard_after_forward = after_forward;
+    sc.parallel.reshard_after_backward = after_backward;
+    sc.parallel.param_gather_bytes = gather_bytes;
+    return busiest_link_bytes(simulate_training(sc));
+  };
+  const double z1 = bytes(1, true, true, 0);
+  const double full = bytes(3, true, true, 0), grad_op = bytes(3, false, true, 0), kept = bytes(3, false, false, 0);
+  const double fp32 = bytes(3, true, true, 4);
+  EXPECT_NEAR(full / z1, 6.0 * m / 4, 0.02 * 6.0 * m / 4);
+  EXPECT_NEAR(grad_op / z1, 4.0 * m / 4, 0.02 * 4.0 * m / 4);
+  EXPECT_NEAR(kept / z1, (2.0 + 2.0 * m) / 4, 0.02 * (2.0 + 2.0 * m) / 4);
+  EXPECT_NEAR(fp32 / z1, 10.0 * m / 4, 0.02 * 10.0 * m / 4);
+  const double once = bytes(3, true, true, 0, false);
+  EXPECT_NEAR(once / z1, (4.0 * m + 2) / 4, 0.02 * (4.0 * m + 2) / 4);
+  // Fewer gathers never make the iteration slower.
+  auto time = [&](bool after_forward, bool after_backward) {
+    Scenario sc = dp8_gpt(3);
+    sc.training.global_batch_size = 8 * m;
+    sc.parallel.reshard_after_forward = after_forward;
+    sc.parallel.reshard_after_backward = after_backward;
+    return simulate_training(sc).iteration_time_s;
+  };
+  const double t_full = time(true, true), t_grad_op = time(false, true), t_kept = time(false, false);
+  EXPECT_LE(t_grad_op, t_full * (1 + 1e-9));
+  EXPECT_LE(t_kept, t_grad_op * (1 + 1e-9));
 }
 
 TEST(ZeroExecutor, Zero3PrefetchHidesMostForwardGathers) {

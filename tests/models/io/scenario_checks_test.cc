@@ -172,6 +172,40 @@ TEST(ScenarioIoErrors, TpCommOverlapNeedsSequenceParallel) {
                 "sequence_parallel: true, or tp_comm_overlap: false)"});
 }
 
+TEST(ScenarioIoErrors, FsdpFieldsNeedZero3) {
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 zero_stage: 2 reshard_after_forward: false", "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:4:34: workload.parallel.reshard_after_forward: false with zero_stage 2: only ZeRO-3 / "
+                "FSDP gathers parameters per layer (expected zero_stage: 3, or reshard_after_forward: true)"});
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 zero_stage: 3 reshard_after_backward: false", "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:4:34: workload.parallel.reshard_after_backward: false needs the parameters kept after "
+                "forward (expected reshard_after_forward: false, or reshard_after_backward: true)"});
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 zero_stage: 3 param_gather_bytes: 3", "global_batch_size: 8")),
+            std::vector<std::string>{"t.textproto:4:34: workload.parallel.param_gather_bytes: got 3 (expected 0 for "
+                                     "the weights' width, 2 or 4)"});
+  EXPECT_EQ(errors_of(scenario(kModel, "dp: 8 zero_stage: 1 param_gather_bytes: 4", "global_batch_size: 8")),
+            std::vector<std::string>{
+                "t.textproto:4:34: workload.parallel.param_gather_bytes: got 4 with zero_stage 1: only ZeRO-3 / FSDP "
+                "gathers parameters per layer (expected zero_stage: 3, or param_gather_bytes: 0)"});
+  EXPECT_EQ(
+      errors_of(scenario(kModel, "dp: 8 zero_stage: 1 grad_sync_every_microbatch: false", "global_batch_size: 8")),
+      std::vector<std::string>{
+          "t.textproto:4:34: workload.parallel.grad_sync_every_microbatch: false with zero_stage 1: gradients "
+          "are reduced once per iteration already (expected zero_stage: 2 or 3, or grad_sync_every_microbatch: "
+          "true)"});
+  const models::Scenario ok = load_scenario_text(
+      scenario(kModel,
+               "dp: 8 zero_stage: 3 reshard_after_forward: false reshard_after_backward: false param_gather_bytes: 4 "
+               "grad_sync_every_microbatch: false",
+               "global_batch_size: 8"),
+      "t.textproto", Format::text);
+  EXPECT_FALSE(ok.parallel.reshard_after_forward);
+  EXPECT_FALSE(ok.parallel.reshard_after_backward);
+  EXPECT_EQ(ok.parallel.param_gather_bytes, 4);
+  EXPECT_FALSE(ok.parallel.grad_sync_every_microbatch);
+}
+
 TEST(ScenarioIoErrors, MixtureOfExpertsFields) {
   const std::string moe = kModel + " num_experts: 8";
   EXPECT_NO_THROW(

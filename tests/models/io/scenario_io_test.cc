@@ -180,7 +180,8 @@ TEST(ScenarioIoSet, UnknownPath) {
             std::vector<std::string>{
                 "--set: workload.parallel.tpp: unknown field, did you mean \"tp\"? (expected one of: tp, pp, dp, "
                 "sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, "
-                "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp)"});
+                "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
+                "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch)"});
 }
 
 TEST(ScenarioIoSet, PathThroughAScalar) {
@@ -194,7 +195,8 @@ TEST(ScenarioIoSet, NonScalarTarget) {
             std::vector<std::string>{
                 "--set: workload.parallel: is a message, not a scalar field (expected a path to one of its "
                 "fields: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
-                "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp)"});
+                "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
+                "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch)"});
 }
 
 TEST(ScenarioIoSet, WrongValueTypes) {

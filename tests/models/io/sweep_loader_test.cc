@@ -156,12 +156,14 @@ TEST(SweepFileErrors, UnknownAxisPath) {
             std::vector<std::string>{
                 "t.sweep.textproto:2:8: axis[0].path: unknown field \"tpp\" in workload.parallel, did you mean "
                 "\"tp\"? (expected one of: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, "
-                "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp)"});
+                "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
+                "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel\" values: \"1\" }\n"),
             std::vector<std::string>{
                 "t.sweep.textproto:2:8: axis[0].path: workload.parallel is a message, not a scalar field (expected a "
                 "path to one of its fields: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, "
-                "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp)"});
+                "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
+                "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { values: \"1\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:1: axis[0].path: not set (expected a scalar field path of "
                                      "the scenario, e.g. workload.parallel.tp)"});
@@ -316,7 +318,8 @@ TEST(SweepFileErrors, MetricsBaseScenarioAndSyntax) {
             std::vector<std::string>{"t.sweep.textproto:2:1: workload.parallel.tpp: unknown field, did you mean "
                                      "\"tp\"? (expected one of: tp, pp, dp, sequence_parallel, schedule, "
                                      "virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, overlap_grad_reduce, "
-                                     "tp_comm_overlap, overlap_param_gather, ep, cp)"});
+                                     "tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
+                                     "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch)"});
 }
 
 TEST(SweepFileErrors, JsonPositions) {
@@ -326,7 +329,8 @@ TEST(SweepFileErrors, JsonPositions) {
             std::vector<std::string>{
                 "t.sweep.json:2:12: axis[0].path: unknown field \"tpp\" in workload.parallel, did you mean \"tp\"? "
                 "(expected one of: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
-                "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp)"});
+                "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
+                "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch)"});
 }
 
 // A constraint naming a field the dense base does not write and that has no default outside its

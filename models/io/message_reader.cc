@@ -854,6 +854,16 @@ std::string did_you_mean(std::string_view name, const std::vector<std::string>& 
       best = &c;
     }
   }
+  // A name that is the start of exactly one candidate (issue 21: "micro_batch" for
+  // "micro_batch_size", 5 edits away) when no candidate is near enough by edits.
+  if (best == nullptr && name.size() >= 4) {
+    for (const std::string& c : candidates) {
+      if (c.size() > name.size() && c.compare(0, name.size(), name) == 0) {
+        if (best != nullptr) return {};  // ambiguous
+        best = &c;
+      }
+    }
+  }
   return best == nullptr ? std::string() : ", did you mean \"" + *best + "\"?";
 }
 

@@ -2,19 +2,33 @@
 
 #include <stdexcept>
 
+#include "models/cost/prices.h"
+
 namespace traincast::models {
 
 std::optional<double> default_node_price_usd(const std::string& gpu) {
-  if (gpu == "H100-SXM5-80GB") return 317000.0;
-  return std::nullopt;
+  const GpuPrices* p = find_prices(gpu);
+  if (p == nullptr || !p->node) return std::nullopt;
+  return p->node->usd;
 }
 
 std::optional<double> default_cloud_price_per_gpu_hour_usd(const std::string& gpu) {
-  if (gpu == "H100-SXM5-80GB") return 4.916;
-  if (gpu == "H200-SXM-141GB") return 5.408;
-  if (gpu == "A100-SXM4-40GB") return 1.844;
-  return std::nullopt;
+  const GpuPrices* p = find_prices(gpu);
+  if (p == nullptr || !p->rent) return std::nullopt;
+  return p->rent->usd;
 }
+
+namespace {
+
+std::string source_of(double given, const std::string& gpu, bool rent) {
+  if (given > 0) return "scenario";
+  const GpuPrices* p = find_prices(gpu);
+  if (p == nullptr) return "";
+  if (rent) return p->rent ? describe_price(*p->rent, true) : "";
+  return p->node ? describe_price(*p->node, false) : "";
+}
+
+}  // namespace
 
 CostReport evaluate_cost(const CostInputs& in) {
   const CostSpec& s = in.spec;
@@ -23,37 +37,56 @@ CostReport evaluate_cost(const CostInputs& in) {
   const std::optional<double> cloud = s.cloud_price_per_gpu_hour_usd > 0
                                           ? std::optional<double>(s.cloud_price_per_gpu_hour_usd)
                                           : default_cloud_price_per_gpu_hour_usd(in.gpu);
-  if (!node_price) throw std::invalid_argument("cost: no default node price for " + in.gpu);
-  if (!cloud) throw std::invalid_argument("cost: no default cloud price for " + in.gpu);
+  if (!node_price && !cloud)
+    throw std::invalid_argument("cost: no default node price and no default rent for " + in.gpu);
   CostReport r;
   r.modelled = true;
+  r.own_modelled = node_price.has_value();
+  r.rent_modelled = cloud.has_value();
+  r.node_price_source = r.own_modelled ? source_of(s.node_price_usd, in.gpu, false) : "";
+  r.cloud_price_source = r.rent_modelled ? source_of(s.cloud_price_per_gpu_hour_usd, in.gpu, true) : "";
   r.nodes = in.nodes, r.switches = in.switches, r.cables = in.cables;
   const double gpus = static_cast<double>(in.nodes) * in.gpus_per_node;
-  r.capex_usd = in.nodes * *node_price + in.switches * s.switch_price_usd + in.cables * s.cable_price_usd;
   r.amortization_years = s.amortization_years;
-  r.capex_per_year_usd = r.capex_usd / s.amortization_years;
-  r.upkeep_per_year_usd = r.capex_usd * s.upkeep_fraction_per_year;
   r.energy_modelled = in.facility_power_w > 0;
   r.facility_power_w = in.facility_power_w;
   const double busy_hours = kHoursPerYear * s.utilization;
   // Energy while training; idle hours are left out (the power model gives the busy draw only).
   r.energy_per_year_usd = in.facility_power_w / 1000.0 * busy_hours * s.energy_price_usd_per_kwh;
-  const double own_per_year = r.capex_per_year_usd + r.upkeep_per_year_usd + r.energy_per_year_usd;
-  r.own_cost_per_gpu_hour_usd = busy_hours > 0 ? own_per_year / (gpus * busy_hours) : 0.0;
-  r.cloud_price_per_gpu_hour_usd = *cloud;
   r.train_gpu_hours = gpus * in.train_wall_clock_s / 3600.0;
-  r.own_cost_to_train_usd = r.own_cost_per_gpu_hour_usd * r.train_gpu_hours;
-  r.cloud_cost_to_train_usd = *cloud * r.train_gpu_hours;
-  // Payback: capex recovered by the rent avoided, less what owning costs to run.
-  const double rent_avoided = *cloud * gpus * busy_hours;
-  const double running = r.upkeep_per_year_usd + r.energy_per_year_usd;
-  r.payback_never = !(rent_avoided > running);
-  r.payback_years = r.payback_never ? 0.0 : r.capex_usd / (rent_avoided - running);
-  // Break-even utilisation u: capex/yr + upkeep + energy(u) = rent(u), energy and rent linear in u.
-  const double energy_full = in.facility_power_w / 1000.0 * kHoursPerYear * s.energy_price_usd_per_kwh;
-  const double margin_full = *cloud * gpus * kHoursPerYear - energy_full;
-  r.breakeven_utilization = margin_full > 0 ? (r.capex_per_year_usd + r.upkeep_per_year_usd) / margin_full : 0.0;
-  if (!r.energy_modelled) r.note = "energy cost left out: no facility power from the power model";
+  if (r.own_modelled) {
+    r.node_price_usd = *node_price;
+    r.capex_usd = in.nodes * *node_price + in.switches * s.switch_price_usd + in.cables * s.cable_price_usd;
+    r.capex_per_year_usd = r.capex_usd / s.amortization_years;
+    r.upkeep_per_year_usd = r.capex_usd * s.upkeep_fraction_per_year;
+    const double own_per_year = r.capex_per_year_usd + r.upkeep_per_year_usd + r.energy_per_year_usd;
+    r.own_cost_per_gpu_hour_usd = busy_hours > 0 ? own_per_year / (gpus * busy_hours) : 0.0;
+    r.own_cost_to_train_usd = r.own_cost_per_gpu_hour_usd * r.train_gpu_hours;
+  }
+  if (r.rent_modelled) {
+    r.cloud_price_per_gpu_hour_usd = *cloud;
+    r.cloud_cost_to_train_usd = *cloud * r.train_gpu_hours;
+  }
+  if (r.own_modelled && r.rent_modelled) {
+    // Payback: capex recovered by the rent avoided, less what owning costs to run.
+    const double rent_avoided = *cloud * gpus * busy_hours;
+    const double running = r.upkeep_per_year_usd + r.energy_per_year_usd;
+    r.payback_never = !(rent_avoided > running);
+    r.payback_years = r.payback_never ? 0.0 : r.capex_usd / (rent_avoided - running);
+    // Break-even utilisation u: capex/yr + upkeep + energy(u) = rent(u), energy and rent linear in u.
+    const double energy_full = in.facility_power_w / 1000.0 * kHoursPerYear * s.energy_price_usd_per_kwh;
+    const double margin_full = *cloud * gpus * kHoursPerYear - energy_full;
+    r.breakeven_utilization = margin_full > 0 ? (r.capex_per_year_usd + r.upkeep_per_year_usd) / margin_full : 0.0;
+  }
+  std::string note;
+  if (!r.energy_modelled) note = "energy cost left out: no facility power from the power model";
+  if (!r.own_modelled)
+    note += std::string(note.empty() ? "" : "; ") + "rent only: no public purchase price for " + in.gpu +
+            " nodes (give cost.node_price_usd)";
+  if (!r.rent_modelled)
+    note += std::string(note.empty() ? "" : "; ") + "own only: no public rent for " + in.gpu +
+            " (give cost.cloud_price_per_gpu_hour_usd)";
+  r.note = note;
   return r;
 }
 

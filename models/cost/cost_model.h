@@ -2,7 +2,8 @@
 // Cost (DESIGN §4.5): capex per node/switch/cable amortised straight-line, upkeep, energy at the
 // facility power the power model reports, against a cloud price per GPU-hour: cost to train and
 // the utilisation-dependent payback of buying instead of renting. All prices are scenario inputs
-// (models/spec/scenario.h, CostSpec) with dated, sourced defaults.
+// (models/spec/scenario.h, CostSpec) with dated, sourced defaults (models/cost/prices.h). A GPU
+// with only a rent prices the rent side (rent-only); with only a purchase price, the own side.
 
 #include <optional>
 #include <string>
@@ -14,14 +15,11 @@ namespace traincast::models {
 
 inline constexpr double kHoursPerYear = 8766.0;  ///< 365.25 days
 
-/// Default purchase price of one node with this GPU [USD], or nullopt when there is none:
-/// H100-SXM5-80GB 8-GPU server USD 317,000 (Thinkmate HGX H100 quotation, Aug 2024, as archived
-/// in a public H100 cluster cost sheet).
+/// Default purchase price of one node with this GPU [USD], or nullopt when no public one is
+/// recorded (models/cost/prices.cc gives each price's page, date, region and kind).
 std::optional<double> default_node_price_usd(const std::string& gpu);
 
-/// Default rent per GPU-hour [USD], or nullopt: AWS EC2 Capacity Blocks, us-east-1, effective
-/// accelerator hourly rate published for 2024 (valid until 2025-01-01): p5.48xlarge H100 4.916,
-/// p5e H200 5.408, p4d A100-40GB 1.844.
+/// Default rent per GPU-hour [USD], or nullopt when no public one is recorded (prices.cc).
 std::optional<double> default_cloud_price_per_gpu_hour_usd(const std::string& gpu);
 
 struct CostInputs {
@@ -32,8 +30,10 @@ struct CostInputs {
   double facility_power_w = 0;    ///< 0 = unknown (no power model result)
 };
 
-/// Throws std::invalid_argument when a price without default is missing (the io layer checks
-/// that first, with the field's position).
+/// Own side (capex, own cost per GPU-hour and to train) when a node price is given or defaults;
+/// rent side when a rent is given or defaults; payback and break-even when both are.
+/// Throws std::invalid_argument when neither price is known (the io layer checks that first,
+/// with the field's position).
 CostReport evaluate_cost(const CostInputs& in);
 
 }  // namespace traincast::models

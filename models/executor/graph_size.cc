@@ -31,12 +31,16 @@ double graph_ops(const ModelPrograms& programs, const std::vector<int>& stage_la
   return per_microbatch * microbatches * iterations * static_cast<double>(replicas) * pp;
 }
 
-void refuse_graph_ops_over_limit(double ops) {
+void refuse_graph_ops_over_limit(double ops, bool fold_symmetric_on) {
   if (ops > kMaxGraphOps)
     throw std::invalid_argument(
         "the job would need about " + std::to_string(static_cast<long long>(ops / 1e6)) +
         " million ops to simulate (limit " + std::to_string(static_cast<long long>(kMaxGraphOps / 1e6)) +
-        " million): reduce options.iterations or global_batch_size, or keep options.fold_symmetric on");
+        " million): reduce options.iterations or global_batch_size" +
+        (fold_symmetric_on
+             ? std::string(" (options.fold_symmetric is already on: the data-parallel replicas left cannot be "
+                           "folded, or one replica alone is this large)")
+             : std::string(", or turn options.fold_symmetric on")));
 }
 
 double estimate_graph_ops(const Scenario& sc) {
@@ -63,7 +67,7 @@ void check_graph_size_early(const Scenario& sc) {
   } catch (const std::exception&) {
     return;  // a scenario the estimate cannot read: the executor reports it as it always did
   }
-  refuse_graph_ops_over_limit(ops);
+  refuse_graph_ops_over_limit(ops, sc.options.fold_symmetric);
 }
 
 }  // namespace traincast::models

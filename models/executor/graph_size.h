@@ -21,8 +21,9 @@ inline constexpr double kMaxGraphOps = 40e6;
 double graph_ops(const ModelPrograms& programs, const std::vector<int>& stage_layers, int zero_stage,
                  double microbatches, int iterations, int replicas, int pp);
 /// Throws std::invalid_argument "the job would need about N million ops to simulate (limit 40
-/// million): ..." when ops > kMaxGraphOps.
-void refuse_graph_ops_over_limit(double ops);
+/// million): ..." when ops > kMaxGraphOps; it advises turning options.fold_symmetric on only when
+/// `fold_symmetric_on` is false (issue 21: it advised it when it was already on).
+void refuse_graph_ops_over_limit(double ops, bool fold_symmetric_on);
 
 /// The op count check_graph_size computes for `sc`, from the scenario alone: ops of one
 /// micro-batch through the fullest stage (its layers' forward, recompute and backward segments,

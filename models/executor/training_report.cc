@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,13 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
   const GpuSpec& gpu = cluster.gpu_spec(0);
   r.scenario = sc.name;
   r.gpu = gpu.name;
+  if (const ComputeParams cp = default_compute_params(gpu);
+      cp.source.rfind("UNCALIBRATED", 0) == 0 && sc.cluster.profile == nullptr) {
+    char gemm[16];
+    std::snprintf(gemm, sizeof gemm, "%.2f", cp.gemm_efficiency);
+    r.caveat = "no measured kernel efficiencies for " + gpu.name + ": generic defaults used (GEMM " + gemm +
+               " of peak); treat with care";
+  }
   r.num_gpus = cluster.num_gpus();
   r.num_nodes = cluster.num_nodes();
   r.tp = job.tp;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -186,7 +188,17 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     Scenario s = sc;
     s.cluster.fabric.ecmp_seed = sc.cluster.fabric.ecmp_seed + static_cast<std::uint64_t>(i);
     const auto k = static_cast<std::size_t>(i);
-    draws[k] = simulate_draw(s, i == 0 ? trace : nullptr, seeds == 1, stalls[k]);
+    try {
+      draws[k] = simulate_draw(s, i == 0 ? trace : nullptr, seeds == 1, stalls[k]);
+    } catch (const std::overflow_error& e) {
+      // Issue 21: a huge model's op overflowed the engine's clock, and the engine's message named
+      // no field. Name what makes the ops that long.
+      if (std::string_view(e.what()).find("Time::max()") == std::string_view::npos) throw;
+      throw std::overflow_error(
+          "workload.model: one iteration of this job runs past 292 years of simulated time (" + std::string(e.what()) +
+          ") (expected a smaller model: workload.model.num_layers, hidden_size, seq_length; a smaller "
+          "workload.training.global_batch_size; or more GPUs)");
+    }
   };
   if (seeds > 1) {
     tbb::parallel_for(0, seeds, run_draw);  // each draw single-threaded and deterministic

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include <algorithm>
 #include <cmath>
@@ -372,6 +373,9 @@ models::ChakraRankTrace parse_chakra_trace(std::string_view bytes, const std::st
     const std::string where = at(path, start);
     if (index == 0) {
       pb::GlobalMetadata meta;
+      // A corrupt message makes libprotobuf log its own "[libprotobuf ERROR ...]" line (invalid
+      // UTF-8 in a string field) to stderr before our message (issue 21); the error below says it.
+      const google::protobuf::LogSilencer quiet;
       if (!meta.ParseFromArray(data + pos, static_cast<int>(len)))
         throw ChakraError(where + "the first message is not a Chakra GlobalMetadata (file not a Chakra .et trace?)");
       trace.version = meta.version();
@@ -379,8 +383,12 @@ models::ChakraRankTrace parse_chakra_trace(std::string_view bytes, const std::st
         if (a.name() == "schema" && a.value_case() == pb::AttributeProto::kStringVal) trace.schema = a.string_val();
     } else {
       pb::Node n;
-      if (!n.ParseFromArray(data + pos, static_cast<int>(len)))
-        throw ChakraError(where + "message " + std::to_string(index) + " is not a Chakra Node");
+      bool parsed = false;
+      {
+        const google::protobuf::LogSilencer quiet;  // as for the metadata above
+        parsed = n.ParseFromArray(data + pos, static_cast<int>(len));
+      }
+      if (!parsed) throw ChakraError(where + "message " + std::to_string(index) + " is not a Chakra Node");
       const std::string where_node = where + "node " + std::to_string(n.id()) + ": ";
       ChakraNode node = NodeReader(where_node, n).read();
       node.file_offset = start;

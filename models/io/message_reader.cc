@@ -844,16 +844,14 @@ std::string enum_list(const pb::EnumDescriptor* type) {
 
 std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates) {
   if (name.empty() || name.size() > 64) return {};
-  const std::size_t limit = std::max<std::size_t>(1, name.size() / 3);
-  std::size_t best_distance = limit + 1;
-  const std::string* best = nullptr;
+  std::size_t best_distance = std::max<std::size_t>(1, name.size() / 3) + 1, prefixed = 0;
+  const std::string *best = nullptr, *begun = nullptr;  // else the one candidate `name` begins (issue 21)
   for (const std::string& c : candidates) {
     const std::size_t d = edit_distance(name, c);
-    if (d < best_distance) {
-      best_distance = d;
-      best = &c;
-    }
+    if (d < best_distance) best_distance = d, best = &c;
+    if (name.size() >= 4 && c.size() > name.size() && c.compare(0, name.size(), name) == 0) ++prefixed, begun = &c;
   }
+  if (best == nullptr && prefixed == 1) best = begun;
   return best == nullptr ? std::string() : ", did you mean \"" + *best + "\"?";
 }
 

@@ -171,6 +171,11 @@ constexpr ReportField kFields[] = {
     field<&R::cost, &Cost::breakeven_utilization>("cost.breakeven_utilization"),
     field<&R::cost, &Cost::note>("cost.note"),
     field<&R::cost, &Cost::amortization_years>("cost.amortization_years"),
+    field<&R::cost, &Cost::own_modelled>("cost.own_modelled"),
+    field<&R::cost, &Cost::rent_modelled>("cost.rent_modelled"),
+    field<&R::cost, &Cost::node_price_usd>("cost.node_price_usd"),
+    field<&R::cost, &Cost::node_price_source>("cost.node_price_source"),
+    field<&R::cost, &Cost::cloud_price_source>("cost.cloud_price_source"),
     field<&R::ep>("ep"),
     // power
     field<&R::power, &Power::gpu_average_w>("power.gpu_average_w"),
@@ -207,6 +212,7 @@ constexpr ReportField kFields[] = {
     field<&R::routing, &Routing::iteration_time_s_min>("routing.iteration_time_s_min"),
     field<&R::routing, &Routing::iteration_time_s_max>("routing.iteration_time_s_max"),
     field<&R::routing, &Routing::iteration_time_s_stddev>("routing.iteration_time_s_stddev"),
+    field<&R::caveat>("caveat"),
 };
 
 }  // namespace

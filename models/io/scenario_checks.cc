@@ -360,6 +360,9 @@ ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& mode
   return {tp_ok, pp_ok, dp_ok, interleaved};
 }
 
+/// "1 GPU", "16 GPUs" (issue 21: "1 GPUs" on small jobs).
+std::string gpus_text(std::int64_t n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
+
 /// tp * pp * dp (times cp when used) is the cluster's GPU count, and that count is within the
 /// simulator's range. node: the cluster's node template, not null.
 void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
@@ -385,15 +388,15 @@ void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node
   if (used != gpus && p.cp > 1) {
     k.layout_error(blamed, "tp * cp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.cp) + " * " +
                                to_string(p.pp) + " * " + to_string(p.dp) + " = " + to_string(used) +
-                               " but the cluster has " + to_string(gpus) + " GPUs (" + to_string(s.cluster.num_nodes) +
-                               " x " + node->name + " with " + to_string(node->gpus_per_node) +
-                               " GPUs each) (expected tp * cp * pp * dp = " + to_string(gpus) + ")");
+                               " but the cluster has " + gpus_text(gpus) + " (" + to_string(s.cluster.num_nodes) +
+                               " x " + node->name + " with " + gpus_text(node->gpus_per_node) +
+                               " each) (expected tp * cp * pp * dp = " + to_string(gpus) + ")");
   } else if (used != gpus) {
     k.layout_error(blamed, "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " + to_string(p.dp) +
-                               " = " + to_string(used) + " but the cluster has " + to_string(gpus) + " GPUs (" +
+                               " = " + to_string(used) + " but the cluster has " + gpus_text(gpus) + " (" +
                                to_string(s.cluster.num_nodes) + " x " + node->name + " with " +
-                               to_string(node->gpus_per_node) +
-                               " GPUs each) (expected tp * pp * dp = " + to_string(gpus) + ")");
+                               gpus_text(node->gpus_per_node) + " each) (expected tp * pp * dp = " + to_string(gpus) +
+                               ")");
   }
 }
 

@@ -170,15 +170,14 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
     if (!(std::isfinite(c.utilization) && c.utilization > 0 && c.utilization <= 1)) {
       k.error("cost.utilization", "got " + Checker::number(c.utilization) + " (expected a fraction in (0, 1])");
     }
-    if (c.node_price_usd == 0 && !models::default_node_price_usd(gpu_name)) {
-      k.error("cost.node_price_usd", "no default price for " + gpu_name +
-                                         " nodes (expected a price in USD > 0; defaults exist for H100-SXM5-80GB)");
-    }
-    if (c.cloud_price_per_gpu_hour_usd == 0 && !models::default_cloud_price_per_gpu_hour_usd(gpu_name)) {
+    // Either side alone is priced (rent-only needs no purchase price): refused only when the
+    // scenario gives neither price and the GPU has no public default for either.
+    if (c.node_price_usd == 0 && c.cloud_price_per_gpu_hour_usd == 0 && !models::default_node_price_usd(gpu_name) &&
+        !models::default_cloud_price_per_gpu_hour_usd(gpu_name)) {
       k.error("cost.cloud_price_per_gpu_hour_usd",
-              "no default rent for " + gpu_name +
-                  " (expected a price in USD per GPU-hour > 0; defaults exist for H100-SXM5-80GB, H200-SXM-141GB, "
-                  "A100-SXM4-40GB)");
+              "no public rent or purchase price is recorded for " + gpu_name +
+                  " (expected cost.cloud_price_per_gpu_hour_usd > 0 in USD, or cost.node_price_usd > 0; "
+                  "`traincast catalog --prices` lists the GPUs with defaults)");
     }
   }
 }

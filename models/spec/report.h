@@ -178,6 +178,15 @@ struct CostReport {
   /// true when the rent avoided per year does not exceed upkeep + energy: owning never pays back
   /// (payback_years is then 0, and left out of the JSON report).
   bool payback_never = false;
+  /// false when the GPU has no public purchase price and the scenario gives none (rent-only): capex,
+  /// own cost, payback and break-even are then 0.
+  bool own_modelled = false;
+  /// false when the GPU has no public rent and the scenario gives none (own-only): rent figures,
+  /// payback and break-even are then 0.
+  bool rent_modelled = false;
+  double node_price_usd = 0.0;     ///< the purchase price per node used [USD]; 0 when !own_modelled
+  std::string node_price_source;   ///< "scenario" or the default's provenance (models/cost/prices.h)
+  std::string cloud_price_source;  ///< "scenario" or the default's provenance (models/cost/prices.h)
   bool operator==(const CostReport&) const = default;
 };
 
@@ -344,6 +353,10 @@ struct Report {
   PowerReport power;
   ThermalReport thermal;
   RoutingReport routing;
+  /// What a reader must know about the figures, in words (JSON `caveat`); empty when nothing. Today:
+  /// "no measured kernel efficiencies for GPU: generic defaults used (GEMM 0.65 of peak); treat with
+  /// care" when the GPU's compute parameters are the uncalibrated defaults and no profile is given.
+  std::string caveat;
   bool operator==(const Report&) const = default;
 };
 

@@ -285,11 +285,17 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
 int catalog_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return guarded(err, [&]() -> int {
     if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-      out << "traincast catalog\n\nLists the GPUs and node templates (with their datasheet sources) that a\n"
-             "scenario's cluster.node_template and cluster.gpu may name.\n";
+      out << "traincast catalog [--prices]\n\nLists the GPUs and node templates (with their datasheet sources) that a\n"
+             "scenario's cluster.node_template and cluster.gpu may name. --prices lists, per GPU, the default\n"
+             "purchase price per node and rent per GPU-hour with their kind, source page, date and region, or\n"
+             "that no public price exists (the scenario's cost section must then give it).\n";
       return 0;
     }
-    if (!args.empty()) throw UsageError("catalog: takes no arguments (got " + args[0] + ")");
+    if (args.size() == 1 && args[0] == "--prices") {
+      out << format_prices();
+      return 0;
+    }
+    if (!args.empty()) throw UsageError("catalog: got " + args[0] + " (expected no argument, or --prices)");
     out << format_catalog();
     return 0;
   });
@@ -302,7 +308,8 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
                             "commands:\n"
                             "  run [SCENARIO]   simulate a training iteration (embedded default if no file)\n"
                             "  validate CASES   compare predictions with published measurements\n"
-                            "  catalog          list GPUs and node templates\n"
+                            "  compare A B      scenarios side by side: days, dollars, power, verdict\n"
+                            "  catalog          list GPUs and node templates (--prices: dated prices)\n"
                             "  nccl-tests SCEN  simulate nccl-tests on a scenario's GPUs (nccl-tests' table)\n"
                             "  explain SCEN     the topology in words, a GPU-to-GPU path, Graphviz export\n"
                             "  plan [SCENARIO]  search parallel layouts: best few and why\n"
@@ -321,6 +328,7 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (cmd == "run") return run_command(args, out, err);
   if (cmd == "validate") return validate_command(args, out, err);
   if (cmd == "catalog") return catalog_command(args, out, err);
+  if (cmd == "compare") return compare_command(args, out, err);
   if (cmd == "nccl-tests") return nccl_tests_command(args, out, err);
   if (cmd == "explain") return explain_command(args, out, err);
   if (cmd == "plan") return plan_command(args, out, err);

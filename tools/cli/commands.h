@@ -43,6 +43,11 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
 /// PROFILE MEASUREMENTS... [--holdout odd|even]` (tools/cli/calibrate_command.cc, calibrate/fit/).
 int calibrate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// `traincast compare A B ... [--vary field=v1,v2] [--tokens N] [--json F] [--csv F]` — scenarios side by
+/// side for a buyer: time, days and dollars to train, power, with prices' sources and the model's
+/// error band (tools/cli/compare_command.cc, tools/cli/compare.h).
+int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 /// Dispatches argv (program name first) to a subcommand; prints usage for none/unknown/--help.
 int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err);
 

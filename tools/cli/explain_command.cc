@@ -55,7 +55,8 @@ int parse_gpu(const std::string& text, const models::Cluster& cluster) {
     const int node = number(text.substr(4, dot - 4));
     const int local = number(text.substr(dot + 4));
     if (local >= cluster.gpus_per_node()) {
-      throw UsageError("--path: " + text + ": a node has " + std::to_string(cluster.gpus_per_node()) + " GPUs");
+      throw UsageError("--path: " + text + ": a node has " + std::to_string(cluster.gpus_per_node()) +
+                       (cluster.gpus_per_node() == 1 ? " GPU" : " GPUs"));
     }
     gpu = node * cluster.gpus_per_node() + local;
   } else {

@@ -105,6 +105,22 @@ double size_option(const po::variables_map& vm, const char* name, const char* fl
   return bytes;
 }
 
+/// --gpus names only GPUs of the cluster (issue 21: "--gpus 0-99" on 16 GPUs said "16 outside [0,
+/// 16)", which read as a count). Throws UsageError naming the GPUs the cluster lacks and the range.
+void check_gpu_list(const std::vector<int>& gpus, int num_gpus, const std::string& text) {
+  std::vector<int> missing;
+  for (int g : gpus)
+    if (g < 0 || g >= num_gpus) missing.push_back(g);
+  if (missing.empty()) return;
+  const std::string names = missing.size() == 1
+                                ? "GPU " + std::to_string(missing[0])
+                                : std::to_string(missing.size()) + " GPUs (" + std::to_string(missing.front()) +
+                                      " ... " + std::to_string(missing.back()) + ")";
+  throw UsageError("--gpus: " + text + " names " + names + " that the cluster does not have: it has " +
+                   std::to_string(num_gpus) + (num_gpus == 1 ? " GPU" : " GPUs") + " (expected GPU indices 0 to " +
+                   std::to_string(num_gpus - 1) + ")");
+}
+
 }  // namespace
 
 int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -197,11 +213,12 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
         throw UsageError(std::string("--gpus: ") + e.what());
       }
     }
+    const models::Cluster cluster(sc.cluster);
+    check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
     const std::vector<models::NcclTestsResult> rows = models::simulate_nccl_tests(sc.cluster, options, sizes);
 
     // Header in nccl-tests' style, with what was simulated.
-    const models::Cluster cluster(sc.cluster);
     const int nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
     out << "# traincast nccl-tests (simulated): " << models::nccl_tests_op_name(op) << " on " << nranks << " of "
         << cluster.num_gpus() << " GPUs of " << scenario_path << "\n";

@@ -234,10 +234,9 @@ void print_no_layout(std::ostream& p, const planner::PlanResult& r) {
   if (r.least_memory) {
     const models::MemoryBreakdown& m = r.least_memory->memory;
     p << "The smallest footprint, " << planner::to_string(r.least_memory->layout) << ", needs "
-      << format_gib(m.peak_bytes_per_gpu) << " per GPU of " << format_gib(m.capacity_bytes) << " (weights "
-      << format_gib(m.weights_bytes) << ", gradients " << format_gib(m.grads_bytes) << ", optimizer "
-      << format_gib(m.optimizer_bytes) << ", activations " << format_gib(m.activations_bytes)
-      << "): more GPUs, or GPUs with more memory, are needed.\n";
+      << format_memory_need(m.peak_bytes_per_gpu, m.capacity_bytes) << " (weights " << format_gib(m.weights_bytes)
+      << ", gradients " << format_gib(m.grads_bytes) << ", optimizer " << format_gib(m.optimizer_bytes)
+      << ", activations " << format_gib(m.activations_bytes) << "): more GPUs, or GPUs with more memory, are needed.\n";
   }
   if (!r.baseline_note.empty()) p << "Note: " << r.baseline_note << "\n";
 }
@@ -381,6 +380,11 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
   if (r.ranked.empty()) {
     print_no_layout(p, r);
     out << p.str();
+    // Issue 21: exit 1 said nothing on stderr and left no --json file; the file now records the
+    // empty ranking (and the search's counts), and stderr says why the status is 1.
+    if (!json_path.empty()) write_output_file(json_path, plan_json(sc, r, PlanExplanations{}));
+    err << "traincast: plan: no layout fits in memory and simulates (exit status 1)"
+        << (json_path.empty() ? std::string() : "; " + json_path + " holds the empty ranking") << "\n";
     return 1;
   }
   print_ranked(p, r, req.top);

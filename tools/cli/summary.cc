@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "models/compute/compute_model.h"
+#include "models/cost/prices.h"
 #include "models/hardware/catalog.h"
 #include "models/workload/cnn.h"
 #include "models/workload/transformer.h"
+#include "tools/cli/compare.h"
 
 namespace traincast::cli {
 namespace {
@@ -48,6 +50,13 @@ std::string format_count(double v) {
   int u = 0;
   while (v >= 1000.0 && u < 6) v /= 1000.0, ++u;
   return u == 0 ? format_fixed(v, v == static_cast<long long>(v) ? 0 : 1) : format_fixed(v, 1) + units[u];
+}
+
+/// "$3.990": appended, not "$" + ... (bogus GCC 12 -Wrestrict, GCC bug 105651).
+std::string dollars(double v, int decimals) {
+  std::string s = "$";
+  s += format_fixed(v, decimals);
+  return s;
 }
 
 std::string pct(double fraction) { return format_fixed(100.0 * fraction, 1) + " %"; }
@@ -101,6 +110,18 @@ std::string format_gib(double bytes) {
   return format_fixed(bytes / 1073741824.0, 1) + " GiB";
 }
 
+std::string format_memory_need(double need_bytes, double have_bytes) {
+  std::string need = format_gib(need_bytes), have = format_gib(have_bytes);
+  if (need == have) {
+    need = format_fixed(need_bytes / 1073741824.0, 3) + " GiB";
+    have = format_fixed(have_bytes / 1073741824.0, 3) + " GiB";
+  }
+  std::string s = need;
+  s += " per GPU of " + have;
+  if (need_bytes > have_bytes) s += ", " + format_gib(need_bytes - have_bytes) + " over";
+  return s;
+}
+
 std::string format_flop(double flop) {
   const char* units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP"};
   int u = 0;
@@ -109,6 +130,26 @@ std::string format_flop(double flop) {
 }
 
 namespace {
+
+/// Issue 21: days and dollars for a default token budget when the scenario gives none, marked as
+/// such: 20 tokens per parameter (compare.h), at the scenario's rent or the catalog's.
+void print_default_budget(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
+  if (sc.model.family == models::ModelFamily::resnet || !(r.tokens_per_s > 0)) return;
+  const double budget = kDefaultTokensPerParameter * models::total_parameters(sc.model);
+  const double s = std::ceil(budget / r.tokens_per_s);
+  o << "To train   " << format_duration(s) << " for " << format_count(budget)
+    << " tokens (default budget: 20 tokens per parameter, Hoffmann et al. 2022; set workload.training.train_tokens; "
+       "no failures counted)";
+  const models::GpuPrices* p = models::find_prices(r.gpu);
+  if (sc.cost && sc.cost->cloud_price_per_gpu_hour_usd > 0) {
+    o << ", rent $" << with_thousands(sc.cost->cloud_price_per_gpu_hour_usd * r.num_gpus * s / 3600) << " at $"
+      << format_fixed(sc.cost->cloud_price_per_gpu_hour_usd, 2) << "/GPU-hour (scenario)";
+  } else if (p != nullptr && p->rent) {
+    o << ", rent $" << with_thousands(p->rent->usd * r.num_gpus * s / 3600) << " at $" << format_fixed(p->rent->usd, 2)
+      << "/GPU-hour (" << p->rent->vendor << " " << p->rent->kind << ", " << p->rent->date << ")";
+  }
+  o << "\n";
+}
 
 /// The scenario's name, cluster and model (MoE and LoRA when present).
 void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const models::Report& r,
@@ -125,7 +166,7 @@ void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const 
   if (sc.model.family == models::ModelFamily::resnet) {
     o << "Model      " << sc.model.name << ": ResNet-" << sc.model.num_layers << " v1.5, " << sc.model.image_size
       << " px, " << sc.model.num_classes << " classes, " << format_fixed(models::resnet_parameters(sc.model) / 1e6, 1)
-      << "M parameters, " << format_fixed(r.model_flops_per_iteration / 1e12, 1) << " TFLOP per iteration\n";
+      << "M parameters, " << format_flop(r.model_flops_per_iteration) << " per iteration\n";
   } else {
     o << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
       << ", " << sc.model.num_attention_heads << " heads, seq " << sc.model.seq_length << ", vocab "
@@ -135,7 +176,7 @@ void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const 
                     std::to_string(static_cast<long long>(models::padded_vocab_size(sc.model, sc.parallel.tp))) +
                     " as Megatron-LM pads it)"
               : std::string())
-      << ", " << format_fixed(r.model_flops_per_iteration / 1e15, 1) << " PFLOP per iteration\n";
+      << ", " << format_flop(r.model_flops_per_iteration) << " per iteration\n";
   }
   if (sc.model.num_experts > 0) {
     o << "           MoE: " << sc.model.num_experts << " experts, top-" << sc.model.moe_top_k;
@@ -198,13 +239,12 @@ void print_performance(std::ostream& o, const models::Scenario& sc, const models
   o << "MFU        " << pct(r.mfu) << "   HFU " << pct(r.hfu) << "   (of "
     << format_fixed(r.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s dense "
     << models::precision_name(sc.training.precision) << " peak)\n";
-  if (const models::ComputeParams cp = models::default_compute_params(models::find_gpu(r.gpu));
-      cp.source.rfind("UNCALIBRATED", 0) == 0 && sc.cluster.profile == nullptr)
-    o << "Note       no measured kernel efficiencies for " << r.gpu << ": generic defaults used (GEMM "
-      << format_fixed(cp.gemm_efficiency, 2) << " of peak); treat with care\n";
+  if (!r.caveat.empty()) o << "Note       " << r.caveat << "\n";
   if (r.time_to_train_s > 0)
     o << "To train   " << format_duration(r.time_to_train_s) << " for " << format_count(r.train_tokens)
       << " tokens (no failures or restarts counted)\n";
+  else
+    print_default_budget(o, sc, r);
 }
 
 /// Where an iteration goes on the busiest pipeline stage (rows of what was not modelled left out).
@@ -397,23 +437,29 @@ std::string format_job_effects(const models::Report& r) {
       return s;
     };
     o << "\nCost (USD):\n";
-    o << "  capex         " << usd(c.capex_usd) << " (" << c.nodes << " nodes, " << c.switches << " switches, "
-      << c.cables << " cables): " << usd(c.capex_per_year_usd) << "/year amortised + " << usd(c.upkeep_per_year_usd)
-      << "/year upkeep + " << usd(c.energy_per_year_usd) << "/year energy\n";
-    o << "  per GPU-hour  own $" << format_fixed(c.own_cost_per_gpu_hour_usd, 3) << " vs rent $"
-      << format_fixed(c.cloud_price_per_gpu_hour_usd, 3) << "\n";
+    if (c.own_modelled)
+      o << "  capex         " << usd(c.capex_usd) << " (" << c.nodes << " nodes, " << c.switches << " switches, "
+        << c.cables << " cables): " << usd(c.capex_per_year_usd) << "/year amortised + " << usd(c.upkeep_per_year_usd)
+        << "/year upkeep + " << usd(c.energy_per_year_usd) << "/year energy\n";
+    o << "  per GPU-hour  own "
+      << (c.own_modelled ? dollars(c.own_cost_per_gpu_hour_usd, 3) : std::string("not priced")) << " vs rent "
+      << (c.rent_modelled ? dollars(c.cloud_price_per_gpu_hour_usd, 3) : std::string("not priced")) << "\n";
     if (c.train_gpu_hours > 0)
-      o << "  to train      " << with_thousands(c.train_gpu_hours) << " GPU-hours: own " << usd(c.own_cost_to_train_usd)
-        << ", rent " << usd(c.cloud_cost_to_train_usd) << "\n";
-    o << "  buy vs rent   payback "
-      << (c.payback_never ? std::string("never") : format_fixed(c.payback_years, 2) + " years")
-      << (c.payback_years > c.amortization_years ? " (beyond the " + format_fixed(c.amortization_years, 1) +
-                                                       "-year amortisation: not within the hardware's life)"
-                                                 : std::string())
-      << (c.breakeven_utilization > 0 && c.breakeven_utilization <= 1
-              ? "; break-even at " + format_fixed(100 * c.breakeven_utilization, 1) + "% utilisation"
-              : std::string("; renting is cheaper even at 100% utilisation"))
-      << "\n";
+      o << "  to train      " << with_thousands(c.train_gpu_hours) << " GPU-hours: own "
+        << (c.own_modelled ? usd(c.own_cost_to_train_usd) : std::string("not priced")) << ", rent "
+        << (c.rent_modelled ? usd(c.cloud_cost_to_train_usd) : std::string("not priced")) << "\n";
+    if (c.own_modelled && c.rent_modelled)
+      o << "  buy vs rent   payback "
+        << (c.payback_never ? std::string("never") : format_fixed(c.payback_years, 2) + " years")
+        << (c.payback_years > c.amortization_years ? " (beyond the " + format_fixed(c.amortization_years, 1) +
+                                                         "-year amortisation: not within the hardware's life)"
+                                                   : std::string())
+        << (c.breakeven_utilization > 0 && c.breakeven_utilization <= 1
+                ? "; break-even at " + format_fixed(100 * c.breakeven_utilization, 1) + "% utilisation"
+                : std::string("; renting is cheaper even at 100% utilisation"))
+        << "\n";
+    if (!c.node_price_source.empty()) o << "  node price    " << c.node_price_source << "\n";
+    if (!c.cloud_price_source.empty()) o << "  rent          " << c.cloud_price_source << "\n";
     if (!c.note.empty()) o << "  note          " << c.note << "\n";
   }
   return o.str();
@@ -525,6 +571,25 @@ ValidationTable make_validation_table(const std::vector<models::ValidationCase>&
   t.text = o.str();
   t.csv = csv.str();
   return t;
+}
+
+std::string format_prices() {
+  std::ostringstream o;
+  o << "Default prices (USD; cost.node_price_usd per node, cost.cloud_price_per_gpu_hour_usd per GPU-hour).\n"
+       "Each: value, kind (list, street, analyst estimate, cloud on-demand), vendor, date, region, item, page.\n"
+       "A GPU without a public price needs the field in the scenario's cost section; rent alone prices a\n"
+       "rent-only comparison.\n";
+  for (const std::string& gpu : models::gpu_names()) {
+    const models::GpuPrices* p = models::find_prices(gpu);
+    o << "\n" << gpu << "\n";
+    if (p == nullptr) {
+      o << "  no price row (give both cost fields)\n";
+      continue;
+    }
+    o << "  node  " << (p->node ? models::describe_price(*p->node, false) : p->node_missing) << "\n";
+    o << "  rent  " << (p->rent ? models::describe_price(*p->rent, true) : p->rent_missing) << "\n";
+  }
+  return o.str();
 }
 
 }  // namespace traincast::cli

@@ -24,6 +24,10 @@ std::string with_thousands(double v);
 /// Left-aligned (pad) or right-aligned (lpad) to `width` characters; longer text is kept whole.
 std::string pad(const std::string& s, std::size_t width);
 std::string lpad(const std::string& s, std::size_t width);
+/// "50.3 GiB per GPU of 40.0 GiB, 10.3 GiB over": what a GPU needs against what it has. Where one
+/// decimal would print the two alike ("40.0 GiB of 40.0 GiB", issue 21) three are printed; the excess
+/// is named whenever need > have.
+std::string format_memory_need(double need_bytes, double have_bytes);
 /// FLOP count with an SI prefix ("60.7 PFLOP").
 std::string format_flop(double flop);
 
@@ -36,6 +40,9 @@ std::string format_summary(const models::Scenario& scenario, const models::Repor
 std::string format_job_effects(const models::Report& report);
 
 std::string format_catalog();
+/// `traincast catalog --prices`: per catalog GPU, the default node price and rent with kind, vendor,
+/// date, region and page (models/cost/prices.h), or why there is none.
+std::string format_prices();
 
 struct ValidationTable {
   std::string text;                  ///< aligned table + MAPE lines (per metric and overall)

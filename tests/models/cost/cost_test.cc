@@ -3,6 +3,8 @@
 
 #include "models/cost/cost_model.h"
 
+#include <stdexcept>
+
 namespace traincast::models {
 namespace {
 
@@ -64,7 +66,7 @@ TEST(Cost, DefaultsAndMissingPrices) {
   in.spec.node_price_usd = 0;
   in.spec.cloud_price_per_gpu_hour_usd = 0;
   const CostReport r = evaluate_cost(in);
-  EXPECT_DOUBLE_EQ(r.cloud_price_per_gpu_hour_usd, 4.916);
+  EXPECT_DOUBLE_EQ(r.cloud_price_per_gpu_hour_usd, 3.20);  // Hyperstack on-demand, 2026-08-26
   EXPECT_DOUBLE_EQ(r.capex_usd, 8 * 317000.0 + 3 * 30000.0 + 128 * 1000.0);
   in.gpu = "MI300X";
   EXPECT_THROW(evaluate_cost(in), std::invalid_argument);
@@ -74,6 +76,39 @@ TEST(Cost, DefaultsAndMissingPrices) {
   EXPECT_FALSE(no_energy.energy_modelled);
   EXPECT_EQ(no_energy.energy_per_year_usd, 0.0);
   EXPECT_FALSE(no_energy.note.empty());
+}
+
+// Issue 21: rent-only (no purchase price anywhere) prices the rent side and leaves owning out.
+TEST(Cost, RentOnlyWithoutAPurchasePrice) {
+  CostInputs in = eight_nodes();
+  in.gpu = "H200-SXM-141GB";  // public rent, no public server price (models/cost/prices.cc)
+  in.spec.node_price_usd = 0;
+  in.spec.cloud_price_per_gpu_hour_usd = 0;
+  const CostReport r = evaluate_cost(in);
+  EXPECT_TRUE(r.rent_modelled);
+  EXPECT_FALSE(r.own_modelled);
+  EXPECT_DOUBLE_EQ(r.cloud_price_per_gpu_hour_usd, 3.99);
+  EXPECT_NEAR(r.cloud_cost_to_train_usd, 3.99 * 640, 1e-9);
+  EXPECT_EQ(r.capex_usd, 0.0);
+  EXPECT_EQ(r.own_cost_to_train_usd, 0.0);
+  EXPECT_EQ(r.payback_years, 0.0);
+  EXPECT_EQ(r.node_price_source, "");
+  EXPECT_NE(r.cloud_price_source.find("Hyperstack, 2026-08-26"), std::string::npos) << r.cloud_price_source;
+  EXPECT_NE(r.note.find("rent only: no public purchase price for H200-SXM-141GB"), std::string::npos) << r.note;
+}
+
+TEST(Cost, OwnOnlyAndNeitherPrice) {
+  CostInputs in = eight_nodes();
+  in.gpu = "MI300X";  // neither price is public
+  in.spec.cloud_price_per_gpu_hour_usd = 0;
+  const CostReport r = evaluate_cost(in);
+  EXPECT_TRUE(r.own_modelled);
+  EXPECT_FALSE(r.rent_modelled);
+  EXPECT_EQ(r.node_price_source, "scenario");
+  EXPECT_GT(r.own_cost_to_train_usd, 0.0);
+  EXPECT_EQ(r.cloud_cost_to_train_usd, 0.0);
+  in.spec.node_price_usd = 0;
+  EXPECT_THROW(evaluate_cost(in), std::invalid_argument);
 }
 
 }  // namespace

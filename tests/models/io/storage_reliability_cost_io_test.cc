@@ -102,13 +102,31 @@ TEST(StorageReliabilityCostIo, PricesWithoutDefaultsMustBeGiven) {
       "  parallel { tp: 2 pp: 2 dp: 2 } training { global_batch_size: 16 } }\n"
       "cost { }\n";
   const std::vector<std::string> e = errors_of(mi300);
-  ASSERT_EQ(e.size(), 2u);
-  EXPECT_NE(e[0].find("cost.node_price_usd: no default price for MI300X"), std::string::npos) << e[0];
-  EXPECT_NE(e[1].find("cost.cloud_price_per_gpu_hour_usd: no default rent for MI300X"), std::string::npos) << e[1];
-  // Given prices are accepted.
-  std::string priced = mi300;
-  priced.replace(priced.find("cost { }"), 8, "cost { node_price_usd: 250000 cloud_price_per_gpu_hour_usd: 3 }");
-  EXPECT_NO_THROW(load_scenario_text(priced, "t.textproto", Format::text, {}));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0],
+            "t.textproto:4:1: cost.cloud_price_per_gpu_hour_usd: no public rent or purchase price is recorded for "
+            "MI300X (expected cost.cloud_price_per_gpu_hour_usd > 0 in USD, or cost.node_price_usd > 0; "
+            "`traincast catalog --prices` lists the GPUs with defaults)");
+  // Given prices are accepted, and either one alone prices its side (rent-only, own-only).
+  for (const char* given : {"cost { node_price_usd: 250000 cloud_price_per_gpu_hour_usd: 3 }",
+                            "cost { cloud_price_per_gpu_hour_usd: 3 }", "cost { node_price_usd: 250000 }"}) {
+    std::string priced = mi300;
+    priced.replace(priced.find("cost { }"), 8, given);
+    EXPECT_NO_THROW(load_scenario_text(priced, "t.textproto", Format::text, {})) << given;
+  }
+}
+
+// Issue 21: a rent-only comparison needs no purchase price: H200 has a public rent but no public
+// server price, and `cost { }` loads.
+TEST(StorageReliabilityCostIo, RentOnlyNeedsNoPurchasePrice) {
+  const std::string h200 =
+      "cluster { node_template: \"hgx_h200\" num_nodes: 1 }\n"
+      "workload { model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: "
+      "2048 }\n"
+      "  parallel { tp: 2 pp: 2 dp: 2 } training { global_batch_size: 16 } }\n"
+      "cost { }\n";
+  const models::Scenario s = load_scenario_text(h200, "t.textproto", Format::text, {});
+  EXPECT_TRUE(s.cost.has_value());
 }
 
 TEST(StorageReliabilityCostIo, ReportJsonHasTheSectionKeys) {

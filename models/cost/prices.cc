@@ -1,0 +1,107 @@
+#include "models/cost/prices.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace traincast::models {
+namespace {
+
+// Hyperstack's public rate card, on-demand column (per GPU-hour, billed per minute), as transcribed
+// from https://www.hyperstack.cloud/gpu-pricing on 2026-08-26 (the page states no region; USD).
+PriceRecord hyperstack(double usd, const std::string& item) {
+  return {usd,
+          item + ", on-demand, per GPU-hour (read 2026-08-26)",
+          "cloud on-demand",
+          "Hyperstack",
+          "https://www.hyperstack.cloud/gpu-pricing",
+          "2026-08-26",
+          "not stated (USD)"};
+}
+
+// Lambda's instance price list (per GPU-hour, billed per minute, excl. sales tax) as transcribed
+// from https://lambda.ai/instances on 2026-09-20 (the page states no region; USD).
+PriceRecord lambda(double usd, const std::string& item) {
+  return {usd,
+          item + ", on-demand, per GPU-hour (read 2026-09-20)",
+          "cloud on-demand",
+          "Lambda",
+          "https://lambda.ai/instances",
+          "2026-09-20",
+          "not stated (USD)"};
+}
+
+const char* kNoNode = "no public purchase price found for a server with this GPU (give cost.node_price_usd)";
+const char* kNoRent = "no public on-demand rent found for this GPU (give cost.cloud_price_per_gpu_hour_usd)";
+
+std::vector<GpuPrices> make_table() {
+  std::vector<GpuPrices> t;
+  auto none = [&](const std::string& gpu) { t.push_back({gpu, std::nullopt, std::nullopt, kNoNode, kNoRent}); };
+  none("V100-SXM2-32GB");
+  // DGX A100 (8x A100 40 GB, 320 GB in all) launch price "from USD 200,000", as reported on the
+  // day of the announcement (geektopia.es, 2020-05-14).
+  t.push_back({"A100-SXM4-40GB",
+               PriceRecord{200000.0, "NVIDIA DGX A100 (8x A100 40 GB), launch price \"from USD 200,000\"", "list",
+                           "NVIDIA (reported by geektopia.es)",
+                           "https://geektopia.es/es/technology/2020/05/14/noticias/"
+                           "nvidia-anuncia-el-servidor-dgx-a100-ocho-tesla-a100-desde-200-000-dolares.html",
+                           "2020-05-14", "not stated (USD)"},
+               lambda(1.99, "8x NVIDIA A100 SXM 40 GB"), "", ""});
+  t.push_back({"A100-SXM4-80GB", std::nullopt, hyperstack(1.60, "NVIDIA A100 SXM 80 GB"), kNoNode, ""});
+  none("A100-PCIe-80GB");
+  none("A800-SXM4-80GB");
+  none("A30");
+  // The HGX H100 8-GPU server quotation (Thinkmate, USD 317,000 with 8x 400 Gb/s InfiniBand), as
+  // archived on 2024-08-22 and cited by a public H100 cluster cost sheet (Aug 2024).
+  t.push_back({"H100-SXM5-80GB",
+               PriceRecord{317000.0, "HGX H100 8-GPU server with 8x 400 Gb/s InfiniBand, vendor quotation", "street",
+                           "Thinkmate",
+                           "https://web.archive.org/web/20240822233446/https://www.thinkmate.com/"
+                           "quotation-request?a=YToxOntzOjI6ImlkIjtpOjc0OTY2Mzt9",
+                           "2024-08-22", "US (USD)"},
+               hyperstack(3.20, "NVIDIA H100 SXM 80 GB"), "", ""});
+  none("H800-SXM5-80GB");
+  t.push_back({"H200-SXM-141GB", std::nullopt, hyperstack(3.99, "NVIDIA H200 SXM 141 GB"), kNoNode, ""});
+  t.push_back({"H100-PCIe-80GB", std::nullopt, lambda(3.29, "1x NVIDIA H100 PCIe"), kNoNode, ""});
+  t.push_back({"B200", std::nullopt, hyperstack(6.00, "NVIDIA B200 192 GB"), kNoNode, ""});
+  none("L40S");
+  none("MI300X");
+  none("H20");
+  none("RTX-4090");
+  none("RTX-2080-Ti");
+  return t;
+}
+
+std::string thousands(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", std::round(v));
+  std::string s = buf, out;
+  int n = 0;
+  for (auto it = s.rbegin(); it != s.rend(); ++it, ++n) {
+    if (n > 0 && n % 3 == 0 && *it != '-') out.insert(out.begin(), ',');
+    out.insert(out.begin(), *it);
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<GpuPrices>& price_table() {
+  static const std::vector<GpuPrices> table = make_table();
+  return table;
+}
+
+const GpuPrices* find_prices(const std::string& gpu) {
+  for (const GpuPrices& p : price_table())
+    if (p.gpu == gpu) return &p;
+  return nullptr;
+}
+
+std::string describe_price(const PriceRecord& p, bool per_gpu_hour) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", p.usd);
+  const std::string value =
+      per_gpu_hour ? "USD " + std::string(buf) + "/GPU-hour" : "USD " + thousands(p.usd) + "/node";
+  return value + ", " + p.kind + ", " + p.vendor + ", " + p.date + ", " + p.region + ": " + p.what + " <" + p.url + ">";
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,145 @@
+// Issue 21's defects found by a new user's test, each with the output it must now give.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
+#include "tools/cli/summary.h"
+
+namespace traincast::cli {
+namespace {
+
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
+using test_support::Result;
+using test_support::run;
+using test_support::slurp;
+
+class BuyerDefects : public traincast::test_support::TempDirTest {};
+
+// A job one GPU wide on a small model: "1 GPU", not "1 GPUs"; "1.31 GFLOP", not "0.0 PFLOP".
+const std::vector<std::string> kTinyJob = {"--set", "cluster.node_template=pcie_1gpu_ib_hdr",
+                                           "--set", "workload.parallel.tp=1",
+                                           "--set", "workload.parallel.dp=1",
+                                           "--set", "workload.model.num_layers=2",
+                                           "--set", "workload.model.hidden_size=256",
+                                           "--set", "workload.model.num_attention_heads=4",
+                                           "--set", "workload.model.num_query_groups=4",
+                                           "--set", "workload.model.ffn_hidden_size=512",
+                                           "--set", "workload.model.seq_length=128",
+                                           "--set", "workload.training.global_batch_size=1",
+                                           "--set", "workload.model.vocab_size=1000",
+                                           "--set", "workload.parallel.sequence_parallel=false"};
+
+TEST_F(BuyerDefects, OneGpuIsSingularAndSmallFlopCountsKeepTheirDigits) {
+  const Result bad = run({"run", "--set", "cluster.node_template=pcie_1gpu_ib_hdr"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err,
+            "--set: cluster.node_template: tp * pp * dp = 2 * 1 * 4 = 8 but the cluster has 1 GPU (1 x "
+            "pcie_1gpu_ib_hdr with 1 GPU each) (expected tp * pp * dp = 1)\n");
+  std::vector<std::string> args = {"run", "--json", path("r.json")};
+  args.insert(args.end(), kTinyJob.begin(), kTinyJob.end());
+  const Result r = run(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("1.31 GFLOP per iteration"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("0.0 PFLOP"), std::string::npos) << r.out;
+  // The "generic defaults" caveat is in the JSON report as well as the text.
+  const std::string caveat =
+      "no measured kernel efficiencies for A30: generic defaults used (GEMM 0.65 of peak); treat with care";
+  EXPECT_NE(r.out.find("Note       " + caveat), std::string::npos) << r.out;
+  EXPECT_NE(slurp(path("r.json")).find("\"caveat\": \"" + caveat + "\""), std::string::npos);
+  // A calibrated GPU has no caveat.
+  const Result h100 = run({"run", "--json", path("h.json")});
+  ASSERT_EQ(h100.status, 0) << h100.err;
+  EXPECT_NE(slurp(path("h.json")).find("\"caveat\": \"\""), std::string::npos);
+}
+
+TEST(BuyerDefectsCli, DefaultRunPrintsDaysAndDollarsForAMarkedDefaultBudget) {
+  const Result r = run({"run"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("To train   25.2 days for 160.6B tokens (default budget: 20 tokens per parameter, Hoffmann "
+                       "et al. 2022; set workload.training.train_tokens; no failures counted), rent $15,"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("at $3.20/GPU-hour (Hyperstack cloud on-demand, 2026-08-26)"), std::string::npos) << r.out;
+}
+
+TEST(BuyerDefectsCli, MisspelledFieldGetsTheFieldItBegins) {
+  const Result r = run({"run", "--set", "workload.training.micro_batch=2"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find(" (expected")),
+            "--set: workload.training.micro_batch: unknown field, did you mean \"micro_batch_size\"?");
+}
+
+TEST(BuyerDefectsCli, GpuListBeyondTheClusterNamesWhatIsMissing) {
+  const Result r = run({"nccl-tests", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--gpus", "0-99"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: --gpus: 0-99 names 92 GPUs (8 ... 99) that the cluster does not have: it has 8 GPUs (expected "
+            "GPU indices 0 to 7)\n");
+}
+
+TEST(BuyerDefectsCli, OpLimitDoesNotAdviseFoldingWhenItIsOn) {
+  const Result r = run({"run", "--set", "options.iterations=1000"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: the job would need about 116 million ops to simulate (limit 40 million): reduce "
+            "options.iterations or global_batch_size (options.fold_symmetric is already on: the data-parallel "
+            "replicas left cannot be folded, or one replica alone is this large)\n");
+}
+
+TEST(BuyerDefectsCli, IterationPastTheClockNamesTheFields) {
+  const Result r =
+      run({"run", "--set", "workload.model.hidden_size=1048576", "--set", "workload.model.ffn_hidden_size=1048576",
+           "--set", "workload.model.seq_length=16777216", "--set", "workload.model.num_attention_heads=32", "--set",
+           "workload.model.num_query_groups=32", "--set", "workload.training.global_batch_size=512"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: the scenario is beyond the simulator's range: workload.model: one iteration of this job runs "
+            "past 292 years of simulated time (Simulator::schedule_in: now() + delay is past Time::max()) (expected "
+            "a smaller model: workload.model.num_layers, hidden_size, seq_length; a smaller "
+            "workload.training.global_batch_size; or more GPUs)\n");
+}
+
+// libprotobuf's own "[libprotobuf ERROR ...]" line went to the process's stderr before our message.
+TEST_F(BuyerDefects, CorruptChakraFilePrintsOnlyOurMessage) {
+  const std::string trace = path("bad.et");
+  std::ofstream(trace, std::ios::binary) << std::string("\x04\x0a\x02\xff\xfe", 5);
+  const std::string captured = path("fd2.txt");
+  std::fflush(stderr);
+  const int saved = dup(2);
+  FILE* f = std::fopen(captured.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  dup2(fileno(f), 2);
+  const Result r = run({"chakra", "run", kSrc + "/scenarios/default.textproto", trace});
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::fclose(f);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: " + trace +
+                       ": byte 0: the first message is not a Chakra GlobalMetadata (file not a Chakra .et trace?)\n");
+  EXPECT_EQ(slurp(captured), "");
+}
+
+TEST_F(BuyerDefects, PlanWithNothingThatFitsWritesItsJsonAndSaysWhy) {
+  const Result r = run({"plan", kSrc + "/scenarios/llama3_70b_one_node_oom.textproto", "--json", path("p.json")});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "traincast: plan: no layout fits in memory and simulates (exit status 1); " + path("p.json") +
+                       " holds the empty ranking\n");
+  EXPECT_NE(slurp(path("p.json")).find("\"ranked\": []"), std::string::npos);
+  EXPECT_NE(r.out.find("needs 152.6 GiB per GPU of 79.6 GiB, 73.0 GiB over"), std::string::npos) << r.out;
+}
+
+TEST(BuyerDefectsCli, MemoryNeedShowsTheDifferenceOneDecimalHides) {
+  const double gib = 1073741824.0;
+  EXPECT_EQ(format_memory_need(40.003 * gib, 40.0 * gib), "40.003 GiB per GPU of 40.000 GiB, 3.1 MiB over");
+  EXPECT_EQ(format_memory_need(30.0 * gib, 40.0 * gib), "30.0 GiB per GPU of 40.0 GiB");
+}
+
+}  // namespace
+}  // namespace traincast::cli

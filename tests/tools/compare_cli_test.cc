@@ -1,0 +1,165 @@
+// `traincast compare` and `traincast catalog --prices` (issue 21): the buyer's table, its verdict
+// against the model's validated error, prices with their source and date, rent-only sides, CSV and
+// JSON, and refusals with exit status 2.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
+#include "tools/cli/compare.h"
+
+namespace traincast::cli {
+namespace {
+
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
+using test_support::Result;
+using test_support::run;
+using test_support::slurp;
+
+class CompareCli : public traincast::test_support::TempDirTest {};
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> f;
+  std::stringstream s(line);
+  for (std::string x; std::getline(s, x, ',');) f.push_back(x);
+  return f;
+}
+
+// The acceptance pair: 8x H200 against 16x A100 80 GB for a 70B LoRA fine-tune, with the
+// catalog's prices, each printed with its source and date; the H200 side is rent-only.
+TEST_F(CompareCli, H200AgainstA100ForA70BFineTunePrintsPricesWithSourceAndDate) {
+  const Result r = run({"compare", kSrc + "/scenarios/buy/llama2_70b_lora_8x_h200.textproto",
+                        kSrc + "/scenarios/buy/llama2_70b_lora_16x_a100.textproto", "--csv", path("c.csv")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* want : {"time per iteration",
+                           "days to train",
+                           "tokens/s",
+                           "MFU",
+                           "memory headroom per GPU",
+                           "goodput (failures)",
+                           "facility power avg / peak",
+                           "energy to train",
+                           "rent to train",
+                           "own to train (TCO)",
+                           "payback vs renting",
+                           "8 x H200-SXM-141GB",
+                           "16 x A100-SXM4-80GB",
+                           "llama2_70b_lora_8x_h200 rent: USD 3.99/GPU-hour, cloud on-demand, Hyperstack, 2026-08-26",
+                           "llama2_70b_lora_16x_a100 rent: USD 1.60/GPU-hour, cloud on-demand, Hyperstack, 2026-08-26",
+                           "<https://www.hyperstack.cloud/gpu-pricing>",
+                           "llama2_70b_lora_8x_h200 node: not priced: no public purchase price for H200-SXM-141GB",
+                           "H200-SXM-141GB: none validated",
+                           "A100-SXM4-80GB: 5.8 % over 8 runs",
+                           "not judged against model error (H200-SXM-141GB has no validated error band)"})
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+  // The CSV carries the same figures, units in the column names.
+  std::stringstream csv(slurp(path("c.csv")));
+  std::string header, a, b;
+  std::getline(csv, header), std::getline(csv, a), std::getline(csv, b);
+  const std::vector<std::string> h = split(header), ra = split(a), rb = split(b);
+  ASSERT_EQ(h[0], "label");
+  auto col = [&](const std::string& name) {
+    for (std::size_t i = 0; i < h.size(); ++i)
+      if (h[i] == name) return i;
+    ADD_FAILURE() << "no column " << name;
+    return std::size_t{0};
+  };
+  EXPECT_EQ(ra[col("gpus")], "8");
+  EXPECT_EQ(rb[col("gpus")], "16");
+  EXPECT_EQ(ra[col("rent_priced")], "true");
+  EXPECT_EQ(ra[col("own_priced")], "false");
+  // Rent to train = price x GPUs x days to train (goodput included).
+  for (const auto* row : {&ra, &rb}) {
+    const double days = std::stod((*row)[col("days_to_train")]);
+    const double gpus = std::stod((*row)[col("gpus")]);
+    const double rent = std::stod((*row)[col("rent_usd_per_gpu_hour")]);
+    EXPECT_NEAR(std::stod((*row)[col("rent_to_train_usd")]), rent * gpus * days * 24, 1e-6 * rent * gpus * days * 24);
+    EXPECT_GT(days, 0.0);
+    EXPECT_LE(std::stod((*row)[col("goodput")]), 1.0);
+  }
+}
+
+// The verdict says "within model error" exactly when the difference in days to train is smaller
+// than the two GPUs' MAPEs combined (H100 with H100: 7.64 % each, docs/accuracy.md): a 650 W cap
+// costs ~2 % (within), a 300 W cap ~34 % (not).
+TEST_F(CompareCli, VaryVerdictJudgesTheDifferenceAgainstTheValidatedBand) {
+  const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,650,300", "--tokens", "1e9", "--json",
+                        path("c.json"), "--csv", path("c.csv")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("power.gpu_power_limit_w=300"), std::string::npos) << r.out;
+  std::stringstream csv(slurp(path("c.csv")));
+  std::string header;
+  std::getline(csv, header);
+  const std::vector<std::string> h = split(header);
+  std::size_t days_col = 0;
+  for (std::size_t i = 0; i < h.size(); ++i)
+    if (h[i] == "days_to_train") days_col = i;
+  std::vector<double> days;
+  for (std::string line; std::getline(csv, line);) days.push_back(std::stod(split(line)[days_col]));
+  ASSERT_EQ(days.size(), 3u);
+  const double band = std::hypot(model_error_band("H100-SXM5-80GB").mape_pct, model_error_band("H100-SXM5-80GB").mape_pct);
+  std::istringstream verdicts(r.out.substr(r.out.find("Verdict:")));
+  std::string line;
+  std::getline(verdicts, line);
+  int within_count = 0;
+  for (int i = 1; i <= 2; ++i) {
+    ASSERT_TRUE(std::getline(verdicts, line));
+    const bool within = std::fabs(days[0] / days[i] - 1) * 100 < band;
+    within_count += within;
+    EXPECT_EQ(line.find("difference is within model error") != std::string::npos ||
+                  line.find("differences are within model error") != std::string::npos,
+              within)
+        << line;
+  }
+  EXPECT_EQ(within_count, 1);  // 650 W within, 300 W not
+  // The model-error line is printed once per GPU.
+  EXPECT_EQ(r.out.find("H100-SXM5-80GB: 7.6 % over 10 runs"), r.out.rfind("H100-SXM5-80GB: 7.6 % over 10 runs"));
+  const std::string json = slurp(path("c.json"));
+  EXPECT_NE(json.find("\"token_budget_source\": \"--tokens\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"verdicts\": ["), std::string::npos);
+}
+
+TEST_F(CompareCli, BadInputIsRefusedWithExitStatus2) {
+  Result r = run({"compare", kSrc + "/scenarios/default.textproto"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: compare: needs at least two scenarios, or one with --vary field=v1,v2 (got 1)\n");
+  r = run({"compare", "--vary", "workload.training.micro_batch_size"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(
+      r.err,
+      "traincast: --vary: got \"workload.training.micro_batch_size\" (expected field.path=v1,v2[,...]: a scenario "
+      "field and at least two values, e.g. --vary cluster.num_nodes=1,2,4)\n");
+  // A misspelled field: the loader's positioned message, with the suggestion (issue 21 defect).
+  r = run({"compare", "--vary", "workload.training.micro_batch=1,2"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--set: workload.training.micro_batch: unknown field, did you mean \"micro_batch_size\"?"),
+            std::string::npos)
+      << r.err;
+  r = run({"compare", path("missing.textproto"), kSrc + "/scenarios/default.textproto"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("missing.textproto: cannot read file"), std::string::npos) << r.err;
+  r = run({"compare", "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--vary"), std::string::npos);
+}
+
+TEST(CatalogPrices, EveryGpuWithItsPriceOrWhyNot) {
+  const Result r = run({"catalog", "--prices"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("H200-SXM-141GB\n  node  no public purchase price found for a server with this GPU (give "
+                       "cost.node_price_usd)\n  rent  USD 3.99/GPU-hour, cloud on-demand, Hyperstack, 2026-08-26"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("H100-SXM5-80GB\n  node  USD 317,000/node, street, Thinkmate, 2024-08-22"), std::string::npos)
+      << r.out;
+  const Result bad = run({"catalog", "--price"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err, "traincast: catalog: got --price (expected no argument, or --prices)\n");
+}
+
+}  // namespace
+}  // namespace traincast::cli

@@ -1,0 +1,171 @@
+#include "tools/cli/compare.h"
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "models/cost/cost_model.h"
+#include "models/executor/training_executor.h"
+#include "models/hardware/catalog.h"
+#include "models/spec/enums.h"
+#include "models/workload/transformer.h"
+#include "tools/cli/summary.h"
+
+namespace traincast::cli {
+namespace {
+
+double wall_clock_to_train_s(const models::Report& r) {
+  const models::ReliabilityReport& rl = r.reliability;
+  if (!rl.modelled || rl.work_requested_s <= 0 || !(rl.goodput_mean > 0)) return r.time_to_train_s;
+  // As models/executor/job_effects.cc: every draw finished -> the mean wall clock; a horizon that
+  // ended the run -> the failure-free time over the mean goodput.
+  return rl.useful_work_s >= rl.work_requested_s * (1 - 1e-9) ? rl.wall_clock_s_mean
+                                                              : r.time_to_train_s / rl.goodput_mean;
+}
+
+CompareRow make_row(const CompareInput& in, const models::Report& r, const std::string& budget_source) {
+  CompareRow w;
+  w.label = in.label, w.origin = in.origin, w.scenario_name = in.scenario.name, w.gpu = r.gpu;
+  w.gpus = r.num_gpus, w.nodes = r.num_nodes;
+  w.report = r;
+  w.iteration_time_s = r.iteration_time_s;
+  w.tokens_per_s = r.tokens_per_s;
+  w.mfu = r.mfu;
+  w.memory_headroom_bytes = r.memory.capacity_bytes - r.memory.peak_bytes_per_gpu;
+  w.oom = r.memory.oom;
+  w.train_tokens = r.train_tokens;
+  w.token_budget_source = budget_source;
+  w.goodput = r.reliability.modelled && r.reliability.goodput_mean > 0 ? r.reliability.goodput_mean : 1.0;
+  w.wall_clock_to_train_s = wall_clock_to_train_s(r);
+  w.facility_average_w = r.power.facility_average_w;
+  w.facility_peak_w = r.power.facility_peak_w;
+  w.energy_to_train_kwh = w.facility_average_w * w.wall_clock_to_train_s / 3.6e6;
+  const models::CostReport& c = r.cost;
+  w.rent_priced = c.modelled && c.rent_modelled;
+  w.own_priced = c.modelled && c.own_modelled;
+  w.rent_usd_per_gpu_hour = c.cloud_price_per_gpu_hour_usd;
+  w.rent_to_train_usd = c.cloud_cost_to_train_usd;
+  w.own_usd_per_gpu_hour = c.own_cost_per_gpu_hour_usd;
+  w.own_to_train_usd = c.own_cost_to_train_usd;
+  w.capex_usd = c.capex_usd;
+  w.payback_years = c.payback_years;
+  w.payback_never = c.payback_never;
+  w.rent_source = c.cloud_price_source;
+  w.node_price_source = c.node_price_source;
+  w.band = model_error_band(r.gpu);
+  return w;
+}
+
+/// Cost per token of a row: rent when both rows have one, else own when both do; 0 = not comparable.
+double cost_per_token(const CompareRow& w, bool rent) {
+  if (w.train_tokens <= 0) return 0.0;
+  return (rent ? w.rent_to_train_usd : w.own_to_train_usd) / w.train_tokens;
+}
+
+std::string ratio_text(double x) { return format_fixed(x, x < 10 ? 2 : 1) + "x"; }
+
+std::string verdict(const CompareRow& a, const CompareRow& b) {
+  // Speed: days to train when both have a budget, else tokens/s.
+  const bool days = a.wall_clock_to_train_s > 0 && b.wall_clock_to_train_s > 0;
+  const double speed = days ? a.wall_clock_to_train_s / b.wall_clock_to_train_s : b.tokens_per_s / a.tokens_per_s;
+  std::string v = b.label + " trains " +
+                  (speed >= 1 ? ratio_text(speed) + " faster" : ratio_text(1 / speed) + " slower") + " than " +
+                  a.label + (days ? " (days to train)" : " (tokens/s)");
+  const bool rent = a.rent_priced && b.rent_priced, own = a.own_priced && b.own_priced;
+  double cost_a = 0, cost_b = 0;
+  if (rent || own) cost_a = cost_per_token(a, rent), cost_b = cost_per_token(b, rent);
+  if (cost_a > 0 && cost_b > 0) {
+    const double d = cost_b / cost_a - 1;
+    v += " for " + format_fixed(std::fabs(100 * d), 0) + " % " + (d <= 0 ? "less" : "more") + " per token (" +
+         (rent ? "rent" : "own") + ")";
+  } else {
+    v += "; cost not compared (" + std::string(!a.rent_priced || !b.rent_priced ? "a rent" : "a price") +
+         " is missing: give cost.cloud_price_per_gpu_hour_usd)";
+  }
+  const double dkw = (b.facility_average_w - a.facility_average_w) / 1000.0;
+  if (std::fabs(dkw) < 0.05)
+    v += "; both draw the same facility power (within 0.1 kW)";
+  else
+    v += "; " + (dkw >= 0 ? a.label : b.label) + " needs " + format_fixed(std::fabs(dkw), 1) +
+         " fewer kW (facility average)";
+  // Model error: the two MAPEs combined in quadrature (independent errors of two predictions).
+  if (a.band.cases > 0 && b.band.cases > 0) {
+    const double band = std::hypot(a.band.mape_pct, b.band.mape_pct);
+    const bool speed_within = std::fabs(speed - 1) * 100 < band;
+    const bool cost_within = cost_a > 0 && cost_b > 0 && std::fabs(cost_b / cost_a - 1) * 100 < band;
+    if (speed_within || cost_within)
+      v += std::string("; the ") +
+           (speed_within && cost_within ? "time and cost differences are"
+            : speed_within              ? "time difference is"
+                                        : "cost difference is") +
+           " within model error (+/-" + format_fixed(band, 1) + " %)";
+  } else {
+    const std::string& gpu = a.band.cases == 0 ? a.gpu : b.gpu;
+    v += "; not judged against model error (" + gpu + " has no validated error band)";
+  }
+  return v;
+}
+
+}  // namespace
+
+ErrorBand model_error_band(const std::string& gpu) {
+  // docs/accuracy.md, the CTest-gated sources (validation.published_training_measurements), the run
+  // rows only (memory cases excluded); pooled MAPE = case-weighted mean of the per-source MAPEs.
+  if (gpu.rfind("A100-SXM4", 0) == 0)
+    return {5.75, 8,
+            "docs/accuracy.md: Megatron-LM SC21 Table 1, 4 runs, MAPE 5.9 %; Korthikanti et al. 2022 Table 5, 4 "
+            "runs, 5.6 % (A100 SXM4)"};
+  if (gpu == "H100-SXM5-80GB")
+    return {7.64, 10,
+            "docs/accuracy.md: Megatron-Core r0.8.0 weak scaling, 9 runs, MAPE 7.8 %; Llama 3 405B, 1 run, 6.2 % "
+            "(H100 SXM5)"};
+  return {};
+}
+
+std::vector<std::string> compare_defaults(const models::Scenario& sc, double tokens, std::string& budget_source) {
+  std::vector<std::string> o;
+  budget_source = "scenario";
+  if (sc.training.train_tokens <= 0) {
+    double budget = tokens;
+    budget_source = "--tokens";
+    if (budget <= 0 && sc.model.family != models::ModelFamily::resnet) {
+      budget = kDefaultTokensPerParameter * models::total_parameters(sc.model);
+      budget_source = "default: 20 tokens per parameter (Hoffmann et al. 2022)";
+    }
+    if (budget > 0) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.17g", std::round(budget));
+      o.push_back(std::string("workload.training.train_tokens=") + buf);
+    } else {
+      budget_source = "none";
+    }
+  }
+  if (!sc.reliability) o.push_back("reliability.seed=1");  // creates the section with its defaults
+  const std::string gpu =
+      !sc.cluster.gpu.empty() ? sc.cluster.gpu : models::find_node_template(sc.cluster.node_template).gpu;
+  if (!sc.cost && (models::default_cloud_price_per_gpu_hour_usd(gpu) || models::default_node_price_usd(gpu)))
+    o.push_back("cost.utilization=1");  // creates the section with its defaults (catalog prices)
+  return o;
+}
+
+CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const std::vector<std::string>& budget_sources,
+                                int jobs) {
+  std::vector<models::Report> reports(inputs.size());
+  {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                              static_cast<std::size_t>(std::max(1, jobs)));
+    tbb::parallel_for(std::size_t{0}, inputs.size(),
+                      [&](std::size_t i) { reports[i] = models::simulate_training(inputs[i].scenario); });
+  }
+  CompareResult res;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    res.rows.push_back(make_row(inputs[i], reports[i], i < budget_sources.size() ? budget_sources[i] : "scenario"));
+  for (std::size_t i = 1; i < res.rows.size(); ++i) res.verdicts.push_back(verdict(res.rows[0], res.rows[i]));
+  return res;
+}
+
+}  // namespace traincast::cli

@@ -1,0 +1,88 @@
+#pragma once
+// `traincast compare` (issue 21): several scenarios (or one scenario with one field varied) run
+// side by side, one row of buyer's figures each — time, days to train a token budget with goodput,
+// tokens/s, MFU, memory headroom, power, energy, rent and own cost — and a verdict that says when a
+// difference is within the model's validated error. compare_command.cc loads the scenarios and
+// prints; this library part (compare.cc, compare_format.cc) runs them and formats the result, so
+// another front end can call compare_scenarios and convert the same CompareResult.
+
+#include <string>
+#include <vector>
+
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
+
+namespace traincast::cli {
+
+/// Tokens per parameter of the default token budget (`compare` and the `run` summary, when a
+/// scenario gives none): compute-optimal training, about 20 tokens per parameter (Hoffmann et al.
+/// 2022, "Training Compute-Optimal Large Language Models", arXiv:2203.15556).
+inline constexpr double kDefaultTokensPerParameter = 20.0;
+
+/// One side of a comparison, as loaded (with its own overrides already applied).
+struct CompareInput {
+  std::string label;   ///< column name: the scenario's file name, or "field=value" for --vary
+  std::string origin;  ///< the file ("(embedded default)" when none)
+  models::Scenario scenario;
+};
+
+/// The model's validated error for a GPU: MAPE of iteration time / tokens/s against published runs
+/// (docs/accuracy.md, the CTest-gated sources). Absent (cases 0) for a GPU with no such runs.
+struct ErrorBand {
+  double mape_pct = 0.0;
+  int cases = 0;       ///< runs scored
+  std::string source;  ///< the sources and their MAPEs, as docs/accuracy.md prints them
+};
+
+/// The band for `gpu` (a catalog name); cases 0 when none is validated.
+ErrorBand model_error_band(const std::string& gpu);
+
+/// One column of the comparison. Times in seconds, power in W, energy in kWh, money in USD.
+struct CompareRow {
+  std::string label, origin, scenario_name, gpu;
+  int gpus = 0, nodes = 0;
+  models::Report report;  ///< the whole report (callers read the rest here)
+  double iteration_time_s = 0.0;
+  double tokens_per_s = 0.0;
+  double mfu = 0.0;                    ///< 0..1
+  double memory_headroom_bytes = 0.0;  ///< HBM capacity - peak of the fullest GPU (< 0: out of memory)
+  bool oom = false;
+  double train_tokens = 0.0;           ///< the budget the days are for (0: none, a ResNet without one)
+  std::string token_budget_source;     ///< "scenario", "--tokens" or the default's rule
+  double goodput = 1.0;                ///< mean useful/wall fraction from the reliability model
+  double wall_clock_to_train_s = 0.0;  ///< with goodput (failures, restarts, checkpoints)
+  double facility_average_w = 0.0, facility_peak_w = 0.0;  ///< IT x PUE
+  double energy_to_train_kwh = 0.0;                        ///< facility average x wall clock to train
+  bool rent_priced = false, own_priced = false;
+  double rent_usd_per_gpu_hour = 0.0, rent_to_train_usd = 0.0;
+  double own_usd_per_gpu_hour = 0.0, own_to_train_usd = 0.0, capex_usd = 0.0;
+  double payback_years = 0.0;  ///< 0 with payback_never or when not both priced
+  bool payback_never = false;
+  std::string rent_source, node_price_source;  ///< provenance lines (models/cost/prices.h)
+  ErrorBand band;
+};
+
+struct CompareResult {
+  std::vector<CompareRow> rows;       ///< in input order; the first is the baseline "A"
+  std::vector<std::string> verdicts;  ///< one line per other row, against the baseline
+};
+
+/// Fills what a buyer's comparison needs and is absent from a scenario: a token budget (the
+/// `tokens` argument when > 0, else 20 tokens per parameter, Hoffmann et al. 2022), a reliability
+/// section (defaults: Llama 3 failure rates) and a cost section (defaults: catalog prices) when the
+/// GPU has any public price. Returns the overrides that do it (to load the scenario again with).
+std::vector<std::string> compare_defaults(const models::Scenario& sc, double tokens, std::string& budget_source);
+
+/// Simulates every input (in parallel on `jobs` threads; output identical for any value) and
+/// builds the rows and verdicts. Throws what models::simulate_training throws.
+CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const std::vector<std::string>& budget_sources,
+                                int jobs);
+
+/// The table (metrics down, scenarios across), price provenance, error bands and verdicts.
+std::string format_compare(const CompareResult& r);
+/// One CSV line per row, a header with units first.
+std::string compare_to_csv(const CompareResult& r);
+/// {"rows": [{...}], "verdicts": [...]}: the CSV's figures per row plus provenance, stable keys.
+std::string compare_to_json(const CompareResult& r);
+
+}  // namespace traincast::cli

@@ -1,0 +1,145 @@
+// `traincast compare A B ...` and `traincast compare A --vary field=v1,v2` (issue 21).
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "models/io/scenario_io.h"
+#include "tools/cli/cli_util.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/compare.h"
+#include "tools/cli/interrupt.h"
+
+namespace traincast::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+/// "field.path=v1,v2,..." -> the field and its values. Throws UsageError.
+std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& v) {
+  const std::size_t eq = v.find('=');
+  std::vector<std::string> values;
+  if (eq != std::string::npos) {
+    std::size_t start = eq + 1;
+    while (start <= v.size()) {
+      const std::size_t comma = std::min(v.find(',', start), v.size());
+      values.push_back(v.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  bool empty_value = false;
+  for (const std::string& x : values) empty_value = empty_value || x.empty();
+  if (eq == std::string::npos || eq == 0 || values.size() < 2 || empty_value)
+    throw UsageError("--vary: got \"" + v +
+                     "\" (expected field.path=v1,v2[,...]: a scenario field and at least two "
+                     "values, e.g. --vary cluster.num_nodes=1,2,4)");
+  return {v.substr(0, eq), values};
+}
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  std::string b = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::size_t dot = b.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? b : b.substr(0, dot);
+}
+
+models::Scenario load(const std::string& path, const std::vector<std::string>& overrides) {
+  return path.empty() ? io::default_scenario(overrides) : io::load_scenario_file(path, overrides);
+}
+
+}  // namespace
+
+int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "traincast compare A B [C...] [options]\n"
+      "traincast compare [A] --vary field.path=v1,v2[,...] [options]\n\n"
+      "Runs each scenario (or one scenario once per value of one field) and prints one table: time per\n"
+      "iteration, tokens/s, MFU, memory headroom, the days to train a token budget with goodput from\n"
+      "the reliability model, facility power (IT x PUE) average and peak, energy to train, rent and\n"
+      "own cost (TCO, payback), then the prices used with their source and date, the model's\n"
+      "validated error per GPU (docs/accuracy.md) and a verdict per scenario against the first. A\n"
+      "scenario without a token budget gets --tokens, else 20 tokens per parameter (marked *);\n"
+      "without reliability/cost sections, their defaults (catalog prices; a GPU with no public\n"
+      "price is shown as not priced). Bad input: positioned error, exit status 2.\n\nOptions");
+  opts.add_options()("help,h", "show this help")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a scalar field in every scenario, e.g. --set cost.utilization=0.6 (repeatable)")(
+      "vary", po::value<std::string>(), "one field and its values, one column each: --vary cluster.num_nodes=1,2,4")(
+      "tokens", po::value<double>(), "token budget for scenarios that give none (workload.training.train_tokens)")(
+      "jobs,j", po::value<int>()->default_value(1), "scenarios simulated in parallel (output identical for any value)")(
+      "json", po::value<std::string>(), "also write the comparison as JSON to this file")(
+      "csv", po::value<std::string>(), "also write the comparison as CSV to this file")(
+      "force", "overwrite existing --json/--csv files")("scenarios", po::value<std::vector<std::string>>(),
+                                                        "scenario files");
+  po::positional_options_description pos;
+  pos.add("scenarios", -1);
+  return guarded(err, [&]() -> int {
+    const po::variables_map vm = parse_options(args, opts, pos);
+    if (vm.count("help")) {
+      out << opts << "\n";
+      return 0;
+    }
+    const std::vector<std::string> files =
+        vm.count("scenarios") ? vm["scenarios"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    const std::vector<std::string> sets =
+        vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    const int jobs = vm["jobs"].as<int>();
+    if (jobs < 1) throw UsageError("--jobs: must be >= 1 (got " + std::to_string(jobs) + ")");
+    const double tokens = vm.count("tokens") ? vm["tokens"].as<double>() : 0.0;
+    if (vm.count("tokens") && !(tokens > 0 && tokens < 1e30))
+      throw UsageError("--tokens: got " + std::to_string(tokens) + " (expected a token count > 0, e.g. 1e12)");
+    // (file, label, overrides) per column.
+    struct Column {
+      std::string file, label;
+      std::vector<std::string> overrides;
+    };
+    std::vector<Column> cols;
+    if (vm.count("vary")) {
+      if (files.size() > 1)
+        throw UsageError("--vary: takes one scenario (got " + std::to_string(files.size()) +
+                         "; expected `traincast compare SCENARIO --vary field=v1,v2`)");
+      const auto [field, values] = parse_vary(vm["vary"].as<std::string>());
+      for (const std::string& v : values) {
+        std::vector<std::string> o = sets;
+        o.push_back(field + "=" + v);
+        cols.push_back({files.empty() ? "" : files[0], field + "=" + v, o});
+      }
+    } else {
+      if (files.size() < 2)
+        throw UsageError("compare: needs at least two scenarios, or one with --vary field=v1,v2 (got " +
+                         std::to_string(files.size()) + ")");
+      for (const std::string& f : files) cols.push_back({f, base_name(f), sets});
+    }
+    std::vector<std::string> inputs_read = files;
+    for (const char* o : {"json", "csv"})
+      if (vm.count(o)) check_output_path(vm[o].as<std::string>(), vm.count("force") > 0, inputs_read);
+    if (vm.count("json") && vm.count("csv") && vm["json"].as<std::string>() == vm["csv"].as<std::string>())
+      throw UsageError("--csv: names the same file as --json");
+    // Load every column first (all input errors before any simulation), then fill the defaults.
+    std::vector<CompareInput> in;
+    std::vector<std::string> budgets;
+    std::vector<std::string> errors;
+    for (const Column& c : cols) {
+      try {
+        const models::Scenario first = load(c.file, c.overrides);
+        std::string budget;
+        std::vector<std::string> o = compare_defaults(first, tokens, budget);
+        o.insert(o.end(), c.overrides.begin(), c.overrides.end());
+        in.push_back({c.label, c.file.empty() ? "(embedded default)" : c.file, load(c.file, o)});
+        budgets.push_back(budget);
+      } catch (const io::ScenarioError& e) {
+        for (const std::string& m : e.errors())
+          if (std::find(errors.begin(), errors.end(), m) == errors.end()) errors.push_back(m);
+      }
+    }
+    if (!errors.empty()) throw io::ScenarioError(errors);
+    const InterruptScope interrupts;  // Ctrl-C stops the simulations (exit 130, nothing written)
+    const CompareResult result = compare_scenarios(in, budgets, jobs);
+    out << format_compare(result);
+    if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), compare_to_json(result));
+    if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), compare_to_csv(result));
+    return 0;
+  });
+}
+
+}  // namespace traincast::cli

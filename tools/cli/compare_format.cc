@@ -1,0 +1,235 @@
+// Printing `traincast compare`'s result: the table, CSV and JSON (tools/cli/compare.h).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/cli/compare.h"
+#include "tools/cli/summary.h"
+
+namespace traincast::cli {
+namespace {
+
+std::string usd(double v) {
+  std::string s = "$";
+  s += with_thousands(v);
+  return s;
+}
+
+/// "$3.99": appended, not "$" + ... (bogus GCC 12 -Wrestrict, GCC bug 105651).
+std::string dollars(double v, int decimals) {
+  std::string s = "$";
+  s += format_fixed(v, decimals);
+  return s;
+}
+
+std::string days(double s) { return s > 0 ? format_fixed(s / 86400.0, s < 864000 ? 2 : 1) + " days" : "-"; }
+
+std::string tokens_text(double t) {
+  if (t <= 0) return "-";
+  const char* units[] = {"", "K", "M", "B", "T"};
+  int u = 0;
+  while (t >= 1000.0 && u < 4) t /= 1000.0, ++u;
+  return format_fixed(t, 2) + units[u] + " tokens";
+}
+
+/// The table's rows: label, then one cell per scenario.
+std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
+  std::vector<std::vector<std::string>> t;
+  auto row = [&](const std::string& name, auto cell) {
+    std::vector<std::string> line{name};
+    for (const CompareRow& w : r.rows) line.push_back(cell(w));
+    t.push_back(std::move(line));
+  };
+  row("", [](const CompareRow& w) { return w.label; });
+  row("GPUs", [](const CompareRow& w) { return std::to_string(w.gpus) + " x " + w.gpu; });
+  row("time per iteration", [](const CompareRow& w) { return format_duration(w.iteration_time_s); });
+  row("tokens/s", [](const CompareRow& w) { return with_thousands(w.tokens_per_s); });
+  row("MFU", [](const CompareRow& w) { return format_fixed(100 * w.mfu, 1) + " %"; });
+  row("memory headroom per GPU", [](const CompareRow& w) {
+    return w.oom ? "OUT OF MEMORY (" + format_gib(-w.memory_headroom_bytes) + " over)"
+                 : format_gib(w.memory_headroom_bytes) + " free";
+  });
+  row("token budget", [](const CompareRow& w) {
+    return tokens_text(w.train_tokens) + (w.token_budget_source == "scenario" ? "" : " *");
+  });
+  row("goodput (failures)", [](const CompareRow& w) { return format_fixed(100 * w.goodput, 2) + " %"; });
+  row("days to train", [](const CompareRow& w) { return days(w.wall_clock_to_train_s); });
+  row("facility power avg / peak", [](const CompareRow& w) {
+    return format_fixed(w.facility_average_w / 1000, 1) + " / " + format_fixed(w.facility_peak_w / 1000, 1) + " kW";
+  });
+  row("energy to train", [](const CompareRow& w) {
+    return w.energy_to_train_kwh > 0 ? format_fixed(w.energy_to_train_kwh / 1000, 2) + " MWh" : std::string("-");
+  });
+  row("rent per GPU-hour", [](const CompareRow& w) {
+    return w.rent_priced ? dollars(w.rent_usd_per_gpu_hour, 2) : std::string("not priced");
+  });
+  row("rent to train", [](const CompareRow& w) {
+    return w.rent_priced && w.train_tokens > 0 ? usd(w.rent_to_train_usd) : std::string("-");
+  });
+  row("own per GPU-hour (TCO)", [](const CompareRow& w) {
+    return w.own_priced ? dollars(w.own_usd_per_gpu_hour, 2) : std::string("not priced");
+  });
+  row("own to train (TCO)", [](const CompareRow& w) {
+    return w.own_priced && w.train_tokens > 0 ? usd(w.own_to_train_usd) : std::string("-");
+  });
+  row("capex", [](const CompareRow& w) { return w.own_priced ? usd(w.capex_usd) : std::string("-"); });
+  row("payback vs renting", [](const CompareRow& w) {
+    if (!w.own_priced || !w.rent_priced) return std::string("-");
+    return w.payback_never ? std::string("never") : format_fixed(w.payback_years, 2) + " years";
+  });
+  return t;
+}
+
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      o += buf;
+    } else {
+      o += c;
+    }
+  }
+  return o + "\"";
+}
+
+std::string number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+/// (key, text value, is number) per figure of a row, in CSV/JSON order; keys carry units.
+std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, std::vector<bool>& numeric) {
+  std::vector<std::pair<std::string, std::string>> f;
+  numeric.clear();
+  auto str = [&](const char* k, const std::string& v) { f.emplace_back(k, v), numeric.push_back(false); };
+  auto num = [&](const char* k, double v) { f.emplace_back(k, number(v)), numeric.push_back(true); };
+  auto flag = [&](const char* k, bool v) { f.emplace_back(k, v ? "true" : "false"), numeric.push_back(true); };
+  str("label", w.label);
+  str("scenario", w.scenario_name);
+  str("gpu", w.gpu);
+  num("gpus", w.gpus);
+  num("nodes", w.nodes);
+  num("iteration_time_s", w.iteration_time_s);
+  num("tokens_per_s", w.tokens_per_s);
+  num("mfu", w.mfu);
+  num("memory_headroom_gib", w.memory_headroom_bytes / 1073741824.0);
+  flag("oom", w.oom);
+  num("train_tokens", w.train_tokens);
+  str("token_budget_source", w.token_budget_source);
+  num("goodput", w.goodput);
+  num("days_to_train", w.wall_clock_to_train_s / 86400.0);
+  num("facility_average_kw", w.facility_average_w / 1000.0);
+  num("facility_peak_kw", w.facility_peak_w / 1000.0);
+  num("energy_to_train_mwh", w.energy_to_train_kwh / 1000.0);
+  flag("rent_priced", w.rent_priced);
+  num("rent_usd_per_gpu_hour", w.rent_usd_per_gpu_hour);
+  num("rent_to_train_usd", w.rent_to_train_usd);
+  flag("own_priced", w.own_priced);
+  num("own_usd_per_gpu_hour", w.own_usd_per_gpu_hour);
+  num("own_to_train_usd", w.own_to_train_usd);
+  num("capex_usd", w.capex_usd);
+  num("payback_years", w.payback_years);
+  flag("payback_never", w.payback_never);
+  num("model_error_band_pct", w.band.mape_pct);
+  str("rent_source", w.rent_source);
+  str("node_price_source", w.node_price_source);
+  return f;
+}
+
+}  // namespace
+
+std::string format_compare(const CompareResult& r) {
+  const auto t = table_cells(r);
+  std::vector<std::size_t> width(t[0].size(), 0);
+  for (const auto& line : t)
+    for (std::size_t c = 0; c < line.size(); ++c) width[c] = std::max(width[c], line[c].size());
+  std::ostringstream o;
+  for (const auto& line : t) {
+    std::string s = pad(line[0], width[0]);
+    for (std::size_t c = 1; c < line.size(); ++c) s += "   " + lpad(line[c], width[c]);
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    o << s << "\n";
+  }
+  bool starred = false;
+  for (const CompareRow& w : r.rows) starred = starred || w.token_budget_source != "scenario";
+  if (starred) {
+    o << "\n* token budget not in the scenario:";
+    for (const CompareRow& w : r.rows)
+      if (w.token_budget_source != "scenario") o << " " << w.label << ": " << w.token_budget_source << ";";
+    o.seekp(-1, std::ios_base::cur);
+    o << "\n";
+  }
+  o << "\nPrices (USD; kind, source, date, region):\n";
+  for (const CompareRow& w : r.rows) {
+    o << "  " << w.label << " rent: " << (w.rent_priced ? w.rent_source : "not priced") << "\n";
+    o << "  " << w.label << " node: "
+      << (w.own_priced ? w.node_price_source
+                       : "not priced: no public purchase price for " + w.gpu + " (give cost.node_price_usd)")
+      << "\n";
+  }
+  o << "\nModel error (MAPE of iteration time / tokens/s against published runs):\n";
+  std::vector<std::string> listed;
+  for (const CompareRow& w : r.rows) {
+    if (std::find(listed.begin(), listed.end(), w.gpu) != listed.end()) continue;
+    listed.push_back(w.gpu);
+    o << "  " << w.gpu << ": "
+      << (w.band.cases > 0 ? format_fixed(w.band.mape_pct, 1) + " % over " + std::to_string(w.band.cases) + " runs (" +
+                                 w.band.source + ")"
+                           : std::string("none validated (no published training run on this GPU in "
+                                         "scenarios/validation)"))
+      << "\n";
+  }
+  o << "\nVerdict:\n";
+  for (const std::string& v : r.verdicts) o << "  " << v << "\n";
+  return o.str();
+}
+
+std::string compare_to_csv(const CompareResult& r) {
+  std::ostringstream o;
+  std::vector<bool> numeric;
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const auto f = figures(r.rows[i], numeric);
+    if (i == 0) {
+      for (std::size_t k = 0; k < f.size(); ++k) o << (k ? "," : "") << f[k].first;
+      o << "\n";
+    }
+    for (std::size_t k = 0; k < f.size(); ++k) o << (k ? "," : "") << csv_field(f[k].second);
+    o << "\n";
+  }
+  return o.str();
+}
+
+std::string compare_to_json(const CompareResult& r) {
+  std::ostringstream o;
+  o << "{\n  \"rows\": [";
+  std::vector<bool> numeric;
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const auto f = figures(r.rows[i], numeric);
+    o << (i ? ",\n" : "\n") << "    {";
+    for (std::size_t k = 0; k < f.size(); ++k)
+      o << (k ? ", " : "") << json_string(f[k].first) << ": " << (numeric[k] ? f[k].second : json_string(f[k].second));
+    o << ", \"model_error_band_source\": " << json_string(r.rows[i].band.source) << "}";
+  }
+  o << "\n  ],\n  \"verdicts\": [";
+  for (std::size_t i = 0; i < r.verdicts.size(); ++i) o << (i ? ", " : "") << json_string(r.verdicts[i]);
+  o << "]\n}\n";
+  return o.str();
+}
+
+}  // namespace traincast::cli

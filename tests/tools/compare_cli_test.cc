@@ -101,7 +101,8 @@ TEST_F(CompareCli, VaryVerdictJudgesTheDifferenceAgainstTheValidatedBand) {
   std::vector<double> days;
   for (std::string line; std::getline(csv, line);) days.push_back(std::stod(split(line)[days_col]));
   ASSERT_EQ(days.size(), 3u);
-  const double band = std::hypot(model_error_band("H100-SXM5-80GB").mape_pct, model_error_band("H100-SXM5-80GB").mape_pct);
+  const double band =
+      std::hypot(model_error_band("H100-SXM5-80GB").mape_pct, model_error_band("H100-SXM5-80GB").mape_pct);
   std::istringstream verdicts(r.out.substr(r.out.find("Verdict:")));
   std::string line;
   std::getline(verdicts, line);

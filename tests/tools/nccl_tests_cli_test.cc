@@ -109,9 +109,10 @@ TEST(NcclTestsCli, BadInput) {
             "traincast: -b: bad size '8Q' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)\n");
   r = run({kDgxH100, "--gpus", "0,8"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err,
-            "traincast: --gpus: 0,8 names GPU 8 that the cluster does not have: it has 8 GPUs (expected GPU indices 0 to "
-            "7)\n");
+  EXPECT_EQ(
+      r.err,
+      "traincast: --gpus: 0,8 names GPU 8 that the cluster does not have: it has 8 GPUs (expected GPU indices 0 to "
+      "7)\n");
   r = run({});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "traincast: nccl-tests: no scenario given (usage: traincast nccl-tests SCENARIO)\n");

@@ -119,7 +119,8 @@ TEST(ValidationCases, CollectsErrorsOfTheCasesAndOfTheirScenarios) {
   } catch (const ScenarioError& e) {
     EXPECT_EQ(e.errors(),
               (std::vector<std::string>{
-                  path + ":5:3: case[0].metric: unknown metric \"tflops\", did you mean \"tflops_per_gpu\"? (expected one of: iteration_time_s, "
+                  path + ":5:3: case[0].metric: unknown metric \"tflops\", did you mean \"tflops_per_gpu\"? (expected "
+                         "one of: iteration_time_s, "
                          "tokens_per_s, tflops_per_gpu, hardware_tflops_per_gpu, mfu, hfu, activation_memory_gib, "
                          "peak_memory_gib, time_to_train_s)",
                   path + ":6:3: case[0].measured: got 0 (expected a finite number > 0)",

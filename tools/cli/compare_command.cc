@@ -100,9 +100,12 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
                          "; expected `traincast compare SCENARIO --vary field=v1,v2`)");
       const auto [field, values] = parse_vary(vm["vary"].as<std::string>());
       for (const std::string& v : values) {
+        std::string assignment = field;
+        assignment += '=';
+        assignment += v;
         std::vector<std::string> o = sets;
-        o.push_back(field + "=" + v);
-        cols.push_back({files.empty() ? "" : files[0], field + "=" + v, o});
+        o.push_back(assignment);
+        cols.push_back({files.empty() ? "" : files[0], assignment, o});
       }
     } else {
       if (files.size() < 2)
@@ -110,9 +113,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
                          std::to_string(files.size()) + ")");
       for (const std::string& f : files) cols.push_back({f, base_name(f), sets});
     }
-    std::vector<std::string> inputs_read = files;
     for (const char* o : {"json", "csv"})
-      if (vm.count(o)) check_output_path(vm[o].as<std::string>(), vm.count("force") > 0, inputs_read);
+      if (vm.count(o)) check_output_path(vm[o].as<std::string>(), vm.count("force") > 0, files);
     if (vm.count("json") && vm.count("csv") && vm["json"].as<std::string>() == vm["csv"].as<std::string>())
       throw UsageError("--csv: names the same file as --json");
     // Load every column first (all input errors before any simulation), then fill the defaults.

@@ -82,4 +82,9 @@ void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err);
 void use_profile(models::Scenario& sc, const std::string& profile_path, const std::vector<std::string>& overrides,
                  const std::function<models::Scenario(const std::vector<std::string>&)>& reload, std::ostream& err);
 
+/// `s` as a JSON string literal, quotes included: `"` and `\\` escaped, newline as \\n, other
+/// control characters as \\u00XX; bytes >= 0x80 pass through (UTF-8 stays UTF-8). Never throws
+/// but std::bad_alloc.
+std::string json_string(const std::string& s);
+
 }  // namespace traincast::cli

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/cli/cli_util.h"
 #include "tools/cli/compare.h"
 #include "tools/cli/summary.h"
 
@@ -81,23 +82,6 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
     return w.payback_never ? std::string("never") : format_fixed(w.payback_years, 2) + " years";
   });
   return t;
-}
-
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      o += buf;
-    } else {
-      o += c;
-    }
-  }
-  return o + "\"";
 }
 
 std::string number(double v) {

@@ -21,6 +21,7 @@ using test_support::run;
 using test_support::slurp;
 
 class CompareCli : public traincast::test_support::TempDirTest {};
+class CatalogJson : public traincast::test_support::TempDirTest {};
 
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> f;
@@ -157,9 +158,30 @@ TEST(CatalogPrices, EveryGpuWithItsPriceOrWhyNot) {
       << r.out;
   EXPECT_NE(r.out.find("H100-SXM5-80GB\n  node  USD 317,000/node, street, Thinkmate, 2024-08-22"), std::string::npos)
       << r.out;
-  const Result bad = run({"catalog", "--price"});
+  const Result bad = run({"catalog", "--pricez"});
   EXPECT_EQ(bad.status, 2);
-  EXPECT_EQ(bad.err, "traincast: catalog: got --price (expected no argument, or --prices)\n");
+  EXPECT_NE(bad.err.find("--pricez"), std::string::npos) << bad.err;
+  EXPECT_EQ(run({"catalog", "gpus"}).status, 2);
+}
+
+TEST_F(CatalogJson, EveryGpuNodeAndPriceWithItsSource) {
+  const std::string file = path("catalog.json");
+  const Result r = run({"catalog", "--json", file});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string json = slurp(file);
+  EXPECT_NE(json.find("{\"name\": \"H100-SXM5-80GB\", \"vendor\": \"nvidia\", \"compute_capability\": 90"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"peak_bf16_flops\": 9.894e+14"), std::string::npos);
+  EXPECT_NE(json.find("{\"name\": \"dgx_h100\", \"gpu\": \"H100-SXM5-80GB\", \"gpus_per_node\": 8"), std::string::npos);
+  EXPECT_NE(json.find("{\"gpu\": \"H200-SXM-141GB\", \"node_price\": {\"usd\": null, \"missing\": "),
+            std::string::npos);
+  EXPECT_NE(
+      json.find("\"rent_per_gpu_hour\": {\"usd\": 3.99, \"kind\": \"cloud on-demand\", \"vendor\": \"Hyperstack\""),
+      std::string::npos);
+  // An existing file is kept unless --force.
+  EXPECT_EQ(run({"catalog", "--json", file}).status, 2);
+  EXPECT_EQ(run({"catalog", "--prices", "--json", file, "--force"}).status, 0);
 }
 
 }  // namespace

@@ -283,20 +283,26 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
 }
 
 int catalog_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "traincast catalog [--prices] [--json F]\n\nLists the GPUs and node templates (with their datasheet sources) "
+      "that a\n"
+      "scenario's cluster.node_template and cluster.gpu may name. --prices lists, per GPU, the default\n"
+      "purchase price per node and rent per GPU-hour with their kind, source page, date and region, or\n"
+      "that no public price exists (the scenario's cost section must then give it).\n\nOptions");
+  opts.add_options()("help,h", "show this help")("prices", "list the default prices instead of the hardware")(
+      "json", po::value<std::string>(),
+      "also write the whole catalog and every price as JSON to this file (keys: docs/python.md)")(
+      "force", "overwrite an existing --json file");
+  const po::positional_options_description pos;
   return guarded(err, [&]() -> int {
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-      out << "traincast catalog [--prices]\n\nLists the GPUs and node templates (with their datasheet sources) that a\n"
-             "scenario's cluster.node_template and cluster.gpu may name. --prices lists, per GPU, the default\n"
-             "purchase price per node and rent per GPU-hour with their kind, source page, date and region, or\n"
-             "that no public price exists (the scenario's cost section must then give it).\n";
+    const po::variables_map vm = parse_options(args, opts, pos);
+    if (vm.count("help")) {
+      out << opts << "\n";
       return 0;
     }
-    if (args.size() == 1 && args[0] == "--prices") {
-      out << format_prices();
-      return 0;
-    }
-    if (!args.empty()) throw UsageError("catalog: got " + args[0] + " (expected no argument, or --prices)");
-    out << format_catalog();
+    if (vm.count("json")) check_output_path(vm["json"].as<std::string>(), vm.count("force") > 0, {});
+    out << (vm.count("prices") ? format_prices() : format_catalog());
+    if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), catalog_to_json());
     return 0;
   });
 }

@@ -43,6 +43,10 @@ std::string format_catalog();
 /// `traincast catalog --prices`: per catalog GPU, the default node price and rent with kind, vendor,
 /// date, region and page (models/cost/prices.h), or why there is none.
 std::string format_prices();
+/// `traincast catalog --json F`: {"gpus": [...], "nics": [...], "node_templates": [...], "prices":
+/// [...]}, every catalog figure in SI units (FLOP/s, bytes, bytes/s, W, deg C) with its source;
+/// a missing price is {"usd": null, "missing": why} (tools/cli/catalog_json.cc, docs/python.md).
+std::string catalog_to_json();
 
 struct ValidationTable {
   std::string text;                  ///< aligned table + MAPE lines (per metric and overall)

@@ -1,8 +1,11 @@
 #include "models/workload/memory_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
+
+#include "models/hardware/catalog.h"
 
 #include "models/workload/pipeline_schedule.h"
 #include "models/workload/transformer.h"
@@ -16,6 +19,46 @@ std::string gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / kGiB);
   return buf;
+}
+
+/// The layout part of the out-of-memory advice (issue 21): a larger TP only while it stays inside
+/// the node and divides the heads and KV groups (Megatron's rules), a larger PP while it divides no
+/// layer below one, and the fewest GPUs of this memory that hold the whole model state (weights,
+/// gradients, optimizer) fully sharded, before activations. bytes_per_param: weights + gradients +
+/// optimizer bytes of one trainable parameter; base_bytes_per_param: of a frozen one (LoRA).
+std::string layout_advice(const Scenario& sc, const GpuSpec& gpu, double bytes_per_param, double base_bytes_per_param) {
+  const ModelSpec& m = sc.model;
+  const ParallelSpec& par = sc.parallel;
+  const int per_node = find_node_template(sc.cluster.node_template).gpus_per_node;
+  const int cluster_gpus = per_node * sc.cluster.num_nodes;
+  const int groups = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
+  std::string s;
+  const int tp2 = 2 * par.tp;
+  if (tp2 <= per_node && m.num_attention_heads % tp2 == 0 && groups % tp2 == 0) {
+    s += " TP " + std::to_string(tp2) + " (inside the node's " + std::to_string(per_node) +
+         " GPUs) halves each GPU's weights, gradients and optimizer state.";
+  } else if (par.tp >= per_node) {
+    s += " TP " + std::to_string(par.tp) + " already spans the node's " + std::to_string(per_node) +
+         " GPUs: more would run TP over the network.";
+  }
+  if (2 * par.pp <= m.num_layers) {
+    s += " PP " + std::to_string(2 * par.pp) + " halves each stage's layers" +
+         (par.dp % 2 == 0 ? " (with DP " + std::to_string(par.dp / 2) + ", on the same GPUs)."
+                          : " (on twice the GPUs).");
+  }
+  const double trainable = sc.training.lora_rank > 0 ? m.num_layers * lora_layer_parameters(sc) : total_parameters(m);
+  const double frozen = sc.training.lora_rank > 0 ? total_parameters(m) : 0.0;
+  const double state_bytes = trainable * bytes_per_param + frozen * base_bytes_per_param;
+  const double usable = gpu.hbm_capacity_bytes - kWorkspaceBytes;
+  if (usable > 0) {
+    const double min_gpus = std::ceil(state_bytes / usable);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", min_gpus);
+    s += " The model's weights, gradients and optimizer state are " + gib(state_bytes) + ": at least " + buf + " " +
+         gpu.name + " hold them, fully sharded (TP x PP, ZeRO-3) and before activations; this cluster has " +
+         std::to_string(cluster_gpus) + ".";
+  }
+  return s;
 }
 
 }  // namespace
@@ -213,7 +256,8 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     if (m.family == ModelFamily::transformer && m.num_experts == 0 && sc.training.flash_attention)
       advice += " Context parallelism (parallel.cp) divides activations by CP.";
     if (sc.training.micro_batch_size > 1) advice += " A smaller micro-batch reduces activations proportionally.";
-    advice += " More TP or PP divides weights, gradients and optimizer state.";
+    advice +=
+        layout_advice(sc, gpu, weight_bytes + grad_bytes + (sc.offload.optimizer ? 0.0 : optim_bytes), weight_bytes);
     mb.advice = advice;
   }
   return mb;

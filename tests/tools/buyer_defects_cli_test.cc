@@ -105,6 +105,34 @@ TEST(BuyerDefectsCli, IterationPastTheClockNamesTheFields) {
             "workload.training.global_batch_size; or more GPUs)\n");
 }
 
+// The out-of-memory advice said "More TP or PP" when TP already spanned the node, and never named
+// how many GPUs the model needs.
+TEST(BuyerDefectsCli, OutOfMemoryAdviceKeepsTpInsideTheNodeAndNamesAGpuCount) {
+  // Llama-3-70B, TP 8 on one 8-GPU DGX H100: 70.6 B parameters x 18 bytes (bf16 weights, fp32
+  // gradient accumulation, fp32 master, m, v) = 1,182.9 GiB; 76.6 GiB usable per GPU (79.6 - 3
+  // workspace) -> 15.4, so 16.
+  const Result r = run({"run", kSrc + "/scenarios/llama3_70b_one_node_oom.textproto"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("More TP"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("TP 8 already spans the node's 8 GPUs: more would run TP over the network. PP 2 halves "
+                       "each stage's layers (on twice the GPUs)."),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(
+      r.out.find("are 1182.9 GiB: at least 16 H100-SXM5-80GB hold them, fully sharded (TP x PP, ZeRO-3) and before "
+                 "activations; this cluster has 8."),
+      std::string::npos)
+      << r.out;
+  // TP 2 in the same node (8 heads per KV group divide by 4): a larger TP is the first advice.
+  const Result small = run({"run", kSrc + "/scenarios/llama3_70b_one_node_oom.textproto", "--set",
+                            "workload.parallel.tp=2", "--set", "workload.parallel.dp=4"});
+  ASSERT_EQ(small.status, 0) << small.err;
+  EXPECT_NE(small.out.find("TP 4 (inside the node's 8 GPUs) halves each GPU's weights, gradients and optimizer "
+                           "state. PP 2 halves each stage's layers (with DP 2, on the same GPUs)."),
+            std::string::npos)
+      << small.out;
+}
+
 // libprotobuf's own "[libprotobuf ERROR ...]" line went to the process's stderr before our message.
 TEST_F(BuyerDefects, CorruptChakraFilePrintsOnlyOurMessage) {
   const std::string trace = path("bad.et");

@@ -1,0 +1,133 @@
+"""The traincast Python module (tools/python, docs/python.md) against the CLI it wraps.
+
+Run by CTest as `python.api` with PYTHONPATH at the built package and TRAINCAST_SOURCE_DIR at the
+repository; by hand: PYTHONPATH=build/release/python /usr/bin/python3 -m pytest tests/python.
+"""
+
+import io
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import traincast
+
+SRC = pathlib.Path(os.environ.get("TRAINCAST_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+DEFAULT_GOLDEN = SRC / "tests/golden/expected/run_default/out__report.json"
+
+
+def cli_json(tmp_path, *args):
+    """What the CLI (in process) writes with --json, parsed."""
+    out = tmp_path / f"cli{len(list(tmp_path.iterdir()))}.json"
+    r = traincast.cli(*args, "--json", out)
+    assert r.status == 0, r.stderr
+    return json.loads(out.read_text())
+
+
+def test_run_default_is_the_golden_report():
+    report = traincast.run()
+    golden = json.loads(DEFAULT_GOLDEN.read_text())
+    assert report == golden
+    assert report["iteration_time_s"] == pytest.approx(14.219274367, rel=0, abs=1e-9)
+
+
+def test_run_path_dict_and_text_give_the_cli_report(tmp_path):
+    overrides = {"workload.parallel.tp": 4, "workload.parallel.dp": 2, "workload.training.recompute": "full"}
+    expected = cli_json(tmp_path, "run", *[a for k, v in overrides.items() for a in ("--set", f"{k}={v}")])
+    assert traincast.run(overrides=overrides) == expected
+    assert traincast.run(overrides=[f"{k}={v}" for k, v in overrides.items()]) == expected
+    # The default scenario as a dict and as text, overridden the same way.
+    scenario = cli_json(tmp_path, "run", "--print-scenario")
+    assert traincast.run(scenario, overrides) == expected
+    text = traincast.cli("run", "--print-scenario").stdout
+    assert traincast.run(text, overrides) == expected
+    path = tmp_path / "s.textproto"
+    path.write_text(text)
+    assert traincast.run(path, overrides) == expected
+    assert traincast.run(str(path), overrides) == expected
+
+
+def test_bad_field_in_a_file_names_file_line_and_field(tmp_path):
+    text = (SRC / "scenarios/llama3_70b_one_node_oom.textproto").read_text()
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "parallel { tp: 8" in ln)
+    path = tmp_path / "bad.textproto"
+    path.write_text(text.replace("parallel { tp: 8", "parallel { tp: 0"))
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run(path)
+    assert e.value.file == str(path)
+    assert e.value.line == line
+    assert e.value.field == "workload.parallel.tp"
+    assert f"{path}:{line}:" in str(e.value)
+
+
+def test_bad_input_given_as_data_names_it_and_never_the_temporary_file():
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run('name: "x"\nworkload { parallel { tpp: 2 } }\n')
+    assert e.value.file == "<text>" and e.value.line == 2 and "tpp" in str(e.value)
+    assert "traincast-" not in str(e.value)
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run({"workload": {"training": {"micro_batch": 2}}})
+    assert e.value.file == "<dict>"
+    assert "micro_batch_size" in str(e.value)  # the did-you-mean of the CLI
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run(overrides={"workload.parallel.tpp": 4})
+    assert e.value.file == "--set" and e.value.field == "workload.parallel.tpp" and e.value.line is None
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run("no/such/scenario.textproto")
+    assert "cannot read file" in str(e.value)
+    with pytest.raises(TypeError):
+        traincast.run(overrides="workload.parallel.tp=4")
+
+
+def test_sweep_dataframe_equals_the_cli_csv(tmp_path):
+    pd = pytest.importorskip("pandas")
+    sweep_file = SRC / "tests/tools/data/small.sweep.textproto"
+    frame = traincast.sweep(sweep_file, jobs=2)
+    out = tmp_path / "cli.csv"
+    r = traincast.cli("sweep", sweep_file, "--out", out, "--progress", "never")
+    assert r.status == 0, r.stderr
+    lines = [ln for ln in out.read_text().splitlines(keepends=True) if not ln.startswith("#")]
+    pd.testing.assert_frame_equal(frame, pd.read_csv(io.StringIO("".join(lines))))
+    assert len(frame) == 28
+    assert set(frame["status"]) == {"ok", "oom", "invalid"}
+
+
+def test_plan_compare_nccl_tests_and_catalog(tmp_path):
+    result = traincast.plan(top=2, jobs=2, max_simulations=8)
+    assert result == cli_json(tmp_path, "plan", "--top", "2", "--jobs", "2", "--max-simulations", "8")
+    a, b = SRC / "scenarios/llama3_70b_dgx_h100_8nodes.textproto", SRC / "scenarios/gpt3_175b_dgx_a100_128nodes.textproto"
+    cmp = traincast.compare(a, b)
+    assert cmp == cli_json(tmp_path, "compare", a, b)
+    assert len(cmp["rows"]) == 2 and len(cmp["verdicts"]) == 1
+    rows = traincast.nccl_tests(SRC / "scenarios/nccl/dgx_h100.textproto", min_bytes="1M", max_bytes="64M",
+                                step_factor=4)
+    assert [r["size_bytes"] for r in rows] == [1 << 20, 4 << 20, 16 << 20, 64 << 20]
+    assert all(r["busbw_gb_per_s"] > 0 for r in rows)
+    assert rows[-1]["busbw_gb_per_s"] > rows[0]["busbw_gb_per_s"]
+    cat = traincast.catalog()
+    h100 = next(g for g in cat["gpus"] if g["name"] == "H100-SXM5-80GB")
+    assert h100["peak_bf16_flops"] == 989.4e12 and h100["tdp_w"] == 700
+    h200 = next(p for p in cat["prices"] if p["gpu"] == "H200-SXM-141GB")
+    assert h200["rent_per_gpu_hour"]["usd"] == 3.99 and h200["rent_per_gpu_hour"]["date"] == "2026-08-26"
+    assert h200["node_price"]["usd"] is None and h200["node_price"]["missing"]
+
+
+def test_works_without_the_cli_binary(tmp_path):
+    # No traincast on PATH (an empty directory) and no TRAINCAST variable: the module needs neither.
+    env = {k: v for k, v in os.environ.items() if k != "TRAINCAST"}
+    env["PATH"] = str(tmp_path)
+    env["PYTHONPATH"] = str(pathlib.Path(traincast.__file__).resolve().parents[1])
+    code = ("import shutil, traincast; assert shutil.which('traincast') is None; "
+            "print(traincast.run()['iteration_time_s'])")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert float(r.stdout) == pytest.approx(14.219274367, abs=1e-9)
+
+
+def test_version_and_cli_escape_hatch():
+    assert traincast.version().startswith("traincast ")
+    r = traincast.cli("catalog", "--pricez")
+    assert r.status == 2 and "--pricez" in r.stderr

@@ -21,44 +21,58 @@ std::string gib(double bytes) {
   return buf;
 }
 
-/// The layout part of the out-of-memory advice (issue 21): a larger TP only while it stays inside
-/// the node and divides the heads and KV groups (Megatron's rules), a larger PP while it divides no
-/// layer below one, and the fewest GPUs of this memory that hold the whole model state (weights,
-/// gradients, optimizer) fully sharded, before activations. bytes_per_param: weights + gradients +
-/// optimizer bytes of one trainable parameter; base_bytes_per_param: of a frozen one (LoRA).
-std::string layout_advice(const Scenario& sc, const GpuSpec& gpu, double bytes_per_param, double base_bytes_per_param) {
+/// The layout part of the out-of-memory advice (issue 21). `verdict` (first in the advice, empty
+/// when the cluster is large enough): the fewest GPUs of this memory that hold the whole model state
+/// (weights, gradients, optimizer) fully sharded, before activations, when that is more than the
+/// cluster has, with the node count to plan for. `layouts`: a larger TP only while it stays inside
+/// the node and divides the heads and KV groups (Megatron's rules), a larger PP while it leaves a
+/// layer per stage, and the GPU count when the cluster is large enough. bytes_per_param: weights +
+/// gradients + optimizer bytes of one trainable parameter; base_bytes_per_param: of a frozen one (LoRA).
+struct LayoutAdvice {
+  std::string verdict, layouts;
+};
+LayoutAdvice layout_advice(const Scenario& sc, const GpuSpec& gpu, double bytes_per_param,
+                           double base_bytes_per_param) {
   const ModelSpec& m = sc.model;
   const ParallelSpec& par = sc.parallel;
   const int per_node = find_node_template(sc.cluster.node_template).gpus_per_node;
   const int cluster_gpus = per_node * sc.cluster.num_nodes;
   const int groups = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
-  std::string s;
+  LayoutAdvice a;
   const int tp2 = 2 * par.tp;
   if (tp2 <= per_node && m.num_attention_heads % tp2 == 0 && groups % tp2 == 0) {
-    s += " TP " + std::to_string(tp2) + " (inside the node's " + std::to_string(per_node) +
-         " GPUs) halves each GPU's weights, gradients and optimizer state.";
+    a.layouts += " TP " + std::to_string(tp2) + " (inside the node's " + std::to_string(per_node) +
+                 " GPUs) halves each GPU's weights, gradients and optimizer state.";
   } else if (par.tp >= per_node) {
-    s += " TP " + std::to_string(par.tp) + " already spans the node's " + std::to_string(per_node) +
-         " GPUs: more would run TP over the network.";
+    a.layouts += " TP " + std::to_string(par.tp) + " already spans the node's " + std::to_string(per_node) +
+                 " GPUs: more would run TP over the network.";
   }
   if (2 * par.pp <= m.num_layers) {
-    s += " PP " + std::to_string(2 * par.pp) + " halves each stage's layers" +
-         (par.dp % 2 == 0 ? " (with DP " + std::to_string(par.dp / 2) + ", on the same GPUs)."
-                          : " (on twice the GPUs).");
+    a.layouts += " PP " + std::to_string(2 * par.pp) + " halves each stage's layers" +
+                 (par.dp % 2 == 0 ? " (with DP " + std::to_string(par.dp / 2) + ", on the same GPUs)."
+                                  : " (on twice the GPUs: " + std::to_string(2 * par.tp * par.pp * par.dp) + ").");
   }
   const double trainable = sc.training.lora_rank > 0 ? m.num_layers * lora_layer_parameters(sc) : total_parameters(m);
   const double frozen = sc.training.lora_rank > 0 ? total_parameters(m) : 0.0;
   const double state_bytes = trainable * bytes_per_param + frozen * base_bytes_per_param;
   const double usable = gpu.hbm_capacity_bytes - kWorkspaceBytes;
-  if (usable > 0) {
-    const double min_gpus = std::ceil(state_bytes / usable);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.0f", min_gpus);
-    s += " The model's weights, gradients and optimizer state are " + gib(state_bytes) + ": at least " + buf + " " +
-         gpu.name + " hold them, fully sharded (TP x PP, ZeRO-3) and before activations; this cluster has " +
-         std::to_string(cluster_gpus) + ".";
+  if (!(usable > 0)) return a;
+  const double min_gpus = std::ceil(state_bytes / usable);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", min_gpus);
+  const std::string state = "the model's weights, gradients and optimizer state are " + gib(state_bytes) +
+                            ": at least " + buf + " " + gpu.name +
+                            " hold them, fully sharded (TP x PP, ZeRO-3) and before activations; this cluster has " +
+                            std::to_string(cluster_gpus);
+  if (min_gpus > cluster_gpus) {
+    const double nodes = std::ceil(min_gpus / per_node);
+    std::snprintf(buf, sizeof buf, "%.0f", nodes);
+    a.verdict = " No layout of this cluster fits: " + state + ". Plan for at least " + buf +
+                " nodes (traincast plan --set cluster.num_nodes=" + buf + ").";
+  } else {
+    a.layouts += " The model's" + state.substr(std::string("the model's").size()) + ".";
   }
-  return s;
+  return a;
 }
 
 }  // namespace
@@ -239,8 +253,10 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   mb.capacity_bytes = gpu.hbm_capacity_bytes;
   mb.oom = mb.peak_bytes_per_gpu > mb.capacity_bytes;
   if (mb.oom) {
+    const LayoutAdvice layout =
+        layout_advice(sc, gpu, weight_bytes + grad_bytes + (sc.offload.optimizer ? 0.0 : optim_bytes), weight_bytes);
     std::string advice = "needs " + gib(mb.peak_bytes_per_gpu) + " of " + gib(mb.capacity_bytes) + " on stage " +
-                         std::to_string(stage) + ".";
+                         std::to_string(stage) + "." + layout.verdict;
     if (par.zero_stage == 0 && dp_cp > 1)
       advice += " ZeRO-1 would save " + gib(mb.optimizer_bytes * (1.0 - 1.0 / dp_cp)) + ".";
     if (par.zero_stage >= 1 && par.zero_stage < 3 && dp_cp > 1)
@@ -256,8 +272,7 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     if (m.family == ModelFamily::transformer && m.num_experts == 0 && sc.training.flash_attention)
       advice += " Context parallelism (parallel.cp) divides activations by CP.";
     if (sc.training.micro_batch_size > 1) advice += " A smaller micro-batch reduces activations proportionally.";
-    advice +=
-        layout_advice(sc, gpu, weight_bytes + grad_bytes + (sc.offload.optimizer ? 0.0 : optim_bytes), weight_bytes);
+    advice += layout.layouts;
     mb.advice = advice;
   }
   return mb;

@@ -131,3 +131,31 @@ def test_version_and_cli_escape_hatch():
     assert traincast.version().startswith("traincast ")
     r = traincast.cli("catalog", "--pricez")
     assert r.status == 2 and "--pricez" in r.stderr
+
+
+def test_wrong_types_and_values_are_refused_clearly(tmp_path):
+    # (Found by a fresh user: these ran the default, leaked Python or Boost text, or named no file.)
+    with pytest.raises(traincast.ScenarioError, match="empty string"):
+        traincast.run("")
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run("cluster {")
+    assert e.value.file == "<text>"
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run({"workload": {"training": {"train_tokens": float("nan")}}})
+    assert e.value.file == "<dict>" and e.value.field == "workload.training.train_tokens"
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run({"workload": {"training": {"train_tokens": {1, 2}}}})
+    assert e.value.field == "workload.training.train_tokens"
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run(str(tmp_path))  # a directory
+    assert e.value.file == str(tmp_path)
+    for bad in (lambda: traincast.run(overrides=5), lambda: traincast.run(threads="x"),
+                lambda: traincast.plan(jobs="two"), lambda: traincast.compare(vary={"cluster.num_nodes": 4})):
+        with pytest.raises(TypeError):
+            bad()
+
+
+def test_vary_errors_name_vary():
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.compare(vary={"workload.parallel.tpx": [1, 2]})
+    assert e.value.file == "--vary" and e.value.field == "workload.parallel.tpx"

@@ -114,15 +114,19 @@ TEST(BuyerDefectsCli, OutOfMemoryAdviceKeepsTpInsideTheNodeAndNamesAGpuCount) {
   const Result r = run({"run", kSrc + "/scenarios/llama3_70b_one_node_oom.textproto"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.find("More TP"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("TP 8 already spans the node's 8 GPUs: more would run TP over the network. PP 2 halves "
-                       "each stage's layers (on twice the GPUs)."),
+  // The verdict first: the cluster is too small whatever the layout, and by how much.
+  EXPECT_NE(r.out.find("needs 172.3 GiB of 79.6 GiB on stage 0. No layout of this cluster fits: the model's "
+                       "weights, gradients and optimizer state are 1182.9 GiB: at least 16 H100-SXM5-80GB hold them, "
+                       "fully sharded (TP x PP, ZeRO-3) and before activations; this cluster has 8. Plan for at least "
+                       "2 nodes (traincast plan --set cluster.num_nodes=2)."),
             std::string::npos)
       << r.out;
-  EXPECT_NE(
-      r.out.find("are 1182.9 GiB: at least 16 H100-SXM5-80GB hold them, fully sharded (TP x PP, ZeRO-3) and before "
-                 "activations; this cluster has 8."),
-      std::string::npos)
+  EXPECT_NE(r.out.find("TP 8 already spans the node's 8 GPUs: more would run TP over the network. PP 2 halves "
+                       "each stage's layers (on twice the GPUs: 16)."),
+            std::string::npos)
       << r.out;
+  // No days or dollars for a run that cannot happen.
+  EXPECT_NE(r.out.find("To train   not feasible: the job does not fit in GPU memory"), std::string::npos) << r.out;
   // TP 2 in the same node (8 heads per KV group divide by 4): a larger TP is the first advice.
   const Result small = run({"run", kSrc + "/scenarios/llama3_70b_one_node_oom.textproto", "--set",
                             "workload.parallel.tp=2", "--set", "workload.parallel.dp=4"});

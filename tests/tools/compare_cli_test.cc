@@ -138,7 +138,7 @@ TEST_F(CompareCli, BadInputIsRefusedWithExitStatus2) {
   // A misspelled field: the loader's positioned message, with the suggestion (issue 21 defect).
   r = run({"compare", "--vary", "workload.training.micro_batch=1,2"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--set: workload.training.micro_batch: unknown field, did you mean \"micro_batch_size\"?"),
+  EXPECT_NE(r.err.find("--vary: workload.training.micro_batch: unknown field, did you mean \"micro_batch_size\"?"),
             std::string::npos)
       << r.err;
   r = run({"compare", path("missing.textproto"), kSrc + "/scenarios/default.textproto"});
@@ -162,6 +162,18 @@ TEST(CatalogPrices, EveryGpuWithItsPriceOrWhyNot) {
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--pricez"), std::string::npos) << bad.err;
   EXPECT_EQ(run({"catalog", "gpus"}).status, 2);
+}
+
+TEST(CompareOom, NoVerdictWhenASideDoesNotFit) {
+  const Result r = run({"compare", kSrc + "/scenarios/llama3_70b_one_node_oom.textproto",
+                        kSrc + "/scenarios/llama3_70b_dgx_h100_8nodes.textproto"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(
+      r.out.find("no verdict between llama3_70b_one_node_oom and llama3_70b_dgx_h100_8nodes: llama3_70b_one_node_oom "
+                 "does not fit in GPU memory"),
+      std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("trains"), std::string::npos) << r.out;
 }
 
 TEST_F(CatalogJson, EveryGpuNodeAndPriceWithItsSource) {

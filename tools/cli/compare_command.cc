@@ -1,6 +1,7 @@
 // `traincast compare A B ...` and `traincast compare A --vary field=v1,v2` (issue 21).
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -86,19 +87,24 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     const int jobs = vm["jobs"].as<int>();
     if (jobs < 1) throw UsageError("--jobs: must be >= 1 (got " + std::to_string(jobs) + ")");
     const double tokens = vm.count("tokens") ? vm["tokens"].as<double>() : 0.0;
-    if (vm.count("tokens") && !(tokens > 0 && tokens < 1e30))
-      throw UsageError("--tokens: got " + std::to_string(tokens) + " (expected a token count > 0, e.g. 1e12)");
+    if (vm.count("tokens") && !(tokens > 0 && tokens < 1e30)) {
+      std::ostringstream got;
+      got << tokens;
+      throw UsageError("--tokens: got " + got.str() + " (expected a token count > 0, e.g. 1e12)");
+    }
     // (file, label, overrides) per column.
     struct Column {
       std::string file, label;
       std::vector<std::string> overrides;
     };
     std::vector<Column> cols;
+    std::string vary_field;
     if (vm.count("vary")) {
       if (files.size() > 1)
         throw UsageError("--vary: takes one scenario (got " + std::to_string(files.size()) +
                          "; expected `traincast compare SCENARIO --vary field=v1,v2`)");
       const auto [field, values] = parse_vary(vm["vary"].as<std::string>());
+      vary_field = field;
       for (const std::string& v : values) {
         std::string assignment = field;
         assignment += '=';
@@ -130,8 +136,13 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         in.push_back({c.label, c.file.empty() ? "(embedded default)" : c.file, load(c.file, o)});
         budgets.push_back(budget);
       } catch (const io::ScenarioError& e) {
-        for (const std::string& m : e.errors())
+        for (std::string m : e.errors()) {
+          // The varied field's value came from --vary (the last override), not from a --set.
+          const std::string set_prefix = "--set: " + vary_field + ":";
+          if (!vary_field.empty() && m.rfind(set_prefix, 0) == 0)
+            m = "--vary: " + vary_field + ":" + m.substr(set_prefix.size());
           if (std::find(errors.begin(), errors.end(), m) == errors.end()) errors.push_back(m);
+        }
       }
     }
     if (!errors.empty()) throw io::ScenarioError(errors);

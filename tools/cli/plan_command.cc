@@ -102,7 +102,8 @@ po::options_description plan_options(const planner::PlanOptions& defaults) {
       "how the scenario's own layout compares. The scenario's own layout need not fit the cluster\n"
       "(e.g. after --set cluster.num_nodes=N): it is what the search replaces, so only a note says\n"
       "why it is not valid; the rest of the scenario is checked as for `traincast run`, and a\n"
-      "cluster, batch and model that no layout fits is refused (exit status 2), saying why.\n"
+      "cluster, batch and model that no layout can divide is refused (exit status 2), saying why;\n"
+      "when layouts exist but none fits in memory, it says so and exits 1 (--json still written).\n"
       "Same output for any --jobs (except the wall time).\n"
       "Progress on stderr when it is a terminal; Ctrl-C stops the search (exit status 130).\n\n"
       "Options");

@@ -240,7 +240,9 @@ void print_performance(std::ostream& o, const models::Scenario& sc, const models
     << format_fixed(r.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s dense "
     << models::precision_name(sc.training.precision) << " peak)\n";
   if (!r.caveat.empty()) o << "Note       " << r.caveat << "\n";
-  if (r.time_to_train_s > 0)
+  if (r.memory.oom)  // no days or dollars for a run that cannot happen (issue 21)
+    o << "To train   not feasible: the job does not fit in GPU memory (see Memory below)\n";
+  else if (r.time_to_train_s > 0)
     o << "To train   " << format_duration(r.time_to_train_s) << " for " << format_count(r.train_tokens)
       << " tokens (no failures or restarts counted)\n";
   else

@@ -60,7 +60,15 @@ _FIELD_ONLY = re.compile(r"^(?P<file>--set|--vary|.+?\.(?:textproto|txtpb|pbtxt|
                          r"(?:(?P<field>[A-Za-z_][\w.\[\]]*): )?")
 
 
-def _parse_problem(text: str) -> Problem:
+def _parse_problem(text: str, known_files: Sequence[str] = ()) -> Problem:
+    for path in sorted(known_files, key=len, reverse=True):  # a path as given may hold ':' or '.'
+        if path and text.startswith(path + ":"):
+            rest = text[len(path):]
+            m = re.match(r"^:(?P<line>\d+):(?P<col>\d+): (?:(?P<field>[A-Za-z_][\w.\[\]]*): )?", rest)
+            if m:
+                return Problem(text, path, int(m["line"]), int(m["col"]), m["field"])
+            m = re.match(r"^: (?:(?P<field>[a-z_][\w.\[\]]*): )?", rest)
+            return Problem(text, path, None, None, m["field"] if m else None)
     m = _POSITIONED.match(text)
     if m:
         return Problem(text, m["file"], int(m["line"]), int(m["col"]), m["field"])
@@ -75,10 +83,10 @@ class ScenarioError(ValueError):
     cannot be used. .errors lists every problem (Problem); .file, .line, .column and .field are the
     first one's."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, known_files: Sequence[str] = ()):
         lines = [ln[len("traincast: "):] if ln.startswith("traincast: ") else ln
                  for ln in message.strip("\n").split("\n") if ln.strip()]
-        self.errors = [_parse_problem(ln) for ln in lines] or [Problem(message)]
+        self.errors = [_parse_problem(ln, known_files) for ln in lines] or [Problem(message)]
         first = self.errors[0]
         self.file, self.line, self.column, self.field = first.file, first.line, first.column, first.field
         super().__init__("\n".join(lines) if lines else message)
@@ -125,6 +133,7 @@ class _Call:
         self._dir = tempfile.TemporaryDirectory(prefix="traincast-")
         self.dir = self._dir.name
         self._labels: dict[str, str] = {}
+        self._inputs: list = []  # paths as the caller gave them, for ScenarioError.file
         self._count = 0
 
     def __enter__(self):
@@ -151,15 +160,21 @@ class _Call:
         if scenario is None:
             return None
         if isinstance(scenario, os.PathLike):
+            self._inputs.append(os.fspath(scenario))
             return os.fspath(scenario)
         if isinstance(scenario, Mapping):
             data = dict(scenario)
+            _check_json_data(data, "")
             if isinstance(data.get("profile"), str) and data["profile"] and not os.path.isabs(data["profile"]):
                 data["profile"] = os.path.abspath(data["profile"])
-            return self._write(json.dumps(data), ".json", "<dict>")
+            return self._write(json.dumps(data, allow_nan=False), ".json", "<dict>")
         if not isinstance(scenario, str):
             raise TypeError(f"scenario: got {type(scenario).__name__} (expected a path, scenario text or a dict)")
-        if "\n" not in scenario and not scenario.lstrip().startswith("{") and ":" not in scenario.split("/")[-1]:
+        if not scenario.strip():
+            raise ScenarioError("scenario: got an empty string (expected a path, scenario text or a dict; None for "
+                                "the embedded default)")
+        if "\n" not in scenario and "{" not in scenario:
+            self._inputs.append(scenario)
             return scenario  # a path (a missing file is the command's error, named as given)
         is_json = scenario.lstrip().startswith("{")
         return self._write(_absolute_paths(scenario, ("profile",), is_json), ".json" if is_json else ".textproto",
@@ -167,8 +182,12 @@ class _Call:
 
     def sweep_file(self, sweep: Union[str, os.PathLike]) -> str:
         if isinstance(sweep, os.PathLike):
+            self._inputs.append(os.fspath(sweep))
             return os.fspath(sweep)
+        if isinstance(sweep, str) and not sweep.strip():
+            raise ScenarioError("sweep: got an empty string (expected a path or sweep text)")
         if isinstance(sweep, str) and "\n" not in sweep and "{" not in sweep:
+            self._inputs.append(sweep)
             return sweep
         if not isinstance(sweep, str):
             raise TypeError(f"sweep: got {type(sweep).__name__} (expected a path or sweep text)")
@@ -180,7 +199,7 @@ class _Call:
             err = r.stderr
             for path, label in self._labels.items():
                 err = err.replace(path, label)
-            raise ScenarioError(err or r.stdout)
+            raise ScenarioError(err or r.stdout, [*self._inputs, *self._labels.values()])
         if r.status not in ok:
             raise TraincastError(r.status, r.stderr, r.stdout)
         return r
@@ -192,6 +211,34 @@ def _absolute_paths(text: str, fields: Sequence[str], is_json: bool) -> str:
         pattern = (r'("%s"\s*:\s*")([^"]+)(")' if is_json else r'(\b%s\s*:\s*")([^"]+)(")') % re.escape(name)
         text = re.sub(pattern, lambda m: m[1] + (m[2] if os.path.isabs(m[2]) else os.path.abspath(m[2])) + m[3], text)
     return text
+
+
+def _check_json_data(value: Any, where: str) -> None:
+    """Refuses, naming the field, what JSON cannot hold or a scenario never takes (NaN, infinity,
+    sets, objects), before anything is written."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ScenarioError(f"<dict>: {where or '(top)'}: key {k!r} is a {type(k).__name__} (expected a "
+                                    "field name, a string)")
+            _check_json_data(v, f"{where}.{k}" if where else k)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_json_data(v, f"{where}[{i}]")
+    elif isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ScenarioError(f"<dict>: {where}: got {value} (expected a finite number)")
+    elif not isinstance(value, (str, bool, int)) and value is not None:
+        raise ScenarioError(f"<dict>: {where}: got a {type(value).__name__} (expected a number, string, bool, "
+                            "list or dict)")
+
+
+def _int_arg(name: str, value: Any) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name}: got {value!r} (expected an integer)")
+    return value
 
 
 def _value_text(v: Any) -> str:
@@ -207,8 +254,11 @@ def _set_args(overrides: Overrides) -> list:
         raise TypeError('overrides: got a string (expected a dict {field: value} or a list of "field=value")')
     if isinstance(overrides, Mapping):
         items = [f"{k}={_value_text(v)}" for k, v in overrides.items()]
+    elif isinstance(overrides, Iterable) and all(isinstance(o, str) for o in overrides):
+        items = list(overrides)
     else:
-        items = [str(o) for o in overrides]
+        raise TypeError(f"overrides: got {overrides!r} (expected a dict {{field: value}} or a list of "
+                        '"field=value" strings)')
     return [a for item in items for a in ("--set", item)]
 
 
@@ -237,7 +287,7 @@ def run(scenario: Scenario = None, overrides: Overrides = None, *, profile: Opti
     with _Call() as c:
         path = c.scenario(scenario)
         args = ["run"] + ([path] if path else []) + _set_args(overrides) + _opt("--profile", profile)
-        args += _opt("--threads", threads) + _opt("--trace", trace) + ["--json", c.out("report.json")]
+        args += _opt("--threads", _int_arg("threads", threads)) + _opt("--trace", trace) + ["--json", c.out("report.json")]
         c.run(args)
         return _read_json(c.out("report.json"))
 
@@ -249,9 +299,9 @@ def plan(scenario: Scenario = None, overrides: Overrides = None, *, top: int = 5
     the --json document as a dict (its ranked layouts empty, with the reasons, when none fits)."""
     with _Call() as c:
         path = c.scenario(scenario)
-        args = ["plan"] + ([path] if path else []) + _set_args(overrides) + ["--top", str(top)]
-        args += _opt("--jobs", jobs) + _opt("--max-simulations", max_simulations) + _opt("--max-tp", max_tp)
-        args += _opt("--max-micro-batch", max_micro_batch) + ["--json", c.out("plan.json")]
+        args = ["plan"] + ([path] if path else []) + _set_args(overrides) + ["--top", str(_int_arg("top", top))]
+        args += _opt("--jobs", _int_arg("jobs", jobs)) + _opt("--max-simulations", _int_arg("max_simulations", max_simulations)) + _opt("--max-tp", _int_arg("max_tp", max_tp))
+        args += _opt("--max-micro-batch", _int_arg("max_micro_batch", max_micro_batch)) + ["--json", c.out("plan.json")]
         c.run(args, ok=(0, 1))  # 1: no layout fits; the JSON says why
         if not os.path.exists(c.out("plan.json")):
             raise TraincastError(1, "traincast plan wrote no result")
@@ -268,6 +318,8 @@ def compare(*scenarios: Scenario, vary: Union[None, str, Mapping[str, Sequence[A
         if len(vary) != 1:
             raise ScenarioError(f"--vary: got {len(vary)} fields (expected one field and its values)")
         (name, values), = vary.items()
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise TypeError(f"vary: {name}: got {values!r} (expected a list of values)")
         vary = f"{name}=" + ",".join(_value_text(v) for v in values)
     with _Call() as c:
         paths = [c.scenario(s) for s in scenarios]
@@ -275,7 +327,7 @@ def compare(*scenarios: Scenario, vary: Union[None, str, Mapping[str, Sequence[A
             raise ScenarioError("compare: a scenario is None (give a path, text or dict; no scenario at all "
                                 "compares the embedded default with --vary)")
         args = ["compare", *paths] + _set_args(overrides) + _opt("--vary", vary) + _opt("--tokens", tokens)
-        args += _opt("--jobs", jobs) + ["--json", c.out("compare.json")]
+        args += _opt("--jobs", _int_arg("jobs", jobs)) + ["--json", c.out("compare.json")]
         c.run(args)
         return _read_json(c.out("compare.json"))
 
@@ -287,7 +339,7 @@ def sweep(sweep_file: Union[str, os.PathLike], *, jobs: Optional[int] = None):
     status and reason."""
     with _Call() as c:
         path = c.sweep_file(sweep_file)
-        c.run(["sweep", path, "--out", c.out("sweep.csv"), "--progress", "never"] + _opt("--jobs", jobs))
+        c.run(["sweep", path, "--out", c.out("sweep.csv"), "--progress", "never"] + _opt("--jobs", _int_arg("jobs", jobs)))
         return _read_csv_frame(c.out("sweep.csv"))
 
 
@@ -330,6 +382,6 @@ def validate(*case_files: Union[str, os.PathLike], jobs: Optional[int] = None, h
     the --csv table (file, case, metric, measured, predicted, error_pct, source) as a DataFrame,
     also when a case misses its tolerance (the CLI's exit status 1)."""
     with _Call() as c:
-        args = ["validate", *case_files] + _opt("--jobs", jobs) + _opt("--half", half) + ["--csv", c.out("v.csv")]
+        args = ["validate", *case_files] + _opt("--jobs", _int_arg("jobs", jobs)) + _opt("--half", half) + ["--csv", c.out("v.csv")]
         c.run(args, ok=(0, 1))
         return _read_csv_frame(c.out("v.csv"))

@@ -222,6 +222,9 @@ Format format_for_path(const std::string& path) {
   const std::string ext = extension_of(path);
   if (ext == ".textproto" || ext == ".txtpb" || ext == ".pbtxt" || ext == ".txt") return Format::text;
   if (ext == ".json") return Format::json;
+  // A missing file is named as missing, whatever its extension (`traincast run nosuchfile`).
+  if (!std::filesystem::exists(path, ec) && !std::filesystem::is_symlink(path, ec))
+    throw ScenarioError({path + ": cannot read file (No such file or directory)"});
   throw ScenarioError(
       {path + ": unknown file extension \"" + ext + "\" (expected .textproto, .txtpb, .pbtxt, .txt or .json)"});
 }

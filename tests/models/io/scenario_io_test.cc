@@ -109,12 +109,21 @@ TEST(ScenarioIo, FormatFollowsExtension) {
   EXPECT_EQ(format_for_path("b.pbtxt"), Format::text);
   EXPECT_EQ(format_for_path("b.txt"), Format::text);
   EXPECT_EQ(format_for_path("b.JSON"), Format::json);
+  const std::string yaml = testing::TempDir() + "b.yaml";
+  std::ofstream(yaml) << "a: 1\n";
   try {
-    format_for_path("b.yaml");
+    format_for_path(yaml);
     FAIL();
   } catch (const ScenarioError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "b.yaml: unknown file extension \".yaml\" (expected .textproto, .txtpb, .pbtxt, .txt or .json)");
+              yaml + ": unknown file extension \".yaml\" (expected .textproto, .txtpb, .pbtxt, .txt or .json)");
+  }
+  // A missing file is named as missing, not as a wrong extension.
+  try {
+    format_for_path(testing::TempDir() + "nosuchfile");
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()), testing::TempDir() + "nosuchfile: cannot read file (No such file or directory)");
   }
 }
 

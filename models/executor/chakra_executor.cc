@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -266,6 +267,12 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   Cluster cluster(sc.cluster, net);
+  // Link and NIC overrides act through the network; a GPU clock needs the power model, which
+  // traces do not run (their compute nodes take the compute model's time).
+  if (!cluster.slowed_gpus().empty())
+    throw std::invalid_argument(
+        "cluster.overrides: clock_factor is not applied to Chakra traces (expected "
+        "bandwidth_factor overrides only, or `traincast run` for a slow GPU)");
   CollectiveEngine coll(sim, net, cluster);
   ChakraGraph cg = build_chakra_graph(sc, cluster, ranks, options);
   run_op_graph(sim, coll, cg.graph);

@@ -105,8 +105,9 @@ struct ChakraRunOptions {
 
 /// Runs `ranks` (ranks 0..N-1 in order) on `scenario`'s cluster. `trace`, when given, receives
 /// one span per op that takes time (process per rank, threads compute / cpu / collectives /
-/// send-recv / memory). Deterministic. Throws std::invalid_argument as described above, and
-/// std::overflow_error beyond the engine's time range.
+/// send-recv / memory). Deterministic. Throws std::invalid_argument as described above (and for
+/// a cluster.overrides clock_factor: trace durations take no clock), and std::overflow_error
+/// beyond the engine's time range. bandwidth_factor overrides apply (the network's).
 ChakraRunReport simulate_chakra(const Scenario& scenario, const std::vector<ChakraRankTrace>& ranks,
                                 sim::TraceRecorder* trace = nullptr, const ChakraRunOptions& options = {});
 

@@ -1,7 +1,13 @@
 // Whether the DP replicas of a job may be folded by their place in the network (folding.h).
 #include "models/executor/folding.h"
 
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string>
 #include <vector>
+
+#include "models/hardware/element_overrides.h"
 
 namespace traincast::models {
 namespace {
@@ -24,34 +30,118 @@ bool fabric_non_blocking(const Scenario& sc) {
   return (f.kind == FabricKind::fat_tree || f.kind == FabricKind::rail_optimized) && f.oversubscription <= 1.0;
 }
 
+/// Calls f(a, b) for every ordered GPU pair of data rank r's own traffic (TP pairs, PP sends both
+/// ways, pairs with the other data ranks of its unit: EP/CP), in a fixed order; stops and returns
+/// false as soon as f does.
+template <typename F>
+bool for_each_own_pair(const ParallelLayout& L, int r, int unit, F&& f) {
+  const int u = r / unit;
+  for (int s = 0; s < L.pp; ++s)
+    for (int k = 0; k < L.tp; ++k) {
+      for (int j = 0; j < L.tp; ++j)
+        if (!f(L.gpu(k, r, s), L.gpu(j, r, s))) return false;
+      if (s + 1 < L.pp && !(f(L.gpu(k, r, s), L.gpu(k, r, s + 1)) && f(L.gpu(k, r, s + 1), L.gpu(k, r, s))))
+        return false;
+      for (int q = u * unit; q < (u + 1) * unit; ++q)
+        if (!f(L.gpu(k, r, s), L.gpu(k, q, s))) return false;
+    }
+  return true;
+}
+
 /// Routes every TP pair, PP send (both directions) and EP/CP pair of every unit and returns false
 /// as soon as a resource (other than a non-blocking fabric's) carries two units' traffic.
 bool unit_routes_disjoint(const Scenario& sc, const ParallelLayout& L, const Cluster& cluster, int unit) {
   const bool skip_fabric = fabric_non_blocking(sc);
   std::vector<int> owner(cluster.num_resources(), -1);
-  auto claim = [&](int a, int b, int u) {
-    if (a == b) return true;
-    for (const sim::ResourceId r : cluster.route(a, b)) {
-      if (skip_fabric && cluster.link_kind(r) == LinkKind::fabric) continue;
-      if (owner[r] >= 0 && owner[r] != u) return false;
-      owner[r] = u;
-    }
-    return true;
-  };
   for (int r = 0; r < L.dp_cp; ++r) {
     const int u = r / unit;
-    for (int s = 0; s < L.pp; ++s)
-      for (int k = 0; k < L.tp; ++k) {
-        for (int j = 0; j < L.tp; ++j)
-          if (!claim(L.gpu(k, r, s), L.gpu(j, r, s), u)) return false;
-        if (s + 1 < L.pp &&
-            !(claim(L.gpu(k, r, s), L.gpu(k, r, s + 1), u) && claim(L.gpu(k, r, s + 1), L.gpu(k, r, s), u)))
-          return false;
-        for (int q = u * unit; q < (u + 1) * unit; ++q)
-          if (!claim(L.gpu(k, r, s), L.gpu(k, q, s), u)) return false;
+    auto claim = [&](int a, int b) {
+      if (a == b) return true;
+      for (const sim::ResourceId res : cluster.route(a, b)) {
+        if (skip_fabric && cluster.link_kind(res) == LinkKind::fabric) continue;
+        if (owner[res] >= 0 && owner[res] != u) return false;
+        owner[res] = u;
       }
+      return true;
+    };
+    if (!for_each_own_pair(L, r, unit, claim)) return false;
   }
   return true;
+}
+
+/// The first resource scaled by an override that unit u's own traffic crosses, or kNoResource.
+sim::ResourceId scaled_resource_on_own_traffic(const ParallelLayout& L, const Cluster& cluster, int u, int unit,
+                                               const std::vector<char>& scaled) {
+  sim::ResourceId hit = Cluster::kNoResource;
+  for (int r = u * unit; r < (u + 1) * unit && hit == Cluster::kNoResource; ++r)
+    for_each_own_pair(L, r, unit, [&](int a, int b) {
+      if (a == b) return true;
+      for (const sim::ResourceId res : cluster.route(a, b))
+        if (scaled[res] != 0) {
+          hit = res;
+          return false;
+        }
+      return true;
+    });
+  return hit;
+}
+
+std::string factor_text(double f) {
+  std::ostringstream o;
+  o << f;
+  return o.str();
+}
+
+/// Why unit u is in the class it heads: its slowed GPUs, or the scaled link its traffic crosses.
+std::string class_reason(const ParallelLayout& L, const Cluster& cluster, int u, int unit, sim::ResourceId link) {
+  std::string why;
+  int slowed = 0;
+  for (int s = 0; s < L.pp; ++s)
+    for (int r = u * unit; r < (u + 1) * unit; ++r)
+      for (int k = 0; k < L.tp; ++k) {
+        const int g = L.gpu(k, r, s);
+        if (cluster.clock_factor(g) >= 1.0) continue;
+        if (slowed++ == 0)
+          why = "clock_factor " + factor_text(cluster.clock_factor(g)) + " on " + gpu_selector_name(cluster, g);
+      }
+  if (slowed > 1) why += " (+" + std::to_string(slowed - 1) + " more GPUs)";
+  if (link != Cluster::kNoResource) {
+    double f = 1.0;
+    for (const auto& [res, factor] : cluster.scaled_resources())
+      if (res == link) f = factor;
+    why += std::string(why.empty() ? "" : "; ") + "its own traffic crosses " + cluster.resource_name(link) +
+           " (bandwidth_factor " + factor_text(f) + ")";
+  }
+  return why.empty() ? "nominal" : why;
+}
+
+/// Every unit alone and simulated, with `why`.
+FoldingPlan unfolded_plan(int units, int unit, const std::string& why) {
+  FoldingPlan p;
+  p.unit = unit;
+  for (int u = 0; u < units; ++u) p.classes.push_back({{u}, why});
+  return p;
+}
+
+/// replica_ids and sim_index from the classes.
+void index_plan(FoldingPlan& p, int dp_cp) {
+  std::vector<int> rep_unit(static_cast<std::size_t>(dp_cp / p.unit), 0);
+  std::vector<int> heads;
+  for (const ReplicaClass& c : p.classes) {
+    heads.push_back(c.units.front());
+    for (int u : c.units) rep_unit[static_cast<std::size_t>(u)] = c.units.front();
+    if (c.units.size() > 1) p.folded = true;
+  }
+  std::sort(heads.begin(), heads.end());
+  std::vector<int> first_index(rep_unit.size(), -1);
+  for (int h : heads) {
+    first_index[static_cast<std::size_t>(h)] = static_cast<int>(p.replica_ids.size());
+    for (int j = 0; j < p.unit; ++j) p.replica_ids.push_back(h * p.unit + j);
+  }
+  p.sim_index.resize(static_cast<std::size_t>(dp_cp));
+  for (int r = 0; r < dp_cp; ++r)
+    p.sim_index[static_cast<std::size_t>(r)] =
+        first_index[static_cast<std::size_t>(rep_unit[static_cast<std::size_t>(r / p.unit)])] + r % p.unit;
 }
 
 }  // namespace
@@ -69,6 +159,57 @@ bool fold_replicas_by_position(const Scenario& sc, const ParallelLayout& L, cons
   if (!units_own_their_nodes(L, unit, gpn)) return unit_routes_disjoint(sc, L, cluster, unit);
   // A unit of one node keeps its traffic inside it (NVLink, PCIe, sockets, its own NICs).
   return L.tp * L.pp * unit <= gpn || fabric_non_blocking(sc);
+}
+
+FoldingPlan plan_replica_folding(const Scenario& sc, const ParallelLayout& L, const Cluster& cluster) {
+  const int unit = L.ep * L.cp, units = L.dp_cp / unit;
+  FoldingPlan p;
+  if (!sc.options.fold_symmetric) {
+    p = unfolded_plan(units, unit, "options.fold_symmetric is off");
+  } else if (!fold_replicas_by_position(sc, L, cluster)) {
+    p = unfolded_plan(units, unit,
+                      units <= 1 ? "one symmetry unit (ep x cp replicas)"
+                                 : "network position: replicas' own traffic may share links (folding.h)");
+  } else if (cluster.slowed_gpus().empty() && cluster.scaled_resources().empty()) {
+    p.unit = unit;
+    ReplicaClass all{{}, "nominal"};
+    for (int u = 0; u < units; ++u) all.units.push_back(u);
+    p.classes.push_back(std::move(all));
+  } else {
+    p.unit = unit;
+    std::vector<char> scaled(cluster.num_resources(), 0);
+    for (const auto& [res, f] : cluster.scaled_resources()) scaled[res] = 1;
+    std::map<std::vector<double>, int> class_of_key;
+    std::vector<double> key;
+    for (int u = 0; u < units; ++u) {
+      key.clear();
+      for (int s = 0; s < L.pp; ++s)
+        for (int r = u * unit; r < (u + 1) * unit; ++r)
+          for (int k = 0; k < L.tp; ++k) key.push_back(cluster.clock_factor(L.gpu(k, r, s)));
+      const sim::ResourceId link = cluster.scaled_resources().empty()
+                                       ? Cluster::kNoResource
+                                       : scaled_resource_on_own_traffic(L, cluster, u, unit, scaled);
+      if (link != Cluster::kNoResource) key.push_back(-1.0 - u);  // a class alone
+      const auto [it, added] = class_of_key.emplace(key, static_cast<int>(p.classes.size()));
+      if (added) p.classes.push_back({{}, class_reason(L, cluster, u, unit, link)});
+      p.classes[static_cast<std::size_t>(it->second)].units.push_back(u);
+    }
+  }
+  index_plan(p, L.dp_cp);
+  return p;
+}
+
+std::string rank_ranges(const std::vector<int>& units, int unit) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < units.size()) {
+    std::size_t j = i;
+    while (j + 1 < units.size() && units[j + 1] == units[j] + 1) ++j;
+    const int lo = units[i] * unit, hi = units[j] * unit + unit - 1;
+    out += (out.empty() ? "" : ", ") + std::to_string(lo) + (hi > lo ? "-" + std::to_string(hi) : std::string());
+    i = j + 1;
+  }
+  return out;
 }
 
 }  // namespace traincast::models

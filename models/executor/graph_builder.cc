@@ -179,12 +179,14 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster, d
   job.replicas = P.replicas;
   job.iterations = P.iterations;
   job.folded = P.folded;
+  job.folding = P.folding;
   job.input_copies = P.input_copies;
   job.stage_layers = P.stage_layers;
   job.chunk_layers = std::move(P.chunk_layers);
   job.worker_gpus.resize(static_cast<std::size_t>(workers));
   for (int w = 0; w < workers; ++w)
-    for (int k = 0; k < P.tp; ++k) job.worker_gpus[static_cast<std::size_t>(w)].push_back(P.gpu(k, w / P.pp, w % P.pp));
+    for (int k = 0; k < P.tp; ++k)
+      job.worker_gpus[static_cast<std::size_t>(w)].push_back(P.gpu(k, P.data_rank_of_replica(w / P.pp), w % P.pp));
   return job;
 }
 

@@ -33,7 +33,7 @@ void ParallelLayout::build_groups(bool moe) {
   tp_group_base = 0;
   for (int r = 0; r < replicas; ++r)
     for (int s = 0; s < pp; ++s) {
-      for (int k = 0; k < tp; ++k) groups.gpus.push_back(gpu(k, r, s));
+      for (int k = 0; k < tp; ++k) groups.gpus.push_back(gpu(k, data_rank_of_replica(r), s));
       groups.close_group();
     }
   pp_group_base = groups.size();
@@ -42,7 +42,7 @@ void ParallelLayout::build_groups(bool moe) {
       for (int dir = 0; dir < 2; ++dir)
         for (int k = 0; k < tp; ++k) {
           const int dst = dir == 0 ? (s + 1) % pp : (s - 1 + pp) % pp;
-          groups.add({gpu(k, r, s), gpu(k, r, dst)});
+          groups.add({gpu(k, data_rank_of_replica(r), s), gpu(k, data_rank_of_replica(r), dst)});
         }
   dp_group_base = groups.size();
   for (int s = 0; s < pp; ++s)

@@ -3,6 +3,7 @@
 // and the collective groups (TP, PP pairs, DP, EP, expert-DP, CP ring pairs) those ranks form.
 
 #include <cstdint>
+#include <vector>
 
 #include "models/executor/op_graph.h"
 #include "models/spec/scenario.h"
@@ -15,17 +16,24 @@ namespace traincast::models {
 /// over all dp_cp data ranks (Megatron's dp-cp group).
 struct ParallelLayout {
   int tp = 1, pp = 1;
-  int dp = 1;         ///< data-parallel size of the scenario (workload.parallel.dp)
-  int cp = 1;         ///< context parallel size
-  int dp_cp = 1;      ///< data ranks: dp x cp
-  int ep = 1;         ///< expert parallel size (divides dp_cp)
-  int replicas = 1;   ///< simulated data ranks (ep x cp when folded, else dp_cp); set before build_groups
+  int dp = 1;        ///< data-parallel size of the scenario (workload.parallel.dp)
+  int cp = 1;        ///< context parallel size
+  int dp_cp = 1;     ///< data ranks: dp x cp
+  int ep = 1;        ///< expert parallel size (divides dp_cp)
+  int replicas = 1;  ///< simulated data ranks (ep x cp when folded, else dp_cp); set before build_groups
+  /// Data rank of each simulated replica (size replicas, ascending; partial folding, folding.h);
+  /// empty = replica i is data rank i. Set before build_groups.
+  std::vector<int> replica_ids;
   GroupTable groups;  ///< GPU lists of every collective group (filled by build_groups)
   std::uint32_t tp_group_base = 0, pp_group_base = 0, dp_group_base = 0;
   std::uint32_t ep_group_base = 0, edp_group_base = 0, cp_group_base = 0;
 
   /// Global GPU id of TP rank `tp_rank` of data rank `data_rank` at pipeline stage `stage`.
   int gpu(int tp_rank, int data_rank, int stage) const { return tp_rank + tp * (data_rank + dp_cp * stage); }
+  /// Data rank of simulated replica `replica` (replica_ids).
+  int data_rank_of_replica(int replica) const {
+    return replica_ids.empty() ? replica : replica_ids[static_cast<std::size_t>(replica)];
+  }
   int tp_rank_of(int gpu) const { return gpu % tp; }              ///< inverse of gpu()
   int data_rank_of(int gpu) const { return (gpu / tp) % dp_cp; }  ///< inverse of gpu()
   int stage_of(int gpu) const { return gpu / (tp * dp_cp); }      ///< inverse of gpu()
@@ -39,14 +47,14 @@ struct ParallelLayout {
   }
   /// First of tp DP groups (one per TP rank) of `stage`, over all dp_cp data ranks.
   std::uint32_t dp_group(int stage) const { return dp_group_base + static_cast<std::uint32_t>(stage * tp); }
-  /// First of tp EP groups (one per TP rank) of the EP group holding `replica` at `stage`.
+  /// First of tp EP groups (one per TP rank) of the EP group holding simulated `replica` at `stage`.
   std::uint32_t ep_group(int replica, int stage) const {
-    return ep_group_base + static_cast<std::uint32_t>(((replica / ep) * pp + stage) * tp);
+    return ep_group_base + static_cast<std::uint32_t>(((data_rank_of_replica(replica) / ep) * pp + stage) * tp);
   }
   /// First of tp x cp ring pairs ({cp rank j, cp rank j+1 mod cp} for each TP rank k, at
-  /// index k * cp + j) of the CP group holding `replica` at `stage`.
+  /// index k * cp + j) of the CP group holding simulated `replica` at `stage`.
   std::uint32_t cp_group(int replica, int stage) const {
-    return cp_group_base + static_cast<std::uint32_t>(((replica / cp) * pp + stage) * tp * cp);
+    return cp_group_base + static_cast<std::uint32_t>(((data_rank_of_replica(replica) / cp) * pp + stage) * tp * cp);
   }
   /// First of tp expert-data-parallel groups (one per TP rank): the dp_cp / ep GPUs of `stage` whose
   /// replicas hold the same experts (replica % ep == ep_rank).

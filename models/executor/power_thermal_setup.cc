@@ -123,18 +123,24 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
       if (th.c_j_per_k > 0) pg.rc.c_j_per_k = th.c_j_per_k;
       if (start.no_thermal_slowdown) pg.rc.slowdown_c = std::numeric_limits<double>::infinity();
       if (!liquid) pg.rc.r_k_per_w /= std::pow(airflow(cluster.local_rank(g)), 0.8);
+      pg.clock_factor = cluster.clock_factor(g);
       ps.gpus.push_back(pg);
     }
   // Representative of real GPU g = tp_rank + t (data_rank + d stage), d = dp x cp: the same TP
-  // rank and stage in a simulated replica.
+  // rank and stage in the simulated replica standing for its data rank (folding.h).
   auto rep_of = [&](int g) {
     const int k = g % t, r = (g / t) % d, st = g / (t * d);
-    const int sim_gpu = k + t * (r % job.replicas + d * st);
-    return sim_of[static_cast<std::size_t>(sim_gpu)];
+    const int rep =
+        job.folding.replica_ids[static_cast<std::size_t>(job.folding.sim_index[static_cast<std::size_t>(r)])];
+    return sim_of[static_cast<std::size_t>(k + t * (rep + d * st))];
   };
   ps.rep_node_of_gpu.resize(static_cast<std::size_t>(cluster.num_gpus()));
-  for (int g = 0; g < cluster.num_gpus(); ++g)
-    ps.rep_node_of_gpu[static_cast<std::size_t>(g)] = ps.gpus[static_cast<std::size_t>(rep_of(g))].actual_node;
+  for (auto& pg : ps.gpus) pg.stands_for = 0;
+  for (int g = 0; g < cluster.num_gpus(); ++g) {
+    PowerThermalSetup::Gpu& rep = ps.gpus[static_cast<std::size_t>(rep_of(g))];
+    ps.rep_node_of_gpu[static_cast<std::size_t>(g)] = rep.actual_node;
+    ++rep.stands_for;
+  }
   if (!liquid)
     for (auto& pg : ps.gpus) {
       const int node_first = cluster.node_of(pg.global) * gpn, l = cluster.local_rank(pg.global);

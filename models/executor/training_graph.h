@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/executor/folding.h"
 #include "models/executor/op_graph.h"
 
 namespace traincast::models {
@@ -28,6 +29,9 @@ struct TrainingGraph {
   int replicas = 1;        ///< simulated replicas: ep x cp when folded, else dp_cp
   int iterations = 1;      ///< simulated iterations (the report uses the last)
   bool folded = false;
+  /// Classes, simulated data ranks (replica_ids: worker w is data rank replica_ids[w / pp]) and
+  /// whom each data rank's representative is (sim_index), folding.h.
+  FoldingPlan folding;
   bool input_copies = false;                   ///< host-to-device input copies (workload.data_loader)
   std::vector<int> stage_layers;               ///< [stage] transformer layers
   std::vector<std::vector<int>> chunk_layers;  ///< [stage][chunk] layers

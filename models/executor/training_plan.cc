@@ -43,26 +43,40 @@ void plan_shape(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, con
   P.reshard_after_backward = sc.parallel.reshard_after_backward;
 }
 
-/// Sets P.folded and P.replicas.
+/// Sets P.folding, P.folded, P.replicas and P.replica_ids (folding.h: partial folding).
 void plan_folding(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, const GpuSpec& gpu) {
-  // Folding (DESIGN §3): identical DP replicas are simulated once when their place in the network
-  // keeps their TP/PP traffic off each other's links (folding.h: no node link, NIC or blocking
-  // fabric link carries two units' traffic).
+  // Folding (DESIGN §3): symmetry units with the same hardware are simulated once when their place
+  // in the network keeps their TP/PP traffic off each other's links (folding.h).
   // With expert parallelism the unit of symmetry is one EP group of ep replicas (they exchange
-  // tokens), so ep replicas are simulated.
+  // tokens), so ep replicas are simulated per class.
   // Context parallelism likewise: a CP group's cp replicas exchange K/V (ep and cp are not combined).
-  const int unit = P.ep * P.cp;
-  bool folded = fold_replicas_by_position(sc, P, cluster);
+  FoldingPlan plan = plan_replica_folding(sc, P, cluster);
   // A GPU that stands for others must sit at the same place in its node when its temperature can
   // slow it down (airflow position, preheat); otherwise the replicas are not symmetric.
-  if (folded && clock_feedback_possible(sc, gpu, cluster.node_template())) {
-    for (int g = 0; g < cluster.num_gpus() && folded; ++g) {
+  if (plan.folded && clock_feedback_possible(sc, gpu, cluster.node_template())) {
+    bool same_slots = true;
+    for (int g = 0; g < cluster.num_gpus() && same_slots; ++g) {
       const int k = P.tp_rank_of(g), r = P.data_rank_of(g), st = P.stage_of(g);
-      if (cluster.local_rank(P.gpu(k, r % unit, st)) != cluster.local_rank(g)) folded = false;
+      const int rep = plan.replica_ids[static_cast<std::size_t>(plan.sim_index[static_cast<std::size_t>(r)])];
+      if (cluster.local_rank(P.gpu(k, rep, st)) != cluster.local_rank(g)) same_slots = false;
+    }
+    if (!same_slots) {
+      const int unit = plan.unit;
+      FoldingPlan alone;
+      alone.unit = unit;
+      for (int u = 0; u < P.dp_cp / unit; ++u)
+        alone.classes.push_back({{u}, "thermal position: replicas sit at other places in their nodes"});
+      for (int r = 0; r < P.dp_cp; ++r) {
+        alone.replica_ids.push_back(r);
+        alone.sim_index.push_back(r);
+      }
+      plan = std::move(alone);
     }
   }
-  P.folded = folded;
-  P.replicas = folded ? unit : P.dp_cp;
+  P.folded = plan.folded;
+  P.replica_ids = plan.replica_ids;
+  P.replicas = static_cast<int>(plan.replica_ids.size());
+  P.folding = std::move(plan);
 }
 
 /// Every program a worker emits (each layer kind's forward, recompute, backward; embedding and head).

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/executor/folding.h"
 #include "models/executor/op_graph.h"
 #include "models/executor/parallel_layout.h"
 #include "models/hardware/cluster.h"
@@ -36,6 +37,7 @@ struct TrainingPlan : ParallelLayout {
   int v = 1, m = 1;  // chunks (virtual stages), micro-batches
   int iterations = 1;
   bool folded = false;                                        // replicas folded (DESIGN §3)
+  FoldingPlan folding;                                        // classes and representatives (folding.h)
   std::vector<int> stage_layers;                              // [stage] layer count
   std::vector<std::vector<int>> chunk_layers;                 // [stage][chunk] layer count
   std::vector<std::vector<int>> chunk_first_layer;            // [stage][chunk] global index of its first layer

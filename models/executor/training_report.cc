@@ -51,6 +51,14 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
   r.ep = std::max(1, sc.parallel.ep);
   r.micro_batches = job.micro_batches;
   r.folded = job.folded;
+  if (!cluster.slowed_gpus().empty() || !cluster.scaled_resources().empty()) {
+    r.folding.replicas = job.dp_cp;
+    r.folding.simulated_replicas = job.replicas;
+    for (const ReplicaClass& c : job.folding.classes)
+      r.folding.classes.push_back({c.units.front() * job.folding.unit,
+                                   static_cast<int>(c.units.size()) * job.folding.unit,
+                                   rank_ranges(c.units, job.folding.unit), c.reason});
+  }
   r.iterations_simulated = job.iterations;
   r.events = events;
 
@@ -234,12 +242,16 @@ void report_slowest_rank(const TrainingGraph& job, const GpuSpec& gpu, int ref, 
                          const StragglerWalk& skew, std::int64_t straggler_ns, int last, Report& r) {
   const std::vector<Op>& ops = job.graph.ops;
   StragglerReport& st = r.straggler;
-  st.breakdown_replica = ref / std::max(1, job.pp);
+  auto data_rank = [&](int worker) {
+    const int sim = worker / std::max(1, job.pp);
+    return job.folding.replica_ids.empty() ? sim : job.folding.replica_ids[static_cast<std::size_t>(sim)];
+  };
+  st.breakdown_replica = data_rank(ref);
   st.breakdown_kernel_s = kernel[static_cast<std::size_t>(ref)] * 1e-9;
   const int slow = skew.slowest();
   if (straggler_ns > 0 && slow >= 0) {
     st.found = true;
-    st.slowest_replica = slow / std::max(1, job.pp);
+    st.slowest_replica = data_rank(slow);
     st.slowest_kernel_s = kernel[static_cast<std::size_t>(slow)] * 1e-9;
     st.tp_group_gpus = job.worker_gpus[static_cast<std::size_t>(slow)];
     st.gpu = st.tp_group_gpus.front();  // name_straggler picks the TP rank from the clocks
@@ -338,7 +350,9 @@ void trace_spans(const TrainingGraph& job, int ref, const StragglerWalk& skew, s
   auto trace_process = [&](int w) {
     const int g0 = job.worker_gpus[static_cast<std::size_t>(w)].front();
     const int g1 = job.worker_gpus[static_cast<std::size_t>(w)].back();
-    std::string proc = "stage " + std::to_string(w % job.pp) + " / replica " + std::to_string(w / job.pp) + " (GPU ";
+    const int sim = w / job.pp;
+    const int rank = job.folding.replica_ids.empty() ? sim : job.folding.replica_ids[static_cast<std::size_t>(sim)];
+    std::string proc = "stage " + std::to_string(w % job.pp) + " / replica " + std::to_string(rank) + " (GPU ";
     proc += std::to_string(g0);
     if (g1 != g0) {
       proc += '-';
@@ -416,9 +430,12 @@ void name_straggler(const Cluster& cluster, Report& r) {
       st.temperature_c = gt.average_c;
       st.throttled_time_fraction = gt.throttled_time_fraction;
     }
-  // Thermal slowdown first, then a clock below boost (power cap); else training_report's cause.
+  // Thermal slowdown first, then a clock_factor override, then a clock below boost (power cap);
+  // else training_report's cause.
   if (st.throttled_time_fraction > 0)
     st.cause = "thermal";
+  else if (cluster.clock_factor(st.gpu) < 1.0)
+    st.cause = "clock_factor";
   else if (slowest != nullptr && slowest->compute_clock_fraction_mean < 1.0 - 1e-9)
     st.cause = "power_cap";
 }

@@ -108,6 +108,7 @@ Cluster::Cluster(const ClusterSpec& spec) : Cluster(spec, SizesOnly{}) {
     build_node(n);
   }
   build_fabric();
+  if (!spec_.overrides.empty()) apply_overrides();
 }
 
 Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {

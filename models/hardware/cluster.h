@@ -184,6 +184,15 @@ class Cluster {
   /// Name of resource r, e.g. "node0.gpu3.pcie_up".
   const std::string& resource_name(sim::ResourceId r) const { return resource(r).name; }
 
+  /// SM clock factor of global GPU `gpu` from ClusterSpec::overrides (1 when none names it).
+  double clock_factor(int gpu) const {
+    return gpu_clock_factor_.empty() ? 1.0 : gpu_clock_factor_[static_cast<std::size_t>(gpu)];
+  }
+  /// GPUs with a clock factor below 1, ascending.
+  const std::vector<int>& slowed_gpus() const { return slowed_gpus_; }
+  /// Resources whose capacity an override scaled, ascending, with the factor applied.
+  const std::vector<std::pair<sim::ResourceId, double>>& scaled_resources() const { return scaled_resources_; }
+
   /// Human-readable description: per node the devices and links with bandwidths, then the fabric.
   std::string describe() const;
   /// Graphviz DOT of the devices and links (one edge per full-duplex link, labelled with the
@@ -206,6 +215,9 @@ class Cluster {
                       std::string from, std::string to);
   void build_node(int node);
   void build_fabric();
+  /// Applies spec_.overrides (element_overrides.h) to the built table. Throws
+  /// std::invalid_argument "cluster.overrides[i].select: ..." (or .clock_factor/.bandwidth_factor).
+  void apply_overrides();
   void compute_route(int src, int dst, int rail, std::vector<sim::ResourceId>& out) const;
   void append_intra(int node, int src_local, int dst_local, std::vector<sim::ResourceId>& out) const;
   /// PCIe path between two endpoints of a node (GPU or NIC); staged = through the root complex.
@@ -260,6 +272,9 @@ class Cluster {
   std::vector<LinkKind> kinds_;
   std::vector<sim::ResourceId> gpu_pcie_reverse_;  // by resource id; kNoResource elsewhere
   std::vector<ClusterEdge> edges_;
+  std::vector<double> gpu_clock_factor_;  ///< per GPU; empty when no override names a GPU
+  std::vector<int> slowed_gpus_;
+  std::vector<std::pair<sim::ResourceId, double>> scaled_resources_;
 
   mutable std::unordered_map<std::uint64_t, CachedRoute> route_index_;
   mutable std::vector<std::unique_ptr<sim::ResourceId[]>> route_blocks_;

@@ -30,6 +30,8 @@ constexpr ReportField field(std::string_view path, bool (*when)(const R&) = null
 
 /// payback_years is left out when owning never pays back (it is then 0, which would read as "at once").
 bool pays_back(const R& r) { return !r.cost.payback_never; }
+/// The folding section is written only when it has classes (runs with cluster.overrides).
+bool has_folding(const R& r) { return !r.folding.classes.empty(); }
 
 // Order: the order report_to_proto set them in before this table (JSON keys follow field numbers).
 constexpr ReportField kFields[] = {
@@ -94,6 +96,8 @@ constexpr ReportField kFields[] = {
     field<&R::time_to_train_s>("time_to_train_s"),
     field<&R::events>("events"),
     field<&R::folded>("folded"),
+    field<&R::folding, &models::FoldingReport::replicas>("folding.replicas", has_folding),
+    field<&R::folding, &models::FoldingReport::simulated_replicas>("folding.simulated_replicas", has_folding),
     field<&R::iterations_simulated>("iterations_simulated"),
     // utilization
     field<&R::utilization, &Utilization::gpu_compute_busy_fraction_mean>("utilization.gpu_compute_busy_fraction_mean"),

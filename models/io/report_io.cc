@@ -93,6 +93,17 @@ void thermal_gpus_to_proto(const models::Report& r, tp::Report& m) {
   }
 }
 
+/// Report.folding.classes (only with classes: the section is absent otherwise).
+void folding_classes_to_proto(const models::Report& r, tp::Report& m) {
+  for (const models::FoldingClassReport& c : r.folding.classes) {
+    tp::Report::Folding::Class& x = *m.mutable_folding()->add_classes();
+    x.set_representative(c.representative);
+    x.set_replicas(c.replicas);
+    x.set_members(c.members);
+    x.set_reason(c.reason);
+  }
+}
+
 /// The whole report as a message: every scalar row of the table, then the lists.
 tp::Report report_to_proto(const models::Report& r) {
   tp::Report m;
@@ -104,6 +115,7 @@ tp::Report report_to_proto(const models::Report& r) {
   causes_to_proto(r, m);
   power_lists_to_proto(r, m);
   thermal_gpus_to_proto(r, m);
+  folding_classes_to_proto(r, m);
   return m;
 }
 

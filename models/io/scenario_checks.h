@@ -60,6 +60,12 @@ void check_dropout(const models::Scenario& s, Checker& k);
 
 // The checks of scenario_checks_hardware.cc.
 
+/// cluster.overrides (models/hardware/element_overrides.h): a selector that names something on
+/// the cluster (else the error names what exists), and exactly the factor it takes, in (0, 1].
+/// The cluster is built (without the overrides) to resolve the selectors; when that fails for
+/// another field, only the factors are checked (that field has its own error).
+void check_element_overrides(const models::Scenario& s, Checker& k);
+
 /// cluster.gpu fits the node template (models::gpu_fit_problem), else an error at cluster.gpu (at
 /// cluster.node_template when only that was overridden) naming both, what is expected, the GPUs
 /// that fit the template and the templates the GPU fits. node, gpu: null when unknown (skipped).

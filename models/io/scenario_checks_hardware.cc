@@ -4,9 +4,13 @@
 
 #include <cstdint>
 #include <exception>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "models/hardware/cluster.h"
+#include "models/hardware/element_overrides.h"
 #include "models/io/scenario_checks.h"
 
 namespace traincast::io::detail {
@@ -52,6 +56,51 @@ void check_gpu_fits_node(const models::Scenario& s, const models::NodeTemplate* 
   // The field the user changed: the template when only it was overridden, else the GPU.
   const bool blame_template = k.overridden("cluster.node_template") && !k.overridden("cluster.gpu");
   k.error(blame_template ? "cluster.node_template" : "cluster.gpu", problem);
+}
+
+void check_element_overrides(const models::Scenario& s, Checker& k) {
+  std::unique_ptr<models::Cluster> cluster;
+  try {
+    models::ClusterSpec plain = s.cluster;
+    plain.overrides.clear();
+    cluster = std::make_unique<models::Cluster>(plain);
+  } catch (const std::exception&) {
+    cluster.reset();  // another cluster field is wrong and has its own error
+  }
+  for (std::size_t i = 0; i < s.cluster.overrides.size(); ++i) {
+    const models::ElementOverride& o = s.cluster.overrides[i];
+    const std::string at = "cluster.overrides[" + std::to_string(i) + "].";
+    if (o.select.empty()) {
+      k.error(at + "select", "required (expected a GPU, node range, NIC or link, e.g. \"node17/gpu3\")");
+      continue;
+    }
+    if (o.clock_factor != 0.0 && o.bandwidth_factor != 0.0) {
+      k.error(at + "bandwidth_factor", "set with clock_factor (expected one factor per override)");
+      continue;
+    }
+    if (o.clock_factor == 0.0 && o.bandwidth_factor == 0.0) {
+      k.error(at + "select",
+              "no factor (expected clock_factor for a GPU selector, bandwidth_factor for a link or NIC)");
+      continue;
+    }
+    const bool clock = o.clock_factor != 0.0;
+    const std::string field = at + (clock ? "clock_factor" : "bandwidth_factor");
+    const double f = clock ? o.clock_factor : o.bandwidth_factor;
+    if (!(f > 0.0 && f <= 1.0)) {
+      k.error(field, "got " + Checker::number(f) + " (expected 0 < f <= 1" +
+                         (f > 1.0 ? std::string("; an element cannot run faster than its datasheet") : "") + ")");
+      continue;
+    }
+    if (cluster == nullptr) continue;
+    try {
+      const models::ResolvedSelector sel = models::resolve_selector(*cluster, o.select);
+      if (clock != !sel.gpus.empty())
+        k.error(field, "\"" + o.select + "\" names " + (clock ? "a link or NIC" : "GPUs") + " (expected " +
+                           (clock ? "bandwidth_factor" : "clock_factor") + " for it)");
+    } catch (const std::invalid_argument& e) {
+      k.error(at + "select", e.what());
+    }
+  }
 }
 
 void resolve_kernels(models::Scenario& s, const models::GpuSpec* gpu, Checker& k) {

@@ -69,6 +69,8 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   const tp::FabricSpec& fabric = m.cluster().fabric();
   if (fabric.torus_dims_size() > 0)
     s.cluster.fabric.torus_dims.assign(fabric.torus_dims().begin(), fabric.torus_dims().end());
+  for (const tp::ClusterSpec::Override& o : m.cluster().overrides())
+    s.cluster.overrides.push_back({o.select(), o.clock_factor(), o.bandwidth_factor()});
   if (!m.workload().parallel().has_dp_bucket_bytes() && s.model.family == models::ModelFamily::resnet) {
     // PyTorch DDP's default bucket_cap_mb = 25 (torch.nn.parallel.DistributedDataParallel docs).
     s.parallel.dp_bucket_bytes = 25.0 * 1048576.0;
@@ -99,6 +101,12 @@ tp::Scenario to_proto(const models::Scenario& s) {
     m.set_profile((ec ? std::filesystem::path(s.cluster.profile->origin) : abs).lexically_normal().string());
   }
   for (int d : s.cluster.fabric.torus_dims) m.mutable_cluster()->mutable_fabric()->add_torus_dims(d);
+  for (const models::ElementOverride& o : s.cluster.overrides) {
+    tp::ClusterSpec::Override& x = *m.mutable_cluster()->add_overrides();
+    x.set_select(o.select);
+    if (o.clock_factor != 0.0) x.set_clock_factor(o.clock_factor);
+    if (o.bandwidth_factor != 0.0) x.set_bandwidth_factor(o.bandwidth_factor);
+  }
   if (s.reliability) {
     for (const models::FailureRate& f : s.reliability->failures) {
       tp::ReliabilitySpec::Failure& x = *m.mutable_reliability()->add_failure();

@@ -59,7 +59,10 @@ PowerThermalModel::PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setu
       counters(i);
     }
   }
-  for (int i = 0; i < n; ++i) schedule_threshold(i);
+  for (int i = 0; i < n; ++i) {
+    schedule_threshold(i);
+    if (s_.gpus[i].clock_factor < 1.0) clock_capped_ = true;
+  }
 }
 
 double PowerThermalModel::node_ac_w(double gpu_w) const {
@@ -220,6 +223,8 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
         }
       }
       clock[k] = limit >= gpu_power_w(curve, a, 1.0) ? 1.0 : clock_for_power_limit(curve, a, limit);
+      if (clock[k] < 1.0) clock_reduced_ = true;
+      clock[k] = std::min(clock[k], s_.gpus[gpus[k]].clock_factor);  // cluster.overrides
       speed[k] = op_speed(c, clock[k]);
       slowest = std::min(slowest, speed[k]);
     }
@@ -249,7 +254,6 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
     const double p = curve.idle_w + (gpu_power_w(curve, a, clock[k]) - curve.idle_w) * duty;
     account_clock(i, sim_.now().ns());
     st.clock = clock[k];
-    if (clock[k] < 1.0) clock_reduced_ = true;
     st.min_clock = std::min(st.min_clock, clock[k]);
     set_gpu_power(i, p);
   }
@@ -293,7 +297,7 @@ double PowerThermalModel::stream_changed(std::uint32_t worker, unsigned stream, 
     ws.comm_busy = busy ? (ws.comm_busy | bit) : (ws.comm_busy & ~bit);
   }
   const Activity after = activity_of(ws);
-  if (after == before && (ws.compute_fraction == before_c || !clock_reduced_)) return ws.speed;
+  if (after == before && (ws.compute_fraction == before_c || !(clock_reduced_ || clock_capped_))) return ws.speed;
   recompute_worker(worker, 0);
   return ws.speed;
 }
@@ -473,6 +477,16 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
   }
   tr.steady_state = tr.steady_state_offset_c <= 0.5;
   pr.gpu_average_w = n > 0 ? gpu_sum_w / n : 0.0;
+  // Partial folding: simulated GPUs stand for different numbers of real ones.
+  if (std::any_of(s_.gpus.begin(), s_.gpus.end(),
+                  [&](const auto& g) { return g.stands_for != s_.gpus[0].stands_for; })) {
+    double weighted_w = 0, weight = 0;
+    for (int i = 0; i < n; ++i) {
+      weighted_w += pr.gpus[static_cast<std::size_t>(i)].average_w * s_.gpus[i].stands_for;
+      weight += s_.gpus[i].stands_for;
+    }
+    pr.gpu_average_w = weighted_w / weight;
+  }
   // Nodes: every real node has the power of its kind.
   double it_w = 0;
   int nodes = 0;

@@ -47,6 +47,12 @@ struct PowerThermalSetup {
     std::vector<std::pair<int, double>> upstream;
     double start_c = 0;  ///< temperature at t = 0
     bool start_throttled = false;
+    /// Highest SM clock as a fraction of boost (cluster.overrides clock_factor), 0 < f <= 1: the
+    /// clock power and temperature allow, capped at it. Not a "reduced clock" of the power model
+    /// (clock_reduced() ignores it: temperature feeds nothing back through it).
+    double clock_factor = 1.0;
+    /// Real GPUs it stands for (folding); averages over GPUs weight by it.
+    int stands_for = 1;
   };
   std::vector<Gpu> gpus;
   std::vector<std::vector<int>> worker_gpus;  ///< sim GPU indices per worker
@@ -193,6 +199,7 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   bool window_open_ = false;
   bool asymmetric_ = false;
   bool clock_reduced_ = false;
+  bool clock_capped_ = false;  ///< some GPU's clock_factor < 1
   /// See ceiling_start(): GPU i (simulated index).
   bool starts_at_ceiling(std::size_t i) const;
 };

@@ -78,6 +78,21 @@ struct FabricSpec {
   bool operator==(const FabricSpec&) const = default;
 };
 
+/// One per-element override (`cluster.overrides`, issue 18): what `select` names runs slower than
+/// the catalog says. Selector grammar (models/hardware/element_overrides.h): "node17/gpu3" (one
+/// GPU), "node17" (every GPU of a node), "node0-15" (every GPU of nodes 0 to 15),
+/// "node0-15/gpu3" (GPU 3 of each), "node17/nic1" (both directions of a compute NIC), or a
+/// directed resource by the name reports print ("node0.gpu3.nvl_up", "leaf0->spine1").
+struct ElementOverride {
+  std::string select;
+  /// GPU selectors: SM clock as a fraction of the catalog's boost clock, 0 < f <= 1 (0 = unset);
+  /// compute-bound kernel time scales by 1/f, memory-bound time not.
+  double clock_factor = 0.0;
+  /// Link and NIC selectors: capacity as a fraction of the built one, 0 < f <= 1 (0 = unset).
+  double bandwidth_factor = 0.0;
+  bool operator==(const ElementOverride&) const = default;
+};
+
 struct ClusterSpec {
   std::string node_template = "dgx_h100";  ///< catalog node template name
   int num_nodes = 1;                       ///< > 0
@@ -99,6 +114,8 @@ struct ClusterSpec {
   /// Calibration profile overlaying the catalog's defaults (models/calibration/calibration_profile.h), from
   /// the scenario's `profile` field or `--profile`; null = datasheet defaults. Shared, read-only.
   std::shared_ptr<const CalibrationProfile> profile;
+  /// Per-element overrides in file order; a later one of the same element replaces an earlier one.
+  std::vector<ElementOverride> overrides;
   bool operator==(const ClusterSpec&) const = default;
 };
 

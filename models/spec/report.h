@@ -56,6 +56,7 @@ struct StragglerReport {
   int node = 0;       ///< node of that GPU
   int local_gpu = 0;  ///< GPU index within its node
   /// Why it is slower, one of: "thermal" (spent part of the last iteration in thermal slowdown),
+  /// "clock_factor" (a cluster.overrides clock_factor below 1 on it, without thermal slowdown),
   /// "power_cap" (clock below boost without thermal slowdown), "input_copy" (its host-to-device
   /// input copies took longer than the breakdown GPU's), "other" (none of these).
   std::string cause;
@@ -316,6 +317,25 @@ struct RoutingReport {
   bool operator==(const RoutingReport&) const = default;
 };
 
+/// One class of partial folding (Report::folding; models/executor/folding.h): the data ranks one
+/// simulated symmetry unit stands for, and why they are together (or alone).
+struct FoldingClassReport {
+  int representative = 0;  ///< first data rank of the simulated unit
+  int replicas = 0;        ///< data ranks in the class (its own included)
+  std::string members;     ///< those data ranks as ranges, "0-5, 7-127"
+  std::string reason;      ///< "nominal", "clock_factor 0.9 on node17/gpu3", ...
+  bool operator==(const FoldingClassReport&) const = default;
+};
+
+/// How the replicas were folded, filled when the cluster has overrides (cluster.overrides): the
+/// only runs whose replicas can differ in hardware. Empty otherwise (`folded` says it all there).
+struct FoldingReport {
+  int replicas = 0;            ///< data ranks (dp x cp)
+  int simulated_replicas = 0;  ///< data ranks simulated
+  std::vector<FoldingClassReport> classes;
+  bool operator==(const FoldingReport&) const = default;
+};
+
 struct Report {
   std::string scenario;
   std::string gpu;
@@ -345,6 +365,7 @@ struct Report {
   double time_to_train_s = 0.0;  ///< 0 when no token budget was given
   std::uint64_t events = 0;      ///< engine events processed
   bool folded = false;           ///< one DP replica simulated for all (symmetry)
+  FoldingReport folding;         ///< partial folding's classes (with cluster.overrides only)
   int iterations_simulated = 1;
   StorageReport storage;
   ReliabilityReport reliability;

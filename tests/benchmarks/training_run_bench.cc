@@ -1,9 +1,19 @@
 // Whole-run wall time and events/s of the largest published Megatron rows (SC21 Table 1):
 // 145B on 1536 A100s and 1T on 3072 A100s. Run: build/release/tests/benchmarks/training_run_bench
 // (each run takes seconds; 3 repetitions, the median is what to quote).
+// Partial folding (issue 18): scenarios/models/llama3_405b.textproto (16,384 GPUs, DP 128)
+// symmetric and folded, then with one GPU at clock_factor 0.9; the second prints its ratio to the
+// first's median measured in the same run (x_symmetric; acceptance: <= 3) and the process's peak
+// resident memory (max_rss_mb; run it alone with --benchmark_filter for its own peak: <= 1 GB).
+#include <sys/resource.h>
+
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "models/executor/training_executor.h"
 #include "models/io/scenario_io.h"
@@ -36,9 +46,50 @@ void BM_Sc21_145B_1536Gpus(benchmark::State& s) { run(s, "sc21-145B", true); }
 void BM_Sc21_1T_3072Gpus(benchmark::State& s) { run(s, "sc21-1T", true); }
 void BM_Sc21_1T_3072Gpus_Unfolded(benchmark::State& s) { run(s, "sc21-1T", false); }
 
+traincast::models::Scenario llama3_405b(bool slow_gpu) {
+  auto sc =
+      traincast::io::load_scenario_file(std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/models/llama3_405b.textproto");
+  if (slow_gpu) sc.cluster.overrides.push_back({"node1000/gpu3", 0.9, 0.0});
+  return sc;
+}
+
+/// Peak resident memory of this process so far [MB] (Linux ru_maxrss is in KiB).
+double max_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) * 1024.0 / 1e6;
+}
+
+std::vector<double> symmetric_405b_s;  // wall seconds of each BM_Llama405b_Dp128_Symmetric run
+
+void run_405b(benchmark::State& state, bool slow_gpu) {
+  const auto sc = llama3_405b(slow_gpu);
+  double events = 0, seconds = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto report = traincast::models::simulate_training(sc);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    events = static_cast<double>(report.events);
+    benchmark::DoNotOptimize(report.iteration_time_s);
+  }
+  if (!slow_gpu) symmetric_405b_s.push_back(seconds);
+  state.counters["events"] = events;
+  state.counters["max_rss_mb"] = max_rss_mb();
+  if (slow_gpu && !symmetric_405b_s.empty()) {
+    std::vector<double> v = symmetric_405b_s;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    state.counters["x_symmetric"] = seconds / v[v.size() / 2];
+  }
+}
+
+void BM_Llama405b_Dp128_Symmetric(benchmark::State& s) { run_405b(s, false); }
+void BM_Llama405b_Dp128_OneGpuAt0_9(benchmark::State& s) { run_405b(s, true); }
+
 BENCHMARK(BM_Sc21_145B_1536Gpus)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3)->ReportAggregatesOnly(true);
 BENCHMARK(BM_Sc21_1T_3072Gpus)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3)->ReportAggregatesOnly(true);
 BENCHMARK(BM_Sc21_1T_3072Gpus_Unfolded)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(1);
+BENCHMARK(BM_Llama405b_Dp128_Symmetric)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3);
+BENCHMARK(BM_Llama405b_Dp128_OneGpuAt0_9)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3);
 
 }  // namespace
 

@@ -122,6 +122,25 @@ CheckResult folded_unfolded(const TrainDraw& d) {
   return r;
 }
 
+/// Physics never answers backwards: one GPU at clock_factor 0.8 never makes the job faster.
+/// Where a power cap or the thermal slowdown sets clocks it may, and does: a GPU held at 0.8 also
+/// in its memory-bound and communication phases heats less and is held back less in its compute
+/// phases (train-0099, train-0174: 280 W caps, 0.6 % faster), so the property applies where neither
+/// binds (no cap, no GPU throttled in the nominal run).
+CheckResult slower_gpu(const TrainDraw& d) {
+  if (d.gpu_power_limit_w > 0 || run_train(d).throttled_gpus > 0) return not_applicable();
+  TrainDraw slow = d;
+  slow.last_gpu_clock_factor = 0.8;
+  return monotone("last GPU at clock_factor 0.8", slow, "all GPUs nominal", d);
+}
+
+/// Partial folding: with one GPU at clock_factor 0.8, folded (by class) and unfolded agree.
+CheckResult folded_unfolded_slow_gpu(const TrainDraw& d) {
+  TrainDraw slow = d;
+  slow.last_gpu_clock_factor = 0.8;
+  return folded_unfolded(slow);
+}
+
 CheckResult memory_monotone(const std::string& what, const TrainDraw& small, const TrainDraw& big) {
   const TrainOutcome a = run_train(small), b = run_train(big);
   CheckResult r;
@@ -286,6 +305,13 @@ Sides other_nics(const TrainDraw& d) {
 }
 Sides other_nic(const TrainDraw& d) { return {"", set_text("cluster.nic", faster_nic_name(d))}; }
 Sides other_threads(const TrainDraw&) { return {"", set_text("options.threads", "2")}; }
+Sides other_slow_gpu(const TrainDraw&) {
+  return {"cluster { overrides { select: <last GPU> clock_factor: 0.8 } }", "(no overrides)"};
+}
+Sides other_folded_slow(const TrainDraw&) {
+  return {"cluster { overrides { select: <last GPU> clock_factor: 0.8 } }",
+          "the same " + set_text("options.fold_symmetric", "false")};
+}
 
 const std::vector<TrainProperty>& train_properties() {
   static const std::vector<TrainProperty> p{
@@ -300,6 +326,8 @@ const std::vector<TrainProperty>& train_properties() {
       {"more_nics", more_nics, other_nics},
       {"faster_nic", faster_nic, other_nic},
       {"same_with_2_threads", threads, other_threads},
+      {"slower_gpu_never_faster", slower_gpu, other_slow_gpu},
+      {"folded_equals_unfolded_slow_gpu", folded_unfolded_slow_gpu, other_folded_slow},
   };
   return p;
 }
@@ -361,6 +389,9 @@ std::string scenario_text(const TrainDraw& d) {
     << "\"\n  num_nodes: " << d.num_nodes << "\n";
   if (!d.nic.empty()) o << "  nic: \"" << d.nic << "\"\n";
   if (d.nics_per_node > 0) o << "  nics_per_node: " << d.nics_per_node << "\n";
+  if (d.last_gpu_clock_factor < 1.0)
+    o << "  overrides { select: \"node" << d.num_nodes - 1 << "/gpu" << gpus_per_node(d) - 1
+      << "\" clock_factor: " << fmt(d.last_gpu_clock_factor) << " }\n";
   if (d.num_nodes > 1)
     o << "  fabric { kind: fat_tree nodes_per_leaf: " << d.nodes_per_leaf
       << " oversubscription: " << fmt(d.oversubscription) << " }\n";

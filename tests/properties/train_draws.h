@@ -28,7 +28,9 @@ struct TrainDraw {
   double supply_air_c = 25;
   double airflow_fraction = 1.0;  ///< every GPU position's airflow fraction
   bool fold_symmetric = true;
-  int threads = 1;  ///< options.threads (op-graph generation workers)
+  int threads = 1;
+  /// cluster.overrides clock_factor of the last GPU of the last node (1 = no override).
+  double last_gpu_clock_factor = 1.0;  ///< options.threads (op-graph generation workers)
 };
 
 /// The draw as a loadable scenario textproto.

@@ -291,6 +291,8 @@ void print_straggler(std::ostream& o, const models::Scenario& sc, const models::
       if (static_cast<std::size_t>(st.local_gpu) < air.size() && air[static_cast<std::size_t>(st.local_gpu)] < 1)
         o << " (airflow " << pct(air[static_cast<std::size_t>(st.local_gpu)]) << " of design)";
       o << ", " << clock;
+    } else if (st.cause == "clock_factor") {
+      o << "cluster.overrides clock_factor on node" << st.node << "/gpu" << st.local_gpu << ", " << clock;
     } else if (st.cause == "power_cap") {
       o << "power limit, " << clock;
     } else if (st.cause == "input_copy") {
@@ -301,6 +303,23 @@ void print_straggler(std::ostream& o, const models::Scenario& sc, const models::
     o << "; its kernels " << format_duration(st.slowest_kernel_s) << " vs " << format_duration(st.breakdown_kernel_s)
       << " here\n";
   }
+}
+
+/// Partial folding's classes (runs with cluster.overrides): one line, the first four classes.
+void print_folding(std::ostream& o, const models::Report& r) {
+  const models::FoldingReport& f = r.folding;
+  if (f.classes.empty()) return;
+  o << "Folding: " << f.replicas << " replicas in " << f.classes.size() << " classes, " << f.simulated_replicas
+    << " simulated:";
+  constexpr std::size_t kShown = 4;
+  for (std::size_t i = 0; i < f.classes.size() && i < kShown; ++i) {
+    const models::FoldingClassReport& c = f.classes[i];
+    o << (i == 0 ? " " : "; ") << "replicas " << c.members;
+    if (c.replicas > 1) o << " as " << c.representative;
+    o << " (" << c.reason << ")";
+  }
+  if (f.classes.size() > kShown) o << "; " << f.classes.size() - kShown << " more in --json";
+  o << "\n";
 }
 
 /// Memory per GPU of the fullest pipeline stage, and whether it fits.
@@ -390,6 +409,7 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
     << " s wall";
   if (wall_s > 0) o << " (" << with_thousands(static_cast<double>(r.events) / wall_s) << " events/s)";
   o << (r.folded ? "; identical DP replicas simulated once" : "") << "\n";
+  print_folding(o, r);
   return o.str();
 }
 

@@ -1,0 +1,41 @@
+#pragma once
+// Per-element overrides (`cluster.overrides`, issue 18): the selector grammar and its resolution on
+// a built cluster's GPUs and resource table.
+//
+// Grammar (one of, nothing else; no spaces):
+//   node<N>/gpu<K>        GPU K of node N                       e.g. "node17/gpu3"
+//   node<N>               every GPU of node N                   e.g. "node17"
+//   node<A>-<B>           every GPU of nodes A..B (inclusive)   e.g. "node0-15"
+//   node<A>-<B>/gpu<K>    GPU K of each of nodes A..B           e.g. "node0-15/gpu3"
+//   node<N>/nic<K>        both directions (tx, rx) of compute NIC K of node N
+//   <resource name>       one directed resource, as the busiest-links report and `traincast
+//                         explain` print it: "node0.gpu3.nvl_up", "node2.nic0.tx", "leaf0->spine1"
+// Numbers are decimal without sign or leading zeros. "node[0-15]" (Slurm's hostlist form) is
+// refused with the form to write instead.
+
+#include <string>
+#include <vector>
+
+#include "sim/flow_network.h"
+
+namespace traincast::models {
+
+class Cluster;
+
+/// What a selector names on a cluster: GPUs (GPU selectors) or directed resources (NIC and link
+/// selectors), exactly one of the two non-empty.
+struct ResolvedSelector {
+  std::vector<int> gpus;                   ///< global GPU ids, ascending
+  std::vector<sim::ResourceId> resources;  ///< resource ids, ascending
+};
+
+/// Resolves `select` (grammar above) on `cluster`. Throws std::invalid_argument with what is
+/// wrong and what exists (no field path), e.g. "no node20 (the cluster has node0-15)",
+/// "no gpu9 on node3 (it has gpu0-7)", "no resource named \"node0.gpu3.nvl\" (node0 has:
+/// node0.gpu0.nvl_up, ...)", "write a node range as node0-15 (got \"node[0-15]\")".
+ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& select);
+
+/// The name of global GPU `gpu` in selector form, "node<N>/gpu<K>".
+std::string gpu_selector_name(const Cluster& cluster, int gpu);
+
+}  // namespace traincast::models

@@ -206,7 +206,13 @@ std::string rank_ranges(const std::vector<int>& units, int unit) {
     std::size_t j = i;
     while (j + 1 < units.size() && units[j + 1] == units[j] + 1) ++j;
     const int lo = units[i] * unit, hi = units[j] * unit + unit - 1;
-    out += (out.empty() ? "" : ", ") + std::to_string(lo) + (hi > lo ? "-" + std::to_string(hi) : std::string());
+    // Appended piece by piece: GCC 12's -Wrestrict misfires on `"-" + std::to_string(hi)` here.
+    if (!out.empty()) out += ", ";
+    out += std::to_string(lo);
+    if (hi > lo) {
+      out += '-';
+      out += std::to_string(hi);
+    }
     i = j + 1;
   }
   return out;

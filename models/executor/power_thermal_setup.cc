@@ -132,7 +132,8 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
     const int k = g % t, r = (g / t) % d, st = g / (t * d);
     const int rep =
         job.folding.replica_ids[static_cast<std::size_t>(job.folding.sim_index[static_cast<std::size_t>(r)])];
-    return sim_of[static_cast<std::size_t>(k + t * (rep + d * st))];
+    const int index = k + t * (rep + d * st);
+    return sim_of[static_cast<std::size_t>(index)];
   };
   ps.rep_node_of_gpu.resize(static_cast<std::size_t>(cluster.num_gpus()));
   for (auto& pg : ps.gpus) pg.stands_for = 0;

@@ -127,6 +127,9 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     std::vector<CompareInput> in;
     std::vector<std::string> budgets;
     std::vector<std::string> errors;
+    // The varied field's value came from --vary (the last override), not from a --set.
+    const std::string set_prefix = "--set: " + vary_field + ":";
+    const std::string vary_prefix = "--vary: " + vary_field + ":";
     for (const Column& c : cols) {
       try {
         const models::Scenario first = load(c.file, c.overrides);
@@ -137,10 +140,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         budgets.push_back(budget);
       } catch (const io::ScenarioError& e) {
         for (std::string m : e.errors()) {
-          // The varied field's value came from --vary (the last override), not from a --set.
-          const std::string set_prefix = "--set: " + vary_field + ":";
           if (!vary_field.empty() && m.rfind(set_prefix, 0) == 0)
-            m = "--vary: " + vary_field + ":" + m.substr(set_prefix.size());
+            m = vary_prefix + m.substr(set_prefix.size());
           if (std::find(errors.begin(), errors.end(), m) == errors.end()) errors.push_back(m);
         }
       }

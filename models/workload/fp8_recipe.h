@@ -14,7 +14,9 @@
 //   mx_blockwise: 1x32 blocks along K, each GEMM use its own K-blocked copy, amax fused in the
 //     cast: read (2) + write (1) + one 8-bit scale per 32 elements (1/32): 3.03 B.
 // Rowwise GEMMs apply a scale per row and column in the epilogue and run their main loop at 0.9
-// of the tensorwise kernel's (the output rescale costs a pass over C in the epilogue). The logit
+// of the tensorwise kernel's: an ASSUMPTION (torchao documents TENSORWISE, cuBLAS, as the fastest
+// recipe and ROWWISE as a CUTLASS kernel, torchao.float8.Float8LinearRecipeName, without a
+// figure); torchao's benchmarks/float8/bench_matmul.py on an H100 would ground it. The logit
 // layer stays in bf16 in every recipe (TE's fp8_autocast wraps the transformer layers only;
 // torchao's float8 conversion skips the output layer by default), as does attention.
 

@@ -1,6 +1,7 @@
 #pragma once
-// Time of one GPU kernel: roofline × efficiency (DESIGN.md §4.2).
+// Time of one GPU kernel: roofline × efficiency per kernel class (DESIGN.md §4.2).
 //   t = max(flops / (peak_dtype × clock_scale × η_compute), bytes / (hbm_bw × η_mem)) + fixed
+// except GEMMs with a known (m, n, k), which take the tile/wave model of gemm_model.h.
 // η and the fixed cost come from ComputeParams: one documented set per GPU type, the same for
 // every scenario, overlaid by a calibration profile when the scenario names one: then a GEMM with
 // known (m, n, k) takes η from the profile's table, interpolated in log space (DESIGN §4.2), as
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "models/calibration/calibration_profile.h"
+#include "models/compute/gemm_model.h"
 
 #include "models/hardware/catalog.h"
 #include "models/spec/scenario.h"
@@ -32,13 +34,22 @@ struct Kernel {
 /// Efficiencies of one GPU type. Every value carries its source in compute_params.cc.
 struct ComputeParams {
   std::string gpu;
-  double gemm_efficiency = 0.8;           ///< fraction of dense peak reached by large GEMMs
-  double gemm_fixed_s = 6.2e-6;           ///< per-GEMM ramp/tail/launch cost [s]
-  double attention_fwd_efficiency = 0.5;  ///< fused (flash) attention forward, fraction of peak
-  double attention_bwd_efficiency = 0.4;  ///< fused attention backward
-  double memory_efficiency = 0.9;         ///< fraction of HBM bandwidth streaming kernels reach
-  double kernel_fixed_s = 2.0e-6;         ///< per non-GEMM kernel launch/gap cost [s]
-  std::string source;                     ///< where these numbers come from
+  /// compute_model training_fit (the default): fraction of dense peak reached by GEMMs, a scalar
+  /// fitted on training runs (models/calibration/framework_constants.md, rows 1-2).
+  double gemm_efficiency = 0.65;
+  double gemm_fixed_s = 6.2e-6;  ///< per-GEMM ramp/tail/launch cost [s]
+  /// compute_model kernel: the GEMM tile model (gemm_model.h) with kernel-measured constants, and
+  /// the fitted framework-level constants (framework_constants.h) on every compute segment.
+  bool use_kernel_model = false;
+  double kernel_gemm_efficiency = 0.854;      ///< main-loop fraction of the 16-bit dense peak
+  double kernel_gemm_fp8_efficiency = 0.778;  ///< main-loop fraction of the fp8 dense peak
+  double kernel_gemm_k_overhead = 140;        ///< per-unit prologue/epilogue [K elements]
+  double kernel_gemm_fixed_s = 4.57e-6;       ///< per-GEMM fixed cost of the tile model [s]
+  double attention_fwd_efficiency = 0.5;      ///< fused (flash) attention forward, fraction of peak
+  double attention_bwd_efficiency = 0.4;      ///< fused attention backward
+  double memory_efficiency = 0.9;             ///< fraction of HBM bandwidth streaming kernels reach
+  double kernel_fixed_s = 2.0e-6;             ///< per non-GEMM kernel launch/gap cost [s]
+  std::string source;                         ///< where these numbers come from
   /// Profile whose GEMM efficiency table applies (null = none).
   std::shared_ptr<const CalibrationProfile> profile;
 };
@@ -51,6 +62,12 @@ ComputeParams default_compute_params(const GpuSpec& gpu);
 /// kernel_fixed_s, gemm_fixed_s when set, its GEMM table, and "; calibrated: <profile origin>"
 /// appended to source. Never throws.
 ComputeParams compute_params(const GpuSpec& gpu, const std::shared_ptr<const CalibrationProfile>& profile);
+
+/// The tile model of `params` for GEMMs in `precision` (fp8 takes kernel_gemm_fp8_efficiency).
+GemmTileModel gemm_tile_model(const ComputeParams& params, Precision precision);
+
+/// `params` with use_kernel_model set from training.compute_model.
+ComputeParams with_compute_model(const ComputeParams& params, const TrainingSpec& training);
 
 /// Dense peak FLOP/s of `gpu` for math in `precision` (fp32 = non-tensor FP32).
 /// Throws std::invalid_argument when the GPU has no such math (e.g. fp8 on A100).

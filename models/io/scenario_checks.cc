@@ -450,6 +450,13 @@ void check_training(const models::Scenario& s, const ClusterChecks& cluster, con
                                                  " is not supported by " + gpu_name +
                                                  " (expected one of: " + supported + ")");
     }
+    // MXFP8's block scales are a Blackwell (sm100) tensor-core feature (NVIDIA Blackwell
+    // architecture technical brief, 2024; Transformer Engine MXFP8BlockScaling needs sm100).
+    if (t.precision == models::Precision::fp8 && t.fp8_recipe == models::Fp8Recipe::mx_blockwise &&
+        gpu->compute_capability < 100)
+      k.error("workload.training.fp8_recipe", "mx_blockwise needs sm100+ (Blackwell); " + gpu_name +
+                                                  " is not (expected delayed_tensorwise, current_tensorwise or "
+                                                  "rowwise)");
   }
   if (k.finite_at_least("workload.training.train_tokens", t.train_tokens, 0.0, false) &&
       ((t.train_tokens > 0 && t.train_tokens < 1) || t.train_tokens > kMaxTrainTokens)) {

@@ -134,6 +134,11 @@ static_assert(static_cast<int>(models::PipelineSchedule::interleaved_one_f_one_b
 static_assert(static_cast<int>(models::Precision::fp8) == tp::TrainingSpec::fp8);
 static_assert(static_cast<int>(models::Precision::bf16) == tp::TrainingSpec::bf16);
 static_assert(static_cast<int>(models::Recompute::full) == tp::TrainingSpec::full);
+static_assert(static_cast<int>(models::Fp8Recipe::mx_blockwise) == tp::TrainingSpec::mx_blockwise &&
+              static_cast<int>(models::Fp8Recipe::rowwise) == tp::TrainingSpec::rowwise &&
+              tp::TrainingSpec::Fp8Recipe_ARRAYSIZE == 4);
+static_assert(static_cast<int>(models::ComputeModel::kernel) == tp::TrainingSpec::kernel &&
+              tp::TrainingSpec::ComputeModel_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::Architecture::encoder) == tp::ModelSpec::encoder &&
               tp::ModelSpec::Architecture_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::ModelFamily::resnet) == tp::ModelSpec::resnet &&

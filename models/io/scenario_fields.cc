@@ -161,6 +161,8 @@ constexpr ScenarioField kFields[] = {
     field<&S::training, &Training::train_tokens>("workload.training.train_tokens"),
     field<&S::training, &Training::lora_rank>("workload.training.lora_rank", lora),
     field<&S::training, &Training::lora_target_modules>("workload.training.lora_target_modules", lora),
+    field<&S::training, &Training::fp8_recipe>("workload.training.fp8_recipe", Written::if_changed),
+    field<&S::training, &Training::compute_model>("workload.training.compute_model", Written::if_changed),
     // workload.offload
     field<&S::offload, &Offload::optimizer>("workload.offload.optimizer", offload),
     field<&S::offload, &Offload::host_memory_bytes_per_s>("workload.offload.host_memory_bytes_per_s", offload),

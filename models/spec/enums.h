@@ -25,6 +25,18 @@ constexpr const char* precision_name(Precision p) {
 
 enum class Recompute { none, selective, full };
 
+/// How an fp8 recipe scales its tensors (workload.training.fp8_recipe; docs/scenarios.md):
+/// Transformer Engine's DelayedScaling (amax history, the default), current per-tensor scaling
+/// (Float8CurrentScaling / torchao tensorwise), per-row scales (torchao rowwise) and MXFP8 blocks
+/// of 32 with an 8-bit scale (sm100+ only).
+enum class Fp8Recipe { delayed_tensorwise, current_tensorwise, rowwise, mx_blockwise };
+
+/// Which compute model times the kernels (workload.training.compute_model; issue 17):
+/// training_fit, the per-GPU scalar GEMM efficiency fitted on training runs (today's default), or
+/// kernel: the GEMM tile model with kernel-measured constants (models/compute/gemm_model.h) and
+/// the fitted framework-level constants (models/compute/framework_constants.h).
+enum class ComputeModel { training_fit, kernel };
+
 /// Transformer family: decoder (GPT/Llama: causal attention, next-token head) or encoder (BERT:
 /// bidirectional attention, masked-LM + next-sentence heads).
 enum class Architecture { decoder, encoder };

@@ -159,6 +159,12 @@ struct TrainingSpec {
   /// paper's choice for GPT-3 (§4.2, Table 5: Wq, Wv best for a fixed budget) and PEFT's default
   /// target_modules for Llama (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
   std::string lora_target_modules = "q,v";
+  /// fp8 scaling recipe (only read with precision fp8): its cast/amax/transpose kernels and the
+  /// GEMM kernels it runs (models/workload/fp8_recipe.h).
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed_tensorwise;
+  /// The compute model: training_fit (scalar GEMM efficiency fitted on training runs) or kernel
+  /// (GEMM tile model from kernel measurements + fitted framework-level constants).
+  ComputeModel compute_model = ComputeModel::training_fit;
   bool operator==(const TrainingSpec&) const = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "models/compute/framework_constants.h"
 #include "models/workload/memory_model.h"
 
 namespace traincast::models {
@@ -96,15 +97,18 @@ double resnet_model_flops_per_iteration(const Scenario& sc) {
 ModelPrograms build_resnet_programs(const Scenario& sc, const GpuSpec& gpu, const ComputeParams& params) {
   const ResNetShape r = resnet_shape(sc.model);
   const Precision prec = sc.training.precision;
+  const ComputeParams kernel_params = with_compute_model(params, sc.training);
   const double e = activation_bytes_per_element(prec);
   const double b = sc.training.micro_batch_size;
   auto segment = [&](Program& p, const std::string& label, std::initializer_list<Kernel> kernels) {
     Segment seg;
     seg.label = label;
+    double kernel_s = 0;
     for (const Kernel& k : kernels) {
-      seg.seconds += kernel_seconds(k, gpu, params, prec);
+      kernel_s += kernel_seconds(k, gpu, kernel_params, prec);
       seg.flops += k.flops;
     }
+    seg.seconds = kernel_params.use_kernel_model ? framework_segment_seconds(kernel_s) : kernel_s;
     p.push_back(std::move(seg));
   };
   // Batch norm (training mode) forward: statistics pass (read), normalise (read + write), fused

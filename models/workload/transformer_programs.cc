@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/compute/framework_constants.h"
+#include "models/workload/fp8_recipe.h"
 #include "models/workload/transformer.h"
 #include "models/workload/transformer_shape.h"
 
@@ -15,8 +17,18 @@ namespace {
 
 class ProgramBuilder {
  public:
-  ProgramBuilder(const GpuSpec& gpu, const ComputeParams& params, Precision precision)
-      : gpu_(gpu), params_(params), precision_(precision) {}
+  ProgramBuilder(const GpuSpec& gpu, const ComputeParams& params, const TrainingSpec& training)
+      : gpu_(gpu),
+        params_(with_compute_model(params, training)),
+        precision_(training.precision),
+        recipe_(fp8_recipe_cost(training.fp8_recipe)) {
+    // The recipe's main-loop factor scales the fp8 GEMM efficiency of whichever model applies.
+    fp8_params_.gemm_efficiency *= recipe_.main_loop_factor;
+    fp8_params_.kernel_gemm_fp8_efficiency *= recipe_.main_loop_factor;
+  }
+
+  /// GEMMs appended from now on run in bf16 without fp8 casts (the logit layer: fp8_recipe.h).
+  void keep_gemms_in_bf16() { bf16_gemms_ = true; }
 
   /// Appends a compute segment made of the given kernels.
   void compute(Program& p, const std::string& label, std::initializer_list<Kernel> kernels) {
@@ -25,11 +37,22 @@ class ProgramBuilder {
   void compute(Program& p, const std::string& label, const std::vector<Kernel>& kernels) {
     Segment seg;
     seg.label = label;
+    double kernel_s = 0;
     for (const Kernel& k : kernels) {
-      seg.seconds += kernel_seconds(k, gpu_, params_, precision_);
-      seg.compute_bound_seconds += kernel_compute_bound_seconds(k, gpu_, params_, precision_);
+      const bool fp8_gemm = precision_ == Precision::fp8 && k.kind == KernelKind::gemm && !bf16_gemms_;
+      const Precision math =
+          precision_ == Precision::fp8 && k.kind == KernelKind::gemm && bf16_gemms_ ? Precision::bf16 : precision_;
+      const ComputeParams& params = fp8_gemm ? fp8_params_ : params_;
+      kernel_s += kernel_seconds(k, gpu_, params, math);
+      seg.compute_bound_seconds += kernel_compute_bound_seconds(k, gpu_, params, math);
       seg.flops += k.flops;
+      if (fp8_gemm && k.m > 0) {
+        // The recipe's cast/amax/transpose of both GEMM inputs: one memory-bound kernel.
+        const Kernel cast{KernelKind::elementwise, 0, recipe_.cast_bytes_per_operand_element * (k.m * k.k + k.k * k.n)};
+        kernel_s += kernel_seconds(cast, gpu_, params_, precision_);
+      }
     }
+    seg.seconds = params_.use_kernel_model ? framework_segment_seconds(kernel_s) : kernel_s;
     p.push_back(std::move(seg));
   }
   static void collective(Program& p, const std::string& label, CollectiveOp op, double bytes, Overlap overlap,
@@ -46,8 +69,11 @@ class ProgramBuilder {
 
  private:
   const GpuSpec& gpu_;
-  const ComputeParams& params_;
+  ComputeParams params_;
   Precision precision_;
+  Fp8RecipeCost recipe_;
+  ComputeParams fp8_params_ = params_;  ///< params_ with the recipe's GEMM main-loop factor
+  bool bf16_gemms_ = false;
 };
 
 Kernel gemm(double m, double n, double k, double e, double batch = 1) {
@@ -64,7 +90,7 @@ Kernel norm(double bytes) { return Kernel{KernelKind::norm, 0, bytes}; }
 /// precision's math.
 struct TransformerOps {
   TransformerOps(const Scenario& scenario, const GpuSpec& gpu, const ComputeParams& params)
-      : sc(scenario), x(transformer_shape(scenario)), pb(gpu, params, scenario.training.precision) {}
+      : sc(scenario), x(transformer_shape(scenario)), pb(gpu, params, scenario.training) {}
 
   const Scenario& sc;
   const TransformerShape x;
@@ -376,6 +402,7 @@ void add_encoder_head(TransformerOps& ops, ModelPrograms& out) {
   const double act_bytes = ops.act_bytes;
   const double M = T * sc.model.mlm_prediction_fraction;
   Program& p = out.head_forward;
+  pb.keep_gemms_in_bf16();
   if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, Overlap::blocking);
   pb.compute(p, "mlm_transform",
              {elementwise(2 * M * x.h * e), gemm(M, x.h, x.h, e), elementwise(2 * M * x.h * e), norm(2 * M * x.h * e)});
@@ -403,6 +430,7 @@ void add_decoder_head(TransformerOps& ops, ModelPrograms& out) {
   const CollectiveOp reduce_op = ops.reduce_op;
   const double act_bytes = ops.act_bytes;
   Program& p = out.head_forward;
+  pb.keep_gemms_in_bf16();
   pb.compute(p, "final_ln", {norm(2 * Tsp * x.h * e)});
   if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, Overlap::blocking);
   // Vocab-parallel cross-entropy as Megatron-Core's cross_entropy.py runs it on T·V/t logits:

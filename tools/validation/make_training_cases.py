@@ -98,7 +98,8 @@ def mpt(training):
         elif gpus > per_node:
             assumptions.append("network not stated: DGX A100 with 8 x HDR 200 assumed")
         if fp8:
-            assumptions.append("amp_fp8 (Transformer Engine) as precision fp8")
+            assumptions.append("amp_fp8 (Transformer Engine, Composer's default DelayedScaling) as precision fp8, "
+                               "fp8_recipe delayed_tensorwise")
         name = "mpt-%s-%s-s%s-g%d-mb%d%s%s" % (r["model"], r["gpu"].replace("_", ""), r["seq_len"], gpus, mb,
                                                 "-ac" if r["activation_checkpointing"] == "True" else "",
                                                 "-fp8" if fp8 else "")
@@ -184,7 +185,12 @@ def torchtitan(training):
         if r["torch_compile"] == "True":
             assumptions.append("torch.compile not modelled")
         if fp8:
-            assumptions.append(r["precision_linear"] + " as precision fp8 (recipe not modelled)")
+            # torchao float8 (torchtitan's float8 converter): "float8 linear" is torchao's default
+            # Float8Linear recipe, dynamic per-tensor scaling (TENSORWISE) as "float8 tensorwise"
+            # is; "float8 rowwise" the ROWWISE recipe (torchao.float8.Float8LinearRecipeName).
+            recipe = "rowwise" if "rowwise" in r["precision_linear"] else "current_tensorwise"
+            sets.append("workload.training.fp8_recipe=" + recipe)
+            assumptions.append("%s as fp8_recipe %s" % (r["precision_linear"], recipe))
         name = "tt-%s-g%d-fsdp%d-tp%d-pp%d-cp%d%s%s-r%d" % (
             r["model"].replace("llama3.1-", ""), gpus, dp, tp, pp, cp, "-c" if r["torch_compile"] == "True" else "",
             "-fp8" if fp8 else "", i)

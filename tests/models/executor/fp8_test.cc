@@ -1,11 +1,13 @@
 // fp8 training as Transformer Engine runs it: fp8 GEMMs, bf16 attention.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/compute/compute_model.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
+#include "models/workload/transformer.h"
 
 namespace traincast::models {
 namespace {
@@ -17,6 +19,15 @@ TEST(Fp8, GemmsRunAtTheFp8PeakAttentionAtBf16) {
   const double bf16 = kernel_seconds(gemm, h100, p, Precision::bf16) - p.gemm_fixed_s;
   const double fp8 = kernel_seconds(gemm, h100, p, Precision::fp8) - p.gemm_fixed_s;
   EXPECT_NEAR(bf16 / fp8, h100.peak_fp8_flops / h100.peak_bf16_flops, 1e-9);
+  // compute_model kernel: each at its own kernel-measured efficiency (compute_model.cc: MAMF fp8,
+  // openxla bf16).
+  ComputeParams k = p;
+  k.use_kernel_model = true;
+  const double kbf16 = kernel_seconds(gemm, h100, k, Precision::bf16) - k.kernel_gemm_fixed_s;
+  const double kfp8 = kernel_seconds(gemm, h100, k, Precision::fp8) - k.kernel_gemm_fixed_s;
+  EXPECT_NEAR(kbf16 / kfp8,
+              h100.peak_fp8_flops * k.kernel_gemm_fp8_efficiency / (h100.peak_bf16_flops * k.kernel_gemm_efficiency),
+              1e-9);
   for (KernelKind kind : {KernelKind::attention_forward, KernelKind::attention_backward}) {
     const Kernel attn{kind, 1e12, 1e6};
     EXPECT_EQ(kernel_seconds(attn, h100, p, Precision::fp8), kernel_seconds(attn, h100, p, Precision::bf16));
@@ -53,6 +64,62 @@ TEST(Fp8, StepIsFasterButLessThanTwice) {
   // GEMMs twice as fast; attention (bf16), memory-bound kernels and communication are not.
   EXPECT_LT(r.iteration_time_s, 0.8 * bf16);
   EXPECT_GT(r.iteration_time_s, 0.5 * bf16);
+}
+
+// The recipes' extra kernels and GEMM speeds order them: delayed (TE, fused cast-transpose) <
+// current tensorwise (one more amax pass) < rowwise (a copy per GEMM, slower main loop).
+TEST(Fp8, RecipesCostTheirCastsAndRowwiseIsSlowest) {
+  Scenario sc = llama7b("dgx_h100");
+  sc.training.precision = Precision::fp8;
+  auto time = [&](Fp8Recipe r) {
+    sc.training.fp8_recipe = r;
+    return simulate_training(sc).iteration_time_s;
+  };
+  const double delayed = time(Fp8Recipe::delayed_tensorwise), current = time(Fp8Recipe::current_tensorwise),
+               rowwise = time(Fp8Recipe::rowwise);
+  EXPECT_LT(delayed, current);
+  EXPECT_LT(current, rowwise);
+  // MXFP8 needs sm100: the model runs it on B200.
+  Scenario b = llama7b("dgx_b200");
+  b.training.precision = Precision::fp8;
+  b.training.fp8_recipe = Fp8Recipe::mx_blockwise;
+  EXPECT_GT(simulate_training(b).iteration_time_s, 0);
+}
+
+// The logit layer stays in bf16 under every recipe: its GEMMs take the bf16 time.
+TEST(Fp8, LogitLayerStaysBf16) {
+  const GpuSpec& h100 = find_gpu("H100-SXM5-80GB");
+  const ComputeParams p = default_compute_params(h100);
+  Scenario sc = llama7b("dgx_h100");
+  const ModelPrograms bf16 = build_transformer_programs(sc, h100, p);
+  sc.training.precision = Precision::fp8;
+  const ModelPrograms fp8 = build_transformer_programs(sc, h100, p);
+  auto seconds = [](const Program& prog, const std::string& label) {
+    for (const Segment& s : prog)
+      if (s.label == label) return s.seconds;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(seconds(fp8.head_forward, "logits"), seconds(bf16.head_forward, "logits"));
+  EXPECT_LT(seconds(fp8.layer_kinds[0].forward, "fc2"), 0.8 * seconds(bf16.layer_kinds[0].forward, "fc2"));
+}
+
+// compute_model kernel: the tile model and the fitted in-framework efficiency; a GEMM-bound
+// step takes longer than with the stand-alone kernels alone (efficiency < 1).
+TEST(ComputeModel, KernelModelAppliesTheFrameworkConstant) {
+  Scenario sc = llama7b("dgx_h100");
+  sc.training.compute_model = ComputeModel::kernel;
+  const GpuSpec& h100 = find_gpu("H100-SXM5-80GB");
+  const ModelPrograms pr = build_transformer_programs(sc, h100, default_compute_params(h100));
+  ComputeParams k = default_compute_params(h100);
+  k.use_kernel_model = true;
+  const Program& fwd = pr.layer_kinds[0].forward;
+  const auto it = std::find_if(fwd.begin(), fwd.end(), [](const Segment& s) { return s.label == "fc2"; });
+  ASSERT_NE(it, fwd.end());
+  const Segment& fc2 = *it;
+  const double T = 4096, h = 4096, f = 11008;
+  const Kernel gemm{KernelKind::gemm, 2 * T * h * f, 2 * (T * f + f * h + T * h), T, h, f};
+  EXPECT_NEAR(fc2.seconds, kernel_seconds(gemm, h100, k, Precision::bf16) / 0.706, 1e-12);
+  EXPECT_GT(simulate_training(sc).iteration_time_s, 0);
 }
 
 }  // namespace

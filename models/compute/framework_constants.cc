@@ -1,0 +1,20 @@
+#include "models/compute/framework_constants.h"
+
+namespace traincast::models {
+
+const FrameworkConstants& framework_constants() {
+  // Fitted pooled on the fit half (even data rows, docs/accuracy_split.md) of the four gated
+  // training sources (Megatron group, BLOOM, MPT, torchtitan: 184 rows), each source weighted
+  // equally, least squares of the log throughput error; rows, procedure and before/after tables:
+  // models/calibration/framework_constants.md.
+  static const FrameworkConstants kConstants{
+      .in_framework_efficiency = 0.706,
+  };
+  return kConstants;
+}
+
+double framework_segment_seconds(double kernel_seconds) {
+  return kernel_seconds / framework_constants().in_framework_efficiency;
+}
+
+}  // namespace traincast::models

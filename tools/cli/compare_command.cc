@@ -140,8 +140,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         budgets.push_back(budget);
       } catch (const io::ScenarioError& e) {
         for (std::string m : e.errors()) {
-          if (!vary_field.empty() && m.rfind(set_prefix, 0) == 0)
-            m = vary_prefix + m.substr(set_prefix.size());
+          if (!vary_field.empty() && m.rfind(set_prefix, 0) == 0) m.replace(0, set_prefix.size(), vary_prefix);
           if (std::find(errors.begin(), errors.end(), m) == errors.end()) errors.push_back(m);
         }
       }

@@ -68,6 +68,13 @@ std::vector<GpuPrices> make_table() {
   none("H20");
   none("RTX-4090");
   none("RTX-2080-Ti");
+  // No dated public purchase price or on-demand rate card row was transcribed for these (issue 19):
+  // a GB200/GB300 NVL72 rack or HGX B300 server price must be given in the scenario.
+  none("B300");
+  none("GB200");
+  none("GB300");
+  none("H200-NVL");
+  none("GH200-96GB");
   return t;
 }
 

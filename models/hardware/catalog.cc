@@ -15,9 +15,13 @@
 
 #include "models/hardware/catalog.h"
 
+#include <deque>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "models/hardware/nvlink_domains.h"
 
 namespace traincast::models {
 namespace {
@@ -272,6 +276,7 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.peak_fp16_flops = 2250 * kTera;
   s.peak_bf16_flops = 2250 * kTera;
   s.peak_fp8_flops = 4500 * kTera;
+  s.peak_fp4_flops = 9000 * kTera;           // HGX B200 datasheet: FP4 144 PF sparse / 8 / 2
   s.hbm_capacity_bytes = 180 * 1024 * kMiB;  // 180 GiB
   s.hbm_bandwidth_bytes_per_s = 8000 * kGB;
   s.sm_count = 148;
@@ -437,6 +442,173 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.slowdown_temp_c = 86;
   s.shutdown_temp_c = 91;
   s.source = "NVIDIA Turing GPU Architecture whitepaper (2018), RTX 2080 Ti; idle power, temperatures: estimate";
+  g.push_back(s);
+
+  // NVIDIA Blackwell Ultra on the HGX B300 baseboard, per GPU (glennklockwood.com/garden/processors/B300,
+  // "HGX variant" table from NVIDIA's HGX B300 specification, dense column): FP64 1.25, FP32 75,
+  // TF32 1,125, FP16/BF16 2,250, FP8 4,500, NVFP4 13,125 TFLOP/s; 288 GB HBM3e (12-high stacks) at
+  // 8 TB/s; NVLink5 18 links x 50 GB/s per direction (1.8 TB/s bidirectional); PCIe gen6. TDP 1,100 W
+  // (Verda, "NVIDIA GB300 NVL72: GPU Architecture & Performance", per-GPU table, B300 column).
+  // Compute capability 10.3 (sm_103, as the shared xla_collective_perf_table keys B300/GB300
+  // rows). SMs (160) and clock are public reports (estimate); idle power: estimate.
+  s = {};
+  s.name = "B300";
+  s.form_factor = FormFactor::sxm;
+  s.compute_capability = 103;
+  s.peak_fp64_flops = 1.25 * kTera;
+  s.peak_fp32_flops = 75 * kTera;
+  s.peak_tf32_flops = 1125 * kTera;
+  s.peak_fp16_flops = 2250 * kTera;
+  s.peak_bf16_flops = 2250 * kTera;
+  s.peak_fp8_flops = 4500 * kTera;
+  s.peak_fp4_flops = 13125 * kTera;
+  s.hbm_capacity_bytes = 288 * 1024 * kMiB;  // 288 GiB (datasheet "288 GB", binary like B200's)
+  s.hbm_bandwidth_bytes_per_s = 8000 * kGB;
+  s.sm_count = 160;
+  s.boost_clock_mhz = 1965;
+  s.tdp_w = 1100;
+  s.idle_w = 140;
+  s.nvlink_generation = 5;
+  s.nvlink_links = 18;
+  s.nvlink_bytes_per_s_per_link = 50 * kGB;
+  s.pcie_generation = 6;
+  s.slowdown_temp_c = 89;
+  s.shutdown_temp_c = 92;
+  s.source =
+      "NVIDIA HGX B300 specification per GPU (glennklockwood.com/garden/processors/B300: 288 GB HBM3e, 8 TB/s, "
+      "NVLink5 1.8 TB/s, dense FP8 4.5 PF, FP4 13.1 PF); TDP 1.1 kW (Verda GB300 NVL72 article); SMs, clock, "
+      "idle power: estimate";
+  g.push_back(s);
+
+  // The Blackwell GPU of a GB200 superchip (1 Grace + 2 B200 over NVLink-C2C), at its 1,200 W
+  // configuration, per GPU (glennklockwood.com/garden/processors/B200, "GB200 variant" table,
+  // dense column): FP64 45, FP32 90, TF32 1,250, FP16/BF16 2,500, FP8 5,000, NVFP4 10,000
+  // TFLOP/s. NVIDIA GB200 NVL72 (per rack, aiwiki.ai/wiki/nvidia_gb200_nvl72 quoting NVIDIA):
+  // 720 PF FP8 sparse = 72 x 5 PF dense, 13.4 TB HBM3e = 72 x 186 GB, 576 TB/s = 72 x 8 TB/s,
+  // NVLink 130 TB/s = 72 x 1.8 TB/s (NVLink5 18 x 50 GB/s per direction).
+  s = {};
+  s.name = "GB200";
+  s.form_factor = FormFactor::superchip;
+  s.compute_capability = 100;
+  s.peak_fp64_flops = 45 * kTera;
+  s.peak_fp32_flops = 90 * kTera;
+  s.peak_tf32_flops = 1250 * kTera;
+  s.peak_fp16_flops = 2500 * kTera;
+  s.peak_bf16_flops = 2500 * kTera;
+  s.peak_fp8_flops = 5000 * kTera;
+  s.peak_fp4_flops = 10000 * kTera;
+  s.hbm_capacity_bytes = 186 * 1024 * kMiB;  // 13.4 TB / 72 = 186 GB per GPU (binary, as B200)
+  s.hbm_bandwidth_bytes_per_s = 8000 * kGB;
+  s.sm_count = 148;
+  s.boost_clock_mhz = 1965;
+  s.tdp_w = 1200;
+  s.idle_w = 140;
+  s.nvlink_generation = 5;
+  s.nvlink_links = 18;
+  s.nvlink_bytes_per_s_per_link = 50 * kGB;
+  s.pcie_generation = 5;
+  s.slowdown_temp_c = 89;
+  s.shutdown_temp_c = 92;
+  s.source =
+      "NVIDIA GB200 NVL72 rack figures / 72 (13.4 TB HBM3e, 576 TB/s, 720 PF FP8 sparse, NVLink 130 TB/s); "
+      "per-GPU dense peaks at 1,200 W from glennklockwood.com/garden/processors/B200 (GB200 variant); SMs, "
+      "clock, idle power: estimate (as B200)";
+  g.push_back(s);
+
+  // The Blackwell Ultra GPU of a GB300 NVL72 (Verda, "NVIDIA GB300 NVL72: GPU Architecture &
+  // Performance", per-GPU table, GB300 column, dense): NVFP4 15, FP8 5, FP16/BF16 2.5, TF32 1.25
+  // PFLOP/s, FP32 80 TFLOP/s, 8 TB/s, 1.4 kW; rack: 1,080 PF dense FP4 = 72 x 15. 288 GB HBM3e
+  // (glennklockwood.com/garden/processors/B300; 20.7 TB per rack). FP64: "essentially none", the
+  // HGX B300 figure 1.25 TFLOP/s. ConnectX-8 per GPU, PCIe gen6. SMs, clock, idle: estimate.
+  s = {};
+  s.name = "GB300";
+  s.form_factor = FormFactor::superchip;
+  s.compute_capability = 103;
+  s.peak_fp64_flops = 1.25 * kTera;
+  s.peak_fp32_flops = 80 * kTera;
+  s.peak_tf32_flops = 1250 * kTera;
+  s.peak_fp16_flops = 2500 * kTera;
+  s.peak_bf16_flops = 2500 * kTera;
+  s.peak_fp8_flops = 5000 * kTera;
+  s.peak_fp4_flops = 15000 * kTera;
+  s.hbm_capacity_bytes = 288 * 1024 * kMiB;  // 288 GiB
+  s.hbm_bandwidth_bytes_per_s = 8000 * kGB;
+  s.sm_count = 160;
+  s.boost_clock_mhz = 1965;
+  s.tdp_w = 1400;
+  s.idle_w = 140;
+  s.nvlink_generation = 5;
+  s.nvlink_links = 18;
+  s.nvlink_bytes_per_s_per_link = 50 * kGB;
+  s.pcie_generation = 6;
+  s.slowdown_temp_c = 89;
+  s.shutdown_temp_c = 92;
+  s.source =
+      "GB300 NVL72 per GPU (Verda GB300 NVL72 article, dense: FP4 15 PF, FP8 5 PF, BF16 2.5 PF, 8 TB/s, 1.4 kW; "
+      "glennklockwood.com/garden/processors/B300: 288 GB HBM3e, FP64 1.25 TF); SMs, clock, idle power: estimate";
+  g.push_back(s);
+
+  // NVIDIA H200 Tensor Core GPU datasheet (2024), H200 NVL column (PCIe card): FP64 30, FP32 60,
+  // TF32 835, FP16/BF16 1,671, FP8 3,341 TFLOP/s with sparsity (dense = half); 141 GB HBM3e at
+  // 4.8 TB/s; up to 600 W; 2- or 4-way NVLink bridge, 900 GB/s per GPU (18 NVLink4 links);
+  // PCIe gen5 x16. Thermal thresholds as H100 PCIe (product brief).
+  s = {};
+  s.name = "H200-NVL";
+  s.form_factor = FormFactor::pcie;
+  s.compute_capability = 90;
+  s.peak_fp64_flops = 30 * kTera;
+  s.peak_fp32_flops = 60 * kTera;
+  s.peak_tf32_flops = 417.5 * kTera;
+  s.peak_fp16_flops = 835.5 * kTera;
+  s.peak_bf16_flops = 835.5 * kTera;
+  s.peak_fp8_flops = 1670.5 * kTera;
+  s.hbm_capacity_bytes = 143771 * kMiB;  // as H200 SXM (nvidia-smi: 143771 MiB)
+  s.hbm_bandwidth_bytes_per_s = 4800 * kGB;
+  s.sm_count = 132;
+  s.boost_clock_mhz = 1785;
+  s.tdp_w = 600;
+  s.idle_w = 60;
+  s.nvlink_generation = 4;
+  s.nvlink_links = 18;
+  s.nvlink_bytes_per_s_per_link = 25 * kGB;
+  s.pcie_generation = 5;
+  s.slowdown_temp_c = 89;
+  s.shutdown_temp_c = 92;
+  s.source =
+      "NVIDIA H200 Tensor Core GPU datasheet (2024), H200 NVL (sparse figures halved; NVLink bridge 900 GB/s, "
+      "600 W); SM count as H200 SXM; clock and idle power: estimate";
+  g.push_back(s);
+
+  // NVIDIA GH200 Grace Hopper Superchip datasheet (2023/2024), 96 GB HBM3 version: the Hopper GPU's
+  // FP64 67 (tensor), FP32 67, TF32 494, FP16/BF16 990, FP8 1,979 TFLOP/s dense; 96 GB HBM3 at
+  // 4 TB/s; NVLink-C2C 900 GB/s bidirectional to the Grace CPU (450 GB/s each way); 18 NVLink4
+  // links for NVLink Switch systems (none in a 1-GPU node); module power 450-1,000 W (CPU + GPU +
+  // memory, configurable): the GPU's share is taken as 700 W (estimate, the H100 SXM figure).
+  s = {};
+  s.name = "GH200-96GB";
+  s.form_factor = FormFactor::superchip;
+  s.compute_capability = 90;
+  s.peak_fp64_flops = 67 * kTera;
+  s.peak_fp32_flops = 67 * kTera;
+  s.peak_tf32_flops = 494 * kTera;
+  s.peak_fp16_flops = 990 * kTera;
+  s.peak_bf16_flops = 990 * kTera;
+  s.peak_fp8_flops = 1979 * kTera;
+  s.hbm_capacity_bytes = 96 * 1024 * kMiB;  // 96 GiB HBM3
+  s.hbm_bandwidth_bytes_per_s = 4000 * kGB;
+  s.sm_count = 132;
+  s.boost_clock_mhz = 1980;
+  s.tdp_w = 700;
+  s.idle_w = 70;
+  s.nvlink_generation = 4;
+  s.nvlink_links = 18;
+  s.nvlink_bytes_per_s_per_link = 25 * kGB;
+  s.pcie_generation = 5;
+  s.slowdown_temp_c = 89;
+  s.shutdown_temp_c = 92;
+  s.source =
+      "NVIDIA GH200 Grace Hopper Superchip datasheet (96 GB HBM3, 4 TB/s, NVLink-C2C 900 GB/s, module "
+      "450-1,000 W); GPU share of the module power (700 W), idle power: estimate";
   g.push_back(s);
 
   return g;
@@ -742,6 +914,91 @@ make_nodes() {  // NOLINT(readability-function-size): datasheet table, exempt by
   t.source = "2x GeForce RTX 2080 Ti, PCIe gen3 x16 under one switch (PIX), P2P not supported (stock driver)";
   n.push_back(t);
 
+  // NVIDIA HGX B300 (2025): 8x B300 on an NVLink5 switch baseboard (2 NVLink switch chips, 1.8 TB/s
+  // per GPU), 8x ConnectX-8 SuperNIC 800 Gb/s on PCIe gen6, 2x Intel Xeon 6 (DGX B300: Xeon 6776P).
+  // Socket link: NCCL's topo.h has no Granite Rapids figure; its newest Intel one (ERP_QPI_BW 40)
+  // is used (estimate).
+  n.push_back(hgx8("hgx_b300", "B300", 2, "IB-XDR-800", 6, kEmeraldUpi, "Intel Xeon 6 (Granite Rapids)",
+                   "NVIDIA HGX B300 (2025): 8x B300, NVLink5 switch 1.8 TB/s per GPU, 8x ConnectX-8 800 Gb/s "
+                   "(PCIe gen6); socket link: estimate"));
+
+  // NVIDIA GB200 NVL72 (2024): one rack, one NVLink domain of 72 GPUs: 18 compute trays, each with
+  // 2 GB200 superchips (1 Grace + 2 Blackwell GPUs over NVLink-C2C, 900 GB/s bidirectional per
+  // superchip), joined through 9 NVLink switch trays (2 NVLink switch chips each: 18) at 1.8 TB/s
+  // per GPU (18 NVLink5 links x 50 GB/s per direction); one ConnectX-7 400 Gb/s NIC per GPU (72);
+  // liquid cooled (cooling: liquid in the scenario's thermal section). The rack is one node here
+  // (node = NVLink domain): what leaves the rack goes over the NICs. Each superchip is a "PCIe
+  // switch" of 2 GPUs and their 2 NICs whose uplink is the superchip's NVLink-C2C to its Grace
+  // (450 GB/s each way); the GPU and NIC links of that hub are modelled at the C2C rate (the NIC's
+  // own line rate bounds its traffic). One socket per Grace (36); Graces of different trays share
+  // no CPU link (GPU traffic between them goes over NVLink): the socket-link figure is NCCL's
+  // lowest (SKL_QPI_BW 10 GB/s) and only host-buffer copies across superchips would use it.
+  t = {};
+  t.name = "gb200_nvl72";
+  t.gpu = "GB200";
+  t.gpus_per_node = 72;
+  t.scale_up = ScaleUp::nvswitch;
+  t.nvswitches = 18;
+  t.nic = "IB-NDR-400";
+  t.nics = 72;
+  t.sockets = 36;
+  t.pcie_switches = 36;
+  t.pcie_generation = 5;
+  t.pcie_bytes_per_s = 450 * kGB;         // NVLink-C2C, 900 GB/s bidirectional per superchip
+  t.pcie_uplink_bytes_per_s = 450 * kGB;  // the same C2C link to the Grace
+  t.socket_link_bytes_per_s = kSkylakeUpi;
+  t.cpu = "NVIDIA Grace (72 Arm Neoverse V2 cores)";
+  t.pcie_p2p = true;
+  t.source =
+      "NVIDIA GB200 NVL72 (2024): 72 GPUs in one NVLink domain (18 compute trays x 2 GB200 superchips, 9 "
+      "NVLink switch trays, 1.8 TB/s per GPU, 130 TB/s), NVLink-C2C 900 GB/s per superchip, 72x ConnectX-7 "
+      "400 Gb/s, liquid cooled";
+  n.push_back(t);
+  // NVIDIA GB300 NVL72 (2025): the same rack with GB300 superchip boards (2 Grace + 4 Blackwell
+  // Ultra GPUs per compute tray), one ConnectX-8 SuperNIC 800 Gb/s per GPU (72), PCIe gen6
+  // (glennklockwood.com/garden/processors/B300: "72 ConnectX-8 NICs", "18 NVLink Switches at
+  // 130 TB/s").
+  t.name = "gb300_nvl72";
+  t.gpu = "GB300";
+  t.nic = "IB-XDR-800";
+  t.pcie_generation = 6;
+  t.source =
+      "NVIDIA GB300 NVL72 (2025): 72 Blackwell Ultra GPUs in one NVLink domain (18 compute trays, 9 NVLink "
+      "switch trays, 130 TB/s), NVLink-C2C to 36 Grace CPUs, 72x ConnectX-8 800 Gb/s, liquid cooled";
+  n.push_back(t);
+
+  // A 2-socket 8-GPU PCIe gen5 server with H200 NVL cards joined in pairs by 2-way NVLink bridges
+  // (NVIDIA H200 datasheet, H200 NVL: "2- or 4-way NVLink bridge: 900 GB/s per GPU"), as the
+  // H100 NVLink-bridge server above. The 4-way bridge is not a catalog scale-up (pairs only).
+  t = find_in(n, "pcie_8gpu_2socket_h100_nvlink_bridge", "node template");
+  t.name = "pcie_8gpu_2socket_h200_nvl";
+  t.gpu = "H200-NVL";
+  t.source =
+      "Generic 2-socket 8-GPU PCIe gen5 server, H200 NVL in 2-way NVLink-bridged pairs (NVIDIA H200 datasheet, "
+      "H200 NVL: NVLink bridge 900 GB/s per GPU, PCIe gen5 x16)";
+  n.push_back(t);
+
+  // One GH200 superchip per node (as GH200 clusters such as CSCS Alps build them from 4-superchip
+  // blades, each superchip with its own NIC): the Hopper GPU reaches its Grace over NVLink-C2C
+  // (900 GB/s bidirectional: 450 GB/s each way, the hub's links below), one NDR 400 NIC.
+  t = {};
+  t.name = "gh200_1gpu";
+  t.gpu = "GH200-96GB";
+  t.gpus_per_node = 1;
+  t.scale_up = ScaleUp::none;
+  t.nic = "IB-NDR-400";
+  t.nics = 1;
+  t.sockets = 1;
+  t.pcie_switches = 1;
+  t.pcie_generation = 5;
+  t.pcie_bytes_per_s = 450 * kGB;
+  t.pcie_uplink_bytes_per_s = 450 * kGB;
+  t.cpu = "NVIDIA Grace (72 Arm Neoverse V2 cores)";
+  t.source =
+      "NVIDIA GH200 Grace Hopper Superchip datasheet: 1 Hopper GPU + 1 Grace over NVLink-C2C 900 GB/s; one "
+      "ConnectX-7 NDR 400 NIC per superchip (typical build)";
+  n.push_back(t);
+
   return n;
 }
 
@@ -808,7 +1065,22 @@ double pcie_bytes_per_s(int generation, int lanes) {
 
 const GpuSpec& find_gpu(std::string_view name) { return find_in(gpus(), name, "GPU"); }
 const NicSpec& find_nic(std::string_view name) { return find_in(nics(), name, "NIC"); }
-const NodeTemplate& find_node_template(std::string_view name) { return find_in(nodes(), name, "node template"); }
+const NodeTemplate& find_node_template(std::string_view name) {
+  const std::size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return find_in(nodes(), name, "node template");
+  // "base/N": the base template partitioned into NVLink domains of N GPUs (nvlink_domains.h), built
+  // once per name and kept for the program's life (references stay valid; sweeps look up from
+  // several threads).
+  static std::mutex mutex;
+  static std::deque<NodeTemplate> partitioned;
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const NodeTemplate& t : partitioned) {
+    if (t.name == name) return t;
+  }
+  const NodeTemplate& base = find_in(nodes(), name.substr(0, slash), "node template");
+  partitioned.push_back(partition_node_template(base, name, name.substr(slash + 1)));
+  return partitioned.back();
+}
 std::vector<std::string> gpu_names() { return names_of(gpus()); }
 std::vector<std::string> nic_names() { return names_of(nics()); }
 std::vector<std::string> node_template_names() { return names_of(nodes()); }

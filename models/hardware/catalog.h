@@ -16,6 +16,9 @@ enum class FormFactor {
   sxm,   ///< NVIDIA SXM module on an HGX/DGX baseboard whose NVLink wiring is of one NVLink generation
   oam,   ///< OCP Accelerator Module on a universal baseboard (AMD Instinct MI300X: xGMI mesh)
   pcie,  ///< PCIe add-in card in a PCIe slot (NVLink, where it has any, by bridges between card pairs)
+  /// GPU of a Grace superchip (GH200, GB200, GB300): soldered or socketed on a board beside a Grace
+  /// CPU that it reaches over NVLink-C2C; its NVLinks go to the rack's (or tray's) NVLink wiring.
+  superchip,
 };
 
 struct GpuSpec {
@@ -32,6 +35,7 @@ struct GpuSpec {
   double peak_fp16_flops = 0;  ///< fp16 tensor, fp32 accumulate
   double peak_bf16_flops = 0;
   double peak_fp8_flops = 0;      ///< 0 when the GPU has no fp8
+  double peak_fp4_flops = 0;      ///< dense NVFP4 tensor FLOP/s; 0 when the GPU has no fp4 (or none published)
   double hbm_capacity_bytes = 0;  ///< usable device memory [bytes] as nvidia-smi reports it (binary: "80 GB" = 80 GiB)
   double hbm_bandwidth_bytes_per_s = 0;
   int sm_count = 0;

@@ -16,6 +16,8 @@ const char* form_factor_name(FormFactor f) {
       return "an OAM module";
     case FormFactor::pcie:
       return "a PCIe card";
+    case FormFactor::superchip:
+      return "a Grace superchip GPU";
   }
   return "?";
 }
@@ -29,6 +31,8 @@ const char* mount_name(FormFactor f) {
       return "an OAM universal baseboard";
     case FormFactor::pcie:
       return "PCIe slots";
+    case FormFactor::superchip:
+      return "Grace superchip boards";
   }
   return "?";
 }

@@ -140,10 +140,16 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
   const models::NodeTemplate* node = nullptr;
   try {
     node = &models::find_node_template(s.cluster.node_template);
-  } catch (const std::exception&) {
-    k.error("cluster.node_template", "unknown node template \"" + detail::clip(s.cluster.node_template) + "\"" +
-                                         detail::did_you_mean(s.cluster.node_template, models::node_template_names()) +
-                                         " (expected one of: " + names_list(models::node_template_names()) + ")");
+  } catch (const std::exception& e) {
+    // "base/N" (NVLink domains of N GPUs, models/hardware/nvlink_domains.h): the partition's own reason.
+    if (s.cluster.node_template.find('/') != std::string::npos) {
+      k.error("cluster.node_template", e.what());
+    } else {
+      k.error("cluster.node_template",
+              "unknown node template \"" + detail::clip(s.cluster.node_template) + "\"" +
+                  detail::did_you_mean(s.cluster.node_template, models::node_template_names()) +
+                  " (expected one of: " + names_list(models::node_template_names()) + ")");
+    }
   }
   const models::GpuSpec* gpu = nullptr;
   const std::string gpu_name = !s.cluster.gpu.empty() ? s.cluster.gpu : (node != nullptr ? node->gpu : std::string());

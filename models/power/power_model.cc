@@ -103,6 +103,26 @@ NodePowerSpec node_power_spec(const NodeTemplate& node, const GpuSpec& gpu) {
     n.source =
         "NVIDIA DGX A100 datasheet (6.5 kW max) and User Guide (6 x 3 kW PSUs, 3+3); EPYC 7742 225 W (AMD); "
         "DIMMs/NICs/NVSwitch/NVMe and fans: estimates";
+  } else if (node.name.rfind("gb200_nvl72", 0) == 0 || node.name.rfind("gb300_nvl72", 0) == 0) {
+    // A liquid-cooled NVL72 rack as one node. Grace: a GB200 superchip (1 Grace + 2 GPUs) is rated
+    // up to 2,700 W (NVIDIA GB200 product page), so 2,700 - 2 x 1,200 W = 300 W per Grace with its
+    // LPDDR5X. Other: 72 NICs x 25 W, 18 NVLink switch chips x 100 W, 18 compute trays (4 GPUs
+    // each) x 400 W of NVMe, BlueField and BMC (estimates); a rack partitioned into NVLink domains
+    // ("gb200_nvl72/36", models/hardware/nvlink_domains.h) is charged per domain. Cold plates carry the GPU, CPU and
+    // switch heat: fans only in power shelves and trays' residual air path, 3% of the GPUs' TDP (estimate). Power
+    // shelves as N+1 supplies of 5.5 kW (estimate; NVIDIA's rack power is not in the catalog's
+    // sources).
+    n.cpu_w_per_socket = 300;
+    n.other_w = 25.0 * node.nics + 100.0 * node.nvswitches + 400.0 * node.gpus_per_node / 4.0;
+    n.fan_max_w = 0.03 * gpus_w;
+    const double max_w = (gpus_w + node.sockets * n.cpu_w_per_socket + n.other_w + n.fan_max_w) / n.psu_efficiency;
+    n.psu_capacity_w = 5500;
+    n.psu_redundant = 1;
+    n.psu_count = static_cast<int>(std::ceil(1.2 * max_w / n.psu_capacity_w)) + 1;
+    n.airflow_rows = 1;
+    n.source =
+        "estimate: GB200 superchip 2,700 W (Grace 300 W after 2 x 1,200 W GPUs), NICs, NVLink switch chips, "
+        "trays; liquid cooled (fans 3% of GPU TDP); 5.5 kW N+1 power-shelf supplies";
   } else {
     // Generic estimate: 250 W per socket, 25 W per NIC, 100 W per NVSwitch, 400 W for DIMMs,
     // storage and BMC; fans at 12% of the GPUs' TDP; N+1 supplies of 3 kW sized for 1.2x the

@@ -59,6 +59,7 @@ std::string catalog_to_json() {
       << ", \"peak_tf32_flops\": " << number(g.peak_tf32_flops)
       << ", \"peak_fp16_flops\": " << number(g.peak_fp16_flops)
       << ", \"peak_bf16_flops\": " << number(g.peak_bf16_flops) << ", \"peak_fp8_flops\": " << number(g.peak_fp8_flops)
+      << ", \"peak_fp4_flops\": " << number(g.peak_fp4_flops)
       << ", \"hbm_capacity_bytes\": " << number(g.hbm_capacity_bytes)
       << ", \"hbm_bandwidth_bytes_per_s\": " << number(g.hbm_bandwidth_bytes_per_s) << ", \"sm_count\": " << g.sm_count
       << ", \"boost_clock_mhz\": " << number(g.boost_clock_mhz) << ", \"tdp_w\": " << number(g.tdp_w)

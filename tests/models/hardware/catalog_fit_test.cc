@@ -64,6 +64,42 @@ TEST(CatalogFit, ImpossibleHardwareIsNamed) {
             "older)");
 }
 
+TEST(CatalogFit, RackScaleAndSuperchipTemplates) {
+  // Grace superchip GPUs go on superchip boards of their NVLink generation; SXM modules do not.
+  EXPECT_EQ(problem("gb200_nvl72", "GB300"), "");  // GB300 boards fit the GB200 NVL72 (Oberon) rack
+  EXPECT_EQ(problem("gb200_nvl72", "B200"),
+            "B200 is an SXM module and gb200_nvl72 (built for GB200) has Grace superchip boards (expected a Grace "
+            "superchip GPU)");
+  EXPECT_EQ(problem("hgx_b300", "GB300"),
+            "GB300 is a Grace superchip GPU and hgx_b300 (built for B300) has an SXM baseboard (expected an SXM "
+            "module)");
+  EXPECT_EQ(problem("gb200_nvl72", "GH200-96GB"),
+            "GH200-96GB has NVLink4 links and gb200_nvl72 (built for GB200) is wired for NVLink5 (expected a GPU "
+            "with NVLink5)");
+  EXPECT_EQ(problem("gb300_nvl72", "GB200"),
+            "GB200's PCIe is gen5 and gb300_nvl72 (built for GB300)'s PCIe links are modelled at gen6, which the "
+            "card would train below (expected a GPU of PCIe gen 6 or newer, or a template of gen 5 or older)");
+  EXPECT_EQ(problem("hgx_b300", "B200"),
+            "B200's PCIe is gen5 and hgx_b300 (built for B300)'s PCIe links are modelled at gen6, which the card "
+            "would train below (expected a GPU of PCIe gen 6 or newer, or a template of gen 5 or older)");
+  EXPECT_EQ(problem("dgx_b200", "B300"), "");
+  EXPECT_EQ(problem("pcie_8gpu_2socket_h100_nvlink_bridge", "H200-NVL"), "");
+  EXPECT_EQ(problem("pcie_8gpu_2socket_h200_nvl", "A100-PCIe-80GB"),
+            "A100-PCIe-80GB has NVLink3 links and pcie_8gpu_2socket_h200_nvl (built for H200-NVL) is wired for "
+            "NVLink4 bridges (expected a GPU with NVLink4)");
+  // The racks: 72 GPUs in one NVLink domain, one NIC per GPU, one Grace per 2 GPUs.
+  for (const char* rack : {"gb200_nvl72", "gb300_nvl72"}) {
+    const NodeTemplate& t = find_node_template(rack);
+    EXPECT_EQ(t.gpus_per_node, 72) << rack;
+    EXPECT_EQ(t.scale_up, ScaleUp::nvswitch) << rack;
+    EXPECT_EQ(t.nics, 72) << rack;
+    EXPECT_EQ(t.sockets, 36) << rack;
+    const GpuSpec& g = find_gpu(t.gpu);
+    EXPECT_DOUBLE_EQ(g.nvlink_links * g.nvlink_bytes_per_s_per_link, 900e9) << rack;  // each way per GPU
+  }
+  EXPECT_DOUBLE_EQ(find_nic(find_node_template("gb300_nvl72").nic).bytes_per_s, 100e9);  // ConnectX-8 800 Gb/s
+}
+
 TEST(CatalogFit, LinkCountsOfBaseboardsAndMeshes) {
   // A baseboard wired for H800's 8 NVLink4 links per GPU has no lanes for H100's 18.
   NodeTemplate h800 = find_node_template("dgx_h100");
@@ -94,8 +130,13 @@ TEST(CatalogCapability, KernelsFollowTheArchitecture) {
   EXPECT_FALSE(runs_flash_attention(find_gpu("RTX-2080-Ti")));
   for (const char* g : {"A30", "A100-SXM4-40GB", "RTX-4090", "H100-SXM5-80GB", "B200", "MI300X"})
     EXPECT_TRUE(runs_flash_attention(find_gpu(g))) << g;
-  // fp4 only on Blackwell.
-  for (const std::string& g : gpu_names()) EXPECT_EQ(runs_fp4(find_gpu(g)), g == "B200") << g;
+  // fp4 only on Blackwell (B200, B300, GB200, GB300), each with its datasheet fp4 peak.
+  EXPECT_EQ(kernel_arch(find_gpu("B300")), "sm103");
+  for (const std::string& g : gpu_names()) {
+    const bool blackwell = g == "B200" || g == "B300" || g == "GB200" || g == "GB300";
+    EXPECT_EQ(runs_fp4(find_gpu(g)), blackwell) << g;
+    EXPECT_EQ(find_gpu(g).peak_fp4_flops > 0, blackwell) << g;
+  }
 }
 
 TEST(CatalogCapability, Fp8PeakExactlyWhereTheArchitectureHasFp8) {

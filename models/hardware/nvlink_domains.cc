@@ -1,0 +1,57 @@
+// NVLink domains smaller than a node template (nvlink_domains.h).
+
+#include "models/hardware/nvlink_domains.h"
+
+#include <algorithm>
+#include <charconv>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+namespace traincast::models {
+
+NodeTemplate partition_node_template(const NodeTemplate& base, std::string_view name, std::string_view domain_text) {
+  const std::string what = "node template '" + std::string(name) + "': ";
+  int n = 0;
+  const auto [ptr, ec] = std::from_chars(domain_text.data(), domain_text.data() + domain_text.size(), n);
+  if (domain_text.empty() || ec != std::errc() || ptr != domain_text.data() + domain_text.size() || n < 1) {
+    throw std::invalid_argument(what + "'" + std::string(domain_text) +
+                                "' is not a GPU count (expected base/N with N GPUs per NVLink domain, e.g. " +
+                                base.name + "/" + std::to_string(base.gpus_per_node / 2) + ")");
+  }
+  const int gpn = base.gpus_per_node;
+  if (base.scale_up != ScaleUp::nvswitch) {
+    throw std::invalid_argument(what + base.name +
+                                " has no NVSwitch to partition (expected a template whose GPUs reach each other "
+                                "through NVSwitch, e.g. gb200_nvl72)");
+  }
+  if (n >= gpn || gpn % n != 0) {
+    throw std::invalid_argument(what + std::to_string(n) + " GPUs per NVLink domain does not split " + base.name +
+                                "'s " + std::to_string(gpn) + " GPUs (expected a divisor of " + std::to_string(gpn) +
+                                " below it)");
+  }
+  const int parts = gpn / n;
+  auto share = [&](int count, const char* field) {
+    if (count % parts != 0) {
+      throw std::invalid_argument(what + base.name + "'s " + std::to_string(count) + " " + field +
+                                  " do not split over " + std::to_string(parts) +
+                                  " NVLink domains (expected a domain size whose parts share "
+                                  "them evenly)");
+    }
+    return count / parts;
+  };
+  NodeTemplate t = base;
+  t.name = std::string(name);
+  t.gpus_per_node = n;
+  t.nics = share(base.nics, "NICs");
+  t.sockets = share(std::max(1, base.sockets), "CPU sockets");
+  t.pcie_switches = share(base.pcie_switches, "PCIe (or C2C) hubs");
+  // The switch chips serve every domain (NVLink partitions are switch routing tables): each
+  // domain is charged its share, for power only (the NVSwitch plane is non-blocking).
+  t.nvswitches = (base.nvswitches + parts - 1) / parts;
+  t.source = base.source + "; partitioned into NVLink domains of " + std::to_string(n) +
+             " GPUs (GPUs of different domains talk over the NICs)";
+  return t;
+}
+
+}  // namespace traincast::models

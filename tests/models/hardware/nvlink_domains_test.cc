@@ -1,0 +1,108 @@
+// Rack-scale NVLink domains (issue 19): the GB200 NVL72 rack as one 72-GPU NVLink domain (TP/EP/CP
+// across trays over NVLink, what leaves the rack over the NICs) and "base/N" templates that cut a
+// rack into smaller NVLink domains (nvlink_domains.h).
+
+#include "models/hardware/nvlink_domains.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "models/hardware/catalog.h"
+#include "models/hardware/cluster.h"
+#include "sim/flow_network.h"
+#include "sim/simulator.h"
+
+namespace traincast::models {
+namespace {
+
+struct Rack {
+  explicit Rack(const std::string& tmpl, int nodes) : net(sim), cluster(spec(tmpl, nodes), net) {}
+  static ClusterSpec spec(const std::string& tmpl, int nodes) {
+    ClusterSpec s;
+    s.node_template = tmpl;
+    s.num_nodes = nodes;
+    return s;
+  }
+  bool crosses_nic(int a, int b) const {
+    for (auto r : cluster.route(a, b))
+      if (cluster.link_kind(r) == LinkKind::nic) return true;
+    return false;
+  }
+  double nvlink_bytes_per_s(int a, int b) const {
+    double bw = 1e300;
+    for (auto r : cluster.route(a, b)) bw = std::min(bw, net.capacity(r));
+    return bw;
+  }
+  sim::Simulator sim;
+  sim::FlowNetwork net;
+  Cluster cluster;
+};
+
+std::string refusal(const std::string& name) {
+  try {
+    find_node_template(name);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(NvlinkDomains, Nvl72IsOneNvlinkDomainAcrossTrays) {
+  const Rack r("gb200_nvl72", 2);
+  EXPECT_EQ(r.cluster.gpus_per_node(), 72);
+  // GPU 0 (tray 0) and GPU 71 (tray 17) talk over NVLink at 900 GB/s each way, no NIC.
+  EXPECT_TRUE(r.cluster.nvlink_between(0, 71));
+  EXPECT_FALSE(r.crosses_nic(0, 71));
+  EXPECT_DOUBLE_EQ(r.nvlink_bytes_per_s(0, 71), 900e9);
+  // Between racks: over the GPUs' ConnectX-7 (400 Gb/s = 50 GB/s).
+  EXPECT_TRUE(r.crosses_nic(5, 72 + 5));
+  EXPECT_DOUBLE_EQ(r.nvlink_bytes_per_s(5, 72 + 5), 50e9);
+}
+
+TEST(NvlinkDomains, PartitionedRackTalksBetweenDomainsOverTheNics) {
+  const NodeTemplate& half = find_node_template("gb200_nvl72/36");
+  EXPECT_EQ(half.name, "gb200_nvl72/36");
+  EXPECT_EQ(half.gpus_per_node, 36);
+  EXPECT_EQ(half.nics, 36);
+  EXPECT_EQ(half.sockets, 18);
+  EXPECT_EQ(half.pcie_switches, 18);
+  EXPECT_EQ(half.nvswitches, 9);
+  EXPECT_EQ(&half, &find_node_template("gb200_nvl72/36"));  // built once, references stay valid
+  const NodeTemplate& eight = find_node_template("gb200_nvl72/8");
+  EXPECT_EQ(eight.gpus_per_node, 8);
+  EXPECT_EQ(eight.nics, 8);
+  EXPECT_EQ(eight.sockets, 4);
+  // One rack as 2 x 36: the same 72 GPUs; GPU 0 and 35 over NVLink, GPU 0 and 36 over the NICs.
+  const Rack r("gb200_nvl72/36", 2);
+  EXPECT_EQ(r.cluster.num_gpus(), 72);
+  EXPECT_FALSE(r.crosses_nic(0, 35));
+  EXPECT_TRUE(r.crosses_nic(0, 36));
+  // More bandwidth never slower: the whole rack's path between GPU 0 and 36 is at least as fast.
+  const Rack whole("gb200_nvl72", 1);
+  EXPECT_GE(whole.nvlink_bytes_per_s(0, 36), r.nvlink_bytes_per_s(0, 36));
+}
+
+TEST(NvlinkDomains, ImpossiblePartitionsAreRefused) {
+  EXPECT_EQ(refusal("gb200_nvl72/7"),
+            "node template 'gb200_nvl72/7': 7 GPUs per NVLink domain does not split gb200_nvl72's 72 GPUs (expected a "
+            "divisor of 72 below it)");
+  EXPECT_EQ(refusal("gb200_nvl72/72"),
+            "node template 'gb200_nvl72/72': 72 GPUs per NVLink domain does not split gb200_nvl72's 72 GPUs (expected "
+            "a divisor of 72 below it)");
+  EXPECT_EQ(refusal("gb200_nvl72/x"),
+            "node template 'gb200_nvl72/x': 'x' is not a GPU count (expected base/N with N GPUs per NVLink domain, "
+            "e.g. gb200_nvl72/36)");
+  EXPECT_EQ(refusal("kestrel_h100_4gpu/2"),
+            "node template 'kestrel_h100_4gpu/2': kestrel_h100_4gpu has no NVSwitch to partition (expected a template "
+            "whose GPUs reach each other through NVSwitch, e.g. gb200_nvl72)");
+  // 36 sockets do not split over 8 domains of 9 GPUs.
+  EXPECT_EQ(refusal("gb200_nvl72/9"),
+            "node template 'gb200_nvl72/9': gb200_nvl72's 36 CPU sockets do not split over 8 NVLink domains "
+            "(expected a domain size whose parts share them evenly)");
+  EXPECT_NE(refusal("nosuch/2").find("unknown node template 'nosuch'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace traincast::models

@@ -90,11 +90,11 @@ void check_attention(const models::Scenario& s, Checker& k) {
   k.int_field("workload.model.head_dim", m.head_dim);
   check_mla(s, k);
   check_sliding_window(s, k);
-  if (m.num_experts > 0) {
+  if (m.num_experts > 0 && m.moe_top_k >= 1 && m.moe_top_k <= m.num_experts) {  // else check_moe's error
     // At most every slot on one expert: each token sends one of its top-k slots to it, so its load
     // is at most tokens = (experts / top_k) x the mean load.
     const double imbalance = m.moe_expert_imbalance;
-    const double most = m.moe_top_k >= 1 ? static_cast<double>(m.num_experts) / m.moe_top_k : 1.0;
+    const double most = static_cast<double>(m.num_experts) / m.moe_top_k;
     if (!std::isfinite(imbalance) || !(imbalance >= 1.0 && imbalance <= most))
       k.error("workload.model.moe_expert_imbalance", "got " + Checker::number(imbalance) +
                                                          " (expected a number from 1 (balanced) to num_experts / " +

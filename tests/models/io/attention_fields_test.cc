@@ -18,7 +18,7 @@ using test_support::errors_of;
 
 const std::string kSourceDir = TRAINCAST_SOURCE_DIR;
 
-/// One DGX H100, DP 8; line 3 is the model block (it starts at column 11).
+/// One DGX H100, DP 8; line 3 is the model block (the extra fields start at column 102).
 std::string scenario(const std::string& model, const std::string& parallel = "dp: 8") {
   return "cluster { node_template: \"dgx_h100\" }\n"
          "workload {\n"
@@ -45,43 +45,43 @@ TEST(AttentionFields, HeadDimNeedNotDivideHidden) {
   // the heads do not divide hidden_size.
   EXPECT_NO_THROW(load_scenario_text(scenario("head_dim: 96"), "t.textproto", Format::text));
   EXPECT_EQ(errors_of(scenario("head_dim: -4")),
-            (std::vector<std::string>{"t.textproto:3:112: workload.model.head_dim: got -4 (expected an integer from 0 "
+            (std::vector<std::string>{"t.textproto:3:102: workload.model.head_dim: got -4 (expected an integer from 0 "
                                       "to 65536, 0 for hidden_size / num_attention_heads)"}));
 }
 
 TEST(AttentionFields, MlaWidthsNeedMla) {
   EXPECT_EQ(errors_of(scenario("kv_lora_rank: 512")),
-            (std::vector<std::string>{"t.textproto:3:112: workload.model.kv_lora_rank: is set but "
+            (std::vector<std::string>{"t.textproto:3:102: workload.model.kv_lora_rank: is set but "
                                       "multi_latent_attention is false (expected multi_latent_attention: true for "
                                       "MLA)"}));
   EXPECT_EQ(errors_of(scenario("multi_latent_attention: true qk_nope_head_dim: 64 v_head_dim: 64 "
                                "num_query_groups: 4")),
             (std::vector<std::string>{
-                "t.textproto:3:112: workload.model.kv_lora_rank: not set with multi_latent_attention (expected an "
+                "t.textproto:3:3: workload.model.kv_lora_rank: not set with multi_latent_attention (expected an "
                 "integer from 1 to 65536; DeepSeek-V3: 512)",
-                "t.textproto:3:178: workload.model.num_query_groups: got 4 with multi_latent_attention (expected 0: "
+                "t.textproto:3:167: workload.model.num_query_groups: got 4 with multi_latent_attention (expected 0: "
                 "MLA's heads share one key/value latent, not groups)"}));
 }
 
 TEST(AttentionFields, SlidingWindowAndImbalance) {
   EXPECT_EQ(errors_of(scenario("sliding_window_pattern: 2")),
-            (std::vector<std::string>{"t.textproto:3:112: workload.model.sliding_window_pattern: is set but "
+            (std::vector<std::string>{"t.textproto:3:102: workload.model.sliding_window_pattern: is set but "
                                       "sliding_window is 0 (expected sliding_window >= 1 for windowed layers)"}));
   EXPECT_EQ(errors_of(scenario("sliding_window: 128 sliding_window_pattern: 1")),
-            (std::vector<std::string>{"t.textproto:3:132: workload.model.sliding_window_pattern: got 1 (expected 0 "
+            (std::vector<std::string>{"t.textproto:3:122: workload.model.sliding_window_pattern: got 1 (expected 0 "
                                       "for every layer windowed, or N >= 2 for every N-th layer global; GPT-OSS: 2)"}));
   EXPECT_EQ(errors_of(scenario("num_experts: 8 moe_expert_imbalance: 5", "dp: 8 ep: 8")),
-            (std::vector<std::string>{"t.textproto:3:127: workload.model.moe_expert_imbalance: got 5 (expected a "
+            (std::vector<std::string>{"t.textproto:3:117: workload.model.moe_expert_imbalance: got 5 (expected a "
                                       "number from 1 (balanced) to num_experts / moe_top_k = 4)"}));
   EXPECT_EQ(errors_of(scenario("moe_expert_imbalance: 2")),
-            (std::vector<std::string>{"t.textproto:3:112: workload.model.moe_expert_imbalance: is set but "
+            (std::vector<std::string>{"t.textproto:3:102: workload.model.moe_expert_imbalance: is set but "
                                       "num_experts is 0 (expected num_experts >= 1 for a MoE model)"}));
 }
 
 TEST(AttentionFields, TopKAboveExperts) {
   EXPECT_EQ(errors_of(scenario("num_experts: 8 moe_top_k: 9", "dp: 8 ep: 8")),
             (std::vector<std::string>{
-                "t.textproto:3:127: workload.model.moe_top_k: got 9 (expected an integer from 1 to num_experts = 8)"}));
+                "t.textproto:3:117: workload.model.moe_top_k: got 9 (expected an integer from 1 to num_experts = 8)"}));
 }
 
 TEST(AttentionFields, ModelZooParameterCounts) {

@@ -208,7 +208,9 @@ ModelChecks check_model(const models::Scenario& s, Checker& k) {
   const bool layers_ok = transformer && k.int_field("workload.model.num_layers", m.num_layers);
   const bool hidden_ok = transformer && k.int_field("workload.model.hidden_size", m.hidden_size);
   const bool heads_ok = transformer && k.int_field("workload.model.num_attention_heads", m.num_attention_heads);
-  if (hidden_ok && heads_ok && m.hidden_size % m.num_attention_heads != 0) {
+  // With an explicit head dim (Qwen3) or MLA the heads' width need not be hidden_size.
+  const bool own_head_width = m.head_dim > 0 || m.multi_latent_attention;
+  if (hidden_ok && heads_ok && !own_head_width && m.hidden_size % m.num_attention_heads != 0) {
     k.error("workload.model.num_attention_heads", to_string(m.num_attention_heads) + " does not divide hidden_size " +
                                                       to_string(m.hidden_size) + " (expected a divisor of " +
                                                       to_string(m.hidden_size) + ")");
@@ -494,6 +496,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   const ModelChecks model = check_model(s, k);
   const ParallelChecks parallel = check_parallel(s, model, k);
   check_moe(s, k);
+  check_attention(s, k);
   check_encoder(s, k);
   check_dropout(s, k);
   resolve_kernels(s, cluster.gpu, k);

@@ -90,6 +90,12 @@ void check_megatron_divisibility(const models::Scenario& s, Checker& k);
 /// Mixture-of-experts and expert-parallel fields (workload.model.num_experts ..., parallel.ep).
 void check_moe(const models::Scenario& s, Checker& k);
 
+/// Attention shape (scenario_checks_attention.cc): head_dim, the multi-head latent attention
+/// widths (only with multi_latent_attention; kv_lora_rank, qk_nope_head_dim, v_head_dim >= 1; no
+/// GQA groups, head_dim, LoRA or CP with it), sliding_window and its pattern (0 or >= 2; decoders;
+/// no CP), moe_expert_imbalance in [1, num_experts / moe_top_k].
+void check_attention(const models::Scenario& s, Checker& k);
+
 /// Context parallelism (workload.parallel.cp): ring attention over dense transformers.
 void check_context_parallel(const models::Scenario& s, Checker& k);
 

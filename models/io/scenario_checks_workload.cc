@@ -146,9 +146,9 @@ void check_moe(const models::Scenario& s, Checker& k) {
                                                  to_string(m.num_shared_experts) + " x " + to_string(mffn) +
                                                  " (expected a divisor of it)");
   } else {
-    for (const char* f :
-         {"workload.model.moe_top_k", "workload.model.moe_ffn_hidden_size", "workload.model.num_shared_experts",
-          "workload.model.first_dense_layers", "workload.model.moe_capacity_factor"})
+    for (const char* f : {"workload.model.moe_top_k", "workload.model.moe_ffn_hidden_size",
+                          "workload.model.num_shared_experts", "workload.model.first_dense_layers",
+                          "workload.model.moe_capacity_factor", "workload.model.moe_expert_imbalance"})
       if (k.present(f)) k.error(f, "is set but num_experts is 0 (expected num_experts >= 1 for a MoE model)");
   }
   if (k.int_field("workload.parallel.ep", p.ep) && p.ep > 1) {

@@ -52,6 +52,10 @@ bool not_resnet(const S& s) { return s.model.family != models::ModelFamily::resn
 bool transformer(const S& s) { return s.model.family == models::ModelFamily::transformer; }
 /// The MoE fields are errors on a dense model.
 bool moe(const S& s) { return s.model.num_experts > 0; }
+/// The MLA widths are errors without multi_latent_attention.
+bool mla(const S& s) { return s.model.multi_latent_attention; }
+/// sliding_window_pattern is an error without sliding_window.
+bool windowed(const S& s) { return s.model.sliding_window > 0; }
 /// The encoder fields are errors on a decoder.
 bool encoder(const S& s) { return s.model.architecture == models::Architecture::encoder; }
 /// lora_target_modules is an error without LoRA; lora_rank 0 (full training) is left out.
@@ -121,6 +125,17 @@ constexpr ScenarioField kFields[] = {
     field<&S::model, &Model::num_shared_experts>("workload.model.num_shared_experts", moe),
     field<&S::model, &Model::first_dense_layers>("workload.model.first_dense_layers", moe),
     field<&S::model, &Model::moe_capacity_factor>("workload.model.moe_capacity_factor", moe),
+    field<&S::model, &Model::moe_expert_imbalance>("workload.model.moe_expert_imbalance", moe),
+    field<&S::model, &Model::head_dim>("workload.model.head_dim", Written::if_changed, not_resnet),
+    field<&S::model, &Model::multi_latent_attention>("workload.model.multi_latent_attention", Written::if_changed,
+                                                     not_resnet),
+    field<&S::model, &Model::q_lora_rank>("workload.model.q_lora_rank", mla),
+    field<&S::model, &Model::kv_lora_rank>("workload.model.kv_lora_rank", mla),
+    field<&S::model, &Model::qk_nope_head_dim>("workload.model.qk_nope_head_dim", mla),
+    field<&S::model, &Model::qk_rope_head_dim>("workload.model.qk_rope_head_dim", mla),
+    field<&S::model, &Model::v_head_dim>("workload.model.v_head_dim", mla),
+    field<&S::model, &Model::sliding_window>("workload.model.sliding_window", Written::if_changed, not_resnet),
+    field<&S::model, &Model::sliding_window_pattern>("workload.model.sliding_window_pattern", windowed),
     field<&S::model, &Model::family>("workload.model.family", resnet),
     field<&S::model, &Model::image_size>("workload.model.image_size", resnet),
     field<&S::model, &Model::num_classes>("workload.model.num_classes", resnet),

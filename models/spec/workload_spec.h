@@ -49,7 +49,7 @@ struct ModelSpec {
   // Mixture of experts (Shazeer et al. 2017; Switch/GShard capacity; Mixtral; DeepSeekMoE).
   // A MoE layer replaces the MLP by num_experts routed experts (each a gated_mlp-style MLP of
   // width moe_ffn_hidden_size), of which each token uses moe_top_k, plus num_shared_experts
-  // experts every token uses. Routing is assumed balanced (every expert gets its share).
+  // experts every token uses. Routing is balanced unless moe_expert_imbalance > 1.
   int num_experts = 0;          ///< routed experts per MoE layer, 0 = dense model
   int moe_top_k = 2;            ///< experts per token, 1..num_experts
   int moe_ffn_hidden_size = 0;  ///< width of one expert's MLP, 0 = ffn_hidden_size
@@ -58,6 +58,39 @@ struct ModelSpec {
   /// Expert capacity factor: each expert processes capacity_factor x (tokens x top_k / experts)
   /// token slots, padded (GShard / Switch Transformer). 0 = dropless (balanced: exactly its share).
   double moe_capacity_factor = 0.0;
+  /// Load of the busiest routed expert relative to the mean (1 = balanced routing). The EP rank that
+  /// holds it sets the MoE layer's step time: its grouped expert GEMMs process
+  /// (experts_local - 1 + imbalance) / experts_local x its balanced share of the slots; the other
+  /// ranks wait for it at the combine all-to-all. Range [1, num_experts]. Default 1: no published
+  /// per-expert load of a balanced DeepSeek/Qwen run is in /work/shared/data to ground another.
+  double moe_expert_imbalance = 1.0;
+
+  /// Per-head dimension of queries, keys and values [elements]. 0 = hidden_size / num_attention_heads
+  /// (GPT, Llama). Qwen3 sets it independently (HF config.json "head_dim": 128 with hidden 2048 and
+  /// 32 heads in Qwen3-30B-A3B): Q is h x (heads x head_dim), K and V h x (groups x head_dim),
+  /// the output projection (heads x head_dim) x h; attention FLOPs and activations follow.
+  int head_dim = 0;
+
+  /// Multi-head latent attention (DeepSeek-V2 arXiv:2405.04434 §2.1, DeepSeek-V3 arXiv:2412.19437
+  /// §2.1.1): queries through a q_lora_rank bottleneck, keys and values through a shared
+  /// kv_lora_rank latent (plus one qk_rope_head_dim decoupled RoPE key shared by all heads); each
+  /// head's query/key is qk_nope_head_dim + qk_rope_head_dim wide, its value v_head_dim.
+  /// Needs num_query_groups 0 and head_dim 0. The down-projections are duplicated on every TP rank
+  /// (Megatron-Core MLASelfAttention, parallel_mode "duplicated").
+  bool multi_latent_attention = false;
+  int q_lora_rank = 0;       ///< query latent width d_c' (V3: 1536); 0 = queries projected from h directly (V2-Lite)
+  int kv_lora_rank = 0;      ///< key/value latent width d_c (V3: 512), >= 1 with MLA
+  int qk_nope_head_dim = 0;  ///< per-head query/key width without RoPE d_h (V3: 128), >= 1 with MLA
+  int qk_rope_head_dim = 0;  ///< per-head decoupled RoPE width d_h^R (V3: 64), >= 0
+  int v_head_dim = 0;        ///< per-head value width (V3: 128), >= 1 with MLA
+
+  /// Sliding-window attention (Mistral, Gemma 2/3, GPT-OSS): a windowed layer's queries attend to
+  /// the last sliding_window keys only [tokens]; 0 = every layer attends to the whole sequence.
+  int sliding_window = 0;
+  /// With sliding_window > 0: 0 = every layer is windowed (Mistral 7B); N >= 2 = of every N layers
+  /// the first N - 1 are windowed and the N-th attends globally (HF Gemma 3 sliding_window_pattern;
+  /// GPT-OSS alternates sliding and full from layer 0: N = 2).
+  int sliding_window_pattern = 0;
 
   // Encoder (BERT, Devlin et al. 2019): bidirectional attention (no causal mask), post-LN (same
   // kernels as pre-LN, in another order), learned position and token-type embeddings with an

@@ -79,8 +79,9 @@ LayoutAdvice layout_advice(const Scenario& sc, const GpuSpec& gpu, double bytes_
 
 double activation_bytes_per_layer(const Scenario& sc, int layer) {
   const ModelSpec& m = sc.model;
-  if (!is_moe_layer(m, layer)) return activation_bytes_per_layer(sc);
   if (sc.training.recompute == Recompute::full) return activation_bytes_per_layer(sc);  // the layer input only
+  const double attention_layer = activation_bytes_with_keys(sc, attention_keys(m, layer));
+  if (!is_moe_layer(m, layer)) return attention_layer;
   // The dense layer minus its MLP (FC1 output and FC2 input), plus the MoE block.
   const double s = m.seq_length, b = sc.training.micro_batch_size, h = m.hidden_size;
   const double t = sc.parallel.tp;
@@ -93,9 +94,12 @@ double activation_bytes_per_layer(const Scenario& sc, int layer) {
   const double dense_mlp = e * s * b * f * gate / t + e * s * b * f / t;
   const double fs = m.num_shared_experts * fe;
   const double shared = e * s * b * fs * gate / t + e * s * b * fs / t;
-  const double slots = tokens_local * expert_slots_per_token(m);
+  double slots = tokens_local * expert_slots_per_token(m);
+  // Expert imbalance: the rank with the busiest expert keeps its larger share (transformer_programs.cc).
+  const double experts_local = std::max(1.0, static_cast<double>(m.num_experts) / std::max(1, sc.parallel.ep));
+  if (m.moe_expert_imbalance > 1) slots *= (experts_local - 1 + m.moe_expert_imbalance) / experts_local;
   const double routed = 4 * tokens_local * m.num_experts + e * slots * (2 * h + fe * gate + fe);
-  return activation_bytes_per_layer(sc) - dense_mlp + shared + routed;
+  return attention_layer - dense_mlp + shared + routed;
 }
 
 ModelStateBytes zero_model_state_bytes(double params, double weight_bytes_per_param, double grad_bytes_per_param,
@@ -108,15 +112,17 @@ ModelStateBytes zero_model_state_bytes(double params, double weight_bytes_per_pa
   return b;
 }
 
-double activation_bytes_per_layer(const Scenario& sc) {
+double activation_bytes_per_layer(const Scenario& sc) { return activation_bytes_with_keys(sc, sc.model.seq_length); }
+
+double activation_bytes_with_keys(const Scenario& sc, double keys) {
   const ModelSpec& m = sc.model;
   // Context parallelism: each CP rank keeps its s / cp tokens (the attention terms below are
   // linear in s with flash attention, which CP requires).
   const double s = static_cast<double>(m.seq_length) / std::max(1, sc.parallel.cp), b = sc.training.micro_batch_size,
                h = m.hidden_size, a = m.num_attention_heads;
   const double t = sc.parallel.tp;
-  const double groups = m.num_query_groups > 0 ? m.num_query_groups : a;
-  const double kv = groups * (h / a);
+  const AttentionDims d = attention_dims(m);
+  const double kv = d.kv;
   const double f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4 * h;
   const double gate = m.gated_mlp ? 2.0 : 1.0;
   const double e = activation_bytes_per_element(sc.training.precision);
@@ -131,8 +137,14 @@ double activation_bytes_per_layer(const Scenario& sc) {
   const double hidden_masks = m.hidden_dropout > 0 ? 2.0 : 0.0;
   const double replicated = (4 * e + hidden_masks) * sbh / rep;
   // Tensor-parallel region: Q, K, V, projection input, activation input, FC2 input.
-  const double q_k_v = e * s * b * (h + 2 * kv) / t;
-  const double proj_in = e * sbh / t;
+  double q_k_v = e * s * b * (d.q + 2 * kv) / t;
+  const double proj_in = e * (s * b * d.o) / t;
+  if (d.mla) {
+    // MLA (DeepSeek-V3 §2.1.1): per head Q and K of d_qk and V of d_v (after the up-projections,
+    // TP-split), and the latents every TP rank computes whole: c_Q before and after its RMSNorm
+    // (2 q_lora), the down-projected [c_KV, k_R] (kv_lora + rope) and the normalised c_KV (kv_lora).
+    q_k_v = e * s * b * d.k_v / t + e * s * b * d.q / t + e * s * b * (2 * d.q_lora + 2 * d.kv_lora + d.rope);
+  }
   const double mlp = e * s * b * f * gate / t + e * s * b * f / t;
   double attention_core = 0;
   if (sc.training.flash_attention) {
@@ -141,7 +153,8 @@ double activation_bytes_per_layer(const Scenario& sc) {
     // Softmax output; with attention dropout also its 1-byte mask and the dropped copy (the input
     // of attention x V). Without dropout attention x V reads the softmax output itself.
     const double per_score = m.attention_dropout > 0 ? 2 * e + 1 : e;
-    attention_core = per_score * a * s * s * b / t;
+    // Sliding-window layers keep a banded score tensor: `keys` (the window) per query.
+    attention_core = per_score * a * s * keys * b / t;
   }
   return replicated + q_k_v + proj_in + mlp + attention_core;
 }
@@ -161,14 +174,14 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     for (int i = 0; i < layers; ++i) indices.push_back(i);
   }
   double params = 0, expert_params = 0, act_per_layer = 0;
-  if (m.num_experts == 0) {  // identical layers (kept in this form: results of dense jobs unchanged)
-    params = layers * layer_parameters(m, 0).replicated / t;
+  if (m.num_experts == 0 && m.sliding_window == 0) {  // identical layers (kept in this form: results unchanged)
+    params = layers * layer_parameters(m, 0).replicated_per_rank(t);
     act_per_layer = activation_bytes_per_layer(sc);
     indices.clear();
   }
   for (int layer : indices) {
     const LayerParameters lp = layer_parameters(m, layer);
-    params += lp.replicated / t;
+    params += lp.replicated_per_rank(t);
     expert_params += lp.experts / par.ep;
     act_per_layer += activation_bytes_per_layer(sc, layer);
   }
@@ -219,7 +232,7 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     mb.grads_bytes += trainable * grad_bytes;
   } else if (dp_cp > 1 && par.zero_stage == 3) {
     // ZeRO-3 / FSDP reduce-scatter per unit (one layer): its full gradient before the reduction.
-    const double unit = lora ? trainable / std::max(1, layers) : layer_parameters(m, 0).replicated / t;
+    const double unit = lora ? trainable / std::max(1, layers) : layer_parameters(m, 0).replicated_per_rank(t);
     mb.grads_bytes += std::min(trainable, unit) * grad_bytes;
   } else if (dp_cp > 1 && par.zero_stage >= 2) {
     // The full gradient of one reduction bucket exists before it is reduce-scattered (Megatron-
@@ -234,7 +247,7 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     // schedule) the stage's parameters stay gathered from forward to backward: all of them.
     const double gather_bytes = par.param_gather_bytes > 0 ? par.param_gather_bytes : weight_bytes;
     mb.weights_bytes += par.reshard_after_forward
-                            ? std::min(layers, 2) * layer_parameters(m, 0).replicated / t * gather_bytes
+                            ? std::min(layers, 2) * layer_parameters(m, 0).replicated_per_rank(t) * gather_bytes
                             : params * gather_bytes;
   }
 

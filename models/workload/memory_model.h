@@ -19,6 +19,10 @@ namespace traincast::models {
 /// mask and the 2-byte dropped copy of the attention probabilities, kept when
 /// model.attention_dropout > 0): a model without dropout (Llama) keeps sbh(32 + 2as/h).
 double activation_bytes_per_layer(const Scenario& scenario);
+/// Same with `keys` keys per query in the unfused attention's score tensor (seq_length for full
+/// attention, the window of a sliding-window layer); MLA layers keep their Q, K, V (d_qk, d_v per
+/// head) and latents instead of the plain Q, K, V.
+double activation_bytes_with_keys(const Scenario& scenario, double keys);
 /// Same for layer `layer` (0-based): a MoE layer keeps, instead of the dense MLP's, the shared
 /// experts' MLP activations (as a dense MLP of their width), the router probabilities (fp32,
 /// per token and expert) and per routed slot the expert input, FC1 output, FC2 input and expert

@@ -17,8 +17,9 @@ TransformerShape transformer_shape(const Scenario& sc) {
   x.s = m.seq_length;
   x.h = m.hidden_size;
   x.a = m.num_attention_heads;
-  const double groups = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
-  x.kv = groups * (x.h / x.a);
+  x.att = attention_dims(m);
+  x.proj = attention_input_projections(m);
+  x.kv = x.att.kv;
   x.f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4.0 * m.hidden_size;
   x.v = padded_vocab_size(m, sc.parallel.tp);
   x.l = m.num_layers;
@@ -37,6 +38,7 @@ TransformerShape transformer_shape(const Scenario& sc) {
   x.slots = expert_slots_per_token(m);
   x.ep = sc.parallel.ep;
   x.cp = std::max(1, sc.parallel.cp);
+  x.imbalance = std::max(1.0, m.moe_expert_imbalance);
   return x;
 }
 
@@ -44,10 +46,13 @@ namespace {
 
 /// Forward FLOPs of one layer per token with attention at full s² (the accounting convention).
 /// A MoE layer counts the router and the experts a token uses (top-k routed + shared).
-double layer_forward_flops_per_token(const TransformerShape& x, bool moe) {
-  const double attention = 2 * x.h * (x.h + 2 * x.kv)  // QKV
-                           + 4 * x.s * x.h             // QK^T and attention×V
-                           + 2 * x.h * x.h;            // output projection
+/// `keys`: keys per query (seq_length, or the window of a sliding-window layer).
+double layer_forward_flops_per_token(const TransformerShape& x, bool moe, double keys) {
+  double projections = 0;  // QKV (plain/GQA: one fused GEMM; MLA: down- and up-projections)
+  for (const AttentionProjection& p : x.proj) projections += 2 * p.in * p.out;
+  const double attention = projections              //
+                           + 4 * keys * x.att.core  // QK^T and attention×V
+                           + 2 * x.att.o * x.h;     // output projection
   const double mlp = [&] {
     if (!moe) return 2 * x.h * x.f * x.gate + 2 * x.f * x.h;  // FC1 (gate and up for SwiGLU), FC2
     const double expert = 2 * x.h * x.fe * x.gate + 2 * x.fe * x.h;
@@ -60,8 +65,15 @@ double layer_forward_flops_per_token(const TransformerShape& x, bool moe) {
 double forward_flops_per_token(const Scenario& sc, const TransformerShape& x) {
   double sum = 0;
   const int moe_layers = sc.model.num_experts > 0 ? sc.model.num_layers - sc.model.first_dense_layers : 0;
-  sum += (x.l - moe_layers) * layer_forward_flops_per_token(x, false);
-  sum += moe_layers * layer_forward_flops_per_token(x, true);
+  // Windowed layers by kind (dense, MoE); the full-attention layers keep the form without windows.
+  double windowed[2] = {0, 0};
+  for (int layer = 0; layer < sc.model.num_layers; ++layer)
+    if (is_windowed_layer(sc.model, layer)) windowed[is_moe_layer(sc.model, layer) ? 1 : 0] += 1;
+  sum += (x.l - moe_layers - windowed[0]) * layer_forward_flops_per_token(x, false, x.s);
+  sum += (moe_layers - windowed[1]) * layer_forward_flops_per_token(x, true, x.s);
+  const double window = std::min<double>(sc.model.sliding_window, x.s);
+  for (int moe = 0; moe < 2; ++moe)
+    if (windowed[moe] > 0) sum += windowed[moe] * layer_forward_flops_per_token(x, moe == 1, window);
   return sum;
 }
 
@@ -79,14 +91,76 @@ ContextParallelAttention context_parallel_attention(const Scenario& sc) {
   const double c = x.s / (2 * x.cp);
   const double pairs = (x.causal ? 2.0 : 4.0) * c * c;
   // QK^T and attention x V: 2 x 2 x d FLOPs per pair and head = 4h per pair over all heads.
-  out.forward_flops_per_step = 4 * x.b * pairs * x.h / x.t;
+  out.forward_flops_per_step = 4 * x.b * pairs * x.att.core / x.t;
   // K and V of the local 2c = s / cp tokens: 2 x (s / cp) x kv (= groups x head dim) elements
   // per sequence, split over TP like the heads.
-  out.kv_bytes_per_step = 2 * x.b * (x.s / x.cp) * x.kv / x.t * x.e;
+  out.kv_bytes_per_step = x.b * (x.s / x.cp) * x.att.k_v / x.t * x.e;
   return out;
 }
 
 bool is_moe_layer(const ModelSpec& m, int layer) { return m.num_experts > 0 && layer >= m.first_dense_layers; }
+
+bool is_windowed_layer(const ModelSpec& m, int layer) {
+  if (m.sliding_window <= 0) return false;
+  return m.sliding_window_pattern < 2 || layer % m.sliding_window_pattern != m.sliding_window_pattern - 1;
+}
+
+double attention_keys(const ModelSpec& m, int layer) {
+  const double s = m.seq_length;
+  return is_windowed_layer(m, layer) ? std::min<double>(m.sliding_window, s) : s;
+}
+
+AttentionDims attention_dims(const ModelSpec& m) {
+  AttentionDims d;
+  const double h = m.hidden_size, a = m.num_attention_heads;
+  if (m.multi_latent_attention) {
+    d.mla = true;
+    d.q_lora = m.q_lora_rank;
+    d.kv_lora = m.kv_lora_rank;
+    d.rope = m.qk_rope_head_dim;
+    d.nope = m.qk_nope_head_dim;
+    d.d_qk = d.nope + d.rope;
+    d.d_v = m.v_head_dim;
+    d.q = a * d.d_qk;
+    d.o = a * d.d_v;
+    d.k_v = a * (d.d_qk + d.d_v);
+    d.core = a * (d.d_qk + d.d_v) / 2;
+    return d;
+  }
+  // Default head dim h / a: every width below is then exactly h or groups x (h / a), as before.
+  const double head = m.head_dim > 0 ? m.head_dim : h / a;
+  const double groups = m.num_query_groups > 0 ? m.num_query_groups : a;
+  d.d_qk = d.d_v = head;
+  d.q = d.o = d.core = m.head_dim > 0 ? a * head : h;
+  d.kv = groups * head;
+  d.k_v = 2 * d.kv;
+  return d;
+}
+
+std::vector<AttentionProjection> attention_input_projections(const ModelSpec& m) {
+  const AttentionDims d = attention_dims(m);
+  const double h = m.hidden_size, a = m.num_attention_heads;
+  if (!d.mla) return {{h, d.q + 2 * d.kv, true}};
+  std::vector<AttentionProjection> out;
+  if (d.q_lora > 0) {
+    out.push_back({h, d.q_lora, false});   // W^DQ (duplicated over TP)
+    out.push_back({d.q_lora, d.q, true});  // W^UQ and W^QR
+  } else {
+    out.push_back({h, d.q, true});  // W^Q (DeepSeek-V2-Lite: q_lora_rank null)
+  }
+  out.push_back({h, d.kv_lora + d.rope, false});           // W^DKV and W^KR (duplicated)
+  out.push_back({d.kv_lora, a * (d.nope + d.d_v), true});  // W^UK and W^UV
+  return out;
+}
+
+double kv_cache_bytes(const ModelSpec& m, double tokens, double bytes_per_element) {
+  const AttentionDims d = attention_dims(m);
+  const double per_token_layer = d.mla ? d.kv_lora + d.rope : 2 * d.kv;
+  double elements = 0;
+  for (int layer = 0; layer < m.num_layers; ++layer)
+    elements += per_token_layer * (is_windowed_layer(m, layer) ? std::min<double>(tokens, m.sliding_window) : tokens);
+  return elements * bytes_per_element;
+}
 
 bool parse_lora_targets(std::string_view text, bool gated_mlp, LoraTargets& out, std::string* error) {
   auto fail = [&](const std::string& why) {
@@ -127,7 +201,7 @@ bool parse_lora_targets(std::string_view text, bool gated_mlp, LoraTargets& out,
 namespace {
 /// Sum of d_in + d_out over the adapted matrices of one layer.
 double lora_fan_sum(const TransformerShape& x, const LoraTargets& a) {
-  return (a.q ? x.h + x.h : 0) + (a.k ? x.h + x.kv : 0) + (a.v ? x.h + x.kv : 0) + (a.o ? x.h + x.h : 0) +
+  return (a.q ? x.h + x.att.q : 0) + (a.k ? x.h + x.kv : 0) + (a.v ? x.h + x.kv : 0) + (a.o ? x.att.o + x.h : 0) +
          (a.gate ? x.h + x.f : 0) + (a.up ? x.h + x.f : 0) + (a.down ? x.f + x.h : 0);
 }
 }  // namespace
@@ -150,14 +224,26 @@ double expert_slots_per_token(const ModelSpec& m) {
 }
 
 LayerParameters layer_parameters(const ModelSpec& m, int layer) {
-  const double h = m.hidden_size, a = m.num_attention_heads;
-  const double groups = m.num_query_groups > 0 ? m.num_query_groups : a;
-  const double kv = groups * (h / a);
+  const double h = m.hidden_size;
+  const AttentionDims d = attention_dims(m);
   const double f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4 * h;
   const double gate = m.gated_mlp ? 2.0 : 1.0;
-  // Weights + biases (GPT has biases; counting them for Llama too changes < 0.01%).
-  const double attention = h * (h + 2 * kv) + (h + 2 * kv) + h * h + h + 4 * h /*two norms*/;
   LayerParameters out;
+  double attention = 0;
+  if (!d.mla) {
+    // Weights + biases (GPT has biases; counting them for Llama too changes < 0.01%).
+    attention = h * (d.q + 2 * d.kv) + (d.q + 2 * d.kv) + d.o * h + h + 4 * h /*two norms*/;
+  } else {
+    // MLA without biases (DeepSeek-V2/V3 config.json "attention_bias": false): the projections,
+    // the latents' RMSNorms (q_lora and kv_lora weights), the output projection, two norms (4h as
+    // for the other attention kinds).
+    for (const AttentionProjection& p : attention_input_projections(m)) {
+      attention += p.in * p.out;
+      if (!p.tp_split) out.tp_duplicated += p.in * p.out;
+    }
+    attention += d.q_lora + d.kv_lora + d.o * h + 4 * h;
+    out.tp_duplicated += d.q_lora + d.kv_lora;
+  }
   if (!is_moe_layer(m, layer)) {
     out.replicated = attention + h * f * gate + f * gate + f * h + h;
     return out;
@@ -223,7 +309,7 @@ double transformer_model_flops_per_iteration(const Scenario& sc) {
     // weight gradients (3x their 2 * r * (d_in + d_out) per token). The first layer's input
     // gradient (not needed with a frozen embedding) is counted: 1/num_layers of the dgrads.
     const double attention_core = 4 * x.s * x.h;
-    const double linear = layer_forward_flops_per_token(x, false) - attention_core;
+    const double linear = layer_forward_flops_per_token(x, false, x.s) - attention_core;
     const double adapters = 2 * lora_layer_parameters(sc);
     return tokens * (x.l * (2 * linear + 3 * attention_core + 3 * adapters) + 2 * 2 * x.h * x.v);
   }

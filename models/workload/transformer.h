@@ -55,11 +55,58 @@ ContextParallelAttention context_parallel_attention(const Scenario& scenario);
 /// Whether layer `layer` (0-based) has a mixture-of-experts MLP.
 bool is_moe_layer(const ModelSpec& model, int layer);
 
+/// Whether layer `layer` (0-based) uses sliding-window attention (model.sliding_window > 0 and, with
+/// sliding_window_pattern N >= 2, layer % N != N - 1).
+bool is_windowed_layer(const ModelSpec& model, int layer);
+/// Keys each query of layer `layer` attends to in the accounting convention (full s^2 for causal
+/// layers, as SC21): seq_length, or min(sliding_window, seq_length) for a windowed layer.
+double attention_keys(const ModelSpec& model, int layer);
+
+/// The attention widths of one layer over all heads [elements].
+/// Plain/GQA (head_dim d = model.head_dim or h / a): q = a·d, o = a·d, k_v = 2·groups·d.
+/// MLA: d_qk = qk_nope + qk_rope, d_v = v_head_dim; q = a·d_qk, o = a·d_v, k_v = a·(d_qk + d_v).
+struct AttentionDims {
+  double d_qk = 0, d_v = 0;  ///< per-head query/key and value widths
+  double q = 0;              ///< all heads' queries
+  double o = 0;              ///< all heads' attention output (the output projection's input)
+  double kv = 0;             ///< plain/GQA: width of K (= of V), groups x head_dim; MLA: 0
+  double k_v = 0;            ///< K and V together as the attention kernel reads them
+  /// a·(d_qk + d_v)/2: the "h" of the attention core's 4·s·h FLOPs per token (= h by default).
+  double core = 0;
+  bool mla = false;
+  double q_lora = 0, kv_lora = 0, rope = 0, nope = 0;  ///< MLA latent and head widths
+};
+AttentionDims attention_dims(const ModelSpec& model);
+
+/// One GEMM of the attention block's input side: `in` x `out` weights; `tp_split` when its output
+/// columns are split over TP (column-parallel), false when duplicated on every TP rank (MLA's
+/// down-projections). Plain/GQA: one fused QKV GEMM h x (q + 2 kv). MLA (DeepSeek-V3 §2.1.1):
+/// W^DQ h x q_lora, W^UQ (with W^QR) q_lora x a·d_qk, W^DKV (with W^KR) h x (kv_lora + rope),
+/// W^UK and W^UV kv_lora x a·(nope + d_v); without q_lora one h x a·d_qk query GEMM.
+struct AttentionProjection {
+  double in = 0, out = 0;
+  bool tp_split = true;
+};
+std::vector<AttentionProjection> attention_input_projections(const ModelSpec& model);
+
+/// K/V bytes one token leaves in an inference KV cache over all layers: per layer 2·groups·d
+/// elements (plain/GQA) or kv_lora + rope (MLA: the latent and the shared RoPE key are cached,
+/// DeepSeek-V2 §2.1.3 Table 1), times bytes_per_element; a windowed layer keeps at most
+/// sliding_window tokens. Returns the cache of `tokens` tokens of one sequence [bytes].
+double kv_cache_bytes(const ModelSpec& model, double tokens, double bytes_per_element);
+
 /// Parameters of one layer: `replicated` (attention, norms, biases, dense or shared-expert MLP,
 /// router) and `experts` (all routed experts together).
 struct LayerParameters {
   double replicated = 0;
   double experts = 0;
+  /// Part of `replicated` every TP rank holds whole (MLA's down-projections and latent norms):
+  /// a rank holds (replicated - tp_duplicated) / tp + tp_duplicated.
+  double tp_duplicated = 0;
+  /// Parameters of one TP rank.
+  double replicated_per_rank(double tp) const {
+    return tp_duplicated > 0 ? (replicated - tp_duplicated) / tp + tp_duplicated : replicated / tp;
+  }
 };
 LayerParameters layer_parameters(const ModelSpec& model, int layer);
 

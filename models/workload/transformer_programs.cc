@@ -144,7 +144,7 @@ struct TransformerOps {
   const ContextParallelAttention cpa = context_parallel_attention(sc);
   const bool cp = x.cp > 1 && x.flash;
   void cp_attention_forward(Program& p, const std::string& label) {
-    const double bytes = e * T * (2 * x.h + 2 * x.kv) / t;  // each step reads Q, its K/V block, rewrites O
+    const double bytes = e * T * (x.att.q + x.att.o + x.att.k_v) / t;  // each step reads Q, its K/V block, rewrites O
     for (int i = 0; i < cpa.steps; ++i) {
       if (i + 1 < cpa.steps)
         ProgramBuilder::collective(p, "cp_kv", CollectiveOp::send_recv, cpa.kv_bytes_per_step, Overlap::with_next,
@@ -153,7 +153,7 @@ struct TransformerOps {
     }
   }
   void cp_attention_backward(Program& p) {
-    const double bytes = 2 * e * T * (2 * x.h + 2 * x.kv) / t;
+    const double bytes = 2 * e * T * (x.att.q + x.att.o + x.att.k_v) / t;
     for (int i = 0; i < cpa.steps; ++i) {
       if (i + 1 < cpa.steps)
         ProgramBuilder::collective(p, "cp_kv_dkv_bwd", CollectiveOp::send_recv,
@@ -164,20 +164,31 @@ struct TransformerOps {
                                CommGroup::cp);
   }
 
-  // Attention core, forward, per rank.
+  // Sliding-window layers (set by add_layer_kinds while it builds a windowed layer kind): each
+  // query attends to the last `window` keys. 0 = full attention.
+  double window = 0;
+  /// Keys per query of the unfused kernels: s, or the window (a banded score tensor).
+  double keys() const { return window > 0 ? window : x.s; }
+  /// Forward FLOPs of the fused kernel per rank: full causal s^2 / 2 query-key pairs; a causal
+  /// window w attends to sum_i min(i + 1, w) ~ s·w - w^2 / 2 pairs (the first w queries see fewer).
+  double flash_forward_flops() const {
+    if (window <= 0) return 4 * x.b * x.s * x.s * x.att.core / t * (x.causal ? 0.5 : 1.0);
+    return 4 * x.b * (x.s * window - window * window / 2) * x.att.core / t;
+  }
+  // Attention core, forward, per rank. Q·K^T over d_qk per head, attention×V over d_v.
   void attention_forward(Program& p, const std::string& label) {
     if (cp) {
       cp_attention_forward(p, label);
     } else if (x.flash) {
-      const double flops = 4 * x.b * x.s * x.s * x.h / t * (x.causal ? 0.5 : 1.0);
-      pb.compute(p, label, {Kernel{KernelKind::attention_forward, flops, e * T * (2 * x.h + 2 * x.kv) / t}});
+      pb.compute(
+          p, label,
+          {Kernel{KernelKind::attention_forward, flash_forward_flops(), e * T * (x.att.q + x.att.o + x.att.k_v) / t}});
     } else {
-      const double scores = x.b * heads_t * x.s * x.s;  // elements of the score tensor
-      const double d = x.h / x.a;
-      std::vector<Kernel> k{gemm(x.s, x.s, d, e, x.b * heads_t),            // QK^T (batched over heads)
-                            elementwise(2 * e * scores)};                   // fused scale-mask-softmax
-      if (x.attn_mask > 0) k.push_back(elementwise(scores * (2 * e + 1)));  // dropout: read, write, 1-byte mask
-      k.push_back(gemm(x.s, d, x.s, e, x.b * heads_t));                     // attention × V
+      const double scores = x.b * heads_t * x.s * keys();                     // elements of the score tensor
+      std::vector<Kernel> k{gemm(x.s, keys(), x.att.d_qk, e, x.b * heads_t),  // QK^T (batched over heads)
+                            elementwise(2 * e * scores)};                     // fused scale-mask-softmax
+      if (x.attn_mask > 0) k.push_back(elementwise(scores * (2 * e + 1)));    // dropout: read, write, 1-byte mask
+      k.push_back(gemm(x.s, x.att.d_v, keys(), e, x.b * heads_t));            // attention × V
       pb.compute(p, label, k);
     }
   }
@@ -186,18 +197,46 @@ struct TransformerOps {
       cp_attention_backward(p);
     } else if (x.flash) {
       // FlashAttention backward recomputes the scores: 2.5× the forward matmul FLOPs (Dao 2023).
-      const double flops = 2.5 * 4 * x.b * x.s * x.s * x.h / t * (x.causal ? 0.5 : 1.0);
-      pb.compute(p, "attn_bwd", {Kernel{KernelKind::attention_backward, flops, 2 * e * T * (2 * x.h + 2 * x.kv) / t}});
+      const double flops = 2.5 * flash_forward_flops();
+      pb.compute(p, "attn_bwd",
+                 {Kernel{KernelKind::attention_backward, flops, 2 * e * T * (x.att.q + x.att.o + x.att.k_v) / t}});
     } else {
-      const double scores = x.b * heads_t * x.s * x.s;
-      const double d = x.h / x.a;
-      std::vector<Kernel> k{gemm(x.s, x.s, d, e, x.b * heads_t), gemm(x.s, d, x.s, e, x.b * heads_t)};  // d(attn×V)
-      if (x.attn_mask > 0) k.push_back(elementwise(scores * (3 * e + 1)));                              // dropout bwd
-      k.push_back(elementwise(3 * e * scores));                                                         // softmax bwd
-      k.push_back(gemm(x.s, d, x.s, e, x.b * heads_t));                                                 // d(QK^T)
-      k.push_back(gemm(x.s, d, x.s, e, x.b * heads_t));
+      const double scores = x.b * heads_t * x.s * keys();
+      const double dv = x.att.d_v, dqk = x.att.d_qk, bh = x.b * heads_t;
+      std::vector<Kernel> k{gemm(x.s, keys(), dv, e, bh), gemm(x.s, dv, keys(), e, bh)};  // d(attn×V)
+      if (x.attn_mask > 0) k.push_back(elementwise(scores * (3 * e + 1)));                // dropout bwd
+      k.push_back(elementwise(3 * e * scores));                                           // softmax bwd
+      k.push_back(gemm(x.s, dqk, keys(), e, bh));                                         // d(QK^T)
+      k.push_back(gemm(x.s, dqk, keys(), e, bh));
       pb.compute(p, "attn_bwd", k);
     }
+  }
+
+  // The attention block's input GEMMs (attention_input_projections: one fused QKV GEMM, or MLA's
+  // down- and up-projections) per rank; MLA adds the RMSNorms of its latents (read, write).
+  double split(const AttentionProjection& pr) const { return pr.tp_split ? pr.out / t : pr.out; }
+  std::vector<Kernel> qkv_forward_kernels() const {
+    std::vector<Kernel> k;
+    for (const AttentionProjection& pr : x.proj) k.push_back(gemm(T, split(pr), pr.in, e));
+    if (x.att.mla) {
+      if (x.att.q_lora > 0) k.push_back(norm(2 * T * x.att.q_lora * e));
+      k.push_back(norm(2 * T * x.att.kv_lora * e));
+    }
+    return k;
+  }
+  std::vector<Kernel> qkv_dgrad_kernels() const {
+    std::vector<Kernel> k;
+    for (const AttentionProjection& pr : x.proj) k.push_back(gemm(T, pr.in, split(pr), e));
+    if (x.att.mla) {
+      if (x.att.q_lora > 0) k.push_back(norm(3 * T * x.att.q_lora * e));
+      k.push_back(norm(3 * T * x.att.kv_lora * e));
+    }
+    return k;
+  }
+  std::vector<Kernel> qkv_wgrad_kernels() const {
+    std::vector<Kernel> k;
+    for (const AttentionProjection& pr : x.proj) k.push_back(gemm(pr.in, split(pr), T, e));
+    return k;
   }
 
   // ---- one layer, forward: attention block, then a dense MLP or a MoE block ----
@@ -205,10 +244,10 @@ struct TransformerOps {
     pb.compute(p, "ln1", {norm(2 * Tsp * x.h * e)});
     if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, fwd_gather);
     pb.compute(p, "qkv",
-               with_adapters({gemm(T, (x.h + 2 * x.kv) / t, x.h, e)}, false,
-                             {{targets.q, {x.h, x.h}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
+               with_adapters(qkv_forward_kernels(), false,
+                             {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
     attention_forward(p, "attn");
-    pb.compute(p, "proj", with_adapters({gemm(T, x.h, x.h / t, e)}, false, {{targets.o, {x.h, x.h}}}));
+    pb.compute(p, "proj", with_adapters({gemm(T, x.h, x.att.o / t, e)}, false, {{targets.o, {x.att.o, x.h}}}));
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
     // Bias-dropout-add: read the projection output and the residual, write the sum (3e), and the
     // 1-byte mask with hidden dropout.
@@ -231,9 +270,16 @@ struct TransformerOps {
   // the experts' owners (all-to-all over EP), runs its experts_local experts as a grouped GEMM,
   // and sends the results back. Balanced routing: every rank receives as many slots as it sends.
   const double experts_local = x.experts / x.ep;
-  const double slots = Tsp * x.slots;                              // expert token slots per rank
-  const double per_expert = slots / std::max(1.0, experts_local);  // GEMM rows per local expert
-  const double a2a_bytes = slots * x.h * e;                        // all-to-all send buffer per rank
+  const double slots = Tsp * x.slots;  // expert token slots per rank
+  // Expert imbalance: the rank holding the busiest expert (imbalance x the mean load) sets the
+  // step; its experts together process (experts_local - 1 + imbalance) / experts_local x the
+  // balanced share. The all-to-all buffers keep the balanced size (a NOT MODELLED part: the
+  // busiest rank also receives more).
+  const double busy_slots = x.imbalance > 1
+                                ? slots*(std::max(1.0, experts_local) - 1 + x.imbalance) / std::max(1.0, experts_local)
+                                : slots;
+  const double per_expert = busy_slots / std::max(1.0, experts_local);  // GEMM rows per local expert
+  const double a2a_bytes = slots * x.h * e;                             // all-to-all send buffer per rank
   const bool ep = x.ep > 1;
   void routed_forward(Program& p) {
     // Router logits (fp32 softmax and top-k over E) and the permutation (gather of the slots).
@@ -242,9 +288,9 @@ struct TransformerOps {
     if (ep)
       ProgramBuilder::collective(p, "ep_dispatch", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
                                  CommGroup::ep);
-    const double act_in = x.gate * slots * x.fe;
+    const double act_in = x.gate * busy_slots * x.fe;
     pb.compute(p, "expert_fc1",
-               {gemm(per_expert, x.gate * x.fe, x.h, e, experts_local), elementwise(e * (act_in + slots * x.fe))});
+               {gemm(per_expert, x.gate * x.fe, x.h, e, experts_local), elementwise(e * (act_in + busy_slots * x.fe))});
     pb.compute(p, "expert_fc2", {gemm(per_expert, x.h, x.fe, e, experts_local)});
     if (ep)
       ProgramBuilder::collective(p, "ep_combine", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
@@ -291,10 +337,11 @@ struct TransformerOps {
                                  CommGroup::ep);
     pb.compute(p, "expert_fc2_bwd",
                {gemm(per_expert, x.fe, x.h, e, experts_local), gemm(x.fe, x.h, per_expert, e, experts_local)});
-    const double act_in = x.gate * slots * x.fe;
-    pb.compute(p, "expert_fc1_bwd",
-               {elementwise(e * (2 * act_in + slots * x.fe)), gemm(per_expert, x.h, x.gate * x.fe, e, experts_local),
-                gemm(x.h, x.gate * x.fe, per_expert, e, experts_local)});
+    const double act_in = x.gate * busy_slots * x.fe;
+    pb.compute(
+        p, "expert_fc1_bwd",
+        {elementwise(e * (2 * act_in + busy_slots * x.fe)), gemm(per_expert, x.h, x.gate * x.fe, e, experts_local),
+         gemm(x.h, x.gate * x.fe, per_expert, e, experts_local)});
     if (ep)
       ProgramBuilder::collective(p, "ep_dispatch_bwd", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
                                  CommGroup::ep);
@@ -313,34 +360,37 @@ struct TransformerOps {
     pb.compute(p, "ln2_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
     if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, act_bytes, fwd_gather);
     if (lora)
-      pb.compute(p, "proj_bwd", with_adapters({gemm(T, x.h / t, x.h, e)}, true, {{targets.o, {x.h, x.h}}}));
+      pb.compute(p, "proj_bwd", with_adapters({gemm(T, x.att.o / t, x.h, e)}, true, {{targets.o, {x.att.o, x.h}}}));
     else
-      pb.compute(p, "proj_bwd", {gemm(T, x.h / t, x.h, e), gemm(x.h / t, x.h, T, e)});
+      pb.compute(p, "proj_bwd", {gemm(T, x.att.o / t, x.h, e), gemm(x.att.o / t, x.h, T, e)});
     attention_backward(p);
     pb.compute(p, "qkv_dgrad",
-               with_adapters({gemm(T, x.h, (x.h + 2 * x.kv) / t, e)}, true,
-                             {{targets.q, {x.h, x.h}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
+               with_adapters(qkv_dgrad_kernels(), true,
+                             {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
     if (x.sp && !lora)
       ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
-    if (!lora) pb.compute(p, "qkv_wgrad", {gemm(x.h, (x.h + 2 * x.kv) / t, T, e)});
+    if (!lora) pb.compute(p, "qkv_wgrad", qkv_wgrad_kernels());
     pb.compute(p, "ln1_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
   }
 };
 
-/// One program set per distinct layer kind: dense (kind 0 when any), MoE.
+/// One program set per distinct layer kind, in order of first appearance: dense or MoE, each with
+/// full or sliding-window attention.
 void add_layer_kinds(TransformerOps& ops, ModelPrograms& out) {
   const Scenario& sc = ops.sc;
   const TransformerShape& x = ops.x;
   const double t = ops.t;
   const ModelSpec& model = sc.model;
   out.layer_kind.assign(static_cast<std::size_t>(model.num_layers), 0);
-  int dense_kind = -1, moe_kind = -1;
+  int kinds[2][2] = {{-1, -1}, {-1, -1}};  // [moe][windowed]
   for (int layer = 0; layer < model.num_layers; ++layer) {
     const bool moe = is_moe_layer(model, layer);
-    int& kind = moe ? moe_kind : dense_kind;
+    const bool windowed = is_windowed_layer(model, layer);
+    int& kind = kinds[moe ? 1 : 0][windowed ? 1 : 0];
     if (kind < 0) {
       kind = static_cast<int>(out.layer_kinds.size());
+      ops.window = windowed ? attention_keys(model, layer) : 0.0;
       LayerPrograms lp;
       ops.layer_forward(lp.forward, moe);
       if (sc.training.recompute == Recompute::full) {
@@ -353,7 +403,7 @@ void add_layer_kinds(TransformerOps& ops, ModelPrograms& out) {
       }
       ops.layer_backward(lp.backward, moe);
       const LayerParameters lparams = layer_parameters(model, layer);
-      lp.params_per_rank = lparams.replicated / t;
+      lp.params_per_rank = lparams.replicated_per_rank(t);
       lp.expert_params_per_rank = lparams.experts / x.ep;
       out.layer_kinds.push_back(std::move(lp));
     }

@@ -3,6 +3,8 @@
 // shared by the transformer's accounting (transformer.cc) and its program builder
 // (transformer_programs.cc). Internal to the transformer generator.
 
+#include <vector>
+
 #include "models/spec/scenario.h"
 #include "models/workload/transformer.h"
 
@@ -19,6 +21,9 @@ struct TransformerShape {
   /// 1 when attention / hidden dropout runs (its 1-byte mask is written and read), else 0.
   double attn_mask, hidden_mask;
   double cp = 1;                                                         ///< context-parallel ranks
+  AttentionDims att;                                                     ///< attention widths (head_dim, MLA)
+  std::vector<AttentionProjection> proj;                                 ///< the attention block's input-side GEMMs
+  double imbalance = 1;                                                  ///< moe_expert_imbalance
   double tokens() const { return b * s / cp; }                           ///< T: this CP rank's tokens
   double tokens_sp() const { return sp ? b * s / cp / t : b * s / cp; }  ///< T_sp: LN/dropout region
 };

@@ -31,6 +31,9 @@ int nodes_per_leaf(const ClusterSpec& c) {
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
+/// Seconds of `t`, exact for whole seconds (ns / 1e9 rather than ns x 1e-9, which gives 15.000000000000002).
+double secs(sim::Time t) { return static_cast<double>(t.ns()) / 1e9; }
+
 Timing simulate(const Scenario& job, int leaves) {
   Scenario s = job;
   s.cluster.fabric.nodes_per_leaf = ceil_div(s.cluster.num_nodes, leaves);
@@ -82,7 +85,7 @@ class ClusterRun {
           r.problem = "its workload reports no tokens per iteration (expected duration_s for a non-token workload)";
       }
       if (!r.problem.empty()) continue;
-      r.alone_run_s = run_time(i, alone_leaves(i)).seconds();
+      r.alone_run_s = secs(run_time(i, alone_leaves(i)));
       queued.push_back(
           {nodes_of(i), sim::Time::from_seconds(specs[i].arrival_s), specs[i].priority, run_time(i, alone_leaves(i))});
       index.push_back(i);
@@ -151,10 +154,10 @@ class ClusterRun {
 
   void fill(std::size_t i, const JobOutcome& o) {
     ClusterJobResult& r = out_.jobs[i];
-    r.start_s = o.start.seconds();
-    r.end_s = o.end.seconds();
-    r.wait_s = (o.start - sim::Time::from_seconds(r.arrival_s)).seconds();
-    r.run_s = (o.end - o.start).seconds();
+    r.start_s = secs(o.start);
+    r.end_s = secs(o.end);
+    r.wait_s = secs(o.start - sim::Time::from_seconds(r.arrival_s));
+    r.run_s = secs(o.end - o.start);
     r.slowdown = r.run_s / r.alone_run_s;
     r.stretch = (r.wait_s + r.run_s) / r.alone_run_s;
     r.leaves = o.leaves;
@@ -168,12 +171,12 @@ class ClusterRun {
   void summarise(const Schedule& sched) {
     const int per_node = find_node_template(in_.cluster.cluster.node_template).gpus_per_node;
     out_.cluster_gpus = in_.cluster.cluster.num_nodes * per_node;
-    out_.makespan_s = sched.makespan.seconds();
+    out_.makespan_s = secs(sched.makespan);
     double busy_gpu_s = 0.0;
     for (std::size_t k = 0; k < sched.busy_nodes.size(); ++k) {
-      out_.busy_gpus.emplace_back(sched.busy_nodes[k].first.seconds(), sched.busy_nodes[k].second * per_node);
+      out_.busy_gpus.emplace_back(secs(sched.busy_nodes[k].first), sched.busy_nodes[k].second * per_node);
       const sim::Time next = k + 1 < sched.busy_nodes.size() ? sched.busy_nodes[k + 1].first : sched.makespan;
-      busy_gpu_s += (next - sched.busy_nodes[k].first).seconds() * sched.busy_nodes[k].second * per_node;
+      busy_gpu_s += secs(next - sched.busy_nodes[k].first) * sched.busy_nodes[k].second * per_node;
     }
     if (out_.makespan_s > 0.0) out_.utilisation = busy_gpu_s / (out_.cluster_gpus * out_.makespan_s);
     std::vector<double> waits;

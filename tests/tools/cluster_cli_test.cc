@@ -81,12 +81,20 @@ TEST_F(ClusterCli, Help) {
 
 constexpr const char* kCluster = "cluster { node_template: \"dgx_h100\" num_nodes: 4 }\n";
 
+/// The jobs' default workload: the embedded default's workload block (after the job lines, so
+/// that their line numbers stay 2, 3, ...).
+std::string workload() {
+  const std::string text = slurp(std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/default.textproto");
+  return text.substr(text.find("\nworkload {") + 1);
+}
+
 TEST_F(ClusterCli, BadJobsArePositionedErrors) {
   const std::string scen = write("bad.textproto", std::string(kCluster) +
                                                       "job { gpus: 12 duration_s: 5 }\n"
                                                       "job { gpus: 8 }\n"
                                                       "job { gpus: 8 tokens: 1e9 duration_s: 4 arrival_s: -1 }\n"
-                                                      "job { gpus: 8 tokens: 1e9 workload: \"no_such_model\" }\n");
+                                                      "job { gpus: 8 tokens: 1e9 workload: \"no_such_model\" }\n" +
+                                                      workload());
   const test_support::Result r = run({"cluster", scen});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("bad.textproto:2:7: job[0].gpus: got 12 (expected a multiple of the 8 GPUs"), std::string::npos)
@@ -95,12 +103,14 @@ TEST_F(ClusterCli, BadJobsArePositionedErrors) {
   EXPECT_NE(r.err.find("job[2].duration_s: set with another budget"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("job[2].arrival_s: got -1"), std::string::npos) << r.err;
   const std::string missing =
-      write("missing.textproto", std::string(kCluster) + "job { gpus: 8 tokens: 1e9 workload: \"no_such_model\" }\n");
+      write("missing.textproto",
+            std::string(kCluster) + "job { gpus: 8 tokens: 1e9 workload: \"no_such_model\" }\n" + workload());
   const test_support::Result m = run({"cluster", missing});
   EXPECT_EQ(m.status, 2);
-  EXPECT_NE(m.err.find("missing.textproto:2:1"), std::string::npos) << m.err;
+  EXPECT_NE(m.err.find("missing.textproto:2:27: job[0].workload"), std::string::npos) << m.err;
   EXPECT_NE(m.err.find("job[0].workload: no zoo model \"no_such_model\""), std::string::npos) << m.err;
-  const test_support::Result none = run({"cluster", write("none.textproto", kCluster)});
+  const test_support::Result none =
+      run({"cluster", write("none.textproto", "cluster { node_template: \"dgx_h100\" num_nodes: 1 }\n" + workload())});
   EXPECT_EQ(none.status, 2);
   EXPECT_NE(none.err.find("job: none"), std::string::npos) << none.err;
 }
@@ -108,7 +118,8 @@ TEST_F(ClusterCli, BadJobsArePositionedErrors) {
 TEST_F(ClusterCli, JobLargerThanTheClusterIsReportedNotDropped) {
   const std::string scen = write("big.textproto", std::string(kCluster) +
                                                       "job { name: \"big\" gpus: 64 duration_s: 5 }\n"
-                                                      "job { name: \"small\" gpus: 8 duration_s: 5 }\n");
+                                                      "job { name: \"small\" gpus: 8 duration_s: 5 }\n" +
+                                                      workload());
   const std::string csv = path("big.csv");
   const test_support::Result r = run({"cluster", scen, "--csv", csv});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -162,7 +173,9 @@ TEST(ClusterTrace, ShippedCopyIsTheSharedFile) {
   EXPECT_EQ(calibrate::sha256_hex(shipped), kTraceSha256);
   const fs::path shared =
       fs::path(TRAINCAST_SHARED_DATA_DIR) / "cluster-traces" / "alibaba_spot_gpu_2026_heaviest_200_jobs.csv";
-  if (fs::exists(shared)) EXPECT_EQ(calibrate::sha256_hex(slurp(shared)), kTraceSha256);
+  if (fs::exists(shared)) {
+    EXPECT_EQ(calibrate::sha256_hex(slurp(shared)), kTraceSha256);
+  }
 }
 
 // The 200 heaviest jobs on 1,024 GPUs, FIFO vs backfill: backfill waits less on average; the one

@@ -184,6 +184,7 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
   }
   check_cluster_extras(s, k);
   if (!s.cluster.overrides.empty()) check_element_overrides(s, k);
+  if (!s.jobs.empty()) check_jobs(s, node, k);
   return {node, gpu, gpu_name, nodes_ok};
 }
 
@@ -383,6 +384,9 @@ void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node
                                      " GPUs = " + to_string(gpus) + " GPUs (expected at most " + to_string(kMaxGpus) +
                                      " GPUs: the simulator's range)");
   }
+  // With a job list the workload is the jobs' default, each run on its own GPUs (job[i].gpus),
+  // not on the whole cluster (docs/cluster.md).
+  if (!s.jobs.empty()) return;
   const std::int64_t used = static_cast<std::int64_t>(p.tp) * p.pp * p.dp * std::max(1, p.cp);
   // The field blamed for a product that does not match: the one an override (--set, a case's
   // `set`) wrote, as that is what the user changed; dp when none was overridden.

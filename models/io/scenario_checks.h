@@ -66,6 +66,11 @@ void check_dropout(const models::Scenario& s, Checker& k);
 /// another field, only the factors are checked (that field has its own error).
 void check_element_overrides(const models::Scenario& s, Checker& k);
 
+/// job[i] (docs/cluster.md): gpus > 0 and a multiple of the node's GPUs (`node` null: not
+/// checked), arrival_s >= 0, exactly one of tokens, duration_s and alone_duration_s, > 0. A job larger than the
+/// cluster is not an error: `traincast cluster` reports it as never fitting.
+void check_jobs(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
+
 /// cluster.gpu fits the node template (models::gpu_fit_problem), else an error at cluster.gpu (at
 /// cluster.node_template when only that was overridden) naming both, what is expected, the GPUs
 /// that fit the template and the templates the GPU fits. node, gpu: null when unknown (skipped).

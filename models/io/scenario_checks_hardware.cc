@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/hardware/cluster.h"
@@ -100,6 +101,35 @@ void check_element_overrides(const models::Scenario& s, Checker& k) {
     } catch (const std::invalid_argument& e) {
       k.error(at + "select", e.what());
     }
+  }
+}
+
+void check_jobs(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
+  for (std::size_t i = 0; i < s.jobs.size(); ++i) {
+    const models::JobSpec& j = s.jobs[i];
+    const std::string at = "job[" + std::to_string(i) + "].";
+    if (j.gpus <= 0) {
+      k.error(at + "gpus", k.present(at + "gpus") ? "got " + std::to_string(j.gpus) + " (expected >= 1)"
+                                                  : "not set (expected the GPUs the job asks for, >= 1)");
+    } else if (node != nullptr && j.gpus % node->gpus_per_node != 0) {
+      k.error(at + "gpus", "got " + std::to_string(j.gpus) + " (expected a multiple of the " +
+                               std::to_string(node->gpus_per_node) + " GPUs of a " + s.cluster.node_template +
+                               " node: jobs get whole nodes)");
+    }
+    k.finite_at_least(at + "arrival_s", j.arrival_s, 0.0, false);
+    int budgets = 0;
+    for (const auto& [field, value] : {std::pair<const char*, double>{"tokens", j.tokens},
+                                       {"duration_s", j.duration_s},
+                                       {"alone_duration_s", j.alone_duration_s}}) {
+      if (!k.present(at + field)) continue;
+      if (++budgets > 1) {
+        k.error(at + field, "set with another budget (expected exactly one of tokens, duration_s, alone_duration_s)");
+        continue;
+      }
+      k.finite_at_least(at + field, value, 0.0, true);
+    }
+    if (budgets == 0)
+      k.error(at + "gpus", "no budget (expected exactly one of tokens, duration_s or alone_duration_s)");
   }
 }
 

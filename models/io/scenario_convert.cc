@@ -81,6 +81,9 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   }
   const tp::ThermalSpec& th = m.thermal();
   s.thermal.gpu_airflow_fraction.assign(th.gpu_airflow_fraction().begin(), th.gpu_airflow_fraction().end());
+  for (const tp::JobSpec& j : m.job())
+    s.jobs.push_back({j.name(), j.workload(), j.gpus(), j.arrival_s(), j.priority(), j.tokens(), j.duration_s(),
+                      j.alone_duration_s()});
 }
 
 tp::Scenario to_proto(const models::Scenario& s) {
@@ -116,6 +119,17 @@ tp::Scenario to_proto(const models::Scenario& s) {
     }
   }
   for (double a : s.thermal.gpu_airflow_fraction) m.mutable_thermal()->add_gpu_airflow_fraction(a);
+  for (const models::JobSpec& j : s.jobs) {
+    tp::JobSpec& x = *m.add_job();
+    if (!j.name.empty()) x.set_name(j.name);
+    if (!j.workload.empty()) x.set_workload(j.workload);
+    x.set_gpus(j.gpus);
+    if (j.arrival_s != 0.0) x.set_arrival_s(j.arrival_s);
+    if (j.priority != 0) x.set_priority(j.priority);
+    if (j.tokens != 0.0) x.set_tokens(j.tokens);
+    if (j.duration_s != 0.0) x.set_duration_s(j.duration_s);
+    if (j.alone_duration_s != 0.0) x.set_alone_duration_s(j.alone_duration_s);
+  }
   return m;
 }
 
@@ -166,6 +180,10 @@ static_assert(static_cast<int>(models::RaidLevel::raid6) == tp::LocalStorageSpec
               tp::LocalStorageSpec::Raid_ARRAYSIZE == 5);
 static_assert(static_cast<int>(models::WriteCachePolicy::write_through) == tp::LocalStorageSpec::write_through &&
               tp::LocalStorageSpec::CachePolicy_ARRAYSIZE == 2);
+static_assert(static_cast<int>(models::SchedulerPolicy::backfill) == tp::SchedulerSpec::backfill &&
+              tp::SchedulerSpec::Policy_ARRAYSIZE == 2);
+static_assert(static_cast<int>(models::JobPlacement::topology_aware) == tp::SchedulerSpec::topology_aware &&
+              tp::SchedulerSpec::Placement_ARRAYSIZE == 3);
 static_assert(static_cast<int>(models::StorageTarget::shared_fs) == tp::shared_fs && tp::StorageTarget_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::CheckpointMode::asynchronous) == tp::StorageSpec::asynchronous &&
               tp::StorageSpec::CheckpointMode_ARRAYSIZE == 2);

@@ -23,6 +23,7 @@ using Reliability = models::ReliabilitySpec;
 using Cost = models::CostSpec;
 using Power = models::PowerSpec;
 using Thermal = models::ThermalSpec;
+using Scheduler = models::SchedulerSpec;
 
 /// The row of the member at the end of the member-pointer chain `Members`.
 template <auto... Members>
@@ -242,6 +243,9 @@ constexpr ScenarioField kFields[] = {
     field<&S::thermal, &Thermal::rack_cooling_capacity_w>("thermal.rack_cooling_capacity_w"),
     field<&S::thermal, &Thermal::nodes_per_rack>("thermal.nodes_per_rack"),
     field<&S::thermal, &Thermal::start>("thermal.start"),
+    // scheduler (`traincast cluster`; left out of printed scenarios at their defaults)
+    field<&S::scheduler, &Scheduler::policy>("scheduler.policy", Written::if_changed),
+    field<&S::scheduler, &Scheduler::placement>("scheduler.placement", Written::if_changed),
 };
 
 constexpr ScenarioSection kSections[] = {

@@ -5,8 +5,10 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 #include "models/spec/cluster_spec.h"
 #include "models/spec/enums.h"
+#include "models/spec/jobs_spec.h"
 #include "models/spec/operations_spec.h"
 #include "models/spec/workload_spec.h"
 
@@ -37,6 +39,8 @@ struct Scenario {
   std::optional<DataLoaderSpec> data_loader;
   PowerSpec power;
   ThermalSpec thermal;
+  SchedulerSpec scheduler;    ///< how `traincast cluster` queues and places `jobs`
+  std::vector<JobSpec> jobs;  ///< several jobs sharing the cluster (empty: one job, the workload)
   bool operator==(const Scenario&) const = default;
 };
 

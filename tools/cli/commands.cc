@@ -124,6 +124,11 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), io::scenario_to_json(sc));
       return 0;
     }
+    if (!sc.jobs.empty()) {
+      throw io::ScenarioError({io::field_position(vm["scenario"].as<std::string>(), "job") +
+                               ": job: the scenario holds several jobs (expected `traincast cluster` for it; "
+                               "`traincast run` simulates one job on the whole cluster)"});
+    }
     // Refuse to clobber, and find unusable paths, before spending time simulating.
     const bool force = vm.count("force") > 0;
     const std::vector<std::string> inputs =
@@ -319,6 +324,7 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
                             "  nccl-tests SCEN  simulate nccl-tests on a scenario's GPUs (nccl-tests' table)\n"
                             "  explain SCEN     the topology in words, a GPU-to-GPU path, Graphviz export\n"
                             "  plan [SCENARIO]  search parallel layouts: best few and why\n"
+                            "  cluster SCEN     several jobs sharing a cluster under FIFO or backfill\n"
                             "  sweep SWEEP      run every point of a sweep file into a CSV (TBB, MPI, shards)\n"
                             "  merge OUT PARTS  join the CSVs of sweep shards\n"
                             "  chakra run|export  run Chakra execution traces; export a scenario's job as them\n"
@@ -338,6 +344,7 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (cmd == "nccl-tests") return nccl_tests_command(args, out, err);
   if (cmd == "explain") return explain_command(args, out, err);
   if (cmd == "plan") return plan_command(args, out, err);
+  if (cmd == "cluster") return cluster_command(args, out, err);
   if (cmd == "sweep") return sweep_command(args, out, err);
   if (cmd == "merge") return merge_command(args, out, err);
   if (cmd == "chakra") return chakra_command(args, out, err);

@@ -48,6 +48,11 @@ int calibrate_command(const std::vector<std::string>& args, std::ostream& out, s
 /// error band (tools/cli/compare_command.cc, tools/cli/compare.h).
 int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// `traincast cluster SCENARIO [--set ...] [--policy fifo|backfill|both] [--threads N] [--csv F] [--json F]` —
+/// several jobs sharing the scenario's cluster under a scheduler (tools/cli/cluster_command.cc,
+/// models/scheduler/).
+int cluster_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 /// Dispatches argv (program name first) to a subcommand; prints usage for none/unknown/--help.
 int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err);
 

@@ -96,11 +96,11 @@ TEST(ScenarioIo, ByteOrderMarkIsSkipped) {
   EXPECT_EQ(load_scenario_text(bom + read(kDataDir + "/default.json"), "t.json", Format::json).name,
             "llama3-8b-dgx-h100");
   // Columns on line 1 do not count it.
-  EXPECT_EQ(
-      errors_of(bom + "nme: 1\n"),
-      std::vector<std::string>{"t.textproto:1:1: nme: unknown field, did you mean "
-                               "\"name\"? (expected one of: name, description, "
-                               "cluster, workload, options, storage, reliability, cost, profile, power, thermal)"});
+  EXPECT_EQ(errors_of(bom + "nme: 1\n"),
+            std::vector<std::string>{
+                "t.textproto:1:1: nme: unknown field, did you mean "
+                "\"name\"? (expected one of: name, description, "
+                "cluster, workload, options, storage, reliability, cost, profile, power, thermal, scheduler, job)"});
 }
 
 TEST(ScenarioIo, FormatFollowsExtension) {
@@ -277,7 +277,7 @@ TEST(ScenarioIoErrors, EveryUnknownFieldIsReported) {
   EXPECT_EQ(errors_of("nme: \"x\"\nworkload {\n  model { layers: 3 foo { bar: 1 } }\n}\n"),
             (std::vector<std::string>{
                 "t.textproto:1:1: nme: unknown field, did you mean \"name\"? (expected one of: name, description, "
-                "cluster, workload, options, storage, reliability, cost, profile, power, thermal)",
+                "cluster, workload, options, storage, reliability, cost, profile, power, thermal, scheduler, job)",
                 "t.textproto:3:11: workload.model.layers: unknown field (expected one of: name, num_layers, "
                 "hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, vocab_size, seq_length, "
                 "gated_mlp, untied_embeddings, num_experts, moe_top_k, moe_ffn_hidden_size, num_shared_experts, "
@@ -505,7 +505,7 @@ TEST(ScenarioIoErrors, HostileNestingIsAnErrorNotACrash) {
   ASSERT_FALSE(errors.empty());
   EXPECT_EQ(errors[0],
             "t.textproto:1:1: x: unknown field (expected one of: name, description, cluster, workload, "
-            "options, storage, reliability, cost, profile, power, thermal)");
+            "options, storage, reliability, cost, profile, power, thermal, scheduler, job)");
 }
 
 TEST(ScenarioIoErrors, AtMostOneHundredParseErrorsAreListed) {

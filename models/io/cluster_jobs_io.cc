@@ -1,0 +1,137 @@
+#include "models/io/cluster_jobs_io.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <utility>
+
+#include "models/hardware/catalog.h"
+#include "models/io/scenario_io.h"
+
+namespace traincast::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A zoo name: no directory and no extension.
+bool is_zoo_name(const std::string& w) { return w.find('/') == std::string::npos && w.find('.') == std::string::npos; }
+
+/// The file a job's workload names, or "" when a zoo name is not found.
+std::string workload_path(const std::string& scenario_path, const std::string& w) {
+  const fs::path dir = fs::absolute(scenario_path).parent_path();
+  if (!is_zoo_name(w)) return (dir / w).lexically_normal().string();
+  for (fs::path d = dir;; d = d.parent_path()) {
+    for (const fs::path& candidate :
+         {d / "models" / (w + ".textproto"), d / "scenarios" / "models" / (w + ".textproto")}) {
+      std::error_code ec;
+      if (fs::is_regular_file(candidate, ec)) return candidate.lexically_normal().string();
+    }
+    if (d == d.parent_path()) return "";
+  }
+}
+
+/// The first message of a ScenarioError.
+std::string first_error(const ScenarioError& e) { return e.errors().empty() ? std::string(e.what()) : e.errors()[0]; }
+
+/// Loads every distinct workload the jobs name; errors at job[i].workload.
+std::map<std::string, models::Scenario> load_workloads(const std::string& path, const models::Scenario& base,
+                                                       std::vector<std::string>& errors) {
+  std::map<std::string, models::Scenario> workloads;
+  workloads.emplace("", base);
+  std::map<std::string, bool> failed;
+  for (std::size_t i = 0; i < base.jobs.size(); ++i) {
+    const std::string& w = base.jobs[i].workload;
+    if (workloads.count(w) > 0 || failed.count(w) > 0) continue;
+    const std::string field = "job[" + std::to_string(i) + "].workload";
+    const std::string file = workload_path(path, w);
+    if (file.empty()) {
+      errors.push_back(field_position(path, field) + ": " + field + ": no zoo model \"" + w +
+                       "\" (expected a NAME.textproto in a models/ or scenarios/models/ folder at or above the "
+                       "scenario's folder, or a scenario path)");
+      failed[w] = true;
+      continue;
+    }
+    try {
+      workloads.emplace(w, load_scenario_file(file));
+    } catch (const ScenarioError& e) {
+      errors.push_back(field_position(path, field) + ": " + field + ": \"" + w + "\" does not load (" + first_error(e) +
+                       ")");
+      failed[w] = true;
+    }
+  }
+  return workloads;
+}
+
+}  // namespace
+
+models::Scenario job_scenario(const models::Scenario& cluster, const models::Scenario& workload, int gpus,
+                              int gpus_per_node) {
+  models::Scenario s = cluster;
+  s.jobs.clear();
+  s.scheduler = {};
+  s.reliability.reset();
+  s.model = workload.model;
+  s.parallel = workload.parallel;
+  s.training = workload.training;
+  s.offload = workload.offload;
+  s.data_loader = workload.data_loader;
+  s.cluster.num_nodes = gpus / gpus_per_node;
+  const int model_parallel = std::max(1, s.parallel.tp * s.parallel.pp * std::max(1, s.parallel.cp));
+  const int per_replica = workload.training.global_batch_size / std::max(1, workload.parallel.dp);
+  s.parallel.dp = gpus / model_parallel;
+  s.training.global_batch_size = per_replica * s.parallel.dp;
+  return s;
+}
+
+models::ClusterJobs load_cluster_jobs(const std::string& path, const std::vector<std::string>& overrides) {
+  models::ClusterJobs out;
+  out.cluster = load_scenario_file(path, overrides);
+  const models::Scenario& base = out.cluster;
+  if (base.jobs.empty())
+    throw ScenarioError({field_position(path, "job") +
+                         ": job: none (expected at least one job { gpus: N tokens: T } for traincast cluster)"});
+  std::vector<std::string> errors;
+  const std::map<std::string, models::Scenario> workloads = load_workloads(path, base, errors);
+  if (!errors.empty()) throw ScenarioError(errors);
+
+  const int per_node = models::find_node_template(base.cluster.node_template).gpus_per_node;
+  const int cluster_gpus = base.cluster.num_nodes * per_node;
+  std::map<std::pair<std::string, int>, std::size_t> first_of_class;  // (workload, gpus) -> first job
+  for (std::size_t i = 0; i < base.jobs.size(); ++i) {
+    const models::JobSpec& j = base.jobs[i];
+    const std::string name = j.name.empty() ? "job" + std::to_string(i) : j.name;
+    const auto [it, added] = first_of_class.emplace(std::make_pair(j.workload, j.gpus), i);
+    out.scenario_class.push_back(added ? static_cast<int>(first_of_class.size()) - 1 : out.scenario_class[it->second]);
+    if (!added) {  // everything below depends on (workload, gpus) only
+      out.job_scenarios.push_back(out.job_scenarios[it->second]);
+      out.job_scenarios.back().name = name;
+      out.problem.push_back(out.problem[it->second]);
+      continue;
+    }
+    out.job_scenarios.emplace_back();
+    out.problem.emplace_back();
+    if (j.gpus > cluster_gpus) {
+      out.problem.back() = "asks for " + std::to_string(j.gpus) + " GPUs; the cluster has " +
+                           std::to_string(cluster_gpus) + ": it can never run";
+      continue;
+    }
+    const models::Scenario& w = workloads.at(j.workload);
+    const int model_parallel = w.parallel.tp * w.parallel.pp * std::max(1, w.parallel.cp);
+    if (j.gpus % model_parallel != 0) {
+      out.problem.back() = std::to_string(j.gpus) + " GPUs is not a multiple of its workload's tp x pp" +
+                           std::string(w.parallel.cp > 1 ? " x cp" : "") + " = " + std::to_string(model_parallel);
+      continue;
+    }
+    models::Scenario js = job_scenario(base, w, j.gpus, per_node);
+    js.name = name;
+    try {
+      // The loader's checks on the job as one scenario (dp against batch, experts, memory rules).
+      out.job_scenarios.back() = load_scenario_text(scenario_to_text(js), js.name, Format::text);
+    } catch (const ScenarioError& e) {
+      out.problem.back() = "its workload on " + std::to_string(j.gpus) + " GPUs is invalid: " + first_error(e);
+    }
+  }
+  return out;
+}
+
+}  // namespace traincast::io

@@ -1,0 +1,233 @@
+#include "models/scheduler/cluster_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "models/executor/training_run.h"
+#include "models/hardware/catalog.h"
+#include "models/scheduler/placement.h"
+#include "models/scheduler/scheduler.h"
+
+namespace traincast::models {
+namespace {
+
+/// One detailed simulation's result.
+struct Timing {
+  double iteration_time_s = 0.0;
+  double tokens_per_iteration = 0.0;
+  bool oom = false;
+};
+
+/// Leaf groups exist on the switched fabrics; elsewhere the cluster is one group.
+int nodes_per_leaf(const ClusterSpec& c) {
+  const bool leaves = c.fabric.kind == FabricKind::fat_tree || c.fabric.kind == FabricKind::rail_optimized;
+  return leaves ? std::max(1, std::min(c.fabric.nodes_per_leaf, c.num_nodes)) : std::max(1, c.num_nodes);
+}
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/// Seconds of `t`, exact for whole seconds (ns / 1e9 rather than ns x 1e-9, which gives 15.000000000000002).
+double secs(sim::Time t) { return static_cast<double>(t.ns()) / 1e9; }
+
+Timing simulate(const Scenario& job, int leaves) {
+  Scenario s = job;
+  s.cluster.fabric.nodes_per_leaf = ceil_div(s.cluster.num_nodes, leaves);
+  const Report r = simulate_training(s);
+  return {r.iteration_time_s, r.tokens_per_s * r.iteration_time_s, r.memory.oom};
+}
+
+/// "0-3,8": ascending nodes as ranges.
+std::string node_ranges(const std::vector<int>& nodes) {
+  std::string out;
+  for (std::size_t i = 0; i < nodes.size();) {
+    std::size_t j = i;
+    while (j + 1 < nodes.size() && nodes[j + 1] == nodes[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(nodes[i]);
+    if (j > i) {
+      out += '-';
+      out += std::to_string(nodes[j]);
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+class ClusterRun {
+ public:
+  ClusterRun(const ClusterJobs& in, const SchedulerSpec& scheduler, std::map<std::pair<int, int>, Timing>& cache)
+      : in_(in), scheduler_(scheduler), npl_(nodes_per_leaf(in.cluster.cluster)), cache_(cache) {}
+
+  ClusterRunResult run(int threads) {
+    const std::vector<JobSpec>& specs = in_.cluster.jobs;
+    alone_timings(threads);
+    std::vector<QueuedJob> queued;
+    std::vector<std::size_t> index;  // queued -> job
+    out_.jobs.resize(specs.size());
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      ClusterJobResult& r = out_.jobs[i];
+      r.name = specs[i].name.empty() ? "job" + std::to_string(i) : specs[i].name;
+      r.gpus = specs[i].gpus;
+      r.arrival_s = specs[i].arrival_s;
+      r.priority = specs[i].priority;
+      r.problem = in_.problem[i];
+      if (r.problem.empty() && specs[i].duration_s == 0.0) {
+        const Timing& alone = cache_.at({in_.scenario_class[i], alone_leaves(i)});
+        if (alone.oom)
+          r.problem =
+              "out of memory on its " + std::to_string(r.gpus) + " GPUs (traincast run on its workload says why)";
+        else if (!(alone.tokens_per_iteration > 0.0))
+          r.problem = "its workload reports no tokens per iteration (expected duration_s for a non-token workload)";
+      }
+      if (!r.problem.empty()) continue;
+      r.alone_run_s = secs(run_time(i, alone_leaves(i)));
+      queued.push_back(
+          {nodes_of(i), sim::Time::from_seconds(specs[i].arrival_s), specs[i].priority, run_time(i, alone_leaves(i))});
+      index.push_back(i);
+    }
+    const Schedule sched = run_scheduler(
+        queued, {in_.cluster.cluster.num_nodes, npl_}, scheduler_,
+        [&](std::size_t q, const std::vector<int>& nodes) { return run_time(index[q], leaves_spanned(nodes, npl_)); });
+    for (std::size_t q = 0; q < queued.size(); ++q) fill(index[q], sched.jobs[q]);
+    summarise(sched);
+    return std::move(out_);
+  }
+
+ private:
+  int nodes_of(std::size_t i) const { return in_.job_scenarios[i].cluster.num_nodes; }
+  int alone_leaves(std::size_t i) const { return ceil_div(nodes_of(i), npl_); }
+
+  /// The isolated simulations, in parallel (each deterministic; results stored by key).
+  void alone_timings(int threads) {
+    std::vector<std::pair<int, int>> keys;
+    std::vector<std::size_t> job_of_key;
+    for (std::size_t i = 0; i < in_.cluster.jobs.size(); ++i) {
+      if (!in_.problem[i].empty() || in_.cluster.jobs[i].duration_s != 0.0) continue;
+      const std::pair<int, int> key{in_.scenario_class[i], alone_leaves(i)};
+      if (cache_.count(key) > 0 || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+      keys.push_back(key);
+      job_of_key.push_back(i);
+    }
+    std::vector<Timing> timings(keys.size());
+    tbb::task_arena arena(std::max(1, threads));
+    arena.execute([&] {
+      tbb::parallel_for(std::size_t{0}, keys.size(), [&](std::size_t k) {
+        timings[k] = simulate(in_.job_scenarios[job_of_key[k]], keys[k].second);
+      });
+    });
+    for (std::size_t k = 0; k < keys.size(); ++k) cache_[keys[k]] = timings[k];
+    out_.simulations = static_cast<int>(keys.size());
+  }
+
+  const Timing& timing(std::size_t i, int leaves) {
+    const std::pair<int, int> key{in_.scenario_class[i], leaves};
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      it = cache_.emplace(key, simulate(in_.job_scenarios[i], leaves)).first;
+      ++out_.simulations;
+    }
+    return it->second;
+  }
+
+  /// The token budget: tokens, or alone_duration_s x the isolated tokens/s.
+  double tokens_of(std::size_t i) {
+    const JobSpec& j = in_.cluster.jobs[i];
+    if (j.tokens > 0.0) return j.tokens;
+    const Timing& alone = timing(i, alone_leaves(i));
+    return j.alone_duration_s * alone.tokens_per_iteration / alone.iteration_time_s;
+  }
+
+  std::int64_t iterations(std::size_t i, int leaves) {
+    return static_cast<std::int64_t>(std::ceil(tokens_of(i) / timing(i, leaves).tokens_per_iteration));
+  }
+
+  sim::Time run_time(std::size_t i, int leaves) {
+    const JobSpec& j = in_.cluster.jobs[i];
+    if (j.duration_s != 0.0) return sim::Time::from_seconds(j.duration_s);
+    return sim::Time::from_seconds(static_cast<double>(iterations(i, leaves)) * timing(i, leaves).iteration_time_s);
+  }
+
+  void fill(std::size_t i, const JobOutcome& o) {
+    ClusterJobResult& r = out_.jobs[i];
+    r.start_s = secs(o.start);
+    r.end_s = secs(o.end);
+    r.wait_s = secs(o.start - sim::Time::from_seconds(r.arrival_s));
+    r.run_s = secs(o.end - o.start);
+    r.slowdown = r.run_s / r.alone_run_s;
+    r.stretch = (r.wait_s + r.run_s) / r.alone_run_s;
+    r.leaves = o.leaves;
+    r.nodes = node_ranges(o.nodes);
+    if (in_.cluster.jobs[i].duration_s == 0.0) {
+      r.iteration_time_s = timing(i, o.leaves).iteration_time_s;
+      r.iterations = iterations(i, o.leaves);
+    }
+  }
+
+  void summarise(const Schedule& sched) {
+    const int per_node = find_node_template(in_.cluster.cluster.node_template).gpus_per_node;
+    out_.cluster_gpus = in_.cluster.cluster.num_nodes * per_node;
+    out_.makespan_s = secs(sched.makespan);
+    double busy_gpu_s = 0.0;
+    for (std::size_t k = 0; k < sched.busy_nodes.size(); ++k) {
+      out_.busy_gpus.emplace_back(secs(sched.busy_nodes[k].first), sched.busy_nodes[k].second * per_node);
+      const sim::Time next = k + 1 < sched.busy_nodes.size() ? sched.busy_nodes[k + 1].first : sched.makespan;
+      busy_gpu_s += secs(next - sched.busy_nodes[k].first) * sched.busy_nodes[k].second * per_node;
+    }
+    if (out_.makespan_s > 0.0) out_.utilisation = busy_gpu_s / (out_.cluster_gpus * out_.makespan_s);
+    std::vector<double> waits;
+    for (const ClusterJobResult& r : out_.jobs)
+      if (r.problem.empty()) waits.push_back(r.wait_s);
+    out_.jobs_run = static_cast<int>(waits.size());
+    if (waits.empty()) return;
+    std::sort(waits.begin(), waits.end());
+    double sum = 0.0;
+    for (double w : waits) sum += w;
+    out_.mean_wait_s = sum / static_cast<double>(waits.size());
+    const auto rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(waits.size())));
+    out_.p95_wait_s = waits[std::max<std::size_t>(rank, 1) - 1];
+  }
+
+  const ClusterJobs& in_;
+  const SchedulerSpec& scheduler_;
+  int npl_;
+  std::map<std::pair<int, int>, Timing>& cache_;  ///< shared by the policies of one simulate_cluster call
+  ClusterRunResult out_;
+};
+
+}  // namespace
+
+std::vector<ClusterRunResult> simulate_cluster(const ClusterJobs& jobs, const std::vector<SchedulerSpec>& schedulers,
+                                               int threads) {
+  std::map<std::pair<int, int>, Timing> cache;
+  std::vector<ClusterRunResult> out;
+  for (const SchedulerSpec& s : schedulers) out.push_back(ClusterRun(jobs, s, cache).run(threads));
+  return out;
+}
+
+ClusterRunResult simulate_cluster(const ClusterJobs& jobs, int threads) {
+  return std::move(simulate_cluster(jobs, {jobs.cluster.scheduler}, threads).front());
+}
+
+std::vector<double> utilisation_by_slice(const ClusterRunResult& r, int buckets) {
+  std::vector<double> out(static_cast<std::size_t>(std::max(1, buckets)), 0.0);
+  if (r.makespan_s <= 0.0 || r.cluster_gpus == 0) return out;
+  const double width = r.makespan_s / static_cast<double>(out.size());
+  for (std::size_t k = 0; k < r.busy_gpus.size(); ++k) {
+    const double a = r.busy_gpus[k].first;
+    const double b = k + 1 < r.busy_gpus.size() ? r.busy_gpus[k + 1].first : r.makespan_s;
+    for (std::size_t s = 0; s < out.size(); ++s) {
+      const double lo = std::max(a, width * static_cast<double>(s));
+      const double hi = std::min(b, width * static_cast<double>(s + 1));
+      if (hi > lo) out[s] += (hi - lo) * r.busy_gpus[k].second;
+    }
+  }
+  for (double& u : out) u /= width * r.cluster_gpus;
+  return out;
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,73 @@
+#pragma once
+// Several jobs on one cluster (docs/cluster.md): the scheduler (scheduler.h) with each job's run
+// time from the detailed simulator (models/executor/training_run.h).
+//
+// A job's iteration time is simulate_training of its job scenario (models/spec/cluster_jobs.h) on
+// its placement class: the number of leaf switches its nodes span. A job of n nodes over L leaves
+// is simulated with nodes_per_leaf = ceil(n / L), so it crosses the spine as its placement does and
+// gets the leaf uplinks of the nodes it has on each leaf (its proportional share of an
+// oversubscribed leaf). Results are cached per (job scenario, leaves) and simulated once.
+// Co-runner interference on shared links is NOT modelled yet: a job's iteration time does not
+// depend on which other jobs run.
+//
+// Run time: a token budget T takes ceil(T / tokens per iteration) iterations of the simulated
+// iteration time (alone_duration_s D: T = D x the job's isolated tokens/s); a duration_s job runs
+// exactly that long. Backfill's estimate is the job's
+// isolated run time: on the fewest leaves its node count needs (ceil(n / nodes_per_leaf)).
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/spec/cluster_jobs.h"
+
+namespace traincast::models {
+
+struct ClusterJobResult {
+  std::string name;
+  int gpus = 0;
+  double arrival_s = 0.0;
+  int priority = 0;
+  /// Why it never ran ("" = it ran): more GPUs than the cluster, invalid or out of memory on its GPUs.
+  std::string problem;
+  double start_s = 0.0;
+  double end_s = 0.0;
+  double wait_s = 0.0;            ///< start - arrival
+  double run_s = 0.0;             ///< end - start
+  double alone_run_s = 0.0;       ///< run time alone on an empty cluster (the backfill estimate)
+  double slowdown = 0.0;          ///< run_s / alone_run_s (placement; 1 when duration_s is fixed)
+  double stretch = 0.0;           ///< (wait_s + run_s) / alone_run_s
+  double iteration_time_s = 0.0;  ///< 0 for a fixed-duration job
+  std::int64_t iterations = 0;    ///< 0 for a fixed-duration job
+  int leaves = 0;                 ///< leaf switches its nodes span
+  std::string nodes;              ///< its nodes as ranges, e.g. "0-3,8"
+};
+
+struct ClusterRunResult {
+  std::vector<ClusterJobResult> jobs;  ///< in scenario order
+  int cluster_gpus = 0;
+  double makespan_s = 0.0;   ///< first arrival (0) to last completion
+  double utilisation = 0.0;  ///< busy GPU-seconds / (cluster GPUs x makespan)
+  double mean_wait_s = 0.0;  ///< over jobs that ran
+  double p95_wait_s = 0.0;   ///< nearest rank: the ceil(0.95 n)-th smallest wait of jobs that ran
+  int jobs_run = 0;
+  /// (time [s], busy GPUs) at every change, ascending, from (0, 0).
+  std::vector<std::pair<double, int>> busy_gpus;
+  int simulations = 0;  ///< detailed simulations run (cache misses)
+};
+
+/// Schedules and runs `jobs`. threads: worker threads for the isolated simulations (>= 1; the
+/// result is the same for any count). Throws std::invalid_argument as simulate_training does for a
+/// job scenario the models cannot run.
+ClusterRunResult simulate_cluster(const ClusterJobs& jobs, int threads = 1);
+
+/// As simulate_cluster once per scheduler (each replacing jobs.cluster.scheduler), in order, sharing one
+/// cache of detailed simulations: a result's `simulations` counts only the ones its run added.
+std::vector<ClusterRunResult> simulate_cluster(const ClusterJobs& jobs, const std::vector<SchedulerSpec>& schedulers,
+                                               int threads = 1);
+
+/// Fraction of cluster_gpus busy in each of `buckets` equal slices of [0, makespan_s] (>= 1).
+std::vector<double> utilisation_by_slice(const ClusterRunResult& r, int buckets);
+
+}  // namespace traincast::models

@@ -1,0 +1,61 @@
+#pragma once
+// The job-level discrete-event scheduler (docs/cluster.md): jobs arrive, queue, start on whole
+// nodes when the policy lets them, and end after their run time. Events are arrivals and
+// completions in time order (ties: all completions and arrivals at one instant are applied, then
+// one scheduling pass), so the result depends only on the input.
+//
+// Policies (models/spec/jobs_spec.h). The queue is ordered by priority (higher first), then
+// arrival, then list order.
+// - fifo: jobs start in queue order while the head fits; nothing passes a waiting head.
+// - backfill: EASY backfill as Slurm's sched/backfill: when the head does not fit, it gets a
+//   reservation at the shadow time (the earliest estimated end of running jobs at which enough nodes
+//   are free); a later job starts now only if it fits now and either ends (by its estimate) by the
+//   shadow time or uses no more than the nodes left over at the shadow time. The estimate is the
+//   job's isolated run time (`estimate`); its actual run time comes from `run_time` at its start.
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "models/spec/jobs_spec.h"
+#include "sim/time.h"
+
+namespace traincast::models {
+
+struct QueuedJob {
+  int nodes = 1;       ///< whole nodes it asks for
+  sim::Time arrival;   ///< submission time
+  int priority = 0;    ///< higher first
+  sim::Time estimate;  ///< run-time estimate backfill uses (the isolated run time)
+};
+
+struct ClusterShape {
+  int num_nodes = 1;
+  int nodes_per_leaf = 1;  ///< nodes under one leaf switch (num_nodes or more: one leaf)
+};
+
+/// What a job did. never_fits: it asks for more nodes than the cluster has (start, end unset).
+struct JobOutcome {
+  bool never_fits = false;
+  sim::Time start;
+  sim::Time end;
+  std::vector<int> nodes;  ///< ascending
+  int leaves = 0;          ///< leaf switches its nodes span
+};
+
+struct Schedule {
+  std::vector<JobOutcome> jobs;  ///< in input order
+  /// (time, busy nodes) after every instant where the count changed, ascending, from (0, 0).
+  std::vector<std::pair<sim::Time, int>> busy_nodes;
+  sim::Time makespan;  ///< last completion (0 when no job ran)
+};
+
+/// The job's actual run time on `nodes` (called once, when it starts).
+using RunTimeOf = std::function<sim::Time(std::size_t job, const std::vector<int>& nodes)>;
+
+/// Runs the jobs to completion. Throws std::invalid_argument for nodes < 1, a negative arrival or
+/// estimate, or a shape with num_nodes or nodes_per_leaf < 1.
+Schedule run_scheduler(const std::vector<QueuedJob>& jobs, const ClusterShape& shape, const SchedulerSpec& spec,
+                       const RunTimeOf& run_time);
+
+}  // namespace traincast::models

@@ -1,0 +1,26 @@
+#pragma once
+// A shared-cluster scenario resolved for the scheduler (models/io/cluster_jobs_io.h makes it,
+// models/scheduler/ runs it): the scenario (cluster, scheduler, job list) and each job as a whole
+// one-job scenario of its workload on its GPUs.
+
+#include <string>
+#include <vector>
+
+#include "models/spec/scenario.h"
+
+namespace traincast::models {
+
+struct ClusterJobs {
+  Scenario cluster;  ///< the loaded scenario: cluster, scheduler, jobs
+  /// Per job: its workload on its own GPUs (num_nodes = gpus / GPUs per node, dp = gpus / (tp x
+  /// pp), global batch = the workload's batch per DP replica x dp), the cluster's fabric; empty
+  /// (default) when `problem` is set.
+  std::vector<Scenario> job_scenarios;
+  /// Per job: why it can never run ("" = it can), e.g. more GPUs than the cluster, or its workload
+  /// invalid at its GPU count; such a job is reported, not dropped.
+  std::vector<std::string> problem;
+  /// Per job: jobs with the same class have the same job scenario (they share simulations).
+  std::vector<int> scenario_class;
+};
+
+}  // namespace traincast::models

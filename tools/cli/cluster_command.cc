@@ -1,0 +1,220 @@
+// `traincast cluster`: argument parsing and printing around models/scheduler (several jobs sharing
+// one cluster under a scheduler, docs/cluster.md).
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/hardware/catalog.h"
+#include "models/io/cluster_jobs_io.h"
+#include "models/io/scenario_io.h"
+#include "models/scheduler/cluster_run.h"
+#include "tools/cli/cli_util.h"
+#include "tools/cli/commands.h"
+
+namespace traincast::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+/// Slices of the makespan the utilisation-over-time line prints.
+constexpr int kUtilisationSlices = 10;
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string num(double v) { return fmt("%.17g", v); }
+
+const char* policy_name(models::SchedulerPolicy p) { return p == models::SchedulerPolicy::fifo ? "fifo" : "backfill"; }
+
+const char* placement_name(models::JobPlacement p) {
+  switch (p) {
+    case models::JobPlacement::packed:
+      return "packed";
+    case models::JobPlacement::spread:
+      return "spread";
+    case models::JobPlacement::topology_aware:
+      return "topology_aware";
+  }
+  return "packed";
+}
+
+/// One policy's run.
+struct PolicyRun {
+  models::SchedulerSpec scheduler;
+  models::ClusterRunResult result;
+};
+
+po::options_description cluster_options() {
+  po::options_description o(
+      "traincast cluster SCENARIO [options]\n\n"
+      "Several jobs (the scenario's `job` entries) share the scenario's cluster under a scheduler: FIFO or EASY\n"
+      "backfill (run-time estimate = the job's simulated isolated run time), packed, spread or topology-aware\n"
+      "placement on whole nodes. Each job's iteration time comes from the detailed simulator, cached per\n"
+      "(workload, GPUs, leaves spanned). Prints per job its wait, run time and slowdown vs alone, then the\n"
+      "cluster's utilisation over time, mean and p95 wait. Co-runner interference on shared links is not\n"
+      "modelled yet. docs/cluster.md\n\nOptions");
+  o.add_options()("help,h", "this text")("scenario", po::value<std::string>(), "the scenario file (with job entries)")(
+      "set", po::value<std::vector<std::string>>()->composing(), "field.path=value, e.g. scheduler.placement=spread")(
+      "policy", po::value<std::string>(), "fifo, backfill or both (default: the scenario's scheduler.policy)")(
+      "threads", po::value<int>()->default_value(1),
+      "worker threads for the isolated simulations, 1 to 1024 (same result)")(
+      "csv", po::value<std::string>(), "write one row per job (and policy) to this file")(
+      "json", po::value<std::string>(), "write the whole result as JSON to this file")(
+      "force", "overwrite existing --csv/--json files");
+  return o;
+}
+
+void print_run(std::ostream& p, const PolicyRun& run) {
+  const models::ClusterRunResult& r = run.result;
+  p << "Scheduler  " << policy_name(run.scheduler.policy)
+    << (run.scheduler.policy == models::SchedulerPolicy::backfill ? " (EASY; estimate = isolated simulated run time)"
+                                                                  : "")
+    << ", placement " << placement_name(run.scheduler.placement) << "\n\n";
+  p << "  job                   gpus     arrival_s       start_s        wait_s         run_s   alone_run_s  slowdown  "
+       "leaves\n";
+  for (const models::ClusterJobResult& j : r.jobs) {
+    char line[256];
+    if (!j.problem.empty()) continue;
+    std::snprintf(line, sizeof line, "  %-20.20s %5d %13.1f %13.1f %13.1f %13.1f %13.1f %9.3f %7d\n", j.name.c_str(),
+                  j.gpus, j.arrival_s, j.start_s, j.wait_s, j.run_s, j.alone_run_s, j.slowdown, j.leaves);
+    p << line;
+  }
+  bool any_problem = false;
+  for (const models::ClusterJobResult& j : r.jobs) {
+    if (j.problem.empty()) continue;
+    if (!any_problem) p << "\nNever ran (reported, not dropped):\n";
+    any_problem = true;
+    p << "  " << j.name << " (" << j.gpus << " GPUs): " << j.problem << "\n";
+  }
+  p << "\nJobs run     " << r.jobs_run << " of " << r.jobs.size() << "\n";
+  p << "Makespan     " << fmt("%.1f", r.makespan_s) << " s\n";
+  p << "Utilisation  " << fmt("%.1f", 100.0 * r.utilisation) << " % of " << r.cluster_gpus
+    << " GPUs over the makespan\n";
+  p << "Wait         mean " << fmt("%.1f", r.mean_wait_s) << " s, p95 " << fmt("%.1f", r.p95_wait_s) << " s\n";
+  p << "Utilisation over time (" << kUtilisationSlices << " equal slices of the makespan):";
+  for (double u : models::utilisation_by_slice(r, kUtilisationSlices)) p << " " << fmt("%.0f", 100.0 * u) << "%";
+  p << "\nDetailed simulations " << r.simulations << " (cached per workload, GPUs and leaves spanned)\n";
+}
+
+std::string csv_text(const std::vector<PolicyRun>& runs) {
+  std::ostringstream o;
+  o << "policy,placement,job,gpus,priority,arrival_s,start_s,end_s,wait_s,run_s,alone_run_s,slowdown,stretch,"
+       "iteration_time_s,iterations,leaves,nodes,problem\n";
+  for (const PolicyRun& run : runs) {
+    for (const models::ClusterJobResult& j : run.result.jobs) {
+      std::string problem = j.problem;
+      for (char& c : problem)
+        if (c == '"') c = '\'';
+      o << policy_name(run.scheduler.policy) << "," << placement_name(run.scheduler.placement) << ",\"" << j.name
+        << "\"," << j.gpus << "," << j.priority << "," << num(j.arrival_s) << "," << num(j.start_s) << ","
+        << num(j.end_s) << "," << num(j.wait_s) << "," << num(j.run_s) << "," << num(j.alone_run_s) << ","
+        << num(j.slowdown) << "," << num(j.stretch) << "," << num(j.iteration_time_s) << "," << j.iterations << ","
+        << j.leaves << ",\"" << j.nodes << "\",\"" << problem << "\"\n";
+    }
+  }
+  return o.str();
+}
+
+std::string json_text(const std::vector<PolicyRun>& runs) {
+  std::ostringstream o;
+  o << "{\"runs\": [";
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const models::ClusterRunResult& r = runs[k].result;
+    o << (k ? ", " : "") << "{\n  \"policy\": \"" << policy_name(runs[k].scheduler.policy) << "\", \"placement\": \""
+      << placement_name(runs[k].scheduler.placement) << "\", \"cluster_gpus\": " << r.cluster_gpus
+      << ", \"jobs_run\": " << r.jobs_run << ", \"makespan_s\": " << num(r.makespan_s)
+      << ", \"utilisation\": " << num(r.utilisation) << ", \"mean_wait_s\": " << num(r.mean_wait_s)
+      << ", \"p95_wait_s\": " << num(r.p95_wait_s) << ", \"simulations\": " << r.simulations << ",\n  \"busy_gpus\": [";
+    for (std::size_t i = 0; i < r.busy_gpus.size(); ++i)
+      o << (i ? ", " : "") << "[" << num(r.busy_gpus[i].first) << ", " << r.busy_gpus[i].second << "]";
+    o << "],\n  \"jobs\": [";
+    for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+      const models::ClusterJobResult& j = r.jobs[i];
+      o << (i ? "," : "") << "\n    {\"name\": " << json_string(j.name) << ", \"gpus\": " << j.gpus
+        << ", \"priority\": " << j.priority << ", \"arrival_s\": " << num(j.arrival_s)
+        << ", \"problem\": " << json_string(j.problem) << ", \"start_s\": " << num(j.start_s)
+        << ", \"end_s\": " << num(j.end_s) << ", \"wait_s\": " << num(j.wait_s) << ", \"run_s\": " << num(j.run_s)
+        << ", \"alone_run_s\": " << num(j.alone_run_s) << ", \"slowdown\": " << num(j.slowdown)
+        << ", \"stretch\": " << num(j.stretch) << ", \"iteration_time_s\": " << num(j.iteration_time_s)
+        << ", \"iterations\": " << j.iterations << ", \"leaves\": " << j.leaves
+        << ", \"nodes\": " << json_string(j.nodes) << "}";
+    }
+    o << "]}";
+  }
+  o << "]}\n";
+  return o.str();
+}
+
+int run_cluster(const po::variables_map& vm, const po::options_description& opts, std::ostream& out) {
+  if (vm.count("help")) {
+    out << opts << "\n";
+    return 0;
+  }
+  if (!vm.count("scenario")) throw UsageError("traincast cluster: a scenario file is required (see --help)");
+  const std::string path = vm["scenario"].as<std::string>();
+  std::vector<std::string> overrides;
+  if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
+  const int threads = vm["threads"].as<int>();
+  if (threads < 1 || threads > io::kMaxThreads)
+    throw UsageError("--threads: got " + std::to_string(threads) + " (expected 1 to 1024)");
+  std::vector<std::string> policies;
+  if (vm.count("policy")) {
+    const std::string p = vm["policy"].as<std::string>();
+    if (p == "both")
+      policies = {"fifo", "backfill"};
+    else if (p == "fifo" || p == "backfill")
+      policies = {p};
+    else
+      throw UsageError("--policy: got \"" + p + "\" (expected fifo, backfill or both)");
+  }
+  const bool force = vm.count("force") > 0;
+  const std::string csv = vm.count("csv") ? vm["csv"].as<std::string>() : std::string();
+  const std::string json = vm.count("json") ? vm["json"].as<std::string>() : std::string();
+  if (!csv.empty()) check_output_path(csv, force, {path}, {json});
+  if (!json.empty()) check_output_path(json, force, {path}, {csv});
+
+  const models::ClusterJobs jobs = io::load_cluster_jobs(path, overrides);
+  std::vector<models::SchedulerSpec> schedulers;
+  for (const std::string& policy : policies) {
+    schedulers.push_back(jobs.cluster.scheduler);
+    schedulers.back().policy = policy == "fifo" ? models::SchedulerPolicy::fifo : models::SchedulerPolicy::backfill;
+  }
+  if (schedulers.empty()) schedulers.push_back(jobs.cluster.scheduler);
+  const std::vector<models::ClusterRunResult> results = models::simulate_cluster(jobs, schedulers, threads);
+
+  std::ostringstream p;
+  const models::ClusterSpec& c = jobs.cluster.cluster;
+  const int per_node = models::find_node_template(c.node_template).gpus_per_node;
+  p << "Cluster    " << c.num_nodes << " x " << c.node_template << " = " << c.num_nodes * per_node << " GPUs, "
+    << c.fabric.nodes_per_leaf << " nodes per leaf, oversubscription " << fmt("%g", c.fabric.oversubscription)
+    << "\nJobs       " << jobs.cluster.jobs.size() << " (" << path << ")\n"
+    << "Interference between co-running jobs on shared links: not modelled (docs/cluster.md)\n";
+  std::vector<PolicyRun> runs;
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    runs.push_back({schedulers[k], results[k]});
+    p << "\n";
+    print_run(p, runs.back());
+  }
+  out << p.str();
+  if (!csv.empty()) write_output_file(csv, csv_text(runs));
+  if (!json.empty()) write_output_file(json, json_text(runs));
+  return 0;
+}
+
+}  // namespace
+
+int cluster_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description opts = cluster_options();
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  return guarded(err, [&]() -> int { return run_cluster(parse_options(args, opts, pos), opts, out); });
+}
+
+}  // namespace traincast::cli

@@ -2,11 +2,13 @@
 // its node template, kernels the GPU cannot run are refused (or left off by default), and the
 // divisibility asserts Megatron-LM makes that the other sections do not (scenario_checks.h).
 
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -116,7 +118,18 @@ void check_jobs(const models::Scenario& s, const models::NodeTemplate* node, Che
                                std::to_string(node->gpus_per_node) + " GPUs of a " + s.cluster.node_template +
                                " node: jobs get whole nodes)");
     }
-    k.finite_at_least(at + "arrival_s", j.arrival_s, 0.0, false);
+    // Job times stay below 1e9 s (31.7 years) and token budgets below 1e15 (as
+    // workload.training.train_tokens): the scheduler adds arrivals, waits and run times of every
+    // job on a clock that ends at 292 years (sim::Time, int64 ns).
+    constexpr double kMaxJobSeconds = 1e9;
+    constexpr double kMaxJobTokens = 1e15;
+    const auto at_most = [&](const std::string& field, double value, double maximum, const char* unit) {
+      if (std::isfinite(value) && value > maximum)
+        k.error(at + field, "got " + Checker::number(value) + " (expected at most " + Checker::number(maximum) + unit +
+                                ": the scheduler's clock ends at 292 years)");
+    };
+    if (k.finite_at_least(at + "arrival_s", j.arrival_s, 0.0, false))
+      at_most("arrival_s", j.arrival_s, kMaxJobSeconds, " s");
     int budgets = 0;
     for (const auto& [field, value] : {std::pair<const char*, double>{"tokens", j.tokens},
                                        {"duration_s", j.duration_s},
@@ -126,7 +139,9 @@ void check_jobs(const models::Scenario& s, const models::NodeTemplate* node, Che
         k.error(at + field, "set with another budget (expected exactly one of tokens, duration_s, alone_duration_s)");
         continue;
       }
-      k.finite_at_least(at + field, value, 0.0, true);
+      if (k.finite_at_least(at + field, value, 0.0, true))
+        at_most(field, value, std::string_view(field) == "tokens" ? kMaxJobTokens : kMaxJobSeconds,
+                std::string_view(field) == "tokens" ? " tokens" : " s");
     }
     if (budgets == 0)
       k.error(at + "gpus", "no budget (expected exactly one of tokens, duration_s or alone_duration_s)");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include <tbb/parallel_for.h>
@@ -149,7 +150,17 @@ class ClusterRun {
   sim::Time run_time(std::size_t i, int leaves) {
     const JobSpec& j = in_.cluster.jobs[i];
     if (j.duration_s != 0.0) return sim::Time::from_seconds(j.duration_s);
-    return sim::Time::from_seconds(static_cast<double>(iterations(i, leaves)) * timing(i, leaves).iteration_time_s);
+    const double run_s = static_cast<double>(iterations(i, leaves)) * timing(i, leaves).iteration_time_s;
+    // The loader bounds each budget; a small job with a large token budget can still run longer
+    // than the scheduler's clock holds (1e9 s per job, as job[i].duration_s).
+    if (!(run_s <= 1e9)) {
+      std::ostringstream m;
+      m << "job[" << i << "] (" << in_.job_scenarios[i].name << "): its token budget takes " << run_s << " s on "
+        << j.gpus << " GPUs at its simulated iteration time (expected a budget that runs in at most 1e9 s, "
+        << "31.7 years: lower job[" << i << "]." << (j.tokens > 0.0 ? "tokens" : "alone_duration_s") << ")";
+      throw std::invalid_argument(m.str());
+    }
+    return sim::Time::from_seconds(run_s);
   }
 
   void fill(std::size_t i, const JobOutcome& o) {

@@ -112,11 +112,15 @@ std::string csv_text(const std::vector<PolicyRun>& runs) {
       std::string problem = j.problem;
       for (char& c : problem)
         if (c == '"') c = '\'';
+      // A job that never ran has no start, end, wait or run: empty cells, not zeros.
+      const bool ran = j.problem.empty();
+      const auto v = [&](double x) { return ran ? num(x) : std::string(); };
+      const auto n = [&](long long x) { return ran ? std::to_string(x) : std::string(); };
       o << policy_name(run.scheduler.policy) << "," << placement_name(run.scheduler.placement) << ",\"" << j.name
-        << "\"," << j.gpus << "," << j.priority << "," << num(j.arrival_s) << "," << num(j.start_s) << ","
-        << num(j.end_s) << "," << num(j.wait_s) << "," << num(j.run_s) << "," << num(j.alone_run_s) << ","
-        << num(j.slowdown) << "," << num(j.stretch) << "," << num(j.iteration_time_s) << "," << j.iterations << ","
-        << j.leaves << ",\"" << j.nodes << "\",\"" << problem << "\"\n";
+        << "\"," << j.gpus << "," << j.priority << "," << num(j.arrival_s) << "," << v(j.start_s) << "," << v(j.end_s)
+        << "," << v(j.wait_s) << "," << v(j.run_s) << "," << v(j.alone_run_s) << "," << v(j.slowdown) << ","
+        << v(j.stretch) << "," << v(j.iteration_time_s) << "," << n(j.iterations) << "," << n(j.leaves) << ",\""
+        << j.nodes << "\",\"" << problem << "\"\n";
     }
   }
   return o.str();
@@ -137,13 +141,17 @@ std::string json_text(const std::vector<PolicyRun>& runs) {
     o << "],\n  \"jobs\": [";
     for (std::size_t i = 0; i < r.jobs.size(); ++i) {
       const models::ClusterJobResult& j = r.jobs[i];
+      // A job that never ran: null times, not zeros.
+      const bool ran = j.problem.empty();
+      const auto v = [&](double x) { return ran ? num(x) : std::string("null"); };
+      const auto n = [&](long long x) { return ran ? std::to_string(x) : std::string("null"); };
       o << (i ? "," : "") << "\n    {\"name\": " << json_string(j.name) << ", \"gpus\": " << j.gpus
         << ", \"priority\": " << j.priority << ", \"arrival_s\": " << num(j.arrival_s)
-        << ", \"problem\": " << json_string(j.problem) << ", \"start_s\": " << num(j.start_s)
-        << ", \"end_s\": " << num(j.end_s) << ", \"wait_s\": " << num(j.wait_s) << ", \"run_s\": " << num(j.run_s)
-        << ", \"alone_run_s\": " << num(j.alone_run_s) << ", \"slowdown\": " << num(j.slowdown)
-        << ", \"stretch\": " << num(j.stretch) << ", \"iteration_time_s\": " << num(j.iteration_time_s)
-        << ", \"iterations\": " << j.iterations << ", \"leaves\": " << j.leaves
+        << ", \"problem\": " << json_string(j.problem) << ", \"start_s\": " << v(j.start_s)
+        << ", \"end_s\": " << v(j.end_s) << ", \"wait_s\": " << v(j.wait_s) << ", \"run_s\": " << v(j.run_s)
+        << ", \"alone_run_s\": " << v(j.alone_run_s) << ", \"slowdown\": " << v(j.slowdown)
+        << ", \"stretch\": " << v(j.stretch) << ", \"iteration_time_s\": " << v(j.iteration_time_s)
+        << ", \"iterations\": " << n(j.iterations) << ", \"leaves\": " << n(j.leaves)
         << ", \"nodes\": " << json_string(j.nodes) << "}";
     }
     o << "]}";

@@ -127,6 +127,52 @@ TEST_F(ClusterCli, JobLargerThanTheClusterIsReportedNotDropped) {
       << r.out;
   EXPECT_NE(r.out.find("Jobs run     1 of 2"), std::string::npos) << r.out;
   EXPECT_NE(slurp(csv).find("asks for 64 GPUs"), std::string::npos);
+  // A job that never ran has no times: empty CSV cells and JSON nulls, not zeros (a mean over the
+  // file would otherwise count it as started before its arrival and run for 0 s).
+  EXPECT_EQ(csv_column(slurp(csv), "fifo", "start_s").at("\"big\""), "");
+  EXPECT_EQ(csv_column(slurp(csv), "fifo", "run_s").at("\"big\""), "");
+  EXPECT_FALSE(csv_column(slurp(csv), "fifo", "run_s").at("\"small\"").empty());
+  const std::string json = path("big.json");
+  ASSERT_EQ(run({"cluster", scen, "--json", json}).status, 0);
+  EXPECT_NE(
+      slurp(json).find("\"problem\": \"asks for 64 GPUs; the cluster has 32: it can never run\", \"start_s\": null"),
+      std::string::npos)
+      << slurp(json);
+}
+
+// Times and token budgets beyond the scheduler's clock (292 years of int64 ns) are refused at the
+// field, not reported as an internal range error without a position.
+TEST_F(ClusterCli, HugeJobTimesAndBudgetsArePositionedErrors) {
+  const std::string scen = write("huge.textproto", std::string(kCluster) +
+                                                       "job { gpus: 8 duration_s: 1e10 }\n"
+                                                       "job { gpus: 8 tokens: 1e30 arrival_s: 1e300 }\n"
+                                                       "job { gpus: 8 alone_duration_s: 1e300 }\n" +
+                                                       workload());
+  const test_support::Result r = run({"cluster", scen});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("huge.textproto:2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job[0].duration_s: got 1e+10 (expected at most 1e+09 s"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job[1].tokens: got 1e+30 (expected at most 1e+15 tokens"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job[1].arrival_s: got 1e+300"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job[2].alone_duration_s: got 1e+300"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Time::from_seconds"), std::string::npos) << r.err;
+}
+
+// run, compare and plan simulate one job on the whole cluster: a job list is refused at its
+// position and pointed to `traincast cluster`.
+TEST_F(ClusterCli, RunCompareAndPlanRefuseAJobList) {
+  const std::string six = kDir + "six_jobs_fifo_vs_backfill.textproto";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", six}, std::vector<std::string>{"compare", six, six},
+        std::vector<std::string>{"plan", six}}) {
+    const test_support::Result r = run(args);
+    EXPECT_EQ(r.status, 2) << args[0];
+    EXPECT_NE(r.err.find("six_jobs_fifo_vs_backfill.textproto:"), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(": job: the scenario holds several jobs (expected `traincast cluster` for it; `traincast " +
+                         args[0] + "`"),
+              std::string::npos)
+        << args[0] << ": " << r.err;
+  }
 }
 
 // A token budget's run time is iterations x the iteration time `traincast run` simulates for the

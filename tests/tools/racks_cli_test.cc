@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "tests/support/fixtures.h"
 #include "tests/tools/cli_run.h"
@@ -47,6 +48,27 @@ TEST_F(RacksCli, APartitionThatDoesNotSplitTheRackIsRefusedAtItsPosition) {
                                                   "is not a GPU count"),
             std::string::npos)
       << file.err;
+}
+
+// TP 8 on NVLink domains of 12 GPUs: the groups do not nest in the domains (GPUs 8-15 span two),
+// so their all-reduces cross the NICs; the run warns before simulating instead of leaving the cost
+// to read as slow GPUs. TP 4 nests and gets no warning.
+TEST_F(RacksCli, TpGroupsStraddlingNvlinkDomainsAreWarned) {
+  const std::vector<std::string> common = {"--set", "cluster.node_template=gb200_nvl72/12",
+                                           "--set", "cluster.num_nodes=2",
+                                           "--set", "workload.training.global_batch_size=96"};
+  std::vector<std::string> straddle = {"run", "--set", "workload.parallel.tp=8", "--set", "workload.parallel.dp=3"};
+  straddle.insert(straddle.end(), common.begin(), common.end());
+  const Result r = run(straddle);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: TP groups of 8 GPUs straddle the 12-GPU nodes (NVLink domains) of gb200_nvl72/12"),
+            std::string::npos)
+      << r.err;
+  std::vector<std::string> nested = {"run", "--set", "workload.parallel.tp=4", "--set", "workload.parallel.dp=6"};
+  nested.insert(nested.end(), common.begin(), common.end());
+  const Result n = run(nested);
+  ASSERT_EQ(n.status, 0) << n.err;
+  EXPECT_EQ(n.err.find("straddle"), std::string::npos) << n.err;
 }
 
 }  // namespace

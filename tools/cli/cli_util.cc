@@ -11,6 +11,7 @@
 #include <ostream>
 
 #include "models/calibration/calibration_profile.h"
+#include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
 #include "models/hardware/network_size.h"
 #include "models/io/profile_io.h"
@@ -91,6 +92,27 @@ void check_output_path(const std::string& path, bool force, const std::vector<st
     }
   for (const std::string& other : other_outputs)
     if (resolved(other) == target) throw UsageError(path + ": given for two outputs");
+}
+
+void refuse_job_list(const models::Scenario& sc, const std::string& scenario_path, const std::string& command) {
+  if (sc.jobs.empty()) return;
+  throw io::ScenarioError({io::field_position(scenario_path, "job") +
+                           ": job: the scenario holds several jobs (expected `traincast cluster` for it; `traincast " +
+                           command + "` simulates one job on the whole cluster)"});
+}
+
+void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err) {
+  const int per_node = models::find_node_template(sc.cluster.node_template).gpus_per_node;
+  const auto check = [&](const char* what, int group) {
+    if (group <= 1 || per_node % group == 0 || group % per_node == 0) return;
+    err << "warning: " << what << " groups of " << group << " GPUs straddle the " << per_node
+        << "-GPU nodes (NVLink domains) of " << sc.cluster.node_template
+        << ": neither size divides the other, so some groups span two nodes and their collectives cross the "
+           "NICs (expected a "
+        << what << " that divides " << per_node << " or is a multiple of it)\n";
+  };
+  check("TP", sc.parallel.tp);
+  if (sc.parallel.cp > 1) check("TP x CP", sc.parallel.tp * sc.parallel.cp);
 }
 
 std::vector<std::string> scenario_input_files(const models::Scenario& sc, const std::string& scenario_path) {

@@ -49,6 +49,15 @@ void check_output_path(const std::string& path, bool force, const std::vector<st
 /// The files a loaded scenario was read from, for check_output_path's `inputs`: `scenario_path`
 /// (unless empty: the embedded default) and the calibration profile's file (from the scenario's
 /// `profile` field or --profile), so that no output overwrites either.
+/// Throws io::ScenarioError at the scenario's first `job` when it holds a job list: `command`
+/// (run, compare, plan) simulates one job on the whole cluster; `traincast cluster` takes the list.
+void refuse_job_list(const models::Scenario& sc, const std::string& scenario_path, const std::string& command);
+
+/// Warns on `err` when the TP (or TP x CP) groups and the node's GPUs (its NVLink domain) do not
+/// nest: neither size divides the other (TP 8 on `gb200_nvl72/36`), so some groups span two nodes
+/// and their collectives cross the NICs, which the report then shows as slow GPUs or communication.
+void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err);
+
 std::vector<std::string> scenario_input_files(const models::Scenario& sc, const std::string& scenario_path);
 
 /// Writes `text` to `path` atomically: a unique temporary file (mkstemp) in the same directory,

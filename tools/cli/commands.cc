@@ -124,11 +124,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), io::scenario_to_json(sc));
       return 0;
     }
-    if (!sc.jobs.empty()) {
-      throw io::ScenarioError({io::field_position(vm["scenario"].as<std::string>(), "job") +
-                               ": job: the scenario holds several jobs (expected `traincast cluster` for it; "
-                               "`traincast run` simulates one job on the whole cluster)"});
-    }
+    refuse_job_list(sc, from_file ? vm["scenario"].as<std::string>() : std::string(), "run");
+    warn_groups_straddle_nodes(sc, err);
     // Refuse to clobber, and find unusable paths, before spending time simulating.
     const bool force = vm.count("force") > 0;
     const std::vector<std::string> inputs =

@@ -45,7 +45,9 @@ std::string base_name(const std::string& path) {
 }
 
 models::Scenario load(const std::string& path, const std::vector<std::string>& overrides) {
-  return path.empty() ? io::default_scenario(overrides) : io::load_scenario_file(path, overrides);
+  models::Scenario sc = path.empty() ? io::default_scenario(overrides) : io::load_scenario_file(path, overrides);
+  refuse_job_list(sc, path, "compare");
+  return sc;
 }
 
 }  // namespace
@@ -146,6 +148,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       }
     }
     if (!errors.empty()) throw io::ScenarioError(errors);
+    for (const CompareInput& x : in) warn_groups_straddle_nodes(x.scenario, err);
     const InterruptScope interrupts;  // Ctrl-C stops the simulations (exit 130, nothing written)
     const CompareResult result = compare_scenarios(in, budgets, jobs);
     out << format_compare(result);

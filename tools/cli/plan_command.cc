@@ -317,6 +317,7 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
   std::vector<std::string> own_layout_problems;
   const models::Scenario sc =
       io::load_scenario_for_layout_search(from_file ? origin : std::string(), overrides, own_layout_problems);
+  refuse_job_list(sc, from_file ? origin : std::string(), "plan");
   std::string json_path;
   if (vm.count("json")) {
     json_path = vm["json"].as<std::string>();

@@ -14,23 +14,12 @@
 #include "models/hardware/catalog.h"
 #include "models/workload/transformer.h"
 #include "sim/flow_network.h"
+#include "tests/models/workload/csv_rows.h"
 
 namespace traincast::models {
 namespace {
 
-std::vector<std::vector<std::string>> read_csv(const std::string& path) {
-  std::ifstream f(path);
-  std::vector<std::vector<std::string>> rows;
-  std::string line;
-  while (std::getline(f, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(cell);
-    rows.push_back(cells);
-  }
-  return rows;
-}
+using test_support::read_csv;
 
 const std::string kData = TRAINCAST_SHARED_DATA_DIR;
 

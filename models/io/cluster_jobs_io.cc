@@ -45,17 +45,31 @@ std::map<std::string, models::Scenario> load_workloads(const std::string& path, 
     const std::string field = "job[" + std::to_string(i) + "].workload";
     const std::string file = workload_path(path, w);
     if (file.empty()) {
-      errors.push_back(field_position(path, field) + ": " + field + ": no zoo model \"" + w +
-                       "\" (expected a NAME.textproto in a models/ or scenarios/models/ folder at or above the "
-                       "scenario's folder, or a scenario path)");
+      std::string m = field_position(path, field);
+      m.append(": ")
+          .append(field)
+          .append(": no zoo model \"")
+          .append(w)
+          .append(
+              "\" (expected a NAME.textproto in a models/ or scenarios/models/ folder at or above the scenario's "
+              "folder, "
+              "or a scenario path)");
+      errors.push_back(std::move(m));
       failed[w] = true;
       continue;
     }
     try {
       workloads.emplace(w, load_scenario_file(file));
     } catch (const ScenarioError& e) {
-      errors.push_back(field_position(path, field) + ": " + field + ": \"" + w + "\" does not load (" + first_error(e) +
-                       ")");
+      std::string m = field_position(path, field);
+      m.append(": ")
+          .append(field)
+          .append(": \"")
+          .append(w)
+          .append("\" does not load (")
+          .append(first_error(e))
+          .append(")");
+      errors.push_back(std::move(m));
       failed[w] = true;
     }
   }

@@ -216,6 +216,7 @@ std::vector<ClusterRunResult> simulate_cluster(const ClusterJobs& jobs, const st
                                                int threads) {
   std::map<std::pair<int, int>, Timing> cache;
   std::vector<ClusterRunResult> out;
+  out.reserve(schedulers.size());
   for (const SchedulerSpec& s : schedulers) out.push_back(ClusterRun(jobs, s, cache).run(threads));
   return out;
 }

@@ -1,7 +1,7 @@
 # One CMake library per source folder ("module"), with its dependencies written out, so that the
 # folder graph of DESIGN.md §2 is the link graph: an include or a call that runs against it fails
-# the layout.arrows test (tests/layout/check_arrows.py) and, in the shared-library build
-# (`cmake --preset layout`: every module a shared library linked with -Wl,--no-undefined), the link.
+# the layout.arrows test (tests/layout/check_arrows.py) and the layout.links test
+# (tests/layout/check_links.py: a symbol a module's objects use must come from its dependencies).
 #
 # traincast_module(TARGET FOLDER [DEPS module-targets...] [LIBS other-targets...])
 #   TARGET  the library's name, e.g. traincast_hardware
@@ -31,10 +31,12 @@ function(traincast_register_module target folder)
 endfunction()
 
 # Writes FILE: one line `FOLDER: DEP_FOLDER...` per module, the dependencies read back from each
-# module target's link libraries (so the test checks what the build declares, not a copy).
-function(traincast_write_module_graph file)
+# module target's link libraries (so the test checks what the build declares, not a copy); and
+# LIBS_FILE: one line `FOLDER: LIBRARY_FILE` per module built as a library (not the programs).
+function(traincast_write_module_graph file libs_file)
   get_property(targets GLOBAL PROPERTY TRAINCAST_MODULE_TARGETS)
   set(text "# Module graph written by cmake/traincast_module.cmake: FOLDER: folders it may depend on\n")
+  set(libs_text "# Module libraries written by cmake/traincast_module.cmake: FOLDER: library file\n")
   foreach(t IN LISTS targets)
     get_target_property(folder ${t} TRAINCAST_MODULE_FOLDER)
     get_target_property(type ${t} TYPE)
@@ -42,6 +44,9 @@ function(traincast_write_module_graph file)
       get_target_property(libs ${t} INTERFACE_LINK_LIBRARIES)
     else()
       get_target_property(libs ${t} LINK_LIBRARIES)
+      if(type STREQUAL "STATIC_LIBRARY" OR type STREQUAL "SHARED_LIBRARY")
+        string(APPEND libs_text "${folder}: $<TARGET_FILE:${t}>\n")
+      endif()
     endif()
     set(deps "")
     foreach(l IN LISTS libs)
@@ -56,4 +61,5 @@ function(traincast_write_module_graph file)
     string(APPEND text "${folder}: ${deps_text}\n")
   endforeach()
   file(GENERATE OUTPUT ${file} CONTENT "${text}")
+  file(GENERATE OUTPUT ${libs_file} CONTENT "${libs_text}")
 endfunction()

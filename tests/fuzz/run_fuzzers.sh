@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target of tests/fuzz (built by `cmake --build --preset fuzz --target fuzzers`)
+# Runs every libFuzzer target of tests/fuzz (built by `cmake --build --preset asan`)
 # with its seeds from the shipped files and ../shared/data, from the repository root:
 #   tests/fuzz/run_fuzzers.sh [SECONDS_SCENARIO [SECONDS_EACH_OTHER [TARGET...]]]
-# (defaults 15 and 6, as CI runs them; no TARGET = all). New inputs go to build/fuzz/corpus/<target>
-# (kept between local runs), crashes to build/fuzz/crashes/. Text parsers get a dictionary of their field names
+# (defaults 15 and 6, as CI runs them; no TARGET = all). New inputs go to build/asan/corpus/<target>
+# (kept between local runs), crashes to build/asan/crashes/. Text parsers get a dictionary of their field names
 # (generated from models/io/traincast.proto) or tests/fuzz/dict/<target>.dict. Prints each target's
 # runs and seconds; exits non-zero on the first target that finds a crash, hang or OOM.
 set -euo pipefail
@@ -11,9 +11,9 @@ cd "$(dirname "$0")/../.."
 scenario_s=${1:-15}
 other_s=${2:-6}
 shift $(($# < 2 ? $# : 2))
-bin=build/fuzz/tests/fuzz
+bin=build/asan/tests/fuzz
 shared=../shared/data
-work=build/fuzz
+work=build/asan
 mkdir -p "$work/crashes"
 
 # Field and enum names of the schema, quoted, one a line: the text-format parsers' dictionary.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -107,9 +108,16 @@ void check_element_overrides(const models::Scenario& s, Checker& k) {
 }
 
 void check_jobs(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
+  std::map<std::string, std::size_t> named;  // name -> first job with it
   for (std::size_t i = 0; i < s.jobs.size(); ++i) {
     const models::JobSpec& j = s.jobs[i];
     const std::string at = "job[" + std::to_string(i) + "].";
+    if (!j.name.empty()) {
+      const auto [first, added] = named.emplace(j.name, i);
+      if (!added)
+        k.error(at + "name", "\"" + j.name + "\" again (job[" + std::to_string(first->second) +
+                                 "] has it; expected a unique name: the report and the CSV name each job by it)");
+    }
     if (j.gpus <= 0) {
       k.error(at + "gpus", k.present(at + "gpus") ? "got " + std::to_string(j.gpus) + " (expected >= 1)"
                                                   : "not set (expected the GPUs the job asks for, >= 1)");

@@ -93,7 +93,9 @@ TEST_F(ClusterCli, BadJobsArePositionedErrors) {
                                                       "job { gpus: 12 duration_s: 5 }\n"
                                                       "job { gpus: 8 }\n"
                                                       "job { gpus: 8 tokens: 1e9 duration_s: 4 arrival_s: -1 }\n"
-                                                      "job { gpus: 8 tokens: 1e9 workload: \"no_such_model\" }\n" +
+                                                      "job { gpus: 8 tokens: 1e9 workload: \"no_such_model\" }\n"
+                                                      "job { name: \"a\" gpus: 8 tokens: 1e9 }\n"
+                                                      "job { name: \"a\" gpus: 8 tokens: 1e9 }\n" +
                                                       workload());
   const test_support::Result r = run({"cluster", scen});
   EXPECT_EQ(r.status, 2);
@@ -102,6 +104,9 @@ TEST_F(ClusterCli, BadJobsArePositionedErrors) {
   EXPECT_NE(r.err.find("job[1].gpus: no budget"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("job[2].duration_s: set with another budget"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("job[2].arrival_s: got -1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad.textproto:7:7: job[5].name: \"a\" again (job[4] has it; expected a unique name"),
+            std::string::npos)
+      << r.err;
   const std::string missing =
       write("missing.textproto",
             std::string(kCluster) + "job { gpus: 8 tokens: 1e9 workload: \"no_such_model\" }\n" + workload());

@@ -35,12 +35,18 @@ struct StorageStall {
   double compute_iteration_s = 0;
 };
 
+/// What a pass reports: everything, or the timing only (simulate_training_timing).
+enum class PassOutput { full, timing };
+
 /// One pass of the whole job; `start` gives the thermal starting point and receives the end state.
 /// The storage stall is part of the simulated timeline. With `job_effects`, storage figures,
 /// failures/goodput and cost (issue 4) follow, each only when the scenario asks, the cost's energy
 /// at the power model's facility draw.
+/// PassOutput::timing (only where clock_feedback_possible is false): when no GPU has a
+/// clock_factor below 1 either, every clock stays 1 and the power/thermal model could only report,
+/// so it is not run (no power, thermal or straggler section; energy cost at 0 W).
 Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStartState& start, bool job_effects,
-                     const StorageStall& storage) {
+                     const StorageStall& storage, PassOutput output = PassOutput::full) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   Cluster cluster(sc.cluster, net);
@@ -48,6 +54,13 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   const double stall_s =
       storage.compute_iteration_s > 0 ? storage_stall_per_iteration_s(sc, cluster, storage.compute_iteration_s) : 0.0;
   TrainingGraph job = build_training_graph(sc, cluster, stall_s);
+  if (output == PassOutput::timing && trace == nullptr && cluster.slowed_gpus().empty()) {
+    run_op_graph(sim, coll, job.graph, nullptr);
+    Report r = training_report(sc, cluster, net, sim.events_processed(), job, nullptr);
+    if (job_effects) apply_job_effects(sc, cluster, r, 0.0, storage.compute_iteration_s);
+    start.folded = job.folded;
+    return r;
+  }
   PowerThermalSetup setup = power_thermal_setup(sc, cluster, job, start);
   setup.trace = trace;
   PowerThermalModel power(sim, std::move(setup));
@@ -74,7 +87,7 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
 /// broke symmetry. `no_slowdown`: without thermal slowdown (attribution); `job_effects`: see
 /// simulate_pass.
 Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_slowdown, bool job_effects,
-                       const StorageStall& storage) {
+                       const StorageStall& storage, PassOutput output) {
   const NodeTemplate& node = find_node_template(sc.cluster.node_template);
   const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
   const bool steady = sc.thermal.start == ThermalStart::steady_state;
@@ -83,7 +96,7 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
     ThermalStartState start;
     start.periodic_correction = steady;
     start.no_thermal_slowdown = no_slowdown;
-    return simulate_pass(sc, trace, start, job_effects, storage);
+    return simulate_pass(sc, trace, start, job_effects, storage, output);
   }
   Scenario unfolded;
   const Scenario* s = &sc;
@@ -132,7 +145,8 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
 
 /// One draw of the routing: the whole job (storage stall pass, thermal passes, attribution);
 /// `job_effects` as simulate_pass. `storage` receives the iteration without storage.
-static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace, bool job_effects, StorageStall& storage) {
+static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace, bool job_effects, StorageStall& storage,
+                            PassOutput output) {
   if (sc.storage) {
     // The stall is the loader's read time beyond the iteration without storage (and the
     // checkpoint stall per iteration): simulate that iteration first, then the job with the stall
@@ -141,12 +155,12 @@ static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace, bool 
     without.storage.reset();
     without.reliability.reset();
     without.cost.reset();
-    storage.compute_iteration_s = simulate_passes(without, nullptr, false, false, {}).iteration_time_s;
+    storage.compute_iteration_s = simulate_passes(without, nullptr, false, false, {}, output).iteration_time_s;
   }
-  Report r = simulate_passes(sc, trace, false, job_effects, storage);
+  Report r = simulate_passes(sc, trace, false, job_effects, storage, output);
   if (r.thermal.throttled_gpus > 0) {
     // Attribution: the same job with no thermal slowdown (a power cap still holds).
-    const Report cool = simulate_passes(sc, nullptr, true, false, storage);
+    const Report cool = simulate_passes(sc, nullptr, true, false, storage, PassOutput::full);
     const double hot_s = r.iteration_time_s - r.breakdown.storage_stall_s;
     const double cool_s = cool.iteration_time_s - cool.breakdown.storage_stall_s;
     r.thermal.throttle_iteration_increase_s = hot_s - cool_s;
@@ -170,7 +184,7 @@ static const char* routing_report_name(FabricRouting r) {
   return "automatic";
 }
 
-Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
+static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace, PassOutput output) {
   check_graph_size_early(sc);  // before any cluster is built (graph_size.h)
   const NodeTemplate& node = find_node_template(sc.cluster.node_template);
   const FabricRouting routing =
@@ -189,7 +203,7 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
     s.cluster.fabric.ecmp_seed = sc.cluster.fabric.ecmp_seed + static_cast<std::uint64_t>(i);
     const auto k = static_cast<std::size_t>(i);
     try {
-      draws[k] = simulate_draw(s, i == 0 ? trace : nullptr, seeds == 1, stalls[k]);
+      draws[k] = simulate_draw(s, i == 0 ? trace : nullptr, seeds == 1, stalls[k], output);
     } catch (const std::overflow_error& e) {
       // Issue 21: a huge model's op overflowed the engine's clock, and the engine's message named
       // no field. Name what makes the ops that long.
@@ -256,5 +270,11 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
   r.power.energy_to_train_kwh = r.time_to_train_s > 0 ? r.power.facility_average_w * r.time_to_train_s / 3.6e6 : 0.0;
   return r;
 }
+
+Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
+  return simulate_training_as(sc, trace, PassOutput::full);
+}
+
+Report simulate_training_timing(const Scenario& sc) { return simulate_training_as(sc, nullptr, PassOutput::timing); }
 
 }  // namespace traincast::models

@@ -38,7 +38,7 @@ double secs(sim::Time t) { return static_cast<double>(t.ns()) / 1e9; }
 Timing simulate(const Scenario& job, int leaves) {
   Scenario s = job;
   s.cluster.fabric.nodes_per_leaf = ceil_div(s.cluster.num_nodes, leaves);
-  const Report r = simulate_training(s);
+  const Report r = simulate_training_timing(s);
   return {r.iteration_time_s, r.tokens_per_s * r.iteration_time_s, r.memory.oom};
 }
 
@@ -91,9 +91,7 @@ class ClusterRun {
           {nodes_of(i), sim::Time::from_seconds(specs[i].arrival_s), specs[i].priority, run_time(i, alone_leaves(i))});
       index.push_back(i);
     }
-    const Schedule sched = run_scheduler(
-        queued, {in_.cluster.cluster.num_nodes, npl_}, scheduler_,
-        [&](std::size_t q, const std::vector<int>& nodes) { return run_time(index[q], leaves_spanned(nodes, npl_)); });
+    const Schedule sched = schedule(queued, index, threads);
     for (std::size_t q = 0; q < queued.size(); ++q) fill(index[q], sched.jobs[q]);
     summarise(sched);
     return std::move(out_);
@@ -103,26 +101,67 @@ class ClusterRun {
   int nodes_of(std::size_t i) const { return in_.job_scenarios[i].cluster.num_nodes; }
   int alone_leaves(std::size_t i) const { return ceil_div(nodes_of(i), npl_); }
 
-  /// The isolated simulations, in parallel (each deterministic; results stored by key).
-  void alone_timings(int threads) {
+  /// Simulations still to run: (job scenario class, leaves) keys, each with a job of that class.
+  struct Pending {
     std::vector<std::pair<int, int>> keys;
     std::vector<std::size_t> job_of_key;
-    for (std::size_t i = 0; i < in_.cluster.jobs.size(); ++i) {
-      if (!in_.problem[i].empty() || in_.cluster.jobs[i].duration_s != 0.0) continue;
-      const std::pair<int, int> key{in_.scenario_class[i], alone_leaves(i)};
-      if (cache_.count(key) > 0 || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+
+    /// Adds job i on `leaves` unless cached or already pending.
+    void add(const std::map<std::pair<int, int>, Timing>& cache, int scenario_class, std::size_t i, int leaves) {
+      const std::pair<int, int> key{scenario_class, leaves};
+      if (cache.count(key) > 0 || std::find(keys.begin(), keys.end(), key) != keys.end()) return;
       keys.push_back(key);
       job_of_key.push_back(i);
     }
-    std::vector<Timing> timings(keys.size());
+  };
+
+  /// Runs the pending simulations in parallel (each deterministic; results stored by key, so the
+  /// cache holds the same whatever the thread count).
+  void simulate_pending(const Pending& p, int threads) {
+    std::vector<Timing> timings(p.keys.size());
     tbb::task_arena arena(std::max(1, threads));
     arena.execute([&] {
-      tbb::parallel_for(std::size_t{0}, keys.size(), [&](std::size_t k) {
-        timings[k] = simulate(in_.job_scenarios[job_of_key[k]], keys[k].second);
+      tbb::parallel_for(std::size_t{0}, p.keys.size(), [&](std::size_t k) {
+        timings[k] = simulate(in_.job_scenarios[p.job_of_key[k]], p.keys[k].second);
       });
     });
-    for (std::size_t k = 0; k < keys.size(); ++k) cache_[keys[k]] = timings[k];
-    out_.simulations = static_cast<int>(keys.size());
+    for (std::size_t k = 0; k < p.keys.size(); ++k) cache_[p.keys[k]] = timings[k];
+    out_.simulations += static_cast<int>(p.keys.size());
+  }
+
+  /// The isolated simulations, in parallel.
+  void alone_timings(int threads) {
+    Pending p;
+    for (std::size_t i = 0; i < in_.cluster.jobs.size(); ++i)
+      if (in_.problem[i].empty() && in_.cluster.jobs[i].duration_s == 0.0)
+        p.add(cache_, in_.scenario_class[i], i, alone_leaves(i));
+    simulate_pending(p, threads);
+  }
+
+  /// The schedule, with the placements' simulations run in parallel rounds: each round schedules
+  /// with the cached timings, standing in a job's isolated run time where its placement's
+  /// simulation is missing, and collects those placements; they are simulated together and the
+  /// schedule is redone, until one round misses nothing. The schedule up to a round's first miss is
+  /// exact, so that placement is needed and every round adds at least one: the last round is the
+  /// schedule of the exact run times, the same as simulating each placement when the job starts.
+  /// The rounds, and so the simulations run (counted, stand-ins included), do not depend on the
+  /// thread count.
+  Schedule schedule(const std::vector<QueuedJob>& queued, const std::vector<std::size_t>& index, int threads) {
+    for (;;) {
+      Pending missing;
+      Schedule sched = run_scheduler(
+          queued, {in_.cluster.cluster.num_nodes, npl_}, scheduler_, [&](std::size_t q, const std::vector<int>& nodes) {
+            const std::size_t i = index[q];
+            const int leaves = leaves_spanned(nodes, npl_);
+            if (in_.cluster.jobs[i].duration_s == 0.0 && cache_.count({in_.scenario_class[i], leaves}) == 0) {
+              missing.add(cache_, in_.scenario_class[i], i, leaves);
+              return run_time(i, alone_leaves(i));  // stand-in for this round
+            }
+            return run_time(i, leaves);
+          });
+      if (missing.keys.empty()) return sched;
+      simulate_pending(missing, threads);
+    }
   }
 
   const Timing& timing(std::size_t i, int leaves) {

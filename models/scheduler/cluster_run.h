@@ -6,7 +6,12 @@
 // its placement class: the number of leaf switches its nodes span. A job of n nodes over L leaves
 // is simulated with nodes_per_leaf = ceil(n / L), so it crosses the spine as its placement does and
 // gets the leaf uplinks of the nodes it has on each leaf (its proportional share of an
-// oversubscribed leaf). Results are cached per (job scenario, leaves) and simulated once.
+// oversubscribed leaf). Results are cached per (job scenario, leaves) and simulated once, with
+// simulate_training_timing (the same timing bits as simulate_training). The isolated simulations
+// run in parallel; so do the placements', in rounds: each round schedules with the cached
+// timings (a missing placement stands in with the isolated run time), the placements it missed
+// are simulated together, until a round misses none (the exact schedule). `simulations` counts
+// every simulation run, stand-ins that the exact schedule did not use included.
 // Co-runner interference on shared links is NOT modelled yet: a job's iteration time does not
 // depend on which other jobs run.
 //

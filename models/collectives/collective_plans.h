@@ -1,6 +1,6 @@
 #pragma once
 // Building a CollectivePlan for each algorithm (ring, tree, NVLS, NVLS tree, PAT, hierarchical,
-// all-to-all, send/recv): the flows each phase starts on the cluster's routes, with their bytes,
+// CollNet, all-to-all, send/recv): the flows each phase starts on the cluster's routes, with their bytes,
 // rate caps and NCCL latency. The derivations: collective_engine.h and collective_plans.cc.
 
 #include <cstdint>
@@ -72,6 +72,9 @@ void build_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
 void build_nvls_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_nvls_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+/// CollNet Direct and CollNet Chain (plan.algorithm says which): all_reduce across nodes reduced
+/// by the fabric's SHARP switches.
+void build_collnet_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_send_recv_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 

@@ -76,9 +76,8 @@ void single_node_rings(const PlanInputs& in, std::span<const int> local, std::ve
   for (double& w : weights) w /= channels;
 }
 
-/// Chains per ring graph channel on every node: [channel][node] -> the node's GPUs of the group
-/// in the channel's order, starting at the GPU the channel enters the node through (the head).
-/// Channels: the graph's search channels (before the dup, which only copies them).
+}  // namespace
+
 std::vector<std::vector<std::vector<int>>> rail_chains(const RankGroups& g) {
   if (g.graph == nullptr) return {{g.per_node[0]}};  // one node: one chain in rank order
   const NcclTopoGraph& graph = *g.graph;
@@ -100,8 +99,9 @@ std::vector<std::vector<std::vector<int>>> rail_chains(const RankGroups& g) {
   return chains;
 }
 
-/// NIC of search channel c of the graph (the one its ring enters and leaves each node through).
 int channel_nic(const RankGroups& g, int c) { return g.graph->channels[static_cast<std::size_t>(c)].nic_out; }
+
+namespace {
 
 /// NCCL's comm->nChannels of a group across nodes (collective_engine.h, "channel counts"): the
 /// ring graph's channels doubled (nccl_comm_channels), cut to max_channels (the first `kept`
@@ -598,6 +598,25 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
         build_nvls_tree_plan(plan, g, in);
       }
       return;
+    case CollectiveAlgorithm::collnet_direct:
+    case CollectiveAlgorithm::collnet_chain: {
+      // NCCL enables CollNet when the SHARP plugin connects the communicator (comm->collNetSupport:
+      // NCCL_COLLNET_ENABLE=1 and nNodes >= NCCL_COLLNET_NODE_THRESHOLD, default 2; init.cc 2.2x);
+      // tuning.cc (2.20.3) disables CollNet Direct without an NVSwitch (ncclTopoGetNvsCount) and
+      // enqueue.cc beyond NCCL_MAX_DIRECT_ARITY + 1 = 8 local GPUs.
+      const bool is_direct = plan.algorithm == CollectiveAlgorithm::collnet_direct;
+      if (check({{cluster.spec().fabric.sharp, "CollNet needs SHARP switches (cluster.fabric.sharp: true)"},
+                 {plan.op == CollectiveOp::all_reduce, "the model's CollNet runs only all_reduce"},
+                 {nodes > 1, "CollNet needs a group across nodes (NCCL_COLLNET_NODE_THRESHOLD 2)"},
+                 {g.same_size, "the model's CollNet needs the same number of GPUs on every node"},
+                 {has_nics, "the group's nodes have no NICs"},
+                 {!is_direct || cluster.scale_up() == ScaleUp::nvswitch, "CollNet Direct needs an NVSwitch node"},
+                 {!is_direct || g.ppn() <= 8,
+                  "CollNet Direct runs at most 8 GPUs per node (NCCL_MAX_DIRECT_ARITY 7)"}})) {
+        build_collnet_plan(plan, g, in);
+      }
+      return;
+    }
   }
   plan.algorithm = CollectiveAlgorithm::ring;
   if (plan.op == CollectiveOp::send_recv) {

@@ -1,6 +1,6 @@
 #pragma once
 // Building a CollectivePlan for each algorithm (ring, tree, NVLS, NVLS tree, PAT, hierarchical,
-// all-to-all, send/recv): the flows each phase starts on the cluster's routes, with their bytes,
+// CollNet, all-to-all, send/recv): the flows each phase starts on the cluster's routes, with their bytes,
 // rate caps and NCCL latency. The derivations: collective_engine.h and collective_plans.cc.
 
 #include <cstdint>
@@ -51,6 +51,15 @@ RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks, const
 /// true when every ring edge inside a node is NVLink (NCCL's intra-node path type <= NVB).
 bool all_nvlink(const Cluster& cluster, const RankGroups& g);
 
+/// Chains per ring graph channel on every node: [channel][node] -> the node's GPUs of the group
+/// in the channel's order, starting at the GPU the channel enters the node through (the head).
+/// Channels: the graph's search channels (before the dup, which only copies them); one node:
+/// one chain in rank order.
+std::vector<std::vector<std::vector<int>>> rail_chains(const RankGroups& g);
+/// NIC of search channel c of the group's ring graph (the one its ring enters and leaves each
+/// node through); needs g.graph.
+int channel_nic(const RankGroups& g, int c);
+
 /// Fills `plan` (op, algorithm and ranks set, nothing else) for its algorithm: num_nodes, rails,
 /// protocols, and the phases, or applicable = false when the algorithm cannot run the call
 /// (automatic: ring). A single rank gets no phases. Throws std::invalid_argument "collective: the
@@ -72,6 +81,9 @@ void build_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
 void build_nvls_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_nvls_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+/// CollNet Direct and CollNet Chain (plan.algorithm says which): all_reduce across nodes reduced
+/// by the fabric's SHARP switches.
+void build_collnet_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_send_recv_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 

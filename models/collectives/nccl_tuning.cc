@@ -312,6 +312,22 @@ std::array<double, 3> pat_latency_s(int nodes, int n) {
   return {us * 1e-6, us * 1e-6, us * 1e-6};
 }
 
+std::array<double, 3> collnet_direct_latency_s(int ppn) {
+  // NCCL tuning.cc (2.20.3): latency = baseLat 0 + 2 (min(1, ppn - 1) x intraLat + (ppn - 1) x
+  // 0.4) + interLat ("Add 0.4 us arity serialization latency").
+  const int peers = std::max(0, ppn - 1);
+  const double us =
+      2 * (std::min(1, peers) * NcclLatencyUs::intra_collnet_direct + peers * NcclLatencyUs::collnet_direct_arity) +
+      NcclLatencyUs::net_collnet_direct;
+  return {us * 1e-6, us * 1e-6, us * 1e-6};
+}
+
+std::array<double, 3> collnet_chain_latency_s(int ppn) {
+  // NCCL tuning.cc (2.20.3): latency = baseLat 0 + 2 (ppn - 1) x intraLat + interLat.
+  const double us = 2 * std::max(0, ppn - 1) * NcclLatencyUs::intra_collnet_chain + NcclLatencyUs::net_collnet_chain;
+  return {us * 1e-6, us * 1e-6, us * 1e-6};
+}
+
 int nccl_graph_channels(const CollectivePlan& plan) {
   // NCCL's ring graph across nodes (the tree graph has the ring's channel count: init.cc, treeGraph
   // min = max = ringGraph->nChannels), computed when the ring plan is built (build_ring_plan). One
@@ -355,6 +371,12 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
       return nvls_tree_max_factor(cluster, plan);  // Simple only; NVLS efficiency is on the links
     case CollectiveAlgorithm::pat:
       return kPatBandwidthFactor;  // Simple only
+    case CollectiveAlgorithm::collnet_direct:
+      // Simple only; NCCL's GPU/NIC-ratio refinement is left to the flows (a node with fewer
+      // NICs than GPUs loads each head NIC with more bytes).
+      return cluster.gpu_spec(0).nvlink_generation >= 4 ? kCollNetDirectHopperFactor : 1.0;
+    case CollectiveAlgorithm::collnet_chain:
+      return 1.0;  // Simple only; NCCL applies no refinement to CollNet Chain
     default:
       break;
   }
@@ -455,9 +477,11 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
 std::span<const CollectiveAlgorithm> tuner_candidates(CollectiveOp op) {
   // Candidates besides ring, as NCCL's tuner (tuning.cc): all_reduce: tree, NVLS, NVLS tree (and
   // our hierarchical); all_gather / reduce_scatter: PAT and NVLS; broadcast / reduce: ring only.
-  static constexpr std::array<CollectiveAlgorithm, 4> kAllReduce{CollectiveAlgorithm::hierarchical,
-                                                                 CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls,
-                                                                 CollectiveAlgorithm::nvls_tree};
+  // CollNet (tuning.cc: enabled when comm->collNetSupport, i.e. SHARP): not applicable plans are
+  // skipped, so without cluster.fabric.sharp the choice is as before.
+  static constexpr std::array<CollectiveAlgorithm, 6> kAllReduce{
+      CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::tree,           CollectiveAlgorithm::nvls,
+      CollectiveAlgorithm::nvls_tree,    CollectiveAlgorithm::collnet_direct, CollectiveAlgorithm::collnet_chain};
   static constexpr std::array<CollectiveAlgorithm, 2> kGatherScatter{CollectiveAlgorithm::pat,
                                                                      CollectiveAlgorithm::nvls};
   if (op == CollectiveOp::all_reduce) return kAllReduce;
@@ -481,6 +505,10 @@ const char* algorithm_name(CollectiveAlgorithm a) {
       return "nvls_tree";
     case CollectiveAlgorithm::pat:
       return "pat";
+    case CollectiveAlgorithm::collnet_direct:
+      return "collnet_direct";
+    case CollectiveAlgorithm::collnet_chain:
+      return "collnet_chain";
   }
   return "?";
 }

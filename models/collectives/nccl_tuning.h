@@ -81,6 +81,14 @@ struct NcclLatencyUs {
   static constexpr double net_pat = 14.0;
   static constexpr double pat_log_divisor = 3.5;
   static constexpr double pat_per_rank = 2.8;
+  /// CollNet (NVIDIA/nccl src/graph/tuning.cc of 2.20.3, commit b6475625): baseLat 0; hwLat
+  /// CollNetDirect Simple NVLink 3.7, PCI 3.7, NET 31; CollNetChain Simple NVLink 2.8, PCI 2.8,
+  /// NET 30; CollNet Direct adds 0.4 us "arity serialization latency" per local peer.
+  static constexpr double intra_collnet_direct = 3.7;
+  static constexpr double net_collnet_direct = 31.0;
+  static constexpr double collnet_direct_arity = 0.4;
+  static constexpr double intra_collnet_chain = 2.8;
+  static constexpr double net_collnet_chain = 30.0;
 };
 
 /// Achievable fraction of line rate per link type: NCCL's own per-link bandwidth assumptions in
@@ -174,6 +182,16 @@ std::array<double, 3> nvls_latency_s();
 std::array<double, 3> nvls_tree_latency_s(int nodes);
 /// Latency [s] of PAT over n ranks on `nodes` nodes (NcclLatencyUs, PAT).
 std::array<double, 3> pat_latency_s(int nodes, int n);
+/// Latency [s] (Simple; the other protocols are not run) of NCCL's CollNet all_reduce with ppn
+/// GPUs per node (tuning.cc 2.20.3): Direct 2 (min(1, ppn - 1) x 3.7 + (ppn - 1) x 0.4) + 31 us;
+/// Chain 2 (ppn - 1) x 2.8 + 30 us. The switches' reduction is in the NET figure: one network
+/// round trip whatever the node count (no log2(nodes) term, unlike tree and NVLS tree).
+std::array<double, 3> collnet_direct_latency_s(int ppn);
+std::array<double, 3> collnet_chain_latency_s(int ppn);
+
+/// NCCL's CollNet Direct bandwidth refinement on Hopper and later (tuning.cc 2.20.3: "if
+/// (minCompCap >= 90) busBw *= .85"), applied to the protocol factor.
+inline constexpr double kCollNetDirectHopperFactor = 0.85;
 
 /// NCCL's comm->nChannels before NCCL_MIN/MAX_NCHANNELS (ncclTopoPostset), from the ring graph's
 /// channels (after the dup) and its per-channel bandwidth bwIntra [GB/s] (nccl_topo_search.h).
@@ -198,8 +216,8 @@ double calibrated_latency_s(const Cluster& cluster, const CollectivePlan& plan, 
 CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& plan, double bytes,
                                  bool honour_forced_protocol = true);
 /// The algorithms NCCL's tuner weighs against ring for op (tuning.cc): all_reduce: tree, NVLS,
-/// NVLS tree (and the model's hierarchical); all_gather / reduce_scatter: PAT and NVLS; others:
-/// none.
+/// NVLS tree, CollNet Direct and CollNet Chain (with SHARP; and the model's hierarchical);
+/// all_gather / reduce_scatter: PAT and NVLS; others: none.
 std::span<const CollectiveAlgorithm> tuner_candidates(CollectiveOp op);
 
 /// NCCL's name of an algorithm ("ring", "tree", "nvls", ...) and of a protocol ("LL", "LL128",

@@ -183,6 +183,7 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
                                        " nodes (expected rail_optimized or fat_tree when num_nodes > 1)");
   }
   check_cluster_extras(s, k);
+  check_sharp(s, node, k);
   if (!s.cluster.overrides.empty()) check_element_overrides(s, k);
   if (!s.jobs.empty()) check_jobs(s, node, k);
   return {node, gpu, gpu_name, nodes_ok};

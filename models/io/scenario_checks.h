@@ -66,6 +66,11 @@ void check_dropout(const models::Scenario& s, Checker& k);
 /// another field, only the factors are checked (that field has its own error).
 void check_element_overrides(const models::Scenario& s, Checker& k);
 
+/// cluster.fabric.sharp: true only on a switched fabric (fat_tree, rail_optimized) with
+/// InfiniBand HDR or later NICs (the scenario's NIC, else the template's; `node` null: the NIC
+/// is not checked), else an error at the field saying what was expected.
+void check_sharp(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
+
 /// job[i] (docs/cluster.md): gpus > 0 and a multiple of the node's GPUs (`node` null: not
 /// checked), arrival_s >= 0, exactly one of tokens, duration_s and alone_duration_s, > 0. A job larger than the
 /// cluster is not an error: `traincast cluster` reports it as never fitting.

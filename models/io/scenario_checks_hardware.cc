@@ -107,6 +107,34 @@ void check_element_overrides(const models::Scenario& s, Checker& k) {
   }
 }
 
+void check_sharp(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
+  if (!s.cluster.fabric.sharp) return;
+  const char* field = "cluster.fabric.sharp";
+  const models::FabricKind kind = s.cluster.fabric.kind;
+  if (kind != models::FabricKind::fat_tree && kind != models::FabricKind::rail_optimized) {
+    k.error(field, std::string("is true on a fabric of kind ") +
+                       (kind == models::FabricKind::torus ? "torus" : "none") +
+                       ", which has no switches to reduce in (expected kind fat_tree or rail_optimized, or sharp: "
+                       "false)");
+    return;
+  }
+  const std::string nic = !s.cluster.nic.empty() ? s.cluster.nic : (node != nullptr ? node->nic : std::string());
+  if (nic.empty()) return;  // an unknown node template has its own error
+  // SHARP runs in NVIDIA InfiniBand switches; NCCL's CollNet (the SHARP plugin) streams large
+  // reductions with SHARPv2's streaming aggregation, first in Quantum HDR switches (R. L. Graham
+  // et al., "Scalable Hierarchical Aggregation and Reduction Protocol (SHARP) Streaming-Aggregation
+  // Hardware Design and Evaluation", ISC 2020); Switch-IB 2 (EDR, SHARPv1) reduces small messages
+  // only. Ethernet (RoCE, TCPXO) and Slingshot switches have no SHARP.
+  const bool ib = nic.rfind("IB-", 0) == 0;
+  if (!ib || nic == "IB-EDR-100") {
+    k.error(field, "is true with NIC " + nic +
+                       (ib ? " (EDR: SHARPv1 switches aggregate small messages only)"
+                           : " (not InfiniBand: SHARP runs in NVIDIA InfiniBand switches)") +
+                       " (expected an InfiniBand HDR or later NIC: IB-HDR-200, IB-NDR-400, IB-XDR-800; or sharp: "
+                       "false)");
+  }
+}
+
 void check_jobs(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
   std::map<std::string, std::size_t> named;  // name -> first job with it
   for (std::size_t i = 0; i < s.jobs.size(); ++i) {

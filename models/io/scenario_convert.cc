@@ -163,7 +163,9 @@ static_assert(static_cast<int>(models::FabricRouting::ecmp_hash) == tp::FabricSp
               tp::FabricSpec::Routing_ARRAYSIZE == 4);
 static_assert(static_cast<int>(models::CollectiveAlgorithm::nvls_tree) == tp::nvls_tree &&
               static_cast<int>(models::CollectiveAlgorithm::hierarchical) == tp::hierarchical &&
-              static_cast<int>(models::CollectiveAlgorithm::pat) == tp::pat && tp::CollectiveAlgorithm_ARRAYSIZE == 7);
+              static_cast<int>(models::CollectiveAlgorithm::pat) == tp::pat &&
+              static_cast<int>(models::CollectiveAlgorithm::collnet_chain) == tp::collnet_chain &&
+              tp::CollectiveAlgorithm_ARRAYSIZE == 9);
 static_assert(static_cast<int>(models::CollectiveProtocol::simple) + 1 == tp::CollectiveSpec::simple &&
               static_cast<int>(models::CollectiveProtocol::ll) + 1 == tp::CollectiveSpec::ll &&
               tp::CollectiveSpec::Protocol_ARRAYSIZE == 4);

@@ -95,6 +95,7 @@ constexpr ScenarioField kFields[] = {
     field<&S::cluster, &Cluster::fabric, &Fabric::cable_length_m>("cluster.fabric.cable_length_m"),
     field<&S::cluster, &Cluster::fabric, &Fabric::routing>("cluster.fabric.routing"),
     field<&S::cluster, &Cluster::fabric, &Fabric::ecmp_seed>("cluster.fabric.ecmp_seed"),
+    field<&S::cluster, &Cluster::fabric, &Fabric::sharp>("cluster.fabric.sharp", Written::if_changed),
     field<&S::cluster, &Cluster::collectives, &Collectives::algorithm>("cluster.collectives.algorithm"),
     {"cluster.collectives.protocol", FieldKind::enumeration, &get_protocol, &set_protocol},
     field<&S::cluster, &Cluster::collectives, &Collectives::min_channels>("cluster.collectives.min_channels",

@@ -75,6 +75,11 @@ struct FabricSpec {
   /// which flows share a spine link. A run averages seeds 0 .. kEcmpSeeds-1 where hashing can
   /// change the routes (models/executor/training_run.h); this field picks one draw. Default 0.
   std::uint64_t ecmp_seed = 0;
+  /// In-network reduction over InfiniBand (NVIDIA SHARP in the fabric's switches, NCCL's CollNet
+  /// through the SHARP plugin with NCCL_COLLNET_ENABLE=1): NCCL's tuner may then run an all_reduce
+  /// across nodes as CollNet Direct or CollNet Chain (models/collectives/nccl_tuning.h). Needs
+  /// InfiniBand NICs and a switched fabric (fat_tree or rail_optimized). Default false.
+  bool sharp = false;
   bool operator==(const FabricSpec&) const = default;
 };
 

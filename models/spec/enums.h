@@ -62,8 +62,20 @@ enum class FabricRouting { automatic, d_mod_k, adaptive, ecmp_hash };
 /// all-reduce per local rank, intra-node all-gather; tree: double binary tree across nodes with
 /// intra-node chains (NCCL Tree, all_reduce); nvls: NVSwitch in-network reduction (NVLink SHARP,
 /// NVSwitch gen3+ nodes, one node; all_reduce, all_gather, reduce_scatter); nvls_tree: NVLS inside
-/// nodes and a tree across nodes; pat: NCCL 2.23+ PAT (all_gather/reduce_scatter, one GPU per node).
-enum class CollectiveAlgorithm { automatic, ring, hierarchical, tree, nvls, nvls_tree, pat };
+/// nodes and a tree across nodes; pat: NCCL 2.23+ PAT (all_gather/reduce_scatter, one GPU per node);
+/// collnet_direct, collnet_chain: NCCL's CollNet all_reduce across nodes, the inter-node part
+/// reduced by the fabric's SHARP switches (FabricSpec::sharp).
+enum class CollectiveAlgorithm {
+  automatic,
+  ring,
+  hierarchical,
+  tree,
+  nvls,
+  nvls_tree,
+  pat,
+  collnet_direct,
+  collnet_chain
+};
 
 /// NCCL protocols: LL (8-byte flag+data stores), LL128 (128-byte lines), Simple (bulk + fences).
 enum class CollectiveProtocol { ll, ll128, simple };

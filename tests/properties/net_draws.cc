@@ -243,6 +243,21 @@ CheckResult bytes_conserved(const NetDraw& d) {
 }
 Sides bytes_side(const NetDraw&) { return {"(one run: compare the NIC and fabric byte counters)", ""}; }
 
+/// Switching SHARP on (cluster.fabric.sharp) never makes an automatic all_reduce slower: NCCL's
+/// tuner takes CollNet only where it predicts it faster, and CollNet crosses no switch-to-switch
+/// link. A few draws: automatic all_reduce on InfiniBand HDR or later, switched fabrics (where
+/// the loader allows SHARP).
+CheckResult sharp_never_slower(const NetDraw& d) {
+  const std::string nic = nic_of(d);
+  const bool ib = nic.rfind("IB-", 0) == 0 && nic != "IB-EDR-100";
+  if (d.sharp || d.algorithm != "automatic" || d.op != "all_reduce" || !ib || d.fabric_kind == "torus")
+    return not_applicable();
+  NetDraw on = d;
+  on.sharp = true;
+  return monotone(d, "sharp off", run_net(d), "sharp on", run_net(on));
+}
+Sides sharp_side(const NetDraw&) { return {"", "--set cluster.fabric.sharp=true"}; }
+
 }  // namespace
 
 std::string scenario_text(const NetDraw& d) {
@@ -255,7 +270,7 @@ std::string scenario_text(const NetDraw& d) {
   if (!d.nic.empty()) o << "  nic: \"" << d.nic << "\"\n";
   if (d.nics_per_node > 0) o << "  nics_per_node: " << d.nics_per_node << "\n";
   o << "  fabric { kind: " << d.fabric_kind << " nodes_per_leaf: " << d.nodes_per_leaf
-    << " oversubscription: " << fmt(d.oversubscription) << " }\n";
+    << " oversubscription: " << fmt(d.oversubscription) << (d.sharp ? " sharp: true" : "") << " }\n";
   o << "  collectives { algorithm: " << d.algorithm << " protocol: " << d.protocol;
   if (d.channels > 0) o << " min_channels: " << d.channels << " max_channels: " << d.channels;
   o << " }\n}\n";
@@ -338,6 +353,7 @@ const std::vector<NetProperty>& net_properties() {
       {"rates_x2_halve_transfer", rates_x2, rates_x2_side},
       {"relabel_nodes", relabel_nodes, relabel_side},
       {"bytes_conserved", bytes_conserved, bytes_side},
+      {"sharp_never_slower", sharp_never_slower, sharp_side},
   };
   return p;
 }

@@ -31,6 +31,8 @@ struct NetDraw {
   double rate_scale = 1.0;
   /// cluster.collectives.min_channels = max_channels = this (NCCL_MIN/MAX_NCHANNELS); 0 = NCCL's.
   int channels = 0;
+  /// cluster.fabric.sharp (in-network reduction, NCCL CollNet).
+  bool sharp = false;
   bool forced() const { return algorithm != "automatic" && protocol != "any"; }
 };
 
@@ -67,7 +69,8 @@ struct NetProperty {
   /// Both sides of the comparison, for the reproduce line.
   Sides (*sides)(const NetDraw&);
 };
-/// less_oversubscription, faster_nic, more_nics, rates_x2, relabel_nodes, bytes_conserved.
+/// less_oversubscription, faster_nic, more_nics, rates_x2, relabel_nodes, bytes_conserved,
+/// sharp_never_slower.
 const std::vector<NetProperty>& net_properties();
 
 /// Smaller draws than d for the greedy shrink: fewer nodes, fewer NICs, smaller size, one leaf

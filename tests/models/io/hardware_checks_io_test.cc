@@ -204,6 +204,35 @@ TEST(HardwareChecksIo, VocabularyPaddingMultipleIsAFieldDefault128) {
   EXPECT_EQ(u[0].rfind("--set: workload.model." + std::string(40, 'x') + "...: unknown field", 0), 0u) << u[0];
 }
 
+// Issue 19: cluster.fabric.sharp only where the switches can reduce (InfiniBand HDR+, switched
+// fabric), refused at the field with what was expected.
+TEST(HardwareChecksIo, SharpNeedsInfinibandSwitches) {
+  const std::string ib = "node_template: \"dgx_h100\" num_nodes: 2 fabric { kind: fat_tree sharp: true }";
+  const std::string col = std::to_string(10 + ib.find("sharp") + 1);  // "cluster { " precedes it
+  EXPECT_TRUE(load(scenario(ib, "seq_length: 1024", "tp: 2 dp: 8")).cluster.fabric.sharp);
+  EXPECT_TRUE(load(scenario("node_template: \"dgx_h100\" num_nodes: 2", "seq_length: 1024", "tp: 2 dp: 8"),
+                   {"cluster.fabric.sharp=true"})
+                  .cluster.fabric.sharp);
+  const std::string expected =
+      " (expected an InfiniBand HDR or later NIC: IB-HDR-200, IB-NDR-400, IB-XDR-800; or sharp: false)";
+  EXPECT_EQ(
+      errors_of(scenario(ib, "seq_length: 1024", "tp: 2 dp: 8"), Format::text, {"cluster.nic=RoCE-400GbE"}),
+      std::vector<std::string>{"t.textproto:1:" + col +
+                               ": cluster.fabric.sharp: is true with NIC RoCE-400GbE (not InfiniBand: SHARP runs in "
+                               "NVIDIA InfiniBand switches)" +
+                               expected});
+  EXPECT_EQ(errors_of(scenario(ib, "seq_length: 1024", "tp: 2 dp: 8"), Format::text, {"cluster.nic=IB-EDR-100"}),
+            std::vector<std::string>{"t.textproto:1:" + col +
+                                     ": cluster.fabric.sharp: is true with NIC IB-EDR-100 (EDR: SHARPv1 switches "
+                                     "aggregate small messages only)" +
+                                     expected});
+  const std::string torus = "node_template: \"dgx_h100\" num_nodes: 2 fabric { kind: torus sharp: true }";
+  EXPECT_EQ(errors_of(scenario(torus, "seq_length: 1024", "tp: 2 dp: 8")),
+            std::vector<std::string>{"t.textproto:1:" + std::to_string(10 + torus.find("sharp") + 1) +
+                                     ": cluster.fabric.sharp: is true on a fabric of kind torus, which has no switches "
+                                     "to reduce in (expected kind fat_tree or rail_optimized, or sharp: false)"});
+}
+
 // Issue 16: `traincast plan` loads with load_scenario_for_layout_search: the rules tying the
 // scenario's own layout to its model, batch and cluster become layout problems (positioned as
 // errors are), every other rule stays an error.

@@ -45,16 +45,17 @@ const char* collective_op_name(CollectiveOp op) {
 std::string origin_prefix(const std::string& origin) { return origin.empty() ? std::string() : origin + ": "; }
 
 // A forced protocol the plan does not allow (NCCL: "no algorithm/protocol available ...
-// NCCL_PROTO was set to ..."): LL128 runs only over NVLink 2-4 (tuning.cc enables it per
-// architecture), NVLS, NVLS tree and PAT only Simple.
+// NCCL_PROTO was set to ..."): LL128 runs only over NVLink 2-4, and NVLink 5 from NCCL 2.25
+// (tuning.cc enables it per architecture), NVLS, NVLS tree and PAT only Simple.
 std::string protocol_refusal(const Cluster& cluster, const CollectiveCall& call, const CollectivePlan& p) {
   const auto& forced = cluster.spec().collectives.protocol;
   const char* proto = forced.has_value() ? protocol_name(*forced) : "?";
   return origin_prefix(cluster.spec().collectives.protocol_origin) + "cluster.collectives.protocol: " + proto +
          " cannot run " + collective_op_name(call.op) + " with algorithm " + algorithm_name(p.algorithm) + " over " +
          std::to_string(call.ranks.size()) + " GPUs on " + std::to_string(p.num_nodes) + " node(s) (" +
-         (p.algorithm == CollectiveAlgorithm::ring ? "LL128 needs NVLink 2 to 4 between every ring neighbour"
-                                                   : "this algorithm runs only Simple") +
+         (p.algorithm == CollectiveAlgorithm::ring
+              ? "LL128 needs NVLink 2 to 4 (NVLink 5 from NCCL 2.25) between every ring neighbour"
+              : "this algorithm runs only Simple") +
          "; NCCL: no algorithm/protocol available with NCCL_PROTO=" + proto + ")";
 }
 

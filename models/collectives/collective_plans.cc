@@ -526,7 +526,14 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
   }
   const GpuSpec& gpu = cluster.gpu_spec(0);
   const bool nvlink = cluster.has_scale_up() && all_nvlink(cluster, g);
-  const bool ll128 = nvlink && gpu.nvlink_generation >= 2 && gpu.nvlink_generation <= 4;
+  // LL128 (NCCL tuning.cc, "Enable LL128 by default only on ..."): over NVLink between every ring
+  // neighbour, Volta to Hopper (2.20.3: "switch (minCompCap) ... default: pEnable &= 0", so
+  // Blackwell off); the releases with the Blackwell compCap rows (2.25+, the stored copy with
+  // NCCL_PARAM(Ll128C2c) and "if (ncclParamLl128C2c() && minCompCap >= 90)") enable it on every
+  // GPU from Hopper on, NVLink 5 included. The GB200 rows of openxla's table switch protocol
+  // where NCCL's LL -> LL128 crossover falls (n = 8: 8-16 MiB; 36: 18-36 MiB; 64: 32-64 MiB;
+  // 72: 36-72 MiB), not at LL -> Simple (about 2x larger), docs/hardware.md.
+  const bool ll128 = nvlink && gpu.nvlink_generation >= 2 && (gpu.nvlink_generation <= 4 || g.version.at_least(2, 25));
   plan.protocol_allowed = {true, ll128, true};
   if (n == 1) return;  // completes immediately
 
@@ -577,14 +584,19 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
     case CollectiveAlgorithm::nvls:
       // NCCL enables NVLS on NVSwitch systems with more than 2 GPUs (src/transport/nvls.cc, 2.17+);
       // all_gather / reduce_scatter over NVLS only inside one node (src/enqueue.cc: "we only
-      // support single-node NVLS allgather and reducescatter").
+      // support single-node NVLS allgather and reducescatter") and, from 2.27, with at most
+      // NCCL_MAX_NVLS_ARITY (32) GPUs there (nccl_nvls_gather_arity_limited).
       if (check({{nccl_has_nvls(version), "NVLS exists from NCCL 2.17 (cluster.collectives.nccl_version)"},
                  {plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::all_gather ||
                       plan.op == CollectiveOp::reduce_scatter,
                   "NVLS runs only all_reduce, all_gather and reduce_scatter"},
                  {nvls_hw, "NVLS needs an NVSwitch of NVLink 4 or later"},
                  {nodes == 1, "the model's NVLS runs inside one node (across nodes: nvls_tree)"},
-                 {n > 2, "NVLS needs more than 2 GPUs"}})) {
+                 {n > 2, "NVLS needs more than 2 GPUs"},
+                 {plan.op == CollectiveOp::all_reduce || n <= kNcclMaxNvlsArity ||
+                      !nccl_nvls_gather_arity_limited(version),
+                  "NVLS all_gather / reduce_scatter needs at most 32 GPUs on the node (NCCL_MAX_NVLS_ARITY, "
+                  "NCCL 2.27+)"}})) {
         build_nvls_plan(plan, g, in);
       }
       return;

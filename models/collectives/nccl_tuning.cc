@@ -459,7 +459,12 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
       fill += nvls_pipeline_fill_s(plan, bytes, phase_bw);
       const double phase_tuner_bw = bytes * ph.tuner_seconds_per_byte / factor / bw_scale * correction;
       tuner_bw += phase_tuner_bw;
-      tuner_fill += nvls_pipeline_fill_s(plan, bytes, phase_tuner_bw);
+      // NCCL's tuner has no fill term. It is counted for NVLS tree (across nodes: a faster NIC
+      // must not switch to an NVLS tree its fill makes slower, nccl_tuning.h) but not for NVLS
+      // inside one node, where NCCL's cost (latency + bytes / bandwidth) decides alone: else the
+      // fill of 32 heads x 16 channels x 128 KiB lanes moves NVL72 all_gather off NVLS at 4-256 MiB
+      // where NCCL keeps it (tests/models/collectives/nccl_nvl_domain_choice_test.cc).
+      if (plan.algorithm != CollectiveAlgorithm::nvls) tuner_fill += nvls_pipeline_fill_s(plan, bytes, phase_tuner_bw);
     }
     if (!have || lat + tuner_bw + tuner_fill < best.tuner_seconds()) {
       best.protocol = static_cast<CollectiveProtocol>(p);

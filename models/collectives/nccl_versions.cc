@@ -110,5 +110,10 @@ bool nccl_has_nvls(const NcclVersion& v) { return v.at_least(2, 17); }
 bool nccl_has_nvls_tree(const NcclVersion& v) { return v.at_least(2, 18); }
 bool nccl_has_pat(const NcclVersion& v) { return v.at_least(2, 23); }
 bool nccl_pat_era_ring_latency(const NcclVersion& v) { return v.at_least(2, 23); }
+// The enqueue.cc copies of the PAT releases with the CollNetDirect arity test (2.23-2.25) skip
+// NVLS only without nvlsSupport; the later copies (with the 2.27 symmetric-kernel code) add the
+// localRanks > NCCL_MAX_NVLS_ARITY test for every function but all_reduce. 2.27 is the first
+// release with it as best known (not confirmed by a stored tagged snapshot).
+bool nccl_nvls_gather_arity_limited(const NcclVersion& v) { return v.at_least(2, 27); }
 
 }  // namespace traincast::models

@@ -49,5 +49,11 @@ bool nccl_has_pat(const NcclVersion& v);
 /// Ring latency across nodes as in the PAT releases (2.23+, tuning.cc): nInterSteps 2 (nNodes - 1)
 /// for all_reduce (before: 2 nNodes) and NET Tree latency for one GPU per node.
 bool nccl_pat_era_ring_latency(const NcclVersion& v);
+/// NVLS all_gather / reduce_scatter only with at most kNcclMaxNvlsArity GPUs on the node (the
+/// releases whose src/enqueue.cc skips NVLS "if (info->func != ncclFuncAllReduce &&
+/// comm->localRanks > NCCL_MAX_NVLS_ARITY)"; 2.27+, see nccl_versions.cc); all_reduce has no limit.
+bool nccl_nvls_gather_arity_limited(const NcclVersion& v);
+/// NCCL_MAX_NVLS_ARITY (src/include/device.h of the 2.2x releases): 32.
+inline constexpr int kNcclMaxNvlsArity = 32;
 
 }  // namespace traincast::models

@@ -10,11 +10,13 @@
 // Rows >= 1 MiB must have a geometric-mean |error| <= 15 % per op (or, while a gap is stated below,
 // no worse than recorded); smaller rows are printed.
 // Error = simulated / measured - 1 (positive: the simulator is slower than the measurement).
+// TRAINCAST_XLA_ROWS=1 prints every row (ROW,device,op,groups,n,bytes,measured us,simulated us).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -153,6 +155,11 @@ std::map<std::string, OpErrors> compare_device(const std::string& device, const 
   for (const XlaRow& r : rows) {
     const double sim_s = rack.seconds(op_of(r.op), r.groups, r.per_group, r.bytes);
     const double ratio = sim_s / (r.time_us * 1e-6);
+    // TRAINCAST_XLA_ROWS=1: one line per row (device, op, groups, n, bytes, measured and simulated us).
+    if (std::getenv("TRAINCAST_XLA_ROWS") != nullptr) {
+      std::printf("ROW,%s,%s,%d,%d,%.0f,%.3f,%.3f\n", device.c_str(), r.op.c_str(), r.groups, r.per_group, r.bytes,
+                  r.time_us, sim_s * 1e6);
+    }
     EXPECT_TRUE(std::isfinite(ratio) && ratio > 0) << "line " << r.line;
     if (r.bytes >= kMiB) {
       errors[r.op].large.push_back(ratio);
@@ -185,18 +192,23 @@ TEST(XlaGb200Collectives, GeometricMeanErrorPerOpFromOneMiB) {
   ASSERT_GE(device_rows("sm_100_GB200").size(), 1000U) << "the table's GB200 rows (1,041 collectives) were not read";
   const std::map<std::string, OpErrors> errors = compare_device("sm_100_GB200", "gb200_nvl72");
   ASSERT_EQ(errors.size(), 4U);
-  // KNOWN GAP (issue 19, docs/hardware.md): no op meets the 15 % acceptance yet. The simulator is
-  // faster than every op's measurement, mostly below 64 MiB (a per-call floor of 15-115 us in the
-  // table against NCCL's 7-25 us latency model), and the same harness is 30-45 % fast at >= 64 MiB
-  // on the table's HGX B200 rows (SameHarnessOnHgxB200Rows). There nccl-tests itself disagrees with
-  // the table: 8x B200 NVLS all_reduce at 8 GiB reaches 838 GB/s busbw (shared
-  // collectives/ml_engineering_nvls_allreduce_busbw.csv, NCCL 2.27.7; the model: 826, -1.4 %)
-  // where the table's 8-GPU B200 all-reduce plateaus at 614 GB/s (2 GiB): XLA's collective
-  // benchmark measures ~27 % below nccl-tests on the same GPUs. Until that is resolved an op
-  // with a stated gap must not get worse than the error recorded here (commit of this test);
-  // an op without one must meet 15 %.
+  // KNOWN GAP (issue 19, docs/hardware.md): no op meets the 15 % acceptance yet; the simulator is
+  // faster than every op. Explained and modelled: NCCL 2.27+ runs all_gather / reduce_scatter on
+  // more than 32 GPUs as rings (NCCL_MAX_NVLS_ARITY; the table's floors grow 1.3 us per rank up
+  // to n = 72, a ring's signature), LL128 over NVLink 5 (2.25+; the table switches protocol where
+  // NCCL's LL -> LL128 crossover falls), NCCL's one-node NVLS choice without a fill term. Named,
+  // not modelled: (1) per-call floors about 2x NCCL's latency model (all-gather 16.7 us at n = 4
+  // to 104 us at 72: 12.9 us + 1.28 us per ring step against NCCL's 6.6 + 0.6; the table's own
+  // HGX B200 rows give 2.0 us per step on a 21 us floor, which would overshoot GB200 by ~45 % at
+  // n = 72, so nothing is fitted); (2) all-to-all below 1 MiB per peer: the measured busbw jumps
+  // 2-4x between 512 KiB and 1 MiB per peer at every n (n = 64: 143 -> 389 GB/s), NCCL's p2p
+  // chunk and channel scheduling that the model's one concurrent exchange does not have, and
+  // groups of 18 / 36 / 72 run 1.4-1.8x slower than 16 / 32 / 64 there; (3) NVLS all_reduce at
+  // 64 MiB-1 GiB: the measured incremental bandwidth rises from 340 to 480 GB/s with size
+  // (n = 72), the model's is flat. An op with a stated gap must not get worse than the error
+  // recorded here (this commit); an op without one must meet 15 %.
   const std::map<std::string, double> known_gap = {
-      {"all-gather", 0.220}, {"all-reduce", 0.223}, {"all-to-all", 0.628}, {"reduce-scatter", 0.247}};
+      {"all-gather", 0.184}, {"all-reduce", 0.222}, {"all-to-all", 0.628}, {"reduce-scatter", 0.200}};
   for (const auto& [op, e] : errors) {
     ASSERT_FALSE(e.large.empty()) << op;
     const double err = geometric_mean_error(e.large);

@@ -37,7 +37,14 @@ void check_cluster_extras(const models::Scenario& s, Checker& k) {
   const models::FabricSpec& f = s.cluster.fabric;
   k.int_field("cluster.fabric.tiers", f.tiers);
   k.int_field("cluster.fabric.leaves_per_pod", f.leaves_per_pod);
-  k.finite_at_least("cluster.fabric.cable_length_m", f.cable_length_m, 0.0, false);
+  // At most 120 km: the longest reach of data-center interconnect optics (OIF 400ZR
+  // implementation agreement OIF-400ZR-01.0: 80-120 km); 0.6 ms of propagation per cable at 5 ns/m.
+  constexpr double kMaxCableLengthM = 1.2e5;
+  if (k.finite_at_least("cluster.fabric.cable_length_m", f.cable_length_m, 0.0, false) &&
+      f.cable_length_m > kMaxCableLengthM)
+    k.error("cluster.fabric.cable_length_m",
+            "got " + Checker::number(f.cable_length_m) +
+                " (expected at most 1.2e+05 m: 120 km, the longest reach of 400ZR data-center interconnect optics)");
   k.int_field("cluster.collectives.min_channels", s.cluster.collectives.min_channels);
   k.int_field("cluster.collectives.max_channels", s.cluster.collectives.max_channels);
   if (!s.cluster.collectives.nccl_version.empty()) {

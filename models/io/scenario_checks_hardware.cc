@@ -2,6 +2,7 @@
 // its node template, kernels the GPU cannot run are refused (or left off by default), and the
 // divisibility asserts Megatron-LM makes that the other sections do not (scenario_checks.h).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -140,6 +141,9 @@ void check_jobs(const models::Scenario& s, const models::NodeTemplate* node, Che
   for (std::size_t i = 0; i < s.jobs.size(); ++i) {
     const models::JobSpec& j = s.jobs[i];
     const std::string at = "job[" + std::to_string(i) + "].";
+    if (std::any_of(j.name.begin(), j.name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+      k.error(at + "name",
+              "holds a control character (expected a name on one line: the report prints one row per job)");
     if (!j.name.empty()) {
       const auto [first, added] = named.emplace(j.name, i);
       if (!added)

@@ -95,7 +95,8 @@ TEST_F(ClusterCli, BadJobsArePositionedErrors) {
                                                       "job { gpus: 8 tokens: 1e9 duration_s: 4 arrival_s: -1 }\n"
                                                       "job { gpus: 8 tokens: 1e9 workload: \"no_such_model\" }\n"
                                                       "job { name: \"a\" gpus: 8 tokens: 1e9 }\n"
-                                                      "job { name: \"a\" gpus: 8 tokens: 1e9 }\n" +
+                                                      "job { name: \"a\" gpus: 8 tokens: 1e9 }\n"
+                                                      "job { name: \"A\\nB\" gpus: 8 tokens: 1e9 }\n" +
                                                       workload());
   const test_support::Result r = run({"cluster", scen});
   EXPECT_EQ(r.status, 2);
@@ -107,6 +108,7 @@ TEST_F(ClusterCli, BadJobsArePositionedErrors) {
   EXPECT_NE(r.err.find("bad.textproto:7:7: job[5].name: \"a\" again (job[4] has it; expected a unique name"),
             std::string::npos)
       << r.err;
+  EXPECT_NE(r.err.find("bad.textproto:8:7: job[6].name: holds a control character"), std::string::npos) << r.err;
   const std::string missing =
       write("missing.textproto",
             std::string(kCluster) + "job { gpus: 8 tokens: 1e9 workload: \"no_such_model\" }\n" + workload());
@@ -118,6 +120,21 @@ TEST_F(ClusterCli, BadJobsArePositionedErrors) {
       run({"cluster", write("none.textproto", "cluster { node_template: \"dgx_h100\" num_nodes: 1 }\n" + workload())});
   EXPECT_EQ(none.status, 2);
   EXPECT_NE(none.err.find("job: none"), std::string::npos) << none.err;
+}
+
+TEST_F(ClusterCli, CsvQuotesJobNamesAndRefusesAnEmptyOutputName) {
+  // RFC 4180: a name with a comma and quotes is one quoted field with its quotes doubled.
+  const std::string scen = write(
+      "names.textproto", std::string(kCluster) + "job { name: \"a,\\\"b\\\"\" gpus: 8 duration_s: 5 }\n" + workload());
+  const std::string csv = path("names.csv");
+  const test_support::Result r = run({"cluster", scen, "--csv", csv});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(slurp(csv).find(",\"a,\"\"b\"\"\",8,"), std::string::npos) << slurp(csv);
+  for (const char* option : {"--csv", "--json"}) {
+    const test_support::Result empty = run({"cluster", scen, option, ""});
+    EXPECT_EQ(empty.status, 2) << option;
+    EXPECT_NE(empty.err.find("output file name is empty"), std::string::npos) << empty.err;
+  }
 }
 
 TEST_F(ClusterCli, JobLargerThanTheClusterIsReportedNotDropped) {

@@ -103,24 +103,39 @@ void print_run(std::ostream& p, const PolicyRun& run) {
   p << "\nDetailed simulations " << r.simulations << " (cached per workload, GPUs and leaves spanned)\n";
 }
 
+/// `text` as one quoted CSV field (RFC 4180: `"` doubled); a line break becomes "; " so a row is
+/// one line.
+std::string quoted_csv(const std::string& text) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      out.append(2, '"');
+    } else if (c == '\n' || c == '\r') {
+      if (!(c == '\n' && i > 0 && text[i - 1] == '\r')) out.append("; ");
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
 std::string csv_text(const std::vector<PolicyRun>& runs) {
   std::ostringstream o;
   o << "policy,placement,job,gpus,priority,arrival_s,start_s,end_s,wait_s,run_s,alone_run_s,slowdown,stretch,"
        "iteration_time_s,iterations,leaves,nodes,problem\n";
   for (const PolicyRun& run : runs) {
     for (const models::ClusterJobResult& j : run.result.jobs) {
-      std::string problem = j.problem;
-      for (char& c : problem)
-        if (c == '"') c = '\'';
       // A job that never ran has no start, end, wait or run: empty cells, not zeros.
       const bool ran = j.problem.empty();
       const auto v = [&](double x) { return ran ? num(x) : std::string(); };
       const auto n = [&](long long x) { return ran ? std::to_string(x) : std::string(); };
-      o << policy_name(run.scheduler.policy) << "," << placement_name(run.scheduler.placement) << ",\"" << j.name
-        << "\"," << j.gpus << "," << j.priority << "," << num(j.arrival_s) << "," << v(j.start_s) << "," << v(j.end_s)
-        << "," << v(j.wait_s) << "," << v(j.run_s) << "," << v(j.alone_run_s) << "," << v(j.slowdown) << ","
-        << v(j.stretch) << "," << v(j.iteration_time_s) << "," << n(j.iterations) << "," << n(j.leaves) << ",\""
-        << j.nodes << "\",\"" << problem << "\"\n";
+      o << policy_name(run.scheduler.policy) << "," << placement_name(run.scheduler.placement) << ","
+        << quoted_csv(j.name) << "," << j.gpus << "," << j.priority << "," << num(j.arrival_s) << "," << v(j.start_s)
+        << "," << v(j.end_s) << "," << v(j.wait_s) << "," << v(j.run_s) << "," << v(j.alone_run_s) << ","
+        << v(j.slowdown) << "," << v(j.stretch) << "," << v(j.iteration_time_s) << "," << n(j.iterations) << ","
+        << n(j.leaves) << "," << quoted_csv(j.nodes) << "," << quoted_csv(j.problem) << "\n";
     }
   }
   return o.str();
@@ -185,8 +200,8 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   const bool force = vm.count("force") > 0;
   const std::string csv = vm.count("csv") ? vm["csv"].as<std::string>() : std::string();
   const std::string json = vm.count("json") ? vm["json"].as<std::string>() : std::string();
-  if (!csv.empty()) check_output_path(csv, force, {path}, {json});
-  if (!json.empty()) check_output_path(json, force, {path}, {csv});
+  if (vm.count("csv")) check_output_path(csv, force, {path}, {json});  // an empty name is refused there
+  if (vm.count("json")) check_output_path(json, force, {path}, {csv});
 
   const models::ClusterJobs jobs = io::load_cluster_jobs(path, overrides);
   std::vector<models::SchedulerSpec> schedulers;

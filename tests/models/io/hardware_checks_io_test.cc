@@ -233,6 +233,19 @@ TEST(HardwareChecksIo, SharpNeedsInfinibandSwitches) {
                                      "to reduce in (expected kind fat_tree or rail_optimized, or sharp: false)"});
 }
 
+// A cable longer than any data-center optic (120 km, 400ZR) is refused at the field: at 1e18 m
+// its propagation delay overflowed the simulator's clock.
+TEST(HardwareChecksIo, CableLengthIsBoundedByTheLongestOptics) {
+  const std::string base = "node_template: \"dgx_h100\" num_nodes: 2 fabric { kind: fat_tree }";
+  EXPECT_EQ(load(scenario(base, "seq_length: 1024", "tp: 2 dp: 8"), {"cluster.fabric.cable_length_m=120000"})
+                .cluster.fabric.cable_length_m,
+            120000.0);
+  EXPECT_EQ(errors_of(scenario(base, "seq_length: 1024", "tp: 2 dp: 8"), Format::text,
+                      {"cluster.fabric.cable_length_m=1e18"}),
+            std::vector<std::string>{"--set: cluster.fabric.cable_length_m: got 1e+18 (expected at most 1.2e+05 m: 120 "
+                                     "km, the longest reach of 400ZR data-center interconnect optics)"});
+}
+
 // Issue 16: `traincast plan` loads with load_scenario_for_layout_search: the rules tying the
 // scenario's own layout to its model, batch and cluster become layout problems (positioned as
 // errors are), every other rule stays an error.

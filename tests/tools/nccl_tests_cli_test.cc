@@ -342,8 +342,8 @@ TEST(NcclTestsCli, ExportVariantsOnTheirBaseboardsGetTheirOwnNvlinkBandwidth) {
         std::tuple{dgx_a100, "A100-SXM4-80GB", "A800-SXM4-80GB", 12.0}}) {
     const std::string scenario = file;  // clang 14 cannot capture a structured binding
     auto busbw = [&](const std::string& gpu) {
-      const Result r = run({scenario, "--set", "cluster.gpu=" + gpu, "--set", "cluster.collectives.algorithm=ring", "--op",
-                            "all_reduce", "-b", "1G", "-e", "1G"});
+      const Result r = run({scenario, "--set", "cluster.gpu=" + gpu, "--set", "cluster.collectives.algorithm=ring",
+                            "--op", "all_reduce", "-b", "1G", "-e", "1G"});
       EXPECT_EQ(r.status, 0) << r.err;
       return last_busbw(r.out);
     };

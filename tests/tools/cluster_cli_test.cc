@@ -60,10 +60,10 @@ TEST_F(ClusterCli, SixJobsFifoVsBackfillByHand) {
   const std::string text = slurp(csv);
   const std::map<std::string, std::string> fifo = csv_column(text, "fifo", "start_s");
   const std::map<std::string, std::string> backfill = csv_column(text, "backfill", "start_s");
-  const std::map<std::string, std::string> want_fifo = {{"\"J0\"", "0"},  {"\"J1\"", "10"}, {"\"J2\"", "15"},
-                                                        {"\"J3\"", "15"}, {"\"J4\"", "15"}, {"\"J5\"", "18"}};
-  const std::map<std::string, std::string> want_backfill = {{"\"J0\"", "0"},  {"\"J1\"", "10"}, {"\"J2\"", "2"},
-                                                            {"\"J3\"", "15"}, {"\"J4\"", "15"}, {"\"J5\"", "5"}};
+  const std::map<std::string, std::string> want_fifo = {{"J0", "0"},  {"J1", "10"}, {"J2", "15"},
+                                                        {"J3", "15"}, {"J4", "15"}, {"J5", "18"}};
+  const std::map<std::string, std::string> want_backfill = {{"J0", "0"},  {"J1", "10"}, {"J2", "2"},
+                                                            {"J3", "15"}, {"J4", "15"}, {"J5", "5"}};
   EXPECT_EQ(fifo, want_fifo);
   EXPECT_EQ(backfill, want_backfill);
   // Mean waits 58/6 and 32/6 s; 78 busy node-seconds of 4 x 35: 55.7 %.
@@ -123,7 +123,8 @@ TEST_F(ClusterCli, BadJobsArePositionedErrors) {
 }
 
 TEST_F(ClusterCli, CsvQuotesJobNamesAndRefusesAnEmptyOutputName) {
-  // RFC 4180: a name with a comma and quotes is one quoted field with its quotes doubled.
+  // RFC 4180 (io::csv_field, as sweep CSVs): a name with a comma and quotes is one quoted field
+  // with its quotes doubled.
   const std::string scen = write(
       "names.textproto", std::string(kCluster) + "job { name: \"a,\\\"b\\\"\" gpus: 8 duration_s: 5 }\n" + workload());
   const std::string csv = path("names.csv");
@@ -151,9 +152,9 @@ TEST_F(ClusterCli, JobLargerThanTheClusterIsReportedNotDropped) {
   EXPECT_NE(slurp(csv).find("asks for 64 GPUs"), std::string::npos);
   // A job that never ran has no times: empty CSV cells and JSON nulls, not zeros (a mean over the
   // file would otherwise count it as started before its arrival and run for 0 s).
-  EXPECT_EQ(csv_column(slurp(csv), "fifo", "start_s").at("\"big\""), "");
-  EXPECT_EQ(csv_column(slurp(csv), "fifo", "run_s").at("\"big\""), "");
-  EXPECT_FALSE(csv_column(slurp(csv), "fifo", "run_s").at("\"small\"").empty());
+  EXPECT_EQ(csv_column(slurp(csv), "fifo", "start_s").at("big"), "");
+  EXPECT_EQ(csv_column(slurp(csv), "fifo", "run_s").at("big"), "");
+  EXPECT_FALSE(csv_column(slurp(csv), "fifo", "run_s").at("small").empty());
   const std::string json = path("big.json");
   ASSERT_EQ(run({"cluster", scen, "--json", json}).status, 0);
   EXPECT_NE(
@@ -260,7 +261,7 @@ TEST_F(ClusterCli, TraceSliceSameBytesAcrossThreadCounts) {
   EXPECT_NE(a.out.find("Jobs run     12 of 12"), std::string::npos) << a.out;
   // 3 isolated simulations (8, 16, 32 GPUs) and 22968 on two leaves.
   EXPECT_NE(a.out.find("Detailed simulations 4 "), std::string::npos) << a.out;
-  EXPECT_EQ(csv_column(slurp(path("a.csv")), "fifo", "leaves").at("\"22968\""), "2");
+  EXPECT_EQ(csv_column(slurp(path("a.csv")), "fifo", "leaves").at("22968"), "2");
   EXPECT_EQ(a.out, b.out);
   EXPECT_EQ(slurp(path("a.json")), slurp(path("b.json")));
   EXPECT_EQ(slurp(path("a.csv")), slurp(path("b.csv")));

@@ -11,6 +11,7 @@
 #include "models/hardware/catalog.h"
 #include "models/io/cluster_jobs_io.h"
 #include "models/io/scenario_io.h"
+#include "models/io/sweep_csv.h"
 #include "models/scheduler/cluster_run.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
@@ -103,24 +104,6 @@ void print_run(std::ostream& p, const PolicyRun& run) {
   p << "\nDetailed simulations " << r.simulations << " (cached per workload, GPUs and leaves spanned)\n";
 }
 
-/// `text` as one quoted CSV field (RFC 4180: `"` doubled); a line break becomes "; " so a row is
-/// one line.
-std::string quoted_csv(const std::string& text) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '"') {
-      out.append(2, '"');
-    } else if (c == '\n' || c == '\r') {
-      if (!(c == '\n' && i > 0 && text[i - 1] == '\r')) out.append("; ");
-    } else {
-      out.push_back(c);
-    }
-  }
-  out.push_back('"');
-  return out;
-}
-
 std::string csv_text(const std::vector<PolicyRun>& runs) {
   std::ostringstream o;
   o << "policy,placement,job,gpus,priority,arrival_s,start_s,end_s,wait_s,run_s,alone_run_s,slowdown,stretch,"
@@ -132,10 +115,10 @@ std::string csv_text(const std::vector<PolicyRun>& runs) {
       const auto v = [&](double x) { return ran ? num(x) : std::string(); };
       const auto n = [&](long long x) { return ran ? std::to_string(x) : std::string(); };
       o << policy_name(run.scheduler.policy) << "," << placement_name(run.scheduler.placement) << ","
-        << quoted_csv(j.name) << "," << j.gpus << "," << j.priority << "," << num(j.arrival_s) << "," << v(j.start_s)
+        << io::csv_field(j.name) << "," << j.gpus << "," << j.priority << "," << num(j.arrival_s) << "," << v(j.start_s)
         << "," << v(j.end_s) << "," << v(j.wait_s) << "," << v(j.run_s) << "," << v(j.alone_run_s) << ","
         << v(j.slowdown) << "," << v(j.stretch) << "," << v(j.iteration_time_s) << "," << n(j.iterations) << ","
-        << n(j.leaves) << "," << quoted_csv(j.nodes) << "," << quoted_csv(j.problem) << "\n";
+        << n(j.leaves) << "," << io::csv_field(j.nodes) << "," << io::csv_field(j.problem) << "\n";
     }
   }
   return o.str();

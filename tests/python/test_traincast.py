@@ -115,6 +115,20 @@ def test_plan_compare_nccl_tests_and_catalog(tmp_path):
     assert h200["node_price"]["usd"] is None and h200["node_price"]["missing"]
 
 
+def test_cluster_equals_the_cli_json_and_writes_the_trace(tmp_path):
+    six = SRC / "scenarios/cluster/six_jobs_fifo_vs_backfill.textproto"
+    trace = tmp_path / "six.json"
+    result = traincast.cluster(six, policy="both", trace=str(trace))
+    assert result == cli_json(tmp_path, "cluster", six, "--policy", "both")
+    # The hand-worked starts (tests/models/scheduler/scheduler_test.cc): FIFO J2 at 15 s, backfill J2 at 2 s.
+    starts = {r["policy"]: {j["name"]: j["start_s"] for j in r["jobs"]} for r in result["runs"]}
+    assert starts["fifo"]["J2"] == 15 and starts["backfill"]["J2"] == 2
+    names = [e["args"]["name"] for e in json.loads(trace.read_text())["traceEvents"] if e["name"] == "process_name"]
+    assert len(names) == 14 and "backfill: job J5 (8 GPUs)" in names
+    with pytest.raises(traincast.ScenarioError):
+        traincast.cluster(None)
+
+
 def test_works_without_the_cli_binary(tmp_path):
     # No traincast on PATH (an empty directory) and no TRAINCAST variable: the module needs neither.
     env = {k: v for k, v in os.environ.items() if k != "TRAINCAST"}

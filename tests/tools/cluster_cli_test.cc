@@ -72,6 +72,35 @@ TEST_F(ClusterCli, SixJobsFifoVsBackfillByHand) {
   EXPECT_NE(r.out.find("Utilisation  55.7 % of 32 GPUs"), std::string::npos) << r.out;
 }
 
+// --trace: one Perfetto process per job and policy, its wait and run as spans at the hand-worked
+// times (J2: FIFO waits 2 -> 15 s and runs to 23 s; backfill starts it at once and runs it to 10 s),
+// and the cluster's busy GPUs as a counter (J0's 16 GPUs from 0 s).
+TEST_F(ClusterCli, TraceHasOneProcessPerJobAtHandWorkedTimes) {
+  const std::string trace = path("jobs.json");
+  const test_support::Result r =
+      run({"cluster", kDir + "six_jobs_fifo_vs_backfill.textproto", "--policy", "both", "--trace", trace});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string t = slurp(trace);
+  ASSERT_EQ(t.rfind("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 0), 0u) << t.substr(0, 200);
+  // pids: fifo's cluster 0, its jobs J0..J5 1..6; backfill's cluster 7, jobs 8..13.
+  for (const char* want :
+       {"\"pid\":0,\"args\":{\"name\":\"fifo: cluster (32 GPUs)\"}",
+        "\"pid\":3,\"args\":{\"name\":\"fifo: job J2 (8 GPUs)\"}",
+        "\"pid\":10,\"args\":{\"name\":\"backfill: job J2 (8 GPUs)\"}",
+        "{\"ph\":\"X\",\"name\":\"waiting\",\"pid\":3,\"tid\":0,\"ts\":2000000.000,\"dur\":13000000.000}",
+        "\"pid\":3,\"tid\":1,\"ts\":15000000.000,\"dur\":8000000.000}",
+        "{\"ph\":\"X\",\"name\":\"waiting\",\"pid\":10,\"tid\":0,\"ts\":2000000.000,\"dur\":0.000}",
+        "\"pid\":10,\"tid\":1,\"ts\":2000000.000,\"dur\":8000000.000}",
+        "{\"ph\":\"C\",\"name\":\"busy GPUs\",\"pid\":0,\"ts\":0.000,\"args\":{\"value\":16}}"})
+    EXPECT_NE(t.find(want), std::string::npos) << want << "\n" << t;
+  EXPECT_EQ(t.find("\"pid\":14"), std::string::npos);  // 2 x (1 + 6) processes, no more
+  // --trace may not name another output's file.
+  const test_support::Result same =
+      run({"cluster", kDir + "six_jobs_fifo_vs_backfill.textproto", "--csv", path("x.csv"), "--trace", path("x.csv")});
+  EXPECT_EQ(same.status, 2);
+  EXPECT_NE(same.err.find("given for two outputs"), std::string::npos) << same.err;
+}
+
 TEST_F(ClusterCli, Help) {
   const test_support::Result r = run({"cluster", "--help"});
   EXPECT_EQ(r.status, 0);

@@ -12,7 +12,9 @@
 #include "models/io/cluster_jobs_io.h"
 #include "models/io/scenario_io.h"
 #include "models/io/sweep_csv.h"
+#include "models/io/trace_writer.h"
 #include "models/scheduler/cluster_run.h"
+#include "models/scheduler/cluster_trace.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
 
@@ -68,7 +70,9 @@ po::options_description cluster_options() {
       "worker threads for the isolated simulations, 1 to 1024 (same result)")(
       "csv", po::value<std::string>(), "write one row per job (and policy) to this file")(
       "json", po::value<std::string>(), "write the whole result as JSON to this file")(
-      "force", "overwrite existing --csv/--json files");
+      "trace", po::value<std::string>(),
+      "write a Chrome/Perfetto trace (ui.perfetto.dev): one process per job (its wait and run), busy GPUs as a "
+      "counter")("force", "overwrite existing --csv/--json/--trace files");
   return o;
 }
 
@@ -183,8 +187,11 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   const bool force = vm.count("force") > 0;
   const std::string csv = vm.count("csv") ? vm["csv"].as<std::string>() : std::string();
   const std::string json = vm.count("json") ? vm["json"].as<std::string>() : std::string();
-  if (vm.count("csv")) check_output_path(csv, force, {path}, {json});  // an empty name is refused there
-  if (vm.count("json")) check_output_path(json, force, {path}, {csv});
+  const std::string trace_path = vm.count("trace") ? vm["trace"].as<std::string>() : std::string();
+  // An empty name is refused there; no two outputs may name one file.
+  if (vm.count("csv")) check_output_path(csv, force, {path}, {json, trace_path});
+  if (vm.count("json")) check_output_path(json, force, {path}, {csv, trace_path});
+  if (vm.count("trace")) check_output_path(trace_path, force, {path}, {csv, json});
 
   const models::ClusterJobs jobs = io::load_cluster_jobs(path, overrides);
   std::vector<models::SchedulerSpec> schedulers;
@@ -211,6 +218,15 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   out << p.str();
   if (!csv.empty()) write_output_file(csv, csv_text(runs));
   if (!json.empty()) write_output_file(json, json_text(runs));
+  if (!trace_path.empty()) {
+    sim::TraceRecorder trace;
+    std::int32_t pid = 0;
+    for (const PolicyRun& run : runs)
+      pid = models::record_cluster_trace(run.result, policy_name(run.scheduler.policy), pid, trace);
+    std::ostringstream t;
+    io::write_chrome_trace(trace, t);
+    write_output_file(trace_path, t.str());
+  }
   return 0;
 }
 

@@ -1,7 +1,7 @@
 // traincast._traincast: the compiled half of the `traincast` Python package (docs/python.md).
 // It runs a traincast subcommand in this process, through the same function the CLI's main
 // calls (tools/cli/commands.h main_dispatch), and hands back its exit status and what it printed;
-// tools/python/traincast/__init__.py builds the Python API (run, sweep, plan, compare, nccl_tests,
+// tools/python/traincast/__init__.py builds the Python API (run, sweep, plan, compare, cluster, nccl_tests,
 // catalog, validate) on it and reads the JSON and CSV files the subcommands write.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 from . import _traincast
 
-__all__ = ["run", "plan", "compare", "sweep", "nccl_tests", "catalog", "validate", "cli", "version",
+__all__ = ["run", "plan", "compare", "cluster", "sweep", "nccl_tests", "catalog", "validate", "cli", "version",
            "ScenarioError", "TraincastError", "Problem", "CommandResult"]
 
 Scenario = Union[None, str, os.PathLike, Mapping[str, Any]]
@@ -330,6 +330,23 @@ def compare(*scenarios: Scenario, vary: Union[None, str, Mapping[str, Sequence[A
         args += _opt("--jobs", _int_arg("jobs", jobs)) + ["--json", c.out("compare.json")]
         c.run(args)
         return _read_json(c.out("compare.json"))
+
+
+def cluster(scenario: Scenario, overrides: Overrides = None, *, policy: Optional[str] = None,
+            threads: Optional[int] = None, trace: Optional[str] = None) -> dict:
+    """`traincast cluster`: the scenario's `job` entries on its cluster under a scheduler
+    (docs/cluster.md); returns {"runs": [...]} as --json writes it, one run per policy ("fifo",
+    "backfill" or "both"; None = the scenario's scheduler.policy), each with its jobs' waits and
+    run times, utilisation and busy GPUs over time. trace: also write a Chrome/Perfetto trace with
+    one process per job to this path (an existing file is refused)."""
+    if scenario is None:
+        raise ScenarioError("cluster: a scenario is None (expected one with `job` entries; the embedded default has none)")
+    with _Call() as c:
+        path = c.scenario(scenario)
+        args = ["cluster", path] + _set_args(overrides) + _opt("--policy", policy)
+        args += _opt("--threads", _int_arg("threads", threads)) + _opt("--trace", trace) + ["--json", c.out("cluster.json")]
+        c.run(args)
+        return _read_json(c.out("cluster.json"))
 
 
 def sweep(sweep_file: Union[str, os.PathLike], *, jobs: Optional[int] = None):

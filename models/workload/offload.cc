@@ -8,7 +8,7 @@ namespace traincast::models {
 
 double socket_memory_bytes_per_s(std::string_view cpu) {
   // (family name fragment, channels x MT/s x 8 bytes); first match wins.
-  static constexpr std::array<std::pair<std::string_view, double>, 12> kTable{{
+  static constexpr std::array<std::pair<std::string_view, double>, 14> kTable{{
       {"Rome", 8 * 3200e6 * 8},
       {"Milan", 8 * 3200e6 * 8},
       {"EPYC 7", 8 * 3200e6 * 8},
@@ -21,6 +21,8 @@ double socket_memory_bytes_per_s(std::string_view cpu) {
       {"Sapphire Rapids", 8 * 4800e6 * 8},
       {"Emerald Rapids", 8 * 5600e6 * 8},
       {"Granite Rapids", 12 * 6400e6 * 8},
+      {"Broadwell", 4 * 2400e6 * 8},
+      {"Grace", 512e9},
   }};
   for (const auto& [name, bytes_per_s] : kTable)
     if (cpu.find(name) != std::string_view::npos) return bytes_per_s;

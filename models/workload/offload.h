@@ -30,6 +30,11 @@ inline constexpr double kCpuAdamBytesPerParam = 30.0;
 ///   Intel Xeon Sapphire Rapids (e.g. 8480C): 8 x DDR5-4800 = 307.2e9
 ///   Intel Xeon Emerald Rapids (e.g. 8570): 8 x DDR5-5600 = 358.4e9
 ///   Intel Xeon Granite Rapids (6900P): 12 x DDR5-6400 = 614.4e9
+///   Intel Xeon E5 v4 (Broadwell, e.g. DGX-1's E5-2698 v4): 4 x DDR4-2400 = 76.8e9 (Intel ARK:
+///     "Max Memory Bandwidth 76.8 GB/s")
+///   NVIDIA Grace (GH200, GB200, GB300 superchips): 512e9, the datasheet's LPDDR5X figure (NVIDIA
+///     GH200 Grace Hopper Superchip datasheet: "up to 480 GB LPDDR5X ... up to 512 GB/s"), one
+///     Grace per socket; its GPUs copy to it over NVLink-C2C (the node's PCIe figures)
 /// Matched by family name in `cpu`; 0 when the family is not in the table.
 double socket_memory_bytes_per_s(std::string_view cpu);
 

@@ -949,6 +949,8 @@ make_nodes() {  // NOLINT(readability-function-size): datasheet table, exempt by
   t.socket_link_bytes_per_s = kSkylakeUpi;
   t.cpu = "NVIDIA Grace (72 Arm Neoverse V2 cores)";
   t.pcie_p2p = true;
+  t.liquid_cooled = true;  // compute and switch trays on cold plates; no air-cooled NVL72 exists
+  t.gpus_per_rack = 72;    // the template is the rack
   t.source =
       "NVIDIA GB200 NVL72 (2024): 72 GPUs in one NVLink domain (18 compute trays x 2 GB200 superchips, 9 "
       "NVLink switch trays, 1.8 TB/s per GPU, 130 TB/s), NVLink-C2C 900 GB/s per superchip, 72x ConnectX-7 "

@@ -98,6 +98,13 @@ struct NodeTemplate {
   double socket_link_bytes_per_s = 0;
   std::string cpu;       ///< CPU family (names the socket-link figure)
   bool pcie_p2p = true;  ///< GPU P2P over PCIe allowed (false: staged through host memory)
+  /// The product ships with cold plates only (GB200/GB300 NVL72): a scenario's thermal.cooling
+  /// defaults to liquid on it and air is refused (models/io/scenario_convert.cc, scenario checks).
+  bool liquid_cooled = false;
+  /// GPUs in one rack when the product is a whole rack (GB200 NVL72: 72); thermal.nodes_per_rack
+  /// then defaults to gpus_per_rack / gpus_per_node (1 for the rack, 2 for "gb200_nvl72/36") and
+  /// other values are refused. 0 = servers racked as the scenario says (default 4 per rack).
+  int gpus_per_rack = 0;
   std::string source;
   /// GPUs under one PCIe switch (or root port when pcie_switches is 0).
   int gpus_per_pcie_switch() const {

@@ -71,7 +71,16 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
   if (k.finite_at_least("thermal.rack_cooling_capacity_w", th.rack_cooling_capacity_w, 0.0, false) &&
       th.rack_cooling_capacity_w > 0 && th.cooling == models::Cooling::liquid)
     k.error("thermal.rack_cooling_capacity_w", "applies to air cooling (expected 0 with cooling: liquid)");
-  k.int_field("thermal.nodes_per_rack", th.nodes_per_rack);
+  if (node != nullptr && node->liquid_cooled && th.cooling == models::Cooling::air)
+    k.error("thermal.cooling", "got air (expected liquid: " + node->name +
+                                   " is built with cold plates only; leave it unset or write liquid)");
+  if (k.int_field("thermal.nodes_per_rack", th.nodes_per_rack) && node != nullptr && node->gpus_per_rack > 0 &&
+      th.nodes_per_rack != node->gpus_per_rack / node->gpus_per_node)
+    k.error("thermal.nodes_per_rack", "got " + std::to_string(th.nodes_per_rack) + " (expected " +
+                                          std::to_string(node->gpus_per_rack / node->gpus_per_node) + ": " +
+                                          node->name + " is a rack of " + std::to_string(node->gpus_per_rack) +
+                                          " GPUs in nodes of " + std::to_string(node->gpus_per_node) +
+                                          "; leave it unset)");
 }
 
 void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, Checker& k) {

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "models/calibration/calibration_profile.h"
+#include "models/hardware/catalog.h"
 #include "models/io/field_reflection.h"
 #include "models/io/scenario_fields.h"
 #include "traincast.pb.h"
@@ -80,6 +81,20 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
       s.reliability->failures.push_back({f.cause(), f.per_gpu_hour(), f.per_node_hour()});
   }
   const tp::ThermalSpec& th = m.thermal();
+  // A rack-scale product (models/hardware/catalog.h NodeTemplate::liquid_cooled, gpus_per_rack)
+  // sets the cooling and the nodes per rack it is built with; an unknown template is left to the
+  // checks, which name it.
+  if (!th.has_cooling() || !th.has_nodes_per_rack()) {
+    const models::NodeTemplate* node = nullptr;
+    try {
+      node = &models::find_node_template(s.cluster.node_template);
+    } catch (const std::exception&) {
+      node = nullptr;
+    }
+    if (node != nullptr && node->liquid_cooled && !th.has_cooling()) s.thermal.cooling = models::Cooling::liquid;
+    if (node != nullptr && node->gpus_per_rack > 0 && !th.has_nodes_per_rack())
+      s.thermal.nodes_per_rack = node->gpus_per_rack / node->gpus_per_node;
+  }
   s.thermal.gpu_airflow_fraction.assign(th.gpu_airflow_fraction().begin(), th.gpu_airflow_fraction().end());
   for (const tp::JobSpec& j : m.job())
     s.jobs.push_back({j.name(), j.workload(), j.gpus(), j.arrival_s(), j.priority(), j.tokens(), j.duration_s(),

@@ -410,6 +410,23 @@ TEST(ScenarioIoErrors, PowerAndThermalFields) {
   EXPECT_EQ(errors_of(small() + "thermal { cooling: liquid rack_cooling_capacity_w: 1000 }\n"),
             (std::vector<std::string>{"t.textproto:8:27: thermal.rack_cooling_capacity_w: applies to air cooling "
                                       "(expected 0 with cooling: liquid)"}));
+  // A rack-scale template sets its cooling and rack size (NodeTemplate::liquid_cooled, gpus_per_rack):
+  // unset they follow the rack, written otherwise they are refused.
+  std::string nvl72 = scenario(kModel, "tp: 8 dp: 9", "global_batch_size: 9");
+  nvl72.replace(nvl72.find("dgx_h100"), 8, "gb200_nvl72");
+  const models::Scenario rack = load_scenario_text(nvl72, "t.textproto", Format::text, {});
+  EXPECT_EQ(rack.thermal.cooling, models::Cooling::liquid);
+  EXPECT_EQ(rack.thermal.nodes_per_rack, 1);
+  const models::Scenario half = load_scenario_text(nvl72, "t.textproto", Format::text,
+                                                   {"cluster.node_template=gb200_nvl72/36", "workload.parallel.tp=4"});
+  EXPECT_EQ(half.thermal.nodes_per_rack, 2);
+  EXPECT_EQ(load_scenario_text(small(), "t.textproto", Format::text, {}).thermal.cooling, models::Cooling::air);
+  EXPECT_EQ(errors_of(nvl72 + "thermal { cooling: air nodes_per_rack: 4 }\n"),
+            (std::vector<std::string>{
+                "t.textproto:7:11: thermal.cooling: got air (expected liquid: gb200_nvl72 is built with cold plates "
+                "only; leave it unset or write liquid)",
+                "t.textproto:7:24: thermal.nodes_per_rack: got 4 (expected 1: gb200_nvl72 is a rack of 72 GPUs in "
+                "nodes of 72; leave it unset)"}));
   EXPECT_EQ(errors_of(small() + "power { psu_redundant: 6 }\n"),
             (std::vector<std::string>{"t.textproto:8:9: power.psu_redundant: got 6 (expected 0 to 5: dgx_h100 has "
                                       "6 power supplies)"}));

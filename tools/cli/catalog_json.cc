@@ -89,6 +89,7 @@ std::string catalog_to_json() {
       << ", \"sockets\": " << t.sockets << ", \"pcie_switches\": " << t.pcie_switches
       << ", \"pcie_generation\": " << t.pcie_generation << ", \"pcie_bytes_per_s\": " << number(t.pcie_bytes_per_s)
       << ", \"cpu\": " << json_string(t.cpu) << ", \"pcie_p2p\": " << (t.pcie_p2p ? "true" : "false")
+      << ", \"liquid_cooled\": " << (t.liquid_cooled ? "true" : "false") << ", \"gpus_per_rack\": " << t.gpus_per_rack
       << ", \"source\": " << json_string(t.source) << "}";
     sep = ",\n";
   }

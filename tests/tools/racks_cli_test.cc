@@ -55,6 +55,30 @@ TEST_F(RacksCli, APartitionThatDoesNotSplitTheRackIsRefusedAtItsPosition) {
       << file.err;
 }
 
+// cluster.nvlink_bridge_gpus: refused at its position (file:line:col, or --set) when out of range
+// (2-way or 4-way) or when the card takes no 4-way bridge; a 4-way H200 NVL node runs.
+TEST_F(RacksCli, NvlinkBridgeSizeIsCheckedAtItsPosition) {
+  {
+    std::ofstream f(path("bridge.textproto"));
+    f << "cluster {\n  node_template: \"pcie_8gpu_2socket_h200_nvl\"\n  nvlink_bridge_gpus: 3\n}\n";
+  }
+  const Result three = run({"nccl-tests", path("bridge.textproto")});
+  EXPECT_EQ(three.status, 2);
+  EXPECT_NE(three.err.find(path("bridge.textproto") + ":3:3: cluster.nvlink_bridge_gpus: "), std::string::npos)
+      << three.err;
+  const Result h100 =
+      run({"nccl-tests", path("bridge.textproto"), "--set",
+           "cluster.node_template=pcie_8gpu_2socket_h100_nvlink_bridge", "--set", "cluster.nvlink_bridge_gpus=4"});
+  EXPECT_EQ(h100.status, 2);
+  EXPECT_NE(h100.err.find("--set: cluster.nvlink_bridge_gpus: H100-PCIe-80GB takes at most a 2-way NVLink bridge "
+                          "(expected 2, or a card with a 4-way bridge such as H200-NVL)"),
+            std::string::npos)
+      << h100.err;
+  const Result four =
+      run({"nccl-tests", path("bridge.textproto"), "--set", "cluster.nvlink_bridge_gpus=4", "--gpus", "0-3"});
+  EXPECT_EQ(four.status, 0) << four.err;
+}
+
 // TP 8 on NVLink domains of 12 GPUs: the groups do not nest in the domains (GPUs 8-15 span two),
 // so their all-reduces cross the NICs; the run warns before simulating instead of leaving the cost
 // to read as slow GPUs. TP 4 nests and gets no warning.

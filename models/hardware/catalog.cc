@@ -571,6 +571,9 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.nvlink_generation = 4;
   s.nvlink_links = 18;
   s.nvlink_bytes_per_s_per_link = 25 * kGB;
+  // "2- or 4-way NVLink bridge" (datasheet above); the 4-way bridge joins the four cards all to
+  // all (NVIDIA's H200 NVL launch, Nov. 2024: "connects four cards", 900 GB/s per GPU).
+  s.nvlink_bridge_max_gpus = 4;
   s.pcie_generation = 5;
   s.slowdown_temp_c = 89;
   s.shutdown_temp_c = 92;
@@ -772,7 +775,7 @@ make_nodes() {  // NOLINT(readability-function-size): datasheet table, exempt by
   // pair bidirectional; NVIDIA H100 PCIe product brief), PCIe gen5, Sapphire Rapids.
   t.name = "pcie_8gpu_2socket_h100_nvlink_bridge";
   t.gpu = "H100-PCIe-80GB";
-  t.scale_up = ScaleUp::bridge_pairs;
+  t.scale_up = ScaleUp::bridges;
   t.nic = "IB-NDR-400";
   t.pcie_generation = 5;
   t.pcie_bytes_per_s = pcie_bytes_per_s(5, 16);
@@ -812,7 +815,7 @@ make_nodes() {  // NOLINT(readability-function-size): datasheet table, exempt by
   // 2 PCIe gen4 switches, 1 socket.
   t.name = "a30_4gpu_bridged";
   t.gpu = "A30";
-  t.scale_up = ScaleUp::bridge_pairs;
+  t.scale_up = ScaleUp::bridges;
   t.pcie_switches = 2;
   t.source = "4x NVIDIA A30 (datasheet: NVLink bridge 200 GB/s bidirectional per pair), PCIe gen4 server";
   n.push_back(t);
@@ -971,7 +974,8 @@ make_nodes() {  // NOLINT(readability-function-size): datasheet table, exempt by
 
   // A 2-socket 8-GPU PCIe gen5 server with H200 NVL cards joined in pairs by 2-way NVLink bridges
   // (NVIDIA H200 datasheet, H200 NVL: "2- or 4-way NVLink bridge: 900 GB/s per GPU"), as the
-  // H100 NVLink-bridge server above. The 4-way bridge is not a catalog scale-up (pairs only).
+  // H100 NVLink-bridge server above. `cluster.nvlink_bridge_gpus: 4` puts 4-way bridges in it
+  // instead (GPUs 0-3 and 4-7 all to all, 6 links = 150 GB/s each way per peer).
   t = find_in(n, "pcie_8gpu_2socket_h100_nvlink_bridge", "node template");
   t.name = "pcie_8gpu_2socket_h200_nvl";
   t.gpu = "H200-NVL";

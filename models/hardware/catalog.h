@@ -51,6 +51,9 @@ struct GpuSpec {
   double nvlink_bytes_per_s_per_link = 0;  ///< per direction
   /// true when the scale-up links form a full mesh (one link to each peer, e.g. MI300X xGMI)
   /// instead of going through NVSwitch.
+  /// PCIe cards: the most GPUs one NVLink bridge of the card joins (2: a 2-way bridge, A30,
+  /// A100/H100 PCIe; 4: H200 NVL's 4-way bridge). Ignored for baseboard GPUs.
+  int nvlink_bridge_max_gpus = 2;
   bool scale_up_mesh = false;  ///< informative; the node template's ScaleUp decides the topology
   int pcie_generation = 0;
   int pcie_lanes = 16;
@@ -68,10 +71,13 @@ struct NicSpec {
 
 /// How the GPUs of a node reach each other besides PCIe.
 enum class ScaleUp {
-  none,          ///< PCIe only (GPU P2P through switches / root complex, or staged through host memory)
-  nvswitch,      ///< every GPU's NVLinks go to NVSwitch chips: non-blocking all-to-all
-  mesh,          ///< direct links between every GPU pair (AMD xGMI, HGX 4-GPU NVLink): links / peers each
-  bridge_pairs,  ///< NVLink bridges join GPUs 2k and 2k+1 (A30, A100/H100 PCIe); other pairs use PCIe
+  none,      ///< PCIe only (GPU P2P through switches / root complex, or staged through host memory)
+  nvswitch,  ///< every GPU's NVLinks go to NVSwitch chips: non-blocking all-to-all
+  mesh,      ///< direct links between every GPU pair (AMD xGMI, HGX 4-GPU NVLink): links / peers each
+  /// NVLink bridges join GPUs in groups of NodeTemplate::bridge_gpus (or ClusterSpec's
+  /// nvlink_bridge_gpus): 2-way, GPUs 2k and 2k+1 (A30, A100/H100 PCIe); 4-way (H200 NVL), GPUs
+  /// 4k..4k+3 all-to-all, each card's links split evenly over its 3 peers. Other pairs use PCIe.
+  bridges,
 };
 
 /// A server as a graph: GPUs and NICs on PCIe switches (or CPU root ports), switches on CPU
@@ -84,6 +90,7 @@ struct NodeTemplate {
   std::string gpu;   ///< GpuSpec name
   int gpus_per_node = 8;
   ScaleUp scale_up = ScaleUp::nvswitch;
+  int bridge_gpus = 2;                 ///< ScaleUp::bridges: GPUs per NVLink bridge (2 or 4)
   int nvswitches = 0;                  ///< NVSwitch chips on the baseboard (0 = none)
   std::string nic;                     ///< NicSpec name of the compute NICs
   int nics = 8;                        ///< compute NICs (see above for which GPUs each serves)
@@ -143,11 +150,19 @@ bool runs_fp4(const GpuSpec& gpu);
 /// (xGMI for AMD) and at most the baseboard's links per GPU (fewer fit: an H800 on the HGX H100
 /// board brings up 8 of its 18, and Cluster wires the GPU's own count, so the node has the H800's
 /// NVLink bandwidth), and on a mesh at least one link to
-/// each of the gpus_per_node - 1 peers; with NVLink bridges (bridge_pairs) a card with bridge
+/// each of the gpus_per_node - 1 peers; with NVLink bridges (ScaleUp::bridges) a card with bridge
 /// connectors of the template GPU's NVLink generation; and a PCIe generation no older than the
 /// template's (the template's PCIe figures are of its generation; an older card would train
 /// slower than they say). Throws std::invalid_argument when the template's own GPU is unknown.
 std::string gpu_fit_problem(const NodeTemplate& node, const GpuSpec& gpu);
+
+/// Why NVLink bridges of `bridge_gpus` GPUs cannot join `gpu` cards in `node`, as "what is wrong
+/// (expected ...)"; empty when they can. Rules: the template has bridges (ScaleUp::bridges);
+/// 2 or 4 GPUs per bridge (NVIDIA's 2-way and 4-way bridges: H200 datasheet, H200 NVL "2- or
+/// 4-way NVLink bridge"); at most the card's nvlink_bridge_max_gpus; the bridge groups tile the
+/// node's GPUs (bridge_gpus divides gpus_per_node); the card's links split evenly over the
+/// bridge_gpus - 1 peers of a group (18 NVLink4 links of H200 NVL: 6 per peer).
+std::string bridge_group_problem(const NodeTemplate& node, const GpuSpec& gpu, int bridge_gpus);
 
 /// Throws std::invalid_argument naming the unknown key and listing known ones.
 const GpuSpec& find_gpu(std::string_view name);

@@ -70,7 +70,7 @@ std::string gpu_fit_problem(const NodeTemplate& node, const GpuSpec& gpu) {
            mount_name(own.form_factor) + " (expected " + form_factor_name(own.form_factor) + ")";
   }
   const bool baseboard = own.form_factor != FormFactor::pcie;
-  if (baseboard || node.scale_up == ScaleUp::bridge_pairs) {
+  if (baseboard || node.scale_up == ScaleUp::bridges) {
     // The baseboard's traces and NVSwitch chips (or the template's bridges) are of one link kind.
     if (gpu.vendor != own.vendor || gpu.nvlink_generation != own.nvlink_generation) {
       return gpu.name + " has " + link_name(gpu) + " links and " + built + " is wired for " + link_name(own) +
@@ -86,15 +86,42 @@ std::string gpu_fit_problem(const NodeTemplate& node, const GpuSpec& gpu) {
            " is a full mesh of " + to_string(node.gpus_per_node) + " GPUs (expected at least one link to each of the " +
            to_string(node.gpus_per_node - 1) + " peers)";
   }
-  if (node.scale_up == ScaleUp::bridge_pairs && gpu.nvlink_links <= 0) {
+  if (node.scale_up == ScaleUp::bridges && gpu.nvlink_links <= 0) {
     return gpu.name + " has no NVLink bridge connector and " + built +
-           " joins GPU pairs by NVLink bridges (expected a card with NVLink bridges)";
+           " joins GPUs by NVLink bridges (expected a card with NVLink bridges)";
   }
   if (gpu.pcie_generation < node.pcie_generation) {
     return gpu.name + "'s PCIe is gen" + to_string(gpu.pcie_generation) + " and " + built +
            "'s PCIe links are modelled at gen" + to_string(node.pcie_generation) +
            ", which the card would train below " + "(expected a GPU of PCIe gen " + to_string(node.pcie_generation) +
            " or newer, or a template of gen " + to_string(gpu.pcie_generation) + " or older)";
+  }
+  return {};
+}
+
+std::string bridge_group_problem(const NodeTemplate& node, const GpuSpec& gpu, int bridge_gpus) {
+  using std::to_string;
+  const std::string g = to_string(bridge_gpus);
+  if (node.scale_up != ScaleUp::bridges) {
+    return node.name +
+           " has no NVLink bridges (expected a template whose GPUs are joined by NVLink bridges, e.g. "
+           "pcie_8gpu_2socket_h200_nvl, or no nvlink_bridge_gpus)";
+  }
+  if (bridge_gpus != 2 && bridge_gpus != 4) {
+    return "got " + g + " GPUs per NVLink bridge (expected 2 or 4: NVIDIA's 2-way and 4-way bridges)";
+  }
+  if (bridge_gpus > gpu.nvlink_bridge_max_gpus) {
+    return gpu.name + " takes at most a " + to_string(gpu.nvlink_bridge_max_gpus) + "-way NVLink bridge (expected " +
+           to_string(gpu.nvlink_bridge_max_gpus) + ", or a card with a " + g + "-way bridge such as H200-NVL)";
+  }
+  if (node.gpus_per_node % bridge_gpus != 0) {
+    return g + "-way bridges do not tile " + node.name + "'s " + to_string(node.gpus_per_node) +
+           " GPUs (expected a bridge size that divides " + to_string(node.gpus_per_node) + ")";
+  }
+  if (gpu.nvlink_links % (bridge_gpus - 1) != 0) {
+    return gpu.name + "'s " + to_string(gpu.nvlink_links) + " NVLink links do not split over the " +
+           to_string(bridge_gpus - 1) + " peers of a " + g + "-way bridge (expected a link count divisible by " +
+           to_string(bridge_gpus - 1) + ")";
   }
   return {};
 }

@@ -125,6 +125,11 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
   if (nics_per_node_ < 0) {
     throw std::invalid_argument("cluster.nics_per_node: must be >= 0 (got " + std::to_string(nics_per_node_) + ")");
   }
+  bridge_gpus_ = spec.nvlink_bridge_gpus.value_or(template_->bridge_gpus);
+  if (spec.nvlink_bridge_gpus || template_->scale_up == ScaleUp::bridges) {
+    const std::string why = bridge_group_problem(*template_, *gpu_, bridge_gpus_);
+    if (!why.empty()) throw std::invalid_argument("cluster.nvlink_bridge_gpus: " + why);
+  }
 
   const FabricSpec& f = spec.fabric;
   if (f.kind == FabricKind::none && num_nodes_ > 1) {
@@ -179,10 +184,14 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
       scale_up_bytes_per_s_ = mesh_link_bytes_per_s_ * peers;
       break;
     }
-    case ScaleUp::bridge_pairs:
-      mesh_link_bytes_per_s_ = gpu_->nvlink_links * link_bw;
-      scale_up_bytes_per_s_ = gpus_per_node_ > 1 ? mesh_link_bytes_per_s_ : 0;
+    case ScaleUp::bridges: {
+      // The card's links split evenly over the bridge's peers (bridge_group_problem checks it):
+      // a 2-way bridge takes all of them to the partner, a 4-way 1/3 to each of 3 peers.
+      const int peers = bridge_gpus_ - 1;
+      mesh_link_bytes_per_s_ = (gpu_->nvlink_links / peers) * link_bw;
+      scale_up_bytes_per_s_ = gpus_per_node_ > 1 ? mesh_link_bytes_per_s_ * peers : 0;
       break;
+    }
     case ScaleUp::none:
       break;
   }
@@ -284,8 +293,8 @@ bool Cluster::nvlink_between(int a, int b) const {
     case ScaleUp::nvswitch:
     case ScaleUp::mesh:
       return a != b;
-    case ScaleUp::bridge_pairs:
-      return a != b && bridge_partner(a) == b && b < gpus_per_node_;
+    case ScaleUp::bridges:
+      return a != b && same_bridge(a, b) && b < gpus_per_node_;
     case ScaleUp::none:
       return false;
   }
@@ -343,7 +352,7 @@ void Cluster::build_node(int node) {
     gpu_pcie_reverse_[pcie_up_.back()] = pcie_down_.back();
     gpu_pcie_reverse_[pcie_down_.back()] = pcie_up_.back();
   }
-  if (scale_up_ == ScaleUp::mesh || scale_up_ == ScaleUp::bridge_pairs) {
+  if (scale_up_ == ScaleUp::mesh || scale_up_ == ScaleUp::bridges) {
     const char* what =
         scale_up_ == ScaleUp::mesh ? (gpu_->nvlink_generation == 0 ? ".xgmi->" : ".nvlink->") : ".bridge->";
     for (int a = 0; a < gpn; ++a) {
@@ -689,9 +698,15 @@ std::string Cluster::describe() const {
       o << "  " << (gpu_->nvlink_generation == 0 ? "xGMI" : "NVLink") << ": full mesh, " << gbps(mesh_link_bytes_per_s_)
         << " per direction per GPU pair (" << gbps(scale_up_bytes_per_s_) << " per GPU)\n";
       break;
-    case ScaleUp::bridge_pairs:
-      o << "  NVLink bridges: GPUs 2k and 2k+1 paired, " << gbps(mesh_link_bytes_per_s_)
-        << " per direction per pair; other pairs over PCIe\n";
+    case ScaleUp::bridges:
+      if (bridge_gpus_ == 2) {
+        o << "  NVLink bridges: GPUs 2k and 2k+1 paired, " << gbps(mesh_link_bytes_per_s_)
+          << " per direction per pair; other pairs over PCIe\n";
+      } else {
+        o << "  NVLink bridges: " << bridge_gpus_ << "-way, GPUs " << bridge_gpus_ << "k to " << bridge_gpus_ << "k+"
+          << bridge_gpus_ - 1 << " all to all, " << gbps(mesh_link_bytes_per_s_)
+          << " per direction per GPU pair; other pairs over PCIe\n";
+      }
       break;
     case ScaleUp::none:
       o << "  NVLink: none; GPU to GPU over PCIe"

@@ -109,6 +109,8 @@ class Cluster {
   /// Scale-up bandwidth per GPU per direction [bytes/s] (NVSwitch port, sum of mesh links, or
   /// bridge); 0 without scale-up.
   double scale_up_bytes_per_s() const { return scale_up_bytes_per_s_; }
+  /// ScaleUp::bridges: GPUs per NVLink bridge (2 or 4), all to all within a bridge; else 0.
+  int bridge_gpus() const { return scale_up_ == ScaleUp::bridges ? bridge_gpus_ : 0; }
   /// GPU peer-to-peer over PCIe in effect (template's, or ClusterSpec::pcie_p2p).
   bool pcie_p2p() const { return pcie_p2p_; }
   int socket_of_gpu(int local) const;
@@ -230,7 +232,8 @@ class Cluster {
   int switch_of_gpu(int local) const;
   int switch_of_nic(int nic) const;
   int leaf_of(int node, int rail) const;
-  int bridge_partner(int local) const { return local ^ 1; }
+  /// ScaleUp::bridges: local GPUs a and b share an NVLink bridge (groups of bridge_gpus_).
+  bool same_bridge(int a, int b) const { return a / bridge_gpus_ == b / bridge_gpus_; }
 
   ClusterSpec spec_;
   const GpuSpec* gpu_ = nullptr;
@@ -244,6 +247,7 @@ class Cluster {
   bool pcie_p2p_ = true;
   double scale_up_bytes_per_s_ = 0;
   double mesh_link_bytes_per_s_ = 0;
+  int bridge_gpus_ = 2;  ///< ScaleUp::bridges: GPUs per bridge (ClusterSpec, else the template's)
   std::int64_t cable_ns_ = 0;
   // Fabric sizes.
   int num_groups_ = 0;  // leaf groups (nodes_per_leaf nodes each)

@@ -42,7 +42,12 @@ NetworkSize Cluster::count_network() const {
   const std::int64_t gpn = gpus_per_node_;
   std::int64_t per_node = gpn * (scale_up_ == ScaleUp::nvswitch ? 4 : 2);
   if (scale_up_ == ScaleUp::mesh) per_node += gpn * (gpn - 1);
-  if (scale_up_ == ScaleUp::bridge_pairs) per_node += gpn - gpn % 2;  // a -> a^1 when a^1 < gpn
+  if (scale_up_ == ScaleUp::bridges) {  // a -> b in the same bridge group, b < gpn
+    for (std::int64_t a = 0; a < gpn; ++a) {
+      const std::int64_t first = a / bridge_gpus_ * bridge_gpus_;
+      per_node += std::min(gpn, first + bridge_gpus_) - first - 1;
+    }
+  }
   per_node += 2 * static_cast<std::int64_t>(template_->pcie_switches);
   const std::int64_t sockets = std::max(1, template_->sockets);
   per_node += sockets * (sockets - 1);

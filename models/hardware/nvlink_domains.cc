@@ -25,20 +25,23 @@ NodeTemplate partition_node_template(const NodeTemplate& base, std::string_view 
                                 " has no NVSwitch to partition (expected a template whose GPUs reach each other "
                                 "through NVSwitch, e.g. gb200_nvl72)");
   }
-  if (n >= gpn || gpn % n != 0) {
+  if (n >= gpn) {
     throw std::invalid_argument(what + std::to_string(n) + " GPUs per NVLink domain does not split " + base.name +
-                                "'s " + std::to_string(gpn) + " GPUs (expected a divisor of " + std::to_string(gpn) +
-                                " below it)");
+                                "'s " + std::to_string(gpn) + " GPUs (expected a GPU count below " +
+                                std::to_string(gpn) + ")");
   }
+  // gpn / n domains per base node; the gpn % n GPUs left over (e.g. 8 of 72 for "/64": two
+  // compute trays) are in no domain: spares the job does not use. Each domain takes n / gpn of the
+  // NICs, sockets and hubs, which must come out whole (for a divisor n: count % (gpn / n) == 0).
   const int parts = gpn / n;
   auto share = [&](int count, const char* field) {
-    if (count % parts != 0) {
+    if ((static_cast<long long>(count) * n) % gpn != 0) {
       throw std::invalid_argument(what + base.name + "'s " + std::to_string(count) + " " + field +
-                                  " do not split over " + std::to_string(parts) +
-                                  " NVLink domains (expected a domain size whose parts share "
-                                  "them evenly)");
+                                  " do not split over NVLink domains of " + std::to_string(n) +
+                                  " GPUs (expected a domain size whose GPUs take a whole share of them: n x " +
+                                  std::to_string(count) + " / " + std::to_string(gpn) + " an integer)");
     }
-    return count / parts;
+    return static_cast<int>(static_cast<long long>(count) * n / gpn);
   };
   NodeTemplate t = base;
   t.name = std::string(name);
@@ -49,8 +52,12 @@ NodeTemplate partition_node_template(const NodeTemplate& base, std::string_view 
   // The switch chips serve every domain (NVLink partitions are switch routing tables): each
   // domain is charged its share, for power only (the NVSwitch plane is non-blocking).
   t.nvswitches = (base.nvswitches + parts - 1) / parts;
-  t.source = base.source + "; partitioned into NVLink domains of " + std::to_string(n) +
-             " GPUs (GPUs of different domains talk over the NICs)";
+  const int spare = gpn - parts * n;
+  t.source =
+      base.source + "; partitioned into NVLink domains of " + std::to_string(n) +
+      " GPUs (GPUs of different domains talk over the NICs)" +
+      (spare > 0 ? "; " + std::to_string(spare) + " GPUs per " + base.name + " in no domain (spares, not simulated)"
+                 : std::string());
   return t;
 }
 

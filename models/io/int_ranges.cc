@@ -49,6 +49,8 @@ const std::map<std::string, IntRange, std::less<>>& table() {
       // H100 user guide); a larger count only lengthens NCCL's search.
       {"traincast.proto.ClusterSpec.nics_per_node",
        {0, 32, ", at least 1 when num_nodes > 1; at most 32 compute NICs per server"}},
+      // NVIDIA's NVLink bridges join 2 or 4 cards (H200 datasheet, H200 NVL: "2- or 4-way").
+      {"traincast.proto.ClusterSpec.nvlink_bridge_gpus", {2, 4, ": 2-way or 4-way NVLink bridges"}},
       {"traincast.proto.FabricSpec.switch_latency_ns", {0, 1000000000, kSimulatorRange}},
       {"traincast.proto.FabricSpec.nodes_per_leaf", {1, kInt32Max, ""}},
       {"traincast.proto.FabricSpec.tiers", {2, 3, ""}},

@@ -191,6 +191,7 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
   }
   check_cluster_extras(s, k);
   check_sharp(s, node, k);
+  check_nvlink_bridge(s, node, gpu, k);
   if (!s.cluster.overrides.empty()) check_element_overrides(s, k);
   if (!s.jobs.empty()) check_jobs(s, node, k);
   return {node, gpu, gpu_name, nodes_ok};

@@ -71,6 +71,11 @@ void check_element_overrides(const models::Scenario& s, Checker& k);
 /// is not checked), else an error at the field saying what was expected.
 void check_sharp(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
 
+/// cluster.nvlink_bridge_gpus, when set: models::bridge_group_problem for the template and GPU
+/// (either null: not checked, their own fields have the error), else an error at the field.
+void check_nvlink_bridge(const models::Scenario& s, const models::NodeTemplate* node, const models::GpuSpec* gpu,
+                         Checker& k);
+
 /// job[i] (docs/cluster.md): gpus > 0 and a multiple of the node's GPUs (`node` null: not
 /// checked), arrival_s >= 0, exactly one of tokens, duration_s and alone_duration_s, > 0. A job larger than the
 /// cluster is not an error: `traincast cluster` reports it as never fitting.

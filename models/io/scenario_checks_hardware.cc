@@ -136,6 +136,15 @@ void check_sharp(const models::Scenario& s, const models::NodeTemplate* node, Ch
   }
 }
 
+void check_nvlink_bridge(const models::Scenario& s, const models::NodeTemplate* node, const models::GpuSpec* gpu,
+                         Checker& k) {
+  if (!s.cluster.nvlink_bridge_gpus || node == nullptr || gpu == nullptr) return;
+  const int g = *s.cluster.nvlink_bridge_gpus;
+  if (!k.int_field("cluster.nvlink_bridge_gpus", g)) return;
+  const std::string why = models::bridge_group_problem(*node, *gpu, g);
+  if (!why.empty()) k.error("cluster.nvlink_bridge_gpus", why);
+}
+
 void check_jobs(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
   std::map<std::string, std::size_t> named;  // name -> first job with it
   for (std::size_t i = 0; i < s.jobs.size(); ++i) {

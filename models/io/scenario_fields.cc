@@ -109,6 +109,7 @@ constexpr ScenarioField kFields[] = {
     field<&S::cluster, &Cluster::pcie_p2p>("cluster.pcie_p2p"),
     field<&S::cluster, &Cluster::nic>("cluster.nic"),
     field<&S::cluster, &Cluster::nics_per_node>("cluster.nics_per_node"),
+    field<&S::cluster, &Cluster::nvlink_bridge_gpus>("cluster.nvlink_bridge_gpus"),
     // workload.model
     field<&S::model, &Model::name>("workload.model.name"),
     field<&S::model, &Model::num_layers>("workload.model.num_layers"),

@@ -116,6 +116,9 @@ struct ClusterSpec {
   /// GPU peer-to-peer over PCIe; empty = the template's. false: GPU-to-GPU traffic without NVLink
   /// is staged through host memory (NCCL's SHM transport), crossing the root complex.
   std::optional<bool> pcie_p2p;
+  /// GPUs per NVLink bridge on a bridged template (2 or 4; models/hardware/catalog.h
+  /// bridge_group_problem); empty = the template's (2).
+  std::optional<int> nvlink_bridge_gpus;
   /// Calibration profile overlaying the catalog's defaults (models/calibration/calibration_profile.h), from
   /// the scenario's `profile` field or `--profile`; null = datasheet defaults. Shared, read-only.
   std::shared_ptr<const CalibrationProfile> profile;

@@ -30,8 +30,8 @@ const char* scale_up_name(models::ScaleUp s) {
       return "nvswitch";
     case models::ScaleUp::mesh:
       return "mesh";
-    case models::ScaleUp::bridge_pairs:
-      return "bridge_pairs";
+    case models::ScaleUp::bridges:
+      return "bridges";
   }
   return "none";
 }

@@ -406,8 +406,8 @@ TEST(Cluster, EveryTemplateCountsAndRoutes) {
       case ScaleUp::mesh:
         links = g * (g - 1);
         break;
-      case ScaleUp::bridge_pairs:
-        links = 2 * (g / 2);
+      case ScaleUp::bridges:
+        links = g * (t.bridge_gpus - 1);  // every GPU to each peer of its bridge
         break;
       case ScaleUp::none:
         break;

@@ -84,23 +84,42 @@ TEST(NvlinkDomains, PartitionedRackTalksBetweenDomainsOverTheNics) {
   EXPECT_GE(whole.nvlink_bytes_per_s(0, 36), r.nvlink_bytes_per_s(0, 36));
 }
 
+TEST(NvlinkDomains, SizeThatDoesNotDivideTheRackLeavesSpares) {
+  // "/64": one domain of 64 GPUs per rack (16 of 18 compute trays), its 64/72 share of the 72
+  // NICs, 36 Graces and 36 C2C hubs; the other 8 GPUs are in no domain.
+  const NodeTemplate& t = find_node_template("gb200_nvl72/64");
+  EXPECT_EQ(t.gpus_per_node, 64);
+  EXPECT_EQ(t.nics, 64);
+  EXPECT_EQ(t.sockets, 32);
+  EXPECT_EQ(t.pcie_switches, 32);
+  EXPECT_NE(t.source.find("8 GPUs per gb200_nvl72 in no domain"), std::string::npos);
+  // Two racks as two 64-GPU domains: GPUs 48..63 (a TP 16 group's last) over NVLink, 63 and 64
+  // over the NICs.
+  const Rack r("gb200_nvl72/64", 2);
+  EXPECT_EQ(r.cluster.num_gpus(), 128);
+  EXPECT_FALSE(r.crosses_nic(48, 63));
+  EXPECT_DOUBLE_EQ(r.nvlink_bytes_per_s(48, 63), 900e9);
+  EXPECT_TRUE(r.crosses_nic(63, 64));
+}
+
 TEST(NvlinkDomains, ImpossiblePartitionsAreRefused) {
+  // 7 GPUs would take 3.5 of the 36 Grace sockets.
   EXPECT_EQ(refusal("gb200_nvl72/7"),
-            "node template 'gb200_nvl72/7': 7 GPUs per NVLink domain does not split gb200_nvl72's 72 GPUs (expected a "
-            "divisor of 72 below it)");
+            "node template 'gb200_nvl72/7': gb200_nvl72's 36 CPU sockets do not split over NVLink domains of 7 GPUs "
+            "(expected a domain size whose GPUs take a whole share of them: n x 36 / 72 an integer)");
   EXPECT_EQ(refusal("gb200_nvl72/72"),
             "node template 'gb200_nvl72/72': 72 GPUs per NVLink domain does not split gb200_nvl72's 72 GPUs (expected "
-            "a divisor of 72 below it)");
+            "a GPU count below 72)");
   EXPECT_EQ(refusal("gb200_nvl72/x"),
             "node template 'gb200_nvl72/x': 'x' is not a GPU count (expected base/N with N GPUs per NVLink domain, "
             "e.g. gb200_nvl72/36)");
   EXPECT_EQ(refusal("kestrel_h100_4gpu/2"),
             "node template 'kestrel_h100_4gpu/2': kestrel_h100_4gpu has no NVSwitch to partition (expected a template "
             "whose GPUs reach each other through NVSwitch, e.g. gb200_nvl72)");
-  // 36 sockets do not split over 8 domains of 9 GPUs.
+  // 36 sockets do not split over 8 domains of 9 GPUs (4.5 each).
   EXPECT_EQ(refusal("gb200_nvl72/9"),
-            "node template 'gb200_nvl72/9': gb200_nvl72's 36 CPU sockets do not split over 8 NVLink domains "
-            "(expected a domain size whose parts share them evenly)");
+            "node template 'gb200_nvl72/9': gb200_nvl72's 36 CPU sockets do not split over NVLink domains of 9 GPUs "
+            "(expected a domain size whose GPUs take a whole share of them: n x 36 / 72 an integer)");
   EXPECT_NE(refusal("nosuch/2").find("unknown node template 'nosuch'"), std::string::npos);
 }
 

@@ -261,7 +261,7 @@ TEST(ScenarioIoErrors, UnknownField) {
       std::vector<std::string>{
           "t.textproto:2:3: cluster.node_templat: unknown field, did you mean \"node_template\"? (expected "
           "one of: node_template, num_nodes, gpu, fabric, collectives, gpu_direct_rdma, nic_placement, pcie_p2p, nic, "
-          "nics_per_node, overrides)"});
+          "nics_per_node, overrides, nvlink_bridge_gpus)"});
 }
 
 TEST(ScenarioIoErrors, UnknownFieldJson) {
@@ -270,7 +270,7 @@ TEST(ScenarioIoErrors, UnknownFieldJson) {
       std::vector<std::string>{
           "t.json:2:15: cluster.node_templat: unknown field, did you mean \"node_template\"? (expected one "
           "of: node_template, num_nodes, gpu, fabric, collectives, gpu_direct_rdma, nic_placement, pcie_p2p, nic, "
-          "nics_per_node, overrides)"});
+          "nics_per_node, overrides, nvlink_bridge_gpus)"});
 }
 
 TEST(ScenarioIoErrors, EveryUnknownFieldIsReported) {

@@ -188,7 +188,8 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
       // The card's links split evenly over the bridge's peers (bridge_group_problem checks it):
       // a 2-way bridge takes all of them to the partner, a 4-way 1/3 to each of 3 peers.
       const int peers = bridge_gpus_ - 1;
-      mesh_link_bytes_per_s_ = (gpu_->nvlink_links / peers) * link_bw;
+      const int links_per_peer = gpu_->nvlink_links / peers;  // whole: bridge_group_problem
+      mesh_link_bytes_per_s_ = links_per_peer * link_bw;
       scale_up_bytes_per_s_ = gpus_per_node_ > 1 ? mesh_link_bytes_per_s_ * peers : 0;
       break;
     }

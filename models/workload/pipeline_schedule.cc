@@ -92,7 +92,21 @@ std::vector<std::vector<int>> chunk_first_layers(const std::vector<std::vector<i
   return out;
 }
 
+std::vector<int> stage_layer_counts(const Scenario& sc) {
+  if (!sc.parallel.pipeline_stage_layers.empty()) return sc.parallel.pipeline_stage_layers;
+  return layers_per_stage(sc.model.num_layers, sc.parallel.pp);
+}
+
 std::vector<int> stage_layer_indices(const Scenario& sc, int stage) {
+  if (!sc.parallel.pipeline_stage_layers.empty()) {
+    // 1F1B only (the loader refuses the field with interleaving): stage s follows stages 0..s-1.
+    const std::vector<int>& counts = sc.parallel.pipeline_stage_layers;
+    int first = 0;
+    for (int s = 0; s < stage; ++s) first += counts[static_cast<std::size_t>(s)];
+    std::vector<int> out;
+    for (int i = 0; i < counts[static_cast<std::size_t>(stage)]; ++i) out.push_back(first + i);
+    return out;
+  }
   const int chunks =
       sc.parallel.schedule == PipelineSchedule::interleaved_one_f_one_b ? std::max(1, sc.parallel.virtual_stages) : 1;
   const auto counts = chunk_layer_counts(sc.model.num_layers, sc.parallel.pp, chunks);

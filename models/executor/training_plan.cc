@@ -380,12 +380,17 @@ TrainingPlan plan_training(const Scenario& sc, const Cluster& cluster, double st
   // Layers per stage and chunk, as the generator lays them out (transformer layers, or ResNet
   // bottleneck blocks).
   const int num_layers = static_cast<int>(P.programs.layer_kind.size());
-  if (sc.parallel.pipeline_stage_layers.empty()) {
+  if (static_cast<int>(sc.parallel.pipeline_stage_layers.size()) != P.pp || P.v != 1) {
     P.stage_layers = layers_per_stage(num_layers, P.pp);
     P.chunk_layers = chunk_layer_counts(num_layers, P.pp, P.v);
   } else {
     // An uneven split as given (1F1B only: the loader refuses the list with interleaving).
     P.stage_layers = sc.parallel.pipeline_stage_layers;
+    int sum = 0;
+    for (int l : P.stage_layers) sum += l < 1 ? num_layers + 1 : l;
+    if (sum != num_layers)
+      throw std::invalid_argument("workload.parallel.pipeline_stage_layers: entries >= 1 summing to " +
+                                  std::to_string(num_layers) + " layers expected");
     P.chunk_layers.clear();
     for (int l : P.stage_layers) P.chunk_layers.push_back({l});
   }

@@ -140,6 +140,8 @@ void check_node_groups(const models::Scenario& s, Checker& k) {
   if (k.present("cluster.num_nodes") && s.cluster.num_nodes != sum)
     k.error("cluster.num_nodes", std::to_string(s.cluster.num_nodes) + " set with node_group holding " +
                                      std::to_string(sum) + " nodes (expected it unset, or their sum)");
+  if (!s.jobs.empty())
+    k.error("cluster.node_group", "set with a job list (expected one template per cluster for `traincast cluster`)");
   if (!groups_ok) return;
   // The rest as the cluster resolves the groups (node_groups.cc): GPUs that fit, one board shape and NIC.
   try {

@@ -344,17 +344,14 @@ void print_mixed(std::ostream& o, const models::Report& r) {
   }
   if (x.slow_group < 0) return;
   const auto group_name = [&](int g) {
-    const models::NodeGroupReport& n = x.groups[static_cast<std::size_t>(g)];
-    return "node_group[" + std::to_string(g) + "] (" + n.gpu + ")";
+    return "node_group[" + std::to_string(g) + "] (" + x.groups[static_cast<std::size_t>(g)].gpu + ")";
   };
   o << "  1F1B compute (m - 1) x slowest + sum of stages: " << format_duration(x.pipeline_s) << "; with every stage at "
     << group_name(x.fast_group) << "'s " << format_duration(x.fast_stage_s) << ": "
     << format_duration(x.all_fast_pipeline_s) << "\n";
-  o << "  the slow group " << group_name(x.slow_group) << " costs " << format_duration(x.slow_group_cost_s);
-  if (r.iteration_time_s > 0)
-    o << " per iteration (" << format_fixed(100.0 * x.slow_group_cost_s / r.iteration_time_s, 1)
-      << " % of the simulated " << format_duration(r.iteration_time_s) << ")";
-  o << "\n";
+  o << "  the slow group " << group_name(x.slow_group) << " costs " << format_duration(x.slow_group_cost_s)
+    << " per iteration (" << format_fixed(100.0 * x.slow_group_cost_s / r.iteration_time_s, 1) << " % of the simulated "
+    << format_duration(r.iteration_time_s) << ")\n";
 }
 
 /// Memory per GPU of the fullest pipeline stage, and whether it fits.

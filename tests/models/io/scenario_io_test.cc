@@ -205,7 +205,8 @@ TEST(ScenarioIoSet, NonScalarTarget) {
                 "--set: workload.parallel: is a message, not a scalar field (expected a path to one of its "
                 "fields: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
-                "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, pipeline_stage_layers)"});
+                "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
+                "pipeline_stage_layers)"});
 }
 
 TEST(ScenarioIoSet, WrongValueTypes) {

@@ -83,11 +83,18 @@ void Cluster::resolve_groups(const ClusterSpec& spec) {
         g.node_template = &find_node_template(s.node_template);
         g.gpu = &find_gpu(s.gpu.empty() ? g.node_template->gpu : s.gpu);
       } catch (const std::exception& e) {
-        throw std::invalid_argument(at + (g.node_template == nullptr ? "node_template: " : "gpu: ") + e.what());
+        std::string msg = at;
+        msg += g.node_template == nullptr ? "node_template: " : "gpu: ";
+        msg += e.what();
+        throw std::invalid_argument(msg);
       }
       if (!s.gpu.empty()) {
-        if (const std::string why = gpu_fit_problem(*g.node_template, *g.gpu); !why.empty())
-          throw std::invalid_argument(at + "gpu: " + why);
+        if (const std::string why = gpu_fit_problem(*g.node_template, *g.gpu); !why.empty()) {
+          std::string msg = at;
+          msg += "gpu: ";
+          msg += why;
+          throw std::invalid_argument(msg);
+        }
       }
       g.first_node = first;
       g.num_nodes = s.num_nodes;
@@ -101,12 +108,23 @@ void Cluster::resolve_groups(const ClusterSpec& spec) {
         if (why.empty() && kind != scale_up_) why = "a different scale-up (NVSwitch, mesh, bridges or none)";
         const std::string nic0 = spec.nic.empty() ? t0.nic : spec.nic;
         const std::string nic = spec.nic.empty() ? g.node_template->nic : spec.nic;
-        if (why.empty() && nic != nic0)
-          why = "NIC " + nic + " vs " + nic0 + " (one fabric runs at one line rate; set cluster.nic)";
+        if (why.empty() && nic != nic0) {
+          why = "NIC ";
+          why += nic;
+          why += " vs ";
+          why += nic0;
+          why += " (one fabric runs at one line rate; set cluster.nic)";
+        }
         if (!why.empty()) {
-          throw std::invalid_argument(at + "node_template: '" + g.node_template->name +
-                                      "' cannot share a fabric with '" + t0.name + "' (node_group[0]): " + why +
-                                      " (expected templates of the same board shape and NIC)");
+          std::string msg = at;
+          msg += "node_template: '";
+          msg += g.node_template->name;
+          msg += "' cannot share a fabric with '";
+          msg += t0.name;
+          msg += "' (node_group[0]): ";
+          msg += why;
+          msg += " (expected templates of the same board shape and NIC)";
+          throw std::invalid_argument(msg);
         }
       }
       groups_.push_back(g);

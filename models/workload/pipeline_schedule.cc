@@ -112,8 +112,8 @@ std::vector<int> stage_layer_indices(const Scenario& sc, int stage) {
     const std::vector<int>& counts = sc.parallel.pipeline_stage_layers;
     int first = 0;
     for (int s = 0; s < stage; ++s) first += counts[static_cast<std::size_t>(s)];
-    std::vector<int> out;
-    for (int i = 0; i < counts[static_cast<std::size_t>(stage)]; ++i) out.push_back(first + i);
+    std::vector<int> out(static_cast<std::size_t>(counts[static_cast<std::size_t>(stage)]));
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = first + static_cast<int>(i);
     return out;
   }
   const int chunks =

@@ -56,7 +56,9 @@ double estimate_graph_ops(const Scenario& sc) {
   const ModelPrograms programs = build_layer_programs(sc, gpu, compute_params(gpu, sc.cluster.profile));
   // As plan_folding, without the tests by network position and clock feedback that can only unfold.
   const int replicas = fold_candidate(sc, L, gpus_per_node) ? L.ep * L.cp : L.dp_cp;
-  const std::vector<int> stage_layers = layers_per_stage(static_cast<int>(programs.layer_kind.size()), L.pp);
+  const std::vector<int> stage_layers = static_cast<int>(sc.parallel.pipeline_stage_layers.size()) != L.pp
+                                            ? layers_per_stage(static_cast<int>(programs.layer_kind.size()), L.pp)
+                                            : sc.parallel.pipeline_stage_layers;
   return graph_ops(programs, stage_layers, sc.parallel.zero_stage, m, iterations, replicas, L.pp);
 }
 

@@ -142,6 +142,57 @@ void plan_labels(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, do
   }
 }
 
+/// Mixed clusters: the GPU type of every stage (all its GPUs' one), and each further type's
+/// program durations, entry for entry as P.program_info. Throws std::invalid_argument for a stage
+/// whose GPUs are of two types, or a GPU type the model's kernels cannot run on.
+void plan_gpu_types(TrainingPlan& P, const Scenario& sc, const Cluster& cluster) {
+  P.gpu_types = {&cluster.gpu_spec(0)};
+  P.stage_gpu_type.assign(static_cast<std::size_t>(P.pp), 0);
+  if (!cluster.mixed()) return;
+  for (int s = 0; s < P.pp; ++s) {
+    int type = -1;
+    for (int r = 0; r < P.dp_cp; ++r)
+      for (int k = 0; k < P.tp; ++k) {
+        const GpuSpec* gpu = &cluster.gpu_spec(P.gpu(k, r, s));
+        auto it = std::find(P.gpu_types.begin(), P.gpu_types.end(), gpu);
+        if (it == P.gpu_types.end()) it = P.gpu_types.insert(P.gpu_types.end(), gpu);
+        const int t = static_cast<int>(it - P.gpu_types.begin());
+        if (type >= 0 && t != type) {
+          throw std::invalid_argument(
+              "cluster.node_group: pipeline stage " + std::to_string(s) + " spans two GPU types (" +
+              P.gpu_types[static_cast<std::size_t>(type)]->name + " and " + gpu->name +
+              "); tensor- and data-parallel groups across GPU types are not modelled (expected each stage's tp x dp x "
+              "cp GPUs within node groups of one GPU: stage s takes GPUs s x tp x dp x cp onwards)");
+        }
+        type = t;
+      }
+    P.stage_gpu_type[static_cast<std::size_t>(s)] = type;
+  }
+  const std::vector<const Program*> base = all_programs_of(P);
+  P.type_program_info.resize(P.gpu_types.size());
+  for (std::size_t t = 1; t < P.gpu_types.size(); ++t) {
+    const GpuSpec& gpu = *P.gpu_types[t];
+    const ModelPrograms programs = build_transformer_programs(sc, gpu, compute_params(gpu, sc.cluster.profile));
+    TrainingPlan other;
+    other.programs = programs;
+    const std::vector<const Program*> mine = all_programs_of(other);
+    for (std::size_t i = 0; i < base.size(); ++i) {
+      if (mine[i]->size() != base[i]->size())
+        throw std::invalid_argument("cluster.node_group: the model's kernels on " + gpu.name +
+                                    " differ from those on " + P.gpu_types.front()->name +
+                                    " (expected GPUs that run the same kernels)");
+      TrainingPlan::ProgramInfo info = P.program_info[i];
+      info.duration_ns.clear();
+      info.compute_fraction.clear();
+      for (const Segment& seg : *mine[i]) {
+        info.duration_ns.push_back(seg.is_collective ? 0 : sim::Time::from_seconds(seg.seconds).ns());
+        info.compute_fraction.push_back(seg.seconds > 0 ? seg.compute_bound_seconds / seg.seconds : 0.0);
+      }
+      P.type_program_info[t].push_back(std::move(info));
+    }
+  }
+}
+
 /// Gradient buckets of one chunk in backward order (Megatron/DDP: filled as gradients become
 /// ready; a bucket is launched once it holds dp_bucket_bytes; ZeRO-3 / FSDP: one per unit).
 std::vector<GradBucket> plan_buckets(const TrainingPlan& P, int stage, int chunk) {
@@ -301,8 +352,11 @@ void plan_optimizer_steps(TrainingPlan& P, const Scenario& sc, const Cluster& cl
     double shard = P.stage_params[static_cast<std::size_t>(s)] / (zero ? P.dp_cp : 1);
     if (moe) shard += stage_expert_params[static_cast<std::size_t>(s)] / (zero ? P.dp_cp / P.ep : 1);
     const Kernel k{KernelKind::optimizer, 0, optimizer_bytes_per_param * shard};
+    // Each stage's optimizer on its own GPU (mixed clusters: plan_gpu_types).
+    const GpuSpec& stage_gpu = *P.gpu_types[static_cast<std::size_t>(P.stage_gpu_type[static_cast<std::size_t>(s)])];
+    const ComputeParams stage_params = &stage_gpu == &gpu ? params : compute_params(stage_gpu, sc.cluster.profile);
     const double seconds = P.offload ? cpu_adam_seconds(shard, host_bw, sc.offload.cpu_adam_efficiency, gpus_per_socket)
-                                     : kernel_seconds(k, gpu, params, sc.training.precision);
+                                     : kernel_seconds(k, stage_gpu, stage_params, sc.training.precision);
     P.optimizer_ns.push_back(sim::Time::from_seconds(seconds).ns());
     P.offload_h2d_bytes.push_back(shard * P.weight_bytes);
   }
@@ -326,10 +380,23 @@ TrainingPlan plan_training(const Scenario& sc, const Cluster& cluster, double st
   // Layers per stage and chunk, as the generator lays them out (transformer layers, or ResNet
   // bottleneck blocks).
   const int num_layers = static_cast<int>(P.programs.layer_kind.size());
-  P.stage_layers = layers_per_stage(num_layers, P.pp);
-  P.chunk_layers = chunk_layer_counts(num_layers, P.pp, P.v);
+  if (static_cast<int>(sc.parallel.pipeline_stage_layers.size()) != P.pp || P.v != 1) {
+    P.stage_layers = layers_per_stage(num_layers, P.pp);
+    P.chunk_layers = chunk_layer_counts(num_layers, P.pp, P.v);
+  } else {
+    // An uneven split as given (1F1B only: the loader refuses the list with interleaving).
+    P.stage_layers = sc.parallel.pipeline_stage_layers;
+    int sum = 0;
+    for (int l : P.stage_layers) sum += l < 1 ? num_layers + 1 : l;
+    if (sum != num_layers)
+      throw std::invalid_argument("workload.parallel.pipeline_stage_layers: entries >= 1 summing to " +
+                                  std::to_string(num_layers) + " layers expected");
+    P.chunk_layers.clear();
+    for (int l : P.stage_layers) P.chunk_layers.push_back({l});
+  }
   P.chunk_first_layer = chunk_first_layers(P.chunk_layers);
   plan_labels(P, sc, cluster, storage_stall_s);
+  plan_gpu_types(P, sc, cluster);
   P.build_groups(sc.model.num_experts > 0);
   const std::vector<double> stage_expert_params = plan_dp_tasks(P, sc);
   plan_optimizer_steps(P, sc, cluster, gpu, params, stage_expert_params);

@@ -135,15 +135,24 @@ struct TrainingPlan : ParallelLayout {
     std::vector<double> compute_fraction;  ///< compute-bound share of each segment's time
   };
   std::vector<ProgramInfo> program_info;
+  /// Mixed clusters (Cluster::node_groups, issue 20): the GPU types of the job, the first that of
+  /// GPU 0 (program_info's), and the type of every stage's GPUs (one per stage). type_program_info[t]
+  /// holds type t's durations, entry for entry as program_info (same programs, empty for t = 0).
+  std::vector<const GpuSpec*> gpu_types;
+  std::vector<int> stage_gpu_type;
+  std::vector<std::vector<ProgramInfo>> type_program_info;
 
   std::uint32_t label(const std::string& s) const {
     auto it = std::find(labels.begin(), labels.end(), s);
     if (it == labels.end()) throw std::logic_error("executor: unknown label " + s);
     return static_cast<std::uint32_t>(it - labels.begin());
   }
-  const ProgramInfo& info(const Program& prog) const {
-    for (const ProgramInfo& i : program_info)
-      if (i.program == &prog) return i;
+  /// The durations of `prog` on the GPUs of pipeline stage `stage`.
+  const ProgramInfo& info(const Program& prog, int stage) const {
+    const int type = stage_gpu_type.empty() ? 0 : stage_gpu_type[static_cast<std::size_t>(stage)];
+    for (std::size_t i = 0; i < program_info.size(); ++i)
+      if (program_info[i].program == &prog)
+        return type == 0 ? program_info[i] : type_program_info[static_cast<std::size_t>(type)][i];
     throw std::logic_error("executor: unknown program");
   }
 };

@@ -79,6 +79,19 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
   r.model_flops_per_iteration = model_flops_per_iteration(sc);
   r.hardware_flops_per_iteration = hardware_flops_per_iteration(sc);
   r.peak_flops_per_gpu = peak_flops(gpu, sc.training.precision);
+  if (cluster.mixed()) {
+    // A mixed cluster's MFU is of the mean dense peak over its GPUs (the job's total peak / GPUs).
+    double sum = 0;
+    for (const Cluster::NodeGroup& g : cluster.node_groups())
+      sum += g.num_nodes * cluster.gpus_per_node() * peak_flops(*g.gpu, sc.training.precision);
+    r.peak_flops_per_gpu = sum / cluster.num_gpus();
+    r.gpu.clear();
+    for (const Cluster::NodeGroup& g : cluster.node_groups())
+      if (r.gpu.find(g.gpu->name) == std::string::npos) r.gpu += (r.gpu.empty() ? "" : " + ") + g.gpu->name;
+    r.caveat += std::string(r.caveat.empty() ? "" : "; ") +
+                "mixed cluster: power and thermal use node_group[0]'s GPU (" + gpu.name +
+                ") for every GPU, and NCCL's tuning its NVLink generation";
+  }
   r.tflops_per_gpu = r.model_flops_per_iteration / iter_s / r.num_gpus / 1e12;
   r.hardware_tflops_per_gpu = r.hardware_flops_per_iteration / iter_s / r.num_gpus / 1e12;
   r.mfu = r.tflops_per_gpu * 1e12 / r.peak_flops_per_gpu;
@@ -267,15 +280,73 @@ void report_slowest_rank(const TrainingGraph& job, const GpuSpec& gpu, int ref, 
 }
 
 /// Memory: the stage with the highest peak.
-void report_memory(const Scenario& sc, const GpuSpec& gpu, const TrainingGraph& job, Report& r) {
+/// Memory per stage on its own GPU (a mixed cluster's stages differ in GPU): the report's is the
+/// fullest stage's, on a mixed cluster the one with the least headroom (an A100-40GB stage can run
+/// out of memory where a larger H100 stage fits). Fills r.mixed.stages' memory when present.
+void report_memory(const Scenario& sc, const Cluster& cluster, const TrainingGraph& job, Report& r) {
   for (int s = 0; s < job.pp; ++s) {
+    const GpuSpec& gpu = cluster.gpu_spec(job.worker_gpus[static_cast<std::size_t>(s)].front());
     const auto steps = pipeline_steps(s, job.pp, job.micro_batches, job.virtual_stages);
     const double inflight = peak_inflight_layers(steps, job.chunk_layers[static_cast<std::size_t>(s)]);
     MemoryBreakdown mb = sc.model.family == ModelFamily::resnet
                              ? resnet_memory(sc, gpu)
                              : stage_memory(sc, gpu, s, job.stage_layers[static_cast<std::size_t>(s)], inflight);
-    if (s == 0 || mb.peak_bytes_per_gpu > r.memory.peak_bytes_per_gpu) r.memory = mb;
+    if (static_cast<std::size_t>(s) < r.mixed.stages.size()) {
+      StageTimeReport& st = r.mixed.stages[static_cast<std::size_t>(s)];
+      st.memory_peak_bytes = mb.peak_bytes_per_gpu;
+      st.memory_capacity_bytes = mb.capacity_bytes;
+      st.oom = mb.oom;
+    }
+    const bool worse = cluster.mixed() ? mb.peak_bytes_per_gpu - mb.capacity_bytes >
+                                             r.memory.peak_bytes_per_gpu - r.memory.capacity_bytes
+                                       : mb.peak_bytes_per_gpu > r.memory.peak_bytes_per_gpu;
+    if (s == 0 || worse) r.memory = mb;
   }
+}
+
+/// A mixed cluster's groups, each stage's kernel time per micro-batch (last iteration, replica
+/// 0's worker of the stage) and what the slow group costs (MixedClusterReport's formulas).
+void report_mixed(const Cluster& cluster, const TrainingGraph& job, int last, Report& r) {
+  if (!cluster.mixed()) return;
+  MixedClusterReport& x = r.mixed;
+  for (const Cluster::NodeGroup& g : cluster.node_groups())
+    x.groups.push_back({g.node_template->name, g.gpu->name, g.first_node, g.num_nodes});
+  const int m = std::max(1, job.micro_batches);
+  std::vector<double> group_max(x.groups.size(), -1.0);
+  double sum = 0;
+  for (int s = 0; s < job.pp; ++s) {
+    StageTimeReport st;
+    st.stage = s;
+    const int gpu = job.worker_gpus[static_cast<std::size_t>(s)].front();
+    st.node_group = cluster.group_of_node(cluster.node_of(gpu));
+    st.gpu = cluster.gpu_spec(gpu).name;
+    st.layers = job.stage_layers[static_cast<std::size_t>(s)];
+    std::int64_t ns = 0;
+    for (std::uint32_t i = job.op_base[static_cast<std::size_t>(s)]; i < job.op_base[static_cast<std::size_t>(s) + 1];
+         ++i) {
+      const Op& op = job.graph.ops[i];
+      if (op.role == Role::compute && op.iteration == last) ns += op.duration_ns;
+    }
+    st.compute_s_per_micro_batch = static_cast<double>(ns) * 1e-9 / m;
+    double& gm = group_max[static_cast<std::size_t>(st.node_group)];
+    gm = std::max(gm, st.compute_s_per_micro_batch);
+    sum += st.compute_s_per_micro_batch;
+    x.stages.push_back(std::move(st));
+  }
+  for (std::size_t g = 0; g < group_max.size(); ++g) {
+    if (group_max[g] < 0) continue;  // a group no stage runs on
+    if (x.slow_group < 0 || group_max[g] > x.slow_stage_s) {
+      x.slow_group = static_cast<int>(g);
+      x.slow_stage_s = group_max[g];
+    }
+    if (x.fast_group < 0 || group_max[g] < x.fast_stage_s) {
+      x.fast_group = static_cast<int>(g);
+      x.fast_stage_s = group_max[g];
+    }
+  }
+  x.pipeline_s = (m - 1) * x.slow_stage_s + sum;
+  x.all_fast_pipeline_s = (m - 1 + job.pp) * x.fast_stage_s;
+  x.slow_group_cost_s = x.pipeline_s - x.all_fast_pipeline_s;
 }
 
 /// Busiest links over the whole simulated run ([0, t1_ns]): the top three by utilisation, bytes
@@ -399,7 +470,8 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   StragglerWalk skew = straggler_walk(job, ref);
   const std::int64_t straggler_ns = report_breakdown(job, ref, li, skew, r);
   report_slowest_rank(job, gpu, ref, kernel, skew, straggler_ns, li.last, r);
-  report_memory(sc, gpu, job, r);
+  report_mixed(cluster, job, li.last, r);
+  report_memory(sc, cluster, job, r);
   report_busiest_links(net, job.iterations, li.t1, r);
   report_utilization(cluster, net, job, li, r);
   if (trace != nullptr) trace_spans(job, ref, skew, trace);

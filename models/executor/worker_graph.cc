@@ -98,7 +98,7 @@ class GraphBuilder {
   }
 
   void emit(const Program& prog, int mb) {
-    const TrainingPlan::ProgramInfo& info = plan_.info(prog);
+    const TrainingPlan::ProgramInfo& info = plan_.info(prog, stage_);
     for (std::size_t i = 0; i < prog.size(); ++i) {
       const Segment& seg = prog[i];
       const std::uint32_t label = info.label_ids[i];

@@ -115,8 +115,7 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
   if (spec.num_nodes <= 0) {
     throw std::invalid_argument("cluster.num_nodes: must be > 0 (got " + std::to_string(spec.num_nodes) + ")");
   }
-  template_ = &find_node_template(spec.node_template);
-  gpu_ = &find_gpu(spec.gpu.empty() ? template_->gpu : spec.gpu);
+  resolve_groups(spec);  // template_, gpu_, scale-up (node_groups.cc)
   nic_ = &find_nic(spec.nic.empty() ? template_->nic : spec.nic);
   num_nodes_ = spec.num_nodes;
   gpus_per_node_ = template_->gpus_per_node;
@@ -165,37 +164,6 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
   }
   cable_ns_ = static_cast<std::int64_t>(std::llround(f.cable_length_m * kNsPerMetre));
 
-  // Scale-up.
-  scale_up_ = template_->scale_up;
-  const double link_bw = gpu_->nvlink_bytes_per_s_per_link;
-  if (gpu_->nvlink_links <= 0 || link_bw <= 0) scale_up_ = ScaleUp::none;
-  switch (scale_up_) {
-    case ScaleUp::nvswitch:
-      scale_up_bytes_per_s_ = gpu_->nvlink_links * link_bw;
-      break;
-    case ScaleUp::mesh: {
-      const int peers = gpus_per_node_ - 1;
-      const int links_per_peer = peers > 0 ? gpu_->nvlink_links / peers : 0;
-      if (peers > 0 && links_per_peer == 0) {
-        throw std::invalid_argument("cluster.node_template: '" + template_->name + "' has more GPUs than '" +
-                                    gpu_->name + "' has links for a full mesh");
-      }
-      mesh_link_bytes_per_s_ = links_per_peer * link_bw;
-      scale_up_bytes_per_s_ = mesh_link_bytes_per_s_ * peers;
-      break;
-    }
-    case ScaleUp::bridges: {
-      // The card's links split evenly over the bridge's peers (bridge_group_problem checks it):
-      // a 2-way bridge takes all of them to the partner, a 4-way 1/3 to each of 3 peers.
-      const int peers = bridge_gpus_ - 1;
-      const int links_per_peer = gpu_->nvlink_links / peers;  // whole: bridge_group_problem
-      mesh_link_bytes_per_s_ = links_per_peer * link_bw;
-      scale_up_bytes_per_s_ = gpus_per_node_ > 1 ? mesh_link_bytes_per_s_ * peers : 0;
-      break;
-    }
-    case ScaleUp::none:
-      break;
-  }
   pcie_p2p_ = spec.pcie_p2p.value_or(template_->pcie_p2p);
   routing_ = f.routing == FabricRouting::automatic ? routing_for_nic(*nic_) : f.routing;
 
@@ -278,8 +246,6 @@ const ClusterEdge& Cluster::resource(sim::ResourceId r) const {
   return edges_[r];
 }
 
-const GpuSpec& Cluster::gpu_spec(int /*gpu*/) const { return *gpu_; }
-
 int Cluster::nic_of_local(int local) const {
   const int n = nics_per_node_, g = gpus_per_node_;
   if (n <= 0) return 0;
@@ -331,7 +297,10 @@ int Cluster::socket_of_nic(int nic) const {
 
 void Cluster::build_node(int node) {
   const std::string prefix = "node" + std::to_string(node) + ".";
-  const NodeTemplate& t = *template_;
+  const NodeGroup& group = groups_[static_cast<std::size_t>(group_of_node(node))];
+  const NodeTemplate& t = *group.node_template;  // the same shape as template_, its own link rates
+  const double scale_up_bytes_per_s = group.scale_up_bytes_per_s;
+  const double mesh_link_bytes_per_s = group.mesh_link_bytes_per_s;
   const int gpn = gpus_per_node_;
   const int sockets = std::max(1, t.sockets);
   auto socket_name = [&](int k) { return prefix + "cpu" + std::to_string(k); };
@@ -342,8 +311,8 @@ void Cluster::build_node(int node) {
   for (int g = 0; g < gpn; ++g) {
     const std::string gn = gpu_name(g);
     if (scale_up_ == ScaleUp::nvswitch) {
-      nvl_up_.push_back(add(scale_up_bytes_per_s_, 0, gn + ".nvl_up", LinkKind::nvlink, gn, nvswitch));
-      nvl_down_.push_back(add(scale_up_bytes_per_s_, 0, gn + ".nvl_down", LinkKind::nvlink, nvswitch, gn));
+      nvl_up_.push_back(add(scale_up_bytes_per_s, 0, gn + ".nvl_up", LinkKind::nvlink, gn, nvswitch));
+      nvl_down_.push_back(add(scale_up_bytes_per_s, 0, gn + ".nvl_down", LinkKind::nvlink, nvswitch, gn));
     }
     const int s = switch_of_gpu(g);
     const std::string parent = s >= 0 ? switch_name(s) : socket_name(socket_of_gpu(g));
@@ -355,11 +324,11 @@ void Cluster::build_node(int node) {
   }
   if (scale_up_ == ScaleUp::mesh || scale_up_ == ScaleUp::bridges) {
     const char* what =
-        scale_up_ == ScaleUp::mesh ? (gpu_->nvlink_generation == 0 ? ".xgmi->" : ".nvlink->") : ".bridge->";
+        scale_up_ == ScaleUp::mesh ? (group.gpu->nvlink_generation == 0 ? ".xgmi->" : ".nvlink->") : ".bridge->";
     for (int a = 0; a < gpn; ++a) {
       for (int b = 0; b < gpn; ++b) {
         const bool linked = nvlink_between(a, b);
-        mesh_.push_back(linked ? add(mesh_link_bytes_per_s_, 0, gpu_name(a) + what + "gpu" + std::to_string(b),
+        mesh_.push_back(linked ? add(mesh_link_bytes_per_s, 0, gpu_name(a) + what + "gpu" + std::to_string(b),
                                      LinkKind::nvlink, gpu_name(a), gpu_name(b))
                                : sim::ResourceId{0});
       }
@@ -686,8 +655,19 @@ std::span<const sim::ResourceId> Cluster::route(int src_gpu, int dst_gpu, int ra
 std::string Cluster::describe() const {
   const NodeTemplate& t = *template_;
   std::ostringstream o;
-  o << num_nodes_ << " x " << t.name << " (" << t.source << ")\n";
-  o << "Each node (node0 shown; every node is the same):\n";
+  if (mixed()) {
+    o << num_nodes_ << " nodes in " << groups_.size() << " node groups on one fabric:\n";
+    for (std::size_t i = 0; i < groups_.size(); ++i) {
+      const NodeGroup& g = groups_[i];
+      o << "  node_group[" << i << "]: nodes " << g.first_node << "-" << g.first_node + g.num_nodes - 1 << ", "
+        << g.num_nodes << " x " << g.node_template->name << " with " << g.gpu->name << ", scale-up "
+        << gbps(g.scale_up_bytes_per_s) << " per GPU per direction, PCIe " << gbps(g.node_template->pcie_bytes_per_s)
+        << "\n";
+    }
+  } else {
+    o << num_nodes_ << " x " << t.name << " (" << t.source << ")\n";
+  }
+  o << (mixed() ? "Node 0 (the first group's):\n" : "Each node (node0 shown; every node is the same):\n");
   o << "  GPUs: " << gpus_per_node_ << " x " << gpu_->name << " (" << gpu_->source << ")\n";
   switch (scale_up_) {
     case ScaleUp::nvswitch:

@@ -88,9 +88,27 @@ class Cluster {
   int gpus_per_node() const { return gpus_per_node_; }
   int node_of(int gpu) const { return gpu / gpus_per_node_; }
   int local_rank(int gpu) const { return gpu % gpus_per_node_; }
-  /// Same spec for every GPU (homogeneous cluster). gpu is not range-checked.
+  /// The spec of global GPU `gpu`: its node group's GPU (the same for every GPU of a uniform
+  /// cluster). gpu is not range-checked on a uniform cluster.
   const GpuSpec& gpu_spec(int gpu) const;
+  /// The first node group's template (every node's on a uniform cluster).
   const NodeTemplate& node_template() const { return *template_; }
+
+  /// One node group (ClusterSpec::node_groups; a uniform cluster is one group of every node).
+  struct NodeGroup {
+    const NodeTemplate* node_template = nullptr;
+    const GpuSpec* gpu = nullptr;
+    int first_node = 0;
+    int num_nodes = 0;
+    double scale_up_bytes_per_s = 0;   ///< per GPU per direction, as scale_up_bytes_per_s()
+    double mesh_link_bytes_per_s = 0;  ///< per GPU pair (mesh) or pair (bridges)
+  };
+  /// The node groups in node order (one on a uniform cluster).
+  const std::vector<NodeGroup>& node_groups() const { return groups_; }
+  /// The group node `node` belongs to (0 on a uniform cluster).
+  int group_of_node(int node) const;
+  /// true when the cluster has more than one node group.
+  bool mixed() const { return groups_.size() > 1; }
   const NicSpec& nic() const { return *nic_; }
   const ClusterSpec& spec() const { return spec_; }
 
@@ -107,7 +125,7 @@ class Cluster {
   /// true when local GPUs a and b (a != b) are joined by NVLink/xGMI (directly or via NVSwitch).
   bool nvlink_between(int local_a, int local_b) const;
   /// Scale-up bandwidth per GPU per direction [bytes/s] (NVSwitch port, sum of mesh links, or
-  /// bridge); 0 without scale-up.
+  /// bridge) of the first node group (NodeGroup::scale_up_bytes_per_s per group); 0 without scale-up.
   double scale_up_bytes_per_s() const { return scale_up_bytes_per_s_; }
   /// ScaleUp::bridges: GPUs per NVLink bridge (2 or 4), all to all within a bridge; else 0.
   int bridge_gpus() const { return scale_up_ == ScaleUp::bridges ? bridge_gpus_ : 0; }
@@ -216,6 +234,10 @@ class Cluster {
   sim::ResourceId add(double capacity_bytes_per_s, std::int64_t latency_ns, std::string name, LinkKind kind,
                       std::string from, std::string to);
   void build_node(int node);
+  /// Resolves ClusterSpec::node_groups (or the one uniform group) into groups_ and sets template_,
+  /// gpu_ and num_nodes_. Throws std::invalid_argument "cluster.node_group[i].FIELD: ..." for a
+  /// group that is unknown, does not fit, or cannot share the first group's fabric.
+  void resolve_groups(const ClusterSpec& spec);
   void build_fabric();
   /// Applies spec_.overrides (element_overrides.h) to the built table. Throws
   /// std::invalid_argument "cluster.overrides[i].select: ..." (or .clock_factor/.bandwidth_factor).
@@ -276,6 +298,7 @@ class Cluster {
   std::vector<LinkKind> kinds_;
   std::vector<sim::ResourceId> gpu_pcie_reverse_;  // by resource id; kNoResource elsewhere
   std::vector<ClusterEdge> edges_;
+  std::vector<NodeGroup> groups_;
   std::vector<double> gpu_clock_factor_;  ///< per GPU; empty when no override names a GPU
   std::vector<int> slowed_gpus_;
   std::vector<std::pair<sim::ResourceId, double>> scaled_resources_;

@@ -56,6 +56,8 @@ const std::map<std::string, IntRange, std::less<>>& table() {
       {"traincast.proto.FabricSpec.tiers", {2, 3, ""}},
       {"traincast.proto.FabricSpec.leaves_per_pod", {1, kInt32Max, ""}},
       {"traincast.proto.FabricSpec.torus_dims", {1, kInt32Max, ""}},
+      {"traincast.proto.ClusterSpec.NodeGroup.num_nodes", {1, kInt32Max, ""}},
+      {"traincast.proto.ParallelSpec.pipeline_stage_layers", {1, kInt32Max, ""}},
       {"traincast.proto.CollectiveSpec.min_channels", {0, kNcclMaxChannels, kChannelsWhy}},
       {"traincast.proto.CollectiveSpec.max_channels", {0, kNcclMaxChannels, kChannelsWhy}},
       {"traincast.proto.PowerSpec.psu_redundant", {0, kInt32Max, ", below the node's number of power supplies"}},

@@ -32,6 +32,9 @@ constexpr ReportField field(std::string_view path, bool (*when)(const R&) = null
 bool pays_back(const R& r) { return !r.cost.payback_never; }
 /// The folding section is written only when it has classes (runs with cluster.overrides).
 bool has_folding(const R& r) { return !r.folding.classes.empty(); }
+/// The mixed section is written only on a mixed cluster (node groups).
+bool is_mixed(const R& r) { return !r.mixed.groups.empty(); }
+using Mixed = models::MixedClusterReport;
 
 // Order: the order report_to_proto set them in before this table (JSON keys follow field numbers).
 constexpr ReportField kFields[] = {
@@ -98,6 +101,13 @@ constexpr ReportField kFields[] = {
     field<&R::folded>("folded"),
     field<&R::folding, &models::FoldingReport::replicas>("folding.replicas", has_folding),
     field<&R::folding, &models::FoldingReport::simulated_replicas>("folding.simulated_replicas", has_folding),
+    field<&R::mixed, &Mixed::slow_group>("mixed.slow_group", is_mixed),
+    field<&R::mixed, &Mixed::fast_group>("mixed.fast_group", is_mixed),
+    field<&R::mixed, &Mixed::slow_stage_s>("mixed.slow_stage_s", is_mixed),
+    field<&R::mixed, &Mixed::fast_stage_s>("mixed.fast_stage_s", is_mixed),
+    field<&R::mixed, &Mixed::pipeline_s>("mixed.pipeline_s", is_mixed),
+    field<&R::mixed, &Mixed::all_fast_pipeline_s>("mixed.all_fast_pipeline_s", is_mixed),
+    field<&R::mixed, &Mixed::slow_group_cost_s>("mixed.slow_group_cost_s", is_mixed),
     field<&R::iterations_simulated>("iterations_simulated"),
     // utilization
     field<&R::utilization, &Utilization::gpu_compute_busy_fraction_mean>("utilization.gpu_compute_busy_fraction_mean"),

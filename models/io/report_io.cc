@@ -104,6 +104,28 @@ void folding_classes_to_proto(const models::Report& r, tp::Report& m) {
   }
 }
 
+/// Report.mixed's groups and stages (mixed clusters only).
+void mixed_lists_to_proto(const models::Report& r, tp::Report& m) {
+  for (const models::NodeGroupReport& g : r.mixed.groups) {
+    tp::Report::Mixed::Group& x = *m.mutable_mixed()->add_groups();
+    x.set_node_template(g.node_template);
+    x.set_gpu(g.gpu);
+    x.set_first_node(g.first_node);
+    x.set_num_nodes(g.num_nodes);
+  }
+  for (const models::StageTimeReport& s : r.mixed.stages) {
+    tp::Report::Mixed::Stage& x = *m.mutable_mixed()->add_stages();
+    x.set_stage(s.stage);
+    x.set_node_group(s.node_group);
+    x.set_gpu(s.gpu);
+    x.set_layers(s.layers);
+    x.set_compute_s_per_micro_batch(s.compute_s_per_micro_batch);
+    x.set_memory_peak_bytes(s.memory_peak_bytes);
+    x.set_memory_capacity_bytes(s.memory_capacity_bytes);
+    x.set_oom(s.oom);
+  }
+}
+
 /// The whole report as a message: every scalar row of the table, then the lists.
 tp::Report report_to_proto(const models::Report& r) {
   tp::Report m;
@@ -116,6 +138,7 @@ tp::Report report_to_proto(const models::Report& r) {
   power_lists_to_proto(r, m);
   thermal_gpus_to_proto(r, m);
   folding_classes_to_proto(r, m);
+  mixed_lists_to_proto(r, m);
   return m;
 }
 

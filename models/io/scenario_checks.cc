@@ -192,6 +192,7 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
   check_cluster_extras(s, k);
   check_sharp(s, node, k);
   check_nvlink_bridge(s, node, gpu, k);
+  if (!s.cluster.node_groups.empty()) check_node_groups(s, k);
   if (!s.cluster.overrides.empty()) check_element_overrides(s, k);
   if (!s.jobs.empty()) check_jobs(s, node, k);
   return {node, gpu, gpu_name, nodes_ok};
@@ -314,6 +315,8 @@ ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& mode
       k.layout_error("workload.parallel.pp", to_string(p.pp) + " stages for " + to_string(m.num_layers) +
                                                  " layers (expected at most num_layers = " + to_string(m.num_layers) +
                                                  ")");
+    } else if (!p.pipeline_stage_layers.empty()) {
+      check_pipeline_stage_layers(s, k);
     } else if (!interleaved && !p.uneven_stages && m.num_layers % p.pp != 0) {
       // megatron/training/arguments.py validate_args: num_layers divisible by the pipeline size
       // (and, interleaved, by pp x layers per virtual stage) unless uneven first/last stages.

@@ -66,6 +66,15 @@ void check_dropout(const models::Scenario& s, Checker& k);
 /// another field, only the factors are checked (that field has its own error).
 void check_element_overrides(const models::Scenario& s, Checker& k);
 
+/// cluster.node_group[i] (issue 20): a known template and GPU that fits it, num_nodes >= 1, every
+/// group's board of the first group's shape and NIC (one fabric); node_template, num_nodes and gpu
+/// not set apart from the groups (or equal to what the groups give). Errors at the group's field.
+void check_node_groups(const models::Scenario& s, Checker& k);
+
+/// workload.parallel.pipeline_stage_layers: pp entries, each >= 1, summing to num_layers, with the
+/// 1F1B schedule (not interleaved). Errors at the field.
+void check_pipeline_stage_layers(const models::Scenario& s, Checker& k);
+
 /// cluster.fabric.sharp: true only on a switched fabric (fat_tree, rail_optimized) with
 /// InfiniBand HDR or later NICs (the scenario's NIC, else the template's; `node` null: the NIC
 /// is not checked), else an error at the field saying what was expected.

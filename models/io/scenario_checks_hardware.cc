@@ -108,6 +108,79 @@ void check_element_overrides(const models::Scenario& s, Checker& k) {
   }
 }
 
+void check_node_groups(const models::Scenario& s, Checker& k) {
+  const std::vector<models::NodeGroupSpec>& groups = s.cluster.node_groups;
+  bool groups_ok = true;
+  long long sum = 0;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const std::string at = "cluster.node_group[" + std::to_string(i) + "].";
+    const models::NodeGroupSpec& g = groups[i];
+    groups_ok = k.int_field(at + "num_nodes", g.num_nodes) && groups_ok;
+    sum += g.num_nodes;
+    if (!k.present(at + "node_template")) {
+      k.error(at + "node_template", "not set (expected a node template, e.g. \"dgx_a100\")");
+      groups_ok = false;
+      continue;
+    }
+    try {
+      models::find_node_template(g.node_template);
+    } catch (const std::exception&) {
+      k.error(at + "node_template", "unknown node template \"" + detail::clip(g.node_template) + "\"" +
+                                        detail::did_you_mean(g.node_template, models::node_template_names()) +
+                                        " (expected one of: " + names_list(models::node_template_names()) + ")");
+      groups_ok = false;
+    }
+  }
+  // The cluster-wide fields the groups replace: unset, or what the groups give.
+  if (k.present("cluster.gpu") && !s.cluster.gpu.empty())
+    k.error("cluster.gpu", "set with node_group (expected each group's gpu instead)");
+  if (k.present("cluster.node_template") && s.cluster.node_template != groups.front().node_template)
+    k.error("cluster.node_template", "\"" + detail::clip(s.cluster.node_template) +
+                                         "\" set with node_group (expected it unset; each group names its template)");
+  if (k.present("cluster.num_nodes") && s.cluster.num_nodes != sum)
+    k.error("cluster.num_nodes", std::to_string(s.cluster.num_nodes) + " set with node_group holding " +
+                                     std::to_string(sum) + " nodes (expected it unset, or their sum)");
+  if (!s.jobs.empty())
+    k.error("cluster.node_group", "set with a job list (expected one template per cluster for `traincast cluster`)");
+  if (!groups_ok) return;
+  // The rest as the cluster resolves the groups (node_groups.cc): GPUs that fit, one board shape and NIC.
+  try {
+    models::ClusterSpec plain = s.cluster;
+    plain.overrides.clear();
+    plain.num_nodes = static_cast<int>(sum);
+    plain.gpu.clear();
+    const models::Cluster cluster(plain);
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    const std::size_t colon = what.find(": ");
+    if (what.rfind("cluster.node_group[", 0) == 0 && colon != std::string::npos)
+      k.error(what.substr(0, colon), what.substr(colon + 2));
+    // Another cluster field is wrong and has its own error.
+  }
+}
+
+void check_pipeline_stage_layers(const models::Scenario& s, Checker& k) {
+  const models::ParallelSpec& p = s.parallel;
+  const char* field = "workload.parallel.pipeline_stage_layers";
+  if (p.schedule == models::PipelineSchedule::interleaved_one_f_one_b) {
+    k.layout_error(field, "set with schedule interleaved_one_f_one_b (expected schedule one_f_one_b, or no list)");
+    return;
+  }
+  if (static_cast<int>(p.pipeline_stage_layers.size()) != p.pp) {
+    k.layout_error(field, std::to_string(p.pipeline_stage_layers.size()) + " entries for pp = " + std::to_string(p.pp) +
+                              " (expected one entry per pipeline stage)");
+    return;
+  }
+  long long sum = 0;
+  for (std::size_t i = 0; i < p.pipeline_stage_layers.size(); ++i) {
+    if (!k.int_field(std::string(field) + "[" + std::to_string(i) + "]", p.pipeline_stage_layers[i])) return;
+    sum += p.pipeline_stage_layers[i];
+  }
+  if (sum != s.model.num_layers)
+    k.layout_error(field, "sums to " + std::to_string(sum) +
+                              " layers (expected num_layers = " + std::to_string(s.model.num_layers) + ")");
+}
+
 void check_sharp(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
   if (!s.cluster.fabric.sharp) return;
   const char* field = "cluster.fabric.sharp";

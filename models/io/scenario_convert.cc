@@ -72,6 +72,20 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
     s.cluster.fabric.torus_dims.assign(fabric.torus_dims().begin(), fabric.torus_dims().end());
   for (const tp::ClusterSpec::Override& o : m.cluster().overrides())
     s.cluster.overrides.push_back({o.select(), o.clock_factor(), o.bandwidth_factor()});
+  // Node groups (issue 20): node_template and num_nodes become the first group's template and
+  // the groups' sum unless written (check_node_groups refuses them when they disagree).
+  for (const tp::ClusterSpec::NodeGroup& g : m.cluster().node_group())
+    s.cluster.node_groups.push_back({g.node_template(), g.has_num_nodes() ? g.num_nodes() : 1, g.gpu()});
+  if (!s.cluster.node_groups.empty()) {
+    if (!m.cluster().has_node_template()) s.cluster.node_template = s.cluster.node_groups.front().node_template;
+    if (!m.cluster().has_num_nodes()) {
+      long long sum = 0;
+      for (const models::NodeGroupSpec& g : s.cluster.node_groups) sum += g.num_nodes;
+      s.cluster.num_nodes = sum > 0 && sum <= (1LL << 30) ? static_cast<int>(sum) : 0;
+    }
+  }
+  const auto& stage_layers = m.workload().parallel().pipeline_stage_layers();
+  s.parallel.pipeline_stage_layers.assign(stage_layers.begin(), stage_layers.end());
   if (!m.workload().parallel().has_dp_bucket_bytes() && s.model.family == models::ModelFamily::resnet) {
     // PyTorch DDP's default bucket_cap_mb = 25 (torch.nn.parallel.DistributedDataParallel docs).
     s.parallel.dp_bucket_bytes = 25.0 * 1048576.0;
@@ -119,6 +133,13 @@ tp::Scenario to_proto(const models::Scenario& s) {
     m.set_profile((ec ? std::filesystem::path(s.cluster.profile->origin) : abs).lexically_normal().string());
   }
   for (int d : s.cluster.fabric.torus_dims) m.mutable_cluster()->mutable_fabric()->add_torus_dims(d);
+  for (const models::NodeGroupSpec& g : s.cluster.node_groups) {
+    tp::ClusterSpec::NodeGroup& x = *m.mutable_cluster()->add_node_group();
+    x.set_node_template(g.node_template);
+    x.set_num_nodes(g.num_nodes);
+    if (!g.gpu.empty()) x.set_gpu(g.gpu);
+  }
+  for (int l : s.parallel.pipeline_stage_layers) m.mutable_workload()->mutable_parallel()->add_pipeline_stage_layers(l);
   for (const models::ElementOverride& o : s.cluster.overrides) {
     tp::ClusterSpec::Override& x = *m.mutable_cluster()->add_overrides();
     x.set_select(o.select);

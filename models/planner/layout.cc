@@ -34,6 +34,8 @@ Scenario apply_layout(const Scenario& base, const Layout& l) {
   p.virtual_stages = l.virtual_stages;
   p.schedule = l.virtual_stages > 1 ? PipelineSchedule::interleaved_one_f_one_b : PipelineSchedule::one_f_one_b;
   p.uneven_stages = l.uneven_stages;
+  // A layout of its own pp: the base's per-stage layer list keeps only when the pp is the same.
+  if (l.pp != base.parallel.pp || l.virtual_stages > 1) p.pipeline_stage_layers.clear();
   p.sequence_parallel = l.sequence_parallel && l.tp > 1;
   p.tp_comm_overlap = base.parallel.tp_comm_overlap && p.sequence_parallel;
   p.zero_stage = l.zero_stage;
@@ -106,7 +108,7 @@ MemoryBreakdown layout_memory(const Scenario& sc) {
   const int v =
       sc.parallel.schedule == PipelineSchedule::interleaved_one_f_one_b ? std::max(1, sc.parallel.virtual_stages) : 1;
   const int m = sc.training.global_batch_size / (sc.parallel.dp * sc.training.micro_batch_size);
-  const std::vector<int> stage_layers = layers_per_stage(sc.model.num_layers, p);
+  const std::vector<int> stage_layers = stage_layer_counts(sc);
   MemoryBreakdown worst;
   for (int s = 0; s < p; ++s) {
     const int L = stage_layers[static_cast<std::size_t>(s)];

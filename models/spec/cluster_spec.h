@@ -98,10 +98,25 @@ struct ElementOverride {
   bool operator==(const ElementOverride&) const = default;
 };
 
+/// One node group of a mixed cluster (`cluster.node_group`, issue 20): num_nodes nodes built from
+/// node_template with its GPU (or `gpu`). Groups share one fabric, so every group's template must
+/// have the same board shape (GPUs, NICs, sockets, PCIe switches, scale-up kind) and the same NIC
+/// (the template's, or cluster.nic); their GPUs, NVLink, PCIe and socket-link figures may differ.
+struct NodeGroupSpec {
+  std::string node_template;  ///< catalog node template name
+  int num_nodes = 1;          ///< > 0
+  std::string gpu;            ///< optional GPU override (catalog name), empty = template's
+  bool operator==(const NodeGroupSpec&) const = default;
+};
+
 struct ClusterSpec {
-  std::string node_template = "dgx_h100";  ///< catalog node template name
-  int num_nodes = 1;                       ///< > 0
-  std::string gpu;                         ///< optional GPU override (catalog name), empty = template's
+  std::string node_template = "dgx_h100";  ///< catalog node template name (the first group's with node groups)
+  int num_nodes = 1;                       ///< > 0 (the groups' sum with node groups)
+  /// Node groups in node order (nodes 0.. of the first group, then the second's, ...); empty = one
+  /// group of num_nodes x node_template. When set, node_template and num_nodes are the first
+  /// group's template and the groups' sum (the scenario loader sets them), and gpu is empty.
+  std::vector<NodeGroupSpec> node_groups;
+  std::string gpu;  ///< optional GPU override (catalog name), empty = template's
   FabricSpec fabric;
   CollectiveSpec collectives;  ///< NCCL_ALGO / NCCL_PROTO
   /// GPUDirect RDMA between GPUs and NICs; false: NIC traffic is staged through host memory

@@ -336,6 +336,50 @@ struct FoldingReport {
   bool operator==(const FoldingReport&) const = default;
 };
 
+/// One node group of a mixed cluster (MixedClusterReport).
+struct NodeGroupReport {
+  std::string node_template;
+  std::string gpu;
+  int first_node = 0;
+  int num_nodes = 0;
+  bool operator==(const NodeGroupReport&) const = default;
+};
+
+/// One pipeline stage of a job on a mixed cluster: where it runs, its layers, its kernels' time
+/// and its memory on its own GPU.
+struct StageTimeReport {
+  int stage = 0;
+  int node_group = 0;  ///< the group its GPUs are in
+  std::string gpu;
+  int layers = 0;
+  /// Forward + backward (recompute included) kernel time of one micro-batch [s]: the stage's
+  /// compute ops of the last iteration divided by the micro-batches (embedding and head included).
+  double compute_s_per_micro_batch = 0.0;
+  double memory_peak_bytes = 0.0;      ///< per GPU
+  double memory_capacity_bytes = 0.0;  ///< of its GPU
+  bool oom = false;
+  bool operator==(const StageTimeReport&) const = default;
+};
+
+/// What the slow node group of a mixed cluster costs (issue 20), filled only on a mixed cluster.
+/// With t_s the stage times (StageTimeReport::compute_s_per_micro_batch) and m micro-batches, a
+/// 1F1B pipeline's compute takes pipeline_s = (m - 1) x max t_s + sum t_s (the slowest stage
+/// paces the steady state; the fill and drain pass every stage once). all_fast_pipeline_s is the
+/// same with every stage at fast_stage_s, the fast group's slowest stage: (m - 1 + pp) x
+/// fast_stage_s. slow_group_cost_s = pipeline_s - all_fast_pipeline_s.
+struct MixedClusterReport {
+  std::vector<NodeGroupReport> groups;
+  std::vector<StageTimeReport> stages;
+  int slow_group = -1;        ///< the group holding the slowest stage
+  int fast_group = -1;        ///< the group whose slowest stage is fastest
+  double slow_stage_s = 0.0;  ///< max t_s
+  double fast_stage_s = 0.0;  ///< the fast group's max t_s
+  double pipeline_s = 0.0;    ///< (m - 1) x max t_s + sum t_s
+  double all_fast_pipeline_s = 0.0;
+  double slow_group_cost_s = 0.0;
+  bool operator==(const MixedClusterReport&) const = default;
+};
+
 struct Report {
   std::string scenario;
   std::string gpu;
@@ -366,6 +410,7 @@ struct Report {
   std::uint64_t events = 0;      ///< engine events processed
   bool folded = false;           ///< one DP replica simulated for all (symmetry)
   FoldingReport folding;         ///< partial folding's classes (with cluster.overrides only)
+  MixedClusterReport mixed;      ///< node groups and the slow group's cost (mixed clusters only)
   int iterations_simulated = 1;
   StorageReport storage;
   ReliabilityReport reliability;

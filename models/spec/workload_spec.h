@@ -120,6 +120,10 @@ struct ParallelSpec {
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int virtual_stages = 1;  ///< model chunks per GPU for interleaved 1F1B (>= 1)
   bool uneven_stages = false;
+  /// Layers of each pipeline stage (pp entries, each >= 1, summing to num_layers; 1F1B only);
+  /// empty = even split. Megatron-LM's analogue: --decoder-first-pipeline-num-layers and
+  /// --decoder-last-pipeline-num-layers (first and last stage; this names every stage).
+  std::vector<int> pipeline_stage_layers;
   /// ZeRO stage 0-3: 1 shards optimizer state, 2 also gradients (reduce-scatter per micro-batch),
   /// 3 also parameters (per-layer all-gather in forward and backward with prefetch: FSDP).
   int zero_stage = 0;

@@ -78,7 +78,7 @@ double checkpoint_bytes(const Scenario& sc) {
   // over stages (activations play no part: stage_memory's in-flight count is irrelevant here).
   const GpuSpec& gpu =
       find_gpu(sc.cluster.gpu.empty() ? find_node_template(sc.cluster.node_template).gpu : sc.cluster.gpu);
-  const std::vector<int> layers = layers_per_stage(sc.model.num_layers, sc.parallel.pp);
+  const std::vector<int> layers = stage_layer_counts(sc);
   double total = 0;
   for (int s = 0; s < sc.parallel.pp; ++s) {
     const MemoryBreakdown mb = stage_memory(sc, gpu, s, layers[static_cast<std::size_t>(s)], 0.0);

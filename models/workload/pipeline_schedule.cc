@@ -92,7 +92,30 @@ std::vector<std::vector<int>> chunk_first_layers(const std::vector<std::vector<i
   return out;
 }
 
+namespace {
+/// Whether the scenario's per-stage layer list applies: one entry per stage (the loader refuses
+/// any other length; a scenario built in code is taken as even otherwise).
+bool stage_list_applies(const Scenario& sc) {
+  return !sc.parallel.pipeline_stage_layers.empty() &&
+         static_cast<int>(sc.parallel.pipeline_stage_layers.size()) == sc.parallel.pp;
+}
+}  // namespace
+
+std::vector<int> stage_layer_counts(const Scenario& sc) {
+  if (stage_list_applies(sc)) return sc.parallel.pipeline_stage_layers;
+  return layers_per_stage(sc.model.num_layers, sc.parallel.pp);
+}
+
 std::vector<int> stage_layer_indices(const Scenario& sc, int stage) {
+  if (stage_list_applies(sc)) {
+    // 1F1B only (the loader refuses the field with interleaving): stage s follows stages 0..s-1.
+    const std::vector<int>& counts = sc.parallel.pipeline_stage_layers;
+    int first = 0;
+    for (int s = 0; s < stage; ++s) first += counts[static_cast<std::size_t>(s)];
+    std::vector<int> out(static_cast<std::size_t>(counts[static_cast<std::size_t>(stage)]));
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = first + static_cast<int>(i);
+    return out;
+  }
   const int chunks =
       sc.parallel.schedule == PipelineSchedule::interleaved_one_f_one_b ? std::max(1, sc.parallel.virtual_stages) : 1;
   const auto counts = chunk_layer_counts(sc.model.num_layers, sc.parallel.pp, chunks);

@@ -35,6 +35,10 @@ std::vector<std::vector<int>> chunk_layer_counts(int num_layers, int stages, int
 /// follows every model chunk before it (Megatron's interleaved assignment; plain 1F1B: stage order).
 std::vector<std::vector<int>> chunk_first_layers(const std::vector<std::vector<int>>& chunk_layers);
 
+/// Layers on each stage (size pp) of the scenario: parallel.pipeline_stage_layers when given, else
+/// layers_per_stage(num_layers, pp).
+std::vector<int> stage_layer_counts(const Scenario& scenario);
+
 /// Global indices of the layers stage `stage` holds under the scenario's pipeline layout.
 std::vector<int> stage_layer_indices(const Scenario& scenario, int stage);
 

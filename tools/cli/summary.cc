@@ -156,7 +156,16 @@ void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const 
                              const std::string& origin) {
   o << "traincast: " << (sc.name.empty() ? std::string("(unnamed scenario)") : sc.name) << "  [" << origin << "]\n";
   if (!sc.description.empty()) o << "  " << sc.description << "\n";
-  o << "\nCluster    " << r.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x " << r.gpu;
+  if (r.mixed.groups.empty()) {
+    o << "\nCluster    " << r.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x " << r.gpu;
+  } else {
+    o << "\nCluster    " << r.num_nodes << " nodes, " << r.num_gpus << " GPUs in " << r.mixed.groups.size()
+      << " node groups:";
+    for (std::size_t i = 0; i < r.mixed.groups.size(); ++i) {
+      const models::NodeGroupReport& g = r.mixed.groups[i];
+      o << (i == 0 ? " " : " + ") << g.num_nodes << " x " << g.node_template << " (" << g.gpu << ")";
+    }
+  }
   if (r.num_nodes > 1) {
     o << ", " << fabric_name(sc.cluster.fabric.kind) << " fabric";
     if (sc.cluster.fabric.oversubscription > 1)
@@ -322,6 +331,29 @@ void print_folding(std::ostream& o, const models::Report& r) {
   o << "\n";
 }
 
+/// A mixed cluster's stages (group, GPU, layers, kernel time per micro-batch, memory) and what the
+/// slow group costs against every stage at the fast group's pace (models/spec/report.h).
+void print_mixed(std::ostream& o, const models::Report& r) {
+  const models::MixedClusterReport& x = r.mixed;
+  if (x.groups.empty()) return;
+  o << "\nPipeline stages by node group (forward + backward kernels per micro-batch):\n";
+  for (const models::StageTimeReport& s : x.stages) {
+    o << "  stage " << s.stage << "  node_group[" << s.node_group << "] " << s.gpu << "  " << s.layers << " layers  "
+      << format_duration(s.compute_s_per_micro_batch) << "  memory " << format_gib(s.memory_peak_bytes) << " of "
+      << format_gib(s.memory_capacity_bytes) << (s.oom ? "  OUT OF MEMORY" : "") << "\n";
+  }
+  if (x.slow_group < 0) return;
+  const auto group_name = [&](int g) {
+    return "node_group[" + std::to_string(g) + "] (" + x.groups[static_cast<std::size_t>(g)].gpu + ")";
+  };
+  o << "  1F1B compute (m - 1) x slowest + sum of stages: " << format_duration(x.pipeline_s) << "; with every stage at "
+    << group_name(x.fast_group) << "'s " << format_duration(x.fast_stage_s) << ": "
+    << format_duration(x.all_fast_pipeline_s) << "\n";
+  o << "  the slow group " << group_name(x.slow_group) << " costs " << format_duration(x.slow_group_cost_s)
+    << " per iteration (" << format_fixed(100.0 * x.slow_group_cost_s / r.iteration_time_s, 1) << " % of the simulated "
+    << format_duration(r.iteration_time_s) << ")\n";
+}
+
 /// Memory per GPU of the fullest pipeline stage, and whether it fits.
 void print_memory(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   const models::MemoryBreakdown& m = r.memory;
@@ -401,6 +433,7 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   print_performance(o, sc, r);
   print_breakdown(o, sc, r);
   print_straggler(o, sc, r);
+  print_mixed(o, r);
   print_memory(o, sc, r);
   o << format_job_effects(r);
   print_utilisation(o, r);

@@ -127,6 +127,15 @@ TEST(ScenarioRoundTrip, EveryOptionalPart) {
   resnet.model.image_size = 160;
   resnet.parallel.dp_bucket_bytes = 1e6;  // written, so the ResNet default does not replace it
   EXPECT_TRUE(round_trip(resnet) == resnet);
+
+  // A mixed cluster (node groups, one with a GPU override) with an uneven pipeline split.
+  models::Scenario mixed;
+  mixed.cluster.node_groups = {{"dgx_a100", 2, ""}, {"dgx_h100", 1, "H100-SXM5-80GB"}};
+  mixed.cluster.node_template = "dgx_a100";
+  mixed.cluster.num_nodes = 3;
+  mixed.parallel.pp = 2;
+  mixed.parallel.pipeline_stage_layers = {3, 5};
+  EXPECT_TRUE(round_trip(mixed) == mixed);
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {

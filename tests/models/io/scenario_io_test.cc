@@ -190,7 +190,7 @@ TEST(ScenarioIoSet, UnknownPath) {
                 "--set: workload.parallel.tpp: unknown field, did you mean \"tp\"? (expected one of: tp, pp, dp, "
                 "sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, "
                 "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
-                "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch)"});
+                "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, pipeline_stage_layers)"});
 }
 
 TEST(ScenarioIoSet, PathThroughAScalar) {
@@ -205,7 +205,8 @@ TEST(ScenarioIoSet, NonScalarTarget) {
                 "--set: workload.parallel: is a message, not a scalar field (expected a path to one of its "
                 "fields: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
-                "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch)"});
+                "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
+                "pipeline_stage_layers)"});
 }
 
 TEST(ScenarioIoSet, WrongValueTypes) {
@@ -261,7 +262,7 @@ TEST(ScenarioIoErrors, UnknownField) {
       std::vector<std::string>{
           "t.textproto:2:3: cluster.node_templat: unknown field, did you mean \"node_template\"? (expected "
           "one of: node_template, num_nodes, gpu, fabric, collectives, gpu_direct_rdma, nic_placement, pcie_p2p, nic, "
-          "nics_per_node, overrides, nvlink_bridge_gpus)"});
+          "nics_per_node, overrides, nvlink_bridge_gpus, node_group)"});
 }
 
 TEST(ScenarioIoErrors, UnknownFieldJson) {
@@ -270,7 +271,7 @@ TEST(ScenarioIoErrors, UnknownFieldJson) {
       std::vector<std::string>{
           "t.json:2:15: cluster.node_templat: unknown field, did you mean \"node_template\"? (expected one "
           "of: node_template, num_nodes, gpu, fabric, collectives, gpu_direct_rdma, nic_placement, pcie_p2p, nic, "
-          "nics_per_node, overrides, nvlink_bridge_gpus)"});
+          "nics_per_node, overrides, nvlink_bridge_gpus, node_group)"});
 }
 
 TEST(ScenarioIoErrors, EveryUnknownFieldIsReported) {

@@ -70,7 +70,8 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (fabric.torus_dims_size() > 0)
     s.cluster.fabric.torus_dims.assign(fabric.torus_dims().begin(), fabric.torus_dims().end());
   for (const tp::ClusterSpec::Override& o : m.cluster().overrides())
-    s.cluster.overrides.push_back({o.select(), o.clock_factor(), o.bandwidth_factor()});
+    s.cluster.overrides.push_back({o.select(), o.clock_factor(), o.bandwidth_factor(), o.failed(), o.power_cap_w(),
+                                   o.has_supply_c() ? std::optional<double>(o.supply_c()) : std::nullopt});
   if (!m.workload().parallel().has_dp_bucket_bytes() && s.model.family == models::ModelFamily::resnet) {
     // PyTorch DDP's default bucket_cap_mb = 25 (torch.nn.parallel.DistributedDataParallel docs).
     s.parallel.dp_bucket_bytes = 25.0 * 1048576.0;
@@ -109,6 +110,9 @@ tp::Scenario to_proto(const models::Scenario& s) {
     x.set_select(o.select);
     if (o.clock_factor != 0.0) x.set_clock_factor(o.clock_factor);
     if (o.bandwidth_factor != 0.0) x.set_bandwidth_factor(o.bandwidth_factor);
+    if (o.failed) x.set_failed(true);
+    if (o.power_cap_w != 0.0) x.set_power_cap_w(o.power_cap_w);
+    if (o.supply_c) x.set_supply_c(*o.supply_c);
   }
   if (s.reliability) {
     for (const models::FailureRate& f : s.reliability->failures) {

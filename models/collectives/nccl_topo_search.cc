@@ -69,7 +69,12 @@ class Search {
  public:
   Search(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus, int remote,
          const NcclVersion& version)
-      : cluster_(cluster), ngpus_(static_cast<int>(gpus.size())), nnets_(remote >= 0 ? cluster.nics_per_node() : 0) {
+      : cluster_(cluster), ngpus_(static_cast<int>(gpus.size())), nnets_(0) {
+    // The nets are the node's NICs that are up (NCCL opens only those; cluster.overrides failed).
+    if (remote >= 0)
+      for (int n = 0; n < cluster.nics_per_node(); ++n)
+        if (cluster.nic_up(cluster.node_of(gpus[0]), n)) nics_.push_back(n);
+    nnets_ = static_cast<int>(nics_.size());
     const bool intel = cluster.node_template().cpu.find("Intel") != std::string::npos ||
                        cluster.node_template().cpu.find("Xeon") != std::string::npos;
     auto make = [&](std::span<const sim::ResourceId> links, bool from_gpu) {
@@ -95,8 +100,8 @@ class Search {
     gpu_net_.resize(static_cast<std::size_t>(nnets_) * static_cast<std::size_t>(ngpus_));
     for (int n = 0; n < nnets_; ++n) {
       for (int g = 0; g < ngpus_; ++g) {
-        const auto out = cluster.route(gpus[g], remote, n);  // ... nic tx, fabric, ...
-        const auto in = cluster.route(remote, gpus[g], n);   // ..., nic rx, PCIe to the GPU
+        const auto out = cluster.route(gpus[g], remote, nics_[n]);  // ... nic tx, fabric, ...
+        const auto in = cluster.route(remote, gpus[g], nics_[n]);   // ..., nic rx, PCIe to the GPU
         std::size_t tx = 0, rx = in.size();
         while (tx < out.size() && cluster.link_kind(out[tx]) != LinkKind::nic) ++tx;
         for (std::size_t i = in.size(); i-- > 0;) {
@@ -159,6 +164,8 @@ class Search {
   }
 
   NcclTopoGraph run();
+  /// The NIC (local index) of each net of the search.
+  const std::vector<int>& nics() const { return nics_; }
 
   /// Everything run() reads, with links renumbered in order of first use: two searches with the
   /// same signature give the same graph (it holds positions and NIC indexes, not resource ids).
@@ -233,6 +240,7 @@ class Search {
 
   const Cluster& cluster_;
   int ngpus_, nnets_;
+  std::vector<int> nics_;  ///< net -> local NIC index (the NICs that are up)
   int cc_ = 80;
   std::span<const double> speeds_;
   double max_bw_ = 0, total_bw_ = 0;
@@ -521,16 +529,24 @@ NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& 
   static std::mutex mutex;
   static std::map<std::string, NcclTopoGraph> memo;
   const std::string key = s.signature();
+  // The memo holds net indexes; the graph returned names NICs (they differ when a NIC is failed).
+  auto named = [&s](NcclTopoGraph g) {
+    for (NcclTopoChannel& c : g.channels) {
+      if (c.nic_in >= 0) c.nic_in = s.nics()[static_cast<std::size_t>(c.nic_in)];
+      if (c.nic_out >= 0) c.nic_out = s.nics()[static_cast<std::size_t>(c.nic_out)];
+    }
+    return g;
+  };
   {
     const std::lock_guard<std::mutex> lock(mutex);
     const auto it = memo.find(key);
-    if (it != memo.end()) return it->second;
+    if (it != memo.end()) return named(it->second);
   }
   NcclTopoGraph g = s.run();
   const std::lock_guard<std::mutex> lock(mutex);
   if (memo.size() >= 4096) memo.clear();  // bound the memory of a long sweep
   memo.emplace(key, g);
-  return g;
+  return named(std::move(g));
 }
 
 const NcclTopoGraph& NcclTopoCache::ring_graph(const Cluster& cluster, const sim::FlowNetwork& net,
@@ -539,6 +555,10 @@ const NcclTopoGraph& NcclTopoCache::ring_graph(const Cluster& cluster, const sim
   key.reserve(gpus.size() + 1);
   for (int g : gpus) key.push_back(cluster.local_rank(g));
   key.push_back(remote_gpu >= 0 ? 1 : 0);
+  // The node's failed NICs (cluster.overrides) change the nets.
+  if (remote_gpu >= 0)
+    for (int n = 0; n < cluster.nics_per_node(); ++n)
+      if (!cluster.nic_up(cluster.node_of(gpus[0]), n)) key.push_back(-1 - n);
   auto it = graphs_.find(key);
   if (it == graphs_.end()) {
     const NcclVersion v = nccl_version_of(cluster.spec().collectives.nccl_version);

@@ -271,8 +271,8 @@ ChakraRunReport simulate_chakra(const Scenario& sc, const std::vector<ChakraRank
   // traces do not run (their compute nodes take the compute model's time).
   if (!cluster.slowed_gpus().empty())
     throw std::invalid_argument(
-        "cluster.overrides: clock_factor is not applied to Chakra traces (expected "
-        "bandwidth_factor overrides only, or `traincast run` for a slow GPU)");
+        "cluster.overrides: clock_factor and power_cap_w are not applied to Chakra traces (expected "
+        "bandwidth_factor or failed overrides only, or `traincast run` for a slow or capped GPU)");
   CollectiveEngine coll(sim, net, cluster);
   ChakraGraph cg = build_chakra_graph(sc, cluster, ranks, options);
   run_op_graph(sim, coll, cg.graph);

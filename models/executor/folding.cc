@@ -2,6 +2,7 @@
 #include "models/executor/folding.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 #include <string>
@@ -24,10 +25,11 @@ bool units_own_their_nodes(const ParallelLayout& L, int unit, int gpus_per_node)
 }
 
 /// true when traffic between the nodes of different units shares no fabric link that could bind:
-/// a fat tree or rail-optimized tree without oversubscription.
-bool fabric_non_blocking(const Scenario& sc) {
+/// a fat tree or rail-optimized tree without oversubscription and without a failed up-link.
+bool fabric_non_blocking(const Scenario& sc, const Cluster& cluster) {
   const FabricSpec& f = sc.cluster.fabric;
-  return (f.kind == FabricKind::fat_tree || f.kind == FabricKind::rail_optimized) && f.oversubscription <= 1.0;
+  return (f.kind == FabricKind::fat_tree || f.kind == FabricKind::rail_optimized) && f.oversubscription <= 1.0 &&
+         !cluster.has_failed_up_links();
 }
 
 /// Calls f(a, b) for every ordered GPU pair of data rank r's own traffic (TP pairs, PP sends both
@@ -51,7 +53,7 @@ bool for_each_own_pair(const ParallelLayout& L, int r, int unit, F&& f) {
 /// Routes every TP pair, PP send (both directions) and EP/CP pair of every unit and returns false
 /// as soon as a resource (other than a non-blocking fabric's) carries two units' traffic.
 bool unit_routes_disjoint(const Scenario& sc, const ParallelLayout& L, const Cluster& cluster, int unit) {
-  const bool skip_fabric = fabric_non_blocking(sc);
+  const bool skip_fabric = fabric_non_blocking(sc, cluster);
   std::vector<int> owner(cluster.num_resources(), -1);
   for (int r = 0; r < L.dp_cp; ++r) {
     const int u = r / unit;
@@ -86,6 +88,19 @@ sim::ResourceId scaled_resource_on_own_traffic(const ParallelLayout& L, const Cl
   return hit;
 }
 
+/// "node3.nic1" for the first failed NIC on a node holding a GPU of unit u, else "".
+std::string failed_nic_of_unit(const ParallelLayout& L, const Cluster& cluster, int u, int unit) {
+  if (!cluster.has_failed_nics()) return "";
+  for (int s = 0; s < L.pp; ++s)
+    for (int r = u * unit; r < (u + 1) * unit; ++r)
+      for (int k = 0; k < L.tp; ++k) {
+        const int node = cluster.node_of(L.gpu(k, r, s));
+        for (int n = 0; n < cluster.nics_per_node(); ++n)
+          if (!cluster.nic_up(node, n)) return "node" + std::to_string(node) + ".nic" + std::to_string(n);
+      }
+  return "";
+}
+
 std::string factor_text(double f) {
   std::ostringstream o;
   o << f;
@@ -100,9 +115,13 @@ std::string class_reason(const ParallelLayout& L, const Cluster& cluster, int u,
     for (int r = u * unit; r < (u + 1) * unit; ++r)
       for (int k = 0; k < L.tp; ++k) {
         const int g = L.gpu(k, r, s);
-        if (cluster.clock_factor(g) >= 1.0) continue;
+        const double supply = cluster.supply_c(cluster.node_of(g));
+        if (cluster.clock_factor(g) >= 1.0 && cluster.power_cap_w(g) <= 0.0 && std::isnan(supply)) continue;
         if (slowed++ == 0)
-          why = "clock_factor " + factor_text(cluster.clock_factor(g)) + " on " + gpu_selector_name(cluster, g);
+          why = (cluster.clock_factor(g) < 1.0  ? "clock_factor " + factor_text(cluster.clock_factor(g))
+                 : cluster.power_cap_w(g) > 0.0 ? "power_cap_w " + factor_text(cluster.power_cap_w(g))
+                                                : "supply_c " + factor_text(supply)) +
+                " on " + gpu_selector_name(cluster, g);
       }
   if (slowed > 1) why += " (+" + std::to_string(slowed - 1) + " more GPUs)";
   if (link != Cluster::kNoResource) {
@@ -158,7 +177,7 @@ bool fold_replicas_by_position(const Scenario& sc, const ParallelLayout& L, cons
   const int unit = L.ep * L.cp;
   if (!units_own_their_nodes(L, unit, gpn)) return unit_routes_disjoint(sc, L, cluster, unit);
   // A unit of one node keeps its traffic inside it (NVLink, PCIe, sockets, its own NICs).
-  return L.tp * L.pp * unit <= gpn || fabric_non_blocking(sc);
+  return L.tp * L.pp * unit <= gpn || fabric_non_blocking(sc, cluster);
 }
 
 FoldingPlan plan_replica_folding(const Scenario& sc, const ParallelLayout& L, const Cluster& cluster) {
@@ -170,7 +189,7 @@ FoldingPlan plan_replica_folding(const Scenario& sc, const ParallelLayout& L, co
     p = unfolded_plan(units, unit,
                       units <= 1 ? "one symmetry unit (ep x cp replicas)"
                                  : "network position: replicas' own traffic may share links (folding.h)");
-  } else if (cluster.slowed_gpus().empty() && cluster.scaled_resources().empty()) {
+  } else if (cluster.slowed_gpus().empty() && cluster.scaled_resources().empty() && !cluster.has_failed_nics()) {
     p.unit = unit;
     ReplicaClass all{{}, "nominal"};
     for (int u = 0; u < units; ++u) all.units.push_back(u);
@@ -185,13 +204,24 @@ FoldingPlan plan_replica_folding(const Scenario& sc, const ParallelLayout& L, co
       key.clear();
       for (int s = 0; s < L.pp; ++s)
         for (int r = u * unit; r < (u + 1) * unit; ++r)
-          for (int k = 0; k < L.tp; ++k) key.push_back(cluster.clock_factor(L.gpu(k, r, s)));
+          for (int k = 0; k < L.tp; ++k) {
+            key.push_back(cluster.clock_factor(L.gpu(k, r, s)));
+            key.push_back(cluster.power_cap_w(L.gpu(k, r, s)));
+            const double supply = cluster.supply_c(cluster.node_of(L.gpu(k, r, s)));
+            key.push_back(std::isnan(supply) ? -1e9 : supply);  // NaN never compares equal
+          }
       const sim::ResourceId link = cluster.scaled_resources().empty()
                                        ? Cluster::kNoResource
                                        : scaled_resource_on_own_traffic(L, cluster, u, unit, scaled);
-      if (link != Cluster::kNoResource) key.push_back(-1.0 - u);  // a class alone
+      // A failed NIC on one of its nodes: its traffic takes the node's other NICs, a class alone.
+      const std::string failed_nic = failed_nic_of_unit(L, cluster, u, unit);
+      if (link != Cluster::kNoResource || !failed_nic.empty()) key.push_back(-1.0 - u);  // a class alone
       const auto [it, added] = class_of_key.emplace(key, static_cast<int>(p.classes.size()));
-      if (added) p.classes.push_back({{}, class_reason(L, cluster, u, unit, link)});
+      if (added) {
+        std::string why = class_reason(L, cluster, u, unit, link);
+        if (!failed_nic.empty()) why = (why == "nominal" ? "" : why + "; ") + failed_nic + " failed on its node";
+        p.classes.push_back({{}, std::move(why)});
+      }
       p.classes[static_cast<std::size_t>(it->second)].units.push_back(u);
     }
   }

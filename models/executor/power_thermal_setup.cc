@@ -44,6 +44,8 @@ bool clock_feedback_possible(const Scenario& sc, const GpuSpec& gpu, const NodeT
   const PowerSpec& pw = sc.power;
   const ThermalSpec& th = sc.thermal;
   if (pw.gpu_power_limit_w > 0 && pw.gpu_power_limit_w < gpu.tdp_w) return true;
+  for (const ElementOverride& o : sc.cluster.overrides)  // a GPU's own power cap
+    if (o.power_cap_w > 0 && o.power_cap_w < gpu.tdp_w) return true;
   const bool liquid = th.cooling == Cooling::liquid;
   if (!liquid && th.rack_cooling_capacity_w > 0) return true;
   const NodePowerSpec ns = node_power_spec(node, gpu);
@@ -60,6 +62,8 @@ bool clock_feedback_possible(const Scenario& sc, const GpuSpec& gpu, const NodeT
     double r = th.r_k_per_w > 0 ? th.r_k_per_w : base.r_k_per_w;
     if (!liquid) r /= std::pow(airflow(l), 0.8);
     double inlet = liquid ? th.coolant_c : th.supply_air_c;
+    for (const ElementOverride& o : sc.cluster.overrides)  // the hottest node's supply
+      if (o.supply_c) inlet = std::max(inlet, *o.supply_c);
     if (!liquid)
       for (int u = l % lanes; u < l; u += lanes) inlet += gpu.tdp_w * preheat_k_per_w(gpu, rows, airflow(u));
     if (inlet + gpu.tdp_w * r >= gpu.slowdown_temp_c) return true;
@@ -124,6 +128,8 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
       if (start.no_thermal_slowdown) pg.rc.slowdown_c = std::numeric_limits<double>::infinity();
       if (!liquid) pg.rc.r_k_per_w /= std::pow(airflow(cluster.local_rank(g)), 0.8);
       pg.clock_factor = cluster.clock_factor(g);
+      pg.power_limit_w = cluster.power_cap_w(g);
+      pg.supply_c = cluster.supply_c(cluster.node_of(g));
       ps.gpus.push_back(pg);
     }
   // Representative of real GPU g = tp_rank + t (data_rank + d stage), d = dp x cp: the same TP
@@ -162,7 +168,7 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
   ps.rack_rise_start_c = start.rack_rise_c;
   for (std::size_t i = 0; i < ps.gpus.size(); ++i) {
     auto& pg = ps.gpus[i];
-    double inlet = ps.supply_c;
+    double inlet = std::isnan(pg.supply_c) ? ps.supply_c : pg.supply_c;
     const auto rack = static_cast<std::size_t>(pg.actual_node / ps.nodes_per_rack);
     if (!liquid && rack < start.rack_rise_c.size()) inlet += start.rack_rise_c[rack];
     for (const auto& [j, k_per_w] : pg.upstream) inlet += ps.curve.idle_w * k_per_w;

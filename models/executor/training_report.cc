@@ -51,7 +51,7 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
   r.ep = std::max(1, sc.parallel.ep);
   r.micro_batches = job.micro_batches;
   r.folded = job.folded;
-  if (!cluster.slowed_gpus().empty() || !cluster.scaled_resources().empty()) {
+  if (!cluster.slowed_gpus().empty() || !cluster.scaled_resources().empty() || !cluster.failed_resources().empty()) {
     r.folding.replicas = job.dp_cp;
     r.folding.simulated_replicas = job.replicas;
     for (const ReplicaClass& c : job.folding.classes)

@@ -33,12 +33,14 @@ std::uint64_t mix64(std::uint64_t x) {
 }
 
 /// The port of highest weight mix64(key ^ port salt) among `ports` (rendezvous hashing).
-int rendezvous_pick(std::uint64_t key, int ports) {
-  int best = 0;
+template <typename Up>
+int rendezvous_pick(std::uint64_t key, int ports, const Up& up) {
+  int best = -1;
   std::uint64_t best_weight = 0;
   for (int p = 0; p < ports; ++p) {
+    if (!up(p)) continue;
     const std::uint64_t w = mix64(key ^ mix64(0x5eed0000ULL + static_cast<std::uint64_t>(p)));
-    if (p == 0 || w > best_weight) {
+    if (best < 0 || w > best_weight) {
       best = p;
       best_weight = w;
     }
@@ -480,7 +482,7 @@ void Cluster::append_intra(int node, int a, int b, std::vector<sim::ResourceId>&
   }
 }
 
-void Cluster::append_fabric(int sn, int dn, int rail, std::uint64_t flow_hash,
+void Cluster::append_fabric(int sn, int dn, int src_nic, int dst_nic, std::uint64_t flow_hash,
                             std::vector<sim::ResourceId>& out) const {
   if (!torus_dims_.empty()) {
     const int dims = static_cast<int>(torus_dims_.size());
@@ -512,7 +514,7 @@ void Cluster::append_fabric(int sn, int dn, int rail, std::uint64_t flow_hash,
     }
     return;
   }
-  const int sl = leaf_of(sn, rail), dl = leaf_of(dn, rail);
+  const int sl = leaf_of(sn, src_nic), dl = leaf_of(dn, dst_nic);
   if (sl == dl) return;
   const bool rail_opt = spec_.fabric.kind == FabricKind::rail_optimized;
   const int sp = (rail_opt ? sl / nics_per_node_ : sl) / spec_.fabric.leaves_per_pod;
@@ -528,7 +530,7 @@ void Cluster::append_fabric(int sn, int dn, int rail, std::uint64_t flow_hash,
     return;
   }
   const std::size_t ups = spec_.fabric.tiers == 3 ? num_aggs_ : num_spines_;
-  const auto [k, plane] = pick_up_links(sl, sp, dn, rail, flow_hash);
+  const auto [k, plane] = pick_up_links(sl, sp, dl, dn, dst_nic, flow_hash);
   out.push_back(leaf_up_[static_cast<std::size_t>(sl) * ups + k]);
   if (via_core) {
     // Core c is wired to aggregation switch c % aggs of every pod (one plane per aggregation index).
@@ -539,16 +541,25 @@ void Cluster::append_fabric(int sn, int dn, int rail, std::uint64_t flow_hash,
   out.push_back(spine_down_[static_cast<std::size_t>(dl) * ups + k]);
 }
 
-std::pair<int, int> Cluster::pick_up_links(int sl, int sp, int dn, int rail, std::uint64_t flow_hash) const {
+std::pair<int, int> Cluster::pick_up_links(int sl, int sp, int dl, int dn, int rail, std::uint64_t flow_hash) const {
   const int ups = spec_.fabric.tiers == 3 ? num_aggs_ : num_spines_;
   const int per_plane = num_aggs_ > 0 ? std::max(1, num_spines_ / num_aggs_) : 1;
+  // A failed cable at either leaf: the pick among the up-links up at both (settle_failures
+  // checks one exists), by rendezvous hashing, so flows on healthy up-links keep theirs.
+  auto up = [&](int k) {
+    return up_link_failed_.empty() || (up_link_failed_[static_cast<std::size_t>(sl) * ups + k] == 0 &&
+                                       up_link_failed_[static_cast<std::size_t>(dl) * ups + k] == 0);
+  };
   if (routing_ == FabricRouting::d_mod_k) {
     // D-mod-k (Zahavi 2010, eq. 1): at tier l the up-port is floor(D / (w_1 ... w_{l-1})) mod w_l,
     // w_l the up-ports per switch of tier l. Past kMaxSpines a resource bundles ports p, p + ups, ...
+    // A destination whose port is down moves to one of the others (as OpenSM recomputes its
+    // tables around a failed link); the others keep theirs.
     const std::uint64_t d = destination_index(dn, rail);
     const auto ports = static_cast<std::uint64_t>(std::max(leaf_up_ports_, ups));
-    const int k = static_cast<int>((d % ports) % static_cast<std::uint64_t>(ups));
+    int k = static_cast<int>((d % ports) % static_cast<std::uint64_t>(ups));
     const int plane = static_cast<int>((d / ports) % static_cast<std::uint64_t>(per_plane));
+    if (!up(k)) k = rendezvous_pick(mix64(d), ups, up);
     return {k, plane};
   }
   // ECMP: each switch hashes the flow's 5-tuple with its own seed (switches are seeded per device
@@ -561,7 +572,7 @@ std::pair<int, int> Cluster::pick_up_links(int sl, int sp, int dn, int rail, std
   const std::uint64_t seed = spec_.fabric.ecmp_seed;
   const std::uint64_t at_leaf = mix64(flow_hash ^ mix64((seed << 20) ^ static_cast<std::uint64_t>(sl)));
   const std::uint64_t at_agg = mix64(flow_hash ^ mix64((seed << 20) ^ (static_cast<std::uint64_t>(sp) + (1ULL << 19))));
-  return {rendezvous_pick(at_leaf, ups), rendezvous_pick(at_agg, per_plane)};
+  return {rendezvous_pick(at_leaf, ups, up), rendezvous_pick(at_agg, per_plane, [](int) { return true; })};
 }
 
 std::uint64_t Cluster::destination_index(int node, int nic) const {
@@ -596,23 +607,39 @@ void Cluster::compute_route(int src, int dst, int rail, std::vector<sim::Resourc
     return;
   }
   // PXN: cross NVLink to the NIC's own GPU first, when the source is not it and NVLink joins them.
+  // A failed NIC: each side uses the NIC serving that rail on its node (serving_nic).
+  int src_nic = serving_nic(sn, rail), dst_nic = serving_nic(dn, rail);
+  if (src_nic != dst_nic && spec_.fabric.kind == FabricKind::rail_optimized && leaf_up_.empty()) {
+    // No spine joins the rails: both ends on one rail up at both nodes (settle_failures checks).
+    if (nic_up(dn, src_nic)) {
+      dst_nic = src_nic;
+    } else if (nic_up(sn, dst_nic)) {
+      src_nic = dst_nic;
+    } else {
+      for (int k = 0; k < nics_per_node_; ++k)
+        if (nic_up(sn, k) && nic_up(dn, k)) {
+          src_nic = dst_nic = k;
+          break;
+        }
+    }
+  }
   int proxy = si;
-  const int nic_gpu = gpu_of_nic(rail);
+  const int nic_gpu = gpu_of_nic(src_nic);
   if (nic_gpu != si && nvlink_between(si, nic_gpu)) {
     append_intra(sn, si, nic_gpu, out);
     proxy = nic_gpu;
   }
   const bool staged = !spec_.gpu_direct_rdma;
-  append_pcie(sn, false, proxy, true, rail, staged, out);
-  out.push_back(nic_tx_[static_cast<std::size_t>(sn) * nics_per_node_ + rail]);
+  append_pcie(sn, false, proxy, true, src_nic, staged, out);
+  out.push_back(nic_tx_[static_cast<std::size_t>(sn) * nics_per_node_ + src_nic]);
   // The flow's 5-tuple: source and destination NIC addresses, UDP source port (RoCEv2 derives it
   // from the queue pair, and NCCL opens one per GPU pair and channel) and the fixed destination
   // port 4791: (src GPU, dst GPU, NIC) identify it.
   const std::uint64_t flow = (static_cast<std::uint64_t>(src) << 36) | (static_cast<std::uint64_t>(dst) << 8) |
                              static_cast<std::uint64_t>(rail);
-  append_fabric(sn, dn, rail, mix64(flow), out);
-  out.push_back(nic_rx_[static_cast<std::size_t>(dn) * nics_per_node_ + rail]);
-  append_pcie(dn, true, rail, false, di, staged, out);
+  append_fabric(sn, dn, src_nic, dst_nic, mix64(flow), out);
+  out.push_back(nic_rx_[static_cast<std::size_t>(dn) * nics_per_node_ + dst_nic]);
+  append_pcie(dn, true, dst_nic, false, di, staged, out);
 }
 
 std::span<const sim::ResourceId> Cluster::route(int src_gpu, int dst_gpu) const {

@@ -24,6 +24,7 @@
 // resources carry no latency: NCCL's per-step latency model (models/collectives) covers them.
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -38,6 +39,8 @@
 #include "sim/time.h"
 
 namespace traincast::models {
+
+struct ResolvedSelector;  // element_overrides.h
 
 /// What a resource is, for per-link-type efficiencies (models/collectives) and reports.
 enum class LinkKind : std::uint8_t { other, nvlink, pcie, socket, nic, fabric };
@@ -208,10 +211,38 @@ class Cluster {
   double clock_factor(int gpu) const {
     return gpu_clock_factor_.empty() ? 1.0 : gpu_clock_factor_[static_cast<std::size_t>(gpu)];
   }
-  /// GPUs with a clock factor below 1, ascending.
+  /// Power limit of global GPU `gpu` from ClusterSpec::overrides power_cap_w [W]; 0 when none.
+  double power_cap_w(int gpu) const {
+    return gpu_power_cap_w_.empty() ? 0.0 : gpu_power_cap_w_[static_cast<std::size_t>(gpu)];
+  }
+  /// Supply air or coolant temperature of node `node` from ClusterSpec::overrides supply_c [C];
+  /// NaN when none names it (the scenario's thermal.supply_air_c / coolant_c hold).
+  double supply_c(int node) const {
+    return node_supply_c_.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                  : node_supply_c_[static_cast<std::size_t>(node)];
+  }
+  /// GPUs with a clock factor below 1, a power cap or a node supply temperature, ascending.
   const std::vector<int>& slowed_gpus() const { return slowed_gpus_; }
   /// Resources whose capacity an override scaled, ascending, with the factor applied.
   const std::vector<std::pair<sim::ResourceId, double>>& scaled_resources() const { return scaled_resources_; }
+  /// true when compute NIC `nic` of node `node` is up (no override `failed: true` names it).
+  bool nic_up(int node, int nic) const { return serving_nic(node, nic) == nic; }
+  /// The NIC that carries node `node`'s traffic of rail `nic`: `nic` when it is up, else the first
+  /// NIC up after it (nic + 1, nic + 2, ..., wrapping) on the same CPU socket, else on any socket
+  /// (NCCL only opens NICs that are up; a GPU whose own NIC is down uses a peer's NIC over PXN, or
+  /// PCIe). Not range-checked.
+  int serving_nic(int node, int nic) const {
+    return serving_nic_.empty() ? nic : serving_nic_[static_cast<std::size_t>(node) * nics_per_node_ + nic];
+  }
+  /// true when some compute NIC is failed.
+  bool has_failed_nics() const { return !serving_nic_.empty(); }
+  /// Compute NICs of node `node` that are failed.
+  int failed_nics(int node) const;
+  /// Resources an override marked failed (both directions of a NIC or of a leaf up-link cable),
+  /// ascending; no route crosses them.
+  const std::vector<sim::ResourceId>& failed_resources() const { return failed_resources_; }
+  /// true when some leaf up-link (leaf <-> spine or aggregation switch) is failed.
+  bool has_failed_up_links() const { return !up_link_failed_.empty(); }
 
   /// Human-readable description: per node the devices and links with bandwidths, then the fabric.
   std::string describe() const;
@@ -247,10 +278,24 @@ class Cluster {
   /// PCIe path between two endpoints of a node (GPU or NIC); staged = through the root complex.
   void append_pcie(int node, bool src_is_nic, int src, bool dst_is_nic, int dst, bool staged,
                    std::vector<sim::ResourceId>& out) const;
-  void append_fabric(int src_node, int dst_node, int rail, std::uint64_t flow_hash,
+  /// The fabric part from src_node's NIC src_nic to dst_node's NIC dst_nic (the same rail unless
+  /// a failed NIC was replaced on one side).
+  void append_fabric(int src_node, int dst_node, int src_nic, int dst_nic, std::uint64_t flow_hash,
                      std::vector<sim::ResourceId>& out) const;
-  /// The up-link index at the leaf (0 .. ups-1) and the core plane index (3 tiers) of a flow.
-  std::pair<int, int> pick_up_links(int src_leaf, int src_pod, int dst_node, int rail, std::uint64_t flow_hash) const;
+  /// The up-link index at the leaf (0 .. ups-1) and the core plane index (3 tiers) of a flow
+  /// from leaf src_leaf to leaf dst_leaf (towards NIC `rail` of dst_node): routing()'s pick,
+  /// or, when that cable is failed at either leaf, a pick among those up at both.
+  std::pair<int, int> pick_up_links(int src_leaf, int src_pod, int dst_leaf, int dst_node, int rail,
+                                    std::uint64_t flow_hash) const;
+  /// Marks a failed NIC or leaf up-link (override i, resource r); throws std::invalid_argument
+  /// "cluster.overrides[i].failed: ..." for an element that cannot fail (element_overrides.cc).
+  void fail_resource(int i, const std::string& select, sim::ResourceId r, std::vector<int>& nic_failed);
+  /// After every failure is marked: the serving NIC table, and refusals when a node has no NIC
+  /// up or two leaves have no up-link in common.
+  void settle_failures(const std::vector<int>& nic_failed);
+  /// Records override `o`'s supply_c on the nodes `sel` names (whole nodes only); throws
+  /// std::invalid_argument "<at>supply_c: ..." otherwise.
+  void apply_supply(const std::string& at, const ElementOverride& o, const ResolvedSelector& sel);
   int switch_of_gpu(int local) const;
   int switch_of_nic(int nic) const;
   int leaf_of(int node, int rail) const;
@@ -300,8 +345,13 @@ class Cluster {
   std::vector<ClusterEdge> edges_;
   std::vector<NodeGroup> groups_;
   std::vector<double> gpu_clock_factor_;  ///< per GPU; empty when no override names a GPU
+  std::vector<double> gpu_power_cap_w_;   ///< per GPU, 0 = none; empty when no override caps one
+  std::vector<double> node_supply_c_;     ///< per node, NaN = none; empty when no override sets one
   std::vector<int> slowed_gpus_;
   std::vector<std::pair<sim::ResourceId, double>> scaled_resources_;
+  std::vector<int> serving_nic_;     ///< node * nics + nic; empty when no NIC is failed
+  std::vector<int> up_link_failed_;  ///< leaf * ups + k (as leaf_up_): 1 + the failing override, 0 = up; empty: none
+  std::vector<sim::ResourceId> failed_resources_;
 
   mutable std::unordered_map<std::uint64_t, CachedRoute> route_index_;
   mutable std::vector<std::unique_ptr<sim::ResourceId[]>> route_blocks_;

@@ -1,7 +1,10 @@
 // Per-element overrides: the selector grammar's parser and its resolution (element_overrides.h).
 #include "models/hardware/element_overrides.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -117,6 +120,7 @@ ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& sel
 
 void Cluster::apply_overrides() {
   std::vector<double> resource_factor;
+  std::vector<int> nic_failed;  // node * nics + nic: 1 + the index of the override failing it, 0 = up
   for (std::size_t i = 0; i < spec_.overrides.size(); ++i) {
     const ElementOverride& o = spec_.overrides[i];
     const std::string at = "cluster.overrides[" + std::to_string(i) + "].";
@@ -127,6 +131,31 @@ void Cluster::apply_overrides() {
       throw std::invalid_argument(at + "select: " + e.what());
     }
     const bool gpus = !sel.gpus.empty();
+    if (o.supply_c) {
+      apply_supply(at, o, sel);
+      continue;
+    }
+    if (o.power_cap_w != 0.0) {
+      if (!gpus || o.failed || o.clock_factor != 0.0 || o.bandwidth_factor != 0.0)
+        throw std::invalid_argument(
+            at + "power_cap_w: \"" + o.select + "\"" +
+            (gpus ? " with another field (expected power_cap_w alone)" : " names a link or NIC (expected GPUs)"));
+      if (!(o.power_cap_w > 0.0 && o.power_cap_w <= gpu_->tdp_w))
+        throw std::invalid_argument(at + "power_cap_w: got " + std::to_string(o.power_cap_w) +
+                                    " W (expected 0 < p <= " + std::to_string(gpu_->tdp_w) + " W, the TDP of " +
+                                    gpu_->name + ")");
+      if (gpu_power_cap_w_.empty()) gpu_power_cap_w_.assign(static_cast<std::size_t>(num_gpus()), 0.0);
+      for (int g : sel.gpus) gpu_power_cap_w_[static_cast<std::size_t>(g)] = o.power_cap_w;
+      continue;
+    }
+    if (o.failed) {
+      if (gpus || o.clock_factor != 0.0 || o.bandwidth_factor != 0.0)
+        throw std::invalid_argument(at + "failed: \"" + o.select + "\"" +
+                                    (gpus ? " names GPUs (expected a NIC or a leaf up-link)"
+                                          : " with a factor (expected failed or a factor, not both)"));
+      for (sim::ResourceId r : sel.resources) fail_resource(static_cast<int>(i), o.select, r, nic_failed);
+      continue;
+    }
     const char* wanted = gpus ? "clock_factor" : "bandwidth_factor";
     const char* other = gpus ? "bandwidth_factor" : "clock_factor";
     const double f = gpus ? o.clock_factor : o.bandwidth_factor;
@@ -145,12 +174,147 @@ void Cluster::apply_overrides() {
       for (sim::ResourceId r : sel.resources) resource_factor[r] = f;
     }
   }
-  for (std::size_t g = 0; g < gpu_clock_factor_.size(); ++g)
-    if (gpu_clock_factor_[g] < 1.0) slowed_gpus_.push_back(static_cast<int>(g));
+  for (int g = 0; g < num_gpus(); ++g)
+    if (clock_factor(g) < 1.0 || power_cap_w(g) > 0.0 || !std::isnan(supply_c(node_of(g)))) slowed_gpus_.push_back(g);
   for (std::size_t r = 0; r < resource_factor.size(); ++r)
     if (resource_factor[r] < 1.0) {
       edges_[r].capacity_bytes_per_s *= resource_factor[r];
       scaled_resources_.emplace_back(static_cast<sim::ResourceId>(r), resource_factor[r]);
+    }
+  settle_failures(nic_failed);
+}
+
+void Cluster::fail_resource(int i, const std::string& select, sim::ResourceId r, std::vector<int>& nic_failed) {
+  auto index_in = [r](const std::vector<sim::ResourceId>& ids) {
+    const auto it = std::find(ids.begin(), ids.end(), r);
+    return it == ids.end() ? -1 : static_cast<int>(it - ids.begin());
+  };
+  int j = index_in(nic_tx_);
+  if (j < 0) j = index_in(nic_rx_);
+  if (j >= 0) {  // a NIC port is down both ways
+    if (nic_failed.empty()) nic_failed.assign(nic_tx_.size(), 0);
+    nic_failed[static_cast<std::size_t>(j)] = i + 1;
+    failed_resources_.push_back(nic_tx_[static_cast<std::size_t>(j)]);
+    failed_resources_.push_back(nic_rx_[static_cast<std::size_t>(j)]);
+    return;
+  }
+  const bool pooled = routing_ == FabricRouting::adaptive;
+  j = pooled ? -1 : index_in(leaf_up_);
+  if (j < 0 && !pooled) j = index_in(spine_down_);
+  if (j >= 0) {  // a cable between a leaf and a spine (aggregation) switch: both directions
+    if (up_link_failed_.empty()) up_link_failed_.assign(leaf_up_.size(), 0);
+    up_link_failed_[static_cast<std::size_t>(j)] = i + 1;
+    failed_resources_.push_back(leaf_up_[static_cast<std::size_t>(j)]);
+    failed_resources_.push_back(spine_down_[static_cast<std::size_t>(j)]);
+    return;
+  }
+  std::string why = link_kind(r) == LinkKind::nvlink   ? "an NVLink link"
+                    : link_kind(r) == LinkKind::pcie   ? "a PCIe link"
+                    : link_kind(r) == LinkKind::socket ? "a CPU socket link"
+                                                       : "a fabric link";
+  if (pooled && (index_in(leaf_up_) >= 0 || index_in(spine_down_) >= 0))
+    why =
+        "the pooled up-links of a leaf under adaptive routing (one failed cable of k: bandwidth_factor (k-1)/k "
+        "on it)";
+  throw std::invalid_argument("cluster.overrides[" + std::to_string(i) + "].failed: \"" + select + "\" is " + why +
+                              ", which routes cannot avoid here (expected a compute NIC, node<N>/nic<K>, or a leaf "
+                              "up-link, leafA->spineB, under d_mod_k or ecmp_hash routing; bandwidth_factor for a "
+                              "degraded link)");
+}
+
+void Cluster::apply_supply(const std::string& at, const ElementOverride& o, const ResolvedSelector& sel) {
+  // Whole nodes only: every GPU of each node the selector names.
+  const std::size_t gpn = static_cast<std::size_t>(gpus_per_node_);
+  bool whole = !sel.gpus.empty() && sel.gpus.size() % gpn == 0;
+  for (std::size_t i = 0; whole && i < sel.gpus.size(); ++i)
+    whole = local_rank(sel.gpus[i]) == static_cast<int>(i % gpn);
+  if (!whole || o.failed || o.power_cap_w != 0.0 || o.clock_factor != 0.0 || o.bandwidth_factor != 0.0)
+    throw std::invalid_argument(at + "supply_c: \"" + o.select + "\"" +
+                                (whole ? " with another field (expected supply_c alone)"
+                                       : " is not a whole node (expected node<N> or node<A>-<B>)"));
+  if (!std::isfinite(*o.supply_c)) throw std::invalid_argument(at + "supply_c: not a finite temperature");
+  if (node_supply_c_.empty())
+    node_supply_c_.assign(static_cast<std::size_t>(num_nodes_), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t i = 0; i < sel.gpus.size(); i += gpn)
+    node_supply_c_[static_cast<std::size_t>(node_of(sel.gpus[i]))] = *o.supply_c;
+}
+
+int Cluster::failed_nics(int node) const {
+  int n = 0;
+  for (int k = 0; k < nics_per_node_; ++k) n += nic_up(node, k) ? 0 : 1;
+  return n;
+}
+
+void Cluster::settle_failures(const std::vector<int>& nic_failed) {
+  std::sort(failed_resources_.begin(), failed_resources_.end());
+  failed_resources_.erase(std::unique(failed_resources_.begin(), failed_resources_.end()), failed_resources_.end());
+  const int nics = nics_per_node_;
+  if (!nic_failed.empty()) {
+    serving_nic_.resize(nic_failed.size());
+    for (int n = 0; n < num_nodes_; ++n) {
+      const std::size_t base = static_cast<std::size_t>(n) * nics;
+      for (int k = 0; k < nics; ++k) {
+        int pick = -1;
+        for (int step = 0; step < nics && pick < 0; ++step) {  // same socket first
+          const int c = (k + step) % nics;
+          if (nic_failed[base + c] == 0 && socket_of_nic(c) == socket_of_nic(k)) pick = c;
+        }
+        for (int step = 0; step < nics && pick < 0; ++step)
+          if (nic_failed[base + (k + step) % nics] == 0) pick = (k + step) % nics;
+        if (pick < 0 && num_nodes_ > 1)
+          throw std::invalid_argument(
+              "cluster.overrides[" +
+              std::to_string(*std::max_element(nic_failed.begin() + static_cast<std::ptrdiff_t>(base),
+                                               nic_failed.begin() + static_cast<std::ptrdiff_t>(base) + nics) -
+                             1) +
+              "].failed: every compute NIC of node" + std::to_string(n) + " is failed, so node" + std::to_string(n) +
+              " reaches no other node (expected at least one of nic0-" + std::to_string(nics - 1) + " up)");
+        serving_nic_[base + k] = pick < 0 ? k : pick;
+      }
+    }
+  }
+  if (!nic_failed.empty() && spec_.fabric.kind == FabricKind::rail_optimized && leaf_up_.empty()) {
+    // A rail-only fabric (no spine joins the rails): two nodes need a rail up at both.
+    std::vector<int> broken;
+    for (int n = 0; n < num_nodes_; ++n)
+      if (failed_nics(n) > 0) broken.push_back(n);
+    for (std::size_t a = 0; a < broken.size(); ++a)
+      for (std::size_t b = a + 1; b < broken.size(); ++b) {
+        bool common = false;
+        for (int k = 0; k < nics && !common; ++k) common = nic_up(broken[a], k) && nic_up(broken[b], k);
+        if (!common)
+          throw std::invalid_argument(
+              "cluster.overrides[" + std::to_string(*std::max_element(nic_failed.begin(), nic_failed.end()) - 1) +
+              "].failed: node" + std::to_string(broken[a]) + " and node" + std::to_string(broken[b]) +
+              " have no rail with a NIC up at both, and no spine joins the rails of this rail-optimized fabric "
+              "(expected fewer failed NICs)");
+      }
+  }
+  if (up_link_failed_.empty()) return;
+  // Every two leaves must share an up-link that is up at both (the spine or aggregation switch
+  // joining them); only leaves with a failed cable can break that.
+  const int ups = static_cast<int>(leaf_up_.size()) / std::max(1, num_leaves_);
+  std::vector<int> broken;
+  for (int l = 0; l < num_leaves_; ++l)
+    for (int k = 0; k < ups; ++k)
+      if (up_link_failed_[static_cast<std::size_t>(l) * ups + k] != 0) {
+        broken.push_back(l);
+        break;
+      }
+  for (int a : broken)
+    for (int b = 0; b < num_leaves_; ++b) {
+      if (b == a) continue;
+      bool common = false;
+      for (int k = 0; k < ups && !common; ++k)
+        common = up_link_failed_[static_cast<std::size_t>(a) * ups + k] == 0 &&
+                 up_link_failed_[static_cast<std::size_t>(b) * ups + k] == 0;
+      int last = 0;  // the override that failed a's last up-link
+      for (int k = 0; k < ups; ++k) last = std::max(last, up_link_failed_[static_cast<std::size_t>(a) * ups + k]);
+      if (!common)
+        throw std::invalid_argument("cluster.overrides[" + std::to_string(last - 1) + "].failed: leaf" +
+                                    std::to_string(a) + " and leaf" + std::to_string(b) +
+                                    " have no up-link left to a common spine or aggregation switch, so their nodes "
+                                    "cannot reach each other (expected fewer failed up-links)");
     }
 }
 

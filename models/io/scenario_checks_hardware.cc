@@ -17,6 +17,7 @@
 #include "models/hardware/cluster.h"
 #include "models/hardware/element_overrides.h"
 #include "models/io/scenario_checks.h"
+#include "models/power/power_model.h"
 
 namespace traincast::io::detail {
 namespace {
@@ -63,7 +64,104 @@ void check_gpu_fits_node(const models::Scenario& s, const models::NodeTemplate* 
   k.error(blame_template ? "cluster.node_template" : "cluster.gpu", problem);
 }
 
+/// An override's power_cap_w: alone on a GPU selector, within what `nvidia-smi -pl` accepts for
+/// the GPU (as power.gpu_power_limit_w: the board's Min Power Limit, or the power model's floor
+/// where that is higher, to the TDP).
+template <typename Fail>
+void check_power_cap(const models::ElementOverride& o, const std::string& at, const models::Cluster* cluster,
+                     Fail& fail) {
+  const std::string field = at + "power_cap_w";
+  if (o.failed || o.clock_factor != 0.0 || o.bandwidth_factor != 0.0) {
+    fail(field, "set with " +
+                    std::string(o.failed                ? "failed"
+                                : o.clock_factor != 0.0 ? "clock_factor"
+                                                        : "bandwidth_factor") +
+                    " (expected one of clock_factor, power_cap_w, bandwidth_factor, failed per override)");
+    return;
+  }
+  if (cluster == nullptr) return;
+  try {
+    if (models::resolve_selector(*cluster, o.select).gpus.empty()) {
+      fail(field, "\"" + o.select +
+                      "\" names a link or NIC (expected a GPU selector; a link takes bandwidth_factor "
+                      "or failed)");
+      return;
+    }
+  } catch (const std::invalid_argument& e) {
+    fail(at + "select", e.what());
+    return;
+  }
+  const models::GpuSpec& gpu = cluster->gpu_spec(0);
+  const double lo = models::min_power_limit_w(gpu);
+  if (std::isfinite(o.power_cap_w) && o.power_cap_w >= lo && o.power_cap_w <= gpu.tdp_w) return;
+  fail(field, "got " + Checker::number(o.power_cap_w) + " W (expected " + Checker::number(lo) + " to " +
+                  Checker::number(gpu.tdp_w) + " W for " + gpu.name +
+                  (gpu.min_power_limit_w >= lo ? ": nvidia-smi -pl refuses limits below its Min Power Limit or above "
+                                                 "the TDP)"
+                                               : ": below it the GPU draws more than the cap even at its lowest clock "
+                                                 "under full tensor load)"));
+}
+
+/// An override's supply_c: alone, on whole nodes, in the range of thermal.supply_air_c (air) or
+/// thermal.coolant_c (liquid).
+template <typename Fail>
+void check_supply(const models::Scenario& s, const models::ElementOverride& o, const std::string& at,
+                  const models::Cluster* cluster, Fail& fail) {
+  const std::string field = at + "supply_c";
+  if (o.failed || o.clock_factor != 0.0 || o.bandwidth_factor != 0.0 || o.power_cap_w != 0.0) {
+    fail(field,
+         "set with another field (expected one of clock_factor, power_cap_w, supply_c, bandwidth_factor, "
+         "failed per override)");
+    return;
+  }
+  // ASHRAE TC 9.9 (2021) allowable inlet air: A1 15-32 C ... A4 5-45 C; liquid classes W17-W45 and
+  // W+ above 45 C: the ranges of thermal.supply_air_c and thermal.coolant_c hold a hot aisle or loop.
+  const bool liquid = s.thermal.cooling == models::Cooling::liquid;
+  const double hi = liquid ? 70.0 : 60.0;
+  if (!(std::isfinite(*o.supply_c) && *o.supply_c >= 0.0 && *o.supply_c <= hi)) {
+    fail(field, "got " + Checker::number(*o.supply_c) + " C (expected 0 to " + Checker::number(hi) + " C " +
+                    (liquid ? "coolant, as thermal.coolant_c (ASHRAE liquid classes W17-W45, W+)"
+                            : "supply air, as thermal.supply_air_c (ASHRAE allowable classes A1-A4: 5-45 C)") +
+                    ")");
+    return;
+  }
+  if (cluster == nullptr) return;
+  try {
+    const models::ResolvedSelector sel = models::resolve_selector(*cluster, o.select);
+    const auto gpn = static_cast<std::size_t>(cluster->gpus_per_node());
+    bool whole = !sel.gpus.empty() && sel.gpus.size() % gpn == 0;
+    for (std::size_t i = 0; whole && i < sel.gpus.size(); ++i)
+      whole = cluster->local_rank(sel.gpus[i]) == static_cast<int>(i % gpn);
+    if (!whole) fail(field, "\"" + o.select + "\" is not a whole node (expected node<N> or node<A>-<B>)");
+  } catch (const std::invalid_argument& e) {
+    fail(at + "select", e.what());
+  }
+}
+
+/// Failed elements that leave no route (a node without a NIC up, two leaves without a common
+/// up-link) or that routes cannot avoid: Cluster's refusal, at the override's `failed`.
+void check_failed_elements(const models::Scenario& s, Checker& k) {
+  if (std::none_of(s.cluster.overrides.begin(), s.cluster.overrides.end(),
+                   [](const models::ElementOverride& o) { return o.failed; }))
+    return;
+  try {
+    const models::Cluster cluster(s.cluster);
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    const std::size_t colon = what.find(".failed: ");
+    if (what.rfind("cluster.overrides[", 0) == 0 && colon != std::string::npos)
+      k.error(what.substr(0, colon + 7), what.substr(colon + 9));
+  } catch (const std::exception&) {
+    // another field is wrong and has its own error
+  }
+}
+
 void check_element_overrides(const models::Scenario& s, Checker& k) {
+  bool clean = true;
+  auto fail = [&](const std::string& path, const std::string& what) {
+    k.error(path, what);
+    clean = false;
+  };
   std::unique_ptr<models::Cluster> cluster;
   try {
     models::ClusterSpec plain = s.cluster;
@@ -76,36 +174,63 @@ void check_element_overrides(const models::Scenario& s, Checker& k) {
     const models::ElementOverride& o = s.cluster.overrides[i];
     const std::string at = "cluster.overrides[" + std::to_string(i) + "].";
     if (o.select.empty()) {
-      k.error(at + "select", "required (expected a GPU, node range, NIC or link, e.g. \"node17/gpu3\")");
+      fail(at + "select", "required (expected a GPU, node range, NIC or link, e.g. \"node17/gpu3\")");
+      continue;
+    }
+    if (o.supply_c) {
+      check_supply(s, o, at, cluster.get(), fail);
+      continue;
+    }
+    if (o.power_cap_w != 0.0) {
+      check_power_cap(o, at, cluster.get(), fail);
+      continue;
+    }
+    if (o.failed) {
+      if (o.clock_factor != 0.0 || o.bandwidth_factor != 0.0) {
+        fail(at + "failed", std::string("set with ") + (o.clock_factor != 0.0 ? "clock_factor" : "bandwidth_factor") +
+                                " (expected failed: true or a factor, not both)");
+        continue;
+      }
+      if (cluster == nullptr) continue;
+      try {
+        const models::ResolvedSelector sel = models::resolve_selector(*cluster, o.select);
+        if (!sel.gpus.empty())
+          fail(at + "failed", "\"" + o.select + "\" names GPUs (expected a NIC, node<N>/nic<K>, or a leaf up-link, " +
+                                  "leafA->spineB; a GPU takes clock_factor)");
+      } catch (const std::invalid_argument& e) {
+        fail(at + "select", e.what());
+      }
       continue;
     }
     if (o.clock_factor != 0.0 && o.bandwidth_factor != 0.0) {
-      k.error(at + "bandwidth_factor", "set with clock_factor (expected one factor per override)");
+      fail(at + "bandwidth_factor", "set with clock_factor (expected one factor per override)");
       continue;
     }
     if (o.clock_factor == 0.0 && o.bandwidth_factor == 0.0) {
-      k.error(at + "select",
-              "no factor (expected clock_factor for a GPU selector, bandwidth_factor for a link or NIC)");
+      fail(at + "select",
+           "no factor (expected clock_factor or power_cap_w for a GPU selector, bandwidth_factor or failed: true "
+           "for a link or NIC)");
       continue;
     }
     const bool clock = o.clock_factor != 0.0;
     const std::string field = at + (clock ? "clock_factor" : "bandwidth_factor");
     const double f = clock ? o.clock_factor : o.bandwidth_factor;
     if (!(f > 0.0 && f <= 1.0)) {
-      k.error(field, "got " + Checker::number(f) + " (expected 0 < f <= 1" +
-                         (f > 1.0 ? std::string("; an element cannot run faster than its datasheet") : "") + ")");
+      fail(field, "got " + Checker::number(f) + " (expected 0 < f <= 1" +
+                      (f > 1.0 ? std::string("; an element cannot run faster than its datasheet") : "") + ")");
       continue;
     }
     if (cluster == nullptr) continue;
     try {
       const models::ResolvedSelector sel = models::resolve_selector(*cluster, o.select);
       if (clock != !sel.gpus.empty())
-        k.error(field, "\"" + o.select + "\" names " + (clock ? "a link or NIC" : "GPUs") + " (expected " +
-                           (clock ? "bandwidth_factor" : "clock_factor") + " for it)");
+        fail(field, "\"" + o.select + "\" names " + (clock ? "a link or NIC" : "GPUs") + " (expected " +
+                        (clock ? "bandwidth_factor" : "clock_factor") + " for it)");
     } catch (const std::invalid_argument& e) {
-      k.error(at + "select", e.what());
+      fail(at + "select", e.what());
     }
   }
+  if (clean) check_failed_elements(s, k);  // what only the whole set can break
 }
 
 void check_node_groups(const models::Scenario& s, Checker& k) {

@@ -72,8 +72,9 @@ double PowerThermalModel::node_ac_w(double gpu_w) const {
 }
 
 double PowerThermalModel::inlet_of(int i) const {
-  if (s_.liquid) return s_.supply_c;
-  double t = s_.supply_c;
+  const double supply = std::isnan(s_.gpus[i].supply_c) ? s_.supply_c : s_.gpus[i].supply_c;
+  if (s_.liquid) return supply;
+  double t = supply;
   const auto rack = static_cast<std::size_t>(s_.gpus[i].actual_node / s_.nodes_per_rack);
   if (rack < rack_rise_.size()) t += rack_rise_[rack];
   for (const auto& [j, k_per_w] : s_.gpus[i].upstream) t += g_[j].power_w * k_per_w;
@@ -214,9 +215,11 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
       GpuState& st = g_[gpus[k]];
       const ThermalRc& rc = s_.gpus[gpus[k]].rc;
       hold[k] = (rc.slowdown_c - st.inlet_c) / rc.r_k_per_w;
-      double limit = cap;
+      const double own = s_.gpus[gpus[k]].power_limit_w;  // cluster.overrides power_cap_w
+      const double cap_k = own > 0 ? std::min(cap, own) : cap;
+      double limit = cap_k;
       if (st.throttled) {
-        if (gpu_power_w(curve, a, clock_for_power_limit(curve, a, cap)) <= hold[k]) {
+        if (gpu_power_w(curve, a, clock_for_power_limit(curve, a, cap_k)) <= hold[k]) {
           st.throttled = false;  // the thermal limit no longer binds
         } else {
           limit = std::min(limit, hold[k]);
@@ -231,11 +234,12 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
     // A throttled GPU that would draw less than its holding power at its free clock (others set
     // the pace, so it waits part of the time) cools: release it.
     bool changed = false;
-    const double f_free = clock_for_power_limit(curve, a, cap);
-    const double s_free = op_speed(c, f_free);
     for (std::size_t k = 0; k < gpus.size(); ++k) {
       GpuState& st = g_[gpus[k]];
       if (!st.throttled) continue;
+      const double own = s_.gpus[gpus[k]].power_limit_w;
+      const double f_free = clock_for_power_limit(curve, a, own > 0 ? std::min(cap, own) : cap);
+      const double s_free = op_speed(c, f_free);
       double others = s_free;
       for (std::size_t j = 0; j < gpus.size(); ++j)
         if (j != k) others = std::min(others, speed[j]);

@@ -51,6 +51,10 @@ struct PowerThermalSetup {
     /// clock power and temperature allow, capped at it. Not a "reduced clock" of the power model
     /// (clock_reduced() ignores it: temperature feeds nothing back through it).
     double clock_factor = 1.0;
+    /// Its own power limit (cluster.overrides power_cap_w) [W]; 0 = power_limit_w's alone.
+    double power_limit_w = 0;
+    /// Its node's supply air / coolant [C] (cluster.overrides supply_c); NaN = supply_c's.
+    double supply_c = std::numeric_limits<double>::quiet_NaN();
     /// Real GPUs it stands for (folding); averages over GPUs weight by it.
     int stands_for = 1;
   };

@@ -95,6 +95,18 @@ struct ElementOverride {
   double clock_factor = 0.0;
   /// Link and NIC selectors: capacity as a fraction of the built one, 0 < f <= 1 (0 = unset).
   double bandwidth_factor = 0.0;
+  /// NIC selectors ("node3/nic1", or one direction of it) and leaf up-links ("leaf0->spine1", either
+  /// direction of the cable): the element is down and routes avoid it (Cluster::serving_nic,
+  /// Cluster::route). Exclusive with the factors.
+  bool failed = false;
+  /// GPU selectors: the GPU's power limit [W] as `nvidia-smi -pl` sets it, 0 < p <= TDP (0 = unset;
+  /// the scenario check refuses p below the board's minimum, models/power min_power_limit_w). The
+  /// lower of it and power.gpu_power_limit_w holds. Exclusive with the other fields.
+  double power_cap_w = 0.0;
+  /// Whole-node selectors ("node17", "node0-15"): the node's supply air (air cooling) or coolant
+  /// (liquid) temperature [C] in place of thermal.supply_air_c / thermal.coolant_c; unset = those.
+  /// Exclusive with the other fields.
+  std::optional<double> supply_c = std::nullopt;
   bool operator==(const ElementOverride&) const = default;
 };
 

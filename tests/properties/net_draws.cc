@@ -258,6 +258,51 @@ CheckResult sharp_never_slower(const NetDraw& d) {
 }
 Sides sharp_side(const NetDraw&) { return {"", "--set cluster.fabric.sharp=true"}; }
 
+/// A failed compute NIC (the last of the call's first node) never makes the call faster: its rail
+/// moves to another NIC of the node, whose load only grows (docs/fabric.md, failed links).
+CheckResult failed_nic_never_faster(const NetDraw& d) {
+  if (d.num_nodes < 2 || nics_of(d) < 2 || (d.group_nodes != 0 && d.group_nodes < 2)) return not_applicable();
+  NetDraw failed = d;
+  failed.failed = {"node" + std::to_string(d.first_node) + "/nic" + std::to_string(nics_of(d) - 1)};
+  const NetOutcome down = run_net(failed), up = run_net(d);
+  // Not on NVLS tree: there one NIC fewer is faster without any override too (fabric-0140, 64 MiB
+  // on 2 DGX H100 at 3:1: 754.5 us at nics_per_node 7, 788.0 us at 8), an open fault of that plan.
+  if (down.choice.rfind("nvls_tree", 0) == 0 || up.choice.rfind("nvls_tree", 0) == 0) return not_applicable();
+  return monotone(d, failed.failed[0] + " failed", down, "all NICs up", up);
+}
+Sides failed_nic_side(const NetDraw& d) {
+  return {"cluster { overrides { select: \"node" + std::to_string(d.first_node) + "/nic" +
+              std::to_string(nics_of(d) - 1) + "\" failed: true } }",
+          "(no overrides)"};
+}
+
+/// A failed leaf up-link (leaf0 <-> spine0, or its first aggregation switch) never makes the call
+/// faster: its flows move to the other up-links, whose flow sets only grow. Static routing where
+/// the NIC's default is adaptive (a failed cable of a pooled leaf cannot be named).
+CheckResult failed_up_link_never_faster(const NetDraw& d) {
+  if (d.fabric_kind == "torus" || d.num_nodes <= d.nodes_per_leaf) return not_applicable();
+  NetDraw healthy = d;
+  if (healthy.routing.empty() &&
+      models::Cluster::routing_for_nic(models::find_nic(nic_of(d))) == models::FabricRouting::adaptive)
+    healthy.routing = "d_mod_k";
+  const models::Cluster cluster(load(healthy).cluster);
+  int ups = 0;  // leaf0's up-links
+  for (const models::ClusterEdge& e : cluster.edges())
+    if (e.from == "leaf0" && e.kind == models::LinkKind::fabric) ++ups;
+  if (ups < 2) return not_applicable();
+  NetDraw failed = healthy;
+  for (const models::ClusterEdge& e : cluster.edges())
+    if (e.from == "leaf0" && e.kind == models::LinkKind::fabric) {
+      failed.failed = {e.name};
+      break;
+    }
+  return monotone(d, failed.failed[0] + " failed", run_net(failed), "all up-links up", run_net(healthy));
+}
+Sides failed_up_link_side(const NetDraw&) {
+  return {"cluster { fabric { routing: d_mod_k (if adaptive) } overrides { select: \"leaf0->spine0\" failed: true } }",
+          "(no overrides)"};
+}
+
 }  // namespace
 
 std::string scenario_text(const NetDraw& d) {
@@ -270,7 +315,9 @@ std::string scenario_text(const NetDraw& d) {
   if (!d.nic.empty()) o << "  nic: \"" << d.nic << "\"\n";
   if (d.nics_per_node > 0) o << "  nics_per_node: " << d.nics_per_node << "\n";
   o << "  fabric { kind: " << d.fabric_kind << " nodes_per_leaf: " << d.nodes_per_leaf
-    << " oversubscription: " << fmt(d.oversubscription) << (d.sharp ? " sharp: true" : "") << " }\n";
+    << " oversubscription: " << fmt(d.oversubscription) << (d.sharp ? " sharp: true" : "")
+    << (d.routing.empty() ? std::string() : " routing: " + d.routing) << " }\n";
+  for (const std::string& f : d.failed) o << "  overrides { select: \"" << f << "\" failed: true }\n";
   o << "  collectives { algorithm: " << d.algorithm << " protocol: " << d.protocol;
   if (d.channels > 0) o << " min_channels: " << d.channels << " max_channels: " << d.channels;
   o << " }\n}\n";
@@ -354,6 +401,8 @@ const std::vector<NetProperty>& net_properties() {
       {"relabel_nodes", relabel_nodes, relabel_side},
       {"bytes_conserved", bytes_conserved, bytes_side},
       {"sharp_never_slower", sharp_never_slower, sharp_side},
+      {"failed_nic_never_faster", failed_nic_never_faster, failed_nic_side},
+      {"failed_up_link_never_faster", failed_up_link_never_faster, failed_up_link_side},
   };
   return p;
 }

@@ -33,6 +33,8 @@ struct NetDraw {
   int channels = 0;
   /// cluster.fabric.sharp (in-network reduction, NCCL CollNet).
   bool sharp = false;
+  std::string routing;              ///< cluster.fabric.routing; "" = automatic
+  std::vector<std::string> failed;  ///< cluster.overrides selectors with failed: true
   bool forced() const { return algorithm != "automatic" && protocol != "any"; }
 };
 
@@ -70,7 +72,7 @@ struct NetProperty {
   Sides (*sides)(const NetDraw&);
 };
 /// less_oversubscription, faster_nic, more_nics, rates_x2, relabel_nodes, bytes_conserved,
-/// sharp_never_slower.
+/// sharp_never_slower, failed_nic_never_faster, failed_up_link_never_faster.
 const std::vector<NetProperty>& net_properties();
 
 /// Smaller draws than d for the greedy shrink: fewer nodes, fewer NICs, smaller size, one leaf

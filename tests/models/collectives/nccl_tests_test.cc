@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -112,6 +113,34 @@ TEST(NcclTests, SendRecvRunsEveryPairAtOnce) {
   const auto p = simulate_nccl_tests(c, pair, {s});
   EXPECT_NEAR(a[0].time_s, p[0].time_s, 1e-9);
   EXPECT_EQ(a[0].busbw_gbps, a[0].algbw_gbps);  // factor 1
+}
+
+TEST(NcclTests, OneOfEightNicsFailedOnTwoNodesAsWorkedByHand) {
+  // 2 x DGX H100, all_reduce of 1 GiB, ring Simple forced, n = 16 ranks. Each GPU's NVLink port
+  // sends 2(n-1)/n S over all channels (one ring edge per channel, PXN included); each NIC sends
+  // 2(n-1)/n S / C (one ring per NIC, C channels). Rates: NVLink4 18 x 25 GB/s x 20.6/25, NDR
+  // 50 GB/s x 12/12.5 (nccl_tuning.h LinkEfficiency). Healthy: C = 8, NVLink binds (5.43 ms vs
+  // 5.24 ms). node0/nic3 failed: NCCL's search sees 7 NICs, C = 7, the NICs bind (5.99 ms):
+  // busbw x 0.91, not 7/8, since the NVLink term stays.
+  ClusterSpec c;
+  c.node_template = "dgx_h100";
+  c.num_nodes = 2;
+  c.fabric.kind = FabricKind::fat_tree;
+  c.collectives.algorithm = CollectiveAlgorithm::ring;
+  c.collectives.protocol = CollectiveProtocol::simple;
+  NcclTestsOptions o;
+  const double s = 1 << 30, edge = 2.0 * 15 / 16 * s;
+  const double nvl_bytes_per_s = 18 * 25e9 * 20.6 / 25, nic_bytes_per_s = 50e9 * 12 / 12.5;
+  const NcclTestsResult healthy = simulate_nccl_tests(c, o, {s}).at(0);
+  c.overrides = {{"node0/nic3", 0.0, 0.0, true}};
+  const NcclTestsResult failed = simulate_nccl_tests(c, o, {s}).at(0);
+  EXPECT_EQ(healthy.choice.channels, 8);
+  EXPECT_EQ(failed.choice.channels, 7);
+  const double t_healthy = std::max(edge / nvl_bytes_per_s, edge / 8 / nic_bytes_per_s);
+  const double t_failed = std::max(edge / nvl_bytes_per_s, edge / 7 / nic_bytes_per_s);
+  EXPECT_NEAR(healthy.time_s, healthy.choice.latency_s + t_healthy, 0.002 * healthy.time_s);
+  EXPECT_NEAR(failed.time_s, failed.choice.latency_s + t_failed, 0.002 * failed.time_s);
+  EXPECT_NEAR(failed.busbw_gbps / healthy.busbw_gbps, 0.909, 0.003);  // 325.9 / 358.6 GB/s
 }
 
 TEST(NcclTests, BadGpuSelections) {

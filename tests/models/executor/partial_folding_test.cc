@@ -136,6 +136,55 @@ TEST(PartialFolding, AReplicaWhosePipelineCrossesASlowNicIsAlone) {
   EXPECT_EQ(p.folded.folding.simulated_replicas, 2);
 }
 
+TEST(PartialFolding, AReplicaOnANodeWithAFailedNicIsAloneAndNoFasterThanHealthy) {
+  // tp 8 x pp 2 x dp 4 on 8 nodes: replica 1's stage 0 sits on node 1, whose nic0 is down, so its
+  // PP sends and its share of the DP all-reduce leave through nic1 (shared with rail 1).
+  Scenario sc = job(8, 8, 2, 4);
+  sc.cluster.overrides = {{"node1/nic0", 0.0, 0.0, true}};
+  const Cluster cluster(sc.cluster);
+  const FoldingPlan plan = plan_replica_folding(sc, parallel_layout_of(sc, cluster.num_gpus()), cluster);
+  ASSERT_EQ(plan.classes.size(), 2u);
+  EXPECT_EQ(plan.classes[1].units, std::vector<int>{1});
+  EXPECT_EQ(plan.classes[1].reason, "node1.nic0 failed on its node");
+  const Pair p = folded_vs_unfolded(sc, false);
+  EXPECT_EQ(p.folded.folding.simulated_replicas, 2);
+  EXPECT_GE(p.folded.iteration_time_s, nominal_iteration_s(sc) * (1 - 1e-9));
+}
+
+TEST(PartialFolding, APowerCappedGpuIsTheStragglerAndALowerCapNeverFaster) {
+  // tp 8 x dp 4 on 4 nodes: node2/gpu5 limited to 200 W (the H100's Min Power Limit) runs its
+  // compute below boost; its replica is a class alone and the straggler names it "power_cap".
+  Scenario sc = job(4, 8, 1, 4);
+  sc.cluster.overrides = {{"node2/gpu5", 0.0, 0.0, false, 200.0}};
+  const Pair p = folded_vs_unfolded(sc);
+  EXPECT_EQ(p.folded.folding.simulated_replicas, 2);
+  EXPECT_TRUE(p.folded.straggler.found);
+  EXPECT_EQ(p.folded.straggler.gpu, 21);
+  EXPECT_EQ(p.folded.straggler.cause, "power_cap");
+  Scenario higher = sc;
+  higher.cluster.overrides = {{"node2/gpu5", 0.0, 0.0, false, 400.0}};
+  const double t_higher = simulate_training(higher).iteration_time_s;
+  EXPECT_GE(p.folded.iteration_time_s, t_higher * (1 - 1e-9));
+  EXPECT_GE(t_higher, nominal_iteration_s(sc) * (1 - 1e-9));
+}
+
+TEST(PartialFolding, AHotNodeBreathesItsOwnSupplyAndItsReplicaIsAClassAlone) {
+  // tp 8 x dp 4 on 4 air-cooled nodes: node2 breathes 45 C supply air (ASHRAE A4's top) instead of
+  // 25 C: every inlet of node2 is 20 C warmer than the same slot's on node0 (one short iteration
+  // does not heat these GPUs to their slowdown temperature), and its replica is a class alone.
+  Scenario sc = job(4, 8, 1, 4);
+  sc.cluster.overrides = {{"node2", 0.0, 0.0, false, 0.0, 45.0}};
+  const Pair p = folded_vs_unfolded(sc, false);
+  EXPECT_EQ(p.folded.folding.simulated_replicas, 2);
+  EXPECT_GE(p.folded.iteration_time_s, nominal_iteration_s(sc) * (1 - 1e-9));
+  double inlet0 = 0, inlet16 = 0;
+  for (const GpuThermal& gt : p.unfolded.thermal.gpus) {
+    if (gt.gpu == 0) inlet0 = gt.inlet_c;
+    if (gt.gpu == 16) inlet16 = gt.inlet_c;
+  }
+  EXPECT_NEAR(inlet16 - inlet0, 20.0, 0.5);
+}
+
 TEST(PartialFolding, ContextParallelUnitsFoldAsWholeUnits) {
   // cp 2: a unit is two data ranks exchanging K/V; the slow GPU's unit is simulated whole.
   Scenario sc = job(4, 4, 1, 4);

@@ -67,6 +67,61 @@ TEST(OverridesIo, BadSelectorsAndFactorsArePositionedAndNameWhatExists) {
                                       "range, NIC or link, e.g. \"node17/gpu3\")"}));
 }
 
+TEST(OverridesIo, FailedNicsAndLinksLoadAndBadOnesArePositioned) {
+  const models::Scenario s =
+      load_scenario_text(scenario("select: \"node1/nic2\" failed: true"), "t.textproto", Format::text, {});
+  ASSERT_EQ(s.cluster.overrides.size(), 1u);
+  EXPECT_EQ(s.cluster.overrides[0], (models::ElementOverride{"node1/nic2", 0.0, 0.0, true}));
+  EXPECT_EQ(load_scenario_text(scenario_to_text(s), "p.textproto", Format::text, {}).cluster.overrides,
+            s.cluster.overrides);
+  EXPECT_EQ(errors_of(scenario("select: \"node1/gpu2\" failed: true")),
+            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].failed: \"node1/gpu2\" names GPUs "
+                                      "(expected a NIC, node<N>/nic<K>, or a leaf up-link, leafA->spineB; a GPU takes "
+                                      "clock_factor)"}));
+  EXPECT_EQ(errors_of(scenario("select: \"node1/nic2\" bandwidth_factor: 0.5 failed: true")),
+            (std::vector<std::string>{"t.textproto:2:58: cluster.overrides[0].failed: set with bandwidth_factor "
+                                      "(expected failed: true or a factor, not both)"}));
+  const std::vector<std::string> nvl = errors_of(scenario("select: \"node0.gpu3.nvl_up\" failed: true"));
+  ASSERT_EQ(nvl.size(), 1u);
+  EXPECT_EQ(nvl[0].rfind("t.textproto:2:43: cluster.overrides[0].failed: \"node0.gpu3.nvl_up\" is an NVLink link, "
+                         "which routes cannot avoid here",
+                         0),
+            0u)
+      << nvl[0];
+}
+
+TEST(OverridesIo, PowerCapsLoadAndOutOfRangeOnesArePositioned) {
+  const models::Scenario s =
+      load_scenario_text(scenario("select: \"node1/gpu2\" power_cap_w: 400"), "t.textproto", Format::text, {});
+  EXPECT_EQ(s.cluster.overrides[0], (models::ElementOverride{"node1/gpu2", 0.0, 0.0, false, 400.0}));
+  EXPECT_EQ(load_scenario_text(scenario_to_text(s), "p.textproto", Format::text, {}).cluster.overrides,
+            s.cluster.overrides);
+  // H100 SXM5: nvidia-smi -q Min Power Limit 200 W, Max (TDP) 700 W (models/hardware/catalog.cc).
+  const std::vector<std::string> low = errors_of(scenario("select: \"node1/gpu2\" power_cap_w: 100"));
+  ASSERT_EQ(low.size(), 1u);
+  EXPECT_EQ(low[0].rfind("t.textproto:2:36: cluster.overrides[0].power_cap_w: got 100 W (expected ", 0), 0u) << low[0];
+  EXPECT_NE(low[0].find(" to 700 W for H100"), std::string::npos) << low[0];
+  EXPECT_EQ(errors_of(scenario("select: \"node1/nic0\" power_cap_w: 400")),
+            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].power_cap_w: \"node1/nic0\" names a link "
+                                      "or NIC (expected a GPU selector; a link takes bandwidth_factor or failed)"}));
+}
+
+TEST(OverridesIo, NodeSupplyTemperaturesLoadAndBadOnesArePositioned) {
+  const models::Scenario s =
+      load_scenario_text(scenario("select: \"node1\" supply_c: 40"), "t.textproto", Format::text, {});
+  ASSERT_TRUE(s.cluster.overrides[0].supply_c.has_value());
+  EXPECT_EQ(*s.cluster.overrides[0].supply_c, 40.0);
+  EXPECT_EQ(load_scenario_text(scenario_to_text(s), "p.textproto", Format::text, {}).cluster.overrides,
+            s.cluster.overrides);
+  EXPECT_EQ(
+      errors_of(scenario("select: \"node1\" supply_c: 75")),
+      (std::vector<std::string>{"t.textproto:2:31: cluster.overrides[0].supply_c: got 75 C (expected 0 to 60 C "
+                                "supply air, as thermal.supply_air_c (ASHRAE allowable classes A1-A4: 5-45 C))"}));
+  EXPECT_EQ(errors_of(scenario("select: \"node1/gpu2\" supply_c: 40")),
+            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].supply_c: \"node1/gpu2\" is not a whole "
+                                      "node (expected node<N> or node<A>-<B>)"}));
+}
+
 TEST(OverridesIo, ReportCarriesFoldingOnlyWhenItHasClasses) {
   models::Report r;
   EXPECT_EQ(report_to_json(r).find("\"folding\""), std::string::npos);

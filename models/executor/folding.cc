@@ -219,7 +219,14 @@ FoldingPlan plan_replica_folding(const Scenario& sc, const ParallelLayout& L, co
       const auto [it, added] = class_of_key.emplace(key, static_cast<int>(p.classes.size()));
       if (added) {
         std::string why = class_reason(L, cluster, u, unit, link);
-        if (!failed_nic.empty()) why = (why == "nominal" ? "" : why + "; ") + failed_nic + " failed on its node";
+        if (!failed_nic.empty()) {
+          if (why == "nominal")
+            why.clear();
+          else
+            why += "; ";
+          why += failed_nic;
+          why += " failed on its node";
+        }
         p.classes.push_back({{}, std::move(why)});
       }
       p.classes[static_cast<std::size_t>(it->second)].units.push_back(u);

@@ -149,7 +149,9 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
     node = &models::find_node_template(s.cluster.node_template);
   } catch (const std::exception& e) {
     // "base/N" (NVLink domains of N GPUs, models/hardware/nvlink_domains.h): the partition's own reason.
-    if (s.cluster.node_template.find('/') != std::string::npos) {
+    if (!s.cluster.node_groups.empty() && s.cluster.node_template == s.cluster.node_groups.front().node_template) {
+      // Taken from node_group[0], whose own check (check_node_groups) names the unknown template.
+    } else if (s.cluster.node_template.find('/') != std::string::npos) {
       k.error("cluster.node_template", e.what());
     } else {
       k.error("cluster.node_template",
@@ -399,6 +401,9 @@ void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node
   // With a job list the workload is the jobs' default, each run on its own GPUs (job[i].gpus),
   // not on the whole cluster (docs/cluster.md).
   if (!s.jobs.empty()) return;
+  // A node group of no nodes is refused at its own num_nodes: the cluster has no size to compare.
+  for (const models::NodeGroupSpec& g : s.cluster.node_groups)
+    if (g.num_nodes <= 0) return;
   const std::int64_t used = static_cast<std::int64_t>(p.tp) * p.pp * p.dp * std::max(1, p.cp);
   // The field blamed for a product that does not match: the one an override (--set, a case's
   // `set`) wrote, as that is what the user changed; dp when none was overridden.
@@ -410,18 +415,21 @@ void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node
       break;
     }
   }
+  // "2 x dgx_h100 with 8 GPUs each", or for node groups "2 nodes of 8 GPUs in 2 node groups".
+  const std::string nodes_text =
+      s.cluster.node_groups.empty()
+          ? to_string(s.cluster.num_nodes) + " x " + node->name + " with " + gpus_text(node->gpus_per_node) + " each"
+          : to_string(s.cluster.num_nodes) + " nodes of " + gpus_text(node->gpus_per_node) + " in " +
+                to_string(s.cluster.node_groups.size()) + " node groups";
   if (used != gpus && p.cp > 1) {
     k.layout_error(blamed, "tp * cp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.cp) + " * " +
                                to_string(p.pp) + " * " + to_string(p.dp) + " = " + to_string(used) +
-                               " but the cluster has " + gpus_text(gpus) + " (" + to_string(s.cluster.num_nodes) +
-                               " x " + node->name + " with " + gpus_text(node->gpus_per_node) +
-                               " each) (expected tp * cp * pp * dp = " + to_string(gpus) + ")");
+                               " but the cluster has " + gpus_text(gpus) + " (" + nodes_text +
+                               ") (expected tp * cp * pp * dp = " + to_string(gpus) + ")");
   } else if (used != gpus) {
     k.layout_error(blamed, "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " + to_string(p.dp) +
-                               " = " + to_string(used) + " but the cluster has " + gpus_text(gpus) + " (" +
-                               to_string(s.cluster.num_nodes) + " x " + node->name + " with " +
-                               gpus_text(node->gpus_per_node) + " each) (expected tp * pp * dp = " + to_string(gpus) +
-                               ")");
+                               " = " + to_string(used) + " but the cluster has " + gpus_text(gpus) + " (" + nodes_text +
+                               ") (expected tp * pp * dp = " + to_string(gpus) + ")");
   }
 }
 

@@ -74,8 +74,8 @@ TEST(MixedClusterIo, FieldsTheGroupsReplaceAreRefused) {
                                       "(expected it unset, or their sum)",
                                       // Every error is collected: num_nodes 3 also fails the GPU count.
                                       "t.textproto:8:3: workload.parallel.dp: tp * pp * dp = 8 * 2 * 1 = 16 but the "
-                                      "cluster has 24 GPUs (3 x dgx_a100 with 8 GPUs each) (expected tp * pp * dp = "
-                                      "24)"}));
+                                      "cluster has 24 GPUs (3 nodes of 8 GPUs in 2 node groups) (expected tp * pp "
+                                      "* dp = 24)"}));
 }
 
 TEST(MixedClusterIo, UnknownGroupTemplateIsRefused) {
@@ -87,6 +87,21 @@ TEST(MixedClusterIo, UnknownGroupTemplateIsRefused) {
                             0),
             0U)
       << e.front();
+}
+
+// The first group's template and the groups' node count stand in for cluster.node_template and
+// num_nodes; a mistake in the group is reported once, at the group, not again at the cluster.
+TEST(MixedClusterIo, AMistakeInTheFirstGroupIsReportedOnce) {
+  std::string typo = mixed(kH100, kHdr, "tp: 8 pp: 2");
+  typo.replace(typo.find("\"dgx_a100\""), 10, "\"dgx_a10\"");
+  const std::vector<std::string> e = errors_of(typo);
+  ASSERT_EQ(e.size(), 1U) << e.front();
+  EXPECT_EQ(e.front().rfind("t.textproto:2:16: cluster.node_group[0].node_template: unknown node template", 0), 0U)
+      << e.front();
+  std::string empty = mixed(kH100, kHdr, "tp: 8 pp: 2");
+  empty.replace(empty.find("num_nodes: 1"), 12, "num_nodes: 0");
+  EXPECT_EQ(errors_of(empty), std::vector<std::string>{"t.textproto:2:42: cluster.node_group[0].num_nodes: got 0 "
+                                                       "(expected an integer from 1 to 2147483647)"});
 }
 
 TEST(MixedClusterIo, AJobListOnGroupsIsRefused) {

@@ -117,7 +117,7 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
   if (spec.num_nodes <= 0) {
     throw std::invalid_argument("cluster.num_nodes: must be > 0 (got " + std::to_string(spec.num_nodes) + ")");
   }
-  resolve_groups(spec);  // template_, gpu_, scale-up (node_groups.cc)
+  resolve_groups(spec);  // template_, gpu_, bridge_gpus_, scale-up (node_groups.cc)
   nic_ = &find_nic(spec.nic.empty() ? template_->nic : spec.nic);
   num_nodes_ = spec.num_nodes;
   gpus_per_node_ = template_->gpus_per_node;
@@ -126,7 +126,6 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
   if (nics_per_node_ < 0) {
     throw std::invalid_argument("cluster.nics_per_node: must be >= 0 (got " + std::to_string(nics_per_node_) + ")");
   }
-  bridge_gpus_ = spec.nvlink_bridge_gpus.value_or(template_->bridge_gpus);
   if (spec.nvlink_bridge_gpus || template_->scale_up == ScaleUp::bridges) {
     const std::string why = bridge_group_problem(*template_, *gpu_, bridge_gpus_);
     if (!why.empty()) throw std::invalid_argument("cluster.nvlink_bridge_gpus: " + why);

@@ -266,7 +266,8 @@ class Cluster {
                       std::string from, std::string to);
   void build_node(int node);
   /// Resolves ClusterSpec::node_groups (or the one uniform group) into groups_ and sets template_,
-  /// gpu_ and num_nodes_. Throws std::invalid_argument "cluster.node_group[i].FIELD: ..." for a
+  /// gpu_, bridge_gpus_ (ClusterSpec::nvlink_bridge_gpus, else the first template's) and the
+  /// scale-up of every group. Throws std::invalid_argument "cluster.node_group[i].FIELD: ..." for a
   /// group that is unknown, does not fit, or cannot share the first group's fabric.
   void resolve_groups(const ClusterSpec& spec);
   void build_fabric();

@@ -3,7 +3,6 @@
 // on one fabric, so their boards must have the same shape and their NICs the same line rate.
 
 #include <algorithm>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -13,9 +12,9 @@ namespace traincast::models {
 namespace {
 
 /// Sets g's scale-up figures from its template and GPU, and returns the effective scale-up
-/// (ScaleUp::none when the GPU has no NVLink/xGMI links). `bridge_gpus`: cluster.nvlink_bridge_gpus
-/// (empty = the template's). `field` names the template in messages.
-ScaleUp resolve_scale_up(Cluster::NodeGroup& g, std::optional<int> bridge_gpus, const std::string& field) {
+/// (ScaleUp::none when the GPU has no NVLink/xGMI links). `bridge_gpus`: GPUs per NVLink bridge
+/// (Cluster::bridge_gpus_). `field` names the template in messages.
+ScaleUp resolve_scale_up(Cluster::NodeGroup& g, int bridge_gpus, const std::string& field) {
   const NodeTemplate& t = *g.node_template;
   const GpuSpec& gpu = *g.gpu;
   ScaleUp kind = t.scale_up;
@@ -40,7 +39,7 @@ ScaleUp resolve_scale_up(Cluster::NodeGroup& g, std::optional<int> bridge_gpus, 
       // The card's links split evenly over the bridge's peers (bridge_group_problem checks it, and
       // Cluster refuses a bad size after this): a 2-way bridge takes all of them to the partner, a
       // 4-way 1/3 to each of 3 peers.
-      const int peers = std::max(1, bridge_gpus.value_or(t.bridge_gpus) - 1);
+      const int peers = std::max(1, bridge_gpus - 1);
       const int links_per_peer = gpu.nvlink_links / peers;  // whole: bridge_group_problem
       g.mesh_link_bytes_per_s = links_per_peer * link_bw;
       g.scale_up_bytes_per_s = t.gpus_per_node > 1 ? g.mesh_link_bytes_per_s * peers : 0;
@@ -73,7 +72,8 @@ void Cluster::resolve_groups(const ClusterSpec& spec) {
     g.node_template = &find_node_template(spec.node_template);
     g.gpu = &find_gpu(spec.gpu.empty() ? g.node_template->gpu : spec.gpu);
     g.num_nodes = spec.num_nodes;
-    scale_up_ = resolve_scale_up(g, spec.nvlink_bridge_gpus, "cluster.node_template");
+    bridge_gpus_ = spec.nvlink_bridge_gpus.value_or(g.node_template->bridge_gpus);
+    scale_up_ = resolve_scale_up(g, bridge_gpus_, "cluster.node_template");
     groups_.push_back(g);
   } else {
     if (!spec.gpu.empty()) {
@@ -107,7 +107,8 @@ void Cluster::resolve_groups(const ClusterSpec& spec) {
       g.first_node = first;
       g.num_nodes = s.num_nodes;
       first += s.num_nodes;
-      const ScaleUp kind = resolve_scale_up(g, spec.nvlink_bridge_gpus, at + "node_template");
+      if (i == 0) bridge_gpus_ = spec.nvlink_bridge_gpus.value_or(g.node_template->bridge_gpus);
+      const ScaleUp kind = resolve_scale_up(g, bridge_gpus_, at + "node_template");
       if (i == 0) {
         scale_up_ = kind;
       } else {

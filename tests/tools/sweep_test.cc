@@ -286,8 +286,14 @@ TEST_F(SweepCliTest, BadSweepFilesAndFlags) {
             "traincast: --shard: \"3/3\" is not a shard (expected i/N with 0 <= i < N, e.g. 0/4)\n");
   EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv"), "--resume", "--force"}).err,
             "traincast: --resume and --force exclude each other (continue, or start over)\n");
-  EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv"), "--jobs", "0"}).err,
-            "traincast: --jobs: must be >= 1 (got 0)\n");
+  const std::string why =
+      " (expected an integer from 1 to 1024: one thread per simulation at once, and more threads than hardware "
+      "threads do not make it faster; 1024 is above a two-socket AMD EPYC 9965 server's 768)\n";
+  EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv"), "--jobs", "0"}).err, "traincast: --jobs: got 0" + why);
+  // A fresh user's --jobs 20000 on a 16-point sweep started 18,903 threads before this limit.
+  EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv"), "--jobs", "20000"}).err,
+            "traincast: --jobs: got 20000" + why);
+  EXPECT_FALSE(std::filesystem::exists(path("r.csv")));
   EXPECT_EQ(run({"sweep", sweep_, "--out", sweep_, "--force"}).err,
             "traincast: " + sweep_ + ": is one of the input files (" + sweep_ + ")\n");
   EXPECT_EQ(run({"merge", path("m.csv")}).status, 2);

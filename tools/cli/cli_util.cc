@@ -248,4 +248,13 @@ std::string json_string(const std::string& s) {
   return o + "\"";
 }
 
+void check_jobs(int jobs) {
+  if (jobs < 1 || jobs > io::kMaxThreads) {
+    throw UsageError("--jobs: got " + std::to_string(jobs) + " (expected an integer from 1 to " +
+                     std::to_string(io::kMaxThreads) +
+                     ": one thread per simulation at once, and more threads than hardware threads do not make it "
+                     "faster; 1024 is above a two-socket AMD EPYC 9965 server's 768)");
+  }
+}
+
 }  // namespace traincast::cli

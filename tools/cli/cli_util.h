@@ -28,6 +28,10 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
                                                     const boost::program_options::options_description& opts,
                                                     const boost::program_options::positional_options_description& pos);
 
+/// Checks a `--jobs` count (simulations at once, one thread each): 1 to io::kMaxThreads (1024, as
+/// `run --threads`; the reason in models/io/scenario_io.h). Throws UsageError with the value and range.
+void check_jobs(int jobs);
+
 /// Runs `body` and maps exceptions to exit statuses: models::Interrupted (Ctrl-C) prints one line
 /// and gives 128 + the signal (130 for SIGINT); io::ScenarioError, UsageError,
 /// std::invalid_argument and std::overflow_error (bad or out-of-range input) print their message

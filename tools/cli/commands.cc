@@ -168,7 +168,8 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   opts.add_options()("help,h", "show this help")("max-mape", po::value<double>(),
                                                  "fail (exit 1) if the MAPE of any metric exceeds this [%]")(
       "max-error", po::value<double>(), "fail (exit 1) if any case's absolute error exceeds this [%]")(
-      "jobs,j", po::value<int>()->default_value(1), "cases simulated in parallel (output identical for any value)")(
+      "jobs,j", po::value<int>()->default_value(1),
+      "cases simulated in parallel, 1 to 1024 (output identical for any value)")(
       "csv", po::value<std::string>(), "also write the table as CSV to this file")("force",
                                                                                    "overwrite an existing --csv file")(
       "half", po::value<std::string>()->default_value("all"),
@@ -184,7 +185,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     }
     if (!vm.count("cases")) throw UsageError("validate: no case file given (usage: traincast validate CASES...)");
     const int jobs = vm["jobs"].as<int>();
-    if (jobs < 1) throw UsageError("--jobs: must be >= 1 (got " + std::to_string(jobs) + ")");
+    check_jobs(jobs);
     if (vm.count("max-mape") && !(vm["max-mape"].as<double>() >= 0))
       throw UsageError("--max-mape: must be a percentage >= 0");
     if (vm.count("max-error") && !(vm["max-error"].as<double>() >= 0))

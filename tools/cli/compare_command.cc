@@ -69,7 +69,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       "override a scalar field in every scenario, e.g. --set cost.utilization=0.6 (repeatable)")(
       "vary", po::value<std::string>(), "one field and its values, one column each: --vary cluster.num_nodes=1,2,4")(
       "tokens", po::value<double>(), "token budget for scenarios that give none (workload.training.train_tokens)")(
-      "jobs,j", po::value<int>()->default_value(1), "scenarios simulated in parallel (output identical for any value)")(
+      "jobs,j", po::value<int>()->default_value(1),
+      "scenarios simulated in parallel, 1 to 1024 (output identical for any value)")(
       "json", po::value<std::string>(), "also write the comparison as JSON to this file")(
       "csv", po::value<std::string>(), "also write the comparison as CSV to this file")(
       "force", "overwrite existing --json/--csv files")("scenarios", po::value<std::vector<std::string>>(),
@@ -87,7 +88,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     const std::vector<std::string> sets =
         vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
     const int jobs = vm["jobs"].as<int>();
-    if (jobs < 1) throw UsageError("--jobs: must be >= 1 (got " + std::to_string(jobs) + ")");
+    check_jobs(jobs);
     const double tokens = vm.count("tokens") ? vm["tokens"].as<double>() : 0.0;
     if (vm.count("tokens") && !(tokens > 0 && tokens < 1e30)) {
       std::ostringstream got;

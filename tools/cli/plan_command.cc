@@ -111,7 +111,7 @@ po::options_description plan_options(const planner::PlanOptions& defaults) {
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scalar field of the scenario first, e.g. --set cluster.num_nodes=16 (repeatable)")(
       "top", po::value<int>()->default_value(5), "layouts to print")(
-      "jobs,j", po::value<int>(), "simulations in parallel (default: all hardware threads)")(
+      "jobs,j", po::value<int>(), "simulations in parallel, 1 to 1024 (default: all hardware threads)")(
       "json", po::value<std::string>(), "also write the result as JSON to this file")(
       "force", "overwrite an existing --json file")(
       "max-simulations", po::value<int>()->default_value(defaults.max_simulations),
@@ -148,7 +148,7 @@ PlanRequest read_plan_request(const po::variables_map& vm) {
       vm.count("jobs") ? vm["jobs"].as<int>() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   req.top = vm["top"].as<int>();
   if (req.top < 1) throw UsageError("--top: must be >= 1 (got " + std::to_string(req.top) + ")");
-  if (o.jobs < 1) throw UsageError("--jobs: must be >= 1 (got " + std::to_string(o.jobs) + ")");
+  check_jobs(o.jobs);
   if (o.max_simulations < 1)
     throw UsageError("--max-simulations: must be >= 1 (got " + std::to_string(o.max_simulations) + ")");
   if (o.max_tp < 0) throw UsageError("--max-tp: must be >= 0 (got " + std::to_string(o.max_tp) + ")");

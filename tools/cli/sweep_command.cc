@@ -8,6 +8,7 @@
 #include <tbb/task_group.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -286,9 +287,10 @@ std::string summary_line(const SweepPlan& plan, const RowWriter& w, double wall_
   return s.str();
 }
 
-/// One process, `jobs` threads: each thread takes the next point in order, so rows finish
-/// nearly in order and the reorder buffer stays small.
+/// One process, `jobs` threads (at most one per point left to run): each thread takes the next
+/// point in order, so rows finish nearly in order and the reorder buffer stays small.
 int run_local(SweepPlan& plan, AppendFile& file, int jobs, bool show_progress, std::ostream& out, std::ostream& err) {
+  jobs = static_cast<int>(std::clamp<std::size_t>(plan.todo.size(), 1, static_cast<std::size_t>(jobs)));
   Progress progress(show_progress, plan.shard_points);
   RowWriter writer(file, progress, plan.already_done);
   std::atomic<std::size_t> cursor{0};
@@ -554,7 +556,8 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
       "rank 0 hands out points to all ranks and writes the CSV. One writer per file: a lock on\n"
       "OUT.lock names its holder, and a second sweep on the same --out is refused (exit status 2).\n\nOptions");
   opts.add_options()("help,h", "show this help")("out,o", po::value<std::string>(), "CSV file to write (required)")(
-      "jobs,j", po::value<int>(), "simulations at once, one thread each (default: the number of cores)")(
+      "jobs,j", po::value<int>(),
+      "simulations at once, one thread each, 1 to 1024 (default: the number of cores; at most one per point)")(
       "resume", "continue an interrupted --out file of the same sweep: skip the points it has")(
       "shard", po::value<std::string>(), "run only points p with p % N == i (i/N, for job arrays; join with merge)")(
       "force", "overwrite an existing --out file")(
@@ -577,7 +580,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
     int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (vm.count("jobs")) {
       jobs = vm["jobs"].as<int>();
-      if (jobs < 1) throw UsageError("--jobs: must be >= 1 (got " + std::to_string(jobs) + ")");
+      check_jobs(jobs);
     }
     const models::SweepShard shard =
         vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : models::SweepShard{};

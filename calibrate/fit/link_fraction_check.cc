@@ -23,23 +23,12 @@ std::string fmt_g3(double v) {
 
 }  // namespace
 
-void check_link_fraction(const models::CollectiveEngine& e, const models::Cluster& cluster, const sim::FlowNetwork& net,
-                         const OpData& d, const FitOptions& o) {
-  std::size_t j = d.bytes.size();
-  for (std::size_t i = 0; i < d.bytes.size(); ++i) {
-    if (d.fit[i]) j = i;  // sorted by size: the last fit point is the largest
-  }
-  if (j == d.bytes.size() || !(d.time_s[j] > 0)) return;
-  models::CollectiveCall call;
-  call.op = d.cop;
-  call.ranks = call_ranks(d);
-  call.bytes = d.bytes[j];
-  const models::CollectiveChoice c = e.choose(call);
-  if (c.bottleneck == models::LinkKind::other || !(c.bandwidth_s >= 4 * c.latency_s)) return;
-  // Time on the bottleneck link alone at NCCL's efficiency (no protocol factor, no tuning
-  // correction such as NCCL's tree factors: they are not link limits).
-  const double fraction = e.default_efficiency(c.bottleneck) * c.link_seconds_per_byte * d.bytes[j] / d.time_s[j];
-  if (fraction >= kMinLinkFraction && fraction <= kMaxLinkFraction) return;
+namespace {
+
+/// The refusal of row j, whose fraction of the bottleneck's line rate (choice c) is `fraction`.
+[[noreturn]] void refuse_row(const models::Cluster& cluster, const sim::FlowNetwork& net, const OpData& d,
+                             const FitOptions& o, std::size_t j, const models::CollectiveCall& call,
+                             const models::CollectiveChoice& c, double fraction) {
   // The slowest link of that kind on the ring of the op's GPUs: its datasheet rate and name.
   double capacity = 0;
   std::string link;
@@ -76,6 +65,42 @@ void check_link_fraction(const models::CollectiveEngine& e, const models::Cluste
     << "); give a --base of the system the log ran on (a scenario in scenarios/nccl/, or a node template with "
        "its GPU) and --gpus naming the GPUs it used";
   throw std::invalid_argument(s.str());
+}
+
+}  // namespace
+
+void check_link_fraction(const models::CollectiveEngine& e, const models::Cluster& cluster, const sim::FlowNetwork& net,
+                         const OpData& d, const FitOptions& o) {
+  models::CollectiveCall call;
+  call.op = d.cop;
+  call.ranks = call_ranks(d);
+  // Time on the bottleneck link alone at NCCL's efficiency (no protocol factor, no tuning
+  // correction such as NCCL's tree factors: they are not link limits), over the measured time.
+  auto fraction_at = [&](std::size_t i, models::CollectiveChoice& c) {
+    call.bytes = d.bytes[i];
+    c = e.choose(call);
+    return e.default_efficiency(c.bottleneck) * c.link_seconds_per_byte * d.bytes[i] / d.time_s[i];
+  };
+  models::CollectiveChoice c;
+  // Upper limit on every row, whatever its size: the measured time includes latency, so the
+  // fraction is a lower bound of the true one and above the limit is certain (a 1 MiB all_reduce
+  // timed at 1 us on 8 H100s, 4x NVLink's rate, was fitted into a profile before this).
+  for (std::size_t i = 0; i < d.bytes.size(); ++i) {
+    if (!(d.time_s[i] > 0) || !(d.bytes[i] > 0)) continue;
+    const double fraction = fraction_at(i, c);
+    if (c.bottleneck != models::LinkKind::other && fraction > kMaxLinkFraction)
+      refuse_row(cluster, net, d, o, i, call, c, fraction);
+  }
+  // Lower limit at the largest fit size, where the bandwidth term is at least 4x the latency term.
+  std::size_t j = d.bytes.size();
+  for (std::size_t i = 0; i < d.bytes.size(); ++i) {
+    if (d.fit[i]) j = i;  // sorted by size: the last fit point is the largest
+  }
+  if (j == d.bytes.size() || !(d.time_s[j] > 0)) return;
+  const double fraction = fraction_at(j, c);
+  if (c.bottleneck == models::LinkKind::other || !(c.bandwidth_s >= 4 * c.latency_s)) return;
+  if (fraction >= kMinLinkFraction && fraction <= kMaxLinkFraction) return;
+  refuse_row(cluster, net, d, o, j, call, c, fraction);
 }
 
 }  // namespace traincast::calibrate

@@ -22,7 +22,8 @@ namespace traincast::calibrate {
 /// base's NVLink: 0.0089). 0.1 leaves a factor 2 below the slowest real log.
 constexpr double kMinLinkFraction = 0.1;
 
-/// Refuses (std::invalid_argument, naming the row) an op whose largest fit size, where the
+/// Refuses (std::invalid_argument, naming the row) an op any of whose rows reaches more than
+/// kMaxLinkFraction of the bottleneck link's datasheet rate, or whose largest fit size, where the
 /// model's bandwidth term is at least 4x its latency term (the size says something about the
 /// links), reaches a fraction of the bottleneck link's datasheet rate outside [kMinLinkFraction,
 /// kMaxLinkFraction]. The fraction is NCCL's default efficiency x the bottleneck link's time per

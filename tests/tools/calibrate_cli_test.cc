@@ -192,9 +192,28 @@ TEST_F(CalibrateCli, LogOnTheWrongHardwareIsRefusedNamingBusbwAndTheBaseLink) {
                          "10737.4  100.00  100.00      0\n";
   r = run({"calibrate", "fit", fast, "--base", kScenario, "--out", path("p.textproto")});
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.err.find(fast + ":4: all_reduce of 1073741824 B on 2 GPUs measured busbw 100.00 GB/s"), std::string::npos)
+  // Every row is held to the upper limit, so the first one too fast is named.
+  EXPECT_NE(r.err.find(fast + ":3: all_reduce of 536870912 B on 2 GPUs measured busbw 100.00 GB/s"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("the log ran faster than the links of --base"), std::string::npos) << r.err;
+
+  // A small row too fast among plausible large ones (a fresh user's edit of a DGX H100 log: 1 MiB
+  // all_reduce at 1 us, 1,835 GB/s busbw, 4x NVLink's 450 GB/s): refused. Before, only the largest
+  // fit size was checked, and the profile then predicted 553 GB/s at 1 MiB.
+  const std::string small = path("small.log");
+  std::ofstream(small) << "# all_reduce_perf\n"
+                          "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+                          "time   algbw   busbw #wrong\n"
+                          "     1048576        262144     float     sum      -1     1.00   28.07   49.13      0     "
+                          "1.00   28.07   49.13      0\n"
+                          "   536870912     134217728     float     sum      -1   2010.2  267.08  467.39      0   "
+                          "2010.2  267.08  467.39      0\n";
+  r = run(
+      {"calibrate", "fit", small, "--base", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--out", path("p.textproto")});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.err.find(small + ":3: all_reduce of 1048576 B on 8 GPUs measured busbw 1835.01 GB/s"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(path("p.textproto")));
 }
 
 TEST_F(CalibrateCli, BaseResolvesFromTheProfileDirectoryAndIsNamedWhenMissing) {

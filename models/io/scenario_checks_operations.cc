@@ -66,8 +66,10 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
       k.error("thermal.gpu_airflow_fraction[" + std::to_string(i) + "]",
               "got " + Checker::number(a) + " (expected a fraction > 0 and <= 1 of the design airflow)");
   }
-  k.finite_at_least("thermal.r_k_per_w", th.r_k_per_w, 0.0, false);
-  k.finite_at_least("thermal.c_j_per_k", th.c_j_per_k, 0.0, false);
+  // The ranges a profile's fitted power_thermal takes (0 here = the default RC): R above 10 K/W
+  // puts a 100 W GPU 1,000 K above its inlet; C above 1e6 J/K is a ton of copper per GPU.
+  range("thermal.r_k_per_w", th.r_k_per_w, 0.0, 10.0, " K/W; 0 = the default");
+  range("thermal.c_j_per_k", th.c_j_per_k, 0.0, 1e6, " J/K; 0 = the default");
   if (k.finite_at_least("thermal.rack_cooling_capacity_w", th.rack_cooling_capacity_w, 0.0, false) &&
       th.rack_cooling_capacity_w > 0 && th.cooling == models::Cooling::liquid)
     k.error("thermal.rack_cooling_capacity_w", "applies to air cooling (expected 0 with cooling: liquid)");

@@ -438,10 +438,25 @@ TEST(ScenarioIoErrors, PowerAndThermalFields) {
                                 "nodes_per_rack: 0 }\n"),
             (std::vector<std::string>{
                 "t.textproto:8:27: thermal.coolant_c: got -300 (expected 0 to 70 C)",
-                "t.textproto:8:43: thermal.r_k_per_w: got -0.1 (expected a finite number >= 0)",
-                "t.textproto:8:59: thermal.c_j_per_k: got -5 (expected a finite number >= 0)",
+                "t.textproto:8:43: thermal.r_k_per_w: got -0.1 (expected 0 to 10 K/W; 0 = the default)",
+                "t.textproto:8:59: thermal.c_j_per_k: got -5 (expected 0 to 1e+06 J/K; 0 = the default)",
                 "t.textproto:8:73: thermal.nodes_per_rack: got 0 (expected an integer from 1 to 1000: the "
                 "simulator's range)"}));
+  // A fresh user's 1e308: the run reported a GPU 1.77e62 K from its steady state, exit 0.
+  EXPECT_EQ(
+      errors_of(small() + "thermal { r_k_per_w: 11 c_j_per_k: 1e308 }\n"),
+      (std::vector<std::string>{"t.textproto:8:11: thermal.r_k_per_w: got 11 (expected 0 to 10 K/W; 0 = the default)",
+                                "t.textproto:8:25: thermal.c_j_per_k: got 1e+308 (expected 0 to 1e+06 J/K; 0 = "
+                                "the default)"}));
+  // Host memory below one DDR3-800 channel's 6.4 GB/s by far: the offload time overflowed the clock.
+  EXPECT_EQ(
+      errors_of(small(), Format::text,
+                {"workload.offload.optimizer=true", "workload.parallel.zero_stage=1",
+                 "workload.offload.host_memory_bytes_per_s=1e-300", "workload.offload.cpu_adam_efficiency=0.001"}),
+      (std::vector<std::string>{"--set: workload.offload.host_memory_bytes_per_s: got 1e-300 (expected 0 = the CPU's "
+                                "table figure, or at least 1e9 bytes/s: one DDR3-800 channel moves 6.4e9)",
+                                "--set: workload.offload.cpu_adam_efficiency: got 0.001 (expected a number from 0.01 "
+                                "to 1)"}));
 }
 
 }  // namespace

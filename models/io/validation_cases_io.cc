@@ -102,6 +102,15 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
     if (t.log().empty()) {
       k.error(nt + ".log", std::string(k.present(nt + ".log") ? "is empty" : "not set") +
                                " (expected a nccl-tests output file relative to the cases file)");
+    } else {
+      // Checked here, at its position, not when the case runs ("cannot run", exit 1, before).
+      const std::filesystem::path log = std::filesystem::path(base_dir) / t.log();
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(log, ec))
+        k.error(nt + ".log", "\"" + detail::clip(t.log()) +
+                                 "\": " + (std::filesystem::exists(log, ec) ? "not a regular file" : "no such file") +
+                                 " (" + log.lexically_normal().string() +
+                                 "; expected a nccl-tests output file relative to the cases file)");
     }
     for (const char* field : {"metric", "measured"}) {
       if (k.present(at + "." + field)) {
@@ -124,8 +133,11 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
   }
   if (!k.present(at + ".measured")) {
     k.error(at + ".measured", "not set (expected a finite number > 0)");
-  } else {
-    k.finite_at_least(at + ".measured", c.measured(), 0.0, true);
+  } else if (k.finite_at_least(at + ".measured", c.measured(), 0.0, true) &&
+             (c.metric() == "mfu" || c.metric() == "hfu") && c.measured() > 1) {
+    // A percentage where a fraction belongs: 5 (500 %) was scored as an 89 % error, exit 0.
+    k.error(at + ".measured", "got " + Checker::number(c.measured()) + " for " + c.metric() +
+                                  " (expected a fraction > 0 and <= 1: 0.5 for 50 %)");
   }
   k.finite_at_least(at + ".tolerance", c.tolerance(), 0.0, false);
 }

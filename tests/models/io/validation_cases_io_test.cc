@@ -88,6 +88,17 @@ TEST(ValidationCases, ParseErrorsNameTheCaseIndex) {
                                 "tc_cases.json:2:29: case[1].set[0]: invalid value 1 (expected a string)"}));
 }
 
+TEST(ValidationCases, MfuIsAFraction) {
+  // A fresh user's measured: 5 (500 %) was scored as an 89 % error with exit 0.
+  const std::string text =
+      "case { name: \"a\" scenario: \"" + kDataDir + "/small.textproto\" metric: \"mfu\" measured: 5 }\n";
+  const std::string column = std::to_string(text.find("measured") + 1);
+  EXPECT_EQ(case_file_errors("tc_mfu.textproto", text),
+            std::vector<std::string>{"tc_mfu.textproto:1:" + column +
+                                     ": case[0].measured: got 5 for mfu (expected a fraction > 0 and <= 1: 0.5 for "
+                                     "50 %)"});
+}
+
 TEST(ValidationCases, EveryGalleryFileLoads) {
   // scenarios/*.textproto and scenarios/validation/*: scenarios, and *.cases.textproto case files.
   int loaded = 0;

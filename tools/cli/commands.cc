@@ -83,8 +83,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "force", "overwrite existing --json/--trace files")(
       "profile", po::value<std::string>(), "calibration profile (traincast calibrate fit); overrides the scenario's")(
       "print-scenario",
-      "print the scenario as loaded (all fields, defaults included) and exit; with --json F, also write it "
-      "to F as a JSON scenario")("scenario", po::value<std::string>(), "scenario file (positional)");
+      "print the scenario as loaded (defaults filled in; a field whose value is 0, false or empty and "
+      "means that is left out, as protobuf's text format does) and exit; with --json F, also write it to F "
+      "as a JSON scenario")("scenario", po::value<std::string>(), "scenario file (positional)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   return guarded(err, [&]() -> int {

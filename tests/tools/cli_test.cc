@@ -57,6 +57,19 @@ TEST_F(CliTest, RefusesToOverwriteWithoutForce) {
   EXPECT_NE(slurp(a), "precious");
 }
 
+TEST_F(CliTest, AnOutputThatCannotBeWrittenIsRefusedBeforeTheRun) {
+  // /proc takes no new files, even from root (for whom access(W_OK) says yes): a fresh user's
+  // `run --json /proc/foo.json` simulated the whole job, printed it, and only then failed.
+  const Result r = run({"run", "--json", "/proc/traincast_probe.json"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("/proc/traincast_probe.json: cannot"), std::string::npos) << r.err;
+  // A new file's probe leaves nothing behind; an existing one keeps its bytes.
+  const fs::path a = dir_ / "probe.json";
+  EXPECT_EQ(run({"run", "--json", a.string(), "--set", "workload.parallel.tp=3"}).status, 2);
+  EXPECT_FALSE(fs::exists(a));
+}
+
 TEST_F(CliTest, TraceIsChromeTraceJson) {
   const fs::path t = dir_ / "t.json";
   ASSERT_EQ(run({"run", "--trace", t.string(), "--set", "workload.training.global_batch_size=8"}).status, 0);

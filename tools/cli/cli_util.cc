@@ -1,5 +1,6 @@
 #include "tools/cli/cli_util.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,6 +85,18 @@ void check_output_path(const std::string& path, bool force, const std::vector<st
     msg.append(": cannot write in ").append(dir.string()).append(" (").append(std::strerror(errno)).append(")");
     throw UsageError(msg);
   }
+  // access() answers yes to root everywhere (/proc included), so try the file itself: open an
+  // existing one for writing without truncating it, or create a new one and remove it again. A
+  // run used to simulate for its whole length and only then find it could not write.
+  const bool existed = fs::exists(st);
+  const int fd = ::open(path.c_str(), existed ? O_WRONLY : (O_WRONLY | O_CREAT | O_EXCL), 0644);
+  if (fd < 0) {
+    std::string msg = path;
+    msg.append(": cannot write it (").append(std::strerror(errno)).append(")");
+    throw UsageError(msg);
+  }
+  ::close(fd);
+  if (!existed) ::unlink(path.c_str());
   for (const std::string& in : inputs)
     if (resolved(in) == target) {
       std::string msg = path;

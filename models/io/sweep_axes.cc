@@ -289,6 +289,14 @@ class AxisReader {
         where.assign(raw.size(), at + (a.has_range() ? ".range" : ".log2_range"));
       }
       for (std::size_t j = 0; j < raw.size() && ok; ++j) {
+        // The CSV writes a line break as "; " (csv_field), so such a value could not be read back
+        // by --resume or merge: refused here instead.
+        if (raw[j].find_first_of("\r\n") != std::string::npos) {
+          error(where[j], "value " + in_quotes(clip(raw[j])) +
+                              " holds a line break (expected one line: the CSV keeps one row per point)");
+          ok = false;
+          continue;
+        }
         ExprValue v;
         if (!typed_value(where[j], *build.field, raw[j], v, "value")) {
           ok = false;

@@ -194,6 +194,10 @@ TEST(SweepFileErrors, ValueTheFieldCannotTake) {
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel.tp\" values: \"2\" values: \"2\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:49: axis[0].values[1]: value \"2\" repeats values[0] "
                                      "(expected distinct values)"});
+  // A fresh user's "e\nf": written as "e; f", then refused by --resume and merge as not a point's.
+  EXPECT_EQ(sweep_errors(kBase + "axis { path: \"name\" values: \"e\\nf\" }\n"),
+            std::vector<std::string>{"t.sweep.textproto:2:21: axis[0].values[0]: value \"e?f\" holds a line break "
+                                     "(expected one line: the CSV keeps one row per point)"});
 }
 
 TEST(SweepFileErrors, BadRanges) {

@@ -70,6 +70,19 @@ TEST_F(CliTest, AnOutputThatCannotBeWrittenIsRefusedBeforeTheRun) {
   EXPECT_FALSE(fs::exists(a));
 }
 
+TEST_F(CliTest, AModelRefusalNamingAFieldIsPositioned) {
+  // A data-parallel stage across an A100 and an H100 node: refused by the training plan, which
+  // knows no file; the command puts the field's position in front (a fresh user saw no position).
+  const fs::path f = dir_ / "mix.textproto";
+  std::ofstream(f) << "cluster {\n  node_group { node_template: \"dgx_a100\" num_nodes: 1 }\n"
+                      "  node_group { node_template: \"dgx_h100\" num_nodes: 1 }\n  nic: \"IB-HDR-200\"\n}\n"
+                      "workload {\n  model { num_layers: 4 hidden_size: 1024 num_attention_heads: 16 seq_length: 1024 "
+                      "vocab_size: 32000 }\n  parallel { tp: 8 dp: 2 }\n  training { global_batch_size: 16 }\n}\n";
+  const Result r = run({"run", f.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind(f.string() + ":2:3: cluster.node_group: pipeline stage 0 spans two GPU types", 0), 0u) << r.err;
+}
+
 TEST_F(CliTest, TraceIsChromeTraceJson) {
   const fs::path t = dir_ / "t.json";
   ASSERT_EQ(run({"run", "--trace", t.string(), "--set", "workload.training.global_batch_size=8"}).status, 0);

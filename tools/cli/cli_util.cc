@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -192,6 +193,19 @@ std::string scenario_field_origin(const std::string& scenario_path, const std::s
   for (const std::string& a : overrides)
     if (a.rfind(field + "=", 0) == 0) where = "--set " + a;
   return where;
+}
+
+void rethrow_at_field(const std::invalid_argument& e, const std::string& scenario_path,
+                      const std::vector<std::string>& overrides) {
+  const std::string msg = e.what();
+  const std::size_t colon = msg.find(": ");
+  // A field path: lower-case words joined by dots (at least one dot), e.g. cluster.node_group.
+  const std::string head = colon == std::string::npos ? std::string() : msg.substr(0, colon);
+  const bool field =
+      head.find('.') != std::string::npos && head.front() != '.' && head.back() != '.' &&
+      std::all_of(head.begin(), head.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_' || c == '.'; });
+  if (!field) throw e;
+  throw io::ScenarioError({scenario_field_origin(scenario_path, head, overrides) + ": " + msg});
 }
 
 void check_network_size_at(const models::Scenario& sc, const std::string& scenario_path,

@@ -76,6 +76,13 @@ void write_output_file(const std::string& path, const std::string& text);
 std::string scenario_field_origin(const std::string& scenario_path, const std::string& field,
                                   const std::vector<std::string>& overrides);
 
+/// A model's refusal of a valid-looking scenario (std::invalid_argument) whose message starts with
+/// a scenario field path ("cluster.node_group: pipeline stage 0 spans two GPU types ...") is
+/// rethrown as io::ScenarioError with that field's position (scenario_field_origin) in front, so
+/// it reads as a load error does; any other message is rethrown unchanged.
+[[noreturn]] void rethrow_at_field(const std::invalid_argument& e, const std::string& scenario_path,
+                                   const std::vector<std::string>& overrides);
+
 /// models::check_network_size(sc.cluster) with the refusal positioned: throws io::ScenarioError
 /// "<where cluster.num_nodes was set>: cluster.num_nodes: ... network resources ..." (exit 2) when
 /// the network would be over models::kMaxNetworkResources; a spec the count cannot read passes

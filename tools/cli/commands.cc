@@ -141,7 +141,13 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     const InterruptScope interrupts;  // Ctrl-C stops the Monte-Carlo draws (exit 130)
     TerminalProgress progress(progress_terminal(err));
     const auto t0 = std::chrono::steady_clock::now();
-    const models::Report report = models::simulate_training(sc, vm.count("trace") ? &trace : nullptr);
+    const models::Report report = [&] {
+      try {
+        return models::simulate_training(sc, vm.count("trace") ? &trace : nullptr);
+      } catch (const std::invalid_argument& e) {
+        rethrow_at_field(e, from_file ? vm["scenario"].as<std::string>() : std::string(), overrides);
+      }
+    }();
     progress.finish();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out << format_summary(sc, report, from_file ? vm["scenario"].as<std::string>() : "(embedded default)", wall_s);

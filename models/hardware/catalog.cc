@@ -15,13 +15,22 @@
 
 #include "models/hardware/catalog.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "models/hardware/node_template_text.h"
 #include "models/hardware/nvlink_domains.h"
+
+namespace traincast::models::detail {
+// models/hardware/node_templates.textproto, embedded at build time (models/embed_text.cmake).
+extern const char kNodeTemplatesText[];
+extern const std::size_t kNodeTemplatesTextSize;
+}  // namespace traincast::models::detail
 
 namespace traincast::models {
 namespace {
@@ -646,368 +655,6 @@ std::vector<NicSpec> make_nics() {
   };
 }
 
-// Socket-link figures for GPU traffic (NVIDIA/nccl src/graph/topo.h, see NodeTemplate).
-constexpr double kSkylakeUpi = 10 * kGB;   // SKL_QPI_BW (Skylake..Ice Lake)
-constexpr double kSapphireUpi = 22 * kGB;  // SRP_QPI_BW (Sapphire Rapids)
-constexpr double kEmeraldUpi = 40 * kGB;   // ERP_QPI_BW (Emerald Rapids)
-constexpr double kZen2Xgmi = 16 * kGB;     // AMD_ZEN12_BW (Rome)
-constexpr double kZen34Xgmi = 24 * kGB;    // AMD_ZEN34_BW (Milan, Genoa)
-
-/// An 8-GPU HGX/DGX-style baseboard: NVSwitch, 2 sockets, 4 PCIe switches each with 2 GPUs and
-/// 2 NICs, x16 links and x16 switch uplinks of generation `gen`.
-NodeTemplate hgx8(std::string name, std::string gpu, int nvswitches, std::string nic, int gen, double socket_bw,
-                  std::string cpu, std::string source) {
-  NodeTemplate t;
-  t.name = std::move(name);
-  t.gpu = std::move(gpu);
-  t.gpus_per_node = 8;
-  t.scale_up = ScaleUp::nvswitch;
-  t.nvswitches = nvswitches;
-  t.nic = std::move(nic);
-  t.nics = 8;
-  t.sockets = 2;
-  t.pcie_switches = 4;
-  t.pcie_generation = gen;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(gen, 16);
-  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(gen, 16);
-  t.socket_link_bytes_per_s = socket_bw;
-  t.cpu = std::move(cpu);
-  t.pcie_p2p = true;
-  t.source = std::move(source);
-  return t;
-}
-
-std::vector<NodeTemplate>
-make_nodes() {  // NOLINT(readability-function-size): datasheet table, exempt by name (issue 15)
-  std::vector<NodeTemplate> n;
-  NodeTemplate t;
-
-  // NVIDIA DGX A100 System Architecture whitepaper (2020) / User Guide: 8x A100 SXM4, 6 NVSwitch
-  // gen2, 8 single-port ConnectX-6 HDR 200 Gb/s compute NICs, 4 PCIe gen4 switches each serving
-  // 2 GPUs and their 2 NICs, 2x AMD EPYC 7742 (Rome).
-  n.push_back(hgx8("dgx_a100", "A100-SXM4-80GB", 6, "IB-HDR-200", 4, kZen2Xgmi, "AMD EPYC 7742 (Rome)",
-                   "NVIDIA DGX A100 System Architecture whitepaper (2020); DGX A100 User Guide"));
-  n.push_back(hgx8("dgx_a100_40gb", "A100-SXM4-40GB", 6, "IB-HDR-200", 4, kZen2Xgmi, "AMD EPYC 7742 (Rome)",
-                   "NVIDIA DGX A100 System Architecture whitepaper (2020), 320 GB (8x 40 GB) variant"));
-  // NVIDIA DGX H100 User Guide (2023): 8x H100 SXM5, 4 NVSwitch gen3, 8 ConnectX-7 NDR 400 compute
-  // NICs, PCIe gen5 switches, 2x Xeon Platinum 8480C (Sapphire Rapids).
-  n.push_back(hgx8("dgx_h100", "H100-SXM5-80GB", 4, "IB-NDR-400", 5, kSapphireUpi, "Intel Xeon 8480C (Sapphire Rapids)",
-                   "NVIDIA DGX H100 User Guide (2023), hardware overview"));
-  // NVIDIA HGX H200 (2024): 8x H200 SXM, 4 NVSwitch gen3; NIC pairing as DGX H200 (CX-7 NDR 400).
-  n.push_back(hgx8("hgx_h200", "H200-SXM-141GB", 4, "IB-NDR-400", 5, kSapphireUpi, "Intel Xeon 8480C (Sapphire Rapids)",
-                   "NVIDIA HGX H200 datasheet (2024); DGX H200 User Guide (2024) for the NIC pairing"));
-  // NVIDIA DGX B200 User Guide (2024): 8x B200, 2 NVSwitch gen4 chips (NVLink5), 8 ConnectX-7 NDR
-  // 400 compute NICs, PCIe gen5, 2x Xeon Platinum 8570 (Emerald Rapids).
-  n.push_back(hgx8("dgx_b200", "B200", 2, "IB-NDR-400", 5, kEmeraldUpi, "Intel Xeon 8570 (Emerald Rapids)",
-                   "NVIDIA DGX B200 User Guide (2024), hardware overview"));
-  // AMD Instinct MI300X platform (2023): 8 OAM MI300X fully connected by xGMI (one link per peer,
-  // no switch); OEM builds (e.g. Dell XE9680) pair each GPU with a 400 Gb/s NIC.
-  t = hgx8("mi300x_platform", "MI300X", 0, "RoCE-400GbE", 5, kZen34Xgmi, "AMD EPYC 9004 (Genoa)",
-           "AMD Instinct MI300X platform data sheet (2023); NIC pairing typical of OEM servers (estimate)");
-  t.scale_up = ScaleUp::mesh;
-  n.push_back(t);
-  // A generic HGX H20 server (NVIDIA HGX H20, 2024): 8x H20 on NVSwitch gen3, 8x CX-7 NDR 400.
-  n.push_back(hgx8("hgx_h20", "H20", 4, "IB-NDR-400", 5, kSapphireUpi, "Intel Xeon (Sapphire Rapids)",
-                   "NVIDIA HGX H20 (2024) as HGX H100 with H20 GPUs; 8x ConnectX-7 NDR 400 (typical build)"));
-
-  // Google Cloud machine types (cloud.google.com/compute/docs/gpus, accelerator-optimized):
-  // a3-megagpu-8g: 8x H100 80GB, 8x 200 Gb/s GPUDirect-TCPXO NICs, Sapphire Rapids.
-  n.push_back(hgx8("gcp_a3_mega", "H100-SXM5-80GB", 4, "TCPXO-200GbE", 5, kSapphireUpi, "Intel Xeon (Sapphire Rapids)",
-                   "Google Cloud A3 Mega (a3-megagpu-8g): 8x H100 SXM, 8x 200 Gbps GPUDirect-TCPXO, 1.6 Tbps"));
-  // a3-ultragpu-8g: 8x H200 141GB, 8x 400 Gb/s ConnectX-7 RoCE (GPUDirect RDMA), Emerald Rapids.
-  n.push_back(hgx8("gcp_a3_ultra", "H200-SXM-141GB", 4, "RoCE-400GbE", 5, kEmeraldUpi, "Intel Xeon (Emerald Rapids)",
-                   "Google Cloud A3 Ultra (a3-ultragpu-8g): 8x H200, 8x 400 Gbps ConnectX-7 RoCE, 3.2 Tbps"));
-  // a4-highgpu-8g: 8x B200, 8x 400 Gb/s ConnectX-7 RoCE, Emerald Rapids.
-  n.push_back(hgx8("gcp_a4", "B200", 2, "RoCE-400GbE", 5, kEmeraldUpi, "Intel Xeon (Emerald Rapids)",
-                   "Google Cloud A4 (a4-highgpu-8g): 8x B200, 8x 400 Gbps ConnectX-7 RoCE, 3.2 Tbps"));
-  // Oracle Cloud BM.GPU4.8: 8x A100-SXM4-40GB (NVSwitch), 16x 100 Gb/s RoCE v2 cluster-network NICs
-  // (8x 2x 100 Gbps), 2x AMD EPYC 7542 (Rome).
-  t = hgx8("oci_bm_gpu4_8", "A100-SXM4-40GB", 6, "RoCE-100GbE", 4, kZen2Xgmi, "AMD EPYC 7542 (Rome)",
-           "Oracle Cloud Infrastructure BM.GPU4.8 shape: 8x A100 40GB, 16x 100 Gbps RDMA (RoCE v2)");
-  t.nics = 16;
-  n.push_back(t);
-  // NREL Kestrel gpu-h100 nodes (HPE Cray, 2024): 4x H100 SXM 80GB fully connected by NVLink (HGX
-  // H100 4-GPU: 6 NVLink4 links per GPU pair), 2x AMD EPYC Genoa, 2x HPE Slingshot 200 Gb/s
-  // (NREL's Kestrel system configuration page: "each [accelerated] node will have two 200 Gb/s
-  // Network Interface Cards"), one per pair of GPUs.
-  t = {};
-  t.name = "kestrel_h100_4gpu";
-  t.gpu = "H100-SXM5-80GB";
-  t.gpus_per_node = 4;
-  t.scale_up = ScaleUp::mesh;
-  t.nic = "Slingshot-200";
-  t.nics = 2;
-  t.sockets = 2;
-  t.pcie_switches = 0;
-  t.pcie_generation = 5;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(5, 16);
-  t.socket_link_bytes_per_s = kZen34Xgmi;
-  t.cpu = "AMD EPYC 9004 (Genoa)";
-  t.source =
-      "NREL Kestrel GPU nodes (NREL HPC docs, 2024): 4x H100 SXM 80GB, 2x AMD Genoa, HPE Slingshot; "
-      "NVIDIA HGX H100 4-GPU NVLink mesh; 2x 200 Gb/s Slingshot NICs per accelerated node "
-      "(https://www.nrel.gov/hpc/kestrel-system-configuration.html)";
-  n.push_back(t);
-
-  // A 2-socket 8-GPU PCIe server (L40S / A100-PCIe style, e.g. Supermicro SYS-420GP or Dell R760xa
-  // class): 2 PCIe gen4 switches per socket, 2 GPUs per switch with x16 links and an x16 uplink,
-  // 2x Xeon (Ice Lake: UPI at the Skylake figure), 4x 200 Gb/s NICs (one per switch).
-  t = {};
-  t.name = "pcie_8gpu_2socket";
-  t.gpu = "L40S";
-  t.gpus_per_node = 8;
-  t.scale_up = ScaleUp::none;
-  t.nic = "RoCE-200GbE";
-  t.nics = 4;
-  t.sockets = 2;
-  t.pcie_switches = 4;
-  t.pcie_generation = 4;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(4, 16);
-  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(4, 16);
-  t.socket_link_bytes_per_s = kSkylakeUpi;
-  t.cpu = "Intel Xeon (Ice Lake)";
-  t.pcie_p2p = true;
-  t.source =
-      "Generic 2-socket 8-GPU PCIe gen4 server with 2 PCIe switches per socket (Broadcom PEX88096 class, "
-      "x16 uplinks), NVIDIA L40S datasheet (PCIe gen4 x16, no NVLink)";
-  n.push_back(t);
-  // The same server with H100 PCIe GPUs joined in pairs by NVLink bridges (3 bridges, 600 GB/s per
-  // pair bidirectional; NVIDIA H100 PCIe product brief), PCIe gen5, Sapphire Rapids.
-  t.name = "pcie_8gpu_2socket_h100_nvlink_bridge";
-  t.gpu = "H100-PCIe-80GB";
-  t.scale_up = ScaleUp::bridges;
-  t.nic = "IB-NDR-400";
-  t.pcie_generation = 5;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(5, 16);
-  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(5, 16);
-  t.socket_link_bytes_per_s = kSapphireUpi;
-  t.cpu = "Intel Xeon (Sapphire Rapids)";
-  t.source =
-      "Generic 2-socket 8-GPU PCIe gen5 server, H100 PCIe in NVLink-bridged pairs (NVIDIA H100 PCIe product "
-      "brief: NVLink bridge 600 GB/s)";
-  n.push_back(t);
-  // A 4-GPU workstation: all GPUs under one PCIe gen4 switch (x16 each, x16 uplink), one socket,
-  // one 100 Gb/s NIC (e.g. Lambda Vector / BIZON class with a PEX switch).
-  t = {};
-  t.name = "workstation_4gpu_pcie";
-  t.gpu = "A100-PCIe-80GB";
-  t.gpus_per_node = 4;
-  t.scale_up = ScaleUp::none;
-  t.nic = "RoCE-100GbE";
-  t.nics = 1;
-  t.sockets = 1;
-  t.pcie_switches = 1;
-  t.pcie_generation = 4;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(4, 16);
-  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(4, 16);
-  t.cpu = "single socket";
-  t.source = "Generic 4-GPU workstation, one PCIe gen4 switch (x16 per GPU, x16 uplink); NVIDIA A100 PCIe datasheet";
-  n.push_back(t);
-  // NVIDIA HGX A100 4-GPU (Redstone): 4x A100 SXM4 fully connected by NVLink3 (4 links = 100 GB/s
-  // per pair per direction), 1 socket, PCIe gen4 switches.
-  t.name = "hgx_a100_4gpu";
-  t.gpu = "A100-SXM4-80GB";
-  t.scale_up = ScaleUp::mesh;
-  t.pcie_switches = 2;
-  t.source = "NVIDIA HGX A100 4-GPU baseboard (2020): NVLink3 full mesh, 4 links per GPU pair";
-  n.push_back(t);
-  // 4x A30 with NVLink bridges in pairs (NVIDIA A30 datasheet: NVLink bridge 200 GB/s for 2 GPUs),
-  // 2 PCIe gen4 switches, 1 socket.
-  t.name = "a30_4gpu_bridged";
-  t.gpu = "A30";
-  t.scale_up = ScaleUp::bridges;
-  t.pcie_switches = 2;
-  t.source = "4x NVIDIA A30 (datasheet: NVLink bridge 200 GB/s bidirectional per pair), PCIe gen4 server";
-  n.push_back(t);
-
-  // As the nccl-tests job of NVIDIA/nccl-tests issue 232 saw its nodes: one H100 SXM per node and
-  // four 400 Gb/s RoCE NICs (NCCL_IB_HCA=mlx5_0,1,4,5; "theoretical busbw 200" GB/s), PCIe gen5,
-  // one socket's share of the PCIe tree (NICs on the GPU's switch).
-  t = {};
-  t.name = "h100_1gpu_4nic_roce";
-  t.gpu = "H100-SXM5-80GB";
-  t.gpus_per_node = 1;
-  t.scale_up = ScaleUp::none;
-  t.nic = "RoCE-400GbE";
-  t.nics = 4;
-  t.sockets = 1;
-  t.pcie_switches = 1;
-  t.pcie_generation = 5;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(5, 16);
-  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(5, 16);
-  t.cpu = "Intel Xeon (Sapphire Rapids)";
-  t.source = "Node as used in NVIDIA/nccl-tests issue 232: 1x H100 SXM, 4x 400 Gb/s RoCE NICs, PCIe gen5";
-  n.push_back(t);
-
-  // One V100 of a DGX-1V as a 1-GPU job sees it (CUDA_VISIBLE_DEVICES=0): the GPU's SXM2 socket, its
-  // PCIe gen3 switch with one ConnectX-4 EDR 100 Gb/s port, one Xeon E5-2698 v4 socket. NVIDIA DGX-1
-  // with Tesla V100 System Architecture whitepaper (WP-08437-002, 2017): 8x V100 SXM2 in a hybrid
-  // cube-mesh (not a catalog scale-up: one GPU per node uses none of it), 4 PCIe gen3 switches each
-  // with 2 GPUs and 1 EDR NIC, 2x Xeon E5-2698 v4; DGX-1 with 32 GB V100s (2018).
-  t = {};
-  t.name = "dgx1v_1gpu";
-  t.gpu = "V100-SXM2-32GB";
-  t.gpus_per_node = 1;
-  t.scale_up = ScaleUp::none;
-  t.nic = "IB-EDR-100";
-  t.nics = 1;
-  t.sockets = 1;
-  t.pcie_switches = 1;
-  t.pcie_generation = 3;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(3, 16);
-  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(3, 16);
-  t.cpu = "Intel Xeon E5-2698 v4 (Broadwell)";
-  t.source =
-      "One GPU of an NVIDIA DGX-1V (DGX-1 with Tesla V100 System Architecture whitepaper, 2017): V100 SXM2 "
-      "32GB, PCIe gen3 switch, 1x ConnectX-4 EDR 100 Gb/s";
-  n.push_back(t);
-
-  // A 1-GPU PCIe gen4 server (one socket, one PCIe switch) with one ConnectX-6 HDR 200 Gb/s
-  // InfiniBand NIC beside the GPU (GPUDirect RDMA): four of them are "4x A30 over InfiniBand";
-  // with gpu: "A100-PCIe-80GB" it is a single-A100 box. NVIDIA A30 datasheet (2021): PCIe gen4
-  // x16; ConnectX-6 VPI product brief (2020): HDR 200 Gb/s.
-  t = {};
-  t.name = "pcie_1gpu_ib_hdr";
-  t.gpu = "A30";
-  t.gpus_per_node = 1;
-  t.scale_up = ScaleUp::none;
-  t.nic = "IB-HDR-200";
-  t.nics = 1;
-  t.sockets = 1;
-  t.pcie_switches = 1;
-  t.pcie_generation = 4;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(4, 16);
-  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(4, 16);
-  t.cpu = "Intel Xeon (Ice Lake)";
-  t.source =
-      "Generic 1-GPU PCIe gen4 server: NVIDIA A30 datasheet (2021, PCIe gen4 x16), NVIDIA ConnectX-6 VPI "
-      "product brief (2020, HDR 200 Gb/s InfiniBand)";
-  n.push_back(t);
-
-  // Consumer GPUs. tinybox (tiny corp, 2024): 6x RTX 4090 on PCIe gen4 x16 root ports of one AMD
-  // EPYC (Genoa), P2P enabled by tinygrad's open-gpu-kernel-modules patch; one 100 GbE NIC.
-  t = {};
-  t.name = "tinybox_6x4090";
-  t.gpu = "RTX-4090";
-  t.gpus_per_node = 6;
-  t.scale_up = ScaleUp::none;
-  t.nic = "RoCE-100GbE";
-  t.nics = 1;
-  t.sockets = 1;
-  t.pcie_switches = 0;
-  t.pcie_generation = 4;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(4, 16);
-  t.cpu = "AMD EPYC (Genoa)";
-  t.pcie_p2p = true;
-  t.source = "tinybox (tinygrad.org, 2024): 6x RTX 4090, PCIe 4.0 x16 each, P2P via tinygrad's driver patch";
-  n.push_back(t);
-  // 2x RTX 2080 Ti under one PCIe gen3 switch (nvidia-smi topo: PIX), stock driver: no P2P on
-  // GeForce, so GPU-to-GPU traffic is staged through host memory (NCCL SHM transport).
-  t.name = "consumer_2x2080ti_nop2p";
-  t.gpu = "RTX-2080-Ti";
-  t.gpus_per_node = 2;
-  t.nic = "RoCE-100GbE";
-  t.nics = 1;
-  t.pcie_switches = 1;
-  t.pcie_generation = 3;
-  t.pcie_bytes_per_s = pcie_bytes_per_s(3, 16);
-  t.pcie_uplink_bytes_per_s = pcie_bytes_per_s(3, 16);
-  t.cpu = "Intel Xeon";
-  t.pcie_p2p = false;
-  t.source = "2x GeForce RTX 2080 Ti, PCIe gen3 x16 under one switch (PIX), P2P not supported (stock driver)";
-  n.push_back(t);
-
-  // NVIDIA HGX B300 (2025): 8x B300 on an NVLink5 switch baseboard (2 NVLink switch chips, 1.8 TB/s
-  // per GPU), 8x ConnectX-8 SuperNIC 800 Gb/s on PCIe gen6, 2x Intel Xeon 6 (DGX B300: Xeon 6776P).
-  // Socket link: NCCL's topo.h has no Granite Rapids figure; its newest Intel one (ERP_QPI_BW 40)
-  // is used (estimate).
-  n.push_back(hgx8("hgx_b300", "B300", 2, "IB-XDR-800", 6, kEmeraldUpi, "Intel Xeon 6 (Granite Rapids)",
-                   "NVIDIA HGX B300 (2025): 8x B300, NVLink5 switch 1.8 TB/s per GPU, 8x ConnectX-8 800 Gb/s "
-                   "(PCIe gen6); socket link: estimate"));
-
-  // NVIDIA GB200 NVL72 (2024): one rack, one NVLink domain of 72 GPUs: 18 compute trays, each with
-  // 2 GB200 superchips (1 Grace + 2 Blackwell GPUs over NVLink-C2C, 900 GB/s bidirectional per
-  // superchip), joined through 9 NVLink switch trays (2 NVLink switch chips each: 18) at 1.8 TB/s
-  // per GPU (18 NVLink5 links x 50 GB/s per direction); one ConnectX-7 400 Gb/s NIC per GPU (72);
-  // liquid cooled (cooling: liquid in the scenario's thermal section). The rack is one node here
-  // (node = NVLink domain): what leaves the rack goes over the NICs. Each superchip is a "PCIe
-  // switch" of 2 GPUs and their 2 NICs whose uplink is the superchip's NVLink-C2C to its Grace
-  // (450 GB/s each way); the GPU and NIC links of that hub are modelled at the C2C rate (the NIC's
-  // own line rate bounds its traffic). One socket per Grace (36); Graces of different trays share
-  // no CPU link (GPU traffic between them goes over NVLink): the socket-link figure is NCCL's
-  // lowest (SKL_QPI_BW 10 GB/s) and only host-buffer copies across superchips would use it.
-  t = {};
-  t.name = "gb200_nvl72";
-  t.gpu = "GB200";
-  t.gpus_per_node = 72;
-  t.scale_up = ScaleUp::nvswitch;
-  t.nvswitches = 18;
-  t.nic = "IB-NDR-400";
-  t.nics = 72;
-  t.sockets = 36;
-  t.pcie_switches = 36;
-  t.pcie_generation = 5;
-  t.pcie_bytes_per_s = 450 * kGB;         // NVLink-C2C, 900 GB/s bidirectional per superchip
-  t.pcie_uplink_bytes_per_s = 450 * kGB;  // the same C2C link to the Grace
-  t.socket_link_bytes_per_s = kSkylakeUpi;
-  t.cpu = "NVIDIA Grace (72 Arm Neoverse V2 cores)";
-  t.pcie_p2p = true;
-  t.liquid_cooled = true;  // compute and switch trays on cold plates; no air-cooled NVL72 exists
-  t.gpus_per_rack = 72;    // the template is the rack
-  t.source =
-      "NVIDIA GB200 NVL72 (2024): 72 GPUs in one NVLink domain (18 compute trays x 2 GB200 superchips, 9 "
-      "NVLink switch trays, 1.8 TB/s per GPU, 130 TB/s), NVLink-C2C 900 GB/s per superchip, 72x ConnectX-7 "
-      "400 Gb/s, liquid cooled";
-  n.push_back(t);
-  // NVIDIA GB300 NVL72 (2025): the same rack with GB300 superchip boards (2 Grace + 4 Blackwell
-  // Ultra GPUs per compute tray), one ConnectX-8 SuperNIC 800 Gb/s per GPU (72), PCIe gen6
-  // (glennklockwood.com/garden/processors/B300: "72 ConnectX-8 NICs", "18 NVLink Switches at
-  // 130 TB/s").
-  t.name = "gb300_nvl72";
-  t.gpu = "GB300";
-  t.nic = "IB-XDR-800";
-  t.pcie_generation = 6;
-  t.source =
-      "NVIDIA GB300 NVL72 (2025): 72 Blackwell Ultra GPUs in one NVLink domain (18 compute trays, 9 NVLink "
-      "switch trays, 130 TB/s), NVLink-C2C to 36 Grace CPUs, 72x ConnectX-8 800 Gb/s, liquid cooled";
-  n.push_back(t);
-
-  // A 2-socket 8-GPU PCIe gen5 server with H200 NVL cards joined in pairs by 2-way NVLink bridges
-  // (NVIDIA H200 datasheet, H200 NVL: "2- or 4-way NVLink bridge: 900 GB/s per GPU"), as the
-  // H100 NVLink-bridge server above. `cluster.nvlink_bridge_gpus: 4` puts 4-way bridges in it
-  // instead (GPUs 0-3 and 4-7 all to all, 6 links = 150 GB/s each way per peer).
-  t = find_in(n, "pcie_8gpu_2socket_h100_nvlink_bridge", "node template");
-  t.name = "pcie_8gpu_2socket_h200_nvl";
-  t.gpu = "H200-NVL";
-  t.source =
-      "Generic 2-socket 8-GPU PCIe gen5 server, H200 NVL in 2-way NVLink-bridged pairs (NVIDIA H200 datasheet, "
-      "H200 NVL: NVLink bridge 900 GB/s per GPU, PCIe gen5 x16)";
-  n.push_back(t);
-
-  // One GH200 superchip per node (as GH200 clusters such as CSCS Alps build them from 4-superchip
-  // blades, each superchip with its own NIC): the Hopper GPU reaches its Grace over NVLink-C2C
-  // (900 GB/s bidirectional: 450 GB/s each way, the hub's links below), one NDR 400 NIC.
-  t = {};
-  t.name = "gh200_1gpu";
-  t.gpu = "GH200-96GB";
-  t.gpus_per_node = 1;
-  t.scale_up = ScaleUp::none;
-  t.nic = "IB-NDR-400";
-  t.nics = 1;
-  t.sockets = 1;
-  t.pcie_switches = 1;
-  t.pcie_generation = 5;
-  t.pcie_bytes_per_s = 450 * kGB;
-  t.pcie_uplink_bytes_per_s = 450 * kGB;
-  t.cpu = "NVIDIA Grace (72 Arm Neoverse V2 cores)";
-  t.source =
-      "NVIDIA GH200 Grace Hopper Superchip datasheet: 1 Hopper GPU + 1 Grace over NVLink-C2C 900 GB/s; one "
-      "ConnectX-7 NDR 400 NIC per superchip (typical build)";
-  n.push_back(t);
-
-  return n;
-}
-
 const std::vector<GpuSpec>& gpus() {
   static const std::vector<GpuSpec> v = make_gpus();
   return v;
@@ -1016,9 +663,55 @@ const std::vector<NicSpec>& nics() {
   static const std::vector<NicSpec> v = make_nics();
   return v;
 }
+/// The built-in templates: models/hardware/node_templates.textproto, compiled in (CMake,
+/// models/CMakeLists.txt) and read as a scenario's own are (node_template_text.h).
 const std::vector<NodeTemplate>& nodes() {
-  static const std::vector<NodeTemplate> v = make_nodes();
+  static const std::vector<NodeTemplate> v = read_node_templates(
+      {detail::kNodeTemplatesText, detail::kNodeTemplatesTextSize}, "models/hardware/node_templates.textproto");
   return v;
+}
+
+/// Templates scenarios described (register_node_template), and "base/N" partitions, built once
+/// per name and kept for the program's life (references stay valid; sweeps look up from several
+/// threads).
+struct MoreTemplates {
+  std::mutex mutex;
+  std::deque<NodeTemplate> described;
+  std::deque<NodeTemplate> partitioned;
+};
+MoreTemplates& more_templates() {
+  static MoreTemplates m;
+  return m;
+}
+
+const NodeTemplate* find_or_null(const std::vector<NodeTemplate>& items, std::string_view name) {
+  for (const NodeTemplate& t : items) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+/// A built-in or described template by its plain name (the caller holds the mutex).
+const NodeTemplate& find_plain(MoreTemplates& more, std::string_view name) {
+  if (const NodeTemplate* t = find_or_null(nodes(), name)) return *t;
+  for (const NodeTemplate& t : more.described) {
+    if (t.name == name) return t;
+  }
+  return find_in(nodes(), name, "node template");  // throws, listing the built-ins
+}
+
+bool same_template(const NodeTemplate& a, const NodeTemplate& b) {
+  const auto edges_equal = [](const NvlinkEdge& x, const NvlinkEdge& y) {
+    return x.gpu_a == y.gpu_a && x.gpu_b == y.gpu_b && x.links == y.links;
+  };
+  return a.name == b.name && a.gpu == b.gpu && a.gpus_per_node == b.gpus_per_node && a.scale_up == b.scale_up &&
+         a.bridge_gpus == b.bridge_gpus && a.nvswitches == b.nvswitches && a.nic == b.nic && a.nics == b.nics &&
+         a.sockets == b.sockets && a.pcie_switches == b.pcie_switches && a.pcie_generation == b.pcie_generation &&
+         a.pcie_lanes == b.pcie_lanes && a.pcie_bytes_per_s == b.pcie_bytes_per_s &&
+         a.pcie_uplink_bytes_per_s == b.pcie_uplink_bytes_per_s &&
+         a.socket_link_bytes_per_s == b.socket_link_bytes_per_s && a.cpu == b.cpu && a.pcie_p2p == b.pcie_p2p &&
+         a.liquid_cooled == b.liquid_cooled && a.gpus_per_rack == b.gpus_per_rack && a.source == b.source &&
+         std::equal(a.nvlinks.begin(), a.nvlinks.end(), b.nvlinks.begin(), b.nvlinks.end(), edges_equal);
 }
 
 template <typename T>
@@ -1072,21 +765,40 @@ double pcie_bytes_per_s(int generation, int lanes) {
 const GpuSpec& find_gpu(std::string_view name) { return find_in(gpus(), name, "GPU"); }
 const NicSpec& find_nic(std::string_view name) { return find_in(nics(), name, "NIC"); }
 const NodeTemplate& find_node_template(std::string_view name) {
+  if (const NodeTemplate* t = find_or_null(nodes(), name)) return *t;
+  MoreTemplates& more = more_templates();
+  const std::lock_guard<std::mutex> lock(more.mutex);
   const std::size_t slash = name.find('/');
-  if (slash == std::string_view::npos) return find_in(nodes(), name, "node template");
-  // "base/N": the base template partitioned into NVLink domains of N GPUs (nvlink_domains.h), built
-  // once per name and kept for the program's life (references stay valid; sweeps look up from
-  // several threads).
-  static std::mutex mutex;
-  static std::deque<NodeTemplate> partitioned;
-  const std::lock_guard<std::mutex> lock(mutex);
-  for (const NodeTemplate& t : partitioned) {
+  if (slash == std::string_view::npos) return find_plain(more, name);
+  // "base/N": the base template partitioned into NVLink domains of N GPUs (nvlink_domains.h).
+  for (const NodeTemplate& t : more.partitioned) {
     if (t.name == name) return t;
   }
-  const NodeTemplate& base = find_in(nodes(), name.substr(0, slash), "node template");
-  partitioned.push_back(partition_node_template(base, name, name.substr(slash + 1)));
-  return partitioned.back();
+  const NodeTemplate& base = find_plain(more, name.substr(0, slash));
+  more.partitioned.push_back(partition_node_template(base, name, name.substr(slash + 1)));
+  return more.partitioned.back();
 }
+
+void register_node_template(const NodeTemplate& t) {
+  if (is_builtin_node_template(t.name)) {
+    throw std::invalid_argument("\"" + t.name + "\" is a built-in node template's name (expected a name of its own)");
+  }
+  if (t.name.find('/') != std::string::npos)
+    throw std::invalid_argument("\"" + t.name + "\" holds a '/' (expected a name without it)");
+  MoreTemplates& more = more_templates();
+  const std::lock_guard<std::mutex> lock(more.mutex);
+  for (const NodeTemplate& d : more.described) {
+    if (d.name != t.name) continue;
+    if (same_template(d, t)) return;
+    throw std::invalid_argument("\"" + t.name +
+                                "\" names another node in a scenario read before in this run (expected a name of "
+                                "its own for each node)");
+  }
+  more.described.push_back(t);
+}
+
+bool is_builtin_node_template(std::string_view name) { return find_or_null(nodes(), name) != nullptr; }
+
 std::vector<std::string> gpu_names() { return names_of(gpus()); }
 std::vector<std::string> nic_names() { return names_of(nics()); }
 std::vector<std::string> node_template_names() { return names_of(nodes()); }

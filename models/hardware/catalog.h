@@ -78,6 +78,17 @@ enum class ScaleUp {
   /// nvlink_bridge_gpus): 2-way, GPUs 2k and 2k+1 (A30, A100/H100 PCIe); 4-way (H200 NVL), GPUs
   /// 4k..4k+3 all-to-all, each card's links split evenly over its 3 peers. Other pairs use PCIe.
   bridges,
+  /// The NVLink links a node template lists one by one (NodeTemplate::nvlinks): GPUs joined by
+  /// direct links in a pattern of their own, e.g. DGX-1's hybrid cube mesh. Other pairs use PCIe.
+  graph,
+};
+
+/// `links` NVLink links between local GPUs gpu_a and gpu_b (ScaleUp::graph), each at the GPU's
+/// per-link rate in each direction.
+struct NvlinkEdge {
+  int gpu_a = 0;
+  int gpu_b = 0;
+  int links = 1;
 };
 
 /// A server as a graph: GPUs and NICs on PCIe switches (or CPU root ports), switches on CPU
@@ -97,6 +108,7 @@ struct NodeTemplate {
   int sockets = 2;                     ///< CPU sockets (NUMA domains), >= 1
   int pcie_switches = 4;               ///< PCIe switches; 0 = GPUs and NICs on CPU root ports
   int pcie_generation = 0;             ///< of the GPU/NIC links
+  int pcie_lanes = 16;                 ///< of each GPU/NIC link (the rate's default, node_template_text.h)
   double pcie_bytes_per_s = 0;         ///< each GPU's and NIC's PCIe link, per direction (x16)
   double pcie_uplink_bytes_per_s = 0;  ///< PCIe switch <-> root complex, per direction
   /// GPU traffic between two sockets, per direction [bytes/s]: what NCCL's topology model allows
@@ -112,6 +124,8 @@ struct NodeTemplate {
   /// then defaults to gpus_per_rack / gpus_per_node (1 for the rack, 2 for "gb200_nvl72/36") and
   /// other values are refused. 0 = servers racked as the scenario says (default 4 per rack).
   int gpus_per_rack = 0;
+  /// ScaleUp::graph: the node's NVLink links, each GPU pair at most once.
+  std::vector<NvlinkEdge> nvlinks;
   std::string source;
   /// GPUs under one PCIe switch (or root port when pcie_switches is 0).
   int gpus_per_pcie_switch() const {
@@ -167,7 +181,16 @@ std::string bridge_group_problem(const NodeTemplate& node, const GpuSpec& gpu, i
 /// Throws std::invalid_argument naming the unknown key and listing known ones.
 const GpuSpec& find_gpu(std::string_view name);
 const NicSpec& find_nic(std::string_view name);
+/// A built-in template, a "base/N" partition of one (nvlink_domains.h), or one a scenario
+/// described (register_node_template).
 const NodeTemplate& find_node_template(std::string_view name);
+/// Makes a scenario's own template (checked by complete_node_template) findable by its name for
+/// the rest of the program. Throws std::invalid_argument "... (expected ...)" when the name is a
+/// built-in's, holds a '/', or was registered before with other figures (two scenarios of one
+/// process naming different nodes alike); registering the same template again does nothing.
+void register_node_template(const NodeTemplate& t);
+/// Whether `name` is a built-in template (not a partition, not a scenario's).
+bool is_builtin_node_template(std::string_view name);
 /// Catalog keys in catalog order.
 std::vector<std::string> gpu_names();
 std::vector<std::string> nic_names();

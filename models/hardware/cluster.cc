@@ -263,6 +263,8 @@ bool Cluster::nvlink_between(int a, int b) const {
       return a != b;
     case ScaleUp::bridges:
       return a != b && same_bridge(a, b) && b < gpus_per_node_;
+    case ScaleUp::graph:
+      return a != b && graph_links(a, b) > 0;
     case ScaleUp::none:
       return false;
   }
@@ -323,14 +325,18 @@ void Cluster::build_node(int node) {
     gpu_pcie_reverse_[pcie_up_.back()] = pcie_down_.back();
     gpu_pcie_reverse_[pcie_down_.back()] = pcie_up_.back();
   }
-  if (scale_up_ == ScaleUp::mesh || scale_up_ == ScaleUp::bridges) {
-    const char* what =
-        scale_up_ == ScaleUp::mesh ? (group.gpu->nvlink_generation == 0 ? ".xgmi->" : ".nvlink->") : ".bridge->";
+  if (scale_up_ == ScaleUp::mesh || scale_up_ == ScaleUp::bridges || scale_up_ == ScaleUp::graph) {
+    const char* what = scale_up_ == ScaleUp::bridges                                     ? ".bridge->"
+                       : scale_up_ == ScaleUp::mesh && group.gpu->nvlink_generation == 0 ? ".xgmi->"
+                                                                                         : ".nvlink->";
     for (int a = 0; a < gpn; ++a) {
       for (int b = 0; b < gpn; ++b) {
         const bool linked = nvlink_between(a, b);
-        mesh_.push_back(linked ? add(mesh_link_bytes_per_s, 0, gpu_name(a) + what + "gpu" + std::to_string(b),
-                                     LinkKind::nvlink, gpu_name(a), gpu_name(b))
+        // A graph's pair carries its own link count; a mesh's or bridge's pairs are alike.
+        const double bw =
+            scale_up_ == ScaleUp::graph && linked ? graph_links(a, b) * mesh_link_bytes_per_s : mesh_link_bytes_per_s;
+        mesh_.push_back(linked ? add(bw, 0, gpu_name(a) + what + "gpu" + std::to_string(b), LinkKind::nvlink,
+                                     gpu_name(a), gpu_name(b))
                                : sim::ResourceId{0});
       }
     }
@@ -714,6 +720,10 @@ std::string Cluster::describe() const {
           << bridge_gpus_ - 1 << " all to all, " << gbps(mesh_link_bytes_per_s_)
           << " per direction per GPU pair; other pairs over PCIe\n";
       }
+      break;
+    case ScaleUp::graph:
+      o << "  NVLink: " << t.nvlinks.size() << " GPU pairs joined by direct links (the template's nvlink list), "
+        << gbps(gpu_->nvlink_bytes_per_s_per_link) << " per link per direction; other pairs over PCIe\n";
       break;
     case ScaleUp::none:
       o << "  NVLink: none; GPU to GPU over PCIe"

@@ -270,6 +270,8 @@ class Cluster {
   /// scale-up of every group. Throws std::invalid_argument "cluster.node_group[i].FIELD: ..." for a
   /// group that is unknown, does not fit, or cannot share the first group's fabric.
   void resolve_groups(const ClusterSpec& spec);
+  /// graph_links_ from the template's NVLink list (empty list: all zero).
+  void set_graph_links(const NodeTemplate& t);
   void build_fabric();
   /// Applies spec_.overrides (element_overrides.h) to the built table. Throws
   /// std::invalid_argument "cluster.overrides[i].select: ..." (or .clock_factor/.bandwidth_factor).
@@ -302,6 +304,10 @@ class Cluster {
   int leaf_of(int node, int rail) const;
   /// ScaleUp::bridges: local GPUs a and b share an NVLink bridge (groups of bridge_gpus_).
   bool same_bridge(int a, int b) const { return a / bridge_gpus_ == b / bridge_gpus_; }
+  /// ScaleUp::graph: NVLink links between local GPUs a and b (0: none, the pair uses PCIe).
+  int graph_links(int a, int b) const {
+    return graph_links_[static_cast<std::size_t>(a) * static_cast<std::size_t>(gpus_per_node_) + b];
+  }
 
   ClusterSpec spec_;
   const GpuSpec* gpu_ = nullptr;
@@ -316,6 +322,8 @@ class Cluster {
   double scale_up_bytes_per_s_ = 0;
   double mesh_link_bytes_per_s_ = 0;
   int bridge_gpus_ = 2;  ///< ScaleUp::bridges: GPUs per bridge (ClusterSpec, else the template's)
+  /// ScaleUp::graph: the template's NVLink links, [a * gpus_per_node + b] (symmetric).
+  std::vector<int> graph_links_;
   std::int64_t cable_ns_ = 0;
   // Fabric sizes.
   int num_groups_ = 0;  // leaf groups (nodes_per_leaf nodes each)

@@ -42,6 +42,7 @@ NetworkSize Cluster::count_network() const {
   const std::int64_t gpn = gpus_per_node_;
   std::int64_t per_node = gpn * (scale_up_ == ScaleUp::nvswitch ? 4 : 2);
   if (scale_up_ == ScaleUp::mesh) per_node += gpn * (gpn - 1);
+  if (scale_up_ == ScaleUp::graph) per_node += 2 * static_cast<std::int64_t>(template_->nvlinks.size());
   if (scale_up_ == ScaleUp::bridges) {  // a -> b in the same bridge group, b < gpn
     for (std::int64_t a = 0; a < gpn; ++a) {
       const std::int64_t first = a / bridge_gpus_ * bridge_gpus_;

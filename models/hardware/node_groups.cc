@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "models/hardware/cluster.h"
 
@@ -45,6 +46,18 @@ ScaleUp resolve_scale_up(Cluster::NodeGroup& g, int bridge_gpus, const std::stri
       g.scale_up_bytes_per_s = t.gpus_per_node > 1 ? g.mesh_link_bytes_per_s * peers : 0;
       break;
     }
+    case ScaleUp::graph: {
+      // Each listed pair has its own link count (Cluster::graph_links); the GPU's scale-up is
+      // the most links any GPU of the node has listed.
+      std::vector<int> links(static_cast<std::size_t>(t.gpus_per_node), 0);
+      for (const NvlinkEdge& e : t.nvlinks) {
+        links[static_cast<std::size_t>(e.gpu_a)] += e.links;
+        links[static_cast<std::size_t>(e.gpu_b)] += e.links;
+      }
+      g.mesh_link_bytes_per_s = link_bw;
+      g.scale_up_bytes_per_s = *std::max_element(links.begin(), links.end()) * link_bw;
+      break;
+    }
     case ScaleUp::none:
       break;
   }
@@ -60,10 +73,24 @@ std::string shape_difference(const NodeTemplate& a, const NodeTemplate& b) {
   if (a.nics != b.nics) return differ("compute NICs", a.nics, b.nics);
   if (a.sockets != b.sockets) return differ("CPU sockets", a.sockets, b.sockets);
   if (a.pcie_switches != b.pcie_switches) return differ("PCIe switches", a.pcie_switches, b.pcie_switches);
+  const auto same_edge = [](const NvlinkEdge& x, const NvlinkEdge& y) {
+    return x.gpu_a == y.gpu_a && x.gpu_b == y.gpu_b && x.links == y.links;
+  };
+  if (!std::equal(a.nvlinks.begin(), a.nvlinks.end(), b.nvlinks.begin(), b.nvlinks.end(), same_edge))
+    return "a different NVLink graph (nvlink entries)";
   return {};
 }
 
 }  // namespace
+
+void Cluster::set_graph_links(const NodeTemplate& t) {
+  const auto n = static_cast<std::size_t>(t.gpus_per_node);
+  graph_links_.assign(n * n, 0);
+  for (const NvlinkEdge& e : t.nvlinks) {
+    graph_links_[static_cast<std::size_t>(e.gpu_a) * n + static_cast<std::size_t>(e.gpu_b)] = e.links;
+    graph_links_[static_cast<std::size_t>(e.gpu_b) * n + static_cast<std::size_t>(e.gpu_a)] = e.links;
+  }
+}
 
 void Cluster::resolve_groups(const ClusterSpec& spec) {
   groups_.clear();
@@ -75,6 +102,7 @@ void Cluster::resolve_groups(const ClusterSpec& spec) {
     bridge_gpus_ = spec.nvlink_bridge_gpus.value_or(g.node_template->bridge_gpus);
     scale_up_ = resolve_scale_up(g, bridge_gpus_, "cluster.node_template");
     groups_.push_back(g);
+    set_graph_links(*g.node_template);
   } else {
     if (!spec.gpu.empty()) {
       throw std::invalid_argument("cluster.gpu: set with node_group (expected each group's gpu instead)");
@@ -111,6 +139,7 @@ void Cluster::resolve_groups(const ClusterSpec& spec) {
       const ScaleUp kind = resolve_scale_up(g, bridge_gpus_, at + "node_template");
       if (i == 0) {
         scale_up_ = kind;
+        set_graph_links(*g.node_template);
       } else {
         const NodeTemplate& t0 = *groups_.front().node_template;
         std::string why = shape_difference(t0, *g.node_template);

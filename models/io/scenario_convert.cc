@@ -10,6 +10,7 @@
 #include "models/calibration/calibration_profile.h"
 #include "models/hardware/catalog.h"
 #include "models/io/field_reflection.h"
+#include "models/io/node_template_io.h"
 #include "models/io/scenario_fields.h"
 #include "traincast.pb.h"
 
@@ -172,6 +173,7 @@ tp::Scenario to_proto(const models::Scenario& s) {
     if (j.duration_s != 0.0) x.set_duration_s(j.duration_s);
     if (j.alone_duration_s != 0.0) x.set_alone_duration_s(j.alone_duration_s);
   }
+  add_described_node_templates(s, m);
   return m;
 }
 

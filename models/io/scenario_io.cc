@@ -20,6 +20,7 @@
 
 #include "models/io/file_kind.h"
 #include "models/io/message_reader.h"
+#include "models/io/node_template_io.h"
 #include "models/io/overrides.h"
 #include "models/io/profile_io.h"
 #include "models/io/scenario_checks.h"
@@ -119,8 +120,10 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
 
   models::Scenario scenario;
   std::vector<std::string> bad_enums;
-  to_struct(message, scenario, bad_enums);
   Checker checker(message, map, origin, override_origins, errors);
+  // The scenario's own node templates first: what follows looks templates up by name.
+  register_scenario_node_templates(message, checker);
+  to_struct(message, scenario, bad_enums);
   checker.set_layout_search(layout_problems);
   enum_errors(bad_enums, message, checker);
   check_scenario(scenario, checker, cluster_only == nullptr);

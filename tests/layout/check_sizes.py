@@ -14,11 +14,13 @@ import sys
 
 DIRS = ("sim", "models", "calibrate", "tools", "tests")
 EXTS = (".h", ".cc", ".cu", ".proto")
-EXEMPT = {"models/hardware/catalog.cc", "models/io/traincast.proto"}
+EXEMPT = {"models/io/traincast.proto"}
 # Over 650 lines before the layout step; they may stay up to 900 (each should shrink when touched).
 OLD_LARGE = {
     "models/io/message_reader.cc",
     "models/hardware/cluster.cc",
+    # Exempt until its node templates became data (models/hardware/node_templates.textproto).
+    "models/hardware/catalog.cc",
     "models/io/profile_io.cc",
     "sim/flow_network.cc",
     "tests/sim/flow_network_test.cc",

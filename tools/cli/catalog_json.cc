@@ -9,6 +9,7 @@
 
 #include "models/cost/prices.h"
 #include "models/hardware/catalog.h"
+#include "models/hardware/node_template_text.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/summary.h"
 
@@ -20,20 +21,6 @@ std::string number(double v) {
   std::array<char, 32> buf{};
   const auto res = std::to_chars(buf.data(), buf.data() + buf.size(), v);
   return {buf.data(), res.ptr};
-}
-
-const char* scale_up_name(models::ScaleUp s) {
-  switch (s) {
-    case models::ScaleUp::none:
-      return "none";
-    case models::ScaleUp::nvswitch:
-      return "nvswitch";
-    case models::ScaleUp::mesh:
-      return "mesh";
-    case models::ScaleUp::bridges:
-      return "bridges";
-  }
-  return "none";
 }
 
 std::string price_json(const std::optional<models::PriceRecord>& p, const std::string& missing) {
@@ -84,7 +71,7 @@ std::string catalog_to_json() {
   for (const std::string& n : models::node_template_names()) {
     const models::NodeTemplate& t = models::find_node_template(n);
     o << sep << "  {\"name\": " << json_string(n) << ", \"gpu\": " << json_string(t.gpu)
-      << ", \"gpus_per_node\": " << t.gpus_per_node << ", \"scale_up\": \"" << scale_up_name(t.scale_up)
+      << ", \"gpus_per_node\": " << t.gpus_per_node << ", \"scale_up\": \"" << models::scale_up_name(t.scale_up)
       << "\", \"nvswitches\": " << t.nvswitches << ", \"nic\": " << json_string(t.nic) << ", \"nics\": " << t.nics
       << ", \"sockets\": " << t.sockets << ", \"pcie_switches\": " << t.pcie_switches
       << ", \"pcie_generation\": " << t.pcie_generation << ", \"pcie_bytes_per_s\": " << number(t.pcie_bytes_per_s)

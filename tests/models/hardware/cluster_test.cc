@@ -409,6 +409,9 @@ TEST(Cluster, EveryTemplateCountsAndRoutes) {
       case ScaleUp::bridges:
         links = g * (t.bridge_gpus - 1);  // every GPU to each peer of its bridge
         break;
+      case ScaleUp::graph:
+        links = 2 * static_cast<int>(t.nvlinks.size());  // each listed pair, both ways
+        break;
       case ScaleUp::none:
         break;
     }

@@ -100,7 +100,8 @@ TEST(ScenarioIo, ByteOrderMarkIsSkipped) {
             std::vector<std::string>{
                 "t.textproto:1:1: nme: unknown field, did you mean "
                 "\"name\"? (expected one of: name, description, "
-                "cluster, workload, options, storage, reliability, cost, profile, power, thermal, scheduler, job)"});
+                "cluster, workload, options, storage, reliability, cost, profile, power, thermal, scheduler, job, "
+                "node_template)"});
 }
 
 TEST(ScenarioIo, FormatFollowsExtension) {
@@ -278,7 +279,8 @@ TEST(ScenarioIoErrors, EveryUnknownFieldIsReported) {
   EXPECT_EQ(errors_of("nme: \"x\"\nworkload {\n  model { layers: 3 foo { bar: 1 } }\n}\n"),
             (std::vector<std::string>{
                 "t.textproto:1:1: nme: unknown field, did you mean \"name\"? (expected one of: name, description, "
-                "cluster, workload, options, storage, reliability, cost, profile, power, thermal, scheduler, job)",
+                "cluster, workload, options, storage, reliability, cost, profile, power, thermal, scheduler, job, "
+                "node_template)",
                 "t.textproto:3:11: workload.model.layers: unknown field (expected one of: name, num_layers, "
                 "hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, vocab_size, seq_length, "
                 "gated_mlp, untied_embeddings, num_experts, moe_top_k, moe_ffn_hidden_size, num_shared_experts, "
@@ -506,7 +508,8 @@ TEST(ScenarioIoErrors, HostileNestingIsAnErrorNotACrash) {
   ASSERT_FALSE(errors.empty());
   EXPECT_EQ(errors[0],
             "t.textproto:1:1: x: unknown field (expected one of: name, description, cluster, workload, "
-            "options, storage, reliability, cost, profile, power, thermal, scheduler, job)");
+            "options, storage, reliability, cost, profile, power, thermal, scheduler, job, "
+            "node_template)");
 }
 
 TEST(ScenarioIoErrors, AtMostOneHundredParseErrorsAreListed) {

@@ -1,0 +1,170 @@
+// A scenario's own node templates (node_template_io.h).
+
+#include "models/io/node_template_io.h"
+
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "models/hardware/node_template_text.h"
+#include "traincast.pb.h"
+
+namespace traincast::io::detail {
+namespace {
+
+namespace tp = traincast::proto;
+
+models::ScaleUp scale_up_of(tp::NodeTemplate::ScaleUp s) {
+  switch (s) {
+    case tp::NodeTemplate::none:
+      return models::ScaleUp::none;
+    case tp::NodeTemplate::nvswitch:
+      return models::ScaleUp::nvswitch;
+    case tp::NodeTemplate::mesh:
+      return models::ScaleUp::mesh;
+    case tp::NodeTemplate::bridges:
+      return models::ScaleUp::bridges;
+    case tp::NodeTemplate::graph:
+      return models::ScaleUp::graph;
+    default:
+      return models::ScaleUp::none;
+  }
+}
+
+tp::NodeTemplate::ScaleUp scale_up_message(models::ScaleUp s) {
+  switch (s) {
+    case models::ScaleUp::none:
+      return tp::NodeTemplate::none;
+    case models::ScaleUp::nvswitch:
+      return tp::NodeTemplate::nvswitch;
+    case models::ScaleUp::mesh:
+      return tp::NodeTemplate::mesh;
+    case models::ScaleUp::bridges:
+      return tp::NodeTemplate::bridges;
+    case models::ScaleUp::graph:
+      return tp::NodeTemplate::graph;
+  }
+  return tp::NodeTemplate::none;
+}
+
+}  // namespace
+
+models::NodeTemplate node_template_from_message(const tp::NodeTemplate& m) {
+  models::NodeTemplate t;
+  t.name = m.name();
+  t.gpu = m.gpu();
+  if (m.has_gpus_per_node()) t.gpus_per_node = m.gpus_per_node();
+  if (m.has_scale_up()) t.scale_up = scale_up_of(m.scale_up());
+  if (m.has_bridge_gpus()) t.bridge_gpus = m.bridge_gpus();
+  t.nvswitches = m.nvswitches();
+  t.nic = m.nic();
+  if (m.has_nics()) t.nics = m.nics();
+  if (m.has_sockets()) t.sockets = m.sockets();
+  if (m.has_pcie_switches()) t.pcie_switches = m.pcie_switches();
+  t.pcie_generation = m.pcie_generation();
+  if (m.has_pcie_lanes()) t.pcie_lanes = m.pcie_lanes();
+  t.pcie_bytes_per_s = m.pcie_bytes_per_s();
+  t.pcie_uplink_bytes_per_s = m.pcie_uplink_bytes_per_s();
+  t.socket_link_bytes_per_s = m.socket_link_bytes_per_s();
+  t.cpu = m.cpu();
+  if (m.has_pcie_p2p()) t.pcie_p2p = m.pcie_p2p();
+  t.liquid_cooled = m.liquid_cooled();
+  t.gpus_per_rack = m.gpus_per_rack();
+  t.source = m.source();
+  for (const tp::NodeTemplate::Nvlink& e : m.nvlink()) {
+    // Two GPUs are required: a wrong count is reported by register_scenario_node_templates.
+    t.nvlinks.push_back(
+        {e.gpus_size() > 0 ? e.gpus(0) : -1, e.gpus_size() > 1 ? e.gpus(1) : -1, e.has_links() ? e.links() : 1});
+  }
+  return t;
+}
+
+void register_scenario_node_templates(const tp::Scenario& m, Checker& k) {
+  std::set<std::string> names;
+  for (int i = 0; i < m.node_template_size(); ++i) {
+    const tp::NodeTemplate& block = m.node_template(i);
+    const std::string at = "node_template[" + std::to_string(i) + "].";
+    bool clean = true;
+    for (const char* required : {"name", "gpu", "nic", "pcie_generation", "source"}) {
+      if (!k.present(at + required)) {
+        k.error(at + required, "not set (expected it in every node template)");
+        clean = false;
+      }
+    }
+    for (int e = 0; e < block.nvlink_size(); ++e) {
+      if (block.nvlink(e).gpus_size() != 2) {
+        k.error(at + "nvlink[" + std::to_string(e) + "].gpus",
+                std::to_string(block.nvlink(e).gpus_size()) + " GPUs (expected two: gpus: [a, b])");
+        clean = false;
+      }
+    }
+    if (!clean) continue;
+    models::NodeTemplate t = node_template_from_message(block);
+    if (!names.insert(t.name).second) {
+      std::string what = "\"";
+      what += clip(t.name);
+      what += "\" described twice (expected one block per name)";
+      k.error(at + "name", what);
+      continue;
+    }
+    if (models::is_builtin_node_template(t.name)) {
+      std::string what = "\"";
+      what += clip(t.name);
+      what += "\" is a built-in node template (expected a name of its own; `traincast catalog` lists the built-ins)";
+      k.error(at + "name", what);
+      continue;
+    }
+    const std::vector<models::NodeTemplateProblem> problems = models::complete_node_template(t);
+    for (const models::NodeTemplateProblem& p : problems) k.error(at + p.field, p.what);
+    if (!problems.empty()) continue;
+    try {
+      models::register_node_template(t);
+    } catch (const std::invalid_argument& e) {
+      k.error(at + "name", e.what());
+    }
+  }
+}
+
+void add_described_node_templates(const models::Scenario& s, tp::Scenario& m) {
+  std::set<std::string> names{s.cluster.node_template};
+  for (const models::NodeGroupSpec& g : s.cluster.node_groups) names.insert(g.node_template);
+  for (const std::string& full : names) {
+    const std::string name = full.substr(0, full.find('/'));
+    if (name.empty() || models::is_builtin_node_template(name)) continue;
+    const models::NodeTemplate* t = nullptr;
+    try {
+      t = &models::find_node_template(name);
+    } catch (const std::invalid_argument&) {
+      continue;  // unknown: the checks name it
+    }
+    tp::NodeTemplate& x = *m.add_node_template();
+    x.set_name(t->name);
+    x.set_gpu(t->gpu);
+    x.set_gpus_per_node(t->gpus_per_node);
+    x.set_scale_up(scale_up_message(t->scale_up));
+    x.set_bridge_gpus(t->bridge_gpus);
+    x.set_nvswitches(t->nvswitches);
+    x.set_nic(t->nic);
+    x.set_nics(t->nics);
+    x.set_sockets(t->sockets);
+    x.set_pcie_switches(t->pcie_switches);
+    x.set_pcie_generation(t->pcie_generation);
+    x.set_pcie_lanes(t->pcie_lanes);
+    x.set_pcie_bytes_per_s(t->pcie_bytes_per_s);
+    x.set_pcie_uplink_bytes_per_s(t->pcie_uplink_bytes_per_s);
+    x.set_socket_link_bytes_per_s(t->socket_link_bytes_per_s);
+    x.set_cpu(t->cpu);
+    x.set_pcie_p2p(t->pcie_p2p);
+    x.set_liquid_cooled(t->liquid_cooled);
+    x.set_gpus_per_rack(t->gpus_per_rack);
+    x.set_source(t->source);
+    for (const models::NvlinkEdge& e : t->nvlinks) {
+      tp::NodeTemplate::Nvlink& n = *x.add_nvlink();
+      n.add_gpus(e.gpu_a);
+      n.add_gpus(e.gpu_b);
+      n.set_links(e.links);
+    }
+  }
+}
+
+}  // namespace traincast::io::detail

@@ -1,0 +1,133 @@
+// Tests of a scenario's own node templates (models/io/node_template_io.h): the built-in data file
+// read by protobuf as a scenario reads it gives the catalog's templates field for field (one form,
+// two readers); described templates load, are used, write back, and are refused with positions.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/hardware/catalog.h"
+#include "models/io/scenario_io.h"
+#include "tests/models/io/scenario_errors.h"
+#include "tests/models/io/small_scenario.h"
+
+namespace traincast::io {
+namespace {
+
+using test_support::errors_of;
+using test_support::small;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// `text` with every `name: "x"` turned into `name: "x<suffix>"`.
+std::string renamed(std::string text, const std::string& suffix) {
+  const std::string key = "name: \"";
+  for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+    const std::size_t end = text.find('"', at + key.size());
+    text.insert(end, suffix);
+  }
+  return text;
+}
+
+void expect_same(const models::NodeTemplate& a, const models::NodeTemplate& b) {
+  SCOPED_TRACE(a.name);
+  EXPECT_EQ(a.gpu, b.gpu);
+  EXPECT_EQ(a.gpus_per_node, b.gpus_per_node);
+  EXPECT_EQ(a.scale_up, b.scale_up);
+  EXPECT_EQ(a.bridge_gpus, b.bridge_gpus);
+  EXPECT_EQ(a.nvswitches, b.nvswitches);
+  EXPECT_EQ(a.nic, b.nic);
+  EXPECT_EQ(a.nics, b.nics);
+  EXPECT_EQ(a.sockets, b.sockets);
+  EXPECT_EQ(a.pcie_switches, b.pcie_switches);
+  EXPECT_EQ(a.pcie_generation, b.pcie_generation);
+  EXPECT_EQ(a.pcie_lanes, b.pcie_lanes);
+  EXPECT_EQ(a.pcie_bytes_per_s, b.pcie_bytes_per_s);
+  EXPECT_EQ(a.pcie_uplink_bytes_per_s, b.pcie_uplink_bytes_per_s);
+  EXPECT_EQ(a.socket_link_bytes_per_s, b.socket_link_bytes_per_s);
+  EXPECT_EQ(a.cpu, b.cpu);
+  EXPECT_EQ(a.pcie_p2p, b.pcie_p2p);
+  EXPECT_EQ(a.liquid_cooled, b.liquid_cooled);
+  EXPECT_EQ(a.gpus_per_rack, b.gpus_per_rack);
+  EXPECT_EQ(a.source, b.source);
+  EXPECT_EQ(a.nvlinks.size(), b.nvlinks.size());
+}
+
+TEST(NodeTemplateIo, BuiltinDataFileReadsAsAScenarioDoes) {
+  const std::string data = read_file(std::string(TRAINCAST_SOURCE_DIR) + "/models/hardware/node_templates.textproto");
+  ASSERT_FALSE(data.empty());
+  // The catalog's own names are refused in a scenario: the copies carry a suffix.
+  load_scenario_text(renamed(data, "_copy") + small(), "copies.textproto", Format::text);
+  for (const std::string& name : models::node_template_names())
+    expect_same(models::find_node_template(name + "_copy"), models::find_node_template(name));
+}
+
+/// A scenario of 2 nodes of its own 4-GPU PCIe box (lines 1-13 the template, 14 the cluster).
+std::string described(const std::string& template_extra, const std::string& cluster = "my_box") {
+  return "node_template {\n"
+         "  name: \"my_box\"\n"
+         "  gpu: \"A100-PCIe-80GB\"\n"
+         "  gpus_per_node: 4\n"
+         "  scale_up: none\n"
+         "  nic: \"IB-HDR-200\"\n"
+         "  nics: 2\n"
+         "  sockets: 1\n"
+         "  pcie_switches: 1\n"
+         "  pcie_generation: 4\n"
+         "  source: \"test\"\n" +
+         template_extra +
+         "}\n"
+         "cluster { node_template: \"" +
+         cluster +
+         "\" num_nodes: 2 }\n"
+         "workload {\n"
+         "  model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 }\n"
+         "  parallel { tp: 2 pp: 2 dp: 2 }\n"
+         "  training { global_batch_size: 16 }\n"
+         "}\n";
+}
+
+TEST(NodeTemplateIo, DescribedNodeLoadsAndWritesBack) {
+  const models::Scenario s = load_scenario_text(described(""), "t.textproto", Format::text);
+  EXPECT_EQ(s.cluster.node_template, "my_box");
+  const models::NodeTemplate& t = models::find_node_template("my_box");
+  EXPECT_EQ(t.gpus_per_node, 4);
+  EXPECT_DOUBLE_EQ(t.pcie_bytes_per_s, models::pcie_bytes_per_s(4, 16));
+  // The scenario's text carries the template it names, and reads back to the same scenario.
+  const std::string text = scenario_to_text(s);
+  EXPECT_NE(text.find("name: \"my_box\""), std::string::npos);
+  EXPECT_EQ(scenario_to_text(load_scenario_text(text, "back.textproto", Format::text)), text);
+}
+
+TEST(NodeTemplateIo, RefusesWithPositions) {
+  EXPECT_EQ(errors_of(described("  pcie_lanes: 3\n")).front(),
+            "t.textproto:12:3: node_template[0].pcie_lanes: got 3 (expected 1, 2, 4, 8 or 16)");
+  EXPECT_EQ(errors_of(described("  scale_up: nvswitch\n")).front(),
+            "t.textproto:12:3: node_template[0].scale_up: specified more than once (expected a single value)");
+  std::string unknown = described("");
+  unknown.replace(unknown.find("A100-PCIe-80GB"), 14, "A100-PCIe-99");
+  const std::vector<std::string> gpu = errors_of(unknown);
+  EXPECT_EQ(gpu.front().substr(0, 50), "t.textproto:3:3: node_template[0].gpu: unknown GPU");
+  std::string clash = described("");
+  clash.replace(clash.find("my_box"), 6, "dgx_a100");
+  EXPECT_EQ(errors_of(clash).front(),
+            "t.textproto:2:3: node_template[0].name: \"dgx_a100\" is a built-in node template (expected a name of its "
+            "own; `traincast catalog` lists the built-ins)");
+  EXPECT_EQ(errors_of(described("  nvlink { gpus: [0] }\n")).front(),
+            "t.textproto:12:12: node_template[0].nvlink[0].gpus: 1 GPUs (expected two: gpus: [a, b])");
+  std::string missing = described("");
+  missing.replace(missing.find("  source: \"test\"\n"), 17, "");
+  EXPECT_EQ(errors_of(missing).front(),
+            "t.textproto:1:1: node_template[0].source: not set (expected it in every node template)");
+}
+
+}  // namespace
+}  // namespace traincast::io

@@ -429,6 +429,8 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
                            double wall_s) {
   std::ostringstream o;
   print_cluster_and_model(o, sc, r, origin);
+  for (const std::string& d : r.drained_nodes)
+    o << "Drained    " << d << ": no job runs on it (Slurm drains a node whose GPU count is below its gres)\n";
   print_layout(o, sc, r);
   print_performance(o, sc, r);
   print_breakdown(o, sc, r);

@@ -456,9 +456,14 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
       lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
       const double phase_bw = bytes * ph.seconds_per_byte / factor / bw_scale * correction;
       bw += phase_bw;
-      fill += nvls_pipeline_fill_s(plan, bytes, phase_bw);
       const double phase_tuner_bw = bytes * ph.tuner_seconds_per_byte / factor / bw_scale * correction;
       tuner_bw += phase_tuner_bw;
+      // The fill at the lanes' own stages (GPU links, the head's NIC: tuner_seconds_per_byte, no
+      // switch-to-switch link): a spine link every lane crosses is the shared bottleneck the
+      // pipeline streams through, busy from the first chunks on, and adds no fill of its own
+      // (nvls_pipeline_fill_s). Counted at the spine's per-lane share instead, the fill grew with
+      // the heads, so one NIC fewer ran faster (issue 16: 754.5 vs 788.0 us, docs/properties.md).
+      fill += nvls_pipeline_fill_s(plan, bytes, phase_tuner_bw);
       // NCCL's tuner has no fill term. It is counted for NVLS tree (across nodes: a faster NIC
       // must not switch to an NVLS tree its fill makes slower, nccl_tuning.h) but not for NVLS
       // inside one node, where NCCL's cost (latency + bytes / bandwidth) decides alone: else the

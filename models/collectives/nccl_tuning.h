@@ -141,7 +141,11 @@ double nvls_chunk_bytes(const CollectivePlan& plan, double bytes);
 /// Fill of NVLS's chunk pipeline [s] for a phase whose bandwidth term at `bytes` is
 /// `bandwidth_s`: fill_chunks x min(bytes, chunk x lanes) x bandwidth_s / bytes (lanes =
 /// nvls_channels x heads; below one chunk per lane the lanes hold what there is). 0 for other
-/// algorithms, for bytes <= 0 and for a phase that moves nothing.
+/// algorithms, for bytes <= 0 and for a phase that moves nothing. Callers pass the bandwidth term
+/// at the lanes' own stages (CollectivePhase::tuner_seconds_per_byte: GPU links and NICs, no
+/// switch-to-switch link): the first chunks fill those; a spine link that every lane crosses is
+/// the shared bottleneck, busy from the first chunks on, so it adds bytes / its bandwidth but no
+/// fill, and the fill does not grow with the heads when the spine is what limits.
 double nvls_pipeline_fill_s(const CollectivePlan& plan, double bytes, double bandwidth_s);
 
 /// busbw factor of nccl-tests for op over n ranks (n >= 1): all_reduce 2(n-1)/n;

@@ -96,7 +96,8 @@ std::string failed_nic_of_unit(const ParallelLayout& L, const Cluster& cluster, 
       for (int k = 0; k < L.tp; ++k) {
         const int node = cluster.node_of(L.gpu(k, r, s));
         for (int n = 0; n < cluster.nics_per_node(); ++n)
-          if (!cluster.nic_up(node, n)) return "node" + std::to_string(node) + ".nic" + std::to_string(n);
+          if (!cluster.nic_up(node, n))
+            return "node" + std::to_string(cluster.fabric_slot(node)) + ".nic" + std::to_string(n);
       }
   return "";
 }

@@ -12,6 +12,7 @@
 #include "models/executor/folding.h"
 #include "models/executor/parallel_layout.h"
 #include "models/hardware/catalog.h"
+#include "models/hardware/element_overrides.h"
 #include "models/workload/layer_program.h"
 #include "models/workload/pipeline_schedule.h"
 
@@ -47,7 +48,8 @@ double estimate_graph_ops(const Scenario& sc) {
   const NodeTemplate& node = find_node_template(sc.cluster.node_template);
   const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
   const int gpus_per_node = node.gpus_per_node;
-  const ParallelLayout L = parallel_layout_of(sc, sc.cluster.num_nodes * gpus_per_node);
+  // The nodes in service: drained ones (a missing GPU) run nothing.
+  const ParallelLayout L = parallel_layout_of(sc, nodes_in_service(sc.cluster) * gpus_per_node);
   // As plan_shape (training_plan.cc): micro-batches and iterations.
   const int m = sc.training.global_batch_size / (L.dp * sc.training.micro_batch_size);
   int iterations = std::max(1, sc.options.iterations);

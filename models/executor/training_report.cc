@@ -44,6 +44,9 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
   }
   r.num_gpus = cluster.num_gpus();
   r.num_nodes = cluster.num_nodes();
+  for (const Cluster::DrainedNode& d : cluster.drained_nodes())
+    r.drained_nodes.push_back("node" + std::to_string(d.slot) + ": its GPU " + d.gpu +
+                              " is missing (cluster.overrides[" + std::to_string(d.override_index) + "])");
   r.tp = job.tp;
   r.pp = job.pp;
   r.dp = job.dp;
@@ -497,6 +500,7 @@ void name_straggler(const Cluster& cluster, Report& r) {
   }
   st.node = cluster.node_of(st.gpu);
   st.local_gpu = st.gpu - st.node * cluster.gpus_per_node();
+  st.node = cluster.fabric_slot(st.node);  // named as the scenario numbers nodes
   for (const GpuThermal& gt : r.thermal.gpus)
     if (gt.gpu == st.gpu) {
       st.temperature_c = gt.average_c;

@@ -121,6 +121,7 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
   nic_ = &find_nic(spec.nic.empty() ? template_->nic : spec.nic);
   num_nodes_ = spec.num_nodes;
   gpus_per_node_ = template_->gpus_per_node;
+  drain_missing_gpus(spec);  // num_nodes_ without the drained nodes (element_overrides.cc)
   nics_per_node_ = spec.nics_per_node.value_or(template_->nics);
   if (gpus_per_node_ <= 0) throw std::invalid_argument("cluster.node_template: no GPUs per node");
   if (nics_per_node_ < 0) {
@@ -186,7 +187,7 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
     }
     torus_link_bytes_per_s_ = nics_per_node_ * nic_->bytes_per_s / (2.0 * torus_dims_.size());
   } else if (num_nodes_ > 1) {
-    num_groups_ = (num_nodes_ + f.nodes_per_leaf - 1) / f.nodes_per_leaf;
+    num_groups_ = (fabric_slots() + f.nodes_per_leaf - 1) / f.nodes_per_leaf;  // drained nodes keep their ports
     const bool rail = f.kind == FabricKind::rail_optimized;
     num_leaves_ = rail ? num_groups_ * nics_per_node_ : num_groups_;
     leaf_down_ports_ = rail ? f.nodes_per_leaf : f.nodes_per_leaf * nics_per_node_;
@@ -299,7 +300,7 @@ int Cluster::socket_of_nic(int nic) const {
 }
 
 void Cluster::build_node(int node) {
-  const std::string prefix = "node" + std::to_string(node) + ".";
+  const std::string prefix = "node" + std::to_string(fabric_slot(node)) + ".";
   const NodeGroup& group = groups_[static_cast<std::size_t>(group_of_node(node))];
   const NodeTemplate& t = *group.node_template;  // the same shape as template_, its own link rates
   const double scale_up_bytes_per_s = group.scale_up_bytes_per_s;
@@ -449,7 +450,7 @@ void Cluster::build_fabric() {
 }
 
 int Cluster::leaf_of(int node, int rail) const {
-  const int group = node / spec_.fabric.nodes_per_leaf;
+  const int group = fabric_slot(node) / spec_.fabric.nodes_per_leaf;
   return spec_.fabric.kind == FabricKind::rail_optimized ? group * nics_per_node_ + rail : group;
 }
 
@@ -582,7 +583,8 @@ std::pair<int, int> Cluster::pick_up_links(int sl, int sp, int dl, int dn, int r
 
 std::uint64_t Cluster::destination_index(int node, int nic) const {
   const int npl = spec_.fabric.nodes_per_leaf;
-  const int port = spec_.fabric.kind == FabricKind::rail_optimized ? node % npl : (node % npl) * nics_per_node_ + nic;
+  const int slot = fabric_slot(node);
+  const int port = spec_.fabric.kind == FabricKind::rail_optimized ? slot % npl : (slot % npl) * nics_per_node_ + nic;
   return static_cast<std::uint64_t>(leaf_of(node, nic)) * static_cast<std::uint64_t>(leaf_down_ports_) +
          static_cast<std::uint64_t>(port);
 }
@@ -699,6 +701,9 @@ std::string Cluster::describe() const {
   } else {
     o << num_nodes_ << " x " << t.name << " (" << t.source << ")\n";
   }
+  for (const DrainedNode& d : drained_)
+    o << "  node" << d.slot << " drained: its GPU " << d.gpu << " is missing (cluster.overrides[" << d.override_index
+      << "]); no job runs on it, its switch ports stay\n";
   o << (mixed() ? "Node 0 (the first group's):\n" : "Each node (node0 shown; every node is the same):\n");
   o << "  GPUs: " << gpus_per_node_ << " x " << gpu_->name << " (" << gpu_->source << ")\n";
   switch (scale_up_) {

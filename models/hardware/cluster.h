@@ -244,6 +244,25 @@ class Cluster {
   /// true when some leaf up-link (leaf <-> spine or aggregation switch) is failed.
   bool has_failed_up_links() const { return !up_link_failed_.empty(); }
 
+  /// A node drained because an override marks one of its GPUs missing (ElementOverride::missing):
+  /// as Slurm drains a node whose gres/gpu count is below its configured one, no job runs on it.
+  struct DrainedNode {
+    int slot = 0;            ///< its place on the fabric: its number in the scenario (node<slot>)
+    std::string gpu;         ///< the missing GPU, "node3/gpu5" (the first override naming the node)
+    int override_index = 0;  ///< i of cluster.overrides[i]
+  };
+  /// The drained nodes, ascending by slot; none of them is one of this cluster's nodes 0..num_nodes()-1.
+  const std::vector<DrainedNode>& drained_nodes() const { return drained_; }
+  /// Node places on the fabric: the scenario's cluster.num_nodes (num_nodes() + the drained ones).
+  int fabric_slots() const { return num_nodes_ + static_cast<int>(drained_.size()); }
+  /// The fabric place of node `node` (0 .. num_nodes()-1): `node` itself unless a node before it is
+  /// drained. Its resources are named node<slot>.*, its leaf is slot / nodes_per_leaf.
+  int fabric_slot(int node) const {
+    return slot_of_node_.empty() ? node : slot_of_node_[static_cast<std::size_t>(node)];
+  }
+  /// The node at fabric place `slot`, -1 when that node is drained (slot not range-checked).
+  int node_at_slot(int slot) const;
+
   /// Human-readable description: per node the devices and links with bandwidths, then the fabric.
   std::string describe() const;
   /// Graphviz DOT of the devices and links (one edge per full-duplex link, labelled with the
@@ -273,6 +292,11 @@ class Cluster {
   /// graph_links_ from the template's NVLink list (empty list: all zero).
   void set_graph_links(const NodeTemplate& t);
   void build_fabric();
+  /// Reads the overrides with `missing` (element_overrides.cc): fills drained_ and slot_of_node_,
+  /// takes the drained nodes out of num_nodes_ and groups_. Throws std::invalid_argument
+  /// "cluster.overrides[i].missing: ..." (or .select) for a selector that is not one GPU, another
+  /// field with it, missing: false, a torus, or every node drained.
+  void drain_missing_gpus(const ClusterSpec& spec);
   /// Applies spec_.overrides (element_overrides.h) to the built table. Throws
   /// std::invalid_argument "cluster.overrides[i].select: ..." (or .clock_factor/.bandwidth_factor).
   void apply_overrides();
@@ -361,6 +385,8 @@ class Cluster {
   std::vector<int> serving_nic_;     ///< node * nics + nic; empty when no NIC is failed
   std::vector<int> up_link_failed_;  ///< leaf * ups + k (as leaf_up_): 1 + the failing override, 0 = up; empty: none
   std::vector<sim::ResourceId> failed_resources_;
+  std::vector<DrainedNode> drained_;
+  std::vector<int> slot_of_node_;  ///< per node its fabric slot, ascending; empty when none is drained
 
   mutable std::unordered_map<std::uint64_t, CachedRoute> route_index_;
   mutable std::vector<std::unique_ptr<sim::ResourceId[]>> route_blocks_;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/hardware/cluster.h"
@@ -84,14 +85,25 @@ ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& sel
     last = *b;
   }
   if (!rest.empty() && rest[0] == '.') return resolve_resource_name(cluster, select);  // "node0.gpu3.nvl_up"
-  const int nodes = cluster.num_nodes(), gpn = cluster.gpus_per_node();
+  // Node numbers are fabric places (the scenario's numbering); a drained node has no GPU or NIC.
+  const int nodes = cluster.fabric_slots(), gpn = cluster.gpus_per_node();
   if (last >= nodes)
     throw std::invalid_argument("no node" + std::to_string(last) + " (the cluster has " + range_text("node", nodes) +
                                 ")");
+  auto only_drained = [&]() {
+    const Cluster::DrainedNode* d = nullptr;
+    for (const Cluster::DrainedNode& x : cluster.drained_nodes())
+      if (x.slot >= *first && x.slot <= last) d = d != nullptr ? d : &x;
+    return std::invalid_argument("node" + std::to_string(d->slot) + " is drained (its GPU " + d->gpu +
+                                 " is missing, cluster.overrides[" + std::to_string(d->override_index) +
+                                 "]), so no job runs on it (expected a node in service)");
+  };
   ResolvedSelector out;
   if (rest.empty()) {
     for (int n = *first; n <= last; ++n)
-      for (int k = 0; k < gpn; ++k) out.gpus.push_back(n * gpn + k);
+      if (const int c = cluster.node_at_slot(n); c >= 0)
+        for (int k = 0; k < gpn; ++k) out.gpus.push_back(c * gpn + k);
+    if (out.gpus.empty()) throw only_drained();
     return out;
   }
   const bool gpu = take(rest, "/gpu"), nic = !gpu && take(rest, "/nic");
@@ -101,10 +113,13 @@ ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& sel
     if (*k >= gpn)
       throw std::invalid_argument("no gpu" + std::to_string(*k) + " on node" + std::to_string(*first) + " (it has " +
                                   range_text("gpu", gpn) + ")");
-    for (int n = *first; n <= last; ++n) out.gpus.push_back(n * gpn + *k);
+    for (int n = *first; n <= last; ++n)
+      if (const int c = cluster.node_at_slot(n); c >= 0) out.gpus.push_back(c * gpn + *k);
+    if (out.gpus.empty()) throw only_drained();
     return out;
   }
   if (last != *first) throw std::invalid_argument("a NIC selector names one node (got \"" + select + "\")");
+  if (cluster.node_at_slot(*first) < 0) throw only_drained();
   if (*k >= cluster.nics_per_node())
     throw std::invalid_argument("no nic" + std::to_string(*k) + " on node" + std::to_string(*first) +
                                 (cluster.nics_per_node() == 0
@@ -124,6 +139,7 @@ void Cluster::apply_overrides() {
   for (std::size_t i = 0; i < spec_.overrides.size(); ++i) {
     const ElementOverride& o = spec_.overrides[i];
     const std::string at = "cluster.overrides[" + std::to_string(i) + "].";
+    if (o.missing) continue;  // drain_missing_gpus
     ResolvedSelector sel;
     try {
       sel = resolve_selector(*this, o.select);
@@ -319,7 +335,97 @@ void Cluster::settle_failures(const std::vector<int>& nic_failed) {
 }
 
 std::string gpu_selector_name(const Cluster& cluster, int gpu) {
-  return "node" + std::to_string(cluster.node_of(gpu)) + "/gpu" + std::to_string(cluster.local_rank(gpu));
+  return "node" + std::to_string(cluster.fabric_slot(cluster.node_of(gpu))) + "/gpu" +
+         std::to_string(cluster.local_rank(gpu));
+}
+
+std::vector<std::pair<int, int>> drained_nodes_of(const ClusterSpec& spec) {
+  std::vector<std::pair<int, int>> out;
+  for (std::size_t i = 0; i < spec.overrides.size(); ++i) {
+    const ElementOverride& o = spec.overrides[i];
+    const bool alone = !o.failed && o.clock_factor == 0.0 && o.bandwidth_factor == 0.0 && o.power_cap_w == 0.0 &&
+                       !o.supply_c.has_value();
+    if (!o.missing.value_or(false) || !alone) continue;
+    std::string_view s = o.select;
+    std::optional<int> node;
+    if (take(s, "node")) node = take_number(s);
+    if (!node || *node >= spec.num_nodes || !take(s, "/gpu") || !take_number(s) || !s.empty()) continue;
+    const int n = *node;
+    if (std::none_of(out.begin(), out.end(), [n](const std::pair<int, int>& d) { return d.first == n; }))
+      out.emplace_back(n, static_cast<int>(i));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int nodes_in_service(const ClusterSpec& spec) {
+  return spec.num_nodes - static_cast<int>(drained_nodes_of(spec).size());
+}
+
+int Cluster::node_at_slot(int slot) const {
+  if (slot_of_node_.empty()) return slot;
+  const auto it = std::lower_bound(slot_of_node_.begin(), slot_of_node_.end(), slot);
+  return it != slot_of_node_.end() && *it == slot ? static_cast<int>(it - slot_of_node_.begin()) : -1;
+}
+
+void Cluster::drain_missing_gpus(const ClusterSpec& spec) {
+  // Slurm's rule (slurm.conf(5) and gres.conf(5): a node whose GPUs found at slurmd start are
+  // fewer than its configured Gres=gpu:N is set DRAIN, reason "gres/gpu count reported lower than
+  // configured"): a node with a missing GPU runs no job. Its switch ports stay where they are.
+  const int slots = spec.num_nodes;
+  std::vector<char> drained(static_cast<std::size_t>(std::max(0, slots)), 0);
+  for (std::size_t i = 0; i < spec.overrides.size(); ++i) {
+    const ElementOverride& o = spec.overrides[i];
+    if (!o.missing) continue;
+    const std::string at = "cluster.overrides[" + std::to_string(i) + "].";
+    if (!*o.missing)
+      throw std::invalid_argument(at +
+                                  "missing: false (expected missing: true, or no missing field: a GPU is "
+                                  "present unless an override says otherwise)");
+    if (o.failed || o.clock_factor != 0.0 || o.bandwidth_factor != 0.0 || o.power_cap_w != 0.0 || o.supply_c)
+      throw std::invalid_argument(at +
+                                  "missing: set with another field (expected missing: true alone: a missing GPU "
+                                  "has no clock, power cap or supply temperature)");
+    std::string_view s = o.select;
+    std::optional<int> node, gpu;
+    if (take(s, "node")) node = take_number(s);
+    if (node && take(s, "/gpu")) gpu = take_number(s);
+    if (!node || !gpu || !s.empty())
+      throw std::invalid_argument(at + "missing: \"" + o.select +
+                                  "\" is not one GPU (expected node<N>/gpu<K>: a node is drained for each missing "
+                                  "GPU it has)");
+    if (*node >= slots)
+      throw std::invalid_argument(at + "select: no node" + std::to_string(*node) + " (the cluster has " +
+                                  range_text("node", slots) + ")");
+    if (*gpu >= gpus_per_node_)
+      throw std::invalid_argument(at + "select: no gpu" + std::to_string(*gpu) + " on node" + std::to_string(*node) +
+                                  " (it has " + range_text("gpu", gpus_per_node_) + ")");
+    if (spec.fabric.kind == FabricKind::torus)
+      throw std::invalid_argument(at +
+                                  "missing: a torus routes through every node's router, so a drained node "
+                                  "would still carry traffic (expected a fat_tree or rail_optimized fabric)");
+    if (drained[static_cast<std::size_t>(*node)] != 0) continue;
+    drained[static_cast<std::size_t>(*node)] = 1;
+    drained_.push_back({*node, o.select, static_cast<int>(i)});
+  }
+  if (drained_.empty()) return;
+  std::sort(drained_.begin(), drained_.end(),
+            [](const DrainedNode& a, const DrainedNode& b) { return a.slot < b.slot; });
+  if (static_cast<int>(drained_.size()) == slots)
+    throw std::invalid_argument("cluster.overrides[" + std::to_string(drained_.back().override_index) +
+                                "].missing: every node is drained (expected at least one node with all its GPUs)");
+  for (int n = 0; n < slots; ++n)
+    if (drained[static_cast<std::size_t>(n)] == 0) slot_of_node_.push_back(n);
+  num_nodes_ = static_cast<int>(slot_of_node_.size());
+  // Node groups hold the nodes in service: each loses its drained nodes, in node order.
+  int first = 0;
+  int slot = 0;
+  for (NodeGroup& g : groups_) {
+    const int end = slot + g.num_nodes;
+    for (; slot < end; ++slot) g.num_nodes -= drained[static_cast<std::size_t>(slot)] != 0 ? 1 : 0;
+    g.first_node = first;
+    first += g.num_nodes;  // a group left empty stays, so group indices stay the scenario's
+  }
 }
 
 }  // namespace traincast::models

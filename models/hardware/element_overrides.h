@@ -14,8 +14,10 @@
 // refused with the form to write instead.
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "models/spec/cluster_spec.h"
 #include "sim/flow_network.h"
 
 namespace traincast::models {
@@ -35,7 +37,16 @@ struct ResolvedSelector {
 /// node0.gpu0.nvl_up, ...)", "write a node range as node0-15 (got \"node[0-15]\")".
 ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& select);
 
-/// The name of global GPU `gpu` in selector form, "node<N>/gpu<K>".
+/// The nodes that overrides with `missing: true` drain (ElementOverride::missing), read from the
+/// spec alone without building a cluster: (node, index of the first override naming it), ascending
+/// by node. Overrides Cluster refuses (a selector that is not node<N>/gpu<K> with N < num_nodes,
+/// another field set with it) are skipped: they drain nothing.
+std::vector<std::pair<int, int>> drained_nodes_of(const ClusterSpec& spec);
+
+/// The nodes a job can run on: num_nodes less drained_nodes_of(spec).
+int nodes_in_service(const ClusterSpec& spec);
+
+/// The name of global GPU `gpu` in selector form, "node<N>/gpu<K>" (N its fabric place).
 std::string gpu_selector_name(const Cluster& cluster, int gpu);
 
 }  // namespace traincast::models

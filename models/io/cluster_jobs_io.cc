@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "models/hardware/catalog.h"
+#include "models/hardware/element_overrides.h"
 #include "models/io/scenario_io.h"
 
 namespace traincast::io {
@@ -90,6 +91,8 @@ models::Scenario job_scenario(const models::Scenario& cluster, const models::Sce
   s.offload = workload.offload;
   s.data_loader = workload.data_loader;
   s.cluster.num_nodes = gpus / gpus_per_node;
+  // A job runs on nodes in service: the cluster's drained nodes (missing GPUs) are not among them.
+  std::erase_if(s.cluster.overrides, [](const models::ElementOverride& o) { return o.missing.has_value(); });
   const int model_parallel = std::max(1, s.parallel.tp * s.parallel.pp * std::max(1, s.parallel.cp));
   const int per_replica = workload.training.global_batch_size / std::max(1, workload.parallel.dp);
   s.parallel.dp = gpus / model_parallel;
@@ -109,7 +112,8 @@ models::ClusterJobs load_cluster_jobs(const std::string& path, const std::vector
   if (!errors.empty()) throw ScenarioError(errors);
 
   const int per_node = models::find_node_template(base.cluster.node_template).gpus_per_node;
-  const int cluster_gpus = base.cluster.num_nodes * per_node;
+  const int cluster_gpus =  // in service: drained nodes (missing GPUs) run no job
+      models::nodes_in_service(base.cluster) * per_node;
   std::map<std::pair<std::string, int>, std::size_t> first_of_class;  // (workload, gpus) -> first job
   for (std::size_t i = 0; i < base.jobs.size(); ++i) {
     const models::JobSpec& j = base.jobs[i];

@@ -139,6 +139,7 @@ tp::Report report_to_proto(const models::Report& r) {
   thermal_gpus_to_proto(r, m);
   folding_classes_to_proto(r, m);
   mixed_lists_to_proto(r, m);
+  for (const std::string& d : r.drained_nodes) m.mutable_drained()->add_node(d);
   return m;
 }
 

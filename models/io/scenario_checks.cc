@@ -8,9 +8,11 @@
 #include <exception>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "models/collectives/nccl_versions.h"
 #include "models/hardware/catalog.h"
+#include "models/hardware/element_overrides.h"
 #include "traincast.pb.h"
 
 namespace traincast::io::detail {
@@ -405,6 +407,23 @@ void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node
   for (const models::NodeGroupSpec& g : s.cluster.node_groups)
     if (g.num_nodes <= 0) return;
   const std::int64_t used = static_cast<std::int64_t>(p.tp) * p.pp * p.dp * std::max(1, p.cp);
+  // Drained nodes (a missing GPU, cluster.overrides missing) run no job: the job has the others.
+  const std::vector<std::pair<int, int>> drained = models::drained_nodes_of(s.cluster);
+  if (!drained.empty() && s.cluster.num_nodes > static_cast<int>(drained.size())) {
+    const std::int64_t in_service =
+        static_cast<std::int64_t>(s.cluster.num_nodes - static_cast<int>(drained.size())) * node->gpus_per_node;
+    if (used == in_service) return;
+    const auto [node_no, i] = drained.front();
+    const std::string gpu = s.cluster.overrides[static_cast<std::size_t>(i)].select;
+    k.layout_error("workload.parallel.dp",
+                   "tp * cp * pp * dp = " + to_string(used) + " GPUs, but node" + to_string(node_no) +
+                       " is drained (its GPU " + gpu + " is missing, cluster.overrides[" + to_string(i) + "])" +
+                       (drained.size() > 1 ? " with " + to_string(drained.size() - 1) + " other node(s)" : "") +
+                       ", so the job has " + to_string(s.cluster.num_nodes - static_cast<int>(drained.size())) +
+                       " of the " + to_string(s.cluster.num_nodes) + " nodes = " + gpus_text(in_service) +
+                       " (expected tp * cp * pp * dp = " + to_string(in_service) + ")");
+    return;
+  }
   // The field blamed for a product that does not match: the one an override (--set, a case's
   // `set`) wrote, as that is what the user changed; dp when none was overridden.
   std::string blamed = "workload.parallel.dp";

@@ -138,19 +138,55 @@ void check_supply(const models::Scenario& s, const models::ElementOverride& o, c
   }
 }
 
+/// An override's missing: true alone, on one GPU (node<N>/gpu<K>), off a torus.
+template <typename Fail>
+void check_missing(const models::Scenario& s, const models::ElementOverride& o, const std::string& at,
+                   const models::Cluster* cluster, Fail& fail) {
+  const std::string field = at + "missing";
+  if (!*o.missing) {
+    fail(field,
+         "false (expected missing: true, or no missing field: a GPU is present unless an override says "
+         "otherwise)");
+    return;
+  }
+  if (o.failed || o.clock_factor != 0.0 || o.bandwidth_factor != 0.0 || o.power_cap_w != 0.0 || o.supply_c) {
+    fail(field,
+         "set with another field (expected missing: true alone: a missing GPU has no clock, power cap or "
+         "supply temperature)");
+    return;
+  }
+  if (s.cluster.fabric.kind == models::FabricKind::torus) {
+    fail(field,
+         "on a torus fabric (expected a fat_tree or rail_optimized fabric: a torus routes through every "
+         "node's router, so a drained node would still carry traffic)");
+    return;
+  }
+  if (cluster == nullptr) return;
+  try {
+    const models::ResolvedSelector sel = models::resolve_selector(*cluster, o.select);
+    if (sel.gpus.size() != 1 || o.select.find('-') != std::string::npos)
+      fail(field, "\"" + o.select + "\" is not one GPU (expected node<N>/gpu<K>: a node is drained for each missing " +
+                      "GPU it has)");
+  } catch (const std::invalid_argument& e) {
+    fail(at + "select", e.what());
+  }
+}
+
 /// Failed elements that leave no route (a node without a NIC up, two leaves without a common
 /// up-link) or that routes cannot avoid: Cluster's refusal, at the override's `failed`.
+/// Also a drained node (a missing GPU) that another override names, or every node drained.
 void check_failed_elements(const models::Scenario& s, Checker& k) {
   if (std::none_of(s.cluster.overrides.begin(), s.cluster.overrides.end(),
-                   [](const models::ElementOverride& o) { return o.failed; }))
+                   [](const models::ElementOverride& o) { return o.failed || o.missing; }))
     return;
   try {
     const models::Cluster cluster(s.cluster);
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
-    const std::size_t colon = what.find(".failed: ");
+    const std::size_t dot = what.find("].");
+    const std::size_t colon = dot == std::string::npos ? dot : what.find(": ", dot);
     if (what.rfind("cluster.overrides[", 0) == 0 && colon != std::string::npos)
-      k.error(what.substr(0, colon + 7), what.substr(colon + 9));
+      k.error(what.substr(0, colon), what.substr(colon + 2));
   } catch (const std::exception&) {
     // another field is wrong and has its own error
   }
@@ -175,6 +211,10 @@ void check_element_overrides(const models::Scenario& s, Checker& k) {
     const std::string at = "cluster.overrides[" + std::to_string(i) + "].";
     if (o.select.empty()) {
       fail(at + "select", "required (expected a GPU, node range, NIC or link, e.g. \"node17/gpu3\")");
+      continue;
+    }
+    if (o.missing) {
+      check_missing(s, o, at, cluster.get(), fail);
       continue;
     }
     if (o.supply_c) {

@@ -73,7 +73,8 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
     s.cluster.fabric.torus_dims.assign(fabric.torus_dims().begin(), fabric.torus_dims().end());
   for (const tp::ClusterSpec::Override& o : m.cluster().overrides())
     s.cluster.overrides.push_back({o.select(), o.clock_factor(), o.bandwidth_factor(), o.failed(), o.power_cap_w(),
-                                   o.has_supply_c() ? std::optional<double>(o.supply_c()) : std::nullopt});
+                                   o.has_supply_c() ? std::optional<double>(o.supply_c()) : std::nullopt,
+                                   o.has_missing() ? std::optional<bool>(o.missing()) : std::nullopt});
   // Node groups (issue 20): node_template and num_nodes become the first group's template and
   // the groups' sum unless written (check_node_groups refuses them when they disagree).
   for (const tp::ClusterSpec::NodeGroup& g : m.cluster().node_group())
@@ -152,6 +153,7 @@ tp::Scenario to_proto(const models::Scenario& s) {
     if (o.failed) x.set_failed(true);
     if (o.power_cap_w != 0.0) x.set_power_cap_w(o.power_cap_w);
     if (o.supply_c) x.set_supply_c(*o.supply_c);
+    if (o.missing) x.set_missing(*o.missing);
   }
   if (s.reliability) {
     for (const models::FailureRate& f : s.reliability->failures) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/hardware/catalog.h"
+#include "models/hardware/element_overrides.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/pipeline_schedule.h"
 
@@ -49,7 +50,7 @@ std::string layout_error(const Scenario& base, const Layout& l) {
   using std::to_string;
   const ModelSpec& m = base.model;
   const NodeTemplate& node = find_node_template(base.cluster.node_template);
-  const std::int64_t gpus = static_cast<std::int64_t>(base.cluster.num_nodes) * node.gpus_per_node;
+  const std::int64_t gpus = static_cast<std::int64_t>(nodes_in_service(base.cluster)) * node.gpus_per_node;
   if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.virtual_stages < 1 || l.micro_batch_size < 1)
     return "tp, pp, dp, virtual_stages and micro_batch_size must be >= 1";
   if (m.num_attention_heads % l.tp != 0)

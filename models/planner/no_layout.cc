@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/hardware/catalog.h"
+#include "models/hardware/element_overrides.h"
 #include "models/planner/layout.h"
 #include "models/planner/planner.h"
 
@@ -13,7 +14,7 @@ namespace traincast::models::planner {
 std::string why_no_layout(const Scenario& base, const PlanOptions& o) {
   if (!enumerate_layouts(base, o).empty()) return {};  // also checks the options and the family
   const NodeTemplate& node = find_node_template(base.cluster.node_template);
-  const int gpus = base.cluster.num_nodes * node.gpus_per_node;
+  const int gpus = nodes_in_service(base.cluster) * node.gpus_per_node;
   const int max_tp = o.max_tp > 0 ? o.max_tp : 2 * node.gpus_per_node;
   const ModelSpec& m = base.model;
   if (gpus < 1 || base.training.global_batch_size < 1 || m.num_layers < 1 || m.num_attention_heads < 1)

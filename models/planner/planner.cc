@@ -15,6 +15,7 @@
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
+#include "models/hardware/element_overrides.h"
 #include "models/hardware/network_size.h"
 #include "models/spec/run_control.h"
 #include "models/workload/layer_program.h"
@@ -265,7 +266,7 @@ std::vector<Layout> enumerate_layouts(const Scenario& base, const PlanOptions& o
   check_transformer(base);
   const NodeTemplate& node = find_node_template(base.cluster.node_template);
   const int gpn = node.gpus_per_node;
-  const int gpus = base.cluster.num_nodes * gpn;
+  const int gpus = nodes_in_service(base.cluster) * gpn;  // drained nodes (missing GPUs) run nothing
   const int max_tp = o.max_tp > 0 ? o.max_tp : 2 * gpn;
   const ModelSpec& m = base.model;
   const int batch = base.training.global_batch_size;
@@ -628,7 +629,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
   PlanResult result;
   const NodeTemplate& node = find_node_template(base.cluster.node_template);
   result.gpus_per_node = node.gpus_per_node;
-  result.num_gpus = base.cluster.num_nodes * node.gpus_per_node;
+  result.num_gpus = nodes_in_service(base.cluster) * node.gpus_per_node;
 
   Candidates candidates = prune_layouts(base, o, result);  // steps 1-3
   Estimator estimator(base);

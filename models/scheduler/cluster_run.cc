@@ -5,12 +5,15 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "models/executor/training_run.h"
 #include "models/hardware/catalog.h"
+#include "models/hardware/element_overrides.h"
 #include "models/scheduler/placement.h"
 #include "models/scheduler/scheduler.h"
 
@@ -31,6 +34,13 @@ int nodes_per_leaf(const ClusterSpec& c) {
 }
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/// The drained nodes (a missing GPU, cluster.overrides missing): never given to a job.
+std::vector<int> drained_nodes(const ClusterSpec& c) {
+  std::vector<int> out;
+  for (const std::pair<int, int>& d : drained_nodes_of(c)) out.push_back(d.first);
+  return out;
+}
 
 /// Seconds of `t`, exact for whole seconds (ns / 1e9 rather than ns x 1e-9, which gives 15.000000000000002).
 double secs(sim::Time t) { return static_cast<double>(t.ns()) / 1e9; }
@@ -150,7 +160,8 @@ class ClusterRun {
     for (;;) {
       Pending missing;
       Schedule sched = run_scheduler(
-          queued, {in_.cluster.cluster.num_nodes, npl_}, scheduler_, [&](std::size_t q, const std::vector<int>& nodes) {
+          queued, {in_.cluster.cluster.num_nodes, npl_, drained_nodes(in_.cluster.cluster)}, scheduler_,
+          [&](std::size_t q, const std::vector<int>& nodes) {
             const std::size_t i = index[q];
             const int leaves = leaves_spanned(nodes, npl_);
             if (in_.cluster.jobs[i].duration_s == 0.0 && cache_.count({in_.scenario_class[i], leaves}) == 0) {
@@ -220,7 +231,8 @@ class ClusterRun {
 
   void summarise(const Schedule& sched) {
     const int per_node = find_node_template(in_.cluster.cluster.node_template).gpus_per_node;
-    out_.cluster_gpus = in_.cluster.cluster.num_nodes * per_node;
+    // The GPUs in service: a drained node's are neither busy nor idle capacity (docs/cluster.md).
+    out_.cluster_gpus = nodes_in_service(in_.cluster.cluster) * per_node;
     out_.makespan_s = secs(sched.makespan);
     double busy_gpu_s = 0.0;
     for (std::size_t k = 0; k < sched.busy_nodes.size(); ++k) {

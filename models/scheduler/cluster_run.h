@@ -51,11 +51,11 @@ struct ClusterJobResult {
 
 struct ClusterRunResult {
   std::vector<ClusterJobResult> jobs;  ///< in scenario order
-  int cluster_gpus = 0;
-  double makespan_s = 0.0;   ///< first arrival (0) to last completion
-  double utilisation = 0.0;  ///< busy GPU-seconds / (cluster GPUs x makespan)
-  double mean_wait_s = 0.0;  ///< over jobs that ran
-  double p95_wait_s = 0.0;   ///< nearest rank: the ceil(0.95 n)-th smallest wait of jobs that ran
+  int cluster_gpus = 0;                ///< GPUs in service: the drained nodes' (missing GPUs) not counted
+  double makespan_s = 0.0;             ///< first arrival (0) to last completion
+  double utilisation = 0.0;            ///< busy GPU-seconds / (cluster GPUs x makespan)
+  double mean_wait_s = 0.0;            ///< over jobs that ran
+  double p95_wait_s = 0.0;             ///< nearest rank: the ceil(0.95 n)-th smallest wait of jobs that ran
   int jobs_run = 0;
   /// (time [s], busy GPUs) at every change, ascending, from (0, 0).
   std::vector<std::pair<double, int>> busy_gpus;

@@ -24,6 +24,11 @@ class Loop {
         run_time_(run_time),
         free_(static_cast<std::size_t>(shape.num_nodes), true),
         free_count_(shape.num_nodes) {
+    for (int n : shape.drained) {  // never free: no job gets a drained node
+      free_count_ -= free_[static_cast<std::size_t>(n)] ? 1 : 0;
+      free_[static_cast<std::size_t>(n)] = false;
+    }
+    in_service_ = free_count_;
     out_.jobs.resize(jobs.size());
     out_.busy_nodes.emplace_back(sim::Time::zero(), 0);
   }
@@ -62,7 +67,7 @@ class Loop {
   }
 
   void enqueue(std::size_t j) {
-    if (jobs_[j].nodes > shape_.num_nodes) {
+    if (jobs_[j].nodes > in_service_) {
       out_.jobs[j].never_fits = true;
       return;
     }
@@ -120,7 +125,7 @@ class Loop {
   }
 
   void record(sim::Time now) {
-    const int busy = shape_.num_nodes - free_count_;
+    const int busy = in_service_ - free_count_;
     if (busy == out_.busy_nodes.back().second) return;
     if (out_.busy_nodes.back().first == now)
       out_.busy_nodes.back().second = busy;
@@ -134,6 +139,7 @@ class Loop {
   const RunTimeOf& run_time_;
   std::vector<bool> free_;
   int free_count_;
+  int in_service_ = 0;  ///< nodes not drained
   std::vector<std::size_t> queue_;
   std::vector<Running> running_;
   Schedule out_;
@@ -145,6 +151,8 @@ Schedule run_scheduler(const std::vector<QueuedJob>& jobs, const ClusterShape& s
                        const RunTimeOf& run_time) {
   if (shape.num_nodes < 1 || shape.nodes_per_leaf < 1)
     throw std::invalid_argument("run_scheduler: num_nodes and nodes_per_leaf must be >= 1");
+  for (int n : shape.drained)
+    if (n < 0 || n >= shape.num_nodes) throw std::invalid_argument("run_scheduler: a drained node outside the cluster");
   for (const QueuedJob& j : jobs) {
     if (j.nodes < 1 || j.arrival < sim::Time::zero() || j.estimate < sim::Time::zero())
       throw std::invalid_argument("run_scheduler: a job needs nodes >= 1, arrival >= 0 and estimate >= 0");

@@ -32,9 +32,12 @@ struct QueuedJob {
 struct ClusterShape {
   int num_nodes = 1;
   int nodes_per_leaf = 1;  ///< nodes under one leaf switch (num_nodes or more: one leaf)
+  /// Drained nodes (a missing GPU, Cluster::drained_nodes), ascending: never given to a job; they
+  /// keep their places (node i is still on leaf i / nodes_per_leaf).
+  std::vector<int> drained = {};
 };
 
-/// What a job did. never_fits: it asks for more nodes than the cluster has (start, end unset).
+/// What a job did. never_fits: it asks for more nodes than the cluster has in service (start, end unset).
 struct JobOutcome {
   bool never_fits = false;
   sim::Time start;
@@ -45,7 +48,8 @@ struct JobOutcome {
 
 struct Schedule {
   std::vector<JobOutcome> jobs;  ///< in input order
-  /// (time, busy nodes) after every instant where the count changed, ascending, from (0, 0).
+  /// (time, busy nodes) after every instant where the count changed, ascending, from (0, 0); drained
+  /// nodes are never busy.
   std::vector<std::pair<sim::Time, int>> busy_nodes;
   sim::Time makespan;  ///< last completion (0 when no job ran)
 };
@@ -54,7 +58,7 @@ struct Schedule {
 using RunTimeOf = std::function<sim::Time(std::size_t job, const std::vector<int>& nodes)>;
 
 /// Runs the jobs to completion. Throws std::invalid_argument for nodes < 1, a negative arrival or
-/// estimate, or a shape with num_nodes or nodes_per_leaf < 1.
+/// estimate, or a shape with num_nodes or nodes_per_leaf < 1 or a drained node outside 0..num_nodes-1.
 Schedule run_scheduler(const std::vector<QueuedJob>& jobs, const ClusterShape& shape, const SchedulerSpec& spec,
                        const RunTimeOf& run_time);
 

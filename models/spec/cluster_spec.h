@@ -107,6 +107,11 @@ struct ElementOverride {
   /// (liquid) temperature [C] in place of thermal.supply_air_c / thermal.coolant_c; unset = those.
   /// Exclusive with the other fields.
   std::optional<double> supply_c = std::nullopt;
+  /// One-GPU selectors ("node3/gpu5"): true = that GPU is missing (the node reports fewer GPUs
+  /// than its template has), so the node is drained as Slurm drains a node whose gres/gpu count is
+  /// below its configured one: no job gets it (Cluster::drained_nodes). Exclusive with the other
+  /// fields; written false is refused (unset = present).
+  std::optional<bool> missing = std::nullopt;
   bool operator==(const ElementOverride&) const = default;
 };
 

@@ -411,6 +411,9 @@ struct Report {
   bool folded = false;           ///< one DP replica simulated for all (symmetry)
   FoldingReport folding;         ///< partial folding's classes (with cluster.overrides only)
   MixedClusterReport mixed;      ///< node groups and the slow group's cost (mixed clusters only)
+  /// Nodes drained for a missing GPU (cluster.overrides missing), each "node3: its GPU node3/gpu5 is
+  /// missing (cluster.overrides[0])"; the job ran on the others (num_nodes of them).
+  std::vector<std::string> drained_nodes;
   int iterations_simulated = 1;
   StorageReport storage;
   ReliabilityReport reliability;

@@ -265,9 +265,6 @@ CheckResult failed_nic_never_faster(const NetDraw& d) {
   NetDraw failed = d;
   failed.failed = {"node" + std::to_string(d.first_node) + "/nic" + std::to_string(nics_of(d) - 1)};
   const NetOutcome down = run_net(failed), up = run_net(d);
-  // Not on NVLS tree: there one NIC fewer is faster without any override too (fabric-0140, 64 MiB
-  // on 2 DGX H100 at 3:1: 754.5 us at nics_per_node 7, 788.0 us at 8), an open fault of that plan.
-  if (down.choice.rfind("nvls_tree", 0) == 0 || up.choice.rfind("nvls_tree", 0) == 0) return not_applicable();
   return monotone(d, failed.failed[0] + " failed", down, "all NICs up", up);
 }
 Sides failed_nic_side(const NetDraw& d) {

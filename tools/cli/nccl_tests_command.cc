@@ -232,8 +232,8 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     for (int r = 0; r < nranks; ++r) {
       const int g = options.gpus.empty() ? r : options.gpus[r];
       out << printf_string("#  Rank %2d Group  0 Pid %6d on %10s device %2d [sim] %s\n", r, 0,
-                           ("node" + std::to_string(cluster.node_of(g))).c_str(), cluster.local_rank(g),
-                           cluster.gpu_spec(g).name.c_str());
+                           ("node" + std::to_string(cluster.fabric_slot(cluster.node_of(g)))).c_str(),
+                           cluster.local_rank(g), cluster.gpu_spec(g).name.c_str());
     }
     out << "#\n";
     out << format_nccl_tests_table(rows, op, type, vm.count("show-algorithm") > 0);

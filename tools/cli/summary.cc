@@ -205,8 +205,7 @@ void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const 
   }
 }
 
-/// ", no flash attention: GPU (sm70) cannot run it ..." when the GPU has no fused attention kernel
-/// (the loader leaves it off there by default), else "".
+/// ", no flash attention: GPU (sm70) cannot run it ..." without a fused attention kernel (off there), else "".
 std::string no_flash_note(const models::Scenario& sc, const models::Report& r) {
   if (sc.model.family != models::ModelFamily::transformer || sc.training.flash_attention) return "";
   const models::GpuSpec& gpu = models::find_gpu(r.gpu);
@@ -429,6 +428,7 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
                            double wall_s) {
   std::ostringstream o;
   print_cluster_and_model(o, sc, r, origin);
+  for (const std::string& d : r.drained_nodes) o << "Drained    " << d << ": no job runs on it\n";
   print_layout(o, sc, r);
   print_performance(o, sc, r);
   print_breakdown(o, sc, r);

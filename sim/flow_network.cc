@@ -123,6 +123,7 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
 
   for (const ResourceId r : path) {
     if (solver_.users(r).empty()) resources_[r].busy_since_ns = now;
+    charge_flow_time(r, now);
   }
   solver_.add_checked_flow(id, path, rate_cap_bytes_per_s);  // checked above; marks the path dirty
   f.state = FlowState::kActive;
@@ -190,7 +191,10 @@ void FlowNetwork::complete_due_flows(std::int64_t now_ns) {
     Flow& f = flows_[id];
     // By definition of the drain date, everything left at the anchor went out since then.
     const double last_bytes = f.remaining_bytes;
-    for (const MaxMinSolver::Element& e : solver_.route(id)) resources_[e.resource].bytes_carried += last_bytes;
+    for (const MaxMinSolver::Element& e : solver_.route(id)) {
+      resources_[e.resource].bytes_carried += last_bytes;
+      charge_flow_time(e.resource, now_ns);
+    }
     for (const ResourceId r : solver_.remove_flow(id)) {  // the resources it leaves idle
       Resource& res = resources_[r];
       res.busy_total_ns += now_ns - res.busy_since_ns;
@@ -430,6 +434,12 @@ double FlowNetwork::load(ResourceId r) const {
   return sum;
 }
 
+void FlowNetwork::charge_flow_time(ResourceId r, std::int64_t now_ns) {
+  Resource& res = resources_[r];
+  res.flow_ns += static_cast<double>(solver_.users(r).size()) * static_cast<double>(now_ns - res.flows_since_ns);
+  res.flows_since_ns = now_ns;
+}
+
 ResourceStats FlowNetwork::stats(ResourceId r) const {
   const Resource& res = resource_checked(r, "stats");
   const std::int64_t now = sim_.now().ns();
@@ -440,6 +450,7 @@ ResourceStats FlowNetwork::stats(ResourceId r) const {
   const std::span<const MaxMinSolver::User> users = solver_.users(r);
   if (!users.empty()) busy += now - res.busy_since_ns;
   s.busy_ns = static_cast<double>(busy);
+  s.flow_ns = res.flow_ns + static_cast<double>(users.size()) * static_cast<double>(now - res.flows_since_ns);
   // bytes sent by active flows since their anchor, not charged yet (rates up to now are the
   // committed ones, so no solve is needed); a flow due now has sent everything
   for (const MaxMinSolver::User& u : users) {

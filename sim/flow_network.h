@@ -30,6 +30,9 @@ struct ResourceStats {
   double bytes_carried = 0.0;  ///< total bytes that crossed the resource
   double busy_ns = 0.0;        ///< time with at least one active flow [ns]
   std::uint64_t flows = 0;     ///< flows that crossed it
+  /// Integral of the number of flows on it over time [flow x ns]: flow_ns / busy_ns is the mean
+  /// number of flows it carried while busy.
+  double flow_ns = 0.0;
 };
 
 /// Max-min fair fluid network: resources are constraints, flows are variables.
@@ -146,8 +149,12 @@ class FlowNetwork : public EventHandler {
     double bytes_carried = 0.0;
     std::uint64_t flows = 0;
     std::int64_t busy_total_ns = 0;
-    std::int64_t busy_since_ns = 0;  ///< valid while the resource carries a flow
+    std::int64_t busy_since_ns = 0;   ///< valid while the resource carries a flow
+    double flow_ns = 0.0;             ///< flows x ns up to flows_since_ns
+    std::int64_t flows_since_ns = 0;  ///< last change of its flow count
   };
+  /// Adds the flows on r since its last change to its flow_ns (before the count changes).
+  void charge_flow_time(ResourceId r, std::int64_t now_ns);
 
   struct Flow {
     double remaining_bytes = 0.0;   ///< at anchor_ns

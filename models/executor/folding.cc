@@ -25,11 +25,11 @@ bool units_own_their_nodes(const ParallelLayout& L, int unit, int gpus_per_node)
 }
 
 /// true when traffic between the nodes of different units shares no fabric link that could bind:
-/// a fat tree or rail-optimized tree without oversubscription and without a failed up-link.
+/// a fat tree or rail-optimized tree without oversubscription (nor leaf_up_ports set) and without a failed up-link.
 bool fabric_non_blocking(const Scenario& sc, const Cluster& cluster) {
   const FabricSpec& f = sc.cluster.fabric;
   return (f.kind == FabricKind::fat_tree || f.kind == FabricKind::rail_optimized) && f.oversubscription <= 1.0 &&
-         !cluster.has_failed_up_links();
+         f.leaf_up_ports == 0 && !cluster.has_failed_up_links();
 }
 
 /// Calls f(a, b) for every ordered GPU pair of data rank r's own traffic (TP pairs, PP sends both
@@ -169,7 +169,8 @@ void index_plan(FoldingPlan& p, int dp_cp) {
 bool fold_candidate(const Scenario& sc, const ParallelLayout& L, int gpus_per_node) {
   const int unit = L.ep * L.cp;
   const bool whole_nodes = (L.tp * L.pp * unit) % gpus_per_node == 0;
-  return sc.options.fold_symmetric && L.dp_cp > unit && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0;
+  return sc.options.fold_symmetric && L.dp_cp > unit && whole_nodes && sc.cluster.fabric.oversubscription <= 1.0 &&
+         sc.cluster.fabric.leaf_up_ports == 0;
 }
 
 bool fold_replicas_by_position(const Scenario& sc, const ParallelLayout& L, const Cluster& cluster) {

@@ -45,12 +45,12 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     }
   }
 
-  void run() {
+  void run(bool stop_when_done) {
     for (std::uint32_t i = 0; i < g_.ops.size(); ++i)
       if (g_.ops[i].remaining == 0) try_start(i);
     // Simulator::run() to the end, polling Ctrl-C after every event (a relaxed atomic load, against
     // microseconds to seconds per event: one event may start a collective of 65,536 flows).
-    while (sim_.step()) throw_if_interrupted("run: simulation");
+    while (!(stop_when_done && ended_ == g_.ops.size()) && sim_.step()) throw_if_interrupted("run: simulation");
     for (const Op& op : g_.ops) {
       if (op.end_ns >= 0) continue;
       if (op.task != kNone && g_.tasks[op.task].arrived < g_.tasks[op.task].expected)
@@ -177,6 +177,7 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   void complete(std::uint32_t id) {
     Op& op = g_.ops[id];
     op.end_ns = sim_.now().ns();
+    ++ended_;
     if (model_ != nullptr && op.stream == kNoStream && op.role == Role::barrier) model_->barrier_done(op.iteration);
     if (model_ != nullptr && op.stream == kCompute && --compute_left_[static_cast<std::size_t>(op.iteration)] == 0)
       model_->compute_done(op.iteration);
@@ -207,13 +208,15 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   WorkerActivityModel* model_;
   std::vector<Running> running_;             ///< per worker: its compute op in progress (with a model)
   std::vector<std::uint32_t> compute_left_;  ///< per iteration: compute ops not yet ended (with a model)
+  std::size_t ended_ = 0;                    ///< ops whose end_ns is set
 };
 
 }  // namespace
 
-void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph, WorkerActivityModel* model) {
+void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph, WorkerActivityModel* model,
+                  bool stop_when_done) {
   Runner runner(sim, coll, graph, model);
-  runner.run();
+  runner.run(stop_when_done);
 }
 
 }  // namespace traincast::models

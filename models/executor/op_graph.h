@@ -151,7 +151,9 @@ struct OpGraph {
 /// Throws std::overflow_error when an op would end beyond the engine's range, and
 /// std::logic_error when the graph deadlocks (a dependency cycle or a task that never gets all
 /// its participants), Interrupted (models/spec/run_control.h) when an interrupt is requested
-/// (polled after every event).
-void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph, WorkerActivityModel* model = nullptr);
+/// (polled after every event). `stop_when_done`: stop stepping `sim` once every op has ended (events
+/// still queued, e.g. persistent background flows' drains, are left unrun); else run it to the end.
+void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph, WorkerActivityModel* model = nullptr,
+                  bool stop_when_done = false);
 
 }  // namespace traincast::models

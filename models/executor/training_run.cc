@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -38,6 +39,66 @@ struct StorageStall {
 /// What a pass reports: everything, or the timing only (simulate_training_timing).
 enum class PassOutput { full, timing };
 
+/// Co-runners' background flows to add (may be null or empty) and where to put the job's own
+/// up-link traffic (may be null): simulate_training_timing's interference inputs.
+struct CoRun {
+  const std::vector<LeafBackground>* background = nullptr;
+  UpLinkTraffic* own = nullptr;
+  bool any() const { return background != nullptr && !background->empty(); }
+};
+
+/// Starts the co-runners' persistent flows: per group `flows` each way, each capped at 1/flows of
+/// the rate, round-robin over the group's up-links. Each carries its cap for 1e9 s (31.7 years),
+/// beyond any iteration the engine runs; the run stops at the job's last op (run_op_graph's
+/// stop_when_done), so they never drain.
+void start_background(sim::FlowNetwork& net, const Cluster& cluster, const CoRun& co) {
+  if (!co.any()) return;
+  constexpr double kHorizonS = 1e9;
+  for (const LeafBackground& b : *co.background) {
+    const auto [up, down] = cluster.group_up_links(b.group);
+    if (up.empty() || b.flows < 1 || !(b.up_bytes_per_s > 0.0) || !(b.down_bytes_per_s > 0.0))
+      throw std::invalid_argument("simulate_training_timing: background on leaf group " + std::to_string(b.group) +
+                                  " (expected a group with up-links, flows >= 1 and rates > 0)");
+    for (int k = 0; k < b.flows; ++k) {
+      const std::size_t link = static_cast<std::size_t>(k) % up.size();
+      const double up_cap = b.up_bytes_per_s / b.flows, down_cap = b.down_bytes_per_s / b.flows;
+      net.start_flow(std::span(&up[link], 1), up_cap * kHorizonS, nullptr, 0, up_cap);
+      net.start_flow(std::span(&down[link], 1), down_cap * kHorizonS, nullptr, 0, down_cap);
+    }
+  }
+}
+
+/// The job's own traffic over every group's up-links (UpLinkTraffic), per second of its last op's end.
+void measure_own(const sim::FlowNetwork& net, const Cluster& cluster, const TrainingGraph& job, const CoRun& co) {
+  if (co.own == nullptr || co.any()) return;
+  std::int64_t end_ns = 0;
+  for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
+  UpLinkTraffic t;
+  double busy_ns = 0.0, flow_ns = 0.0, links_per_leaf = 1.0;
+  for (int g = 0;; ++g) {
+    const auto [up, down] = cluster.group_up_links(g);
+    if (up.empty()) break;
+    const int leaves = cluster.spec().fabric.kind == FabricKind::rail_optimized ? cluster.nics_per_node() : 1;
+    links_per_leaf = static_cast<double>(up.size()) / leaves;
+    for (sim::ResourceId r : up) {
+      const sim::ResourceStats st = net.stats(r);
+      t.up_bytes_per_s += st.bytes_carried;
+      busy_ns += st.busy_ns;
+      flow_ns += st.flow_ns;
+    }
+    for (sim::ResourceId r : down) t.down_bytes_per_s += net.stats(r).bytes_carried;
+  }
+  if (busy_ns > 0.0) {
+    t.up_busy_bytes_per_s = t.up_bytes_per_s / (busy_ns * 1e-9);
+    t.up_flows_per_leaf = flow_ns / busy_ns * links_per_leaf;
+  }
+  if (end_ns > 0) {
+    t.up_bytes_per_s /= static_cast<double>(end_ns) * 1e-9;
+    t.down_bytes_per_s /= static_cast<double>(end_ns) * 1e-9;
+  }
+  *co.own = t;
+}
+
 /// One pass of the whole job; `start` gives the thermal starting point and receives the end state.
 /// The storage stall is part of the simulated timeline. With `job_effects`, storage figures,
 /// failures/goodput and cost (issue 4) follow, each only when the scenario asks, the cost's energy
@@ -46,16 +107,18 @@ enum class PassOutput { full, timing };
 /// clock_factor below 1 either, every clock stays 1 and the power/thermal model could only report,
 /// so it is not run (no power, thermal or straggler section; energy cost at 0 W).
 Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStartState& start, bool job_effects,
-                     const StorageStall& storage, PassOutput output = PassOutput::full) {
+                     const StorageStall& storage, PassOutput output = PassOutput::full, const CoRun& co = {}) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   Cluster cluster(sc.cluster, net);
   CollectiveEngine coll(sim, net, cluster);
+  start_background(net, cluster, co);
   const double stall_s =
       storage.compute_iteration_s > 0 ? storage_stall_per_iteration_s(sc, cluster, storage.compute_iteration_s) : 0.0;
   TrainingGraph job = build_training_graph(sc, cluster, stall_s);
   if (output == PassOutput::timing && trace == nullptr && cluster.slowed_gpus().empty()) {
-    run_op_graph(sim, coll, job.graph, nullptr);
+    run_op_graph(sim, coll, job.graph, nullptr, co.any());
+    measure_own(net, cluster, job, co);
     Report r = training_report(sc, cluster, net, sim.events_processed(), job, nullptr);
     if (job_effects) apply_job_effects(sc, cluster, r, 0.0, storage.compute_iteration_s);
     start.folded = job.folded;
@@ -64,7 +127,8 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   PowerThermalSetup setup = power_thermal_setup(sc, cluster, job, start);
   setup.trace = trace;
   PowerThermalModel power(sim, std::move(setup));
-  run_op_graph(sim, coll, job.graph, &power);
+  run_op_graph(sim, coll, job.graph, &power, co.any());
+  measure_own(net, cluster, job, co);
   Report r = training_report(sc, cluster, net, sim.events_processed(), job, trace);
   std::int64_t end_ns = 0;
   for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
@@ -87,7 +151,7 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
 /// broke symmetry. `no_slowdown`: without thermal slowdown (attribution); `job_effects`: see
 /// simulate_pass.
 Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_slowdown, bool job_effects,
-                       const StorageStall& storage, PassOutput output) {
+                       const StorageStall& storage, PassOutput output, const CoRun& co = {}) {
   const NodeTemplate& node = find_node_template(sc.cluster.node_template);
   const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
   const bool steady = sc.thermal.start == ThermalStart::steady_state;
@@ -96,7 +160,7 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
     ThermalStartState start;
     start.periodic_correction = steady;
     start.no_thermal_slowdown = no_slowdown;
-    return simulate_pass(sc, trace, start, job_effects, storage, output);
+    return simulate_pass(sc, trace, start, job_effects, storage, output, co);
   }
   Scenario unfolded;
   const Scenario* s = &sc;
@@ -104,7 +168,7 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
     ThermalStartState first;
     first.no_thermal_slowdown = no_slowdown;
     if (!steady) {
-      Report r = simulate_pass(*s, trace, first, job_effects, storage);
+      Report r = simulate_pass(*s, trace, first, job_effects, storage, PassOutput::full, co);
       if (!(first.asymmetric && first.folded)) return r;
     } else {
       // Pass 1 from idle gives the periodic steady state; pass 2 starts there. A rack over its
@@ -112,7 +176,7 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
       // changes the heat: further passes follow until the last iteration's thermal state repeats
       // (thermal.steady_state) or kMaxSteadyPasses; the report says which.
       constexpr int kMaxSteadyPasses = 6;
-      simulate_pass(*s, nullptr, first, false, storage);
+      simulate_pass(*s, nullptr, first, false, storage, PassOutput::full, co);
       bool asymmetric = first.asymmetric, folded = false;
       ThermalStartState prev = first;
       Report r;
@@ -122,7 +186,8 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
         next.rack_rise_c = prev.rack_rise_out_c;
         next.no_thermal_slowdown = no_slowdown;
         sim::TraceRecorder pass_trace;  // only the reported pass's trace is kept
-        r = simulate_pass(*s, trace != nullptr ? &pass_trace : nullptr, next, job_effects, storage);
+        r = simulate_pass(*s, trace != nullptr ? &pass_trace : nullptr, next, job_effects, storage, PassOutput::full,
+                          co);
         if (trace != nullptr) *trace = std::move(pass_trace);
         asymmetric = asymmetric || next.asymmetric;
         folded = next.folded;
@@ -146,7 +211,7 @@ Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_sl
 /// One draw of the routing: the whole job (storage stall pass, thermal passes, attribution);
 /// `job_effects` as simulate_pass. `storage` receives the iteration without storage.
 static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace, bool job_effects, StorageStall& storage,
-                            PassOutput output) {
+                            PassOutput output, const CoRun& co = {}) {
   if (sc.storage) {
     // The stall is the loader's read time beyond the iteration without storage (and the
     // checkpoint stall per iteration): simulate that iteration first, then the job with the stall
@@ -155,12 +220,15 @@ static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace, bool 
     without.storage.reset();
     without.reliability.reset();
     without.cost.reset();
-    storage.compute_iteration_s = simulate_passes(without, nullptr, false, false, {}, output).iteration_time_s;
+    const CoRun background_only{co.background, nullptr};
+    storage.compute_iteration_s =
+        simulate_passes(without, nullptr, false, false, {}, output, background_only).iteration_time_s;
   }
-  Report r = simulate_passes(sc, trace, false, job_effects, storage, output);
+  Report r = simulate_passes(sc, trace, false, job_effects, storage, output, co);
   if (r.thermal.throttled_gpus > 0) {
     // Attribution: the same job with no thermal slowdown (a power cap still holds).
-    const Report cool = simulate_passes(sc, nullptr, true, false, storage, PassOutput::full);
+    const Report cool =
+        simulate_passes(sc, nullptr, true, false, storage, PassOutput::full, CoRun{co.background, nullptr});
     const double hot_s = r.iteration_time_s - r.breakdown.storage_stall_s;
     const double cool_s = cool.iteration_time_s - cool.breakdown.storage_stall_s;
     r.thermal.throttle_iteration_increase_s = hot_s - cool_s;
@@ -184,7 +252,9 @@ static const char* routing_report_name(FabricRouting r) {
   return "automatic";
 }
 
-static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace, PassOutput output) {
+static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace, PassOutput output,
+                                   const std::vector<LeafBackground>* background = nullptr,
+                                   UpLinkTraffic* own = nullptr) {
   check_graph_size_early(sc);  // before any cluster is built (graph_size.h)
   const NodeTemplate& node = find_node_template(sc.cluster.node_template);
   const FabricRouting routing =
@@ -197,13 +267,15 @@ static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace
       switched && routing == FabricRouting::ecmp_hash && Cluster(sc.cluster).hashing_matters() ? kEcmpSeeds : 1;
   std::vector<Report> draws(static_cast<std::size_t>(seeds));
   std::vector<StorageStall> stalls(static_cast<std::size_t>(seeds));
+  std::vector<UpLinkTraffic> traffic(static_cast<std::size_t>(seeds));
   // With several draws, storage figures, failures and cost follow once, from the mean (below).
   auto run_draw = [&](int i) {
     Scenario s = sc;
     s.cluster.fabric.ecmp_seed = sc.cluster.fabric.ecmp_seed + static_cast<std::uint64_t>(i);
     const auto k = static_cast<std::size_t>(i);
     try {
-      draws[k] = simulate_draw(s, i == 0 ? trace : nullptr, seeds == 1, stalls[k], output);
+      draws[k] = simulate_draw(s, i == 0 ? trace : nullptr, seeds == 1, stalls[k], output,
+                               CoRun{background, own != nullptr ? &traffic[k] : nullptr});
     } catch (const std::overflow_error& e) {
       // Issue 21: a huge model's op overflowed the engine's clock, and the engine's message named
       // no field. Name what makes the ops that long.
@@ -221,6 +293,15 @@ static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace
   }
   // Statistics in draw order (deterministic whatever the thread count).
   const double n = seeds;
+  if (own != nullptr && (background == nullptr || background->empty())) {
+    *own = {};
+    for (const UpLinkTraffic& t : traffic) {
+      own->up_bytes_per_s += t.up_bytes_per_s / n;
+      own->down_bytes_per_s += t.down_bytes_per_s / n;
+      own->up_busy_bytes_per_s += t.up_busy_bytes_per_s / n;
+      own->up_flows_per_leaf += t.up_flows_per_leaf / n;
+    }
+  }
   double sum_s = 0, min_s = draws[0].iteration_time_s, max_s = min_s;
   TimeBreakdown mean;
   constexpr double TimeBreakdown::*kParts[] = {
@@ -276,5 +357,9 @@ Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {
 }
 
 Report simulate_training_timing(const Scenario& sc) { return simulate_training_as(sc, nullptr, PassOutput::timing); }
+
+Report simulate_training_timing(const Scenario& sc, const std::vector<LeafBackground>& background, UpLinkTraffic* own) {
+  return simulate_training_as(sc, nullptr, PassOutput::timing, &background, own);
+}
 
 }  // namespace traincast::models

@@ -2,6 +2,8 @@
 // Runs a scenario's training job on the engine: graph, power/thermal model and report, in as many
 // passes as the thermal steady state, folding asymmetry and throttle attribution need.
 
+#include <vector>
+
 #include "models/spec/report.h"
 #include "models/spec/scenario.h"
 #include "sim/trace.h"
@@ -33,6 +35,37 @@ Report simulate_training(const Scenario& scenario, sim::TraceRecorder* trace = n
 /// straggler sections are empty and the energy cost is 0. Elsewhere it is simulate_training.
 /// (traincast cluster: each job's iteration time, about a third faster on the Alibaba trace.)
 Report simulate_training_timing(const Scenario& scenario);
+
+/// Co-running jobs' traffic on one leaf group's up-links (traincast cluster's interference,
+/// models/scheduler/cluster_run.h): `flows` persistent flows each way, each capped at 1/flows of
+/// the rate, from the start of the run to its last op, spread round-robin over the group's
+/// up-links (Cluster::group_up_links); max-min sharing decides what the job's own flows get.
+struct LeafBackground {
+  int group = 0;                  ///< leaf group of the scenario's cluster
+  double up_bytes_per_s = 0.0;    ///< leaf -> spine (or aggregation), > 0
+  double down_bytes_per_s = 0.0;  ///< spine -> leaf, > 0
+  int flows = 1;                  ///< >= 1
+};
+
+/// A job's own traffic over the leaf up-links of every leaf group, mean over the simulated run
+/// (bytes carried / the last op's end), and the rate it moves up at while it crosses them (bytes
+/// carried / the time the up-links carried a flow, summed over the up-links), and the mean number
+/// of its flows on one leaf's up-links while they carry any (FlowNetwork ResourceStats::flow_ns /
+/// busy_ns, times the up-links per leaf).
+struct UpLinkTraffic {
+  double up_bytes_per_s = 0.0;
+  double down_bytes_per_s = 0.0;
+  double up_busy_bytes_per_s = 0.0;
+  double up_flows_per_leaf = 0.0;
+};
+
+/// simulate_training_timing with `background` flows on the scenario's leaf up-links (none: the
+/// same report as simulate_training_timing). `own` (may be null) receives the job's up-link
+/// traffic measured without background (the mean over ECMP draws); with background it is left
+/// as is. Throws std::invalid_argument as simulate_training_timing, and for a background group
+/// without up-links.
+Report simulate_training_timing(const Scenario& scenario, const std::vector<LeafBackground>& background,
+                                UpLinkTraffic* own);
 
 /// ECMP hash draws a run averages where hashing matters.
 inline constexpr int kEcmpSeeds = 16;

@@ -196,7 +196,10 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
       // that give at least down/oversubscription of bandwidth, so the effective ratio is
       // down_ports / up_ports <= the requested one (16 down at 1.5:1 -> 11 up, 1.45:1). Beyond
       // kMaxSpines ports, uplinks to one spine are bundled.
-      const int ports_up = std::max(1, static_cast<int>(std::ceil(leaf_down_ports_ / f.oversubscription - 1e-9)));
+      // leaf_up_ports, when set, gives the count directly (a job's sub-cluster in traincast cluster).
+      const int ports_up = f.leaf_up_ports > 0
+                               ? f.leaf_up_ports
+                               : std::max(1, static_cast<int>(std::ceil(leaf_down_ports_ / f.oversubscription - 1e-9)));
       leaf_up_ports_ = ports_up;
       const double up_total = ports_up * nic_->bytes_per_s;
       const int uplinks = std::min(ports_up, kMaxSpines);
@@ -225,6 +228,20 @@ sim::ResourceId Cluster::add(double capacity_bytes_per_s, std::int64_t latency_n
   kinds_.push_back(kind);
   edges_.push_back({std::move(from), std::move(to), id, kind, capacity_bytes_per_s, latency, std::move(name)});
   return id;
+}
+
+std::pair<std::vector<sim::ResourceId>, std::vector<sim::ResourceId>> Cluster::group_up_links(int group) const {
+  std::pair<std::vector<sim::ResourceId>, std::vector<sim::ResourceId>> out;
+  if (leaf_up_.empty() || group < 0 || group >= num_groups_) return out;
+  const std::size_t per_leaf = leaf_up_.size() / static_cast<std::size_t>(num_leaves_);
+  const int rails = spec_.fabric.kind == FabricKind::rail_optimized ? nics_per_node_ : 1;
+  for (int l = group * rails; l < (group + 1) * rails; ++l) {
+    for (std::size_t k = 0; k < per_leaf; ++k) {
+      out.first.push_back(leaf_up_[static_cast<std::size_t>(l) * per_leaf + k]);
+      out.second.push_back(spine_down_[static_cast<std::size_t>(l) * per_leaf + k]);
+    }
+  }
+  return out;
 }
 
 void Cluster::install(sim::FlowNetwork& net) const {

@@ -243,6 +243,11 @@ class Cluster {
   const std::vector<sim::ResourceId>& failed_resources() const { return failed_resources_; }
   /// true when some leaf up-link (leaf <-> spine or aggregation switch) is failed.
   bool has_failed_up_links() const { return !up_link_failed_.empty(); }
+  /// The leaf up-links of leaf group `group` (nodes group x nodes_per_leaf onwards: one leaf, or one
+  /// per rail on rail_optimized) in id order: first the leaf->spine (or aggregation) resources, then
+  /// the spine->leaf ones in the same order. Empty without up-links (one leaf group, torus) or for
+  /// a group out of range.
+  std::pair<std::vector<sim::ResourceId>, std::vector<sim::ResourceId>> group_up_links(int group) const;
 
   /// A node drained because an override marks one of its GPUs missing (ElementOverride::missing):
   /// as Slurm drains a node whose gres/gpu count is below its configured one, no job runs on it.

@@ -55,6 +55,8 @@ const std::map<std::string, IntRange, std::less<>>& table() {
       {"traincast.proto.FabricSpec.nodes_per_leaf", {1, kInt32Max, ""}},
       {"traincast.proto.FabricSpec.tiers", {2, 3, ""}},
       {"traincast.proto.FabricSpec.leaves_per_pod", {1, kInt32Max, ""}},
+      // 2^20 ports: far above any leaf switch (a 64-port radix today), below int overflow in port sums.
+      {"traincast.proto.FabricSpec.leaf_up_ports", {0, 1 << 20, ""}},
       {"traincast.proto.FabricSpec.torus_dims", {1, kInt32Max, ""}},
       {"traincast.proto.ClusterSpec.NodeGroup.num_nodes", {1, kInt32Max, ""}},
       {"traincast.proto.ParallelSpec.pipeline_stage_layers", {1, kInt32Max, ""}},

@@ -39,6 +39,7 @@ void check_cluster_extras(const models::Scenario& s, Checker& k) {
   const models::FabricSpec& f = s.cluster.fabric;
   k.int_field("cluster.fabric.tiers", f.tiers);
   k.int_field("cluster.fabric.leaves_per_pod", f.leaves_per_pod);
+  k.int_field("cluster.fabric.leaf_up_ports", f.leaf_up_ports);
   // At most 120 km: the longest reach of data-center interconnect optics (OIF 400ZR
   // implementation agreement OIF-400ZR-01.0: 80-120 km); 0.6 ms of propagation per cable at 5 ns/m.
   constexpr double kMaxCableLengthM = 1.2e5;

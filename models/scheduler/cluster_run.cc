@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 #include "models/executor/training_run.h"
 #include "models/hardware/catalog.h"
+#include "models/hardware/cluster.h"
 #include "models/hardware/element_overrides.h"
 #include "models/scheduler/placement.h"
 #include "models/scheduler/scheduler.h"
@@ -25,7 +27,14 @@ struct Timing {
   double iteration_time_s = 0.0;
   double tokens_per_iteration = 0.0;
   bool oom = false;
+  UpLinkTraffic own;  ///< its traffic over the leaf up-links (measured without background)
 };
+
+/// Co-runners' traffic on a job's sub-cluster leaf groups: (group, up, down, flows), ascending group.
+using Background = std::vector<std::tuple<int, double, double, int>>;
+/// (job scenario class, leaves spanned, co-runners' background): one detailed simulation.
+using Key = std::tuple<int, int, Background>;
+using Cache = std::map<Key, Timing>;
 
 /// Leaf groups exist on the switched fabrics; elsewhere the cluster is one group.
 int nodes_per_leaf(const ClusterSpec& c) {
@@ -45,11 +54,32 @@ std::vector<int> drained_nodes(const ClusterSpec& c) {
 /// Seconds of `t`, exact for whole seconds (ns / 1e9 rather than ns x 1e-9, which gives 15.000000000000002).
 double secs(sim::Time t) { return static_cast<double>(t.ns()) / 1e9; }
 
-Timing simulate(const Scenario& job, int leaves) {
+/// The whole fabric's leaf up-link ports, where they are fewer than its down ports (an
+/// oversubscribed leaf, whose up-links co-runners contend for); 0 elsewhere (one leaf group, a
+/// torus, or up-links as wide as the leaf's down ports, which its nodes' NICs cannot oversubscribe).
+int oversubscribed_up_ports(const ClusterSpec& c, int nics_per_node) {
+  const int npl = nodes_per_leaf(c);
+  if (npl >= c.num_nodes || c.fabric.leaf_up_ports > 0) return 0;
+  const int down = c.fabric.kind == FabricKind::rail_optimized ? npl : npl * nics_per_node;
+  const int up = std::max(1, static_cast<int>(std::ceil(down / c.fabric.oversubscription - 1e-9)));
+  return up < down ? up : 0;
+}
+
+/// The job on `leaves` leaves: nodes_per_leaf = ceil(nodes / leaves), so its collectives cross the
+/// spine as placed; with up_ports > 0 each leaf gets the whole fabric's up-link ports (a job alone
+/// gets its leaves' up-links as the fabric has them). Background flows stand for co-runners.
+Timing simulate(const Scenario& job, int leaves, int up_ports, const Background& bg) {
   Scenario s = job;
   s.cluster.fabric.nodes_per_leaf = ceil_div(s.cluster.num_nodes, leaves);
-  const Report r = simulate_training_timing(s);
-  return {r.iteration_time_s, r.tokens_per_s * r.iteration_time_s, r.memory.oom};
+  if (leaves > 1 && up_ports > 0) s.cluster.fabric.leaf_up_ports = up_ports;
+  std::vector<LeafBackground> background;
+  for (const auto& [group, up, down, flows] : bg) background.push_back({group, up, down, flows});
+  Timing t;
+  const Report r = simulate_training_timing(s, background, &t.own);
+  t.iteration_time_s = r.iteration_time_s;
+  t.tokens_per_iteration = r.tokens_per_s * r.iteration_time_s;
+  t.oom = r.memory.oom;
+  return t;
 }
 
 /// "0-3,8": ascending nodes as ranges.
@@ -71,8 +101,13 @@ std::string node_ranges(const std::vector<int>& nodes) {
 
 class ClusterRun {
  public:
-  ClusterRun(const ClusterJobs& in, const SchedulerSpec& scheduler, std::map<std::pair<int, int>, Timing>& cache)
-      : in_(in), scheduler_(scheduler), npl_(nodes_per_leaf(in.cluster.cluster)), cache_(cache) {}
+  ClusterRun(const ClusterJobs& in, const SchedulerSpec& scheduler, Cache& cache)
+      : in_(in),
+        scheduler_(scheduler),
+        npl_(nodes_per_leaf(in.cluster.cluster)),
+        nics_(Cluster(in.cluster.cluster).nics_per_node()),
+        up_ports_(oversubscribed_up_ports(in.cluster.cluster, nics_)),
+        cache_(cache) {}
 
   ClusterRunResult run(int threads) {
     const std::vector<JobSpec>& specs = in_.cluster.jobs;
@@ -88,7 +123,7 @@ class ClusterRun {
       r.priority = specs[i].priority;
       r.problem = in_.problem[i];
       if (r.problem.empty() && specs[i].duration_s == 0.0) {
-        const Timing& alone = cache_.at({in_.scenario_class[i], alone_leaves(i)});
+        const Timing& alone = cache_.at(key(i, alone_leaves(i)));
         if (alone.oom)
           r.problem =
               "out of memory on its " + std::to_string(r.gpus) + " GPUs (traincast run on its workload says why)";
@@ -110,17 +145,20 @@ class ClusterRun {
  private:
   int nodes_of(std::size_t i) const { return in_.job_scenarios[i].cluster.num_nodes; }
   int alone_leaves(std::size_t i) const { return ceil_div(nodes_of(i), npl_); }
+  Key key(std::size_t i, int leaves, Background bg = {}) const {
+    return {in_.scenario_class[i], leaves, std::move(bg)};
+  }
+  bool token_job(std::size_t i) const { return in_.cluster.jobs[i].duration_s == 0.0; }
 
-  /// Simulations still to run: (job scenario class, leaves) keys, each with a job of that class.
+  /// Simulations still to run, each key with a job of its class.
   struct Pending {
-    std::vector<std::pair<int, int>> keys;
+    std::vector<Key> keys;
     std::vector<std::size_t> job_of_key;
 
-    /// Adds job i on `leaves` unless cached or already pending.
-    void add(const std::map<std::pair<int, int>, Timing>& cache, int scenario_class, std::size_t i, int leaves) {
-      const std::pair<int, int> key{scenario_class, leaves};
-      if (cache.count(key) > 0 || std::find(keys.begin(), keys.end(), key) != keys.end()) return;
-      keys.push_back(key);
+    /// Adds job i's `k` unless cached or already pending.
+    void add(const Cache& cache, const Key& k, std::size_t i) {
+      if (cache.count(k) > 0 || std::find(keys.begin(), keys.end(), k) != keys.end()) return;
+      keys.push_back(k);
       job_of_key.push_back(i);
     }
   };
@@ -132,7 +170,8 @@ class ClusterRun {
     tbb::task_arena arena(std::max(1, threads));
     arena.execute([&] {
       tbb::parallel_for(std::size_t{0}, p.keys.size(), [&](std::size_t k) {
-        timings[k] = simulate(in_.job_scenarios[p.job_of_key[k]], p.keys[k].second);
+        timings[k] =
+            simulate(in_.job_scenarios[p.job_of_key[k]], std::get<1>(p.keys[k]), up_ports_, std::get<2>(p.keys[k]));
       });
     });
     for (std::size_t k = 0; k < p.keys.size(); ++k) cache_[p.keys[k]] = timings[k];
@@ -143,43 +182,97 @@ class ClusterRun {
   void alone_timings(int threads) {
     Pending p;
     for (std::size_t i = 0; i < in_.cluster.jobs.size(); ++i)
-      if (in_.problem[i].empty() && in_.cluster.jobs[i].duration_s == 0.0)
-        p.add(cache_, in_.scenario_class[i], i, alone_leaves(i));
+      if (in_.problem[i].empty() && token_job(i)) p.add(cache_, key(i, alone_leaves(i)), i);
     simulate_pending(p, threads);
   }
 
-  /// The schedule, with the placements' simulations run in parallel rounds: each round schedules
-  /// with the cached timings, standing in a job's isolated run time where its placement's
-  /// simulation is missing, and collects those placements; they are simulated together and the
-  /// schedule is redone, until one round misses nothing. The schedule up to a round's first miss is
-  /// exact, so that placement is needed and every round adds at least one: the last round is the
-  /// schedule of the exact run times, the same as simulating each placement when the job starts.
-  /// The rounds, and so the simulations run (counted, stand-ins included), do not depend on the
-  /// thread count.
+  /// The co-runners' traffic on the leaves job i (on `nodes`) crosses the spine from, among
+  /// `running`: a co-runner B counts on leaf l when both span more than one leaf and B has d nodes
+  /// on l; it adds B's measured up-link traffic (its own placement's simulation, no background)
+  /// x d / B's nodes each way, in as many flows as B has on a leaf's up-links while they are busy
+  /// there (scaled by d / its nodes per simulated leaf, at least 1). Groups are the job's sub-cluster leaf
+  /// groups: its leaves in ascending order. Empty on a fabric whose up-links nobody can
+  /// oversubscribe (up_ports_ == 0), for a one-leaf job, and for a co-runner of fixed duration
+  /// (no simulation: its traffic is unknown) or whose placement is not simulated yet (a round's
+  /// stand-in, redone once it is).
+  Background background(std::size_t i, const std::vector<int>& nodes, const std::vector<RunningJob>& running,
+                        const std::vector<std::size_t>& index) const {
+    Background bg;
+    if (up_ports_ == 0) return bg;
+    std::vector<int> leaves;
+    for (int n : nodes) leaves.push_back(n / npl_);
+    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());  // nodes ascending
+    if (leaves.size() < 2) return bg;
+    for (std::size_t g = 0; g < leaves.size(); ++g) {
+      double up = 0.0, down = 0.0;
+      int flows = 0;
+      for (const RunningJob& b : running) {
+        const std::size_t j = index[b.job];
+        if (j == i || !token_job(j) || leaves_spanned(*b.nodes, npl_) < 2) continue;
+        const int d = static_cast<int>(
+            std::count_if(b.nodes->begin(), b.nodes->end(), [&](int n) { return n / npl_ == leaves[g]; }));
+        const auto it = cache_.find(key(j, leaves_spanned(*b.nodes, npl_)));
+        if (d == 0 || it == cache_.end()) continue;
+        const double share = static_cast<double>(d) / static_cast<double>(b.nodes->size());
+        up += it->second.own.up_bytes_per_s * share;
+        down += it->second.own.down_bytes_per_s * share;
+        // Its flows on a leaf of its own simulation (ceil(n / L) nodes each), for its d nodes here.
+        const int per_leaf = ceil_div(static_cast<int>(b.nodes->size()), leaves_spanned(*b.nodes, npl_));
+        flows += std::max(1, static_cast<int>(std::lround(it->second.own.up_flows_per_leaf * d / per_leaf)));
+      }
+      if (up > 0.0 && down > 0.0) bg.emplace_back(static_cast<int>(g), up, down, flows);
+    }
+    return bg;
+  }
+
+  /// The schedule, with the placements' and co-runner sets' simulations run in parallel rounds:
+  /// each round schedules with the cached timings, standing in a job's isolated run time where its
+  /// placement's simulation is missing (its placement's run time alone where its co-runner set's
+  /// is), and collects those; they are simulated together and the schedule is redone, until one
+  /// round misses nothing. The schedule up to a round's first miss is exact, so that simulation is
+  /// needed and every round adds at least one: the last round is the schedule of the exact run
+  /// times, the same as simulating each when it is first needed. The rounds, and so the simulations
+  /// run (counted, stand-ins included), do not depend on the thread count.
   Schedule schedule(const std::vector<QueuedJob>& queued, const std::vector<std::size_t>& index, int threads) {
     for (;;) {
       Pending missing;
-      Schedule sched = run_scheduler(
-          queued, {in_.cluster.cluster.num_nodes, npl_, drained_nodes(in_.cluster.cluster)}, scheduler_,
-          [&](std::size_t q, const std::vector<int>& nodes) {
-            const std::size_t i = index[q];
-            const int leaves = leaves_spanned(nodes, npl_);
-            if (in_.cluster.jobs[i].duration_s == 0.0 && cache_.count({in_.scenario_class[i], leaves}) == 0) {
-              missing.add(cache_, in_.scenario_class[i], i, leaves);
-              return run_time(i, alone_leaves(i));  // stand-in for this round
-            }
-            return run_time(i, leaves);
-          });
+      const RunTimeOf alone = [&](std::size_t q, const std::vector<int>& nodes) {
+        const std::size_t i = index[q];
+        const int leaves = leaves_spanned(nodes, npl_);
+        if (token_job(i) && cache_.count(key(i, leaves)) == 0) {
+          missing.add(cache_, key(i, leaves), i);
+          return run_time(i, alone_leaves(i));  // stand-in for this round
+        }
+        return run_time(i, leaves);
+      };
+      const CoRunTimeOf together = [&](std::size_t q, const std::vector<RunningJob>& running) {
+        const std::size_t i = index[q];
+        const std::vector<int>& nodes =
+            *std::find_if(running.begin(), running.end(), [&](const RunningJob& r) { return r.job == q; })->nodes;
+        const int leaves = leaves_spanned(nodes, npl_);
+        if (!token_job(i) || cache_.count(key(i, leaves)) == 0) return alone(q, nodes);
+        Background bg = background(i, nodes, running, index);
+        if (bg.empty()) return run_time(i, leaves);
+        const Key k = key(i, leaves, std::move(bg));
+        const auto it = cache_.find(k);
+        if (it == cache_.end()) {
+          missing.add(cache_, k, i);
+          return run_time(i, leaves);  // stand-in for this round
+        }
+        return run_time(i, leaves, it->second.iteration_time_s);
+      };
+      Schedule sched = run_scheduler(queued, {in_.cluster.cluster.num_nodes, npl_, drained_nodes(in_.cluster.cluster)},
+                                     scheduler_, alone, up_ports_ > 0 ? together : CoRunTimeOf{});
       if (missing.keys.empty()) return sched;
       simulate_pending(missing, threads);
     }
   }
 
   const Timing& timing(std::size_t i, int leaves) {
-    const std::pair<int, int> key{in_.scenario_class[i], leaves};
-    auto it = cache_.find(key);
+    const Key k = key(i, leaves);
+    auto it = cache_.find(k);
     if (it == cache_.end()) {
-      it = cache_.emplace(key, simulate(in_.job_scenarios[i], leaves)).first;
+      it = cache_.emplace(k, simulate(in_.job_scenarios[i], leaves, up_ports_, {})).first;
       ++out_.simulations;
     }
     return it->second;
@@ -197,10 +290,12 @@ class ClusterRun {
     return static_cast<std::int64_t>(std::ceil(tokens_of(i) / timing(i, leaves).tokens_per_iteration));
   }
 
-  sim::Time run_time(std::size_t i, int leaves) {
+  /// Its whole run time on `leaves` at `iteration_s` per iteration (0: its placement's alone).
+  sim::Time run_time(std::size_t i, int leaves, double iteration_s = 0.0) {
     const JobSpec& j = in_.cluster.jobs[i];
     if (j.duration_s != 0.0) return sim::Time::from_seconds(j.duration_s);
-    const double run_s = static_cast<double>(iterations(i, leaves)) * timing(i, leaves).iteration_time_s;
+    if (iteration_s == 0.0) iteration_s = timing(i, leaves).iteration_time_s;
+    const double run_s = static_cast<double>(iterations(i, leaves)) * iteration_s;
     // The loader bounds each budget; a small job with a large token budget can still run longer
     // than the scheduler's clock holds (1e9 s per job, as job[i].duration_s).
     if (!(run_s <= 1e9)) {
@@ -257,7 +352,9 @@ class ClusterRun {
   const ClusterJobs& in_;
   const SchedulerSpec& scheduler_;
   int npl_;
-  std::map<std::pair<int, int>, Timing>& cache_;  ///< shared by the policies of one simulate_cluster call
+  int nics_;      ///< compute NICs per node
+  int up_ports_;  ///< oversubscribed_up_ports of the cluster (0: no interference modelled)
+  Cache& cache_;  ///< shared by the policies of one simulate_cluster call
   ClusterRunResult out_;
 };
 
@@ -265,7 +362,7 @@ class ClusterRun {
 
 std::vector<ClusterRunResult> simulate_cluster(const ClusterJobs& jobs, const std::vector<SchedulerSpec>& schedulers,
                                                int threads) {
-  std::map<std::pair<int, int>, Timing> cache;
+  Cache cache;
   std::vector<ClusterRunResult> out;
   out.reserve(schedulers.size());
   for (const SchedulerSpec& s : schedulers) out.push_back(ClusterRun(jobs, s, cache).run(threads));

@@ -4,16 +4,20 @@
 //
 // A job's iteration time is simulate_training of its job scenario (models/spec/cluster_jobs.h) on
 // its placement class: the number of leaf switches its nodes span. A job of n nodes over L leaves
-// is simulated with nodes_per_leaf = ceil(n / L), so it crosses the spine as its placement does and
-// gets the leaf uplinks of the nodes it has on each leaf (its proportional share of an
-// oversubscribed leaf). Results are cached per (job scenario, leaves) and simulated once, with
-// simulate_training_timing (the same timing bits as simulate_training). The isolated simulations
-// run in parallel; so do the placements', in rounds: each round schedules with the cached
-// timings (a missing placement stands in with the isolated run time), the placements it missed
-// are simulated together, until a round misses none (the exact schedule). `simulations` counts
-// every simulation run, stand-ins that the exact schedule did not use included.
-// Co-runner interference on shared links is NOT modelled yet: a job's iteration time does not
-// depend on which other jobs run.
+// is simulated with nodes_per_leaf = ceil(n / L), so it crosses the spine as its placement does;
+// on an oversubscribed leaf each simulated leaf gets the whole leaf's up-link ports
+// (FabricSpec::leaf_up_ports), so a job alone has its leaves' up-links as the fabric has them.
+// Co-runners (docs/cluster.md): two running jobs that both span > 1 leaf and have nodes on one
+// oversubscribed leaf share its up-links; the job is re-simulated with background flows there at
+// each co-runner's measured mean up-link rate (its own placement's simulation, scaled to its nodes
+// on that leaf; simulate_training_timing's LeafBackground). Results are cached per (job scenario,
+// leaves, background) and simulated once, with simulate_training_timing (the same timing bits as
+// simulate_training). The isolated simulations run in parallel; so do the placements' and the
+// co-runner sets', in rounds: each round schedules with the cached timings (a missing one stands
+// in with the isolated run time, or the placement's alone), the ones it missed are simulated
+// together, until a round misses none (the exact schedule). `simulations` counts every
+// simulation run, stand-ins that the exact schedule did not use included. When the set of running
+// jobs changes, each job's remaining work is re-timed at its new rate (run_scheduler's CoRunTimeOf).
 //
 // Run time: a token budget T takes ceil(T / tokens per iteration) iterations of the simulated
 // iteration time (alone_duration_s D: T = D x the job's isolated tokens/s); a duration_s job runs
@@ -41,9 +45,9 @@ struct ClusterJobResult {
   double wait_s = 0.0;            ///< start - arrival
   double run_s = 0.0;             ///< end - start
   double alone_run_s = 0.0;       ///< run time alone on an empty cluster (the backfill estimate)
-  double slowdown = 0.0;          ///< run_s / alone_run_s (placement; 1 when duration_s is fixed)
+  double slowdown = 0.0;          ///< run_s / alone_run_s (placement and co-runners; 1 when duration_s is fixed)
   double stretch = 0.0;           ///< (wait_s + run_s) / alone_run_s
-  double iteration_time_s = 0.0;  ///< 0 for a fixed-duration job
+  double iteration_time_s = 0.0;  ///< on its placement, alone (no co-runners); 0 for a fixed-duration job
   std::int64_t iterations = 0;    ///< 0 for a fixed-duration job
   int leaves = 0;                 ///< leaf switches its nodes span
   std::string nodes;              ///< its nodes as ranges, e.g. "0-3,8"

@@ -1,6 +1,7 @@
 #include "models/scheduler/scheduler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "models/scheduler/placement.h"
@@ -12,16 +13,20 @@ struct Running {
   sim::Time end;           ///< actual end
   sim::Time estimate_end;  ///< start + estimate
   std::size_t job;
+  sim::Time full;     ///< whole run time at the current rate
+  sim::Time since;    ///< when the current rate began
+  double left = 1.0;  ///< fraction of the work left at `since`
 };
 
 class Loop {
  public:
   Loop(const std::vector<QueuedJob>& jobs, const ClusterShape& shape, const SchedulerSpec& spec,
-       const RunTimeOf& run_time)
+       const RunTimeOf& run_time, const CoRunTimeOf& co_run_time)
       : jobs_(jobs),
         shape_(shape),
         spec_(spec),
         run_time_(run_time),
+        co_run_time_(co_run_time),
         free_(static_cast<std::size_t>(shape.num_nodes), true),
         free_count_(shape.num_nodes) {
     for (int n : shape.drained) {  // never free: no job gets a drained node
@@ -47,6 +52,7 @@ class Loop {
       for (; next_arrival < arrivals.size() && jobs_[arrivals[next_arrival]].arrival == now; ++next_arrival)
         enqueue(arrivals[next_arrival]);
       schedule(now);
+      retime(now);
       record(now);
     }
     return std::move(out_);
@@ -86,8 +92,28 @@ class Loop {
     free_count_ -= jobs_[j].nodes;
     o.leaves = leaves_spanned(o.nodes, shape_.nodes_per_leaf);
     o.start = now;
-    o.end = now + run_time_(j, o.nodes);
-    running_.push_back({o.end, now + jobs_[j].estimate, j});
+    const sim::Time full = run_time_(j, o.nodes);
+    o.end = now + full;
+    running_.push_back({o.end, now + jobs_[j].estimate, j, full, now, 1.0});
+  }
+
+  /// Co-runner interference: each running job's run time under the current set; where it changed,
+  /// its remaining work is re-timed at the new rate.
+  void retime(sim::Time now) {
+    if (!co_run_time_ || running_.empty()) return;
+    std::vector<RunningJob> set;
+    for (const Running& r : running_) set.push_back({r.job, &out_.jobs[r.job].nodes});
+    std::sort(set.begin(), set.end(), [](const RunningJob& a, const RunningJob& b) { return a.job < b.job; });
+    for (Running& r : running_) {
+      const sim::Time full = co_run_time_(r.job, set);
+      if (full == r.full) continue;
+      if (r.full > sim::Time::zero())
+        r.left = std::max(0.0, r.left - static_cast<double>((now - r.since).ns()) / static_cast<double>(r.full.ns()));
+      r.full = full;
+      r.since = now;
+      r.end = now + sim::Time::from_ns(std::llround(r.left * static_cast<double>(full.ns())));
+      out_.jobs[r.job].end = r.end;
+    }
   }
 
   /// EASY's reservation for the head: the shadow time and the nodes spare at it.
@@ -137,6 +163,7 @@ class Loop {
   const ClusterShape& shape_;
   const SchedulerSpec& spec_;
   const RunTimeOf& run_time_;
+  const CoRunTimeOf& co_run_time_;
   std::vector<bool> free_;
   int free_count_;
   int in_service_ = 0;  ///< nodes not drained
@@ -148,7 +175,7 @@ class Loop {
 }  // namespace
 
 Schedule run_scheduler(const std::vector<QueuedJob>& jobs, const ClusterShape& shape, const SchedulerSpec& spec,
-                       const RunTimeOf& run_time) {
+                       const RunTimeOf& run_time, const CoRunTimeOf& co_run_time) {
   if (shape.num_nodes < 1 || shape.nodes_per_leaf < 1)
     throw std::invalid_argument("run_scheduler: num_nodes and nodes_per_leaf must be >= 1");
   for (int n : shape.drained)
@@ -157,7 +184,7 @@ Schedule run_scheduler(const std::vector<QueuedJob>& jobs, const ClusterShape& s
     if (j.nodes < 1 || j.arrival < sim::Time::zero() || j.estimate < sim::Time::zero())
       throw std::invalid_argument("run_scheduler: a job needs nodes >= 1, arrival >= 0 and estimate >= 0");
   }
-  return Loop(jobs, shape, spec, run_time).run();
+  return Loop(jobs, shape, spec, run_time, co_run_time).run();
 }
 
 }  // namespace traincast::models

@@ -54,12 +54,28 @@ struct Schedule {
   sim::Time makespan;  ///< last completion (0 when no job ran)
 };
 
-/// The job's actual run time on `nodes` (called once, when it starts).
+/// The job's actual run time on `nodes` alone (called once, when it starts).
 using RunTimeOf = std::function<sim::Time(std::size_t job, const std::vector<int>& nodes)>;
+
+/// A running job: its index and nodes.
+struct RunningJob {
+  std::size_t job = 0;
+  const std::vector<int>* nodes = nullptr;
+};
+
+/// The whole run time job `job` would take at the rate it has while `running` (every running job,
+/// itself included, ascending by index) run together: its run time alone when none of them slows it.
+using CoRunTimeOf = std::function<sim::Time(std::size_t job, const std::vector<RunningJob>& running)>;
 
 /// Runs the jobs to completion. Throws std::invalid_argument for nodes < 1, a negative arrival or
 /// estimate, or a shape with num_nodes or nodes_per_leaf < 1 or a drained node outside 0..num_nodes-1.
+/// With `co_run_time` (co-runner interference, docs/cluster.md): after every instant's scheduling
+/// pass each running job's run time under the new set of running jobs is asked for; where it
+/// changed, the job's remaining work (the fraction of its run not yet done, at the rate it had since
+/// its last change) is re-timed at the new rate: end = now + remaining x new run time, rounded to
+/// the nearest nanosecond. A job whose run time never changes ends exactly at start + run_time.
+/// Backfill's reservations still use each job's `estimate`.
 Schedule run_scheduler(const std::vector<QueuedJob>& jobs, const ClusterShape& shape, const SchedulerSpec& spec,
-                       const RunTimeOf& run_time);
+                       const RunTimeOf& run_time, const CoRunTimeOf& co_run_time = nullptr);
 
 }  // namespace traincast::models

@@ -80,6 +80,10 @@ struct FabricSpec {
   /// across nodes as CollNet Direct or CollNet Chain (models/collectives/nccl_tuning.h). Needs
   /// InfiniBand NICs and a switched fabric (fat_tree or rail_optimized). Default false.
   bool sharp = false;
+  /// Leaf up-link ports at the NIC line rate, in place of ceil(down ports / oversubscription)
+  /// (0 = from oversubscription). traincast cluster simulates a job on a sub-cluster of its own
+  /// nodes and sets this to the whole fabric's leaf ports (models/scheduler/cluster_run.h).
+  int leaf_up_ports = 0;
   bool operator==(const FabricSpec&) const = default;
 };
 

@@ -60,9 +60,9 @@ po::options_description cluster_options() {
       "Several jobs (the scenario's `job` entries) share the scenario's cluster under a scheduler: FIFO or EASY\n"
       "backfill (run-time estimate = the job's simulated isolated run time), packed, spread or topology-aware\n"
       "placement on whole nodes. Each job's iteration time comes from the detailed simulator, cached per\n"
-      "(workload, GPUs, leaves spanned). Prints per job its wait, run time and slowdown vs alone, then the\n"
-      "cluster's utilisation over time, mean and p95 wait. Co-runner interference on shared links is not\n"
-      "modelled yet. docs/cluster.md\n\nOptions");
+      "(workload, GPUs, leaves spanned, co-runners on shared leaf up-links): jobs that cross the spine from\n"
+      "one oversubscribed leaf slow each other through the flow model. Prints per job its wait, run time and\n"
+      "slowdown vs alone, then the cluster's utilisation over time, mean and p95 wait. docs/cluster.md\n\nOptions");
   o.add_options()("help,h", "this text")("scenario", po::value<std::string>(), "the scenario file (with job entries)")(
       "set", po::value<std::vector<std::string>>()->composing(), "field.path=value, e.g. scheduler.placement=spread")(
       "policy", po::value<std::string>(), "fifo, backfill or both (default: the scenario's scheduler.policy)")(
@@ -105,7 +105,7 @@ void print_run(std::ostream& p, const PolicyRun& run) {
   p << "Wait         mean " << fmt("%.1f", r.mean_wait_s) << " s, p95 " << fmt("%.1f", r.p95_wait_s) << " s\n";
   p << "Utilisation over time (" << kUtilisationSlices << " equal slices of the makespan):";
   for (double u : models::utilisation_by_slice(r, kUtilisationSlices)) p << " " << fmt("%.0f", 100.0 * u) << "%";
-  p << "\nDetailed simulations " << r.simulations << " (cached per workload, GPUs and leaves spanned)\n";
+  p << "\nDetailed simulations " << r.simulations << " (cached per workload, GPUs, leaves spanned and co-runners)\n";
 }
 
 std::string csv_text(const std::vector<PolicyRun>& runs) {
@@ -208,7 +208,7 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   p << "Cluster    " << c.num_nodes << " x " << c.node_template << " = " << c.num_nodes * per_node << " GPUs, "
     << c.fabric.nodes_per_leaf << " nodes per leaf, oversubscription " << fmt("%g", c.fabric.oversubscription)
     << "\nJobs       " << jobs.cluster.jobs.size() << " (" << path << ")\n"
-    << "Interference between co-running jobs on shared links: not modelled (docs/cluster.md)\n";
+    << "Interference co-runners on shared oversubscribed leaf up-links, from the flow model (docs/cluster.md)\n";
   std::vector<PolicyRun> runs;
   for (std::size_t k = 0; k < results.size(); ++k) {
     runs.push_back({schedulers[k], results[k]});

@@ -87,6 +87,24 @@ TEST(Scheduler, PriorityGoesFirstAndTooLargeIsReported) {
   EXPECT_FALSE(r.jobs[0].never_fits);
 }
 
+// Co-runners: each job runs at half speed while both run (run time doubled). By hand:
+//   J0 (1 node, 10 s alone) starts at 0; J1 (1 node, 10 s alone) arrives at 5, J0 half done.
+//   5..15: both at half rate: J0's remaining half takes 0.5 x 20 = 10 s, ends 15; J1 does 10 / 20
+//   = half its work. 15..20: J1 alone, its remaining half takes 5 s: ends 20.
+TEST(Scheduler, CoRunnersMoveEndTimesByRemainingWork) {
+  const std::vector<QueuedJob> jobs = {{1, s(0), 0, s(10)}, {1, s(5), 0, s(10)}};
+  const Schedule r = run_scheduler(
+      jobs, {2, 2}, {SchedulerPolicy::fifo, JobPlacement::packed},
+      [&](std::size_t j, const std::vector<int>&) { return jobs[j].estimate; },
+      [&](std::size_t j, const std::vector<RunningJob>& running) {
+        return running.size() > 1 ? jobs[j].estimate + jobs[j].estimate : jobs[j].estimate;
+      });
+  EXPECT_EQ(r.jobs[0].end, s(15));
+  EXPECT_EQ(r.jobs[1].start, s(5));
+  EXPECT_EQ(r.jobs[1].end, s(20));
+  EXPECT_EQ(r.makespan, s(20));
+}
+
 TEST(Scheduler, RefusesBadInput) {
   const RunTimeOf one = [](std::size_t, const std::vector<int>&) { return s(1); };
   EXPECT_THROW(run_scheduler({{0, s(0), 0, s(1)}}, {4, 4}, {}, one), std::invalid_argument);

@@ -126,6 +126,9 @@ ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& sel
                                      ? std::string(" (it has no compute NIC)")
                                      : " (it has " + range_text("nic", cluster.nics_per_node()) + ")"));
   const std::string nn = "node" + std::to_string(*first) + ".nic" + std::to_string(*k);
+  if (cluster.spec().num_nodes == 1)  // one node: the NICs are not built (nothing crosses them)
+    throw std::invalid_argument("\"" + select + "\": a one-node cluster has no network, so its NICs carry nothing " +
+                                "(expected a NIC of a cluster of 2 or more nodes, or a GPU or NVLink/PCIe link here)");
   for (const char* dir : {".tx", ".rx"}) {
     const ResolvedSelector one = resolve_resource_name(cluster, nn + dir);
     out.resources.push_back(one.resources.front());

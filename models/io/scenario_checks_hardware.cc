@@ -247,17 +247,35 @@ void check_element_overrides(const models::Scenario& s, Checker& k) {
       continue;
     }
     if (o.clock_factor == 0.0 && o.bandwidth_factor == 0.0) {
-      fail(at + "select",
-           "no factor (expected clock_factor or power_cap_w for a GPU selector, bandwidth_factor or failed: true "
-           "for a link or NIC)");
+      // A field written as 0 (or failed: false) is named at itself, not reported as missing.
+      if (k.present(at + "clock_factor") || k.present(at + "bandwidth_factor"))
+        fail(at + (k.present(at + "clock_factor") ? "clock_factor" : "bandwidth_factor"),
+             "got 0 (expected 0 < f <= 1; a failed link or NIC takes failed: true)");
+      else if (k.present(at + "failed"))
+        fail(at + "failed", "got false (expected true, or no override: an element that is up needs none)");
+      else
+        fail(at + "select",
+             "no factor (expected clock_factor or power_cap_w for a GPU selector, bandwidth_factor or failed: true "
+             "for a link or NIC)");
       continue;
     }
     const bool clock = o.clock_factor != 0.0;
     const std::string field = at + (clock ? "clock_factor" : "bandwidth_factor");
     const double f = clock ? o.clock_factor : o.bandwidth_factor;
+    // Floors: an A100's lowest supported graphics clock is 210 of 1,410 MHz (nvidia-smi -q -d
+    // SUPPORTED_CLOCKS), 0.15; a PCIe gen5 x16 link that trained at gen1 x1 runs at 0.25 of 63 GB/s,
+    // 0.004. Far smaller factors overflowed the simulator's clock (1e-15: a negative delay).
+    const double floor = clock ? 0.1 : 0.001;
     if (!(f > 0.0 && f <= 1.0)) {
       fail(field, "got " + Checker::number(f) + " (expected 0 < f <= 1" +
                       (f > 1.0 ? std::string("; an element cannot run faster than its datasheet") : "") + ")");
+      continue;
+    }
+    if (f < floor) {
+      fail(field, "got " + Checker::number(f) + " (expected " + Checker::number(floor) + " <= f <= 1: " +
+                      (clock ? "an A100's lowest clock is 0.15 of its boost clock"
+                             : "a PCIe gen5 x16 link trained at gen1 x1 still runs at 0.004 of its rate") +
+                      ")");
       continue;
     }
     if (cluster == nullptr) continue;

@@ -249,7 +249,8 @@ TEST_F(RobustCliTest, FoldedMillionGpuRunIsRefusedBeforeItsNetworkIsBuilt) {
   args.insert(args.end(), kFoldedMillionGpus.begin(), kFoldedMillionGpus.end());
   const Child c = run_child(args);
   EXPECT_EQ(c.exit_status(), 2) << slurp(path("err.txt"));
-  EXPECT_EQ(slurp(path("err.txt")), "traincast: " + kMillionGpuNetwork + "\n");
+  // Positioned at the --set that gave the node count, as plan, compare and sweep position it.
+  EXPECT_EQ(slurp(path("err.txt")), "--set cluster.num_nodes=131072: " + kMillionGpuNetwork + "\n");
   EXPECT_EQ(slurp(path("out.txt")), "");
   EXPECT_LT(c.wall_s, 1.0);
   EXPECT_LT(c.max_rss_kb, 1024L * 1024L);  // 1 GB

@@ -65,6 +65,28 @@ TEST(OverridesIo, BadSelectorsAndFactorsArePositionedAndNameWhatExists) {
   EXPECT_EQ(errors_of(scenario("clock_factor: 0.9")),
             (std::vector<std::string>{"t.textproto:2:3: cluster.overrides[0].select: required (expected a GPU, node "
                                       "range, NIC or link, e.g. \"node17/gpu3\")"}));
+  // A fresh user's inputs: 0 and false were reported as "select: no factor"; 1e-15 overflowed the
+  // clock ("Simulator::schedule_in: negative delay"); a one-node NIC named node0.nic0.tx.
+  EXPECT_EQ(errors_of(scenario("select: \"node1/gpu0\" clock_factor: 0")),
+            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].clock_factor: got 0 (expected 0 < f <= "
+                                      "1; a failed link or NIC takes failed: true)"}));
+  EXPECT_EQ(errors_of(scenario("select: \"node1/nic0\" failed: false")),
+            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].failed: got false (expected true, or no "
+                                      "override: an element that is up needs none)"}));
+  EXPECT_EQ(errors_of(scenario("select: \"node1/gpu0\" clock_factor: 1e-15")),
+            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].clock_factor: got 1e-15 (expected 0.1 <= "
+                                      "f <= 1: an A100's lowest clock is 0.15 of its boost clock)"}));
+  EXPECT_EQ(errors_of(scenario("select: \"node1/nic0\" bandwidth_factor: 1e-9")),
+            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].bandwidth_factor: got 1e-09 (expected "
+                                      "0.001 <= f <= 1: a PCIe gen5 x16 link trained at gen1 x1 still runs at 0.004 of "
+                                      "its rate)"}));
+  std::string one_node = scenario("select: \"node0/nic0\" failed: true");
+  one_node.replace(one_node.find("num_nodes: 2"), 12, "num_nodes: 1");
+  one_node.replace(one_node.find("dp: 2"), 5, "dp: 1");
+  EXPECT_EQ(errors_of(one_node),
+            (std::vector<std::string>{"t.textproto:2:15: cluster.overrides[0].select: \"node0/nic0\": a one-node "
+                                      "cluster has no network, so its NICs carry nothing (expected a NIC of a cluster "
+                                      "of 2 or more nodes, or a GPU or NVLink/PCIe link here)"}));
 }
 
 TEST(OverridesIo, FailedNicsAndLinksLoadAndBadOnesArePositioned) {

@@ -248,10 +248,10 @@ void check_element_overrides(const models::Scenario& s, Checker& k) {
     }
     if (o.clock_factor == 0.0 && o.bandwidth_factor == 0.0) {
       // A field written as 0 (or failed: false) is named at itself, not reported as missing.
-      if (k.present(at + "clock_factor") || k.present(at + "bandwidth_factor"))
-        fail(at + (k.present(at + "clock_factor") ? "clock_factor" : "bandwidth_factor"),
-             "got 0 (expected 0 < f <= 1; a failed link or NIC takes failed: true)");
-      else if (k.present(at + "failed"))
+      if (k.present(at + "clock_factor") || k.present(at + "bandwidth_factor")) {
+        const std::string named = k.present(at + "clock_factor") ? "clock_factor" : "bandwidth_factor";
+        fail(at + named, "got 0 (expected 0 < f <= 1; a failed link or NIC takes failed: true)");
+      } else if (k.present(at + "failed"))
         fail(at + "failed", "got false (expected true, or no override: an element that is up needs none)");
       else
         fail(at + "select",

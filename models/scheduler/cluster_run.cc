@@ -200,6 +200,7 @@ class ClusterRun {
     Background bg;
     if (up_ports_ == 0) return bg;
     std::vector<int> leaves;
+    leaves.reserve(nodes.size());
     for (int n : nodes) leaves.push_back(n / npl_);
     leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());  // nodes ascending
     if (leaves.size() < 2) return bg;

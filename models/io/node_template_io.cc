@@ -98,7 +98,10 @@ void register_scenario_node_templates(const tp::Scenario& m, Checker& k) {
         clean = false;
       }
     }
-    if (!clean) continue;
+    if (!clean) {
+      if (!block.name().empty()) k.unregistered_node_templates.insert(block.name());
+      continue;
+    }
     models::NodeTemplate t = node_template_from_message(block);
     if (!names.insert(t.name).second) {
       std::string what = "\"";
@@ -116,11 +119,15 @@ void register_scenario_node_templates(const tp::Scenario& m, Checker& k) {
     }
     const std::vector<models::NodeTemplateProblem> problems = models::complete_node_template(t);
     for (const models::NodeTemplateProblem& p : problems) k.error(at + p.field, p.what);
-    if (!problems.empty()) continue;
+    if (!problems.empty()) {
+      k.unregistered_node_templates.insert(t.name);
+      continue;
+    }
     try {
       models::register_node_template(t);
     } catch (const std::invalid_argument& e) {
       k.error(at + "name", e.what());
+      k.unregistered_node_templates.insert(t.name);
     }
   }
 }

@@ -151,10 +151,15 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
   try {
     node = &models::find_node_template(s.cluster.node_template);
   } catch (const std::exception& e) {
-    // "base/N" (NVLink domains of N GPUs, models/hardware/nvlink_domains.h): the partition's own reason.
-    if (!s.cluster.node_groups.empty() && s.cluster.node_template == s.cluster.node_groups.front().node_template) {
-      // Taken from node_group[0], whose own check (check_node_groups) names the unknown template.
+    // Reported elsewhere: taken from node_group[0], whose own check (check_node_groups) names the
+    // unknown template, or the scenario's own block of that name failed checks that say why.
+    const bool reported =
+        (!s.cluster.node_groups.empty() && s.cluster.node_template == s.cluster.node_groups.front().node_template) ||
+        k.unregistered_node_templates.count(s.cluster.node_template) > 0;
+    if (reported) {
+      // nothing more to say here
     } else if (s.cluster.node_template.find('/') != std::string::npos) {
+      // "base/N" (NVLink domains of N GPUs, models/hardware/nvlink_domains.h): the partition's own reason.
       k.error("cluster.node_template", e.what());
     } else {
       k.error("cluster.node_template",

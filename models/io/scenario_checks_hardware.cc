@@ -308,9 +308,10 @@ void check_node_groups(const models::Scenario& s, Checker& k) {
     try {
       models::find_node_template(g.node_template);
     } catch (const std::exception&) {
-      k.error(at + "node_template", "unknown node template \"" + detail::clip(g.node_template) + "\"" +
-                                        detail::did_you_mean(g.node_template, models::node_template_names()) +
-                                        " (expected one of: " + names_list(models::node_template_names()) + ")");
+      if (k.unregistered_node_templates.count(g.node_template) == 0)  // else its block's errors say why
+        k.error(at + "node_template", "unknown node template \"" + detail::clip(g.node_template) + "\"" +
+                                          detail::did_you_mean(g.node_template, models::node_template_names()) +
+                                          " (expected one of: " + names_list(models::node_template_names()) + ")");
       groups_ok = false;
     }
   }

@@ -127,6 +127,9 @@ TEST(NodeTemplateIo, RefusesWithPositions) {
   missing.replace(missing.find("  source: \"test\"\n"), 17, "");
   EXPECT_EQ(errors_of(missing).front(),
             "t.textproto:1:1: node_template[0].source: not set (expected it in every node template)");
+  // Only the block's own error: not a second "cluster.node_template: unknown node template".
+  EXPECT_EQ(errors_of(missing).size(), 1u);
+  EXPECT_EQ(errors_of(described("  pcie_lanes: 3\n")).size(), 1u);
 }
 
 }  // namespace

@@ -128,10 +128,10 @@ models::Scenario load_scenario_for_layout_search(const std::string& path, const 
 std::string_view default_scenario_text();
 
 /// The scenario as protobuf text format, defaults filled in, in schema order (fields without
-/// presence whose value is 0, false or empty are left out, as the text printer does). load_scenario_text(scenario_to_text(s), ...) gives back s (after validation). A
-/// calibration profile is written as its file's absolute path (`profile:`), so the text loads
-/// the same profile from any directory; a profile built in memory (empty origin) has no file and
-/// is not written.
+/// presence whose value is 0, false or empty are left out, as the text printer does).
+/// load_scenario_text(scenario_to_text(s), ...) gives back s (after validation). A calibration profile is written as
+/// its file's absolute path (`profile:`), so the text loads the same profile from any directory; a profile built in
+/// memory (empty origin) has no file and is not written.
 std::string scenario_to_text(const models::Scenario& scenario);
 
 /// The same scenario as JSON (protobuf's printer, proto field names, trailing newline), loadable

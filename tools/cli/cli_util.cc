@@ -275,12 +275,10 @@ std::string json_string(const std::string& s) {
   return o + "\"";
 }
 
-void check_jobs(int jobs) {
-  if (jobs < 1 || jobs > io::kMaxThreads) {
-    throw UsageError("--jobs: got " + std::to_string(jobs) + " (expected an integer from 1 to " +
-                     std::to_string(io::kMaxThreads) +
-                     ": one thread per simulation at once, and more threads than hardware threads do not make it "
-                     "faster; 1024 is above a two-socket AMD EPYC 9965 server's 768)");
+void check_thread_count(const std::string& flag, int n, std::string_view why) {
+  if (n < 1 || n > io::kMaxThreads) {
+    throw UsageError(flag + ": got " + std::to_string(n) + " (expected an integer from 1 to " +
+                     std::to_string(io::kMaxThreads) + ": " + std::string(why) + ")");
   }
 }
 

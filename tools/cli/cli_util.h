@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace traincast::models {
@@ -28,9 +29,14 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
                                                     const boost::program_options::options_description& opts,
                                                     const boost::program_options::positional_options_description& pos);
 
-/// Checks a `--jobs` count (simulations at once, one thread each): 1 to io::kMaxThreads (1024, as
-/// `run --threads`; the reason in models/io/scenario_io.h). Throws UsageError with the value and range.
-void check_jobs(int jobs);
+/// Why a count of simulations run at once (`--jobs`, `cluster --threads`) stops at io::kMaxThreads.
+inline constexpr std::string_view kSimulationsWhy =
+    "one thread per simulation at once, and more threads than hardware threads do not make it faster; 1024 is "
+    "above a two-socket AMD EPYC 9965 server's 768";
+
+/// Checks a worker-thread count given as `flag` (`--threads`, `--jobs`): 1 to io::kMaxThreads (1024;
+/// models/io/scenario_io.h). Throws UsageError "FLAG: got N (expected an integer from 1 to 1024: WHY)".
+void check_thread_count(const std::string& flag, int n, std::string_view why);
 
 /// Runs `body` and maps exceptions to exit statuses: models::Interrupted (Ctrl-C) prints one line
 /// and gives 128 + the signal (130 for SIGINT); io::ScenarioError, UsageError,

@@ -172,8 +172,7 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
   const int threads = vm["threads"].as<int>();
-  if (threads < 1 || threads > io::kMaxThreads)
-    throw UsageError("--threads: got " + std::to_string(threads) + " (expected 1 to 1024)");
+  check_thread_count("--threads", threads, kSimulationsWhy);
   std::vector<std::string> policies;
   if (vm.count("policy")) {
     const std::string p = vm["policy"].as<std::string>();

@@ -98,10 +98,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
     if (vm.count("threads")) {
       const int threads = vm["threads"].as<int>();
-      if (threads < 1 || threads > io::kMaxThreads) {
-        throw UsageError("--threads: got " + std::to_string(threads) + " (expected an integer from 1 to " +
-                         std::to_string(io::kMaxThreads) + ": " + std::string(io::kThreadsWhy) + ")");
-      }
+      check_thread_count("--threads", threads, io::kThreadsWhy);
       overrides.push_back("options.threads=" + std::to_string(threads));
     }
     const bool from_file = vm.count("scenario") > 0;
@@ -192,7 +189,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     }
     if (!vm.count("cases")) throw UsageError("validate: no case file given (usage: traincast validate CASES...)");
     const int jobs = vm["jobs"].as<int>();
-    check_jobs(jobs);
+    check_thread_count("--jobs", jobs, kSimulationsWhy);
     if (vm.count("max-mape") && !(vm["max-mape"].as<double>() >= 0))
       throw UsageError("--max-mape: must be a percentage >= 0");
     if (vm.count("max-error") && !(vm["max-error"].as<double>() >= 0))

@@ -88,7 +88,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     const std::vector<std::string> sets =
         vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
     const int jobs = vm["jobs"].as<int>();
-    check_jobs(jobs);
+    check_thread_count("--jobs", jobs, kSimulationsWhy);
     const double tokens = vm.count("tokens") ? vm["tokens"].as<double>() : 0.0;
     if (vm.count("tokens") && !(tokens > 0 && tokens < 1e30)) {
       std::ostringstream got;

@@ -148,7 +148,7 @@ PlanRequest read_plan_request(const po::variables_map& vm) {
       vm.count("jobs") ? vm["jobs"].as<int>() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   req.top = vm["top"].as<int>();
   if (req.top < 1) throw UsageError("--top: must be >= 1 (got " + std::to_string(req.top) + ")");
-  check_jobs(o.jobs);
+  check_thread_count("--jobs", o.jobs, kSimulationsWhy);
   if (o.max_simulations < 1)
     throw UsageError("--max-simulations: must be >= 1 (got " + std::to_string(o.max_simulations) + ")");
   if (o.max_tp < 0) throw UsageError("--max-tp: must be >= 0 (got " + std::to_string(o.max_tp) + ")");

@@ -580,7 +580,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
     int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (vm.count("jobs")) {
       jobs = vm["jobs"].as<int>();
-      check_jobs(jobs);
+      check_thread_count("--jobs", jobs, kSimulationsWhy);
     }
     const models::SweepShard shard =
         vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : models::SweepShard{};

@@ -93,8 +93,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 // Text format
 // ------------------------------------------------------------------------------------------------
 
-/// The diagnostic add_overflowing_numbers records for a number literal a double cannot hold.
+/// The diagnostic add_number_diagnostics records for a number literal a double cannot hold.
 constexpr std::string_view kOverflowMessage = "Number out of range as written";
+/// The diagnostic add_number_diagnostics records for an integer literal with a leading zero.
+constexpr std::string_view kOctalMessage = "Octal literal";
 
 struct RawDiagnostic {
   int line = 0;  // 0-based, as protobuf gives them
@@ -366,6 +368,23 @@ std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, co
     return format_pos(origin, raw) + ": " + field_path + ": " + clip(c.value_text) +
            " is out of range as written (expected a finite number: a double holds magnitudes up to 1.8e308)";
   }
+  if (m == kOctalMessage) {
+    // Only a numeric field reads such a literal silently; elsewhere protobuf's own error stands.
+    if (!c.has_field || c.field == nullptr || c.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE ||
+        c.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_STRING ||
+        c.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_BOOL ||
+        c.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_ENUM ||
+        c.value_text.find_first_not_of('-') == std::string::npos)
+      return {};
+    const std::string digits = c.value_text.substr(c.value_text.find_first_not_of('-'));
+    const std::string decimal = digits.substr(std::min(digits.find_first_not_of('0'), digits.size() - 1));
+    return format_pos(origin, raw) + ": " + field_path + ": " + clip(c.value_text) +
+           " has a leading zero, which protobuf's text format reads as octal (" +
+           std::to_string(std::strtoull(digits.c_str(), nullptr, 8)) +
+           ") (expected a decimal number without leading "
+           "zeros, e.g. " +
+           decimal + ")";
+  }
   // Value errors: the field is known and scalar, and protobuf complains about its value.
   if (c.has_field && c.field != nullptr && c.field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE &&
       c.value_started) {
@@ -486,10 +505,14 @@ class TextSourceMap final : public SourceMap {
   mutable std::vector<std::size_t> line_starts_;  ///< byte offset of each line, built on first use
 };
 
-/// A number literal beyond a double's range (|x| > 1.8e308, e.g. 1e400), which protobuf's text
-/// parser reads as inf without a word: one kOverflowMessage diagnostic at each, so that the value
-/// is refused as written rather than reported later as "got inf".
-void add_overflowing_numbers(std::string_view text, std::vector<RawDiagnostic>& items) {
+/// Number literals protobuf's text parser reads as something other than what a reader sees:
+/// - beyond a double's range (|x| > 1.8e308, e.g. 1e400), read as inf without a word: one
+///   kOverflowMessage diagnostic at each, so that the value is refused as written rather than
+///   reported later as "got inf";
+/// - an integer with a leading zero (`tp: 010`), read as octal (8) by protobuf's tokenizer
+///   (C's rule; io/tokenizer.h ParseInteger): one kOctalMessage diagnostic at each. A literal with
+///   an 8 or 9 is not octal and protobuf refuses it itself.
+void add_number_diagnostics(std::string_view text, std::vector<RawDiagnostic>& items) {
   TextTokens tokens(text);
   pb::io::Tokenizer& tok = tokens.tokenizer();
   while (tok.Next()) {
@@ -497,6 +520,9 @@ void add_overflowing_numbers(std::string_view text, std::vector<RawDiagnostic>& 
     if (t.type != pb::io::Tokenizer::TYPE_FLOAT && t.type != pb::io::Tokenizer::TYPE_INTEGER) continue;
     if (std::isinf(std::strtod(t.text.c_str(), nullptr)))
       items.push_back({t.line, t.column, std::string(kOverflowMessage)});
+    if (t.type == pb::io::Tokenizer::TYPE_INTEGER && t.text.size() > 1 && t.text[0] == '0' &&
+        t.text.find_first_not_of("01234567") == std::string::npos)
+      items.push_back({t.line, t.column, std::string(kOctalMessage)});
   }
 }
 
@@ -510,7 +536,7 @@ ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Messag
   auto tree = std::make_unique<pb::TextFormat::ParseInfoTree>();
   parser.WriteLocationsTo(tree.get());
   const bool ok = parser.ParseFromString(std::string(text), &message);
-  add_overflowing_numbers(text, collector.items);
+  add_number_diagnostics(text, collector.items);
   std::stable_sort(collector.items.begin(), collector.items.end(), [](const RawDiagnostic& a, const RawDiagnostic& b) {
     return a.line != b.line ? a.line < b.line : a.column < b.column;
   });

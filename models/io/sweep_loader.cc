@@ -150,6 +150,14 @@ class SweepLoader {
       return;
     }
     detail::ReadOutcome read = detail::read_message(text, path, format, base_);
+    if (!read.errors.empty()) {
+      // Another kind of traincast file (a sweep, cases, a profile): one line naming it, not one
+      // "unknown field" per top-level field.
+      if (auto other = detail::wrong_kind_message(text, path, format, base_.GetDescriptor())) {
+        error("scenario_file", "names a file that is not a scenario (expected a scenario file): " + *other);
+        return;
+      }
+    }
     errors_.list().insert(errors_.list().end(), read.errors.begin(), read.errors.end());
   }
 

@@ -125,6 +125,10 @@ def test_cluster_equals_the_cli_json_and_writes_the_trace(tmp_path):
     assert starts["fifo"]["J2"] == 15 and starts["backfill"]["J2"] == 2
     names = [e["args"]["name"] for e in json.loads(trace.read_text())["traceEvents"] if e["name"] == "process_name"]
     assert len(names) == 14 and "backfill: job J5 (8 GPUs)" in names
+    # An existing trace is refused with this module's spelling of the way out, and force=True overwrites it.
+    with pytest.raises(traincast.ScenarioError, match=r"file exists \(pass force=True to overwrite it\)"):
+        traincast.cluster(six, trace=str(trace))
+    traincast.cluster(six, trace=str(trace), force=True)
     with pytest.raises(traincast.ScenarioError):
         traincast.cluster(None)
 

@@ -93,6 +93,11 @@ TEST(ChakraCli, BadTracesExitTwoWithThePosition) {
   }
   EXPECT_EQ(run({"chakra", "frobnicate", scenario}).status, 2);
   EXPECT_EQ(run({"chakra", "run", scenario}).status, 2);
+  // An empty --name is refused, not replaced by the file's stem (fresh-user finding).
+  r = run(
+      {"chakra", "export", kSrc + "/scenarios/chakra/gpt_small_export.textproto", "--out", dir.string(), "--name", ""});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: --name: got \"\" (expected a file name stem, e.g. --name gpt3)\n");
   EXPECT_EQ(run({"chakra", "--help"}).status, 0);
 }
 

@@ -149,6 +149,10 @@ TEST_F(CliTest, ValidateFailsWhenThresholdIsExceeded) {
   const Result fail = run({"validate", cases.string(), "--max-mape", "0"});
   EXPECT_EQ(fail.status, 1);
   EXPECT_NE(fail.out.find("FAIL: MAPE"), std::string::npos);
+  // The limit is printed as given, not rounded to "0.0%" (fresh-user finding).
+  const Result small = run({"validate", cases.string(), "--max-mape", "0.01"});
+  EXPECT_EQ(small.status, 1);
+  EXPECT_NE(small.out.find("% exceeds --max-mape 0.01%\n"), std::string::npos) << small.out;
 }
 
 }  // namespace

@@ -135,6 +135,12 @@ TEST_F(CompareCli, BadInputIsRefusedWithExitStatus2) {
       r.err,
       "traincast: --vary: got \"workload.training.micro_batch_size\" (expected field.path=v1,v2[,...]: a scenario "
       "field and at least two values, e.g. --vary cluster.num_nodes=1,2,4)\n");
+  // A value given twice would be two identical columns (fresh-user finding).
+  r = run({"compare", "--vary", "cluster.num_nodes=1,1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: --vary: got \"1\" twice in \"cluster.num_nodes=1,1\" (expected each value once: a repeated "
+            "value is a repeated column)\n");
   // A misspelled field: the loader's positioned message, with the suggestion (issue 21 defect).
   r = run({"compare", "--vary", "workload.training.micro_batch=1,2"});
   EXPECT_EQ(r.status, 2);

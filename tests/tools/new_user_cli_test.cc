@@ -95,6 +95,21 @@ TEST_F(NewUserCli, NumberBeyondADoubleIsOutOfRangeAsWritten) {
                        "magnitudes up to 1.8e308)\n");
 }
 
+// protobuf's text format reads 010 as octal 8 (C's rule): refused at the literal, with both readings
+// (fresh-user finding: `tp: 010` ran TP 8). A literal with an 8 or 9 is protobuf's own error.
+TEST_F(NewUserCli, IntegerWithALeadingZeroIsRefusedNotReadAsOctal) {
+  const fs::path t = dir_ / "s.textproto";
+  std::ofstream(t) << "workload {\n  parallel {\n    tp: 010\n  }\n}\n";
+  Result r = run({"run", t.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, t.string() +
+                       ":3:9: workload.parallel.tp: 010 has a leading zero, which protobuf's text format reads as "
+                       "octal (8) (expected a decimal number without leading zeros, e.g. 10)\n");
+  std::ofstream(t) << "workload {\n  parallel {\n    tp: 0\n  }\n}\n";  // a lone 0 is decimal
+  r = run({"run", t.string()});
+  EXPECT_EQ(r.err.find("leading zero"), std::string::npos) << r.err;
+}
+
 // nccl-tests on one GPU times a device-local copy kernel, which is not modelled: refused, not 0 us.
 TEST_F(NewUserCli, NcclTestsOnOneGpuIsRefused) {
   const Result r = run({"nccl-tests", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--gpus", "0"});

@@ -226,6 +226,8 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
                                ": workload.data_loader: chakra export: host-to-device input copies have no Chakra "
                                "form here (expected a scenario without data_loader)"});
     }
+    if (vm.count("name") && vm["name"].as<std::string>().empty())
+      throw UsageError("--name: got \"\" (expected a file name stem, e.g. --name gpt3)");
     std::string name = vm.count("name") ? vm["name"].as<std::string>() : sc.name;
     if (name.empty()) name = fs::path(scenario_path).stem().string();
     if (name.find('/') != std::string::npos) throw UsageError("--name: must be a file name stem (got " + name + ")");

@@ -275,14 +275,23 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     if (have_nccl) out << nccl.text;
     if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), table.csv + nccl.csv);
     int status = (table.failed_cases > 0 || table.out_of_tolerance > 0 || nccl.failed > 0 || oom_failures > 0) ? 1 : 0;
+    // A figure and its limit with as many decimals (1 to 6) as it takes to show the limit as given
+    // and to tell the two apart, so that
+    // --max-mape 0.01 never prints "0.0% exceeds --max-mape 0.0%".
+    const auto exceeds = [&](const char* what, double got, const char* flag, double limit) {
+      int decimals = 1;
+      while (decimals < 6 && (format_fixed(got, decimals) == format_fixed(limit, decimals) ||
+                              std::fabs(std::stod(format_fixed(limit, decimals)) - limit) > 1e-12))
+        ++decimals;
+      out << "FAIL: " << what << " " << format_fixed(got, decimals) << "% exceeds " << flag << " "
+          << format_fixed(limit, decimals) << "%\n";
+    };
     if (vm.count("max-mape") && table.worst_metric_mape_pct > vm["max-mape"].as<double>()) {
-      out << "FAIL: MAPE " << format_fixed(table.worst_metric_mape_pct, 1) << "% exceeds --max-mape "
-          << format_fixed(vm["max-mape"].as<double>(), 1) << "%\n";
+      exceeds("MAPE", table.worst_metric_mape_pct, "--max-mape", vm["max-mape"].as<double>());
       status = 1;
     }
     if (vm.count("max-error") && table.max_abs_error_pct > vm["max-error"].as<double>()) {
-      out << "FAIL: largest error " << format_fixed(table.max_abs_error_pct, 1) << "% exceeds --max-error "
-          << format_fixed(vm["max-error"].as<double>(), 1) << "%\n";
+      exceeds("largest error", table.max_abs_error_pct, "--max-error", vm["max-error"].as<double>());
       status = 1;
     }
     return status;

@@ -34,6 +34,11 @@ std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& v
     throw UsageError("--vary: got \"" + v +
                      "\" (expected field.path=v1,v2[,...]: a scenario field and at least two "
                      "values, e.g. --vary cluster.num_nodes=1,2,4)");
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (values[i] == values[j])
+        throw UsageError("--vary: got \"" + values[i] + "\" twice in \"" + v +
+                         "\" (expected each value once: a repeated value is a repeated column)");
   return {v.substr(0, eq), values};
 }
 

@@ -317,6 +317,18 @@ TEST(SweepFileErrors, MetricsBaseScenarioAndSyntax) {
   EXPECT_EQ(sweep_errors("scenario_file: \"missing.textproto\"\n" + axes),
             std::vector<std::string>{"t.sweep.textproto:1:1: scenario_file: " + kDataDir +
                                      "/missing.textproto: cannot read file (No such file or directory)"});
+  // A sweep named as the base: one line that says so, not one "unknown field" per top-level field.
+  const std::vector<std::string> sweep_base =
+      sweep_errors("scenario_file: \"../../../../scenarios/sweeps/notebook_fabric.sweep.textproto\"\n" + axes);
+  ASSERT_EQ(sweep_base.size(), 1U);
+  EXPECT_EQ(sweep_base[0].rfind("t.sweep.textproto:1:1: scenario_file: names a file that is not a scenario (expected "
+                                "a scenario file): ",
+                                0),
+            0U)
+      << sweep_base[0];
+  EXPECT_NE(sweep_base[0].find("notebook_fabric.sweep.textproto:8:1: scenario: this is a sweep file, not a scenario"),
+            std::string::npos)
+      << sweep_base[0];
   EXPECT_EQ(sweep_errors(kBase + "axes { path: \"workload.parallel.tp\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:1: axes: unknown field, did you mean \"axis\"? (expected one "
                                      "of: name, description, scenario_file, scenario, set, axis, constraint, metric)"});

@@ -199,6 +199,8 @@ class _Call:
             err = r.stderr
             for path, label in self._labels.items():
                 err = err.replace(path, label)
+            # The CLI's flag, as this module spells it (run(..., force=True)).
+            err = err.replace("(pass --force to overwrite it)", "(pass force=True to overwrite it)")
             raise ScenarioError(err or r.stdout, [*self._inputs, *self._labels.values()])
         if r.status not in ok:
             raise TraincastError(r.status, r.stderr, r.stdout)
@@ -266,6 +268,12 @@ def _opt(flag: str, value: Any) -> list:
     return [] if value is None else [flag, _value_text(value)]
 
 
+def _flag(flag: str, value: Any) -> list:
+    if not isinstance(value, bool):
+        raise TypeError(f"{flag.lstrip('-')}: got {value!r} (expected True or False)")
+    return [flag] if value else []
+
+
 def _read_json(path: str) -> Any:
     with open(path, encoding="utf-8") as f:
         return json.load(f)
@@ -279,15 +287,16 @@ def _read_csv_frame(path: str):
 
 
 def run(scenario: Scenario = None, overrides: Overrides = None, *, profile: Optional[str] = None,
-        threads: Optional[int] = None, trace: Optional[str] = None) -> dict:
+        threads: Optional[int] = None, trace: Optional[str] = None, force: bool = False) -> dict:
     """`traincast run`: one training iteration of `scenario` (the embedded default when None) with
     `overrides`; returns the JSON report as a dict (keys and units: docs/outputs.md), e.g.
     run()["iteration_time_s"]. profile: a calibration profile file; trace: also write a
-    Chrome/Perfetto trace to this path (an existing file is refused)."""
+    Chrome/Perfetto trace to this path (an existing file is refused unless force=True)."""
     with _Call() as c:
         path = c.scenario(scenario)
         args = ["run"] + ([path] if path else []) + _set_args(overrides) + _opt("--profile", profile)
-        args += _opt("--threads", _int_arg("threads", threads)) + _opt("--trace", trace) + ["--json", c.out("report.json")]
+        args += _opt("--threads", _int_arg("threads", threads)) + _opt("--trace", trace) + _flag("--force", force)
+        args += ["--json", c.out("report.json")]
         c.run(args)
         return _read_json(c.out("report.json"))
 
@@ -333,18 +342,19 @@ def compare(*scenarios: Scenario, vary: Union[None, str, Mapping[str, Sequence[A
 
 
 def cluster(scenario: Scenario, overrides: Overrides = None, *, policy: Optional[str] = None,
-            threads: Optional[int] = None, trace: Optional[str] = None) -> dict:
+            threads: Optional[int] = None, trace: Optional[str] = None, force: bool = False) -> dict:
     """`traincast cluster`: the scenario's `job` entries on its cluster under a scheduler
     (docs/cluster.md); returns {"runs": [...]} as --json writes it, one run per policy ("fifo",
     "backfill" or "both"; None = the scenario's scheduler.policy), each with its jobs' waits and
     run times, utilisation and busy GPUs over time. trace: also write a Chrome/Perfetto trace with
-    one process per job to this path (an existing file is refused)."""
+    one process per job to this path (an existing file is refused unless force=True)."""
     if scenario is None:
         raise ScenarioError("cluster: a scenario is None (expected one with `job` entries; the embedded default has none)")
     with _Call() as c:
         path = c.scenario(scenario)
         args = ["cluster", path] + _set_args(overrides) + _opt("--policy", policy)
-        args += _opt("--threads", _int_arg("threads", threads)) + _opt("--trace", trace) + ["--json", c.out("cluster.json")]
+        args += _opt("--threads", _int_arg("threads", threads)) + _opt("--trace", trace) + _flag("--force", force)
+        args += ["--json", c.out("cluster.json")]
         c.run(args)
         return _read_json(c.out("cluster.json"))
 

@@ -205,6 +205,29 @@ CollectiveChoice CollectiveEngine::choose(const CollectiveCall& call) const {
   return choose_plan(call, &plan);
 }
 
+int CollectiveEngine::kernel_ctas(const CollectiveCall& call) const {
+  const CollectivePlan* plan = nullptr;
+  const CollectiveChoice choice = choose_plan(call, &plan);  // validates
+  if (call.ranks.size() < 2 || plan == nullptr) return 0;
+  // NCCL_NCHANNELS_PER_NET_PEER's default (2.12-2.19; src/graph/paths.cc NCHANNELS_PER_NET_PEER).
+  constexpr int kP2pChannelsPerPeer = 2;
+  if (call.op == CollectiveOp::send_recv) return kP2pChannelsPerPeer;
+  if (choice.algorithm == CollectiveAlgorithm::nvls || choice.algorithm == CollectiveAlgorithm::nvls_tree)
+    return NcclNvlsChunking::nvls_channels;
+  const CollectivePlan& ring = plan_for(call.op, CollectiveAlgorithm::ring, call.ranks);
+  if (ring.comm_channels > 0) return ring.comm_channels;
+  if (ring.num_nodes > 1) return std::max(1, ring.channels);  // across nodes without NICs: its rings
+  // One node: NCCL's ring graph on the node's GPUs, doubled (ncclTopoPostset step 1;
+  // its Hopper doubling is for nNodes > 1 only), then NCCL_MAX/MIN_NCHANNELS.
+  const std::span<const int> node_gpus(call.ranks);
+  const NcclTopoGraph& graph = plan_scratch_.topo.ring_graph(cluster_, net_, node_gpus, -1);
+  constexpr int kNcclMaxChannels = 64;  // MAXCHANNELS (src/include/device.h, 2.2x)
+  int c = std::min(kNcclMaxChannels, 2 * static_cast<int>(graph.channels.size()));
+  const CollectiveSpec& spec = cluster_.spec().collectives;
+  if (spec.max_channels > 0) c = std::min(c, spec.max_channels);
+  return std::max({1, c, spec.min_channels});
+}
+
 std::uint32_t CollectiveEngine::acquire_slot() {
   std::uint32_t slot;
   if (!free_slots_.empty()) {

@@ -153,6 +153,20 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   /// Closed-form prediction of start()'s duration for `call` alone on an idle network, and
   /// what it would run. Same errors as start(). Plans are cached per (op, algorithm, ranks).
   CollectiveChoice choose(const CollectiveCall& call) const;
+  /// Thread blocks (CTAs) the call's NCCL kernel launches on each GPU of the group: one per
+  /// channel (NVIDIA/nccl src/enqueue.cc ncclLaunchKernel: "int nChannels =
+  /// countOneBits(plan->channelMask); dim3 grid = {(unsigned)nChannels, 1, 1};"), each resident
+  /// on one SM for the kernel's whole run (NCCL's blocks take up to 640 threads and its shared
+  /// memory, so a compute kernel's CTA does not share the SM). Channels: rings and trees across
+  /// nodes, comm->nChannels of the ring graph (CollectivePlan::comm_channels, the tree shares
+  /// the ring's channels); on one node, the ring graph searched on the node (nccl_topo_search.h),
+  /// doubled by ncclTopoPostset (at most MAXCHANNELS), then NCCL_MAX/MIN_NCHANNELS; NVLS and
+  /// NVLS tree, NCCL_NVLS_NCHANNELS (NcclNvlsChunking::nvls_channels, 16); send/recv, NCCL's 2
+  /// channels per network peer (NCCL_NCHANNELS_PER_NET_PEER, 2.12-2.19 default, src/graph/paths.cc),
+  /// and all-to-all the group's ring channels. The full count for every size: NCCL runs fewer
+  /// channels below ~2 MiB per channel (NCCL_AGG_CHANNEL_SIZE), where the kernel is short anyway.
+  /// 0 for a one-rank group (no kernel). Same errors as start().
+  int kernel_ctas(const CollectiveCall& call) const;
   /// choose(call).seconds(): predicted time [s], for algorithm choice and planners.
   double estimate_seconds(const CollectiveCall& call) const { return choose(call).seconds(); }
 

@@ -28,11 +28,21 @@ namespace {
 
 class Runner : public sim::EventHandler, public CollectiveListener, public WorkerSpeedListener {
  public:
-  Runner(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& g, WorkerActivityModel* model)
-      : sim_(sim), coll_(coll), g_(g), streams_(static_cast<std::size_t>(g.workers) * kNumStreams), model_(model) {
-    if (model_ != nullptr) {
-      running_.assign(g.workers, Running{});
-      model_->set_listener(this);
+  Runner(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& g, WorkerActivityModel* model,
+         std::span<const int> worker_sms)
+      : sim_(sim),
+        coll_(coll),
+        g_(g),
+        streams_(static_cast<std::size_t>(g.workers) * kNumStreams),
+        model_(model),
+        worker_sms_(worker_sms) {
+    if (!worker_sms_.empty() && worker_sms_.size() != g.workers)
+      throw std::logic_error("op graph: worker_sms needs one SM count per worker");
+    if (model_ != nullptr) model_->set_listener(this);
+    if (model_ != nullptr || !worker_sms_.empty()) running_.assign(g.workers, Running{});
+    if (!worker_sms_.empty()) {
+      held_ctas_.assign(g.workers, 0);
+      task_ctas_.assign(g.tasks.size(), -1);
     }
     for (std::uint32_t i = 0; i < g_.ops.size(); ++i) {
       const Op& op = g_.ops[i];
@@ -68,7 +78,7 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
 
   void on_event(std::uint64_t tag) override {
     const auto id = static_cast<std::uint32_t>(tag);
-    if (model_ != nullptr && g_.ops[id].task == kNone && g_.ops[id].stream != kNoStream) {
+    if (tracked(g_.ops[id])) {
       Running& r = running_[g_.ops[id].worker];
       if (r.op != id || r.generation != static_cast<std::uint32_t>(tag >> 32)) return;  // rescheduled
       r.op = kNone;
@@ -80,7 +90,17 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   /// clock) is what the old speed left, and its end moves accordingly.
   void speed_changed(std::uint32_t worker, double speed) override {
     Running& r = running_[worker];
-    if (r.op == kNone || speed == r.speed) return;
+    if (r.op == kNone) return;
+    r.power_speed = speed;
+    respeed(worker);
+  }
+
+  /// The running compute op of `worker` continues at its power speed x its SM share now.
+  void respeed(std::uint32_t worker) {
+    Running& r = running_[worker];
+    if (r.op == kNone) return;
+    const double speed = r.power_speed * sm_speed(r.op);
+    if (speed == r.speed) return;
     const std::int64_t now = sim_.now().ns();
     r.remaining_ns = std::max(0.0, r.remaining_ns - static_cast<double>(now - r.since_ns) * r.speed);
     r.since_ns = now;
@@ -119,8 +139,9 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   struct Running {
     std::uint32_t op = kNone;
     std::uint32_t generation = 0;
-    double remaining_ns = 0;  ///< work left at full clock when `since_ns` began
-    double speed = 1.0;
+    double remaining_ns = 0;   ///< work left at full clock when `since_ns` began
+    double speed = 1.0;        ///< power_speed x the SM share (sm_speed)
+    double power_speed = 1.0;  ///< the power model's speed (1 without one)
     std::int64_t since_ns = 0;
   };
 
@@ -130,28 +151,81 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     sim_.schedule_in(sim::Time::from_ns(delay), this, (static_cast<std::uint64_t>(r.generation) << 32) | r.op);
   }
 
+  /// Whether `op` is the compute op whose progress running_ follows: with a power model every
+  /// compute op on a stream; with SM sharing alone those of the compute stream.
+  bool tracked(const Op& op) const {
+    if (op.task != kNone || op.stream == kNoStream || running_.empty()) return false;
+    return model_ != nullptr || op.stream == kCompute;
+  }
+
+  /// Whether collective op `op` holds SMs of its worker while it runs (SM sharing on, an NCCL
+  /// kernel beside the compute stream; host copies run on copy engines).
+  bool holds_sms(const Op& op) const {
+    return !worker_sms_.empty() && op.task != kNone && op.stream != kNoStream && op.stream != kCompute &&
+           g_.tasks[op.task].kind == TaskKind::collective;
+  }
+
+  /// CTAs of task `t`'s kernel on each GPU, computed once. Tensor-parallel collectives that
+  /// overlap compute are Transformer Engine's userbuffers (tp_comm_overlap; blocking ones have no
+  /// compute beside them): TE's defaults (transformer_engine/pytorch/module/base.py initialize_ub:
+  /// "num_sm = ub_cfg.get("num_sm", 1 if method == "ring_exchange" else 16)", use_ce True) give
+  /// the all-gathers' ring exchange 1 SM (copy engines move the data) and the reduce-scatters'
+  /// pipeline and bulk overlaps 16. Every other collective: NCCL's channels
+  /// (CollectiveEngine::kernel_ctas of its first group; a task's groups have one shape).
+  int task_ctas(const Op& op) {
+    int& c = task_ctas_[op.task];
+    if (c < 0) {
+      const Task& task = g_.tasks[op.task];
+      constexpr int kUbRingExchangeSms = 1;  // TE initialize_ub default, ring_exchange
+      constexpr int kUbPipelineSms = 16;     // TE initialize_ub default, pipeline and bulk
+      if (op.role == Role::tp_comm) {
+        c = task.op == CollectiveOp::all_gather ? kUbRingExchangeSms : kUbPipelineSms;
+        return c;
+      }
+      call_.op = task.op;
+      call_.bytes = task.bytes;
+      call_.ranks.assign(g_.groups.gpus.begin() + g_.groups.offset[task.group_begin],
+                         g_.groups.gpus.begin() + g_.groups.offset[task.group_begin + 1]);
+      c = coll_.kernel_ctas(call_);
+    }
+    return c;
+  }
+
+  /// SM-share speed of compute op `id` on its worker now (1 without SM sharing or off the
+  /// compute stream).
+  double sm_speed(std::uint32_t id) const {
+    const Op& op = g_.ops[id];
+    if (worker_sms_.empty() || op.stream != kCompute) return 1.0;
+    return sm_share_speed(op.compute_fraction(), worker_sms_[op.worker], held_ctas_[op.worker]);
+  }
+
   void start(std::uint32_t id) {
     Op& op = g_.ops[id];
     op.start_ns = sim_.now().ns();
-    if (model_ != nullptr && op.stream != kNoStream) {
-      const bool comm = op.task != kNone;
-      const double speed = model_->stream_changed(op.worker, op.stream, true, comm ? Activity::comm : op.activity,
-                                                  comm ? 0.0 : op.compute_fraction());
-      if (!comm) {
-        Running& r = running_[op.worker];
-        r.op = id;
-        ++r.generation;
-        r.remaining_ns = static_cast<double>(op.duration_ns);
-        r.speed = speed;
-        r.since_ns = op.start_ns;
-        if (speed == 1.0) {
-          sim_.schedule_in(sim::Time::from_ns(op.duration_ns), this,
-                           (static_cast<std::uint64_t>(r.generation) << 32) | id);
-        } else {
-          schedule_running(r);
-        }
-        return;
+    if (holds_sms(op)) {
+      held_ctas_[op.worker] += task_ctas(op);
+      respeed(op.worker);
+    }
+    const double power_speed =
+        model_ != nullptr && op.stream != kNoStream
+            ? model_->stream_changed(op.worker, op.stream, true, op.task != kNone ? Activity::comm : op.activity,
+                                     op.task != kNone ? 0.0 : op.compute_fraction())
+            : 1.0;
+    if (tracked(op)) {
+      Running& r = running_[op.worker];
+      r.op = id;
+      ++r.generation;
+      r.remaining_ns = static_cast<double>(op.duration_ns);
+      r.power_speed = power_speed;
+      r.speed = power_speed * sm_speed(id);
+      r.since_ns = op.start_ns;
+      if (r.speed == 1.0) {
+        sim_.schedule_in(sim::Time::from_ns(op.duration_ns), this,
+                         (static_cast<std::uint64_t>(r.generation) << 32) | id);
+      } else {
+        schedule_running(r);
       }
+      return;
     }
     if (op.task == kNone) {
       sim_.schedule_in(sim::Time::from_ns(op.duration_ns), this, id);
@@ -178,6 +252,10 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     Op& op = g_.ops[id];
     op.end_ns = sim_.now().ns();
     ++ended_;
+    if (holds_sms(op)) {
+      held_ctas_[op.worker] -= task_ctas(op);
+      respeed(op.worker);
+    }
     if (model_ != nullptr && op.stream == kNoStream && op.role == Role::barrier) model_->barrier_done(op.iteration);
     if (model_ != nullptr && op.stream == kCompute && --compute_left_[static_cast<std::size_t>(op.iteration)] == 0)
       model_->compute_done(op.iteration);
@@ -206,16 +284,26 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   CollectiveCall call_;
   const HostBuffers own_buffers_;  ///< every GPU's buffer on its own socket
   WorkerActivityModel* model_;
-  std::vector<Running> running_;             ///< per worker: its compute op in progress (with a model)
+  std::span<const int> worker_sms_;          ///< per worker: SMs per GPU (empty: NCCL kernels take no SMs)
+  std::vector<int> held_ctas_;               ///< per worker: CTAs of the NCCL kernels running beside compute
+  std::vector<int> task_ctas_;               ///< per task: its kernel's CTAs (-1: not computed yet)
+  std::vector<Running> running_;             ///< per worker: its compute op in progress (with a model or SM sharing)
   std::vector<std::uint32_t> compute_left_;  ///< per iteration: compute ops not yet ended (with a model)
   std::size_t ended_ = 0;                    ///< ops whose end_ns is set
 };
 
 }  // namespace
 
+double sm_share_speed(double compute_fraction, int sms, int ctas) {
+  if (sms <= 0 || ctas <= 0) return 1.0;
+  const double c = std::clamp(compute_fraction, 0.0, 1.0);
+  const double left = std::max(1, sms - ctas);  // the NCCL kernel's CTAs beyond the SMs wait for SMs
+  return 1.0 / ((1.0 - c) + c * static_cast<double>(sms) / left);
+}
+
 void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph, WorkerActivityModel* model,
-                  bool stop_when_done) {
-  Runner runner(sim, coll, graph, model);
+                  bool stop_when_done, std::span<const int> worker_sms) {
+  Runner runner(sim, coll, graph, model, worker_sms);
   runner.run(stop_when_done);
 }
 

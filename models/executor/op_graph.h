@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -148,12 +149,26 @@ struct OpGraph {
 /// Executes `graph` on `sim` (whose FlowNetwork `coll` uses); fills every op's start_ns, end_ns
 /// and last_dep. Compute ops take duration_ns at speed 1; with `model` their progress follows
 /// the model's speed (duration_ns x (1 - c + c / f) at a constant clock fraction f).
+/// `worker_sms` (empty: off; else one entry per worker, its GPUs' SM count): NCCL's kernels take
+/// SMs from compute (issue 17). While collective ops (TaskKind::collective) run on a worker's
+/// other streams, from their op's start (the kernel is resident from its launch, also while it
+/// waits for its peers) to their end, they hold CollectiveEngine::kernel_ctas CTAs (tensor-parallel
+/// ones, Transformer Engine's userbuffers: 1 SM per all-gather, 16 otherwise), one SM each,
+/// and the worker's compute op runs its compute-bound part (Op::compute_fraction) on the SMs
+/// left: time d (1 - c + c S / (S - k)) for k CTAs of S SMs held throughout (at least one SM is
+/// left to compute), its memory-bound part unchanged (HBM bandwidth is reached with fewer SMs;
+/// the collective's own HBM traffic is not modelled). With `model` too, the two speeds multiply.
 /// Throws std::overflow_error when an op would end beyond the engine's range, and
 /// std::logic_error when the graph deadlocks (a dependency cycle or a task that never gets all
 /// its participants), Interrupted (models/spec/run_control.h) when an interrupt is requested
 /// (polled after every event). `stop_when_done`: stop stepping `sim` once every op has ended (events
 /// still queued, e.g. persistent background flows' drains, are left unrun); else run it to the end.
 void run_op_graph(sim::Simulator& sim, CollectiveEngine& coll, OpGraph& graph, WorkerActivityModel* model = nullptr,
-                  bool stop_when_done = false);
+                  bool stop_when_done = false, std::span<const int> worker_sms = {});
+
+/// Speed of a compute op (work per ns at full speed) whose compute-bound fraction is
+/// `compute_fraction` while `ctas` of the GPU's `sms` SMs are held by NCCL kernels:
+/// 1 / (1 - c + c S / (S - k)), with S - k at least 1; 1 when sms <= 0 or ctas <= 0.
+double sm_share_speed(double compute_fraction, int sms, int ctas);
 
 }  // namespace traincast::models

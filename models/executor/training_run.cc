@@ -99,6 +99,18 @@ void measure_own(const sim::FlowNetwork& net, const Cluster& cluster, const Trai
   *co.own = t;
 }
 
+/// With compute_model kernel, each worker's SMs per GPU, so that NCCL's kernels take SMs from the
+/// compute they overlap (run_op_graph's worker_sms; issue 17, docs/accuracy.md); empty with
+/// training_fit, whose GEMM efficiencies were fitted on training runs that already paid it.
+std::vector<int> nccl_worker_sms(const Scenario& sc, const Cluster& cluster, const TrainingGraph& job) {
+  std::vector<int> sms;
+  if (sc.training.compute_model != ComputeModel::kernel) return sms;
+  sms.reserve(job.worker_gpus.size());
+  for (const std::vector<int>& gpus : job.worker_gpus)
+    sms.push_back(gpus.empty() ? 0 : cluster.gpu_spec(gpus[0]).sm_count);
+  return sms;
+}
+
 /// One pass of the whole job; `start` gives the thermal starting point and receives the end state.
 /// The storage stall is part of the simulated timeline. With `job_effects`, storage figures,
 /// failures/goodput and cost (issue 4) follow, each only when the scenario asks, the cost's energy
@@ -116,8 +128,9 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   const double stall_s =
       storage.compute_iteration_s > 0 ? storage_stall_per_iteration_s(sc, cluster, storage.compute_iteration_s) : 0.0;
   TrainingGraph job = build_training_graph(sc, cluster, stall_s);
+  const std::vector<int> worker_sms = nccl_worker_sms(sc, cluster, job);
   if (output == PassOutput::timing && trace == nullptr && cluster.slowed_gpus().empty()) {
-    run_op_graph(sim, coll, job.graph, nullptr, co.any());
+    run_op_graph(sim, coll, job.graph, nullptr, co.any(), worker_sms);
     measure_own(net, cluster, job, co);
     Report r = training_report(sc, cluster, net, sim.events_processed(), job, nullptr);
     if (job_effects) apply_job_effects(sc, cluster, r, 0.0, storage.compute_iteration_s);
@@ -127,7 +140,7 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   PowerThermalSetup setup = power_thermal_setup(sc, cluster, job, start);
   setup.trace = trace;
   PowerThermalModel power(sim, std::move(setup));
-  run_op_graph(sim, coll, job.graph, &power, co.any());
+  run_op_graph(sim, coll, job.graph, &power, co.any(), worker_sms);
   measure_own(net, cluster, job, co);
   Report r = training_report(sc, cluster, net, sim.events_processed(), job, trace);
   std::int64_t end_ns = 0;

@@ -144,14 +144,17 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
 
 }  // namespace
 
-std::vector<models::ValidationCase> load_validation_cases(const std::string& path) {
+std::vector<models::ValidationCase> load_validation_cases(const std::string& path,
+                                                          const std::vector<std::string>& cli_overrides) {
   const Format format = format_for_path(path);
   const std::string text = read_input_file(path);
-  return load_validation_cases_text(text, path, format, std::filesystem::path(path).parent_path().string());
+  return load_validation_cases_text(text, path, format, std::filesystem::path(path).parent_path().string(),
+                                    cli_overrides);
 }
 
 std::vector<models::ValidationCase> load_validation_cases_text(std::string_view text_view, std::string_view origin,
-                                                               Format format, const std::string& base_dir) {
+                                                               Format format, const std::string& base_dir,
+                                                               const std::vector<std::string>& cli_overrides) {
   const std::string path(origin);
   const std::string text(text_view);
   if (text.size() > kMaxInputBytes) {
@@ -208,6 +211,10 @@ std::vector<models::ValidationCase> load_validation_cases_text(std::string_view 
     for (int j = 0; j < c.set_size(); ++j) {
       out.overrides.push_back(c.set(j));
       overrides.push_back({c.set(j), k.where("case[" + std::to_string(i) + "].set[" + std::to_string(j) + "]")});
+    }
+    for (const std::string& a : cli_overrides) {
+      out.overrides.push_back(a);
+      overrides.push_back({a, "--set"});
     }
     if (!out.scenario_path.empty()) {
       const std::string at = "case[" + std::to_string(i) + "].scenario";

@@ -18,12 +18,17 @@ enum class Format;  // models/io/scenario_io.h (which includes this header)
 /// scenario is stored in the case. A case without its own source takes the file-level source.
 /// Throws ScenarioError (models/io/scenario_io.h) collecting the errors of the cases file and of
 /// every scenario it names.
-std::vector<models::ValidationCase> load_validation_cases(const std::string& path);
+/// `cli_overrides` ("field.path=value", as `traincast validate --set` gives them) apply to every
+/// case's scenario after the case's own `set` entries (their errors name "--set"); nccl-tests
+/// cases, read for their cluster only, take them too.
+std::vector<models::ValidationCase> load_validation_cases(const std::string& path,
+                                                          const std::vector<std::string>& cli_overrides = {});
 
 /// As load_validation_cases, for text in memory: origin names the text in messages, and each
 /// case's scenario and nccl-tests log path is resolved relative to base_dir ("" = the working
 /// directory).
 std::vector<models::ValidationCase> load_validation_cases_text(std::string_view text, std::string_view origin,
-                                                               Format format, const std::string& base_dir);
+                                                               Format format, const std::string& base_dir,
+                                                               const std::vector<std::string>& cli_overrides = {});
 
 }  // namespace traincast::io

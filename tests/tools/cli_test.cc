@@ -155,5 +155,80 @@ TEST_F(CliTest, ValidateFailsWhenThresholdIsExceeded) {
   EXPECT_NE(small.out.find("% exceeds --max-mape 0.01%\n"), std::string::npos) << small.out;
 }
 
+TEST_F(CliTest, ValidateSetAppliesToEveryCaseAfterItsOwnSets) {
+  // Korthikanti Fig. 1, 22B TP 8: the case sets recompute=none (59.25 GiB of activations);
+  // --set recompute=full after it keeps only each layer's input, so the prediction falls.
+  const fs::path cases = dir_ / "set.cases.textproto";
+  std::ofstream(cases) << "case {\n  name: \"act-22B\"\n  scenario: \"" << kSrc
+                       << "/scenarios/validation/selene_gpt.textproto\"\n"
+                          "  set: \"workload.training.recompute=none\"\n"
+                          "  metric: \"activation_memory_gib\"\n  measured: 59.25\n  tolerance: 0.05\n}\n";
+  const fs::path plain_csv = dir_ / "plain.csv";
+  const fs::path full_csv = dir_ / "full.csv";
+  ASSERT_EQ(run({"validate", cases.string(), "--csv", plain_csv.string()}).status, 0);
+  const Result full =
+      run({"validate", cases.string(), "--set", "workload.training.recompute=full", "--csv", full_csv.string()});
+  EXPECT_EQ(full.status, 1) << full.out;  // outside the case's 5 % tolerance now
+  const auto predicted = [](const fs::path& csv) {
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);  // header
+    std::getline(in, line);
+    std::vector<std::string> cols;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cols.push_back(c);
+    return cols.size() > 4 ? std::stod(cols[4]) : 0.0;
+  };
+  EXPECT_NEAR(predicted(plain_csv), 59.25, 0.05 * 59.25);
+  EXPECT_LT(predicted(full_csv), 0.5 * predicted(plain_csv));
+  // A bad --set names the flag.
+  const Result bad = run({"validate", cases.string(), "--set", "workload.training.recompute=sometimes"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--set: workload.training.recompute"), std::string::npos) << bad.err;
+}
+
+// The header's node and GPU counts are those in service: a drained node (a missing GPU) is named
+// beside them, not counted in them (fresh-user finding: "4 x dgx_h100 = 24 x H100").
+TEST_F(CliTest, PlanAndClusterHeadersCountNodesInService) {
+  const auto with_drained_node = [&](const std::string& file, const std::string& from, const std::string& to) {
+    std::string text = slurp(kSrc + "/scenarios/" + file);
+    const std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << file;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    const fs::path out = dir_ / fs::path(file).filename();
+    std::ofstream(out) << text;
+    return out.string();
+  };
+  const std::string plan_file = with_drained_node(
+      "default.textproto", "  num_nodes: 1\n}",
+      "  num_nodes: 2\n  fabric { kind: fat_tree }\n  overrides { select: \"node1/gpu0\" missing: true }\n}");
+  const Result plan = run({"plan", plan_file, "--top", "1"});
+  EXPECT_NE(plan.out.find("Cluster    1 x dgx_h100 = 8 x H100-SXM5-80GB (8 per node; 1 more drained for a missing "
+                          "GPU)\n"),
+            std::string::npos)
+      << plan.out << plan.err;
+  const std::string cluster_file =
+      with_drained_node("cluster/six_jobs_fifo_vs_backfill.textproto", "  num_nodes: 4\n}",
+                        "  num_nodes: 5\n  fabric { kind: fat_tree }\n  overrides { select: \"node4/gpu0\" missing: "
+                        "true }\n}");
+  const Result cluster = run({"cluster", cluster_file});
+  EXPECT_EQ(cluster.status, 0) << cluster.err;
+  EXPECT_NE(cluster.out.find("Cluster    4 x dgx_h100 = 32 GPUs, 1 more nodes drained for a missing GPU, "),
+            std::string::npos)
+      << cluster.out;
+}
+
+TEST_F(CliTest, ValidateTableKeepsWideFiguresApart) {
+  // A measured figure of 12 characters (formatted with 3 decimals) used to touch the next column
+  // ("11092200.00012534524.299").
+  const fs::path cases = dir_ / "wide.cases.textproto";
+  std::ofstream(cases) << "case {\n  name: \"wide\"\n  scenario: \"" << kSrc
+                       << "/scenarios/validation/selene_gpt.textproto\"\n"
+                          "  set: \"workload.training.recompute=none\"\n"
+                          "  metric: \"activation_memory_gib\"\n  measured: 11092200\n  tolerance: 100\n}\n";
+  const Result r = run({"validate", cases.string()});
+  EXPECT_NE(r.out.find("activation_memory_gib    11092200.000 "), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/hardware/catalog.h"
+#include "models/hardware/element_overrides.h"
 #include "models/io/cluster_jobs_io.h"
 #include "models/io/scenario_io.h"
 #include "models/io/sweep_csv.h"
@@ -204,7 +205,10 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   std::ostringstream p;
   const models::ClusterSpec& c = jobs.cluster.cluster;
   const int per_node = models::find_node_template(c.node_template).gpus_per_node;
-  p << "Cluster    " << c.num_nodes << " x " << c.node_template << " = " << c.num_nodes * per_node << " GPUs, "
+  const int in_service = models::nodes_in_service(c);
+  p << "Cluster    " << in_service << " x " << c.node_template << " = " << in_service * per_node << " GPUs, "
+    << (in_service < c.num_nodes ? std::to_string(c.num_nodes - in_service) + " more nodes drained for a missing GPU, "
+                                 : std::string())
     << c.fabric.nodes_per_leaf << " nodes per leaf, oversubscription " << fmt("%g", c.fabric.oversubscription)
     << "\nJobs       " << jobs.cluster.jobs.size() << " (" << path << ")\n"
     << "Interference co-runners on shared oversubscribed leaf up-links, from the flow model (docs/cluster.md)\n";

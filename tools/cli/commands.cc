@@ -178,7 +178,10 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
                                                                                    "overwrite an existing --csv file")(
       "half", po::value<std::string>()->default_value("all"),
       "score the fit half, the held half or all cases (split rule: docs/accuracy_split.md; fit|held|all)")(
-      "cases", po::value<std::vector<std::string>>(), "case files");
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "field.path=value applied to every case's scenario after its own set entries, e.g. --set "
+      "workload.training.compute_model=kernel (repeatable)")("cases", po::value<std::vector<std::string>>(),
+                                                             "case files");
   po::positional_options_description pos;
   pos.add("cases", -1);
   return guarded(err, [&]() -> int {
@@ -205,7 +208,9 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     std::vector<std::string> load_errors;
     for (const std::string& path : vm["cases"].as<std::vector<std::string>>()) {
       try {
-        for (auto& c : io::load_validation_cases(path)) {
+        const std::vector<std::string> sets =
+            vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+        for (auto& c : io::load_validation_cases(path, sets)) {
           cases.push_back(std::move(c));
           case_file.push_back(path);
         }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/hardware/catalog.h"
+#include "models/hardware/element_overrides.h"
 #include "models/io/scenario_io.h"
 #include "models/planner/explain.h"
 #include "models/planner/planner.h"
@@ -184,8 +185,13 @@ void print_search(std::ostream& p, const models::Scenario& sc, const planner::Pl
   const planner::PlanStats& st = r.stats;
   p << "traincast plan: " << sc.name << "  [" << origin << "]\n";
   if (!sc.description.empty()) p << "  " << sc.description << "\n";
-  p << "\nCluster    " << sc.cluster.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x "
-    << gpu << " (" << r.gpus_per_node << " per node)\n";
+  const int in_service = models::nodes_in_service(sc.cluster);
+  p << "\nCluster    " << in_service << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x " << gpu << " ("
+    << r.gpus_per_node << " per node"
+    << (in_service < sc.cluster.num_nodes
+            ? "; " + std::to_string(sc.cluster.num_nodes - in_service) + " more drained for a missing GPU"
+            : std::string())
+    << ")\n";
   p << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
     << ", " << sc.model.num_attention_heads << " heads, global batch " << sc.training.global_batch_size << " x "
     << sc.model.seq_length << " tokens\n";

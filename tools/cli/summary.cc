@@ -556,7 +556,15 @@ ValidationTable make_validation_table(const std::vector<models::ValidationCase>&
   csv << "file,case,metric,measured,predicted,error_pct,source\n";
   std::size_t wname = 4;
   for (const auto& c : cases) wname = std::max(wname, c.name.size());
-  o << pad("case", wname) << "  " << pad("metric", 24) << lpad("measured", 12) << lpad("predicted", 12)
+  // Number columns 12 wide, wider where a figure needs it (tokens/s of large runs), so that
+  // neighbouring figures never run together.
+  std::size_t wmeasured = 12;
+  std::size_t wpredicted = 12;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    wmeasured = std::max(wmeasured, format_fixed(cases[i].measured, 3).size() + 1);
+    if (failure[i].empty()) wpredicted = std::max(wpredicted, format_fixed(predicted[i], 3).size() + 1);
+  }
+  o << pad("case", wname) << "  " << pad("metric", 24) << lpad("measured", wmeasured) << lpad("predicted", wpredicted)
     << lpad("error", 9) << "\n";
   double sum = 0;
   int n = 0;
@@ -573,7 +581,7 @@ ValidationTable make_validation_table(const std::vector<models::ValidationCase>&
       return q + "\"";
     };
     if (!failure[i].empty()) {
-      o << pad(c.name, wname) << "  " << pad(c.metric, 24) << lpad(format_fixed(c.measured, 3), 12)
+      o << pad(c.name, wname) << "  " << pad(c.metric, 24) << lpad(format_fixed(c.measured, 3), wmeasured)
         << "   FAILED: " << failure[i] << "\n";
       csv << quote(case_file[i]) << "," << quote(c.name) << "," << c.metric << "," << c.measured << ",,,"
           << quote(c.source) << "\n";
@@ -584,8 +592,8 @@ ValidationTable make_validation_table(const std::vector<models::ValidationCase>&
     sum += std::fabs(err);
     ++n;
     t.max_abs_error_pct = std::max(t.max_abs_error_pct, std::fabs(err));
-    o << pad(c.name, wname) << "  " << pad(c.metric, 24) << lpad(format_fixed(c.measured, 3), 12)
-      << lpad(format_fixed(predicted[i], 3), 12) << lpad(signed_fixed(err, 1) + "%", 9) << "\n";
+    o << pad(c.name, wname) << "  " << pad(c.metric, 24) << lpad(format_fixed(c.measured, 3), wmeasured)
+      << lpad(format_fixed(predicted[i], 3), wpredicted) << lpad(signed_fixed(err, 1) + "%", 9) << "\n";
     csv << quote(case_file[i]) << "," << quote(c.name) << "," << c.metric << "," << format_fixed(c.measured, 6) << ","
         << format_fixed(predicted[i], 6) << "," << format_fixed(err, 3) << "," << quote(c.source) << "\n";
   }

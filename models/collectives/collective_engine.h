@@ -45,7 +45,8 @@
 //    32-128 KiB), is added to the latency. NCCL's tuner has no such
 //    term; the choice counts it (CollectiveChoice::tuner_pipeline_fill_s) so that a faster link
 //    never switches to an NVLS tree that is slower.
-//  - hierarchical (all_reduce, every node holding the same p > 1 group GPUs, > 1 node):
+//  - hierarchical (all_reduce, every node holding the same p > 1 group GPUs, > 1 node; only when
+//    forced: NCCL has no such algorithm, so the automatic choice never takes it):
 //    intra-node reduce-scatter, then p concurrent inter-node all-reduces of S/p (one per local
 //    position, over its rail), then intra-node all-gather; each phase pays its own latency.
 //  - all_to_all: direct, one flow of S/n per ordered pair; send_recv: one flow on the route.

@@ -500,13 +500,16 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
 }
 
 std::span<const CollectiveAlgorithm> tuner_candidates(CollectiveOp op) {
-  // Candidates besides ring, as NCCL's tuner (tuning.cc): all_reduce: tree, NVLS, NVLS tree (and
-  // our hierarchical); all_gather / reduce_scatter: PAT and NVLS; broadcast / reduce: ring only.
-  // CollNet (tuning.cc: enabled when comm->collNetSupport, i.e. SHARP): not applicable plans are
-  // skipped, so without cluster.fabric.sharp the choice is as before.
-  static constexpr std::array<CollectiveAlgorithm, 6> kAllReduce{
-      CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::tree,           CollectiveAlgorithm::nvls,
-      CollectiveAlgorithm::nvls_tree,    CollectiveAlgorithm::collnet_direct, CollectiveAlgorithm::collnet_chain};
+  // Candidates besides ring, NCCL's own algorithms only, as its tuner weighs them (tuning.cc
+  // ncclTopoTuneModel / enqueue.cc updateCollCostTable: NCCL_ALGO_TREE, RING, COLLNET_DIRECT,
+  // COLLNET_CHAIN, NVLS, NVLS_TREE, PAT): all_reduce: tree, NVLS, NVLS tree, CollNet Direct and
+  // Chain; all_gather / reduce_scatter: PAT and NVLS; broadcast / reduce: ring only. A plan that
+  // the NCCL version or the topology cannot run is not applicable and skipped (CollNet without
+  // cluster.fabric.sharp). The model's hierarchical all-reduce is not NCCL's and runs only when
+  // forced (issue 16: every automatic choice goes through NCCL's search and tuner).
+  static constexpr std::array<CollectiveAlgorithm, 5> kAllReduce{
+      CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls, CollectiveAlgorithm::nvls_tree,
+      CollectiveAlgorithm::collnet_direct, CollectiveAlgorithm::collnet_chain};
   static constexpr std::array<CollectiveAlgorithm, 2> kGatherScatter{CollectiveAlgorithm::pat,
                                                                      CollectiveAlgorithm::nvls};
   if (op == CollectiveOp::all_reduce) return kAllReduce;

@@ -242,8 +242,9 @@ double calibrated_latency_s(const Cluster& cluster, const CollectivePlan& plan, 
 CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& plan, double bytes,
                                  bool honour_forced_protocol = true);
 /// The algorithms NCCL's tuner weighs against ring for op (tuning.cc): all_reduce: tree, NVLS,
-/// NVLS tree, CollNet Direct and CollNet Chain (with SHARP; and the model's hierarchical);
-/// all_gather / reduce_scatter: PAT and NVLS; others: none.
+/// NVLS tree, CollNet Direct and CollNet Chain (with SHARP); all_gather / reduce_scatter: PAT and
+/// NVLS; others: none. NCCL's algorithms only: the model's hierarchical all-reduce runs only
+/// when forced.
 std::span<const CollectiveAlgorithm> tuner_candidates(CollectiveOp op);
 
 /// NCCL's name of an algorithm ("ring", "tree", "nvls", ...) and of a protocol ("LL", "LL128",

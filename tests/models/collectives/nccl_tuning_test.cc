@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -285,7 +286,8 @@ TEST(NvlsChunking, FillIsWholeChunksAboveOneLoopAndTheBytesBelow) {
   EXPECT_EQ(nvls_pipeline_fill_s(tree, CollectivePhase{}, 64 * mib, 1.0), 0);
   // The fill never shrinks when the size grows.
   double prev = 0;
-  for (double s = 1024; s <= 16384 * mib; s *= 2) {
+  for (int k = 10; k <= 34; ++k) {  // 1 KiB .. 16 GiB
+    const double s = std::ldexp(1.0, k);
     const double fill = nvls_pipeline_fill_s(tree, ph, s, 1.0);
     EXPECT_GE(fill, prev) << s;
     prev = fill;
@@ -304,8 +306,8 @@ TEST(NvlsChunking, TreeFillNeverGrowsWithHeads) {
   // (NCCL's ScatterGatherOp), the NIC carries its own head's lanes, so the lane's slowest stage is
   // the NIC whatever H, and the fill does not grow with the heads. The chunk only grows as heads
   // go (calcCollChunking's cuts scale with H), so the fill never falls when a NIC fails.
-  const double mib = 1024 * 1024;
-  for (double s = 4 * mib; s <= 4096 * mib; s *= 2) {
+  for (int k = 22; k <= 32; ++k) {  // 4 MiB .. 4 GiB
+    const double s = std::ldexp(1.0, k);
     double prev = std::numeric_limits<double>::infinity();
     for (int heads = 1; heads <= 8; ++heads) {
       CollectivePlan tree;

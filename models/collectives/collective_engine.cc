@@ -78,8 +78,7 @@ double phase_tail_s(const Cluster& cluster, const CollectivePlan& plan, const Co
   const double lat = calibrated_latency_s(cluster, plan, ph, p, bytes);
   if (!(bytes > 0) || ph.num_flows == 0) return lat;
   // At the lanes' own stages, without switch-to-switch links (choose_protocol's fill).
-  return lat +
-         nvls_pipeline_fill_s(plan, bytes, bytes * ph.tuner_seconds_per_byte / flow_factor(cluster, plan, p, bytes));
+  return lat + nvls_pipeline_fill_s(plan, ph, bytes, flow_factor(cluster, plan, p, bytes));
 }
 
 }  // namespace

@@ -40,11 +40,13 @@
 //    busbw at most heads x NCCL's perChMaxNVLSTreeBw (Hopper 57.7 GB/s on 2 nodes, 45.5 on more;
 //    Blackwell 96.0 / 80.0), heads = one per graph channel, at most the GPUs of a node.
 //  - NVLS and NVLS tree pipeline chunks (NcclNvlsChunking, nccl_tuning.h): after the flows, the
-//    pipeline's fill, 2.3 chunk times of one of the 16 x heads lanes, with NCCL's chunk for the
-//    size (calcCollChunking: 32-128 KiB), is added to the latency. NCCL's tuner has no such
+//    pipeline's fill, a fitted number of chunk times of one of the 16 x heads lanes at its own
+//    stages (nvls_lane_seconds_per_byte), with NCCL's chunk for the size (calcCollChunking:
+//    32-128 KiB), is added to the latency. NCCL's tuner has no such
 //    term; the choice counts it (CollectiveChoice::tuner_pipeline_fill_s) so that a faster link
 //    never switches to an NVLS tree that is slower.
-//  - hierarchical (all_reduce, every node holding the same p > 1 group GPUs, > 1 node):
+//  - hierarchical (all_reduce, every node holding the same p > 1 group GPUs, > 1 node; only when
+//    forced: NCCL has no such algorithm, so the automatic choice never takes it):
 //    intra-node reduce-scatter, then p concurrent inter-node all-reduces of S/p (one per local
 //    position, over its rail), then intra-node all-gather; each phase pays its own latency.
 //  - all_to_all: direct, one flow of S/n per ordered pair; send_recv: one flow on the route.

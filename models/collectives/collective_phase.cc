@@ -50,10 +50,14 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
     if (rev == Cluster::kNoResource || load[r] <= 0 || load[rev] <= 0) return 0.0;
     return load[r] + load[rev];
   };
-  double spb = 0, tuner_spb = 0;
+  double spb = 0, nvlink_spb = 0, other_spb = 0;
   for (auto r : touched) {
     const double t = load[r] / (eff(r) * net.capacity(r));
-    if (cluster.link_kind(r) != LinkKind::fabric) tuner_spb = std::max(tuner_spb, t);
+    if (cluster.link_kind(r) == LinkKind::nvlink) {
+      nvlink_spb = std::max(nvlink_spb, t);
+    } else if (cluster.link_kind(r) != LinkKind::fabric) {
+      other_spb = std::max(other_spb, t);
+    }
     if (t > spb) {
       spb = t;
       phase.bottleneck = cluster.link_kind(r);
@@ -63,7 +67,7 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
     if (both > 0) {
       phase.duplex_load_seconds_per_byte = std::max(phase.duplex_load_seconds_per_byte, both / net.capacity(r));
       const double td = both / (pcie_duplex_efficiency(cluster, r) * net.capacity(r));
-      tuner_spb = std::max(tuner_spb, td);
+      other_spb = std::max(other_spb, td);
       if (td > spb) {  // strictly: with the default budget a symmetric load ties the one-way bound
         spb = td;
         phase.bottleneck = LinkKind::pcie;
@@ -86,7 +90,9 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
     count[r] = 0;
   }
   phase.seconds_per_byte = spb;
-  phase.tuner_seconds_per_byte = tuner_spb;
+  phase.nvlink_tuner_seconds_per_byte = nvlink_spb;
+  phase.other_tuner_seconds_per_byte = other_spb;
+  phase.tuner_seconds_per_byte = std::max(nvlink_spb, other_spb);
 }
 
 }  // namespace traincast::models

@@ -33,6 +33,12 @@ struct CollectivePhase {
   /// sees (its bandwidths come from the node's graph and NICs, never from the spine), so the
   /// algorithm and protocol chosen do not depend on oversubscription or routing.
   double tuner_seconds_per_byte = 0;
+  /// tuner_seconds_per_byte split by stage (its max is tuner_seconds_per_byte): over the GPUs'
+  /// NVLink ports, and over the other links (PCIe, NICs and their cables; a GPU PCIe link's
+  /// both-way budget included). NVLS tree's pipeline fill takes each stage at a lane's own rate
+  /// (nvls_lane_seconds_per_byte, nccl_tuning.h).
+  double nvlink_tuner_seconds_per_byte = 0;
+  double other_tuner_seconds_per_byte = 0;
   double nvlink_scale = 1.0;                ///< extra efficiency on NVLink resources (NVLS)
   bool ring_plateau = false;                ///< NCCL: ring Simple all_reduce across nodes, latency x 1.4
   LinkKind bottleneck = LinkKind::other;    ///< kind of the link with the largest time per byte

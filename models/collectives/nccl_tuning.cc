@@ -159,11 +159,25 @@ double nvls_chunk_bytes(const CollectivePlan& plan, double bytes) {
   return c;
 }
 
-double nvls_pipeline_fill_s(const CollectivePlan& plan, double bytes, double bandwidth_s) {
+double nvls_lane_seconds_per_byte(const CollectivePlan& plan, const CollectivePhase& phase) {
+  const double heads = std::max(1, plan.channels);
+  const double channels = NcclNvlsChunking::nvls_channels;
+  if (plan.algorithm == CollectiveAlgorithm::nvls) return channels * heads * phase.tuner_seconds_per_byte;
+  if (plan.algorithm == CollectiveAlgorithm::nvls_tree) {
+    return channels * std::max(phase.nvlink_tuner_seconds_per_byte, heads * phase.other_tuner_seconds_per_byte);
+  }
+  return 0;
+}
+
+double nvls_pipeline_fill_s(const CollectivePlan& plan, const CollectivePhase& phase, double bytes,
+                            double rate_factor) {
   const double chunk = nvls_chunk_bytes(plan, bytes);
-  if (chunk <= 0 || !(bytes > 0) || !(bandwidth_s > 0)) return 0;
+  const double lane_spb = nvls_lane_seconds_per_byte(plan, phase);
+  if (chunk <= 0 || !(bytes > 0) || !(lane_spb > 0) || !(rate_factor > 0)) return 0;
   const double lanes = NcclNvlsChunking::nvls_channels * static_cast<double>(std::max(1, plan.channels));
-  return NcclNvlsChunking::fill_chunks * std::min(bytes, chunk * lanes) * bandwidth_s / bytes;
+  const double chunks = plan.algorithm == CollectiveAlgorithm::nvls_tree ? NcclNvlsChunking::tree_fill_chunks
+                                                                         : NcclNvlsChunking::fill_chunks;
+  return chunks * std::min(chunk, bytes / lanes) * lane_spb / rate_factor;
 }
 
 double busbw_factor(CollectiveOp op, int n) {
@@ -456,20 +470,21 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
       lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
       const double phase_bw = bytes * ph.seconds_per_byte / factor / bw_scale * correction;
       bw += phase_bw;
-      const double phase_tuner_bw = bytes * ph.tuner_seconds_per_byte / factor / bw_scale * correction;
-      tuner_bw += phase_tuner_bw;
-      // The fill at the lanes' own stages (GPU links, the head's NIC: tuner_seconds_per_byte, no
-      // switch-to-switch link): a spine link every lane crosses is the shared bottleneck the
-      // pipeline streams through, busy from the first chunks on, and adds no fill of its own
-      // (nvls_pipeline_fill_s). Counted at the spine's per-lane share instead, the fill grew with
-      // the heads, so one NIC fewer ran faster (issue 16: 754.5 vs 788.0 us, docs/properties.md).
-      fill += nvls_pipeline_fill_s(plan, bytes, phase_tuner_bw);
+      tuner_bw += bytes * ph.tuner_seconds_per_byte / factor / bw_scale * correction;
+      // The fill at the lanes' own stages (GPU links, the head's NIC; no switch-to-switch link,
+      // nvls_lane_seconds_per_byte): a spine link every lane crosses is the shared bottleneck the
+      // pipeline streams through, busy from the first chunks on, and adds no fill of its own.
+      // Counted at the spine's per-lane share instead, the fill grew with the heads, so one NIC
+      // fewer ran faster (issue 16: 754.5 vs 788.0 us, docs/properties.md); counted at the
+      // NVLink port's share of all heads' lanes, it grew with the heads where NVLink binds.
+      const double phase_fill = nvls_pipeline_fill_s(plan, ph, bytes, factor * bw_scale / correction);
+      fill += phase_fill;
       // NCCL's tuner has no fill term. It is counted for NVLS tree (across nodes: a faster NIC
       // must not switch to an NVLS tree its fill makes slower, nccl_tuning.h) but not for NVLS
       // inside one node, where NCCL's cost (latency + bytes / bandwidth) decides alone: else the
       // fill of 32 heads x 16 channels x 128 KiB lanes moves NVL72 all_gather off NVLS at 4-256 MiB
       // where NCCL keeps it (tests/models/collectives/nccl_nvl_domain_choice_test.cc).
-      if (plan.algorithm != CollectiveAlgorithm::nvls) tuner_fill += nvls_pipeline_fill_s(plan, bytes, phase_tuner_bw);
+      if (plan.algorithm != CollectiveAlgorithm::nvls) tuner_fill += phase_fill;
     }
     if (!have || lat + tuner_bw + tuner_fill < best.tuner_seconds()) {
       best.protocol = static_cast<CollectiveProtocol>(p);
@@ -485,13 +500,16 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
 }
 
 std::span<const CollectiveAlgorithm> tuner_candidates(CollectiveOp op) {
-  // Candidates besides ring, as NCCL's tuner (tuning.cc): all_reduce: tree, NVLS, NVLS tree (and
-  // our hierarchical); all_gather / reduce_scatter: PAT and NVLS; broadcast / reduce: ring only.
-  // CollNet (tuning.cc: enabled when comm->collNetSupport, i.e. SHARP): not applicable plans are
-  // skipped, so without cluster.fabric.sharp the choice is as before.
-  static constexpr std::array<CollectiveAlgorithm, 6> kAllReduce{
-      CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::tree,           CollectiveAlgorithm::nvls,
-      CollectiveAlgorithm::nvls_tree,    CollectiveAlgorithm::collnet_direct, CollectiveAlgorithm::collnet_chain};
+  // Candidates besides ring, NCCL's own algorithms only, as its tuner weighs them (tuning.cc
+  // ncclTopoTuneModel / enqueue.cc updateCollCostTable: NCCL_ALGO_TREE, RING, COLLNET_DIRECT,
+  // COLLNET_CHAIN, NVLS, NVLS_TREE, PAT): all_reduce: tree, NVLS, NVLS tree, CollNet Direct and
+  // Chain; all_gather / reduce_scatter: PAT and NVLS; broadcast / reduce: ring only. A plan that
+  // the NCCL version or the topology cannot run is not applicable and skipped (CollNet without
+  // cluster.fabric.sharp). The model's hierarchical all-reduce is not NCCL's and runs only when
+  // forced (issue 16: every automatic choice goes through NCCL's search and tuner).
+  static constexpr std::array<CollectiveAlgorithm, 5> kAllReduce{
+      CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls, CollectiveAlgorithm::nvls_tree,
+      CollectiveAlgorithm::collnet_direct, CollectiveAlgorithm::collnet_chain};
   static constexpr std::array<CollectiveAlgorithm, 2> kGatherScatter{CollectiveAlgorithm::pat,
                                                                      CollectiveAlgorithm::nvls};
   if (op == CollectiveOp::all_reduce) return kAllReduce;

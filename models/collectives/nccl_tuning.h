@@ -121,32 +121,54 @@ struct LinkEfficiency {
 ///              B < 2 H c and c > 16 KiB -> 16 KiB;
 ///   NVLS tree: B < 32 H c and c > 256 KiB -> 256 KiB; B < 16 H c and c > 128 KiB -> 128 KiB;
 ///              B < 4 H c and c > 64 KiB -> 64 KiB; B < H c and c > 32 KiB -> 32 KiB.
-/// fill_chunks: the pipeline's fill, in chunk times of one lane (a lane's chunk at its share of
-/// the collective's bandwidth): a chunk passes the NVLS reduction, the network hops of the tree
-/// and the multicast one after the other, and the stages before the bottleneck hold one chunk
-/// each while the first chunk drains. Fitted: 2.3 on the even-indexed sizes of the n04b log
-/// (2 x 8 H100, NDR 400, NVLS tree; 1 MiB, 4 MiB, ..., 4 GiB); its fill there is 2.0-2.5 chunk
-/// times at every size from 4 MiB to 512 MiB while the chunk doubles twice (4 MiB: 32 KiB, 16
-/// MiB: 64 KiB, 64 MiB: 128 KiB), which is what ties it to the chunk.
+/// The pipeline's fill, in chunk times of one lane (nvls_lane_seconds_per_byte): a chunk passes
+/// the NVLS reduction, the tree's network hops and the multicast one after the other, and the
+/// stages before the bottleneck hold one chunk each while the first chunk drains.
+///  - fill_chunks (NVLS inside one node): 2.3 chunk times of a lane at its share of the phase's
+///    bottleneck (16 x GPUs lanes share every NVLink port). Fitted on the even-indexed sizes of the
+///    n04b log (2 x 8 H100, NDR 400, NVLS tree; 1 MiB, 4 MiB, ..., 4 GiB) with NVLS tree's fill
+///    taken the same way: its fill there is 2.0-2.5 such chunk times at every size from 4 MiB to
+///    512 MiB while the chunk doubles twice (4 MiB: 32 KiB, 16 MiB: 64 KiB, 64 MiB: 128 KiB),
+///    which is what ties it to the chunk. Kept for NVLS in one node (r02, r04 check it).
+///  - tree_fill_chunks (NVLS tree): chunk times of a lane at its own slowest stage, where a
+///    head's lanes cross the GPUs' NVLink ports one head after another (NCCL's scatter and
+///    gather, src/device/prims_simple.h ScatterGatherOp, copy each slice to one head, then the
+///    next: "Loop over peers") and the head's NIC carries that head's 16 lanes. Refitted on the
+///    same even-indexed n04b sizes (docs/properties.md, "NVLS tree's pipeline fill"): on n04b the
+///    NIC stage is the lane's slowest (48 GB/s / 16 lanes against the NVLink port's 280 GB/s / 16)
+///    and the fill is unchanged there; it no longer grows with the heads where NVLink binds.
 struct NcclNvlsChunking {
   static constexpr int nvls_channels = 16;
   static constexpr double chunk_bytes = 128.0 * 1024;
   static constexpr double tree_max_chunk_bytes_4_nodes = 64.0 * 1024;
   static constexpr double fill_chunks = 2.3;
+  static constexpr double tree_fill_chunks = 3.15;
 };
 
 /// NCCL's chunk [bytes] for an NVLS (tree) plan at nccl-tests size `bytes` (NcclNvlsChunking);
 /// 0 for other algorithms.
 double nvls_chunk_bytes(const CollectivePlan& plan, double bytes);
-/// Fill of NVLS's chunk pipeline [s] for a phase whose bandwidth term at `bytes` is
-/// `bandwidth_s`: fill_chunks x min(bytes, chunk x lanes) x bandwidth_s / bytes (lanes =
-/// nvls_channels x heads; below one chunk per lane the lanes hold what there is). 0 for other
-/// algorithms, for bytes <= 0 and for a phase that moves nothing. Callers pass the bandwidth term
-/// at the lanes' own stages (CollectivePhase::tuner_seconds_per_byte: GPU links and NICs, no
-/// switch-to-switch link): the first chunks fill those; a spine link that every lane crosses is
-/// the shared bottleneck, busy from the first chunks on, so it adds bytes / its bandwidth but no
-/// fill, and the fill does not grow with the heads when the spine is what limits.
-double nvls_pipeline_fill_s(const CollectivePlan& plan, double bytes, double bandwidth_s);
+/// Time one lane (channel, head) of an NVLS or NVLS-tree phase takes per byte of its own data at
+/// protocol factor 1 [s/byte], at the lanes' own stages (the phase's tuner_seconds_per_byte
+/// parts: GPU links and NICs, no switch-to-switch link; a spine link every lane crosses is the
+/// shared bottleneck the pipeline streams through, busy from the first chunks on: it adds
+/// bytes / its bandwidth but no fill). 0 for other algorithms.
+///  - NVLS (one node): lanes x tuner_seconds_per_byte, lanes = nvls_channels x heads: each lane's
+///    share of the phase's bottleneck.
+///  - NVLS tree (H heads, one per NIC up): nvls_channels x max(nvlink, H x other), the phase's
+///    NVLink and other tuner times per byte (CollectivePhase). A GPU's NVLink port moves the
+///    heads' slices one head after another (ScatterGatherOp), so a lane crosses it at its
+///    channel's share whatever H; the head's NIC (and its PCIe path) carries that head's lanes,
+///    H x other its time per byte of one head's data. So more heads (NICs) never lengthen the
+///    fill, and a NIC carrying two heads' lanes (a failed NIC's rail moved to it) doubles its stage.
+double nvls_lane_seconds_per_byte(const CollectivePlan& plan, const CollectivePhase& phase);
+/// Fill of NVLS's chunk pipeline [s] for a phase at nccl-tests size `bytes`, its rates divided by
+/// `rate_factor` (the protocol factor and any calibration scales, > 0):
+/// chunks x min(chunk, bytes / lanes) x nvls_lane_seconds_per_byte / rate_factor, chunks =
+/// fill_chunks (NVLS) or tree_fill_chunks (NVLS tree), lanes = nvls_channels x heads (below one
+/// chunk per lane the lanes hold what there is). 0 for other algorithms, for bytes <= 0 and for a
+/// phase that moves nothing.
+double nvls_pipeline_fill_s(const CollectivePlan& plan, const CollectivePhase& phase, double bytes, double rate_factor);
 
 /// busbw factor of nccl-tests for op over n ranks (n >= 1): all_reduce 2(n-1)/n;
 /// all_gather, reduce_scatter, all_to_all (n-1)/n; broadcast, reduce, send_recv 1.
@@ -220,8 +242,9 @@ double calibrated_latency_s(const Cluster& cluster, const CollectivePlan& plan, 
 CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& plan, double bytes,
                                  bool honour_forced_protocol = true);
 /// The algorithms NCCL's tuner weighs against ring for op (tuning.cc): all_reduce: tree, NVLS,
-/// NVLS tree, CollNet Direct and CollNet Chain (with SHARP; and the model's hierarchical);
-/// all_gather / reduce_scatter: PAT and NVLS; others: none.
+/// NVLS tree, CollNet Direct and CollNet Chain (with SHARP); all_gather / reduce_scatter: PAT and
+/// NVLS; others: none. NCCL's algorithms only: the model's hierarchical all-reduce runs only
+/// when forced.
 std::span<const CollectiveAlgorithm> tuner_candidates(CollectiveOp op);
 
 /// NCCL's name of an algorithm ("ring", "tree", "nvls", ...) and of a protocol ("LL", "LL128",

@@ -136,7 +136,8 @@ std::pair<int, int> nics_pair(const NetDraw& d) {
 }
 
 CheckResult more_nics(const NetDraw& d) {
-  if (d.node_template.rfind("pcie_", 0) != 0) return not_applicable();
+  // Every template: the PCIe servers' drawn NIC count against the next, the DGX/HGX nodes' 8 NICs
+  // against 6 (NVLS tree's heads, one per NIC: its pipeline fill must not grow with them).
   const auto [few, many] = nics_pair(d);
   NetDraw a = d, b = d;
   a.nics_per_node = few;

@@ -20,11 +20,15 @@ TEST(UserNodesCli, RawLogsR11ToR13WithinLimitsOrNamedGaps) {
   const Result r = run({"validate", kSrc + "/scenarios/nccl/user_nodes.cases.textproto", "--jobs", "2"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   // The >= 32 MiB geometric-mean errors, as measured (docs/hardware.md).
-  for (const char* row : {"r11_dgx2_1x12_all_gather                          12 all_gather             7.0%",
-                          "r11_dgx2_1x12_all_reduce                          12 all_reduce             3.8%",
-                          "r11_dgx2_1x12_broadcast                           12 broadcast              2.9%",
-                          "r11_dgx2_1x12_reduce                              12 reduce                 2.7%",
-                          "r12_rtx4090_1x8_all_reduce                         8 all_reduce             6.8%"}) {
+  for (const char* row :
+       {"r11_dgx2_1x12_all_gather                          12 all_gather             7.0%",
+        "r11_dgx2_1x12_all_reduce                          12 all_reduce             3.8%",
+        "r11_dgx2_1x12_broadcast                           12 broadcast              2.9%",
+        "r11_dgx2_1x12_reduce                              12 reduce                 2.7%",
+        "r12_rtx4090_1x8_all_reduce                         8 all_reduce             6.8%",
+        // NCCL's tree, the automatic choice among NCCL's algorithms (issue 16; 20.1% when
+        // the model's own hierarchical all-reduce was a candidate).
+        "r13_nd40rs_v2_2x8_all_reduce                      16 all_reduce             7.3%            -  ok"}) {
     EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
   }
 }

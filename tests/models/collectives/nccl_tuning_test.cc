@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -253,7 +256,9 @@ TEST(NvlsChunking, ChunkFollowsNcclsCalcCollChunking) {
   CollectivePlan ring;
   ring.algorithm = CollectiveAlgorithm::ring;
   EXPECT_EQ(nvls_chunk_bytes(ring, 64 * mib), 0);
-  EXPECT_EQ(nvls_pipeline_fill_s(ring, 64 * mib, 1e-3), 0);
+  CollectivePhase busy;
+  busy.tuner_seconds_per_byte = busy.nvlink_tuner_seconds_per_byte = 1e-11;
+  EXPECT_EQ(nvls_pipeline_fill_s(ring, busy, 64 * mib, 1.0), 0);
 }
 
 TEST(NvlsChunking, FillIsWholeChunksAboveOneLoopAndTheBytesBelow) {
@@ -262,18 +267,61 @@ TEST(NvlsChunking, FillIsWholeChunksAboveOneLoopAndTheBytesBelow) {
   tree.algorithm = CollectiveAlgorithm::nvls_tree;
   tree.channels = 8;
   tree.num_nodes = 2;
-  // 64 MiB at 1 ms of bandwidth term: 128 lanes x 128 KiB = one 16 MiB loop -> 2.3 x 16/64 ms.
-  EXPECT_NEAR(nvls_pipeline_fill_s(tree, 64 * mib, 1e-3), 2.3 * 0.25e-3, 1e-15);
-  // 1 MiB: one loop would be 128 x 32 KiB = 4 MiB, more than there is: 2.3 x the bytes.
-  EXPECT_NEAR(nvls_pipeline_fill_s(tree, 1 * mib, 1e-5), 2.3e-5, 1e-15);
+  // NVLS tree: a lane's chunk at its slowest own stage, 16 x max(NVLink, heads x other): here the
+  // NIC stage, 8 x 2e-12 = 1.6e-11 s per byte of S against NVLink's 1e-11.
+  CollectivePhase ph;
+  ph.nvlink_tuner_seconds_per_byte = 1e-11;
+  ph.other_tuner_seconds_per_byte = 2e-12;
+  ph.tuner_seconds_per_byte = 1e-11;
+  EXPECT_NEAR(nvls_lane_seconds_per_byte(tree, ph), 16 * 1.6e-11, 1e-24);
+  // 64 MiB: 128 KiB chunks: 3.15 x 128 KiB x 16 x 1.6e-11 s, at rate factor 0.5 twice that.
+  const double chunk_s = 128 * 1024 * 16 * 1.6e-11;
+  EXPECT_NEAR(nvls_pipeline_fill_s(tree, ph, 64 * mib, 1.0), 3.15 * chunk_s, 1e-15);
+  EXPECT_NEAR(nvls_pipeline_fill_s(tree, ph, 64 * mib, 0.5), 2 * 3.15 * chunk_s, 1e-15);
+  // 1 MiB: one loop would be 128 lanes x 32 KiB = 4 MiB, more than there is: each lane holds
+  // 1 MiB / 128 = 8 KiB.
+  EXPECT_NEAR(nvls_pipeline_fill_s(tree, ph, 1 * mib, 1.0), 3.15 * 8192 * 16 * 1.6e-11, 1e-15);
   // Nothing moves: no fill.
-  EXPECT_EQ(nvls_pipeline_fill_s(tree, 0, 0), 0);
-  // The fill never shrinks when the size grows at a fixed rate (time per byte).
+  EXPECT_EQ(nvls_pipeline_fill_s(tree, ph, 0, 1.0), 0);
+  EXPECT_EQ(nvls_pipeline_fill_s(tree, CollectivePhase{}, 64 * mib, 1.0), 0);
+  // The fill never shrinks when the size grows.
   double prev = 0;
-  for (double s = 1024; s <= 16384 * mib; s *= 2) {
-    const double fill = nvls_pipeline_fill_s(tree, s, s * 1e-11);
+  for (int k = 10; k <= 34; ++k) {  // 1 KiB .. 16 GiB
+    const double s = std::ldexp(1.0, k);
+    const double fill = nvls_pipeline_fill_s(tree, ph, s, 1.0);
     EXPECT_GE(fill, prev) << s;
     prev = fill;
+  }
+  // NVLS in one node: 2.3 chunk times of a lane at its share of the bottleneck (16 x 8 lanes).
+  CollectivePlan nvls;
+  nvls.algorithm = CollectiveAlgorithm::nvls;
+  nvls.channels = 8;
+  EXPECT_NEAR(nvls_lane_seconds_per_byte(nvls, ph), 128 * 1e-11, 1e-24);
+  EXPECT_NEAR(nvls_pipeline_fill_s(nvls, ph, 1024 * mib, 1.0), 2.3 * 128 * 1024 * 128 * 1e-11, 1e-15);
+}
+
+TEST(NvlsChunking, TreeFillNeverGrowsWithHeads) {
+  // NVLS tree on NVLink-bound nodes (per GPU port 1.125 S at 280 GB/s) with H heads, one per NIC
+  // (each NIC S / H at 48 GB/s): the NVLink port moves the heads' slices one head after another
+  // (NCCL's ScatterGatherOp), the NIC carries its own head's lanes, so the lane's slowest stage is
+  // the NIC whatever H, and the fill does not grow with the heads. The chunk only grows as heads
+  // go (calcCollChunking's cuts scale with H), so the fill never falls when a NIC fails.
+  for (int k = 22; k <= 32; ++k) {  // 4 MiB .. 4 GiB
+    const double s = std::ldexp(1.0, k);
+    double prev = std::numeric_limits<double>::infinity();
+    for (int heads = 1; heads <= 8; ++heads) {
+      CollectivePlan tree;
+      tree.algorithm = CollectiveAlgorithm::nvls_tree;
+      tree.channels = heads;
+      tree.num_nodes = 2;
+      CollectivePhase ph;
+      ph.nvlink_tuner_seconds_per_byte = 1.125 / 280e9;
+      ph.other_tuner_seconds_per_byte = 1.0 / (heads * 48e9);
+      ph.tuner_seconds_per_byte = std::max(ph.nvlink_tuner_seconds_per_byte, ph.other_tuner_seconds_per_byte);
+      const double fill = nvls_pipeline_fill_s(tree, ph, s, 1.0);
+      EXPECT_LE(fill, prev) << s << " B, " << heads << " heads";
+      prev = fill;
+    }
   }
 }
 

@@ -50,6 +50,11 @@
 //    intra-node reduce-scatter, then p concurrent inter-node all-reduces of S/p (one per local
 //    position, over its rail), then intra-node all-gather; each phase pays its own latency.
 //  - all_to_all: direct, one flow of S/n per ordered pair; send_recv: one flow on the route.
+//    Inside one node both follow NCCL's p2p planner (nccl_p2p.h): the protocol by size (LL up to
+//    p2pnChannelsPerPeer x 16 KiB per peer, else Simple; the tuner is not asked), each peer's
+//    parts on the p2p channels round by round, and the busiest channel at one channel's rate (the
+//    ring graph's bwIntra / 2) bounds the time when it is slower than the links. Across nodes:
+//    one concurrent exchange at the tuner's protocol.
 //  - Achievable bandwidth: each flow is capped so that the flows of one collective together get
 //    at most efficiency(link type) x capacity on every link, times the protocol's bandwidth
 //    factor (and NCCL's tree correction factor for medium tree sizes). Across nodes NCCL's

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/calibration/calibration_profile.h"
+#include "models/collectives/nccl_p2p.h"
 #include "models/hardware/cluster.h"
 #include "models/spec/collective_op.h"
 #include "sim/flow_network.h"
@@ -68,6 +69,12 @@ struct CollectivePlan {
   int comm_channels = 0;               ///< ring across nodes: NCCL's comm->nChannels; else 0
   bool single_gpu_node = false;        ///< > 1 node and some node holds one GPU of the group
   const CollectiveFit* fit = nullptr;  ///< the profile's fit for (op, group size), or null
+  /// all_to_all / send_recv inside one node: NCCL's p2p schedule (nccl_p2p.h). p2p_channels.channels
+  /// 0: none (across nodes the model keeps one concurrent exchange and the tuner's protocol).
+  NcclP2pChannels p2p_channels{0, 0};
+  std::vector<int> p2p_rounds;         ///< p2p schedule rounds each rank sends in (0 = itself)
+  double p2p_chunk_bytes = 0;          ///< Simple's step (comm->p2pChunkSize) [bytes]
+  double p2p_channel_bytes_per_s = 0;  ///< one channel's rate: the ring graph's bwIntra [bytes/s]
 };
 
 }  // namespace traincast::models

@@ -636,10 +636,9 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
     }
   }
   plan.algorithm = CollectiveAlgorithm::ring;
-  if (plan.op == CollectiveOp::send_recv) {
-    build_send_recv_plan(plan, g, in);
-  } else if (plan.op == CollectiveOp::all_to_all) {
-    build_all_to_all_plan(plan, g, in);
+  if (plan.op == CollectiveOp::send_recv || plan.op == CollectiveOp::all_to_all) {
+    (plan.op == CollectiveOp::send_recv ? build_send_recv_plan : build_all_to_all_plan)(plan, g, in);
+    if (nodes == 1) set_p2p_schedule(plan, g, in);  // NCCL's p2p planner inside one node
   } else if (nodes > 1 && g.rails.empty()) {
     throw std::invalid_argument("collective: the group spans nodes without NICs");
   } else {

@@ -86,5 +86,10 @@ void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs&
 void build_collnet_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_send_recv_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+/// all_to_all / send_recv on one node whose pairs all talk over NVLink: sets plan's NCCL p2p
+/// schedule (CollectivePlan::p2p_channels ..., nccl_p2p.h; p2p_schedule.cc): all_to_all sends in
+/// every round of the p2p schedule (round 0 to itself, as nccl-tests' and XLA's all-to-all do),
+/// send_recv (a 2-rank communicator) in round 1. Any other group keeps none.
+void set_p2p_schedule(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 
 }  // namespace traincast::models

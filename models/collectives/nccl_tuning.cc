@@ -4,10 +4,13 @@
 #include "models/collectives/nccl_tuning.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "models/collectives/nccl_p2p.h"
 
 namespace traincast::models {
 namespace {
@@ -53,6 +56,25 @@ constexpr std::array<std::array<double, 3>, 4> kPerChMaxTreeLL128{
 // "if (ngpus == 1) if (graph->pattern != NCCL_TOPO_PATTERN_RING) graph->pattern =
 // NCCL_TOPO_PATTERN_TREE", so a tree over nodes holding one GPU each pays it.
 constexpr double kTreePatternFactor = 0.85;
+
+// p2p inside one node (nccl_p2p.h): NCCL's planner at `bytes` (nccl-tests size: all_to_all S, a
+// share S / n to each rank; send_recv the message).
+NcclP2pPlan p2p_plan_at(const CollectivePlan& plan, double bytes) {
+  const double per_peer = plan.op == CollectiveOp::all_to_all ? bytes / static_cast<double>(plan.ranks.size()) : bytes;
+  return nccl_p2p_plan(static_cast<int>(plan.ranks.size()), plan.p2p_rounds, per_peer, plan.p2p_channels,
+                       plan.p2p_chunk_bytes);
+}
+
+// The factor <= 1 by which the busiest p2p channel slows a one-node p2p plan at `bytes` (before
+// the protocol's factor, which both bounds share): link time (the phase's bottleneck at factor 1)
+// over the busiest channel's bytes at one channel's rate, when the channel is slower.
+double p2p_channel_factor(const CollectivePlan& plan, double bytes) {
+  if (plan.p2p_channels.channels == 0 || plan.phases.size() != 1 || !(bytes > 0)) return 1.0;
+  const NcclP2pPlan p2p = p2p_plan_at(plan, bytes);
+  const double link_s = bytes * plan.phases[0].seconds_per_byte;
+  const double channel_s = p2p.max_channel_bytes / plan.p2p_channel_bytes_per_s;
+  return channel_s > link_s ? link_s / channel_s : 1.0;
+}
 
 double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double factor, double bytes_per_rank) {
   // NCCL tuning.cc llMaxBws [GB/s] (2.19+; the Hopper/Blackwell one-node figures of the 2.23+
@@ -394,6 +416,8 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
     default:
       break;
   }
+  // p2p inside one node: the busiest channel of NCCL's schedule (nccl_p2p.h), with the protocol's factor.
+  const double p2p = p2p_channel_factor(plan, bytes);
   // Ring (and hierarchical, direct): LL busBw x 1/4 (multi-node, all-reduce, reduce) else x 1/3,
   // capped at llMaxBw (ll_max_factor); LL128 x 0.92 (120/128 bytes of each line carry data; 0.7
   // with one GPU per node); Simple x 1.
@@ -401,19 +425,19 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
     case kLL: {
       const double f =
           (nodes > 1 || plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
-      return f * ll_max_factor(cluster, plan, f, 1.0);
+      return p2p * f * ll_max_factor(cluster, plan, f, 1.0);
     }
     case kLL128: {
       // NCCL tuning.cc (2.20.3): min(busBw x (ppn < 2 ? 0.7 : 0.92), nChannels x
       // perChMaxRingLL128Bw), across nodes (graph channels: nccl_graph_channels).
       const double f = (nodes > 1 && ppn < 2) ? 0.7 : 0.92;
-      if (plan.algorithm != CollectiveAlgorithm::ring) return f;
+      if (plan.algorithm != CollectiveAlgorithm::ring) return p2p * f;
       return f * per_channel_cap_factor(cluster, plan, f,
                                         ring_edge_fraction(plan.op, static_cast<int>(plan.ranks.size())),
                                         kPerChMaxRingLL128);
     }
     default:
-      return 1.0;
+      return p2p;
   }
 }
 
@@ -460,8 +484,12 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
     }
   }
   bool have = false;
+  // p2p inside one node: the protocol NCCL's planner picks by size (addP2pToPlan: LL up to
+  // nChannelsMax x NCCL_P2P_LL_THRESHOLD, else Simple; never LL128), not the tuner's.
+  const int p2p_protocol = plan.p2p_channels.channels > 0 ? (p2p_plan_at(plan, bytes).ll ? kLL : kSimple) : -1;
   for (int p : {kSimple, kLL128, kLL}) {
     if (!plan.protocol_allowed[p]) continue;
+    if (p2p_protocol >= 0 && p != p2p_protocol) continue;
     if (use_forced && static_cast<int>(*forced) != p) continue;
     const double factor = protocol_factor(cluster, plan, p, bytes) *
                           (plan.fit != nullptr ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0);

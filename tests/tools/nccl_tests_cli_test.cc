@@ -282,10 +282,11 @@ TEST(NcclTestsCli, ForcedAlgorithmAndProtocolRefusalsCiteTheirPosition) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.rfind("traincast: " + proto.string() + ":4:5: cluster.collectives.protocol: LL128 cannot run", 0), 0u)
       << r.err;
-  // all_to_all is NCCL's send/recv, which NCCL_ALGO does not govern: it runs, labelled p2p.
+  // all_to_all is NCCL's send/recv, which NCCL_ALGO does not govern: it runs, labelled p2p, with
+  // the protocol of NCCL's p2p planner (128 KiB per peer <= 32 channels x 16 KiB: LL).
   r = run({algo.string(), "--op", "alltoall", "-b", "1M", "-e", "1M", "--show-algorithm"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("p2p/Simple/1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("p2p/LL/1"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("ring/"), std::string::npos) << r.out;
   fs::remove_all(dir);
 }

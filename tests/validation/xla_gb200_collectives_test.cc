@@ -200,15 +200,15 @@ TEST(XlaGb200Collectives, GeometricMeanErrorPerOpFromOneMiB) {
   // not modelled: (1) per-call floors about 2x NCCL's latency model (all-gather 16.7 us at n = 4
   // to 104 us at 72: 12.9 us + 1.28 us per ring step against NCCL's 6.6 + 0.6; the table's own
   // HGX B200 rows give 2.0 us per step on a 21 us floor, which would overshoot GB200 by ~45 % at
-  // n = 72, so nothing is fitted); (2) all-to-all below 1 MiB per peer: the measured busbw jumps
-  // 2-4x between 512 KiB and 1 MiB per peer at every n (n = 64: 143 -> 389 GB/s), NCCL's p2p
-  // chunk and channel scheduling that the model's one concurrent exchange does not have, and
-  // groups of 18 / 36 / 72 run 1.4-1.8x slower than 16 / 32 / 64 there; (3) NVLS all_reduce at
+  // n = 72, so nothing is fitted); (2) all-to-all: NCCL's p2p schedule (nccl_p2p.h: LL up to
+  // 512 KiB a peer, parts on 32 channels at 22.5 GB/s each) now gives the 512 KiB -> 1 MiB jump
+  // and the slow 18 / 36 / 72 groups; left are (1)'s floors (n = 64: 54 us against 7.2) and
+  // 72-rank LL (460 us measured, 217 modelled at 512 KiB a peer); (3) NVLS all_reduce at
   // 64 MiB-1 GiB: the measured incremental bandwidth rises from 340 to 480 GB/s with size
   // (n = 72), the model's is flat. An op with a stated gap must not get worse than the error
   // recorded here (this commit); an op without one must meet 15 %.
   const std::map<std::string, double> known_gap = {
-      {"all-gather", 0.184}, {"all-reduce", 0.222}, {"all-to-all", 0.628}, {"reduce-scatter", 0.200}};
+      {"all-gather", 0.184}, {"all-reduce", 0.222}, {"all-to-all", 0.289}, {"reduce-scatter", 0.200}};
   for (const auto& [op, e] : errors) {
     ASSERT_FALSE(e.large.empty()) << op;
     const double err = geometric_mean_error(e.large);

@@ -2,6 +2,8 @@
 
 #include "models/io/int_ranges.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <map>
 
@@ -163,6 +165,31 @@ std::string expected_integer(const pb::FieldDescriptor* field) {
   }
   const IntRange r = int_range(field);
   return "an integer from " + std::to_string(r.minimum) + " to " + std::to_string(r.maximum) + std::string(r.note);
+}
+
+bool is_integer_literal(std::string_view s) {
+  std::size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
+  if (i >= s.size()) return false;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  return true;
+}
+
+std::string octal_literal_problem(std::string_view literal) {
+  const std::string_view digits = literal.substr(!literal.empty() && literal[0] == '-' ? 1 : 0);
+  if (digits.size() < 2 || digits[0] != '0' || !is_integer_literal(digits)) return {};
+  const std::string decimal(digits.substr(std::min(digits.find_first_not_of('0'), digits.size() - 1)));
+  std::string out(literal);
+  out += " has a leading zero (expected a decimal number without leading zeros, e.g. ";
+  out += literal[0] == '-' ? "-" + decimal : decimal;
+  if (digits.find_first_of("89") == std::string_view::npos) {
+    out += "; protobuf's text format reads ";
+    out += literal;
+    out += " as octal ";
+    out += std::to_string(std::strtoll(std::string(literal).c_str(), nullptr, 8));
+  }
+  return out + ")";
 }
 
 }  // namespace traincast::io::detail

@@ -6,6 +6,7 @@
 // Cross-field limits (tp divides the heads, moe_top_k <= num_experts) are not in the table: the
 // semantic checks test them after the field's own range. Internal to models/io.
 
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -36,5 +37,22 @@ std::vector<std::string> int_range_field_names();
 /// value of integer field `field` may be, for "(expected ...)"; the type's range for a field
 /// without an entry ("an integer in [-2147483648, 2147483647]").
 std::string expected_integer(const google::protobuf::FieldDescriptor* field);
+
+/// Whether `s` is a decimal integer literal: an optional '-' and one or more digits.
+bool is_integer_literal(std::string_view s);
+
+/// Whether `s` is a decimal integer literal that type Int holds.
+template <typename Int>
+bool integer_in_range(std::string_view s) {
+  if (!is_integer_literal(s)) return false;
+  Int value{};
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+/// For an integer literal with a leading zero ("010", "-07"): "010 has a leading zero (expected a
+/// decimal number without leading zeros, e.g. 10; protobuf's text format reads 010 as octal 8)",
+/// the same words for a scenario file and a --set value. "" for any other text ("0", "10", "0x1f").
+std::string octal_literal_problem(std::string_view literal);
 
 }  // namespace traincast::io::detail

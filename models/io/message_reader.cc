@@ -376,14 +376,7 @@ std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, co
         c.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_ENUM ||
         c.value_text.find_first_not_of('-') == std::string::npos)
       return {};
-    const std::string digits = c.value_text.substr(c.value_text.find_first_not_of('-'));
-    const std::string decimal = digits.substr(std::min(digits.find_first_not_of('0'), digits.size() - 1));
-    return format_pos(origin, raw) + ": " + field_path + ": " + clip(c.value_text) +
-           " has a leading zero, which protobuf's text format reads as octal (" +
-           std::to_string(std::strtoull(digits.c_str(), nullptr, 8)) +
-           ") (expected a decimal number without leading "
-           "zeros, e.g. " +
-           decimal + ")";
+    return format_pos(origin, raw) + ": " + field_path + ": " + octal_literal_problem(c.value_text);
   }
   // Value errors: the field is known and scalar, and protobuf complains about its value.
   if (c.has_field && c.field != nullptr && c.field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE &&
@@ -597,23 +590,6 @@ class JsonSourceMap final : public SourceMap {
  private:
   std::optional<JsonValue> root_;
 };
-
-bool is_integer_literal(std::string_view s) {
-  std::size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
-  if (i >= s.size()) return false;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-  }
-  return true;
-}
-
-template <typename Int>
-bool integer_in_range(std::string_view s) {
-  if (!is_integer_literal(s)) return false;
-  Int value{};
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  return ec == std::errc() && ptr == s.data() + s.size();
-}
 
 /// Checks a parsed JSON document against a message type, collecting every error with its position.
 class JsonChecker {

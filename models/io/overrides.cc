@@ -7,6 +7,7 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include "models/io/int_ranges.h"
 #include "models/io/message_reader.h"
 
 namespace traincast::io::detail {
@@ -165,6 +166,15 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
   // Check the value on a scratch message of the innermost type before touching the root.
   const pb::Message* prototype = root.GetReflection()->GetMessageFactory()->GetPrototype(target->containing_type());
   std::unique_ptr<pb::Message> scratch(prototype->New());
+  // "tp=010" would be 10 here and 8 in a scenario file (protobuf's octal): refused in both.
+  using F = pb::FieldDescriptor;
+  if (target->cpp_type() != F::CPPTYPE_STRING && target->cpp_type() != F::CPPTYPE_BOOL &&
+      target->cpp_type() != F::CPPTYPE_ENUM && target->cpp_type() != F::CPPTYPE_MESSAGE) {
+    if (const std::string octal = octal_literal_problem(trim(value)); !octal.empty()) {
+      fail(path, octal);
+      return;
+    }
+  }
   if (!set_scalar(*scratch, target, value)) {
     fail(path, "invalid value \"" + clip(value) + "\"" + value_suggestion(target, trim(value)) + " (expected " +
                    expected_value(target, Format::text) + ")");

@@ -250,7 +250,8 @@ void check_element_overrides(const models::Scenario& s, Checker& k) {
       // A field written as 0 (or failed: false) is named at itself, not reported as missing.
       if (k.present(at + "clock_factor") || k.present(at + "bandwidth_factor")) {
         const std::string named = k.present(at + "clock_factor") ? "clock_factor" : "bandwidth_factor";
-        fail(at + named, "got 0 (expected 0 < f <= 1; a failed link or NIC takes failed: true)");
+        fail(at + named, std::string("got 0 (expected ") + (named == "clock_factor" ? "0.1" : "0.001") +
+                             " <= f <= 1; a failed link or NIC takes failed: true)");
       } else if (k.present(at + "failed"))
         fail(at + "failed", "got false (expected true, or no override: an element that is up needs none)");
       else
@@ -266,12 +267,12 @@ void check_element_overrides(const models::Scenario& s, Checker& k) {
     // SUPPORTED_CLOCKS), 0.15; a PCIe gen5 x16 link that trained at gen1 x1 runs at 0.25 of 63 GB/s,
     // 0.004. Far smaller factors overflowed the simulator's clock (1e-15: a negative delay).
     const double floor = clock ? 0.1 : 0.001;
-    if (!(f > 0.0 && f <= 1.0)) {
-      fail(field, "got " + Checker::number(f) + " (expected 0 < f <= 1" +
+    if (!(f <= 1.0)) {  // NaN too
+      fail(field, "got " + Checker::number(f) + " (expected " + Checker::number(floor) + " <= f <= 1" +
                       (f > 1.0 ? std::string("; an element cannot run faster than its datasheet") : "") + ")");
       continue;
     }
-    if (f < floor) {
+    if (!(f >= floor)) {
       fail(field, "got " + Checker::number(f) + " (expected " + Checker::number(floor) + " <= f <= 1: " +
                       (clock ? "an A100's lowest clock is 0.15 of its boost clock"
                              : "a PCIe gen5 x16 link trained at gen1 x1 still runs at 0.004 of its rate") +

@@ -171,13 +171,22 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
   }
   if (s.cost) {
     const models::CostSpec& c = *s.cost;
-    k.finite_at_least("cost.node_price_usd", c.node_price_usd, 0.0, false);
-    k.finite_at_least("cost.switch_price_usd", c.switch_price_usd, 0.0, false);
-    k.finite_at_least("cost.cable_price_usd", c.cable_price_usd, 0.0, false);
-    k.finite_at_least("cost.amortization_years", c.amortization_years, 0.0, true);
-    k.finite_at_least("cost.upkeep_fraction_per_year", c.upkeep_fraction_per_year, 0.0, false);
-    k.finite_at_least("cost.energy_price_usd_per_kwh", c.energy_price_usd_per_kwh, 0.0, false);
-    k.finite_at_least("cost.cloud_price_per_gpu_hour_usd", c.cloud_price_per_gpu_hour_usd, 0.0, false);
+    // Upper bounds far above any real price, so that a slip of the exponent (1e300) is refused
+    // instead of printing a 60-digit cost: a GB200 NVL72 rack lists near USD 3.5M, retail
+    // electricity tops out near USD 0.5/kWh, the dearest cloud GPU-hour near USD 15.
+    k.finite_within("cost.node_price_usd", c.node_price_usd, 0.0, false, 1e8, "USD 100M for one node");
+    k.finite_within("cost.switch_price_usd", c.switch_price_usd, 0.0, false, 1e7, "USD 10M for one switch");
+    k.finite_within("cost.cable_price_usd", c.cable_price_usd, 0.0, false, 1e6, "USD 1M for one cable");
+    k.finite_within("cost.amortization_years", c.amortization_years, 0.0, true, 100.0, "a century");
+    if (c.amortization_years > 0 && c.amortization_years < 1.0 / 12.0)
+      k.error("cost.amortization_years", "got " + Checker::number(c.amortization_years) +
+                                             " (expected at least 1/12, a month: hardware is not written off faster)");
+    k.finite_within("cost.upkeep_fraction_per_year", c.upkeep_fraction_per_year, 0.0, false, 10.0,
+                    "ten times the purchase price a year");
+    k.finite_within("cost.energy_price_usd_per_kwh", c.energy_price_usd_per_kwh, 0.0, false, 100.0,
+                    "USD 100 per kWh, 200x retail");
+    k.finite_within("cost.cloud_price_per_gpu_hour_usd", c.cloud_price_per_gpu_hour_usd, 0.0, false, 1e4,
+                    "USD 10,000 per GPU-hour");
     if (!(std::isfinite(c.utilization) && c.utilization > 0 && c.utilization <= 1)) {
       k.error("cost.utilization", "got " + Checker::number(c.utilization) + " (expected a fraction in (0, 1])");
     }

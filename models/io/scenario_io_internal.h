@@ -113,6 +113,16 @@ class Checker {
     return false;
   }
 
+  /// finite minimum <= value <= maximum (minimum < value when strict); `why` says where the
+  /// maximum comes from (appended as ": why").
+  bool finite_within(const std::string& path, double value, double minimum, bool strict, double maximum,
+                     const std::string& why) {
+    if (std::isfinite(value) && (strict ? value > minimum : value >= minimum) && value <= maximum) return true;
+    error(path, "got " + number(value) + " (expected a finite number " + (strict ? "> " : ">= ") + number(minimum) +
+                    " and <= " + number(maximum) + ": " + why + ")");
+    return false;
+  }
+
   /// `v` as an ostream prints it (6 significant digits), for messages.
   static std::string number(double v) {
     std::ostringstream out;

@@ -38,6 +38,9 @@ struct Sweep {
   /// and validates the result). Shared and never changed: copies of a Sweep share it. Null only
   /// in a default-constructed Sweep (which has no points).
   std::shared_ptr<const proto::Scenario> base;
+  /// The base scenario's file, resolved against the sweep file's directory; "" when the base is
+  /// written inline (scenario { ... }). An output must not overwrite it.
+  std::string base_path;
   std::vector<SweepAxis> axes;           ///< at least one
   std::vector<std::string> constraints;  ///< expressions as written (all already applied)
   std::vector<std::string> metrics;      ///< CSV metric columns, in order (names: io::sweep_metric_names())

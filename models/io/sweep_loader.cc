@@ -149,6 +149,7 @@ class SweepLoader {
       error("scenario_file", e.what());
       return;
     }
+    sweep_.base_path = path;
     detail::ReadOutcome read = detail::read_message(text, path, format, base_);
     if (!read.errors.empty()) {
       // Another kind of traincast file (a sweep, cases, a profile): one line naming it, not one

@@ -218,6 +218,31 @@ TEST_F(CliTest, PlanAndClusterHeadersCountNodesInService) {
       << cluster.out;
 }
 
+// --force overwrites an output, never an input a file names: a sweep's base scenario, a case's
+// scenario, calibrate fit's --base (fresh-user finding: each was replaced by CSV or profile text).
+TEST_F(CliTest, ForceNeverOverwritesAnInputNamedInsideAFile) {
+  const fs::path base = dir_ / "base.textproto";
+  const std::string base_text = slurp(kSrc + "/scenarios/default.textproto");
+  std::ofstream(base) << base_text;
+  const fs::path sweep = dir_ / "s.sweep.textproto";
+  std::ofstream(sweep) << "scenario_file: \"base.textproto\"\naxis { path: \"workload.parallel.tp\" values: [\"1\", "
+                          "\"2\"] }\n";
+  Result r = run({"sweep", sweep.string(), "--out", base.string(), "--force"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is one of the input files"), std::string::npos) << r.err;
+  const fs::path cases = dir_ / "c.cases.textproto";
+  std::ofstream(cases) << "case {\n  name: \"c\"\n  scenario: \"base.textproto\"\n  metric: \"iteration_time_s\"\n"
+                          "  measured: 14\n}\n";
+  r = run({"validate", cases.string(), "--csv", base.string(), "--force"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is one of the input files"), std::string::npos) << r.err;
+  r = run({"calibrate", "fit", kSrc + "/tests/calibrate/data/h100_burn_sim.textproto", "--base", base.string(), "--out",
+           base.string(), "--force"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is one of the input files"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(base.string()), base_text);
+}
+
 TEST_F(CliTest, ValidateTableKeepsWideFiguresApart) {
   // A measured figure of 12 characters (formatted with 3 decimals) used to touch the next column
   // ("11092200.00012534524.299").

@@ -103,8 +103,14 @@ TEST_F(NewUserCli, IntegerWithALeadingZeroIsRefusedNotReadAsOctal) {
   Result r = run({"run", t.string()});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, t.string() +
-                       ":3:9: workload.parallel.tp: 010 has a leading zero, which protobuf's text format reads as "
-                       "octal (8) (expected a decimal number without leading zeros, e.g. 10)\n");
+                       ":3:9: workload.parallel.tp: 010 has a leading zero (expected a decimal number without "
+                       "leading zeros, e.g. 10; protobuf's text format reads 010 as octal 8)\n");
+  // --set takes the same rule and words (it would otherwise read 10).
+  r = run({"run", "--set", "workload.parallel.tp=010"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "--set: workload.parallel.tp: 010 has a leading zero (expected a decimal number without leading zeros, "
+            "e.g. 10; protobuf's text format reads 010 as octal 8)\n");
   std::ofstream(t) << "workload {\n  parallel {\n    tp: 0\n  }\n}\n";  // a lone 0 is decimal
   r = run({"run", t.string()});
   EXPECT_EQ(r.err.find("leading zero"), std::string::npos) << r.err;

@@ -219,6 +219,15 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       }
     }
     if (!load_errors.empty()) throw io::ScenarioError(load_errors);
+    if (vm.count("csv")) {
+      // Nor any file a case names (its scenario, its nccl-tests log).
+      std::vector<std::string> named;
+      for (const auto& c : cases) {
+        if (!c.scenario_path.empty()) named.push_back(c.scenario_path);
+        if (c.nccl_tests && !c.nccl_tests->log_path.empty()) named.push_back(c.nccl_tests->log_path);
+      }
+      check_output_path(vm["csv"].as<std::string>(), true, named);
+    }
     std::size_t loaded = cases.size();
     if (half != "all") {
       // The split rule (validation_stats.h): cases outside the half, and cases of no shared-table

@@ -98,7 +98,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     if (vm.count("tokens") && !(tokens > 0 && tokens < 1e30)) {
       std::ostringstream got;
       got << tokens;
-      throw UsageError("--tokens: got " + got.str() + " (expected a token count > 0, e.g. 1e12)");
+      throw UsageError("--tokens: got " + got.str() + " (expected a token count > 0 and below 1e30, e.g. 1e12)");
     }
     // (file, label, overrides) per column.
     struct Column {

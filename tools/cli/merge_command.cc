@@ -104,7 +104,11 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
       }
     }
     if (!problems.empty()) throw io::ScenarioError(problems);
-    if (!sweep_path.empty()) check_parts_against_sweep(io::load_sweep_file(sweep_path), sweep_path, parts, files);
+    if (!sweep_path.empty()) {
+      const models::Sweep sweep = io::load_sweep_file(sweep_path);
+      if (!sweep.base_path.empty()) check_output_path(out_path, true, {sweep.base_path});  // not the sweep's base
+      check_parts_against_sweep(sweep, sweep_path, parts, files);
+    }
 
     // Every point once.
     struct Where {

@@ -233,7 +233,10 @@ AppendFile open_output(SweepPlan& plan, bool resume, bool force, const std::stri
   if (exists && !resume && !force) {
     throw UsageError(path + ": file exists (pass --resume to continue it, or --force to overwrite it)");
   }
-  check_output_path(path, exists, {sweep_path});  // a regular file in a writable directory, not the input
+  // A regular file in a writable directory, neither the sweep nor its base scenario.
+  std::vector<std::string> inputs{sweep_path};
+  if (!plan.sweep.base_path.empty()) inputs.push_back(plan.sweep.base_path);
+  check_output_path(path, exists, inputs);
   const std::string comment = io::sweep_csv_comment(plan.sweep, plan.shard);
   const std::string header = io::sweep_csv_header(plan.sweep);
   std::unordered_set<std::size_t> done;

@@ -246,4 +246,92 @@ std::string format_bias_report(const std::vector<models::ValidationCase>& cases,
   return o.str();
 }
 
+ValidationTable make_validation_table(const std::vector<models::ValidationCase>& cases,
+                                      const std::vector<std::string>& case_file, const std::vector<double>& predicted,
+                                      const std::vector<std::string>& failure) {
+  ValidationTable t;
+  std::ostringstream o, csv;
+  csv << "file,case,metric,measured,predicted,error_pct,source\n";
+  std::size_t wname = 4;
+  for (const auto& c : cases) wname = std::max(wname, c.name.size());
+  // Number columns 12 wide, wider where a figure needs it (tokens/s of large runs), so that
+  // neighbouring figures never run together.
+  std::size_t wmeasured = 12;
+  std::size_t wpredicted = 12;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    wmeasured = std::max(wmeasured, format_fixed(cases[i].measured, 3).size() + 1);
+    if (failure[i].empty()) wpredicted = std::max(wpredicted, format_fixed(predicted[i], 3).size() + 1);
+  }
+  o << pad("case", wname) << "  " << pad("metric", 24) << lpad("measured", wmeasured) << lpad("predicted", wpredicted)
+    << lpad("error", 9) << "\n";
+  double sum = 0;
+  int n = 0;
+  std::string last_file;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    if (case_file[i] != last_file) {
+      o << "# " << case_file[i] << "\n";
+      last_file = case_file[i];
+    }
+    auto quote = [](const std::string& s) {
+      std::string q = "\"";
+      for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      return q + "\"";
+    };
+    if (!failure[i].empty()) {
+      o << pad(c.name, wname) << "  " << pad(c.metric, 24) << lpad(format_fixed(c.measured, 3), wmeasured)
+        << "   FAILED: " << failure[i] << "\n";
+      csv << quote(case_file[i]) << "," << quote(c.name) << "," << c.metric << "," << c.measured << ",,,"
+          << quote(c.source) << "\n";
+      ++t.failed_cases;
+      continue;
+    }
+    const double err = 100.0 * (predicted[i] - c.measured) / c.measured;
+    sum += std::fabs(err);
+    ++n;
+    t.max_abs_error_pct = std::max(t.max_abs_error_pct, std::fabs(err));
+    o << pad(c.name, wname) << "  " << pad(c.metric, 24) << lpad(format_fixed(c.measured, 3), wmeasured)
+      << lpad(format_fixed(predicted[i], 3), wpredicted) << lpad(signed_fixed(err, 1) + "%", 9) << "\n";
+    csv << quote(case_file[i]) << "," << quote(c.name) << "," << c.metric << "," << format_fixed(c.measured, 6) << ","
+        << format_fixed(predicted[i], 6) << "," << format_fixed(err, 3) << "," << quote(c.source) << "\n";
+  }
+  t.mape_pct = n > 0 ? sum / n : 0.0;
+  o << "\n";
+  // Per metric: MAPE over that metric's cases (timings and memory are judged apart).
+  std::vector<std::string> metrics;
+  for (const auto& c : cases)
+    if (std::find(metrics.begin(), metrics.end(), c.metric) == metrics.end()) metrics.push_back(c.metric);
+  for (const std::string& metric : metrics) {
+    double s = 0, worst = 0;
+    int k = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      if (cases[i].metric != metric || !failure[i].empty()) continue;
+      const double e = std::fabs(100.0 * (predicted[i] - cases[i].measured) / cases[i].measured);
+      s += e;
+      worst = std::max(worst, e);
+      ++k;
+    }
+    if (k == 0) continue;
+    t.worst_metric_mape_pct = std::max(t.worst_metric_mape_pct, s / k);
+    o << pad(metric, 24) << lpad(std::to_string(k), 4) << " cases: MAPE " << lpad(format_fixed(s / k, 1), 5)
+      << "%, largest |error| " << format_fixed(worst, 1) << "%\n";
+  }
+  o << pad("all", 24) << lpad(std::to_string(n), 4) << " cases: MAPE " << lpad(format_fixed(t.mape_pct, 1), 5)
+    << "%, largest |error| " << format_fixed(t.max_abs_error_pct, 1) << "%";
+  if (t.failed_cases > 0) o << ", " << t.failed_cases << " FAILED to simulate";
+  o << "\n";
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!failure[i].empty() || cases[i].tolerance <= 0) continue;
+    const double e = std::fabs(predicted[i] - cases[i].measured) / cases[i].measured;
+    if (e > cases[i].tolerance) {
+      ++t.out_of_tolerance;
+      o << "FAIL: " << cases[i].name << " is off by " << format_fixed(100 * e, 1) << "%, beyond its tolerance of "
+        << format_fixed(100 * cases[i].tolerance, 1) << "%\n";
+    }
+  }
+  t.text = o.str();
+  t.csv = csv.str();
+  return t;
+}
+
 }  // namespace traincast::cli

@@ -64,4 +64,20 @@ std::string format_bias_report(const std::vector<models::ValidationCase>& cases,
                                const std::vector<std::string>& case_file, const std::vector<CaseOutcome>& outcome,
                                std::string_view half, int& oom_failures);
 
+/// The per-case table of `traincast validate`.
+struct ValidationTable {
+  std::string text;                  ///< aligned table + MAPE lines (per metric and overall)
+  std::string csv;                   ///< file,case,metric,measured,predicted,error_pct,source
+  double mape_pct = 0;               ///< over all cases
+  double worst_metric_mape_pct = 0;  ///< the largest per-metric MAPE (metrics are not mixed)
+  double max_abs_error_pct = 0;
+  int failed_cases = 0;      ///< cases whose simulation failed
+  int out_of_tolerance = 0;  ///< cases with a tolerance that their error exceeds
+};
+
+/// predicted[i] for cases[i]; failure[i] non-empty when that case could not be simulated.
+ValidationTable make_validation_table(const std::vector<models::ValidationCase>& cases,
+                                      const std::vector<std::string>& case_file, const std::vector<double>& predicted,
+                                      const std::vector<std::string>& failure);
+
 }  // namespace traincast::cli

@@ -68,8 +68,12 @@ TEST(OverridesIo, BadSelectorsAndFactorsArePositionedAndNameWhatExists) {
   // A fresh user's inputs: 0 and false were reported as "select: no factor"; 1e-15 overflowed the
   // clock ("Simulator::schedule_in: negative delay"); a one-node NIC named node0.nic0.tx.
   EXPECT_EQ(errors_of(scenario("select: \"node1/gpu0\" clock_factor: 0")),
-            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].clock_factor: got 0 (expected 0 < f <= "
-                                      "1; a failed link or NIC takes failed: true)"}));
+            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].clock_factor: got 0 (expected 0.1 <= f "
+                                      "<= 1; a failed link or NIC takes failed: true)"}));
+  // Above 1: the same range, with the floor (fresh-user finding: "0 < f <= 1" here, "0.1 <= f" below).
+  EXPECT_EQ(errors_of(scenario("select: \"node1/gpu0\" clock_factor: 1.5")),
+            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].clock_factor: got 1.5 (expected 0.1 <= "
+                                      "f <= 1; an element cannot run faster than its datasheet)"}));
   EXPECT_EQ(errors_of(scenario("select: \"node1/nic0\" failed: false")),
             (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].failed: got false (expected true, or no "
                                       "override: an element that is up needs none)"}));

@@ -87,8 +87,9 @@ TEST(StorageReliabilityCostIo, ChecksArePositioned) {
       "workload.training.train_tokens > 0)",
       "t.textproto:11:3: reliability.monte_carlo_draws: got 0 (expected an integer from 1 to 1000000: the "
       "simulator's range)",
-      "t.textproto:13:56: cost.amortization_years: got 0 (expected a finite number > 0)",
-      "t.textproto:13:8: cost.energy_price_usd_per_kwh: got -0.1 (expected a finite number >= 0)",
+      "t.textproto:13:56: cost.amortization_years: got 0 (expected a finite number > 0 and <= 100: a century)",
+      "t.textproto:13:8: cost.energy_price_usd_per_kwh: got -0.1 (expected a finite number >= 0 and <= 100: USD 100 "
+      "per kWh, 200x retail)",
       "t.textproto:13:39: cost.utilization: got 1.5 (expected a fraction in (0, 1])",
   };
   EXPECT_EQ(e, want);
@@ -114,6 +115,32 @@ TEST(StorageReliabilityCostIo, PricesWithoutDefaultsMustBeGiven) {
     priced.replace(priced.find("cost { }"), 8, given);
     EXPECT_NO_THROW(load_scenario_text(priced, "t.textproto", Format::text, {})) << given;
   }
+}
+
+// A slip of the exponent is refused, not priced (fresh-user finding: 1e300 USD/kWh printed a
+// 60-digit cost); and hardware is not written off in less than a month.
+TEST(StorageReliabilityCostIo, PricesHaveUpperBounds) {
+  const std::string base =
+      "cluster { node_template: \"dgx_h100\" num_nodes: 1 }\n"
+      "workload { model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: "
+      "2048 }\n"
+      "  parallel { tp: 2 pp: 2 dp: 2 } training { global_batch_size: 16 } }\n"
+      "cost { COST }\n";
+  const auto errors_with = [&](const std::string& cost) {
+    std::string t = base;
+    t.replace(t.find("COST"), 4, cost);
+    return errors_of(t);
+  };
+  EXPECT_EQ(errors_with("energy_price_usd_per_kwh: 1e300"),
+            std::vector<std::string>{"t.textproto:5:8: cost.energy_price_usd_per_kwh: got 1e+300 (expected a finite "
+                                     "number >= 0 and <= 100: USD 100 per kWh, 200x retail)"});
+  EXPECT_EQ(errors_with("node_price_usd: 1e300"),
+            std::vector<std::string>{"t.textproto:5:8: cost.node_price_usd: got 1e+300 (expected a finite number >= 0 "
+                                     "and <= 1e+08: USD 100M for one node)"});
+  EXPECT_EQ(errors_with("amortization_years: 1e-300"),
+            std::vector<std::string>{"t.textproto:5:8: cost.amortization_years: got 1e-300 (expected at least 1/12, a "
+                                     "month: hardware is not written off faster)"});
+  EXPECT_TRUE(errors_with("energy_price_usd_per_kwh: 0.5 amortization_years: 0.25 node_price_usd: 3.5e6").empty());
 }
 
 // Issue 21: a rent-only comparison needs no purchase price: H200 has a public rent but no public

@@ -112,6 +112,41 @@ TEST(NcclTopoSearch, RingGraphUsesTheNodesNics) {
   EXPECT_LT(g.steps, 1 << 20);  // NCCL's global timeout bounds the search
 }
 
+// The open 4 -> 6 NIC case of docs/properties.md (DGX H100, 2 nodes): the NIC pairing is not its
+// cause. Every channel enters its node through a NIC on its entry GPU's own PCIe switch (no CPU on
+// the NIC -> GPU route) and leaves through the same NIC (crossNic 0). What differs is the channel
+// count: 4 NICs give 4 channels at 48 GB/s, which ncclTopoDupChannels doubles (8 at 24 GB/s); 6
+// NICs give 6 at 48 GB/s, which it keeps (search.cc ncclTopoDupChannels: ccMin > 80, bwIntra <
+// 50, nChannels > 4); 8 NICs give 8 at 45 GB/s. The tree graph has the ring's channels, and the
+// tree's per-channel maxima (tuning.cc perChMaxTreeBw x graph channels) then bind at 6, not 8.
+TEST(NcclTopoSearch, DgxH100GraphChannelsByNicCount) {
+  struct Want {
+    int nics, search_channels, graph_channels;
+    double bw_gb_per_s;
+  };
+  for (const Want w : {Want{4, 4, 8, 24.0}, Want{6, 6, 6, 48.0}, Want{8, 8, 8, 45.0}}) {
+    ClusterSpec spec;
+    spec.node_template = "dgx_h100";
+    spec.num_nodes = 2;
+    spec.nics_per_node = w.nics;
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    const Cluster cluster(spec, net);
+    const std::vector<int> gpus{0, 1, 2, 3, 4, 5, 6, 7};
+    const NcclTopoGraph g = search_ring_graph(cluster, net, gpus, 8, kNewestNcclVersion);
+    EXPECT_EQ(g.search_channels, w.search_channels) << w.nics << " NICs";
+    EXPECT_EQ(static_cast<int>(g.channels.size()), w.graph_channels) << w.nics << " NICs";
+    EXPECT_DOUBLE_EQ(g.bw_gb_per_s, w.bw_gb_per_s) << w.nics << " NICs";
+    for (const NcclTopoChannel& c : g.channels) {
+      EXPECT_EQ(c.nic_in, c.nic_out);
+      for (auto r : cluster.route(8, c.order[0], c.nic_in)) {
+        EXPECT_EQ(cluster.resource(r).to.find(".cpu"), std::string::npos)
+            << w.nics << " NICs: nic" << c.nic_in << " -> gpu" << c.order[0] << " crosses " << cluster.resource(r).to;
+      }
+    }
+  }
+}
+
 TEST(NcclTopoSearch, SpeedArraysByVersionAndArchitecture) {
   NcclVersion v;
   std::string why;

@@ -136,13 +136,20 @@ TEST_F(CliTest, PrintScenarioWritesJsonScenario) {
   EXPECT_EQ(run({"run", "--print-scenario", "--trace", (dir_ / "t.json").string()}).status, 2);
 }
 
-TEST_F(CliTest, ValidateFailsWhenThresholdIsExceeded) {
-  // One published case (Korthikanti et al. 2022 Fig. 1, 22B, TP 8: 59.25 GiB of activations).
-  const fs::path cases = dir_ / "one.cases.textproto";
+/// One published case (Korthikanti et al. 2022 Fig. 1, 22B, TP 8: 59.25 GiB of activations without
+/// recomputation) with the measured value and tolerance given, written to `cases`.
+void write_act_22b_case(const fs::path& cases, const std::string& measured, const std::string& tolerance) {
   std::ofstream(cases) << "case {\n  name: \"act-22B\"\n  scenario: \"" << kSrc
                        << "/scenarios/validation/selene_gpt.textproto\"\n"
                           "  set: \"workload.training.recompute=none\"\n"
-                          "  metric: \"activation_memory_gib\"\n  measured: 59.25\n  tolerance: 0.05\n}\n";
+                          "  metric: \"activation_memory_gib\"\n  measured: "
+                       << measured << "\n  tolerance: " << tolerance << "\n}\n";
+}
+
+TEST_F(CliTest, ValidateFailsWhenThresholdIsExceeded) {
+  // One published case (Korthikanti et al. 2022 Fig. 1, 22B, TP 8: 59.25 GiB of activations).
+  const fs::path cases = dir_ / "one.cases.textproto";
+  write_act_22b_case(cases, "59.25", "0.05");
   const Result ok = run({"validate", cases.string(), "--max-error", "5"});
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("activation_memory_gib"), std::string::npos);
@@ -159,10 +166,7 @@ TEST_F(CliTest, ValidateSetAppliesToEveryCaseAfterItsOwnSets) {
   // Korthikanti Fig. 1, 22B TP 8: the case sets recompute=none (59.25 GiB of activations);
   // --set recompute=full after it keeps only each layer's input, so the prediction falls.
   const fs::path cases = dir_ / "set.cases.textproto";
-  std::ofstream(cases) << "case {\n  name: \"act-22B\"\n  scenario: \"" << kSrc
-                       << "/scenarios/validation/selene_gpt.textproto\"\n"
-                          "  set: \"workload.training.recompute=none\"\n"
-                          "  metric: \"activation_memory_gib\"\n  measured: 59.25\n  tolerance: 0.05\n}\n";
+  write_act_22b_case(cases, "59.25", "0.05");
   const fs::path plain_csv = dir_ / "plain.csv";
   const fs::path full_csv = dir_ / "full.csv";
   ASSERT_EQ(run({"validate", cases.string(), "--csv", plain_csv.string()}).status, 0);
@@ -247,10 +251,7 @@ TEST_F(CliTest, ValidateTableKeepsWideFiguresApart) {
   // A measured figure of 12 characters (formatted with 3 decimals) used to touch the next column
   // ("11092200.00012534524.299").
   const fs::path cases = dir_ / "wide.cases.textproto";
-  std::ofstream(cases) << "case {\n  name: \"wide\"\n  scenario: \"" << kSrc
-                       << "/scenarios/validation/selene_gpt.textproto\"\n"
-                          "  set: \"workload.training.recompute=none\"\n"
-                          "  metric: \"activation_memory_gib\"\n  measured: 11092200\n  tolerance: 100\n}\n";
+  write_act_22b_case(cases, "11092200", "100");
   const Result r = run({"validate", cases.string()});
   EXPECT_NE(r.out.find("activation_memory_gib    11092200.000 "), std::string::npos) << r.out;
 }

@@ -139,12 +139,13 @@ int run_fit(const po::variables_map& vm, const po::options_description& opts, st
   if (!vm.count("inputs")) throw UsageError("calibrate fit: no measurement files given");
   if (!vm.count("base")) throw UsageError("calibrate fit: --base is required (scenario file, node template or GPU)");
   if (!vm.count("out")) throw UsageError("calibrate fit: --out PROFILE is required");
-  auto inputs = vm["inputs"].as<std::vector<std::string>>();
+  const auto inputs = vm["inputs"].as<std::vector<std::string>>();
   const std::string out_path = vm["out"].as<std::string>();
   // --base names a scenario file, a node template or a GPU; a file it names is an input too.
+  std::vector<std::string> read = inputs;
   if (std::error_code ec; std::filesystem::exists(vm["base"].as<std::string>(), ec))
-    inputs.push_back(vm["base"].as<std::string>());
-  check_output_path(out_path, vm.count("force") > 0, inputs);
+    read.push_back(vm["base"].as<std::string>());
+  check_output_path(out_path, vm.count("force") > 0, read);
   io::format_for_path(out_path);  // the profile must be readable back (.textproto, ...)
   calibrate::FitOptions o;
   std::vector<std::string> sets;

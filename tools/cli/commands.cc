@@ -158,6 +158,39 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   });
 }
 
+namespace {
+
+/// validate's case files, each case's scenario loaded with its sets and then --set; every input
+/// error of every file before any simulation runs. --csv must not name a file a case reads.
+void load_cases_for_validate(const po::variables_map& vm, std::vector<models::ValidationCase>& cases,
+                             std::vector<std::string>& case_file) {
+  std::vector<std::string> load_errors;
+  const std::vector<std::string> sets =
+      vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  for (const std::string& path : vm["cases"].as<std::vector<std::string>>()) {
+    try {
+      for (auto& c : io::load_validation_cases(path, sets)) {
+        cases.push_back(std::move(c));
+        case_file.push_back(path);
+      }
+    } catch (const io::ScenarioError& e) {
+      load_errors.insert(load_errors.end(), e.errors().begin(), e.errors().end());
+    }
+  }
+  if (!load_errors.empty()) throw io::ScenarioError(load_errors);
+  if (vm.count("csv")) {
+    // Nor any file a case names (its scenario, its nccl-tests log).
+    std::vector<std::string> named;
+    for (const auto& c : cases) {
+      if (!c.scenario_path.empty()) named.push_back(c.scenario_path);
+      if (c.nccl_tests && !c.nccl_tests->log_path.empty()) named.push_back(c.nccl_tests->log_path);
+    }
+    check_output_path(vm["csv"].as<std::string>(), true, named);
+  }
+}
+
+}  // namespace
+
 int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts(
       "traincast validate CASES... [options]\n\n"
@@ -202,32 +235,9 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       throw UsageError("--half: got \"" + half + "\" (expected fit, held or all)");
     if (vm.count("csv"))
       check_output_path(vm["csv"].as<std::string>(), vm.count("force") > 0, vm["cases"].as<std::vector<std::string>>());
-    // Load every file first, so that all input errors show before any simulation runs.
     std::vector<models::ValidationCase> cases;
     std::vector<std::string> case_file;
-    std::vector<std::string> load_errors;
-    for (const std::string& path : vm["cases"].as<std::vector<std::string>>()) {
-      try {
-        const std::vector<std::string> sets =
-            vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
-        for (auto& c : io::load_validation_cases(path, sets)) {
-          cases.push_back(std::move(c));
-          case_file.push_back(path);
-        }
-      } catch (const io::ScenarioError& e) {
-        load_errors.insert(load_errors.end(), e.errors().begin(), e.errors().end());
-      }
-    }
-    if (!load_errors.empty()) throw io::ScenarioError(load_errors);
-    if (vm.count("csv")) {
-      // Nor any file a case names (its scenario, its nccl-tests log).
-      std::vector<std::string> named;
-      for (const auto& c : cases) {
-        if (!c.scenario_path.empty()) named.push_back(c.scenario_path);
-        if (c.nccl_tests && !c.nccl_tests->log_path.empty()) named.push_back(c.nccl_tests->log_path);
-      }
-      check_output_path(vm["csv"].as<std::string>(), true, named);
-    }
+    load_cases_for_validate(vm, cases, case_file);
     std::size_t loaded = cases.size();
     if (half != "all") {
       // The split rule (validation_stats.h): cases outside the half, and cases of no shared-table

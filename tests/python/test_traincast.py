@@ -107,6 +107,14 @@ def test_plan_compare_nccl_tests_and_catalog(tmp_path):
     assert [r["size_bytes"] for r in rows] == [1 << 20, 4 << 20, 16 << 20, 64 << 20]
     assert all(r["busbw_gb_per_s"] > 0 for r in rows)
     assert rows[-1]["busbw_gb_per_s"] > rows[0]["busbw_gb_per_s"]
+    # gpus as a list of ids equals the CLI's string form (fresh-user finding: a list was refused).
+    two = dict(min_bytes="1M", max_bytes="1M")
+    assert traincast.nccl_tests(SRC / "scenarios/nccl/dgx_h100.textproto", gpus=[0, 1], **two) == \
+        traincast.nccl_tests(SRC / "scenarios/nccl/dgx_h100.textproto", gpus="0,1", **two)
+    with pytest.raises(TypeError):
+        traincast.nccl_tests(SRC / "scenarios/nccl/dgx_h100.textproto", gpus=[0.5], **two)
+    with pytest.raises(TypeError, match="profile: got 5"):  # not read as a file named "5"
+        traincast.run(profile=5)
     cat = traincast.catalog()
     h100 = next(g for g in cat["gpus"] if g["name"] == "H100-SXM5-80GB")
     assert h100["peak_bf16_flops"] == 989.4e12 and h100["tdp_w"] == 700

@@ -264,6 +264,14 @@ def _set_args(overrides: Overrides) -> list:
     return [a for item in items for a in ("--set", item)]
 
 
+def _path_arg(name: str, value: Any) -> Optional[str]:
+    if value is None:
+        return None
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name}: got {value!r} (expected a file path)")
+    return os.fspath(value)
+
+
 def _opt(flag: str, value: Any) -> list:
     return [] if value is None else [flag, _value_text(value)]
 
@@ -294,7 +302,7 @@ def run(scenario: Scenario = None, overrides: Overrides = None, *, profile: Opti
     Chrome/Perfetto trace to this path (an existing file is refused unless force=True)."""
     with _Call() as c:
         path = c.scenario(scenario)
-        args = ["run"] + ([path] if path else []) + _set_args(overrides) + _opt("--profile", profile)
+        args = ["run"] + ([path] if path else []) + _set_args(overrides) + _opt("--profile", _path_arg("profile", profile))
         args += _opt("--threads", _int_arg("threads", threads)) + _opt("--trace", trace) + _flag("--force", force)
         args += ["--json", c.out("report.json")]
         c.run(args)
@@ -372,16 +380,22 @@ def sweep(sweep_file: Union[str, os.PathLike], *, jobs: Optional[int] = None):
 
 def nccl_tests(scenario: Scenario, *, op: str = "all_reduce", min_bytes: Union[int, str] = "32M",
                max_bytes: Union[int, str] = "32M", step_factor: Optional[float] = None,
-               datatype: str = "float", gpus: Optional[str] = None, overrides: Overrides = None,
+               datatype: str = "float", gpus: Union[None, str, Sequence[int]] = None, overrides: Overrides = None,
                profile: Optional[str] = None) -> list:
     """`traincast nccl-tests`: nccl-tests simulated on the scenario's GPUs; returns one dict per size
     (size_bytes, count, type, redop, root, time_us, algbw_gb_per_s, busbw_gb_per_s, algorithm,
-    protocol, channels), numbers as int or float."""
+    protocol, channels), numbers as int or float. gpus: "0,8-15" as --gpus takes it, or a list of
+    GPU ids such as [0, 8]."""
+    if gpus is not None and not isinstance(gpus, str):
+        if isinstance(gpus, bytes) or not isinstance(gpus, Iterable) or \
+                any(isinstance(g, bool) or not isinstance(g, int) for g in gpus):
+            raise TypeError(f"gpus: got {gpus!r} (expected a list of GPU ids such as [0, 8], or a string such as \"0,8-15\")")
+        gpus = ",".join(str(g) for g in gpus)
     with _Call() as c:
         path = c.scenario(scenario)
         args = ["nccl-tests"] + ([path] if path else []) + ["--op", op, "-b", str(min_bytes), "-e", str(max_bytes)]
         args += _opt("-f", step_factor) + ["-d", datatype] + _opt("--gpus", gpus) + _set_args(overrides)
-        args += _opt("--profile", profile) + ["--csv", c.out("nccl.csv")]
+        args += _opt("--profile", _path_arg("profile", profile)) + ["--csv", c.out("nccl.csv")]
         c.run(args)
         with open(c.out("nccl.csv"), encoding="utf-8") as f:
             return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(f)]

@@ -247,6 +247,18 @@ TEST_F(CliTest, ForceNeverOverwritesAnInputNamedInsideAFile) {
   EXPECT_EQ(slurp(base.string()), base_text);
 }
 
+// Boost's own wording named no flag first and no expectation (fresh-user finding).
+TEST_F(CliTest, OptionParserErrorsNameTheFlagAndWhatIsExpected) {
+  Result r = run({"run", "--threads", "abc"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: --threads: got \"abc\" (expected a number; see --help for the option's range)\n");
+  r = run({"run", kSrc + "/scenarios/default.textproto", kSrc + "/scenarios/default.textproto"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: too many file names on the command line (expected at most 1 file; options take the form "
+            "--name value)\n");
+}
+
 TEST_F(CliTest, ValidateTableKeepsWideFiguresApart) {
   // A measured figure of 12 characters (formatted with 3 decimals) used to touch the next column
   // ("11092200.00012534524.299").

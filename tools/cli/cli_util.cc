@@ -181,6 +181,19 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
   try {
     po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
     po::notify(vm);
+  } catch (const po::invalid_option_value& e) {
+    // Boost says "the argument ('abc') for option '--threads' is invalid": name the flag first,
+    // as every other usage error does, and what it takes.
+    const std::string what = e.what();
+    const std::size_t a = what.find("('");
+    const std::size_t b = what.find("')", a == std::string::npos ? 0 : a);
+    const std::string got = a != std::string::npos && b != std::string::npos ? what.substr(a + 2, b - a - 2) : "";
+    throw UsageError(e.get_option_name() + ": got \"" + got + "\" (expected a number; " +
+                     "see --help for the option's range)");
+  } catch (const po::too_many_positional_options_error&) {
+    const unsigned most = pos.max_total_count();
+    throw UsageError("too many file names on the command line (expected at most " + std::to_string(most) +
+                     (most == 1 ? " file" : " files") + "; options take the form --name value)");
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }

@@ -208,7 +208,9 @@ int CollectiveEngine::kernel_ctas(const CollectiveCall& call) const {
   const CollectivePlan* plan = nullptr;
   const CollectiveChoice choice = choose_plan(call, &plan);  // validates
   if (call.ranks.size() < 2 || plan == nullptr) return 0;
-  // NCCL_NCHANNELS_PER_NET_PEER's default (2.12-2.19; src/graph/paths.cc NCHANNELS_PER_NET_PEER).
+  // p2p inside one node: the channels NCCL's planner puts work on (the kernel's channel mask).
+  if (plan->p2p_channels.channels > 0) return std::max(1, p2p_plan_at(*plan, call.bytes).busy_channels);
+  // Across nodes: NCCL_NCHANNELS_PER_NET_PEER's default (2.12-2.19; src/graph/paths.cc).
   constexpr int kP2pChannelsPerPeer = 2;
   if (call.op == CollectiveOp::send_recv) return kP2pChannelsPerPeer;
   if (choice.algorithm == CollectiveAlgorithm::nvls || choice.algorithm == CollectiveAlgorithm::nvls_tree)

@@ -168,9 +168,11 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   /// nodes, comm->nChannels of the ring graph (CollectivePlan::comm_channels, the tree shares
   /// the ring's channels); on one node, the ring graph searched on the node (nccl_topo_search.h),
   /// doubled by ncclTopoPostset (at most MAXCHANNELS), then NCCL_MAX/MIN_NCHANNELS; NVLS and
-  /// NVLS tree, NCCL_NVLS_NCHANNELS (NcclNvlsChunking::nvls_channels, 16); send/recv, NCCL's 2
-  /// channels per network peer (NCCL_NCHANNELS_PER_NET_PEER, 2.12-2.19 default, src/graph/paths.cc),
-  /// and all-to-all the group's ring channels. The full count for every size: NCCL runs fewer
+  /// NVLS tree, NCCL_NVLS_NCHANNELS (NcclNvlsChunking::nvls_channels, 16); all-to-all and
+  /// send/recv inside one node, the channels NCCL's p2p planner puts work on (p2p_plan_at's
+  /// busy_channels); across nodes, send/recv NCCL's 2 channels per network peer
+  /// (NCCL_NCHANNELS_PER_NET_PEER, 2.12-2.19 default, src/graph/paths.cc) and all-to-all the
+  /// group's ring channels. The full count for every size: NCCL runs fewer
   /// channels below ~2 MiB per channel (NCCL_AGG_CHANNEL_SIZE), where the kernel is short anyway.
   /// 0 for a one-rank group (no kernel). Same errors as start().
   int kernel_ctas(const CollectiveCall& call) const;

@@ -57,14 +57,6 @@ constexpr std::array<std::array<double, 3>, 4> kPerChMaxTreeLL128{
 // NCCL_TOPO_PATTERN_TREE", so a tree over nodes holding one GPU each pays it.
 constexpr double kTreePatternFactor = 0.85;
 
-// p2p inside one node (nccl_p2p.h): NCCL's planner at `bytes` (nccl-tests size: all_to_all S, a
-// share S / n to each rank; send_recv the message).
-NcclP2pPlan p2p_plan_at(const CollectivePlan& plan, double bytes) {
-  const double per_peer = plan.op == CollectiveOp::all_to_all ? bytes / static_cast<double>(plan.ranks.size()) : bytes;
-  return nccl_p2p_plan(static_cast<int>(plan.ranks.size()), plan.p2p_rounds, per_peer, plan.p2p_channels,
-                       plan.p2p_chunk_bytes);
-}
-
 // The factor <= 1 by which the busiest p2p channel slows a one-node p2p plan at `bytes` (before
 // the protocol's factor, which both bounds share): link time (the phase's bottleneck at factor 1)
 // over the busiest channel's bytes at one channel's rate, when the channel is slower.
@@ -583,6 +575,12 @@ const char* protocol_name(CollectiveProtocol p) {
       return "Simple";
   }
   return "?";
+}
+
+NcclP2pPlan p2p_plan_at(const CollectivePlan& plan, double bytes) {
+  const double per_peer = plan.op == CollectiveOp::all_to_all ? bytes / static_cast<double>(plan.ranks.size()) : bytes;
+  return nccl_p2p_plan(static_cast<int>(plan.ranks.size()), plan.p2p_rounds, per_peer, plan.p2p_channels,
+                       plan.p2p_chunk_bytes);
 }
 
 }  // namespace traincast::models

@@ -255,4 +255,8 @@ const char* protocol_name(CollectiveProtocol p);
 /// for all_to_all / send_recv (CollectiveChoice::point_to_point), else algorithm_name.
 const char* choice_algorithm_name(const CollectiveChoice& c);
 
+/// NCCL's p2p planner (nccl_p2p.h) for a one-node p2p plan (plan.p2p_channels.channels > 0) at
+/// `bytes`, the nccl-tests size: all_to_all S (a share S / n to each rank), send_recv the message.
+NcclP2pPlan p2p_plan_at(const CollectivePlan& plan, double bytes);
+
 }  // namespace traincast::models

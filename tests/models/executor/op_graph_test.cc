@@ -156,7 +156,9 @@ TEST(SmShare, KernelCtasFollowNcclsChannels) {
   EXPECT_EQ(rig.coll.kernel_ctas(call), 0);  // one rank: no kernel
   call.op = CollectiveOp::send_recv;
   call.ranks = {0, 1};
-  EXPECT_EQ(rig.coll.kernel_ctas(call), 2);  // NCCL_NCHANNELS_PER_NET_PEER
+  // Inside one node: the channels NCCL's p2p planner uses (a 64 MB pair: 16 parts on 16 channels,
+  // nccl_p2p_test's two-rank case), not the 2 per network peer of a pair across nodes.
+  EXPECT_EQ(rig.coll.kernel_ctas(call), 16);
   call.op = CollectiveOp::all_reduce;
   call.ranks = {0, 1, 2, 3, 4, 5, 6, 7};
   call.algorithm = CollectiveAlgorithm::nvls;

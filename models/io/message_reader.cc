@@ -16,6 +16,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "models/io/int_ranges.h"
+#include "models/io/suggest.h"
 
 namespace traincast::io::detail {
 namespace pb = google::protobuf;
@@ -68,27 +69,6 @@ std::vector<std::string> names_of(const pb::EnumDescriptor* type) {
   return names;
 }
 
-/// Optimal string alignment distance: insertions, deletions, substitutions and transpositions of
-/// adjacent characters ("bf61" -> "bf16" is 1) each cost 1.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  const std::size_t n = a.size();
-  const std::size_t m = b.size();
-  std::vector<std::size_t> d((n + 1) * (m + 1));
-  auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * (m + 1) + j]; };
-  for (std::size_t i = 0; i <= n; ++i) at(i, 0) = i;
-  for (std::size_t j = 0; j <= m; ++j) at(0, j) = j;
-  for (std::size_t i = 1; i <= n; ++i) {
-    for (std::size_t j = 1; j <= m; ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
-      }
-    }
-  }
-  return at(n, m);
-}
-
 // ------------------------------------------------------------------------------------------------
 // Text format
 // ------------------------------------------------------------------------------------------------
@@ -97,6 +77,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 constexpr std::string_view kOverflowMessage = "Number out of range as written";
 /// The diagnostic add_number_diagnostics records for an integer literal with a leading zero.
 constexpr std::string_view kOctalMessage = "Octal literal";
+/// How protobuf's tokenizer (io/tokenizer.cc) begins its error for a byte >= 0x80 outside a string.
+constexpr std::string_view kNonAsciiMessage = "Interpreting non ascii codepoint";
 
 struct RawDiagnostic {
   int line = 0;  // 0-based, as protobuf gives them
@@ -359,6 +341,11 @@ std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, co
   if (starts_with(m, "Non-repeated field \"") && c.has_field) {
     return format_pos(origin, c.name_pos) + ": " + field_path + ": specified more than once (expected a single value)";
   }
+  if (starts_with(m, kNonAsciiMessage)) {
+    return format_pos(origin, raw) + ": " + (c.frame_path.empty() ? "" : c.frame_path + ": ") +
+           "non-ASCII character outside a quoted string (expected ASCII field names and values; other characters "
+           "only inside \"...\" strings or # comments)";
+  }
   if (m == kOverflowMessage) {
     // Only a real field reads such a literal silently; elsewhere protobuf's own error stands.
     if (!c.has_field || c.field == nullptr ||
@@ -533,6 +520,17 @@ ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Messag
   std::stable_sort(collector.items.begin(), collector.items.end(), [](const RawDiagnostic& a, const RawDiagnostic& b) {
     return a.line != b.line ? a.line < b.line : a.column < b.column;
   });
+  // From a non-ASCII byte's line on, the token stream is broken: what protobuf says there but that
+  // byte (the word it cut short, the stray byte) is its echo.
+  const auto non_ascii = std::find_if(collector.items.begin(), collector.items.end(),
+                                      [](const RawDiagnostic& d) { return starts_with(d.message, kNonAsciiMessage); });
+  if (non_ascii != collector.items.end()) {
+    const RawDiagnostic first = *non_ascii;
+    collector.items.erase(std::remove_if(collector.items.begin(), collector.items.end(),
+                                         [&](const RawDiagnostic& d) { return d.line >= first.line; }),
+                          collector.items.end());
+    collector.items.push_back(first);
+  }
   TextScanner scanner(text, message.GetDescriptor());
   std::set<std::string> seen;
   std::size_t more = 0;
@@ -842,19 +840,6 @@ std::string enum_list(const pb::EnumDescriptor* type) {
   std::string out;
   for (const std::string& name : names_of(type)) out += (out.empty() ? "" : ", ") + name;
   return out;
-}
-
-std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates) {
-  if (name.empty() || name.size() > 64) return {};
-  std::size_t best_distance = std::max<std::size_t>(1, name.size() / 3) + 1, prefixed = 0;
-  const std::string *best = nullptr, *begun = nullptr;  // else the one candidate `name` begins (issue 21)
-  for (const std::string& c : candidates) {
-    const std::size_t d = edit_distance(name, c);
-    if (d < best_distance) best_distance = d, best = &c;
-    if (name.size() >= 4 && c.size() > name.size() && c.compare(0, name.size(), name) == 0) ++prefixed, begun = &c;
-  }
-  if (best == nullptr && prefixed == 1) best = begun;
-  return best == nullptr ? std::string() : ", did you mean \"" + *best + "\"?";
 }
 
 std::string value_suggestion(const pb::FieldDescriptor* field, std::string_view value) {

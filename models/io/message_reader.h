@@ -61,10 +61,6 @@ std::string field_list(const google::protobuf::Descriptor* type);
 /// Comma-separated value names of `type`, in declaration order.
 std::string enum_list(const google::protobuf::EnumDescriptor* type);
 
-/// `, did you mean "x"?` for the candidate closest to `name` by edit distance, when it is close
-/// (distance <= max(1, |name| / 3)); empty otherwise.
-std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);
-
 /// For an enum field, did_you_mean(value, its value names); empty for other fields.
 std::string value_suggestion(const google::protobuf::FieldDescriptor* field, std::string_view value);
 

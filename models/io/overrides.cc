@@ -9,6 +9,7 @@
 
 #include "models/io/int_ranges.h"
 #include "models/io/message_reader.h"
+#include "models/io/suggest.h"
 
 namespace traincast::io::detail {
 namespace pb = google::protobuf;

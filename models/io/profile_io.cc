@@ -22,6 +22,7 @@
 #include "models/io/file_kind.h"
 #include "models/io/int_ranges.h"
 #include "models/io/message_reader.h"
+#include "models/io/suggest.h"
 #include "traincast.pb.h"
 
 namespace traincast::io {

@@ -13,6 +13,7 @@
 #include "models/collectives/nccl_versions.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/element_overrides.h"
+#include "models/io/suggest.h"
 #include "traincast.pb.h"
 
 namespace traincast::io::detail {

@@ -17,6 +17,7 @@
 #include "models/hardware/cluster.h"
 #include "models/hardware/element_overrides.h"
 #include "models/io/scenario_checks.h"
+#include "models/io/suggest.h"
 #include "models/power/power_model.h"
 
 namespace traincast::io::detail {

@@ -12,6 +12,7 @@
 #include "models/io/int_ranges.h"
 #include "models/io/overrides.h"
 #include "models/io/scenario_io.h"
+#include "models/io/suggest.h"
 #include "models/io/sweep_csv.h"
 
 namespace traincast::io::detail {

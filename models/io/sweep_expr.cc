@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "models/io/message_reader.h"
+#include "models/io/suggest.h"
 
 namespace traincast::io {
 

@@ -19,6 +19,7 @@
 #include "models/io/file_kind.h"
 #include "models/io/message_reader.h"
 #include "models/io/overrides.h"
+#include "models/io/suggest.h"
 #include "models/io/sweep_axes.h"
 #include "models/io/sweep_csv.h"
 #include "models/io/sweep_expr.h"

@@ -15,6 +15,7 @@
 #include "models/io/file_kind.h"
 #include "models/io/scenario_io.h"
 #include "models/io/scenario_io_internal.h"
+#include "models/io/suggest.h"
 #include "traincast.pb.h"
 
 namespace traincast::io {

@@ -116,6 +116,24 @@ TEST_F(NewUserCli, IntegerWithALeadingZeroIsRefusedNotReadAsOctal) {
   EXPECT_EQ(r.err.find("leading zero"), std::string::npos) << r.err;
 }
 
+// A non-ASCII letter in a field name (fresh-user finding: `nodé: 2` printed protobuf's "interpreting
+// non ascii codepoint 195", an unknown field "nod" and a stray byte): one positioned line; a
+// non-ASCII character inside a string or a comment is not refused by the parser.
+TEST_F(NewUserCli, NonAsciiFieldNameIsOneClearError) {
+  const fs::path t = dir_ / "s.textproto";
+  std::ofstream(t) << "# caf\xc3\xa9 is fine here\ncluster {\n  nod\xc3\xa9: 2\n}\nworkload { x: 1 }\n";
+  Result r = run({"run", t.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, t.string() +
+                       ":3:6: cluster: non-ASCII character outside a quoted string (expected ASCII field names and "
+                       "values; other characters only inside \"...\" strings or # comments)\n");
+  std::ofstream(t) << "# caf\xc3\xa9\ncluster {\n  gpu: \"H100\xc3\xa9\"\n}\n";
+  r = run({"nccl-tests", t.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.find("non-ASCII"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":3:3: cluster.gpu: unknown GPU"), std::string::npos) << r.err;
+}
+
 // nccl-tests on one GPU times a device-local copy kernel, which is not modelled: refused, not 0 us.
 TEST_F(NewUserCli, NcclTestsOnOneGpuIsRefused) {
   const Result r = run({"nccl-tests", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--gpus", "0"});

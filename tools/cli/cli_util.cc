@@ -86,18 +86,35 @@ void check_output_path(const std::string& path, bool force, const std::vector<st
     msg.append(": cannot write in ").append(dir.string()).append(" (").append(std::strerror(errno)).append(")");
     throw UsageError(msg);
   }
-  // access() answers yes to root everywhere (/proc included), so try the file itself: open an
-  // existing one for writing without truncating it, or create a new one and remove it again. A
-  // run used to simulate for its whole length and only then find it could not write.
+  // access() answers yes to root everywhere (/proc included), so try what write_output_file will
+  // do: create a temporary file beside the target (then renamed over it) and, for an existing
+  // target, open it for writing without truncating it. A run used to simulate for its whole length
+  // and only then find it could not write.
   const bool existed = fs::exists(st);
-  const int fd = ::open(path.c_str(), existed ? O_WRONLY : (O_WRONLY | O_CREAT | O_EXCL), 0644);
-  if (fd < 0) {
+  std::string probe = (dir / ".traincast_probe.XXXXXX").string();
+  const int probe_fd = ::mkstemp(probe.data());
+  if (probe_fd < 0) {
     std::string msg = path;
-    msg.append(": cannot write it (").append(std::strerror(errno)).append(")");
+    msg.append(": cannot write: ")
+        .append(dir.string())
+        .append(" does not take new files (")
+        .append(std::strerror(errno));
+    msg.append(
+        "; the output is written to a temporary file there and renamed; expected a directory on a writable file "
+        "system)");
     throw UsageError(msg);
   }
-  ::close(fd);
-  if (!existed) ::unlink(path.c_str());
+  ::close(probe_fd);
+  ::unlink(probe.c_str());
+  if (existed) {
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    if (fd < 0) {
+      std::string msg = path;
+      msg.append(": cannot write it (").append(std::strerror(errno)).append(")");
+      throw UsageError(msg);
+    }
+    ::close(fd);
+  }
   for (const std::string& in : inputs)
     if (resolved(in) == target) {
       std::string msg = path;

@@ -173,5 +173,15 @@ TEST(BuyerDefectsCli, MemoryNeedShowsTheDifferenceOneDecimalHides) {
   EXPECT_EQ(format_memory_need(30.0 * gib, 40.0 * gib), "30.0 GiB per GPU of 40.0 GiB");
 }
 
+// A short iteration's energy printed "0.000 kWh" (fresh-user finding): the unit follows the size.
+TEST(BuyerDefectsCli, EnergyPerIterationKeepsItsDigits) {
+  EXPECT_EQ(format_energy(7.942 * 3.6e6), "7.942 kWh");
+  EXPECT_EQ(format_energy(3.6e6), "1.000 kWh");
+  EXPECT_EQ(format_energy(0.054 * 3.6e6), "54.0 Wh");
+  EXPECT_EQ(format_energy(3600.0), "1.0 Wh");
+  EXPECT_EQ(format_energy(6.14), "6.1 J");
+  EXPECT_NE(run({"run"}).out.find("; energy 53.9 Wh per iteration"), std::string::npos);  // the default scenario
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -89,6 +89,22 @@ std::string format_fixed(double value, int decimals) {
   return buf;
 }
 
+std::string format_energy(double joules) {
+  constexpr double kJoulesPerWh = 3600.0;
+  std::string out;
+  if (joules >= 1000 * kJoulesPerWh) {
+    out = format_fixed(joules / (1000 * kJoulesPerWh), 3);
+    out += " kWh";
+  } else if (joules >= kJoulesPerWh) {
+    out = format_fixed(joules / kJoulesPerWh, 1);
+    out += " Wh";
+  } else {
+    out = format_fixed(joules, 1);
+    out += " J";
+  }
+  return out;
+}
+
 // Strings here are built by appending: GCC 12's -O2/-O3 inlining of operator+(const char*,
 // std::string&&) and of assign(const char*) warns a bogus -Wrestrict (GCC bug 105651).
 std::string signed_fixed(double value, int decimals) {
@@ -394,7 +410,7 @@ void print_power_and_thermal(std::ostream& o, const models::Report& r) {
       << format_fixed(pw.node_average_w / 1e3, 2) << " kW, peak " << format_fixed(pw.node_peak_w / 1e3, 2)
       << " kW (PSUs " << format_fixed(pw.node_psu_capacity_w / 1e3, 1) << " kW with redundancy)\n";
     o << "  facility " << format_fixed(pw.facility_average_w / 1e3, 1) << " kW at PUE " << format_fixed(pw.pue, 2)
-      << "; energy " << format_fixed(pw.energy_per_iteration_j / 3.6e6, 3) << " kWh per iteration";
+      << "; energy " << format_energy(pw.energy_per_iteration_j) << " per iteration";
     if (pw.energy_to_train_kwh > 0) o << ", " << with_thousands(pw.energy_to_train_kwh) << " kWh to train";
     o << "\n";
     for (const auto& ov : pw.psu_overloads)

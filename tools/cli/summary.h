@@ -28,6 +28,9 @@ std::string lpad(const std::string& s, std::size_t width);
 /// decimal would print the two alike ("40.0 GiB of 40.0 GiB", issue 21) three are printed; the excess
 /// is named whenever need > have.
 std::string format_memory_need(double need_bytes, double have_bytes);
+/// Energy in joules as kWh (3 decimals) from 1 kWh, Wh (1 decimal) from 1 Wh, else J (1 decimal):
+/// "7.942 kWh", "54.0 Wh", "6.1 J" (a short iteration printed "0.000 kWh").
+std::string format_energy(double joules);
 /// FLOP count with an SI prefix ("60.7 PFLOP").
 std::string format_flop(double flop);
 

@@ -35,7 +35,7 @@ struct ValidationCase {
   Scenario scenario;                   ///< the scenario loaded with the overrides, validated
   std::string metric;                  ///< one of validation_metrics()
   double measured = 0.0;               ///< measured value in the metric's unit, > 0
-  double tolerance = 0.0;              ///< allowed |predicted - measured| / measured; 0 = caller's default
+  double tolerance = 0.0;              ///< allowed |predicted - measured| / measured; 0 = no limit of its own
   std::string source;                  ///< citation (the file-level source when the case has none)
   std::string notes;
   /// The shared-table row scored, "FILE.csv:INDEX" (0-based data row); "" = none (ValidationCases

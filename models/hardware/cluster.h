@@ -85,6 +85,13 @@ class Cluster {
   /// build_node and build_fabric; tests/models/hardware/network_size_test.cc checks it). Throws
   /// what Cluster(spec) throws for a bad spec, but not the size limit.
   static NetworkSize network_size(const ClusterSpec& spec);
+  /// The fabric settings of `spec` that change nothing, one sentence each naming the field and
+  /// why (fabric_notes.cc): any fabric field but `kind` on a one-node cluster; an oversubscription
+  /// above 1 where every node sits under one leaf group (no traffic crosses a leaf up-link), or
+  /// where whole up-link ports round it to under 90 % of the ratio asked (rail-optimized with
+  /// nodes_per_leaf 1 at 2:1 is 1 down port : 1 up port). Empty when every setting acts. Throws
+  /// what Cluster(spec) throws for a bad spec.
+  static std::vector<std::string> settings_without_effect(const ClusterSpec& spec);
 
   int num_gpus() const { return num_nodes_ * gpus_per_node_; }
   int num_nodes() const { return num_nodes_; }

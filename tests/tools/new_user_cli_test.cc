@@ -134,6 +134,33 @@ TEST_F(NewUserCli, NonAsciiFieldNameIsOneClearError) {
   EXPECT_NE(r.err.find(":3:3: cluster.gpu: unknown GPU"), std::string::npos) << r.err;
 }
 
+// Fabric settings the built fabric ignores were accepted silently (fresh-user finding): a fabric
+// field on one node; oversubscription where every node is under one leaf, or where whole up-link
+// ports round it away (rail-optimized, nodes_per_leaf 1: 1 down port, ceil(1 / 2) = 1 up port).
+TEST_F(NewUserCli, FabricSettingsWithoutEffectAreNamed) {
+  const std::string two = kSrc + "/scenarios/nccl/h100_ib400_2node.textproto";
+  Result r = run({"nccl-tests", two, "--set", "cluster.fabric.oversubscription=2", "--set",
+                  "cluster.fabric.nodes_per_leaf=1", "-b", "1M", "-e", "1M"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("warning: cluster.fabric.oversubscription 2:1 acts as 1:1: a leaf has 1 down port and up-links "
+                       "are whole ports at the NIC line rate, ceil(1 / 2) = 1"),
+            std::string::npos)
+      << r.err;
+  r = run({"nccl-tests", two, "--set", "cluster.fabric.oversubscription=2", "-b", "1M", "-e", "1M"});
+  EXPECT_NE(r.err.find("warning: cluster.fabric.oversubscription 2:1 has no effect: all 2 nodes sit under one leaf "
+                       "group (nodes_per_leaf 32)"),
+            std::string::npos)
+      << r.err;
+  // fat_tree with nodes_per_leaf 1: 8 NICs down, ceil(8 / 2) = 4 up, 2:1 acts: no warning.
+  r = run({"nccl-tests", two, "--set", "cluster.fabric.oversubscription=2", "--set", "cluster.fabric.nodes_per_leaf=1",
+           "--set", "cluster.fabric.kind=fat_tree", "-b", "1M", "-e", "1M"});
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  r = run(
+      {"run", "--set", "cluster.num_nodes=1", "--set", "workload.parallel.dp=4", "--set", "cluster.fabric.sharp=true"});
+  EXPECT_NE(r.err.find("warning: cluster.fabric.sharp has no effect: the cluster is one node"), std::string::npos)
+      << r.err;
+}
+
 // nccl-tests on one GPU times a device-local copy kernel, which is not modelled: refused, not 0 us.
 TEST_F(NewUserCli, NcclTestsOnOneGpuIsRefused) {
   const Result r = run({"nccl-tests", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--gpus", "0"});

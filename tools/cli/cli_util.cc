@@ -146,6 +146,11 @@ void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err) {
   if (sc.parallel.cp > 1) check("TP x CP", sc.parallel.tp * sc.parallel.cp);
 }
 
+void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err) {
+  for (const std::string& note : models::Cluster::settings_without_effect(sc.cluster))
+    err << "warning: " << note << "\n";
+}
+
 std::vector<std::string> scenario_input_files(const models::Scenario& sc, const std::string& scenario_path) {
   std::vector<std::string> files;
   if (!scenario_path.empty()) files.push_back(scenario_path);

@@ -68,6 +68,10 @@ void refuse_job_list(const models::Scenario& sc, const std::string& scenario_pat
 /// and their collectives cross the NICs, which the report then shows as slow GPUs or communication.
 void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err);
 
+/// Warns on `err` for each fabric setting the cluster ignores (models::Cluster::settings_without_effect:
+/// fabric fields on one node, an oversubscription no leaf up-link feels).
+void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err);
+
 std::vector<std::string> scenario_input_files(const models::Scenario& sc, const std::string& scenario_path);
 
 /// Writes `text` to `path` atomically: a unique temporary file (mkstemp) in the same directory,

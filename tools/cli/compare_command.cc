@@ -154,7 +154,10 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       }
     }
     if (!errors.empty()) throw io::ScenarioError(errors);
-    for (const CompareInput& x : in) warn_groups_straddle_nodes(x.scenario, err);
+    for (const CompareInput& x : in) {
+      warn_groups_straddle_nodes(x.scenario, err);
+      warn_settings_without_effect(x.scenario, err);
+    }
     const InterruptScope interrupts;  // Ctrl-C stops the simulations (exit 130, nothing written)
     const CompareResult result = compare_scenarios(in, budgets, jobs);
     out << format_compare(result);

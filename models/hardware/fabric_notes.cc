@@ -1,0 +1,57 @@
+// Cluster::settings_without_effect: fabric fields a scenario sets that the built fabric ignores,
+// so that the CLI can say so instead of answering as if they acted.
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/hardware/cluster.h"
+
+namespace traincast::models {
+
+std::vector<std::string> Cluster::settings_without_effect(const ClusterSpec& spec) {
+  const Cluster c(spec, SizesOnly{});
+  const FabricSpec& f = spec.fabric;
+  const FabricSpec defaults;
+  std::vector<std::string> notes;
+  if (c.fabric_slots() == 1) {
+    std::vector<std::string> set;
+    if (f.oversubscription != defaults.oversubscription) set.emplace_back("oversubscription");
+    if (f.switch_latency_ns != defaults.switch_latency_ns) set.emplace_back("switch_latency_ns");
+    if (f.nodes_per_leaf != defaults.nodes_per_leaf) set.emplace_back("nodes_per_leaf");
+    if (f.tiers != defaults.tiers) set.emplace_back("tiers");
+    if (f.leaves_per_pod != defaults.leaves_per_pod) set.emplace_back("leaves_per_pod");
+    if (!f.torus_dims.empty()) set.emplace_back("torus_dims");
+    if (f.cable_length_m != defaults.cable_length_m) set.emplace_back("cable_length_m");
+    if (f.routing != defaults.routing) set.emplace_back("routing");
+    if (f.ecmp_seed != defaults.ecmp_seed) set.emplace_back("ecmp_seed");
+    if (f.sharp != defaults.sharp) set.emplace_back("sharp");
+    for (const std::string& name : set)
+      notes.push_back("cluster.fabric." + name +
+                      " has no effect: the cluster is one node, so no traffic crosses the fabric (expected "
+                      "num_nodes > 1 for fabric settings to act)");
+    return notes;
+  }
+  if (f.kind != FabricKind::fat_tree && f.kind != FabricKind::rail_optimized) return notes;
+  if (!(f.oversubscription > 1.0) || f.leaf_up_ports > 0) return notes;
+  std::ostringstream o;
+  o << "cluster.fabric.oversubscription " << f.oversubscription << ":1 has no effect: ";
+  if (c.num_groups_ <= 1) {
+    o << "all " << c.fabric_slots() << " nodes sit under one leaf group (nodes_per_leaf " << f.nodes_per_leaf
+      << "), so no traffic crosses a leaf up-link (expected nodes_per_leaf < num_nodes for an oversubscribed fabric)";
+    notes.push_back(o.str());
+    return notes;
+  }
+  const double effective = static_cast<double>(c.leaf_down_ports_) / c.leaf_up_ports_;
+  if (effective >= 0.9 * f.oversubscription) return notes;
+  o.str("");
+  o << "cluster.fabric.oversubscription " << f.oversubscription << ":1 acts as " << effective << ":1: a leaf has "
+    << c.leaf_down_ports_ << " down port" << (c.leaf_down_ports_ == 1 ? "" : "s")
+    << " and up-links are whole ports at the NIC line rate, ceil(" << c.leaf_down_ports_ << " / " << f.oversubscription
+    << ") = " << c.leaf_up_ports_
+    << " (expected more nodes_per_leaf, or fabric.leaf_up_ports for the port count itself)";
+  notes.push_back(o.str());
+  return notes;
+}
+
+}  // namespace traincast::models

@@ -3,6 +3,7 @@
 
 #include "models/collectives/nccl_versions.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <stdexcept>
@@ -60,8 +61,15 @@ bool parse_nccl_version(std::string_view text, NcclVersion& out, std::string& er
              ? parse_int(rest, v.minor)
              : parse_int(rest.substr(0, dot2), v.minor) && parse_int(rest.substr(dot2 + 1), v.patch);
   }
+  // A component with a leading zero ("2.08.0") is not how NCCL writes a release: refused rather
+  // than read as 2.8.0.
+  for (std::size_t at = 0; ok && at < text.size();) {
+    const std::size_t dot = std::min(text.find('.', at), text.size());
+    if (dot - at > 1 && text[at] == '0') ok = false;
+    at = dot + 1;
+  }
   if (!ok) {
-    error = "expected MAJOR.MINOR.PATCH such as 2.18.3 (MAJOR.MINOR means patch 0) " + got;
+    error = "expected MAJOR.MINOR.PATCH such as 2.18.3 (MAJOR.MINOR means patch 0; no leading zeros) " + got;
     return false;
   }
   if (v.minor > 99 || v.patch > 99) {  // NCCL_VERSION_CODE = major x 10000 + minor x 100 + patch

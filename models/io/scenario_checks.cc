@@ -25,14 +25,6 @@ namespace tp = traincast::proto;
 /// Largest cluster the simulator takes (2^20 GPUs: a million-GPU cluster builds about ten million
 /// link resources, a few GB of memory).
 constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
-/// Largest workload.training.train_tokens: 1e15, about 28x the largest published pretraining run
-/// (Qwen3: about 36T tokens, Qwen3 Technical Report, arXiv:2505.09388, 2025; Llama 3: 15.6T,
-/// arXiv:2407.21783, 2024). Beyond it a time-to-train is not a plan, and 1e30-style typos would
-/// print 10^20-day trainings.
-constexpr double kMaxTrainTokens = 1e15;
-constexpr std::string_view kTrainTokensWhy =
-    "about 28x the largest published pretraining runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), "
-    "Llama 3 15.6T (Meta 2024)";
 
 /// Checks of the cluster fields added for issue 3 (collectives, NICs, fabric shapes).
 void check_cluster_extras(const models::Scenario& s, Checker& k) {

@@ -28,6 +28,15 @@
 
 namespace traincast::io {
 
+/// Largest workload.training.train_tokens: 1e15, about 28x the largest published pretraining run
+/// (Qwen3: about 36T tokens, Qwen3 Technical Report, arXiv:2505.09388, 2025; Llama 3: 15.6T,
+/// arXiv:2407.21783, 2024). Beyond it a time-to-train is not a plan, and 1e30-style typos would
+/// print 10^20-day trainings.
+inline constexpr double kMaxTrainTokens = 1e15;
+inline constexpr std::string_view kTrainTokensWhy =
+    "about 28x the largest published pretraining runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), "
+    "Llama 3 15.6T (Meta 2024)";
+
 /// Range of options.threads and of `traincast run --threads`: 1 to kMaxThreads worker threads for
 /// op-graph generation. More workers than the host's hardware threads do not make it faster; 1024
 /// is above the largest two-socket server's 768 (2 x AMD EPYC 9965, 192 cores with 2-way SMT each,

@@ -52,6 +52,11 @@ long shared_table_rows(const std::string& file, const std::string& base_dir) {
   }
 }
 
+/// Largest case.measured in any metric's unit (a 1e308 measurement was scored as a -inf % error,
+/// exit 0): 1e12 is far above every metric (tokens/s of a 100,000-GPU run ~1e8; seconds to train
+/// ~1e7; GiB per GPU ~1e2).
+constexpr double kMaxMeasured = 1e12;
+
 /// The fields of case `i` (name unique among `names`, scenario set; nccl_tests or metric and
 /// measured; data_row a row of a shared table found from `base_dir`), appended to `k`'s errors.
 void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, std::set<std::string>& names,
@@ -134,7 +139,9 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
   }
   if (!k.present(at + ".measured")) {
     k.error(at + ".measured", "not set (expected a finite number > 0)");
-  } else if (k.finite_at_least(at + ".measured", c.measured(), 0.0, true) &&
+  } else if (k.finite_within(at + ".measured", c.measured(), 0.0, true, kMaxMeasured,
+                             "no metric's measurement comes near it: 1e12 tokens/s is 10,000x a 100,000-GPU run, "
+                             "1e12 s 30,000 years") &&
              (c.metric() == "mfu" || c.metric() == "hfu") && c.measured() > 1) {
     // A percentage where a fraction belongs: 5 (500 %) was scored as an 89 % error, exit 0.
     k.error(at + ".measured", "got " + Checker::number(c.measured()) + " for " + c.metric() +

@@ -161,6 +161,41 @@ TEST_F(NewUserCli, FabricSettingsWithoutEffectAreNamed) {
       << r.err;
 }
 
+// Fresh-user findings (session 17), each refused up front with its range: --replicate beyond the
+// cluster (1,000,000 held 19.5 GB for minutes before the same refusal), a number beyond an option's
+// type ("expected a number" for 99999999999), --tokens beyond the field's own 1e15, and a
+// validation measurement of 1e308 (scored as a -inf % error, exit 0).
+TEST_F(NewUserCli, OutOfRangeInputsAreRefusedWithTheirRange) {
+  const std::string chakra = kSrc + "/scenarios/chakra/gpt_small_export.textproto";
+  ASSERT_EQ(run({"chakra", "export", chakra, "--out", (dir_ / "t").string(), "--name", "one"}).status, 0);
+  Result r = run({"chakra", "run", chakra, (dir_ / "t" / "one.0.et").string(), "--replicate", "1000000"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: --replicate: 1000000 ranks but scenario gpt-small-export has 8 GPUs (expected 1 to 8; rank r "
+            "runs on GPU r)\n");
+  r = run({"explain", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--max-nodes", "99999999999"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--max-nodes: got \"99999999999\" (expected an integer from -2147483648 to 2147483647"),
+            std::string::npos)
+      << r.err;
+  r = run({"validate", "x.cases.textproto", "--max-error", "1e309"});
+  EXPECT_NE(r.err.find("--max-error: got \"1e309\" (expected a finite number; a double holds magnitudes up to"),
+            std::string::npos)
+      << r.err;
+  const std::string def = kSrc + "/scenarios/default.textproto";
+  r = run({"compare", def, def, "--tokens", "1e16"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--tokens: got 1e+16 (expected 1 to 1e15 tokens"), std::string::npos) << r.err;
+  const fs::path cases = dir_ / "c.cases.textproto";
+  std::ofstream(cases) << "case {\n  name: \"a\"\n  scenario: \"" << def
+                       << "\"\n  metric: \"tokens_per_s\"\n  measured: 1e308\n}\n";
+  r = run({"validate", cases.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(":5:3: case[0].measured: got 1e+308 (expected a finite number > 0 and <= 1e+12"),
+            std::string::npos)
+      << r.err;
+}
+
 // nccl-tests on one GPU times a device-local copy kernel, which is not modelled: refused, not 0 us.
 TEST_F(NewUserCli, NcclTestsOnOneGpuIsRefused) {
   const Result r = run({"nccl-tests", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--gpus", "0"});

@@ -178,6 +178,14 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       std::vector<std::string> all_inputs = inputs;
       for (const std::string& f : scenario_input_files(sc, scenario_path)) all_inputs.push_back(f);
       if (vm.count("trace")) check_output_path(vm["trace"].as<std::string>(), force, all_inputs);
+      if (replicate > 0) {
+        // Refused before N copies of the trace are made (1,000,000 copies held 19.5 GB for minutes).
+        const int gpus = models::Cluster(sc.cluster).num_gpus();
+        if (replicate > gpus)
+          throw UsageError("--replicate: " + std::to_string(replicate) + " ranks but scenario " + sc.name + " has " +
+                           std::to_string(gpus) + " GPUs (expected 1 to " + std::to_string(gpus) +
+                           "; rank r runs on GPU r)");
+      }
       std::vector<models::ChakraRankTrace> ranks = io::load_chakra_traces(inputs);
       if (replicate > 0) {
         if (ranks.size() != 1)

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <ostream>
@@ -210,8 +212,20 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
     const std::size_t a = what.find("('");
     const std::size_t b = what.find("')", a == std::string::npos ? 0 : a);
     const std::string got = a != std::string::npos && b != std::string::npos ? what.substr(a + 2, b - a - 2) : "";
-    throw UsageError(e.get_option_name() + ": got \"" + got + "\" (expected a number; " +
-                     "see --help for the option's range)");
+    // A number Boost refused is out of the option's type: say so, not "expected a number".
+    char* end = nullptr;
+    const double v = got.empty() ? 0.0 : std::strtod(got.c_str(), &end);
+    std::string expected = "a number";
+    if (!got.empty() && end != nullptr && *end == '\0') {
+      if (!std::isfinite(v))
+        expected = "a finite number; a double holds magnitudes up to 1.8e308";
+      else if (v == std::floor(v))
+        expected = "an integer from -2147483648 to 2147483647";
+      else
+        expected = "a whole number";
+    }
+    throw UsageError(e.get_option_name() + ": got \"" + got + "\" (expected " + expected +
+                     "; see --help for the option's range)");
   } catch (const po::too_many_positional_options_error&) {
     const unsigned most = pos.max_total_count();
     throw UsageError("too many file names on the command line (expected at most " + std::to_string(most) +

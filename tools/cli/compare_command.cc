@@ -95,10 +95,11 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     const int jobs = vm["jobs"].as<int>();
     check_thread_count("--jobs", jobs, kSimulationsWhy);
     const double tokens = vm.count("tokens") ? vm["tokens"].as<double>() : 0.0;
-    if (vm.count("tokens") && !(tokens > 0 && tokens < 1e30)) {
+    if (vm.count("tokens") && !(tokens >= 1 && tokens <= io::kMaxTrainTokens)) {
       std::ostringstream got;
       got << tokens;
-      throw UsageError("--tokens: got " + got.str() + " (expected a token count > 0 and below 1e30, e.g. 1e12)");
+      throw UsageError("--tokens: got " + got.str() +
+                       " (expected 1 to 1e15 tokens, e.g. 1e12: " + std::string(io::kTrainTokensWhy) + ")");
     }
     // (file, label, overrides) per column.
     struct Column {

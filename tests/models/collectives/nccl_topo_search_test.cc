@@ -168,13 +168,18 @@ TEST(NcclTopoSearch, MalformedAndOutOfRangeVersionsAreRefused) {
   NcclVersion v;
   std::string why;
   EXPECT_FALSE(parse_nccl_version("2.x", v, why));
-  EXPECT_EQ(why, "expected MAJOR.MINOR.PATCH such as 2.18.3 (MAJOR.MINOR means patch 0) (got \"2.x\")");
+  EXPECT_EQ(why,
+            "expected MAJOR.MINOR.PATCH such as 2.18.3 (MAJOR.MINOR means patch 0; no leading zeros) (got \"2.x\")");
   EXPECT_FALSE(parse_nccl_version("2.16.100", v, why));  // would read as 2.17.0 in NCCL's code
   EXPECT_EQ(why, "expected MINOR and PATCH of at most 99, as NCCL's version code has them (got \"2.16.100\")");
   EXPECT_FALSE(parse_nccl_version("2.8.4", v, why));
   EXPECT_EQ(why, "2.8.4 is older than 2.9.0, the oldest modelled release (got \"2.8.4\")");
   EXPECT_FALSE(parse_nccl_version("2.29.1", v, why));
   EXPECT_FALSE(parse_nccl_version("2.18.3-1", v, why));
+  EXPECT_FALSE(parse_nccl_version("2.08.0", v, why));  // was read as 2.8.0 (fresh-user finding)
+  EXPECT_NE(why.find("no leading zeros) (got \"2.08.0\")"), std::string::npos) << why;
+  EXPECT_FALSE(parse_nccl_version("2.18.03", v, why));
+  EXPECT_TRUE(parse_nccl_version("2.20.0", v, why));  // a lone 0 is a number, not a leading zero
   EXPECT_FALSE(parse_nccl_version("", v, why));
   EXPECT_EQ(error_of([] { nccl_version_of("3.0.0"); }).rfind("cluster.collectives.nccl_version: ", 0), 0u);
 }

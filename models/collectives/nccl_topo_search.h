@@ -52,7 +52,8 @@ int nccl_cc_class(const Cluster& cluster);
 
 /// Searches NCCL's ring graph over `gpus` (global ids of the group's GPUs on one node, in rank
 /// order; non-empty) with, when `remote_gpu` >= 0 (a GPU of the group on another node), every NIC
-/// of the node as a ring entry and exit: channels at the version's speed arrays, descending,
+/// of the node as a ring entry and exit (each GPU's own NICs first, as ncclTopoSelectNets and
+/// ncclTopoGetLocalNet list them; channel c starts at the c-th): channels at the version's speed arrays, descending,
 /// each channel's bandwidth taken off every link of its paths (GPU to GPU: Cluster::route;
 /// NIC to GPU and GPU to NIC: the in-node parts of the routes to and from remote_gpu), keeping
 /// the graph of the largest channels x bandwidth (tie: fewer hops), then NCCL's pass 2 (speed

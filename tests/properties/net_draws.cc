@@ -149,6 +149,21 @@ Sides more_nics_side(const NetDraw& d) {
   return {"--set cluster.nics_per_node=" + std::to_string(few), "--set cluster.nics_per_node=" + std::to_string(many)};
 }
 
+/// More NICs than GPUs (issue 16): a node drawn at the largest NIC count (8, one per GPU) against
+/// 16, two per GPU. NCCL's search gives each GPU its local NICs (ncclTopoGetLocalNet) and never
+/// keeps fewer channels x bandwidth than a subset of the NICs gives, so 16 is never slower.
+CheckResult more_nics_than_gpus(const NetDraw& d) {
+  if (nics_of(d) != kNics.back() || gpus_per_node(d) != kNics.back()) return not_applicable();
+  NetDraw b = d;
+  b.nics_per_node = 2 * kNics.back();
+  return monotone(d, std::to_string(kNics.back()) + " NICs", run_net(d), std::to_string(b.nics_per_node) + " NICs",
+                  run_net(b));
+}
+Sides more_nics_than_gpus_side(const NetDraw&) {
+  return {"--set cluster.nics_per_node=" + std::to_string(kNics.back()),
+          "--set cluster.nics_per_node=" + std::to_string(2 * kNics.back())};
+}
+
 /// All link rates x2 halve the transfer time: with T(s) = L + X / s at rate scales s = 0.2, 0.4,
 /// 0.8 (L: the size-independent latency, whatever its parts), T(0.2) = T(0.8) + 6 (T(0.4) - T(0.8)).
 /// Forced ring Simple only: LL/LL128 and tree add NCCL's per-channel bandwidth maxima, which are
@@ -395,6 +410,7 @@ const std::vector<NetProperty>& net_properties() {
       {"less_oversubscription", less_oversubscription, less_oversubscription_side},
       {"faster_nic", faster_nic, faster_nic_side},
       {"more_nics", more_nics, more_nics_side},
+      {"more_nics_than_gpus", more_nics_than_gpus, more_nics_than_gpus_side},
       {"rates_x2_halve_transfer", rates_x2, rates_x2_side},
       {"relabel_nodes", relabel_nodes, relabel_side},
       {"bytes_conserved", bytes_conserved, bytes_side},

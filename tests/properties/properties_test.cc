@@ -32,6 +32,7 @@ TEST(Properties, FabricCollectives) {
   report("fabric", tally, clock.seconds());
   if (only_draw().empty()) {
     EXPECT_GE(tally.draws("less_oversubscription"), 150);
+    EXPECT_GE(tally.draws("more_nics_than_gpus"), 150);
   }
 }
 

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -124,7 +126,23 @@ void check_text_fields(const models::Scenario& s, Checker& k) {
                                    {"cluster.node_template", &s.cluster.node_template},
                                    {"cluster.gpu", &s.cluster.gpu},
                                    {"workload.model.name", &s.model.name}}) {
-    if (!valid_utf8(*text)) k.error(path, "is not valid UTF-8 (expected UTF-8 text)");
+    if (!valid_utf8(*text)) {
+      k.error(path, "is not valid UTF-8 (expected UTF-8 text)");
+      continue;
+    }
+    // Printed to the terminal by every command: an escape sequence ("\033[2J") would act there.
+    const bool multi_line = std::string_view(path) == "description";
+    for (const char ch : *text) {
+      const auto c = static_cast<unsigned char>(ch);
+      if ((c < 0x20 || c == 0x7F) && !(multi_line && (c == '\n' || c == '\t'))) {
+        char code[8];
+        std::snprintf(code, sizeof code, "0x%02X", c);
+        k.error(path, std::string("contains the control character ") + code +
+                          " (expected printable text; a terminal would act on it" +
+                          (multi_line ? "; newlines and tabs are kept)" : ")"));
+        break;
+      }
+    }
   }
 }
 

@@ -134,7 +134,9 @@ TEST(ValidationCases, CollectsErrorsOfTheCasesAndOfTheirScenarios) {
                          "one of: iteration_time_s, "
                          "tokens_per_s, tflops_per_gpu, hardware_tflops_per_gpu, mfu, hfu, activation_memory_gib, "
                          "peak_memory_gib, time_to_train_s)",
-                  path + ":6:3: case[0].measured: got 0 (expected a finite number > 0)",
+                  path + ":6:3: case[0].measured: got 0 (expected a finite number > 0 and <= 1e+12: no "
+                         "metric's measurement comes near it: 1e12 tokens/s is 10,000x a 100,000-GPU run, "
+                         "1e12 s 30,000 years)",
                   path + ":9:3: case[1].name: \"a\" is used by an earlier case (expected a unique name)",
                   path + ":8:1: case[1].measured: not set (expected a finite number > 0)",
                   path + ":4:3: workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor "

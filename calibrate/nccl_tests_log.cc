@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -49,6 +50,17 @@ bool all_digits(std::string_view s) {
 bool parse_ll(std::string_view s, long long& out) {
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return !s.empty() && ec == std::errc() && ptr == s.data() + s.size();
+}
+
+/// Bytes per element of an nccl-tests data type by the name its tables print (nccl-tests
+/// src/common.cu: test_typenames and wordSize; "char" and "int" from versions before 2.0); 0 for a
+/// name nccl-tests never prints.
+int type_bytes(std::string_view t) {
+  if (t == "int8" || t == "uint8" || t == "char" || t == "f8e4m3" || t == "f8e5m2") return 1;
+  if (t == "half" || t == "bfloat16") return 2;
+  if (t == "int32" || t == "uint32" || t == "int" || t == "float") return 4;
+  if (t == "int64" || t == "uint64" || t == "double") return 8;
+  return 0;
 }
 
 /// A rank number or count of the log's preamble ("Rank N", "ranks: N", "nodes: M"): digits that
@@ -358,6 +370,7 @@ class Parser {
     run.devices = pending_.devices;
     log_.runs.push_back(std::move(run));
     current_ = &log_.runs.back();
+    last_size_.clear();
     has_redop_ = redop;
     has_root_ = root;
     pending_.op.clear();
@@ -398,6 +411,31 @@ class Parser {
     }
     r.size_bytes = static_cast<double>(size);
     r.type = std::string(f[2]);
+    const int word_bytes = type_bytes(f[2]);
+    if (word_bytes == 0) {
+      error(at(n) + "type \"" + clip(f[2]) +
+            "\" is not an nccl-tests data type (expected int8, uint8, int32, uint32, int64, uint64, half, float, "
+            "double, bfloat16, f8e4m3 or f8e5m2)");
+      return;
+    }
+    // nccl-tests prints size = max(send, receive bytes) and count = size / word for the per-rank
+    // buffer, so size is count x word, or count x word x ranks for the gathering and all-to-all
+    // tables (common.cu's print of args->nbytes): any other ratio is a row from another table.
+    const bool representable = r.count >= 0 && r.count <= std::numeric_limits<long long>::max() / 8;
+    const long long unit = representable ? r.count * word_bytes : -1;
+    const bool fits = size < 0 || unit < 0 ? false
+                      : unit == 0          ? size == 0
+                                           : size % unit == 0 && (size / unit == 1 || current_->num_ranks <= 0 ||
+                                                         size / unit == current_->num_ranks);
+    if (!fits) {
+      error(at(n) + "size " + std::to_string(size) + " does not match count " + std::to_string(r.count) + " of " +
+            std::string(f[2]) + " (" + std::to_string(word_bytes) + " bytes each): expected size = count x " +
+            std::to_string(word_bytes) +
+            (current_->num_ranks > 1
+                 ? " or count x " + std::to_string(word_bytes) + " x " + std::to_string(current_->num_ranks) + " ranks"
+                 : std::string(" or a multiple of it, as nccl-tests prints")));
+      return;
+    }
     std::size_t i = 3;
     if (has_redop_) r.redop = std::string(f[i++]);
     if (has_root_) {
@@ -430,6 +468,23 @@ class Parser {
       c.wrong = std::string(f[base + 3]);
       c.present = true;
     }
+    if (size > 0 && r.out_of_place.time_us == 0 && !(r.in_place.present && r.in_place.time_us > 0)) {
+      error(at(n) + "time 0 for " + std::to_string(size) +
+            " bytes (expected a measured time > 0: nccl-tests prints microseconds to 0.01 and no transfer of "
+            "data takes less)");
+      return;
+    }
+    // nccl-tests loops each type and operation over rising sizes (rounding to whole elements can
+    // repeat one, e.g. size 0): a smaller size after a larger one is a second run under the header.
+    const std::string key = r.type + " " + r.redop + " " + std::to_string(r.root);
+    if (const auto it = last_size_.find(key); it != last_size_.end() && size < it->second.first) {
+      error(at(n) + "size " + std::to_string(size) + " " + r.type + (r.redop.empty() ? "" : " " + r.redop) +
+            " after size " + std::to_string(it->second.first) + " on line " + std::to_string(it->second.second) +
+            " (expected sizes in rising order within a table, as nccl-tests prints them; a second run pasted under "
+            "the same header? split the log at a column header)");
+      return;
+    }
+    last_size_[key] = {size, n};
     current_->rows.push_back(std::move(r));
   }
 
@@ -471,6 +526,8 @@ class Parser {
   int last_candidate_ = 0;
   NcclTestsLog log_;
   NcclTestsRun* current_ = nullptr;
+  /// The current table's last size and its line by type, redop and root.
+  std::map<std::string, std::pair<long long, int>> last_size_;
   bool has_redop_ = false, has_root_ = false;
   Pending pending_;
   std::vector<std::string> errors_;

@@ -26,10 +26,24 @@ std::vector<std::string> Cluster::settings_without_effect(const ClusterSpec& spe
     if (f.routing != defaults.routing) set.emplace_back("routing");
     if (f.ecmp_seed != defaults.ecmp_seed) set.emplace_back("ecmp_seed");
     if (f.sharp != defaults.sharp) set.emplace_back("sharp");
+    // kind: none is what a one-node cluster is; another kind than the default names a fabric.
+    if (f.kind != defaults.kind && f.kind != FabricKind::none) set.emplace_back("kind");
     for (const std::string& name : set)
       notes.push_back("cluster.fabric." + name +
                       " has no effect: the cluster is one node, so no traffic crosses the fabric (expected "
                       "num_nodes > 1 for fabric settings to act)");
+    // The node's NICs carry only traffic between nodes: NCCL keeps one node's traffic on NVLink,
+    // PCIe peer-to-peer or shared memory (its NET transport serves other nodes only).
+    const ClusterSpec cluster_defaults;
+    std::vector<std::string> nic_set;
+    if (spec.gpu_direct_rdma != cluster_defaults.gpu_direct_rdma) nic_set.emplace_back("gpu_direct_rdma");
+    if (spec.nic_placement != cluster_defaults.nic_placement) nic_set.emplace_back("nic_placement");
+    if (spec.nics_per_node.has_value()) nic_set.emplace_back("nics_per_node");
+    if (!spec.nic.empty()) nic_set.emplace_back("nic");
+    for (const std::string& name : nic_set)
+      notes.push_back("cluster." + name +
+                      " has no effect: the cluster is one node, and a node's NICs carry only traffic between "
+                      "nodes (expected num_nodes > 1 for NIC settings to act)");
     return notes;
   }
   if (f.kind != FabricKind::fat_tree && f.kind != FabricKind::rail_optimized) return notes;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -23,14 +24,47 @@ using std::to_string;
 /// larger NVLink domains without letting a typo allocate millions of elements.
 constexpr int kMaxGpusPerNode = 1024;
 
+/// Most CPU sockets a node of few GPUs has: 8-socket x86 platforms (Intel Xeon Scalable "8S"
+/// glueless topologies) are the largest; GPU servers ship 1 or 2. A superchip rack has one CPU per
+/// one or two GPUs (GH200 1:1, GB200 NVL72 36 Grace for 72 GPUs), so the bound is the larger of
+/// this and gpus_per_node.
+constexpr int kMaxSockets = 8;
+/// Most compute NICs a node of few GPUs carries: OCI's BM.GPU4.8 has 16 x 100 GbE for 8 A100, the
+/// most of any shipping GPU server (DGX H100: 8); a one-GPU slice of such a node may see all of
+/// them (NVIDIA/nccl-tests issue 232: one H100 with 4 NICs). Larger domains: 2 per GPU.
+constexpr int kMaxNicsFewGpus = 16;
+constexpr int kMaxNicsPerGpu = 2;
+/// Fastest host link a node has, per direction: NVLink-C2C, 900 GB/s in total, 450e9 bytes/s each
+/// way (NVIDIA Grace Hopper and GB200 superchip datasheets), which the superchip templates write as
+/// their GPUs' "PCIe" and uplink rate; PCIe 6.0 x16 is 128e9 (PCI-SIG). 1e12 per direction leaves
+/// room above both without letting a typo (1e308) through.
+constexpr double kMaxHostLinkBytesPerS = 1e12;
+
+/// A bandwidth field: finite and in [0, most], with NaN and infinity named as such.
+void check_rate(const char* field, double v, double most, const std::string& zero_means,
+                std::vector<NodeTemplateProblem>& out) {
+  const auto text = [](double x) {
+    std::ostringstream o;
+    o << x;
+    return o.str();
+  };
+  if (v >= 0 && v <= most) return;
+  out.push_back({field, "got " + text(v) + " (expected a finite number of bytes/s per direction from 0, " + zero_means +
+                            ", to " + text(most) + ")"});
+}
+
 void check_counts(const NodeTemplate& t, std::vector<NodeTemplateProblem>& out) {
   auto bad = [&](const char* field, std::string what) { out.push_back({field, std::move(what)}); };
   if (t.gpus_per_node < 1 || t.gpus_per_node > kMaxGpusPerNode)
     bad("gpus_per_node", "got " + to_string(t.gpus_per_node) + " (expected 1 to " + to_string(kMaxGpusPerNode) + ")");
-  if (t.nics < 0 || t.nics > kMaxGpusPerNode)
-    bad("nics", "got " + to_string(t.nics) + " (expected 0 to " + to_string(kMaxGpusPerNode) + ")");
-  if (t.sockets < 1 || t.sockets > kMaxGpusPerNode)
-    bad("sockets", "got " + to_string(t.sockets) + " (expected 1 to " + to_string(kMaxGpusPerNode) + ")");
+  const int max_nics = std::max(kMaxNicsFewGpus, kMaxNicsPerGpu * std::clamp(t.gpus_per_node, 1, kMaxGpusPerNode));
+  if (t.nics < 0 || t.nics > max_nics)
+    bad("nics", "got " + to_string(t.nics) + " (expected 0 to " + to_string(max_nics) +
+                    ": 16, the most a shipping GPU server has, or 2 per GPU)");
+  const int max_sockets = std::max(kMaxSockets, std::clamp(t.gpus_per_node, 1, kMaxGpusPerNode));
+  if (t.sockets < 1 || t.sockets > max_sockets)
+    bad("sockets", "got " + to_string(t.sockets) + " (expected 1 to " + to_string(max_sockets) +
+                       ": 8, the largest glueless x86 platforms, or one CPU per GPU as on GH200)");
   if (t.pcie_switches < 0 || (t.gpus_per_node >= 1 && t.pcie_switches > t.gpus_per_node))
     bad("pcie_switches", "got " + to_string(t.pcie_switches) + " (expected 0, GPUs on CPU root ports, to " +
                              to_string(t.gpus_per_node) + ", one per GPU)");
@@ -39,11 +73,10 @@ void check_counts(const NodeTemplate& t, std::vector<NodeTemplateProblem>& out) 
   const int l = t.pcie_lanes;
   if (l != 1 && l != 2 && l != 4 && l != 8 && l != 16)
     bad("pcie_lanes", "got " + to_string(l) + " (expected 1, 2, 4, 8 or 16)");
-  if (!(t.pcie_bytes_per_s >= 0)) bad("pcie_bytes_per_s", "negative (expected > 0, or 0 for the generation's rate)");
-  if (!(t.pcie_uplink_bytes_per_s >= 0))
-    bad("pcie_uplink_bytes_per_s", "negative (expected > 0, or 0 for the GPU link's rate)");
-  if (!(t.socket_link_bytes_per_s >= 0)) bad("socket_link_bytes_per_s", "negative (expected >= 0)");
-  if (t.sockets > 1 && !(t.socket_link_bytes_per_s > 0))
+  check_rate("pcie_bytes_per_s", t.pcie_bytes_per_s, kMaxHostLinkBytesPerS, "the generation's rate", out);
+  check_rate("pcie_uplink_bytes_per_s", t.pcie_uplink_bytes_per_s, kMaxHostLinkBytesPerS, "the GPU link's rate", out);
+  check_rate("socket_link_bytes_per_s", t.socket_link_bytes_per_s, kMaxHostLinkBytesPerS, "no link", out);
+  if (t.sockets > 1 && t.socket_link_bytes_per_s == 0)
     bad("socket_link_bytes_per_s", "not set on a node of " + to_string(t.sockets) +
                                        " sockets (expected GPU traffic between sockets per direction, e.g. NCCL's "
                                        "16e9 for AMD Rome, 10e9 for Intel Skylake to Ice Lake)");

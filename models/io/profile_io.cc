@@ -174,7 +174,7 @@ void read_provenance(const tp::Profile& m, std::string_view origin, Where& w, mo
 
 /// Errors at the line where `text` ends for a file with no fitted field, or one that
 /// `traincast calibrate fit` wrote (created_by) without its end_of_profile line: cut short.
-void check_complete(const tp::Profile& m, std::string_view text, std::string_view origin,
+void check_complete(const tp::Profile& m, std::string_view text, std::string_view origin, Where& w,
                     std::vector<std::string>& errors) {
   // Cut short or empty: the line where the text ends.
   const int last_line = std::max(
@@ -189,7 +189,12 @@ void check_complete(const tp::Profile& m, std::string_view text, std::string_vie
                      "gemm_fixed_s, gemm_surface, gemm_point, link_efficiency, latency_scale, collective, "
                      "pcie_duplex_efficiency, power_thermal; an empty or cut-short file?)");
   }
-  if (m.has_created_by() && !m.end_of_profile()) {
+  if (m.has_end_of_profile() && !m.end_of_profile()) {
+    // Written false by hand: the marker only says the file is whole; false means nothing.
+    w.error("end_of_profile",
+            "false (expected true, the last line `traincast calibrate fit` writes to say the file "
+            "is whole, or no end_of_profile line in a hand-written profile)");
+  } else if (m.has_created_by() && !m.end_of_profile()) {
     // calibrate fit writes end_of_profile last (highest field number): without it, cut short.
     errors.push_back(detail::format_pos(origin, {last_line, 1}) +
                      ": end_of_profile: not set where the file ends (cut short? `traincast calibrate fit` writes "
@@ -439,7 +444,7 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
   Where w(m, *read.source_map, origin, errors);
   auto p = std::make_shared<models::CalibrationProfile>();
   read_provenance(m, origin, w, *p);
-  check_complete(m, text, origin, errors);
+  check_complete(m, text, origin, w, errors);
   read_fitted_on_and_gpu(m, w, *p);
   read_compute(m, w, *p);
   read_links(m, w, *p);

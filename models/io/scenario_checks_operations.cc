@@ -11,6 +11,7 @@
 #include "models/io/scenario_checks.h"
 #include "models/power/power_model.h"
 #include "models/reliability/reliability_model.h"
+#include "models/workload/transformer.h"
 #include "traincast.pb.h"
 
 namespace traincast::io::detail {
@@ -164,8 +165,19 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
     }
     if (k.finite_at_least("reliability.horizon_s", r.horizon_s, 0.0, false) && r.horizon_s == 0 &&
         s.training.train_tokens <= 0) {
+      // The run summary's default budget is only printed, never simulated: failures are drawn over
+      // a window the user states, so the error offers that budget as a value to write.
+      std::string example;
+      const double params = s.model.family == models::ModelFamily::resnet ? 0.0 : models::total_parameters(s.model);
+      if (std::isfinite(params) && params > 0) {
+        example = ", e.g. " + Checker::number(models::kDefaultTokensPerParameter * params) + ": " +
+                  Checker::number(models::kDefaultTokensPerParameter) + " tokens per parameter of this " +
+                  Checker::number(params) + "-parameter model, Hoffmann et al. 2022, the budget the run summary uses";
+      }
       k.error("reliability.horizon_s",
-              "is 0 and no token budget is given (expected horizon_s > 0, or workload.training.train_tokens > 0)");
+              "is 0 and no token budget is given (expected horizon_s > 0, or "
+              "workload.training.train_tokens > 0" +
+                  example + ")");
     }
     k.int_field("reliability.monte_carlo_draws", r.monte_carlo_draws);
   }

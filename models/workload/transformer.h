@@ -120,6 +120,11 @@ double padded_vocab_size(const ModelSpec& model, int tp);
 
 /// Total parameters of the model (all layers, embeddings, output layer unless tied).
 double total_parameters(const ModelSpec& model);
+/// Tokens per parameter of the default token budget (`compare`, the `run` summary and the error
+/// that asks for a budget, when a scenario gives none): compute-optimal training, about 20 tokens
+/// per parameter (Hoffmann et al. 2022, "Training Compute-Optimal Large Language Models",
+/// arXiv:2203.15556).
+inline constexpr double kDefaultTokensPerParameter = 20.0;
 /// Parameters a token uses: as total_parameters but with moe_top_k of the routed experts.
 double active_parameters(const ModelSpec& model);
 

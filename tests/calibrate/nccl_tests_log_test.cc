@@ -217,11 +217,14 @@ TEST(NcclTestsLog, MalformedLinesAreNamed) {
   const std::string good =
       "           8             2     float     sum      -1    12.25    0.00    0.00      0    12.00    0.00    0.00 "
       "     0\n";
+  const std::string later =  // another size: a size measured twice in one table is refused
+      "          64            16     float     sum      -1    12.50    0.01    0.01      0    12.40    0.01    0.01 "
+      "     0\n";
   // A short row in the middle of a table, a non-number, a bad size.
   const std::string text = kHeader + good + "          16             4     float     sum      -1    12.25    0.00\n" +
                            "          32             8     float     sum      -1    1x.25    0.00    0.00      0    "
                            "12.00    0.00    0.00      0\n" +
-                           good;
+                           later;
   EXPECT_EQ(error_of(text),
             (std::vector<std::string>{
                 "in.txt:3: data row has 7 fields (expected 13: size count type redop root time algbw busbw #wrong "
@@ -248,9 +251,12 @@ TEST(NcclTestsLog, RowWithTextInFrontIsRefused) {
   const std::string good =
       "           8             2     float     sum      -1    12.25    0.00    0.00      0    12.00    0.00    0.00 "
       "     0\n";
+  const std::string later =  // another size: a size measured twice in one table is refused
+      "          64            16     float     sum      -1    12.50    0.01    0.01      0    12.40    0.01    0.01 "
+      "     0\n";
   const std::string tail = "16 4 float sum -1 12.25 0.00 0.00 0 12.00 0.00 0.00 0\n";
   const std::string info = "host1:1:1 [0] NCCL INFO Channel 00/02 : 0 1 2 3 4 5 6 7 8 9 10 11 12\n";
-  EXPECT_EQ(error_of(kHeader + good + "host3: " + tail + info + good),
+  EXPECT_EQ(error_of(kHeader + good + "host3: " + tail + info + later),
             (std::vector<std::string>{"in.txt:3: data row with leading unexpected text \"host3:\" (1 field(s) "
                                       "before its size; expected a row to start with its size: size count type "
                                       "redop root time algbw busbw #wrong time algbw busbw #wrong; delete the text "
@@ -289,6 +295,47 @@ TEST(NcclTestsLog, TruncatedTailInsideTheOutOfPlaceColumnsIsRefused) {
   ASSERT_EQ(log.notes.size(), 1u);
   EXPECT_EQ(log.notes[0],
             "in.txt:3: last data row cut short in the in-place columns (10 of 13 fields); out-of-place kept");
+}
+
+// Rows no nccl-tests run prints (fresh-user findings): a type nccl-tests has no name for, a size
+// that is not count x word (x ranks), sizes falling within a table, a time of 0.
+TEST(NcclTestsLog, RowsNoRunPrintsAreRefused) {
+  const auto row = [](const std::string& size, const std::string& count, const std::string& type,
+                      const std::string& time) {
+    return size + " " + count + " " + type + " sum -1 " + time + " 0.00 0.00 0 " + time + " 0.00 0.00 0\n";
+  };
+  const std::string ok = row("1024", "256", "float", "12.25");
+  EXPECT_EQ(error_of(kHeader + ok + row("2048", "512", "floatx", "13.00")),
+            (std::vector<std::string>{"in.txt:3: type \"floatx\" is not an nccl-tests data type (expected int8, "
+                                      "uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3 "
+                                      "or f8e5m2)"}));
+  EXPECT_EQ(error_of(kHeader + ok + row("2048", "100", "float", "13.00")),
+            (std::vector<std::string>{"in.txt:3: size 2048 does not match count 100 of float (4 bytes each): "
+                                      "expected size = count x 4 or a multiple of it, as nccl-tests prints"}));
+  EXPECT_EQ(error_of(kHeader + ok + row("2048", "512", "float", "13.00") + row("1024", "256", "float", "12.50")),
+            (std::vector<std::string>{"in.txt:4: size 1024 float sum after size 2048 on line 3 (expected sizes in "
+                                      "rising order within a table, as nccl-tests prints them; a second run pasted "
+                                      "under the same header? split the log at a column header)"}));
+  EXPECT_EQ(error_of(kHeader + ok + row("2048", "512", "float", "0.00")),
+            (std::vector<std::string>{"in.txt:3: time 0 for 2048 bytes (expected a measured time > 0: nccl-tests "
+                                      "prints microseconds to 0.01 and no transfer of data takes less)"}));
+  // What runs do print: the same size in another type (-d all), size = count x word x ranks in an
+  // all_gather table of 8 ranks, fp8 names, a repeated size (rounded to whole elements), a size-0
+  // row of time 0, and a second table.
+  std::string ranks;
+  for (int r = 0; r < 8; ++r)
+    ranks += "#  Rank  " + std::to_string(r) + " Group  0 Pid 1 on host1 device  0 [0x1b] H100\n";
+  const NcclTestsLog log =
+      parse_nccl_tests_log(ranks + kHeader + ok + row("1024", "512", "half", "12.00") +
+                               row("1024", "1024", "f8e4m3", "11.00") + row("8192", "256", "float", "20.00") +
+                               row("8192", "256", "float", "20.10") + row("0", "0", "int8", "0.00") + kHeader + ok,
+                           "in.txt");
+  ASSERT_EQ(log.runs.size(), 2u);
+  EXPECT_EQ(log.runs[0].num_ranks, 8);
+  EXPECT_EQ(log.runs[0].rows.size(), 6u);
+  EXPECT_EQ(error_of(ranks + kHeader + row("4096", "256", "float", "20.00")),
+            (std::vector<std::string>{"in.txt:10: size 4096 does not match count 256 of float (4 bytes each): "
+                                      "expected size = count x 4 or count x 4 x 8 ranks"}));
 }
 
 TEST(NcclTestsLog, UnreadableFile) {

@@ -2,8 +2,10 @@
 // positioned load errors, efficiencies beyond the hardware refused, the scenario's profile field,
 // Chakra runs with a profile, cut-short files, and the hardware it was fitted on.
 #include <gtest/gtest.h>
+
 #include "calibrate/fit/profile_fit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -262,6 +264,18 @@ TEST(ProfileText, CutShortOrEmptyIsRefusedWithItsLine) {
   EXPECT_EQ(cut[0].substr(0, 35), "bad.textproto:4:1: no fitted field ");
   EXPECT_EQ(cut[1].substr(0, 35), "bad.textproto:4:1: end_of_profile: ");
   EXPECT_EQ(profile_errors("").at(0).substr(0, 36), "bad.textproto:1:1: no fitted field (");
+  // Written false (fresh-user finding: the message said "not set where the file ends"): named at
+  // its own line as false.
+  std::string with_false = text;
+  with_false.replace(with_false.rfind("end_of_profile: true"), 20, "end_of_profile: false");
+  const std::vector<std::string> written_false = profile_errors(with_false);
+  ASSERT_EQ(written_false.size(), 1u);
+  const int false_line =
+      static_cast<int>(std::count(text.begin(), text.begin() + text.rfind("end_of_profile"), '\n')) + 1;
+  EXPECT_EQ(written_false[0], "bad.textproto:" + std::to_string(false_line) +
+                                  ":1: end_of_profile: false (expected true, the last line `traincast calibrate fit` "
+                                  "writes to say the file is whole, or no end_of_profile line in a hand-written "
+                                  "profile)");
 }
 
 TEST(ProfileText, RecordsTheSystemItWasFittedOn) {

@@ -11,13 +11,12 @@
 
 #include "models/spec/report.h"
 #include "models/spec/scenario.h"
+#include "models/workload/transformer.h"
 
 namespace traincast::cli {
 
-/// Tokens per parameter of the default token budget (`compare` and the `run` summary, when a
-/// scenario gives none): compute-optimal training, about 20 tokens per parameter (Hoffmann et al.
-/// 2022, "Training Compute-Optimal Large Language Models", arXiv:2203.15556).
-inline constexpr double kDefaultTokensPerParameter = 20.0;
+/// Tokens per parameter of the default token budget (models/workload/transformer.h).
+inline constexpr double kDefaultTokensPerParameter = models::kDefaultTokensPerParameter;
 
 /// One side of a comparison, as loaded (with its own overrides already applied).
 struct CompareInput {

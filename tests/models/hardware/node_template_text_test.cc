@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -134,6 +135,23 @@ TEST(NodeTemplateText, RefusesImpossibleNodes) {
   t = cube;
   t.socket_link_bytes_per_s = 0;
   EXPECT_EQ(problem(t).rfind("socket_link_bytes_per_s: not set on a node of 2 sockets (expected", 0), 0u);
+  t = cube;
+  t.sockets = 9;  // 8 GPUs: neither a glueless x86 platform nor one CPU per GPU
+  EXPECT_EQ(problem(t).rfind("sockets: got 9 (expected 1 to 8:", 0), 0u);
+  t = cube;
+  t.nics = 33;  // more than any shipping server (16) and more than 2 per GPU
+  EXPECT_EQ(problem(t), "nics: got 33 (expected 0 to 16: 16, the most a shipping GPU server has, or 2 per GPU)");
+  t = cube;
+  t.socket_link_bytes_per_s = 1e308;
+  EXPECT_EQ(problem(t),
+            "socket_link_bytes_per_s: got 1e+308 (expected a finite number of bytes/s per direction "
+            "from 0, no link, to 1e+12)");
+  t = cube;
+  t.pcie_bytes_per_s = std::nan("");  // named as what it is, not "negative"
+  EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got nan (expected a finite number", 0), 0u);
+  t = cube;
+  t.pcie_uplink_bytes_per_s = -1;
+  EXPECT_EQ(problem(t).rfind("pcie_uplink_bytes_per_s: got -1 (expected", 0), 0u);
   t = cube;
   t.pcie_generation = 7;
   EXPECT_EQ(problem(t), "pcie_generation: got 7 (expected 1 to 6)");

@@ -243,7 +243,10 @@ std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster_spec
         call.op = op;
         call.ranks = {ranks[i], ranks[(i + 1) % n]};
         call.bytes = size.bytes;
-        if (i == 0) r.choice = engine.choose(call);
+        if (i == 0) {
+          r.choice = engine.choose(call);
+          r.choice.channels = engine.kernel_ctas(call);
+        }
         engine.start(call, &counter, static_cast<std::uint64_t>(i));
         ++expected;
       }
@@ -253,6 +256,7 @@ std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster_spec
       call.ranks = ranks;
       call.bytes = size.bytes;
       r.choice = engine.choose(call);
+      r.choice.channels = engine.kernel_ctas(call);
       engine.start(call, &counter, 0);
       expected = 1;
     }

@@ -62,10 +62,14 @@ NcclTestsSize nccl_tests_size(NcclTestsOp op, double requested_bytes, int nranks
 struct NcclTestsResult {
   double bytes = 0;  ///< size column [bytes]
   long long count = 0;
-  double time_s = 0;        ///< simulated duration of one collective [s]
-  double algbw_gbps = 0;    ///< bytes / time / 1e9 [GB/s]; 0 when time is 0
-  double busbw_gbps = 0;    ///< algbw x busbw factor [GB/s]
-  CollectiveChoice choice;  ///< what the engine ran (algorithm, protocol, channels)
+  double time_s = 0;      ///< simulated duration of one collective [s]
+  double algbw_gbps = 0;  ///< bytes / time / 1e9 [GB/s]; 0 when time is 0
+  double busbw_gbps = 0;  ///< algbw x busbw factor [GB/s]
+  /// What the engine ran: algorithm and protocol, and as channels the thread blocks its kernel
+  /// launches per GPU (CollectiveEngine::kernel_ctas: comm->nChannels for rings and trees, NVLS's
+  /// 16, p2p's busy channels), where NCCL prints its channel count; NCCL launches fewer below
+  /// nChannels x threads x its thread threshold bytes, which the model does not.
+  CollectiveChoice choice;
 };
 
 /// Options of a simulated nccl-tests run.

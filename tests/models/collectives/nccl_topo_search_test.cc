@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/collectives/collective_engine.h"
 #include "models/collectives/nccl_tests.h"
 #include "models/collectives/nccl_tuning.h"
 #include "models/collectives/nccl_versions.h"
@@ -341,8 +342,19 @@ TEST(NcclTopoSearch, MaxChannelsCapsTheTreeGraphsChannels) {
   // rate is then the bound, not the 8 NICs together).
   EXPECT_GT(one.time_s, 3.0 * all.time_s);
   c.collectives.max_channels = 0;
-  c.num_nodes = 1;  // one node: both trees are one chain; the cap leaves one
-  EXPECT_EQ(simulate_nccl_tests(c, o, {kGiB}).front().choice.channels, 2);
+  c.num_nodes = 1;  // one node: the kernel launches comm->nChannels, the ring graph's doubled
+  {
+    CollectiveCall call;
+    call.op = CollectiveOp::all_reduce;
+    call.ranks = {0, 1, 2, 3, 4, 5, 6, 7};
+    call.bytes = kGiB;
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    const Cluster one_node(c, net);
+    const int ctas = CollectiveEngine(sim, net, one_node).kernel_ctas(call);
+    EXPECT_GE(ctas, 2);
+    EXPECT_EQ(simulate_nccl_tests(c, o, {kGiB}).front().choice.channels, ctas);
+  }
   c.collectives.max_channels = 1;
   EXPECT_EQ(simulate_nccl_tests(c, o, {kGiB}).front().choice.channels, 1);
 }

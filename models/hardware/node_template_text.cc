@@ -98,6 +98,7 @@ void check_graph(const NodeTemplate& t, const GpuSpec& gpu, std::vector<NodeTemp
     out.push_back({"scale_up", "graph without nvlink entries (expected nvlink { gpus: [a, b] links: n } entries)"});
     return;
   }
+  if (t.gpus_per_node < 1 || t.gpus_per_node > kMaxGpusPerNode) return;  // named by check_counts
   std::vector<int> used(static_cast<std::size_t>(std::max(t.gpus_per_node, 0)), 0);
   std::set<std::pair<int, int>> pairs;
   for (std::size_t i = 0; i < t.nvlinks.size(); ++i) {

@@ -177,8 +177,12 @@ class AxisReader {
     if (!ok) return false;
     const double count_d =
         log2 ? std::floor(std::log2(to / from) + 1e-9) + 1 : std::floor((to - from) / step + 1e-9) + 1;
-    if (count_d > static_cast<double>(kMaxRangeValues)) {
-      error(r, shortest_text(count_d) + " values (expected at most " + std::to_string(kMaxRangeValues) + ")");
+    if (!(count_d <= static_cast<double>(kMaxRangeValues))) {
+      // (to - from) / step can overflow to infinity (step 1e-300): say "more than", not "inf".
+      const std::string how_many =
+          std::isfinite(count_d) ? shortest_text(count_d) + " values" : "more than " + shortest_text(1e308) + " values";
+      error(r, how_many + " (expected at most " + std::to_string(kMaxRangeValues) + ": a larger " +
+                   (log2 ? "from or a smaller to)" : "step)"));
       return false;
     }
     const auto count = static_cast<std::size_t>(count_d);

@@ -33,7 +33,8 @@ std::string fmt(const char* format, double v) {
   return buf;
 }
 
-std::string num(double v) { return fmt("%.17g", v); }
+/// The shortest text that reads back as v (2.8, not %.17g's 2.7999999999999998).
+std::string num(double v) { return io::shortest_text(v); }
 
 const char* policy_name(models::SchedulerPolicy p) { return p == models::SchedulerPolicy::fifo ? "fifo" : "backfill"; }
 

@@ -40,7 +40,31 @@ constexpr int kMaxNicsPerGpu = 2;
 /// room above both without letting a typo (1e308) through.
 constexpr double kMaxHostLinkBytesPerS = 1e12;
 
-/// A bandwidth field: finite and in [0, most], with NaN and infinity named as such.
+/// NVLink ports of one NVSwitch chip by NVLink generation: gen 2, NVSwitch v1, 18 ports (NVIDIA
+/// DGX-2 whitepaper); gen 3, NVSwitch v2, 36 ports (NVIDIA A100 / DGX A100 whitepaper); gen 4,
+/// NVSwitch v3, 64 NVLink4 ports (NVIDIA H100 whitepaper); gen 5, the NVLink 5 switch chip, 72
+/// ports (GB200 NVL72: 18 chips for 72 GPUs x 18 links). 0 for a generation without a switch.
+int nvswitch_ports(int nvlink_generation) {
+  switch (nvlink_generation) {
+    case 2:
+      return 18;
+    case 3:
+      return 36;
+    case 4:
+      return 64;
+    case 5:
+      return 72;
+    default:
+      return 0;
+  }
+}
+
+/// Slowest host link a node can have when a rate is written, per direction: PCIe 1.0 x1, 2.5 GT/s
+/// with 8b/10b encoding = 250e6 bytes/s (PCI-SIG PCIe 1.0a); any CPU socket link is faster.
+constexpr double kMinHostLinkBytesPerS = 250e6;
+
+/// A bandwidth field: 0 (its default meaning) or finite in [kMinHostLinkBytesPerS, most], with NaN
+/// and infinity named as such.
 void check_rate(const char* field, double v, double most, const std::string& zero_means,
                 std::vector<NodeTemplateProblem>& out) {
   const auto text = [](double x) {
@@ -48,9 +72,10 @@ void check_rate(const char* field, double v, double most, const std::string& zer
     o << x;
     return o.str();
   };
-  if (v >= 0 && v <= most) return;
-  out.push_back({field, "got " + text(v) + " (expected a finite number of bytes/s per direction from 0, " + zero_means +
-                            ", to " + text(most) + ")"});
+  if (v == 0 || (v >= kMinHostLinkBytesPerS && v <= most)) return;
+  out.push_back({field, "got " + text(v) + " (expected 0, " + zero_means +
+                            ", or a finite number of bytes/s per direction from " + text(kMinHostLinkBytesPerS) +
+                            ", PCIe 1.0 x1, to " + text(most) + ")"});
 }
 
 void check_counts(const NodeTemplate& t, std::vector<NodeTemplateProblem>& out) {
@@ -166,6 +191,25 @@ void check_scale_up(const NodeTemplate& t, const GpuSpec& gpu, std::vector<NodeT
   }
   if (t.scale_up == ScaleUp::nvswitch && t.nvswitches < 1)
     out.push_back({"nvswitches", "got " + to_string(t.nvswitches) + " with scale_up nvswitch (expected >= 1)"});
+  if (t.scale_up == ScaleUp::nvswitch && t.nvswitches >= 1 && links && !card && t.gpus_per_node >= 1 &&
+      t.gpus_per_node <= kMaxGpusPerNode) {
+    // Every GPU link ends on a switch port: the chips must have as many ports as the GPUs have
+    // links, and each chip needs at least one GPU link.
+    const long long gpu_ports = static_cast<long long>(t.gpus_per_node) * gpu.nvlink_links;
+    const int ports = nvswitch_ports(gpu.nvlink_generation);
+    const long long fewest = ports > 0 ? (gpu_ports + ports - 1) / ports : 1;
+    if (t.nvswitches < fewest) {
+      out.push_back({"nvswitches", "got " + to_string(t.nvswitches) + " for " + to_string(t.gpus_per_node) + " x " +
+                                       to_string(gpu.nvlink_links) + " NVLink" + to_string(gpu.nvlink_generation) +
+                                       " links = " + std::to_string(gpu_ports) + " GPU ports (expected at least " +
+                                       std::to_string(fewest) + ": an NVLink" + to_string(gpu.nvlink_generation) +
+                                       " switch chip has " + to_string(ports) + " ports)"});
+    } else if (t.nvswitches > gpu_ports) {
+      out.push_back({"nvswitches", "got " + to_string(t.nvswitches) + " for " + std::to_string(gpu_ports) +
+                                       " GPU links (expected at most " + std::to_string(gpu_ports) +
+                                       ": a switch chip no GPU link reaches carries no traffic)"});
+    }
+  }
   if (t.scale_up != ScaleUp::nvswitch && t.nvswitches != 0) {
     out.push_back({"nvswitches", "got " + to_string(t.nvswitches) + " with scale_up " + kind +
                                      " (expected 0: only an NVSwitch node has NVSwitch chips)"});

@@ -104,8 +104,10 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
   // Model error: the two MAPEs combined in quadrature (independent errors of two predictions).
   if (a.band.cases > 0 && b.band.cases > 0) {
     const double band = std::hypot(a.band.mape_pct, b.band.mape_pct);
-    const bool speed_within = std::fabs(speed - 1) * 100 < band;
-    const bool cost_within = cost_a > 0 && cost_b > 0 && std::fabs(cost_b / cost_a - 1) * 100 < band;
+    // The difference as the verdict prints it: the larger over the smaller, less 1 (1.12x = 12 %).
+    const auto apart_pct = [](double ratio) { return (std::max(ratio, 1 / ratio) - 1) * 100; };
+    const bool speed_within = apart_pct(speed) < band;
+    const bool cost_within = cost_a > 0 && cost_b > 0 && apart_pct(cost_b / cost_a) < band;
     if (speed_within || cost_within)
       v += std::string("; the ") +
            (speed_within && cost_within ? "time and cost differences are"

@@ -1,4 +1,5 @@
 // `traincast compare A B ...` and `traincast compare A --vary field=v1,v2` (issue 21).
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <sstream>
@@ -127,6 +128,13 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         throw UsageError("compare: needs at least two scenarios, or one with --vary field=v1,v2 (got " +
                          std::to_string(files.size()) + ")");
       for (const std::string& f : files) cols.push_back({f, base_name(f), sets});
+      // Two files of one name in different folders: label those columns by the path as given, so
+      // the table and the verdict do not name two columns alike.
+      for (Column& c : cols) {
+        const auto same = std::count_if(cols.begin(), cols.end(),
+                                        [&](const Column& o) { return base_name(o.file) == base_name(c.file); });
+        if (same > 1) c.label = c.file;
+      }
     }
     for (const char* o : {"json", "csv"})
       if (vm.count(o)) check_output_path(vm[o].as<std::string>(), vm.count("force") > 0, files);

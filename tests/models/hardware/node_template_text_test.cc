@@ -122,6 +122,21 @@ TEST(NodeTemplateText, RefusesImpossibleNodes) {
   t.scale_up = ScaleUp::nvswitch;
   t.nvlinks.clear();
   EXPECT_EQ(problem(t), "nvswitches: got 0 with scale_up nvswitch (expected >= 1)");
+  // NVSwitch chips: enough ports for every GPU link (8 x 6 NVLink2 links on 18-port chips: 3), and
+  // none that no GPU link reaches (fresh-user finding: 1,000 chips on 8 GPUs ran).
+  t = cube;
+  t.scale_up = ScaleUp::nvswitch;
+  t.nvlinks.clear();
+  t.nvswitches = 2;
+  EXPECT_EQ(problem(t),
+            "nvswitches: got 2 for 8 x 6 NVLink2 links = 48 GPU ports (expected at least 3: an NVLink2 "
+            "switch chip has 18 ports)");
+  t.nvswitches = 1000;
+  EXPECT_EQ(problem(t),
+            "nvswitches: got 1000 for 48 GPU links (expected at most 48: a switch chip no GPU link "
+            "reaches carries no traffic)");
+  t.nvswitches = 6;
+  EXPECT_EQ(problem(t), "(none)");
   t = cube;
   t.scale_up = ScaleUp::mesh;
   t.nvlinks.clear();  // 6 links cannot reach 7 peers
@@ -144,11 +159,14 @@ TEST(NodeTemplateText, RefusesImpossibleNodes) {
   t = cube;
   t.socket_link_bytes_per_s = 1e308;
   EXPECT_EQ(problem(t),
-            "socket_link_bytes_per_s: got 1e+308 (expected a finite number of bytes/s per direction "
-            "from 0, no link, to 1e+12)");
+            "socket_link_bytes_per_s: got 1e+308 (expected 0, no link, or a finite number of bytes/s per "
+            "direction from 2.5e+08, PCIe 1.0 x1, to 1e+12)");
   t = cube;
   t.pcie_bytes_per_s = std::nan("");  // named as what it is, not "negative"
-  EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got nan (expected a finite number", 0), 0u);
+  EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got nan (expected 0,", 0), 0u);
+  t = cube;
+  t.pcie_bytes_per_s = 1;  // 1 byte/s: slower than any PCIe link (fresh-user finding: a 30-day all_reduce)
+  EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got 1 (expected 0,", 0), 0u);
   t = cube;
   t.pcie_uplink_bytes_per_s = -1;
   EXPECT_EQ(problem(t).rfind("pcie_uplink_bytes_per_s: got -1 (expected", 0), 0u);

@@ -130,6 +130,12 @@ void check_text_fields(const models::Scenario& s, Checker& k) {
       k.error(path, "is not valid UTF-8 (expected UTF-8 text)");
       continue;
     }
+    // A name written empty would print as nothing ("Model      : 32 layers").
+    const std::string_view p(path);
+    if ((p == "name" || p == "workload.model.name") && text->empty() && k.present(path)) {
+      k.error(path, "is empty (expected a name to print, or no such line)");
+      continue;
+    }
     // Printed to the terminal by every command: an escape sequence ("\033[2J") would act there.
     const bool multi_line = std::string_view(path) == "description";
     for (const char ch : *text) {

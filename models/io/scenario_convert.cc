@@ -129,6 +129,11 @@ tp::Scenario to_proto(const models::Scenario& s) {
     if (const std::optional<FieldValue> value = f.row->written_value(s))
       set_field(mutable_parent_of(m, f.chain), f.chain.back(), *value);
   }
+  // An unnamed scenario or model is written without the line: the loader refuses a name written
+  // empty (it would print as nothing).
+  if (s.name.empty()) m.clear_name();
+  if (s.model.name.empty() && m.has_workload() && m.workload().has_model())
+    m.mutable_workload()->mutable_model()->clear_name();
 
   // The profile and the lists.
   if (s.cluster.profile != nullptr && !s.cluster.profile->origin.empty()) {

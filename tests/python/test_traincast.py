@@ -175,6 +175,9 @@ def test_wrong_types_and_values_are_refused_clearly(tmp_path):
     with pytest.raises(traincast.ScenarioError) as e:
         traincast.run(str(tmp_path))  # a directory
     assert e.value.file == str(tmp_path)
+    # A NUL would cut the C argument there, hiding what follows (here an escape sequence).
+    with pytest.raises(traincast.ScenarioError, match="contains a NUL character"):
+        traincast.run(overrides={"name": "x\x00y\x1b[31m"})
     for bad in (lambda: traincast.run(overrides=5), lambda: traincast.run(threads="x"),
                 lambda: traincast.plan(jobs="two"), lambda: traincast.compare(vary={"cluster.num_nodes": 4})):
         with pytest.raises(TypeError):

@@ -230,6 +230,11 @@ TEST(NcclTestsCli, SizesAndStepsAreRangeCheckedNamingTheOption) {
   EXPECT_EQ(r.err,
             "traincast: -f: step factor 0.5 is outside [1, 2^53 = 9007199254740992] (a larger factor cannot give a "
             "second row)\n");
+  r = run({kDgxH100, "-b", "8", "-e", "8G", "-f", "1.5"});  // nccl-tests' -f is an integer
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: -f: step factor 1.5 is not an integer (expected a whole factor such as 2, as nccl-tests "
+            "reads -f as an integer)\n");
   r = run({kDgxH100, "-b", "8", "-e", "8G", "-i", "0"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "traincast: -i: step of 0 bytes would repeat -b forever (expected 1 to 8388608G, or -f above 1)\n");

@@ -6,6 +6,7 @@
 // %7.0f above.
 
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <filesystem>
@@ -143,7 +144,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       "minbytes,b", po::value<std::string>()->default_value("32M"),
       "smallest size (nccl-tests default 32M); sizes 0 to 8388608G (2^53 bytes)")(
       "maxbytes,e", po::value<std::string>()->default_value("32M"), "largest size (nccl-tests default 32M)")(
-      "stepfactor,f", po::value<double>(), "multiply the size by this factor between rows")(
+      "stepfactor,f", po::value<double>(), "multiply the size by this integer factor between rows")(
       "stepbytes,i", po::value<std::string>(), "add this many bytes between rows (default 1M when no -f)")(
       "datatype,d", po::value<std::string>()->default_value("float"), "element type (float, half, bfloat16, ...)")(
       "gpus", po::value<std::string>(),
@@ -177,6 +178,12 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       if (!(factor >= 1 && factor <= kMaxSizeBytes)) {
         throw UsageError("-f: step factor " + printf_string("%g", factor) + " is outside [1, 2^53 = " +
                          printf_string("%.0f", kMaxSizeBytes) + "] (a larger factor cannot give a second row)");
+      }
+      if (factor != std::floor(factor)) {
+        // nccl-tests reads -f with strtol into an integer (src/common.cu), so 1.5 runs as 1.
+        throw UsageError("-f: step factor " + printf_string("%g", factor) +
+                         " is not an integer (expected a whole factor such as 2, as nccl-tests reads -f as an "
+                         "integer)");
       }
     }
     double step = 1024.0 * 1024.0;

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -23,6 +24,18 @@ namespace {
 /// The GIL is released while it runs, so other Python threads go on; Ctrl-C reaches the
 /// subcommand's own handler (it stops and returns 130) and Python's handler is restored after.
 std::tuple<int, std::string, std::string> call(const std::vector<std::string>& args) {
+  // argv holds C strings: a NUL would cut the argument there and what follows would never be
+  // checked (fresh-user finding: a name "x\0y\x1b[31m" ran as "x"). Refused as the CLI refuses bad
+  // input, with exit status 2.
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::size_t nul = args[i].find('\0');
+    if (nul != std::string::npos) {
+      return {2, "",
+              "traincast: argument " + std::to_string(i + 1) + " (\"" +
+                  args[i].substr(0, std::min<std::size_t>(nul, 40)) + "\"...) contains a NUL character at offset " +
+                  std::to_string(nul) + " (expected text without NUL: a command line cannot carry one)\n"};
+    }
+  }
   std::vector<std::string> argv_strings;
   argv_strings.reserve(args.size() + 1);
   argv_strings.emplace_back("traincast");

@@ -499,6 +499,23 @@ TEST(ScenarioIoErrors, JsonDuplicateKeyAndNonObjectDocument) {
             std::vector<std::string>{"t.json:1:1: invalid document an array (expected an object { ... })"});
 }
 
+// Names are printed by every command: an escape sequence would act on the terminal, and a name
+// written empty would print as nothing ("Model      : 32 layers"); the description keeps newlines.
+TEST(ScenarioIoErrors, NamesWithControlCharactersOrWrittenEmptyAreRefused) {
+  const std::string body = small().substr(small().find('\n') + 1);  // without its name line
+  EXPECT_EQ(errors_of("name: \"a\\033[2Jb\"\n" + body),
+            std::vector<std::string>{"t.textproto:1:1: name: contains the control character 0x1B (expected printable "
+                                     "text; a terminal would act on it)"});
+  EXPECT_EQ(errors_of("name: \"\"\n" + body),
+            std::vector<std::string>{"t.textproto:1:1: name: is empty (expected a name to print, or no such line)"});
+  EXPECT_EQ(errors_of(small(" name: \"\"")),
+            std::vector<std::string>{"t.textproto:4:102: workload.model.name: is empty (expected a name to print, or "
+                                     "no such line)"});
+  EXPECT_EQ(load_scenario_text("description: \"line one\\n\\tline two\"\n" + small(), "t.textproto", Format::text)
+                .description,
+            "line one\n\tline two");
+}
+
 TEST(ScenarioIoErrors, HostileNestingIsAnErrorNotACrash) {
   EXPECT_EQ(errors_of(std::string(5000, '['), Format::json),
             std::vector<std::string>{"t.json:1:101: nesting deeper than 100 levels (expected a flatter document)"});

@@ -191,6 +191,43 @@ double activation_bytes_with_keys(const Scenario& sc, double keys) {
   return replicated + q_k_v + proj_in + mlp + attention_core;
 }
 
+namespace {
+
+/// Gradient bytes of DeepSpeed's ZeRO-1/2 for `trainable` parameters of the stage, sharded over
+/// dp_cp. DeepSpeed keeps the 16-bit gradients in param.grad (ZeRO-2: reduced and freed per
+/// bucket, the shard kept) beside fp32 ones, whatever fp32_grad_accumulation says. bf16 at ZeRO-1:
+/// BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py; BLOOM's "bf16 must use z0, it implements
+/// its own zero stage 1 equivalent") accumulates into an fp32 gradient buffer of the whole stage
+/// (4 B per parameter). fp16, or ZeRO-2: the ZeRO optimizer (runtime/zero/stage_1_and_2.py) makes
+/// the fp32 gradient of its shard only (4 B per shard parameter, single_partition_of_fp32_groups'
+/// grad). Plus its contiguous reduce bucket (ipg buffer) and its all-gather bucket of 16-bit
+/// elements (reduce_bucket_size, allgather_bucket_size), each capped by the stage's size.
+double deepspeed_gradient_bytes(const Scenario& sc, double trainable, int dp_cp) {
+  const ParallelSpec& par = sc.parallel;
+  const double sharded_16bit = par.zero_stage >= 2 ? dp_cp : 1.0;
+  const bool bf16_optimizer = sc.training.precision == Precision::bf16 && par.zero_stage == 1;
+  const double fp32_grads = bf16_optimizer ? trainable * 4 : trainable * 4 / dp_cp;
+  const double buckets = 2 * std::min(trainable, par.reduce_bucket_elements) * 2;
+  return trainable * 2 / sharded_16bit + fp32_grads + buckets;
+}
+
+/// Re-run working set: with full recomputation, or torchtitan's op-level selective checkpointing,
+/// a layer's backward first re-runs its forward (torch.utils.checkpoint; Megatron's
+/// CheckpointFunction), so while it runs one layer's recomputed activations of one micro-batch
+/// exist on top of the checkpoints: the layer's set without recomputation less what it keeps, the
+/// largest over the stage's layers (`indices`; empty: identical layers).
+double rerun_working_set_bytes(const Scenario& sc, const std::vector<int>& indices) {
+  Scenario none = sc;
+  none.training.recompute = Recompute::none;
+  double rerun = 0;
+  if (indices.empty()) rerun = activation_bytes_per_layer(none) - activation_bytes_per_layer(sc);
+  for (int layer : indices)
+    rerun = std::max(rerun, activation_bytes_per_layer(none, layer) - activation_bytes_per_layer(sc, layer));
+  return std::max(0.0, rerun);
+}
+
+}  // namespace
+
 MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, int layers,
                              double inflight_layer_microbatches) {
   MemoryBreakdown mb;
@@ -269,21 +306,8 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     const double unit = lora ? trainable / std::max(1, layers) : layer_parameters(m, 0).replicated_per_rank(t);
     mb.grads_bytes += std::min(trainable, unit) * grad_bytes;
   } else if (deepspeed) {
-    // DeepSpeed keeps the 16-bit gradients in param.grad (ZeRO-2: reduced and freed per bucket,
-    // the shard kept) beside fp32 ones, whatever fp32_grad_accumulation says. bf16 at ZeRO-1:
-    // BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py; BLOOM's "bf16 must use z0, it
-    // implements its own zero stage 1 equivalent") accumulates into an fp32 gradient buffer of
-    // the whole stage (4 B per parameter). fp16, or ZeRO-2: the ZeRO optimizer
-    // (runtime/zero/stage_1_and_2.py) makes the fp32 gradient of its shard only (4 B per shard
-    // parameter, single_partition_of_fp32_groups' grad). Plus its contiguous reduce bucket (ipg
-    // buffer) and its all-gather bucket of 16-bit elements (reduce_bucket_size,
-    // allgather_bucket_size), each capped by the stage's size.
-    const double sharded_16bit = par.zero_stage >= 2 ? dp_cp : 1.0;
-    const bool bf16_optimizer = sc.training.precision == Precision::bf16 && par.zero_stage == 1;
     // (The dense gradients replace the ZeRO formula's; routed experts keep theirs.)
-    mb.grads_bytes +=
-        trainable * 2 / sharded_16bit + (bf16_optimizer ? trainable * 4 : trainable * 4 / dp_cp) - states.grads;
-    mb.grads_bytes += 2 * std::min(trainable, par.reduce_bucket_elements) * 2;
+    mb.grads_bytes += deepspeed_gradient_bytes(sc, trainable, dp_cp) - states.grads;
   } else if (dp_cp > 1 && par.zero_stage >= 2) {
     // The full gradient of one reduction bucket exists before it is reduce-scattered (Megatron-
     // Core bucket size: max(dp_bucket_bytes, 1M params per DP rank)), capped by the stage's size.
@@ -303,25 +327,11 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
 
   const double b = sc.training.micro_batch_size;
   double act = inflight_layer_microbatches * act_per_layer;
-  // Re-run working set: with full recomputation, or torchtitan's op-level selective checkpointing,
-  // a layer's backward first re-runs its forward (torch.utils.checkpoint; Megatron's
-  // CheckpointFunction), so while it runs one layer's recomputed activations of one micro-batch
-  // exist on top of the checkpoints: the layer's set without recomputation less what is kept.
+  // One layer's re-run set under full recomputation or torchtitan's op-level SAC.
   const bool reruns =
       sc.training.recompute == Recompute::full ||
       (sc.training.recompute == Recompute::selective && sc.training.selective_policy == SelectivePolicy::torchtitan_op);
-  if (reruns && inflight_layer_microbatches > 0) {
-    Scenario none = sc;
-    none.training.recompute = Recompute::none;
-    double rerun = 0;
-    if (indices.empty()) {
-      rerun = activation_bytes_per_layer(none) - activation_bytes_per_layer(sc);
-    } else {
-      for (int layer : indices)
-        rerun = std::max(rerun, activation_bytes_per_layer(none, layer) - activation_bytes_per_layer(sc, layer));
-    }
-    act += std::max(0.0, rerun);
-  }
+  if (reruns && inflight_layer_microbatches > 0) act += rerun_working_set_bytes(sc, indices);
   // Last stage: fp32 logits for the vocab-parallel cross-entropy of one micro-batch (transient peak);
   // unfused (torch.nn.functional.cross_entropy on pred.float(), torchtitan's cross_entropy_loss):
   // PyTorch's LogSoftmaxBackward0 reads its saved fp32 output and the dense fp32 gradient

@@ -204,6 +204,12 @@ static_assert(static_cast<int>(models::Fp8Recipe::mx_blockwise) == tp::TrainingS
               tp::TrainingSpec::Fp8Recipe_ARRAYSIZE == 4);
 static_assert(static_cast<int>(models::ComputeModel::kernel) == tp::TrainingSpec::kernel &&
               tp::TrainingSpec::ComputeModel_ARRAYSIZE == 2);
+static_assert(static_cast<int>(models::ZeroImplementation::deepspeed) == tp::ParallelSpec::deepspeed &&
+              tp::ParallelSpec::ZeroImplementation_ARRAYSIZE == 2);
+static_assert(static_cast<int>(models::SelectivePolicy::torchtitan_op) == tp::TrainingSpec::torchtitan_op &&
+              tp::TrainingSpec::SelectivePolicy_ARRAYSIZE == 2);
+static_assert(static_cast<int>(models::CrossEntropy::unfused) == tp::TrainingSpec::unfused &&
+              tp::TrainingSpec::CrossEntropy_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::Architecture::encoder) == tp::ModelSpec::encoder &&
               tp::ModelSpec::Architecture_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::ModelFamily::resnet) == tp::ModelSpec::resnet &&

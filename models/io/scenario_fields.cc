@@ -170,6 +170,9 @@ constexpr ScenarioField kFields[] = {
     field<&S::parallel, &Parallel::param_gather_bytes>("workload.parallel.param_gather_bytes", Written::if_changed),
     field<&S::parallel, &Parallel::grad_sync_every_microbatch>("workload.parallel.grad_sync_every_microbatch",
                                                                Written::if_changed),
+    field<&S::parallel, &Parallel::zero_implementation>("workload.parallel.zero_implementation", Written::if_changed),
+    field<&S::parallel, &Parallel::reduce_bucket_elements>("workload.parallel.reduce_bucket_elements",
+                                                           Written::if_changed),
     // workload.training
     field<&S::training, &Training::global_batch_size>("workload.training.global_batch_size"),
     field<&S::training, &Training::micro_batch_size>("workload.training.micro_batch_size"),
@@ -182,6 +185,8 @@ constexpr ScenarioField kFields[] = {
     field<&S::training, &Training::lora_target_modules>("workload.training.lora_target_modules", lora),
     field<&S::training, &Training::fp8_recipe>("workload.training.fp8_recipe", Written::if_changed),
     field<&S::training, &Training::compute_model>("workload.training.compute_model", Written::if_changed),
+    field<&S::training, &Training::selective_policy>("workload.training.selective_policy", Written::if_changed),
+    field<&S::training, &Training::cross_entropy>("workload.training.cross_entropy", Written::if_changed),
     // workload.offload
     field<&S::offload, &Offload::optimizer>("workload.offload.optimizer", offload),
     field<&S::offload, &Offload::host_memory_bytes_per_s>("workload.offload.host_memory_bytes_per_s", offload),

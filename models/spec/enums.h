@@ -37,6 +37,23 @@ enum class Fp8Recipe { delayed_tensorwise, current_tensorwise, rowwise, mx_block
 /// the fitted framework-level constants (models/compute/framework_constants.h).
 enum class ComputeModel { training_fit, kernel };
 
+/// Which framework's ZeRO-1/2 holds the gradients (workload.parallel.zero_implementation;
+/// docs/scenarios.md): megatron (Megatron-Core's distributed optimizer: one main-gradient buffer)
+/// or deepspeed (DeepSpeed's ZeRO-1/2 and BF16_Optimizer: the 16-bit gradients beside the fp32
+/// ones, and its reduce and all-gather buckets).
+enum class ZeroImplementation { megatron, deepspeed };
+
+/// What selective recomputation keeps (workload.training.selective_policy): megatron (Korthikanti
+/// et al. 2022: everything but the attention core) or torchtitan_op (torchtitan's op-level
+/// selective activation checkpointing: every other matmul output and the attention output saved,
+/// the rest recomputed in backward).
+enum class SelectivePolicy { megatron, torchtitan_op };
+
+/// How the loss is computed from the logits (workload.training.cross_entropy): fused (Megatron's
+/// vocab-parallel cross-entropy: the fp32 logits only) or unfused (torch.nn.functional.cross_entropy
+/// on logits cast to fp32: the 16-bit logits beside the fp32 copy; torchtitan).
+enum class CrossEntropy { fused, unfused };
+
 /// Transformer family: decoder (GPT/Llama: causal attention, next-token head) or encoder (BERT:
 /// bidirectional attention, masked-LM + next-sentence heads).
 enum class Architecture { decoder, encoder };

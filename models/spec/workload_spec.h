@@ -173,6 +173,16 @@ struct ParallelSpec {
   /// gradients are reduced (and ZeRO shards) over dp x cp. tp*cp*pp*dp == GPUs; seq_length
   /// divisible by 2·cp; needs flash attention; dense models only.
   int cp = 1;
+  /// Which framework's ZeRO-1/2 (models/spec/enums.h ZeroImplementation). megatron (default):
+  /// Megatron-Core's distributed optimizer, one main-gradient buffer. deepspeed: DeepSpeed's
+  /// ZeRO-1/2 with 16-bit training keeps the 16-bit gradients (param.grad) beside the fp32 ones
+  /// (BF16_Optimizer's fp32 accumulation buffer, the ZeRO optimizer's fp32 partition gradient) and
+  /// holds a reduce bucket and an all-gather bucket of reduce_bucket_elements each.
+  ZeroImplementation zero_implementation = ZeroImplementation::megatron;
+  /// DeepSpeed's reduce_bucket_size and allgather_bucket_size [elements], default 5e8 (DeepSpeed
+  /// configuration docs, zero_optimization: both default 500,000,000). Read with
+  /// zero_implementation deepspeed and zero_stage 1 or 2.
+  double reduce_bucket_elements = 5e8;
   bool operator==(const ParallelSpec&) const = default;
 };
 
@@ -202,6 +212,12 @@ struct TrainingSpec {
   /// The compute model: training_fit (scalar GEMM efficiency fitted on training runs) or kernel
   /// (GEMM tile model from kernel measurements + fitted framework-level constants).
   ComputeModel compute_model = ComputeModel::training_fit;
+  /// What recompute selective keeps (models/spec/enums.h SelectivePolicy): megatron (default) or
+  /// torchtitan_op (torchtitan's op-level SAC).
+  SelectivePolicy selective_policy = SelectivePolicy::megatron;
+  /// Fused (default, Megatron's vocab-parallel cross-entropy) or unfused (fp32 copy of the 16-bit
+  /// logits, torchtitan's cross_entropy_loss).
+  CrossEntropy cross_entropy = CrossEntropy::fused;
   bool operator==(const TrainingSpec&) const = default;
 };
 

@@ -75,6 +75,35 @@ LayoutAdvice layout_advice(const Scenario& sc, const GpuSpec& gpu, double bytes_
   return a;
 }
 
+double torchtitan_op_kept_bytes(const Scenario& sc, double s) {
+  // torchtitan's op-level selective activation checkpointing (pytorch/torchtitan
+  // torchtitan/models/llama3/infra/parallelize.py, _apply_ac_to_transformer_block with
+  // selective_ac_option "op", the toml default): inside each block's checkpoint the policy saves
+  // the outputs of the ops in _save_list (aten.mm, the SDPA flash/efficient kernels with their
+  // log-sum-exp, c10d reduce_scatter_tensor, aten.max) except every second mm
+  // (mm_count % 2 == 0: recomputed), and recomputes everything else; the block's input is kept by
+  // the checkpoint itself. Llama's mm order per block: wq, wk, wv, wo, w1, w3, w2 (w3 absent
+  // without a gated MLP): the 1st, 3rd, 5th and 7th are kept.
+  const ModelSpec& m = sc.model;
+  const double b = sc.training.micro_batch_size, h = m.hidden_size, a = m.num_attention_heads;
+  const double t = sc.parallel.tp;
+  const AttentionDims d = attention_dims(m);
+  const double f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4 * h;
+  const double e = activation_bytes_per_element(sc.training.precision);
+  const bool sp = sc.parallel.sequence_parallel && t > 1;
+  const double sb = s * b;
+  // mm outputs per token on one TP rank, in forward order: column-parallel ones split by TP;
+  // the row-parallel wo and w2 produce the full-width partial sum before its reduction.
+  std::vector<double> mm = {d.q / t, d.kv / t, d.kv / t, h, f / t};
+  if (m.gated_mlp) mm.push_back(f / t);
+  mm.push_back(h);
+  double kept = e * sb * h / (sp ? t : 1.0);  // the block input (sequence-sharded with SP)
+  for (std::size_t i = 0; i < mm.size(); i += 2) kept += e * sb * mm[i];
+  kept += e * sb * d.o / t + 4 * a * sb / t;  // SDPA output and fp32 log-sum-exp per row
+  if (sp) kept += 2 * e * sb * h / t;         // the two reduce-scatter outputs (wo's, w2's)
+  return kept;
+}
+
 }  // namespace
 
 double activation_bytes_per_layer(const Scenario& sc, int layer) {
@@ -146,6 +175,9 @@ double activation_bytes_with_keys(const Scenario& sc, double keys) {
     q_k_v = e * s * b * d.k_v / t + e * s * b * d.q / t + e * s * b * (2 * d.q_lora + 2 * d.kv_lora + d.rope);
   }
   const double mlp = e * s * b * f * gate / t + e * s * b * f / t;
+  if (sc.training.recompute == Recompute::selective && sc.training.selective_policy == SelectivePolicy::torchtitan_op &&
+      !d.mla && m.num_experts == 0 && sc.training.flash_attention)
+    return torchtitan_op_kept_bytes(sc, s);
   double attention_core = 0;
   if (sc.training.flash_attention) {
     attention_core = 4 * a * s * b / t;  // fp32 log-sum-exp per row; O is the projection input
@@ -158,6 +190,43 @@ double activation_bytes_with_keys(const Scenario& sc, double keys) {
   }
   return replicated + q_k_v + proj_in + mlp + attention_core;
 }
+
+namespace {
+
+/// Gradient bytes of DeepSpeed's ZeRO-1/2 for `trainable` parameters of the stage, sharded over
+/// dp_cp. DeepSpeed keeps the 16-bit gradients in param.grad (ZeRO-2: reduced and freed per
+/// bucket, the shard kept) beside fp32 ones, whatever fp32_grad_accumulation says. bf16 at ZeRO-1:
+/// BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py; BLOOM's "bf16 must use z0, it implements
+/// its own zero stage 1 equivalent") accumulates into an fp32 gradient buffer of the whole stage
+/// (4 B per parameter). fp16, or ZeRO-2: the ZeRO optimizer (runtime/zero/stage_1_and_2.py) makes
+/// the fp32 gradient of its shard only (4 B per shard parameter, single_partition_of_fp32_groups'
+/// grad). Plus its contiguous reduce bucket (ipg buffer) and its all-gather bucket of 16-bit
+/// elements (reduce_bucket_size, allgather_bucket_size), each capped by the stage's size.
+double deepspeed_gradient_bytes(const Scenario& sc, double trainable, int dp_cp) {
+  const ParallelSpec& par = sc.parallel;
+  const double sharded_16bit = par.zero_stage >= 2 ? dp_cp : 1.0;
+  const bool bf16_optimizer = sc.training.precision == Precision::bf16 && par.zero_stage == 1;
+  const double fp32_grads = bf16_optimizer ? trainable * 4 : trainable * 4 / dp_cp;
+  const double buckets = 2 * std::min(trainable, par.reduce_bucket_elements) * 2;
+  return trainable * 2 / sharded_16bit + fp32_grads + buckets;
+}
+
+/// Re-run working set: with full recomputation, or torchtitan's op-level selective checkpointing,
+/// a layer's backward first re-runs its forward (torch.utils.checkpoint; Megatron's
+/// CheckpointFunction), so while it runs one layer's recomputed activations of one micro-batch
+/// exist on top of the checkpoints: the layer's set without recomputation less what it keeps, the
+/// largest over the stage's layers (`indices`; empty: identical layers).
+double rerun_working_set_bytes(const Scenario& sc, const std::vector<int>& indices) {
+  Scenario none = sc;
+  none.training.recompute = Recompute::none;
+  double rerun = 0;
+  if (indices.empty()) rerun = activation_bytes_per_layer(none) - activation_bytes_per_layer(sc);
+  for (int layer : indices)
+    rerun = std::max(rerun, activation_bytes_per_layer(none, layer) - activation_bytes_per_layer(sc, layer));
+  return std::max(0.0, rerun);
+}
+
+}  // namespace
 
 MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, int layers,
                              double inflight_layer_microbatches) {
@@ -226,6 +295,8 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     mb.host_bytes = mb.optimizer_bytes + 4 * shard_params;
     mb.optimizer_bytes = 0;
   }
+  const bool deepspeed = par.zero_implementation == ZeroImplementation::deepspeed && !fp32 && !lora &&
+                         (par.zero_stage == 1 || par.zero_stage == 2);
   if (dp_cp > 1 && par.zero_stage >= 2 && !par.grad_sync_every_microbatch) {
     // Reduced once per iteration (no_sync / requires_gradient_sync false): the whole unsharded
     // gradient of the stage accumulates until the last backward, beside the shard.
@@ -234,6 +305,9 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     // ZeRO-3 / FSDP reduce-scatter per unit (one layer): its full gradient before the reduction.
     const double unit = lora ? trainable / std::max(1, layers) : layer_parameters(m, 0).replicated_per_rank(t);
     mb.grads_bytes += std::min(trainable, unit) * grad_bytes;
+  } else if (deepspeed) {
+    // (The dense gradients replace the ZeRO formula's; routed experts keep theirs.)
+    mb.grads_bytes += deepspeed_gradient_bytes(sc, trainable, dp_cp) - states.grads;
   } else if (dp_cp > 1 && par.zero_stage >= 2) {
     // The full gradient of one reduction bucket exists before it is reduce-scattered (Megatron-
     // Core bucket size: max(dp_bucket_bytes, 1M params per DP rank)), capped by the stage's size.
@@ -251,14 +325,22 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
                             : params * gather_bytes;
   }
 
-  const double e = activation_bytes_per_element(sc.training.precision);
   const double b = sc.training.micro_batch_size;
   double act = inflight_layer_microbatches * act_per_layer;
-  // Last stage: fp32 logits for the vocab-parallel cross-entropy of one micro-batch (transient peak).
-  // Encoder: the MLM head's predicted positions only.
-  if (last) act += 4 * b * head_positions_per_sequence(m) / std::max(1, par.cp) * v / t;
+  // One layer's re-run set under full recomputation or torchtitan's op-level SAC.
+  const bool reruns =
+      sc.training.recompute == Recompute::full ||
+      (sc.training.recompute == Recompute::selective && sc.training.selective_policy == SelectivePolicy::torchtitan_op);
+  if (reruns && inflight_layer_microbatches > 0) act += rerun_working_set_bytes(sc, indices);
+  // Last stage: fp32 logits for the vocab-parallel cross-entropy of one micro-batch (transient peak);
+  // unfused (torch.nn.functional.cross_entropy on pred.float(), torchtitan's cross_entropy_loss):
+  // PyTorch's LogSoftmaxBackward0 reads its saved fp32 output and the dense fp32 gradient
+  // NllLossBackward0 made, and writes the fp32 gradient of its input: three fp32 copies (12 B per
+  // logit; the forward's bf16 logits, fp32 copy and log-softmax output are 10). Encoder: the MLM
+  // head's predicted positions only.
+  const double logit_bytes = sc.training.cross_entropy == CrossEntropy::unfused ? 12 : 4;
+  if (last) act += logit_bytes * b * head_positions_per_sequence(m) / std::max(1, par.cp) * v / t;
   // First stage: embedding output dropout mask per in-flight micro-batch is small; not counted.
-  (void)e;
   mb.activations_bytes = act;
   mb.workspace_bytes = kWorkspaceBytes;
   mb.peak_bytes_per_gpu =

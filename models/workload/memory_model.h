@@ -18,6 +18,9 @@ namespace traincast::models {
 /// masks are 2 (two 1-byte sbh masks, kept when model.hidden_dropout > 0) and 3as/h (the 1-byte
 /// mask and the 2-byte dropped copy of the attention probabilities, kept when
 /// model.attention_dropout > 0): a model without dropout (Llama) keeps sbh(32 + 2as/h).
+/// selective with training.selective_policy torchtitan_op (dense layers, flash attention):
+/// torchtitan's op-level SAC set, the block input plus every other matmul output (wq, wv, w1, w2)
+/// and the SDPA output with its fp32 log-sum-exp (and the reduce-scatter outputs with SP).
 double activation_bytes_per_layer(const Scenario& scenario);
 /// Same with `keys` keys per query in the unfused attention's score tensor (seq_length for full
 /// attention, the window of a sliding-window layer); MLA layers keep their Q, K, V (d_qk, d_v per
@@ -61,7 +64,11 @@ ModelStateBytes zero_model_state_bytes(double params, double weight_bytes_per_pa
 /// reduction bucket (ZeRO-2), one unit's (layer's) full gradient (ZeRO-3, reduced per unit), or the
 /// stage's whole gradient when parallel.grad_sync_every_microbatch is false; ZeRO-3's gathered
 /// parameters at parallel.param_gather_bytes: two layers, or the whole stage when
-/// parallel.reshard_after_forward is false.
+/// parallel.reshard_after_forward is false. Framework behaviour (issue 17): DeepSpeed's ZeRO-1/2
+/// (parallel.zero_implementation) holds 16-bit gradients beside fp32 ones and two buckets of
+/// parallel.reduce_bucket_elements; training.cross_entropy unfused holds 12 B per logit instead of
+/// 4; under full recomputation or training.selective_policy torchtitan_op the peak adds one layer's
+/// re-run set of one micro-batch (its activations without recomputation less what it keeps).
 MemoryBreakdown stage_memory(const Scenario& scenario, const GpuSpec& gpu, int stage, int layers,
                              double inflight_layer_microbatches);
 

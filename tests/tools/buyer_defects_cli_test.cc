@@ -164,7 +164,7 @@ TEST_F(BuyerDefects, PlanWithNothingThatFitsWritesItsJsonAndSaysWhy) {
   EXPECT_EQ(r.err, "traincast: plan: no layout fits in memory and simulates (exit status 1); " + path("p.json") +
                        " holds the empty ranking\n");
   EXPECT_NE(slurp(path("p.json")).find("\"ranked\": []"), std::string::npos);
-  EXPECT_NE(r.out.find("needs 152.6 GiB per GPU of 79.6 GiB, 73.0 GiB over"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("needs 152.9 GiB per GPU of 79.6 GiB, 73.2 GiB over"), std::string::npos) << r.out;
 }
 
 TEST(BuyerDefectsCli, MemoryNeedShowsTheDifferenceOneDecimalHides) {

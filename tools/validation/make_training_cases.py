@@ -181,7 +181,7 @@ def torchtitan(training):
             sets += ["workload.parallel.reshard_after_forward=false", "workload.parallel.reshard_after_backward=false",
                      "workload.parallel.grad_sync_every_microbatch=false"]
         if ac == "selective":
-            assumptions.append("torchtitan's selective AC (op-level) as Megatron selective recomputation")
+            assumptions.append("torchtitan's selective AC (op-level) as selective_policy torchtitan_op")
         if r["torch_compile"] == "True":
             assumptions.append("torch.compile not modelled")
         if fp8:

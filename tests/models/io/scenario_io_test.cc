@@ -191,7 +191,8 @@ TEST(ScenarioIoSet, UnknownPath) {
                 "--set: workload.parallel.tpp: unknown field, did you mean \"tp\"? (expected one of: tp, pp, dp, "
                 "sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, "
                 "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
-                "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, pipeline_stage_layers)"});
+                "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, pipeline_stage_layers, "
+                "zero_implementation, reduce_bucket_elements)"});
 }
 
 TEST(ScenarioIoSet, PathThroughAScalar) {
@@ -207,7 +208,7 @@ TEST(ScenarioIoSet, NonScalarTarget) {
                 "fields: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
-                "pipeline_stage_layers)"});
+                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements)"});
 }
 
 TEST(ScenarioIoSet, WrongValueTypes) {

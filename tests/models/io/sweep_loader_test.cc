@@ -158,14 +158,14 @@ TEST(SweepFileErrors, UnknownAxisPath) {
                 "\"tp\"? (expected one of: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, "
                 "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
-                "pipeline_stage_layers)"});
+                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel\" values: \"1\" }\n"),
             std::vector<std::string>{
                 "t.sweep.textproto:2:8: axis[0].path: workload.parallel is a message, not a scalar field (expected a "
                 "path to one of its fields: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, "
                 "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
-                "pipeline_stage_layers)"});
+                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { values: \"1\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:1: axis[0].path: not set (expected a scalar field path of "
                                      "the scenario, e.g. workload.parallel.tp)"});
@@ -339,12 +339,12 @@ TEST(SweepFileErrors, MetricsBaseScenarioAndSyntax) {
             std::vector<std::string>{"t.sweep.textproto:2:1: axes: unknown field, did you mean \"axis\"? (expected one "
                                      "of: name, description, scenario_file, scenario, set, axis, constraint, metric)"});
   EXPECT_EQ(sweep_errors(kBase + "set: \"workload.parallel.tpp=2\"\n" + axes),
-            std::vector<std::string>{
-                "t.sweep.textproto:2:1: workload.parallel.tpp: unknown field, did you mean "
-                "\"tp\"? (expected one of: tp, pp, dp, sequence_parallel, schedule, "
-                "virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, overlap_grad_reduce, "
-                "tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
-                "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, pipeline_stage_layers)"});
+            std::vector<std::string>{"t.sweep.textproto:2:1: workload.parallel.tpp: unknown field, did you mean "
+                                     "\"tp\"? (expected one of: tp, pp, dp, sequence_parallel, schedule, "
+                                     "virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, overlap_grad_reduce, "
+                                     "tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
+                                     "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
+                                     "pipeline_stage_layers, zero_implementation, reduce_bucket_elements)"});
 }
 
 TEST(SweepFileErrors, JsonPositions) {
@@ -356,7 +356,7 @@ TEST(SweepFileErrors, JsonPositions) {
                 "(expected one of: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
-                "pipeline_stage_layers)"});
+                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements)"});
 }
 
 // A constraint naming a field the dense base does not write and that has no default outside its

@@ -4,7 +4,8 @@
 // Layout (all dense integer ids, nothing allocated per flow once the pools have grown):
 //   solver_               paths (crossings per resource and per flow), capacities, rate caps
 //   flows_[f]             flow slots, recycled through free_flows_ once the listener is told
-//   finish_heap_          indexed binary min-heap of active flows by (drain date, start order)
+//   finish_heap_          indexed binary min-heap of active flows by (drain date, start order);
+//                         entries carry their key, flows_[f].heap_pos is f's index in it
 //
 // Events the network schedules on the Simulator (tag = kind in the top 2 bits | payload):
 //   kWake   | generation  the earliest drain date; stale when the generation is not the latest
@@ -17,6 +18,7 @@
 #include "sim/flow_network.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -186,7 +188,7 @@ void FlowNetwork::update() {
 }
 
 void FlowNetwork::complete_due_flows(std::int64_t now_ns) {
-  while (!finish_heap_.empty() && flows_[finish_heap_.front()].finish_ns <= now_ns) {
+  while (!finish_heap_.empty() && finish_heap_.front().finish_ns <= now_ns) {
     const FlowId id = heap_pop();
     Flow& f = flows_[id];
     // By definition of the drain date, everything left at the anchor went out since then.
@@ -211,7 +213,7 @@ void FlowNetwork::complete_due_flows(std::int64_t now_ns) {
 
 void FlowNetwork::schedule_wake() {
   if (finish_heap_.empty()) return;
-  const std::int64_t t = flows_[finish_heap_.front()].finish_ns;
+  const std::int64_t t = finish_heap_.front().finish_ns;
   if (t == kNever || (wake_pending_ && wake_ns_ == t)) return;
   ++wake_generation_;
   wake_pending_ = true;
@@ -232,6 +234,7 @@ void FlowNetwork::solve_dirty(std::int64_t now_ns) {
 
   ++counters_.solves;
   counters_.flows_solved += solved.size();
+  changed_.clear();
   for (const FlowId id : solved) {
     Flow& f = flows_[id];
     const double new_rate = solver_.rate(id);
@@ -240,8 +243,9 @@ void FlowNetwork::solve_dirty(std::int64_t now_ns) {
     advance(id, now_ns);
     f.rate_bytes_per_s = new_rate;
     f.finish_ns = drain_date(f, now_ns);
-    heap_insert_or_update(id);
+    changed_.push_back(id);
   }
+  heap_update_batch(changed_);
 }
 
 /// Moves the flow's anchor to now: remaining -= rate * dt, charged to every resource crossed.
@@ -268,63 +272,85 @@ std::int64_t FlowNetwork::drain_date(const Flow& f, std::int64_t now_ns) const {
 // Indexed heap of drain dates
 // ---------------------------------------------------------------------------------------------
 
-bool FlowNetwork::heap_less(FlowId a, FlowId b) const {
-  const Flow& fa = flows_[a];
-  const Flow& fb = flows_[b];
-  return fa.finish_ns < fb.finish_ns || (fa.finish_ns == fb.finish_ns && fa.seq < fb.seq);
-}
-
-void FlowNetwork::heap_place(std::uint32_t pos, FlowId f) {
-  finish_heap_[pos] = f;
-  flows_[f].heap_pos = pos;
+void FlowNetwork::heap_place(std::uint32_t pos, const HeapEntry& e) {
+  finish_heap_[pos] = e;
+  flows_[e.flow].heap_pos = pos;
 }
 
 void FlowNetwork::heap_sift_up(std::uint32_t pos) {
-  const FlowId f = finish_heap_[pos];
+  const HeapEntry e = finish_heap_[pos];
   while (pos > 0) {
     const std::uint32_t parent = (pos - 1) / 2;
-    if (!heap_less(f, finish_heap_[parent])) break;
+    if (!heap_less(e, finish_heap_[parent])) break;
     heap_place(pos, finish_heap_[parent]);
     pos = parent;
   }
-  heap_place(pos, f);
+  heap_place(pos, e);
 }
 
 void FlowNetwork::heap_sift_down(std::uint32_t pos) {
-  const FlowId f = finish_heap_[pos];
+  const HeapEntry e = finish_heap_[pos];
   const auto n = static_cast<std::uint32_t>(finish_heap_.size());
   for (;;) {
     std::uint32_t child = 2 * pos + 1;
     if (child >= n) break;
     if (child + 1 < n && heap_less(finish_heap_[child + 1], finish_heap_[child])) ++child;
-    if (!heap_less(finish_heap_[child], f)) break;
+    if (!heap_less(finish_heap_[child], e)) break;
     heap_place(pos, finish_heap_[child]);
     pos = child;
   }
-  heap_place(pos, f);
+  heap_place(pos, e);
 }
 
 void FlowNetwork::heap_insert_or_update(FlowId f) {
-  std::uint32_t pos = flows_[f].heap_pos;
+  Flow& flow = flows_[f];
+  std::uint32_t pos = flow.heap_pos;
   if (pos == kNone) {
     pos = static_cast<std::uint32_t>(finish_heap_.size());
-    finish_heap_.push_back(f);
-    flows_[f].heap_pos = pos;
+    finish_heap_.push_back(HeapEntry{flow.finish_ns, flow.seq, f});
+    flow.heap_pos = pos;
     heap_sift_up(pos);
     return;
   }
+  finish_heap_[pos].finish_ns = flow.finish_ns;
   heap_sift_up(pos);
   heap_sift_down(flows_[f].heap_pos);
 }
 
+void FlowNetwork::heap_update_batch(std::span<const FlowId> changed) {
+  // k sifts cost up to 2 k log2(n) compares (a sift down compares two children per level), a
+  // rebuild (std::make_heap: Floyd's, at most 2n compares; Knuth, TAOCP vol. 3, 5.2.3) plus the
+  // n index updates about 4n: rebuild when k log2(n) > 2n.
+  const std::size_t n = finish_heap_.size() + changed.size();
+  const auto log2_n = static_cast<std::size_t>(std::bit_width(n));
+  if (changed.size() * log2_n <= 2 * n) {
+    for (const FlowId id : changed) heap_insert_or_update(id);
+    return;
+  }
+  finish_heap_.reserve(n);
+  for (const FlowId id : changed) {
+    Flow& f = flows_[id];
+    if (f.heap_pos == kNone) {
+      f.heap_pos = static_cast<std::uint32_t>(finish_heap_.size());
+      finish_heap_.push_back(HeapEntry{f.finish_ns, f.seq, id});
+    } else {
+      finish_heap_[f.heap_pos].finish_ns = f.finish_ns;
+    }
+  }
+  // std heaps put the greatest first (children of i at 2i + 1, 2i + 2, as here): "later" first
+  // ordering makes the earliest the front.
+  std::make_heap(finish_heap_.begin(), finish_heap_.end(),
+                 [](const HeapEntry& a, const HeapEntry& b) { return heap_less(b, a); });
+  for (std::uint32_t pos = 0; pos < finish_heap_.size(); ++pos) flows_[finish_heap_[pos].flow].heap_pos = pos;
+}
+
 FlowId FlowNetwork::heap_pop() {
-  const FlowId top = finish_heap_.front();
+  const FlowId top = finish_heap_.front().flow;
   flows_[top].heap_pos = kNone;
-  const FlowId last = finish_heap_.back();
+  const HeapEntry last = finish_heap_.back();
   finish_heap_.pop_back();
   if (!finish_heap_.empty()) {
-    finish_heap_[0] = last;
-    flows_[last].heap_pos = 0;
+    heap_place(0, last);
     heap_sift_down(0);
   }
   return top;
@@ -339,15 +365,15 @@ FlowId FlowNetwork::heap_pop() {
 /// Calls fn(id) for every active flow whose drain date is <= now_ns (a prefix of the heap).
 template <typename Fn>
 void FlowNetwork::for_each_due(std::int64_t now_ns, Fn&& fn) const {
-  if (finish_heap_.empty() || flows_[finish_heap_.front()].finish_ns > now_ns) return;
+  if (finish_heap_.empty() || finish_heap_.front().finish_ns > now_ns) return;
   // depth-first over the heap nodes that are due (children of a node that is not due are not)
   std::vector<std::uint32_t> stack{0};
   while (!stack.empty()) {
     const std::uint32_t pos = stack.back();
     stack.pop_back();
-    const FlowId id = finish_heap_[pos];
-    if (flows_[id].finish_ns > now_ns) continue;
-    fn(id);
+    const HeapEntry& e = finish_heap_[pos];
+    if (e.finish_ns > now_ns) continue;
+    fn(e.flow);
     for (std::uint32_t c = 2 * pos + 1; c <= 2 * pos + 2 && c < finish_heap_.size(); ++c) stack.push_back(c);
   }
 }
@@ -358,7 +384,7 @@ void FlowNetwork::build_view() {
   view_valid_ = true;
   view_ns_ = now;
   view_epoch_ = 0;
-  const bool any_due = !finish_heap_.empty() && flows_[finish_heap_.front()].finish_ns <= now;
+  const bool any_due = !finish_heap_.empty() && finish_heap_.front().finish_ns <= now;
   if (!solver_.has_dirty() && !any_due) return;  // committed rates are current
   // what update() would re-solve: the dirty resources and those of the flows due now, which
   // update() would have removed first

@@ -182,12 +182,23 @@ class FlowNetwork : public EventHandler {
   void advance(FlowId id, std::int64_t now_ns);
   std::int64_t drain_date(const Flow& f, std::int64_t now_ns) const;
   void schedule_wake();
-  // indexed min-heap of active flows by (finish_ns, seq)
-  bool heap_less(FlowId a, FlowId b) const;
-  void heap_place(std::uint32_t pos, FlowId f);
+  // Indexed min-heap of active flows by (finish_ns, seq). Each entry carries its key, so a
+  // compare reads the heap array only (not two Flow records elsewhere in memory).
+  struct HeapEntry {
+    std::int64_t finish_ns;  ///< copy of flows_[flow].finish_ns
+    std::uint64_t seq;       ///< copy of flows_[flow].seq (unique: the order is total)
+    FlowId flow;
+  };
+  static bool heap_less(const HeapEntry& a, const HeapEntry& b) {
+    return a.finish_ns < b.finish_ns || (a.finish_ns == b.finish_ns && a.seq < b.seq);
+  }
+  void heap_place(std::uint32_t pos, const HeapEntry& e);
   void heap_sift_up(std::uint32_t pos);
   void heap_sift_down(std::uint32_t pos);
   void heap_insert_or_update(FlowId f);
+  /// Sets the keys of `changed` (flows whose finish_ns changed; inserted when not in the heap)
+  /// and restores the heap: one sift each, or one O(n) rebuild when that is cheaper.
+  void heap_update_batch(std::span<const FlowId> changed);
   FlowId heap_pop();
 
   Simulator& sim_;
@@ -196,7 +207,8 @@ class FlowNetwork : public EventHandler {
   std::vector<std::string> names_;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
-  std::vector<FlowId> finish_heap_;
+  std::vector<HeapEntry> finish_heap_;
+  std::vector<FlowId> changed_;  ///< solve_dirty's scratch: flows whose drain date moved
   std::size_t active_count_ = 0;
   std::uint64_t next_flow_seq_ = 0;
   bool full_recompute_ = false;

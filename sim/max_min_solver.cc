@@ -11,7 +11,8 @@
 // every flow of every resource at exactly that level at once, and updates each resource with
 // one operation, remaining -= k * level (k = crossings fixed in the round). No quantity depends
 // on the order in which resources or flows are visited, and a component's rounds are not
-// affected by the rounds of another component solved at the same time.
+// affected by the rounds of another component solved at the same time: so each connected
+// component is filled on its own (solve_components), its rounds scanning only its resources.
 
 #include "sim/max_min_solver.h"
 
@@ -191,7 +192,7 @@ std::span<const FlowId> MaxMinSolver::solve(bool full) {
   dirty_.clear();
   collect_component(/*preview=*/false);
   if (comp_flows_.empty()) return {};
-  solve_max_min();
+  solve_components();
   return comp_flows_;
 }
 
@@ -209,7 +210,7 @@ void MaxMinSolver::preview(bool full, std::span<const FlowId> left_out) {
   for (const FlowId id : left_out) flow_left_out_[id] = 1;
   collect_component(/*preview=*/true);
   for (const FlowId id : left_out) flow_left_out_[id] = 0;
-  if (!comp_flows_.empty()) solve_max_min();
+  if (!comp_flows_.empty()) solve_components();
 }
 
 void MaxMinSolver::seed_all_or_dirty(bool full) {
@@ -232,10 +233,21 @@ void MaxMinSolver::seed_resource(ResourceId r) {
 /// Breadth-first closure of comp_resources_ over "a flow crosses a resource", marking with
 /// epoch_ and counting each resource's crossings (slot_unfixed_). In a preview, the flows left
 /// out are skipped, as if removed: they are flagged fixed so the solver skips them.
+/// Components on the way: the seeds (slots 0 .. n_seeds - 1) each start a search tree; every
+/// slot and flow records the tree that reached it (slot_tree_, flow_tree_), and a flow that
+/// crosses a slot of another tree joins the two (union-find over trees, tree_parent_). Labels
+/// are kept at the current root, so this costs one compare per crossing already visited, and
+/// comp_flows_ keeps the search's order.
 void MaxMinSolver::collect_component(bool preview) {
   slot_unfixed_.clear();
+  flow_tree_.clear();
+  const auto n_seeds = static_cast<std::uint32_t>(comp_resources_.size());
+  slot_tree_.resize(n_seeds);
+  tree_parent_.resize(n_seeds);
+  for (std::uint32_t t = 0; t < n_seeds; ++t) slot_tree_[t] = tree_parent_[t] = t;
   for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
     const Resource& res = resources_[comp_resources_[i]];
+    std::uint32_t tree = find_tree(slot_tree_[i]);  // a root: what this search labels with
     std::uint32_t crossings = 0;
     for (const User& u : res.users) {
       if (preview && flow_left_out_[u.flow]) {
@@ -246,6 +258,7 @@ void MaxMinSolver::collect_component(bool preview) {
       if (flow_mark_[u.flow] == epoch_) continue;
       flow_mark_[u.flow] = epoch_;
       comp_flows_.push_back(u.flow);
+      flow_tree_.push_back(tree);
       const Variable& v = variables_[u.flow];
       for (std::uint32_t k = 0; k < v.path_length; ++k) {
         Element& e = elements_[v.first_element + k];
@@ -254,6 +267,14 @@ void MaxMinSolver::collect_component(bool preview) {
           res2.mark = epoch_;
           res2.slot = static_cast<std::uint32_t>(comp_resources_.size());
           comp_resources_.push_back(e.resource);
+          slot_tree_.push_back(tree);
+        } else if (slot_tree_[res2.slot] != tree) {  // rare: the label is kept at the root
+          const std::uint32_t other = find_tree(slot_tree_[res2.slot]);
+          if (other != tree) {
+            tree_parent_[std::max(tree, other)] = std::min(tree, other);  // the root is the smallest tree
+            tree = std::min(tree, other);
+          }
+          slot_tree_[res2.slot] = tree;
         }
         e.slot = res2.slot;
       }
@@ -262,26 +283,70 @@ void MaxMinSolver::collect_component(bool preview) {
   }
 }
 
-/// Progressive filling over comp_resources_ / comp_flows_; writes Variable::rate_bytes_per_s.
-void MaxMinSolver::solve_max_min() {
-  const std::size_t n_slots = comp_resources_.size();
+std::uint32_t MaxMinSolver::find_tree(std::uint32_t t) {
+  while (tree_parent_[t] != t) t = tree_parent_[t] = tree_parent_[tree_parent_[t]];  // path halving
+  return t;
+}
+
+/// Fills each connected component of comp_resources_ / comp_flows_ (several when several
+/// regions were dirty, or all of them in a full solve) on its own. comp_flows_ keeps its order:
+/// the caller advances the flows in it, charging bytes to resources in that order.
+void MaxMinSolver::solve_components() {
+  const auto n_slots = static_cast<std::uint32_t>(comp_resources_.size());
+  const auto n_trees = static_cast<std::uint32_t>(tree_parent_.size());
   slot_remaining_.resize(n_slots);
   slot_share_.resize(n_slots);
   slot_fixed_now_.assign(n_slots, 0);
   slot_live_pos_.resize(n_slots);
-  live_share_.resize(n_slots);
-  live_slot_.resize(n_slots);
-  for (std::uint32_t s = 0; s < n_slots; ++s) {
+  comp_slots_.resize(n_slots);
+  std::uint32_t roots = 0;
+  for (std::uint32_t t = 0; t < n_trees; ++t) roots += find_tree(t) == t ? 1 : 0;
+  if (roots == 1) {  // one component: no grouping
+    for (std::uint32_t s = 0; s < n_slots; ++s) comp_slots_[s] = s;
+    solve_max_min(comp_slots_, comp_flows_);
+    return;
+  }
+  // Group slots and flows by root tree (counting sort): counts at [root + 2], starts at
+  // [root + 1] while filling, so that afterwards component `root` spans [start[root], start[root + 1]).
+  comp_slot_start_.assign(std::size_t{n_trees} + 2, 0);
+  comp_flow_start_.assign(std::size_t{n_trees} + 2, 0);
+  for (std::uint32_t t = 0; t < n_trees; ++t) tree_parent_[t] = find_tree(t);  // now every tree -> its root
+  for (const std::uint32_t t : slot_tree_) ++comp_slot_start_[tree_parent_[t] + 2];
+  for (const std::uint32_t t : flow_tree_) ++comp_flow_start_[tree_parent_[t] + 2];
+  for (std::size_t i = 2; i < comp_slot_start_.size(); ++i) {
+    comp_slot_start_[i] += comp_slot_start_[i - 1];
+    comp_flow_start_[i] += comp_flow_start_[i - 1];
+  }
+  comp_flow_list_.resize(comp_flows_.size());
+  for (std::uint32_t s = 0; s < n_slots; ++s) comp_slots_[comp_slot_start_[tree_parent_[slot_tree_[s]] + 1]++] = s;
+  for (std::size_t j = 0; j < comp_flows_.size(); ++j)
+    comp_flow_list_[comp_flow_start_[tree_parent_[flow_tree_[j]] + 1]++] = comp_flows_[j];
+  for (std::uint32_t root = 0; root < n_trees; ++root) {
+    if (tree_parent_[root] != root) continue;
+    const std::uint32_t f0 = comp_flow_start_[root], f1 = comp_flow_start_[root + 1];
+    if (f0 == f1) continue;  // a preview's resource whose flows are all left out
+    const std::uint32_t s0 = comp_slot_start_[root], s1 = comp_slot_start_[root + 1];
+    solve_max_min(std::span<const std::uint32_t>(comp_slots_).subspan(s0, s1 - s0),
+                  std::span<const FlowId>(comp_flow_list_).subspan(f0, f1 - f0));
+  }
+}
+
+/// Progressive filling over one component; writes Variable::rate_bytes_per_s.
+void MaxMinSolver::solve_max_min(std::span<const std::uint32_t> slots, std::span<const FlowId> flows) {
+  live_share_.resize(slots.size());
+  live_slot_.resize(slots.size());
+  for (std::size_t j = 0; j < slots.size(); ++j) {
+    const std::uint32_t s = slots[j];
     const Resource& res = resources_[comp_resources_[s]];
     slot_remaining_[s] = res.capacity_bytes_per_s;
     slot_share_[s] = slot_unfixed_[s] > 0 ? slot_remaining_[s] / slot_unfixed_[s] : kInf;
-    live_share_[s] = slot_share_[s];
-    live_slot_[s] = s;
-    slot_live_pos_[s] = s;
+    live_share_[j] = slot_share_[s];
+    live_slot_[j] = s;
+    slot_live_pos_[s] = static_cast<std::uint32_t>(j);
   }
   std::size_t dead = 0;  // live_share_ entries at +inf
   capped_.clear();
-  for (const FlowId id : comp_flows_) {
+  for (const FlowId id : flows) {
     flow_fixed_[id] = 0;
     if (variables_[id].rate_cap_bytes_per_s < kInf) capped_.push_back(id);
   }
@@ -289,7 +354,7 @@ void MaxMinSolver::solve_max_min() {
     return variables_[a].rate_cap_bytes_per_s < variables_[b].rate_cap_bytes_per_s;
   });
   std::size_t next_cap = 0;
-  unfixed_ = comp_flows_.size();
+  unfixed_ = flows.size();
 
   while (unfixed_ > 0) {
     ++rounds_;

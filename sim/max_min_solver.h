@@ -38,9 +38,12 @@ std::vector<double> max_min_rates(std::span<const double> capacity_bytes_per_s,
 ///
 /// Incremental ("selective update"): adding or removing a flow marks the resources it crosses
 /// dirty; solve() re-solves only the connected components (flows <-> shared resources) that
-/// touch a dirty resource, or every component when asked to (full). The result is bitwise the
-/// same either way: each round fixes every flow at exactly the level of the round and updates
-/// each resource with one operation, so no quantity depends on the order of visits.
+/// touch a dirty resource, or every component when asked to (full). Each component reached is
+/// filled on its own, so a round scans only its component's resources: a solve costs the sum
+/// over its components of (levels x resources), not (all levels) x (all resources). The result
+/// is bitwise the same either way: each round fixes every flow at exactly the level of the
+/// round and updates each resource with one operation, so no quantity depends on the order of
+/// visits, and a component's levels do not depend on the other components.
 ///
 /// Flow ids are the caller's (dense small integers: per-flow tables are sized to the largest id
 /// + 1); an id may be reused once its flow was removed. Nothing is allocated per solve once the
@@ -134,7 +137,9 @@ class MaxMinSolver {
   void seed_resource(ResourceId r);
   void seed_all_or_dirty(bool full);
   void collect_component(bool preview);
-  void solve_max_min();
+  std::uint32_t find_tree(std::uint32_t t);
+  void solve_components();
+  void solve_max_min(std::span<const std::uint32_t> slots, std::span<const FlowId> flows);
   void fix_flow(FlowId f, double rate_bytes_per_s);
 
   std::vector<Resource> resources_;
@@ -153,6 +158,17 @@ class MaxMinSolver {
   std::uint64_t epoch_ = 0;
   std::vector<ResourceId> comp_resources_;
   std::vector<FlowId> comp_flows_;
+  // Connected components among comp_resources_: each seed slot starts a search tree; trees
+  // that share a flow are joined (union-find). Component `root` (a root tree) has slots
+  // comp_slots_[comp_slot_start_[root] .. comp_slot_start_[root + 1]) and flows likewise in
+  // comp_flow_list_.
+  std::vector<std::uint32_t> slot_tree_;        ///< per slot: the tree whose search reached it
+  std::vector<std::uint32_t> flow_tree_;        ///< per comp_flows_ entry: the tree that reached it
+  std::vector<std::uint32_t> tree_parent_;      ///< union-find forest over trees
+  std::vector<std::uint32_t> comp_slots_;       ///< slots grouped by component
+  std::vector<std::uint32_t> comp_slot_start_;  ///< per root tree: start in comp_slots_
+  std::vector<FlowId> comp_flow_list_;          ///< comp_flows_ grouped by component
+  std::vector<std::uint32_t> comp_flow_start_;  ///< per root tree: start in comp_flow_list_
   // per component resource, indexed by slot (dense, so the level search scans contiguous memory)
   std::vector<double> slot_remaining_;  ///< capacity not yet given to fixed flows [bytes/s]
   std::vector<double> slot_share_;      ///< remaining / unfixed [bytes/s]

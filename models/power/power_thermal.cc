@@ -9,7 +9,21 @@ namespace traincast::models {
 
 namespace {
 constexpr double kNsToS = 1e-9;
+
+/// Appends (t_ns, temp_c) to a GPU's window series, first dropping the points that the new one
+/// makes valleys: a point no higher than both its neighbours. finish() reads the series only for
+/// the peak of temp + corr exp(-(t - t0) / tau), and the correction is monotone in t (falling for
+/// corr > 0, rising for corr < 0), so a valley is never above its earlier neighbour (corr >= 0) or
+/// its later one (corr <= 0): dropping it leaves that peak unchanged, bit for bit. The series left
+/// rises then falls (no interior point is a valley), so its length is the window's record highs
+/// plus the current fall, not one entry per event. points[0], the window start, is always kept.
+void push_window_point(std::vector<std::pair<std::int64_t, double>>& points, std::int64_t t_ns, double temp_c) {
+  while (points.size() >= 2 && points.back().second <= points[points.size() - 2].second &&
+         points.back().second <= temp_c)
+    points.pop_back();
+  points.emplace_back(t_ns, temp_c);
 }
+}  // namespace
 
 PowerThermalModel::PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setup) : sim_(sim), s_(std::move(setup)) {
   const int n = static_cast<int>(s_.gpus.size());
@@ -128,7 +142,7 @@ void PowerThermalModel::advance_gpu(int i, std::int64_t now) {
     st.temp_c = end;
     st.peak_c = std::max(st.peak_c, end);
     st.window_peak_c = std::max(st.window_peak_c, end);
-    if (s_.periodic_correction && window_open_) st.window_points.emplace_back(now, end);
+    if (s_.periodic_correction && window_open_) push_window_point(st.window_points, now, end);
   }
   st.last_ns = now;
 }
@@ -353,7 +367,15 @@ void PowerThermalModel::compute_done(int iteration) {
     // The report's window ends with the last iteration's compute: freeze what it reports.
     window_end_ns_ = now;
     window_open_ = false;
-    closed_g_ = g_;
+    // Move each GPU's window series rather than copy it: nothing adds to or reads g_'s series
+    // once the window is closed (finish() reads closed_g_), so the copy would double its memory.
+    closed_g_.resize(g_.size());
+    for (std::size_t i = 0; i < g_.size(); ++i) {
+      std::vector<std::pair<std::int64_t, double>> points = std::move(g_[i].window_points);
+      g_[i].window_points.clear();
+      closed_g_[i] = g_[i];
+      closed_g_[i].window_points = std::move(points);
+    }
     closed_k_ = k_;
     return;
   }

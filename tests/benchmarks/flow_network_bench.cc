@@ -10,12 +10,25 @@
 //                        flight, each completion starts a new flow on 1-3 links of a random
 //                        group. Items = completed flows (flows/s includes the event loop).
 //   Churn_FullRecompute  the same with set_full_recompute(true), to show what selective update saves.
+//   PerCompletion_ManyComponents/N   N flows in flight over N/4 independent groups of 4 links
+//                        (4 flows per group on average); each completion starts a replacement in
+//                        a random group. The per-completion cost should not grow with N (only
+//                        the heap's log N does): issue 18's "per-event cost flat in N".
+//   PerCompletion_OneComponent/N     N flows in flight sharing one 8-link component (a PAT phase:
+//                        one max-min component whose completions fall at different times); each
+//                        completion re-solves all N: the cost grows with N.
+//                        Both print cpu_ns_per_completion (thread CPU time, not wall: other load
+//                        on the machine does not count) and x_smallest, its ratio to the smallest
+//                        N of the same family measured in the same run.
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -171,12 +184,91 @@ void churn(benchmark::State& state, bool full) {
 void BM_Churn(benchmark::State& state) { churn(state, false); }
 void BM_Churn_FullRecompute(benchmark::State& state) { churn(state, true); }
 
+/// CPU time of this thread [ns] (POSIX clock_gettime).
+double thread_cpu_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
+}
+
+/// Churn on `links` links in groups of `group` with `in_flight` flows: each completion starts a
+/// flow in a random group (Churn::start_one: 1-3 links, 1e4-1e7 bytes log-uniform).
+void per_completion(benchmark::State& state, int links, int group) {
+  const int in_flight = static_cast<int>(state.range(0));
+  Churn c(links, group, false);
+  for (int i = 0; i < in_flight; ++i) c.start_one();
+  c.net_.update();  // the first solve of all N is not a completion's
+  const std::uint64_t done0 = c.completed;
+  const auto counters0 = c.net_.counters();
+  double cpu_ns = 0;
+  for (auto _ : state) {
+    const double t0 = thread_cpu_ns();
+    const std::uint64_t target = c.completed + 256;
+    while (c.completed < target) c.sim_.step();
+    cpu_ns += thread_cpu_ns() - t0;
+  }
+  const auto done = static_cast<double>(c.completed - done0);
+  state.SetItemsProcessed(static_cast<std::int64_t>(done));
+  state.counters["cpu_ns_per_completion"] = cpu_ns / done;
+  state.counters["flows_solved_per_completion"] =
+      static_cast<double>(c.net_.counters().flows_solved - counters0.flows_solved) / done;
+}
+
+void BM_PerCompletion_ManyComponents(benchmark::State& state) {
+  const int groups = static_cast<int>(state.range(0)) / 4;  // 4 flows per group of 4 links
+  per_completion(state, 4 * groups, 4);
+}
+void BM_PerCompletion_OneComponent(benchmark::State& state) { per_completion(state, 8, 8); }
+
 BENCHMARK(BM_FullSolve_10kFlows_1kLinks)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ArrivalDeparture_Loaded_random)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ArrivalDeparture_Loaded_clustered)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Churn)->Arg(256)->Arg(4096)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Churn_FullRecompute)->Arg(256)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PerCompletion_ManyComponents)->RangeMultiplier(4)->Range(1 << 10, 1 << 14)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PerCompletion_OneComponent)->RangeMultiplier(4)->Range(1 << 10, 1 << 14)->Unit(benchmark::kMicrosecond);
+
+/// Console output as usual, then x_smallest for each PerCompletion family: its
+/// cpu_ns_per_completion at N over that at the family's smallest N, both from this run (medians
+/// when --benchmark_repetitions is given).
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& reports) override {
+    ConsoleReporter::ReportRuns(reports);
+    for (const Run& r : reports) {
+      if (r.error_occurred || r.run_name.function_name.rfind("BM_PerCompletion_", 0) != 0) continue;
+      const bool aggregate = r.run_type == Run::RT_Aggregate;
+      if (aggregate && r.aggregate_name != "median") continue;
+      const auto it = r.counters.find("cpu_ns_per_completion");
+      if (it == r.counters.end()) continue;
+      const std::string key = r.run_name.function_name + "/" + r.run_name.args;
+      if (aggregate || !medians_.count(key)) per_n_[r.run_name.function_name][std::stol(r.run_name.args)] = it->second;
+      if (aggregate) medians_[key] = true;
+    }
+  }
+  void print_ratios() const {
+    for (const auto& [family, by_n] : per_n_) {
+      const double smallest = by_n.begin()->second;
+      for (const auto& [n, ns] : by_n) {
+        std::printf("%s/%ld: %.0f ns per completion, x_smallest = %.2f\n", family.c_str(), n, ns,
+                    smallest > 0 ? ns / smallest : 0.0);
+      }
+    }
+  }
+
+ private:
+  std::map<std::string, std::map<long, double>> per_n_;  ///< family -> N -> ns per completion
+  std::map<std::string, bool> medians_;
+};
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  reporter.print_ratios();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -2,6 +2,8 @@
 
 #include "calibrate/nccl_tests_log.h"
 
+#include "calibrate/nccl_tests_row_check.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -474,9 +476,21 @@ class Parser {
             "data takes less)");
       return;
     }
-    // nccl-tests loops each type and operation over rising sizes (rounding to whole elements can
-    // repeat one, e.g. size 0): a smaller size after a larger one is a second run under the header.
+    if (std::string problem = check_row_results(r, *current_, at(n)); !problem.empty()) {
+      error(std::move(problem));
+      return;
+    }
+    // nccl-tests loops each type and operation over rising sizes; rounding to whole elements
+    // repeats only size 0 (r11, n11e). A smaller size after a larger one is a second run under the
+    // header; the same size > 0 again is a row measured twice (none of the shared logs has one).
     const std::string key = r.type + " " + r.redop + " " + std::to_string(r.root);
+    if (const auto it = last_size_.find(key); it != last_size_.end() && size > 0 && size == it->second.first) {
+      error(at(n) + "size: got " + std::to_string(size) + " " + r.type + (r.redop.empty() ? "" : " " + r.redop) +
+            " again after line " + std::to_string(it->second.second) +
+            " (expected each size once within a table, as nccl-tests prints them: a row measured again or pasted "
+            "twice; delete one)");
+      return;
+    }
     if (const auto it = last_size_.find(key); it != last_size_.end() && size < it->second.first) {
       error(at(n) + "size " + std::to_string(size) + " " + r.type + (r.redop.empty() ? "" : " " + r.redop) +
             " after size " + std::to_string(it->second.first) + " on line " + std::to_string(it->second.second) +

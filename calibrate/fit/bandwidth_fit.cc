@@ -14,6 +14,16 @@ namespace traincast::calibrate {
 
 using models::CalibrationProfile;
 
+namespace {
+/// The least fraction of the datasheet rate a fitted bandwidth kind may reach. Measured copies
+/// run at 0.74 to 0.90 of it: STREAM triad 3534 of 4800 GB/s on H200, 1832 of 2039 on H100 PCIe,
+/// 1375 of 1555 on A100 40GB (../shared/data/memory-bandwidth/gpu_stream_bandwidth.csv);
+/// nvbandwidth's host-to-device copy 55.3 of 63 GB/s (PCIe gen5 x16) on H800
+/// (nvbandwidth_h800_8gpu.csv). 0.1, as for collectives (kMinLinkFraction), is a factor 7 below
+/// the lowest.
+constexpr double kMinBandwidthFraction = 0.1;
+}  // namespace
+
 void fit_bandwidth_and_launch(const models::MeasurementSet& m, const FitOptions& o, CalibrationProfile& out,
                               std::vector<std::string>* notes) {
   if (m.launch_back_to_back_s > 0) out.kernel_fixed_s = m.launch_back_to_back_s;
@@ -60,7 +70,20 @@ void fit_bandwidth_and_launch(const models::MeasurementSet& m, const FitOptions&
            "their byte counts are wrong";
       throw std::invalid_argument(e.str());
     }
-    const double eff = std::max(median(large), 1e-3);
+    // Below kMinBandwidthFraction the numbers are in other units (bytes as kB, seconds as us)
+    // or not of this GPU: refused rather than written as an efficiency that makes every
+    // memory-bound kernel ten or more times slower than the hardware.
+    if (median(large) < kMinBandwidthFraction) {
+      const char* what = g == 0 ? "HBM" : g == 1 ? "PCIe" : "NVLink peer";
+      std::ostringstream e;
+      e << v.back()->where << ": " << what << " bandwidth: got " << median(large) * capacity / 1e9 << " GB/s, "
+        << median(large) << "x the datasheet's " << capacity / 1e9 << " GB/s of " << gpu.name << " (median of "
+        << large.size() << " large points; expected at least " << kMinBandwidthFraction
+        << "x: copies reach 0.74 to 0.9 of it; wrong units? bytes in bytes, time_s in seconds"
+        << (g == 2 ? "; or peer copies that did not run over NVLink" : "") << ")";
+      throw std::invalid_argument(e.str());
+    }
+    const double eff = median(large);
     if (g == 0) out.memory_efficiency = eff;
     if (g == 1 && !out.link_efficiency[static_cast<int>(models::LinkKind::pcie)])
       out.link_efficiency[static_cast<int>(models::LinkKind::pcie)] = eff;

@@ -2,8 +2,10 @@
 
 #include "calibrate/fit/gemm_fit.h"
 
+#include <cctype>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -45,6 +47,83 @@ void check_mostly_below_peak(const std::vector<const models::GemmSample*>& sampl
          "are wrong";
     throw std::invalid_argument(e.str());
   }
+}
+
+/// GEMMs of at least this many FLOP (2 x 1024^3, a 1024-cube) fill the GPU: in
+/// ../shared/data/gemm/xla_matmul_perf_table_measured.csv a bf16 1024-cube runs at 0.26 of the
+/// dense peak on sm_90 (H100) and 0.13 on B200, 4096-cubes at 0.79 and 0.63; smaller ones
+/// legitimately run far below the peak (256-cubes: 0.007, 0.003).
+constexpr double kLargeGemmFlop = 2.0 * 1024 * 1024 * 1024;
+/// The least efficiency the fit may conclude for GEMMs of kLargeGemmFlop or more: below it the
+/// rates are in the wrong units (TFLOP/s given as FLOP/s, us as s), not slow. 0.05 is a factor
+/// 2.5 below the slowest large shape of the shared tables (0.13, B200 1024-cube).
+constexpr double kMinLargeGemmPeakFraction = 0.05;
+
+/// The architecture a GEMM CSV's device_key names, as openxla's tables spell it: "sm_90",
+/// "sm_100_B200" (CUDA compute capability x 10 after "sm_") into cc, "gfx950" (an AMD LLVM target)
+/// into gfx; false for any other key.
+bool device_arch(const std::string& key, int& cc, std::string& gfx) {
+  cc = 0;
+  gfx.clear();
+  if (key.rfind("gfx", 0) == 0 && key.size() > 3) {
+    gfx = key.substr(0, key.find('_'));
+    return true;
+  }
+  if (key.rfind("sm_", 0) != 0) return false;
+  std::size_t i = 3;
+  while (i < key.size() && i < 6 && std::isdigit(static_cast<unsigned char>(key[i]))) cc = cc * 10 + (key[i++] - '0');
+  return i > 3 && (i == key.size() || key[i] == '_');
+}
+
+/// Refuses (std::invalid_argument at the first such row) GEMM rows whose CSV device_key names
+/// another architecture than gpu's; notes keys that name none traincast knows.
+void check_device_keys(const std::vector<models::GemmSample>& gemm, const models::GpuSpec& gpu, const std::string& base,
+                       std::vector<std::string>* notes) {
+  std::set<std::string> unknown;
+  const std::string arch = !gpu.gfx_arch.empty() ? gpu.gfx_arch : "sm_" + std::to_string(gpu.compute_capability);
+  for (const models::GemmSample& g : gemm) {
+    int cc = 0;
+    std::string gfx;
+    if (g.device.empty()) continue;
+    if (!device_arch(g.device, cc, gfx)) {
+      if (unknown.insert(g.device).second && notes)
+        notes->push_back("GEMM rows of device_key " + g.device + " (first " + g.where +
+                         "): names no architecture traincast knows (sm_NN..., gfxNNN), not checked against " +
+                         gpu.name);
+      continue;
+    }
+    if ((cc > 0 && cc == gpu.compute_capability) || (!gfx.empty() && gfx == gpu.gfx_arch)) continue;
+    throw std::invalid_argument(
+        g.where + ": column 'device_key': got " + g.device + " (expected " + arch + ", the architecture of " +
+        gpu.name + " that --base " + base +
+        " names: these GEMMs ran on another GPU, and their efficiencies would be taken against its peak; give a "
+        "--base with the GPU that ran them, or --device with a key of " +
+        gpu.name + ")");
+  }
+}
+
+/// Refuses (std::invalid_argument) a fitted dtype whose efficiency at every measured shape of
+/// kLargeGemmFlop or more is below kMinLargeGemmPeakFraction (no such shape: not checked).
+void check_large_shape_efficiency(const std::vector<const models::GemmSample*>& fit, models::Precision dtype,
+                                  double peak, const models::GpuSpec& gpu, const CalibrationProfile& out) {
+  const models::GemmSample* best = nullptr;
+  double best_eff = 0;
+  int large = 0;
+  for (const models::GemmSample* g : fit) {
+    if (2 * g->m * g->n * g->k < kLargeGemmFlop) continue;
+    ++large;
+    const double eff = out.gemm.efficiency(dtype, g->m, g->n, g->k);
+    if (best == nullptr || eff > best_eff) best = g, best_eff = eff;
+  }
+  if (best == nullptr || best_eff >= kMinLargeGemmPeakFraction) return;
+  std::ostringstream e;
+  e << best->where << ": GEMM " << models::precision_name(dtype) << " " << best->m << "x" << best->n << "x" << best->k
+    << ": fitted efficiency got " << best_eff << " of the dense " << models::precision_name(dtype) << " peak of "
+    << gpu.name << " (" << peak / 1e12 << " TFLOP/s), the best of " << large << " shape(s) of " << kLargeGemmFlop
+    << " FLOP or more (expected at least " << kMinLargeGemmPeakFraction
+    << ": GEMMs that large run at 0.13 to 0.8 of the peak; wrong units? tflops in TFLOP/s, flops_per_s in FLOP/s, "
+       "time_s in seconds, time_us in microseconds)";
+  throw std::invalid_argument(e.str());
 }
 
 /// samples' fit points under the holdout, without those above models::kMaxGemmPeakFraction x the
@@ -109,6 +188,7 @@ void fit_gemm(const models::MeasurementSet& m, const FitOptions& o, CalibrationP
   if (o.gpu.empty())
     throw std::invalid_argument("GEMM points need a GPU: --base must name a catalog GPU, node template or scenario");
   const models::GpuSpec& gpu = models::find_gpu(o.gpu);
+  check_device_keys(m.gemm, gpu, o.base, notes);
   std::map<int, std::vector<const models::GemmSample*>> by;
   for (const auto& s : m.gemm) by[static_cast<int>(s.dtype)].push_back(&s);
   for (const auto& [dt, samples] : by) {
@@ -119,6 +199,7 @@ void fit_gemm(const models::MeasurementSet& m, const FitOptions& o, CalibrationP
     const std::vector<const models::GemmSample*> fit = fit_points_below_peak(samples, o.holdout, peak, above_dropped);
     if (fit.empty()) continue;
     const std::string note = fit_surface(fit, dtype, peak, above_dropped, out);
+    check_large_shape_efficiency(fit, dtype, peak, gpu, out);
     if (notes) notes->push_back(note);
   }
 }

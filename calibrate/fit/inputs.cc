@@ -25,16 +25,45 @@ std::string trim(std::string_view s) {
   return std::string(s);
 }
 
+/// The fields of one CSV line. RFC 4180 quoting: a field in double quotes ("m", "a,b") may hold
+/// commas, and "" inside it is one quote; spaces around a field are dropped.
 std::vector<std::string> split_csv(std::string_view line) {
   std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', pos);
-    out.push_back(trim(line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)));
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
+  std::string field;
+  bool quoted = false, was_quoted = false;
+  auto flush = [&] {
+    out.push_back(was_quoted ? field : trim(field));
+    field.clear();
+    was_quoted = false;
+  };
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"' && trim(field).empty()) {
+      quoted = was_quoted = true;
+      field.clear();
+    } else if (c == ',') {
+      flush();
+    } else if (!(was_quoted && (c == ' ' || c == '\t' || c == '\r'))) {
+      field += c;
+    }
   }
+  flush();
   return out;
+}
+
+std::string fmt(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
 }
 
 bool number(const std::string& s, double& v) {
@@ -63,6 +92,10 @@ bool gemm_dtype(const std::string& name, models::Precision& p, bool& skip) {
   }
   return false;
 }
+
+/// Largest relative disagreement between a GEMM row's time and its rate columns: both are
+/// printed to 3 or more significant digits (xla's table: 13), so 1% is rounding x 20.
+constexpr double kTimeAgreement = 0.01;
 
 enum class CsvKind { none, collective, gemm, bandwidth };
 
@@ -95,6 +128,15 @@ struct CsvRow {
   bool positive(const char* c, double& v) const {
     if (number(get(c), v) && v > 0) return true;
     errors.push_back(at + "column '" + c + "': '" + get(c).substr(0, 40) + "' is not a number > 0");
+    return false;
+  }
+  /// Whether column c holds a GEMM side in (0, models::kMaxGemmDimension] (into v), as the
+  /// profile reader accepts it; records the error otherwise.
+  bool gemm_side(const char* c, double& v) const {
+    if (!positive(c, v)) return false;
+    if (v <= models::kMaxGemmDimension) return true;
+    errors.push_back(at + "column '" + c + "': got " + get(c).substr(0, 40) + " (expected a number in (0, " +
+                     fmt(models::kMaxGemmDimension) + "]: a profile holds GEMM sides up to that)");
     return false;
   }
 };
@@ -156,26 +198,47 @@ void read_gemm_row(const CsvRow& row, const std::string& device, models::Measure
     return;
   }
   double b = 1;
-  bool ok = row.positive("m", s.m);
-  ok = row.positive("n", s.n) && ok;
-  ok = row.positive("k", s.k) && ok;
-  if (row.has("b")) ok = row.positive("b", b) && ok;
-  double v = 0;
-  if (row.has("time_s")) {
-    ok = row.positive("time_s", v) && ok;
-    s.time_s = v;
-  } else if (row.has("time_us")) {
-    ok = row.positive("time_us", v) && ok;
-    s.time_s = v * 1e-6;
-  } else if (row.has("tflops")) {
-    ok = row.positive("tflops", v) && ok;
-    s.time_s = 2 * b * s.m * s.n * s.k / (v * 1e12);
-  } else {
-    ok = row.positive("flops_per_s", v) && ok;
-    s.time_s = 2 * b * s.m * s.n * s.k / v;
+  bool ok = row.gemm_side("m", s.m);
+  ok = row.gemm_side("n", s.n) && ok;
+  ok = row.gemm_side("k", s.k) && ok;
+  if (row.has("b")) ok = row.gemm_side("b", b) && ok;
+  if (ok && b * s.m > models::kMaxGemmDimension) {
+    // The batch is folded into m (b x m), which the profile bounds as it bounds m.
+    row.errors.push_back(row.at + "columns 'b' x 'm': got " + fmt(b) + " x " + fmt(s.m) + " = " + fmt(b * s.m) +
+                         " (expected at most " + fmt(models::kMaxGemmDimension) +
+                         ": the batch is folded into m, which a profile holds up to that)");
+    ok = false;
+  }
+  // The time from each of time_s, time_us, tflops, flops_per_s the row has: the first is
+  // required; the others, where not empty, must agree with it.
+  const double flop = 2 * b * s.m * s.n * s.k;
+  const char* first = nullptr;
+  for (const char* c : {"time_s", "time_us", "tflops", "flops_per_s"}) {
+    if (!row.has(c) || (first != nullptr && row.get(c).empty())) continue;
+    double v = 0;
+    if (!row.positive(c, v)) {
+      ok = false;
+      continue;
+    }
+    const std::string_view name = c;
+    const double t = name == "time_s"    ? v
+                     : name == "time_us" ? v * 1e-6
+                     : name == "tflops"  ? flop / (v * 1e12)
+                                         : flop / v;
+    if (first == nullptr) {
+      first = c;
+      s.time_s = t;
+    } else if (ok && std::fabs(t - s.time_s) > kTimeAgreement * s.time_s) {
+      // Rounding in either column is far below 1%: a disagreement is two measurements or a unit slip.
+      row.errors.push_back(row.at + "column '" + c + "': got " + row.get(c).substr(0, 40) + ", a time of " + fmt(t) +
+                           " s (expected " + fmt(s.time_s) + " s within 1%, as column '" + first + "' " +
+                           row.get(first).substr(0, 40) + " gives; wrong units? keep one of them)");
+      ok = false;
+    }
   }
   s.m *= b;
   s.where = row.where;
+  s.device = dev;
   if (ok) out.gemm.push_back(s);
 }
 
@@ -261,7 +324,7 @@ models::MeasurementSet samples_from_nccl_log(const NcclTestsLog& log, const std:
       if (row_disturbed(row)) {
         char text[160];
         std::snprintf(text, sizeof text,
-                      ": out-of-place %.4g us is %.2fx the in-place %.4g us: a disturbed row, the in-place time is "
+                      ": out-of-place %.4g us is %.3gx the in-place %.4g us: a disturbed row, the in-place time is "
                       "taken",
                       row.out_of_place.time_us, row.out_of_place.time_us / row.in_place.time_us, row.in_place.time_us);
         notes.notes.push_back(path + ":" + std::to_string(row.line) + text);
@@ -298,7 +361,14 @@ models::MeasurementSet read_measurement_csv(std::string_view text, const std::st
     const std::vector<std::string> f = split_csv(line);
     if (header.empty()) {
       header = f;
-      for (std::size_t i = 0; i < f.size(); ++i) col[f[i]] = static_cast<int>(i);
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        // A column named twice would leave one of its values unread: which one is meant?
+        if (const auto [it, fresh] = col.emplace(f[i], static_cast<int>(i)); !fresh) {
+          throw InputError({at(line_no) + "header column '" + f[i].substr(0, 40) + "': got it twice (columns " +
+                            std::to_string(it->second + 1) + " and " + std::to_string(i + 1) +
+                            "; expected each column once)"});
+        }
+      }
       kind = csv_kind(col, line, at(line_no));
       continue;
     }

@@ -16,7 +16,10 @@
 //      The time of a row with tflops/flops_per_s is 2 b m n k / rate.
 //  - bandwidth: kind (hbm_copy, hbm_read, hbm_write, h2d, d2h, d2d_peer), bytes, time_s;
 //      optional size_bytes.
-// Errors: "path:line: column 'x': 'v' is not a number > 0", unknown header, wrong field count.
+// Fields may be quoted as RFC 4180 says ("m","n",... ; "" is one quote inside quotes).
+// Errors: "path:line: column 'x': 'v' is not a number > 0", unknown header, a header column named
+// twice, wrong field count, GEMM m, n, k, b or b x m above models::kMaxGemmDimension, a GEMM
+// row whose time and rate columns disagree by more than 1%.
 
 #include <stdexcept>
 #include <string>

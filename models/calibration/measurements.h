@@ -11,11 +11,19 @@
 
 namespace traincast::models {
 
+/// The largest GEMM dimension m, n, k (m with its batch folded in) a measurement or profile may
+/// hold: 1e9 elements per side, 1e18 FLOP for one square GEMM, hours on any GPU (a one-GPU GEMM
+/// larger than its memory: an H200's 141 GB holds a bf16 operand of 7e10 elements, so of at most
+/// 2.6e5 x 2.6e5). models/io/profile_io.cc refuses profiles and measurements beyond it.
+inline constexpr double kMaxGemmDimension = 1e9;
+
 struct GemmSample {
   Precision dtype = Precision::bf16;
   double m = 0, n = 0, k = 0;  ///< > 0 (a batch of b GEMMs: m already multiplied by b)
   double time_s = 0;           ///< > 0
   std::string where;           ///< "file:line" of the point, for tables and messages
+  /// The CSV's device_key of the row ("sm_90", "sm_100_B200", "gfx950"); "" when not given.
+  std::string device{};
 };
 
 enum class BandwidthSampleKind { hbm_copy, hbm_read, hbm_write, h2d, d2h, d2d_peer };

@@ -283,9 +283,9 @@ void read_compute(const tp::Profile& m, Where& w, models::CalibrationProfile& p)
       w.error(at + ".dtype", "invalid value (expected one of: " + dtypes + ")");
     if (g.has_dtype() && !p.gemm.has(q.dtype))
       w.error(at + ".dtype", "no gemm_surface for this dtype (expected a surface before its points)");
-    bool ok = w.range(at + ".m", g.m(), 0, 1e9, true);
-    ok = w.range(at + ".n", g.n(), 0, 1e9, true) && ok;
-    ok = w.range(at + ".k", g.k(), 0, 1e9, true) && ok;
+    bool ok = w.range(at + ".m", g.m(), 0, models::kMaxGemmDimension, true);
+    ok = w.range(at + ".n", g.n(), 0, models::kMaxGemmDimension, true) && ok;
+    ok = w.range(at + ".k", g.k(), 0, models::kMaxGemmDimension, true) && ok;
     ok = w.range(at + ".efficiency", g.efficiency(), 0, models::kMaxGemmPeakFraction, true) && ok;
     q.m = g.m(), q.n = g.n(), q.k = g.k(), q.efficiency = g.efficiency();
     if (ok) p.gemm.points.push_back(q);
@@ -630,9 +630,9 @@ models::MeasurementSet load_measurements_text(std::string_view text, std::string
       w.error(at + ".dtype", "got \"" + detail::clip(d) + "\" (expected one of: fp32, tf32, fp16, bf16, fp8)");
       continue;
     }
-    bool ok = w.range(at + ".m", static_cast<double>(g.m()), 0, 1e9, true);
-    ok = w.range(at + ".n", static_cast<double>(g.n()), 0, 1e9, true) && ok;
-    ok = w.range(at + ".k", static_cast<double>(g.k()), 0, 1e9, true) && ok;
+    bool ok = w.range(at + ".m", static_cast<double>(g.m()), 0, models::kMaxGemmDimension, true);
+    ok = w.range(at + ".n", static_cast<double>(g.n()), 0, models::kMaxGemmDimension, true) && ok;
+    ok = w.range(at + ".k", static_cast<double>(g.k()), 0, models::kMaxGemmDimension, true) && ok;
     ok = w.range(at + ".time_s", g.time_s(), 0, 1e6, true) && ok;
     if (!ok) continue;
     s.m = static_cast<double>(g.m()), s.n = static_cast<double>(g.n()), s.k = static_cast<double>(g.k());

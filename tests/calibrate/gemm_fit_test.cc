@@ -121,5 +121,68 @@ TEST(GemmFit, RefusesMeasurementsFasterThanTheGpusPeak) {
   EXPECT_TRUE(noted);
 }
 
+// Fresh-user finding: every row at 0.000001 TFLOP/s (1e6 FLOP/s, a unit slip) was fitted and the
+// profile predicted 68,309 days per iteration. The fit refuses an efficiency below 0.05 of the
+// dense peak at its large shapes (>= 2 x 1024^3 FLOP: 0.13 to 0.8 in the shared tables); small
+// shapes alone run far below the peak and stay accepted.
+TEST(GemmFit, RefusesLargeShapesFarBelowThePeak) {
+  const models::GpuSpec& gpu = models::find_gpu("H100-SXM5-80GB");
+  FitOptions o;
+  o.gpu = gpu.name;
+  models::MeasurementSet m;
+  for (double s : {4096.0, 8192.0})
+    m.gemm.push_back(
+        {models::Precision::bf16, s, s, s, 2 * s * s * s / 1e6, "c7.csv:" + std::to_string(m.gemm.size() + 2)});
+  try {
+    (void)fit_profile(m, o);
+    ADD_FAILURE() << "fitted GEMMs at 1e6 FLOP/s";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "c7.csv:2: GEMM bf16 4096x4096x4096: fitted efficiency got 1.01071e-09 of the dense bf16 peak of "
+              "H100-SXM5-80GB (989.4 TFLOP/s), the best of 2 shape(s) of 2.14748e+09 FLOP or more (expected at least "
+              "0.05: GEMMs that large run at 0.13 to 0.8 of the peak; wrong units? tflops in TFLOP/s, flops_per_s in "
+              "FLOP/s, time_s in seconds, time_us in microseconds)");
+  }
+  // 256-cubes at 0.003 of the peak (B200 in the openxla table): small, accepted.
+  models::MeasurementSet small;
+  const double peak = models::peak_flops(gpu, models::Precision::bf16);
+  for (double s : {256.0, 320.0})
+    small.gemm.push_back({models::Precision::bf16, s, s, s, 2 * s * s * s / (0.003 * peak), "s.csv:2"});
+  EXPECT_NO_THROW((void)fit_profile(small, o));
+}
+
+// Fresh-user finding: `--device sm_90` rows of the openxla table fitted onto a B200 base without
+// a word. A device_key naming another architecture than the base's GPU is refused.
+TEST(GemmFit, RefusesRowsOfAnotherArchitecture) {
+  FitOptions o;
+  o.base = o.gpu = "B200";
+  const models::GpuSpec& gpu = models::find_gpu("B200");
+  const double peak = models::peak_flops(gpu, models::Precision::bf16);
+  models::MeasurementSet m;
+  m.gemm.push_back({models::Precision::bf16, 4096, 4096, 4096, 2 * 4096.0 * 4096 * 4096 / (0.6 * peak), "x.csv:5"});
+  m.gemm[0].device = "sm_100_B200";
+  EXPECT_NO_THROW((void)fit_profile(m, o));
+  m.gemm[0].device = "sm_90";
+  try {
+    (void)fit_profile(m, o);
+    ADD_FAILURE() << "fitted sm_90 rows on B200";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "x.csv:5: column 'device_key': got sm_90 (expected sm_100, the architecture of B200 that --base B200 "
+              "names: these GEMMs ran on another GPU, and their efficiencies would be taken against its peak; give a "
+              "--base with the GPU that ran them, or --device with a key of B200)");
+  }
+  m.gemm[0].device = "gfx950";
+  EXPECT_THROW((void)fit_profile(m, o), std::invalid_argument);
+  // A key that names no architecture is not checked (noted).
+  m.gemm[0].device = "my-node-7";
+  std::vector<std::string> notes;
+  EXPECT_NO_THROW((void)fit_profile(m, o, &notes));
+  ASSERT_FALSE(notes.empty());
+  EXPECT_EQ(notes.front(),
+            "GEMM rows of device_key my-node-7 (first x.csv:5): names no architecture traincast knows (sm_NN..., "
+            "gfxNNN), not checked against B200");
+}
+
 }  // namespace
 }  // namespace traincast::calibrate

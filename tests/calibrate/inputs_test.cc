@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "calibrate/nccl_tests_log.h"
 #include "models/io/profile_io.h"
@@ -75,6 +76,66 @@ TEST(FitInputs, CsvRowsAndErrorsWithLineNumbers) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.errors()[0], "x.csv: rows of 2 devices (gfx950, sm_90); pick one with --device");
   }
+}
+
+std::vector<std::string> csv_errors(const std::string& text) {
+  InputNotes notes;
+  try {
+    read_measurement_csv(text, "c.csv", "", notes);
+  } catch (const InputError& e) {
+    return e.errors();
+  }
+  return {"(no error)"};
+}
+
+// Fresh-user findings in GEMM CSVs: sides beyond what a profile holds (m = 1e20 made the fit write
+// a profile its own reader refused, exit 1), a column named twice, time and rate columns that
+// disagree; and RFC 4180 quoting, which is read.
+TEST(FitInputs, GemmCsvRowsAProfileCannotHoldAreRefused) {
+  EXPECT_EQ(csv_errors("m,n,k,dtype,tflops\n99999999999999999999,4096,4096,bf16,700\n"),
+            (std::vector<std::string>{"c.csv:2: column 'm': got 99999999999999999999 (expected a number in (0, "
+                                      "1e+09]: a profile holds GEMM sides up to that)"}));
+  EXPECT_EQ(csv_errors("b,m,n,k,dtype,tflops\n1000,4000000,4096,4096,bf16,700\n"),
+            (std::vector<std::string>{"c.csv:2: columns 'b' x 'm': got 1000 x 4e+06 = 4e+09 (expected at most 1e+09: "
+                                      "the batch is folded into m, which a profile holds up to that)"}));
+  EXPECT_EQ(csv_errors("m,n,k,dtype,tflops,tflops\n4096,4096,4096,bf16,700,600\n"),
+            (std::vector<std::string>{"c.csv:1: header column 'tflops': got it twice (columns 5 and 6; expected each "
+                                      "column once)"}));
+  // 2 x 4096^3 FLOP at 700 TFLOP/s is 0.196 ms, not 1 s.
+  EXPECT_EQ(csv_errors("m,n,k,dtype,tflops,time_s\n4096,4096,4096,bf16,700,1\n"),
+            (std::vector<std::string>{"c.csv:2: column 'tflops': got 700, a time of 0.000196341 s (expected 1 s "
+                                      "within 1%, as column 'time_s' 1 gives; wrong units? keep one of them)"}));
+  InputNotes notes;
+  models::MeasurementSet m =
+      read_measurement_csv("m,n,k,dtype,tflops,time_s\n4096,4096,4096,bf16,700,0.000196\n", "c.csv", "", notes);
+  ASSERT_EQ(m.gemm.size(), 1u);
+  EXPECT_EQ(m.gemm[0].time_s, 0.000196);  // time_s is the measurement; tflops agrees within 1%
+  m = read_measurement_csv("\"m\",\"n\",\"k\",\"dtype\",\"tflops\"\n\"4096\",\"4096\",\"4096\",\"bf16\",\"700\"\n",
+                           "c.csv", "", notes);
+  ASSERT_EQ(m.gemm.size(), 1u);
+  EXPECT_NEAR(m.gemm[0].time_s, 2 * 4096.0 * 4096 * 4096 / 700e12, 1e-15);
+  m = read_measurement_csv("device_key,m,n,k,dtype,tflops\n\"sm_90, \"\"x\"\"\",8,8,8,bf16,1\n", "c.csv", "", notes);
+  ASSERT_EQ(m.gemm.size(), 1u);
+  EXPECT_EQ(m.gemm[0].device, "sm_90, \"x\"");
+}
+
+// The note of a disturbed row prints its ratio in 3 digits: a time of 1e308 printed 131 digits.
+TEST(FitInputs, DisturbedRowNoteIsBounded) {
+  NcclTestsLog log;
+  log.runs.push_back({});
+  log.runs[0].op = "all_reduce";
+  NcclTestsRow row;
+  row.line = 18;
+  row.size_bytes = 1048576;
+  row.out_of_place = {true, 1e308, 0, 0, "0"};
+  row.in_place = {true, 82.98, 12.64, 23.69, "0"};
+  log.runs[0].rows.push_back(row);
+  InputNotes notes;
+  (void)samples_from_nccl_log(log, "l.txt", "", notes);
+  ASSERT_FALSE(notes.notes.empty());
+  EXPECT_EQ(notes.notes[0],
+            "l.txt:18: out-of-place 1e+308 us is 1.21e+306x the in-place 82.98 us: a disturbed row, the in-place time "
+            "is taken");
 }
 
 TEST(MeasurementsText, ReadsBenchOutputAndPositionsErrors) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -302,7 +303,10 @@ TEST(NcclTestsLog, TruncatedTailInsideTheOutOfPlaceColumnsIsRefused) {
 TEST(NcclTestsLog, RowsNoRunPrintsAreRefused) {
   const auto row = [](const std::string& size, const std::string& count, const std::string& type,
                       const std::string& time) {
-    return size + " " + count + " " + type + " sum -1 " + time + " 0.00 0.00 0 " + time + " 0.00 0.00 0\n";
+    char algbw[32];  // as nccl-tests prints it: size / time
+    std::snprintf(algbw, sizeof algbw, "%.2f", std::stod(time) > 0 ? std::stod(size) / std::stod(time) / 1e3 : 0.0);
+    const std::string bw = std::string(" ") + algbw + " " + algbw + " 0 ";
+    return size + " " + count + " " + type + " sum -1 " + time + bw + time + bw + "\n";
   };
   const std::string ok = row("1024", "256", "float", "12.25");
   EXPECT_EQ(error_of(kHeader + ok + row("2048", "512", "floatx", "13.00")),
@@ -320,15 +324,15 @@ TEST(NcclTestsLog, RowsNoRunPrintsAreRefused) {
             (std::vector<std::string>{"in.txt:3: time 0 for 2048 bytes (expected a measured time > 0: nccl-tests "
                                       "prints microseconds to 0.01 and no transfer of data takes less)"}));
   // What runs do print: the same size in another type (-d all), size = count x word x ranks in an
-  // all_gather table of 8 ranks, fp8 names, a repeated size (rounded to whole elements), a size-0
-  // row of time 0, and a second table.
+  // all_gather table of 8 ranks, fp8 names, size-0 rows of time 0 (repeated: rounded to whole
+  // elements), and a second table.
   std::string ranks;
   for (int r = 0; r < 8; ++r)
     ranks += "#  Rank  " + std::to_string(r) + " Group  0 Pid 1 on host1 device  0 [0x1b] H100\n";
   const NcclTestsLog log =
       parse_nccl_tests_log(ranks + kHeader + ok + row("1024", "512", "half", "12.00") +
                                row("1024", "1024", "f8e4m3", "11.00") + row("8192", "256", "float", "20.00") +
-                               row("8192", "256", "float", "20.10") + row("0", "0", "int8", "0.00") + kHeader + ok,
+                               row("0", "0", "int8", "0.00") + row("0", "0", "int8", "0.00") + kHeader + ok,
                            "in.txt");
   ASSERT_EQ(log.runs.size(), 2u);
   EXPECT_EQ(log.runs[0].num_ranks, 8);
@@ -336,6 +340,64 @@ TEST(NcclTestsLog, RowsNoRunPrintsAreRefused) {
   EXPECT_EQ(error_of(ranks + kHeader + row("4096", "256", "float", "20.00")),
             (std::vector<std::string>{"in.txt:10: size 4096 does not match count 256 of float (4 bytes each): "
                                       "expected size = count x 4 or count x 4 x 8 ranks"}));
+}
+
+// Rows whose numbers disagree the way no nccl-tests run prints them (fresh-user findings: a time
+// edited to 1e308 or 200 us next to the 1 MiB row's algbw of n04b, an algbw of 99.99 GB/s at
+// 93.25 us, #wrong 3, the same size twice): refused at their line, naming the column.
+TEST(NcclTestsLog, RowsWhoseNumbersDisagreeAreRefused) {
+  const std::string pre = "# all_reduce_perf -b 1M -e 8G\n#  ranks: 16  nodes: 2\n" + kHeader;
+  const std::string good =  // n04b's 1 MiB row
+      "     1048576        262144     float     sum      -1    93.25   11.24   21.08      0    82.98   12.64   23.69 "
+      "     0\n";
+  const std::string next =
+      "     2097152        524288     float     sum      -1    94.22   22.26   41.73      0    93.52   22.42   42.05 "
+      "     0\n";
+  const NcclTestsLog log = parse_nccl_tests_log(pre + good + next, "in.txt");
+  ASSERT_EQ(log.runs[0].rows.size(), 2u);
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string r = good;
+    r.replace(r.find(from), from.size(), to);
+    return error_of(pre + r + next);
+  };
+  EXPECT_EQ(with("93.25   11.24   21.08", "93.25   99.99   99.99"),
+            (std::vector<std::string>{
+                "in.txt:4: out-of-place algbw: got 99.99 GB/s (expected 11.2448 = size 1048576 B / time 93.25 us, "
+                "within 0.005 GB/s + 1%: nccl-tests prints algbw = size / time, so one of the two was changed; "
+                "fix or delete the row)"}));
+  EXPECT_EQ(with("93.25", "1e308")[0].rfind("in.txt:4: out-of-place algbw: got 11.24 GB/s (expected 1.04858e-305", 0),
+            0u)
+      << with("93.25", "1e308")[0];
+  EXPECT_EQ(with("93.25", "200.0")[0].rfind("in.txt:4: out-of-place algbw: got 11.24 GB/s (expected 5.24288", 0), 0u)
+      << with("93.25", "200.0")[0];
+  // The in-place half is checked too.
+  EXPECT_EQ(with("82.98", "1e308")[0].rfind("in.txt:4: in-place algbw: got 12.64 GB/s (expected", 0), 0u)
+      << with("82.98", "1e308")[0];
+  // busbw = algbw x 2(n-1)/n for all_reduce on the log's 16 ranks.
+  EXPECT_EQ(with("21.08", "30.00"),
+            (std::vector<std::string>{
+                "in.txt:4: out-of-place busbw: got 30 GB/s (expected 21.075 = algbw 11.24 x 1.875, the all_reduce "
+                "factor for 16 ranks, within 0.014375 GB/s + 1%: nccl-tests prints busbw = algbw x factor; a row "
+                "from another operation or rank count?)"}));
+  // #wrong > 0: nccl-tests' data check found corrupted results. N/A (-c 0) and 0 are fine.
+  EXPECT_EQ(with("23.69      0", "23.69      3"),
+            (std::vector<std::string>{
+                "in.txt:4: in-place #wrong: got 3 (expected 0 or N/A: nccl-tests' data check found that many wrong "
+                "elements in the result, so the time is of a broken run; fix the system and rerun, or delete the "
+                "row)"}));
+  EXPECT_EQ(with("21.08      0", "21.08    N/A"), (std::vector<std::string>{"(no error)"}));
+  // The same size > 0 twice in one table (no shared log has one; only size 0 repeats).
+  EXPECT_EQ(error_of(pre + good + good),
+            (std::vector<std::string>{"in.txt:5: size: got 1048576 float sum again after line 4 (expected each size "
+                                      "once within a table, as nccl-tests prints them: a row measured again or "
+                                      "pasted twice; delete one)"}));
+  // nccl-tests -C 1 prints the CPU time in a `cputime` column but computes algbw from the GPU
+  // time: algbw is not checked against it there.
+  std::string cpu = pre;
+  cpu.replace(cpu.find("time"), 4, "cputime");
+  std::string slow = good;
+  slow.replace(slow.find("93.25"), 5, "200.0");
+  EXPECT_EQ(parse_nccl_tests_log(cpu + slow, "in.txt").runs[0].rows.size(), 1u);
 }
 
 TEST(NcclTestsLog, UnreadableFile) {

@@ -204,8 +204,8 @@ TEST_F(CalibrateCli, LogOnTheWrongHardwareIsRefusedNamingBusbwAndTheBaseLink) {
   std::ofstream(small) << "# all_reduce_perf\n"
                           "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
                           "time   algbw   busbw #wrong\n"
-                          "     1048576        262144     float     sum      -1     1.00   28.07   49.13      0     "
-                          "1.00   28.07   49.13      0\n"
+                          "     1048576        262144     float     sum      -1     1.00 1048.58 1835.01      0     "
+                          "1.00 1048.58 1835.01      0\n"
                           "   536870912     134217728     float     sum      -1   2010.2  267.08  467.39      0   "
                           "2010.2  267.08  467.39      0\n";
   r = run(

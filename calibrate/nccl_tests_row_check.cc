@@ -1,0 +1,102 @@
+// Consistency checks of nccl-tests data rows. See nccl_tests_row_check.h.
+
+#include "calibrate/nccl_tests_row_check.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace traincast::calibrate {
+namespace {
+
+/// nccl-tests prints algbw and busbw with "%6.2f" (src/common.cu, Reporter::result): each is
+/// within half a unit of the last digit of the value it computed.
+constexpr double kPrintRoundingGbps = 0.005;
+/// Relative slack on top of the print rounding: the printed time is rounded too ("%7.2f" below
+/// 100 us, "%7.1f" below 1e4 us, "%7.0f" above: src/common.cu, BenchTime), at most 0.5% at 1 us
+/// (NCCL's fastest launch takes several us), 0.05% at 100 us and 0.005% at 1e4 us, and algbw is a
+/// float. 1% is twice the worst of them; every shared log (../shared/data/nccl-tests) is within it.
+constexpr double kRelativeSlack = 0.01;
+
+/// busbw / algbw of an operation on n ranks as nccl-tests computes it (src/*.cu getBw; DESIGN
+/// §4.3); 0 when op is not one of them or n is unknown.
+double bus_factor(const std::string& op, int n) {
+  if (n <= 0) return 0;
+  if (op == "all_reduce") return 2.0 * (n - 1) / n;
+  if (op == "all_gather" || op == "reduce_scatter" || op == "alltoall") return static_cast<double>(n - 1) / n;
+  if (op == "broadcast" || op == "reduce" || op == "sendrecv") return 1;
+  return 0;
+}
+
+std::string num(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+/// How algbw and busbw follow from size and time: algbw = size x algbw_share / time, busbw =
+/// algbw x bus_factor (bus_factor 0: not checked).
+struct Convention {
+  double algbw_share = 1;
+  double bus_factor = 0;
+};
+
+bool near(double got, double want, double rounding) {
+  return std::fabs(got - want) <= rounding + kRelativeSlack * want;
+}
+
+}  // namespace
+
+std::string check_row_results(const NcclTestsRow& row, const NcclTestsRun& run, const std::string& at) {
+  const bool cputime = std::find(run.columns.begin(), run.columns.end(), "cputime") != run.columns.end();
+  const bool old_error_column = std::find(run.columns.begin(), run.columns.end(), "error") != run.columns.end();
+  const int n = run.num_ranks;
+  std::vector<Convention> conventions = {{1, bus_factor(run.op, n)}};
+  // nccl-tests of 2019 (the `error` column layout, raw log r11) counted all_gather and
+  // reduce_scatter bytes as size x (n-1)/n in algbw and used busbw = algbw: both conventions are
+  // accepted there.
+  if (old_error_column && n > 1 && (run.op == "all_gather" || run.op == "reduce_scatter"))
+    conventions.push_back({static_cast<double>(n - 1) / n, 1});
+  for (int half = 0; half < 2; ++half) {
+    const NcclTestsResultColumns& c = half == 0 ? row.out_of_place : row.in_place;
+    if (!c.present) continue;
+    const std::string name = half == 0 ? "out-of-place " : "in-place ";
+    long long wrong = 0;
+    const char* w = c.wrong.data();
+    const auto [ptr, ec] = std::from_chars(w, w + c.wrong.size(), wrong);
+    if (!old_error_column && ec == std::errc() && ptr == w + c.wrong.size() && wrong > 0) {
+      return at + name + "#wrong: got " + c.wrong +
+             " (expected 0 or N/A: nccl-tests' data check found that many wrong elements in the result, so the "
+             "time is of a broken run; fix the system and rerun, or delete the row)";
+    }
+    if (!(c.time_us > 0)) continue;  // size 0 rows
+    bool algbw_ok = false, both_ok = false;
+    for (const Convention& k : conventions) {
+      const double algbw = row.size_bytes * k.algbw_share / c.time_us / 1e3;  // no overflow at 1e308 us
+      const bool a = cputime || near(c.algbw_gbps, algbw, kPrintRoundingGbps);
+      const bool b =
+          k.bus_factor == 0 || near(c.busbw_gbps, c.algbw_gbps * k.bus_factor, kPrintRoundingGbps * (1 + k.bus_factor));
+      algbw_ok = algbw_ok || a;
+      both_ok = both_ok || (a && b);
+    }
+    if (both_ok) continue;
+    if (!algbw_ok) {
+      const double want = row.size_bytes / c.time_us / 1e3;
+      return at + name + "algbw: got " + num(c.algbw_gbps) + " GB/s (expected " + num(want) + " = size " +
+             std::to_string(static_cast<long long>(row.size_bytes)) + " B / time " + num(c.time_us) + " us, within " +
+             num(kPrintRoundingGbps) +
+             " GB/s + 1%: nccl-tests prints algbw = size / time, so one of the two was changed; fix or delete the "
+             "row)";
+    }
+    const double f = conventions.front().bus_factor;
+    return at + name + "busbw: got " + num(c.busbw_gbps) + " GB/s (expected " + num(c.algbw_gbps * f) + " = algbw " +
+           num(c.algbw_gbps) + " x " + num(f) + ", the " + run.op + " factor for " + std::to_string(n) +
+           " ranks, within " + num(kPrintRoundingGbps * (1 + f)) +
+           " GB/s + 1%: nccl-tests prints busbw = algbw x factor; a row from another operation or rank count?)";
+  }
+  return "";
+}
+
+}  // namespace traincast::calibrate

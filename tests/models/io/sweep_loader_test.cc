@@ -217,8 +217,8 @@ TEST(SweepFileErrors, BadRanges) {
             std::vector<std::string>{"t.sweep.textproto:2:44: axis[0].range: workload.training.recompute is an enum "
                                      "field, not a number (expected values: \"...\" for it)"});
   // A step so small that the count overflows (fresh-user finding: "inf values").
-  const std::vector<std::string> tiny =
-      sweep_errors(kBase + "axis { path: \"cluster.fabric.oversubscription\" range { from: 1 to: 1e10 step: 1e-300 } }\n");
+  const std::vector<std::string> tiny = sweep_errors(
+      kBase + "axis { path: \"cluster.fabric.oversubscription\" range { from: 1 to: 1e10 step: 1e-300 } }\n");
   ASSERT_EQ(tiny.size(), 1u);
   EXPECT_NE(tiny[0].find("axis[0].range: more than 1e+308 values (expected at most"), std::string::npos) << tiny[0];
   EXPECT_NE(tiny[0].find(": a larger step)"), std::string::npos) << tiny[0];

@@ -93,12 +93,14 @@ void check_device_keys(const std::vector<models::GemmSample>& gemm, const models
       continue;
     }
     if ((cc > 0 && cc == gpu.compute_capability) || (!gfx.empty() && gfx == gpu.gfx_arch)) continue;
-    throw std::invalid_argument(
-        g.where + ": column 'device_key': got " + g.device + " (expected " + arch + ", the architecture of " +
-        gpu.name + " that --base " + base +
+    std::string what = g.where;
+    what.append(": column 'device_key': got ").append(g.device).append(" (expected ").append(arch);
+    what.append(", the architecture of ").append(gpu.name).append(" that --base ").append(base);
+    what.append(
         " names: these GEMMs ran on another GPU, and their efficiencies would be taken against its peak; give a "
-        "--base with the GPU that ran them, or --device with a key of " +
-        gpu.name + ")");
+        "--base with the GPU that ran them, or --device with a key of ");
+    what.append(gpu.name).append(")");
+    throw std::invalid_argument(what);
   }
 }
 

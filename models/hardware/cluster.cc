@@ -753,7 +753,8 @@ std::string Cluster::describe() const {
       break;
   }
   const int sockets = std::max(1, t.sockets);
-  o << "  CPU: " << sockets << " socket" << (sockets > 1 ? "s" : "") << " (" << t.cpu << ")";
+  o << "  CPU: " << sockets << " socket" << (sockets > 1 ? "s" : "");
+  if (!t.cpu.empty()) o << " (" << t.cpu << ")";
   if (sockets > 1) o << ", GPU traffic between sockets " << gbps(t.socket_link_bytes_per_s) << " per direction";
   o << "\n";
   o << "  PCIe gen" << t.pcie_generation << ": " << gbps(t.pcie_bytes_per_s) << " per direction per GPU and per NIC; ";

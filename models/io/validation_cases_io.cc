@@ -242,8 +242,11 @@ std::vector<models::ValidationCase> load_validation_cases_text(std::string_view 
         out.scenario = load_impl(scenario_text, out.scenario_path, scenario_format, overrides,
                                  out.nccl_tests ? &nccl_case : nullptr);
       } catch (const ScenarioError& e) {
-        // The scenario's own errors keep their file:line:col (overrides: the `set` entry's).
-        for (const std::string& line : e.errors()) errors.push_back(line);
+        // The scenario's own errors keep their file:line:col (overrides: the `set` entry's); one
+        // in the scenario file itself, shared by many cases, also names the case that loaded it.
+        const std::string via = " (loaded by case[" + std::to_string(i) + "] \"" + detail::clip(c.name()) + "\", " +
+                                k.where("case[" + std::to_string(i) + "]") + ")";
+        for (const std::string& line : e.errors()) errors.push_back(line.rfind(path + ":", 0) == 0 ? line : line + via);
       }
     }
     cases.push_back(std::move(out));

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -120,6 +121,32 @@ TEST(ValidationCases, EveryGalleryFileLoads) {
     }
   }
   EXPECT_GE(loaded, 1);
+}
+
+// An error inside a scenario file that several cases load names the case too (fresh-user
+// finding: it pointed at the base file's line only).
+TEST(ValidationCases, ScenarioFileErrorsNameTheCaseThatLoadedThem) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "traincast_case_base_test";
+  std::filesystem::create_directories(dir);
+  std::ifstream in(kDataDir + "/small.textproto");
+  std::string base((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  base.replace(base.find("tp:"), 3, "tp: 3 pp:");  // invalid in the file itself
+  std::ofstream(dir / "base.textproto") << base;
+  std::ofstream(dir / "c.textproto")
+      << "case {\n  name: \"first\"\n  scenario: \"base.textproto\"\n  metric: \"mfu\"\n  measured: 0.5\n}\n";
+  try {
+    load_validation_cases((dir / "c.textproto").string());
+    ADD_FAILURE() << "no ScenarioError";
+  } catch (const ScenarioError& e) {
+    ASSERT_FALSE(e.errors().empty());
+    for (const std::string& line : e.errors()) {
+      EXPECT_EQ(line.rfind((dir / "base.textproto").string() + ":", 0), 0u) << line;
+      EXPECT_NE(line.find(" (loaded by case[0] \"first\", " + (dir / "c.textproto").string() + ":1:1)"),
+                std::string::npos)
+          << line;
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ValidationCases, CollectsErrorsOfTheCasesAndOfTheirScenarios) {

@@ -290,7 +290,14 @@ void finish_csv(const models::MeasurementSet& out, CsvKind kind, const GemmRowCo
     notes.skipped += counts.device_skipped;
   }
   if (out.gemm.empty() && out.collectives.empty() && out.bandwidth.empty()) {
-    throw InputError({path + ": no usable rows" + (device.empty() ? std::string() : " for --device " + device)});
+    std::string what = path + ": no usable rows";
+    if (!device.empty()) {
+      what.append(" for --device ").append(device);
+      std::string list;
+      for (const auto& d : counts.devices) list.append(list.empty() ? "" : ", ").append(d);
+      if (!list.empty()) what.append(" (expected one of the file's devices: ").append(list).append(")");
+    }
+    throw InputError({what});
   }
 }
 

@@ -76,6 +76,14 @@ TEST(FitInputs, CsvRowsAndErrorsWithLineNumbers) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.errors()[0], "x.csv: rows of 2 devices (gfx950, sm_90); pick one with --device");
   }
+  try {  // a --device the file lacks: the message lists the devices it has
+    read_measurement_csv("device_key,b,m,n,k,dtype,flops_per_s\nsm_90,1,8,8,8,bf16,1e12\ngfx950,1,8,8,8,bf16,1e12\n",
+                         "x.csv", "sm_90_H100", notes);
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.errors()[0],
+              "x.csv: no usable rows for --device sm_90_H100 (expected one of the file's devices: gfx950, sm_90)");
+  }
 }
 
 std::vector<std::string> csv_errors(const std::string& text) {

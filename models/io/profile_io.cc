@@ -458,9 +458,44 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
   return p;
 }
 
+namespace {
+
+/// What a measurement file given where a profile belongs is ("an nccl-tests log", "a measurement
+/// CSV"), or "" when the text does not look like one: an nccl-tests column header line
+/// ("#  size  count  type ..."), or a first line of comma-separated names without the text
+/// format's ':' and '{'.
+std::string measurement_kind(std::string_view text) {
+  std::size_t pos = 0;
+  std::string_view first;
+  while (pos < text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    const std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    std::istringstream words{std::string(line)};
+    std::string a, b, c;
+    words >> a >> b >> c;
+    if (a == "#" && b == "size" && c == "count") return "an nccl-tests log";
+    if (first.empty() && !a.empty() && a[0] != '#') first = line;
+  }
+  if (std::count(first.begin(), first.end(), ',') >= 2 && first.find(':') == std::string_view::npos &&
+      first.find('{') == std::string_view::npos)
+    return "a measurement CSV";
+  return "";
+}
+
+}  // namespace
+
 std::shared_ptr<const models::CalibrationProfile> load_profile_file(const std::string& path) {
   const Format format = format_for_path(path);
-  return load_profile_text(read_input_file(path), path, format);
+  const std::string text = read_input_file(path);
+  if (const std::string kind = measurement_kind(text); !kind.empty()) {
+    // A measurement file where the profile belongs (`calibrate validate LOG LOG`): say so, not
+    // the text format's errors on its first line.
+    throw ScenarioError({path + ":1:1: this is " + kind +
+                         ", not a calibration profile (expected a profile that `traincast calibrate fit` wrote; "
+                         "`traincast calibrate validate PROFILE MEASUREMENTS...` takes the profile first)"});
+  }
+  return load_profile_text(text, path, format);
 }
 
 std::vector<std::string> profile_hardware_mismatch(const models::CalibrationProfile& p, const models::ClusterSpec& cs) {

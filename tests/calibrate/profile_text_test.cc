@@ -278,6 +278,22 @@ TEST(ProfileText, CutShortOrEmptyIsRefusedWithItsLine) {
                                   "profile)");
 }
 
+// A measurement file where the profile belongs (`calibrate validate LOG LOG`, fresh-user finding:
+// the text format's errors on the log's first line) is named for what it is.
+TEST(ProfileText, AMeasurementFileGivenAsTheProfileIsNamed) {
+  const std::string log =
+      std::string(TRAINCAST_SHARED_DATA_DIR) + "/nccl-tests/n04b_h100_2x8_ib400_allreduce_default.txt";
+  try {
+    io::load_profile_file(log);
+    FAIL() << "expected an error";
+  } catch (const io::ScenarioError& e) {
+    EXPECT_EQ(e.errors().at(0), log +
+                                    ":1:1: this is an nccl-tests log, not a calibration profile (expected a "
+                                    "profile that `traincast calibrate fit` wrote; `traincast calibrate validate "
+                                    "PROFILE MEASUREMENTS...` takes the profile first)");
+  }
+}
+
 TEST(ProfileText, RecordsTheSystemItWasFittedOn) {
   const models::CalibrationProfile p =
       fit_profile(simulated(truth_profile(), {"all_reduce"}), consumer_options(Holdout::none));

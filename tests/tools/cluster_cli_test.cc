@@ -215,7 +215,7 @@ TEST_F(ClusterCli, HugeJobTimesAndBudgetsArePositionedErrors) {
 TEST_F(ClusterCli, RunCompareAndPlanRefuseAJobList) {
   const std::string six = kDir + "six_jobs_fifo_vs_backfill.textproto";
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"run", six}, std::vector<std::string>{"compare", six, six},
+       {std::vector<std::string>{"run", six}, std::vector<std::string>{"compare", six, kDir + "../default.textproto"},
         std::vector<std::string>{"plan", six}}) {
     const test_support::Result r = run(args);
     EXPECT_EQ(r.status, 2) << args[0];

@@ -142,6 +142,10 @@ TEST_F(CompareCli, SameFileNamesInTwoFoldersAreLabelledByPath) {
   const Result r = run({"compare", a, b, "--set", "workload.training.global_batch_size=8"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find(b + " trains as fast as " + a), std::string::npos) << r.out;
+  // The same file twice is a slip, not a comparison.
+  const Result twice = run({"compare", a, a});
+  EXPECT_EQ(twice.status, 2);
+  EXPECT_NE(twice.err.find(a + " is given twice"), std::string::npos) << twice.err;
 }
 
 TEST_F(CompareCli, BadInputIsRefusedWithExitStatus2) {

@@ -106,6 +106,12 @@ double torchtitan_op_kept_bytes(const Scenario& sc, double s) {
 
 }  // namespace
 
+bool torchtitan_op_applies(const Scenario& sc) {
+  return sc.training.recompute == Recompute::selective &&
+         sc.training.selective_policy == SelectivePolicy::torchtitan_op && sc.training.flash_attention &&
+         sc.model.num_experts == 0 && !attention_dims(sc.model).mla;
+}
+
 double activation_bytes_per_layer(const Scenario& sc, int layer) {
   const ModelSpec& m = sc.model;
   if (sc.training.recompute == Recompute::full) return activation_bytes_per_layer(sc);  // the layer input only
@@ -175,9 +181,7 @@ double activation_bytes_with_keys(const Scenario& sc, double keys) {
     q_k_v = e * s * b * d.k_v / t + e * s * b * d.q / t + e * s * b * (2 * d.q_lora + 2 * d.kv_lora + d.rope);
   }
   const double mlp = e * s * b * f * gate / t + e * s * b * f / t;
-  if (sc.training.recompute == Recompute::selective && sc.training.selective_policy == SelectivePolicy::torchtitan_op &&
-      !d.mla && m.num_experts == 0 && sc.training.flash_attention)
-    return torchtitan_op_kept_bytes(sc, s);
+  if (torchtitan_op_applies(sc)) return torchtitan_op_kept_bytes(sc, s);
   double attention_core = 0;
   if (sc.training.flash_attention) {
     attention_core = 4 * a * s * b / t;  // fp32 log-sum-exp per row; O is the projection input
@@ -295,8 +299,10 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
     mb.host_bytes = mb.optimizer_bytes + 4 * shard_params;
     mb.optimizer_bytes = 0;
   }
+  // With the optimizer offloaded, ZeRO-Offload's layout (fp32 gradients on the host, above) holds
+  // instead of BF16_Optimizer's whole-stage fp32 buffer: not counted twice.
   const bool deepspeed = par.zero_implementation == ZeroImplementation::deepspeed && !fp32 && !lora &&
-                         (par.zero_stage == 1 || par.zero_stage == 2);
+                         (par.zero_stage == 1 || par.zero_stage == 2) && !sc.offload.optimizer;
   if (dp_cp > 1 && par.zero_stage >= 2 && !par.grad_sync_every_microbatch) {
     // Reduced once per iteration (no_sync / requires_gradient_sync false): the whole unsharded
     // gradient of the stage accumulates until the last backward, beside the shard.
@@ -328,9 +334,7 @@ MemoryBreakdown stage_memory(const Scenario& sc, const GpuSpec& gpu, int stage, 
   const double b = sc.training.micro_batch_size;
   double act = inflight_layer_microbatches * act_per_layer;
   // One layer's re-run set under full recomputation or torchtitan's op-level SAC.
-  const bool reruns =
-      sc.training.recompute == Recompute::full ||
-      (sc.training.recompute == Recompute::selective && sc.training.selective_policy == SelectivePolicy::torchtitan_op);
+  const bool reruns = sc.training.recompute == Recompute::full || torchtitan_op_applies(sc);
   if (reruns && inflight_layer_microbatches > 0) act += rerun_working_set_bytes(sc, indices);
   // Last stage: fp32 logits for the vocab-parallel cross-entropy of one micro-batch (transient peak);
   // unfused (torch.nn.functional.cross_entropy on pred.float(), torchtitan's cross_entropy_loss):

@@ -11,6 +11,10 @@
 
 namespace traincast::models {
 
+/// Whether torchtitan's op-level selective checkpointing (training.selective_policy torchtitan_op)
+/// sets the kept activations and the re-run set: selective recomputation of a dense, non-MLA
+/// model with flash attention (torchtitan runs SDPA); otherwise Megatron's selective set holds.
+bool torchtitan_op_applies(const Scenario& scenario);
 /// Activation bytes one layer keeps per micro-batch on one TP rank for backward.
 /// GPT shapes reproduce Korthikanti et al. eq. (1)-(6): sbh(34 + 5as/h) without parallelism,
 /// sbh(10 + 24/t + 5as/(ht)) with TP, sbh(34/t + 5as/(ht)) with TP+SP; selective drops the

@@ -22,6 +22,7 @@
 #include "models/io/scenario_io.h"
 #include "models/spec/run_control.h"
 #include "models/spec/scenario.h"
+#include "models/workload/settings_notes.h"
 
 namespace traincast::cli {
 namespace fs = std::filesystem;
@@ -151,6 +152,10 @@ void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err) {
 void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err) {
   for (const std::string& note : models::Cluster::settings_without_effect(sc.cluster))
     err << "warning: " << note << "\n";
+}
+
+void warn_workload_settings_without_effect(const models::Scenario& sc, std::ostream& err) {
+  for (const std::string& note : models::workload_settings_without_effect(sc)) err << "warning: " << note << "\n";
 }
 
 std::vector<std::string> scenario_input_files(const models::Scenario& sc, const std::string& scenario_path) {

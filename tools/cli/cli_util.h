@@ -71,6 +71,9 @@ void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err);
 /// Warns on `err` for each fabric setting the cluster ignores (models::Cluster::settings_without_effect:
 /// fabric fields on one node, an oversubscription no leaf up-link feels).
 void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err);
+/// Prints one "warning: ..." line per workload field without effect for this layout
+/// (models/workload/settings_notes.h), for the commands that simulate the workload (run, compare).
+void warn_workload_settings_without_effect(const models::Scenario& sc, std::ostream& err);
 
 std::vector<std::string> scenario_input_files(const models::Scenario& sc, const std::string& scenario_path);
 

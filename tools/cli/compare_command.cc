@@ -177,6 +177,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     for (const CompareInput& x : in) {
       warn_groups_straddle_nodes(x.scenario, err);
       warn_settings_without_effect(x.scenario, err);
+      warn_workload_settings_without_effect(x.scenario, err);
     }
     const InterruptScope interrupts;  // Ctrl-C stops the simulations (exit 130, nothing written)
     const CompareResult result = compare_scenarios(in, budgets, jobs);

@@ -1,0 +1,59 @@
+// workload_settings_without_effect (settings_notes.h): the conditions are those under which
+// memory_model.cc and the pipeline schedule read each field.
+#include "models/workload/settings_notes.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "models/workload/memory_model.h"
+
+namespace traincast::models {
+
+std::vector<std::string> workload_settings_without_effect(const Scenario& sc) {
+  std::vector<std::string> notes;
+  const ParallelSpec& p = sc.parallel;
+  const ParallelSpec defaults;
+  const long long chunks = static_cast<long long>(p.pp) * std::max(1, p.virtual_stages);
+  if (p.uneven_stages && p.pipeline_stage_layers.empty() && chunks > 0 && sc.model.num_layers % chunks == 0) {
+    notes.push_back("workload.parallel.uneven_stages has no effect: pp " + std::to_string(p.pp) +
+                    (p.virtual_stages > 1 ? " x virtual_stages " + std::to_string(p.virtual_stages) : std::string()) +
+                    " splits the " + std::to_string(sc.model.num_layers) +
+                    " layers evenly (expected a pp that does not divide num_layers for uneven stages to act)");
+  }
+  // DeepSpeed's gradient layout (memory_model.cc stage_memory): ZeRO-1/2 of a 16-bit run without
+  // LoRA or optimizer offload.
+  const bool sixteen_bit = sc.training.precision != Precision::fp32 && sc.training.precision != Precision::tf32;
+  std::string why_not;
+  if (p.zero_stage != 1 && p.zero_stage != 2)
+    why_not = "zero_stage " + std::to_string(p.zero_stage);
+  else if (!sixteen_bit)
+    why_not = "32-bit training";
+  else if (sc.training.lora_rank > 0)
+    why_not = "LoRA";
+  else if (sc.offload.optimizer)
+    why_not = "offload.optimizer (ZeRO-Offload's layout holds: fp32 gradients on the host)";
+  const char* const deepspeed_case =
+      "zero_stage 1 or 2 of a 16-bit run without LoRA or optimizer offload: DeepSpeed's gradient layout is "
+      "modelled there";
+  const bool deepspeed = p.zero_implementation == ZeroImplementation::deepspeed;
+  if (deepspeed && !why_not.empty())
+    notes.push_back("workload.parallel.zero_implementation deepspeed has no effect with " + why_not + " (expected " +
+                    deepspeed_case + ")");
+  if (p.reduce_bucket_elements != defaults.reduce_bucket_elements && (!deepspeed || !why_not.empty()))
+    notes.push_back(std::string("workload.parallel.reduce_bucket_elements has no effect: it sizes DeepSpeed's "
+                                "buckets (expected zero_implementation deepspeed with ") +
+                    deepspeed_case + ")");
+  if (sc.training.selective_policy != SelectivePolicy::megatron && !torchtitan_op_applies(sc)) {
+    const std::string why = sc.training.recompute != Recompute::selective ? "recompute is not selective"
+                            : !sc.training.flash_attention                ? "flash_attention is off"
+                            : sc.model.num_experts > 0                    ? "the model has routed experts"
+                                                                          : "the model uses latent attention (MLA)";
+    notes.push_back("workload.training.selective_policy has no effect: " + why +
+                    " (expected selective recomputation of a dense model with flash attention, as torchtitan runs "
+                    "it; otherwise Megatron's selective set is kept)");
+  }
+  return notes;
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,20 @@
+#pragma once
+// Workload fields a scenario sets that the models ignore for this layout, so that the CLI can say
+// so (as Cluster::settings_without_effect does for fabric fields) instead of answering as if they
+// acted.
+
+#include <string>
+#include <vector>
+
+#include "models/spec/scenario.h"
+
+namespace traincast::models {
+
+/// One line per field written away from its default that has no effect here, "workload.x.y has
+/// no effect: why (expected ...)": parallel.uneven_stages when the stages split the layers evenly
+/// or pp is 1; parallel.zero_implementation deepspeed and parallel.reduce_bucket_elements outside
+/// DeepSpeed's modelled case (ZeRO-1/2, 16-bit training, no LoRA); training.selective_policy
+/// outside selective recomputation. Never throws; empty when every setting acts.
+std::vector<std::string> workload_settings_without_effect(const Scenario& scenario);
+
+}  // namespace traincast::models

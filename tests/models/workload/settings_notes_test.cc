@@ -1,0 +1,73 @@
+// workload_settings_without_effect (models/workload/settings_notes.h): a note exactly where the
+// memory model or the pipeline schedule ignores the field, none where it acts.
+#include "models/workload/settings_notes.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace traincast::models {
+namespace {
+
+Scenario base() {
+  Scenario sc;
+  sc.model.num_layers = 32;
+  sc.parallel.pp = 4;
+  sc.parallel.zero_stage = 1;
+  sc.training.precision = Precision::bf16;
+  sc.training.recompute = Recompute::selective;
+  sc.training.flash_attention = true;
+  return sc;
+}
+
+TEST(WorkloadSettingsNotes, NamedWhereTheFieldHasNoEffect) {
+  EXPECT_TRUE(workload_settings_without_effect(base()).empty());
+  Scenario sc = base();
+  sc.parallel.uneven_stages = true;  // 4 stages of 8 layers: nothing uneven
+  ASSERT_EQ(workload_settings_without_effect(sc).size(), 1u);
+  EXPECT_EQ(workload_settings_without_effect(sc)[0],
+            "workload.parallel.uneven_stages has no effect: pp 4 splits the 32 layers evenly (expected a pp that "
+            "does not divide num_layers for uneven stages to act)");
+  sc.model.num_layers = 30;  // 30 on 4 stages: it acts
+  EXPECT_TRUE(workload_settings_without_effect(sc).empty());
+
+  sc = base();
+  sc.parallel.zero_implementation = ZeroImplementation::deepspeed;
+  EXPECT_TRUE(workload_settings_without_effect(sc).empty());  // ZeRO-1 of a bf16 run: acts
+  sc.parallel.reduce_bucket_elements = 2e8;
+  EXPECT_TRUE(workload_settings_without_effect(sc).empty());
+  sc.parallel.zero_stage = 3;
+  const std::vector<std::string> z3 = workload_settings_without_effect(sc);
+  ASSERT_EQ(z3.size(), 2u);
+  EXPECT_EQ(z3[0].rfind("workload.parallel.zero_implementation deepspeed has no effect with zero_stage 3", 0), 0u);
+  EXPECT_EQ(z3[1].rfind("workload.parallel.reduce_bucket_elements has no effect", 0), 0u);
+  sc.parallel.zero_stage = 1;
+  sc.training.precision = Precision::fp32;
+  EXPECT_EQ(workload_settings_without_effect(sc).at(0).rfind(
+                "workload.parallel.zero_implementation deepspeed has no effect with 32-bit training", 0),
+            0u);
+
+  sc = base();
+  sc.training.selective_policy = SelectivePolicy::torchtitan_op;
+  EXPECT_TRUE(workload_settings_without_effect(sc).empty());
+  sc.training.flash_attention = false;  // torchtitan runs SDPA: without it Megatron's set holds
+  EXPECT_EQ(workload_settings_without_effect(sc),
+            std::vector<std::string>{"workload.training.selective_policy has no effect: flash_attention is off "
+                                     "(expected selective recomputation of a dense model with flash attention, as "
+                                     "torchtitan runs it; otherwise Megatron's selective set is kept)"});
+  sc.training.flash_attention = true;
+  sc.training.recompute = Recompute::full;
+  EXPECT_EQ(workload_settings_without_effect(sc).at(0).rfind(
+                "workload.training.selective_policy has no effect: recompute is not selective", 0),
+            0u);
+  sc = base();
+  sc.parallel.zero_implementation = ZeroImplementation::deepspeed;
+  sc.offload.optimizer = true;  // ZeRO-Offload's layout: not counted twice
+  EXPECT_EQ(workload_settings_without_effect(sc).at(0).rfind(
+                "workload.parallel.zero_implementation deepspeed has no effect with offload.optimizer", 0),
+            0u);
+}
+
+}  // namespace
+}  // namespace traincast::models

@@ -45,15 +45,17 @@ namespace {
   }
   const double busbw =
       d.bytes[j] / d.time_s[j] * models::CollectiveEngine::busbw_factor(d.cop, static_cast<int>(d.ranks.size())) / 1e9;
-  char num[64];
+  char num[256];  // room for any busbw (a 20,132,659 GB/s row cut the ratio's exponent at 64)
   std::ostringstream s;
   // 3 significant digits, 4 where 3 would print the limit itself (r05b: 0.1998, not "0.2").
   const double shown = std::stod(fmt_g3(fraction));
   const int digits = shown == kMinLinkFraction || shown == kMaxLinkFraction ? 4 : 3;
-  std::snprintf(num, sizeof num, "%.0f B on %zu GPUs measured busbw %.2f GB/s, %.*g", d.bytes[j], d.ranks.size(), busbw,
-                digits, fraction);
-  s << d.where[j] << ": " << d.name << " of " << num << " of the line rate of the base's " << link_name(c.bottleneck)
-    << " links";
+  std::snprintf(num, sizeof num,
+                "%.0f B on %zu GPUs measured busbw %.2f GB/s: the busiest of the base's %s links would carry its "
+                "share of the %s traffic at %.*g",
+                d.bytes[j], d.ranks.size(), busbw, link_name(c.bottleneck), models::choice_algorithm_name(c), digits,
+                fraction);
+  s << d.where[j] << ": " << d.name << " of " << num << " of its line rate";
   if (capacity > 0) {
     std::snprintf(num, sizeof num, "%.1f", capacity / 1e9);
     s << " (" << link << ": " << num << " GB/s per direction, datasheet)";

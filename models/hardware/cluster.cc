@@ -272,7 +272,13 @@ int Cluster::nic_of_local(int local) const {
   return (local * n + g - 1) / g;
 }
 
-int Cluster::gpu_of_nic(int nic) const { return nic * gpus_per_node_ / std::max(1, nics_per_node_); }
+int Cluster::gpu_of_nic(int nic) const {
+  const int n = std::max(1, nics_per_node_), g = gpus_per_node_;
+  // n <= g: NIC i serves the GPUs whose nic_of_local is i, from ceil(i g / n) on (5 NICs on 8 GPUs:
+  // NIC 2 serves GPUs 4 and 5, so it sits beside GPU 4, not GPU 3 on the other switch). n > g:
+  // GPU floor(i g / n) is the GPU NIC i sits beside (its first or further NICs).
+  return n <= g ? (nic * g + n - 1) / n : nic * g / n;
+}
 
 bool Cluster::nvlink_between(int a, int b) const {
   switch (scale_up_) {

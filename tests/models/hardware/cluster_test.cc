@@ -327,6 +327,17 @@ TEST(Cluster, NicAffinityGpuDirectAndWrongSocket) {
   EXPECT_EQ(o.cluster.nic_of_local(1), 2);
   EXPECT_EQ(o.cluster.gpu_of_nic(3), 1);
   EXPECT_EQ(names(o.net, o.cluster.route(1, 9, 3))[1], "node0.nic3.pcie_down");
+  // 5 NICs for 8 GPUs (a count that does not divide them): each NIC sits beside the first GPU it
+  // serves (fresh-user finding: NIC 2, serving GPUs 4 and 5, sat beside GPU 3 across the socket).
+  ClusterSpec five = make_spec("dgx_h100", 2);
+  five.nics_per_node = 5;
+  Fixture fv(five);
+  for (int nic = 0; nic < 5; ++nic) {
+    const int gpu = fv.cluster.gpu_of_nic(nic);
+    EXPECT_EQ(fv.cluster.nic_of_local(gpu), nic) << "NIC " << nic << " beside GPU " << gpu;
+    EXPECT_TRUE(gpu == 0 || fv.cluster.nic_of_local(gpu - 1) != nic) << "NIC " << nic << " beside GPU " << gpu;
+  }
+  EXPECT_EQ(fv.cluster.gpu_of_nic(2), 4);
 }
 
 TEST(Cluster, ThreeTierFatTreeAndCableLength) {

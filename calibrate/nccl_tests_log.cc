@@ -484,19 +484,21 @@ class Parser {
     // repeats only size 0 (r11, n11e). A smaller size after a larger one is a second run under the
     // header; the same size > 0 again is a row measured twice (none of the shared logs has one).
     const std::string key = r.type + " " + r.redop + " " + std::to_string(r.root);
-    if (const auto it = last_size_.find(key); it != last_size_.end() && size > 0 && size == it->second.first) {
-      error(at(n) + "size: got " + std::to_string(size) + " " + r.type + (r.redop.empty() ? "" : " " + r.redop) +
-            " again after line " + std::to_string(it->second.second) +
-            " (expected each size once within a table, as nccl-tests prints them: a row measured again or pasted "
-            "twice; delete one)");
-      return;
-    }
-    if (const auto it = last_size_.find(key); it != last_size_.end() && size < it->second.first) {
-      error(at(n) + "size " + std::to_string(size) + " " + r.type + (r.redop.empty() ? "" : " " + r.redop) +
-            " after size " + std::to_string(it->second.first) + " on line " + std::to_string(it->second.second) +
-            " (expected sizes in rising order within a table, as nccl-tests prints them; a second run pasted under "
-            "the same header? split the log at a column header)");
-      return;
+    if (const auto it = last_size_.find(key); it != last_size_.end()) {
+      const auto [last, line] = it->second;
+      const std::string what = std::to_string(size) + " " + r.type + (r.redop.empty() ? "" : " " + r.redop);
+      if (size > 0 && size == last) {
+        error(at(n) + "size: got " + what + " again after line " + std::to_string(line) +
+              " (expected each size once within a table, as nccl-tests prints them: a row measured again or "
+              "pasted twice; delete one)");
+        return;
+      }
+      if (size < last) {
+        error(at(n) + "size " + what + " after size " + std::to_string(last) + " on line " + std::to_string(line) +
+              " (expected sizes in rising order within a table, as nccl-tests prints them; a second run pasted "
+              "under the same header? split the log at a column header)");
+        return;
+      }
     }
     last_size_[key] = {size, n};
     current_->rows.push_back(std::move(r));

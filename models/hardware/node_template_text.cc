@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -67,10 +67,9 @@ constexpr double kMinHostLinkBytesPerS = 250e6;
 /// and infinity named as such.
 void check_rate(const char* field, double v, double most, const std::string& zero_means,
                 std::vector<NodeTemplateProblem>& out) {
-  const auto text = [](double x) {
-    std::ostringstream o;
-    o << x;
-    return o.str();
+  const auto text = [](double x) {  // the shortest text that reads back as x: 1000000100000, not 1e+12
+    char buf[32];
+    return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
   };
   if (v == 0 || (v >= kMinHostLinkBytesPerS && v <= most)) return;
   out.push_back({field, "got " + text(v) + " (expected 0, " + zero_means +

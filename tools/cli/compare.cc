@@ -144,7 +144,7 @@ std::vector<std::string> compare_defaults(const models::Scenario& sc, double tok
     double budget = tokens;
     budget_source = "--tokens";
     if (budget <= 0 && sc.model.family != models::ModelFamily::resnet) {
-      budget = kDefaultTokensPerParameter * models::total_parameters(sc.model);
+      budget = models::kDefaultTokensPerParameter * models::total_parameters(sc.model);
       budget_source = "default: 20 tokens per parameter (Hoffmann et al. 2022)";
     }
     if (budget > 0) {

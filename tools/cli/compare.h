@@ -11,12 +11,8 @@
 
 #include "models/spec/report.h"
 #include "models/spec/scenario.h"
-#include "models/workload/transformer.h"
 
 namespace traincast::cli {
-
-/// Tokens per parameter of the default token budget (models/workload/transformer.h).
-inline constexpr double kDefaultTokensPerParameter = models::kDefaultTokensPerParameter;
 
 /// One side of a comparison, as loaded (with its own overrides already applied).
 struct CompareInput {

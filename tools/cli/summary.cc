@@ -148,10 +148,10 @@ std::string format_flop(double flop) {
 namespace {
 
 /// Issue 21: days and dollars for a default token budget when the scenario gives none, marked as
-/// such: 20 tokens per parameter (compare.h), at the scenario's rent or the catalog's.
+/// such: 20 tokens per parameter (models::kDefaultTokensPerParameter), at the scenario's rent or the catalog's.
 void print_default_budget(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   if (sc.model.family == models::ModelFamily::resnet || !(r.tokens_per_s > 0)) return;
-  const double budget = kDefaultTokensPerParameter * models::total_parameters(sc.model);
+  const double budget = models::kDefaultTokensPerParameter * models::total_parameters(sc.model);
   const double s = std::ceil(budget / r.tokens_per_s);
   o << "To train   " << format_duration(s) << " for " << format_count(budget)
     << " tokens (default budget: 20 tokens per parameter, Hoffmann et al. 2022; set workload.training.train_tokens; "

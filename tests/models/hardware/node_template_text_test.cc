@@ -168,6 +168,9 @@ TEST(NodeTemplateText, RefusesImpossibleNodes) {
   t.pcie_bytes_per_s = 1;  // 1 byte/s: slower than any PCIe link (fresh-user finding: a 30-day all_reduce)
   EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got 1 (expected 0,", 0), 0u);
   t = cube;
+  t.pcie_bytes_per_s = 1.0000001e12;  // just above the bound: printed exactly, not rounded onto it
+  EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got 1000000100000 (expected 0,", 0), 0u);
+  t = cube;
   t.pcie_uplink_bytes_per_s = -1;
   EXPECT_EQ(problem(t).rfind("pcie_uplink_bytes_per_s: got -1 (expected", 0), 0u);
   t = cube;

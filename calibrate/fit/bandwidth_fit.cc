@@ -24,6 +24,10 @@ namespace {
 constexpr double kMinBandwidthFraction = 0.1;
 }  // namespace
 
+bool streaming_size(double size_bytes, double max_size_bytes) {
+  return size_bytes >= 64.0 * 1024 * 1024 || size_bytes >= 0.25 * max_size_bytes;
+}
+
 void fit_bandwidth_and_launch(const models::MeasurementSet& m, const FitOptions& o, CalibrationProfile& out,
                               std::vector<std::string>* notes) {
   if (m.launch_back_to_back_s > 0) out.kernel_fixed_s = m.launch_back_to_back_s;
@@ -53,7 +57,7 @@ void fit_bandwidth_and_launch(const models::MeasurementSet& m, const FitOptions&
       if (!is_fit(o.holdout, i)) continue;
       const double eff = v[i]->bytes / v[i]->time_s / capacity;
       all.push_back(eff);
-      if (v[i]->size_bytes >= 64.0 * 1024 * 1024 || v[i]->size_bytes >= 0.25 * max_size) large.push_back(eff);
+      if (streaming_size(v[i]->size_bytes, max_size)) large.push_back(eff);
     }
     if (large.empty()) continue;
     // A median above the datasheet rate (kMaxLinkFraction, calibration_profile.h) is not noise:

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "calibrate/fit/bandwidth_fit.h"
 #include "calibrate/fit/collective_points.h"
 #include "calibrate/fit/fit_helpers.h"
 #include "models/collectives/collective_engine.h"
@@ -169,7 +170,8 @@ void validate_gemm(const std::shared_ptr<const CalibrationProfile>& profile, con
   }
 }
 
-/// One group and its points per bandwidth kind, predicted as efficiency x datasheet rate.
+/// One group and its points per bandwidth kind, predicted as efficiency x datasheet rate; the
+/// "large" counts and errors are the streaming sizes (streaming_size), the "small" ones the rest.
 void validate_bandwidth(const std::shared_ptr<const CalibrationProfile>& profile, const models::MeasurementSet& m,
                         const FitOptions& o, Validation& v) {
   if (m.bandwidth.empty()) return;
@@ -184,7 +186,8 @@ void validate_bandwidth(const std::shared_ptr<const CalibrationProfile>& profile
     ValidationGroup g;
     g.kind = "bandwidth";
     g.group = bandwidth_name(static_cast<models::BandwidthSampleKind>(kind));
-    std::vector<double> held, fitted;
+    std::vector<double> held, fitted, held_small, fitted_small;
+    const double max_size = samples.back()->size_bytes;
     for (std::size_t i = 0; i < samples.size(); ++i) {
       ValidationPoint p;
       p.kind = "bandwidth";
@@ -197,11 +200,15 @@ void validate_bandwidth(const std::shared_ptr<const CalibrationProfile>& profile
       p.predicted = predicted_bandwidth(p0, gpu, samples[i]->kind) / 1e9;
       p.error = p.predicted / p.measured - 1;
       p.fit_point = is_fit(o.holdout, i) && !in_unfitted_file(o, p.where);
-      (p.fit_point ? fitted : held).push_back(p.predicted / p.measured);
+      const bool streaming = streaming_size(samples[i]->size_bytes, max_size);
+      (p.fit_point ? (streaming ? fitted : fitted_small) : (streaming ? held : held_small))
+          .push_back(p.predicted / p.measured);
       v.points.push_back(p);
     }
     g.held_large = static_cast<int>(held.size()), g.fit_large = static_cast<int>(fitted.size());
     g.held_large_error = geo_error(held), g.fit_large_error = geo_error(fitted);
+    g.held_small = static_cast<int>(held_small.size()), g.fit_small = static_cast<int>(fitted_small.size());
+    g.held_small_error = geo_error(held_small), g.fit_small_error = geo_error(fitted_small);
     v.groups.push_back(g);
   }
 }

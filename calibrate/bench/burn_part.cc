@@ -2,11 +2,14 @@
 // selected GPU (the step up of power and temperature), and a cool-down (the step down), for the
 // power-vs-load curve and the thermal R and C fit (DESIGN §4.5: C dT/dt = P - (T - T_inlet) / R).
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "calibrate/bench/cuda_raii.h"
 #include "calibrate/bench/gemm.h"
@@ -107,9 +110,34 @@ void run_burn_part(BenchContext& ctx, const Deadline& deadline, const Nvml& nvml
     gpus.push_back(std::move(g));
   }
 
+  // Settle: the parts before this one leave the GPUs hot and drawing power for a second or two
+  // (on an H200 after the GEMM part: 596 W at the first idle sample, 193 W 1 s later, 131 W at
+  // 1.5 s; NVML's power is a 1 s mean). Wait, without recording, until every sampled GPU's power
+  // over the last 2 s spans at most 3 % (or 5 W), for at most a third of the idle share, so that
+  // the idle baseline is idle.
+  const double settle_max_s = idle_s / 3;
+  const auto settle_start = Clock::now();
+  std::vector<std::vector<double>> recent(gpus.size());
+  constexpr std::size_t kSettleWindow = static_cast<std::size_t>(2.0 / kSamplePeriodS);
+  while (g_stop_signal == 0 && seconds_between(settle_start, Clock::now()) < settle_max_s) {
+    bool steady = true;
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      if (!gpus[i]->nvml_device) continue;
+      auto& w = recent[i];
+      const std::optional<double> watts = nvml.power_w(gpus[i]->nvml_device);
+      if (!watts) continue;  // NVML cannot read this GPU's power: nothing to wait for
+      w.push_back(*watts);
+      if (w.size() > kSettleWindow) w.erase(w.begin());
+      const auto [lo, hi] = std::minmax_element(w.begin(), w.end());
+      if (w.size() < kSettleWindow || *hi - *lo > std::max(5.0, 0.03 * *hi)) steady = false;
+    }
+    if (steady) break;
+    std::this_thread::sleep_for(std::chrono::duration<double>(kSamplePeriodS));
+  }
+  const double settled_s = seconds_between(settle_start, Clock::now());
   const auto idle_start = Clock::now();
-  const auto burn_start =
-      idle_start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(idle_s));
+  const auto burn_start = idle_start + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(std::max(1.0, idle_s - settled_s)));
   bool loaded = false;
   auto sample_until = [&](Clock::time_point end) {
     auto next = Clock::now();
@@ -131,8 +159,8 @@ void run_burn_part(BenchContext& ctx, const Deadline& deadline, const Nvml& nvml
       std::this_thread::sleep_until(std::min(next, end));
     }
   };
-  progress("burn: idle baseline %.0f s, load %.0f s, cool-down %.0f s, NVML every %.2f s", idle_s, load_s, cool_s,
-           kSamplePeriodS);
+  progress("burn: settled in %.1f s; idle baseline %.0f s, load %.0f s, cool-down %.0f s, NVML every %.2f s", settled_s,
+           idle_s - settled_s, load_s, cool_s, kSamplePeriodS);
   sample_until(burn_start);
 
   std::atomic<bool> stop{false};

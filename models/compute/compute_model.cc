@@ -38,6 +38,10 @@ ComputeParams default_compute_params(const GpuSpec& gpu) {
     //   we take mid-range values.
     p.attention_fwd_efficiency = 0.65;
     p.attention_bwd_efficiency = 0.55;
+    // compute_model kernel: the same values as FA2's plateaus, with the shape factors measured for
+    //   FA2 on H200 (attention_model.h; no A100 attention measurement at hand).
+    p.kernel_attention.forward_efficiency = 0.65;
+    p.kernel_attention.backward_efficiency = 0.55;
     // STREAM triad 1375 GB/s of 1555 GB/s on A100-40GB (shared/data/memory-bandwidth/
     //   gpu_stream_bandwidth.csv, te42kyfo/gpu-benches).
     p.memory_efficiency = 1375.0 / 1555.0;
@@ -56,10 +60,16 @@ ComputeParams default_compute_params(const GpuSpec& gpu) {
     p.kernel_gemm_fp8_efficiency = 0.778;
     // FlashAttention-2 on H100: "only 35% utilization" (Shah et al. 2024, FlashAttention-3,
     //   arXiv:2407.08608, abstract); its backward runs a little below its forward (ibid., Fig. 6-7).
-    //   Megatron-Core 2024 training used FlashAttention-2-class kernels through Transformer Engine;
-    //   FA3/cuDNN-9 kernels reach 50-75% (a calibration profile can say so).
+    //   (compute_model training_fit, no shape factors.)
     p.attention_fwd_efficiency = 0.35;
     p.attention_bwd_efficiency = 0.30;
+    // compute_model kernel: FA2 plateaus 0.345 forward, 0.324 backward, fitted with the shape
+    //   factors (attention_model.h) on PyTorch SDPA's FA2 backend on one H200 (same SM as H100;
+    //   tests/calibrate/data/h200_20261204), which agrees with the 35 % above; cuDNN 9 fused
+    //   attention (training.attention_kernel cudnn) from the same measurements.
+    p.kernel_attention.forward_efficiency = 0.345;
+    p.kernel_attention.backward_efficiency = 0.324;
+    p.cudnn_attention = cudnn_attention_model(gpu.compute_capability);
     // STREAM triad: H200 3534 of 4800 GB/s (HBM3e, 0.74); H100 PCIe 1832 of 2039 GB/s (HBM2e, 0.90)
     //   (gpu-benches). HBM3 H100 SXM is not in the table; we take the H200 (HBM3/3e) value.
     p.memory_efficiency = gpu.name.rfind("H100-PCIe", 0) == 0 ? 1832.0 / 2039.0 : 3534.0 / 4800.0;
@@ -116,6 +126,16 @@ GemmTileModel gemm_tile_model(const ComputeParams& params, Precision precision) 
 ComputeParams with_compute_model(const ComputeParams& params, const TrainingSpec& training) {
   ComputeParams p = params;
   p.use_kernel_model = training.compute_model == ComputeModel::kernel;
+  if (p.use_kernel_model) {
+    const AttentionKernelModel& a =
+        training.attention_kernel == AttentionKernel::cudnn && p.cudnn_attention.forward_efficiency > 0
+            ? p.cudnn_attention
+            : p.kernel_attention;
+    p.attention_fwd_efficiency = a.forward_efficiency;
+    p.attention_bwd_efficiency = a.backward_efficiency;
+    p.attention_fwd_curve = a.forward;
+    p.attention_bwd_curve = a.backward;
+  }
   return p;
 }
 
@@ -173,11 +193,15 @@ double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const ComputePar
       }
       break;
     case KernelKind::attention_forward:
-      eta = params.attention_fwd_efficiency;
+      eta =
+          params.attention_fwd_efficiency * attention_shape_factor(params.attention_fwd_curve, kernel.attention_seq_len,
+                                                                   kernel.attention_head_dim, kernel.attention_causal);
       fixed = params.gemm_fixed_s;
       break;
     case KernelKind::attention_backward:
-      eta = params.attention_bwd_efficiency;
+      eta =
+          params.attention_bwd_efficiency * attention_shape_factor(params.attention_bwd_curve, kernel.attention_seq_len,
+                                                                   kernel.attention_head_dim, kernel.attention_causal);
       fixed = params.gemm_fixed_s;
       break;
     default:

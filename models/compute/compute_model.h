@@ -12,6 +12,7 @@
 #include <string>
 
 #include "models/calibration/calibration_profile.h"
+#include "models/compute/attention_model.h"
 #include "models/compute/gemm_model.h"
 
 #include "models/hardware/catalog.h"
@@ -29,6 +30,10 @@ struct Kernel {
   /// GEMM shape (kind gemm): rows of the output x batch, columns, inner dimension; 0 = unknown
   /// (the scalar gemm_efficiency applies).
   double m = 0, n = 0, k = 0;
+  /// Fused attention shape (kinds attention_forward/backward): keys per query, head dim, causal
+  /// mask; 0 = unknown (the plateau efficiency applies). models/compute/attention_model.h.
+  double attention_seq_len = 0, attention_head_dim = 0;
+  bool attention_causal = false;
 };
 
 /// Efficiencies of one GPU type. Every value carries its source in compute_params.cc.
@@ -45,11 +50,22 @@ struct ComputeParams {
   double kernel_gemm_fp8_efficiency = 0.778;  ///< main-loop fraction of the fp8 dense peak
   double kernel_gemm_k_overhead = 140;        ///< per-unit prologue/epilogue [K elements]
   double kernel_gemm_fixed_s = 4.57e-6;       ///< per-GEMM fixed cost of the tile model [s]
-  double attention_fwd_efficiency = 0.5;      ///< fused (flash) attention forward, fraction of peak
-  double attention_bwd_efficiency = 0.4;      ///< fused attention backward
-  double memory_efficiency = 0.9;             ///< fraction of HBM bandwidth streaming kernels reach
-  double kernel_fixed_s = 2.0e-6;             ///< per non-GEMM kernel launch/gap cost [s]
-  std::string source;                         ///< where these numbers come from
+  /// Fused (flash) attention efficiency, fraction of the 16-bit peak, and its shape factors
+  /// (attention_model.h). compute_model training_fit: one fitted-era value per GPU, no shape
+  /// (neutral curves); compute_model kernel: with_compute_model puts kernel_attention or
+  /// cudnn_attention here.
+  double attention_fwd_efficiency = 0.5;
+  double attention_bwd_efficiency = 0.4;
+  AttentionCurve attention_fwd_curve;  ///< neutral (factor 1) unless with_compute_model sets one
+  AttentionCurve attention_bwd_curve;
+  /// compute_model kernel, training.attention_kernel flash2: FA2 plateaus and shape factors.
+  AttentionKernelModel kernel_attention{0.35, 0.30, flash2_forward_curve(), flash2_backward_curve()};
+  /// compute_model kernel, training.attention_kernel cudnn on this GPU (forward_efficiency 0: not
+  /// measured here; kernel_attention stays).
+  AttentionKernelModel cudnn_attention;
+  double memory_efficiency = 0.9;  ///< fraction of HBM bandwidth streaming kernels reach
+  double kernel_fixed_s = 2.0e-6;  ///< per non-GEMM kernel launch/gap cost [s]
+  std::string source;              ///< where these numbers come from
   /// Profile whose GEMM efficiency table applies (null = none).
   std::shared_ptr<const CalibrationProfile> profile;
 };
@@ -66,7 +82,9 @@ ComputeParams compute_params(const GpuSpec& gpu, const std::shared_ptr<const Cal
 /// The tile model of `params` for GEMMs in `precision` (fp8 takes kernel_gemm_fp8_efficiency).
 GemmTileModel gemm_tile_model(const ComputeParams& params, Precision precision);
 
-/// `params` with use_kernel_model set from training.compute_model.
+/// `params` with use_kernel_model set from training.compute_model; with compute_model kernel also
+/// the attention model of training.attention_kernel (cudnn where it was measured for this GPU,
+/// else FlashAttention-2's kernel_attention).
 ComputeParams with_compute_model(const ComputeParams& params, const TrainingSpec& training);
 
 /// Dense peak FLOP/s of `gpu` for math in `precision` (fp32 = non-tensor FP32).

@@ -210,6 +210,8 @@ static_assert(static_cast<int>(models::SelectivePolicy::torchtitan_op) == tp::Tr
               tp::TrainingSpec::SelectivePolicy_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::CrossEntropy::unfused) == tp::TrainingSpec::unfused &&
               tp::TrainingSpec::CrossEntropy_ARRAYSIZE == 2);
+static_assert(static_cast<int>(models::AttentionKernel::cudnn) == tp::TrainingSpec::cudnn &&
+              tp::TrainingSpec::AttentionKernel_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::Architecture::encoder) == tp::ModelSpec::encoder &&
               tp::ModelSpec::Architecture_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::ModelFamily::resnet) == tp::ModelSpec::resnet &&

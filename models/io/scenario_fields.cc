@@ -187,6 +187,7 @@ constexpr ScenarioField kFields[] = {
     field<&S::training, &Training::compute_model>("workload.training.compute_model", Written::if_changed),
     field<&S::training, &Training::selective_policy>("workload.training.selective_policy", Written::if_changed),
     field<&S::training, &Training::cross_entropy>("workload.training.cross_entropy", Written::if_changed),
+    field<&S::training, &Training::attention_kernel>("workload.training.attention_kernel", Written::if_changed),
     // workload.offload
     field<&S::offload, &Offload::optimizer>("workload.offload.optimizer", offload),
     field<&S::offload, &Offload::host_memory_bytes_per_s>("workload.offload.host_memory_bytes_per_s", offload),

@@ -54,6 +54,12 @@ enum class SelectivePolicy { megatron, torchtitan_op };
 /// on logits cast to fp32: the 16-bit logits beside the fp32 copy; torchtitan).
 enum class CrossEntropy { fused, unfused };
 
+/// Which fused attention kernel runs (workload.training.attention_kernel; with flash_attention):
+/// flash2 (FlashAttention-2: PyTorch SDPA's default flash backend, torchtitan, llm-foundry) or cudnn
+/// (cuDNN 9 fused attention: PyTorch SDPA's CUDNN_ATTENTION, Transformer Engine's FusedAttention,
+/// which TE prefers on Hopper). Constants: models/compute/attention_model.h.
+enum class AttentionKernel { flash2, cudnn };
+
 /// Transformer family: decoder (GPT/Llama: causal attention, next-token head) or encoder (BERT:
 /// bidirectional attention, masked-LM + next-sentence heads).
 enum class Architecture { decoder, encoder };

@@ -218,6 +218,9 @@ struct TrainingSpec {
   /// Fused (default, Megatron's vocab-parallel cross-entropy) or unfused (fp32 copy of the 16-bit
   /// logits, torchtitan's cross_entropy_loss).
   CrossEntropy cross_entropy = CrossEntropy::fused;
+  /// Which fused attention kernel runs when flash_attention (models/spec/enums.h AttentionKernel):
+  /// flash2 (default) or cudnn.
+  AttentionKernel attention_kernel = AttentionKernel::flash2;
   bool operator==(const TrainingSpec&) const = default;
 };
 

@@ -3,9 +3,12 @@
 #include "models/workload/settings_notes.h"
 
 #include <algorithm>
+#include <exception>
 #include <string>
 #include <vector>
 
+#include "models/compute/attention_model.h"
+#include "models/hardware/catalog.h"
 #include "models/workload/memory_model.h"
 
 namespace traincast::models {
@@ -52,6 +55,28 @@ std::vector<std::string> workload_settings_without_effect(const Scenario& sc) {
     notes.push_back("workload.training.selective_policy has no effect: " + why +
                     " (expected selective recomputation of a dense model with flash attention, as torchtitan runs "
                     "it; otherwise Megatron's selective set is kept)");
+  }
+  // training.attention_kernel (compute_model.cc with_compute_model): read for fused attention, and
+  // cudnn has constants for the GPUs it was measured on (attention_model.h: Hopper).
+  if (sc.training.attention_kernel == AttentionKernel::cudnn) {
+    if (sc.training.compute_model != ComputeModel::kernel) {
+      notes.push_back(
+          "workload.training.attention_kernel cudnn has no effect with compute_model training_fit, which times "
+          "attention at one fitted-era efficiency per GPU (expected compute_model kernel)");
+    } else if (!sc.training.flash_attention) {
+      notes.push_back(
+          "workload.training.attention_kernel cudnn has no effect: flash_attention is off (expected fused attention)");
+    } else {
+      try {
+        const GpuSpec& gpu = find_gpu(find_node_template(sc.cluster.node_template).gpu);
+        if (cudnn_attention_model(gpu.compute_capability).forward_efficiency <= 0)
+          notes.push_back("workload.training.attention_kernel cudnn has no effect on " + gpu.name +
+                          ": cuDNN attention was measured on Hopper (compute capability 9.0) only, so "
+                          "FlashAttention-2's constants apply (models/compute/attention_model.h)");
+      } catch (const std::exception&) {
+        // A template the loader has not resolved: the loader reports it.
+      }
+    }
   }
   return notes;
 }

@@ -143,13 +143,26 @@ struct TransformerOps {
   // makes one more hop to its owner, blocking (nothing of the attention is left to hide it).
   const ContextParallelAttention cpa = context_parallel_attention(sc);
   const bool cp = x.cp > 1 && x.flash;
+  /// A fused attention kernel with its shape (models/compute/attention_model.h): `keys` per query,
+  /// the query/key head dim, causal or not.
+  Kernel fused_attention(KernelKind kind, double flops, double bytes, double keys_per_query, bool causal) const {
+    Kernel k{kind, flops, bytes};
+    k.attention_seq_len = keys_per_query;
+    k.attention_head_dim = x.att.d_qk;
+    k.attention_causal = causal;
+    return k;
+  }
   void cp_attention_forward(Program& p, const std::string& label) {
     const double bytes = e * T * (x.att.q + x.att.o + x.att.k_v) / t;  // each step reads Q, its K/V block, rewrites O
     for (int i = 0; i < cpa.steps; ++i) {
       if (i + 1 < cpa.steps)
         ProgramBuilder::collective(p, "cp_kv", CollectiveOp::send_recv, cpa.kv_bytes_per_step, Overlap::with_next,
                                    CommGroup::cp);
-      pb.compute(p, label, {Kernel{KernelKind::attention_forward, cpa.forward_flops_per_step, bytes}});
+      // One block of s/cp queries against s/cp keys per step (the diagonal one masked): shaped as
+      // an unmasked s/cp block.
+      pb.compute(
+          p, label,
+          {fused_attention(KernelKind::attention_forward, cpa.forward_flops_per_step, bytes, x.s / x.cp, false)});
     }
   }
   void cp_attention_backward(Program& p) {
@@ -158,7 +171,9 @@ struct TransformerOps {
       if (i + 1 < cpa.steps)
         ProgramBuilder::collective(p, "cp_kv_dkv_bwd", CollectiveOp::send_recv,
                                    (i == 0 ? 1.0 : 2.0) * cpa.kv_bytes_per_step, Overlap::with_next, CommGroup::cp);
-      pb.compute(p, "attn_bwd", {Kernel{KernelKind::attention_backward, 2.5 * cpa.forward_flops_per_step, bytes}});
+      pb.compute(p, "attn_bwd",
+                 {fused_attention(KernelKind::attention_backward, 2.5 * cpa.forward_flops_per_step, bytes, x.s / x.cp,
+                                  false)});
     }
     ProgramBuilder::collective(p, "cp_dkv_bwd", CollectiveOp::send_recv, cpa.kv_bytes_per_step, Overlap::blocking,
                                CommGroup::cp);
@@ -180,9 +195,9 @@ struct TransformerOps {
     if (cp) {
       cp_attention_forward(p, label);
     } else if (x.flash) {
-      pb.compute(
-          p, label,
-          {Kernel{KernelKind::attention_forward, flash_forward_flops(), e * T * (x.att.q + x.att.o + x.att.k_v) / t}});
+      pb.compute(p, label,
+                 {fused_attention(KernelKind::attention_forward, flash_forward_flops(),
+                                  e * T * (x.att.q + x.att.o + x.att.k_v) / t, keys(), x.causal)});
     } else {
       const double scores = x.b * heads_t * x.s * keys();                     // elements of the score tensor
       std::vector<Kernel> k{gemm(x.s, keys(), x.att.d_qk, e, x.b * heads_t),  // QK^T (batched over heads)
@@ -199,7 +214,8 @@ struct TransformerOps {
       // FlashAttention backward recomputes the scores: 2.5× the forward matmul FLOPs (Dao 2023).
       const double flops = 2.5 * flash_forward_flops();
       pb.compute(p, "attn_bwd",
-                 {Kernel{KernelKind::attention_backward, flops, 2 * e * T * (x.att.q + x.att.o + x.att.k_v) / t}});
+                 {fused_attention(KernelKind::attention_backward, flops,
+                                  2 * e * T * (x.att.q + x.att.o + x.att.k_v) / t, keys(), x.causal)});
     } else {
       const double scores = x.b * heads_t * x.s * keys();
       const double dv = x.att.d_v, dqk = x.att.d_qk, bh = x.b * heads_t;

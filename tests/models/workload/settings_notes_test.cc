@@ -71,3 +71,33 @@ TEST(WorkloadSettingsNotes, NamedWhereTheFieldHasNoEffect) {
 
 }  // namespace
 }  // namespace traincast::models
+
+namespace traincast::models {
+namespace {
+
+// training.attention_kernel cudnn acts on Hopper with fused attention (compute_model.cc
+// with_compute_model; constants measured on an H200), and is named elsewhere.
+TEST(WorkloadSettingsNotes, CudnnAttentionNamedWhereItHasNoEffect) {
+  Scenario sc = base();
+  sc.cluster.node_template = "dgx_h100";
+  sc.training.attention_kernel = AttentionKernel::cudnn;
+  ASSERT_EQ(workload_settings_without_effect(sc).size(), 1u);  // compute_model training_fit
+  EXPECT_NE(workload_settings_without_effect(sc)[0].find("no effect with compute_model training_fit"),
+            std::string::npos);
+  sc.training.compute_model = ComputeModel::kernel;
+  EXPECT_TRUE(workload_settings_without_effect(sc).empty());
+  sc.cluster.node_template = "dgx_a100";
+  ASSERT_EQ(workload_settings_without_effect(sc).size(), 1u);
+  EXPECT_NE(workload_settings_without_effect(sc)[0].find("attention_kernel cudnn has no effect on A100"),
+            std::string::npos)
+      << workload_settings_without_effect(sc)[0];
+  sc.cluster.node_template = "dgx_h100";
+  sc.training.flash_attention = false;
+  ASSERT_EQ(workload_settings_without_effect(sc).size(), 1u);
+  EXPECT_EQ(
+      workload_settings_without_effect(sc)[0],
+      "workload.training.attention_kernel cudnn has no effect: flash_attention is off (expected fused attention)");
+}
+
+}  // namespace
+}  // namespace traincast::models

@@ -71,7 +71,16 @@ std::string check_row_results(const NcclTestsRow& row, const NcclTestsRun& run, 
              " (expected 0 or N/A: nccl-tests' data check found that many wrong elements in the result, so the "
              "time is of a broken run; fix the system and rerun, or delete the row)";
     }
-    if (!(c.time_us > 0)) continue;  // size 0 rows
+    if (!(c.time_us > 0)) {
+      // A time printed as 0 (size 0 rows: nccl-tests prints algbw = 0 / time = 0.00) leaves
+      // nothing to divide by: algbw and busbw must be 0 too. A rate beside it was not computed
+      // from that time (skipped in a cputime table, whose algbw is of the GPU time).
+      if (cputime || (c.algbw_gbps == 0 && c.busbw_gbps == 0)) continue;
+      const bool alg = c.algbw_gbps != 0;
+      return at + name + (alg ? "algbw" : "busbw") + ": got " + num(alg ? c.algbw_gbps : c.busbw_gbps) +
+             " GB/s at time 0 (expected 0.00: nccl-tests prints algbw = size / time and busbw = algbw x factor, so "
+             "a rate > 0 needs a measured time > 0; one of them was changed; fix or delete the row)";
+    }
     bool algbw_ok = false, both_ok = false;
     for (const Convention& k : conventions) {
       const double algbw = row.size_bytes * k.algbw_share / c.time_us / 1e3;  // no overflow at 1e308 us

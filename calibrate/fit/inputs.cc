@@ -9,6 +9,10 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "models/collectives/nccl_tests.h"
 
 namespace traincast::calibrate {
 namespace {
@@ -119,6 +123,7 @@ struct CsvRow {
   const std::vector<std::string>& f;
   const std::map<std::string, int>& col;
   std::vector<std::string>& errors;
+  int line = 0;
   std::string at;     ///< "path:line: "
   std::string where;  ///< "path:line"
 
@@ -134,6 +139,11 @@ struct CsvRow {
   /// profile reader accepts it; records the error otherwise.
   bool gemm_side(const char* c, double& v) const {
     if (!positive(c, v)) return false;
+    if (v != std::floor(v)) {  // a side or batch counts elements or matrices
+      errors.push_back(at + "column '" + c + "': got " + get(c).substr(0, 40) + " (expected a whole number from 1 to " +
+                       fmt(models::kMaxGemmDimension) + ": a GEMM side counts elements, b counts matrices)");
+      return false;
+    }
     if (v <= models::kMaxGemmDimension) return true;
     errors.push_back(at + "column '" + c + "': got " + get(c).substr(0, 40) + " (expected a number in (0, " +
                      fmt(models::kMaxGemmDimension) + "]: a profile holds GEMM sides up to that)");
@@ -141,11 +151,55 @@ struct CsvRow {
   }
 };
 
+/// The first row of each measured point of a CSV, by what identifies it for the fit: a CSV row is
+/// one measurement (the bench's are already the median of their repeats), and the format has no
+/// rule for averaging rows, so the same point twice in one file is refused rather than weighted
+/// twice. Collectives: (op, num_ranks, size_bytes), op as nccl-tests names it (0 ranks: not
+/// given); GEMMs: (device, dtype, b, m, n, k), dtype as the fit's precision (bf16 and
+/// bf16xbf16->bf16 are one).
+struct SeenRows {
+  std::map<std::tuple<std::string, int, double>, int> collective;
+  std::map<std::tuple<std::string, int, double, double, double, double>, int> gemm;
+};
+
+/// "" when key is new (recorded with row's line); else row's error naming the earlier line.
+template <class Key>
+std::string repeated(std::map<Key, int>& seen, const Key& key, const CsvRow& row, const std::string& columns,
+                     const std::string& what, const std::string& unit) {
+  const auto [it, fresh] = seen.emplace(key, row.line);
+  if (fresh) return "";
+  return row.at + "columns " + columns + ": got " + what + " again after line " + std::to_string(it->second) +
+         " (expected each " + unit +
+         " once per file: a row is one measurement, not a sample to be averaged, and a repeat would weigh twice in "
+         "the fit; keep one row, e.g. the median of the repeats)";
+}
+
 /// A collective row (op, size_bytes, time_us[, num_ranks, dtype]) into out.collectives.
-void read_collective_row(const CsvRow& row, models::MeasurementSet& out) {
+void read_collective_row(const CsvRow& row, models::MeasurementSet& out, SeenRows& seen) {
   std::vector<std::string>& errors = row.errors;
   double size = 0, time = 0, ranks = 0;
   bool ok = row.positive("size_bytes", size);
+  const std::string dtype = row.has("dtype") ? row.get("dtype") : "";
+  if (ok && !dtype.empty()) {
+    int word_bytes = 0;
+    try {
+      word_bytes = models::nccl_tests_type_bytes(dtype);
+    } catch (const std::invalid_argument& e) {
+      errors.push_back(row.at + "column 'dtype': " + e.what());
+      ok = false;
+    }
+    // nccl-tests sizes are whole elements (count x word size, nccl_tests.h).
+    if (word_bytes > 0 && std::fmod(size, word_bytes) != 0) {
+      errors.push_back(row.at + "column 'size_bytes': got " + row.get("size_bytes").substr(0, 40) +
+                       " (expected a multiple of " + std::to_string(word_bytes) + " B, the size of one " + dtype +
+                       ": nccl-tests sizes are whole elements)");
+      ok = false;
+    }
+  } else if (ok && size != std::floor(size)) {
+    errors.push_back(row.at + "column 'size_bytes': got " + row.get("size_bytes").substr(0, 40) +
+                     " (expected a whole number of bytes)");
+    ok = false;
+  }
   ok = row.positive("time_us", time) && ok;
   if (row.has("num_ranks") && !row.get("num_ranks").empty()) {
     // An int holds the count (as nccl-tests counts ranks): a larger one is no rank count.
@@ -156,14 +210,31 @@ void read_collective_row(const CsvRow& row, models::MeasurementSet& out) {
       ok = false;
     }
   }
+  std::string op;
   if (row.get("op").empty()) {
     errors.push_back(row.at + "column 'op': empty (expected an nccl-tests operation name)");
     ok = false;
+  } else {
+    try {
+      op = models::nccl_tests_op_name(models::parse_nccl_tests_op(row.get("op")));
+    } catch (const std::invalid_argument& e) {
+      errors.push_back(row.at + "column 'op': " + e.what());
+      ok = false;
+    }
   }
-  if (ok) {
-    out.collectives.push_back({row.get("op"), static_cast<int>(ranks), size, time,
-                               row.has("dtype") ? row.get("dtype") : std::string("float"), row.where});
+  if (!ok) return;
+  const int n = static_cast<int>(ranks);
+  std::string what = op + " of " + row.get("size_bytes").substr(0, 40) + " B";
+  if (n > 0) what += " on " + std::to_string(n) + " ranks";
+  const bool with_ranks = row.has("num_ranks");
+  if (std::string e = repeated(seen.collective, std::tuple{op, n, size}, row,
+                               with_ranks ? "'op', 'num_ranks', 'size_bytes'" : "'op', 'size_bytes'", what,
+                               with_ranks ? "(op, num_ranks, size_bytes)" : "(op, size_bytes)");
+      !e.empty()) {
+    errors.push_back(std::move(e));
+    return;
   }
+  out.collectives.push_back({row.get("op"), n, size, time, dtype.empty() ? std::string("float") : dtype, row.where});
 }
 
 /// What GEMM rows leave out: the devices seen, rows of other devices and of skipped dtypes.
@@ -175,7 +246,8 @@ struct GemmRowCounts {
 
 /// A GEMM row (m, n, k, dtype and a time or rate[, b, device_key]) into out.gemm, unless it is of
 /// another device than `device` or of a dtype traincast has no precision for (counted).
-void read_gemm_row(const CsvRow& row, const std::string& device, models::MeasurementSet& out, GemmRowCounts& counts) {
+void read_gemm_row(const CsvRow& row, const std::string& device, models::MeasurementSet& out, GemmRowCounts& counts,
+                   SeenRows& seen) {
   std::vector<std::string>& errors = row.errors;
   std::string dev;
   for (const char* c : {"device_key", "device", "gpu"}) {
@@ -236,10 +308,23 @@ void read_gemm_row(const CsvRow& row, const std::string& device, models::Measure
       ok = false;
     }
   }
+  if (!ok) return;
+  const bool batched = row.has("b");
+  std::string what = row.get("dtype").substr(0, 40) + " " + fmt(s.m) + " x " + fmt(s.n) + " x " + fmt(s.k);
+  if (batched) what += " b " + fmt(b);
+  if (!dev.empty()) what += " on " + dev.substr(0, 40);
+  if (std::string e = repeated(
+          seen.gemm, std::tuple{dev, static_cast<int>(s.dtype), b, s.m, s.n, s.k}, row,
+          batched ? "'dtype', 'm', 'n', 'k', 'b'" : "'dtype', 'm', 'n', 'k'", what,
+          std::string(batched ? "(dtype, m, n, k, b)" : "(dtype, m, n, k)") + (dev.empty() ? "" : " per device"));
+      !e.empty()) {
+    errors.push_back(std::move(e));
+    return;
+  }
   s.m *= b;
   s.where = row.where;
   s.device = dev;
-  if (ok) out.gemm.push_back(s);
+  out.gemm.push_back(s);
 }
 
 /// A bandwidth row (kind, bytes, time_s[, size_bytes]) into out.bandwidth.
@@ -355,6 +440,7 @@ models::MeasurementSet read_measurement_csv(std::string_view text, const std::st
   std::map<std::string, int> col;
   CsvKind kind = CsvKind::none;
   GemmRowCounts counts;
+  SeenRows seen;
   int line_no = 0;
   std::size_t pos = 0;
   auto at = [&](int l) { return path + ":" + std::to_string(l) + ": "; };
@@ -384,11 +470,11 @@ models::MeasurementSet read_measurement_csv(std::string_view text, const std::st
                        std::to_string(header.size()) + " as the header)");
       continue;
     }
-    const CsvRow row{f, col, errors, at(line_no), path + ":" + std::to_string(line_no)};
+    const CsvRow row{f, col, errors, line_no, at(line_no), path + ":" + std::to_string(line_no)};
     if (kind == CsvKind::collective) {
-      read_collective_row(row, out);
+      read_collective_row(row, out, seen);
     } else if (kind == CsvKind::gemm) {
-      read_gemm_row(row, device, out, counts);
+      read_gemm_row(row, device, out, counts, seen);
     } else {
       read_bandwidth_row(row, out);
     }

@@ -18,8 +18,11 @@
 //      optional size_bytes.
 // Fields may be quoted as RFC 4180 says ("m","n",... ; "" is one quote inside quotes).
 // Errors: "path:line: column 'x': 'v' is not a number > 0", unknown header, a header column named
-// twice, wrong field count, GEMM m, n, k, b or b x m above models::kMaxGemmDimension, a GEMM
-// row whose time and rate columns disagree by more than 1%.
+// twice, wrong field count, GEMM m, n, k, b or b x m above models::kMaxGemmDimension or not
+// whole, a GEMM row whose time and rate columns disagree by more than 1%, an unknown op or
+// dtype, a collective size_bytes that is not whole bytes (whole elements of its dtype when
+// given), and a repeated point: the same (op, num_ranks, size_bytes) or (device, dtype, m, n,
+// k, b) as an earlier row of the file (a row is one measurement; the format does not average rows).
 
 #include <stdexcept>
 #include <string>

@@ -133,13 +133,16 @@ std::vector<double> nccl_tests_sizes(double min_bytes, double max_bytes, double 
 
 int nccl_tests_type_bytes(std::string_view type) {
   const std::string t = lower(type);
-  if (t == "int8" || t == "uint8" || t == "char" || t == "fp8_e4m3" || t == "fp8_e5m2") return 1;
+  // f8e4m3, f8e5m2: the names nccl-tests prints in its type column (src/common.cu test_typenames).
+  if (t == "int8" || t == "uint8" || t == "char" || t == "fp8_e4m3" || t == "fp8_e5m2" || t == "f8e4m3" ||
+      t == "f8e5m2")
+    return 1;
   if (t == "half" || t == "fp16" || t == "bfloat16" || t == "bf16") return 2;
   if (t == "int32" || t == "uint32" || t == "int" || t == "float" || t == "fp32") return 4;
   if (t == "int64" || t == "uint64" || t == "double" || t == "fp64") return 8;
   throw std::invalid_argument("unknown data type '" + std::string(type) +
                               "' (expected one of: int8, uint8, int32, uint32, int64, uint64, half, float, double, "
-                              "bfloat16, fp8_e4m3, fp8_e5m2)");
+                              "bfloat16, f8e4m3, f8e5m2)");
 }
 
 NcclTestsSize nccl_tests_size(NcclTestsOp op, double requested_bytes, int nranks, int word_bytes) {

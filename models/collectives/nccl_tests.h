@@ -46,7 +46,8 @@ double parse_nccl_tests_size(std::string_view text);
 std::vector<double> nccl_tests_sizes(double min_bytes, double max_bytes, double factor, double step_bytes);
 
 /// Element size [bytes] of an nccl-tests data type name (int8, uint8, int32, uint32, int64,
-/// uint64, half, float, double, bfloat16; also fp16, fp32, fp64, bf16, fp8_e4m3, fp8_e5m2).
+/// uint64, half, float, double, bfloat16, f8e4m3, f8e5m2; also fp16, fp32, fp64, bf16, fp8_e4m3,
+/// fp8_e5m2).
 /// Throws std::invalid_argument naming the known types.
 int nccl_tests_type_bytes(std::string_view type);
 

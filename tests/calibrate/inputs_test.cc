@@ -127,6 +127,65 @@ TEST(FitInputs, GemmCsvRowsAProfileCannotHoldAreRefused) {
   EXPECT_EQ(m.gemm[0].device, "sm_90, \"x\"");
 }
 
+// Rows no measurement can be: the same point twice in one file (a CSV row is one measurement; the
+// format has no rule for averaging rows, so a repeat would weigh twice), a fractional GEMM side or
+// batch, a collective size that is not whole elements of its dtype. Each used to be read.
+TEST(FitInputs, CsvRepeatsFractionsAndPartElementsAreRefused) {
+  const std::string repeat_tail =
+      " once per file: a row is one measurement, not a sample to be averaged, and a repeat would weigh twice in the "
+      "fit; keep one row, e.g. the median of the repeats)";
+  EXPECT_EQ(csv_errors("op,size_bytes,time_us,num_ranks\nall_reduce,1048576,25.5,8\nall_gather,1048576,20,8\n"
+                       "allreduce,1048576,26.0,8\n"),
+            (std::vector<std::string>{"c.csv:4: columns 'op', 'num_ranks', 'size_bytes': got all_reduce of 1048576 B "
+                                      "on 8 ranks again after line 2 (expected each (op, num_ranks, size_bytes)" +
+                                      repeat_tail}));
+  EXPECT_EQ(csv_errors("op,size_bytes,time_us\nall_reduce,1048576,25.5\nall_reduce,1048576,26\n"),
+            (std::vector<std::string>{"c.csv:3: columns 'op', 'size_bytes': got all_reduce of 1048576 B again after "
+                                      "line 2 (expected each (op, size_bytes)" +
+                                      repeat_tail}));
+  EXPECT_EQ(csv_errors("m,n,k,dtype,tflops\n4096,4096,4096,bf16,700\n4096,4096,4096,bf16xbf16->bf16,690\n"),
+            (std::vector<std::string>{"c.csv:3: columns 'dtype', 'm', 'n', 'k': got bf16xbf16->bf16 4096 x 4096 x "
+                                      "4096 again after line 2 (expected each (dtype, m, n, k)" +
+                                      repeat_tail}));
+  EXPECT_EQ(csv_errors("device_key,b,m,n,k,dtype,tflops\nsm_90,2,512,512,512,fp16,100\nsm_90,2,512,512,512,fp16,99\n"),
+            (std::vector<std::string>{"c.csv:3: columns 'dtype', 'm', 'n', 'k', 'b': got fp16 512 x 512 x 512 b 2 on "
+                                      "sm_90 again after line 2 (expected each (dtype, m, n, k, b) per device" +
+                                      repeat_tail}));
+  // Fractional GEMM sides and batches.
+  const std::string whole =
+      " (expected a whole number from 1 to 1e+09: a GEMM side counts elements, b counts matrices)";
+  EXPECT_EQ(
+      csv_errors("b,m,n,k,dtype,tflops\n1,1024.5,1024,1024,bf16,100\n1.5,1024,1024,1024,bf16,100\n"),
+      (std::vector<std::string>{"c.csv:2: column 'm': got 1024.5" + whole, "c.csv:3: column 'b': got 1.5" + whole}));
+  // Collective sizes of whole elements when the dtype is given; whole bytes always; a known dtype and op.
+  EXPECT_EQ(csv_errors("op,size_bytes,time_us,dtype\nall_reduce,1022,10,float\nall_reduce,1022,10,half\n"
+                       "all_reduce,2048,10,floatx\nall_reduce,4096,10,bfloat16\nall_reduce,8192,10,f8e4m3\n"),
+            (std::vector<std::string>{
+                "c.csv:2: column 'size_bytes': got 1022 (expected a multiple of 4 B, the size of one float: nccl-tests "
+                "sizes are whole elements)",
+                "c.csv:4: column 'dtype': unknown data type 'floatx' (expected one of: int8, uint8, int32, uint32, "
+                "int64, uint64, half, float, double, bfloat16, f8e4m3, f8e5m2)"}));
+  EXPECT_EQ(csv_errors("op,size_bytes,time_us\nall_reduce,1024.5,10\nallreduse,1024,10\n"),
+            (std::vector<std::string>{"c.csv:2: column 'size_bytes': got 1024.5 (expected a whole number of bytes)",
+                                      "c.csv:3: column 'op': unknown nccl-tests operation 'allreduse' (expected one "
+                                      "of: all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, "
+                                      "sendrecv)"}));
+  // What is one point each: the same size on another rank count or op, the same shape in another
+  // dtype, batch or device (rows of the other device skipped).
+  InputNotes notes;
+  EXPECT_EQ(read_measurement_csv("op,size_bytes,time_us,num_ranks,dtype\nall_reduce,1048576,25.5,8,float\n"
+                                 "all_reduce,1048576,40,16,float\nall_gather,1048576,20,8,half\n",
+                                 "c.csv", "", notes)
+                .collectives.size(),
+            3u);
+  EXPECT_EQ(read_measurement_csv("device_key,b,m,n,k,dtype,tflops\nsm_90,1,512,512,512,fp16,100\n"
+                                 "sm_90,2,512,512,512,fp16,100\nsm_90,1,512,512,512,bf16,100\n"
+                                 "sm_100,1,512,512,512,fp16,100\n",
+                                 "c.csv", "sm_90", notes)
+                .gemm.size(),
+            3u);
+}
+
 // The note of a disturbed row prints its ratio in 3 digits: a time of 1e308 printed 131 digits.
 TEST(FitInputs, DisturbedRowNoteIsBounded) {
   NcclTestsLog log;

@@ -391,6 +391,25 @@ TEST(NcclTestsLog, RowsWhoseNumbersDisagreeAreRefused) {
             (std::vector<std::string>{"in.txt:5: size: got 1048576 float sum again after line 4 (expected each size "
                                       "once within a table, as nccl-tests prints them: a row measured again or "
                                       "pasted twice; delete one)"}));
+  // A rate beside a time of 0: nccl-tests prints time 0.00 only for size 0, whose algbw = 0 / time
+  // and busbw are 0.00 (these rows used to be accepted and skipped).
+  const std::string rate_at_time_0 =
+      " GB/s at time 0 (expected 0.00: nccl-tests prints algbw = size / time and busbw = algbw x factor, so a rate "
+      "> 0 needs a measured time > 0; one of them was changed; fix or delete the row)";
+  EXPECT_EQ(with("93.25   11.24   21.08", "0.00   11.24   21.08"),
+            (std::vector<std::string>{"in.txt:4: out-of-place algbw: got 11.24" + rate_at_time_0}));
+  EXPECT_EQ(with("82.98   12.64   23.69", "0.00   12.64   23.69"),
+            (std::vector<std::string>{"in.txt:4: in-place algbw: got 12.64" + rate_at_time_0}));
+  EXPECT_EQ(with("93.25   11.24   21.08", "0.00    0.00   21.08"),
+            (std::vector<std::string>{"in.txt:4: out-of-place busbw: got 21.08" + rate_at_time_0}));
+  const std::string zero =
+      "           0             0     float     sum      -1     0.00    0.00    0.00      0     0.00 "
+      "   0.00    0.00      0\n";
+  EXPECT_EQ(error_of(pre + zero + good), (std::vector<std::string>{"(no error)"}));  // as nccl-tests prints size 0
+  std::string zero_rate = zero;
+  zero_rate.replace(zero_rate.find("0.00    0.00"), 12, "0.00    5.00");
+  EXPECT_EQ(error_of(pre + zero_rate + good),
+            (std::vector<std::string>{"in.txt:4: out-of-place algbw: got 5" + rate_at_time_0}));
   // nccl-tests -C 1 prints the CPU time in a `cputime` column but computes algbw from the GPU
   // time: algbw is not checked against it there.
   std::string cpu = pre;
@@ -398,6 +417,7 @@ TEST(NcclTestsLog, RowsWhoseNumbersDisagreeAreRefused) {
   std::string slow = good;
   slow.replace(slow.find("93.25"), 5, "200.0");
   EXPECT_EQ(parse_nccl_tests_log(cpu + slow, "in.txt").runs[0].rows.size(), 1u);
+  EXPECT_EQ(parse_nccl_tests_log(cpu + zero_rate + good, "in.txt").runs[0].rows.size(), 2u);
 }
 
 TEST(NcclTestsLog, UnreadableFile) {

@@ -66,7 +66,7 @@ struct CollectivePlan {
   /// Not a ring, > 1 node: graph_channels of the ring plan of the same (op, ranks), which NCCL's
   /// tree graph shares (set by CollectiveEngine when it caches the plan); else 0.
   int ring_graph_channels = 0;
-  int comm_channels = 0;               ///< ring across nodes: NCCL's comm->nChannels; else 0
+  int comm_channels = 0;  ///< ring across nodes: NCCL's comm->nChannels; else 0
   /// Ring, tree and PAT: NCCL's comm->nChannels for the group (comm_channels across nodes; one
   /// node: the ring graph's channels doubled, then NCCL_MAX/MIN_NCHANNELS), the channels a call
   /// spreads over before enqueue.cc cuts them for small sizes (nccl_channel_share); 0: not set.

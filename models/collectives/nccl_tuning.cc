@@ -435,16 +435,16 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
 
 NcclChannelCut nccl_channel_cut(const CollectivePlan& plan, int p, double bytes) {
   // NCCL's constants (src/include/device.h, src/graph/tuning.cc; sources in nccl_tuning.h).
-  constexpr int kLlMaxThreads = 512;     // NCCL_LL_MAX_NTHREADS
-  constexpr int kLl128MaxThreads = 640;  // NCCL_LL128_MAX_NTHREADS
-  constexpr int kSimpleMaxThreads = 512;  // NCCL_SIMPLE_MAX_NTHREADS
-  constexpr double kLlThreadThreshold = 8;      // NCCL_LL_THREAD_THRESHOLD
-  constexpr double kLl128ThreadThreshold = 8;   // NCCL_LL128_THREAD_THRESHOLD
+  constexpr int kLlMaxThreads = 512;             // NCCL_LL_MAX_NTHREADS
+  constexpr int kLl128MaxThreads = 640;          // NCCL_LL128_MAX_NTHREADS
+  constexpr int kSimpleMaxThreads = 512;         // NCCL_SIMPLE_MAX_NTHREADS
+  constexpr double kLlThreadThreshold = 8;       // NCCL_LL_THREAD_THRESHOLD
+  constexpr double kLl128ThreadThreshold = 8;    // NCCL_LL128_THREAD_THRESHOLD
   constexpr double kSimpleThreadThreshold = 64;  // NCCL_SIMPLE_THREAD_THRESHOLD
   const bool ring = plan.algorithm == CollectiveAlgorithm::ring;
   const bool cut = ring || plan.algorithm == CollectiveAlgorithm::tree || plan.algorithm == CollectiveAlgorithm::pat;
   if (!cut || plan.nccl_channels < 1 || plan.p2p_channels.channels > 0 || !is_ring_op(plan.op)) return {};
-  const int max_threads = p == kLL ? kLlMaxThreads
+  const int max_threads = p == kLL      ? kLlMaxThreads
                           : p == kLL128 ? kLl128MaxThreads
                           : ring        ? plan.ring_simple_threads
                                         : kSimpleMaxThreads;
@@ -452,7 +452,8 @@ NcclChannelCut nccl_channel_cut(const CollectivePlan& plan, int p, double bytes)
   if (ring && p == kLL) threshold *= static_cast<double>(plan.ranks.size());
   NcclChannelCut c{plan.nccl_channels, max_threads, max_threads};
   while (bytes < c.channels * static_cast<double>(c.threads) * threshold && c.channels >= 2) --c.channels;
-  while (ring && bytes < c.channels * static_cast<double>(c.threads) * threshold && c.threads % 128 == 0) c.threads /= 2;
+  while (ring && bytes < c.channels * static_cast<double>(c.threads) * threshold && c.threads % 128 == 0)
+    c.threads /= 2;
   return c;
 }
 

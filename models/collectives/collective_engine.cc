@@ -59,10 +59,11 @@ std::string protocol_refusal(const Cluster& cluster, const CollectiveCall& call,
          "; NCCL: no algorithm/protocol available with NCCL_PROTO=" + proto + ")";
 }
 
-// The factor on a plan's flow caps for protocol p at `bytes`: the protocol's bandwidth factor
-// and, with a calibration fit, its bandwidth scales over its size correction.
+// The factor on a plan's flow caps for protocol p at `bytes`: the protocol's bandwidth factor,
+// the share of the comm's channels and threads NCCL keeps at this size (nccl_channel_share) and,
+// with a calibration fit, its bandwidth scales over its size correction.
 double flow_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes) {
-  double factor = protocol_factor(cluster, plan, p, bytes);
+  double factor = protocol_factor(cluster, plan, p, bytes) * nccl_channel_share(plan, p, bytes);
   if (plan.fit != nullptr) {
     factor *= plan.fit->bandwidth_scale * plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] /
               plan.fit->correction(bytes);
@@ -146,6 +147,11 @@ const CollectivePlan& CollectiveEngine::plan_for(CollectiveOp op, CollectiveAlgo
     // ring plan first, so this finds it; the deque keeps `plan` in place if it did not.
     plan.ring_graph_channels = plan_for(op, CollectiveAlgorithm::ring, ranks).graph_channels;
   }
+  if (plan.applicable && ranks.size() > 1 &&
+      (plan.algorithm == CollectiveAlgorithm::ring || plan.algorithm == CollectiveAlgorithm::tree ||
+       plan.algorithm == CollectiveAlgorithm::pat)) {
+    set_nccl_channels(plan);
+  }
   bucket.push_back(index);
   return plan;
 }
@@ -215,18 +221,42 @@ int CollectiveEngine::kernel_ctas(const CollectiveCall& call) const {
   if (call.op == CollectiveOp::send_recv) return kP2pChannelsPerPeer;
   if (choice.algorithm == CollectiveAlgorithm::nvls || choice.algorithm == CollectiveAlgorithm::nvls_tree)
     return NcclNvlsChunking::nvls_channels;
-  const CollectivePlan& ring = plan_for(call.op, CollectiveAlgorithm::ring, call.ranks);
-  if (ring.comm_channels > 0) return ring.comm_channels;
-  if (ring.num_nodes > 1) return std::max(1, ring.channels);  // across nodes without NICs: its rings
+  // Ring, tree, PAT: the channels NCCL keeps at this size (nccl_channel_cut); the rest (all-to-all
+  // across nodes, the model's hierarchical plan): the comm's channels, the ring's.
+  const NcclChannelCut cut = nccl_channel_cut(*plan, static_cast<int>(choice.protocol), call.bytes);
+  if (cut.channels > 0) return cut.channels;
+  return plan_for(call.op, CollectiveAlgorithm::ring, call.ranks).nccl_channels;
+}
+
+void CollectiveEngine::set_nccl_channels(CollectivePlan& plan) const {
+  if (plan.algorithm != CollectiveAlgorithm::ring) {
+    // Tree and PAT run on the comm's channels, the ring's (NCCL's comm->nChannels).
+    const CollectivePlan& ring = plan_for(plan.op, CollectiveAlgorithm::ring, plan.ranks);
+    plan.nccl_channels = ring.nccl_channels;
+    plan.ring_simple_threads = ring.ring_simple_threads;
+    return;
+  }
+  if (plan.comm_channels > 0) {
+    plan.nccl_channels = plan.comm_channels;
+    return;
+  }
+  if (plan.num_nodes > 1) {  // across nodes without NICs: its rings
+    plan.nccl_channels = std::max(1, plan.channels);
+    return;
+  }
   // One node: NCCL's ring graph on the node's GPUs, doubled (ncclTopoPostset step 1;
   // its Hopper doubling is for nNodes > 1 only), then NCCL_MAX/MIN_NCHANNELS.
-  const std::span<const int> node_gpus(call.ranks);
-  const NcclTopoGraph& graph = plan_scratch_.topo.ring_graph(cluster_, net_, node_gpus, -1);
+  const NcclTopoGraph& graph = plan_scratch_.topo.ring_graph(cluster_, net_, plan.ranks, -1);
   constexpr int kNcclMaxChannels = 64;  // MAXCHANNELS (src/include/device.h, 2.2x)
   int c = std::min(kNcclMaxChannels, 2 * static_cast<int>(graph.channels.size()));
   const CollectiveSpec& spec = cluster_.spec().collectives;
   if (spec.max_channels > 0) c = std::min(c, spec.max_channels);
-  return std::max({1, c, spec.min_channels});
+  plan.nccl_channels = std::max({1, c, spec.min_channels});
+  // NCCL tuning.cc ncclTopoTuneModel (2.2x): "simpleDefaultThreads =
+  // (graphs[NCCL_ALGO_RING]->bwIntra*graphs[NCCL_ALGO_RING]->nChannels <= PCI_BW) ? 256 :
+  // NCCL_SIMPLE_MAX_NTHREADS", PCI_BW 12.0 GB/s (src/graph/topo.h).
+  constexpr double kPciBwGbPerS = 12.0;
+  if (graph.bw_gb_per_s * static_cast<double>(graph.channels.size()) <= kPciBwGbPerS) plan.ring_simple_threads = 256;
 }
 
 std::uint32_t CollectiveEngine::acquire_slot() {

@@ -172,8 +172,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   /// send/recv inside one node, the channels NCCL's p2p planner puts work on (p2p_plan_at's
   /// busy_channels); across nodes, send/recv NCCL's 2 channels per network peer
   /// (NCCL_NCHANNELS_PER_NET_PEER, 2.12-2.19 default, src/graph/paths.cc) and all-to-all the
-  /// group's ring channels. The full count for every size: NCCL runs fewer
-  /// channels below ~2 MiB per channel (NCCL_AGG_CHANNEL_SIZE), where the kernel is short anyway.
+  /// group's ring channels. Rings, trees and PAT below NCCL's size thresholds: the channels it
+  /// keeps (nccl_channel_cut, nccl_tuning.h).
   /// 0 for a one-rank group (no kernel). Same errors as start().
   int kernel_ctas(const CollectiveCall& call) const;
   /// choose(call).seconds(): predicted time [s], for algorithm choice and planners.
@@ -233,6 +233,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   /// The cached plan of (op, algorithm, ranks), built (collective_plans.h) on first use.
   const CollectivePlan& plan_for(CollectiveOp op, CollectiveAlgorithm algorithm, std::span<const int> ranks) const;
   CollectiveChoice choose_plan(const CollectiveCall& call, const CollectivePlan** plan) const;
+  /// Sets plan.nccl_channels and ring_simple_threads (ring, tree, PAT; CollectivePlan).
+  void set_nccl_channels(CollectivePlan& plan) const;
   void start_phase(std::uint32_t slot);
   void release(std::uint32_t slot);
 

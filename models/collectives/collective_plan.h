@@ -66,7 +66,14 @@ struct CollectivePlan {
   /// Not a ring, > 1 node: graph_channels of the ring plan of the same (op, ranks), which NCCL's
   /// tree graph shares (set by CollectiveEngine when it caches the plan); else 0.
   int ring_graph_channels = 0;
-  int comm_channels = 0;               ///< ring across nodes: NCCL's comm->nChannels; else 0
+  int comm_channels = 0;  ///< ring across nodes: NCCL's comm->nChannels; else 0
+  /// Ring, tree and PAT: NCCL's comm->nChannels for the group (comm_channels across nodes; one
+  /// node: the ring graph's channels doubled, then NCCL_MAX/MIN_NCHANNELS), the channels a call
+  /// spreads over before enqueue.cc cuts them for small sizes (nccl_channel_share); 0: not set.
+  int nccl_channels = 0;
+  /// NCCL's maxThreads[RING][SIMPLE] (tuning.cc): 256 when the one-node ring graph moves at most
+  /// PCI_BW = 12 GB/s in all (bwIntra x nChannels), else NCCL_SIMPLE_MAX_NTHREADS = 512.
+  int ring_simple_threads = 512;
   bool single_gpu_node = false;        ///< > 1 node and some node holds one GPU of the group
   const CollectiveFit* fit = nullptr;  ///< the profile's fit for (op, group size), or null
   /// all_to_all / send_recv inside one node: NCCL's p2p schedule (nccl_p2p.h). p2p_channels.channels

@@ -67,9 +67,9 @@ struct NcclTestsResult {
   double algbw_gbps = 0;  ///< bytes / time / 1e9 [GB/s]; 0 when time is 0
   double busbw_gbps = 0;  ///< algbw x busbw factor [GB/s]
   /// What the engine ran: algorithm and protocol, and as channels the thread blocks its kernel
-  /// launches per GPU (CollectiveEngine::kernel_ctas: comm->nChannels for rings and trees, NVLS's
-  /// 16, p2p's busy channels), where NCCL prints its channel count; NCCL launches fewer below
-  /// nChannels x threads x its thread threshold bytes, which the model does not.
+  /// launches per GPU (CollectiveEngine::kernel_ctas: comm->nChannels for rings and trees, fewer
+  /// below nChannels x threads x NCCL's thread threshold bytes (nccl_channel_cut), NVLS's 16,
+  /// p2p's busy channels), where NCCL prints its channel count.
   CollectiveChoice choice;
 };
 

@@ -433,6 +433,36 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
   }
 }
 
+NcclChannelCut nccl_channel_cut(const CollectivePlan& plan, int p, double bytes) {
+  // NCCL's constants (src/include/device.h, src/graph/tuning.cc; sources in nccl_tuning.h).
+  constexpr int kLlMaxThreads = 512;             // NCCL_LL_MAX_NTHREADS
+  constexpr int kLl128MaxThreads = 640;          // NCCL_LL128_MAX_NTHREADS
+  constexpr int kSimpleMaxThreads = 512;         // NCCL_SIMPLE_MAX_NTHREADS
+  constexpr double kLlThreadThreshold = 8;       // NCCL_LL_THREAD_THRESHOLD
+  constexpr double kLl128ThreadThreshold = 8;    // NCCL_LL128_THREAD_THRESHOLD
+  constexpr double kSimpleThreadThreshold = 64;  // NCCL_SIMPLE_THREAD_THRESHOLD
+  const bool ring = plan.algorithm == CollectiveAlgorithm::ring;
+  const bool cut = ring || plan.algorithm == CollectiveAlgorithm::tree || plan.algorithm == CollectiveAlgorithm::pat;
+  if (!cut || plan.nccl_channels < 1 || plan.p2p_channels.channels > 0 || !is_ring_op(plan.op)) return {};
+  const int max_threads = p == kLL      ? kLlMaxThreads
+                          : p == kLL128 ? kLl128MaxThreads
+                          : ring        ? plan.ring_simple_threads
+                                        : kSimpleMaxThreads;
+  double threshold = p == kLL ? kLlThreadThreshold : p == kLL128 ? kLl128ThreadThreshold : kSimpleThreadThreshold;
+  if (ring && p == kLL) threshold *= static_cast<double>(plan.ranks.size());
+  NcclChannelCut c{plan.nccl_channels, max_threads, max_threads};
+  while (bytes < c.channels * static_cast<double>(c.threads) * threshold && c.channels >= 2) --c.channels;
+  while (ring && bytes < c.channels * static_cast<double>(c.threads) * threshold && c.threads % 128 == 0)
+    c.threads /= 2;
+  return c;
+}
+
+double nccl_channel_share(const CollectivePlan& plan, int p, double bytes) {
+  const NcclChannelCut c = nccl_channel_cut(plan, p, bytes);
+  if (c.channels < 1) return 1.0;
+  return c.channels / static_cast<double>(plan.nccl_channels);
+}
+
 double phase_latency_s(const CollectivePlan& plan, const CollectivePhase& phase, int p, double bytes) {
   double lat = phase.latency_s[p];
   // NCCL: ring Simple all-reduce across nodes, once each rank's share of a channel reaches 64 B.
@@ -485,10 +515,13 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
     if (use_forced && static_cast<int>(*forced) != p) continue;
     const double factor = protocol_factor(cluster, plan, p, bytes) *
                           (plan.fit != nullptr ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0);
+    const double share = nccl_channel_share(plan, p, bytes);
     double lat = 0, bw = 0, tuner_bw = 0, fill = 0, tuner_fill = 0;
     for (const CollectivePhase& ph : plan.phases) {
       lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
-      const double phase_bw = bytes * ph.seconds_per_byte / factor / bw_scale * correction;
+      // The call then runs on the channels NCCL keeps at this size (nccl_channel_share): in the
+      // time, not in the tuner's figure.
+      const double phase_bw = bytes * ph.seconds_per_byte / factor / bw_scale * correction / share;
       bw += phase_bw;
       tuner_bw += bytes * ph.tuner_seconds_per_byte / factor / bw_scale * correction;
       // The fill at the lanes' own stages (GPU links, the head's NIC; no switch-to-switch link,

@@ -230,6 +230,33 @@ int nccl_graph_channels(const CollectivePlan& plan);
 /// per-protocol busBw factors, its per-channel and llMaxBw caps and, for trees, its pattern and
 /// size correction factors. (0, 1].
 double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes);
+/// The channels and threads a ring, tree or PAT call runs on: NCCL cuts them for small sizes
+/// after its tuner has chosen (NVIDIA/nccl src/enqueue.cc topoGetAlgoInfo, 2.28.3, "Ring/Tree
+/// channel tuning"; the same loop since 2.12): nc = comm->nChannels, lowered by one while
+/// nBytes < nc x nt x threadThreshold and nc >= 2; then, ring only, nt halved while that still
+/// holds and nt is a multiple of 128 (tree and PAT take NCCL_MAX_NTHREADS whatever the size).
+/// nBytes: the larger buffer, nccl-tests' size. nt starts at maxThreads (src/graph/tuning.cc
+/// ncclTopoTuneModel; src/include/device.h): LL NCCL_LL_MAX_NTHREADS 512, LL128
+/// NCCL_LL128_MAX_NTHREADS 640, Simple NCCL_SIMPLE_MAX_NTHREADS 512 (ring:
+/// CollectivePlan::ring_simple_threads). threadThreshold (tuning.cc, device.h):
+/// NCCL_LL_THREAD_THRESHOLD 8 (x nRanks for ring), NCCL_LL128_THREAD_THRESHOLD 8,
+/// NCCL_SIMPLE_THREAD_THRESHOLD 64. {nccl_channels, maxThreads} when nothing is cut, for other
+/// algorithms, p2p plans and plans without nccl_channels ({0, 0} there).
+struct NcclChannelCut {
+  int channels = 0;
+  int threads = 0;
+  int max_threads = 0;
+};
+NcclChannelCut nccl_channel_cut(const CollectivePlan& plan, int p, double bytes);
+/// The share of the comm's rate a call keeps after nccl_channel_cut: nc / nChannels, in (0, 1].
+/// NCCL's tuner weighs bandwidth at the full channel count (its busBw is the graph's channels x
+/// the search's per-channel bandwidth, which comm->nChannels runs twice over), so each channel
+/// moves 1 / nChannels of that rate and nc channels nc / nChannels of it. Applied to the time,
+/// never to the choice (NCCL chooses before it cuts). 1 where nothing is cut. The threads cut
+/// below one channel are not charged: scaling a channel's rate with its threads (an assumption,
+/// not NCCL's figure) made n11a's <= 64 KiB band 6 points worse and moved n06's odd-size refit
+/// from 4.7 to 8.5% (docs/accuracy.md, "NCCL's channel cut").
+double nccl_channel_share(const CollectivePlan& plan, int p, double bytes);
 /// NCCL's latency of one phase for protocol p at `bytes` (the ring plateau applied) [s].
 double phase_latency_s(const CollectivePlan& plan, const CollectivePhase& phase, int p, double bytes);
 /// Latency of a phase with the profile applied (profile-wide scale, the plan's fit) [s].

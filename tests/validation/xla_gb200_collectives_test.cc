@@ -196,7 +196,10 @@ TEST(XlaGb200Collectives, GeometricMeanErrorPerOpFromOneMiB) {
   // faster than every op. Explained and modelled: NCCL 2.27+ runs all_gather / reduce_scatter on
   // more than 32 GPUs as rings (NCCL_MAX_NVLS_ARITY; the table's floors grow 1.3 us per rank up
   // to n = 72, a ring's signature), LL128 over NVLink 5 (2.25+; the table switches protocol where
-  // NCCL's LL -> LL128 crossover falls), NCCL's one-node NVLS choice without a fill term. Named,
+  // NCCL's LL -> LL128 crossover falls), NCCL's one-node NVLS choice without a fill term, NCCL's
+  // channel cut for small sizes (enqueue.cc topoGetAlgoInfo: ring LL keeps a channel per
+  // 512 x 8 x n bytes, 3 of 32 at 1 MiB on 72 GPUs, so the rings' floors grow with n up to
+  // 9 MiB; all-gather 18.4 -> 15.9 %, reduce-scatter 20.0 -> 17.6 %). Named,
   // not modelled: (1) per-call floors about 2x NCCL's latency model (all-gather 16.7 us at n = 4
   // to 104 us at 72: 12.9 us + 1.28 us per ring step against NCCL's 6.6 + 0.6; the table's own
   // HGX B200 rows give 2.0 us per step on a 21 us floor, which would overshoot GB200 by ~45 % at
@@ -208,7 +211,7 @@ TEST(XlaGb200Collectives, GeometricMeanErrorPerOpFromOneMiB) {
   // (n = 72), the model's is flat. An op with a stated gap must not get worse than the error
   // recorded here (this commit); an op without one must meet 15 %.
   const std::map<std::string, double> known_gap = {
-      {"all-gather", 0.184}, {"all-reduce", 0.222}, {"all-to-all", 0.289}, {"reduce-scatter", 0.200}};
+      {"all-gather", 0.159}, {"all-reduce", 0.222}, {"all-to-all", 0.289}, {"reduce-scatter", 0.176}};
   for (const auto& [op, e] : errors) {
     ASSERT_FALSE(e.large.empty()) << op;
     const double err = geometric_mean_error(e.large);

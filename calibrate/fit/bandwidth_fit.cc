@@ -3,6 +3,7 @@
 #include "calibrate/fit/bandwidth_fit.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -30,7 +31,15 @@ bool streaming_size(double size_bytes, double max_size_bytes) {
 
 void fit_bandwidth_and_launch(const models::MeasurementSet& m, const FitOptions& o, CalibrationProfile& out,
                               std::vector<std::string>* notes) {
-  if (m.launch_back_to_back_s > 0) out.kernel_fixed_s = m.launch_back_to_back_s;
+  if (m.launch_back_to_back_s > 0) {
+    out.kernel_fixed_s = m.launch_back_to_back_s;
+    if (notes) {
+      std::ostringstream note;
+      note << "launch: " << std::setprecision(3) << m.launch_back_to_back_s * 1e6
+           << " us per kernel back to back (the host's launch rate) -> kernel_fixed_s";
+      notes->push_back(note.str());
+    }
+  }
   if (m.bandwidth.empty()) return;
   if (o.gpu.empty())
     throw std::invalid_argument(
@@ -94,11 +103,14 @@ void fit_bandwidth_and_launch(const models::MeasurementSet& m, const FitOptions&
     if (g == 2 && !out.link_efficiency[static_cast<int>(models::LinkKind::nvlink)])
       out.link_efficiency[static_cast<int>(models::LinkKind::nvlink)] = eff;
     if (notes) {
-      notes->push_back(std::string(g == 0   ? "HBM"
-                                   : g == 1 ? "PCIe"
-                                            : "NVLink peer") +
-                       ": efficiency " + std::to_string(eff) + " of " + std::to_string(capacity / 1e9) +
-                       " GB/s (median of " + std::to_string(large.size()) + " large fit points)");
+      std::ostringstream note;
+      note << (g == 0   ? "HBM"
+               : g == 1 ? "PCIe"
+                        : "NVLink peer")
+           << ": efficiency " << std::setprecision(3) << eff << " of " << std::setprecision(6) << capacity / 1e9
+           << " GB/s = " << std::setprecision(4) << eff * capacity / 1e9 << " GB/s (median of " << large.size()
+           << " streaming fit points: >= 64 MiB or >= 1/4 of the largest)";
+      notes->push_back(note.str());
     }
   }
 }

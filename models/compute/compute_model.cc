@@ -63,13 +63,6 @@ ComputeParams default_compute_params(const GpuSpec& gpu) {
     //   (compute_model training_fit, no shape factors.)
     p.attention_fwd_efficiency = 0.35;
     p.attention_bwd_efficiency = 0.30;
-    // compute_model kernel: FA2 plateaus 0.345 forward, 0.324 backward, fitted with the shape
-    //   factors (attention_model.h) on PyTorch SDPA's FA2 backend on one H200 (same SM as H100;
-    //   tests/calibrate/data/h200_20261204), which agrees with the 35 % above; cuDNN 9 fused
-    //   attention (training.attention_kernel cudnn) from the same measurements.
-    p.kernel_attention.forward_efficiency = 0.345;
-    p.kernel_attention.backward_efficiency = 0.324;
-    p.cudnn_attention = cudnn_attention_model(gpu.compute_capability);
     // STREAM triad: H200 3534 of 4800 GB/s (HBM3e, 0.74); H100 PCIe 1832 of 2039 GB/s (HBM2e, 0.90)
     //   (gpu-benches). HBM3 H100 SXM is not in the table; we take the H200 (HBM3/3e) value.
     p.memory_efficiency = gpu.name.rfind("H100-PCIe", 0) == 0 ? 1832.0 / 2039.0 : 3534.0 / 4800.0;
@@ -100,6 +93,16 @@ ComputeParams default_compute_params(const GpuSpec& gpu) {
     p.source =
         "UNCALIBRATED: generic defaults (GEMM 0.65 as fitted on A100/H100, tile model with H100's kernel fit, memory "
         "0.85)";
+  }
+  if (gpu.compute_capability == 90) {
+    // compute_model kernel on every Hopper GPU (H100, H800, H200, H20, GH200: the same SM): FA2
+    //   plateaus 0.345 forward, 0.324 backward, fitted with the shape factors (attention_model.h) on
+    //   PyTorch SDPA's FA2 backend on one H200 (tests/calibrate/data/h200_20261204), which agrees
+    //   with the FlashAttention-3 paper's 35 %; cuDNN 9 fused attention (training.attention_kernel
+    //   cudnn) from the same measurements. As fractions of each GPU's own bf16 peak.
+    p.kernel_attention.forward_efficiency = 0.345;
+    p.kernel_attention.backward_efficiency = 0.324;
+    p.cudnn_attention = cudnn_attention_model(gpu.compute_capability);
   }
   return p;
 }

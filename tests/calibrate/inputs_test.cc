@@ -157,7 +157,7 @@ TEST(FitInputs, CsvRepeatsFractionsAndPartElementsAreRefused) {
   EXPECT_EQ(
       csv_errors("b,m,n,k,dtype,tflops\n1,1024.5,1024,1024,bf16,100\n1.5,1024,1024,1024,bf16,100\n"),
       (std::vector<std::string>{"c.csv:2: column 'm': got 1024.5" + whole, "c.csv:3: column 'b': got 1.5" + whole}));
-  // Collective sizes of whole elements when the dtype is given; whole bytes always; a known dtype and op.
+  // Collective sizes of whole elements of the dtype (float without one); a known dtype and op.
   EXPECT_EQ(csv_errors("op,size_bytes,time_us,dtype\nall_reduce,1022,10,float\nall_reduce,1022,10,half\n"
                        "all_reduce,2048,10,floatx\nall_reduce,4096,10,bfloat16\nall_reduce,8192,10,f8e4m3\n"),
             (std::vector<std::string>{
@@ -165,11 +165,16 @@ TEST(FitInputs, CsvRepeatsFractionsAndPartElementsAreRefused) {
                 "sizes are whole elements)",
                 "c.csv:4: column 'dtype': unknown data type 'floatx' (expected one of: int8, uint8, int32, uint32, "
                 "int64, uint64, half, float, double, bfloat16, f8e4m3, f8e5m2)"}));
-  EXPECT_EQ(csv_errors("op,size_bytes,time_us\nall_reduce,1024.5,10\nallreduse,1024,10\n"),
-            (std::vector<std::string>{"c.csv:2: column 'size_bytes': got 1024.5 (expected a whole number of bytes)",
+  EXPECT_EQ(csv_errors("op,size_bytes,time_us\nall_reduce,1024.5,10\nallreduse,1024,10\nall_gather,1022,10\n"),
+            (std::vector<std::string>{"c.csv:2: column 'size_bytes': got 1024.5 (expected a multiple of 4 B, the size "
+                                      "of one float (no dtype column: the default): nccl-tests sizes are whole "
+                                      "elements)",
                                       "c.csv:3: column 'op': unknown nccl-tests operation 'allreduse' (expected one "
                                       "of: all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, "
-                                      "sendrecv)"}));
+                                      "sendrecv)",
+                                      "c.csv:4: column 'size_bytes': got 1022 (expected a multiple of 4 B, the size "
+                                      "of one float (no dtype column: the default): nccl-tests sizes are whole "
+                                      "elements)"}));
   // What is one point each: the same size on another rank count or op, the same shape in another
   // dtype, batch or device (rows of the other device skipped).
   InputNotes notes;

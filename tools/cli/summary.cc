@@ -188,6 +188,23 @@ void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const 
       o << " (" << format_fixed(sc.cluster.fabric.oversubscription, 1) << ":1)";
   }
   o << "\n";
+  if (sc.cluster.profile) {
+    // What the calibration profile replaces (models/compute compute_params, power_thermal_setup).
+    const models::CalibrationProfile& p = *sc.cluster.profile;
+    std::vector<std::string> parts;
+    if (!p.gemm.surfaces.empty()) parts.emplace_back("GEMM table");
+    if (p.memory_efficiency) parts.push_back("HBM " + format_fixed(*p.memory_efficiency, 3));
+    if (p.kernel_fixed_s) parts.push_back("launch " + format_fixed(*p.kernel_fixed_s * 1e6, 2) + " us");
+    if (!p.collectives.empty()) parts.emplace_back("collectives");
+    if (p.power_thermal.any()) parts.emplace_back("power and thermal");
+    o << "Profile    " << (p.origin.empty() ? std::string("(in memory)") : p.origin);
+    if (!p.gpu.empty()) o << " (fitted on " << p.gpu << ")";
+    if (!parts.empty()) {
+      o << ":";
+      for (std::size_t i = 0; i < parts.size(); ++i) o << (i == 0 ? " " : ", ") << parts[i];
+    }
+    o << "\n";
+  }
   if (sc.model.family == models::ModelFamily::resnet) {
     o << "Model      " << sc.model.name << ": ResNet-" << sc.model.num_layers << " v1.5, " << sc.model.image_size
       << " px, " << sc.model.num_classes << " classes, " << format_fixed(models::resnet_parameters(sc.model) / 1e6, 1)
@@ -413,6 +430,20 @@ void print_power_and_thermal(std::ostream& o, const models::Report& r) {
       << "; energy " << format_energy(pw.energy_per_iteration_j) << " per iteration";
     if (pw.energy_to_train_kwh > 0) o << ", " << with_thousands(pw.energy_to_train_kwh) << " kWh to train";
     o << "\n";
+    // Clocks held below the maximum: by the power limit, or by temperature (the Thermal line).
+    const models::GpuPower* slowest = nullptr;
+    for (const auto& g : pw.gpus)
+      if (slowest == nullptr || g.clock_fraction_min < slowest->clock_fraction_min) slowest = &g;
+    if (slowest != nullptr && slowest->clock_fraction_min < 0.999) {
+      bool hot = false;  // the slowest GPU slowed down at its slowdown temperature
+      for (const auto& g : th.gpus) hot = hot || (g.gpu == slowest->gpu && g.throttled_time_fraction > 0);
+      o << "  SM clock down to " << format_fixed(slowest->clock_fraction_min, 3) << " of the maximum (GPU "
+        << slowest->gpu << "; " << format_fixed(slowest->compute_clock_fraction_mean, 3)
+        << " mean while computing), held by "
+        << (hot ? std::string("its temperature (Thermal, below)")
+                : "the " + format_fixed(pw.gpu_power_limit_w, 0) + " W power limit")
+        << "\n";
+    }
     for (const auto& ov : pw.psu_overloads)
       o << "  node " << ov.node << " PSU OVERLOAD: peak " << format_fixed(ov.peak_w / 1e3, 2) << " kW > "
         << format_fixed(ov.capacity_w / 1e3, 2) << " kW (+" << format_fixed(ov.excess_w, 0) << " W), first at "

@@ -57,6 +57,12 @@ TEST(AttentionModel, CudnnKernelOnHopperOnly) {
   EXPECT_DOUBLE_EQ(h100_cudnn.attention_fwd_efficiency, 0.631);
   EXPECT_DOUBLE_EQ(h100_cudnn.attention_bwd_efficiency, 0.544);
   EXPECT_DOUBLE_EQ(h100.attention_fwd_efficiency, 0.345);
+  // Every Hopper GPU takes them (the same SM), H20 and GH200 too.
+  for (const char* hopper : {"GH200-96GB", "H20", "H200-SXM-141GB"}) {
+    EXPECT_DOUBLE_EQ(with_compute_model(default_compute_params(find_gpu(hopper)), cudnn).attention_fwd_efficiency,
+                     0.631)
+        << hopper;
+  }
   const ComputeParams a100 = default_compute_params(find_gpu("A100-SXM4-80GB"));
   EXPECT_DOUBLE_EQ(with_compute_model(a100, cudnn).attention_fwd_efficiency, 0.65);
   // compute_model training_fit: the plateau of its era, no shape factors, whatever the kernel.

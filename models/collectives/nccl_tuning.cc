@@ -450,7 +450,7 @@ NcclChannelCut nccl_channel_cut(const CollectivePlan& plan, int p, double bytes)
                                         : kSimpleMaxThreads;
   double threshold = p == kLL ? kLlThreadThreshold : p == kLL128 ? kLl128ThreadThreshold : kSimpleThreadThreshold;
   if (ring && p == kLL) threshold *= static_cast<double>(plan.ranks.size());
-  NcclChannelCut c{plan.nccl_channels, max_threads, max_threads};
+  NcclChannelCut c{plan.nccl_channels, max_threads};
   while (bytes < c.channels * static_cast<double>(c.threads) * threshold && c.channels >= 2) --c.channels;
   while (ring && bytes < c.channels * static_cast<double>(c.threads) * threshold && c.threads % 128 == 0)
     c.threads /= 2;

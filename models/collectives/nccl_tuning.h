@@ -243,9 +243,8 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
 /// NCCL_SIMPLE_THREAD_THRESHOLD 64. {nccl_channels, maxThreads} when nothing is cut, for other
 /// algorithms, p2p plans and plans without nccl_channels ({0, 0} there).
 struct NcclChannelCut {
-  int channels = 0;
-  int threads = 0;
-  int max_threads = 0;
+  int channels = 0;  ///< nc
+  int threads = 0;   ///< nt
 };
 NcclChannelCut nccl_channel_cut(const CollectivePlan& plan, int p, double bytes);
 /// The share of the comm's rate a call keeps after nccl_channel_cut: nc / nChannels, in (0, 1].

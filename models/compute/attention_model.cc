@@ -19,14 +19,9 @@ double attention_shape_factor(const AttentionCurve& curve, double seq_len, doubl
 AttentionCurve flash2_forward_curve() { return {77.3, 16.7, 0.974, 300.7}; }
 AttentionCurve flash2_backward_curve() { return {385.8, 12.9, 0.925, 233.5}; }
 
-AttentionKernelModel cudnn_attention_model(int compute_capability) {
-  AttentionKernelModel m;
-  if (compute_capability != 90) return m;  // measured on Hopper (H200) only
-  m.forward_efficiency = 0.631;
-  m.backward_efficiency = 0.544;
-  m.forward = {117.6, 67.2, 0.919, 153.3};
-  m.backward = {305.6, 28.8, 0.964, 297.2};
-  return m;
+std::optional<AttentionKernelModel> cudnn_attention_model(int compute_capability) {
+  if (compute_capability != 90) return std::nullopt;  // measured on Hopper (H200) only
+  return AttentionKernelModel{0.631, 0.544, {117.6, 67.2, 0.919, 153.3}, {305.6, 28.8, 0.964, 297.2}};
 }
 
 }  // namespace traincast::models

@@ -21,6 +21,8 @@
 // 16,384 tokens per call, hidden 2,048), fit on seq 512, 2,048, 8,192 and scored on 1,024, 4,096,
 // 16,384 (tests/models/workload/attention_model_test.cc refits and scores them).
 
+#include <optional>
+
 #include "models/spec/enums.h"
 
 namespace traincast::models {
@@ -49,8 +51,8 @@ struct AttentionKernelModel {
 AttentionCurve flash2_forward_curve();
 AttentionCurve flash2_backward_curve();
 /// cuDNN 9 fused attention (PyTorch SDPA's CUDNN_ATTENTION; Transformer Engine's FusedAttention)
-/// on Hopper, plateaus and shape factors from the H200 measurements. Returns nullopt-like
-/// forward_efficiency 0 for GPUs it was not measured on (compute capability other than 9.0).
-AttentionKernelModel cudnn_attention_model(int compute_capability);
+/// on Hopper, plateaus and shape factors from the H200 measurements; nullopt for GPUs it was not
+/// measured on (compute capability other than 9.0).
+std::optional<AttentionKernelModel> cudnn_attention_model(int compute_capability);
 
 }  // namespace traincast::models

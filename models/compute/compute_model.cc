@@ -38,10 +38,6 @@ ComputeParams default_compute_params(const GpuSpec& gpu) {
     //   we take mid-range values.
     p.attention_fwd_efficiency = 0.65;
     p.attention_bwd_efficiency = 0.55;
-    // compute_model kernel: the same values as FA2's plateaus, with the shape factors measured for
-    //   FA2 on H200 (attention_model.h; no A100 attention measurement at hand).
-    p.kernel_attention.forward_efficiency = 0.65;
-    p.kernel_attention.backward_efficiency = 0.55;
     // STREAM triad 1375 GB/s of 1555 GB/s on A100-40GB (shared/data/memory-bandwidth/
     //   gpu_stream_bandwidth.csv, te42kyfo/gpu-benches).
     p.memory_efficiency = 1375.0 / 1555.0;
@@ -94,6 +90,10 @@ ComputeParams default_compute_params(const GpuSpec& gpu) {
         "UNCALIBRATED: generic defaults (GEMM 0.65 as fitted on A100/H100, tile model with H100's kernel fit, memory "
         "0.85)";
   }
+  // compute_model kernel: FA2's shape factors (measured on H200; attention_model.h) on the plateaus
+  // above, where no attention of this GPU was measured (A100: no measurement at hand).
+  p.kernel_attention = {p.attention_fwd_efficiency, p.attention_bwd_efficiency, flash2_forward_curve(),
+                        flash2_backward_curve()};
   if (gpu.compute_capability == 90) {
     // compute_model kernel on every Hopper GPU (H100, H800, H200, H20, GH200: the same SM): FA2
     //   plateaus 0.345 forward, 0.324 backward, fitted with the shape factors (attention_model.h) on
@@ -130,10 +130,9 @@ ComputeParams with_compute_model(const ComputeParams& params, const TrainingSpec
   ComputeParams p = params;
   p.use_kernel_model = training.compute_model == ComputeModel::kernel;
   if (p.use_kernel_model) {
-    const AttentionKernelModel& a =
-        training.attention_kernel == AttentionKernel::cudnn && p.cudnn_attention.forward_efficiency > 0
-            ? p.cudnn_attention
-            : p.kernel_attention;
+    const AttentionKernelModel& a = training.attention_kernel == AttentionKernel::cudnn && p.cudnn_attention
+                                        ? *p.cudnn_attention
+                                        : p.kernel_attention;
     p.attention_fwd_efficiency = a.forward_efficiency;
     p.attention_bwd_efficiency = a.backward_efficiency;
     p.attention_fwd_curve = a.forward;

@@ -9,6 +9,7 @@
 // launch, ramp and the GEMM's memory traffic).
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "models/calibration/calibration_profile.h"
@@ -58,11 +59,12 @@ struct ComputeParams {
   double attention_bwd_efficiency = 0.4;
   AttentionCurve attention_fwd_curve;  ///< neutral (factor 1) unless with_compute_model sets one
   AttentionCurve attention_bwd_curve;
-  /// compute_model kernel, training.attention_kernel flash2: FA2 plateaus and shape factors.
-  AttentionKernelModel kernel_attention{0.35, 0.30, flash2_forward_curve(), flash2_backward_curve()};
-  /// compute_model kernel, training.attention_kernel cudnn on this GPU (forward_efficiency 0: not
-  /// measured here; kernel_attention stays).
-  AttentionKernelModel cudnn_attention;
+  /// compute_model kernel, training.attention_kernel flash2: FA2 plateaus (default_compute_params:
+  /// the training_fit values, or Hopper's measured ones) and shape factors.
+  AttentionKernelModel kernel_attention;
+  /// compute_model kernel, training.attention_kernel cudnn on this GPU (nullopt: not measured
+  /// here; kernel_attention stays).
+  std::optional<AttentionKernelModel> cudnn_attention;
   double memory_efficiency = 0.9;  ///< fraction of HBM bandwidth streaming kernels reach
   double kernel_fixed_s = 2.0e-6;  ///< per non-GEMM kernel launch/gap cost [s]
   std::string source;              ///< where these numbers come from

@@ -69,7 +69,7 @@ std::vector<std::string> workload_settings_without_effect(const Scenario& sc) {
     } else {
       try {
         const GpuSpec& gpu = find_gpu(find_node_template(sc.cluster.node_template).gpu);
-        if (cudnn_attention_model(gpu.compute_capability).forward_efficiency <= 0)
+        if (!cudnn_attention_model(gpu.compute_capability))
           notes.push_back("workload.training.attention_kernel cudnn has no effect on " + gpu.name +
                           ": cuDNN attention was measured on Hopper (compute capability 9.0) only, so "
                           "FlashAttention-2's constants apply (models/compute/attention_model.h)");

@@ -22,11 +22,13 @@
 #include "calibrate/fit/profile_fit.h"
 #include "calibrate/fit/profile_validate.h"
 #include "models/calibration/calibration_profile.h"
+#include "models/collectives/nccl_tests.h"
 #include "models/compute/compute_model.h"
 #include "models/compute/gemm_model.h"
 #include "models/hardware/catalog.h"
 #include "models/io/profile_io.h"
 #include "models/power/power_model.h"
+#include "tests/models/workload/csv_rows.h"
 
 namespace traincast::models {
 namespace {
@@ -46,36 +48,20 @@ MeasurementSet bench_file() {
   return io::load_measurements_text(text, "h200_sxm_1gpu_20261204.textproto");
 }
 
-/// Rows of a small CSV with a header line, as name -> value maps (no quoting in these files).
+/// Rows of a small CSV with a header line (test_support::read_csv), as name -> value maps.
 std::vector<std::map<std::string, std::string>> read_rows(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::vector<std::string> header;
+  const auto cells = test_support::read_csv(path);
   std::vector<std::map<std::string, std::string>> rows;
-  auto split = [](const std::string& s) {
-    std::vector<std::string> out;
-    std::string item;
-    std::istringstream is(s);
-    while (std::getline(is, item, ',')) out.push_back(item);
-    return out;
-  };
-  if (std::getline(in, line)) header = split(line);
-  while (std::getline(in, line)) {
-    const auto cells = split(line);
-    if (cells.size() != header.size()) continue;
-    std::map<std::string, std::string> r;
-    for (std::size_t i = 0; i < cells.size(); ++i) r[header[i]] = cells[i];
-    rows.push_back(r);
+  for (std::size_t r = 1; r < cells.size(); ++r) {
+    if (cells[r].size() != cells[0].size()) continue;
+    std::map<std::string, std::string> row;
+    for (std::size_t i = 0; i < cells[r].size(); ++i) row[cells[0][i]] = cells[r][i];
+    rows.push_back(row);
   }
   return rows;
 }
 
-double geo_error(const std::vector<double>& ratios) {
-  double s = 0;
-  for (double r : ratios) s += std::fabs(std::log(r));
-  return std::exp(s / static_cast<double>(ratios.size())) - 1;
-}
-
+/// exp(mean ln ratio) - 1: the bias.
 double signed_geo(const std::vector<double>& ratios) {
   double s = 0;
   for (double r : ratios) s += std::log(r);
@@ -117,11 +103,11 @@ TEST(H200Device, GemmTileModelDefaultsPredictTheBenchGemms) {
         "GEMM %-4s tile model (eta %.3f): >= 2 GFLOP %zu shapes |err| %.1f%% signed %+.1f%%; smaller %zu "
         "shapes |err| %.1f%% signed %+.1f%%; refitted on %zu even large shapes: eta %.3f, held-out %zu "
         "|err| %.1f%% signed %+.1f%%\n",
-        precision_name(p), model.efficiency, large.size(), 100 * geo_error(large), 100 * signed_geo(large),
-        small.size(), 100 * geo_error(small), 100 * signed_geo(small), even.size(), refit.efficiency, odd.size(),
-        100 * geo_error(held), 100 * signed_geo(held));
+        precision_name(p), model.efficiency, large.size(), 100 * geometric_mean_error(large), 100 * signed_geo(large),
+        small.size(), 100 * geometric_mean_error(small), 100 * signed_geo(small), even.size(), refit.efficiency,
+        odd.size(), 100 * geometric_mean_error(held), 100 * signed_geo(held));
     if (p == Precision::fp8) continue;
-    EXPECT_LT(geo_error(large), 0.15) << precision_name(p);
+    EXPECT_LT(geometric_mean_error(large), 0.15) << precision_name(p);
     EXPECT_GT(signed_geo(large), -0.05) << precision_name(p) << ": the tile model is faster than this H200";
   }
 }
@@ -196,9 +182,10 @@ TEST(H200Device, AttentionModelAgainstPyTorchSdpa) {
     }
     for (const auto& [what, v] : ratios) {
       std::printf("%-6s %-8s %2zu rows |err| %.1f%% signed %+.1f%%\n", backend.c_str(), what.c_str(), v.size(),
-                  100 * geo_error(v), 100 * signed_geo(v));
+                  100 * geometric_mean_error(v), 100 * signed_geo(v));
       ASSERT_EQ(v.size(), 12u);
-      EXPECT_LT(geo_error(v), what.find("fit") != std::string::npos ? 0.025 : 0.04) << backend << " " << what;
+      EXPECT_LT(geometric_mean_error(v), what.find("fit") != std::string::npos ? 0.025 : 0.04)
+          << backend << " " << what;
     }
   }
 }

@@ -74,22 +74,21 @@ std::string format_validation(const calibrate::Validation& v, bool holdout) {
   o << "\nunits: collective busbw GB/s (size in bytes), gemm TFLOP/s (m x n x k), bandwidth GB/s\n";
   o << "geometric-mean |error| = exp(mean |ln(predicted/measured)|) - 1"
     << (holdout ? "; held out = points not used by the fit" : "; every point was a fit point") << "\n";
-  std::snprintf(line, sizeof line, "%-10s %-14s %22s %22s %22s %22s\n", "kind", "group", "held out >= 1 MiB",
-                "held out < 1 MiB", "fit >= 1 MiB", "fit < 1 MiB");
-  o << line;
+  // One line of the per-group tables: kind, group, held out large and small, fit large and small.
+  auto row = [&](const std::string& kind, const std::string& group, const std::string& held_large,
+                 const std::string& held_small, const std::string& fit_large, const std::string& fit_small) {
+    std::snprintf(line, sizeof line, "%-10s %-14s %22s %22s %22s %22s\n", kind.c_str(), group.c_str(),
+                  held_large.c_str(), held_small.c_str(), fit_large.c_str(), fit_small.c_str());
+    o << line;
+  };
   auto cell = [](int n, double e) { return n == 0 ? std::string("-") : percent(e) + " (" + std::to_string(n) + ")"; };
+  row("kind", "group", "held out >= 1 MiB", "held out < 1 MiB", "fit >= 1 MiB", "fit < 1 MiB");
   for (const auto& g : v.groups) {
     if (g.kind == "bandwidth") continue;  // its own table below (other size classes)
-    if (g.kind == "collective") {
-      std::snprintf(line, sizeof line, "%-10s %-14s %22s %22s %22s %22s\n", g.kind.c_str(), g.group.c_str(),
-                    cell(g.held_large, g.held_large_error).c_str(), cell(g.held_small, g.held_small_error).c_str(),
-                    cell(g.fit_large, g.fit_large_error).c_str(), cell(g.fit_small, g.fit_small_error).c_str());
-    } else {
-      std::snprintf(line, sizeof line, "%-10s %-14s %22s %22s %22s %22s\n", g.kind.c_str(), g.group.c_str(),
-                    cell(g.held_large, g.held_large_error).c_str(), "(all sizes)",
-                    cell(g.fit_large, g.fit_large_error).c_str(), "(all sizes)");
-    }
-    o << line;
+    const bool by_size = g.kind == "collective";
+    row(g.kind, g.group, cell(g.held_large, g.held_large_error),
+        by_size ? cell(g.held_small, g.held_small_error) : "(all sizes)", cell(g.fit_large, g.fit_large_error),
+        by_size ? cell(g.fit_small, g.fit_small_error) : "(all sizes)");
   }
   // Bandwidth kinds: the efficiency is fitted on, and describes, streaming copies (>= 64 MiB or
   // >= 1/4 of the kind's largest size: calibrate::streaming_size); smaller ones are launch- and
@@ -101,15 +100,11 @@ std::string format_validation(const calibrate::Validation& v, bool holdout) {
       o << "bandwidth: streaming = >= 64 MiB or >= 1/4 of the kind's largest size (what the efficiency is fitted on "
            "and the simulator's memory-bound kernels use); smaller copies are launch- and L2-bound, which it does "
            "not model\n";
-      std::snprintf(line, sizeof line, "%-10s %-14s %22s %22s %22s %22s\n", "kind", "group", "held out streaming",
-                    "held out smaller", "fit streaming", "fit smaller");
-      o << line;
+      row("kind", "group", "held out streaming", "held out smaller", "fit streaming", "fit smaller");
       bandwidth_header = true;
     }
-    std::snprintf(line, sizeof line, "%-10s %-14s %22s %22s %22s %22s\n", g.kind.c_str(), g.group.c_str(),
-                  cell(g.held_large, g.held_large_error).c_str(), cell(g.held_small, g.held_small_error).c_str(),
-                  cell(g.fit_large, g.fit_large_error).c_str(), cell(g.fit_small, g.fit_small_error).c_str());
-    o << line;
+    row(g.kind, g.group, cell(g.held_large, g.held_large_error), cell(g.held_small, g.held_small_error),
+        cell(g.fit_large, g.fit_large_error), cell(g.fit_small, g.fit_small_error));
   }
   if (holdout) {
     for (const auto& g : v.groups) {

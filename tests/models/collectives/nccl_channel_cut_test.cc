@@ -37,7 +37,6 @@ TEST(NcclChannelCut, RingLlThresholdGrowsWithTheRanks) {
   NcclChannelCut c = nccl_channel_cut(p, kLL, 1048576.0);
   EXPECT_EQ(c.channels, 3);
   EXPECT_EQ(c.threads, 512);
-  EXPECT_EQ(c.max_threads, 512);
   EXPECT_DOUBLE_EQ(nccl_channel_share(p, kLL, 1048576.0), 3.0 / 32.0);
   // All 32 from 32 x 294,912 = 9,437,184 B; one byte less keeps 31.
   EXPECT_EQ(nccl_channel_cut(p, kLL, 9437184.0).channels, 32);
@@ -68,7 +67,7 @@ TEST(NcclChannelCut, Ll128AndSimpleThresholdsAndThreads) {
   CollectivePlan pcie = ring;
   pcie.ring_simple_threads = 256;
   EXPECT_EQ(nccl_channel_cut(pcie, kSimple, 65536.0).channels, 4);
-  EXPECT_EQ(nccl_channel_cut(pcie, kSimple, 65536.0).max_threads, 256);
+  EXPECT_EQ(nccl_channel_cut(pcie, kSimple, 1e12).threads, 256);  // nothing cut: maxThreads itself
   // Tree: the same channel loop, all threads kept (NCCL_MAX_NTHREADS in 2.28).
   const CollectivePlan tree = plan_of(CollectiveAlgorithm::tree, CollectiveOp::all_reduce, 16, 32);
   const NcclChannelCut t = nccl_channel_cut(tree, kLL, 1024.0);

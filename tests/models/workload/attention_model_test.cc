@@ -15,7 +15,7 @@ namespace traincast::models {
 namespace {
 
 std::vector<AttentionCurve> curves() {
-  const AttentionKernelModel cudnn = cudnn_attention_model(90);
+  const AttentionKernelModel cudnn = cudnn_attention_model(90).value();
   return {flash2_forward_curve(), flash2_backward_curve(), cudnn.forward, cudnn.backward};
 }
 

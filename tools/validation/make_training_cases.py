@@ -245,6 +245,7 @@ def bloom(training):
             skipped.append("row %d: DP %d x TP %d x PP %d vs %d GPUs, batch %d / micro %d" % (i, dp, tp, pp, gpus, gb, mb))
             continue
         assumptions = ["Omni-Path 4 x 100 Gb/s as 4 x IB EDR 100; seq 2048, vocab 250,000, full recomputation"]
+        zero_stage = first_int(r["zero_stage"])
         if "assumed" in r["zero_stage"]:
             assumptions.append("ZeRO-1 (the setup's default)")
         if not r["dp"].strip():
@@ -259,6 +260,9 @@ def bloom(training):
                 "workload.model.vocab_size=250000", "workload.parallel.tp=%d" % tp, "workload.parallel.pp=%d" % pp,
                 "workload.parallel.dp=%d" % dp, "workload.training.global_batch_size=%d" % gb,
                 "workload.training.micro_batch_size=%d" % mb, "workload.training.precision=" + prec]
+        if zero_stage is not None and zero_stage != 1:
+            # A stage the row states (the "Trying with ZeRO_STAGE=0/1" table); bloom_base.textproto has 1.
+            sets.append("workload.parallel.zero_stage=%d" % zero_stage)
         name = "bloom-l%s-h%d-a%d-tp%d-pp%d-dp%d-mb%d-gb%d-r%d" % (layers, hidden, heads, tp, pp, dp, mb, gb, i)
         notes = "chronicles-prequel.md line %s (%s %s): %s s per iteration, %s GB max memory" % (
             r["line"], r["section"], r["subsection"], r["sec_per_iteration"], r["max_mem_per_gpu_as_published"])

@@ -42,6 +42,12 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
     r.caveat = "no measured kernel efficiencies for " + gpu.name + ": generic defaults used (GEMM " + gemm +
                " of peak); treat with care";
   }
+  r.compute_model = compute_model_name(sc.training.compute_model);
+  if (sc.training.flash_attention) r.attention_kernel = attention_kernel_name(sc.training.attention_kernel);
+  if (sc.cluster.profile != nullptr) {
+    r.profile = sc.cluster.profile->origin;
+    r.profile_gpu = sc.cluster.profile->gpu;
+  }
   r.num_gpus = cluster.num_gpus();
   r.num_nodes = cluster.num_nodes();
   for (const Cluster::DrainedNode& d : cluster.drained_nodes())

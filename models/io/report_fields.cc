@@ -227,6 +227,10 @@ constexpr ReportField kFields[] = {
     field<&R::routing, &Routing::iteration_time_s_max>("routing.iteration_time_s_max"),
     field<&R::routing, &Routing::iteration_time_s_stddev>("routing.iteration_time_s_stddev"),
     field<&R::caveat>("caveat"),
+    field<&R::compute_model>("compute.compute_model"),
+    field<&R::attention_kernel>("compute.attention_kernel"),
+    field<&R::profile>("compute.profile"),
+    field<&R::profile_gpu>("compute.profile_gpu"),
 };
 
 }  // namespace

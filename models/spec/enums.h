@@ -37,6 +37,11 @@ enum class Fp8Recipe { delayed_tensorwise, current_tensorwise, rowwise, mx_block
 /// the fitted framework-level constants (models/compute/framework_constants.h).
 enum class ComputeModel { training_fit, kernel };
 
+/// The scenario spelling of a compute model ("training_fit", "kernel").
+constexpr const char* compute_model_name(ComputeModel m) {
+  return m == ComputeModel::kernel ? "kernel" : "training_fit";
+}
+
 /// Which framework's ZeRO-1/2 holds the gradients (workload.parallel.zero_implementation;
 /// docs/scenarios.md): megatron (Megatron-Core's distributed optimizer: one main-gradient buffer)
 /// or deepspeed (DeepSpeed's ZeRO-1/2 and BF16_Optimizer: the 16-bit gradients beside the fp32
@@ -59,6 +64,11 @@ enum class CrossEntropy { fused, unfused };
 /// (cuDNN 9 fused attention: PyTorch SDPA's CUDNN_ATTENTION, Transformer Engine's FusedAttention,
 /// which TE prefers on Hopper). Constants: models/compute/attention_model.h.
 enum class AttentionKernel { flash2, cudnn };
+
+/// The scenario spelling of an attention kernel ("flash2", "cudnn").
+constexpr const char* attention_kernel_name(AttentionKernel k) {
+  return k == AttentionKernel::cudnn ? "cudnn" : "flash2";
+}
 
 /// Transformer family: decoder (GPT/Llama: causal attention, next-token head) or encoder (BERT:
 /// bidirectional attention, masked-LM + next-sentence heads).

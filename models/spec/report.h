@@ -426,6 +426,13 @@ struct Report {
   /// "no measured kernel efficiencies for GPU: generic defaults used (GEMM 0.65 of peak); treat with
   /// care" when the GPU's compute parameters are the uncalibrated defaults and no profile is given.
   std::string caveat;
+  /// How compute was timed (JSON `compute`): workload.training.compute_model ("training_fit" |
+  /// "kernel"); the fused attention kernel ("flash2" | "cudnn"; empty without flash_attention); the
+  /// calibration profile in effect as given (file path; empty: none) and the GPU it was fitted on.
+  std::string compute_model;
+  std::string attention_kernel;
+  std::string profile;
+  std::string profile_gpu;
   bool operator==(const Report&) const = default;
 };
 

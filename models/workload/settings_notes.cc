@@ -56,6 +56,13 @@ std::vector<std::string> workload_settings_without_effect(const Scenario& sc) {
                     " (expected selective recomputation of a dense model with flash attention, as torchtitan runs "
                     "it; otherwise Megatron's selective set is kept)");
   }
+  const std::vector<std::string> compute = compute_settings_without_effect(sc);
+  notes.insert(notes.end(), compute.begin(), compute.end());
+  return notes;
+}
+
+std::vector<std::string> compute_settings_without_effect(const Scenario& sc) {
+  std::vector<std::string> notes;
   // training.attention_kernel (compute_model.cc with_compute_model): read for fused attention, and
   // cudnn has constants for the GPUs it was measured on (attention_model.h: Hopper).
   if (sc.training.attention_kernel == AttentionKernel::cudnn) {

@@ -14,7 +14,13 @@ namespace traincast::models {
 /// no effect: why (expected ...)": parallel.uneven_stages when the stages split the layers evenly
 /// or pp is 1; parallel.zero_implementation deepspeed and parallel.reduce_bucket_elements outside
 /// DeepSpeed's modelled case (ZeRO-1/2, 16-bit training, no LoRA); training.selective_policy
-/// outside selective recomputation. Never throws; empty when every setting acts.
+/// outside selective recomputation; and compute_settings_without_effect's. Never throws; empty when
+/// every setting acts.
 std::vector<std::string> workload_settings_without_effect(const Scenario& scenario);
+
+/// The part that does not depend on the layout (for `plan`, which replaces the layout):
+/// training.attention_kernel cudnn under compute_model training_fit, without flash attention, or on
+/// a GPU with no cuDNN attention constants. Never throws.
+std::vector<std::string> compute_settings_without_effect(const Scenario& scenario);
 
 }  // namespace traincast::models

@@ -27,10 +27,13 @@ struct ErrorBand {
   double mape_pct = 0.0;
   int cases = 0;       ///< runs scored
   std::string source;  ///< the sources and their MAPEs, as docs/accuracy.md prints them
+  std::string absent;  ///< with cases 0: why there is none, in words ("H20 has no validated error band")
 };
 
-/// The band for `gpu` (a catalog name); cases 0 when none is validated.
-ErrorBand model_error_band(const std::string& gpu);
+/// The band for `gpu` (a catalog name) under `compute_model` (the report's, "training_fit" or
+/// "kernel"); cases 0 when none is validated. The gated figures are training_fit's: a kernel-model
+/// run has no band (its development figures are in docs/accuracy.md, not gated).
+ErrorBand model_error_band(const std::string& gpu, const std::string& compute_model = "training_fit");
 
 /// One column of the comparison. Times in seconds, power in W, energy in kWh, money in USD.
 struct CompareRow {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/compute/compute_model.h"
+#include "models/compute/framework_constants.h"
 #include "models/cost/prices.h"
 #include "models/hardware/catalog.h"
 #include "models/workload/cnn.h"
@@ -203,6 +204,13 @@ void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const 
       o << ":";
       for (std::size_t i = 0; i < parts.size(); ++i) o << (i == 0 ? " " : ", ") << parts[i];
     }
+    o << "\n";
+  }
+  if (sc.training.compute_model == models::ComputeModel::kernel) {
+    // The default (training_fit) prints nothing here; the JSON report's "compute" has both.
+    o << "Compute    kernel model (GEMM tile model, framework efficiency "
+      << format_fixed(models::framework_constants().in_framework_efficiency, 3) << ")";
+    if (!r.attention_kernel.empty()) o << ", attention " << r.attention_kernel;
     o << "\n";
   }
   if (sc.model.family == models::ModelFamily::resnet) {

@@ -1,0 +1,74 @@
+// How compute was timed, said where a reader looks: the run report's `Compute` line and JSON
+// `compute` object, `plan`'s warning for attention_kernel under training_fit, and `compare`'s
+// refusal to judge a kernel-model run against training_fit's validated error band.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
+#include "tools/cli/compare.h"
+
+namespace traincast::cli {
+namespace {
+
+using test_support::Result;
+using test_support::run;
+using test_support::slurp;
+
+class ComputeModelCli : public traincast::test_support::TempDirTest {};
+
+TEST_F(ComputeModelCli, RunReportNamesTheComputeModelAndAttentionKernel) {
+  const Result fit = run({"run", "--json", path("fit.json")});
+  ASSERT_EQ(fit.status, 0) << fit.err;
+  EXPECT_EQ(fit.out.find("Compute    "), std::string::npos) << "the default prints no Compute line";
+  const std::string fit_json = slurp(path("fit.json"));
+  EXPECT_NE(fit_json.find("\"compute_model\": \"training_fit\""), std::string::npos) << fit_json;
+  EXPECT_NE(fit_json.find("\"attention_kernel\": \"flash2\""), std::string::npos);
+  EXPECT_NE(fit_json.find("\"profile\": \"\""), std::string::npos);
+
+  const Result kernel = run({"run", "--json", path("k.json"), "--set", "workload.training.compute_model=kernel",
+                             "--set", "workload.training.attention_kernel=cudnn"});
+  ASSERT_EQ(kernel.status, 0) << kernel.err;
+  EXPECT_NE(kernel.out.find("Compute    kernel model (GEMM tile model, framework efficiency 0.711), attention cudnn\n"),
+            std::string::npos)
+      << kernel.out;
+  const std::string k_json = slurp(path("k.json"));
+  EXPECT_NE(k_json.find("\"compute_model\": \"kernel\""), std::string::npos) << k_json;
+  EXPECT_NE(k_json.find("\"attention_kernel\": \"cudnn\""), std::string::npos);
+
+  const Result unfused = run({"run", "--json", path("u.json"), "--set", "workload.training.flash_attention=false"});
+  ASSERT_EQ(unfused.status, 0) << unfused.err;
+  EXPECT_NE(slurp(path("u.json")).find("\"attention_kernel\": \"\""), std::string::npos);
+}
+
+TEST(ComputeModelCliPlan, PlanWarnsThatCudnnHasNoEffectUnderTrainingFit) {
+  const Result r = run({"plan", "--set", "workload.training.attention_kernel=cudnn", "--max-simulations", "1"});
+  EXPECT_NE(r.err.find("warning: workload.training.attention_kernel cudnn has no effect with compute_model "
+                       "training_fit"),
+            std::string::npos)
+      << r.status << "\n"
+      << r.err;
+  const Result kernel = run({"plan", "--set", "workload.training.attention_kernel=cudnn", "--set",
+                             "workload.training.compute_model=kernel", "--max-simulations", "1"});
+  EXPECT_EQ(kernel.err.find("attention_kernel cudnn has no effect"), std::string::npos) << kernel.err;
+}
+
+// The gated error bands are training_fit's (docs/accuracy.md); a kernel-model run has none.
+TEST(ComputeModelCliCompare, KernelModelHasNoGatedErrorBand) {
+  EXPECT_GT(model_error_band("H100-SXM5-80GB").cases, 0);
+  const ErrorBand kernel = model_error_band("H100-SXM5-80GB", "kernel");
+  EXPECT_EQ(kernel.cases, 0);
+  EXPECT_EQ(kernel.absent,
+            "compute_model kernel has no gated error band; docs/accuracy.md gives its development figures");
+  EXPECT_EQ(model_error_band("H20").absent, "H20 has no validated error band");
+  const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,650", "--set",
+                        "workload.training.compute_model=kernel", "--tokens", "1e9"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("not judged against model error (compute_model kernel has no gated error band"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace traincast::cli

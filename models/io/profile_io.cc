@@ -539,6 +539,12 @@ std::vector<std::string> profile_hardware_mismatch(const models::CalibrationProf
       errors.push_back(std::move(msg));
     }
   }
+  if (p.power_thermal.any() && p.gpu != gpu) {
+    // The same refusal as the power model's (models/executor/power_thermal_setup.cc power_overlay),
+    // made here so that it comes alone, not after the other-GPU warning above.
+    errors.push_back(name + ": power_thermal was fitted on GPU \"" + p.gpu + "\" but the scenario's GPU is \"" + gpu +
+                     "\" (expected a profile of the same GPU: idle and full-load power, R and C are the board's own)");
+  }
   if (!errors.empty()) throw ScenarioError(std::move(errors));
   return out;
 }

@@ -104,7 +104,8 @@ void check_network_size_at(const models::Scenario& sc, const std::string& scenar
                            const std::vector<std::string>& overrides);
 
 /// When cs has a profile fitted on other hardware (io::profile_hardware_mismatch), one
-/// "warning: " line per difference on err; a field that cannot apply throws (exit 2).
+/// "warning: " line per difference on err; a field that cannot apply (a GEMM surface without the
+/// GPU's peak, a power/thermal fit of another GPU) throws, alone (exit 2).
 void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err);
 
 /// Uses a calibration profile for scenario `sc`: the one at `profile_path` (--profile; "" = the

@@ -56,6 +56,7 @@ std::string format_burn_validation(const calibrate::BurnValidation& v, bool hold
                   cell(g.held_n, g.held_rms).c_str(), g.held_n ? (fmt("%.2f ", g.held_max) + unit).c_str() : "-");
     o << line;
   }
+  o << "(RMS over every sample, outliers included; the burn line gives the fit's own RMS without them)\n";
   return o.str();
 }
 

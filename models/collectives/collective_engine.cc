@@ -272,21 +272,31 @@ std::uint32_t CollectiveEngine::acquire_slot() {
   return slot;
 }
 
+CollectiveEngine::Prepared CollectiveEngine::prepare(const CollectiveCall& call) const {
+  Prepared p;
+  p.choice = choose_plan(call, &p.plan);  // validates
+  if (call.ranks.size() == 1) p.plan = nullptr;
+  p.bytes = call.bytes;
+  return p;
+}
+
 void CollectiveEngine::start(const CollectiveCall& call, CollectiveListener* listener, std::uint64_t tag) {
-  const CollectivePlan* plan = nullptr;
-  const CollectiveChoice choice = choose_plan(call, &plan);  // validates
+  start(prepare(call), listener, tag);
+}
+
+void CollectiveEngine::start(const Prepared& prepared, CollectiveListener* listener, std::uint64_t tag) {
   const std::uint32_t slot = acquire_slot();
   Active& a = active_[slot];
   a.listener = listener;
   a.tag = tag;
-  a.bytes = call.bytes;
-  a.protocol = static_cast<std::uint8_t>(choice.protocol);
+  a.bytes = prepared.bytes;
+  a.protocol = static_cast<std::uint8_t>(prepared.choice.protocol);
   ++in_flight_;
-  if (call.ranks.size() == 1) {
+  if (prepared.plan == nullptr) {  // one rank
     sim_.schedule_in(sim::Time::zero(), this, slot);
     return;
   }
-  a.plan = plan;
+  a.plan = prepared.plan;
   start_phase(slot);
 }
 

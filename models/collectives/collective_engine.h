@@ -157,6 +157,20 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   /// "collective: send_recv needs exactly 2 ranks (got 3)".
   void start(const CollectiveCall& call, CollectiveListener* listener, std::uint64_t tag);
 
+  /// What start() decides for one call before it starts flows: the plan, the algorithm and
+  /// protocol NCCL's tuner picks, and the size. A pure function of the call (plans are built once
+  /// and never change), so a caller that starts the same call many times (the op-graph runner: a
+  /// tensor-parallel group's all-gathers, every micro-batch) prepares it once.
+  struct Prepared {
+    const CollectivePlan* plan = nullptr;  ///< null for a one-rank group
+    CollectiveChoice choice;
+    double bytes = 0;
+  };
+  /// Validates `call` and chooses as start() does. Same errors as start().
+  Prepared prepare(const CollectiveCall& call) const;
+  /// start() of the call `prepared` was made from: the same flows, events and timing.
+  void start(const Prepared& prepared, CollectiveListener* listener, std::uint64_t tag);
+
   /// Closed-form prediction of start()'s duration for `call` alone on an idle network, and
   /// what it would run. Same errors as start(). Plans are cached per (op, algorithm, ranks).
   CollectiveChoice choose(const CollectiveCall& call) const;

@@ -1,5 +1,5 @@
-// Builds a training job's op graph: plan, every worker's graph (in parallel when asked), then the
-// merge into global ops, tasks, participants and dependency edges.
+// Builds a training job's op graph: plan, every worker's graph (in parallel batches when asked),
+// each merged into the global ops, tasks, participants and dependency edges as it is built.
 #include "models/executor/graph_builder.h"
 
 #include <tbb/global_control.h>
@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/executor/graph_size.h"
 #include "models/executor/training_plan.h"
 #include "models/executor/worker_graph.h"
 
@@ -20,112 +21,158 @@ namespace {
 
 using Edges = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 
-/// Every worker's graph (in parallel when asked; each worker is independent).
-std::vector<WorkerGraph> build_worker_graphs(const TrainingPlan& P, int threads) {
-  const int workers = P.replicas * P.pp;
-  std::vector<WorkerGraph> graphs(static_cast<std::size_t>(workers));
-  auto build_one = [&](int w) { build_worker_graph(P, w / P.pp, w % P.pp, graphs[static_cast<std::size_t>(w)]); };
-  if (threads > 1) {
-    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-    tbb::parallel_for(0, workers, build_one);
-  } else {
-    for (int w = 0; w < workers; ++w) build_one(w);
+/// Builds the workers' graphs in order and merges each into the global arrays as soon as it is
+/// built, releasing it then: only a batch of worker graphs is alive at once (one without
+/// threads), not all of them beside the merged ops (3,072 GPUs unfolded, SC21 1T: 13.4 M ops,
+/// 0.75 GB, in each copy). The merged arrays and the edges' order are those of merging all
+/// graphs at once: ops, tasks (shared DP tasks first) and edges worker by worker; the edges that
+/// name an op not merged yet (a later worker's pipeline send, an iteration barrier) are filled
+/// in at the end (finish).
+class StreamingMerge {
+ public:
+  StreamingMerge(const TrainingPlan& P, OpGraph& G) : P_(P), G_(G) {
+    const auto workers = static_cast<std::size_t>(P.replicas) * static_cast<std::size_t>(P.pp);
+    op_base_.assign(workers + 1, 0);
+    task_base_.assign(workers + 1, 0);
+    task_base_[0] = static_cast<std::uint32_t>(P.dp_tasks.size());
+    kept_.resize(workers);
+    G_.workers = static_cast<std::uint32_t>(workers);
+    // Reserving address space for the estimated op count costs no memory until it is written,
+    // and spares the copy (and its doubled peak) of growing the largest array one worker at a
+    // time. The estimate (check_graph_size's) is the op count of the job's longest stage for every
+    // stage, a bound in practice; if it is short, the vector grows as usual.
+    const double estimate =
+        graph_ops(P.programs, P.stage_layers, P.zero_stage, P.m, P.iterations, P.replicas, P.pp) + P.iterations;
+    if (estimate > 0 && estimate < 4e9) G_.ops.reserve(static_cast<std::size_t>(estimate));
+    if (P.input_copies) G_.host_buffers.push_back(P.input_buffers);  // kInputBuffers
+    G_.tasks = P.dp_tasks;
   }
-  return graphs;
-}
 
-/// Worker w's ops of a collective shared by a group of `group_size` consecutive replicas (EP
-/// all-to-alls, CP ring steps) join the task of the group's first replica (its leader):
-/// `leader_tasks` / `ops` are the i-th shared tasks and ops of the leader / of worker w.
-/// Throws std::logic_error with `what` when the peers emitted different collectives.
-void join_group_leader(const TrainingPlan& P, int w, int group_size, const std::vector<WorkerGraph>& graphs,
-                       std::vector<std::uint32_t> WorkerGraph::*leader_tasks,
-                       std::vector<std::uint32_t> WorkerGraph::*peer_ops, const std::vector<std::uint32_t>& op_base,
-                       const std::vector<std::uint32_t>& task_base, std::vector<Op>& ops, const char* what) {
-  const int replica = w / P.pp;
-  if (group_size <= 1 || replica % group_size == 0) return;
-  const int leader = (replica - replica % group_size) * P.pp + w % P.pp;
-  const std::vector<std::uint32_t>& lt = graphs[static_cast<std::size_t>(leader)].*leader_tasks;
-  const std::vector<std::uint32_t>& own = graphs[static_cast<std::size_t>(w)].*peer_ops;
-  if (lt.size() != own.size()) throw std::logic_error(what);
-  for (std::size_t i = 0; i < own.size(); ++i)
-    ops[op_base[static_cast<std::size_t>(w)] + own[i]].task = lt[i] + task_base[static_cast<std::size_t>(leader)];
-}
-
-/// Worker w's dependency edges in global op ids: its own, its pipeline receives (on another
-/// worker's send) and its iteration barriers (barrier_base + iteration) both ways.
-void add_worker_edges(const std::vector<WorkerGraph>& graphs, int w, const std::vector<std::uint32_t>& op_base,
-                      std::uint32_t barrier_base, Edges& edges) {
-  const WorkerGraph& g = graphs[static_cast<std::size_t>(w)];
-  for (const auto& [dep, op] : g.edges) edges.emplace_back(dep + op_base[w], op + op_base[w]);
-  for (const RemoteDep& r : g.remote) {
-    const std::uint32_t src = graphs[r.src_worker].sends.at(r.slot);
-    if (src == kNone) throw std::logic_error("executor: pipeline receive without a matching send");
-    edges.emplace_back(src + op_base[r.src_worker], r.local_op + op_base[w]);
-  }
-  for (std::size_t k = 0; k < g.barrier_deps.size(); ++k) {
-    if (g.barrier_deps[k] == kNone) continue;
-    edges.emplace_back(g.barrier_deps[k] + op_base[w], barrier_base + g.barrier_dep_iteration[k]);
-  }
-  for (std::size_t it = 0; it < g.optimizer_ops.size(); ++it)
-    edges.emplace_back(barrier_base + static_cast<std::uint32_t>(it), g.optimizer_ops[it] + op_base[w]);
-}
-
-/// Merge into global arrays: ops, tasks (shared DP tasks first), host buffers, and the edges
-/// (returned); then the barrier op of every iteration. Returns the first op of each worker
-/// (size workers + 1) in `op_base`. Releases the workers' ops, edges and tasks as it goes.
-Edges merge_worker_graphs(const TrainingPlan& P, std::vector<WorkerGraph>& graphs, OpGraph& G,
-                          std::vector<std::uint32_t>& op_base) {
-  const int workers = static_cast<int>(graphs.size());
-  op_base.assign(static_cast<std::size_t>(workers) + 1, 0);
-  std::vector<std::uint32_t> task_base(static_cast<std::size_t>(workers) + 1, 0);
-  op_base[0] = 0;
-  task_base[0] = static_cast<std::uint32_t>(P.dp_tasks.size());
-  for (int w = 0; w < workers; ++w) {
-    op_base[w + 1] = op_base[w] + static_cast<std::uint32_t>(graphs[w].ops.size());
-    task_base[w + 1] = task_base[w] + static_cast<std::uint32_t>(graphs[w].tasks.size());
-  }
-  const std::uint32_t barrier_base = op_base[workers];
-  G.workers = static_cast<std::uint32_t>(workers);
-  std::vector<Op>& ops = G.ops;
-  ops.reserve(barrier_base + static_cast<std::size_t>(P.iterations));
-  std::vector<Task>& tasks = G.tasks;
-  if (P.input_copies) G.host_buffers.push_back(P.input_buffers);  // kInputBuffers
-  tasks = P.dp_tasks;
-  tasks.reserve(task_base[workers]);
-  Edges edges;
-  for (int w = 0; w < workers; ++w) {
-    WorkerGraph& g = graphs[static_cast<std::size_t>(w)];
-    for (Op op : g.ops) {
-      if (op.task != kNone) {
-        const bool shared = op.role == Role::dp_grad || op.role == Role::dp_param;
-        op.task = shared ? op.task : op.task + task_base[w];
-      }
-      ops.push_back(op);
+  /// Merges worker w's graph (workers in order) and releases it.
+  void add(int w, WorkerGraph& g) {
+    const auto wi = static_cast<std::size_t>(w);
+    op_base_[wi + 1] = op_base_[wi] + static_cast<std::uint32_t>(g.ops.size());
+    task_base_[wi + 1] = task_base_[wi] + static_cast<std::uint32_t>(g.tasks.size());
+    std::vector<Op>& ops = G_.ops;
+    const std::size_t first = ops.size();
+    ops.insert(ops.end(), g.ops.begin(), g.ops.end());
+    for (std::size_t k = first; k < ops.size(); ++k) {
+      Op& op = ops[k];
+      if (op.task != kNone && op.role != Role::dp_grad && op.role != Role::dp_param) op.task += task_base_[wi];
     }
-    for (Task t : g.tasks) tasks.push_back(t);
+    G_.tasks.insert(G_.tasks.end(), g.tasks.begin(), g.tasks.end());
     // Expert-parallel all-to-alls: every replica of an EP group joins its first replica's task.
-    join_group_leader(P, w, P.ep, graphs, &WorkerGraph::ep_tasks, &WorkerGraph::ep_ops, op_base, task_base, ops,
+    join_group_leader(w, P_.ep, &Kept::ep_tasks, g.ep_ops,
                       "executor: expert-parallel peers emitted different all-to-alls");
     // Context-parallel ring steps: every replica of a CP group joins its first replica's task.
-    join_group_leader(P, w, P.cp, graphs, &WorkerGraph::cp_tasks, &WorkerGraph::cp_ops, op_base, task_base, ops,
+    join_group_leader(w, P_.cp, &Kept::cp_tasks, g.cp_ops,
                       "executor: context-parallel peers emitted different ring steps");
-    add_worker_edges(graphs, w, op_base, barrier_base, edges);
-    // Release as we go; `sends` stays for later workers' receives.
-    g.ops = {};
-    g.edges = {};
-    g.tasks = {};
+    // Dependency edges in global op ids: its own, its pipeline receives (on another worker's
+    // send) and its iteration barriers (barrier_base + iteration) both ways.
+    const std::uint32_t base = op_base_[wi];
+    for (const auto& [dep, op] : g.edges) edges_.emplace_back(dep + base, op + base);
+    for (const RemoteDep& r : g.remote) {
+      remote_.push_back({edges_.size(), r.src_worker, r.slot});
+      edges_.emplace_back(kNone, r.local_op + base);
+    }
+    for (std::size_t k = 0; k < g.barrier_deps.size(); ++k) {
+      if (g.barrier_deps[k] == kNone) continue;
+      barrier_second_.push_back(edges_.size());
+      edges_.emplace_back(g.barrier_deps[k] + base, g.barrier_dep_iteration[k]);
+    }
+    for (std::size_t it = 0; it < g.optimizer_ops.size(); ++it) {
+      barrier_first_.push_back(edges_.size());
+      edges_.emplace_back(static_cast<std::uint32_t>(it), g.optimizer_ops[it] + base);
+    }
+    // What later workers read: sends (their receives), the EP / CP leaders' tasks.
+    kept_[wi].sends = std::move(g.sends);
+    kept_[wi].ep_tasks = std::move(g.ep_tasks);
+    kept_[wi].cp_tasks = std::move(g.cp_tasks);
+    g = WorkerGraph{};
   }
-  for (int it = 0; it < P.iterations; ++it) {
-    Op b;
-    b.role = Role::barrier;
-    b.stream = kNoStream;
-    b.iteration = static_cast<std::uint16_t>(it);
-    b.worker = 0;
-    b.label = P.label("barrier");
-    ops.push_back(b);
+
+  /// Appends the barrier op of every iteration, fills the edges that named later ops, and returns
+  /// the edges; `op_base` receives the first op of each worker (size workers + 1).
+  Edges finish(std::vector<std::uint32_t>& op_base) {
+    const std::uint32_t barrier_base = op_base_.back();
+    for (int it = 0; it < P_.iterations; ++it) {
+      Op b;
+      b.role = Role::barrier;
+      b.stream = kNoStream;
+      b.iteration = static_cast<std::uint16_t>(it);
+      b.worker = 0;
+      b.label = P_.label("barrier");
+      G_.ops.push_back(b);
+    }
+    for (const Remote& r : remote_) {
+      const std::uint32_t src = kept_.at(r.src_worker).sends.at(r.slot);
+      if (src == kNone) throw std::logic_error("executor: pipeline receive without a matching send");
+      edges_[r.edge].first = src + op_base_[r.src_worker];
+    }
+    for (std::size_t e : barrier_second_) edges_[e].second += barrier_base;
+    for (std::size_t e : barrier_first_) edges_[e].first += barrier_base;
+    op_base = std::move(op_base_);
+    return std::move(edges_);
   }
-  return edges;
+
+ private:
+  struct Kept {
+    std::vector<std::uint32_t> sends, ep_tasks, cp_tasks;
+  };
+  struct Remote {
+    std::size_t edge;
+    std::uint32_t src_worker, slot;
+  };
+
+  /// Worker w's ops of a collective shared by a group of `group_size` consecutive replicas (EP
+  /// all-to-alls, CP ring steps) join the task of the group's first replica (its leader, merged
+  /// before it): the i-th entry of the leader's `leader_tasks` for the i-th op of `own`.
+  /// Throws std::logic_error with `what` when the peers emitted different collectives.
+  void join_group_leader(int w, int group_size, std::vector<std::uint32_t> Kept::*leader_tasks,
+                         const std::vector<std::uint32_t>& own, const char* what) {
+    const int replica = w / P_.pp;
+    if (group_size <= 1 || replica % group_size == 0) return;
+    const int leader = (replica - replica % group_size) * P_.pp + w % P_.pp;
+    const std::vector<std::uint32_t>& lt = kept_[static_cast<std::size_t>(leader)].*leader_tasks;
+    if (lt.size() != own.size()) throw std::logic_error(what);
+    for (std::size_t i = 0; i < own.size(); ++i)
+      G_.ops[op_base_[static_cast<std::size_t>(w)] + own[i]].task =
+          lt[i] + task_base_[static_cast<std::size_t>(leader)];
+  }
+
+  const TrainingPlan& P_;
+  OpGraph& G_;
+  std::vector<std::uint32_t> op_base_, task_base_;
+  std::vector<Kept> kept_;
+  Edges edges_;
+  std::vector<Remote> remote_;
+  std::vector<std::size_t> barrier_first_, barrier_second_;
+};
+
+/// Builds and merges every worker's graph (StreamingMerge): one at a time, or with threads > 1
+/// in batches of 4 x threads built in parallel (each worker is independent) and merged in order.
+Edges build_and_merge(const TrainingPlan& P, int threads, OpGraph& G, std::vector<std::uint32_t>& op_base) {
+  const int workers = P.replicas * P.pp;
+  StreamingMerge merge(P, G);
+  if (threads > 1) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    const int batch = 4 * threads;
+    std::vector<WorkerGraph> graphs(static_cast<std::size_t>(batch));
+    for (int first = 0; first < workers; first += batch) {
+      const int n = std::min(batch, workers - first);
+      tbb::parallel_for(0, n, [&](int k) {
+        build_worker_graph(P, (first + k) / P.pp, (first + k) % P.pp, graphs[static_cast<std::size_t>(k)]);
+      });
+      for (int k = 0; k < n; ++k) merge.add(first + k, graphs[static_cast<std::size_t>(k)]);
+    }
+  } else {
+    WorkerGraph g;
+    for (int w = 0; w < workers; ++w) {
+      build_worker_graph(P, w / P.pp, w % P.pp, g);
+      merge.add(w, g);
+    }
+  }
+  return merge.finish(op_base);
 }
 
 /// Participants of every task: the ops that name it, in op order (one for a private TP/PP
@@ -157,12 +204,11 @@ void set_participants(OpGraph& G) {
 
 TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster, double storage_stall_s) {
   TrainingPlan P = plan_training(sc, cluster, storage_stall_s);
-  std::vector<WorkerGraph> graphs = build_worker_graphs(P, std::max(1, sc.options.threads));
-  const int workers = static_cast<int>(graphs.size());
+  const int workers = P.replicas * P.pp;
   TrainingGraph job;
   OpGraph& G = job.graph;
   std::vector<std::uint32_t> op_base;
-  Edges edges = merge_worker_graphs(P, graphs, G, op_base);
+  Edges edges = build_and_merge(P, std::max(1, sc.options.threads), G, op_base);
   set_participants(G);
   G.set_edges(edges);
   G.groups = std::move(P.groups);

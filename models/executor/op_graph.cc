@@ -35,7 +35,8 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
         g_(g),
         streams_(static_cast<std::size_t>(g.workers) * kNumStreams),
         model_(model),
-        worker_sms_(worker_sms) {
+        worker_sms_(worker_sms),
+        prepared_(g.groups.size()) {
     if (!worker_sms_.empty() && worker_sms_.size() != g.workers)
       throw std::logic_error("op graph: worker_sms needs one SM count per worker");
     if (model_ != nullptr) model_->set_listener(this);
@@ -182,13 +183,43 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
         c = task.op == CollectiveOp::all_gather ? kUbRingExchangeSms : kUbPipelineSms;
         return c;
       }
-      call_.op = task.op;
-      call_.bytes = task.bytes;
-      call_.ranks.assign(g_.groups.gpus.begin() + g_.groups.offset[task.group_begin],
-                         g_.groups.gpus.begin() + g_.groups.offset[task.group_begin + 1]);
-      c = coll_.kernel_ctas(call_);
+      Prepared& p = prepared(task.group_begin, task.op, task.bytes);
+      if (p.ctas < 0) {
+        set_call(task.group_begin, task.op, task.bytes);
+        p.ctas = coll_.kernel_ctas(call_);
+      }
+      c = p.ctas;
     }
     return c;
+  }
+
+  /// A collective of group `group` as the engine decided it (CollectiveEngine::prepare) and its
+  /// kernel's CTAs (-1: not computed yet), per distinct (op, bytes) of the group.
+  struct Prepared {
+    CollectiveOp op;
+    double bytes;
+    CollectiveEngine::Prepared call;
+    int ctas = -1;
+  };
+
+  /// call_ = op of `bytes` over group `group`'s GPUs.
+  void set_call(std::uint32_t group, CollectiveOp op, double bytes) {
+    call_.op = op;
+    call_.bytes = bytes;
+    call_.ranks.assign(g_.groups.gpus.begin() + g_.groups.offset[group],
+                       g_.groups.gpus.begin() + g_.groups.offset[group + 1]);
+  }
+
+  /// The prepared collective `op` of `bytes` over group `group`, prepared on first use: the same
+  /// calls recur every micro-batch, and the engine's choice is a function of the call alone. A
+  /// group sees a few distinct (op, bytes): a linear search.
+  Prepared& prepared(std::uint32_t group, CollectiveOp op, double bytes) {
+    std::vector<Prepared>& list = prepared_[group];
+    for (Prepared& p : list)
+      if (p.op == op && p.bytes == bytes) return p;
+    set_call(group, op, bytes);
+    list.push_back(Prepared{op, bytes, coll_.prepare(call_)});
+    return list.back();
   }
 
   /// SM-share speed of compute op `id` on its worker now (1 without SM sharing or off the
@@ -236,15 +267,13 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     t.pending = t.group_count;
     for (std::uint32_t k = 0; k < t.group_count; ++k) {
       const std::uint32_t group = t.group_begin + k;
-      call_.op = t.op;
-      call_.bytes = t.bytes;
-      call_.ranks.assign(g_.groups.gpus.begin() + g_.groups.offset[group],
-                         g_.groups.gpus.begin() + g_.groups.offset[group + 1]);
-      if (t.kind != TaskKind::collective)
+      if (t.kind != TaskKind::collective) {
+        set_call(group, t.op, t.bytes);
         coll_.start_host_copy(call_.ranks, t.bytes, t.kind == TaskKind::to_host, this, op.task,
                               t.host_buffers == kNone ? own_buffers_ : g_.host_buffers.at(t.host_buffers));
-      else
-        coll_.start(call_, this, op.task);
+      } else {
+        coll_.start(prepared(group, t.op, t.bytes).call, this, op.task);
+      }
     }
   }
 
@@ -284,9 +313,10 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   CollectiveCall call_;
   const HostBuffers own_buffers_;  ///< every GPU's buffer on its own socket
   WorkerActivityModel* model_;
-  std::span<const int> worker_sms_;          ///< per worker: SMs per GPU (empty: NCCL kernels take no SMs)
-  std::vector<int> held_ctas_;               ///< per worker: CTAs of the NCCL kernels running beside compute
-  std::vector<int> task_ctas_;               ///< per task: its kernel's CTAs (-1: not computed yet)
+  std::span<const int> worker_sms_;              ///< per worker: SMs per GPU (empty: NCCL kernels take no SMs)
+  std::vector<int> held_ctas_;                   ///< per worker: CTAs of the NCCL kernels running beside compute
+  std::vector<int> task_ctas_;                   ///< per task: its kernel's CTAs (-1: not computed yet)
+  std::vector<std::vector<Prepared>> prepared_;  ///< per group of g_.groups (prepared())
   std::vector<Running> running_;             ///< per worker: its compute op in progress (with a model or SM sharing)
   std::vector<std::uint32_t> compute_left_;  ///< per iteration: compute ops not yet ended (with a model)
   std::size_t ended_ = 0;                    ///< ops whose end_ns is set

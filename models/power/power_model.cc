@@ -46,8 +46,12 @@ double min_power_limit_w(const GpuSpec& gpu) {
 }
 
 double temperature_after(const ThermalRc& rc, double t0, double p, double inlet, double dt) {
+  return temperature_after_decay(rc, t0, p, inlet, std::exp(-dt / rc.tau_s()));
+}
+
+double temperature_after_decay(const ThermalRc& rc, double t0, double p, double inlet, double decay) {
   const double ss = inlet + p * rc.r_k_per_w;
-  return ss + (t0 - ss) * std::exp(-dt / rc.tau_s());
+  return ss + (t0 - ss) * decay;
 }
 
 double seconds_to_reach(const ThermalRc& rc, double t0, double p, double inlet, double target) {
@@ -62,9 +66,13 @@ double seconds_to_reach(const ThermalRc& rc, double t0, double p, double inlet, 
 }
 
 double temperature_integral(const ThermalRc& rc, double t0, double p, double inlet, double dt) {
+  return temperature_integral_expm1(rc, t0, p, inlet, dt, std::expm1(-dt / rc.tau_s()));
+}
+
+double temperature_integral_expm1(const ThermalRc& rc, double t0, double p, double inlet, double dt, double expm1_x) {
   const double ss = inlet + p * rc.r_k_per_w;
   const double tau = rc.tau_s();
-  return ss * dt + (t0 - ss) * tau * -std::expm1(-dt / tau);
+  return ss * dt + (t0 - ss) * tau * -expm1_x;
 }
 
 NodePowerSpec node_power_spec(const NodeTemplate& node, const GpuSpec& gpu) {

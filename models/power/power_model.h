@@ -79,6 +79,9 @@ struct ThermalRc {
 
 /// T after dt_s seconds at constant power and inlet, from t0_c (exact exponential solution).
 double temperature_after(const ThermalRc& rc, double t0_c, double power_w, double inlet_c, double dt_s);
+/// temperature_after with decay = exp(-dt_s / tau) given (the same bits when it is that value),
+/// for callers that advance many GPUs over one interval.
+double temperature_after_decay(const ThermalRc& rc, double t0_c, double power_w, double inlet_c, double decay);
 
 /// Seconds until T reaches target_c from t0_c at constant power and inlet; +infinity when it
 /// never does (target not strictly between t0 and the steady state T_inlet + P R).
@@ -87,6 +90,9 @@ double seconds_to_reach(const ThermalRc& rc, double t0_c, double power_w, double
 /// Energy [J] the GPU gives to the air over dt at constant P is P dt; the temperature integral
 /// over [0, dt] (for time-averaged temperatures) [C s].
 double temperature_integral(const ThermalRc& rc, double t0_c, double power_w, double inlet_c, double dt_s);
+/// temperature_integral with expm1_x = expm1(-dt_s / tau) given (the same bits when it is that value).
+double temperature_integral_expm1(const ThermalRc& rc, double t0_c, double power_w, double inlet_c, double dt_s,
+                                  double expm1_x);
 
 /// Specific heat of air per volume at 25 C, sea level: rho c_p = 1.184 kg/m^3 x 1006 J/(kg K)
 /// (CRC Handbook of Chemistry and Physics, dry air at 298 K, 1 atm) [J/(m^3 K)].

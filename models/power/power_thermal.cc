@@ -1,6 +1,7 @@
 #include "models/power/power_thermal.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -9,19 +10,51 @@ namespace traincast::models {
 
 namespace {
 constexpr double kNsToS = 1e-9;
+using WindowPointT = PowerThermalModel::WindowPoint;
 
-/// Appends (t_ns, temp_c) to a GPU's window series, first dropping the points that the new one
-/// makes valleys: a point no higher than both its neighbours. finish() reads the series only for
-/// the peak of temp + corr exp(-(t - t0) / tau), and the correction is monotone in t (falling for
-/// corr > 0, rising for corr < 0), so a valley is never above its earlier neighbour (corr >= 0) or
-/// its later one (corr <= 0): dropping it leaves that peak unchanged, bit for bit. The series left
-/// rises then falls (no interior point is a valley), so its length is the window's record highs
-/// plus the current fall, not one entry per event. points[0], the window start, is always kept.
-void push_window_point(std::vector<std::pair<std::int64_t, double>>& points, std::int64_t t_ns, double temp_c) {
-  while (points.size() >= 2 && points.back().second <= points[points.size() - 2].second &&
-         points.back().second <= temp_c)
+/// Below this [K], a window point that lies under the chord of two others is kept (see
+/// push_window_point): far above the rounding of temp + corr x weight (about 1e-14 K at 100 C,
+/// plus |corr| x 2.2e-16, so exact to |corr| < 1e9 K), and far below what one event moves a
+/// GPU's temperature.
+constexpr double kWindowChordMarginK = 1e-6;
+
+/// exp(-(t - t0) / tau): the weight of the periodic correction at since_start_ns after the
+/// window start (finish() adds corr x weight to the point's temperature).
+double window_weight(std::int64_t since_start_ns, double tau_s) {
+  return std::exp(-static_cast<double>(since_start_ns) * kNsToS / tau_s);
+}
+
+/// Appends a point to a GPU's window series, first dropping those the new one shows cannot hold
+/// the corrected peak. finish() reads the series only for max over points of temp + corr x
+/// weight, corr known only then: each point is a line in corr, and only lines on the upper
+/// envelope can be the maximum, whatever corr is. The weights fall with time (tau > 0), so the
+/// points come in order of falling weight, and the envelope is the upper convex hull of the
+/// (weight, temp) points, kept here as a monotone chain (Andrew 1979): the last point b goes
+/// when it lies more than kWindowChordMarginK below the chord from the one before it, a, to the
+/// new one, c. Then for every corr, a or c gives at least b's value plus the margin, so b's
+/// computed value (off by far less than the margin) is below theirs: the maximum finish()
+/// computes is unchanged, bit for bit. b also goes when it is no higher than a and c (a valley:
+/// a dominates it for corr >= 0, c for corr <= 0, rounding included, as the weights are
+/// ordered). What is left is the hull's vertices plus points within the margin of a chord: a
+/// handful per window, not one per event. points[0] is the window start.
+/// Whether a and b are the same double, bit for bit (-0.0 is not 0.0; a NaN is itself).
+bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+void push_window_point(std::vector<WindowPointT>& points, const WindowPointT& c) {
+  while (points.size() >= 2) {
+    const WindowPointT& a = points[points.size() - 2];
+    const WindowPointT& b = points.back();
+    bool drop = b.temp_c <= a.temp_c && b.temp_c <= c.temp_c;
+    if (!drop) {
+      const double span = a.weight - c.weight;
+      const double chord_c =
+          span > 0 ? a.temp_c + (c.temp_c - a.temp_c) * ((a.weight - b.weight) / span) : std::max(a.temp_c, c.temp_c);
+      drop = b.temp_c < chord_c - kWindowChordMarginK;
+    }
+    if (!drop) break;
     points.pop_back();
-  points.emplace_back(t_ns, temp_c);
+  }
+  points.push_back(c);
 }
 }  // namespace
 
@@ -31,6 +64,7 @@ PowerThermalModel::PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setu
   g_.resize(static_cast<std::size_t>(n));
   w_.resize(s_.worker_gpus.size());
   k_.resize(s_.node_kinds.size());
+  kind_dirty_.assign(s_.node_kinds.size(), 0);
   kinds_of_gpu_.resize(static_cast<std::size_t>(n));
   downstream_.resize(static_cast<std::size_t>(n));
   for (std::size_t k = 0; k < s_.node_kinds.size(); ++k)
@@ -53,7 +87,7 @@ PowerThermalModel::PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setu
     st.peak_c = st.temp_c;
     st.window_start_c = st.temp_c;
     st.window_peak_c = st.temp_c;
-    if (s_.periodic_correction && window_open_) st.window_points.emplace_back(0, st.temp_c);
+    if (s_.periodic_correction && window_open_) st.window_points.push_back({0, st.temp_c, 1.0});
   }
   for (int i = 0; i < n; ++i) g_[i].inlet_c = inlet_of(i);
   for (std::size_t k = 0; k < k_.size(); ++k) {
@@ -136,15 +170,26 @@ void PowerThermalModel::advance_gpu(int i, std::int64_t now) {
     st.temp_integral += st.temp_c * dt;
     st.throttled_ns += now - st.last_ns;
   } else {
-    st.temp_integral += temperature_integral(rc, st.temp_c, st.power_w, st.inlet_c, dt);
-    const double end = temperature_after(rc, st.temp_c, st.power_w, st.inlet_c, dt);
+    const Exponentials& e = exponentials(-dt / rc.tau_s());
+    st.temp_integral += temperature_integral_expm1(rc, st.temp_c, st.power_w, st.inlet_c, dt, e.expm1_x);
+    const double end = temperature_after_decay(rc, st.temp_c, st.power_w, st.inlet_c, e.exp_x);
     // Between events T moves monotonically toward the steady state: the peak is at an end.
     st.temp_c = end;
     st.peak_c = std::max(st.peak_c, end);
     st.window_peak_c = std::max(st.window_peak_c, end);
-    if (s_.periodic_correction && window_open_) push_window_point(st.window_points, now, end);
+    if (s_.periodic_correction && window_open_) {
+      const std::int64_t since_ns = now - window_start_ns_;
+      if (since_ns != weight_memo_.since_ns || !same_bits(rc.tau_s(), weight_memo_.tau_s))
+        weight_memo_ = {since_ns, rc.tau_s(), window_weight(since_ns, rc.tau_s())};
+      push_window_point(st.window_points, {now, end, weight_memo_.weight});
+    }
   }
   st.last_ns = now;
+}
+
+const PowerThermalModel::Exponentials& PowerThermalModel::exponentials(double x) {
+  if (!same_bits(x, exp_memo_.x)) exp_memo_ = {x, std::exp(x), std::expm1(x)};
+  return exp_memo_;
 }
 
 void PowerThermalModel::counters(int i) {
@@ -160,13 +205,24 @@ void PowerThermalModel::set_gpu_power(int i, double p) {
   const std::int64_t now = sim_.now().ns();
   for (int k : kinds_of_gpu_[i]) {
     advance_kind(k, now);
-    double sum = 0;
-    for (int j : s_.node_kinds[k].gpus) sum += j == i ? p : g_[j].power_w;
-    k_[k].gpu_w = sum;
-    k_[k].power_w = node_ac_w(sum);
+    if (!kind_dirty_[k]) {
+      kind_dirty_[k] = 1;
+      dirty_kinds_.push_back(k);
+    }
   }
   st.power_w = p;
   counters(i);
+}
+
+void PowerThermalModel::update_dirty_kinds() {
+  for (int k : dirty_kinds_) {
+    double sum = 0;
+    for (int j : s_.node_kinds[k].gpus) sum += g_[j].power_w;
+    k_[k].gpu_w = sum;
+    k_[k].power_w = node_ac_w(sum);
+    kind_dirty_[k] = 0;
+  }
+  dirty_kinds_.clear();
 }
 
 void PowerThermalModel::schedule_threshold(int i) {
@@ -275,6 +331,7 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
     st.min_clock = std::min(st.min_clock, clock[k]);
     set_gpu_power(i, p);
   }
+  update_dirty_kinds();
   // Inlets of this worker's GPUs and of those downstream of them follow the new powers.
   std::vector<std::uint32_t> others;
   for (int i : gpus) {
@@ -371,7 +428,7 @@ void PowerThermalModel::compute_done(int iteration) {
     // once the window is closed (finish() reads closed_g_), so the copy would double its memory.
     closed_g_.resize(g_.size());
     for (std::size_t i = 0; i < g_.size(); ++i) {
-      std::vector<std::pair<std::int64_t, double>> points = std::move(g_[i].window_points);
+      std::vector<WindowPoint> points = std::move(g_[i].window_points);
       g_[i].window_points.clear();
       closed_g_[i] = g_[i];
       closed_g_[i].window_points = std::move(points);
@@ -392,7 +449,7 @@ void PowerThermalModel::compute_done(int iteration) {
     st.throttled_ns = 0;
     st.peak_w = st.power_w;
     st.window_points.clear();
-    if (s_.periodic_correction) st.window_points.emplace_back(now, st.temp_c);
+    if (s_.periodic_correction) st.window_points.push_back({now, st.temp_c, 1.0});
   }
   for (KindState& ks : k_) ks.window_energy_j = ks.energy_j;
 }
@@ -482,9 +539,7 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
       gt.end_c = st.temp_c + corr * decay;
       gt.average_c += corr * tau / window_s * (1.0 - decay);
       gt.peak_c = gt.start_c;
-      for (const auto& [t_ns, temp] : st.window_points)
-        gt.peak_c =
-            std::max(gt.peak_c, temp + corr * std::exp(-static_cast<double>(t_ns - window_start_ns_) * kNsToS / tau));
+      for (const WindowPoint& p : st.window_points) gt.peak_c = std::max(gt.peak_c, p.temp_c + corr * p.weight);
     }
     if (gt.peak_c > tr.peak_c || i == 0) {
       tr.peak_c = gt.peak_c;

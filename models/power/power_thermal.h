@@ -91,6 +91,14 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
  public:
   PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setup);
 
+  /// One event of a GPU's window series: time, temperature and the weight its periodic
+  /// correction gets at finish(), exp(-(t_ns - window start) / tau) (window_weight).
+  struct WindowPoint {
+    std::int64_t t_ns = 0;
+    double temp_c = 0;
+    double weight = 1;
+  };
+
   double stream_changed(std::uint32_t worker, unsigned stream, bool busy, Activity a, double compute_fraction) override;
   void barrier_done(int iteration) override;
   /// Opens the report's window at the end of the next-to-last iteration's compute and closes it
@@ -146,9 +154,10 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
     double window_energy_j = 0, window_start_c = 0;
     double window_start_integral = 0;
     double window_peak_c = 0;
-    /// (ns, C) at every event in the window, kept only for periodic_correction (the corrected
-    /// trajectory is monotone between events, so its peak is at one of these points).
-    std::vector<std::pair<std::int64_t, double>> window_points;
+    /// (ns, C) at the events in the window that can hold the corrected peak, kept only for
+    /// periodic_correction (the corrected trajectory is monotone between events, so its peak is
+    /// at one of the events; push_window_point drops the events that cannot be it).
+    std::vector<WindowPoint> window_points;
   };
   struct WorkerState {
     Activity compute = Activity::idle;
@@ -174,7 +183,18 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   void account_clock(int i, std::int64_t now);
   void advance_kind(int k, std::int64_t now);
   void recompute_worker(std::uint32_t w, int depth);
+  /// Sets GPU i's power after advancing its nodes (kinds) to now; their sums follow in
+  /// update_dirty_kinds, once per worker update rather than once per GPU of the node (nothing
+  /// reads a node's power between: advancing it again at the same instant is a no-op).
   void set_gpu_power(int i, double p);
+  void update_dirty_kinds();
+  /// exp(x) and expm1(x), x = -dt / tau: the GPUs of a worker advance over one interval with one
+  /// tau, so computed once for them (the same bits as computing each time).
+  struct Exponentials {
+    double x = std::numeric_limits<double>::quiet_NaN();
+    double exp_x = 0, expm1_x = 0;
+  };
+  const Exponentials& exponentials(double x);
   double inlet_of(int i) const;
   void schedule_threshold(int i);
   double node_ac_w(double gpu_w) const;
@@ -194,6 +214,14 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   std::uint32_t power_name_ = 0, temp_name_ = 0;
   double design_heat_w_ = 0;
   std::vector<double> scratch_clock_, scratch_speed_, scratch_hold_;
+  std::vector<char> kind_dirty_;  ///< per kind: in dirty_kinds_
+  std::vector<int> dirty_kinds_;  ///< kinds whose GPU power changed since update_dirty_kinds
+  Exponentials exp_memo_;
+  /// The last window weight (window_weight) and its arguments.
+  struct {
+    std::int64_t since_ns = -1;
+    double tau_s = 0, weight = 1;
+  } weight_memo_;
   double cpu_w_ = 0;
   std::int64_t window_start_ns_ = 0;
   std::int64_t window_end_ns_ = -1;  ///< when the window closed; -1 while it is open

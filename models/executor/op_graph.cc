@@ -184,6 +184,7 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
       }
       call_.op = task.op;
       call_.bytes = task.bytes;
+      call_.moe = task.moe;
       call_.ranks.assign(g_.groups.gpus.begin() + g_.groups.offset[task.group_begin],
                          g_.groups.gpus.begin() + g_.groups.offset[task.group_begin + 1]);
       c = coll_.kernel_ctas(call_);
@@ -238,6 +239,7 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
       const std::uint32_t group = t.group_begin + k;
       call_.op = t.op;
       call_.bytes = t.bytes;
+      call_.moe = t.moe;
       call_.ranks.assign(g_.groups.gpus.begin() + g_.groups.offset[group],
                          g_.groups.gpus.begin() + g_.groups.offset[group + 1]);
       if (t.kind != TaskKind::collective)

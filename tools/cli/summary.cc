@@ -252,7 +252,15 @@ void print_layout(std::ostream& o, const models::Scenario& sc, const models::Rep
   o << "Layout     TP " << r.tp;
   if (r.cp > 1) o << " x CP " << r.cp;
   o << " x PP " << r.pp << " x DP " << r.dp;
-  if (r.ep > 1) o << " (EP " << r.ep << ")";
+  if (r.ep > 1) {
+    o << " (EP " << r.ep;
+    if (sc.training.ep_all_to_all == models::EpAllToAll::deepep) {
+      o << ", DeepEP all-to-all";
+      if (sc.training.moe_max_nodes_per_token > 0)
+        o << ", at most " << sc.training.moe_max_nodes_per_token << " nodes per token";
+    }
+    o << ")";
+  }
   if (sc.parallel.schedule == models::PipelineSchedule::interleaved_one_f_one_b)
     o << " (interleaved, " << sc.parallel.virtual_stages << " chunks)";
   o << ", micro-batch " << sc.training.micro_batch_size << " x " << r.micro_batches << " per pipeline, global batch "

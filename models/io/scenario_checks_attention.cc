@@ -111,27 +111,22 @@ void check_ep_all_to_all(const models::Scenario& s, const models::NodeTemplate* 
   const models::TrainingSpec& t = s.training;
   const char* const kind = "workload.training.ep_all_to_all";
   const char* const limit = "workload.training.moe_max_nodes_per_token";
-  if (t.ep_all_to_all == models::EpAllToAll::flat) {
-    if (k.present(limit))
-      k.error(limit,
-              "is set but ep_all_to_all is flat (expected ep_all_to_all: deepep: flat sends every top-k slot "
-              "on its own, so the node limit changes none of its bytes)");
-    return;
-  }
   if (m.num_experts <= 0) {
-    k.error(kind, "is deepep for a dense model (expected flat, or num_experts >= 1)");
+    if (t.ep_all_to_all == models::EpAllToAll::deepep)
+      k.error(kind, "is deepep for a dense model (expected flat, or num_experts >= 1)");
+    if (k.present(limit)) k.error(limit, "is set but num_experts is 0 (expected num_experts >= 1 for a MoE model)");
     return;
   }
-  if (s.parallel.ep <= 1) {
-    k.error(kind, "is deepep with ep " + to_string(s.parallel.ep) +
-                      " (expected ep > 1: without expert parallelism there is no all-to-all)");
-    return;
+  if (t.ep_all_to_all == models::EpAllToAll::deepep) {
+    if (s.parallel.ep <= 1)
+      k.error(kind, "is deepep with ep " + to_string(s.parallel.ep) +
+                        " (expected ep > 1: without expert parallelism there is no all-to-all)");
+    if (m.moe_capacity_factor != 0.0)
+      k.error(kind, "is deepep with moe_capacity_factor " + Checker::number(m.moe_capacity_factor) +
+                        " (expected moe_capacity_factor 0: DeepEP dispatches dropless, without padded slots)");
   }
-  if (m.moe_capacity_factor != 0.0)
-    k.error(kind, "is deepep with moe_capacity_factor " + Checker::number(m.moe_capacity_factor) +
-                      " (expected moe_capacity_factor 0: DeepEP dispatches dropless, without padded slots)");
   if (!k.int_field(limit, t.moe_max_nodes_per_token) || t.moe_max_nodes_per_token == 0 || node == nullptr ||
-      node->gpus_per_node < 1 || m.moe_top_k < 1 || m.num_experts % s.parallel.ep != 0)
+      node->gpus_per_node < 1 || m.moe_top_k < 1 || s.parallel.ep < 1 || m.num_experts % s.parallel.ep != 0)
     return;
   // The EP group: ep data-parallel ranks of one TP rank, tp apart (Megatron's tp-cp-dp-pp order).
   const std::int64_t span = static_cast<std::int64_t>(s.parallel.ep) * s.parallel.tp;

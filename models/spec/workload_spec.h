@@ -229,7 +229,8 @@ struct TrainingSpec {
   EpAllToAll ep_all_to_all = EpAllToAll::flat;
   /// Node-limited routing (DeepSeek-V3, arXiv:2412.19437 §2.1.2: M = 4): each token's experts lie
   /// on at most this many of the EP group's nodes. 0 (default) = unlimited. Changes only what
-  /// deepep sends (flat sends every slot anyway), so it is read only with ep_all_to_all deepep.
+  /// deepep sends (flat sends every slot anyway); accepted with flat so a what-if can switch the
+  /// all-to-all alone.
   int moe_max_nodes_per_token = 0;
   bool operator==(const TrainingSpec&) const = default;
 };

@@ -1,6 +1,6 @@
 // workload.training.ep_all_to_all and moe_max_nodes_per_token (issue 19: DeepEP's hierarchical
-// all-to-all and node-limited routing): loaded into the struct, printed back only when set, and
-// every bad value refused with its exact positioned error.
+// all-to-all and node-limited routing): loaded into the struct and every bad value refused with
+// its exact positioned error.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -41,11 +41,14 @@ TEST(EpAllToAllFields, LoadedWithDefaults) {
 }
 
 TEST(EpAllToAllFields, BadValuesArePositioned) {
-  EXPECT_EQ(errors_of(scenario("moe_max_nodes_per_token: 4")),
-            (std::vector<std::string>{
-                "t.textproto:5:36: workload.training.moe_max_nodes_per_token: is set but ep_all_to_all is flat "
-                "(expected ep_all_to_all: deepep: flat sends every top-k slot on its own, so the node limit changes "
-                "none of its bytes)"}));
+  // The node limit describes the router: accepted with flat too (whose bytes do not depend on it),
+  // so a what-if can switch the all-to-all alone.
+  EXPECT_EQ(load_scenario_text(scenario("moe_max_nodes_per_token: 2"), "t.textproto", Format::text)
+                .training.moe_max_nodes_per_token,
+            2);
+  EXPECT_EQ(errors_of(scenario("moe_max_nodes_per_token: 4", "num_experts: 0", "dp: 32")),
+            (std::vector<std::string>{"t.textproto:5:36: workload.training.moe_max_nodes_per_token: is set but "
+                                      "num_experts is 0 (expected num_experts >= 1 for a MoE model)"}));
   EXPECT_EQ(errors_of(scenario("ep_all_to_all: deepep moe_max_nodes_per_token: -1")),
             (std::vector<std::string>{"t.textproto:5:58: workload.training.moe_max_nodes_per_token: got -1 (expected "
                                       "an integer from 0 to 65536, 0 for no node limit)"}));

@@ -106,6 +106,9 @@ void CollectiveEngine::validate(const CollectiveCall& call) const {
     throw std::invalid_argument("collective: send_recv needs exactly 2 ranks (got " +
                                 std::to_string(call.ranks.size()) + ")");
   }
+  if (call.moe.kind != EpAllToAll::flat && call.op != CollectiveOp::all_to_all)
+    throw std::invalid_argument(std::string("collective: a deepep dispatch runs only all_to_all (got ") +
+                                collective_op_name(call.op) + ")");
   const int gpus = cluster_.num_gpus();
   if (++stamp_ == 0) {
     std::fill(rank_stamp_.begin(), rank_stamp_.end(), 0);
@@ -122,12 +125,15 @@ void CollectiveEngine::validate(const CollectiveCall& call) const {
 }
 
 const CollectivePlan& CollectiveEngine::plan_for(CollectiveOp op, CollectiveAlgorithm algorithm,
-                                                 std::span<const int> ranks) const {
-  const std::uint64_t h = plan_hash(op, algorithm, ranks);
+                                                 std::span<const int> ranks, const MoeDispatch& moe) const {
+  std::uint64_t h = plan_hash(op, algorithm, ranks);
+  if (moe.kind != EpAllToAll::flat)
+    h = mix64(h ^ (static_cast<std::uint64_t>(moe.experts) << 24) ^ (static_cast<std::uint64_t>(moe.top_k) << 12) ^
+              static_cast<std::uint64_t>(moe.max_nodes_per_token));
   auto& bucket = plan_index_[h];
   for (std::uint32_t idx : bucket) {
     const CollectivePlan& p = plans_[idx];
-    if (p.op == op && p.algorithm == algorithm &&
+    if (p.op == op && p.algorithm == algorithm && p.moe == moe &&
         std::equal(p.ranks.begin(), p.ranks.end(), ranks.begin(), ranks.end())) {
       return p;
     }
@@ -137,9 +143,11 @@ const CollectivePlan& CollectiveEngine::plan_for(CollectiveOp op, CollectiveAlgo
   plan.op = op;
   plan.algorithm = algorithm == CollectiveAlgorithm::automatic ? CollectiveAlgorithm::ring : algorithm;
   plan.ranks.assign(ranks.begin(), ranks.end());
+  plan.moe = moe;
   build_plan(plan, PlanInputs{cluster_, net_, plan_scratch_});
   plan.algorithm = algorithm == CollectiveAlgorithm::automatic ? CollectiveAlgorithm::ring : plan.algorithm;
-  if (const CalibrationProfile* p = cluster_.spec().profile.get()) {
+  // A profile's all_to_all fit is NCCL's flat all-to-all: not DeepEP's kernels.
+  if (const CalibrationProfile* p = cluster_.spec().profile.get(); p != nullptr && moe.kind == EpAllToAll::flat) {
     plan.fit = p->collective(op, static_cast<int>(ranks.size()));
   }
   if (plan.algorithm != CollectiveAlgorithm::ring && plan.applicable && plan.num_nodes > 1 && plan.rails > 0) {
@@ -160,7 +168,7 @@ CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const
   validate(call);
   *plan = nullptr;
   if (call.ranks.size() == 1) return CollectiveChoice{};
-  const CollectivePlan& ring = plan_for(call.op, CollectiveAlgorithm::ring, call.ranks);
+  const CollectivePlan& ring = plan_for(call.op, CollectiveAlgorithm::ring, call.ranks, call.moe);
   *plan = &ring;
   if (!is_ring_op(call.op)) {
     // all_to_all / send_recv are NCCL's grouped send/recv: NCCL_ALGO and NCCL_PROTO do not apply
@@ -225,6 +233,7 @@ int CollectiveEngine::kernel_ctas(const CollectiveCall& call) const {
   // across nodes, the model's hierarchical plan): the comm's channels, the ring's.
   const NcclChannelCut cut = nccl_channel_cut(*plan, static_cast<int>(choice.protocol), call.bytes);
   if (cut.channels > 0) return cut.channels;
+  // DeepEP's kernels: the flat all-to-all's (its SM budget, Buffer::set_num_sms, is not modelled).
   return plan_for(call.op, CollectiveAlgorithm::ring, call.ranks).nccl_channels;
 }
 

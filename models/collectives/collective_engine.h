@@ -119,6 +119,9 @@ struct CollectiveCall {
   /// automatic: least predicted time (or the cluster's forced NCCL_ALGO); others force it when it
   /// applies to the call (see the model above), else automatic.
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  /// all_to_all of a MoE layer: flat (default) or DeepEP's deduplicated dispatch
+  /// (models/collectives/moe_dispatch.h); kind deepep only with all_to_all.
+  MoeDispatch moe{};
 };
 
 // CollectiveChoice (what the engine would run, and its closed-form time), NcclLatencyUs,
@@ -245,7 +248,9 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
 
   void validate(const CollectiveCall& call) const;
   /// The cached plan of (op, algorithm, ranks), built (collective_plans.h) on first use.
-  const CollectivePlan& plan_for(CollectiveOp op, CollectiveAlgorithm algorithm, std::span<const int> ranks) const;
+  /// moe: all_to_all's dispatch kind (part of the key; flat for every other op).
+  const CollectivePlan& plan_for(CollectiveOp op, CollectiveAlgorithm algorithm, std::span<const int> ranks,
+                                 const MoeDispatch& moe = {}) const;
   CollectiveChoice choose_plan(const CollectiveCall& call, const CollectivePlan** plan) const;
   /// Sets plan.nccl_channels and ring_simple_threads (ring, tree, PAT; CollectivePlan).
   void set_nccl_channels(CollectivePlan& plan) const;

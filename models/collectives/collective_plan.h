@@ -53,7 +53,10 @@ struct CollectivePlan {
   CollectiveOp op{};
   CollectiveAlgorithm algorithm{};
   std::vector<int> ranks;  ///< GPU ids in rank order
-  int channels = 1;        ///< parallel rings/trees (1 for all_to_all/send_recv)
+  /// all_to_all: flat, or DeepEP's per-node deduplicated dispatch (moe_dispatch.h); part of the
+  /// plan's key.
+  MoeDispatch moe{};
+  int channels = 1;  ///< parallel rings/trees (1 for all_to_all/send_recv)
   int num_nodes = 1;
   std::vector<CollectivePhase> phases;
   std::vector<CollectiveFlowTemplate> flows;

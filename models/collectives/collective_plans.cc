@@ -500,6 +500,7 @@ void build_send_recv_plan(CollectivePlan& plan, const RankGroups& g, const PlanI
 }
 
 void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
+  if (plan.moe.kind == EpAllToAll::deepep) return build_deepep_plan(plan, g, in);
   const Cluster& cluster = in.cluster;
   const std::vector<int>& ranks = plan.ranks;
   const int n = static_cast<int>(ranks.size());
@@ -638,7 +639,7 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
   plan.algorithm = CollectiveAlgorithm::ring;
   if (plan.op == CollectiveOp::send_recv || plan.op == CollectiveOp::all_to_all) {
     (plan.op == CollectiveOp::send_recv ? build_send_recv_plan : build_all_to_all_plan)(plan, g, in);
-    if (nodes == 1) set_p2p_schedule(plan, g, in);  // NCCL's p2p planner inside one node
+    if (nodes == 1 && plan.moe.kind == EpAllToAll::flat) set_p2p_schedule(plan, g, in);  // NCCL's, not DeepEP's
   } else if (nodes > 1 && g.rails.empty()) {
     throw std::invalid_argument("collective: the group spans nodes without NICs");
   } else {

@@ -84,7 +84,13 @@ void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs&
 /// CollNet Direct and CollNet Chain (plan.algorithm says which): all_reduce across nodes reduced
 /// by the fabric's SHARP switches.
 void build_collnet_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+/// all_to_all: flat (every rank sends 1/n of the call's bytes to every other), or with plan.moe
+/// deepep DeepEP's deduplicated dispatch (moe_dispatch.h; needs the same number of the group's GPUs
+/// on every node, else std::invalid_argument "deepep all-to-all: ...").
 void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+/// all_to_all with plan.moe deepep (deepep_plan.cc): one phase of DeepEP's RDMA and NVLink flows
+/// at moe_dispatch.h's byte fractions.
+void build_deepep_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_send_recv_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 /// all_to_all / send_recv on one node whose pairs all talk over NVLink: sets plan's NCCL p2p
 /// schedule (CollectivePlan::p2p_channels ..., nccl_p2p.h; p2p_schedule.cc): all_to_all sends in

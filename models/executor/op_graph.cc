@@ -183,9 +183,9 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
         c = task.op == CollectiveOp::all_gather ? kUbRingExchangeSms : kUbPipelineSms;
         return c;
       }
-      Prepared& p = prepared(task.group_begin, task.op, task.bytes);
+      Prepared& p = prepared(task.group_begin, task.op, task.bytes, task.moe);
       if (p.ctas < 0) {
-        set_call(task.group_begin, task.op, task.bytes);
+        set_call(task.group_begin, task.op, task.bytes, task.moe);
         p.ctas = coll_.kernel_ctas(call_);
       }
       c = p.ctas;
@@ -194,18 +194,20 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   }
 
   /// A collective of group `group` as the engine decided it (CollectiveEngine::prepare) and its
-  /// kernel's CTAs (-1: not computed yet), per distinct (op, bytes) of the group.
+  /// kernel's CTAs (-1: not computed yet), per distinct (op, bytes, MoE dispatch) of the group.
   struct Prepared {
     CollectiveOp op;
     double bytes;
+    MoeDispatch moe;
     CollectiveEngine::Prepared call;
     int ctas = -1;
   };
 
-  /// call_ = op of `bytes` over group `group`'s GPUs.
-  void set_call(std::uint32_t group, CollectiveOp op, double bytes) {
+  /// call_ = op of `bytes` over group `group`'s GPUs (moe: an all_to_all's dispatch kind).
+  void set_call(std::uint32_t group, CollectiveOp op, double bytes, const MoeDispatch& moe) {
     call_.op = op;
     call_.bytes = bytes;
+    call_.moe = moe;
     call_.ranks.assign(g_.groups.gpus.begin() + g_.groups.offset[group],
                        g_.groups.gpus.begin() + g_.groups.offset[group + 1]);
   }
@@ -213,12 +215,12 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   /// The prepared collective `op` of `bytes` over group `group`, prepared on first use: the same
   /// calls recur every micro-batch, and the engine's choice is a function of the call alone. A
   /// group sees a few distinct (op, bytes): a linear search.
-  Prepared& prepared(std::uint32_t group, CollectiveOp op, double bytes) {
+  Prepared& prepared(std::uint32_t group, CollectiveOp op, double bytes, const MoeDispatch& moe) {
     std::vector<Prepared>& list = prepared_[group];
     for (Prepared& p : list)
-      if (p.op == op && p.bytes == bytes) return p;
-    set_call(group, op, bytes);
-    list.push_back(Prepared{op, bytes, coll_.prepare(call_)});
+      if (p.op == op && p.bytes == bytes && p.moe == moe) return p;
+    set_call(group, op, bytes, moe);
+    list.push_back(Prepared{op, bytes, moe, coll_.prepare(call_)});
     return list.back();
   }
 
@@ -268,11 +270,11 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     for (std::uint32_t k = 0; k < t.group_count; ++k) {
       const std::uint32_t group = t.group_begin + k;
       if (t.kind != TaskKind::collective) {
-        set_call(group, t.op, t.bytes);
+        set_call(group, t.op, t.bytes, t.moe);
         coll_.start_host_copy(call_.ranks, t.bytes, t.kind == TaskKind::to_host, this, op.task,
                               t.host_buffers == kNone ? own_buffers_ : g_.host_buffers.at(t.host_buffers));
       } else {
-        coll_.start(prepared(group, t.op, t.bytes).call, this, op.task);
+        coll_.start(prepared(group, t.op, t.bytes, t.moe).call, this, op.task);
       }
     }
   }

@@ -109,6 +109,7 @@ struct Task {
   /// Host copies: where the buffers lie and who copies at once, an index into
   /// OpGraph::host_buffers; kNone: every GPU's buffer on its own socket (HostBuffers{}).
   std::uint32_t host_buffers = kNone;
+  MoeDispatch moe{};  ///< all_to_all of a MoE layer: flat or deepep (CollectiveCall::moe)
 };
 
 /// GPU lists that collectives run over (global GPU indices of the Cluster).

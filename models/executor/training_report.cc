@@ -43,7 +43,15 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
                " of peak); treat with care";
   }
   r.compute_model = compute_model_name(sc.training.compute_model);
-  if (sc.training.flash_attention) r.attention_kernel = attention_kernel_name(sc.training.attention_kernel);
+  // The fused attention kernel whose constants timed attention: cuDNN's only under the kernel model
+  // on a GPU it was measured on (attention_model.h; elsewhere FlashAttention-2's apply, and
+  // training_fit's attention efficiency is FA2-class), as compute_model.cc with_compute_model.
+  if (sc.training.flash_attention) {
+    const bool cudnn = sc.training.attention_kernel == AttentionKernel::cudnn &&
+                       sc.training.compute_model == ComputeModel::kernel &&
+                       default_compute_params(gpu).cudnn_attention.has_value();
+    r.attention_kernel = attention_kernel_name(cudnn ? AttentionKernel::cudnn : AttentionKernel::flash2);
+  }
   if (sc.cluster.profile != nullptr) {
     r.profile = sc.cluster.profile->origin;
     r.profile_gpu = sc.cluster.profile->gpu;

@@ -134,6 +134,7 @@ class GraphBuilder {
         const std::uint32_t task =
             private_task(seg.op, seg.bytes, plan_.ep_group(replica_, stage_), static_cast<std::uint32_t>(plan_.tp));
         g_.tasks[task].expected = static_cast<std::uint32_t>(plan_.ep);
+        g_.tasks[task].moe = seg.moe;
         const std::uint32_t op = compute_stream_op(Role::ep_comm, label, mb);
         g_.ops[op].task = task;
         g_.ep_tasks.push_back(task);

@@ -67,12 +67,26 @@ std::optional<std::string> wrong_kind_message(std::string_view text, std::string
   // Fields the document has that only the expected kind knows rule every other kind out.
   const std::unique_ptr<pb::Message> as_expected = mine->make();
   read_message(text, origin, format, *as_expected);
+  // Of the kinds the document could be, the one it reads as with the fewest errors (a measurements
+  // file has a `power` field a scenario knows too, but its other fields only a measurements file
+  // reads); ties: the order of kinds().
+  const Kind* best = nullptr;
+  std::size_t best_errors = 0;
   for (const Kind& k : kinds()) {
     if (&k == mine || !set_fields_unknown_to(*as_expected, k.type).empty()) continue;
     const std::unique_ptr<pb::Message> as_other = k.make();
     const ReadOutcome read = read_message(text, origin, format, *as_other);
+    if (set_fields_unknown_to(*as_other, expected).empty()) continue;
+    if (best == nullptr || read.errors.size() < best_errors) {
+      best = &k;
+      best_errors = read.errors.size();
+    }
+  }
+  if (best != nullptr) {
+    const Kind& k = *best;
+    const std::unique_ptr<pb::Message> as_other = k.make();
+    const ReadOutcome read = read_message(text, origin, format, *as_other);
     const std::vector<const pb::FieldDescriptor*> only_other = set_fields_unknown_to(*as_other, expected);
-    if (only_other.empty()) continue;
     std::string names;
     const pb::FieldDescriptor* first = nullptr;
     SourcePos first_pos;

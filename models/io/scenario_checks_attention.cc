@@ -1,7 +1,10 @@
 // The semantic checks of the attention shape (scenario_checks.h, check_attention): explicit head
-// dim, multi-head latent attention, sliding-window layers, and the MoE expert imbalance.
+// dim, multi-head latent attention, sliding-window layers, the MoE expert imbalance, and the
+// expert-parallel all-to-all's kind with node-limited routing (check_ep_all_to_all).
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "models/io/scenario_checks.h"
@@ -100,6 +103,42 @@ void check_attention(const models::Scenario& s, Checker& k) {
                                                          " (expected a number from 1 (balanced) to num_experts / " +
                                                          "moe_top_k = " + Checker::number(most) + ")");
   }
+}
+
+void check_ep_all_to_all(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
+  using std::to_string;
+  const models::ModelSpec& m = s.model;
+  const models::TrainingSpec& t = s.training;
+  const char* const kind = "workload.training.ep_all_to_all";
+  const char* const limit = "workload.training.moe_max_nodes_per_token";
+  if (m.num_experts <= 0) {
+    if (t.ep_all_to_all == models::EpAllToAll::deepep)
+      k.error(kind, "is deepep for a dense model (expected flat, or num_experts >= 1)");
+    if (k.present(limit)) k.error(limit, "is set but num_experts is 0 (expected num_experts >= 1 for a MoE model)");
+    return;
+  }
+  if (t.ep_all_to_all == models::EpAllToAll::deepep) {
+    if (s.parallel.ep <= 1)
+      k.error(kind, "is deepep with ep " + to_string(s.parallel.ep) +
+                        " (expected ep > 1: without expert parallelism there is no all-to-all)");
+    if (m.moe_capacity_factor != 0.0)
+      k.error(kind, "is deepep with moe_capacity_factor " + Checker::number(m.moe_capacity_factor) +
+                        " (expected moe_capacity_factor 0: DeepEP dispatches dropless, without padded slots)");
+  }
+  if (!k.int_field(limit, t.moe_max_nodes_per_token) || t.moe_max_nodes_per_token == 0 || node == nullptr ||
+      node->gpus_per_node < 1 || m.moe_top_k < 1 || s.parallel.ep < 1 || m.num_experts % s.parallel.ep != 0)
+    return;
+  // The EP group: ep data-parallel ranks of one TP rank, tp apart (Megatron's tp-cp-dp-pp order).
+  const std::int64_t span = static_cast<std::int64_t>(s.parallel.ep) * s.parallel.tp;
+  const std::int64_t nodes = std::max<std::int64_t>(1, (span + node->gpus_per_node - 1) / node->gpus_per_node);
+  if (m.num_experts % nodes != 0) return;  // uneven over nodes: the run's deepep plan says why
+  const std::int64_t per_node = m.num_experts / nodes;
+  const std::int64_t routed = std::min<std::int64_t>(t.moe_max_nodes_per_token, nodes);
+  if (routed * per_node < m.moe_top_k)
+    k.error(limit, "got " + to_string(t.moe_max_nodes_per_token) + ": " + to_string(routed) + " of the EP group's " +
+                       to_string(nodes) + " nodes hold " + to_string(routed * per_node) +
+                       " experts, fewer than moe_top_k " + to_string(m.moe_top_k) +
+                       " (expected 0 for no limit, or >= " + to_string((m.moe_top_k + per_node - 1) / per_node) + ")");
 }
 
 }  // namespace traincast::io::detail

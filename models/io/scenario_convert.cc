@@ -212,6 +212,8 @@ static_assert(static_cast<int>(models::CrossEntropy::unfused) == tp::TrainingSpe
               tp::TrainingSpec::CrossEntropy_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::AttentionKernel::cudnn) == tp::TrainingSpec::cudnn &&
               tp::TrainingSpec::AttentionKernel_ARRAYSIZE == 2);
+static_assert(static_cast<int>(models::EpAllToAll::deepep) == tp::TrainingSpec::deepep &&
+              tp::TrainingSpec::EpAllToAll_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::Architecture::encoder) == tp::ModelSpec::encoder &&
               tp::ModelSpec::Architecture_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::ModelFamily::resnet) == tp::ModelSpec::resnet &&

@@ -188,6 +188,9 @@ constexpr ScenarioField kFields[] = {
     field<&S::training, &Training::selective_policy>("workload.training.selective_policy", Written::if_changed),
     field<&S::training, &Training::cross_entropy>("workload.training.cross_entropy", Written::if_changed),
     field<&S::training, &Training::attention_kernel>("workload.training.attention_kernel", Written::if_changed),
+    field<&S::training, &Training::ep_all_to_all>("workload.training.ep_all_to_all", Written::if_changed),
+    field<&S::training, &Training::moe_max_nodes_per_token>("workload.training.moe_max_nodes_per_token",
+                                                            Written::if_changed),
     // workload.offload
     field<&S::offload, &Offload::optimizer>("workload.offload.optimizer", offload),
     field<&S::offload, &Offload::host_memory_bytes_per_s>("workload.offload.host_memory_bytes_per_s", offload),

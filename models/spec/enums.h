@@ -70,6 +70,13 @@ constexpr const char* attention_kernel_name(AttentionKernel k) {
   return k == AttentionKernel::cudnn ? "cudnn" : "flash2";
 }
 
+/// How a MoE layer's expert-parallel all-to-all moves its tokens (workload.training.ep_all_to_all;
+/// models/collectives/moe_dispatch.h): flat (NCCL's all-to-all as Megatron-Core's token
+/// dispatcher runs it: every (token, expert) slot travels on its own) or deepep (DeepEP's normal
+/// kernels: a token crosses the RDMA network once per destination node, then is forwarded over
+/// NVLink once per destination GPU).
+enum class EpAllToAll { flat, deepep };
+
 /// Transformer family: decoder (GPT/Llama: causal attention, next-token head) or encoder (BERT:
 /// bidirectional attention, masked-LM + next-sentence heads).
 enum class Architecture { decoder, encoder };

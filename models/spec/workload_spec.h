@@ -221,6 +221,17 @@ struct TrainingSpec {
   /// Which fused attention kernel runs when flash_attention (models/spec/enums.h AttentionKernel):
   /// flash2 (default) or cudnn.
   AttentionKernel attention_kernel = AttentionKernel::flash2;
+  /// How the MoE layers' expert-parallel all-to-all moves tokens (models/spec/enums.h EpAllToAll,
+  /// models/collectives/moe_dispatch.h): flat (default: NCCL's all-to-all under Megatron-Core's
+  /// token dispatcher, every top-k slot sent on its own; the bytes before this field existed) or
+  /// deepep (DeepEP's normal kernels: once per destination node over RDMA, then once per
+  /// destination GPU over NVLink). deepep only with ep > 1 and dropless routing.
+  EpAllToAll ep_all_to_all = EpAllToAll::flat;
+  /// Node-limited routing (DeepSeek-V3, arXiv:2412.19437 §2.1.2: M = 4): each token's experts lie
+  /// on at most this many of the EP group's nodes. 0 (default) = unlimited. Changes only what
+  /// deepep sends (flat sends every slot anyway); accepted with flat so a what-if can switch the
+  /// all-to-all alone.
+  int moe_max_nodes_per_token = 0;
   bool operator==(const TrainingSpec&) const = default;
 };
 

@@ -39,6 +39,7 @@ struct Segment {
   double bytes = 0;  ///< collective size per rank, nccl-tests convention [bytes]
   Overlap overlap = Overlap::blocking;
   CommGroup group = CommGroup::tp;
+  MoeDispatch moe{};  ///< group ep: flat, or DeepEP's deduplicated dispatch (moe_dispatch.h)
 };
 
 using Program = std::vector<Segment>;

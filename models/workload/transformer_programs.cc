@@ -297,20 +297,28 @@ struct TransformerOps {
   const double per_expert = busy_slots / std::max(1.0, experts_local);  // GEMM rows per local expert
   const double a2a_bytes = slots * x.h * e;                             // all-to-all send buffer per rank
   const bool ep = x.ep > 1;
+  // The EP all-to-all's kind (workload.training.ep_all_to_all): flat sends every slot on its own;
+  // deepep sends a token once per destination node over RDMA and once per destination GPU over
+  // NVLink (models/collectives/moe_dispatch.h: the expected fan-out in closed form, with
+  // moe_max_nodes_per_token's node-limited routing). The call keeps the flat send buffer's size
+  // (a2a_bytes, the tokens' top-k slots); the plan gives each link its deduplicated share. The
+  // memory model is unaffected: the permuted buffers are the same tokens x top-k slots.
+  const MoeDispatch moe_dispatch{sc.training.ep_all_to_all, static_cast<int>(x.experts), static_cast<int>(x.top_k),
+                                 sc.training.moe_max_nodes_per_token};
+  void ep_all_to_all(Program& p, const char* label) {
+    ProgramBuilder::collective(p, label, CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking, CommGroup::ep);
+    p.back().moe = moe_dispatch;
+  }
   void routed_forward(Program& p) {
     // Router logits (fp32 softmax and top-k over E) and the permutation (gather of the slots).
     pb.compute(p, "router", {gemm(Tsp, x.experts, x.h, e), elementwise(Tsp * x.experts * (e + 8))});
     pb.compute(p, "permute", {elementwise(2 * slots * x.h * e)});
-    if (ep)
-      ProgramBuilder::collective(p, "ep_dispatch", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
-                                 CommGroup::ep);
+    if (ep) ep_all_to_all(p, "ep_dispatch");
     const double act_in = x.gate * busy_slots * x.fe;
     pb.compute(p, "expert_fc1",
                {gemm(per_expert, x.gate * x.fe, x.h, e, experts_local), elementwise(e * (act_in + busy_slots * x.fe))});
     pb.compute(p, "expert_fc2", {gemm(per_expert, x.h, x.fe, e, experts_local)});
-    if (ep)
-      ProgramBuilder::collective(p, "ep_combine", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
-                                 CommGroup::ep);
+    if (ep) ep_all_to_all(p, "ep_combine");
     // Unpermute: scatter back and sum the top-k outputs weighted by the router probabilities.
     pb.compute(p, "unpermute", {elementwise(2 * slots * x.h * e + Tsp * x.h * e)});
   }
@@ -348,9 +356,7 @@ struct TransformerOps {
   }
   void routed_backward(Program& p) {
     pb.compute(p, "unpermute_bwd", {elementwise(3 * slots * x.h * e)});
-    if (ep)
-      ProgramBuilder::collective(p, "ep_combine_bwd", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
-                                 CommGroup::ep);
+    if (ep) ep_all_to_all(p, "ep_combine_bwd");
     pb.compute(p, "expert_fc2_bwd",
                {gemm(per_expert, x.fe, x.h, e, experts_local), gemm(x.fe, x.h, per_expert, e, experts_local)});
     const double act_in = x.gate * busy_slots * x.fe;
@@ -358,9 +364,7 @@ struct TransformerOps {
         p, "expert_fc1_bwd",
         {elementwise(e * (2 * act_in + busy_slots * x.fe)), gemm(per_expert, x.h, x.gate * x.fe, e, experts_local),
          gemm(x.h, x.gate * x.fe, per_expert, e, experts_local)});
-    if (ep)
-      ProgramBuilder::collective(p, "ep_dispatch_bwd", CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking,
-                                 CommGroup::ep);
+    if (ep) ep_all_to_all(p, "ep_dispatch_bwd");
     pb.compute(p, "router_bwd",
                {elementwise(3 * slots * x.h * e + Tsp * x.experts * (e + 8)), gemm(Tsp, x.h, x.experts, e),
                 gemm(x.h, x.experts, Tsp, e)});

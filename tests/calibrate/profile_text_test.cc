@@ -294,6 +294,25 @@ TEST(ProfileText, AMeasurementFileGivenAsTheProfileIsNamed) {
   }
 }
 
+// A traincast-bench measurements file (it has `power`, a field a scenario has too) given as the
+// profile is named a measurements file, with the fit command (fresh-user finding: it was called a
+// scenario, whose run then called it a measurements file).
+TEST(ProfileText, ABenchMeasurementsFileGivenAsTheProfileIsNamed) {
+  const std::string text =
+      "machine { gpu_name: \"NVIDIA H200\" gpu_count: 1 }\n"
+      "power { gpu: 0 t_s: 0.5 power_w: 130 temperature_c: 40 sm_clock_mhz: 1980 }\n";
+  try {
+    io::load_profile_text(text, "bench.textproto");
+    FAIL() << "expected an error";
+  } catch (const io::ScenarioError& e) {
+    EXPECT_NE(e.errors().at(0).find("bench.textproto:1:1: machine: this is a measurements file, not a calibration "
+                                    "profile (top-level fields machine, power); fit a profile to it with `traincast "
+                                    "calibrate fit bench.textproto"),
+              std::string::npos)
+        << e.errors().at(0);
+  }
+}
+
 TEST(ProfileText, RecordsTheSystemItWasFittedOn) {
   const models::CalibrationProfile p =
       fit_profile(simulated(truth_profile(), {"all_reduce"}), consumer_options(Holdout::none));

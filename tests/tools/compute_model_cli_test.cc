@@ -3,6 +3,7 @@
 // refusal to judge a kernel-model run against training_fit's validated error band.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "tests/support/fixtures.h"
@@ -37,9 +38,32 @@ TEST_F(ComputeModelCli, RunReportNamesTheComputeModelAndAttentionKernel) {
   EXPECT_NE(k_json.find("\"compute_model\": \"kernel\""), std::string::npos) << k_json;
   EXPECT_NE(k_json.find("\"attention_kernel\": \"cudnn\""), std::string::npos);
 
+  // cudnn asked for on a GPU without cuDNN constants (A100): FA2's ran, and the report says so.
+  const Result a100 =
+      run({"run", "--json", path("a.json"), "--set", "cluster.node_template=dgx_a100", "--set",
+           "workload.training.compute_model=kernel", "--set", "workload.training.attention_kernel=cudnn"});
+  ASSERT_EQ(a100.status, 0) << a100.err;
+  EXPECT_NE(a100.out.find("framework efficiency 0.717), attention flash2\n"), std::string::npos) << a100.out;
+  EXPECT_NE(slurp(path("a.json")).find("\"attention_kernel\": \"flash2\""), std::string::npos);
+
   const Result unfused = run({"run", "--json", path("u.json"), "--set", "workload.training.flash_attention=false"});
   ASSERT_EQ(unfused.status, 0) << unfused.err;
   EXPECT_NE(slurp(path("u.json")).find("\"attention_kernel\": \"\""), std::string::npos);
+}
+
+// `--profile ""` is refused, not read as "no --profile" (fresh-user finding).
+TEST(ComputeModelCliProfile, EmptyProfileNameIsRefused) {
+  const Result r = run({"run", "--profile", ""});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--profile: empty file name (expected a calibration profile file)"), std::string::npos) << r.err;
+}
+
+// An output path under a file says that the file is not a directory (it said "does not exist").
+TEST_F(ComputeModelCli, OutputUnderAFileSaysItIsNotADirectory) {
+  { std::ofstream(path("file.json")) << "{}"; }
+  const Result r = run({"run", "--json", path("file.json") + "/out.json"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(path("file.json") + " is a file, not a directory"), std::string::npos) << r.err;
 }
 
 TEST(ComputeModelCliPlan, PlanWarnsThatCudnnHasNoEffectUnderTrainingFit) {
@@ -61,12 +85,17 @@ TEST(ComputeModelCliCompare, KernelModelHasNoGatedErrorBand) {
   EXPECT_EQ(kernel.cases, 0);
   EXPECT_EQ(kernel.absent,
             "compute_model kernel has no gated error band; docs/accuracy.md gives its development figures");
-  EXPECT_EQ(model_error_band("H20").absent, "H20 has no validated error band");
+  EXPECT_EQ(model_error_band("H20").absent,
+            "H20 has no validated error band: no published training run on it in scenarios/validation");
   const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,650", "--set",
                         "workload.training.compute_model=kernel", "--tokens", "1e9"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("not judged against model error (compute_model kernel has no gated error band"),
             std::string::npos)
+      << r.out;
+  // The "Model error" block gives the same reason (fresh-user finding: it said "no published
+  // training run on this GPU" for an H100 that has ten).
+  EXPECT_NE(r.out.find("H100-SXM5-80GB: none: compute_model kernel has no gated error band"), std::string::npos)
       << r.out;
 }
 

@@ -169,7 +169,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides,
                                                            {"traincast chakra run", {"workload.training.precision"}});
       use_profile(
-          sc, vm.count("profile") ? vm["profile"].as<std::string>() : "", overrides,
+          sc, profile_option(vm), overrides,
           [&](const std::vector<std::string>& o) {
             return io::load_cluster_scenario_file(scenario_path, o,
                                                   {"traincast chakra run", {"workload.training.precision"}});
@@ -220,7 +220,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
     overrides.push_back("options.fold_symmetric=false");  // every GPU needs its own ops
     models::Scenario sc = io::load_scenario_file(scenario_path, overrides);
     use_profile(
-        sc, vm.count("profile") ? vm["profile"].as<std::string>() : "", overrides,
+        sc, profile_option(vm), overrides,
         [&](const std::vector<std::string>& o) { return io::load_scenario_file(scenario_path, o); }, err);
     // What the exporter cannot write, refused at the field that asked for it (or its --set).
     if (sc.parallel.cp > 1) {

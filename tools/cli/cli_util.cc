@@ -83,7 +83,10 @@ void check_output_path(const std::string& path, bool force, const std::vector<st
   }
   const fs::path target = resolved(path);
   const fs::path dir = target.parent_path();
-  if (!fs::is_directory(dir, ec)) throw UsageError(path + ": directory " + dir.string() + " does not exist");
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(path + ": " +
+                     (fs::exists(dir, ec) ? dir.string() + " is a file, not a directory"
+                                          : "directory " + dir.string() + " does not exist"));
   if (::access(dir.c_str(), W_OK) != 0) {
     std::string msg = path;
     msg.append(": cannot write in ").append(dir.string()).append(" (").append(std::strerror(errno)).append(")");
@@ -280,6 +283,13 @@ void check_network_size_at(const models::Scenario& sc, const std::string& scenar
 void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err) {
   if (cs.profile == nullptr) return;
   for (const std::string& w : io::profile_hardware_mismatch(*cs.profile, cs)) err << "warning: " << w << "\n";
+}
+
+std::string profile_option(const boost::program_options::variables_map& vm) {
+  if (vm.count("profile") == 0) return {};
+  const std::string path = vm["profile"].as<std::string>();
+  if (path.empty()) throw UsageError("--profile: empty file name (expected a calibration profile file)");
+  return path;
 }
 
 void use_profile(models::Scenario& sc, const std::string& profile_path, const std::vector<std::string>& overrides,

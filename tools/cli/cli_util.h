@@ -103,6 +103,10 @@ std::string scenario_field_origin(const std::string& scenario_path, const std::s
 void check_network_size_at(const models::Scenario& sc, const std::string& scenario_path,
                            const std::vector<std::string>& overrides);
 
+/// The --profile option's file ("" when not given). An empty name given is a UsageError (exit 2),
+/// not a silent "no --profile".
+std::string profile_option(const boost::program_options::variables_map& vm);
+
 /// When cs has a profile fitted on other hardware (io::profile_hardware_mismatch), one
 /// "warning: " line per difference on err; a field that cannot apply (a GEMM surface without the
 /// GPU's peak, a power/thermal fit of another GPU) throws, alone (exit 2).

@@ -105,7 +105,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     models::Scenario sc = from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), overrides)
                                     : io::default_scenario(overrides);
     use_profile(
-        sc, vm.count("profile") ? vm["profile"].as<std::string>() : "", overrides,
+        sc, profile_option(vm), overrides,
         [&](const std::vector<std::string>& o) {
           return from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), o) : io::default_scenario(o);
         },

@@ -142,7 +142,8 @@ ErrorBand model_error_band(const std::string& gpu, const std::string& compute_mo
             "(H100 SXM5)",
             ""};
   ErrorBand none;
-  none.absent = (gpu.empty() ? std::string("this GPU") : gpu) + " has no validated error band";
+  none.absent = (gpu.empty() ? std::string("this GPU") : gpu) +
+                " has no validated error band: no published training run on it in scenarios/validation";
   return none;
 }
 

@@ -175,8 +175,7 @@ std::string format_compare(const CompareResult& r) {
     o << "  " << w.gpu << ": "
       << (w.band.cases > 0 ? format_fixed(w.band.mape_pct, 1) + " % over " + std::to_string(w.band.cases) + " runs (" +
                                  w.band.source + ")"
-                           : std::string("none validated (no published training run on this GPU in "
-                                         "scenarios/validation)"))
+                           : "none: " + w.band.absent)
       << "\n";
   }
   o << "\nVerdict:\n";
@@ -208,7 +207,8 @@ std::string compare_to_json(const CompareResult& r) {
     o << (i ? ",\n" : "\n") << "    {";
     for (std::size_t k = 0; k < f.size(); ++k)
       o << (k ? ", " : "") << json_string(f[k].first) << ": " << (numeric[k] ? f[k].second : json_string(f[k].second));
-    o << ", \"model_error_band_source\": " << json_string(r.rows[i].band.source) << "}";
+    o << ", \"model_error_band_source\": " << json_string(r.rows[i].band.source)
+      << ", \"model_error_band_absent\": " << json_string(r.rows[i].band.absent) << "}";
   }
   o << "\n  ],\n  \"verdicts\": [";
   for (std::size_t i = 0; i < r.verdicts.size(); ++i) o << (i ? ", " : "") << json_string(r.verdicts[i]);

@@ -199,7 +199,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     const std::string scenario_path = vm["scenario"].as<std::string>();
     models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides, {"traincast nccl-tests", {}});
     use_profile(
-        sc, vm.count("profile") ? vm["profile"].as<std::string>() : "", overrides,
+        sc, profile_option(vm), overrides,
         [&](const std::vector<std::string>& o) {
           return io::load_cluster_scenario_file(scenario_path, o, {"traincast nccl-tests", {}});
         },

@@ -208,8 +208,11 @@ void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const 
   }
   if (sc.training.compute_model == models::ComputeModel::kernel) {
     // The default (training_fit) prints nothing here; the JSON report's "compute" has both.
-    o << "Compute    kernel model (GEMM tile model, framework efficiency "
-      << format_fixed(models::framework_constants().in_framework_efficiency, 3) << ")";
+    // A profile's GEMM table times the GEMMs of its precisions instead of the tile model
+    // (compute_model.cc kernel_seconds); the framework efficiency applies to both.
+    const bool table = sc.cluster.profile != nullptr && sc.cluster.profile->gemm.has(sc.training.precision);
+    o << "Compute    kernel model (" << (table ? "GEMMs from the profile's GEMM table" : "GEMM tile model")
+      << ", framework efficiency " << format_fixed(models::framework_constants().in_framework_efficiency, 3) << ")";
     if (!r.attention_kernel.empty()) o << ", attention " << r.attention_kernel;
     o << "\n";
   }
@@ -260,7 +263,15 @@ void print_layout(std::ostream& o, const models::Scenario& sc, const models::Rep
   o << "Layout     TP " << r.tp;
   if (r.cp > 1) o << " x CP " << r.cp;
   o << " x PP " << r.pp << " x DP " << r.dp;
-  if (r.ep > 1) o << " (EP " << r.ep << ")";
+  if (r.ep > 1) {
+    o << " (EP " << r.ep;
+    if (sc.training.ep_all_to_all == models::EpAllToAll::deepep) {
+      o << ", DeepEP all-to-all";
+      if (sc.training.moe_max_nodes_per_token > 0)
+        o << ", at most " << sc.training.moe_max_nodes_per_token << " nodes per token";
+    }
+    o << ")";
+  }
   if (sc.parallel.schedule == models::PipelineSchedule::interleaved_one_f_one_b)
     o << " (interleaved, " << sc.parallel.virtual_stages << " chunks)";
   o << ", micro-batch " << sc.training.micro_batch_size << " x " << r.micro_batches << " per pipeline, global batch "

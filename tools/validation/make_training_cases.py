@@ -266,6 +266,8 @@ def bloom(training):
         name = "bloom-l%s-h%d-a%d-tp%d-pp%d-dp%d-mb%d-gb%d-r%d" % (layers, hidden, heads, tp, pp, dp, mb, gb, i)
         notes = "chronicles-prequel.md line %s (%s %s): %s s per iteration, %s GB max memory" % (
             r["line"], r["section"], r["subsection"], r["sec_per_iteration"], r["max_mem_per_gpu_as_published"])
+        if zero_stage is not None and zero_stage != 1:
+            notes += "; ZeRO-%d as the row states" % zero_stage
         if timed:
             cases.append(case(name, "%s:%d" % (fn, i), "bloom_base.textproto", sets, "iteration_time_s",
                               float(r["sec_per_iteration"]), assumptions, notes))

@@ -170,6 +170,12 @@ TEST(Planner, LayoutErrorsAndApply) {
   Layout no_sp = l;
   no_sp.sequence_parallel = false;
   EXPECT_FALSE(apply_layout(with_overlap, no_sp).parallel.tp_comm_overlap) << "TP overlap needs SP";
+  // The EP all-to-all's kind and node limit are the base's: a layout never changes them.
+  Scenario deepep = base;
+  deepep.training.ep_all_to_all = EpAllToAll::deepep;
+  deepep.training.moe_max_nodes_per_token = 4;
+  EXPECT_EQ(apply_layout(deepep, l).training.ep_all_to_all, EpAllToAll::deepep);
+  EXPECT_EQ(apply_layout(deepep, l).training.moe_max_nodes_per_token, 4);
   EXPECT_EQ(to_string(l), "TP 2 x PP 2 (2 chunks) x DP 2, mb 2, SP, ZeRO-1, recompute selective");
 }
 

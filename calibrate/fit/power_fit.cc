@@ -329,18 +329,19 @@ void fit_thermal(const GpuBurn& b, const models::GpuSpec& gpu, BurnGpuFit& f) {
 /// The notes of one GPU's burn fit: what was fitted, and a warning when the time constant is
 /// over twice the fitted burn.
 void add_burn_notes(const BurnGpuFit& f, bool holdout, std::vector<std::string>& notes) {
-  notes.push_back("burn GPU " + std::to_string(f.gpu) + " (" + f.where + "): idle " + fmt("%.1f", f.idle_w) +
-                  " W, burn " + fmt("%.1f", f.full_load_w) + " W" +
-                  (f.load_clock_fraction > 0 ? " at " + fmt("%.3f", f.load_clock_fraction) + " of the max SM clock"
-                                             : std::string(" (SM clock not recorded: full clock assumed)")) +
-                  " -> u(compute_bound) " + fmt("%.3f", f.compute_bound_fraction) + "; R " + fmt("%.4g", f.r_k_per_w) +
-                  " K/W (+-" + fmt("%.1f", 100 * f.r_rel_se) + "%), C " + fmt("%.4g", f.c_j_per_k) + " J/K (+-" +
-                  fmt("%.1f", 100 * f.c_rel_se) + "%), tau " + fmt("%.3g", f.r_k_per_w * f.c_j_per_k) + " s, inlet " +
-                  fmt("%.1f", f.inlet_c) + " C (fitted: not measured); fit RMS " + fmt("%.2f", f.fit_rms_k) + " K over the " +
-                  std::to_string(f.fit_samples - f.outliers) + " of " + std::to_string(f.fit_samples) +
-                  " fit samples within 3.5 sigma" +
-                  (holdout ? " (samples up to t = " + fmt("%.1f", f.split_s) + " s; the rest held out)" : std::string()) +
-                  ", " + std::to_string(f.outliers) + " outliers left out of it (the table below counts them)");
+  notes.push_back(
+      "burn GPU " + std::to_string(f.gpu) + " (" + f.where + "): idle " + fmt("%.1f", f.idle_w) + " W, burn " +
+      fmt("%.1f", f.full_load_w) + " W" +
+      (f.load_clock_fraction > 0 ? " at " + fmt("%.3f", f.load_clock_fraction) + " of the max SM clock"
+                                 : std::string(" (SM clock not recorded: full clock assumed)")) +
+      " -> u(compute_bound) " + fmt("%.3f", f.compute_bound_fraction) + "; R " + fmt("%.4g", f.r_k_per_w) + " K/W (+-" +
+      fmt("%.1f", 100 * f.r_rel_se) + "%), C " + fmt("%.4g", f.c_j_per_k) + " J/K (+-" + fmt("%.1f", 100 * f.c_rel_se) +
+      "%), tau " + fmt("%.3g", f.r_k_per_w * f.c_j_per_k) + " s, inlet " + fmt("%.1f", f.inlet_c) +
+      " C (fitted: not measured); fit RMS " + fmt("%.2f", f.fit_rms_k) + " K over the " +
+      std::to_string(f.fit_samples - f.outliers) + " of " + std::to_string(f.fit_samples) +
+      " fit samples within 3.5 sigma" +
+      (holdout ? " (samples up to t = " + fmt("%.1f", f.split_s) + " s; the rest held out)" : std::string()) + ", " +
+      std::to_string(f.outliers) + " outliers left out of it (the table below counts them)");
   const double fitted_burn_s = std::min(f.split_s, f.burn_end_s) - f.burn_start_s;
   if (f.r_k_per_w * f.c_j_per_k > 2 * fitted_burn_s) {
     notes.push_back("burn GPU " + std::to_string(f.gpu) + ": the time constant (" +

@@ -1,6 +1,8 @@
 #include "models/io/suggest.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string>
 
 namespace traincast::io::detail {
 
@@ -27,6 +29,13 @@ std::string did_you_mean(std::string_view name, const std::vector<std::string>& 
   if (name.empty() || name.size() > 64) return {};
   std::size_t best_distance = std::max<std::size_t>(1, name.size() / 3) + 1, prefixed = 0;
   const std::string *best = nullptr, *begun = nullptr;  // else the one candidate `name` begins (issue 21)
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  for (const std::string& c : candidates) {
+    // The name in another case ("KERNEL", "CUDNN"): the candidate itself, whatever its length.
+    if (lower != name && lower == c) return ", did you mean \"" + c + "\"?";
+  }
   for (const std::string& c : candidates) {
     const std::size_t d = edit_distance(name, c);
     if (d < best_distance) best_distance = d, best = &c;

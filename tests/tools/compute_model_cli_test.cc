@@ -66,6 +66,21 @@ TEST_F(ComputeModelCli, OutputUnderAFileSaysItIsNotADirectory) {
   EXPECT_NE(r.err.find(path("file.json") + " is a file, not a directory"), std::string::npos) << r.err;
 }
 
+// Equal costs per token are said to be the same, not "0 % less" (fresh-user finding).
+TEST(ComputeModelCliCompare, EqualCostIsTheSameCostNotZeroPercentLess) {
+  const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,699", "--tokens", "1e9"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("for the same cost per token (within 0.5 %, rent)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("for 0 %"), std::string::npos) << r.out;
+}
+
+// An enum name in another case gets the name (fresh-user finding: "KERNEL" had no suggestion).
+TEST(ComputeModelCliProfile, EnumInAnotherCaseIsSuggested) {
+  const Result r = run({"run", "--set", "workload.training.compute_model=KERNEL"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("did you mean \"kernel\"?"), std::string::npos) << r.err;
+}
+
 TEST(ComputeModelCliPlan, PlanWarnsThatCudnnHasNoEffectUnderTrainingFit) {
   const Result r = run({"plan", "--set", "workload.training.attention_kernel=cudnn", "--max-simulations", "1"});
   EXPECT_NE(r.err.find("warning: workload.training.attention_kernel cudnn has no effect with compute_model "

@@ -89,7 +89,10 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
   if (rent || own) cost_a = cost_per_token(a, rent), cost_b = cost_per_token(b, rent);
   if (cost_a > 0 && cost_b > 0) {
     const double d = cost_b / cost_a - 1;
-    v += " for " + format_fixed(std::fabs(100 * d), 0) + " % " + (d <= 0 ? "less" : "more") + " per token (" +
+    // Under 0.5 % the figure would print as "0 % less": the same cost, said so.
+    v += (std::fabs(d) < 0.005
+              ? std::string(" for the same cost per token (within 0.5 %, ")
+              : " for " + format_fixed(std::fabs(100 * d), 0) + " % " + (d <= 0 ? "less" : "more") + " per token (") +
          (rent ? "rent" : "own") + ")";
   } else {
     v += "; cost not compared (" + std::string(!a.rent_priced || !b.rent_priced ? "a rent" : "a price") +

@@ -166,15 +166,12 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       }
       // The workload part of the scenario is not used: only its cluster (and training.precision
       // for nodes timed by the compute model).
-      models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides,
-                                                           {"traincast chakra run", {"workload.training.precision"}});
-      use_profile(
-          sc, profile_option(vm), overrides,
-          [&](const std::vector<std::string>& o) {
-            return io::load_cluster_scenario_file(scenario_path, o,
-                                                  {"traincast chakra run", {"workload.training.precision"}});
-          },
-          err);
+      const auto load = [&](const std::vector<std::string>& o) {
+        return io::load_cluster_scenario_file(scenario_path, o,
+                                              {"traincast chakra run", {"workload.training.precision"}});
+      };
+      models::Scenario sc = load(overrides);
+      use_profile(sc, profile_option(vm), overrides, load, err);
       std::vector<std::string> all_inputs = inputs;
       for (const std::string& f : scenario_input_files(sc, scenario_path)) all_inputs.push_back(f);
       if (vm.count("trace")) check_output_path(vm["trace"].as<std::string>(), force, all_inputs);

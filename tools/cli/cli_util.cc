@@ -287,7 +287,7 @@ void warn_profile_hardware(const models::ClusterSpec& cs, std::ostream& err) {
 
 std::string profile_option(const boost::program_options::variables_map& vm) {
   if (vm.count("profile") == 0) return {};
-  const std::string path = vm["profile"].as<std::string>();
+  std::string path = vm["profile"].as<std::string>();
   if (path.empty()) throw UsageError("--profile: empty file name (expected a calibration profile file)");
   return path;
 }

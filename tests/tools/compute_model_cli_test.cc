@@ -91,6 +91,10 @@ TEST(ComputeModelCliPlan, PlanWarnsThatCudnnHasNoEffectUnderTrainingFit) {
   const Result kernel = run({"plan", "--set", "workload.training.attention_kernel=cudnn", "--set",
                              "workload.training.compute_model=kernel", "--max-simulations", "1"});
   EXPECT_EQ(kernel.err.find("attention_kernel cudnn has no effect"), std::string::npos) << kernel.err;
+  // The plan says which compute model ranked the layouts (the default says nothing, as `run`).
+  EXPECT_NE(kernel.out.find("Compute    kernel model (workload.training.compute_model: kernel)\n"), std::string::npos)
+      << kernel.out;
+  EXPECT_EQ(r.out.find("Compute    "), std::string::npos) << r.out;
 }
 
 // The gated error bands are training_fit's (docs/accuracy.md); a kernel-model run has none.

@@ -193,6 +193,10 @@ void print_search(std::ostream& p, const models::Scenario& sc, const planner::Pl
             ? "; " + std::to_string(sc.cluster.num_nodes - in_service) + " more drained for a missing GPU"
             : std::string())
     << ")\n";
+  // The default (training_fit) prints nothing here, as in `run`; the kernel model ranks by other
+  // GEMM and attention times, so it is said.
+  if (sc.training.compute_model == models::ComputeModel::kernel)
+    p << "Compute    kernel model (workload.training.compute_model: kernel)\n";
   p << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
     << ", " << sc.model.num_attention_heads << " heads, global batch " << sc.training.global_batch_size << " x "
     << sc.model.seq_length << " tokens\n";

@@ -35,8 +35,8 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
   const GpuSpec& gpu = cluster.gpu_spec(0);
   r.scenario = sc.name;
   r.gpu = gpu.name;
-  if (const ComputeParams cp = default_compute_params(gpu);
-      cp.source.rfind("UNCALIBRATED", 0) == 0 && sc.cluster.profile == nullptr) {
+  const ComputeParams cp = default_compute_params(gpu);
+  if (cp.source.rfind("UNCALIBRATED", 0) == 0 && sc.cluster.profile == nullptr) {
     char gemm[16];
     std::snprintf(gemm, sizeof gemm, "%.2f", cp.gemm_efficiency);
     r.caveat = "no measured kernel efficiencies for " + gpu.name + ": generic defaults used (GEMM " + gemm +
@@ -48,8 +48,7 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
   // training_fit's attention efficiency is FA2-class), as compute_model.cc with_compute_model.
   if (sc.training.flash_attention) {
     const bool cudnn = sc.training.attention_kernel == AttentionKernel::cudnn &&
-                       sc.training.compute_model == ComputeModel::kernel &&
-                       default_compute_params(gpu).cudnn_attention.has_value();
+                       sc.training.compute_model == ComputeModel::kernel && cp.cudnn_attention.has_value();
     r.attention_kernel = attention_kernel_name(cudnn ? AttentionKernel::cudnn : AttentionKernel::flash2);
   }
   if (sc.cluster.profile != nullptr) {

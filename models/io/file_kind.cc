@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "models/io/message_reader.h"
@@ -71,22 +72,23 @@ std::optional<std::string> wrong_kind_message(std::string_view text, std::string
   // file has a `power` field a scenario knows too, but its other fields only a measurements file
   // reads); ties: the order of kinds().
   const Kind* best = nullptr;
-  std::size_t best_errors = 0;
+  std::unique_ptr<pb::Message> best_message;
+  ReadOutcome best_read;
   for (const Kind& k : kinds()) {
     if (&k == mine || !set_fields_unknown_to(*as_expected, k.type).empty()) continue;
-    const std::unique_ptr<pb::Message> as_other = k.make();
-    const ReadOutcome read = read_message(text, origin, format, *as_other);
+    std::unique_ptr<pb::Message> as_other = k.make();
+    ReadOutcome read = read_message(text, origin, format, *as_other);
     if (set_fields_unknown_to(*as_other, expected).empty()) continue;
-    if (best == nullptr || read.errors.size() < best_errors) {
+    if (best == nullptr || read.errors.size() < best_read.errors.size()) {
       best = &k;
-      best_errors = read.errors.size();
+      best_message = std::move(as_other);
+      best_read = std::move(read);
     }
   }
   if (best != nullptr) {
     const Kind& k = *best;
-    const std::unique_ptr<pb::Message> as_other = k.make();
-    const ReadOutcome read = read_message(text, origin, format, *as_other);
-    const std::vector<const pb::FieldDescriptor*> only_other = set_fields_unknown_to(*as_other, expected);
+    const ReadOutcome& read = best_read;
+    const std::vector<const pb::FieldDescriptor*> only_other = set_fields_unknown_to(*best_message, expected);
     std::string names;
     const pb::FieldDescriptor* first = nullptr;
     SourcePos first_pos;

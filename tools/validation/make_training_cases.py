@@ -136,12 +136,21 @@ def torchtitan(training):
         glob = int(r["global_batch_size"]) if r["global_batch_size"].strip() else local * dp
         fp8 = r["precision_linear"] != "bf16"
         ac = r["activation_checkpointing"].split(" ")[0]
-        assumptions = ["H100 SXM5 80 GB at 500 W stands in for the H100 96 GB HBM2e (not in the catalog)",
-                       "seq %s: %s" % (r["seq_len"], "the configs' default, not printed")]
+        # The GPU as the row states it: the torchtitan tables ran on H100 96 GB HBM2e at 500 W (Grand
+        # Teton), which the catalog lacks, so a DGX H100 at that limit stands in (the base
+        # scenario); the WhiteFiber rows ran on H200 nodes with a ConnectX-7 400 Gb/s NIC per GPU,
+        # which is the catalog's HGX H200 at its datasheet limit (700 W; no cap stated).
+        h200 = r["gpu_and_system"].startswith("H200")
+        if h200:
+            assumptions = ["HGX H200 (8 x ConnectX-7 NDR 400) at its 700 W TDP: no power limit stated"]
+        else:
+            assumptions = ["H100 SXM5 80 GB at 500 W stands in for the H100 96 GB HBM2e (not in the catalog)"]
+        assumptions.append("seq %s: %s" % (r["seq_len"], "the configs' default, not printed"))
         if not r["global_batch_size"].strip():
             assumptions.append("global batch not stated: FSDP degree x local batch = %d" % glob)
         micro = local // pp if pp > 1 else local
-        sets = [
+        sets = ["cluster.node_template=hgx_h200", "power.gpu_power_limit_w=700"] if h200 else []
+        sets += [
             "cluster.num_nodes=%d" % max(1, gpus // per_node),
             "workload.model.name=" + r["model"],
             "workload.model.num_layers=" + r["n_layers"],
@@ -194,8 +203,9 @@ def torchtitan(training):
         name = "tt-%s-g%d-fsdp%d-tp%d-pp%d-cp%d%s%s-r%d" % (
             r["model"].replace("llama3.1-", ""), gpus, dp, tp, pp, cp, "-c" if r["torch_compile"] == "True" else "",
             "-fp8" if fp8 else "", i)
-        notes = "%s, %s: %s tokens/s per GPU, peak memory %s GiB" % (
-            r["source_file"], r["table"], r["measured_tokens_per_s_per_gpu"], r["measured_peak_memory_gib"])
+        notes = "%s, %s: %s tokens/s per GPU" % (r["source_file"], r["table"], r["measured_tokens_per_s_per_gpu"])
+        if r["measured_peak_memory_gib"].strip():
+            notes += ", peak memory %s GiB" % r["measured_peak_memory_gib"]
         cases.append(case(name, "%s:%d" % (fn, i), "torchtitan_base.textproto", sets, "tokens_per_s",
                           float(r["measured_tokens_per_s_per_gpu"]) * gpus, assumptions, notes))
         if r["measured_peak_memory_gib"].strip():
@@ -207,13 +217,13 @@ def torchtitan(training):
               "tools/validation/make_training_cases.py; do not edit by hand."]
     header += ["Skipped: " + s for s in skipped]
     write("torchtitan.cases.textproto", header, "torchtitan", "pytorch/torchtitan benchmarks @ b5bcd76",
-          "Llama 3.1 8B/70B/405B under torchtitan on 8-512 H100, tokens/s", cases)
+          "Llama 3.1 8B/70B/405B under torchtitan on 8-512 H100 and 32-64 H200, tokens/s", cases)
     header = ["torchtitan Llama 3.1 benchmarks (pytorch/torchtitan benchmarks/*.md @ b5bcd76;",
               "shared/data/training/" + fn + "): peak memory per GPU as reported (reserved), one case",
               "per row of torchtitan.cases.textproto that states it. Made by",
               "tools/validation/make_training_cases.py; do not edit by hand."]
     write("torchtitan_memory.cases.textproto", header, "torchtitan", "pytorch/torchtitan benchmarks @ b5bcd76",
-          "Llama 3.1 8B/70B/405B under torchtitan on 8-512 H100, peak memory per GPU", memory_cases)
+          "Llama 3.1 8B/70B/405B under torchtitan on 8-512 H100 and 32-64 H200, peak memory per GPU", memory_cases)
 
 
 MEMORY_BLOOM = ("measured: the chronicles' per-GPU memory column, read as GiB (the tool that printed it is not "

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "models/workload/memory_model.h"
 #include "models/workload/transformer_shape.h"
 
 namespace traincast::models {
@@ -328,6 +329,9 @@ double transformer_hardware_flops_per_iteration(const Scenario& sc) {
   // Selective recomputation re-runs the unfused attention core; with flash attention nothing is
   // re-run outside the attention kernel itself (build_transformer_programs agrees).
   if (sc.training.recompute == Recompute::selective && !x.flash) recomputed = tokens * x.l * 4 * x.s * x.h;
+  // torchtitan's op-level selective checkpointing re-runs wk, wo and (gated MLP) w3 per layer
+  // (build_transformer_programs' torchtitan_op_recompute, with the source).
+  if (torchtitan_op_applies(sc)) recomputed = tokens * x.l * 2 * x.h * (x.kv + x.att.o + (x.gate > 1 ? x.f : 0.0));
   return transformer_model_flops_per_iteration(sc) + recomputed;
 }
 

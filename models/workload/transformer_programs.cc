@@ -9,6 +9,7 @@
 
 #include "models/compute/framework_constants.h"
 #include "models/workload/fp8_recipe.h"
+#include "models/workload/memory_model.h"
 #include "models/workload/transformer.h"
 #include "models/workload/transformer_shape.h"
 
@@ -333,6 +334,36 @@ struct TransformerOps {
     pb.compute(p, "bda", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask))});
   }
 
+  // torchtitan's op-level selective checkpointing (training.selective_policy torchtitan_op; the
+  // policy and what it keeps: memory_model.cc torchtitan_op_kept_bytes). In backward the block's
+  // forward is replayed (torch.utils.checkpoint, non-reentrant) and every op whose output the
+  // policy does not save runs again: the norms and the residual add, the SP all-gathers
+  // (_c10d_functional.all_gather_into_tensor is not in the save list; the reduce-scatters are),
+  // and every second aten.mm of Llama's wq, wk, wv, wo, w1, w3, w2: wk, wo and w3 (without a gated
+  // MLP: wk, wo and w1's activation). The saved mm outputs, the SDPA output and the reduce-scatter
+  // outputs are read back, not recomputed. Source: pytorch/torchtitan
+  // torchtitan/models/llama3/infra/parallelize.py (_save_list, _custom_policy: "Saves output of
+  // all compute ops, except every second mm"). Shapes per rank: T tokens (T_sp in the norms),
+  // column-parallel widths over TP. torchao's fp8 linears run aten._scaled_mm, which the policy
+  // does not count; the same three GEMMs are assumed at the run's precision (not modelled).
+  void torchtitan_op_recompute(Program& p) {
+    pb.compute(p, "ln1_recompute", {norm(2 * Tsp * x.h * e)});
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_recompute", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    pb.compute(p, "wk_wo_recompute", {gemm(T, x.kv / t, x.h, e), gemm(T, x.h, x.att.o / t, e)});
+    pb.compute(p, "add_ln2_recompute", {elementwise(3 * Tsp * x.h * e), norm(2 * Tsp * x.h * e)});
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_recompute", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    const double width = x.f / t;
+    if (x.gate > 1) {
+      // w3, then SiLU(w1 out) x w3 out: read both, write the product (w2's input).
+      pb.compute(p, "w3_recompute", {gemm(T, width, x.h, e), elementwise(3 * e * T * width)});
+    } else {
+      // The activation of w1's (saved) output, w2's input. The sixth mm is w2, after the last
+      // tensor backward needs: the replay stops before it (torch.utils.checkpoint's early stop,
+      // its default).
+      pb.compute(p, "act_recompute", {elementwise(2 * e * T * width)});
+    }
+  }
+
   // ---- one layer, backward ----
   // The async all-reduce / reduce-scatter of the input gradient runs beside the weight-gradient
   // GEMM (Megatron ColumnParallelLinear backward); AG of the output gradient (SP) is blocking.
@@ -420,6 +451,8 @@ void add_layer_kinds(TransformerOps& ops, ModelPrograms& out) {
         // values) instead of storing the s² tensors (Korthikanti et al. §5). With flash attention
         // nothing s² is stored and the backward kernel recomputes internally.
         ops.attention_forward(lp.recompute, "attn_recompute");
+      } else if (torchtitan_op_applies(sc)) {
+        ops.torchtitan_op_recompute(lp.recompute);
       }
       ops.layer_backward(lp.backward, moe);
       const LayerParameters lparams = layer_parameters(model, layer);

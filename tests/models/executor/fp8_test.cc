@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "models/compute/compute_model.h"
+#include "models/compute/framework_constants.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/workload/transformer.h"
@@ -120,7 +121,8 @@ TEST(ComputeModel, KernelModelAppliesTheFrameworkConstant) {
   const Segment& fc2 = *it;
   const double T = 4096, h = 4096, f = 11008;
   const Kernel gemm{KernelKind::gemm, 2 * T * h * f, 2 * (T * f + f * h + T * h), T, h, f};
-  EXPECT_NEAR(fc2.seconds, kernel_seconds(gemm, h100, k, Precision::bf16) / 0.717, 1e-12);
+  EXPECT_NEAR(fc2.seconds,
+              kernel_seconds(gemm, h100, k, Precision::bf16) / framework_constants().in_framework_efficiency, 1e-12);
   EXPECT_GT(simulate_training(sc).iteration_time_s, 0);
 }
 

@@ -230,6 +230,29 @@ MEMORY_BLOOM = ("measured: the chronicles' per-GPU memory column, read as GiB (t
                 "stated); predicted: traincast's peak per GPU, workspace allowance included")
 
 
+def text_global_batch(r, layers, hidden, gpus, gb):
+    """The global batch a BLOOM row ran with: the table's GBS column, unless the row's notes quote a
+    different GBS from the section's text and the row's own TFLOP/s column (hardware FLOPs with
+    recomputation, the chronicles' formula: Narayanan et al. SC21 eq. 3 with 4 forward passes,
+    96 B s l h^2 (1 + s / 6h + V / 16 l h), s 2048, V 250,000) agrees with the text's value within
+    15 % and not with the column's. Rows 51-53 ("Max possible TFLOPs check for NHIDDEN=14336": text
+    GBS=512, column 2048) are the only ones where the two disagree."""
+    m = re.search(r"GBS=(\d+)", r["notes"])
+    try:
+        seconds, tflops = float(r["sec_per_iteration"]), float(r["tflops_per_gpu_hw_incl_recompute"])
+    except ValueError:
+        return gb
+    if not m or int(m.group(1)) == gb:
+        return gb
+    s, v = 2048.0, 250000.0
+    per_sequence = 96 * s * layers * hidden ** 2 * (1 + s / (6 * hidden) + v / (16 * layers * hidden))
+    implied = tflops * 1e12 * seconds * gpus / per_sequence
+    text = int(m.group(1))
+    if abs(implied / text - 1) <= 0.15 and abs(implied / gb - 1) > 0.15:
+        return text
+    return gb
+
+
 def bloom(training):
     cases, skipped, memory_cases = [], [], []
     fn = "bloom_176b_jeanzay_a100_topology_benchmarks.csv"
@@ -255,6 +278,11 @@ def bloom(training):
             skipped.append("row %d: DP %d x TP %d x PP %d vs %d GPUs, batch %d / micro %d" % (i, dp, tp, pp, gpus, gb, mb))
             continue
         assumptions = ["Omni-Path 4 x 100 Gb/s as 4 x IB EDR 100; seq 2048, vocab 250,000, full recomputation"]
+        stated_gb = text_global_batch(r, layers, hidden, gpus, gb)
+        if stated_gb != gb:
+            assumptions.append("global batch %d as the section's text states (GBS=%d; the table's GBS column says %d, "
+                               "its TFLOP/s column agrees with %d)" % (stated_gb, stated_gb, gb, stated_gb))
+            gb = stated_gb
         zero_stage = first_int(r["zero_stage"])
         if "assumed" in r["zero_stage"]:
             assumptions.append("ZeRO-1 (the setup's default)")
@@ -274,8 +302,10 @@ def bloom(training):
             # A stage the row states (the "Trying with ZeRO_STAGE=0/1" table); bloom_base.textproto has 1.
             sets.append("workload.parallel.zero_stage=%d" % zero_stage)
         name = "bloom-l%s-h%d-a%d-tp%d-pp%d-dp%d-mb%d-gb%d-r%d" % (layers, hidden, heads, tp, pp, dp, mb, gb, i)
-        notes = "chronicles-prequel.md line %s (%s %s): %s s per iteration, %s GB max memory" % (
-            r["line"], r["section"], r["subsection"], r["sec_per_iteration"], r["max_mem_per_gpu_as_published"])
+        published_mem = r["max_mem_per_gpu_as_published"].strip()
+        notes = "chronicles-prequel.md line %s (%s%s): %s s per iteration, max memory %s" % (
+            r["line"], r["section"].strip(), (" " + r["subsection"].strip()) if r["subsection"].strip() else "",
+            r["sec_per_iteration"], published_mem or "not stated")
         if zero_stage is not None and zero_stage != 1:
             notes += "; ZeRO-%d as the row states" % zero_stage
         if timed:

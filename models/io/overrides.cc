@@ -177,8 +177,19 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     }
   }
   if (!set_scalar(*scratch, target, value)) {
-    fail(path, "invalid value \"" + clip(value) + "\"" + value_suggestion(target, trim(value)) + " (expected " +
-                   expected_value(target, Format::text) + ")");
+    // A value in quotes (a shell passed them through, or they were typed as in a scenario file):
+    // --set takes the bare value; say so when the unquoted text would be accepted.
+    const std::string_view bare = trim(value);
+    const bool quoted =
+        bare.size() >= 2 && (bare.front() == '"' || bare.front() == '\'') && bare.back() == bare.front();
+    if (quoted && set_scalar(*scratch, target, bare.substr(1, bare.size() - 2))) {
+      fail(path, "invalid value " + clip(bare) + ": --set takes the value without quotes (expected " + path + "=" +
+                     clip(bare.substr(1, bare.size() - 2)) + ")");
+      return;
+    }
+    // The value as given, in quotes unless it carries its own.
+    fail(path, "invalid value " + (quoted ? clip(bare) : "\"" + clip(value) + "\"") + value_suggestion(target, bare) +
+                   " (expected " + expected_value(target, Format::text) + ")");
     return;
   }
   pb::Message* message = &root;

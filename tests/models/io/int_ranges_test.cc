@@ -135,6 +135,21 @@ TEST(IntRanges, NotANumberAndFieldsWithoutAnEntry) {
                 "--set: reliability.seed: invalid value \"-1\" (expected an integer in [0, 18446744073709551615])"});
 }
 
+// A quoted value (as in a scenario file, or a shell that kept the quotes): --set takes the bare
+// value, and the message says so instead of echoing the quotes twice.
+TEST(IntRanges, QuotedSetValuesAskForTheBareValue) {
+  EXPECT_EQ(errors_of(text("2"), Format::text, {"workload.training.compute_model=\"kernel\""}),
+            std::vector<std::string>{"--set: workload.training.compute_model: invalid value \"kernel\": --set takes "
+                                     "the value without quotes (expected workload.training.compute_model=kernel)"});
+  EXPECT_EQ(errors_of(text("2"), Format::text, {"workload.parallel.tp='2'"}),
+            std::vector<std::string>{"--set: workload.parallel.tp: invalid value '2': --set takes the value without "
+                                     "quotes (expected workload.parallel.tp=2)"});
+  // Quotes around a value that is wrong anyway: the usual message, the value shown once.
+  EXPECT_EQ(errors_of(text("2"), Format::text, {"options.iterations=\"x\""}),
+            std::vector<std::string>{"--set: options.iterations: invalid value \"x\" (expected an integer from 1 to "
+                                     "1000: the simulator's range)"});
+}
+
 std::vector<std::string> sweep_errors(const std::string& axes) {
   const std::string sweep =
       "scenario { cluster { node_template: \"dgx_h100\" num_nodes: 1 } workload { model { num_layers: 8 "

@@ -72,6 +72,20 @@ TEST(ComputeModelCliCompare, EqualCostIsTheSameCostNotZeroPercentLess) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("for the same cost per token (within 0.5 %, rent)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("for 0 %"), std::string::npos) << r.out;
+  // Both sides on the default compute model: no "compute model" row (the table as before).
+  EXPECT_EQ(r.out.find("compute model"), std::string::npos) << r.out;
+}
+
+// A side on the kernel model gets a "compute model" row naming it and its attention kernel, as
+// `run`'s Compute line does (fresh-user finding: compare named the model only in its verdict).
+TEST(ComputeModelCliCompare, KernelSideGetsAComputeModelRow) {
+  const Result r = run({"compare", "--vary", "workload.training.compute_model=training_fit,kernel", "--tokens", "1e9"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::size_t at = r.out.find("\ncompute model ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  EXPECT_NE(line.find("training_fit"), std::string::npos) << line;
+  EXPECT_NE(line.find("kernel, attention flash2"), std::string::npos) << line;
 }
 
 // An enum name in another case gets the name (fresh-user finding: "KERNEL" had no suggestion).

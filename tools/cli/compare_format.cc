@@ -46,6 +46,18 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
   };
   row("", [](const CompareRow& w) { return w.label; });
   row("GPUs", [](const CompareRow& w) { return std::to_string(w.gpus) + " x " + w.gpu; });
+  // How compute was timed, when a side does not run the default (as `run`'s Compute line): the
+  // kernel model ranks by other GEMM and attention times, and carries no error band.
+  const bool kernel_model = std::any_of(r.rows.begin(), r.rows.end(), [](const CompareRow& w) {
+    return !w.report.compute_model.empty() && w.report.compute_model != "training_fit";
+  });
+  if (kernel_model) {
+    row("compute model", [](const CompareRow& w) {
+      const std::string m = w.report.compute_model.empty() ? std::string("training_fit") : w.report.compute_model;
+      return w.report.attention_kernel.empty() || m == "training_fit" ? m
+                                                                      : m + ", attention " + w.report.attention_kernel;
+    });
+  }
   row("time per iteration", [](const CompareRow& w) { return format_duration(w.iteration_time_s); });
   row("tokens/s", [](const CompareRow& w) { return with_thousands(w.tokens_per_s); });
   row("MFU", [](const CompareRow& w) { return format_fixed(100 * w.mfu, 1) + " %"; });
@@ -107,6 +119,7 @@ std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, st
   str("label", w.label);
   str("scenario", w.scenario_name);
   str("gpu", w.gpu);
+  str("compute_model", w.report.compute_model.empty() ? std::string("training_fit") : w.report.compute_model);
   num("gpus", w.gpus);
   num("nodes", w.nodes);
   num("iteration_time_s", w.iteration_time_s);

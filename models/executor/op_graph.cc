@@ -5,14 +5,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/executor/huge_pages.h"
 #include "models/spec/run_control.h"
 
 namespace traincast::models {
 
 void OpGraph::set_edges(std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges) {
   const std::size_t n = ops.size();
-  dep_offset.assign(n + 1, 0);
-  dependents.assign(edges.size(), 0);
+  assign_huge(dep_offset, n + 1, std::uint32_t{0});
+  assign_huge(dependents, edges.size(), std::uint32_t{0});
   for (const auto& [dep, op] : edges) {
     if (dep >= n || op >= n) throw std::logic_error("op graph: dependency on an op that does not exist");
     ++dep_offset[dep + 1];
@@ -34,7 +35,6 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
         coll_(coll),
         g_(g),
         streams_(static_cast<std::size_t>(g.workers) * kNumStreams),
-        links_(g.ops.size() + 1),
         model_(model),
         worker_sms_(worker_sms),
         prepared_(g.groups.size()) {
@@ -46,6 +46,7 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
       held_ctas_.assign(g.workers, 0);
       task_ctas_.assign(g.tasks.size(), -1);
     }
+    assign_huge(links_, g_.ops.size() + 1, OpLinks{});
     // No dep_offset at all: set_edges was never called, no op has dependents.
     const bool has_edges = !g_.dep_offset.empty();
     if (has_edges && g_.dep_offset.size() != g_.ops.size() + 1)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/executor/graph_size.h"
+#include "models/executor/huge_pages.h"
 #include "models/executor/training_plan.h"
 #include "models/executor/worker_graph.h"
 
@@ -43,7 +44,10 @@ class StreamingMerge {
     // stage, a bound in practice; if it is short, the vector grows as usual.
     const double estimate =
         graph_ops(P.programs, P.stage_layers, P.zero_stage, P.m, P.iterations, P.replicas, P.pp) + P.iterations;
-    if (estimate > 0 && estimate < 4e9) G_.ops.reserve(static_cast<std::size_t>(estimate));
+    if (estimate > 0 && estimate < 4e9) {
+      G_.ops.reserve(static_cast<std::size_t>(estimate));
+      advise_huge_pages(G_.ops.data(), G_.ops.capacity() * sizeof(Op));  // 0.75 GB, SC21 1T unfolded
+    }
     if (P.input_copies) G_.host_buffers.push_back(P.input_buffers);  // kInputBuffers
     G_.tasks = P.dp_tasks;
   }

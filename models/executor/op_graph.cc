@@ -5,14 +5,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/executor/huge_pages.h"
 #include "models/spec/run_control.h"
 
 namespace traincast::models {
 
 void OpGraph::set_edges(std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges) {
   const std::size_t n = ops.size();
-  dep_offset.assign(n + 1, 0);
-  dependents.assign(edges.size(), 0);
+  assign_huge(dep_offset, n + 1, std::uint32_t{0});
+  assign_huge(dependents, edges.size(), std::uint32_t{0});
   for (const auto& [dep, op] : edges) {
     if (dep >= n || op >= n) throw std::logic_error("op graph: dependency on an op that does not exist");
     ++dep_offset[dep + 1];
@@ -45,15 +46,32 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
       held_ctas_.assign(g.workers, 0);
       task_ctas_.assign(g.tasks.size(), -1);
     }
+    assign_huge(links_, g_.ops.size() + 1, OpLinks{});
+    // No dep_offset at all: set_edges was never called, no op has dependents.
+    const bool has_edges = !g_.dep_offset.empty();
+    if (has_edges && g_.dep_offset.size() != g_.ops.size() + 1)
+      throw std::logic_error("op graph: dep_offset needs one entry per op and one more");
+    // Each stream's ops chained in program order: the stream's last op so far, per stream.
+    std::vector<std::uint32_t> tail(streams_.size(), kNone);
     for (std::uint32_t i = 0; i < g_.ops.size(); ++i) {
       const Op& op = g_.ops[i];
       if (op.worker >= g_.workers) throw std::logic_error("op graph: op on a worker that does not exist");
-      if (op.stream != kNoStream) streams_[op.worker * kNumStreams + op.stream].ops.push_back(i);
+      if (has_edges) links_[i].dep_begin = g_.dep_offset[i];
+      if (op.stream != kNoStream) {
+        const std::size_t s = op.worker * kNumStreams + op.stream;
+        if (tail[s] == kNone) {
+          streams_[s].head = i;
+        } else {
+          links_[tail[s]].next_on_stream = i;
+        }
+        tail[s] = i;
+      }
       if (model_ != nullptr && op.stream == kCompute) {
         if (compute_left_.size() <= static_cast<std::size_t>(op.iteration)) compute_left_.resize(op.iteration + 1u, 0);
         ++compute_left_[static_cast<std::size_t>(op.iteration)];
       }
     }
+    if (has_edges) links_[g_.ops.size()].dep_begin = g_.dep_offset[g_.ops.size()];
   }
 
   void run(bool stop_when_done) {
@@ -117,10 +135,18 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   }
 
  private:
+  /// A stream's op that runs or runs next (kNone: none left), and whether it runs.
   struct StreamState {
-    std::vector<std::uint32_t> ops;
-    std::size_t head = 0;
+    std::uint32_t head = kNone;
     bool busy = false;
+  };
+
+  /// What one completion reads of an op beside the op itself, in one place (one cache line
+  /// rather than one each in OpGraph::dep_offset and a per-stream queue): its dependents begin
+  /// at dep_begin (and end at the next op's), and the op after it on its stream.
+  struct OpLinks {
+    std::uint32_t dep_begin = 0;
+    std::uint32_t next_on_stream = kNone;
   };
 
   void try_start(std::uint32_t id) {
@@ -131,9 +157,8 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
       return;
     }
     StreamState& s = streams_[op.worker * kNumStreams + op.stream];
-    if (s.busy || s.head >= s.ops.size() || s.ops[s.head] != id) return;
+    if (s.busy || s.head != id) return;
     s.busy = true;
-    ++s.head;
     start(id);
   }
 
@@ -290,16 +315,19 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     if (model_ != nullptr && op.stream == kNoStream && op.role == Role::barrier) model_->barrier_done(op.iteration);
     if (model_ != nullptr && op.stream == kCompute && --compute_left_[static_cast<std::size_t>(op.iteration)] == 0)
       model_->compute_done(op.iteration);
+    const OpLinks links = links_[id];
+    const std::uint32_t dep_end = links_[id + 1].dep_begin;
     if (op.stream != kNoStream) {
       StreamState& s = streams_[op.worker * kNumStreams + op.stream];
       s.busy = false;
-      if (s.head < s.ops.size()) try_start(s.ops[s.head]);
+      s.head = links.next_on_stream;
+      if (s.head != kNone) try_start(s.head);
       // The model hears "idle" only when the stream's next op did not start at once (a start on a
       // busy stream replaces its activity, so back-to-back ops cost one update, not two).
       if (model_ != nullptr && !s.busy)
         model_->stream_changed(op.worker, op.stream, false, op.task != kNone ? Activity::comm : op.activity, 0.0);
     }
-    for (std::uint32_t k = g_.dep_offset[id]; k < g_.dep_offset[id + 1]; ++k) {
+    for (std::uint32_t k = links.dep_begin; k < dep_end; ++k) {
       const std::uint32_t d = g_.dependents[k];
       if (--g_.ops[d].remaining == 0) {
         g_.ops[d].last_dep = id;
@@ -312,6 +340,7 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   CollectiveEngine& coll_;
   OpGraph& g_;
   std::vector<StreamState> streams_;
+  std::vector<OpLinks> links_;  ///< per op, and one past the last (its dep_begin ends the last op's)
   CollectiveCall call_;
   const HostBuffers own_buffers_;  ///< every GPU's buffer on its own socket
   WorkerActivityModel* model_;

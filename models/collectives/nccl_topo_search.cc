@@ -34,7 +34,9 @@ struct Path {
   bool phb_intel = false;
 };
 
-NcclPathType classify(const Cluster& cluster, std::span<const sim::ResourceId> links) {
+}  // namespace
+
+NcclPathType nccl_path_type(const Cluster& cluster, std::span<const sim::ResourceId> links) {
   bool nvl = false, pci = false, cpu = false, socket = false;
   int switches = 0;
   for (auto r : links) {
@@ -63,6 +65,39 @@ NcclPathType classify(const Cluster& cluster, std::span<const sim::ResourceId> l
   return switches > 1 ? NcclPathType::pxb : NcclPathType::pix;
 }
 
+NcclPathType nccl_gpu_path_type(const Cluster& cluster, int src_gpu, int dst_gpu) {
+  return nccl_path_type(cluster, cluster.route(src_gpu, dst_gpu));
+}
+
+NcclPathType nccl_gpu_nic_path_type(const Cluster& cluster, int gpu, int nic) {
+  return nccl_path_type(cluster, cluster.pcie_route_to_nic(gpu, nic));
+}
+
+const char* nccl_path_type_name(NcclPathType type) {
+  // NCCL's topoPathTypeStr (src/graph/topo.cc).
+  switch (type) {
+    case NcclPathType::loc:
+      return "LOC";
+    case NcclPathType::nvl:
+      return "NVL";
+    case NcclPathType::nvb:
+      return "NVB";
+    case NcclPathType::pix:
+      return "PIX";
+    case NcclPathType::pxb:
+      return "PXB";
+    case NcclPathType::pxn:
+      return "PXN";
+    case NcclPathType::phb:
+      return "PHB";
+    case NcclPathType::sys:
+      return "SYS";
+  }
+  return "?";
+}
+
+namespace {
+
 // The search's state: the node's paths (GPU->GPU, NIC->GPU, GPU->NIC), the remaining bandwidth
 // of every link, the graph being built and the best graph so far.
 class Search {
@@ -81,7 +116,7 @@ class Search {
     auto make = [&](std::span<const sim::ResourceId> links, bool from_gpu) {
       Path p;
       p.links.assign(links.begin(), links.end());
-      p.type = classify(cluster, links);
+      p.type = nccl_path_type(cluster, links);
       p.bw = 1e30;
       for (auto r : links) {
         if (r >= bw_.size()) bw_.resize(r + 1, 0.0);

@@ -438,14 +438,17 @@ void sub_block(TextReader& in, const std::string& name, const Read& read) {
     if (in.at_end()) in.fail(name, "block not closed (expected '}')");
     const auto field_at = in.here();
     const std::string field = in.identifier(name);
+    std::string path = name;  // "pcie_switch.gpus" in messages
+    path += '.';
+    path += field;
     if (!seen.insert(field).second) {
       in.go_to(field_at);
-      in.fail(name + "." + field, "given twice (expected once)");
+      in.fail(path, "given twice (expected once)");
     }
     in.expect(':', field);
     if (!read(field)) {
       in.go_to(field_at);
-      in.fail(name + "." + field, "unknown field of " + name);
+      in.fail(path, "unknown field of " + name);
     }
   }
   in.expect('}', name);

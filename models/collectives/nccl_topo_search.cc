@@ -34,35 +34,6 @@ struct Path {
   bool phb_intel = false;
 };
 
-NcclPathType classify(const Cluster& cluster, std::span<const sim::ResourceId> links) {
-  bool nvl = false, pci = false, cpu = false, socket = false;
-  int switches = 0;
-  for (auto r : links) {
-    const ClusterEdge& e = cluster.resource(r);
-    switch (e.kind) {
-      case LinkKind::nvlink:
-        nvl = true;
-        break;
-      case LinkKind::pcie:
-        pci = true;
-        break;
-      case LinkKind::socket:
-        socket = true;
-        break;
-      default:
-        break;
-    }
-    if (e.to.find(".cpu") != std::string::npos) cpu = true;
-    if (e.to.find(".pcie_sw") != std::string::npos) ++switches;
-  }
-  if (socket) return NcclPathType::sys;
-  if (cpu) return NcclPathType::phb;
-  if (nvl && pci) return NcclPathType::pxn;
-  if (nvl) return NcclPathType::nvl;
-  if (!pci) return NcclPathType::loc;
-  return switches > 1 ? NcclPathType::pxb : NcclPathType::pix;
-}
-
 // The search's state: the node's paths (GPU->GPU, NIC->GPU, GPU->NIC), the remaining bandwidth
 // of every link, the graph being built and the best graph so far.
 class Search {
@@ -81,7 +52,7 @@ class Search {
     auto make = [&](std::span<const sim::ResourceId> links, bool from_gpu) {
       Path p;
       p.links.assign(links.begin(), links.end());
-      p.type = classify(cluster, links);
+      p.type = nccl_path_type(cluster, links);
       p.bw = 1e30;
       for (auto r : links) {
         if (r >= bw_.size()) bw_.resize(r + 1, 0.0);

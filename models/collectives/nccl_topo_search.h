@@ -29,6 +29,19 @@ struct NcclTopoChannel {
   int nic_out = -1;
 };
 
+/// NCCL's type of a path of one node's resources (src/graph/paths.cc): sys when it crosses a
+/// socket link, phb when it passes a CPU's root complex, pxn for NVLink then PCIe, nvl for NVLink
+/// only, pxb through two or more PCIe switches, pix through one, loc through none.
+NcclPathType nccl_path_type(const Cluster& cluster, std::span<const sim::ResourceId> links);
+/// The type of the path between two GPUs of one node (Cluster::route), as the search sees it.
+NcclPathType nccl_gpu_path_type(const Cluster& cluster, int src_gpu, int dst_gpu);
+/// The type of the PCIe path from a GPU to compute NIC `nic` of its node
+/// (Cluster::pcie_route_to_nic: before NCCL's PXN relay), as `nvidia-smi topo -m` and NCCL's
+/// "NIC distance" report it.
+NcclPathType nccl_gpu_nic_path_type(const Cluster& cluster, int gpu, int nic);
+/// NCCL's name of a path type ("PIX", "PXB", "PHB", "SYS", ...).
+const char* nccl_path_type_name(NcclPathType type);
+
 /// The result of the search (ncclTopoGraph of the ring pattern).
 struct NcclTopoGraph {
   std::vector<NcclTopoChannel> channels;  ///< after ncclTopoDupChannels (duplicates at the end)

@@ -711,7 +711,8 @@ bool same_template(const NodeTemplate& a, const NodeTemplate& b) {
          a.pcie_uplink_bytes_per_s == b.pcie_uplink_bytes_per_s &&
          a.socket_link_bytes_per_s == b.socket_link_bytes_per_s && a.cpu == b.cpu && a.pcie_p2p == b.pcie_p2p &&
          a.liquid_cooled == b.liquid_cooled && a.gpus_per_rack == b.gpus_per_rack && a.source == b.source &&
-         std::equal(a.nvlinks.begin(), a.nvlinks.end(), b.nvlinks.begin(), b.nvlinks.end(), edges_equal);
+         std::equal(a.nvlinks.begin(), a.nvlinks.end(), b.nvlinks.begin(), b.nvlinks.end(), edges_equal) &&
+         a.pcie_tree == b.pcie_tree && a.root_ports == b.root_ports && a.nic_gpus == b.nic_gpus;
 }
 
 template <typename T>

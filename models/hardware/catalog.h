@@ -91,11 +91,45 @@ struct NvlinkEdge {
   int links = 1;
 };
 
+/// One PCIe switch of a node's PCIe tree (NodeTemplate::pcie_tree; text form `pcie_switch`): its
+/// uplink reaches the root complex of CPU socket `socket` or, cascaded, a downstream port of
+/// switch `upstream_switch`; GPUs and NICs sit on its downstream ports.
+struct PcieSwitch {
+  int socket = -1;                ///< socket whose root complex the uplink reaches; -1 when cascaded
+  int upstream_switch = -1;       ///< switch (index into pcie_tree) the uplink reaches; -1 = a socket
+  int uplink_generation = 0;      ///< as written; 0 = the node's pcie_generation
+  int uplink_lanes = 0;           ///< as written; 0 = the node's pcie_lanes
+  double uplink_bytes_per_s = 0;  ///< per direction; complete_node_template fills 0 (pcie_tree.h)
+  std::vector<int> gpus;          ///< local GPUs on its downstream ports
+  std::vector<int> nics;          ///< compute NICs on its downstream ports
+  bool operator==(const PcieSwitch&) const = default;
+};
+
+/// GPUs and NICs on CPU socket `socket`'s own root ports, no switch between (NodeTemplate::root_ports).
+struct PcieRootPorts {
+  int socket = 0;
+  std::vector<int> gpus;
+  std::vector<int> nics;
+  bool operator==(const PcieRootPorts&) const = default;
+};
+
+/// The local GPUs compute NIC `nic` serves (NodeTemplate::nic_gpus): a GPU's traffic to other
+/// nodes leaves through the first NIC that serves it (its rail), and a NIC is placed beside the
+/// first GPU it serves (the GPU NCCL's PXN relays through).
+struct NicGpus {
+  int nic = 0;
+  std::vector<int> gpus;
+  bool operator==(const NicGpus&) const = default;
+};
+
 /// A server as a graph: GPUs and NICs on PCIe switches (or CPU root ports), switches on CPU
-/// sockets, sockets joined by UPI/xGMI, NVLink per ScaleUp. GPU g sits under PCIe switch
-/// g / gpus_per_pcie_switch(); switch s on socket s * sockets / pcie_switches. With N NICs and G
-/// GPUs, NIC i serves GPUs [i*G/N, (i+1)*G/N) when N <= G, GPU i*G/N otherwise (several NICs per
-/// GPU), and sits under that GPU's switch (or root port).
+/// sockets or on other switches, sockets joined by UPI/xGMI, NVLink per ScaleUp. The PCIe tree is
+/// pcie_tree and root_ports, written out or, when neither is, the regular layout of pcie_switches
+/// (complete_node_template expands it, models/hardware/pcie_tree.h): GPU g under PCIe switch
+/// g / gpus_per_pcie_switch(); switch s on socket s * sockets / pcie_switches. Which GPUs a NIC
+/// serves is nic_gpus, by default: with N NICs and G GPUs, NIC i serves GPUs [i*G/N, (i+1)*G/N)
+/// when N <= G, GPU i*G/N otherwise (several NICs per GPU), and in the regular layout sits under
+/// that GPU's switch (or root port).
 struct NodeTemplate {
   std::string name;  ///< e.g. "dgx_a100", "dgx_h100"
   std::string gpu;   ///< GpuSpec name
@@ -126,6 +160,12 @@ struct NodeTemplate {
   int gpus_per_rack = 0;
   /// ScaleUp::graph: the node's NVLink links, each GPU pair at most once.
   std::vector<NvlinkEdge> nvlinks;
+  /// The PCIe switches, in switch order (pcie_switches of them once completed).
+  std::vector<PcieSwitch> pcie_tree;
+  /// GPUs and NICs on CPU root ports, by socket.
+  std::vector<PcieRootPorts> root_ports;
+  /// Which GPUs each NIC serves (empty before complete_node_template when not written).
+  std::vector<NicGpus> nic_gpus;
   std::string source;
   /// GPUs under one PCIe switch (or root port when pcie_switches is 0).
   int gpus_per_pcie_switch() const {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <map>
 #include <set>
 #include <sstream>
@@ -126,6 +127,11 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
   if (gpus_per_node_ <= 0) throw std::invalid_argument("cluster.node_template: no GPUs per node");
   if (nics_per_node_ < 0) {
     throw std::invalid_argument("cluster.nics_per_node: must be >= 0 (got " + std::to_string(nics_per_node_) + ")");
+  }
+  try {
+    pcie_ = pcie_layout(*template_, nics_per_node_);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("cluster.node_template: ") + e.what());
   }
   if (spec.nvlink_bridge_gpus || template_->scale_up == ScaleUp::bridges) {
     const std::string why = bridge_group_problem(*template_, *gpu_, bridge_gpus_);
@@ -265,21 +271,6 @@ const ClusterEdge& Cluster::resource(sim::ResourceId r) const {
   return edges_[r];
 }
 
-int Cluster::nic_of_local(int local) const {
-  const int n = nics_per_node_, g = gpus_per_node_;
-  if (n <= 0) return 0;
-  if (n <= g) return local * n / g;
-  return (local * n + g - 1) / g;
-}
-
-int Cluster::gpu_of_nic(int nic) const {
-  const int n = std::max(1, nics_per_node_), g = gpus_per_node_;
-  // n <= g: NIC i serves the GPUs whose nic_of_local is i, from ceil(i g / n) on (5 NICs on 8 GPUs:
-  // NIC 2 serves GPUs 4 and 5, so it sits beside GPU 4, not GPU 3 on the other switch). n > g:
-  // GPU floor(i g / n) is the GPU NIC i sits beside (its first or further NICs).
-  return n <= g ? (nic * g + n - 1) / n : nic * g / n;
-}
-
 bool Cluster::nvlink_between(int a, int b) const {
   switch (scale_up_) {
     case ScaleUp::nvswitch:
@@ -293,33 +284,6 @@ bool Cluster::nvlink_between(int a, int b) const {
       return false;
   }
   return false;
-}
-
-int Cluster::switch_of_gpu(int local) const {
-  return template_->pcie_switches > 0 ? local / template_->gpus_per_pcie_switch() : -1;
-}
-
-int Cluster::socket_of_gpu(int local) const {
-  const int sockets = std::max(1, template_->sockets);
-  if (template_->pcie_switches > 0) return switch_of_gpu(local) * sockets / template_->pcie_switches;
-  return local * sockets / gpus_per_node_;
-}
-
-int Cluster::switch_of_nic(int nic) const {
-  const int s = switch_of_gpu(gpu_of_nic(nic));
-  if (s < 0) return -1;
-  const int switches = template_->pcie_switches;
-  if (spec_.nic_placement == NicPlacement::other_socket && template_->sockets > 1 && switches > 1) {
-    return (s + switches / 2) % switches;
-  }
-  return s;
-}
-
-int Cluster::socket_of_nic(int nic) const {
-  const int sockets = std::max(1, template_->sockets);
-  if (template_->pcie_switches > 0) return switch_of_nic(nic) * sockets / template_->pcie_switches;
-  const int home = socket_of_gpu(gpu_of_nic(nic));
-  return spec_.nic_placement == NicPlacement::other_socket ? (home + 1) % sockets : home;
 }
 
 void Cluster::build_node(int node) {
@@ -365,12 +329,14 @@ void Cluster::build_node(int node) {
       }
     }
   }
-  const double uplink = t.pcie_uplink_bytes_per_s > 0 ? t.pcie_uplink_bytes_per_s : t.pcie_bytes_per_s;
   for (int s = 0; s < t.pcie_switches; ++s) {
     const std::string sw = switch_name(s);
-    const std::string cpu = socket_name(s * sockets / t.pcie_switches);
-    uplink_up_.push_back(add(uplink, 0, sw + ".uplink_up", LinkKind::pcie, sw, cpu));
-    uplink_down_.push_back(add(uplink, 0, sw + ".uplink_down", LinkKind::pcie, cpu, sw));
+    const int up = pcie_.switch_up[static_cast<std::size_t>(s)];
+    const std::string parent =
+        up >= 0 ? switch_name(up) : socket_name(pcie_.switch_socket[static_cast<std::size_t>(s)]);
+    const double uplink = switch_uplink_bytes_per_s(t, s);  // this group's rate
+    uplink_up_.push_back(add(uplink, 0, sw + ".uplink_up", LinkKind::pcie, sw, parent));
+    uplink_down_.push_back(add(uplink, 0, sw + ".uplink_down", LinkKind::pcie, parent, sw));
   }
   for (int a = 0; a < sockets; ++a) {
     for (int b = 0; b < sockets; ++b) {
@@ -475,28 +441,6 @@ void Cluster::build_fabric() {
 int Cluster::leaf_of(int node, int rail) const {
   const int group = fabric_slot(node) / spec_.fabric.nodes_per_leaf;
   return spec_.fabric.kind == FabricKind::rail_optimized ? group * nics_per_node_ + rail : group;
-}
-
-void Cluster::append_pcie(int node, bool src_is_nic, int src, bool dst_is_nic, int dst, bool staged,
-                          std::vector<sim::ResourceId>& out) const {
-  const int sockets = std::max(1, template_->sockets);
-  const int switches = template_->pcie_switches;
-  const std::size_t gbase = static_cast<std::size_t>(node) * gpus_per_node_;
-  const std::size_t nbase = static_cast<std::size_t>(node) * nics_per_node_;
-  out.push_back(src_is_nic ? nic_pcie_up_[nbase + src] : pcie_up_[gbase + src]);
-  const int s1 = src_is_nic ? switch_of_nic(src) : switch_of_gpu(src);
-  const int s2 = dst_is_nic ? switch_of_nic(dst) : switch_of_gpu(dst);
-  const int k1 = src_is_nic ? socket_of_nic(src) : socket_of_gpu(src);
-  const int k2 = dst_is_nic ? socket_of_nic(dst) : socket_of_gpu(dst);
-  const std::size_t sbase = static_cast<std::size_t>(node) * switches;
-  const bool via_root = switches == 0 || s1 != s2 || staged;
-  if (via_root && switches > 0) out.push_back(uplink_up_[sbase + s1]);
-  if (via_root && k1 != k2) {
-    out.push_back(
-        socket_link_[static_cast<std::size_t>(node) * sockets * sockets + static_cast<std::size_t>(k1) * sockets + k2]);
-  }
-  if (via_root && switches > 0) out.push_back(uplink_down_[sbase + s2]);
-  out.push_back(dst_is_nic ? nic_pcie_down_[nbase + dst] : pcie_down_[gbase + dst]);
 }
 
 void Cluster::append_intra(int node, int a, int b, std::vector<sim::ResourceId>& out) const {
@@ -764,14 +708,24 @@ std::string Cluster::describe() const {
   if (sockets > 1) o << ", GPU traffic between sockets " << gbps(t.socket_link_bytes_per_s) << " per direction";
   o << "\n";
   o << "  PCIe gen" << t.pcie_generation << ": " << gbps(t.pcie_bytes_per_s) << " per direction per GPU and per NIC; ";
-  if (t.pcie_switches > 0) {
+  const bool regular = pcie_tree_is_regular(t);
+  if (t.pcie_switches > 0 && regular) {
     o << t.pcie_switches << " PCIe switches (" << t.gpus_per_pcie_switch() << " GPUs each), uplink "
       << gbps(t.pcie_uplink_bytes_per_s > 0 ? t.pcie_uplink_bytes_per_s : t.pcie_bytes_per_s) << " to the CPU\n";
+  } else if (t.pcie_switches > 0) {
+    o << t.pcie_switches << " PCIe switches (the template's own tree):\n";
+    for (int s = 0; s < t.pcie_switches; ++s) {
+      const int up = pcie_.switch_up[static_cast<std::size_t>(s)];
+      o << "    pcie_sw" << s << ": uplink " << gbps(switch_uplink_bytes_per_s(t, s)) << " to "
+        << (up >= 0 ? "pcie_sw" + std::to_string(up)
+                    : "cpu" + std::to_string(pcie_.switch_socket[static_cast<std::size_t>(s)]))
+        << "\n";
+    }
   } else {
     o << "GPUs and NICs on CPU root ports\n";
   }
   for (int g = 0; g < gpus_per_node_; ++g) {
-    o << "    gpu" << g << ": " << (t.pcie_switches > 0 ? "pcie_sw" + std::to_string(switch_of_gpu(g)) : "root port")
+    o << "    gpu" << g << ": " << (switch_of_gpu(g) >= 0 ? "pcie_sw" + std::to_string(switch_of_gpu(g)) : "root port")
       << ", socket " << socket_of_gpu(g);
     if (nics_per_node_ > 0) o << ", NIC nic" << nic_of_local(g);
     o << "\n";
@@ -780,8 +734,8 @@ std::string Cluster::describe() const {
     << nic_->latency_ns << " ns adapter latency (" << nic_->source << ")\n";
   for (int i = 0; i < nics_per_node_; ++i) {
     o << "    nic" << i << ": "
-      << (t.pcie_switches > 0 ? "pcie_sw" + std::to_string(switch_of_nic(i)) : std::string("root port")) << ", socket "
-      << socket_of_nic(i) << ", next to gpu" << gpu_of_nic(i)
+      << (switch_of_nic(i) >= 0 ? "pcie_sw" + std::to_string(switch_of_nic(i)) : std::string("root port"))
+      << ", socket " << socket_of_nic(i) << ", next to gpu" << gpu_of_nic(i)
       << (socket_of_nic(i) != socket_of_gpu(gpu_of_nic(i)) ? " (other socket!)" : "") << "\n";
   }
   o << "  GPUDirect RDMA: " << (spec_.gpu_direct_rdma ? "on" : "off (NIC traffic staged through host memory)") << "\n";
@@ -850,38 +804,6 @@ std::string Cluster::to_dot(int max_nodes) const {
   if (skipped > 0) o << "  // " << skipped << " links of nodes >= " << max_nodes << " not drawn\n";
   o << "}\n";
   return o.str();
-}
-
-std::vector<sim::ResourceId> Cluster::host_route(int gpu, bool to_host, int socket) const {
-  const int sockets = std::max(1, template_->sockets);
-  if (gpu < 0 || gpu >= num_gpus())
-    throw std::out_of_range("host_route: GPU " + std::to_string(gpu) + " outside [0, " + std::to_string(num_gpus()) +
-                            ")");
-  if (socket < 0 || socket >= sockets)
-    throw std::out_of_range("host_route: socket " + std::to_string(socket) + " outside [0, " + std::to_string(sockets) +
-                            ")");
-  const int node = node_of(gpu), local = local_rank(gpu);
-  const int home = socket_of_gpu(local), sw = switch_of_gpu(local);
-  const auto n = static_cast<std::size_t>(node);
-  const auto g = static_cast<std::size_t>(gpu);
-  std::vector<sim::ResourceId> out;
-  if (to_host) {
-    out.push_back(pcie_up_[g]);
-    if (sw >= 0) out.push_back(uplink_up_[n * template_->pcie_switches + sw]);
-    if (socket != home) out.push_back(socket_link_[(n * sockets + home) * sockets + socket]);
-  } else {
-    if (socket != home) out.push_back(socket_link_[(n * sockets + socket) * sockets + home]);
-    if (sw >= 0) out.push_back(uplink_down_[n * template_->pcie_switches + sw]);
-    out.push_back(pcie_down_[g]);
-  }
-  return out;
-}
-
-std::vector<sim::ResourceId> Cluster::host_route(int gpu, bool to_host) const {
-  if (gpu < 0 || gpu >= num_gpus())
-    throw std::out_of_range("host_route: GPU " + std::to_string(gpu) + " outside [0, " + std::to_string(num_gpus()) +
-                            ")");
-  return host_route(gpu, to_host, socket_of_gpu(local_rank(gpu)));
 }
 
 }  // namespace traincast::models

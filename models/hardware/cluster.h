@@ -9,10 +9,12 @@
 //    per-link bandwidth per direction; the NVSwitch plane itself is non-blocking.
 //    Mesh nodes (xGMI, HGX 4-GPU): one resource per ordered GPU pair, capacity = links / peers x
 //    per-link. Bridge pairs: one resource per direction between GPUs 2k and 2k+1 (all links).
-//  - PCIe: per GPU and per NIC "pcie_up"/"pcie_down" (device <-> its PCIe switch, or its CPU root
-//    port when the template has no switches); per PCIe switch "uplink_up"/"uplink_down" (switch <->
-//    root complex); per ordered socket pair "socket a->b" (UPI/xGMI, NCCL's achievable figure).
-//    Switches and root complexes are non-blocking.
+//  - PCIe, along the template's PCIe tree (pcie_tree.h): per GPU and per NIC "pcie_up"/"pcie_down"
+//    (device <-> its PCIe switch, or its CPU root port); per PCIe switch "uplink_up"/"uplink_down"
+//    (switch <-> the root complex of its socket, or <-> its upstream switch when cascaded); per
+//    ordered socket pair "socket a->b" (UPI/xGMI, NCCL's achievable figure). Switches and root
+//    complexes are non-blocking; host memory is not a resource (a copy to it ends at the root
+//    complex).
 //  - NIC: "tx" (NIC->fabric) and "rx" at the NIC line rate.
 //  - Fabric: 2 tiers: leaf<->spine resources per (leaf, spine); 3 tiers: leaf<->aggregation per
 //    (leaf, aggregation switch of its pod) and pod<->core per (pod, core); torus: per node one
@@ -34,6 +36,7 @@
 
 #include "models/hardware/catalog.h"
 #include "models/hardware/network_size.h"
+#include "models/hardware/pcie_tree.h"
 #include "models/spec/scenario.h"
 #include "sim/flow_network.h"
 #include "sim/time.h"
@@ -143,6 +146,12 @@ class Cluster {
   bool pcie_p2p() const { return pcie_p2p_; }
   int socket_of_gpu(int local) const;
   int socket_of_nic(int nic) const;
+  /// The PCIe switch local GPU `local` hangs on, -1 for a CPU root port.
+  int switch_of_gpu(int local) const;
+  /// The PCIe switch compute NIC `nic` hangs on (after ClusterSpec::nic_placement), -1 for a root port.
+  int switch_of_nic(int nic) const;
+  /// The node's PCIe tree as routed (the first node group's template; every group has its shape).
+  const PcieLayout& pcie_tree() const { return pcie_; }
   int num_leaves() const { return num_leaves_; }
   /// Spine (2 tiers) or core (3 tiers) switches modelled; 0 when no traffic leaves a leaf.
   int num_spines() const { return num_spines_; }
@@ -162,9 +171,12 @@ class Cluster {
 
   /// Directed resources a byte crosses from src to dst GPU (src != dst), in order.
   /// Intra-node: NVSwitch [nvl_up(src), nvl_down(dst)], mesh [link(src,dst)], bridge partner
-  /// [bridge(src,dst)], else PCIe: [pcie_up(src), (uplink_up(sw), socket, uplink_down(sw')),
-  /// pcie_down(dst)] where the bracket is taken when the GPUs are under different switches, on
-  /// root ports, or when P2P is off (staged through host memory: always via the root complex).
+  /// [bridge(src,dst)], else PCIe along the tree: pcie_up(src), the uplink_up of each switch above
+  /// src up to the lowest switch both GPUs hang under, the uplink_down of each switch from there
+  /// down to dst's, pcie_down(dst). Without a common switch (other branches of the root complex,
+  /// root ports, other sockets), or when P2P is off (staged through host memory: always via the
+  /// root complex), every uplink of src's chain, the socket link when the chains end on different
+  /// sockets, and every uplink of dst's chain downwards.
   /// Inter-node through NIC `rail` (local NIC index, same on both nodes): when the source GPU is
   /// not the NIC's own GPU and the node has NVLink, the bytes first cross NVLink to the NIC's GPU
   /// (NCCL's PXN, default since 2.12); then the PCIe path to the NIC (via the root complex when
@@ -193,6 +205,11 @@ class Cluster {
   /// DRAM are not resources. Throws std::out_of_range for a GPU outside [0, num_gpus()) or a socket
   /// outside [0, sockets).
   std::vector<sim::ResourceId> host_route(int gpu, bool to_host, int socket) const;
+  /// The PCIe resources from global GPU `gpu` to compute NIC `nic` of its node along the PCIe
+  /// tree (through the root complex when GPUDirect RDMA is off), without the NVLink relay (PXN)
+  /// route() takes: the path `nvidia-smi topo -m` types. Throws std::out_of_range for a GPU or NIC
+  /// out of range.
+  std::vector<sim::ResourceId> pcie_route_to_nic(int gpu, int nic) const;
   /// host_route() with the buffer on the GPU's own socket (socket_of_gpu(local_rank(gpu))): pinned
   /// memory allocated NUMA-locally, as DeepSpeed's offload and a correctly bound data loader do.
   std::vector<sim::ResourceId> host_route(int gpu, bool to_host) const;
@@ -335,8 +352,6 @@ class Cluster {
   /// Records override `o`'s supply_c on the nodes `sel` names (whole nodes only); throws
   /// std::invalid_argument "<at>supply_c: ..." otherwise.
   void apply_supply(const std::string& at, const ElementOverride& o, const ResolvedSelector& sel);
-  int switch_of_gpu(int local) const;
-  int switch_of_nic(int nic) const;
   int leaf_of(int node, int rail) const;
   /// ScaleUp::bridges: local GPUs a and b share an NVLink bridge (groups of bridge_gpus_).
   bool same_bridge(int a, int b) const { return a / bridge_gpus_ == b / bridge_gpus_; }
@@ -360,6 +375,7 @@ class Cluster {
   int bridge_gpus_ = 2;  ///< ScaleUp::bridges: GPUs per bridge (ClusterSpec, else the template's)
   /// ScaleUp::graph: the template's NVLink links, [a * gpus_per_node + b] (symmetric).
   std::vector<int> graph_links_;
+  PcieLayout pcie_;  ///< the first group's PCIe tree for nics_per_node_ NICs
   std::int64_t cable_ns_ = 0;
   // Fabric sizes.
   int num_groups_ = 0;  // leaf groups (nodes_per_leaf nodes each)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/hardware/cluster.h"
+#include "models/hardware/pcie_tree.h"
 
 namespace traincast::models {
 namespace {
@@ -73,6 +74,9 @@ std::string shape_difference(const NodeTemplate& a, const NodeTemplate& b) {
   if (a.nics != b.nics) return differ("compute NICs", a.nics, b.nics);
   if (a.sockets != b.sockets) return differ("CPU sockets", a.sockets, b.sockets);
   if (a.pcie_switches != b.pcie_switches) return differ("PCIe switches", a.pcie_switches, b.pcie_switches);
+  if (pcie_layout(a, a.nics) != pcie_layout(b, b.nics))
+    return "a different PCIe tree (which switch or socket each switch, GPU and NIC hangs on, or which GPUs a NIC "
+           "serves)";
   const auto same_edge = [](const NvlinkEdge& x, const NvlinkEdge& y) {
     return x.gpu_a == y.gpu_a && x.gpu_b == y.gpu_b && x.links == y.links;
   };

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/hardware/pcie_tree.h"
+
 namespace traincast::models {
 namespace {
 
@@ -89,7 +91,9 @@ void check_counts(const NodeTemplate& t, std::vector<NodeTemplateProblem>& out) 
   if (t.sockets < 1 || t.sockets > max_sockets)
     bad("sockets", "got " + to_string(t.sockets) + " (expected 1 to " + to_string(max_sockets) +
                        ": 8, the largest glueless x86 platforms, or one CPU per GPU as on GH200)");
-  if (t.pcie_switches < 0 || (t.gpus_per_node >= 1 && t.pcie_switches > t.gpus_per_node))
+  // A written tree is held to its entries' count (check_pcie_tree); the regular layout to one
+  // switch per GPU at most.
+  if (!has_written_pcie_tree(t) && (t.pcie_switches < 0 || (t.gpus_per_node >= 1 && t.pcie_switches > t.gpus_per_node)))
     bad("pcie_switches", "got " + to_string(t.pcie_switches) + " (expected 0, GPUs on CPU root ports, to " +
                              to_string(t.gpus_per_node) + ", one per GPU)");
   if (t.pcie_generation < 1 || t.pcie_generation > 6)
@@ -100,6 +104,11 @@ void check_counts(const NodeTemplate& t, std::vector<NodeTemplateProblem>& out) 
   check_rate("pcie_bytes_per_s", t.pcie_bytes_per_s, kMaxHostLinkBytesPerS, "the generation's rate", out);
   check_rate("pcie_uplink_bytes_per_s", t.pcie_uplink_bytes_per_s, kMaxHostLinkBytesPerS, "the GPU link's rate", out);
   check_rate("socket_link_bytes_per_s", t.socket_link_bytes_per_s, kMaxHostLinkBytesPerS, "no link", out);
+  for (std::size_t s = 0; s < t.pcie_tree.size(); ++s) {
+    const std::string field = "pcie_switch[" + to_string(s) + "].uplink_bytes_per_s";
+    check_rate(field.c_str(), t.pcie_tree[s].uplink_bytes_per_s, kMaxHostLinkBytesPerS,
+               "uplink_generation x uplink_lanes, or the node's uplink", out);
+  }
   if (t.sockets > 1 && t.socket_link_bytes_per_s == 0)
     bad("socket_link_bytes_per_s", "not set on a node of " + to_string(t.sockets) +
                                        " sockets (expected GPU traffic between sockets per direction, e.g. NCCL's "
@@ -252,9 +261,14 @@ std::vector<NodeTemplateProblem> complete_node_template(NodeTemplate& t) {
   }
   check_counts(t, out);
   if (gpu != nullptr) check_scale_up(t, *gpu, out);
+  const bool counts_ok = std::none_of(out.begin(), out.end(), [](const NodeTemplateProblem& p) {
+    return p.field == "gpus_per_node" || p.field == "nics" || p.field == "sockets";
+  });
+  if (counts_ok) check_pcie_tree(t, out);
   if (!out.empty()) return out;
   if (t.pcie_bytes_per_s == 0) t.pcie_bytes_per_s = pcie_bytes_per_s(t.pcie_generation, t.pcie_lanes);
   if (t.pcie_uplink_bytes_per_s == 0 && t.pcie_switches > 0) t.pcie_uplink_bytes_per_s = t.pcie_bytes_per_s;
+  complete_pcie_tree(t);
   return out;
 }
 
@@ -402,6 +416,101 @@ NvlinkEdge nvlink_entry(TextReader& in) {
   return e;
 }
 
+/// `[a, b, ...]`: a list of integers (possibly empty).
+std::vector<int> int_list(TextReader& in, const std::string& field) {
+  std::vector<int> out;
+  in.expect('[', field);
+  while (in.peek() != ']') {
+    if (in.at_end()) in.fail(field, "list not closed (expected ']')");
+    out.push_back(in.integer(field));
+  }
+  in.expect(']', field);
+  return out;
+}
+
+/// A nested block `name { field: value ... }`: `read` reads each field (after its ':').
+template <typename Read>
+void sub_block(TextReader& in, const std::string& name, const Read& read) {
+  if (in.peek() == ':') in.expect(':', name);
+  in.expect('{', name);
+  std::set<std::string> seen;
+  while (in.peek() != '}') {
+    if (in.at_end()) in.fail(name, "block not closed (expected '}')");
+    const auto field_at = in.here();
+    const std::string field = in.identifier(name);
+    std::string path = name;  // "pcie_switch.gpus" in messages
+    path += '.';
+    path += field;
+    if (!seen.insert(field).second) {
+      in.go_to(field_at);
+      in.fail(path, "given twice (expected once)");
+    }
+    in.expect(':', field);
+    if (!read(field)) {
+      in.go_to(field_at);
+      in.fail(path, "unknown field of " + name);
+    }
+  }
+  in.expect('}', name);
+}
+
+PcieSwitch pcie_switch_entry(TextReader& in) {
+  PcieSwitch w;
+  sub_block(in, "pcie_switch", [&](const std::string& f) {
+    if (f == "socket") {
+      w.socket = in.integer(f);
+    } else if (f == "upstream_switch") {
+      w.upstream_switch = in.integer(f);
+    } else if (f == "uplink_generation") {
+      w.uplink_generation = in.integer(f);
+    } else if (f == "uplink_lanes") {
+      w.uplink_lanes = in.integer(f);
+    } else if (f == "uplink_bytes_per_s") {
+      w.uplink_bytes_per_s = in.number(f);
+    } else if (f == "gpus") {
+      w.gpus = int_list(in, f);
+    } else if (f == "nics") {
+      w.nics = int_list(in, f);
+    } else {
+      return false;
+    }
+    return true;
+  });
+  return w;
+}
+
+PcieRootPorts root_ports_entry(TextReader& in) {
+  PcieRootPorts p;
+  sub_block(in, "root_ports", [&](const std::string& f) {
+    if (f == "socket") {
+      p.socket = in.integer(f);
+    } else if (f == "gpus") {
+      p.gpus = int_list(in, f);
+    } else if (f == "nics") {
+      p.nics = int_list(in, f);
+    } else {
+      return false;
+    }
+    return true;
+  });
+  return p;
+}
+
+NicGpus nic_gpus_entry(TextReader& in) {
+  NicGpus x;
+  sub_block(in, "nic_gpus", [&](const std::string& f) {
+    if (f == "nic") {
+      x.nic = in.integer(f);
+    } else if (f == "gpus") {
+      x.gpus = int_list(in, f);
+    } else {
+      return false;
+    }
+    return true;
+  });
+  return x;
+}
+
 using FieldReader = std::function<void(TextReader&, NodeTemplate&)>;
 
 const std::map<std::string, FieldReader>& field_readers() {
@@ -445,6 +554,18 @@ NodeTemplate read_block(TextReader& in) {
       t.nvlinks.push_back(nvlink_entry(in));
       continue;
     }
+    if (field == "pcie_switch") {
+      t.pcie_tree.push_back(pcie_switch_entry(in));
+      continue;
+    }
+    if (field == "root_ports") {
+      t.root_ports.push_back(root_ports_entry(in));
+      continue;
+    }
+    if (field == "nic_gpus") {
+      t.nic_gpus.push_back(nic_gpus_entry(in));
+      continue;
+    }
     const auto it = field_readers().find(field);
     if (it == field_readers().end()) {
       in.go_to(field_at);
@@ -458,6 +579,9 @@ NodeTemplate read_block(TextReader& in) {
     it->second(in, t);
   }
   in.expect('}', "node_template");
+  // A written tree's switch count is its entries' unless pcie_switches is written too.
+  if (has_written_pcie_tree(t) && seen.count("pcie_switches") == 0)
+    t.pcie_switches = static_cast<int>(t.pcie_tree.size());
   const std::vector<NodeTemplateProblem> problems = complete_node_template(t);
   if (!problems.empty()) {
     in.go_to(block_at);

@@ -8,6 +8,8 @@
 #include <string>
 #include <system_error>
 
+#include "models/hardware/pcie_tree.h"
+
 namespace traincast::models {
 
 NodeTemplate partition_node_template(const NodeTemplate& base, std::string_view name, std::string_view domain_text) {
@@ -43,12 +45,19 @@ NodeTemplate partition_node_template(const NodeTemplate& base, std::string_view 
     }
     return static_cast<int>(static_cast<long long>(count) * n / gpn);
   };
+  if (!pcie_tree_is_regular(base) || !nic_gpus_are_regular(base)) {
+    throw std::invalid_argument(what + base.name +
+                                " has a PCIe tree or NIC service of its own (pcie_switch, root_ports or nic_gpus "
+                                "entries), which does not split into NVLink domains (expected a template in the "
+                                "regular layout of pcie_switches)");
+  }
   NodeTemplate t = base;
   t.name = std::string(name);
   t.gpus_per_node = n;
   t.nics = share(base.nics, "NICs");
   t.sockets = share(std::max(1, base.sockets), "CPU sockets");
   t.pcie_switches = share(base.pcie_switches, "PCIe (or C2C) hubs");
+  set_regular_pcie_tree(t);  // the domain's own share of the regular layout
   // The switch chips serve every domain (NVLink partitions are switch routing tables): each
   // domain is charged its share, for power only (the NVSwitch plane is non-blocking).
   t.nvswitches = (base.nvswitches + parts - 1) / parts;

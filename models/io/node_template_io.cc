@@ -5,8 +5,10 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "models/hardware/node_template_text.h"
+#include "models/hardware/pcie_tree.h"
 #include "traincast.pb.h"
 
 namespace traincast::io::detail {
@@ -76,6 +78,24 @@ models::NodeTemplate node_template_from_message(const tp::NodeTemplate& m) {
     t.nvlinks.push_back(
         {e.gpus_size() > 0 ? e.gpus(0) : -1, e.gpus_size() > 1 ? e.gpus(1) : -1, e.has_links() ? e.links() : 1});
   }
+  for (const tp::NodeTemplate::PcieSwitch& e : m.pcie_switch()) {
+    models::PcieSwitch w;
+    if (e.has_socket()) w.socket = e.socket();
+    if (e.has_upstream_switch()) w.upstream_switch = e.upstream_switch();
+    w.uplink_generation = e.uplink_generation();
+    w.uplink_lanes = e.uplink_lanes();
+    w.uplink_bytes_per_s = e.uplink_bytes_per_s();
+    w.gpus.assign(e.gpus().begin(), e.gpus().end());
+    w.nics.assign(e.nics().begin(), e.nics().end());
+    t.pcie_tree.push_back(std::move(w));
+  }
+  for (const tp::NodeTemplate::RootPorts& e : m.root_ports()) {
+    t.root_ports.push_back({e.socket(), {e.gpus().begin(), e.gpus().end()}, {e.nics().begin(), e.nics().end()}});
+  }
+  for (const tp::NodeTemplate::NicGpus& e : m.nic_gpus())
+    t.nic_gpus.push_back({e.has_nic() ? e.nic() : -1, {e.gpus().begin(), e.gpus().end()}});
+  // A written tree's switch count is its entries' unless pcie_switches is written too.
+  if (models::has_written_pcie_tree(t) && !m.has_pcie_switches()) t.pcie_switches = m.pcie_switch_size();
   return t;
 }
 
@@ -95,6 +115,12 @@ void register_scenario_node_templates(const tp::Scenario& m, Checker& k) {
       if (block.nvlink(e).gpus_size() != 2) {
         k.error(at + "nvlink[" + std::to_string(e) + "].gpus",
                 std::to_string(block.nvlink(e).gpus_size()) + " GPUs (expected two: gpus: [a, b])");
+        clean = false;
+      }
+    }
+    for (int e = 0; e < block.nic_gpus_size(); ++e) {
+      if (!block.nic_gpus(e).has_nic()) {
+        k.error(at + "nic_gpus[" + std::to_string(e) + "].nic", "not set (expected the NIC whose GPUs these are)");
         clean = false;
       }
     }
@@ -170,6 +196,35 @@ void add_described_node_templates(const models::Scenario& s, tp::Scenario& m) {
       n.add_gpus(e.gpu_a);
       n.add_gpus(e.gpu_b);
       n.set_links(e.links);
+    }
+    // The regular layout stays its count (pcie_switches above); another tree is written out.
+    if (!models::pcie_tree_is_regular(*t)) {
+      for (const models::PcieSwitch& w : t->pcie_tree) {
+        tp::NodeTemplate::PcieSwitch& e = *x.add_pcie_switch();
+        if (w.upstream_switch >= 0) {
+          e.set_upstream_switch(w.upstream_switch);
+        } else {
+          e.set_socket(w.socket);
+        }
+        if (w.uplink_generation != 0) e.set_uplink_generation(w.uplink_generation);
+        if (w.uplink_lanes != 0) e.set_uplink_lanes(w.uplink_lanes);
+        e.set_uplink_bytes_per_s(w.uplink_bytes_per_s);
+        for (int g : w.gpus) e.add_gpus(g);
+        for (int i : w.nics) e.add_nics(i);
+      }
+      for (const models::PcieRootPorts& p : t->root_ports) {
+        tp::NodeTemplate::RootPorts& e = *x.add_root_ports();
+        e.set_socket(p.socket);
+        for (int g : p.gpus) e.add_gpus(g);
+        for (int i : p.nics) e.add_nics(i);
+      }
+    }
+    if (!models::nic_gpus_are_regular(*t)) {
+      for (const models::NicGpus& n : t->nic_gpus) {
+        tp::NodeTemplate::NicGpus& e = *x.add_nic_gpus();
+        e.set_nic(n.nic);
+        for (int g : n.gpus) e.add_gpus(g);
+      }
     }
   }
 }

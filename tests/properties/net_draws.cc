@@ -14,6 +14,7 @@
 #include "models/collectives/nccl_tests.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
+#include "models/hardware/node_template_text.h"
 #include "models/io/scenario_io.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
@@ -316,6 +317,46 @@ Sides failed_up_link_side(const NetDraw&) {
           "(no overrides)"};
 }
 
+/// A faster PCIe switch uplink (issue 19): the draw's template as a scenario's own node whose
+/// switch uplinks run at 2x is never slower than the template itself. Every byte that crosses an
+/// uplink finds more capacity, and NCCL's search budgets the uplinks with the other PCIe links,
+/// so a wider one never takes channels away.
+CheckResult faster_pcie_uplink(const NetDraw& d) {
+  if (d.pcie_uplink_factor != 1.0 || models::find_node_template(d.node_template).pcie_switches == 0)
+    return not_applicable();
+  NetDraw fast = d;
+  fast.pcie_uplink_factor = 2.0;
+  return monotone(d, "template's uplinks", run_net(d), "uplinks x2", run_net(fast));
+}
+Sides faster_pcie_uplink_side(const NetDraw& d) {
+  return {"", "node_template { (" + d.node_template + "'s fields) pcie_uplink_bytes_per_s: 2x }"};
+}
+
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// The draw's template as a scenario's own node_template block, its uplinks x pcie_uplink_factor.
+std::string uplink_copy(const NetDraw& d, const std::string& name) {
+  const models::NodeTemplate& t = models::find_node_template(d.node_template);
+  std::ostringstream o;
+  o.precision(17);
+  o << "node_template {\n  name: " << quoted(name) << " gpu: " << quoted(t.gpu) << " gpus_per_node: " << t.gpus_per_node
+    << " scale_up: " << models::scale_up_name(t.scale_up) << " bridge_gpus: " << t.bridge_gpus
+    << " nvswitches: " << t.nvswitches << "\n  nic: " << quoted(t.nic) << " nics: " << t.nics
+    << " sockets: " << t.sockets << " pcie_switches: " << t.pcie_switches << " pcie_generation: " << t.pcie_generation
+    << " pcie_lanes: " << t.pcie_lanes << "\n  pcie_bytes_per_s: " << t.pcie_bytes_per_s
+    << " pcie_uplink_bytes_per_s: " << t.pcie_uplink_bytes_per_s * d.pcie_uplink_factor
+    << " socket_link_bytes_per_s: " << t.socket_link_bytes_per_s << "\n  cpu: " << quoted(t.cpu)
+    << " pcie_p2p: " << (t.pcie_p2p ? "true" : "false") << "\n  source: " << quoted(t.source) << "\n}\n";
+  return o.str();
+}
+
 }  // namespace
 
 std::string scenario_text(const NetDraw& d) {
@@ -323,8 +364,12 @@ std::string scenario_text(const NetDraw& d) {
   std::ostringstream o;
   o << "# property draw " << d.id << ": " << d.op << " of " << static_cast<long long>(d.bytes) << " bytes"
     << (d.group_nodes ? " on --gpus " + gpu_list(d) : std::string()) << "\n";
-  o << "name: \"" << d.id << "\"\ncluster {\n  node_template: \"" << d.node_template
-    << "\"\n  num_nodes: " << d.num_nodes << "\n";
+  std::string node = d.node_template;
+  if (d.pcie_uplink_factor != 1.0) {
+    node += "_uplink_x" + fmt(d.pcie_uplink_factor);
+    o << uplink_copy(d, node);
+  }
+  o << "name: \"" << d.id << "\"\ncluster {\n  node_template: \"" << node << "\"\n  num_nodes: " << d.num_nodes << "\n";
   if (!d.nic.empty()) o << "  nic: \"" << d.nic << "\"\n";
   if (d.nics_per_node > 0) o << "  nics_per_node: " << d.nics_per_node << "\n";
   o << "  fabric { kind: " << d.fabric_kind << " nodes_per_leaf: " << d.nodes_per_leaf
@@ -417,6 +462,7 @@ const std::vector<NetProperty>& net_properties() {
       {"sharp_never_slower", sharp_never_slower, sharp_side},
       {"failed_nic_never_faster", failed_nic_never_faster, failed_nic_side},
       {"failed_up_link_never_faster", failed_up_link_never_faster, failed_up_link_side},
+      {"faster_pcie_uplink", faster_pcie_uplink, faster_pcie_uplink_side},
   };
   return p;
 }

@@ -33,6 +33,9 @@ struct NetDraw {
   int channels = 0;
   /// cluster.fabric.sharp (in-network reduction, NCCL CollNet).
   bool sharp = false;
+  /// The template's PCIe switch uplinks x this, as a scenario's own copy of the template
+  /// (node_template block); 1 = the catalog template itself.
+  double pcie_uplink_factor = 1.0;
   std::string routing;              ///< cluster.fabric.routing; "" = automatic
   std::vector<std::string> failed;  ///< cluster.overrides selectors with failed: true
   bool forced() const { return algorithm != "automatic" && protocol != "any"; }
@@ -72,7 +75,7 @@ struct NetProperty {
   Sides (*sides)(const NetDraw&);
 };
 /// less_oversubscription, faster_nic, more_nics, rates_x2, relabel_nodes, bytes_conserved,
-/// sharp_never_slower, failed_nic_never_faster, failed_up_link_never_faster.
+/// sharp_never_slower, failed_nic_never_faster, failed_up_link_never_faster, faster_pcie_uplink.
 const std::vector<NetProperty>& net_properties();
 
 /// Smaller draws than d for the greedy shrink: fewer nodes, fewer NICs, smaller size, one leaf

@@ -23,6 +23,7 @@ inline Result run(const std::vector<std::string>& args) {
   std::vector<std::string> argv_s = {"traincast"};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_s.size());
   for (auto& s : argv_s) argv.push_back(s.data());
   const int status = main_dispatch(static_cast<int>(argv.size()), argv.data(), out, err);
   return {status, out.str(), err.str()};

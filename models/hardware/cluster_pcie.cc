@@ -1,0 +1,139 @@
+// The cluster's PCIe routing along a node's PCIe tree (cluster.h; the tree: pcie_tree.h): which
+// switch and socket each GPU and NIC hangs on, which NIC serves which GPU, the PCIe path between
+// two devices of a node, and host-memory copies.
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/hardware/cluster.h"
+
+namespace traincast::models {
+
+int Cluster::nic_of_local(int local) const {
+  // The first NIC serving the GPU (NodeTemplate::nic_gpus; by default NIC i serves GPUs
+  // [i*G/N, (i+1)*G/N) when N <= G, and GPU g's first NIC is ceil(g N / G) when N > G).
+  if (nics_per_node_ <= 0 || local < 0 || local >= gpus_per_node_) return 0;
+  return pcie_.gpu_nic[static_cast<std::size_t>(local)];
+}
+
+int Cluster::gpu_of_nic(int nic) const {
+  // The first GPU the NIC serves (5 NICs on 8 GPUs: NIC 2 serves GPUs 4 and 5, so it sits beside
+  // GPU 4, not GPU 3 on the other switch; N > G: GPU floor(i G / N)).
+  if (nic < 0 || nic >= nics_per_node_) return 0;
+  return pcie_.nic_gpu[static_cast<std::size_t>(nic)];
+}
+
+int Cluster::switch_of_gpu(int local) const { return pcie_.gpu_switch[static_cast<std::size_t>(local)]; }
+
+int Cluster::socket_of_gpu(int local) const { return pcie_.gpu_socket[static_cast<std::size_t>(local)]; }
+
+int Cluster::switch_of_nic(int nic) const {
+  const int s = pcie_.nic_switch[static_cast<std::size_t>(nic)];
+  if (s < 0) return -1;
+  // nic_placement other_socket: the switch half the switch list away (in the regular layout the
+  // same place on the other socket).
+  const int switches = template_->pcie_switches;
+  if (spec_.nic_placement == NicPlacement::other_socket && template_->sockets > 1 && switches > 1) {
+    return (s + switches / 2) % switches;
+  }
+  return s;
+}
+
+int Cluster::socket_of_nic(int nic) const {
+  const int sockets = std::max(1, template_->sockets);
+  const int s = switch_of_nic(nic);
+  if (s >= 0) return pcie_.switch_socket[static_cast<std::size_t>(s)];
+  const int home = pcie_.nic_socket[static_cast<std::size_t>(nic)];
+  return spec_.nic_placement == NicPlacement::other_socket ? (home + 1) % sockets : home;
+}
+
+void Cluster::append_pcie(int node, bool src_is_nic, int src, bool dst_is_nic, int dst, bool staged,
+                          std::vector<sim::ResourceId>& out) const {
+  const int sockets = std::max(1, template_->sockets);
+  const int switches = template_->pcie_switches;
+  const std::size_t gbase = static_cast<std::size_t>(node) * gpus_per_node_;
+  const std::size_t nbase = static_cast<std::size_t>(node) * nics_per_node_;
+  const std::size_t sbase = static_cast<std::size_t>(node) * switches;
+  out.push_back(src_is_nic ? nic_pcie_up_[nbase + src] : pcie_up_[gbase + src]);
+  const int s1 = src_is_nic ? switch_of_nic(src) : switch_of_gpu(src);
+  const int s2 = dst_is_nic ? switch_of_nic(dst) : switch_of_gpu(dst);
+  const int k1 = src_is_nic ? socket_of_nic(src) : socket_of_gpu(src);
+  const int k2 = dst_is_nic ? socket_of_nic(dst) : socket_of_gpu(dst);
+  // The lowest switch above both (P2P turns there); -1: through the root complex.
+  int common = -1;
+  if (!staged && s1 >= 0 && s2 >= 0) {
+    for (int a = s1; a >= 0 && common < 0; a = pcie_.switch_up[static_cast<std::size_t>(a)]) {
+      for (int b = s2; b >= 0; b = pcie_.switch_up[static_cast<std::size_t>(b)]) {
+        if (a == b) {
+          common = a;
+          break;
+        }
+      }
+    }
+  }
+  for (int a = s1; a >= 0 && a != common; a = pcie_.switch_up[static_cast<std::size_t>(a)])
+    out.push_back(uplink_up_[sbase + static_cast<std::size_t>(a)]);
+  if (common < 0 && k1 != k2) {
+    out.push_back(
+        socket_link_[static_cast<std::size_t>(node) * sockets * sockets + static_cast<std::size_t>(k1) * sockets + k2]);
+  }
+  const std::size_t down_from = out.size();
+  for (int b = s2; b >= 0 && b != common; b = pcie_.switch_up[static_cast<std::size_t>(b)])
+    out.push_back(uplink_down_[sbase + static_cast<std::size_t>(b)]);
+  std::reverse(out.begin() + static_cast<std::ptrdiff_t>(down_from), out.end());  // from the top down
+  out.push_back(dst_is_nic ? nic_pcie_down_[nbase + dst] : pcie_down_[gbase + dst]);
+}
+
+std::vector<sim::ResourceId> Cluster::host_route(int gpu, bool to_host, int socket) const {
+  const int sockets = std::max(1, template_->sockets);
+  if (gpu < 0 || gpu >= num_gpus())
+    throw std::out_of_range("host_route: GPU " + std::to_string(gpu) + " outside [0, " + std::to_string(num_gpus()) +
+                            ")");
+  if (socket < 0 || socket >= sockets)
+    throw std::out_of_range("host_route: socket " + std::to_string(socket) + " outside [0, " + std::to_string(sockets) +
+                            ")");
+  const int node = node_of(gpu), local = local_rank(gpu);
+  const int home = socket_of_gpu(local);
+  const auto n = static_cast<std::size_t>(node);
+  const auto g = static_cast<std::size_t>(gpu);
+  const std::size_t sbase = n * static_cast<std::size_t>(template_->pcie_switches);
+  std::vector<sim::ResourceId> out;
+  if (to_host) {
+    out.push_back(pcie_up_[g]);
+    for (int sw = switch_of_gpu(local); sw >= 0; sw = pcie_.switch_up[static_cast<std::size_t>(sw)])
+      out.push_back(uplink_up_[sbase + static_cast<std::size_t>(sw)]);
+    if (socket != home) out.push_back(socket_link_[(n * sockets + home) * sockets + socket]);
+  } else {
+    if (socket != home) out.push_back(socket_link_[(n * sockets + socket) * sockets + home]);
+    const std::size_t down_from = out.size();
+    for (int sw = switch_of_gpu(local); sw >= 0; sw = pcie_.switch_up[static_cast<std::size_t>(sw)])
+      out.push_back(uplink_down_[sbase + static_cast<std::size_t>(sw)]);
+    std::reverse(out.begin() + static_cast<std::ptrdiff_t>(down_from), out.end());  // from the root complex down
+    out.push_back(pcie_down_[g]);
+  }
+  return out;
+}
+
+std::vector<sim::ResourceId> Cluster::pcie_route_to_nic(int gpu, int nic) const {
+  if (gpu < 0 || gpu >= num_gpus())
+    throw std::out_of_range("pcie_route_to_nic: GPU " + std::to_string(gpu) + " outside [0, " +
+                            std::to_string(num_gpus()) + ")");
+  if (nic < 0 || nic >= nics_per_node_)
+    throw std::out_of_range("pcie_route_to_nic: NIC " + std::to_string(nic) + " outside [0, " +
+                            std::to_string(nics_per_node_) + ")");
+  std::vector<sim::ResourceId> out;
+  append_pcie(node_of(gpu), false, local_rank(gpu), true, nic, !spec_.gpu_direct_rdma, out);
+  return out;
+}
+
+std::vector<sim::ResourceId> Cluster::host_route(int gpu, bool to_host) const {
+  if (gpu < 0 || gpu >= num_gpus())
+    throw std::out_of_range("host_route: GPU " + std::to_string(gpu) + " outside [0, " + std::to_string(num_gpus()) +
+                            ")");
+  return host_route(gpu, to_host, socket_of_gpu(local_rank(gpu)));
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,131 @@
+// A node's PCIe tree written in a scenario (docs/hardware.md, "User-described nodes"): the shipped
+// DGX-2 example builds the topology its published `nvidia-smi topo -m` shows; the fields are
+// refused with their positions; a written tree writes back and reads back the same.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/collectives/nccl_topo_search.h"
+#include "models/hardware/catalog.h"
+#include "models/hardware/cluster.h"
+#include "models/hardware/pcie_tree.h"
+#include "models/io/scenario_io.h"
+#include "tests/models/io/scenario_errors.h"
+
+namespace traincast::io {
+namespace {
+
+using test_support::errors_of;
+
+// `nvidia-smi topo -m` of a DGX-2, NVIDIA/nccl-tests issue 78 (2020), the rows the issue's excerpt
+// shows: GPU0-GPU4 against mlx5_0..mlx5_7 (mlx5_8/9 are not compute NICs; every GPU-GPU cell is
+// NV6). nvidia-smi's NODE (another host bridge of the same CPU) is NCCL's PHB.
+const std::vector<std::vector<std::string>> kDgx2TopoRows = {
+    {"PIX", "PXB", "PHB", "PHB", "SYS", "SYS", "SYS", "SYS"},  // GPU0
+    {"PIX", "PXB", "PHB", "PHB", "SYS", "SYS", "SYS", "SYS"},  // GPU1
+    {"PXB", "PIX", "PHB", "PHB", "SYS", "SYS", "SYS", "SYS"},  // GPU2
+    {"PXB", "PIX", "PHB", "PHB", "SYS", "SYS", "SYS", "SYS"},  // GPU3
+    {"PHB", "PHB", "PIX", "PXB", "SYS", "SYS", "SYS", "SYS"},  // GPU4
+};
+
+TEST(PcieTreeIo, Dgx2ExampleMatchesItsTopologyMatrix) {
+  const models::Scenario s =
+      load_cluster_scenario_file(std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/nccl/dgx2_v100_pcie_tree.textproto");
+  const models::Cluster c(s.cluster);
+  ASSERT_EQ(c.nics_per_node(), 8);
+  for (std::size_t g = 0; g < kDgx2TopoRows.size(); ++g) {
+    for (std::size_t n = 0; n < kDgx2TopoRows[g].size(); ++n) {
+      EXPECT_EQ(
+          models::nccl_path_type_name(models::nccl_gpu_nic_path_type(c, static_cast<int>(g), static_cast<int>(n))),
+          kDgx2TopoRows[g][n])
+          << "GPU" << g << " mlx5_" << n;
+    }
+    for (int peer = 0; peer < c.gpus_per_node(); ++peer) {  // NV6 to every peer: NVLink through NVSwitch
+      if (peer != static_cast<int>(g)) {
+        EXPECT_EQ(models::nccl_gpu_path_type(c, static_cast<int>(g), peer), models::NcclPathType::nvl);
+      }
+    }
+  }
+  // The same server in the regular layout (8 switches straight on the CPUs) has no PXB: GPU0 to
+  // mlx5_1 crosses the root complex there.
+  const models::Scenario flat =
+      load_cluster_scenario_file(std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/nccl/dgx2_v100_1node.textproto");
+  models::ClusterSpec two = flat.cluster;
+  const models::Cluster f(two);
+  EXPECT_EQ(models::nccl_gpu_nic_path_type(f, 0, 1), models::NcclPathType::phb);
+}
+
+/// A scenario of 2 nodes of its own 4-GPU PCIe box (lines 1-10 the template's head, the tree from
+/// line 11).
+std::string described(const std::string& tree) {
+  return "node_template {\n"
+         "  name: \"tree_box\"\n"
+         "  gpu: \"A100-PCIe-80GB\"\n"
+         "  gpus_per_node: 4\n"
+         "  scale_up: none\n"
+         "  nic: \"IB-HDR-200\"\n"
+         "  nics: 2\n"
+         "  sockets: 1\n"
+         "  pcie_generation: 4\n"
+         "  source: \"test\"\n" +
+         tree +
+         "}\n"
+         "cluster { node_template: \"tree_box\" num_nodes: 2 }\n"
+         "workload {\n"
+         "  model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 }\n"
+         "  parallel { tp: 2 pp: 2 dp: 2 }\n"
+         "  training { global_batch_size: 16 }\n"
+         "}\n";
+}
+
+const std::string kTree =
+    "  pcie_switch { socket: 0 uplink_lanes: 8 }\n"
+    "  pcie_switch { upstream_switch: 0 gpus: [0, 1] nics: [0] }\n"
+    "  pcie_switch { upstream_switch: 0 gpus: [2] nics: [1] }\n"
+    "  root_ports { socket: 0 gpus: [3] }\n"
+    "  nic_gpus { nic: 0 gpus: [0, 1, 3] }\n"
+    "  nic_gpus { nic: 1 gpus: [2] }\n";
+
+TEST(PcieTreeIo, WrittenTreeLoadsWritesBackAndReadsBack) {
+  const models::Scenario s = load_scenario_text(described(kTree), "t.textproto", Format::text);
+  const models::NodeTemplate& t = models::find_node_template("tree_box");
+  EXPECT_EQ(t.pcie_switches, 3);
+  EXPECT_EQ(t.pcie_tree[1].upstream_switch, 0);
+  EXPECT_DOUBLE_EQ(t.pcie_tree[0].uplink_bytes_per_s, models::pcie_bytes_per_s(4, 8));
+  EXPECT_FALSE(models::pcie_tree_is_regular(t));
+  EXPECT_FALSE(models::nic_gpus_are_regular(t));  // by default NIC 0 serves GPUs 0-1, NIC 1 GPUs 2-3
+  const std::string text = scenario_to_text(s);
+  EXPECT_NE(text.find("upstream_switch: 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("root_ports {"), std::string::npos) << text;
+  EXPECT_EQ(scenario_to_text(load_scenario_text(text, "back.textproto", Format::text)), text);
+}
+
+TEST(PcieTreeIo, RefusesWithPositions) {
+  // Line 11 is the first tree line.
+  EXPECT_EQ(
+      errors_of(described("  pcie_switch { socket: 0 upstream_switch: 0 gpus: [0, 1, 2, 3] nics: [0, 1] }\n")).front(),
+      "t.textproto:11:27: node_template[0].pcie_switch[0].upstream_switch: set with socket (expected one "
+      "uplink: a socket's root complex or an upstream switch)");
+  EXPECT_EQ(errors_of(described("  pcie_switch { socket: 0 gpus: [0, 1, 2] nics: [0, 1] }\n"
+                                "  pcie_switch { upstream_switch: 4 gpus: [3] }\n"))
+                .front(),
+            "t.textproto:12:17: node_template[0].pcie_switch[1].upstream_switch: got 4 (expected 0 to 1, the index "
+            "of a pcie_switch entry)");
+  EXPECT_EQ(errors_of(described("  pcie_switch { socket: 0 gpus: [0, 1, 2, 3] nics: [0, 1] }\n"
+                                "  root_ports { socket: 0 gpus: [3] }\n"))
+                .front(),
+            "t.textproto:12:26: node_template[0].root_ports[0].gpus: GPU 3 attached twice (first in "
+            "pcie_switch[0].gpus; expected each GPU on one switch or root port)");
+  EXPECT_EQ(errors_of(described(kTree + "  nic_gpus { gpus: [0] }\n")).front(),
+            "t.textproto:17:3: node_template[0].nic_gpus[2].nic: not set (expected the NIC whose GPUs these are)");
+  EXPECT_EQ(errors_of(described("  pcie_switches: 2\n" + kTree)).front(),
+            "t.textproto:11:3: node_template[0].pcie_switches: got 2 with 3 pcie_switch entries (expected their "
+            "count, or no pcie_switches)");
+  // The block's own errors (GPU 3, NICs 0 and 1 not attached), not a further "unknown node template".
+  EXPECT_EQ(errors_of(described("  root_ports { socket: 0 gpus: [0, 1, 2] }\n")).size(), 3u);
+}
+
+}  // namespace
+}  // namespace traincast::io

@@ -118,6 +118,22 @@ void register_scenario_node_templates(const tp::Scenario& m, Checker& k) {
         clean = false;
       }
     }
+    // A written negative socket or upstream switch: the model's -1 means "not this kind of
+    // uplink", so a negative value is refused here, with its own value, before it would read as unset.
+    for (int e = 0; e < block.pcie_switch_size(); ++e) {
+      const tp::NodeTemplate::PcieSwitch& w = block.pcie_switch(e);
+      const std::string sw = at + "pcie_switch[" + std::to_string(e) + "].";
+      if (w.has_socket() && w.socket() < 0) {
+        k.error(sw + "socket",
+                "got " + std::to_string(w.socket()) + " (expected 0 to sockets - 1, a socket of the node)");
+        clean = false;
+      }
+      if (w.has_upstream_switch() && w.upstream_switch() < 0) {
+        k.error(sw + "upstream_switch",
+                "got " + std::to_string(w.upstream_switch()) + " (expected the index of a pcie_switch entry, from 0)");
+        clean = false;
+      }
+    }
     for (int e = 0; e < block.nic_gpus_size(); ++e) {
       if (!block.nic_gpus(e).has_nic()) {
         k.error(at + "nic_gpus[" + std::to_string(e) + "].nic", "not set (expected the NIC whose GPUs these are)");

@@ -123,6 +123,16 @@ TEST(PcieTreeIo, RefusesWithPositions) {
   EXPECT_EQ(errors_of(described("  pcie_switches: 2\n" + kTree)).front(),
             "t.textproto:11:3: node_template[0].pcie_switches: got 2 with 3 pcie_switch entries (expected their "
             "count, or no pcie_switches)");
+  // A negative socket or upstream switch is refused with its value, not read as "not set"
+  // (fresh-user finding).
+  EXPECT_EQ(errors_of(described("  pcie_switch { socket: -1 gpus: [0, 1, 2, 3] nics: [0, 1] }\n")).front(),
+            "t.textproto:11:17: node_template[0].pcie_switch[0].socket: got -1 (expected 0 to sockets - 1, a socket "
+            "of the node)");
+  EXPECT_EQ(errors_of(described("  pcie_switch { socket: 0 gpus: [0, 1, 2] nics: [0, 1] }\n"
+                                "  pcie_switch { upstream_switch: -1 gpus: [3] }\n"))
+                .front(),
+            "t.textproto:12:17: node_template[0].pcie_switch[1].upstream_switch: got -1 (expected the index of a "
+            "pcie_switch entry, from 0)");
   // The block's own errors (GPU 3, NICs 0 and 1 not attached), not a further "unknown node template".
   EXPECT_EQ(errors_of(described("  root_ports { socket: 0 gpus: [0, 1, 2] }\n")).size(), 3u);
 }

@@ -52,9 +52,17 @@ std::vector<std::string> workload_settings_without_effect(const Scenario& sc) {
                             : !sc.training.flash_attention                ? "flash_attention is off"
                             : sc.model.num_experts > 0                    ? "the model has routed experts"
                                                                           : "the model uses latent attention (MLA)";
+    // What runs instead: Megatron's selective set where recomputation is selective, else the
+    // recompute setting itself (fresh-user finding: "Megatron's selective set is kept" under none).
+    const std::string instead = sc.training.recompute == Recompute::selective
+                                    ? "Megatron's selective set is kept"
+                                    : std::string("recompute ") + (sc.training.recompute == Recompute::full
+                                                                       ? "full re-runs every layer's forward"
+                                                                       : "none keeps every activation");
     notes.push_back("workload.training.selective_policy has no effect: " + why +
                     " (expected selective recomputation of a dense model with flash attention, as torchtitan runs "
-                    "it; otherwise Megatron's selective set is kept)");
+                    "it; here " +
+                    instead + ")");
   }
   const std::vector<std::string> compute = compute_settings_without_effect(sc);
   notes.insert(notes.end(), compute.begin(), compute.end());

@@ -14,6 +14,7 @@
 #include "models/cost/prices.h"
 #include "models/hardware/catalog.h"
 #include "models/workload/cnn.h"
+#include "models/workload/memory_model.h"
 #include "models/workload/transformer.h"
 #include "tools/cli/compare.h"
 
@@ -281,6 +282,9 @@ void print_layout(std::ostream& o, const models::Scenario& sc, const models::Rep
     << (sc.model.family == models::ModelFamily::resnet
             ? std::string()
             : ", recompute " + std::string(recompute_name(sc.training.recompute)))
+    // The policy when it is not Megatron's and applies (fresh-user finding: a torchtitan_op run
+    // printed "recompute selective" alone).
+    << (models::torchtitan_op_applies(sc) ? " (torchtitan op-level)" : "")
     << (sc.parallel.sequence_parallel && r.tp > 1 ? ", sequence parallel" : "")
     << (sc.parallel.zero_stage >= 1 ? ", ZeRO-" + std::to_string(sc.parallel.zero_stage) : std::string())
     << (sc.training.flash_attention && sc.model.family == models::ModelFamily::transformer ? ", flash attention" : "")

@@ -55,12 +55,16 @@ TEST(WorkloadSettingsNotes, NamedWhereTheFieldHasNoEffect) {
   EXPECT_EQ(workload_settings_without_effect(sc),
             std::vector<std::string>{"workload.training.selective_policy has no effect: flash_attention is off "
                                      "(expected selective recomputation of a dense model with flash attention, as "
-                                     "torchtitan runs it; otherwise Megatron's selective set is kept)"});
+                                     "torchtitan runs it; here Megatron's selective set is kept)"});
   sc.training.flash_attention = true;
   sc.training.recompute = Recompute::full;
-  EXPECT_EQ(workload_settings_without_effect(sc).at(0).rfind(
-                "workload.training.selective_policy has no effect: recompute is not selective", 0),
-            0u);
+  EXPECT_EQ(workload_settings_without_effect(sc).at(0),
+            "workload.training.selective_policy has no effect: recompute is not selective (expected selective "
+            "recomputation of a dense model with flash attention, as torchtitan runs it; here recompute full re-runs "
+            "every layer's forward)");
+  sc.training.recompute = Recompute::none;  // fresh-user finding: it said "Megatron's selective set is kept"
+  EXPECT_NE(workload_settings_without_effect(sc).at(0).find("here recompute none keeps every activation)"),
+            std::string::npos);
   sc = base();
   sc.parallel.zero_implementation = ZeroImplementation::deepspeed;
   sc.offload.optimizer = true;  // ZeRO-Offload's layout: not counted twice

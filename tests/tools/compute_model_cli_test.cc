@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "tests/support/fixtures.h"
@@ -78,9 +79,22 @@ TEST(ComputeModelCliCompare, EqualCostIsTheSameCostNotZeroPercentLess) {
 
 // A side on the kernel model gets a "compute model" row naming it and its attention kernel, as
 // `run`'s Compute line does (fresh-user finding: compare named the model only in its verdict).
-TEST(ComputeModelCliCompare, KernelSideGetsAComputeModelRow) {
-  const Result r = run({"compare", "--vary", "workload.training.compute_model=training_fit,kernel", "--tokens", "1e9"});
+TEST_F(ComputeModelCli, KernelSideGetsAComputeModelRow) {
+  const Result r = run({"compare", "--vary", "workload.training.compute_model=training_fit,kernel", "--tokens", "1e9",
+                        "--csv", path("c.csv")});
   ASSERT_EQ(r.status, 0) << r.err;
+  // CSV: the model and kernel per row, and why the kernel row's band is 0 (fresh-user finding).
+  std::istringstream csv(slurp(path("c.csv")));
+  std::string header, fit_row, kernel_row;
+  std::getline(csv, header);
+  std::getline(csv, fit_row);
+  std::getline(csv, kernel_row);
+  EXPECT_NE(header.find(",compute_model,attention_kernel,"), std::string::npos) << header;
+  EXPECT_EQ(header.substr(header.rfind(',') + 1), "model_error_band_absent");
+  EXPECT_NE(fit_row.find(",training_fit,flash2,"), std::string::npos) << fit_row;
+  EXPECT_EQ(fit_row.back(), ',') << fit_row;  // a band: nothing absent
+  EXPECT_NE(kernel_row.find(",kernel,flash2,"), std::string::npos) << kernel_row;
+  EXPECT_NE(kernel_row.find("compute_model kernel has no gated error band"), std::string::npos) << kernel_row;
   const std::size_t at = r.out.find("\ncompute model ");
   ASSERT_NE(at, std::string::npos) << r.out;
   const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);

@@ -120,6 +120,7 @@ std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, st
   str("scenario", w.scenario_name);
   str("gpu", w.gpu);
   str("compute_model", w.report.compute_model.empty() ? std::string("training_fit") : w.report.compute_model);
+  str("attention_kernel", w.report.attention_kernel);
   num("gpus", w.gpus);
   num("nodes", w.nodes);
   num("iteration_time_s", w.iteration_time_s);
@@ -201,12 +202,14 @@ std::string compare_to_csv(const CompareResult& r) {
   std::vector<bool> numeric;
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const auto f = figures(r.rows[i], numeric);
+    // model_error_band_pct is 0 where there is no band: the next column says why (as the JSON's
+    // model_error_band_absent; fresh-user finding: a kernel-model row read as a 0 % error).
     if (i == 0) {
       for (std::size_t k = 0; k < f.size(); ++k) o << (k ? "," : "") << f[k].first;
-      o << "\n";
+      o << ",model_error_band_absent\n";
     }
     for (std::size_t k = 0; k < f.size(); ++k) o << (k ? "," : "") << csv_field(f[k].second);
-    o << "\n";
+    o << "," << csv_field(r.rows[i].band.absent) << "\n";
   }
   return o.str();
 }

@@ -145,7 +145,13 @@ def torchtitan(training):
             assumptions = ["HGX H200 (8 x ConnectX-7 NDR 400) at its 700 W TDP: no power limit stated"]
         else:
             assumptions = ["H100 SXM5 80 GB at 500 W stands in for the H100 96 GB HBM2e (not in the catalog)"]
-        assumptions.append("seq %s: %s" % (r["seq_len"], "the configs' default, not printed"))
+        mem = r["measured_peak_memory_gib"].strip()
+        if not h200 and mem and float(mem) > 79.6:
+            # validate fails such a case as predicted OOM: the stand-in's capacity, not the model's.
+            assumptions.append("measured peak %s GiB is above the stand-in's 79.6 GiB: an OOM here is the "
+                               "stand-in's" % mem)
+        if r["seq_len_source"].strip() != "stated":
+            assumptions.append("seq %s: the configs' default, not printed" % r["seq_len"])
         if not r["global_batch_size"].strip():
             assumptions.append("global batch not stated: FSDP degree x local batch = %d" % glob)
         micro = local // pp if pp > 1 else local

@@ -7,33 +7,12 @@
 
 #include "models/hardware/catalog.h"
 #include "models/workload/memory_model.h"
+#include "tests/models/workload/llama_small.h"
 
 namespace traincast::models {
 namespace {
 
-// 4 layers, h 1024, 8 heads of 128, GQA 2 (K and V 256 wide), gated MLP 4096, vocab 32,000 (a
-// multiple of 128: not padded), seq 1024, micro-batch 1, bf16, no dropout, DP 8.
-Scenario llama_small() {
-  Scenario sc;
-  sc.model.num_layers = 4;
-  sc.model.hidden_size = 1024;
-  sc.model.num_attention_heads = 8;
-  sc.model.num_query_groups = 2;
-  sc.model.ffn_hidden_size = 4096;
-  sc.model.gated_mlp = true;
-  sc.model.untied_embeddings = true;
-  sc.model.vocab_size = 32000;
-  sc.model.seq_length = 1024;
-  sc.model.attention_dropout = 0;
-  sc.model.hidden_dropout = 0;
-  sc.parallel.dp = 8;
-  sc.parallel.zero_stage = 1;
-  sc.training.global_batch_size = 8;
-  sc.training.micro_batch_size = 1;
-  sc.training.precision = Precision::bf16;
-  sc.training.flash_attention = true;
-  return sc;
-}
+using test_support::llama_small;
 
 const GpuSpec& h100() { return find_gpu("H100-SXM5-80GB"); }
 

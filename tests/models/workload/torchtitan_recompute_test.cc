@@ -9,30 +9,18 @@
 #include "models/compute/compute_model.h"
 #include "models/hardware/catalog.h"
 #include "models/workload/transformer.h"
+#include "tests/models/workload/llama_small.h"
 
 namespace traincast::models {
 namespace {
 
-// 4 layers, h 1024, 8 heads of 128, GQA 2 (K and V 256 wide), gated MLP 4096, vocab 32,000, seq
-// 1024, micro-batch 2, global batch 16, bf16, flash attention, no dropout.
+// The shared small Llama (llama_small.h) at micro-batch 2, global batch 16, under torchtitan's
+// op-level selective checkpointing.
 Scenario llama_small() {
-  Scenario sc;
-  sc.model.num_layers = 4;
-  sc.model.hidden_size = 1024;
-  sc.model.num_attention_heads = 8;
-  sc.model.num_query_groups = 2;
-  sc.model.ffn_hidden_size = 4096;
-  sc.model.gated_mlp = true;
-  sc.model.untied_embeddings = true;
-  sc.model.vocab_size = 32000;
-  sc.model.seq_length = 1024;
-  sc.model.attention_dropout = 0;
-  sc.model.hidden_dropout = 0;
-  sc.parallel.dp = 8;
+  Scenario sc = test_support::llama_small();
+  sc.parallel.zero_stage = 0;
   sc.training.global_batch_size = 16;
   sc.training.micro_batch_size = 2;
-  sc.training.precision = Precision::bf16;
-  sc.training.flash_attention = true;
   sc.training.recompute = Recompute::selective;
   sc.training.selective_policy = SelectivePolicy::torchtitan_op;
   return sc;

@@ -56,7 +56,7 @@ CompareRow make_row(const CompareInput& in, const models::Report& r, const std::
   w.payback_never = c.payback_never;
   w.rent_source = c.cloud_price_source;
   w.node_price_source = c.node_price_source;
-  w.band = model_error_band(r.gpu, r.compute_model.empty() ? "training_fit" : r.compute_model);
+  w.band = model_error_band(r.gpu, r.compute_model);
   return w;
 }
 

@@ -48,13 +48,13 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
   row("GPUs", [](const CompareRow& w) { return std::to_string(w.gpus) + " x " + w.gpu; });
   // How compute was timed, when a side does not run the default (as `run`'s Compute line): the
   // kernel model ranks by other GEMM and attention times, and carries no error band.
-  const bool kernel_model = std::any_of(r.rows.begin(), r.rows.end(), [](const CompareRow& w) {
-    return !w.report.compute_model.empty() && w.report.compute_model != "training_fit";
-  });
-  if (kernel_model) {
+  // (The report always names its compute model: training_report.cc report_throughput.)
+  const bool other_model = std::any_of(r.rows.begin(), r.rows.end(),
+                                       [](const CompareRow& w) { return w.report.compute_model != "training_fit"; });
+  if (other_model) {
     row("compute model", [](const CompareRow& w) {
-      const std::string m = w.report.compute_model.empty() ? std::string("training_fit") : w.report.compute_model;
-      return w.report.attention_kernel.empty() || m == "training_fit" ? m
+      const std::string& m = w.report.compute_model;
+      return m == "training_fit" || w.report.attention_kernel.empty() ? m
                                                                       : m + ", attention " + w.report.attention_kernel;
     });
   }
@@ -119,7 +119,7 @@ std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, st
   str("label", w.label);
   str("scenario", w.scenario_name);
   str("gpu", w.gpu);
-  str("compute_model", w.report.compute_model.empty() ? std::string("training_fit") : w.report.compute_model);
+  str("compute_model", w.report.compute_model);
   str("attention_kernel", w.report.attention_kernel);
   num("gpus", w.gpus);
   num("nodes", w.nodes);

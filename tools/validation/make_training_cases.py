@@ -262,7 +262,18 @@ def text_global_batch(r, layers, hidden, gpus, gb):
 def bloom(training):
     cases, skipped, memory_cases = [], [], []
     fn = "bloom_176b_jeanzay_a100_topology_benchmarks.csv"
+    first_of_run = {}  # the layout and measured figures of a row -> the first row that holds them
     for i, r in enumerate(csv.DictReader(open(os.path.join(training, fn)))):
+        # The chronicles repeat some runs in a later section (the NHEADs comparison reprints three
+        # rows of the final-round comparison): one measurement is one case, in one half of the split.
+        run = tuple(r[k].strip() for k in ("n_layers", "hidden", "n_heads", "dp", "tp", "pp", "micro_batch",
+                                           "global_batch", "sec_per_iteration", "tflops_per_gpu_hw_incl_recompute",
+                                           "max_mem_per_gpu_as_published", "derived_gpus_nodes_x8"))
+        if run in first_of_run:
+            skipped.append("row %d: the same run as row %d (line %s, '%s', reprints line %s's layout and figures)" % (
+                i, first_of_run[run][0], r["line"], r["section"].strip(), first_of_run[run][1]))
+            continue
+        first_of_run[run] = (i, r["line"])
         if "OOM" in r["max_mem_per_gpu_as_published"]:
             skipped.append("row %d: recorded OOM (no time; a memory check, not a time case)" % i)
             continue

@@ -208,6 +208,7 @@ struct RandomSystem {
     const int base = std::uniform_int_distribution<int>(0, groups - 1)(rng) * group;
     const int len = std::uniform_int_distribution<int>(1, 4)(rng);
     std::vector<ResourceId> route;
+    route.reserve(static_cast<std::size_t>(len));
     for (int k = 0; k < len; ++k) {
       route.push_back(static_cast<ResourceId>(base + std::uniform_int_distribution<int>(0, group - 1)(rng)));
     }

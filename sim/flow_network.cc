@@ -197,7 +197,10 @@ void FlowNetwork::complete_due_flows(std::int64_t now_ns) {
       resources_[e.resource].bytes_carried += last_bytes;
       charge_flow_time(e.resource, now_ns);
     }
-    for (const ResourceId r : solver_.remove_flow(id)) {  // the resources it leaves idle
+    // Without a bottleneck on its route, its departure changes no other rate: nothing to
+    // re-solve (MaxMinSolver::remove_flow); the full-recompute oracle re-solves anyway.
+    for (const ResourceId r :
+         solver_.remove_flow(id, /*skip_slack=*/!full_recompute_)) {  // the resources it leaves idle
       Resource& res = resources_[r];
       res.busy_total_ns += now_ns - res.busy_since_ns;
     }

@@ -43,11 +43,12 @@ struct ResourceStats {
 /// resource the sum of rates is <= capacity (1e-9 relative).
 ///
 /// Incremental ("selective update", SimGrid LMM): an arrival or a departure marks the resources
-/// it crosses dirty; before time moves on, only the connected components (flows <-> shared
-/// resources) that touch a dirty resource are re-solved. Changes made at the same instant are
-/// solved together (one solve per instant, not one per flow) by a zero-delay event scheduled on
-/// the first change. The result is bitwise the same as re-solving everything
-/// (set_full_recompute(true)): the solver's arithmetic does not depend on visiting order.
+/// it crosses dirty (a departure from a route where no resource was a bottleneck marks nothing:
+/// no other rate changes, MaxMinSolver::remove_flow); before time moves on, only the connected components (flows <->
+/// shared resources) that touch a dirty resource are re-solved. Changes made at the same instant are solved together
+/// (one solve per instant, not one per flow) by a zero-delay event scheduled on the first change. The result is bitwise
+/// the same as re-solving everything (set_full_recompute(true)): the solver's arithmetic does not depend on visiting
+/// order.
 ///
 /// Queries (rate(), load(), stats(), remaining_bytes(), active_flows()) answer "as of now",
 /// as if the pending solve had already run, but never change the network's state: observing a

@@ -129,12 +129,17 @@ void MaxMinSolver::add_checked_flow(FlowId id, std::span<const ResourceId> route
   }
 }
 
-std::span<const ResourceId> MaxMinSolver::remove_flow(FlowId id) {
+std::span<const ResourceId> MaxMinSolver::remove_flow(FlowId id, bool skip_slack) {
   if (id >= variables_.size() || !variables_[id].present) {
     throw std::invalid_argument("MaxMinSolver::remove_flow: flow " + std::to_string(id) + " is not in the solver");
   }
   Variable& v = variables_[id];
   idle_.clear();
+  bool slack = skip_slack;
+  for (std::uint32_t i = 0; slack && i < v.path_length; ++i) {
+    slack = !resources_[elements_[v.first_element + i].resource].bottleneck;
+  }
+  if (slack) ++slack_removals_;
   for (std::uint32_t i = 0; i < v.path_length; ++i) {
     const Element e = elements_[v.first_element + i];
     Resource& res = resources_[e.resource];
@@ -144,7 +149,7 @@ std::span<const ResourceId> MaxMinSolver::remove_flow(FlowId id) {
     elements_[moved.element].user_pos = e.user_pos;
     res.users.pop_back();
     if (res.users.empty()) idle_.push_back(e.resource);
-    mark_dirty(e.resource);
+    if (!slack) mark_dirty(e.resource);
   }
   release_elements(v.first_element, v.path_length);
   v.path_length = 0;
@@ -192,7 +197,9 @@ std::span<const FlowId> MaxMinSolver::solve(bool full) {
   dirty_.clear();
   collect_component(/*preview=*/false);
   if (comp_flows_.empty()) return {};
+  committing_ = true;
   solve_components();
+  committing_ = false;
   return comp_flows_;
 }
 
@@ -343,6 +350,7 @@ void MaxMinSolver::solve_max_min(std::span<const std::uint32_t> slots, std::span
     live_share_[j] = slot_share_[s];
     live_slot_[j] = s;
     slot_live_pos_[s] = static_cast<std::uint32_t>(j);
+    if (committing_) resources_[comp_resources_[s]].bottleneck = false;
   }
   std::size_t dead = 0;  // live_share_ entries at +inf
   capped_.clear();
@@ -381,6 +389,7 @@ void MaxMinSolver::solve_max_min(std::span<const std::uint32_t> slots, std::span
     if (level == kInf) throw std::logic_error("MaxMinSolver: unfixed flows without a constraint");
     // 3. Saturated resources: all their unfixed flows get exactly `level`.
     for (const std::uint32_t s : saturated_) {
+      if (committing_) resources_[comp_resources_[s]].bottleneck = true;
       for (const User& u : resources_[comp_resources_[s]].users) {
         if (!flow_fixed_[u.flow]) fix_flow(u.flow, level);
       }

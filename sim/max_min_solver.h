@@ -37,7 +37,8 @@ std::vector<double> max_min_rates(std::span<const double> capacity_bytes_per_s,
 /// largest, or at its cap. On every resource the sum of rates is <= capacity (1e-9 relative).
 ///
 /// Incremental ("selective update"): adding or removing a flow marks the resources it crosses
-/// dirty; solve() re-solves only the connected components (flows <-> shared resources) that
+/// dirty (a removal with skip_slack from a route without a bottleneck does not: no other rate
+/// changes); solve() re-solves only the connected components (flows <-> shared resources) that
 /// touch a dirty resource, or every component when asked to (full). Each component reached is
 /// filled on its own, so a round scans only its component's resources: a solve costs the sum
 /// over its components of (levels x resources), not (all levels) x (all resources). The result
@@ -82,7 +83,17 @@ class MaxMinSolver {
   /// Takes flow f out and marks its route's resources dirty. Returns the resources it leaves
   /// without any flow, in route order (valid until the next call that changes the solver).
   /// Throws std::invalid_argument for a flow not in the solver.
-  std::span<const ResourceId> remove_flow(FlowId f);
+  ///
+  /// skip_slack: leave the route clean when no resource of it was a bottleneck (saturated at
+  /// some level) in the last solve() that reached it. Then removing f changes no other flow's
+  /// rate, bit for bit: in a re-solve every resource f leaves has a fair share >= the one it had
+  /// at each round (f's share is no longer subtracted, or one crossing fewer divides the same
+  /// remainder; IEEE rounding is monotone), so still above the level of every round, and every
+  /// other resource sees the same rounds; the bottlenecks stay the same set. A pending change
+  /// elsewhere in the component marks it dirty anyway. Off: the full-recompute oracle.
+  std::span<const ResourceId> remove_flow(FlowId f, bool skip_slack = false);
+  /// Removals that skip_slack left clean (no re-solve needed), for counters.
+  std::uint64_t slack_removals() const { return slack_removals_; }
   /// The crossings of flow f (in the solver), in route order. f is not checked.
   std::span<const Element> route(FlowId f) const {
     const Variable& v = variables_[f];
@@ -122,6 +133,7 @@ class MaxMinSolver {
     std::uint64_t mark = 0;   ///< component epoch
     std::uint32_t slot = 0;   ///< index in comp_resources_ while mark == epoch_
     bool dirty = false;
+    bool bottleneck = false;  ///< saturated at some level of the last solve() that reached it
   };
   struct Variable {
     double rate_cap_bytes_per_s = 0.0;
@@ -154,6 +166,8 @@ class MaxMinSolver {
   std::vector<ResourceId> dirty_;
   std::vector<ResourceId> idle_;  ///< remove_flow's answer
   std::uint64_t rounds_ = 0;
+  std::uint64_t slack_removals_ = 0;
+  bool committing_ = false;  ///< solve() (sets Resource::bottleneck), not preview()
   // solver scratch, reused across solves
   std::uint64_t epoch_ = 0;
   std::vector<ResourceId> comp_resources_;

@@ -133,6 +133,34 @@ TEST(MaxMinSolverTest, IncrementalSolveReachesOnlyTheTouchedComponent) {
   EXPECT_EQ(std::vector<ResourceId>(idle.begin(), idle.end()), std::vector<ResourceId>{l0});
 }
 
+TEST(MaxMinSolverTest, RemovingAFlowWithNoBottleneckOnItsRouteReSolvesNothing) {
+  // L0 10 GB/s carries A (cap 1 GB/s) and B (cap 2 GB/s): 3 of 10 GB/s, no bottleneck. L1 4 GB/s
+  // carries C and D (uncapped): 2 GB/s each, L1 saturated. Removing A with skip_slack leaves
+  // nothing dirty (B keeps 2 GB/s); removing C does not (D rises to 4 GB/s).
+  MaxMinSolver s;
+  s.add_resource(10 * kGBps);
+  s.add_resource(4 * kGBps);
+  s.add_flow(0, std::vector<ResourceId>{0}, 1 * kGBps);
+  s.add_flow(1, std::vector<ResourceId>{0}, 2 * kGBps);
+  s.add_flow(2, std::vector<ResourceId>{1}, kInf);
+  s.add_flow(3, std::vector<ResourceId>{1}, kInf);
+  s.solve(/*full=*/false);
+  EXPECT_EQ(s.rate(1), 2 * kGBps);
+  EXPECT_EQ(s.rate(3), 2 * kGBps);
+  s.remove_flow(0, /*skip_slack=*/true);
+  EXPECT_FALSE(s.has_dirty());
+  EXPECT_EQ(s.slack_removals(), 1u);
+  EXPECT_EQ(s.rate(1), 2 * kGBps);
+  s.remove_flow(2, /*skip_slack=*/true);
+  EXPECT_TRUE(s.has_dirty());
+  EXPECT_EQ(s.slack_removals(), 1u);
+  s.solve(/*full=*/false);
+  EXPECT_EQ(s.rate(3), 4 * kGBps);
+  // without skip_slack a removal always marks its route dirty (the full-recompute oracle)
+  s.remove_flow(1);
+  EXPECT_TRUE(s.has_dirty());
+}
+
 TEST(MaxMinSolverTest, BadInputsThrow) {
   MaxMinSolver s;
   EXPECT_EQ(invalid_argument_message([&] { s.add_resource(0.0); }),
@@ -180,6 +208,7 @@ struct RandomSystem {
     const int base = std::uniform_int_distribution<int>(0, groups - 1)(rng) * group;
     const int len = std::uniform_int_distribution<int>(1, 4)(rng);
     std::vector<ResourceId> route;
+    route.reserve(static_cast<std::size_t>(len));
     for (int k = 0; k < len; ++k) {
       route.push_back(static_cast<ResourceId>(base + std::uniform_int_distribution<int>(0, group - 1)(rng)));
     }
@@ -302,6 +331,58 @@ std::vector<double> whole_system_reference(const std::vector<double>& capacity, 
     }
   }
   return rate;
+}
+
+TEST(MaxMinSolverPropertyTest, SlackRemovalsLeaveEveryOtherRateBitIdentical) {
+  // remove_flow(f, skip_slack = true) re-solves nothing when no resource on f's route was a
+  // bottleneck. Random systems where most flows are capped (so that many removals are slack):
+  // after every batch of arrivals and departures, each rate equals a fresh full solve of the
+  // same flows bit for bit (the 1e-9 of the other tests is not needed), and some removals took
+  // each path.
+  std::uint64_t slack = 0, departures = 0;
+  for (const std::uint64_t seed : {11u, 12u, 13u, 14u, 15u, 16u, 17u, 18u}) {
+    RandomSystem sys(seed, 48, 6);
+    MaxMinSolver solver;
+    for (const double c : sys.capacity) solver.add_resource(c);
+    for (int step = 0; step < 300; ++step) {
+      const int changes = std::uniform_int_distribution<int>(1, 8)(sys.rng);
+      for (int k = 0; k < changes; ++k) {
+        const std::size_t n = sys.routes.size();
+        const bool depart = n > 0 && std::uniform_int_distribution<int>(0, 1)(sys.rng) == 0;
+        const auto f = static_cast<FlowId>(std::uniform_int_distribution<std::size_t>(0, n)(sys.rng));
+        if (f < n && sys.present[f] && depart) {
+          solver.remove_flow(f, /*skip_slack=*/true);
+          ++departures;
+          sys.present[f] = false;
+          sys.routes[f].clear();
+        } else if (f == n || !sys.present[f]) {
+          if (f == n) {
+            sys.routes.emplace_back();
+            sys.caps.push_back(kInf);
+            sys.present.push_back(false);
+          }
+          sys.routes[f] = sys.random_route();
+          // three in four capped, mostly below a link's fair share (links 1-100 GB/s)
+          sys.caps[f] = std::uniform_int_distribution<int>(0, 3)(sys.rng) == 0
+                            ? kInf
+                            : std::uniform_real_distribution<double>(0.1, 8.0)(sys.rng) * kGBps;
+          sys.present[f] = true;
+          solver.add_flow(f, sys.routes[f], sys.caps[f]);
+        }
+      }
+      solver.solve(/*full=*/false);
+      std::vector<double> caps = sys.caps;
+      for (std::size_t f = 0; f < caps.size(); ++f) caps[f] = sys.present[f] ? caps[f] : 1.0;
+      const std::vector<double> full = max_min_rates(sys.capacity, sys.routes, caps);
+      for (std::size_t f = 0; f < full.size(); ++f) {
+        if (!sys.present[f]) continue;
+        EXPECT_EQ(solver.rate(static_cast<FlowId>(f)), full[f]) << "seed " << seed << " step " << step << " flow " << f;
+      }
+    }
+    slack += solver.slack_removals();
+  }
+  EXPECT_GT(slack, departures / 10);  // the skip is exercised ...
+  EXPECT_LT(slack, departures);       // ... and so are removals from a bottleneck
 }
 
 TEST(MaxMinSolverPropertyTest, PerComponentFillingMatchesAWholeSystemReference) {

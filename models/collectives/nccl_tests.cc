@@ -11,6 +11,7 @@
 #include <string>
 
 #include "models/hardware/cluster.h"
+#include "models/spec/run_control.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
 
@@ -263,7 +264,7 @@ std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster_spec
       engine.start(call, &counter, 0);
       expected = 1;
     }
-    sim.run();
+    while (sim.step()) throw_if_interrupted("nccl-tests: simulation");  // Ctrl-C (models/spec/run_control.h)
     if (counter.done != expected) throw std::logic_error("simulate_nccl_tests: a collective did not complete");
     r.time_s = (sim.now() - t0).seconds();
     r.algbw_gbps = r.time_s > 0 ? r.bytes / r.time_s / 1e9 : 0.0;

@@ -46,6 +46,19 @@ std::vector<std::string> Cluster::settings_without_effect(const ClusterSpec& spe
                       "nodes (expected num_nodes > 1 for NIC settings to act)");
     return notes;
   }
+  if (f.kind == FabricKind::torus) {
+    // A torus has no leaves, spines or pods: its links join neighbouring nodes (cluster.cc).
+    std::vector<std::string> set;
+    if (f.oversubscription != defaults.oversubscription) set.emplace_back("oversubscription");
+    if (f.nodes_per_leaf != defaults.nodes_per_leaf) set.emplace_back("nodes_per_leaf");
+    if (f.tiers != defaults.tiers) set.emplace_back("tiers");
+    if (f.leaves_per_pod != defaults.leaves_per_pod) set.emplace_back("leaves_per_pod");
+    for (const std::string& name : set)
+      notes.push_back("cluster.fabric." + name +
+                      " has no effect: a torus has no leaf or spine switches, its links join neighbouring nodes "
+                      "(expected kind fat_tree or rail_optimized for tree settings to act)");
+    return notes;
+  }
   if (f.kind != FabricKind::fat_tree && f.kind != FabricKind::rail_optimized) return notes;
   if (!(f.oversubscription > 1.0) || f.leaf_up_ports > 0) return notes;
   std::ostringstream o;

@@ -161,6 +161,43 @@ TEST_F(NewUserCli, FabricSettingsWithoutEffectAreNamed) {
       << r.err;
 }
 
+// Session 22's fresh user: a torus given a tree's oversubscription printed "torus fabric (2.0:1)" and
+// answered as 1:1 without a word (torus_dims on a tree is refused by the loader).
+TEST_F(NewUserCli, TreeSettingsOnATorusAreNamed) {
+  const std::string two = kSrc + "/scenarios/nccl/h100_ib400_2node.textproto";
+  Result r = run({"nccl-tests", two, "--set", "cluster.fabric.kind=torus", "--set", "cluster.fabric.oversubscription=2",
+                  "--set", "cluster.fabric.tiers=3", "-b", "1M", "-e", "1M"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: cluster.fabric.oversubscription has no effect: a torus has no leaf or spine switches"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("warning: cluster.fabric.tiers has no effect: a torus"), std::string::npos) << r.err;
+  r = run({"nccl-tests", two, "--set", "cluster.fabric.kind=torus", "-b", "1M", "-e", "1M"});
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
+// nccl-tests --op alltoall on 50,000 DGX H100 ran for hours without a word (n x (n - 1) flows a call).
+TEST_F(NewUserCli, AlltoallBeyondItsPairLimitIsRefusedUpFront) {
+  const std::string f = kSrc + "/scenarios/nccl/dgx_h100.textproto";
+  Result r = run({"nccl-tests", f, "--set", "cluster.num_nodes=1024", "--op", "alltoall", "-b", "1G", "-e", "1G"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--op alltoall on 8192 GPUs: one call is 8192 x 8191 = 67.1 million GPU pairs"),
+            std::string::npos)
+      << r.err;
+  // The same cluster with an all-reduce (one flow per rank and channel): no pair limit.
+  r = run({"nccl-tests", f, "--set", "cluster.num_nodes=1024", "--op", "all_reduce", "-b", "1M", "-e", "1M"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+// validate given one case file twice scored every case twice and weighed it twice in each mean.
+TEST_F(NewUserCli, ValidateRefusesACaseFileGivenTwice) {
+  const std::string f = kSrc + "/scenarios/validation/megatron_sc21_table1.cases.textproto";
+  const Result r = run({"validate", f, f});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is given twice (expected each case file once)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("MAPE"), std::string::npos) << r.out;
+}
+
 // Fresh-user findings (session 17), each refused up front with its range: --replicate beyond the
 // cluster (1,000,000 held 19.5 GB for minutes before the same refusal), a number beyond an option's
 // type ("expected a number" for 99999999999), --tokens beyond the field's own 1e15, and a

@@ -25,6 +25,7 @@
 #include "sim/simulator.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/interrupt.h"
 
 namespace traincast::cli {
 namespace po = boost::program_options;
@@ -88,6 +89,10 @@ std::string format_nccl_tests_table(const std::vector<models::NcclTestsResult>& 
 /// significand); nccl-tests' own size_t goes to 2^64 - 1, but above 2^53 a size would be rounded and
 /// its element count (int64) can overflow.
 constexpr double kMaxSizeBytes = 9007199254740992.0;
+/// An all-to-all call moves one flow per ordered pair of GPUs: n x (n - 1). Beyond 4,096 GPUs'
+/// 16,773,120 pairs a call is refused rather than left running for what looks like a hang (the
+/// cost grows as n^2.2: 512 GPUs take 2.4 s here, 2,048 GPUs 50 s; session 22's new-user check).
+constexpr double kMaxAlltoallPairs = 4096.0 * 4095.0;
 
 /// The size option `name` (shown as `flag`) in bytes, or a UsageError naming the flag and the range.
 double size_option(const po::variables_map& vm, const char* name, const char* flag) {
@@ -224,6 +229,15 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     const models::Cluster cluster(sc.cluster);
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
+    {
+      const double n = options.gpus.empty() ? cluster.num_gpus() : static_cast<double>(options.gpus.size());
+      if (op == models::NcclTestsOp::alltoall && n * (n - 1) > kMaxAlltoallPairs)
+        throw UsageError(printf_string(
+            "--op alltoall on %.0f GPUs: one call is %.0f x %.0f = %.1f million GPU pairs, one flow each (limit "
+            "%.1f million, 4,096 GPUs; expected --gpus with at most 4096 GPUs, or fewer cluster.num_nodes)",
+            n, n, n - 1, n * (n - 1) / 1e6, kMaxAlltoallPairs / 1e6));
+    }
+    const InterruptScope interrupts;  // Ctrl-C stops the simulation (exit 130, nothing printed or written)
     const std::vector<models::NcclTestsResult> rows = models::simulate_nccl_tests(sc.cluster, options, sizes);
 
     // Header in nccl-tests' style, with what was simulated.

@@ -135,6 +135,7 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   if (checker.present("cluster.collectives.protocol"))
     collectives.protocol_origin = checker.where("cluster.collectives.protocol");
   if (cluster_only != nullptr) unused_override_errors(override_origins, *cluster_only, checker);
+  scenario.input_warnings = unused_node_template_notes(message, scenario, checker);
   if (message.has_profile() && !message.profile().empty()) {
     // Relative to the scenario file's directory (origin is its path for files).
     const std::filesystem::path rel(message.profile());

@@ -15,6 +15,7 @@
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 
+#include "models/io/enum_numbers.h"
 #include "models/io/int_ranges.h"
 #include "models/io/suggest.h"
 
@@ -424,76 +425,7 @@ class TextSourceMap final : public SourceMap {
     return best;
   }
 
-  /// Enum fields of `message` (parsed from this text) written as a number that names no value
-  /// ("precision: 9"): protobuf's text parser reads any number for an open proto3 enum, and a
-  /// field read as no value of its enum would fall back to a default (docs/scenarios.md: a number
-  /// must name a value, `precision: 3` is bf16). One "origin:line:col: path: invalid value 9
-  /// (expected one of: ...)" per such field, at the number, whatever message holds the field.
-  void enum_number_errors(const pb::Message& message, std::string_view origin, std::vector<std::string>& errors) const {
-    enum_numbers_under(message, tree_.get(), "", origin, errors);
-  }
-
  private:
-  void enum_numbers_under(const pb::Message& m, const pb::TextFormat::ParseInfoTree* tree, const std::string& path,
-                          std::string_view origin, std::vector<std::string>& errors) const {
-    if (tree == nullptr) return;
-    const pb::Reflection* r = m.GetReflection();
-    std::vector<const pb::FieldDescriptor*> fields;
-    r->ListFields(m, &fields);
-    for (const pb::FieldDescriptor* field : fields) {
-      const std::string here = join_path(path, field->name());
-      if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
-        if (!field->is_repeated()) {
-          enum_numbers_under(r->GetMessage(m, field), tree->GetTreeForNested(field, -1), here, origin, errors);
-          continue;
-        }
-        for (int i = 0; i < r->FieldSize(m, field); ++i) {
-          enum_numbers_under(r->GetRepeatedMessage(m, field, i), tree->GetTreeForNested(field, i),
-                             here + "[" + std::to_string(i) + "]", origin, errors);
-        }
-        continue;
-      }
-      if (field->cpp_type() != pb::FieldDescriptor::CPPTYPE_ENUM || field->is_repeated()) continue;
-      const pb::TextFormat::ParseLocation loc = tree->GetLocation(field, -1);
-      if (loc.line < 0) continue;  // set by no text of its own
-      if (field->enum_type()->FindValueByNumber(r->GetEnumValue(m, field)) != nullptr) continue;
-      const std::optional<std::pair<SourcePos, std::string>> number = numeric_value(loc.line, loc.column);
-      if (!number) continue;
-      errors.push_back(format_pos(origin, number->first) + ": " + here + ": invalid value " + clip(number->second) +
-                       " (expected " + expected_value(field, Format::text) + ")");
-    }
-  }
-
-  /// The value of "name: value" whose name starts at (line0, col0), 0-based, when it is a number
-  /// ("3", "-1", "0x1f"): its position and text; nullopt for a name or anything else.
-  std::optional<std::pair<SourcePos, std::string>> numeric_value(int line0, int col0) const {
-    build_line_starts();
-    const std::size_t start = static_cast<std::size_t>(line0) < line_starts_.size() ? line_starts_[line0] : 0;
-    TextTokens tokens(std::string_view(text_).substr(start));
-    pb::io::Tokenizer& tok = tokens.tokenizer();  // its lines count from line0
-    if (!tok.Next() || tok.current().line != 0 || tok.current().column > col0) return std::nullopt;
-    while (tok.current().column < col0 && tok.current().line == 0)
-      if (!tok.Next()) return std::nullopt;
-    if (tok.current().line != 0 || tok.current().column != col0) return std::nullopt;
-    if (!tok.Next() || tok.current().text != ":" || !tok.Next()) return std::nullopt;  // past the name and ':'
-    const SourcePos at = from_zero_based(tok.current().line + line0, tok.current().column);
-    std::string text = tok.current().text;
-    if (text == "-") {
-      if (!tok.Next()) return std::nullopt;
-      text += tok.current().text;
-    }
-    const pb::io::Tokenizer::TokenType type = tok.current().type;
-    if (type != pb::io::Tokenizer::TYPE_INTEGER && type != pb::io::Tokenizer::TYPE_FLOAT) return std::nullopt;
-    return std::make_pair(at, text);
-  }
-
-  void build_line_starts() const {
-    if (!line_starts_.empty()) return;
-    line_starts_.push_back(0);
-    for (std::size_t i = 0; i < text_.size(); ++i)
-      if (text_[i] == '\n') line_starts_.push_back(i + 1);
-  }
-
   /// Position of element `index` of the repeated scalar `field` written under `tree`: each
   /// recorded occurrence holds one value or a [list]; the list's elements are found by tokenizing
   /// from the field's name. nullopt when the field or the element was not written.
@@ -519,7 +451,11 @@ class TextSourceMap final : public SourceMap {
   /// then names the field). Tokenizes from line0's start: from the top, a file of many `set`
   /// lists was quadratic (9.4 s for 216 cases).
   std::vector<SourcePos> list_elements(int line0, int col0) const {
-    build_line_starts();
+    if (line_starts_.empty()) {
+      line_starts_.push_back(0);
+      for (std::size_t i = 0; i < text_.size(); ++i)
+        if (text_[i] == '\n') line_starts_.push_back(i + 1);
+    }
     const std::size_t start = static_cast<std::size_t>(line0) < line_starts_.size() ? line_starts_[line0] : 0;
     TextTokens tokens(std::string_view(text_).substr(start));
     pb::io::Tokenizer& tok = tokens.tokenizer();  // its lines count from line0
@@ -610,9 +546,8 @@ ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Messag
   }
   if (more > 0) out.errors.push_back(more_errors_line(origin, more));
   if (!ok && out.errors.empty()) out.errors.push_back(format_pos(origin, {1, 1}) + ": could not parse the text");
-  auto source_map = std::make_unique<TextSourceMap>(std::move(tree), std::string(text));
-  if (ok) source_map->enum_number_errors(message, origin, out.errors);
-  out.source_map = std::move(source_map);
+  if (ok) enum_number_errors(message, *tree, text, origin, out.errors);
+  out.source_map = std::make_unique<TextSourceMap>(std::move(tree), std::string(text));
   return out;
 }
 

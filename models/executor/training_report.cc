@@ -51,6 +51,14 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
                        sc.training.compute_model == ComputeModel::kernel && cp.cudnn_attention.has_value();
     r.attention_kernel = attention_kernel_name(cudnn ? AttentionKernel::cudnn : AttentionKernel::flash2);
   }
+  // The recomputation, as the summary's layout line names it (a ResNet has none); a torchtitan_op
+  // policy that does not apply runs Megatron's set (memory_model.h torchtitan_op_applies).
+  if (sc.model.family != ModelFamily::resnet) {
+    r.recompute = recompute_name(sc.training.recompute);
+    if (sc.training.recompute == Recompute::selective)
+      r.selective_policy =
+          selective_policy_name(torchtitan_op_applies(sc) ? SelectivePolicy::torchtitan_op : SelectivePolicy::megatron);
+  }
   if (sc.cluster.profile != nullptr) {
     r.profile = sc.cluster.profile->origin;
     r.profile_gpu = sc.cluster.profile->gpu;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -66,17 +67,29 @@ int nvswitch_ports(int nvlink_generation) {
 constexpr double kMinHostLinkBytesPerS = 250e6;
 
 /// A bandwidth field: 0 (its default meaning) or finite in [kMinHostLinkBytesPerS, most], with NaN
-/// and infinity named as such.
+/// and infinity named as such. The message gives the value as written (bytes/s, the field's unit)
+/// and, when positive, in GB/s, and the range in GB/s and as written: "got 1.5e+12 bytes/s = 1500
+/// GB/s (expected 0 for the generation's rate, or 0.25 GB/s, PCIe 1.0 x1, to 1000 GB/s per
+/// direction: 250e6 to 1e12 bytes/s)".
 void check_rate(const char* field, double v, double most, const std::string& zero_means,
                 std::vector<NodeTemplateProblem>& out) {
   const auto text = [](double x) {  // the shortest text that reads back as x: 1000000100000, not 1e+12
     char buf[32];
     return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
   };
+  const auto engineering = [&](double x) {  // 250e6, 1e12: the bounds as a scenario writes them
+    int e = 0;
+    while (x >= 1000 * std::pow(10.0, e)) e += 3;
+    return text(x / std::pow(10.0, e)) + "e" + to_string(e);
+  };
   if (v == 0 || (v >= kMinHostLinkBytesPerS && v <= most)) return;
-  out.push_back({field, "got " + text(v) + " (expected 0, " + zero_means +
-                            ", or a finite number of bytes/s per direction from " + text(kMinHostLinkBytesPerS) +
-                            ", PCIe 1.0 x1, to " + text(most) + ")"});
+  constexpr double kBytesPerGb = 1e9;  // GB/s = 1e9 bytes/s, as every rate in traincast's output
+  const std::string got =
+      std::isfinite(v) && v > 0 ? text(v) + " bytes/s = " + text(v / kBytesPerGb) + " GB/s" : text(v);
+  out.push_back({field, "got " + got + " (expected 0 for " + zero_means + ", or " +
+                            text(kMinHostLinkBytesPerS / kBytesPerGb) + " GB/s, PCIe 1.0 x1, to " +
+                            text(most / kBytesPerGb) + " GB/s per direction: " + engineering(kMinHostLinkBytesPerS) +
+                            " to " + engineering(most) + " bytes/s)"});
 }
 
 void check_counts(const NodeTemplate& t, std::vector<NodeTemplateProblem>& out) {
@@ -96,6 +109,22 @@ void check_counts(const NodeTemplate& t, std::vector<NodeTemplateProblem>& out) 
   if (!has_written_pcie_tree(t) && (t.pcie_switches < 0 || (t.gpus_per_node >= 1 && t.pcie_switches > t.gpus_per_node)))
     bad("pcie_switches", "got " + to_string(t.pcie_switches) + " (expected 0, GPUs on CPU root ports, to " +
                              to_string(t.gpus_per_node) + ", one per GPU)");
+  // The regular layout puts ceil(G / switches) GPUs under each switch in turn: a count for which
+  // fewer switches fill up (5 for 8 GPUs: 2, 2, 2, 2, none) would leave a switch with no GPU or
+  // NIC below it, which no server has (a written tree is refused for it too, check_pcie_tree).
+  if (!has_written_pcie_tree(t) && t.pcie_switches > 0 && t.gpus_per_node >= 1 && t.pcie_switches <= t.gpus_per_node) {
+    const int per = t.gpus_per_pcie_switch();
+    const int filled = (t.gpus_per_node + per - 1) / per;
+    if (filled < t.pcie_switches)
+      bad("pcie_switches",
+          "got " + to_string(t.pcie_switches) + " for " + to_string(t.gpus_per_node) +
+              " GPUs: the regular layout puts " + to_string(per) + " GPUs under each switch, so " +
+              (t.pcie_switches - filled == 1
+                   ? "switch " + to_string(filled)
+                   : "switches " + to_string(filled) + " to " + to_string(t.pcie_switches - 1)) +
+              " would have no GPU or NIC below it (expected a count whose switches all get GPUs, e.g. " +
+              to_string(filled) + " with " + to_string(per) + " GPUs each, or pcie_switch entries for another tree)");
+  }
   if (t.pcie_generation < 1 || t.pcie_generation > 6)
     bad("pcie_generation", "got " + to_string(t.pcie_generation) + " (expected 1 to 6)");
   const int l = t.pcie_lanes;
@@ -107,7 +136,7 @@ void check_counts(const NodeTemplate& t, std::vector<NodeTemplateProblem>& out) 
   for (std::size_t s = 0; s < t.pcie_tree.size(); ++s) {
     const std::string field = "pcie_switch[" + to_string(s) + "].uplink_bytes_per_s";
     check_rate(field.c_str(), t.pcie_tree[s].uplink_bytes_per_s, kMaxHostLinkBytesPerS,
-               "uplink_generation x uplink_lanes, or the node's uplink", out);
+               "uplink_generation x uplink_lanes or the node's uplink", out);
   }
   if (t.sockets > 1 && t.socket_link_bytes_per_s == 0)
     bad("socket_link_bytes_per_s", "not set on a node of " + to_string(t.sockets) +

@@ -137,6 +137,20 @@ void check_switches(const NodeTemplate& t, std::vector<NodeTemplateProblem>& out
       return;
     }
   }
+  // A leaf switch (no switch below it) carries GPUs or NICs: one with nothing on its downstream
+  // ports moves no traffic and is a slip (a GPU list left out, a switch written twice).
+  std::vector<bool> has_child(at(n), false);
+  for (int s = 0; s < n; ++s)
+    if (t.pcie_tree[at(s)].upstream_switch >= 0) has_child[at(t.pcie_tree[at(s)].upstream_switch)] = true;
+  for (int s = 0; s < n; ++s) {
+    const PcieSwitch& w = t.pcie_tree[at(s)];
+    if (!has_child[at(s)] && w.gpus.empty() && w.nics.empty()) {
+      out.push_back({"pcie_switch[" + to_string(s) + "]",
+                     "switch " + to_string(s) +
+                         " has no GPU, NIC or switch below it (expected gpus or nics on a leaf switch, or no entry "
+                         "for a switch that carries nothing)"});
+    }
+  }
 }
 
 void check_root_ports(const NodeTemplate& t, std::vector<NodeTemplateProblem>& out) {

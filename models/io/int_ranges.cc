@@ -41,6 +41,13 @@ constexpr std::string_view kChannelsWhy = ": 0 for NCCL's default, else a channe
 
 std::string threads_note() { return ": " + std::string(kThreadsWhy); }
 
+/// The indices of a node template's written PCIe tree (docs/hardware.md, "User-described nodes"):
+/// bounded by the template's own counts, which complete_node_template checks; here only whole
+/// numbers >= 0 (a negative socket or switch would read as "not set", node_template_io.cc).
+constexpr std::string_view kSocketIndex = ": a socket of the node, below sockets";
+constexpr std::string_view kGpuIndex = ": a GPU of the node, below gpus_per_node";
+constexpr std::string_view kNicIndex = ": a NIC of the node, below nics";
+
 /// Full proto field name -> range. Fields not here take their type's range.
 const std::map<std::string, IntRange, std::less<>>& table() {
   static const std::string threads = threads_note();
@@ -66,6 +73,21 @@ const std::map<std::string, IntRange, std::less<>>& table() {
       {"traincast.proto.CollectiveSpec.max_channels", {0, kNcclMaxChannels, kChannelsWhy}},
       {"traincast.proto.PowerSpec.psu_redundant", {0, kInt32Max, ", below the node's number of power supplies"}},
       {"traincast.proto.ThermalSpec.nodes_per_rack", {1, 1000, kSimulatorRange}},
+      // A node template's written PCIe tree.
+      {"traincast.proto.NodeTemplate.PcieSwitch.socket", {0, kInt32Max, kSocketIndex, true}},
+      {"traincast.proto.NodeTemplate.PcieSwitch.upstream_switch",
+       {0, kInt32Max, ": the index of another pcie_switch entry", true}},
+      // PCIe generations 1 to 6 and link widths x1 to x16 (PCI-SIG); 0 takes the node's link.
+      {"traincast.proto.NodeTemplate.PcieSwitch.uplink_generation", {0, 6, ": 0 for the node's pcie_generation"}},
+      {"traincast.proto.NodeTemplate.PcieSwitch.uplink_lanes",
+       {0, 16, ": 0 for the node's pcie_lanes, else 1, 2, 4, 8 or 16"}},
+      {"traincast.proto.NodeTemplate.PcieSwitch.gpus", {0, kInt32Max, kGpuIndex, true}},
+      {"traincast.proto.NodeTemplate.PcieSwitch.nics", {0, kInt32Max, kNicIndex, true}},
+      {"traincast.proto.NodeTemplate.RootPorts.socket", {0, kInt32Max, kSocketIndex, true}},
+      {"traincast.proto.NodeTemplate.RootPorts.gpus", {0, kInt32Max, kGpuIndex, true}},
+      {"traincast.proto.NodeTemplate.RootPorts.nics", {0, kInt32Max, kNicIndex, true}},
+      {"traincast.proto.NodeTemplate.NicGpus.nic", {0, kInt32Max, kNicIndex, true}},
+      {"traincast.proto.NodeTemplate.NicGpus.gpus", {0, kInt32Max, kGpuIndex, true}},
       // Model.
       {"traincast.proto.ModelSpec.num_layers", {1, 100000, kSimulatorRange}},
       {"traincast.proto.ModelSpec.hidden_size", {1, kMaxHiddenSize, kSimulatorRange}},
@@ -165,6 +187,7 @@ std::string expected_integer(const pb::FieldDescriptor* field) {
     }
   }
   const IntRange r = int_range(field);
+  if (r.open_above) return "a whole number >= " + std::to_string(r.minimum) + std::string(r.note);
   return "an integer from " + std::to_string(r.minimum) + " to " + std::to_string(r.maximum) + std::string(r.note);
 }
 

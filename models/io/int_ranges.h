@@ -17,11 +17,14 @@
 namespace traincast::io::detail {
 
 /// minimum <= value <= maximum. note: appended to the description as written (": why the bound",
-/// or ", a further condition"); empty for none.
+/// or ", a further condition"); empty for none. open_above: the maximum is only the type's, and the
+/// field's real bound depends on other fields (a GPU index, below gpus_per_node), so the
+/// description reads "a whole number >= minimum" with the note naming that bound.
 struct IntRange {
   std::int64_t minimum = 0;
   std::int64_t maximum = 0;
   std::string_view note;
+  bool open_above = false;
 };
 
 /// The range of integer field `field`: its table entry, or, for a field without one, the range of
@@ -34,8 +37,9 @@ IntRange int_range(const google::protobuf::FieldDescriptor* field);
 std::vector<std::string> int_range_field_names();
 
 /// "an integer from 1 to 2147483647", "an integer from 1 to 1000: the simulator's range": what one
-/// value of integer field `field` may be, for "(expected ...)"; the type's range for a field
-/// without an entry ("an integer in [-2147483648, 2147483647]").
+/// value of integer field `field` may be, for "(expected ...)"; "a whole number >= 0: a GPU of the
+/// node, below gpus_per_node" for an open_above entry; the type's range for a field without an
+/// entry ("an integer in [-2147483648, 2147483647]").
 std::string expected_integer(const google::protobuf::FieldDescriptor* field);
 
 /// Whether `s` is a decimal integer literal: an optional '-' and one or more digits.

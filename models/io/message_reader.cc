@@ -15,6 +15,7 @@
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 
+#include "models/io/enum_numbers.h"
 #include "models/io/int_ranges.h"
 #include "models/io/suggest.h"
 
@@ -545,6 +546,7 @@ ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Messag
   }
   if (more > 0) out.errors.push_back(more_errors_line(origin, more));
   if (!ok && out.errors.empty()) out.errors.push_back(format_pos(origin, {1, 1}) + ": could not parse the text");
+  if (ok) enum_number_errors(message, *tree, text, origin, out.errors);
   out.source_map = std::make_unique<TextSourceMap>(std::move(tree), std::string(text));
   return out;
 }

@@ -174,6 +174,38 @@ void register_scenario_node_templates(const tp::Scenario& m, Checker& k) {
   }
 }
 
+std::vector<std::string> unused_node_template_notes(const tp::Scenario& m, const models::Scenario& s,
+                                                    const Checker& k) {
+  // A partition "base/N" uses its base's block.
+  const auto base = [](const std::string& name) { return name.substr(0, name.find('/')); };
+  std::set<std::string> used{base(s.cluster.node_template)};
+  for (const models::NodeGroupSpec& g : s.cluster.node_groups) used.insert(base(g.node_template));
+  std::string named;
+  const auto name_one = [&](const std::string& t) {
+    named.append(named.empty() ? "\"" : ", \"").append(clip(t)).append("\"");
+  };
+  if (s.cluster.node_groups.empty()) name_one(s.cluster.node_template);
+  for (const models::NodeGroupSpec& g : s.cluster.node_groups) name_one(g.node_template);
+  std::vector<std::string> out;
+  for (int i = 0; i < m.node_template_size(); ++i) {
+    const std::string& name = m.node_template(i).name();
+    if (name.empty() || used.count(name) > 0) continue;
+    const std::string path = "node_template[" + std::to_string(i) + "].name";
+    std::string note = k.where(path);
+    note.append(": ")
+        .append(path)
+        .append(": \"")
+        .append(clip(name))
+        .append("\" is described but no node uses it (the ");
+    note.append(s.cluster.node_groups.empty() ? "cluster names " : "node groups name ").append(named);
+    note.append(
+        "); it is checked, not simulated (expected cluster.node_template or a node group's node_template to name it "
+        "for it to run)");
+    out.push_back(std::move(note));
+  }
+  return out;
+}
+
 void add_described_node_templates(const models::Scenario& s, tp::Scenario& m) {
   std::set<std::string> names{s.cluster.node_template};
   for (const models::NodeGroupSpec& g : s.cluster.node_groups) names.insert(g.node_template);

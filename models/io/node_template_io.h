@@ -4,6 +4,7 @@
 // (models/hardware/node_template_text.h) and made findable by name (catalog.h,
 // register_node_template); and written back for the templates a scenario names.
 
+#include <string>
 #include <vector>
 
 #include "models/hardware/catalog.h"
@@ -24,6 +25,12 @@ models::NodeTemplate node_template_from_message(const proto::NodeTemplate& m);
 /// node_template[i].<field> through `k`. Runs before the scenario's other checks, which look the
 /// templates up by name.
 void register_scenario_node_templates(const proto::Scenario& m, Checker& k);
+
+/// One "origin:line:col: node_template[i].name: ..." note per node_template block of `m` that no
+/// node of `s` uses (cluster.node_template, a node group's, or their base of "base/N"): a library
+/// of templates is legitimate, so the commands warn (Scenario::input_warnings), they do not refuse.
+std::vector<std::string> unused_node_template_notes(const proto::Scenario& m, const models::Scenario& s,
+                                                    const Checker& k);
 
 /// Adds to `m` a node_template block for each described (not built-in) template `s` names, so
 /// that the scenario's text reads back on its own.

@@ -183,8 +183,10 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     const bool quoted =
         bare.size() >= 2 && (bare.front() == '"' || bare.front() == '\'') && bare.back() == bare.front();
     if (quoted && set_scalar(*scratch, target, bare.substr(1, bare.size() - 2))) {
-      fail(path, "invalid value " + clip(bare) + ": --set takes the value without quotes (expected " + path + "=" +
-                     clip(bare.substr(1, bare.size() - 2)) + ")");
+      // The option as typed (--set, compare's --vary); a case file's `set` entry reads as --set does.
+      const std::string option = o.origin.rfind("--", 0) == 0 ? o.origin : "--set";
+      fail(path, "invalid value " + clip(bare) + ": " + option + " takes the value without quotes (expected " + path +
+                     "=" + clip(bare.substr(1, bare.size() - 2)) + ")");
       return;
     }
     // The value as given, in quotes unless it carries its own.

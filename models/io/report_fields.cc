@@ -231,6 +231,8 @@ constexpr ReportField kFields[] = {
     field<&R::attention_kernel>("compute.attention_kernel"),
     field<&R::profile>("compute.profile"),
     field<&R::profile_gpu>("compute.profile_gpu"),
+    field<&R::recompute>("compute.recompute"),
+    field<&R::selective_policy>("compute.selective_policy"),
 };
 
 }  // namespace

@@ -216,6 +216,16 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
     k.error("cluster.fabric.kind", "none cannot connect " + to_string(s.cluster.num_nodes) +
                                        " nodes (expected rail_optimized or fat_tree when num_nodes > 1)");
   }
+  // A node without compute NICs reaches no other node (models::Cluster refuses it too, without a
+  // position). Drained nodes run no job, so a cluster left with one node in service needs none.
+  if (node != nullptr && nodes_ok && !s.cluster.nics_per_node && node->nics <= 0 &&
+      models::nodes_in_service(s.cluster) > 1) {
+    const std::string at =
+        s.cluster.node_groups.empty() ? "cluster.node_template" : "cluster.node_group[0].node_template";
+    k.error(at, "\"" + detail::clip(node->name) + "\" has no compute NICs (nics: 0) for a cluster of " +
+                    to_string(models::nodes_in_service(s.cluster)) +
+                    " nodes (expected a node template with NICs, cluster.nics_per_node >= 1, or num_nodes: 1)");
+  }
   check_cluster_extras(s, k);
   check_sharp(s, node, k);
   check_nvlink_bridge(s, node, gpu, k);

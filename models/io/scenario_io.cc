@@ -59,10 +59,14 @@ std::string join_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-std::vector<Override> as_cli_overrides(const std::vector<std::string>& assignments) {
+/// The overrides as --set gave them; the last from `last_option` instead when it is not empty
+/// (compare's "--vary").
+std::vector<Override> as_cli_overrides(const std::vector<std::string>& assignments,
+                                       const std::string& last_option = "") {
   std::vector<Override> out;
   out.reserve(assignments.size());
   for (const std::string& a : assignments) out.push_back({a, "--set"});
+  if (!out.empty() && !last_option.empty()) out.back().origin = last_option;
   return out;
 }
 
@@ -135,6 +139,7 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   if (checker.present("cluster.collectives.protocol"))
     collectives.protocol_origin = checker.where("cluster.collectives.protocol");
   if (cluster_only != nullptr) unused_override_errors(override_origins, *cluster_only, checker);
+  scenario.input_warnings = unused_node_template_notes(message, scenario, checker);
   if (message.has_profile() && !message.profile().empty()) {
     // Relative to the scenario file's directory (origin is its path for files).
     const std::filesystem::path rel(message.profile());
@@ -233,9 +238,14 @@ Format format_for_path(const std::string& path) {
 }
 
 models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+  return load_scenario_file(path, overrides, "");
+}
+
+models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides,
+                                    const std::string& last_option) {
   const Format format = format_for_path(path);
   const std::string text = read_input_file(path);
-  return load_impl(text, path, format, as_cli_overrides(overrides));
+  return load_impl(text, path, format, as_cli_overrides(overrides, last_option));
 }
 
 models::Scenario load_scenario_text(std::string_view text, std::string_view origin, Format format,
@@ -255,10 +265,11 @@ std::string_view default_scenario_text() { return {detail::kDefaultScenarioText,
 namespace {
 
 /// default_scenario, with layout_problems as load_impl takes it.
-models::Scenario load_default(const std::vector<std::string>& overrides, std::vector<std::string>* layout_problems) {
+models::Scenario load_default(const std::vector<std::string>& overrides, std::vector<std::string>* layout_problems,
+                              const std::string& last_option = "") {
+  const std::vector<Override> cli = as_cli_overrides(overrides, last_option);
   try {
-    return load_impl(default_scenario_text(), kDefaultOrigin, Format::text, as_cli_overrides(overrides), nullptr,
-                     layout_problems);
+    return load_impl(default_scenario_text(), kDefaultOrigin, Format::text, cli, nullptr, layout_problems);
   } catch (const ScenarioError& e) {
     // An error positioned in scenarios/default.textproto points at a file the user never named:
     // say that it is the embedded default and which --set options changed it.
@@ -271,7 +282,7 @@ models::Scenario load_default(const std::vector<std::string>& overrides, std::ve
                        ": note: this is traincast's embedded default scenario (no scenario file was given)";
     if (!overrides.empty()) {
       note += ", as changed by";
-      for (const std::string& o : overrides) note += " --set " + detail::clip(o);
+      for (const Override& o : cli) note.append(" ").append(o.origin).append(" ").append(detail::clip(o.assignment));
     }
     errors.push_back(note);
     throw ScenarioError(std::move(errors));
@@ -282,6 +293,10 @@ models::Scenario load_default(const std::vector<std::string>& overrides, std::ve
 
 models::Scenario default_scenario(const std::vector<std::string>& overrides) {
   return load_default(overrides, nullptr);
+}
+
+models::Scenario default_scenario(const std::vector<std::string>& overrides, const std::string& last_option) {
+  return load_default(overrides, nullptr, last_option);
 }
 
 models::Scenario load_scenario_for_layout_search(const std::string& path, const std::vector<std::string>& overrides,

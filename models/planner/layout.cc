@@ -130,18 +130,6 @@ MemoryBreakdown layout_memory(const Scenario& sc) {
   return worst;
 }
 
-const char* recompute_name(Recompute r) {
-  switch (r) {
-    case Recompute::none:
-      return "none";
-    case Recompute::selective:
-      return "selective";
-    case Recompute::full:
-      return "full";
-  }
-  return "?";
-}
-
 std::string to_string(const Layout& l) {
   std::string s = "TP " + std::to_string(l.tp) + " x PP " + std::to_string(l.pp);
   if (l.virtual_stages > 1) s += " (" + std::to_string(l.virtual_stages) + " chunks)";

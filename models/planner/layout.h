@@ -63,7 +63,7 @@ MemoryBreakdown layout_memory(const Scenario& scenario);
 /// Short human form, e.g. "TP 8 x PP 8 (2 chunks) x DP 16, mb 1, SP, ZeRO-1, recompute full".
 std::string to_string(const Layout& layout);
 
-/// "none", "selective" or "full".
-const char* recompute_name(Recompute recompute);
+/// "none", "selective" or "full" (models/spec/enums.h).
+using models::recompute_name;
 
 }  // namespace traincast::models::planner

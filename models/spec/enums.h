@@ -25,6 +25,19 @@ constexpr const char* precision_name(Precision p) {
 
 enum class Recompute { none, selective, full };
 
+/// The scenario spelling of a recomputation ("none", "selective", "full").
+constexpr const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::none:
+      return "none";
+    case Recompute::selective:
+      return "selective";
+    case Recompute::full:
+      return "full";
+  }
+  return "?";
+}
+
 /// How an fp8 recipe scales its tensors (workload.training.fp8_recipe; docs/scenarios.md):
 /// Transformer Engine's DelayedScaling (amax history, the default), current per-tensor scaling
 /// (Float8CurrentScaling / torchao tensorwise), per-row scales (torchao rowwise) and MXFP8 blocks
@@ -53,6 +66,11 @@ enum class ZeroImplementation { megatron, deepspeed };
 /// selective activation checkpointing: every other matmul output and the attention output saved,
 /// the rest recomputed in backward).
 enum class SelectivePolicy { megatron, torchtitan_op };
+
+/// The scenario spelling of a selective policy ("megatron", "torchtitan_op").
+constexpr const char* selective_policy_name(SelectivePolicy p) {
+  return p == SelectivePolicy::torchtitan_op ? "torchtitan_op" : "megatron";
+}
 
 /// How the loss is computed from the logits (workload.training.cross_entropy): fused (Megatron's
 /// vocab-parallel cross-entropy: the fp32 logits only) or unfused (torch.nn.functional.cross_entropy

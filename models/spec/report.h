@@ -433,6 +433,12 @@ struct Report {
   std::string attention_kernel;
   std::string profile;
   std::string profile_gpu;
+  /// The recomputation run (JSON `compute.recompute`, the summary's "recompute full"): "none" |
+  /// "selective" | "full", empty for a ResNet; and with selective the set kept
+  /// (`compute.selective_policy`): "torchtitan_op" where it applies (torchtitan_op_applies), else
+  /// "megatron"; empty without selective recomputation.
+  std::string recompute;
+  std::string selective_policy;
   bool operator==(const Report&) const = default;
 };
 

@@ -41,6 +41,10 @@ struct Scenario {
   ThermalSpec thermal;
   SchedulerSpec scheduler;    ///< how `traincast cluster` queues and places `jobs`
   std::vector<JobSpec> jobs;  ///< several jobs sharing the cluster (empty: one job, the workload)
+  /// What the loader found worth a warning but not an error, each "file:line:col: path: what
+  /// (expected ...)": today a node_template block no node uses (a library of templates is
+  /// legitimate). run, compare, explain and nccl-tests print each as "warning: ...".
+  std::vector<std::string> input_warnings;
   bool operator==(const Scenario&) const = default;
 };
 

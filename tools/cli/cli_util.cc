@@ -153,6 +153,7 @@ void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err) {
 }
 
 void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err) {
+  for (const std::string& note : sc.input_warnings) err << "warning: " << note << "\n";
   for (const std::string& note : models::Cluster::settings_without_effect(sc.cluster))
     err << "warning: " << note << "\n";
 }

@@ -68,8 +68,10 @@ void refuse_job_list(const models::Scenario& sc, const std::string& scenario_pat
 /// and their collectives cross the NICs, which the report then shows as slow GPUs or communication.
 void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err);
 
-/// Warns on `err` for each fabric setting the cluster ignores (models::Cluster::settings_without_effect:
-/// fabric fields on one node, an oversubscription no leaf up-link feels).
+/// Warns on `err` for each input warning of the scenario (Scenario::input_warnings, positioned: a
+/// node_template block no node uses) and each fabric setting the cluster ignores
+/// (models::Cluster::settings_without_effect: fabric fields on one node, an oversubscription no
+/// leaf up-link feels).
 void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err);
 /// Prints one "warning: ..." line per workload field without effect for this layout
 /// (models/workload/settings_notes.h), for the commands that simulate the workload (run, compare).

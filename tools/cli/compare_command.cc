@@ -51,8 +51,12 @@ std::string base_name(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? b : b.substr(0, dot);
 }
 
-models::Scenario load(const std::string& path, const std::vector<std::string>& overrides) {
-  models::Scenario sc = path.empty() ? io::default_scenario(overrides) : io::load_scenario_file(path, overrides);
+/// The scenario at `path` (the embedded default when empty) with `overrides`; the last of them
+/// from `last_option` ("--vary") when not empty, so that its messages name the option typed.
+models::Scenario load(const std::string& path, const std::vector<std::string>& overrides,
+                      const std::string& last_option) {
+  models::Scenario sc = path.empty() ? io::default_scenario(overrides, last_option)
+                                     : io::load_scenario_file(path, overrides, last_option);
   refuse_job_list(sc, path, "compare");
   return sc;
 }
@@ -155,22 +159,20 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     std::vector<CompareInput> in;
     std::vector<std::string> budgets;
     std::vector<std::string> errors;
-    // The varied field's value came from --vary (the last override), not from a --set.
-    const std::string set_prefix = "--set: " + vary_field + ":";
-    const std::string vary_prefix = "--vary: " + vary_field + ":";
+    // The varied field's value comes from --vary (the last override), not from a --set: the loader
+    // names that option in its messages.
+    const std::string last_option = vary_field.empty() ? "" : "--vary";
     for (const Column& c : cols) {
       try {
-        const models::Scenario first = load(c.file, c.overrides);
+        const models::Scenario first = load(c.file, c.overrides, last_option);
         std::string budget;
         std::vector<std::string> o = compare_defaults(first, tokens, budget);
         o.insert(o.end(), c.overrides.begin(), c.overrides.end());
-        in.push_back({c.label, c.file.empty() ? "(embedded default)" : c.file, load(c.file, o)});
+        in.push_back({c.label, c.file.empty() ? "(embedded default)" : c.file, load(c.file, o, last_option)});
         budgets.push_back(budget);
       } catch (const io::ScenarioError& e) {
-        for (std::string m : e.errors()) {
-          if (!vary_field.empty() && m.rfind(set_prefix, 0) == 0) m.replace(0, set_prefix.size(), vary_prefix);
+        for (const std::string& m : e.errors())
           if (std::find(errors.begin(), errors.end(), m) == errors.end()) errors.push_back(m);
-        }
       }
     }
     if (!errors.empty()) throw io::ScenarioError(errors);

@@ -21,17 +21,6 @@
 namespace traincast::cli {
 namespace {
 
-const char* recompute_name(models::Recompute r) {
-  switch (r) {
-    case models::Recompute::none:
-      return "none";
-    case models::Recompute::selective:
-      return "selective";
-    case models::Recompute::full:
-      return "full";
-  }
-  return "?";
-}
 const char* fabric_name(models::FabricKind k) {
   switch (k) {
     case models::FabricKind::none:
@@ -281,7 +270,7 @@ void print_layout(std::ostream& o, const models::Scenario& sc, const models::Rep
   o << "           " << models::precision_name(sc.training.precision)
     << (sc.model.family == models::ModelFamily::resnet
             ? std::string()
-            : ", recompute " + std::string(recompute_name(sc.training.recompute)))
+            : ", recompute " + std::string(models::recompute_name(sc.training.recompute)))
     // The policy when it is not Megatron's and applies (fresh-user finding: a torchtitan_op run
     // printed "recompute selective" alone).
     << (models::torchtitan_op_applies(sc) ? " (torchtitan op-level)" : "")

@@ -159,17 +159,17 @@ TEST(NodeTemplateText, RefusesImpossibleNodes) {
   t = cube;
   t.socket_link_bytes_per_s = 1e308;
   EXPECT_EQ(problem(t),
-            "socket_link_bytes_per_s: got 1e+308 (expected 0, no link, or a finite number of bytes/s per "
-            "direction from 2.5e+08, PCIe 1.0 x1, to 1e+12)");
+            "socket_link_bytes_per_s: got 1e+308 bytes/s = 1e+299 GB/s (expected 0 for no link, or 0.25 GB/s, "
+            "PCIe 1.0 x1, to 1000 GB/s per direction: 250e6 to 1e12 bytes/s)");
   t = cube;
   t.pcie_bytes_per_s = std::nan("");  // named as what it is, not "negative"
-  EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got nan (expected 0,", 0), 0u);
+  EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got nan (expected 0 for", 0), 0u);
   t = cube;
   t.pcie_bytes_per_s = 1;  // 1 byte/s: slower than any PCIe link (fresh-user finding: a 30-day all_reduce)
-  EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got 1 (expected 0,", 0), 0u);
+  EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got 1 bytes/s = 1e-09 GB/s (expected 0 for", 0), 0u);
   t = cube;
   t.pcie_bytes_per_s = 1.0000001e12;  // just above the bound: printed exactly, not rounded onto it
-  EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got 1000000100000 (expected 0,", 0), 0u);
+  EXPECT_EQ(problem(t).rfind("pcie_bytes_per_s: got 1000000100000 bytes/s = 1000.0001 GB/s (expected 0 for", 0), 0u);
   t = cube;
   t.pcie_uplink_bytes_per_s = -1;
   EXPECT_EQ(problem(t).rfind("pcie_uplink_bytes_per_s: got -1 (expected", 0), 0u);

@@ -207,7 +207,7 @@ TEST(PcieTree, ImpossibleTreesAreRefused) {
   EXPECT_EQ(problem(t), "pcie_switch[3].uplink_generation: got 7 (expected 1 to 6)");
   t = box;
   t.pcie_tree[2].uplink_bytes_per_s = 1;
-  EXPECT_EQ(problem(t).rfind("pcie_switch[2].uplink_bytes_per_s: got 1 (expected 0,", 0), 0u);
+  EXPECT_EQ(problem(t).rfind("pcie_switch[2].uplink_bytes_per_s: got 1 bytes/s = 1e-09 GB/s (expected 0 for", 0), 0u);
   t = box;
   t.pcie_tree[3].gpus.push_back(0);
   EXPECT_EQ(problem(t),

@@ -363,10 +363,11 @@ TEST(ScenarioIoErrors, UnknownEnumValueJson) {
 }
 
 TEST(ScenarioIoErrors, EnumNumberNamingNoValue) {
-  // proto3 enums are open, so protobuf parses `recompute: 7`; the loader refuses it.
+  // proto3 enums are open, so protobuf parses `recompute: 7`; the reader refuses it at the number
+  // (column 47; it was the field's name, column 36).
   EXPECT_EQ(errors_of(small("", "", " recompute: 7")),
             std::vector<std::string>{
-                "t.textproto:6:36: workload.training.recompute: invalid value 7 (expected one of: none, selective, "
+                "t.textproto:6:47: workload.training.recompute: invalid value 7 (expected one of: none, selective, "
                 "full)"});
 }
 

@@ -189,6 +189,15 @@ TEST_F(NewUserCli, AlltoallBeyondItsPairLimitIsRefusedUpFront) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// compare --vary X=a,b --set X=c answered for a and b and dropped c without a word.
+TEST_F(NewUserCli, CompareRefusesASetOfTheVariedField) {
+  const Result r = run({"compare", "--vary", "cluster.gpu=H100-SXM5-80GB,H200-SXM-141GB", "--set", "cluster.gpu=H20"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--set cluster.gpu=H20: sets the field --vary varies (expected one of them for cluster.gpu)"),
+            std::string::npos)
+      << r.err;
+}
+
 // validate given one case file twice scored every case twice and weighed it twice in each mean.
 TEST_F(NewUserCli, ValidateRefusesACaseFileGivenTwice) {
   const std::string f = kSrc + "/scenarios/validation/megatron_sc21_table1.cases.textproto";

@@ -120,6 +120,10 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
                          "; expected `traincast compare SCENARIO --vary field=v1,v2`)");
       const auto [field, values] = parse_vary(vm["vary"].as<std::string>());
       vary_field = field;
+      // A --set of the varied field would be overridden by every column's value without a word.
+      for (const std::string& a : sets)
+        if (a.substr(0, a.find('=')) == field)
+          throw UsageError("--set " + a + ": sets the field --vary varies (expected one of them for " + field + ")");
       for (const std::string& v : values) {
         std::string assignment = field;
         assignment += '=';

@@ -19,7 +19,6 @@
 
 #include "models/collectives/nccl_tuning.h"
 #include "models/collectives/nccl_versions.h"
-#include "models/spec/run_control.h"
 
 namespace traincast::models {
 namespace {
@@ -509,8 +508,6 @@ void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const Plan
   Paths paths;
   std::vector<double> fractions;
   for (int i = 0; i < n; ++i) {
-    // n x (n - 1) routes: seconds at thousands of ranks, so Ctrl-C is polled per source rank.
-    if (i % 64 == 0) throw_if_interrupted("collective: routing an all-to-all");
     for (int j = 0; j < n; ++j) {
       if (i == j) continue;
       paths.push_back(cluster.route(ranks[i], ranks[j]));

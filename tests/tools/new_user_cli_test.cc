@@ -198,6 +198,14 @@ TEST_F(NewUserCli, CompareRefusesASetOfTheVariedField) {
       << r.err;
 }
 
+// explain --max-nodes without --dot did nothing, without a word.
+TEST_F(NewUserCli, ExplainMaxNodesWithoutDotIsRefused) {
+  const Result r = run({"explain", kSrc + "/scenarios/nccl/dgx_h100.textproto", "--max-nodes", "3"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--max-nodes: limits the DOT file's drawing, and no --dot FILE is given"), std::string::npos)
+      << r.err;
+}
+
 // validate given one case file twice scored every case twice and weighed it twice in each mean.
 TEST_F(NewUserCli, ValidateRefusesACaseFileGivenTwice) {
   const std::string f = kSrc + "/scenarios/validation/megatron_sc21_table1.cases.textproto";

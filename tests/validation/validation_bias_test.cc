@@ -56,8 +56,10 @@ TEST(SplitRule, EveryCommittedTrainingCaseHasARowAndTheHalvesAreStable) {
     }
     EXPECT_EQ(rows, cases) << f << ": every case names its data_row";
   }
-  EXPECT_EQ(fit, 184);
-  EXPECT_EQ(held, 194);
+  // Session 22: BLOOM rows 70, 73, 75 reprint rows 61, 60, 57 and are no longer cases (184 / 194
+  // before; docs/accuracy_split.md).
+  EXPECT_EQ(fit, 183);
+  EXPECT_EQ(held, 192);
 }
 
 TEST(BiasStats, SignedMeanKeepsTheSignThatMapeLoses) {

@@ -103,6 +103,10 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     }
     const int max_nodes = vm["max-nodes"].as<int>();
     if (max_nodes < 1) throw UsageError("--max-nodes: must be >= 1");
+    if (!vm["max-nodes"].defaulted() && !vm.count("dot"))
+      throw UsageError(
+          "--max-nodes: limits the DOT file's drawing, and no --dot FILE is given (expected --dot FILE "
+          "beside it)");
     std::vector<std::string> overrides;
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
     const models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides, {"traincast explain", {}});

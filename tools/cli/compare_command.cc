@@ -121,9 +121,14 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       const auto [field, values] = parse_vary(vm["vary"].as<std::string>());
       vary_field = field;
       // A --set of the varied field would be overridden by every column's value without a word.
-      for (const std::string& a : sets)
-        if (a.substr(0, a.find('=')) == field)
-          throw UsageError("--set " + a + ": sets the field --vary varies (expected one of them for " + field + ")");
+      for (const std::string& a : sets) {
+        if (a.substr(0, a.find('=')) != field) continue;
+        std::string message = "--set " + a;
+        message += ": sets the field --vary varies (expected one of them for ";
+        message += field;
+        message += ")";
+        throw UsageError(message);
+      }
       for (const std::string& v : values) {
         std::string assignment = field;
         assignment += '=';

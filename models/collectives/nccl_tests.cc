@@ -127,7 +127,9 @@ std::vector<double> nccl_tests_sizes(double min_bytes, double max_bytes, double 
   for (double size = min_bytes; size <= max_bytes; size = factor > 1 ? size * factor : size + step_bytes) {
     out.push_back(size);
     if (size == 0 && factor > 1) break;  // 0 * factor would never end (nccl-tests loops forever)
-    if (out.size() > 100000) throw std::invalid_argument("sizes: more than 100000 sizes");
+    if (out.size() > 100000)
+      throw std::invalid_argument(
+          "sizes: more than 100000 sizes from -b to -e (expected a larger -f factor or -i step, or a narrower range)");
   }
   return out;
 }
@@ -213,7 +215,7 @@ std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster_spec
       throw std::invalid_argument("gpus: " + std::to_string(g) + " outside [0, " + std::to_string(cluster.num_gpus()) +
                                   ")");
     }
-    if (seen[g]++) throw std::invalid_argument("gpus: " + std::to_string(g) + " listed twice");
+    if (seen[g]++) throw std::invalid_argument("gpus: " + std::to_string(g) + " listed twice (expected each GPU once)");
   }
   const int n = static_cast<int>(ranks.size());
   if (options.op == NcclTestsOp::sendrecv && n < 2) {

@@ -61,7 +61,7 @@ TEST(ExplainCli, Errors) {
   EXPECT_EQ(r.err, "traincast: --path: needs exactly two GPUs (got 1)\n");
   r = run({sc, "--path", "gpu1", "gpu9"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "traincast: --path: GPU gpu9 outside the cluster's 8 GPUs\n");
+  EXPECT_EQ(r.err, "traincast: --path: GPU gpu9 outside the cluster's 8 GPUs (expected gpu0 to gpu7, or nodeM.gpuK)\n");
   EXPECT_EQ(r.out, "") << "a bad --path is refused before the topology is printed";
   r = run({sc, "--path", "gpu1", "x"});
   EXPECT_EQ(r.err, "traincast: --path: bad GPU 'x' (expected gpuN, N or nodeM.gpuK)\n");

@@ -63,7 +63,8 @@ int parse_gpu(const std::string& text, const models::Cluster& cluster) {
     gpu = number(text.rfind("gpu", 0) == 0 ? text.substr(3) : text);
   }
   if (gpu >= cluster.num_gpus()) {
-    throw UsageError("--path: GPU " + text + " outside the cluster's " + std::to_string(cluster.num_gpus()) + " GPUs");
+    throw UsageError("--path: GPU " + text + " outside the cluster's " + std::to_string(cluster.num_gpus()) +
+                     " GPUs (expected gpu0 to gpu" + std::to_string(cluster.num_gpus() - 1) + ", or nodeM.gpuK)");
   }
   return gpu;
 }

@@ -156,7 +156,7 @@ TEST(NcclTests, BadGpuSelections) {
   o.gpus = {0, 9};
   EXPECT_EQ(error_of([&] { simulate_nccl_tests(c, o, {8}); }), "gpus: 9 outside [0, 8)");
   o.gpus = {1, 1};
-  EXPECT_EQ(error_of([&] { simulate_nccl_tests(c, o, {8}); }), "gpus: 1 listed twice");
+  EXPECT_EQ(error_of([&] { simulate_nccl_tests(c, o, {8}); }), "gpus: 1 listed twice (expected each GPU once)");
   o.gpus = {1};
   o.op = NcclTestsOp::sendrecv;
   EXPECT_EQ(error_of([&] { simulate_nccl_tests(c, o, {8}); }), "gpus: sendrecv needs at least 2 GPUs (got 1)");

@@ -437,6 +437,12 @@ void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node
   // With a job list the workload is the jobs' default, each run on its own GPUs (job[i].gpus),
   // not on the whole cluster (docs/cluster.md).
   if (!s.jobs.empty()) return;
+  if (k.present("scheduler")) {  // a traincast cluster file whose jobs are missing
+    k.error("scheduler",
+            "is set but the file has no job (expected at least one job { gpus: N tokens: T }: the "
+            "scheduler queues the jobs of traincast cluster)");
+    return;
+  }
   // A node group of no nodes is refused at its own num_nodes: the cluster has no size to compare.
   for (const models::NodeGroupSpec& g : s.cluster.node_groups)
     if (g.num_nodes <= 0) return;

@@ -206,6 +206,21 @@ TEST_F(NewUserCli, ExplainMaxNodesWithoutDotIsRefused) {
       << r.err;
 }
 
+// A cluster file with its jobs deleted was blamed for the default workload's TP x PP x DP on the
+// whole cluster instead of the missing jobs (its scheduler block names it a traincast cluster file).
+TEST_F(NewUserCli, SchedulerWithoutJobsNamesTheMissingJobs) {
+  std::ifstream in(kSrc + "/scenarios/cluster/six_jobs_fifo_vs_backfill.textproto");
+  std::ofstream out(dir_ / "no_jobs.textproto");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("job {", 0) != 0) out << line << "\n";
+  out.close();
+  const Result r = run({"cluster", (dir_ / "no_jobs.textproto").string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(": scheduler: is set but the file has no job (expected at least one job"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("workload.parallel.dp"), std::string::npos) << r.err;
+}
+
 // validate given one case file twice scored every case twice and weighed it twice in each mean.
 TEST_F(NewUserCli, ValidateRefusesACaseFileGivenTwice) {
   const std::string f = kSrc + "/scenarios/validation/megatron_sc21_table1.cases.textproto";

@@ -237,10 +237,6 @@ Format format_for_path(const std::string& path) {
       {path + ": unknown file extension \"" + ext + "\" (expected .textproto, .txtpb, .pbtxt, .txt or .json)"});
 }
 
-models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
-  return load_scenario_file(path, overrides, "");
-}
-
 models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides,
                                     const std::string& last_option) {
   const Format format = format_for_path(path);
@@ -290,10 +286,6 @@ models::Scenario load_default(const std::vector<std::string>& overrides, std::ve
 }
 
 }  // namespace
-
-models::Scenario default_scenario(const std::vector<std::string>& overrides) {
-  return load_default(overrides, nullptr);
-}
 
 models::Scenario default_scenario(const std::vector<std::string>& overrides, const std::string& last_option) {
   return load_default(overrides, nullptr, last_option);

@@ -88,13 +88,11 @@ Format format_for_path(const std::string& path);
 /// Unset fields keep the defaults of models/spec/scenario.h.
 /// Throws ScenarioError with every problem found (file unreadable, syntax, unknown field, wrong
 /// type, bad override, failed semantic check).
-models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {});
-
-/// As load_scenario_file, with the last of `overrides` given by command-line option `last_option`
-/// rather than --set (`traincast compare --vary`, one column's value): its messages name that
-/// option ("--vary: cluster.num_nodes: ..."). An empty last_option is --set.
-models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides,
-                                    const std::string& last_option);
+/// `last_option`: the command-line option that gave the last of `overrides`, when not --set
+/// (`traincast compare --vary`, one column's value): its messages name that option ("--vary:
+/// cluster.num_nodes: ..."). Empty: every override is a --set.
+models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {},
+                                    const std::string& last_option = "");
 
 /// What a command that simulates only the hardware reads of a scenario, so that an override it
 /// would ignore is refused (exit 2) instead of silently dropped.
@@ -125,10 +123,8 @@ models::Scenario load_scenario_text(std::string_view text, std::string_view orig
 /// The embedded default scenario (scenarios/default.textproto compiled into the library at build
 /// time), with overrides applied and validated as for a file. Its origin in messages is
 /// "scenarios/default.textproto".
-models::Scenario default_scenario(const std::vector<std::string>& overrides = {});
-
-/// As default_scenario, the last override from option `last_option` (load_scenario_file above).
-models::Scenario default_scenario(const std::vector<std::string>& overrides, const std::string& last_option);
+/// `last_option` as for load_scenario_file.
+models::Scenario default_scenario(const std::vector<std::string>& overrides = {}, const std::string& last_option = "");
 
 /// For `traincast plan`, which replaces the scenario's parallel layout by the layouts it searches:
 /// as load_scenario_file (default_scenario when `path` is empty), except that the rules tying the

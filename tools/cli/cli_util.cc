@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <ostream>
+#include <system_error>
 
 #include "models/calibration/calibration_profile.h"
 #include "models/hardware/catalog.h"
@@ -129,6 +130,18 @@ void check_output_path(const std::string& path, bool force, const std::vector<st
     }
   for (const std::string& other : other_outputs)
     if (resolved(other) == target) throw UsageError(path + ": given for two outputs");
+}
+
+void refuse_repeated_files(const std::vector<std::string>& files, const std::string& command,
+                           const std::string& expected) {
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      std::error_code ec;
+      if (files[j] != files[i] && !fs::equivalent(files[j], files[i], ec)) continue;
+      std::string message = command;
+      message.append(": ").append(files[i]).append(" is given twice (expected ").append(expected).append(")");
+      throw UsageError(message);
+    }
 }
 
 void refuse_job_list(const models::Scenario& sc, const std::string& scenario_path, const std::string& command) {

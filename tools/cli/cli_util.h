@@ -63,6 +63,12 @@ void check_output_path(const std::string& path, bool force, const std::vector<st
 /// (run, compare, plan) simulates one job on the whole cluster; `traincast cluster` takes the list.
 void refuse_job_list(const models::Scenario& sc, const std::string& scenario_path, const std::string& command);
 
+/// Throws UsageError "COMMAND: FILE is given twice (expected EXPECTED)" when a file of `files`
+/// repeats, as the same path or the same file by another path (compare's scenarios, validate's
+/// case files: a repeat would give the same answer twice, or count its cases twice).
+void refuse_repeated_files(const std::vector<std::string>& files, const std::string& command,
+                           const std::string& expected);
+
 /// Warns on `err` when the TP (or TP x CP) groups and the node's GPUs (its NVLink domain) do not
 /// nest: neither size divides the other (TP 8 on `gb200_nvl72/36`), so some groups span two nodes
 /// and their collectives cross the NICs, which the report then shows as slow GPUs or communication.

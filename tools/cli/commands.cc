@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -226,16 +225,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       return 0;
     }
     if (!vm.count("cases")) throw UsageError("validate: no case file given (usage: traincast validate CASES...)");
-    {
-      // A file given twice would score each of its cases twice and weigh it twice in every mean.
-      const auto& files = vm["cases"].as<std::vector<std::string>>();
-      for (std::size_t i = 0; i < files.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j) {
-          std::error_code ec;
-          if (files[j] == files[i] || std::filesystem::equivalent(files[j], files[i], ec))
-            throw UsageError("validate: " + files[i] + " is given twice (expected each case file once)");
-        }
-    }
+    refuse_repeated_files(vm["cases"].as<std::vector<std::string>>(), "validate", "each case file once");
     const int jobs = vm["jobs"].as<int>();
     check_thread_count("--jobs", jobs, kSimulationsWhy);
     if (vm.count("max-mape") && !(vm["max-mape"].as<double>() >= 0))

@@ -1,7 +1,6 @@
 // `traincast compare A B ...` and `traincast compare A --vary field=v1,v2` (issue 21).
 #include <algorithm>
 #include <boost/program_options.hpp>
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -141,16 +140,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       if (files.size() < 2)
         throw UsageError("compare: needs at least two scenarios, or one with --vary field=v1,v2 (got " +
                          std::to_string(files.size()) + ")");
-      for (std::size_t i = 0; i < files.size(); ++i) {
-        // The same file twice gets the same --set and so the same answer: a slip, not a comparison.
-        for (std::size_t j = 0; j < i; ++j) {
-          std::error_code ec;
-          if (files[j] == files[i] || std::filesystem::equivalent(files[j], files[i], ec))
-            throw UsageError("compare: " + files[i] +
-                             " is given twice (expected different scenarios, or one with "
-                             "--vary field=v1,v2)");
-        }
-      }
+      // The same file twice gets the same --set and so the same answer: a slip, not a comparison.
+      refuse_repeated_files(files, "compare", "different scenarios, or one with --vary field=v1,v2");
       for (const std::string& f : files) cols.push_back({f, base_name(f), sets});
       // Two files of one name in different folders: label those columns by the path as given, so
       // the table and the verdict do not name two columns alike.

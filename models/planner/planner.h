@@ -75,6 +75,7 @@ struct PlanStats {
   std::int64_t pruned_estimate = 0;   ///< not simulated: estimated beyond estimate_slack of the best
   std::int64_t simulated = 0;         ///< simulated (failures included)
   std::int64_t failed = 0;            ///< simulations that threw (their message in PlanEntry::error)
+  std::string first_failure;          ///< the first failed layout (enumeration order) and its message
   std::int64_t not_simulated = 0;     ///< within the slack but beyond the simulation budget
   int refine_rounds = 0;              ///< refinement rounds that simulated something
 };

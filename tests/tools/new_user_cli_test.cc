@@ -221,6 +221,19 @@ TEST_F(NewUserCli, SchedulerWithoutJobsNamesTheMissingJobs) {
   EXPECT_EQ(r.err.find("workload.parallel.dp"), std::string::npos) << r.err;
 }
 
+// plan on a cluster of an A100 group and an H100 group described it as "2 x dgx_a100" and searched
+// as if every node were an A100 (14 of 19 simulations failed, unexplained): refused at the group.
+TEST_F(NewUserCli, PlanRefusesNodeGroupsOfDifferentKinds) {
+  const std::string f = kSrc + "/scenarios/cluster/a100_h100_one_pipeline.textproto";
+  const Result r = run({"plan", f});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("a100_h100_one_pipeline.textproto:15:3: cluster.node_group: 1 x dgx_a100 and 1 x dgx_h100: "
+                       "traincast plan searches clusters of one node kind (expected every node_group"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("Best layouts"), std::string::npos) << r.out;
+}
+
 // validate given one case file twice scored every case twice and weighed it twice in each mean.
 TEST_F(NewUserCli, ValidateRefusesACaseFileGivenTwice) {
   const std::string f = kSrc + "/scenarios/validation/megatron_sc21_table1.cases.textproto";

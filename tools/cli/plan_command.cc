@@ -161,13 +161,19 @@ PlanRequest read_plan_request(const po::variables_map& vm) {
   return req;
 }
 
-/// A scenario the planner cannot search (not a transformer, or context parallel) is refused
+/// A scenario the planner cannot search (not a transformer, context parallel, or node groups of
+/// different kinds) is refused
 /// with the planner's own message, positioned at the field (or the --set that chose it).
 void check_plannable(const models::Scenario& sc, const planner::PlanOptions& o, const std::string& scenario_path,
                      const std::vector<std::string>& overrides) {
-  if (sc.model.family != models::ModelFamily::transformer || sc.parallel.cp > 1) {
-    const std::string field =
-        sc.model.family != models::ModelFamily::transformer ? "workload.model.family" : "workload.parallel.cp";
+  const auto& groups = sc.cluster.node_groups;
+  const bool mixed = std::any_of(groups.begin(), groups.end(), [&](const models::NodeGroupSpec& g) {
+    return g.node_template != groups.front().node_template || g.gpu != groups.front().gpu;
+  });
+  if (sc.model.family != models::ModelFamily::transformer || sc.parallel.cp > 1 || mixed) {
+    const std::string field = sc.model.family != models::ModelFamily::transformer ? "workload.model.family"
+                              : sc.parallel.cp > 1                                ? "workload.parallel.cp"
+                                                                                  : "cluster.node_group";
     const std::string where = scenario_field_origin(scenario_path, field, overrides);
     try {
       planner::enumerate_layouts(sc, o);
@@ -210,6 +216,7 @@ void print_search(std::ostream& p, const models::Scenario& sc, const planner::Pl
   if (st.failed > 0) p << " (" << st.failed << " failed)";
   p << ", " << with_thousands(static_cast<double>(st.not_simulated)) << " left over (budget " << o.max_simulations
     << " simulations)\n";
+  if (st.failed > 0) p << "Failed     the first failed simulation: " << st.first_failure << "\n";
   p << "Search     coarse pass + " << st.refine_rounds << " refinement rounds, " << o.jobs << " jobs\n";
   p << "Wall time  " << format_fixed(wall_s, 1) << " s\n";
 }

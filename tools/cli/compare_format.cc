@@ -70,9 +70,8 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
   });
   row("goodput (failures)", [](const CompareRow& w) { return format_fixed(100 * w.goodput, 2) + " %"; });
   row("days to train", [](const CompareRow& w) { return days(w.wall_clock_to_train_s); });
-  row("facility power avg / peak", [](const CompareRow& w) {
-    return format_fixed(w.facility_average_w / 1000, 1) + " / " + format_fixed(w.facility_peak_w / 1000, 1) + " kW";
-  });
+  row("facility power avg / peak",
+      [](const CompareRow& w) { return format_power(w.facility_average_w) + " / " + format_power(w.facility_peak_w); });
   row("energy to train", [](const CompareRow& w) {
     return w.energy_to_train_kwh > 0 ? format_fixed(w.energy_to_train_kwh / 1000, 2) + " MWh" : std::string("-");
   });

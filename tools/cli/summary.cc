@@ -80,6 +80,14 @@ std::string format_fixed(double value, int decimals) {
   return buf;
 }
 
+std::string format_power(double watts) {
+  return watts >= 1e6 ? format_fixed(watts / 1e6, 2) + " MW" : format_fixed(watts / 1e3, 1) + " kW";
+}
+
+std::string format_energy_kwh(double kwh) {
+  return kwh >= 1000 ? with_thousands(kwh / 1000) + " MWh" : with_thousands(kwh) + " kWh";
+}
+
 std::string format_energy(double joules) {
   constexpr double kJoulesPerWh = 3600.0;
   std::string out;
@@ -438,9 +446,9 @@ void print_power_and_thermal(std::ostream& o, const models::Report& r) {
       << format_fixed(pw.gpu_peak_w, 0) << " W (limit " << format_fixed(pw.gpu_power_limit_w, 0) << " W); node avg "
       << format_fixed(pw.node_average_w / 1e3, 2) << " kW, peak " << format_fixed(pw.node_peak_w / 1e3, 2)
       << " kW (PSUs " << format_fixed(pw.node_psu_capacity_w / 1e3, 1) << " kW with redundancy)\n";
-    o << "  facility " << format_fixed(pw.facility_average_w / 1e3, 1) << " kW at PUE " << format_fixed(pw.pue, 2)
-      << "; energy " << format_energy(pw.energy_per_iteration_j) << " per iteration";
-    if (pw.energy_to_train_kwh > 0) o << ", " << with_thousands(pw.energy_to_train_kwh) << " kWh to train";
+    o << "  facility " << format_power(pw.facility_average_w) << " at PUE " << format_fixed(pw.pue, 2) << "; energy "
+      << format_energy(pw.energy_per_iteration_j) << " per iteration";
+    if (pw.energy_to_train_kwh > 0) o << ", " << format_energy_kwh(pw.energy_to_train_kwh) << " to train";
     o << "\n";
     // Clocks held below the maximum: by the power limit, or by temperature (the Thermal line).
     const models::GpuPower* slowest = nullptr;

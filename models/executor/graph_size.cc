@@ -37,11 +37,12 @@ void refuse_graph_ops_over_limit(double ops, bool fold_symmetric_on) {
     throw std::invalid_argument(
         "the job would need about " + std::to_string(static_cast<long long>(ops / 1e6)) +
         " million ops to simulate (limit " + std::to_string(static_cast<long long>(kMaxGraphOps / 1e6)) +
-        " million): reduce options.iterations or global_batch_size" +
+        " million): reduce options.iterations or workload.training.global_batch_size (--set "
+        "options.iterations=1, --set workload.training.global_batch_size=N)" +
         (fold_symmetric_on
              ? std::string(" (options.fold_symmetric is already on: the data-parallel replicas left cannot be "
                            "folded, or one replica alone is this large)")
-             : std::string(", or turn options.fold_symmetric on")));
+             : std::string(", or turn options.fold_symmetric on (--set options.fold_symmetric=true)")));
 }
 
 double estimate_graph_ops(const Scenario& sc) {

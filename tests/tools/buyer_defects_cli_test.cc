@@ -88,7 +88,8 @@ TEST(BuyerDefectsCli, OpLimitDoesNotAdviseFoldingWhenItIsOn) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
             "traincast: the job would need about 116 million ops to simulate (limit 40 million): reduce "
-            "options.iterations or global_batch_size (options.fold_symmetric is already on: the data-parallel "
+            "options.iterations or workload.training.global_batch_size (--set options.iterations=1, --set "
+            "workload.training.global_batch_size=N) (options.fold_symmetric is already on: the data-parallel "
             "replicas left cannot be folded, or one replica alone is this large)\n");
 }
 

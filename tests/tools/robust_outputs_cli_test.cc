@@ -227,7 +227,9 @@ TEST_F(RobustCliTest, MillionGpuJobIsRefusedBeforeItsTopologyIsBuilt) {
   EXPECT_EQ(c.exit_status(), 2) << slurp(path("err.txt"));
   EXPECT_EQ(slurp(path("err.txt")),
             "traincast: the job would need about 494 million ops to simulate (limit 40 million): reduce "
-            "options.iterations or global_batch_size, or turn options.fold_symmetric on\n");
+            "options.iterations or workload.training.global_batch_size (--set options.iterations=1, --set "
+            "workload.training.global_batch_size=N), or turn options.fold_symmetric on (--set "
+            "options.fold_symmetric=true)\n");
   EXPECT_LT(c.wall_s, 1.0);
   EXPECT_LT(c.max_rss_kb, 1024L * 1024L);
 }

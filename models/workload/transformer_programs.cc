@@ -23,13 +23,18 @@ class ProgramBuilder {
         params_(with_compute_model(params, training)),
         precision_(training.precision),
         recipe_(fp8_recipe_cost(training.fp8_recipe)) {
-    // The recipe's main-loop factor scales the fp8 GEMM efficiency of whichever model applies.
-    fp8_params_.gemm_efficiency *= recipe_.main_loop_factor;
-    fp8_params_.kernel_gemm_fp8_efficiency *= recipe_.main_loop_factor;
+    // The recipe's main-loop factors scale the fp8 GEMM efficiency of whichever model applies.
+    fp8_params_.gemm_efficiency *= recipe_.forward_main_loop_factor;
+    fp8_params_.kernel_gemm_fp8_efficiency *= recipe_.forward_main_loop_factor;
+    fp8_backward_params_.gemm_efficiency *= recipe_.backward_main_loop_factor;
+    fp8_backward_params_.kernel_gemm_fp8_efficiency *= recipe_.backward_main_loop_factor;
   }
 
   /// GEMMs appended from now on run in bf16 without fp8 casts (the logit layer: fp8_recipe.h).
   void keep_gemms_in_bf16() { bf16_gemms_ = true; }
+  /// GEMMs appended from now on are backward GEMMs (input and weight gradients: the recipe's
+  /// backward kernels, fp8_recipe.h) or, with false, forward ones (forward and recompute).
+  void backward_gemms(bool on) { backward_ = on; }
 
   /// Appends a compute segment made of the given kernels.
   void compute(Program& p, const std::string& label, std::initializer_list<Kernel> kernels) {
@@ -43,7 +48,7 @@ class ProgramBuilder {
       const bool fp8_gemm = precision_ == Precision::fp8 && k.kind == KernelKind::gemm && !bf16_gemms_;
       const Precision math =
           precision_ == Precision::fp8 && k.kind == KernelKind::gemm && bf16_gemms_ ? Precision::bf16 : precision_;
-      const ComputeParams& params = fp8_gemm ? fp8_params_ : params_;
+      const ComputeParams& params = !fp8_gemm ? params_ : backward_ ? fp8_backward_params_ : fp8_params_;
       kernel_s += kernel_seconds(k, gpu_, params, math);
       seg.compute_bound_seconds += kernel_compute_bound_seconds(k, gpu_, params, math);
       seg.flops += k.flops;
@@ -51,6 +56,12 @@ class ProgramBuilder {
         // The recipe's cast/amax/transpose of both GEMM inputs: one memory-bound kernel.
         const Kernel cast{KernelKind::elementwise, 0, recipe_.cast_bytes_per_operand_element * (k.m * k.k + k.k * k.n)};
         kernel_s += kernel_seconds(cast, gpu_, params_, precision_);
+        // Rowwise backward GEMMs: the output's rescale, a memory-bound kernel of its own.
+        if (backward_ && recipe_.backward_rescale_bytes_per_output_element > 0) {
+          const Kernel rescale{KernelKind::elementwise, 0,
+                               recipe_.backward_rescale_bytes_per_output_element * k.m * k.n};
+          kernel_s += kernel_seconds(rescale, gpu_, params_, precision_);
+        }
       }
     }
     seg.seconds = params_.use_kernel_model ? framework_segment_seconds(kernel_s) : kernel_s;
@@ -73,8 +84,10 @@ class ProgramBuilder {
   ComputeParams params_;
   Precision precision_;
   Fp8RecipeCost recipe_;
-  ComputeParams fp8_params_ = params_;  ///< params_ with the recipe's GEMM main-loop factor
+  ComputeParams fp8_params_ = params_;           ///< params_ with the recipe's forward main-loop factor
+  ComputeParams fp8_backward_params_ = params_;  ///< params_ with the recipe's backward main-loop factor
   bool bf16_gemms_ = false;
+  bool backward_ = false;
 };
 
 Kernel gemm(double m, double n, double k, double e, double batch = 1) {
@@ -104,6 +117,14 @@ struct TransformerOps {
   // row-parallel ones; plain TP: all-reduce after row-parallel GEMMs (Megatron "g" operator).
   const CollectiveOp reduce_op = x.sp ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
   const double act_bytes = T * x.h * e;  // full activation, nccl-tests size for AR / AG / RS
+  // The layers' TP all-gathers (inputs of the column-parallel GEMMs, output gradients before the
+  // row-parallel GEMMs' backward) carry the fp8 recipe's element size when it gathers in fp8
+  // (torchao's float8 TP styles under tensorwise scaling; fp8_recipe.h); reduce-scatters,
+  // all-reduces and the head's gather stay at the activation's.
+  const double gather_bytes =
+      T * x.h *
+      (sc.training.precision == Precision::fp8 ? fp8_recipe_cost(sc.training.fp8_recipe).tp_all_gather_bytes_per_element
+                                               : e);
   const Overlap fwd_gather = overlap ? Overlap::with_next : Overlap::blocking;
   const Overlap fwd_reduce = overlap ? Overlap::with_prev : Overlap::blocking;
 
@@ -259,7 +280,7 @@ struct TransformerOps {
   // ---- one layer, forward: attention block, then a dense MLP or a MoE block ----
   void attention_block_forward(Program& p) {
     pb.compute(p, "ln1", {norm(2 * Tsp * x.h * e)});
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, gather_bytes, fwd_gather);
     pb.compute(p, "qkv",
                with_adapters(qkv_forward_kernels(), false,
                              {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
@@ -272,7 +293,7 @@ struct TransformerOps {
   }
   // A TP-split MLP of total width `width` (the dense MLP, or DeepSeek's shared experts).
   void mlp_forward(Program& p, double width, const std::string& prefix) {
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, gather_bytes, fwd_gather);
     const double act_in = x.gate * T * width / t;  // elements into the activation function
     const bool dense = prefix.empty();             // LoRA adapts the dense MLP only (no MoE)
     pb.compute(p, prefix + "fc1",
@@ -348,10 +369,10 @@ struct TransformerOps {
   // does not count; the same three GEMMs are assumed at the run's precision (not modelled).
   void torchtitan_op_recompute(Program& p) {
     pb.compute(p, "ln1_recompute", {norm(2 * Tsp * x.h * e)});
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag_recompute", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_recompute", CollectiveOp::all_gather, gather_bytes, fwd_gather);
     pb.compute(p, "wk_wo_recompute", {gemm(T, x.kv / t, x.h, e), gemm(T, x.h, x.att.o / t, e)});
     pb.compute(p, "add_ln2_recompute", {elementwise(3 * Tsp * x.h * e), norm(2 * Tsp * x.h * e)});
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag_recompute", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_recompute", CollectiveOp::all_gather, gather_bytes, fwd_gather);
     const double width = x.f / t;
     if (x.gate > 1) {
       // w3, then SiLU(w1 out) x w3 out: read both, write the product (w2's input).
@@ -368,7 +389,7 @@ struct TransformerOps {
   // The async all-reduce / reduce-scatter of the input gradient runs beside the weight-gradient
   // GEMM (Megatron ColumnParallelLinear backward); AG of the output gradient (SP) is blocking.
   void mlp_backward(Program& p, double width, const std::string& prefix) {
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, gather_bytes, fwd_gather);
     const bool dense = prefix.empty();
     if (lora)
       pb.compute(p, prefix + "fc2_bwd",
@@ -381,7 +402,7 @@ struct TransformerOps {
                              {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}}));
     // Frozen base (LoRA): no weight gradient, so no SP all-gather of the input for it.
     if (x.sp && !lora)
-      ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
+      ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, gather_bytes, Overlap::with_next);
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
     if (!lora) pb.compute(p, prefix + "fc1_wgrad", {gemm(x.h, x.gate * width / t, T, e)});
   }
@@ -409,7 +430,7 @@ struct TransformerOps {
       if (x.shared > 0) mlp_backward(p, x.shared * x.fe, "shared_");
     }
     pb.compute(p, "ln2_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, act_bytes, fwd_gather);
+    if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, gather_bytes, fwd_gather);
     if (lora)
       pb.compute(p, "proj_bwd", with_adapters({gemm(T, x.att.o / t, x.h, e)}, true, {{targets.o, {x.att.o, x.h}}}));
     else
@@ -419,7 +440,7 @@ struct TransformerOps {
                with_adapters(qkv_dgrad_kernels(), true,
                              {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
     if (x.sp && !lora)
-      ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, act_bytes, Overlap::with_next);
+      ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, gather_bytes, Overlap::with_next);
     if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
     if (!lora) pb.compute(p, "qkv_wgrad", qkv_wgrad_kernels());
     pb.compute(p, "ln1_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
@@ -454,7 +475,9 @@ void add_layer_kinds(TransformerOps& ops, ModelPrograms& out) {
       } else if (torchtitan_op_applies(sc)) {
         ops.torchtitan_op_recompute(lp.recompute);
       }
+      ops.pb.backward_gemms(true);
       ops.layer_backward(lp.backward, moe);
+      ops.pb.backward_gemms(false);
       const LayerParameters lparams = layer_parameters(model, layer);
       lp.params_per_rank = lparams.replicated_per_rank(t);
       lp.expert_params_per_rank = lparams.experts / x.ep;

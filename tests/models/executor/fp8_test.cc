@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "models/compute/compute_model.h"
 #include "models/compute/framework_constants.h"
@@ -70,7 +71,8 @@ TEST(Fp8, StepIsFasterButLessThanTwice) {
 }
 
 // The recipes' extra kernels and GEMM speeds order them: delayed (TE, fused cast-transpose) <
-// current tensorwise (one more amax pass) < rowwise (a copy per GEMM, slower main loop).
+// current tensorwise (one more amax pass) < rowwise (a copy per GEMM, a slower forward main loop,
+// a rescale kernel per backward GEMM).
 TEST(Fp8, RecipesCostTheirCastsAndRowwiseIsSlowest) {
   Scenario sc = llama7b("dgx_h100");
   sc.training.precision = Precision::fp8;
@@ -104,6 +106,84 @@ TEST(Fp8, LogitLayerStaysBf16) {
   };
   EXPECT_DOUBLE_EQ(seconds(fp8.head_forward, "logits"), seconds(bf16.head_forward, "logits"));
   EXPECT_LT(seconds(fp8.layer_kinds[0].forward, "fc2"), 0.8 * seconds(bf16.layer_kinds[0].forward, "fc2"));
+}
+
+/// The Segment of `prog` with `label` (the first), or nullptr.
+const Segment* segment(const Program& prog, const std::string& label) {
+  for (const Segment& s : prog)
+    if (s.label == label) return &s;
+  return nullptr;
+}
+
+// torchtitan gathers TP activations in fp8 under tensorwise scaling (torchao's Float8ColwiseParallel,
+// PrepareFloat8ModuleInput) and in bf16 under rowwise ("regular TP", torchtitan parallelize.py):
+// fp8_recipe.h. Worked by hand: TP 8 with sequence parallelism, micro-batch 1 x 4096 tokens,
+// hidden 4096: the gathered activation is 4096 x 4096 = 16,777,216 elements, 16,777,216 B in fp8
+// and 33,554,432 B in bf16. The reduce-scatters and the head's gather (bf16 logit layer) stay bf16.
+TEST(Fp8, TpAllGatherIsFp8UnderTensorwiseOnly) {
+  const GpuSpec& h100 = find_gpu("H100-SXM5-80GB");
+  const ComputeParams p = default_compute_params(h100);
+  Scenario sc = llama7b("dgx_h100");
+  sc.parallel.dp = 1;
+  sc.parallel.tp = 8;
+  sc.parallel.sequence_parallel = true;
+  sc.training.global_batch_size = 1;
+  sc.training.precision = Precision::fp8;
+  auto bytes = [&](Fp8Recipe r, bool head, const std::string& label) {
+    sc.training.fp8_recipe = r;
+    const ModelPrograms pr = build_transformer_programs(sc, h100, p);
+    const Program& prog = head ? pr.head_forward : pr.layer_kinds[0].forward;
+    const Segment* s = segment(prog, label);
+    return s != nullptr ? s->bytes : -1.0;
+  };
+  const double bf16_bytes = 33554432, fp8_bytes = 16777216;
+  EXPECT_EQ(bytes(Fp8Recipe::current_tensorwise, false, "tp_ag"), fp8_bytes);
+  EXPECT_EQ(bytes(Fp8Recipe::rowwise, false, "tp_ag"), bf16_bytes);
+  EXPECT_EQ(bytes(Fp8Recipe::delayed_tensorwise, false, "tp_ag"), bf16_bytes);
+  EXPECT_EQ(bytes(Fp8Recipe::current_tensorwise, false, "tp_rs"), bf16_bytes);
+  EXPECT_EQ(bytes(Fp8Recipe::current_tensorwise, true, "tp_ag"), bf16_bytes);
+  // The backward gathers of the output gradient (e5m2 under tensorwise) too.
+  sc.training.fp8_recipe = Fp8Recipe::current_tensorwise;
+  const ModelPrograms pr = build_transformer_programs(sc, h100, p);
+  const Segment* bwd = segment(pr.layer_kinds[0].backward, "tp_ag_bwd");
+  ASSERT_NE(bwd, nullptr);
+  EXPECT_EQ(bwd->bytes, fp8_bytes);
+}
+
+// Rowwise backward GEMMs run torchao's tensorwise cuBLAS kernel plus a rescale kernel that reads
+// and writes the bf16 output (fp8_recipe.h); the forward GEMM runs the CUTLASS rowwise kernel at
+// 0.9 of the tensorwise main loop, without a rescale. Worked by hand for the MLP's fc1 weight
+// gradient on one GPU (M = hidden 4096, N = 2 x 11008 = 22016 gated columns, K = 4096 tokens):
+// rescale 4 B x 4096 x 22016 = 360,710,144 B; the rowwise casts 5 B x (4096 x 4096 + 4096 x 22016)
+// = 534,773,760 B.
+TEST(Fp8, RowwiseBackwardGemmsPayARescale) {
+  const GpuSpec& h100 = find_gpu("H100-SXM5-80GB");
+  const ComputeParams p = default_compute_params(h100);
+  Scenario sc = llama7b("dgx_h100");
+  sc.training.precision = Precision::fp8;
+  sc.training.fp8_recipe = Fp8Recipe::rowwise;
+  const ModelPrograms pr = build_transformer_programs(sc, h100, p);
+  const double M = 4096, N = 22016, K = 4096, e = 2;
+  const Kernel wgrad{KernelKind::gemm, 2 * M * N * K, e * (M * K + K * N + M * N), M, N, K};
+  const Kernel cast{KernelKind::elementwise, 0, 534773760};
+  const Kernel rescale{KernelKind::elementwise, 0, 360710144};
+  const Segment* s = segment(pr.layer_kinds[0].backward, "fc1_wgrad");
+  ASSERT_NE(s, nullptr);
+  EXPECT_NEAR(s->seconds,
+              kernel_seconds(wgrad, h100, p, Precision::fp8) + kernel_seconds(cast, h100, p, Precision::fp8) +
+                  kernel_seconds(rescale, h100, p, Precision::fp8),
+              1e-12);
+  // Forward fc2 (M = 4096 tokens, N = 4096, K = 11008): the rowwise kernel at 0.9, casts, no rescale.
+  const double Kf = 11008;
+  const Kernel fc2{KernelKind::gemm, 2 * K * M * Kf, e * (K * Kf + Kf * M + K * M), K, M, Kf};
+  const Kernel fc2_cast{KernelKind::elementwise, 0, 5 * (K * Kf + Kf * M)};
+  ComputeParams rowwise = p;
+  rowwise.gemm_efficiency *= 0.9;
+  const Segment* f = segment(pr.layer_kinds[0].forward, "fc2");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->seconds,
+              kernel_seconds(fc2, h100, rowwise, Precision::fp8) + kernel_seconds(fc2_cast, h100, p, Precision::fp8),
+              1e-12);
 }
 
 // compute_model kernel: the tile model and the fitted in-framework efficiency; a GEMM-bound

@@ -1,5 +1,5 @@
 // planner::why_no_layout (planner.h): why no layout of the search is valid, with the splits that
-// fail and why, for `traincast plan`'s refusal.
+// fail and why, for `traincast plan`'s refusal; planner::mixed_node_kinds, a cluster it cannot search.
 
 #include <string>
 #include <vector>
@@ -10,6 +10,19 @@
 #include "models/planner/planner.h"
 
 namespace traincast::models::planner {
+
+std::string mixed_node_kinds(const Scenario& base) {
+  const std::vector<NodeGroupSpec>& groups = base.cluster.node_groups;
+  auto kind = [](const NodeGroupSpec& g) {
+    return std::to_string(g.num_nodes) + " x " + g.node_template + (g.gpu.empty() ? "" : " (gpu " + g.gpu + ")");
+  };
+  for (const NodeGroupSpec& g : groups)
+    if (g.node_template != groups.front().node_template || g.gpu != groups.front().gpu)
+      return "cluster.node_group: " + kind(groups.front()) + " and " + kind(g) +
+             ": traincast plan searches clusters of one node kind (expected every node_group with the same "
+             "node_template and gpu; plan each group's nodes apart, then simulate a mixed layout with traincast run)";
+  return {};
+}
 
 std::string why_no_layout(const Scenario& base, const PlanOptions& o) {
   if (!enumerate_layouts(base, o).empty()) return {};  // also checks the options and the family

@@ -257,19 +257,7 @@ void check_transformer(const Scenario& base) {
         "workload.parallel.cp: " + std::to_string(base.parallel.cp) +
         ": traincast plan does not search context parallelism (expected cp: 1; plan the other dimensions at cp 1 on "
         "GPUs / cp GPUs, then compare cp values with traincast run --set workload.parallel.cp=N)");
-  // The search prices memory, estimates and layouts on one node kind (cluster.node_template); a
-  // mixed cluster would be planned as if every node were the first group's.
-  const auto& groups = base.cluster.node_groups;
-  for (const auto& g : groups)
-    if (g.node_template != groups.front().node_template || g.gpu != groups.front().gpu) {
-      auto kind = [](const models::NodeGroupSpec& x) {
-        return std::to_string(x.num_nodes) + " x " + x.node_template + (x.gpu.empty() ? "" : " (gpu " + x.gpu + ")");
-      };
-      throw std::invalid_argument("cluster.node_group: " + kind(groups.front()) + " and " + kind(g) +
-                                  ": traincast plan searches clusters of one node kind (expected every node_group "
-                                  "with the same node_template and gpu; plan each group's nodes apart, then "
-                                  "simulate a mixed layout with traincast run)");
-    }
+  if (std::string why = mixed_node_kinds(base); !why.empty()) throw std::invalid_argument(why);
 }
 
 }  // namespace

@@ -110,6 +110,11 @@ std::vector<Layout> enumerate_layouts(const Scenario& base, const PlanOptions& o
 /// 24: <layout_error>; ...)" with up to 3 splits and why each fails. Throws as enumerate_layouts.
 std::string why_no_layout(const Scenario& base, const PlanOptions& options = {});
 
+/// "cluster.node_group: 1 x dgx_a100 and 1 x dgx_h100: traincast plan searches clusters of one
+/// node kind (expected ...)" when the cluster's node groups differ in node_template or gpu (the
+/// search prices memory and estimates on one node kind), else empty.
+std::string mixed_node_kinds(const Scenario& base);
+
 /// Closed-form iteration time of `scenario` [s], for ordering candidates only (the ranking uses
 /// simulation): per micro-batch, the busiest stage's compute from the workload programs plus TP
 /// collectives from CollectiveEngine::estimate_seconds (overlapped ones count only beyond the

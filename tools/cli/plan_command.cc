@@ -166,10 +166,7 @@ PlanRequest read_plan_request(const po::variables_map& vm) {
 /// with the planner's own message, positioned at the field (or the --set that chose it).
 void check_plannable(const models::Scenario& sc, const planner::PlanOptions& o, const std::string& scenario_path,
                      const std::vector<std::string>& overrides) {
-  const auto& groups = sc.cluster.node_groups;
-  const bool mixed = std::any_of(groups.begin(), groups.end(), [&](const models::NodeGroupSpec& g) {
-    return g.node_template != groups.front().node_template || g.gpu != groups.front().gpu;
-  });
+  const bool mixed = !planner::mixed_node_kinds(sc).empty();
   if (sc.model.family != models::ModelFamily::transformer || sc.parallel.cp > 1 || mixed) {
     const std::string field = sc.model.family != models::ModelFamily::transformer ? "workload.model.family"
                               : sc.parallel.cp > 1                                ? "workload.parallel.cp"

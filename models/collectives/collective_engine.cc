@@ -222,9 +222,6 @@ int CollectiveEngine::kernel_ctas(const CollectiveCall& call) const {
   const CollectivePlan* plan = nullptr;
   const CollectiveChoice choice = choose_plan(call, &plan);  // validates
   if (call.ranks.size() < 2 || plan == nullptr) return 0;
-  // DeepEP's normal kernels launch one block per SM of their budget (Buffer.num_sms), on one node
-  // or across nodes.
-  if (call.moe.kind == EpAllToAll::deepep) return call.moe.num_sms > 0 ? call.moe.num_sms : kDeepEpDefaultNumSms;
   // p2p inside one node: the channels NCCL's planner puts work on (the kernel's channel mask).
   if (plan->p2p_channels.channels > 0) return std::max(1, p2p_plan_at(*plan, call.bytes).busy_channels);
   // Across nodes: NCCL_NCHANNELS_PER_NET_PEER's default (2.12-2.19; src/graph/paths.cc).
@@ -236,6 +233,7 @@ int CollectiveEngine::kernel_ctas(const CollectiveCall& call) const {
   // across nodes, the model's hierarchical plan): the comm's channels, the ring's.
   const NcclChannelCut cut = nccl_channel_cut(*plan, static_cast<int>(choice.protocol), call.bytes);
   if (cut.channels > 0) return cut.channels;
+  // DeepEP's kernels: the flat all-to-all's (its SM budget, Buffer::set_num_sms, is not modelled).
   return plan_for(call.op, CollectiveAlgorithm::ring, call.ranks).nccl_channels;
 }
 

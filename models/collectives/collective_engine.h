@@ -190,8 +190,7 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   /// busy_channels); across nodes, send/recv NCCL's 2 channels per network peer
   /// (NCCL_NCHANNELS_PER_NET_PEER, 2.12-2.19 default, src/graph/paths.cc) and all-to-all the
   /// group's ring channels. Rings, trees and PAT below NCCL's size thresholds: the channels it
-  /// keeps (nccl_channel_cut, nccl_tuning.h). DeepEP's dispatch and combine (call.moe.kind
-  /// deepep): their SM budget, call.moe.num_sms (0 = kDeepEpDefaultNumSms, 20).
+  /// keeps (nccl_channel_cut, nccl_tuning.h).
   /// 0 for a one-rank group (no kernel). Same errors as start().
   int kernel_ctas(const CollectiveCall& call) const;
   /// choose(call).seconds(): predicted time [s], for algorithm choice and planners.

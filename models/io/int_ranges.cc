@@ -125,7 +125,6 @@ const std::map<std::string, IntRange, std::less<>>& table() {
       {"traincast.proto.TrainingSpec.global_batch_size", {1, kMaxGlobalBatchSize, kGlobalBatchWhy}},
       {"traincast.proto.TrainingSpec.micro_batch_size", {1, kMaxGlobalBatchSize, kGlobalBatchWhy}},
       {"traincast.proto.TrainingSpec.moe_max_nodes_per_token", {0, 65536, ", 0 for no node limit"}},
-      {"traincast.proto.TrainingSpec.deepep_num_sms", {0, 1024, ", 0 for DeepEP's default 20"}},
       {"traincast.proto.TrainingSpec.lora_rank",
        {0, kMaxHiddenSize, ": 0 for full training, or a LoRA rank up to hidden_size"}},
       {"traincast.proto.OptionsSpec.iterations", {1, 1000, kSimulatorRange}},

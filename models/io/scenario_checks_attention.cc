@@ -105,26 +105,12 @@ void check_attention(const models::Scenario& s, Checker& k) {
   }
 }
 
-void check_ep_all_to_all(const models::Scenario& s, const models::NodeTemplate* node, const models::GpuSpec* gpu,
-                         Checker& k) {
+void check_ep_all_to_all(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
   using std::to_string;
   const models::ModelSpec& m = s.model;
   const models::TrainingSpec& t = s.training;
   const char* const kind = "workload.training.ep_all_to_all";
   const char* const limit = "workload.training.moe_max_nodes_per_token";
-  const char* const sms = "workload.training.deepep_num_sms";
-  if (k.present(sms) && t.ep_all_to_all != models::EpAllToAll::deepep) {
-    k.error(sms, "is set but ep_all_to_all is flat (expected ep_all_to_all: deepep, whose kernels hold these SMs)");
-  } else if (k.int_field(sms, t.deepep_num_sms) && t.deepep_num_sms != 0) {
-    // deep_ep/buffer.py Buffer.set_num_sms: "assert new_num_sms % 2 == 0, 'The SM count must be even'"
-    // (a channel is a sender and a receiver block pair).
-    if (t.deepep_num_sms % 2 != 0)
-      k.error(sms, "got " + to_string(t.deepep_num_sms) +
-                       " (expected an even count: DeepEP's Buffer.set_num_sms asserts one, a channel being two SMs)");
-    else if (gpu != nullptr && gpu->sm_count > 0 && t.deepep_num_sms >= gpu->sm_count)
-      k.error(sms, "got " + to_string(t.deepep_num_sms) + " of the " + gpu->name + "'s " + to_string(gpu->sm_count) +
-                       " SMs (expected fewer than the GPU's SMs: the experts' GEMMs need some)");
-  }
   if (m.num_experts <= 0) {
     if (t.ep_all_to_all == models::EpAllToAll::deepep)
       k.error(kind, "is deepep for a dense model (expected flat, or num_experts >= 1)");

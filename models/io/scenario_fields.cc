@@ -191,7 +191,6 @@ constexpr ScenarioField kFields[] = {
     field<&S::training, &Training::ep_all_to_all>("workload.training.ep_all_to_all", Written::if_changed),
     field<&S::training, &Training::moe_max_nodes_per_token>("workload.training.moe_max_nodes_per_token",
                                                             Written::if_changed),
-    field<&S::training, &Training::deepep_num_sms>("workload.training.deepep_num_sms", Written::if_changed),
     // workload.offload
     field<&S::offload, &Offload::optimizer>("workload.offload.optimizer", offload),
     field<&S::offload, &Offload::host_memory_bytes_per_s>("workload.offload.host_memory_bytes_per_s", offload),

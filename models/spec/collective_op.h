@@ -10,27 +10,18 @@ namespace traincast::models {
 /// and busbw factors: models/collectives/collective_engine.h; send_recv is one point-to-point
 /// message, all_to_all S/n from every rank to every other.
 enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send_recv };
-
-/// SMs DeepEP's normal (high-throughput) dispatch and combine kernels occupy per GPU by default:
-/// deep_ep/buffer.py `Buffer.num_sms = 20` ("the number of SMs to use in high-throughput
-/// kernels"); Megatron-Core's `moe_deepep_num_sms` default 20; DeepSeek-V3 (arXiv:2412.19437
-/// §3.2.2): "only 20 SMs are sufficient to fully utilize the bandwidths of IB and NVLink".
-inline constexpr int kDeepEpDefaultNumSms = 20;
 // CollectiveAlgorithm and CollectiveProtocol: models/spec/scenario.h (a scenario may force them).
 
 /// What an expert-parallel all_to_all carries, for DeepEP's per-node and per-GPU deduplication
 /// (models/collectives/moe_dispatch.h). kind flat (the default): an ordinary all_to_all, the other
 /// fields unused. kind deepep: the call's bytes are the flat send buffer (tokens x top_k slots x
 /// hidden x element bytes per rank) of a MoE layer with `experts` routed experts spread evenly over
-/// the group, `top_k` per token, and at most `max_nodes_per_token` nodes per token (0 = unlimited);
-/// its kernels hold `num_sms` SMs of each GPU while they run (0 = DeepEP's default,
-/// kDeepEpDefaultNumSms).
+/// the group, `top_k` per token, and at most `max_nodes_per_token` nodes per token (0 = unlimited).
 struct MoeDispatch {
   EpAllToAll kind = EpAllToAll::flat;
   int experts = 0;
   int top_k = 0;
   int max_nodes_per_token = 0;
-  int num_sms = 0;
   bool operator==(const MoeDispatch&) const = default;
 };
 

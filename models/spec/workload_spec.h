@@ -232,10 +232,6 @@ struct TrainingSpec {
   /// deepep sends (flat sends every slot anyway); accepted with flat so a what-if can switch the
   /// all-to-all alone.
   int moe_max_nodes_per_token = 0;
-  /// SMs DeepEP's normal dispatch / combine kernels hold on each GPU while they run (CTAs taken
-  /// from compute beside them): 0 = DeepEP's default, kDeepEpDefaultNumSms. Even, at most the
-  /// GPU's SMs; only with ep_all_to_all deepep.
-  int deepep_num_sms = 0;
   bool operator==(const TrainingSpec&) const = default;
 };
 

@@ -326,7 +326,7 @@ struct TransformerOps {
   // (a2a_bytes, the tokens' top-k slots); the plan gives each link its deduplicated share. The
   // memory model is unaffected: the permuted buffers are the same tokens x top-k slots.
   const MoeDispatch moe_dispatch{sc.training.ep_all_to_all, static_cast<int>(x.experts), static_cast<int>(x.top_k),
-                                 sc.training.moe_max_nodes_per_token, sc.training.deepep_num_sms};
+                                 sc.training.moe_max_nodes_per_token};
   void ep_all_to_all(Program& p, const char* label) {
     ProgramBuilder::collective(p, label, CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking, CommGroup::ep);
     p.back().moe = moe_dispatch;

@@ -70,28 +70,5 @@ TEST(EpAllToAllFields, BadValuesArePositioned) {
   EXPECT_FALSE(errors_of(scenario("ep_all_to_all: hierarchical")).empty());
 }
 
-// DeepEP's SM budget (Buffer.num_sms): default 0 = 20, even, below the GPU's SMs (H100 SXM5: 132),
-// only with deepep.
-TEST(EpAllToAllFields, DeepEpNumSms) {
-  EXPECT_EQ(load_scenario_text(scenario("ep_all_to_all: deepep"), "t.textproto", Format::text).training.deepep_num_sms,
-            0);
-  EXPECT_EQ(load_scenario_text(scenario("ep_all_to_all: deepep deepep_num_sms: 24"), "t.textproto", Format::text)
-                .training.deepep_num_sms,
-            24);
-  EXPECT_EQ(errors_of(scenario("deepep_num_sms: 24")),
-            (std::vector<std::string>{"t.textproto:5:36: workload.training.deepep_num_sms: is set but ep_all_to_all "
-                                      "is flat (expected ep_all_to_all: deepep, whose kernels hold these SMs)"}));
-  EXPECT_EQ(errors_of(scenario("ep_all_to_all: deepep deepep_num_sms: 21")),
-            (std::vector<std::string>{"t.textproto:5:58: workload.training.deepep_num_sms: got 21 (expected an even "
-                                      "count: DeepEP's Buffer.set_num_sms asserts one, a channel being two SMs)"}));
-  EXPECT_EQ(errors_of(scenario("ep_all_to_all: deepep deepep_num_sms: 132")),
-            (std::vector<std::string>{"t.textproto:5:58: workload.training.deepep_num_sms: got 132 of the "
-                                      "H100-SXM5-80GB's 132 SMs (expected fewer than the GPU's SMs: the experts' "
-                                      "GEMMs need some)"}));
-  EXPECT_EQ(errors_of(scenario("ep_all_to_all: deepep deepep_num_sms: -2")),
-            (std::vector<std::string>{"t.textproto:5:58: workload.training.deepep_num_sms: got -2 (expected an "
-                                      "integer from 0 to 1024, 0 for DeepEP's default 20)"}));
-}
-
 }  // namespace
 }  // namespace traincast::io

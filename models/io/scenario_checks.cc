@@ -158,7 +158,24 @@ struct ClusterChecks {
   const models::GpuSpec* gpu = nullptr;        ///< null for an unknown GPU
   std::string gpu_name;                        ///< cluster.gpu, else the node template's GPU
   bool nodes_ok = false;                       ///< cluster.num_nodes within its range
+  /// Every GPU the cluster's nodes hold, each once: `gpu`, or each node group's (its gpu, else its
+  /// template's), in group order (node_group_gpus); unknown ones left out (their groups' checks name them).
+  std::vector<const models::GpuSpec*> gpus;
 };
+
+std::vector<const models::GpuSpec*> node_group_gpus(const models::Scenario& s) {
+  std::vector<const models::GpuSpec*> out;
+  for (const models::NodeGroupSpec& g : s.cluster.node_groups) {
+    try {
+      const models::GpuSpec* gpu =
+          &models::find_gpu(g.gpu.empty() ? models::find_node_template(g.node_template).gpu : g.gpu);
+      if (std::find(out.begin(), out.end(), gpu) == out.end()) out.push_back(gpu);
+    } catch (const std::exception&) {
+      // an unknown template or GPU: check_node_groups names it
+    }
+  }
+  return out;
+}
 
 /// Cluster fields: a known node template and GPU, num_nodes and the fabric within range, then
 /// check_cluster_extras.
@@ -232,7 +249,9 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
   if (!s.cluster.node_groups.empty()) check_node_groups(s, k);
   if (!s.cluster.overrides.empty()) check_element_overrides(s, k);
   if (!s.jobs.empty()) check_jobs(s, node, k);
-  return {node, gpu, gpu_name, nodes_ok};
+  std::vector<const models::GpuSpec*> gpus = node_group_gpus(s);
+  if (gpus.empty() && gpu != nullptr) gpus.push_back(gpu);
+  return {node, gpu, gpu_name, nodes_ok, std::move(gpus)};
 }
 
 /// What the model section found, for the parallelism checks.
@@ -498,8 +517,6 @@ void check_training(const models::Scenario& s, const ClusterChecks& cluster, con
                     Checker& k) {
   using std::to_string;
   const models::ParallelSpec& p = s.parallel;
-  const models::GpuSpec* gpu = cluster.gpu;
-  const std::string& gpu_name = cluster.gpu_name;
   const bool pp_ok = parallel.pp_ok;
   const bool dp_ok = parallel.dp_ok;
   const bool interleaved = parallel.interleaved;
@@ -524,7 +541,9 @@ void check_training(const models::Scenario& s, const ClusterChecks& cluster, con
                          " as interleaved_one_f_one_b needs (expected a multiple of " + to_string(step * p.pp) + ")");
     }
   }
-  if (gpu != nullptr) {
+  // Every GPU of the cluster runs the precision (a mixed cluster's groups each run a stage).
+  for (const models::GpuSpec* gpu : cluster.gpus) {
+    const std::string& gpu_name = gpu->name;
     const std::pair<models::Precision, double> peaks[] = {{models::Precision::fp32, gpu->peak_fp32_flops},
                                                           {models::Precision::tf32, gpu->peak_tf32_flops},
                                                           {models::Precision::fp16, gpu->peak_fp16_flops},

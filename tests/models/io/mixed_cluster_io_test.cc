@@ -49,6 +49,23 @@ TEST(MixedClusterIo, GroupsGiveTheTemplateAndNodeCount) {
   EXPECT_EQ(sc.parallel.pipeline_stage_layers, (std::vector<int>{3, 5}));
 }
 
+// Each group's GPU must run the precision, whichever group comes first (new-user pass: an A100
+// group after an H100 one ran fp8 to an unpositioned "no dense peak" at simulation).
+TEST(MixedClusterIo, EveryGroupsGpuMustRunThePrecision) {
+  std::string fp8 = mixed(kH100, kHdr, "tp: 8 pp: 2");
+  fp8.replace(fp8.find("precision: bf16"), 15, "precision: fp8");
+  EXPECT_EQ(errors_of(fp8), std::vector<std::string>{"t.textproto:9:55: workload.training.precision: fp8 is not "
+                                                     "supported by A100-SXM4-80GB (expected one of: fp32, tf32, "
+                                                     "fp16, bf16)"});
+  // The same groups in the other order.
+  std::string swapped = fp8;
+  const std::string a100 = "node_group { node_template: \"dgx_a100\" num_nodes: 1 }";
+  swapped.replace(swapped.find(a100), a100.size(), "@");
+  swapped.replace(swapped.find(kH100), kH100.size(), a100);
+  swapped.replace(swapped.find("@"), 1, kH100);
+  EXPECT_EQ(errors_of(swapped), errors_of(fp8));
+}
+
 TEST(MixedClusterIo, GroupsOnTwoNicsAreRefused) {
   EXPECT_EQ(errors_of(mixed(kH100, "", "tp: 8 pp: 2")),
             std::vector<std::string>{

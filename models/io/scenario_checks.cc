@@ -163,20 +163,6 @@ struct ClusterChecks {
   std::vector<const models::GpuSpec*> gpus;
 };
 
-std::vector<const models::GpuSpec*> node_group_gpus(const models::Scenario& s) {
-  std::vector<const models::GpuSpec*> out;
-  for (const models::NodeGroupSpec& g : s.cluster.node_groups) {
-    try {
-      const models::GpuSpec* gpu =
-          &models::find_gpu(g.gpu.empty() ? models::find_node_template(g.node_template).gpu : g.gpu);
-      if (std::find(out.begin(), out.end(), gpu) == out.end()) out.push_back(gpu);
-    } catch (const std::exception&) {
-      // an unknown template or GPU: check_node_groups names it
-    }
-  }
-  return out;
-}
-
 /// Cluster fields: a known node template and GPU, num_nodes and the fabric within range, then
 /// check_cluster_extras.
 ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
@@ -614,7 +600,10 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   check_lora(s, k);
   check_offload(s, cluster.node, k);
   check_options(s, k);
-  check_storage_reliability_cost(s, cluster.gpu_name, k);
+  // A mixed cluster is priced as the report names its GPUs ("A + B"), which has no catalog price.
+  std::string priced_gpu;
+  for (const models::GpuSpec* g : cluster.gpus) priced_gpu += (priced_gpu.empty() ? "" : " + ") + g->name;
+  check_storage_reliability_cost(s, cluster.gpus.size() > 1 ? priced_gpu : cluster.gpu_name, k);
 }
 
 void enum_errors(const std::vector<std::string>& bad_enums, const tp::Scenario& message, Checker& k) {

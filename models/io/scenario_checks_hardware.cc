@@ -46,6 +46,20 @@ std::vector<std::string> templates_fitting(const models::GpuSpec& gpu) {
 
 }  // namespace
 
+std::vector<const models::GpuSpec*> node_group_gpus(const models::Scenario& s) {
+  std::vector<const models::GpuSpec*> out;
+  for (const models::NodeGroupSpec& g : s.cluster.node_groups) {
+    try {
+      const models::GpuSpec* gpu =
+          &models::find_gpu(g.gpu.empty() ? models::find_node_template(g.node_template).gpu : g.gpu);
+      if (std::find(out.begin(), out.end(), gpu) == out.end()) out.push_back(gpu);
+    } catch (const std::exception&) {
+      // an unknown template or GPU: check_node_groups names it
+    }
+  }
+  return out;
+}
+
 void check_gpu_fits_node(const models::Scenario& s, const models::NodeTemplate* node, const models::GpuSpec* gpu,
                          Checker& k) {
   if (node == nullptr || gpu == nullptr || s.cluster.gpu.empty()) return;  // the template's own GPU fits it

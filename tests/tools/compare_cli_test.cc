@@ -93,6 +93,20 @@ TEST_F(CompareCli, H200AgainstA100ForA70BFineTunePrintsPricesWithSourceAndDate) 
 // The verdict says "within model error" exactly when the difference in days to train is smaller
 // than the two GPUs' MAPEs combined (H100 with H100: 7.64 % each, docs/accuracy.md): a 650 W cap
 // costs ~2 % (within), a 300 W cap ~34 % (not).
+// A mixed cluster (an A100 group and an H100 group) has no one catalog price: shown as not priced
+// (it failed with "cost: no default node price and no default rent for A100-SXM4-80GB +
+// H100-SXM5-80GB", exit 2, naming neither scenario nor field).
+TEST_F(CompareCli, MixedClusterIsNotPricedInsteadOfFailing) {
+  const Result r = run({"compare", kSrc + "/scenarios/cluster/a100_h100_one_pipeline.textproto", "--vary",
+                        "workload.training.micro_batch_size=1,2"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("not priced: no public purchase price for A100-SXM4-80GB + H100-SXM5-80GB (give "
+                       "cost.node_price_usd)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("kW less (facility average)"), std::string::npos) << r.out;
+}
+
 TEST_F(CompareCli, VaryVerdictJudgesTheDifferenceAgainstTheValidatedBand) {
   const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,650,300", "--tokens", "1e9", "--json",
                         path("c.json"), "--csv", path("c.csv")});

@@ -102,8 +102,8 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
   if (std::fabs(dkw) < 0.05)
     v += "; both draw the same facility power (within 0.1 kW)";
   else
-    v += "; " + (dkw >= 0 ? a.label : b.label) + " needs " + format_fixed(std::fabs(dkw), 1) +
-         " fewer kW (facility average)";
+    v += "; " + (dkw >= 0 ? a.label : b.label) + " needs " + format_power(1000.0 * std::fabs(dkw)) +
+         " less (facility average)";
   // Model error: the two MAPEs combined in quadrature (independent errors of two predictions).
   if (a.band.cases > 0 && b.band.cases > 0) {
     const double band = std::hypot(a.band.mape_pct, b.band.mape_pct);
@@ -171,7 +171,11 @@ std::vector<std::string> compare_defaults(const models::Scenario& sc, double tok
   if (!sc.reliability) o.push_back("reliability.seed=1");  // creates the section with its defaults
   const std::string gpu =
       !sc.cluster.gpu.empty() ? sc.cluster.gpu : models::find_node_template(sc.cluster.node_template).gpu;
-  if (!sc.cost && (models::default_cloud_price_per_gpu_hour_usd(gpu) || models::default_node_price_usd(gpu)))
+  // A mixed cluster's GPUs have no one catalog price: it is shown as not priced.
+  bool one_gpu = true;
+  for (const models::NodeGroupSpec& g : sc.cluster.node_groups)
+    one_gpu = one_gpu && (g.gpu.empty() ? models::find_node_template(g.node_template).gpu : g.gpu) == gpu;
+  if (!sc.cost && one_gpu && (models::default_cloud_price_per_gpu_hour_usd(gpu) || models::default_node_price_usd(gpu)))
     o.push_back("cost.utilization=1");  // creates the section with its defaults (catalog prices)
   return o;
 }

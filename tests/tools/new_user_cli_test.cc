@@ -234,6 +234,17 @@ TEST_F(NewUserCli, PlanRefusesNodeGroupsOfDifferentKinds) {
   EXPECT_EQ(r.out.find("Best layouts"), std::string::npos) << r.out;
 }
 
+// plan where every simulated layout is over the op-graph limit said "No layout fits in memory"
+// (memory was not the reason): the first failure is the answer.
+TEST_F(NewUserCli, PlanWhereEveryLayoutFailsSaysWhy) {
+  const Result r = run({"plan", "--set", "options.iterations=1000", "--jobs", "1", "--max-simulations", "1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("Every simulated layout failed; the first: TP "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("million ops to simulate (limit 40 million)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("No layout fits in memory"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "traincast: plan: every simulated layout failed (exit status 1)\n");
+}
+
 // validate given one case file twice scored every case twice and weighed it twice in each mean.
 TEST_F(NewUserCli, ValidateRefusesACaseFileGivenTwice) {
   const std::string f = kSrc + "/scenarios/validation/megatron_sc21_table1.cases.textproto";

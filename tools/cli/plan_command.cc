@@ -218,8 +218,13 @@ void print_search(std::ostream& p, const models::Scenario& sc, const planner::Pl
   p << "Wall time  " << format_fixed(wall_s, 1) << " s\n";
 }
 
-/// No layout fits: the smallest footprint and what it needs.
+/// No layout fits: the smallest footprint and what it needs, or why the simulations failed.
 void print_no_layout(std::ostream& p, const planner::PlanResult& r) {
+  if (r.stats.failed > 0 && r.stats.failed == r.stats.simulated) {
+    p << "\nEvery simulated layout failed; the first: " << r.stats.first_failure << "\n";
+    if (!r.baseline_note.empty()) p << "Note: " << r.baseline_note << "\n";
+    return;
+  }
   p << "\nNo layout fits in memory and simulates.\n";
   if (r.least_memory) {
     const models::MemoryBreakdown& m = r.least_memory->memory;
@@ -377,7 +382,10 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
     // Issue 21: exit 1 said nothing on stderr and left no --json file; the file now records the
     // empty ranking (and the search's counts), and stderr says why the status is 1.
     if (!json_path.empty()) write_output_file(json_path, plan_json(sc, r, PlanExplanations{}));
-    err << "traincast: plan: no layout fits in memory and simulates (exit status 1)"
+    const bool all_failed = r.stats.failed > 0 && r.stats.failed == r.stats.simulated;
+    err << "traincast: plan: "
+        << (all_failed ? "every simulated layout failed (exit status 1)"
+                       : "no layout fits in memory and simulates (exit status 1)")
         << (json_path.empty() ? std::string() : "; " + json_path + " holds the empty ranking") << "\n";
     return 1;
   }

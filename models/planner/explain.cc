@@ -153,6 +153,12 @@ std::string straggler_reason(const PlanEntry& o, const PlanEntry& w) {
   return r;
 }
 
+/// The EP group's ranks lie TP apart (Megatron's order), so its all-to-all spans tp x ep GPUs.
+std::string ep_reason(const Layout& o, const Layout& w) {
+  return o.tp == w.tp ? std::string()
+                      : versus("TP", o.tp, w.tp) + ": the EP group's ranks lie TP apart, spanning TP x EP GPUs";
+}
+
 }  // namespace
 
 Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, int gpus_per_node, int num_layers) {
@@ -174,6 +180,11 @@ Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, 
       {"optimizer step", b.optimizer_s - a.optimizer_s, 0, optimizer_reason(other, winner)},
       {"waiting for slower GPUs (straggler)", b.straggler_wait_s - a.straggler_wait_s, 0,
        straggler_reason(other, winner)},
+      {"exposed EP all-to-all", b.ep_comm_exposed_s - a.ep_comm_exposed_s, 0, ep_reason(ol, wl)},
+      {"exposed CP send/recv", b.cp_comm_exposed_s - a.cp_comm_exposed_s, 0, ""},
+      {"CPU offload", b.offload_s - a.offload_s, 0, ""},
+      {"exposed input copies", b.input_copy_exposed_s - a.input_copy_exposed_s, 0, ""},
+      {"storage stall", b.storage_stall_s - a.storage_stall_s, 0, ""},
   };
   for (ComponentDelta& c : all) c.percent = base > 0 ? 100.0 * c.delta_s / base : 0.0;
   // Losses first (largest first), then gains (largest first); stable for equal values.

@@ -65,7 +65,12 @@ std::string entry_json(const planner::PlanEntry& e, const std::string& indent) {
     << ", \"pp_comm_exposed_s\": " << json_number(b.pp_comm_exposed_s)
     << ", \"pipeline_bubble_s\": " << json_number(b.pipeline_bubble_s)
     << ", \"optimizer_s\": " << json_number(b.optimizer_s)
-    << ", \"straggler_wait_s\": " << json_number(b.straggler_wait_s) << "}\n"
+    << ", \"straggler_wait_s\": " << json_number(b.straggler_wait_s)
+    << ", \"ep_comm_exposed_s\": " << json_number(b.ep_comm_exposed_s)
+    << ", \"cp_comm_exposed_s\": " << json_number(b.cp_comm_exposed_s)
+    << ", \"offload_s\": " << json_number(b.offload_s)
+    << ", \"input_copy_exposed_s\": " << json_number(b.input_copy_exposed_s)
+    << ", \"storage_stall_s\": " << json_number(b.storage_stall_s) << "}\n"
     << indent << "}";
   return o.str();
 }
@@ -202,7 +207,11 @@ void print_search(std::ostream& p, const models::Scenario& sc, const planner::Pl
     p << "Compute    kernel model (workload.training.compute_model: kernel)\n";
   p << "Model      " << sc.model.name << ": " << sc.model.num_layers << " layers, hidden " << sc.model.hidden_size
     << ", " << sc.model.num_attention_heads << " heads, global batch " << sc.training.global_batch_size << " x "
-    << sc.model.seq_length << " tokens\n";
+    << sc.model.seq_length << " tokens";
+  // The search keeps the scenario's expert parallelism (it divides each layout's DP).
+  if (sc.model.num_experts > 0)
+    p << "; " << sc.model.num_experts << " experts, EP " << sc.parallel.ep << " in every layout (not searched)";
+  p << "\n";
   p << "\nLayouts    " << with_thousands(static_cast<double>(st.considered)) << " considered, "
     << with_thousands(static_cast<double>(st.pruned_memory)) << " pruned by memory (peak above HBM), "
     << with_thousands(static_cast<double>(st.pruned_dominated))
@@ -270,8 +279,15 @@ PlanExplanations print_winner(std::ostream& p, const models::Scenario& sc, const
     << format_fixed(b.tp_comm_exposed_s, 3) << " s, exposed DP " << format_fixed(b.dp_comm_exposed_s, 3)
     << " s, exposed PP " << format_fixed(b.pp_comm_exposed_s, 3) << " s, bubble "
     << format_fixed(b.pipeline_bubble_s, 3) << " s, optimizer " << format_fixed(b.optimizer_s, 3) << " s"
-    << (b.straggler_wait_s > 0 ? ", waiting for slower GPUs " + format_fixed(b.straggler_wait_s, 3) + " s" : "")
-    << "\n";
+    << (b.straggler_wait_s > 0 ? ", waiting for slower GPUs " + format_fixed(b.straggler_wait_s, 3) + " s" : "");
+  // The parts only some jobs have (MoE, CP, offload, input copies, storage), when present.
+  for (const auto& [name, s] : {std::pair<const char*, double>{"exposed EP all-to-all", b.ep_comm_exposed_s},
+                                {"exposed CP", b.cp_comm_exposed_s},
+                                {"offload", b.offload_s},
+                                {"exposed input copies", b.input_copy_exposed_s},
+                                {"storage stall", b.storage_stall_s}})
+    if (s > 0) p << ", " << name << " " << format_fixed(s, 3) << " s";
+  p << "\n";
   if (r.ranked.size() > 1) {
     x.runner_up = planner::explain_difference(best, r.ranked[1], r.gpus_per_node, sc.model.num_layers);
     p << "\nWhy #1 beat #2:\n";

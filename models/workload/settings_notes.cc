@@ -71,6 +71,14 @@ std::vector<std::string> workload_settings_without_effect(const Scenario& sc) {
 
 std::vector<std::string> compute_settings_without_effect(const Scenario& sc) {
   std::vector<std::string> notes;
+  // training.fp8_recipe (models/workload/fp8_recipe.h) shapes only fp8 GEMMs; its default
+  // (delayed_tensorwise) cannot be told from an unset field, the others can.
+  if (sc.training.precision != Precision::fp8 && sc.training.fp8_recipe != Fp8Recipe::delayed_tensorwise) {
+    constexpr const char* kRecipe[] = {"delayed_tensorwise", "current_tensorwise", "rowwise", "mx_blockwise"};
+    notes.push_back(std::string("workload.training.fp8_recipe ") + kRecipe[static_cast<int>(sc.training.fp8_recipe)] +
+                    " has no effect: precision is " + precision_name(sc.training.precision) +
+                    " (expected precision fp8)");
+  }
   // training.attention_kernel (compute_model.cc with_compute_model): read for fused attention, and
   // cudnn has constants for the GPUs it was measured on (attention_model.h: Hopper).
   if (sc.training.attention_kernel == AttentionKernel::cudnn) {

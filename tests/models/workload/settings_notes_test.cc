@@ -73,6 +73,22 @@ TEST(WorkloadSettingsNotes, NamedWhereTheFieldHasNoEffect) {
             0u);
 }
 
+// An fp8 recipe other than the default under bf16 (new-user pass: compare --vary over recipes gave
+// identical columns without a word).
+TEST(WorkloadSettingsNotes, Fp8RecipeNamedOutsideFp8) {
+  Scenario sc = base();
+  sc.training.precision = Precision::bf16;
+  sc.training.fp8_recipe = Fp8Recipe::rowwise;
+  EXPECT_EQ(compute_settings_without_effect(sc), (std::vector<std::string>{"workload.training.fp8_recipe rowwise has "
+                                                                           "no effect: precision is bf16 (expected "
+                                                                           "precision fp8)"}));
+  sc.training.precision = Precision::fp8;
+  EXPECT_TRUE(compute_settings_without_effect(sc).empty());
+  sc.training.precision = Precision::bf16;
+  sc.training.fp8_recipe = Fp8Recipe::delayed_tensorwise;  // the default: not told from unset
+  EXPECT_TRUE(compute_settings_without_effect(sc).empty());
+}
+
 }  // namespace
 }  // namespace traincast::models
 

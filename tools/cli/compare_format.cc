@@ -73,7 +73,7 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
   row("facility power avg / peak",
       [](const CompareRow& w) { return format_power(w.facility_average_w) + " / " + format_power(w.facility_peak_w); });
   row("energy to train", [](const CompareRow& w) {
-    return w.energy_to_train_kwh > 0 ? format_fixed(w.energy_to_train_kwh / 1000, 2) + " MWh" : std::string("-");
+    return w.energy_to_train_kwh > 0 ? format_energy_kwh(w.energy_to_train_kwh) : std::string("-");
   });
   row("rent per GPU-hour", [](const CompareRow& w) {
     return w.rent_priced ? dollars(w.rent_usd_per_gpu_hour, 2) : std::string("not priced");

@@ -85,7 +85,8 @@ std::string format_power(double watts) {
 }
 
 std::string format_energy_kwh(double kwh) {
-  return kwh >= 1000 ? with_thousands(kwh / 1000) + " MWh" : with_thousands(kwh) + " kWh";
+  if (kwh >= 1000) return with_thousands(kwh / 1000) + " MWh";
+  return kwh >= 10 ? with_thousands(kwh) + " kWh" : format_fixed(kwh, 2) + " kWh";
 }
 
 std::string format_energy(double joules) {

@@ -33,7 +33,8 @@ std::string format_memory_need(double need_bytes, double have_bytes);
 std::string format_energy(double joules);
 /// Facility-scale power: kW (1 decimal) below 1 MW, else MW (2 decimals): "107.0 kW", "23.23 MW".
 std::string format_power(double watts);
-/// Energy to train in kWh: "9 kWh" below 1,000 kWh, else MWh with thousands: "37,968 MWh".
+/// Energy to train: "0.42 kWh" below 10 kWh, "757 kWh" below 1,000 kWh, else MWh with thousands:
+/// "37,968 MWh".
 std::string format_energy_kwh(double kwh);
 /// FLOP count with an SI prefix ("60.7 PFLOP").
 std::string format_flop(double flop);

@@ -266,8 +266,13 @@ void print_layout(std::ostream& o, const models::Scenario& sc, const models::Rep
     o << " (EP " << r.ep;
     if (sc.training.ep_all_to_all == models::EpAllToAll::deepep) {
       o << ", DeepEP all-to-all";
-      if (sc.training.moe_max_nodes_per_token > 0)
-        o << ", at most " << sc.training.moe_max_nodes_per_token << " nodes per token";
+      // The EP group's ranks lie TP apart: it spans ceil(ep x tp / GPUs per node) nodes.
+      const int gpn = std::max(1, models::find_node_template(sc.cluster.node_template).gpus_per_node);
+      const int group_nodes = (r.ep * r.tp + gpn - 1) / gpn;
+      const int limit = sc.training.moe_max_nodes_per_token;
+      if (limit > 0 && limit < group_nodes)
+        o << ", at most " << limit << (limit == 1 ? " node" : " nodes") << " of the group's " << group_nodes
+          << " per token";
     }
     o << ")";
   }

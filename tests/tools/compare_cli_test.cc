@@ -107,6 +107,18 @@ TEST_F(CompareCli, MixedClusterIsNotPricedInsteadOfFailing) {
   EXPECT_NE(r.out.find("kW less (facility average)"), std::string::npos) << r.out;
 }
 
+// A column the simulator refuses is named (it said only "the job would need about 41 million ops").
+TEST_F(CompareCli, RefusedColumnIsNamed) {
+  const Result r =
+      run({"compare", kSrc + "/scenarios/models/llama3_8b.textproto", "--vary", "options.iterations=1,1000"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind("traincast: options.iterations=1000 (" + kSrc +
+                            "/scenarios/models/llama3_8b.textproto): the job would need about ",
+                        0),
+            0U)
+      << r.err;
+}
+
 TEST_F(CompareCli, VaryVerdictJudgesTheDifferenceAgainstTheValidatedBand) {
   const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,650,300", "--tokens", "1e9", "--json",
                         path("c.json"), "--csv", path("c.csv")});

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 #include "models/cost/cost_model.h"
 #include "models/executor/training_executor.h"
@@ -183,12 +184,21 @@ std::vector<std::string> compare_defaults(const models::Scenario& sc, double tok
 CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const std::vector<std::string>& budget_sources,
                                 int jobs) {
   std::vector<models::Report> reports(inputs.size());
+  std::vector<std::string> errors(inputs.size());  // a column's refusal, named by its label
   {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                               static_cast<std::size_t>(std::max(1, jobs)));
-    tbb::parallel_for(std::size_t{0}, inputs.size(),
-                      [&](std::size_t i) { reports[i] = models::simulate_training(inputs[i].scenario); });
+    tbb::parallel_for(std::size_t{0}, inputs.size(), [&](std::size_t i) {
+      try {
+        reports[i] = models::simulate_training(inputs[i].scenario);
+      } catch (const std::invalid_argument& e) {
+        errors[i] = e.what();
+      }
+    });
   }
+  // The first column that failed, whatever the thread order (same bytes for any --jobs).
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (!errors[i].empty()) throw std::invalid_argument(inputs[i].label + " (" + inputs[i].origin + "): " + errors[i]);
   CompareResult res;
   for (std::size_t i = 0; i < inputs.size(); ++i)
     res.rows.push_back(make_row(inputs[i], reports[i], i < budget_sources.size() ? budget_sources[i] : "scenario"));

@@ -542,9 +542,9 @@ void check_training(const models::Scenario& s, const ClusterChecks& cluster, con
       if (flops > 0) supported += (supported.empty() ? "" : ", ") + std::string(models::precision_name(precision));
     }
     if (peak <= 0) {
-      k.error("workload.training.precision", std::string(models::precision_name(t.precision)) +
-                                                 " is not supported by " + gpu_name +
-                                                 " (expected one of: " + supported + ")");
+      std::string why = models::precision_name(t.precision);
+      why.append(" is not supported by ").append(gpu_name).append(" (expected one of: ").append(supported) += ")";
+      k.error("workload.training.precision", why);
     }
     // MXFP8's block scales are a Blackwell (sm100) tensor-core feature (NVIDIA Blackwell
     // architecture technical brief, 2024; Transformer Engine MXFP8BlockScaling needs sm100).

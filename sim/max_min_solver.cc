@@ -9,7 +9,9 @@
 // Determinism of the solver (why incremental == full recompute, bit for bit): each round of
 // progressive filling takes the smallest fair share (or rate cap) over the component, fixes
 // every flow of every resource at exactly that level at once, and updates each resource with
-// one operation, remaining -= k * level (k = crossings fixed in the round). No quantity depends
+// one operation, remaining -= w * level (w = the sum of the weights of the crossings fixed in
+// the round, an exact integer number of units: kUnitWeight per crossing of a single-path flow,
+// so w is the crossings' count k, as before weights existed). No quantity depends
 // on the order in which resources or flows are visited, and a component's rounds are not
 // affected by the rounds of another component solved at the same time: so each connected
 // component is filled on its own (solve_components), its rounds scanning only its resources.
@@ -25,6 +27,13 @@ namespace traincast::sim {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/// 1 / MaxMinSolver::kUnitWeight, exactly (a power of two).
+constexpr double kRatePerUnit = 1.0 / static_cast<double>(MaxMinSolver::kUnitWeight);
+
+/// A sum of weights [units] as a multiple of the rate: exact below 2^53 units (and for any
+/// number of crossings of weight 1), and a function of the integer alone, so of no summing
+/// order. For n crossings of weight 1 it is n, bit for bit.
+double weight_sum(std::uint64_t units) { return static_cast<double>(units) * kRatePerUnit; }
 
 /// Smallest value of a vector of positive doubles (+inf when empty). Four independent
 /// accumulators: the compiler will not reorder a floating-point reduction by itself, and min
@@ -49,10 +58,15 @@ double min_share(const std::vector<double>& v) {
 
 std::vector<double> max_min_rates(std::span<const double> capacity_bytes_per_s,
                                   std::span<const std::vector<ResourceId>> routes,
-                                  std::span<const double> rate_cap_bytes_per_s) {
+                                  std::span<const double> rate_cap_bytes_per_s,
+                                  std::span<const std::vector<double>> weights) {
   if (!rate_cap_bytes_per_s.empty() && rate_cap_bytes_per_s.size() != routes.size()) {
     throw std::invalid_argument("max_min_rates: rate_cap_bytes_per_s has " +
                                 std::to_string(rate_cap_bytes_per_s.size()) + " entries for " +
+                                std::to_string(routes.size()) + " flows (give one per flow, or none)");
+  }
+  if (!weights.empty() && weights.size() != routes.size()) {
+    throw std::invalid_argument("max_min_rates: weights has " + std::to_string(weights.size()) + " entries for " +
                                 std::to_string(routes.size()) + " flows (give one per flow, or none)");
   }
   MaxMinSolver solver;
@@ -63,7 +77,11 @@ std::vector<double> max_min_rates(std::span<const double> capacity_bytes_per_s,
       throw std::invalid_argument("max_min_rates: flow " + std::to_string(f) +
                                   " has an empty route and needs a finite rate cap");
     }
-    solver.add_flow(static_cast<FlowId>(f), routes[f], cap);
+    if (weights.empty() || weights[f].empty()) {
+      solver.add_flow(static_cast<FlowId>(f), routes[f], cap);
+    } else {
+      solver.add_flow(static_cast<FlowId>(f), routes[f], weights[f], cap);
+    }
   }
   solver.solve(/*full=*/true);
   std::vector<double> rates(routes.size());
@@ -86,7 +104,7 @@ ResourceId MaxMinSolver::add_resource(double capacity_bytes_per_s) {
   return static_cast<ResourceId>(resources_.size() - 1);
 }
 
-void MaxMinSolver::add_flow(FlowId id, std::span<const ResourceId> route, double rate_cap_bytes_per_s) {
+void MaxMinSolver::check_flow(std::span<const ResourceId> route, double rate_cap_bytes_per_s) const {
   for (std::size_t i = 0; i < route.size(); ++i) {
     if (route[i] >= resources_.size()) {
       throw std::invalid_argument("MaxMinSolver::add_flow: route[" + std::to_string(i) +
@@ -98,10 +116,41 @@ void MaxMinSolver::add_flow(FlowId id, std::span<const ResourceId> route, double
     throw std::invalid_argument("MaxMinSolver::add_flow: rate_cap_bytes_per_s must be > 0 (infinity = uncapped)");
   }
   if (route.size() >= kNone) throw std::invalid_argument("MaxMinSolver::add_flow: route too long");
+}
+
+void MaxMinSolver::add_flow(FlowId id, std::span<const ResourceId> route, double rate_cap_bytes_per_s) {
+  check_flow(route, rate_cap_bytes_per_s);
   add_checked_flow(id, route, rate_cap_bytes_per_s);
 }
 
+void MaxMinSolver::add_flow(FlowId id, std::span<const ResourceId> route, std::span<const double> fractions,
+                            double rate_cap_bytes_per_s) {
+  check_flow(route, rate_cap_bytes_per_s);
+  if (fractions.size() != route.size()) {
+    throw std::invalid_argument("MaxMinSolver::add_flow: " + std::to_string(fractions.size()) +
+                                " weights for a route of " + std::to_string(route.size()) +
+                                " resources (expected one per crossing)");
+  }
+  std::vector<std::uint64_t> units(fractions.size());
+  for (std::size_t i = 0; i < fractions.size(); ++i) units[i] = weight_units(fractions[i]);
+  add_checked_flow(id, route, units, rate_cap_bytes_per_s);
+}
+
+std::uint64_t MaxMinSolver::weight_units(double fraction) {
+  const double units = std::round(fraction * static_cast<double>(kUnitWeight));
+  if (!(units >= 1.0) || !(units <= static_cast<double>(kUnitWeight))) {
+    throw std::invalid_argument("MaxMinSolver::weight_units: weight " + std::to_string(fraction) +
+                                " is out of range (expected 2^-33 <= weight <= 1: the fraction of the flow's rate)");
+  }
+  return static_cast<std::uint64_t>(units);
+}
+
 void MaxMinSolver::add_checked_flow(FlowId id, std::span<const ResourceId> route, double rate_cap_bytes_per_s) {
+  add_checked_flow(id, route, {}, rate_cap_bytes_per_s);
+}
+
+void MaxMinSolver::add_checked_flow(FlowId id, std::span<const ResourceId> route,
+                                    std::span<const std::uint64_t> weights, double rate_cap_bytes_per_s) {
   if (id == kNone) throw std::length_error("MaxMinSolver::add_flow: flow id out of range");
   if (id >= variables_.size()) {
     variables_.resize(std::size_t{id} + 1);
@@ -123,7 +172,8 @@ void MaxMinSolver::add_checked_flow(FlowId id, std::span<const ResourceId> route
   for (std::uint32_t i = 0; i < length; ++i) {
     const ResourceId r = route[i];
     Resource& res = resources_[r];
-    elements_[first + i] = Element{r, static_cast<std::uint32_t>(res.users.size()), 0};
+    const std::uint64_t weight = weights.empty() ? kUnitWeight : weights[i];
+    elements_[first + i] = Element{r, static_cast<std::uint32_t>(res.users.size()), 0, weight};
     res.users.push_back(User{id, first + i});
     mark_dirty(r);
   }
@@ -238,7 +288,9 @@ void MaxMinSolver::seed_resource(ResourceId r) {
 }
 
 /// Breadth-first closure of comp_resources_ over "a flow crosses a resource", marking with
-/// epoch_ and counting each resource's crossings (slot_unfixed_). In a preview, the flows left
+/// epoch_ and summing each resource's crossings' weights (slot_unfixed_; each flow is reached
+/// once and adds its weights to the slots it crosses, so every crossing is counted once: the
+/// closure reaches every flow on a resource it holds). In a preview, the flows left
 /// out are skipped, as if removed: they are flagged fixed so the solver skips them.
 /// Components on the way: the seeds (slots 0 .. n_seeds - 1) each start a search tree; every
 /// slot and flow records the tree that reached it (slot_tree_, flow_tree_), and a flow that
@@ -246,22 +298,20 @@ void MaxMinSolver::seed_resource(ResourceId r) {
 /// are kept at the current root, so this costs one compare per crossing already visited, and
 /// comp_flows_ keeps the search's order.
 void MaxMinSolver::collect_component(bool preview) {
-  slot_unfixed_.clear();
   flow_tree_.clear();
   const auto n_seeds = static_cast<std::uint32_t>(comp_resources_.size());
+  slot_unfixed_.assign(n_seeds, 0);
   slot_tree_.resize(n_seeds);
   tree_parent_.resize(n_seeds);
   for (std::uint32_t t = 0; t < n_seeds; ++t) slot_tree_[t] = tree_parent_[t] = t;
   for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
     const Resource& res = resources_[comp_resources_[i]];
     std::uint32_t tree = find_tree(slot_tree_[i]);  // a root: what this search labels with
-    std::uint32_t crossings = 0;
     for (const User& u : res.users) {
       if (preview && flow_left_out_[u.flow]) {
         flow_fixed_[u.flow] = 1;
         continue;
       }
-      ++crossings;
       if (flow_mark_[u.flow] == epoch_) continue;
       flow_mark_[u.flow] = epoch_;
       comp_flows_.push_back(u.flow);
@@ -275,6 +325,7 @@ void MaxMinSolver::collect_component(bool preview) {
           res2.slot = static_cast<std::uint32_t>(comp_resources_.size());
           comp_resources_.push_back(e.resource);
           slot_tree_.push_back(tree);
+          slot_unfixed_.push_back(0);
         } else if (slot_tree_[res2.slot] != tree) {  // rare: the label is kept at the root
           const std::uint32_t other = find_tree(slot_tree_[res2.slot]);
           if (other != tree) {
@@ -284,9 +335,9 @@ void MaxMinSolver::collect_component(bool preview) {
           slot_tree_[res2.slot] = tree;
         }
         e.slot = res2.slot;
+        slot_unfixed_[res2.slot] += e.weight;
       }
     }
-    slot_unfixed_.push_back(crossings);
   }
 }
 
@@ -346,7 +397,7 @@ void MaxMinSolver::solve_max_min(std::span<const std::uint32_t> slots, std::span
     const std::uint32_t s = slots[j];
     const Resource& res = resources_[comp_resources_[s]];
     slot_remaining_[s] = res.capacity_bytes_per_s;
-    slot_share_[s] = slot_unfixed_[s] > 0 ? slot_remaining_[s] / slot_unfixed_[s] : kInf;
+    slot_share_[s] = slot_unfixed_[s] > 0 ? slot_remaining_[s] / weight_sum(slot_unfixed_[s]) : kInf;
     live_share_[j] = slot_share_[s];
     live_slot_[j] = s;
     slot_live_pos_[s] = static_cast<std::uint32_t>(j);
@@ -394,14 +445,14 @@ void MaxMinSolver::solve_max_min(std::span<const std::uint32_t> slots, std::span
         if (!flow_fixed_[u.flow]) fix_flow(u.flow, level);
       }
     }
-    // 4. One update per resource touched: remaining -= k * level.
+    // 4. One update per resource touched: remaining -= w * level (w: the weights fixed now).
     for (const std::uint32_t s : touched_) {
-      const std::uint32_t k = slot_fixed_now_[s];
-      slot_remaining_[s] = std::max(0.0, slot_remaining_[s] - static_cast<double>(k) * level);
-      slot_unfixed_[s] -= k;
+      const std::uint64_t w = slot_fixed_now_[s];
+      slot_remaining_[s] = std::max(0.0, slot_remaining_[s] - weight_sum(w) * level);
+      slot_unfixed_[s] -= w;
       slot_fixed_now_[s] = 0;
       if (slot_unfixed_[s] > 0) {
-        slot_share_[s] = slot_remaining_[s] / slot_unfixed_[s];
+        slot_share_[s] = slot_remaining_[s] / weight_sum(slot_unfixed_[s]);
         live_share_[slot_live_pos_[s]] = slot_share_[s];
       } else if (live_share_[slot_live_pos_[s]] != kInf) {
         live_share_[slot_live_pos_[s]] = kInf;  // done
@@ -432,8 +483,9 @@ void MaxMinSolver::fix_flow(FlowId id, double rate_bytes_per_s) {
   v.rate_bytes_per_s = rate_bytes_per_s;
   --unfixed_;
   for (std::uint32_t k = 0; k < v.path_length; ++k) {
-    const std::uint32_t s = elements_[v.first_element + k].slot;
-    if (slot_fixed_now_[s]++ == 0) touched_.push_back(s);
+    const Element& e = elements_[v.first_element + k];
+    if (slot_fixed_now_[e.slot] == 0) touched_.push_back(e.slot);
+    slot_fixed_now_[e.slot] += e.weight;
   }
 }
 

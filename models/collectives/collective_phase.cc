@@ -11,14 +11,14 @@
 namespace traincast::models {
 
 void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const std::span<const sim::ResourceId>> paths,
-                  std::span<const double> fractions, const PlanInputs& in) {
+                  std::span<const double> fractions, const PlanInputs& in, std::size_t paths_per_flow) {
   const Cluster& cluster = in.cluster;
   const sim::FlowNetwork& net = in.net;
   std::vector<double>& load = in.scratch.load;
   std::vector<std::uint32_t>& count = in.scratch.count;
   std::vector<sim::ResourceId>& touched = in.scratch.touched;
   phase.first_flow = static_cast<std::uint32_t>(plan.flows.size());
-  phase.num_flows = static_cast<std::uint32_t>(paths.size());
+  phase.num_flows = static_cast<std::uint32_t>(paths.size() / paths_per_flow);
   const std::size_t nres = net.num_resources();
   if (load.size() < nres) {
     load.resize(nres, 0.0);
@@ -29,15 +29,24 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   };
   touched.clear();
   for (std::size_t i = 0; i < paths.size(); ++i) {
-    CollectiveFlowTemplate f;
-    f.path = paths[i];
-    f.byte_fraction = fractions[i];
-    for (auto r : f.path) {
+    for (auto r : paths[i]) {
       if (count[r] == 0) touched.push_back(r);
       ++count[r];
-      load[r] += f.byte_fraction;
+      load[r] += fractions[i];
     }
-    plan.flows.push_back(f);
+    if (paths_per_flow == 1) {
+      CollectiveFlowTemplate f;
+      f.path = paths[i];
+      f.byte_fraction = fractions[i];
+      plan.flows.push_back(f);
+    } else if (i % paths_per_flow == 0) {  // a multi-path flow: paths i .. i + paths_per_flow - 1
+      CollectiveFlowTemplate f;
+      f.multipath = static_cast<std::int32_t>(plan.routes.size());
+      for (std::size_t k = i; k < i + paths_per_flow; ++k) f.byte_fraction += fractions[k];
+      plan.routes.push_back(
+          net.multipath_route(paths.subspan(i, paths_per_flow), fractions.subspan(i, paths_per_flow)));
+      plan.flows.push_back(f);
+    }
   }
   // Per-flow cap: the flows of this phase together get at most efficiency x capacity on each
   // link, shared in proportion to their bytes (a pipelined collective moves every edge's bytes
@@ -77,8 +86,12 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   }
   for (std::uint32_t i = phase.first_flow; i < plan.flows.size(); ++i) {
     CollectiveFlowTemplate& f = plan.flows[i];
+    const std::span<const sim::ResourceId> route =
+        f.multipath < 0
+            ? f.path
+            : std::span<const sim::ResourceId>(plan.routes[static_cast<std::size_t>(f.multipath)].resources);
     double cap = std::numeric_limits<double>::infinity();
-    for (auto r : f.path) {
+    for (auto r : route) {
       cap = std::min(cap, eff(r) * net.capacity(r) * f.byte_fraction / load[r]);
       const double both = duplex_load(r);
       if (both > 0) cap = std::min(cap, pcie_duplex_efficiency(cluster, r) * net.capacity(r) * f.byte_fraction / both);

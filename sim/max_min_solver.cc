@@ -33,7 +33,10 @@ constexpr double kRatePerUnit = 1.0 / static_cast<double>(MaxMinSolver::kUnitWei
 /// A sum of weights [units] as a multiple of the rate: exact below 2^53 units (and for any
 /// number of crossings of weight 1), and a function of the integer alone, so of no summing
 /// order. For n crossings of weight 1 it is n, bit for bit.
-double weight_sum(std::uint64_t units) { return static_cast<double>(units) * kRatePerUnit; }
+double weight_sum(std::uint64_t units) {
+  return static_cast<double>(static_cast<std::int64_t>(units)) *
+         kRatePerUnit;  // < 2^63; signed converts in one instruction
+}
 
 /// Smallest value of a vector of positive doubles (+inf when empty). Four independent
 /// accumulators: the compiler will not reorder a floating-point reduction by itself, and min
@@ -288,9 +291,8 @@ void MaxMinSolver::seed_resource(ResourceId r) {
 }
 
 /// Breadth-first closure of comp_resources_ over "a flow crosses a resource", marking with
-/// epoch_ and summing each resource's crossings' weights (slot_unfixed_; each flow is reached
-/// once and adds its weights to the slots it crosses, so every crossing is counted once: the
-/// closure reaches every flow on a resource it holds). In a preview, the flows left
+/// epoch_ and summing each resource's crossings' weights (slot_unfixed_: every crossing of a
+/// resource it holds belongs to a flow the closure reaches once). In a preview, the flows left
 /// out are skipped, as if removed: they are flagged fixed so the solver skips them.
 /// Components on the way: the seeds (slots 0 .. n_seeds - 1) each start a search tree; every
 /// slot and flow records the tree that reached it (slot_tree_, flow_tree_), and a flow that
@@ -300,18 +302,26 @@ void MaxMinSolver::seed_resource(ResourceId r) {
 void MaxMinSolver::collect_component(bool preview) {
   flow_tree_.clear();
   const auto n_seeds = static_cast<std::uint32_t>(comp_resources_.size());
-  slot_unfixed_.assign(n_seeds, 0);
+  // A resource's sum of weights = its crossings x kUnitWeight (counted in a register while its
+  // users are scanned, as the single-path count always was) less, for each crossing of a
+  // multi-path flow, kUnitWeight - weight: those deductions are gathered per slot in
+  // slot_fixed_now_ (borrowed: solve_components zeroes it before the filling uses it).
+  slot_unfixed_.clear();
+  slot_fixed_now_.assign(n_seeds, 0);
+  bool weighted = false;
   slot_tree_.resize(n_seeds);
   tree_parent_.resize(n_seeds);
   for (std::uint32_t t = 0; t < n_seeds; ++t) slot_tree_[t] = tree_parent_[t] = t;
   for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
     const Resource& res = resources_[comp_resources_[i]];
     std::uint32_t tree = find_tree(slot_tree_[i]);  // a root: what this search labels with
+    std::uint64_t crossings = 0;
     for (const User& u : res.users) {
       if (preview && flow_left_out_[u.flow]) {
         flow_fixed_[u.flow] = 1;
         continue;
       }
+      ++crossings;
       if (flow_mark_[u.flow] == epoch_) continue;
       flow_mark_[u.flow] = epoch_;
       comp_flows_.push_back(u.flow);
@@ -325,7 +335,7 @@ void MaxMinSolver::collect_component(bool preview) {
           res2.slot = static_cast<std::uint32_t>(comp_resources_.size());
           comp_resources_.push_back(e.resource);
           slot_tree_.push_back(tree);
-          slot_unfixed_.push_back(0);
+          slot_fixed_now_.push_back(0);
         } else if (slot_tree_[res2.slot] != tree) {  // rare: the label is kept at the root
           const std::uint32_t other = find_tree(slot_tree_[res2.slot]);
           if (other != tree) {
@@ -335,9 +345,16 @@ void MaxMinSolver::collect_component(bool preview) {
           slot_tree_[res2.slot] = tree;
         }
         e.slot = res2.slot;
-        slot_unfixed_[res2.slot] += e.weight;
+        if (e.weight != kUnitWeight) {
+          slot_fixed_now_[res2.slot] += kUnitWeight - e.weight;
+          weighted = true;
+        }
       }
     }
+    slot_unfixed_.push_back(crossings * kUnitWeight);  // slot i: comp_resources_ is scanned in slot order
+  }
+  if (weighted) {
+    for (std::size_t s = 0; s < slot_unfixed_.size(); ++s) slot_unfixed_[s] -= slot_fixed_now_[s];
   }
 }
 

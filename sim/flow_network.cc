@@ -254,9 +254,12 @@ void FlowNetwork::complete_due_flows(std::int64_t now_ns) {
     Flow& f = flows_[id];
     // By definition of the drain date, everything left at the anchor went out since then.
     const double last_bytes = f.remaining_bytes;
-    for (const MaxMinSolver::Element& e : solver_.route(id)) {
-      resources_[e.resource].bytes_carried += last_bytes * MaxMinSolver::weight_fraction(e.weight);
-      charge_flow_time(e.resource, now_ns);
+    const std::span<const MaxMinSolver::Element> route = solver_.route(id);
+    const std::span<const std::uint64_t> weights = solver_.weights(id);  // empty: one path
+    for (std::size_t k = 0; k < route.size(); ++k) {
+      resources_[route[k].resource].bytes_carried +=
+          weights.empty() ? last_bytes : last_bytes * MaxMinSolver::weight_fraction(weights[k]);
+      charge_flow_time(route[k].resource, now_ns);
     }
     // Without a bottleneck on its route, its departure changes no other rate: nothing to
     // re-solve (MaxMinSolver::remove_flow); the full-recompute oracle re-solves anyway.
@@ -319,8 +322,14 @@ void FlowNetwork::advance(FlowId id, std::int64_t now_ns) {
   if (dt_ns > 0 && f.rate_bytes_per_s > 0.0) {
     const double sent = std::min(f.remaining_bytes, f.rate_bytes_per_s * static_cast<double>(dt_ns) * 1e-9);
     f.remaining_bytes -= sent;
-    for (const MaxMinSolver::Element& e : solver_.route(id)) {
-      resources_[e.resource].bytes_carried += sent * MaxMinSolver::weight_fraction(e.weight);  // x 1 for one path
+    const std::span<const MaxMinSolver::Element> route = solver_.route(id);
+    const std::span<const std::uint64_t> weights = solver_.weights(id);  // empty: one path
+    if (weights.empty()) {
+      for (const MaxMinSolver::Element& e : route) resources_[e.resource].bytes_carried += sent;
+    } else {
+      for (std::size_t k = 0; k < route.size(); ++k) {
+        resources_[route[k].resource].bytes_carried += sent * MaxMinSolver::weight_fraction(weights[k]);
+      }
     }
   }
   f.anchor_ns = now_ns;

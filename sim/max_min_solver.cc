@@ -172,11 +172,15 @@ void MaxMinSolver::add_checked_flow(FlowId id, std::span<const ResourceId> route
   v.first_element = first;
   v.path_length = length;
   v.present = true;
+  v.weighted = !weights.empty();
+  if (v.weighted) {  // single-path routes store no weight (kUnitWeight implied)
+    if (weights_.size() < elements_.size()) weights_.resize(elements_.size());
+    std::copy(weights.begin(), weights.end(), weights_.begin() + first);
+  }
   for (std::uint32_t i = 0; i < length; ++i) {
     const ResourceId r = route[i];
     Resource& res = resources_[r];
-    const std::uint64_t weight = weights.empty() ? kUnitWeight : weights[i];
-    elements_[first + i] = Element{r, static_cast<std::uint32_t>(res.users.size()), 0, weight};
+    elements_[first + i] = Element{r, static_cast<std::uint32_t>(res.users.size()), 0};
     res.users.push_back(User{id, first + i});
     mark_dirty(r);
   }
@@ -208,6 +212,7 @@ std::span<const ResourceId> MaxMinSolver::remove_flow(FlowId id, bool skip_slack
   v.path_length = 0;
   v.rate_bytes_per_s = 0.0;
   v.present = false;
+  v.weighted = false;
   return idle_;
 }
 
@@ -304,11 +309,9 @@ void MaxMinSolver::collect_component(bool preview) {
   const auto n_seeds = static_cast<std::uint32_t>(comp_resources_.size());
   // A resource's sum of weights = its crossings x kUnitWeight (counted in a register while its
   // users are scanned, as the single-path count always was) less, for each crossing of a
-  // multi-path flow, kUnitWeight - weight: those deductions are gathered per slot in
-  // slot_fixed_now_ (borrowed: solve_components zeroes it before the filling uses it).
+  // multi-path flow, kUnitWeight - weight: deducted after the scan, from the weighted flows met.
   slot_unfixed_.clear();
-  slot_fixed_now_.assign(n_seeds, 0);
-  bool weighted = false;
+  weighted_flows_.clear();
   slot_tree_.resize(n_seeds);
   tree_parent_.resize(n_seeds);
   for (std::uint32_t t = 0; t < n_seeds; ++t) slot_tree_[t] = tree_parent_[t] = t;
@@ -335,7 +338,6 @@ void MaxMinSolver::collect_component(bool preview) {
           res2.slot = static_cast<std::uint32_t>(comp_resources_.size());
           comp_resources_.push_back(e.resource);
           slot_tree_.push_back(tree);
-          slot_fixed_now_.push_back(0);
         } else if (slot_tree_[res2.slot] != tree) {  // rare: the label is kept at the root
           const std::uint32_t other = find_tree(slot_tree_[res2.slot]);
           if (other != tree) {
@@ -345,16 +347,22 @@ void MaxMinSolver::collect_component(bool preview) {
           slot_tree_[res2.slot] = tree;
         }
         e.slot = res2.slot;
-        if (e.weight != kUnitWeight) {
-          slot_fixed_now_[res2.slot] += kUnitWeight - e.weight;
-          weighted = true;
-        }
       }
+      if (v.weighted) weighted_flows_.push_back(u.flow);
     }
     slot_unfixed_.push_back(crossings * kUnitWeight);  // slot i: comp_resources_ is scanned in slot order
   }
-  if (weighted) {
-    for (std::size_t s = 0; s < slot_unfixed_.size(); ++s) slot_unfixed_[s] -= slot_fixed_now_[s];
+  if (!weighted_flows_.empty()) deduct_weights();
+}
+
+/// collect_component's deductions: each crossing of a flow reached was counted once, at its
+/// resource's scan, as kUnitWeight (all its resources have slots now).
+void MaxMinSolver::deduct_weights() {
+  for (const FlowId f : weighted_flows_) {
+    const Variable& v = variables_[f];
+    for (std::uint32_t k = 0; k < v.path_length; ++k) {
+      slot_unfixed_[elements_[v.first_element + k].slot] -= kUnitWeight - weights_[v.first_element + k];
+    }
   }
 }
 
@@ -499,10 +507,22 @@ void MaxMinSolver::fix_flow(FlowId id, double rate_bytes_per_s) {
   Variable& v = variables_[id];
   v.rate_bytes_per_s = rate_bytes_per_s;
   --unfixed_;
+  if (v.weighted) {
+    fix_weighted_flow(v);
+    return;
+  }
   for (std::uint32_t k = 0; k < v.path_length; ++k) {
-    const Element& e = elements_[v.first_element + k];
-    if (slot_fixed_now_[e.slot] == 0) touched_.push_back(e.slot);
-    slot_fixed_now_[e.slot] += e.weight;
+    const std::uint32_t s = elements_[v.first_element + k].slot;
+    if (slot_fixed_now_[s] == 0) touched_.push_back(s);
+    slot_fixed_now_[s] += kUnitWeight;
+  }
+}
+
+void MaxMinSolver::fix_weighted_flow(const Variable& v) {
+  for (std::uint32_t k = 0; k < v.path_length; ++k) {
+    const std::uint32_t s = elements_[v.first_element + k].slot;
+    if (slot_fixed_now_[s] == 0) touched_.push_back(s);
+    slot_fixed_now_[s] += weights_[v.first_element + k];
   }
 }
 

@@ -62,7 +62,6 @@ class MaxMinSolver {
     ResourceId resource;     ///< the resource crossed
     std::uint32_t user_pos;  ///< solver bookkeeping: index of this crossing in users(resource)
     std::uint32_t slot;      ///< solver scratch: the resource's index in the component solved
-    std::uint64_t weight;    ///< the resource carries weight / kUnitWeight x the flow's rate
   };
   /// A crossing's weight in units: kUnitWeight = the whole rate (a single-path flow's crossings);
   /// a multi-path flow's crossing carries the fraction of the flow's bytes whose paths cross it,
@@ -133,11 +132,20 @@ class MaxMinSolver {
     const Variable& v = variables_[f];
     return {elements_.data() + v.first_element, v.path_length};
   }
+  /// The weights of flow f's crossings [units], beside route(f): empty for a single-path flow
+  /// (every crossing kUnitWeight; single-path routes store no weight). f is not checked.
+  std::span<const std::uint64_t> weights(FlowId f) const {
+    const Variable& v = variables_[f];
+    if (!v.weighted) return {};
+    return {weights_.data() + v.first_element, v.path_length};
+  }
   /// The crossings of resource r by flows in the solver. r is not range-checked.
   std::span<const User> users(ResourceId r) const { return resources_[r].users; }
   /// The weight of crossing u (an entry of users(r)) as a fraction of its flow's rate: 1 for a
   /// single-path flow.
-  double crossing_fraction(const User& u) const { return weight_fraction(elements_[u.element].weight); }
+  double crossing_fraction(const User& u) const {
+    return variables_[u.flow].weighted ? weight_fraction(weights_[u.element]) : 1.0;
+  }
 
   /// true when a change since the last solve() marked some resource dirty.
   bool has_dirty() const { return !dirty_.empty(); }
@@ -178,6 +186,7 @@ class MaxMinSolver {
     std::uint32_t first_element = 0;
     std::uint32_t path_length = 0;
     bool present = false;
+    bool weighted = false;  ///< multi-path: its weights are in weights_ (else kUnitWeight each)
   };
 
   /// add_flow's route and cap checks (throws std::invalid_argument).
@@ -192,15 +201,22 @@ class MaxMinSolver {
   void solve_components();
   void solve_max_min(std::span<const std::uint32_t> slots, std::span<const FlowId> flows);
   void fix_flow(FlowId f, double rate_bytes_per_s);
+  // The multi-path parts, out of the single-path loops (kept small enough to inline).
+  void deduct_weights();
+  void fix_weighted_flow(const Variable& v);
 
   std::vector<Resource> resources_;
   std::vector<Variable> variables_;
   // per-flow scratch kept dense (indexed by FlowId) so that scanning a resource's users does not
   // touch their Variable records
-  std::vector<std::uint64_t> flow_mark_;                   ///< component epoch
-  std::vector<std::uint8_t> flow_fixed_;                   ///< fixed in the current solve
-  std::vector<std::uint8_t> flow_left_out_;                ///< left out of the current preview
-  std::vector<Element> elements_;                          ///< pooled routes
+  std::vector<std::uint64_t> flow_mark_;     ///< component epoch
+  std::vector<std::uint8_t> flow_fixed_;     ///< fixed in the current solve
+  std::vector<std::uint8_t> flow_left_out_;  ///< left out of the current preview
+  std::vector<Element> elements_;            ///< pooled routes
+  /// Beside elements_ (same index), read only at the elements of a weighted flow: its crossings'
+  /// weights [units]. Grown to elements_' size when a weighted flow is added.
+  std::vector<std::uint64_t> weights_;
+  std::vector<FlowId> weighted_flows_;                     ///< collect_component: the weighted flows it reached
   std::vector<std::vector<std::uint32_t>> free_elements_;  ///< free ranges by length
   std::vector<ResourceId> dirty_;
   std::vector<ResourceId> idle_;  ///< remove_flow's answer

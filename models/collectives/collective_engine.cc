@@ -326,8 +326,8 @@ void CollectiveEngine::start_phase(std::uint32_t slot) {
     if (f.multipath < 0) {
       net_.start_flow(f.path, f.byte_fraction * bytes, this, slot, f.cap_bytes_per_s * factor);
     } else {
-      net_.start_multipath_flow(plan.routes[static_cast<std::size_t>(f.multipath)], f.byte_fraction * bytes, this, slot,
-                                f.cap_bytes_per_s * factor);
+      net_.start_multipath_flow(multipath_route(plan, static_cast<std::size_t>(f.multipath), net_),
+                                f.byte_fraction * bytes, this, slot, f.cap_bytes_per_s * factor);
     }
   }
 }

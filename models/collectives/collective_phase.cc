@@ -3,7 +3,9 @@
 // without the fabric's switch links). Declared in collective_plans.h.
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
+#include <span>
 
 #include "models/collectives/collective_plans.h"
 #include "models/collectives/nccl_tuning.h"
@@ -41,10 +43,14 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
       plan.flows.push_back(f);
     } else if (i % paths_per_flow == 0) {  // a multi-path flow: paths i .. i + paths_per_flow - 1
       CollectiveFlowTemplate f;
-      f.multipath = static_cast<std::int32_t>(plan.routes.size());
-      for (std::size_t k = i; k < i + paths_per_flow; ++k) f.byte_fraction += fractions[k];
-      plan.routes.push_back(
-          net.multipath_route(paths.subspan(i, paths_per_flow), fractions.subspan(i, paths_per_flow)));
+      if (plan.multipath_first.empty()) plan.multipath_first.push_back(0);
+      f.multipath = static_cast<std::int32_t>(plan.multipath_first.size() - 1);
+      for (std::size_t k = i; k < i + paths_per_flow; ++k) {
+        f.byte_fraction += fractions[k];
+        plan.multipath_paths.push_back(paths[k]);
+        plan.multipath_fractions.push_back(fractions[k]);
+      }
+      plan.multipath_first.push_back(static_cast<std::uint32_t>(plan.multipath_paths.size()));
       plan.flows.push_back(f);
     }
   }
@@ -86,15 +92,21 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   }
   for (std::uint32_t i = phase.first_flow; i < plan.flows.size(); ++i) {
     CollectiveFlowTemplate& f = plan.flows[i];
-    const std::span<const sim::ResourceId> route =
-        f.multipath < 0
-            ? f.path
-            : std::span<const sim::ResourceId>(plan.routes[static_cast<std::size_t>(f.multipath)].resources);
+    // A multi-path flow's links: those of its paths (a link on several counts once in a minimum).
+    std::span<const std::span<const sim::ResourceId>> flow_paths(&f.path, 1);
+    if (f.multipath >= 0) {
+      const auto k = static_cast<std::size_t>(f.multipath);
+      flow_paths = std::span<const std::span<const sim::ResourceId>>(plan.multipath_paths)
+                       .subspan(plan.multipath_first[k], plan.multipath_first[k + 1] - plan.multipath_first[k]);
+    }
     double cap = std::numeric_limits<double>::infinity();
-    for (auto r : route) {
-      cap = std::min(cap, eff(r) * net.capacity(r) * f.byte_fraction / load[r]);
-      const double both = duplex_load(r);
-      if (both > 0) cap = std::min(cap, pcie_duplex_efficiency(cluster, r) * net.capacity(r) * f.byte_fraction / both);
+    for (const std::span<const sim::ResourceId> path : flow_paths) {
+      for (auto r : path) {
+        cap = std::min(cap, eff(r) * net.capacity(r) * f.byte_fraction / load[r]);
+        const double both = duplex_load(r);
+        if (both > 0)
+          cap = std::min(cap, pcie_duplex_efficiency(cluster, r) * net.capacity(r) * f.byte_fraction / both);
+      }
     }
     f.cap_bytes_per_s = cap;
   }
@@ -106,6 +118,20 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   phase.nvlink_tuner_seconds_per_byte = nvlink_spb;
   phase.other_tuner_seconds_per_byte = other_spb;
   phase.tuner_seconds_per_byte = std::max(nvlink_spb, other_spb);
+}
+
+const sim::FlowNetwork::MultiPathRoute& multipath_route(const CollectivePlan& plan, std::size_t k,
+                                                        const sim::FlowNetwork& net) {
+  if (plan.routes.empty()) plan.routes.resize(plan.multipath_first.size() - 1);
+  sim::FlowNetwork::MultiPathRoute& route = plan.routes[k];
+  if (route.resources.empty()) {  // not built yet (a route of empty paths is merely rebuilt)
+    const std::uint32_t first = plan.multipath_first[k];
+    const std::uint32_t n = plan.multipath_first[k + 1] - first;
+    route =
+        net.multipath_route(std::span<const std::span<const sim::ResourceId>>(plan.multipath_paths).subspan(first, n),
+                            std::span<const double>(plan.multipath_fractions).subspan(first, n));
+  }
+  return route;
 }
 
 }  // namespace traincast::models

@@ -118,10 +118,12 @@ TEST(MaxMinSolverTest, MultiPathFlowTakesItsWeightOfEachLink) {
   EXPECT_DOUBLE_EQ(s.rate(0), 12 * kGBps / 7);
   EXPECT_DOUBLE_EQ(s.rate(1), 12 * kGBps / 7);
   EXPECT_DOUBLE_EQ(s.rate(2), 25 * kGBps / 7);
-  const std::span<const MaxMinSolver::Element> route = s.route(0);
-  EXPECT_EQ(route[0].weight, MaxMinSolver::kUnitWeight);
-  EXPECT_EQ(route[1].weight, MaxMinSolver::kUnitWeight / 4 * 3);
-  EXPECT_EQ(route[2].weight, MaxMinSolver::kUnitWeight / 4);
+  const std::span<const std::uint64_t> weights = s.weights(0);
+  ASSERT_EQ(weights.size(), 3u);
+  EXPECT_EQ(weights[0], MaxMinSolver::kUnitWeight);
+  EXPECT_EQ(weights[1], MaxMinSolver::kUnitWeight / 4 * 3);
+  EXPECT_EQ(weights[2], MaxMinSolver::kUnitWeight / 4);
+  EXPECT_TRUE(s.weights(1).empty());  // single-path routes store no weight
   // max_min_rates takes the same weights; weight 1 everywhere is the single-path flow, bit for bit.
   const std::vector<double> rates =
       max_min_rates(std::vector<double>{3 * kGBps, 4 * kGBps, 10 * kGBps}, Routes{{2, 0, 1}, {0}, {1}}, {},

@@ -252,11 +252,12 @@ TEST(Collective, PatAllGatherOneGpuPerNode) {
   ASSERT_EQ(plan.phases.size(), 1u);
   EXPECT_EQ(plan.phases[0].num_flows, 4u);
   ASSERT_EQ(plan.flows.size(), 4u);
-  ASSERT_EQ(plan.routes.size(), 4u);
+  ASSERT_EQ(plan.multipath_first.size(), 5u);  // 4 multi-path flows of 2 paths each
+  EXPECT_EQ(plan.multipath_paths.size(), 8u);
   for (const CollectiveFlowTemplate& f : plan.flows) {
     EXPECT_DOUBLE_EQ(f.byte_fraction, 0.75);
     ASSERT_GE(f.multipath, 0);
-    const sim::FlowNetwork::MultiPathRoute& route = plan.routes[static_cast<std::size_t>(f.multipath)];
+    const sim::FlowNetwork::MultiPathRoute& route = multipath_route(plan, static_cast<std::size_t>(f.multipath), b.net);
     // each resource carries both paths (1: the GPU's way to its NIC), the distance-1 path (2/3)
     // or the distance-2 one (1/3)
     for (const std::uint64_t w : route.weights) {

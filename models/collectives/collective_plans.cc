@@ -463,30 +463,20 @@ void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs&
   // ((n-1)/n S per rank, as a ring). all_gather sends to rank + 2^k; reduce_scatter is its
   // transpose (partial sums to rank - 2^k). One GPU per node: every transfer crosses the network,
   // spread over the GPU's NICs (NCCL's channels over the rails). NCCL pipelines a channel's steps
-  // (collectives.h, PatAGAlgorithm::getNextOp), so a rank feeds all its peers at once in fixed
-  // proportions: one multi-path flow per rank and rail over its peer paths (n x rails flows).
-  const Cluster& cluster = in.cluster;
-  const std::vector<int>& ranks = plan.ranks;
-  const int n = static_cast<int>(ranks.size());
+  // (collectives.h, PatAGAlgorithm::getNextOp): one multi-path flow per rank and rail over its peers.
+  const int n = static_cast<int>(plan.ranks.size());
   const int rails = plan.channels = static_cast<int>(g.rails.size());
-  // Grouped per (rank, rail): path k of group i x rails + r at (i x rails + r) x dims + k. Filled
-  // distance-major, rank, rail (the order Cluster::route's cache is fastest in: consecutive
-  // lookups differ by one rank).
+  // path k of group (i, r) at (i x rails + r) x dims + k; distance first: Cluster::route's cache likes it
   const int dims = std::bit_width(static_cast<unsigned>(n - 1));  // ceil(log2 n) paths per flow
-  const auto slots = static_cast<std::size_t>(n) * static_cast<std::size_t>(rails) * static_cast<std::size_t>(dims);
-  Paths paths(slots);
-  std::vector<double> fractions(slots);
-  int k = 0;
-  for (int d = 1; d < n; d <<= 1, ++k) {
-    const int count = (n - 1 - d) / (2 * d) + 1;  // j with lowbit(j) == d: d, 3d, 5d, ... < n
-    const double f = static_cast<double>(count) / n / rails;
+  Paths paths(static_cast<std::size_t>(n * rails * dims));
+  std::vector<double> fractions(paths.size());
+  for (int d = 1, k = 0; d < n; d <<= 1, ++k) {
+    const double f = static_cast<double>((n - 1 - d) / (2 * d) + 1) / n / rails;  // j: lowbit(j) == d, < n
     for (int i = 0; i < n; ++i) {
       const int peer = plan.op == CollectiveOp::all_gather ? (i + d) % n : (i - d + n) % n;
       for (int r = 0; r < rails; ++r) {
-        const auto at = (static_cast<std::size_t>(i) * static_cast<std::size_t>(rails) + static_cast<std::size_t>(r)) *
-                            static_cast<std::size_t>(dims) +
-                        static_cast<std::size_t>(k);
-        paths[at] = cluster.route(ranks[i], ranks[peer], g.rails[r]);
+        const auto at = static_cast<std::size_t>(((i * rails) + r) * dims + k);
+        paths[at] = in.cluster.route(plan.ranks[i], plan.ranks[peer], g.rails[r]);
         fractions[at] = f;
       }
     }

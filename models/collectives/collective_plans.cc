@@ -466,18 +466,17 @@ void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs&
   // (collectives.h, PatAGAlgorithm::getNextOp): one multi-path flow per rank and rail over its peers.
   const int n = static_cast<int>(plan.ranks.size());
   const int rails = plan.channels = static_cast<int>(g.rails.size());
-  // path k of group (i, r) at (i x rails + r) x dims + k; distance first: Cluster::route's cache likes it
   const int dims = std::bit_width(static_cast<unsigned>(n - 1));  // ceil(log2 n) paths per flow
-  Paths paths(static_cast<std::size_t>(n * rails * dims));
+  Paths paths(static_cast<std::size_t>(n * rails * dims));        // path k of group (i, r): (i x rails + r) x dims + k
   std::vector<double> fractions(paths.size());
-  for (int d = 1, k = 0; d < n; d <<= 1, ++k) {
-    const double f = static_cast<double>((n - 1 - d) / (2 * d) + 1) / n / rails;  // j: lowbit(j) == d, < n
+  for (int d = 1, k = 0; d < n; d <<= 1, ++k) {   // distance first: Cluster::route's cache is fastest so
+    const int count = (n - 1 - d) / (2 * d) + 1;  // j with lowbit(j) == d: d, 3d, 5d, ... < n
+    auto at = static_cast<std::size_t>(k);
     for (int i = 0; i < n; ++i) {
       const int peer = plan.op == CollectiveOp::all_gather ? (i + d) % n : (i - d + n) % n;
-      for (int r = 0; r < rails; ++r) {
-        const auto at = static_cast<std::size_t>(((i * rails) + r) * dims + k);
+      for (int r = 0; r < rails; ++r, at += static_cast<std::size_t>(dims)) {
         paths[at] = in.cluster.route(plan.ranks[i], plan.ranks[peer], g.rails[r]);
-        fractions[at] = f;
+        fractions[at] = static_cast<double>(count) / n / rails;
       }
     }
   }

@@ -502,7 +502,7 @@ void MaxMinSolver::solve_max_min(std::span<const std::uint32_t> slots, std::span
   }
 }
 
-void MaxMinSolver::fix_flow(FlowId id, double rate_bytes_per_s) {
+inline void MaxMinSolver::fix_flow(FlowId id, double rate_bytes_per_s) {  // inline: the hot loop's callee
   flow_fixed_[id] = 1;
   Variable& v = variables_[id];
   v.rate_bytes_per_s = rate_bytes_per_s;

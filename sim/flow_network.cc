@@ -68,8 +68,7 @@ ResourceId FlowNetwork::add_resource(double capacity_bytes_per_s, Time latency, 
   return static_cast<ResourceId>(resources_.size() - 1);
 }
 
-FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, FlowListener* listener,
-                               std::uint64_t tag, double rate_cap_bytes_per_s) {
+void FlowNetwork::check_start(std::span<const ResourceId> path, double bytes, double rate_cap_bytes_per_s) const {
   for (std::size_t i = 0; i < path.size(); ++i) {
     if (path[i] >= resources_.size()) {
       throw std::invalid_argument("FlowNetwork::start_flow: path[" + std::to_string(i) +
@@ -88,7 +87,72 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
         "FlowNetwork::start_flow: a flow with an empty path and bytes > 0 needs a finite rate_cap_bytes_per_s");
   }
   if (path.size() >= kNone) throw std::invalid_argument("FlowNetwork::start_flow: path too long");
+}
 
+FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, FlowListener* listener,
+                               std::uint64_t tag, double rate_cap_bytes_per_s) {
+  check_start(path, bytes, rate_cap_bytes_per_s);
+  std::int64_t latency_ns = 0;
+  for (const ResourceId r : path) latency_ns += resources_[r].latency_ns;
+  return start_checked(path, {}, latency_ns, bytes, listener, tag, rate_cap_bytes_per_s);
+}
+
+FlowNetwork::MultiPathRoute FlowNetwork::multipath_route(std::span<const std::span<const ResourceId>> paths,
+                                                         std::span<const double> fractions) const {
+  if (paths.empty() || paths.size() != fractions.size()) {
+    throw std::invalid_argument("FlowNetwork::multipath_route: " + std::to_string(paths.size()) + " paths and " +
+                                std::to_string(fractions.size()) + " fractions (expected one per path, at least one)");
+  }
+  double total = 0.0;
+  for (const double f : fractions) {
+    if (!(f > 0.0) || !std::isfinite(f)) {
+      throw std::invalid_argument("FlowNetwork::multipath_route: a path's fraction must be finite and > 0");
+    }
+    total += f;
+  }
+  MultiPathRoute route;
+  std::vector<double> share;  // per route.resources entry: the fraction of the bytes crossing it
+  for (std::size_t p = 0; p < paths.size(); ++p) {
+    std::int64_t latency_ns = 0;
+    for (std::size_t i = 0; i < paths[p].size(); ++i) {
+      const ResourceId r = paths[p][i];
+      latency_ns += resource_checked(r, "multipath_route").latency_ns;
+      if (std::find(paths[p].begin(), paths[p].begin() + static_cast<std::ptrdiff_t>(i), r) !=
+          paths[p].begin() + static_cast<std::ptrdiff_t>(i)) {
+        throw std::invalid_argument("FlowNetwork::multipath_route: path " + std::to_string(p) + " crosses " +
+                                    names_[r] + " twice (expected each resource at most once per path)");
+      }
+      // routes are short (a few hops per path): a linear search beats any index here
+      const auto at = std::find(route.resources.begin(), route.resources.end(), r);
+      if (at == route.resources.end()) {
+        route.resources.push_back(r);
+        share.push_back(fractions[p] / total);
+      } else {
+        share[static_cast<std::size_t>(at - route.resources.begin())] += fractions[p] / total;
+      }
+    }
+    route.latency_ns = std::max(route.latency_ns, latency_ns);
+  }
+  route.weights.reserve(share.size());
+  for (const double w : share) route.weights.push_back(MaxMinSolver::weight_units(w));
+  return route;
+}
+
+FlowId FlowNetwork::start_multipath_flow(const MultiPathRoute& route, double bytes, FlowListener* listener,
+                                         std::uint64_t tag, double rate_cap_bytes_per_s) {
+  check_start(route.resources, bytes, rate_cap_bytes_per_s);
+  if (route.weights.size() != route.resources.size() || route.latency_ns < 0) {
+    throw std::invalid_argument("FlowNetwork::start_flow: a multi-path route needs one weight per resource");
+  }
+  for (const std::uint64_t w : route.weights) {
+    if (w == 0) throw std::invalid_argument("FlowNetwork::start_flow: a multi-path route's weight must be >= 1");
+  }
+  return start_checked(route.resources, route.weights, route.latency_ns, bytes, listener, tag, rate_cap_bytes_per_s);
+}
+
+FlowId FlowNetwork::start_checked(std::span<const ResourceId> path, std::span<const std::uint64_t> weights,
+                                  std::int64_t latency_ns, double bytes, FlowListener* listener, std::uint64_t tag,
+                                  double rate_cap_bytes_per_s) {
   const std::int64_t now = sim_.now().ns();
   FlowId id;
   if (!free_flows_.empty()) {
@@ -110,11 +174,8 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
   f.listener = listener;
   f.tag = tag;
   f.heap_pos = kNone;
-  f.latency_ns = 0;
-  for (const ResourceId r : path) {
-    f.latency_ns += resources_[r].latency_ns;
-    ++resources_[r].flows;
-  }
+  f.latency_ns = latency_ns;
+  for (const ResourceId r : path) ++resources_[r].flows;
 
   view_valid_ = false;
   if (bytes == 0.0) {  // never takes bandwidth: told after the latencies
@@ -127,7 +188,7 @@ FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, double bytes, F
     if (solver_.users(r).empty()) resources_[r].busy_since_ns = now;
     charge_flow_time(r, now);
   }
-  solver_.add_checked_flow(id, path, rate_cap_bytes_per_s);  // checked above; marks the path dirty
+  solver_.add_checked_flow(id, path, weights, rate_cap_bytes_per_s);  // checked above; marks the path dirty
   f.state = FlowState::kActive;
   ++active_count_;
   if (path.empty()) {  // alone: its cap is its rate, for good
@@ -193,9 +254,12 @@ void FlowNetwork::complete_due_flows(std::int64_t now_ns) {
     Flow& f = flows_[id];
     // By definition of the drain date, everything left at the anchor went out since then.
     const double last_bytes = f.remaining_bytes;
-    for (const MaxMinSolver::Element& e : solver_.route(id)) {
-      resources_[e.resource].bytes_carried += last_bytes;
-      charge_flow_time(e.resource, now_ns);
+    const std::span<const MaxMinSolver::Element> route = solver_.route(id);
+    const std::span<const std::uint64_t> weights = solver_.weights(id);  // empty: one path
+    for (std::size_t k = 0; k < route.size(); ++k) {
+      resources_[route[k].resource].bytes_carried +=
+          weights.empty() ? last_bytes : last_bytes * MaxMinSolver::weight_fraction(weights[k]);
+      charge_flow_time(route[k].resource, now_ns);
     }
     // Without a bottleneck on its route, its departure changes no other rate: nothing to
     // re-solve (MaxMinSolver::remove_flow); the full-recompute oracle re-solves anyway.
@@ -258,7 +322,15 @@ void FlowNetwork::advance(FlowId id, std::int64_t now_ns) {
   if (dt_ns > 0 && f.rate_bytes_per_s > 0.0) {
     const double sent = std::min(f.remaining_bytes, f.rate_bytes_per_s * static_cast<double>(dt_ns) * 1e-9);
     f.remaining_bytes -= sent;
-    for (const MaxMinSolver::Element& e : solver_.route(id)) resources_[e.resource].bytes_carried += sent;
+    const std::span<const MaxMinSolver::Element> route = solver_.route(id);
+    const std::span<const std::uint64_t> weights = solver_.weights(id);  // empty: one path
+    if (weights.empty()) {
+      for (const MaxMinSolver::Element& e : route) resources_[e.resource].bytes_carried += sent;
+    } else {
+      for (std::size_t k = 0; k < route.size(); ++k) {
+        resources_[route[k].resource].bytes_carried += sent * MaxMinSolver::weight_fraction(weights[k]);
+      }
+    }
   }
   f.anchor_ns = now_ns;
 }
@@ -459,7 +531,9 @@ double FlowNetwork::load(ResourceId r) const {
   const_cast<FlowNetwork*>(this)->build_view();
   const std::int64_t now = sim_.now().ns();
   double sum = 0.0;
-  for (const MaxMinSolver::User& u : solver_.users(r)) sum += view_rate(u.flow, now);
+  for (const MaxMinSolver::User& u : solver_.users(r)) {
+    sum += view_rate(u.flow, now) * solver_.crossing_fraction(u);
+  }
   return sum;
 }
 
@@ -485,9 +559,10 @@ ResourceStats FlowNetwork::stats(ResourceId r) const {
   for (const MaxMinSolver::User& u : users) {
     const Flow& f = flows_[u.flow];
     s.bytes_carried +=
-        f.finish_ns <= now
-            ? f.remaining_bytes
-            : std::min(f.remaining_bytes, f.rate_bytes_per_s * static_cast<double>(now - f.anchor_ns) * 1e-9);
+        (f.finish_ns <= now
+             ? f.remaining_bytes
+             : std::min(f.remaining_bytes, f.rate_bytes_per_s * static_cast<double>(now - f.anchor_ns) * 1e-9)) *
+        solver_.crossing_fraction(u);
   }
   return s;
 }

@@ -94,6 +94,31 @@ class FlowNetwork : public EventHandler {
   FlowId start_flow(std::span<const ResourceId> path, double bytes, FlowListener* listener, std::uint64_t tag,
                     double rate_cap_bytes_per_s = std::numeric_limits<double>::infinity());
 
+  /// A multi-path route: one flow whose bytes split over several paths in fixed proportions
+  /// (NCCL's PAT sends to all its peers throughout a call). At rate r, resource resources[i]
+  /// carries weights[i] / MaxMinSolver::kUnitWeight x r: the fraction of the flow's bytes whose
+  /// paths cross it. Built once (multipath_route) and started any number of times.
+  struct MultiPathRoute {
+    std::vector<ResourceId> resources;   ///< each resource some path crosses, once, in first-crossing order
+    std::vector<std::uint64_t> weights;  ///< per resource [MaxMinSolver weight units]
+    std::int64_t latency_ns = 0;         ///< the largest of the paths' latencies (sum over each path)
+  };
+  /// paths[i] carries fractions[i] / sum(fractions) of the flow's bytes; a resource's weight is
+  /// the sum of the shares of the paths that cross it (rounded to MaxMinSolver units, 2^-32).
+  /// Throws std::invalid_argument for no paths, a size mismatch, an unknown resource id, a
+  /// fraction that is not finite and > 0, a path that crosses a resource twice, or a share below
+  /// MaxMinSolver::weight_units' 2^-33.
+  MultiPathRoute multipath_route(std::span<const std::span<const ResourceId>> paths,
+                                 std::span<const double> fractions) const;
+  /// Starts a multi-path flow now: as start_flow with a path, but resource i carries
+  /// route.weights[i] of its rate (and of its bytes), and the listener is told at now + drain
+  /// time + route.latency_ns. rate_cap_bytes_per_s caps the flow's rate r (the sum over its
+  /// paths). With one path of fraction 1 and no repeated resource it is start_flow(path, ...),
+  /// bit for bit. Throws std::invalid_argument as start_flow does and for a route whose sizes
+  /// differ or whose ids are unknown.
+  FlowId start_multipath_flow(const MultiPathRoute& route, double bytes, FlowListener* listener, std::uint64_t tag,
+                              double rate_cap_bytes_per_s = std::numeric_limits<double>::infinity());
+
   /// Current rate of an active flow [bytes/s]; 0 once drained (or for a zero-byte flow).
   /// Throws std::invalid_argument for an id never returned by start_flow.
   double rate(FlowId flow) const;
@@ -172,6 +197,11 @@ class FlowNetwork : public EventHandler {
   };
 
   const Resource& resource_checked(ResourceId r, const char* what) const;
+  void check_start(std::span<const ResourceId> path, double bytes, double rate_cap_bytes_per_s) const;
+  /// start_flow after the checks: weights empty = all kUnitWeight.
+  FlowId start_checked(std::span<const ResourceId> path, std::span<const std::uint64_t> weights,
+                       std::int64_t latency_ns, double bytes, FlowListener* listener, std::uint64_t tag,
+                       double rate_cap_bytes_per_s);
   const Flow& flow_checked(FlowId f, const char* what) const;
   void request_flush();
   void complete_due_flows(std::int64_t now_ns);

@@ -9,7 +9,9 @@
 // Determinism of the solver (why incremental == full recompute, bit for bit): each round of
 // progressive filling takes the smallest fair share (or rate cap) over the component, fixes
 // every flow of every resource at exactly that level at once, and updates each resource with
-// one operation, remaining -= k * level (k = crossings fixed in the round). No quantity depends
+// one operation, remaining -= w * level (w = the sum of the weights of the crossings fixed in
+// the round, an exact integer number of units: kUnitWeight per crossing of a single-path flow,
+// so w is the crossings' count k, as before weights existed). No quantity depends
 // on the order in which resources or flows are visited, and a component's rounds are not
 // affected by the rounds of another component solved at the same time: so each connected
 // component is filled on its own (solve_components), its rounds scanning only its resources.
@@ -25,6 +27,16 @@ namespace traincast::sim {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/// 1 / MaxMinSolver::kUnitWeight, exactly (a power of two).
+constexpr double kRatePerUnit = 1.0 / static_cast<double>(MaxMinSolver::kUnitWeight);
+
+/// A sum of weights [units] as a multiple of the rate: exact below 2^53 units (and for any
+/// number of crossings of weight 1), and a function of the integer alone, so of no summing
+/// order. For n crossings of weight 1 it is n, bit for bit.
+double weight_sum(std::uint64_t units) {
+  return static_cast<double>(static_cast<std::int64_t>(units)) *
+         kRatePerUnit;  // < 2^63; signed converts in one instruction
+}
 
 /// Smallest value of a vector of positive doubles (+inf when empty). Four independent
 /// accumulators: the compiler will not reorder a floating-point reduction by itself, and min
@@ -49,10 +61,15 @@ double min_share(const std::vector<double>& v) {
 
 std::vector<double> max_min_rates(std::span<const double> capacity_bytes_per_s,
                                   std::span<const std::vector<ResourceId>> routes,
-                                  std::span<const double> rate_cap_bytes_per_s) {
+                                  std::span<const double> rate_cap_bytes_per_s,
+                                  std::span<const std::vector<double>> weights) {
   if (!rate_cap_bytes_per_s.empty() && rate_cap_bytes_per_s.size() != routes.size()) {
     throw std::invalid_argument("max_min_rates: rate_cap_bytes_per_s has " +
                                 std::to_string(rate_cap_bytes_per_s.size()) + " entries for " +
+                                std::to_string(routes.size()) + " flows (give one per flow, or none)");
+  }
+  if (!weights.empty() && weights.size() != routes.size()) {
+    throw std::invalid_argument("max_min_rates: weights has " + std::to_string(weights.size()) + " entries for " +
                                 std::to_string(routes.size()) + " flows (give one per flow, or none)");
   }
   MaxMinSolver solver;
@@ -63,7 +80,11 @@ std::vector<double> max_min_rates(std::span<const double> capacity_bytes_per_s,
       throw std::invalid_argument("max_min_rates: flow " + std::to_string(f) +
                                   " has an empty route and needs a finite rate cap");
     }
-    solver.add_flow(static_cast<FlowId>(f), routes[f], cap);
+    if (weights.empty() || weights[f].empty()) {
+      solver.add_flow(static_cast<FlowId>(f), routes[f], cap);
+    } else {
+      solver.add_flow(static_cast<FlowId>(f), routes[f], weights[f], cap);
+    }
   }
   solver.solve(/*full=*/true);
   std::vector<double> rates(routes.size());
@@ -86,7 +107,7 @@ ResourceId MaxMinSolver::add_resource(double capacity_bytes_per_s) {
   return static_cast<ResourceId>(resources_.size() - 1);
 }
 
-void MaxMinSolver::add_flow(FlowId id, std::span<const ResourceId> route, double rate_cap_bytes_per_s) {
+void MaxMinSolver::check_flow(std::span<const ResourceId> route, double rate_cap_bytes_per_s) const {
   for (std::size_t i = 0; i < route.size(); ++i) {
     if (route[i] >= resources_.size()) {
       throw std::invalid_argument("MaxMinSolver::add_flow: route[" + std::to_string(i) +
@@ -98,10 +119,41 @@ void MaxMinSolver::add_flow(FlowId id, std::span<const ResourceId> route, double
     throw std::invalid_argument("MaxMinSolver::add_flow: rate_cap_bytes_per_s must be > 0 (infinity = uncapped)");
   }
   if (route.size() >= kNone) throw std::invalid_argument("MaxMinSolver::add_flow: route too long");
+}
+
+void MaxMinSolver::add_flow(FlowId id, std::span<const ResourceId> route, double rate_cap_bytes_per_s) {
+  check_flow(route, rate_cap_bytes_per_s);
   add_checked_flow(id, route, rate_cap_bytes_per_s);
 }
 
+void MaxMinSolver::add_flow(FlowId id, std::span<const ResourceId> route, std::span<const double> fractions,
+                            double rate_cap_bytes_per_s) {
+  check_flow(route, rate_cap_bytes_per_s);
+  if (fractions.size() != route.size()) {
+    throw std::invalid_argument("MaxMinSolver::add_flow: " + std::to_string(fractions.size()) +
+                                " weights for a route of " + std::to_string(route.size()) +
+                                " resources (expected one per crossing)");
+  }
+  std::vector<std::uint64_t> units(fractions.size());
+  for (std::size_t i = 0; i < fractions.size(); ++i) units[i] = weight_units(fractions[i]);
+  add_checked_flow(id, route, units, rate_cap_bytes_per_s);
+}
+
+std::uint64_t MaxMinSolver::weight_units(double fraction) {
+  const double units = std::round(fraction * static_cast<double>(kUnitWeight));
+  if (!(units >= 1.0) || !(units <= static_cast<double>(kUnitWeight))) {
+    throw std::invalid_argument("MaxMinSolver::weight_units: weight " + std::to_string(fraction) +
+                                " is out of range (expected 2^-33 <= weight <= 1: the fraction of the flow's rate)");
+  }
+  return static_cast<std::uint64_t>(units);
+}
+
 void MaxMinSolver::add_checked_flow(FlowId id, std::span<const ResourceId> route, double rate_cap_bytes_per_s) {
+  add_checked_flow(id, route, {}, rate_cap_bytes_per_s);
+}
+
+void MaxMinSolver::add_checked_flow(FlowId id, std::span<const ResourceId> route,
+                                    std::span<const std::uint64_t> weights, double rate_cap_bytes_per_s) {
   if (id == kNone) throw std::length_error("MaxMinSolver::add_flow: flow id out of range");
   if (id >= variables_.size()) {
     variables_.resize(std::size_t{id} + 1);
@@ -120,6 +172,11 @@ void MaxMinSolver::add_checked_flow(FlowId id, std::span<const ResourceId> route
   v.first_element = first;
   v.path_length = length;
   v.present = true;
+  v.weighted = !weights.empty();
+  if (v.weighted) {  // single-path routes store no weight (kUnitWeight implied)
+    if (weights_.size() < elements_.size()) weights_.resize(elements_.size());
+    std::copy(weights.begin(), weights.end(), weights_.begin() + first);
+  }
   for (std::uint32_t i = 0; i < length; ++i) {
     const ResourceId r = route[i];
     Resource& res = resources_[r];
@@ -155,6 +212,7 @@ std::span<const ResourceId> MaxMinSolver::remove_flow(FlowId id, bool skip_slack
   v.path_length = 0;
   v.rate_bytes_per_s = 0.0;
   v.present = false;
+  v.weighted = false;
   return idle_;
 }
 
@@ -238,7 +296,8 @@ void MaxMinSolver::seed_resource(ResourceId r) {
 }
 
 /// Breadth-first closure of comp_resources_ over "a flow crosses a resource", marking with
-/// epoch_ and counting each resource's crossings (slot_unfixed_). In a preview, the flows left
+/// epoch_ and summing each resource's crossings' weights (slot_unfixed_: every crossing of a
+/// resource it holds belongs to a flow the closure reaches once). In a preview, the flows left
 /// out are skipped, as if removed: they are flagged fixed so the solver skips them.
 /// Components on the way: the seeds (slots 0 .. n_seeds - 1) each start a search tree; every
 /// slot and flow records the tree that reached it (slot_tree_, flow_tree_), and a flow that
@@ -246,16 +305,20 @@ void MaxMinSolver::seed_resource(ResourceId r) {
 /// are kept at the current root, so this costs one compare per crossing already visited, and
 /// comp_flows_ keeps the search's order.
 void MaxMinSolver::collect_component(bool preview) {
-  slot_unfixed_.clear();
   flow_tree_.clear();
   const auto n_seeds = static_cast<std::uint32_t>(comp_resources_.size());
+  // A resource's sum of weights = its crossings x kUnitWeight (counted in a register while its
+  // users are scanned, as the single-path count always was) less, for each crossing of a
+  // multi-path flow, kUnitWeight - weight: deducted after the scan, from the weighted flows met.
+  slot_unfixed_.clear();
+  weighted_flows_.clear();
   slot_tree_.resize(n_seeds);
   tree_parent_.resize(n_seeds);
   for (std::uint32_t t = 0; t < n_seeds; ++t) slot_tree_[t] = tree_parent_[t] = t;
   for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
     const Resource& res = resources_[comp_resources_[i]];
     std::uint32_t tree = find_tree(slot_tree_[i]);  // a root: what this search labels with
-    std::uint32_t crossings = 0;
+    std::uint64_t crossings = 0;
     for (const User& u : res.users) {
       if (preview && flow_left_out_[u.flow]) {
         flow_fixed_[u.flow] = 1;
@@ -285,8 +348,21 @@ void MaxMinSolver::collect_component(bool preview) {
         }
         e.slot = res2.slot;
       }
+      if (v.weighted) weighted_flows_.push_back(u.flow);
     }
-    slot_unfixed_.push_back(crossings);
+    slot_unfixed_.push_back(crossings * kUnitWeight);  // slot i: comp_resources_ is scanned in slot order
+  }
+  if (!weighted_flows_.empty()) deduct_weights();
+}
+
+/// collect_component's deductions: each crossing of a flow reached was counted once, at its
+/// resource's scan, as kUnitWeight (all its resources have slots now).
+void MaxMinSolver::deduct_weights() {
+  for (const FlowId f : weighted_flows_) {
+    const Variable& v = variables_[f];
+    for (std::uint32_t k = 0; k < v.path_length; ++k) {
+      slot_unfixed_[elements_[v.first_element + k].slot] -= kUnitWeight - weights_[v.first_element + k];
+    }
   }
 }
 
@@ -346,7 +422,7 @@ void MaxMinSolver::solve_max_min(std::span<const std::uint32_t> slots, std::span
     const std::uint32_t s = slots[j];
     const Resource& res = resources_[comp_resources_[s]];
     slot_remaining_[s] = res.capacity_bytes_per_s;
-    slot_share_[s] = slot_unfixed_[s] > 0 ? slot_remaining_[s] / slot_unfixed_[s] : kInf;
+    slot_share_[s] = slot_unfixed_[s] > 0 ? slot_remaining_[s] / weight_sum(slot_unfixed_[s]) : kInf;
     live_share_[j] = slot_share_[s];
     live_slot_[j] = s;
     slot_live_pos_[s] = static_cast<std::uint32_t>(j);
@@ -394,14 +470,14 @@ void MaxMinSolver::solve_max_min(std::span<const std::uint32_t> slots, std::span
         if (!flow_fixed_[u.flow]) fix_flow(u.flow, level);
       }
     }
-    // 4. One update per resource touched: remaining -= k * level.
+    // 4. One update per resource touched: remaining -= w * level (w: the weights fixed now).
     for (const std::uint32_t s : touched_) {
-      const std::uint32_t k = slot_fixed_now_[s];
-      slot_remaining_[s] = std::max(0.0, slot_remaining_[s] - static_cast<double>(k) * level);
-      slot_unfixed_[s] -= k;
+      const std::uint64_t w = slot_fixed_now_[s];
+      slot_remaining_[s] = std::max(0.0, slot_remaining_[s] - weight_sum(w) * level);
+      slot_unfixed_[s] -= w;
       slot_fixed_now_[s] = 0;
       if (slot_unfixed_[s] > 0) {
-        slot_share_[s] = slot_remaining_[s] / slot_unfixed_[s];
+        slot_share_[s] = slot_remaining_[s] / weight_sum(slot_unfixed_[s]);
         live_share_[slot_live_pos_[s]] = slot_share_[s];
       } else if (live_share_[slot_live_pos_[s]] != kInf) {
         live_share_[slot_live_pos_[s]] = kInf;  // done
@@ -426,14 +502,27 @@ void MaxMinSolver::solve_max_min(std::span<const std::uint32_t> slots, std::span
   }
 }
 
-void MaxMinSolver::fix_flow(FlowId id, double rate_bytes_per_s) {
+inline void MaxMinSolver::fix_flow(FlowId id, double rate_bytes_per_s) {  // inline: the hot loop's callee
   flow_fixed_[id] = 1;
   Variable& v = variables_[id];
   v.rate_bytes_per_s = rate_bytes_per_s;
   --unfixed_;
+  if (v.weighted) {
+    fix_weighted_flow(v);
+    return;
+  }
   for (std::uint32_t k = 0; k < v.path_length; ++k) {
     const std::uint32_t s = elements_[v.first_element + k].slot;
-    if (slot_fixed_now_[s]++ == 0) touched_.push_back(s);
+    if (slot_fixed_now_[s] == 0) touched_.push_back(s);
+    slot_fixed_now_[s] += kUnitWeight;
+  }
+}
+
+void MaxMinSolver::fix_weighted_flow(const Variable& v) {
+  for (std::uint32_t k = 0; k < v.path_length; ++k) {
+    const std::uint32_t s = elements_[v.first_element + k].slot;
+    if (slot_fixed_now_[s] == 0) touched_.push_back(s);
+    slot_fixed_now_[s] += weights_[v.first_element + k];
   }
 }
 

@@ -21,12 +21,18 @@ using FlowId = std::uint32_t;
 /// Returns rate per flow [bytes/s], size F; on every link the sum is <= its capacity (1e-9
 /// relative), and every flow is at its cap or has a saturated link on which its rate is the largest.
 /// A flow with an empty route runs at its cap.
+/// weights: size 0 (every crossing carries its flow's rate) or F; weights[f] empty (the same for
+/// flow f) or one per crossing of routes[f]: the fraction of f's rate that crosses it (a
+/// multi-path flow, MaxMinSolver::add_flow); the capacity bound and bottleneck condition then
+/// hold for the weighted loads (sum of weight x rate).
 /// Throws std::invalid_argument if a route names a link >= L, a capacity or cap is out of range,
-/// rate_cap_bytes_per_s has a size other than 0 or F, or a flow with an empty route has no finite cap.
+/// rate_cap_bytes_per_s has a size other than 0 or F, a flow with an empty route has no finite cap,
+/// or weights do not match the routes.
 /// Source: Bertsekas & Gallager, Data Networks, progressive filling.
 std::vector<double> max_min_rates(std::span<const double> capacity_bytes_per_s,
                                   std::span<const std::vector<ResourceId>> routes,
-                                  std::span<const double> rate_cap_bytes_per_s = {});
+                                  std::span<const double> rate_cap_bytes_per_s = {},
+                                  std::span<const std::vector<double>> weights = {});
 
 /// The max-min system (SimGrid's lmm System): resources are constraints with a capacity, flows
 /// are variables with a route and a rate cap, elements are their crossings.
@@ -57,6 +63,19 @@ class MaxMinSolver {
     std::uint32_t user_pos;  ///< solver bookkeeping: index of this crossing in users(resource)
     std::uint32_t slot;      ///< solver scratch: the resource's index in the component solved
   };
+  /// A crossing's weight in units: kUnitWeight = the whole rate (a single-path flow's crossings);
+  /// a multi-path flow's crossing carries the fraction of the flow's bytes whose paths cross it,
+  /// at most the whole. Weights are fixed-point (2^-32 of the rate) so that a resource's sum of
+  /// weights is an exact integer whatever the order it is summed in (the bitwise determinism
+  /// below needs that); the sum cannot overflow (fewer than 2^32 crossings of at most 2^32 units).
+  static constexpr std::uint64_t kUnitWeight = std::uint64_t{1} << 32;
+  /// fraction (0 < fraction <= 1 of the rate) in units, rounded to the nearest; throws
+  /// std::invalid_argument unless the units are in [1, kUnitWeight].
+  static std::uint64_t weight_units(double fraction);
+  /// A weight in units as a fraction of the rate (exact: kUnitWeight is a power of two).
+  static double weight_fraction(std::uint64_t units) {
+    return static_cast<double>(units) / static_cast<double>(kUnitWeight);
+  }
   /// Entry of a resource's list of crossings (order is irrelevant: removal swaps).
   struct User {
     FlowId flow;
@@ -76,10 +95,24 @@ class MaxMinSolver {
   /// marks the route's resources dirty. Its rate is set by the next solve() that reaches it.
   /// Throws std::invalid_argument for a flow already in, an unknown resource id or a bad cap.
   void add_flow(FlowId f, std::span<const ResourceId> route, double rate_cap_bytes_per_s);
+  /// add_flow for a multi-path flow: route[i] carries fractions[i] x its rate (weight_units).
+  /// Throws std::invalid_argument as add_flow does, and for fractions.size() != route.size() or
+  /// a fraction out of weight_units' range.
+  void add_flow(FlowId f, std::span<const ResourceId> route, std::span<const double> fractions,
+                double rate_cap_bytes_per_s);
   /// add_flow without the route and cap checks, for a caller that has made them already
   /// (FlowNetwork::start_flow checks every hop and the cap once per flow, on the hot path).
   /// Precondition: every route id < num_resources(), rate_cap_bytes_per_s > 0, route.size() < kNone.
   void add_checked_flow(FlowId f, std::span<const ResourceId> route, double rate_cap_bytes_per_s);
+  /// A multi-path flow: rate r puts weights[i] / kUnitWeight x r on route[i] (weights from
+  /// weight_units: each in [1, kUnitWeight]; route may still repeat an id). Progressive filling
+  /// generalises as is: a resource's fair share is its remaining capacity / the sum of the
+  /// weights of its unfixed crossings, a flow is fixed at the lowest share over its route, and a
+  /// fixed flow takes weight x level from each resource it crosses. All weights kUnitWeight is
+  /// add_checked_flow(f, route, cap), bit for bit. Same preconditions, and weights.size() ==
+  /// route.size(), each weight >= 1 (unchecked).
+  void add_checked_flow(FlowId f, std::span<const ResourceId> route, std::span<const std::uint64_t> weights,
+                        double rate_cap_bytes_per_s);
   /// Takes flow f out and marks its route's resources dirty. Returns the resources it leaves
   /// without any flow, in route order (valid until the next call that changes the solver).
   /// Throws std::invalid_argument for a flow not in the solver.
@@ -87,9 +120,9 @@ class MaxMinSolver {
   /// skip_slack: leave the route clean when no resource of it was a bottleneck (saturated at
   /// some level) in the last solve() that reached it. Then removing f changes no other flow's
   /// rate, bit for bit: in a re-solve every resource f leaves has a fair share >= the one it had
-  /// at each round (f's share is no longer subtracted, or one crossing fewer divides the same
-  /// remainder; IEEE rounding is monotone), so still above the level of every round, and every
-  /// other resource sees the same rounds; the bottlenecks stay the same set. A pending change
+  /// at each round (f's weight x level is no longer subtracted, or a smaller exact integer sum of
+  /// weights divides the same remainder; IEEE rounding is monotone), so still above the level of
+  /// every round, and every other resource sees the same rounds; the bottlenecks stay the same set. A pending change
   /// elsewhere in the component marks it dirty anyway. Off: the full-recompute oracle.
   std::span<const ResourceId> remove_flow(FlowId f, bool skip_slack = false);
   /// Removals that skip_slack left clean (no re-solve needed), for counters.
@@ -99,8 +132,20 @@ class MaxMinSolver {
     const Variable& v = variables_[f];
     return {elements_.data() + v.first_element, v.path_length};
   }
+  /// The weights of flow f's crossings [units], beside route(f): empty for a single-path flow
+  /// (every crossing kUnitWeight; single-path routes store no weight). f is not checked.
+  std::span<const std::uint64_t> weights(FlowId f) const {
+    const Variable& v = variables_[f];
+    if (!v.weighted) return {};
+    return {weights_.data() + v.first_element, v.path_length};
+  }
   /// The crossings of resource r by flows in the solver. r is not range-checked.
   std::span<const User> users(ResourceId r) const { return resources_[r].users; }
+  /// The weight of crossing u (an entry of users(r)) as a fraction of its flow's rate: 1 for a
+  /// single-path flow.
+  double crossing_fraction(const User& u) const {
+    return variables_[u.flow].weighted ? weight_fraction(weights_[u.element]) : 1.0;
+  }
 
   /// true when a change since the last solve() marked some resource dirty.
   bool has_dirty() const { return !dirty_.empty(); }
@@ -141,8 +186,11 @@ class MaxMinSolver {
     std::uint32_t first_element = 0;
     std::uint32_t path_length = 0;
     bool present = false;
+    bool weighted = false;  ///< multi-path: its weights are in weights_ (else kUnitWeight each)
   };
 
+  /// add_flow's route and cap checks (throws std::invalid_argument).
+  void check_flow(std::span<const ResourceId> route, double rate_cap_bytes_per_s) const;
   void mark_dirty(ResourceId r);
   std::uint32_t allocate_elements(std::uint32_t n);
   void release_elements(std::uint32_t first, std::uint32_t n);
@@ -153,15 +201,22 @@ class MaxMinSolver {
   void solve_components();
   void solve_max_min(std::span<const std::uint32_t> slots, std::span<const FlowId> flows);
   void fix_flow(FlowId f, double rate_bytes_per_s);
+  // The multi-path parts, out of the single-path loops (kept small enough to inline).
+  void deduct_weights();
+  void fix_weighted_flow(const Variable& v);
 
   std::vector<Resource> resources_;
   std::vector<Variable> variables_;
   // per-flow scratch kept dense (indexed by FlowId) so that scanning a resource's users does not
   // touch their Variable records
-  std::vector<std::uint64_t> flow_mark_;                   ///< component epoch
-  std::vector<std::uint8_t> flow_fixed_;                   ///< fixed in the current solve
-  std::vector<std::uint8_t> flow_left_out_;                ///< left out of the current preview
-  std::vector<Element> elements_;                          ///< pooled routes
+  std::vector<std::uint64_t> flow_mark_;     ///< component epoch
+  std::vector<std::uint8_t> flow_fixed_;     ///< fixed in the current solve
+  std::vector<std::uint8_t> flow_left_out_;  ///< left out of the current preview
+  std::vector<Element> elements_;            ///< pooled routes
+  /// Beside elements_ (same index), read only at the elements of a weighted flow: its crossings'
+  /// weights [units]. Grown to elements_' size when a weighted flow is added.
+  std::vector<std::uint64_t> weights_;
+  std::vector<FlowId> weighted_flows_;                     ///< collect_component: the weighted flows it reached
   std::vector<std::vector<std::uint32_t>> free_elements_;  ///< free ranges by length
   std::vector<ResourceId> dirty_;
   std::vector<ResourceId> idle_;  ///< remove_flow's answer
@@ -184,10 +239,10 @@ class MaxMinSolver {
   std::vector<FlowId> comp_flow_list_;          ///< comp_flows_ grouped by component
   std::vector<std::uint32_t> comp_flow_start_;  ///< per root tree: start in comp_flow_list_
   // per component resource, indexed by slot (dense, so the level search scans contiguous memory)
-  std::vector<double> slot_remaining_;  ///< capacity not yet given to fixed flows [bytes/s]
-  std::vector<double> slot_share_;      ///< remaining / unfixed [bytes/s]
-  std::vector<std::uint32_t> slot_unfixed_;
-  std::vector<std::uint32_t> slot_fixed_now_;  ///< crossings fixed in the current round
+  std::vector<double> slot_remaining_;         ///< capacity not yet given to fixed flows [bytes/s]
+  std::vector<double> slot_share_;             ///< remaining / unfixed [bytes/s]
+  std::vector<std::uint64_t> slot_unfixed_;    ///< sum of the weights of unfixed crossings [units]
+  std::vector<std::uint64_t> slot_fixed_now_;  ///< sum of the weights fixed in the current round [units]
   std::vector<double> live_share_;             ///< shares of live slots, +inf once a slot is done
   std::vector<std::uint32_t> live_slot_;       ///< slot of each live_share_ entry
   std::vector<std::uint32_t> slot_live_pos_;   ///< position of a slot in live_share_

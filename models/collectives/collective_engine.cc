@@ -323,7 +323,12 @@ void CollectiveEngine::start_phase(std::uint32_t slot) {
   const double bytes = a.bytes;
   for (std::uint32_t i = 0; i < ph.num_flows; ++i) {
     const CollectiveFlowTemplate& f = plan.flows[ph.first_flow + i];
-    net_.start_flow(f.path, f.byte_fraction * bytes, this, slot, f.cap_bytes_per_s * factor);
+    if (f.multipath < 0) {
+      net_.start_flow(f.path, f.byte_fraction * bytes, this, slot, f.cap_bytes_per_s * factor);
+    } else {
+      net_.start_multipath_flow(multipath_route(plan, static_cast<std::size_t>(f.multipath), net_),
+                                f.byte_fraction * bytes, this, slot, f.cap_bytes_per_s * factor);
+    }
   }
 }
 

@@ -3,7 +3,9 @@
 // without the fabric's switch links). Declared in collective_plans.h.
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
+#include <span>
 
 #include "models/collectives/collective_plans.h"
 #include "models/collectives/nccl_tuning.h"
@@ -11,14 +13,14 @@
 namespace traincast::models {
 
 void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const std::span<const sim::ResourceId>> paths,
-                  std::span<const double> fractions, const PlanInputs& in) {
+                  std::span<const double> fractions, const PlanInputs& in, std::size_t paths_per_flow) {
   const Cluster& cluster = in.cluster;
   const sim::FlowNetwork& net = in.net;
   std::vector<double>& load = in.scratch.load;
   std::vector<std::uint32_t>& count = in.scratch.count;
   std::vector<sim::ResourceId>& touched = in.scratch.touched;
   phase.first_flow = static_cast<std::uint32_t>(plan.flows.size());
-  phase.num_flows = static_cast<std::uint32_t>(paths.size());
+  phase.num_flows = static_cast<std::uint32_t>(paths.size() / paths_per_flow);
   const std::size_t nres = net.num_resources();
   if (load.size() < nres) {
     load.resize(nres, 0.0);
@@ -29,15 +31,28 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   };
   touched.clear();
   for (std::size_t i = 0; i < paths.size(); ++i) {
-    CollectiveFlowTemplate f;
-    f.path = paths[i];
-    f.byte_fraction = fractions[i];
-    for (auto r : f.path) {
+    for (auto r : paths[i]) {
       if (count[r] == 0) touched.push_back(r);
       ++count[r];
-      load[r] += f.byte_fraction;
+      load[r] += fractions[i];
     }
-    plan.flows.push_back(f);
+    if (paths_per_flow == 1) {
+      CollectiveFlowTemplate f;
+      f.path = paths[i];
+      f.byte_fraction = fractions[i];
+      plan.flows.push_back(f);
+    } else if (i % paths_per_flow == 0) {  // a multi-path flow: paths i .. i + paths_per_flow - 1
+      CollectiveFlowTemplate f;
+      if (plan.multipath_first.empty()) plan.multipath_first.push_back(0);
+      f.multipath = static_cast<std::int32_t>(plan.multipath_first.size() - 1);
+      for (std::size_t k = i; k < i + paths_per_flow; ++k) {
+        f.byte_fraction += fractions[k];
+        plan.multipath_paths.push_back(paths[k]);
+        plan.multipath_fractions.push_back(fractions[k]);
+      }
+      plan.multipath_first.push_back(static_cast<std::uint32_t>(plan.multipath_paths.size()));
+      plan.flows.push_back(f);
+    }
   }
   // Per-flow cap: the flows of this phase together get at most efficiency x capacity on each
   // link, shared in proportion to their bytes (a pipelined collective moves every edge's bytes
@@ -77,11 +92,21 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   }
   for (std::uint32_t i = phase.first_flow; i < plan.flows.size(); ++i) {
     CollectiveFlowTemplate& f = plan.flows[i];
+    // A multi-path flow's links: those of its paths (a link on several counts once in a minimum).
+    std::span<const std::span<const sim::ResourceId>> flow_paths(&f.path, 1);
+    if (f.multipath >= 0) {
+      const auto k = static_cast<std::size_t>(f.multipath);
+      flow_paths = std::span<const std::span<const sim::ResourceId>>(plan.multipath_paths)
+                       .subspan(plan.multipath_first[k], plan.multipath_first[k + 1] - plan.multipath_first[k]);
+    }
     double cap = std::numeric_limits<double>::infinity();
-    for (auto r : f.path) {
-      cap = std::min(cap, eff(r) * net.capacity(r) * f.byte_fraction / load[r]);
-      const double both = duplex_load(r);
-      if (both > 0) cap = std::min(cap, pcie_duplex_efficiency(cluster, r) * net.capacity(r) * f.byte_fraction / both);
+    for (const std::span<const sim::ResourceId> path : flow_paths) {
+      for (auto r : path) {
+        cap = std::min(cap, eff(r) * net.capacity(r) * f.byte_fraction / load[r]);
+        const double both = duplex_load(r);
+        if (both > 0)
+          cap = std::min(cap, pcie_duplex_efficiency(cluster, r) * net.capacity(r) * f.byte_fraction / both);
+      }
     }
     f.cap_bytes_per_s = cap;
   }
@@ -93,6 +118,20 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   phase.nvlink_tuner_seconds_per_byte = nvlink_spb;
   phase.other_tuner_seconds_per_byte = other_spb;
   phase.tuner_seconds_per_byte = std::max(nvlink_spb, other_spb);
+}
+
+const sim::FlowNetwork::MultiPathRoute& multipath_route(const CollectivePlan& plan, std::size_t k,
+                                                        const sim::FlowNetwork& net) {
+  if (plan.routes.empty()) plan.routes.resize(plan.multipath_first.size() - 1);
+  sim::FlowNetwork::MultiPathRoute& route = plan.routes[k];
+  if (route.resources.empty()) {  // not built yet (a route of empty paths is merely rebuilt)
+    const std::uint32_t first = plan.multipath_first[k];
+    const std::uint32_t n = plan.multipath_first[k + 1] - first;
+    route =
+        net.multipath_route(std::span<const std::span<const sim::ResourceId>>(plan.multipath_paths).subspan(first, n),
+                            std::span<const double>(plan.multipath_fractions).subspan(first, n));
+  }
+  return route;
 }
 
 }  // namespace traincast::models

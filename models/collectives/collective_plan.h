@@ -16,11 +16,14 @@
 namespace traincast::models {
 
 /// One flow of a phase: it carries byte_fraction x the call's bytes along `path` (resources owned
-/// by the Cluster's routing tables, which outlive the plan).
+/// by the Cluster's routing tables, which outlive the plan), or, when multipath >= 0, over the
+/// plan's multi-path flow `multipath` (its bytes split over several paths in fixed proportions:
+/// PAT; CollectivePlan::multipath_paths).
 struct CollectiveFlowTemplate {
   std::span<const sim::ResourceId> path;
-  double byte_fraction = 0;    ///< flow bytes = byte_fraction × call.bytes
-  double cap_bytes_per_s = 0;  ///< rate cap before the protocol factor [bytes/s]
+  double byte_fraction = 0;     ///< flow bytes = byte_fraction × call.bytes
+  double cap_bytes_per_s = 0;   ///< rate cap before the protocol factor [bytes/s] (of the sum over its paths)
+  std::int32_t multipath = -1;  ///< multi-path flow index (CollectivePlan::multipath_first), or -1: one path
 };
 
 /// One phase of a plan: flows that run concurrently, then NCCL's latency; the next phase starts
@@ -60,6 +63,15 @@ struct CollectivePlan {
   int num_nodes = 1;
   std::vector<CollectivePhase> phases;
   std::vector<CollectiveFlowTemplate> flows;
+  /// Multi-path flow k (CollectiveFlowTemplate::multipath) carries multipath_fractions[i] of the
+  /// call's bytes on multipath_paths[i] for i in [multipath_first[k], multipath_first[k + 1]).
+  std::vector<std::span<const sim::ResourceId>> multipath_paths;
+  std::vector<double> multipath_fractions;
+  std::vector<std::uint32_t> multipath_first;  ///< per multi-path flow, and one past the last
+  /// The multi-path flows' merged routes, built on a phase's first start (multipath_route in
+  /// collective_plans.h): the tuner prices a plan without them, so plans that never run (PAT
+  /// in a ring run) merge nothing. Mutable: a cache of the plan's own data.
+  mutable std::vector<sim::FlowNetwork::MultiPathRoute> routes;
   std::array<bool, 3> protocol_allowed{true, true, true};  ///< index: LL, LL128, Simple
   bool applicable = true;           ///< false: the algorithm cannot run this call (plan is empty)
   const char* why_not = "";         ///< !applicable: why, e.g. "tree runs only all_reduce" (static text)

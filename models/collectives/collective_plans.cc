@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <initializer_list>
 #include <limits>
 #include <stdexcept>
@@ -461,30 +462,28 @@ void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs&
   // lowest set bit is 2^k: count_k = #{j in [1, n-1] : lowbit(j) = 2^k}, summing to n-1
   // ((n-1)/n S per rank, as a ring). all_gather sends to rank + 2^k; reduce_scatter is its
   // transpose (partial sums to rank - 2^k). One GPU per node: every transfer crosses the network,
-  // spread over the GPU's NICs (NCCL's channels over the rails).
-  const Cluster& cluster = in.cluster;
-  const std::vector<int>& ranks = plan.ranks;
-  const int n = static_cast<int>(ranks.size());
-  const int rails = static_cast<int>(g.rails.size());
-  plan.channels = rails;
-  Paths paths;
-  std::vector<double> fractions;
-  for (int d = 1; d < n; d <<= 1) {
-    int count = 0;
-    for (int j = d; j < n; j += 2 * d) ++count;  // j with lowbit(j) == d: d, 3d, 5d, ...
-    const double f = static_cast<double>(count) / n / rails;
+  // spread over the GPU's NICs (NCCL's channels over the rails). NCCL pipelines a channel's steps
+  // (collectives.h, PatAGAlgorithm::getNextOp): one multi-path flow per rank and rail over its peers.
+  const int n = static_cast<int>(plan.ranks.size());
+  const int rails = plan.channels = static_cast<int>(g.rails.size());
+  const int dims = std::bit_width(static_cast<unsigned>(n - 1));  // ceil(log2 n) paths per flow
+  Paths paths(static_cast<std::size_t>(n * rails * dims));        // path k of group (i, r): (i x rails + r) x dims + k
+  std::vector<double> fractions(paths.size());
+  for (int d = 1, k = 0; d < n; d <<= 1, ++k) {   // distance first: Cluster::route's cache is fastest so
+    const int count = (n - 1 - d) / (2 * d) + 1;  // j with lowbit(j) == d: d, 3d, 5d, ... < n
+    auto at = static_cast<std::size_t>(k);
     for (int i = 0; i < n; ++i) {
       const int peer = plan.op == CollectiveOp::all_gather ? (i + d) % n : (i - d + n) % n;
-      for (int r = 0; r < rails; ++r) {
-        paths.push_back(cluster.route(ranks[i], ranks[peer], g.rails[r]));
-        fractions.push_back(f);
+      for (int r = 0; r < rails; ++r, at += static_cast<std::size_t>(dims)) {
+        paths[at] = in.cluster.route(plan.ranks[i], plan.ranks[peer], g.rails[r]);
+        fractions[at] = static_cast<double>(count) / n / rails;
       }
     }
   }
   CollectivePhase ph;
   ph.latency_s = pat_latency_s(g.nodes(), n);
   plan.protocol_allowed = {false, false, true};
-  finish_phase(plan, ph, paths, fractions, in);
+  finish_phase(plan, ph, paths, fractions, in, static_cast<std::size_t>(std::max(dims, 1)));
   plan.phases.push_back(ph);
 }
 

@@ -69,9 +69,18 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in);
 /// Gives `phase` its flows, appended to plan.flows: one per path, fractions[i] x the call's bytes
 /// on paths[i], each with its rate cap; and sets the phase's bottleneck (time per byte, link kind,
 /// PCIe duplex load). paths and fractions have the same size; the caller appends the phase to
-/// plan.phases.
+/// plan.phases. paths_per_flow > 1: each run of that many consecutive paths is one multi-path
+/// flow (its paths kept in plan.multipath_paths; multipath_route merges them) carrying the sum of their fractions,
+/// split over them in proportion; paths.size() must be a multiple of it. Its cap is the separate flows' caps taken
+/// together: at rate r its path i moves r x fractions[i] / sum, so each link bounds r by efficiency x capacity x sum /
+/// load, the bound each path's own flow would have had scaled by sum / fractions[i].
 void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const std::span<const sim::ResourceId>> paths,
-                  std::span<const double> fractions, const PlanInputs& in);
+                  std::span<const double> fractions, const PlanInputs& in, std::size_t paths_per_flow = 1);
+
+/// The merged route of plan's multi-path flow k (CollectiveFlowTemplate::multipath): built from
+/// its paths (FlowNetwork::multipath_route) on first use and kept in plan.routes.
+const sim::FlowNetwork::MultiPathRoute& multipath_route(const CollectivePlan& plan, std::size_t k,
+                                                        const sim::FlowNetwork& net);
 
 /// The per-algorithm builders of build_plan (its applicability checks already passed; each
 /// appends its phases to plan).

@@ -2,9 +2,15 @@
 // wall time of building the cluster and of one collective, engine events per second, and the
 // process's peak resident memory. Run: build/release/tests/benchmarks/collective_bench
 // (a few seconds per repetition; quote the medians).
+// AllGather1GiB_1024Ranks/{ring,pat} (issue 18): an all-gather of 1 GiB over GPU 0 of each of
+// 1,024 DGX H100 (one GPU per node, the data-parallel groups of the folded Llama-3-405B layout at
+// DP 1,024), ring and PAT forced: the collective's thread CPU time (cluster building excluded),
+// its events and flows; PAT prints x_ring, its CPU time over ring's in the same run (PAT is one
+// multi-path flow per rank and channel, as many flows as ring).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <ctime>
 #include <numeric>
 #include <vector>
 
@@ -68,8 +74,52 @@ void BM_RingAllReduce1GiB_16384Gpus_FatTree3(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = peak_rss_mib();
 }
 
+double thread_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+double ring_all_gather_cpu_s = 0;  // the ring run's CPU time, for PAT's x_ring
+
+void BM_AllGather1GiB_1024Ranks(benchmark::State& state) {
+  const bool pat = state.range(0) == 1;
+  models::ClusterSpec spec = fat_tree_16k();
+  spec.num_nodes = 1024;  // 8,192 GPUs, 8 pods of 16 leaves
+  double cpu_s = 0, events = 0, flows = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    const models::Cluster cluster(spec, net);
+    models::CollectiveEngine engine(sim, net, cluster);
+    models::CollectiveCall call;
+    call.op = models::CollectiveOp::all_gather;
+    call.algorithm = pat ? models::CollectiveAlgorithm::pat : models::CollectiveAlgorithm::ring;
+    for (int node = 0; node < spec.num_nodes; ++node) call.ranks.push_back(8 * node);
+    call.bytes = 1024.0 * 1024.0 * 1024.0;
+    const models::CollectiveEngine::Prepared prepared = engine.prepare(call);  // builds the plan
+    state.ResumeTiming();
+    const double t0 = thread_cpu_s();
+    Done done;
+    engine.start(prepared, &done, 0);
+    sim.run();
+    cpu_s = thread_cpu_s() - t0;
+    benchmark::DoNotOptimize(done.count);
+    events = static_cast<double>(sim.events_processed());
+    flows = static_cast<double>(prepared.plan->flows.size());
+  }
+  if (!pat) ring_all_gather_cpu_s = cpu_s;
+  state.counters["cpu_s"] = cpu_s;
+  state.counters["events"] = events;
+  state.counters["flows"] = flows;
+  if (pat && ring_all_gather_cpu_s > 0) state.counters["x_ring"] = cpu_s / ring_all_gather_cpu_s;
+  state.SetLabel(pat ? "pat" : "ring");
+}
+
 }  // namespace
 
+BENCHMARK(BM_AllGather1GiB_1024Ranks)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_RingAllReduce1GiB_16384Gpus_FatTree3)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)

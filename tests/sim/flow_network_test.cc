@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -350,6 +351,47 @@ TEST(FlowNetworkTest, RepeatedResourceCarriesTheFlowTwice) {
   EXPECT_DOUBLE_EQ(net.stats(l).bytes_carried, 2e6);
 }
 
+TEST(FlowNetworkTest, MultiPathFlowSplitsItsBytesAndRunsAtOneRate) {
+  // A 7 MB multi-path flow m from NIC n (10 GB/s) over path A = n, a (3 GB/s, latency 500 ns)
+  // carrying 3/4 of its bytes and path B = n, b (4 GB/s, latency 2 us) carrying 1/4; s0 (1.5 MB)
+  // also crosses a. Weights: n 1, a 3/4, b 1/4. Shares: a 3 / (3/4 + 1) = 12/7 GB/s, b 4 / (1/4)
+  // = 16, n 10: m = s0 = 12/7 GB/s. s0 drains at 1.5e6 / (12/7 GB/s) = 875 us; m has sent 1.5 MB,
+  // and alone its share on a is 3 / (3/4) = 4 GB/s (b: 16, n: 10): the 5.5 MB left take 1375 us,
+  // draining at 2250 us; told after its slowest path's latency, 2 us: 2,252,000 ns. Each link
+  // carries its share of m's bytes: a 3/4 x 7 MB + 1.5 MB, b 1/4 x 7 MB, n 7 MB.
+  Simulator sim;
+  FlowNetwork net(sim);
+  const ResourceId n = net.add_resource(10 * kGBps, Time::zero(), "n");
+  const ResourceId a = net.add_resource(3 * kGBps, Time::from_ns(500), "a");
+  const ResourceId b = net.add_resource(4 * kGBps, Time::from_ns(2000), "b");
+  const auto pa = path_of({n, a});
+  const auto pb = path_of({n, b});
+  const std::vector<std::span<const ResourceId>> paths{pa, pb};
+  const FlowNetwork::MultiPathRoute route = net.multipath_route(paths, std::vector<double>{3.0, 1.0});
+  EXPECT_EQ(route.resources, path_of({n, a, b}));
+  EXPECT_EQ(route.weights, (std::vector<std::uint64_t>{MaxMinSolver::kUnitWeight, MaxMinSolver::kUnitWeight / 4 * 3,
+                                                       MaxMinSolver::kUnitWeight / 4}));
+  EXPECT_EQ(route.latency_ns, 2000);
+  Recorder rec(sim);
+  const FlowId m = net.start_multipath_flow(route, 7e6, &rec, 1);
+  net.start_flow(path_of({a}), 1.5e6, &rec, 2);
+  EXPECT_DOUBLE_EQ(net.rate(m), 12 * kGBps / 7);
+  EXPECT_DOUBLE_EQ(net.load(a), 3 * kGBps);
+  EXPECT_DOUBLE_EQ(net.load(b), 3 * kGBps / 7);
+  sim.run();
+  EXPECT_EQ(rec.done.at(2), 875'000 + 500);
+  EXPECT_EQ(rec.done.at(1), 2'252'000);
+  EXPECT_NEAR(net.stats(a).bytes_carried, 0.75 * 7e6 + 1.5e6, 1e-3);
+  EXPECT_NEAR(net.stats(b).bytes_carried, 0.25 * 7e6, 1e-3);
+  EXPECT_NEAR(net.stats(n).bytes_carried, 7e6, 1e-3);
+  EXPECT_EQ(net.stats(n).flows, 1u);  // one flow, whatever its paths
+  // A path that crosses a resource twice, and mismatched sizes, are refused.
+  const auto twice = path_of({n, a, n});
+  const std::vector<std::span<const ResourceId>> bad{twice};
+  EXPECT_THROW(net.multipath_route(bad, std::vector<double>{1.0}), std::invalid_argument);
+  EXPECT_THROW(net.multipath_route(paths, std::vector<double>{1.0}), std::invalid_argument);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors: exact messages
 // ---------------------------------------------------------------------------------------------
@@ -423,9 +465,13 @@ class RandomScenario : public FlowListener, public EventHandler {
     double bytes;
     double cap;
     bool active;
+    std::vector<double> weights{};  ///< per path entry: fraction of the rate (empty: 1 each)
+    double weight(std::size_t i) const { return weights.empty() ? 1.0 : weights[i]; }
   };
 
-  RandomScenario(std::uint64_t seed, bool full_recompute, bool with_checks = true) : rng_(seed), net_(sim_) {
+  /// multipath: a third of the flows are multi-path (FlowNetwork::MultiPathRoute, 2-3 paths).
+  RandomScenario(std::uint64_t seed, bool full_recompute, bool with_checks = true, bool multipath = false)
+      : rng_(seed), net_(sim_), multipath_(multipath) {
     net_.set_full_recompute(full_recompute);
     std::uniform_int_distribution<int> nres(3, 40);
     const int n = nres(rng_);
@@ -465,6 +511,7 @@ class RandomScenario : public FlowListener, public EventHandler {
   }
 
   void start_random_flow() {
+    if (multipath_ && std::uniform_int_distribution<int>(0, 2)(rng_) == 0) return start_random_multipath_flow();
     const auto n = static_cast<ResourceId>(net_.num_resources());
     std::uniform_int_distribution<int> len(0, 5);
     std::uniform_int_distribution<ResourceId> res(0, n - 1);
@@ -487,6 +534,35 @@ class RandomScenario : public FlowListener, public EventHandler {
     ids.push_back(id);
   }
 
+  /// 2-3 paths of 1-3 distinct resources near one base resource, fractions 0.1-1 of the bytes.
+  void start_random_multipath_flow() {
+    const auto n = static_cast<ResourceId>(net_.num_resources());
+    const ResourceId base = std::uniform_int_distribution<ResourceId>(0, n - 1)(rng_);
+    std::vector<std::vector<ResourceId>> paths(std::uniform_int_distribution<std::size_t>(2, 3)(rng_));
+    std::vector<double> fractions;
+    for (auto& p : paths) {
+      const int len = std::uniform_int_distribution<int>(1, 3)(rng_);
+      for (int i = 0; i < len; ++i) {
+        const ResourceId r = (base + std::uniform_int_distribution<ResourceId>(0, 3)(rng_)) % n;
+        if (std::find(p.begin(), p.end(), r) == p.end()) p.push_back(r);
+      }
+      fractions.push_back(std::uniform_real_distribution<double>(0.1, 1.0)(rng_));
+    }
+    const std::vector<std::span<const ResourceId>> spans(paths.begin(), paths.end());
+    const FlowNetwork::MultiPathRoute route = net_.multipath_route(spans, fractions);
+    FlowInfo info;
+    info.path = route.resources;
+    for (const std::uint64_t w : route.weights) info.weights.push_back(MaxMinSolver::weight_fraction(w));
+    info.bytes = std::exp(std::uniform_real_distribution<double>(std::log(1.0), std::log(1e8))(rng_));
+    info.cap = std::uniform_int_distribution<int>(0, 2)(rng_) == 0
+                   ? std::uniform_real_distribution<double>(0.1, 20.0)(rng_) * kGBps
+                   : std::numeric_limits<double>::infinity();
+    info.active = true;
+    const std::uint64_t tag = flows.size();
+    flows.push_back(info);
+    ids.push_back(net_.start_multipath_flow(route, info.bytes, this, tag, info.cap));
+  }
+
   void check_invariants() {
     ++checks;
     const auto n = static_cast<ResourceId>(net_.num_resources());
@@ -501,8 +577,9 @@ class RandomScenario : public FlowListener, public EventHandler {
         continue;
       }
       EXPECT_LE(r, flows[t].cap * (1 + 1e-12));
-      for (const ResourceId x : flows[t].path) {
-        load[x] += r;
+      for (std::size_t i = 0; i < flows[t].path.size(); ++i) {
+        const ResourceId x = flows[t].path[i];
+        load[x] += r * flows[t].weight(i);
         max_rate[x] = std::max(max_rate[x], r);
       }
     }
@@ -531,6 +608,7 @@ class RandomScenario : public FlowListener, public EventHandler {
   std::mt19937_64 rng_;
   Simulator sim_;
   FlowNetwork net_;
+  bool multipath_ = false;
   std::vector<FlowInfo> flows;
   std::vector<FlowId> ids;
   std::vector<std::pair<std::int64_t, std::uint64_t>> completions;
@@ -539,9 +617,10 @@ class RandomScenario : public FlowListener, public EventHandler {
 };
 
 TEST(FlowNetworkPropertyTest, RandomNetworksKeepInvariantsAndConserveBytes) {
-  for (std::uint64_t seed = 1; seed <= 25; ++seed) {
+  // Seeds 26-40: a third of the flows are multi-path (weighted loads, bytes by weight).
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    RandomScenario sc(seed, /*full_recompute=*/false);
+    RandomScenario sc(seed, /*full_recompute=*/false, /*with_checks=*/true, /*multipath=*/seed > 25);
     sc.run();
     EXPECT_EQ(sc.checks, 60);
     // Every flow completed exactly once, no earlier than its latency allows.
@@ -550,7 +629,9 @@ TEST(FlowNetworkPropertyTest, RandomNetworksKeepInvariantsAndConserveBytes) {
     EXPECT_EQ(sc.net_.active_flows(), 0u);
     // Bytes conserved: sum of resource bytes == sum over flows of bytes x path length.
     double expect = 0.0;
-    for (const auto& f : sc.flows) expect += f.bytes * static_cast<double>(f.path.size());
+    for (const auto& f : sc.flows) {
+      for (std::size_t i = 0; i < f.path.size(); ++i) expect += f.bytes * f.weight(i);
+    }
     double carried = 0.0;
     for (ResourceId x = 0; x < sc.net_.num_resources(); ++x) carried += sc.net_.stats(x).bytes_carried;
     EXPECT_NEAR(carried, expect, 1e-9 * expect);
@@ -564,10 +645,11 @@ TEST(FlowNetworkPropertyTest, RandomNetworksKeepInvariantsAndConserveBytes) {
 }
 
 TEST(FlowNetworkPropertyTest, IncrementalAndFullRecomputeAreIdentical) {
-  for (std::uint64_t seed = 100; seed < 125; ++seed) {
+  // Seeds 125-139: a third of the flows are multi-path.
+  for (std::uint64_t seed = 100; seed < 140; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    RandomScenario inc(seed, /*full_recompute=*/false);
-    RandomScenario full(seed, /*full_recompute=*/true);
+    RandomScenario inc(seed, /*full_recompute=*/false, /*with_checks=*/true, /*multipath=*/seed >= 125);
+    RandomScenario full(seed, /*full_recompute=*/true, /*with_checks=*/true, /*multipath=*/seed >= 125);
     inc.run();
     full.run();
     ASSERT_EQ(inc.flows.size(), full.flows.size());

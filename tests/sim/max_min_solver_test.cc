@@ -97,6 +97,56 @@ TEST(MaxMinSolverTest, RepeatedLinkCarriesTheFlowTwice) {
   EXPECT_DOUBLE_EQ(rates[1], 2 * kGBps);
 }
 
+TEST(MaxMinSolverTest, MultiPathFlowTakesItsWeightOfEachLink) {
+  // A multi-path flow m sends 3/4 of its bytes over L0 and 1/4 over L1, all of them through L2
+  // (its NIC: weights L2 1, L0 3/4, L1 1/4); s0 is alone on L0's other crossing, s1 on L1's.
+  // L0 = 3, L1 = 4, L2 = 10 GB/s. Fair shares (remaining / sum of unfixed weights):
+  //   L0 3 / (3/4 + 1) = 12/7, L1 4 / (1/4 + 1) = 16/5, L2 10 / 1 = 10  -> level 12/7 on L0:
+  //   m = s0 = 12/7 GB/s (L0: 3/4 x 12/7 + 12/7 = 3, full).
+  //   L1 keeps 4 - 1/4 x 12/7 = 25/7 for s1 alone: s1 = 25/7 GB/s (L1: 3/7 + 25/7 = 4, full);
+  //   L2 carries 12/7 of its 10.
+  // Split into two single-path flows (3/4 and 1/4 of m's bytes at separate rates) it would not be
+  // one rate: the L1 part alone would get L1's 4 / 2 = 2 GB/s.
+  MaxMinSolver s;
+  s.add_resource(3 * kGBps);
+  s.add_resource(4 * kGBps);
+  s.add_resource(10 * kGBps);
+  s.add_flow(0, std::vector<ResourceId>{2, 0, 1}, std::vector<double>{1.0, 0.75, 0.25}, kInf);
+  s.add_flow(1, std::vector<ResourceId>{0}, kInf);
+  s.add_flow(2, std::vector<ResourceId>{1}, kInf);
+  s.solve(/*full=*/false);
+  EXPECT_DOUBLE_EQ(s.rate(0), 12 * kGBps / 7);
+  EXPECT_DOUBLE_EQ(s.rate(1), 12 * kGBps / 7);
+  EXPECT_DOUBLE_EQ(s.rate(2), 25 * kGBps / 7);
+  const std::span<const std::uint64_t> weights = s.weights(0);
+  ASSERT_EQ(weights.size(), 3u);
+  EXPECT_EQ(weights[0], MaxMinSolver::kUnitWeight);
+  EXPECT_EQ(weights[1], MaxMinSolver::kUnitWeight / 4 * 3);
+  EXPECT_EQ(weights[2], MaxMinSolver::kUnitWeight / 4);
+  EXPECT_TRUE(s.weights(1).empty());  // single-path routes store no weight
+  // max_min_rates takes the same weights; weight 1 everywhere is the single-path flow, bit for bit.
+  const std::vector<double> rates =
+      max_min_rates(std::vector<double>{3 * kGBps, 4 * kGBps, 10 * kGBps}, Routes{{2, 0, 1}, {0}, {1}}, {},
+                    std::vector<std::vector<double>>{{1.0, 0.75, 0.25}, {}, {1.0}});
+  EXPECT_EQ(rates[0], s.rate(0));
+  EXPECT_EQ(rates[2], s.rate(2));
+  // A flow's cap binds on its rate (the sum over its paths): m capped at 1 GB/s leaves L0
+  // 3 - 3/4 = 9/4 for s0 and L1 4 - 1/4 = 15/4 for s1.
+  s.remove_flow(0);
+  s.add_flow(0, std::vector<ResourceId>{2, 0, 1}, std::vector<double>{1.0, 0.75, 0.25}, 1 * kGBps);
+  s.solve(/*full=*/false);
+  EXPECT_DOUBLE_EQ(s.rate(0), 1 * kGBps);
+  EXPECT_DOUBLE_EQ(s.rate(1), 2.25 * kGBps);
+  EXPECT_DOUBLE_EQ(s.rate(2), 3.75 * kGBps);
+  // Weights outside (0, 1] or of the wrong count are refused.
+  EXPECT_THROW(s.add_flow(3, std::vector<ResourceId>{0}, std::vector<double>{1.5}, kInf), std::invalid_argument);
+  EXPECT_THROW(s.add_flow(3, std::vector<ResourceId>{0}, std::vector<double>{0.0}, kInf), std::invalid_argument);
+  EXPECT_EQ(invalid_argument_message([&] {
+              s.add_flow(3, std::vector<ResourceId>{0, 1}, std::vector<double>{1.0}, kInf);
+            }),
+            "MaxMinSolver::add_flow: 1 weights for a route of 2 resources (expected one per crossing)");
+}
+
 TEST(MaxMinSolverTest, IncrementalSolveReachesOnlyTheTouchedComponent) {
   // Two components: {L0: f0, f1} and {L1: f2}. Adding f3 on L1 re-solves only f2 and f3
   // (2.5 GB/s each on L1 = 5); f0 and f1 keep 2 GB/s from the first solve.
@@ -220,15 +270,25 @@ struct RandomSystem {
   }
 };
 
-/// Every link's load is <= its capacity (1e-9 relative), and every flow is at its cap or has a
-/// saturated link on which no flow gets more (Bertsekas & Gallager's bottleneck condition).
+using Weights = std::vector<std::vector<double>>;
+
+/// weights[f][i] (1 when weights or weights[f] is empty): the fraction of flow f's rate on its
+/// i-th crossing.
+double weight_of(const Weights& weights, std::size_t f, std::size_t i) {
+  return f < weights.size() && !weights[f].empty() ? weights[f][i] : 1.0;
+}
+
+/// Every link's load (sum of weight x rate) is <= its capacity (1e-9 relative), and every flow
+/// is at its cap or has a saturated link on which no flow gets more (Bertsekas & Gallager's
+/// bottleneck condition, on the flows' rates).
 void expect_max_min(const std::vector<double>& capacity, const Routes& routes, const std::vector<double>& caps,
-                    const std::vector<double>& rates) {
+                    const std::vector<double>& rates, const Weights& weights = {}) {
   std::vector<double> load(capacity.size(), 0.0);
   std::vector<double> max_rate(capacity.size(), 0.0);
   for (std::size_t f = 0; f < routes.size(); ++f) {
-    for (const ResourceId r : routes[f]) {
-      load[r] += rates[f];
+    for (std::size_t i = 0; i < routes[f].size(); ++i) {
+      const ResourceId r = routes[f][i];
+      load[r] += weight_of(weights, f, i) * rates[f];
       max_rate[r] = std::max(max_rate[r], rates[f]);
     }
   }
@@ -293,7 +353,7 @@ TEST(MaxMinSolverPropertyTest, IncrementalMatchesFullResolveAndKeepsInvariants) 
 /// cap) of the whole system. No components, no incremental state: the reference that
 /// MaxMinSolver's per-component filling must match. Flows with an empty route get their cap.
 std::vector<double> whole_system_reference(const std::vector<double>& capacity, const Routes& routes,
-                                           const std::vector<double>& caps) {
+                                           const std::vector<double>& caps, const Weights& weights = {}) {
   std::vector<double> rate(routes.size(), 0.0), remaining = capacity;
   std::vector<bool> fixed(routes.size(), false);
   std::size_t unfixed = 0;
@@ -306,10 +366,10 @@ std::vector<double> whole_system_reference(const std::vector<double>& capacity, 
     }
   }
   while (unfixed > 0) {
-    std::vector<int> users(capacity.size(), 0);
+    std::vector<double> users(capacity.size(), 0.0);  // sum of the unfixed crossings' weights
     for (std::size_t f = 0; f < routes.size(); ++f)
       if (!fixed[f])
-        for (const ResourceId r : routes[f]) ++users[r];
+        for (std::size_t i = 0; i < routes[f].size(); ++i) users[routes[f][i]] += weight_of(weights, f, i);
     double level = kInf;
     for (std::size_t r = 0; r < capacity.size(); ++r)
       if (users[r] > 0) level = std::min(level, remaining[r] / users[r]);
@@ -327,7 +387,10 @@ std::vector<double> whole_system_reference(const std::vector<double>& capacity, 
       fixed[f] = true;
       rate[f] = level;
       --unfixed;
-      for (const ResourceId r : routes[f]) remaining[r] = std::max(0.0, remaining[r] - level);
+      for (std::size_t i = 0; i < routes[f].size(); ++i) {
+        const ResourceId r = routes[f][i];
+        remaining[r] = std::max(0.0, remaining[r] - weight_of(weights, f, i) * level);
+      }
     }
   }
   return rate;
@@ -433,6 +496,93 @@ TEST(MaxMinSolverPropertyTest, PerComponentFillingMatchesAWholeSystemReference) 
       }
     }
   }
+}
+
+TEST(MaxMinSolverPropertyTest, WeightedFlowsIncrementalMatchesFullResolveBitwise) {
+  // Multi-path flows (two in three flows weighted: each crossing 0.02-1 of the rate, as a PAT
+  // flow's peer paths) among single-path ones, arrivals and departures in batches, departures
+  // with skip_slack: after every batch each rate equals a fresh full solve of the same flows bit
+  // for bit (weights sum as exact integers, so no order matters), is within 1e-9 of the
+  // whole-system reference, and the weighted loads keep the max-min invariants. Half the seeds
+  // cap three flows in four (so that departures without a bottleneck are common), half use
+  // random_cap; some removals take each path.
+  std::uint64_t slack = 0, departures = 0;
+  for (const std::uint64_t seed : {31u, 32u, 33u, 34u, 35u, 36u}) {
+    RandomSystem sys(seed, 48, 6);
+    Weights weights;
+    MaxMinSolver solver;
+    for (const double c : sys.capacity) solver.add_resource(c);
+    for (int step = 0; step < 250; ++step) {
+      const int changes = std::uniform_int_distribution<int>(1, 8)(sys.rng);
+      for (int k = 0; k < changes; ++k) {
+        const std::size_t n = sys.routes.size();
+        const bool depart = n > 0 && std::uniform_int_distribution<int>(0, 1)(sys.rng) == 0;
+        const auto f = static_cast<FlowId>(std::uniform_int_distribution<std::size_t>(0, n)(sys.rng));
+        if (f < n && sys.present[f] && depart) {
+          solver.remove_flow(f, /*skip_slack=*/true);
+          ++departures;
+          sys.present[f] = false;
+          sys.routes[f].clear();
+          weights[f].clear();
+        } else if (f == n || !sys.present[f]) {
+          if (f == n) {
+            sys.routes.emplace_back();
+            sys.caps.push_back(kInf);
+            sys.present.push_back(false);
+            weights.emplace_back();
+          }
+          sys.routes[f] = sys.random_route();
+          sys.caps[f] = seed % 2 == 0 ? sys.random_cap()
+                        : std::uniform_int_distribution<int>(0, 3)(sys.rng) == 0
+                            ? kInf
+                            : std::uniform_real_distribution<double>(0.1, 8.0)(sys.rng) * kGBps;
+          sys.present[f] = true;
+          weights[f].clear();
+          if (std::uniform_int_distribution<int>(0, 2)(sys.rng) != 0) {
+            for (std::size_t i = 0; i < sys.routes[f].size(); ++i) {
+              // on the solver's 2^-32 grid (weight_units), so the reference solves the same system
+              const double w = std::uniform_real_distribution<double>(0.02, 1.0)(sys.rng);
+              weights[f].push_back(MaxMinSolver::weight_fraction(MaxMinSolver::weight_units(w)));
+            }
+            solver.add_flow(f, sys.routes[f], weights[f], sys.caps[f]);
+          } else {
+            solver.add_flow(f, sys.routes[f], sys.caps[f]);
+          }
+        }
+      }
+      solver.solve(/*full=*/false);
+      std::vector<double> caps = sys.caps;
+      for (std::size_t f = 0; f < caps.size(); ++f) caps[f] = sys.present[f] ? caps[f] : 1.0;
+      const std::vector<double> full = max_min_rates(sys.capacity, sys.routes, caps, weights);
+      const std::vector<double> reference = whole_system_reference(sys.capacity, sys.routes, caps, weights);
+      std::vector<double> incremental(full.size(), 1.0);
+      for (std::size_t f = 0; f < full.size(); ++f) {
+        if (!sys.present[f]) continue;
+        incremental[f] = solver.rate(static_cast<FlowId>(f));
+        EXPECT_EQ(incremental[f], full[f]) << "seed " << seed << " step " << step << " flow " << f;
+        EXPECT_NEAR(incremental[f], reference[f], kRel * reference[f])
+            << "seed " << seed << " step " << step << " flow " << f;
+      }
+      expect_max_min(sys.capacity, sys.routes, caps, incremental, weights);
+    }
+    slack += solver.slack_removals();
+  }
+  EXPECT_GT(slack, departures / 10);
+  EXPECT_LT(slack, departures);
+}
+
+TEST(MaxMinSolverPropertyTest, UnitWeightsAreTheSinglePathFlowBitForBit) {
+  // Every flow given weight 1 on each crossing solves to the same bits as without weights.
+  RandomSystem sys(41, 64, 8);
+  Weights ones;
+  for (int f = 0; f < 300; ++f) {
+    sys.routes.push_back(sys.random_route());
+    sys.caps.push_back(sys.random_cap());
+    ones.emplace_back(sys.routes.back().size(), 1.0);
+  }
+  const std::vector<double> plain = max_min_rates(sys.capacity, sys.routes, sys.caps);
+  const std::vector<double> weighted = max_min_rates(sys.capacity, sys.routes, sys.caps, ones);
+  for (std::size_t f = 0; f < plain.size(); ++f) EXPECT_EQ(weighted[f], plain[f]) << "flow " << f;
 }
 
 TEST(MaxMinSolverPropertyTest, FullResolveOfOneGiantComponentKeepsInvariants) {

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -243,6 +245,27 @@ TEST(Collective, PatAllGatherOneGpuPerNode) {
   // Leaf 0 holds nodes 0 and 1. Leaving it: 1 -> 2 (distance 1, S/2), 0 -> 2 and 1 -> 3
   // (distance 2, S/4 each) = S in all; a ring 0-1-2-3 would send only its 1 -> 2 edge (3/4 S).
   EXPECT_NEAR(b.carried_prefix("leaf0->"), S, 1.0);
+  // NCCL pipelines PAT's dimensions (every peer fed all call long): one multi-path flow per rank
+  // and channel (4 x 1), not one per peer path (4 x log2 4 x 1 = 8), each carrying 3/4 S over
+  // its 2 peer paths in the proportions 2 : 1 (NIC and PCIe: all of it).
+  const CollectivePlan& plan = *b.engine.prepare(c).plan;
+  ASSERT_EQ(plan.phases.size(), 1u);
+  EXPECT_EQ(plan.phases[0].num_flows, 4u);
+  ASSERT_EQ(plan.flows.size(), 4u);
+  ASSERT_EQ(plan.multipath_first.size(), 5u);  // 4 multi-path flows of 2 paths each
+  EXPECT_EQ(plan.multipath_paths.size(), 8u);
+  for (const CollectiveFlowTemplate& f : plan.flows) {
+    EXPECT_DOUBLE_EQ(f.byte_fraction, 0.75);
+    ASSERT_GE(f.multipath, 0);
+    const sim::FlowNetwork::MultiPathRoute& route = multipath_route(plan, static_cast<std::size_t>(f.multipath), b.net);
+    // each resource carries both paths (1: the GPU's way to its NIC), the distance-1 path (2/3)
+    // or the distance-2 one (1/3)
+    for (const std::uint64_t w : route.weights) {
+      const double share = sim::MaxMinSolver::weight_fraction(w);
+      EXPECT_TRUE(share == 1.0 || std::abs(share - 2.0 / 3) < 1e-9 || std::abs(share - 1.0 / 3) < 1e-9) << share;
+    }
+    EXPECT_EQ(sim::MaxMinSolver::weight_fraction(route.weights.front()), 1.0);
+  }
 }
 
 TEST(Collective, PatReduceScatterAnyRankCount) {
@@ -258,6 +281,19 @@ TEST(Collective, PatReduceScatterAnyRankCount) {
   for (int node = 0; node < 5; ++node) {
     EXPECT_NEAR(b.carried("node" + std::to_string(node) + ".nic3.tx"), 0.8 * S, 1.0);
     EXPECT_NEAR(b.carried("node" + std::to_string(node) + ".nic3.rx"), 0.8 * S, 1.0);
+  }
+  // 5 flows (one per rank, one channel), each over ceil(log2 5) = 3 peer paths: 5 x 3 = 15
+  // separate flows before; the NIC sends all of each flow's bytes.
+  const CollectivePlan& plan = *b.engine.prepare(c).plan;
+  EXPECT_EQ(plan.phases.at(0).num_flows, 5u);
+  for (const CollectiveFlowTemplate& f : plan.flows) {
+    EXPECT_DOUBLE_EQ(f.byte_fraction, 0.8);
+    EXPECT_GE(f.multipath, 0);
+  }
+  for (sim::ResourceId r = 0; r < b.net.num_resources(); ++r) {
+    if (b.net.resource_name(r) == "node0.nic3.tx") {
+      EXPECT_EQ(b.net.stats(r).flows, 1u);
+    }
   }
   // Not with two GPUs of one node in the group (NCCL: PAT only at one GPU per node), and not
   // for all_reduce: forcing it is refused, naming the field and why.

@@ -268,6 +268,47 @@ struct RandomSystem {
     if (std::uniform_int_distribution<int>(0, 2)(rng) != 0) return kInf;
     return std::uniform_real_distribution<double>(0.5, 50.0)(rng) * kGBps;
   }
+  /// Three in four flows capped at 0.1-8 GB/s, mostly below a link's fair share (links 1-100
+  /// GB/s), so that many departures leave no bottleneck.
+  double mostly_low_cap() {
+    return std::uniform_int_distribution<int>(0, 3)(rng) == 0
+               ? kInf
+               : std::uniform_real_distribution<double>(0.1, 8.0)(rng) * kGBps;
+  }
+  /// One batch of 1..max_changes random changes. Each draws a flow id in [0, n] (n = ids so
+  /// far; n is a new id): a present flow departs (with probability 1 / depart_one_in, else the
+  /// draw is skipped) and `depart(f)` is called after it is marked absent; an absent or new id
+  /// arrives on a random route and `arrive(f)` sets its cap (and adds it to the solvers).
+  template <class Depart, class Arrive>
+  void churn(int max_changes, int depart_one_in, Depart depart, Arrive arrive) {
+    const int changes = std::uniform_int_distribution<int>(1, max_changes)(rng);
+    for (int k = 0; k < changes; ++k) {
+      const std::size_t n = routes.size();
+      const bool departs =
+          depart_one_in == 1 || (n > 0 && std::uniform_int_distribution<int>(0, depart_one_in - 1)(rng) == 0);
+      const auto f = static_cast<FlowId>(std::uniform_int_distribution<std::size_t>(0, n)(rng));
+      if (f < n && present[f] && departs) {
+        present[f] = false;
+        routes[f].clear();
+        depart(f);
+      } else if (f == n || !present[f]) {
+        if (f == n) {
+          routes.emplace_back();
+          caps.push_back(kInf);
+          present.push_back(false);
+        }
+        routes[f] = random_route();
+        present[f] = true;
+        arrive(f);
+      }
+    }
+  }
+  /// The caps to solve the same flows from scratch with: an absent flow (empty route) at 1.
+  std::vector<double> solve_caps() const {
+    std::vector<double> c = caps;
+    for (std::size_t f = 0; f < c.size(); ++f) c[f] = present[f] ? c[f] : 1.0;
+    return c;
+  }
 };
 
 using Weights = std::vector<std::vector<double>>;
@@ -311,31 +352,15 @@ TEST(MaxMinSolverPropertyTest, IncrementalMatchesFullResolveAndKeepsInvariants) 
     for (const double c : sys.capacity) solver.add_resource(c);
     for (int step = 0; step < 200; ++step) {
       // A batch of changes: a few arrivals (new ids or reused ones) and departures.
-      const int changes = std::uniform_int_distribution<int>(1, 6)(sys.rng);
-      for (int k = 0; k < changes; ++k) {
-        const std::size_t n = sys.routes.size();
-        const bool depart = n > 0 && std::uniform_int_distribution<int>(0, 2)(sys.rng) == 0;
-        const auto f = static_cast<FlowId>(std::uniform_int_distribution<std::size_t>(0, n)(sys.rng));
-        if (f < n && sys.present[f] && depart) {
-          solver.remove_flow(f);
-          sys.present[f] = false;
-          sys.routes[f].clear();
-        } else if (f == n || !sys.present[f]) {
-          if (f == n) {
-            sys.routes.emplace_back();
-            sys.caps.push_back(kInf);
-            sys.present.push_back(false);
-          }
-          sys.routes[f] = sys.random_route();
-          sys.caps[f] = sys.random_cap();
-          sys.present[f] = true;
-          solver.add_flow(f, sys.routes[f], sys.caps[f]);
-        }
-      }
+      sys.churn(
+          6, 3, [&](FlowId f) { solver.remove_flow(f); },
+          [&](FlowId f) {
+            sys.caps[f] = sys.random_cap();
+            solver.add_flow(f, sys.routes[f], sys.caps[f]);
+          });
       solver.solve(/*full=*/false);
       // The same flows solved from scratch (flows not present: empty route at cap 1).
-      std::vector<double> caps = sys.caps;
-      for (std::size_t f = 0; f < caps.size(); ++f) caps[f] = sys.present[f] ? caps[f] : 1.0;
+      const std::vector<double> caps = sys.solve_caps();
       const std::vector<double> full = max_min_rates(sys.capacity, sys.routes, caps);
       std::vector<double> incremental(full.size(), 1.0);
       for (std::size_t f = 0; f < full.size(); ++f) {
@@ -408,35 +433,18 @@ TEST(MaxMinSolverPropertyTest, SlackRemovalsLeaveEveryOtherRateBitIdentical) {
     MaxMinSolver solver;
     for (const double c : sys.capacity) solver.add_resource(c);
     for (int step = 0; step < 300; ++step) {
-      const int changes = std::uniform_int_distribution<int>(1, 8)(sys.rng);
-      for (int k = 0; k < changes; ++k) {
-        const std::size_t n = sys.routes.size();
-        const bool depart = n > 0 && std::uniform_int_distribution<int>(0, 1)(sys.rng) == 0;
-        const auto f = static_cast<FlowId>(std::uniform_int_distribution<std::size_t>(0, n)(sys.rng));
-        if (f < n && sys.present[f] && depart) {
-          solver.remove_flow(f, /*skip_slack=*/true);
-          ++departures;
-          sys.present[f] = false;
-          sys.routes[f].clear();
-        } else if (f == n || !sys.present[f]) {
-          if (f == n) {
-            sys.routes.emplace_back();
-            sys.caps.push_back(kInf);
-            sys.present.push_back(false);
-          }
-          sys.routes[f] = sys.random_route();
-          // three in four capped, mostly below a link's fair share (links 1-100 GB/s)
-          sys.caps[f] = std::uniform_int_distribution<int>(0, 3)(sys.rng) == 0
-                            ? kInf
-                            : std::uniform_real_distribution<double>(0.1, 8.0)(sys.rng) * kGBps;
-          sys.present[f] = true;
-          solver.add_flow(f, sys.routes[f], sys.caps[f]);
-        }
-      }
+      sys.churn(
+          8, 2,
+          [&](FlowId f) {
+            solver.remove_flow(f, /*skip_slack=*/true);
+            ++departures;
+          },
+          [&](FlowId f) {
+            sys.caps[f] = sys.mostly_low_cap();
+            solver.add_flow(f, sys.routes[f], sys.caps[f]);
+          });
       solver.solve(/*full=*/false);
-      std::vector<double> caps = sys.caps;
-      for (std::size_t f = 0; f < caps.size(); ++f) caps[f] = sys.present[f] ? caps[f] : 1.0;
-      const std::vector<double> full = max_min_rates(sys.capacity, sys.routes, caps);
+      const std::vector<double> full = max_min_rates(sys.capacity, sys.routes, sys.solve_caps());
       for (std::size_t f = 0; f < full.size(); ++f) {
         if (!sys.present[f]) continue;
         EXPECT_EQ(solver.rate(static_cast<FlowId>(f)), full[f]) << "seed " << seed << " step " << step << " flow " << f;
@@ -460,33 +468,20 @@ TEST(MaxMinSolverPropertyTest, PerComponentFillingMatchesAWholeSystemReference) 
       full.add_resource(c);
     }
     for (int step = 0; step < 120; ++step) {
-      const int changes = std::uniform_int_distribution<int>(1, 12)(sys.rng);
-      for (int k = 0; k < changes; ++k) {
-        const std::size_t n = sys.routes.size();
-        const auto f = static_cast<FlowId>(std::uniform_int_distribution<std::size_t>(0, n)(sys.rng));
-        if (f < n && sys.present[f]) {
-          incremental.remove_flow(f);
-          full.remove_flow(f);
-          sys.present[f] = false;
-          sys.routes[f].clear();
-          continue;
-        }
-        if (f == n) {
-          sys.routes.emplace_back();
-          sys.caps.push_back(kInf);
-          sys.present.push_back(false);
-        }
-        sys.routes[f] = sys.random_route();
-        sys.caps[f] = sys.random_cap();
-        sys.present[f] = true;
-        incremental.add_flow(f, sys.routes[f], sys.caps[f]);
-        full.add_flow(f, sys.routes[f], sys.caps[f]);
-      }
+      sys.churn(
+          12, 1,
+          [&](FlowId f) {
+            incremental.remove_flow(f);
+            full.remove_flow(f);
+          },
+          [&](FlowId f) {
+            sys.caps[f] = sys.random_cap();
+            incremental.add_flow(f, sys.routes[f], sys.caps[f]);
+            full.add_flow(f, sys.routes[f], sys.caps[f]);
+          });
       incremental.solve(/*full=*/false);
       full.solve(/*full=*/true);
-      std::vector<double> caps = sys.caps;
-      for (std::size_t f = 0; f < caps.size(); ++f) caps[f] = sys.present[f] ? caps[f] : 1.0;
-      const std::vector<double> reference = whole_system_reference(sys.capacity, sys.routes, caps);
+      const std::vector<double> reference = whole_system_reference(sys.capacity, sys.routes, sys.solve_caps());
       for (std::size_t f = 0; f < reference.size(); ++f) {
         if (!sys.present[f]) continue;
         const auto id = static_cast<FlowId>(f);
@@ -513,46 +508,30 @@ TEST(MaxMinSolverPropertyTest, WeightedFlowsIncrementalMatchesFullResolveBitwise
     MaxMinSolver solver;
     for (const double c : sys.capacity) solver.add_resource(c);
     for (int step = 0; step < 250; ++step) {
-      const int changes = std::uniform_int_distribution<int>(1, 8)(sys.rng);
-      for (int k = 0; k < changes; ++k) {
-        const std::size_t n = sys.routes.size();
-        const bool depart = n > 0 && std::uniform_int_distribution<int>(0, 1)(sys.rng) == 0;
-        const auto f = static_cast<FlowId>(std::uniform_int_distribution<std::size_t>(0, n)(sys.rng));
-        if (f < n && sys.present[f] && depart) {
-          solver.remove_flow(f, /*skip_slack=*/true);
-          ++departures;
-          sys.present[f] = false;
-          sys.routes[f].clear();
-          weights[f].clear();
-        } else if (f == n || !sys.present[f]) {
-          if (f == n) {
-            sys.routes.emplace_back();
-            sys.caps.push_back(kInf);
-            sys.present.push_back(false);
-            weights.emplace_back();
-          }
-          sys.routes[f] = sys.random_route();
-          sys.caps[f] = seed % 2 == 0 ? sys.random_cap()
-                        : std::uniform_int_distribution<int>(0, 3)(sys.rng) == 0
-                            ? kInf
-                            : std::uniform_real_distribution<double>(0.1, 8.0)(sys.rng) * kGBps;
-          sys.present[f] = true;
-          weights[f].clear();
-          if (std::uniform_int_distribution<int>(0, 2)(sys.rng) != 0) {
-            for (std::size_t i = 0; i < sys.routes[f].size(); ++i) {
-              // on the solver's 2^-32 grid (weight_units), so the reference solves the same system
-              const double w = std::uniform_real_distribution<double>(0.02, 1.0)(sys.rng);
-              weights[f].push_back(MaxMinSolver::weight_fraction(MaxMinSolver::weight_units(w)));
+      sys.churn(
+          8, 2,
+          [&](FlowId f) {
+            solver.remove_flow(f, /*skip_slack=*/true);
+            ++departures;
+            weights[f].clear();
+          },
+          [&](FlowId f) {
+            if (weights.size() <= f) weights.resize(f + 1);
+            sys.caps[f] = seed % 2 == 0 ? sys.random_cap() : sys.mostly_low_cap();
+            weights[f].clear();
+            if (std::uniform_int_distribution<int>(0, 2)(sys.rng) != 0) {
+              for (std::size_t i = 0; i < sys.routes[f].size(); ++i) {
+                // on the solver's 2^-32 grid (weight_units), so the reference solves the same system
+                const double w = std::uniform_real_distribution<double>(0.02, 1.0)(sys.rng);
+                weights[f].push_back(MaxMinSolver::weight_fraction(MaxMinSolver::weight_units(w)));
+              }
+              solver.add_flow(f, sys.routes[f], weights[f], sys.caps[f]);
+            } else {
+              solver.add_flow(f, sys.routes[f], sys.caps[f]);
             }
-            solver.add_flow(f, sys.routes[f], weights[f], sys.caps[f]);
-          } else {
-            solver.add_flow(f, sys.routes[f], sys.caps[f]);
-          }
-        }
-      }
+          });
       solver.solve(/*full=*/false);
-      std::vector<double> caps = sys.caps;
-      for (std::size_t f = 0; f < caps.size(); ++f) caps[f] = sys.present[f] ? caps[f] : 1.0;
+      const std::vector<double> caps = sys.solve_caps();
       const std::vector<double> full = max_min_rates(sys.capacity, sys.routes, caps, weights);
       const std::vector<double> reference = whole_system_reference(sys.capacity, sys.routes, caps, weights);
       std::vector<double> incremental(full.size(), 1.0);

@@ -49,7 +49,7 @@ double recomputed_fraction(const Report& r) {
   return r.model_flops_per_iteration > 0 ? r.hardware_flops_per_iteration / r.model_flops_per_iteration - 1 : 0.0;
 }
 
-std::string compute_reason(const PlanEntry& oe, const PlanEntry& we, int layers) {
+std::string compute_reason(const PlanEntry& oe, const PlanEntry& we, const Scenario& base) {
   const Layout& o = oe.layout;
   const Layout& w = we.layout;
   std::string r;
@@ -67,11 +67,15 @@ std::string compute_reason(const PlanEntry& oe, const PlanEntry& we, int layers)
   if (o.sequence_parallel != w.sequence_parallel)
     add(r, o.sequence_parallel ? "SP splits LayerNorm and dropout across TP ranks"
                                : "without SP, LayerNorm and dropout run on every TP rank");
+  const int o_layers = max_stage_layers(o, base), w_layers = max_stage_layers(w, base);
   if (o.uneven_stages)
     add(r, "uneven stages: the first stages carry one more layer and set the pace");
-  else if (o.pp != w.pp && !w.uneven_stages)
-    add(r, versus("PP", o.pp, w.pp) + ": " + std::to_string(layers / o.pp) + " vs " + std::to_string(layers / w.pp) +
-               " layers per stage beside the first stage's embedding and the last one's output layer");
+  else if ((o.pp != w.pp || o_layers != w_layers) && !w.uneven_stages)
+    add(r, versus("PP", o.pp, w.pp) + ": " + std::to_string(o_layers) + " vs " + std::to_string(w_layers) +
+               (o_layers * o.pp == base.model.num_layers && w_layers * w.pp == base.model.num_layers
+                    ? " layers per stage"
+                    : " layers on the fullest stage") +
+               " beside the first stage's embedding and the last one's output layer");
   return r;
 }
 
@@ -142,13 +146,13 @@ std::string optimizer_reason(const PlanEntry& o, const PlanEntry& w) {
 }
 
 /// The slower GPU each layout's breakdown waited for, e.g. "slowest: node 0 GPU 4 (thermal)".
-std::string straggler_reason(const PlanEntry& o, const PlanEntry& w) {
+std::string straggler_reason(const PlanEntry& o, const PlanEntry& w, const Scenario& base) {
   std::string r;
   for (const PlanEntry* e : {&o, &w}) {
     const StragglerReport& s = e->report.straggler;
     if (!s.found) continue;
-    add(r, to_string(e->layout) + ": slowest node " + std::to_string(s.node) + " GPU " + std::to_string(s.local_gpu) +
-               " (" + s.cause + ", SM clock " + fixed(s.sm_clock_mhz, 0) + " MHz)");
+    add(r, to_string(e->layout, base) + ": slowest node " + std::to_string(s.node) + " GPU " +
+               std::to_string(s.local_gpu) + " (" + s.cause + ", SM clock " + fixed(s.sm_clock_mhz, 0) + " MHz)");
   }
   return r;
 }
@@ -161,9 +165,10 @@ std::string ep_reason(const Layout& o, const Layout& w) {
 
 }  // namespace
 
-Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, int gpus_per_node, int num_layers) {
-  if (gpus_per_node < 1 || num_layers < 1)
-    throw std::invalid_argument("explain_difference: gpus_per_node and num_layers must be >= 1");
+Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, int gpus_per_node,
+                               const Scenario& scenario) {
+  if (gpus_per_node < 1 || scenario.model.num_layers < 1)
+    throw std::invalid_argument("explain_difference: gpus_per_node and the model's num_layers must be >= 1");
   if (!winner.simulated || !winner.error.empty() || !other.simulated || !other.error.empty())
     throw std::invalid_argument("explain_difference: both layouts must have been simulated successfully");
   const TimeBreakdown& a = winner.report.breakdown;
@@ -172,14 +177,14 @@ Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, 
   const Layout& ol = other.layout;
   const Layout& wl = winner.layout;
   std::vector<ComponentDelta> all = {
-      {"compute", b.compute_s - a.compute_s, 0, compute_reason(other, winner, num_layers)},
+      {"compute", b.compute_s - a.compute_s, 0, compute_reason(other, winner, scenario)},
       {"exposed TP communication", b.tp_comm_exposed_s - a.tp_comm_exposed_s, 0, tp_reason(ol, wl, gpus_per_node)},
       {"exposed DP communication", b.dp_comm_exposed_s - a.dp_comm_exposed_s, 0, dp_reason(other, winner)},
       {"exposed PP send/recv", b.pp_comm_exposed_s - a.pp_comm_exposed_s, 0, pp_reason(other, winner)},
       {"pipeline bubble", b.pipeline_bubble_s - a.pipeline_bubble_s, 0, bubble_reason(other, winner)},
       {"optimizer step", b.optimizer_s - a.optimizer_s, 0, optimizer_reason(other, winner)},
       {"waiting for slower GPUs (straggler)", b.straggler_wait_s - a.straggler_wait_s, 0,
-       straggler_reason(other, winner)},
+       straggler_reason(other, winner, scenario)},
       {"exposed EP all-to-all", b.ep_comm_exposed_s - a.ep_comm_exposed_s, 0, ep_reason(ol, wl)},
       {"exposed CP send/recv", b.cp_comm_exposed_s - a.cp_comm_exposed_s, 0, ""},
       {"CPU offload", b.offload_s - a.offload_s, 0, ""},
@@ -203,8 +208,8 @@ Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, 
       e.components.push_back(c);
 
   const double slower_pct = base > 0 ? 100.0 * (other.report.iteration_time_s - base) / base : 0.0;
-  e.headline = to_string(ol) + " is " + fixed(slower_pct, 1) + "% slower (" + seconds(other.report.iteration_time_s) +
-               " vs " + seconds(base) + " per iteration)";
+  e.headline = to_string(ol, scenario) + " is " + fixed(slower_pct, 1) + "% slower (" +
+               seconds(other.report.iteration_time_s) + " vs " + seconds(base) + " per iteration)";
   // The components with their first reason, e.g. "+12.0% pipeline bubble (PP 16 vs 8)".
   std::string parts;
   for (const ComponentDelta& c : e.components) {

@@ -30,9 +30,11 @@ struct Explanation {
 };
 
 /// Explains why `other` is slower than (or as fast as) `winner`. Both must be simulated
-/// (PlanEntry::simulated with an empty error); gpus_per_node tells when TP crosses nodes,
-/// num_layers how many layers a stage holds. Throws std::invalid_argument otherwise or when
-/// gpus_per_node or num_layers < 1.
-Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, int gpus_per_node, int num_layers);
+/// (PlanEntry::simulated with an empty error); gpus_per_node tells when TP crosses nodes, the
+/// scenario the layouts were applied to how many layers a stage holds (its model, its per-stage
+/// list; planner::apply_layout). Throws std::invalid_argument otherwise or when gpus_per_node or
+/// the model's num_layers < 1.
+Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, int gpus_per_node,
+                               const Scenario& scenario);
 
 }  // namespace traincast::models::planner

@@ -130,16 +130,40 @@ MemoryBreakdown layout_memory(const Scenario& sc) {
   return worst;
 }
 
-std::string to_string(const Layout& l) {
+namespace {
+/// The per-stage layer list apply_layout(base, l) keeps (empty when none applies).
+std::vector<int> kept_stage_layers(const Layout& l, const Scenario& base) {
+  const std::vector<int>& list = base.parallel.pipeline_stage_layers;
+  if (l.pp != base.parallel.pp || l.virtual_stages > 1 || static_cast<int>(list.size()) != l.pp) return {};
+  return list;
+}
+
+std::string label(const Layout& l, const std::vector<int>& stage_layers) {
   std::string s = "TP " + std::to_string(l.tp) + " x PP " + std::to_string(l.pp);
   if (l.virtual_stages > 1) s += " (" + std::to_string(l.virtual_stages) + " chunks)";
-  if (l.uneven_stages) s += " (uneven)";
+  if (!stage_layers.empty()) {
+    s += " (stages ";
+    for (std::size_t i = 0; i < stage_layers.size(); ++i) s += (i ? " + " : "") + std::to_string(stage_layers[i]);
+    s += ")";
+  } else if (l.uneven_stages) {
+    s += " (uneven)";
+  }
   s += " x DP " + std::to_string(l.dp) + ", mb " + std::to_string(l.micro_batch_size);
   if (l.sequence_parallel) s += ", SP";
   if (l.zero_stage > 0) s += ", ZeRO-" + std::to_string(l.zero_stage);
   s += ", recompute ";
   s += recompute_name(l.recompute);
   return s;
+}
+}  // namespace
+
+std::string to_string(const Layout& l) { return label(l, {}); }
+
+std::string to_string(const Layout& l, const Scenario& base) { return label(l, kept_stage_layers(l, base)); }
+
+int max_stage_layers(const Layout& l, const Scenario& base) {
+  const std::vector<int> counts = stage_layer_counts(apply_layout(base, l));
+  return counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
 }
 
 }  // namespace traincast::models::planner

@@ -63,6 +63,14 @@ MemoryBreakdown layout_memory(const Scenario& scenario);
 /// Short human form, e.g. "TP 8 x PP 8 (2 chunks) x DP 16, mb 1, SP, ZeRO-1, recompute full".
 std::string to_string(const Layout& layout);
 
+/// to_string(layout) with the per-stage layer list that apply_layout(base, layout) keeps from
+/// base (same pp, no interleaving), e.g. "TP 8 x PP 2 (stages 10 + 22) x DP 4, mb 1, ...".
+std::string to_string(const Layout& layout, const Scenario& base);
+
+/// The most layers one pipeline stage holds when `layout` runs `base` (its kept per-stage list,
+/// the uneven rule, or layers / pp), chunks of a stage counted together.
+int max_stage_layers(const Layout& layout, const Scenario& base);
+
 /// "none", "selective" or "full" (models/spec/enums.h).
 using models::recompute_name;
 

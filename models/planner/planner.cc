@@ -542,7 +542,7 @@ class Search {
 };
 
 /// Step 7: counts what became of every candidate and ranks the successful simulations.
-void rank_simulations(const Candidates& c, PlanResult& result) {
+void rank_simulations(const Scenario& base, const Candidates& c, PlanResult& result) {
   for (std::size_t i = 0; i < c.entries.size(); ++i) {
     const PlanEntry& e = c.entries[i];
     if (!e.simulated) {
@@ -551,7 +551,7 @@ void rank_simulations(const Candidates& c, PlanResult& result) {
     }
     ++result.stats.simulated;
     if (!e.error.empty() && result.stats.failed++ == 0)
-      result.stats.first_failure = to_string(e.layout) + ": " + e.error;
+      result.stats.first_failure = to_string(e.layout, base) + ": " + e.error;
   }
   for (const PlanEntry& e : c.entries)
     if (e.simulated && e.error.empty()) result.ranked.push_back(e);
@@ -637,9 +637,9 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
   Estimator estimator(base);
   estimate_candidates(base, o.estimate_slack, estimator, candidates);  // step 4
   Search search(base, o, candidates);
-  search.coarse();                       // step 5
-  search.refine(result.stats);           // step 6
-  rank_simulations(candidates, result);  // step 7
+  search.coarse();                             // step 5
+  search.refine(result.stats);                 // step 6
+  rank_simulations(base, candidates, result);  // step 7
   add_baseline(base, estimator, candidates, result);
   return result;
 }

@@ -35,23 +35,23 @@ std::string json_number(double v) {
   return buf;
 }
 
-std::string layout_json(const planner::Layout& l) {
+std::string layout_json(const planner::Layout& l, const models::Scenario& sc) {
   std::ostringstream o;
   o << "{\"tp\": " << l.tp << ", \"pp\": " << l.pp << ", \"dp\": " << l.dp
     << ", \"virtual_stages\": " << l.virtual_stages
     << ", \"sequence_parallel\": " << (l.sequence_parallel ? "true" : "false") << ", \"zero_stage\": " << l.zero_stage
     << ", \"micro_batch_size\": " << l.micro_batch_size << ", \"recompute\": \"" << planner::recompute_name(l.recompute)
     << "\", \"uneven_stages\": " << (l.uneven_stages ? "true" : "false")
-    << ", \"text\": " << json_string(planner::to_string(l)) << "}";
+    << ", \"text\": " << json_string(planner::to_string(l, sc)) << "}";
   return o.str();
 }
 
-std::string entry_json(const planner::PlanEntry& e, const std::string& indent) {
+std::string entry_json(const planner::PlanEntry& e, const models::Scenario& sc, const std::string& indent) {
   const models::Report& r = e.report;
   const models::TimeBreakdown& b = r.breakdown;
   std::ostringstream o;
   o << "{\n"
-    << indent << "  \"layout\": " << layout_json(e.layout) << ",\n"
+    << indent << "  \"layout\": " << layout_json(e.layout, sc) << ",\n"
     << indent << "  \"iteration_time_s\": " << json_number(r.iteration_time_s) << ",\n"
     << indent << "  \"tokens_per_s\": " << json_number(r.tokens_per_s) << ",\n"
     << indent << "  \"mfu\": " << json_number(r.mfu) << ",\n"
@@ -228,7 +228,7 @@ void print_search(std::ostream& p, const models::Scenario& sc, const planner::Pl
 }
 
 /// No layout fits: the smallest footprint and what it needs, or why the simulations failed.
-void print_no_layout(std::ostream& p, const planner::PlanResult& r) {
+void print_no_layout(std::ostream& p, const models::Scenario& sc, const planner::PlanResult& r) {
   if (r.stats.failed > 0 && r.stats.failed == r.stats.simulated) {
     p << "\nEvery simulated layout failed; the first: " << r.stats.first_failure << "\n";
     if (!r.baseline_note.empty()) p << "Note: " << r.baseline_note << "\n";
@@ -237,7 +237,7 @@ void print_no_layout(std::ostream& p, const planner::PlanResult& r) {
   p << "\nNo layout fits in memory and simulates.\n";
   if (r.least_memory) {
     const models::MemoryBreakdown& m = r.least_memory->memory;
-    p << "The smallest footprint, " << planner::to_string(r.least_memory->layout) << ", needs "
+    p << "The smallest footprint, " << planner::to_string(r.least_memory->layout, sc) << ", needs "
       << format_memory_need(m.peak_bytes_per_gpu, m.capacity_bytes) << " (weights " << format_gib(m.weights_bytes)
       << ", gradients " << format_gib(m.grads_bytes) << ", optimizer " << format_gib(m.optimizer_bytes)
       << ", activations " << format_gib(m.activations_bytes) << "): more GPUs, or GPUs with more memory, are needed.\n";
@@ -246,17 +246,18 @@ void print_no_layout(std::ostream& p, const planner::PlanResult& r) {
 }
 
 /// The best `top` layouts, fastest first (the scenario's own marked *).
-void print_ranked(std::ostream& p, const planner::PlanResult& r, int top) {
+void print_ranked(std::ostream& p, const models::Scenario& sc, const planner::PlanResult& r, int top) {
   const std::size_t shown = std::min(r.ranked.size(), static_cast<std::size_t>(top));
   p << "\nBest layouts (fastest first):\n";
   std::size_t width = 8;
-  for (std::size_t i = 0; i < shown; ++i) width = std::max(width, planner::to_string(r.ranked[i].layout).size() + 3);
+  for (std::size_t i = 0; i < shown; ++i)
+    width = std::max(width, planner::to_string(r.ranked[i].layout, sc).size() + 3);
   p << "   #  " << pad("layout", width) << lpad("iteration", 11) << lpad("tokens/s", 12) << lpad("MFU", 8)
     << lpad("memory/GPU", 12) << "\n";
   for (std::size_t i = 0; i < shown; ++i) {
     const planner::PlanEntry& e = r.ranked[i];
     const std::string mark = static_cast<int>(i) == r.baseline_rank ? " *" : "";
-    p << lpad(std::to_string(i + 1), 4) << "  " << pad(planner::to_string(e.layout) + mark, width)
+    p << lpad(std::to_string(i + 1), 4) << "  " << pad(planner::to_string(e.layout, sc) + mark, width)
       << lpad(format_fixed(e.report.iteration_time_s, 3) + " s", 11) << lpad(with_thousands(e.report.tokens_per_s), 12)
       << lpad(format_fixed(100 * e.report.mfu, 1) + " %", 8) << lpad(format_gib(e.report.memory.peak_bytes_per_gpu), 12)
       << "\n";
@@ -289,13 +290,13 @@ PlanExplanations print_winner(std::ostream& p, const models::Scenario& sc, const
     if (s > 0) p << ", " << name << " " << format_fixed(s, 3) << " s";
   p << "\n";
   if (r.ranked.size() > 1) {
-    x.runner_up = planner::explain_difference(best, r.ranked[1], r.gpus_per_node, sc.model.num_layers);
+    x.runner_up = planner::explain_difference(best, r.ranked[1], r.gpus_per_node, sc);
     p << "\nWhy #1 beat #2:\n";
     print_explanation(p, *x.runner_up);
   }
   p << "\nThe scenario's own layout";
   if (r.baseline) {
-    p << " (" << planner::to_string(r.baseline->layout) << "): ";
+    p << " (" << planner::to_string(r.baseline->layout, sc) << "): ";
     if (r.baseline_rank == 0) {
       p << "it is the winner.\n";
     } else {
@@ -304,10 +305,10 @@ PlanExplanations print_winner(std::ostream& p, const models::Scenario& sc, const
                 : "simulated apart (" + r.baseline_note + ")")
         << ", " << format_fixed(r.baseline->report.iteration_time_s, 3) << " s per iteration.\n";
       if (r.baseline->report.iteration_time_s >= best.report.iteration_time_s) {
-        x.own = planner::explain_difference(best, *r.baseline, r.gpus_per_node, sc.model.num_layers);
+        x.own = planner::explain_difference(best, *r.baseline, r.gpus_per_node, sc);
       } else {
         p << "  It beats every layout the search simulated; why the search's best is slower:\n";
-        x.own = planner::explain_difference(*r.baseline, best, r.gpus_per_node, sc.model.num_layers);
+        x.own = planner::explain_difference(*r.baseline, best, r.gpus_per_node, sc);
       }
       print_explanation(p, *x.own);
     }
@@ -327,8 +328,8 @@ std::string plan_json(const models::Scenario& sc, const planner::PlanResult& r, 
     << ", \"pruned_estimate\": " << st.pruned_estimate << ", \"simulated\": " << st.simulated
     << ", \"failed\": " << st.failed << ", \"not_simulated\": " << st.not_simulated
     << ", \"refine_rounds\": " << st.refine_rounds << "},\n  \"ranked\": [";
-  for (std::size_t i = 0; i < r.ranked.size(); ++i) j << (i ? ", " : "") << entry_json(r.ranked[i], "  ");
-  j << "],\n  \"baseline\": " << (r.baseline ? entry_json(*r.baseline, "  ") : "null")
+  for (std::size_t i = 0; i < r.ranked.size(); ++i) j << (i ? ", " : "") << entry_json(r.ranked[i], sc, "  ");
+  j << "],\n  \"baseline\": " << (r.baseline ? entry_json(*r.baseline, sc, "  ") : "null")
     << ",\n  \"baseline_rank\": " << r.baseline_rank << ",\n  \"baseline_note\": " << json_string(r.baseline_note)
     << ",\n  \"why_runner_up_lost\": " << (x.runner_up ? explanation_json(*x.runner_up) : "null")
     << ",\n  \"why_baseline_lost\": " << (x.own ? explanation_json(*x.own) : "null") << "\n}\n";
@@ -393,7 +394,7 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
     for (const std::string& why : own_layout_problems) p << "  " << why << "\n";
   }
   if (r.ranked.empty()) {
-    print_no_layout(p, r);
+    print_no_layout(p, sc, r);
     out << p.str();
     // Issue 21: exit 1 said nothing on stderr and left no --json file; the file now records the
     // empty ranking (and the search's counts), and stderr says why the status is 1.
@@ -405,7 +406,7 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
         << (json_path.empty() ? std::string() : "; " + json_path + " holds the empty ranking") << "\n";
     return 1;
   }
-  print_ranked(p, r, req.top);
+  print_ranked(p, sc, r, req.top);
   const PlanExplanations x = print_winner(p, sc, r);
   out << p.str();
 

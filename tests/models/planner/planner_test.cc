@@ -336,6 +336,41 @@ PlanEntry synthetic(Layout l, double compute, double tp, double dp, double pp, d
   return e;
 }
 
+TEST(PlannerExplain, KeptStageListNamesTheLayoutAndItsFullestStage) {
+  // A base with PP 2 over 4 layers split 1 + 3: a layout of the same PP (no chunks) keeps the
+  // list (apply_layout), so its label shows it and its fullest stage holds 3 layers; PP 4 or an
+  // interleaved PP 2 does not (4 / 4 = 1 and 4 / 2 = 2 layers a stage).
+  Scenario base = small_wide();
+  base.parallel.pp = 2;
+  base.parallel.dp = 4;
+  base.parallel.pipeline_stage_layers = {1, 3};
+  const Layout same{1, 2, 4, 1, false, 0, 1, Recompute::none, false};
+  const Layout deeper{1, 4, 2, 1, false, 0, 1, Recompute::none, false};
+  const Layout chunked{1, 2, 4, 2, false, 0, 1, Recompute::none, false};
+  EXPECT_EQ(to_string(same, base), "TP 1 x PP 2 (stages 1 + 3) x DP 4, mb 1, recompute none");
+  EXPECT_EQ(to_string(deeper, base), to_string(deeper));
+  EXPECT_EQ(to_string(chunked, base), to_string(chunked));
+  EXPECT_EQ(max_stage_layers(same, base), 3);
+  EXPECT_EQ(max_stage_layers(deeper, base), 1);
+  EXPECT_EQ(max_stage_layers(chunked, base), 2);
+  // The compute reason counts the kept list's fullest stage (was 4 / 2 = 2 layers per stage).
+  const PlanEntry winner = synthetic(deeper, 9, 0, 0, 0, 0.2, 0, 8);
+  const PlanEntry other = synthetic(same, 10, 0, 0, 0, 0.2, 0, 8);
+  const Explanation x = explain_difference(winner, other, 8, base);
+  ASSERT_FALSE(x.components.empty());
+  EXPECT_EQ(x.components[0].reason,
+            "PP 2 vs 4: 3 vs 1 layers on the fullest stage beside the first stage's embedding and the last "
+            "one's output layer");
+  EXPECT_EQ(x.headline.rfind("TP 1 x PP 2 (stages 1 + 3) x DP 4", 0), 0u) << x.headline;
+}
+
+/// The scenario the synthetic layouts run: only its layer count is read (96, GPT-3 175B's).
+Scenario model_of_96_layers() {
+  Scenario sc;
+  sc.model.num_layers = 96;
+  return sc;
+}
+
 TEST(PlannerExplain, PipelineBubbleAndNodeCrossingTp) {
   // Winner: TP 8 x PP 8 x DP 16, 10 s = 9 compute + 0.5 TP + 0.2 DP + 0.05 PP + 0.2 bubble + 0.05 opt.
   const PlanEntry winner =
@@ -343,7 +378,7 @@ TEST(PlannerExplain, PipelineBubbleAndNodeCrossingTp) {
   // PP 16 (DP 8, 192 micro-batches): bubble 1.4 s, i.e. +1.2 s = +12.0% of 10 s.
   const PlanEntry deep =
       synthetic({8, 16, 8, 1, true, 0, 1, Recompute::none, false}, 9, 0.5, 0.2, 0.05, 1.4, 0.05, 192);
-  Explanation x = explain_difference(winner, deep, 8, 96);
+  Explanation x = explain_difference(winner, deep, 8, model_of_96_layers());
   EXPECT_EQ(x.headline,
             "TP 8 x PP 16 x DP 8, mb 1, SP, recompute none is 12.0% slower (11.20 s vs 10.00 s per iteration): "
             "+12.0% pipeline bubble (PP 16, 192 micro-batches vs PP 8, 96 micro-batches)");
@@ -357,7 +392,7 @@ TEST(PlannerExplain, PipelineBubbleAndNodeCrossingTp) {
   // TP 16 over 8-GPU nodes: TP comm 3.5 s (+3.0 s = +30.0%), compute 0.3 s less (-3.0%).
   const PlanEntry wide =
       synthetic({16, 4, 16, 1, true, 0, 1, Recompute::none, false}, 8.7, 3.5, 0.2, 0.05, 0.2, 0.05, 96);
-  x = explain_difference(winner, wide, 8, 96);
+  x = explain_difference(winner, wide, 8, model_of_96_layers());
   ASSERT_EQ(x.components.size(), 2u);
   EXPECT_EQ(x.components[0].component, "exposed TP communication");
   EXPECT_NEAR(x.components[0].percent, 30.0, 1e-9);
@@ -371,7 +406,7 @@ TEST(PlannerExplain, PipelineBubbleAndNodeCrossingTp) {
   // of the difference is shown (plan_default's 0.035 s TP part of 0.091 s was left out).
   const PlanEntry close =
       synthetic({8, 8, 16, 2, true, 0, 1, Recompute::none, false}, 9.03, 0.52, 0.2, 0.05, 0.2, 0.05, 96);
-  x = explain_difference(winner, close, 8, 96);
+  x = explain_difference(winner, close, 8, model_of_96_layers());
   ASSERT_EQ(x.components.size(), 2u);
   EXPECT_EQ(x.components[0].component, "compute");
   EXPECT_NEAR(x.components[0].delta_s, 0.03, 1e-12);
@@ -380,15 +415,16 @@ TEST(PlannerExplain, PipelineBubbleAndNodeCrossingTp) {
 
   PlanEntry not_run = deep;
   not_run.simulated = false;
-  EXPECT_THROW(explain_difference(winner, not_run, 8, 96), std::invalid_argument);
+  EXPECT_THROW(explain_difference(winner, not_run, 8, model_of_96_layers()), std::invalid_argument);
 }
 
 TEST(PlannerExplain, RealRunnerUpHasAReason) {
   PlanOptions o = small_options();
   o.max_simulations = 20;
-  const PlanResult r = plan_layouts(small_wide(), o);
+  const Scenario base = small_wide();
+  const PlanResult r = plan_layouts(base, o);
   ASSERT_GE(r.ranked.size(), 2u);
-  const Explanation x = explain_difference(r.ranked[0], r.ranked[1], r.gpus_per_node, 4);
+  const Explanation x = explain_difference(r.ranked[0], r.ranked[1], r.gpus_per_node, base);
   EXPECT_FALSE(x.components.empty());
   EXPECT_EQ(x.headline.rfind(to_string(r.ranked[1].layout) + " is ", 0), 0u) << x.headline;
 }
@@ -427,7 +463,8 @@ TEST(PlannerAcceptance, Gpt3On128DgxA100AtLeastAsFastAsMegatron) {
     GTEST_SKIP() << "slow (about 15 s in a release build): set TRAINCAST_SLOW_TESTS=1 (CTest label `slow` does)";
   PlanOptions o;
   o.jobs = 2;
-  const PlanResult r = plan_layouts(gpt3_175b_128_dgx_a100(), o);
+  const Scenario base = gpt3_175b_128_dgx_a100();
+  const PlanResult r = plan_layouts(base, o);
   ASSERT_FALSE(r.ranked.empty());
   ASSERT_TRUE(r.baseline.has_value()) << r.baseline_note;
   const PlanEntry& best = r.ranked.front();
@@ -447,9 +484,9 @@ TEST(PlannerAcceptance, Gpt3On128DgxA100AtLeastAsFastAsMegatron) {
   EXPECT_GT(r.stats.pruned_memory, r.stats.considered / 2);
   // It explains its choice against the runner-up and against the paper's layout.
   ASSERT_GE(r.ranked.size(), 2u);
-  const Explanation why = explain_difference(best, r.ranked[1], r.gpus_per_node, 96);
+  const Explanation why = explain_difference(best, r.ranked[1], r.gpus_per_node, base);
   EXPECT_FALSE(why.components.empty());
-  const Explanation vs_paper = explain_difference(best, *r.baseline, r.gpus_per_node, 96);
+  const Explanation vs_paper = explain_difference(best, *r.baseline, r.gpus_per_node, base);
   ASSERT_FALSE(vs_paper.components.empty());
   RecordProperty("best", to_string(best.layout));
   RecordProperty("best_iteration_s", std::to_string(best.report.iteration_time_s));

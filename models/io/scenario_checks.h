@@ -124,10 +124,11 @@ void check_attention(const models::Scenario& s, Checker& k);
 /// routing (moe_max_nodes_per_token): deepep only with num_experts > 0, ep > 1 and dropless routing;
 /// the node limit only with num_experts > 0, and its nodes holding >= moe_top_k experts (the EP
 /// group's ep x tp consecutive GPUs on nodes of node->gpus_per_node; node null: not checked).
+void check_ep_all_to_all(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
+
 /// The GPUs of the cluster's node groups (each group's gpu, else its template's), each once, in
 /// group order; unknown ones left out (check_node_groups names them). Empty without node groups.
 std::vector<const models::GpuSpec*> node_group_gpus(const models::Scenario& s);
-void check_ep_all_to_all(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
 
 /// Context parallelism (workload.parallel.cp): ring attention over dense transformers.
 void check_context_parallel(const models::Scenario& s, Checker& k);

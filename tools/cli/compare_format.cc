@@ -26,7 +26,13 @@ std::string dollars(double v, int decimals) {
   return s;
 }
 
-std::string days(double s) { return s > 0 ? format_fixed(s / 86400.0, s < 864000 ? 2 : 1) + " days" : "-"; }
+/// Days from a tenth of a day (two decimals below 10 days); a shorter job in s or h
+/// (format_duration), where "0.00 days" would hide it.
+std::string days(double s) {
+  if (s <= 0) return "-";
+  if (s < 8640) return format_duration(s);
+  return format_fixed(s / 86400.0, s < 864000 ? 2 : 1) + " days";
+}
 
 std::string tokens_text(double t) {
   if (t <= 0) return "-";

@@ -26,11 +26,13 @@ std::string dollars(double v, int decimals) {
   return s;
 }
 
-/// Days from a tenth of a day (two decimals below 10 days); a shorter job in s or h
-/// (format_duration), where "0.00 days" would hide it.
+/// Days from a tenth of a day (two decimals below 10 days); a shorter job in s, min or h, where
+/// "0.00 days" would hide it.
 std::string days(double s) {
   if (s <= 0) return "-";
-  if (s < 8640) return format_duration(s);
+  if (s < 60) return format_fixed(s, 1) + " s";
+  if (s < 3600) return format_fixed(s / 60.0, 1) + " min";
+  if (s < 8640) return format_fixed(s / 3600.0, 2) + " h";
   return format_fixed(s / 86400.0, s < 864000 ? 2 : 1) + " days";
 }
 

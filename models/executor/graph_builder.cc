@@ -231,6 +231,7 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster, d
   job.folded = P.folded;
   job.folding = P.folding;
   job.input_copies = P.input_copies;
+  job.ep_stream = sc.parallel.moe_shared_expert_overlap;
   job.stage_layers = P.stage_layers;
   job.chunk_layers = std::move(P.chunk_layers);
   job.worker_gpus.resize(static_cast<std::size_t>(workers));

@@ -57,13 +57,14 @@ enum Stream : std::uint8_t {
   kDpParam = 5,
   kCp = 6,   ///< context-parallel ring send/recv beside the attention kernels
   kH2d = 7,  ///< input-batch copies from host memory (the data loader's prefetch stream)
-  kNumStreams = 8,
-  kNoStream = 8
+  kEp = 8,   ///< expert-parallel all-to-all beside the shared experts (moe_shared_expert_overlap)
+  kNumStreams = 9,
+  kNoStream = 9
 };
 static_assert(static_cast<unsigned>(kCompute) == kComputeStream && kNumStreams <= kMaxWorkerStreams,
               "Stream follows WorkerActivityModel's stream numbering (models/power/worker_activity_model.h)");
-constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute", "tp comm",  "pp comm", "dp comm",
-                                                               "cpu",     "dp param", "cp comm", "h2d input"};
+constexpr std::array<const char*, kNumStreams> kStreamNames = {"compute",  "tp comm", "pp comm",   "dp comm", "cpu",
+                                                               "dp param", "cp comm", "h2d input", "ep comm"};
 
 struct Op {
   std::int64_t duration_ns = 0;    ///< compute ops

@@ -32,8 +32,9 @@ struct TrainingGraph {
   /// Classes, simulated data ranks (replica_ids: worker w is data rank replica_ids[w / pp]) and
   /// whom each data rank's representative is (sim_index), folding.h.
   FoldingPlan folding;
-  bool input_copies = false;                   ///< host-to-device input copies (workload.data_loader)
-  std::vector<int> stage_layers;               ///< [stage] transformer layers
+  bool input_copies = false;      ///< host-to-device input copies (workload.data_loader)
+  bool ep_stream = false;         ///< EP all-to-alls beside compute on kEp (parallel.moe_shared_expert_overlap)
+  std::vector<int> stage_layers;  ///< [stage] transformer layers
   std::vector<std::vector<int>> chunk_layers;  ///< [stage][chunk] layers
 };
 

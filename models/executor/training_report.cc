@@ -465,6 +465,7 @@ void trace_spans(const TrainingGraph& job, int ref, const StragglerWalk& skew, s
     if (job.cp > 1) track_ids[static_cast<std::size_t>(w)][kCp] = trace->track(w, proc, kCp, kStreamNames[kCp]);
     if (job.input_copies)
       track_ids[static_cast<std::size_t>(w)][kH2d] = trace->track(w, proc, kH2d, kStreamNames[kH2d]);
+    if (job.ep_stream) track_ids[static_cast<std::size_t>(w)][kEp] = trace->track(w, proc, kEp, kStreamNames[kEp]);
   }
   std::vector<std::uint32_t> name_ids;
   for (const std::string& l : job.labels) name_ids.push_back(trace->name(l));

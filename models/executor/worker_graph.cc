@@ -130,12 +130,21 @@ class GraphBuilder {
         continue;
       }
       if (seg.group == CommGroup::ep) {
-        // Expert-parallel all-to-all over the EP group: shared by the group's workers (merge).
+        // Expert-parallel all-to-all over the EP group: shared by the group's workers (merge). On
+        // the compute stream (blocking), or beside the next compute segment (with_next: the shared
+        // experts under moe_shared_expert_overlap) on the EP stream, consumed by the one after.
         const std::uint32_t task =
             private_task(seg.op, seg.bytes, plan_.ep_group(replica_, stage_), static_cast<std::uint32_t>(plan_.tp));
         g_.tasks[task].expected = static_cast<std::uint32_t>(plan_.ep);
         g_.tasks[task].moe = seg.moe;
-        const std::uint32_t op = compute_stream_op(Role::ep_comm, label, mb);
+        std::uint32_t op;
+        if (seg.overlap == Overlap::blocking) {
+          op = compute_stream_op(Role::ep_comm, label, mb);
+        } else {
+          op = add_op(Role::ep_comm, kEp, label, mb);
+          dep(last_compute_, op);
+          deferred_.emplace_back(op, seg.overlap == Overlap::with_next ? 2 : 1);
+        }
         g_.ops[op].task = task;
         g_.ep_tasks.push_back(task);
         g_.ep_ops.push_back(op);

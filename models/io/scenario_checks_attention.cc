@@ -111,6 +111,12 @@ void check_ep_all_to_all(const models::Scenario& s, const models::NodeTemplate* 
   const models::TrainingSpec& t = s.training;
   const char* const kind = "workload.training.ep_all_to_all";
   const char* const limit = "workload.training.moe_max_nodes_per_token";
+  if (s.parallel.moe_shared_expert_overlap && (m.num_experts <= 0 || m.num_shared_experts < 1 || s.parallel.ep <= 1))
+    k.error("workload.parallel.moe_shared_expert_overlap",
+            "is true with num_shared_experts " + to_string(m.num_shared_experts) + " and ep " +
+                to_string(s.parallel.ep) +
+                " (expected a MoE model with num_shared_experts >= 1 and ep > 1: the shared experts overlap the EP "
+                "all-to-all)");
   if (m.num_experts <= 0) {
     if (t.ep_all_to_all == models::EpAllToAll::deepep)
       k.error(kind, "is deepep for a dense model (expected flat, or num_experts >= 1)");

@@ -136,6 +136,9 @@ struct ParallelSpec {
   /// --overlap-param-gather); off: it runs after the optimizer step on the compute stream.
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;  ///< Megatron-Core --tp-comm-overlap (TP comm hidden under GEMMs)
+  /// Megatron-Core --moe-shared-expert-overlap: the shared experts' fc1 runs beside the EP
+  /// dispatch all-to-all and fc2 beside the combine (their backward beside the backward ones).
+  bool moe_shared_expert_overlap = false;
   /// ZeRO-3 / FSDP: free the gathered parameters after each item's forward and gather them again
   /// before its backward. Default true: PyTorch FSDP FULL_SHARD (FSDP1 ShardingStrategy default),
   /// FSDP2 fully_shard(reshard_after_forward=True) default, DeepSpeed ZeRO-3. false: FSDP

@@ -327,20 +327,36 @@ struct TransformerOps {
   // memory model is unaffected: the permuted buffers are the same tokens x top-k slots.
   const MoeDispatch moe_dispatch{sc.training.ep_all_to_all, static_cast<int>(x.experts), static_cast<int>(x.top_k),
                                  sc.training.moe_max_nodes_per_token};
+  // Megatron-Core --moe-shared-expert-overlap (shared_experts.py, the all-to-all dispatcher): the
+  // shared experts' fc1 + activation run on a side stream beside the dispatch all-to-all, fc2
+  // beside the combine, their backward beside the backward ones (with_next: the routed experts
+  // wait for the all-to-all). Their TP gather / reduction run outside userbuffers (blocking), and
+  // the gathered input is kept for fc1's weight gradient (no second gather in backward).
+  const bool shared_overlap = ep && x.shared > 0 && sc.parallel.moe_shared_expert_overlap;
+  const double sw = x.shared * x.fe / t;  // shared experts' width per TP rank
+  const Overlap ep_overlap = shared_overlap ? Overlap::with_next : Overlap::blocking;
   void ep_all_to_all(Program& p, const char* label) {
-    ProgramBuilder::collective(p, label, CollectiveOp::all_to_all, a2a_bytes, Overlap::blocking, CommGroup::ep);
+    ProgramBuilder::collective(p, label, CollectiveOp::all_to_all, a2a_bytes, ep_overlap, CommGroup::ep);
     p.back().moe = moe_dispatch;
+  }
+  void shared_tp(Program& p, const char* label, CollectiveOp op, double bytes) {
+    if (shared_overlap) ProgramBuilder::collective(p, label, op, bytes, Overlap::blocking);
   }
   void routed_forward(Program& p) {
     // Router logits (fp32 softmax and top-k over E) and the permutation (gather of the slots).
     pb.compute(p, "router", {gemm(Tsp, x.experts, x.h, e), elementwise(Tsp * x.experts * (e + 8))});
+    if (x.sp) shared_tp(p, "shared_tp_ag", CollectiveOp::all_gather, gather_bytes);
     pb.compute(p, "permute", {elementwise(2 * slots * x.h * e)});
     if (ep) ep_all_to_all(p, "ep_dispatch");
+    if (shared_overlap)
+      pb.compute(p, "shared_fc1", {gemm(T, x.gate * sw, x.h, e), elementwise(e * T * sw * (x.gate + 1))});
     const double act_in = x.gate * busy_slots * x.fe;
     pb.compute(p, "expert_fc1",
                {gemm(per_expert, x.gate * x.fe, x.h, e, experts_local), elementwise(e * (act_in + busy_slots * x.fe))});
     pb.compute(p, "expert_fc2", {gemm(per_expert, x.h, x.fe, e, experts_local)});
     if (ep) ep_all_to_all(p, "ep_combine");
+    if (shared_overlap) pb.compute(p, "shared_fc2", {gemm(T, x.h, sw, e)});
+    if (tp) shared_tp(p, x.sp ? "shared_tp_rs" : "shared_tp_ar", reduce_op, act_bytes);
     // Unpermute: scatter back and sum the top-k outputs weighted by the router probabilities.
     pb.compute(p, "unpermute", {elementwise(2 * slots * x.h * e + Tsp * x.h * e)});
   }
@@ -349,7 +365,7 @@ struct TransformerOps {
     if (!moe) {
       mlp_forward(p, x.f, "");
     } else {
-      if (x.shared > 0) mlp_forward(p, x.shared * x.fe, "shared_");
+      if (x.shared > 0 && !shared_overlap) mlp_forward(p, x.shared * x.fe, "shared_");
       routed_forward(p);
     }
     pb.compute(p, "bda", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask))});
@@ -408,7 +424,9 @@ struct TransformerOps {
   }
   void routed_backward(Program& p) {
     pb.compute(p, "unpermute_bwd", {elementwise(3 * slots * x.h * e)});
+    if (x.sp) shared_tp(p, "shared_tp_ag_bwd", CollectiveOp::all_gather, gather_bytes);  // the RS's backward
     if (ep) ep_all_to_all(p, "ep_combine_bwd");
+    if (shared_overlap) pb.compute(p, "shared_fc2_bwd", {gemm(T, sw, x.h, e), gemm(sw, x.h, T, e)});
     pb.compute(p, "expert_fc2_bwd",
                {gemm(per_expert, x.fe, x.h, e, experts_local), gemm(x.fe, x.h, per_expert, e, experts_local)});
     const double act_in = x.gate * busy_slots * x.fe;
@@ -417,6 +435,11 @@ struct TransformerOps {
         {elementwise(e * (2 * act_in + busy_slots * x.fe)), gemm(per_expert, x.h, x.gate * x.fe, e, experts_local),
          gemm(x.h, x.gate * x.fe, per_expert, e, experts_local)});
     if (ep) ep_all_to_all(p, "ep_dispatch_bwd");
+    if (shared_overlap)
+      pb.compute(
+          p, "shared_fc1_bwd",
+          {elementwise(e * T * sw * (2 * x.gate + 1)), gemm(T, x.h, x.gate * sw, e), gemm(x.h, x.gate * sw, T, e)});
+    if (tp) shared_tp(p, x.sp ? "shared_tp_rs_bwd" : "shared_tp_ar_bwd", reduce_op, act_bytes);
     pb.compute(p, "router_bwd",
                {elementwise(3 * slots * x.h * e + Tsp * x.experts * (e + 8)), gemm(Tsp, x.h, x.experts, e),
                 gemm(x.h, x.experts, Tsp, e)});
@@ -427,7 +450,7 @@ struct TransformerOps {
       mlp_backward(p, x.f, "");
     } else {
       routed_backward(p);
-      if (x.shared > 0) mlp_backward(p, x.shared * x.fe, "shared_");
+      if (x.shared > 0 && !shared_overlap) mlp_backward(p, x.shared * x.fe, "shared_");
     }
     pb.compute(p, "ln2_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
     if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, gather_bytes, fwd_gather);

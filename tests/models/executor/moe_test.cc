@@ -120,6 +120,76 @@ TEST(Moe, FirstDenseLayersGetTheirOwnPrograms) {
   EXPECT_DOUBLE_EQ(p.layer_kinds[1].expert_params_per_rank, 16.0 / 8 * 3 * 1024 * 3584);
 }
 
+/// Labels of a program, in order.
+std::vector<std::string> labels(const Program& p) {
+  std::vector<std::string> out;
+  for (const Segment& s : p) out.push_back(s.label);
+  return out;
+}
+
+double flops(const Program& p) {
+  double f = 0;
+  for (const Segment& s : p) f += s.flops;
+  return f;
+}
+
+TEST(Moe, SharedExpertOverlapRunsTheSharedExpertsBesideTheAllToAll) {
+  // Megatron-Core --moe-shared-expert-overlap (shared_experts.py): fc1 + activation beside the
+  // dispatch, fc2 beside the combine, their backward beside the backward all-to-alls; the same
+  // kernels as without it (equal FLOPs), reordered, and no tensor parallelism here (tp 1: no
+  // shared TP collectives).
+  Scenario sc = small_moe(16);
+  sc.model.num_shared_experts = 1;
+  const GpuSpec& gpu = find_gpu("H100-SXM5-80GB");
+  const ModelPrograms plain = build_transformer_programs(sc, gpu, default_compute_params(gpu));
+  sc.parallel.moe_shared_expert_overlap = true;
+  const ModelPrograms over = build_transformer_programs(sc, gpu, default_compute_params(gpu));
+  const LayerPrograms& a = plain.layer_kinds[0];
+  const LayerPrograms& b = over.layer_kinds[0];
+  const std::vector<std::string> forward{"ln1",        "qkv",        "attn",        "proj",       "bda_ln2",
+                                         "router",     "permute",    "ep_dispatch", "shared_fc1", "expert_fc1",
+                                         "expert_fc2", "ep_combine", "shared_fc2",  "unpermute",  "bda"};
+  EXPECT_EQ(labels(b.forward), forward);
+  const std::vector<std::string> backward_moe{"unpermute_bwd",  "ep_combine_bwd",  "shared_fc2_bwd", "expert_fc2_bwd",
+                                              "expert_fc1_bwd", "ep_dispatch_bwd", "shared_fc1_bwd", "router_bwd"};
+  const std::vector<std::string> bl = labels(b.backward);
+  ASSERT_GE(bl.size(), 1 + backward_moe.size());
+  EXPECT_EQ(std::vector<std::string>(bl.begin() + 1, bl.begin() + 1 + static_cast<long>(backward_moe.size())),
+            backward_moe);
+  for (const Program* p : {&b.forward, &b.backward}) {
+    for (const Segment& s : *p) {
+      if (s.is_collective && s.group == CommGroup::ep) {
+        EXPECT_EQ(s.overlap, Overlap::with_next) << s.label;
+      }
+    }
+  }
+  for (const Program* p : {&a.forward, &a.backward}) {
+    for (const Segment& s : *p) {
+      if (s.is_collective && s.group == CommGroup::ep) {
+        EXPECT_EQ(s.overlap, Overlap::blocking) << s.label;
+      }
+    }
+  }
+  EXPECT_DOUBLE_EQ(flops(b.forward), flops(a.forward));
+  EXPECT_DOUBLE_EQ(flops(b.backward), flops(a.backward));
+
+  // End to end: the iteration gets shorter, by no more than the shared experts' compute that now
+  // runs beside the all-to-alls (2 layers x 2 micro-batches per replica, forward and backward).
+  double shared_s = 0;
+  for (const Program* p : {&b.forward, &b.backward})
+    for (const Segment& s : *p)
+      if (s.label.rfind("shared_", 0) == 0) shared_s += s.seconds;
+  sc.parallel.moe_shared_expert_overlap = false;
+  const Report r_plain = simulate_training(sc);
+  sc.parallel.moe_shared_expert_overlap = true;
+  const Report r_over = simulate_training(sc);
+  const double gain_s = r_plain.iteration_time_s - r_over.iteration_time_s;
+  EXPECT_GT(gain_s, 0.0);
+  EXPECT_LE(gain_s, 2 * 2 * shared_s * (1 + 1e-9));
+  EXPECT_LT(r_over.breakdown.ep_comm_exposed_s, r_plain.breakdown.ep_comm_exposed_s);
+  EXPECT_NEAR(sum_breakdown(r_over), r_over.iteration_time_s, 1e-6);
+}
+
 TEST(Moe, AllToAllIsInTheBreakdownAndAddsUp) {
   const Report with_ep = simulate_training(small_moe(8));
   EXPECT_GT(with_ep.breakdown.ep_comm_exposed_s, 0.0);

@@ -64,8 +64,25 @@ ResourceId FlowNetwork::add_resource(double capacity_bytes_per_s, Time latency, 
   Resource res;
   res.latency_ns = latency.ns();
   resources_.push_back(res);
-  names_.push_back(std::move(name));
+  names_.push_back(&own_names_.emplace_back(std::move(name)));
   return static_cast<ResourceId>(resources_.size() - 1);
+}
+
+ResourceId FlowNetwork::add_resource_shared_name(double capacity_bytes_per_s, Time latency, const std::string& name) {
+  check_resource(capacity_bytes_per_s, latency, name);
+  if (resources_.size() >= kNone) throw std::length_error("FlowNetwork::add_resource: too many resources");
+  solver_.add_resource(capacity_bytes_per_s);
+  Resource res;
+  res.latency_ns = latency.ns();
+  resources_.push_back(res);
+  names_.push_back(&name);
+  return static_cast<ResourceId>(resources_.size() - 1);
+}
+
+void FlowNetwork::reserve_resources(std::size_t count) {
+  solver_.reserve_resources(count);
+  resources_.reserve(count);
+  names_.reserve(count);
 }
 
 void FlowNetwork::check_start(std::span<const ResourceId> path, double bytes, double rate_cap_bytes_per_s) const {
@@ -120,7 +137,7 @@ FlowNetwork::MultiPathRoute FlowNetwork::multipath_route(std::span<const std::sp
       if (std::find(paths[p].begin(), paths[p].begin() + static_cast<std::ptrdiff_t>(i), r) !=
           paths[p].begin() + static_cast<std::ptrdiff_t>(i)) {
         throw std::invalid_argument("FlowNetwork::multipath_route: path " + std::to_string(p) + " crosses " +
-                                    names_[r] + " twice (expected each resource at most once per path)");
+                                    *names_[r] + " twice (expected each resource at most once per path)");
       }
       // routes are short (a few hops per path): a linear search beats any index here
       const auto at = std::find(route.resources.begin(), route.resources.end(), r);
@@ -516,7 +533,7 @@ std::size_t FlowNetwork::num_resources() const { return resources_.size(); }
 
 const std::string& FlowNetwork::resource_name(ResourceId r) const {
   resource_checked(r, "resource_name");
-  return names_[r];
+  return *names_[r];
 }
 
 double FlowNetwork::capacity(ResourceId r) const {

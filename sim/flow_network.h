@@ -7,7 +7,9 @@
 // SimGrid's LMM "selective update" (Velho et al., TOMACS 2013) for the incremental scheme.
 
 #include <cstdint>
+#include <deque>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -81,6 +83,14 @@ class FlowNetwork : public EventHandler {
   /// capacity_bytes_per_s > 0 and finite; latency >= 0 is charged once per flow crossing it.
   /// Throws std::invalid_argument otherwise. Returns dense ids 0, 1, 2, ...
   ResourceId add_resource(double capacity_bytes_per_s, Time latency, std::string name);
+  /// add_resource without copying the name: the network refers to `name`, which must outlive it
+  /// (hold its owner with keep_alive). For a resource table shared by many networks (the ECMP
+  /// draws of one job install the same cluster table each).
+  ResourceId add_resource_shared_name(double capacity_bytes_per_s, Time latency, const std::string& name);
+  /// Keeps `owner` alive as long as the network (the owner of names given to add_resource_shared_name).
+  void keep_alive(std::shared_ptr<const void> owner) { owners_.push_back(std::move(owner)); }
+  /// Reserves room for `count` resources in all (saves the copies of growing; results unchanged).
+  void reserve_resources(std::size_t count);
   /// The checks add_resource makes, without a network: throws the same std::invalid_argument
   /// (naming `name`) for a capacity that is not finite and > 0 or a negative latency.
   static void check_resource(double capacity_bytes_per_s, Time latency, const std::string& name);
@@ -235,7 +245,9 @@ class FlowNetwork : public EventHandler {
   Simulator& sim_;
   MaxMinSolver solver_;  ///< capacities, routes, caps -> rates; owns the paths and dirty marks
   std::vector<Resource> resources_;
-  std::vector<std::string> names_;
+  std::vector<const std::string*> names_;            ///< per resource: in own_names_ or an owner's
+  std::deque<std::string> own_names_;                ///< names given to add_resource (stable addresses)
+  std::vector<std::shared_ptr<const void>> owners_;  ///< keep_alive: owners of shared names
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
   std::vector<HeapEntry> finish_heap_;

@@ -82,6 +82,8 @@ class MaxMinSolver {
     std::uint32_t element;  ///< solver bookkeeping: index of the crossing in the element pool
   };
 
+  /// Reserves room for `count` resources in all (results unchanged).
+  void reserve_resources(std::size_t count) { resources_.reserve(count); }
   /// capacity_bytes_per_s > 0 and finite; throws std::invalid_argument otherwise, and
   /// std::length_error past 2^32 - 1 resources. Returns dense ids 0, 1, 2, ...
   ResourceId add_resource(double capacity_bytes_per_s);

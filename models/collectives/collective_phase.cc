@@ -17,6 +17,7 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   const Cluster& cluster = in.cluster;
   const sim::FlowNetwork& net = in.net;
   std::vector<double>& load = in.scratch.load;
+  std::vector<double>& eff_capacity = in.scratch.eff_capacity;
   std::vector<std::uint32_t>& count = in.scratch.count;
   std::vector<sim::ResourceId>& touched = in.scratch.touched;
   phase.first_flow = static_cast<std::uint32_t>(plan.flows.size());
@@ -24,6 +25,7 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   const std::size_t nres = net.num_resources();
   if (load.size() < nres) {
     load.resize(nres, 0.0);
+    eff_capacity.resize(nres, 0.0);
     count.resize(nres, 0);
   }
   auto eff = [&](sim::ResourceId r) {
@@ -67,7 +69,8 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   };
   double spb = 0, nvlink_spb = 0, other_spb = 0;
   for (auto r : touched) {
-    const double t = load[r] / (eff(r) * net.capacity(r));
+    eff_capacity[r] = eff(r) * net.capacity(r);  // read again by every flow crossing r below
+    const double t = load[r] / eff_capacity[r];
     if (cluster.link_kind(r) == LinkKind::nvlink) {
       nvlink_spb = std::max(nvlink_spb, t);
     } else if (cluster.link_kind(r) != LinkKind::fabric) {
@@ -102,7 +105,7 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
     double cap = std::numeric_limits<double>::infinity();
     for (const std::span<const sim::ResourceId> path : flow_paths) {
       for (auto r : path) {
-        cap = std::min(cap, eff(r) * net.capacity(r) * f.byte_fraction / load[r]);
+        cap = std::min(cap, eff_capacity[r] * f.byte_fraction / load[r]);
         const double both = duplex_load(r);
         if (both > 0)
           cap = std::min(cap, pcie_duplex_efficiency(cluster, r) * net.capacity(r) * f.byte_fraction / both);

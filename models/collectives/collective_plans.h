@@ -17,6 +17,7 @@ namespace traincast::models {
 /// Scratch reused between plan builds (per resource of the network; all zero between builds).
 struct PlanScratch {
   std::vector<double> load;
+  std::vector<double> eff_capacity;  ///< finish_phase: per touched resource, efficiency x capacity [bytes/s]
   std::vector<std::uint32_t> count;
   std::vector<sim::ResourceId> touched;
   NcclTopoCache topo;  ///< NCCL ring graphs per group shape (nccl_topo_search.h)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -377,20 +378,34 @@ void report_mixed(const Cluster& cluster, const TrainingGraph& job, int last, Re
 /// per iteration.
 void report_busiest_links(const sim::FlowNetwork& net, int iterations, std::int64_t t1_ns, Report& r) {
   const double total_s = static_cast<double>(t1_ns) * 1e-9;
-  std::vector<LinkUsage> links;
+  // Every carrying link's utilisation, named only once among the top three: the first three of
+  // (utilisation descending, id ascending), i.e. of a stable sort by utilisation in id order.
+  struct Used {
+    double utilization;
+    double bytes_carried;
+    sim::ResourceId id;
+  };
+  std::vector<Used> used;
   for (sim::ResourceId id = 0; id < net.num_resources(); ++id) {
     const sim::ResourceStats st = net.stats(id);
     if (st.bytes_carried <= 0) continue;
+    used.push_back({total_s > 0 ? st.bytes_carried / (net.capacity(id) * total_s) : 0.0, st.bytes_carried, id});
+  }
+  constexpr std::size_t kTop = 3;
+  const auto top = static_cast<std::ptrdiff_t>(std::min(kTop, used.size()));
+  std::partial_sort(used.begin(), used.begin() + top, used.end(), [](const Used& a, const Used& c) {
+    return a.utilization > c.utilization || (a.utilization == c.utilization && a.id < c.id);
+  });
+  std::vector<LinkUsage> links;
+  for (std::ptrdiff_t i = 0; i < top; ++i) {
+    const Used& x = used[static_cast<std::size_t>(i)];
     LinkUsage u;
-    u.name = net.resource_name(id);
-    u.capacity_bytes_per_s = net.capacity(id);
-    u.bytes = st.bytes_carried / iterations;
-    u.utilization = total_s > 0 ? st.bytes_carried / (net.capacity(id) * total_s) : 0.0;
+    u.name = net.resource_name(x.id);
+    u.capacity_bytes_per_s = net.capacity(x.id);
+    u.bytes = x.bytes_carried / iterations;
+    u.utilization = x.utilization;
     links.push_back(std::move(u));
   }
-  std::stable_sort(links.begin(), links.end(),
-                   [](const LinkUsage& a, const LinkUsage& c) { return a.utilization > c.utilization; });
-  if (links.size() > 3) links.resize(3);
   r.busiest_links = std::move(links);
 }
 

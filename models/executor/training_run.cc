@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -40,10 +41,14 @@ struct StorageStall {
 enum class PassOutput { full, timing };
 
 /// Co-runners' background flows to add (may be null or empty) and where to put the job's own
-/// up-link traffic (may be null): simulate_training_timing's interference inputs.
+/// up-link traffic (may be null): simulate_training_timing's interference inputs. `cluster`: the
+/// job's cluster built once for all its ECMP draws (null: each pass builds its own); a pass
+/// runs on a copy with its scenario's seed (Cluster::with_ecmp_seed), whose resource table is
+/// shared, not built again. Its spec must be the scenario's but for the seed.
 struct CoRun {
   const std::vector<LeafBackground>* background = nullptr;
   UpLinkTraffic* own = nullptr;
+  const Cluster* cluster = nullptr;
   bool any() const { return background != nullptr && !background->empty(); }
 };
 
@@ -122,7 +127,9 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
                      const StorageStall& storage, PassOutput output = PassOutput::full, const CoRun& co = {}) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
-  Cluster cluster(sc.cluster, net);
+  Cluster cluster =
+      co.cluster != nullptr ? co.cluster->with_ecmp_seed(sc.cluster.fabric.ecmp_seed) : Cluster(sc.cluster);
+  cluster.install(net);
   CollectiveEngine coll(sim, net, cluster);
   start_background(net, cluster, co);
   const double stall_s =
@@ -233,7 +240,7 @@ static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace, bool 
     without.storage.reset();
     without.reliability.reset();
     without.cost.reset();
-    const CoRun background_only{co.background, nullptr};
+    const CoRun background_only{co.background, nullptr, co.cluster};
     storage.compute_iteration_s =
         simulate_passes(without, nullptr, false, false, {}, output, background_only).iteration_time_s;
   }
@@ -241,7 +248,7 @@ static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace, bool 
   if (r.thermal.throttled_gpus > 0) {
     // Attribution: the same job with no thermal slowdown (a power cap still holds).
     const Report cool =
-        simulate_passes(sc, nullptr, true, false, storage, PassOutput::full, CoRun{co.background, nullptr});
+        simulate_passes(sc, nullptr, true, false, storage, PassOutput::full, CoRun{co.background, nullptr, co.cluster});
     const double hot_s = r.iteration_time_s - r.breakdown.storage_stall_s;
     const double cool_s = cool.iteration_time_s - cool.breakdown.storage_stall_s;
     r.thermal.throttle_iteration_increase_s = hot_s - cool_s;
@@ -275,9 +282,11 @@ static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace
           ? sc.cluster.fabric.routing
           : Cluster::routing_for_nic(find_nic(sc.cluster.nic.empty() ? node.nic : sc.cluster.nic));
   const bool switched = sc.cluster.num_nodes > 1 && sc.cluster.fabric.kind != FabricKind::torus;
-  // Only ECMP can need draws; then the resource table (no network) says whether a hash has a choice.
-  const int seeds =
-      switched && routing == FabricRouting::ecmp_hash && Cluster(sc.cluster).hashing_matters() ? kEcmpSeeds : 1;
+  // Only ECMP can need draws; then the resource table (no network) says whether a hash has a choice,
+  // and the draws share it (each copies it with its own seed: CoRun::cluster).
+  std::optional<Cluster> shared;
+  if (switched && routing == FabricRouting::ecmp_hash) shared.emplace(sc.cluster);
+  const int seeds = shared && shared->hashing_matters() ? kEcmpSeeds : 1;
   std::vector<Report> draws(static_cast<std::size_t>(seeds));
   std::vector<StorageStall> stalls(static_cast<std::size_t>(seeds));
   std::vector<UpLinkTraffic> traffic(static_cast<std::size_t>(seeds));
@@ -288,7 +297,7 @@ static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace
     const auto k = static_cast<std::size_t>(i);
     try {
       draws[k] = simulate_draw(s, i == 0 ? trace : nullptr, seeds == 1, stalls[k], output,
-                               CoRun{background, own != nullptr ? &traffic[k] : nullptr});
+                               CoRun{background, own != nullptr ? &traffic[k] : nullptr, shared ? &*shared : nullptr});
     } catch (const std::overflow_error& e) {
       // Issue 21: a huge model's op overflowed the engine's clock, and the engine's message named
       // no field. Name what makes the ops that long.
@@ -357,10 +366,8 @@ static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace
   double compute_iteration_s = 0;
   for (const StorageStall& st : stalls) compute_iteration_s += st.compute_iteration_s / n;
   // Storage, failures/goodput and cost once, on the mean draw (as simulate_pass does for one).
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  const Cluster cluster(sc.cluster, net);
-  apply_job_effects(sc, cluster, r, r.power.facility_average_w, compute_iteration_s);
+  // The draws' shared table (seeds > 1 only with it), as Cluster(sc.cluster) would build it.
+  apply_job_effects(sc, *shared, r, r.power.facility_average_w, compute_iteration_s);
   r.power.energy_to_train_kwh = r.time_to_train_s > 0 ? r.power.facility_average_w * r.time_to_train_s / 3.6e6 : 0.0;
   return r;
 }

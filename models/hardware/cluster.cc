@@ -100,7 +100,11 @@ const char* kind_name(LinkKind k) {
 Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : Cluster(spec) { install(net); }
 
 Cluster::Cluster(const ClusterSpec& spec) : Cluster(spec, SizesOnly{}) {
-  refuse_network_over_limit(spec_, count_network());  // before anything large is built
+  const NetworkSize size = count_network();
+  refuse_network_over_limit(spec_, size);  // before anything large is built
+  // Exactly the resources built (network_size.h): the table is written once, never moved.
+  edges_->reserve(static_cast<std::size_t>(size.resources()));
+  kinds_.reserve(static_cast<std::size_t>(size.resources()));
   const std::size_t gpus = static_cast<std::size_t>(num_gpus());
   nvl_up_.reserve(gpus);
   nvl_down_.reserve(gpus);
@@ -230,9 +234,9 @@ sim::ResourceId Cluster::add(double capacity_bytes_per_s, std::int64_t latency_n
                              std::string from, std::string to) {
   const sim::Time latency = sim::Time::from_ns(latency_ns);
   sim::FlowNetwork::check_resource(capacity_bytes_per_s, latency, name);  // as install() will add it
-  const auto id = static_cast<sim::ResourceId>(edges_.size());
+  const auto id = static_cast<sim::ResourceId>(edges_->size());
   kinds_.push_back(kind);
-  edges_.push_back({std::move(from), std::move(to), id, kind, capacity_bytes_per_s, latency, std::move(name)});
+  edges_->push_back({std::move(from), std::move(to), id, kind, capacity_bytes_per_s, latency, std::move(name)});
   return id;
 }
 
@@ -256,19 +260,22 @@ void Cluster::install(sim::FlowNetwork& net) const {
                                 " resources (a cluster is installed on an empty network, so that its resource ids "
                                 "are the network's)");
   }
-  for (std::size_t r = 0; r < edges_.size(); ++r) {
+  const std::vector<ClusterEdge>& edges = *edges_;
+  net.reserve_resources(edges.size());
+  net.keep_alive(edges_);  // the network refers to the names in the table
+  for (std::size_t r = 0; r < edges.size(); ++r) {
     if (r % 65536 == 0) throw_if_interrupted("cluster: installing the network");
-    const ClusterEdge& e = edges_[r];
-    net.add_resource(e.capacity_bytes_per_s, e.latency, e.name);
+    const ClusterEdge& e = edges[r];
+    net.add_resource_shared_name(e.capacity_bytes_per_s, e.latency, e.name);
   }
 }
 
 const ClusterEdge& Cluster::resource(sim::ResourceId r) const {
-  if (r >= edges_.size()) {
+  if (r >= edges_->size()) {
     throw std::out_of_range("Cluster::resource: unknown resource id " + std::to_string(r) + " (cluster has " +
-                            std::to_string(edges_.size()) + ")");
+                            std::to_string(edges_->size()) + ")");
   }
-  return edges_[r];
+  return (*edges_)[r];
 }
 
 bool Cluster::nvlink_between(int a, int b) const {
@@ -637,18 +644,18 @@ std::span<const sim::ResourceId> Cluster::route(int src_gpu, int dst_gpu, int ra
   }
   const std::uint64_t key = (static_cast<std::uint64_t>(src_gpu) << 36) | (static_cast<std::uint64_t>(dst_gpu) << 8) |
                             static_cast<std::uint64_t>(inter ? rail : 0);
-  auto it = route_index_.find(key);
-  if (it == route_index_.end()) {
-    compute_route(src_gpu, dst_gpu, inter ? rail : 0, scratch_);
-    if (block_used_ + scratch_.size() > block_size_) {
-      block_size_ = std::max<std::size_t>(65536, scratch_.size());
-      route_blocks_.push_back(std::make_unique<sim::ResourceId[]>(block_size_));
-      block_used_ = 0;
+  auto it = routes_.index.find(key);
+  if (it == routes_.index.end()) {
+    compute_route(src_gpu, dst_gpu, inter ? rail : 0, routes_.scratch);
+    if (routes_.block_used + routes_.scratch.size() > routes_.block_size) {
+      routes_.block_size = std::max<std::size_t>(65536, routes_.scratch.size());
+      routes_.blocks.push_back(std::make_unique<sim::ResourceId[]>(routes_.block_size));
+      routes_.block_used = 0;
     }
-    sim::ResourceId* dst = route_blocks_.back().get() + block_used_;
-    std::copy(scratch_.begin(), scratch_.end(), dst);
-    block_used_ += scratch_.size();
-    it = route_index_.emplace(key, CachedRoute{dst, static_cast<std::uint32_t>(scratch_.size())}).first;
+    sim::ResourceId* dst = routes_.blocks.back().get() + routes_.block_used;
+    std::copy(routes_.scratch.begin(), routes_.scratch.end(), dst);
+    routes_.block_used += routes_.scratch.size();
+    it = routes_.index.emplace(key, CachedRoute{dst, static_cast<std::uint32_t>(routes_.scratch.size())}).first;
   }
   return {it->second.hops, it->second.size};
 }
@@ -763,7 +770,7 @@ std::string Cluster::describe() const {
     }
     o << ", " << f.switch_latency_ns << " ns per switch hop, cables " << f.cable_length_m << " m\n";
   }
-  o << "Resources: " << edges_.size() << " directed links\n";
+  o << "Resources: " << edges_->size() << " directed links\n";
   return o.str();
 }
 
@@ -778,7 +785,7 @@ std::string Cluster::to_dot(int max_nodes) const {
   std::map<std::pair<std::string, std::string>, std::pair<double, LinkKind>> pairs;
   std::set<std::string> devices;
   int skipped = 0;
-  for (const ClusterEdge& e : edges_) {
+  for (const ClusterEdge& e : *edges_) {
     const int na = node_of_device(e.from), nb = node_of_device(e.to);
     if (na >= max_nodes || nb >= max_nodes) {
       ++skipped;

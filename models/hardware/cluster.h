@@ -78,10 +78,21 @@ class Cluster {
   Cluster(const ClusterSpec& spec, sim::FlowNetwork& net);
 
   /// Adds every resource of the table to `net`, in id order, so that the network's ids are the
-  /// table's (and route() holds for it). Throws std::invalid_argument when `net` already has
+  /// table's (and route() holds for it). The network shares the table's names (it keeps the
+  /// table alive) instead of copying them. Throws std::invalid_argument when `net` already has
   /// resources, Interrupted when an interrupt is requested (polled every 65,536 resources). Call
   /// once per network; only needed to simulate.
   void install(sim::FlowNetwork& net) const;
+
+  /// This cluster with FabricSpec::ecmp_seed = `ecmp_seed`: the same resource table (shared, not
+  /// copied: the seed changes only the routes), an empty route cache. Equal in every query to
+  /// Cluster(spec with that seed), without building the table again (the ECMP draws of one job,
+  /// models/executor/training_run.cc). A copy of a cluster likewise shares its table.
+  Cluster with_ecmp_seed(std::uint64_t ecmp_seed) const {
+    Cluster c(*this);
+    c.spec_.fabric.ecmp_seed = ecmp_seed;
+    return c;
+  }
 
   /// The network Cluster(spec) builds, counted from the spec's sizes in constant time, building
   /// nothing: resources() == Cluster(spec).num_resources() exactly (the count mirrors
@@ -218,9 +229,9 @@ class Cluster {
   LinkKind link_kind(sim::ResourceId r) const { return r < kinds_.size() ? kinds_[r] : LinkKind::other; }
   /// Every resource built, as an edge between devices, in build order: the resource table
   /// (edges()[r].resource == r).
-  const std::vector<ClusterEdge>& edges() const { return edges_; }
+  const std::vector<ClusterEdge>& edges() const { return *edges_; }
   /// Resources built (ids 0 .. num_resources() - 1; install() gives a network the same ids).
-  std::size_t num_resources() const { return edges_.size(); }
+  std::size_t num_resources() const { return edges_->size(); }
   /// Row r of the resource table. Throws std::out_of_range for r >= num_resources() (as do
   /// capacity, latency and resource_name).
   const ClusterEdge& resource(sim::ResourceId r) const;
@@ -403,7 +414,9 @@ class Cluster {
   std::vector<sim::ResourceId> torus_;                 // node * 2 * dims + 2 * d + (dir < 0)
   std::vector<LinkKind> kinds_;
   std::vector<sim::ResourceId> gpu_pcie_reverse_;  // by resource id; kNoResource elsewhere
-  std::vector<ClusterEdge> edges_;
+  /// The resource table: written while the cluster is built, read-only afterwards, so copies of
+  /// the cluster (with_ecmp_seed) share it.
+  std::shared_ptr<std::vector<ClusterEdge>> edges_ = std::make_shared<std::vector<ClusterEdge>>();
   std::vector<NodeGroup> groups_;
   std::vector<double> gpu_clock_factor_;  ///< per GPU; empty when no override names a GPU
   std::vector<double> gpu_power_cap_w_;   ///< per GPU, 0 = none; empty when no override caps one
@@ -416,10 +429,21 @@ class Cluster {
   std::vector<DrainedNode> drained_;
   std::vector<int> slot_of_node_;  ///< per node its fabric slot, ascending; empty when none is drained
 
-  mutable std::unordered_map<std::uint64_t, CachedRoute> route_index_;
-  mutable std::vector<std::unique_ptr<sim::ResourceId[]>> route_blocks_;
-  mutable std::size_t block_used_ = 0, block_size_ = 0;
-  mutable std::vector<sim::ResourceId> scratch_;
+  /// route()'s cache: the routes computed so far, in blocks that never move (spans stay valid).
+  /// A copy of the cluster starts with an empty cache: its routes may differ (with_ecmp_seed).
+  struct RouteCache {
+    RouteCache() = default;
+    RouteCache(const RouteCache& /*other*/) {}
+    RouteCache(RouteCache&&) noexcept = default;
+    RouteCache& operator=(const RouteCache&) = delete;
+    RouteCache& operator=(RouteCache&&) noexcept = default;
+    ~RouteCache() = default;
+    std::unordered_map<std::uint64_t, CachedRoute> index;
+    std::vector<std::unique_ptr<sim::ResourceId[]>> blocks;
+    std::size_t block_used = 0, block_size = 0;
+    std::vector<sim::ResourceId> scratch;
+  };
+  mutable RouteCache routes_;
 };
 
 }  // namespace traincast::models

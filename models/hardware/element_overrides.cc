@@ -189,7 +189,7 @@ void Cluster::apply_overrides() {
       if (gpu_clock_factor_.empty()) gpu_clock_factor_.assign(static_cast<std::size_t>(num_gpus()), 1.0);
       for (int g : sel.gpus) gpu_clock_factor_[static_cast<std::size_t>(g)] = f;
     } else {
-      if (resource_factor.empty()) resource_factor.assign(edges_.size(), 1.0);
+      if (resource_factor.empty()) resource_factor.assign(edges_->size(), 1.0);
       for (sim::ResourceId r : sel.resources) resource_factor[r] = f;
     }
   }
@@ -197,7 +197,7 @@ void Cluster::apply_overrides() {
     if (clock_factor(g) < 1.0 || power_cap_w(g) > 0.0 || !std::isnan(supply_c(node_of(g)))) slowed_gpus_.push_back(g);
   for (std::size_t r = 0; r < resource_factor.size(); ++r)
     if (resource_factor[r] < 1.0) {
-      edges_[r].capacity_bytes_per_s *= resource_factor[r];
+      (*edges_)[r].capacity_bytes_per_s *= resource_factor[r];
       scaled_resources_.emplace_back(static_cast<sim::ResourceId>(r), resource_factor[r]);
     }
   settle_failures(nic_failed);

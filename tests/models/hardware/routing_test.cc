@@ -155,6 +155,45 @@ TEST(Routing, SeedsChangeEcmpRoutesOnlyWhereThereIsAChoice) {
   EXPECT_FALSE(Cluster(s).hashing_matters());
 }
 
+TEST(Routing, WithEcmpSeedIsTheClusterBuiltWithThatSeed) {
+  // The ECMP draws of one job copy one cluster with their seeds (training_run.cc): each copy must
+  // route, and install on a network, exactly as a cluster built with its seed, sharing the table.
+  ClusterSpec s = fat_tree("dgx_h100", 16, 4, FabricRouting::ecmp_hash);
+  s.nic = "RoCE-400GbE";
+  s.overrides.push_back(ElementOverride{});
+  s.overrides.back().select = "node5/gpu3";
+  s.overrides.back().clock_factor = 0.9;
+  const Cluster base(s);
+  (void)base.route(0, 9 * 8);  // a filled route cache is not copied
+  for (std::uint64_t seed = 0; seed < 8; ++seed) {
+    ClusterSpec seeded = s;
+    seeded.fabric.ecmp_seed = seed;
+    const Cluster built(seeded);
+    const Cluster copy = base.with_ecmp_seed(seed);
+    EXPECT_EQ(copy.spec().fabric.ecmp_seed, seed);
+    EXPECT_EQ(&copy.edges(), &base.edges());  // shared, not copied
+    ASSERT_EQ(copy.num_resources(), built.num_resources());
+    EXPECT_EQ(copy.clock_factor(5 * 8 + 3), 0.9);
+    for (int src = 0; src < copy.num_gpus(); src += 5) {
+      for (int dst = 0; dst < copy.num_gpus(); dst += 7) {
+        if (src == dst) continue;
+        const auto a = copy.route(src, dst), b = built.route(src, dst);
+        EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << seed << " " << src << " " << dst;
+      }
+    }
+    sim::Simulator sim_a, sim_b;
+    sim::FlowNetwork net_a(sim_a), net_b(sim_b);
+    copy.install(net_a);
+    built.install(net_b);
+    ASSERT_EQ(net_a.num_resources(), net_b.num_resources());
+    for (sim::ResourceId r = 0; r < net_a.num_resources(); ++r) {
+      EXPECT_EQ(net_a.resource_name(r), net_b.resource_name(r));
+      EXPECT_EQ(net_a.capacity(r), net_b.capacity(r));
+      EXPECT_EQ(net_a.latency(r), net_b.latency(r));
+    }
+  }
+}
+
 /// Time for every flow of `flows` (bytes each, over dst's NIC) to finish, all started at once.
 double finish_time_s(const ClusterSpec& s, const std::vector<std::pair<int, int>>& flows, double bytes) {
   sim::Simulator sim;

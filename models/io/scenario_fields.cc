@@ -173,6 +173,8 @@ constexpr ScenarioField kFields[] = {
     field<&S::parallel, &Parallel::zero_implementation>("workload.parallel.zero_implementation", Written::if_changed),
     field<&S::parallel, &Parallel::reduce_bucket_elements>("workload.parallel.reduce_bucket_elements",
                                                            Written::if_changed),
+    field<&S::parallel, &Parallel::tp_overlap_implementation>("workload.parallel.tp_overlap_implementation",
+                                                              Written::if_changed),
     // workload.training
     field<&S::training, &Training::global_batch_size>("workload.training.global_batch_size"),
     field<&S::training, &Training::micro_batch_size>("workload.training.micro_batch_size"),

@@ -136,6 +136,10 @@ struct ParallelSpec {
   /// --overlap-param-gather); off: it runs after the optimizer step on the compute stream.
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;  ///< Megatron-Core --tp-comm-overlap (TP comm hidden under GEMMs)
+  /// Which framework's TP overlap runs with tp_comm_overlap (models/spec/enums.h
+  /// TpOverlapImplementation): userbuffers (default; Megatron-Core with Transformer Engine) or
+  /// async_tp (PyTorch async TP: torchtitan's enable_async_tensor_parallel).
+  TpOverlapImplementation tp_overlap_implementation = TpOverlapImplementation::userbuffers;
   /// ZeRO-3 / FSDP: free the gathered parameters after each item's forward and gather them again
   /// before its backward. Default true: PyTorch FSDP FULL_SHARD (FSDP1 ShardingStrategy default),
   /// FSDP2 fully_shard(reshard_after_forward=True) default, DeepSpeed ZeRO-3. false: FSDP

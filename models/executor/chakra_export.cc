@@ -258,11 +258,17 @@ std::vector<ChakraRankTrace> export_training_chakra(const TrainingGraph& job, in
   const std::vector<int> gpu_worker = gpu_workers(job, num_gpus);
   const OpGraph& G = job.graph;
   const std::vector<std::vector<std::uint32_t>> deps = op_dependencies(G);
-  for (const Task& t : G.tasks)
+  for (const Task& t : G.tasks) {
+    if (t.op == CollectiveOp::send_recv && t.participant_count > 0 &&
+        G.ops[G.participants[t.participant_begin]].role == Role::tp_comm)
+      throw std::invalid_argument(
+          "chakra export: async TP's chunk copies between TP ranks (tp_overlap_implementation async_tp) are not "
+          "exported (expected userbuffers)");
     if (t.kind != TaskKind::collective)
       throw std::invalid_argument(
           "chakra export: the job copies to or from host memory (CPU offload), which Chakra's node types "
           "do not describe (expected workload.offload.optimizer: false)");
+  }
   const std::vector<std::string> group_name = process_group_names(G);
 
   std::vector<ChakraRankTrace> out(static_cast<std::size_t>(num_gpus));

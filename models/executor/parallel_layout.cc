@@ -28,7 +28,7 @@ ParallelLayout parallel_layout_of(const Scenario& sc, int num_gpus) {
   return L;
 }
 
-void ParallelLayout::build_groups(bool moe) {
+void ParallelLayout::build_groups(bool moe, bool tp_ring) {
   // Group table: TP groups, PP send pairs, DP groups.
   tp_group_base = 0;
   for (int r = 0; r < replicas; ++r)
@@ -75,6 +75,13 @@ void ParallelLayout::build_groups(bool moe) {
           for (int r = j; r < dp_cp; r += ep) groups.gpus.push_back(gpu(k, r, s));
           groups.close_group();
         }
+  // TP ring pairs of the simulated replicas: TP rank k sends to TP rank k + 1 mod tp.
+  tp_ring_group_base = groups.size();
+  if (tp_ring && tp > 1)
+    for (int r = 0; r < replicas; ++r)
+      for (int s = 0; s < pp; ++s)
+        for (int k = 0; k < tp; ++k)
+          groups.add({gpu(k, data_rank_of_replica(r), s), gpu((k + 1) % tp, data_rank_of_replica(r), s)});
 }
 
 }  // namespace traincast::models

@@ -27,6 +27,7 @@ struct ParallelLayout {
   GroupTable groups;  ///< GPU lists of every collective group (filled by build_groups)
   std::uint32_t tp_group_base = 0, pp_group_base = 0, dp_group_base = 0;
   std::uint32_t ep_group_base = 0, edp_group_base = 0, cp_group_base = 0;
+  std::uint32_t tp_ring_group_base = 0;
 
   /// Global GPU id of TP rank `tp_rank` of data rank `data_rank` at pipeline stage `stage`.
   int gpu(int tp_rank, int data_rank, int stage) const { return tp_rank + tp * (data_rank + dp_cp * stage); }
@@ -56,6 +57,11 @@ struct ParallelLayout {
   std::uint32_t cp_group(int replica, int stage) const {
     return cp_group_base + static_cast<std::uint32_t>(((data_rank_of_replica(replica) / cp) * pp + stage) * tp * cp);
   }
+  /// First of tp ring pairs ({TP rank k, TP rank k+1 mod tp} at index k) of (replica, stage): one
+  /// step of a chunked TP overlap, every rank moving one chunk to a peer at once (tp_ring true).
+  std::uint32_t tp_ring_group(int replica, int stage) const {
+    return tp_ring_group_base + static_cast<std::uint32_t>((replica * pp + stage) * tp);
+  }
   /// First of tp expert-data-parallel groups (one per TP rank): the dp_cp / ep GPUs of `stage` whose
   /// replicas hold the same experts (replica % ep == ep_rank).
   std::uint32_t edp_group(int stage, int ep_rank) const {
@@ -63,8 +69,9 @@ struct ParallelLayout {
   }
 
   /// Fills `groups` and the group bases: TP groups and PP send pairs of the simulated replicas,
-  /// DP groups, EP groups (ep > 1), CP ring pairs (cp > 1) and, with `moe`, expert-DP groups.
-  void build_groups(bool moe);
+  /// DP groups, EP groups (ep > 1), CP ring pairs (cp > 1), with `moe` expert-DP groups and, with
+  /// `tp_ring` (chunked TP overlap) and tp > 1, the TP ring pairs.
+  void build_groups(bool moe, bool tp_ring = false);
 };
 
 /// The layout of `sc`'s parallelism on a cluster of `num_gpus` GPUs (replicas = dp_cp, no groups yet).

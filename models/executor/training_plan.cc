@@ -397,7 +397,7 @@ TrainingPlan plan_training(const Scenario& sc, const Cluster& cluster, double st
   P.chunk_first_layer = chunk_first_layers(P.chunk_layers);
   plan_labels(P, sc, cluster, storage_stall_s);
   plan_gpu_types(P, sc, cluster);
-  P.build_groups(sc.model.num_experts > 0);
+  P.build_groups(sc.model.num_experts > 0, sc.parallel.tp_comm_overlap);
   const std::vector<double> stage_expert_params = plan_dp_tasks(P, sc);
   plan_optimizer_steps(P, sc, cluster, gpu, params, stage_expert_params);
   check_graph_size(P, sc.options.fold_symmetric);

@@ -150,7 +150,12 @@ class GraphBuilder {
         g_.ep_ops.push_back(op);
         continue;
       }
-      const std::uint32_t task = private_task(seg.op, seg.bytes, plan_.tp_group(replica_, stage_), 1);
+      // A send_recv is one step of a chunked TP overlap: each TP rank to the next, all at once.
+      const bool ring_step = seg.op == CollectiveOp::send_recv;
+      const std::uint32_t task = ring_step ? private_task(seg.op, seg.bytes, plan_.tp_ring_group(replica_, stage_),
+                                                          static_cast<std::uint32_t>(plan_.tp))
+                                           : private_task(seg.op, seg.bytes, plan_.tp_group(replica_, stage_), 1);
+      g_.tasks[task].sms = static_cast<std::int16_t>(seg.sms);
       if (seg.overlap == Overlap::blocking) {
         g_.ops[compute_stream_op(Role::tp_comm, label, mb)].task = task;
         continue;

@@ -206,6 +206,8 @@ static_assert(static_cast<int>(models::ComputeModel::kernel) == tp::TrainingSpec
               tp::TrainingSpec::ComputeModel_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::ZeroImplementation::deepspeed) == tp::ParallelSpec::deepspeed &&
               tp::ParallelSpec::ZeroImplementation_ARRAYSIZE == 2);
+static_assert(static_cast<int>(models::TpOverlapImplementation::async_tp) == tp::ParallelSpec::async_tp &&
+              tp::ParallelSpec::TpOverlapImplementation_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::SelectivePolicy::torchtitan_op) == tp::TrainingSpec::torchtitan_op &&
               tp::TrainingSpec::SelectivePolicy_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::CrossEntropy::unfused) == tp::TrainingSpec::unfused &&

@@ -173,6 +173,8 @@ constexpr ScenarioField kFields[] = {
     field<&S::parallel, &Parallel::zero_implementation>("workload.parallel.zero_implementation", Written::if_changed),
     field<&S::parallel, &Parallel::reduce_bucket_elements>("workload.parallel.reduce_bucket_elements",
                                                            Written::if_changed),
+    field<&S::parallel, &Parallel::tp_overlap_implementation>("workload.parallel.tp_overlap_implementation",
+                                                              Written::if_changed),
     field<&S::parallel, &Parallel::moe_shared_expert_overlap>("workload.parallel.moe_shared_expert_overlap",
                                                               Written::if_changed),
     // workload.training

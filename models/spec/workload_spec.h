@@ -136,6 +136,10 @@ struct ParallelSpec {
   /// --overlap-param-gather); off: it runs after the optimizer step on the compute stream.
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;  ///< Megatron-Core --tp-comm-overlap (TP comm hidden under GEMMs)
+  /// Which framework's TP overlap runs with tp_comm_overlap (models/spec/enums.h
+  /// TpOverlapImplementation): userbuffers (default; Megatron-Core with Transformer Engine) or
+  /// async_tp (PyTorch async TP: torchtitan's enable_async_tensor_parallel).
+  TpOverlapImplementation tp_overlap_implementation = TpOverlapImplementation::userbuffers;
   /// Megatron-Core --moe-shared-expert-overlap: the shared experts' fc1 runs beside the EP
   /// dispatch all-to-all and fc2 beside the combine (their backward beside the backward ones).
   bool moe_shared_expert_overlap = false;

@@ -22,7 +22,7 @@ enum class CommGroup {
 /// How a tensor-parallel collective relates to the compute around it.
 enum class Overlap {
   blocking,   ///< runs on the compute stream (Megatron default: TP comm on the critical path)
-  with_next,  ///< runs on the TP stream beside the next compute segment (chunked AG + GEMM)
+  with_next,  ///< runs on the TP stream beside the next compute segment; the one after waits for it
   with_prev,  ///< runs on the TP stream beside the previous compute segment (GEMM + chunked RS,
               ///< or the async grad all-reduce beside the weight-gradient GEMM)
 };
@@ -30,6 +30,8 @@ enum class Overlap {
 /// One step of a per-rank program: either a compute segment (a few fused/consecutive kernels)
 /// or a tensor-parallel collective over the rank's TP group.
 struct Segment {
+  /// A group tp send_recv is one step of a chunked TP overlap (PyTorch async TP): every TP rank
+  /// sends `bytes` to the next TP rank at once (the TP ring pairs).
   bool is_collective = false;
   std::string label;                 ///< e.g. "qkv", "attn", "fc2", "tp_ar" (trace names)
   double seconds = 0;                ///< compute segment time on the scenario's GPU [s]
@@ -40,6 +42,9 @@ struct Segment {
   Overlap overlap = Overlap::blocking;
   CommGroup group = CommGroup::tp;
   MoeDispatch moe{};  ///< group ep: flat, or DeepEP's deduplicated dispatch (moe_dispatch.h)
+  /// SMs the collective holds while it runs beside compute; -1: the executor's default (op_graph.h
+  /// run_op_graph). 0 for PyTorch async TP's copy-engine chunk copies.
+  int sms = -1;
 };
 
 using Program = std::vector<Segment>;

@@ -13,7 +13,8 @@ namespace traincast::models {
 /// One line per field written away from its default that has no effect here, "workload.x.y has
 /// no effect: why (expected ...)": parallel.uneven_stages when the stages split the layers evenly
 /// or pp is 1; parallel.zero_implementation deepspeed and parallel.reduce_bucket_elements outside
-/// DeepSpeed's modelled case (ZeRO-1/2, 16-bit training, no LoRA); training.selective_policy
+/// DeepSpeed's modelled case (ZeRO-1/2, 16-bit training, no LoRA); parallel.tp_overlap_implementation
+/// async_tp without tp_comm_overlap or with tp 1; training.selective_policy
 /// outside selective recomputation; and compute_settings_without_effect's. Never throws; empty when
 /// every setting acts.
 std::vector<std::string> workload_settings_without_effect(const Scenario& scenario);

@@ -2,93 +2,20 @@
 // its blocks (attention, dense MLP, MoE experts, LoRA adapters, ring attention) in TransformerOps,
 // then the assembly of the layer kinds, the embedding, the head and the parameter counts.
 #include <algorithm>
+#include <cstddef>
 #include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "models/compute/framework_constants.h"
 #include "models/workload/fp8_recipe.h"
 #include "models/workload/memory_model.h"
+#include "models/workload/program_builder.h"
 #include "models/workload/transformer.h"
 #include "models/workload/transformer_shape.h"
 
 namespace traincast::models {
 namespace {
-
-class ProgramBuilder {
- public:
-  ProgramBuilder(const GpuSpec& gpu, const ComputeParams& params, const TrainingSpec& training)
-      : gpu_(gpu),
-        params_(with_compute_model(params, training)),
-        precision_(training.precision),
-        recipe_(fp8_recipe_cost(training.fp8_recipe)) {
-    // The recipe's main-loop factors scale the fp8 GEMM efficiency of whichever model applies.
-    fp8_params_.gemm_efficiency *= recipe_.forward_main_loop_factor;
-    fp8_params_.kernel_gemm_fp8_efficiency *= recipe_.forward_main_loop_factor;
-    fp8_backward_params_.gemm_efficiency *= recipe_.backward_main_loop_factor;
-    fp8_backward_params_.kernel_gemm_fp8_efficiency *= recipe_.backward_main_loop_factor;
-  }
-
-  /// GEMMs appended from now on run in bf16 without fp8 casts (the logit layer: fp8_recipe.h).
-  void keep_gemms_in_bf16() { bf16_gemms_ = true; }
-  /// GEMMs appended from now on are backward GEMMs (input and weight gradients: the recipe's
-  /// backward kernels, fp8_recipe.h) or, with false, forward ones (forward and recompute).
-  void backward_gemms(bool on) { backward_ = on; }
-
-  /// Appends a compute segment made of the given kernels.
-  void compute(Program& p, const std::string& label, std::initializer_list<Kernel> kernels) {
-    compute(p, label, std::vector<Kernel>(kernels));
-  }
-  void compute(Program& p, const std::string& label, const std::vector<Kernel>& kernels) {
-    Segment seg;
-    seg.label = label;
-    double kernel_s = 0;
-    for (const Kernel& k : kernels) {
-      const bool fp8_gemm = precision_ == Precision::fp8 && k.kind == KernelKind::gemm && !bf16_gemms_;
-      const Precision math =
-          precision_ == Precision::fp8 && k.kind == KernelKind::gemm && bf16_gemms_ ? Precision::bf16 : precision_;
-      const ComputeParams& params = !fp8_gemm ? params_ : backward_ ? fp8_backward_params_ : fp8_params_;
-      kernel_s += kernel_seconds(k, gpu_, params, math);
-      seg.compute_bound_seconds += kernel_compute_bound_seconds(k, gpu_, params, math);
-      seg.flops += k.flops;
-      if (fp8_gemm && k.m > 0) {
-        // The recipe's cast/amax/transpose of both GEMM inputs: one memory-bound kernel.
-        const Kernel cast{KernelKind::elementwise, 0, recipe_.cast_bytes_per_operand_element * (k.m * k.k + k.k * k.n)};
-        kernel_s += kernel_seconds(cast, gpu_, params_, precision_);
-        // Rowwise backward GEMMs: the output's rescale, a memory-bound kernel of its own.
-        if (backward_ && recipe_.backward_rescale_bytes_per_output_element > 0) {
-          const Kernel rescale{KernelKind::elementwise, 0,
-                               recipe_.backward_rescale_bytes_per_output_element * k.m * k.n};
-          kernel_s += kernel_seconds(rescale, gpu_, params_, precision_);
-        }
-      }
-    }
-    seg.seconds = params_.use_kernel_model ? framework_segment_seconds(kernel_s) : kernel_s;
-    p.push_back(std::move(seg));
-  }
-  static void collective(Program& p, const std::string& label, CollectiveOp op, double bytes, Overlap overlap,
-                         CommGroup group = CommGroup::tp) {
-    Segment seg;
-    seg.group = group;
-    seg.is_collective = true;
-    seg.label = label;
-    seg.op = op;
-    seg.bytes = bytes;
-    seg.overlap = overlap;
-    p.push_back(std::move(seg));
-  }
-
- private:
-  const GpuSpec& gpu_;
-  ComputeParams params_;
-  Precision precision_;
-  Fp8RecipeCost recipe_;
-  ComputeParams fp8_params_ = params_;           ///< params_ with the recipe's forward main-loop factor
-  ComputeParams fp8_backward_params_ = params_;  ///< params_ with the recipe's backward main-loop factor
-  bool bf16_gemms_ = false;
-  bool backward_ = false;
-};
 
 Kernel gemm(double m, double n, double k, double e, double batch = 1) {
   return Kernel{KernelKind::gemm, 2 * batch * m * n * k, e * batch * (m * k + k * n + m * n), batch * m, n, k};
@@ -127,6 +54,77 @@ struct TransformerOps {
                                                : e);
   const Overlap fwd_gather = overlap ? Overlap::with_next : Overlap::blocking;
   const Overlap fwd_reduce = overlap ? Overlap::with_prev : Overlap::blocking;
+
+  // ---- TP overlap as PyTorch async TP pipelines it (tp_comm_overlap, SP, async_tp) ----
+  // torch/distributed/_symmetric_memory/__init__.py; micro_pipeline_tp_pass fuses every
+  // all_gather -> mm and mm -> reduce_scatter, forward and backward. All-gather -> GEMM
+  // (_pipelined_multi_all_gather_and_consume): the shard is copied into the rank's symmetric buffer
+  // (not overlapped), the own shard's GEMM runs, then per step each rank copies one peer's shard
+  // (copy engines, no SM: a TP ring send_recv of bytes / t) and runs that slice (m / t rows) once it
+  // is in: g + (t - 1) max(g, c) with each step issued after the slice before the previous one
+  // (with_next). GEMM -> reduce-scatter (_pipelined_produce_and_all2all): t slices, after each of
+  // the first t - 1 its copy to the owner, the own slice last, then reduce_partials sums the t
+  // partials: g + (t - 1) max(g, c) + the reduction. Slices run one after the other (the source
+  // alternates two streams). Transformer Engine's userbuffers keep the whole collective beside the
+  // whole GEMM (its pipelines were scored and removed: docs/accuracy.md, "Async TP").
+  const bool chunked =
+      overlap && x.sp && tp && sc.parallel.tp_overlap_implementation == TpOverlapImplementation::async_tp;
+  const int nt = static_cast<int>(x.t);
+  /// The GEMMs ks[first, last) cut into `chunks` row slices (one slice's kernels).
+  std::vector<Kernel> row_slice(const std::vector<Kernel>& ks, std::size_t first, std::size_t last,
+                                double chunks) const {
+    std::vector<Kernel> out;
+    for (std::size_t i = first; i < last; ++i) out.push_back(gemm(ks[i].m / chunks, ks[i].n, ks[i].k, e));
+    return out;
+  }
+  static std::vector<Kernel> range(const std::vector<Kernel>& ks, std::size_t first, std::size_t last) {
+    return {ks.begin() + static_cast<std::ptrdiff_t>(first), ks.begin() + static_cast<std::ptrdiff_t>(last)};
+  }
+  /// An all-gather of `bytes` (the gathered size) and the compute segment `label` that consumes it:
+  /// ks[first, last) are the GEMMs on the gathered rows (plain GEMMs, m = T), the kernels before
+  /// them run first, those after them last. Unchunked: the collective with `plain` overlap, then ks.
+  void gather_into(Program& p, const std::string& ag_label, double bytes, Overlap plain, const std::string& label,
+                   const std::vector<Kernel>& ks, std::size_t first, std::size_t last) {
+    if (!chunked || first >= last) {
+      ProgramBuilder::collective(p, ag_label, CollectiveOp::all_gather, bytes, plain);
+      pb.compute(p, label, ks);
+      return;
+    }
+    if (first > 0) pb.compute(p, label, range(ks, 0, first));
+    // copy_shard(dst=local_p2p_bufs, src=shard): read and write of the shard.
+    pb.compute(p, ag_label + "_stage", {elementwise(2 * bytes / t)});
+    const std::vector<Kernel> slice = row_slice(ks, first, last, t);
+    for (int i = 0; i < nt; ++i) {
+      if (i + 1 < nt) {
+        ProgramBuilder::collective(p, ag_label, CollectiveOp::send_recv, bytes / t, Overlap::with_next);
+        p.back().sms = 0;  // copy engines
+      }
+      pb.compute(p, label, slice, 1 / t);
+    }
+    if (last < ks.size()) pb.compute(p, label, range(ks, last, ks.size()));
+  }
+  /// The compute segment `label` whose output is reduce-scattered (`bytes`: the full size), ks as
+  /// in gather_into. Unchunked: ks, then the collective with `plain` overlap (TP only).
+  void scatter_from(Program& p, const std::string& label, const std::vector<Kernel>& ks, std::size_t first,
+                    std::size_t last, const std::string& rs_label, double bytes, Overlap plain) {
+    if (!chunked || first >= last) {
+      pb.compute(p, label, ks);
+      if (tp) ProgramBuilder::collective(p, rs_label, reduce_op, bytes, plain);
+      return;
+    }
+    if (first > 0) pb.compute(p, label, range(ks, 0, first));
+    const std::vector<Kernel> slice = row_slice(ks, first, last, t);
+    for (int i = 0; i < nt; ++i) {
+      pb.compute(p, label, slice, 1 / t);
+      if (i + 1 < nt) {
+        ProgramBuilder::collective(p, rs_label, CollectiveOp::send_recv, bytes / t, Overlap::with_next);
+        p.back().sms = 0;  // copy engines
+      }
+    }
+    // reduce_partials: read the t stacked partials (bytes), write the shard (bytes / t).
+    pb.compute(p, rs_label + "_reduce", {elementwise(bytes + bytes / t)});
+    if (last < ks.size()) pb.compute(p, label, range(ks, last, ks.size()));
+  }
 
   // LoRA: the frozen base skips its weight-gradient GEMMs (and the embedding's and output
   // layer's); each adapted matrix (d_in x d_out) adds x*A (T x d_in -> r) and *B (r -> d_out) in
@@ -280,28 +278,34 @@ struct TransformerOps {
   // ---- one layer, forward: attention block, then a dense MLP or a MoE block ----
   void attention_block_forward(Program& p) {
     pb.compute(p, "ln1", {norm(2 * Tsp * x.h * e)});
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, gather_bytes, fwd_gather);
-    pb.compute(p, "qkv",
-               with_adapters(qkv_forward_kernels(), false,
-                             {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
+    const std::vector<Kernel> qkv =
+        with_adapters(qkv_forward_kernels(), false,
+                      {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}});
+    if (x.sp)
+      gather_into(p, "tp_ag", gather_bytes, fwd_gather, "qkv", qkv, 0, x.proj.size());
+    else
+      pb.compute(p, "qkv", qkv);
     attention_forward(p, "attn");
-    pb.compute(p, "proj", with_adapters({gemm(T, x.h, x.att.o / t, e)}, false, {{targets.o, {x.att.o, x.h}}}));
-    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
+    scatter_from(p, "proj", with_adapters({gemm(T, x.h, x.att.o / t, e)}, false, {{targets.o, {x.att.o, x.h}}}), 0, 1,
+                 x.sp ? "tp_rs" : "tp_ar", act_bytes, fwd_reduce);
     // Bias-dropout-add: read the projection output and the residual, write the sum (3e), and the
     // 1-byte mask with hidden dropout.
     pb.compute(p, "bda_ln2", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask)), norm(2 * Tsp * x.h * e)});
   }
   // A TP-split MLP of total width `width` (the dense MLP, or DeepSeek's shared experts).
   void mlp_forward(Program& p, double width, const std::string& prefix) {
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, gather_bytes, fwd_gather);
     const double act_in = x.gate * T * width / t;  // elements into the activation function
     const bool dense = prefix.empty();             // LoRA adapts the dense MLP only (no MoE)
-    pb.compute(p, prefix + "fc1",
-               with_adapters({gemm(T, x.gate * width / t, x.h, e), elementwise(e * (act_in + T * width / t))}, false,
-                             {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}}));
-    pb.compute(p, prefix + "fc2",
-               with_adapters({gemm(T, x.h, width / t, e)}, false, {{dense && targets.down, {width, x.h}}}));
-    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs" : "tp_ar", reduce_op, act_bytes, fwd_reduce);
+    const std::vector<Kernel> fc1 =
+        with_adapters({gemm(T, x.gate * width / t, x.h, e), elementwise(e * (act_in + T * width / t))}, false,
+                      {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}});
+    if (x.sp)
+      gather_into(p, "tp_ag", gather_bytes, fwd_gather, prefix + "fc1", fc1, 0, 1);
+    else
+      pb.compute(p, prefix + "fc1", fc1);
+    scatter_from(p, prefix + "fc2",
+                 with_adapters({gemm(T, x.h, width / t, e)}, false, {{dense && targets.down, {width, x.h}}}), 0, 1,
+                 x.sp ? "tp_rs" : "tp_ar", act_bytes, fwd_reduce);
   }
   // Routed experts (Megatron-Core MoE layer with the all-to-all token dispatcher): each rank
   // routes its Tsp tokens (sequence-parallel shard), permutes the slots by expert, sends them to
@@ -385,41 +389,66 @@ struct TransformerOps {
   // does not count; the same three GEMMs are assumed at the run's precision (not modelled).
   void torchtitan_op_recompute(Program& p) {
     pb.compute(p, "ln1_recompute", {norm(2 * Tsp * x.h * e)});
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag_recompute", CollectiveOp::all_gather, gather_bytes, fwd_gather);
-    pb.compute(p, "wk_wo_recompute", {gemm(T, x.kv / t, x.h, e), gemm(T, x.h, x.att.o / t, e)});
+    // wk consumes the gathered input (a chunked pipeline under TP overlap), wo the attention output.
+    const std::vector<Kernel> wk_wo{gemm(T, x.kv / t, x.h, e), gemm(T, x.h, x.att.o / t, e)};
+    if (x.sp)
+      gather_into(p, "tp_ag_recompute", gather_bytes, fwd_gather, "wk_wo_recompute", wk_wo, 0, 1);
+    else
+      pb.compute(p, "wk_wo_recompute", wk_wo);
     pb.compute(p, "add_ln2_recompute", {elementwise(3 * Tsp * x.h * e), norm(2 * Tsp * x.h * e)});
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag_recompute", CollectiveOp::all_gather, gather_bytes, fwd_gather);
     const double width = x.f / t;
     if (x.gate > 1) {
       // w3, then SiLU(w1 out) x w3 out: read both, write the product (w2's input).
-      pb.compute(p, "w3_recompute", {gemm(T, width, x.h, e), elementwise(3 * e * T * width)});
+      const std::vector<Kernel> w3{gemm(T, width, x.h, e), elementwise(3 * e * T * width)};
+      if (x.sp)
+        gather_into(p, "tp_ag_recompute", gather_bytes, fwd_gather, "w3_recompute", w3, 0, 1);
+      else
+        pb.compute(p, "w3_recompute", w3);
     } else {
       // The activation of w1's (saved) output, w2's input. The sixth mm is w2, after the last
       // tensor backward needs: the replay stops before it (torch.utils.checkpoint's early stop,
       // its default).
+      if (x.sp) ProgramBuilder::collective(p, "tp_ag_recompute", CollectiveOp::all_gather, gather_bytes, fwd_gather);
       pb.compute(p, "act_recompute", {elementwise(2 * e * T * width)});
     }
   }
 
   // ---- one layer, backward ----
+  // A column-parallel GEMM's input gradient (ks as in gather_into), its TP reduction and the SP
+  // all-gather of the input for the weight gradient (not with a frozen base). The reduction runs
+  // beside the weight-gradient GEMM (Megatron; TE's bulk overlap) or, async TP, fused (scatter_from).
+  void dgrad_then_wgrad(Program& p, const std::string& label, const std::vector<Kernel>& ks, std::size_t first,
+                        std::size_t last) {
+    const std::string rs_label = x.sp ? "tp_rs_bwd" : "tp_ar_bwd";
+    if (chunked) {
+      scatter_from(p, label, ks, first, last, rs_label, act_bytes, Overlap::with_next);
+      if (!lora)
+        ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, gather_bytes, Overlap::with_next);
+      return;
+    }
+    pb.compute(p, label, ks);
+    if (x.sp && !lora)
+      ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, gather_bytes, Overlap::with_next);
+    if (tp) ProgramBuilder::collective(p, rs_label, reduce_op, act_bytes, Overlap::with_next);
+  }
   // The async all-reduce / reduce-scatter of the input gradient runs beside the weight-gradient
   // GEMM (Megatron ColumnParallelLinear backward); AG of the output gradient (SP) is blocking.
   void mlp_backward(Program& p, double width, const std::string& prefix) {
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, gather_bytes, fwd_gather);
     const bool dense = prefix.empty();
-    if (lora)
-      pb.compute(p, prefix + "fc2_bwd",
-                 with_adapters({gemm(T, width / t, x.h, e)}, true, {{dense && targets.down, {width, x.h}}}));
+    // fc2's input gradient (dgrad, the gathered rows) is the all-gather's consumer; its weight
+    // gradient needs the whole gathered gradient and runs after.
+    const std::vector<Kernel> fc2 =
+        lora ? with_adapters({gemm(T, width / t, x.h, e)}, true, {{dense && targets.down, {width, x.h}}})
+             : std::vector<Kernel>{gemm(T, width / t, x.h, e), gemm(width / t, x.h, T, e)};
+    if (x.sp)
+      gather_into(p, "tp_ag_bwd", gather_bytes, fwd_gather, prefix + "fc2_bwd", fc2, 0, 1);
     else
-      pb.compute(p, prefix + "fc2_bwd", {gemm(T, width / t, x.h, e), gemm(width / t, x.h, T, e)});
+      pb.compute(p, prefix + "fc2_bwd", fc2);
     const double act_in = x.gate * T * width / t;
-    pb.compute(p, prefix + "fc1_dgrad",
-               with_adapters({elementwise(e * (2 * act_in + T * width / t)), gemm(T, x.h, x.gate * width / t, e)}, true,
-                             {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}}));
-    // Frozen base (LoRA): no weight gradient, so no SP all-gather of the input for it.
-    if (x.sp && !lora)
-      ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, gather_bytes, Overlap::with_next);
-    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
+    const std::vector<Kernel> fc1_dgrad =
+        with_adapters({elementwise(e * (2 * act_in + T * width / t)), gemm(T, x.h, x.gate * width / t, e)}, true,
+                      {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}});
+    dgrad_then_wgrad(p, prefix + "fc1_dgrad", fc1_dgrad, 1, 2);
     if (!lora) pb.compute(p, prefix + "fc1_wgrad", {gemm(x.h, x.gate * width / t, T, e)});
   }
   void routed_backward(Program& p) {
@@ -453,18 +482,18 @@ struct TransformerOps {
       if (x.shared > 0 && !shared_overlap) mlp_backward(p, x.shared * x.fe, "shared_");
     }
     pb.compute(p, "ln2_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
-    if (x.sp) ProgramBuilder::collective(p, "tp_ag_bwd", CollectiveOp::all_gather, gather_bytes, fwd_gather);
-    if (lora)
-      pb.compute(p, "proj_bwd", with_adapters({gemm(T, x.att.o / t, x.h, e)}, true, {{targets.o, {x.att.o, x.h}}}));
+    const std::vector<Kernel> proj =
+        lora ? with_adapters({gemm(T, x.att.o / t, x.h, e)}, true, {{targets.o, {x.att.o, x.h}}})
+             : std::vector<Kernel>{gemm(T, x.att.o / t, x.h, e), gemm(x.att.o / t, x.h, T, e)};
+    if (x.sp)
+      gather_into(p, "tp_ag_bwd", gather_bytes, fwd_gather, "proj_bwd", proj, 0, 1);
     else
-      pb.compute(p, "proj_bwd", {gemm(T, x.att.o / t, x.h, e), gemm(x.att.o / t, x.h, T, e)});
+      pb.compute(p, "proj_bwd", proj);
     attention_backward(p);
-    pb.compute(p, "qkv_dgrad",
-               with_adapters(qkv_dgrad_kernels(), true,
-                             {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}));
-    if (x.sp && !lora)
-      ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, gather_bytes, Overlap::with_next);
-    if (tp) ProgramBuilder::collective(p, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::with_next);
+    dgrad_then_wgrad(p, "qkv_dgrad",
+                     with_adapters(qkv_dgrad_kernels(), true,
+                                   {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}),
+                     0, x.proj.size());
     if (!lora) pb.compute(p, "qkv_wgrad", qkv_wgrad_kernels());
     pb.compute(p, "ln1_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
   }

@@ -75,6 +75,14 @@ TEST(CliWarts, ChakraExportRefusesContextParallelismAtTheField) {
   EXPECT_EQ(loader.err, resnet +
                             ":40:3: workload.data_loader: chakra export: host-to-device input copies have no Chakra "
                             "form here (expected a scenario without data_loader)\n");
+  // Async TP's chunk copies between the TP ranks of one worker: named at the --set that asked.
+  const std::string tp = kSrc + "/scenarios/llama3_70b_dgx_h100_8nodes.textproto";
+  const Result async_tp =
+      run({"chakra", "export", tp, "--out", out, "--set", "workload.parallel.tp_overlap_implementation=async_tp"});
+  EXPECT_EQ(async_tp.status, 2);
+  EXPECT_EQ(async_tp.err,
+            "--set workload.parallel.tp_overlap_implementation=async_tp: workload.parallel.tp_overlap_implementation: "
+            "chakra export: async TP's chunk copies between TP ranks are not exported (expected userbuffers)\n");
 }
 
 TEST(CliWarts, ClusterOnlyCommandsRefuseOverridesTheyWouldIgnore) {

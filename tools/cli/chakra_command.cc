@@ -117,6 +117,30 @@ po::variables_map parse_args(const std::vector<std::string>& args, const po::opt
   return vm;
 }
 
+/// What the exporter cannot write, refused at the field that asked for it (or its --set): throws
+/// io::ScenarioError.
+void refuse_unexportable(const models::Scenario& sc, const std::string& scenario_path,
+                         const std::vector<std::string>& overrides) {
+  if (sc.parallel.cp > 1) {
+    throw io::ScenarioError(
+        {scenario_field_origin(scenario_path, "workload.parallel.cp", overrides) +
+         ": workload.parallel.cp: chakra export: context parallelism (cp = " + std::to_string(sc.parallel.cp) +
+         ") is not exported: its ring send/recvs are shared by several workers (expected cp: 1)"});
+  }
+  if (sc.parallel.tp_comm_overlap && sc.parallel.tp > 1 &&
+      sc.parallel.tp_overlap_implementation == models::TpOverlapImplementation::async_tp) {
+    throw io::ScenarioError(
+        {scenario_field_origin(scenario_path, "workload.parallel.tp_overlap_implementation", overrides) +
+         ": workload.parallel.tp_overlap_implementation: chakra export: async TP's chunk copies between TP ranks "
+         "are not exported (expected userbuffers)"});
+  }
+  if (sc.data_loader) {
+    throw io::ScenarioError({scenario_field_origin(scenario_path, "workload.data_loader", overrides) +
+                             ": workload.data_loader: chakra export: host-to-device input copies have no Chakra "
+                             "form here (expected a scenario without data_loader)"});
+  }
+}
+
 }  // namespace
 
 int chakra_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -219,18 +243,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
     use_profile(
         sc, profile_option(vm), overrides,
         [&](const std::vector<std::string>& o) { return io::load_scenario_file(scenario_path, o); }, err);
-    // What the exporter cannot write, refused at the field that asked for it (or its --set).
-    if (sc.parallel.cp > 1) {
-      throw io::ScenarioError(
-          {scenario_field_origin(scenario_path, "workload.parallel.cp", overrides) +
-           ": workload.parallel.cp: chakra export: context parallelism (cp = " + std::to_string(sc.parallel.cp) +
-           ") is not exported: its ring send/recvs are shared by several workers (expected cp: 1)"});
-    }
-    if (sc.data_loader) {
-      throw io::ScenarioError({scenario_field_origin(scenario_path, "workload.data_loader", overrides) +
-                               ": workload.data_loader: chakra export: host-to-device input copies have no Chakra "
-                               "form here (expected a scenario without data_loader)"});
-    }
+    refuse_unexportable(sc, scenario_path, overrides);
     if (vm.count("name") && vm["name"].as<std::string>().empty())
       throw UsageError("--name: got \"\" (expected a file name stem, e.g. --name gpt3)");
     std::string name = vm.count("name") ? vm["name"].as<std::string>() : sc.name;

@@ -178,7 +178,9 @@ def torchtitan(training):
         if tp > 1:
             sets.append("workload.parallel.sequence_parallel=true")
         if r["async_tp"] == "True":
-            sets.append("workload.parallel.tp_comm_overlap=true")
+            # torchtitan's async TP is PyTorch's symmetric-memory micro-pipelining
+            # (torch._inductor.config._micro_pipeline_tp), not Transformer Engine's userbuffers.
+            sets += ["workload.parallel.tp_comm_overlap=true", "workload.parallel.tp_overlap_implementation=async_tp"]
             assumptions.append("async TP as tp_comm_overlap")
         if pp > 1:
             assumptions.append("micro-batches not stated: one per stage (local batch %d / PP %d = micro-batch %d), "

@@ -73,6 +73,21 @@ TEST(WorkloadSettingsNotes, NamedWhereTheFieldHasNoEffect) {
             0u);
 }
 
+// tp_overlap_implementation async_tp says how overlapped TP communication runs: named without
+// tp_comm_overlap or without TP.
+TEST(WorkloadSettingsNotes, AsyncTpNamedWithoutTpOverlap) {
+  Scenario sc = base();
+  sc.parallel.tp_overlap_implementation = TpOverlapImplementation::async_tp;
+  EXPECT_EQ(workload_settings_without_effect(sc),
+            std::vector<std::string>{"workload.parallel.tp_overlap_implementation async_tp has no effect: tp is 1 "
+                                     "(expected tp_comm_overlap: true with tp > 1: it says how overlapped TP "
+                                     "communication runs)"});
+  sc.parallel.tp = 8;
+  EXPECT_NE(workload_settings_without_effect(sc).at(0).find("no effect: tp_comm_overlap is off"), std::string::npos);
+  sc.parallel.tp_comm_overlap = true;
+  EXPECT_TRUE(workload_settings_without_effect(sc).empty());
+}
+
 // An fp8 recipe other than the default under bf16 (new-user pass: compare --vary over recipes gave
 // identical columns without a word).
 TEST(WorkloadSettingsNotes, Fp8RecipeNamedOutsideFp8) {

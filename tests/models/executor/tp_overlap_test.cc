@@ -1,0 +1,185 @@
+// Tensor-parallel communication overlap as the frameworks pipeline it (parallel.tp_comm_overlap;
+// models/workload/transformer_programs.cc, "TP overlap"): the GEMM beside a TP all-gather or
+// reduce-scatter runs in row slices, each beside the move of one chunk, so a pipeline of slices g
+// and chunk steps c takes g + (t - 1) max(g, c), not max(GEMM, collective).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/executor/training_executor.h"
+#include "models/hardware/catalog.h"
+#include "models/workload/transformer.h"
+
+namespace traincast::models {
+namespace {
+
+/// Llama-3-8B (Llama 3 paper Table 3: 32 layers, d 4096, FFN 14336, 32 heads, 8 KV heads, vocab
+/// 128,256), seq 8192, on one DGX H100 with TP `tp` and SP, DP 8 / tp, micro-batch 1.
+Scenario llama3_8b_tp(int tp, TpOverlapImplementation impl) {
+  Scenario sc;
+  sc.name = "llama3-8b-tp-overlap";
+  sc.cluster.node_template = "dgx_h100";
+  sc.cluster.num_nodes = 1;
+  ModelSpec& m = sc.model;
+  m.num_layers = 4;
+  m.hidden_size = 4096;
+  m.num_attention_heads = 32;
+  m.num_query_groups = 8;
+  m.ffn_hidden_size = 14336;
+  m.vocab_size = 128256;
+  m.seq_length = 8192;
+  m.gated_mlp = true;
+  m.untied_embeddings = true;
+  sc.parallel.tp = tp;
+  sc.parallel.dp = 8 / tp;
+  sc.parallel.sequence_parallel = true;
+  sc.parallel.tp_comm_overlap = true;
+  sc.parallel.tp_overlap_implementation = impl;
+  sc.training.global_batch_size = 8 / tp;
+  sc.training.micro_batch_size = 1;
+  return sc;
+}
+
+std::vector<const Segment*> segments(const Program& p, const std::string& label) {
+  std::vector<const Segment*> out;
+  for (const Segment& s : p)
+    if (s.label == label) out.push_back(&s);
+  return out;
+}
+
+TEST(TpOverlap, AsyncTpSlicesTheGemmsAndMovesOneChunkPerStep) {
+  const GpuSpec& gpu = find_gpu("H100-SXM5-80GB");
+  const ComputeParams params = default_compute_params(gpu);
+  const Scenario sc = llama3_8b_tp(4, TpOverlapImplementation::async_tp);
+  Scenario plain = sc;
+  plain.parallel.tp_comm_overlap = false;
+  const ModelPrograms prog = build_transformer_programs(sc, gpu, params);
+  const ModelPrograms plain_prog = build_transformer_programs(plain, gpu, params);
+  const Program& fwd = prog.layer_kinds[0].forward;
+  const Program& ref = plain_prog.layer_kinds[0].forward;
+  // Gathered activation: 8192 tokens x 4096 x 2 bytes = 67,108,864 bytes; a chunk is a quarter.
+  const double chunk = 8192.0 * 4096 * 2 / 4;
+  EXPECT_DOUBLE_EQ(chunk, 16777216.0);
+  // qkv and fc1 each wait for t - 1 = 3 chunk steps; proj and fc2 each send 3.
+  const auto ag = segments(fwd, "tp_ag");
+  const auto rs = segments(fwd, "tp_rs");
+  ASSERT_EQ(ag.size(), 6u);
+  ASSERT_EQ(rs.size(), 6u);
+  for (const Segment* s : ag) {
+    EXPECT_TRUE(s->is_collective);
+    EXPECT_EQ(s->op, CollectiveOp::send_recv);
+    EXPECT_EQ(s->overlap, Overlap::with_next);
+    EXPECT_DOUBLE_EQ(s->bytes, chunk);
+    EXPECT_EQ(s->sms, 0);  // copy engines
+  }
+  for (const Segment* s : rs) {
+    EXPECT_EQ(s->op, CollectiveOp::send_recv);
+    EXPECT_DOUBLE_EQ(s->bytes, chunk);
+  }
+  // qkv: 4 slices of 2,048 rows x 1,536 columns (q 4096 + k, v 1024 each, over TP 4) x 4,096:
+  // 2 x 2048 x 1536 x 4096 = 25,769,803,776 FLOPs each, the whole GEMM's in all.
+  const auto qkv = segments(fwd, "qkv");
+  ASSERT_EQ(qkv.size(), 4u);
+  for (const Segment* s : qkv) EXPECT_DOUBLE_EQ(s->flops, 25769803776.0);
+  EXPECT_DOUBLE_EQ(segments(ref, "qkv")[0]->flops, 4 * 25769803776.0);
+  // The staging copy of the own shard (read + write 16 MiB) and the reduction of the partials
+  // (read 64 MiB, write 16 MiB), once per all-gather and per reduce-scatter.
+  EXPECT_EQ(segments(fwd, "tp_ag_stage").size(), 2u);
+  EXPECT_EQ(segments(fwd, "tp_rs_reduce").size(), 2u);
+  // Backward: the output-gradient all-gathers of proj and fc2 and the input-gradient
+  // reduce-scatters of qkv and fc1 are chunked the same way.
+  const Program& bwd = prog.layer_kinds[0].backward;
+  EXPECT_EQ(segments(bwd, "tp_ag_bwd").size(), 6u);
+  EXPECT_EQ(segments(bwd, "tp_rs_bwd").size(), 6u);
+  EXPECT_EQ(segments(bwd, "tp_rs_bwd_reduce").size(), 2u);
+}
+
+TEST(TpOverlap, UserbuffersKeepTheWholeCollectiveBesideTheWholeGemm) {
+  // Transformer Engine's own pipelines (ring exchange in tp chunks, reduce-scatter in 4 splits)
+  // were built and scored and moved the Megatron-Core rows the wrong way (docs/accuracy.md, "Async
+  // TP as a per-chunk pipeline"): userbuffers keeps one all-gather beside the next segment and one
+  // reduce-scatter beside the previous one.
+  const GpuSpec& gpu = find_gpu("H100-SXM5-80GB");
+  const ComputeParams params = default_compute_params(gpu);
+  const Scenario sc = llama3_8b_tp(2, TpOverlapImplementation::userbuffers);
+  const ModelPrograms prog = build_transformer_programs(sc, gpu, params);
+  const Program& fwd = prog.layer_kinds[0].forward;
+  const auto ag = segments(fwd, "tp_ag");
+  ASSERT_EQ(ag.size(), 2u);
+  for (const Segment* s : ag) {
+    EXPECT_EQ(s->op, CollectiveOp::all_gather);
+    EXPECT_EQ(s->overlap, Overlap::with_next);
+    EXPECT_DOUBLE_EQ(s->bytes, 8192.0 * 4096 * 2);
+  }
+  const auto rs = segments(fwd, "tp_rs");
+  ASSERT_EQ(rs.size(), 2u);
+  for (const Segment* s : rs) {
+    EXPECT_EQ(s->op, CollectiveOp::reduce_scatter);
+    EXPECT_EQ(s->overlap, Overlap::with_prev);
+  }
+  EXPECT_EQ(segments(fwd, "qkv").size(), 1u);
+  EXPECT_EQ(segments(fwd, "proj").size(), 1u);
+}
+
+/// Ops of worker 0, iteration 0, with label `name`, in program order.
+std::vector<const Op*> ops_named(const TrainingGraph& job, const std::string& name) {
+  std::vector<const Op*> out;
+  for (std::uint32_t i = job.op_base[0]; i < job.op_base[1]; ++i) {
+    const Op& op = job.graph.ops[i];
+    if (op.iteration == 0 && job.labels[op.label] == name) out.push_back(&op);
+  }
+  return out;
+}
+
+TEST(TpOverlap, PipelineTakesFirstSlicePlusStepsAtTheSlowerOfSliceAndChunk) {
+  // One layer's forward under async TP at TP 4, run by the executor: the qkv and fc1 slices
+  // wait for their chunks, proj's and fc2's chunks wait for their slices. With g a slice and c a
+  // step (their run times), the gather pipeline ends g + 3 max(g, c) after the staging copy, and
+  // the scatter's reduction starts g + 3 max(g, c) after its first slice (the later of the last
+  // slice and the last step).
+  const Scenario sc = llama3_8b_tp(4, TpOverlapImplementation::async_tp);
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Cluster cluster(sc.cluster, net);
+  CollectiveEngine coll(sim, net, cluster);
+  TrainingGraph job = build_training_graph(sc, cluster);
+  run_op_graph(sim, coll, job.graph);
+  const auto span = [](const Op* op) { return op->end_ns - op->start_ns; };
+  int regimes[2] = {0, 0};  // pipelines where the chunk (0) or the slice (1) is the slower
+  for (const char* gemm : {"qkv", "fc1"}) {
+    const auto slices = ops_named(job, gemm);
+    const auto steps = ops_named(job, "tp_ag");
+    const auto stage = ops_named(job, "tp_ag_stage");
+    ASSERT_GE(slices.size(), 4u);
+    const std::size_t first = std::string(gemm) == "qkv" ? 0 : 3;  // fc1's steps follow qkv's
+    const std::int64_t g = span(slices[0]);
+    const std::int64_t c = span(steps[first]);
+    for (int i = 1; i < 4; ++i) EXPECT_EQ(span(slices[static_cast<std::size_t>(i)]), g);
+    for (int i = 1; i < 3; ++i) EXPECT_EQ(span(steps[first + static_cast<std::size_t>(i)]), c);
+    const std::int64_t start = stage[first == 0 ? 0 : 1]->end_ns;
+    EXPECT_EQ(slices[3]->end_ns - start, g + 3 * std::max(g, c)) << gemm << ": g " << g << " ns, c " << c << " ns";
+    ++regimes[c > g ? 0 : 1];
+  }
+  for (const char* gemm : {"proj", "fc2"}) {
+    const auto slices = ops_named(job, gemm);
+    const auto steps = ops_named(job, "tp_rs");
+    const auto reduce = ops_named(job, "tp_rs_reduce");
+    const std::size_t first = std::string(gemm) == "proj" ? 0 : 3;
+    const std::int64_t g = span(slices[0]);
+    const std::int64_t c = span(steps[first]);
+    const std::int64_t start = slices[0]->start_ns;
+    EXPECT_EQ(reduce[first == 0 ? 0 : 1]->start_ns - start, g + 3 * std::max(g, c))
+        << gemm << ": g " << g << " ns, c " << c << " ns";
+    ++regimes[c > g ? 0 : 1];
+  }
+  // At this shape both regimes occur: qkv's slice (25.8 GFLOP) is shorter than a 16 MiB step,
+  // fc1's (120 GFLOP) longer.
+  EXPECT_GT(regimes[0], 0);
+  EXPECT_GT(regimes[1], 0);
+}
+
+}  // namespace
+}  // namespace traincast::models

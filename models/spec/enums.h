@@ -63,8 +63,9 @@ enum class ZeroImplementation { megatron, deepspeed };
 
 /// How overlapped tensor-parallel communication runs (workload.parallel.tp_overlap_implementation;
 /// docs/scenarios.md): userbuffers (Transformer Engine's userbuffers under Megatron-Core
-/// --tp-comm-overlap; modelled as the whole collective beside the whole GEMM) or async_tp (PyTorch's symmetric-memory async TP, torchtitan: all-gathers and reduce-scatters in tp
-/// chunks moved by copy engines, the partial outputs reduced by one kernel).
+/// --tp-comm-overlap; modelled as the whole collective beside the whole GEMM) or async_tp (PyTorch's symmetric-memory
+/// async TP, torchtitan: all-gathers and reduce-scatters in tp chunks moved by copy engines, the partial outputs
+/// reduced by one kernel).
 enum class TpOverlapImplementation { userbuffers, async_tp };
 
 /// What selective recomputation keeps (workload.training.selective_policy): megatron (Korthikanti

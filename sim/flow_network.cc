@@ -58,14 +58,8 @@ void FlowNetwork::check_resource(double capacity_bytes_per_s, Time latency, cons
 }
 
 ResourceId FlowNetwork::add_resource(double capacity_bytes_per_s, Time latency, std::string name) {
-  check_resource(capacity_bytes_per_s, latency, name);
-  if (resources_.size() >= kNone) throw std::length_error("FlowNetwork::add_resource: too many resources");
-  solver_.add_resource(capacity_bytes_per_s);
-  Resource res;
-  res.latency_ns = latency.ns();
-  resources_.push_back(res);
-  names_.push_back(&own_names_.emplace_back(std::move(name)));
-  return static_cast<ResourceId>(resources_.size() - 1);
+  check_resource(capacity_bytes_per_s, latency, name);  // before the name is kept
+  return add_resource_shared_name(capacity_bytes_per_s, latency, own_names_.emplace_back(std::move(name)));
 }
 
 ResourceId FlowNetwork::add_resource_shared_name(double capacity_bytes_per_s, Time latency, const std::string& name) {

@@ -111,7 +111,9 @@ void check_ep_all_to_all(const models::Scenario& s, const models::NodeTemplate* 
   const models::TrainingSpec& t = s.training;
   const char* const kind = "workload.training.ep_all_to_all";
   const char* const limit = "workload.training.moe_max_nodes_per_token";
-  if (s.parallel.moe_shared_expert_overlap && (m.num_experts <= 0 || m.num_shared_experts < 1 || s.parallel.ep <= 1))
+  // (A negative ep or num_shared_experts has its own range error: not named twice.)
+  if (s.parallel.moe_shared_expert_overlap && s.parallel.ep >= 1 && m.num_shared_experts >= 0 &&
+      (m.num_experts <= 0 || m.num_shared_experts < 1 || s.parallel.ep == 1))
     k.error("workload.parallel.moe_shared_expert_overlap",
             "is true with num_shared_experts " + to_string(m.num_shared_experts) + " and ep " +
                 to_string(s.parallel.ep) +

@@ -274,7 +274,7 @@ TEST_F(SweepCliTest, BadSweepFilesAndFlags) {
                        "uneven_stages, zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, "
                        "overlap_param_gather, ep, cp, reshard_after_forward, reshard_after_backward, "
                        "param_gather_bytes, grad_sync_every_microbatch, pipeline_stage_layers, zero_implementation, "
-                       "reduce_bucket_elements, tp_overlap_implementation)\n");
+                       "reduce_bucket_elements, tp_overlap_implementation, moe_shared_expert_overlap)\n");
   EXPECT_FALSE(fs::exists(path("r.csv")));
   spit(sweep_, kSweep + "constraint: \"tp > 99\"\n");
   EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv")}).err,

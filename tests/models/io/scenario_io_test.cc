@@ -192,7 +192,7 @@ TEST(ScenarioIoSet, UnknownPath) {
                 "sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, "
                 "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
                 "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, pipeline_stage_layers, "
-                "zero_implementation, reduce_bucket_elements, tp_overlap_implementation)"});
+                "zero_implementation, reduce_bucket_elements, tp_overlap_implementation, moe_shared_expert_overlap)"});
 }
 
 TEST(ScenarioIoSet, PathThroughAScalar) {
@@ -208,7 +208,8 @@ TEST(ScenarioIoSet, NonScalarTarget) {
                 "fields: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
-                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation)"});
+                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
+                "moe_shared_expert_overlap)"});
 }
 
 TEST(ScenarioIoSet, WrongValueTypes) {

@@ -158,14 +158,16 @@ TEST(SweepFileErrors, UnknownAxisPath) {
                 "\"tp\"? (expected one of: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, "
                 "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
-                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation)"});
+                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
+                "moe_shared_expert_overlap)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel\" values: \"1\" }\n"),
             std::vector<std::string>{
                 "t.sweep.textproto:2:8: axis[0].path: workload.parallel is a message, not a scalar field (expected a "
                 "path to one of its fields: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, "
                 "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
-                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation)"});
+                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
+                "moe_shared_expert_overlap)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { values: \"1\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:1: axis[0].path: not set (expected a scalar field path of "
                                      "the scenario, e.g. workload.parallel.tp)"});
@@ -339,13 +341,13 @@ TEST(SweepFileErrors, MetricsBaseScenarioAndSyntax) {
             std::vector<std::string>{"t.sweep.textproto:2:1: axes: unknown field, did you mean \"axis\"? (expected one "
                                      "of: name, description, scenario_file, scenario, set, axis, constraint, metric)"});
   EXPECT_EQ(sweep_errors(kBase + "set: \"workload.parallel.tpp=2\"\n" + axes),
-            std::vector<std::string>{
-                "t.sweep.textproto:2:1: workload.parallel.tpp: unknown field, did you mean "
-                "\"tp\"? (expected one of: tp, pp, dp, sequence_parallel, schedule, "
-                "virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, overlap_grad_reduce, "
-                "tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
-                "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
-                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation)"});
+            std::vector<std::string>{"t.sweep.textproto:2:1: workload.parallel.tpp: unknown field, did you mean "
+                                     "\"tp\"? (expected one of: tp, pp, dp, sequence_parallel, schedule, "
+                                     "virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, overlap_grad_reduce, "
+                                     "tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
+                                     "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
+                                     "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, "
+                                     "tp_overlap_implementation, moe_shared_expert_overlap)"});
 }
 
 TEST(SweepFileErrors, JsonPositions) {
@@ -357,7 +359,8 @@ TEST(SweepFileErrors, JsonPositions) {
                 "(expected one of: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
-                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation)"});
+                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
+                "moe_shared_expert_overlap)"});
 }
 
 // A constraint naming a field the dense base does not write and that has no default outside its

@@ -49,21 +49,27 @@ double recomputed_fraction(const Report& r) {
   return r.model_flops_per_iteration > 0 ? r.hardware_flops_per_iteration / r.model_flops_per_iteration - 1 : 0.0;
 }
 
-std::string compute_reason(const PlanEntry& oe, const PlanEntry& we, const Scenario& base) {
+/// `slower`: whether the other layout's compute is longer than the winner's; an efficiency remark
+/// is given only where it points the way the compute moved (a TP 8 layout with less compute than
+/// a TP 4 one owes it to something else, e.g. its stages' layers).
+std::string compute_reason(const PlanEntry& oe, const PlanEntry& we, const Scenario& base, bool slower) {
   const Layout& o = oe.layout;
   const Layout& w = we.layout;
   std::string r;
+  auto remark = [&](bool other_less_efficient, const char* less, const char* more) {
+    return std::string(other_less_efficient == slower ? (other_less_efficient ? less : more) : "");
+  };
   if (o.recompute != w.recompute && std::fabs(recomputed_fraction(oe.report) - recomputed_fraction(we.report)) > 1e-9)
     add(r, std::string("recompute ") + recompute_name(o.recompute) + " vs " + recompute_name(w.recompute) +
                " (backward re-runs " + fixed(100 * recomputed_fraction(oe.report), 0) + "% vs " +
                fixed(100 * recomputed_fraction(we.report), 0) + "% of the model FLOPs)");
   if (o.micro_batch_size != w.micro_batch_size)
     add(r, versus("micro-batch", o.micro_batch_size, w.micro_batch_size) +
-               (o.micro_batch_size < w.micro_batch_size ? " (smaller GEMMs, lower efficiency, more kernel launches)"
-                                                        : " (larger GEMMs)"));
+               remark(o.micro_batch_size < w.micro_batch_size,
+                      " (smaller GEMMs, lower efficiency, more kernel launches)", " (larger GEMMs)"));
   if (o.tp != w.tp)
     add(r, versus("TP", o.tp, w.tp) +
-               (o.tp > w.tp ? " (each GEMM split more ways runs less efficiently)" : " (wider GEMMs per GPU)"));
+               remark(o.tp > w.tp, " (each GEMM split more ways runs less efficiently)", " (wider GEMMs per GPU)"));
   if (o.sequence_parallel != w.sequence_parallel)
     add(r, o.sequence_parallel ? "SP splits LayerNorm and dropout across TP ranks"
                                : "without SP, LayerNorm and dropout run on every TP rank");
@@ -177,7 +183,7 @@ Explanation explain_difference(const PlanEntry& winner, const PlanEntry& other, 
   const Layout& ol = other.layout;
   const Layout& wl = winner.layout;
   std::vector<ComponentDelta> all = {
-      {"compute", b.compute_s - a.compute_s, 0, compute_reason(other, winner, scenario)},
+      {"compute", b.compute_s - a.compute_s, 0, compute_reason(other, winner, scenario, b.compute_s > a.compute_s)},
       {"exposed TP communication", b.tp_comm_exposed_s - a.tp_comm_exposed_s, 0, tp_reason(ol, wl, gpus_per_node)},
       {"exposed DP communication", b.dp_comm_exposed_s - a.dp_comm_exposed_s, 0, dp_reason(other, winner)},
       {"exposed PP send/recv", b.pp_comm_exposed_s - a.pp_comm_exposed_s, 0, pp_reason(other, winner)},

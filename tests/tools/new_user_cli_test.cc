@@ -443,8 +443,7 @@ TEST_F(NewUserCli, PlanSearchesWhenTheScenariosOwnLayoutNoLongerFits) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("Best layouts (fastest first):"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("The scenario's own layout: the scenario's own layout is not valid: tp * pp * dp = 8 but the "
-                       "cluster has 16 GPUs"),
+  EXPECT_NE(r.out.find("The scenario's own layout is not valid: tp * pp * dp = 8 but the cluster has 16 GPUs"),
             std::string::npos)
       << r.out;
   // A rule that is not the layout's is still an error.

@@ -313,7 +313,12 @@ PlanExplanations print_winner(std::ostream& p, const models::Scenario& sc, const
       print_explanation(p, *x.own);
     }
   } else {
-    p << ": " << r.baseline_note << "\n";
+    // The planner's notes that name the layout themselves read as one sentence with the heading.
+    const std::string lead = "the scenario's own layout ";
+    if (r.baseline_note.rfind(lead, 0) == 0)
+      p << " " << r.baseline_note.substr(lead.size()) << "\n";
+    else
+      p << ": " << r.baseline_note << "\n";
   }
   return x;
 }

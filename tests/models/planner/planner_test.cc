@@ -371,6 +371,23 @@ Scenario model_of_96_layers() {
   return sc;
 }
 
+TEST(PlannerExplain, EfficiencyRemarksFollowTheSignOfTheComputeDifference) {
+  // TP 8 with less compute than the winner's TP 4 (its other parts slower): the compute line names
+  // the TP difference without claiming the split GEMMs run less efficiently; with more compute it
+  // does.
+  const Scenario base = model_of_96_layers();
+  const PlanEntry winner = synthetic({4, 8, 32, 1, true, 0, 1, Recompute::none, false}, 10, 0, 0, 0, 0, 0, 96);
+  const PlanEntry less = synthetic({8, 8, 16, 1, true, 0, 1, Recompute::none, false}, 9, 0, 0, 0, 2, 0, 96);
+  const PlanEntry more = synthetic({8, 8, 16, 1, true, 0, 1, Recompute::none, false}, 11, 0, 0, 0, 0, 0, 96);
+  auto compute_reason = [&](const PlanEntry& other) {
+    for (const ComponentDelta& c : explain_difference(winner, other, 8, base).components)
+      if (c.component == "compute") return c.reason;
+    return std::string("(no compute line)");
+  };
+  EXPECT_EQ(compute_reason(less), "TP 8 vs 4");
+  EXPECT_EQ(compute_reason(more), "TP 8 vs 4 (each GEMM split more ways runs less efficiently)");
+}
+
 TEST(PlannerExplain, PipelineBubbleAndNodeCrossingTp) {
   // Winner: TP 8 x PP 8 x DP 16, 10 s = 9 compute + 0.5 TP + 0.2 DP + 0.05 PP + 0.2 bubble + 0.05 opt.
   const PlanEntry winner =

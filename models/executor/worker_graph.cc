@@ -91,6 +91,17 @@ class GraphBuilder {
     last_compute_ = op;
     return op;
   }
+  /// The op of a collective segment: on the compute stream when blocking; else on `stream`,
+  /// starting with the next compute segment and consumed by the one after it (with_next), or
+  /// starting with the previous compute segment and consumed by the next (with_prev).
+  std::uint32_t comm_op(Role role, Stream stream, Overlap overlap, std::uint32_t label, int mb) {
+    if (overlap == Overlap::blocking) return compute_stream_op(role, label, mb);
+    const std::uint32_t op = add_op(role, stream, label, mb);
+    const bool next = overlap == Overlap::with_next;
+    dep(next ? last_compute_ : prev_compute_, op);
+    deferred_.emplace_back(op, next ? 2 : 1);
+    return op;
+  }
   /// Everything still in flight that a consumer of the current output must wait for.
   void flush_deferred(std::uint32_t op) {
     for (const auto& d : deferred_) dep(d.first, op);
@@ -116,14 +127,7 @@ class GraphBuilder {
         const std::uint32_t task = private_task(seg.op, seg.bytes, plan_.cp_group(replica_, stage_),
                                                 static_cast<std::uint32_t>(plan_.tp * plan_.cp));
         g_.tasks[task].expected = static_cast<std::uint32_t>(plan_.cp);
-        std::uint32_t op;
-        if (seg.overlap == Overlap::blocking) {
-          op = compute_stream_op(Role::cp_comm, label, mb);
-        } else {
-          op = add_op(Role::cp_comm, kCp, label, mb);
-          dep(last_compute_, op);
-          deferred_.emplace_back(op, seg.overlap == Overlap::with_next ? 2 : 1);
-        }
+        const std::uint32_t op = comm_op(Role::cp_comm, kCp, seg.overlap, label, mb);
         g_.ops[op].task = task;
         g_.cp_tasks.push_back(task);
         g_.cp_ops.push_back(op);
@@ -137,14 +141,7 @@ class GraphBuilder {
             private_task(seg.op, seg.bytes, plan_.ep_group(replica_, stage_), static_cast<std::uint32_t>(plan_.tp));
         g_.tasks[task].expected = static_cast<std::uint32_t>(plan_.ep);
         g_.tasks[task].moe = seg.moe;
-        std::uint32_t op;
-        if (seg.overlap == Overlap::blocking) {
-          op = compute_stream_op(Role::ep_comm, label, mb);
-        } else {
-          op = add_op(Role::ep_comm, kEp, label, mb);
-          dep(last_compute_, op);
-          deferred_.emplace_back(op, seg.overlap == Overlap::with_next ? 2 : 1);
-        }
+        const std::uint32_t op = comm_op(Role::ep_comm, kEp, seg.overlap, label, mb);
         g_.ops[op].task = task;
         g_.ep_tasks.push_back(task);
         g_.ep_ops.push_back(op);
@@ -156,19 +153,7 @@ class GraphBuilder {
                                                           static_cast<std::uint32_t>(plan_.tp))
                                            : private_task(seg.op, seg.bytes, plan_.tp_group(replica_, stage_), 1);
       g_.tasks[task].sms = static_cast<std::int16_t>(seg.sms);
-      if (seg.overlap == Overlap::blocking) {
-        g_.ops[compute_stream_op(Role::tp_comm, label, mb)].task = task;
-        continue;
-      }
-      const std::uint32_t op = add_op(Role::tp_comm, kTp, label, mb);
-      g_.ops[op].task = task;
-      if (seg.overlap == Overlap::with_next) {
-        dep(last_compute_, op);         // starts with the next compute segment
-        deferred_.emplace_back(op, 2);  // the segment after that consumes it
-      } else {
-        dep(prev_compute_, op);         // starts with the previous compute segment
-        deferred_.emplace_back(op, 1);  // the next segment consumes it
-      }
+      g_.ops[comm_op(Role::tp_comm, kTp, seg.overlap, label, mb)].task = task;
     }
   }
 

@@ -42,7 +42,7 @@ TEST_F(CompareCli, H200AgainstA100ForA70BFineTunePrintsPricesWithSourceAndDate) 
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* want :
        {"time per iteration",
-        "days to train",
+        "time to train",
         "tokens/s",
         "MFU",
         "memory headroom per GPU",

@@ -77,14 +77,14 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
     return "no verdict between " + a.label + " and " + b.label + ": " + who +
            " in GPU memory (memory headroom < 0); its time, days and cost are for a run that cannot happen";
   }
-  // Speed: days to train when both have a budget, else tokens/s.
+  // Speed: time to train when both have a budget, else tokens/s.
   const bool days = a.wall_clock_to_train_s > 0 && b.wall_clock_to_train_s > 0;
   const double speed = days ? a.wall_clock_to_train_s / b.wall_clock_to_train_s : b.tokens_per_s / a.tokens_per_s;
   std::string v = b.label + " trains " +
                   (std::fabs(speed - 1) < 0.005 ? std::string("as fast as")
                    : speed >= 1                 ? ratio_text(speed) + " faster than"
                                                 : ratio_text(1 / speed) + " slower than") +
-                  " " + a.label + (days ? " (days to train)" : " (tokens/s)");
+                  " " + a.label + (days ? " (time to train)" : " (tokens/s)");
   const bool rent = a.rent_priced && b.rent_priced, own = a.own_priced && b.own_priced;
   double cost_a = 0, cost_b = 0;
   if (rent || own) cost_a = cost_per_token(a, rent), cost_b = cost_per_token(b, rent);

@@ -1,6 +1,6 @@
 #pragma once
 // `traincast compare` (issue 21): several scenarios (or one scenario with one field varied) run
-// side by side, one row of buyer's figures each — time, days to train a token budget with goodput,
+// side by side, one row of buyer's figures each — time, time to train a token budget with goodput,
 // tokens/s, MFU, memory headroom, power, energy, rent and own cost — and a verdict that says when a
 // difference is within the model's validated error. compare_command.cc loads the scenarios and
 // prints; this library part (compare.cc, compare_format.cc) runs them and formats the result, so

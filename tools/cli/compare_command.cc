@@ -67,7 +67,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       "traincast compare A B [C...] [options]\n"
       "traincast compare [A] --vary field.path=v1,v2[,...] [options]\n\n"
       "Runs each scenario (or one scenario once per value of one field) and prints one table: time per\n"
-      "iteration, tokens/s, MFU, memory headroom, the days to train a token budget with goodput from\n"
+      "iteration, tokens/s, MFU, memory headroom, the time to train a token budget with goodput from\n"
       "the reliability model, facility power (IT x PUE) average and peak, energy to train, rent and\n"
       "own cost (TCO, payback), then the prices used with their source and date, the model's\n"
       "validated error per GPU (docs/accuracy.md) and a verdict per scenario against the first. A\n"

@@ -28,7 +28,7 @@ std::string dollars(double v, int decimals) {
 
 /// Days from a tenth of a day (two decimals below 10 days); a shorter job in s, min or h, where
 /// "0.00 days" would hide it.
-std::string days(double s) {
+std::string train_time_text(double s) {
   if (s <= 0) return "-";
   if (s < 60) return format_fixed(s, 1) + " s";
   if (s < 3600) return format_fixed(s / 60.0, 1) + " min";
@@ -77,7 +77,7 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
     return tokens_text(w.train_tokens) + (w.token_budget_source == "scenario" ? "" : " *");
   });
   row("goodput (failures)", [](const CompareRow& w) { return format_fixed(100 * w.goodput, 2) + " %"; });
-  row("days to train", [](const CompareRow& w) { return days(w.wall_clock_to_train_s); });
+  row("time to train", [](const CompareRow& w) { return train_time_text(w.wall_clock_to_train_s); });
   row("facility power avg / peak",
       [](const CompareRow& w) { return format_power(w.facility_average_w) + " / " + format_power(w.facility_peak_w); });
   row("energy to train", [](const CompareRow& w) {

@@ -79,11 +79,13 @@ bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::str
       return true;
     }
     case F::CPPTYPE_BOOL:
-      if (text == "true" || text == "1") {
+      // The spellings protobuf's text format takes for a bool (TextFormat::Parser: true, True, t,
+      // 1 and false, False, f, 0), so a --set reads as the same value in a scenario file.
+      if (text == "true" || text == "True" || text == "t" || text == "1") {
         r->SetBool(&message, field, true);
         return true;
       }
-      if (text == "false" || text == "0") {
+      if (text == "false" || text == "False" || text == "f" || text == "0") {
         r->SetBool(&message, field, false);
         return true;
       }

@@ -179,6 +179,25 @@ TEST(ScenarioIoSet, SetsEveryScalarKind) {
   EXPECT_EQ(s.training.global_batch_size, 32);
 }
 
+// A bool takes the spellings protobuf's text format takes (true, True, t, 1; false, False, f, 0),
+// so a --set reads as the same value in a scenario file; anything else is refused.
+TEST(ScenarioIoSet, BoolTakesTheTextFormatSpellings) {
+  for (const char* yes : {"true", "True", "t", "1"}) {
+    const models::Scenario s =
+        load_scenario_text(small(), "t.textproto", Format::text, {std::string("workload.model.gated_mlp=") + yes});
+    EXPECT_TRUE(s.model.gated_mlp) << yes;
+  }
+  for (const char* no : {"false", "False", "f", "0"}) {
+    const models::Scenario s =
+        load_scenario_text(small(), "t.textproto", Format::text,
+                           {"workload.model.gated_mlp=true", std::string("workload.model.gated_mlp=") + no});
+    EXPECT_FALSE(s.model.gated_mlp) << no;
+  }
+  for (const char* bad : {"yes", "TRUE", "2", ""}) {
+    EXPECT_EQ(errors_of(small(), Format::text, {std::string("workload.model.gated_mlp=") + bad}).size(), 1U) << bad;
+  }
+}
+
 TEST(ScenarioIoSet, AppliesToTheEmbeddedDefault) {
   const models::Scenario s = default_scenario({"workload.parallel.tp=4", "workload.parallel.dp=2"});
   EXPECT_EQ(s.parallel.tp, 4);

@@ -717,8 +717,10 @@ std::string Cluster::describe() const {
   o << "  PCIe gen" << t.pcie_generation << ": " << gbps(t.pcie_bytes_per_s) << " per direction per GPU and per NIC; ";
   const bool regular = pcie_tree_is_regular(t);
   if (t.pcie_switches > 0 && regular) {
-    o << t.pcie_switches << " PCIe switches (" << t.gpus_per_pcie_switch() << " GPUs each), uplink "
-      << gbps(t.pcie_uplink_bytes_per_s > 0 ? t.pcie_uplink_bytes_per_s : t.pcie_bytes_per_s) << " to the CPU\n";
+    const int per_switch = t.gpus_per_pcie_switch();
+    o << t.pcie_switches << " PCIe switches (" << per_switch << (per_switch == 1 ? " GPU" : " GPUs")
+      << " each), uplink " << gbps(t.pcie_uplink_bytes_per_s > 0 ? t.pcie_uplink_bytes_per_s : t.pcie_bytes_per_s)
+      << " to the CPU\n";
   } else if (t.pcie_switches > 0) {
     o << t.pcie_switches << " PCIe switches (the template's own tree):\n";
     for (int s = 0; s < t.pcie_switches; ++s) {

@@ -67,7 +67,9 @@ std::string layout_error(const Scenario& base, const Layout& l) {
   if (l.uneven_stages == divides)
     return divides ? "uneven_stages set but pp " + to_string(l.pp) + " divides num_layers " + to_string(m.num_layers)
                    : "pp " + to_string(l.pp) + " does not divide num_layers " + to_string(m.num_layers);
-  if (l.zero_stage != 0 && l.zero_stage != 1) return "zero_stage " + to_string(l.zero_stage) + " (expected 0 or 1)";
+  if (l.zero_stage != 0 && l.zero_stage != 1)
+    return "zero_stage " + to_string(l.zero_stage) +
+           " is outside what plan searches (0 or 1; traincast run simulates ZeRO-2 and ZeRO-3 as given)";
   const std::int64_t step = static_cast<std::int64_t>(l.dp) * l.micro_batch_size;
   if (base.training.global_batch_size % step != 0)
     return "global_batch_size " + to_string(base.training.global_batch_size) +

@@ -134,8 +134,16 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
   }
   try {
     pcie_ = pcie_layout(*template_, nics_per_node_);
+    if (groups_.size() > 1) {
+      for (const NodeGroup& g : groups_) group_pcie_.push_back(pcie_layout(*g.node_template, nics_per_node_));
+    }
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("cluster.node_template: ") + e.what());
+  }
+  switch_base_.assign(static_cast<std::size_t>(num_nodes_) + 1, 0);
+  for (int n = 0; n < num_nodes_; ++n) {
+    switch_base_[static_cast<std::size_t>(n) + 1] =
+        switch_base_[static_cast<std::size_t>(n)] + pcie_of(n).switch_up.size();
   }
   if (spec.nvlink_bridge_gpus || template_->scale_up == ScaleUp::bridges) {
     const std::string why = bridge_group_problem(*template_, *gpu_, bridge_gpus_);
@@ -312,7 +320,7 @@ void Cluster::build_node(int node) {
       nvl_up_.push_back(add(scale_up_bytes_per_s, 0, gn + ".nvl_up", LinkKind::nvlink, gn, nvswitch));
       nvl_down_.push_back(add(scale_up_bytes_per_s, 0, gn + ".nvl_down", LinkKind::nvlink, nvswitch, gn));
     }
-    const int s = switch_of_gpu(g);
+    const int s = switch_of_gpu(node, g);
     const std::string parent = s >= 0 ? switch_name(s) : socket_name(socket_of_gpu(g));
     pcie_up_.push_back(add(t.pcie_bytes_per_s, 0, gn + ".pcie_up", LinkKind::pcie, gn, parent));
     pcie_down_.push_back(add(t.pcie_bytes_per_s, 0, gn + ".pcie_down", LinkKind::pcie, parent, gn));
@@ -336,11 +344,11 @@ void Cluster::build_node(int node) {
       }
     }
   }
+  const PcieLayout& tree = pcie_of(node);
   for (int s = 0; s < t.pcie_switches; ++s) {
     const std::string sw = switch_name(s);
-    const int up = pcie_.switch_up[static_cast<std::size_t>(s)];
-    const std::string parent =
-        up >= 0 ? switch_name(up) : socket_name(pcie_.switch_socket[static_cast<std::size_t>(s)]);
+    const int up = tree.switch_up[static_cast<std::size_t>(s)];
+    const std::string parent = up >= 0 ? switch_name(up) : socket_name(tree.switch_socket[static_cast<std::size_t>(s)]);
     const double uplink = switch_uplink_bytes_per_s(t, s);  // this group's rate
     uplink_up_.push_back(add(uplink, 0, sw + ".uplink_up", LinkKind::pcie, sw, parent));
     uplink_down_.push_back(add(uplink, 0, sw + ".uplink_down", LinkKind::pcie, parent, sw));
@@ -358,7 +366,7 @@ void Cluster::build_node(int node) {
   const bool torus = !torus_dims_.empty();
   for (int i = 0; i < nics_per_node_; ++i) {
     const std::string nn = prefix + "nic" + std::to_string(i);
-    const int s = switch_of_nic(i);
+    const int s = switch_of_nic(node, i);
     const std::string parent = s >= 0 ? switch_name(s) : socket_name(socket_of_nic(i));
     nic_pcie_up_.push_back(add(t.pcie_bytes_per_s, 0, nn + ".pcie_up", LinkKind::pcie, nn, parent));
     nic_pcie_down_.push_back(add(t.pcie_bytes_per_s, 0, nn + ".pcie_down", LinkKind::pcie, parent, nn));
@@ -724,7 +732,7 @@ std::string Cluster::describe() const {
   } else if (t.pcie_switches > 0) {
     o << t.pcie_switches << " PCIe switches (the template's own tree):\n";
     for (int s = 0; s < t.pcie_switches; ++s) {
-      const int up = pcie_.switch_up[static_cast<std::size_t>(s)];
+      const int up = pcie_.switch_up[static_cast<std::size_t>(s)];  // node 0: the first group's tree
       o << "    pcie_sw" << s << ": uplink " << gbps(switch_uplink_bytes_per_s(t, s)) << " to "
         << (up >= 0 ? "pcie_sw" + std::to_string(up)
                     : "cpu" + std::to_string(pcie_.switch_socket[static_cast<std::size_t>(s)]))
@@ -734,8 +742,9 @@ std::string Cluster::describe() const {
     o << "GPUs and NICs on CPU root ports\n";
   }
   for (int g = 0; g < gpus_per_node_; ++g) {
-    o << "    gpu" << g << ": " << (switch_of_gpu(g) >= 0 ? "pcie_sw" + std::to_string(switch_of_gpu(g)) : "root port")
-      << ", socket " << socket_of_gpu(g);
+    o << "    gpu" << g << ": "
+      << (switch_of_gpu(0, g) >= 0 ? "pcie_sw" + std::to_string(switch_of_gpu(0, g)) : "root port") << ", socket "
+      << socket_of_gpu(g);
     if (nics_per_node_ > 0) o << ", NIC nic" << nic_of_local(g);
     o << "\n";
   }
@@ -743,7 +752,7 @@ std::string Cluster::describe() const {
     << nic_->latency_ns << " ns adapter latency (" << nic_->source << ")\n";
   for (int i = 0; i < nics_per_node_; ++i) {
     o << "    nic" << i << ": "
-      << (switch_of_nic(i) >= 0 ? "pcie_sw" + std::to_string(switch_of_nic(i)) : std::string("root port"))
+      << (switch_of_nic(0, i) >= 0 ? "pcie_sw" + std::to_string(switch_of_nic(0, i)) : std::string("root port"))
       << ", socket " << socket_of_nic(i) << ", next to gpu" << gpu_of_nic(i)
       << (socket_of_nic(i) != socket_of_gpu(gpu_of_nic(i)) ? " (other socket!)" : "") << "\n";
   }

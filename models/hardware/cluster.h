@@ -157,12 +157,17 @@ class Cluster {
   bool pcie_p2p() const { return pcie_p2p_; }
   int socket_of_gpu(int local) const;
   int socket_of_nic(int nic) const;
-  /// The PCIe switch local GPU `local` hangs on, -1 for a CPU root port.
-  int switch_of_gpu(int local) const;
-  /// The PCIe switch compute NIC `nic` hangs on (after ClusterSpec::nic_placement), -1 for a root port.
-  int switch_of_nic(int nic) const;
-  /// The node's PCIe tree as routed (the first node group's template; every group has its shape).
+  /// The PCIe switch local GPU `local` of `node` hangs on (its group's tree), -1 for a CPU root port.
+  int switch_of_gpu(int node, int local) const;
+  /// The PCIe switch compute NIC `nic` of `node` hangs on (its group's tree, after
+  /// ClusterSpec::nic_placement), -1 for a root port.
+  int switch_of_nic(int node, int nic) const;
+  /// The first node group's PCIe tree as routed. Other groups may hang their GPUs and NICs on other
+  /// switches (pcie_of); every group puts each GPU and NIC on the same socket and each NIC beside
+  /// the same GPU (node_groups.cc).
   const PcieLayout& pcie_tree() const { return pcie_; }
+  /// The PCIe tree of `node`'s group.
+  const PcieLayout& pcie_of(int node) const;
   int num_leaves() const { return num_leaves_; }
   /// Spine (2 tiers) or core (3 tiers) switches modelled; 0 when no traffic leaves a leaf.
   int num_spines() const { return num_spines_; }
@@ -386,7 +391,10 @@ class Cluster {
   int bridge_gpus_ = 2;  ///< ScaleUp::bridges: GPUs per bridge (ClusterSpec, else the template's)
   /// ScaleUp::graph: the template's NVLink links, [a * gpus_per_node + b] (symmetric).
   std::vector<int> graph_links_;
-  PcieLayout pcie_;  ///< the first group's PCIe tree for nics_per_node_ NICs
+  PcieLayout pcie_;                     ///< the first group's PCIe tree for nics_per_node_ NICs
+  std::vector<PcieLayout> group_pcie_;  ///< each node group's PCIe tree for nics_per_node_ NICs
+  /// Node n's PCIe switch uplinks are uplink_up_[switch_base_[n] + s] (num_nodes_ + 1 entries).
+  std::vector<std::size_t> switch_base_;
   std::int64_t cable_ns_ = 0;
   // Fabric sizes.
   int num_groups_ = 0;  // leaf groups (nodes_per_leaf nodes each)

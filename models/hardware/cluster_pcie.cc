@@ -26,16 +26,23 @@ int Cluster::gpu_of_nic(int nic) const {
   return pcie_.nic_gpu[static_cast<std::size_t>(nic)];
 }
 
-int Cluster::switch_of_gpu(int local) const { return pcie_.gpu_switch[static_cast<std::size_t>(local)]; }
+const PcieLayout& Cluster::pcie_of(int node) const {
+  return group_pcie_.size() <= 1 ? pcie_ : group_pcie_[static_cast<std::size_t>(group_of_node(node))];
+}
+
+int Cluster::switch_of_gpu(int node, int local) const {
+  return pcie_of(node).gpu_switch[static_cast<std::size_t>(local)];
+}
 
 int Cluster::socket_of_gpu(int local) const { return pcie_.gpu_socket[static_cast<std::size_t>(local)]; }
 
-int Cluster::switch_of_nic(int nic) const {
-  const int s = pcie_.nic_switch[static_cast<std::size_t>(nic)];
+int Cluster::switch_of_nic(int node, int nic) const {
+  const PcieLayout& tree = pcie_of(node);
+  const int s = tree.nic_switch[static_cast<std::size_t>(nic)];
   if (s < 0) return -1;
   // nic_placement other_socket: the switch half the switch list away (in the regular layout the
   // same place on the other socket).
-  const int switches = template_->pcie_switches;
+  const int switches = static_cast<int>(tree.switch_up.size());
   if (spec_.nic_placement == NicPlacement::other_socket && template_->sockets > 1 && switches > 1) {
     return (s + switches / 2) % switches;
   }
@@ -44,7 +51,7 @@ int Cluster::switch_of_nic(int nic) const {
 
 int Cluster::socket_of_nic(int nic) const {
   const int sockets = std::max(1, template_->sockets);
-  const int s = switch_of_nic(nic);
+  const int s = switch_of_nic(0, nic);  // every group puts the NIC on this socket (node_groups.cc)
   if (s >= 0) return pcie_.switch_socket[static_cast<std::size_t>(s)];
   const int home = pcie_.nic_socket[static_cast<std::size_t>(nic)];
   return spec_.nic_placement == NicPlacement::other_socket ? (home + 1) % sockets : home;
@@ -53,20 +60,20 @@ int Cluster::socket_of_nic(int nic) const {
 void Cluster::append_pcie(int node, bool src_is_nic, int src, bool dst_is_nic, int dst, bool staged,
                           std::vector<sim::ResourceId>& out) const {
   const int sockets = std::max(1, template_->sockets);
-  const int switches = template_->pcie_switches;
+  const PcieLayout& tree = pcie_of(node);
   const std::size_t gbase = static_cast<std::size_t>(node) * gpus_per_node_;
   const std::size_t nbase = static_cast<std::size_t>(node) * nics_per_node_;
-  const std::size_t sbase = static_cast<std::size_t>(node) * switches;
+  const std::size_t sbase = switch_base_[static_cast<std::size_t>(node)];
   out.push_back(src_is_nic ? nic_pcie_up_[nbase + src] : pcie_up_[gbase + src]);
-  const int s1 = src_is_nic ? switch_of_nic(src) : switch_of_gpu(src);
-  const int s2 = dst_is_nic ? switch_of_nic(dst) : switch_of_gpu(dst);
+  const int s1 = src_is_nic ? switch_of_nic(node, src) : switch_of_gpu(node, src);
+  const int s2 = dst_is_nic ? switch_of_nic(node, dst) : switch_of_gpu(node, dst);
   const int k1 = src_is_nic ? socket_of_nic(src) : socket_of_gpu(src);
   const int k2 = dst_is_nic ? socket_of_nic(dst) : socket_of_gpu(dst);
   // The lowest switch above both (P2P turns there); -1: through the root complex.
   int common = -1;
   if (!staged && s1 >= 0 && s2 >= 0) {
-    for (int a = s1; a >= 0 && common < 0; a = pcie_.switch_up[static_cast<std::size_t>(a)]) {
-      for (int b = s2; b >= 0; b = pcie_.switch_up[static_cast<std::size_t>(b)]) {
+    for (int a = s1; a >= 0 && common < 0; a = tree.switch_up[static_cast<std::size_t>(a)]) {
+      for (int b = s2; b >= 0; b = tree.switch_up[static_cast<std::size_t>(b)]) {
         if (a == b) {
           common = a;
           break;
@@ -74,14 +81,14 @@ void Cluster::append_pcie(int node, bool src_is_nic, int src, bool dst_is_nic, i
       }
     }
   }
-  for (int a = s1; a >= 0 && a != common; a = pcie_.switch_up[static_cast<std::size_t>(a)])
+  for (int a = s1; a >= 0 && a != common; a = tree.switch_up[static_cast<std::size_t>(a)])
     out.push_back(uplink_up_[sbase + static_cast<std::size_t>(a)]);
   if (common < 0 && k1 != k2) {
     out.push_back(
         socket_link_[static_cast<std::size_t>(node) * sockets * sockets + static_cast<std::size_t>(k1) * sockets + k2]);
   }
   const std::size_t down_from = out.size();
-  for (int b = s2; b >= 0 && b != common; b = pcie_.switch_up[static_cast<std::size_t>(b)])
+  for (int b = s2; b >= 0 && b != common; b = tree.switch_up[static_cast<std::size_t>(b)])
     out.push_back(uplink_down_[sbase + static_cast<std::size_t>(b)]);
   std::reverse(out.begin() + static_cast<std::ptrdiff_t>(down_from), out.end());  // from the top down
   out.push_back(dst_is_nic ? nic_pcie_down_[nbase + dst] : pcie_down_[gbase + dst]);
@@ -99,17 +106,18 @@ std::vector<sim::ResourceId> Cluster::host_route(int gpu, bool to_host, int sock
   const int home = socket_of_gpu(local);
   const auto n = static_cast<std::size_t>(node);
   const auto g = static_cast<std::size_t>(gpu);
-  const std::size_t sbase = n * static_cast<std::size_t>(template_->pcie_switches);
+  const std::size_t sbase = switch_base_[n];
+  const PcieLayout& tree = pcie_of(node);
   std::vector<sim::ResourceId> out;
   if (to_host) {
     out.push_back(pcie_up_[g]);
-    for (int sw = switch_of_gpu(local); sw >= 0; sw = pcie_.switch_up[static_cast<std::size_t>(sw)])
+    for (int sw = switch_of_gpu(node, local); sw >= 0; sw = tree.switch_up[static_cast<std::size_t>(sw)])
       out.push_back(uplink_up_[sbase + static_cast<std::size_t>(sw)]);
     if (socket != home) out.push_back(socket_link_[(n * sockets + home) * sockets + socket]);
   } else {
     if (socket != home) out.push_back(socket_link_[(n * sockets + socket) * sockets + home]);
     const std::size_t down_from = out.size();
-    for (int sw = switch_of_gpu(local); sw >= 0; sw = pcie_.switch_up[static_cast<std::size_t>(sw)])
+    for (int sw = switch_of_gpu(node, local); sw >= 0; sw = tree.switch_up[static_cast<std::size_t>(sw)])
       out.push_back(uplink_down_[sbase + static_cast<std::size_t>(sw)]);
     std::reverse(out.begin() + static_cast<std::ptrdiff_t>(down_from), out.end());  // from the root complex down
     out.push_back(pcie_down_[g]);

@@ -49,7 +49,6 @@ NetworkSize Cluster::count_network() const {
       per_node += std::min(gpn, first + bridge_gpus_) - first - 1;
     }
   }
-  per_node += 2 * static_cast<std::int64_t>(template_->pcie_switches);
   const std::int64_t sockets = std::max(1, template_->sockets);
   per_node += sockets * (sockets - 1);
   per_node += static_cast<std::int64_t>(nics_per_node_) * (num_nodes_ > 1 ? 4 : 2);
@@ -66,7 +65,7 @@ NetworkSize Cluster::count_network() const {
     if (spec_.fabric.tiers == 3 && num_pods_ > 1)
       fabric += static_cast<std::int64_t>(num_pods_) * 2 * (pooled ? 1 : num_spines_);
   }
-  return {num_nodes_, per_node, fabric};
+  return {num_nodes_, per_node, 2 * static_cast<std::int64_t>(switch_base_.back()), fabric};
 }
 
 NetworkSize Cluster::network_size(const ClusterSpec& spec) { return Cluster(spec, SizesOnly{}).count_network(); }
@@ -99,17 +98,17 @@ void refuse_network_over_limit(const ClusterSpec& spec, const NetworkSize& size)
   std::string fabric = fabric_kind_name(spec.fabric.kind);
   if (spec.fabric.kind == FabricKind::fat_tree || spec.fabric.kind == FabricKind::rail_optimized)
     fabric += ", " + std::to_string(spec.fabric.tiers) + " tiers";
-  throw std::invalid_argument("cluster.num_nodes: " + grouped(size.nodes) + " x " + node.name +
-                              " (cluster.node_template: " + std::to_string(node.gpus_per_node) +
-                              " GPUs per node; cluster.nics_per_node: " + std::to_string(nics) +
-                              "; cluster.fabric.kind: " + fabric + ") would build " + grouped(size.resources()) +
-                              " network resources (directed links: " + grouped(size.resources_per_node) +
-                              " per node, " + grouped(size.fabric_resources) +
-                              " in the fabric), beyond the simulator's limit of " + grouped(kMaxNetworkResources) +
-                              " (about 1.2 KB each in a run: ~4.7 GB) (expected " +
-                              (fits >= 1 ? "cluster.num_nodes " + grouped(fits) + " or fewer for this node and fabric"
-                                         : std::string("a smaller cluster")) +
-                              ")");
+  throw std::invalid_argument(
+      "cluster.num_nodes: " + grouped(size.nodes) + " x " + node.name +
+      " (cluster.node_template: " + std::to_string(node.gpus_per_node) +
+      " GPUs per node; cluster.nics_per_node: " + std::to_string(nics) + "; cluster.fabric.kind: " + fabric +
+      ") would build " + grouped(size.resources()) + " network resources (directed links: " +
+      grouped(size.resources_per_node + size.pcie_uplink_resources / std::max<std::int64_t>(1, size.nodes)) +
+      " per node, " + grouped(size.fabric_resources) + " in the fabric), beyond the simulator's limit of " +
+      grouped(kMaxNetworkResources) + " (about 1.2 KB each in a run: ~4.7 GB) (expected " +
+      (fits >= 1 ? "cluster.num_nodes " + grouped(fits) + " or fewer for this node and fabric"
+                 : std::string("a smaller cluster")) +
+      ")");
 }
 
 void check_network_size(const ClusterSpec& spec) { refuse_network_over_limit(spec, Cluster::network_size(spec)); }

@@ -73,10 +73,14 @@ std::string shape_difference(const NodeTemplate& a, const NodeTemplate& b) {
   if (a.gpus_per_node != b.gpus_per_node) return differ("GPUs per node", a.gpus_per_node, b.gpus_per_node);
   if (a.nics != b.nics) return differ("compute NICs", a.nics, b.nics);
   if (a.sockets != b.sockets) return differ("CPU sockets", a.sockets, b.sockets);
-  if (a.pcie_switches != b.pcie_switches) return differ("PCIe switches", a.pcie_switches, b.pcie_switches);
-  if (pcie_layout(a, a.nics) != pcie_layout(b, b.nics))
-    return "a different PCIe tree (which switch or socket each switch, GPU and NIC hangs on, or which GPUs a NIC "
-           "serves)";
+  // The PCIe switches may differ (an HGX H100 board has a switch per GPU where a DGX A100 shares
+  // one between two: each group routes over its own tree, Cluster::pcie_of); each GPU and NIC must
+  // sit on the same socket and each NIC serve the same GPUs, since NCCL's rails and the host-memory
+  // routes are the cluster's, not a group's.
+  const PcieLayout la = pcie_layout(a, a.nics), lb = pcie_layout(b, b.nics);
+  if (la.gpu_socket != lb.gpu_socket || la.nic_socket != lb.nic_socket || la.gpu_nic != lb.gpu_nic ||
+      la.nic_gpu != lb.nic_gpu)
+    return "a different PCIe layout (which socket each GPU and NIC hangs on, or which GPUs a NIC serves)";
   const auto same_edge = [](const NvlinkEdge& x, const NvlinkEdge& y) {
     return x.gpu_a == y.gpu_a && x.gpu_b == y.gpu_b && x.links == y.links;
   };

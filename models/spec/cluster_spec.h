@@ -121,8 +121,9 @@ struct ElementOverride {
 
 /// One node group of a mixed cluster (`cluster.node_group`, issue 20): num_nodes nodes built from
 /// node_template with its GPU (or `gpu`). Groups share one fabric, so every group's template must
-/// have the same board shape (GPUs, NICs, sockets, PCIe switches, scale-up kind) and the same NIC
-/// (the template's, or cluster.nic); their GPUs, NVLink, PCIe and socket-link figures may differ.
+/// have the same board shape (GPUs, NICs, sockets, each GPU's and NIC's socket, which GPUs each NIC
+/// serves, scale-up kind) and the same NIC (the template's, or cluster.nic); their GPUs, NVLink,
+/// PCIe switches and rates, and socket-link figures may differ.
 struct NodeGroupSpec {
   std::string node_template;  ///< catalog node template name
   int num_nodes = 1;          ///< > 0

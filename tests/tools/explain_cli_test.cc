@@ -27,7 +27,7 @@ TEST(ExplainCli, DescribesNodesAndPath) {
   const Result r = run({kSrc + "/scenarios/nccl/h100_ib400_2node.textproto", "--path", "gpu2", "node1.gpu5"});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* s : {"2 x dgx_h100", "NVLink4 18 links x 25 GB/s = 450 GB/s per direction",
-                        "GPU traffic between sockets 22 GB/s", "gpu5: pcie_sw2, socket 1, NIC nic5",
+                        "GPU traffic between sockets 22 GB/s", "gpu5: pcie_sw5, socket 1, NIC nic5",
                         "8 x IB-NDR-400 at 50 GB/s", "Path gpu2 (node0.gpu2) -> gpu13 (node1.gpu5), 8 links:",
                         "Bottleneck: node0.nic5.tx at 50.00 GB/s per direction; achievable 48.00 GB/s; wire latency "
                         "730 ns"}) {

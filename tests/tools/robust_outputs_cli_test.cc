@@ -234,17 +234,17 @@ TEST_F(RobustCliTest, MillionGpuJobIsRefusedBeforeItsTopologyIsBuilt) {
   EXPECT_LT(c.max_rss_kb, 1024L * 1024L);
 }
 
-// A folded 2^20-GPU job has few ops (one replica simulated) but a million-GPU network: 9,977,856
-// directed links, which ran 606 s to 14.4 GB before the network-size limit (models/hardware/
-// network_size.h). Now run, plan and explain refuse it from the spec alone, naming the fields.
+// A folded 2^20-GPU job has few ops (one replica simulated) but a million-GPU network: 11,026,432
+// directed links (9,977,856 with 4 PCIe switches per node), which ran 606 s to 14.4 GB before the network-size limit
+// (models/hardware/ network_size.h). Now run, plan and explain refuse it from the spec alone, naming the fields.
 const std::vector<std::string> kFoldedMillionGpus = {"--set", "cluster.num_nodes=131072",
                                                      "--set", "workload.parallel.dp=8192",
                                                      "--set", "workload.training.global_batch_size=131072"};
 const std::string kMillionGpuNetwork =
     "cluster.num_nodes: 131,072 x dgx_h100 (cluster.node_template: 8 GPUs per node; cluster.nics_per_node: 8; "
-    "cluster.fabric.kind: fat_tree, 3 tiers) would build 9,977,856 network resources (directed links: 74 per node, "
+    "cluster.fabric.kind: fat_tree, 3 tiers) would build 11,026,432 network resources (directed links: 82 per node, "
     "278,528 in the fabric), beyond the simulator's limit of 4,000,000 (about 1.2 KB each in a run: ~4.7 GB) "
-    "(expected cluster.num_nodes 52,544 or fewer for this node and fabric)";
+    "(expected cluster.num_nodes 47,548 or fewer for this node and fabric)";
 
 TEST_F(RobustCliTest, FoldedMillionGpuRunIsRefusedBeforeItsNetworkIsBuilt) {
   std::vector<std::string> args = {"run", kSrc + "/scenarios/models/llama3_405b.textproto"};
@@ -296,7 +296,7 @@ TEST_F(RobustCliTest, SweepPointOverTheNetworkLimitIsInvalidWithTheReason) {
   const std::string csv = slurp(path("r.csv"));
   EXPECT_NE(csv.find("\n0,1,1,8,ok,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\n1,131072,131072,1048576,invalid,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("rail_optimized, 2 tiers) would build 9,764,864 network resources"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("rail_optimized, 2 tiers) would build 10,813,440 network resources"), std::string::npos) << csv;
   EXPECT_NE(csv.find("beyond the simulator's limit of 4,000,000"), std::string::npos) << csv;
   EXPECT_LT(c.wall_s, 20.0);
   EXPECT_LT(c.max_rss_kb, 1024L * 1024L);

@@ -169,6 +169,45 @@ TEST(MixedCluster, RefusesGroupsThatCannotShareAFabric) {
   EXPECT_EQ(cluster.group_of_node(1), 1);
 }
 
+// Each group routes over its own PCIe tree: a DGX A100 hangs GPUs 0 and 1 (and NICs 0 and 1) on
+// one switch, an HGX H100 board (dgx_h100) each GPU with its NIC on its own switch (NVIDIA/nccl
+// issue 1264's topology: one NIC per GPU at PIX; nvbandwidth host_to_all on 8 x H800: every GPU at
+// its single-GPU rate). So GPUs 0 and 1 share an uplink to the host on the A100 node, not on the
+// H100 node.
+TEST(MixedCluster, EachGroupRoutesOverItsOwnPcieTree) {
+  ClusterSpec c;
+  c.node_groups = {{"dgx_a100", 1, ""}, {"dgx_h100", 1, ""}};
+  c.node_template = "dgx_a100";
+  c.num_nodes = 2;
+  c.nic = "IB-HDR-200";
+  const Cluster cluster(c);
+  const auto uplink = [&](int gpu) {
+    for (sim::ResourceId r : cluster.host_route(gpu, true)) {
+      const std::string& name = cluster.resource_name(r);
+      if (name.find(".uplink_up") != std::string::npos) return name;
+    }
+    return std::string("none");
+  };
+  EXPECT_EQ(uplink(0), "node0.pcie_sw0.uplink_up");
+  EXPECT_EQ(uplink(1), "node0.pcie_sw0.uplink_up");
+  EXPECT_EQ(uplink(8), "node1.pcie_sw0.uplink_up");
+  EXPECT_EQ(uplink(9), "node1.pcie_sw1.uplink_up");
+  EXPECT_EQ(uplink(15), "node1.pcie_sw7.uplink_up");
+  EXPECT_EQ(cluster.switch_of_gpu(0, 1), 0);
+  EXPECT_EQ(cluster.switch_of_gpu(1, 1), 1);
+  EXPECT_EQ(cluster.switch_of_nic(1, 5), 5);
+  // GPU 1 to NIC 1 turns at the H100 node's switch 1 (PIX); on the A100 node at switch 0.
+  const auto names = [&](const std::vector<sim::ResourceId>& route) {
+    std::string out;
+    for (sim::ResourceId r : route) out += cluster.resource_name(r) + " ";
+    return out;
+  };
+  EXPECT_EQ(names(cluster.pcie_route_to_nic(9, 1)), "node1.gpu1.pcie_up node1.nic1.pcie_down ");
+  EXPECT_EQ(names(cluster.pcie_route_to_nic(1, 1)), "node0.gpu1.pcie_up node0.nic1.pcie_down ");
+  // Both boards put GPUs 0-3 and their NICs on socket 0.
+  for (int g = 0; g < 8; ++g) EXPECT_EQ(cluster.socket_of_gpu(g), g < 4 ? 0 : 1);
+}
+
 // A stage whose GPUs are of two types (here pp 1: data parallelism across A100 and H100) is refused.
 TEST(MixedCluster, RefusesAStageSpanningTwoGpuTypes) {
   Scenario sc = a100_h100_pipeline();

@@ -65,9 +65,9 @@ TEST(Cluster, TwoDgxH100Counts) {
   EXPECT_EQ(f.cluster.num_gpus(), 16);
   EXPECT_EQ(f.cluster.node_of(9), 1);
   EXPECT_EQ(f.cluster.local_rank(9), 1);
-  // Per node 8 x 4 GPU resources + 4 x 2 switch uplinks + 2 socket links + 8 x 4 NIC resources
-  // (pcie up/down, tx, rx); both nodes under the same rail leaves: no spine.
-  EXPECT_EQ(f.net.num_resources(), 2u * (32 + 8 + 2 + 32));
+  // Per node 8 x 4 GPU resources + 8 x 2 switch uplinks (one switch per GPU and its NIC) + 2 socket
+  // links + 8 x 4 NIC resources (pcie up/down, tx, rx); both nodes under the same rail leaves: no spine.
+  EXPECT_EQ(f.net.num_resources(), 2u * (32 + 16 + 2 + 32));
   EXPECT_EQ(f.cluster.num_leaves(), 8);
   EXPECT_EQ(f.cluster.num_spines(), 0);
 }
@@ -313,9 +313,9 @@ TEST(Cluster, NicAffinityGpuDirectAndWrongSocket) {
   Fixture g(nogdr);
   EXPECT_EQ(
       names(g.net, g.cluster.route(3, 11)),
-      (std::vector<std::string>{"node0.gpu3.pcie_up", "node0.pcie_sw1.uplink_up", "node0.pcie_sw1.uplink_down",
+      (std::vector<std::string>{"node0.gpu3.pcie_up", "node0.pcie_sw3.uplink_up", "node0.pcie_sw3.uplink_down",
                                 "node0.nic3.pcie_down", "node0.nic3.tx", "node1.nic3.rx", "node1.nic3.pcie_up",
-                                "node1.pcie_sw1.uplink_up", "node1.pcie_sw1.uplink_down", "node1.gpu3.pcie_down"}));
+                                "node1.pcie_sw3.uplink_up", "node1.pcie_sw3.uplink_down", "node1.gpu3.pcie_down"}));
   // NIC on the wrong socket: every NIC byte crosses UPI (Sapphire Rapids figure 22 GB/s < 50).
   ClusterSpec wrong = make_spec("dgx_h100", 2);
   wrong.nic_placement = NicPlacement::other_socket;

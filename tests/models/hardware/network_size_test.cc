@@ -104,14 +104,33 @@ TEST(NetworkSize, CountEqualsTheBuiltResourcesForEveryTemplateAndFabric) {
   EXPECT_GT(compared, 500);  // the loops above did compare real builds
 }
 
+// Mixed clusters: groups with different PCIe switches (DGX A100: 4, HGX H100: 8) count each
+// node's own uplinks.
+TEST(NetworkSize, CountEqualsTheBuiltResourcesForGroupsWithDifferentPcieSwitches) {
+  for (int a100 : {1, 3}) {
+    for (int h100 : {1, 2}) {
+      ClusterSpec spec;
+      spec.node_groups = {{"dgx_a100", a100, ""}, {"dgx_h100", h100, ""}};
+      spec.node_template = "dgx_a100";
+      spec.num_nodes = a100 + h100;
+      spec.nic = "IB-HDR-200";
+      const Cluster cluster(spec);
+      const NetworkSize size = Cluster::network_size(spec);
+      EXPECT_EQ(size.resources(), static_cast<std::int64_t>(cluster.num_resources())) << a100 << " + " << h100;
+      EXPECT_EQ(size.pcie_uplink_resources, 2 * (4 * a100 + 8 * h100));
+    }
+  }
+}
+
 // The counts `traincast explain` prints for the Llama 3 405B cluster at 2,048 nodes (the shipped
-// scenario: 155,904) and 16,384 nodes (1,247,232; the folded 131,072-GPU run), both under the limit,
-// and the 2^20-GPU cluster (131,072 nodes: 9,977,856) over it.
+// scenario: 172,288) and 16,384 nodes (1,378,304; the folded 131,072-GPU run), both under the limit,
+// and the 2^20-GPU cluster (131,072 nodes: 11,026,432) over it. Per DGX H100 node 82: 8 GPUs x 4, 8
+// PCIe switches x 2 uplinks, 2 socket links, 8 NICs x 4.
 TEST(NetworkSize, Llama3405bClusterAtScale) {
-  EXPECT_EQ(Cluster::network_size(llama3_405b_cluster(2048)).resources(), 155904);
-  EXPECT_EQ(Cluster::network_size(llama3_405b_cluster(16384)).resources(), 1247232);
+  EXPECT_EQ(Cluster::network_size(llama3_405b_cluster(2048)).resources(), 172288);
+  EXPECT_EQ(Cluster::network_size(llama3_405b_cluster(16384)).resources(), 1378304);
   const NetworkSize million = Cluster::network_size(llama3_405b_cluster(131072));
-  EXPECT_EQ(million.resources(), 9977856);
+  EXPECT_EQ(million.resources(), 11026432);
   EXPECT_GT(million.resources(), kMaxNetworkResources);
   EXPECT_LE(Cluster::network_size(llama3_405b_cluster(16384)).resources(), kMaxNetworkResources);
   EXPECT_NO_THROW(check_network_size(llama3_405b_cluster(16384)));
@@ -129,9 +148,9 @@ TEST(NetworkSize, MillionGpuClusterIsRefusedBeforeItIsBuilt) {
     EXPECT_LT(wall_s, 1.0);
     EXPECT_EQ(std::string(e.what()),
               "cluster.num_nodes: 131,072 x dgx_h100 (cluster.node_template: 8 GPUs per node; cluster.nics_per_node: "
-              "8; cluster.fabric.kind: fat_tree, 3 tiers) would build 9,977,856 network resources (directed links: "
-              "74 per node, 278,528 in the fabric), beyond the simulator's limit of 4,000,000 (about 1.2 KB each in a "
-              "run: ~4.7 GB) (expected cluster.num_nodes 52,544 or fewer for this node and fabric)");
+              "8; cluster.fabric.kind: fat_tree, 3 tiers) would build 11,026,432 network resources (directed links: "
+              "82 per node, 278,528 in the fabric), beyond the simulator's limit of 4,000,000 (about 1.2 KB each in a "
+              "run: ~4.7 GB) (expected cluster.num_nodes 47,548 or fewer for this node and fabric)");
   }
   EXPECT_THROW(check_network_size(llama3_405b_cluster(131072)), std::invalid_argument);
 }
@@ -145,7 +164,7 @@ TEST(NetworkSize, NamedLargestNodeCountIsTheBoundary) {
     const int mid = lo + (hi - lo) / 2;
     (Cluster::network_size(llama3_405b_cluster(mid)).resources() <= kMaxNetworkResources ? lo : hi) = mid;
   }
-  EXPECT_EQ(lo, 52544);
+  EXPECT_EQ(lo, 47548);
   EXPECT_NO_THROW(check_network_size(llama3_405b_cluster(lo)));
   EXPECT_THROW(check_network_size(llama3_405b_cluster(lo + 1)), std::invalid_argument);
 }

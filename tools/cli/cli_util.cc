@@ -353,10 +353,10 @@ std::string json_string(const std::string& s) {
   return o + "\"";
 }
 
-void check_thread_count(const std::string& flag, int n, std::string_view why) {
-  if (n < 1 || n > io::kMaxThreads) {
-    throw UsageError(flag + ": got " + std::to_string(n) + " (expected an integer from 1 to " +
-                     std::to_string(io::kMaxThreads) + ": " + std::string(why) + ")");
+void check_thread_count(const std::string& flag, int n, std::string_view why, int min) {
+  if (n < min || n > io::kMaxThreads) {
+    throw UsageError(flag + ": got " + std::to_string(n) + " (expected an integer from " + std::to_string(min) +
+                     " to " + std::to_string(io::kMaxThreads) + ": " + std::string(why) + ")");
   }
 }
 

@@ -39,6 +39,12 @@ inline constexpr std::string_view kSimulationsWhy =
 /// "FLAG: got N (expected an integer from MIN to 1024: WHY)".
 void check_thread_count(const std::string& flag, int n, std::string_view why, int min = 1);
 
+/// Keeps freed memory in the process instead of handing it back to the kernel after every
+/// simulation (glibc: large blocks from the heaps, the heap top never trimmed), so the next
+/// simulation or ECMP draw reuses pages already faulted in. Process-wide and permanent; `sweep`
+/// and `run` call it (docs/speed.md). No effect on other C libraries.
+void keep_freed_memory();
+
 /// Runs `body` and maps exceptions to exit statuses: models::Interrupted (Ctrl-C) prints one line
 /// and gives 128 + the signal (130 for SIGINT); io::ScenarioError, UsageError,
 /// std::invalid_argument and std::overflow_error (bad or out-of-range input) print their message

@@ -102,6 +102,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       overrides.push_back("options.threads=" + std::to_string(threads));
     }
     const bool from_file = vm.count("scenario") > 0;
+    keep_freed_memory();
     models::Scenario sc = from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), overrides)
                                     : io::default_scenario(overrides);
     use_profile(

@@ -2,7 +2,6 @@
 // each merged into the global ops, tasks, participants and dependency edges as it is built.
 #include "models/executor/graph_builder.h"
 
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 #include "models/executor/huge_pages.h"
 #include "models/executor/training_plan.h"
 #include "models/executor/worker_graph.h"
+#include "models/reliability/worker_threads.h"
 
 namespace traincast::models {
 namespace {
@@ -153,22 +153,24 @@ class StreamingMerge {
   std::vector<std::size_t> barrier_first_, barrier_second_;
 };
 
-/// Builds and merges every worker's graph (StreamingMerge): one at a time, or with threads > 1
-/// in batches of 4 x threads built in parallel (each worker is independent) and merged in order.
+/// Builds and merges every worker's graph (StreamingMerge): one at a time with threads == 1, else
+/// in batches of 4 x the loop's threads (worker_threads.h: options.threads, 0 for the caller's
+/// arena) built in parallel (each worker is independent) and merged in order.
 Edges build_and_merge(const TrainingPlan& P, int threads, OpGraph& G, std::vector<std::uint32_t>& op_base) {
   const int workers = P.replicas * P.pp;
   StreamingMerge merge(P, G);
-  if (threads > 1) {
-    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-    const int batch = 4 * threads;
-    std::vector<WorkerGraph> graphs(static_cast<std::size_t>(batch));
-    for (int first = 0; first < workers; first += batch) {
-      const int n = std::min(batch, workers - first);
-      tbb::parallel_for(0, n, [&](int k) {
-        build_worker_graph(P, (first + k) / P.pp, (first + k) % P.pp, graphs[static_cast<std::size_t>(k)]);
-      });
-      for (int k = 0; k < n; ++k) merge.add(first + k, graphs[static_cast<std::size_t>(k)]);
-    }
+  if (threads != 1) {
+    with_worker_threads(threads, [&] {
+      const int batch = 4 * worker_thread_count(threads);
+      std::vector<WorkerGraph> graphs(static_cast<std::size_t>(batch));
+      for (int first = 0; first < workers; first += batch) {
+        const int n = std::min(batch, workers - first);
+        tbb::parallel_for(0, n, [&](int k) {
+          build_worker_graph(P, (first + k) / P.pp, (first + k) % P.pp, graphs[static_cast<std::size_t>(k)]);
+        });
+        for (int k = 0; k < n; ++k) merge.add(first + k, graphs[static_cast<std::size_t>(k)]);
+      }
+    });
   } else {
     WorkerGraph g;
     for (int w = 0; w < workers; ++w) {
@@ -212,7 +214,7 @@ TrainingGraph build_training_graph(const Scenario& sc, const Cluster& cluster, d
   TrainingGraph job;
   OpGraph& G = job.graph;
   std::vector<std::uint32_t> op_base;
-  Edges edges = build_and_merge(P, std::max(1, sc.options.threads), G, op_base);
+  Edges edges = build_and_merge(P, sc.options.threads, G, op_base);
   set_participants(G);
   G.set_edges(edges);
   G.groups = std::move(P.groups);

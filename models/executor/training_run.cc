@@ -13,8 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include <tbb/parallel_for.h>
-
 #include "models/collectives/collective_engine.h"
 #include "models/executor/graph_builder.h"
 #include "models/executor/graph_size.h"
@@ -25,6 +23,7 @@
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
 #include "models/power/power_thermal.h"
+#include "models/reliability/worker_threads.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
 
@@ -272,9 +271,8 @@ static const char* routing_report_name(FabricRouting r) {
   return "automatic";
 }
 
-static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace, PassOutput output,
-                                   const std::vector<LeafBackground>* background = nullptr,
-                                   UpLinkTraffic* own = nullptr) {
+static Report simulate_training_as_in_arena(const Scenario& sc, sim::TraceRecorder* trace, PassOutput output,
+                                            const std::vector<LeafBackground>* background, UpLinkTraffic* own) {
   check_graph_size_early(sc);  // before any cluster is built (graph_size.h)
   const NodeTemplate& node = find_node_template(sc.cluster.node_template);
   const FabricRouting routing =
@@ -308,11 +306,9 @@ static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace
           "workload.training.global_batch_size; or more GPUs)");
     }
   };
-  if (seeds > 1) {
-    tbb::parallel_for(0, seeds, run_draw);  // each draw single-threaded and deterministic
-  } else {
-    run_draw(0);
-  }
+  // Each draw deterministic; options.threads sets how many run at once (worker_threads.h: the
+  // arena simulate_training_as set up, or the calling thread alone for 1).
+  for_each_index(sc.options.threads, seeds, run_draw);
   // Statistics in draw order (deterministic whatever the thread count).
   const double n = seeds;
   if (own != nullptr && (background == nullptr || background->empty())) {
@@ -370,6 +366,15 @@ static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace
   apply_job_effects(sc, *shared, r, r.power.facility_average_w, compute_iteration_s);
   r.power.energy_to_train_kwh = r.time_to_train_s > 0 ? r.power.facility_average_w * r.time_to_train_s / 3.6e6 : 0.0;
   return r;
+}
+
+/// The whole run (ECMP draws, op-graph builds, failure draws) on options.threads threads
+/// (worker_threads.h); the report is the same for any count.
+static Report simulate_training_as(const Scenario& sc, sim::TraceRecorder* trace, PassOutput output,
+                                   const std::vector<LeafBackground>* background = nullptr,
+                                   UpLinkTraffic* own = nullptr) {
+  return with_worker_threads(sc.options.threads,
+                             [&] { return simulate_training_as_in_arena(sc, trace, output, background, own); });
 }
 
 Report simulate_training(const Scenario& sc, sim::TraceRecorder* trace) {

@@ -20,7 +20,8 @@ namespace traincast::models {
 /// report, whatever options.threads. Throws std::invalid_argument for scenarios the models cannot run (e.g. a precision
 /// the GPU lacks, interleaving with micro-batches not divisible by PP).
 /// Where ECMP hashing can change a route (Cluster::hashing_matters), the job runs once per seed
-/// cluster.fabric.ecmp_seed + 0 .. kEcmpSeeds-1 (in parallel on TBB, each draw deterministic):
+/// cluster.fabric.ecmp_seed + 0 .. kEcmpSeeds-1 (at most options.threads at once,
+/// models/reliability/worker_threads.h; each draw deterministic):
 /// iteration_time_s, its breakdown and the rates derived from it (tokens/samples per s, TFLOP/s,
 /// MFU, HFU, time to train) are the mean over the draws, Report::routing gives min, max and
 /// standard deviation; the other sections and the trace are the first draw's.

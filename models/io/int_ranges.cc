@@ -128,7 +128,7 @@ const std::map<std::string, IntRange, std::less<>>& table() {
       {"traincast.proto.TrainingSpec.lora_rank",
        {0, kMaxHiddenSize, ": 0 for full training, or a LoRA rank up to hidden_size"}},
       {"traincast.proto.OptionsSpec.iterations", {1, 1000, kSimulatorRange}},
-      {"traincast.proto.OptionsSpec.threads", {1, kMaxThreads, threads}},
+      {"traincast.proto.OptionsSpec.threads", {0, kMaxThreads, threads}},
       // Storage and reliability.
       {"traincast.proto.LocalStorageSpec.drives", {1, 1024, kSimulatorRange}},
       {"traincast.proto.ReliabilitySpec.monte_carlo_draws", {1, 1000000, kSimulatorRange}},

@@ -37,14 +37,15 @@ inline constexpr std::string_view kTrainTokensWhy =
     "about 28x the largest published pretraining runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), "
     "Llama 3 15.6T (Meta 2024)";
 
-/// Range of options.threads and of `traincast run --threads`: 1 to kMaxThreads worker threads for
-/// op-graph generation. More workers than the host's hardware threads do not make it faster; 1024
-/// is above the largest two-socket server's 768 (2 x AMD EPYC 9965, 192 cores with 2-way SMT each,
-/// AMD datasheet). kThreadsWhy is that reason as the error messages quote it.
+/// Range of options.threads and of `traincast run --threads`: 0 (all hardware threads) or 1 to
+/// kMaxThreads threads for the run (ECMP draws, op-graph generation, failure draws). More threads
+/// than the host's hardware threads do not make it faster; 1024 is above the largest two-socket
+/// server's 768 (2 x AMD EPYC 9965, 192 cores with 2-way SMT each, AMD datasheet). kThreadsWhy is
+/// that reason as the error messages quote it.
 inline constexpr int kMaxThreads = 1024;
 inline constexpr std::string_view kThreadsWhy =
-    "more workers than hardware threads do not speed up op-graph generation; 1024 is above a two-socket AMD "
-    "EPYC 9965 server's 768";
+    "0 for all hardware threads; more threads than hardware threads do not speed up a run; 1024 is above a "
+    "two-socket AMD EPYC 9965 server's 768";
 
 /// Largest input file or text any loader takes: 64 MiB (67,108,864 bytes). A scenario, sweep,
 /// case file, profile or measurement file is a few kB (the largest shipped file is under 1 MiB);

@@ -8,9 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <tbb/global_control.h>
-#include <tbb/parallel_for.h>
-
+#include "models/reliability/worker_threads.h"
 #include "models/spec/run_control.h"
 
 namespace traincast::models {
@@ -279,12 +277,7 @@ ReliabilityReport simulate_failures(const FailureSimInputs& in) {
         report_progress("Monte-Carlo draws", n, static_cast<std::uint64_t>(draws));
     }
   };
-  if (in.threads > 1) {
-    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(in.threads));
-    tbb::parallel_for(0, draws, one);
-  } else {
-    for (int i = 0; i < draws; ++i) one(i);
-  }
+  with_worker_threads(in.threads, [&] { for_each_index(in.threads, draws, one); });
 
   ReliabilityReport r;
   r.modelled = true;

@@ -61,7 +61,7 @@ struct FailureSimInputs {
   double restart_s = 0;            ///< from an interruption to training again
   int draws = 1000;
   std::uint64_t seed = 1;
-  int threads = 1;  ///< draws in parallel; the result does not depend on it
+  int threads = 1;  ///< draws in parallel (worker_threads.h: 0 = the caller's arena); the result does not depend on it
 };
 
 /// Monte-Carlo over failure draws: each draw walks work segments, checkpoint stalls and restarts;

@@ -19,7 +19,10 @@ struct OptionsSpec {
   /// ZeRO-1 at least 2 are simulated, so the gather's overlap with the next forward is real.
   int iterations = 1;
   bool fold_symmetric = true;  ///< simulate one DP replica when the job is symmetric (DESIGN §3)
-  int threads = 1;             ///< worker threads for op-graph generation (result independent of it)
+  /// Threads for the whole run (ECMP draws, op-graph generation, failure draws): 0 = all hardware
+  /// threads (the caller's TBB arena), 1 = one, N = an arena of N (models/reliability/worker_threads.h).
+  /// The result does not depend on it.
+  int threads = 0;
   bool operator==(const OptionsSpec&) const = default;
 };
 

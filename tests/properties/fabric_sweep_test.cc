@@ -81,5 +81,26 @@ TEST(FabricSweep, EcmpSeedMeanIsDeterministicAndWithinItsSpread) {
   EXPECT_LE(one.iteration_time_s, a.iteration_time_s);  // pooled up-links: no hash collisions
 }
 
+// options.threads governs the whole run (models/reliability/worker_threads.h): one thread, two, or
+// all hardware threads (0) run the 16 ECMP draws (which differ here) and the failure draws, and
+// give the same report, every field.
+TEST(FabricSweep, EcmpDrawsGiveTheSameReportOnOneTwoOrAllThreads) {
+  const models::Sweep sweep = load_sweep_file(kFabricSweep);
+  models::Scenario sc = sweep_point_scenario(sweep, sweep.num_points() - 1);  // TP 8, 4:1
+  sc.cluster.nic = "RoCE-400GbE";                                             // Ethernet: ECMP hashing
+  sc.training.train_tokens = 1e9;
+  sc.reliability.emplace();
+  sc.reliability->monte_carlo_draws = 64;
+  ASSERT_EQ(sc.options.threads, 1);  // a sweep point runs on one thread
+  const models::Report one = models::simulate_training(sc);
+  EXPECT_EQ(one.routing.seeds, models::kEcmpSeeds);
+  EXPECT_LT(one.routing.iteration_time_s_min, one.routing.iteration_time_s_max);  // the draws differ
+  EXPECT_EQ(one.reliability.draws, 64);
+  for (const int threads : {2, 0}) {
+    sc.options.threads = threads;
+    EXPECT_EQ(models::simulate_training(sc), one) << "options.threads " << threads;
+  }
+}
+
 }  // namespace
 }  // namespace traincast::io

@@ -111,7 +111,7 @@ TEST_F(CliTest, BadInputExitsTwoWithMessage) {
   EXPECT_EQ(r.status, 2);
   r = run({"frobnicate"});
   EXPECT_EQ(r.status, 2);
-  r = run({"run", "--threads", "0"});
+  r = run({"run", "--threads", "1025"});
   EXPECT_EQ(r.status, 2);
   r = run({"validate"});
   EXPECT_EQ(r.status, 2);

@@ -40,9 +40,9 @@ TEST(CliWarts, TrainTokensAtTheBoundPrintFiniteFigures) {
 
 TEST(CliWarts, ThreadsOutOfRangeNameTheOptionTyped) {
   const std::string expected =
-      " (expected an integer from 1 to 1024: more workers than hardware threads do not speed up op-graph "
-      "generation; 1024 is above a two-socket AMD EPYC 9965 server's 768)\n";
-  for (const char* n : {"100000", "0", "1025"}) {
+      " (expected an integer from 0 to 1024: 0 for all hardware threads; more threads than hardware threads do "
+      "not speed up a run; 1024 is above a two-socket AMD EPYC 9965 server's 768)\n";
+  for (const char* n : {"100000", "1025"}) {
     const Result r = run({"run", "--threads", n});
     EXPECT_EQ(r.status, 2) << n;
     EXPECT_EQ(r.err, std::string("traincast: --threads: got ") + n + expected) << n;
@@ -51,6 +51,10 @@ TEST(CliWarts, ThreadsOutOfRangeNameTheOptionTyped) {
   const Result set = run({"run", "--set", "options.threads=100000"});
   EXPECT_EQ(set.status, 2);
   EXPECT_EQ(set.err, "--set: options.threads: got 100000" + expected);
+  const Result negative = run({"run", "--set", "options.threads=-1"});
+  EXPECT_EQ(negative.status, 2);
+  EXPECT_EQ(negative.err, "--set: options.threads: got -1" + expected);
+  EXPECT_EQ(run({"run", "--threads", "0", "--print-scenario"}).status, 0);  // 0: all hardware threads
   EXPECT_EQ(run({"run", "--threads", "1024", "--print-scenario"}).status, 0);
 }
 

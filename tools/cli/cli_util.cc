@@ -25,6 +25,10 @@
 #include "models/spec/scenario.h"
 #include "models/workload/settings_notes.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace traincast::cli {
 namespace fs = std::filesystem;
 
@@ -353,10 +357,28 @@ std::string json_string(const std::string& s) {
   return o + "\"";
 }
 
-void check_thread_count(const std::string& flag, int n, std::string_view why) {
-  if (n < 1 || n > io::kMaxThreads) {
-    throw UsageError(flag + ": got " + std::to_string(n) + " (expected an integer from 1 to " +
-                     std::to_string(io::kMaxThreads) + ": " + std::string(why) + ")");
+/// Keeps freed memory in the process instead of handing it back to the kernel after every
+/// simulation. A run allocates and frees tens of MB (op graphs, flow tables; single blocks of
+/// ~50 MB in the 64-GPU acceptance sweep). With glibc's defaults such blocks are mmap'd and
+/// unmapped every time and the heap top is trimmed, so each point page-faults its memory in again;
+/// worse, a worker thread's arena (heaps of at most 64 MB) cannot keep a 50 MB block at all, so
+/// with --jobs 2 the second thread re-faulted ~500 pages per point. Measured on the 100-point
+/// test sweep (docs/speed.md, docs/sweeps.md): minor faults 254k -> 44k with one thread, 126k -> 88k (just
+/// each arena's first touch) with two; sys time from ~20% of CPU time to ~5%. `run` does it too:
+/// each ECMP draw frees its flow network (per resource ~110 bytes, 311,808 resources at DP 256 of
+/// the 405B file) and the next draw faulted it in again (issue 18, docs/speed.md).
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_MAX, 0);              // large blocks from the heaps too (a thread's arena adds heaps)
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);  // never give the top of the heap back
+  mallopt(M_TOP_PAD, 64 << 20);        // grow by 64 MB at a time; keeps emptied thread heaps mapped
+#endif
+}
+
+void check_thread_count(const std::string& flag, int n, std::string_view why, int min) {
+  if (n < min || n > io::kMaxThreads) {
+    throw UsageError(flag + ": got " + std::to_string(n) + " (expected an integer from " + std::to_string(min) +
+                     " to " + std::to_string(io::kMaxThreads) + ": " + std::string(why) + ")");
   }
 }
 

@@ -34,9 +34,16 @@ inline constexpr std::string_view kSimulationsWhy =
     "one thread per simulation at once, and more threads than hardware threads do not make it faster; 1024 is "
     "above a two-socket AMD EPYC 9965 server's 768";
 
-/// Checks a worker-thread count given as `flag` (`--threads`, `--jobs`): 1 to io::kMaxThreads (1024;
-/// models/io/scenario_io.h). Throws UsageError "FLAG: got N (expected an integer from 1 to 1024: WHY)".
-void check_thread_count(const std::string& flag, int n, std::string_view why);
+/// Checks a worker-thread count given as `flag` (`--threads`, `--jobs`): `min` (1, or 0 where 0 means
+/// all hardware threads) to io::kMaxThreads (1024; models/io/scenario_io.h). Throws UsageError
+/// "FLAG: got N (expected an integer from MIN to 1024: WHY)".
+void check_thread_count(const std::string& flag, int n, std::string_view why, int min = 1);
+
+/// Keeps freed memory in the process instead of handing it back to the kernel after every
+/// simulation (glibc: large blocks from the heaps, the heap top never trimmed), so the next
+/// simulation or ECMP draw reuses pages already faulted in. Process-wide and permanent; `sweep`
+/// and `run` call it (docs/speed.md). No effect on other C libraries.
+void keep_freed_memory();
 
 /// Runs `body` and maps exceptions to exit statuses: models::Interrupted (Ctrl-C) prints one line
 /// and gives 128 + the signal (130 for SIGINT); io::ScenarioError, UsageError,

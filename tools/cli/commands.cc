@@ -78,8 +78,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "override a scalar field, e.g. --set workload.parallel.tp=4 (repeatable; see docs/scenarios.md)")(
       "json", po::value<std::string>(), "write the report as JSON to this file (keys: docs/outputs.md)")(
       "trace", po::value<std::string>(), "write a Chrome/Perfetto trace (ui.perfetto.dev) to this file")(
-      "threads", po::value<int>(), "worker threads for op-graph generation, 1 to 1024 (same result for any value)")(
-      "force", "overwrite existing --json/--trace files")(
+      "threads", po::value<int>(),
+      "threads for the run (ECMP draws, op-graph generation, failure draws), 0 to 1024; default 0, all hardware "
+      "threads (same result for any value)")("force", "overwrite existing --json/--trace files")(
       "profile", po::value<std::string>(), "calibration profile (traincast calibrate fit); overrides the scenario's")(
       "print-scenario",
       "print the scenario as loaded (defaults filled in; a field whose value is 0, false or empty and "
@@ -97,10 +98,11 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
     if (vm.count("threads")) {
       const int threads = vm["threads"].as<int>();
-      check_thread_count("--threads", threads, io::kThreadsWhy);
+      check_thread_count("--threads", threads, io::kThreadsWhy, 0);
       overrides.push_back("options.threads=" + std::to_string(threads));
     }
     const bool from_file = vm.count("scenario") > 0;
+    keep_freed_memory();
     models::Scenario sc = from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), overrides)
                                     : io::default_scenario(overrides);
     use_profile(

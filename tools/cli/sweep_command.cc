@@ -43,9 +43,6 @@
 #ifdef TRAINCAST_HAVE_MPI
 #include <mpi.h>
 #endif
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 namespace traincast::cli {
 namespace po = boost::program_options;
@@ -83,23 +80,6 @@ void warn_sweep_profiles(const models::Sweep& sweep, std::ostream& err) {
       if (printed.insert(line).second) err << line << "\n";
     }
   }
-}
-
-/// Keeps freed memory in the process instead of handing it back to the kernel after every
-/// simulation. A run allocates and frees tens of MB (op graphs, flow tables; single blocks of
-/// ~50 MB in the 64-GPU acceptance sweep). With glibc's defaults such blocks are mmap'd and
-/// unmapped every time and the heap top is trimmed, so each point page-faults its memory in again;
-/// worse, a worker thread's arena (heaps of at most 64 MB) cannot keep a 50 MB block at all, so
-/// with --jobs 2 the second thread re-faulted ~500 pages per point. Measured on the 100-point
-/// test sweep (docs/speed.md, docs/sweeps.md): minor faults 254k -> 44k with one thread, 126k -> 88k (just
-/// each arena's first touch) with two; sys time from ~20% of CPU time to ~5%. Only the sweep
-/// command does this.
-void keep_freed_memory() {
-#if defined(__GLIBC__)
-  mallopt(M_MMAP_MAX, 0);              // large blocks from the heaps too (a thread's arena adds heaps)
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);  // never give the top of the heap back
-  mallopt(M_TOP_PAD, 64 << 20);        // grow by 64 MB at a time; keeps emptied thread heaps mapped
-#endif
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -339,6 +339,11 @@ void check_host_copy(std::span<const int> gpus, double bytes) {
     throw std::invalid_argument("host copy: bytes must be finite and >= 0 (got " + std::to_string(bytes) + ")");
 }
 
+void check_peer_copy_bytes(double bytes) {
+  if (!std::isfinite(bytes) || bytes < 0)
+    throw std::invalid_argument("peer copy: bytes must be finite and >= 0 (got " + std::to_string(bytes) + ")");
+}
+
 /// The socket of GPU `gpu`'s host buffer in `buffers` (its own socket when `buffers` is empty), -1
 /// when it makes no such copy. `gpu` must be inside the cluster.
 int buffer_socket(const Cluster& cluster, const HostBuffers& buffers, int gpu) {
@@ -404,6 +409,54 @@ void CollectiveEngine::start_host_copy(std::span<const int> gpus, double bytes_p
   a.pending = static_cast<std::uint32_t>(gpus.size());
   ++in_flight_;
   for (std::size_t i = 0; i < paths.size(); ++i) net_.start_flow(paths[i], bytes_per_gpu, this, slot, caps[i]);
+}
+
+CollectiveEngine::PeerCopy CollectiveEngine::prepare_peer_copy(std::span<const std::pair<int, int>> pairs) const {
+  if (pairs.empty()) throw std::invalid_argument("peer copy: no GPU pairs");
+  PeerCopy copy;
+  for (const auto& [src, dst] : pairs) {  // route() throws for a GPU out of range or src == dst
+    if (src == dst) throw std::invalid_argument("peer copy: GPU " + std::to_string(src) + " copies to itself");
+    copy.paths.push_back(cluster_.route(src, dst));
+  }
+  // Each link's copy-engine rate, shared by the pairs whose route crosses it (a pair crossing a
+  // link twice counts once per crossing, as its bytes do).
+  const auto rate = [&](sim::ResourceId r) {
+    const double eff = cluster_.link_kind(r) == LinkKind::nvlink ? kCopyEngineNvlinkEfficiency : efficiency(r);
+    return eff * net_.capacity(r);
+  };
+  for (const auto& path : copy.paths) {
+    double cap = std::numeric_limits<double>::infinity();
+    for (sim::ResourceId r : path) {
+      int users = 0;
+      for (const auto& other : copy.paths) users += static_cast<int>(std::count(other.begin(), other.end(), r));
+      cap = std::min(cap, rate(r) / std::max(1, users));
+    }
+    copy.caps_bytes_per_s.push_back(cap);
+  }
+  return copy;
+}
+
+double CollectiveEngine::peer_copy_seconds(std::span<const std::pair<int, int>> pairs, double bytes_per_pair) const {
+  check_peer_copy_bytes(bytes_per_pair);
+  const PeerCopy copy = prepare_peer_copy(pairs);
+  double seconds = 0;
+  for (double cap : copy.caps_bytes_per_s) seconds = std::max(seconds, bytes_per_pair / cap);
+  return seconds;
+}
+
+void CollectiveEngine::start_peer_copy(const PeerCopy& copy, double bytes_per_pair, CollectiveListener* listener,
+                                       std::uint64_t tag) {
+  if (copy.paths.empty()) throw std::invalid_argument("peer copy: no GPU pairs");
+  check_peer_copy_bytes(bytes_per_pair);
+  const std::uint32_t slot = acquire_slot();
+  Active& a = active_[slot];  // plan null: done when every flow is, as a host copy
+  a.listener = listener;
+  a.tag = tag;
+  a.bytes = bytes_per_pair;
+  a.pending = static_cast<std::uint32_t>(copy.paths.size());
+  ++in_flight_;
+  for (std::size_t i = 0; i < copy.paths.size(); ++i)
+    net_.start_flow(copy.paths[i], bytes_per_pair, this, slot, copy.caps_bytes_per_s[i]);
 }
 
 void CollectiveEngine::on_flow_complete(sim::FlowId /*flow*/, std::uint64_t tag) {

@@ -1,6 +1,7 @@
 #pragma once
 // The collectives runner: NCCL-semantics collectives executed as flows on the FlowNetwork plus
-// per-step latency, from a cached plan per (op, algorithm, ranks), and host copies.
+// per-step latency, from a cached plan per (op, algorithm, ranks), host copies and copy-engine
+// copies between GPUs.
 // Sizes follow nccl-tests: `bytes` is the per-rank buffer size as nccl-tests prints it
 // (all_reduce: the buffer; all_gather: the gathered output per rank; reduce_scatter: the input
 // per rank; send_recv: the message; all_to_all: the send buffer per rank, S/n to each peer;
@@ -99,6 +100,7 @@
 #include <deque>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "models/calibration/calibration_profile.h"
@@ -228,6 +230,42 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
                            const HostBuffers& buffers = {}) const;
   /// The rate cap of GPU `gpu`'s host copy [bytes/s] (see start_host_copy).
   double host_copy_rate_cap(int gpu, bool to_host, const HostBuffers& buffers = {}) const;
+
+  /// Copy-engine copies between GPUs (cudaMemcpyAsync from a peer's memory: PyTorch async TP's
+  /// symmetric-memory pulls, torch/distributed/_symmetric_memory `copy_shard`): for every pair
+  /// (src, dst) of `pairs` one flow of `bytes_per_pair` from src to dst on Cluster::route(src, dst),
+  /// all at once, no SM and no NCCL protocol, each capped at its share of every link's copy-engine
+  /// rate: kCopyEngineNvlinkEfficiency x capacity on NVLink, efficiency(r) x capacity elsewhere (a
+  /// PCIe peer path), over the pairs of the call whose route crosses the link (as host copies
+  /// share theirs). Other traffic on those links shares them through the network. Copy latency
+  /// (a few us per cudaMemcpyAsync) is not charged, as for host copies. Tells `listener` with
+  /// `tag` when every pair's flow is done. Throws std::invalid_argument for no pairs, bytes < 0 or
+  /// not finite, or src == dst; std::out_of_range for a GPU outside the cluster.
+  struct PeerCopy {
+    std::vector<std::span<const sim::ResourceId>> paths;  ///< per pair: Cluster::route(src, dst)
+    std::vector<double> caps_bytes_per_s;                 ///< per pair: its rate cap
+  };
+  /// The flows and caps of start_peer_copy(pairs, ...), a pure function of the pairs (a caller
+  /// that starts the same copy many times prepares it once). Same errors as start_peer_copy.
+  PeerCopy prepare_peer_copy(std::span<const std::pair<int, int>> pairs) const;
+  void start_peer_copy(const PeerCopy& copy, double bytes_per_pair, CollectiveListener* listener, std::uint64_t tag);
+  /// Closed-form time of start_peer_copy() on an idle network [s]: bytes / the slowest cap.
+  double peer_copy_seconds(std::span<const std::pair<int, int>> pairs, double bytes_per_pair) const;
+  /// peer_copy_seconds() of the one pair (src, dst).
+  double peer_copy_seconds(int src, int dst, double bytes) const {
+    const std::pair<int, int> pair{src, dst};
+    return peer_copy_seconds(std::span<const std::pair<int, int>>(&pair, 1), bytes);
+  }
+  /// Copy engines' achievable fraction of one NVLink direction, measured: nvbandwidth on 8 x H800
+  /// SXM5 (../shared/data/memory-bandwidth/nvbandwidth_h800_8gpu.csv, from liguodongiot/llm-action),
+  /// device_to_device_bidirectional_memcpy_read_ce (each GPU pulls from a peer while that peer
+  /// pulls from it, as every TP rank does in one async-TP step): median 170.54 GB/s over the 56
+  /// pairs, of the H800's 200 GB/s per direction (8 NVLink4 links x 25 GB/s, catalog). The one-way
+  /// read (device_to_device_memcpy_read_ce) gives 172.17 GB/s (0.861). Cross-check on H100 SXM5
+  /// (18 links, 450 GB/s): p2pBandwidthLatencyTest (cudaMemcpyPeerAsync, copy engines) in
+  /// NVIDIA/nccl#1264 gives 371-380 GB/s one way (0.82-0.84) and 740-749 GB/s both ways (0.82-0.83
+  /// per direction): 2-4 % below this figure. Not measured here on NVLink3 (A100) or NVLink5.
+  static constexpr double kCopyEngineNvlinkEfficiency = 170.54 / 200.0;
 
   /// Collectives started and not yet reported done.
   std::size_t active() const { return in_flight_; }

@@ -12,9 +12,11 @@ const FrameworkConstants& framework_constants() {
   // after torchtitan's op-level recompute and the H200 rows and back (0.723 -> 0.717) after BLOOM
   // rows 51-53's global batch, then (0.717 -> 0.715) after the fp8 recipes' TP gathers and rowwise
   // backward rescales (fp8_recipe.h), same procedure, then (0.715 -> 0.716) after async TP as
-  // PyTorch's per-chunk pipeline (transformer_programs.cc, tp_overlap_implementation async_tp).
+  // PyTorch's per-chunk pipeline (transformer_programs.cc, tp_overlap_implementation async_tp),
+  // then (0.716 -> 0.715) after its chunk copies at copy-engine speed (CollectiveEngine::
+  // start_peer_copy), same procedure.
   static const FrameworkConstants kConstants{
-      .in_framework_efficiency = 0.716,
+      .in_framework_efficiency = 0.715,
   };
   return kConstants;
 }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
+#include <utility>
 
 #include "models/executor/huge_pages.h"
 #include "models/spec/run_control.h"
@@ -254,6 +256,23 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     return list.back();
   }
 
+  /// The copy-engine copies of groups [begin, begin + count) (each a pair {src, dst}), prepared
+  /// on first use (CollectiveEngine::prepare_peer_copy): a chunked TP overlap's ring pairs recur
+  /// every step of every micro-batch.
+  const CollectiveEngine::PeerCopy& peer_copy(std::uint32_t begin, std::uint32_t count) {
+    auto [it, added] = peer_copies_.try_emplace(begin);
+    if (added) {
+      std::vector<std::pair<int, int>> pairs;
+      for (std::uint32_t k = begin; k < begin + count; ++k) {
+        const std::uint32_t first = g_.groups.offset[k];
+        if (g_.groups.offset[k + 1] - first != 2) throw std::logic_error("op graph: a peer copy group is not a pair");
+        pairs.emplace_back(g_.groups.gpus[first], g_.groups.gpus[first + 1]);
+      }
+      it->second = coll_.prepare_peer_copy(pairs);
+    }
+    return it->second;
+  }
+
   /// SM-share speed of compute op `id` on its worker now (1 without SM sharing or off the
   /// compute stream).
   double sm_speed(std::uint32_t id) const {
@@ -296,6 +315,11 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     }
     Task& t = g_.tasks[op.task];
     if (++t.arrived < t.expected) return;
+    if (t.kind == TaskKind::peer_copy) {
+      t.pending = 1;
+      coll_.start_peer_copy(peer_copy(t.group_begin, t.group_count), t.bytes, this, op.task);
+      return;
+    }
     t.pending = t.group_count;
     for (std::uint32_t k = 0; k < t.group_count; ++k) {
       const std::uint32_t group = t.group_begin + k;
@@ -353,6 +377,8 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   std::vector<int> held_ctas_;                   ///< per worker: CTAs of the NCCL kernels running beside compute
   std::vector<int> task_ctas_;                   ///< per task: its kernel's CTAs (-1: not computed yet)
   std::vector<std::vector<Prepared>> prepared_;  ///< per group of g_.groups (prepared())
+  /// Prepared copy-engine copies by their first group (peer_copy()).
+  std::unordered_map<std::uint32_t, CollectiveEngine::PeerCopy> peer_copies_;
   std::vector<Running> running_;             ///< per worker: its compute op in progress (with a model or SM sharing)
   std::vector<std::uint32_t> compute_left_;  ///< per iteration: compute ops not yet ended (with a model)
   std::size_t ended_ = 0;                    ///< ops whose end_ns is set

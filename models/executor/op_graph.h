@@ -89,15 +89,17 @@ struct Op {
   }
 };
 
-/// What a task moves: a collective among the group's GPUs, or (CPU offload, input batches) a copy
-/// between each GPU of the group and its host buffer (CollectiveEngine::start_host_copy).
-enum class TaskKind : std::uint8_t { collective, to_host, from_host };
+/// What a task moves: a collective among the group's GPUs, (CPU offload, input batches) a copy
+/// between each GPU of the group and its host buffer (CollectiveEngine::start_host_copy), or
+/// (PyTorch async TP's chunk copies) a copy-engine copy from the first GPU of each of the task's
+/// groups to its second, all groups at once (CollectiveEngine::start_peer_copy).
+enum class TaskKind : std::uint8_t { collective, to_host, from_host, peer_copy };
 
 /// A collective launched when all its participants have arrived: one call per GPU group in
 /// [group_begin, group_begin + group_count) of the group table (e.g. one data-parallel gradient
 /// reduction is t calls, one per tensor-parallel rank).
 struct Task {
-  TaskKind kind = TaskKind::collective;  ///< host copies ignore `op`; bytes are per GPU
+  TaskKind kind = TaskKind::collective;  ///< host and peer copies ignore `op`; bytes are per GPU (pair)
   CollectiveOp op = CollectiveOp::all_reduce;
   double bytes = 0;  ///< per rank, nccl-tests convention
   std::uint32_t group_begin = 0;

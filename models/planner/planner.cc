@@ -150,9 +150,10 @@ class Estimator {
         continue;
       }
       if (t <= 1) continue;
-      // A send_recv is one step of a chunked TP overlap: every rank to the next at once, timed as
-      // one pair (the steps of all pairs run side by side).
-      const double coll_s = collective(seg.op, 0, 1, seg.op == CollectiveOp::send_recv ? 2 : t, seg.bytes);
+      // A send_recv: one chunked TP overlap step, all pairs side by side, timed as one (async TP: copy engines).
+      const double coll_s = seg.copy_engine
+                                ? engine_.peer_copy_seconds(0, 1, seg.bytes)
+                                : collective(seg.op, 0, 1, seg.op == CollectiveOp::send_recv ? 2 : t, seg.bytes);
       double beside_s = 0;
       if (seg.overlap == Overlap::with_next) {
         for (std::size_t j = i + 1; j < prog.size(); ++j)

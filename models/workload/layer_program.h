@@ -45,6 +45,9 @@ struct Segment {
   /// SMs the collective holds while it runs beside compute; -1: the executor's default (op_graph.h
   /// run_op_graph). 0 for PyTorch async TP's copy-engine chunk copies.
   int sms = -1;
+  /// A group tp send_recv moved by copy engines (PyTorch async TP's `copy_` from the peer's
+  /// symmetric-memory buffer), not by NCCL: timed as CollectiveEngine::start_peer_copy.
+  bool copy_engine = false;
 };
 
 using Program = std::vector<Segment>;

@@ -60,14 +60,21 @@ struct TransformerOps {
   // torch/distributed/_symmetric_memory/__init__.py; micro_pipeline_tp_pass fuses every
   // all_gather -> mm and mm -> reduce_scatter, forward and backward. All-gather -> GEMM
   // (_pipelined_multi_all_gather_and_consume): the shard is copied into the rank's symmetric buffer
-  // (not overlapped), the own shard's GEMM runs, then per step each rank copies one peer's shard
-  // (copy engines, no SM: a TP ring send_recv of bytes / t) and runs that slice (m / t rows) once it
-  // is in: g + (t - 1) max(g, c) with each step issued after the slice before the previous one
-  // (with_next). GEMM -> reduce-scatter (_pipelined_produce_and_all2all): t slices, after each of
-  // the first t - 1 its copy to the owner, the own slice last, then reduce_partials sums the t
-  // partials: g + (t - 1) max(g, c) + the reduction. Slices run one after the other (the source
-  // alternates two streams). Transformer Engine's userbuffers keep the whole collective beside the
-  // whole GEMM (its pipelines were scored and removed: docs/accuracy.md, "Async TP").
+  // (not overlapped; the barrier after it is not charged), the own shard's GEMM runs, then per step
+  // each rank pulls one peer's shard with copy_ (a cudaMemcpyAsync on copy engines, no SM: a TP
+  // ring send_recv of bytes / t with copy_engine set, timed by CollectiveEngine::start_peer_copy)
+  // and runs that slice (m / t rows) once it is in: g + (t - 1) max(g, c). GEMM -> reduce-scatter
+  // (_pipelined_produce_and_all2all): t slices, after each of the first t - 1 the owner pulls it,
+  // the own slice last, then reduce_partials sums the t partials: g + (t - 1) max(g, c) + the
+  // reduction. The source's two streams (step k on the backend stream for odd k, the current one
+  // for even k; "cp" from different streams cannot overlap) give exactly these dependencies: each
+  // copy waits for the copy before it (all copies on the tp stream) and for the slice before it on
+  // its own source stream (gather: the slice two steps back; scatter: the slice it carries), and
+  // the next slice on that stream waits for the copy (Overlap::with_next).
+  // Two slices of the two streams may share the GPU at once, which the executor's one compute
+  // stream per worker does not model: here they run one after the other (docs/accuracy.md, "Async
+  // TP"). Transformer Engine's userbuffers keep the whole collective beside the whole GEMM (its
+  // pipelines were scored and removed: docs/accuracy.md, "Async TP").
   const bool chunked =
       overlap && x.sp && tp && sc.parallel.tp_overlap_implementation == TpOverlapImplementation::async_tp;
   const int nt = static_cast<int>(x.t);
@@ -99,6 +106,7 @@ struct TransformerOps {
       if (i + 1 < nt) {
         ProgramBuilder::collective(p, ag_label, CollectiveOp::send_recv, bytes / t, Overlap::with_next);
         p.back().sms = 0;  // copy engines
+        p.back().copy_engine = true;
       }
       pb.compute(p, label, slice, 1 / t);
     }
@@ -120,6 +128,7 @@ struct TransformerOps {
       if (i + 1 < nt) {
         ProgramBuilder::collective(p, rs_label, CollectiveOp::send_recv, bytes / t, Overlap::with_next);
         p.back().sms = 0;  // copy engines
+        p.back().copy_engine = true;
       }
     }
     // reduce_partials: read the t stacked partials (bytes), write the shard (bytes / t).

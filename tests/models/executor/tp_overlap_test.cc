@@ -1,12 +1,14 @@
 // Tensor-parallel communication overlap as the frameworks pipeline it (parallel.tp_comm_overlap;
 // models/workload/transformer_programs.cc, "TP overlap"): the GEMM beside a TP all-gather or
 // reduce-scatter runs in row slices, each beside the move of one chunk, so a pipeline of slices g
-// and chunk steps c takes g + (t - 1) max(g, c), not max(GEMM, collective).
+// and chunk steps c takes g + (t - 1) max(g, c), not max(GEMM, collective). PyTorch async TP moves
+// each chunk with a copy-engine pull over NVLink (CollectiveEngine::start_peer_copy).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/executor/training_executor.h"
@@ -74,10 +76,12 @@ TEST(TpOverlap, AsyncTpSlicesTheGemmsAndMovesOneChunkPerStep) {
     EXPECT_EQ(s->overlap, Overlap::with_next);
     EXPECT_DOUBLE_EQ(s->bytes, chunk);
     EXPECT_EQ(s->sms, 0);  // copy engines
+    EXPECT_TRUE(s->copy_engine);
   }
   for (const Segment* s : rs) {
     EXPECT_EQ(s->op, CollectiveOp::send_recv);
     EXPECT_DOUBLE_EQ(s->bytes, chunk);
+    EXPECT_TRUE(s->copy_engine);
   }
   // qkv: 4 slices of 2,048 rows x 1,536 columns (q 4096 + k, v 1024 each, over TP 4) x 4,096:
   // 2 x 2048 x 1536 x 4096 = 25,769,803,776 FLOPs each, the whole GEMM's in all.
@@ -95,6 +99,48 @@ TEST(TpOverlap, AsyncTpSlicesTheGemmsAndMovesOneChunkPerStep) {
   EXPECT_EQ(segments(bwd, "tp_ag_bwd").size(), 6u);
   EXPECT_EQ(segments(bwd, "tp_rs_bwd").size(), 6u);
   EXPECT_EQ(segments(bwd, "tp_rs_bwd_reduce").size(), 2u);
+}
+
+TEST(TpOverlap, ChunkCopiesRunAtTheCopyEnginesShareOfNvlink) {
+  // PyTorch async TP pulls each chunk with Tensor.copy_ from the peer's symmetric-memory buffer:
+  // a cudaMemcpyAsync over NVLink on copy engines, not an NCCL send/recv. By hand on a DGX H100
+  // (NVSwitch; each GPU's NVLink 18 x 25 GB/s = 450 GB/s per direction, one nvl_up and one
+  // nvl_down resource per GPU): the copy engines move 170.54 / 200 = 0.8527 of a direction
+  // (nvbandwidth, H800, bidirectional read CE), 383.715 GB/s, so a 16,777,216-byte chunk takes
+  // 16,777,216 / 383.715e9 = 43.723 us whatever the number of ring pairs (each GPU's up and down
+  // link carry one pair each).
+  ClusterSpec spec;
+  spec.node_template = "dgx_h100";
+  spec.num_nodes = 1;
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Cluster cluster(spec, net);
+  CollectiveEngine coll(sim, net, cluster);
+  EXPECT_DOUBLE_EQ(CollectiveEngine::kCopyEngineNvlinkEfficiency * 450e9, 383.715e9);
+  const std::vector<std::pair<int, int>> ring = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+  EXPECT_NEAR(coll.peer_copy_seconds(ring, 16777216.0) * 1e9, 43723.1, 0.1);
+  // Two pulls into GPU 1 share its nvl_down: each gets half, 87.446 us.
+  const std::vector<std::pair<int, int>> into_one = {{0, 1}, {2, 1}};
+  EXPECT_NEAR(coll.peer_copy_seconds(into_one, 16777216.0) * 1e9, 2 * 43723.1, 0.2);
+  // The NCCL send/recv the chunks were timed as before is slower at this size (its p2p channels
+  // and protocol, nccl_p2p.h): the copy engines are the faster path here.
+  CollectiveCall sr;
+  sr.op = CollectiveOp::send_recv;
+  sr.ranks = {0, 1};
+  sr.bytes = 16777216.0;
+  EXPECT_GT(coll.estimate_seconds(sr), coll.peer_copy_seconds(ring, 16777216.0));
+  // Run on the network: the four flows end together at the hand-worked time.
+  struct Done : CollectiveListener {
+    std::int64_t at = -1;
+    sim::Simulator* s = nullptr;
+    void on_collective_done(std::uint64_t) override { at = s->now().ns(); }
+  } done;
+  done.s = &sim;
+  coll.start_peer_copy(coll.prepare_peer_copy(ring), 16777216.0, &done, 0);
+  sim.run();
+  EXPECT_NEAR(static_cast<double>(done.at), 43723.1, 1.0);
+  EXPECT_THROW(coll.prepare_peer_copy(std::vector<std::pair<int, int>>{{2, 2}}), std::invalid_argument);
+  EXPECT_THROW(coll.peer_copy_seconds(ring, -1.0), std::invalid_argument);
 }
 
 TEST(TpOverlap, UserbuffersKeepTheWholeCollectiveBesideTheWholeGemm) {
@@ -157,6 +203,8 @@ TEST(TpOverlap, PipelineTakesFirstSlicePlusStepsAtTheSlowerOfSliceAndChunk) {
     const std::size_t first = std::string(gemm) == "qkv" ? 0 : 3;  // fc1's steps follow qkv's
     const std::int64_t g = span(slices[0]);
     const std::int64_t c = span(steps[first]);
+    // A step is one copy-engine pull of 16,777,216 bytes at 383.715 GB/s (previous test): 43.723 us.
+    EXPECT_NEAR(static_cast<double>(c), 43723.1, 1.0) << gemm;
     for (int i = 1; i < 4; ++i) EXPECT_EQ(span(slices[static_cast<std::size_t>(i)]), g);
     for (int i = 1; i < 3; ++i) EXPECT_EQ(span(steps[first + static_cast<std::size_t>(i)]), c);
     const std::int64_t start = stage[first == 0 ? 0 : 1]->end_ns;
@@ -175,8 +223,9 @@ TEST(TpOverlap, PipelineTakesFirstSlicePlusStepsAtTheSlowerOfSliceAndChunk) {
         << gemm << ": g " << g << " ns, c " << c << " ns";
     ++regimes[c > g ? 0 : 1];
   }
-  // At this shape both regimes occur: qkv's slice (25.8 GFLOP) is shorter than a 16 MiB step,
-  // fc1's (120 GFLOP) longer.
+  // At this shape both regimes occur: proj's slice (2,048 x 4,096 x 1,024: 17.2 GFLOP) is shorter
+  // than a 16 MiB copy (43.7 us at the copy engines' rate), qkv's (25.8 GFLOP) and fc1's
+  // (120 GFLOP) longer. (Timed as NCCL send/recv, the copy was the longer for qkv too.)
   EXPECT_GT(regimes[0], 0);
   EXPECT_GT(regimes[1], 0);
 }

@@ -439,6 +439,17 @@ void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node
                                      " GPUs = " + to_string(gpus) + " GPUs (expected at most " + to_string(kMaxGpus) +
                                      " GPUs: the simulator's range)");
   }
+  // PyTorch's async TP keeps its chunks in symmetric memory, which maps the peers' buffers over
+  // NVLink / P2P inside one node (torch/distributed/_symmetric_memory, CUDA IPC handles): a TP
+  // group spanning nodes cannot run it (ranks are TP-fastest, so a group stays in a node exactly
+  // when tp divides the node's GPUs).
+  if (p.tp_comm_overlap && p.tp_overlap_implementation == models::TpOverlapImplementation::async_tp && p.tp > 1 &&
+      node->gpus_per_node > 0 && (p.tp > node->gpus_per_node || node->gpus_per_node % p.tp != 0))
+    k.error("workload.parallel.tp_overlap_implementation",
+            "async_tp with tp " + to_string(p.tp) + " on nodes of " + gpus_text(node->gpus_per_node) +
+                ": a TP group would span nodes, and PyTorch's symmetric memory reaches peers only inside a node "
+                "(expected tp dividing " +
+                to_string(node->gpus_per_node) + ", or userbuffers)");
   // With a job list the workload is the jobs' default, each run on its own GPUs (job[i].gpus),
   // not on the whole cluster (docs/cluster.md).
   if (!s.jobs.empty()) return;

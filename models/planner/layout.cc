@@ -46,6 +46,12 @@ Scenario apply_layout(const Scenario& base, const Layout& l) {
   return sc;
 }
 
+std::string own_layout_note(const std::string& why) {
+  return (why.rfind("zero_stage", 0) == 0 ? "the scenario's own layout has "
+                                          : "the scenario's own layout is not valid: ") +
+         why;
+}
+
 std::string layout_error(const Scenario& base, const Layout& l) {
   using std::to_string;
   const ModelSpec& m = base.model;
@@ -69,7 +75,7 @@ std::string layout_error(const Scenario& base, const Layout& l) {
                    : "pp " + to_string(l.pp) + " does not divide num_layers " + to_string(m.num_layers);
   if (l.zero_stage != 0 && l.zero_stage != 1)
     return "zero_stage " + to_string(l.zero_stage) +
-           " is outside what plan searches (0 or 1; traincast run simulates ZeRO-2 and ZeRO-3 as given)";
+           ", outside what plan searches (0 or 1; traincast run simulates ZeRO-2 and ZeRO-3 as given)";
   const std::int64_t step = static_cast<std::int64_t>(l.dp) * l.micro_batch_size;
   if (base.training.global_batch_size % step != 0)
     return "global_batch_size " + to_string(base.training.global_batch_size) +

@@ -54,6 +54,11 @@ Scenario apply_layout(const Scenario& base, const Layout& layout);
 /// Throws std::invalid_argument for an unknown node template (the cluster, not the layout, is bad).
 std::string layout_error(const Scenario& base, const Layout& layout);
 
+/// The plan's note on the scenario's own layout when layout_error gave `why`: "the scenario's own
+/// layout is not valid: WHY", or, for a ZeRO-2/3 layout (valid for `traincast run`, outside the
+/// search), "the scenario's own layout has WHY".
+std::string own_layout_note(const std::string& why);
+
 /// Peak per-GPU memory of `scenario` (a scenario with the layout applied): the stage with the
 /// highest peak, exactly as simulate_training reports it (memory_model.h stage_memory with the
 /// in-flight layers of pipeline_schedule.h), without simulating. Throws std::invalid_argument for

@@ -566,7 +566,7 @@ void rank_simulations(const Scenario& base, const Candidates& c, PlanResult& res
 void add_baseline(const Scenario& base, Estimator& estimator, const Candidates& c, PlanResult& result) {
   const Layout own = layout_of(base);
   if (std::string why = layout_error(base, own); !why.empty()) {
-    result.baseline_note = "the scenario's own layout is not valid: " + why;
+    result.baseline_note = own_layout_note(why);
     return;
   }
   for (std::size_t i = 0; i < result.ranked.size(); ++i)

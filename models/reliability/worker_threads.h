@@ -6,9 +6,11 @@
 // nothing is oversubscribed). 1 = the calling thread alone (no TBB). N >= 2 = an arena of N
 // threads (the caller and N - 1 workers). The result never depends on it.
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 
+#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -17,10 +19,13 @@ namespace traincast::models {
 /// Runs f() where the loops below may use `threads` threads: on the caller's arena for 0, 1 or an
 /// arena already of that many threads (so a nested call adds no arena), else in a new arena of
 /// `threads`. Exceptions from f reach the caller (TBB rethrows them from execute).
+/// More threads than the machine has run on all of its hardware threads (an arena asking for more
+/// workers than TBB may create prints a warning and gets no more).
 template <class F>
 decltype(auto) with_worker_threads(int threads, F&& f) {
-  if (threads <= 1 || tbb::this_task_arena::max_concurrency() == threads) return std::forward<F>(f)();
-  tbb::task_arena arena(threads);
+  const int n = std::min(threads, tbb::info::default_concurrency());
+  if (n <= 1 || tbb::this_task_arena::max_concurrency() == n) return std::forward<F>(f)();
+  tbb::task_arena arena(n);
   return arena.execute(std::forward<F>(f));
 }
 

@@ -73,6 +73,26 @@ TEST(ScenarioIoErrors, TpNotDividingHeads) {
                 "of 12)"});
 }
 
+// PyTorch's async TP needs each TP group inside one node (symmetric memory maps peers over
+// NVLink / P2P): tp 16 on two 8-GPU nodes is refused at the field; userbuffers and tp 8 are not.
+TEST(ScenarioIoErrors, AsyncTpAcrossNodes) {
+  const std::string two_nodes = "cluster { node_template: \"dgx_h100\" num_nodes: 2 }\n";
+  const std::string workload = "workload {\n  model { " + kModel +
+                               " }\n  parallel { tp: 16 sequence_parallel: true tp_comm_overlap: true "
+                               "tp_overlap_implementation: async_tp }\n  training { global_batch_size: 8 }\n}\n";
+  EXPECT_EQ(errors_of(two_nodes + workload),
+            std::vector<std::string>{
+                "t.textproto:4:67: workload.parallel.tp_overlap_implementation: async_tp with tp 16 on nodes of 8 "
+                "GPUs: a TP group would span nodes, and PyTorch's symmetric memory reaches peers only inside a node "
+                "(expected tp dividing 8, or userbuffers)"});
+  std::string userbuffers = workload;
+  userbuffers.replace(userbuffers.find("async_tp"), 8, "userbuffers");
+  EXPECT_NO_THROW(load_scenario_text(two_nodes + userbuffers, "t.textproto", Format::text, {}));
+  std::string tp8 = workload;
+  tp8.replace(tp8.find("tp: 16"), 6, "tp: 8 dp: 2");
+  EXPECT_NO_THROW(load_scenario_text(two_nodes + tp8, "t.textproto", Format::text, {}));
+}
+
 TEST(ScenarioIoErrors, TpNotDividingQueryGroups) {
   EXPECT_EQ(errors_of(scenario(kModel + " num_query_groups: 4", "tp: 8", "global_batch_size: 8")),
             std::vector<std::string>{

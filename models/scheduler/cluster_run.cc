@@ -167,7 +167,8 @@ class ClusterRun {
   /// cache holds the same whatever the thread count).
   void simulate_pending(const Pending& p, int threads) {
     std::vector<Timing> timings(p.keys.size());
-    tbb::task_arena arena(std::max(1, threads));
+    // 0: all hardware threads (the arena's default), as `run --threads 0`.
+    tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
     arena.execute([&] {
       tbb::parallel_for(std::size_t{0}, p.keys.size(), [&](std::size_t k) {
         timings[k] =

@@ -66,7 +66,7 @@ struct ClusterRunResult {
   int simulations = 0;  ///< detailed simulations run (cache misses)
 };
 
-/// Schedules and runs `jobs`. threads: worker threads for the isolated simulations (>= 1; the
+/// Schedules and runs `jobs`. threads: worker threads for the isolated simulations (0 = all hardware threads; the
 /// result is the same for any count). Throws std::invalid_argument as simulate_training does for a
 /// job scenario the models cannot run.
 ClusterRunResult simulate_cluster(const ClusterJobs& jobs, int threads = 1);

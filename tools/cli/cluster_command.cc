@@ -68,8 +68,8 @@ po::options_description cluster_options() {
   o.add_options()("help,h", "this text")("scenario", po::value<std::string>(), "the scenario file (with job entries)")(
       "set", po::value<std::vector<std::string>>()->composing(), "field.path=value, e.g. scheduler.placement=spread")(
       "policy", po::value<std::string>(), "fifo, backfill or both (default: the scenario's scheduler.policy)")(
-      "threads", po::value<int>()->default_value(1),
-      "worker threads for the isolated simulations, 1 to 1024 (same result)")(
+      "threads", po::value<int>()->default_value(0),
+      "worker threads for the isolated simulations, 0 to 1024; 0 = all hardware threads (same result)")(
       "csv", po::value<std::string>(), "write one row per job (and policy) to this file")(
       "json", po::value<std::string>(), "write the whole result as JSON to this file")(
       "trace", po::value<std::string>(),
@@ -174,7 +174,7 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
   const int threads = vm["threads"].as<int>();
-  check_thread_count("--threads", threads, kSimulationsWhy);
+  check_thread_count("--threads", threads, kSimulationsWhy, 0);
   std::vector<std::string> policies;
   if (vm.count("policy")) {
     const std::string p = vm["policy"].as<std::string>();

@@ -407,7 +407,10 @@ void print_mixed(std::ostream& o, const models::Report& r) {
   o << "  1F1B compute (m - 1) x slowest + sum of stages: " << format_duration(x.pipeline_s) << "; with every stage at "
     << group_name(x.fast_group) << "'s " << format_duration(x.fast_stage_s) << ": "
     << format_duration(x.all_fast_pipeline_s) << "\n";
-  o << "  the slow group " << group_name(x.slow_group) << " costs " << format_duration(x.slow_group_cost_s)
+  // The group of the slowest stage: its GPUs and its share of the layers together (a faster GPU
+  // with more layers can be it).
+  o << "  the slow group " << group_name(x.slow_group)
+    << ", holding the slowest stage (its GPUs and its layers), costs " << format_duration(x.slow_group_cost_s)
     << " per iteration (" << format_fixed(100.0 * x.slow_group_cost_s / r.iteration_time_s, 1) << " % of the simulated "
     << format_duration(r.iteration_time_s) << ")\n";
 }

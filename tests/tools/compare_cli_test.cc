@@ -254,4 +254,14 @@ TEST_F(CatalogJson, EveryGpuNodeAndPriceWithItsSource) {
 }
 
 }  // namespace
+// A mixed cluster's GPUs row names each node group's GPUs (new-user finding: "16 x A100-SXM4-80GB +
+// H100-SXM5-80GB" for 8 + 8).
+TEST_F(CompareCli, MixedClusterGpusRowCountsEachGroup) {
+  const Result r = run({"compare", kSrc + "/scenarios/cluster/a100_h100_one_pipeline.textproto",
+                        kSrc + "/scenarios/llama3_70b_dgx_h100_8nodes.textproto"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("8 x A100-SXM4-80GB + 8 x H100-SXM5-80GB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("64 x H100-SXM5-80GB"), std::string::npos) << r.out;
+}
+
 }  // namespace traincast::cli

@@ -53,7 +53,16 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
     t.push_back(std::move(line));
   };
   row("", [](const CompareRow& w) { return w.label; });
-  row("GPUs", [](const CompareRow& w) { return std::to_string(w.gpus) + " x " + w.gpu; });
+  row("GPUs", [](const CompareRow& w) {
+    // A mixed cluster: each node group's GPUs ("8 x A100-SXM4-80GB + 8 x H100-SXM5-80GB").
+    const std::vector<models::NodeGroupReport>& groups = w.report.mixed.groups;
+    if (groups.empty() || w.nodes <= 0) return std::to_string(w.gpus) + " x " + w.gpu;
+    std::string out;
+    for (const models::NodeGroupReport& g : groups)
+      out += (out.empty() ? "" : " + ") + std::to_string(static_cast<long long>(g.num_nodes) * (w.gpus / w.nodes)) +
+             " x " + g.gpu;
+    return out;
+  });
   // How compute was timed, when a side does not run the default (as `run`'s Compute line): the
   // kernel model ranks by other GEMM and attention times, and carries no error band.
   // (The report always names its compute model: training_report.cc report_throughput.)

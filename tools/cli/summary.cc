@@ -289,12 +289,10 @@ void print_layout(std::ostream& o, const models::Scenario& sc, const models::Rep
     // printed "recompute selective" alone).
     << (models::torchtitan_op_applies(sc) ? " (torchtitan op-level)" : "")
     << (sc.parallel.sequence_parallel && r.tp > 1 ? ", sequence parallel" : "")
-    // Which TP overlap runs (new-user finding: async TP's time showed as compute with nothing naming it).
-    << (sc.parallel.tp_comm_overlap && sc.parallel.sequence_parallel && r.tp > 1
-            ? (sc.parallel.tp_overlap_implementation == models::TpOverlapImplementation::async_tp
-                   ? ", TP overlap async_tp"
-                   : ", TP overlap userbuffers")
-            : "")
+    << (!sc.parallel.tp_comm_overlap || !sc.parallel.sequence_parallel || r.tp <= 1 ? ""
+        : sc.parallel.tp_overlap_implementation == models::TpOverlapImplementation::async_tp
+            ? ", TP overlap async_tp"
+            : ", TP overlap userbuffers")
     << (sc.parallel.zero_stage >= 1 ? ", ZeRO-" + std::to_string(sc.parallel.zero_stage) : std::string())
     << (sc.training.flash_attention && sc.model.family == models::ModelFamily::transformer ? ", flash attention" : "")
     << no_flash_note(sc, r) << "\n\n";

@@ -198,17 +198,17 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   /// compute beside them): TE's defaults (transformer_engine/pytorch/module/base.py initialize_ub:
   /// "num_sm = ub_cfg.get("num_sm", 1 if method == "ring_exchange" else 16)", use_ce True) give
   /// the all-gathers' ring exchange 1 SM (copy engines move the data) and the reduce-scatters'
-  /// pipeline and bulk overlaps 16. A task's own `sms` overrides (PyTorch async TP's chunk copies:
-  /// 0, copy engines). Every other collective: NCCL's channels (CollectiveEngine::kernel_ctas of its
-  /// first group; a task's groups have one shape).
+  /// pipeline and bulk overlaps 16. Copy-engine copies (TaskKind::peer_copy, PyTorch async TP's
+  /// chunks) hold none. Every other collective: NCCL's channels (CollectiveEngine::kernel_ctas of
+  /// its first group; a task's groups have one shape).
   int task_ctas(const Op& op) {
     int& c = task_ctas_[op.task];
     if (c < 0) {
       const Task& task = g_.tasks[op.task];
       constexpr int kUbRingExchangeSms = 1;  // TE initialize_ub default, ring_exchange
       constexpr int kUbPipelineSms = 16;     // TE initialize_ub default, pipeline and bulk
-      if (task.sms >= 0) {
-        c = task.sms;
+      if (task.kind == TaskKind::peer_copy) {
+        c = 0;
         return c;
       }
       if (op.role == Role::tp_comm) {

@@ -113,10 +113,6 @@ struct Task {
   /// OpGraph::host_buffers; kNone: every GPU's buffer on its own socket (HostBuffers{}).
   std::uint32_t host_buffers = kNone;
   MoeDispatch moe{};  ///< all_to_all of a MoE layer: flat or deepep (CollectiveCall::moe)
-  /// SMs the collective's kernel holds on each GPU while it runs beside compute (worker_sms);
-  /// -1: the runner's default (NCCL's channels, or Transformer Engine's userbuffers for
-  /// tensor-parallel ops). 0: copy engines move the data (PyTorch async TP's chunk copies).
-  std::int16_t sms = -1;
 };
 
 /// GPU lists that collectives run over (global GPU indices of the Cluster).

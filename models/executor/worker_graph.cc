@@ -152,7 +152,6 @@ class GraphBuilder {
       const std::uint32_t task = ring_step ? private_task(seg.op, seg.bytes, plan_.tp_ring_group(replica_, stage_),
                                                           static_cast<std::uint32_t>(plan_.tp))
                                            : private_task(seg.op, seg.bytes, plan_.tp_group(replica_, stage_), 1);
-      g_.tasks[task].sms = static_cast<std::int16_t>(seg.sms);
       if (ring_step && seg.copy_engine) g_.tasks[task].kind = TaskKind::peer_copy;
       g_.ops[comm_op(Role::tp_comm, kTp, seg.overlap, label, mb)].task = task;
     }

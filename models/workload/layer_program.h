@@ -42,11 +42,8 @@ struct Segment {
   Overlap overlap = Overlap::blocking;
   CommGroup group = CommGroup::tp;
   MoeDispatch moe{};  ///< group ep: flat, or DeepEP's deduplicated dispatch (moe_dispatch.h)
-  /// SMs the collective holds while it runs beside compute; -1: the executor's default (op_graph.h
-  /// run_op_graph). 0 for PyTorch async TP's copy-engine chunk copies.
-  int sms = -1;
   /// A group tp send_recv moved by copy engines (PyTorch async TP's `copy_` from the peer's
-  /// symmetric-memory buffer), not by NCCL: timed as CollectiveEngine::start_peer_copy.
+  /// symmetric-memory buffer), not by NCCL: timed as CollectiveEngine::start_peer_copy, no SMs.
   bool copy_engine = false;
 };
 

@@ -105,7 +105,6 @@ struct TransformerOps {
     for (int i = 0; i < nt; ++i) {
       if (i + 1 < nt) {
         ProgramBuilder::collective(p, ag_label, CollectiveOp::send_recv, bytes / t, Overlap::with_next);
-        p.back().sms = 0;  // copy engines
         p.back().copy_engine = true;
       }
       pb.compute(p, label, slice, 1 / t);
@@ -127,7 +126,6 @@ struct TransformerOps {
       pb.compute(p, label, slice, 1 / t);
       if (i + 1 < nt) {
         ProgramBuilder::collective(p, rs_label, CollectiveOp::send_recv, bytes / t, Overlap::with_next);
-        p.back().sms = 0;  // copy engines
         p.back().copy_engine = true;
       }
     }

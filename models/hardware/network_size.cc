@@ -73,7 +73,7 @@ NetworkSize Cluster::network_size(const ClusterSpec& spec) { return Cluster(spec
 void refuse_network_over_limit(const ClusterSpec& spec, const NetworkSize& size) {
   if (size.resources() <= kMaxNetworkResources) return;
   // The largest node count that fits: the count grows with num_nodes (nodes and leaves), so
-  // bisect on it (each step counts in constant time).
+  // bisect on it (each step counts without building: a sum over the nodes).
   int fits = 0;
   for (int lo = 1, hi = spec.num_nodes; lo <= hi;) {
     const int mid = lo + (hi - lo) / 2;

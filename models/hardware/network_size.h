@@ -50,7 +50,7 @@ void refuse_network_over_limit(const ClusterSpec& spec, const NetworkSize& size)
 
 /// refuse_network_over_limit(spec, Cluster::network_size(spec)): a bad spec throws Cluster's own
 /// message (e.g. "cluster.num_nodes: must be > 0 (got 0)"), a spec over the limit the refusal.
-/// Constant time; builds nothing.
+/// Linear in the node count (one sum per node of its PCIe switches); builds nothing.
 void check_network_size(const ClusterSpec& spec);
 
 /// The scenario's name of a fabric kind: "none", "rail_optimized", "fat_tree" or "torus"

@@ -37,34 +37,37 @@ bool parse_double(std::string_view s, double& out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
-/// Sets `field` of `message` from `text`; returns false when the text is not a valid value.
-bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::string_view raw) {
+/// Sets `field` of `message` from `text` (a repeated field: its entry `index`, which must exist;
+/// a singular one: index -1); returns false, leaving `message` as it was, when the text is not a
+/// valid value.
+bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::string_view raw, int index = -1) {
   const pb::Reflection* r = message.GetReflection();
+  const bool one = index < 0;
   const std::string_view text = trim(raw);
   using F = pb::FieldDescriptor;
   switch (field->cpp_type()) {
     case F::CPPTYPE_INT32: {
       std::int32_t v = 0;
       if (!parse_int(text, v)) return false;
-      r->SetInt32(&message, field, v);
+      one ? r->SetInt32(&message, field, v) : r->SetRepeatedInt32(&message, field, index, v);
       return true;
     }
     case F::CPPTYPE_INT64: {
       std::int64_t v = 0;
       if (!parse_int(text, v)) return false;
-      r->SetInt64(&message, field, v);
+      one ? r->SetInt64(&message, field, v) : r->SetRepeatedInt64(&message, field, index, v);
       return true;
     }
     case F::CPPTYPE_UINT32: {
       std::uint32_t v = 0;
       if (!parse_int(text, v)) return false;
-      r->SetUInt32(&message, field, v);
+      one ? r->SetUInt32(&message, field, v) : r->SetRepeatedUInt32(&message, field, index, v);
       return true;
     }
     case F::CPPTYPE_UINT64: {
       std::uint64_t v = 0;
       if (!parse_int(text, v)) return false;
-      r->SetUInt64(&message, field, v);
+      one ? r->SetUInt64(&message, field, v) : r->SetRepeatedUInt64(&message, field, index, v);
       return true;
     }
     case F::CPPTYPE_DOUBLE:
@@ -72,31 +75,32 @@ bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::str
       double v = 0;
       if (!parse_double(text, v)) return false;
       if (field->cpp_type() == F::CPPTYPE_DOUBLE) {
-        r->SetDouble(&message, field, v);
+        one ? r->SetDouble(&message, field, v) : r->SetRepeatedDouble(&message, field, index, v);
       } else {
-        r->SetFloat(&message, field, static_cast<float>(v));
+        const auto f = static_cast<float>(v);
+        one ? r->SetFloat(&message, field, f) : r->SetRepeatedFloat(&message, field, index, f);
       }
       return true;
     }
     case F::CPPTYPE_BOOL:
       // The spellings protobuf's text format takes for a bool (TextFormat::Parser: true, True, t,
       // 1 and false, False, f, 0), so a --set reads as the same value in a scenario file.
-      if (text == "true" || text == "True" || text == "t" || text == "1") {
-        r->SetBool(&message, field, true);
-        return true;
-      }
-      if (text == "false" || text == "False" || text == "f" || text == "0") {
-        r->SetBool(&message, field, false);
+      if (text == "true" || text == "True" || text == "t" || text == "1" || text == "false" || text == "False" ||
+          text == "f" || text == "0") {
+        const bool v = text[0] == 't' || text[0] == 'T' || text[0] == '1';
+        one ? r->SetBool(&message, field, v) : r->SetRepeatedBool(&message, field, index, v);
         return true;
       }
       return false;
     case F::CPPTYPE_STRING:
-      r->SetString(&message, field, std::string(raw));  // verbatim: spaces are part of a string
+      // Verbatim: spaces are part of a string.
+      one ? r->SetString(&message, field, std::string(raw))
+          : r->SetRepeatedString(&message, field, index, std::string(raw));
       return true;
     case F::CPPTYPE_ENUM: {
       const pb::EnumValueDescriptor* value = field->enum_type()->FindValueByName(std::string(text));
       if (value == nullptr) return false;
-      r->SetEnum(&message, field, value);
+      one ? r->SetEnum(&message, field, value) : r->SetRepeatedEnum(&message, field, index, value);
       return true;
     }
     case F::CPPTYPE_MESSAGE:
@@ -129,79 +133,121 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     errors.push_back(o.origin + ": " + at + ": " + what);  // `at`: field names, a user's segment clipped
   };
 
-  // Resolve the whole path on descriptors first, so a bad override leaves the message untouched.
+  // Resolve the whole path first (fields, and the entries an index names in `root`), so a bad
+  // override leaves the message untouched. A segment "name[i]" names entry i of a repeated field.
   std::vector<const pb::FieldDescriptor*> fields;
+  std::vector<int> indices;               // per field: the entry of a repeated field, else -1
+  const pb::Message* containing = &root;  // the message holding the last field resolved
   const pb::Descriptor* type = root.GetDescriptor();
-  std::string walked;
+  std::string walked;  // canonical: indices written in decimal without leading zeros
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = path.find('.', start);
-    const std::string segment = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    std::string here = walked;
-    if (!here.empty()) here += ".";
-    here += segment;
+    std::string segment = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::string index_text;
+    bool indexed = false;
+    if (const std::size_t open = segment.find('['); open != std::string::npos && segment.back() == ']') {
+      index_text = segment.substr(open + 1, segment.size() - open - 2);
+      segment.resize(open);
+      indexed = true;
+    }
+    const std::string prefix = walked + (walked.empty() ? "" : ".");
     if (type == nullptr) {
       fail(walked, "is not a message, it has no field \"" + clip(segment) + "\" (expected " + walked + "=value)");
       return;
     }
     const pb::FieldDescriptor* field = type->FindFieldByName(segment);
     if (field == nullptr) {
-      fail(walked + (walked.empty() ? "" : ".") + clip(segment),
+      fail(prefix + clip(segment),
            "unknown field" + did_you_mean(segment, field_names(type)) + " (expected one of: " + field_list(type) + ")");
       return;
     }
-    if (field->is_repeated()) {
-      fail(here, "is a repeated field (expected a path to a singular scalar field)");
+    std::string here = prefix + segment;
+    int index = -1;
+    const pb::Reflection* reflection = containing->GetReflection();
+    if (indexed) {
+      if (!field->is_repeated()) {
+        fail(here,
+             "is not a repeated field, it takes no index (expected " + here + " without [" + clip(index_text) + "])");
+        return;
+      }
+      if (!parse_int(index_text, index) || index < 0) {
+        fail(here, "invalid index \"" + clip(index_text) + "\" (expected an entry's index in decimal, from 0)");
+        return;
+      }
+      std::string entry = here;
+      entry.append("[").append(std::to_string(index)).append("]");
+      const int size = reflection->FieldSize(*containing, field);
+      if (index >= size) {
+        fail(entry, size == 0 ? "the scenario has no " + segment +
+                                    " entry (a --set changes an entry the scenario writes; "
+                                    "expected the entry written in the file)"
+                              : "index " + std::to_string(index) + " is out of range (the scenario has " +
+                                    std::to_string(size) + " " + segment + " entries: expected 0 to " +
+                                    std::to_string(size - 1) + ")");
+        return;
+      }
+      here = entry;
+    } else if (field->is_repeated()) {
+      fail(here, "is a repeated field (expected one entry by its index, e.g. " + here + "[0]" +
+                     (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE ? ".FIELD=value" : "=value") + ")");
       return;
     }
     fields.push_back(field);
+    indices.push_back(index);
     walked = here;
     type = field->message_type();
     if (dot == std::string::npos) break;
+    if (type != nullptr)
+      containing = index >= 0 ? &reflection->GetRepeatedMessage(*containing, field, index)
+                              : &reflection->GetMessage(*containing, field);
     start = dot + 1;
   }
   const pb::FieldDescriptor* target = fields.back();
+  const int target_index = indices.back();
   if (target->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
-    fail(path, "is a message, not a scalar field (expected a path to one of its fields: " +
-                   field_list(target->message_type()) + ")");
+    fail(walked, "is a message, not a scalar field (expected a path to one of its fields: " +
+                     field_list(target->message_type()) + ")");
     return;
   }
-  // Check the value on a scratch message of the innermost type before touching the root.
-  const pb::Message* prototype = root.GetReflection()->GetMessageFactory()->GetPrototype(target->containing_type());
-  std::unique_ptr<pb::Message> scratch(prototype->New());
+  // Check the value on a copy of the innermost message before touching the root.
+  std::unique_ptr<pb::Message> scratch(containing->New());
+  scratch->CopyFrom(*containing);
   // "tp=010" would be 10 here and 8 in a scenario file (protobuf's octal): refused in both.
   using F = pb::FieldDescriptor;
   if (target->cpp_type() != F::CPPTYPE_STRING && target->cpp_type() != F::CPPTYPE_BOOL &&
       target->cpp_type() != F::CPPTYPE_ENUM && target->cpp_type() != F::CPPTYPE_MESSAGE) {
     if (const std::string octal = octal_literal_problem(trim(value)); !octal.empty()) {
-      fail(path, octal);
+      fail(walked, octal);
       return;
     }
   }
-  if (!set_scalar(*scratch, target, value)) {
+  if (!set_scalar(*scratch, target, value, target_index)) {
     // A value in quotes (a shell passed them through, or they were typed as in a scenario file):
     // --set takes the bare value; say so when the unquoted text would be accepted.
     const std::string_view bare = trim(value);
     const bool quoted =
         bare.size() >= 2 && (bare.front() == '"' || bare.front() == '\'') && bare.back() == bare.front();
-    if (quoted && set_scalar(*scratch, target, bare.substr(1, bare.size() - 2))) {
+    if (quoted && set_scalar(*scratch, target, bare.substr(1, bare.size() - 2), target_index)) {
       // The option as typed (--set, compare's --vary); a case file's `set` entry reads as --set does.
       const std::string option = o.origin.rfind("--", 0) == 0 ? o.origin : "--set";
-      fail(path, "invalid value " + clip(bare) + ": " + option + " takes the value without quotes (expected " + path +
-                     "=" + clip(bare.substr(1, bare.size() - 2)) + ")");
+      fail(walked, "invalid value " + clip(bare) + ": " + option + " takes the value without quotes (expected " +
+                       walked + "=" + clip(bare.substr(1, bare.size() - 2)) + ")");
       return;
     }
     // The value as given, in quotes unless it carries its own.
-    fail(path, "invalid value " + (quoted ? clip(bare) : "\"" + clip(value) + "\"") + value_suggestion(target, bare) +
-                   " (expected " + expected_value(target, Format::text) + ")");
+    fail(walked, "invalid value " + (quoted ? clip(bare) : "\"" + clip(value) + "\"") + value_suggestion(target, bare) +
+                     " (expected " + expected_value(target, Format::text) + ")");
     return;
   }
   pb::Message* message = &root;
   for (std::size_t i = 0; i + 1 < fields.size(); ++i) {
-    message = message->GetReflection()->MutableMessage(message, fields[i]);
+    const pb::Reflection* r = message->GetReflection();
+    message = indices[i] >= 0 ? r->MutableRepeatedMessage(message, fields[i], indices[i])
+                              : r->MutableMessage(message, fields[i]);
   }
-  set_scalar(*message, target, value);
-  origins[path] = o.origin;
+  set_scalar(*message, target, value, target_index);
+  origins[walked] = o.origin;
 }
 
 }  // namespace

@@ -89,6 +89,12 @@ class AxisReader {
         return nullptr;
       }
       const pb::FieldDescriptor* f = type->FindFieldByName(segment);
+      if (const std::size_t open = segment.find('['); f == nullptr && open != std::string::npos) {
+        // "node_group[1]": --set's indexed form; an axis takes no index (the repeated-field error below).
+        if (const pb::FieldDescriptor* list = type->FindFieldByName(segment.substr(0, open));
+            list != nullptr && list->is_repeated())
+          f = list;
+      }
       std::vector<std::string> names;
       names.reserve(static_cast<std::size_t>(type->field_count()));
       for (int i = 0; i < type->field_count(); ++i) names.push_back(type->field(i)->name());
@@ -98,7 +104,17 @@ class AxisReader {
         return nullptr;
       }
       if (!walked.empty()) walked += ".";
-      walked += segment;
+      walked += f->name();
+      if (f->is_repeated()) {
+        // A list (node groups, overrides, per-stage layers): its entries exist only in a scenario,
+        // not in the schema an axis is checked against.
+        error(at, walked +
+                      " is a repeated field, a sweep axis names a singular scalar field (expected a path "
+                      "such as workload.parallel.tp; to vary one entry of a list, sweep over scenario "
+                      "files, or set it with traincast run --set " +
+                      walked + "[i]...)");
+        return nullptr;
+      }
       type = f->message_type();
       if (dot == std::string::npos) break;
       start = dot + 1;
@@ -108,7 +124,10 @@ class AxisReader {
                     detail::field_list(type) + ")");
       return nullptr;
     }
-    return find_scalar(walked);
+    const ScalarField* field = find_scalar(walked);
+    if (field == nullptr)  // every singular scalar of the schema is listed: not reached
+      error(at, walked + " is not a scalar field of the scenario (expected a path such as workload.parallel.tp)");
+    return field;
   }
 
   /// Checks one value for the axis field: reports and returns false when the field cannot take it.

@@ -231,6 +231,51 @@ TEST(ScenarioIoSet, NonScalarTarget) {
                 "moe_shared_expert_overlap)"});
 }
 
+// "name[i]" names entry i of a repeated field the scenario writes: a node group's field, one
+// stage's layers; the entry must exist, a list without an index and an index on a singular field
+// are refused, each naming the override.
+TEST(ScenarioIoSet, IndexedEntriesOfRepeatedFields) {
+  const std::string mixed = kSourceDir + "/scenarios/cluster/a100_h100_one_pipeline.textproto";
+  const models::Scenario s = load_scenario_file(
+      mixed, {"cluster.node_group[1].gpu=H200-SXM-141GB", "workload.parallel.pipeline_stage_layers[0]=12",
+              "workload.parallel.pipeline_stage_layers[1]=20"});
+  ASSERT_EQ(s.cluster.node_groups.size(), 2U);
+  EXPECT_EQ(s.cluster.node_groups[0].gpu, "");
+  EXPECT_EQ(s.cluster.node_groups[1].gpu, "H200-SXM-141GB");
+  EXPECT_EQ(s.parallel.pipeline_stage_layers, (std::vector<int>{12, 20}));
+  auto errors = [&](const std::string& assignment) -> std::vector<std::string> {
+    try {
+      (void)load_scenario_file(mixed, {assignment});
+    } catch (const ScenarioError& e) {
+      return e.errors();
+    }
+    return std::vector<std::string>{};
+  };
+  EXPECT_EQ(errors("cluster.node_group[2].num_nodes=2"),
+            std::vector<std::string>{"--set: cluster.node_group[2]: index 2 is out of range (the scenario has 2 "
+                                     "node_group entries: expected 0 to 1)"});
+  EXPECT_EQ(errors("cluster.node_group[x].num_nodes=2"),
+            std::vector<std::string>{
+                "--set: cluster.node_group: invalid index \"x\" (expected an entry's index in decimal, from 0)"});
+  EXPECT_EQ(errors("cluster.node_group.num_nodes=2"),
+            std::vector<std::string>{"--set: cluster.node_group: is a repeated field (expected one entry by its "
+                                     "index, e.g. cluster.node_group[0].FIELD=value)"});
+  EXPECT_EQ(
+      errors("cluster.fabric[0].kind=ring"),
+      std::vector<std::string>{
+          "--set: cluster.fabric: is not a repeated field, it takes no index (expected cluster.fabric without [0])"});
+  EXPECT_EQ(errors("cluster.overrides[0].select=node0"),
+            std::vector<std::string>{"--set: cluster.overrides[0]: the scenario has no overrides entry (a --set "
+                                     "changes an entry the scenario writes; expected the entry written in the file)"});
+  EXPECT_EQ(errors("workload.parallel.pipeline_stage_layers[1]=x"),
+            std::vector<std::string>{"--set: workload.parallel.pipeline_stage_layers[1]: invalid value \"x\" "
+                                     "(expected an integer from 1 to 2147483647)"});
+  // A check that fails on the entry's new value is reported at the --set, with the entry's path.
+  EXPECT_EQ(errors("cluster.node_group[01].num_nodes=0"),
+            std::vector<std::string>{
+                "--set: cluster.node_group[1].num_nodes: got 0 (expected an integer from 1 to 2147483647)"});
+}
+
 TEST(ScenarioIoSet, WrongValueTypes) {
   EXPECT_EQ(errors_of(small(), Format::text,
                       {"workload.parallel.tp=two", "workload.parallel.pp=2.5", "cluster.num_nodes=99999999999",

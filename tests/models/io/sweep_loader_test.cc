@@ -173,6 +173,23 @@ TEST(SweepFileErrors, UnknownAxisPath) {
                                      "the scenario, e.g. workload.parallel.tp)"});
 }
 
+// A list (pipeline_stage_layers, node_group, overrides) is not an axis: its entries exist only in a
+// scenario. These paths once passed unreported and the sweep crashed on its first point.
+TEST(SweepFileErrors, RepeatedFieldAxisPath) {
+  for (const std::string path :
+       {"workload.parallel.pipeline_stage_layers", "cluster.node_group.num_nodes", "cluster.node_group[1].num_nodes"}) {
+    const std::string list =
+        path.rfind("workload", 0) == 0 ? "workload.parallel.pipeline_stage_layers" : "cluster.node_group";
+    EXPECT_EQ(sweep_errors(kBase + "axis { path: \"" + path + "\" values: \"1\" }\n"),
+              std::vector<std::string>{"t.sweep.textproto:2:8: axis[0].path: " + list +
+                                       " is a repeated field, a sweep axis names a singular scalar field (expected a "
+                                       "path such as workload.parallel.tp; to vary one entry of a list, sweep over "
+                                       "scenario files, or set it with traincast run --set " +
+                                       list + "[i]...)"})
+        << path;
+  }
+}
+
 TEST(SweepFileErrors, EmptyAxisAndNoAxes) {
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel.tp\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:1: axis[0]: no values (expected values: \"...\", range { "

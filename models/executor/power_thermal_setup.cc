@@ -16,10 +16,29 @@ namespace {
 
 /// The calibration profile's power/thermal overlay for `gpu`, or null when the scenario's profile
 /// has none. Throws std::invalid_argument when it was fitted on another GPU.
+/// The (node template, GPU) of each node group of `sc` in order (one for a uniform cluster).
+std::vector<std::pair<const NodeTemplate*, const GpuSpec*>> scenario_groups(const Scenario& sc) {
+  std::vector<std::pair<const NodeTemplate*, const GpuSpec*>> out;
+  if (sc.cluster.node_groups.empty()) {
+    const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+    out.emplace_back(&node, &find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu));
+  }
+  for (const NodeGroupSpec& g : sc.cluster.node_groups) {
+    const NodeTemplate& node = find_node_template(g.node_template);
+    out.emplace_back(&node, &find_gpu(g.gpu.empty() ? node.gpu : g.gpu));
+  }
+  return out;
+}
+
+/// The calibration profile's power/thermal overlay for `gpu`, or null when the scenario's profile
+/// has none or was fitted on the GPU of another of its node groups (it applies to that group's).
+/// Throws std::invalid_argument when it was fitted on a GPU the cluster does not have.
 const PowerThermalOverlay* power_overlay(const Scenario& sc, const GpuSpec& gpu) {
   const CalibrationProfile* p = sc.cluster.profile.get();
   if (p == nullptr || !p->power_thermal.any()) return nullptr;
   if (p->gpu != gpu.name) {
+    for (const auto& [node, other] : scenario_groups(sc))
+      if (other->name == p->gpu) return nullptr;
     throw std::invalid_argument("profile " + (p->origin.empty() ? std::string("(in memory)") : p->origin) +
                                 ": power_thermal was fitted on GPU \"" + p->gpu + "\" but the cluster's GPU is \"" +
                                 gpu.name + "\" (expected a profile of the same GPU)");
@@ -38,9 +57,8 @@ ThermalRc base_thermal_rc(const Scenario& sc, const GpuSpec& gpu, bool liquid, i
   return rc;
 }
 
-}  // namespace
-
-bool clock_feedback_possible(const Scenario& sc, const GpuSpec& gpu, const NodeTemplate& node) {
+/// clock_feedback_possible for the nodes of one group: `node` holding `gpu`s.
+bool group_clock_feedback_possible(const Scenario& sc, const GpuSpec& gpu, const NodeTemplate& node) {
   const PowerSpec& pw = sc.power;
   const ThermalSpec& th = sc.thermal;
   if (pw.gpu_power_limit_w > 0 && pw.gpu_power_limit_w < gpu.tdp_w) return true;
@@ -71,43 +89,60 @@ bool clock_feedback_possible(const Scenario& sc, const GpuSpec& gpu, const NodeT
   return false;
 }
 
+}  // namespace
+
+bool clock_feedback_possible(const Scenario& sc) {
+  for (const auto& [node, gpu] : scenario_groups(sc))
+    if (group_clock_feedback_possible(sc, *gpu, *node)) return true;
+  return false;
+}
+
 PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster, const TrainingGraph& job,
                                       const ThermalStartState& start) {
   PowerThermalSetup ps;
-  const GpuSpec& gpu = cluster.gpu_spec(0);
-  const NodeTemplate& node = cluster.node_template();
   const PowerSpec& pw = sc.power;
   const ThermalSpec& th = sc.thermal;
   const bool liquid = th.cooling == Cooling::liquid;
-  ps.curve = power_curve_of(gpu);
-  if (const PowerThermalOverlay* o = power_overlay(sc, gpu)) {
-    if (o->idle_w) ps.curve.idle_w = *o->idle_w;
-    if (o->compute_bound_fraction)
-      ps.curve.activity_fraction[static_cast<int>(Activity::compute_bound)] = *o->compute_bound_fraction;
+  // Per node group: its GPU's curve, its node's power figures and airflow, the base thermal RC,
+  // the airflow rows and lanes of its node (one group on a uniform cluster).
+  std::vector<ThermalRc> base;
+  std::vector<int> rows_of, lanes_of;
+  const int gpn = cluster.gpus_per_node();
+  for (const Cluster::NodeGroup& group : cluster.node_groups()) {
+    const GpuSpec& gpu = *group.gpu;
+    const NodeTemplate& node = *group.node_template;
+    PowerThermalSetup::Group g;
+    g.curve = power_curve_of(gpu);
+    if (const PowerThermalOverlay* o = power_overlay(sc, gpu)) {
+      if (o->idle_w) g.curve.idle_w = *o->idle_w;
+      if (o->compute_bound_fraction)
+        g.curve.activity_fraction[static_cast<int>(Activity::compute_bound)] = *o->compute_bound_fraction;
+    }
+    if (pw.memory_bound_fraction)
+      g.curve.activity_fraction[static_cast<int>(Activity::memory_bound)] = *pw.memory_bound_fraction;
+    if (pw.comm_fraction) g.curve.activity_fraction[static_cast<int>(Activity::comm)] = *pw.comm_fraction;
+    g.node = node_power_spec(node, gpu);
+    if (pw.psu_redundant) g.node.psu_redundant = *pw.psu_redundant;
+    g.node_airflow_m3_per_s = node_airflow_m3_per_s(g.node, gpu, gpn, node.sockets);
+    const int rows = liquid ? 1 : g.node.airflow_rows;
+    rows_of.push_back(rows);
+    lanes_of.push_back(std::max(1, gpn / std::max(1, rows)));
+    base.push_back(base_thermal_rc(sc, gpu, liquid, rows));
+    ps.groups.push_back(g);
   }
-  if (pw.memory_bound_fraction)
-    ps.curve.activity_fraction[static_cast<int>(Activity::memory_bound)] = *pw.memory_bound_fraction;
-  if (pw.comm_fraction) ps.curve.activity_fraction[static_cast<int>(Activity::comm)] = *pw.comm_fraction;
   ps.power_limit_w = pw.gpu_power_limit_w;
-  ps.node = node_power_spec(node, gpu);
-  if (pw.psu_redundant) ps.node.psu_redundant = *pw.psu_redundant;
   ps.cpu_load_fraction = pw.cpu_load_fraction;
   ps.pue = pw.pue;
   ps.liquid = liquid;
   ps.supply_c = liquid ? th.coolant_c : th.supply_air_c;
   ps.nodes_per_rack = std::max(1, th.nodes_per_rack);
-  ps.gpus_per_node = cluster.gpus_per_node();
-  ps.sockets = node.sockets;
+  ps.gpus_per_node = gpn;
+  ps.sockets = cluster.node_template().sockets;  // the same board shape in every group
   ps.rack_cooling_capacity_w = th.rack_cooling_capacity_w;
-  ps.node_airflow_m3_per_s = node_airflow_m3_per_s(ps.node, gpu, cluster.gpus_per_node(), node.sockets);
   ps.iterations = job.iterations;
   ps.periodic_correction = start.periodic_correction;
-  ps.thermal_events = clock_feedback_possible(sc, gpu, node);
+  ps.thermal_events = clock_feedback_possible(sc);
   ps.gpu_scale = static_cast<double>(job.dp_cp) / job.replicas;
-  const int rows = liquid ? 1 : ps.node.airflow_rows;
-  const int gpn = cluster.gpus_per_node();
-  const int lanes = std::max(1, gpn / std::max(1, rows));
-  const ThermalRc base = base_thermal_rc(sc, gpu, liquid, rows);
   auto airflow = [&](int local) {
     return static_cast<std::size_t>(local) < th.gpu_airflow_fraction.size() ? th.gpu_airflow_fraction[local] : 1.0;
   };
@@ -122,7 +157,8 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
       pg.global = g;
       pg.worker = static_cast<std::uint32_t>(w);
       pg.actual_node = cluster.node_of(g);
-      pg.rc = base;
+      pg.group = cluster.group_of_node(pg.actual_node);
+      pg.rc = base[static_cast<std::size_t>(pg.group)];
       if (th.r_k_per_w > 0) pg.rc.r_k_per_w = th.r_k_per_w;
       if (th.c_j_per_k > 0) pg.rc.c_j_per_k = th.c_j_per_k;
       if (start.no_thermal_slowdown) pg.rc.slowdown_c = std::numeric_limits<double>::infinity();
@@ -150,17 +186,20 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
   }
   if (!liquid)
     for (auto& pg : ps.gpus) {
+      const auto group = static_cast<std::size_t>(pg.group);
+      const GpuSpec& gpu = *cluster.node_groups()[group].gpu;
       const int node_first = cluster.node_of(pg.global) * gpn, l = cluster.local_rank(pg.global);
-      for (int u = l % lanes; u < l; u += lanes)
-        pg.upstream.emplace_back(rep_of(node_first + u), preheat_k_per_w(gpu, rows, airflow(u)));
+      for (int u = l % lanes_of[group]; u < l; u += lanes_of[group])
+        pg.upstream.emplace_back(rep_of(node_first + u), preheat_k_per_w(gpu, rows_of[group], airflow(u)));
     }
-  std::map<std::vector<int>, int> kind_index;
+  std::map<std::pair<int, std::vector<int>>, int> kind_index;
   for (int n = 0; n < cluster.num_nodes(); ++n) {
     std::vector<int> members;
     members.reserve(static_cast<std::size_t>(gpn));
     for (int l = 0; l < gpn; ++l) members.push_back(rep_of(n * gpn + l));
-    auto [it, added] = kind_index.emplace(members, static_cast<int>(ps.node_kinds.size()));
-    if (added) ps.node_kinds.push_back({members, 0});
+    const int group = cluster.group_of_node(n);
+    auto [it, added] = kind_index.emplace(std::make_pair(group, members), static_cast<int>(ps.node_kinds.size()));
+    if (added) ps.node_kinds.push_back({members, 0, group});
     ++ps.node_kinds[static_cast<std::size_t>(it->second)].count;
     ps.kind_of_node.push_back(it->second);
   }
@@ -171,8 +210,9 @@ PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster
     double inlet = std::isnan(pg.supply_c) ? ps.supply_c : pg.supply_c;
     const auto rack = static_cast<std::size_t>(pg.actual_node / ps.nodes_per_rack);
     if (!liquid && rack < start.rack_rise_c.size()) inlet += start.rack_rise_c[rack];
-    for (const auto& [j, k_per_w] : pg.upstream) inlet += ps.curve.idle_w * k_per_w;
-    pg.start_c = i < start.start_c.size() ? start.start_c[i] : inlet + ps.curve.idle_w * pg.rc.r_k_per_w;
+    const double idle_w = ps.groups[static_cast<std::size_t>(pg.group)].curve.idle_w;  // its node's GPUs'
+    for (const auto& [j, k_per_w] : pg.upstream) inlet += idle_w * k_per_w;
+    pg.start_c = i < start.start_c.size() ? start.start_c[i] : inlet + idle_w * pg.rc.r_k_per_w;
     pg.start_throttled = pg.start_c >= pg.rc.slowdown_c;
   }
   return ps;

@@ -17,7 +17,8 @@ namespace traincast::models {
 /// TDP caps). Without it temperature feeds nothing back. The thermal R is the scenario's
 /// thermal.r_k_per_w, else the calibration profile's power_thermal.r_k_per_w, else the default.
 /// Throws std::invalid_argument when the profile's power_thermal was fitted on another GPU.
-bool clock_feedback_possible(const Scenario& scenario, const GpuSpec& gpu, const NodeTemplate& node);
+/// On a mixed cluster: whether it can for the nodes of any node group (each with its GPU and node).
+bool clock_feedback_possible(const Scenario& scenario);
 
 /// Thermal starting point of one simulation pass and what the pass leaves for the next.
 struct ThermalStartState {

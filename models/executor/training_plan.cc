@@ -44,7 +44,7 @@ void plan_shape(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, con
 }
 
 /// Sets P.folding, P.folded, P.replicas and P.replica_ids (folding.h: partial folding).
-void plan_folding(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, const GpuSpec& gpu) {
+void plan_folding(TrainingPlan& P, const Scenario& sc, const Cluster& cluster) {
   // Folding (DESIGN §3): symmetry units with the same hardware are simulated once when their place
   // in the network keeps their TP/PP traffic off each other's links (folding.h).
   // With expert parallelism the unit of symmetry is one EP group of ep replicas (they exchange
@@ -53,7 +53,7 @@ void plan_folding(TrainingPlan& P, const Scenario& sc, const Cluster& cluster, c
   FoldingPlan plan = plan_replica_folding(sc, P, cluster);
   // A GPU that stands for others must sit at the same place in its node when its temperature can
   // slow it down (airflow position, preheat); otherwise the replicas are not symmetric.
-  if (plan.folded && clock_feedback_possible(sc, gpu, cluster.node_template())) {
+  if (plan.folded && clock_feedback_possible(sc)) {
     bool same_slots = true;
     for (int g = 0; g < cluster.num_gpus() && same_slots; ++g) {
       const int k = P.tp_rank_of(g), r = P.data_rank_of(g), st = P.stage_of(g);
@@ -376,7 +376,7 @@ TrainingPlan plan_training(const Scenario& sc, const Cluster& cluster, double st
   const ComputeParams params = compute_params(gpu, sc.cluster.profile);
   TrainingPlan P;
   plan_shape(P, sc, cluster, gpu, params);
-  plan_folding(P, sc, cluster, gpu);
+  plan_folding(P, sc, cluster);
   // Layers per stage and chunk, as the generator lays them out (transformer layers, or ResNet
   // bottleneck blocks).
   const int num_layers = static_cast<int>(P.programs.layer_kind.size());

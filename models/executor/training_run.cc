@@ -171,10 +171,8 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
 /// simulate_pass.
 Report simulate_passes(const Scenario& sc, sim::TraceRecorder* trace, bool no_slowdown, bool job_effects,
                        const StorageStall& storage, PassOutput output, const CoRun& co = {}) {
-  const NodeTemplate& node = find_node_template(sc.cluster.node_template);
-  const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
   const bool steady = sc.thermal.start == ThermalStart::steady_state;
-  if (!clock_feedback_possible(sc, gpu, node)) {
+  if (!clock_feedback_possible(sc)) {
     // Temperature feeds nothing back: one pass, reported in the periodic steady state.
     ThermalStartState start;
     start.periodic_correction = steady;

@@ -76,12 +76,10 @@ PowerThermalModel::PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setu
   const int racks = static_cast<int>((s_.kind_of_node.size() + s_.nodes_per_rack - 1) / s_.nodes_per_rack);
   rack_rise_ = s_.rack_rise_start_c;
   rack_rise_.resize(static_cast<std::size_t>(racks), 0.0);
-  cpu_w_ = s_.node.cpu_w_per_socket * s_.cpu_load_fraction;
-  design_heat_w_ = s_.curve.tdp_w * static_cast<double>(s_.node_kinds.empty() ? 0 : s_.node_kinds[0].gpus.size());
   // Initial state: idle, at the start temperature.
   for (int i = 0; i < n; ++i) {
     GpuState& st = g_[i];
-    st.power_w = s_.curve.idle_w;
+    st.power_w = curve_of(i).idle_w;
     st.temp_c = s_.gpus[i].start_c;
     st.throttled = s_.gpus[i].start_throttled;
     st.peak_c = st.temp_c;
@@ -92,9 +90,10 @@ PowerThermalModel::PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setu
   for (int i = 0; i < n; ++i) g_[i].inlet_c = inlet_of(i);
   for (std::size_t k = 0; k < k_.size(); ++k) {
     double sum = 0;
-    for (int i : s_.node_kinds[k].gpus) sum += i >= 0 ? g_[i].power_w : s_.curve.idle_w;
+    for (int i : s_.node_kinds[k].gpus)
+      sum += i >= 0 ? g_[i].power_w : s_.groups[static_cast<std::size_t>(s_.node_kinds[k].group)].curve.idle_w;
     k_[k].gpu_w = sum;
-    k_[k].power_w = node_ac_w(sum);
+    k_[k].power_w = node_ac_w(static_cast<int>(k), sum);
   }
   if (s_.trace != nullptr) {
     power_name_ = s_.trace->name("power_w");
@@ -113,10 +112,12 @@ PowerThermalModel::PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setu
   }
 }
 
-double PowerThermalModel::node_ac_w(double gpu_w) const {
-  const NodePowerSpec& n = s_.node;
-  const double heat = gpu_w + cpu_w_ * s_.sockets + n.other_w;
-  return (heat + fan_power_w(n, gpu_w, design_heat_w_)) / n.psu_efficiency;
+double PowerThermalModel::node_ac_w(int k, double gpu_w) const {
+  const PowerThermalSetup::Group& group = s_.groups[static_cast<std::size_t>(s_.node_kinds[k].group)];
+  const NodePowerSpec& n = group.node;
+  const double heat = gpu_w + n.cpu_w_per_socket * s_.cpu_load_fraction * s_.sockets + n.other_w;
+  const double design_heat_w = group.curve.tdp_w * static_cast<double>(s_.node_kinds[k].gpus.size());
+  return (heat + fan_power_w(n, gpu_w, design_heat_w)) / n.psu_efficiency;
 }
 
 double PowerThermalModel::inlet_of(int i) const {
@@ -140,7 +141,8 @@ void PowerThermalModel::advance_kind(int k, std::int64_t now) {
   const double dt = static_cast<double>(now - ks.last_ns) * kNsToS;
   ks.energy_j += ks.power_w * dt;
   ks.peak_w = std::max(ks.peak_w, ks.power_w);
-  if (s_.node.psu_count > 0 && ks.power_w > s_.node.redundant_capacity_w()) {
+  const NodePowerSpec& node = node_of_kind(k);
+  if (node.psu_count > 0 && ks.power_w > node.redundant_capacity_w()) {
     if (ks.first_overload_s < 0) ks.first_overload_s = static_cast<double>(ks.last_ns) * kNsToS;
     ks.overload_ns += now - ks.last_ns;
   }
@@ -219,7 +221,7 @@ void PowerThermalModel::update_dirty_kinds() {
     double sum = 0;
     for (int j : s_.node_kinds[k].gpus) sum += g_[j].power_w;
     k_[k].gpu_w = sum;
-    k_[k].power_w = node_ac_w(sum);
+    k_[k].power_w = node_ac_w(k, sum);
     kind_dirty_[k] = 0;
   }
   dirty_kinds_.clear();
@@ -237,7 +239,7 @@ void PowerThermalModel::schedule_threshold(int i) {
     if (now != st.zero_event_ns) st.zero_events = 0;
     st.zero_event_ns = now;
     if (st.temp_c >= rc.slowdown_c && st.power_w > (rc.slowdown_c - st.inlet_c) / rc.r_k_per_w &&
-        st.clock > s_.curve.clock_min_fraction && ++st.zero_events <= 4) {
+        st.clock > curve_of(i).clock_min_fraction && ++st.zero_events <= 4) {
       sim_.schedule_in(sim::Time::from_ns(0), this, (static_cast<std::uint64_t>(st.generation) << 32) | i);
     }
     return;
@@ -270,7 +272,8 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
   WorkerState& ws = w_[w];
   const Activity a = activity_of(ws);
   const double c = ws.compute_busy && a != Activity::comm ? ws.compute_fraction : 0.0;
-  const GpuPowerCurve& curve = s_.curve;
+  // A worker's GPUs are of one node group (a pipeline stage lies within one GPU type).
+  const GpuPowerCurve& curve = curve_of(gpus.front());
   const double cap = s_.power_limit_w > 0 && s_.power_limit_w < curve.tdp_w ? s_.power_limit_w : curve.tdp_w;
   std::vector<double>& clock = scratch_clock_;
   std::vector<double>& speed = scratch_speed_;
@@ -390,9 +393,24 @@ void PowerThermalModel::barrier_done(int /*iteration*/) {
       const double e = ks.energy_j - ks.iteration_energy_j;
       rack_w[n / s_.nodes_per_rack] += iter_s > 0 ? e / iter_s : 0.0;
     }
-    const double rack_airflow = s_.node_airflow_m3_per_s * s_.nodes_per_rack;
+    // A rack's design airflow: nodes_per_rack × its nodes' design airflow (the mean over its nodes
+    // where node groups with different airflow share the rack).
+    std::vector<double> rack_airflow(rack_rise_.size(), 0.0);
+    std::vector<int> rack_nodes(rack_rise_.size(), 0), rack_group(rack_rise_.size(), -1);
+    for (std::size_t n = 0; n < s_.kind_of_node.size(); ++n) {
+      const std::size_t r = n / s_.nodes_per_rack;
+      const int group = s_.node_kinds[s_.kind_of_node[n]].group;
+      rack_airflow[r] += s_.groups[static_cast<std::size_t>(group)].node_airflow_m3_per_s;
+      ++rack_nodes[r];
+      rack_group[r] = rack_group[r] == -1 || rack_group[r] == group ? group : -2;
+    }
     for (std::size_t r = 0; r < rack_rise_.size(); ++r)
-      rack_rise_[r] = std::max(0.0, rack_w[r] - s_.rack_cooling_capacity_w) / (kAirHeatCapacityJPerM3K * rack_airflow);
+      rack_airflow[r] = rack_group[r] >= 0 ? s_.groups[static_cast<std::size_t>(rack_group[r])].node_airflow_m3_per_s *
+                                                 s_.nodes_per_rack
+                                           : rack_airflow[r] / rack_nodes[r] * s_.nodes_per_rack;
+    for (std::size_t r = 0; r < rack_rise_.size(); ++r)
+      rack_rise_[r] =
+          std::max(0.0, rack_w[r] - s_.rack_cooling_capacity_w) / (kAirHeatCapacityJPerM3K * rack_airflow[r]);
     // With folding, a real GPU must see the same inlet as the GPU that stands for it.
     for (std::size_t g = 0; g < s_.rep_node_of_gpu.size(); ++g) {
       const std::size_t own = g / static_cast<std::size_t>(s_.gpus_per_node);
@@ -500,14 +518,18 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
   const std::vector<KindState>& K = closed ? closed_k_ : k_;
   const double window_s = static_cast<double>((closed ? window_end_ns_ : end_ns) - window_start_ns_) * kNsToS;
   const int n = static_cast<int>(g_.size());
-  const double cap = s_.power_limit_w > 0 && s_.power_limit_w < s_.curve.tdp_w ? s_.power_limit_w : s_.curve.tdp_w;
+  // The report's one GPU limit: the highest over the node groups (their GPUs' TDPs may differ).
+  double cap = 0;
+  for (const PowerThermalSetup::Group& g : s_.groups) {
+    const double tdp = g.curve.tdp_w;
+    cap = std::max(cap, s_.power_limit_w > 0 && s_.power_limit_w < tdp ? s_.power_limit_w : tdp);
+  }
   std::vector<double> periodic;
   if (s_.periodic_correction && !clock_reduced_) periodic = periodic_start_c();
   pr = PowerReport{};
   tr = ThermalReport{};
   pr.pue = s_.pue;
   pr.gpu_power_limit_w = cap;
-  pr.node_psu_capacity_w = s_.node.redundant_capacity_w();
   double gpu_sum_w = 0;
   for (int i = 0; i < n; ++i) {
     const GpuState& st = G[i];
@@ -576,7 +598,11 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
     const double avg = window_s > 0 ? (ks.energy_j - ks.window_energy_j) / window_s : ks.power_w;
     it_w += avg * s_.node_kinds[k].count;
     nodes += s_.node_kinds[k].count;
-    pr.node_peak_w = std::max(pr.node_peak_w, k_[k].peak_w);
+    if (k == 0 || k_[k].peak_w > pr.node_peak_w) {
+      pr.node_peak_w = k_[k].peak_w;
+      // The PSU capacity of the node at the peak (node groups may differ): its headroom.
+      pr.node_psu_capacity_w = node_of_kind(static_cast<int>(k)).redundant_capacity_w();
+    }
   }
   for (std::size_t node = 0; node < s_.kind_of_node.size(); ++node) {
     const KindState& ks = k_[s_.kind_of_node[node]];
@@ -585,7 +611,7 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
     o.node = static_cast<int>(node);
     o.first_time_s = ks.first_overload_s;
     o.peak_w = ks.peak_w;
-    o.capacity_w = s_.node.redundant_capacity_w();
+    o.capacity_w = node_of_kind(s_.kind_of_node[node]).redundant_capacity_w();
     o.excess_w = ks.peak_w - o.capacity_w;
     o.overload_time_fraction =
         static_cast<double>(ks.overload_ns) / static_cast<double>(std::max<std::int64_t>(1, end_ns));

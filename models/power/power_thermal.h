@@ -28,9 +28,16 @@ namespace traincast::models {
 
 /// Everything the model needs, prepared by the executor from the scenario and the cluster.
 struct PowerThermalSetup {
-  GpuPowerCurve curve;
-  double power_limit_w = 0;  ///< per GPU; >= tdp_w means none
-  NodePowerSpec node;
+  /// One node group's hardware (a uniform cluster has one; a mixed cluster's in
+  /// cluster.node_groups() order): its GPU's power curve, its node's power figures and the node's
+  /// design airflow [m^3/s].
+  struct Group {
+    GpuPowerCurve curve;
+    NodePowerSpec node;
+    double node_airflow_m3_per_s = 0;
+  };
+  std::vector<Group> groups;
+  double power_limit_w = 0;  ///< per GPU; >= a GPU's tdp_w means none
   double cpu_load_fraction = 0.5;
   double pue = 1.0;
   bool liquid = false;
@@ -41,6 +48,7 @@ struct PowerThermalSetup {
     int global = 0;
     std::uint32_t worker = 0;
     int node_kind = 0;  ///< index into node_kinds of the node it sits in
+    int group = 0;      ///< index into groups of its node's group
     int actual_node = 0;
     ThermalRc rc;
     /// (sim GPU, K/W) pairs: upstream GPUs in its airflow lane and their preheat per watt.
@@ -66,6 +74,7 @@ struct PowerThermalSetup {
   struct NodeKind {
     std::vector<int> gpus;  ///< sim GPU per local GPU slot (a sim GPU may appear in several kinds)
     int count = 0;
+    int group = 0;  ///< index into groups: the node group of these nodes
   };
   std::vector<NodeKind> node_kinds;
   std::vector<int> kind_of_node;     ///< per real node
@@ -74,7 +83,6 @@ struct PowerThermalSetup {
   int gpus_per_node = 8;
   int sockets = 2;
   double rack_cooling_capacity_w = 0;     ///< 0 = unlimited
-  double node_airflow_m3_per_s = 0;       ///< design airflow of one node
   std::vector<double> rack_rise_start_c;  ///< initial recirculation rise per rack (size racks)
   double gpu_scale = 1;                   ///< real GPUs per simulated GPU (folding)
   int iterations = 1;
@@ -197,7 +205,12 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   const Exponentials& exponentials(double x);
   double inlet_of(int i) const;
   void schedule_threshold(int i);
-  double node_ac_w(double gpu_w) const;
+  /// AC power of one node of kind `k` whose GPUs draw `gpu_w` in sum [W].
+  double node_ac_w(int k, double gpu_w) const;
+  const GpuPowerCurve& curve_of(int i) const { return s_.groups[static_cast<std::size_t>(s_.gpus[i].group)].curve; }
+  const NodePowerSpec& node_of_kind(int k) const {
+    return s_.groups[static_cast<std::size_t>(s_.node_kinds[k].group)].node;
+  }
   void counters(int i);
 
   sim::Simulator& sim_;
@@ -212,7 +225,6 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   std::vector<double> rack_rise_;
   std::vector<std::uint32_t> power_track_, temp_track_;
   std::uint32_t power_name_ = 0, temp_name_ = 0;
-  double design_heat_w_ = 0;
   std::vector<double> scratch_clock_, scratch_speed_, scratch_hold_;
   std::vector<char> kind_dirty_;  ///< per kind: in dirty_kinds_
   std::vector<int> dirty_kinds_;  ///< kinds whose GPU power changed since update_dirty_kinds
@@ -222,7 +234,6 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
     std::int64_t since_ns = -1;
     double tau_s = 0, weight = 1;
   } weight_memo_;
-  double cpu_w_ = 0;
   std::int64_t window_start_ns_ = 0;
   std::int64_t window_end_ns_ = -1;  ///< when the window closed; -1 while it is open
   std::vector<GpuState> closed_g_;   ///< GPU states at the window's end

@@ -255,9 +255,11 @@ struct PowerReport {
   double it_energy_per_iteration_j = 0.0;  ///< all nodes, one iteration [J]
   double energy_per_iteration_j = 0.0;     ///< facility (IT x PUE), one iteration [J]
   double energy_to_train_kwh = 0.0;        ///< facility; 0 when no token budget
-  double gpu_power_limit_w = 0.0;          ///< the cap in force (TDP when none)
-  double node_psu_capacity_w = 0.0;        ///< per node, with psu_redundant supplies failed
-  std::vector<PsuOverload> psu_overloads;  ///< nodes whose peak exceeded node_psu_capacity_w
+  /// The cap in force (TDP when none); a mixed cluster: the highest over its node groups.
+  double gpu_power_limit_w = 0.0;
+  /// Per node, with psu_redundant supplies failed; a mixed cluster: the node at node_peak_w's.
+  double node_psu_capacity_w = 0.0;
+  std::vector<PsuOverload> psu_overloads;  ///< nodes whose peak exceeded their own PSU capacity
   std::vector<GpuPower> gpus;
   bool operator==(const PowerReport&) const = default;
 };

@@ -13,6 +13,7 @@
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
+#include "models/power/power_model.h"
 #include "models/workload/transformer.h"
 
 namespace traincast::models {
@@ -70,6 +71,31 @@ double stage_s(const Scenario& sc, const std::string& gpu_name, int stage) {
 // so the iteration is the slow stage's m micro-batches plus the fill/drain through stage 1:
 // T = (m - 1) x max(t0, t1) + t0 + t1. Within 2 % of the simulated iteration (the rest: two
 // pipeline sends, the exposed tail of the gradient reduction and the optimizer step).
+// Power follows each node group's own GPU and node: the H100 stage (GPUs 8-15) draws above the
+// A100's 400 W TDP, each GPU stays within its own TDP (A100 400 W, H100 700 W; catalog), the
+// report's limit is the highest and its PSU figure the peak node's (the DGX H100's). Before, every
+// GPU took node_group[0]'s A100 curve: the H100s peaked at 400 W.
+TEST(MixedCluster, PowerFollowsEachGroupsGpuAndNode) {
+  const Report r = simulate_training(a100_h100_pipeline());
+  const GpuSpec& a100 = find_gpu("A100-SXM4-80GB");
+  const GpuSpec& h100 = find_gpu("H100-SXM5-80GB");
+  double a100_peak_w = 0, h100_peak_w = 0;
+  int a100_gpus = 0, h100_gpus = 0;
+  for (const GpuPower& g : r.power.gpus) {
+    (g.gpu < 8 ? a100_peak_w : h100_peak_w) = std::max(g.gpu < 8 ? a100_peak_w : h100_peak_w, g.peak_w);
+    ++(g.gpu < 8 ? a100_gpus : h100_gpus);
+  }
+  ASSERT_GT(a100_gpus, 0);
+  ASSERT_GT(h100_gpus, 0);
+  EXPECT_GT(a100_peak_w, a100.idle_w);
+  EXPECT_LE(a100_peak_w, a100.tdp_w * (1 + 1e-12));
+  EXPECT_GT(h100_peak_w, a100.tdp_w);
+  EXPECT_LE(h100_peak_w, h100.tdp_w * (1 + 1e-12));
+  EXPECT_EQ(r.power.gpu_power_limit_w, h100.tdp_w);
+  EXPECT_EQ(r.power.node_psu_capacity_w, node_power_spec(find_node_template("dgx_h100"), h100).redundant_capacity_w());
+  EXPECT_EQ(r.caveat.find("power and thermal"), std::string::npos) << r.caveat;
+}
+
 TEST(MixedCluster, A100H100PipelineMatchesTheHandFormula) {
   const Scenario sc = a100_h100_pipeline();
   const double t0 = stage_s(sc, "A100-SXM4-80GB", 0), t1 = stage_s(sc, "H100-SXM5-80GB", 1);

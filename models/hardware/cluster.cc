@@ -669,7 +669,6 @@ std::span<const sim::ResourceId> Cluster::route(int src_gpu, int dst_gpu, int ra
 }
 
 std::string Cluster::describe() const {
-  const NodeTemplate& t = *template_;
   std::ostringstream o;
   if (mixed()) {
     o << num_nodes_ << " nodes in " << groups_.size() << " node groups on one fabric:\n";
@@ -681,80 +680,97 @@ std::string Cluster::describe() const {
         << "\n";
     }
   } else {
-    o << num_nodes_ << " x " << t.name << " (" << t.source << ")\n";
+    o << num_nodes_ << " x " << template_->name << " (" << template_->source << ")\n";
   }
   for (const DrainedNode& d : drained_)
     o << "  node" << d.slot << " drained: its GPU " << d.gpu << " is missing (cluster.overrides[" << d.override_index
       << "]); no job runs on it, its switch ports stay\n";
-  o << (mixed() ? "Node 0 (the first group's):\n" : "Each node (node0 shown; every node is the same):\n");
-  o << "  GPUs: " << gpus_per_node_ << " x " << gpu_->name << " (" << gpu_->source << ")\n";
-  switch (scale_up_) {
-    case ScaleUp::nvswitch:
-      o << "  NVLink: " << t.nvswitches << " NVSwitch chips (non-blocking); per GPU NVLink" << gpu_->nvlink_generation
-        << " " << gpu_->nvlink_links << " links x " << gbps(gpu_->nvlink_bytes_per_s_per_link) << " = "
-        << gbps(scale_up_bytes_per_s_) << " per direction\n";
-      break;
-    case ScaleUp::mesh:
-      o << "  " << (gpu_->nvlink_generation == 0 ? "xGMI" : "NVLink") << ": full mesh, " << gbps(mesh_link_bytes_per_s_)
-        << " per direction per GPU pair (" << gbps(scale_up_bytes_per_s_) << " per GPU)\n";
-      break;
-    case ScaleUp::bridges:
-      if (bridge_gpus_ == 2) {
-        o << "  NVLink bridges: GPUs 2k and 2k+1 paired, " << gbps(mesh_link_bytes_per_s_)
-          << " per direction per pair; other pairs over PCIe\n";
-      } else {
-        o << "  NVLink bridges: " << bridge_gpus_ << "-way, GPUs " << bridge_gpus_ << "k to " << bridge_gpus_ << "k+"
-          << bridge_gpus_ - 1 << " all to all, " << gbps(mesh_link_bytes_per_s_)
-          << " per direction per GPU pair; other pairs over PCIe\n";
-      }
-      break;
-    case ScaleUp::graph:
-      o << "  NVLink: " << t.nvlinks.size() << " GPU pairs joined by direct links (the template's nvlink list), "
-        << gbps(gpu_->nvlink_bytes_per_s_per_link) << " per link per direction; other pairs over PCIe\n";
-      break;
-    case ScaleUp::none:
-      o << "  NVLink: none; GPU to GPU over PCIe"
-        << (pcie_p2p_ ? " (peer-to-peer)" : " staged through host memory (no P2P)") << "\n";
-      break;
-  }
-  const int sockets = std::max(1, t.sockets);
-  o << "  CPU: " << sockets << " socket" << (sockets > 1 ? "s" : "");
-  if (!t.cpu.empty()) o << " (" << t.cpu << ")";
-  if (sockets > 1) o << ", GPU traffic between sockets " << gbps(t.socket_link_bytes_per_s) << " per direction";
-  o << "\n";
-  o << "  PCIe gen" << t.pcie_generation << ": " << gbps(t.pcie_bytes_per_s) << " per direction per GPU and per NIC; ";
-  const bool regular = pcie_tree_is_regular(t);
-  if (t.pcie_switches > 0 && regular) {
-    const int per_switch = t.gpus_per_pcie_switch();
-    o << t.pcie_switches << " PCIe switches (" << per_switch << (per_switch == 1 ? " GPU" : " GPUs")
-      << " each), uplink " << gbps(t.pcie_uplink_bytes_per_s > 0 ? t.pcie_uplink_bytes_per_s : t.pcie_bytes_per_s)
-      << " to the CPU\n";
-  } else if (t.pcie_switches > 0) {
-    o << t.pcie_switches << " PCIe switches (the template's own tree):\n";
-    for (int s = 0; s < t.pcie_switches; ++s) {
-      const int up = pcie_.switch_up[static_cast<std::size_t>(s)];  // node 0: the first group's tree
-      o << "    pcie_sw" << s << ": uplink " << gbps(switch_uplink_bytes_per_s(t, s)) << " to "
-        << (up >= 0 ? "pcie_sw" + std::to_string(up)
-                    : "cpu" + std::to_string(pcie_.switch_socket[static_cast<std::size_t>(s)]))
-        << "\n";
+  // One node of group `g` (its template, GPU and PCIe tree; sockets, NIC placement and scale-up
+  // kind are the same in every group).
+  auto describe_node = [&](const NodeGroup& g) {
+    const NodeTemplate& t = *g.node_template;
+    const GpuSpec& gpu = *g.gpu;
+    const int node = g.first_node;
+    const PcieLayout& pcie = pcie_of(node);
+    o << "  GPUs: " << gpus_per_node_ << " x " << gpu.name << " (" << gpu.source << ")\n";
+    switch (scale_up_) {
+      case ScaleUp::nvswitch:
+        o << "  NVLink: " << t.nvswitches << " NVSwitch chips (non-blocking); per GPU NVLink" << gpu.nvlink_generation
+          << " " << gpu.nvlink_links << " links x " << gbps(gpu.nvlink_bytes_per_s_per_link) << " = "
+          << gbps(g.scale_up_bytes_per_s) << " per direction\n";
+        break;
+      case ScaleUp::mesh:
+        o << "  " << (gpu.nvlink_generation == 0 ? "xGMI" : "NVLink") << ": full mesh, "
+          << gbps(g.mesh_link_bytes_per_s) << " per direction per GPU pair (" << gbps(g.scale_up_bytes_per_s)
+          << " per GPU)\n";
+        break;
+      case ScaleUp::bridges:
+        if (bridge_gpus_ == 2) {
+          o << "  NVLink bridges: GPUs 2k and 2k+1 paired, " << gbps(g.mesh_link_bytes_per_s)
+            << " per direction per pair; other pairs over PCIe\n";
+        } else {
+          o << "  NVLink bridges: " << bridge_gpus_ << "-way, GPUs " << bridge_gpus_ << "k to " << bridge_gpus_ << "k+"
+            << bridge_gpus_ - 1 << " all to all, " << gbps(g.mesh_link_bytes_per_s)
+            << " per direction per GPU pair; other pairs over PCIe\n";
+        }
+        break;
+      case ScaleUp::graph:
+        o << "  NVLink: " << t.nvlinks.size() << " GPU pairs joined by direct links (the template's nvlink list), "
+          << gbps(gpu.nvlink_bytes_per_s_per_link) << " per link per direction; other pairs over PCIe\n";
+        break;
+      case ScaleUp::none:
+        o << "  NVLink: none; GPU to GPU over PCIe"
+          << (pcie_p2p_ ? " (peer-to-peer)" : " staged through host memory (no P2P)") << "\n";
+        break;
     }
-  } else {
-    o << "GPUs and NICs on CPU root ports\n";
-  }
-  for (int g = 0; g < gpus_per_node_; ++g) {
-    o << "    gpu" << g << ": "
-      << (switch_of_gpu(0, g) >= 0 ? "pcie_sw" + std::to_string(switch_of_gpu(0, g)) : "root port") << ", socket "
-      << socket_of_gpu(g);
-    if (nics_per_node_ > 0) o << ", NIC nic" << nic_of_local(g);
+    const int sockets = std::max(1, t.sockets);
+    o << "  CPU: " << sockets << " socket" << (sockets > 1 ? "s" : "");
+    if (!t.cpu.empty()) o << " (" << t.cpu << ")";
+    if (sockets > 1) o << ", GPU traffic between sockets " << gbps(t.socket_link_bytes_per_s) << " per direction";
     o << "\n";
+    o << "  PCIe gen" << t.pcie_generation << ": " << gbps(t.pcie_bytes_per_s)
+      << " per direction per GPU and per NIC; ";
+    const bool regular = pcie_tree_is_regular(t);
+    if (t.pcie_switches > 0 && regular) {
+      const int per_switch = t.gpus_per_pcie_switch();
+      o << t.pcie_switches << " PCIe switches (" << per_switch << (per_switch == 1 ? " GPU" : " GPUs")
+        << " each), uplink " << gbps(t.pcie_uplink_bytes_per_s > 0 ? t.pcie_uplink_bytes_per_s : t.pcie_bytes_per_s)
+        << " to the CPU\n";
+    } else if (t.pcie_switches > 0) {
+      o << t.pcie_switches << " PCIe switches (the template's own tree):\n";
+      for (int s = 0; s < t.pcie_switches; ++s) {
+        const int up = pcie.switch_up[static_cast<std::size_t>(s)];
+        o << "    pcie_sw" << s << ": uplink " << gbps(switch_uplink_bytes_per_s(t, s)) << " to "
+          << (up >= 0 ? "pcie_sw" + std::to_string(up)
+                      : "cpu" + std::to_string(pcie.switch_socket[static_cast<std::size_t>(s)]))
+          << "\n";
+      }
+    } else {
+      o << "GPUs and NICs on CPU root ports\n";
+    }
+    for (int k = 0; k < gpus_per_node_; ++k) {
+      o << "    gpu" << k << ": "
+        << (switch_of_gpu(node, k) >= 0 ? "pcie_sw" + std::to_string(switch_of_gpu(node, k)) : "root port")
+        << ", socket " << socket_of_gpu(k);
+      if (nics_per_node_ > 0) o << ", NIC nic" << nic_of_local(k);
+      o << "\n";
+    }
+    o << "  NICs: " << nics_per_node_ << " x " << nic_->name << " at " << gbps(nic_->bytes_per_s) << " per direction, "
+      << nic_->latency_ns << " ns adapter latency (" << nic_->source << ")\n";
+    for (int i = 0; i < nics_per_node_; ++i) {
+      o << "    nic" << i << ": "
+        << (switch_of_nic(node, i) >= 0 ? "pcie_sw" + std::to_string(switch_of_nic(node, i)) : std::string("root port"))
+        << ", socket " << socket_of_nic(i) << ", next to gpu" << gpu_of_nic(i)
+        << (socket_of_nic(i) != socket_of_gpu(gpu_of_nic(i)) ? " (other socket!)" : "") << "\n";
+    }
+  };
+  if (!mixed()) {
+    o << "Each node (node0 shown; every node is the same):\n";
+    describe_node(groups_.front());
   }
-  o << "  NICs: " << nics_per_node_ << " x " << nic_->name << " at " << gbps(nic_->bytes_per_s) << " per direction, "
-    << nic_->latency_ns << " ns adapter latency (" << nic_->source << ")\n";
-  for (int i = 0; i < nics_per_node_; ++i) {
-    o << "    nic" << i << ": "
-      << (switch_of_nic(0, i) >= 0 ? "pcie_sw" + std::to_string(switch_of_nic(0, i)) : std::string("root port"))
-      << ", socket " << socket_of_nic(i) << ", next to gpu" << gpu_of_nic(i)
-      << (socket_of_nic(i) != socket_of_gpu(gpu_of_nic(i)) ? " (other socket!)" : "") << "\n";
+  for (std::size_t i = 0; mixed() && i < groups_.size(); ++i) {
+    o << "Node " << groups_[i].first_node << " (node_group[" << i << "]'s; every node of the group is the same):\n";
+    describe_node(groups_[i]);
   }
   o << "  GPUDirect RDMA: " << (spec_.gpu_direct_rdma ? "on" : "off (NIC traffic staged through host memory)") << "\n";
   if (num_nodes_ > 1) {

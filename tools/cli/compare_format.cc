@@ -13,9 +13,11 @@
 namespace traincast::cli {
 namespace {
 
+/// Whole dollars with thousands separators; cents below $100, where whole dollars would round a
+/// short job's cost to "$0" (a cost of 0 stays "$0").
 std::string usd(double v) {
   std::string s = "$";
-  s += with_thousands(v);
+  s += v > 0 && v < 100 ? format_fixed(v, 2) : with_thousands(v);
   return s;
 }
 

@@ -223,7 +223,8 @@ void print_search(std::ostream& p, const models::Scenario& sc, const planner::Pl
   p << ", " << with_thousands(static_cast<double>(st.not_simulated)) << " left over (budget " << o.max_simulations
     << " simulations)\n";
   if (st.failed > 0) p << "Failed     the first failed simulation: " << st.first_failure << "\n";
-  p << "Search     coarse pass + " << st.refine_rounds << " refinement rounds, " << o.jobs << " jobs\n";
+  p << "Search     coarse pass + " << st.refine_rounds << " refinement rounds, " << o.jobs
+    << (o.jobs == 1 ? " job\n" : " jobs\n");
   p << "Wall time  " << format_fixed(wall_s, 1) << " s\n";
 }
 

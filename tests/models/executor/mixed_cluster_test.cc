@@ -232,6 +232,14 @@ TEST(MixedCluster, EachGroupRoutesOverItsOwnPcieTree) {
   EXPECT_EQ(names(cluster.pcie_route_to_nic(1, 1)), "node0.gpu1.pcie_up node0.nic1.pcie_down ");
   // Both boards put GPUs 0-3 and their NICs on socket 0.
   for (int g = 0; g < 8; ++g) EXPECT_EQ(cluster.socket_of_gpu(g), g < 4 ? 0 : 1);
+  // `traincast explain` describes one node of each group with its own GPU and tree.
+  const std::string d = cluster.describe();
+  const std::size_t h100 = d.find("Node 1 (node_group[1]'s");
+  ASSERT_NE(h100, std::string::npos) << d;
+  EXPECT_LT(d.find("4 PCIe switches (2 GPUs each)"), h100) << d;
+  EXPECT_NE(d.find("8 x H100-SXM5-80GB", h100), std::string::npos) << d;
+  EXPECT_NE(d.find("8 PCIe switches (1 GPU each)", h100), std::string::npos) << d;
+  EXPECT_NE(d.find("gpu1: pcie_sw1, socket 0", h100), std::string::npos) << d;
 }
 
 // A stage whose GPUs are of two types (here pp 1: data parallelism across A100 and H100) is refused.

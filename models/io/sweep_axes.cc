@@ -108,11 +108,14 @@ class AxisReader {
       if (f->is_repeated()) {
         // A list (node groups, overrides, per-stage layers): its entries exist only in a scenario,
         // not in the schema an axis is checked against.
-        error(at, walked +
-                      " is a repeated field, a sweep axis names a singular scalar field (expected a path "
-                      "such as workload.parallel.tp; to vary one entry of a list, sweep over scenario "
-                      "files, or set it with traincast run --set " +
-                      walked + "[i]...)");
+        std::string what = walked;
+        what +=
+            " is a repeated field, a sweep axis names a singular scalar field (expected a path such as "
+            "workload.parallel.tp; to vary one entry of a list, sweep over scenario files, or set it with "
+            "traincast run --set ";
+        what += walked;
+        what += "[i]...)";
+        error(at, what);
         return nullptr;
       }
       type = f->message_type();

@@ -222,6 +222,13 @@ int CollectiveEngine::kernel_ctas(const CollectiveCall& call) const {
   const CollectivePlan* plan = nullptr;
   const CollectiveChoice choice = choose_plan(call, &plan);  // validates
   if (call.ranks.size() < 2 || plan == nullptr) return 0;
+  // DeepEP's normal kernels: a grid of Buffer.num_sms blocks, one per SM, inside a node and across
+  // nodes alike (deepseek-ai/DeepEP deep_ep/buffer.py: `num_sms: int = 20`, the default Megatron-Core
+  // keeps, moe_deepep_num_sms = 20). Not a scenario field: what fewer SMs cost DeepEP's bandwidth is
+  // not modelled, so a smaller count would only look cheaper.
+  constexpr int kDeepEpNumSms = 20;
+  if (call.moe.kind == EpAllToAll::deepep)
+    return std::min(kDeepEpNumSms, std::max(1, cluster_.gpu_spec(call.ranks.front()).sm_count));
   // p2p inside one node: the channels NCCL's planner puts work on (the kernel's channel mask).
   if (plan->p2p_channels.channels > 0) return std::max(1, p2p_plan_at(*plan, call.bytes).busy_channels);
   // Across nodes: NCCL_NCHANNELS_PER_NET_PEER's default (2.12-2.19; src/graph/paths.cc).
@@ -233,7 +240,6 @@ int CollectiveEngine::kernel_ctas(const CollectiveCall& call) const {
   // across nodes, the model's hierarchical plan): the comm's channels, the ring's.
   const NcclChannelCut cut = nccl_channel_cut(*plan, static_cast<int>(choice.protocol), call.bytes);
   if (cut.channels > 0) return cut.channels;
-  // DeepEP's kernels: the flat all-to-all's (its SM budget, Buffer::set_num_sms, is not modelled).
   return plan_for(call.op, CollectiveAlgorithm::ring, call.ranks).nccl_channels;
 }
 

@@ -153,6 +153,14 @@ TEST(DeepEpPlan, BytesOnNicsAndNvlinkAreTheFormulas) {
   EXPECT_LT(deep_s, flat_s);
 }
 
+// DeepEP's kernels hold its default Buffer.num_sms = 20 SMs, inside a node (8 ranks) and across
+// nodes (32 ranks), at every size.
+TEST(DeepEpPlan, KernelHoldsDeepEpsTwentySms) {
+  Bench b("dgx_h100", 4);
+  for (const std::vector<int>& ranks : {iota(0, 8), iota(0, 32)})
+    for (double bytes : {64e3, 64e6}) EXPECT_EQ(b.engine.kernel_ctas(deepep_call(ranks, bytes, 256, 8, 0)), 20);
+}
+
 // A faster NIC never makes deepep slower; nor does a tighter node limit (fewer nodes per token).
 TEST(DeepEpPlan, FasterNicNeverSlowerAndTighterLimitNeverSlower) {
   double previous = 1e30;

@@ -79,30 +79,6 @@ void FlowNetwork::reserve_resources(std::size_t count) {
   names_.reserve(count);
 }
 
-void FlowNetwork::reset() {
-  solver_.reset();
-  for (Resource& res : resources_) {
-    const std::int64_t latency_ns = res.latency_ns;
-    res = Resource{};
-    res.latency_ns = latency_ns;
-  }
-  flows_.clear();
-  free_flows_.clear();
-  finish_heap_.clear();
-  changed_.clear();
-  active_count_ = 0;
-  next_flow_seq_ = 0;
-  flush_pending_ = false;
-  wake_pending_ = false;
-  wake_ns_ = 0;
-  wake_generation_ = 0;
-  view_valid_ = false;
-  view_ns_ = 0;
-  view_epoch_ = 0;
-  view_left_out_.clear();
-  counters_ = SolverCounters{};
-}
-
 void FlowNetwork::check_start(std::span<const ResourceId> path, double bytes, double rate_cap_bytes_per_s) const {
   for (std::size_t i = 0; i < path.size(); ++i) {
     if (path[i] >= resources_.size()) {

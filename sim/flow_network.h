@@ -91,14 +91,6 @@ class FlowNetwork : public EventHandler {
   void keep_alive(std::shared_ptr<const void> owner) { owners_.push_back(std::move(owner)); }
   /// Reserves room for `count` resources in all (saves the copies of growing; results unchanged).
   void reserve_resources(std::size_t count);
-  /// Forgets every flow and statistic: the network is as it was when its last resource was added
-  /// (same resources, capacities, latencies and names; no flow, stats and counters at 0; flow ids
-  /// given from 0 again; set_full_recompute kept), so that a simulation on it gives, bit for bit,
-  /// what it would give on a new network with those resources. Keeps the memory it grew (per-resource state, flow
-  /// pools, the solver's lists): the ECMP draws of one job run one after another on one network per thread instead of
-  /// building and page-faulting 1.25 M resources each (issue 18). The events it had scheduled are not taken back: reset
-  /// the simulator too (Simulator::reset), before the next simulation.
-  void reset();
   /// The checks add_resource makes, without a network: throws the same std::invalid_argument
   /// (naming `name`) for a capacity that is not finite and > 0 or a negative latency.
   static void check_resource(double capacity_bytes_per_s, Time latency, const std::string& name);

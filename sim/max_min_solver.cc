@@ -107,53 +107,6 @@ ResourceId MaxMinSolver::add_resource(double capacity_bytes_per_s) {
   return static_cast<ResourceId>(resources_.size() - 1);
 }
 
-void MaxMinSolver::reset() {
-  for (Resource& res : resources_) {
-    res.users.clear();
-    res.mark = 0;
-    res.slot = 0;
-    res.dirty = false;
-    res.bottleneck = false;
-  }
-  // Per-flow tables and pools empty, as in a new solver (their capacity is kept); every scratch
-  // vector below is sized or cleared before it is read, but is emptied too so that nothing of
-  // the last simulation is left.
-  variables_.clear();
-  flow_mark_.clear();
-  flow_fixed_.clear();
-  flow_left_out_.clear();
-  elements_.clear();
-  weights_.clear();
-  weighted_flows_.clear();
-  free_elements_.clear();
-  dirty_.clear();
-  idle_.clear();
-  rounds_ = 0;
-  slack_removals_ = 0;
-  committing_ = false;
-  epoch_ = 0;
-  comp_resources_.clear();
-  comp_flows_.clear();
-  slot_tree_.clear();
-  flow_tree_.clear();
-  tree_parent_.clear();
-  comp_slots_.clear();
-  comp_slot_start_.clear();
-  comp_flow_list_.clear();
-  comp_flow_start_.clear();
-  slot_remaining_.clear();
-  slot_share_.clear();
-  slot_unfixed_.clear();
-  slot_fixed_now_.clear();
-  live_share_.clear();
-  live_slot_.clear();
-  slot_live_pos_.clear();
-  saturated_.clear();
-  touched_.clear();
-  capped_.clear();
-  unfixed_ = 0;
-}
-
 void MaxMinSolver::check_flow(std::span<const ResourceId> route, double rate_cap_bytes_per_s) const {
   for (std::size_t i = 0; i < route.size(); ++i) {
     if (route[i] >= resources_.size()) {

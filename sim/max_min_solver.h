@@ -84,12 +84,6 @@ class MaxMinSolver {
 
   /// Reserves room for `count` resources in all (results unchanged).
   void reserve_resources(std::size_t count) { resources_.reserve(count); }
-  /// Takes every flow out and forgets every solve: the solver is as it was when its last resource
-  /// was added (same resources and capacities; counters at 0), so what follows gives, bit for bit,
-  /// what a new solver with those resources would. Keeps the memory it grew (each resource's list
-  /// of crossings, the pools and scratch), so that a caller running many simulations on one set of
-  /// resources (the ECMP draws of a job) neither allocates nor page-faults them again.
-  void reset();
   /// capacity_bytes_per_s > 0 and finite; throws std::invalid_argument otherwise, and
   /// std::length_error past 2^32 - 1 resources. Returns dense ids 0, 1, 2, ...
   ResourceId add_resource(double capacity_bytes_per_s);

@@ -42,11 +42,6 @@ class EventQueue {
   std::size_t size() const { return heap_.size(); }
   /// Pre-allocates room for n events (avoids growth on the hot path).
   void reserve(std::size_t n) { heap_.reserve(n); }
-  /// Drops every event and restarts the insertion sequence: as a new queue (its memory kept).
-  void clear() {
-    heap_.clear();
-    next_seq_ = 0;
-  }
 
  private:
   std::vector<Event> heap_;
@@ -74,14 +69,6 @@ class Simulator {
   std::uint64_t events_processed() const { return events_processed_; }
   /// Events queued and not yet fired (stale events that their handler will ignore included).
   std::size_t pending() const { return queue_.size(); }
-  /// Back to a new simulator's state: no event (pending ones dropped, their handlers not called),
-  /// clock at zero, no event fired. For a caller that keeps the simulator and what it drives (a
-  /// FlowNetwork, FlowNetwork::reset) for the next simulation.
-  void reset() {
-    queue_.clear();
-    now_ = Time::zero();
-    events_processed_ = 0;
-  }
 
  private:
   EventQueue queue_;

@@ -5,9 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <exception>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -42,82 +39,6 @@ struct StorageStall {
 /// What a pass reports: everything, or the timing only (simulate_training_timing).
 enum class PassOutput { full, timing };
 
-/// Simulators and flow networks kept between the passes of one run (issue 18): a pass takes one
-/// whose network holds its cluster's resource table (Cluster::table_id), resets both
-/// (Simulator::reset, FlowNetwork::reset: as new, bit for bit) and gives it back when it ends, so
-/// the ECMP draws of a job neither install the table (1.25 M resources at DP 1,024) nor fault the
-/// per-resource state in again, draw after draw. One network per pass in flight (at most
-/// options.threads); which one a pass gets does not change what it computes.
-class NetworkPool {
- public:
-  struct Slot {
-    sim::Simulator sim;
-    sim::FlowNetwork net{sim};
-    const void* table = nullptr;  ///< Cluster::table_id of the table installed on net
-    std::size_t routes = 0;       ///< routes the last pass on it cached (Cluster::reserve_routes)
-  };
-  /// A slot with `cluster`'s table installed on a reset network (a new one when none is free).
-  std::unique_ptr<Slot> acquire(const Cluster& cluster) {
-    std::unique_ptr<Slot> slot;
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      for (auto it = free_.begin(); it != free_.end(); ++it) {
-        if ((*it)->table != cluster.table_id()) continue;
-        slot = std::move(*it);
-        free_.erase(it);
-        break;
-      }
-    }
-    if (slot != nullptr) {
-      slot->sim.reset();
-      slot->net.reset();
-      return slot;
-    }
-    slot = std::make_unique<Slot>();
-    cluster.install(slot->net);
-    slot->table = cluster.table_id();
-    return slot;
-  }
-  void release(std::unique_ptr<Slot> slot) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(std::move(slot));
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<Slot>> free_;
-};
-
-/// A pass's simulator and network: from the pool (given back when the pass ends normally; one
-/// left by an exception is dropped), or its own. `cluster` (which must outlive it) reserves
-/// room for as many routes as the last pass on the network cached: the draws of a job ask for
-/// as many routes each.
-class PassNetwork {
- public:
-  PassNetwork(NetworkPool* pool, const Cluster& cluster)
-      : pool_(pool),
-        cluster_(cluster),
-        slot_(pool != nullptr ? pool->acquire(cluster) : std::make_unique<NetworkPool::Slot>()) {
-    if (pool == nullptr) cluster.install(slot_->net);
-    cluster.reserve_routes(slot_->routes);
-  }
-  PassNetwork(const PassNetwork&) = delete;
-  PassNetwork& operator=(const PassNetwork&) = delete;
-  ~PassNetwork() {
-    if (pool_ == nullptr || std::uncaught_exceptions() != exceptions_) return;
-    slot_->routes = cluster_.cached_routes();
-    pool_->release(std::move(slot_));
-  }
-  sim::Simulator& sim() { return slot_->sim; }
-  sim::FlowNetwork& net() { return slot_->net; }
-
- private:
-  NetworkPool* pool_;
-  const Cluster& cluster_;
-  std::unique_ptr<NetworkPool::Slot> slot_;
-  int exceptions_ = std::uncaught_exceptions();
-};
-
 /// Co-runners' background flows to add (may be null or empty) and where to put the job's own
 /// up-link traffic (may be null): simulate_training_timing's interference inputs. `cluster`: the
 /// job's cluster built once for all its ECMP draws (null: each pass builds its own); a pass
@@ -127,8 +48,6 @@ struct CoRun {
   const std::vector<LeafBackground>* background = nullptr;
   UpLinkTraffic* own = nullptr;
   const Cluster* cluster = nullptr;
-  /// Networks reused between passes (null: each pass builds its own); needs `cluster`.
-  NetworkPool* pool = nullptr;
   bool any() const { return background != nullptr && !background->empty(); }
 };
 
@@ -205,11 +124,11 @@ std::vector<int> nccl_worker_sms(const Scenario& sc, const Cluster& cluster, con
 /// so it is not run (no power, thermal or straggler section; energy cost at 0 W).
 Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStartState& start, bool job_effects,
                      const StorageStall& storage, PassOutput output = PassOutput::full, const CoRun& co = {}) {
-  const Cluster cluster =
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Cluster cluster =
       co.cluster != nullptr ? co.cluster->with_ecmp_seed(sc.cluster.fabric.ecmp_seed) : Cluster(sc.cluster);
-  PassNetwork pass_network(co.cluster != nullptr ? co.pool : nullptr, cluster);
-  sim::Simulator& sim = pass_network.sim();
-  sim::FlowNetwork& net = pass_network.net();
+  cluster.install(net);
   CollectiveEngine coll(sim, net, cluster);
   start_background(net, cluster, co);
   const double stall_s =
@@ -320,15 +239,15 @@ static Report simulate_draw(const Scenario& sc, sim::TraceRecorder* trace, bool 
     without.storage.reset();
     without.reliability.reset();
     without.cost.reset();
-    const CoRun background_only{co.background, nullptr, co.cluster, co.pool};
+    const CoRun background_only{co.background, nullptr, co.cluster};
     storage.compute_iteration_s =
         simulate_passes(without, nullptr, false, false, {}, output, background_only).iteration_time_s;
   }
   Report r = simulate_passes(sc, trace, false, job_effects, storage, output, co);
   if (r.thermal.throttled_gpus > 0) {
     // Attribution: the same job with no thermal slowdown (a power cap still holds).
-    const Report cool = simulate_passes(sc, nullptr, true, false, storage, PassOutput::full,
-                                        CoRun{co.background, nullptr, co.cluster, co.pool});
+    const Report cool =
+        simulate_passes(sc, nullptr, true, false, storage, PassOutput::full, CoRun{co.background, nullptr, co.cluster});
     const double hot_s = r.iteration_time_s - r.breakdown.storage_stall_s;
     const double cool_s = cool.iteration_time_s - cool.breakdown.storage_stall_s;
     r.thermal.throttle_iteration_increase_s = hot_s - cool_s;
@@ -369,7 +288,6 @@ static Report simulate_training_as_in_arena(const Scenario& sc, sim::TraceRecord
   std::vector<Report> draws(static_cast<std::size_t>(seeds));
   std::vector<StorageStall> stalls(static_cast<std::size_t>(seeds));
   std::vector<UpLinkTraffic> traffic(static_cast<std::size_t>(seeds));
-  NetworkPool pool;  // the draws' networks, one per draw in flight (declared after `shared`: holds its table)
   // With several draws, storage figures, failures and cost follow once, from the mean (below).
   auto run_draw = [&](int i) {
     Scenario s = sc;
@@ -377,8 +295,7 @@ static Report simulate_training_as_in_arena(const Scenario& sc, sim::TraceRecord
     const auto k = static_cast<std::size_t>(i);
     try {
       draws[k] = simulate_draw(s, i == 0 ? trace : nullptr, seeds == 1, stalls[k], output,
-                               CoRun{background, own != nullptr ? &traffic[k] : nullptr, shared ? &*shared : nullptr,
-                                     shared ? &pool : nullptr});
+                               CoRun{background, own != nullptr ? &traffic[k] : nullptr, shared ? &*shared : nullptr});
     } catch (const std::overflow_error& e) {
       // Issue 21: a huge model's op overflowed the engine's clock, and the engine's message named
       // no field. Name what makes the ops that long.

@@ -94,11 +94,6 @@ class Cluster {
     return c;
   }
 
-  /// The identity of the resource table, which copies (with_ecmp_seed) share: a network install()
-  /// put this table on serves every cluster of the same table_id(), reset between simulations
-  /// (FlowNetwork::reset), without installing it again.
-  const void* table_id() const { return edges_.get(); }
-
   /// The network Cluster(spec) builds, counted from the spec's sizes in constant time, building
   /// nothing: resources() == Cluster(spec).num_resources() exactly (the count mirrors
   /// build_node and build_fabric; tests/models/hardware/network_size_test.cc checks it). Throws
@@ -211,12 +206,6 @@ class Cluster {
   std::span<const sim::ResourceId> route(int src_gpu, int dst_gpu, int rail) const;
   /// route() through the destination GPU's own NIC (rail nic_of_local(local_rank(dst))).
   std::span<const sim::ResourceId> route(int src_gpu, int dst_gpu) const;
-  /// Routes computed and cached so far (one per (src, dst, rail) asked).
-  std::size_t cached_routes() const { return routes_.index.size(); }
-  /// Makes room in route()'s cache for `count` routes in all (results unchanged): a caller that
-  /// knows how many a job asks for (the ECMP draws of one job ask as many each; training_run.cc)
-  /// saves the cache's rehashing as it grows.
-  void reserve_routes(std::size_t count) const { routes_.index.reserve(count); }
 
   /// The other direction of a GPU's own PCIe link (pcie_up(g) <-> pcie_down(g), the link between
   /// the GPU and its PCIe switch or root port), or kNoResource when r is not such a link.

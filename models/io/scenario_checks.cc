@@ -596,6 +596,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   const ParallelChecks parallel = check_parallel(s, model, k);
   check_moe(s, k);
   check_ep_all_to_all(s, cluster.node, k);
+  check_elementwise_fusion(s, k);
   check_attention(s, k);
   check_encoder(s, k);
   check_dropout(s, k);

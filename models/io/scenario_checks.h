@@ -126,6 +126,11 @@ void check_attention(const models::Scenario& s, Checker& k);
 /// group's ep x tp consecutive GPUs on nodes of node->gpus_per_node; node null: not checked).
 void check_ep_all_to_all(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
 
+/// How the layers' elementwise ops run (workload.training.elementwise_fusion, scenario_checks_workload.cc):
+/// eager's kernel list is torchtitan's dense Llama block (models/workload/eager_elementwise.h), so
+/// eager needs a dense transformer decoder without multi-head latent attention.
+void check_elementwise_fusion(const models::Scenario& s, Checker& k);
+
 /// The GPUs of the cluster's node groups (each group's gpu, else its template's), each once, in
 /// group order; unknown ones left out (check_node_groups names them). Empty without node groups.
 std::vector<const models::GpuSpec*> node_group_gpus(const models::Scenario& s);

@@ -1,5 +1,6 @@
-// The semantic checks of the workload's optional features: LoRA, CPU offload, encoder, dropout,
-// mixture of experts, context parallelism, the data loader and ResNet fields (scenario_checks.h).
+// The semantic checks of the workload's optional features: eager elementwise ops, LoRA, CPU
+// offload, encoder, dropout, mixture of experts, context parallelism, the data loader and ResNet
+// fields (scenario_checks.h).
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,17 @@
 #include "models/workload/transformer.h"
 
 namespace traincast::io::detail {
+
+void check_elementwise_fusion(const models::Scenario& s, Checker& k) {
+  const models::ModelSpec& m = s.model;
+  if (s.training.elementwise_fusion != models::ElementwiseFusion::eager) return;
+  if (m.family != models::ModelFamily::transformer || m.architecture != models::Architecture::decoder ||
+      m.num_experts > 0 || m.multi_latent_attention)
+    k.error("workload.training.elementwise_fusion",
+            "is eager for a model whose eager ops are not modelled (expected fused, or a dense decoder: family "
+            "transformer, architecture decoder, num_experts 0, multi_latent_attention false; eager counts "
+            "torchtitan's Llama block)");
+}
 
 void check_lora(const models::Scenario& s, Checker& k) {
   const models::TrainingSpec& t = s.training;

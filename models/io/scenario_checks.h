@@ -55,8 +55,11 @@ void check_offload(const models::Scenario& s, const models::NodeTemplate* node, 
 /// Encoder fields (workload.model.architecture, mlm_prediction_fraction, max_position_embeddings).
 void check_encoder(const models::Scenario& s, Checker& k);
 
-/// Dropout probabilities (workload.model.attention_dropout, hidden_dropout): finite, in [0, 1).
-void check_dropout(const models::Scenario& s, Checker& k);
+/// The elementwise ops: dropout probabilities (workload.model.attention_dropout, hidden_dropout):
+/// finite, in [0, 1); workload.training.elementwise_fusion eager (its kernel list is torchtitan's
+/// dense Llama block, models/workload/eager_elementwise.h) only on a dense transformer decoder
+/// without multi-head latent attention.
+void check_elementwise_ops(const models::Scenario& s, Checker& k);
 
 // The checks of scenario_checks_hardware.cc.
 
@@ -125,11 +128,6 @@ void check_attention(const models::Scenario& s, Checker& k);
 /// the node limit only with num_experts > 0, and its nodes holding >= moe_top_k experts (the EP
 /// group's ep x tp consecutive GPUs on nodes of node->gpus_per_node; node null: not checked).
 void check_ep_all_to_all(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
-
-/// How the layers' elementwise ops run (workload.training.elementwise_fusion, scenario_checks_workload.cc):
-/// eager's kernel list is torchtitan's dense Llama block (models/workload/eager_elementwise.h), so
-/// eager needs a dense transformer decoder without multi-head latent attention.
-void check_elementwise_fusion(const models::Scenario& s, Checker& k);
 
 /// The GPUs of the cluster's node groups (each group's gpu, else its template's), each once, in
 /// group order; unknown ones left out (check_node_groups names them). Empty without node groups.

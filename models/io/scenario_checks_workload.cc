@@ -14,6 +14,8 @@
 
 namespace traincast::io::detail {
 
+namespace {
+
 void check_elementwise_fusion(const models::Scenario& s, Checker& k) {
   const models::ModelSpec& m = s.model;
   if (s.training.elementwise_fusion != models::ElementwiseFusion::eager) return;
@@ -24,6 +26,8 @@ void check_elementwise_fusion(const models::Scenario& s, Checker& k) {
             "transformer, architecture decoder, num_experts 0, multi_latent_attention false; eager counts "
             "torchtitan's Llama block)");
 }
+
+}  // namespace
 
 void check_lora(const models::Scenario& s, Checker& k) {
   const models::TrainingSpec& t = s.training;
@@ -122,7 +126,8 @@ void check_encoder(const models::Scenario& s, Checker& k) {
             "is true for an encoder (expected false: BERT ties the MLM projection to the embedding)");
 }
 
-void check_dropout(const models::Scenario& s, Checker& k) {
+void check_elementwise_ops(const models::Scenario& s, Checker& k) {
+  check_elementwise_fusion(s, k);
   if (s.model.family != models::ModelFamily::transformer) return;  // check_resnet rejects them
   for (const auto& [f, p] :
        {std::pair<const char*, double>{"workload.model.attention_dropout", s.model.attention_dropout},

@@ -58,7 +58,7 @@ void check_encoder(const models::Scenario& s, Checker& k);
 /// The elementwise ops: dropout probabilities (workload.model.attention_dropout, hidden_dropout):
 /// finite, in [0, 1); workload.training.elementwise_fusion eager (its kernel list is torchtitan's
 /// dense Llama block, models/workload/eager_elementwise.h) only on a dense transformer decoder
-/// without multi-head latent attention.
+/// with a gated MLP and without multi-head latent attention.
 void check_elementwise_ops(const models::Scenario& s, Checker& k);
 
 // The checks of scenario_checks_hardware.cc.

@@ -19,12 +19,15 @@ namespace {
 void check_elementwise_fusion(const models::Scenario& s, Checker& k) {
   const models::ModelSpec& m = s.model;
   if (s.training.elementwise_fusion != models::ElementwiseFusion::eager) return;
+  // The eager kernel list is Llama's (RMSNorm, RoPE, SwiGLU); the scenario names no norm or
+  // position encoding, and a gated MLP is the Llama family's mark (GPT's LayerNorm runs as one
+  // native kernel in eager, not RMSNorm's eight).
   if (m.family != models::ModelFamily::transformer || m.architecture != models::Architecture::decoder ||
-      m.num_experts > 0 || m.multi_latent_attention)
+      m.num_experts > 0 || m.multi_latent_attention || !m.gated_mlp)
     k.error("workload.training.elementwise_fusion",
-            "is eager for a model whose eager ops are not modelled (expected fused, or a dense decoder: family "
-            "transformer, architecture decoder, num_experts 0, multi_latent_attention false; eager counts "
-            "torchtitan's Llama block)");
+            "is eager for a model whose eager ops are not modelled (expected fused, or a dense Llama-style "
+            "decoder: family transformer, architecture decoder, gated_mlp true, num_experts 0, "
+            "multi_latent_attention false; eager counts torchtitan's Llama block)");
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ using test_support::errors_of;
 
 /// Four DGX H100 (32 GPUs), DP 32; line 5 is the training block (its extra fields start at
 /// column 36).
-std::string scenario(const std::string& training, const std::string& model = "num_query_groups: 4",
+std::string scenario(const std::string& training, const std::string& model = "num_query_groups: 4 gated_mlp: true",
                      const std::string& parallel = "dp: 32") {
   return "cluster { node_template: \"dgx_h100\" num_nodes: 4 }\n"
          "workload {\n"
@@ -39,15 +39,19 @@ TEST(ElementwiseFusionFields, LoadedWithTheFusedDefault) {
 TEST(ElementwiseFusionFields, BadValuesArePositioned) {
   const std::string why =
       ": workload.training.elementwise_fusion: is eager for a model whose eager ops are not modelled (expected "
-      "fused, or a dense decoder: family transformer, architecture decoder, num_experts 0, "
-      "multi_latent_attention false; eager counts torchtitan's Llama block)";
-  EXPECT_EQ(errors_of(scenario("elementwise_fusion: eager", "num_experts: 32 moe_top_k: 2", "dp: 32 ep: 32")),
-            (std::vector<std::string>{"t.textproto:5:36" + why}));
+      "fused, or a dense Llama-style decoder: family transformer, architecture decoder, gated_mlp true, "
+      "num_experts 0, multi_latent_attention false; eager counts torchtitan's Llama block)";
+  EXPECT_EQ(
+      errors_of(scenario("elementwise_fusion: eager", "gated_mlp: true num_experts: 32 moe_top_k: 2", "dp: 32 ep: 32")),
+      (std::vector<std::string>{"t.textproto:5:36" + why}));
   EXPECT_EQ(errors_of(scenario("elementwise_fusion: eager", "architecture: encoder")),
             (std::vector<std::string>{"t.textproto:5:36" + why}));
+  EXPECT_EQ(errors_of(scenario("elementwise_fusion: eager", "num_query_groups: 4")),  // GPT-style MLP
+            (std::vector<std::string>{"t.textproto:5:36" + why}));
   // fused is accepted on every model.
-  EXPECT_EQ(load_scenario_text(scenario("elementwise_fusion: fused", "num_experts: 32 moe_top_k: 2", "dp: 32 ep: 32"),
-                               "t.textproto", Format::text)
+  EXPECT_EQ(load_scenario_text(
+                scenario("elementwise_fusion: fused", "gated_mlp: true num_experts: 32 moe_top_k: 2", "dp: 32 ep: 32"),
+                "t.textproto", Format::text)
                 .training.elementwise_fusion,
             models::ElementwiseFusion::fused);
   const std::vector<std::string> bad = errors_of(scenario("elementwise_fusion: compiled"));

@@ -241,7 +241,8 @@ struct TrainingSpec {
   int moe_max_nodes_per_token = 0;
   /// How the layers' norms, activations, RoPE and residual adds run (models/spec/enums.h
   /// ElementwiseFusion): fused (default: the kernels before this field existed) or eager (PyTorch
-  /// eager, torchtitan without torch.compile). eager only on dense decoders without MLA.
+  /// eager, torchtitan without torch.compile). eager only on dense Llama-style decoders (gated MLP)
+  /// without MLA.
   ElementwiseFusion elementwise_fusion = ElementwiseFusion::fused;
   bool operator==(const TrainingSpec&) const = default;
 };

@@ -598,7 +598,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   check_ep_all_to_all(s, cluster.node, k);
   check_attention(s, k);
   check_encoder(s, k);
-  check_dropout(s, k);
+  check_elementwise_ops(s, k);
   resolve_kernels(s, cluster.gpu, k);
   check_context_parallel(s, k);
   check_data_loader(s, k);

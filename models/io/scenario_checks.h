@@ -55,8 +55,11 @@ void check_offload(const models::Scenario& s, const models::NodeTemplate* node, 
 /// Encoder fields (workload.model.architecture, mlm_prediction_fraction, max_position_embeddings).
 void check_encoder(const models::Scenario& s, Checker& k);
 
-/// Dropout probabilities (workload.model.attention_dropout, hidden_dropout): finite, in [0, 1).
-void check_dropout(const models::Scenario& s, Checker& k);
+/// The elementwise ops: dropout probabilities (workload.model.attention_dropout, hidden_dropout):
+/// finite, in [0, 1); workload.training.elementwise_fusion eager (its kernel list is torchtitan's
+/// dense Llama block, models/workload/eager_elementwise.h) only on a dense transformer decoder
+/// with a gated MLP and without multi-head latent attention.
+void check_elementwise_ops(const models::Scenario& s, Checker& k);
 
 // The checks of scenario_checks_hardware.cc.
 

@@ -1,5 +1,6 @@
-// The semantic checks of the workload's optional features: LoRA, CPU offload, encoder, dropout,
-// mixture of experts, context parallelism, the data loader and ResNet fields (scenario_checks.h).
+// The semantic checks of the workload's optional features: eager elementwise ops, LoRA, CPU
+// offload, encoder, dropout, mixture of experts, context parallelism, the data loader and ResNet
+// fields (scenario_checks.h).
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,24 @@
 #include "models/workload/transformer.h"
 
 namespace traincast::io::detail {
+
+namespace {
+
+void check_elementwise_fusion(const models::Scenario& s, Checker& k) {
+  const models::ModelSpec& m = s.model;
+  if (s.training.elementwise_fusion != models::ElementwiseFusion::eager) return;
+  // The eager kernel list is Llama's (RMSNorm, RoPE, SwiGLU); the scenario names no norm or
+  // position encoding, and a gated MLP is the Llama family's mark (GPT's LayerNorm runs as one
+  // native kernel in eager, not RMSNorm's eight).
+  if (m.family != models::ModelFamily::transformer || m.architecture != models::Architecture::decoder ||
+      m.num_experts > 0 || m.multi_latent_attention || !m.gated_mlp)
+    k.error("workload.training.elementwise_fusion",
+            "is eager for a model whose eager ops are not modelled (expected fused, or a dense Llama-style "
+            "decoder: family transformer, architecture decoder, gated_mlp true, num_experts 0, "
+            "multi_latent_attention false; eager counts torchtitan's Llama block)");
+}
+
+}  // namespace
 
 void check_lora(const models::Scenario& s, Checker& k) {
   const models::TrainingSpec& t = s.training;
@@ -110,7 +129,8 @@ void check_encoder(const models::Scenario& s, Checker& k) {
             "is true for an encoder (expected false: BERT ties the MLM projection to the embedding)");
 }
 
-void check_dropout(const models::Scenario& s, Checker& k) {
+void check_elementwise_ops(const models::Scenario& s, Checker& k) {
+  check_elementwise_fusion(s, k);
   if (s.model.family != models::ModelFamily::transformer) return;  // check_resnet rejects them
   for (const auto& [f, p] :
        {std::pair<const char*, double>{"workload.model.attention_dropout", s.model.attention_dropout},

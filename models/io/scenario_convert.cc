@@ -216,6 +216,7 @@ static_assert(static_cast<int>(models::AttentionKernel::cudnn) == tp::TrainingSp
               tp::TrainingSpec::AttentionKernel_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::EpAllToAll::deepep) == tp::TrainingSpec::deepep &&
               tp::TrainingSpec::EpAllToAll_ARRAYSIZE == 2);
+static_assert(static_cast<int>(models::ElementwiseFusion::eager) == tp::eager && tp::ElementwiseFusion_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::Architecture::encoder) == tp::ModelSpec::encoder &&
               tp::ModelSpec::Architecture_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::ModelFamily::resnet) == tp::ModelSpec::resnet &&

@@ -195,6 +195,7 @@ constexpr ScenarioField kFields[] = {
     field<&S::training, &Training::ep_all_to_all>("workload.training.ep_all_to_all", Written::if_changed),
     field<&S::training, &Training::moe_max_nodes_per_token>("workload.training.moe_max_nodes_per_token",
                                                             Written::if_changed),
+    field<&S::training, &Training::elementwise_fusion>("workload.training.elementwise_fusion", Written::if_changed),
     // workload.offload
     field<&S::offload, &Offload::optimizer>("workload.offload.optimizer", offload),
     field<&S::offload, &Offload::host_memory_bytes_per_s>("workload.offload.host_memory_bytes_per_s", offload),

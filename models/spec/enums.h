@@ -102,6 +102,12 @@ constexpr const char* attention_kernel_name(AttentionKernel k) {
 /// NVLink once per destination GPU).
 enum class EpAllToAll { flat, deepep };
 
+/// How a transformer layer's elementwise ops run (workload.training.elementwise_fusion): fused (one
+/// kernel per norm, activation and residual add, as Megatron-Core / Transformer Engine run them and
+/// torch.compile's Inductor fuses them) or eager (PyTorch eager: each op of torchtitan's Llama block
+/// and each kernel of its autograd backward launched on its own; models/workload/eager_elementwise.h).
+enum class ElementwiseFusion { fused, eager };
+
 /// Transformer family: decoder (GPT/Llama: causal attention, next-token head) or encoder (BERT:
 /// bidirectional attention, masked-LM + next-sentence heads).
 enum class Architecture { decoder, encoder };

@@ -239,6 +239,11 @@ struct TrainingSpec {
   /// deepep sends (flat sends every slot anyway); accepted with flat so a what-if can switch the
   /// all-to-all alone.
   int moe_max_nodes_per_token = 0;
+  /// How the layers' norms, activations, RoPE and residual adds run (models/spec/enums.h
+  /// ElementwiseFusion): fused (default: the kernels before this field existed) or eager (PyTorch
+  /// eager, torchtitan without torch.compile). eager only on dense Llama-style decoders (gated MLP)
+  /// without MLA.
+  ElementwiseFusion elementwise_fusion = ElementwiseFusion::fused;
   bool operator==(const TrainingSpec&) const = default;
 };
 

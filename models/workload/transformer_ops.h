@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/workload/eager_elementwise.h"
 #include "models/workload/fp8_recipe.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/program_builder.h"
@@ -84,6 +85,10 @@ struct TransformerOps {
     std::vector<Kernel> out;
     for (std::size_t i = first; i < last; ++i) out.push_back(gemm(ks[i].m / chunks, ks[i].n, ks[i].k, e));
     return out;
+  }
+  static std::vector<Kernel> concat(std::vector<Kernel> a, const std::vector<Kernel>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
   }
   static std::vector<Kernel> range(const std::vector<Kernel>& ks, std::size_t first, std::size_t last) {
     return {ks.begin() + static_cast<std::ptrdiff_t>(first), ks.begin() + static_cast<std::ptrdiff_t>(last)};
@@ -283,12 +288,65 @@ struct TransformerOps {
     return k;
   }
 
+  // ---- elementwise ops: fused (Megatron-Core / TE, Inductor) or eager (PyTorch eager) ----
+  // training.elementwise_fusion eager (eager_elementwise.h): torchtitan's Llama block op by op.
+  // Norms and residual adds on the T_sp tokens of the residual stream; RoPE and repeat_kv on this
+  // rank's heads; the gradient sums of a tensor read by several linears (wq, wk, wv; w1, w3) on
+  // the T tokens they read (the gathered input under SP). The fused model has no RoPE kernel
+  // (Megatron-Core's fused RoPE is not modelled) and one QKV and one fc1 GEMM (no gradient sums).
+  const bool eager = sc.training.elementwise_fusion == ElementwiseFusion::eager;
+  const double stream = Tsp * x.h;  // elements of the residual stream per rank
+  /// A norm's forward (ln1, ln2, the final norm).
+  std::vector<Kernel> norm_forward() const {
+    return eager ? eager_rms_norm_forward(stream, x.h, e) : std::vector<Kernel>{norm(2 * Tsp * x.h * e)};
+  }
+  /// A norm's backward and, `residual`, the sum of the residual stream's two gradients.
+  std::vector<Kernel> norm_backward(bool residual) const {
+    if (!eager) {
+      std::vector<Kernel> k{norm(3 * Tsp * x.h * e)};
+      if (residual) k.push_back(elementwise(3 * Tsp * x.h * e));
+      return k;
+    }
+    std::vector<Kernel> k = eager_rms_norm_backward(stream, x.h, e);
+    if (residual) k.push_back(eager_add(stream, e));
+    return k;
+  }
+  /// A residual add (bias-dropout-add): fused, one kernel with the dropout mask; eager, the add and
+  /// a dropout kernel of its own (read, write, the 1-byte mask) where hidden dropout runs.
+  std::vector<Kernel> residual_add() const {
+    if (!eager) return {elementwise(stream * (3 * e + x.hidden_mask))};
+    std::vector<Kernel> k{eager_add(stream, e)};
+    if (x.hidden_mask > 0) k.push_back(elementwise(stream * (2 * e + x.hidden_mask)));
+    return k;
+  }
+  /// Eager: RoPE on this rank's q and k and repeat_kv's copies of k and v, after the projections
+  /// (forward and recompute). The frequencies: complex64 (8 B) per position and head_dim / 2.
+  double freqs_bytes() const { return 8 * (x.s / x.cp) * x.att.d_qk / 2; }
+  void append_eager_rope(std::vector<Kernel>& k) const {
+    if (!eager) return;
+    for (double width : {x.att.q / t, x.kv / t})
+      for (const Kernel& kr : eager_rope_forward(T * width, freqs_bytes(), e)) k.push_back(kr);
+    for (double width : {x.att.q / t, x.att.o / t})
+      for (const Kernel& kr : eager_repeat_kv_forward(T * x.kv / t, T * width, e)) k.push_back(kr);
+  }
+  /// Their backward, before the projections' input gradients.
+  std::vector<Kernel> eager_rope_grad() const {
+    std::vector<Kernel> k;
+    if (!eager) return k;
+    for (double width : {x.att.q / t, x.att.o / t})
+      for (const Kernel& kr : eager_repeat_kv_backward(T * x.kv / t, T * width, e)) k.push_back(kr);
+    for (double width : {x.att.q / t, x.kv / t})
+      for (const Kernel& kr : eager_rope_backward(T * width, freqs_bytes(), e)) k.push_back(kr);
+    return k;
+  }
+
   // ---- one layer, forward: attention block, then a dense MLP or a MoE block ----
   void attention_block_forward(Program& p) {
-    pb.compute(p, "ln1", {norm(2 * Tsp * x.h * e)});
-    const std::vector<Kernel> qkv =
+    pb.compute(p, "ln1", norm_forward());
+    std::vector<Kernel> qkv =
         with_adapters(qkv_forward_kernels(), false,
                       {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}});
+    append_eager_rope(qkv);
     if (x.sp)
       gather_into(p, "tp_ag", gather_bytes, fwd_gather, "qkv", qkv, 0, x.proj.size());
     else
@@ -298,15 +356,21 @@ struct TransformerOps {
                  x.sp ? "tp_rs" : "tp_ar", act_bytes, fwd_reduce);
     // Bias-dropout-add: read the projection output and the residual, write the sum (3e), and the
     // 1-byte mask with hidden dropout.
-    pb.compute(p, "bda_ln2", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask)), norm(2 * Tsp * x.h * e)});
+    std::vector<Kernel> bda_ln2 = residual_add();
+    for (const Kernel& k : norm_forward()) bda_ln2.push_back(k);
+    pb.compute(p, "bda_ln2", bda_ln2);
   }
   // A TP-split MLP of total width `width` (the dense MLP, or DeepSeek's shared experts).
   void mlp_forward(Program& p, double width, const std::string& prefix) {
     const double act_in = x.gate * T * width / t;  // elements into the activation function
     const bool dense = prefix.empty();             // LoRA adapts the dense MLP only (no MoE)
+    std::vector<Kernel> fc1_kernels{gemm(T, x.gate * width / t, x.h, e)};
+    if (eager)
+      fc1_kernels = concat(fc1_kernels, eager_mlp_activation_forward(T * width / t, x.gate > 1, e));
+    else
+      fc1_kernels.push_back(elementwise(e * (act_in + T * width / t)));
     const std::vector<Kernel> fc1 =
-        with_adapters({gemm(T, x.gate * width / t, x.h, e), elementwise(e * (act_in + T * width / t))}, false,
-                      {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}});
+        with_adapters(fc1_kernels, false, {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}});
     if (x.sp)
       gather_into(p, "tp_ag", gather_bytes, fwd_gather, prefix + "fc1", fc1, 0, 1);
     else
@@ -380,7 +444,7 @@ struct TransformerOps {
       if (x.shared > 0 && !shared_overlap) mlp_forward(p, x.shared * x.fe, "shared_");
       routed_forward(p);
     }
-    pb.compute(p, "bda", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask))});
+    pb.compute(p, "bda", residual_add());
   }
 
   // torchtitan's op-level selective checkpointing (training.selective_policy torchtitan_op; the
@@ -396,18 +460,24 @@ struct TransformerOps {
   // column-parallel widths over TP. torchao's fp8 linears run aten._scaled_mm, which the policy
   // does not count; the same three GEMMs are assumed at the run's precision (not modelled).
   void torchtitan_op_recompute(Program& p) {
-    pb.compute(p, "ln1_recompute", {norm(2 * Tsp * x.h * e)});
+    pb.compute(p, "ln1_recompute", norm_forward());
     // wk consumes the gathered input (a chunked pipeline under TP overlap), wo the attention output.
-    const std::vector<Kernel> wk_wo{gemm(T, x.kv / t, x.h, e), gemm(T, x.h, x.att.o / t, e)};
+    // Eager: RoPE and repeat_kv run again (their outputs, attention's inputs, are not saved).
+    std::vector<Kernel> wk_wo{gemm(T, x.kv / t, x.h, e), gemm(T, x.h, x.att.o / t, e)};
+    append_eager_rope(wk_wo);
     if (x.sp)
       gather_into(p, "tp_ag_recompute", gather_bytes, fwd_gather, "wk_wo_recompute", wk_wo, 0, 1);
     else
       pb.compute(p, "wk_wo_recompute", wk_wo);
-    pb.compute(p, "add_ln2_recompute", {elementwise(3 * Tsp * x.h * e), norm(2 * Tsp * x.h * e)});
+    pb.compute(p, "add_ln2_recompute",
+               concat({eager ? eager_add(stream, e) : elementwise(3 * Tsp * x.h * e)}, norm_forward()));
     const double width = x.f / t;
     if (x.gate > 1) {
-      // w3, then SiLU(w1 out) x w3 out: read both, write the product (w2's input).
-      const std::vector<Kernel> w3{gemm(T, width, x.h, e), elementwise(3 * e * T * width)};
+      // w3, then SiLU(w1 out) x w3 out: read both, write the product (w2's input); eager, SiLU and
+      // the product as two kernels.
+      const std::vector<Kernel> w3 =
+          concat({gemm(T, width, x.h, e)}, eager ? eager_mlp_activation_forward(T * width, true, e)
+                                                 : std::vector<Kernel>{elementwise(3 * e * T * width)});
       if (x.sp)
         gather_into(p, "tp_ag_recompute", gather_bytes, fwd_gather, "w3_recompute", w3, 0, 1);
       else
@@ -453,10 +523,14 @@ struct TransformerOps {
     else
       pb.compute(p, prefix + "fc2_bwd", fc2);
     const double act_in = x.gate * T * width / t;
+    // Eager: the activation's backward kernels, and w1's and w3's input gradients summed.
+    const std::vector<Kernel> act_grad = eager ? eager_mlp_activation_backward(T * width / t, x.gate > 1, e)
+                                               : std::vector<Kernel>{elementwise(e * (2 * act_in + T * width / t))};
+    std::vector<Kernel> fc1_kernels = concat(act_grad, {gemm(T, x.h, x.gate * width / t, e)});
+    if (eager && x.gate > 1) fc1_kernels.push_back(eager_add(T * x.h, e));
     const std::vector<Kernel> fc1_dgrad =
-        with_adapters({elementwise(e * (2 * act_in + T * width / t)), gemm(T, x.h, x.gate * width / t, e)}, true,
-                      {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}});
-    dgrad_then_wgrad(p, prefix + "fc1_dgrad", fc1_dgrad, 1, 2);
+        with_adapters(fc1_kernels, true, {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}});
+    dgrad_then_wgrad(p, prefix + "fc1_dgrad", fc1_dgrad, act_grad.size(), act_grad.size() + 1);
     if (!lora) pb.compute(p, prefix + "fc1_wgrad", {gemm(x.h, x.gate * width / t, T, e)});
   }
   void routed_backward(Program& p) {
@@ -482,14 +556,18 @@ struct TransformerOps {
                 gemm(x.h, x.experts, Tsp, e)});
   }
   void layer_backward(Program& p, bool moe) {
-    pb.compute(p, "bda_bwd", {elementwise(Tsp * x.h * (3 * e + x.hidden_mask))});
+    // Eager: the add passes its gradient on (no kernel); hidden dropout's backward is its own kernel.
+    if (!eager)
+      pb.compute(p, "bda_bwd", {elementwise(stream * (3 * e + x.hidden_mask))});
+    else if (x.hidden_mask > 0)
+      pb.compute(p, "bda_bwd", {elementwise(stream * (2 * e + x.hidden_mask))});
     if (!moe) {
       mlp_backward(p, x.f, "");
     } else {
       routed_backward(p);
       if (x.shared > 0 && !shared_overlap) mlp_backward(p, x.shared * x.fe, "shared_");
     }
-    pb.compute(p, "ln2_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
+    pb.compute(p, "ln2_bwd", norm_backward(true));
     const std::vector<Kernel> proj =
         lora ? with_adapters({gemm(T, x.att.o / t, x.h, e)}, true, {{targets.o, {x.att.o, x.h}}})
              : std::vector<Kernel>{gemm(T, x.att.o / t, x.h, e), gemm(x.att.o / t, x.h, T, e)};
@@ -498,12 +576,17 @@ struct TransformerOps {
     else
       pb.compute(p, "proj_bwd", proj);
     attention_backward(p);
+    // Eager: repeat_kv's and RoPE's backward first; after the GEMMs, the input gradients of wq, wk
+    // and wv summed (two adds).
+    const std::vector<Kernel> rope_grad = eager_rope_grad();
+    std::vector<Kernel> qkv_kernels = concat(rope_grad, qkv_dgrad_kernels());
+    if (eager) qkv_kernels = concat(qkv_kernels, {eager_add(T * x.h, e), eager_add(T * x.h, e)});
     dgrad_then_wgrad(p, "qkv_dgrad",
-                     with_adapters(qkv_dgrad_kernels(), true,
+                     with_adapters(qkv_kernels, true,
                                    {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}),
-                     0, x.proj.size());
+                     rope_grad.size(), rope_grad.size() + x.proj.size());
     if (!lora) pb.compute(p, "qkv_wgrad", qkv_wgrad_kernels());
-    pb.compute(p, "ln1_bwd", {norm(3 * Tsp * x.h * e), elementwise(3 * Tsp * x.h * e)});
+    pb.compute(p, "ln1_bwd", norm_backward(true));
   }
 };
 

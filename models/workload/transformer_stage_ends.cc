@@ -74,13 +74,13 @@ void add_encoder_head(TransformerOps& ops, ModelPrograms& out) {
 void add_decoder_head(TransformerOps& ops, ModelPrograms& out) {
   const TransformerShape& x = ops.x;
   ProgramBuilder& pb = ops.pb;
-  const double T = ops.T, Tsp = ops.Tsp, e = ops.e, t = ops.t;
+  const double T = ops.T, e = ops.e, t = ops.t;
   const bool tp = ops.tp, lora = ops.lora;
   const CollectiveOp reduce_op = ops.reduce_op;
   const double act_bytes = ops.act_bytes;
   Program& p = out.head_forward;
   pb.keep_gemms_in_bf16();
-  pb.compute(p, "final_ln", {norm(2 * Tsp * x.h * e)});
+  pb.compute(p, "final_ln", ops.norm_forward());
   if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, Overlap::blocking);
   // Vocab-parallel cross-entropy as Megatron-Core's cross_entropy.py runs it on T·V/t logits:
   // cast to fp32 (read e, write 4), max (read 4), subtract max in place (r/w 8), exp in place
@@ -97,7 +97,7 @@ void add_decoder_head(TransformerOps& ops, ModelPrograms& out) {
     pb.compute(q, "logits_bwd",
                {elementwise((12 + e) * T * x.v / t), gemm(T, x.h, x.v / t, e), gemm(x.v / t, x.h, T, e)});
   if (tp) ProgramBuilder::collective(q, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::blocking);
-  pb.compute(q, "final_ln_bwd", {norm(3 * Tsp * x.h * e)});
+  pb.compute(q, "final_ln_bwd", ops.norm_backward(false));
 }
 
 /// Parameters per rank of the embedding and the head, the pipeline send size, and LoRA's frozen

@@ -200,7 +200,12 @@ def torchtitan(training):
         if ac == "selective":
             assumptions.append("torchtitan's selective AC (op-level) as selective_policy torchtitan_op")
         if r["torch_compile"] == "True":
-            assumptions.append("torch.compile not modelled")
+            # Inductor fuses the norms, activations, RoPE and residual adds: the default fused kernels.
+            assumptions.append("torch.compile as elementwise_fusion fused (the default)")
+        else:
+            # Eager: every op of torchtitan's Llama block its own kernel (models/workload/eager_elementwise.h).
+            sets.append("workload.training.elementwise_fusion=eager")
+            assumptions.append("no torch.compile: elementwise_fusion eager")
         if fp8:
             # torchao float8 (torchtitan's float8 converter): "float8 linear" is torchao's default
             # Float8Linear recipe, dynamic per-tensor scaling (TENSORWISE) as "float8 tensorwise"

@@ -674,8 +674,11 @@ std::string Cluster::describe() const {
     o << num_nodes_ << " nodes in " << groups_.size() << " node groups on one fabric:\n";
     for (std::size_t i = 0; i < groups_.size(); ++i) {
       const NodeGroup& g = groups_[i];
-      o << "  node_group[" << i << "]: nodes " << g.first_node << "-" << g.first_node + g.num_nodes - 1 << ", "
-        << g.num_nodes << " x " << g.node_template->name << " with " << g.gpu->name << ", scale-up "
+      o << "  node_group[" << i << "]: "
+        << (g.num_nodes == 1
+                ? "node " + std::to_string(g.first_node)
+                : "nodes " + std::to_string(g.first_node) + "-" + std::to_string(g.first_node + g.num_nodes - 1))
+        << ", " << g.num_nodes << " x " << g.node_template->name << " with " << g.gpu->name << ", scale-up "
         << gbps(g.scale_up_bytes_per_s) << " per GPU per direction, PCIe " << gbps(g.node_template->pcie_bytes_per_s)
         << "\n";
     }
@@ -772,7 +775,8 @@ std::string Cluster::describe() const {
     o << "Node " << groups_[i].first_node << " (node_group[" << i << "]'s; every node of the group is the same):\n";
     describe_node(groups_[i]);
   }
-  o << "  GPUDirect RDMA: " << (spec_.gpu_direct_rdma ? "on" : "off (NIC traffic staged through host memory)") << "\n";
+  o << (mixed() ? "GPUDirect RDMA on every node: " : "  GPUDirect RDMA: ")
+    << (spec_.gpu_direct_rdma ? "on" : "off (NIC traffic staged through host memory)") << "\n";
   if (num_nodes_ > 1) {
     const FabricSpec& f = spec_.fabric;
     o << "Fabric: " << fabric_kind_name(f.kind);

@@ -337,6 +337,10 @@ void check_node_groups(const models::Scenario& s, Checker& k) {
   if (k.present("cluster.node_template") && s.cluster.node_template != groups.front().node_template)
     k.error("cluster.node_template", "\"" + detail::clip(s.cluster.node_template) +
                                          "\" set with node_group (expected it unset; each group names its template)");
+  if (!k.present("cluster.num_nodes") && sum > (1LL << 30))  // scenario_convert.cc's bound
+    k.error("cluster.node_group[" + std::to_string(groups.size() - 1) + "].num_nodes",
+            "the node groups hold " + std::to_string(sum) + " nodes in all (expected at most " +
+                std::to_string(1LL << 30) + ")");
   if (k.present("cluster.num_nodes") && s.cluster.num_nodes != sum)
     k.error("cluster.num_nodes", std::to_string(s.cluster.num_nodes) + " set with node_group holding " +
                                      std::to_string(sum) + " nodes (expected it unset, or their sum)");

@@ -84,9 +84,9 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
     if (!m.cluster().has_num_nodes()) {
       long long sum = 0;
       for (const models::NodeGroupSpec& g : s.cluster.node_groups) sum += g.num_nodes;
-      // A group of no nodes is refused at its own num_nodes (check_node_groups); 1 keeps the
-      // cluster's checks from adding a second, derived error.
-      s.cluster.num_nodes = sum <= 0 ? 1 : sum <= (1LL << 30) ? static_cast<int>(sum) : 0;
+      // A group of no nodes is refused at its own num_nodes, a sum above 2^30 at the groups
+      // (check_node_groups); 1 keeps the cluster's checks from adding a derived "not set".
+      s.cluster.num_nodes = sum <= 0 || sum > (1LL << 30) ? 1 : static_cast<int>(sum);
     }
   }
   const auto& stage_layers = m.workload().parallel().pipeline_stage_layers();

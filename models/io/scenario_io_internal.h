@@ -44,14 +44,24 @@ class Checker {
   /// "origin:line:col" of the field at `path` (or of its deepest written ancestor), or the origin
   /// of the override that set it.
   std::string where(const std::string& path) const {
-    if (const auto it = override_origins_.find(path); it != override_origins_.end()) return it->second;
+    if (const std::string* o = override_origin(path)) return *o;
     std::vector<PathStep> steps;
     if (!resolve_path(message_.GetDescriptor(), path, steps, nullptr)) return format_pos(origin_, {1, 1});
     return format_pos(origin_, map_.locate(steps));
   }
 
   /// Whether the field at `path` was written by an override (--set or a case's `set`).
-  bool overridden(const std::string& path) const { return override_origins_.count(path) > 0; }
+  bool overridden(const std::string& path) const { return override_origin(path) != nullptr; }
+
+  /// The origin of the override that set `path` or, for a list, one of its entries
+  /// ("path[i]...", `--set workload.parallel.pipeline_stage_layers[0]=12`); null when none did.
+  const std::string* override_origin(const std::string& path) const {
+    if (const auto it = override_origins_.find(path); it != override_origins_.end()) return &it->second;
+    const std::string entry = path + "[";
+    const auto it = override_origins_.lower_bound(entry);
+    if (it != override_origins_.end() && it->first.compare(0, entry.size(), entry) == 0) return &it->second;
+    return nullptr;
+  }
 
   /// Whether the field at `path` was written (file or override).
   bool present(const std::string& path) const {

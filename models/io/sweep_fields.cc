@@ -125,6 +125,17 @@ std::optional<ExprValue> written_value(const pb::Message& root, const ScalarFiel
 }
 
 std::optional<ExprValue> base_value(const tp::Scenario& base, const ScalarField& field) {
+  // A mixed cluster (node groups, which no axis can change): its nodes are the groups' sum and its
+  // template (for gpus_per_node, the same in every group) the first group's; cluster.num_nodes and
+  // node_template left unset say nothing then (scenario_convert.cc fills them the same way).
+  if (const tp::ClusterSpec& c = base.cluster(); c.node_group_size() > 0) {
+    if (field.path == "cluster.num_nodes") {
+      double nodes = 0;
+      for (const tp::ClusterSpec::NodeGroup& g : c.node_group()) nodes += g.has_num_nodes() ? g.num_nodes() : 1;
+      return ExprValue::of_number(nodes);
+    }
+    if (field.path == "cluster.node_template") return ExprValue::of_string(c.node_group(0).node_template());
+  }
   if (auto v = written_value(base, field)) return v;
   return written_value(scenario_defaults(), field);
 }

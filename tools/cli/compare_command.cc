@@ -1,6 +1,7 @@
 // `traincast compare A B ...` and `traincast compare A --vary field=v1,v2` (issue 21).
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -120,8 +121,22 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       const auto [field, values] = parse_vary(vm["vary"].as<std::string>());
       vary_field = field;
       // A --set of the varied field would be overridden by every column's value without a word.
+      // Paths compared as the loader reads them: an entry's index without leading zeros
+      // ("node_group[01]" is node_group[1]), spaces around the path ignored.
+      const auto canonical = [](std::string path) {
+        const std::size_t first = path.find_first_not_of(" \t"), last = path.find_last_not_of(" \t");
+        path = first == std::string::npos ? std::string() : path.substr(first, last - first + 1);
+        std::string canon;
+        for (std::size_t i = 0; i < path.size(); ++i) {
+          canon += path[i];
+          if (path[i] != '[') continue;
+          while (i + 2 < path.size() && path[i + 1] == '0' && std::isdigit(static_cast<unsigned char>(path[i + 2])))
+            ++i;  // a leading zero of the index
+        }
+        return canon;
+      };
       for (const std::string& a : sets) {
-        if (a.substr(0, a.find('=')) != field) continue;
+        if (canonical(a.substr(0, a.find('='))) != canonical(field)) continue;
         std::string message = "--set " + a;
         message += ": sets the field --vary varies (expected one of them for ";
         message += field;

@@ -221,7 +221,7 @@ void print_search(std::ostream& p, const models::Scenario& sc, const planner::Pl
     << with_thousands(static_cast<double>(st.simulated)) << " simulated";
   if (st.failed > 0) p << " (" << st.failed << " failed)";
   p << ", " << with_thousands(static_cast<double>(st.not_simulated)) << " left over (budget " << o.max_simulations
-    << " simulations)\n";
+    << (o.max_simulations == 1 ? " simulation)\n" : " simulations)\n");
   if (st.failed > 0) p << "Failed     the first failed simulation: " << st.first_failure << "\n";
   p << "Search     coarse pass + " << st.refine_rounds << " refinement rounds, " << o.jobs
     << (o.jobs == 1 ? " job\n" : " jobs\n");

@@ -270,6 +270,13 @@ TEST(ScenarioIoSet, IndexedEntriesOfRepeatedFields) {
   EXPECT_EQ(errors("workload.parallel.pipeline_stage_layers[1]=x"),
             std::vector<std::string>{"--set: workload.parallel.pipeline_stage_layers[1]: invalid value \"x\" "
                                      "(expected an integer from 1 to 2147483647)"});
+  // A check of the whole list that fails on an entry's new value is reported at the --set.
+  EXPECT_EQ(errors("workload.parallel.pipeline_stage_layers[0]=12"),
+            std::vector<std::string>{
+                "--set: workload.parallel.pipeline_stage_layers: sums to 34 layers (expected num_layers = 32)"});
+  EXPECT_EQ(errors("cluster.node_group[1].num_nodes=2147483647").front(),
+            "--set: cluster.node_group[1].num_nodes: the node groups hold 2147483648 nodes in all (expected at most "
+            "1073741824)");
   // A check that fails on the entry's new value is reported at the --set, with the entry's path.
   EXPECT_EQ(errors("cluster.node_group[01].num_nodes=0"),
             std::vector<std::string>{

@@ -84,6 +84,21 @@ TEST(SweepFile, ConstraintsFilterWithAxisDerivedAndFieldNames) {
   EXPECT_EQ(values_of(s, 2), (std::vector<std::string>{"8", "4", "2", "1", "4", "2", "1", "2", "1"}));
 }
 
+// A mixed cluster's gpus and num_nodes in a constraint are its node groups' sum (1 DGX A100 + 2
+// DGX H100: 24 GPUs on 3 nodes); they were cluster.num_nodes' unset 1 and 8 GPUs, so the valid
+// layout was dropped without a word.
+TEST(SweepFile, MixedClusterGpusAreTheGroupsSum) {
+  const models::Sweep s = load(
+      "scenario { cluster { node_group { node_template: \"dgx_a100\" num_nodes: 1 } node_group { node_template: "
+      "\"dgx_h100\" num_nodes: 2 } nic: \"IB-HDR-200\" }\n"
+      "  workload { model { num_layers: 6 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: "
+      "2048 } parallel { tp: 8 pp: 3 dp: 1 } training { global_batch_size: 8 } } }\n"
+      "axis { path: \"workload.parallel.pp\" values: \"1\" values: \"2\" values: \"3\" }\n"
+      "constraint: \"tp * pp * dp == gpus && num_nodes == 3 && node_template == 'dgx_a100'\"\n");
+  ASSERT_EQ(s.num_points(), 1u);
+  EXPECT_EQ(s.value(0, 0), "3");
+}
+
 TEST(SweepFile, EnumAndBoolAxesInConstraints) {
   const models::Sweep s = load(kBase +
                                "axis { path: \"workload.training.recompute\" values: \"none\" values: \"full\" }\n"

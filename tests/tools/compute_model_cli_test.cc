@@ -3,6 +3,7 @@
 // refusal to judge a kernel-model run against training_fit's validated error band.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -128,6 +129,13 @@ TEST(ComputeModelCliPlan, PlanWarnsThatCudnnHasNoEffectUnderTrainingFit) {
 // The gated error bands are training_fit's (docs/accuracy.md); a kernel-model run has none.
 TEST(ComputeModelCliCompare, KernelModelHasNoGatedErrorBand) {
   EXPECT_GT(model_error_band("H100-SXM5-80GB").cases, 0);
+  // A mixed cluster takes the widest of its GPUs' bands (was the first GPU's alone), or none.
+  const ErrorBand a100 = model_error_band("A100-SXM4-80GB"), h100 = model_error_band("H100-SXM5-80GB");
+  const ErrorBand mixed = model_error_band("A100-SXM4-80GB + H100-SXM5-80GB");
+  EXPECT_EQ(mixed.mape_pct, std::max(a100.mape_pct, h100.mape_pct));
+  EXPECT_EQ(mixed.cases, a100.cases + h100.cases);
+  EXPECT_EQ(mixed.source, a100.source + "; " + h100.source);
+  EXPECT_EQ(model_error_band("A100-SXM4-80GB + H20").cases, 0);
   const ErrorBand kernel = model_error_band("H100-SXM5-80GB", "kernel");
   EXPECT_EQ(kernel.cases, 0);
   EXPECT_EQ(kernel.absent,

@@ -133,6 +133,19 @@ ErrorBand model_error_band(const std::string& gpu, const std::string& compute_mo
         "compute_model " + compute_model + " has no gated error band; docs/accuracy.md gives its development figures";
     return none;
   }
+  // A mixed cluster ("A100-SXM4-80GB + H100-SXM5-80GB", the report's gpu): the widest of its GPUs'
+  // bands, each GPU's sources listed; none when one of its GPUs has none.
+  if (const std::size_t plus = gpu.find(" + "); plus != std::string::npos) {
+    ErrorBand band = model_error_band(gpu.substr(0, plus), compute_model);
+    const ErrorBand rest = model_error_band(gpu.substr(plus + 3), compute_model);
+    if (band.cases == 0) return band;
+    if (rest.cases == 0) return rest;
+    band.mape_pct = std::max(band.mape_pct, rest.mape_pct);
+    band.cases += rest.cases;
+    band.source += "; ";
+    band.source += rest.source;
+    return band;
+  }
   // docs/accuracy.md, the CTest-gated sources (validation.published_training_measurements), the run
   // rows only (memory cases excluded); pooled MAPE = case-weighted mean of the per-source MAPEs.
   if (gpu.rfind("A100-SXM4", 0) == 0)

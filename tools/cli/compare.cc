@@ -137,7 +137,7 @@ ErrorBand model_error_band(const std::string& gpu, const std::string& compute_mo
   // bands, each GPU's sources listed; none when one of its GPUs has none.
   if (const std::size_t plus = gpu.find(" + "); plus != std::string::npos) {
     ErrorBand band = model_error_band(gpu.substr(0, plus), compute_model);
-    const ErrorBand rest = model_error_band(gpu.substr(plus + 3), compute_model);
+    ErrorBand rest = model_error_band(gpu.substr(plus + 3), compute_model);
     if (band.cases == 0) return band;
     if (rest.cases == 0) return rest;
     band.mape_pct = std::max(band.mape_pct, rest.mape_pct);

@@ -210,9 +210,10 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
                      field_list(target->message_type()) + ")");
     return;
   }
-  // Check the value on a copy of the innermost message before touching the root.
+  // Check the value on a scratch message of the innermost type before touching the root; an
+  // entry of a list needs the list's entries (a copy), a singular field an empty message.
   std::unique_ptr<pb::Message> scratch(containing->New());
-  scratch->CopyFrom(*containing);
+  if (target_index >= 0) scratch->CopyFrom(*containing);
   // "tp=010" would be 10 here and 8 in a scenario file (protobuf's octal): refused in both.
   using F = pb::FieldDescriptor;
   if (target->cpp_type() != F::CPPTYPE_STRING && target->cpp_type() != F::CPPTYPE_BOOL &&

@@ -325,18 +325,18 @@ struct TransformerOps {
   void append_eager_rope(std::vector<Kernel>& k) const {
     if (!eager) return;
     for (double width : {x.att.q / t, x.kv / t})
-      for (const Kernel& kr : eager_rope_forward(T * width, freqs_bytes(), e)) k.push_back(kr);
+      k = concat(std::move(k), eager_rope_forward(T * width, freqs_bytes(), e));
     for (double width : {x.att.q / t, x.att.o / t})
-      for (const Kernel& kr : eager_repeat_kv_forward(T * x.kv / t, T * width, e)) k.push_back(kr);
+      k = concat(std::move(k), eager_repeat_kv_forward(T * x.kv / t, T * width, e));
   }
   /// Their backward, before the projections' input gradients.
   std::vector<Kernel> eager_rope_grad() const {
     std::vector<Kernel> k;
     if (!eager) return k;
     for (double width : {x.att.q / t, x.att.o / t})
-      for (const Kernel& kr : eager_repeat_kv_backward(T * x.kv / t, T * width, e)) k.push_back(kr);
+      k = concat(std::move(k), eager_repeat_kv_backward(T * x.kv / t, T * width, e));
     for (double width : {x.att.q / t, x.kv / t})
-      for (const Kernel& kr : eager_rope_backward(T * width, freqs_bytes(), e)) k.push_back(kr);
+      k = concat(std::move(k), eager_rope_backward(T * width, freqs_bytes(), e));
     return k;
   }
 
@@ -356,21 +356,17 @@ struct TransformerOps {
                  x.sp ? "tp_rs" : "tp_ar", act_bytes, fwd_reduce);
     // Bias-dropout-add: read the projection output and the residual, write the sum (3e), and the
     // 1-byte mask with hidden dropout.
-    std::vector<Kernel> bda_ln2 = residual_add();
-    for (const Kernel& k : norm_forward()) bda_ln2.push_back(k);
-    pb.compute(p, "bda_ln2", bda_ln2);
+    pb.compute(p, "bda_ln2", concat(residual_add(), norm_forward()));
   }
   // A TP-split MLP of total width `width` (the dense MLP, or DeepSeek's shared experts).
   void mlp_forward(Program& p, double width, const std::string& prefix) {
     const double act_in = x.gate * T * width / t;  // elements into the activation function
     const bool dense = prefix.empty();             // LoRA adapts the dense MLP only (no MoE)
-    std::vector<Kernel> fc1_kernels{gemm(T, x.gate * width / t, x.h, e)};
-    if (eager)
-      fc1_kernels = concat(fc1_kernels, eager_mlp_activation_forward(T * width / t, x.gate > 1, e));
-    else
-      fc1_kernels.push_back(elementwise(e * (act_in + T * width / t)));
     const std::vector<Kernel> fc1 =
-        with_adapters(fc1_kernels, false, {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}});
+        with_adapters(concat({gemm(T, x.gate * width / t, x.h, e)},
+                             eager ? eager_mlp_activation_forward(T * width / t, x.gate > 1, e)
+                                   : std::vector<Kernel>{elementwise(e * (act_in + T * width / t))}),
+                      false, {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}});
     if (x.sp)
       gather_into(p, "tp_ag", gather_bytes, fwd_gather, prefix + "fc1", fc1, 0, 1);
     else

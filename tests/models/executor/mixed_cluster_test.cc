@@ -82,8 +82,13 @@ TEST(MixedCluster, PowerFollowsEachGroupsGpuAndNode) {
   double a100_peak_w = 0, h100_peak_w = 0;
   int a100_gpus = 0, h100_gpus = 0;
   for (const GpuPower& g : r.power.gpus) {
-    (g.gpu < 8 ? a100_peak_w : h100_peak_w) = std::max(g.gpu < 8 ? a100_peak_w : h100_peak_w, g.peak_w);
-    ++(g.gpu < 8 ? a100_gpus : h100_gpus);
+    if (g.gpu < 8) {  // node 0, the DGX A100
+      a100_peak_w = std::max(a100_peak_w, g.peak_w);
+      ++a100_gpus;
+    } else {
+      h100_peak_w = std::max(h100_peak_w, g.peak_w);
+      ++h100_gpus;
+    }
   }
   ASSERT_GT(a100_gpus, 0);
   ASSERT_GT(h100_gpus, 0);

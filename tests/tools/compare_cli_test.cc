@@ -119,6 +119,17 @@ TEST_F(CompareCli, RefusedColumnIsNamed) {
       << r.err;
 }
 
+TEST_F(CompareCli, TokensNotUsedForAScenarioWithItsOwnBudgetIsSaid) {
+  const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,650", "--set",
+                        "workload.training.train_tokens=2e12", "--tokens", "1e9"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("traincast compare: --tokens not used for power.gpu_power_limit_w=700: its scenario sets "
+                       "workload.training.train_tokens (2e+12)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("2.00T tokens"), std::string::npos) << r.out;
+}
+
 TEST_F(CompareCli, VaryVerdictJudgesTheDifferenceAgainstTheValidatedBand) {
   const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,650,300", "--tokens", "1e9", "--json",
                         path("c.json"), "--csv", path("c.csv")});

@@ -289,7 +289,11 @@ TEST_F(NewUserCli, OutOfRangeInputsAreRefusedWithTheirRange) {
   const std::string def = kSrc + "/scenarios/default.textproto";
   r = run({"compare", def, def, "--tokens", "1e16"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--tokens: got 1e+16 (expected 1 to 1e15 tokens"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--tokens: got 1e+16 (expected a whole number of tokens from 1 to 1e15"), std::string::npos)
+      << r.err;
+  r = run({"compare", def, def, "--tokens", "1.5"});  // was rounded to 2 and shown as "2.00 tokens"
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--tokens: got 1.5 (expected a whole number of tokens"), std::string::npos) << r.err;
   const fs::path cases = dir_ / "c.cases.textproto";
   std::ofstream(cases) << "case {\n  name: \"a\"\n  scenario: \"" << def
                        << "\"\n  metric: \"tokens_per_s\"\n  measured: 1e308\n}\n";

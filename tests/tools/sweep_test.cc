@@ -112,6 +112,24 @@ TEST_F(SweepCliTest, CsvBytesDoNotDependOnJobs) {
   EXPECT_NE(r.out.find("28 points (6 ok, 6 oom, 16 invalid)"), std::string::npos) << r.out;
 }
 
+TEST_F(SweepCliTest, EveryPointInvalidExitsTwoAndKeepsTheReasons) {
+  // Only TP 3 (does not divide 16 heads): all 16 points invalid; the CSV keeps why, exit status 2.
+  std::string only_tp3 = kSweep;
+  only_tp3.replace(only_tp3.find("values: \"1\" values: \"2\" values: \"3\" values: \"4\""),
+                   std::string("values: \"1\" values: \"2\" values: \"3\" values: \"4\"").size(), "values: \"3\"");
+  spit(path("tp3.sweep.textproto"), only_tp3);
+  const std::string out = path("tp3.csv");
+  const Result r = run({"sweep", path("tp3.sweep.textproto"), "--out", out, "--jobs", "2"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.out.find("16 points (0 ok, 0 oom, 16 invalid)"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("every point is invalid"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(slurp(out)), 16u + 2);
+  EXPECT_NE(slurp(out).find("does not divide"), std::string::npos);
+  // One shard of several whose points are all invalid is not an error: the others may run.
+  const Result shard = run({"sweep", path("tp3.sweep.textproto"), "--out", path("s0.csv"), "--shard", "0/2"});
+  EXPECT_EQ(shard.status, 0) << shard.err;
+}
+
 TEST_F(SweepCliTest, NeverOverwritesWithoutForceOrResume) {
   const std::string out = path("r.csv");
   spit(out, "precious\n");

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cctype>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -101,11 +102,12 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     const int jobs = vm["jobs"].as<int>();
     check_thread_count("--jobs", jobs, kSimulationsWhy);
     const double tokens = vm.count("tokens") ? vm["tokens"].as<double>() : 0.0;
-    if (vm.count("tokens") && !(tokens >= 1 && tokens <= io::kMaxTrainTokens)) {
+    if (vm.count("tokens") && !(tokens >= 1 && tokens <= io::kMaxTrainTokens && tokens == std::floor(tokens))) {
       std::ostringstream got;
       got << tokens;
-      throw UsageError("--tokens: got " + got.str() +
-                       " (expected 1 to 1e15 tokens, e.g. 1e12: " + std::string(io::kTrainTokensWhy) + ")");
+      throw UsageError(
+          "--tokens: got " + got.str() +
+          " (expected a whole number of tokens from 1 to 1e15, e.g. 1e12: " + std::string(io::kTrainTokensWhy) + ")");
     }
     // (file, label, overrides) per column.
     struct Column {
@@ -185,6 +187,10 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         o.insert(o.end(), c.overrides.begin(), c.overrides.end());
         in.push_back({c.label, c.file.empty() ? "(embedded default)" : c.file, load(c.file, o, last_option)});
         budgets.push_back(budget);
+        if (tokens > 0 && budget == "scenario")
+          err << "traincast compare: --tokens not used for " << c.label
+              << ": its scenario sets workload.training.train_tokens (" << in.back().scenario.training.train_tokens
+              << ")\n";
       } catch (const io::ScenarioError& e) {
         for (const std::string& m : e.errors())
           if (std::find(errors.begin(), errors.end(), m) == errors.end()) errors.push_back(m);

@@ -270,6 +270,17 @@ std::string summary_line(const SweepPlan& plan, const RowWriter& w, double wall_
   return s.str();
 }
 
+/// Exit status after a finished sweep: 2 when every point this run wrote is invalid (a base
+/// `set` or an axis that no point survives is bad input; the CSV keeps each point's reason), else
+/// 0. A shard of several is exempt: its share of the points may all be invalid while others run.
+int finished_status(const SweepPlan& plan, const RowWriter& w, std::ostream& err) {
+  const std::size_t ran = w.written();
+  if (plan.shard.count > 1 || ran == 0 || w.count(io::SweepStatus::invalid) != ran) return 0;
+  err << "traincast sweep: every point is invalid, nothing was simulated (the reason column of " << plan.out_path
+      << " says why for each; expected at least one valid point)\n";
+  return 2;
+}
+
 /// One process, `jobs` threads (at most one per point left to run): each thread takes the next
 /// point in order, so rows finish nearly in order and the reorder buffer stays small.
 int run_local(SweepPlan& plan, AppendFile& file, int jobs, bool show_progress, std::ostream& out, std::ostream& err) {
@@ -321,7 +332,7 @@ int run_local(SweepPlan& plan, AppendFile& file, int jobs, bool show_progress, s
     return InterruptScope::exit_status();
   }
   out << summary_line(plan, writer, wall_s);
-  return 0;
+  return finished_status(plan, writer, err);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -472,7 +483,7 @@ int run_coordinator_rank(SweepPlan& plan, AppendFile& file, int ranks, bool show
     return InterruptScope::exit_status();
   }
   out << summary_line(plan, writer, wall_s) << "traincast sweep: " << ranks << " MPI ranks\n";
-  return 0;
+  return finished_status(plan, writer, err);
 }
 
 /// The whole sweep under MPI. Every rank loads the sweep file; rank 0 checks the output and
@@ -537,7 +548,8 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
       "The CSV's bytes do not depend on --jobs, --shard + merge or MPI. Ctrl-C stops cleanly (rows\n"
       "written stay; exit status 130); --resume continues. Under `mpirun -n N` (built with MPI),\n"
       "rank 0 hands out points to all ranks and writes the CSV. One writer per file: a lock on\n"
-      "OUT.lock names its holder, and a second sweep on the same --out is refused (exit status 2).\n\nOptions");
+      "OUT.lock names its holder, and a second sweep on the same --out is refused (exit status 2).\n"
+      "When every point is invalid the CSV keeps the reasons and the exit status is 2.\n\nOptions");
   opts.add_options()("help,h", "show this help")("out,o", po::value<std::string>(), "CSV file to write (required)")(
       "jobs,j", po::value<int>(),
       "simulations at once, one thread each, 1 to 1024 (default: the number of cores; at most one per point)")(

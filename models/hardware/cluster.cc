@@ -768,7 +768,9 @@ std::string Cluster::describe() const {
     }
   };
   if (!mixed()) {
-    o << "Each node (node0 shown; every node is the same):\n";
+    o << (spec_.overrides.empty() ? "Each node (node0 shown; every node is the same):\n"
+                                  : "Each node (node0 shown; every node is built the same, then cluster.overrides "
+                                    "below change the elements they select):\n");
     describe_node(groups_.front());
   }
   for (std::size_t i = 0; mixed() && i < groups_.size(); ++i) {
@@ -777,6 +779,17 @@ std::string Cluster::describe() const {
   }
   o << (mixed() ? "GPUDirect RDMA on every node: " : "  GPUDirect RDMA: ")
     << (spec_.gpu_direct_rdma ? "on" : "off (NIC traffic staged through host memory)") << "\n";
+  for (std::size_t i = 0; i < spec_.overrides.size(); ++i) {
+    const ElementOverride& e = spec_.overrides[i];
+    o << (i == 0 ? "Overrides (cluster.overrides, in order):\n" : "") << "  [" << i << "] " << e.select << ": ";
+    if (e.clock_factor > 0) o << "SM clock x " << e.clock_factor;
+    if (e.bandwidth_factor > 0) o << "bandwidth x " << e.bandwidth_factor;
+    if (e.failed) o << "failed (routes avoid it)";
+    if (e.power_cap_w > 0) o << "power limit " << e.power_cap_w << " W";
+    if (e.supply_c) o << "supply " << *e.supply_c << " C";
+    if (e.missing) o << "missing (the node is drained)";
+    o << "\n";
+  }
   if (num_nodes_ > 1) {
     const FabricSpec& f = spec_.fabric;
     o << "Fabric: " << fabric_kind_name(f.kind);

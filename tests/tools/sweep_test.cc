@@ -130,6 +130,13 @@ TEST_F(SweepCliTest, EveryPointInvalidExitsTwoAndKeepsTheReasons) {
   EXPECT_EQ(shard.status, 0) << shard.err;
 }
 
+TEST_F(SweepCliTest, OutInAMissingDirectoryNamesTheDirectory) {
+  const std::string out = path("no_such_dir/r.csv");
+  const Result r = run({"sweep", sweep_, "--out", out});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: " + out + ": directory " + path("no_such_dir") + " does not exist\n");
+}
+
 TEST_F(SweepCliTest, NeverOverwritesWithoutForceOrResume) {
   const std::string out = path("r.csv");
   spit(out, "precious\n");

@@ -60,6 +60,14 @@ OutputLock::OutputLock(const std::string& path, const std::string& command, std:
     : lock_path_(std::filesystem::weakly_canonical(std::filesystem::path(path)).string() + ".lock") {
   // A holder that releases removes the file; a process that opened it just before must then lock
   // the new one, hence the check that the locked file is still the one at the path.
+  // The output's own directory first, named as `run --json` names it (the lock file beside it
+  // would otherwise be the one named).
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::path(lock_path_).parent_path();
+  if (!std::filesystem::is_directory(dir, ec))
+    throw UsageError(path + ": " +
+                     (std::filesystem::exists(dir, ec) ? dir.string() + " is a file, not a directory"
+                                                       : "directory " + dir.string() + " does not exist"));
   for (int attempt = 0; attempt < 100; ++attempt) {
     const int fd = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)

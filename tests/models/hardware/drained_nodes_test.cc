@@ -76,6 +76,26 @@ TEST(DrainedNodes, AMissingGpuDrainsItsNodeAndTheOthersKeepTheirPlaces) {
   EXPECT_NE(Cluster(s).describe().find("node1 drained: its GPU node1/gpu5 is missing"), std::string::npos);
 }
 
+TEST(DrainedNodes, TheDescriptionListsEveryOverrideAndDoesNotCallTheNodesTheSame) {
+  ClusterSpec s = dgx_h100_fat_tree(4);
+  EXPECT_NE(Cluster(s).describe().find("every node is the same"), std::string::npos);
+  s.overrides.push_back(missing("node1/gpu5"));
+  ElementOverride nic;
+  nic.select = "node2/nic3";
+  nic.failed = true;
+  s.overrides.push_back(nic);
+  ElementOverride slow;
+  slow.select = "node0/gpu3";
+  slow.clock_factor = 0.9;
+  s.overrides.push_back(slow);
+  const std::string d = Cluster(s).describe();
+  EXPECT_EQ(d.find("every node is the same"), std::string::npos) << d;
+  EXPECT_NE(d.find("Overrides (cluster.overrides, in order):\n  [0] node1/gpu5: missing (the node is drained)\n"
+                   "  [1] node2/nic3: failed (routes avoid it)\n  [2] node0/gpu3: SM clock x 0.9\n"),
+            std::string::npos)
+      << d;
+}
+
 TEST(DrainedNodes, ADrainedNodeInTheMiddleChangesWhatCrossesTheSpine) {
   // Hand-worked: 4 slots on leaves {0, 1} and {2, 3}. Draining slot 1 leaves the job nodes 0, 1, 2
   // at slots 0, 2, 3: job nodes 1 and 2 share leaf 1 (no spine), 0 and 1 cross it (leaf0 up,

@@ -150,7 +150,14 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     }();
     progress.finish();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    out << format_summary(sc, report, from_file ? vm["scenario"].as<std::string>() : "(embedded default)", wall_s);
+    // The --set overrides beside the file: the scenario's description (its own text) may predate
+    // them. Not --threads (an override too): the output's bytes do not depend on it.
+    std::string origin = from_file ? vm["scenario"].as<std::string>() : "(embedded default)";
+    if (vm.count("set")) {
+      const std::vector<std::string>& sets = vm["set"].as<std::vector<std::string>>();
+      for (std::size_t i = 0; i < sets.size(); ++i) origin += (i == 0 ? " with --set " : ", ") + sets[i];
+    }
+    out << format_summary(sc, report, origin, wall_s);
     if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), io::report_to_json(report));
     if (vm.count("trace")) {
       std::ostringstream s;

@@ -90,6 +90,36 @@ TEST_F(CliTest, AModelRefusalNamingAFieldIsPositioned) {
   EXPECT_EQ(r.err.rfind(f.string() + ":2:3: cluster.node_group: pipeline stage 0 spans two GPU types", 0), 0u) << r.err;
 }
 
+TEST_F(CliTest, MixedPipelineNamesWhatTheSlowerGroupsCost) {
+  // Two groups: the slow group's cost. Three: the difference is every slower group's, said so.
+  const std::string model =
+      "workload {\n  model { num_layers: 6 hidden_size: 1024 num_attention_heads: 16 seq_length: 1024 "
+      "vocab_size: 32000 }\n  parallel { tp: 8 pp: PP }\n  training { global_batch_size: 8 }\n}\n";
+  // Stage layers: most on the A100 so that its stage is the slowest (the last stage also holds the
+  // output layer).
+  const auto scenario = [&](const std::string& groups, const std::string& pp) {
+    std::string w = model;
+    w.replace(w.find("PP"), 2, pp == "2" ? "2 pipeline_stage_layers: [4, 2]" : "3 pipeline_stage_layers: [3, 1, 2]");
+    return "cluster {\n" + groups + "  nic: \"IB-HDR-200\"\n}\n" + w;
+  };
+  const std::string a100 = "  node_group { node_template: \"dgx_a100\" num_nodes: 1 }\n";
+  const std::string h100 = "  node_group { node_template: \"dgx_h100\" num_nodes: 1 }\n";
+  const std::string h200 = "  node_group { node_template: \"dgx_h100\" num_nodes: 1 gpu: \"H200-SXM-141GB\" }\n";
+  std::ofstream(dir_ / "two.textproto") << scenario(a100 + h100, "2");
+  std::ofstream(dir_ / "three.textproto") << scenario(a100 + h100 + h200, "3");
+  const Result two = run({"run", (dir_ / "two.textproto").string()});
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_NE(two.out.find("  the slow group node_group[0] (A100-SXM4-80GB), holding the slowest stage"),
+            std::string::npos)
+      << two.out;
+  const Result three = run({"run", (dir_ / "three.textproto").string()});
+  ASSERT_EQ(three.status, 0) << three.err;
+  EXPECT_NE(three.out.find("  the groups slower than node_group[1] (H100-SXM5-80GB) (the slowest stage on "
+                           "node_group[0] (A100-SXM4-80GB)) cost "),
+            std::string::npos)
+      << three.out;
+}
+
 TEST_F(CliTest, TraceIsChromeTraceJson) {
   const fs::path t = dir_ / "t.json";
   ASSERT_EQ(run({"run", "--trace", t.string(), "--set", "workload.training.global_batch_size=8"}).status, 0);

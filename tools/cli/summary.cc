@@ -54,97 +54,6 @@ std::string pct(double fraction) { return format_fixed(100.0 * fraction, 1) + " 
 
 }  // namespace
 
-std::string with_thousands(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.0f", v);
-  std::string s = buf, out;
-  const std::size_t neg = (!s.empty() && s[0] == '-') ? 1 : 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    out += s[i];
-    const std::size_t left = s.size() - i - 1;
-    if (i >= neg && left > 0 && left % 3 == 0) out += ',';
-  }
-  return out;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
-}
-std::string lpad(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
-}
-
-std::string format_fixed(double value, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-  return buf;
-}
-
-std::string format_power(double watts) {
-  return watts >= 1e6 ? format_fixed(watts / 1e6, 2) + " MW" : format_fixed(watts / 1e3, 1) + " kW";
-}
-
-std::string format_energy_kwh(double kwh) {
-  if (kwh >= 1000) return with_thousands(kwh / 1000) + " MWh";
-  return kwh >= 10 ? with_thousands(kwh) + " kWh" : format_fixed(kwh, 2) + " kWh";
-}
-
-std::string format_energy(double joules) {
-  constexpr double kJoulesPerWh = 3600.0;
-  std::string out;
-  if (joules >= 1000 * kJoulesPerWh) {
-    out = format_fixed(joules / (1000 * kJoulesPerWh), 3);
-    out += " kWh";
-  } else if (joules >= kJoulesPerWh) {
-    out = format_fixed(joules / kJoulesPerWh, 1);
-    out += " Wh";
-  } else {
-    out = format_fixed(joules, 1);
-    out += " J";
-  }
-  return out;
-}
-
-// Strings here are built by appending: GCC 12's -O2/-O3 inlining of operator+(const char*,
-// std::string&&) and of assign(const char*) warns a bogus -Wrestrict (GCC bug 105651).
-std::string signed_fixed(double value, int decimals) {
-  std::string s = value >= 0 ? "+" : "";
-  s += format_fixed(value, decimals);
-  return s;
-}
-
-std::string format_duration(double s) {
-  if (s < 1e-3) return format_fixed(s * 1e6, 1) + " µs";
-  if (s < 1.0) return format_fixed(s * 1e3, 2) + " ms";
-  if (s < 3600.0) return format_fixed(s, 3) + " s";
-  if (s < 86400.0 * 2) return format_fixed(s / 3600.0, 2) + " h";
-  return format_fixed(s / 86400.0, 1) + " days";
-}
-
-std::string format_gib(double bytes) {
-  if (bytes < 1073741824.0 && bytes > 0) return format_fixed(bytes / 1048576.0, 1) + " MiB";
-  return format_fixed(bytes / 1073741824.0, 1) + " GiB";
-}
-
-std::string format_memory_need(double need_bytes, double have_bytes) {
-  std::string need = format_gib(need_bytes), have = format_gib(have_bytes);
-  if (need == have) {
-    need = format_fixed(need_bytes / 1073741824.0, 3) + " GiB";
-    have = format_fixed(have_bytes / 1073741824.0, 3) + " GiB";
-  }
-  std::string s = need;
-  s += " per GPU of " + have;
-  if (need_bytes > have_bytes) s += ", " + format_gib(need_bytes - have_bytes) + " over";
-  return s;
-}
-
-std::string format_flop(double flop) {
-  const char* units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP"};
-  int u = 0;
-  while (flop >= 1000.0 && u < 7) flop /= 1000.0, ++u;
-  return format_fixed(flop, flop < 10 ? 2 : 1) + " " + units[u];
-}
-
 namespace {
 
 /// Issue 21: days and dollars for a default token budget when the scenario gives none, marked as
@@ -413,9 +322,16 @@ void print_mixed(std::ostream& o, const models::Report& r) {
     << format_duration(x.all_fast_pipeline_s) << "\n";
   // The group of the slowest stage: its GPUs and its share of the layers together (a faster GPU
   // with more layers can be it).
-  o << "  the slow group " << group_name(x.slow_group)
-    << ", holding the slowest stage (its GPUs and its layers), costs " << format_duration(x.slow_group_cost_s)
-    << " per iteration (" << format_fixed(100.0 * x.slow_group_cost_s / r.iteration_time_s, 1) << " % of the simulated "
+  // With three or more groups the difference is every slower group's, not the slowest one's alone.
+  std::vector<bool> holds(x.groups.size(), false);
+  for (const models::StageTimeReport& s : x.stages) holds[static_cast<std::size_t>(s.node_group)] = true;
+  o << (std::count(holds.begin(), holds.end(), true) > 2
+            ? "  the groups slower than " + group_name(x.fast_group) + " (the slowest stage on " +
+                  group_name(x.slow_group) + ") cost "
+            : "  the slow group " + group_name(x.slow_group) +
+                  ", holding the slowest stage (its GPUs and its layers), costs ")
+    << format_duration(x.slow_group_cost_s) << " per iteration ("
+    << format_fixed(100.0 * x.slow_group_cost_s / r.iteration_time_s, 1) << " % of the simulated "
     << format_duration(r.iteration_time_s) << ")\n";
 }
 

@@ -156,16 +156,18 @@ void split_ring_channels(CollectivePlan& plan, CollectivePhase& ph, const Paths&
 
 RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks, const PlanInputs& in) {
   RankGroups g;
+  std::vector<int>& at = in.scratch.node_index;  // node -> its index in g (-1 between calls): linear in the ranks
+  if (at.size() < static_cast<std::size_t>(cluster.num_nodes())) at.resize(cluster.num_nodes(), -1);
   for (int r : ranks) {
-    const int node = cluster.node_of(r);
-    auto it = std::find(g.node_ids.begin(), g.node_ids.end(), node);
-    if (it == g.node_ids.end()) {
-      g.node_ids.push_back(node);
+    int& i = at[cluster.node_of(r)];
+    if (i < 0) {
+      i = g.nodes();
+      g.node_ids.push_back(cluster.node_of(r));
       g.per_node.emplace_back();
-      it = g.node_ids.end() - 1;
     }
-    g.per_node[it - g.node_ids.begin()].push_back(r);
+    g.per_node[i].push_back(r);
   }
+  for (int node : g.node_ids) at[node] = -1;
   for (const auto& local : g.per_node) g.same_size = g.same_size && local.size() == g.per_node[0].size();
   g.version = nccl_version_of(cluster.spec().collectives.nccl_version);
   // Rails: the NICs of NCCL's ring graph (nccl_topo_search.h), searched once per group shape.

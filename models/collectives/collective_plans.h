@@ -20,6 +20,7 @@ struct PlanScratch {
   std::vector<double> eff_capacity;  ///< finish_phase: per touched resource, efficiency x capacity [bytes/s]
   std::vector<std::uint32_t> count;
   std::vector<sim::ResourceId> touched;
+  std::vector<int> node_index;  ///< group_ranks: per cluster node, -1 between builds
   NcclTopoCache topo;           ///< NCCL ring graphs per group shape (nccl_topo_search.h)
 };
 

@@ -132,13 +132,14 @@ double pat_tuner_seconds_per_byte_floor(const CollectivePlan& plan, const RankGr
   const int n = static_cast<int>(plan.ranks.size());
   const int rails = static_cast<int>(g.rails.size());
   const int dims = std::bit_width(static_cast<unsigned>(n - 1));
+  const auto rails_z = static_cast<std::size_t>(rails), dims_z = static_cast<std::size_t>(dims);
   struct Path {
     std::size_t index = 0;
     std::span<const sim::ResourceId> path;
     double fraction = 0;
   };
   std::vector<Path> subset;
-  subset.reserve(static_cast<std::size_t>(2 * rails * dims));
+  subset.reserve(2 * rails_z * dims_z);
   for (int d = 1, k = 0; d < n; d <<= 1, ++k) {
     const int count = (n - 1 - d) / (2 * d) + 1;  // as build_pat_plan
     const bool gather = plan.op == CollectiveOp::all_gather;
@@ -146,7 +147,10 @@ double pat_tuner_seconds_per_byte_floor(const CollectivePlan& plan, const RankGr
     const int from = gather ? n - d : d;          // the rank whose peer at distance d is ranks[0]
     for (int r = 0; r < rails; ++r) {
       const double fraction = static_cast<double>(count) / n / rails;
-      const auto at = [&](int i) { return static_cast<std::size_t>((i * rails + r) * dims + k); };
+      const auto at = [&](int i) {
+        return (static_cast<std::size_t>(i) * rails_z + static_cast<std::size_t>(r)) * dims_z +
+               static_cast<std::size_t>(k);
+      };
       subset.push_back({at(0), cluster.route(plan.ranks[0], plan.ranks[to], g.rails[r]), fraction});
       subset.push_back({at(from), cluster.route(plan.ranks[from], plan.ranks[0], g.rails[r]), fraction});
     }

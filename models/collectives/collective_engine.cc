@@ -126,25 +126,45 @@ void CollectiveEngine::validate(const CollectiveCall& call) const {
 
 const CollectivePlan& CollectiveEngine::plan_for(CollectiveOp op, CollectiveAlgorithm algorithm,
                                                  std::span<const int> ranks, const MoeDispatch& moe) const {
+  return *cached_plan(op, algorithm, ranks, moe, /*find_only=*/false);
+}
+
+const CollectivePlan* CollectiveEngine::find_plan(CollectiveOp op, CollectiveAlgorithm algorithm,
+                                                  std::span<const int> ranks) const {
+  return cached_plan(op, algorithm, ranks, {}, /*find_only=*/true);
+}
+
+const CollectivePlan* CollectiveEngine::cached_plan(CollectiveOp op, CollectiveAlgorithm algorithm,
+                                                    std::span<const int> ranks, const MoeDispatch& moe,
+                                                    bool find_only) const {
   std::uint64_t h = plan_hash(op, algorithm, ranks);
   if (moe.kind != EpAllToAll::flat)
     h = mix64(h ^ (static_cast<std::uint64_t>(moe.experts) << 24) ^ (static_cast<std::uint64_t>(moe.top_k) << 12) ^
               static_cast<std::uint64_t>(moe.max_nodes_per_token));
+  if (find_only && !plan_index_.contains(h)) return nullptr;
   auto& bucket = plan_index_[h];
   for (std::uint32_t idx : bucket) {
     const CollectivePlan& p = plans_[idx];
     if (p.op == op && p.algorithm == algorithm && p.moe == moe &&
         std::equal(p.ranks.begin(), p.ranks.end(), ranks.begin(), ranks.end())) {
-      return p;
+      return &p;
     }
   }
+  if (find_only) return nullptr;
   CollectivePlan& plan = plans_.emplace_back();
   const auto index = static_cast<std::uint32_t>(plans_.size() - 1);
+  build_and_finish(plan, op, algorithm, ranks, moe, /*pat_floor_only=*/false);
+  bucket.push_back(index);
+  return &plan;
+}
+
+void CollectiveEngine::build_and_finish(CollectivePlan& plan, CollectiveOp op, CollectiveAlgorithm algorithm,
+                                        std::span<const int> ranks, const MoeDispatch& moe, bool pat_floor_only) const {
   plan.op = op;
   plan.algorithm = algorithm == CollectiveAlgorithm::automatic ? CollectiveAlgorithm::ring : algorithm;
   plan.ranks.assign(ranks.begin(), ranks.end());
   plan.moe = moe;
-  build_plan(plan, PlanInputs{cluster_, net_, plan_scratch_});
+  build_plan(plan, PlanInputs{cluster_, net_, plan_scratch_, pat_floor_only});
   plan.algorithm = algorithm == CollectiveAlgorithm::automatic ? CollectiveAlgorithm::ring : plan.algorithm;
   // A profile's all_to_all fit is NCCL's flat all-to-all: not DeepEP's kernels.
   if (const CalibrationProfile* p = cluster_.spec().profile.get(); p != nullptr && moe.kind == EpAllToAll::flat) {
@@ -160,8 +180,19 @@ const CollectivePlan& CollectiveEngine::plan_for(CollectiveOp op, CollectiveAlgo
        plan.algorithm == CollectiveAlgorithm::pat)) {
     set_nccl_channels(plan);
   }
-  bucket.push_back(index);
-  return plan;
+}
+
+bool CollectiveEngine::pat_cannot_win(const CollectiveCall& call, const CollectiveChoice& best) const {
+  if (!pat_price_floor_ || find_plan(call.op, CollectiveAlgorithm::pat, call.ranks) != nullptr) return false;
+  // The PAT plan as plan_for would build it but for its flows, its tuner time per byte a lower bound
+  // (PlanInputs::pat_floor_only): every term of tuner_seconds() is the real plan's but that one, and
+  // choose_protocol's tuner time is non-decreasing in it (bytes x spb / factor / scale x correction,
+  // then + latency: IEEE operations on non-negative operands are monotone), so the real plan's time
+  // is at least this one's. The tuner takes PAT only when strictly faster than the best so far.
+  CollectivePlan floor;
+  build_and_finish(floor, call.op, CollectiveAlgorithm::pat, call.ranks, {}, /*pat_floor_only=*/true);
+  if (!floor.applicable || !floor.automatic_candidate) return true;  // plan_for's plan would be skipped too
+  return !(choose_protocol(cluster_, floor, call.bytes).tuner_seconds() < best.tuner_seconds());
 }
 
 CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const CollectivePlan** plan) const {
@@ -201,6 +232,7 @@ CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const
   // Candidates besides ring, as NCCL's tuner (tuner_candidates).
   CollectiveChoice best = choose_protocol(cluster_, ring, call.bytes);
   for (CollectiveAlgorithm a : tuner_candidates(call.op)) {
+    if (a == CollectiveAlgorithm::pat && pat_cannot_win(call, best)) continue;  // its plan is not built
     const CollectivePlan& p = plan_for(call.op, a, call.ranks);
     if (!p.applicable || !p.automatic_candidate) continue;
     const CollectiveChoice c = choose_protocol(cluster_, p, call.bytes);

@@ -269,6 +269,14 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
 
   /// Collectives started and not yet reported done.
   std::size_t active() const { return in_flight_; }
+  /// Plans built and cached so far (every algorithm the tuner priced, and those forced).
+  std::size_t plans_built() const { return plans_.size(); }
+  /// Whether the tuner may skip building a PAT plan it cannot choose (on by default): before it
+  /// builds one for an all_gather / reduce_scatter, it prices PAT from a lower bound on its time
+  /// (pat_tuner_seconds_per_byte_floor, collective_plans.h) and builds nothing when that bound
+  /// already is no faster than the best algorithm priced so far. The choice, the plan run and
+  /// every output are the same either way; off is the oracle of the tests.
+  void set_pat_price_floor(bool on) { pat_price_floor_ = on; }
 
   void on_flow_complete(sim::FlowId flow, std::uint64_t tag) override;
   void on_event(std::uint64_t tag) override;
@@ -289,6 +297,19 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   /// moe: all_to_all's dispatch kind (part of the key; flat for every other op).
   const CollectivePlan& plan_for(CollectiveOp op, CollectiveAlgorithm algorithm, std::span<const int> ranks,
                                  const MoeDispatch& moe = {}) const;
+  /// The cached plan of (op, algorithm, ranks, moe); find_only: null when none is cached, else
+  /// built and cached when missing.
+  const CollectivePlan* cached_plan(CollectiveOp op, CollectiveAlgorithm algorithm, std::span<const int> ranks,
+                                    const MoeDispatch& moe, bool find_only) const;
+  /// The cached plan of (op, algorithm, ranks) with the flat dispatch, or null; builds nothing.
+  const CollectivePlan* find_plan(CollectiveOp op, CollectiveAlgorithm algorithm, std::span<const int> ranks) const;
+  /// Fills `plan` for (op, algorithm, ranks, moe) as plan_for caches it (build_plan, the profile's
+  /// fit, NCCL's channels); pat_floor_only: PlanInputs::pat_floor_only.
+  void build_and_finish(CollectivePlan& plan, CollectiveOp op, CollectiveAlgorithm algorithm,
+                        std::span<const int> ranks, const MoeDispatch& moe, bool pat_floor_only) const;
+  /// true when the tuner provably would not choose PAT for `call` over `best` (the best choice
+  /// priced so far) and no PAT plan of the call is cached (set_pat_price_floor).
+  bool pat_cannot_win(const CollectiveCall& call, const CollectiveChoice& best) const;
   CollectiveChoice choose_plan(const CollectiveCall& call, const CollectivePlan** plan) const;
   /// Sets plan.nccl_channels and ring_simple_threads (ring, tree, PAT; CollectivePlan).
   void set_nccl_channels(CollectivePlan& plan) const;
@@ -306,6 +327,7 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
   mutable std::vector<std::uint32_t> rank_stamp_;
   mutable std::uint32_t stamp_ = 0;
   mutable PlanScratch plan_scratch_;
+  bool pat_price_floor_ = true;  ///< set_pat_price_floor
 
   // Collectives in flight: slots reused through a free list.
   std::vector<Active> active_;

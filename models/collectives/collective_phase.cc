@@ -3,6 +3,7 @@
 // without the fabric's switch links). Declared in collective_plans.h.
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -121,6 +122,66 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   phase.nvlink_tuner_seconds_per_byte = nvlink_spb;
   phase.other_tuner_seconds_per_byte = other_spb;
   phase.tuner_seconds_per_byte = std::max(nvlink_spb, other_spb);
+}
+
+double pat_tuner_seconds_per_byte_floor(const CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
+  // build_pat_plan's paths and fractions, for the ranks i that send to ranks[0] (all_gather: i = n - d; reduce_scatter:
+  // i = d) and for ranks[0] itself, each at its index (i x rails + r) x dims + k in build_pat_plan's order, which
+  // finish_phase sums the loads in.
+  const Cluster& cluster = in.cluster;
+  const int n = static_cast<int>(plan.ranks.size());
+  const int rails = static_cast<int>(g.rails.size());
+  const int dims = std::bit_width(static_cast<unsigned>(n - 1));
+  const auto rails_z = static_cast<std::size_t>(rails), dims_z = static_cast<std::size_t>(dims);
+  struct Path {
+    std::size_t index = 0;
+    std::span<const sim::ResourceId> path;
+    double fraction = 0;
+  };
+  std::vector<Path> subset;
+  subset.reserve(2 * rails_z * dims_z);
+  for (int d = 1, k = 0; d < n; d <<= 1, ++k) {
+    const int count = (n - 1 - d) / (2 * d) + 1;  // as build_pat_plan
+    const bool gather = plan.op == CollectiveOp::all_gather;
+    const int to = gather ? d % n : (n - d) % n;  // ranks[0]'s peer at distance d
+    const int from = gather ? n - d : d;          // the rank whose peer at distance d is ranks[0]
+    for (int r = 0; r < rails; ++r) {
+      const double fraction = static_cast<double>(count) / n / rails;
+      const auto at = [&](int i) {
+        return (static_cast<std::size_t>(i) * rails_z + static_cast<std::size_t>(r)) * dims_z +
+               static_cast<std::size_t>(k);
+      };
+      subset.push_back({at(0), cluster.route(plan.ranks[0], plan.ranks[to], g.rails[r]), fraction});
+      subset.push_back({at(from), cluster.route(plan.ranks[from], plan.ranks[0], g.rails[r]), fraction});
+    }
+  }
+  std::sort(subset.begin(), subset.end(), [](const Path& a, const Path& b) { return a.index < b.index; });
+  std::vector<double>& load = in.scratch.load;
+  std::vector<std::uint32_t>& count = in.scratch.count;
+  std::vector<sim::ResourceId>& touched = in.scratch.touched;
+  const std::size_t nres = in.net.num_resources();
+  if (load.size() < nres) {
+    load.resize(nres, 0.0);
+    in.scratch.eff_capacity.resize(nres, 0.0);
+    count.resize(nres, 0);
+  }
+  touched.clear();
+  for (const Path& p : subset) {
+    for (auto r : p.path) {
+      if (count[r] == 0) touched.push_back(r);
+      ++count[r];
+      load[r] += p.fraction;
+    }
+  }
+  // finish_phase's tuner time per byte over these links (PAT's phase has nvlink_scale 1).
+  double spb = 0;
+  for (auto r : touched) {
+    if (cluster.link_kind(r) != LinkKind::fabric)
+      spb = std::max(spb, load[r] / (link_efficiency(cluster, r) * in.net.capacity(r)));
+    load[r] = 0;
+    count[r] = 0;
+  }
+  return spb;
 }
 
 const sim::FlowNetwork::MultiPathRoute& multipath_route(const CollectivePlan& plan, std::size_t k,

@@ -1,12 +1,11 @@
-// Plans for every algorithm: the concurrent flows of each phase on the cluster's routes. See
-// collective_plans.h; the model: collective_engine.h.
+// Plans for every algorithm: the concurrent flows of each phase on the cluster's routes. See collective_plans.h; the
+// model: collective_engine.h.
 //
-// Why concurrent flows per edge: NCCL pipelines a collective in chunks, so in steady state every
-// edge of every channel is busy at once and the collective takes (bytes each edge must carry) /
-// (bandwidth that edge gets). A flow per (channel, edge) with the edge's total bytes reproduces
-// exactly that, lets the FlowNetwork find the slowest link, and makes other traffic on the same
-// links slow the collective down. NCCL's chunk-level latency is added after the flows drain, as
-// NCCL's tuner adds it: time = latency + bytes / bandwidth.
+// Why concurrent flows per edge: NCCL pipelines a collective in chunks, so in steady state every edge of every channel
+// is busy at once and the collective takes (bytes each edge must carry) / (bandwidth that edge gets). A flow per
+// (channel, edge) with the edge's total bytes reproduces exactly that, lets the FlowNetwork find the slowest link, and
+// makes other traffic on the same links slow the collective down. NCCL's chunk-level latency is added after the flows
+// drain, as NCCL's tuner adds it: time = latency + bytes / bandwidth.
 
 #include "models/collectives/collective_plans.h"
 
@@ -23,7 +22,6 @@
 
 namespace traincast::models {
 namespace {
-
 using Paths = std::vector<std::span<const sim::ResourceId>>;
 
 // NCCL's double binary tree (src/graph/trees.cc, ncclGetBtree/ncclGetDtree): parent of `rank`
@@ -47,10 +45,9 @@ int dtree_parent(int n, int rank, int tree) {
   return u == -1 ? -1 : n - 1 - u;
 }
 
-// Orders of the rings over GPUs `local` of one node: the search channels of NCCL's ring graph on
-// that node (nccl_topo_search.h; ncclTopoDupChannels only copies them), channels with the same
-// order merged into one ring carrying their share (weights: fraction of the data, summing to 1);
-// two GPUs: one ring.
+// Orders of the rings over GPUs `local` of one node: the search channels of NCCL's ring graph on that node
+// (nccl_topo_search.h; ncclTopoDupChannels only copies them), channels with the same order merged into one ring
+// carrying their share (weights: fraction of the data, summing to 1); two GPUs: one ring.
 void single_node_rings(const PlanInputs& in, std::span<const int> local, std::vector<std::vector<int>>& rings,
                        std::vector<double>& weights) {
   rings.clear();
@@ -103,7 +100,6 @@ std::vector<std::vector<std::vector<int>>> rail_chains(const RankGroups& g) {
 int channel_nic(const RankGroups& g, int c) { return g.graph->channels[static_cast<std::size_t>(c)].nic_out; }
 
 namespace {
-
 /// NCCL's comm->nChannels of a group across nodes (collective_engine.h, "channel counts"): the
 /// ring graph's channels doubled (nccl_comm_channels), cut to max_channels (the first `kept`
 /// channels stay), then copied up to min_channels (channel c runs channel c mod kept).
@@ -160,16 +156,18 @@ void split_ring_channels(CollectivePlan& plan, CollectivePhase& ph, const Paths&
 
 RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks, const PlanInputs& in) {
   RankGroups g;
+  std::vector<int>& at = in.scratch.node_index;  // node -> its index in g (-1 between calls): linear in the ranks
+  if (at.size() < static_cast<std::size_t>(cluster.num_nodes())) at.resize(cluster.num_nodes(), -1);
   for (int r : ranks) {
-    const int node = cluster.node_of(r);
-    auto it = std::find(g.node_ids.begin(), g.node_ids.end(), node);
-    if (it == g.node_ids.end()) {
-      g.node_ids.push_back(node);
+    int& i = at[cluster.node_of(r)];
+    if (i < 0) {
+      i = g.nodes();
+      g.node_ids.push_back(cluster.node_of(r));
       g.per_node.emplace_back();
-      it = g.node_ids.end() - 1;
     }
-    g.per_node[it - g.node_ids.begin()].push_back(r);
+    g.per_node[i].push_back(r);
   }
+  for (int node : g.node_ids) at[node] = -1;
   for (const auto& local : g.per_node) g.same_size = g.same_size && local.size() == g.per_node[0].size();
   g.version = nccl_version_of(cluster.spec().collectives.nccl_version);
   // Rails: the NICs of NCCL's ring graph (nccl_topo_search.h), searched once per group shape.
@@ -454,18 +452,24 @@ void build_nvls_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
 }
 
 void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
-  // PAT (Parallel Aggregated Trees; S. Jeaugey, "PAT: a new algorithm for all-gather and
-  // reduce-scatter operations at scale", arXiv:2506.20252, 2025; NCCL 2.23+): Bruck's algorithm
-  // with the dimensions reversed (far peers first). Rank o's chunk (S/n) reaches offset j (1..n-1)
-  // from offset j - lowbit(j), a transfer over distance lowbit(j); each rank receives each chunk
-  // once. So every rank sends to its peer at distance 2^k the chunks of the offsets j < n whose
-  // lowest set bit is 2^k: count_k = #{j in [1, n-1] : lowbit(j) = 2^k}, summing to n-1
-  // ((n-1)/n S per rank, as a ring). all_gather sends to rank + 2^k; reduce_scatter is its
-  // transpose (partial sums to rank - 2^k). One GPU per node: every transfer crosses the network,
-  // spread over the GPU's NICs (NCCL's channels over the rails). NCCL pipelines a channel's steps
-  // (collectives.h, PatAGAlgorithm::getNextOp): one multi-path flow per rank and rail over its peers.
+  // PAT (Parallel Aggregated Trees; S. Jeaugey, "PAT: a new algorithm for all-gather and reduce-scatter
+  // operations at scale", arXiv:2506.20252, 2025; NCCL 2.23+): Bruck's algorithm with the dimensions reversed
+  // (far peers first). Rank o's chunk (S/n) reaches offset j (1..n-1) from offset j - lowbit(j), a transfer over
+  // distance lowbit(j); each rank receives each chunk once. So every rank sends to its peer at distance 2^k the
+  // chunks of the offsets j < n whose lowest set bit is 2^k: count_k = #{j in [1, n-1] : lowbit(j) = 2^k}, summing
+  // to n-1 ((n-1)/n S per rank, as a ring). all_gather sends to rank + 2^k; reduce_scatter is its transpose
+  // (partial sums to rank - 2^k). One GPU per node: every transfer crosses the network, spread over the GPU's NICs
+  // (NCCL's channels over the rails). NCCL pipelines a channel's steps (collectives.h,
+  // PatAGAlgorithm::getNextOp): one multi-path flow per rank and rail over its peers.
   const int n = static_cast<int>(plan.ranks.size());
   const int rails = plan.channels = static_cast<int>(g.rails.size());
+  CollectivePhase ph;
+  ph.latency_s = pat_latency_s(g.nodes(), n);
+  plan.protocol_allowed = {false, false, true};
+  if (in.pat_floor_only) {  // priced, never run: no flows (PlanInputs)
+    ph.tuner_seconds_per_byte = pat_tuner_seconds_per_byte_floor(plan, g, in);
+    return plan.phases.push_back(ph);
+  }
   const int dims = std::bit_width(static_cast<unsigned>(n - 1));  // ceil(log2 n) paths per flow
   Paths paths(static_cast<std::size_t>(n * rails * dims));        // path k of group (i, r): (i x rails + r) x dims + k
   std::vector<double> fractions(paths.size());
@@ -480,9 +484,6 @@ void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs&
       }
     }
   }
-  CollectivePhase ph;
-  ph.latency_s = pat_latency_s(g.nodes(), n);
-  plan.protocol_allowed = {false, false, true};
   finish_phase(plan, ph, paths, fractions, in, static_cast<std::size_t>(std::max(dims, 1)));
   plan.phases.push_back(ph);
 }

@@ -20,7 +20,8 @@ struct PlanScratch {
   std::vector<double> eff_capacity;  ///< finish_phase: per touched resource, efficiency x capacity [bytes/s]
   std::vector<std::uint32_t> count;
   std::vector<sim::ResourceId> touched;
-  NcclTopoCache topo;  ///< NCCL ring graphs per group shape (nccl_topo_search.h)
+  std::vector<int> node_index;  ///< group_ranks: per cluster node, -1 between builds
+  NcclTopoCache topo;           ///< NCCL ring graphs per group shape (nccl_topo_search.h)
 };
 
 /// What a plan is built from besides its (op, algorithm, ranks): the cluster, the network it is
@@ -29,6 +30,10 @@ struct PlanInputs {
   const Cluster& cluster;
   const sim::FlowNetwork& net;
   PlanScratch& scratch;
+  /// PAT only: build the plan but for its flows, its phase's tuner_seconds_per_byte a lower bound
+  /// (pat_tuner_seconds_per_byte_floor) and every other time per byte 0: what the engine prices
+  /// to learn that the tuner cannot choose PAT without routing its n x rails x log2 n paths.
+  bool pat_floor_only = false;
 };
 
 /// A group's ranks grouped by node: nodes in order of first appearance, GPUs in rank order.
@@ -91,6 +96,14 @@ void build_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
 void build_nvls_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_nvls_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+/// A lower bound on the tuner_seconds_per_byte of the phase build_pat_plan gives plan (op and
+/// ranks set, PAT applicable: one GPU per node, g.rails not empty), bit for bit: the largest load /
+/// (efficiency x capacity) over the links but the fabric's of the paths that leave or reach
+/// ranks[0] alone (2 x rails x log2 n routes of its n x rails x log2 n), their loads summed in
+/// the full plan's order (a sum of some of the same non-negative terms in the same order is no
+/// larger in floating point: each rounding is monotone), without the PCIe both-way bounds (which
+/// only raise it).
+double pat_tuner_seconds_per_byte_floor(const CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 /// CollNet Direct and CollNet Chain (plan.algorithm says which): all_reduce across nodes reduced
 /// by the fabric's SHARP switches.
 void build_collnet_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);

@@ -7,11 +7,15 @@
 // DP 1,024), ring and PAT forced: the collective's thread CPU time (cluster building excluded),
 // its events and flows; PAT prints x_ring, its CPU time over ring's in the same run (PAT is one
 // multi-path flow per rank and channel, as many flows as ring).
+// PriceDataParallelGroups/{oracle,floor} (issue 18): the tuner's choice for the data-parallel
+// all-gathers and reduce-scatters of 2,048 DGX H100 at DP 256, with and without the PAT price
+// floor; the floor prints x_oracle (its CPU time over the oracle's, same run) and plans_built.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
 #include <ctime>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "models/collectives/collective_engine.h"
@@ -117,8 +121,54 @@ void BM_AllGather1GiB_1024Ranks(benchmark::State& state) {
   state.SetLabel(pat ? "pat" : "ring");
 }
 
+double oracle_pricing_cpu_s = 0;  // the oracle's CPU time, for the floor's x_oracle
+
+// What the tuner spends choosing the data-parallel collectives of the Llama-3-405B layout at DP 256
+// on 16,384 GPUs (2,048 DGX H100, RoCE, 3-tier fat tree, ECMP): all_gather and reduce_scatter of
+// 1.59 GB (one ZeRO-1 bucket of 2 layers of bf16 parameters) over the 64 groups of 256 ranks (GPU g
+// of 256 consecutive nodes), where ring wins. Arg 0: the oracle, which builds every PAT plan to
+// price it; 1: the PAT price floor (CollectiveEngine::set_pat_price_floor). The same choices; the
+// floor prints x_oracle, its CPU time over the oracle's in the same run.
+void BM_PriceDataParallelGroups(benchmark::State& state) {
+  const bool with_floor = state.range(0) == 1;
+  models::ClusterSpec spec = fat_tree_16k();
+  spec.nic = "RoCE-400GbE";
+  double cpu_s = 0, plans = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    const models::Cluster cluster(spec, net);
+    models::CollectiveEngine engine(sim, net, cluster);
+    engine.set_pat_price_floor(with_floor);
+    std::vector<models::CollectiveCall> calls;
+    for (int first = 0; first < spec.num_nodes; first += 256) {
+      for (int g = 0; g < 8; ++g) {
+        for (models::CollectiveOp op : {models::CollectiveOp::all_gather, models::CollectiveOp::reduce_scatter}) {
+          models::CollectiveCall call;
+          call.op = op;
+          for (int node = first; node < first + 256; ++node) call.ranks.push_back(8 * node + g);
+          call.bytes = 1.59e9;
+          calls.push_back(std::move(call));
+        }
+      }
+    }
+    state.ResumeTiming();
+    const double t0 = thread_cpu_s();
+    for (const models::CollectiveCall& call : calls) benchmark::DoNotOptimize(engine.prepare(call).choice);
+    cpu_s = thread_cpu_s() - t0;
+    plans = static_cast<double>(engine.plans_built());
+  }
+  if (!with_floor) oracle_pricing_cpu_s = cpu_s;
+  state.counters["cpu_s"] = cpu_s;
+  state.counters["plans_built"] = plans;
+  if (with_floor && oracle_pricing_cpu_s > 0) state.counters["x_oracle"] = cpu_s / oracle_pricing_cpu_s;
+  state.SetLabel(with_floor ? "floor" : "oracle");
+}
+
 }  // namespace
 
+BENCHMARK(BM_PriceDataParallelGroups)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_AllGather1GiB_1024Ranks)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_RingAllReduce1GiB_16384Gpus_FatTree3)
     ->Unit(benchmark::kSecond)

@@ -774,7 +774,9 @@ std::string Cluster::describe() const {
     describe_node(groups_.front());
   }
   for (std::size_t i = 0; mixed() && i < groups_.size(); ++i) {
-    o << "Node " << groups_[i].first_node << " (node_group[" << i << "]'s; every node of the group is the same):\n";
+    o << "Node " << groups_[i].first_node << " (node_group[" << i << "]'s; every node of the group is "
+      << (spec_.overrides.empty() ? "the same" : "built the same, then cluster.overrides below change what they select")
+      << "):\n";
     describe_node(groups_[i]);
   }
   o << (mixed() ? "GPUDirect RDMA on every node: " : "  GPUDirect RDMA: ")

@@ -91,7 +91,8 @@ void check_power_cap(const models::ElementOverride& o, const std::string& at, co
                     std::string(o.failed                ? "failed"
                                 : o.clock_factor != 0.0 ? "clock_factor"
                                                         : "bandwidth_factor") +
-                    " (expected one of clock_factor, power_cap_w, bandwidth_factor, failed per override)");
+                    " (expected one of clock_factor, bandwidth_factor, failed, power_cap_w, supply_c, missing per "
+                    "override)");
     return;
   }
   if (cluster == nullptr) return;
@@ -125,8 +126,8 @@ void check_supply(const models::Scenario& s, const models::ElementOverride& o, c
   const std::string field = at + "supply_c";
   if (o.failed || o.clock_factor != 0.0 || o.bandwidth_factor != 0.0 || o.power_cap_w != 0.0) {
     fail(field,
-         "set with another field (expected one of clock_factor, power_cap_w, supply_c, bandwidth_factor, "
-         "failed per override)");
+         "set with another field (expected one of clock_factor, bandwidth_factor, failed, power_cap_w, "
+         "supply_c, missing per override)");
     return;
   }
   // ASHRAE TC 9.9 (2021) allowable inlet air: A1 15-32 C ... A4 5-45 C; liquid classes W17-W45 and

@@ -123,11 +123,20 @@ TEST_F(CompareCli, TokensNotUsedForAScenarioWithItsOwnBudgetIsSaid) {
   const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,650", "--set",
                         "workload.training.train_tokens=2e12", "--tokens", "1e9"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("traincast compare: --tokens not used for power.gpu_power_limit_w=700: its scenario sets "
-                       "workload.training.train_tokens (2e+12)"),
+  EXPECT_NE(r.err.find("traincast compare: --tokens not used for power.gpu_power_limit_w=700: its scenario (file or "
+                       "--set) gives workload.training.train_tokens (2e+12)"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.out.find("2.00T tokens"), std::string::npos) << r.out;
+}
+
+TEST_F(CompareCli, CsvAndJsonSpelledTwoWaysForOneFileAreRefused) {
+  // "./k.csv" and "DIR/k.csv" name one file: one output would be lost (fresh-user finding).
+  const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,650", "--csv",
+                        (dir_ / "." / "k.csv").string(), "--json", path("k.csv")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("k.csv: given for two outputs"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("k.csv")));
 }
 
 TEST_F(CompareCli, VaryVerdictJudgesTheDifferenceAgainstTheValidatedBand) {

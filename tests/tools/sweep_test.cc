@@ -137,6 +137,17 @@ TEST_F(SweepCliTest, OutInAMissingDirectoryNamesTheDirectory) {
   EXPECT_EQ(r.err, "traincast: " + out + ": directory " + path("no_such_dir") + " does not exist\n");
 }
 
+TEST_F(SweepCliTest, BareFileNameIsWrittenInTheWorkingDirectory) {
+  // `--out results.csv` as the README writes it (a regression of the missing-directory check).
+  const fs::path before = fs::current_path();
+  fs::current_path(dir_);
+  const Result r = run({"sweep", sweep_, "--out", "bare.csv", "--jobs", "2"});
+  fs::current_path(before);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(count_lines(slurp(path("bare.csv"))), kSweepPoints + 2);
+  EXPECT_FALSE(fs::exists(path("bare.csv.lock")));
+}
+
 TEST_F(SweepCliTest, NeverOverwritesWithoutForceOrResume) {
   const std::string out = path("r.csv");
   spit(out, "precious\n");

@@ -154,8 +154,13 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     // them. Not --threads (an override too): the output's bytes do not depend on it.
     std::string origin = from_file ? vm["scenario"].as<std::string>() : "(embedded default)";
     if (vm.count("set")) {
-      const std::vector<std::string>& sets = vm["set"].as<std::vector<std::string>>();
-      for (std::size_t i = 0; i < sets.size(); ++i) origin += (i == 0 ? " with --set " : ", ") + sets[i];
+      // options.threads given by --set is left out too.
+      bool first = true;
+      for (const std::string& set : vm["set"].as<std::vector<std::string>>()) {
+        if (set.rfind("options.threads=", 0) == 0) continue;
+        origin += (first ? " with --set " : ", ") + set;
+        first = false;
+      }
     }
     out << format_summary(sc, report, origin, wall_s);
     if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), io::report_to_json(report));

@@ -168,10 +168,15 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         if (same > 1) c.label = c.file;
       }
     }
-    for (const char* o : {"json", "csv"})
-      if (vm.count(o)) check_output_path(vm[o].as<std::string>(), vm.count("force") > 0, files);
     if (vm.count("json") && vm.count("csv") && vm["json"].as<std::string>() == vm["csv"].as<std::string>())
       throw UsageError("--csv: names the same file as --json");
+    // Another spelling of one file ("./c.csv" and "c.csv") is refused by check_output_path.
+    std::vector<std::string> written;
+    for (const char* o : {"json", "csv"}) {
+      if (!vm.count(o)) continue;
+      check_output_path(vm[o].as<std::string>(), vm.count("force") > 0, files, written);
+      written.push_back(vm[o].as<std::string>());
+    }
     // Load every column first (all input errors before any simulation), then fill the defaults.
     std::vector<CompareInput> in;
     std::vector<std::string> budgets;
@@ -189,8 +194,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         budgets.push_back(budget);
         if (tokens > 0 && budget == "scenario")
           err << "traincast compare: --tokens not used for " << c.label
-              << ": its scenario sets workload.training.train_tokens (" << in.back().scenario.training.train_tokens
-              << ")\n";
+              << ": its scenario (file or --set) gives workload.training.train_tokens ("
+              << in.back().scenario.training.train_tokens << ")\n";
       } catch (const io::ScenarioError& e) {
         for (const std::string& m : e.errors())
           if (std::find(errors.begin(), errors.end(), m) == errors.end()) errors.push_back(m);

@@ -63,7 +63,9 @@ OutputLock::OutputLock(const std::string& path, const std::string& command, std:
   // The output's own directory first, named as `run --json` names it (the lock file beside it
   // would otherwise be the one named).
   std::error_code ec;
-  const std::filesystem::path dir = std::filesystem::path(lock_path_).parent_path();
+  // A bare file name ("results.csv") lies in the working directory.
+  std::filesystem::path dir = std::filesystem::path(lock_path_).parent_path();
+  if (dir.empty()) dir = ".";
   if (!std::filesystem::is_directory(dir, ec))
     throw UsageError(path + ": " +
                      (std::filesystem::exists(dir, ec) ? dir.string() + " is a file, not a directory"

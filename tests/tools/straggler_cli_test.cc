@@ -48,6 +48,33 @@ TEST(StragglerCli, BlockedAirflowNamesTheThrottledGpuInsteadOfDpCommunication) {
   EXPECT_NE(slurp(dir / "t.json").find("waiting for slower GPUs"), std::string::npos);
 }
 
+TEST(StragglerCli, PowerLineNamesTheOverrideThatHoldsTheClock) {
+  // A GPU at clock_factor 0.5: the Power section said "held by the 700 W power limit" (fresh-user
+  // finding); a power_cap_w override: the limit line names the override too.
+  const traincast::test_support::TempDir tmp("straggler_cli_power_line");
+  const std::string base =
+      "cluster {\n  node_template: \"dgx_h100\"\n  num_nodes: 2\n  OVERRIDE\n}\nworkload {\n  model { num_layers: 4 "
+      "hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 }\n  parallel { tp: 8 dp: 2 }\n"
+      "  training { global_batch_size: 16 }\n}\n";
+  const auto run_with = [&](const std::string& name, const std::string& override_line) {
+    std::string text = base;
+    text.replace(text.find("OVERRIDE"), 8, override_line);
+    std::ofstream(tmp.path() / name) << text;
+    return test_support::run({"run", (tmp.path() / name).string()});
+  };
+  const test_support::Result slow =
+      run_with("clock.textproto", "overrides { select: \"node1/gpu2\" clock_factor: 0.5 }");
+  ASSERT_EQ(slow.status, 0) << slow.err;
+  EXPECT_NE(slow.out.find("SM clock down to 0.500 of the maximum (GPU 10; 0.500 mean while computing), held by its "
+                          "cluster.overrides clock_factor\n"),
+            std::string::npos)
+      << slow.out;
+  const test_support::Result capped = run_with("cap.textproto", "overrides { select: \"node1\" power_cap_w: 300 }");
+  ASSERT_EQ(capped.status, 0) << capped.err;
+  EXPECT_NE(capped.out.find("held by the 700 W power limit or a cluster.overrides power_cap_w\n"), std::string::npos)
+      << capped.out;
+}
+
 TEST(StragglerCli, HealthyDefaultJobHasNoStragglerRow) {
   const test_support::Result r = test_support::run({"run"});
   ASSERT_EQ(r.status, 0) << r.err;

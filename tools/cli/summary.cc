@@ -367,7 +367,7 @@ void print_utilisation(std::ostream& o, const models::Report& r) {
 }
 
 /// Power of GPUs, nodes and facility (PSU overloads), and the thermal state, when modelled.
-void print_power_and_thermal(std::ostream& o, const models::Report& r) {
+void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   const models::PowerReport& pw = r.power;
   const models::ThermalReport& th = r.thermal;
   if (!pw.gpus.empty()) {
@@ -379,7 +379,9 @@ void print_power_and_thermal(std::ostream& o, const models::Report& r) {
       << format_energy(pw.energy_per_iteration_j) << " per iteration";
     if (pw.energy_to_train_kwh > 0) o << ", " << format_energy_kwh(pw.energy_to_train_kwh) << " to train";
     o << "\n";
-    // Clocks held below the maximum: by the power limit, or by temperature (the Thermal line).
+    // Clocks held below the maximum: by temperature (the Thermal line), by a cluster.overrides
+    // clock_factor (the straggler's cause when it is this GPU), or by the power limit (the
+    // cluster's, or an override's power_cap_w).
     const models::GpuPower* slowest = nullptr;
     for (const auto& g : pw.gpus)
       if (slowest == nullptr || g.clock_fraction_min < slowest->clock_fraction_min) slowest = &g;
@@ -390,7 +392,13 @@ void print_power_and_thermal(std::ostream& o, const models::Report& r) {
         << slowest->gpu << "; " << format_fixed(slowest->compute_clock_fraction_mean, 3)
         << " mean while computing), held by "
         << (hot ? std::string("its temperature (Thermal, below)")
-                : "the " + format_fixed(pw.gpu_power_limit_w, 0) + " W power limit")
+            : r.straggler.found && r.straggler.gpu == slowest->gpu && r.straggler.cause == "clock_factor"
+                ? std::string("its cluster.overrides clock_factor")
+                : "the " + format_fixed(pw.gpu_power_limit_w, 0) + " W power limit" +
+                      (std::any_of(sc.cluster.overrides.begin(), sc.cluster.overrides.end(),
+                                   [](const models::ElementOverride& e) { return e.power_cap_w > 0; })
+                           ? " or a cluster.overrides power_cap_w"
+                           : ""))
         << "\n";
     }
     for (const auto& ov : pw.psu_overloads)
@@ -433,7 +441,7 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   print_memory(o, sc, r);
   o << format_job_effects(r);
   print_utilisation(o, r);
-  print_power_and_thermal(o, r);
+  print_power_and_thermal(o, sc, r);
   o << "\nSimulated " << with_thousands(static_cast<double>(r.events)) << " events in " << format_fixed(wall_s, 2)
     << " s wall";
   if (wall_s > 0) o << " (" << with_thousands(static_cast<double>(r.events) / wall_s) << " events/s)";

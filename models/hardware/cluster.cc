@@ -671,19 +671,22 @@ std::span<const sim::ResourceId> Cluster::route(int src_gpu, int dst_gpu, int ra
 std::string Cluster::describe() const {
   std::ostringstream o;
   if (mixed()) {
-    o << num_nodes_ << " nodes in " << groups_.size() << " node groups on one fabric:\n";
+    o << num_nodes_ << " nodes in " << groups_.size() << " node groups on one fabric"
+      << (drained_.empty() ? "" : " (in service, of the scenario's " + std::to_string(fabric_slots()) + ")") << ":\n";
     for (std::size_t i = 0; i < groups_.size(); ++i) {
       const NodeGroup& g = groups_[i];
+      // Numbered as the scenario numbers nodes (fabric slots: a drained node keeps its number).
+      const int first = fabric_slot(g.first_node), last = fabric_slot(g.first_node + g.num_nodes - 1);
       o << "  node_group[" << i << "]: "
-        << (g.num_nodes == 1
-                ? "node " + std::to_string(g.first_node)
-                : "nodes " + std::to_string(g.first_node) + "-" + std::to_string(g.first_node + g.num_nodes - 1))
+        << (first == last ? "node " + std::to_string(first)
+                          : "nodes " + std::to_string(first) + "-" + std::to_string(last))
         << ", " << g.num_nodes << " x " << g.node_template->name << " with " << g.gpu->name << ", scale-up "
         << gbps(g.scale_up_bytes_per_s) << " per GPU per direction, PCIe " << gbps(g.node_template->pcie_bytes_per_s)
         << "\n";
     }
   } else {
-    o << num_nodes_ << " x " << template_->name << " (" << template_->source << ")\n";
+    o << num_nodes_ << " x " << template_->name << " (" << template_->source << ")"
+      << (drained_.empty() ? "" : " in service, of the scenario's " + std::to_string(fabric_slots())) << "\n";
   }
   for (const DrainedNode& d : drained_)
     o << "  node" << d.slot << " drained: its GPU " << d.gpu << " is missing (cluster.overrides[" << d.override_index
@@ -774,7 +777,7 @@ std::string Cluster::describe() const {
     describe_node(groups_.front());
   }
   for (std::size_t i = 0; mixed() && i < groups_.size(); ++i) {
-    o << "Node " << groups_[i].first_node << " (node_group[" << i << "]'s; every node of the group is "
+    o << "Node " << fabric_slot(groups_[i].first_node) << " (node_group[" << i << "]'s; every node of the group is "
       << (spec_.overrides.empty() ? "the same" : "built the same, then cluster.overrides below change what they select")
       << "):\n";
     describe_node(groups_[i]);

@@ -77,6 +77,27 @@ TEST_F(CliTest, AnOutputThatCannotBeWrittenIsRefusedBeforeTheRun) {
   EXPECT_FALSE(fs::exists(a));
 }
 
+TEST_F(CliTest, ExplainPathNumbersNodesAsTheScenarioDoesBesideADrainedNode) {
+  // scenarios/topology/missing_gpu.textproto: node1 of 4 is drained. nodeM is the scenario's node M
+  // (as selectors and link names number it); it was read as the job's M-th node (fresh-user finding:
+  // node1.gpu0 gave node2's links under the name node1).
+  const std::string f = kSrc + "/scenarios/topology/missing_gpu.textproto";
+  const Result drained = run({"explain", f, "--path", "node1.gpu0", "node0.gpu0"});
+  EXPECT_EQ(drained.status, 2);
+  EXPECT_EQ(drained.err,
+            "traincast: --path: node1.gpu0: node1 is drained (a GPU of it is missing: cluster.overrides) (expected a "
+            "node in service)\n");
+  const Result last = run({"explain", f, "--path", "node3.gpu0", "node0.gpu0"});
+  ASSERT_EQ(last.status, 0) << last.err;
+  EXPECT_NE(last.out.find("Path gpu16 (node3.gpu0) -> gpu0 (node0.gpu0)"), std::string::npos) << last.out;
+  EXPECT_NE(last.out.find("Bottleneck: node3.nic0.tx"), std::string::npos) << last.out;
+  const Result job = run({"explain", f, "--path", "gpu8", "gpu0"});  // gpuN: the job's numbering
+  ASSERT_EQ(job.status, 0) << job.err;
+  EXPECT_NE(job.out.find("Path gpu8 (node2.gpu0) -> gpu0 (node0.gpu0)"), std::string::npos) << job.out;
+  EXPECT_EQ(run({"explain", f, "--path", "node4.gpu0", "node0.gpu0"}).err,
+            "traincast: --path: node4.gpu0 outside the cluster's 4 nodes (expected node0 to node3)\n");
+}
+
 TEST_F(CliTest, AModelRefusalNamingAFieldIsPositioned) {
   // A data-parallel stage across an A100 and an H100 node: refused by the training plan, which
   // knows no file; the command puts the field's position in front (a fresh user saw no position).

@@ -52,11 +52,22 @@ int parse_gpu(const std::string& text, const models::Cluster& cluster) {
   if (text.rfind("node", 0) == 0) {
     const std::size_t dot = text.find(".gpu");
     if (dot == std::string::npos) throw UsageError("--path: bad GPU '" + text + "' (expected gpuN, N or nodeM.gpuK)");
-    const int node = number(text.substr(4, dot - 4));
+    // nodeM is the scenario's node M, as selectors and link names number it: with a drained node
+    // (a missing GPU) the job's nodes skip it.
+    const int slot = number(text.substr(4, dot - 4));
     const int local = number(text.substr(dot + 4));
     if (local >= cluster.gpus_per_node()) {
       throw UsageError("--path: " + text + ": a node has " + std::to_string(cluster.gpus_per_node()) +
                        (cluster.gpus_per_node() == 1 ? " GPU" : " GPUs"));
+    }
+    if (slot >= cluster.fabric_slots()) {
+      throw UsageError("--path: " + text + " outside the cluster's " + std::to_string(cluster.fabric_slots()) +
+                       " nodes (expected node0 to node" + std::to_string(cluster.fabric_slots() - 1) + ")");
+    }
+    const int node = cluster.node_at_slot(slot);
+    if (node < 0) {
+      throw UsageError("--path: " + text + ": node" + std::to_string(slot) +
+                       " is drained (a GPU of it is missing: cluster.overrides) (expected a node in service)");
     }
     gpu = node * cluster.gpus_per_node() + local;
   } else {
@@ -127,8 +138,13 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
       cluster.install(net);
       const models::CollectiveEngine engine(sim, net, cluster);
       const auto route = cluster.route(a, b);
-      out << "\nPath gpu" << a << " (node" << cluster.node_of(a) << ".gpu" << cluster.local_rank(a) << ") -> gpu" << b
-          << " (node" << cluster.node_of(b) << ".gpu" << cluster.local_rank(b) << "), " << route.size() << " links:\n";
+      // Named as the scenario numbers nodes (a drained node keeps its number).
+      const auto name = [&](int g) {
+        return "node" + std::to_string(cluster.fabric_slot(cluster.node_of(g))) + ".gpu" +
+               std::to_string(cluster.local_rank(g));
+      };
+      out << "\nPath gpu" << a << " (" << name(a) << ") -> gpu" << b << " (" << name(b) << "), " << route.size()
+          << " links:\n";
       double bottleneck = 1e300, achievable = 1e300;
       std::string bottleneck_name;
       long long latency_ns = 0;

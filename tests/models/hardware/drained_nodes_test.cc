@@ -74,6 +74,10 @@ TEST(DrainedNodes, AMissingGpuDrainsItsNodeAndTheOthersKeepTheirPlaces) {
   s.overrides.push_back(missing("node1/gpu2"));
   EXPECT_EQ(Cluster(s).num_nodes(), 3);
   EXPECT_NE(Cluster(s).describe().find("node1 drained: its GPU node1/gpu5 is missing"), std::string::npos);
+  EXPECT_NE(Cluster(s).describe().find("3 x dgx_h100 (NVIDIA DGX H100 User Guide (2023), hardware overview) in "
+                                       "service, of the scenario's 4\n"),
+            std::string::npos)
+      << Cluster(s).describe();
 }
 
 TEST(DrainedNodes, TheDescriptionListsEveryOverrideAndDoesNotCallTheNodesTheSame) {

@@ -145,7 +145,8 @@ struct ParallelSpec {
   bool moe_shared_expert_overlap = false;
   /// The activations' layout (models/spec/enums.h ActivationLayout): seq_first (default; Megatron)
   /// or batch_first (torchtitan: each SP all-gather followed, and each SP reduce-scatter
-  /// preceded, by a copy of the whole tensor; not under async TP's fused ops).
+  /// preceded, by a copy of the whole tensor; under async TP's fused ops only the weight
+  /// gradients' reshapes of the gathered inputs).
   ActivationLayout activation_layout = ActivationLayout::seq_first;
   /// ZeRO-3 / FSDP: free the gathered parameters after each item's forward and gather them again
   /// before its backward. Default true: PyTorch FSDP FULL_SHARD (FSDP1 ShardingStrategy default),

@@ -74,12 +74,32 @@ struct TransformerOps {
   // async TP (chunked) the micro-pipeline pass fuses the collective with its GEMM and forces the
   // producer's stride order instead (torch/_inductor/fx_passes/micro_pipeline_tp.py:
   // restride_A_shard_for_fused_all_gather_matmul, restride_A_for_fused_matmul_reduce_scatter):
-  // no copy. Megatron's seq-first [s, b, h] shards dim 0: no copy.
+  // no copy around it (async_wgrad_copy below: the weight gradients' one). Megatron's seq-first
+  // [s, b, h] shards dim 0: no copy.
   const bool sp_copies = x.sp && tp && sc.parallel.activation_layout == ActivationLayout::batch_first;
   /// The copy beside an SP all-gather or reduce-scatter of `bytes` (the full tensor) on
   /// batch-first activations (segment `label`); nothing otherwise.
   void sp_copy(Program& p, const std::string& label, double bytes) {
     if (sp_copies) pb.compute(p, label + "_cat", {elementwise(2 * bytes)});
+  }
+  // Async TP keeps one copy per fused all-gather whose gathered input a weight-gradient GEMM reads
+  // in the same graph: fused_all_gather_matmul returns it as a movedim view, [b, s, h] laid out
+  // [s, b, h] (_symmetric_memory _fused_all_gather_matmul_impl: unflatten), and the pass hands it
+  // to every user of the gather's result (micro_pipeline_tp.py fuse_all_gather_matmul:
+  // all_gather.replace_with), the weight-gradient mm's reshape to [b s, h] among them, which
+  // cannot view those strides and copies. The backward's output-gradient gathers (wo's and w2's
+  // weight gradients) and the recompute's gathers always; the forward's where backward reads the
+  // forward's gathered input (no recomputation, or Megatron's selective) or, under full
+  // recomputation, in the replay (`replay`). Not with a frozen base (LoRA: no weight gradient).
+  bool replay = false;
+  bool forward_gather_feeds_wgrad() const {
+    const Recompute rc = sc.training.recompute;
+    if (rc == Recompute::full) return replay;
+    return !(rc == Recompute::selective && torchtitan_op_applies(sc));
+  }
+  void async_wgrad_copy(Program& p, const std::string& ag_label, double bytes) {
+    if (lora || (ag_label == "tp_ag" && !forward_gather_feeds_wgrad())) return;
+    sp_copy(p, ag_label + "_wgrad", bytes);
   }
 
   // ---- TP overlap as PyTorch async TP pipelines it (tp_comm_overlap, SP, async_tp) ----
@@ -140,6 +160,7 @@ struct TransformerOps {
       }
       pb.compute(p, label, slice, 1 / t);
     }
+    async_wgrad_copy(p, ag_label, bytes);
     if (last < ks.size()) pb.compute(p, label, range(ks, last, ks.size()));
   }
   /// The compute segment `label` whose output is reduce-scattered (`bytes`: the full size), ks as

@@ -2,12 +2,11 @@
 // sequence parallelism on [b, s, h] activations re-lays out every SP all-gather's output and every
 // SP reduce-scatter's input with a copy of the whole tensor (torch/distributed/
 // _functional_collectives.py all_gather_tensor, reduce_scatter_tensor with dim 1). Worked by hand
-// for one layer of the shared small Llama (llama_small.h) at TP 2 with SP; not under async TP's
-// fused ops; nothing without SP.
+// for one layer of the shared small Llama (llama_small.h) at TP 2 with SP; under async TP's fused
+// ops only the weight gradients' reshapes of the gathered inputs; nothing without SP.
 
 #include <gtest/gtest.h>
 
-#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -102,18 +101,55 @@ TEST(ActivationLayout, BatchFirstCopiesEverySequenceParallelCollectiveByHand) {
 }
 
 // Async TP: the fused all-gather -> GEMM and GEMM -> reduce-scatter force the producer's stride
-// order (no copy in the layers); the embedding and the output layer, outside the compiled blocks,
-// still copy. Without SP (all-reduces) or with one TP rank: nothing to copy.
-TEST(ActivationLayout, NoCopyUnderAsyncTpOrWithoutSequenceParallelism) {
+// order (no copy around the collective), but each fused gather whose gathered input a
+// weight-gradient GEMM reads returns it as a [b, s, h] view laid out [s, b, h], which the weight
+// gradient's reshape copies: under torchtitan's op-level recompute the recompute's two gathers
+// (wk's and w3's, read by the wq/wk/wv and w1/w3 weight gradients) and the backward's two
+// output-gradient gathers (wo's and w2's), none in forward. The embedding and the output layer,
+// outside the compiled blocks, copy as without async TP.
+TEST(ActivationLayout, AsyncTpCopiesOnlyTheGatheredInputsOfTheWeightGradients) {
   const ComputeParams params = default_compute_params(h100());
-  Scenario async = sp_tp2();
-  async.parallel.tp_comm_overlap = true;
-  async.parallel.tp_overlap_implementation = TpOverlapImplementation::async_tp;
+  Scenario seq = sp_tp2();
+  seq.parallel.tp_comm_overlap = true;
+  seq.parallel.tp_overlap_implementation = TpOverlapImplementation::async_tp;
+  Scenario batch = seq;
+  batch.parallel.activation_layout = ActivationLayout::batch_first;
+  const ModelPrograms f = build_transformer_programs(seq, h100(), params);
+  const ModelPrograms g = build_transformer_programs(batch, h100(), params);
+  const LayerPrograms& a = f.layer_kinds[0];
+  const LayerPrograms& b = g.layer_kinds[0];
+  const double copy_s =
+      kCopyBytes / (h100().hbm_bandwidth_bytes_per_s * params.memory_efficiency) + params.kernel_fixed_s;
+  EXPECT_EQ(copies(b.forward), 0);
+  EXPECT_EQ(copies(b.recompute), 2);
+  EXPECT_EQ(copies(b.backward), 2);
+  EXPECT_DOUBLE_EQ(compute_seconds(b.forward), compute_seconds(a.forward));
+  EXPECT_NEAR(compute_seconds(b.recompute) - compute_seconds(a.recompute), 2 * copy_s, 1e-12);
+  EXPECT_NEAR(compute_seconds(b.backward) - compute_seconds(a.backward), 2 * copy_s, 1e-12);
+  EXPECT_EQ(copies(g.embedding_forward) + copies(g.head_forward) + copies(g.head_backward), 3);
+  // Without op-level recompute backward reads the forward's gathered inputs: the two copies move
+  // to the forward; with full recomputation they are in the replay, not the forward.
+  Scenario none = batch;
+  none.training.recompute = Recompute::none;
+  const ModelPrograms none_prog = build_transformer_programs(none, h100(), params);
+  const LayerPrograms& n = none_prog.layer_kinds[0];
+  EXPECT_EQ(copies(n.forward), 2);
+  EXPECT_EQ(copies(n.backward), 2);
+  Scenario full = batch;
+  full.training.recompute = Recompute::full;
+  const ModelPrograms full_prog = build_transformer_programs(full, h100(), params);
+  const LayerPrograms& u = full_prog.layer_kinds[0];
+  EXPECT_EQ(copies(u.forward), 0);
+  EXPECT_EQ(copies(u.recompute), 2);
+  EXPECT_EQ(copies(u.backward), 2);
+}
+
+// Without SP (all-reduces) or with one TP rank: nothing to copy.
+TEST(ActivationLayout, NoCopyWithoutSequenceParallelism) {
+  const ComputeParams params = default_compute_params(h100());
   Scenario plain = sp_tp2();
   plain.parallel.sequence_parallel = false;
-  const std::vector<Scenario> cases{async, plain, test_support::llama_small()};
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Scenario& seq = cases[i];
+  for (const Scenario& seq : std::vector<Scenario>{plain, test_support::llama_small()}) {
     Scenario batch = seq;
     batch.parallel.activation_layout = ActivationLayout::batch_first;
     const ModelPrograms f = build_transformer_programs(seq, h100(), params);
@@ -122,8 +158,7 @@ TEST(ActivationLayout, NoCopyUnderAsyncTpOrWithoutSequenceParallelism) {
     EXPECT_EQ(copies(b.forward) + copies(b.recompute) + copies(b.backward), 0);
     EXPECT_DOUBLE_EQ(compute_seconds(b.forward), compute_seconds(f.layer_kinds[0].forward));
     EXPECT_DOUBLE_EQ(compute_seconds(b.backward), compute_seconds(f.layer_kinds[0].backward));
-    const int ends = copies(g.embedding_forward) + copies(g.head_forward) + copies(g.head_backward);
-    EXPECT_EQ(ends, i == 0 ? 3 : 0);
+    EXPECT_EQ(copies(g.embedding_forward) + copies(g.head_forward) + copies(g.head_backward), 0);
   }
 }
 

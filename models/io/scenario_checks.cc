@@ -418,10 +418,9 @@ ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& mode
   check_fsdp_fields(k, p);
   k.finite_at_least("workload.parallel.dp_bucket_bytes", p.dp_bucket_bytes, 0.0, true);
   k.finite_at_least("workload.parallel.reduce_bucket_elements", p.reduce_bucket_elements, 0.0, true);
-  if (tp_ok && p.tp > 1 && p.tp_comm_overlap && !p.sequence_parallel) {
+  if (tp_ok && p.tp > 1 && p.tp_comm_overlap && !p.sequence_parallel)
     k.layout_error("workload.parallel.tp_comm_overlap",
                    "needs sequence parallelism (expected sequence_parallel: true, or tp_comm_overlap: false)");
-  }
   return {tp_ok, pp_ok, dp_ok, interleaved};
 }
 
@@ -599,6 +598,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   check_attention(s, k);
   check_encoder(s, k);
   check_elementwise_ops(s, k);
+  check_activation_layout(s, k);
   resolve_kernels(s, cluster.gpu, k);
   check_context_parallel(s, k);
   check_data_loader(s, k);

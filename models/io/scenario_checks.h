@@ -61,6 +61,11 @@ void check_encoder(const models::Scenario& s, Checker& k);
 /// with a gated MLP and without multi-head latent attention.
 void check_elementwise_ops(const models::Scenario& s, Checker& k);
 
+/// workload.parallel.activation_layout batch_first (PyTorch DTensor's [b, s, h] sequence
+/// parallelism) is refused with Transformer Engine's userbuffers overlap (tp_comm_overlap with
+/// tp_overlap_implementation userbuffers and tp > 1), which runs Megatron's seq-first layout.
+void check_activation_layout(const models::Scenario& s, Checker& k);
+
 // The checks of scenario_checks_hardware.cc.
 
 /// cluster.overrides (models/hardware/element_overrides.h): a selector that names something on

@@ -1,6 +1,6 @@
-// The semantic checks of the workload's optional features: eager elementwise ops, LoRA, CPU
-// offload, encoder, dropout, mixture of experts, context parallelism, the data loader and ResNet
-// fields (scenario_checks.h).
+// The semantic checks of the workload's optional features: eager elementwise ops, the activation
+// layout, LoRA, CPU offload, encoder, dropout, mixture of experts, context parallelism, the data
+// loader and ResNet fields (scenario_checks.h).
 
 #include <algorithm>
 #include <cmath>
@@ -138,6 +138,16 @@ void check_elementwise_ops(const models::Scenario& s, Checker& k) {
     if (!std::isfinite(p) || !(p >= 0.0 && p < 1.0))
       k.error(f, "got " + Checker::number(p) +
                      " (expected a probability >= 0 and < 1: 0.1 for GPT/BERT, 0 for Llama-family models)");
+}
+
+void check_activation_layout(const models::Scenario& s, Checker& k) {
+  const models::ParallelSpec& p = s.parallel;
+  if (p.activation_layout == models::ActivationLayout::batch_first && p.tp > 1 && p.tp_comm_overlap &&
+      p.tp_overlap_implementation == models::TpOverlapImplementation::userbuffers)
+    k.error("workload.parallel.activation_layout",
+            "is batch_first with Transformer Engine's userbuffers overlap (tp_comm_overlap with "
+            "tp_overlap_implementation userbuffers), which runs Megatron's seq-first layout (expected seq_first, "
+            "or tp_overlap_implementation async_tp: PyTorch's async TP)");
 }
 
 void check_moe(const models::Scenario& s, Checker& k) {

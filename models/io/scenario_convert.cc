@@ -208,6 +208,8 @@ static_assert(static_cast<int>(models::ZeroImplementation::deepspeed) == tp::Par
               tp::ParallelSpec::ZeroImplementation_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::TpOverlapImplementation::async_tp) == tp::ParallelSpec::async_tp &&
               tp::ParallelSpec::TpOverlapImplementation_ARRAYSIZE == 2);
+static_assert(static_cast<int>(models::ActivationLayout::batch_first) == tp::ParallelSpec::batch_first &&
+              tp::ParallelSpec::ActivationLayout_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::SelectivePolicy::torchtitan_op) == tp::TrainingSpec::torchtitan_op &&
               tp::TrainingSpec::SelectivePolicy_ARRAYSIZE == 2);
 static_assert(static_cast<int>(models::CrossEntropy::unfused) == tp::TrainingSpec::unfused &&

@@ -68,6 +68,14 @@ enum class ZeroImplementation { megatron, deepspeed };
 /// reduced by one kernel).
 enum class TpOverlapImplementation { userbuffers, async_tp };
 
+/// The activations' layout, which sets the dimension sequence parallelism shards
+/// (workload.parallel.activation_layout; docs/scenarios.md): seq_first ([s, b, h]: Megatron-LM,
+/// Megatron-Core, NeMo, Megatron-DeepSpeed; SP shards dim 0, which NCCL's all-gather and
+/// reduce-scatter concatenate and split directly) or batch_first ([b, s, h]: PyTorch DTensor TP
+/// as torchtitan applies it, SP on Shard(1): PyTorch's functional collectives copy the whole
+/// tensor after each such all-gather and before each such reduce-scatter).
+enum class ActivationLayout { seq_first, batch_first };
+
 /// What selective recomputation keeps (workload.training.selective_policy): megatron (Korthikanti
 /// et al. 2022: everything but the attention core) or torchtitan_op (torchtitan's op-level
 /// selective activation checkpointing: every other matmul output and the attention output saved,

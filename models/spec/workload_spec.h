@@ -143,6 +143,11 @@ struct ParallelSpec {
   /// Megatron-Core --moe-shared-expert-overlap: the shared experts' fc1 runs beside the EP
   /// dispatch all-to-all and fc2 beside the combine (their backward beside the backward ones).
   bool moe_shared_expert_overlap = false;
+  /// The activations' layout (models/spec/enums.h ActivationLayout): seq_first (default; Megatron)
+  /// or batch_first (torchtitan: each SP all-gather followed, and each SP reduce-scatter
+  /// preceded, by a copy of the whole tensor; under async TP's fused ops only the weight
+  /// gradients' reshapes of the gathered inputs).
+  ActivationLayout activation_layout = ActivationLayout::seq_first;
   /// ZeRO-3 / FSDP: free the gathered parameters after each item's forward and gather them again
   /// before its backward. Default true: PyTorch FSDP FULL_SHARD (FSDP1 ShardingStrategy default),
   /// FSDP2 fully_shard(reshard_after_forward=True) default, DeepSpeed ZeRO-3. false: FSDP

@@ -57,6 +57,51 @@ struct TransformerOps {
   const Overlap fwd_gather = overlap ? Overlap::with_next : Overlap::blocking;
   const Overlap fwd_reduce = overlap ? Overlap::with_prev : Overlap::blocking;
 
+  // ---- sequence parallelism on batch-first activations (parallel.activation_layout) ----
+  // PyTorch DTensor TP as torchtitan applies it keeps [b, s, h] activations and shards SP on the
+  // sequence, Shard(1) (torchtitan/models/llama3/infra/parallelize.py apply_tp: SequenceParallel
+  // norms, PrepareModuleInput Shard(1) -> Replicate before attention and feed_forward,
+  // RowwiseParallel(output_layouts=Shard(1)) on wo and w2; the embedding's output and the output
+  // layer's input likewise). DTensor's Shard(1) redistributions (torch/distributed/tensor/
+  // placement_types.py Shard._to_replicate_tensor, _reduce_shard_tensor) call the functional
+  // collectives with dim 1, and those gather and reduce-scatter along dim 0 only
+  // (torch/distributed/_functional_collectives.py): all_gather_tensor runs
+  // torch.cat(torch.chunk(out, group_size, dim=0), dim=gather_dim) after the gather,
+  // reduce_scatter_tensor torch.cat(torch.chunk(in, group_size, dim=scatter_dim)) before the
+  // reduce-scatter. Each is a copy of the whole tensor on the compute stream: read and write,
+  // 2 x its bytes, a memory-bound kernel. The backward of each is the other collective on dim 1
+  // (a copy too); torchtitan's op-level recompute re-runs the gathers and their copies. Under
+  // async TP (chunked) the micro-pipeline pass fuses the collective with its GEMM and forces the
+  // producer's stride order instead (torch/_inductor/fx_passes/micro_pipeline_tp.py:
+  // restride_A_shard_for_fused_all_gather_matmul, restride_A_for_fused_matmul_reduce_scatter):
+  // no copy around it (async_wgrad_copy below: the weight gradients' one). Megatron's seq-first
+  // [s, b, h] shards dim 0: no copy.
+  const bool sp_copies = x.sp && tp && sc.parallel.activation_layout == ActivationLayout::batch_first;
+  /// The copy beside an SP all-gather or reduce-scatter of `bytes` (the full tensor) on
+  /// batch-first activations (segment `label`); nothing otherwise.
+  void sp_copy(Program& p, const std::string& label, double bytes) {
+    if (sp_copies) pb.compute(p, label + "_cat", {elementwise(2 * bytes)});
+  }
+  // Async TP keeps one copy per fused all-gather whose gathered input a weight-gradient GEMM reads
+  // in the same graph: fused_all_gather_matmul returns it as a movedim view, [b, s, h] laid out
+  // [s, b, h] (_symmetric_memory _fused_all_gather_matmul_impl: unflatten), and the pass hands it
+  // to every user of the gather's result (micro_pipeline_tp.py fuse_all_gather_matmul:
+  // all_gather.replace_with), the weight-gradient mm's reshape to [b s, h] among them, which
+  // cannot view those strides and copies. The backward's output-gradient gathers (wo's and w2's
+  // weight gradients) and the recompute's gathers always; the forward's where backward reads the
+  // forward's gathered input (no recomputation, or Megatron's selective) or, under full
+  // recomputation, in the replay (`replay`). Not with a frozen base (LoRA: no weight gradient).
+  bool replay = false;
+  bool forward_gather_feeds_wgrad() const {
+    const Recompute rc = sc.training.recompute;
+    if (rc == Recompute::full) return replay;
+    return !(rc == Recompute::selective && torchtitan_op_applies(sc));
+  }
+  void async_wgrad_copy(Program& p, const std::string& ag_label, double bytes) {
+    if (lora || (ag_label == "tp_ag" && !forward_gather_feeds_wgrad())) return;
+    sp_copy(p, ag_label + "_wgrad", bytes);
+  }
+
   // ---- TP overlap as PyTorch async TP pipelines it (tp_comm_overlap, SP, async_tp) ----
   // torch/distributed/_symmetric_memory/__init__.py; micro_pipeline_tp_pass fuses every
   // all_gather -> mm and mm -> reduce_scatter, forward and backward. All-gather -> GEMM
@@ -100,6 +145,7 @@ struct TransformerOps {
                    const std::vector<Kernel>& ks, std::size_t first, std::size_t last) {
     if (!chunked || first >= last) {
       ProgramBuilder::collective(p, ag_label, CollectiveOp::all_gather, bytes, plain);
+      sp_copy(p, ag_label, bytes);
       pb.compute(p, label, ks);
       return;
     }
@@ -114,6 +160,7 @@ struct TransformerOps {
       }
       pb.compute(p, label, slice, 1 / t);
     }
+    async_wgrad_copy(p, ag_label, bytes);
     if (last < ks.size()) pb.compute(p, label, range(ks, last, ks.size()));
   }
   /// The compute segment `label` whose output is reduce-scattered (`bytes`: the full size), ks as
@@ -122,7 +169,9 @@ struct TransformerOps {
                     std::size_t last, const std::string& rs_label, double bytes, Overlap plain) {
     if (!chunked || first >= last) {
       pb.compute(p, label, ks);
-      if (tp) ProgramBuilder::collective(p, rs_label, reduce_op, bytes, plain);
+      if (!tp) return;
+      sp_copy(p, rs_label, bytes);
+      ProgramBuilder::collective(p, rs_label, reduce_op, bytes, plain);
       return;
     }
     if (first > 0) pb.compute(p, label, range(ks, 0, first));
@@ -483,6 +532,7 @@ struct TransformerOps {
       // tensor backward needs: the replay stops before it (torch.utils.checkpoint's early stop,
       // its default).
       if (x.sp) ProgramBuilder::collective(p, "tp_ag_recompute", CollectiveOp::all_gather, gather_bytes, fwd_gather);
+      sp_copy(p, "tp_ag_recompute", gather_bytes);
       pb.compute(p, "act_recompute", {elementwise(2 * e * T * width)});
     }
   }
@@ -501,6 +551,7 @@ struct TransformerOps {
       return;
     }
     pb.compute(p, label, ks);
+    sp_copy(p, rs_label, act_bytes);  // the reduce-scatter's input (DTensor keeps the gathered input: no wgrad gather)
     if (x.sp && !lora)
       ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, gather_bytes, Overlap::with_next);
     if (tp) ProgramBuilder::collective(p, rs_label, reduce_op, act_bytes, Overlap::with_next);

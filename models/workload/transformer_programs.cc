@@ -31,7 +31,9 @@ void add_layer_kinds(TransformerOps& ops, ModelPrograms& out) {
       LayerPrograms lp;
       ops.layer_forward(lp.forward, moe);
       if (sc.training.recompute == Recompute::full) {
+        ops.replay = true;  // the replay, not the forward, feeds the weight gradients
         ops.layer_forward(lp.recompute, moe);
+        ops.replay = false;
       } else if (sc.training.recompute == Recompute::selective && !x.flash) {
         // Selective recomputation re-runs the attention core (softmax, dropout, attention over
         // values) instead of storing the s² tensors (Korthikanti et al. §5). With flash attention

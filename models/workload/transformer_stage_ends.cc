@@ -22,6 +22,7 @@ void add_embedding(TransformerOps& ops, ModelPrograms& out) {
   // Vocab-parallel embedding: each rank looks up its vocabulary shard, then the partial
   // embeddings are summed over TP (all-reduce; reduce-scatter with SP).
   pb.compute(out.embedding_forward, "embedding", {elementwise(2 * T * x.h * e)});
+  ops.sp_copy(out.embedding_forward, "tp_emb", act_bytes);  // batch-first SP: the reduce-scatter's input
   if (tp) ProgramBuilder::collective(out.embedding_forward, "tp_emb", reduce_op, act_bytes, Overlap::blocking);
   if (!x.causal) {  // BERT: + position + token-type embeddings (read 3, write 1), LayerNorm, dropout
     std::vector<Kernel> fwd{elementwise(4 * Tsp * x.h * e), norm(2 * Tsp * x.h * e)};
@@ -82,6 +83,7 @@ void add_decoder_head(TransformerOps& ops, ModelPrograms& out) {
   pb.keep_gemms_in_bf16();
   pb.compute(p, "final_ln", ops.norm_forward());
   if (x.sp) ProgramBuilder::collective(p, "tp_ag", CollectiveOp::all_gather, act_bytes, Overlap::blocking);
+  ops.sp_copy(p, "tp_ag", act_bytes);  // batch-first SP: the gathered input re-laid out
   // Vocab-parallel cross-entropy as Megatron-Core's cross_entropy.py runs it on T·V/t logits:
   // cast to fp32 (read e, write 4), max (read 4), subtract max in place (r/w 8), exp in place
   // (r/w 8), sum (read 4), divide by the sum in place (r/w 8, kept for backward): 32 + e bytes
@@ -96,6 +98,7 @@ void add_decoder_head(TransformerOps& ops, ModelPrograms& out) {
   else
     pb.compute(q, "logits_bwd",
                {elementwise((12 + e) * T * x.v / t), gemm(T, x.h, x.v / t, e), gemm(x.v / t, x.h, T, e)});
+  ops.sp_copy(q, "tp_rs_bwd", act_bytes);  // batch-first SP: the reduce-scatter's input
   if (tp) ProgramBuilder::collective(q, x.sp ? "tp_rs_bwd" : "tp_ar_bwd", reduce_op, act_bytes, Overlap::blocking);
   pb.compute(q, "final_ln_bwd", ops.norm_backward(false));
 }

@@ -211,7 +211,8 @@ TEST(ScenarioIoSet, UnknownPath) {
                 "sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, "
                 "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
                 "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, pipeline_stage_layers, "
-                "zero_implementation, reduce_bucket_elements, tp_overlap_implementation, moe_shared_expert_overlap)"});
+                "zero_implementation, reduce_bucket_elements, tp_overlap_implementation, moe_shared_expert_overlap, "
+                "activation_layout)"});
 }
 
 TEST(ScenarioIoSet, PathThroughAScalar) {
@@ -228,7 +229,7 @@ TEST(ScenarioIoSet, NonScalarTarget) {
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
                 "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
-                "moe_shared_expert_overlap)"});
+                "moe_shared_expert_overlap, activation_layout)"});
 }
 
 // "name[i]" names entry i of a repeated field the scenario writes: a node group's field, one

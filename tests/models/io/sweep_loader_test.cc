@@ -174,7 +174,7 @@ TEST(SweepFileErrors, UnknownAxisPath) {
                 "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
                 "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
-                "moe_shared_expert_overlap)"});
+                "moe_shared_expert_overlap, activation_layout)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel\" values: \"1\" }\n"),
             std::vector<std::string>{
                 "t.sweep.textproto:2:8: axis[0].path: workload.parallel is a message, not a scalar field (expected a "
@@ -182,7 +182,7 @@ TEST(SweepFileErrors, UnknownAxisPath) {
                 "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
                 "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
-                "moe_shared_expert_overlap)"});
+                "moe_shared_expert_overlap, activation_layout)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { values: \"1\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:1: axis[0].path: not set (expected a scalar field path of "
                                      "the scenario, e.g. workload.parallel.tp)"});
@@ -379,7 +379,7 @@ TEST(SweepFileErrors, MetricsBaseScenarioAndSyntax) {
                                      "tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
                                      "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
                                      "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, "
-                                     "tp_overlap_implementation, moe_shared_expert_overlap)"});
+                                     "tp_overlap_implementation, moe_shared_expert_overlap, activation_layout)"});
 }
 
 TEST(SweepFileErrors, JsonPositions) {
@@ -392,7 +392,7 @@ TEST(SweepFileErrors, JsonPositions) {
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
                 "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
-                "moe_shared_expert_overlap)"});
+                "moe_shared_expert_overlap, activation_layout)"});
 }
 
 // A constraint naming a field the dense base does not write and that has no default outside its

@@ -95,6 +95,21 @@ const char* kind_name(LinkKind k) {
   return "?";
 }
 
+/// explain's list of cluster.overrides, in order: each selector and its effect.
+void describe_overrides(std::ostream& o, const std::vector<ElementOverride>& overrides) {
+  for (std::size_t i = 0; i < overrides.size(); ++i) {
+    const ElementOverride& e = overrides[i];
+    o << (i == 0 ? "Overrides (cluster.overrides, in order):\n" : "") << "  [" << i << "] " << e.select << ": ";
+    if (e.clock_factor > 0) o << "SM clock x " << e.clock_factor;
+    if (e.bandwidth_factor > 0) o << "bandwidth x " << e.bandwidth_factor;
+    if (e.failed) o << "failed (routes avoid it)";
+    if (e.power_cap_w > 0) o << "power limit " << e.power_cap_w << " W";
+    if (e.supply_c) o << "supply " << *e.supply_c << " C";
+    if (e.missing) o << "missing (the node is drained)";
+    o << "\n";
+  }
+}
+
 }  // namespace
 
 Cluster::Cluster(const ClusterSpec& spec, sim::FlowNetwork& net) : Cluster(spec) { install(net); }
@@ -784,17 +799,7 @@ std::string Cluster::describe() const {
   }
   o << (mixed() ? "GPUDirect RDMA on every node: " : "  GPUDirect RDMA: ")
     << (spec_.gpu_direct_rdma ? "on" : "off (NIC traffic staged through host memory)") << "\n";
-  for (std::size_t i = 0; i < spec_.overrides.size(); ++i) {
-    const ElementOverride& e = spec_.overrides[i];
-    o << (i == 0 ? "Overrides (cluster.overrides, in order):\n" : "") << "  [" << i << "] " << e.select << ": ";
-    if (e.clock_factor > 0) o << "SM clock x " << e.clock_factor;
-    if (e.bandwidth_factor > 0) o << "bandwidth x " << e.bandwidth_factor;
-    if (e.failed) o << "failed (routes avoid it)";
-    if (e.power_cap_w > 0) o << "power limit " << e.power_cap_w << " W";
-    if (e.supply_c) o << "supply " << *e.supply_c << " C";
-    if (e.missing) o << "missing (the node is drained)";
-    o << "\n";
-  }
+  describe_overrides(o, spec_.overrides);
   if (num_nodes_ > 1) {
     const FabricSpec& f = spec_.fabric;
     o << "Fabric: " << fabric_kind_name(f.kind);

@@ -835,8 +835,15 @@ std::string Cluster::to_dot(int max_nodes) const {
     if (d.rfind("node", 0) != 0) return -1;
     return std::atoi(d.c_str() + 4);
   };
-  // One edge per device pair (both directions); label: capacity per direction.
-  std::map<std::pair<std::string, std::string>, std::pair<double, LinkKind>> pairs;
+  // One edge per device pair (both directions); label: capacity per direction, or "failed"
+  // (dashed, red) when an override took either direction down.
+  const std::set<sim::ResourceId> failed(failed_resources_.begin(), failed_resources_.end());
+  struct Pair {
+    double capacity_bytes_per_s = 0;
+    LinkKind kind = LinkKind::other;
+    bool failed = false;
+  };
+  std::map<std::pair<std::string, std::string>, Pair> pairs;
   std::set<std::string> devices;
   int skipped = 0;
   for (const ClusterEdge& e : *edges_) {
@@ -846,7 +853,8 @@ std::string Cluster::to_dot(int max_nodes) const {
       continue;
     }
     const auto key = e.from < e.to ? std::make_pair(e.from, e.to) : std::make_pair(e.to, e.from);
-    pairs.emplace(key, std::make_pair(e.capacity_bytes_per_s, e.kind));
+    Pair& pair = pairs.try_emplace(key, Pair{e.capacity_bytes_per_s, e.kind, false}).first->second;
+    pair.failed = pair.failed || failed.contains(e.resource);
     devices.insert(e.from);
     devices.insert(e.to);
   }
@@ -859,8 +867,11 @@ std::string Cluster::to_dot(int max_nodes) const {
     o << "  \"" << d << "\" [shape=" << shape << "];\n";
   }
   for (const auto& [key, value] : pairs) {
-    o << "  \"" << key.first << "\" -> \"" << key.second << "\" [label=\"" << gbps(value.first) << " "
-      << kind_name(value.second) << "\"];\n";
+    o << "  \"" << key.first << "\" -> \"" << key.second << "\" [label=\"";
+    if (value.failed)
+      o << "failed " << kind_name(value.kind) << "\", style=dashed, color=red];\n";
+    else
+      o << gbps(value.capacity_bytes_per_s) << " " << kind_name(value.kind) << "\"];\n";
   }
   if (skipped > 0) o << "  // " << skipped << " links of nodes >= " << max_nodes << " not drawn\n";
   o << "}\n";

@@ -80,6 +80,18 @@ TEST(DrainedNodes, AMissingGpuDrainsItsNodeAndTheOthersKeepTheirPlaces) {
       << Cluster(s).describe();
 }
 
+TEST(DrainedNodes, TheDotDrawingMarksAFailedNicInsteadOfItsFullBandwidth) {
+  ClusterSpec s = dgx_h100_fat_tree(2);
+  ElementOverride nic;
+  nic.select = "node0/nic3";
+  nic.failed = true;
+  s.overrides.push_back(nic);
+  const std::string dot = Cluster(s).to_dot();
+  EXPECT_NE(dot.find("\"leaf0\" -> \"node0.nic3\" [label=\"failed NIC\", style=dashed, color=red];"), std::string::npos)
+      << dot;
+  EXPECT_NE(dot.find("\"leaf0\" -> \"node0.nic2\" [label=\"50 GB/s NIC\"];"), std::string::npos) << dot;
+}
+
 TEST(DrainedNodes, TheDescriptionListsEveryOverrideAndDoesNotCallTheNodesTheSame) {
   ClusterSpec s = dgx_h100_fat_tree(4);
   EXPECT_NE(Cluster(s).describe().find("every node is the same"), std::string::npos);

@@ -530,7 +530,7 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
     plan.rails = g.graph != nullptr ? g.graph->search_channels : 0;
     for (const auto& local : g.per_node) plan.single_gpu_node = plan.single_gpu_node || local.size() == 1;
   }
-  const GpuSpec& gpu = cluster.gpu_spec(0);
+  const GpuSpec& gpu = tuned_gpu(cluster, plan);  // a mixed cluster: the plan's group's GPU
   const bool nvlink = cluster.has_scale_up() && all_nvlink(cluster, g);
   // LL128 (NCCL tuning.cc, "Enable LL128 by default only on ..."): over NVLink between every ring
   // neighbour, Volta to Hopper (2.20.3: "switch (minCompCap) ... default: pEnable &= 0", so

@@ -90,7 +90,10 @@ class Search {
       net_bw_.push_back(p.links.empty() ? 0.0 : bw_[p.links.front()]);
     }
     for (int g = 0; g < ngpus_ && nnets_ > 0; ++g) local_nets_.push_back(local_nets_of(g));
-    cc_ = nccl_cc_class(cluster);
+    // The node's own GPU (a mixed cluster's groups differ; a search stays inside one node).
+    const GpuSpec& gpu = cluster.gpu_spec(gpus[0]);
+    const int cc = gpu.compute_capability;  // catalog: NVIDIA's CUDA GPUs table; 0 for AMD
+    cc_ = cc >= 100 ? 100 : cc >= 90 ? 90 : 80;
     speeds_ = nccl_speed_array(version, cc_, nnets_ == 0);
     // system->maxBw: the best path bandwidth from a GPU to a NIC (across nodes) or another GPU;
     // system->totalBw: a GPU's NVLink (sum) or PCIe bandwidth, the larger.
@@ -101,9 +104,12 @@ class Search {
       }
     }
     if (ngpus_ == 1 && nnets_ == 0) max_bw_ = 5000.0;  // LOC_BW
-    const double nvl_total = cluster.has_scale_up() ? cluster.scale_up_bytes_per_s() *
-                                                          default_link_efficiency(cluster, LinkKind::nvlink) / 1e9
-                                                    : 0.0;
+    const double scale_up_bytes_per_s =
+        cluster.mixed()
+            ? cluster.node_groups()[static_cast<std::size_t>(cluster.group_of_node(cluster.node_of(gpus[0])))]
+                  .scale_up_bytes_per_s
+            : cluster.scale_up_bytes_per_s();
+    const double nvl_total = cluster.has_scale_up() ? scale_up_bytes_per_s * nvlink_efficiency(gpu) / 1e9 : 0.0;
     double pci_bw = 0;  // a GPU's own PCIe link: the first PCIe link of its paths
     for (const std::vector<Path>* paths : {&gpu_gpu_, &gpu_net_}) {
       for (const Path& p : *paths) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -80,7 +81,7 @@ double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double 
   if (!is_ring_op(plan.op) || plan.phases.size() != 1 || plan.phases[0].seconds_per_byte <= 0) return 1.0;
   double cap_gb_per_s = 0;
   if (plan.num_nodes == 1) {
-    const int gen = cluster.gpu_spec(0).nvlink_generation;
+    const int gen = tuned_gpu(cluster, plan).nvlink_generation;
     cap_gb_per_s = gen >= 5 ? 282.0 : gen == 4 ? 141.0 : gen == 3 ? 87.7 : 39.0;
   } else {
     const bool amd = cluster.node_template().cpu.rfind("AMD", 0) == 0;
@@ -107,7 +108,7 @@ double nvls_tree_max_factor(const Cluster& cluster, const CollectivePlan& plan) 
   const int n = static_cast<int>(plan.ranks.size());
   const int ppn = n / plan.num_nodes;
   const int heads = std::min(plan.channels, std::max(1, ppn));
-  const bool blackwell = cluster.gpu_spec(0).nvlink_generation >= 5;
+  const bool blackwell = tuned_gpu(cluster, plan).nvlink_generation >= 5;
   const double per_channel_gb_per_s = plan.num_nodes <= 2 ? (blackwell ? 96.0 : 57.7) : (blackwell ? 80.0 : 45.5);
   const double cap = heads * per_channel_gb_per_s * 1e9;
   const double busbw = busbw_factor(plan.op, n) / plan.phases[0].seconds_per_byte;
@@ -121,7 +122,7 @@ double per_channel_cap_factor(const Cluster& cluster, const CollectivePlan& plan
   // applies the cap (1 when no cap applies).
   const int channels = nccl_graph_channels(plan);
   if (channels == 0 || plan.phases.size() != 1 || plan.phases[0].seconds_per_byte <= 0) return 1.0;
-  const int gen = cluster.gpu_spec(0).nvlink_generation;
+  const int gen = tuned_gpu(cluster, plan).nvlink_generation;
   const int cc = gen >= 5 ? 3 : gen == 4 ? 2 : gen == 3 ? 1 : 0;
   const double per_channel = table[cc][plan.num_nodes <= 2 ? plan.num_nodes - 1 : 2];
   if (per_channel <= 0) return 1.0;
@@ -233,6 +234,15 @@ double link_efficiency(const Cluster& cluster, sim::ResourceId r) {
   if (const CalibrationProfile* p = cluster.spec().profile.get()) {
     if (const auto& e = p->link_efficiency[static_cast<std::size_t>(kind)]) return *e;
   }
+  // A mixed cluster's NVLink runs at its own node's GPU generation: the node is the link's
+  // endpoint "node<slot>.…" (NVLink never leaves a node).
+  if (kind == LinkKind::nvlink && cluster.mixed()) {
+    const std::string& from = cluster.resource(r).from;
+    if (from.rfind("node", 0) == 0) {
+      const int node = cluster.node_at_slot(std::atoi(from.c_str() + 4));
+      if (node >= 0) return nvlink_efficiency(cluster.gpu_spec(node * cluster.gpus_per_node()));
+    }
+  }
   return default_link_efficiency(cluster, kind);
 }
 
@@ -243,15 +253,25 @@ double pcie_duplex_efficiency(const Cluster& cluster, sim::ResourceId r) {
   return 2.0 * link_efficiency(cluster, r);
 }
 
+const GpuSpec& tuned_gpu(const Cluster& cluster, const CollectivePlan& plan) {
+  if (!cluster.mixed() || plan.ranks.empty()) return cluster.gpu_spec(0);
+  const GpuSpec* g = &cluster.gpu_spec(plan.ranks.front());
+  for (int r : plan.ranks)
+    if (cluster.gpu_spec(r).nvlink_generation < g->nvlink_generation) g = &cluster.gpu_spec(r);
+  return *g;
+}
+
+double nvlink_efficiency(const GpuSpec& g) {
+  if (g.nvlink_generation == 0) return LinkEfficiency::xgmi;
+  if (g.nvlink_generation >= 5) return LinkEfficiency::nvlink_gen5;
+  if (g.nvlink_generation == 4) return LinkEfficiency::nvlink_gen4;
+  return LinkEfficiency::nvlink_gen2_3;
+}
+
 double default_link_efficiency(const Cluster& cluster, LinkKind kind) {
   switch (kind) {
-    case LinkKind::nvlink: {
-      const GpuSpec& g = cluster.gpu_spec(0);
-      if (g.nvlink_generation == 0) return LinkEfficiency::xgmi;
-      if (g.nvlink_generation >= 5) return LinkEfficiency::nvlink_gen5;
-      if (g.nvlink_generation == 4) return LinkEfficiency::nvlink_gen4;
-      return LinkEfficiency::nvlink_gen2_3;
-    }
+    case LinkKind::nvlink:
+      return nvlink_efficiency(cluster.gpu_spec(0));
     case LinkKind::pcie:
       return LinkEfficiency::pcie;
     case LinkKind::nic:
@@ -402,7 +422,7 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
     case CollectiveAlgorithm::collnet_direct:
       // Simple only; NCCL's GPU/NIC-ratio refinement is left to the flows (a node with fewer
       // NICs than GPUs loads each head NIC with more bytes).
-      return cluster.gpu_spec(0).nvlink_generation >= 4 ? kCollNetDirectHopperFactor : 1.0;
+      return tuned_gpu(cluster, plan).nvlink_generation >= 4 ? kCollNetDirectHopperFactor : 1.0;
     case CollectiveAlgorithm::collnet_chain:
       return 1.0;  // Simple only; NCCL applies no refinement to CollNet Chain
     default:

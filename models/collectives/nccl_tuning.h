@@ -181,11 +181,20 @@ bool is_ring_op(CollectiveOp op);
 /// 2(n-1)/n, all_gather and reduce_scatter (n-1)/n, the others 1 (broadcast/reduce chain edges).
 double ring_edge_fraction(CollectiveOp op, int n);
 
-/// Default efficiency of a link kind (LinkEfficiency; NVLink by the cluster's GPU generation),
+/// The GPU NCCL tunes a plan's communicator for: NCCL takes the communicator's lowest compute
+/// capability (comm->minCompCap, NVIDIA/nccl src/init.cc; ncclTopoTuneModel's llMaxBws and
+/// per-channel tables, LL128 and NVLS enablement go by it), so on a mixed cluster the plan's
+/// ranks' oldest GPU (lowest NVLink generation: the catalog's stand-in for the capability class),
+/// else the cluster's one GPU. Every collective of a mixed-cluster job lies within one node group.
+const GpuSpec& tuned_gpu(const Cluster& cluster, const CollectivePlan& plan);
+/// NCCL's NVLink efficiency for a GPU's NVLink generation (LinkEfficiency above; AMD's xGMI for
+/// generation 0).
+double nvlink_efficiency(const GpuSpec& gpu);
+/// Default efficiency of a link kind (LinkEfficiency; NVLink by node_group[0]'s GPU generation),
 /// before any profile.
 double default_link_efficiency(const Cluster& cluster, LinkKind kind);
 /// Efficiency applied to resource r: the profile's link_efficiency for its kind, else
-/// default_link_efficiency.
+/// default_link_efficiency (a mixed cluster's NVLink: its own node's GPU generation).
 double link_efficiency(const Cluster& cluster, sim::ResourceId r);
 /// Both-direction budget of GPU PCIe resource r (up + down, as a fraction of one direction's
 /// capacity): the profile's pcie_duplex_efficiency, else 2 x link_efficiency(r).

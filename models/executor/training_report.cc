@@ -113,8 +113,6 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
     r.gpu.clear();
     for (const Cluster::NodeGroup& g : cluster.node_groups())
       if (r.gpu.find(g.gpu->name) == std::string::npos) r.gpu += (r.gpu.empty() ? "" : " + ") + g.gpu->name;
-    r.caveat += std::string(r.caveat.empty() ? "" : "; ") + "mixed cluster: NCCL's tuning uses node_group[0]'s (" +
-                gpu.name + ") NVLink generation";
   }
   r.tflops_per_gpu = r.model_flops_per_iteration / iter_s / r.num_gpus / 1e12;
   r.hardware_tflops_per_gpu = r.hardware_flops_per_iteration / iter_s / r.num_gpus / 1e12;

@@ -90,10 +90,9 @@ class Search {
       net_bw_.push_back(p.links.empty() ? 0.0 : bw_[p.links.front()]);
     }
     for (int g = 0; g < ngpus_ && nnets_ > 0; ++g) local_nets_.push_back(local_nets_of(g));
-    // The node's own GPU (a mixed cluster's groups differ; a search stays inside one node).
+    // The node's own GPU and scale-up (a mixed cluster's groups differ; a search stays inside one node).
     const GpuSpec& gpu = cluster.gpu_spec(gpus[0]);
-    const int cc = gpu.compute_capability;  // catalog: NVIDIA's CUDA GPUs table; 0 for AMD
-    cc_ = cc >= 100 ? 100 : cc >= 90 ? 90 : 80;
+    cc_ = nccl_cc_class(gpu);
     speeds_ = nccl_speed_array(version, cc_, nnets_ == 0);
     // system->maxBw: the best path bandwidth from a GPU to a NIC (across nodes) or another GPU;
     // system->totalBw: a GPU's NVLink (sum) or PCIe bandwidth, the larger.
@@ -104,12 +103,9 @@ class Search {
       }
     }
     if (ngpus_ == 1 && nnets_ == 0) max_bw_ = 5000.0;  // LOC_BW
-    const double scale_up_bytes_per_s =
-        cluster.mixed()
-            ? cluster.node_groups()[static_cast<std::size_t>(cluster.group_of_node(cluster.node_of(gpus[0])))]
-                  .scale_up_bytes_per_s
-            : cluster.scale_up_bytes_per_s();
-    const double nvl_total = cluster.has_scale_up() ? scale_up_bytes_per_s * nvlink_efficiency(gpu) / 1e9 : 0.0;
+    const Cluster::NodeGroup& group =
+        cluster.node_groups()[static_cast<std::size_t>(cluster.group_of_node(cluster.node_of(gpus[0])))];
+    const double nvl_total = cluster.has_scale_up() ? group.scale_up_bytes_per_s * nvlink_efficiency(gpu) / 1e9 : 0.0;
     double pci_bw = 0;  // a GPU's own PCIe link: the first PCIe link of its paths
     for (const std::vector<Path>* paths : {&gpu_gpu_, &gpu_net_}) {
       for (const Path& p : *paths) {
@@ -571,8 +567,8 @@ double search_link_gb_per_s(const Cluster& cluster, const sim::FlowNetwork& net,
   return std::round(link_efficiency(cluster, r) * net.capacity(r) / 1e9 * 1000) / 1000;
 }
 
-int nccl_cc_class(const Cluster& cluster) {
-  const int cc = cluster.gpu_spec(0).compute_capability;  // catalog: NVIDIA's CUDA GPUs table; 0 for AMD
+int nccl_cc_class(const GpuSpec& gpu) {
+  const int cc = gpu.compute_capability;  // catalog: NVIDIA's CUDA GPUs table; 0 for AMD
   return cc >= 100 ? 100 : cc >= 90 ? 90 : 80;
 }
 

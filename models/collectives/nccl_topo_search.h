@@ -58,10 +58,10 @@ struct NcclTopoGraph {
 /// LinkEfficiency), as NCCL's link widths.
 double search_link_gb_per_s(const Cluster& cluster, const sim::FlowNetwork& net, sim::ResourceId r);
 
-/// The NCCL compute capability class of the cluster's GPU as the search reads it (ccMin), from
+/// The NCCL compute capability class of a GPU as the search reads it (ccMin: the node's GPU), from
 /// the catalog's GpuSpec::compute_capability: 100 for sm100+ (Blackwell), 90 for sm90 (Hopper),
 /// else 80 (every earlier part, Ada and AMD take the pre-sm90 arrays and tests).
-int nccl_cc_class(const Cluster& cluster);
+int nccl_cc_class(const GpuSpec& gpu);
 
 /// Searches NCCL's ring graph over `gpus` (global ids of the group's GPUs on one node, in rank
 /// order; non-empty) with, when `remote_gpu` >= 0 (a GPU of the group on another node), every NIC

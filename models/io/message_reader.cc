@@ -850,23 +850,23 @@ std::string value_suggestion(const pb::FieldDescriptor* field, std::string_view 
 }
 
 std::string expected_value(const pb::FieldDescriptor* field, Format format) {
-  using F = pb::FieldDescriptor;
+  using Fd = pb::FieldDescriptor;
   switch (field->cpp_type()) {
-    case F::CPPTYPE_INT32:
-    case F::CPPTYPE_INT64:
-    case F::CPPTYPE_UINT32:
-    case F::CPPTYPE_UINT64:
+    case Fd::CPPTYPE_INT32:
+    case Fd::CPPTYPE_INT64:
+    case Fd::CPPTYPE_UINT32:
+    case Fd::CPPTYPE_UINT64:
       return expected_integer(field);  // the field's own range (int_ranges.h), else its type's
-    case F::CPPTYPE_DOUBLE:
-    case F::CPPTYPE_FLOAT:
+    case Fd::CPPTYPE_DOUBLE:
+    case Fd::CPPTYPE_FLOAT:
       return "a number";
-    case F::CPPTYPE_BOOL:
+    case Fd::CPPTYPE_BOOL:
       return "true or false";
-    case F::CPPTYPE_STRING:
+    case Fd::CPPTYPE_STRING:
       return format == Format::json ? "a string" : "a quoted string";
-    case F::CPPTYPE_ENUM:
+    case Fd::CPPTYPE_ENUM:
       return "one of: " + enum_list(field->enum_type());
-    case F::CPPTYPE_MESSAGE:
+    case Fd::CPPTYPE_MESSAGE:
       return format == Format::json ? "an object" : "a { ... } block";
   }
   return "a value";

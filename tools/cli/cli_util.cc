@@ -243,7 +243,7 @@ std::string expected_option_value(const boost::program_options::options_descript
   const std::string name = option.substr(std::min(option.find_first_not_of('-'), option.size()));
   const po::option_description* desc = opts.find_nothrow(name, false);
   const bool whole = desc != nullptr && dynamic_cast<const po::typed_value<int>*>(desc->semantic().get()) != nullptr;
-  const std::string kind = whole ? "a whole number" : "a number";
+  std::string kind = whole ? "a whole number" : "a number";  // not const: returned by move
   const auto space = [](unsigned char c) { return std::isspace(c) != 0; };
   if (got.empty()) return kind;
   if (space(got.front()) || space(got.back())) return kind + " without spaces around it";

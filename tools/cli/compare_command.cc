@@ -73,8 +73,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       "the reliability model, facility power (IT x PUE) average and peak, energy to train, rent and\n"
       "own cost (TCO, payback), then the prices used with their source and date, the model's\n"
       "validated error per GPU (docs/accuracy.md) and a verdict per scenario against the first. A\n"
-      "scenario without a token budget gets --tokens, else 20 tokens per parameter (marked *; a\n"
-      "verdict between different budgets compares time to train per token, and says so);\n"
+      "scenario without a token budget gets --tokens, else 20 tokens per parameter (marked *);\n"
       "without reliability/cost sections, their defaults (catalog prices; a GPU with no public\n"
       "price is shown as not priced). Bad input: positioned error, exit status 2.\n\nOptions");
   opts.add_options()("help,h", "show this help")(

@@ -79,8 +79,10 @@ OutputLock::OutputLock(const std::string& path, const std::string& command, std:
       // The output's path first, as check_output_path names it: the lock file is ours, not the user's.
       // ENOENT in an existing directory: a file system without new files (/proc).
       const std::string why = errno == ENOENT ? std::string("it takes no new files") : std::strerror(errno);
-      throw UsageError(path + ": cannot write in " + dir.string() + " (" + why +
-                       ") (expected a writable directory; the lock file " + lock_path_ + " goes there too)");
+      std::string msg = path;
+      msg.append(": cannot write in ").append(dir.string()).append(" (").append(why);
+      msg.append(") (expected a writable directory; the lock file ").append(lock_path_).append(" goes there too)");
+      throw UsageError(msg);
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int e = errno;

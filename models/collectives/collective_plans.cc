@@ -499,27 +499,6 @@ void build_send_recv_plan(CollectivePlan& plan, const RankGroups& g, const PlanI
   plan.phases.push_back(ph);
 }
 
-void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
-  if (plan.moe.kind == EpAllToAll::deepep) return build_deepep_plan(plan, g, in);
-  const Cluster& cluster = in.cluster;
-  const std::vector<int>& ranks = plan.ranks;
-  const int n = static_cast<int>(ranks.size());
-  const bool nvlink = cluster.has_scale_up() && all_nvlink(cluster, g);
-  Paths paths;
-  std::vector<double> fractions;
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      if (i == j) continue;
-      paths.push_back(cluster.route(ranks[i], ranks[j]));
-      fractions.push_back(1.0 / n);
-    }
-  }
-  CollectivePhase ph;
-  ph.latency_s = ring_latency_s(plan.op, n, g.nodes(), nvlink, g.version);
-  finish_phase(plan, ph, paths, fractions, in);
-  plan.phases.push_back(ph);
-}
-
 void build_plan(CollectivePlan& plan, const PlanInputs& in) {
   const Cluster& cluster = in.cluster;
   const int n = static_cast<int>(plan.ranks.size());

@@ -1,11 +1,15 @@
-// DeepEP's deduplicated all-to-all as a collective plan (collective_plans.h build_deepep_plan).
+// The all-to-all plans (collective_plans.h): flat, NCCL's every rank to every other
+// (build_all_to_all_plan), and DeepEP's deduplicated dispatch (build_deepep_plan).
 
+#include <span>
 #include <stdexcept>
 #include <vector>
 
 #include "models/collectives/collective_plans.h"
 #include "models/collectives/moe_dispatch.h"
 #include "models/collectives/nccl_tuning.h"
+#include "models/spec/enums.h"
+#include "models/spec/run_control.h"
 
 namespace traincast::models {
 
@@ -29,6 +33,7 @@ void build_deepep_plan(CollectivePlan& plan, const RankGroups& g, const PlanInpu
   std::vector<double> fractions;
   for (int a = 0; a < nodes; ++a) {
     for (int l = 0; l < ppn; ++l) {
+      throw_if_interrupted("all-to-all plan setup");  // Ctrl-C, once per sender (models/spec/run_control.h)
       const int src = g.per_node[a][l];
       for (int m = 0; m < ppn; ++m) {
         if (m == l) continue;
@@ -45,6 +50,30 @@ void build_deepep_plan(CollectivePlan& plan, const RankGroups& g, const PlanInpu
   const bool nvlink = cluster.has_scale_up() && all_nvlink(cluster, g);
   CollectivePhase ph;
   ph.latency_s = ring_latency_s(plan.op, static_cast<int>(plan.ranks.size()), nodes, nvlink, g.version);
+  finish_phase(plan, ph, paths, fractions, in);
+  plan.phases.push_back(ph);
+}
+
+void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
+  if (plan.moe.kind == EpAllToAll::deepep) return build_deepep_plan(plan, g, in);
+  const Cluster& cluster = in.cluster;
+  const std::vector<int>& ranks = plan.ranks;
+  const int n = static_cast<int>(ranks.size());
+  const bool nvlink = cluster.has_scale_up() && all_nvlink(cluster, g);
+  std::vector<std::span<const sim::ResourceId>> paths;
+  std::vector<double> fractions;
+  for (int i = 0; i < n; ++i) {
+    // n^2 routes: minutes for a large expert-parallel group, so Ctrl-C is polled as the network
+    // build polls it (models/spec/run_control.h), once per sender.
+    throw_if_interrupted("all-to-all plan setup");
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      paths.push_back(cluster.route(ranks[i], ranks[j]));
+      fractions.push_back(1.0 / n);
+    }
+  }
+  CollectivePhase ph;
+  ph.latency_s = ring_latency_s(plan.op, n, g.nodes(), nvlink, g.version);
   finish_phase(plan, ph, paths, fractions, in);
   plan.phases.push_back(ph);
 }

@@ -18,8 +18,8 @@
 
 namespace traincast::models {
 
-double graph_ops(const ModelPrograms& programs, const std::vector<int>& stage_layers, int zero_stage,
-                 double microbatches, int iterations, int replicas, int pp) {
+GraphOpsTerms graph_ops_terms(const ModelPrograms& programs, const std::vector<int>& stage_layers, int zero_stage,
+                              double microbatches, int iterations, int replicas, int pp) {
   const int layers_max = *std::max_element(stage_layers.begin(), stage_layers.end());
   std::size_t layer_ops = 0;
   for (const LayerPrograms& lp : programs.layer_kinds)
@@ -29,23 +29,48 @@ double graph_ops(const ModelPrograms& programs, const std::vector<int>& stage_la
                                         programs.head_forward.size() + programs.head_backward.size() + 2);
   if (zero_stage == 3) per_microbatch += 2.0 * (layers_max + 2);       // per-item gathers, both passes
   if (pp > 1 && programs.p2p_gather_bytes > 0) per_microbatch += 2.0;  // scatter/gather after each receive
-  return per_microbatch * microbatches * iterations * static_cast<double>(replicas) * pp;
+  return {per_microbatch, layers_max, microbatches, iterations, replicas, pp};
 }
 
-void refuse_graph_ops_over_limit(double ops, bool fold_symmetric_on) {
-  if (ops > kMaxGraphOps)
-    throw std::invalid_argument(
-        "the job would need about " + std::to_string(static_cast<long long>(ops / 1e6)) +
-        " million ops to simulate (limit " + std::to_string(static_cast<long long>(kMaxGraphOps / 1e6)) +
-        " million): reduce options.iterations or workload.training.global_batch_size (--set "
-        "options.iterations=1, --set workload.training.global_batch_size=N)" +
-        (fold_symmetric_on
-             ? std::string(" (options.fold_symmetric is already on: the data-parallel replicas left cannot be "
-                           "folded, or one replica alone is this large)")
-             : std::string(", or turn options.fold_symmetric on (--set options.fold_symmetric=true)")));
+double graph_ops(const ModelPrograms& programs, const std::vector<int>& stage_layers, int zero_stage,
+                 double microbatches, int iterations, int replicas, int pp) {
+  return graph_ops_terms(programs, stage_layers, zero_stage, microbatches, iterations, replicas, pp).ops();
 }
 
-double estimate_graph_ops(const Scenario& sc) {
+void refuse_graph_ops_over_limit(const GraphOpsTerms& t, const Scenario& sc, int data_ranks) {
+  const double ops = t.ops();
+  if (ops <= kMaxGraphOps) return;
+  auto count = [](double v) { return std::to_string(static_cast<long long>(v)); };
+  auto plural = [&](double v, const std::string& one, const std::string& many) {
+    return count(v) + " " + (v == 1 ? one : many);
+  };
+  // Each factor of the count with the field (and its value) that drives it.
+  const std::string terms =
+      plural(t.iterations, "iteration", "iterations") + " (options.iterations " + count(sc.options.iterations) +
+      ") x " + plural(t.microbatches, "micro-batch", "micro-batches") +
+      " per iteration (workload.training.global_batch_size " + count(sc.training.global_batch_size) +
+      " / workload.training.micro_batch_size " + count(sc.training.micro_batch_size) + " / " +
+      plural(data_ranks, "data-parallel rank", "data-parallel ranks") + ") x " +
+      plural(t.pp, "pipeline stage", "pipeline stages") + " (workload.parallel.pp) x " +
+      plural(t.replicas, "data-parallel replica", "data-parallel replicas") + " simulated (options.fold_symmetric " +
+      (sc.options.fold_symmetric ? "on" : "off") + ") x " + count(t.per_microbatch) + " ops per micro-batch (" +
+      plural(t.stage_layers, "layer", "layers") + " on the fullest stage, of workload.model.num_layers " +
+      count(sc.model.num_layers) + ")";
+  throw std::invalid_argument(
+      "the job would need about " + count(ops / 1e6) + " million ops to simulate (limit " + count(kMaxGraphOps / 1e6) +
+      " million): " + terms +
+      "; reduce options.iterations or workload.training.global_batch_size (--set "
+      "options.iterations=1, --set workload.training.global_batch_size=N)" +
+      (sc.options.fold_symmetric
+           ? std::string(" (options.fold_symmetric is already on: the data-parallel replicas left cannot be "
+                         "folded, or one replica alone is this large)")
+           : std::string(", or turn options.fold_symmetric on (--set options.fold_symmetric=true)")));
+}
+
+namespace {
+
+/// estimate_graph_ops's factors; `data_ranks` receives the job's data-parallel ranks.
+GraphOpsTerms estimate_graph_ops_terms(const Scenario& sc, int& data_ranks) {
   const NodeTemplate& node = find_node_template(sc.cluster.node_template);
   const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
   const int gpus_per_node = node.gpus_per_node;
@@ -62,17 +87,26 @@ double estimate_graph_ops(const Scenario& sc) {
   const std::vector<int> stage_layers = static_cast<int>(sc.parallel.pipeline_stage_layers.size()) != L.pp
                                             ? layers_per_stage(static_cast<int>(programs.layer_kind.size()), L.pp)
                                             : sc.parallel.pipeline_stage_layers;
-  return graph_ops(programs, stage_layers, sc.parallel.zero_stage, m, iterations, replicas, L.pp);
+  data_ranks = L.dp;
+  return graph_ops_terms(programs, stage_layers, sc.parallel.zero_stage, m, iterations, replicas, L.pp);
+}
+
+}  // namespace
+
+double estimate_graph_ops(const Scenario& sc) {
+  int data_ranks = 0;
+  return estimate_graph_ops_terms(sc, data_ranks).ops();
 }
 
 void check_graph_size_early(const Scenario& sc) {
-  double ops = 0;
+  GraphOpsTerms terms;
+  int data_ranks = 0;
   try {
-    ops = estimate_graph_ops(sc);
+    terms = estimate_graph_ops_terms(sc, data_ranks);
   } catch (const std::exception&) {
     return;  // a scenario the estimate cannot read: the executor reports it as it always did
   }
-  refuse_graph_ops_over_limit(ops, sc.options.fold_symmetric);
+  refuse_graph_ops_over_limit(terms, sc, data_ranks);
 }
 
 }  // namespace traincast::models

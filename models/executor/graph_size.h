@@ -14,16 +14,34 @@ namespace traincast::models {
 /// limit of training_plan.cc's check_graph_size.
 inline constexpr double kMaxGraphOps = 40e6;
 
+/// The factors of the training graph's op count, kept apart so that a refusal can name each with
+/// the field that drives it.
+struct GraphOpsTerms {
+  double per_microbatch = 0;  ///< ops of one micro-batch through the fullest stage
+  int stage_layers = 0;       ///< layers on the fullest stage
+  double microbatches = 0;    ///< micro-batches per iteration
+  int iterations = 0;         ///< iterations simulated
+  int replicas = 0;           ///< data-parallel (x context-parallel) replicas simulated
+  int pp = 0;                 ///< pipeline stages
+  /// per_microbatch x microbatches x iterations x replicas x pp.
+  double ops() const { return per_microbatch * microbatches * iterations * static_cast<double>(replicas) * pp; }
+};
+
 /// Ops of the training graph: one micro-batch through the fullest stage of `stage_layers` (its
 /// layers' forward, recompute and backward segments, embedding and head, 2 for the sends, ZeRO-3's
 /// gathers) x `microbatches` x `iterations` x `replicas` x `pp`. The one formula of
 /// check_graph_size (training_plan.cc) and estimate_graph_ops. stage_layers non-empty.
+GraphOpsTerms graph_ops_terms(const ModelPrograms& programs, const std::vector<int>& stage_layers, int zero_stage,
+                              double microbatches, int iterations, int replicas, int pp);
+/// graph_ops_terms(...).ops().
 double graph_ops(const ModelPrograms& programs, const std::vector<int>& stage_layers, int zero_stage,
                  double microbatches, int iterations, int replicas, int pp);
 /// Throws std::invalid_argument "the job would need about N million ops to simulate (limit 40
-/// million): ..." when ops > kMaxGraphOps; it advises turning options.fold_symmetric on only when
-/// `fold_symmetric_on` is false (issue 21: it advised it when it was already on).
-void refuse_graph_ops_over_limit(double ops, bool fold_symmetric_on);
+/// million): <each factor with the field that drives it and its value in `sc`>: reduce ..." when
+/// t.ops() > kMaxGraphOps; it advises turning options.fold_symmetric on only when it is off in `sc`
+/// (issue 21: it advised it when it was already on). `data_ranks`: the job's data-parallel ranks
+/// (the divisor of the micro-batch count besides micro_batch_size).
+void refuse_graph_ops_over_limit(const GraphOpsTerms& t, const Scenario& sc, int data_ranks);
 
 /// The op count check_graph_size computes for `sc`, from the scenario alone: ops of one
 /// micro-batch through the fullest stage (its layers' forward, recompute and backward segments,

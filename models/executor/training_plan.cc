@@ -364,9 +364,9 @@ void plan_optimizer_steps(TrainingPlan& P, const Scenario& sc, const Cluster& cl
 
 /// Refuse graphs that would not fit in memory (about 100 bytes per op with its edges) before
 /// building them, with what to change. Throws std::invalid_argument.
-void check_graph_size(const TrainingPlan& P, bool fold_symmetric_on) {
-  refuse_graph_ops_over_limit(graph_ops(P.programs, P.stage_layers, P.zero_stage, P.m, P.iterations, P.replicas, P.pp),
-                              fold_symmetric_on);
+void check_graph_size(const TrainingPlan& P, const Scenario& sc) {
+  refuse_graph_ops_over_limit(
+      graph_ops_terms(P.programs, P.stage_layers, P.zero_stage, P.m, P.iterations, P.replicas, P.pp), sc, P.dp);
 }
 
 }  // namespace
@@ -400,7 +400,7 @@ TrainingPlan plan_training(const Scenario& sc, const Cluster& cluster, double st
   P.build_groups(sc.model.num_experts > 0, sc.parallel.tp_comm_overlap);
   const std::vector<double> stage_expert_params = plan_dp_tasks(P, sc);
   plan_optimizer_steps(P, sc, cluster, gpu, params, stage_expert_params);
-  check_graph_size(P, sc.options.fold_symmetric);
+  check_graph_size(P, sc);
   return P;
 }
 

@@ -120,6 +120,7 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
   r.hfu = r.hardware_tflops_per_gpu * 1e12 / r.peak_flops_per_gpu;
   if (sc.training.train_tokens > 0) {
     r.train_tokens = sc.training.train_tokens;
+    r.train_tokens_source = "scenario";
     // Whole iterations: an optimizer step trains a whole global batch, so a part of one still costs one.
     r.time_to_train_s = std::ceil(sc.training.train_tokens / tokens) * iter_s;
   }

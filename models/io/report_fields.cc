@@ -97,6 +97,7 @@ constexpr ReportField kFields[] = {
     field<&R::memory, &Memory::worst_stage>("memory.worst_stage"),
     field<&R::train_tokens>("train_tokens"),
     field<&R::time_to_train_s>("time_to_train_s"),
+    field<&R::train_tokens_source>("train_tokens_source"),
     field<&R::events>("events"),
     field<&R::folded>("folded"),
     field<&R::folding, &models::FoldingReport::replicas>("folding.replicas", has_folding),

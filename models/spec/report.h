@@ -407,7 +407,10 @@ struct Report {
   StragglerReport straggler;
   MemoryBreakdown memory;
   std::vector<LinkUsage> busiest_links;  ///< top 3 by utilisation
-  double train_tokens = 0.0;
+  double train_tokens = 0.0;             ///< the token budget (0: none; see train_tokens_source)
+  /// Where train_tokens came from: "scenario" (workload.training.train_tokens), "none" (0), or,
+  /// filled by `traincast run` for its JSON only, the default budget's rule (kDefaultTokensPerParameter).
+  std::string train_tokens_source = "none";
   double time_to_train_s = 0.0;  ///< 0 when no token budget was given
   std::uint64_t events = 0;      ///< engine events processed
   bool folded = false;           ///< one DP replica simulated for all (symmetry)

@@ -309,7 +309,9 @@ TEST_F(CliTest, ForceNeverOverwritesAnInputNamedInsideAFile) {
 TEST_F(CliTest, OptionParserErrorsNameTheFlagAndWhatIsExpected) {
   Result r = run({"run", "--threads", "abc"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "traincast: --threads: got \"abc\" (expected a number; see --help for the option's range)\n");
+  EXPECT_EQ(r.err,
+            "traincast: --threads: got \"abc\" (expected a whole number, written in digits; see --help for the "
+            "option's range)\n");
   r = run({"run", kSrc + "/scenarios/default.textproto", kSrc + "/scenarios/default.textproto"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,

@@ -226,7 +226,11 @@ TEST_F(RobustCliTest, MillionGpuJobIsRefusedBeforeItsTopologyIsBuilt) {
   c.wait();
   EXPECT_EQ(c.exit_status(), 2) << slurp(path("err.txt"));
   EXPECT_EQ(slurp(path("err.txt")),
-            "traincast: the job would need about 494 million ops to simulate (limit 40 million): reduce "
+            "traincast: the job would need about 494 million ops to simulate (limit 40 million): 1 iteration "
+            "(options.iterations 1) x 16 micro-batches per iteration (workload.training.global_batch_size 131072 / "
+            "workload.training.micro_batch_size 1 / 8192 data-parallel ranks) x 16 pipeline stages "
+            "(workload.parallel.pp) x 8192 data-parallel replicas simulated (options.fold_symmetric off) x 236 ops "
+            "per micro-batch (8 layers on the fullest stage, of workload.model.num_layers 126); reduce "
             "options.iterations or workload.training.global_batch_size (--set options.iterations=1, --set "
             "workload.training.global_batch_size=N), or turn options.fold_symmetric on (--set "
             "options.fold_symmetric=true)\n");

@@ -105,18 +105,6 @@ std::string format_run(const models::ChakraRunReport& r, const std::string& trac
   return o.str();
 }
 
-po::variables_map parse_args(const std::vector<std::string>& args, const po::options_description& opts,
-                             const po::positional_options_description& pos) {
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
-  return vm;
-}
-
 /// What the exporter cannot write, refused at the field that asked for it (or its --set): throws
 /// io::ScenarioError.
 void refuse_unexportable(const models::Scenario& sc, const std::string& scenario_path,
@@ -164,7 +152,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
   po::positional_options_description pos;
   pos.add("action", 1).add("scenario", 1).add("inputs", -1);
   return guarded(err, [&]() -> int {
-    const po::variables_map vm = parse_args(args, opts, pos);
+    const po::variables_map vm = parse_options(args, opts, pos);
     if (vm.count("help") || !vm.count("action")) {
       if (!vm.count("help")) throw UsageError(std::string("chakra: expected run or export\n\n") + kUsage);
       out << opts << "\n";

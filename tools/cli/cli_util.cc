@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -68,6 +69,15 @@ fs::path resolved(const std::string& p) {
 
 }  // namespace
 
+void refuse_non_file_output(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);  // follows symlinks
+  if (fs::is_directory(st))
+    throw UsageError(path + ": is a directory (expected a file path for the output, not a directory)");
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw UsageError(path + ": exists and is not a regular file (a device, FIFO or socket); expected a file name");
+}
+
 void check_output_path(const std::string& path, bool force, const std::vector<std::string>& inputs,
                        const std::vector<std::string>& other_outputs) {
   if (path.empty()) throw UsageError("output file name is empty");
@@ -77,11 +87,10 @@ void check_output_path(const std::string& path, bool force, const std::vector<st
     throw UsageError(
         "-: output to standard output is not supported (expected a file name; standard output carries the "
         "command's summary; use ./- for a file named '-')");
+  refuse_non_file_output(path);
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);  // follows symlinks
   if (fs::exists(st)) {
-    if (!fs::is_regular_file(st))
-      throw UsageError(path + ": exists and is not a regular file (a directory, device or pipe); expected a file name");
     if (!force) throw UsageError(path + ": file exists (pass --force to overwrite it)");
   } else if (fs::is_symlink(fs::symlink_status(path, ec))) {
     throw UsageError(path + ": is a dangling symbolic link (expected a file name)");
@@ -223,6 +232,36 @@ void write_output_file(const std::string& path, const std::string& text) {
   }
 }
 
+namespace {
+
+/// What a numeric option refused by Boost takes, from its declared type: a value with spaces around
+/// it is refused for every option (Boost's lexical_cast reads no spaces; one rule, not a trim for
+/// some options), a number out of an int option's range says the range, anything else says the type.
+std::string expected_option_value(const boost::program_options::options_description& opts, const std::string& option,
+                                  const std::string& got) {
+  namespace po = boost::program_options;
+  const std::string name = option.substr(std::min(option.find_first_not_of('-'), option.size()));
+  const po::option_description* desc = opts.find_nothrow(name, false);
+  const bool whole = desc != nullptr && dynamic_cast<const po::typed_value<int>*>(desc->semantic().get()) != nullptr;
+  std::string kind = whole ? "a whole number" : "a number";  // not const: returned by move
+  const auto space = [](unsigned char c) { return std::isspace(c) != 0; };
+  if (got.empty()) return kind;
+  if (space(got.front()) || space(got.back())) return kind + " without spaces around it";
+  if (whole) {
+    // Digits Boost refused are out of int's range; anything else (1.5, 1e3, abc) is not digits.
+    const std::size_t sign = got.front() == '-' || got.front() == '+' ? 1 : 0;
+    const bool digits = got.size() > sign && got.find_first_not_of("0123456789", sign) == std::string::npos;
+    return digits ? "an integer from -2147483648 to 2147483647" : kind + ", written in digits";
+  }
+  char* end = nullptr;
+  const double v = std::strtod(got.c_str(), &end);
+  if (end != nullptr && *end == '\0' && !std::isfinite(v))
+    return "a finite number; a double holds magnitudes up to 1.8e308";
+  return kind;
+}
+
+}  // namespace
+
 boost::program_options::variables_map parse_options(const std::vector<std::string>& args,
                                                     const boost::program_options::options_description& opts,
                                                     const boost::program_options::positional_options_description& pos) {
@@ -238,20 +277,8 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
     const std::size_t a = what.find("('");
     const std::size_t b = what.find("')", a == std::string::npos ? 0 : a);
     const std::string got = a != std::string::npos && b != std::string::npos ? what.substr(a + 2, b - a - 2) : "";
-    // A number Boost refused is out of the option's type: say so, not "expected a number".
-    char* end = nullptr;
-    const double v = got.empty() ? 0.0 : std::strtod(got.c_str(), &end);
-    std::string expected = "a number";
-    if (!got.empty() && end != nullptr && *end == '\0') {
-      if (!std::isfinite(v))
-        expected = "a finite number; a double holds magnitudes up to 1.8e308";
-      else if (v == std::floor(v))
-        expected = "an integer from -2147483648 to 2147483647";
-      else
-        expected = "a whole number";
-    }
-    throw UsageError(e.get_option_name() + ": got \"" + got + "\" (expected " + expected +
-                     "; see --help for the option's range)");
+    throw UsageError(e.get_option_name() + ": got \"" + got + "\" (expected " +
+                     expected_option_value(opts, e.get_option_name(), got) + "; see --help for the option's range)");
   } catch (const po::too_many_positional_options_error&) {
     const unsigned most = pos.max_total_count();
     throw UsageError("too many file names on the command line (expected at most " + std::to_string(most) +

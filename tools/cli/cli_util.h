@@ -56,6 +56,11 @@ int guarded(std::ostream& err, F&& body) {
       err, [](void* c) -> int { return (*static_cast<F*>(c))(); }, &body);
 }
 
+/// Refuses an output `path` that exists and is not a regular file (or a link to one): a directory
+/// is named as such ("<path>: is a directory (expected a file path ...)"), a device, FIFO or socket
+/// as not a regular file. Throws UsageError; a missing path passes.
+void refuse_non_file_output(const std::string& path);
+
 /// Checks, before any work is done, that `path` may receive output: it must not exist unless
 /// `force` (and then must be a regular file, or a symlink to one — never a directory, device,
 /// FIFO or socket), it must not be "-" (no output goes to standard output), its directory must exist, and it must not

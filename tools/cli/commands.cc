@@ -163,7 +163,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       }
     }
     out << format_summary(sc, report, origin, wall_s);
-    if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), io::report_to_json(report));
+    if (vm.count("json"))
+      write_output_file(vm["json"].as<std::string>(), io::report_to_json(with_default_budget(sc, report)));
     if (vm.count("trace")) {
       std::ostringstream s;
       io::write_chrome_trace(trace, s);

@@ -77,14 +77,25 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
     return "no verdict between " + a.label + " and " + b.label + ": " + who +
            " in GPU memory (memory headroom < 0); its time, days and cost are for a run that cannot happen";
   }
-  // Speed: time to train when both have a budget, else tokens/s.
+  // Speed: time to train when both have a budget, else tokens/s. Budgets that differ (one scenario's
+  // own, the other's default) are compared per token, and said so: days for different budgets
+  // would be no answer.
   const bool days = a.wall_clock_to_train_s > 0 && b.wall_clock_to_train_s > 0;
-  const double speed = days ? a.wall_clock_to_train_s / b.wall_clock_to_train_s : b.tokens_per_s / a.tokens_per_s;
+  const bool same_budget = a.train_tokens == b.train_tokens;
+  const double speed = !days ? b.tokens_per_s / a.tokens_per_s
+                       : same_budget
+                           ? a.wall_clock_to_train_s / b.wall_clock_to_train_s
+                           : (a.wall_clock_to_train_s / a.train_tokens) / (b.wall_clock_to_train_s / b.train_tokens);
+  const std::string basis = !days         ? " (tokens/s)"
+                            : same_budget ? " (time to train)"
+                                          : " (time to train per token: the token budgets differ, " + a.label + " " +
+                                                format_count(a.train_tokens) + ", " + b.label + " " +
+                                                format_count(b.train_tokens) + ")";
   std::string v = b.label + " trains " +
                   (std::fabs(speed - 1) < 0.005 ? std::string("as fast as")
                    : speed >= 1                 ? ratio_text(speed) + " faster than"
                                                 : ratio_text(1 / speed) + " slower than") +
-                  " " + a.label + (days ? " (time to train)" : " (tokens/s)");
+                  " " + a.label + basis;
   const bool rent = a.rent_priced && b.rent_priced, own = a.own_priced && b.own_priced;
   double cost_a = 0, cost_b = 0;
   if (rent || own) cost_a = cost_per_token(a, rent), cost_b = cost_per_token(b, rent);
@@ -171,8 +182,8 @@ std::vector<std::string> compare_defaults(const models::Scenario& sc, double tok
     double budget = tokens;
     budget_source = "--tokens";
     if (budget <= 0 && sc.model.family != models::ModelFamily::resnet) {
-      budget = models::kDefaultTokensPerParameter * models::total_parameters(sc.model);
-      budget_source = "default: 20 tokens per parameter (Hoffmann et al. 2022)";
+      budget = default_token_budget(sc);
+      budget_source = kDefaultBudgetRule;
     }
     if (budget > 0) {
       char buf[64];

@@ -62,6 +62,9 @@ OutputLock::OutputLock(const std::string& path, const std::string& command, std:
   // the new one, hence the check that the locked file is still the one at the path.
   // The output's own directory first, named as `run --json` names it (the lock file beside it
   // would otherwise be the one named).
+  // A directory at the path is named as one (the lock beside it would be taken first, and the
+  // refusal would then say "file exists").
+  refuse_non_file_output(path);
   std::error_code ec;
   // A bare file name ("results.csv") lies in the working directory.
   std::filesystem::path dir = std::filesystem::path(lock_path_).parent_path();
@@ -72,9 +75,15 @@ OutputLock::OutputLock(const std::string& path, const std::string& command, std:
                                                        : "directory " + dir.string() + " does not exist"));
   for (int attempt = 0; attempt < 100; ++attempt) {
     const int fd = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-      throw UsageError(lock_path_ + ": cannot create the lock file (" + std::strerror(errno) +
-                       ") (expected a writable directory)");
+    if (fd < 0) {
+      // The output's path first, as check_output_path names it: the lock file is ours, not the user's.
+      // ENOENT in an existing directory: a file system without new files (/proc).
+      const std::string why = errno == ENOENT ? std::string("it takes no new files") : std::strerror(errno);
+      std::string msg = path;
+      msg.append(": cannot write in ").append(dir.string()).append(" (").append(why);
+      msg.append(") (expected a writable directory; the lock file ").append(lock_path_).append(" goes there too)");
+      throw UsageError(msg);
+    }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int e = errno;
       if (e == EWOULDBLOCK) {

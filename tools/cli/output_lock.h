@@ -17,7 +17,9 @@ class OutputLock {
   /// (<holder line>) (expected one writer per file: ...)" (exit 2) when another process holds it.
   /// `command`: this process's command line, recorded for the next one. A file system without
   /// flock (errno ENOLCK, EOPNOTSUPP, ENOSYS) gets a warning on `err` and no lock; any other
-  /// failure to create the lock file throws UsageError with the system's reason.
+  /// failure to create the lock file throws UsageError "<path>: cannot write in <dir> (<reason>)
+  /// ..." naming the path given, not the lock file. A `path` that is a directory (or another
+  /// non-regular file) is refused first, as such (refuse_non_file_output).
   OutputLock(const std::string& path, const std::string& command, std::ostream& err);
   ~OutputLock();
   OutputLock(const OutputLock&) = delete;

@@ -35,14 +35,6 @@ const char* fabric_name(models::FabricKind k) {
   return "?";
 }
 
-/// 15e12 -> "15.0T"; small counts as they are.
-std::string format_count(double v) {
-  const char* units[] = {"", "K", "M", "B", "T", "P", "E"};
-  int u = 0;
-  while (v >= 1000.0 && u < 6) v /= 1000.0, ++u;
-  return u == 0 ? format_fixed(v, v == static_cast<long long>(v) ? 0 : 1) : format_fixed(v, 1) + units[u];
-}
-
 /// "$3.990": appended, not "$" + ... (bogus GCC 12 -Wrestrict, GCC bug 105651).
 std::string dollars(double v, int decimals) {
   std::string s = "$";
@@ -54,13 +46,35 @@ std::string pct(double fraction) { return format_fixed(100.0 * fraction, 1) + " 
 
 }  // namespace
 
+std::string format_count(double v) {
+  const char* units[] = {"", "K", "M", "B", "T", "P", "E"};
+  int u = 0;
+  while (v >= 1000.0 && u < 6) v /= 1000.0, ++u;
+  return u == 0 ? format_fixed(v, v == static_cast<long long>(v) ? 0 : 1) : format_fixed(v, 1) + units[u];
+}
+
+double default_token_budget(const models::Scenario& sc) {
+  if (sc.model.family == models::ModelFamily::resnet) return 0.0;
+  return models::kDefaultTokensPerParameter * models::total_parameters(sc.model);
+}
+
+models::Report with_default_budget(const models::Scenario& sc, models::Report r) {
+  if (r.train_tokens > 0) return r;
+  const double budget = default_token_budget(sc);
+  if (budget > 0) {
+    r.train_tokens = budget;
+    r.train_tokens_source = kDefaultBudgetRule;
+  }
+  return r;
+}
+
 namespace {
 
 /// Issue 21: days and dollars for a default token budget when the scenario gives none, marked as
 /// such: 20 tokens per parameter (models::kDefaultTokensPerParameter), at the scenario's rent or the catalog's.
 void print_default_budget(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
-  if (sc.model.family == models::ModelFamily::resnet || !(r.tokens_per_s > 0)) return;
-  const double budget = models::kDefaultTokensPerParameter * models::total_parameters(sc.model);
+  const double budget = default_token_budget(sc);
+  if (!(budget > 0) || !(r.tokens_per_s > 0)) return;
   const double s = std::ceil(budget / r.tokens_per_s);
   o << "To train   " << format_duration(s) << " for " << format_count(budget)
     << " tokens (default budget: 20 tokens per parameter, Hoffmann et al. 2022; set workload.training.train_tokens; "

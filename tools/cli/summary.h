@@ -36,8 +36,20 @@ std::string format_power(double watts);
 /// Energy to train: "0.42 kWh" below 10 kWh, "757 kWh" below 1,000 kWh, else MWh with thousands:
 /// "37,968 MWh".
 std::string format_energy_kwh(double kwh);
+/// A count with a K, M, B, T, P or E suffix: 15e12 -> "15.0T"; small counts as they are.
+std::string format_count(double v);
 /// FLOP count with an SI prefix ("60.7 PFLOP").
 std::string format_flop(double flop);
+
+/// The rule of the token budget `run` and `compare` use for a scenario that gives none (the
+/// `train_tokens_source` / `token_budget_source` of their JSON).
+inline constexpr const char* kDefaultBudgetRule = "20 tokens per parameter (Hoffmann et al. 2022), the default budget";
+/// That budget: models::kDefaultTokensPerParameter x the model's parameters; 0 for a ResNet (no tokens).
+double default_token_budget(const models::Scenario& scenario);
+/// The report as `run --json` writes it: without a budget in the scenario, train_tokens is the
+/// default budget the summary's "To train" line uses (train_tokens_source kDefaultBudgetRule;
+/// time_to_train_s stays 0: no failures, energy or cost were counted for it).
+models::Report with_default_budget(const models::Scenario& scenario, models::Report report);
 
 /// The `traincast run` summary. origin: the scenario file (or "(embedded default)");
 /// wall_s: simulation wall time (printed, never part of the JSON report).

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "models/spec/run_control.h"
 #include "tests/models/collectives/collective_fixture.h"
 
 namespace traincast::models {
@@ -192,6 +194,19 @@ TEST(DeepEpPlan, OnlyAllToAll) {
   // Inside one node deepep is the per-GPU deduplicated NVLink exchange: less than flat's.
   EXPECT_LT(b.engine.estimate_seconds(deepep_call(iota(0, 8), 64e6, 64, 8, 0)),
             b.engine.estimate_seconds(test_support::call(CollectiveOp::all_to_all, iota(0, 8), 64e6)));
+}
+
+// The all-to-all plan setup (n^2 routes, minutes for a large expert-parallel group) polls Ctrl-C
+// as the network build does: a requested interrupt stops it, flat and deepep alike.
+TEST(AllToAllPlan, SetupStopsOnInterrupt) {
+  Bench b("dgx_h100", 4);
+  request_interrupt(SIGINT);
+  EXPECT_THROW((void)b.engine.estimate_seconds(test_support::call(CollectiveOp::all_to_all, iota(0, 32), 64e6)),
+               Interrupted);
+  EXPECT_THROW((void)b.engine.estimate_seconds(deepep_call(iota(0, 32), 64e6, 256, 8, 2)), Interrupted);
+  clear_interrupt();
+  EXPECT_GT(b.engine.estimate_seconds(test_support::call(CollectiveOp::all_to_all, iota(0, 32), 64e6)), 0.0);
+  EXPECT_GT(b.engine.estimate_seconds(deepep_call(iota(0, 32), 64e6, 256, 8, 2)), 0.0);
 }
 
 }  // namespace

@@ -1,0 +1,164 @@
+// What a fresh user found on the command line (session 28): option values with spaces around them
+// read as out of int32's range, a directory given as --out called "file exists", an unwritable
+// --out named the lock file beside it, the op-limit refusal named no factor of its count, compare's
+// verdict set days for different token budgets side by side (and printed "default: default:"), and
+// run --json gave train_tokens 0 for the default budget its summary used.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
+
+namespace traincast::cli {
+namespace {
+
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
+const std::string kSweep = kSrc + "/scenarios/sweeps/gpt_13b_layout_8x_dgx_h100.sweep.textproto";
+
+using test_support::Result;
+using test_support::run;
+using test_support::slurp;
+
+class FreshUserCli : public traincast::test_support::TempDirTest {};
+
+// One rule for every numeric option, through the one option parser: spaces around a value are
+// refused as such (they read as "outside -2147483648 to 2147483647", a double option included).
+TEST(FreshUserCliOptions, ValuesWithSpacesAroundThemAreRefusedAsSuch) {
+  const std::string tail = "; see --help for the option's range)\n";
+  for (const char* v : {" 2", "2 ", " 2 "}) {
+    const Result r = run({"run", "--threads", v});
+    EXPECT_EQ(r.status, 2) << v;
+    EXPECT_EQ(r.err, std::string("traincast: --threads: got \"") + v +
+                         "\" (expected a whole number without spaces "
+                         "around it" +
+                         tail)
+        << v;
+  }
+  const Result tokens = run({"compare", "--vary", "workload.parallel.tp=1,2", "--tokens", " 5"});
+  EXPECT_EQ(tokens.status, 2);
+  EXPECT_EQ(tokens.err, "traincast: --tokens: got \" 5\" (expected a number without spaces around it" + tail);
+  const Result max_nodes = run({"explain", kSrc + "/scenarios/default.textproto", "--max-nodes", "8 "});
+  EXPECT_EQ(max_nodes.status, 2);
+  EXPECT_EQ(max_nodes.err,
+            "traincast: --max-nodes: got \"8 \" (expected a whole number without spaces around it" + tail);
+}
+
+// An integer option says what it takes from its type: digits (1e3 and 1.5 are not), and the int
+// range only for digits beyond it.
+TEST(FreshUserCliOptions, IntegerOptionsSayWhatTheyTake) {
+  const std::string tail = "; see --help for the option's range)\n";
+  for (const char* v : {"1e3", "1.5", "abc"}) {
+    const Result r = run({"run", "--threads", v});
+    EXPECT_EQ(r.status, 2) << v;
+    EXPECT_EQ(r.err,
+              std::string("traincast: --threads: got \"") + v + "\" (expected a whole number, written in digits" + tail)
+        << v;
+  }
+  const Result big = run({"run", "--threads", "99999999999"});
+  EXPECT_EQ(big.status, 2);
+  EXPECT_EQ(big.err,
+            "traincast: --threads: got \"99999999999\" (expected an integer from -2147483648 to 2147483647" + tail);
+  // A double option is not held to whole numbers by the parser (compare checks --tokens itself).
+  const Result inf = run({"compare", "--vary", "workload.parallel.tp=1,2", "--tokens", "1e999"});
+  EXPECT_EQ(inf.status, 2);
+  EXPECT_EQ(
+      inf.err,
+      "traincast: --tokens: got \"1e999\" (expected a finite number; a double holds magnitudes up to 1.8e308" + tail);
+}
+
+// sweep --out DIR said "DIR: file exists (pass --resume ..., or --force ...)", and took DIR.lock
+// beside it first; run --json DIR said "exists and is not a regular file".
+TEST_F(FreshUserCli, OutputPathThatIsADirectoryIsNamedAsOne) {
+  const std::string dir = path("results");
+  std::filesystem::create_directory(dir);
+  const std::string expected = "traincast: " + dir +
+                               ": is a directory (expected a file path for the output, not a "
+                               "directory)\n";
+  const Result sweep = run({"sweep", kSweep, "--out", dir});
+  EXPECT_EQ(sweep.status, 2);
+  EXPECT_EQ(sweep.err, expected);
+  EXPECT_FALSE(std::filesystem::exists(dir + ".lock"));
+  const Result forced = run({"sweep", kSweep, "--out", dir, "--force"});
+  EXPECT_EQ(forced.err, expected);
+  const Result json = run({"run", "--json", dir});
+  EXPECT_EQ(json.status, 2);
+  EXPECT_EQ(json.err, expected);
+  EXPECT_TRUE(std::filesystem::is_directory(dir));  // nothing the user gave is touched
+}
+
+// sweep --out in a place nothing can be written named the lock file ("/sys/x.csv.lock: cannot
+// create the lock file"), not the path given.
+TEST(FreshUserCliOptions, UnwritableOutNamesThePathGivenAndWhy) {
+  const Result r = run({"sweep", kSweep, "--out", "/sys/x.csv"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind("traincast: /sys/x.csv: cannot write in /sys (", 0), 0u) << r.err;
+  const bool why = r.err.find("(Permission denied)") != std::string::npos ||
+                   r.err.find("(Read-only file system)") != std::string::npos;
+  EXPECT_TRUE(why) << r.err;
+  EXPECT_NE(r.err.find("(expected a writable directory; the lock file /sys/x.csv.lock goes there too)"),
+            std::string::npos)
+      << r.err;
+}
+
+// The op-limit refusal named only the total: now each factor, the field that drives it and its value.
+TEST(FreshUserCliOptions, OpLimitNamesEachFactorAndItsField) {
+  const Result r = run({"run", "--set", "options.iterations=1000"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: the job would need about 116 million ops to simulate (limit 40 million): 1000 iterations "
+            "(options.iterations 1000) x 32 micro-batches per iteration (workload.training.global_batch_size 128 / "
+            "workload.training.micro_batch_size 1 / 4 data-parallel ranks) x 1 pipeline stage (workload.parallel.pp) "
+            "x 4 data-parallel replicas simulated (options.fold_symmetric on) x 908 ops per micro-batch (32 layers on "
+            "the fullest stage, of workload.model.num_layers 32); reduce options.iterations or "
+            "workload.training.global_batch_size (--set options.iterations=1, --set "
+            "workload.training.global_batch_size=N) (options.fold_symmetric is already on: the data-parallel replicas "
+            "left cannot be folded, or one replica alone is this large)\n");
+}
+
+// compare of a scenario with its own budget against one on the default: the verdict compared days
+// for 1T tokens with days for 160.6B; the footnote read "default: default: 20 tokens per parameter".
+TEST_F(FreshUserCli, CompareAcrossDifferentBudgetsComparesPerTokenAndSaysSo) {
+  std::string text = slurp(kSrc + "/scenarios/default.textproto");
+  const std::size_t at = text.find("    global_batch_size:");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "    train_tokens: 1e12\n");
+  const std::string budget = write("budget.textproto", text);
+  const Result r = run({"compare", kSrc + "/scenarios/default.textproto", budget});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("budget trains as fast as default (time to train per token: the token budgets differ, "
+                       "default 160.6B, budget 1.0T)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("* token budget not in the scenario: default: 20 tokens per parameter (Hoffmann et al. "
+                       "2022), the default budget\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("default: default:"), std::string::npos) << r.out;
+  // The same budget on both sides: days against days.
+  const Result same = run({"compare", budget, "--vary", "power.gpu_power_limit_w=700,650"});
+  ASSERT_EQ(same.status, 0) << same.err;
+  EXPECT_NE(same.out.find("(time to train) for"), std::string::npos) << same.out;
+}
+
+// run --json gave train_tokens 0 while its summary trained 160.6B tokens (the default budget).
+TEST_F(FreshUserCli, RunJsonGivesTheTokensUsedAndWhereTheyCameFrom) {
+  ASSERT_EQ(run({"run", "--json", path("default.json")}).status, 0);
+  const std::string json = slurp(path("default.json"));
+  EXPECT_NE(json.find("\"train_tokens\": 160638074880"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"train_tokens_source\": \"20 tokens per parameter (Hoffmann et al. 2022), the default "
+                      "budget\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"time_to_train_s\": 0"), std::string::npos) << json;
+  ASSERT_EQ(run({"run", "--set", "workload.training.train_tokens=1e12", "--json", path("own.json")}).status, 0);
+  const std::string own = slurp(path("own.json"));
+  EXPECT_NE(own.find("\"train_tokens\": 1000000000000"), std::string::npos) << own;
+  EXPECT_NE(own.find("\"train_tokens_source\": \"scenario\""), std::string::npos) << own;
+}
+
+}  // namespace
+}  // namespace traincast::cli

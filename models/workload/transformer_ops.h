@@ -538,23 +538,10 @@ struct TransformerOps {
   }
 
   // ---- one layer, backward ----
-  // Async TP fuses a reduce-scatter with the GEMM before it only when one matmul with no other
-  // user produces its input (torch/_inductor/fx_passes/micro_pipeline_tp.py
-  // fuse_matmul_reduce_scatter, _find_producer_matmul: mm, _scaled_mm, or reshape -> mm ->
-  // reshape). The input gradient of a block whose input feeds several linears is the sum of their
-  // input gradients (an add, not a matmul): separate wq, wk, wv (model.separate_projections, and
-  // MLA's query and key/value down-projections, both reading h), a gated MLP's separate w1 and w3.
-  // That reduce-scatter stays a plain NCCL one after the GEMMs, with its batch-first copy (sp_copy).
-  bool attention_dgrad_fused() const {
-    const auto reads_h = std::count_if(x.proj.begin(), x.proj.end(),
-                                       [this](const AttentionProjection& pr) { return pr.in == x.h; });
-    return reads_h == 1 && !sc.model.separate_projections;
-  }
-  bool mlp_dgrad_fused() const { return !(x.gate > 1 && sc.model.separate_projections); }
   // A column-parallel GEMM's input gradient (ks as in gather_into), its TP reduction and the SP
   // all-gather of the input for the weight gradient (not with a frozen base). The reduction runs
-  // beside the weight-gradient GEMM (Megatron; TE's bulk overlap) or, async TP with one producing
-  // matmul (`fused`), fused (scatter_from).
+  // beside the weight-gradient GEMM (Megatron; TE's bulk overlap) or, async TP, fused (scatter_from)
+  // when one matmul produces the gradient (`fused`: TransformerShape::qkv_one_matmul, fc1_...).
   void dgrad_then_wgrad(Program& p, const std::string& label, const std::vector<Kernel>& ks, std::size_t first,
                         std::size_t last, bool fused) {
     const std::string rs_label = x.sp ? "tp_rs_bwd" : "tp_ar_bwd";
@@ -591,7 +578,7 @@ struct TransformerOps {
     if (eager && x.gate > 1) fc1_kernels.push_back(eager_add(T * x.h, e));
     const std::vector<Kernel> fc1_dgrad =
         with_adapters(fc1_kernels, true, {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}});
-    dgrad_then_wgrad(p, prefix + "fc1_dgrad", fc1_dgrad, act_grad.size(), act_grad.size() + 1, mlp_dgrad_fused());
+    dgrad_then_wgrad(p, prefix + "fc1_dgrad", fc1_dgrad, act_grad.size(), act_grad.size() + 1, x.fc1_one_matmul);
     if (!lora) pb.compute(p, prefix + "fc1_wgrad", {gemm(x.h, x.gate * width / t, T, e)});
   }
   void routed_backward(Program& p) {
@@ -645,7 +632,7 @@ struct TransformerOps {
     dgrad_then_wgrad(p, "qkv_dgrad",
                      with_adapters(qkv_kernels, true,
                                    {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}),
-                     rope_grad.size(), rope_grad.size() + x.proj.size(), attention_dgrad_fused());
+                     rope_grad.size(), rope_grad.size() + x.proj.size(), x.qkv_one_matmul);
     if (!lora) pb.compute(p, "qkv_wgrad", qkv_wgrad_kernels());
     pb.compute(p, "ln1_bwd", norm_backward(true));
   }

@@ -130,6 +130,8 @@ constexpr ScenarioField kFields[] = {
     field<&S::model, &Model::first_dense_layers>("workload.model.first_dense_layers", moe),
     field<&S::model, &Model::moe_capacity_factor>("workload.model.moe_capacity_factor", moe),
     field<&S::model, &Model::moe_expert_imbalance>("workload.model.moe_expert_imbalance", moe),
+    field<&S::model, &Model::separate_projections>("workload.model.separate_projections", Written::if_changed,
+                                                   not_resnet),
     field<&S::model, &Model::head_dim>("workload.model.head_dim", Written::if_changed, not_resnet),
     field<&S::model, &Model::multi_latent_attention>("workload.model.multi_latent_attention", Written::if_changed,
                                                      not_resnet),

@@ -30,6 +30,13 @@ struct ModelSpec {
   int seq_length = 0;              ///< s, > 0
   bool gated_mlp = false;          ///< SwiGLU (Llama): three h×ffn matrices instead of two
   bool untied_embeddings = false;  ///< separate output layer weights (Llama) vs tied (GPT)
+  /// The attention block's queries, keys and values, and a gated MLP's gate and up projections, as
+  /// separate linears (torchtitan's Llama: wq, wk, wv, w1, w3; HF Llama: q_proj, ...) instead of
+  /// one fused linear each (Megatron-LM / Megatron-Core linear_qkv and linear_fc1, GPT-2's c_attn).
+  /// The GEMMs are timed fused either way; read by async TP (tp_overlap_implementation async_tp),
+  /// which fuses a backward input-gradient reduce-scatter with its GEMM only when one matmul
+  /// produces it. Default false (fused: every model before this field).
+  bool separate_projections = false;
   /// Dropout probabilities, named as Megatron-LM's --attention-dropout / --hidden-dropout (HF:
   /// attention_dropout, hidden_dropout / resid_pdrop). Default 0.1 each: Megatron-LM's default
   /// (megatron/training/arguments.py), GPT-2 (HF gpt2 config.json attn_pdrop, resid_pdrop 0.1)

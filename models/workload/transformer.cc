@@ -20,6 +20,9 @@ TransformerShape transformer_shape(const Scenario& sc) {
   x.a = m.num_attention_heads;
   x.att = attention_dims(m);
   x.proj = attention_input_projections(m);
+  x.qkv_one_matmul = !m.separate_projections &&
+                     std::count_if(x.proj.begin(), x.proj.end(), [&](const auto& pr) { return pr.in == x.h; }) == 1;
+  x.fc1_one_matmul = !(m.separate_projections && m.gated_mlp);
   x.kv = x.att.kv;
   x.f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4.0 * m.hidden_size;
   x.v = padded_vocab_size(m, sc.parallel.tp);

@@ -540,11 +540,12 @@ struct TransformerOps {
   // ---- one layer, backward ----
   // A column-parallel GEMM's input gradient (ks as in gather_into), its TP reduction and the SP
   // all-gather of the input for the weight gradient (not with a frozen base). The reduction runs
-  // beside the weight-gradient GEMM (Megatron; TE's bulk overlap) or, async TP, fused (scatter_from).
+  // beside the weight-gradient GEMM (Megatron; TE's bulk overlap) or, async TP, fused (scatter_from)
+  // when one matmul produces the gradient (`fused`: TransformerShape::qkv_one_matmul, fc1_...).
   void dgrad_then_wgrad(Program& p, const std::string& label, const std::vector<Kernel>& ks, std::size_t first,
-                        std::size_t last) {
+                        std::size_t last, bool fused) {
     const std::string rs_label = x.sp ? "tp_rs_bwd" : "tp_ar_bwd";
-    if (chunked) {
+    if (chunked && fused) {
       scatter_from(p, label, ks, first, last, rs_label, act_bytes, Overlap::with_next);
       if (!lora)
         ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, gather_bytes, Overlap::with_next);
@@ -577,7 +578,7 @@ struct TransformerOps {
     if (eager && x.gate > 1) fc1_kernels.push_back(eager_add(T * x.h, e));
     const std::vector<Kernel> fc1_dgrad =
         with_adapters(fc1_kernels, true, {{dense && targets.gate, {x.h, width}}, {dense && targets.up, {x.h, width}}});
-    dgrad_then_wgrad(p, prefix + "fc1_dgrad", fc1_dgrad, act_grad.size(), act_grad.size() + 1);
+    dgrad_then_wgrad(p, prefix + "fc1_dgrad", fc1_dgrad, act_grad.size(), act_grad.size() + 1, x.fc1_one_matmul);
     if (!lora) pb.compute(p, prefix + "fc1_wgrad", {gemm(x.h, x.gate * width / t, T, e)});
   }
   void routed_backward(Program& p) {
@@ -631,7 +632,7 @@ struct TransformerOps {
     dgrad_then_wgrad(p, "qkv_dgrad",
                      with_adapters(qkv_kernels, true,
                                    {{targets.q, {x.h, x.att.q}}, {targets.k, {x.h, x.kv}}, {targets.v, {x.h, x.kv}}}),
-                     rope_grad.size(), rope_grad.size() + x.proj.size());
+                     rope_grad.size(), rope_grad.size() + x.proj.size(), x.qkv_one_matmul);
     if (!lora) pb.compute(p, "qkv_wgrad", qkv_wgrad_kernels());
     pb.compute(p, "ln1_bwd", norm_backward(true));
   }

@@ -92,12 +92,95 @@ TEST(TpOverlap, AsyncTpSlicesTheGemmsAndMovesOneChunkPerStep) {
   // (read 64 MiB, write 16 MiB), once per all-gather and per reduce-scatter.
   EXPECT_EQ(segments(fwd, "tp_ag_stage").size(), 2u);
   EXPECT_EQ(segments(fwd, "tp_rs_reduce").size(), 2u);
-  // Backward: the output-gradient all-gathers of proj and fc2 and the input-gradient
+  // Backward: the output-gradient all-gathers of proj and fc2 and, with one fused QKV and one fc1
+  // linear (model.separate_projections false: one matmul produces each), the input-gradient
   // reduce-scatters of qkv and fc1 are chunked the same way.
   const Program& bwd = prog.layer_kinds[0].backward;
   EXPECT_EQ(segments(bwd, "tp_ag_bwd").size(), 6u);
   EXPECT_EQ(segments(bwd, "tp_rs_bwd").size(), 6u);
   EXPECT_EQ(segments(bwd, "tp_rs_bwd_reduce").size(), 2u);
+}
+
+/// Segments of `p` whose label ends with `suffix`.
+int count_suffix(const Program& p, const std::string& suffix) {
+  int n = 0;
+  for (const Segment& s : p)
+    if (s.label.size() >= suffix.size() && s.label.compare(s.label.size() - suffix.size(), suffix.size(), suffix) == 0)
+      ++n;
+  return n;
+}
+
+TEST(TpOverlap, AsyncTpLeavesReduceScattersOfSeveralMatmulsUnfused) {
+  // PyTorch's micro-pipeline pass fuses a reduce-scatter with its GEMM only when one matmul
+  // produces its input (micro_pipeline_tp.py _find_producer_matmul). torchtitan's Llama has
+  // separate wq, wk, wv and w1, w3 (model.separate_projections): the backward input gradients of
+  // attention and of the MLP are sums of three and two dgrads, so their two reduce-scatters per
+  // layer stay plain NCCL ones of the whole gradient (67,108,864 bytes at TP 4, seq 8,192), after
+  // the GEMMs, beside the weight gradients (with_next). The forward (wo, w2: one matmul each) and
+  // the backward's output-gradient gathers stay chunked.
+  const GpuSpec& gpu = find_gpu("H100-SXM5-80GB");
+  const ComputeParams params = default_compute_params(gpu);
+  Scenario sc = llama3_8b_tp(4, TpOverlapImplementation::async_tp);
+  sc.model.separate_projections = true;
+  const ModelPrograms prog = build_transformer_programs(sc, gpu, params);
+  const Program& fwd = prog.layer_kinds[0].forward;
+  EXPECT_EQ(segments(fwd, "tp_ag").size(), 6u);
+  EXPECT_EQ(segments(fwd, "tp_rs").size(), 6u);
+  EXPECT_EQ(segments(fwd, "tp_rs_reduce").size(), 2u);
+  const Program& bwd = prog.layer_kinds[0].backward;
+  EXPECT_EQ(segments(bwd, "tp_ag_bwd").size(), 6u);
+  const auto rs = segments(bwd, "tp_rs_bwd");
+  ASSERT_EQ(rs.size(), 2u);
+  for (const Segment* s : rs) {
+    EXPECT_EQ(s->op, CollectiveOp::reduce_scatter);
+    EXPECT_EQ(s->overlap, Overlap::with_next);
+    EXPECT_DOUBLE_EQ(s->bytes, 8192.0 * 4096 * 2);
+    EXPECT_FALSE(s->copy_engine);
+  }
+  EXPECT_TRUE(segments(bwd, "tp_rs_bwd_reduce").empty());
+  // The input-gradient GEMMs run whole: one qkv_dgrad and one fc1_dgrad segment.
+  EXPECT_EQ(segments(bwd, "qkv_dgrad").size(), 1u);
+  EXPECT_EQ(segments(bwd, "fc1_dgrad").size(), 1u);
+  // Fused projections (Megatron's linear_qkv, linear_fc1: one matmul each): chunked, 4 slices each
+  // (fc1's after the activation's gradient, a segment of its own).
+  const ModelPrograms fused =
+      build_transformer_programs(llama3_8b_tp(4, TpOverlapImplementation::async_tp), gpu, params);
+  EXPECT_EQ(segments(fused.layer_kinds[0].backward, "qkv_dgrad").size(), 4u);
+  EXPECT_EQ(segments(fused.layer_kinds[0].backward, "fc1_dgrad").size(), 5u);
+  // Without a gated MLP fc1 is one linear whatever the field: its reduce-scatter stays fused.
+  Scenario gelu = sc;
+  gelu.model.gated_mlp = false;
+  const ModelPrograms gelu_prog = build_transformer_programs(gelu, gpu, params);
+  EXPECT_EQ(segments(gelu_prog.layer_kinds[0].backward, "fc1_dgrad").size(), 5u);
+  EXPECT_EQ(segments(gelu_prog.layer_kinds[0].backward, "qkv_dgrad").size(), 1u);
+}
+
+TEST(TpOverlap, AsyncTpWithSeparateProjectionsPaysSixOfTheTenBatchFirstCopies) {
+  // torchtitan's batch-first SP (activation_layout batch_first) under op-level recompute: the
+  // unfused path copies around each of its collectives, 4 forward, 2 in the recompute, 4 backward.
+  // Async TP fuses the collective and its copy, keeping the 4 weight-gradient copies (the
+  // recompute's two gathers, the backward's two output-gradient gathers); with separate
+  // projections the two backward input-gradient reduce-scatters are not fused and keep theirs: 6.
+  const GpuSpec& gpu = find_gpu("H100-SXM5-80GB");
+  const ComputeParams params = default_compute_params(gpu);
+  const auto copies = [&](TpOverlapImplementation impl, bool overlap, bool separate) {
+    Scenario sc = llama3_8b_tp(4, impl);
+    sc.parallel.tp_comm_overlap = overlap;
+    sc.parallel.activation_layout = ActivationLayout::batch_first;
+    sc.model.separate_projections = separate;
+    sc.model.attention_dropout = 0;
+    sc.model.hidden_dropout = 0;
+    sc.training.flash_attention = true;
+    sc.training.recompute = Recompute::selective;
+    sc.training.selective_policy = SelectivePolicy::torchtitan_op;
+    const ModelPrograms prog = build_transformer_programs(sc, gpu, params);
+    const LayerPrograms& lp = prog.layer_kinds[0];
+    return std::vector<int>{count_suffix(lp.forward, "_cat"), count_suffix(lp.recompute, "_cat"),
+                            count_suffix(lp.backward, "_cat")};
+  };
+  EXPECT_EQ(copies(TpOverlapImplementation::userbuffers, false, true), (std::vector<int>{4, 2, 4}));
+  EXPECT_EQ(copies(TpOverlapImplementation::async_tp, true, false), (std::vector<int>{0, 2, 2}));
+  EXPECT_EQ(copies(TpOverlapImplementation::async_tp, true, true), (std::vector<int>{0, 2, 4}));
 }
 
 TEST(TpOverlap, ChunkCopiesRunAtTheCopyEnginesShareOfNvlink) {

@@ -362,7 +362,7 @@ TEST(ScenarioIoErrors, EveryUnknownFieldIsReported) {
                 "mlm_prediction_fraction, max_position_embeddings, attention_dropout, hidden_dropout, "
                 "make_vocab_size_divisible_by, head_dim, multi_latent_attention, q_lora_rank, kv_lora_rank, "
                 "qk_nope_head_dim, qk_rope_head_dim, v_head_dim, sliding_window, sliding_window_pattern, "
-                "moe_expert_imbalance)",
+                "moe_expert_imbalance, separate_projections)",
                 "t.textproto:3:21: workload.model.foo: unknown field (expected one of: name, num_layers, "
                 "hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, vocab_size, seq_length, "
                 "gated_mlp, untied_embeddings, num_experts, moe_top_k, moe_ffn_hidden_size, num_shared_experts, "
@@ -370,7 +370,7 @@ TEST(ScenarioIoErrors, EveryUnknownFieldIsReported) {
                 "mlm_prediction_fraction, max_position_embeddings, attention_dropout, hidden_dropout, "
                 "make_vocab_size_divisible_by, head_dim, multi_latent_attention, q_lora_rank, kv_lora_rank, "
                 "qk_nope_head_dim, qk_rope_head_dim, v_head_dim, sliding_window, sliding_window_pattern, "
-                "moe_expert_imbalance)"}));
+                "moe_expert_imbalance, separate_projections)"}));
 }
 
 TEST(ScenarioIoErrors, WrongType) {

@@ -83,6 +83,7 @@ TEST(BuyerDefectsCli, GpuListBeyondTheClusterNamesWhatIsMissing) {
             "GPU indices 0 to 7)\n");
 }
 
+// Also pins the refusal's factors, each with the field that drives it and its value (fresh-user defect).
 TEST(BuyerDefectsCli, OpLimitDoesNotAdviseFoldingWhenItIsOn) {
   const Result r = run({"run", "--set", "options.iterations=1000"});
   EXPECT_EQ(r.status, 2);

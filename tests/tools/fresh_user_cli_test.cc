@@ -104,21 +104,6 @@ TEST(FreshUserCliOptions, UnwritableOutNamesThePathGivenAndWhy) {
       << r.err;
 }
 
-// The op-limit refusal named only the total: now each factor, the field that drives it and its value.
-TEST(FreshUserCliOptions, OpLimitNamesEachFactorAndItsField) {
-  const Result r = run({"run", "--set", "options.iterations=1000"});
-  EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err,
-            "traincast: the job would need about 116 million ops to simulate (limit 40 million): 1000 iterations "
-            "(options.iterations 1000) x 32 micro-batches per iteration (workload.training.global_batch_size 128 / "
-            "workload.training.micro_batch_size 1 / 4 data-parallel ranks) x 1 pipeline stage (workload.parallel.pp) "
-            "x 4 data-parallel replicas simulated (options.fold_symmetric on) x 908 ops per micro-batch (32 layers on "
-            "the fullest stage, of workload.model.num_layers 32); reduce options.iterations or "
-            "workload.training.global_batch_size (--set options.iterations=1, --set "
-            "workload.training.global_batch_size=N) (options.fold_symmetric is already on: the data-parallel replicas "
-            "left cannot be folded, or one replica alone is this large)\n");
-}
-
 // compare of a scenario with its own budget against one on the default: the verdict compared days
 // for 1T tokens with days for 160.6B; the footnote read "default: default: 20 tokens per parameter".
 TEST_F(FreshUserCli, CompareAcrossDifferentBudgetsComparesPerTokenAndSaysSo) {

@@ -76,6 +76,12 @@ class Cluster {
   /// Cluster(spec), then install(net): builds every resource of the cluster on `net` (which
   /// must be empty). Same errors as both.
   Cluster(const ClusterSpec& spec, sim::FlowNetwork& net);
+  /// The cluster's sizes and GPU places only (num_gpus, gpus_per_node, node_of, local_rank,
+  /// fabric_slots, node_at_slot, drained_nodes, nics_per_node, gpu_spec): no resource is built, so
+  /// route(), resource names and install() see an empty table. For checks that place GPUs on a
+  /// cluster too large to build twice (131,072 GPUs: ~0.5 s and ~280 MB for the full table). Same
+  /// errors as Cluster(spec) but those of the resource table and the network-size limit.
+  static std::unique_ptr<Cluster> sizes_only(const ClusterSpec& spec);
 
   /// Adds every resource of the table to `net`, in id order, so that the network's ids are the
   /// table's (and route() holds for it). The network shares the table's names (it keeps the

@@ -67,6 +67,12 @@ ResolvedSelector resolve_resource_name(const Cluster& cluster, const std::string
 
 }  // namespace
 
+bool selector_reads_no_resource(const std::string& select) {
+  std::string_view s = select;
+  if (!take(s, "node") || s.empty() || s[0] < '0' || s[0] > '9') return false;  // a resource name
+  return s.find('.') == std::string_view::npos && s.find("/nic") == std::string_view::npos;
+}
+
 ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& select) {
   std::string_view s = select;
   if (select.rfind("node[", 0) == 0)

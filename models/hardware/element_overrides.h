@@ -37,6 +37,12 @@ struct ResolvedSelector {
 /// node0.gpu0.nvl_up, ...)", "write a node range as node0-15 (got \"node[0-15]\")".
 ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& select);
 
+/// Whether resolve_selector(cluster, select) reads only the cluster's sizes and GPU places, never
+/// its resource table: GPU selectors (node<N>, node<A>-<B>, with or without /gpu<K>) and the
+/// malformed node forms refused before any resource is looked up. False for NIC and resource-name
+/// selectors (and anything else): those need a built cluster (Cluster::sizes_only has no table).
+bool selector_reads_no_resource(const std::string& select);
+
 /// The nodes that overrides with `missing: true` drain (ElementOverride::missing), read from the
 /// spec alone without building a cluster: (node, index of the first override naming it), ascending
 /// by node. Overrides Cluster refuses (a selector that is not node<N>/gpu<K> with N < num_nodes,

@@ -70,6 +70,10 @@ NetworkSize Cluster::count_network() const {
 
 NetworkSize Cluster::network_size(const ClusterSpec& spec) { return Cluster(spec, SizesOnly{}).count_network(); }
 
+std::unique_ptr<Cluster> Cluster::sizes_only(const ClusterSpec& spec) {
+  return std::unique_ptr<Cluster>(new Cluster(spec, SizesOnly{}));
+}
+
 void refuse_network_over_limit(const ClusterSpec& spec, const NetworkSize& size) {
   if (size.resources() <= kMaxNetworkResources) return;
   // The largest node count that fits: the count grows with num_nodes (nodes and leaves), so

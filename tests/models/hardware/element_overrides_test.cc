@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,6 +47,24 @@ TEST(ElementOverrides, SelectorsNameGpusNodesRangesNicsAndLinks) {
   ASSERT_EQ(link.resources.size(), 1u);
   EXPECT_EQ(c.resource_name(link.resources[0]), "node0.gpu3.nvl_up");
   EXPECT_EQ(gpu_selector_name(c, 19), "node2/gpu3");
+}
+
+// The scenario check resolves GPU selectors on Cluster::sizes_only (no network built): the same
+// GPUs and the same refusals as on the built cluster, for every selector that reads no resource.
+TEST(ElementOverrides, GpuSelectorsResolveAlikeWithoutTheNetwork) {
+  const Cluster full(four_dgx_h100());
+  const std::unique_ptr<Cluster> sizes = Cluster::sizes_only(four_dgx_h100());
+  EXPECT_EQ(sizes->num_resources(), 0u);
+  for (const char* select : {"node2/gpu3", "node1", "node1-3", "node0-2/gpu7", "node4/gpu0", "node1/gpu8", "node3-1",
+                             "node01/gpu1", "node1/foo"}) {
+    ASSERT_TRUE(selector_reads_no_resource(select)) << select;
+    EXPECT_EQ(error_of(*sizes, select), error_of(full, select)) << select;
+    if (error_of(full, select).empty()) {
+      EXPECT_EQ(resolve_selector(*sizes, select).gpus, resolve_selector(full, select).gpus) << select;
+    }
+  }
+  for (const char* select : {"node3/nic1", "node0.gpu3.nvl_up", "leaf0->spine1", "node[0-3]", "gpu3", ""})
+    EXPECT_FALSE(selector_reads_no_resource(select)) << select;
 }
 
 TEST(ElementOverrides, BadSelectorsSayWhatExists) {

@@ -564,8 +564,8 @@ void check_training(const models::Scenario& s, const ClusterChecks& cluster, con
                                                   " is not (expected delayed_tensorwise, current_tensorwise or "
                                                   "rowwise)");
   }
-  if (k.finite_at_least("workload.training.train_tokens", t.train_tokens, 0.0, false) &&
-      ((t.train_tokens > 0 && t.train_tokens < 1) || t.train_tokens > kMaxTrainTokens)) {
+  // One message for every refused value (negative, NaN, inf, between 0 and 1, beyond 1e15).
+  if (!(t.train_tokens == 0 || (t.train_tokens >= 1 && t.train_tokens <= kMaxTrainTokens))) {
     k.error("workload.training.train_tokens",
             "got " + Checker::number(t.train_tokens) +
                 " (expected 0 for no token budget, or 1 to 1e15 tokens: " + std::string(kTrainTokensWhy) + ")");

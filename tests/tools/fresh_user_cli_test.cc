@@ -61,7 +61,9 @@ TEST(FreshUserCliOptions, IntegerOptionsSayWhatTheyTake) {
   const Result big = run({"run", "--threads", "99999999999"});
   EXPECT_EQ(big.status, 2);
   EXPECT_EQ(big.err,
-            "traincast: --threads: got \"99999999999\" (expected an integer from -2147483648 to 2147483647" + tail);
+            "traincast: --threads: got \"99999999999\" (expected a whole number in the option's range, not one this "
+            "large" +
+                tail);
   // A double option is not held to whole numbers by the parser (compare checks --tokens itself).
   const Result inf = run({"compare", "--vary", "workload.parallel.tp=1,2", "--tokens", "1e999"});
   EXPECT_EQ(inf.status, 2);

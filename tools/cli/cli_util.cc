@@ -248,10 +248,11 @@ std::string expected_option_value(const boost::program_options::options_descript
   if (got.empty()) return kind;
   if (space(got.front()) || space(got.back())) return kind + " without spaces around it";
   if (whole) {
-    // Digits Boost refused are out of int's range; anything else (1.5, 1e3, abc) is not digits.
+    // Digits Boost refused are beyond int's range, so beyond every int option's own range (which
+    // the option's check names for values int holds; int's own range would read as the option's).
     const std::size_t sign = got.front() == '-' || got.front() == '+' ? 1 : 0;
     const bool digits = got.size() > sign && got.find_first_not_of("0123456789", sign) == std::string::npos;
-    return digits ? "an integer from -2147483648 to 2147483647" : kind + ", written in digits";
+    return digits ? kind + " in the option's range, not one this large" : kind + ", written in digits";
   }
   char* end = nullptr;
   const double v = std::strtod(got.c_str(), &end);

@@ -41,10 +41,13 @@ TEST(InputBounds, TrainTokensAboveTheLargestPublishedRunsTimesTwentyEight) {
                 "the largest published pretraining runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), Llama 3 "
                 "15.6T (Meta 2024))"});
   EXPECT_EQ(errors_of(with_training("global_batch_size: 8 train_tokens: 1.0000001e15")).size(), 1u);
-  // Infinity was already refused as non-finite; the bound does not change that message.
-  EXPECT_EQ(errors_of(with_training("global_batch_size: 8 train_tokens: inf")),
-            std::vector<std::string>{
-                "t.textproto:5:35: workload.training.train_tokens: got inf (expected a finite number >= 0)"});
+  // Infinity (and a negative count) get the same message: one range for every refused value.
+  EXPECT_EQ(
+      errors_of(with_training("global_batch_size: 8 train_tokens: inf")),
+      std::vector<std::string>{"t.textproto:5:35: workload.training.train_tokens: got inf (expected 0 for no "
+                               "token budget, or 1 to 1e15 tokens: about 28x the largest published pretraining "
+                               "runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), Llama 3 15.6T (Meta 2024))"});
+  EXPECT_EQ(errors_of(with_training("global_batch_size: 8 train_tokens: -1")).size(), 1u);
 }
 
 TEST(InputBounds, TrainTokensAtTheBoundLoad) {

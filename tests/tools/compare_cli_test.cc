@@ -176,7 +176,7 @@ TEST_F(CompareCli, VaryVerdictJudgesTheDifferenceAgainstTheValidatedBand) {
   // The model-error line is printed once per GPU.
   EXPECT_EQ(r.out.find("H100-SXM5-80GB: 7.6 % over 10 runs"), r.out.rfind("H100-SXM5-80GB: 7.6 % over 10 runs"));
   const std::string json = slurp(path("c.json"));
-  EXPECT_NE(json.find("\"token_budget_source\": \"--tokens\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"train_tokens_source\": \"--tokens\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"verdicts\": ["), std::string::npos);
 }
 

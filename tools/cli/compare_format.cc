@@ -147,7 +147,7 @@ std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, st
   num("memory_headroom_gib", w.memory_headroom_bytes / 1073741824.0);
   flag("oom", w.oom);
   num("train_tokens", w.train_tokens);
-  str("token_budget_source", w.token_budget_source);
+  str("train_tokens_source", w.token_budget_source);  // run --json's key for the same fact
   num("goodput", w.goodput);
   num("days_to_train", w.wall_clock_to_train_s / 86400.0);
   num("facility_average_kw", w.facility_average_w / 1000.0);

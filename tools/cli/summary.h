@@ -42,7 +42,7 @@ std::string format_count(double v);
 std::string format_flop(double flop);
 
 /// The rule of the token budget `run` and `compare` use for a scenario that gives none (the
-/// `train_tokens_source` / `token_budget_source` of their JSON).
+/// `train_tokens_source` of their JSON).
 inline constexpr const char* kDefaultBudgetRule = "20 tokens per parameter (Hoffmann et al. 2022), the default budget";
 /// That budget: models::kDefaultTokensPerParameter x the model's parameters; 0 for a ResNet (no tokens).
 double default_token_budget(const models::Scenario& scenario);

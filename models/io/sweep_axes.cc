@@ -3,6 +3,7 @@
 #include "models/io/sweep_axes.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -321,6 +322,14 @@ class AxisReader {
         if (raw[j].find_first_of("\r\n") != std::string::npos) {
           error(where[j], "value " + in_quotes(clip(raw[j])) +
                               " holds a line break (expected one line: the CSV keeps one row per point)");
+          ok = false;
+          continue;
+        }
+        // The CSV keeps the value as written: " 4" beside "4" would split one group in two.
+        if (!raw[j].empty() && (std::isspace(static_cast<unsigned char>(raw[j].front())) != 0 ||
+                                std::isspace(static_cast<unsigned char>(raw[j].back())) != 0)) {
+          error(where[j], "value " + in_quotes(clip(raw[j])) +
+                              " has spaces around it (expected the value alone: the CSV keeps it as written)");
           ok = false;
           continue;
         }

@@ -232,6 +232,10 @@ TEST(SweepFileErrors, ValueTheFieldCannotTake) {
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"name\" values: \"e\\nf\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:21: axis[0].values[0]: value \"e?f\" holds a line break "
                                      "(expected one line: the CSV keeps one row per point)"});
+  // A fresh user's " 4": simulated as 4 but written to the CSV as " 4", beside the other rows' "1" and "2".
+  EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel.tp\" values: \" 4\" }\n"),
+            std::vector<std::string>{"t.sweep.textproto:2:37: axis[0].values[0]: value \" 4\" has spaces around it "
+                                     "(expected the value alone: the CSV keeps it as written)"});
 }
 
 TEST(SweepFileErrors, BadRanges) {

@@ -108,6 +108,18 @@ TEST_F(CompareCli, MixedClusterIsNotPricedInsteadOfFailing) {
 }
 
 // A column the simulator refuses is named (it said only "the job would need about 41 million ops").
+// A ResNet has no token budget: compare gave it a reliability section, which without a budget is
+// refused (reliability.horizon_s), so two ResNet layouts could not be compared at all.
+TEST_F(CompareCli, ResNetWithoutATokenBudgetIsCompared) {
+  const Result r = run({"compare", kSrc + "/scenarios/models/resnet50.textproto", "--vary",
+                        "workload.training.global_batch_size=2048,4096", "--json", path("c.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("(tokens/s)"), std::string::npos) << r.out;
+  const std::string json = slurp(path("c.json"));
+  EXPECT_NE(json.find("\"train_tokens_source\": \"none\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"train_tokens_source\": \"20 tokens"), std::string::npos) << json;
+}
+
 TEST_F(CompareCli, RefusedColumnIsNamed) {
   const Result r =
       run({"compare", kSrc + "/scenarios/models/llama3_8b.textproto", "--vary", "options.iterations=1,1000"});

@@ -181,7 +181,7 @@ std::vector<std::string> compare_defaults(const models::Scenario& sc, double tok
   if (sc.training.train_tokens <= 0) {
     double budget = tokens;
     budget_source = "--tokens";
-    if (budget <= 0 && sc.model.family != models::ModelFamily::resnet) {
+    if (budget <= 0) {  // the default rule (0 for a ResNet: "none" below)
       budget = default_token_budget(sc);
       budget_source = kDefaultBudgetRule;
     }
@@ -193,7 +193,9 @@ std::vector<std::string> compare_defaults(const models::Scenario& sc, double tok
       budget_source = "none";
     }
   }
-  if (!sc.reliability) o.push_back("reliability.seed=1");  // creates the section with its defaults
+  // Creates the section with its defaults; not without a budget (a ResNet): failures are drawn
+  // over the training run, and a section without one is refused (reliability.horizon_s).
+  if (!sc.reliability && budget_source != "none") o.push_back("reliability.seed=1");
   const std::string gpu =
       !sc.cluster.gpu.empty() ? sc.cluster.gpu : models::find_node_template(sc.cluster.node_template).gpu;
   // A mixed cluster's GPUs have no one catalog price: it is shown as not priced.

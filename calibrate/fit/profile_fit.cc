@@ -35,8 +35,7 @@ models::CalibrationProfile fit_profile(const models::MeasurementSet& m, const Fi
   // What it was fitted on: the base's GPU, node template, nodes, NIC and the GPUs used.
   out.fitted_on.gpu = o.gpu;
   if (o.gpu.empty() && o.cluster)
-    out.fitted_on.gpu =
-        o.cluster->gpu.empty() ? models::find_node_template(o.cluster->node_template).gpu : o.cluster->gpu;
+    out.fitted_on.gpu = o.cluster->gpu.empty() ? models::cluster_node_template(*o.cluster).gpu : o.cluster->gpu;
   if (o.cluster) {
     out.fitted_on.node_template = o.cluster->node_template;
     out.fitted_on.num_nodes = o.cluster->num_nodes;

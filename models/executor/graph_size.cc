@@ -71,7 +71,7 @@ namespace {
 
 /// estimate_graph_ops's factors; `data_ranks` receives the job's data-parallel ranks.
 GraphOpsTerms estimate_graph_ops_terms(const Scenario& sc, int& data_ranks) {
-  const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+  const NodeTemplate& node = cluster_node_template(sc.cluster);
   const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
   const int gpus_per_node = node.gpus_per_node;
   // The nodes in service: drained ones (a missing GPU) run nothing.

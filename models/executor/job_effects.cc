@@ -38,7 +38,7 @@ struct StoragePlan {
 };
 
 StoragePlan plan_storage(const Scenario& sc, const Cluster& cluster, double compute_iter_s) {
-  const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+  const NodeTemplate& node = cluster_node_template(sc.cluster);
   StorageNodes nodes;
   nodes.num_nodes = cluster.num_nodes();
   nodes.gpus_per_node = cluster.gpus_per_node();

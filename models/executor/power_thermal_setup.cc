@@ -20,11 +20,11 @@ namespace {
 std::vector<std::pair<const NodeTemplate*, const GpuSpec*>> scenario_groups(const Scenario& sc) {
   std::vector<std::pair<const NodeTemplate*, const GpuSpec*>> out;
   if (sc.cluster.node_groups.empty()) {
-    const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+    const NodeTemplate& node = cluster_node_template(sc.cluster);
     out.emplace_back(&node, &find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu));
   }
   for (const NodeGroupSpec& g : sc.cluster.node_groups) {
-    const NodeTemplate& node = find_node_template(g.node_template);
+    const NodeTemplate& node = find_node_template(g.node_template, sc.cluster);
     out.emplace_back(&node, &find_gpu(g.gpu.empty() ? node.gpu : g.gpu));
   }
   return out;

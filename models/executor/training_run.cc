@@ -272,7 +272,7 @@ static const char* routing_report_name(FabricRouting r) {
 static Report simulate_training_as_in_arena(const Scenario& sc, sim::TraceRecorder* trace, PassOutput output,
                                             const std::vector<LeafBackground>* background, UpLinkTraffic* own) {
   check_graph_size_early(sc);  // before any cluster is built (graph_size.h)
-  const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+  const NodeTemplate& node = cluster_node_template(sc.cluster);
   const FabricRouting routing =
       sc.cluster.fabric.routing != FabricRouting::automatic
           ? sc.cluster.fabric.routing

@@ -25,6 +25,7 @@
 
 #include "models/hardware/node_template_text.h"
 #include "models/hardware/nvlink_domains.h"
+#include "models/spec/cluster_spec.h"
 
 namespace traincast::models::detail {
 // models/hardware/node_templates.textproto, embedded at build time (models/embed_text.cmake).
@@ -671,16 +672,15 @@ const std::vector<NodeTemplate>& nodes() {
   return v;
 }
 
-/// Templates scenarios described (register_node_template), and "base/N" partitions, built once
-/// per name and kept for the program's life (references stay valid; sweeps look up from several
-/// threads).
-struct MoreTemplates {
+/// The "base/N" partitions of built-in templates, built once per name and kept for the program's
+/// life (references stay valid; sweeps look up from several threads). Built-ins only: a partition
+/// of a scenario's own template is kept with that scenario's templates (DescribedNodeTemplates).
+struct BuiltinPartitions {
   std::mutex mutex;
-  std::deque<NodeTemplate> described;
   std::deque<NodeTemplate> partitioned;
 };
-MoreTemplates& more_templates() {
-  static MoreTemplates m;
+BuiltinPartitions& builtin_partitions() {
+  static BuiltinPartitions m;
   return m;
 }
 
@@ -689,30 +689,6 @@ const NodeTemplate* find_or_null(const std::vector<NodeTemplate>& items, std::st
     if (t.name == name) return &t;
   }
   return nullptr;
-}
-
-/// A built-in or described template by its plain name (the caller holds the mutex).
-const NodeTemplate& find_plain(MoreTemplates& more, std::string_view name) {
-  if (const NodeTemplate* t = find_or_null(nodes(), name)) return *t;
-  for (const NodeTemplate& t : more.described) {
-    if (t.name == name) return t;
-  }
-  return find_in(nodes(), name, "node template");  // throws, listing the built-ins
-}
-
-bool same_template(const NodeTemplate& a, const NodeTemplate& b) {
-  const auto edges_equal = [](const NvlinkEdge& x, const NvlinkEdge& y) {
-    return x.gpu_a == y.gpu_a && x.gpu_b == y.gpu_b && x.links == y.links;
-  };
-  return a.name == b.name && a.gpu == b.gpu && a.gpus_per_node == b.gpus_per_node && a.scale_up == b.scale_up &&
-         a.bridge_gpus == b.bridge_gpus && a.nvswitches == b.nvswitches && a.nic == b.nic && a.nics == b.nics &&
-         a.sockets == b.sockets && a.pcie_switches == b.pcie_switches && a.pcie_generation == b.pcie_generation &&
-         a.pcie_lanes == b.pcie_lanes && a.pcie_bytes_per_s == b.pcie_bytes_per_s &&
-         a.pcie_uplink_bytes_per_s == b.pcie_uplink_bytes_per_s &&
-         a.socket_link_bytes_per_s == b.socket_link_bytes_per_s && a.cpu == b.cpu && a.pcie_p2p == b.pcie_p2p &&
-         a.liquid_cooled == b.liquid_cooled && a.gpus_per_rack == b.gpus_per_rack && a.source == b.source &&
-         std::equal(a.nvlinks.begin(), a.nvlinks.end(), b.nvlinks.begin(), b.nvlinks.end(), edges_equal) &&
-         a.pcie_tree == b.pcie_tree && a.root_ports == b.root_ports && a.nic_gpus == b.nic_gpus;
 }
 
 template <typename T>
@@ -765,37 +741,36 @@ double pcie_bytes_per_s(int generation, int lanes) {
 
 const GpuSpec& find_gpu(std::string_view name) { return find_in(gpus(), name, "GPU"); }
 const NicSpec& find_nic(std::string_view name) { return find_in(nics(), name, "NIC"); }
-const NodeTemplate& find_node_template(std::string_view name) {
+const NodeTemplate& find_builtin_node_template(std::string_view name) {
   if (const NodeTemplate* t = find_or_null(nodes(), name)) return *t;
-  MoreTemplates& more = more_templates();
-  const std::lock_guard<std::mutex> lock(more.mutex);
   const std::size_t slash = name.find('/');
-  if (slash == std::string_view::npos) return find_plain(more, name);
+  if (slash == std::string_view::npos) return find_in(nodes(), name, "node template");  // throws, listing them
   // "base/N": the base template partitioned into NVLink domains of N GPUs (nvlink_domains.h).
-  for (const NodeTemplate& t : more.partitioned) {
+  BuiltinPartitions& kept = builtin_partitions();
+  const std::lock_guard<std::mutex> lock(kept.mutex);
+  for (const NodeTemplate& t : kept.partitioned) {
     if (t.name == name) return t;
   }
-  const NodeTemplate& base = find_plain(more, name.substr(0, slash));
-  more.partitioned.push_back(partition_node_template(base, name, name.substr(slash + 1)));
-  return more.partitioned.back();
+  const NodeTemplate& base = find_in(nodes(), name.substr(0, slash), "node template");
+  kept.partitioned.push_back(partition_node_template(base, name, name.substr(slash + 1)));
+  return kept.partitioned.back();
 }
 
-void register_node_template(const NodeTemplate& t) {
-  if (is_builtin_node_template(t.name)) {
-    throw std::invalid_argument("\"" + t.name + "\" is a built-in node template's name (expected a name of its own)");
+const NodeTemplate& find_node_template(std::string_view name, const DescribedNodeTemplates& described) {
+  const std::size_t slash = name.find('/');
+  if (const NodeTemplate* own = described.find(name.substr(0, slash))) {
+    if (slash == std::string_view::npos) return *own;
+    return described.partition(name, [&] { return partition_node_template(*own, name, name.substr(slash + 1)); });
   }
-  if (t.name.find('/') != std::string::npos)
-    throw std::invalid_argument("\"" + t.name + "\" holds a '/' (expected a name without it)");
-  MoreTemplates& more = more_templates();
-  const std::lock_guard<std::mutex> lock(more.mutex);
-  for (const NodeTemplate& d : more.described) {
-    if (d.name != t.name) continue;
-    if (same_template(d, t)) return;
-    throw std::invalid_argument("\"" + t.name +
-                                "\" names another node in a scenario read before in this run (expected a name of "
-                                "its own for each node)");
-  }
-  more.described.push_back(t);
+  return find_builtin_node_template(name);
+}
+
+const NodeTemplate& find_node_template(std::string_view name, const ClusterSpec& cluster) {
+  return find_node_template(name, cluster.described_node_templates);
+}
+
+const NodeTemplate& cluster_node_template(const ClusterSpec& cluster) {
+  return find_node_template(cluster.node_template, cluster.described_node_templates);
 }
 
 bool is_builtin_node_template(std::string_view name) { return find_or_null(nodes(), name) != nullptr; }

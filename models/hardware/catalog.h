@@ -6,7 +6,11 @@
 #include <string_view>
 #include <vector>
 
+#include "models/spec/node_template.h"
+
 namespace traincast::models {
+
+struct ClusterSpec;  // models/spec/cluster_spec.h
 
 /// Who makes the GPU: its scale-up links (NVLink or AMD Infinity Fabric / xGMI) follow from it.
 enum class GpuVendor { nvidia, amd };
@@ -69,110 +73,6 @@ struct NicSpec {
   std::string source;
 };
 
-/// How the GPUs of a node reach each other besides PCIe.
-enum class ScaleUp {
-  none,      ///< PCIe only (GPU P2P through switches / root complex, or staged through host memory)
-  nvswitch,  ///< every GPU's NVLinks go to NVSwitch chips: non-blocking all-to-all
-  mesh,      ///< direct links between every GPU pair (AMD xGMI, HGX 4-GPU NVLink): links / peers each
-  /// NVLink bridges join GPUs in groups of NodeTemplate::bridge_gpus (or ClusterSpec's
-  /// nvlink_bridge_gpus): 2-way, GPUs 2k and 2k+1 (A30, A100/H100 PCIe); 4-way (H200 NVL), GPUs
-  /// 4k..4k+3 all-to-all, each card's links split evenly over its 3 peers. Other pairs use PCIe.
-  bridges,
-  /// The NVLink links a node template lists one by one (NodeTemplate::nvlinks): GPUs joined by
-  /// direct links in a pattern of their own, e.g. DGX-1's hybrid cube mesh. Other pairs use PCIe.
-  graph,
-};
-
-/// `links` NVLink links between local GPUs gpu_a and gpu_b (ScaleUp::graph), each at the GPU's
-/// per-link rate in each direction.
-struct NvlinkEdge {
-  int gpu_a = 0;
-  int gpu_b = 0;
-  int links = 1;
-};
-
-/// One PCIe switch of a node's PCIe tree (NodeTemplate::pcie_tree; text form `pcie_switch`): its
-/// uplink reaches the root complex of CPU socket `socket` or, cascaded, a downstream port of
-/// switch `upstream_switch`; GPUs and NICs sit on its downstream ports.
-struct PcieSwitch {
-  int socket = -1;                ///< socket whose root complex the uplink reaches; -1 when cascaded
-  int upstream_switch = -1;       ///< switch (index into pcie_tree) the uplink reaches; -1 = a socket
-  int uplink_generation = 0;      ///< as written; 0 = the node's pcie_generation
-  int uplink_lanes = 0;           ///< as written; 0 = the node's pcie_lanes
-  double uplink_bytes_per_s = 0;  ///< per direction; complete_node_template fills 0 (pcie_tree.h)
-  std::vector<int> gpus;          ///< local GPUs on its downstream ports
-  std::vector<int> nics;          ///< compute NICs on its downstream ports
-  bool operator==(const PcieSwitch&) const = default;
-};
-
-/// GPUs and NICs on CPU socket `socket`'s own root ports, no switch between (NodeTemplate::root_ports).
-struct PcieRootPorts {
-  int socket = 0;
-  std::vector<int> gpus;
-  std::vector<int> nics;
-  bool operator==(const PcieRootPorts&) const = default;
-};
-
-/// The local GPUs compute NIC `nic` serves (NodeTemplate::nic_gpus): a GPU's traffic to other
-/// nodes leaves through the first NIC that serves it (its rail), and a NIC is placed beside the
-/// first GPU it serves (the GPU NCCL's PXN relays through).
-struct NicGpus {
-  int nic = 0;
-  std::vector<int> gpus;
-  bool operator==(const NicGpus&) const = default;
-};
-
-/// A server as a graph: GPUs and NICs on PCIe switches (or CPU root ports), switches on CPU
-/// sockets or on other switches, sockets joined by UPI/xGMI, NVLink per ScaleUp. The PCIe tree is
-/// pcie_tree and root_ports, written out or, when neither is, the regular layout of pcie_switches
-/// (complete_node_template expands it, models/hardware/pcie_tree.h): GPU g under PCIe switch
-/// g / gpus_per_pcie_switch(); switch s on socket s * sockets / pcie_switches. Which GPUs a NIC
-/// serves is nic_gpus, by default: with N NICs and G GPUs, NIC i serves GPUs [i*G/N, (i+1)*G/N)
-/// when N <= G, GPU i*G/N otherwise (several NICs per GPU), and in the regular layout sits under
-/// that GPU's switch (or root port).
-struct NodeTemplate {
-  std::string name;  ///< e.g. "dgx_a100", "dgx_h100"
-  std::string gpu;   ///< GpuSpec name
-  int gpus_per_node = 8;
-  ScaleUp scale_up = ScaleUp::nvswitch;
-  int bridge_gpus = 2;                 ///< ScaleUp::bridges: GPUs per NVLink bridge (2 or 4)
-  int nvswitches = 0;                  ///< NVSwitch chips on the baseboard (0 = none)
-  std::string nic;                     ///< NicSpec name of the compute NICs
-  int nics = 8;                        ///< compute NICs (see above for which GPUs each serves)
-  int sockets = 2;                     ///< CPU sockets (NUMA domains), >= 1
-  int pcie_switches = 4;               ///< PCIe switches; 0 = GPUs and NICs on CPU root ports
-  int pcie_generation = 0;             ///< of the GPU/NIC links
-  int pcie_lanes = 16;                 ///< of each GPU/NIC link (the rate's default, node_template_text.h)
-  double pcie_bytes_per_s = 0;         ///< each GPU's and NIC's PCIe link, per direction (x16)
-  double pcie_uplink_bytes_per_s = 0;  ///< PCIe switch <-> root complex, per direction
-  /// GPU traffic between two sockets, per direction [bytes/s]: what NCCL's topology model allows
-  /// for GPU P2P over UPI/xGMI (NVIDIA/nccl src/graph/topo.h: SKL_QPI_BW 10, SRP_QPI_BW 22,
-  /// ERP_QPI_BW 40, AMD_ZEN12_BW 16, AMD_ZEN34_BW 24, AMD_ZEN5_BW 32 GB/s), not the raw link rate.
-  double socket_link_bytes_per_s = 0;
-  std::string cpu;       ///< CPU family (names the socket-link figure)
-  bool pcie_p2p = true;  ///< GPU P2P over PCIe allowed (false: staged through host memory)
-  /// The product ships with cold plates only (GB200/GB300 NVL72): a scenario's thermal.cooling
-  /// defaults to liquid on it and air is refused (models/io/scenario_convert.cc, scenario checks).
-  bool liquid_cooled = false;
-  /// GPUs in one rack when the product is a whole rack (GB200 NVL72: 72); thermal.nodes_per_rack
-  /// then defaults to gpus_per_rack / gpus_per_node (1 for the rack, 2 for "gb200_nvl72/36") and
-  /// other values are refused. 0 = servers racked as the scenario says (default 4 per rack).
-  int gpus_per_rack = 0;
-  /// ScaleUp::graph: the node's NVLink links, each GPU pair at most once.
-  std::vector<NvlinkEdge> nvlinks;
-  /// The PCIe switches, in switch order (pcie_switches of them once completed).
-  std::vector<PcieSwitch> pcie_tree;
-  /// GPUs and NICs on CPU root ports, by socket.
-  std::vector<PcieRootPorts> root_ports;
-  /// Which GPUs each NIC serves (empty before complete_node_template when not written).
-  std::vector<NicGpus> nic_gpus;
-  std::string source;
-  /// GPUs under one PCIe switch (or root port when pcie_switches is 0).
-  int gpus_per_pcie_switch() const {
-    return pcie_switches > 0 ? (gpus_per_node + pcie_switches - 1) / pcie_switches : 1;
-  }
-};
-
 /// Usable bandwidth of a PCIe link per direction [bytes/s], after line encoding:
 /// gen1/2 8b/10b, gen3-5 128b/130b, gen6 FLIT mode (242/256 useful bytes). gen4 x16 = 31.5e9,
 /// gen5 x16 = 63.0e9. Source: PCI-SIG base specifications 1.0-6.0 (raw GT/s per lane:
@@ -221,14 +121,19 @@ std::string bridge_group_problem(const NodeTemplate& node, const GpuSpec& gpu, i
 /// Throws std::invalid_argument naming the unknown key and listing known ones.
 const GpuSpec& find_gpu(std::string_view name);
 const NicSpec& find_nic(std::string_view name);
-/// A built-in template, a "base/N" partition of one (nvlink_domains.h), or one a scenario
-/// described (register_node_template).
-const NodeTemplate& find_node_template(std::string_view name);
-/// Makes a scenario's own template (checked by complete_node_template) findable by its name for
-/// the rest of the program. Throws std::invalid_argument "... (expected ...)" when the name is a
-/// built-in's, holds a '/', or was registered before with other figures (two scenarios of one
-/// process naming different nodes alike); registering the same template again does nothing.
-void register_node_template(const NodeTemplate& t);
+/// A built-in template or a "base/N" partition of one (nvlink_domains.h), by name alone: for the
+/// catalog's own listings and for code that names a built-in. A scenario's node is looked up with
+/// find_node_template below. Throws std::invalid_argument naming the key and listing the built-ins.
+const NodeTemplate& find_builtin_node_template(std::string_view name);
+/// `name` among the templates a scenario describes (`described`), else among the built-ins; a
+/// "base/N" partition of either (a described base's is kept in `described`, a built-in's for the
+/// program's life). References stay valid while `described` (a copy of it) lives. Throws
+/// std::invalid_argument as find_builtin_node_template does, or as partition_node_template does.
+const NodeTemplate& find_node_template(std::string_view name, const DescribedNodeTemplates& described);
+/// find_node_template(name, cluster.described_node_templates): a node template a cluster names.
+const NodeTemplate& find_node_template(std::string_view name, const ClusterSpec& cluster);
+/// The cluster's node template (cluster.node_template: the first group's with node groups).
+const NodeTemplate& cluster_node_template(const ClusterSpec& cluster);
 /// Whether `name` is a built-in template (not a partition, not a scenario's).
 bool is_builtin_node_template(std::string_view name);
 /// Catalog keys in catalog order.

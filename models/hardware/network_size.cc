@@ -97,7 +97,7 @@ void refuse_network_over_limit(const ClusterSpec& spec, const NetworkSize& size)
       hi = mid - 1;
     }
   }
-  const NodeTemplate& node = find_node_template(spec.node_template);
+  const NodeTemplate& node = cluster_node_template(spec);
   const int nics = spec.nics_per_node.value_or(node.nics);
   std::string fabric = fabric_kind_name(spec.fabric.kind);
   if (spec.fabric.kind == FabricKind::fat_tree || spec.fabric.kind == FabricKind::rail_optimized)

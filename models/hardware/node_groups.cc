@@ -104,7 +104,7 @@ void Cluster::resolve_groups(const ClusterSpec& spec) {
   groups_.clear();
   if (spec.node_groups.empty()) {
     NodeGroup g;
-    g.node_template = &find_node_template(spec.node_template);
+    g.node_template = &cluster_node_template(spec);
     g.gpu = &find_gpu(spec.gpu.empty() ? g.node_template->gpu : spec.gpu);
     g.num_nodes = spec.num_nodes;
     bridge_gpus_ = spec.nvlink_bridge_gpus.value_or(g.node_template->bridge_gpus);
@@ -124,7 +124,7 @@ void Cluster::resolve_groups(const ClusterSpec& spec) {
       }
       NodeGroup g;
       try {
-        g.node_template = &find_node_template(s.node_template);
+        g.node_template = &find_node_template(s.node_template, spec);
         g.gpu = &find_gpu(s.gpu.empty() ? g.node_template->gpu : s.gpu);
       } catch (const std::exception& e) {
         std::string msg = at;

@@ -111,7 +111,7 @@ models::ClusterJobs load_cluster_jobs(const std::string& path, const std::vector
   const std::map<std::string, models::Scenario> workloads = load_workloads(path, base, errors);
   if (!errors.empty()) throw ScenarioError(errors);
 
-  const int per_node = models::find_node_template(base.cluster.node_template).gpus_per_node;
+  const int per_node = models::cluster_node_template(base.cluster).gpus_per_node;
   const int cluster_gpus =  // in service: drained nodes (missing GPUs) run no job
       models::nodes_in_service(base.cluster) * per_node;
   std::map<std::pair<std::string, int>, std::size_t> first_of_class;  // (workload, gpus) -> first job

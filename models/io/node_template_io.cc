@@ -3,9 +3,9 @@
 #include "models/io/node_template_io.h"
 
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "models/hardware/node_template_text.h"
 #include "models/hardware/pcie_tree.h"
@@ -74,7 +74,7 @@ models::NodeTemplate node_template_from_message(const tp::NodeTemplate& m) {
   t.gpus_per_rack = m.gpus_per_rack();
   t.source = m.source();
   for (const tp::NodeTemplate::Nvlink& e : m.nvlink()) {
-    // Two GPUs are required: a wrong count is reported by register_scenario_node_templates.
+    // Two GPUs are required: a wrong count is reported by read_scenario_node_templates.
     t.nvlinks.push_back(
         {e.gpus_size() > 0 ? e.gpus(0) : -1, e.gpus_size() > 1 ? e.gpus(1) : -1, e.has_links() ? e.links() : 1});
   }
@@ -99,7 +99,8 @@ models::NodeTemplate node_template_from_message(const tp::NodeTemplate& m) {
   return t;
 }
 
-void register_scenario_node_templates(const tp::Scenario& m, Checker& k) {
+models::DescribedNodeTemplates read_scenario_node_templates(const tp::Scenario& m, Checker& k) {
+  std::vector<models::NodeTemplate> described;
   std::set<std::string> names;
   for (int i = 0; i < m.node_template_size(); ++i) {
     const tp::NodeTemplate& block = m.node_template(i);
@@ -141,7 +142,7 @@ void register_scenario_node_templates(const tp::Scenario& m, Checker& k) {
       }
     }
     if (!clean) {
-      if (!block.name().empty()) k.unregistered_node_templates.insert(block.name());
+      if (!block.name().empty()) k.refused_node_templates.insert(block.name());
       continue;
     }
     models::NodeTemplate t = node_template_from_message(block);
@@ -162,16 +163,23 @@ void register_scenario_node_templates(const tp::Scenario& m, Checker& k) {
     const std::vector<models::NodeTemplateProblem> problems = models::complete_node_template(t);
     for (const models::NodeTemplateProblem& p : problems) k.error(at + p.field, p.what);
     if (!problems.empty()) {
-      k.unregistered_node_templates.insert(t.name);
+      k.refused_node_templates.insert(t.name);
       continue;
     }
-    try {
-      models::register_node_template(t);
-    } catch (const std::invalid_argument& e) {
-      k.error(at + "name", e.what());
-      k.unregistered_node_templates.insert(t.name);
-    }
+    described.push_back(std::move(t));
   }
+  return models::DescribedNodeTemplates(std::move(described));
+}
+
+models::DescribedNodeTemplates described_node_templates_of(const tp::Scenario& m) {
+  std::vector<models::NodeTemplate> described;
+  std::set<std::string> names;
+  for (const tp::NodeTemplate& block : m.node_template()) {
+    models::NodeTemplate t = node_template_from_message(block);
+    if (t.name.empty() || models::is_builtin_node_template(t.name) || !names.insert(t.name).second) continue;
+    if (models::complete_node_template(t).empty()) described.push_back(std::move(t));
+  }
+  return models::DescribedNodeTemplates(std::move(described));
 }
 
 std::vector<std::string> unused_node_template_notes(const tp::Scenario& m, const models::Scenario& s,
@@ -207,47 +215,37 @@ std::vector<std::string> unused_node_template_notes(const tp::Scenario& m, const
 }
 
 void add_described_node_templates(const models::Scenario& s, tp::Scenario& m) {
-  std::set<std::string> names{s.cluster.node_template};
-  for (const models::NodeGroupSpec& g : s.cluster.node_groups) names.insert(g.node_template);
-  for (const std::string& full : names) {
-    const std::string name = full.substr(0, full.find('/'));
-    if (name.empty() || models::is_builtin_node_template(name)) continue;
-    const models::NodeTemplate* t = nullptr;
-    try {
-      t = &models::find_node_template(name);
-    } catch (const std::invalid_argument&) {
-      continue;  // unknown: the checks name it
-    }
+  for (const models::NodeTemplate& t : s.cluster.described_node_templates.all()) {
     tp::NodeTemplate& x = *m.add_node_template();
-    x.set_name(t->name);
-    x.set_gpu(t->gpu);
-    x.set_gpus_per_node(t->gpus_per_node);
-    x.set_scale_up(scale_up_message(t->scale_up));
-    x.set_bridge_gpus(t->bridge_gpus);
-    x.set_nvswitches(t->nvswitches);
-    x.set_nic(t->nic);
-    x.set_nics(t->nics);
-    x.set_sockets(t->sockets);
-    x.set_pcie_switches(t->pcie_switches);
-    x.set_pcie_generation(t->pcie_generation);
-    x.set_pcie_lanes(t->pcie_lanes);
-    x.set_pcie_bytes_per_s(t->pcie_bytes_per_s);
-    x.set_pcie_uplink_bytes_per_s(t->pcie_uplink_bytes_per_s);
-    x.set_socket_link_bytes_per_s(t->socket_link_bytes_per_s);
-    x.set_cpu(t->cpu);
-    x.set_pcie_p2p(t->pcie_p2p);
-    x.set_liquid_cooled(t->liquid_cooled);
-    x.set_gpus_per_rack(t->gpus_per_rack);
-    x.set_source(t->source);
-    for (const models::NvlinkEdge& e : t->nvlinks) {
+    x.set_name(t.name);
+    x.set_gpu(t.gpu);
+    x.set_gpus_per_node(t.gpus_per_node);
+    x.set_scale_up(scale_up_message(t.scale_up));
+    x.set_bridge_gpus(t.bridge_gpus);
+    x.set_nvswitches(t.nvswitches);
+    x.set_nic(t.nic);
+    x.set_nics(t.nics);
+    x.set_sockets(t.sockets);
+    x.set_pcie_switches(t.pcie_switches);
+    x.set_pcie_generation(t.pcie_generation);
+    x.set_pcie_lanes(t.pcie_lanes);
+    x.set_pcie_bytes_per_s(t.pcie_bytes_per_s);
+    x.set_pcie_uplink_bytes_per_s(t.pcie_uplink_bytes_per_s);
+    x.set_socket_link_bytes_per_s(t.socket_link_bytes_per_s);
+    x.set_cpu(t.cpu);
+    x.set_pcie_p2p(t.pcie_p2p);
+    x.set_liquid_cooled(t.liquid_cooled);
+    x.set_gpus_per_rack(t.gpus_per_rack);
+    x.set_source(t.source);
+    for (const models::NvlinkEdge& e : t.nvlinks) {
       tp::NodeTemplate::Nvlink& n = *x.add_nvlink();
       n.add_gpus(e.gpu_a);
       n.add_gpus(e.gpu_b);
       n.set_links(e.links);
     }
     // The regular layout stays its count (pcie_switches above); another tree is written out.
-    if (!models::pcie_tree_is_regular(*t)) {
-      for (const models::PcieSwitch& w : t->pcie_tree) {
+    if (!models::pcie_tree_is_regular(t)) {
+      for (const models::PcieSwitch& w : t.pcie_tree) {
         tp::NodeTemplate::PcieSwitch& e = *x.add_pcie_switch();
         if (w.upstream_switch >= 0) {
           e.set_upstream_switch(w.upstream_switch);
@@ -260,15 +258,15 @@ void add_described_node_templates(const models::Scenario& s, tp::Scenario& m) {
         for (int g : w.gpus) e.add_gpus(g);
         for (int i : w.nics) e.add_nics(i);
       }
-      for (const models::PcieRootPorts& p : t->root_ports) {
+      for (const models::PcieRootPorts& p : t.root_ports) {
         tp::NodeTemplate::RootPorts& e = *x.add_root_ports();
         e.set_socket(p.socket);
         for (int g : p.gpus) e.add_gpus(g);
         for (int i : p.nics) e.add_nics(i);
       }
     }
-    if (!models::nic_gpus_are_regular(*t)) {
-      for (const models::NicGpus& n : t->nic_gpus) {
+    if (!models::nic_gpus_are_regular(t)) {
+      for (const models::NicGpus& n : t.nic_gpus) {
         tp::NodeTemplate::NicGpus& e = *x.add_nic_gpus();
         e.set_nic(n.nic);
         for (int g : n.gpus) e.add_gpus(g);

@@ -499,7 +499,7 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_file(const std::s
 }
 
 std::vector<std::string> profile_hardware_mismatch(const models::CalibrationProfile& p, const models::ClusterSpec& cs) {
-  const models::NodeTemplate& node = models::find_node_template(cs.node_template);
+  const models::NodeTemplate& node = models::cluster_node_template(cs);
   const std::string gpu = cs.gpu.empty() ? node.gpu : cs.gpu;
   const std::string nic = cs.nic.empty() ? node.nic : cs.nic;
   const std::string name = "profile " + (p.origin.empty() ? std::string("(in memory)") : p.origin);

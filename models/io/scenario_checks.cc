@@ -169,13 +169,13 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
   using std::to_string;
   const models::NodeTemplate* node = nullptr;
   try {
-    node = &models::find_node_template(s.cluster.node_template);
+    node = &models::cluster_node_template(s.cluster);
   } catch (const std::exception& e) {
     // Reported elsewhere: taken from node_group[0], whose own check (check_node_groups) names the
     // unknown template, or the scenario's own block of that name failed checks that say why.
     const bool reported =
         (!s.cluster.node_groups.empty() && s.cluster.node_template == s.cluster.node_groups.front().node_template) ||
-        k.unregistered_node_templates.count(s.cluster.node_template) > 0;
+        k.refused_node_templates.count(s.cluster.node_template) > 0;
     if (reported) {
       // nothing more to say here
     } else if (s.cluster.node_template.find('/') != std::string::npos) {

@@ -40,7 +40,7 @@ std::vector<std::string> gpus_fitting(const models::NodeTemplate& node) {
 std::vector<std::string> templates_fitting(const models::GpuSpec& gpu) {
   std::vector<std::string> out;
   for (const std::string& t : models::node_template_names())
-    if (models::gpu_fit_problem(models::find_node_template(t), gpu).empty()) out.push_back(t);
+    if (models::gpu_fit_problem(models::find_builtin_node_template(t), gpu).empty()) out.push_back(t);
   return out;
 }
 
@@ -51,7 +51,7 @@ std::vector<const models::GpuSpec*> node_group_gpus(const models::Scenario& s) {
   for (const models::NodeGroupSpec& g : s.cluster.node_groups) {
     try {
       const models::GpuSpec* gpu =
-          &models::find_gpu(g.gpu.empty() ? models::find_node_template(g.node_template).gpu : g.gpu);
+          &models::find_gpu(g.gpu.empty() ? models::find_node_template(g.node_template, s.cluster).gpu : g.gpu);
       if (std::find(out.begin(), out.end(), gpu) == out.end()) out.push_back(gpu);
     } catch (const std::exception&) {
       // an unknown template or GPU: check_node_groups names it
@@ -328,9 +328,9 @@ void check_node_groups(const models::Scenario& s, Checker& k) {
       continue;
     }
     try {
-      models::find_node_template(g.node_template);
+      models::find_node_template(g.node_template, s.cluster);
     } catch (const std::exception&) {
-      if (k.unregistered_node_templates.count(g.node_template) == 0)  // else its block's errors say why
+      if (k.refused_node_templates.count(g.node_template) == 0)  // else its block's errors say why
         k.error(at + "node_template", "unknown node template \"" + detail::clip(g.node_template) + "\"" +
                                           detail::did_you_mean(g.node_template, models::node_template_names()) +
                                           " (expected one of: " + names_list(models::node_template_names()) + ")");

@@ -106,7 +106,7 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
   if (!th.has_cooling() || !th.has_nodes_per_rack()) {
     const models::NodeTemplate* node = nullptr;
     try {
-      node = &models::find_node_template(s.cluster.node_template);
+      node = &models::cluster_node_template(s.cluster);
     } catch (const std::exception&) {
       node = nullptr;
     }
@@ -186,7 +186,9 @@ tp::Scenario to_proto(const models::Scenario& s) {
 
 models::Scenario through_message(const models::Scenario& s, std::vector<std::string>& bad_enums) {
   models::Scenario out;
-  to_struct(to_proto(s), out, bad_enums);
+  const tp::Scenario m = to_proto(s);
+  out.cluster.described_node_templates = described_node_templates_of(m);
+  to_struct(m, out, bad_enums);
   return out;
 }
 

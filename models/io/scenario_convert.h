@@ -28,7 +28,8 @@ traincast::proto::Scenario to_proto(const models::Scenario& s);
 
 /// to_struct(to_proto(s)) onto a default scenario, for callers without the generated headers (the
 /// tests that pin it to the identity). The profile is not read back (the loader resolves it):
-/// the result's cluster.profile is null. bad_enums as to_struct's.
+/// the result's cluster.profile is null; the described node templates are read back from the
+/// message's node_template blocks. bad_enums as to_struct's.
 models::Scenario through_message(const models::Scenario& s, std::vector<std::string>& bad_enums);
 
 }  // namespace traincast::io::detail

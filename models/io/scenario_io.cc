@@ -125,8 +125,8 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   models::Scenario scenario;
   std::vector<std::string> bad_enums;
   Checker checker(message, map, origin, override_origins, errors);
-  // The scenario's own node templates first: what follows looks templates up by name.
-  register_scenario_node_templates(message, checker);
+  // The scenario's own node templates first: what follows looks templates up by name in them.
+  scenario.cluster.described_node_templates = read_scenario_node_templates(message, checker);
   to_struct(message, scenario, bad_enums);
   checker.set_layout_search(layout_problems);
   enum_errors(bad_enums, message, checker);

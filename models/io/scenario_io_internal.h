@@ -37,9 +37,10 @@ class Checker {
           const std::map<std::string, std::string>& override_origins, std::vector<std::string>& errors)
       : message_(message), map_(map), origin_(origin), override_origins_(override_origins), errors_(errors) {}
 
-  /// Names of the scenario's own node_template blocks that failed their checks (and so were not
-  /// registered): a cluster or node group naming one gets no second "unknown node template" error.
-  std::set<std::string> unregistered_node_templates;
+  /// Names of the scenario's own node_template blocks that failed their checks (and so are not
+  /// among its templates): a cluster or node group naming one gets no second "unknown node
+  /// template" error.
+  std::set<std::string> refused_node_templates;
 
   /// "origin:line:col" of the field at `path` (or of its deepest written ancestor), or the origin
   /// of the override that set it.

@@ -18,6 +18,7 @@
 #include "models/hardware/catalog.h"
 #include "models/io/file_kind.h"
 #include "models/io/message_reader.h"
+#include "models/io/node_template_io.h"
 #include "models/io/overrides.h"
 #include "models/io/suggest.h"
 #include "models/io/sweep_axes.h"
@@ -96,6 +97,8 @@ class SweepLoader {
   models::Sweep load() {
     load_base();
     apply_sets();
+    // The base's own node templates: an axis may name one (its points load them again).
+    described_ = detail::described_node_templates_of(base_);
     check_metrics();
     axes_ = detail::read_axes(m_, errors_, sweep_.product_size);
     errors_.throw_if_any();
@@ -316,7 +319,7 @@ class SweepLoader {
     const std::string& name = value_at(template_, idx).text;
     if (const auto it = gpus_per_node_.find(name); it != gpus_per_node_.end()) return it->second;
     try {
-      return gpus_per_node_[name] = models::find_node_template(name).gpus_per_node;
+      return gpus_per_node_[name] = models::find_node_template(name, described_).gpus_per_node;
     } catch (const std::exception&) {
       throw ExpressionError(column, "node template " + in_quotes(clip(name)) +
                                         " is unknown (expected one of: " + join(models::node_template_names()) + ")");
@@ -395,6 +398,7 @@ class SweepLoader {
   detail::SweepErrors& errors_;
   std::string base_dir_;
   tp::Scenario base_;
+  models::DescribedNodeTemplates described_;  ///< base_'s node_template blocks
   std::vector<AxisBuild> axes_;
   std::vector<Expression> constraints_;
   std::vector<std::vector<NameSource>> sources_;

@@ -55,7 +55,7 @@ std::string own_layout_note(const std::string& why) {
 std::string layout_error(const Scenario& base, const Layout& l) {
   using std::to_string;
   const ModelSpec& m = base.model;
-  const NodeTemplate& node = find_node_template(base.cluster.node_template);
+  const NodeTemplate& node = cluster_node_template(base.cluster);
   const std::int64_t gpus = static_cast<std::int64_t>(nodes_in_service(base.cluster)) * node.gpus_per_node;
   if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.virtual_stages < 1 || l.micro_batch_size < 1)
     return "tp, pp, dp, virtual_stages and micro_batch_size must be >= 1";
@@ -111,7 +111,7 @@ std::string layout_error(const Scenario& base, const Layout& l) {
 }
 
 MemoryBreakdown layout_memory(const Scenario& sc) {
-  const NodeTemplate& node = find_node_template(sc.cluster.node_template);
+  const NodeTemplate& node = cluster_node_template(sc.cluster);
   const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu);
   const int p = sc.parallel.pp;
   const int v =

@@ -26,7 +26,7 @@ std::string mixed_node_kinds(const Scenario& base) {
 
 std::string why_no_layout(const Scenario& base, const PlanOptions& o) {
   if (!enumerate_layouts(base, o).empty()) return {};  // also checks the options and the family
-  const NodeTemplate& node = find_node_template(base.cluster.node_template);
+  const NodeTemplate& node = cluster_node_template(base.cluster);
   const int gpus = nodes_in_service(base.cluster) * node.gpus_per_node;
   const int max_tp = o.max_tp > 0 ? o.max_tp : 2 * node.gpus_per_node;
   const ModelSpec& m = base.model;

@@ -268,7 +268,7 @@ void check_transformer(const Scenario& base) {
 std::vector<Layout> enumerate_layouts(const Scenario& base, const PlanOptions& o) {
   check_options(o);
   check_transformer(base);
-  const NodeTemplate& node = find_node_template(base.cluster.node_template);
+  const NodeTemplate& node = cluster_node_template(base.cluster);
   const int gpn = node.gpus_per_node;
   const int gpus = nodes_in_service(base.cluster) * gpn;  // drained nodes (missing GPUs) run nothing
   const int max_tp = o.max_tp > 0 ? o.max_tp : 2 * gpn;
@@ -608,7 +608,7 @@ void add_baseline(const Scenario& base, Estimator& estimator, const Candidates& 
 }  // namespace
 
 void check_search_size(const Scenario& base, const PlanOptions& o) {
-  const NodeTemplate& node = find_node_template(base.cluster.node_template);
+  const NodeTemplate& node = cluster_node_template(base.cluster);
   const std::int64_t gpus = static_cast<std::int64_t>(base.cluster.num_nodes) * node.gpus_per_node;
   const std::int64_t sims = std::max(1, o.max_simulations);
   if (gpus * sims <= kMaxSearchGpuSimulations) return;
@@ -632,7 +632,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& o) {
   check_network_size(base.cluster);
   check_search_size(base, o);
   PlanResult result;
-  const NodeTemplate& node = find_node_template(base.cluster.node_template);
+  const NodeTemplate& node = cluster_node_template(base.cluster);
   result.gpus_per_node = node.gpus_per_node;
   result.num_gpus = nodes_in_service(base.cluster) * node.gpus_per_node;
 

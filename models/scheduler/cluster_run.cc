@@ -327,7 +327,7 @@ class ClusterRun {
   }
 
   void summarise(const Schedule& sched) {
-    const int per_node = find_node_template(in_.cluster.cluster.node_template).gpus_per_node;
+    const int per_node = cluster_node_template(in_.cluster.cluster).gpus_per_node;
     // The GPUs in service: a drained node's are neither busy nor idle capacity (docs/cluster.md).
     out_.cluster_gpus = nodes_in_service(in_.cluster.cluster) * per_node;
     out_.makespan_s = secs(sched.makespan);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 #include "models/spec/enums.h"
+#include "models/spec/node_template.h"
 
 namespace traincast::models {
 
@@ -125,15 +126,17 @@ struct ElementOverride {
 /// serves, scale-up kind) and the same NIC (the template's, or cluster.nic); their GPUs, NVLink,
 /// PCIe switches and rates, and socket-link figures may differ.
 struct NodeGroupSpec {
-  std::string node_template;  ///< catalog node template name
+  std::string node_template;  ///< node template name, as ClusterSpec::node_template
   int num_nodes = 1;          ///< > 0
   std::string gpu;            ///< optional GPU override (catalog name), empty = template's
   bool operator==(const NodeGroupSpec&) const = default;
 };
 
 struct ClusterSpec {
-  std::string node_template = "dgx_h100";  ///< catalog node template name (the first group's with node groups)
-  int num_nodes = 1;                       ///< > 0 (the groups' sum with node groups)
+  /// Node template name (the first group's with node groups): one of described_node_templates,
+  /// a built-in, or a "base/N" partition of either (models/hardware/catalog.h find_node_template).
+  std::string node_template = "dgx_h100";
+  int num_nodes = 1;  ///< > 0 (the groups' sum with node groups)
   /// Node groups in node order (nodes 0.. of the first group, then the second's, ...); empty = one
   /// group of num_nodes x node_template. When set, node_template and num_nodes are the first
   /// group's template and the groups' sum (the scenario loader sets them), and gpu is empty.
@@ -159,6 +162,9 @@ struct ClusterSpec {
   /// Calibration profile overlaying the catalog's defaults (models/calibration/calibration_profile.h), from
   /// the scenario's `profile` field or `--profile`; null = datasheet defaults. Shared, read-only.
   std::shared_ptr<const CalibrationProfile> profile;
+  /// The node templates the scenario describes (its node_template blocks), shared and read-only;
+  /// node_template and the groups' names are looked up here first, then among the built-ins.
+  DescribedNodeTemplates described_node_templates;
   /// Per-element overrides in file order; a later one of the same element replaces an earlier one.
   std::vector<ElementOverride> overrides;
   bool operator==(const ClusterSpec&) const = default;

@@ -76,8 +76,7 @@ double local_write_seconds(const LocalStorageSpec& l, double bytes) {
 double checkpoint_bytes(const Scenario& sc) {
   // The memory model's per-GPU weights and optimizer state, unsharded over DP, times TP, summed
   // over stages (activations play no part: stage_memory's in-flight count is irrelevant here).
-  const GpuSpec& gpu =
-      find_gpu(sc.cluster.gpu.empty() ? find_node_template(sc.cluster.node_template).gpu : sc.cluster.gpu);
+  const GpuSpec& gpu = find_gpu(sc.cluster.gpu.empty() ? cluster_node_template(sc.cluster).gpu : sc.cluster.gpu);
   const std::vector<int> layers = stage_layer_counts(sc);
   double total = 0;
   for (int s = 0; s < sc.parallel.pp; ++s) {

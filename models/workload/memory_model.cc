@@ -35,7 +35,7 @@ LayoutAdvice layout_advice(const Scenario& sc, const GpuSpec& gpu, double bytes_
                            double base_bytes_per_param) {
   const ModelSpec& m = sc.model;
   const ParallelSpec& par = sc.parallel;
-  const int per_node = find_node_template(sc.cluster.node_template).gpus_per_node;
+  const int per_node = cluster_node_template(sc.cluster).gpus_per_node;
   const int cluster_gpus = per_node * sc.cluster.num_nodes;
   const int groups = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
   LayoutAdvice a;

@@ -95,7 +95,7 @@ std::vector<std::string> compute_settings_without_effect(const Scenario& sc) {
           "workload.training.attention_kernel cudnn has no effect: flash_attention is off (expected fused attention)");
     } else {
       try {
-        const GpuSpec& gpu = find_gpu(find_node_template(sc.cluster.node_template).gpu);
+        const GpuSpec& gpu = find_gpu(cluster_node_template(sc.cluster).gpu);
         if (!cudnn_attention_model(gpu.compute_capability))
           notes.push_back("workload.training.attention_kernel cudnn has no effect on " + gpu.name +
                           ": cuDNN attention was measured on Hopper (compute capability 9.0) only, so "

@@ -24,12 +24,14 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-int gpus_per_node(const NetDraw& d) { return models::find_node_template(d.node_template).gpus_per_node; }
+int gpus_per_node(const NetDraw& d) { return models::find_builtin_node_template(d.node_template).gpus_per_node; }
 
-std::string nic_of(const NetDraw& d) { return d.nic.empty() ? models::find_node_template(d.node_template).nic : d.nic; }
+std::string nic_of(const NetDraw& d) {
+  return d.nic.empty() ? models::find_builtin_node_template(d.node_template).nic : d.nic;
+}
 
 int nics_of(const NetDraw& d) {
-  return d.nics_per_node > 0 ? d.nics_per_node : models::find_node_template(d.node_template).nics;
+  return d.nics_per_node > 0 ? d.nics_per_node : models::find_builtin_node_template(d.node_template).nics;
 }
 
 std::string gpu_list(const NetDraw& d) {
@@ -322,7 +324,7 @@ Sides failed_up_link_side(const NetDraw&) {
 /// uplink finds more capacity, and NCCL's search budgets the uplinks with the other PCIe links,
 /// so a wider one never takes channels away.
 CheckResult faster_pcie_uplink(const NetDraw& d) {
-  if (d.pcie_uplink_factor != 1.0 || models::find_node_template(d.node_template).pcie_switches == 0)
+  if (d.pcie_uplink_factor != 1.0 || models::find_builtin_node_template(d.node_template).pcie_switches == 0)
     return not_applicable();
   NetDraw fast = d;
   fast.pcie_uplink_factor = 2.0;
@@ -343,7 +345,7 @@ std::string quoted(const std::string& text) {
 
 /// The draw's template as a scenario's own node_template block, its uplinks x pcie_uplink_factor.
 std::string uplink_copy(const NetDraw& d, const std::string& name) {
-  const models::NodeTemplate& t = models::find_node_template(d.node_template);
+  const models::NodeTemplate& t = models::find_builtin_node_template(d.node_template);
   std::ostringstream o;
   o.precision(17);
   o << "node_template {\n  name: " << quoted(name) << " gpu: " << quoted(t.gpu) << " gpus_per_node: " << t.gpus_per_node

@@ -19,11 +19,13 @@
 namespace traincast::properties {
 namespace {
 
-int gpus_per_node(const TrainDraw& d) { return models::find_node_template(d.node_template).gpus_per_node; }
-double tdp_w(const TrainDraw& d) { return models::find_gpu(models::find_node_template(d.node_template).gpu).tdp_w; }
+int gpus_per_node(const TrainDraw& d) { return models::find_builtin_node_template(d.node_template).gpus_per_node; }
+double tdp_w(const TrainDraw& d) {
+  return models::find_gpu(models::find_builtin_node_template(d.node_template).gpu).tdp_w;
+}
 /// GPUs one behind the other along the chassis airflow (models/power/power_model.h).
 int airflow_rows(const TrainDraw& d) {
-  const models::NodeTemplate& node = models::find_node_template(d.node_template);
+  const models::NodeTemplate& node = models::find_builtin_node_template(d.node_template);
   return models::node_power_spec(node, models::find_gpu(node.gpu)).airflow_rows;
 }
 
@@ -233,7 +235,7 @@ CheckResult less_oversubscription(const TrainDraw& d) {
 CheckResult more_nics(const TrainDraw& d) {
   if (d.num_nodes < 2 || d.node_template.rfind("pcie_", 0) != 0) return not_applicable();
   TrainDraw few = d, many = d;
-  const int n = d.nics_per_node > 0 ? d.nics_per_node : models::find_node_template(d.node_template).nics;
+  const int n = d.nics_per_node > 0 ? d.nics_per_node : models::find_builtin_node_template(d.node_template).nics;
   few.nics_per_node = n >= 8 ? 4 : n;
   many.nics_per_node = n >= 8 ? 8 : 2 * n;
   return monotone(std::to_string(few.nics_per_node) + " NICs", few, std::to_string(many.nics_per_node) + " NICs", many);
@@ -243,7 +245,7 @@ CheckResult more_nics(const TrainDraw& d) {
 std::string faster_nic_name(const TrainDraw& d) {
   static const std::map<std::string, std::string> up{
       {"IB-HDR-200", "IB-NDR-400"}, {"IB-NDR-400", "IB-XDR-800"}, {"RoCE-200GbE", "RoCE-400GbE"}};
-  const auto it = up.find(d.nic.empty() ? models::find_node_template(d.node_template).nic : d.nic);
+  const auto it = up.find(d.nic.empty() ? models::find_builtin_node_template(d.node_template).nic : d.nic);
   return it == up.end() ? "" : it->second;
 }
 
@@ -252,7 +254,7 @@ CheckResult faster_nic(const TrainDraw& d) {
   if (d.num_nodes < 2 || fast.empty()) return not_applicable();
   TrainDraw better = d;
   better.nic = fast;
-  const std::string slow = d.nic.empty() ? models::find_node_template(d.node_template).nic : d.nic;
+  const std::string slow = d.nic.empty() ? models::find_builtin_node_template(d.node_template).nic : d.nic;
   return monotone("nic " + slow, d, "nic " + fast, better);
 }
 
@@ -299,7 +301,7 @@ Sides other_oversub(const TrainDraw& d) {
   return {"", set_text("cluster.fabric.oversubscription", fmt(d.oversubscription - 1))};
 }
 Sides other_nics(const TrainDraw& d) {
-  const int n = d.nics_per_node > 0 ? d.nics_per_node : models::find_node_template(d.node_template).nics;
+  const int n = d.nics_per_node > 0 ? d.nics_per_node : models::find_builtin_node_template(d.node_template).nics;
   return {set_text("cluster.nics_per_node", std::to_string(n >= 8 ? 4 : n)),
           set_text("cluster.nics_per_node", std::to_string(n >= 8 ? 8 : 2 * n))};
 }

@@ -69,7 +69,7 @@ std::string catalog_to_json() {
   o << "\n ],\n \"node_templates\": [";
   sep = "\n";
   for (const std::string& n : models::node_template_names()) {
-    const models::NodeTemplate& t = models::find_node_template(n);
+    const models::NodeTemplate& t = models::find_builtin_node_template(n);
     o << sep << "  {\"name\": " << json_string(n) << ", \"gpu\": " << json_string(t.gpu)
       << ", \"gpus_per_node\": " << t.gpus_per_node << ", \"scale_up\": \"" << models::scale_up_name(t.scale_up)
       << "\", \"nvswitches\": " << t.nvswitches << ", \"nic\": " << json_string(t.nic) << ", \"nics\": " << t.nics

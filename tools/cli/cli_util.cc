@@ -165,7 +165,7 @@ void refuse_job_list(const models::Scenario& sc, const std::string& scenario_pat
 }
 
 void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err) {
-  const int per_node = models::find_node_template(sc.cluster.node_template).gpus_per_node;
+  const int per_node = models::cluster_node_template(sc.cluster).gpus_per_node;
   const auto check = [&](const char* what, int group) {
     if (group <= 1 || per_node % group == 0 || group % per_node == 0) return;
     err << "warning: " << what << " groups of " << group << " GPUs straddle the " << per_node

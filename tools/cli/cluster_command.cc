@@ -205,7 +205,7 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
 
   std::ostringstream p;
   const models::ClusterSpec& c = jobs.cluster.cluster;
-  const int per_node = models::find_node_template(c.node_template).gpus_per_node;
+  const int per_node = models::cluster_node_template(c).gpus_per_node;
   const int in_service = models::nodes_in_service(c);
   p << "Cluster    " << in_service << " x " << c.node_template << " = " << in_service * per_node << " GPUs, "
     << (in_service < c.num_nodes ? std::to_string(c.num_nodes - in_service) + " more nodes drained for a missing GPU, "

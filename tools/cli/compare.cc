@@ -196,12 +196,11 @@ std::vector<std::string> compare_defaults(const models::Scenario& sc, double tok
   // Creates the section with its defaults; not without a budget (a ResNet): failures are drawn
   // over the training run, and a section without one is refused (reliability.horizon_s).
   if (!sc.reliability && budget_source != "none") o.push_back("reliability.seed=1");
-  const std::string gpu =
-      !sc.cluster.gpu.empty() ? sc.cluster.gpu : models::find_node_template(sc.cluster.node_template).gpu;
+  const std::string gpu = !sc.cluster.gpu.empty() ? sc.cluster.gpu : models::cluster_node_template(sc.cluster).gpu;
   // A mixed cluster's GPUs have no one catalog price: it is shown as not priced.
   bool one_gpu = true;
   for (const models::NodeGroupSpec& g : sc.cluster.node_groups)
-    one_gpu = one_gpu && (g.gpu.empty() ? models::find_node_template(g.node_template).gpu : g.gpu) == gpu;
+    one_gpu = one_gpu && (g.gpu.empty() ? models::find_node_template(g.node_template, sc.cluster).gpu : g.gpu) == gpu;
   if (!sc.cost && one_gpu && (models::default_cloud_price_per_gpu_hour_usd(gpu) || models::default_node_price_usd(gpu)))
     o.push_back("cost.utilization=1");  // creates the section with its defaults (catalog prices)
   return o;

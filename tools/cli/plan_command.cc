@@ -189,7 +189,7 @@ void check_plannable(const models::Scenario& sc, const planner::PlanOptions& o, 
 /// pruned and simulated, and its wall time.
 void print_search(std::ostream& p, const models::Scenario& sc, const planner::PlanResult& r,
                   const planner::PlanOptions& o, const std::string& origin, double wall_s) {
-  const models::NodeTemplate& node = models::find_node_template(sc.cluster.node_template);
+  const models::NodeTemplate& node = models::cluster_node_template(sc.cluster);
   const std::string gpu = sc.cluster.gpu.empty() ? node.gpu : sc.cluster.gpu;
   const planner::PlanStats& st = r.stats;
   p << "traincast plan: " << sc.name << "  [" << origin << "]\n";

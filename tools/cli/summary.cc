@@ -190,7 +190,7 @@ void print_layout(std::ostream& o, const models::Scenario& sc, const models::Rep
     if (sc.training.ep_all_to_all == models::EpAllToAll::deepep) {
       o << ", DeepEP all-to-all";
       // The EP group's ranks lie TP apart: it spans ceil(ep x tp / GPUs per node) nodes.
-      const int gpn = std::max(1, models::find_node_template(sc.cluster.node_template).gpus_per_node);
+      const int gpn = std::max(1, models::cluster_node_template(sc.cluster).gpus_per_node);
       const int group_nodes = (r.ep * r.tp + gpn - 1) / gpn;
       const int limit = sc.training.moe_max_nodes_per_token;
       if (limit > 0 && limit < group_nodes)
@@ -555,14 +555,14 @@ std::string format_catalog() {
   std::vector<std::pair<std::string, std::string>> rows;  // name, hardware
   std::size_t wname = 0, whw = 0;
   for (const std::string& n : models::node_template_names()) {
-    const models::NodeTemplate& t = models::find_node_template(n);
+    const models::NodeTemplate& t = models::find_builtin_node_template(n);
     rows.emplace_back(n, std::to_string(t.gpus_per_node) + " x " + t.gpu + ", " + std::to_string(t.nics) + " x " +
                              t.nic + (t.scale_up == models::ScaleUp::nvswitch ? ", NVSwitch" : ""));
     wname = std::max(wname, n.size());
     whw = std::max(whw, rows.back().second.size());
   }
   for (const auto& [n, hw] : rows)
-    o << "  " << pad(n, wname + 2) << pad(hw, whw + 3) << models::find_node_template(n).source << "\n";
+    o << "  " << pad(n, wname + 2) << pad(hw, whw + 3) << models::find_builtin_node_template(n).source << "\n";
   return o.str();
 }
 

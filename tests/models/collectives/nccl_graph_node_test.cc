@@ -31,8 +31,8 @@ TEST(NcclGraphNode, HybridCubeMeshRingsRunOverNvlinkOnly) {
   })",
                                        "test")
                        .front();
-  register_node_template(t);
   ClusterSpec spec;
+  spec.described_node_templates = DescribedNodeTemplates({t});
   spec.node_template = "search_test_cube";
   spec.num_nodes = 1;
   sim::Simulator sim;

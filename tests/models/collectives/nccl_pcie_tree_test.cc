@@ -39,9 +39,10 @@ std::string cascade_text(const std::string& name, const std::string& uplink) {
          "}\n";
 }
 
-ClusterSpec registered(const std::string& name, const std::string& uplink, int nodes) {
-  register_node_template(read_node_templates(cascade_text(name, uplink), "t.textproto").front());
+ClusterSpec described(const std::string& name, const std::string& uplink, int nodes) {
   ClusterSpec spec;
+  spec.described_node_templates =
+      DescribedNodeTemplates(read_node_templates(cascade_text(name, uplink), "t.textproto"));
   spec.node_template = name;
   spec.num_nodes = nodes;
   spec.fabric.kind = nodes > 1 ? FabricKind::fat_tree : FabricKind::none;
@@ -52,7 +53,7 @@ std::string type(const Cluster& c, int a, int b) { return nccl_path_type_name(nc
 std::string nic_type(const Cluster& c, int g, int n) { return nccl_path_type_name(nccl_gpu_nic_path_type(c, g, n)); }
 
 TEST(NcclPcieTree, PathTypesFollowTheTree) {
-  const Cluster c(registered("nccl_pcie_tree_box", "", 2));
+  const Cluster c(described("nccl_pcie_tree_box", "", 2));
   EXPECT_EQ(type(c, 0, 1), "PIX");  // one leaf switch
   EXPECT_EQ(type(c, 0, 2), "PXB");  // two leaves of one upper switch
   EXPECT_EQ(type(c, 2, 0), "PXB");
@@ -78,7 +79,7 @@ TEST(NcclPcieTree, PathTypesFollowTheTree) {
 TEST(NcclPcieTree, RingSearchSeesTheTreesPathTypes) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
-  const Cluster c(registered("nccl_pcie_tree_ring", "", 1), net);
+  const Cluster c(described("nccl_pcie_tree_ring", "", 1), net);
   const auto intra = [&](std::vector<int> gpus) {
     return nccl_path_type_name(search_ring_graph(c, net, gpus, -1, kNewestNcclVersion).type_intra);
   };
@@ -97,7 +98,7 @@ TEST(NcclPcieTree, FasterUplinkIsNeverSlower) {
       double previous = 0;
       for (std::size_t i = 0; i < uplinks.size(); ++i) {
         const std::string name = "nccl_pcie_tree_uplink_" + std::to_string(i);
-        const ClusterSpec spec = registered(name + (one_node ? "_1" : "_2"), uplinks[i], one_node ? 1 : 2);
+        const ClusterSpec spec = described(name + (one_node ? "_1" : "_2"), uplinks[i], one_node ? 1 : 2);
         NcclTestsOptions o;
         o.op = op;
         if (one_node) o.gpus = {0, 1, 2, 3};

@@ -97,15 +97,15 @@ TEST(NvlinkBridge, AllReduceBusbwInsideAndAcrossGroups) {
 }
 
 TEST(NvlinkBridge, InvalidBridgeSizesAreRefused) {
-  const NodeTemplate& h200 = find_node_template("pcie_8gpu_2socket_h200_nvl");
+  const NodeTemplate& h200 = find_builtin_node_template("pcie_8gpu_2socket_h200_nvl");
   EXPECT_EQ(bridge_group_problem(h200, find_gpu("H200-NVL"), 4), "");
   EXPECT_EQ(bridge_group_problem(h200, find_gpu("H200-NVL"), 3),
             "got 3 GPUs per NVLink bridge (expected 2 or 4: NVIDIA's 2-way and 4-way bridges)");
-  EXPECT_EQ(
-      bridge_group_problem(find_node_template("pcie_8gpu_2socket_h100_nvlink_bridge"), find_gpu("H100-PCIe-80GB"), 4),
-      "H100-PCIe-80GB takes at most a 2-way NVLink bridge (expected 2, or a card with a 4-way bridge such as "
-      "H200-NVL)");
-  EXPECT_EQ(bridge_group_problem(find_node_template("dgx_h100"), find_gpu("H100-SXM5-80GB"), 2),
+  EXPECT_EQ(bridge_group_problem(find_builtin_node_template("pcie_8gpu_2socket_h100_nvlink_bridge"),
+                                 find_gpu("H100-PCIe-80GB"), 4),
+            "H100-PCIe-80GB takes at most a 2-way NVLink bridge (expected 2, or a card with a 4-way bridge such as "
+            "H200-NVL)");
+  EXPECT_EQ(bridge_group_problem(find_builtin_node_template("dgx_h100"), find_gpu("H100-SXM5-80GB"), 2),
             "dgx_h100 has no NVLink bridges (expected a template whose GPUs are joined by NVLink bridges, e.g. "
             "pcie_8gpu_2socket_h200_nvl, or no nvlink_bridge_gpus)");
   sim::Simulator sim;

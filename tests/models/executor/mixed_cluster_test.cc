@@ -97,7 +97,8 @@ TEST(MixedCluster, PowerFollowsEachGroupsGpuAndNode) {
   EXPECT_GT(h100_peak_w, a100.tdp_w);
   EXPECT_LE(h100_peak_w, h100.tdp_w * (1 + 1e-12));
   EXPECT_EQ(r.power.gpu_power_limit_w, h100.tdp_w);
-  EXPECT_EQ(r.power.node_psu_capacity_w, node_power_spec(find_node_template("dgx_h100"), h100).redundant_capacity_w());
+  EXPECT_EQ(r.power.node_psu_capacity_w,
+            node_power_spec(find_builtin_node_template("dgx_h100"), h100).redundant_capacity_w());
   EXPECT_EQ(r.caveat.find("power and thermal"), std::string::npos) << r.caveat;
 }
 

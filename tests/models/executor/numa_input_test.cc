@@ -71,7 +71,7 @@ TEST(NumaInput, HostCopiesFromTheOtherSocketShareItsLink) {
   spec.node_template = "dgx_a100";
   const Cluster cluster(spec, net);
   CollectiveEngine coll(sim, net, cluster);
-  const NodeTemplate& node = find_node_template("dgx_a100");
+  const NodeTemplate& node = find_builtin_node_template("dgx_a100");
   // Every GPU's buffer on the other socket: the four GPUs of socket 0 pull through one direction
   // of cpu1->cpu0 (16 GB/s, efficiency 1): 4 GB/s each, below their half of a switch uplink
   // (31.5 GB/s x 0.762 / 2 = 12.0 GB/s).
@@ -107,7 +107,7 @@ TEST(NumaInput, BlockingFp32CopiesCostWhatTheirBottleneckLinkGives) {
   spec.node_template = "dgx_a100";
   Cluster c0(spec, net0);
   CollectiveEngine e0(sim0, net0, c0);
-  const NodeTemplate& node = find_node_template("dgx_a100");
+  const NodeTemplate& node = find_builtin_node_template("dgx_a100");
   const double pcie = e0.default_efficiency(LinkKind::pcie), sock = e0.default_efficiency(LinkKind::socket);
   // Right binding: the two GPUs under a switch share its uplink (one per direction, as wide as a
   // GPU's own link) at its PCIe efficiency: each copy takes 2 x bytes / (efficiency x uplink).

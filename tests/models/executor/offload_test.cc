@@ -21,11 +21,12 @@ namespace {
 
 TEST(Offload, SocketMemoryBandwidthFromTheCpuFamily) {
   // Channels x MT/s x 8 bytes (AMD EPYC 7002 / Intel Xeon 4th gen datasheets).
-  EXPECT_DOUBLE_EQ(socket_memory_bytes_per_s(find_node_template("dgx_a100").cpu), 8 * 3200e6 * 8);  // EPYC 7742
-  EXPECT_DOUBLE_EQ(socket_memory_bytes_per_s(find_node_template("dgx_h100").cpu), 8 * 4800e6 * 8);  // 8480C
-  EXPECT_DOUBLE_EQ(socket_memory_bytes_per_s(find_node_template("gb200_nvl72").cpu), 512e9);        // Grace LPDDR5X
-  EXPECT_DOUBLE_EQ(socket_memory_bytes_per_s(find_node_template("gh200_1gpu").cpu), 512e9);
-  EXPECT_DOUBLE_EQ(socket_memory_bytes_per_s(find_node_template("dgx1v_1gpu").cpu), 4 * 2400e6 * 8);  // E5-2698 v4
+  EXPECT_DOUBLE_EQ(socket_memory_bytes_per_s(find_builtin_node_template("dgx_a100").cpu), 8 * 3200e6 * 8);  // EPYC 7742
+  EXPECT_DOUBLE_EQ(socket_memory_bytes_per_s(find_builtin_node_template("dgx_h100").cpu), 8 * 4800e6 * 8);  // 8480C
+  EXPECT_DOUBLE_EQ(socket_memory_bytes_per_s(find_builtin_node_template("gb200_nvl72").cpu), 512e9);  // Grace LPDDR5X
+  EXPECT_DOUBLE_EQ(socket_memory_bytes_per_s(find_builtin_node_template("gh200_1gpu").cpu), 512e9);
+  EXPECT_DOUBLE_EQ(socket_memory_bytes_per_s(find_builtin_node_template("dgx1v_1gpu").cpu),
+                   4 * 2400e6 * 8);  // E5-2698 v4
   EXPECT_EQ(socket_memory_bytes_per_s("single socket"), 0.0);
   // 1e9 parameters x 30 B over 204.8 GB/s x 0.7 shared by 4 GPUs: 30e9 / 35.84e9 = 0.837 s.
   EXPECT_NEAR(cpu_adam_seconds(1e9, 204.8e9, 0.7, 4), 30e9 / (204.8e9 * 0.7 / 4), 1e-12);

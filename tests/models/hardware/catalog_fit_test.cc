@@ -11,13 +11,13 @@ namespace traincast::models {
 namespace {
 
 std::string problem(const std::string& node, const std::string& gpu) {
-  return gpu_fit_problem(find_node_template(node), find_gpu(gpu));
+  return gpu_fit_problem(find_builtin_node_template(node), find_gpu(gpu));
 }
 
 TEST(CatalogFit, EveryTemplatesOwnGpuFitsAndEveryGpuFitsSomeTemplate) {
   for (const std::string& t : node_template_names()) {
     SCOPED_TRACE(t);
-    EXPECT_EQ(gpu_fit_problem(find_node_template(t), find_gpu(find_node_template(t).gpu)), "");
+    EXPECT_EQ(gpu_fit_problem(find_builtin_node_template(t), find_gpu(find_builtin_node_template(t).gpu)), "");
   }
   for (const std::string& g : gpu_names()) {
     bool fits = false;
@@ -89,7 +89,7 @@ TEST(CatalogFit, RackScaleAndSuperchipTemplates) {
             "NVLink4 bridges (expected a GPU with NVLink4)");
   // The racks: 72 GPUs in one NVLink domain, one NIC per GPU, one Grace per 2 GPUs.
   for (const char* rack : {"gb200_nvl72", "gb300_nvl72"}) {
-    const NodeTemplate& t = find_node_template(rack);
+    const NodeTemplate& t = find_builtin_node_template(rack);
     EXPECT_EQ(t.gpus_per_node, 72) << rack;
     EXPECT_EQ(t.scale_up, ScaleUp::nvswitch) << rack;
     EXPECT_EQ(t.nics, 72) << rack;
@@ -97,12 +97,12 @@ TEST(CatalogFit, RackScaleAndSuperchipTemplates) {
     const GpuSpec& g = find_gpu(t.gpu);
     EXPECT_DOUBLE_EQ(g.nvlink_links * g.nvlink_bytes_per_s_per_link, 900e9) << rack;  // each way per GPU
   }
-  EXPECT_DOUBLE_EQ(find_nic(find_node_template("gb300_nvl72").nic).bytes_per_s, 100e9);  // ConnectX-8 800 Gb/s
+  EXPECT_DOUBLE_EQ(find_nic(find_builtin_node_template("gb300_nvl72").nic).bytes_per_s, 100e9);  // ConnectX-8 800 Gb/s
 }
 
 TEST(CatalogFit, LinkCountsOfBaseboardsAndMeshes) {
   // A baseboard wired for H800's 8 NVLink4 links per GPU has no lanes for H100's 18.
-  NodeTemplate h800 = find_node_template("dgx_h100");
+  NodeTemplate h800 = find_builtin_node_template("dgx_h100");
   h800.name = "hgx_h800";
   h800.gpu = "H800-SXM5-80GB";
   EXPECT_EQ(gpu_fit_problem(h800, find_gpu("H100-SXM5-80GB")),
@@ -110,7 +110,7 @@ TEST(CatalogFit, LinkCountsOfBaseboardsAndMeshes) {
             "at most 8)");
   EXPECT_EQ(gpu_fit_problem(h800, find_gpu("H800-SXM5-80GB")), "");
   // A full mesh of 16 MI300X would need 15 links each; the GPU has 7.
-  NodeTemplate mesh16 = find_node_template("mi300x_platform");
+  NodeTemplate mesh16 = find_builtin_node_template("mi300x_platform");
   mesh16.gpus_per_node = 16;
   EXPECT_EQ(gpu_fit_problem(mesh16, find_gpu("MI300X")),
             "MI300X has 7 xGMI links and mi300x_platform (built for MI300X) is a full mesh of 16 GPUs (expected at "

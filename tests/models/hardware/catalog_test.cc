@@ -137,22 +137,22 @@ TEST(Catalog, Nics) {
 }
 
 TEST(Catalog, NodeTemplates) {
-  const NodeTemplate& a = find_node_template("dgx_a100");
+  const NodeTemplate& a = find_builtin_node_template("dgx_a100");
   EXPECT_EQ(a.gpu, "A100-SXM4-80GB");
   EXPECT_EQ(a.gpus_per_node, 8);
   EXPECT_EQ(a.nvswitches, 6);
   EXPECT_EQ(a.nic, "IB-HDR-200");
   EXPECT_EQ(a.nics, 8);
   EXPECT_NEAR(a.pcie_bytes_per_s, 31.5e9, 0.1e9);
-  EXPECT_EQ(find_node_template("dgx_a100_40gb").gpu, "A100-SXM4-40GB");
-  const NodeTemplate& h = find_node_template("dgx_h100");
+  EXPECT_EQ(find_builtin_node_template("dgx_a100_40gb").gpu, "A100-SXM4-40GB");
+  const NodeTemplate& h = find_builtin_node_template("dgx_h100");
   EXPECT_EQ(h.gpu, "H100-SXM5-80GB");
   EXPECT_EQ(h.nic, "IB-NDR-400");
   EXPECT_NEAR(h.pcie_bytes_per_s, 63e9, 0.1e9);
-  EXPECT_EQ(find_node_template("hgx_h200").gpu, "H200-SXM-141GB");
+  EXPECT_EQ(find_builtin_node_template("hgx_h200").gpu, "H200-SXM-141GB");
   for (const auto& n : node_template_names()) {
     SCOPED_TRACE(n);
-    const NodeTemplate& t = find_node_template(n);
+    const NodeTemplate& t = find_builtin_node_template(n);
     EXPECT_NO_THROW(find_gpu(t.gpu));
     EXPECT_NO_THROW(find_nic(t.nic));
     EXPECT_FALSE(t.source.empty());
@@ -169,7 +169,7 @@ TEST(Catalog, UnknownNamesListKnownOnes) {
     EXPECT_NE(msg.find("H200-SXM-141GB"), std::string::npos);
   }
   try {
-    find_node_template("dgx_z");
+    find_builtin_node_template("dgx_z");
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(

@@ -405,7 +405,7 @@ TEST(Cluster, EveryTemplateCountsAndRoutes) {
   // or for GPUs on different nodes at most the NIC line rate.
   for (const std::string& name : node_template_names()) {
     SCOPED_TRACE(name);
-    const NodeTemplate& t = find_node_template(name);
+    const NodeTemplate& t = find_builtin_node_template(name);
     Fixture f(make_spec(name, 2));
     const Cluster& c = f.cluster;
     const int g = t.gpus_per_node, q = t.nics, sockets = std::max(1, t.sockets);

@@ -57,7 +57,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 TEST(NodeTemplateText, BuiltinsComeFromTheDataFileWithDerivedPcieRates) {
   // Every built-in read and completed (a problem would throw here); dgx_a100 as the whitepaper.
   ASSERT_EQ(node_template_names().size(), 27u);
-  const NodeTemplate& t = find_node_template("dgx_a100");
+  const NodeTemplate& t = find_builtin_node_template("dgx_a100");
   EXPECT_EQ(t.gpu, "A100-SXM4-80GB");
   EXPECT_EQ(t.scale_up, ScaleUp::nvswitch);
   EXPECT_EQ(t.nvswitches, 6);
@@ -65,9 +65,9 @@ TEST(NodeTemplateText, BuiltinsComeFromTheDataFileWithDerivedPcieRates) {
   EXPECT_DOUBLE_EQ(t.pcie_uplink_bytes_per_s, pcie_bytes_per_s(4, 16));  // the link's rate
   EXPECT_DOUBLE_EQ(t.socket_link_bytes_per_s, 16e9);                     // NCCL AMD_ZEN12_BW
   // Root ports (no switch): no uplink; explicit rates kept (GB200's NVLink-C2C 450 GB/s).
-  EXPECT_EQ(find_node_template("tinybox_6x4090").pcie_uplink_bytes_per_s, 0.0);
-  EXPECT_DOUBLE_EQ(find_node_template("gb200_nvl72").pcie_bytes_per_s, 450e9);
-  EXPECT_TRUE(find_node_template("gb300_nvl72").liquid_cooled);
+  EXPECT_EQ(find_builtin_node_template("tinybox_6x4090").pcie_uplink_bytes_per_s, 0.0);
+  EXPECT_DOUBLE_EQ(find_builtin_node_template("gb200_nvl72").pcie_bytes_per_s, 450e9);
+  EXPECT_TRUE(find_builtin_node_template("gb300_nvl72").liquid_cooled);
   EXPECT_TRUE(is_builtin_node_template("dgx_h100"));
   EXPECT_FALSE(is_builtin_node_template("dgx_h100/4"));
 }
@@ -181,24 +181,34 @@ TEST(NodeTemplateText, RefusesImpossibleNodes) {
   EXPECT_EQ(problem(t).rfind("source: not set (expected", 0), 0u);
 }
 
-TEST(NodeTemplateText, RegistryRefusesBuiltinNamesAndConflicts) {
+TEST(NodeTemplateText, DescribedTemplatesBelongToTheirSet) {
   NodeTemplate t = read_node_templates(kCubeMesh, "t.textproto").front();
-  t.name = "registry_test_cube";
-  register_node_template(t);
-  register_node_template(t);  // the same again: nothing
-  EXPECT_EQ(find_node_template("registry_test_cube").nvlinks.size(), 16u);
+  t.name = "own_cube";
   NodeTemplate other = t;
   other.nics = 1;
-  EXPECT_THROW(register_node_template(other), std::invalid_argument);
-  other.name = "dgx_a100";
-  EXPECT_THROW(register_node_template(other), std::invalid_argument);
+  other.nvlinks.pop_back();
+  const DescribedNodeTemplates a({t});
+  const DescribedNodeTemplates b({other});
+  // One name, two nodes: each set finds its own; no set finds it by name alone.
+  EXPECT_EQ(find_node_template("own_cube", a).nvlinks.size(), 16u);
+  EXPECT_EQ(find_node_template("own_cube", b).nvlinks.size(), 15u);
+  EXPECT_EQ(find_node_template("own_cube", b).nics, 1);
+  EXPECT_THROW(find_builtin_node_template("own_cube"), std::invalid_argument);
+  EXPECT_THROW(find_node_template("own_cube", DescribedNodeTemplates{}), std::invalid_argument);
+  // Built-ins are found through any set; a copy of a set shares its templates.
+  EXPECT_EQ(&find_node_template("dgx_a100", a), &find_builtin_node_template("dgx_a100"));
+  const DescribedNodeTemplates copy = a;  // NOLINT(performance-unnecessary-copy-initialization): the copy is the test
+  EXPECT_EQ(&find_node_template("own_cube", copy), &find_node_template("own_cube", a));
+  EXPECT_TRUE(copy == a);
+  EXPECT_FALSE(a == b);
+  EXPECT_TRUE(DescribedNodeTemplates({t}) == a);  // equal by content
 }
 
 TEST(NodeTemplateText, ClusterWiresTheGraphLinkByLink) {
   NodeTemplate t = read_node_templates(kCubeMesh, "t.textproto").front();
   t.name = "cluster_test_cube";
-  register_node_template(t);
   ClusterSpec spec;
+  spec.described_node_templates = DescribedNodeTemplates({t});
   spec.node_template = "cluster_test_cube";
   spec.num_nodes = 1;
   const Cluster c(spec);

@@ -42,7 +42,7 @@ struct Rack {
 
 std::string refusal(const std::string& name) {
   try {
-    find_node_template(name);
+    find_builtin_node_template(name);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
@@ -62,15 +62,15 @@ TEST(NvlinkDomains, Nvl72IsOneNvlinkDomainAcrossTrays) {
 }
 
 TEST(NvlinkDomains, PartitionedRackTalksBetweenDomainsOverTheNics) {
-  const NodeTemplate& half = find_node_template("gb200_nvl72/36");
+  const NodeTemplate& half = find_builtin_node_template("gb200_nvl72/36");
   EXPECT_EQ(half.name, "gb200_nvl72/36");
   EXPECT_EQ(half.gpus_per_node, 36);
   EXPECT_EQ(half.nics, 36);
   EXPECT_EQ(half.sockets, 18);
   EXPECT_EQ(half.pcie_switches, 18);
   EXPECT_EQ(half.nvswitches, 9);
-  EXPECT_EQ(&half, &find_node_template("gb200_nvl72/36"));  // built once, references stay valid
-  const NodeTemplate& eight = find_node_template("gb200_nvl72/8");
+  EXPECT_EQ(&half, &find_builtin_node_template("gb200_nvl72/36"));  // built once, references stay valid
+  const NodeTemplate& eight = find_builtin_node_template("gb200_nvl72/8");
   EXPECT_EQ(eight.gpus_per_node, 8);
   EXPECT_EQ(eight.nics, 8);
   EXPECT_EQ(eight.sockets, 4);
@@ -87,7 +87,7 @@ TEST(NvlinkDomains, PartitionedRackTalksBetweenDomainsOverTheNics) {
 TEST(NvlinkDomains, SizeThatDoesNotDivideTheRackLeavesSpares) {
   // "/64": one domain of 64 GPUs per rack (16 of 18 compute trays), its 64/72 share of the 72
   // NICs, 36 Graces and 36 C2C hubs; the other 8 GPUs are in no domain.
-  const NodeTemplate& t = find_node_template("gb200_nvl72/64");
+  const NodeTemplate& t = find_builtin_node_template("gb200_nvl72/64");
   EXPECT_EQ(t.gpus_per_node, 64);
   EXPECT_EQ(t.nics, 64);
   EXPECT_EQ(t.sockets, 32);

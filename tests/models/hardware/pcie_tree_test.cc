@@ -57,7 +57,7 @@ std::string problem(NodeTemplate t) {
 TEST(PcieTree, EveryBuiltinIsItsRegularLayoutWrittenOut) {
   for (const std::string& name : node_template_names()) {
     SCOPED_TRACE(name);
-    const NodeTemplate& t = find_node_template(name);
+    const NodeTemplate& t = find_builtin_node_template(name);
     // Completed: the tree is written out, one switch entry per switch, and it is the regular one.
     EXPECT_EQ(t.pcie_tree.size(), static_cast<std::size_t>(t.pcie_switches));
     EXPECT_TRUE(pcie_tree_is_regular(t));
@@ -71,9 +71,9 @@ TEST(PcieTree, EveryBuiltinIsItsRegularLayoutWrittenOut) {
     counts.nic_gpus.clear();
     NodeTemplate written = t;
     written.name = "pcie_tree_test_written_" + name;
-    register_node_template(counts);
-    register_node_template(written);
     ClusterSpec a, b;
+    a.described_node_templates = DescribedNodeTemplates({counts});
+    b.described_node_templates = DescribedNodeTemplates({written});
     a.node_template = counts.name;
     b.node_template = written.name;
     a.num_nodes = b.num_nodes = t.nics > 0 ? 2 : 1;
@@ -103,7 +103,7 @@ TEST(PcieTree, EveryBuiltinIsItsRegularLayoutWrittenOut) {
 
 TEST(PcieTree, TheRegularLayoutIsTheDocumentedOne) {
   // pcie_8gpu_2socket: 4 switches, 2 GPUs each, switches 0-1 on socket 0; NIC i beside GPU 2i.
-  const NodeTemplate& t = find_node_template("pcie_8gpu_2socket");
+  const NodeTemplate& t = find_builtin_node_template("pcie_8gpu_2socket");
   const PcieLayout l = pcie_layout(t, t.nics);
   EXPECT_EQ(l.gpu_switch, (std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3}));
   EXPECT_EQ(l.switch_socket, (std::vector<int>{0, 0, 1, 1}));
@@ -124,8 +124,8 @@ TEST(PcieTree, CascadedSwitchesRouteThroughTheirCommonSwitch) {
   EXPECT_DOUBLE_EQ(t.pcie_tree[1].uplink_bytes_per_s, pcie_bytes_per_s(4, 16));
   EXPECT_DOUBLE_EQ(t.pcie_tree[2].uplink_bytes_per_s, 20e9);
   EXPECT_DOUBLE_EQ(t.pcie_tree[3].uplink_bytes_per_s, pcie_bytes_per_s(3, 16));
-  register_node_template(t);
   ClusterSpec spec;
+  spec.described_node_templates = DescribedNodeTemplates({t});
   spec.node_template = t.name;
   spec.num_nodes = 2;
   const Cluster c(spec);
@@ -273,8 +273,8 @@ TEST(PcieTree, ImpossibleTreesAreRefused) {
   t = box;
   t.name = "pcie_tree_test_stale";
   t.gpus_per_node = 8;
-  register_node_template(t);
   ClusterSpec spec;
+  spec.described_node_templates = DescribedNodeTemplates({t});
   spec.node_template = t.name;
   try {
     const Cluster c(spec);

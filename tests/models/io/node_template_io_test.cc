@@ -65,9 +65,9 @@ TEST(NodeTemplateIo, BuiltinDataFileReadsAsAScenarioDoes) {
   const std::string data = read_file(std::string(TRAINCAST_SOURCE_DIR) + "/models/hardware/node_templates.textproto");
   ASSERT_FALSE(data.empty());
   // The catalog's own names are refused in a scenario: the copies carry a suffix.
-  load_scenario_text(renamed(data, "_copy") + small(), "copies.textproto", Format::text);
+  const models::Scenario s = load_scenario_text(renamed(data, "_copy") + small(), "copies.textproto", Format::text);
   for (const std::string& name : models::node_template_names())
-    expect_same(models::find_node_template(name + "_copy"), models::find_node_template(name));
+    expect_same(models::find_node_template(name + "_copy", s.cluster), models::find_builtin_node_template(name));
 }
 
 /// A scenario of 2 nodes of its own 4-GPU PCIe box (lines 1-13 the template, 14 the cluster).
@@ -98,7 +98,7 @@ std::string described(const std::string& template_extra, const std::string& clus
 TEST(NodeTemplateIo, DescribedNodeLoadsAndWritesBack) {
   const models::Scenario s = load_scenario_text(described(""), "t.textproto", Format::text);
   EXPECT_EQ(s.cluster.node_template, "my_box");
-  const models::NodeTemplate& t = models::find_node_template("my_box");
+  const models::NodeTemplate& t = models::find_node_template("my_box", s.cluster);
   EXPECT_EQ(t.gpus_per_node, 4);
   EXPECT_DOUBLE_EQ(t.pcie_bytes_per_s, models::pcie_bytes_per_s(4, 16));
   // The scenario's text carries the template it names, and reads back to the same scenario.

@@ -90,7 +90,7 @@ const std::string kTree =
 
 TEST(PcieTreeIo, WrittenTreeLoadsWritesBackAndReadsBack) {
   const models::Scenario s = load_scenario_text(described(kTree), "t.textproto", Format::text);
-  const models::NodeTemplate& t = models::find_node_template("tree_box");
+  const models::NodeTemplate& t = models::find_node_template("tree_box", s.cluster);
   EXPECT_EQ(t.pcie_switches, 3);
   EXPECT_EQ(t.pcie_tree[1].upstream_switch, 0);
   EXPECT_DOUBLE_EQ(t.pcie_tree[0].uplink_bytes_per_s, models::pcie_bytes_per_s(4, 8));

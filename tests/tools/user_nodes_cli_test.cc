@@ -1,10 +1,12 @@
 // Nodes a scenario describes itself (docs/hardware.md, "User-described nodes") through the command
 // line: the shipped examples against the raw nccl-tests logs r11-r13 (each within 15% at >= 32 MiB
-// or a named gap), and a bad node refused with its position and exit status 2.
+// or a named gap), a bad node refused with its position and exit status 2, and two files that
+// describe different nodes under one name compared side by side.
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "tests/support/fixtures.h"
 #include "tests/tools/cli_run.h"
@@ -49,6 +51,54 @@ TEST(UserNodesCli, BadNodeIsRefusedWithItsPosition) {
                               "indices 0 to 3)"),
             std::string::npos)
       << r.err;
+}
+
+/// A scenario on 2 nodes of its own 4-GPU PCIe box "box" of PCIe generation `gen` (TP 2 over PCIe).
+std::string box_scenario(int gen) {
+  return "node_template {\n"
+         "  name: \"box\" gpu: \"A100-PCIe-80GB\" gpus_per_node: 4 scale_up: none\n"
+         "  nic: \"IB-HDR-200\" nics: 2 sockets: 1 pcie_switches: 1 pcie_generation: " +
+         std::to_string(gen) +
+         " source: \"test\"\n"
+         "}\n"
+         "cluster { node_template: \"box\" num_nodes: 2 }\n"
+         "workload {\n"
+         "  model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 }\n"
+         "  parallel { tp: 2 pp: 2 dp: 2 }\n"
+         "  training { global_batch_size: 16 }\n"
+         "}\n";
+}
+
+/// A number after `"key": ` in `json`.
+double json_number(const std::string& json, const std::string& key) {
+  const std::size_t at = json.find("\"" + key + "\": ");
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no " << key << " in " << json;
+    return 0;
+  }
+  return std::stod(json.substr(at + key.size() + 4));
+}
+
+// Two files describe different nodes under one name (docs/hardware.md, "User-described nodes"):
+// `compare` reads both in one process, and each column is what its file gives alone (`run`).
+TEST(UserNodesCli, CompareTwoFilesDescribingOneNameDifferently) {
+  const traincast::test_support::TempDir dir("user_nodes_compare");
+  const std::string gen4 = dir.write("gen4.textproto", box_scenario(4));
+  const std::string gen3 = dir.write("gen3.textproto", box_scenario(3));
+  const Result r = run({"compare", gen4, gen3, "--jobs", "2", "--json", dir.file("c.json")});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string both = test_support::slurp(dir.file("c.json"));
+  const std::size_t second = both.find("\"iteration_time_s\"", both.find("\"iteration_time_s\"") + 1);
+  ASSERT_NE(second, std::string::npos) << both;
+  const double gen4_s = json_number(both, "iteration_time_s");
+  const double gen3_s = json_number(both.substr(second), "iteration_time_s");
+  EXPECT_GT(gen3_s, gen4_s);  // each on its own box: TP over the slower PCIe
+  for (const auto& [file, want_s] : {std::pair{gen4, gen4_s}, std::pair{gen3, gen3_s}}) {
+    const std::string json = dir.file("alone.json");
+    const Result alone = run({"run", file, "--json", json, "--force"});
+    ASSERT_EQ(alone.status, 0) << alone.err;
+    EXPECT_DOUBLE_EQ(json_number(test_support::slurp(json), "iteration_time_s"), want_s) << file;
+  }
 }
 
 }  // namespace

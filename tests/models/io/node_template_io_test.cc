@@ -6,9 +6,11 @@
 
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "models/executor/training_run.h"
 #include "models/hardware/catalog.h"
 #include "models/io/scenario_io.h"
 #include "tests/models/io/scenario_errors.h"
@@ -105,6 +107,57 @@ TEST(NodeTemplateIo, DescribedNodeLoadsAndWritesBack) {
   const std::string text = scenario_to_text(s);
   EXPECT_NE(text.find("name: \"my_box\""), std::string::npos);
   EXPECT_EQ(scenario_to_text(load_scenario_text(text, "back.textproto", Format::text)), text);
+}
+
+// Two scenarios of one process describe different nodes under one name: both load, each runs on
+// its own node, and neither's answer depends on the other having been read.
+TEST(NodeTemplateIo, TwoScenariosMayDescribeOneNameDifferently) {
+  std::string gen3 = described("");
+  gen3.replace(gen3.find("pcie_generation: 4"), 18, "pcie_generation: 3");
+  const models::Scenario a = load_scenario_text(described(""), "a.textproto", Format::text);
+  const double a_alone_s = models::simulate_training_timing(a).iteration_time_s;
+  const models::Scenario b = load_scenario_text(gen3, "b.textproto", Format::text);
+  EXPECT_EQ(models::cluster_node_template(a.cluster).pcie_generation, 4);
+  EXPECT_EQ(models::cluster_node_template(b.cluster).pcie_generation, 3);
+  EXPECT_THROW(models::find_builtin_node_template("my_box"), std::invalid_argument);  // no process-wide name
+  // TP over PCIe: the gen3 box is slower.
+  const double b_s = models::simulate_training_timing(b).iteration_time_s;
+  EXPECT_GT(b_s, a_alone_s);
+  // The first again, after the second was read: the same answer, and the same when reloaded.
+  EXPECT_EQ(models::simulate_training_timing(a).iteration_time_s, a_alone_s);
+  const models::Scenario again = load_scenario_text(described(""), "a.textproto", Format::text);
+  EXPECT_EQ(models::simulate_training_timing(again).iteration_time_s, a_alone_s);
+  EXPECT_TRUE(again == a);
+  EXPECT_FALSE(b == a);
+  // Each prints its own node back.
+  EXPECT_NE(scenario_to_text(b).find("pcie_generation: 3"), std::string::npos);
+  EXPECT_EQ(scenario_to_text(a).find("pcie_generation: 3"), std::string::npos);
+}
+
+// "base/N" of a described rack is cut from the scenario's own rack: two scenarios' racks of one
+// name give each its own partition.
+TEST(NodeTemplateIo, PartitionsOfADescribedNodeAreTheScenarios) {
+  const auto rack = [](const std::string& gpu) {
+    return "node_template {\n"
+           "  name: \"my_rack\" gpu: \"" +
+           gpu +
+           "\" gpus_per_node: 8 scale_up: nvswitch nvswitches: 4\n"
+           "  nic: \"IB-NDR-400\" nics: 8 sockets: 2 pcie_switches: 8 pcie_generation: 5\n"
+           "  socket_link_bytes_per_s: 22e9 source: \"test\"\n"
+           "}\n" +
+           small();
+  };
+  const std::vector<std::string> sets{"cluster.node_template=my_rack/4", "cluster.num_nodes=2"};
+  const models::Scenario h100 = load_scenario_text(rack("H100-SXM5-80GB"), "a.textproto", Format::text, sets);
+  const models::Scenario h200 = load_scenario_text(rack("H200-SXM-141GB"), "b.textproto", Format::text, sets);
+  const models::NodeTemplate& a = models::cluster_node_template(h100.cluster);
+  const models::NodeTemplate& b = models::cluster_node_template(h200.cluster);
+  EXPECT_EQ(a.gpus_per_node, 4);
+  EXPECT_EQ(a.gpu, "H100-SXM5-80GB");
+  EXPECT_EQ(b.gpu, "H200-SXM-141GB");
+  EXPECT_EQ(&models::cluster_node_template(h100.cluster), &a);  // kept with the scenario's templates
+  EXPECT_LT(models::simulate_training_timing(h200).iteration_time_s,
+            models::simulate_training_timing(h100).iteration_time_s);  // the H200's HBM
 }
 
 TEST(NodeTemplateIo, RefusesWithPositions) {

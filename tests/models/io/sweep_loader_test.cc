@@ -84,6 +84,33 @@ TEST(SweepFile, ConstraintsFilterWithAxisDerivedAndFieldNames) {
   EXPECT_EQ(values_of(s, 2), (std::vector<std::string>{"8", "4", "2", "1", "4", "2", "1", "2", "1"}));
 }
 
+// The base's own node templates (docs/hardware.md, "User-described nodes"): an axis names them, a
+// constraint's gpus_per_node reads them, and each point runs on the one it names.
+TEST(SweepFile, AxisAndConstraintNameTheBasesOwnTemplates) {
+  const std::string box =
+      "  node_template { name: \"box%d\" gpu: \"A100-PCIe-80GB\" gpus_per_node: %d scale_up: none "
+      "nic: \"IB-HDR-200\" nics: 1 sockets: 1 pcie_switches: 1 pcie_generation: 4 source: \"t\" }\n";
+  std::string blocks;
+  for (const int gpus : {2, 4}) {
+    std::string b = box;
+    b.replace(b.find("%d"), 2, std::to_string(gpus));
+    b.replace(b.find("%d"), 2, std::to_string(gpus));
+    blocks += b;
+  }
+  const models::Sweep s = load("scenario {\n" + blocks +
+                               "  cluster { node_template: \"box2\" num_nodes: 1 } workload { model { num_layers: 8 "
+                               "hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 } "
+                               "parallel { tp: 2 } training { global_batch_size: 16 } } }\n"
+                               "axis { path: \"cluster.node_template\" values: [\"box2\", \"box4\", \"dgx_a100\"] }\n"
+                               "axis { path: \"workload.parallel.dp\" values: [\"1\", \"2\", \"4\"] }\n"
+                               "constraint: \"tp * dp == gpus && gpus_per_node <= 4\"\n");
+  ASSERT_EQ(s.num_points(), 2u);  // (box2, 1), (box4, 2); the DGX A100's 8 GPUs are left out
+  EXPECT_EQ(s.value(1, 0), "box4");
+  EXPECT_EQ(s.value(1, 1), "2");
+  const models::Scenario four = sweep_point_scenario(s, 1);
+  EXPECT_EQ(models::cluster_node_template(four.cluster).gpus_per_node, 4);
+}
+
 // A mixed cluster's gpus and num_nodes in a constraint are its node groups' sum (1 DGX A100 + 2
 // DGX H100: 24 GPUs on 3 nodes); they were cluster.num_nodes' unset 1 and 8 GPUs, so the valid
 // layout was dropped without a word.

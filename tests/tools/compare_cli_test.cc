@@ -183,6 +183,14 @@ TEST_F(CompareCli, VaryVerdictJudgesTheDifferenceAgainstTheValidatedBand) {
                   line.find("differences are within model error") != std::string::npos,
               within)
         << line;
+    // A difference beyond the band is said so (it printed nothing: a fresh user could not tell
+    // "beyond" from "not judged").
+    EXPECT_EQ(line.find("time difference is beyond model error") != std::string::npos ||
+                  line.find("time and cost differences are beyond model error") != std::string::npos ||
+                  line.find("time difference is beyond it") != std::string::npos ||
+                  line.find("time and cost differences are beyond it") != std::string::npos,
+              !within)
+        << line;
   }
   EXPECT_EQ(within_count, 1);  // 650 W within, 300 W not
   // The model-error line is printed once per GPU.

@@ -304,4 +304,19 @@ TEST_F(CompareCli, MixedClusterGpusRowCountsEachGroup) {
   EXPECT_NE(r.out.find("64 x H100-SXM5-80GB"), std::string::npos) << r.out;
 }
 
+// Two different models compared per token are named with their sizes (fresh-user finding: "per
+// token" across an 8B and a 4.5B model gave no word that a token is not the same work).
+TEST_F(CompareCli, DifferentModelsAreNamedWithTheirSizes) {
+  const Result r = run({"compare", "--vary", "workload.model.num_layers=16,32"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("the models differ (workload.model.num_layers=16: llama3-8b, 4.5B parameters; "
+                       "workload.model.num_layers=32: llama3-8b, 8.0B parameters: a token of one is not the "
+                       "work of a token of the other)"),
+            std::string::npos)
+      << r.out;
+  const Result same = run({"compare", "--vary", "workload.training.micro_batch_size=1,2"});
+  EXPECT_EQ(same.status, 0) << same.err;
+  EXPECT_EQ(same.out.find("the models differ"), std::string::npos) << same.out;
+}
+
 }  // namespace traincast::cli

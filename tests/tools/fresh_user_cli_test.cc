@@ -158,5 +158,34 @@ TEST_F(FreshUserCli, RunJsonGivesTheTokensUsedAndWhereTheyCameFrom) {
   EXPECT_NE(own.find("\"train_tokens_source\": \"scenario\""), std::string::npos) << own;
 }
 
+// plan marks a layout whose headroom is within the memory model's error (fresh-user finding: a
+// layout with 0.8 GiB left was ranked as fitting with no word). The mark follows the JSON's own
+// figures: memory_tight when capacity - peak < 12.5 % of the peak.
+TEST_F(FreshUserCli, PlanMarksTightMemory) {
+  const Result r = run({"plan", "--top", "5", "--json", path("plan.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("(! tight: the headroom left is within the memory model's error, +/-12.5 % of the peak"),
+            std::string::npos)
+      << r.out;
+  const std::string json = slurp(path("plan.json"));
+  int tight = 0, checked = 0;
+  for (std::size_t at = json.find("\"peak_bytes_per_gpu\": "); at != std::string::npos;
+       at = json.find("\"peak_bytes_per_gpu\": ", at + 1)) {
+    const double peak = std::stod(json.substr(at + 22));
+    const std::size_t cap_at = json.find("\"capacity_bytes\": ", at);
+    const std::size_t tight_at = json.find("\"memory_tight\": ", at);
+    ASSERT_NE(cap_at, std::string::npos);
+    ASSERT_NE(tight_at, std::string::npos);
+    const double capacity = std::stod(json.substr(cap_at + 18));
+    const bool marked = json.compare(tight_at + 16, 4, "true") == 0;
+    EXPECT_EQ(marked, capacity - peak < 0.125 * peak) << peak << " of " << capacity;
+    tight += marked;
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
+  EXPECT_GE(tight, 1);        // the default's fastest layouts sit near 80 GB
+  EXPECT_LT(tight, checked);  // and some do not
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -183,6 +183,14 @@ TEST_F(CompareCli, VaryVerdictJudgesTheDifferenceAgainstTheValidatedBand) {
                   line.find("differences are within model error") != std::string::npos,
               within)
         << line;
+    // A difference beyond the band is said so (it printed nothing: a fresh user could not tell
+    // "beyond" from "not judged").
+    EXPECT_EQ(line.find("time difference is beyond model error") != std::string::npos ||
+                  line.find("time and cost differences are beyond model error") != std::string::npos ||
+                  line.find("time difference is beyond it") != std::string::npos ||
+                  line.find("time and cost differences are beyond it") != std::string::npos,
+              !within)
+        << line;
   }
   EXPECT_EQ(within_count, 1);  // 650 W within, 300 W not
   // The model-error line is printed once per GPU.
@@ -294,6 +302,21 @@ TEST_F(CompareCli, MixedClusterGpusRowCountsEachGroup) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("8 x A100-SXM4-80GB + 8 x H100-SXM5-80GB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("64 x H100-SXM5-80GB"), std::string::npos) << r.out;
+}
+
+// Two different models compared per token are named with their sizes (fresh-user finding: "per
+// token" across an 8B and a 4.5B model gave no word that a token is not the same work).
+TEST_F(CompareCli, DifferentModelsAreNamedWithTheirSizes) {
+  const Result r = run({"compare", "--vary", "workload.model.num_layers=16,32"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("the models differ (workload.model.num_layers=16: llama3-8b, 4.5B parameters; "
+                       "workload.model.num_layers=32: llama3-8b, 8.0B parameters: a token of one is not the "
+                       "work of a token of the other)"),
+            std::string::npos)
+      << r.out;
+  const Result same = run({"compare", "--vary", "workload.training.micro_batch_size=1,2"});
+  EXPECT_EQ(same.status, 0) << same.err;
+  EXPECT_EQ(same.out.find("the models differ"), std::string::npos) << same.out;
 }
 
 }  // namespace traincast::cli

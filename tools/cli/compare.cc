@@ -31,6 +31,9 @@ double wall_clock_to_train_s(const models::Report& r) {
 CompareRow make_row(const CompareInput& in, const models::Report& r, const std::string& budget_source) {
   CompareRow w;
   w.label = in.label, w.origin = in.origin, w.scenario_name = in.scenario.name, w.gpu = r.gpu;
+  w.model_name = in.scenario.model.name;
+  w.model_parameters =
+      in.scenario.model.family == models::ModelFamily::transformer ? models::total_parameters(in.scenario.model) : 0.0;
   w.gpus = r.num_gpus, w.nodes = r.num_nodes;
   w.report = r;
   w.iteration_time_s = r.iteration_time_s;
@@ -96,6 +99,13 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
                    : speed >= 1                 ? ratio_text(speed) + " faster than"
                                                 : ratio_text(1 / speed) + " slower than") +
                   " " + a.label + basis;
+  // Per token, two different models do different work: said so, with each one's size.
+  if (a.model_parameters > 0 && b.model_parameters > 0 &&
+      (a.model_name != b.model_name || a.model_parameters != b.model_parameters)) {
+    v += "; the models differ (" + a.label + ": " + a.model_name + ", " + format_count(a.model_parameters) +
+         " parameters; " + b.label + ": " + b.model_name + ", " + format_count(b.model_parameters) +
+         " parameters: a token of one is not the work of a token of the other)";
+  }
   const bool rent = a.rent_priced && b.rent_priced, own = a.own_priced && b.own_priced;
   double cost_a = 0, cost_b = 0;
   if (rent || own) cost_a = cost_per_token(a, rent), cost_b = cost_per_token(b, rent);
@@ -123,12 +133,25 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
     const auto apart_pct = [](double ratio) { return (std::max(ratio, 1 / ratio) - 1) * 100; };
     const bool speed_within = apart_pct(speed) < band;
     const bool cost_within = cost_a > 0 && cost_b > 0 && apart_pct(cost_b / cost_a) < band;
+    const bool cost_compared = cost_a > 0 && cost_b > 0;
+    // Each difference is judged: within the band (the ranking may be backwards), or beyond it.
+    std::string judged;
     if (speed_within || cost_within)
-      v += std::string("; the ") +
-           (speed_within && cost_within ? "time and cost differences are"
-            : speed_within              ? "time difference is"
-                                        : "cost difference is") +
-           " within model error (+/-" + format_fixed(band, 1) + " %)";
+      judged = std::string("the ") +
+               (speed_within && cost_within ? "time and cost differences are"
+                : speed_within              ? "time difference is"
+                                            : "cost difference is") +
+               " within model error";
+    const bool cost_beyond = cost_compared && !cost_within;
+    if (!speed_within || cost_beyond) {
+      const bool first = judged.empty();
+      judged += (first ? "the " : ", the ") +
+                std::string(!speed_within && cost_beyond ? "time and cost differences are"
+                            : !speed_within              ? "time difference is"
+                                                         : "cost difference is") +
+                (first ? " beyond model error" : " beyond it");
+    }
+    v += "; " + judged + " (+/-" + format_fixed(band, 1) + " %)";
   } else {
     v += "; not judged against model error (" + (a.band.cases == 0 ? a.band.absent : b.band.absent) + ")";
   }

@@ -38,6 +38,8 @@ ErrorBand model_error_band(const std::string& gpu, const std::string& compute_mo
 /// One column of the comparison. Times in seconds, power in W, energy in kWh, money in USD.
 struct CompareRow {
   std::string label, origin, scenario_name, gpu;
+  std::string model_name;         ///< workload.model.name
+  double model_parameters = 0.0;  ///< total parameters of a transformer (0: another family)
   int gpus = 0, nodes = 0;
   models::Report report;  ///< the whole report (callers read the rest here)
   double iteration_time_s = 0.0;

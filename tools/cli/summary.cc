@@ -14,6 +14,7 @@
 #include "models/cost/prices.h"
 #include "models/hardware/catalog.h"
 #include "models/workload/cnn.h"
+#include "models/workload/layer_program.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/transformer.h"
 #include "tools/cli/compare.h"
@@ -58,12 +59,22 @@ double default_token_budget(const models::Scenario& sc) {
   return models::kDefaultTokensPerParameter * models::total_parameters(sc.model);
 }
 
+double default_budget_time_s(const models::Scenario& sc, const models::Report& r) {
+  const double budget = default_token_budget(sc);
+  // Whole iterations, as the report counts a scenario's budget (training_report.cc): an optimizer
+  // step trains a whole global batch.
+  const double tokens = static_cast<double>(sc.training.global_batch_size) * models::tokens_per_sample(sc.model);
+  if (!(budget > 0) || !(tokens > 0) || !(r.iteration_time_s > 0)) return 0.0;
+  return std::ceil(budget / tokens) * r.iteration_time_s;
+}
+
 models::Report with_default_budget(const models::Scenario& sc, models::Report r) {
   if (r.train_tokens > 0) return r;
   const double budget = default_token_budget(sc);
   if (budget > 0) {
     r.train_tokens = budget;
     r.train_tokens_source = kDefaultBudgetRule;
+    r.time_to_train_s = default_budget_time_s(sc, r);
   }
   return r;
 }
@@ -74,8 +85,8 @@ namespace {
 /// such: 20 tokens per parameter (models::kDefaultTokensPerParameter), at the scenario's rent or the catalog's.
 void print_default_budget(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   const double budget = default_token_budget(sc);
-  if (!(budget > 0) || !(r.tokens_per_s > 0)) return;
-  const double s = std::ceil(budget / r.tokens_per_s);
+  const double s = default_budget_time_s(sc, r);
+  if (!(s > 0)) return;
   o << "To train   " << format_duration(s) << " for " << format_count(budget)
     << " tokens (default budget: 20 tokens per parameter, Hoffmann et al. 2022; set workload.training.train_tokens; "
        "no failures counted)";

@@ -46,9 +46,13 @@ std::string format_flop(double flop);
 inline constexpr const char* kDefaultBudgetRule = "20 tokens per parameter (Hoffmann et al. 2022), the default budget";
 /// That budget: models::kDefaultTokensPerParameter x the model's parameters; 0 for a ResNet (no tokens).
 double default_token_budget(const models::Scenario& scenario);
+/// Seconds to train the default budget without failures: whole iterations (ceil(budget / tokens
+/// per iteration) x iteration_time_s), as the report counts a scenario's; 0 without a budget
+/// (a ResNet) or an iteration time.
+double default_budget_time_s(const models::Scenario& scenario, const models::Report& report);
 /// The report as `run --json` writes it: without a budget in the scenario, train_tokens is the
-/// default budget the summary's "To train" line uses (train_tokens_source kDefaultBudgetRule;
-/// time_to_train_s stays 0: no failures, energy or cost were counted for it).
+/// default budget the summary's "To train" line uses (train_tokens_source kDefaultBudgetRule) and
+/// time_to_train_s its time, default_budget_time_s (no failures, energy or cost counted for it).
 models::Report with_default_budget(const models::Scenario& scenario, models::Report report);
 
 /// The `traincast run` summary. origin: the scenario file (or "(embedded default)");

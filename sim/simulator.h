@@ -16,6 +16,10 @@ class EventHandler {
   virtual ~EventHandler() = default;
   /// Called by the Simulator at the event's time (now() == that time) with the tag given at scheduling.
   virtual void on_event(std::uint64_t tag) = 0;
+  /// A hint that on_event(tag) comes next, called while the event before it runs: a handler may
+  /// start loading what that event reads (e.g. __builtin_prefetch), so its cache misses overlap
+  /// the other event's work. It must not change anything the simulation computes. Default: none.
+  virtual void prefetch(std::uint64_t /*tag*/) const {}
 };
 
 /// One queued event: fires `handler->on_event(tag)` at `at`.

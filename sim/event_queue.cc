@@ -1,4 +1,5 @@
-// EventQueue: a binary min-heap of Events keyed by (at, seq), stored in one vector.
+// EventQueue: a binary min-heap of Events keyed by (at, seq), stored in one vector, and a FIFO
+// of the events pushed at the time of the last pop (see simulator.h).
 //
 // push() sifts a hole up from the new leaf; pop() uses Floyd's "bottom-up" variant: the hole left
 // at the root walks down to a leaf along the smaller children (one comparison per level instead
@@ -35,6 +36,12 @@ inline bool before(const Event& a, const Event& b) { return key(a) < key(b); }
 
 void EventQueue::push(Time at, EventHandler* handler, std::uint64_t tag) {
   const Event ev{at, next_seq_++, handler, tag};
+  // At the time of the last pop (and of the FIFO's events, if any): after every queued event of
+  // that time, so the FIFO's order is kept.
+  if (at == last_pop_at_ && (fifo_head_ == fifo_.size() || fifo_.back().at == at)) {
+    fifo_.push_back(ev);
+    return;
+  }
   heap_.push_back(ev);
   std::size_t hole = heap_.size() - 1;
   while (hole > 0) {
@@ -47,6 +54,21 @@ void EventQueue::push(Time at, EventHandler* handler, std::uint64_t tag) {
 }
 
 Event EventQueue::pop() {
+  if (fifo_first()) {
+    const Event ev = fifo_[fifo_head_++];
+    if (fifo_head_ == fifo_.size()) {
+      fifo_.clear();
+      fifo_head_ = 0;
+    }
+    last_pop_at_ = ev.at;
+    return ev;
+  }
+  const Event ev = pop_heap();
+  last_pop_at_ = ev.at;
+  return ev;
+}
+
+Event EventQueue::pop_heap() {
   const Event top = heap_.front();
   const Event last = heap_.back();
   heap_.pop_back();

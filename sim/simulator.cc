@@ -28,6 +28,9 @@ void Simulator::schedule_in(Time delay, EventHandler* handler, std::uint64_t tag
 bool Simulator::step() {
   if (queue_.empty()) return false;
   const Event ev = queue_.pop();
+  // The next event as of now (this one may queue an earlier one: then the hint is wasted, and
+  // harmless).
+  if (!queue_.empty()) queue_.top().handler->prefetch(queue_.top().tag);
   now_ = ev.at;
   ++events_processed_;
   ev.handler->on_event(ev.tag);

@@ -107,6 +107,16 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
     complete(id);
   }
 
+  /// The op of an event that comes next: its Op (56 bytes: it may span two lines) and links, the
+  /// first loads of on_event and complete (a miss each: 13 M ops).
+  void prefetch(std::uint64_t tag) const override {
+    const auto id = static_cast<std::uint32_t>(tag);
+    const auto* op = reinterpret_cast<const char*>(&g_.ops[id]);
+    __builtin_prefetch(op);
+    __builtin_prefetch(op + sizeof(Op) - 1);
+    __builtin_prefetch(&links_[id]);
+  }
+
   /// The running compute op of `worker` continues at `speed`: its remaining work (ns at full
   /// clock) is what the old speed left, and its end moves accordingly.
   void speed_changed(std::uint32_t worker, double speed) override {
@@ -133,6 +143,8 @@ class Runner : public sim::EventHandler, public CollectiveListener, public Worke
   void on_collective_done(std::uint64_t tag) override {
     Task& t = g_.tasks[static_cast<std::size_t>(tag)];
     if (--t.pending > 0) return;
+    // The participants' ops and links first, so that their misses overlap (complete reads each).
+    for (std::uint32_t k = 0; k < t.participant_count; ++k) prefetch(g_.participants[t.participant_begin + k]);
     for (std::uint32_t k = 0; k < t.participant_count; ++k) complete(g_.participants[t.participant_begin + k]);
   }
 

@@ -71,8 +71,11 @@ PowerThermalModel::PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setu
     for (int i : s_.node_kinds[k].gpus)
       if (i >= 0 && (kinds_of_gpu_[i].empty() || kinds_of_gpu_[i].back() != static_cast<int>(k)))
         kinds_of_gpu_[i].push_back(static_cast<int>(k));
+  // Only GPUs of other workers: recompute_worker advances the worker's own GPUs and sets their
+  // inlets itself, so a same-worker entry only repeated that work (with the same values).
   for (int i = 0; i < n; ++i)
-    for (const auto& [j, k_per_w] : s_.gpus[i].upstream) downstream_[j].push_back(i);
+    for (const auto& [j, k_per_w] : s_.gpus[i].upstream)
+      if (s_.gpus[j].worker != s_.gpus[i].worker) downstream_[j].push_back(i);
   const int racks = static_cast<int>((s_.kind_of_node.size() + s_.nodes_per_rack - 1) / s_.nodes_per_rack);
   rack_rise_ = s_.rack_rise_start_c;
   rack_rise_.resize(static_cast<std::size_t>(racks), 0.0);
@@ -343,9 +346,9 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
       const double inlet = inlet_of(j);
       if (inlet == g_[j].inlet_c) continue;
       g_[j].inlet_c = inlet;
-      if (g_[j].throttled && s_.gpus[j].worker != w) {
+      if (g_[j].throttled) {
         others.push_back(s_.gpus[j].worker);
-      } else if (s_.gpus[j].worker != w) {
+      } else {
         schedule_threshold(j);
       }
     }

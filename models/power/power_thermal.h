@@ -220,7 +220,7 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   std::vector<WorkerState> w_;
   std::vector<KindState> k_;
   std::vector<std::vector<int>> kinds_of_gpu_;  ///< node kinds each sim GPU appears in
-  std::vector<std::vector<int>> downstream_;    ///< sim GPUs whose preheat includes it
+  std::vector<std::vector<int>> downstream_;    ///< sim GPUs of other workers whose preheat includes it
   std::vector<int> rack_of_kind_;               ///< rack of each sim GPU's own node (by gpu)
   std::vector<double> rack_rise_;
   std::vector<std::uint32_t> power_track_, temp_track_;

@@ -90,5 +90,32 @@ TEST(EventQueueTest, RandomInterleavedPushPopMatchesSortedReference) {
   }
 }
 
+TEST(EventQueueTest, PushesAtTheLastPopTimeKeepTheOrder) {
+  // Half the pushes at the time of the last pop (the queue's FIFO), the rest around it, earlier
+  // ones included (a raw queue allows them): pops and top() follow (time, seq) as one heap would.
+  std::mt19937_64 rng(2026);
+  EventQueue q;
+  std::vector<std::tuple<std::int64_t, std::uint64_t>> ref;
+  std::uint64_t seq = 0;
+  std::int64_t last = 0;
+  for (int round = 0; round < 20000; ++round) {
+    if (ref.empty() || rng() % 5 < 3) {
+      const std::int64_t t = rng() % 2 == 0 ? last : last + static_cast<std::int64_t>(rng() % 7) - 2;
+      q.push(Time::from_ns(t), nullptr, seq);
+      ref.emplace_back(t, seq++);
+    } else {
+      const auto it = std::min_element(ref.begin(), ref.end());
+      ASSERT_EQ(q.top().seq, std::get<1>(*it));
+      const Event e = q.pop();
+      ASSERT_EQ(e.at.ns(), std::get<0>(*it));
+      ASSERT_EQ(e.seq, std::get<1>(*it));
+      last = e.at.ns();
+      ref.erase(it);
+    }
+    ASSERT_EQ(q.size(), ref.size());
+    ASSERT_EQ(q.empty(), ref.empty());
+  }
+}
+
 }  // namespace
 }  // namespace traincast::sim

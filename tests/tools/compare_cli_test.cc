@@ -309,14 +309,33 @@ TEST_F(CompareCli, MixedClusterGpusRowCountsEachGroup) {
 TEST_F(CompareCli, DifferentModelsAreNamedWithTheirSizes) {
   const Result r = run({"compare", "--vary", "workload.model.num_layers=16,32"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("the models differ (workload.model.num_layers=16: llama3-8b, 4.5B parameters; "
-                       "workload.model.num_layers=32: llama3-8b, 8.0B parameters: a token of one is not the "
-                       "work of a token of the other)"),
-            std::string::npos)
-      << r.out;
+  // Its own clause at the end of the verdict (it was spliced into "... slower than A (...) for 87 %
+  // more per token", garbling that sentence).
+  const std::string clause =
+      "; the models differ (workload.model.num_layers=16: llama3-8b, 4.5B parameters; "
+      "workload.model.num_layers=32: llama3-8b, 8.0B parameters): a token of one is not the work of a token of the "
+      "other\n";
+  EXPECT_NE(r.out.find(clause), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(") for 87 % more per token (rent)"), std::string::npos) << r.out;
   const Result same = run({"compare", "--vary", "workload.training.micro_batch_size=1,2"});
   EXPECT_EQ(same.status, 0) << same.err;
   EXPECT_EQ(same.out.find("the models differ"), std::string::npos) << same.out;
+  // A renamed model of the same size is the same work (a fresh user's false "the models differ").
+  const Result renamed = run({"compare", "--vary", "workload.model.name=foo,bar"});
+  EXPECT_EQ(renamed.status, 0) << renamed.err;
+  EXPECT_EQ(renamed.out.find("the models differ"), std::string::npos) << renamed.out;
+}
+
+// A ResNet against a transformer: images/s against tokens/s is no speed verdict (it printed "2.80x
+// slower (tokens/s)" and a missing price).
+TEST_F(CompareCli, ResNetAgainstATransformerIsNotJudged) {
+  const Result r =
+      run({"compare", kSrc + "/scenarios/default.textproto", kSrc + "/scenarios/models/resnet50.textproto"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("no verdict between default and resnet50: resnet50 trains a ResNet (images/s, no token "
+                       "budget) and default a transformer (tokens/s)"),
+            std::string::npos)
+      << r.out;
 }
 
 }  // namespace traincast::cli

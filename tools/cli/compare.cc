@@ -80,6 +80,14 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
     return "no verdict between " + a.label + " and " + b.label + ": " + who +
            " in GPU memory (memory headroom < 0); its time, days and cost are for a run that cannot happen";
   }
+  // A ResNet's images/s and a transformer's tokens/s measure different work: no speed to compare.
+  if ((a.model_parameters > 0) != (b.model_parameters > 0)) {
+    const CompareRow& cnn = a.model_parameters > 0 ? b : a;
+    const CompareRow& llm = a.model_parameters > 0 ? a : b;
+    return "no verdict between " + a.label + " and " + b.label + ": " + cnn.label +
+           " trains a ResNet (images/s, no token budget) and " + llm.label +
+           " a transformer (tokens/s): their speeds and costs measure different work";
+  }
   // Speed: time to train when both have a budget, else tokens/s. Budgets that differ (one scenario's
   // own, the other's default) are compared per token, and said so: days for different budgets
   // would be no answer.
@@ -99,13 +107,6 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
                    : speed >= 1                 ? ratio_text(speed) + " faster than"
                                                 : ratio_text(1 / speed) + " slower than") +
                   " " + a.label + basis;
-  // Per token, two different models do different work: said so, with each one's size.
-  if (a.model_parameters > 0 && b.model_parameters > 0 &&
-      (a.model_name != b.model_name || a.model_parameters != b.model_parameters)) {
-    v += "; the models differ (" + a.label + ": " + a.model_name + ", " + format_count(a.model_parameters) +
-         " parameters; " + b.label + ": " + b.model_name + ", " + format_count(b.model_parameters) +
-         " parameters: a token of one is not the work of a token of the other)";
-  }
   const bool rent = a.rent_priced && b.rent_priced, own = a.own_priced && b.own_priced;
   double cost_a = 0, cost_b = 0;
   if (rent || own) cost_a = cost_per_token(a, rent), cost_b = cost_per_token(b, rent);
@@ -154,6 +155,13 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
     v += "; " + judged + " (+/-" + format_fixed(band, 1) + " %)";
   } else {
     v += "; not judged against model error (" + (a.band.cases == 0 ? a.band.absent : b.band.absent) + ")";
+  }
+  // Per token, two models of different sizes do different work: said so, with each one's size
+  // (total parameters; a renamed model of the same size is the same work).
+  if (a.model_parameters > 0 && b.model_parameters > 0 && a.model_parameters != b.model_parameters) {
+    v += "; the models differ (" + a.label + ": " + a.model_name + ", " + format_count(a.model_parameters) +
+         " parameters; " + b.label + ": " + b.model_name + ", " + format_count(b.model_parameters) +
+         " parameters): a token of one is not the work of a token of the other";
   }
   return v;
 }

@@ -275,15 +275,16 @@ void print_ranked(std::ostream& p, const models::Scenario& sc, const planner::Pl
     any_tight = any_tight || tight;
     p << lpad(std::to_string(i + 1), 4) << "  " << pad(planner::to_string(e.layout, sc) + mark, width)
       << lpad(format_fixed(e.report.iteration_time_s, 3) + " s", 11) << lpad(with_thousands(e.report.tokens_per_s), 12)
-      << lpad(format_fixed(100 * e.report.mfu, 1) + " %", 8)
-      << lpad(format_gib(e.report.memory.peak_bytes_per_gpu) + (tight ? " !" : ""), 12) << "\n";
+      << lpad(format_fixed(100 * e.report.mfu, 1) + " %", 8) << lpad(format_gib(e.report.memory.peak_bytes_per_gpu), 12)
+      << (tight ? " !" : "") << "\n";
   }
   if (r.baseline_rank >= 0 && static_cast<std::size_t>(r.baseline_rank) < shown)
     p << "   (* the scenario's own layout)\n";
   if (any_tight)
     p << "   (! tight: the headroom left is within the memory model's error, +/-"
       << format_fixed(100 * kMemoryModelMapeFraction, 1)
-      << " % of the peak against 89 measured peaks, mostly above the prediction (docs/accuracy.md): it may not fit)\n";
+      << " % of the peak against 89 measured peaks, which are usually higher than predicted (docs/accuracy.md): it "
+         "may not fit)\n";
 }
 
 /// Why the runner-up lost to the winner and why the scenario's own layout lost (either absent).

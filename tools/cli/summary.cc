@@ -74,7 +74,8 @@ models::Report with_default_budget(const models::Scenario& sc, models::Report r)
   if (budget > 0) {
     r.train_tokens = budget;
     r.train_tokens_source = kDefaultBudgetRule;
-    r.time_to_train_s = default_budget_time_s(sc, r);
+    // A run that does not fit in memory has no time to train (the summary says "not feasible").
+    if (!r.memory.oom) r.time_to_train_s = default_budget_time_s(sc, r);
   }
   return r;
 }

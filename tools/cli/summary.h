@@ -52,7 +52,8 @@ double default_token_budget(const models::Scenario& scenario);
 double default_budget_time_s(const models::Scenario& scenario, const models::Report& report);
 /// The report as `run --json` writes it: without a budget in the scenario, train_tokens is the
 /// default budget the summary's "To train" line uses (train_tokens_source kDefaultBudgetRule) and
-/// time_to_train_s its time, default_budget_time_s (no failures, energy or cost counted for it).
+/// time_to_train_s its time, default_budget_time_s (no failures, energy or cost counted for it;
+/// 0 for a run that does not fit in memory).
 models::Report with_default_budget(const models::Scenario& scenario, models::Report report);
 
 /// The `traincast run` summary. origin: the scenario file (or "(embedded default)");

@@ -277,6 +277,12 @@ std::vector<NodeTemplateProblem> complete_node_template(NodeTemplate& t) {
   if (t.name.empty()) out.push_back({"name", "not set (expected the name cluster.node_template gives it)"});
   if (t.name.find('/') != std::string::npos)
     out.push_back({"name", "\"" + t.name + "\" holds a '/' (expected a name without it: 'base/N' names a partition)"});
+  // A space or control character would make a name that reads like another in every report
+  // ("dgx_h100 " printed as the built-in dgx_h100).
+  if (std::any_of(t.name.begin(), t.name.end(), [](unsigned char c) { return c <= ' ' || c == 0x7f; }))
+    out.push_back({"name", "\"" + t.name +
+                               "\" holds a space or control character (expected one word: reports print the name "
+                               "as it is, so \"dgx_h100 \" would read as the built-in)"});
   const GpuSpec* gpu = nullptr;
   try {
     gpu = &find_gpu(t.gpu);

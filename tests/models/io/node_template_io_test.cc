@@ -174,6 +174,12 @@ TEST(NodeTemplateIo, RefusesWithPositions) {
   EXPECT_EQ(errors_of(clash).front(),
             "t.textproto:2:3: node_template[0].name: \"dgx_a100\" is a built-in node template (expected a name of its "
             "own; `traincast catalog` lists the built-ins)");
+  // A space in a name (a fresh user's "dgx_h100 " printed as the built-in in every report).
+  std::string spaced = described("");
+  spaced.replace(spaced.find("my_box"), 6, "dgx_h100 ");
+  EXPECT_EQ(errors_of(spaced).front(),
+            "t.textproto:2:3: node_template[0].name: \"dgx_h100 \" holds a space or control character (expected one "
+            "word: reports print the name as it is, so \"dgx_h100 \" would read as the built-in)");
   EXPECT_EQ(errors_of(described("  nvlink { gpus: [0] }\n")).front(),
             "t.textproto:12:12: node_template[0].nvlink[0].gpus: 1 GPUs (expected two: gpus: [a, b])");
   std::string missing = described("");

@@ -14,20 +14,13 @@
 #include <cstddef>
 #include <utility>
 
+#include "sim/heap_key.h"
 #include "sim/simulator.h"
 
 namespace traincast::sim {
 namespace {
 
-/// (at, seq) as one unsigned 128-bit key: the sign bit of `at` is flipped so that signed order
-/// becomes unsigned order. Comparing two keys is branch-free (cmp + sbb), which matters because
-/// heap comparisons on random times are unpredictable branches.
-__extension__ using Key = unsigned __int128;  // GCC/Clang extension; __extension__ keeps -Wpedantic quiet
-
-inline Key key(const Event& e) {
-  const std::uint64_t at = static_cast<std::uint64_t>(e.at.ns()) ^ (std::uint64_t{1} << 63);
-  return (static_cast<Key>(at) << 64) | e.seq;
-}
+inline HeapKey key(const Event& e) { return heap_key(e.at.ns(), e.seq); }
 
 /// Strict (at, seq) order. seq is unique, so this is a total order and the heap is deterministic.
 inline bool before(const Event& a, const Event& b) { return key(a) < key(b); }

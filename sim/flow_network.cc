@@ -24,6 +24,8 @@
 #include <string>
 #include <utility>
 
+#include "sim/heap_key.h"
+
 namespace traincast::sim {
 namespace {
 
@@ -430,17 +432,6 @@ void FlowNetwork::heap_update_batch(std::span<const FlowId> changed) {
   for (std::uint32_t pos = 0; pos < finish_heap_.size(); ++pos) flows_[finish_heap_[pos].flow].heap_pos = pos;
 }
 
-namespace {
-/// (finish_ns, seq) as one unsigned 128-bit key, the sign bit of finish_ns flipped: comparing
-/// two is branch-free (drain dates are unpredictable, a branch on them mispredicts often).
-__extension__ using HeapKey = unsigned __int128;  // GCC/Clang extension (as sim/event_queue.cc)
-template <typename Entry>
-HeapKey heap_key(const Entry& e) {
-  const std::uint64_t at = static_cast<std::uint64_t>(e.finish_ns) ^ (std::uint64_t{1} << 63);
-  return (static_cast<HeapKey>(at) << 64) | e.seq;
-}
-}  // namespace
-
 FlowId FlowNetwork::heap_pop() {
   const FlowId top = finish_heap_.front().flow;
   flows_[top].heap_pos = kNone;
@@ -448,22 +439,22 @@ FlowId FlowNetwork::heap_pop() {
   finish_heap_.pop_back();
   const auto n = static_cast<std::uint32_t>(finish_heap_.size());
   if (n == 0) return top;
+  const auto key = [](const HeapEntry& e) { return heap_key(e.finish_ns, e.seq); };
   // Floyd's bottom-up variant (as EventQueue::pop): the hole at the root walks down to a leaf
   // along the earlier children, one branch-free compare per level, then the last entry sifts up
   // from there (rarely more than a level or two: it came from the bottom).
   std::uint32_t hole = 0;
   std::uint32_t child = 1;
   while (child < n) {
-    if (child + 1 < n)
-      child += static_cast<std::uint32_t>(heap_key(finish_heap_[child + 1]) < heap_key(finish_heap_[child]));
+    if (child + 1 < n) child += static_cast<std::uint32_t>(key(finish_heap_[child + 1]) < key(finish_heap_[child]));
     heap_place(hole, finish_heap_[child]);
     hole = child;
     child = 2 * hole + 1;
   }
-  const HeapKey last_key = heap_key(last);
+  const HeapKey last_key = key(last);
   while (hole > 0) {
     const std::uint32_t parent = (hole - 1) / 2;
-    if (!(last_key < heap_key(finish_heap_[parent]))) break;
+    if (!(last_key < key(finish_heap_[parent]))) break;
     heap_place(hole, finish_heap_[parent]);
     hole = parent;
   }

@@ -137,7 +137,6 @@ class DescribedNodeTemplates {
 
   /// The described templates in block order (empty when the scenario describes none).
   const std::vector<NodeTemplate>& all() const { return shared_ ? shared_->described : none(); }
-  bool empty() const { return shared_ == nullptr; }
   /// The described template named `name` (a plain name, no '/'); null when none is.
   const NodeTemplate* find(std::string_view name) const {
     for (const NodeTemplate& t : all()) {

@@ -132,26 +132,21 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
     const double band = std::hypot(a.band.mape_pct, b.band.mape_pct);
     // The difference as the verdict prints it: the larger over the smaller, less 1 (1.12x = 12 %).
     const auto apart_pct = [](double ratio) { return (std::max(ratio, 1 / ratio) - 1) * 100; };
-    const bool speed_within = apart_pct(speed) < band;
-    const bool cost_within = cost_a > 0 && cost_b > 0 && apart_pct(cost_b / cost_a) < band;
     const bool cost_compared = cost_a > 0 && cost_b > 0;
+    const bool speed_within = apart_pct(speed) < band;
+    const bool cost_within = cost_compared && apart_pct(cost_b / cost_a) < band;
+    const bool cost_beyond = cost_compared && !cost_within;
+    const auto subject = [](bool time, bool cost) {
+      return std::string(time && cost ? "time and cost differences are"
+                         : time       ? "time difference is"
+                                      : "cost difference is");
+    };
     // Each difference is judged: within the band (the ranking may be backwards), or beyond it.
     std::string judged;
-    if (speed_within || cost_within)
-      judged = std::string("the ") +
-               (speed_within && cost_within ? "time and cost differences are"
-                : speed_within              ? "time difference is"
-                                            : "cost difference is") +
-               " within model error";
-    const bool cost_beyond = cost_compared && !cost_within;
-    if (!speed_within || cost_beyond) {
-      const bool first = judged.empty();
-      judged += (first ? "the " : ", the ") +
-                std::string(!speed_within && cost_beyond ? "time and cost differences are"
-                            : !speed_within              ? "time difference is"
-                                                         : "cost difference is") +
-                (first ? " beyond model error" : " beyond it");
-    }
+    if (speed_within || cost_within) judged = "the " + subject(speed_within, cost_within) + " within model error";
+    if (!speed_within || cost_beyond)
+      judged += judged.empty() ? "the " + subject(!speed_within, cost_beyond) + " beyond model error"
+                               : ", the " + subject(!speed_within, cost_beyond) + " beyond it";
     v += "; " + judged + " (+/-" + format_fixed(band, 1) + " %)";
   } else {
     v += "; not judged against model error (" + (a.band.cases == 0 ? a.band.absent : b.band.absent) + ")";

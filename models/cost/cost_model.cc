@@ -6,9 +6,9 @@
 
 namespace traincast::models {
 
-std::optional<double> default_node_price_usd(const std::string& gpu) {
+std::optional<double> default_node_price_usd(const std::string& gpu, int gpus_per_node) {
   const GpuPrices* p = find_prices(gpu);
-  if (p == nullptr || !p->node) return std::nullopt;
+  if (p == nullptr || !p->node || p->node->gpus != gpus_per_node) return std::nullopt;
   return p->node->usd;
 }
 
@@ -33,7 +33,7 @@ std::string source_of(double given, const std::string& gpu, bool rent) {
 CostReport evaluate_cost(const CostInputs& in) {
   const CostSpec& s = in.spec;
   const std::optional<double> node_price =
-      s.node_price_usd > 0 ? std::optional<double>(s.node_price_usd) : default_node_price_usd(in.gpu);
+      s.node_price_usd > 0 ? std::optional<double>(s.node_price_usd) : default_node_price_usd(in.gpu, in.gpus_per_node);
   const std::optional<double> cloud = s.cloud_price_per_gpu_hour_usd > 0
                                           ? std::optional<double>(s.cloud_price_per_gpu_hour_usd)
                                           : default_cloud_price_per_gpu_hour_usd(in.gpu);
@@ -81,8 +81,7 @@ CostReport evaluate_cost(const CostInputs& in) {
   std::string note;
   if (!r.energy_modelled) note = "energy cost left out: no facility power from the power model";
   if (!r.own_modelled)
-    note += std::string(note.empty() ? "" : "; ") + "rent only: no public purchase price for " + in.gpu +
-            " nodes (give cost.node_price_usd)";
+    note += std::string(note.empty() ? "" : "; ") + "rent only: " + node_price_missing(in.gpu, in.gpus_per_node);
   if (!r.rent_modelled)
     note += std::string(note.empty() ? "" : "; ") + "own only: no public rent for " + in.gpu +
             " (give cost.cloud_price_per_gpu_hour_usd)";

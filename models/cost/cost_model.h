@@ -15,9 +15,10 @@ namespace traincast::models {
 
 inline constexpr double kHoursPerYear = 8766.0;  ///< 365.25 days
 
-/// Default purchase price of one node with this GPU [USD], or nullopt when no public one is
-/// recorded (models/cost/prices.cc gives each price's page, date, region and kind).
-std::optional<double> default_node_price_usd(const std::string& gpu);
+/// Default purchase price of one node of `gpus_per_node` GPUs of this model [USD], or nullopt
+/// when no public one is recorded for a node of that size (models/cost/prices.cc gives each
+/// price's page, date, region, kind and GPU count; `node_price_missing` says why none applies).
+std::optional<double> default_node_price_usd(const std::string& gpu, int gpus_per_node);
 
 /// Default rent per GPU-hour [USD], or nullopt when no public one is recorded (prices.cc).
 std::optional<double> default_cloud_price_per_gpu_hour_usd(const std::string& gpu);

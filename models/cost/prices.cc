@@ -44,7 +44,7 @@ std::vector<GpuPrices> make_table() {
                            "NVIDIA (reported by geektopia.es)",
                            "https://geektopia.es/es/technology/2020/05/14/noticias/"
                            "nvidia-anuncia-el-servidor-dgx-a100-ocho-tesla-a100-desde-200-000-dolares.html",
-                           "2020-05-14", "not stated (USD)"},
+                           "2020-05-14", "not stated (USD)", 8},
                lambda(1.99, "8x NVIDIA A100 SXM 40 GB"), "", ""});
   t.push_back({"A100-SXM4-80GB", std::nullopt, hyperstack(1.60, "NVIDIA A100 SXM 80 GB"), kNoNode, ""});
   none("A100-PCIe-80GB");
@@ -57,7 +57,7 @@ std::vector<GpuPrices> make_table() {
                            "Thinkmate",
                            "https://web.archive.org/web/20240822233446/https://www.thinkmate.com/"
                            "quotation-request?a=YToxOntzOjI6ImlkIjtpOjc0OTY2Mzt9",
-                           "2024-08-22", "US (USD)"},
+                           "2024-08-22", "US (USD)", 8},
                hyperstack(3.20, "NVIDIA H100 SXM 80 GB"), "", ""});
   none("H800-SXM5-80GB");
   t.push_back({"H200-SXM-141GB", std::nullopt, hyperstack(3.99, "NVIDIA H200 SXM 141 GB"), kNoNode, ""});
@@ -101,6 +101,14 @@ const GpuPrices* find_prices(const std::string& gpu) {
   for (const GpuPrices& p : price_table())
     if (p.gpu == gpu) return &p;
   return nullptr;
+}
+
+std::string node_price_missing(const std::string& gpu, int gpus_per_node) {
+  const GpuPrices* p = find_prices(gpu);
+  if (p == nullptr || !p->node) return "no public purchase price for " + gpu + " nodes (give cost.node_price_usd)";
+  if (p->node->gpus == gpus_per_node) return "";
+  return "the public purchase price of " + gpu + " nodes is for a server of " + std::to_string(p->node->gpus) +
+         " GPUs and this node has " + std::to_string(gpus_per_node) + " (give cost.node_price_usd)";
 }
 
 std::string describe_price(const PriceRecord& p, bool per_gpu_hour) {

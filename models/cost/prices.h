@@ -20,6 +20,7 @@ struct PriceRecord {
   std::string url;     ///< the page
   std::string date;    ///< YYYY-MM-DD: the page's date, or the day it was read (see `what`)
   std::string region;  ///< where the price applies, as the page says ("not stated (USD)" otherwise)
+  int gpus = 0;        ///< GPUs in the priced node (purchase prices; 0 for a rent per GPU-hour)
   bool operator==(const PriceRecord&) const = default;
 };
 
@@ -37,6 +38,12 @@ const std::vector<GpuPrices>& price_table();
 
 /// The row for `gpu`, or nullptr for a GPU with no row (a profile's or a new catalog entry).
 const GpuPrices* find_prices(const std::string& gpu);
+
+/// Why `gpu` has no default purchase price for a node of `gpus_per_node` GPUs: the row's reason
+/// when it records none, else that the recorded node has another GPU count (a 4-GPU node is not half
+/// of an 8-GPU server's price: chassis, CPUs, NICs and switches do not scale so). Empty when the
+/// default applies.
+std::string node_price_missing(const std::string& gpu, int gpus_per_node);
 
 /// "USD 3.99/GPU-hour, cloud on-demand, Hyperstack, 2026-08-26, <url>" (rent) or the node's
 /// "USD 317,000/node, street, ..." — one line for reports and `traincast catalog --prices`.

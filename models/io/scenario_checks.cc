@@ -614,7 +614,8 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   // A mixed cluster is priced as the report names its GPUs ("A + B"), which has no catalog price.
   std::string priced_gpu;
   for (const models::GpuSpec* g : cluster.gpus) priced_gpu += (priced_gpu.empty() ? "" : " + ") + g->name;
-  check_storage_reliability_cost(s, cluster.gpus.size() > 1 ? priced_gpu : cluster.gpu_name, k);
+  check_storage_reliability_cost(s, cluster.gpus.size() > 1 ? priced_gpu : cluster.gpu_name,
+                                 cluster.node != nullptr ? cluster.node->gpus_per_node : 0, k);
 }
 
 void enum_errors(const std::vector<std::string>& bad_enums, const tp::Scenario& message, Checker& k) {

@@ -42,7 +42,8 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
 
 /// Checks of the storage, reliability and cost sections (issue 4). gpu_name: the cluster's GPU,
 /// for the default prices.
-void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, Checker& k);
+void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, int gpus_per_node,
+                                    Checker& k);
 
 /// LoRA fields (workload.training.lora_rank, lora_target_modules): a rank from 0 to hidden_size,
 /// known target names, and a model the LoRA programs cover (dense decoder).

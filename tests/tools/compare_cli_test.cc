@@ -100,7 +100,7 @@ TEST_F(CompareCli, MixedClusterIsNotPricedInsteadOfFailing) {
   const Result r = run({"compare", kSrc + "/scenarios/cluster/a100_h100_one_pipeline.textproto", "--vary",
                         "workload.training.micro_batch_size=1,2"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("not priced: no public purchase price for A100-SXM4-80GB + H100-SXM5-80GB (give "
+  EXPECT_NE(r.out.find("not priced: no public purchase price for A100-SXM4-80GB + H100-SXM5-80GB nodes (give "
                        "cost.node_price_usd)"),
             std::string::npos)
       << r.out;
@@ -114,7 +114,11 @@ TEST_F(CompareCli, ResNetWithoutATokenBudgetIsCompared) {
   const Result r = run({"compare", kSrc + "/scenarios/models/resnet50.textproto", "--vary",
                         "workload.training.global_batch_size=2048,4096", "--json", path("c.json")});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("(tokens/s)"), std::string::npos) << r.out;
+  // Images, not tokens (the row and the verdict said tokens/s), and priced per image from the rent
+  // per GPU-hour (it said "a price is missing" although both columns had a rent).
+  EXPECT_NE(r.out.find("(images/s) for the same cost per image"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nimages/s "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\ntokens/s "), std::string::npos) << r.out;
   const std::string json = slurp(path("c.json"));
   EXPECT_NE(json.find("\"train_tokens_source\": \"none\""), std::string::npos) << json;
   EXPECT_EQ(json.find("\"train_tokens_source\": \"20 tokens"), std::string::npos) << json;
@@ -336,6 +340,24 @@ TEST_F(CompareCli, ResNetAgainstATransformerIsNotJudged) {
                        "budget) and default a transformer (tokens/s)"),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("\nthroughput per second "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" images\n"), std::string::npos) << r.out;
+}
+
+// A public purchase price is for a server of a stated size: a 4-GPU H100 node is not priced at the
+// 8-GPU HGX quotation (it was: USD 317,000 a node).
+TEST_F(CompareCli, NodeOfAnotherSizeIsNotPricedAtTheEightGpuServer) {
+  std::string text = slurp(kSrc + "/scenarios/default.textproto");
+  text.replace(text.find("\"dgx_h100\""), 10, "\"kestrel_h100_4gpu\"");
+  text.replace(text.find("num_nodes: 1"), 12, "num_nodes: 2");
+  std::ofstream(path("four.textproto")) << text;
+  const Result r = run({"compare", kSrc + "/scenarios/default.textproto", path("four.textproto")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("node: not priced: the public purchase price of H100-SXM5-80GB nodes is for a server of 8 "
+                       "GPUs and this node has 4"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("USD 317,000/node"), std::string::npos) << r.out;  // the 8-GPU column keeps it
 }
 
 }  // namespace traincast::cli

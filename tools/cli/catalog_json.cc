@@ -28,7 +28,8 @@ std::string price_json(const std::optional<models::PriceRecord>& p, const std::s
   return "{\"usd\": " + number(p->usd) + ", \"kind\": " + json_string(p->kind) +
          ", \"vendor\": " + json_string(p->vendor) + ", \"what\": " + json_string(p->what) +
          ", \"date\": " + json_string(p->date) + ", \"region\": " + json_string(p->region) +
-         ", \"url\": " + json_string(p->url) + "}";
+         ", \"url\": " + json_string(p->url) +
+         (p->gpus > 0 ? ", \"gpus_per_node\": " + std::to_string(p->gpus) : std::string()) + "}";
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ CompareRow make_row(const CompareInput& in, const models::Report& r, const std::
   CompareRow w;
   w.label = in.label, w.origin = in.origin, w.scenario_name = in.scenario.name, w.gpu = r.gpu;
   w.model_name = in.scenario.model.name;
+  w.images = in.scenario.model.family == models::ModelFamily::resnet;
   w.model_parameters =
       in.scenario.model.family == models::ModelFamily::transformer ? models::total_parameters(in.scenario.model) : 0.0;
   w.gpus = r.num_gpus, w.nodes = r.num_nodes;
@@ -65,9 +66,12 @@ CompareRow make_row(const CompareInput& in, const models::Report& r, const std::
 }
 
 /// Cost per token of a row: rent when both rows have one, else own when both do; 0 = not comparable.
+/// USD per token (per image for a ResNet): the cost to train over its budget, or without a budget
+/// (a ResNet) the price per GPU-hour x GPUs over the throughput. 0 when neither is known.
 double cost_per_token(const CompareRow& w, bool rent) {
-  if (w.train_tokens <= 0) return 0.0;
-  return (rent ? w.rent_to_train_usd : w.own_to_train_usd) / w.train_tokens;
+  if (w.train_tokens > 0) return (rent ? w.rent_to_train_usd : w.own_to_train_usd) / w.train_tokens;
+  if (w.tokens_per_s <= 0) return 0.0;
+  return (rent ? w.rent_usd_per_gpu_hour : w.own_usd_per_gpu_hour) * w.gpus / 3600.0 / w.tokens_per_s;
 }
 
 std::string ratio_text(double x) { return format_fixed(x, x < 10 ? 2 : 1) + "x"; }
@@ -81,9 +85,9 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
            " in GPU memory (memory headroom < 0); its time, days and cost are for a run that cannot happen";
   }
   // A ResNet's images/s and a transformer's tokens/s measure different work: no speed to compare.
-  if ((a.model_parameters > 0) != (b.model_parameters > 0)) {
-    const CompareRow& cnn = a.model_parameters > 0 ? b : a;
-    const CompareRow& llm = a.model_parameters > 0 ? a : b;
+  if (a.images != b.images) {
+    const CompareRow& cnn = a.images ? a : b;
+    const CompareRow& llm = a.images ? b : a;
     return "no verdict between " + a.label + " and " + b.label + ": " + cnn.label +
            " trains a ResNet (images/s, no token budget) and " + llm.label +
            " a transformer (tokens/s): their speeds and costs measure different work";
@@ -97,7 +101,8 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
                        : same_budget
                            ? a.wall_clock_to_train_s / b.wall_clock_to_train_s
                            : (a.wall_clock_to_train_s / a.train_tokens) / (b.wall_clock_to_train_s / b.train_tokens);
-  const std::string basis = !days         ? " (tokens/s)"
+  const std::string sample = a.images ? "image" : "token";  // both sides alike here (checked above)
+  const std::string basis = !days         ? " (" + sample + "s/s)"
                             : same_budget ? " (time to train)"
                                           : " (time to train per token: the token budgets differ, " + a.label + " " +
                                                 format_count(a.train_tokens) + ", " + b.label + " " +
@@ -113,9 +118,9 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
   if (cost_a > 0 && cost_b > 0) {
     const double d = cost_b / cost_a - 1;
     // Under 0.5 % the figure would print as "0 % less": the same cost, said so.
-    v += (std::fabs(d) < 0.005
-              ? std::string(" for the same cost per token (within 0.5 %, ")
-              : " for " + format_fixed(std::fabs(100 * d), 0) + " % " + (d <= 0 ? "less" : "more") + " per token (") +
+    v += (std::fabs(d) < 0.005 ? " for the same cost per " + sample + " (within 0.5 %, "
+                               : " for " + format_fixed(std::fabs(100 * d), 0) + " % " + (d <= 0 ? "less" : "more") +
+                                     " per " + sample + " (") +
          (rent ? "rent" : "own") + ")";
   } else {
     v += "; cost not compared (" + std::string(!a.rent_priced || !b.rent_priced ? "a rent" : "a price") +
@@ -227,7 +232,9 @@ std::vector<std::string> compare_defaults(const models::Scenario& sc, double tok
   bool one_gpu = true;
   for (const models::NodeGroupSpec& g : sc.cluster.node_groups)
     one_gpu = one_gpu && (g.gpu.empty() ? models::find_node_template(g.node_template, sc.cluster).gpu : g.gpu) == gpu;
-  if (!sc.cost && one_gpu && (models::default_cloud_price_per_gpu_hour_usd(gpu) || models::default_node_price_usd(gpu)))
+  if (!sc.cost && one_gpu &&
+      (models::default_cloud_price_per_gpu_hour_usd(gpu) ||
+       models::default_node_price_usd(gpu, models::cluster_node_template(sc.cluster).gpus_per_node)))
     o.push_back("cost.utilization=1");  // creates the section with its defaults (catalog prices)
   return o;
 }

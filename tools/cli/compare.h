@@ -43,7 +43,8 @@ struct CompareRow {
   int gpus = 0, nodes = 0;
   models::Report report;  ///< the whole report (callers read the rest here)
   double iteration_time_s = 0.0;
-  double tokens_per_s = 0.0;
+  double tokens_per_s = 0.0;           ///< samples/s: images/s for a ResNet (`images`)
+  bool images = false;                 ///< a ResNet: its samples are images, not tokens
   double mfu = 0.0;                    ///< 0..1
   double memory_headroom_bytes = 0.0;  ///< HBM capacity - peak of the fullest GPU (< 0: out of memory)
   bool oom = false;

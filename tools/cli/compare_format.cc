@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cost/prices.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/compare.h"
 #include "tools/cli/summary.h"
@@ -78,7 +79,17 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
     });
   }
   row("time per iteration", [](const CompareRow& w) { return format_duration(w.iteration_time_s); });
-  row("tokens/s", [](const CompareRow& w) { return with_thousands(w.tokens_per_s); });
+  // A ResNet's throughput is images/s (the report's tokens_per_s field holds samples/s for it):
+  // the row says which, per cell when the columns differ.
+  const auto is_resnet = [](const CompareRow& w) { return w.images; };
+  const bool any_resnet = std::any_of(r.rows.begin(), r.rows.end(), is_resnet);
+  const bool all_resnet = std::all_of(r.rows.begin(), r.rows.end(), is_resnet);
+  if (!any_resnet || all_resnet) {
+    row(all_resnet ? "images/s" : "tokens/s", [](const CompareRow& w) { return with_thousands(w.tokens_per_s); });
+  } else {
+    row("throughput per second",
+        [&](const CompareRow& w) { return with_thousands(w.tokens_per_s) + (is_resnet(w) ? " images" : " tokens"); });
+  }
   row("MFU", [](const CompareRow& w) { return format_fixed(100 * w.mfu, 1) + " %"; });
   row("memory headroom per GPU", [](const CompareRow& w) {
     return w.oom ? "OUT OF MEMORY (" + format_gib(-w.memory_headroom_bytes) + " over)"
@@ -196,7 +207,7 @@ std::string format_compare(const CompareResult& r) {
     o << "  " << w.label << " rent: " << (w.rent_priced ? w.rent_source : "not priced") << "\n";
     o << "  " << w.label << " node: "
       << (w.own_priced ? w.node_price_source
-                       : "not priced: no public purchase price for " + w.gpu + " (give cost.node_price_usd)")
+                       : "not priced: " + models::node_price_missing(w.gpu, w.gpus / std::max(1, w.nodes)))
       << "\n";
   }
   o << "\nModel error (MAPE of iteration time / tokens/s against published runs):\n";

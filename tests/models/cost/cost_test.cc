@@ -97,6 +97,25 @@ TEST(Cost, RentOnlyWithoutAPurchasePrice) {
   EXPECT_NE(r.note.find("rent only: no public purchase price for H200-SXM-141GB"), std::string::npos) << r.note;
 }
 
+// A public purchase price is for a server of a stated GPU count (HGX H100: 8); a node of another
+// count (a 4-GPU HGX board, a one-GPU box) gets no default, not the 8-GPU server's price.
+TEST(Cost, NodePriceDefaultsOnlyForTheServerSizeItPrices) {
+  EXPECT_EQ(default_node_price_usd("H100-SXM5-80GB", 8), 317000.0);
+  EXPECT_FALSE(default_node_price_usd("H100-SXM5-80GB", 4).has_value());
+  EXPECT_FALSE(default_node_price_usd("H100-SXM5-80GB", 1).has_value());
+  CostInputs in = eight_nodes();
+  in.gpus_per_node = 4;
+  in.spec.node_price_usd = 0;
+  in.spec.cloud_price_per_gpu_hour_usd = 0;
+  const CostReport r = evaluate_cost(in);
+  EXPECT_FALSE(r.own_modelled);
+  EXPECT_TRUE(r.rent_modelled);
+  EXPECT_NEAR(r.cloud_cost_to_train_usd, 3.20 * 8 * 4 * 10, 1e-9);  // 32 GPUs for 10 h
+  EXPECT_NE(r.note.find("is for a server of 8 GPUs and this node has 4"), std::string::npos) << r.note;
+  in.spec.node_price_usd = 150000;  // the user's own price is taken whatever the size
+  EXPECT_TRUE(evaluate_cost(in).own_modelled);
+}
+
 TEST(Cost, OwnOnlyAndNeitherPrice) {
   CostInputs in = eight_nodes();
   in.gpu = "MI300X";  // neither price is public

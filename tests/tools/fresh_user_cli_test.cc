@@ -152,6 +152,17 @@ TEST_F(FreshUserCli, RunJsonGivesTheTokensUsedAndWhereTheyCameFrom) {
   EXPECT_NEAR(number_after("time_to_train_s"), std::ceil(160638074880.0 / (128.0 * 8192.0)) * iteration_s,
               1e-9 * number_after("time_to_train_s"))
       << json;
+  // So is the rent the summary prints beside it (the cost section said modelled false, 0 USD): the
+  // catalog's H100 rent (USD 3.20/GPU-hour, Hyperstack) x 8 GPUs x that time, rent only.
+  EXPECT_NEAR(number_after("cloud_cost_to_train_usd"), 3.20 * 8 * number_after("time_to_train_s") / 3600, 1e-6) << json;
+  EXPECT_NE(json.find("\"rent_modelled\": true"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"own_modelled\": false"), std::string::npos) << json;
+  // A scenario's own cost section, without a budget, gets the to-train figures of the default's.
+  ASSERT_EQ(run({"run", "--set", "cost.cloud_price_per_gpu_hour_usd=2", "--json", path("priced.json")}).status, 0);
+  const std::string priced = slurp(path("priced.json"));
+  const std::size_t rent_at = priced.find("\"cloud_cost_to_train_usd\": ");
+  ASSERT_NE(rent_at, std::string::npos) << priced;
+  EXPECT_NEAR(std::stod(priced.substr(rent_at + 27)), 2.0 * 8 * number_after("time_to_train_s") / 3600, 1e-6) << priced;
   ASSERT_EQ(run({"run", "--set", "workload.training.train_tokens=1e12", "--json", path("own.json")}).status, 0);
   const std::string own = slurp(path("own.json"));
   EXPECT_NE(own.find("\"train_tokens\": 1000000000000"), std::string::npos) << own;

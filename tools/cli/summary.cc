@@ -77,6 +77,28 @@ models::Report with_default_budget(const models::Scenario& sc, models::Report r)
     // A run that does not fit in memory has no time to train (the summary says "not feasible").
     if (!r.memory.oom) r.time_to_train_s = default_budget_time_s(sc, r);
   }
+  // The cost of the summary's "To train" line (print_default_budget), in the report: the scenario's
+  // cost section, evaluated with no training time, gets its to-train figures; without a section,
+  // the catalog's rent alone (the summary prints no own side for it either).
+  const double gpu_hours = r.num_gpus * r.time_to_train_s / 3600.0;
+  models::CostReport& c = r.cost;
+  const models::GpuPrices* p = models::find_prices(r.gpu);
+  if (!(gpu_hours > 0)) return r;
+  if (c.modelled) {
+    c.train_gpu_hours = gpu_hours;
+    if (c.rent_modelled) c.cloud_cost_to_train_usd = c.cloud_price_per_gpu_hour_usd * gpu_hours;
+    if (c.own_modelled) c.own_cost_to_train_usd = c.own_cost_per_gpu_hour_usd * gpu_hours;
+  } else if (!sc.cost && p != nullptr && p->rent) {
+    c.modelled = c.rent_modelled = true;
+    c.nodes = r.num_nodes;
+    c.cloud_price_per_gpu_hour_usd = p->rent->usd;
+    c.cloud_price_source = models::describe_price(*p->rent, true);
+    c.train_gpu_hours = gpu_hours;
+    c.cloud_cost_to_train_usd = p->rent->usd * gpu_hours;
+    c.note =
+        "rent only, for the default token budget: the scenario has no cost section (give cost {} for the "
+        "own side)";
+  }
   return r;
 }
 

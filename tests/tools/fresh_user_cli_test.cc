@@ -196,6 +196,29 @@ TEST_F(FreshUserCli, PlanMarksTightMemory) {
   EXPECT_GE(checked, 5);
   EXPECT_GE(tight, 1);        // the default's fastest layouts sit near 80 GB
   EXPECT_LT(tight, checked);  // and some do not
+  // The default's #1 (mb 2, 74.6 of 79.6 GiB) is tight: the fastest layout beyond the error is named.
+  EXPECT_NE(r.out.find("Fastest layout with headroom beyond that error: #2 "), std::string::npos) << r.out;
+}
+
+// The tight mark was plan's only: run and compare said "fits" for 5.0 GiB left of 79.6 GiB.
+TEST_F(FreshUserCli, RunAndCompareMarkTightMemory) {
+  const Result tight = run({"run", "--set", "workload.training.micro_batch_size=2"});
+  ASSERT_EQ(tight.status, 0) << tight.err;
+  EXPECT_NE(tight.out.find("-> fits, tight: the 5.0 GiB left is within the memory model's error"), std::string::npos)
+      << tight.out;
+  const Result roomy = run({"run"});
+  ASSERT_EQ(roomy.status, 0) << roomy.err;
+  EXPECT_NE(roomy.out.find("79.6 GiB  -> fits\n"), std::string::npos) << roomy.out;
+  const Result c = run({"compare", "--vary", "workload.training.micro_batch_size=1,2", "--json", path("c.json")});
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_NE(c.out.find("5.0 GiB free !\n"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("\n! tight: the headroom left is within the memory model's error"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("workload.training.micro_batch_size=2 fits with headroom within the memory model's error (!)"),
+            std::string::npos)
+      << c.out;
+  const std::string json = slurp(path("c.json"));
+  EXPECT_NE(json.find("\"memory_tight\": false"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"memory_tight\": true"), std::string::npos) << json;
 }
 
 }  // namespace

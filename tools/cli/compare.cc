@@ -42,6 +42,7 @@ CompareRow make_row(const CompareInput& in, const models::Report& r, const std::
   w.mfu = r.mfu;
   w.memory_headroom_bytes = r.memory.capacity_bytes - r.memory.peak_bytes_per_gpu;
   w.oom = r.memory.oom;
+  w.memory_tight = tight_memory(r.memory);
   w.train_tokens = r.train_tokens;
   w.token_budget_source = budget_source;
   w.goodput = r.reliability.modelled && r.reliability.goodput_mean > 0 ? r.reliability.goodput_mean : 1.0;
@@ -162,6 +163,11 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
     v += "; the models differ (" + a.label + ": " + a.model_name + ", " + format_count(a.model_parameters) +
          " parameters; " + b.label + ": " + b.model_name + ", " + format_count(b.model_parameters) +
          " parameters): a token of one is not the work of a token of the other";
+  }
+  // A side whose headroom is within the memory model's error may not run at all (the table's "!").
+  if (a.memory_tight || b.memory_tight) {
+    v += "; " + (a.memory_tight && b.memory_tight ? "both fit" : (a.memory_tight ? a.label : b.label) + " fits") +
+         " with headroom within the memory model's error (!): it may not fit";
   }
   return v;
 }

@@ -48,6 +48,7 @@ struct CompareRow {
   double mfu = 0.0;                    ///< 0..1
   double memory_headroom_bytes = 0.0;  ///< HBM capacity - peak of the fullest GPU (< 0: out of memory)
   bool oom = false;
+  bool memory_tight = false;           ///< fits, with headroom within the memory model's error (tight_memory)
   double train_tokens = 0.0;           ///< the budget the days are for (0: none, a ResNet without one)
   std::string token_budget_source;     ///< "scenario", "--tokens" or the default's rule
   double goodput = 1.0;                ///< mean useful/wall fraction from the reliability model

@@ -93,7 +93,7 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
   row("MFU", [](const CompareRow& w) { return format_fixed(100 * w.mfu, 1) + " %"; });
   row("memory headroom per GPU", [](const CompareRow& w) {
     return w.oom ? "OUT OF MEMORY (" + format_gib(-w.memory_headroom_bytes) + " over)"
-                 : format_gib(w.memory_headroom_bytes) + " free";
+                 : format_gib(w.memory_headroom_bytes) + " free" + (w.memory_tight ? " !" : "");
   });
   row("token budget", [](const CompareRow& w) {
     return tokens_text(w.train_tokens) + (w.token_budget_source == "scenario" ? "" : " *");
@@ -157,6 +157,7 @@ std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, st
   num("mfu", w.mfu);
   num("memory_headroom_gib", w.memory_headroom_bytes / 1073741824.0);
   flag("oom", w.oom);
+  flag("memory_tight", w.memory_tight);
   num("train_tokens", w.train_tokens);
   str("train_tokens_source", w.token_budget_source);  // run --json's key for the same fact
   num("goodput", w.goodput);
@@ -202,6 +203,8 @@ std::string format_compare(const CompareResult& r) {
     o.seekp(-1, std::ios_base::cur);
     o << "\n";
   }
+  if (std::any_of(r.rows.begin(), r.rows.end(), [](const CompareRow& w) { return w.memory_tight; }))
+    o << "\n! tight: the headroom left is " << tight_memory_reason() << "\n";
   o << "\nPrices (USD; kind, source, date, region):\n";
   for (const CompareRow& w : r.rows) {
     o << "  " << w.label << " rent: " << (w.rent_priced ? w.rent_source : "not priced") << "\n";

@@ -46,17 +46,6 @@ std::string layout_json(const planner::Layout& l, const models::Scenario& sc) {
   return o.str();
 }
 
-/// The memory model's error against measured peaks per GPU, as a fraction of the predicted peak:
-/// the case-weighted MAPE of docs/accuracy.md's memory table (torchtitan 20 peaks, 9.4 %; BLOOM 69,
-/// 13.4 %; `traincast validate` on development/torchtitan_memory and bloom_memory). Measured
-/// peaks are mostly above the prediction (signed -2.6 % and -13.3 %).
-constexpr double kMemoryModelMapeFraction = (20 * 0.094 + 69 * 0.134) / 89;
-
-/// true when a layout's headroom (capacity - predicted peak) is within the memory model's error.
-bool tight_memory(const models::MemoryBreakdown& m) {
-  return m.capacity_bytes - m.peak_bytes_per_gpu < kMemoryModelMapeFraction * m.peak_bytes_per_gpu;
-}
-
 std::string entry_json(const planner::PlanEntry& e, const models::Scenario& sc, const std::string& indent) {
   const models::Report& r = e.report;
   const models::TimeBreakdown& b = r.breakdown;
@@ -280,11 +269,21 @@ void print_ranked(std::ostream& p, const models::Scenario& sc, const planner::Pl
   }
   if (r.baseline_rank >= 0 && static_cast<std::size_t>(r.baseline_rank) < shown)
     p << "   (* the scenario's own layout)\n";
-  if (any_tight)
-    p << "   (! tight: the headroom left is within the memory model's error, +/-"
-      << format_fixed(100 * kMemoryModelMapeFraction, 1)
-      << " % of the peak against 89 measured peaks, which are usually higher than predicted (docs/accuracy.md): it "
-         "may not fit)\n";
+  if (any_tight) p << "   (! tight: the headroom left is " << tight_memory_reason() << ")\n";
+  // When the fastest may not fit, the fastest that surely does (by the model's error) is named.
+  if (!r.ranked.empty() && tight_memory(r.ranked.front().report.memory)) {
+    const auto roomy = std::find_if(r.ranked.begin(), r.ranked.end(),
+                                    [](const planner::PlanEntry& e) { return !tight_memory(e.report.memory); });
+    if (roomy == r.ranked.end()) {
+      p << "   Every layout's headroom is within the memory model's error: none surely fits.\n";
+    } else {
+      const double slower = roomy->report.iteration_time_s / r.ranked.front().report.iteration_time_s - 1;
+      p << "   Fastest layout with headroom beyond that error: #" << (roomy - r.ranked.begin()) + 1 << " "
+        << planner::to_string(roomy->layout, sc) << ", " << format_fixed(roomy->report.iteration_time_s, 3) << " s ("
+        << format_fixed(100 * slower, 1) << " % slower than #1), "
+        << format_gib(roomy->report.memory.peak_bytes_per_gpu) << " per GPU\n";
+    }
+  }
 }
 
 /// Why the runner-up lost to the winner and why the scenario's own layout lost (either absent).

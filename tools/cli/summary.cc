@@ -102,6 +102,16 @@ models::Report with_default_budget(const models::Scenario& sc, models::Report r)
   return r;
 }
 
+bool tight_memory(const models::MemoryBreakdown& m) {
+  return !m.oom && m.capacity_bytes - m.peak_bytes_per_gpu < kMemoryModelMapeFraction * m.peak_bytes_per_gpu;
+}
+
+std::string tight_memory_reason() {
+  return "within the memory model's error, +/-" + format_fixed(100 * kMemoryModelMapeFraction, 1) +
+         " % of the peak against 89 measured peaks, which are usually higher than predicted (docs/accuracy.md): it "
+         "may not fit";
+}
+
 namespace {
 
 /// Issue 21: days and dollars for a default token budget when the scenario gives none, marked as
@@ -387,7 +397,12 @@ void print_mixed(std::ostream& o, const models::Report& r) {
 void print_memory(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   const models::MemoryBreakdown& m = r.memory;
   o << "\nMemory per GPU (pipeline stage " << m.worst_stage << ", the fullest): " << format_gib(m.peak_bytes_per_gpu)
-    << " of " << format_gib(m.capacity_bytes) << (m.oom ? "  -> OUT OF MEMORY" : "  -> fits") << "\n";
+    << " of " << format_gib(m.capacity_bytes)
+    << (m.oom             ? "  -> OUT OF MEMORY"
+        : tight_memory(m) ? "  -> fits, tight: the " + format_gib(m.capacity_bytes - m.peak_bytes_per_gpu) +
+                                " left is " + tight_memory_reason()
+                          : std::string("  -> fits"))
+    << "\n";
   o << "  weights " << format_gib(m.weights_bytes) << ", gradients " << format_gib(m.grads_bytes) << ", optimizer "
     << format_gib(m.optimizer_bytes) << ", activations " << format_gib(m.activations_bytes) << ", workspace "
     << format_gib(m.workspace_bytes) << "\n";

@@ -360,4 +360,23 @@ TEST_F(CompareCli, NodeOfAnotherSizeIsNotPricedAtTheEightGpuServer) {
   EXPECT_NE(r.out.find("USD 317,000/node"), std::string::npos) << r.out;  // the 8-GPU column keeps it
 }
 
+// A difference is judged as printed: "1.11x faster" was called within +/-10.7 % model error
+// (the unrounded 10.6 % was), which reads backwards.
+TEST(CompareVerdict, JudgesTheDifferenceAsPrinted) {
+  CompareRow a, b;
+  a.label = "A", b.label = "B";
+  for (CompareRow* w : {&a, &b}) {
+    w->train_tokens = 1e9;
+    w->tokens_per_s = 1e6;
+    w->band.cases = 10, w->band.mape_pct = 7.6;  // hypot(7.6, 7.6) = 10.75 %
+  }
+  a.wall_clock_to_train_s = 1.106e5, b.wall_clock_to_train_s = 1e5;  // 1.106x: printed 1.11x
+  EXPECT_NE(compare_verdict(a, b).find("B trains 1.11x faster than A (time to train)"), std::string::npos);
+  EXPECT_NE(compare_verdict(a, b).find("the time difference is beyond model error (+/-10.7 %)"), std::string::npos)
+      << compare_verdict(a, b);
+  a.wall_clock_to_train_s = 1.104e5;  // printed 1.10x: within
+  EXPECT_NE(compare_verdict(a, b).find("the time difference is within model error"), std::string::npos)
+      << compare_verdict(a, b);
+}
+
 }  // namespace traincast::cli

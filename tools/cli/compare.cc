@@ -77,7 +77,9 @@ double cost_per_token(const CompareRow& w, bool rent) {
 
 std::string ratio_text(double x) { return format_fixed(x, x < 10 ? 2 : 1) + "x"; }
 
-std::string verdict(const CompareRow& a, const CompareRow& b) {
+}  // namespace
+
+std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
   // A side that does not fit in GPU memory cannot run: its days, dollars and power are not an answer.
   if (a.oom || b.oom) {
     const std::string who = a.oom && b.oom ? "neither " + a.label + " nor " + b.label + " fits"
@@ -136,11 +138,16 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
   // Model error: the two MAPEs combined in quadrature (independent errors of two predictions).
   if (a.band.cases > 0 && b.band.cases > 0) {
     const double band = std::hypot(a.band.mape_pct, b.band.mape_pct);
-    // The difference as the verdict prints it: the larger over the smaller, less 1 (1.12x = 12 %).
-    const auto apart_pct = [](double ratio) { return (std::max(ratio, 1 / ratio) - 1) * 100; };
+    // Each difference as the verdict prints it, so that the judgement agrees with what is read
+    // ("1.11x" or "11 % more" is not within +/-10.8 %): the speed ratio, larger over smaller, at
+    // ratio_text's decimals, less 1 (1.12x = 12 %); the cost difference in whole percent.
+    const auto speed_apart_pct = [](double ratio) {
+      const double r = std::max(ratio, 1 / ratio);
+      return (std::stod(format_fixed(r, r < 10 ? 2 : 1)) - 1) * 100;
+    };
     const bool cost_compared = cost_a > 0 && cost_b > 0;
-    const bool speed_within = apart_pct(speed) < band;
-    const bool cost_within = cost_compared && apart_pct(cost_b / cost_a) < band;
+    const bool speed_within = speed_apart_pct(speed) < band;
+    const bool cost_within = cost_compared && std::round(std::fabs(100 * (cost_b / cost_a - 1))) < band;
     const bool cost_beyond = cost_compared && !cost_within;
     const auto subject = [](bool time, bool cost) {
       return std::string(time && cost ? "time and cost differences are"
@@ -171,8 +178,6 @@ std::string verdict(const CompareRow& a, const CompareRow& b) {
   }
   return v;
 }
-
-}  // namespace
 
 ErrorBand model_error_band(const std::string& gpu, const std::string& compute_model) {
   if (compute_model != "training_fit") {
@@ -266,7 +271,7 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
   CompareResult res;
   for (std::size_t i = 0; i < inputs.size(); ++i)
     res.rows.push_back(make_row(inputs[i], reports[i], i < budget_sources.size() ? budget_sources[i] : "scenario"));
-  for (std::size_t i = 1; i < res.rows.size(); ++i) res.verdicts.push_back(verdict(res.rows[0], res.rows[i]));
+  for (std::size_t i = 1; i < res.rows.size(); ++i) res.verdicts.push_back(compare_verdict(res.rows[0], res.rows[i]));
   return res;
 }
 

@@ -80,6 +80,9 @@ std::vector<std::string> compare_defaults(const models::Scenario& sc, double tok
 CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const std::vector<std::string>& budget_sources,
                                 int jobs);
 
+/// The verdict of row `b` against the baseline `a`: speed, cost per token, power, each difference
+/// judged against the two rows' error bands in quadrature as printed, and what makes it no answer.
+std::string compare_verdict(const CompareRow& a, const CompareRow& b);
 /// The table (metrics down, scenarios across), price provenance, error bands and verdicts.
 std::string format_compare(const CompareResult& r);
 /// One CSV line per row, a header with units first.

@@ -779,4 +779,13 @@ std::vector<std::string> gpu_names() { return names_of(gpus()); }
 std::vector<std::string> nic_names() { return names_of(nics()); }
 std::vector<std::string> node_template_names() { return names_of(nodes()); }
 
+std::vector<std::string> node_template_names(const DescribedNodeTemplates& described) {
+  std::vector<std::string> out;
+  for (const NodeTemplate& t : described.all()) out.push_back(t.name);
+  for (std::string& n : node_template_names()) {
+    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
+  }
+  return out;
+}
+
 }  // namespace traincast::models

@@ -140,5 +140,7 @@ bool is_builtin_node_template(std::string_view name);
 std::vector<std::string> gpu_names();
 std::vector<std::string> nic_names();
 std::vector<std::string> node_template_names();
+/// The names a cluster may use: the scenario's own templates (block order), then the built-ins.
+std::vector<std::string> node_template_names(const DescribedNodeTemplates& described);
 
 }  // namespace traincast::models

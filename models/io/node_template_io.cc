@@ -2,11 +2,14 @@
 
 #include "models/io/node_template_io.h"
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "models/hardware/catalog.h"
 #include "models/hardware/node_template_text.h"
 #include "models/hardware/pcie_tree.h"
 #include "traincast.pb.h"
@@ -158,6 +161,20 @@ models::DescribedNodeTemplates read_scenario_node_templates(const tp::Scenario& 
       what += clip(t.name);
       what += "\" is a built-in node template (expected a name of its own; `traincast catalog` lists the built-ins)";
       k.error(at + "name", what);
+      continue;
+    }
+    // "DGX_H100" would read as the built-in dgx_h100 in every report: refused as a clash too.
+    const auto lower = [](std::string v) {
+      for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return v;
+    };
+    const std::vector<std::string> builtins = models::node_template_names();
+    if (const auto same = std::find_if(builtins.begin(), builtins.end(),
+                                       [&](const std::string& b) { return lower(b) == lower(t.name); });
+        same != builtins.end()) {
+      k.error(at + "name", "\"" + clip(t.name) + "\" differs from the built-in node template \"" + *same +
+                               "\" only in case (expected a name of its own: reports would read it as the built-in)");
+      k.refused_node_templates.insert(t.name);
       continue;
     }
     const std::vector<models::NodeTemplateProblem> problems = models::complete_node_template(t);

@@ -4,6 +4,7 @@
 #include "models/io/scenario_checks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -175,7 +176,8 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
     // unknown template, or the scenario's own block of that name failed checks that say why.
     const bool reported =
         (!s.cluster.node_groups.empty() && s.cluster.node_template == s.cluster.node_groups.front().node_template) ||
-        k.refused_node_templates.count(s.cluster.node_template) > 0;
+        k.refused_node_templates.count(s.cluster.node_template) > 0 ||
+        k.refused_node_templates.count(s.cluster.node_template.substr(0, s.cluster.node_template.find('/'))) > 0;
     if (reported) {
       // nothing more to say here
     } else if (s.cluster.node_template.find('/') != std::string::npos) {
@@ -184,8 +186,10 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
     } else {
       k.error("cluster.node_template",
               "unknown node template \"" + detail::clip(s.cluster.node_template) + "\"" +
-                  detail::did_you_mean(s.cluster.node_template, models::node_template_names()) +
-                  " (expected one of: " + names_list(models::node_template_names()) + ")");
+                  detail::did_you_mean(s.cluster.node_template,
+                                       models::node_template_names(s.cluster.described_node_templates)) +
+                  " (expected one of: " + names_list(models::node_template_names(s.cluster.described_node_templates)) +
+                  ")");
     }
   }
   const models::GpuSpec* gpu = nullptr;
@@ -564,11 +568,14 @@ void check_training(const models::Scenario& s, const ClusterChecks& cluster, con
                                                   " is not (expected delayed_tensorwise, current_tensorwise or "
                                                   "rowwise)");
   }
-  // One message for every refused value (negative, NaN, inf, between 0 and 1, beyond 1e15).
-  if (!(t.train_tokens == 0 || (t.train_tokens >= 1 && t.train_tokens <= kMaxTrainTokens))) {
+  // One message for every refused value (negative, NaN, inf, between 0 and 1, beyond 1e15, a
+  // fraction of a token: 1e9 + 0.5 was taken and printed as 1.0B).
+  if (!(t.train_tokens == 0 ||
+        (t.train_tokens >= 1 && t.train_tokens <= kMaxTrainTokens && t.train_tokens == std::floor(t.train_tokens)))) {
     k.error("workload.training.train_tokens",
             "got " + Checker::number(t.train_tokens) +
-                " (expected 0 for no token budget, or 1 to 1e15 tokens: " + std::string(kTrainTokensWhy) + ")");
+                " (expected 0 for no token budget, or a whole number of tokens from 1 to 1e15: " +
+                std::string(kTrainTokensWhy) + ")");
   }
 }
 

@@ -329,11 +329,20 @@ void check_node_groups(const models::Scenario& s, Checker& k) {
     }
     try {
       models::find_node_template(g.node_template, s.cluster);
-    } catch (const std::exception&) {
-      if (k.refused_node_templates.count(g.node_template) == 0)  // else its block's errors say why
+    } catch (const std::exception& e) {
+      // A refused block's errors say why, for it and its "base/N" partitions.
+      const std::string base = g.node_template.substr(0, g.node_template.find('/'));
+      const std::vector<std::string> names = models::node_template_names(s.cluster.described_node_templates);
+      if (k.refused_node_templates.count(g.node_template) > 0 || k.refused_node_templates.count(base) > 0) {
+        // nothing more to say here
+      } else if (g.node_template.find('/') != std::string::npos) {
+        // "base/N" (NVLink domains of N GPUs, models/hardware/nvlink_domains.h): the partition's reason.
+        k.error(at + "node_template", e.what());
+      } else {
         k.error(at + "node_template", "unknown node template \"" + detail::clip(g.node_template) + "\"" +
-                                          detail::did_you_mean(g.node_template, models::node_template_names()) +
-                                          " (expected one of: " + names_list(models::node_template_names()) + ")");
+                                          detail::did_you_mean(g.node_template, names) +
+                                          " (expected one of: " + names_list(names) + ")");
+      }
       groups_ok = false;
     }
   }

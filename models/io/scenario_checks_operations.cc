@@ -210,7 +210,6 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
         !models::default_cloud_price_per_gpu_hour_usd(gpu_name)) {
       k.error("cost.cloud_price_per_gpu_hour_usd",
               "no public rent or purchase price is recorded for " + gpu_name +
-                  (gpus_per_node > 0 ? " in " + std::to_string(gpus_per_node) + "-GPU nodes" : std::string()) +
                   " (expected cost.cloud_price_per_gpu_hour_usd > 0 in USD, or cost.node_price_usd > 0; "
                   "`traincast catalog --prices` lists the GPUs with defaults)");
     }

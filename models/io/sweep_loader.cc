@@ -321,8 +321,8 @@ class SweepLoader {
     try {
       return gpus_per_node_[name] = models::find_node_template(name, described_).gpus_per_node;
     } catch (const std::exception&) {
-      throw ExpressionError(column, "node template " + in_quotes(clip(name)) +
-                                        " is unknown (expected one of: " + join(models::node_template_names()) + ")");
+      throw ExpressionError(column, "node template " + in_quotes(clip(name)) + " is unknown (expected one of: " +
+                                        join(models::node_template_names(described_)) + ")");
     }
   }
 

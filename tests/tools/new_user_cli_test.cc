@@ -340,7 +340,8 @@ TEST_F(NewUserCli, TimeToTrainCountsWholeIterations) {
 // Less than one token is refused, by run and by every sweep point (the loader's one check).
 TEST_F(NewUserCli, SubOneTokenBudgetIsRefusedByRunAndSweep) {
   const std::string expected =
-      "workload.training.train_tokens: got 0.1 (expected 0 for no token budget, or 1 to 1e15 tokens";
+      "workload.training.train_tokens: got 0.1 (expected 0 for no token budget, or a whole number of tokens from 1 to "
+      "1e15";
   const Result r = run({"run", "--set", "workload.training.train_tokens=0.1"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;

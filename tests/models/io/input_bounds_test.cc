@@ -36,18 +36,23 @@ TEST(InputBounds, TrainTokensAboveTheLargestPublishedRunsTimesTwentyEight) {
   // Line 5: "  training { " puts the first field at column 14.
   EXPECT_EQ(errors_of(with_training("global_batch_size: 8 train_tokens: 1e30")),
             std::vector<std::string>{
-                "t.textproto:5:35: workload.training.train_tokens: got 1e+30 (expected 0 for no token budget, or 1 to "
-                "1e15 tokens: about 28x "
+                "t.textproto:5:35: workload.training.train_tokens: got 1e+30 (expected 0 for no token budget, or a "
+                "whole number of tokens from 1 to 1e15: about 28x "
                 "the largest published pretraining runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), Llama 3 "
                 "15.6T (Meta 2024))"});
   EXPECT_EQ(errors_of(with_training("global_batch_size: 8 train_tokens: 1.0000001e15")).size(), 1u);
   // Infinity (and a negative count) get the same message: one range for every refused value.
-  EXPECT_EQ(
-      errors_of(with_training("global_batch_size: 8 train_tokens: inf")),
-      std::vector<std::string>{"t.textproto:5:35: workload.training.train_tokens: got inf (expected 0 for no "
-                               "token budget, or 1 to 1e15 tokens: about 28x the largest published pretraining "
-                               "runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), Llama 3 15.6T (Meta 2024))"});
+  EXPECT_EQ(errors_of(with_training("global_batch_size: 8 train_tokens: inf")),
+            std::vector<std::string>{
+                "t.textproto:5:35: workload.training.train_tokens: got inf (expected 0 for no "
+                "token budget, or a whole number of tokens from 1 to 1e15: about 28x the largest published pretraining "
+                "runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), Llama 3 15.6T (Meta 2024))"});
   EXPECT_EQ(errors_of(with_training("global_batch_size: 8 train_tokens: -1")).size(), 1u);
+  // A fraction of a token (it was taken and printed as 1.0B).
+  EXPECT_EQ(errors_of(with_training("global_batch_size: 8 train_tokens: 1000000000.5")).size(), 1u);
+  EXPECT_EQ(load_scenario_text(with_training("global_batch_size: 8 train_tokens: 1.5e9"), "t.textproto", Format::text)
+                .training.train_tokens,
+            1.5e9);
 }
 
 TEST(InputBounds, TrainTokensAtTheBoundLoad) {

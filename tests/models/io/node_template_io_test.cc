@@ -174,6 +174,20 @@ TEST(NodeTemplateIo, RefusesWithPositions) {
   EXPECT_EQ(errors_of(clash).front(),
             "t.textproto:2:3: node_template[0].name: \"dgx_a100\" is a built-in node template (expected a name of its "
             "own; `traincast catalog` lists the built-ins)");
+  // A name that differs from a built-in only in case (it loaded, and reports printed "DGX_H100").
+  std::string cased = described("", "DGX_H100");
+  cased.replace(cased.find("my_box"), 6, "DGX_H100");
+  EXPECT_EQ(errors_of(cased),
+            std::vector<std::string>{"t.textproto:2:3: node_template[0].name: \"DGX_H100\" differs from the built-in "
+                                     "node template \"dgx_h100\" only in case (expected a name of its own: reports "
+                                     "would read it as the built-in)"});
+  // The scenario's own templates are suggested and listed for a misspelt name.
+  const std::vector<std::string> misspelt = errors_of(described("", "my_bx"));
+  ASSERT_EQ(misspelt.size(), 1u);
+  EXPECT_NE(misspelt.front().find("unknown node template \"my_bx\", did you mean \"my_box\"? (expected one of: "
+                                  "my_box, dgx_a100,"),
+            std::string::npos)
+      << misspelt.front();
   // A space in a name (a fresh user's "dgx_h100 " printed as the built-in in every report).
   std::string spaced = described("");
   spaced.replace(spaced.find("my_box"), 6, "dgx_h100 ");

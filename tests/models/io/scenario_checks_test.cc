@@ -291,8 +291,9 @@ TEST(ScenarioIoErrors, NonFiniteAndOutOfRangeNumbers) {
                 "--set: cluster.fabric.switch_latency_ns: got -1 (expected an integer from 0 to 1000000000: the "
                 "simulator's range)",
                 "t.textproto:4:20: workload.parallel.dp_bucket_bytes: got 0 (expected a finite number > 0)",
-                "t.textproto:5:35: workload.training.train_tokens: got nan (expected 0 for no token budget, or 1 to "
-                "1e15 tokens: about 28x the largest published pretraining runs: Qwen3 36T tokens (Qwen3 Technical "
+                "t.textproto:5:35: workload.training.train_tokens: got nan (expected 0 for no token budget, or a whole "
+                "number of tokens from 1 to 1e15: about 28x the largest published pretraining runs: Qwen3 36T tokens "
+                "(Qwen3 Technical "
                 "Report 2025), Llama 3 15.6T (Meta 2024))"}));
 }
 

@@ -101,5 +101,24 @@ TEST(UserNodesCli, CompareTwoFilesDescribingOneNameDifferently) {
   }
 }
 
+// `compare --vary cluster.node_template=box,box2` runs both blocks: neither is "described but
+// no node uses it" (each column warned about the other's). A block no column runs is warned once.
+TEST(UserNodesCli, CompareVaryingTheTemplateWarnsOnlyOfBlocksNoColumnRuns) {
+  const traincast::test_support::TempDir dir("user_nodes_vary");
+  std::string text = box_scenario(4);
+  const std::string block = text.substr(0, text.find("cluster {"));
+  std::string box2 = block, box3 = block;
+  box2.replace(box2.find("\"box\""), 5, "\"box2\"");
+  box3.replace(box3.find("\"box\""), 5, "\"box3\"");
+  const std::string path = dir.write("three.textproto", box2 + box3 + text);
+  const Result r = run({"compare", path, "--vary", "cluster.node_template=box,box2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("\"box\" is described but no node uses it"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\"box2\" is described but no node uses it"), std::string::npos) << r.err;
+  const std::size_t box3_at = r.err.find("\"box3\" is described but no node uses it");
+  EXPECT_NE(box3_at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\"box3\" is described", box3_at + 1), std::string::npos) << r.err;  // once
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -109,17 +109,20 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   std::map<std::string, std::string> override_origins;
   detail::apply_overrides(message, overrides, errors, override_origins);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
-  if (cluster_only == nullptr && !message.has_workload()) {
+  const bool no_workload = cluster_only == nullptr && !message.has_workload();
+  if (no_workload) {
     // Without this, each required workload field reports "not set" at 1:1 (7 lines for one cause).
     const std::string block = format == Format::json ? "a \"workload\": {...} object" : "a workload { ... } block";
     const bool cluster = message.has_cluster();
-    throw ScenarioError(
-        {detail::format_pos(origin, {1, 1}) + ": workload: " +
-         (cluster ? "the file describes only a cluster, it has no workload section (expected " + block +
-                        " with model, parallel and training, as in scenarios/default.textproto; a cluster-only "
-                        "file is read by traincast nccl-tests, traincast explain and traincast chakra)"
-                  : "the file has no workload section (expected " + block +
-                        " with model, parallel and training, as in scenarios/default.textproto)")});
+    const std::string what =
+        detail::format_pos(origin, {1, 1}) + ": workload: " +
+        (cluster ? "the file describes only a cluster, it has no workload section (expected " + block +
+                       " with model, parallel and training, as in scenarios/default.textproto; a cluster-only "
+                       "file is read by traincast nccl-tests, traincast explain and traincast chakra)"
+                 : "the file has no workload section (expected " + block +
+                       " with model, parallel and training, as in scenarios/default.textproto)");
+    if (!cluster) throw ScenarioError({what});
+    errors.push_back(what);  // and the cluster's own errors below, checked as a cluster-only file's
   }
 
   models::Scenario scenario;
@@ -130,7 +133,7 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   to_struct(message, scenario, bad_enums);
   checker.set_layout_search(layout_problems);
   enum_errors(bad_enums, message, checker);
-  check_scenario(scenario, checker, cluster_only == nullptr);
+  check_scenario(scenario, checker, cluster_only == nullptr && !no_workload);
   // A forced algorithm or protocol is refused at run time, when a collective it cannot run is
   // issued (the op and group are known only then); the refusal cites where it was written.
   models::CollectiveSpec& collectives = scenario.cluster.collectives;

@@ -507,6 +507,12 @@ TEST(ScenarioIoErrors, NoWorkloadSectionIsOneError) {
           "t.textproto:1:1: workload: the file describes only a cluster, it has no workload section (expected "
           "a workload { ... } block" +
           shape + "; a cluster-only file is read by traincast nccl-tests, traincast explain and traincast chakra)"});
+  // The cluster's own errors come with it (the run stopped at the missing workload, and the
+  // unknown NIC came only after one was added).
+  const std::vector<std::string> both = errors_of("cluster { node_template: \"dgx_h100\" nic: \"IB-NDR-40\" }\n");
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_NE(both[0].find("the file describes only a cluster"), std::string::npos) << both[0];
+  EXPECT_NE(both[1].find("t.textproto:1:37: cluster.nic: unknown NIC \"IB-NDR-40\""), std::string::npos) << both[1];
 }
 
 TEST(ScenarioIoErrors, EmbeddedDefaultIsNamedWithTheSetsThatChangedIt) {

@@ -93,7 +93,8 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
   if (sc.storage) r.storage = storage;
 
   double wall_to_train_s = r.time_to_train_s;
-  if (sc.reliability) {
+  // Failures are drawn over a training run; one that does not fit in memory has none.
+  if (sc.reliability && !r.memory.oom) {
     const ReliabilitySpec& rel = *sc.reliability;
     FailureSimInputs in;
     for (const FailureRate& f : rates) {

@@ -510,6 +510,8 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   report_slowest_rank(job, gpu, ref, kernel, skew, straggler_ns, li.last, r);
   report_mixed(cluster, job, li.last, r);
   report_memory(sc, cluster, job, r);
+  // A run that does not fit in memory cannot happen: no time (energy, cost) to train it.
+  if (r.memory.oom) r.time_to_train_s = 0;
   report_busiest_links(net, job.iterations, li.t1, r);
   report_utilization(cluster, net, job, li, r);
   if (trace != nullptr) trace_spans(job, ref, skew, trace);

@@ -221,5 +221,19 @@ TEST_F(FreshUserCli, RunAndCompareMarkTightMemory) {
   EXPECT_NE(json.find("\"memory_tight\": true"), std::string::npos) << json;
 }
 
+// A scenario's own budget on a run that does not fit: the summary said "not feasible" while the
+// JSON gave 1.27e6 s, 4.5 MWh to train and drew failures over that training.
+TEST_F(FreshUserCli, OutOfMemoryRunHasNoTimeEnergyOrFailuresToTrain) {
+  const Result r =
+      run({"run", kSrc + "/scenarios/llama3_70b_one_node_oom.textproto", "--set", "workload.training.train_tokens=1e10",
+           "--set", "reliability.seed=1", "--json", path("o.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("To train   not feasible"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(" to train"), std::string::npos) << r.out;  // no "4 MWh to train"
+  const std::string json = slurp(path("o.json"));
+  for (const char* zero : {"\"time_to_train_s\": 0,", "\"energy_to_train_kwh\": 0,", "\"interruptions_mean\": 0,"})
+    EXPECT_NE(json.find(zero), std::string::npos) << zero << "\n" << json;
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -138,6 +138,16 @@ models::DescribedNodeTemplates read_scenario_node_templates(const tp::Scenario& 
         clean = false;
       }
     }
+    // bridge_gpus belongs to NVLink bridges: on another scale-up it would be checked, kept and
+    // printed back while nothing uses it.
+    if (block.has_bridge_gpus() && (!block.has_scale_up() || block.scale_up() != tp::NodeTemplate::bridges)) {
+      const std::string kind =
+          block.has_scale_up() ? models::scale_up_name(scale_up_of(block.scale_up())) : "nvswitch (the default)";
+      k.error(at + "bridge_gpus",
+              "set with scale_up " + kind +
+                  " (expected it only with scale_up: bridges, PCIe cards joined by NVLink bridges)");
+      clean = false;
+    }
     for (int e = 0; e < block.nic_gpus_size(); ++e) {
       if (!block.nic_gpus(e).has_nic()) {
         k.error(at + "nic_gpus[" + std::to_string(e) + "].nic", "not set (expected the NIC whose GPUs these are)");
@@ -238,7 +248,7 @@ void add_described_node_templates(const models::Scenario& s, tp::Scenario& m) {
     x.set_gpu(t.gpu);
     x.set_gpus_per_node(t.gpus_per_node);
     x.set_scale_up(scale_up_message(t.scale_up));
-    x.set_bridge_gpus(t.bridge_gpus);
+    if (t.scale_up == models::ScaleUp::bridges) x.set_bridge_gpus(t.bridge_gpus);  // used by bridges only
     x.set_nvswitches(t.nvswitches);
     x.set_nic(t.nic);
     x.set_nics(t.nics);

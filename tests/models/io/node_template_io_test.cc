@@ -174,6 +174,11 @@ TEST(NodeTemplateIo, RefusesWithPositions) {
   EXPECT_EQ(errors_of(clash).front(),
             "t.textproto:2:3: node_template[0].name: \"dgx_a100\" is a built-in node template (expected a name of its "
             "own; `traincast catalog` lists the built-ins)");
+  // bridge_gpus on a node without NVLink bridges (it was kept and printed back, unused).
+  EXPECT_EQ(errors_of(described("  bridge_gpus: 4\n")).front(),
+            "t.textproto:12:3: node_template[0].bridge_gpus: set with scale_up none (expected it only with scale_up: "
+            "bridges, PCIe cards joined by NVLink bridges)");
+  EXPECT_EQ(errors_of(described("  bridge_gpus: 4\n")).size(), 1u);
   // A name that differs from a built-in only in case (it loaded, and reports printed "DGX_H100").
   std::string cased = described("", "DGX_H100");
   cased.replace(cased.find("my_box"), 6, "DGX_H100");

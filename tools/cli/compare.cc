@@ -63,6 +63,11 @@ CompareRow make_row(const CompareInput& in, const models::Report& r, const std::
   w.rent_source = c.cloud_price_source;
   w.node_price_source = c.node_price_source;
   w.band = model_error_band(r.gpu, r.compute_model);
+  if (w.images) {  // the bands are transformer runs' (docs/accuracy.md): none says how right a ResNet is
+    w.band = ErrorBand{};
+    w.band.absent =
+        "no published ResNet training run is in scenarios/validation; the " + r.gpu + " band is for transformer runs";
+  }
   return w;
 }
 

@@ -216,9 +216,10 @@ std::string format_compare(const CompareResult& r) {
   o << "\nModel error (MAPE of iteration time / tokens/s against published runs):\n";
   std::vector<std::string> listed;
   for (const CompareRow& w : r.rows) {
-    if (std::find(listed.begin(), listed.end(), w.gpu) != listed.end()) continue;
-    listed.push_back(w.gpu);
-    o << "  " << w.gpu << ": "
+    const std::string subject = w.gpu + (w.images ? " (ResNet)" : "");
+    if (std::find(listed.begin(), listed.end(), subject) != listed.end()) continue;
+    listed.push_back(subject);
+    o << "  " << subject << ": "
       << (w.band.cases > 0 ? format_fixed(w.band.mape_pct, 1) + " % over " + std::to_string(w.band.cases) + " runs (" +
                                  w.band.source + ")"
                            : "none: " + w.band.absent)

@@ -196,8 +196,8 @@ TEST(NcclTopoSearch, DgxH100SixteenNicsKeepTheEightNicGraph) {
 // AUTO): from its device index on the node (gpu.dev), bit-mirrored over the local net count, in
 // every modelled release (the 2.28.3-1 source; the 2.1x/2.2x sources alike), whatever GPUs the
 // communicator holds. 2 x DGX H100 with 16 NICs, one-GPU-per-node communicators (a data-parallel
-// ring): GPU d's local nets are the two NICs it serves, 2d and 2d + 1 (the other two on its switch
-// are reached over NVLink through their own GPU, PXN), localGpuCount is 1, so GPU d starts on
+// ring): GPU d's local nets are the two NICs on its own PCIe switch (one switch per GPU), 2d and
+// 2d + 1 (the others are reached over NVLink through their own GPU, PXN), localGpuCount is 1, so GPU d starts on
 // NIC 2d + mirrorBits(d, 2): odd GPUs on their second NIC. (A later release starts from
 // gpu.dev % localGpuCount = 0, every GPU on its first NIC: not modelled.)
 TEST(NcclTopoSearch, OneGpuCommunicatorStartsOnTheNicOfItsDeviceIndex) {

@@ -288,15 +288,24 @@ std::vector<int> Search::local_nets_of(int g) const {
 }
 
 int Search::local_net(int g, int channel) const {
-  // ncclTopoGetLocalNetType (src/graph/topo.cc, NCCL 2.28, NCCL_NETDEVS_POLICY AUTO): the local
-  // nets are shared by the local GPUs of the first of them; each GPU takes DIVUP(nets, gpus), from
-  // its device index mod the GPUs, bit-mirrored for a power-of-two net count, one more per channel.
+  // ncclTopoGetLocalNet (NVIDIA/nccl src/graph/search.cc, then topo.cc; NCCL_NETDEVS_POLICY AUTO
+  // from 2.28): the local nets are shared by the communicator's GPUs closest to the first of them
+  // (localGpuCount); each GPU takes DIVUP(nets, localGpuCount) of them, starting from its device
+  // index (gpu.dev, the NVML index on the node, whatever the communicator), bit-mirrored for a
+  // power-of-two net count, one more per channel. So in a one-GPU-per-node communicator GPU 1 of a
+  // switch with two NICs starts on the second (mirrorBits(1, 2) = 1), GPU 0 on the first. The
+  // same in every release modelled (2.28.3: the 2.28.3-1 source's ncclTopoGetLocalNet; the 2.1x
+  // and 2.2x sources alike; docs/hardware.md "PXN"). Releases after 2.28 start from
+  // gpu.dev % localGpuCount (unconditionally in one, then only for Blackwell with ConnectX-8 or
+  // NCCL_TOPO_SCATTER_START_NET, then by rail and plane): not modelled (the static_assert below).
+  static_assert(kNewestNcclVersion.major == 2 && kNewestNcclVersion.minor <= 28,
+                "releases after 2.28 choose the start net differently (ncclTopoGetLocalNetType): model it here");
   const std::vector<int>& nets = local_nets_[static_cast<std::size_t>(g)];
   const int count = static_cast<int>(nets.size());
   const int gpus =
       static_cast<int>(closest(ngpus_, [&](int o) -> const Path& { return path_ng(nets.front(), o); }).size());
   const int per_gpu = (count + gpus - 1) / gpus;
-  int net = dev_[static_cast<std::size_t>(g)] % gpus;
+  int net = dev_[static_cast<std::size_t>(g)];
   if ((count & (count - 1)) == 0) {  // mirrorBits (graph/topo.h): the low log2(count) bits reversed
     int mirror = 0;
     for (int b = 1, mb = count >> 1; b < count; b <<= 1, mb >>= 1)

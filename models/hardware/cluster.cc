@@ -610,7 +610,7 @@ void Cluster::compute_route(int src, int dst, int rail, std::vector<sim::Resourc
     append_intra(sn, si, di, out);
     return;
   }
-  // PXN: cross NVLink to the NIC's own GPU first, when the source is not it and NVLink joins them.
+  // PXN: cross NVLink to the NIC's own GPU first where NCCL does (pxn_relay).
   // A failed NIC: each side uses the NIC serving that rail on its node (serving_nic).
   int src_nic = serving_nic(sn, rail), dst_nic = serving_nic(dn, rail);
   if (src_nic != dst_nic && spec_.fabric.kind == FabricKind::rail_optimized && leaf_up_.empty()) {
@@ -628,8 +628,8 @@ void Cluster::compute_route(int src, int dst, int rail, std::vector<sim::Resourc
     }
   }
   int proxy = si;
-  const int nic_gpu = gpu_of_nic(src_nic);
-  if (nic_gpu != si && nvlink_between(si, nic_gpu)) {
+  if (pxn_relay(sn, si, src_nic)) {
+    const int nic_gpu = gpu_of_nic(src_nic);
     append_intra(sn, si, nic_gpu, out);
     proxy = nic_gpu;
   }

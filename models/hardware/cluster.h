@@ -199,9 +199,11 @@ class Cluster {
   /// root ports, other sockets), or when P2P is off (staged through host memory: always via the
   /// root complex), every uplink of src's chain, the socket link when the chains end on different
   /// sockets, and every uplink of dst's chain downwards.
-  /// Inter-node through NIC `rail` (local NIC index, same on both nodes): when the source GPU is
-  /// not the NIC's own GPU and the node has NVLink, the bytes first cross NVLink to the NIC's GPU
-  /// (NCCL's PXN, default since 2.12); then the PCIe path to the NIC (via the root complex when
+  /// Inter-node through NIC `rail` (local NIC index, same on both nodes): when NCCL's PXN rule
+  /// holds (pxn_relay: NVLink joins the source GPU to the NIC's own GPU, whose PCIe path to the
+  /// NIC stays under a switch, and that path is faster than the source's own or the source's
+  /// goes through the host), the bytes first cross NVLink to the NIC's GPU (NCCL's PXN, default
+  /// since 2.12); then the PCIe path to the NIC (via the root complex when
   /// GPUDirect RDMA is off), tx, fabric, rx, the PCIe path to dst. The fabric part follows
   /// routing(): d_mod_k takes up-port D mod k at each tier (D = the destination port's index),
   /// ecmp_hash a seeded hash of the flow (src GPU, dst GPU, NIC) per switch tier, adaptive the
@@ -353,6 +355,10 @@ class Cluster {
   void apply_overrides();
   void compute_route(int src, int dst, int rail, std::vector<sim::ResourceId>& out) const;
   void append_intra(int node, int src_local, int dst_local, std::vector<sim::ResourceId>& out) const;
+  /// true when local GPU `gpu` of `node` sends to compute NIC `nic` through the NIC's own GPU
+  /// over NVLink (NCCL's PXN) rather than over its own PCIe path; NCCL's rule in pxn_relay's
+  /// comment (cluster_pcie.cc).
+  bool pxn_relay(int node, int gpu, int nic) const;
   /// PCIe path between two endpoints of a node (GPU or NIC); staged = through the root complex.
   void append_pcie(int node, bool src_is_nic, int src, bool dst_is_nic, int dst, bool staged,
                    std::vector<sim::ResourceId>& out) const;

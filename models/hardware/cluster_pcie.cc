@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,6 +25,41 @@ int Cluster::gpu_of_nic(int nic) const {
   // GPU 4, not GPU 3 on the other switch; N > G: GPU floor(i G / N)).
   if (nic < 0 || nic >= nics_per_node_) return 0;
   return pcie_.nic_gpu[static_cast<std::size_t>(nic)];
+}
+
+bool Cluster::pxn_relay(int node, int gpu, int nic) const {
+  // NCCL's PXN rule (NVIDIA/nccl src/graph/paths.cc, ncclTopoComputePaths, "Update paths for
+  // NICs", read in the 2.2x and 2.28 sources): GPU g reaches NIC n through the NIC's local GPU p
+  // only when (1) p's path to n is PCIe through switches alone (type <= PXB), (2) NVLink joins
+  // p and g, (3) both sit in one node, and (4) p's path to n is faster than g's own
+  // (paths[NET][n].bw, the narrowest link) or g's own path goes through the host (type > PXN:
+  // PHB or SYS). So a GPU beside the NIC under the same switch (DGX A100: two GPUs and two NICs
+  // per switch) uses its own PCIe path, while one whose path crosses the root complex or the
+  // sockets relays. Not modelled: NCCL's p is the communicator's GPU that takes n first
+  // (ncclTopoGetLocalGpu), here the template's GPU of the NIC (gpu_of_nic) whether or not it is in
+  // the communicator; RCCL's copy of the rule also asks p's GPUDirect RDMA mode (ncclTopoCheckGdr),
+  // which the 2.28 source does not.
+  const int relay = gpu_of_nic(nic);
+  if (relay == gpu || !nvlink_between(gpu, relay)) return false;
+  const PcieLayout& tree = pcie_of(node);
+  // true when the switch chains above s1 and s2 meet (the path turns in a switch, not the host).
+  const auto meet_in_switch = [&tree](int s1, int s2) {
+    for (int a = s1; a >= 0; a = tree.switch_up[static_cast<std::size_t>(a)])
+      for (int b = s2; b >= 0; b = tree.switch_up[static_cast<std::size_t>(b)])
+        if (a == b) return true;
+    return false;
+  };
+  const int nic_switch = switch_of_nic(node, nic);
+  if (!meet_in_switch(switch_of_gpu(node, relay), nic_switch)) return false;  // (1)
+  if (!meet_in_switch(switch_of_gpu(node, gpu), nic_switch)) return true;     // (4), through the host
+  const auto narrowest_bytes_per_s = [this, node, nic](int from) {
+    std::vector<sim::ResourceId> path;
+    append_pcie(node, false, from, true, nic, false, path);
+    double bw = std::numeric_limits<double>::infinity();
+    for (sim::ResourceId r : path) bw = std::min(bw, resource(r).capacity_bytes_per_s);
+    return bw;
+  };
+  return narrowest_bytes_per_s(relay) > narrowest_bytes_per_s(gpu);  // (4), a faster path
 }
 
 const PcieLayout& Cluster::pcie_of(int node) const {

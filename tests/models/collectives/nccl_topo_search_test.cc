@@ -154,9 +154,9 @@ TEST(NcclTopoSearch, DgxH100GraphChannelsByNicCount) {
 // its 2 GPUs. Before, the search kept the NICs in type order and tried them all from the first for
 // every channel; it spent NCCL's global timeout on the surplus NICs and kept 3 channels at 48 GB/s
 // (all_gather busbw 368 -> 144 GB/s, all_reduce 440 -> 230 against 8 NICs). NCCL (NVIDIA/nccl
-// src/graph/topo.cc ncclTopoGetLocalNetType, 2.28, NCCL_NETDEVS_POLICY AUTO) gives each GPU
-// DIVUP(4 nets, 2 GPUs) = 2 of its switch's NICs from mirrorBits(dev mod 2, 4): gpu0 nic0, nic1,
-// gpu1 nic2, nic3, gpu2 nic4, nic5 ...; ncclTopoSelectNets (search.cc) lists those first, and
+// src/graph/topo.cc ncclTopoGetLocalNet, 2.28.3, NCCL_NETDEVS_POLICY AUTO) gives each GPU
+// DIVUP(local nets, local GPUs) of its switch's NICs from mirrorBits(dev, local nets)
+// (OneGpuCommunicatorStartsOnTheNicOfItsDeviceIndex); ncclTopoSelectNets (search.cc) lists those first, and
 // ncclTopoSearchRecNet starts channel c at the c-th of them and takes the channel's speed off each
 // NIC it enters (net.bw). A GPU's PCIe link still carries one channel at 45-48 GB/s each way
 // (NCCL's PCI gen5 x16 figure, 48 GB/s), so 16 NICs give the graph of 8: 8 channels at 45 GB/s
@@ -190,6 +190,32 @@ TEST(NcclTopoSearch, DgxH100SixteenNicsKeepTheEightNicGraph) {
   EXPECT_EQ(sixteen.type_inter, eight.type_inter);
   EXPECT_EQ(eight.channels.size(), 8u);
   EXPECT_DOUBLE_EQ(eight.bw_gb_per_s, 45.0);
+}
+
+// Which of several equally close NICs a GPU starts on (ncclTopoGetLocalNet, NCCL_NETDEVS_POLICY
+// AUTO): from its device index on the node (gpu.dev), bit-mirrored over the local net count, in
+// every modelled release (the 2.28.3-1 source; the 2.1x/2.2x sources alike), whatever GPUs the
+// communicator holds. 2 x DGX H100 with 16 NICs, one-GPU-per-node communicators (a data-parallel
+// ring): GPU d's local nets are the two NICs on its own PCIe switch (one switch per GPU), 2d and
+// 2d + 1 (the others are reached over NVLink through their own GPU, PXN), localGpuCount is 1, so GPU d starts on
+// NIC 2d + mirrorBits(d, 2): odd GPUs on their second NIC. (A later release starts from
+// gpu.dev % localGpuCount = 0, every GPU on its first NIC: not modelled.)
+TEST(NcclTopoSearch, OneGpuCommunicatorStartsOnTheNicOfItsDeviceIndex) {
+  ClusterSpec spec = two_nodes("dgx_h100", 16);
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const Cluster cluster(spec, net);
+  for (const char* version : {"2.18.3", "2.28.3"}) {
+    NcclVersion v;
+    std::string error;
+    ASSERT_TRUE(parse_nccl_version(version, v, error)) << error;
+    for (const auto& [gpu, nic] : std::vector<std::pair<int, int>>{{0, 0}, {1, 3}, {2, 4}, {3, 7}, {6, 12}}) {
+      const std::vector<int> gpus{gpu};
+      const NcclTopoGraph g = search_ring_graph(cluster, net, gpus, 8 + gpu, v);
+      ASSERT_FALSE(g.channels.empty()) << version << " gpu" << gpu;
+      EXPECT_EQ(g.channels.front().nic_in, nic) << version << " gpu" << gpu;
+    }
+  }
 }
 
 // The same 2 x DGX H100, 8 -> 16 NICs per node, never slower at any size: ring all_gather and

@@ -106,6 +106,35 @@ TEST(Cluster, CrossRailUsesPxn) {
                                                        "node1.nic5.pcie_up", "node1.gpu5.pcie_down"}));
 }
 
+// NCCL's PXN rule (src/graph/paths.cc): the relay only when the NIC's GPU reaches it under a
+// switch and either has the faster path or the sender's own path crosses the host.
+TEST(Cluster, PxnOnlyWhereNcclTakesIt) {
+  Fixture a(make_spec("dgx_a100", 2));
+  // DGX A100: GPUs 0-1 and NICs 0-1 share a PCIe switch. GPU 0 to rail 1: its own path to NIC 1
+  // stays in the switch at the same width as GPU 1's: no relay.
+  EXPECT_EQ(names(a.net, a.cluster.route(0, 8 + 1)),
+            (std::vector<std::string>{"node0.gpu0.pcie_up", "node0.nic1.pcie_down", "node0.nic1.tx", "node1.nic1.rx",
+                                      "node1.nic1.pcie_up", "node1.gpu1.pcie_down"}));
+  // GPU 0 to rail 2 (NIC 2 on the next switch): its own path crosses the root complex, so it
+  // relays through GPU 2 over NVLink.
+  const auto far = names(a.net, a.cluster.route(0, 8 + 2));
+  ASSERT_GE(far.size(), 3u);
+  EXPECT_EQ(far[0], "node0.gpu0.nvl_up");
+  EXPECT_EQ(far[1], "node0.gpu2.nvl_down");
+  EXPECT_EQ(far[2], "node0.gpu2.pcie_up");
+
+  // GPU 0's PCIe link at half width (an override, as a link trained at x8): GPU 1 now has the
+  // faster path to NIC 1, so GPU 0 relays through it.
+  ClusterSpec slow = make_spec("dgx_a100", 2);
+  slow.overrides.push_back({.select = "node0.gpu0.pcie_up", .bandwidth_factor = 0.5});
+  Fixture b(slow);
+  const auto relayed = names(b.net, b.cluster.route(0, 8 + 1));
+  ASSERT_GE(relayed.size(), 3u);
+  EXPECT_EQ(relayed[0], "node0.gpu0.nvl_up");
+  EXPECT_EQ(relayed[1], "node0.gpu1.nvl_down");
+  EXPECT_EQ(relayed[2], "node0.gpu1.pcie_up");
+}
+
 TEST(Cluster, OversubscriptionDividesUplinks) {
   ClusterSpec s = make_spec("dgx_h100", 64);
   s.fabric.nodes_per_leaf = 32;

@@ -138,16 +138,6 @@ models::DescribedNodeTemplates read_scenario_node_templates(const tp::Scenario& 
         clean = false;
       }
     }
-    // bridge_gpus belongs to NVLink bridges: on another scale-up it would be checked, kept and
-    // printed back while nothing uses it.
-    if (block.has_bridge_gpus() && (!block.has_scale_up() || block.scale_up() != tp::NodeTemplate::bridges)) {
-      const std::string kind =
-          block.has_scale_up() ? models::scale_up_name(scale_up_of(block.scale_up())) : "nvswitch (the default)";
-      k.error(at + "bridge_gpus",
-              "set with scale_up " + kind +
-                  " (expected it only with scale_up: bridges, PCIe cards joined by NVLink bridges)");
-      clean = false;
-    }
     for (int e = 0; e < block.nic_gpus_size(); ++e) {
       if (!block.nic_gpus(e).has_nic()) {
         k.error(at + "nic_gpus[" + std::to_string(e) + "].nic", "not set (expected the NIC whose GPUs these are)");
@@ -237,6 +227,17 @@ std::vector<std::string> unused_node_template_notes(const tp::Scenario& m, const
         "); it is checked, not simulated (expected cluster.node_template or a node group's node_template to name it "
         "for it to run)");
     out.push_back(std::move(note));
+  }
+  // bridge_gpus belongs to NVLink bridges: on another scale-up nothing uses it (a copy of a
+  // built-in written out field by field carries it; --print-scenario writes it for bridges only).
+  for (int i = 0; i < m.node_template_size(); ++i) {
+    const tp::NodeTemplate& block = m.node_template(i);
+    if (!block.has_bridge_gpus() || (block.has_scale_up() && block.scale_up() == tp::NodeTemplate::bridges)) continue;
+    const std::string path = "node_template[" + std::to_string(i) + "].bridge_gpus";
+    const std::string kind =
+        block.has_scale_up() ? models::scale_up_name(scale_up_of(block.scale_up())) : "nvswitch (the default)";
+    out.push_back(k.where(path) + ": " + path + ": " + std::to_string(block.bridge_gpus()) + " with scale_up " + kind +
+                  " has no effect (expected it only with scale_up: bridges, PCIe cards joined by NVLink bridges)");
   }
   return out;
 }

@@ -25,10 +25,6 @@ namespace {
 namespace pb = google::protobuf;
 namespace tp = traincast::proto;
 
-/// Largest cluster the simulator takes (2^20 GPUs: a million-GPU cluster builds about ten million
-/// link resources, a few GB of memory).
-constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
-
 /// Checks of the cluster fields added for issue 3 (collectives, NICs, fabric shapes).
 void check_cluster_extras(const models::Scenario& s, Checker& k) {
   using std::to_string;
@@ -426,89 +422,6 @@ ParallelChecks check_parallel(const models::Scenario& s, const ModelChecks& mode
     k.layout_error("workload.parallel.tp_comm_overlap",
                    "needs sequence parallelism (expected sequence_parallel: true, or tp_comm_overlap: false)");
   return {tp_ok, pp_ok, dp_ok, interleaved};
-}
-
-/// "1 GPU", "16 GPUs" (issue 21: "1 GPUs" on small jobs).
-std::string gpus_text(std::int64_t n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
-
-/// tp * pp * dp (times cp when used) is the cluster's GPU count, and that count is within the
-/// simulator's range. node: the cluster's node template, not null.
-void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
-  using std::to_string;
-  const models::ParallelSpec& p = s.parallel;
-  const std::int64_t gpus = static_cast<std::int64_t>(s.cluster.num_nodes) * node->gpus_per_node;
-  if (gpus > kMaxGpus) {
-    k.error("cluster.num_nodes", to_string(s.cluster.num_nodes) + " nodes of " + to_string(node->gpus_per_node) +
-                                     " GPUs = " + to_string(gpus) + " GPUs (expected at most " + to_string(kMaxGpus) +
-                                     " GPUs: the simulator's range)");
-  }
-  // PyTorch's async TP keeps its chunks in symmetric memory, which maps the peers' buffers over
-  // NVLink / P2P inside one node (torch/distributed/_symmetric_memory, CUDA IPC handles): a TP
-  // group spanning nodes cannot run it (ranks are TP-fastest, so a group stays in a node exactly
-  // when tp divides the node's GPUs).
-  if (p.tp_comm_overlap && p.tp_overlap_implementation == models::TpOverlapImplementation::async_tp && p.tp > 1 &&
-      node->gpus_per_node > 0 && (p.tp > node->gpus_per_node || node->gpus_per_node % p.tp != 0))
-    k.error("workload.parallel.tp_overlap_implementation",
-            "async_tp with tp " + to_string(p.tp) + " on nodes of " + gpus_text(node->gpus_per_node) +
-                ": a TP group would span nodes, and PyTorch's symmetric memory reaches peers only inside a node "
-                "(expected tp dividing " +
-                to_string(node->gpus_per_node) + ", or userbuffers)");
-  // With a job list the workload is the jobs' default, each run on its own GPUs (job[i].gpus),
-  // not on the whole cluster (docs/cluster.md).
-  if (!s.jobs.empty()) return;
-  if (k.present("scheduler")) {  // a traincast cluster file whose jobs are missing
-    k.error("scheduler",
-            "is set but the file has no job (expected at least one job { gpus: N tokens: T }: the "
-            "scheduler queues the jobs of traincast cluster)");
-    return;
-  }
-  // A node group of no nodes is refused at its own num_nodes: the cluster has no size to compare.
-  for (const models::NodeGroupSpec& g : s.cluster.node_groups)
-    if (g.num_nodes <= 0) return;
-  const std::int64_t used = static_cast<std::int64_t>(p.tp) * p.pp * p.dp * std::max(1, p.cp);
-  // Drained nodes (a missing GPU, cluster.overrides missing) run no job: the job has the others.
-  const std::vector<std::pair<int, int>> drained = models::drained_nodes_of(s.cluster);
-  if (!drained.empty() && s.cluster.num_nodes > static_cast<int>(drained.size())) {
-    const std::int64_t in_service =
-        static_cast<std::int64_t>(s.cluster.num_nodes - static_cast<int>(drained.size())) * node->gpus_per_node;
-    if (used == in_service) return;
-    const auto [node_no, i] = drained.front();
-    const std::string gpu = s.cluster.overrides[static_cast<std::size_t>(i)].select;
-    k.layout_error("workload.parallel.dp",
-                   "tp * cp * pp * dp = " + to_string(used) + " GPUs, but node" + to_string(node_no) +
-                       " is drained (its GPU " + gpu + " is missing, cluster.overrides[" + to_string(i) + "])" +
-                       (drained.size() > 1 ? " with " + to_string(drained.size() - 1) + " other node(s)" : "") +
-                       ", so the job has " + to_string(s.cluster.num_nodes - static_cast<int>(drained.size())) +
-                       " of the " + to_string(s.cluster.num_nodes) + " nodes = " + gpus_text(in_service) +
-                       " (expected tp * cp * pp * dp = " + to_string(in_service) + ")");
-    return;
-  }
-  // The field blamed for a product that does not match: the one an override (--set, a case's
-  // `set`) wrote, as that is what the user changed; dp when none was overridden.
-  std::string blamed = "workload.parallel.dp";
-  for (const char* f : {"workload.parallel.tp", "workload.parallel.cp", "workload.parallel.pp", "workload.parallel.dp",
-                        "cluster.num_nodes", "cluster.node_template"}) {
-    if (k.overridden(f)) {
-      blamed = f;
-      break;
-    }
-  }
-  // "2 x dgx_h100 with 8 GPUs each", or for node groups "2 nodes of 8 GPUs in 2 node groups".
-  const std::string nodes_text =
-      s.cluster.node_groups.empty()
-          ? to_string(s.cluster.num_nodes) + " x " + node->name + " with " + gpus_text(node->gpus_per_node) + " each"
-          : to_string(s.cluster.num_nodes) + " nodes of " + gpus_text(node->gpus_per_node) + " in " +
-                to_string(s.cluster.node_groups.size()) + " node groups";
-  if (used != gpus && p.cp > 1) {
-    k.layout_error(blamed, "tp * cp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.cp) + " * " +
-                               to_string(p.pp) + " * " + to_string(p.dp) + " = " + to_string(used) +
-                               " but the cluster has " + gpus_text(gpus) + " (" + nodes_text +
-                               ") (expected tp * cp * pp * dp = " + to_string(gpus) + ")");
-  } else if (used != gpus) {
-    k.layout_error(blamed, "tp * pp * dp = " + to_string(p.tp) + " * " + to_string(p.pp) + " * " + to_string(p.dp) +
-                               " = " + to_string(used) + " but the cluster has " + gpus_text(gpus) + " (" + nodes_text +
-                               ") (expected tp * pp * dp = " + to_string(gpus) + ")");
-  }
 }
 
 /// Training fields: the batch sizes against dp, micro-batch size and the interleaved schedule; a

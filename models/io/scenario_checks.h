@@ -42,6 +42,9 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
 
 /// Checks of the storage, reliability and cost sections (issue 4). gpu_name: the cluster's GPU,
 /// for the default prices.
+/// tp * pp * dp (times cp when used) is the cluster's GPU count, and that count is within the
+/// simulator's range (2^20 GPUs). node: the cluster's node template, not null.
+void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
 void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, int gpus_per_node,
                                     Checker& k);
 

@@ -349,7 +349,8 @@ std::string uplink_copy(const NetDraw& d, const std::string& name) {
   std::ostringstream o;
   o.precision(17);
   o << "node_template {\n  name: " << quoted(name) << " gpu: " << quoted(t.gpu) << " gpus_per_node: " << t.gpus_per_node
-    << " scale_up: " << models::scale_up_name(t.scale_up) << " bridge_gpus: " << t.bridge_gpus
+    << " scale_up: " << models::scale_up_name(t.scale_up)
+    << (t.scale_up == models::ScaleUp::bridges ? " bridge_gpus: " + std::to_string(t.bridge_gpus) : std::string())
     << " nvswitches: " << t.nvswitches << "\n  nic: " << quoted(t.nic) << " nics: " << t.nics
     << " sockets: " << t.sockets << " pcie_switches: " << t.pcie_switches << " pcie_generation: " << t.pcie_generation
     << " pcie_lanes: " << t.pcie_lanes << "\n  pcie_bytes_per_s: " << t.pcie_bytes_per_s

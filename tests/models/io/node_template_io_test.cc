@@ -160,6 +160,17 @@ TEST(NodeTemplateIo, PartitionsOfADescribedNodeAreTheScenarios) {
             models::simulate_training_timing(h100).iteration_time_s);  // the H200's HBM
 }
 
+// bridge_gpus on a node without NVLink bridges has no effect: warned (it was silent, and printed
+// back), not refused (a built-in copied field by field carries it).
+TEST(NodeTemplateIo, BridgeGpusWithoutBridgesIsWarned) {
+  const models::Scenario s = load_scenario_text(described("  bridge_gpus: 4\n"), "t.textproto", Format::text);
+  EXPECT_EQ(s.input_warnings,
+            std::vector<std::string>{"t.textproto:12:3: node_template[0].bridge_gpus: 4 with scale_up none has no "
+                                     "effect (expected it only with scale_up: bridges, PCIe cards joined by NVLink "
+                                     "bridges)"});
+  EXPECT_EQ(scenario_to_text(s).find("bridge_gpus"), std::string::npos);  // not written back
+}
+
 TEST(NodeTemplateIo, RefusesWithPositions) {
   EXPECT_EQ(errors_of(described("  pcie_lanes: 3\n")).front(),
             "t.textproto:12:3: node_template[0].pcie_lanes: got 3 (expected 1, 2, 4, 8 or 16)");
@@ -174,11 +185,6 @@ TEST(NodeTemplateIo, RefusesWithPositions) {
   EXPECT_EQ(errors_of(clash).front(),
             "t.textproto:2:3: node_template[0].name: \"dgx_a100\" is a built-in node template (expected a name of its "
             "own; `traincast catalog` lists the built-ins)");
-  // bridge_gpus on a node without NVLink bridges (it was kept and printed back, unused).
-  EXPECT_EQ(errors_of(described("  bridge_gpus: 4\n")).front(),
-            "t.textproto:12:3: node_template[0].bridge_gpus: set with scale_up none (expected it only with scale_up: "
-            "bridges, PCIe cards joined by NVLink bridges)");
-  EXPECT_EQ(errors_of(described("  bridge_gpus: 4\n")).size(), 1u);
   // A name that differs from a built-in only in case (it loaded, and reports printed "DGX_H100").
   std::string cased = described("", "DGX_H100");
   cased.replace(cased.find("my_box"), 6, "DGX_H100");

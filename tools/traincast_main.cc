@@ -3,4 +3,13 @@
 
 #include "tools/cli/commands.h"
 
-int main(int argc, char** argv) { return traincast::cli::main_dispatch(argc, argv, std::cout, std::cerr); }
+int main(int argc, char** argv) {
+  const int status = traincast::cli::main_dispatch(argc, argv, std::cout, std::cerr);
+  // A report that could not be written (a full disk, a closed pipe, /dev/full) is not a success.
+  std::cout.flush();
+  if (status == 0 && !std::cout) {
+    std::cerr << "traincast: cannot write the output to standard output (disk full or stream closed)\n";
+    return 1;
+  }
+  return status;
+}

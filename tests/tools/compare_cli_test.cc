@@ -234,7 +234,7 @@ TEST_F(CompareCli, BadInputIsRefusedWithExitStatus2) {
   EXPECT_EQ(
       r.err,
       "traincast: --vary: got \"workload.training.micro_batch_size\" (expected field.path=v1,v2[,...]: a scenario "
-      "field and at least two values, e.g. --vary cluster.num_nodes=1,2,4)\n");
+      "field and at least two values, e.g. --vary workload.training.micro_batch_size=1,2,4)\n");
   // A value given twice would be two identical columns (fresh-user finding).
   r = run({"compare", "--vary", "cluster.num_nodes=1,1"});
   EXPECT_EQ(r.status, 2);
@@ -382,6 +382,26 @@ TEST(CompareVerdict, JudgesTheDifferenceAsPrinted) {
   a.wall_clock_to_train_s = 1.104e5;  // printed 1.10x: within
   EXPECT_NE(compare_verdict(a, b).find("the time difference is within model error"), std::string::npos)
       << compare_verdict(a, b);
+}
+
+// Both sides rented and owned: the verdict gives both costs per token (it gave rent's alone, while
+// the table's own cost differed by 16 %: fewer switches).
+TEST(CompareVerdict, GivesOwnCostBesideRentWhenBothArePriced) {
+  CompareRow a, b;
+  a.label = "A", b.label = "B";
+  for (CompareRow* w : {&a, &b}) {
+    w->train_tokens = 1e9;
+    w->wall_clock_to_train_s = 1e5;
+    w->rent_priced = w->own_priced = true;
+    w->rent_to_train_usd = 1000;
+  }
+  a.own_to_train_usd = 1000, b.own_to_train_usd = 840;
+  EXPECT_NE(compare_verdict(a, b).find("for the same cost per token (within 0.5 %, rent) and 16 % less per token "
+                                       "(own, TCO)"),
+            std::string::npos)
+      << compare_verdict(a, b);
+  b.own_priced = false;  // rent alone when one side is not owned
+  EXPECT_EQ(compare_verdict(a, b).find("TCO"), std::string::npos) << compare_verdict(a, b);
 }
 
 }  // namespace traincast::cli

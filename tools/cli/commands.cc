@@ -83,9 +83,10 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "threads (same result for any value)")("force", "overwrite existing --json/--trace files")(
       "profile", po::value<std::string>(), "calibration profile (traincast calibrate fit); overrides the scenario's")(
       "print-scenario",
-      "print the scenario as loaded (defaults filled in; a field whose value is 0, false or empty and "
-      "means that is left out, as protobuf's text format does) and exit; with --json F, also write it to F "
-      "as a JSON scenario")("scenario", po::value<std::string>(), "scenario file (positional)");
+      "print the scenario as loaded (defaults filled in; a field that has presence is printed even at 0, "
+      "false or empty, e.g. hidden_dropout: 0, while protobuf's text format leaves other such fields "
+      "out) and exit; with --json F, also write it to F as a JSON scenario")("scenario", po::value<std::string>(),
+                                                                             "scenario file (positional)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   return guarded(err, [&]() -> int {

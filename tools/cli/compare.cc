@@ -123,13 +123,22 @@ std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
   const bool rent = a.rent_priced && b.rent_priced, own = a.own_priced && b.own_priced;
   double cost_a = 0, cost_b = 0;
   if (rent || own) cost_a = cost_per_token(a, rent), cost_b = cost_per_token(b, rent);
+  // Under 0.5 % a difference would print as "0 % less": the same cost, said so.
+  const auto difference = [&sample](double d) {
+    return std::fabs(d) < 0.005
+               ? "the same cost per " + sample + " (within 0.5 %"
+               : format_fixed(std::fabs(100 * d), 0) + " % " + (d <= 0 ? "less" : "more") + " per " + sample + " (";
+  };
   if (cost_a > 0 && cost_b > 0) {
     const double d = cost_b / cost_a - 1;
-    // Under 0.5 % the figure would print as "0 % less": the same cost, said so.
-    v += (std::fabs(d) < 0.005 ? " for the same cost per " + sample + " (within 0.5 %, "
-                               : " for " + format_fixed(std::fabs(100 * d), 0) + " % " + (d <= 0 ? "less" : "more") +
-                                     " per " + sample + " (") +
-         (rent ? "rent" : "own") + ")";
+    v += " for " + difference(d) + (std::fabs(d) < 0.005 ? ", " : "") + (rent ? "rent" : "own") + ")";
+    // Both sides owned too: the buyer's other answer (TCO), which can differ from rent's (switches,
+    // power, a node price that is not rent x hours).
+    const double own_a = rent && own ? cost_per_token(a, false) : 0, own_b = rent && own ? cost_per_token(b, false) : 0;
+    if (own_a > 0 && own_b > 0) {
+      const double od = own_b / own_a - 1;
+      v += " and " + difference(od) + (std::fabs(od) < 0.005 ? ", " : "") + "own, TCO)";
+    }
   } else {
     v += "; cost not compared (" + std::string(!a.rent_priced || !b.rent_priced ? "a rent" : "a price") +
          " is missing: give cost.cloud_price_per_gpu_hour_usd)";

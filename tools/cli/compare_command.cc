@@ -1,7 +1,9 @@
 // `traincast compare A B ...` and `traincast compare A --vary field=v1,v2` (issue 21).
 #include <algorithm>
+#include <array>
 #include <boost/program_options.hpp>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <iostream>
 #include <sstream>
@@ -36,7 +38,7 @@ std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& v
   if (eq == std::string::npos || eq == 0 || values.size() < 2 || empty_value)
     throw UsageError("--vary: got \"" + v +
                      "\" (expected field.path=v1,v2[,...]: a scenario field and at least two "
-                     "values, e.g. --vary cluster.num_nodes=1,2,4)");
+                     "values, e.g. --vary workload.training.micro_batch_size=1,2,4)");
   for (std::size_t i = 0; i < values.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (values[i] == values[j])
@@ -79,7 +81,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scalar field in every scenario, e.g. --set cost.utilization=0.6 (repeatable)")(
-      "vary", po::value<std::string>(), "one field and its values, one column each: --vary cluster.num_nodes=1,2,4")(
+      "vary", po::value<std::string>(),
+      "one field and its values, one column each: --vary workload.training.micro_batch_size=1,2,4")(
       "tokens", po::value<double>(), "token budget for scenarios that give none (workload.training.train_tokens)")(
       "jobs,j", po::value<int>()->default_value(1),
       "scenarios simulated in parallel, 1 to 1024 (output identical for any value)")(
@@ -103,10 +106,11 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     check_thread_count("--jobs", jobs, kSimulationsWhy);
     const double tokens = vm.count("tokens") ? vm["tokens"].as<double>() : 0.0;
     if (vm.count("tokens") && !(tokens >= 1 && tokens <= io::kMaxTrainTokens && tokens == std::floor(tokens))) {
-      std::ostringstream got;
-      got << tokens;
+      // The shortest text that reads back to the value (1000000000.5 printed as "1e+09" before).
+      std::array<char, 64> got{};
+      const auto end = std::to_chars(got.data(), got.data() + got.size(), tokens).ptr;
       throw UsageError(
-          "--tokens: got " + got.str() +
+          "--tokens: got " + std::string(got.data(), end) +
           " (expected a whole number of tokens from 1 to 1e15, e.g. 1e12: " + std::string(io::kTrainTokensWhy) + ")");
     }
     // (file, label, overrides) per column.

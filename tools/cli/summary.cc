@@ -81,6 +81,9 @@ models::Report with_default_budget(const models::Scenario& sc, models::Report r)
   // cost section, evaluated with no training time, gets its to-train figures; without a section,
   // the catalog's rent alone (the summary prints no own side for it either).
   const double gpu_hours = r.num_gpus * r.time_to_train_s / 3600.0;
+  // Its facility energy, as the summary's "To train" line prints it (the power model's average).
+  if (r.power.energy_to_train_kwh == 0 && r.time_to_train_s > 0)
+    r.power.energy_to_train_kwh = r.power.facility_average_w * r.time_to_train_s / 3.6e6;
   models::CostReport& c = r.cost;
   const models::GpuPrices* p = models::find_prices(r.gpu);
   if (!(gpu_hours > 0)) return r;
@@ -114,6 +117,12 @@ std::string tight_memory_reason() {
 
 namespace {
 
+/// "1 node", "2 nodes", "1 switch", "0 switches".
+std::string count_of(long long n, const std::string& noun) {
+  const bool es = !noun.empty() && (noun.back() == 'h' || noun.back() == 's');
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : es ? "es" : "s");
+}
+
 /// Issue 21: days and dollars for a default token budget when the scenario gives none, marked as
 /// such: 20 tokens per parameter (models::kDefaultTokensPerParameter), at the scenario's rent or the catalog's.
 void print_default_budget(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
@@ -131,6 +140,9 @@ void print_default_budget(std::ostream& o, const models::Scenario& sc, const mod
     o << ", rent $" << with_thousands(p->rent->usd * r.num_gpus * s / 3600) << " at $" << format_fixed(p->rent->usd, 2)
       << "/GPU-hour (" << p->rent->vendor << " " << p->rent->kind << ", " << p->rent->date << ")";
   }
+  // The facility energy of that time, as the Power section's "to train" for a scenario's budget.
+  if (r.power.facility_average_w > 0)
+    o << ", " << format_energy_kwh(r.power.facility_average_w * s / 3.6e6) << " at the facility";
   o << "\n";
 }
 
@@ -560,9 +572,10 @@ std::string format_job_effects(const models::Report& r) {
     };
     o << "\nCost (USD):\n";
     if (c.own_modelled)
-      o << "  capex         " << usd(c.capex_usd) << " (" << c.nodes << " nodes, " << c.switches << " switches, "
-        << c.cables << " cables): " << usd(c.capex_per_year_usd) << "/year amortised + " << usd(c.upkeep_per_year_usd)
-        << "/year upkeep + " << usd(c.energy_per_year_usd) << "/year energy\n";
+      o << "  capex         " << usd(c.capex_usd) << " (" << count_of(c.nodes, "node") << ", "
+        << count_of(c.switches, "switch") << ", " << count_of(c.cables, "cable") << "): " << usd(c.capex_per_year_usd)
+        << "/year amortised + " << usd(c.upkeep_per_year_usd) << "/year upkeep + " << usd(c.energy_per_year_usd)
+        << "/year energy\n";
     o << "  per GPU-hour  own "
       << (c.own_modelled ? dollars(c.own_cost_per_gpu_hour_usd, 3) : std::string("not priced")) << " vs rent "
       << (c.rent_modelled ? dollars(c.cloud_price_per_gpu_hour_usd, 3) : std::string("not priced")) << "\n";

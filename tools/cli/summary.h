@@ -33,8 +33,8 @@ std::string format_memory_need(double need_bytes, double have_bytes);
 std::string format_energy(double joules);
 /// Facility-scale power: kW (1 decimal) below 1 MW, else MW (2 decimals): "107.0 kW", "23.23 MW".
 std::string format_power(double watts);
-/// Energy to train: "0.42 kWh" below 10 kWh, "757 kWh" below 1,000 kWh, else MWh with thousands:
-/// "37,968 MWh".
+/// Energy to train: "0.42 kWh" below 10 kWh, "757 kWh" below 1,000 kWh, else MWh to three
+/// significant figures at least: "4.93 MWh", "49.3 MWh", "37,968 MWh".
 std::string format_energy_kwh(double kwh);
 /// A count with a K, M, B, T, P or E suffix: 15e12 -> "15.0T"; small counts as they are.
 std::string format_count(double v);
@@ -52,8 +52,8 @@ double default_token_budget(const models::Scenario& scenario);
 double default_budget_time_s(const models::Scenario& scenario, const models::Report& report);
 /// The report as `run --json` writes it: without a budget in the scenario, train_tokens is the
 /// default budget the summary's "To train" line uses (train_tokens_source kDefaultBudgetRule) and
-/// time_to_train_s its time, default_budget_time_s (no failures, energy or cost counted for it;
-/// 0 for a run that does not fit in memory).
+/// time_to_train_s its time, default_budget_time_s (no failures counted; 0 for a run that does not
+/// fit in memory), with the energy and rent to train that the summary's line prints.
 models::Report with_default_budget(const models::Scenario& scenario, models::Report report);
 
 /// The memory model's error against measured peaks per GPU, as a fraction of the predicted peak:

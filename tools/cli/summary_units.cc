@@ -39,7 +39,11 @@ std::string format_power(double watts) {
 }
 
 std::string format_energy_kwh(double kwh) {
-  if (kwh >= 1000) return with_thousands(kwh / 1000) + " MWh";
+  // Three significant figures at least ("5 MWh" was 4.93): 4.93, 49.3, then whole MWh from 100.
+  if (kwh >= 1000) {
+    const double mwh = kwh / 1000;
+    return (mwh < 10 ? format_fixed(mwh, 2) : mwh < 100 ? format_fixed(mwh, 1) : with_thousands(mwh)) + " MWh";
+  }
   return kwh >= 10 ? with_thousands(kwh) + " kWh" : format_fixed(kwh, 2) + " kWh";
 }
 

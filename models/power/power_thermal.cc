@@ -130,15 +130,6 @@ double PowerThermalModel::node_ac_w(int k, double gpu_w) const {
   return (heat + fan_power_w(n, gpu_w, design_heat_w)) / n.psu_efficiency;
 }
 
-double PowerThermalModel::inlet_of(int i) const {
-  const GpuState& st = g_[i];
-  if (s_.liquid) return st.supply_c;
-  double t = st.supply_c;
-  if (st.rack < rack_rise_.size()) t += rack_rise_[st.rack];
-  for (const auto& [j, k_per_w] : *st.upstream) t += g_[j].power_w * k_per_w;
-  return t;
-}
-
 Activity PowerThermalModel::activity_of(const WorkerState& w) const {
   if (w.compute_busy) return w.compute;
   return w.comm_busy != 0 ? Activity::comm : Activity::idle;

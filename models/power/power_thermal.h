@@ -218,7 +218,15 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
     double exp_x = 0, expm1_x = 0;
   };
   const Exponentials& exponentials(double x);
-  double inlet_of(int i) const;
+  /// GPU i's inlet: its supply, its rack's recirculation rise (air) and its upstream GPUs' preheat.
+  double inlet_of(int i) const {
+    const GpuState& st = g_[i];
+    if (s_.liquid) return st.supply_c;
+    double t = st.supply_c;
+    if (st.rack < rack_rise_.size()) t += rack_rise_[st.rack];
+    for (const auto& [j, k_per_w] : *st.upstream) t += g_[j].power_w * k_per_w;
+    return t;
+  }
   void schedule_threshold(int i);
   /// AC power of one node of kind `k` whose GPUs draw `gpu_w` in sum [W].
   double node_ac_w(int k, double gpu_w) const;

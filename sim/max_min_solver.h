@@ -174,7 +174,9 @@ class MaxMinSolver {
  private:
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
-  struct Resource {
+  /// One cache line each (48 bytes would straddle two for half of them): adding or removing a
+  /// flow touches every resource of its route.
+  struct alignas(64) Resource {
     double capacity_bytes_per_s = 0.0;
     std::vector<User> users;  ///< active crossings (swap-removed; order is irrelevant)
     std::uint64_t mark = 0;   ///< component epoch

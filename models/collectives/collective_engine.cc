@@ -74,12 +74,13 @@ double flow_factor(const Cluster& cluster, const CollectivePlan& plan, int p, do
 // What follows a phase's flows [s]: NCCL's latency (calibrated) and, for NVLS, the chunk
 // pipeline's fill at the phase's idle-network bandwidth (nvls_pipeline_fill_s), as
 // choose_protocol counts them.
-double phase_tail_s(const Cluster& cluster, const CollectivePlan& plan, const CollectivePhase& ph, int p,
-                    double bytes) {
+/// factor: flow_factor(cluster, plan, p, bytes) (read only when bytes > 0 and the phase has flows).
+double phase_tail_s(const Cluster& cluster, const CollectivePlan& plan, const CollectivePhase& ph, int p, double bytes,
+                    double factor) {
   const double lat = calibrated_latency_s(cluster, plan, ph, p, bytes);
   if (!(bytes > 0) || ph.num_flows == 0) return lat;
   // At the lanes' own stages, without switch-to-switch links (choose_protocol's fill).
-  return lat + nvls_pipeline_fill_s(plan, ph, bytes, flow_factor(cluster, plan, p, bytes));
+  return lat + nvls_pipeline_fill_s(plan, ph, bytes, factor);
 }
 
 }  // namespace
@@ -324,6 +325,11 @@ CollectiveEngine::Prepared CollectiveEngine::prepare(const CollectiveCall& call)
   p.choice = choose_plan(call, &p.plan);  // validates
   if (call.ranks.size() == 1) p.plan = nullptr;
   p.bytes = call.bytes;
+  // What start_phase and phase_tail_s would compute at every phase (same arguments: the same bits).
+  if (p.plan != nullptr && p.bytes != 0 &&
+      std::any_of(p.plan->phases.begin(), p.plan->phases.end(),
+                  [](const CollectivePhase& ph) { return ph.num_flows > 0; }))
+    p.flow_factor = flow_factor(cluster_, *p.plan, static_cast<std::uint8_t>(p.choice.protocol), p.bytes);
   return p;
 }
 
@@ -338,6 +344,7 @@ void CollectiveEngine::start(const Prepared& prepared, CollectiveListener* liste
   a.tag = tag;
   a.bytes = prepared.bytes;
   a.protocol = static_cast<std::uint8_t>(prepared.choice.protocol);
+  a.flow_factor = prepared.flow_factor;
   ++in_flight_;
   if (prepared.plan == nullptr) {  // one rank
     sim_.schedule_in(sim::Time::zero(), this, slot);
@@ -356,7 +363,7 @@ void CollectiveEngine::start_phase(std::uint32_t slot) {
                      slot);
     return;
   }
-  const double factor = flow_factor(cluster_, plan, a.protocol, a.bytes);
+  const double factor = a.flow_factor;
   a.pending = ph.num_flows;
   const double bytes = a.bytes;
   for (std::uint32_t i = 0; i < ph.num_flows; ++i) {
@@ -505,9 +512,9 @@ void CollectiveEngine::on_flow_complete(sim::FlowId /*flow*/, std::uint64_t tag)
     return;
   }
   if (--a.pending == 0) {
-    sim_.schedule_in(
-        sim::Time::from_seconds(phase_tail_s(cluster_, *a.plan, a.plan->phases[a.phase], a.protocol, a.bytes)), this,
-        slot);
+    sim_.schedule_in(sim::Time::from_seconds(
+                         phase_tail_s(cluster_, *a.plan, a.plan->phases[a.phase], a.protocol, a.bytes, a.flow_factor)),
+                     this, slot);
   }
 }
 

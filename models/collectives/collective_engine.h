@@ -170,6 +170,10 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
     const CollectivePlan* plan = nullptr;  ///< null for a one-rank group
     CollectiveChoice choice;
     double bytes = 0;
+    /// Its flows' rate caps' factor (protocol, channel share and fit; a function of the plan, the
+    /// protocol and the size alone), computed here once rather than at every phase's start and
+    /// end; 0 when no flow starts (one rank, no bytes, or no phase with flows).
+    double flow_factor = 0;
   };
   /// Validates `call` and chooses as start() does. Same errors as start().
   Prepared prepare(const CollectiveCall& call) const;
@@ -287,6 +291,7 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
     CollectiveListener* listener = nullptr;
     std::uint64_t tag = 0;
     double bytes = 0;
+    double flow_factor = 0;  ///< Prepared::flow_factor of its call
     std::uint32_t pending = 0;
     std::uint8_t phase = 0;
     std::uint8_t protocol = 0;

@@ -85,6 +85,13 @@ PowerThermalModel::PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setu
     st.power_w = curve_of(i).idle_w;
     st.temp_c = s_.gpus[i].start_c;
     st.throttled = s_.gpus[i].start_throttled;
+    st.worker = s_.gpus[i].worker;
+    st.rc = s_.gpus[i].rc;
+    st.clock_factor = s_.gpus[i].clock_factor;
+    st.own_power_limit_w = s_.gpus[i].power_limit_w;
+    st.supply_c = std::isnan(s_.gpus[i].supply_c) ? s_.supply_c : s_.gpus[i].supply_c;
+    st.rack = static_cast<std::size_t>(s_.gpus[i].actual_node / s_.nodes_per_rack);
+    st.upstream = &s_.gpus[i].upstream;
     st.peak_c = st.temp_c;
     st.window_start_c = st.temp_c;
     st.window_peak_c = st.temp_c;
@@ -123,16 +130,6 @@ double PowerThermalModel::node_ac_w(int k, double gpu_w) const {
   return (heat + fan_power_w(n, gpu_w, design_heat_w)) / n.psu_efficiency;
 }
 
-double PowerThermalModel::inlet_of(int i) const {
-  const double supply = std::isnan(s_.gpus[i].supply_c) ? s_.supply_c : s_.gpus[i].supply_c;
-  if (s_.liquid) return supply;
-  double t = supply;
-  const auto rack = static_cast<std::size_t>(s_.gpus[i].actual_node / s_.nodes_per_rack);
-  if (rack < rack_rise_.size()) t += rack_rise_[rack];
-  for (const auto& [j, k_per_w] : s_.gpus[i].upstream) t += g_[j].power_w * k_per_w;
-  return t;
-}
-
 Activity PowerThermalModel::activity_of(const WorkerState& w) const {
   if (w.compute_busy) return w.compute;
   return w.comm_busy != 0 ? Activity::comm : Activity::idle;
@@ -155,7 +152,7 @@ void PowerThermalModel::advance_kind(int k, std::int64_t now) {
 void PowerThermalModel::account_clock(int i, std::int64_t now) {
   GpuState& st = g_[i];
   if (now <= st.clock_since_ns) return;
-  if (w_[s_.gpus[i].worker].compute_busy) {
+  if (w_[st.worker].compute_busy) {
     const auto busy_ns = static_cast<double>(now - st.clock_since_ns);
     st.compute_ns += busy_ns;
     st.compute_clock_ns += st.clock * busy_ns;
@@ -167,7 +164,7 @@ void PowerThermalModel::advance_gpu(int i, std::int64_t now) {
   GpuState& st = g_[i];
   if (now <= st.last_ns) return;
   const double dt = static_cast<double>(now - st.last_ns) * kNsToS;
-  const ThermalRc& rc = s_.gpus[i].rc;
+  const ThermalRc& rc = st.rc;
   st.energy_j += st.power_w * dt;
   st.peak_w = std::max(st.peak_w, st.power_w);
   st.min_clock = std::min(st.min_clock, st.clock);
@@ -235,7 +232,7 @@ void PowerThermalModel::schedule_threshold(int i) {
   if (!s_.thermal_events) return;
   ++st.generation;
   if (st.throttled) return;
-  const ThermalRc& rc = s_.gpus[i].rc;
+  const ThermalRc& rc = st.rc;
   const double dt = seconds_to_reach(rc, st.temp_c, st.power_w, st.inlet_c, rc.slowdown_c);
   if (!std::isfinite(dt) || st.temp_c >= rc.slowdown_c) {
     const std::int64_t now = sim_.now().ns();
@@ -259,10 +256,10 @@ void PowerThermalModel::on_event(std::uint64_t tag) {
   if (static_cast<std::uint32_t>(tag >> 32) != st.generation) return;  // superseded
   advance_gpu(i, sim_.now().ns());
   // Rounding the crossing up to whole ns may overshoot by < 1 ns of heating: hold at T_slow.
-  st.temp_c = std::min(st.temp_c, s_.gpus[i].rc.slowdown_c);
+  st.temp_c = std::min(st.temp_c, st.rc.slowdown_c);
   st.throttled = true;
   clock_reduced_ = true;
-  recompute_worker(s_.gpus[i].worker, 0);
+  recompute_worker(st.worker, 0);
 }
 
 void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
@@ -289,9 +286,9 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
     slowest = 1.0;
     for (std::size_t k = 0; k < gpus.size(); ++k) {
       GpuState& st = g_[gpus[k]];
-      const ThermalRc& rc = s_.gpus[gpus[k]].rc;
+      const ThermalRc& rc = st.rc;
       hold[k] = (rc.slowdown_c - st.inlet_c) / rc.r_k_per_w;
-      const double own = s_.gpus[gpus[k]].power_limit_w;  // cluster.overrides power_cap_w
+      const double own = st.own_power_limit_w;  // cluster.overrides power_cap_w
       const double cap_k = own > 0 ? std::min(cap, own) : cap;
       double limit = cap_k;
       if (st.throttled) {
@@ -303,7 +300,7 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
       }
       clock[k] = limit >= gpu_power_w(curve, a, 1.0) ? 1.0 : clock_for_power_limit(curve, a, limit);
       if (clock[k] < 1.0) clock_reduced_ = true;
-      clock[k] = std::min(clock[k], s_.gpus[gpus[k]].clock_factor);  // cluster.overrides
+      clock[k] = std::min(clock[k], st.clock_factor);  // cluster.overrides
       speed[k] = op_speed(c, clock[k]);
       slowest = std::min(slowest, speed[k]);
     }
@@ -313,7 +310,7 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
     for (std::size_t k = 0; k < gpus.size(); ++k) {
       GpuState& st = g_[gpus[k]];
       if (!st.throttled) continue;
-      const double own = s_.gpus[gpus[k]].power_limit_w;
+      const double own = st.own_power_limit_w;
       const double f_free = clock_for_power_limit(curve, a, own > 0 ? std::min(cap, own) : cap);
       const double s_free = op_speed(c, f_free);
       double others = s_free;
@@ -347,7 +344,7 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
       if (inlet == g_[j].inlet_c) continue;
       g_[j].inlet_c = inlet;
       if (g_[j].throttled) {
-        others.push_back(s_.gpus[j].worker);
+        others.push_back(g_[j].worker);
       } else {
         schedule_threshold(j);
       }

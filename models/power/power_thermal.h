@@ -98,6 +98,9 @@ struct PowerThermalSetup {
 class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
  public:
   PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setup);
+  /// Not copied: the simulator holds it as an event handler, and its GPU states point into its setup.
+  PowerThermalModel(const PowerThermalModel&) = delete;
+  PowerThermalModel& operator=(const PowerThermalModel&) = delete;
 
   /// One event of a GPU's window series: time, temperature and the weight its periodic
   /// correction gets at finish(), exp(-(t_ns - window start) / tau) (window_weight).
@@ -140,32 +143,44 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   bool clock_reduced() const { return clock_reduced_; }
 
  private:
-  struct GpuState {
+  /// Laid out by use, each GPU's state on its own five cache lines: advance_gpu writes the first
+  /// two and reads the third (the RC constants, copied from the setup beside the state they
+  /// advance), recompute_worker and schedule_threshold read the first three; the fourth is the
+  /// window's and the throttle guard's; the fifth what inlet_of reads (copied from the setup).
+  struct alignas(64) GpuState {
     double temp_c = 0;
     double power_w = 0;
     double clock = 1.0;
     double inlet_c = 0;
-    bool throttled = false;
     std::int64_t last_ns = 0;
-    std::uint32_t generation = 0;
-    std::int64_t zero_event_ns = -1;  ///< guard: immediate re-throttle events at one instant
-    int zero_events = 0;
     double energy_j = 0;
     double temp_integral = 0;  ///< C s since the window start
-    double peak_c = 0, peak_w = 0, min_clock = 1.0;
-    std::int64_t throttled_ns = 0;  ///< within the window
-    /// Time its worker's compute stream was busy, and clock x that time [ns], since the start
-    /// (window_*: at the window start); accounted up to clock_since_ns (account_clock).
-    double compute_ns = 0, compute_clock_ns = 0;
-    double window_compute_ns = 0, window_compute_clock_ns = 0;
-    std::int64_t clock_since_ns = 0;
-    double window_energy_j = 0, window_start_c = 0;
-    double window_start_integral = 0;
+    double peak_c = 0;
+    double peak_w = 0, min_clock = 1.0;
     double window_peak_c = 0;
     /// (ns, C) at the events in the window that can hold the corrected peak, kept only for
     /// periodic_correction (the corrected trajectory is monotone between events, so its peak is
     /// at one of the events; push_window_point drops the events that cannot be it).
     std::vector<WindowPoint> window_points;
+    bool throttled = false;
+    std::uint32_t generation = 0;
+    std::uint32_t worker = 0;  ///< copies of the setup's (PowerThermalSetup::Gpu)
+    int zero_events = 0;
+    ThermalRc rc;
+    double clock_factor = 1.0;
+    double own_power_limit_w = 0;  ///< the setup's power_limit_w (0 = none of its own)
+    /// Time its worker's compute stream was busy, and clock x that time [ns], since the start
+    /// (window_*: at the window start); accounted up to clock_since_ns (account_clock).
+    std::int64_t clock_since_ns = 0;
+    double compute_ns = 0, compute_clock_ns = 0;
+    std::int64_t throttled_ns = 0;    ///< within the window
+    std::int64_t zero_event_ns = -1;  ///< guard: immediate re-throttle events at one instant
+    double window_compute_ns = 0, window_compute_clock_ns = 0;
+    double window_energy_j = 0, window_start_c = 0;
+    double window_start_integral = 0;
+    alignas(64) double supply_c = 0;  ///< its own supply air / coolant, or the setup's [C]
+    std::size_t rack = 0;             ///< of its node (an index into rack_rise_ when in range)
+    const std::vector<std::pair<int, double>>* upstream = nullptr;  ///< the setup's
   };
   struct WorkerState {
     Activity compute = Activity::idle;
@@ -203,7 +218,15 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
     double exp_x = 0, expm1_x = 0;
   };
   const Exponentials& exponentials(double x);
-  double inlet_of(int i) const;
+  /// GPU i's inlet: its supply, its rack's recirculation rise (air) and its upstream GPUs' preheat.
+  double inlet_of(int i) const {
+    const GpuState& st = g_[i];
+    if (s_.liquid) return st.supply_c;
+    double t = st.supply_c;
+    if (st.rack < rack_rise_.size()) t += rack_rise_[st.rack];
+    for (const auto& [j, k_per_w] : *st.upstream) t += g_[j].power_w * k_per_w;
+    return t;
+  }
   void schedule_threshold(int i);
   /// AC power of one node of kind `k` whose GPUs draw `gpu_w` in sum [W].
   double node_ac_w(int k, double gpu_w) const;

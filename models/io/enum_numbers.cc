@@ -1,4 +1,4 @@
-// Enum fields written as a number that names no value (enum_numbers.h).
+// Enum fields written as a number (enum_numbers.h).
 
 #include "models/io/enum_numbers.h"
 
@@ -86,7 +86,6 @@ void under(const pb::Message& m, const pb::TextFormat::ParseInfoTree* tree, cons
       continue;
     }
     if (field->cpp_type() != pb::FieldDescriptor::CPPTYPE_ENUM || field->is_repeated()) continue;
-    if (field->enum_type()->FindValueByNumber(r->GetEnumValue(m, field)) != nullptr) continue;
     const pb::TextFormat::ParseLocation loc = tree->GetLocation(field, -1);
     if (loc.line < 0) continue;  // set by no text of its own
     const auto number = numeric_value(text, starts, loc.line, loc.column);

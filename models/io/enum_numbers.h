@@ -1,8 +1,8 @@
 #pragma once
-// Enum fields written in protobuf text as a number that names no value ("precision: 9"):
-// protobuf's text parser reads any number for an open proto3 enum, and a field holding no value
-// of its enum would fall back to a default (a node template's scale_up: 7 read as none).
-// docs/scenarios.md: a number must name a value (`precision: 3` is bf16). Internal to models/io.
+// Enum fields written in protobuf text as a number ("precision: 2"): protobuf's text parser reads
+// any number for an open proto3 enum. A number is the schema's internal, not the user's word
+// (`precision: 2`, meant as "2 bytes", read as fp16; `scale_up: 7` read as none): refused, names
+// only, as the JSON reader and --set do (docs/scenarios.md). Internal to models/io.
 
 #include <string>
 #include <string_view>
@@ -14,8 +14,8 @@
 namespace traincast::io::detail {
 
 /// Appends one "origin:line:col: path: invalid value 9 (expected one of: ...)" to `errors` per
-/// singular enum field of `message` (recursively) whose value names none of its enum and was
-/// written in `text` as a number, positioned at the number. `tree`: the locations the parser
+/// singular enum field of `message` (recursively) written in `text` as a number, positioned at the
+/// number. `tree`: the locations the parser
 /// recorded while reading `text` into `message`.
 void enum_number_errors(const google::protobuf::Message& message,
                         const google::protobuf::TextFormat::ParseInfoTree& tree, std::string_view text,

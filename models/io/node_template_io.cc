@@ -236,8 +236,11 @@ std::vector<std::string> unused_node_template_notes(const tp::Scenario& m, const
     const std::string path = "node_template[" + std::to_string(i) + "].bridge_gpus";
     const std::string kind =
         block.has_scale_up() ? models::scale_up_name(scale_up_of(block.scale_up())) : "nvswitch (the default)";
-    out.push_back(k.where(path) + ": " + path + ": " + std::to_string(block.bridge_gpus()) + " with scale_up " + kind +
-                  " has no effect (expected it only with scale_up: bridges, PCIe cards joined by NVLink bridges)");
+    std::string note = k.where(path);
+    note.append(": ").append(path).append(": ").append(std::to_string(block.bridge_gpus()));
+    note.append(" with scale_up ").append(kind);
+    note.append(" has no effect (expected it only with scale_up: bridges, PCIe cards joined by NVLink bridges)");
+    out.push_back(std::move(note));
   }
   return out;
 }

@@ -103,9 +103,8 @@ TEST(InputChecksCli, VaryErrorsNameVary) {
   EXPECT_EQ(r.err.rfind("--set: cluster.num_nodez: unknown field", 0), 0u) << r.err;
 }
 
-// A number that names no value of an enum (docs/scenarios.md: `precision: 3` is bf16, `precision:
-// 9` an error) is refused at the number, with the field and the names (review finding: the position
-// was the field's name, and a node template's scale_up: 7 read as none without a word).
+// A number for an enum (docs/scenarios.md: names only) is refused at the number, with the field and the names (review
+// finding: the position was the field's name, and a node template's scale_up: 7 read as none without a word).
 TEST(InputChecksCli, EnumNumberNamingNoValueIsRefusedAtTheNumber) {
   const traincast::test_support::TempDir dir("input_checks_cli");
   std::string text = slurp(kSrc + "/scenarios/default.textproto");
@@ -124,10 +123,15 @@ TEST(InputChecksCli, EnumNumberNamingNoValueIsRefusedAtTheNumber) {
   EXPECT_EQ(r.err, path + ":" + std::to_string(line_of(text, "scale_up: 7")) +
                        ":13: node_template[0].scale_up: invalid value 7 (expected one of: none, nvswitch, mesh, "
                        "bridges, graph)\n");
-  // A number that names a value is that value, as documented.
+  // A number that names a value is refused too: names only, as JSON and --set (fresh-user finding:
+  // `precision: 2`, meant as "2 bytes", ran as fp16; `scale_up: 0` built a PCIe-only node).
   text.replace(text.find("scale_up: 7"), 11, "scale_up: 0");
   path = dir.write("box0.textproto", text);
-  EXPECT_EQ(run({"explain", path}).status, 0);
+  r = run({"explain", path});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, path + ":" + std::to_string(line_of(text, "scale_up: 0")) +
+                       ":13: node_template[0].scale_up: invalid value 0 (expected one of: none, nvswitch, mesh, "
+                       "bridges, graph)\n");
 }
 
 TEST(InputChecksCli, RunJsonNamesTheRecomputation) {

@@ -64,6 +64,41 @@ models::Scenario load(const std::string& path, const std::vector<std::string>& o
   return sc;
 }
 
+/// Each column's input warnings, each line once. A node_template block that another column of the
+/// same file runs (`--vary cluster.node_template=a,b`) is used: its "no node uses it" warning is
+/// dropped there.
+void print_column_warnings(std::vector<CompareInput>& in, std::ostream& err) {
+  for (CompareInput& x : in) {
+    std::vector<std::string>& notes = x.scenario.input_warnings;
+    for (const CompareInput& y : in) {
+      if (&y == &x || y.origin != x.origin) continue;
+      std::vector<std::string> used{y.scenario.cluster.node_template};
+      for (const models::NodeGroupSpec& g : y.scenario.cluster.node_groups) used.push_back(g.node_template);
+      for (std::string t : used) {
+        t = t.substr(0, t.find('/'));  // a partition "base/N" uses its base's block
+        const std::string needle = ": \"" + t + "\" is described but no node uses it";
+        std::erase_if(notes, [&](const std::string& n) { return n.find(needle) != std::string::npos; });
+      }
+    }
+  }
+  std::ostringstream warnings;
+  for (const CompareInput& x : in) {
+    warn_groups_straddle_nodes(x.scenario, warnings);
+    warn_settings_without_effect(x.scenario, warnings);
+    warn_workload_settings_without_effect(x.scenario, warnings);
+  }
+  // Each line once: columns of one file repeat its warnings (an unused block's note names each
+  // column's template after its position: once per block).
+  std::istringstream lines(warnings.str());
+  std::vector<std::string> printed;
+  for (std::string line; std::getline(lines, line);) {
+    const std::string key = line.substr(0, line.find(" is described but no node uses it"));
+    if (std::find(printed.begin(), printed.end(), key) != printed.end()) continue;
+    printed.push_back(key);
+    err << line << "\n";
+  }
+}
+
 }  // namespace
 
 int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -206,37 +241,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       }
     }
     if (!errors.empty()) throw io::ScenarioError(errors);
-    // A node_template block that another column of the same file runs (`--vary
-    // cluster.node_template=a,b`) is used: its "no node uses it" warning is dropped there.
-    for (CompareInput& x : in) {
-      std::vector<std::string>& notes = x.scenario.input_warnings;
-      for (const CompareInput& y : in) {
-        if (&y == &x || y.origin != x.origin) continue;
-        std::vector<std::string> used{y.scenario.cluster.node_template};
-        for (const models::NodeGroupSpec& g : y.scenario.cluster.node_groups) used.push_back(g.node_template);
-        for (std::string t : used) {
-          t = t.substr(0, t.find('/'));  // a partition "base/N" uses its base's block
-          const std::string needle = ": \"" + t + "\" is described but no node uses it";
-          std::erase_if(notes, [&](const std::string& n) { return n.find(needle) != std::string::npos; });
-        }
-      }
-    }
-    std::ostringstream warnings;
-    for (const CompareInput& x : in) {
-      warn_groups_straddle_nodes(x.scenario, warnings);
-      warn_settings_without_effect(x.scenario, warnings);
-      warn_workload_settings_without_effect(x.scenario, warnings);
-    }
-    // Each line once: columns of one file repeat its warnings (an unused block's note names each
-    // column's template after its position: once per block).
-    std::istringstream lines(warnings.str());
-    std::vector<std::string> printed;
-    for (std::string line; std::getline(lines, line);) {
-      const std::string key = line.substr(0, line.find(" is described but no node uses it"));
-      if (std::find(printed.begin(), printed.end(), key) != printed.end()) continue;
-      printed.push_back(key);
-      err << line << "\n";
-    }
+    print_column_warnings(in, err);
     const InterruptScope interrupts;  // Ctrl-C stops the simulations (exit 130, nothing written)
     const CompareResult result = compare_scenarios(in, budgets, jobs);
     out << format_compare(result);

@@ -78,6 +78,9 @@ std::vector<std::string> names_of(const pb::EnumDescriptor* type) {
 constexpr std::string_view kOverflowMessage = "Number out of range as written";
 /// The diagnostic add_number_diagnostics records for an integer literal with a leading zero.
 constexpr std::string_view kOctalMessage = "Octal literal";
+/// Our diagnostic for a number written with a ',' in it ("160,000"): protobuf's text
+/// format reads ',' as a field separator, so the digits after it became a field named "000".
+constexpr std::string_view kThousandsMessage = "Thousands separator";
 /// How protobuf's tokenizer (io/tokenizer.cc) begins its error for a byte >= 0x80 outside a string.
 constexpr std::string_view kNonAsciiMessage = "Interpreting non ascii codepoint";
 
@@ -356,6 +359,11 @@ std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, co
     return format_pos(origin, raw) + ": " + field_path + ": " + clip(c.value_text) +
            " is out of range as written (expected a finite number: a double holds magnitudes up to 1.8e308)";
   }
+  if (m == kThousandsMessage) {
+    return format_pos(origin, raw) + ": " + (c.has_field ? field_path + ": " : std::string()) +
+           "a ',' inside a number, as a thousands separator (expected the digits alone, e.g. 160000 or 1.6e5: in "
+           "this format ',' separates fields)";
+  }
   if (m == kOctalMessage) {
     // Only a numeric field reads such a literal silently; elsewhere protobuf's own error stands.
     if (!c.has_field || c.field == nullptr || c.field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE ||
@@ -496,8 +504,20 @@ class TextSourceMap final : public SourceMap {
 void add_number_diagnostics(std::string_view text, std::vector<RawDiagnostic>& items) {
   TextTokens tokens(text);
   pb::io::Tokenizer& tok = tokens.tokenizer();
+  // A number, ',' and digits with nothing between them, outside a [list] ("160,000", "1,28"): no
+  // field name starts with a digit, so the text cannot mean two fields.
+  int list_depth = 0;
+  std::vector<pb::io::Tokenizer::Token> last;  // the last two tokens
   while (tok.Next()) {
     const pb::io::Tokenizer::Token& t = tok.current();
+    if (t.text == "[") ++list_depth;
+    if (t.text == "]") list_depth = std::max(0, list_depth - 1);
+    if (list_depth == 0 && last.size() == 2 && t.type == pb::io::Tokenizer::TYPE_INTEGER && last[1].text == "," &&
+        last[0].type == pb::io::Tokenizer::TYPE_INTEGER && last[0].line == t.line && last[1].line == t.line &&
+        last[1].column == last[0].column + static_cast<int>(last[0].text.size()) && t.column == last[1].column + 1)
+      items.push_back({last[0].line, last[0].column, std::string(kThousandsMessage)});
+    last.push_back(t);
+    if (last.size() > 2) last.erase(last.begin());
     if (t.type != pb::io::Tokenizer::TYPE_FLOAT && t.type != pb::io::Tokenizer::TYPE_INTEGER) continue;
     if (std::isinf(std::strtod(t.text.c_str(), nullptr)))
       items.push_back({t.line, t.column, std::string(kOverflowMessage)});
@@ -531,6 +551,16 @@ ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Messag
                                          [&](const RawDiagnostic& d) { return d.line >= first.line; }),
                           collector.items.end());
     collector.items.push_back(first);
+  }
+  // After a thousands separator the fields are misread ("000" a field name): its own line stands.
+  const auto thousands = std::find_if(collector.items.begin(), collector.items.end(),
+                                      [](const RawDiagnostic& d) { return d.message == kThousandsMessage; });
+  if (thousands != collector.items.end()) {
+    const int line = thousands->line;
+    collector.items.erase(
+        std::remove_if(collector.items.begin(), collector.items.end(),
+                       [&](const RawDiagnostic& d) { return d.line >= line && d.message != kThousandsMessage; }),
+        collector.items.end());
   }
   TextScanner scanner(text, message.GetDescriptor());
   std::set<std::string> seen;

@@ -455,6 +455,18 @@ TEST(ScenarioIoErrors, SyntaxError) {
             std::vector<std::string>{"t.textproto:3:1: cluster: unexpected end of file (expected identifier)"});
 }
 
+// "160,000": protobuf's text format reads ',' as a field separator, so it said "cost.node_price_usd: "
+// (nothing more), then "cost.000: unknown field" and an unexpected "}".
+TEST(ScenarioIoErrors, ThousandsSeparatorIsNamedOnce) {
+  EXPECT_EQ(errors_of("cluster { num_nodes: 1,024 }\n"),
+            std::vector<std::string>{"t.textproto:1:22: cluster.num_nodes: a ',' inside a number, as a thousands "
+                                     "separator (expected the digits alone, e.g. 160000 or 1.6e5: in this format ',' "
+                                     "separates fields)"});
+  // A list keeps its commas ("[0,100]" is two GPUs, whatever else the block lacks).
+  for (const std::string& e : errors_of("node_template { name: \"b\" nvlink { gpus: [0,100] } }\n"))
+    EXPECT_EQ(e.find("a ',' inside a number"), std::string::npos) << e;
+}
+
 TEST(ScenarioIoErrors, SyntaxErrorJson) {
   EXPECT_EQ(errors_of("{\n  \"name\": \"x\",\n}\n", Format::json),
             std::vector<std::string>{"t.json:3:1: trailing comma before '}' (expected another key)"});

@@ -74,6 +74,18 @@ const std::map<std::string, IntRange, std::less<>>& table() {
       {"traincast.proto.PowerSpec.psu_redundant", {0, kInt32Max, ", below the node's number of power supplies"}},
       {"traincast.proto.ThermalSpec.nodes_per_rack", {1, 1000, kSimulatorRange}},
       // A node template's written PCIe tree.
+      // A node template's counts, as complete_node_template (models/hardware/node_template_text.cc)
+      // checks them; the bounds that depend on other fields are named in the note.
+      {"traincast.proto.NodeTemplate.gpus_per_node", {1, 1024, ": the simulator's range"}},
+      {"traincast.proto.NodeTemplate.bridge_gpus", {2, 4, ": 2-way or 4-way NVLink bridges"}},
+      {"traincast.proto.NodeTemplate.nvswitches", {0, kInt32Max, ": at most one per GPU NVLink port", true}},
+      {"traincast.proto.NodeTemplate.nics",
+       {0, kInt32Max, ": at most 16, the most a shipping GPU server has, or 2 per GPU", true}},
+      {"traincast.proto.NodeTemplate.sockets", {1, kInt32Max, ": at most 8, or one CPU per GPU", true}},
+      {"traincast.proto.NodeTemplate.pcie_switches", {0, kInt32Max, ": at most one per GPU", true}},
+      {"traincast.proto.NodeTemplate.pcie_generation", {1, 6, ""}},
+      {"traincast.proto.NodeTemplate.pcie_lanes", {1, 16, ", one of 1, 2, 4, 8 or 16"}},
+      {"traincast.proto.NodeTemplate.Nvlink.links", {1, kInt32Max, ": at most the GPU's NVLink links", true}},
       {"traincast.proto.NodeTemplate.PcieSwitch.socket", {0, kInt32Max, kSocketIndex, true}},
       {"traincast.proto.NodeTemplate.PcieSwitch.upstream_switch",
        {0, kInt32Max, ": the index of another pcie_switch entry", true}},

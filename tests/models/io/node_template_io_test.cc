@@ -185,6 +185,10 @@ TEST(NodeTemplateIo, RefusesWithPositions) {
   EXPECT_EQ(errors_of(clash).front(),
             "t.textproto:2:3: node_template[0].name: \"dgx_a100\" is a built-in node template (expected a name of its "
             "own; `traincast catalog` lists the built-ins)");
+  // A non-integer count names the field's own range (it gave int32's, [-2147483648, 2147483647]).
+  EXPECT_EQ(errors_of(described("  nvswitches: 2.5\n")).front(),
+            "t.textproto:12:15: node_template[0].nvswitches: invalid value 2.5 (expected a whole number >= 0: at most "
+            "one per GPU NVLink port)");
   // A name that differs from a built-in only in case (it loaded, and reports printed "DGX_H100").
   std::string cased = described("", "DGX_H100");
   cased.replace(cased.find("my_box"), 6, "DGX_H100");

@@ -365,6 +365,14 @@ TEST_F(CompareCli, NodeOfAnotherSizeIsNotPricedAtTheEightGpuServer) {
   EXPECT_NE(r.out.find("USD 317,000/node"), std::string::npos) << r.out;  // the 8-GPU column keeps it
 }
 
+// Spaces after a --vary comma belong to the list: the column was labelled "precision= fp16".
+TEST_F(CompareCli, VaryValuesLoseTheSpacesAroundThem) {
+  const Result r = run({"compare", "--vary", "workload.training.micro_batch_size=1, 2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("workload.training.micro_batch_size=2\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("= 2"), std::string::npos) << r.out;
+}
+
 // A difference is judged as printed: "1.11x faster" was called within +/-10.7 % model error
 // (the unrounded 10.6 % was), which reads backwards.
 TEST(CompareVerdict, JudgesTheDifferenceAsPrinted) {

@@ -29,7 +29,13 @@ std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& v
     std::size_t start = eq + 1;
     while (start <= v.size()) {
       const std::size_t comma = std::min(v.find(',', start), v.size());
-      values.push_back(v.substr(start, comma - start));
+      // "bf16, fp16": the spaces after a comma are the list's, not the value's (the column was
+      // labelled "precision= fp16").
+      std::string value = v.substr(start, comma - start);
+      const std::size_t first = value.find_first_not_of(" \t");
+      value =
+          first == std::string::npos ? std::string() : value.substr(first, value.find_last_not_of(" \t") - first + 1);
+      values.push_back(value);
       start = comma + 1;
     }
   }

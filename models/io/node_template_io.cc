@@ -242,6 +242,16 @@ std::vector<std::string> unused_node_template_notes(const tp::Scenario& m, const
     note.append(" has no effect (expected it only with scale_up: bridges, PCIe cards joined by NVLink bridges)");
     out.push_back(std::move(note));
   }
+  // socket_link_bytes_per_s joins sockets: one socket has no such link.
+  for (int i = 0; i < m.node_template_size(); ++i) {
+    const tp::NodeTemplate& block = m.node_template(i);
+    if (!block.has_socket_link_bytes_per_s() || !block.has_sockets() || block.sockets() != 1) continue;
+    const std::string path = "node_template[" + std::to_string(i) + "].socket_link_bytes_per_s";
+    std::string note = k.where(path);
+    note.append(": ").append(path).append(": set on a node of 1 socket, where it has no effect (expected it only ");
+    note.append("with sockets >= 2: the link between sockets)");
+    out.push_back(std::move(note));
+  }
   return out;
 }
 

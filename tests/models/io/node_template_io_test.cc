@@ -169,6 +169,13 @@ TEST(NodeTemplateIo, BridgeGpusWithoutBridgesIsWarned) {
                                      "effect (expected it only with scale_up: bridges, PCIe cards joined by NVLink "
                                      "bridges)"});
   EXPECT_EQ(scenario_to_text(s).find("bridge_gpus"), std::string::npos);  // not written back
+  // So is a link between sockets on a node of one socket.
+  const models::Scenario one =
+      load_scenario_text(described("  socket_link_bytes_per_s: 16e9\n"), "t.textproto", Format::text);
+  EXPECT_EQ(one.input_warnings,
+            std::vector<std::string>{"t.textproto:12:3: node_template[0].socket_link_bytes_per_s: set on a node of 1 "
+                                     "socket, where it has no effect (expected it only with sockets >= 2: the link "
+                                     "between sockets)"});
 }
 
 TEST(NodeTemplateIo, RefusesWithPositions) {

@@ -56,20 +56,6 @@ std::string quote(std::string_view text) {
 
 SourcePos from_zero_based(int line, int column) { return {line + 1, column + 1}; }
 
-std::vector<std::string> names_of(const pb::Descriptor* type) {
-  std::vector<std::string> names;
-  if (type == nullptr) return names;
-  for (int i = 0; i < type->field_count(); ++i) names.push_back(type->field(i)->name());
-  return names;
-}
-
-std::vector<std::string> names_of(const pb::EnumDescriptor* type) {
-  std::vector<std::string> names;
-  names.reserve(static_cast<std::size_t>(type->value_count()));
-  for (int i = 0; i < type->value_count(); ++i) names.push_back(type->value(i)->name());
-  return names;
-}
-
 // ------------------------------------------------------------------------------------------------
 // Text format
 // ------------------------------------------------------------------------------------------------
@@ -860,58 +846,6 @@ bool resolve_path(const pb::Descriptor* root, std::string_view path, std::vector
 
 std::string format_pos(std::string_view origin, SourcePos pos) {
   return std::string(origin) + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
-}
-
-std::string field_list(const pb::Descriptor* type) {
-  std::string out;
-  for (const std::string& name : names_of(type)) out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
-
-std::string enum_list(const pb::EnumDescriptor* type) {
-  std::string out;
-  for (const std::string& name : names_of(type)) out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
-
-std::string value_suggestion(const pb::FieldDescriptor* field, std::string_view value) {
-  if (field->cpp_type() != pb::FieldDescriptor::CPPTYPE_ENUM) return {};
-  return did_you_mean(value, names_of(field->enum_type()));
-}
-
-std::string expected_value(const pb::FieldDescriptor* field, Format format) {
-  using Fd = pb::FieldDescriptor;
-  switch (field->cpp_type()) {
-    case Fd::CPPTYPE_INT32:
-    case Fd::CPPTYPE_INT64:
-    case Fd::CPPTYPE_UINT32:
-    case Fd::CPPTYPE_UINT64:
-      return expected_integer(field);  // the field's own range (int_ranges.h), else its type's
-    case Fd::CPPTYPE_DOUBLE:
-    case Fd::CPPTYPE_FLOAT:
-      return "a number";
-    case Fd::CPPTYPE_BOOL:
-      return "true or false";
-    case Fd::CPPTYPE_STRING:
-      return format == Format::json ? "a string" : "a quoted string";
-    case Fd::CPPTYPE_ENUM:
-      return "one of: " + enum_list(field->enum_type());
-    case Fd::CPPTYPE_MESSAGE:
-      return format == Format::json ? "an object" : "a { ... } block";
-  }
-  return "a value";
-}
-
-std::string clip(std::string_view text) {
-  std::size_t cut = std::min<std::size_t>(text.size(), 40);
-  // Never cut inside a UTF-8 sequence (continuation bytes are 10xxxxxx): a half character prints as "?".
-  while (cut < text.size() && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  std::string out(text.substr(0, cut));
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';  // keep messages one line, terminal-safe
-  }
-  if (text.size() > 40) out += "...";
-  return out;
 }
 
 }  // namespace traincast::io::detail

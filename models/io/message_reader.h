@@ -55,6 +55,10 @@ bool resolve_path(const google::protobuf::Descriptor* root, std::string_view pat
 /// "origin:line:col".
 std::string format_pos(std::string_view origin, SourcePos pos);
 
+/// The field names of `type` (empty for null) / the value names of `type`, in declaration order.
+std::vector<std::string> names_of(const google::protobuf::Descriptor* type);
+std::vector<std::string> names_of(const google::protobuf::EnumDescriptor* type);
+
 /// Comma-separated field names of `type`, in declaration order.
 std::string field_list(const google::protobuf::Descriptor* type);
 

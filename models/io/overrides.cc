@@ -109,13 +109,6 @@ bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::str
   return false;
 }
 
-std::vector<std::string> field_names(const pb::Descriptor* type) {
-  std::vector<std::string> names;
-  names.reserve(static_cast<std::size_t>(type->field_count()));
-  for (int i = 0; i < type->field_count(); ++i) names.push_back(type->field(i)->name());
-  return names;
-}
-
 void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& errors,
                std::map<std::string, std::string>& origins) {
   const std::size_t eq = o.assignment.find('=');
@@ -159,7 +152,7 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     const pb::FieldDescriptor* field = type->FindFieldByName(segment);
     if (field == nullptr) {
       fail(prefix + clip(segment),
-           "unknown field" + did_you_mean(segment, field_names(type)) + " (expected one of: " + field_list(type) + ")");
+           "unknown field" + did_you_mean(segment, names_of(type)) + " (expected one of: " + field_list(type) + ")");
       return;
     }
     std::string here = prefix + segment;

@@ -126,23 +126,25 @@ std::string count_of(long long n, const std::string& noun) {
 /// Issue 21: days and dollars for a default token budget when the scenario gives none, marked as
 /// such: 20 tokens per parameter (models::kDefaultTokensPerParameter), at the scenario's rent or the catalog's.
 void print_default_budget(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
-  const double budget = default_token_budget(sc);
-  const double s = default_budget_time_s(sc, r);
-  if (!(s > 0)) return;
-  o << "To train   " << format_duration(s) << " for " << format_count(budget)
+  const models::Report d = with_default_budget(sc, r);  // the figures run --json writes
+  if (!(d.time_to_train_s > 0)) return;
+  o << "To train   " << format_duration(d.time_to_train_s) << " for " << format_count(d.train_tokens)
     << " tokens (default budget: 20 tokens per parameter, Hoffmann et al. 2022; set workload.training.train_tokens; "
        "no failures counted)";
-  const models::GpuPrices* p = models::find_prices(r.gpu);
-  if (sc.cost && sc.cost->cloud_price_per_gpu_hour_usd > 0) {
-    o << ", rent $" << with_thousands(sc.cost->cloud_price_per_gpu_hour_usd * r.num_gpus * s / 3600) << " at $"
-      << format_fixed(sc.cost->cloud_price_per_gpu_hour_usd, 2) << "/GPU-hour (scenario)";
-  } else if (p != nullptr && p->rent) {
-    o << ", rent $" << with_thousands(p->rent->usd * r.num_gpus * s / 3600) << " at $" << format_fixed(p->rent->usd, 2)
-      << "/GPU-hour (" << p->rent->vendor << " " << p->rent->kind << ", " << p->rent->date << ")";
+  const models::CostReport& c = d.cost;
+  if (c.rent_modelled) {
+    o << ", rent $" << with_thousands(c.cloud_cost_to_train_usd) << " at $"
+      << format_fixed(c.cloud_price_per_gpu_hour_usd, 2) << "/GPU-hour (";
+    const models::GpuPrices* p = models::find_prices(r.gpu);
+    if (sc.cost && sc.cost->cloud_price_per_gpu_hour_usd > 0)
+      o << "scenario";
+    else if (p != nullptr && p->rent)
+      o << p->rent->vendor << " " << p->rent->kind << ", " << p->rent->date;
+    o << ")";
   }
   // The facility energy of that time, as the Power section's "to train" for a scenario's budget.
-  if (r.power.facility_average_w > 0)
-    o << ", " << format_energy_kwh(r.power.facility_average_w * s / 3.6e6) << " at the facility";
+  if (d.power.energy_to_train_kwh > 0)
+    o << ", " << format_energy_kwh(d.power.energy_to_train_kwh) << " at the facility";
   o << "\n";
 }
 

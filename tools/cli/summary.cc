@@ -117,12 +117,6 @@ std::string tight_memory_reason() {
 
 namespace {
 
-/// "1 node", "2 nodes", "1 switch", "0 switches".
-std::string count_of(long long n, const std::string& noun) {
-  const bool es = !noun.empty() && (noun.back() == 'h' || noun.back() == 's');
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : es ? "es" : "s");
-}
-
 /// Issue 21: days and dollars for a default token budget when the scenario gives none, marked as
 /// such: 20 tokens per parameter (models::kDefaultTokensPerParameter), at the scenario's rent or the catalog's.
 void print_default_budget(std::ostream& o, const models::Scenario& sc, const models::Report& r) {

@@ -36,6 +36,8 @@ std::string format_power(double watts);
 /// Energy to train: "0.42 kWh" below 10 kWh, "757 kWh" below 1,000 kWh, else MWh to three
 /// significant figures at least: "4.93 MWh", "49.3 MWh", "37,968 MWh".
 std::string format_energy_kwh(double kwh);
+/// A count and its noun, plural unless 1: "1 node", "2 nodes", "0 switches".
+std::string count_of(long long n, const std::string& noun);
 /// A count with a K, M, B, T, P or E suffix: 15e12 -> "15.0T"; small counts as they are.
 std::string format_count(double v);
 /// FLOP count with an SI prefix ("60.7 PFLOP").

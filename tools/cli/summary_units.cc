@@ -38,6 +38,11 @@ std::string format_power(double watts) {
   return watts >= 1e6 ? format_fixed(watts / 1e6, 2) + " MW" : format_fixed(watts / 1e3, 1) + " kW";
 }
 
+std::string count_of(long long n, const std::string& noun) {
+  const bool es = !noun.empty() && (noun.back() == 'h' || noun.back() == 's');
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : es ? "es" : "s");
+}
+
 std::string format_energy_kwh(double kwh) {
   // Three significant figures at least ("5 MWh" was 4.93): 4.93, 49.3, then whole MWh from 100.
   if (kwh >= 1000) {

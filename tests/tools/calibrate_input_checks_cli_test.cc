@@ -134,5 +134,19 @@ TEST_F(CalibrateInputChecks, OkCaseWithAHoldoutKnownGapSaysOkOnThisSplit) {
   EXPECT_FALSE(has(r.out, "was a known gap")) << r.out;
 }
 
+// An empty or comment-only measurement file fits nothing: refused with its name (exit 2), not an
+// internal error from the profile's own reader (fresh user, session 31).
+TEST_F(CalibrateInputChecks, EmptyMeasurementFileIsRefused) {
+  for (const std::string& text : {std::string(), std::string("# only a comment\n")}) {
+    const std::string m = write("m.textproto", text);
+    Result r = run({"calibrate", "fit", m, "--base", kScenario, "--out", path("p.textproto"), "--force"});
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_TRUE(has(r.err, m + ": no measurements (expected gemm, bandwidth, launch, collective or burn samples"))
+        << r.err;
+    EXPECT_FALSE(has(r.err, "internal error")) << r.err;
+    EXPECT_FALSE(fs::exists(path("p.textproto")));
+  }
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -76,6 +76,14 @@ models::MeasurementSet read_inputs(const std::vector<std::string>& paths, const 
       if (has_ext(p, {".textproto", ".txtpb", ".pbtxt"})) {
         src.kind = "measurements";
         m = io::load_measurements_text(bytes, p);
+        // An empty or comment-only file parses to an empty set: refused here, named, rather than
+        // fitting nothing (a profile without a fitted field is not a profile).
+        if (m.gemm.empty() && m.bandwidth.empty() && m.collectives.empty() && m.power.empty() &&
+            m.launch_back_to_back_s == 0 && m.launch_empty_kernel_s == 0) {
+          throw UsageError(p +
+                           ": no measurements (expected gemm, bandwidth, launch, collective or burn samples as "
+                           "traincast-bench writes them; an empty or comment-only file?)");
+        }
       } else if (has_ext(p, {".csv"})) {
         src.kind = "csv";
         m = calibrate::read_measurement_csv(bytes, p, device, n);

@@ -58,7 +58,8 @@ struct CompareRow {
   bool rent_priced = false, own_priced = false;
   double rent_usd_per_gpu_hour = 0.0, rent_to_train_usd = 0.0;
   double own_usd_per_gpu_hour = 0.0, own_to_train_usd = 0.0, capex_usd = 0.0;
-  double payback_years = 0.0;  ///< 0 with payback_never or when not both priced
+  double payback_years = 0.0;       ///< 0 with payback_never or when not both priced
+  double amortization_years = 0.0;  ///< the hardware's life in the cost model (payback beyond it: never within it)
   bool payback_never = false;
   std::string rent_source, node_price_source;  ///< provenance lines (models/cost/prices.h)
   ErrorBand band;

@@ -98,7 +98,9 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
   row("token budget", [](const CompareRow& w) {
     return tokens_text(w.train_tokens) + (w.token_budget_source == "scenario" ? "" : " *");
   });
-  row("goodput (failures)", [](const CompareRow& w) { return format_fixed(100 * w.goodput, 2) + " %"; });
+  // A run that does not fit has no time to train, so no goodput and no cost to train: "-", not 0.
+  row("goodput (failures)",
+      [](const CompareRow& w) { return w.oom ? std::string("-") : format_fixed(100 * w.goodput, 2) + " %"; });
   row("time to train", [](const CompareRow& w) { return train_time_text(w.wall_clock_to_train_s); });
   row("facility power avg / peak",
       [](const CompareRow& w) { return format_power(w.facility_average_w) + " / " + format_power(w.facility_peak_w); });
@@ -109,18 +111,23 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
     return w.rent_priced ? dollars(w.rent_usd_per_gpu_hour, 2) : std::string("not priced");
   });
   row("rent to train", [](const CompareRow& w) {
-    return w.rent_priced && w.train_tokens > 0 ? usd(w.rent_to_train_usd) : std::string("-");
+    return w.rent_priced && w.train_tokens > 0 && !w.oom ? usd(w.rent_to_train_usd) : std::string("-");
   });
   row("own per GPU-hour (TCO)", [](const CompareRow& w) {
     return w.own_priced ? dollars(w.own_usd_per_gpu_hour, 2) : std::string("not priced");
   });
   row("own to train (TCO)", [](const CompareRow& w) {
-    return w.own_priced && w.train_tokens > 0 ? usd(w.own_to_train_usd) : std::string("-");
+    return w.own_priced && w.train_tokens > 0 && !w.oom ? usd(w.own_to_train_usd) : std::string("-");
   });
   row("capex", [](const CompareRow& w) { return w.own_priced ? usd(w.capex_usd) : std::string("-"); });
   row("payback vs renting", [](const CompareRow& w) {
     if (!w.own_priced || !w.rent_priced) return std::string("-");
-    return w.payback_never ? std::string("never") : format_fixed(w.payback_years, 2) + " years";
+    if (w.payback_never) return std::string("never");
+    // Beyond the hardware's life the capex is not recovered within it (run's summary says so too).
+    return format_fixed(w.payback_years, 2) + " years" +
+           (w.payback_years > w.amortization_years
+                ? " (beyond its " + format_fixed(w.amortization_years, 1) + "-year life)"
+                : std::string());
   });
   return t;
 }

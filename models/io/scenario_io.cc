@@ -182,6 +182,7 @@ std::string message_to_json(const pb::Message& message, bool all_fields, const c
 }  // namespace detail
 
 std::string read_input_file(const std::string& path) {
+  if (path.empty()) throw ScenarioError({"\"\": an empty file name (expected the path of an input file)"});
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw ScenarioError(
@@ -226,6 +227,8 @@ ScenarioError::ScenarioError(std::vector<std::string> errors)
     : std::runtime_error(join_lines(errors)), errors_(std::move(errors)) {}
 
 Format format_for_path(const std::string& path) {
+  // An empty name (`traincast run ''`, an unset shell variable) would print as ": cannot read".
+  if (path.empty()) throw ScenarioError({"\"\": an empty file name (expected the path of a scenario file)"});
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw ScenarioError({path + ": is a directory (expected a .textproto, .txtpb, .pbtxt, .txt or .json file)"});
@@ -240,11 +243,51 @@ Format format_for_path(const std::string& path) {
       {path + ": unknown file extension \"" + ext + "\" (expected .textproto, .txtpb, .pbtxt, .txt or .json)"});
 }
 
+namespace {
+
+/// load_impl on `text` read from `origin`; an error positioned in `origin` (a file the user named,
+/// or the embedded default) gets a note after it saying what read it: `lead` (", the embedded
+/// default ...") and the --set / --vary overrides that changed it, since a check across fields
+/// is reported at the field it names even where an override set the other one. Without overrides
+/// and without a lead, no note.
+models::Scenario load_noting_overrides(std::string_view text, const std::string& origin, Format format,
+                                       const std::vector<Override>& cli, const std::string& lead,
+                                       const ClusterUse* cluster_only, std::vector<std::string>* layout_problems) {
+  try {
+    return load_impl(text, origin, format, cli, cluster_only, layout_problems);
+  } catch (const ScenarioError& e) {
+    if (cli.empty() && lead.empty()) throw;
+    std::vector<std::string> errors = e.errors();
+    const bool in_origin = std::any_of(errors.begin(), errors.end(),
+                                       [&origin](const std::string& m) { return m.rfind(origin + ":", 0) == 0; });
+    if (!in_origin) throw;
+    std::string note = origin + ": note: " + (lead.empty() ? "the file" : lead);
+    if (!cli.empty()) {
+      note += lead.empty() ? " as changed by" : ", as changed by";
+      for (const Override& o : cli) note.append(" ").append(o.origin).append(" ").append(detail::clip(o.assignment));
+    }
+    errors.push_back(note);
+    throw ScenarioError(std::move(errors));
+  }
+}
+
+/// default_scenario, with layout_problems as load_impl takes it. An error positioned in
+/// scenarios/default.textproto points at a file the user never named: the note says that it is the
+/// embedded default and which --set options changed it.
+models::Scenario load_default(const std::vector<std::string>& overrides, std::vector<std::string>* layout_problems,
+                              const std::string& last_option = "") {
+  return load_noting_overrides(
+      default_scenario_text(), std::string(kDefaultOrigin), Format::text, as_cli_overrides(overrides, last_option),
+      "this is traincast's embedded default scenario (no scenario file was given)", nullptr, layout_problems);
+}
+
+}  // namespace
+
 models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides,
                                     const std::string& last_option) {
   const Format format = format_for_path(path);
   const std::string text = read_input_file(path);
-  return load_impl(text, path, format, as_cli_overrides(overrides, last_option));
+  return load_noting_overrides(text, path, format, as_cli_overrides(overrides, last_option), "", nullptr, nullptr);
 }
 
 models::Scenario load_scenario_text(std::string_view text, std::string_view origin, Format format,
@@ -256,39 +299,10 @@ models::Scenario load_cluster_scenario_file(const std::string& path, const std::
                                             const ClusterUse& use) {
   const Format format = format_for_path(path);
   const std::string text = read_input_file(path);
-  return load_impl(text, path, format, as_cli_overrides(overrides), &use);
+  return load_noting_overrides(text, path, format, as_cli_overrides(overrides), "", &use, nullptr);
 }
 
 std::string_view default_scenario_text() { return {detail::kDefaultScenarioText, detail::kDefaultScenarioTextSize}; }
-
-namespace {
-
-/// default_scenario, with layout_problems as load_impl takes it.
-models::Scenario load_default(const std::vector<std::string>& overrides, std::vector<std::string>* layout_problems,
-                              const std::string& last_option = "") {
-  const std::vector<Override> cli = as_cli_overrides(overrides, last_option);
-  try {
-    return load_impl(default_scenario_text(), kDefaultOrigin, Format::text, cli, nullptr, layout_problems);
-  } catch (const ScenarioError& e) {
-    // An error positioned in scenarios/default.textproto points at a file the user never named:
-    // say that it is the embedded default and which --set options changed it.
-    std::vector<std::string> errors = e.errors();
-    const bool in_default = std::any_of(errors.begin(), errors.end(), [](const std::string& m) {
-      return m.rfind(std::string(kDefaultOrigin) + ":", 0) == 0;
-    });
-    if (!in_default) throw;
-    std::string note = std::string(kDefaultOrigin) +
-                       ": note: this is traincast's embedded default scenario (no scenario file was given)";
-    if (!overrides.empty()) {
-      note += ", as changed by";
-      for (const Override& o : cli) note.append(" ").append(o.origin).append(" ").append(detail::clip(o.assignment));
-    }
-    errors.push_back(note);
-    throw ScenarioError(std::move(errors));
-  }
-}
-
-}  // namespace
 
 models::Scenario default_scenario(const std::vector<std::string>& overrides, const std::string& last_option) {
   return load_default(overrides, nullptr, last_option);
@@ -300,7 +314,7 @@ models::Scenario load_scenario_for_layout_search(const std::string& path, const 
   if (path.empty()) return load_default(overrides, &layout_problems);
   const Format format = format_for_path(path);
   const std::string text = read_input_file(path);
-  return load_impl(text, path, format, as_cli_overrides(overrides), nullptr, &layout_problems);
+  return load_noting_overrides(text, path, format, as_cli_overrides(overrides), "", nullptr, &layout_problems);
 }
 
 std::string scenario_to_text(const models::Scenario& scenario) {

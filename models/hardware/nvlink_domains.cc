@@ -16,7 +16,10 @@ NodeTemplate partition_node_template(const NodeTemplate& base, std::string_view 
   const std::string what = "node template '" + std::string(name) + "': ";
   int n = 0;
   const auto [ptr, ec] = std::from_chars(domain_text.data(), domain_text.data() + domain_text.size(), n);
-  if (domain_text.empty() || ec != std::errc() || ptr != domain_text.data() + domain_text.size() || n < 1) {
+  // Digits only, no leading zero: "/08" would name the same domains as "/8" under another name
+  // (two partitions, two report labels), as the override selectors refuse "gpu03".
+  if (domain_text.empty() || domain_text.front() == '0' || ec != std::errc() ||
+      ptr != domain_text.data() + domain_text.size() || n < 1) {
     throw std::invalid_argument(what + "'" + std::string(domain_text) +
                                 "' is not a GPU count (expected base/N with N GPUs per NVLink domain, e.g. " +
                                 base.name + "/" + std::to_string(base.gpus_per_node / 2) + ")");

@@ -284,8 +284,8 @@ void check_element_overrides(const models::Scenario& s, Checker& k) {
         fail(at + "failed", "got false (expected true, or no override: an element that is up needs none)");
       else
         fail(at + "select",
-             "no factor (expected clock_factor or power_cap_w for a GPU selector, bandwidth_factor or failed: true "
-             "for a link or NIC)");
+             "no factor (expected clock_factor, power_cap_w or missing: true for a GPU selector, supply_c for a "
+             "node selector, bandwidth_factor or failed: true for a link or NIC)");
       continue;
     }
     const bool clock = o.clock_factor != 0.0;

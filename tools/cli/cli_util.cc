@@ -282,8 +282,10 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
                      expected_option_value(opts, e.get_option_name(), got) + "; see --help for the option's range)");
   } catch (const po::too_many_positional_options_error&) {
     const unsigned most = pos.max_total_count();
-    throw UsageError("too many file names on the command line (expected at most " + std::to_string(most) +
-                     (most == 1 ? " file" : " files") + "; options take the form --name value)");
+    throw UsageError(most == 0 ? std::string("this command takes no file names (got one; options take the form "
+                                             "--name value)")
+                               : "too many file names on the command line (expected at most " + std::to_string(most) +
+                                     (most == 1 ? " file" : " files") + "; options take the form --name value)");
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }

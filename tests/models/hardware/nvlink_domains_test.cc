@@ -113,6 +113,10 @@ TEST(NvlinkDomains, ImpossiblePartitionsAreRefused) {
   EXPECT_EQ(refusal("gb200_nvl72/x"),
             "node template 'gb200_nvl72/x': 'x' is not a GPU count (expected base/N with N GPUs per NVLink domain, "
             "e.g. gb200_nvl72/36)");
+  // A leading zero names the same domains under a second name (session 31's fresh user): refused.
+  EXPECT_EQ(refusal("gb200_nvl72/08"),
+            "node template 'gb200_nvl72/08': '08' is not a GPU count (expected base/N with N GPUs per NVLink domain, "
+            "e.g. gb200_nvl72/36)");
   EXPECT_EQ(refusal("kestrel_h100_4gpu/2"),
             "node template 'kestrel_h100_4gpu/2': kestrel_h100_4gpu has no NVSwitch to partition (expected a template "
             "whose GPUs reach each other through NVSwitch, e.g. gb200_nvl72)");

@@ -22,6 +22,14 @@ int log2i(std::int64_t n) {
   return l;
 }
 
+// Whole chunks per channel, NCCL's integer division ("nBytes / (nChannels*chunkSize)").
+std::int64_t whole_chunks(std::int64_t bytes, std::int64_t channels, std::int64_t chunk) {
+  return bytes / (channels * chunk);
+}
+
+// Down to a multiple of the grain (integer division, as NCCL's alignment).
+std::int64_t align_down(std::int64_t n, std::int64_t grain) { return n - n % grain; }
+
 }  // namespace
 
 double tree_chunk_bytes(const CollectivePlan& plan, int p, double bytes, int channels) {
@@ -40,14 +48,14 @@ double tree_chunk_bytes(const CollectivePlan& plan, int p, double bytes, int cha
     const double ppn = static_cast<double>(plan.ranks.size()) / nodes;
     if (ppn > 0) {
       const double nsteps = 1 + log2i(nodes) + 0.1 * ppn;
-      while (static_cast<double>(n_bytes / (nc * chunk)) < nsteps * 64 / ppn && chunk > 131072) chunk /= 2;
-      while (static_cast<double>(n_bytes / (nc * chunk)) < nsteps * 16 / ppn && chunk > 32768) chunk /= 2;
+      while (static_cast<double>(whole_chunks(n_bytes, nc, chunk)) < nsteps * 64 / ppn && chunk > 131072) chunk /= 2;
+      while (static_cast<double>(whole_chunks(n_bytes, nc, chunk)) < nsteps * 16 / ppn && chunk > 32768) chunk /= 2;
     }
   }
   // ncclProtoGrainSize: LL 16, LL128 WARP_SIZE x NCCL_LL128_SHMEM_ELEMS_PER_THREAD /
   // NCCL_LL128_LINEELEMS x NCCL_LL128_DATAELEMS x 8 = 1920, Simple 512.
   const std::int64_t grain = p == kLL ? 16 : p == kLL128 ? 32 * 8 / 16 * 15 * 8 : 512;
-  return static_cast<double>(chunk / grain * grain);
+  return static_cast<double>(align_down(chunk, grain));
 }
 
 int tree_pipeline_hops(const CollectivePlan& plan) {

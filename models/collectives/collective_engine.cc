@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/collectives/nccl_chunking.h"
+
 namespace traincast::models {
 namespace {
 
@@ -71,16 +73,18 @@ double flow_factor(const Cluster& cluster, const CollectivePlan& plan, int p, do
   return factor;
 }
 
-// What follows a phase's flows [s]: NCCL's latency (calibrated) and, for NVLS, the chunk
-// pipeline's fill at the phase's idle-network bandwidth (nvls_pipeline_fill_s), as
-// choose_protocol counts them.
+// What follows a phase's flows [s]: NCCL's latency (calibrated) and, for NVLS and (when
+// NcclChunking::in_time) for trees across nodes, the chunk pipeline's fill at the phase's
+// idle-network bandwidth (nvls_pipeline_fill_s, tree_pipeline_fill_s), as choose_protocol counts
+// them.
 /// factor: flow_factor(cluster, plan, p, bytes) (read only when bytes > 0 and the phase has flows).
 double phase_tail_s(const Cluster& cluster, const CollectivePlan& plan, const CollectivePhase& ph, int p, double bytes,
                     double factor) {
   const double lat = calibrated_latency_s(cluster, plan, ph, p, bytes);
   if (!(bytes > 0) || ph.num_flows == 0) return lat;
   // At the lanes' own stages, without switch-to-switch links (choose_protocol's fill).
-  return lat + nvls_pipeline_fill_s(plan, ph, bytes, factor);
+  const double tree_fill = NcclChunking::in_time ? tree_pipeline_fill_s(plan, ph, p, bytes) : 0.0;
+  return lat + nvls_pipeline_fill_s(plan, ph, bytes, factor) + tree_fill;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/collectives/nccl_chunking.h"
 #include "models/collectives/nccl_p2p.h"
 
 namespace traincast::models {
@@ -536,7 +537,7 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
     const double factor = protocol_factor(cluster, plan, p, bytes) *
                           (plan.fit != nullptr ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0);
     const double share = nccl_channel_share(plan, p, bytes);
-    double lat = 0, bw = 0, tuner_bw = 0, fill = 0, tuner_fill = 0;
+    double lat = 0, bw = 0, tuner_bw = 0, fill = 0, tuner_fill = 0, tree_fill = 0;
     for (const CollectivePhase& ph : plan.phases) {
       lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
       // The call then runs on the channels NCCL keeps at this size (nccl_channel_share): in the
@@ -558,13 +559,22 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
       // fill of 32 heads x 16 channels x 128 KiB lanes moves NVL72 all_gather off NVLS at 4-256 MiB
       // where NCCL keeps it (tests/models/collectives/nccl_nvl_domain_choice_test.cc).
       if (plan.algorithm != CollectiveAlgorithm::nvls) tuner_fill += phase_fill;
+      if (NcclChunking::in_time) tree_fill += tree_pipeline_fill_s(plan, ph, p, bytes);
     }
+    // Tree across nodes: the chunk pipeline's fill (tree_pipeline_fill_s; off unless
+    // NcclChunking::in_time) is in the time only, as the channel cut: NCCL's tuner has no such
+    // term, and NCCL runs the tree it chose. Counted in the protocol's and the algorithm's choice
+    // (as NVLS tree's fill), it moved n04b's 1-16 MiB (2 x 8 H100) from NCCL's tree/LL128 to ring
+    // and NVLS tree, n04a's 8-16 MiB to tree/Simple, and failed 5 fabric property draws; in the
+    // algorithm's choice only, 3 draws beyond the 2 % of a tuner switch (more_nics 7.4 %,
+    // less_oversubscription 10.8 %); in the time only, 2 (fabric-0216 55.8 %, fabric-0004 2.8 %;
+    // docs/hardware.md).
     if (!have || lat + tuner_bw + tuner_fill < best.tuner_seconds()) {
       best.protocol = static_cast<CollectiveProtocol>(p);
       best.latency_s = lat;
       best.bandwidth_s = bw;
       best.tuner_bandwidth_s = tuner_bw;
-      best.pipeline_fill_s = fill;
+      best.pipeline_fill_s = fill + tree_fill;
       best.tuner_pipeline_fill_s = tuner_fill;
       have = true;
     }

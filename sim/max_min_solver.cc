@@ -2,7 +2,8 @@
 // touched (or over all of them), and max_min_rates, the one-shot form of it.
 //
 // Layout (all dense integer ids, nothing allocated per flow once the pools have grown):
-//   resources_[r].users   active crossings of r: (flow, element) pairs, swap-removed
+//   resources_[r].users   active crossings of r: (flow, element) pairs, swap-removed; the first
+//                         three in the resource's own line (UserList)
 //   elements_[...]        every flow's route as a contiguous range of (resource, user_pos);
 //                         ranges are recycled through free lists keyed by route length
 //
@@ -180,7 +181,7 @@ void MaxMinSolver::add_checked_flow(FlowId id, std::span<const ResourceId> route
   for (std::uint32_t i = 0; i < length; ++i) {
     const ResourceId r = route[i];
     Resource& res = resources_[r];
-    elements_[first + i] = Element{r, static_cast<std::uint32_t>(res.users.size()), 0};
+    elements_[first + i] = Element{r, res.users.size(), 0};
     res.users.push_back(User{id, first + i});
     mark_dirty(r);
   }

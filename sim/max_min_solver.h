@@ -4,6 +4,7 @@
 // Source: Bertsekas & Gallager, Data Networks (1992), §6.5.2 progressive filling; SimGrid's LMM
 // System and its "selective update" (Velho et al., TOMACS 2013) for the incremental scheme.
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -142,7 +143,10 @@ class MaxMinSolver {
     return {weights_.data() + v.first_element, v.path_length};
   }
   /// The crossings of resource r by flows in the solver. r is not range-checked.
-  std::span<const User> users(ResourceId r) const { return resources_[r].users; }
+  std::span<const User> users(ResourceId r) const {
+    const UserList& list = resources_[r].users;
+    return {list.data(), list.size()};
+  }
   /// The weight of crossing u (an entry of users(r)) as a fraction of its flow's rate: 1 for a
   /// single-path flow.
   double crossing_fraction(const User& u) const {
@@ -174,16 +178,88 @@ class MaxMinSolver {
  private:
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
-  /// One cache line each (48 bytes would straddle two for half of them): adding or removing a
-  /// flow touches every resource of its route.
+  /// A resource's crossings: a vector (push_back, swap-remove, same order) whose first
+  /// kInlineUsers entries live in the resource's own cache line. Most resources carry one to
+  /// three flows at a time (1.07 crossings per resource a solve reaches in the unfolded
+  /// Llama-405B runs with d_mod_k, 1.15 with ECMP hashing), so a flow's start and completion no
+  /// longer miss on a separate heap block per hop (docs/speed.md, "Per-event cost against GPU
+  /// count": that miss grows with the network's size).
+  class UserList {
+   public:
+    static constexpr std::uint32_t kInlineUsers = 3;
+    UserList() = default;
+    UserList(const UserList& other) { append_all(other); }
+    UserList(UserList&& other) noexcept : size_(other.size_), capacity_(other.capacity_), heap_(other.heap_) {
+      std::copy(other.inline_, other.inline_ + kInlineUsers, inline_);
+      other.size_ = 0;
+      other.capacity_ = kInlineUsers;
+      other.heap_ = nullptr;
+    }
+    UserList& operator=(const UserList& other) {
+      if (this != &other) {
+        size_ = 0;
+        append_all(other);
+      }
+      return *this;
+    }
+    UserList& operator=(UserList&& other) noexcept {
+      if (this != &other) {
+        delete[] heap_;
+        size_ = other.size_;
+        capacity_ = other.capacity_;
+        heap_ = other.heap_;
+        std::copy(other.inline_, other.inline_ + kInlineUsers, inline_);
+        other.size_ = 0;
+        other.capacity_ = kInlineUsers;
+        other.heap_ = nullptr;
+      }
+      return *this;
+    }
+    ~UserList() { delete[] heap_; }
+
+    std::uint32_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const User* data() const { return heap_ != nullptr ? heap_ : inline_; }
+    User* data() { return heap_ != nullptr ? heap_ : inline_; }
+    const User* begin() const { return data(); }
+    const User* end() const { return data() + size_; }
+    User& operator[](std::uint32_t i) { return data()[i]; }
+    const User& back() const { return data()[size_ - 1]; }
+    void pop_back() { --size_; }
+    void push_back(const User& u) {
+      if (size_ == capacity_) grow();
+      data()[size_++] = u;
+    }
+
+   private:
+    void grow() {  // doubles, as a vector would; entries keep their positions
+      const std::uint32_t capacity = 2 * capacity_;
+      User* const heap = new User[capacity];
+      std::copy(data(), data() + size_, heap);
+      delete[] heap_;
+      heap_ = heap;
+      capacity_ = capacity;
+    }
+    void append_all(const UserList& other) {
+      for (const User& u : other) push_back(u);
+    }
+    std::uint32_t size_ = 0;
+    std::uint32_t capacity_ = kInlineUsers;
+    User inline_[kInlineUsers] = {};
+    User* heap_ = nullptr;  ///< entries once more than kInlineUsers were held at once (kept after)
+  };
+
+  /// One cache line each, the crossings' first entries included: adding or removing a flow
+  /// touches every resource of its route.
   struct alignas(64) Resource {
     double capacity_bytes_per_s = 0.0;
-    std::vector<User> users;  ///< active crossings (swap-removed; order is irrelevant)
-    std::uint64_t mark = 0;   ///< component epoch
-    std::uint32_t slot = 0;   ///< index in comp_resources_ while mark == epoch_
+    std::uint64_t mark = 0;  ///< component epoch
+    std::uint32_t slot = 0;  ///< index in comp_resources_ while mark == epoch_
     bool dirty = false;
     bool bottleneck = false;  ///< saturated at some level of the last solve() that reached it
+    UserList users;           ///< active crossings (swap-removed; order is irrelevant)
   };
+  static_assert(sizeof(Resource) == 64, "a resource and its first crossings: one cache line");
   struct Variable {
     double rate_cap_bytes_per_s = 0.0;
     double rate_bytes_per_s = 0.0;  ///< solver output

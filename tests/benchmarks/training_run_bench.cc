@@ -7,7 +7,14 @@
 // symmetric and folded, then with one GPU at clock_factor 0.9; the second prints its ratio to the
 // first's median measured in the same run (x_symmetric; acceptance: <= 3) and the process's peak
 // resident memory (max_rss_mb; run it alone with --benchmark_filter for its own peak: <= 1 GB).
+// Weak scaling (issue 18: "CPU seconds per simulated GPU-iteration at 16,384 GPUs within 1.5x of
+// 512 GPUs", unfolded Llama-405B layout): the same file unfolded at DP 4 (512 GPUs) and DP 32
+// (4,096 GPUs), 16 micro-batches per replica, routing d_mod_k (one draw), one thread; each prints
+// cpu_ms_per_gpu_iteration (process CPU seconds per simulated GPU and iteration) and the DP 32 case
+// x_dp4, its ratio to the DP 4 case's median measured in the same run (~12 s in all;
+// docs/speed.md, "Per-event cost against GPU count").
 #include <sys/resource.h>
+#include <time.h>
 
 #include <benchmark/benchmark.h>
 
@@ -88,6 +95,44 @@ void run_405b(benchmark::State& state, bool slow_gpu) {
   }
 }
 
+/// Process CPU time (user + system, every thread) so far [s].
+double process_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+std::vector<double> weak_dp4_ms;  // cpu_ms_per_gpu_iteration of each DP 4 run
+
+void run_weak_scaling(benchmark::State& state, int dp) {
+  const std::string n = std::to_string(16 * dp);  // TP 8 x PP 16: 16 nodes and 16 micro-batches per replica
+  auto sc = traincast::io::load_scenario_file(
+      std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/models/llama3_405b.textproto",
+      {"cluster.num_nodes=" + n, "workload.parallel.dp=" + std::to_string(dp),
+       "workload.training.global_batch_size=" + n, "options.fold_symmetric=false", "cluster.fabric.routing=d_mod_k"});
+  sc.options.threads = 1;
+  double events = 0, ms_per_gpu_iteration = 0;
+  for (auto _ : state) {
+    const double cpu0 = process_cpu_s();
+    const auto report = traincast::models::simulate_training(sc);
+    ms_per_gpu_iteration = (process_cpu_s() - cpu0) * 1e3 / (128.0 * dp);
+    events = static_cast<double>(report.events);
+    benchmark::DoNotOptimize(report.iteration_time_s);
+  }
+  if (dp == 4) weak_dp4_ms.push_back(ms_per_gpu_iteration);
+  state.counters["events"] = events;
+  state.counters["cpu_ms_per_gpu_iteration"] = ms_per_gpu_iteration;
+  state.counters["cpu_us_per_event"] = ms_per_gpu_iteration * 1e3 * 128.0 * dp / events;
+  if (dp != 4 && !weak_dp4_ms.empty()) {
+    std::vector<double> v = weak_dp4_ms;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    state.counters["x_dp4"] = ms_per_gpu_iteration / v[v.size() / 2];  // acceptance (at 16,384 GPUs): <= 1.5
+  }
+}
+
+void BM_Llama405b_WeakScaling_Dp4_512Gpus(benchmark::State& s) { run_weak_scaling(s, 4); }
+void BM_Llama405b_WeakScaling_Dp32_4096Gpus(benchmark::State& s) { run_weak_scaling(s, 32); }
+
 void BM_Llama405b_Dp128_Symmetric(benchmark::State& s) { run_405b(s, false); }
 void BM_Llama405b_Dp128_OneGpuAt0_9(benchmark::State& s) { run_405b(s, true); }
 
@@ -96,6 +141,8 @@ BENCHMARK(BM_Sc21_1T_3072Gpus)->Unit(benchmark::kSecond)->Iterations(1)->Repetit
 BENCHMARK(BM_Sc21_1T_3072Gpus_Unfolded)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(1);
 BENCHMARK(BM_Llama405b_Dp128_Symmetric)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3);
 BENCHMARK(BM_Llama405b_Dp128_OneGpuAt0_9)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3);
+BENCHMARK(BM_Llama405b_WeakScaling_Dp4_512Gpus)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3);
+BENCHMARK(BM_Llama405b_WeakScaling_Dp32_4096Gpus)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(1);
 
 }  // namespace
 

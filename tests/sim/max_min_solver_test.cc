@@ -183,6 +183,60 @@ TEST(MaxMinSolverTest, IncrementalSolveReachesOnlyTheTouchedComponent) {
   EXPECT_EQ(std::vector<ResourceId>(idle.begin(), idle.end()), std::vector<ResourceId>{l0});
 }
 
+TEST(MaxMinSolverTest, CrossingListsKeepVectorOrderInlineAndSpilledAndSurviveCopies) {
+  // A resource keeps its first three crossings in its own line and spills to the heap past
+  // that: users(r) must list them exactly as a vector with swap-removal would, whichever storage
+  // holds them, and copies or moves of the solver (resources_ grows by moving) must keep them.
+  MaxMinSolver s;
+  const ResourceId l = s.add_resource(12 * kGBps);
+  const std::vector<ResourceId> on_l{l};
+  std::vector<FlowId> expected;  // the vector model of users(l)
+  const auto listed = [&s, l] {
+    std::vector<FlowId> flows;
+    for (const MaxMinSolver::User& u : s.users(l)) flows.push_back(u.flow);
+    return flows;
+  };
+  const auto add = [&](FlowId f) {
+    s.add_flow(f, on_l, kInf);
+    expected.push_back(f);
+  };
+  const auto remove = [&](FlowId f) {
+    s.remove_flow(f);
+    const auto at = std::find(expected.begin(), expected.end(), f);
+    *at = expected.back();
+    expected.pop_back();
+  };
+  for (FlowId f = 0; f < 3; ++f) add(f);  // inline
+  EXPECT_EQ(listed(), expected);
+  remove(0);
+  EXPECT_EQ(listed(), expected);          // {2, 1}
+  for (FlowId f = 3; f < 9; ++f) add(f);  // spills (3 -> 6 -> 12 entries)
+  EXPECT_EQ(listed(), expected);
+  remove(4);
+  remove(2);
+  EXPECT_EQ(listed(), expected);
+  // many resources added after: the vector of resources moves them
+  for (int i = 0; i < 100; ++i) s.add_resource(kGBps);
+  EXPECT_EQ(listed(), expected);
+  s.solve(false);
+  const std::size_t n = expected.size();
+  for (const FlowId f : expected) EXPECT_DOUBLE_EQ(s.rate(f), 12 * kGBps / static_cast<double>(n));
+  MaxMinSolver copy = s;  // deep copy: the copy's lists are its own
+  remove(1);
+  EXPECT_EQ(listed(), expected);
+  ASSERT_EQ(copy.users(l).size(), n);
+  copy.add_flow(20, on_l, kInf);
+  EXPECT_EQ(copy.users(l).size(), n + 1);
+  EXPECT_EQ(s.users(l).size(), n - 1);
+  MaxMinSolver moved = std::move(copy);
+  EXPECT_EQ(moved.users(l).size(), n + 1);
+  EXPECT_EQ(moved.users(l).back().flow, 20u);
+  while (!expected.empty()) remove(expected.back());  // back to none, then inline again
+  EXPECT_TRUE(s.users(l).empty());
+  add(30);
+  EXPECT_EQ(listed(), expected);
+}
+
 TEST(MaxMinSolverTest, RemovingAFlowWithNoBottleneckOnItsRouteReSolvesNothing) {
   // L0 10 GB/s carries A (cap 1 GB/s) and B (cap 2 GB/s): 3 of 10 GB/s, no bottleneck. L1 4 GB/s
   // carries C and D (uncapped): 2 GB/s each, L1 saturated. Removing A with skip_slack leaves

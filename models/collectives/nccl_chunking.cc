@@ -13,15 +13,6 @@
 namespace traincast::models {
 namespace {
 
-constexpr int kLL = 0;
-constexpr int kLL128 = 1;
-
-int log2i(std::int64_t n) {
-  int l = 0;
-  while (n >>= 1) ++l;
-  return l;
-}
-
 // Whole chunks per channel, NCCL's integer division ("nBytes / (nChannels*chunkSize)").
 std::int64_t whole_chunks(std::int64_t bytes, std::int64_t channels, std::int64_t chunk) {
   return bytes / (channels * chunk);
@@ -35,39 +26,39 @@ std::int64_t align_down(std::int64_t n, std::int64_t grain) { return n - n % gra
 double tree_chunk_bytes(const CollectivePlan& plan, int p, double bytes, int channels) {
   if (plan.algorithm != CollectiveAlgorithm::tree || !(bytes > 0)) return 0;
   // calcCollChunking (nccl_chunking.h): one step per chunk for a tree.
-  const double buff = p == kLL      ? NcclChunking::ll_buff_bytes
-                      : p == kLL128 ? NcclChunking::ll128_buff_bytes
-                                    : NcclChunking::simple_buff_bytes;
+  const double buff = p == kNcclLl      ? NcclChunking::ll_buff_bytes
+                      : p == kNcclLl128 ? NcclChunking::ll128_buff_bytes
+                                        : NcclChunking::simple_buff_bytes;
   auto chunk = static_cast<std::int64_t>(buff) / NcclChunking::steps;
-  if (p == kLL) chunk /= 2;
-  if (p == kLL128) chunk = chunk / 16 * 15;  // NCCL_LL128_LINEELEMS 16, NCCL_LL128_DATAELEMS 15
+  if (p == kNcclLl) chunk /= 2;
+  if (p == kNcclLl128) chunk = chunk / 16 * 15;  // NCCL_LL128_LINEELEMS 16, NCCL_LL128_DATAELEMS 15
   const std::int64_t n_bytes = static_cast<std::int64_t>(bytes);
   const std::int64_t nc = std::max(1, channels);
-  if (p == kLL128) {
+  if (p == kNcclLl128) {
     const int nodes = std::max(1, plan.num_nodes);
     const double ppn = static_cast<double>(plan.ranks.size()) / nodes;
     if (ppn > 0) {
-      const double nsteps = 1 + log2i(nodes) + 0.1 * ppn;
+      const double nsteps = 1 + nccl_log2i(nodes) + 0.1 * ppn;
       while (static_cast<double>(whole_chunks(n_bytes, nc, chunk)) < nsteps * 64 / ppn && chunk > 131072) chunk /= 2;
       while (static_cast<double>(whole_chunks(n_bytes, nc, chunk)) < nsteps * 16 / ppn && chunk > 32768) chunk /= 2;
     }
   }
   // ncclProtoGrainSize: LL 16, LL128 WARP_SIZE x NCCL_LL128_SHMEM_ELEMS_PER_THREAD /
   // NCCL_LL128_LINEELEMS x NCCL_LL128_DATAELEMS x 8 = 1920, Simple 512.
-  const std::int64_t grain = p == kLL ? 16 : p == kLL128 ? 32 * 8 / 16 * 15 * 8 : 512;
+  const std::int64_t grain = p == kNcclLl ? 16 : p == kNcclLl128 ? 32 * 8 / 16 * 15 * 8 : 512;
   return static_cast<double>(align_down(chunk, grain));
 }
 
 int tree_pipeline_hops(const CollectivePlan& plan) {
   if (plan.algorithm != CollectiveAlgorithm::tree || plan.num_nodes < 2) return 0;
-  return 2 * log2i(plan.num_nodes);
+  return 2 * nccl_log2i(plan.num_nodes);
 }
 
 double tree_pipeline_fill_s(const CollectivePlan& plan, const CollectivePhase& phase, int p, double bytes) {
   const int hops = tree_pipeline_hops(plan);
   // LL128 only (nccl_chunking.h: LL runs where one chunk per channel holds the call, and Simple's
   // fill is not established by the logs).
-  if (hops == 0 || p != kLL128 || !(bytes > 0) || phase.num_flows == 0 || !(phase.tuner_seconds_per_byte > 0)) {
+  if (hops == 0 || p != kNcclLl128 || !(bytes > 0) || phase.num_flows == 0 || !(phase.tuner_seconds_per_byte > 0)) {
     return 0;
   }
   const NcclChannelCut cut = nccl_channel_cut(plan, p, bytes);

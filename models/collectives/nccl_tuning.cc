@@ -17,22 +17,12 @@
 namespace traincast::models {
 namespace {
 
-constexpr int kLL = 0;
-constexpr int kLL128 = 1;
-constexpr int kSimple = 2;
-
 // NCCL src/graph/tuning.cc (2.23+, ncclTopoTuneModel): "if (a == NCCL_ALGO_PAT) busBw *= .75".
 constexpr double kPatBandwidthFactor = 0.75;
 
 // NCCL's MAXCHANNELS (src/include/device.h): 32 in 2.20, 64 in later releases; the model's graph
 // channels are <= 16, so the default doubling stays <= 32 either way.
 constexpr int kNcclMaxChannels = 64;
-
-int log2i(std::int64_t n) {
-  int l = 0;
-  while (n >>= 1) ++l;
-  return l;
-}
 
 // NCCL src/graph/tuning.cc (2.24-2.26) treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to
 // 256 MB: "Trees are not perfectly sticking to the model for medium sizes."
@@ -140,13 +130,13 @@ double tree_protocol_factor(const Cluster& cluster, const CollectivePlan& plan, 
   const int nodes = plan.num_nodes;
   double f = 0.92;
   f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTree);
-  if (p == kLL) f = f / 3.8 * ll_max_factor(cluster, plan, f / 3.8, 2.0);
-  if (p == kLL128) {
+  if (p == kNcclLl) f = f / 3.8 * ll_max_factor(cluster, plan, f / 3.8, 2.0);
+  if (p == kNcclLl128) {
     f *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
     f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTreeLL128);
   }
   if (plan.single_gpu_node) f *= kTreePatternFactor;
-  const int log_size = log2i(static_cast<std::int64_t>(bytes) >> 6);
+  const int log_size = nccl_log2i(static_cast<std::int64_t>(bytes) >> 6);
   if (log_size < 23) f *= kTreeCorrection[p][log_size];
   return f;
 }
@@ -325,7 +315,7 @@ std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvl
   std::array<double, 3> out{};
   for (int p = 0; p < 3; ++p) {
     double intra = intra_table[p];
-    if (nodes > 1) intra = std::max(intra, NcclLatencyUs::net_overhead * (p == kSimple ? 3.0 : 1.0));
+    if (nodes > 1) intra = std::max(intra, NcclLatencyUs::net_overhead * (p == kNcclSimple ? 3.0 : 1.0));
     const double us = NcclLatencyUs::base_ring[p] + (steps - inter) * intra + inter * net_table[p];
     out[p] = us * 1e-6;
   }
@@ -338,7 +328,8 @@ std::array<double, 3> tree_latency_s(int ppn, int nodes, bool nvlink) {
   std::array<double, 3> out{};
   for (int p = 0; p < 3; ++p) {
     out[p] =
-        (NcclLatencyUs::base_tree[p] + 2 * ((ppn - 1) * intra[p] + log2i(nodes) * NcclLatencyUs::net_tree[p])) * 1e-6;
+        (NcclLatencyUs::base_tree[p] + 2 * ((ppn - 1) * intra[p] + nccl_log2i(nodes) * NcclLatencyUs::net_tree[p])) *
+        1e-6;
   }
   return out;
 }
@@ -349,14 +340,15 @@ std::array<double, 3> nvls_latency_s() {
 }
 
 std::array<double, 3> nvls_tree_latency_s(int nodes) {
-  const double us = NcclLatencyUs::nvlink_nvls_tree + 2 * log2i(nodes) * NcclLatencyUs::net_nvls_tree;
+  const double us = NcclLatencyUs::nvlink_nvls_tree + 2 * nccl_log2i(nodes) * NcclLatencyUs::net_nvls_tree;
   return {us * 1e-6, us * 1e-6, us * 1e-6};
 }
 
 std::array<double, 3> pat_latency_s(int nodes, int n) {
   // NCCL tuning.cc (2.23+): latency = baseLat PAT 8.0 + log2i(nNodes) x (interLat / 3.5) +
   // nRanks x 2.8 us ("still a linear part"), interLat = hwLat NET PAT Simple 14 us.
-  const double us = NcclLatencyUs::base_pat + log2i(nodes) * NcclLatencyUs::net_pat / NcclLatencyUs::pat_log_divisor +
+  const double us = NcclLatencyUs::base_pat +
+                    nccl_log2i(nodes) * NcclLatencyUs::net_pat / NcclLatencyUs::pat_log_divisor +
                     n * NcclLatencyUs::pat_per_rank;
   return {us * 1e-6, us * 1e-6, us * 1e-6};
 }
@@ -435,12 +427,12 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
   // capped at llMaxBw (ll_max_factor); LL128 x 0.92 (120/128 bytes of each line carry data; 0.7
   // with one GPU per node); Simple x 1.
   switch (p) {
-    case kLL: {
+    case kNcclLl: {
       const double f =
           (nodes > 1 || plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
       return p2p * f * ll_max_factor(cluster, plan, f, 1.0);
     }
-    case kLL128: {
+    case kNcclLl128: {
       // NCCL tuning.cc (2.20.3): min(busBw x (ppn < 2 ? 0.7 : 0.92), nChannels x
       // perChMaxRingLL128Bw), across nodes (graph channels: nccl_graph_channels).
       const double f = (nodes > 1 && ppn < 2) ? 0.7 : 0.92;
@@ -465,12 +457,14 @@ NcclChannelCut nccl_channel_cut(const CollectivePlan& plan, int p, double bytes)
   const bool ring = plan.algorithm == CollectiveAlgorithm::ring;
   const bool cut = ring || plan.algorithm == CollectiveAlgorithm::tree || plan.algorithm == CollectiveAlgorithm::pat;
   if (!cut || plan.nccl_channels < 1 || plan.p2p_channels.channels > 0 || !is_ring_op(plan.op)) return {};
-  const int max_threads = p == kLL      ? kLlMaxThreads
-                          : p == kLL128 ? kLl128MaxThreads
-                          : ring        ? plan.ring_simple_threads
-                                        : kSimpleMaxThreads;
-  double threshold = p == kLL ? kLlThreadThreshold : p == kLL128 ? kLl128ThreadThreshold : kSimpleThreadThreshold;
-  if (ring && p == kLL) threshold *= static_cast<double>(plan.ranks.size());
+  const int max_threads = p == kNcclLl      ? kLlMaxThreads
+                          : p == kNcclLl128 ? kLl128MaxThreads
+                          : ring            ? plan.ring_simple_threads
+                                            : kSimpleMaxThreads;
+  double threshold = p == kNcclLl      ? kLlThreadThreshold
+                     : p == kNcclLl128 ? kLl128ThreadThreshold
+                                       : kSimpleThreadThreshold;
+  if (ring && p == kNcclLl) threshold *= static_cast<double>(plan.ranks.size());
   NcclChannelCut c{plan.nccl_channels, max_threads};
   while (bytes < c.channels * static_cast<double>(c.threads) * threshold && c.channels >= 2) --c.channels;
   while (ring && bytes < c.channels * static_cast<double>(c.threads) * threshold && c.threads % 128 == 0)
@@ -489,7 +483,7 @@ double phase_latency_s(const CollectivePlan& plan, const CollectivePhase& phase,
   // NCCL: ring Simple all-reduce across nodes, once each rank's share of a channel reaches 64 B.
   // NCCL tuning.cc ncclTopoGetAlgoTime (2.20.3): "nBytes/(comm->nChannels*comm->nRanks) >= 64".
   const int channels = plan.comm_channels > 0 ? plan.comm_channels : plan.channels;
-  if (phase.ring_plateau && p == kSimple && bytes / (channels * static_cast<double>(plan.ranks.size())) >= 64) {
+  if (phase.ring_plateau && p == kNcclSimple && bytes / (channels * static_cast<double>(plan.ranks.size())) >= 64) {
     lat *= NcclLatencyUs::ring_plateau;
   }
   return lat;
@@ -529,8 +523,8 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
   bool have = false;
   // p2p inside one node: the protocol NCCL's planner picks by size (addP2pToPlan: LL up to
   // nChannelsMax x NCCL_P2P_LL_THRESHOLD, else Simple; never LL128), not the tuner's.
-  const int p2p_protocol = plan.p2p_channels.channels > 0 ? (p2p_plan_at(plan, bytes).ll ? kLL : kSimple) : -1;
-  for (int p : {kSimple, kLL128, kLL}) {
+  const int p2p_protocol = plan.p2p_channels.channels > 0 ? (p2p_plan_at(plan, bytes).ll ? kNcclLl : kNcclSimple) : -1;
+  for (int p : {kNcclSimple, kNcclLl128, kNcclLl}) {
     if (!plan.protocol_allowed[p]) continue;
     if (p2p_protocol >= 0 && p != p2p_protocol) continue;
     if (use_forced && static_cast<int>(*forced) != p) continue;

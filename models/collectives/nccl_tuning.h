@@ -4,6 +4,7 @@
 // predicted time for a plan. Pure functions of the cluster and the plan.
 
 #include <array>
+#include <cstdint>
 #include <span>
 
 #include "models/collectives/collective_plan.h"
@@ -14,6 +15,19 @@
 #include "sim/flow_network.h"
 
 namespace traincast::models {
+
+/// NCCL's protocol indices (NCCL_PROTO_LL 0, NCCL_PROTO_LL128 1, NCCL_PROTO_SIMPLE 2; the order of
+/// CollectiveProtocol), as the tuning and chunking code index their per-protocol tables.
+inline constexpr int kNcclLl = static_cast<int>(CollectiveProtocol::ll);
+inline constexpr int kNcclLl128 = static_cast<int>(CollectiveProtocol::ll128);
+inline constexpr int kNcclSimple = static_cast<int>(CollectiveProtocol::simple);
+
+/// NCCL's log2i (src/include/utils.h): floor(log2 n) for n >= 1, 0 for n <= 1.
+inline int nccl_log2i(std::int64_t n) {
+  int l = 0;
+  while (n >>= 1) ++l;
+  return l;
+}
 
 /// What the engine would run for a call, and its closed-form time (no simulation).
 struct CollectiveChoice {

@@ -1,6 +1,7 @@
 // `traincast compare A B ...` and `traincast compare A --vary field=v1,v2` (issue 21).
 #include <algorithm>
 #include <array>
+#include <boost/algorithm/string/trim.hpp>
 #include <boost/program_options.hpp>
 #include <cctype>
 #include <charconv>
@@ -21,6 +22,9 @@ namespace po = boost::program_options;
 
 namespace {
 
+/// A space or a tab: what --vary values and paths lose at their ends.
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
 /// "field.path=v1,v2,..." -> the field and its values. Throws UsageError.
 std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& v) {
   const std::size_t eq = v.find('=');
@@ -31,11 +35,7 @@ std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& v
       const std::size_t comma = std::min(v.find(',', start), v.size());
       // "bf16, fp16": the spaces after a comma are the list's, not the value's (the column was
       // labelled "precision= fp16").
-      std::string value = v.substr(start, comma - start);
-      const std::size_t first = value.find_first_not_of(" \t");
-      value =
-          first == std::string::npos ? std::string() : value.substr(first, value.find_last_not_of(" \t") - first + 1);
-      values.push_back(value);
+      values.push_back(boost::algorithm::trim_copy_if(v.substr(start, comma - start), is_blank));
       start = comma + 1;
     }
   }
@@ -171,8 +171,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       // Paths compared as the loader reads them: an entry's index without leading zeros
       // ("node_group[01]" is node_group[1]), spaces around the path ignored.
       const auto canonical = [](std::string path) {
-        const std::size_t first = path.find_first_not_of(" \t"), last = path.find_last_not_of(" \t");
-        path = first == std::string::npos ? std::string() : path.substr(first, last - first + 1);
+        boost::algorithm::trim_if(path, is_blank);
         std::string canon;
         for (std::size_t i = 0; i < path.size(); ++i) {
           canon += path[i];

@@ -60,8 +60,10 @@ ComputeParams default_compute_params(const GpuSpec& gpu) {
     p.attention_fwd_efficiency = 0.35;
     p.attention_bwd_efficiency = 0.30;
     // STREAM triad: H200 3534 of 4800 GB/s (HBM3e, 0.74); H100 PCIe 1832 of 2039 GB/s (HBM2e, 0.90)
-    //   (gpu-benches). HBM3 H100 SXM is not in the table; we take the H200 (HBM3/3e) value.
-    p.memory_efficiency = gpu.name.rfind("H100-PCIe", 0) == 0 ? 1832.0 / 2039.0 : 3534.0 / 4800.0;
+    //   (gpu-benches). HBM3 H100 SXM is not in the table; we take the H200 (HBM3/3e) value. The
+    //   96 GB HBM2e part (catalog.cc: the PCIe part's stacks, one more) takes the HBM2e value.
+    const bool hbm2e = gpu.name.rfind("H100-PCIe", 0) == 0 || gpu.name == "H100-SXM5-96GB";
+    p.memory_efficiency = hbm2e ? 1832.0 / 2039.0 : 3534.0 / 4800.0;
     p.source =
         "GEMM fit to Megatron-Core r0.8.0 H100 table (odd rows) (tile model: openxla H100 GEMM table, fp8 on MAMF); "
         "FlashAttention-3 paper (FA2 on H100); gpu-benches STREAM H200/H100-PCIe";

@@ -60,6 +60,7 @@ std::vector<GpuPrices> make_table() {
                            "2024-08-22", "US (USD)", 8},
                hyperstack(3.20, "NVIDIA H100 SXM 80 GB"), "", ""});
   none("H800-SXM5-80GB");
+  none("H100-SXM5-96GB");  // Meta's Grand Teton part: not sold or rented publicly
   t.push_back({"H200-SXM-141GB", std::nullopt, hyperstack(3.99, "NVIDIA H200 SXM 141 GB"), kNoNode, ""});
   t.push_back({"H100-PCIe-80GB", std::nullopt, lambda(3.29, "1x NVIDIA H100 PCIe"), kNoNode, ""});
   t.push_back({"B200", std::nullopt, hyperstack(6.00, "NVIDIA B200 192 GB"), kNoNode, ""});

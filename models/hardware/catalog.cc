@@ -231,6 +231,25 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
       "idle power: estimate";
   g.push_back(s);
 
+  // The H100 of Meta's Grand Teton hosts (torchtitan's benchmarks ran on it): "96GB HBM2e with
+  // 2.4 TB/sec peak memory bandwidth", "the default 500W power limit", "up to 700W TDP"
+  // (pytorch/torchtitan docs/performance.md). NVIDIA publishes no datasheet for it; the TorchTitan
+  // paper (arXiv:2410.06511) calls it non-standard, HBM2e, its peak "between SXM and NVL", exact
+  // value unknown: the SXM's compute and clock are taken (the 500 W limit is a scenario's
+  // power.gpu_power_limit_w, which the DVFS model turns into clocks). Capacity: six HBM2e stacks
+  // where the 80 GB SXM5 has five (2.4 TB/s = 6 x the 400 GB/s per stack of the HBM2e H100 PCIe),
+  // so 6/5 of the 80 GB part's 81,559 MiB usable: 97,871 MiB (derived; no nvidia-smi reading).
+  s.name = "H100-SXM5-96GB";
+  s.peak_fp64_flops = 66.9 * kTera;
+  s.nvlink_links = 18;
+  s.hbm_capacity_bytes = 97871 * kMiB;
+  s.hbm_bandwidth_bytes_per_s = 2400 * kGB;
+  s.source =
+      "pytorch/torchtitan docs/performance.md (Grand Teton: 96 GB HBM2e, 2.4 TB/s, 500 W default limit, 700 W "
+      "TDP); compute, clocks and NVLink as H100 SXM (TorchTitan paper: peak between SXM and NVL, unknown); "
+      "capacity 6/5 of the 80 GB part's usable (six stacks of five); idle power: estimate";
+  g.push_back(s);
+
   // NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM: H100 SXM compute, 141 GB HBM3e at
   // 4.8 TB/s, up to 700 W, NVLink 900 GB/s.
   s.name = "H200-SXM-141GB";

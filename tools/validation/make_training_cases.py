@@ -137,19 +137,15 @@ def torchtitan(training):
         fp8 = r["precision_linear"] != "bf16"
         ac = r["activation_checkpointing"].split(" ")[0]
         # The GPU as the row states it: the torchtitan tables ran on H100 96 GB HBM2e at 500 W (Grand
-        # Teton), which the catalog lacks, so a DGX H100 at that limit stands in (the base
-        # scenario); the WhiteFiber rows ran on H200 nodes with a ConnectX-7 400 Gb/s NIC per GPU,
-        # which is the catalog's HGX H200 at its datasheet limit (700 W; no cap stated).
+        # Teton; catalog H100-SXM5-96GB in the base scenario's grand_teton_h100 node); the WhiteFiber
+        # rows ran on H200 nodes with a ConnectX-7 400 Gb/s NIC per GPU, which is the catalog's HGX
+        # H200 at its datasheet limit (700 W; no cap stated).
         h200 = r["gpu_and_system"].startswith("H200")
         if h200:
             assumptions = ["HGX H200 (8 x ConnectX-7 NDR 400) at its 700 W TDP: no power limit stated"]
         else:
-            assumptions = ["H100 SXM5 80 GB at 500 W stands in for the H100 96 GB HBM2e (not in the catalog)"]
-        mem = r["measured_peak_memory_gib"].strip()
-        if not h200 and mem and float(mem) > 79.6:
-            # validate fails such a case as predicted OOM: the stand-in's capacity, not the model's.
-            assumptions.append("measured peak %s GiB is above the stand-in's 79.6 GiB: an OOM here is the "
-                               "stand-in's" % mem)
+            assumptions = ["H100 96 GB HBM2e at 500 W with the H100 SXM's compute (its peak is not published); "
+                           "400 Gb/s RDMA per GPU as InfiniBand NDR"]
         if r["seq_len_source"].strip() != "stated":
             assumptions.append("seq %s: the configs' default, not printed" % r["seq_len"])
         if not r["global_batch_size"].strip():

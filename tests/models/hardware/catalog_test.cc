@@ -83,6 +83,27 @@ TEST(Catalog, ExportVariantsDifferFromTheirBaseOnlyWhereTheDatasheetsSay) {
   EXPECT_DOUBLE_EQ(find_gpu("A800-SXM4-80GB").peak_fp64_flops, find_gpu("A100-SXM4-80GB").peak_fp64_flops);
 }
 
+// torchtitan's Grand Teton H100 (pytorch/torchtitan docs/performance.md): 96 GB HBM2e at 2.4 TB/s,
+// 700 W TDP; otherwise the H100 SXM (its peak is unpublished). Capacity: six stacks where the 80 GB
+// part has five, 6/5 of its 81,559 MiB; 2.4 TB/s is six of the HBM2e H100 PCIe's 400 GB/s stacks.
+TEST(Catalog, GrandTetonH100IsTheSxmWithSixHbm2eStacks) {
+  const GpuSpec& g = find_gpu("H100-SXM5-96GB");
+  const GpuSpec& sxm = find_gpu("H100-SXM5-80GB");
+  const GpuSpec& pcie = find_gpu("H100-PCIe-80GB");
+  EXPECT_DOUBLE_EQ(g.hbm_capacity_bytes, 97871.0 * 1048576);
+  EXPECT_NEAR(g.hbm_capacity_bytes / sxm.hbm_capacity_bytes, 6.0 / 5.0, 1e-4);
+  EXPECT_DOUBLE_EQ(g.hbm_bandwidth_bytes_per_s, 2.4e12);
+  EXPECT_NEAR(g.hbm_bandwidth_bytes_per_s / 6, pcie.hbm_bandwidth_bytes_per_s / 5, 0.01e12);
+  EXPECT_DOUBLE_EQ(g.tdp_w, 700);
+  EXPECT_DOUBLE_EQ(g.peak_bf16_flops, sxm.peak_bf16_flops);
+  EXPECT_DOUBLE_EQ(g.peak_fp8_flops, sxm.peak_fp8_flops);
+  EXPECT_DOUBLE_EQ(g.peak_fp64_flops, sxm.peak_fp64_flops);
+  EXPECT_EQ(g.sm_count, sxm.sm_count);
+  EXPECT_EQ(g.nvlink_links, sxm.nvlink_links);
+  EXPECT_DOUBLE_EQ(g.min_power_limit_w, sxm.min_power_limit_w);
+  EXPECT_NE(g.source.find("torchtitan"), std::string::npos) << g.source;
+}
+
 TEST(Catalog, EveryGpuIsComplete) {
   for (const std::string& name : gpu_names()) {
     SCOPED_TRACE(name);

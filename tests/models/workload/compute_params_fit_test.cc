@@ -127,5 +127,15 @@ TEST(ComputeParamsFit, A100GemmEfficiencyFromKorthikantiTable4) {
   EXPECT_LT(best, 0.03) << "per-layer times no longer reproduced";
 }
 
+// Memory-bound kernels run at the STREAM fraction of their HBM kind (gpu-benches): HBM2e H100s
+// (the PCIe card and torchtitan's 96 GB SXM, catalog.cc) at the H100 PCIe's 1832 of 2039 GB/s,
+// HBM3/HBM3e Hoppers at the H200's 3534 of 4800 GB/s.
+TEST(ComputeParamsFit, HopperMemoryEfficiencyFollowsTheHbmKind) {
+  EXPECT_DOUBLE_EQ(default_compute_params(find_gpu("H100-SXM5-96GB")).memory_efficiency, 1832.0 / 2039.0);
+  EXPECT_DOUBLE_EQ(default_compute_params(find_gpu("H100-PCIe-80GB")).memory_efficiency, 1832.0 / 2039.0);
+  EXPECT_DOUBLE_EQ(default_compute_params(find_gpu("H100-SXM5-80GB")).memory_efficiency, 3534.0 / 4800.0);
+  EXPECT_DOUBLE_EQ(default_compute_params(find_gpu("H200-SXM-141GB")).memory_efficiency, 3534.0 / 4800.0);
+}
+
 }  // namespace
 }  // namespace traincast::models

@@ -45,7 +45,7 @@ TEST(HardwareChecksIo, GpuThatDoesNotFitItsNodeTemplateIsRefusedWithBothNames) {
             (std::vector<std::string>{
                 "t.textproto:1:37: cluster.gpu: MI300X is an OAM module and dgx_h100 (built for H100-SXM5-80GB) has "
                 "an SXM baseboard (expected an SXM module; GPUs that fit dgx_h100: H100-SXM5-80GB, H800-SXM5-80GB, "
-                "H200-SXM-141GB, H20; node templates MI300X fits: mi300x_platform)"}));
+                "H100-SXM5-96GB, H200-SXM-141GB, H20; node templates MI300X fits: mi300x_platform)"}));
   // Overriding only the template blames the template.
   const std::string b200 = scenario("node_template: \"dgx_b200\" gpu: \"B200\"", "seq_length: 2048", "dp: 8");
   const std::vector<std::string> e = errors_of(b200, Format::text, {"cluster.node_template=dgx_h100"});

@@ -83,6 +83,15 @@ std::vector<std::string> compute_settings_without_effect(const Scenario& sc) {
                     " has no effect: precision is " + precision_name(sc.training.precision) +
                     " (expected precision fp8)");
   }
+  // FlashAttention's kernels take 16-bit inputs only (FlashAttention-2, Dao 2023, arXiv:2307.08691:
+  // fp16 and bf16); a 32-bit run's fused attention is PyTorch SDPA's memory-efficient kernel.
+  if (sc.training.flash_attention && sc.model.family == ModelFamily::transformer &&
+      (sc.training.precision == Precision::fp32 || sc.training.precision == Precision::tf32))
+    notes.push_back(std::string("workload.training.flash_attention with precision ") +
+                    precision_name(sc.training.precision) +
+                    ": FlashAttention has no 32-bit kernel (fp16 and bf16 only); the attention is timed as a fused "
+                    "kernel at the 32-bit peak with flash's memory, as PyTorch SDPA's memory-efficient kernel runs "
+                    "it (an assumption: no 32-bit fused attention was measured)");
   // training.attention_kernel (compute_model.cc with_compute_model): read for fused attention, and
   // cudnn has constants for the GPUs it was measured on (attention_model.h: Hopper).
   if (sc.training.attention_kernel == AttentionKernel::cudnn) {

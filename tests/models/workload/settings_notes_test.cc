@@ -134,5 +134,33 @@ TEST(WorkloadSettingsNotes, CudnnAttentionNamedWhereItHasNoEffect) {
       "workload.training.attention_kernel cudnn has no effect: flash_attention is off (expected fused attention)");
 }
 
+// FlashAttention has no 32-bit kernel (FlashAttention-2: fp16 and bf16): a 32-bit transformer run
+// with flash_attention is told what is timed instead; 16-bit runs, runs without fused attention and
+// CNNs are not.
+TEST(WorkloadSettingsNotes, FlashAttentionAt32BitsSaysWhatRuns) {
+  Scenario sc = base();
+  sc.training.flash_attention = true;
+  for (const Precision p : {Precision::fp32, Precision::tf32}) {
+    sc.training.precision = p;
+    const std::vector<std::string> notes = compute_settings_without_effect(sc);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes[0].rfind(std::string("workload.training.flash_attention with precision ") + precision_name(p) +
+                                 ": FlashAttention has no 32-bit kernel",
+                             0),
+              0u)
+        << notes[0];
+  }
+  for (const Precision p : {Precision::fp16, Precision::bf16}) {
+    sc.training.precision = p;
+    EXPECT_TRUE(compute_settings_without_effect(sc).empty());
+  }
+  sc.training.precision = Precision::fp32;
+  sc.training.flash_attention = false;
+  EXPECT_TRUE(compute_settings_without_effect(sc).empty());
+  sc.training.flash_attention = true;
+  sc.model.family = ModelFamily::resnet;
+  EXPECT_TRUE(compute_settings_without_effect(sc).empty());
+}
+
 }  // namespace
 }  // namespace traincast::models

@@ -33,7 +33,7 @@ TEST_F(ComputeModelCli, RunReportNamesTheComputeModelAndAttentionKernel) {
   const Result kernel = run({"run", "--json", path("k.json"), "--set", "workload.training.compute_model=kernel",
                              "--set", "workload.training.attention_kernel=cudnn"});
   ASSERT_EQ(kernel.status, 0) << kernel.err;
-  EXPECT_NE(kernel.out.find("Compute    kernel model (GEMM tile model, framework efficiency 0.715), attention cudnn\n"),
+  EXPECT_NE(kernel.out.find("Compute    kernel model (GEMM tile model, framework efficiency 0.730), attention cudnn\n"),
             std::string::npos)
       << kernel.out;
   const std::string k_json = slurp(path("k.json"));
@@ -45,7 +45,7 @@ TEST_F(ComputeModelCli, RunReportNamesTheComputeModelAndAttentionKernel) {
       run({"run", "--json", path("a.json"), "--set", "cluster.node_template=dgx_a100", "--set",
            "workload.training.compute_model=kernel", "--set", "workload.training.attention_kernel=cudnn"});
   ASSERT_EQ(a100.status, 0) << a100.err;
-  EXPECT_NE(a100.out.find("framework efficiency 0.715), attention flash2\n"), std::string::npos) << a100.out;
+  EXPECT_NE(a100.out.find("framework efficiency 0.730), attention flash2\n"), std::string::npos) << a100.out;
   EXPECT_NE(slurp(path("a.json")).find("\"attention_kernel\": \"flash2\""), std::string::npos);
 
   const Result unfused = run({"run", "--json", path("u.json"), "--set", "workload.training.flash_attention=false"});

@@ -60,8 +60,9 @@ TEST_F(CompareCli, H200AgainstA100ForA70BFineTunePrintsPricesWithSourceAndDate) 
         "llama2_70b_lora_8x_h200 node: not priced: no public purchase price for H200-SXM-141GB",
         "H200-SXM-141GB: none: H200-SXM-141GB has no validated error band",
         "A100-SXM4-80GB: 5.8 % over 8 runs",
-        "not judged against model error (H200-SXM-141GB has no validated error band: no published training run on it "
-        "in scenarios/validation)"})
+        "not judged against model error (H200-SXM-141GB has no validated error band: no CTest-gated published "
+        "training run on it (scenarios/validation/*.cases; the development sources' figures, if it has any, are in "
+        "docs/accuracy.md))"})
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   // The CSV carries the same figures, units in the column names.
   std::stringstream csv(slurp(path("c.csv")));

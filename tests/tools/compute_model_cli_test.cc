@@ -141,7 +141,9 @@ TEST(ComputeModelCliCompare, KernelModelHasNoGatedErrorBand) {
   EXPECT_EQ(kernel.absent,
             "compute_model kernel has no gated error band; docs/accuracy.md gives its development figures");
   EXPECT_EQ(model_error_band("H20").absent,
-            "H20 has no validated error band: no published training run on it in scenarios/validation");
+            "H20 has no validated error band: no CTest-gated published training run on it "
+            "(scenarios/validation/*.cases; the development sources' figures, if it has any, are in "
+            "docs/accuracy.md)");
   const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,650", "--set",
                         "workload.training.compute_model=kernel", "--tokens", "1e9"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -232,7 +232,8 @@ ErrorBand model_error_band(const std::string& gpu, const std::string& compute_mo
             ""};
   ErrorBand none;
   none.absent = (gpu.empty() ? std::string("this GPU") : gpu) +
-                " has no validated error band: no published training run on it in scenarios/validation";
+                " has no validated error band: no CTest-gated published training run on it (scenarios/validation/*.cases; "
+                "the development sources' figures, if it has any, are in docs/accuracy.md)";
   return none;
 }
 

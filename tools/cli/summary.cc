@@ -69,15 +69,14 @@ double default_budget_time_s(const models::Scenario& sc, const models::Report& r
 }
 
 models::Report with_default_budget(const models::Scenario& sc, models::Report r) {
-  if (r.train_tokens > 0) return r;
-  const double budget = default_token_budget(sc);
+  const double budget = r.train_tokens > 0 ? 0.0 : default_token_budget(sc);  // the scenario's own budget kept
   if (budget > 0) {
     r.train_tokens = budget;
     r.train_tokens_source = kDefaultBudgetRule;
     // A run that does not fit in memory has no time to train (the summary says "not feasible").
     if (!r.memory.oom) r.time_to_train_s = default_budget_time_s(sc, r);
   }
-  // The cost of the summary's "To train" line (print_default_budget), in the report: the scenario's
+  // The cost of the summary's "To train" line (print_to_train), in the report: the scenario's
   // cost section, evaluated with no training time, gets its to-train figures; without a section,
   // the catalog's rent alone (the summary prints no own side for it either).
   const double gpu_hours = r.num_gpus * r.time_to_train_s / 3600.0;
@@ -86,7 +85,8 @@ models::Report with_default_budget(const models::Scenario& sc, models::Report r)
     r.power.energy_to_train_kwh = r.power.facility_average_w * r.time_to_train_s / 3.6e6;
   models::CostReport& c = r.cost;
   const models::GpuPrices* p = models::find_prices(r.gpu);
-  if (!(gpu_hours > 0)) return r;
+  // The scenario's own budget with its own cost section: the report's figures stand as computed.
+  if (!(gpu_hours > 0) || (budget == 0 && c.modelled)) return r;
   if (c.modelled) {
     c.train_gpu_hours = gpu_hours;
     if (c.rent_modelled) c.cloud_cost_to_train_usd = c.cloud_price_per_gpu_hour_usd * gpu_hours;
@@ -98,9 +98,8 @@ models::Report with_default_budget(const models::Scenario& sc, models::Report r)
     c.cloud_price_source = models::describe_price(*p->rent, true);
     c.train_gpu_hours = gpu_hours;
     c.cloud_cost_to_train_usd = p->rent->usd * gpu_hours;
-    c.note =
-        "rent only, for the default token budget: the scenario has no cost section (give cost {} for the "
-        "own side)";
+    c.note = std::string("rent only, ") + (budget > 0 ? "for the default token budget" : "at the catalog's rate") +
+             ": the scenario has no cost section (give cost {} for the own side)";
   }
   return r;
 }
@@ -119,12 +118,14 @@ namespace {
 
 /// Issue 21: days and dollars for a default token budget when the scenario gives none, marked as
 /// such: 20 tokens per parameter (models::kDefaultTokensPerParameter), at the scenario's rent or the catalog's.
-void print_default_budget(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
+/// With the scenario's own budget, its rent likewise (the Power section prints its energy).
+void print_to_train(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   const models::Report d = with_default_budget(sc, r);  // the figures run --json writes
   if (!(d.time_to_train_s > 0)) return;
   o << "To train   " << format_duration(d.time_to_train_s) << " for " << format_count(d.train_tokens)
-    << " tokens (default budget: 20 tokens per parameter, Hoffmann et al. 2022; set workload.training.train_tokens; "
-       "no failures counted)";
+    << (r.train_tokens > 0 ? " tokens (no failures or restarts counted)"
+                           : " tokens (default budget: 20 tokens per parameter, Hoffmann et al. 2022; set "
+                             "workload.training.train_tokens; no failures counted)");
   const models::CostReport& c = d.cost;
   if (c.rent_modelled) {
     o << ", rent $" << with_thousands(c.cloud_cost_to_train_usd) << " at $"
@@ -137,7 +138,7 @@ void print_default_budget(std::ostream& o, const models::Scenario& sc, const mod
     o << ")";
   }
   // The facility energy of that time, as the Power section's "to train" for a scenario's budget.
-  if (d.power.energy_to_train_kwh > 0)
+  if (d.power.energy_to_train_kwh > 0 && !(r.train_tokens > 0))
     o << ", " << format_energy_kwh(d.power.energy_to_train_kwh) << " at the facility";
   o << "\n";
 }
@@ -288,11 +289,8 @@ void print_performance(std::ostream& o, const models::Scenario& sc, const models
   if (!r.caveat.empty()) o << "Note       " << r.caveat << "\n";
   if (r.memory.oom)  // no days or dollars for a run that cannot happen (issue 21)
     o << "To train   not feasible: the job does not fit in GPU memory (see Memory below)\n";
-  else if (r.time_to_train_s > 0)
-    o << "To train   " << format_duration(r.time_to_train_s) << " for " << format_count(r.train_tokens)
-      << " tokens (no failures or restarts counted)\n";
   else
-    print_default_budget(o, sc, r);
+    print_to_train(o, sc, r);
 }
 
 /// Where an iteration goes on the busiest pipeline stage (rows of what was not modelled left out).

@@ -1,0 +1,42 @@
+// What a fresh user found on the command line (session 32): a scenario that sets its own token
+// budget lost the rent from the summary's "To train" line (and from --json) that the default budget
+// prints, though the catalog has the GPU's rate.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/tools/cli_run.h"
+
+namespace traincast::cli {
+namespace {
+
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
+
+using test_support::Result;
+using test_support::run;
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// The default scenario's own default budget (20 tokens per parameter: 160.6B tokens) given as the
+// scenario's budget: the same days and the same rent, without the default-budget remark.
+TEST(FreshUser32Cli, OwnTokenBudgetKeepsTheRentOfTheToTrainLine) {
+  const Result d = run({"run"});
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_TRUE(has(d.out, "25.2 days for 160.6B tokens (default budget")) << d.out;
+  EXPECT_TRUE(has(d.out, "rent $15,491 at $3.20/GPU-hour")) << d.out;
+  const Result own = run({"run", "--set", "workload.training.train_tokens=160640000000"});
+  ASSERT_EQ(own.status, 0) << own.err;
+  EXPECT_TRUE(has(own.out,
+                  "To train   25.2 days for 160.6B tokens (no failures or restarts counted), rent $15,491 at "
+                  "$3.20/GPU-hour (Hyperstack cloud on-demand"))
+      << own.out;
+  // A GPU without a catalog rate keeps the line without rent.
+  const Result unpriced = run({"run", "--set", "workload.training.train_tokens=160640000000", "--set",
+                               "cluster.gpu=H100-SXM5-96GB"});
+  ASSERT_EQ(unpriced.status, 0) << unpriced.err;
+  EXPECT_TRUE(has(unpriced.out, "tokens (no failures or restarts counted)\n")) << unpriced.out;
+}
+
+}  // namespace
+}  // namespace traincast::cli

@@ -32,8 +32,8 @@ TEST(FreshUser32Cli, OwnTokenBudgetKeepsTheRentOfTheToTrainLine) {
                   "$3.20/GPU-hour (Hyperstack cloud on-demand"))
       << own.out;
   // A GPU without a catalog rate keeps the line without rent.
-  const Result unpriced = run({"run", "--set", "workload.training.train_tokens=160640000000", "--set",
-                               "cluster.gpu=H100-SXM5-96GB"});
+  const Result unpriced =
+      run({"run", "--set", "workload.training.train_tokens=160640000000", "--set", "cluster.gpu=H100-SXM5-96GB"});
   ASSERT_EQ(unpriced.status, 0) << unpriced.err;
   EXPECT_TRUE(has(unpriced.out, "tokens (no failures or restarts counted)\n")) << unpriced.out;
 }

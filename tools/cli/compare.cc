@@ -231,9 +231,10 @@ ErrorBand model_error_band(const std::string& gpu, const std::string& compute_mo
             "(H100 SXM5)",
             ""};
   ErrorBand none;
-  none.absent = (gpu.empty() ? std::string("this GPU") : gpu) +
-                " has no validated error band: no CTest-gated published training run on it (scenarios/validation/*.cases; "
-                "the development sources' figures, if it has any, are in docs/accuracy.md)";
+  none.absent =
+      (gpu.empty() ? std::string("this GPU") : gpu) +
+      " has no validated error band: no CTest-gated published training run on it (scenarios/validation/*.cases; "
+      "the development sources' figures, if it has any, are in docs/accuracy.md)";
   return none;
 }
 

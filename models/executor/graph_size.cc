@@ -56,11 +56,17 @@ void refuse_graph_ops_over_limit(const GraphOpsTerms& t, const Scenario& sc, int
       (sc.options.fold_symmetric ? "on" : "off") + ") x " + count(t.per_microbatch) + " ops per micro-batch (" +
       plural(t.stage_layers, "layer", "layers") + " on the fullest stage, of workload.model.num_layers " +
       count(sc.model.num_layers) + ")";
+  // Only the factors that can shrink are offered (fresh user, session 32: one iteration was told to
+  // set options.iterations=1, and the layers were never named).
+  std::string fixes;
+  if (sc.options.iterations > 1) fixes += "options.iterations (--set options.iterations=1), ";
+  if (t.microbatches > 1)
+    fixes += "workload.training.global_batch_size (--set workload.training.global_batch_size=N), ";
+  fixes += std::string(fixes.empty() ? "" : "or ") +
+           "the layers on the fullest stage (workload.model.num_layers, or more stages with workload.parallel.pp)";
   throw std::invalid_argument(
       "the job would need about " + count(ops / 1e6) + " million ops to simulate (limit " + count(kMaxGraphOps / 1e6) +
-      " million): " + terms +
-      "; reduce options.iterations or workload.training.global_batch_size (--set "
-      "options.iterations=1, --set workload.training.global_batch_size=N)" +
+      " million): " + terms + "; reduce " + fixes +
       (sc.options.fold_symmetric
            ? std::string(" (options.fold_symmetric is already on: the data-parallel replicas left cannot be "
                          "folded, or one replica alone is this large)")

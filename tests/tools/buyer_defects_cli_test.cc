@@ -92,10 +92,21 @@ TEST(BuyerDefectsCli, OpLimitDoesNotAdviseFoldingWhenItIsOn) {
             "(options.iterations 1000) x 32 micro-batches per iteration (workload.training.global_batch_size 128 / "
             "workload.training.micro_batch_size 1 / 4 data-parallel ranks) x 1 pipeline stage (workload.parallel.pp) "
             "x 4 data-parallel replicas simulated (options.fold_symmetric on) x 908 ops per micro-batch (32 layers on "
-            "the fullest stage, of workload.model.num_layers 32); reduce options.iterations or "
-            "workload.training.global_batch_size (--set options.iterations=1, --set "
-            "workload.training.global_batch_size=N) (options.fold_symmetric is already on: the data-parallel "
-            "replicas left cannot be folded, or one replica alone is this large)\n");
+            "the fullest stage, of workload.model.num_layers 32); reduce options.iterations (--set "
+            "options.iterations=1), workload.training.global_batch_size (--set workload.training.global_batch_size=N), "
+            "or the layers on the fullest stage (workload.model.num_layers, or more stages with workload.parallel.pp) "
+            "(options.fold_symmetric is already on: the data-parallel replicas left cannot be folded, or one replica "
+            "alone is this large)\n");
+  // One iteration: options.iterations is not offered, the layers are (fresh user, session 32).
+  const Result layers = run({"run", "--set", "workload.model.num_layers=100000"});
+  EXPECT_EQ(layers.status, 2);
+  EXPECT_NE(
+      layers.err.find("; reduce workload.training.global_batch_size (--set workload.training.global_batch_size=N), "
+                      "or the layers on the fullest stage (workload.model.num_layers, or more stages with "
+                      "workload.parallel.pp)"),
+      std::string::npos)
+      << layers.err;
+  EXPECT_EQ(layers.err.find("options.iterations=1"), std::string::npos) << layers.err;
 }
 
 TEST(BuyerDefectsCli, IterationPastTheClockNamesTheFields) {

@@ -231,9 +231,9 @@ TEST_F(RobustCliTest, MillionGpuJobIsRefusedBeforeItsTopologyIsBuilt) {
             "workload.training.micro_batch_size 1 / 8192 data-parallel ranks) x 16 pipeline stages "
             "(workload.parallel.pp) x 8192 data-parallel replicas simulated (options.fold_symmetric off) x 236 ops "
             "per micro-batch (8 layers on the fullest stage, of workload.model.num_layers 126); reduce "
-            "options.iterations or workload.training.global_batch_size (--set options.iterations=1, --set "
-            "workload.training.global_batch_size=N), or turn options.fold_symmetric on (--set "
-            "options.fold_symmetric=true)\n");
+            "workload.training.global_batch_size (--set workload.training.global_batch_size=N), or the layers on the "
+            "fullest stage (workload.model.num_layers, or more stages with workload.parallel.pp), or turn "
+            "options.fold_symmetric on (--set options.fold_symmetric=true)\n");
   EXPECT_LT(c.wall_s, 1.0);
   EXPECT_LT(c.max_rss_kb, 1024L * 1024L);
 }

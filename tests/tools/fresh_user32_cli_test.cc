@@ -1,6 +1,6 @@
 // What a fresh user found on the command line (session 32): a scenario that sets its own token
 // budget lost the rent from the summary's "To train" line (and from --json) that the default budget
-// prints, though the catalog has the GPU's rate.
+// prints, though the catalog has the GPU's rate; option names were guessed from prefixes.
 
 #include <gtest/gtest.h>
 
@@ -36,6 +36,20 @@ TEST(FreshUser32Cli, OwnTokenBudgetKeepsTheRentOfTheToTrainLine) {
       run({"run", "--set", "workload.training.train_tokens=160640000000", "--set", "cluster.gpu=H100-SXM5-96GB"});
   ASSERT_EQ(unpriced.status, 0) << unpriced.err;
   EXPECT_TRUE(has(unpriced.out, "tokens (no failures or restarts counted)\n")) << unpriced.out;
+}
+
+// An option is its whole name: boost's prefix guessing took `--forc` as --force and `--js F` as
+// --json F; a misspelled option names the closest one, as a misspelled field does.
+TEST(FreshUser32Cli, OptionsAreNotGuessedFromPrefixes) {
+  const Result js = run({"run", "--js", "/tmp/never_written.json"});
+  EXPECT_EQ(js.status, 2);
+  EXPECT_EQ(js.err, "traincast: unrecognised option '--js', did you mean \"--json\"?\n");
+  const Result sett = run({"run", "--sett", "options.iterations=1"});
+  EXPECT_EQ(sett.status, 2);
+  EXPECT_EQ(sett.err, "traincast: unrecognised option '--sett', did you mean \"--set\"?\n");
+  const Result far = run({"run", "--zzzzzz"});
+  EXPECT_EQ(far.status, 2);
+  EXPECT_EQ(far.err, "traincast: unrecognised option '--zzzzzz'\n");
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "models/hardware/network_size.h"
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
+#include "models/io/suggest.h"
 #include "models/spec/run_control.h"
 #include "models/spec/scenario.h"
 #include "models/workload/settings_notes.h"
@@ -269,8 +270,16 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
   namespace po = boost::program_options;
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    // No prefix guessing (fresh user, session 32: `--forc` was taken as --force, `--js F` as
+    // --json F): an option is its whole name or an error with the closest name.
+    const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(args).options(opts).positional(pos).style(style).run(), vm);
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    std::vector<std::string> names;
+    for (const auto& o : opts.options())
+      if (!o->long_name().empty()) names.push_back("--" + o->long_name());
+    throw UsageError(std::string(e.what()) + io::detail::did_you_mean(e.get_option_name(), names));
   } catch (const po::invalid_option_value& e) {
     // Boost says "the argument ('abc') for option '--threads' is invalid": name the flag first,
     // as every other usage error does, and what it takes.

@@ -378,13 +378,28 @@ std::uint32_t MaxMinSolver::find_tree(std::uint32_t t) {
 void MaxMinSolver::solve_components() {
   const auto n_slots = static_cast<std::uint32_t>(comp_resources_.size());
   const auto n_trees = static_cast<std::uint32_t>(tree_parent_.size());
-  slot_remaining_.resize(n_slots);
   slot_share_.resize(n_slots);
+  std::uint32_t roots = 0;
+  for (std::uint32_t t = 0; t < n_trees; ++t) roots += find_tree(t) == t ? 1 : 0;
+  // As many components as flows: each holds one flow (in solve(), every component holds one
+  // at least: its seed carries flows, all of them reached), and its resources are the ones the
+  // flow crosses (a seed carries it; every other slot was reached through it). Then no grouping:
+  // each flow is filled over its route's slots (a repeated resource repeats its slot, which
+  // changes nothing in solve_single_flow). Most solves of the unfolded runs (24 components each
+  // on average in the SC21 1T run).
+  if (committing_ && roots == comp_flows_.size()) {
+    for (const FlowId id : comp_flows_) {
+      const Variable& v = variables_[id];
+      if (comp_slots_.size() < v.path_length) comp_slots_.resize(v.path_length);
+      for (std::uint32_t k = 0; k < v.path_length; ++k) comp_slots_[k] = elements_[v.first_element + k].slot;
+      solve_single_flow(std::span<const std::uint32_t>(comp_slots_).first(v.path_length), id);
+    }
+    return;
+  }
+  slot_remaining_.resize(n_slots);
   slot_fixed_now_.assign(n_slots, 0);
   slot_live_pos_.resize(n_slots);
   comp_slots_.resize(n_slots);
-  std::uint32_t roots = 0;
-  for (std::uint32_t t = 0; t < n_trees; ++t) roots += find_tree(t) == t ? 1 : 0;
   if (roots == 1) {  // one component: no grouping
     for (std::uint32_t s = 0; s < n_slots; ++s) comp_slots_[s] = s;
     solve_max_min(comp_slots_, comp_flows_);

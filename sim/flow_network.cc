@@ -4,7 +4,7 @@
 // Layout (all dense integer ids, nothing allocated per flow once the pools have grown):
 //   solver_               paths (crossings per resource and per flow), capacities, rate caps
 //   flows_[f]             flow slots, recycled through free_flows_ once the listener is told
-//   finish_heap_          indexed binary min-heap of active flows by (drain date, start order);
+//   finish_heap_          indexed 4-ary min-heap of active flows by (drain date, start order);
 //                         entries carry their key, flows_[f].heap_pos is f's index in it
 //
 // Events the network schedules on the Simulator (tag = kind in the top 2 bits | payload):
@@ -24,6 +24,7 @@
 #include <string>
 #include <utility>
 
+#include "sim/dary_heap.h"
 #include "sim/heap_key.h"
 
 namespace traincast::sim {
@@ -38,6 +39,12 @@ constexpr std::uint64_t kNotify = 2;
 /// A flow is drained once remaining <= max(kAbsEpsilonBytes, kRelEpsilon * size).
 constexpr double kAbsEpsilonBytes = 1e-3;
 constexpr double kRelEpsilon = 1e-9;
+
+/// The completion heap's order, (finish_ns, seq), as one branch-free 128-bit compare
+/// (sim/heap_key.h). seq is unique: a total order.
+constexpr auto kEarlier = [](const auto& a, const auto& b) {
+  return heap_key(a.finish_ns, a.seq) < heap_key(b.finish_ns, b.seq);
+};
 
 constexpr std::uint64_t make_tag(std::uint64_t kind, std::uint64_t payload) { return (kind << kKindShift) | payload; }
 
@@ -367,27 +374,12 @@ void FlowNetwork::heap_place(std::uint32_t pos, const HeapEntry& e) {
 
 void FlowNetwork::heap_sift_up(std::uint32_t pos) {
   const HeapEntry e = finish_heap_[pos];
-  while (pos > 0) {
-    const std::uint32_t parent = (pos - 1) / 2;
-    if (!heap_less(e, finish_heap_[parent])) break;
-    heap_place(pos, finish_heap_[parent]);
-    pos = parent;
-  }
-  heap_place(pos, e);
+  dary::sift_up(finish_heap_.data(), pos, e, kEarlier, place_fn());
 }
 
 void FlowNetwork::heap_sift_down(std::uint32_t pos) {
   const HeapEntry e = finish_heap_[pos];
-  const auto n = static_cast<std::uint32_t>(finish_heap_.size());
-  for (;;) {
-    std::uint32_t child = 2 * pos + 1;
-    if (child >= n) break;
-    if (child + 1 < n && heap_less(finish_heap_[child + 1], finish_heap_[child])) ++child;
-    if (!heap_less(finish_heap_[child], e)) break;
-    heap_place(pos, finish_heap_[child]);
-    pos = child;
-  }
-  heap_place(pos, e);
+  dary::sift_down(finish_heap_.data(), finish_heap_.size(), pos, e, kEarlier, place_fn());
 }
 
 void FlowNetwork::heap_insert_or_update(FlowId f) {
@@ -406,9 +398,9 @@ void FlowNetwork::heap_insert_or_update(FlowId f) {
 }
 
 void FlowNetwork::heap_update_batch(std::span<const FlowId> changed) {
-  // k sifts cost up to 2 k log2(n) compares (a sift down compares two children per level), a
-  // rebuild (std::make_heap: Floyd's, at most 2n compares; Knuth, TAOCP vol. 3, 5.2.3) plus the
-  // n index updates about 4n: rebuild when k log2(n) > 2n.
+  // k sifts cost up to about 2 k log2(n) compares (a 4-ary sift down compares four children per
+  // level over log4(n) levels), a rebuild (Floyd's construction, dary::make_heap) O(n) plus the
+  // n position updates: rebuild when k log2(n) > 2n.
   const std::size_t n = finish_heap_.size() + changed.size();
   const auto log2_n = static_cast<std::size_t>(std::bit_width(n));
   if (changed.size() * log2_n <= 2 * n) {
@@ -425,11 +417,8 @@ void FlowNetwork::heap_update_batch(std::span<const FlowId> changed) {
       finish_heap_[f.heap_pos].finish_ns = f.finish_ns;
     }
   }
-  // std heaps put the greatest first (children of i at 2i + 1, 2i + 2, as here): "later" first
-  // ordering makes the earliest the front.
-  std::make_heap(finish_heap_.begin(), finish_heap_.end(),
-                 [](const HeapEntry& a, const HeapEntry& b) { return heap_less(b, a); });
-  for (std::uint32_t pos = 0; pos < finish_heap_.size(); ++pos) flows_[finish_heap_[pos].flow].heap_pos = pos;
+  // every entry's heap_pos is its position here; each entry the rebuild moves is placed anew
+  dary::make_heap(finish_heap_.data(), finish_heap_.size(), kEarlier, place_fn());
 }
 
 FlowId FlowNetwork::heap_pop() {
@@ -437,28 +426,7 @@ FlowId FlowNetwork::heap_pop() {
   flows_[top].heap_pos = kNone;
   const HeapEntry last = finish_heap_.back();
   finish_heap_.pop_back();
-  const auto n = static_cast<std::uint32_t>(finish_heap_.size());
-  if (n == 0) return top;
-  const auto key = [](const HeapEntry& e) { return heap_key(e.finish_ns, e.seq); };
-  // Floyd's bottom-up variant (as EventQueue::pop): the hole at the root walks down to a leaf
-  // along the earlier children, one branch-free compare per level, then the last entry sifts up
-  // from there (rarely more than a level or two: it came from the bottom).
-  std::uint32_t hole = 0;
-  std::uint32_t child = 1;
-  while (child < n) {
-    if (child + 1 < n) child += static_cast<std::uint32_t>(key(finish_heap_[child + 1]) < key(finish_heap_[child]));
-    heap_place(hole, finish_heap_[child]);
-    hole = child;
-    child = 2 * hole + 1;
-  }
-  const HeapKey last_key = key(last);
-  while (hole > 0) {
-    const std::uint32_t parent = (hole - 1) / 2;
-    if (!(last_key < key(finish_heap_[parent]))) break;
-    heap_place(hole, finish_heap_[parent]);
-    hole = parent;
-  }
-  heap_place(hole, last);
+  dary::pop_root(finish_heap_.data(), finish_heap_.size(), last, kEarlier, place_fn());
   return top;
 }
 
@@ -480,7 +448,10 @@ void FlowNetwork::for_each_due(std::int64_t now_ns, Fn&& fn) const {
     const HeapEntry& e = finish_heap_[pos];
     if (e.finish_ns > now_ns) continue;
     fn(e.flow);
-    for (std::uint32_t c = 2 * pos + 1; c <= 2 * pos + 2 && c < finish_heap_.size(); ++c) stack.push_back(c);
+    const std::size_t c0 = dary::first_child(pos);
+    for (std::size_t c = c0; c < c0 + dary::kArity && c < finish_heap_.size(); ++c) {
+      stack.push_back(static_cast<std::uint32_t>(c));
+    }
   }
 }
 

@@ -225,17 +225,18 @@ class FlowNetwork : public EventHandler {
   void advance(FlowId id, std::int64_t now_ns);
   std::int64_t drain_date(const Flow& f, std::int64_t now_ns) const;
   void schedule_wake();
-  // Indexed min-heap of active flows by (finish_ns, seq). Each entry carries its key, so a
+  // Indexed 4-ary min-heap (sim/dary_heap.h) of active flows by (finish_ns, seq). Each entry carries its key, so a
   // compare reads the heap array only (not two Flow records elsewhere in memory).
   struct HeapEntry {
     std::int64_t finish_ns;  ///< copy of flows_[flow].finish_ns
     std::uint64_t seq;       ///< copy of flows_[flow].seq (unique: the order is total)
     FlowId flow;
   };
-  static bool heap_less(const HeapEntry& a, const HeapEntry& b) {
-    return a.finish_ns < b.finish_ns || (a.finish_ns == b.finish_ns && a.seq < b.seq);
-  }
   void heap_place(std::uint32_t pos, const HeapEntry& e);
+  /// heap_place as the callback of sim/dary_heap.h's sifts.
+  auto place_fn() {
+    return [this](std::size_t pos, const HeapEntry& e) { heap_place(static_cast<std::uint32_t>(pos), e); };
+  }
   void heap_sift_up(std::uint32_t pos);
   void heap_sift_down(std::uint32_t pos);
   void heap_insert_or_update(FlowId f);

@@ -280,6 +280,7 @@ class MaxMinSolver {
   std::uint32_t find_tree(std::uint32_t t);
   void solve_components();
   void solve_max_min(std::span<const std::uint32_t> slots, std::span<const FlowId> flows);
+  void solve_single_flow(std::span<const std::uint32_t> slots, FlowId id);
   void fix_flow(FlowId f, double rate_bytes_per_s);
   // The multi-path parts, out of the single-path loops (kept small enough to inline).
   void deduct_weights();

@@ -30,7 +30,7 @@ struct Event {
   std::uint64_t tag;
 };
 
-/// Binary min-heap of Events keyed by (at, seq), plus a FIFO for the events pushed at the time
+/// 4-ary min-heap (sim/dary_heap.h) of Events keyed by (at, seq), plus a FIFO for the events pushed at the time
 /// of the last pop (half the events of a large training run are scheduled "now": zero-delay
 /// flushes, callbacks at the same instant). Such an event has the largest seq of its time, so the
 /// FIFO stays in (at, seq) order and each pop takes the smaller of its front and the heap's top:

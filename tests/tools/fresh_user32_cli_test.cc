@@ -1,6 +1,7 @@
 // What a fresh user found on the command line (session 32): a scenario that sets its own token
 // budget lost the rent from the summary's "To train" line (and from --json) that the default budget
-// prints, though the catalog has the GPU's rate; option names were guessed from prefixes.
+// prints, though the catalog has the GPU's rate; option names were guessed from prefixes; nccl-tests
+// -b 0 -f 2 stopped after one row without a word.
 
 #include <gtest/gtest.h>
 
@@ -50,6 +51,19 @@ TEST(FreshUser32Cli, OptionsAreNotGuessedFromPrefixes) {
   const Result far = run({"run", "--zzzzzz"});
   EXPECT_EQ(far.status, 2);
   EXPECT_EQ(far.err, "traincast: unrecognised option '--zzzzzz'\n");
+}
+
+// nccl-tests' -b 0 with a factor stays at 0: one row, and now a warning saying why (the rest of
+// the range was dropped without a word).
+TEST(FreshUser32Cli, NcclTestsSizeZeroWithAFactorSaysWhyOneRow) {
+  const Result r =
+      run({"nccl-tests", kSrc + "/scenarios/nccl/h100_ib400_2node.textproto", "-b", "0", "-e", "64", "-f", "2"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "warning: -b 0 with -f 2: 0 x factor stays 0, so only the size-0 row is simulated")) << r.err;
+  const Result from_one =
+      run({"nccl-tests", kSrc + "/scenarios/nccl/h100_ib400_2node.textproto", "-b", "1", "-e", "64", "-f", "2"});
+  EXPECT_EQ(from_one.status, 0) << from_one.err;
+  EXPECT_FALSE(has(from_one.err, "warning: -b 0")) << from_one.err;
 }
 
 }  // namespace

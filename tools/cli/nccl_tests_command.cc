@@ -229,6 +229,10 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     const models::Cluster cluster(sc.cluster);
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
+    if (min_bytes == 0 && factor > 1 && max_bytes > 0)  // fresh user, session 32: the rows stopped unexplained
+      err << "warning: -b 0 with -f " << printf_string("%g", factor)
+          << ": 0 x factor stays 0, so only the size-0 row is simulated (nccl-tests would repeat it forever; "
+             "expected -b 1 or more for rows up to -e)\n";
     {
       const double n = options.gpus.empty() ? cluster.num_gpus() : static_cast<double>(options.gpus.size());
       if (op == models::NcclTestsOp::alltoall && n * (n - 1) > kMaxAlltoallPairs)

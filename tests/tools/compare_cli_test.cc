@@ -97,6 +97,34 @@ TEST_F(CompareCli, H200AgainstA100ForA70BFineTunePrintsPricesWithSourceAndDate) 
 // A mixed cluster (an A100 group and an H100 group) has no one catalog price: shown as not priced
 // (it failed with "cost: no default node price and no default rent for A100-SXM4-80GB +
 // H100-SXM5-80GB", exit 2, naming neither scenario nor field).
+// A price a row does not have is missing, not $0 (fresh user, session 32): the H200 has a rent
+// and no purchase price, so its own-side cells are empty in the CSV and null in the JSON.
+TEST_F(CompareCli, PricesARowDoesNotHaveAreMissingNotZero) {
+  const Result r = run({"compare", kSrc + "/scenarios/buy/llama2_70b_lora_8x_h200.textproto",
+                        kSrc + "/scenarios/buy/llama2_70b_lora_16x_a100.textproto", "--csv", path("p.csv"), "--json",
+                        path("p.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::stringstream csv(slurp(path("p.csv")));
+  std::string header, a;
+  std::getline(csv, header), std::getline(csv, a);
+  const std::vector<std::string> h = split(header);
+  std::vector<std::string> ra = split(a);
+  ra.resize(h.size());  // a trailing empty cell has no field after its comma
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    if (h[i] == "own_priced") {
+      EXPECT_EQ(ra[i], "false");
+    } else if (h[i] == "own_usd_per_gpu_hour" || h[i] == "own_to_train_usd" || h[i] == "capex_usd") {
+      EXPECT_EQ(ra[i], "") << h[i];
+    } else if (h[i] == "rent_usd_per_gpu_hour") {
+      EXPECT_EQ(ra[i], "3.99");
+    }
+  }
+  const std::string json = slurp(path("p.json"));
+  EXPECT_NE(json.find("\"own_usd_per_gpu_hour\": null, \"own_to_train_usd\": null, \"capex_usd\": null"),
+            std::string::npos)
+      << json;
+}
+
 TEST_F(CompareCli, MixedClusterIsNotPricedInsteadOfFailing) {
   const Result r = run({"compare", kSrc + "/scenarios/cluster/a100_h100_one_pipeline.textproto", "--vary",
                         "workload.training.micro_batch_size=1,2"});

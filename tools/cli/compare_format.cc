@@ -152,6 +152,11 @@ std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, st
   auto str = [&](const char* k, const std::string& v) { f.emplace_back(k, v), numeric.push_back(false); };
   auto num = [&](const char* k, double v) { f.emplace_back(k, number(v)), numeric.push_back(true); };
   auto flag = [&](const char* k, bool v) { f.emplace_back(k, v ? "true" : "false"), numeric.push_back(true); };
+  // A price the row does not have is missing (an empty CSV cell, JSON null), not $0 (fresh user,
+  // session 32: "rent_usd_per_gpu_hour 0" read as free in a spreadsheet).
+  auto price = [&](const char* k, bool priced, double v) {
+    f.emplace_back(k, priced ? number(v) : std::string()), numeric.push_back(true);
+  };
   str("label", w.label);
   str("scenario", w.scenario_name);
   str("gpu", w.gpu);
@@ -173,12 +178,12 @@ std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, st
   num("facility_peak_kw", w.facility_peak_w / 1000.0);
   num("energy_to_train_mwh", w.energy_to_train_kwh / 1000.0);
   flag("rent_priced", w.rent_priced);
-  num("rent_usd_per_gpu_hour", w.rent_usd_per_gpu_hour);
-  num("rent_to_train_usd", w.rent_to_train_usd);
+  price("rent_usd_per_gpu_hour", w.rent_priced, w.rent_usd_per_gpu_hour);
+  price("rent_to_train_usd", w.rent_priced, w.rent_to_train_usd);
   flag("own_priced", w.own_priced);
-  num("own_usd_per_gpu_hour", w.own_usd_per_gpu_hour);
-  num("own_to_train_usd", w.own_to_train_usd);
-  num("capex_usd", w.capex_usd);
+  price("own_usd_per_gpu_hour", w.own_priced, w.own_usd_per_gpu_hour);
+  price("own_to_train_usd", w.own_priced, w.own_to_train_usd);
+  price("capex_usd", w.own_priced, w.capex_usd);
   num("payback_years", w.payback_years);
   flag("payback_never", w.payback_never);
   num("model_error_band_pct", w.band.mape_pct);
@@ -262,7 +267,10 @@ std::string compare_to_json(const CompareResult& r) {
     const auto f = figures(r.rows[i], numeric);
     o << (i ? ",\n" : "\n") << "    {";
     for (std::size_t k = 0; k < f.size(); ++k)
-      o << (k ? ", " : "") << json_string(f[k].first) << ": " << (numeric[k] ? f[k].second : json_string(f[k].second));
+      o << (k ? ", " : "") << json_string(f[k].first) << ": "
+        << (!numeric[k]           ? json_string(f[k].second)
+            : f[k].second.empty() ? std::string("null")
+                                  : f[k].second);
     o << ", \"model_error_band_source\": " << json_string(r.rows[i].band.source)
       << ", \"model_error_band_absent\": " << json_string(r.rows[i].band.absent) << "}";
   }

@@ -64,16 +64,17 @@ inline void sift_down(T* heap, std::size_t n, std::size_t hole, const T& e, Befo
   place(hole, e);
 }
 
+/// Heaps of at least this many entries (beyond the first-level caches, for the event queue's
+/// 32-byte entries) prefetch in pop_root (event_queue_bench, Hold/1048576).
+inline constexpr std::size_t kPrefetchFrom = std::size_t{1} << 14;
+
 /// Removes the root of a heap whose last entry has already been taken off: `last` (the former
 /// entry at position n) goes back in, and heap[0 .. n) is a heap again. Floyd's bottom-up
 /// variant: the hole at the root walks down to a leaf along the earliest children (no compare
-/// with `last`, which came from the bottom), then `last` sifts up from there.
-/// In a heap of at least kPrefetchFrom entries (beyond the first-level caches, for the event
-/// queue's 32-byte entries), each level first fetches the 16 entries the next level may compare
-/// (the children of all four candidates, contiguous), so that their cache misses overlap this
-/// level's compares instead of following them (event_queue_bench, Hold/1048576).
-inline constexpr std::size_t kPrefetchFrom = std::size_t{1} << 14;
-
+/// with `last`, which came from the bottom), then `last` sifts up from there. From kPrefetchFrom
+/// entries each level first fetches the 16 entries the next level may compare (the children of
+/// all four candidates, contiguous), so that their cache misses overlap this level's compares
+/// instead of following them.
 template <typename T, typename Before, typename Place>
 inline void pop_root(T* heap, std::size_t n, const T& last, Before before, Place place) {
   if (n == 0) return;

@@ -77,30 +77,26 @@ TEST(DaryHeapTest, PopsTheSameSequenceAsPriorityQueueWithTies) {
     std::priority_queue<Entry, std::vector<Entry>, Later> ref;
     std::uint64_t seq = 0;
     std::vector<std::tuple<std::int64_t, std::uint64_t>> got, want;
-    const auto noop_place = [&heap](std::size_t p, const Entry& e) { heap[p] = e; };
-    for (int step = 0; step < 20000; ++step) {
-      if (heap.empty() || rng() % 5 < 3) {  // grow on average, with pops throughout
-        const Entry e{static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(range)), seq++, 0};
-        heap.push_back(e);
-        dary::sift_up(heap.data(), heap.size() - 1, e, kBefore, noop_place);
-        ref.push(e);
-      } else {
-        got.emplace_back(heap.front().time, heap.front().seq);
-        want.emplace_back(ref.top().time, ref.top().seq);
-        ref.pop();
-        const Entry last = heap.back();
-        heap.pop_back();
-        dary::pop_root(heap.data(), heap.size(), last, kBefore, noop_place);
-      }
-    }
-    while (!heap.empty()) {
+    const auto place = [&heap](std::size_t p, const Entry& e) { heap[p] = e; };
+    const auto pop_both = [&] {  // the heap's root and the reference's top, then both popped
       got.emplace_back(heap.front().time, heap.front().seq);
       want.emplace_back(ref.top().time, ref.top().seq);
       ref.pop();
       const Entry last = heap.back();
       heap.pop_back();
-      dary::pop_root(heap.data(), heap.size(), last, kBefore, noop_place);
+      dary::pop_root(heap.data(), heap.size(), last, kBefore, place);
+    };
+    for (int step = 0; step < 20000; ++step) {
+      if (heap.empty() || rng() % 5 < 3) {  // grow on average, with pops throughout
+        const Entry e{static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(range)), seq++, 0};
+        heap.push_back(e);
+        dary::sift_up(heap.data(), heap.size() - 1, e, kBefore, place);
+        ref.push(e);
+      } else {
+        pop_both();
+      }
     }
+    while (!heap.empty()) pop_both();
     EXPECT_EQ(got, want) << "range " << range;
   }
 }

@@ -20,6 +20,8 @@ namespace traincast::models {
 std::vector<std::string> workload_settings_without_effect(const Scenario& scenario);
 
 /// The part that does not depend on the layout (for `plan`, which replaces the layout):
+/// training.fp8_recipe away from fp8; training.flash_attention at fp32 or tf32 (no FlashAttention
+/// kernel: says what is timed instead, also when the GPU's default turned it on);
 /// training.attention_kernel cudnn under compute_model training_fit, without flash attention, or on
 /// a GPU with no cuDNN attention constants. Never throws.
 std::vector<std::string> compute_settings_without_effect(const Scenario& scenario);

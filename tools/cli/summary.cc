@@ -69,7 +69,8 @@ double default_budget_time_s(const models::Scenario& sc, const models::Report& r
 }
 
 models::Report with_default_budget(const models::Scenario& sc, models::Report r) {
-  const double budget = r.train_tokens > 0 ? 0.0 : default_token_budget(sc);  // the scenario's own budget kept
+  const bool own_budget = r.train_tokens > 0;  // the scenario's: kept, with its own cost section's figures
+  const double budget = own_budget ? 0.0 : default_token_budget(sc);
   if (budget > 0) {
     r.train_tokens = budget;
     r.train_tokens_source = kDefaultBudgetRule;
@@ -86,7 +87,7 @@ models::Report with_default_budget(const models::Scenario& sc, models::Report r)
   models::CostReport& c = r.cost;
   const models::GpuPrices* p = models::find_prices(r.gpu);
   // The scenario's own budget with its own cost section: the report's figures stand as computed.
-  if (!(gpu_hours > 0) || (budget == 0 && c.modelled)) return r;
+  if (!(gpu_hours > 0) || (own_budget && c.modelled)) return r;
   if (c.modelled) {
     c.train_gpu_hours = gpu_hours;
     if (c.rent_modelled) c.cloud_cost_to_train_usd = c.cloud_price_per_gpu_hour_usd * gpu_hours;
@@ -98,7 +99,7 @@ models::Report with_default_budget(const models::Scenario& sc, models::Report r)
     c.cloud_price_source = models::describe_price(*p->rent, true);
     c.train_gpu_hours = gpu_hours;
     c.cloud_cost_to_train_usd = p->rent->usd * gpu_hours;
-    c.note = std::string("rent only, ") + (budget > 0 ? "for the default token budget" : "at the catalog's rate") +
+    c.note = std::string("rent only, ") + (own_budget ? "at the catalog's rate" : "for the default token budget") +
              ": the scenario has no cost section (give cost {} for the own side)";
   }
   return r;
@@ -116,9 +117,10 @@ std::string tight_memory_reason() {
 
 namespace {
 
-/// Issue 21: days and dollars for a default token budget when the scenario gives none, marked as
-/// such: 20 tokens per parameter (models::kDefaultTokensPerParameter), at the scenario's rent or the catalog's.
-/// With the scenario's own budget, its rent likewise (the Power section prints its energy).
+/// Issue 21: days and dollars to train the scenario's token budget, or when it gives none the
+/// default one, marked as such (20 tokens per parameter, models::kDefaultTokensPerParameter), at
+/// the scenario's rent or the catalog's; the default budget's energy too (the Power section prints
+/// a scenario budget's).
 void print_to_train(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   const models::Report d = with_default_budget(sc, r);  // the figures run --json writes
   if (!(d.time_to_train_s > 0)) return;

@@ -55,7 +55,9 @@ double default_budget_time_s(const models::Scenario& scenario, const models::Rep
 /// The report as `run --json` writes it: without a budget in the scenario, train_tokens is the
 /// default budget the summary's "To train" line uses (train_tokens_source kDefaultBudgetRule) and
 /// time_to_train_s its time, default_budget_time_s (no failures counted; 0 for a run that does not
-/// fit in memory), with the energy and rent to train that the summary's line prints.
+/// fit in memory), with the energy and rent to train that the summary's line prints. With a
+/// scenario budget and no cost section, the catalog's rent to train it is added likewise; a cost
+/// section's own figures are kept.
 models::Report with_default_budget(const models::Scenario& scenario, models::Report report);
 
 /// The memory model's error against measured peaks per GPU, as a fraction of the predicted peak:

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <utility>
 
 #include <google/protobuf/descriptor.h>
 
@@ -200,6 +201,14 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
                     "USD 100 per kWh, 200x retail");
     k.finite_within("cost.cloud_price_per_gpu_hour_usd", c.cloud_price_per_gpu_hour_usd, 0.0, false, 1e4,
                     "USD 10,000 per GPU-hour");
+    // 0 stands for "the GPU's default price" only when the field is absent: written out, it would
+    // silently price the cluster at the catalog's figure, which the user did not ask for.
+    for (const auto& [path, value] : {std::pair{"cost.node_price_usd", c.node_price_usd},
+                                      std::pair{"cost.cloud_price_per_gpu_hour_usd", c.cloud_price_per_gpu_hour_usd}}) {
+      if (value == 0 && k.present(path))
+        k.error(path, std::string("got 0 (expected a price > 0 in USD; leave the field out for the GPU's default "
+                                  "price, which `traincast catalog --prices` lists)"));
+    }
     if (!(std::isfinite(c.utilization) && c.utilization > 0 && c.utilization <= 1)) {
       k.error("cost.utilization", "got " + Checker::number(c.utilization) + " (expected a fraction in (0, 1])");
     }

@@ -134,6 +134,10 @@ tp::Scenario to_proto(const models::Scenario& s) {
   if (s.name.empty()) m.clear_name();
   if (s.model.name.empty() && m.has_workload() && m.workload().has_model())
     m.mutable_workload()->mutable_model()->clear_name();
+  // A price of 0 stands for "not given: the GPU's default", which the loader refuses written out.
+  if (m.has_cost() && m.cost().node_price_usd() == 0) m.mutable_cost()->clear_node_price_usd();
+  if (m.has_cost() && m.cost().cloud_price_per_gpu_hour_usd() == 0)
+    m.mutable_cost()->clear_cloud_price_per_gpu_hour_usd();
 
   // The profile and the lists.
   if (s.cluster.profile != nullptr && !s.cluster.profile->origin.empty()) {

@@ -753,9 +753,13 @@ std::string Cluster::describe() const {
       << " per direction per GPU and per NIC; ";
     const bool regular = pcie_tree_is_regular(t);
     if (t.pcie_switches > 0 && regular) {
+      // GPU g sits under switch g / per_switch (NodeTemplate), so the last switch may hold fewer.
       const int per_switch = t.gpus_per_pcie_switch();
-      o << t.pcie_switches << " PCIe switches (" << per_switch << (per_switch == 1 ? " GPU" : " GPUs")
-        << " each), uplink " << gbps(t.pcie_uplink_bytes_per_s > 0 ? t.pcie_uplink_bytes_per_s : t.pcie_bytes_per_s)
+      const int last = t.gpus_per_node - (t.pcie_switches - 1) * per_switch;
+      o << t.pcie_switches << (t.pcie_switches == 1 ? " PCIe switch (" : " PCIe switches (") << per_switch
+        << (per_switch == 1 ? " GPU" : " GPUs") << (t.pcie_switches == 1 ? "" : " each");
+      if (last != per_switch && t.pcie_switches > 1) o << ", the last " << last;
+      o << "), uplink " << gbps(t.pcie_uplink_bytes_per_s > 0 ? t.pcie_uplink_bytes_per_s : t.pcie_bytes_per_s)
         << " to the CPU\n";
     } else if (t.pcie_switches > 0) {
       o << t.pcie_switches << " PCIe switches (the template's own tree):\n";
@@ -808,8 +812,9 @@ std::string Cluster::describe() const {
       for (std::size_t d = 0; d < torus_dims_.size(); ++d) o << (d ? "x" : "") << torus_dims_[d];
       o << ", " << gbps(torus_link_bytes_per_s_) << " per direction to each neighbour, dimension-order routing";
     } else {
-      o << ", " << f.tiers << " tiers, " << num_leaves_ << " leaf switches (" << leaf_down_ports_
-        << " down ports each, " << f.nodes_per_leaf << " nodes per leaf group)";
+      o << ", " << f.tiers << " tiers, " << num_leaves_ << (num_leaves_ == 1 ? " leaf switch (" : " leaf switches (")
+        << leaf_down_ports_ << (num_leaves_ == 1 ? " down ports, " : " down ports each, ") << f.nodes_per_leaf
+        << " nodes per leaf group)";
       if (f.tiers == 2 && num_spines_ > 0) {
         o << ", " << num_spines_ << " spines, leaf uplinks " << num_spines_ << " x " << gbps(leaf_uplink_bytes_per_s_);
       } else if (f.tiers == 3 && num_aggs_ > 0) {

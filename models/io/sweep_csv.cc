@@ -404,6 +404,14 @@ SweepCsv read_sweep_csv(const std::string& path) {
   auto fail = [&](int line, const std::string& what) {
     throw ScenarioError({path + ":" + std::to_string(line) + ": " + what});
   };
+  // A part saved by a spreadsheet or a Windows editor ends its lines in CR LF; without this, the
+  // CR would surface as a stray character in some cell's error.
+  if (const std::size_t cr = text.find("\r\n"); cr != std::string::npos) {
+    fail(1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(cr), '\n')),
+         "line ends in CR LF (Windows line ends, as a spreadsheet or Windows editor saves them) (expected the "
+         "LF line ends traincast sweep writes; `sed -i 's/\\r$//' " +
+             path + "` removes the CRs)");
+  }
   std::size_t pos = 0;
   int line_number = 0;
   auto next_line = [&](std::string& line) -> bool {  // false at the end or for a partial line

@@ -49,20 +49,29 @@ ResolvedSelector resolve_resource_name(const Cluster& cluster, const std::string
     if (cluster.resource_name(static_cast<sim::ResourceId>(r)) == select)
       return {{}, {static_cast<sim::ResourceId>(r)}};
   // Name what exists near it: the resources of the node it names, else the first few.
+  // A switch link ("leaf0->spine3") lists the links leaving the same switch.
   std::string prefix;
   if (select.rfind("node", 0) == 0) prefix = select.substr(0, select.find('.') + 1);
+  if (const std::size_t arrow = select.find("->"); arrow != std::string::npos) prefix = select.substr(0, arrow + 2);
   std::string near;
   int listed = 0;
+  std::string pooled;  // adaptive routing's one resource for a leaf's up-links (docs/fabric.md)
   for (std::size_t r = 0; r < cluster.num_resources() && listed < 12; ++r) {
     const std::string& name = cluster.resource_name(static_cast<sim::ResourceId>(r));
     if (!prefix.empty() && name.rfind(prefix, 0) != 0) continue;
     near += (listed++ == 0 ? "" : ", ") + name;
+    if (name.ends_with("->spines") || name.ends_with(".aggs")) pooled = name;
   }
   if (listed == 0)
     for (std::size_t r = 0; r < cluster.num_resources() && listed < 12; ++r)
       near += (listed++ == 0 ? "" : ", ") + cluster.resource_name(static_cast<sim::ResourceId>(r));
+  const std::string why =
+      pooled.empty() ? ""
+                     : "; adaptive routing pools a leaf's up-links as one link, " + pooled +
+                           ": one failed cable of k is bandwidth_factor (k-1)/k on it, or set cluster.fabric.routing "
+                           "to d_mod_k or ecmp_hash for cables one by one";
   throw std::invalid_argument("no GPU, NIC or link named \"" + select + "\" (" + kGrammar + "; links such as: " + near +
-                              ", ...)");
+                              ", ..." + why + ")");
 }
 
 }  // namespace

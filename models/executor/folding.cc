@@ -190,7 +190,7 @@ FoldingPlan plan_replica_folding(const Scenario& sc, const ParallelLayout& L, co
   } else if (!fold_replicas_by_position(sc, L, cluster)) {
     p = unfolded_plan(units, unit,
                       units <= 1 ? "one symmetry unit (ep x cp replicas)"
-                                 : "network position: replicas' own traffic may share links (folding.h)");
+                                 : "network position: replicas' own traffic may share links (docs/models.md, folding)");
   } else if (cluster.slowed_gpus().empty() && cluster.scaled_resources().empty() && !cluster.has_failed_nics()) {
     p.unit = unit;
     ReplicaClass all{{}, "nominal"};

@@ -351,10 +351,13 @@ void print_straggler(std::ostream& o, const models::Scenario& sc, const models::
   }
 }
 
-/// Partial folding's classes (runs with cluster.overrides): one line, the first four classes.
+/// Partial folding's classes (with cluster.overrides): one line, the first four classes or one reason.
 void print_folding(std::ostream& o, const models::Report& r) {
   const models::FoldingReport& f = r.folding;
   if (f.classes.empty()) return;
+  const auto unfolded = [&](const auto& c) { return c.replicas == 1 && c.reason == f.classes.front().reason; };
+  if (f.classes.size() > 1 && std::all_of(f.classes.begin(), f.classes.end(), unfolded))
+    return void(o << "Folding: " << f.replicas << " replicas, none folded (" << f.classes.front().reason << ")\n");
   o << "Folding: " << f.replicas << " replicas in " << f.classes.size() << " classes, " << f.simulated_replicas
     << " simulated:";
   constexpr std::size_t kShown = 4;

@@ -421,4 +421,13 @@ void check_thread_count(const std::string& flag, int n, std::string_view why, in
   }
 }
 
+std::string large_trace_note(const std::string& path, std::size_t bytes) {
+  constexpr std::size_t kLargeTraceBytes = std::size_t{256} << 20;
+  if (bytes <= kLargeTraceBytes) return "";
+  return "note: --trace " + path + " is " + std::to_string((bytes + (std::size_t{1} << 19)) >> 20) +
+         " MiB: ui.perfetto.dev in a browser may run out of memory on it; open it through a local "
+         "`trace_processor --httpd` (perfetto.dev/docs/visualization/large-traces), or trace fewer "
+         "iterations (options.iterations)\n";
+}
+
 }  // namespace traincast::cli

@@ -102,6 +102,11 @@ std::vector<std::string> scenario_input_files(const models::Scenario& sc, const 
 /// check_output_path first. Throws UsageError naming the path and the system's reason.
 void write_output_file(const std::string& path, const std::string& text);
 
+/// A note for stderr when a Chrome/Perfetto trace of `bytes` written to `path` may be too large
+/// for the browser's Perfetto UI (above 256 MiB; perfetto.dev/docs/visualization/large-traces:
+/// about 2 GB of browser memory per trace, its in-memory form 2-4x the file), else "".
+std::string large_trace_note(const std::string& path, std::size_t bytes);
+
 /// Where the scenario field `field` (e.g. "workload.parallel.cp") got its value, for refusing a
 /// valid scenario a command cannot handle: "--set field=value" when an override set it (the last
 /// one), else "file:line:col" of the field (or of its deepest written ancestor) in `scenario_path`;

@@ -169,7 +169,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     if (vm.count("trace")) {
       std::ostringstream s;
       io::write_chrome_trace(trace, s);
-      write_output_file(vm["trace"].as<std::string>(), s.str());
+      const std::string text = s.str();
+      write_output_file(vm["trace"].as<std::string>(), text);
+      err << large_trace_note(vm["trace"].as<std::string>(), text.size());
     }
     return 0;
   });

@@ -226,10 +226,11 @@ void check_scale_up(const NodeTemplate& t, const GpuSpec& gpu, std::vector<NodeT
                                    to_string(gpu.nvlink_links) + " links (expected at least one link to each of the " +
                                    to_string(t.gpus_per_node - 1) + " peers)"});
   }
-  if (t.scale_up == ScaleUp::nvswitch && t.nvswitches < 1)
+  // The fewest chips is known when the GPU's links are: then a missing count (0) is told it too.
+  const bool ports_known = links && !card && t.gpus_per_node >= 1 && t.gpus_per_node <= kMaxGpusPerNode;
+  if (t.scale_up == ScaleUp::nvswitch && t.nvswitches < 1 && !ports_known)
     out.push_back({"nvswitches", "got " + to_string(t.nvswitches) + " with scale_up nvswitch (expected >= 1)"});
-  if (t.scale_up == ScaleUp::nvswitch && t.nvswitches >= 1 && links && !card && t.gpus_per_node >= 1 &&
-      t.gpus_per_node <= kMaxGpusPerNode) {
+  if (t.scale_up == ScaleUp::nvswitch && ports_known) {
     // Every GPU link ends on a switch port: the chips must have as many ports as the GPUs have
     // links, and each chip needs at least one GPU link.
     const long long gpu_ports = static_cast<long long>(t.gpus_per_node) * gpu.nvlink_links;

@@ -121,7 +121,10 @@ TEST(NodeTemplateText, RefusesImpossibleNodes) {
   t = cube;
   t.scale_up = ScaleUp::nvswitch;
   t.nvlinks.clear();
-  EXPECT_EQ(problem(t), "nvswitches: got 0 with scale_up nvswitch (expected >= 1)");
+  // The count left out: told the fewest chips the GPUs' links need (fresh-user finding, session 33).
+  EXPECT_EQ(problem(t),
+            "nvswitches: got 0 for 8 x 6 NVLink2 links = 48 GPU ports (expected at least 3: an NVLink2 switch chip "
+            "has 18 ports)");
   // NVSwitch chips: enough ports for every GPU link (8 x 6 NVLink2 links on 18-port chips: 3), and
   // none that no GPU link reaches (fresh-user finding: 1,000 chips on 8 GPUs ran).
   t = cube;

@@ -535,7 +535,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   std::string priced_gpu;
   for (const models::GpuSpec* g : cluster.gpus) priced_gpu += (priced_gpu.empty() ? "" : " + ") + g->name;
   check_storage_reliability_cost(s, cluster.gpus.size() > 1 ? priced_gpu : cluster.gpu_name,
-                                 cluster.node != nullptr ? cluster.node->gpus_per_node : 0, k);
+                                 cluster.node != nullptr ? cluster.node->physical_gpus() : 0, k);
 }
 
 void enum_errors(const std::vector<std::string>& bad_enums, const tp::Scenario& message, Checker& k) {

@@ -7,6 +7,7 @@
 
 #include "models/cost/cost_model.h"
 #include "models/hardware/catalog.h"
+#include "models/hardware/leaf_ports.h"
 #include "models/reliability/reliability_model.h"
 #include "models/storage/storage_model.h"
 #include "models/workload/layer_program.h"
@@ -44,6 +45,15 @@ std::string price_unit(const NodeTemplate& t) {
     if (spare > 0) unit += " and " + std::to_string(spare) + " spare GPUs";
   }
   return unit;
+}
+
+/// Switches bought: every leaf, and above them on 2 tiers every leaf up-link on a spine port of
+/// a switch of fabric.leaf_ports (models/hardware/leaf_ports.h; the simulated spine layer bundles
+/// them into at most kMaxSpines); on 3 tiers the simulated cores (aggregation left out).
+int fabric_switches(const Scenario& sc, const Cluster& c) {
+  if (c.num_nodes() <= 1) return 0;
+  if (sc.cluster.fabric.tiers != 2 || c.leaf_up_ports() == 0) return c.num_leaves() + c.num_spines();
+  return c.num_leaves() + spine_switches(c.num_leaves(), c.leaf_up_ports(), leaf_ports(sc.cluster.fabric, c.nic()));
 }
 
 /// Storage figures and the checkpoint interval for an iteration of compute_iter_s without storage.
@@ -162,7 +172,7 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
     ci.physical_gpus = node.physical_gpus();
     ci.nodes_per_physical = node.nodes_per_physical();
     ci.unit = price_unit(node);
-    ci.switches = cluster.num_nodes() > 1 ? cluster.num_leaves() + cluster.num_spines() : 0;
+    ci.switches = fabric_switches(sc, cluster);
     ci.cables = fabric_cables(sc, cluster);
     ci.train_wall_clock_s = wall_to_train_s;
     ci.facility_power_w = facility_power_w;

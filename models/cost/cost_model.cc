@@ -1,14 +1,15 @@
 #include "models/cost/cost_model.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/cost/prices.h"
 
 namespace traincast::models {
 
-std::optional<double> default_node_price_usd(const std::string& gpu, int gpus_per_node) {
+std::optional<double> default_node_price_usd(const std::string& gpu, int physical_gpus) {
   const GpuPrices* p = find_prices(gpu);
-  if (p == nullptr || !p->node || p->node->gpus != gpus_per_node) return std::nullopt;
+  if (p == nullptr || !p->node || p->node->gpus != physical_gpus) return std::nullopt;
   return p->node->usd;
 }
 
@@ -32,8 +33,9 @@ std::string source_of(double given, const std::string& gpu, bool rent) {
 
 CostReport evaluate_cost(const CostInputs& in) {
   const CostSpec& s = in.spec;
+  const int physical_gpus = in.physical_gpus > 0 ? in.physical_gpus : in.gpus_per_node;
   const std::optional<double> node_price =
-      s.node_price_usd > 0 ? std::optional<double>(s.node_price_usd) : default_node_price_usd(in.gpu, in.gpus_per_node);
+      s.node_price_usd > 0 ? std::optional<double>(s.node_price_usd) : default_node_price_usd(in.gpu, physical_gpus);
   const std::optional<double> cloud = s.cloud_price_per_gpu_hour_usd > 0
                                           ? std::optional<double>(s.cloud_price_per_gpu_hour_usd)
                                           : default_cloud_price_per_gpu_hour_usd(in.gpu);
@@ -46,6 +48,10 @@ CostReport evaluate_cost(const CostInputs& in) {
   r.node_price_source = r.own_modelled ? source_of(s.node_price_usd, in.gpu, false) : "";
   r.cloud_price_source = r.rent_modelled ? source_of(s.cloud_price_per_gpu_hour_usd, in.gpu, true) : "";
   r.nodes = in.nodes, r.switches = in.switches, r.cables = in.cables;
+  // Whole servers or racks are bought: 5 "gb200_nvl72/36" nodes need 3 racks (one half idle).
+  const int per_unit = std::max(1, in.nodes_per_physical);
+  r.units_bought = (in.nodes + per_unit - 1) / per_unit;
+  r.node_price_unit = !in.unit.empty() ? in.unit : "node of " + std::to_string(in.gpus_per_node) + " GPUs";
   const double gpus = static_cast<double>(in.nodes) * in.gpus_per_node;
   r.amortization_years = s.amortization_years;
   r.energy_modelled = in.facility_power_w > 0;
@@ -56,7 +62,7 @@ CostReport evaluate_cost(const CostInputs& in) {
   r.train_gpu_hours = gpus * in.train_wall_clock_s / 3600.0;
   if (r.own_modelled) {
     r.node_price_usd = *node_price;
-    r.capex_usd = in.nodes * *node_price + in.switches * s.switch_price_usd + in.cables * s.cable_price_usd;
+    r.capex_usd = r.units_bought * *node_price + in.switches * s.switch_price_usd + in.cables * s.cable_price_usd;
     r.capex_per_year_usd = r.capex_usd / s.amortization_years;
     r.upkeep_per_year_usd = r.capex_usd * s.upkeep_fraction_per_year;
     const double own_per_year = r.capex_per_year_usd + r.upkeep_per_year_usd + r.energy_per_year_usd;
@@ -81,7 +87,7 @@ CostReport evaluate_cost(const CostInputs& in) {
   std::string note;
   if (!r.energy_modelled) note = "energy cost left out: no facility power from the power model";
   if (!r.own_modelled)
-    note += std::string(note.empty() ? "" : "; ") + "rent only: " + node_price_missing(in.gpu, in.gpus_per_node);
+    note += std::string(note.empty() ? "" : "; ") + "rent only: " + node_price_missing(in.gpu, physical_gpus);
   if (!r.rent_modelled)
     note += std::string(note.empty() ? "" : "; ") + "own only: no public rent for " + in.gpu +
             " (give cost.cloud_price_per_gpu_hour_usd)";

@@ -15,10 +15,11 @@ namespace traincast::models {
 
 inline constexpr double kHoursPerYear = 8766.0;  ///< 365.25 days
 
-/// Default purchase price of one node of `gpus_per_node` GPUs of this model [USD], or nullopt
-/// when no public one is recorded for a node of that size (models/cost/prices.cc gives each
-/// price's page, date, region, kind and GPU count; `node_price_missing` says why none applies).
-std::optional<double> default_node_price_usd(const std::string& gpu, int gpus_per_node);
+/// Default purchase price of one physical server or rack of `physical_gpus` GPUs of this model
+/// [USD] (NodeTemplate::physical_gpus: a "base/N" partition's whole base), or nullopt when no
+/// public one is recorded for a product of that size (models/cost/prices.cc gives each price's
+/// page, date, region, kind and GPU count; `node_price_missing` says why none applies).
+std::optional<double> default_node_price_usd(const std::string& gpu, int physical_gpus);
 
 /// Default rent per GPU-hour [USD], or nullopt when no public one is recorded (prices.cc).
 std::optional<double> default_cloud_price_per_gpu_hour_usd(const std::string& gpu);
@@ -27,6 +28,13 @@ struct CostInputs {
   CostSpec spec;
   std::string gpu;
   int nodes = 1, gpus_per_node = 8, switches = 0, cables = 0;
+  /// The priced unit: GPUs of one physical server or rack (NodeTemplate::physical_gpus; 0 =
+  /// gpus_per_node) and how many nodes one holds (NodeTemplate::nodes_per_physical; 2 for
+  /// "gb200_nvl72/36"). Whole units are bought: ceil(nodes / nodes_per_physical) of them.
+  int physical_gpus = 0, nodes_per_physical = 1;
+  /// What one unit is, for the report ("gb200_nvl72 rack of 72 GPUs, 2 gb200_nvl72/36 nodes each");
+  /// empty = "node of <gpus_per_node> GPUs".
+  std::string unit;
   double train_wall_clock_s = 0;  ///< 0 = no training time asked
   double facility_power_w = 0;    ///< 0 = unknown (no power model result)
 };

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "models/cost/cost_model.h"
 #include "models/hardware/catalog.h"
+#include "models/hardware/leaf_ports.h"
 #include "models/reliability/reliability_model.h"
 #include "models/storage/storage_model.h"
 #include "models/workload/layer_program.h"
@@ -26,6 +28,32 @@ int fabric_cables(const Scenario& sc, const Cluster& c) {
   }
   if (c.num_nodes() <= f.nodes_per_leaf) return static_cast<int>(std::lround(ports));
   return static_cast<int>(std::lround(ports * (1.0 + (f.tiers - 1) / f.oversubscription)));
+}
+
+/// What one purchase price buys, in words: "dgx_h100 node of 8 GPUs", "gb200_nvl72 rack of 72
+/// GPUs", and for a "base/N" partition the base's whole server or rack with its nodes ("gb200_nvl72
+/// rack of 72 GPUs, 2 gb200_nvl72/36 nodes each").
+std::string price_unit(const NodeTemplate& t) {
+  const bool partition = t.partition_of_gpus > 0;
+  const std::string base = partition ? t.name.substr(0, t.name.find('/')) : t.name;
+  std::string unit =
+      base + (t.gpus_per_rack > 0 ? " rack of " : " node of ") + std::to_string(t.physical_gpus()) + " GPUs";
+  if (partition) {
+    const int n = t.nodes_per_physical();
+    unit += ", " + std::to_string(n) + " " + t.name + (n == 1 ? " node" : " nodes") + " each";
+    const int spare = t.physical_gpus() - n * t.gpus_per_node;
+    if (spare > 0) unit += " and " + std::to_string(spare) + " spare GPUs";
+  }
+  return unit;
+}
+
+/// Switches bought: every leaf, and above them on 2 tiers every leaf up-link on a spine port of
+/// a switch of fabric.leaf_ports (models/hardware/leaf_ports.h; the simulated spine layer bundles
+/// them into at most kMaxSpines); on 3 tiers the simulated cores (aggregation left out).
+int fabric_switches(const Scenario& sc, const Cluster& c) {
+  if (c.num_nodes() <= 1) return 0;
+  if (sc.cluster.fabric.tiers != 2 || c.leaf_up_ports() == 0) return c.num_leaves() + c.num_spines();
+  return c.num_leaves() + spine_switches(c.num_leaves(), c.leaf_up_ports(), leaf_ports(sc.cluster.fabric, c.nic()));
 }
 
 /// Storage figures and the checkpoint interval for an iteration of compute_iter_s without storage.
@@ -140,7 +168,11 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
     ci.gpu = r.gpu;
     ci.nodes = cluster.num_nodes();
     ci.gpus_per_node = cluster.gpus_per_node();
-    ci.switches = cluster.num_nodes() > 1 ? cluster.num_leaves() + cluster.num_spines() : 0;
+    const NodeTemplate& node = cluster_node_template(sc.cluster);
+    ci.physical_gpus = node.physical_gpus();
+    ci.nodes_per_physical = node.nodes_per_physical();
+    ci.unit = price_unit(node);
+    ci.switches = fabric_switches(sc, cluster);
     ci.cables = fabric_cables(sc, cluster);
     ci.train_wall_clock_s = wall_to_train_s;
     ci.facility_power_w = facility_power_w;

@@ -383,8 +383,8 @@ void Cluster::build_node(int node) {
     const std::string nn = prefix + "nic" + std::to_string(i);
     const int s = switch_of_nic(node, i);
     const std::string parent = s >= 0 ? switch_name(s) : socket_name(socket_of_nic(i));
-    nic_pcie_up_.push_back(add(t.pcie_bytes_per_s, 0, nn + ".pcie_up", LinkKind::pcie, nn, parent));
-    nic_pcie_down_.push_back(add(t.pcie_bytes_per_s, 0, nn + ".pcie_down", LinkKind::pcie, parent, nn));
+    nic_pcie_up_.push_back(add(t.nic_link_bytes_per_s(), 0, nn + ".pcie_up", LinkKind::pcie, nn, parent));
+    nic_pcie_down_.push_back(add(t.nic_link_bytes_per_s(), 0, nn + ".pcie_down", LinkKind::pcie, parent, nn));
     if (num_nodes_ > 1) {
       const std::string peer = torus ? prefix + "router" : "leaf" + std::to_string(leaf_of(node, i));
       nic_tx_.push_back(add(nic_->bytes_per_s, nic_half_ns + cable_ns_, nn + ".tx", LinkKind::nic, nn, peer));
@@ -749,8 +749,14 @@ std::string Cluster::describe() const {
     if (!t.cpu.empty()) o << " (" << t.cpu << ")";
     if (sockets > 1) o << ", GPU traffic between sockets " << gbps(t.socket_link_bytes_per_s) << " per direction";
     o << "\n";
-    o << "  PCIe gen" << t.pcie_generation << ": " << gbps(t.pcie_bytes_per_s)
-      << " per direction per GPU and per NIC; ";
+    if (t.nic_link_bytes_per_s() == t.pcie_bytes_per_s) {
+      o << "  PCIe gen" << t.pcie_generation << ": " << gbps(t.pcie_bytes_per_s)
+        << " per direction per GPU and per NIC; ";
+    } else {
+      // Grace superchips: the GPU's host link is NVLink-C2C, the NIC's is PCIe (nic_pcie_bytes_per_s).
+      o << "  GPU host link " << gbps(t.pcie_bytes_per_s) << " per direction per GPU; NICs on PCIe gen"
+        << t.pcie_generation << ": " << gbps(t.nic_link_bytes_per_s()) << " per direction per NIC; ";
+    }
     const bool regular = pcie_tree_is_regular(t);
     if (t.pcie_switches > 0 && regular) {
       // GPU g sits under switch g / per_switch (NodeTemplate), so the last switch may hold fewer.

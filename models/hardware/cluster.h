@@ -177,6 +177,8 @@ class Cluster {
   int num_leaves() const { return num_leaves_; }
   /// Spine (2 tiers) or core (3 tiers) switches modelled; 0 when no traffic leaves a leaf.
   int num_spines() const { return num_spines_; }
+  /// Up-link ports of each leaf at the NIC line rate (0: a single leaf group, no up-links).
+  int leaf_up_ports() const { return leaf_up_ports_; }
   /// The routing in effect: FabricSpec::routing, or for automatic the NIC's (routing_for_nic).
   FabricRouting routing() const { return routing_; }
   /// The routing `automatic` gives a NIC: InfiniBand ("IB-*": NVIDIA's OpenSM default routing

@@ -132,6 +132,7 @@ void check_counts(const NodeTemplate& t, std::vector<NodeTemplateProblem>& out) 
     bad("pcie_lanes", "got " + to_string(l) + " (expected 1, 2, 4, 8 or 16)");
   check_rate("pcie_bytes_per_s", t.pcie_bytes_per_s, kMaxHostLinkBytesPerS, "the generation's rate", out);
   check_rate("pcie_uplink_bytes_per_s", t.pcie_uplink_bytes_per_s, kMaxHostLinkBytesPerS, "the GPU link's rate", out);
+  check_rate("nic_pcie_bytes_per_s", t.nic_pcie_bytes_per_s, kMaxHostLinkBytesPerS, "the GPU link's rate", out);
   check_rate("socket_link_bytes_per_s", t.socket_link_bytes_per_s, kMaxHostLinkBytesPerS, "no link", out);
   for (std::size_t s = 0; s < t.pcie_tree.size(); ++s) {
     const std::string field = "pcie_switch[" + to_string(s) + "].uplink_bytes_per_s";
@@ -566,6 +567,8 @@ const std::map<std::string, FieldReader>& field_readers() {
       {"pcie_bytes_per_s", [](TextReader& in, NodeTemplate& t) { t.pcie_bytes_per_s = in.number("pcie_bytes_per_s"); }},
       {"pcie_uplink_bytes_per_s",
        [](TextReader& in, NodeTemplate& t) { t.pcie_uplink_bytes_per_s = in.number("pcie_uplink_bytes_per_s"); }},
+      {"nic_pcie_bytes_per_s",
+       [](TextReader& in, NodeTemplate& t) { t.nic_pcie_bytes_per_s = in.number("nic_pcie_bytes_per_s"); }},
       {"socket_link_bytes_per_s",
        [](TextReader& in, NodeTemplate& t) { t.socket_link_bytes_per_s = in.number("socket_link_bytes_per_s"); }},
       {"cpu", [](TextReader& in, NodeTemplate& t) { t.cpu = in.string_value("cpu"); }},

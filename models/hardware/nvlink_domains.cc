@@ -57,6 +57,7 @@ NodeTemplate partition_node_template(const NodeTemplate& base, std::string_view 
   NodeTemplate t = base;
   t.name = std::string(name);
   t.gpus_per_node = n;
+  t.partition_of_gpus = base.physical_gpus();  // bought as whole racks (servers): the priced unit
   t.nics = share(base.nics, "NICs");
   t.sockets = share(std::max(1, base.sockets), "CPU sockets");
   t.pcie_switches = share(base.pcie_switches, "PCIe (or C2C) hubs");

@@ -66,6 +66,7 @@ const std::map<std::string, IntRange, std::less<>>& table() {
       {"traincast.proto.FabricSpec.leaves_per_pod", {1, kInt32Max, ""}},
       // 2^20 ports: far above any leaf switch (a 64-port radix today), below int overflow in port sums.
       {"traincast.proto.FabricSpec.leaf_up_ports", {0, 1 << 20, ""}},
+      {"traincast.proto.FabricSpec.leaf_ports", {0, 1 << 20, ""}},
       {"traincast.proto.FabricSpec.torus_dims", {1, kInt32Max, ""}},
       {"traincast.proto.ClusterSpec.NodeGroup.num_nodes", {1, kInt32Max, ""}},
       {"traincast.proto.ParallelSpec.pipeline_stage_layers", {1, kInt32Max, ""}},

@@ -70,6 +70,7 @@ models::NodeTemplate node_template_from_message(const tp::NodeTemplate& m) {
   if (m.has_pcie_lanes()) t.pcie_lanes = m.pcie_lanes();
   t.pcie_bytes_per_s = m.pcie_bytes_per_s();
   t.pcie_uplink_bytes_per_s = m.pcie_uplink_bytes_per_s();
+  t.nic_pcie_bytes_per_s = m.nic_pcie_bytes_per_s();
   t.socket_link_bytes_per_s = m.socket_link_bytes_per_s();
   t.cpu = m.cpu();
   if (m.has_pcie_p2p()) t.pcie_p2p = m.pcie_p2p();
@@ -272,6 +273,7 @@ void add_described_node_templates(const models::Scenario& s, tp::Scenario& m) {
     x.set_pcie_lanes(t.pcie_lanes);
     x.set_pcie_bytes_per_s(t.pcie_bytes_per_s);
     x.set_pcie_uplink_bytes_per_s(t.pcie_uplink_bytes_per_s);
+    if (t.nic_pcie_bytes_per_s > 0) x.set_nic_pcie_bytes_per_s(t.nic_pcie_bytes_per_s);
     x.set_socket_link_bytes_per_s(t.socket_link_bytes_per_s);
     x.set_cpu(t.cpu);
     x.set_pcie_p2p(t.pcie_p2p);

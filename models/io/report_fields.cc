@@ -190,6 +190,8 @@ constexpr ReportField kFields[] = {
     field<&R::cost, &Cost::rent_modelled>("cost.rent_modelled"),
     field<&R::cost, &Cost::node_price_usd>("cost.node_price_usd"),
     field<&R::cost, &Cost::node_price_source>("cost.node_price_source"),
+    field<&R::cost, &Cost::node_price_unit>("cost.node_price_unit"),
+    field<&R::cost, &Cost::units_bought>("cost.units_bought"),
     field<&R::cost, &Cost::cloud_price_source>("cost.cloud_price_source"),
     field<&R::ep>("ep"),
     // power

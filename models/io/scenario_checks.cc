@@ -16,6 +16,8 @@
 #include "models/collectives/nccl_versions.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/element_overrides.h"
+#include "models/hardware/leaf_ports.h"
+#include "models/hardware/network_size.h"
 #include "models/io/suggest.h"
 #include "traincast.pb.h"
 
@@ -149,6 +151,39 @@ void check_text_fields(const models::Scenario& s, Checker& k) {
   }
 }
 
+/// A leaf switch holds what its leaf needs (models/hardware/leaf_ports.h): down ports to its nodes
+/// plus up-links, within fabric.leaf_ports (default: the NIC's switch). Impossible hardware is
+/// refused: a fat_tree of 72-NIC racks would need 2,304-port leaves.
+void check_leaf_ports(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
+  using std::to_string;
+  const models::FabricSpec& f = s.cluster.fabric;
+  k.int_field("cluster.fabric.leaf_ports", f.leaf_ports);
+  const int nodes = s.cluster.num_nodes;
+  if (node == nullptr || nodes <= 1 || f.nodes_per_leaf < 1 || f.leaf_ports < 0 || !(f.oversubscription >= 1)) return;
+  const models::NicSpec* nic = nullptr;
+  try {
+    nic = &models::find_nic(node->nic);
+  } catch (const std::exception&) {
+    return;  // the node template's checks name it
+  }
+  const int nics = s.cluster.nics_per_node.value_or(node->nics);
+  const int ports = models::leaf_ports(f, *nic);
+  const models::LeafPortsUsed used = models::leaf_ports_used(f, nodes, nics, f.nodes_per_leaf);
+  if (used.total() <= ports) return;
+  const int fits = models::default_nodes_per_leaf(f, nodes, nics, ports);
+  const std::string radix = f.leaf_ports > 0 ? "fabric.leaf_ports " + to_string(ports)
+                                             : to_string(ports) + " ports, the default for " + nic->name;
+  k.error(
+      k.present("cluster.fabric.nodes_per_leaf") || fits > 0 ? "cluster.fabric.nodes_per_leaf" : "cluster.fabric.kind",
+      "got " + to_string(f.nodes_per_leaf) + " nodes per leaf: a " + models::fabric_kind_name(f.kind) +
+          " leaf then needs " + to_string(used.down) + " down + " + to_string(used.up) +
+          " up-link ports, over its switch's " + radix +
+          (fits > 0 ? " (expected nodes_per_leaf <= " + to_string(fits) +
+                          ", or fabric.leaf_ports >= " + to_string(used.total()) + ")"
+                    : " (expected fabric.kind: rail_optimized, one leaf per NIC rail, for nodes of " + to_string(nics) +
+                          " NICs, or fabric.leaf_ports >= " + to_string(used.total()) + ")"));
+}
+
 /// What the cluster section found, for the sections after it.
 struct ClusterChecks {
   const models::NodeTemplate* node = nullptr;  ///< null for an unknown node template
@@ -231,6 +266,7 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
   }
   check_cluster_extras(s, k);
   check_sharp(s, node, k);
+  check_leaf_ports(s, node, k);
   check_nvlink_bridge(s, node, gpu, k);
   if (!s.cluster.node_groups.empty()) check_node_groups(s, k);
   if (!s.cluster.overrides.empty()) check_element_overrides(s, k);
@@ -535,7 +571,7 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
   std::string priced_gpu;
   for (const models::GpuSpec* g : cluster.gpus) priced_gpu += (priced_gpu.empty() ? "" : " + ") + g->name;
   check_storage_reliability_cost(s, cluster.gpus.size() > 1 ? priced_gpu : cluster.gpu_name,
-                                 cluster.node != nullptr ? cluster.node->gpus_per_node : 0, k);
+                                 cluster.node != nullptr ? cluster.node->physical_gpus() : 0, k);
 }
 
 void enum_errors(const std::vector<std::string>& bad_enums, const tp::Scenario& message, Checker& k) {

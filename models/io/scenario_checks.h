@@ -45,7 +45,7 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
 /// tp * pp * dp (times cp when used) is the cluster's GPU count, and that count is within the
 /// simulator's range (2^20 GPUs). node: the cluster's node template, not null.
 void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
-void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, int gpus_per_node,
+void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, int physical_gpus,
                                     Checker& k);
 
 /// LoRA fields (workload.training.lora_rank, lora_target_modules): a rank from 0 to hidden_size,

@@ -87,7 +87,7 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
                                           "; leave it unset)");
 }
 
-void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, int gpus_per_node,
+void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, int physical_gpus,
                                     Checker& k) {
   using std::to_string;
   if (s.storage) {
@@ -215,7 +215,7 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
     // Either side alone is priced (rent-only needs no purchase price): refused only when the
     // scenario gives neither price and the GPU has no public default for either.
     if (c.node_price_usd == 0 && c.cloud_price_per_gpu_hour_usd == 0 &&
-        !models::default_node_price_usd(gpu_name, gpus_per_node) &&
+        !models::default_node_price_usd(gpu_name, physical_gpus) &&
         !models::default_cloud_price_per_gpu_hour_usd(gpu_name)) {
       k.error("cost.cloud_price_per_gpu_hour_usd",
               "no public rent or purchase price is recorded for " + gpu_name +

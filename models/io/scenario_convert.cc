@@ -4,11 +4,13 @@
 
 #include "models/io/scenario_convert.h"
 
+#include <exception>
 #include <filesystem>
 #include <system_error>
 
 #include "models/calibration/calibration_profile.h"
 #include "models/hardware/catalog.h"
+#include "models/hardware/leaf_ports.h"
 #include "models/io/field_reflection.h"
 #include "models/io/node_template_io.h"
 #include "models/io/scenario_fields.h"
@@ -113,6 +115,20 @@ void to_struct(const tp::Scenario& m, models::Scenario& s, std::vector<std::stri
     if (node != nullptr && node->liquid_cooled && !th.has_cooling()) s.thermal.cooling = models::Cooling::liquid;
     if (node != nullptr && node->gpus_per_rack > 0 && !th.has_nodes_per_rack())
       s.thermal.nodes_per_rack = node->gpus_per_rack / node->gpus_per_node;
+  }
+  // The default nodes per leaf fits the leaf switch (models/hardware/leaf_ports.h): 32, or the
+  // most that fit where 32 nodes' ports do not; none fits is left to the checks, which name it.
+  if (!m.cluster().fabric().has_nodes_per_leaf()) {
+    try {
+      const models::NodeTemplate& node = models::cluster_node_template(s.cluster);
+      const models::FabricSpec& f = s.cluster.fabric;
+      const int fits =
+          models::default_nodes_per_leaf(f, s.cluster.num_nodes, s.cluster.nics_per_node.value_or(node.nics),
+                                         models::leaf_ports(f, models::find_nic(node.nic)));
+      if (fits > 0) s.cluster.fabric.nodes_per_leaf = fits;
+    } catch (const std::exception&) {
+      // an unknown template or NIC: the checks name it
+    }
   }
   s.thermal.gpu_airflow_fraction.assign(th.gpu_airflow_fraction().begin(), th.gpu_airflow_fraction().end());
   for (const tp::JobSpec& j : m.job())

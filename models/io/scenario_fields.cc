@@ -94,6 +94,7 @@ constexpr ScenarioField kFields[] = {
     field<&S::cluster, &Cluster::fabric, &Fabric::leaves_per_pod>("cluster.fabric.leaves_per_pod"),
     field<&S::cluster, &Cluster::fabric, &Fabric::cable_length_m>("cluster.fabric.cable_length_m"),
     field<&S::cluster, &Cluster::fabric, &Fabric::leaf_up_ports>("cluster.fabric.leaf_up_ports"),
+    field<&S::cluster, &Cluster::fabric, &Fabric::leaf_ports>("cluster.fabric.leaf_ports", Written::if_changed),
     field<&S::cluster, &Cluster::fabric, &Fabric::routing>("cluster.fabric.routing"),
     field<&S::cluster, &Cluster::fabric, &Fabric::ecmp_seed>("cluster.fabric.ecmp_seed"),
     field<&S::cluster, &Cluster::fabric, &Fabric::sharp>("cluster.fabric.sharp", Written::if_changed),

@@ -55,7 +55,9 @@ struct FabricSpec {
   /// (NVIDIA QM8700/QM9700 datasheets: ~130 ns).
   std::int64_t switch_latency_ns = 130;
   /// Nodes under one leaf switch (per rail for rail-optimized); default 32 (a 64-port leaf with
-  /// half its ports down, as in DGX SuperPOD scalable units of 32 nodes).
+  /// half its ports down, as in DGX SuperPOD scalable units of 32 nodes), or, where 32 nodes'
+  /// ports do not fit in a leaf of leaf_ports (a fat_tree of 8-NIC nodes), the most that do: the
+  /// scenario loader sets it (models/hardware/leaf_ports.h default_nodes_per_leaf).
   int nodes_per_leaf = 32;
   /// Switch tiers of a fat tree (fat_tree, rail_optimized): 2 (leaf-spine) or 3 (leaf, aggregation
   /// in pods, core). Default 2.
@@ -85,6 +87,10 @@ struct FabricSpec {
   /// (0 = from oversubscription). traincast cluster simulates a job on a sub-cluster of its own
   /// nodes and sets this to the whole fabric's leaf ports (models/scheduler/cluster_run.h).
   int leaf_up_ports = 0;
+  /// Ports of one leaf (and spine) switch at the NIC line rate, the switch's radix; 0 = the NIC's
+  /// generation's switch (models/hardware/leaf_ports.h default_leaf_ports: 64 for a Quantum-2
+  /// QM9700, 144 for XDR's Quantum-X800 Q3400). A leaf's down plus up ports must fit in it.
+  int leaf_ports = 0;
   bool operator==(const FabricSpec&) const = default;
 };
 

@@ -5,6 +5,7 @@
 // scenario describes (DescribedNodeTemplates), which belong to that scenario alone.
 // Lookup by name: models/hardware/catalog.h (find_node_template).
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -92,6 +93,10 @@ struct NodeTemplate {
   int pcie_lanes = 16;                 ///< of each GPU/NIC link (the rate's default, node_template_text.h)
   double pcie_bytes_per_s = 0;         ///< each GPU's and NIC's PCIe link, per direction (x16)
   double pcie_uplink_bytes_per_s = 0;  ///< PCIe switch <-> root complex, per direction
+  /// Each compute NIC's own PCIe link, per direction [bytes/s]; 0 = pcie_bytes_per_s. Set where the
+  /// GPU's host link is not PCIe: on Grace superchips (GB200, GB300) the GPU reaches the host over
+  /// NVLink-C2C (pcie_bytes_per_s 450e9) while a ConnectX-7/8 NIC sits on PCIe gen5/gen6 x16.
+  double nic_pcie_bytes_per_s = 0;
   /// GPU traffic between two sockets, per direction [bytes/s]: what NCCL's topology model allows
   /// for GPU P2P over UPI/xGMI (NVIDIA/nccl src/graph/topo.h: SKL_QPI_BW 10, SRP_QPI_BW 22,
   /// ERP_QPI_BW 40, AMD_ZEN12_BW 16, AMD_ZEN34_BW 24, AMD_ZEN5_BW 32 GB/s), not the raw link rate.
@@ -105,6 +110,11 @@ struct NodeTemplate {
   /// then defaults to gpus_per_rack / gpus_per_node (1 for the rack, 2 for "gb200_nvl72/36") and
   /// other values are refused. 0 = servers racked as the scenario says (default 4 per rack).
   int gpus_per_rack = 0;
+  /// GPUs of the physical product a node of this template is cut from: set on "base/N" partitions
+  /// (models/hardware/nvlink_domains.h) to the base's GPUs (72 for "gb200_nvl72/36"), the unit a
+  /// purchase price is for (cost.node_price_usd: a whole server or rack is bought, never a domain).
+  /// 0 = the node is the whole product. physical_gpus() reads it.
+  int partition_of_gpus = 0;
   /// ScaleUp::graph: the node's NVLink links, each GPU pair at most once.
   std::vector<NvlinkEdge> nvlinks;
   /// The PCIe switches, in switch order (pcie_switches of them once completed).
@@ -118,6 +128,13 @@ struct NodeTemplate {
   int gpus_per_pcie_switch() const {
     return pcie_switches > 0 ? (gpus_per_node + pcie_switches - 1) / pcie_switches : 1;
   }
+  /// Each compute NIC's PCIe link per direction [bytes/s] (nic_pcie_bytes_per_s, else the GPUs').
+  double nic_link_bytes_per_s() const { return nic_pcie_bytes_per_s > 0 ? nic_pcie_bytes_per_s : pcie_bytes_per_s; }
+  /// GPUs of the physical server or rack one buys for nodes of this template (the priced unit).
+  int physical_gpus() const { return partition_of_gpus > 0 ? partition_of_gpus : gpus_per_node; }
+  /// Nodes of this template in one physical server or rack: 2 for "gb200_nvl72/36", 1 for
+  /// "gb200_nvl72/64" (8 spare GPUs), 1 for a whole template.
+  int nodes_per_physical() const { return std::max(1, physical_gpus() / std::max(1, gpus_per_node)); }
   bool operator==(const NodeTemplate&) const = default;
 };
 

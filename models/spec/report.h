@@ -185,7 +185,13 @@ struct CostReport {
   /// false when the GPU has no public rent and the scenario gives none (own-only): rent figures,
   /// payback and break-even are then 0.
   bool rent_modelled = false;
-  double node_price_usd = 0.0;     ///< the purchase price per node used [USD]; 0 when !own_modelled
+  /// The purchase price used [USD] per physical server or rack (node_price_unit); 0 when !own_modelled
+  double node_price_usd = 0.0;
+  /// What node_price_usd buys: "node of 8 GPUs", or for "base/N" partitions the base's whole server
+  /// or rack ("gb200_nvl72 rack of 72 GPUs, 2 gb200_nvl72/36 nodes each").
+  std::string node_price_unit;
+  /// Servers or racks bought: ceil(nodes / nodes per unit) (capex_usd counts whole ones).
+  int units_bought = 0;
   std::string node_price_source;   ///< "scenario" or the default's provenance (models/cost/prices.h)
   std::string cloud_price_source;  ///< "scenario" or the default's provenance (models/cost/prices.h)
   bool operator==(const CostReport&) const = default;

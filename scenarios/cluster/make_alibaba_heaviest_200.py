@@ -33,7 +33,7 @@ cluster {
   node_template: "dgx_h100"
   num_nodes: 128
   fabric {
-    kind: fat_tree
+    kind: rail_optimized
     nodes_per_leaf: 16
   }
 }

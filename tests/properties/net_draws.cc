@@ -375,7 +375,9 @@ std::string scenario_text(const NetDraw& d) {
   o << "name: \"" << d.id << "\"\ncluster {\n  node_template: \"" << node << "\"\n  num_nodes: " << d.num_nodes << "\n";
   if (!d.nic.empty()) o << "  nic: \"" << d.nic << "\"\n";
   if (d.nics_per_node > 0) o << "  nics_per_node: " << d.nics_per_node << "\n";
-  o << "  fabric { kind: " << d.fabric_kind << " nodes_per_leaf: " << d.nodes_per_leaf
+  // leaf_ports 1024: draws vary NICs, leaves and ratios at will (16 NICs x 4 nodes on one leaf);
+  // the invariants are the collectives', not a switch radix (models/hardware/leaf_ports.h).
+  o << "  fabric { kind: " << d.fabric_kind << " nodes_per_leaf: " << d.nodes_per_leaf << " leaf_ports: 1024"
     << " oversubscription: " << fmt(d.oversubscription) << (d.sharp ? " sharp: true" : "")
     << (d.routing.empty() ? std::string() : " routing: " + d.routing) << " }\n";
   for (const std::string& f : d.failed) o << "  overrides { select: \"" << f << "\" failed: true }\n";

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/executor/training_executor.h"
@@ -74,6 +75,37 @@ TEST(OperationsScenarios, BuyVersusRentReportsPaybackWithSimulatedEnergy) {
   EXPECT_NEAR(r.cost.train_gpu_hours, 64 * r.reliability.wall_clock_s_mean / 3600, 1e-6);
   EXPECT_GT(r.reliability.goodput_mean, 0.0);
   EXPECT_LE(r.reliability.goodput_mean, 1.0);
+}
+
+// Fresh-user finding: one GB200 NVL72 rack at USD 3M cost $3.0M whole, $7.48M as 2 x "/36" and
+// $27.5M as 9 x "/8" (the price was charged per NVLink domain). The price is per rack: every
+// layout buys 1 rack, the text report says so, and only the fabric the domains need is added.
+TEST(OperationsScenarios, NvlinkPartitionsOfOneRackBuyOneRack) {
+  const auto one_rack = [](const std::string& tmpl, int nodes) {
+    const std::string text =
+        "cluster { node_template: \"" + tmpl + "\" num_nodes: " + std::to_string(nodes) +
+        " }\n"
+        "workload { model { num_layers: 4 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 "
+        "seq_length: 1024 }\n"
+        "  parallel { tp: 4 dp: 18 } training { global_batch_size: 36 train_tokens: 1e9 } }\n"
+        "thermal { cooling: liquid }\n"
+        "cost { node_price_usd: 3000000 cloud_price_per_gpu_hour_usd: 6 }\n";
+    return models::simulate_training(io::load_scenario_text(text, "rack.textproto", io::Format::text, {}));
+  };
+  const models::Report whole = one_rack("gb200_nvl72", 1);
+  for (const auto& [tmpl, nodes] : {std::pair<std::string, int>{"gb200_nvl72/36", 2}, {"gb200_nvl72/8", 9}}) {
+    const models::Report r = one_rack(tmpl, nodes);
+    ASSERT_TRUE(r.cost.own_modelled) << tmpl;
+    EXPECT_EQ(r.cost.units_bought, 1) << tmpl;
+    EXPECT_EQ(r.cost.node_price_unit,
+              "gb200_nvl72 rack of 72 GPUs, " + std::to_string(nodes) + " " + tmpl + " nodes each")
+        << tmpl;
+    // The rack is priced once; the rest is the NIC fabric between the domains.
+    EXPECT_DOUBLE_EQ(r.cost.capex_usd - r.cost.switches * 36000.0 - r.cost.cables * 2560.0, 3e6) << tmpl;
+  }
+  EXPECT_EQ(whole.cost.units_bought, 1);
+  EXPECT_DOUBLE_EQ(whole.cost.capex_usd, 3e6);
+  EXPECT_EQ(whole.cost.node_price_unit, "gb200_nvl72 rack of 72 GPUs");
 }
 
 TEST(OperationsScenarios, JsonIdenticalForAnyThreadCountAndBadInputExitsTwo) {

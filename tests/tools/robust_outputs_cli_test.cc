@@ -238,17 +238,18 @@ TEST_F(RobustCliTest, MillionGpuJobIsRefusedBeforeItsTopologyIsBuilt) {
   EXPECT_LT(c.max_rss_kb, 1024L * 1024L);
 }
 
-// A folded 2^20-GPU job has few ops (one replica simulated) but a million-GPU network: 11,026,432
-// directed links (9,977,856 with 4 PCIe switches per node), which ran 606 s to 14.4 GB before the network-size limit
+// A folded 2^20-GPU job has few ops (one replica simulated) but a million-GPU network: 12,976,128
+// directed links on 4-node leaves (11,026,432 on the 32-node leaves a 64-port switch cannot be, 9,977,856
+// with 4 PCIe switches per node), which ran 606 s to 14.4 GB before the network-size limit
 // (models/hardware/ network_size.h). Now run, plan and explain refuse it from the spec alone, naming the fields.
 const std::vector<std::string> kFoldedMillionGpus = {"--set", "cluster.num_nodes=131072",
                                                      "--set", "workload.parallel.dp=8192",
                                                      "--set", "workload.training.global_batch_size=131072"};
 const std::string kMillionGpuNetwork =
     "cluster.num_nodes: 131,072 x dgx_h100 (cluster.node_template: 8 GPUs per node; cluster.nics_per_node: 8; "
-    "cluster.fabric.kind: fat_tree, 3 tiers) would build 11,026,432 network resources (directed links: 82 per node, "
-    "278,528 in the fabric), beyond the simulator's limit of 4,000,000 (about 1.2 KB each in a run: ~4.7 GB) "
-    "(expected cluster.num_nodes 47,548 or fewer for this node and fabric)";
+    "cluster.fabric.kind: fat_tree, 3 tiers) would build 12,976,128 network resources (directed links: 82 per node, "
+    "2,228,224 in the fabric), beyond the simulator's limit of 4,000,000 (about 1.2 KB each in a run: ~4.7 GB) "
+    "(expected cluster.num_nodes 40,403 or fewer for this node and fabric)";
 
 TEST_F(RobustCliTest, FoldedMillionGpuRunIsRefusedBeforeItsNetworkIsBuilt) {
   std::vector<std::string> args = {"run", kSrc + "/scenarios/models/llama3_405b.textproto"};

@@ -266,7 +266,7 @@ std::vector<std::string> compare_defaults(const models::Scenario& sc, double tok
     one_gpu = one_gpu && (g.gpu.empty() ? models::find_node_template(g.node_template, sc.cluster).gpu : g.gpu) == gpu;
   if (!sc.cost && one_gpu &&
       (models::default_cloud_price_per_gpu_hour_usd(gpu) ||
-       models::default_node_price_usd(gpu, models::cluster_node_template(sc.cluster).gpus_per_node)))
+       models::default_node_price_usd(gpu, models::cluster_node_template(sc.cluster).physical_gpus())))
     o.push_back("cost.utilization=1");  // creates the section with its defaults (catalog prices)
   return o;
 }

@@ -18,6 +18,7 @@
 #include "models/workload/memory_model.h"
 #include "models/workload/transformer.h"
 #include "tools/cli/compare.h"
+#include "tools/cli/summary_cost.h"
 
 namespace traincast::cli {
 namespace {
@@ -34,13 +35,6 @@ const char* fabric_name(models::FabricKind k) {
       return "torus";
   }
   return "?";
-}
-
-/// "$3.990": appended, not "$" + ... (bogus GCC 12 -Wrestrict, GCC bug 105651).
-std::string dollars(double v, int decimals) {
-  std::string s = "$";
-  s += format_fixed(v, decimals);
-  return s;
 }
 
 std::string pct(double fraction) { return format_fixed(100.0 * fraction, 1) + " %"; }
@@ -562,40 +556,7 @@ std::string format_job_effects(const models::Report& r) {
         << format_duration(rl.work_requested_s) << " asked for)";
     o << "\n";
   }
-  const models::CostReport& c = r.cost;
-  if (c.modelled) {
-    auto usd = [](double v) {
-      std::string s = "$";
-      s += with_thousands(v);  // not "$" + ...: bogus GCC 12 -Wrestrict (see signed_fixed)
-      return s;
-    };
-    o << "\nCost (USD):\n";
-    if (c.own_modelled)
-      o << "  capex         " << usd(c.capex_usd) << " (" << count_of(c.nodes, "node") << ", "
-        << count_of(c.switches, "switch") << ", " << count_of(c.cables, "cable") << "): " << usd(c.capex_per_year_usd)
-        << "/year amortised + " << usd(c.upkeep_per_year_usd) << "/year upkeep + " << usd(c.energy_per_year_usd)
-        << "/year energy\n";
-    o << "  per GPU-hour  own "
-      << (c.own_modelled ? dollars(c.own_cost_per_gpu_hour_usd, 3) : std::string("not priced")) << " vs rent "
-      << (c.rent_modelled ? dollars(c.cloud_price_per_gpu_hour_usd, 3) : std::string("not priced")) << "\n";
-    if (c.train_gpu_hours > 0)
-      o << "  to train      " << with_thousands(c.train_gpu_hours) << " GPU-hours: own "
-        << (c.own_modelled ? usd(c.own_cost_to_train_usd) : std::string("not priced")) << ", rent "
-        << (c.rent_modelled ? usd(c.cloud_cost_to_train_usd) : std::string("not priced")) << "\n";
-    if (c.own_modelled && c.rent_modelled)
-      o << "  buy vs rent   payback "
-        << (c.payback_never ? std::string("never") : format_fixed(c.payback_years, 2) + " years")
-        << (c.payback_years > c.amortization_years ? " (beyond the " + format_fixed(c.amortization_years, 1) +
-                                                         "-year amortisation: not within the hardware's life)"
-                                                   : std::string())
-        << (c.breakeven_utilization > 0 && c.breakeven_utilization <= 1
-                ? "; break-even at " + format_fixed(100 * c.breakeven_utilization, 1) + "% utilisation"
-                : std::string("; renting is cheaper even at 100% utilisation"))
-        << "\n";
-    if (!c.node_price_source.empty()) o << "  node price    " << c.node_price_source << "\n";
-    if (!c.cloud_price_source.empty()) o << "  rent          " << c.cloud_price_source << "\n";
-    if (!c.note.empty()) o << "  note          " << c.note << "\n";
-  }
+  o << format_cost(r.cost);
   return o.str();
 }
 
@@ -629,7 +590,8 @@ std::string format_catalog() {
 
 std::string format_prices() {
   std::ostringstream o;
-  o << "Default prices (USD; cost.node_price_usd per node, cost.cloud_price_per_gpu_hour_usd per GPU-hour).\n"
+  o << "Default prices (USD; cost.node_price_usd per physical server or rack, also for its \"base/N\" NVLink\n"
+       "partitions; cost.cloud_price_per_gpu_hour_usd per GPU-hour).\n"
        "Each: value, kind (list, street, analyst estimate, cloud on-demand), vendor, date, region, item, page.\n"
        "A GPU without a public price needs the field in the scenario's cost section; rent alone prices a\n"
        "rent-only comparison.\n";

@@ -4,6 +4,7 @@
 #include "models/cost/cost_model.h"
 
 #include <stdexcept>
+#include <utility>
 
 namespace traincast::models {
 namespace {
@@ -114,6 +115,51 @@ TEST(Cost, NodePriceDefaultsOnlyForTheServerSizeItPrices) {
   EXPECT_NE(r.note.find("is for a server of 8 GPUs and this node has 4"), std::string::npos) << r.note;
   in.spec.node_price_usd = 150000;  // the user's own price is taken whatever the size
   EXPECT_TRUE(evaluate_cost(in).own_modelled);
+}
+
+// Fresh-user finding: the node price is for the physical server or rack, and NVLink-domain
+// partitions of it ("gb200_nvl72/36": 2 per rack) are bought as whole racks; a user's price and
+// the catalog default both mean the whole product, so one rack costs the same however it is cut.
+TEST(Cost, PartitionsAreChargedWholeRacks) {
+  CostInputs in = eight_nodes();
+  in.gpu = "GB200";
+  in.switches = 0;
+  in.cables = 0;
+  in.spec.node_price_usd = 3e6;  // one GB200 NVL72 rack
+  in.physical_gpus = 72;
+  const auto rack_capex = [&](int nodes, int gpus_per_node) {
+    in.nodes = nodes;
+    in.gpus_per_node = gpus_per_node;
+    in.nodes_per_physical = 72 / gpus_per_node;
+    return evaluate_cost(in);
+  };
+  for (const auto& [nodes, gpn] : {std::pair{1, 72}, {2, 36}, {9, 8}}) {
+    const CostReport r = rack_capex(nodes, gpn);
+    EXPECT_DOUBLE_EQ(r.capex_usd, 3e6) << nodes << " x " << gpn;
+    EXPECT_EQ(r.units_bought, 1) << nodes << " x " << gpn;
+    EXPECT_NEAR(r.own_cost_per_gpu_hour_usd, rack_capex(1, 72).own_cost_per_gpu_hour_usd, 1e-12);
+  }
+  // 5 domains of 36 GPUs need 3 racks (the third half idle): whole racks are bought.
+  EXPECT_EQ(rack_capex(5, 36).units_bought, 3);
+  EXPECT_DOUBLE_EQ(rack_capex(5, 36).capex_usd, 9e6);
+  // "/64": one 64-GPU domain per rack (8 spare GPUs), so 2 domains are 2 racks.
+  EXPECT_DOUBLE_EQ(rack_capex(2, 64).capex_usd, 6e6);
+  // The catalog default is for the whole server: an "hgx_h100/4" half is half the price.
+  CostInputs half = eight_nodes();
+  half.spec.node_price_usd = 0;
+  half.gpus_per_node = 4;
+  half.physical_gpus = 8;
+  half.nodes_per_physical = 2;
+  half.nodes = 16;
+  const CostReport h = evaluate_cost(half);
+  ASSERT_TRUE(h.own_modelled) << h.note;
+  EXPECT_EQ(h.units_bought, 8);
+  EXPECT_DOUBLE_EQ(h.capex_usd, evaluate_cost([] {
+                                  CostInputs whole = eight_nodes();
+                                  whole.spec.node_price_usd = 0;
+                                  return whole;
+                                }())
+                                    .capex_usd);
 }
 
 TEST(Cost, OwnOnlyAndNeitherPrice) {

@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
@@ -100,6 +101,48 @@ TEST(NvlinkDomains, SizeThatDoesNotDivideTheRackLeavesSpares) {
   EXPECT_FALSE(r.crosses_nic(48, 63));
   EXPECT_DOUBLE_EQ(r.nvlink_bytes_per_s(48, 63), 900e9);
   EXPECT_TRUE(r.crosses_nic(63, 64));
+}
+
+// Fresh-user finding: explain said "PCIe gen5: 450 GB/s per direction per GPU and per NIC" on
+// GB200, 450 GB/s being NVLink-C2C: the GPU's host link is C2C, each ConnectX-7 NIC's is its own
+// PCIe gen5 x16 (63.0 GB/s per direction; ConnectX-8 on GB300: gen6 x16, 121.0 GB/s).
+TEST(NvlinkDomains, SuperchipNicsSitOnPcieNotOnC2c) {
+  for (const auto& [tmpl, nic_bytes_per_s] : {std::pair<std::string, double>{"gb200_nvl72", 63.0e9},
+                                              {"gb300_nvl72", 121.0e9},
+                                              {"gb200_nvl72/36", 63.0e9},
+                                              {"gh200_1gpu", 63.0e9}}) {
+    const Rack r(tmpl, 2);
+    int nic_links = 0, gpu_links = 0;
+    for (const ClusterEdge& e : r.cluster.edges()) {
+      if (e.name.rfind("node0.nic0.pcie_", 0) == 0) {
+        EXPECT_DOUBLE_EQ(e.capacity_bytes_per_s, nic_bytes_per_s) << tmpl << " " << e.name;
+        ++nic_links;
+      }
+      if (e.name.rfind("node0.gpu0.pcie_", 0) == 0) {
+        EXPECT_DOUBLE_EQ(e.capacity_bytes_per_s, 450e9) << tmpl << " " << e.name;  // NVLink-C2C
+        ++gpu_links;
+      }
+    }
+    EXPECT_EQ(nic_links, 2) << tmpl;
+    EXPECT_EQ(gpu_links, 2) << tmpl;
+    const std::string d = r.cluster.describe();
+    EXPECT_EQ(d.find("450 GB/s per direction per GPU and per NIC"), std::string::npos) << d;
+    EXPECT_NE(d.find("GPU host link 450 GB/s per direction per GPU; NICs on PCIe gen"), std::string::npos) << d;
+  }
+  // A node whose NICs share the GPUs' PCIe keeps the one line.
+  const Rack dgx("dgx_h100", 2);
+  EXPECT_NE(dgx.cluster.describe().find("per direction per GPU and per NIC"), std::string::npos);
+}
+
+// A partition is the same hardware: it records the rack it is cut from, the unit a price buys.
+TEST(NvlinkDomains, PartitionsKnowTheirPhysicalRack) {
+  EXPECT_EQ(find_builtin_node_template("gb200_nvl72").physical_gpus(), 72);
+  EXPECT_EQ(find_builtin_node_template("gb200_nvl72").nodes_per_physical(), 1);
+  EXPECT_EQ(find_builtin_node_template("gb200_nvl72/36").physical_gpus(), 72);
+  EXPECT_EQ(find_builtin_node_template("gb200_nvl72/36").nodes_per_physical(), 2);
+  EXPECT_EQ(find_builtin_node_template("gb200_nvl72/8").nodes_per_physical(), 9);
+  EXPECT_EQ(find_builtin_node_template("gb200_nvl72/64").nodes_per_physical(), 1);  // 8 spare GPUs
+  EXPECT_EQ(find_builtin_node_template("dgx_h100/4").physical_gpus(), 8);
 }
 
 TEST(NvlinkDomains, ImpossiblePartitionsAreRefused) {

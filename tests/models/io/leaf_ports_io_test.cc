@@ -1,0 +1,80 @@
+// Leaf switch radix (models/hardware/leaf_ports.h; fresh-user finding: a fat tree of 72-NIC GB200
+// NVL72 racks was built and priced with 2,304-port leaves, 576 DGX B200 with 256-port ones): the
+// default nodes per leaf fits the leaf switch, and a leaf that cannot be built is refused with its
+// position and what would fit.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/hardware/catalog.h"
+#include "models/hardware/leaf_ports.h"
+#include "models/io/scenario_io.h"
+#include "tests/models/io/scenario_errors.h"
+
+namespace traincast::io {
+namespace {
+
+using test_support::errors_of;
+
+/// Line 1: the cluster; lines 2-4: a small job whose GPU count the cluster need not match (the
+/// fabric checks run before the GPU count is compared, and its error is filtered out below).
+std::string cluster(const std::string& tmpl, int nodes, const std::string& fabric) {
+  return "cluster { node_template: \"" + tmpl + "\" num_nodes: " + std::to_string(nodes) + " fabric { " + fabric +
+         " } }\n"
+         "workload { model { num_layers: 8 hidden_size: 1024 num_attention_heads: 16 vocab_size: 32000 seq_length: "
+         "2048 }\n"
+         "  parallel { tp: 8 dp: " +
+         std::to_string(nodes * models::find_builtin_node_template(tmpl).gpus_per_node / 8) +
+         " } training { global_batch_size: " +
+         std::to_string(nodes * models::find_builtin_node_template(tmpl).gpus_per_node / 8) + " } }\n" +
+         (models::find_builtin_node_template(tmpl).liquid_cooled ? "thermal { cooling: liquid }\n" : "");
+}
+
+models::Scenario load(const std::string& text) { return load_scenario_text(text, "t.textproto", Format::text, {}); }
+
+TEST(LeafPortsIo, DefaultNodesPerLeafFitsTheLeafSwitch) {
+  // 32 rail-optimized DGX H100 per rail leaf: 32 down + 32 up of a 64-port QM9700, unchanged.
+  EXPECT_EQ(load(cluster("dgx_h100", 64, "kind: rail_optimized")).cluster.fabric.nodes_per_leaf, 32);
+  // A fat tree puts all 8 NICs of a node on its leaf: 32 nodes would be 256 down ports; 4 fit.
+  EXPECT_EQ(load(cluster("dgx_h100", 64, "kind: fat_tree")).cluster.fabric.nodes_per_leaf, 4);
+  // 2:1 leaves: 5 nodes, 40 down + 20 up.
+  EXPECT_EQ(load(cluster("dgx_h100", 64, "kind: fat_tree oversubscription: 2")).cluster.fabric.nodes_per_leaf, 5);
+  // 8 nodes' 64 NICs fill one 64-port leaf with no up-links needed: the default stays.
+  EXPECT_EQ(load(cluster("dgx_h100", 8, "kind: fat_tree")).cluster.fabric.nodes_per_leaf, 32);
+  // A larger switch given: 8 per leaf fit 128 ports.
+  EXPECT_EQ(load(cluster("dgx_h100", 64, "kind: fat_tree leaf_ports: 128")).cluster.fabric.nodes_per_leaf, 8);
+}
+
+TEST(LeafPortsIo, ImpossibleLeavesAreRefused) {
+  // The fresh user's file: 64 GB200 NVL72 racks on a fat tree, 72 NICs per rack.
+  std::vector<std::string> e = errors_of(cluster("gb200_nvl72", 64, "kind: fat_tree"));
+  ASSERT_FALSE(e.empty());
+  EXPECT_EQ(e[0],
+            "t.textproto:1:63: cluster.fabric.kind: got 32 nodes per leaf: a fat_tree leaf then needs 2304 down + 2304 "
+            "up-link ports, over its switch's 64 ports, the default for IB-NDR-400 (expected fabric.kind: "
+            "rail_optimized, one leaf per NIC rail, for nodes of 72 NICs, or fabric.leaf_ports >= 4608)");
+  // An explicit nodes_per_leaf over the radix: 8 DGX H100 at 2:1 need 64 + 32 ports.
+  e = errors_of(cluster("dgx_h100", 64, "kind: fat_tree nodes_per_leaf: 8 oversubscription: 2"));
+  ASSERT_FALSE(e.empty());
+  EXPECT_EQ(e[0],
+            "t.textproto:1:75: cluster.fabric.nodes_per_leaf: got 8 nodes per leaf: a fat_tree leaf then needs 64 "
+            "down + 32 up-link ports, over its switch's 64 ports, the default for IB-NDR-400 (expected "
+            "nodes_per_leaf <= 5, or fabric.leaf_ports >= 96)");
+  // What fits loads: rail-optimized racks (32 per rail leaf), the same fat tree on 128-port leaves.
+  EXPECT_NO_THROW(load(cluster("gb200_nvl72", 64, "kind: rail_optimized")));
+  EXPECT_NO_THROW(load(cluster("dgx_h100", 64, "kind: fat_tree nodes_per_leaf: 8 oversubscription: 2 leaf_ports: 96")));
+  // XDR's Quantum-X800 Q3400 has 144 ports of 800 Gb/s: 64 rail leaves' worth of GB300 racks fit.
+  EXPECT_EQ(models::default_leaf_ports(models::find_nic("IB-XDR-800")), 144);
+  EXPECT_EQ(load(cluster("gb300_nvl72", 64, "kind: rail_optimized")).cluster.fabric.nodes_per_leaf, 32);
+}
+
+TEST(LeafPortsIo, SpineSwitchesAreCountedByPorts) {
+  // 144 rail leaves of 32 up-links on 64-port spines: 72 spine switches.
+  EXPECT_EQ(models::spine_switches(144, 32, 64), 72);
+  EXPECT_EQ(models::spine_switches(3, 1, 64), 1);
+  EXPECT_EQ(models::spine_switches(0, 32, 64), 0);
+}
+
+}  // namespace
+}  // namespace traincast::io

@@ -65,7 +65,8 @@ std::string protocol_refusal(const Cluster& cluster, const CollectiveCall& call,
 // the share of the comm's channels and threads NCCL keeps at this size (nccl_channel_share) and,
 // with a calibration fit, its bandwidth scales over its size correction.
 double flow_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes) {
-  double factor = protocol_factor(cluster, plan, p, bytes) * nccl_channel_share(plan, p, bytes);
+  const double share = nccl_channel_share(plan, p, bytes);
+  double factor = protocol_factor(cluster, plan, p, bytes, share) * share;
   if (plan.fit != nullptr) {
     factor *= plan.fit->bandwidth_scale * plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] /
               plan.fit->correction(bytes);

@@ -60,7 +60,8 @@ double p2p_channel_factor(const CollectivePlan& plan, double bytes) {
   return channel_s > link_s ? link_s / channel_s : 1.0;
 }
 
-double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double factor, double bytes_per_rank) {
+double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double factor, double bytes_per_rank,
+                     double share) {
   // NCCL tuning.cc llMaxBws [GB/s] (2.19+; the Hopper/Blackwell one-node figures of the 2.23+
   // tables): ring LL busBw = min(llMaxBw, busBw x factor), tree LL min(busBw / 3.8, llMaxBw).
   // One node by GPU generation (Volta 39.0, Ampere 87.7, Hopper 141.0, Blackwell 282.0; GPUs
@@ -81,7 +82,12 @@ double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double 
   const double fraction = plan.algorithm == CollectiveAlgorithm::tree
                               ? bytes_per_rank
                               : ring_edge_fraction(plan.op, static_cast<int>(plan.ranks.size()));
-  const double busbw = fraction * factor / plan.phases[0].seconds_per_byte;
+  // The busBw of the `share` of channels that run: the node's links at their share, a spine
+  // link (not cut, choose_protocol) whole.
+  const CollectivePhase& ph = plan.phases[0];
+  const double busbw = share < 1.0 && ph.fabric_seconds_per_byte > ph.tuner_seconds_per_byte
+                           ? fraction * factor / std::max(ph.tuner_seconds_per_byte / share, ph.fabric_seconds_per_byte)
+                           : fraction * (factor * share) / ph.seconds_per_byte;
   return busbw > cap_gb_per_s * 1e9 ? cap_gb_per_s * 1e9 / busbw : 1.0;
 }
 
@@ -130,7 +136,7 @@ double tree_protocol_factor(const Cluster& cluster, const CollectivePlan& plan, 
   const int nodes = plan.num_nodes;
   double f = 0.92;
   f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTree);
-  if (p == kNcclLl) f = f / 3.8 * ll_max_factor(cluster, plan, f / 3.8 * share, 2.0);
+  if (p == kNcclLl) f = f / 3.8 * ll_max_factor(cluster, plan, f / 3.8, 2.0, share);
   if (p == kNcclLl128) {
     f *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
     f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTreeLL128);
@@ -430,7 +436,7 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
     case kNcclLl: {
       const double f =
           (nodes > 1 || plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
-      return p2p * f * ll_max_factor(cluster, plan, f * share, 1.0);
+      return p2p * f * ll_max_factor(cluster, plan, f, 1.0, share);
     }
     case kNcclLl128: {
       // NCCL tuning.cc (2.20.3): min(busBw x (ppn < 2 ? 0.7 : 0.92), nChannels x
@@ -540,7 +546,14 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
       lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
       // The call then runs on the channels NCCL keeps at this size (nccl_channel_share): in the
       // time, not in the tuner's figure.
-      const double phase_bw = bytes * ph.seconds_per_byte / run_factor / bw_scale * correction / share;
+      // The channels that run move their share of the node's links' rate (nccl_channel_share),
+      // but a spine link carries the call's bytes whatever the channels: it is not cut (a
+      // 2:1 fat tree's 2-8 MiB all_gather on 1-4 of 16 channels took 2267.3 us at every size,
+      // 1 / 16 of the spine a channel, against 1175.2 us at 16 MiB).
+      const double phase_bw = share < 1.0 && ph.fabric_seconds_per_byte > ph.tuner_seconds_per_byte
+                                  ? bytes * std::max(ph.tuner_seconds_per_byte / share, ph.fabric_seconds_per_byte) /
+                                        run_factor / bw_scale * correction
+                                  : bytes * ph.seconds_per_byte / run_factor / bw_scale * correction / share;
       bw += phase_bw;
       tuner_bw += bytes * ph.tuner_seconds_per_byte / factor / bw_scale * correction;
       // The fill at the lanes' own stages (GPU links, the head's NIC; no switch-to-switch link,

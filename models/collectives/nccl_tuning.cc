@@ -82,8 +82,7 @@ double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double 
   const double fraction = plan.algorithm == CollectiveAlgorithm::tree
                               ? bytes_per_rank
                               : ring_edge_fraction(plan.op, static_cast<int>(plan.ranks.size()));
-  // The busBw of the `share` of channels that run: the node's links at their share, a spine
-  // link (not cut, choose_protocol) whole.
+  // The busBw of the `share` of channels that run (the node's links at their share, a spine whole).
   const CollectivePhase& ph = plan.phases[0];
   const double busbw = share < 1.0 && ph.fabric_seconds_per_byte > ph.tuner_seconds_per_byte
                            ? fraction * factor / std::max(ph.tuner_seconds_per_byte / share, ph.fabric_seconds_per_byte)
@@ -534,22 +533,17 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
     if (!plan.protocol_allowed[p]) continue;
     if (p2p_protocol >= 0 && p != p2p_protocol) continue;
     if (use_forced && static_cast<int>(*forced) != p) continue;
-    const double fit_scale =
-        plan.fit != nullptr ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0;
+    const double fit_scale = plan.fit ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0;
     const double factor = protocol_factor(cluster, plan, p, bytes) * fit_scale;
     const double share = nccl_channel_share(plan, p, bytes);
-    // The channels that run (share of them): llMaxBw caps their busBw, not the full count's
-    // (protocol_factor's share), so a cut call is never charged a cap its channels do not reach.
+    // The cut call (share of the channels; protocol_factor): llMaxBw on its own busBw, the
+    // node's links at its share, a spine link whole (the bytes cross it whatever the channels).
     const double run_factor = share < 1.0 ? protocol_factor(cluster, plan, p, bytes, share) * fit_scale : factor;
     double lat = 0, bw = 0, tuner_bw = 0, fill = 0, tuner_fill = 0, tree_fill = 0;
     for (const CollectivePhase& ph : plan.phases) {
       lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
       // The call then runs on the channels NCCL keeps at this size (nccl_channel_share): in the
       // time, not in the tuner's figure.
-      // The channels that run move their share of the node's links' rate (nccl_channel_share),
-      // but a spine link carries the call's bytes whatever the channels: it is not cut (a
-      // 2:1 fat tree's 2-8 MiB all_gather on 1-4 of 16 channels took 2267.3 us at every size,
-      // 1 / 16 of the spine a channel, against 1175.2 us at 16 MiB).
       const double phase_bw = share < 1.0 && ph.fabric_seconds_per_byte > ph.tuner_seconds_per_byte
                                   ? bytes * std::max(ph.tuner_seconds_per_byte / share, ph.fabric_seconds_per_byte) /
                                         run_factor / bw_scale * correction
@@ -649,12 +643,6 @@ const char* protocol_name(CollectiveProtocol p) {
       return "Simple";
   }
   return "?";
-}
-
-NcclP2pPlan p2p_plan_at(const CollectivePlan& plan, double bytes) {
-  const double per_peer = plan.op == CollectiveOp::all_to_all ? bytes / static_cast<double>(plan.ranks.size()) : bytes;
-  return nccl_p2p_plan(static_cast<int>(plan.ranks.size()), plan.p2p_rounds, per_peer, plan.p2p_channels,
-                       plan.p2p_chunk_bytes);
 }
 
 }  // namespace traincast::models

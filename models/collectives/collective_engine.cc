@@ -65,7 +65,8 @@ std::string protocol_refusal(const Cluster& cluster, const CollectiveCall& call,
 // the share of the comm's channels and threads NCCL keeps at this size (nccl_channel_share) and,
 // with a calibration fit, its bandwidth scales over its size correction.
 double flow_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes) {
-  double factor = protocol_factor(cluster, plan, p, bytes) * nccl_channel_share(plan, p, bytes);
+  const double share = nccl_channel_share(plan, p, bytes);
+  double factor = protocol_factor(cluster, plan, p, bytes, share) * share;
   if (plan.fit != nullptr) {
     factor *= plan.fit->bandwidth_scale * plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] /
               plan.fit->correction(bytes);
@@ -332,8 +333,10 @@ CollectiveEngine::Prepared CollectiveEngine::prepare(const CollectiveCall& call)
   // What start_phase and phase_tail_s would compute at every phase (same arguments: the same bits).
   if (p.plan != nullptr && p.bytes != 0 &&
       std::any_of(p.plan->phases.begin(), p.plan->phases.end(),
-                  [](const CollectivePhase& ph) { return ph.num_flows > 0; }))
+                  [](const CollectivePhase& ph) { return ph.num_flows > 0; })) {
     p.flow_factor = flow_factor(cluster_, *p.plan, static_cast<std::uint8_t>(p.choice.protocol), p.bytes);
+    p.channel_share = nccl_channel_share(*p.plan, static_cast<std::uint8_t>(p.choice.protocol), p.bytes);
+  }
   return p;
 }
 
@@ -349,6 +352,7 @@ void CollectiveEngine::start(const Prepared& prepared, CollectiveListener* liste
   a.bytes = prepared.bytes;
   a.protocol = static_cast<std::uint8_t>(prepared.choice.protocol);
   a.flow_factor = prepared.flow_factor;
+  a.channel_share = prepared.channel_share;
   ++in_flight_;
   if (prepared.plan == nullptr) {  // one rank
     sim_.schedule_in(sim::Time::zero(), this, slot);
@@ -370,13 +374,18 @@ void CollectiveEngine::start_phase(std::uint32_t slot) {
   const double factor = a.flow_factor;
   a.pending = ph.num_flows;
   const double bytes = a.bytes;
+  // NCCL's channel cut scales the node's links' rate, not a spine's (choose_protocol).
+  const double share = a.channel_share;
   for (std::uint32_t i = 0; i < ph.num_flows; ++i) {
     const CollectiveFlowTemplate& f = plan.flows[ph.first_flow + i];
+    const double cap = share < 1.0 && f.fabric_cap_bytes_per_s < f.node_cap_bytes_per_s / share
+                           ? std::min(f.node_cap_bytes_per_s * factor, f.fabric_cap_bytes_per_s * factor / share)
+                           : f.cap_bytes_per_s * factor;
     if (f.multipath < 0) {
-      net_.start_flow(f.path, f.byte_fraction * bytes, this, slot, f.cap_bytes_per_s * factor);
+      net_.start_flow(f.path, f.byte_fraction * bytes, this, slot, cap);
     } else {
       net_.start_multipath_flow(multipath_route(plan, static_cast<std::size_t>(f.multipath), net_),
-                                f.byte_fraction * bytes, this, slot, f.cap_bytes_per_s * factor);
+                                f.byte_fraction * bytes, this, slot, cap);
     }
   }
 }

@@ -174,6 +174,9 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
     /// protocol and the size alone), computed here once rather than at every phase's start and
     /// end; 0 when no flow starts (one rank, no bytes, or no phase with flows).
     double flow_factor = 0;
+    /// The share of the comm's channels NCCL keeps at this size (nccl_channel_share; 1 when
+    /// nothing is cut or no flow starts): it scales the node's links' caps, not a spine's.
+    double channel_share = 1.0;
   };
   /// Validates `call` and chooses as start() does. Same errors as start().
   Prepared prepare(const CollectiveCall& call) const;
@@ -291,7 +294,8 @@ class CollectiveEngine : public sim::FlowListener, public sim::EventHandler {
     CollectiveListener* listener = nullptr;
     std::uint64_t tag = 0;
     double bytes = 0;
-    double flow_factor = 0;  ///< Prepared::flow_factor of its call
+    double flow_factor = 0;    ///< Prepared::flow_factor of its call
+    double channel_share = 1;  ///< Prepared::channel_share of its call
     std::uint32_t pending = 0;
     std::uint8_t phase = 0;
     std::uint8_t protocol = 0;

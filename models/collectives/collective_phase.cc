@@ -68,7 +68,7 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
     if (rev == Cluster::kNoResource || load[r] <= 0 || load[rev] <= 0) return 0.0;
     return load[r] + load[rev];
   };
-  double spb = 0, nvlink_spb = 0, other_spb = 0;
+  double spb = 0, nvlink_spb = 0, other_spb = 0, fabric_spb = 0;
   for (auto r : touched) {
     eff_capacity[r] = eff(r) * net.capacity(r);  // read again by every flow crossing r below
     const double t = load[r] / eff_capacity[r];
@@ -76,6 +76,8 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
       nvlink_spb = std::max(nvlink_spb, t);
     } else if (cluster.link_kind(r) != LinkKind::fabric) {
       other_spb = std::max(other_spb, t);
+    } else {
+      fabric_spb = std::max(fabric_spb, t);
     }
     if (t > spb) {
       spb = t;
@@ -103,16 +105,20 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
       flow_paths = std::span<const std::span<const sim::ResourceId>>(plan.multipath_paths)
                        .subspan(plan.multipath_first[k], plan.multipath_first[k + 1] - plan.multipath_first[k]);
     }
-    double cap = std::numeric_limits<double>::infinity();
+    double node_cap = std::numeric_limits<double>::infinity();
+    double fabric_cap = std::numeric_limits<double>::infinity();
     for (const std::span<const sim::ResourceId> path : flow_paths) {
       for (auto r : path) {
+        double& cap = cluster.link_kind(r) == LinkKind::fabric ? fabric_cap : node_cap;
         cap = std::min(cap, eff_capacity[r] * f.byte_fraction / load[r]);
         const double both = duplex_load(r);
         if (both > 0)
           cap = std::min(cap, pcie_duplex_efficiency(cluster, r) * net.capacity(r) * f.byte_fraction / both);
       }
     }
-    f.cap_bytes_per_s = cap;
+    f.node_cap_bytes_per_s = node_cap;
+    f.fabric_cap_bytes_per_s = fabric_cap;
+    f.cap_bytes_per_s = std::min(node_cap, fabric_cap);
   }
   for (auto r : touched) {
     load[r] = 0;
@@ -121,6 +127,7 @@ void finish_phase(CollectivePlan& plan, CollectivePhase& phase, std::span<const 
   phase.seconds_per_byte = spb;
   phase.nvlink_tuner_seconds_per_byte = nvlink_spb;
   phase.other_tuner_seconds_per_byte = other_spb;
+  phase.fabric_seconds_per_byte = fabric_spb;
   phase.tuner_seconds_per_byte = std::max(nvlink_spb, other_spb);
 }
 

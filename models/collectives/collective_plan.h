@@ -21,8 +21,14 @@ namespace traincast::models {
 /// PAT; CollectivePlan::multipath_paths).
 struct CollectiveFlowTemplate {
   std::span<const sim::ResourceId> path;
-  double byte_fraction = 0;     ///< flow bytes = byte_fraction × call.bytes
-  double cap_bytes_per_s = 0;   ///< rate cap before the protocol factor [bytes/s] (of the sum over its paths)
+  double byte_fraction = 0;    ///< flow bytes = byte_fraction × call.bytes
+  double cap_bytes_per_s = 0;  ///< rate cap before the protocol factor [bytes/s] (of the sum over its paths)
+  /// The same cap over the fabric's switch-to-switch links alone (infinite when it crosses none):
+  /// a spine carries the call's bytes whatever the channels NCCL keeps, so NCCL's channel cut
+  /// (nccl_channel_share) does not scale it [bytes/s].
+  double fabric_cap_bytes_per_s = 0;
+  /// The same cap over every other link (GPU links, PCIe, NICs) [bytes/s].
+  double node_cap_bytes_per_s = 0;
   std::int32_t multipath = -1;  ///< multi-path flow index (CollectivePlan::multipath_first), or -1: one path
 };
 
@@ -43,6 +49,8 @@ struct CollectivePhase {
   /// (nvls_lane_seconds_per_byte, nccl_tuning.h).
   double nvlink_tuner_seconds_per_byte = 0;
   double other_tuner_seconds_per_byte = 0;
+  /// seconds_per_byte over the fabric's switch-to-switch links alone (0: none crossed) [s/byte].
+  double fabric_seconds_per_byte = 0;
   double nvlink_scale = 1.0;                ///< extra efficiency on NVLink resources (NVLS)
   bool ring_plateau = false;                ///< NCCL: ring Simple all_reduce across nodes, latency x 1.4
   LinkKind bottleneck = LinkKind::other;    ///< kind of the link with the largest time per byte

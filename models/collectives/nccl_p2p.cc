@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "models/collectives/collective_plan.h"
+#include "models/collectives/nccl_tuning.h"
+
 namespace traincast::models {
 namespace {
 
@@ -102,6 +105,13 @@ NcclP2pPlan nccl_p2p_plan(int n_ranks, std::span<const int> rounds, double bytes
     plan.busy_channels += b > 0 ? 1 : 0;
   }
   return plan;
+}
+
+// Declared in nccl_tuning.h (the tuner's p2p protocol and channel factor read it).
+NcclP2pPlan p2p_plan_at(const CollectivePlan& plan, double bytes) {
+  const double per_peer = plan.op == CollectiveOp::all_to_all ? bytes / static_cast<double>(plan.ranks.size()) : bytes;
+  return nccl_p2p_plan(static_cast<int>(plan.ranks.size()), plan.p2p_rounds, per_peer, plan.p2p_channels,
+                       plan.p2p_chunk_bytes);
 }
 
 }  // namespace traincast::models

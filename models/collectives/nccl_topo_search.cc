@@ -134,6 +134,13 @@ class Search {
         lo = std::min(lo, p.type);
         hi = std::max(hi, p.type);
       }
+      // A NIC's path to a GPU outside its switch goes through the host (PHB or SYS) while the GPU's
+      // path to it may relay over NVLink (PXN): the types go up to the receiving side's too, else a
+      // group none of whose GPUs sits beside a NIC (the odd DP ranks of TP 2 with 4 NICs on 8
+      // GPUs) found no channel and fell back to 0.1 GB/s on NIC 0. NCCL's communicator never
+      // relays through a GPU outside it (its topology holds only its ranks' GPUs), so both of its
+      // sides are PHB there (ncclTopoGetGpuMaxPath over paths[NET], src/graph/search.cc).
+      for (const Path& p : net_gpu_) hi = std::max(hi, p.type);
       min_inter_ = lo;
       max_inter_ = hi;
       max_intra_ = max_inter_;

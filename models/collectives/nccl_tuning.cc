@@ -60,7 +60,8 @@ double p2p_channel_factor(const CollectivePlan& plan, double bytes) {
   return channel_s > link_s ? link_s / channel_s : 1.0;
 }
 
-double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double factor, double bytes_per_rank) {
+double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double factor, double bytes_per_rank,
+                     double share) {
   // NCCL tuning.cc llMaxBws [GB/s] (2.19+; the Hopper/Blackwell one-node figures of the 2.23+
   // tables): ring LL busBw = min(llMaxBw, busBw x factor), tree LL min(busBw / 3.8, llMaxBw).
   // One node by GPU generation (Volta 39.0, Ampere 87.7, Hopper 141.0, Blackwell 282.0; GPUs
@@ -81,7 +82,11 @@ double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double 
   const double fraction = plan.algorithm == CollectiveAlgorithm::tree
                               ? bytes_per_rank
                               : ring_edge_fraction(plan.op, static_cast<int>(plan.ranks.size()));
-  const double busbw = fraction * factor / plan.phases[0].seconds_per_byte;
+  // The busBw of the `share` of channels that run (the node's links at their share, a spine whole).
+  const CollectivePhase& ph = plan.phases[0];
+  const double busbw = share < 1.0 && ph.fabric_seconds_per_byte > ph.tuner_seconds_per_byte
+                           ? fraction * factor / std::max(ph.tuner_seconds_per_byte / share, ph.fabric_seconds_per_byte)
+                           : fraction * (factor * share) / ph.seconds_per_byte;
   return busbw > cap_gb_per_s * 1e9 ? cap_gb_per_s * 1e9 / busbw : 1.0;
 }
 
@@ -122,7 +127,7 @@ double per_channel_cap_factor(const Cluster& cluster, const CollectivePlan& plan
   return busbw > cap ? cap / busbw : 1.0;
 }
 
-double tree_protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes) {
+double tree_protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes, double share) {
   // NCCL tuning.cc (Tree, 2.20.3 and 2.24+ alike): busBw = min(busBw x 0.92, nChannels x
   // perChMaxTreeBw); LL: min(busBw / 3.8, llMaxBw); LL128: min(busBw x (7/9 one node, else
   // 120/128), nChannels x perChMaxTreeLL128Bw); x 0.85 when a node holds one GPU (pattern
@@ -130,7 +135,7 @@ double tree_protocol_factor(const Cluster& cluster, const CollectivePlan& plan, 
   const int nodes = plan.num_nodes;
   double f = 0.92;
   f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTree);
-  if (p == kNcclLl) f = f / 3.8 * ll_max_factor(cluster, plan, f / 3.8, 2.0);
+  if (p == kNcclLl) f = f / 3.8 * ll_max_factor(cluster, plan, f / 3.8, 2.0, share);
   if (p == kNcclLl128) {
     f *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
     f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTreeLL128);
@@ -400,12 +405,12 @@ int nccl_comm_channels(const Cluster& cluster, int graph_channels, double bw_int
   return c;
 }
 
-double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes) {
+double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes, double share) {
   const int nodes = plan.num_nodes;
   const int ppn = static_cast<int>(plan.ranks.size()) / std::max(1, nodes);
   switch (plan.algorithm) {
     case CollectiveAlgorithm::tree:
-      return tree_protocol_factor(cluster, plan, p, bytes);
+      return tree_protocol_factor(cluster, plan, p, bytes, share);
     case CollectiveAlgorithm::nvls:
       return 1.0;  // Simple only; NVLS efficiency is on the links
     case CollectiveAlgorithm::nvls_tree:
@@ -424,13 +429,13 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
   // p2p inside one node: the busiest channel of NCCL's schedule (nccl_p2p.h), with the protocol's factor.
   const double p2p = p2p_channel_factor(plan, bytes);
   // Ring (and hierarchical, direct): LL busBw x 1/4 (multi-node, all-reduce, reduce) else x 1/3,
-  // capped at llMaxBw (ll_max_factor); LL128 x 0.92 (120/128 bytes of each line carry data; 0.7
-  // with one GPU per node); Simple x 1.
+  // capped at llMaxBw (ll_max_factor; at the busBw of the `share` of channels that run); LL128 x
+  // 0.92 (120/128 bytes of each line carry data; 0.7 with one GPU per node); Simple x 1.
   switch (p) {
     case kNcclLl: {
       const double f =
           (nodes > 1 || plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
-      return p2p * f * ll_max_factor(cluster, plan, f, 1.0);
+      return p2p * f * ll_max_factor(cluster, plan, f, 1.0, share);
     }
     case kNcclLl128: {
       // NCCL tuning.cc (2.20.3): min(busBw x (ppn < 2 ? 0.7 : 0.92), nChannels x
@@ -528,15 +533,21 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
     if (!plan.protocol_allowed[p]) continue;
     if (p2p_protocol >= 0 && p != p2p_protocol) continue;
     if (use_forced && static_cast<int>(*forced) != p) continue;
-    const double factor = protocol_factor(cluster, plan, p, bytes) *
-                          (plan.fit != nullptr ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0);
+    const double fit_scale = plan.fit ? plan.fit->protocol_bandwidth_scale[static_cast<std::size_t>(p)] : 1.0;
+    const double factor = protocol_factor(cluster, plan, p, bytes) * fit_scale;
     const double share = nccl_channel_share(plan, p, bytes);
+    // The cut call (share of the channels; protocol_factor): llMaxBw on its own busBw, the
+    // node's links at its share, a spine link whole (the bytes cross it whatever the channels).
+    const double run_factor = share < 1.0 ? protocol_factor(cluster, plan, p, bytes, share) * fit_scale : factor;
     double lat = 0, bw = 0, tuner_bw = 0, fill = 0, tuner_fill = 0, tree_fill = 0;
     for (const CollectivePhase& ph : plan.phases) {
       lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
       // The call then runs on the channels NCCL keeps at this size (nccl_channel_share): in the
       // time, not in the tuner's figure.
-      const double phase_bw = bytes * ph.seconds_per_byte / factor / bw_scale * correction / share;
+      const double phase_bw = share < 1.0 && ph.fabric_seconds_per_byte > ph.tuner_seconds_per_byte
+                                  ? bytes * std::max(ph.tuner_seconds_per_byte / share, ph.fabric_seconds_per_byte) /
+                                        run_factor / bw_scale * correction
+                                  : bytes * ph.seconds_per_byte / run_factor / bw_scale * correction / share;
       bw += phase_bw;
       tuner_bw += bytes * ph.tuner_seconds_per_byte / factor / bw_scale * correction;
       // The fill at the lanes' own stages (GPU links, the head's NIC; no switch-to-switch link,
@@ -632,12 +643,6 @@ const char* protocol_name(CollectiveProtocol p) {
       return "Simple";
   }
   return "?";
-}
-
-NcclP2pPlan p2p_plan_at(const CollectivePlan& plan, double bytes) {
-  const double per_peer = plan.op == CollectiveOp::all_to_all ? bytes / static_cast<double>(plan.ranks.size()) : bytes;
-  return nccl_p2p_plan(static_cast<int>(plan.ranks.size()), plan.p2p_rounds, per_peer, plan.p2p_channels,
-                       plan.p2p_chunk_bytes);
 }
 
 }  // namespace traincast::models

@@ -251,8 +251,14 @@ int nccl_graph_channels(const CollectivePlan& plan);
 
 /// Bandwidth factor of protocol p (0 LL, 1 LL128, 2 Simple) for `plan` at `bytes`: NCCL's
 /// per-protocol busBw factors, its per-channel and llMaxBw caps and, for trees, its pattern and
-/// size correction factors. (0, 1].
-double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes);
+/// size correction factors. (0, 1]. `share`: the share of the comm's channels that runs
+/// (nccl_channel_share; 1 for NCCL's tuner, which weighs every channel). llMaxBw caps the whole
+/// call's LL busBw, so it is applied to the busBw of the channels that run (share x the uncapped
+/// busBw): with one channel of 16 running, the cap of all 16 together is not charged to it (issue:
+/// 2 x DGX H100 all_gather 32 KiB ring/LL/1 took 36.63 us at 4 NICs and 34.27 us at 2, the cap
+/// binding only on the 4-NIC comm's 16-channel busBw). The per-channel maxima scale with the
+/// channels and need no share. The call's rate is then factor x share x the link rate.
+double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes, double share = 1.0);
 /// The channels and threads a ring, tree or PAT call runs on: NCCL cuts them for small sizes
 /// after its tuner has chosen (NVIDIA/nccl src/enqueue.cc topoGetAlgoInfo, 2.28.3, "Ring/Tree
 /// channel tuning"; the same loop since 2.12): nc = comm->nChannels, lowered by one while

@@ -792,7 +792,10 @@ std::string Cluster::describe() const {
       o << "    nic" << i << ": "
         << (switch_of_nic(node, i) >= 0 ? "pcie_sw" + std::to_string(switch_of_nic(node, i)) : std::string("root port"))
         << ", socket " << socket_of_nic(i) << ", next to gpu" << gpu_of_nic(i)
-        << (socket_of_nic(i) != socket_of_gpu(gpu_of_nic(i)) ? " (other socket!)" : "") << "\n";
+        << (socket_of_nic(i) != socket_of_gpu(cabled_gpu_of_nic(i))
+                ? " (other socket! cabled for gpu" + std::to_string(cabled_gpu_of_nic(i)) + ")"
+                : "")
+        << "\n";
     }
   };
   if (!mixed()) {

@@ -145,9 +145,14 @@ class Cluster {
   /// Compute NICs per node (template's, or ClusterSpec::nics_per_node).
   int nics_per_node() const { return nics_per_node_; }
   /// The first NIC serving local GPU `local` (NodeTemplate's rule); 0 when the node has no NIC.
+  /// With nic_placement other_socket: the NIC that now sits beside the GPU (cabled for the GPU at
+  /// its place on the other socket), the one NCCL gives it (ncclTopoGetLocalNet).
   int nic_of_local(int local) const;
-  /// The local GPU a NIC is attached next to (the first GPU it serves).
+  /// The local GPU a NIC is attached next to (the first GPU it serves; with nic_placement
+  /// other_socket, the GPU at that GPU's place on the other socket, where the NIC now sits).
   int gpu_of_nic(int nic) const;
+  /// The first GPU a NIC serves, as cabled (NodeTemplate's rule), wherever nic_placement puts it.
+  int cabled_gpu_of_nic(int nic) const;
   /// The effective scale-up (ScaleUp::none when the GPU has no NVLink/xGMI links).
   ScaleUp scale_up() const { return scale_up_; }
   /// true when some GPUs of a node talk over NVLink/xGMI.
@@ -355,6 +360,9 @@ class Cluster {
   /// Applies spec_.overrides (element_overrides.h) to the built table. Throws
   /// std::invalid_argument "cluster.overrides[i].select: ..." (or .clock_factor/.bandwidth_factor).
   void apply_overrides();
+  /// nic_placement other_socket: the local GPU at `local`'s place on the other socket (half the
+  /// GPU list away, when that GPU sits on the other socket); else `local`.
+  int other_socket_place(int local) const;
   void compute_route(int src, int dst, int rail, std::vector<sim::ResourceId>& out) const;
   void append_intra(int node, int src_local, int dst_local, std::vector<sim::ResourceId>& out) const;
   /// true when local GPU `gpu` of `node` sends to compute NIC `nic` through the NIC's own GPU

@@ -13,16 +13,42 @@
 
 namespace traincast::models {
 
+int Cluster::other_socket_place(int local) const {
+  // nic_placement other_socket moves each NIC to the same place on the other socket (switch_of_nic:
+  // the switch half the switch list away; without switches, the other socket's root ports): the
+  // GPU at a GPU's place there is half the GPU list away, when it sits on the other socket.
+  if (spec_.nic_placement != NicPlacement::other_socket || template_->sockets < 2 || gpus_per_node_ < 2) return local;
+  const int there = (local + gpus_per_node_ / 2) % gpus_per_node_;
+  return socket_of_gpu(there) != socket_of_gpu(local) ? there : local;
+}
+
 int Cluster::nic_of_local(int local) const {
   // The first NIC serving the GPU (NodeTemplate::nic_gpus; by default NIC i serves GPUs
-  // [i*G/N, (i+1)*G/N) when N <= G, and GPU g's first NIC is ceil(g N / G) when N > G).
+  // [i*G/N, (i+1)*G/N) when N <= G, and GPU g's first NIC is ceil(g N / G) when N > G). With
+  // nic_placement other_socket, the NIC cabled for the GPU at this GPU's place on the other socket:
+  // the one that now sits beside this GPU. NCCL gives a GPU its closest NICs whatever they were
+  // cabled for (ncclTopoGetLocalNet, src/graph/topo.cc), for rings and trees and for p2p (its
+  // receiver's own NIC: src/transport/net.cc recvSetup, "Use myInfo->rank for peerRank as
+  // receiver uses its own netdev"), so p2p's route() takes it too.
   if (nics_per_node_ <= 0 || local < 0 || local >= gpus_per_node_) return 0;
-  return pcie_.gpu_nic[static_cast<std::size_t>(local)];
+  const int at = other_socket_place(local);
+  const int nic = pcie_.gpu_nic[static_cast<std::size_t>(at)];
+  return at == local || socket_of_nic(nic) == socket_of_gpu(local) ? nic
+                                                                   : pcie_.gpu_nic[static_cast<std::size_t>(local)];
 }
 
 int Cluster::gpu_of_nic(int nic) const {
   // The first GPU the NIC serves (5 NICs on 8 GPUs: NIC 2 serves GPUs 4 and 5, so it sits beside
-  // GPU 4, not GPU 3 on the other switch; N > G: GPU floor(i G / N)).
+  // GPU 4, not GPU 3 on the other switch; N > G: GPU floor(i G / N)). With nic_placement
+  // other_socket, the GPU at that GPU's place on the other socket, beside which the NIC now sits
+  // (NCCL's ncclTopoGetLocalGpu: the NIC's closest GPU, the PXN relay).
+  if (nic < 0 || nic >= nics_per_node_) return 0;
+  const int home = pcie_.nic_gpu[static_cast<std::size_t>(nic)];
+  const int at = other_socket_place(home);
+  return socket_of_nic(nic) == socket_of_gpu(at) ? at : home;
+}
+
+int Cluster::cabled_gpu_of_nic(int nic) const {
   if (nic < 0 || nic >= nics_per_node_) return 0;
   return pcie_.nic_gpu[static_cast<std::size_t>(nic)];
 }

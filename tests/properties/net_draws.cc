@@ -68,7 +68,8 @@ std::vector<int> group_gpus(const NetDraw& d) {
 
 std::string describe(const NetOutcome& o) { return fmt(o.time_s * 1e6) + " us (" + o.choice + ")"; }
 
-/// base is expected no faster than better: better.time <= base.time within the tolerances.
+}  // namespace
+
 CheckResult monotone(const NetDraw& d, const std::string& base_what, const NetOutcome& base,
                      const std::string& better_what, const NetOutcome& better) {
   CheckResult r;
@@ -83,6 +84,8 @@ CheckResult monotone(const NetDraw& d, const std::string& base_what, const NetOu
   r.violated = true;
   return r;
 }
+
+namespace {
 
 const std::vector<std::vector<std::string>>& nic_families() {
   static const std::vector<std::vector<std::string>> f{{"IB-EDR-100", "IB-HDR-200", "IB-NDR-400", "IB-XDR-800"},
@@ -375,6 +378,7 @@ std::string scenario_text(const NetDraw& d) {
   o << "name: \"" << d.id << "\"\ncluster {\n  node_template: \"" << node << "\"\n  num_nodes: " << d.num_nodes << "\n";
   if (!d.nic.empty()) o << "  nic: \"" << d.nic << "\"\n";
   if (d.nics_per_node > 0) o << "  nics_per_node: " << d.nics_per_node << "\n";
+  if (!d.nic_placement.empty()) o << "  nic_placement: " << d.nic_placement << "\n";
   // leaf_ports 1024: draws vary NICs, leaves and ratios at will (16 NICs x 4 nodes on one leaf);
   // the invariants are the collectives', not a switch radix (models/hardware/leaf_ports.h).
   o << "  fabric { kind: " << d.fabric_kind << " nodes_per_leaf: " << d.nodes_per_leaf << " leaf_ports: 1024"
@@ -406,6 +410,8 @@ NetOutcome run_net(const NetDraw& d) {
   NetOutcome o;
   o.time_s = rows.at(0).time_s;
   o.latency_s = rows[0].choice.latency_s;
+  o.tuner_s = rows[0].choice.tuner_seconds();
+  o.kept_channels = rows[0].choice.channels;
   o.choice = std::string(models::algorithm_name(rows[0].choice.algorithm)) + "/" +
              std::string(models::protocol_name(rows[0].choice.protocol)) + "/" +
              std::to_string(rows[0].choice.channels);
@@ -519,8 +525,8 @@ bool still_fails(const NetProperty& p, const NetDraw& d) {
   }
 }
 
-void check_draw(const NetDraw& d, Tally& tally) {
-  for (const NetProperty& p : net_properties()) {
+void check_draw(const NetDraw& d, Tally& tally, const std::vector<NetProperty>& properties) {
+  for (const NetProperty& p : properties) {
     CheckResult r;
     try {
       r = p.check(d);
@@ -556,13 +562,17 @@ void check_draw(const NetDraw& d, Tally& tally) {
 }  // namespace
 
 Tally run_net_group(const std::string& /*group*/, int count, NetDraw (*make)(int)) {
+  return run_net_group(count, make, net_properties());
+}
+
+Tally run_net_group(int count, NetDraw (*make)(int), const std::vector<NetProperty>& properties) {
   Tally tally;
   const std::string only = only_draw();
   for (int i = 0; i < count; ++i) {
     const NetDraw d = make(i);
     if (!only.empty() && only != d.id) continue;
     if (!only.empty()) std::printf("%s", scenario_text(d).c_str());
-    check_draw(d, tally);
+    check_draw(d, tally, properties);
   }
   return tally;
 }

@@ -36,6 +36,7 @@ struct NetDraw {
   /// The template's PCIe switch uplinks x this, as a scenario's own copy of the template
   /// (node_template block); 1 = the catalog template itself.
   double pcie_uplink_factor = 1.0;
+  std::string nic_placement;        ///< cluster.nic_placement; "" = affine (the default)
   std::string routing;              ///< cluster.fabric.routing; "" = automatic
   std::vector<std::string> failed;  ///< cluster.overrides selectors with failed: true
   bool forced() const { return algorithm != "automatic" && protocol != "any"; }
@@ -50,7 +51,9 @@ std::string nccl_tests_command(const NetDraw& d);
 /// What one run gave: the time and the tuner's choice ("ring/Simple/8").
 struct NetOutcome {
   double time_s = 0;
-  double latency_s = 0;  ///< the tuner's latency term of the choice
+  double latency_s = 0;   ///< the tuner's latency term of the choice
+  double tuner_s = 0;     ///< the tuner's predicted time of the choice (CollectiveChoice::tuner_seconds)
+  int kept_channels = 0;  ///< the channels the call runs on after NCCL's cut (the choice's channel count)
   std::string choice;
 };
 /// Loads scenario_text(d) with models/io and runs the call as `traincast nccl-tests` does
@@ -84,5 +87,12 @@ std::vector<NetDraw> smaller_net_draws(const NetDraw& d);
 
 /// Runs every property on `count` draws of `make` (group `group`), shrinking each violation.
 Tally run_net_group(const std::string& group, int count, NetDraw (*make)(int));
+/// The same with the properties `properties` (instead of net_properties()).
+Tally run_net_group(int count, NetDraw (*make)(int), const std::vector<NetProperty>& properties);
+
+/// base is expected no faster than better (better.time <= base.time) within the collective
+/// tolerances: 0.1 %, or 2 % at a tuner switch point on automatic draws.
+CheckResult monotone(const NetDraw& d, const std::string& base_what, const NetOutcome& base,
+                     const std::string& better_what, const NetOutcome& better);
 
 }  // namespace traincast::properties

@@ -9,6 +9,7 @@
 
 #include "tests/properties/net_draws.h"
 #include "tests/properties/property_harness.h"
+#include "tests/properties/small_draws.h"
 #include "tests/properties/train_draws.h"
 
 namespace traincast::properties {
@@ -19,6 +20,8 @@ constexpr int kFabricDraws = 240;
 constexpr int kPcieDraws = 160;
 constexpr int kTrainDraws = 240;
 constexpr int kClockDraws = 120;
+// Small collectives (session 33): 1 KiB-1 MiB, 1-8 NICs, both NIC placements.
+constexpr int kSmallDraws = 160;
 
 void report(const std::string& group, const Tally& tally, double seconds) {
   std::printf("%s", tally.summary(group, seconds).c_str());
@@ -42,6 +45,16 @@ TEST(Properties, PcieServerCollectives) {
   report("pcie", tally, clock.seconds());
   if (only_draw().empty()) {
     EXPECT_GE(tally.draws("more_nics"), 100);
+  }
+}
+
+TEST(Properties, SmallCollectives) {
+  const Stopwatch clock;
+  const Tally tally = run_net_group(kSmallDraws, draw_small, small_properties());
+  report("small", tally, clock.seconds());
+  if (only_draw().empty()) {
+    EXPECT_GE(tally.draws("more_nics_small"), 100);
+    EXPECT_GE(tally.draws("bigger_message_never_faster"), 100);
   }
 }
 

@@ -345,12 +345,20 @@ TEST(Cluster, NicAffinityGpuDirectAndWrongSocket) {
       (std::vector<std::string>{"node0.gpu3.pcie_up", "node0.pcie_sw3.uplink_up", "node0.pcie_sw3.uplink_down",
                                 "node0.nic3.pcie_down", "node0.nic3.tx", "node1.nic3.rx", "node1.nic3.pcie_up",
                                 "node1.pcie_sw3.uplink_up", "node1.pcie_sw3.uplink_down", "node1.gpu3.pcie_down"}));
-  // NIC on the wrong socket: every NIC byte crosses UPI (Sapphire Rapids figure 22 GB/s < 50).
+  // NICs on the other socket: NIC 3 (cabled for GPU 3) sits beside GPU 7, and a byte from GPU 3
+  // through it crosses UPI (Sapphire Rapids figure 22 GB/s < 50). GPU 3's own NIC is now NIC 7,
+  // beside it (NCCL's ncclTopoGetLocalNet; p2p's receiver takes its own), so its p2p route
+  // (destination GPU 11's NIC, NIC 7 too) stays under the switch: a relabelling of affine.
   ClusterSpec wrong = make_spec("dgx_h100", 2);
   wrong.nic_placement = NicPlacement::other_socket;
   Fixture w(wrong);
   EXPECT_EQ(w.cluster.socket_of_nic(3), 1);
-  EXPECT_DOUBLE_EQ(path_bandwidth(w.net, w.cluster.route(3, 11)), 22e9);
+  EXPECT_EQ(w.cluster.gpu_of_nic(3), 7);
+  EXPECT_EQ(w.cluster.cabled_gpu_of_nic(3), 3);
+  EXPECT_EQ(w.cluster.nic_of_local(3), 7);
+  EXPECT_DOUBLE_EQ(path_bandwidth(w.net, w.cluster.route(3, 11, 3)), 22e9);
+  EXPECT_DOUBLE_EQ(path_bandwidth(w.net, w.cluster.route(3, 11)), 50e9);
+  EXPECT_EQ(w.cluster.route(3, 11).size(), f.cluster.route(3, 11).size());
   // 16 NICs for 8 GPUs (OCI BM.GPU4.8): GPU 1 owns NICs 2 and 3.
   Fixture o(make_spec("oci_bm_gpu4_8", 2));
   EXPECT_EQ(o.cluster.nic_of_local(1), 2);

@@ -73,16 +73,21 @@ TEST_F(SweepCsvFile, ReadsRowsAndAPartialLastLine) {
 TEST_F(SweepCsvFile, BadFiles) {
   const std::string head = "# traincast sweep 0123456789abcdef points 4\npoint,tp,status,reason\n";
   const std::string path = (dir_ / "r.csv").string();
-  // The quoted line has no line end: it used to show as "?" (the '\n', or '\r\n' of a Windows copy).
+  // The quoted line has no line end: it used to show as "?" (the '\n').
   const std::string expected_first =
       " (expected a first line \"# traincast sweep <hash> points <count>\", as traincast sweep writes)";
   EXPECT_EQ(error_of("point,tp\n"), path + ":1: not a traincast sweep CSV: \"point,tp\"" + expected_first);
-  EXPECT_EQ(error_of("# traincast sweep 0123 points 39\r\npoint,tp\n"),
-            path + ":1: not a traincast sweep CSV: \"# traincast sweep 0123 points 39\"" + expected_first);
+  // A Windows copy (CR LF line ends) is named as such, at its first CR LF, before any other check.
+  const std::string crlf =
+      ": line ends in CR LF (Windows line ends, as a spreadsheet or Windows editor saves them) "
+      "(expected the LF line ends traincast sweep writes; `sed -i 's/\\r$//' " +
+      path + "` removes the CRs)";
+  EXPECT_EQ(error_of("# traincast sweep 0123 points 39\r\npoint,tp\n"), path + ":1" + crlf);
+  EXPECT_EQ(error_of(head + "0,1,ok,\r\n"), path + ":3" + crlf);
   // Clipped at 40 bytes, but never inside a UTF-8 character (\xc3\xa9, e-acute, spans bytes 39-40).
   EXPECT_EQ(error_of(std::string(39, 'x') + "\xc3\xa9yy\npoint,tp\n"),
             path + ":1: not a traincast sweep CSV: \"" + std::string(39, 'x') + "...\"" + expected_first);
-  EXPECT_EQ(error_of("# traincast sweep 0123456789abcdef points 4\r\nhdr,x\r\n"),
+  EXPECT_EQ(error_of("# traincast sweep 0123456789abcdef points 4\nhdr,x\n"),
             path + ":2: header \"hdr,x\" does not start with \"point,\" (expected the header traincast sweep writes)");
   EXPECT_EQ(error_of(head + "0,1,ok\n"), path + ":3: 3 fields (expected 4 fields, as in the header)");
   EXPECT_EQ(error_of(head + "x,1,ok,\n"),

@@ -18,6 +18,7 @@ const fs::path kLogs = fs::path(TRAINCAST_SHARED_DATA_DIR) / "nccl-tests";
 const std::string kScenario = kSrc + "/scenarios/nccl/consumer_2x2080ti_nop2p.textproto";
 const std::string kN11a = (kLogs / "n11a_rtx2080ti_1x2_pcie3_nop2p_allreduce.txt").string();
 
+using test_support::has;
 using test_support::Result;
 using test_support::run;
 using test_support::slurp;
@@ -28,7 +29,6 @@ class CalibrateInputChecks : public traincast::test_support::TempDirTest {
     if (!fs::exists(kN11a)) GTEST_SKIP() << "no shared data";
     TempDirTest::SetUp();
   }
-  bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 };
 
 // n11a line 2 is "# command: ./build/all_reduce_perf ...", its column header line 10.

@@ -31,4 +31,7 @@ inline Result run(const std::vector<std::string>& args) {
 
 using traincast::test_support::slurp;  // tests/support/fixtures.h
 
+/// Whether `what` occurs in `text` (a command's stdout or stderr).
+inline bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
 }  // namespace traincast::cli::test_support

@@ -16,10 +16,9 @@ namespace {
 
 const std::string kSrc = TRAINCAST_SOURCE_DIR;
 
+using test_support::has;
 using test_support::Result;
 using test_support::run;
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 // The check reports at the file's field (ep, line 38), though --set changed the other field: the
 // note after it names the --set, as it does for the embedded default.

@@ -14,10 +14,9 @@ namespace {
 
 const std::string kSrc = TRAINCAST_SOURCE_DIR;
 
+using test_support::has;
 using test_support::Result;
 using test_support::run;
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 // The default scenario's own default budget (20 tokens per parameter: 160.6B tokens) given as the
 // scenario's budget: the same days and the same rent, without the default-budget remark.

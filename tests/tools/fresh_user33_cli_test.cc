@@ -20,10 +20,9 @@ namespace {
 
 const std::string kSrc = TRAINCAST_SOURCE_DIR;
 
+using test_support::has;
 using test_support::Result;
 using test_support::run;
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 TEST(FreshUser33Cli, AWrittenZeroPriceIsRefusedAndAnAbsentOneIsTheDefault) {
   for (const std::string field : {"cost.node_price_usd", "cost.cloud_price_per_gpu_hour_usd"}) {

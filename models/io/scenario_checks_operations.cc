@@ -188,7 +188,6 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
     // Upper bounds far above any real price, so that a slip of the exponent (1e300) is refused
     // instead of printing a 60-digit cost: a GB200 NVL72 rack lists near USD 3.5M, retail
     // electricity tops out near USD 0.5/kWh, the dearest cloud GPU-hour near USD 15.
-    k.finite_within("cost.node_price_usd", c.node_price_usd, 0.0, false, 1e8, "USD 100M for one node");
     k.finite_within("cost.switch_price_usd", c.switch_price_usd, 0.0, false, 1e7, "USD 10M for one switch");
     k.finite_within("cost.cable_price_usd", c.cable_price_usd, 0.0, false, 1e6, "USD 1M for one cable");
     k.finite_within("cost.amortization_years", c.amortization_years, 0.0, true, 100.0, "a century");
@@ -199,22 +198,28 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
                     "ten times the purchase price a year");
     k.finite_within("cost.energy_price_usd_per_kwh", c.energy_price_usd_per_kwh, 0.0, false, 100.0,
                     "USD 100 per kWh, 200x retail");
-    k.finite_within("cost.cloud_price_per_gpu_hour_usd", c.cloud_price_per_gpu_hour_usd, 0.0, false, 1e4,
-                    "USD 10,000 per GPU-hour");
-    // 0 stands for "the GPU's default price" only when the field is absent: written out, it would
-    // silently price the cluster at the catalog's figure, which the user did not ask for.
-    for (const auto& [path, value] : {std::pair{"cost.node_price_usd", c.node_price_usd},
-                                      std::pair{"cost.cloud_price_per_gpu_hour_usd", c.cloud_price_per_gpu_hour_usd}}) {
-      if (value == 0 && k.present(path))
-        k.error(path, std::string("got 0 (expected a price > 0 in USD; leave the field out for the GPU's default "
-                                  "price, which `traincast catalog --prices` lists)"));
+    // The two prices with a catalog default: absent (0 in the struct) is "the GPU's default", so a
+    // written 0 is refused with the rest, lest it silently price the cluster at the catalog's figure.
+    struct Price {
+      const char* path;
+      double value, maximum;
+      const char* why;
+    };
+    for (const Price& p :
+         {Price{"cost.node_price_usd", c.node_price_usd, 1e8, "USD 100M for one server or rack"},
+          Price{"cost.cloud_price_per_gpu_hour_usd", c.cloud_price_per_gpu_hour_usd, 1e4, "USD 10,000 per GPU-hour"}}) {
+      if (k.present(p.path) && !(std::isfinite(p.value) && p.value > 0 && p.value <= p.maximum))
+        k.error(p.path, "got " + Checker::number(p.value) +
+                            " (expected a price > 0 and <= " + Checker::number(p.maximum) + " in USD: " + p.why +
+                            "; leave the field out for the GPU's default price, which `traincast catalog --prices` "
+                            "lists)");
     }
     if (!(std::isfinite(c.utilization) && c.utilization > 0 && c.utilization <= 1)) {
       k.error("cost.utilization", "got " + Checker::number(c.utilization) + " (expected a fraction in (0, 1])");
     }
     // Either side alone is priced (rent-only needs no purchase price): refused only when the
     // scenario gives neither price and the GPU has no public default for either.
-    if (c.node_price_usd == 0 && c.cloud_price_per_gpu_hour_usd == 0 &&
+    if (!k.present("cost.node_price_usd") && !k.present("cost.cloud_price_per_gpu_hour_usd") &&
         !models::default_node_price_usd(gpu_name, physical_gpus) &&
         !models::default_cloud_price_per_gpu_hour_usd(gpu_name)) {
       k.error("cost.cloud_price_per_gpu_hour_usd",

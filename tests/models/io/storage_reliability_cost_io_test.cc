@@ -137,8 +137,9 @@ TEST(StorageReliabilityCostIo, PricesHaveUpperBounds) {
             std::vector<std::string>{"t.textproto:4:8: cost.energy_price_usd_per_kwh: got 1e+300 (expected a finite "
                                      "number >= 0 and <= 100: USD 100 per kWh, 200x retail)"});
   EXPECT_EQ(errors_with("node_price_usd: 1e300"),
-            std::vector<std::string>{"t.textproto:4:8: cost.node_price_usd: got 1e+300 (expected a finite number >= 0 "
-                                     "and <= 1e+08: USD 100M for one node)"});
+            std::vector<std::string>{"t.textproto:4:8: cost.node_price_usd: got 1e+300 (expected a price > 0 and <= "
+                                     "1e+08 in USD: USD 100M for one server or rack; leave the field out for the "
+                                     "GPU's default price, which `traincast catalog --prices` lists)"});
   EXPECT_EQ(errors_with("amortization_years: 1e-300"),
             std::vector<std::string>{"t.textproto:4:8: cost.amortization_years: got 1e-300 (expected at least 1/12, a "
                                      "month: hardware is not written off faster)"});

@@ -821,9 +821,12 @@ std::string Cluster::describe() const {
       for (std::size_t d = 0; d < torus_dims_.size(); ++d) o << (d ? "x" : "") << torus_dims_[d];
       o << ", " << gbps(torus_link_bytes_per_s_) << " per direction to each neighbour, dimension-order routing";
     } else {
+      // What is cabled: one leaf group holds every node when there are fewer than nodes_per_leaf.
+      const int group_nodes = std::min(f.nodes_per_leaf, fabric_slots());
+      const int down_ports = f.kind == FabricKind::rail_optimized ? group_nodes : group_nodes * nics_per_node_;
       o << ", " << f.tiers << " tiers, " << num_leaves_ << (num_leaves_ == 1 ? " leaf switch (" : " leaf switches (")
-        << leaf_down_ports_ << (num_leaves_ == 1 ? " down ports, " : " down ports each, ") << f.nodes_per_leaf
-        << " nodes per leaf group)";
+        << down_ports << (down_ports == 1 ? " down port" : " down ports") << (num_leaves_ == 1 ? ", " : " each, ")
+        << group_nodes << (group_nodes == 1 ? " node per leaf group)" : " nodes per leaf group)");
       if (f.tiers == 2 && num_spines_ > 0) {
         o << ", " << num_spines_ << " spines, leaf uplinks " << num_spines_ << " x " << gbps(leaf_uplink_bytes_per_s_);
       } else if (f.tiers == 3 && num_aggs_ > 0) {

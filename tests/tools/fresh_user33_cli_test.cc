@@ -28,7 +28,13 @@ TEST(FreshUser33Cli, AWrittenZeroPriceIsRefusedAndAnAbsentOneIsTheDefault) {
   for (const std::string field : {"cost.node_price_usd", "cost.cloud_price_per_gpu_hour_usd"}) {
     const Result r = run({"run", "--set", field + "=0"});
     EXPECT_EQ(r.status, 2) << field << "\n" << r.out;
-    EXPECT_TRUE(has(r.err, field + ": got 0 (expected a price > 0 in USD; leave the field out")) << r.err;
+    EXPECT_TRUE(has(r.err, field + ": got 0 (expected a price > 0 and <= ")) << r.err;
+    EXPECT_TRUE(has(r.err, "; leave the field out for the GPU's default price")) << r.err;
+    // One error only: not also "no public price is recorded" (fresh user, session 33).
+    EXPECT_EQ(r.err.find("no public rent or purchase price"), std::string::npos) << r.err;
+    const Result negative = run({"run", "--set", field + "=-5"});
+    EXPECT_EQ(negative.status, 2);
+    EXPECT_TRUE(has(negative.err, field + ": got -5 (expected a price > 0 and <= ")) << negative.err;
   }
   const Result d = run({"run"});
   ASSERT_EQ(d.status, 0) << d.err;
@@ -61,6 +67,17 @@ TEST(FreshUser33Cli, ExplainCountsTheGpusOfAnUnevenPcieTree) {
   const Result four = run({"explain", dir.write("four.textproto", pcie_box(4))});
   ASSERT_EQ(four.status, 0) << four.err;
   EXPECT_TRUE(has(four.out, "4 PCIe switches (2 GPUs each), uplink")) << four.out;
+}
+
+// Fresh user (session 33): 8 DGX H100 on one leaf printed the leaf group's capacity ("256 down
+// ports, 32 nodes per leaf group"), not what is cabled.
+TEST(FreshUser33Cli, ExplainCountsTheLeafPortsThatAreCabled) {
+  const traincast::test_support::TempDir dir("fresh_user33_leaf");
+  const Result r = run({"explain", dir.write("leaf.textproto",
+                                             "cluster { node_template: \"dgx_h100\" num_nodes: 8 "
+                                             "fabric { kind: fat_tree } }\n")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "1 leaf switch (64 down ports, 8 nodes per leaf group)")) << r.out;
 }
 
 TEST(FreshUser33Cli, MergeNamesCrLfLineEnds) {

@@ -173,15 +173,26 @@ void check_leaf_ports(const models::Scenario& s, const models::NodeTemplate* nod
   const int fits = models::default_nodes_per_leaf(f, nodes, nics, ports);
   const std::string radix = f.leaf_ports > 0 ? "fabric.leaf_ports " + to_string(ports)
                                              : to_string(ports) + " ports, the default for " + nic->name;
-  k.error(
-      k.present("cluster.fabric.nodes_per_leaf") || fits > 0 ? "cluster.fabric.nodes_per_leaf" : "cluster.fabric.kind",
-      "got " + to_string(f.nodes_per_leaf) + " nodes per leaf: a " + models::fabric_kind_name(f.kind) +
-          " leaf then needs " + to_string(used.down) + " down + " + to_string(used.up) +
-          " up-link ports, over its switch's " + radix +
-          (fits > 0 ? " (expected nodes_per_leaf <= " + to_string(fits) +
-                          ", or fabric.leaf_ports >= " + to_string(used.total()) + ")"
-                    : " (expected fabric.kind: rail_optimized, one leaf per NIC rail, for nodes of " + to_string(nics) +
-                          " NICs, or fabric.leaf_ports >= " + to_string(used.total()) + ")"));
+  // What would fit: fewer nodes per leaf; else one leaf per NIC rail (a fat_tree of many-NIC
+  // nodes) when such a leaf fits; else a switch with the ports of one node's leaf.
+  models::FabricSpec rail = f;
+  rail.kind = models::FabricKind::rail_optimized;
+  const bool rail_fits =
+      f.kind != models::FabricKind::rail_optimized && models::leaf_ports_used(rail, nodes, nics, 1).total() <= ports;
+  const long long one_node = models::leaf_ports_used(f, nodes, nics, 1).total();
+  std::string expected;
+  if (fits > 0)
+    expected = "nodes_per_leaf <= " + to_string(fits) + ", or fabric.leaf_ports >= " + to_string(used.total());
+  else if (rail_fits)
+    expected = "fabric.kind: rail_optimized, one leaf per NIC rail, for nodes of " + to_string(nics) +
+               " NICs, or fabric.leaf_ports >= " + to_string(one_node) + " for one node per leaf";
+  else
+    expected = "fabric.leaf_ports >= " + to_string(one_node) + ": one node per leaf needs that many";
+  const bool written = k.present("cluster.fabric.nodes_per_leaf");
+  k.error(written || fits > 0 ? "cluster.fabric.nodes_per_leaf" : "cluster.fabric.kind",
+          (written ? "got " : "the default ") + to_string(f.nodes_per_leaf) + " nodes per leaf: a " +
+              models::fabric_kind_name(f.kind) + " leaf then needs " + to_string(used.down) + " down + " +
+              to_string(used.up) + " up-link ports, over its switch's " + radix + " (expected " + expected + ")");
 }
 
 /// What the cluster section found, for the sections after it.

@@ -51,9 +51,19 @@ TEST(LeafPortsIo, ImpossibleLeavesAreRefused) {
   std::vector<std::string> e = errors_of(cluster("gb200_nvl72", 64, "kind: fat_tree"));
   ASSERT_FALSE(e.empty());
   EXPECT_EQ(e[0],
-            "t.textproto:1:63: cluster.fabric.kind: got 32 nodes per leaf: a fat_tree leaf then needs 2304 down + 2304 "
-            "up-link ports, over its switch's 64 ports, the default for IB-NDR-400 (expected fabric.kind: "
-            "rail_optimized, one leaf per NIC rail, for nodes of 72 NICs, or fabric.leaf_ports >= 4608)");
+            "t.textproto:1:63: cluster.fabric.kind: the default 32 nodes per leaf: a fat_tree leaf then needs 2304 "
+            "down + 2304 up-link ports, over its switch's 64 ports, the default for IB-NDR-400 (expected fabric.kind: "
+            "rail_optimized, one leaf per NIC rail, for nodes of 72 NICs, or fabric.leaf_ports >= 144 for one node "
+            "per leaf)");
+  // Fresh user (session 33): already rail-optimized on 1-port leaves, it was told to be rail-optimized;
+  // on 143-port leaves it was told 4,608 ports where 144 make one rack per leaf fit.
+  e = errors_of(cluster("gb200_nvl72", 64, "kind: rail_optimized leaf_ports: 1"));
+  ASSERT_FALSE(e.empty());
+  EXPECT_NE(e[0].find("(expected fabric.leaf_ports >= 2: one node per leaf needs that many)"), std::string::npos)
+      << e[0];
+  e = errors_of(cluster("gb200_nvl72", 64, "kind: fat_tree leaf_ports: 143"));
+  ASSERT_FALSE(e.empty());
+  EXPECT_NE(e[0].find("or fabric.leaf_ports >= 144 for one node per leaf)"), std::string::npos) << e[0];
   // An explicit nodes_per_leaf over the radix: 8 DGX H100 at 2:1 need 64 + 32 ports.
   e = errors_of(cluster("dgx_h100", 64, "kind: fat_tree nodes_per_leaf: 8 oversubscription: 2"));
   ASSERT_FALSE(e.empty());

@@ -683,6 +683,35 @@ std::span<const sim::ResourceId> Cluster::route(int src_gpu, int dst_gpu, int ra
   return {it->second.hops, it->second.size};
 }
 
+void Cluster::describe_fabric(std::ostream& o) const {
+  const FabricSpec& f = spec_.fabric;
+  o << "Fabric: " << fabric_kind_name(f.kind);
+  if (!torus_dims_.empty()) {
+    o << " ";
+    for (std::size_t d = 0; d < torus_dims_.size(); ++d) o << (d ? "x" : "") << torus_dims_[d];
+    o << ", " << gbps(torus_link_bytes_per_s_) << " per direction to each neighbour, dimension-order routing";
+  } else {
+    // What is cabled: one leaf group holds every node when there are fewer than nodes_per_leaf.
+    const int group_nodes = std::min(f.nodes_per_leaf, fabric_slots());
+    const int down_ports = f.kind == FabricKind::rail_optimized ? group_nodes : group_nodes * nics_per_node_;
+    o << ", " << f.tiers << " tiers, " << num_leaves_ << (num_leaves_ == 1 ? " leaf switch (" : " leaf switches (")
+      << down_ports << (down_ports == 1 ? " down port" : " down ports") << (num_leaves_ == 1 ? ", " : " each, ")
+      << group_nodes << (group_nodes == 1 ? " node per leaf group)" : " nodes per leaf group)");
+    if (f.tiers == 2 && num_spines_ > 0) {
+      o << ", " << num_spines_ << " spines, leaf uplinks " << num_spines_ << " x " << gbps(leaf_uplink_bytes_per_s_);
+    } else if (f.tiers == 3 && num_aggs_ > 0) {
+      o << ", " << num_pods_ << " pods of " << f.leaves_per_pod << " leaf groups with " << num_aggs_
+        << " aggregation switches, leaf uplinks " << num_aggs_ << " x " << gbps(leaf_uplink_bytes_per_s_);
+      if (num_spines_ > 0) o << ", " << num_spines_ << " cores, pod uplinks " << gbps(pod_uplink_bytes_per_s_);
+    }
+    o << " (oversubscription " << f.oversubscription << ":1 asked";
+    if (leaf_up_ports_ > 0) o << ", " << leaf_down_ports_ << ":" << leaf_up_ports_ << " ports";
+    o << "); routing " << routing_name(routing_);
+    if (routing_ == FabricRouting::ecmp_hash) o << " (seed " << f.ecmp_seed << ")";
+  }
+  o << ", " << f.switch_latency_ns << " ns per switch hop, cables " << f.cable_length_m << " m\n";
+}
+
 std::string Cluster::describe() const {
   std::ostringstream o;
   if (mixed()) {
@@ -813,34 +842,7 @@ std::string Cluster::describe() const {
   o << (mixed() ? "GPUDirect RDMA on every node: " : "  GPUDirect RDMA: ")
     << (spec_.gpu_direct_rdma ? "on" : "off (NIC traffic staged through host memory)") << "\n";
   describe_overrides(o, spec_.overrides);
-  if (num_nodes_ > 1) {
-    const FabricSpec& f = spec_.fabric;
-    o << "Fabric: " << fabric_kind_name(f.kind);
-    if (!torus_dims_.empty()) {
-      o << " ";
-      for (std::size_t d = 0; d < torus_dims_.size(); ++d) o << (d ? "x" : "") << torus_dims_[d];
-      o << ", " << gbps(torus_link_bytes_per_s_) << " per direction to each neighbour, dimension-order routing";
-    } else {
-      // What is cabled: one leaf group holds every node when there are fewer than nodes_per_leaf.
-      const int group_nodes = std::min(f.nodes_per_leaf, fabric_slots());
-      const int down_ports = f.kind == FabricKind::rail_optimized ? group_nodes : group_nodes * nics_per_node_;
-      o << ", " << f.tiers << " tiers, " << num_leaves_ << (num_leaves_ == 1 ? " leaf switch (" : " leaf switches (")
-        << down_ports << (down_ports == 1 ? " down port" : " down ports") << (num_leaves_ == 1 ? ", " : " each, ")
-        << group_nodes << (group_nodes == 1 ? " node per leaf group)" : " nodes per leaf group)");
-      if (f.tiers == 2 && num_spines_ > 0) {
-        o << ", " << num_spines_ << " spines, leaf uplinks " << num_spines_ << " x " << gbps(leaf_uplink_bytes_per_s_);
-      } else if (f.tiers == 3 && num_aggs_ > 0) {
-        o << ", " << num_pods_ << " pods of " << f.leaves_per_pod << " leaf groups with " << num_aggs_
-          << " aggregation switches, leaf uplinks " << num_aggs_ << " x " << gbps(leaf_uplink_bytes_per_s_);
-        if (num_spines_ > 0) o << ", " << num_spines_ << " cores, pod uplinks " << gbps(pod_uplink_bytes_per_s_);
-      }
-      o << " (oversubscription " << f.oversubscription << ":1 asked";
-      if (leaf_up_ports_ > 0) o << ", " << leaf_down_ports_ << ":" << leaf_up_ports_ << " ports";
-      o << "); routing " << routing_name(routing_);
-      if (routing_ == FabricRouting::ecmp_hash) o << " (seed " << f.ecmp_seed << ")";
-    }
-    o << ", " << f.switch_latency_ns << " ns per switch hop, cables " << f.cable_length_m << " m\n";
-  }
+  if (num_nodes_ > 1) describe_fabric(o);
   o << "Resources: " << edges_->size() << " directed links\n";
   return o.str();
 }

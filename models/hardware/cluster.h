@@ -26,6 +26,7 @@
 // resources carry no latency: NCCL's per-step latency model (models/collectives) covers them.
 
 #include <cstdint>
+#include <iosfwd>
 #include <limits>
 #include <memory>
 #include <span>
@@ -330,6 +331,8 @@ class Cluster {
   std::string to_dot(int max_nodes = 64) const;
 
  private:
+  /// describe()'s "Fabric: ..." line (more than one node).
+  void describe_fabric(std::ostream& o) const;
   struct SizesOnly {};
   /// Checks the spec and sets every size (scale-up, fabric shape), building no resource.
   Cluster(const ClusterSpec& spec, SizesOnly);

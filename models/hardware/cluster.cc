@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/hardware/leaf_ports.h"
 #include "models/hardware/network_size.h"
 #include "models/spec/run_control.h"
 #include "sim/time.h"
@@ -230,9 +231,8 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
       // down_ports / up_ports <= the requested one (16 down at 1.5:1 -> 11 up, 1.45:1). Beyond
       // kMaxSpines ports, uplinks to one spine are bundled.
       // leaf_up_ports, when set, gives the count directly (a job's sub-cluster in traincast cluster).
-      const int ports_up = f.leaf_up_ports > 0
-                               ? f.leaf_up_ports
-                               : std::max(1, static_cast<int>(std::ceil(leaf_down_ports_ / f.oversubscription - 1e-9)));
+      // One rule with the loader's radix check and the cost's spine count (leaf_ports.h).
+      const int ports_up = leaf_ports_used(f, fabric_slots(), nics_per_node_, f.nodes_per_leaf).up;
       leaf_up_ports_ = ports_up;
       const double up_total = ports_up * nic_->bytes_per_s;
       const int uplinks = std::min(ports_up, kMaxSpines);

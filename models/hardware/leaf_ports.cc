@@ -26,7 +26,7 @@ LeafPortsUsed leaf_ports_used(const FabricSpec& f, int nodes, int nics, int node
   const long long down = (one_group ? nodes : nodes_per_leaf) * per_node;
   u.down = static_cast<int>(std::min<long long>(down, 1LL << 30));
   if (!one_group) {
-    // As models::Cluster: whole ports, the fewest that carry down / oversubscription.
+    // Whole ports, the fewest that carry down / oversubscription (models::Cluster builds these).
     u.up = f.leaf_up_ports > 0 ? f.leaf_up_ports
                                : std::max(1, static_cast<int>(std::ceil(u.down / f.oversubscription - 1e-9)));
   }

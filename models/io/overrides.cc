@@ -216,19 +216,22 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
       return;
     }
   }
-  if (!set_scalar(*scratch, target, value, target_index)) {
-    // A value in quotes (a shell passed them through, or they were typed as in a scenario file):
-    // --set takes the bare value; say so when the unquoted text would be accepted.
-    const std::string_view bare = trim(value);
-    const bool quoted =
-        bare.size() >= 2 && (bare.front() == '"' || bare.front() == '\'') && bare.back() == bare.front();
-    if (quoted && set_scalar(*scratch, target, bare.substr(1, bare.size() - 2), target_index)) {
-      // The option as typed (--set, compare's --vary); a case file's `set` entry reads as --set does.
-      const std::string option = o.origin.rfind("--", 0) == 0 ? o.origin : "--set";
-      fail(walked, "invalid value " + clip(bare) + ": " + option + " takes the value without quotes (expected " +
-                       walked + "=" + clip(bare.substr(1, bare.size() - 2)) + ")");
-      return;
-    }
+  // A value in quotes (a shell passed them through, or they were typed as in a scenario file):
+  // --set takes the bare value; say so when the unquoted text would be accepted. A string field
+  // would take the quotes as characters (`node_template="dgx_a100"` naming a template with quotes
+  // in its name), so a quoted string is refused the same way.
+  const std::string_view bare = trim(value);
+  const bool quoted = bare.size() >= 2 && (bare.front() == '"' || bare.front() == '\'') && bare.back() == bare.front();
+  const bool accepted = set_scalar(*scratch, target, value, target_index);
+  if (quoted && (target->cpp_type() == F::CPPTYPE_STRING ||
+                 (!accepted && set_scalar(*scratch, target, bare.substr(1, bare.size() - 2), target_index)))) {
+    // The option as typed (--set, compare's --vary); a case file's `set` entry reads as --set does.
+    const std::string option = o.origin.rfind("--", 0) == 0 ? o.origin : "--set";
+    fail(walked, "invalid value " + clip(bare) + ": " + option + " takes the value without quotes (expected " + walked +
+                     "=" + clip(bare.substr(1, bare.size() - 2)) + ")");
+    return;
+  }
+  if (!accepted) {
     // The value as given, in quotes unless it carries its own.
     fail(walked, "invalid value " + (quoted ? clip(bare) : "\"" + clip(value) + "\"") + value_suggestion(target, bare) +
                      " (expected " + expected_value(target, Format::text) + ")");

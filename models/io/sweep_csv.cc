@@ -412,6 +412,20 @@ SweepCsv read_sweep_csv(const std::string& path) {
          "LF line ends traincast sweep writes; `sed -i 's/\\r$//' " +
              path + "` removes the CRs)");
   }
+  // A UTF-8 byte order mark (EF BB BF), as Excel's "CSV UTF-8" and some Windows editors write.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) {
+    fail(1,
+         "the file starts with a UTF-8 byte order mark (as a spreadsheet's \"CSV UTF-8\" saves it) (expected the "
+         "first line \"# traincast sweep ...\" that traincast sweep writes; `sed -i '1s/^\\xEF\\xBB\\xBF//' " +
+             path + "` removes it)");
+  }
+  // Classic Mac OS line ends (CR alone): the whole file would read as one unfinished line.
+  if (text.find('\r') != std::string::npos && text.find('\n') == std::string::npos) {
+    fail(1,
+         "lines end in CR alone (old Mac line ends) (expected the LF line ends traincast sweep writes; "
+         "`sed -i 's/\\r/\\n/g' " +
+             path + "` converts them)");
+  }
   std::size_t pos = 0;
   int line_number = 0;
   auto next_line = [&](std::string& line) -> bool {  // false at the end or for a partial line

@@ -148,6 +148,14 @@ TEST(IntRanges, QuotedSetValuesAskForTheBareValue) {
   EXPECT_EQ(errors_of(text("2"), Format::text, {"options.iterations=\"x\""}),
             std::vector<std::string>{"--set: options.iterations: invalid value \"x\" (expected an integer from 1 to "
                                      "1000: the simulator's range)"});
+  // A string field would keep the quotes as characters (a template named "\"dgx_a100\"", whose
+  // did-you-mean showed the same name): refused with the bare value too.
+  EXPECT_EQ(errors_of(text("2"), Format::text, {"cluster.node_template=\"dgx_a100\""}),
+            std::vector<std::string>{"--set: cluster.node_template: invalid value \"dgx_a100\": --set takes the "
+                                     "value without quotes (expected cluster.node_template=dgx_a100)"});
+  EXPECT_EQ(errors_of(text("2"), Format::text, {"name= 'my run' "}),
+            std::vector<std::string>{
+                "--set: name: invalid value 'my run': --set takes the value without quotes (expected name=my run)"});
 }
 
 std::vector<std::string> sweep_errors(const std::string& axes) {

@@ -84,6 +84,18 @@ TEST_F(SweepCsvFile, BadFiles) {
       path + "` removes the CRs)";
   EXPECT_EQ(error_of("# traincast sweep 0123 points 39\r\npoint,tp\n"), path + ":1" + crlf);
   EXPECT_EQ(error_of(head + "0,1,ok,\r\n"), path + ":3" + crlf);
+  // A byte order mark and CR-alone line ends are named (they read as "not a traincast sweep CSV").
+  EXPECT_EQ(error_of("\xEF\xBB\xBF" + head),
+            path +
+                ":1: the file starts with a UTF-8 byte order mark (as a spreadsheet's \"CSV UTF-8\" saves it) "
+                "(expected the first line \"# traincast sweep ...\" that traincast sweep writes; "
+                "`sed -i '1s/^\\xEF\\xBB\\xBF//' " +
+                path + "` removes it)");
+  EXPECT_EQ(error_of("# traincast sweep 0123456789abcdef points 4\rpoint,tp,status,reason\r"),
+            path +
+                ":1: lines end in CR alone (old Mac line ends) (expected the LF line ends traincast sweep "
+                "writes; `sed -i 's/\\r/\\n/g' " +
+                path + "` converts them)");
   // Clipped at 40 bytes, but never inside a UTF-8 character (\xc3\xa9, e-acute, spans bytes 39-40).
   EXPECT_EQ(error_of(std::string(39, 'x') + "\xc3\xa9yy\npoint,tp\n"),
             path + ":1: not a traincast sweep CSV: \"" + std::string(39, 'x') + "...\"" + expected_first);

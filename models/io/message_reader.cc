@@ -386,7 +386,23 @@ std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, co
              expected_value(c.field, Format::text) + ")";
     }
   }
-  const std::string what = rewrite_generic(m);
+  std::string what = rewrite_generic(m);
+  // The file ends inside a message: say which brace is missing, not which token protobuf wanted.
+  if (what == "unexpected end of file (expected identifier)" && !c.frame_path.empty())
+    what = "unexpected end of file (expected \"}\" to close " + c.frame_path + ")";
+  // A string with no closing quote on its line (protobuf's tokenizer: "String literals cannot
+  // cross line boundaries").
+  if (starts_with(m, "String literals cannot cross line boundaries")) {
+    return format_pos(origin, raw) + ": " +
+           (c.has_field && c.name_pos.line == raw.line ? field_path + ": "
+            : c.frame_path.empty()                     ? std::string()
+                                                       : c.frame_path + ": ") +
+           "string not closed on its line (expected a closing '\"' before the line end; \"\\n\" writes a line "
+           "break inside a string)";
+  }
+  // A JSON document in a .textproto file: its first "{" is where protobuf's text parser stops.
+  if (what == "unexpected \"{\" (expected identifier)" && c.frame_path.empty() && raw.line == 1 && raw.column == 1)
+    what += "; the file looks like JSON: name it .json to read it as JSON";
   return format_pos(origin, raw) + ": " + (c.frame_path.empty() ? "" : c.frame_path + ": ") + what;
 }
 

@@ -231,6 +231,18 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
                      "=" + clip(bare.substr(1, bare.size() - 2)) + ")");
     return;
   }
+  if (!accepted && (target->cpp_type() == F::CPPTYPE_DOUBLE || target->cpp_type() == F::CPPTYPE_FLOAT)) {
+    // A decimal number past a double's range (1e400, 1e-400): say so, not "expected a number".
+    double v = 0;
+    const std::string_view t = trim(value);
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::general);
+    if (ec == std::errc::result_out_of_range && ptr == t.data() + t.size()) {
+      fail(walked, "invalid value \"" + clip(t) +
+                       "\": out of range as written (expected a finite number: a double holds magnitudes from "
+                       "2.2e-308 to 1.8e308, and 0)");
+      return;
+    }
+  }
   if (!accepted) {
     // The value as given, in quotes unless it carries its own.
     fail(walked, "invalid value " + (quoted ? clip(bare) : "\"" + clip(value) + "\"") + value_suggestion(target, bare) +

@@ -32,8 +32,11 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
     // As nvidia-smi -pl: a cap below the board's minimum is refused, not silently exceeded.
     const double lo = models::min_power_limit_w(*gpu);
     if (pw.gpu_power_limit_w < lo || pw.gpu_power_limit_w > gpu->tdp_w) {
+      // Above the TDP: the board's maximum limit (nvidia-smi's Max Power Limit is the TDP on these boards).
       const std::string why =
-          gpu->min_power_limit_w >= lo
+          pw.gpu_power_limit_w > gpu->tdp_w
+              ? "nvidia-smi -pl refuses caps above its Max Power Limit, the TDP; leave the field out, or 0, for none"
+          : gpu->min_power_limit_w >= lo
               ? "nvidia-smi -pl refuses caps below its Min Power Limit"
               : "below it the GPU draws more than the cap even at its lowest clock under full tensor load" +
                     std::string(gpu->min_power_limit_w > 0 ? " (its published Min Power Limit is " +

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <system_error>
@@ -256,15 +257,20 @@ models::Scenario load_noting_overrides(std::string_view text, const std::string&
   try {
     return load_impl(text, origin, format, cli, cluster_only, layout_problems);
   } catch (const ScenarioError& e) {
-    if (cli.empty() && lead.empty()) throw;
+    // --threads (traincast run) is an override too, but no check of a file reads it: left out.
+    std::vector<Override> changes;
+    std::copy_if(cli.begin(), cli.end(), std::back_inserter(changes),
+                 [](const Override& o) { return o.origin != "--threads"; });
+    if (changes.empty() && lead.empty()) throw;
     std::vector<std::string> errors = e.errors();
     const bool in_origin = std::any_of(errors.begin(), errors.end(),
                                        [&origin](const std::string& m) { return m.rfind(origin + ":", 0) == 0; });
     if (!in_origin) throw;
     std::string note = origin + ": note: " + (lead.empty() ? "the file" : lead);
-    if (!cli.empty()) {
+    if (!changes.empty()) {
       note += lead.empty() ? " as changed by" : ", as changed by";
-      for (const Override& o : cli) note.append(" ").append(o.origin).append(" ").append(detail::clip(o.assignment));
+      for (const Override& o : changes)
+        note.append(" ").append(o.origin).append(" ").append(detail::clip(o.assignment));
     }
     errors.push_back(note);
     throw ScenarioError(std::move(errors));

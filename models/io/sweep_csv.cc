@@ -269,6 +269,7 @@ enum class CellKind { text, boolean, number, whole };
 struct MetricCell {
   CellKind kind = CellKind::number;
   bool may_be_empty = false;  ///< the report leaves the field out at times (ReportField::when)
+  bool at_most_one = false;   ///< a fraction of a whole that cannot pass 1 (goodput: useful / wall clock)
 };
 
 /// The cell rule of metric `name`, or nullopt when no metric has that name.
@@ -283,7 +284,9 @@ std::optional<MetricCell> metric_cell(std::string_view name) {
                           : f.kind == detail::FieldKind::boolean ? CellKind::boolean
                           : integer                              ? CellKind::whole
                                                                  : CellKind::number;
-    return MetricCell{kind, f.when != nullptr};
+    // goodput is useful / wall clock, in (0, 1] (ReliabilityReport). MFU and HFU are not bounded
+    // here: their FLOP counts are a convention (docs/outputs.md), not work measured against the peak.
+    return MetricCell{kind, f.when != nullptr, name == "goodput"};
   }
   return std::nullopt;
 }
@@ -317,6 +320,8 @@ std::string number_cell_error(const std::string& at, const std::string& v, const
     return at + quoted_clip(v) +
            " is negative (expected a number >= 0: no time, memory, rate, fraction, count or cost a sweep "
            "records is negative)";
+  if (cell.at_most_one && *number > 1)
+    return at + quoted_clip(v) + " is more than 1 (expected a fraction in [0, 1], as traincast sweep writes)";
   return "";
 }
 

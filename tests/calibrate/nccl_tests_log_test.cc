@@ -102,6 +102,8 @@ TEST(NcclTestsLog, EverySharedLogParsesOrIsRefusedWithAReason) {
       const auto it = expected.find(name);
       ASSERT_NE(it, expected.end()) << "new shared log: add its expectation";
       const NcclTestsLog log = read_nccl_tests_log(entry.path().string());
+      // No shared log reads as missing a row (the note of MissingRowIsNotedAndADamagedRowRefused).
+      for (const std::string& note : log.notes) EXPECT_EQ(note.find("missing between"), std::string::npos) << note;
       ASSERT_EQ(log.runs.size(), it->second.runs);
       EXPECT_EQ(log.runs[0].rows.size(), it->second.rows);
       EXPECT_EQ(log.runs[0].op, it->second.op);
@@ -244,6 +246,28 @@ TEST(NcclTestsLog, MalformedLinesAreNamed) {
                                                     "count  type ...\" column header)"}));
   EXPECT_EQ(error_of(kHeader), (std::vector<std::string>{"in.txt: no nccl-tests data rows (expected rows after a "
                                                          "\"#  size  count  type ...\" column header)"}));
+}
+
+// A row replaced by other text is skipped as noise: the size step it leaves is noted (a fit would
+// otherwise lose a size without a word); a damaged row starting with two integers is refused.
+TEST(NcclTestsLog, MissingRowIsNotedAndADamagedRowRefused) {
+  const auto row = [](long long size) {
+    return std::to_string(size) + " " + std::to_string(size / 4) +
+           " float sum -1 1225.0 0.00 0.00 0 1200.0 0.00 0.00 0\n";
+  };
+  const std::string whole = kHeader + row(8) + row(16) + row(32) + row(64) + row(128);
+  EXPECT_TRUE(parse_nccl_tests_log(whole, "in.txt").notes.empty());
+  const std::string replaced = kHeader + row(8) + row(16) + "garbage line here\n" + row(64) + row(128);
+  const NcclTestsLog log = parse_nccl_tests_log(replaced, "in.txt");
+  EXPECT_EQ(log.runs[0].rows.size(), 4u);
+  EXPECT_EQ(log.notes, (std::vector<std::string>{"in.txt:5: size 64 follows 16 on line 3, 2 steps of the table's "
+                                                 "usual one: 1 row(s) missing between them (deleted, or a damaged row "
+                                                 "skipped as noise)"}));
+  EXPECT_EQ(
+      error_of(kHeader + row(8) + row(16) + "64 9 9   16 float sum -1 12.25 0.00 0.00 0\n" + row(64)),
+      (std::vector<std::string>{"in.txt:4: line starts with two integers as a data row does, but its third field "
+                                "\"9\" is not an nccl-tests data type (expected a row: size count type redop "
+                                "root time algbw busbw #wrong time algbw busbw #wrong; mend or delete the line)"}));
 }
 
 // A row with text pasted in front of it inside a table is refused (skipping it as noise dropped a

@@ -104,8 +104,10 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     const bool from_file = vm.count("scenario") > 0;
     keep_freed_memory();
-    models::Scenario sc = from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), overrides)
-                                    : io::default_scenario(overrides);
+    // --threads is the last override; its origin keeps it out of a file error's "as changed by" note.
+    const std::string last_option = vm.count("threads") ? "--threads" : "";
+    models::Scenario sc = from_file ? io::load_scenario_file(vm["scenario"].as<std::string>(), overrides, last_option)
+                                    : io::default_scenario(overrides, last_option);
     use_profile(
         sc, profile_option(vm), overrides,
         [&](const std::vector<std::string>& o) {

@@ -148,6 +148,13 @@ TEST(IntRanges, QuotedSetValuesAskForTheBareValue) {
   EXPECT_EQ(errors_of(text("2"), Format::text, {"options.iterations=\"x\""}),
             std::vector<std::string>{"--set: options.iterations: invalid value \"x\" (expected an integer from 1 to "
                                      "1000: the simulator's range)"});
+  // Past a double's range as written: named so, not "expected a number".
+  for (const std::string v : {"1e-400", "1e400"}) {
+    EXPECT_EQ(errors_of(text("2"), Format::text, {"power.pue=" + v}),
+              std::vector<std::string>{"--set: power.pue: invalid value \"" + v +
+                                       "\": out of range as written (expected a finite number: a double holds "
+                                       "magnitudes from 2.2e-308 to 1.8e308, and 0)"});
+  }
   // A string field would keep the quotes as characters (a template named "\"dgx_a100\"", whose
   // did-you-mean showed the same name): refused with the bare value too.
   EXPECT_EQ(errors_of(text("2"), Format::text, {"cluster.node_template=\"dgx_a100\""}),

@@ -394,7 +394,7 @@ TEST(ScenarioIoErrors, PowerAndThermalFields) {
   EXPECT_EQ(errors_of(small() + "power { gpu_power_limit_w: 800 }\n"),
             (std::vector<std::string>{"t.textproto:8:9: power.gpu_power_limit_w: got 800 W (expected 0 for no cap, "
                                       "or 200 to 700 W (the TDP) for H100-SXM5-80GB: nvidia-smi -pl refuses caps "
-                                      "below its Min Power Limit)"}));
+                                      "above its Max Power Limit, the TDP; leave the field out, or 0, for none)"}));
   // Below the board's minimum, as `nvidia-smi -pl 100` refuses it on an H100 SXM: Min Power Limit
   // 200 W (nvidia-smi -q, shared data power-thermal pt01), from a file and from --set.
   const std::string refused_100 =

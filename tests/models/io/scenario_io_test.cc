@@ -451,8 +451,17 @@ TEST(ScenarioIoErrors, FieldGivenTwice) {
 }
 
 TEST(ScenarioIoErrors, SyntaxError) {
-  EXPECT_EQ(errors_of("cluster {\n  num_nodes: 1\n"),
-            std::vector<std::string>{"t.textproto:3:1: cluster: unexpected end of file (expected identifier)"});
+  EXPECT_EQ(
+      errors_of("cluster {\n  num_nodes: 1\n"),
+      std::vector<std::string>{"t.textproto:3:1: cluster: unexpected end of file (expected \"}\" to close cluster)"});
+  // A string with no closing quote, and a JSON document in a .textproto file (fresh-user findings).
+  EXPECT_EQ(
+      errors_of("name: \"abc\n")[0],
+      "t.textproto:1:11: name: string not closed on its line (expected a closing '\"' before the line end; \"\\n\" "
+      "writes a line break inside a string)");
+  EXPECT_EQ(errors_of("{\"name\": \"x\"}\n"),
+            std::vector<std::string>{"t.textproto:1:1: unexpected \"{\" (expected identifier); the file looks like "
+                                     "JSON: name it .json to read it as JSON"});
 }
 
 // "160,000": protobuf's text format reads ',' as a field separator, so it said "cost.node_price_usd: "

@@ -210,6 +210,13 @@ TEST_F(SweepCsvFile, NegativeMetricsCountsAndReasonsAreChecked) {
   EXPECT_EQ(
       error_of(h + "0,1,ok,0.25,0,80.5,3,16,0,fine\n"),
       path + ":3: column reason: \"fine\" in a row of status ok (expected an empty cell: ok rows have no reason)");
+  // goodput is a fraction of the wall clock: above 1 is refused, 1 itself read.
+  const std::string g = "# traincast sweep 0123456789abcdef points 9\npoint,tp,status,goodput,reason\n";
+  EXPECT_EQ(read_sweep_csv(write(g + "0,1,ok,1,\n")).rows.size(), 1u);
+  EXPECT_EQ(error_of(g + "0,1,ok,1.9965438629153239,\n"),
+            path +
+                ":3: column goodput: \"1.9965438629153239\" is more than 1 (expected a fraction in [0, 1], as "
+                "traincast sweep writes)");
 }
 
 class SweepCsvAxes : public SweepCsvFile {

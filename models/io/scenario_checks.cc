@@ -172,7 +172,9 @@ void check_leaf_ports(const models::Scenario& s, const models::NodeTemplate* nod
   const models::LeafPortsUsed used = models::leaf_ports_used(f, nodes, nics, f.nodes_per_leaf);
   if (used.total() <= ports) {
     // The tree above the leaves reaches them (models/hardware/switch_count.h): 3 tiers of k-port
-    // switches reach k pods; more would need a fourth tier, which no fabric kind builds.
+    // switches reach k pods; more would need a fourth tier, which no fabric kind builds. (A GPU
+    // count beyond the simulator's range is check_gpu_count's to name.)
+    if (static_cast<std::int64_t>(nodes) * node->gpus_per_node > kMaxGpus) return;
     const models::SwitchCount switches = models::count_switches(f, nodes, nics, ports);
     if (!switches.refusal.empty()) k.error(switches.refused_field, switches.refusal);
     return;

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "models/cost/cost_model.h"
 #include "models/hardware/catalog.h"
-#include "models/hardware/leaf_ports.h"
 #include "models/reliability/reliability_model.h"
 #include "models/storage/storage_model.h"
 #include "models/workload/layer_program.h"
@@ -15,19 +15,19 @@
 namespace traincast::models {
 namespace {
 
-/// Cables of the scale-out fabric: one per compute NIC port to its leaf, plus leaf uplinks (down
-/// ports / oversubscription per tier above the leaves) when there is more than one leaf group
-/// (a single leaf group has no spines to cable to); torus: one per neighbour link.
+/// Cables of the scale-out fabric: one per compute NIC port to its leaf, plus every leaf up-link
+/// and (3 tiers) aggregation-to-core link the switches bought have (Cluster::switch_count); torus:
+/// one per neighbour link.
 int fabric_cables(const Scenario& sc, const Cluster& c) {
   const FabricSpec& f = sc.cluster.fabric;
   if (f.kind == FabricKind::none || c.num_nodes() <= 1) return 0;
-  const double ports = static_cast<double>(c.num_nodes()) * c.nics_per_node();
   if (f.kind == FabricKind::torus) {
     const double dims = f.torus_dims.empty() ? 1.0 : static_cast<double>(f.torus_dims.size());
     return static_cast<int>(std::lround(c.num_nodes() * dims));
   }
-  if (c.num_nodes() <= f.nodes_per_leaf) return static_cast<int>(std::lround(ports));
-  return static_cast<int>(std::lround(ports * (1.0 + (f.tiers - 1) / f.oversubscription)));
+  const SwitchCount s = c.switch_count();
+  const long long cables = static_cast<long long>(c.num_nodes()) * c.nics_per_node() + s.leaf_up_links + s.core_links;
+  return static_cast<int>(std::min<long long>(cables, std::numeric_limits<int>::max()));
 }
 
 /// What one purchase price buys, in words: "dgx_h100 node of 8 GPUs", "gb200_nvl72 rack of 72
@@ -47,13 +47,10 @@ std::string price_unit(const NodeTemplate& t) {
   return unit;
 }
 
-/// Switches bought: every leaf, and above them on 2 tiers every leaf up-link on a spine port of
-/// a switch of fabric.leaf_ports (models/hardware/leaf_ports.h; the simulated spine layer bundles
-/// them into at most kMaxSpines); on 3 tiers the simulated cores (aggregation left out).
-int fabric_switches(const Scenario& sc, const Cluster& c) {
-  if (c.num_nodes() <= 1) return 0;
-  if (sc.cluster.fabric.tiers != 2 || c.leaf_up_ports() == 0) return c.num_leaves() + c.num_spines();
-  return c.num_leaves() + spine_switches(c.num_leaves(), c.leaf_up_ports(), leaf_ports(sc.cluster.fabric, c.nic()));
+/// Switches bought: the physical leaf, spine, aggregation and core switches of
+/// Cluster::switch_count, the count explain prints (models/hardware/switch_count.h).
+int fabric_switches(const Cluster& c) {
+  return static_cast<int>(std::min<long long>(c.switch_count().total(), std::numeric_limits<int>::max()));
 }
 
 /// Storage figures and the checkpoint interval for an iteration of compute_iter_s without storage.
@@ -172,7 +169,7 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
     ci.physical_gpus = node.physical_gpus();
     ci.nodes_per_physical = node.nodes_per_physical();
     ci.unit = price_unit(node);
-    ci.switches = fabric_switches(sc, cluster);
+    ci.switches = fabric_switches(cluster);
     ci.cables = fabric_cables(sc, cluster);
     ci.train_wall_clock_s = wall_to_train_s;
     ci.facility_power_w = facility_power_w;

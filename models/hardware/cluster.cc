@@ -691,8 +691,7 @@ void Cluster::describe_fabric(std::ostream& o) const {
     for (std::size_t d = 0; d < torus_dims_.size(); ++d) o << (d ? "x" : "") << torus_dims_[d];
     o << ", " << gbps(torus_link_bytes_per_s_) << " per direction to each neighbour, dimension-order routing";
   } else {
-    // What is cabled: one leaf group holds every node when there are fewer than nodes_per_leaf.
-    const int group_nodes = std::min(f.nodes_per_leaf, fabric_slots());
+    const int group_nodes = std::min(f.nodes_per_leaf, fabric_slots());  // cabled: fewer in one group
     const int down_ports = f.kind == FabricKind::rail_optimized ? group_nodes : group_nodes * nics_per_node_;
     o << ", " << f.tiers << " tiers, " << num_leaves_ << (num_leaves_ == 1 ? " leaf switch (" : " leaf switches (")
       << down_ports << (down_ports == 1 ? " down port" : " down ports") << (num_leaves_ == 1 ? ", " : " each, ")
@@ -710,6 +709,7 @@ void Cluster::describe_fabric(std::ostream& o) const {
     if (routing_ == FabricRouting::ecmp_hash) o << " (seed " << f.ecmp_seed << ")";
   }
   o << ", " << f.switch_latency_ns << " ns per switch hop, cables " << f.cable_length_m << " m\n";
+  describe_switches(o);
 }
 
 std::string Cluster::describe() const {

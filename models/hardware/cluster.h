@@ -38,6 +38,7 @@
 #include "models/hardware/catalog.h"
 #include "models/hardware/network_size.h"
 #include "models/hardware/pcie_tree.h"
+#include "models/hardware/switch_count.h"
 #include "models/spec/scenario.h"
 #include "sim/flow_network.h"
 #include "sim/time.h"
@@ -324,6 +325,10 @@ class Cluster {
   /// The node at fabric place `slot`, -1 when that node is drained (slot not range-checked).
   int node_at_slot(int slot) const;
 
+  /// The physical switches of a fat_tree or rail_optimized fabric over every fabric slot, what the
+  /// cost buys and describe() prints (count_switches on fabric.leaf_ports or the NIC's default);
+  /// all zero for another fabric or one node. Defined in cluster_switches.cc.
+  SwitchCount switch_count() const;
   /// Human-readable description: per node the devices and links with bandwidths, then the fabric.
   std::string describe() const;
   /// Graphviz DOT of the devices and links (one edge per full-duplex link, labelled with the
@@ -333,6 +338,9 @@ class Cluster {
  private:
   /// describe()'s "Fabric: ..." line (more than one node).
   void describe_fabric(std::ostream& o) const;
+  /// describe()'s "Switches bought: ..." lines: switch_count(), and where the simulated fabric
+  /// differs, how (cluster_switches.cc).
+  void describe_switches(std::ostream& o) const;
   struct SizesOnly {};
   /// Checks the spec and sets every size (scale-up, fabric shape), building no resource.
   Cluster(const ClusterSpec& spec, SizesOnly);

@@ -41,10 +41,4 @@ int default_nodes_per_leaf(const FabricSpec& f, int nodes, int nics, int ports) 
   return 0;
 }
 
-int spine_switches(int leaves, int leaf_up_ports, int ports) {
-  if (leaves <= 0 || leaf_up_ports <= 0 || ports <= 0) return 0;
-  const long long up = static_cast<long long>(leaves) * leaf_up_ports;
-  return static_cast<int>((up + ports - 1) / ports);
-}
-
 }  // namespace traincast::models

@@ -3,7 +3,7 @@
 // priced with 2,304-port leaves). A leaf switch has fabric.leaf_ports ports at the NIC line rate;
 // the ports a leaf needs (down to its nodes, up to the spines) must fit in it. The scenario loader
 // derives the default nodes per leaf from it and refuses a nodes_per_leaf that does not fit
-// (models/io/scenario_checks.cc), and the cost model counts spine switches by it.
+// (models/io/scenario_checks.cc), and the switches bought are counted by it (switch_count.h).
 
 #include "models/hardware/catalog.h"
 #include "models/spec/cluster_spec.h"
@@ -35,9 +35,5 @@ LeafPortsUsed leaf_ports_used(const FabricSpec& f, int nodes, int nics, int node
 /// The most nodes per leaf, up to 32 (FabricSpec's default), whose leaf fits in `ports`; 0 when
 /// not even one node's does (a fat_tree leaf takes all of a node's NICs: 72 for GB200 NVL72).
 int default_nodes_per_leaf(const FabricSpec& f, int nodes, int nics, int ports);
-
-/// Physical spine switches of a 2-tier tree: every leaf up-link on a spine port, ceil(leaves x
-/// up-links / ports). (The simulated spine layer bundles them into at most kMaxSpines.)
-int spine_switches(int leaves, int leaf_up_ports, int ports);
 
 }  // namespace traincast::models

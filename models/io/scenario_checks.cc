@@ -18,6 +18,7 @@
 #include "models/hardware/element_overrides.h"
 #include "models/hardware/leaf_ports.h"
 #include "models/hardware/network_size.h"
+#include "models/hardware/switch_count.h"
 #include "models/io/suggest.h"
 #include "traincast.pb.h"
 
@@ -169,7 +170,15 @@ void check_leaf_ports(const models::Scenario& s, const models::NodeTemplate* nod
   const int nics = s.cluster.nics_per_node.value_or(node->nics);
   const int ports = models::leaf_ports(f, *nic);
   const models::LeafPortsUsed used = models::leaf_ports_used(f, nodes, nics, f.nodes_per_leaf);
-  if (used.total() <= ports) return;
+  if (used.total() <= ports) {
+    // The tree above the leaves reaches them (models/hardware/switch_count.h): 3 tiers of k-port
+    // switches reach k pods; more would need a fourth tier, which no fabric kind builds. (A GPU
+    // count beyond the simulator's range is check_gpu_count's to name.)
+    if (static_cast<std::int64_t>(nodes) * node->gpus_per_node > kMaxGpus) return;
+    const models::SwitchCount switches = models::count_switches(f, nodes, nics, ports);
+    if (!switches.refusal.empty()) k.error(switches.refused_field, switches.refusal);
+    return;
+  }
   const int fits = models::default_nodes_per_leaf(f, nodes, nics, ports);
   const std::string radix = f.leaf_ports > 0 ? "fabric.leaf_ports " + to_string(ports)
                                              : to_string(ports) + " ports, the default for " + nic->name;

@@ -2,6 +2,7 @@
 // The semantic checks of a parsed scenario (scenarios/README.md, "Checks"): every rule that the
 // schema's types cannot say, each error positioned by a Checker. Internal to models/io.
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,6 +17,10 @@ class Scenario;
 }  // namespace traincast::proto
 
 namespace traincast::io::detail {
+
+/// Largest cluster the simulator takes (2^20 GPUs: a million-GPU cluster builds about ten million
+/// link resources, a few GB of memory).
+inline constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
 
 /// Every semantic rule of the schema (scenarios/README.md, "Checks"). Appends to `k`'s errors, in
 /// the order: text fields, cluster, power and thermal, then (when check_workload) model,

@@ -44,10 +44,6 @@ std::vector<std::string> templates_fitting(const models::GpuSpec& gpu) {
   return out;
 }
 
-/// Largest cluster the simulator takes (2^20 GPUs: a million-GPU cluster builds about ten million
-/// link resources, a few GB of memory).
-constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
-
 /// "1 GPU", "16 GPUs" (issue 21: "1 GPUs" on small jobs).
 std::string gpus_text(std::int64_t n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
 

@@ -32,7 +32,16 @@ struct MetricDef {
   std::string_view report_path;  ///< the report field shown (empty: `derived`)
   double per_unit = 1.0;         ///< a floating report value is shown divided by this (bytes -> GiB)
   std::string (*derived)(const models::Report&) = nullptr;
+  /// The cell is empty where this is false (a 0 there would read as "free" or "at once").
+  bool (*known)(const models::Report&) = nullptr;
 };
+
+/// Trained: the scenario gives workload.training.train_tokens and the run fits in memory (else
+/// time_to_train_s is 0, and so is every cost to train).
+bool trained(const models::Report& r) { return r.time_to_train_s > 0; }
+bool own_priced(const models::Report& r) { return r.cost.own_modelled; }
+bool own_trained(const models::Report& r) { return r.cost.own_modelled && r.cost.train_gpu_hours > 0; }
+bool rent_trained(const models::Report& r) { return r.cost.rent_modelled && r.cost.train_gpu_hours > 0; }
 
 std::string busiest_link(const models::Report& r) {
   return r.busiest_links.empty() ? std::string() : r.busiest_links[0].name;
@@ -50,7 +59,8 @@ constexpr MetricDef kMetrics[] = {
     {"hardware_tflops_per_gpu", "hardware_tflops_per_gpu"},
     {"mfu", "mfu"},
     {"hfu", "hfu"},
-    {"time_to_train_s", "time_to_train_s"},
+    // Empty without train_tokens (or when out of memory): 0 would read as "at once".
+    {"time_to_train_s", "time_to_train_s", 1.0, nullptr, &trained},
     {"compute_s", "breakdown.compute_s"},
     {"tp_comm_exposed_s", "breakdown.tp_comm_exposed_s"},
     {"dp_comm_exposed_s", "breakdown.dp_comm_exposed_s"},
@@ -76,15 +86,18 @@ constexpr MetricDef kMetrics[] = {
     {"routing_seeds", "routing.seeds"},
     {"iteration_time_s_min", "routing.iteration_time_s_min"},
     {"iteration_time_s_max", "routing.iteration_time_s_max"},
-    // Storage, failures, cost (0 when the scenario has no such section).
+    // Storage, failures (0 when the scenario has no such section), cost.
     {"storage_stall_s", "breakdown.storage_stall_s"},
     {"data_stall_s", "storage.data_stall_s_per_iteration"},
     {"checkpoint_write_s", "storage.checkpoint_write_s"},
     {"interruptions", "reliability.interruptions_mean"},
     {"goodput", "reliability.goodput_mean"},
     {"wall_clock_s", "reliability.wall_clock_s_mean"},
-    {"own_cost_to_train_usd", "cost.own_cost_to_train_usd"},
-    {"cloud_cost_to_train_usd", "cost.cloud_cost_to_train_usd"},
+    // Cost: empty where that side is not priced (no cost section, no price) or, to train, without
+    // a training time (no train_tokens): 0 would read as "free".
+    {"capex_usd", "cost.capex_usd", 1.0, nullptr, &own_priced},
+    {"own_cost_to_train_usd", "cost.own_cost_to_train_usd", 1.0, nullptr, &own_trained},
+    {"cloud_cost_to_train_usd", "cost.cloud_cost_to_train_usd", 1.0, nullptr, &rent_trained},
     // Never paying back is an empty cell (0 would read as "at once": the report field is left
     // out then) and payback_never true.
     {"payback_years", "cost.payback_years"},
@@ -108,6 +121,7 @@ std::string metric_text(const models::Report& r, std::string_view name) {
   for (const MetricDef& m : kMetrics) {
     if (m.name != name) continue;
     if (m.derived != nullptr) return m.derived(r);
+    if (m.known != nullptr && !m.known(r)) return std::string();
     return cell_text(detail::report_field(m.report_path).value(r), m.per_unit);
   }
   throw std::invalid_argument("unknown sweep metric \"" + std::string(name) + "\"");
@@ -286,7 +300,7 @@ std::optional<MetricCell> metric_cell(std::string_view name) {
                                                                  : CellKind::number;
     // goodput is useful / wall clock, in (0, 1] (ReliabilityReport). MFU and HFU are not bounded
     // here: their FLOP counts are a convention (docs/outputs.md), not work measured against the peak.
-    return MetricCell{kind, f.when != nullptr, name == "goodput"};
+    return MetricCell{kind, f.when != nullptr || m.known != nullptr, name == "goodput"};
   }
   return std::nullopt;
 }

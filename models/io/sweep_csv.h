@@ -23,8 +23,9 @@ namespace traincast::io {
 /// micro_batches, events, busiest_link (name), busiest_link_utilization (0..1); routing_seeds,
 /// iteration_time_s_min, iteration_time_s_max (ECMP hash draws: iteration_time_s is their mean); storage_stall_s,
 /// data_stall_s, checkpoint_write_s [s], interruptions, goodput (0..1), wall_clock_s [s] (Monte-Carlo
-/// means), own_cost_to_train_usd, cloud_cost_to_train_usd, payback_years (empty when never),
-/// payback_never (true/false), breakeven_utilization.
+/// means), capex_usd, own_cost_to_train_usd, cloud_cost_to_train_usd, payback_years (empty when never),
+/// payback_never (true/false), breakeven_utilization. Empty cells where the value is not known:
+/// time_to_train_s and the costs to train without train_tokens, the costs on a side not priced.
 const std::vector<std::string>& sweep_metric_names();
 
 /// The metrics recorded when a sweep file lists none: iteration_time_s, tokens_per_s,

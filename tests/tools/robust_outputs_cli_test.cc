@@ -198,13 +198,22 @@ TEST_F(RobustCliTest, RunningSweepHoldsItsLock) {
   EXPECT_FALSE(fs::exists(csv + ".lock"));
 }
 
+// 3 tiers of the default 64-port switches reach 8,192 of these nodes (fat_tree, 4 per leaf), and
+// the loader refuses more first (models/hardware/switch_count.h): the size limits below are
+// reached on 512-port switches, with the same 4 nodes per leaf (the same simulated fabric).
+const std::vector<std::string> kBigSwitches = {"--set", "cluster.fabric.leaf_ports=512", "--set",
+                                               "cluster.fabric.nodes_per_leaf=4"};
+
 // Size limits before anything large is built (issue 16's measurements: plan on 131,072 GPUs ran
 // 240 s and 6.7 GB before it was killed; a 2^20-GPU job was refused after 10.5 s and 3 GB).
 // Bounds are the issue's refusal bounds, not speed benchmarks.
 TEST_F(RobustCliTest, PlanOn131072GpusIsRefusedQuicklyAndSmall) {
-  Child c = spawn({"plan", kSrc + "/scenarios/models/llama3_405b.textproto", "--set", "cluster.num_nodes=16384",
-                   "--set", "workload.parallel.dp=1024", "--set", "workload.training.global_batch_size=16384"},
-                  path("out.txt"), path("err.txt"));
+  std::vector<std::string> args = {"plan",  kSrc + "/scenarios/models/llama3_405b.textproto",
+                                   "--set", "cluster.num_nodes=16384",
+                                   "--set", "workload.parallel.dp=1024",
+                                   "--set", "workload.training.global_batch_size=16384"};
+  args.insert(args.end(), kBigSwitches.begin(), kBigSwitches.end());
+  Child c = spawn(args, path("out.txt"), path("err.txt"));
   ASSERT_GT(c.pid, 0);
   c.wait();
   EXPECT_EQ(c.exit_status(), 2) << slurp(path("err.txt"));
@@ -218,10 +227,13 @@ TEST_F(RobustCliTest, PlanOn131072GpusIsRefusedQuicklyAndSmall) {
 }
 
 TEST_F(RobustCliTest, MillionGpuJobIsRefusedBeforeItsTopologyIsBuilt) {
-  Child c = spawn({"run", kSrc + "/scenarios/models/llama3_405b.textproto", "--set", "cluster.num_nodes=131072",
-                   "--set", "workload.parallel.dp=8192", "--set", "workload.training.global_batch_size=131072", "--set",
-                   "options.fold_symmetric=false"},
-                  path("out.txt"), path("err.txt"));
+  std::vector<std::string> args = {"run",   kSrc + "/scenarios/models/llama3_405b.textproto",
+                                   "--set", "cluster.num_nodes=131072",
+                                   "--set", "workload.parallel.dp=8192",
+                                   "--set", "workload.training.global_batch_size=131072",
+                                   "--set", "options.fold_symmetric=false"};
+  args.insert(args.end(), kBigSwitches.begin(), kBigSwitches.end());
+  Child c = spawn(args, path("out.txt"), path("err.txt"));
   ASSERT_GT(c.pid, 0);
   c.wait();
   EXPECT_EQ(c.exit_status(), 2) << slurp(path("err.txt"));
@@ -243,6 +255,8 @@ TEST_F(RobustCliTest, MillionGpuJobIsRefusedBeforeItsTopologyIsBuilt) {
 // with 4 PCIe switches per node), which ran 606 s to 14.4 GB before the network-size limit
 // (models/hardware/ network_size.h). Now run, plan and explain refuse it from the spec alone, naming the fields.
 const std::vector<std::string> kFoldedMillionGpus = {"--set", "cluster.num_nodes=131072",
+                                                     "--set", "cluster.fabric.leaf_ports=512",
+                                                     "--set", "cluster.fabric.nodes_per_leaf=4",
                                                      "--set", "workload.parallel.dp=8192",
                                                      "--set", "workload.training.global_batch_size=131072"};
 const std::string kMillionGpuNetwork =
@@ -274,6 +288,7 @@ TEST_F(RobustCliTest, FoldedMillionGpuPlanAndExplainAreRefusedAtTheField) {
       args.insert(args.end(), kFoldedMillionGpus.begin(), kFoldedMillionGpus.end());
     } else {
       args.insert(args.end(), {"--set", "cluster.num_nodes=131072"});  // explain takes cluster fields only
+      args.insert(args.end(), kBigSwitches.begin(), kBigSwitches.end());
     }
     const Child c = run_child(args);
     EXPECT_EQ(c.exit_status(), 2) << command[0] << ": " << slurp(path("err.txt"));
@@ -289,7 +304,8 @@ TEST_F(RobustCliTest, SweepPointOverTheNetworkLimitIsInvalidWithTheReason) {
   const std::string sweep =
       write("net.sweep.textproto",
             "name: \"network-limit\"\n"
-            "scenario { cluster { node_template: \"dgx_h100\" num_nodes: 1 } workload { model { num_layers: 2 "
+            "scenario { cluster { node_template: \"dgx_h100\" num_nodes: 1 fabric { leaf_ports: 512 } } workload { "
+            "model { num_layers: 2 "
             "hidden_size: 1024 num_attention_heads: 8 vocab_size: 32000 seq_length: 1024 } parallel { tp: 8 } "
             "training { global_batch_size: 8 } } }\n"
             "axis { path: \"cluster.num_nodes\" values: \"1\" values: \"131072\" }\n"
@@ -334,10 +350,13 @@ TEST_F(RobustCliTest, DevZeroScenarioFileIsRefused) {
 // simulating): the 131,072-GPU folded job on one routing draw, about 11 s of CPU and 1.4 GB.
 TEST_F(RobustCliTest, LongRunStopsPromptlyOnSigtermAndSigint) {
   for (const auto& [signo, after_ms] : {std::pair{SIGTERM, 400}, std::pair{SIGINT, 3000}}) {
-    Child c = spawn({"run", kSrc + "/scenarios/models/llama3_405b.textproto", "--set", "cluster.num_nodes=16384",
-                     "--set", "workload.parallel.dp=1024", "--set", "workload.training.global_batch_size=16384",
-                     "--set", "cluster.fabric.routing=adaptive"},
-                    path("out.txt"), path("err.txt"));
+    std::vector<std::string> args = {"run",   kSrc + "/scenarios/models/llama3_405b.textproto",
+                                     "--set", "cluster.num_nodes=16384",
+                                     "--set", "workload.parallel.dp=1024",
+                                     "--set", "workload.training.global_batch_size=16384",
+                                     "--set", "cluster.fabric.routing=adaptive"};
+    args.insert(args.end(), kBigSwitches.begin(), kBigSwitches.end());
+    Child c = spawn(args, path("out.txt"), path("err.txt"));
     ASSERT_GT(c.pid, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
     const auto sent = std::chrono::steady_clock::now();

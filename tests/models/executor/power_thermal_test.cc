@@ -471,8 +471,8 @@ TEST(EnergyCost, CostPricesTheSimulatedFacilityEnergy) {
 }
 
 // Cables: a fabric whose nodes all hang off one leaf group has no spines, so only the node-to-leaf
-// links are bought: 2 DGX H100 x 8 NICs = 16 cables; switches: the 8 rail leaves (one per NIC
-// rail, the default rail-optimized fabric) and no spine.
+// links are bought: 2 DGX H100 x 8 NICs = 16 cables; switches: the 8 rail leaves of the default
+// rail-optimized fabric, 2 ports each, share one 64-port switch (it was 8, one per rail), no spine.
 TEST(EnergyCost, SingleLeafGroupHasNoSpineCables) {
   Scenario sc = h100_job();
   sc.cluster.num_nodes = 2;
@@ -480,7 +480,7 @@ TEST(EnergyCost, SingleLeafGroupHasNoSpineCables) {
   sc.cost = CostSpec{};
   const Report r = simulate_training(sc);
   EXPECT_EQ(r.cost.cables, 16);
-  EXPECT_EQ(r.cost.switches, 8);
+  EXPECT_EQ(r.cost.switches, 1);
 }
 
 }  // namespace

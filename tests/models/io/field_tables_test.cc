@@ -179,9 +179,12 @@ TEST(SweepMetrics, EveryMetricReadsTheReport) {
   outcome.report.cost.payback_never = true;
   outcome.report.cost.payback_years = 7.0;  // not shown: owning never pays back
   const std::string row = sweep_csv_row(sweep, 0, outcome);
-  std::string expected_start = "0,1,ok,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,0,0,0,0,0,8,0,18446744073709551615,,0,";
+  // time_to_train_s (7th) empty: no training time (0 would read as "at once").
+  std::string expected_start = "0,1,ok,0,0,0,0,0,0,,0,0,0,0,0,0,0,0,0,0,3,0,0,0,0,0,8,0,18446744073709551615,,0,";
   EXPECT_EQ(row.substr(0, expected_start.size()), expected_start);
-  EXPECT_NE(row.find(",,true,0,\n"), std::string::npos) << row;  // payback_years empty, payback_never
+  // No cost section: capex and the costs to train empty (0 would read as "free"); payback_years
+  // empty and payback_never true.
+  EXPECT_NE(row.find(",,,,,true,0,\n"), std::string::npos) << row;
 }
 
 TEST(SweepPoint, BaseFieldErrorsArePositionedAtOneOne) {

@@ -79,11 +79,24 @@ TEST(LeafPortsIo, ImpossibleLeavesAreRefused) {
   EXPECT_EQ(load(cluster("gb300_nvl72", 64, "kind: rail_optimized")).cluster.fabric.nodes_per_leaf, 32);
 }
 
-TEST(LeafPortsIo, SpineSwitchesAreCountedByPorts) {
-  // 144 rail leaves of 32 up-links on 64-port spines: 72 spine switches.
-  EXPECT_EQ(models::spine_switches(144, 32, 64), 72);
-  EXPECT_EQ(models::spine_switches(3, 1, 64), 1);
-  EXPECT_EQ(models::spine_switches(0, 32, 64), 0);
+// A tree of k-port switches reaches k pods of k/2 leaf switches in 3 tiers (Al-Fares et al. 2008;
+// models/hardware/switch_count.h); more would need a fourth tier, which no fabric kind builds: the
+// scenario is refused at num_nodes with the most that fit (16-port switches: 128 leaves of one
+// DGX H100 each, 8 down + 8 up).
+TEST(LeafPortsIo, AFabricPastThreeTiersIsRefused) {
+  EXPECT_NO_THROW(load(cluster("dgx_h100", 128, "kind: fat_tree leaf_ports: 16")));
+  const std::vector<std::string> e = errors_of(cluster("dgx_h100", 129, "kind: fat_tree leaf_ports: 16"));
+  ASSERT_FALSE(e.empty());
+  EXPECT_EQ(e[0].rfind("t.textproto:1:", 0), 0u) << e[0];
+  EXPECT_NE(e[0].find(": cluster.num_nodes: 129 leaf switches need 17 pods of 8, over the 16 a core switch of 16 "
+                      "ports reaches"),
+            std::string::npos)
+      << e[0];
+  EXPECT_NE(e[0].find("(expected num_nodes <= 128, or a larger fabric.leaf_ports)"), std::string::npos) << e[0];
+  // The shipped 3-tier and rack scenarios' sizes load: 64 GB200 racks (144 rail leaves: a third
+  // tier bought), 2,048 DGX H100.
+  EXPECT_NO_THROW(load(cluster("gb200_nvl72", 64, "kind: rail_optimized")));
+  EXPECT_NO_THROW(load(cluster("dgx_h100", 2048, "kind: fat_tree tiers: 3")));
 }
 
 }  // namespace

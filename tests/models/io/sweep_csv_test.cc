@@ -43,6 +43,32 @@ TEST(SweepCsv, PaybackNeverIsAnEmptyCellAndAFlag) {
   EXPECT_EQ(sweep_csv_row(s, 0, pays), "0,1,ok,2.5,false,\n");
 }
 
+// Fresh-user finding (session 34): without train_tokens a sweep wrote time_to_train_s and both
+// costs to train as 0, which reads as "at once" and "free". They are empty cells now, as is
+// capex_usd (a sweep metric since then) where no purchase price is known; with them known, numbers.
+TEST(SweepCsv, UnknownTrainingTimeAndCostsAreEmptyCells) {
+  const models::Sweep s = load(kBase +
+                               "axis { path: \"workload.parallel.tp\" values: \"1\" }\n"
+                               "metric: \"time_to_train_s\"\nmetric: \"capex_usd\"\n"
+                               "metric: \"own_cost_to_train_usd\"\nmetric: \"cloud_cost_to_train_usd\"\n");
+  SweepOutcome untrained;  // no train_tokens: no training time; both sides priced
+  untrained.report.cost.modelled = untrained.report.cost.own_modelled = untrained.report.cost.rent_modelled = true;
+  untrained.report.cost.capex_usd = 3e6;
+  EXPECT_EQ(sweep_csv_row(s, 0, untrained), "0,1,ok,,3e+06,,,\n");
+  SweepOutcome rent_only = untrained;  // trained, but no purchase price: no capex, no own cost
+  rent_only.report.time_to_train_s = 7200;
+  rent_only.report.cost.own_modelled = false;
+  rent_only.report.cost.capex_usd = 0;
+  rent_only.report.cost.train_gpu_hours = 16;
+  rent_only.report.cost.cloud_cost_to_train_usd = 96;
+  EXPECT_EQ(sweep_csv_row(s, 0, rent_only), "0,1,ok,7200,,,96,\n");
+  SweepOutcome both = rent_only;
+  both.report.cost.own_modelled = true;
+  both.report.cost.capex_usd = 3e6;
+  both.report.cost.own_cost_to_train_usd = 47;
+  EXPECT_EQ(sweep_csv_row(s, 0, both), "0,1,ok,7200,3e+06,47,96,\n");
+}
+
 class SweepCsvFile : public traincast::test_support::TempDirTest {
  protected:
   std::string write(const std::string& text) { return TempDirTest::write("r.csv", text); }
@@ -112,6 +138,16 @@ TEST_F(SweepCsvFile, BadFiles) {
             path + ":3: point 1 is not in shard 0/2 (expected point % 2 == 0)");
   EXPECT_EQ(error_of("# traincast sweep 0123456789abcdef points 4\npoint,tp"),
             path + ":2: no complete header line (the file was cut while it was created: start over with --force)");
+}
+
+// What the writer leaves empty (no train_tokens, a side not priced) reads back for --resume and
+// merge; an older CSV's 0 there still reads.
+TEST_F(SweepCsvFile, EmptyTrainingTimeAndCostCellsReadBack) {
+  const std::string head =
+      "# traincast sweep 0123456789abcdef points 2\n"
+      "point,tp,status,time_to_train_s,capex_usd,own_cost_to_train_usd,cloud_cost_to_train_usd,reason\n";
+  const SweepCsv csv = read_sweep_csv(write(head + "0,1,ok,,3000000,,,\n1,2,ok,0,0,0,0,\n"));
+  ASSERT_EQ(csv.rows.size(), 2u);
 }
 
 // Issue 16: `merge` and `--resume` took a status or a metric that is not a value. Every status is

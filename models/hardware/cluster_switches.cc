@@ -1,0 +1,64 @@
+// Cluster::switch_count and describe()'s "Switches bought" lines: the physical switches the cost
+// model buys (models/hardware/switch_count.h), printed by explain next to the simulated fabric.
+#include <ostream>
+#include <string>
+
+#include "models/hardware/cluster.h"
+#include "models/hardware/leaf_ports.h"
+
+namespace traincast::models {
+namespace {
+
+std::string count_of(long long n, const std::string& what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : what.back() == 'h' ? "es" : "s");
+}
+
+}  // namespace
+
+SwitchCount Cluster::switch_count() const {
+  const FabricSpec& f = spec_.fabric;
+  if (fabric_slots() <= 1 || (f.kind != FabricKind::fat_tree && f.kind != FabricKind::rail_optimized)) return {};
+  return count_switches(f, fabric_slots(), nics_per_node_, leaf_ports(f, *nic_));
+}
+
+void Cluster::describe_switches(std::ostream& o) const {
+  const SwitchCount s = switch_count();
+  if (s.leaf_switches == 0) return;
+  const FabricSpec& f = spec_.fabric;
+  o << "Switches bought (the cost's count): " << count_of(s.total(), "switch") << " of " << s.switch_ports
+    << " ports (fabric.leaf_ports" << (f.leaf_ports > 0 ? "" : ", the default for " + nic_->name)
+    << "): " << s.leaf_switches << " leaf";
+  if (s.rails_per_leaf_switch > 1) {
+    o << " (up to " << s.rails_per_leaf_switch << " rail leaves of a leaf group on one, " << s.rail_leaf_ports
+      << (s.rail_leaf_ports == 1 ? " port each)" : " ports each)");
+  }
+  if (s.spine_switches > 0) {
+    o << " + " << s.spine_switches << " spine (" << s.rail_leaves << " leaves x " << leaf_up_ports_ << " up-links / "
+      << s.switch_ports << " ports)";
+  }
+  if (s.aggregation_switches > 0) {
+    o << " + " << s.aggregation_switches << " aggregation" << (s.core_switches > 0 ? "" : " (the top tier, one pod)");
+    if (s.core_switches > 0) o << " + " << s.core_switches << " core (" << count_of(s.pods, "pod") << ")";
+  }
+  o << "\n";
+  // Where the simulated fabric differs: one leaf per rail, up-links bundled, 2 tiers kept.
+  if (s.rails_per_leaf_switch > 1)
+    o << "  simulated: one leaf per NIC rail, " << num_leaves_ << " (no traffic crosses rails at a leaf)\n";
+  if (s.third_tier_added) {
+    o << "  a 2-tier tree reaches " << s.switch_ports << " leaf switches (one port each on a spine): the cost counts "
+      << "a third tier, pods of " << s.pod_leaf_switches << " (k-ary fat tree, Al-Fares et al. 2008); simulated: 2 "
+      << "tiers, " << num_spines_ << " spines (non-blocking above the leaves either way, one switch hop fewer)\n";
+  } else if (f.tiers == 2 && num_spines_ > 0 && num_spines_ != s.spine_switches) {
+    o << "  simulated: " << count_of(num_spines_, "spine") << " each reaching every leaf, a leaf's "
+      << count_of(leaf_up_ports_, "up-link") << " on " << count_of(num_spines_, "resource")
+      << " (the same bandwidth)\n";
+  } else if (f.tiers == 3 && num_aggs_ > 0 &&
+             (num_aggs_ * num_pods_ != s.aggregation_switches || num_spines_ != s.core_switches)) {
+    o << "  simulated: " << count_of(num_pods_, "pod") << " of " << f.leaves_per_pod << " leaf groups, "
+      << count_of(num_aggs_, "aggregation switch") << " per pod and " << count_of(num_spines_, "core")
+      << " (up-links bundled into that many resources, the same bandwidth); bought: pods of " << s.pod_leaf_switches
+      << " leaf switches\n";
+  }
+}
+
+}  // namespace traincast::models

@@ -477,7 +477,7 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
     for (const CollectivePhase& ph : plan.phases) {
       lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
       // The call then runs on the channels NCCL keeps at this size (nccl_channel_share): in the
-      // time, not in the tuner's figure.
+      // time and the choice's figure, not in NCCL's tuner's.
       const double phase_bw = share < 1.0 && ph.fabric_seconds_per_byte > ph.tuner_seconds_per_byte
                                   ? bytes * std::max(ph.tuner_seconds_per_byte / share, ph.fabric_seconds_per_byte) /
                                         run_factor / bw_scale * correction

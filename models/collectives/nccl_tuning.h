@@ -290,8 +290,9 @@ NcclChannelCut nccl_channel_cut(const CollectivePlan& plan, int p, double bytes)
 /// The share of the comm's rate a call keeps after nccl_channel_cut: nc / nChannels, in (0, 1].
 /// NCCL's tuner weighs bandwidth at the full channel count (its busBw is the graph's channels x
 /// the search's per-channel bandwidth, which comm->nChannels runs twice over), so each channel
-/// moves 1 / nChannels of that rate and nc channels nc / nChannels of it. Applied to the time,
-/// never to the choice (NCCL chooses before it cuts). 1 where nothing is cut. The threads cut
+/// moves 1 / nChannels of that rate and nc channels nc / nChannels of it. Applied to the time and
+/// (session 34, unlike NCCL, which chooses before it cuts) to the choice (choice_seconds). 1 where
+/// nothing is cut. The threads cut
 /// below one channel are not charged: scaling a channel's rate with its threads (an assumption,
 /// not NCCL's figure) made n11a's <= 64 KiB band 6 points worse and moved n06's odd-size refit
 /// from 4.7 to 8.5% (docs/accuracy.md, "NCCL's channel cut").

@@ -198,7 +198,7 @@ bool CollectiveEngine::pat_cannot_win(const CollectiveCall& call, const Collecti
   CollectivePlan floor;
   build_and_finish(floor, call.op, CollectiveAlgorithm::pat, call.ranks, {}, /*pat_floor_only=*/true);
   if (!floor.applicable || !floor.automatic_candidate) return true;  // plan_for's plan would be skipped too
-  return !(choose_protocol(cluster_, floor, call.bytes).tuner_seconds() < best.tuner_seconds());
+  return !(choose_protocol(cluster_, floor, call.bytes).choice_seconds() < best.choice_seconds());
 }
 
 CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const CollectivePlan** plan) const {
@@ -242,7 +242,7 @@ CollectiveChoice CollectiveEngine::choose_plan(const CollectiveCall& call, const
     const CollectivePlan& p = plan_for(call.op, a, call.ranks);
     if (!p.applicable || !p.automatic_candidate) continue;
     const CollectiveChoice c = choose_protocol(cluster_, p, call.bytes);
-    if (c.tuner_seconds() < best.tuner_seconds()) {  // NCCL's tuner never sees the spine
+    if (c.choice_seconds() < best.choice_seconds()) {  // at the cut's channels, no spine (choice_seconds)
       best = c;
       *plan = &p;
     }

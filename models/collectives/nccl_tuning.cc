@@ -60,8 +60,20 @@ double p2p_channel_factor(const CollectivePlan& plan, double bytes) {
   return channel_s > link_s ? link_s / channel_s : 1.0;
 }
 
+// The time per byte of S the call runs at when `share` of the comm's channels run (the cut,
+// nccl_channel_share): the node's links at that share, a switch-to-switch link whole (the call's
+// bytes cross it whatever the channels). choose_protocol's and the engine's bandwidth term; NCCL's
+// caps are taken on the busBw of this same time (per_channel_cap_factor, ll_max_factor).
+// spine false: the same over the node's links alone (the choice's view, choose_protocol).
+double run_seconds_per_byte(const CollectivePhase& ph, double share, bool spine) {
+  if (!spine) return ph.tuner_seconds_per_byte / share;
+  return share < 1.0 && ph.fabric_seconds_per_byte > ph.tuner_seconds_per_byte
+             ? std::max(ph.tuner_seconds_per_byte / share, ph.fabric_seconds_per_byte)
+             : ph.seconds_per_byte / share;
+}
+
 double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double factor, double bytes_per_rank,
-                     double share) {
+                     double share, bool spine) {
   // NCCL tuning.cc llMaxBws [GB/s] (2.19+; the Hopper/Blackwell one-node figures of the 2.23+
   // tables): ring LL busBw = min(llMaxBw, busBw x factor), tree LL min(busBw / 3.8, llMaxBw).
   // One node by GPU generation (Volta 39.0, Ampere 87.7, Hopper 141.0, Blackwell 282.0; GPUs
@@ -83,10 +95,7 @@ double ll_max_factor(const Cluster& cluster, const CollectivePlan& plan, double 
                               ? bytes_per_rank
                               : ring_edge_fraction(plan.op, static_cast<int>(plan.ranks.size()));
   // The busBw of the `share` of channels that run (the node's links at their share, a spine whole).
-  const CollectivePhase& ph = plan.phases[0];
-  const double busbw = share < 1.0 && ph.fabric_seconds_per_byte > ph.tuner_seconds_per_byte
-                           ? fraction * factor / std::max(ph.tuner_seconds_per_byte / share, ph.fabric_seconds_per_byte)
-                           : fraction * (factor * share) / ph.seconds_per_byte;
+  const double busbw = fraction * factor / run_seconds_per_byte(plan.phases[0], share, spine);
   return busbw > cap_gb_per_s * 1e9 ? cap_gb_per_s * 1e9 / busbw : 1.0;
 }
 
@@ -112,33 +121,38 @@ double nvls_tree_max_factor(const Cluster& cluster, const CollectivePlan& plan) 
 }
 
 double per_channel_cap_factor(const Cluster& cluster, const CollectivePlan& plan, double factor, double bytes_per_rank,
-                              const std::array<std::array<double, 3>, 4>& table) {
+                              const std::array<std::array<double, 3>, 4>& table, double share, bool spine) {
   // busBw (NCCL's: bytes each rank moves per byte of S / time; tree: 2, NCCL's algBw = busBw / 2)
   // at `factor` against graph channels x the per-channel maximum. Returns the factor <= 1 that
-  // applies the cap (1 when no cap applies).
+  // applies the cap (1 when no cap applies). Both on the channels that run (`share` of them, the
+  // cut): their busBw at the run's time per byte (run_seconds_per_byte: a spine whole) against
+  // share x the cap. Taken on every channel's busBw with the spine while the cut call runs on the
+  // node's links per channel, the cap moved with a spine the call did not wait on: a 1:1 fabric
+  // or a faster NIC ran tree/LL at 4 KiB 0.5 % slower, 5 NICs 1.4-5 % slower than 4 (session 34).
   const int channels = nccl_graph_channels(plan);
   if (channels == 0 || plan.phases.size() != 1 || plan.phases[0].seconds_per_byte <= 0) return 1.0;
   const int gen = tuned_gpu(cluster, plan).nvlink_generation;
   const int cc = gen >= 5 ? 3 : gen == 4 ? 2 : gen == 3 ? 1 : 0;
   const double per_channel = table[cc][plan.num_nodes <= 2 ? plan.num_nodes - 1 : 2];
   if (per_channel <= 0) return 1.0;
-  const double cap = channels * per_channel * 1e9;
-  const double busbw = bytes_per_rank * factor / plan.phases[0].seconds_per_byte;
+  const double cap = share * channels * per_channel * 1e9;
+  const double busbw = bytes_per_rank * factor / run_seconds_per_byte(plan.phases[0], share, spine);
   return busbw > cap ? cap / busbw : 1.0;
 }
 
-double tree_protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes, double share) {
+double tree_protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes, double share,
+                            bool spine) {
   // NCCL tuning.cc (Tree, 2.20.3 and 2.24+ alike): busBw = min(busBw x 0.92, nChannels x
   // perChMaxTreeBw); LL: min(busBw / 3.8, llMaxBw); LL128: min(busBw x (7/9 one node, else
   // 120/128), nChannels x perChMaxTreeLL128Bw); x 0.85 when a node holds one GPU (pattern
   // TREE); then the tree correction factor of the size.
   const int nodes = plan.num_nodes;
   double f = 0.92;
-  f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTree);
-  if (p == kNcclLl) f = f / 3.8 * ll_max_factor(cluster, plan, f / 3.8, 2.0, share);
+  f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTree, share, spine);
+  if (p == kNcclLl) f = f / 3.8 * ll_max_factor(cluster, plan, f / 3.8, 2.0, share, spine);
   if (p == kNcclLl128) {
     f *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
-    f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTreeLL128);
+    f *= per_channel_cap_factor(cluster, plan, f, 2.0, kPerChMaxTreeLL128, share, spine);
   }
   if (plan.single_gpu_node) f *= kTreePatternFactor;
   const int log_size = nccl_log2i(static_cast<std::int64_t>(bytes) >> 6);
@@ -284,96 +298,6 @@ double nvls_link_scale(const Cluster& cluster) {
   return cluster.gpu_spec(0).nvlink_generation >= 5 ? LinkEfficiency::nvls_blackwell : LinkEfficiency::nvls_hopper;
 }
 
-std::array<double, 3> ring_latency_s(CollectiveOp op, int n, int nodes, bool nvlink, const NcclVersion& version) {
-  // NCCL tuning.cc (Ring): latency = baseLat + (nsteps - nInterSteps) * intraLat +
-  // nInterSteps * interLat, intraLat raised to the network post overhead (x3 for Simple) when
-  // the ring spans nodes. As of the PAT releases (2.23+): nInterSteps = 2 (nNodes - 1) for
-  // all_reduce (was 2 nNodes), and with one GPU per node ("latencies are fully exposed")
-  // interLat is the NET Tree figure.
-  int steps = 0, inter = 0;
-  switch (op) {
-    case CollectiveOp::all_reduce:
-      steps = 2 * (n - 1);
-      // Before the PAT releases: 2 nNodes inter-node steps (tuning.cc of 2.9-2.22).
-      inter = nodes > 1 ? (nccl_pat_era_ring_latency(version) ? 2 * (nodes - 1) : 2 * nodes) : 0;
-      break;
-    case CollectiveOp::all_gather:
-    case CollectiveOp::reduce_scatter:
-    case CollectiveOp::broadcast:
-    case CollectiveOp::reduce:
-      // broadcast and reduce: a pipelined chain of n-1 hops (we use the Ring hwLat per hop rather
-      // than NCCL's Tree/Simple chunk figure).
-      steps = n - 1;
-      inter = nodes - 1;
-      break;
-    case CollectiveOp::all_to_all:
-    case CollectiveOp::send_recv:
-      // One concurrent exchange step (grouped send/recv).
-      steps = 1;
-      inter = nodes > 1 ? 1 : 0;
-      break;
-  }
-  inter = std::min(inter, steps);
-  const auto& intra_table = nvlink ? NcclLatencyUs::nvlink_ring : NcclLatencyUs::pci_ring;
-  const bool exposed = nodes > 1 && n == nodes && nccl_pat_era_ring_latency(version);
-  const auto& net_table = exposed ? NcclLatencyUs::net_tree : NcclLatencyUs::net_ring;
-  std::array<double, 3> out{};
-  for (int p = 0; p < 3; ++p) {
-    double intra = intra_table[p];
-    if (nodes > 1) intra = std::max(intra, NcclLatencyUs::net_overhead * (p == kNcclSimple ? 3.0 : 1.0));
-    const double us = NcclLatencyUs::base_ring[p] + (steps - inter) * intra + inter * net_table[p];
-    out[p] = us * 1e-6;
-  }
-  return out;
-}
-
-std::array<double, 3> tree_latency_s(int ppn, int nodes, bool nvlink) {
-  // NCCL tuning.cc (Tree): baseLat + 2 * ((ppn - 1) * intraLat + log2(nodes) * interLat).
-  const auto& intra = nvlink ? NcclLatencyUs::nvlink_tree : NcclLatencyUs::pci_tree;
-  std::array<double, 3> out{};
-  for (int p = 0; p < 3; ++p) {
-    out[p] =
-        (NcclLatencyUs::base_tree[p] + 2 * ((ppn - 1) * intra[p] + nccl_log2i(nodes) * NcclLatencyUs::net_tree[p])) *
-        1e-6;
-  }
-  return out;
-}
-
-std::array<double, 3> nvls_latency_s() {
-  const double us = NcclLatencyUs::nvlink_nvls;
-  return {us * 1e-6, us * 1e-6, us * 1e-6};
-}
-
-std::array<double, 3> nvls_tree_latency_s(int nodes) {
-  const double us = NcclLatencyUs::nvlink_nvls_tree + 2 * nccl_log2i(nodes) * NcclLatencyUs::net_nvls_tree;
-  return {us * 1e-6, us * 1e-6, us * 1e-6};
-}
-
-std::array<double, 3> pat_latency_s(int nodes, int n) {
-  // NCCL tuning.cc (2.23+): latency = baseLat PAT 8.0 + log2i(nNodes) x (interLat / 3.5) +
-  // nRanks x 2.8 us ("still a linear part"), interLat = hwLat NET PAT Simple 14 us.
-  const double us = NcclLatencyUs::base_pat +
-                    nccl_log2i(nodes) * NcclLatencyUs::net_pat / NcclLatencyUs::pat_log_divisor +
-                    n * NcclLatencyUs::pat_per_rank;
-  return {us * 1e-6, us * 1e-6, us * 1e-6};
-}
-
-std::array<double, 3> collnet_direct_latency_s(int ppn) {
-  // NCCL tuning.cc (2.20.3): latency = baseLat 0 + 2 (min(1, ppn - 1) x intraLat + (ppn - 1) x
-  // 0.4) + interLat ("Add 0.4 us arity serialization latency").
-  const int peers = std::max(0, ppn - 1);
-  const double us =
-      2 * (std::min(1, peers) * NcclLatencyUs::intra_collnet_direct + peers * NcclLatencyUs::collnet_direct_arity) +
-      NcclLatencyUs::net_collnet_direct;
-  return {us * 1e-6, us * 1e-6, us * 1e-6};
-}
-
-std::array<double, 3> collnet_chain_latency_s(int ppn) {
-  // NCCL tuning.cc (2.20.3): latency = baseLat 0 + 2 (ppn - 1) x intraLat + interLat.
-  const double us = 2 * std::max(0, ppn - 1) * NcclLatencyUs::intra_collnet_chain + NcclLatencyUs::net_collnet_chain;
-  return {us * 1e-6, us * 1e-6, us * 1e-6};
-}
-
 int nccl_graph_channels(const CollectivePlan& plan) {
   // NCCL's ring graph across nodes (the tree graph has the ring's channel count: init.cc, treeGraph
   // min = max = ringGraph->nChannels), computed when the ring plan is built (build_ring_plan). One
@@ -405,12 +329,15 @@ int nccl_comm_channels(const Cluster& cluster, int graph_channels, double bw_int
   return c;
 }
 
-double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes, double share) {
+namespace {
+// protocol_factor; spine false: its caps on the busBw over the node's links alone (the choice's view).
+double protocol_factor_at(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes, double share,
+                          bool spine) {
   const int nodes = plan.num_nodes;
   const int ppn = static_cast<int>(plan.ranks.size()) / std::max(1, nodes);
   switch (plan.algorithm) {
     case CollectiveAlgorithm::tree:
-      return tree_protocol_factor(cluster, plan, p, bytes, share);
+      return tree_protocol_factor(cluster, plan, p, bytes, share, spine);
     case CollectiveAlgorithm::nvls:
       return 1.0;  // Simple only; NVLS efficiency is on the links
     case CollectiveAlgorithm::nvls_tree:
@@ -435,7 +362,7 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
     case kNcclLl: {
       const double f =
           (nodes > 1 || plan.op == CollectiveOp::all_reduce || plan.op == CollectiveOp::reduce) ? 0.25 : 1.0 / 3.0;
-      return p2p * f * ll_max_factor(cluster, plan, f, 1.0, share);
+      return p2p * f * ll_max_factor(cluster, plan, f, 1.0, share, spine);
     }
     case kNcclLl128: {
       // NCCL tuning.cc (2.20.3): min(busBw x (ppn < 2 ? 0.7 : 0.92), nChannels x
@@ -444,11 +371,16 @@ double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p
       if (plan.algorithm != CollectiveAlgorithm::ring) return p2p * f;
       return f * per_channel_cap_factor(cluster, plan, f,
                                         ring_edge_fraction(plan.op, static_cast<int>(plan.ranks.size())),
-                                        kPerChMaxRingLL128);
+                                        kPerChMaxRingLL128, share, spine);
     }
     default:
       return p2p;
   }
+}
+}  // namespace
+
+double protocol_factor(const Cluster& cluster, const CollectivePlan& plan, int p, double bytes, double share) {
+  return protocol_factor_at(cluster, plan, p, bytes, share, /*spine=*/true);
 }
 
 NcclChannelCut nccl_channel_cut(const CollectivePlan& plan, int p, double bytes) {
@@ -539,17 +471,20 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
     // The cut call (share of the channels; protocol_factor): llMaxBw on its own busBw, the
     // node's links at its share, a spine link whole (the bytes cross it whatever the channels).
     const double run_factor = share < 1.0 ? protocol_factor(cluster, plan, p, bytes, share) * fit_scale : factor;
-    double lat = 0, bw = 0, tuner_bw = 0, fill = 0, tuner_fill = 0, tree_fill = 0;
+    // The choice's view of the same call: the cut's channels on the node's links (no spine).
+    const double choice_factor = protocol_factor_at(cluster, plan, p, bytes, share, /*spine=*/false) * fit_scale;
+    double lat = 0, bw = 0, tuner_bw = 0, choice_bw = 0, fill = 0, tuner_fill = 0, tree_fill = 0;
     for (const CollectivePhase& ph : plan.phases) {
       lat += calibrated_latency_s(cluster, plan, ph, p, bytes);
       // The call then runs on the channels NCCL keeps at this size (nccl_channel_share): in the
-      // time, not in the tuner's figure.
+      // time and the choice's figure, not in NCCL's tuner's.
       const double phase_bw = share < 1.0 && ph.fabric_seconds_per_byte > ph.tuner_seconds_per_byte
                                   ? bytes * std::max(ph.tuner_seconds_per_byte / share, ph.fabric_seconds_per_byte) /
                                         run_factor / bw_scale * correction
                                   : bytes * ph.seconds_per_byte / run_factor / bw_scale * correction / share;
       bw += phase_bw;
       tuner_bw += bytes * ph.tuner_seconds_per_byte / factor / bw_scale * correction;
+      choice_bw += bytes * ph.tuner_seconds_per_byte / share / choice_factor / bw_scale * correction;
       // The fill at the lanes' own stages (GPU links, the head's NIC; no switch-to-switch link,
       // nvls_lane_seconds_per_byte): a spine link every lane crosses is the shared bottleneck the
       // pipeline streams through, busy from the first chunks on, and adds no fill of its own.
@@ -574,11 +509,14 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
     // algorithm's choice only, 3 draws beyond the 2 % of a tuner switch (more_nics 7.4 %,
     // less_oversubscription 10.8 %); in the time only, 2 (fabric-0216 55.8 %, fabric-0004 2.8 %;
     // docs/hardware.md).
-    if (!have || lat + tuner_bw + tuner_fill < best.tuner_seconds()) {
+    // The choice weighs the call at the channels it runs on (choice_seconds), not NCCL's tuner's
+    // figure at every channel (docs/hardware.md, "Choosing at the channels the call runs on").
+    if (!have || lat + choice_bw + tuner_fill < best.choice_seconds()) {
       best.protocol = static_cast<CollectiveProtocol>(p);
       best.latency_s = lat;
       best.bandwidth_s = bw;
       best.tuner_bandwidth_s = tuner_bw;
+      best.choice_bandwidth_s = choice_bw;
       best.pipeline_fill_s = fill + tree_fill;
       best.tuner_pipeline_fill_s = tuner_fill;
       have = true;

@@ -51,8 +51,9 @@ struct CollectiveChoice {
   /// both-direction time at a budget of 1; 0 when no GPU PCIe link carries traffic both ways).
   double link_seconds_per_byte = 0;
   double duplex_load_seconds_per_byte = 0;
-  /// The bandwidth term as NCCL's tuner predicts it: without the fabric's switch-to-switch links
-  /// (CollectivePhase::tuner_seconds_per_byte) [s]. The choice minimises latency_s + this.
+  /// The bandwidth term as NCCL's tuner predicts it: every channel of the comm, without the
+  /// fabric's switch-to-switch links (CollectivePhase::tuner_seconds_per_byte) [s]. Reported, not
+  /// chosen on (choice_seconds).
   double tuner_bandwidth_s = 0;
   /// NVLS / NVLS tree: the chunk pipeline's fill (nvls_pipeline_fill_s), summed over phases [s],
   /// at the bandwidth term (pipeline_fill_s) and at the tuner's (tuner_pipeline_fill_s).
@@ -62,8 +63,18 @@ struct CollectiveChoice {
   double pipeline_fill_s = 0;
   double tuner_pipeline_fill_s = 0;
   double seconds() const { return latency_s + bandwidth_s + pipeline_fill_s; }
-  /// What the tuner compares between protocols and algorithms [s].
+  /// NCCL's own tuner's prediction [s]: every channel of the comm, no spine.
   double tuner_seconds() const { return latency_s + tuner_bandwidth_s + tuner_pipeline_fill_s; }
+  /// The bandwidth term the choice weighs [s]: at the channels NCCL's cut keeps at this size
+  /// (nccl_channel_share), over the node's links as NCCL's tuner sees them (no switch-to-switch
+  /// link: a spine's load depends on what else runs, which a per-call choice cannot know).
+  double choice_bandwidth_s = 0;
+  /// What the choice compares between protocols and algorithms [s]. Departs from NCCL's tuner,
+  /// which weighs every channel of the comm (src/graph/tuning.cc ncclTopoTuneModel, src/enqueue.cc
+  /// topoGetAlgoInfo chooses, then cuts): choosing at channels the call does not run on made a
+  /// bigger message or more NICs slower (docs/hardware.md, "Choosing at the channels the call runs
+  /// on").
+  double choice_seconds() const { return latency_s + choice_bandwidth_s + tuner_pipeline_fill_s; }
 };
 
 /// NCCL's latency model [us], NVIDIA/nccl src/graph/tuning.cc (2.24-2.26): baseLat Tree {LL 6.8,
@@ -279,8 +290,9 @@ NcclChannelCut nccl_channel_cut(const CollectivePlan& plan, int p, double bytes)
 /// The share of the comm's rate a call keeps after nccl_channel_cut: nc / nChannels, in (0, 1].
 /// NCCL's tuner weighs bandwidth at the full channel count (its busBw is the graph's channels x
 /// the search's per-channel bandwidth, which comm->nChannels runs twice over), so each channel
-/// moves 1 / nChannels of that rate and nc channels nc / nChannels of it. Applied to the time,
-/// never to the choice (NCCL chooses before it cuts). 1 where nothing is cut. The threads cut
+/// moves 1 / nChannels of that rate and nc channels nc / nChannels of it. Applied to the time and
+/// (session 34, unlike NCCL, which chooses before it cuts) to the choice (choice_seconds). 1 where
+/// nothing is cut. The threads cut
 /// below one channel are not charged: scaling a channel's rate with its threads (an assumption,
 /// not NCCL's figure) made n11a's <= 64 KiB band 6 points worse and moved n06's odd-size refit
 /// from 4.7 to 8.5% (docs/accuracy.md, "NCCL's channel cut").

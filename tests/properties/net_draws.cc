@@ -410,7 +410,7 @@ NetOutcome run_net(const NetDraw& d) {
   NetOutcome o;
   o.time_s = rows.at(0).time_s;
   o.latency_s = rows[0].choice.latency_s;
-  o.tuner_s = rows[0].choice.tuner_seconds();
+  o.tuner_s = rows[0].choice.choice_seconds();
   o.kept_channels = rows[0].choice.channels;
   o.choice = std::string(models::algorithm_name(rows[0].choice.algorithm)) + "/" +
              std::string(models::protocol_name(rows[0].choice.protocol)) + "/" +

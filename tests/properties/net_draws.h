@@ -52,7 +52,7 @@ std::string nccl_tests_command(const NetDraw& d);
 struct NetOutcome {
   double time_s = 0;
   double latency_s = 0;   ///< the tuner's latency term of the choice
-  double tuner_s = 0;     ///< the tuner's predicted time of the choice (CollectiveChoice::tuner_seconds)
+  double tuner_s = 0;     ///< the predicted time the choice weighs (CollectiveChoice::choice_seconds)
   int kept_channels = 0;  ///< the channels the call runs on after NCCL's cut (the choice's channel count)
   std::string choice;
 };

@@ -86,11 +86,30 @@ Bench domain(const char* tmpl, const char* version) {
   return Bench(s);
 }
 
+// Where the model departs from NCCL's choice on purpose (session 34, docs/hardware.md "Choosing at
+// the channels the call runs on"): it weighs each candidate at the channels NCCL's cut keeps at the
+// size, NCCL's tuner at all of them. 8 GPUs, all_reduce 64 KiB: ring LL keeps 2 of 16 channels
+// (64 KiB / (512 threads x 8 B x 8 ranks)), each at 1/16 of the comm's rate, and NVLS (never cut)
+// is the faster call.
+struct Departure {
+  const char* tmpl;
+  CollectiveOp op;
+  int size_index;
+  const char* choice;
+};
+constexpr std::array<Departure, 1> kDepartures{{{"gb200_nvl72/8", CollectiveOp::all_reduce, 3, NS}}};
+
+const char* expected_choice(const Row& row, int i) {
+  for (const Departure& d : kDepartures)
+    if (std::string(d.tmpl) == row.tmpl && d.op == row.op && d.size_index == i) return d.choice;
+  return row.choice[static_cast<std::size_t>(i)];
+}
+
 TEST(NcclNvlDomainChoice, MatchesNccl225TunerOn8And36And72Gpus) {
   for (const Row& row : kNccl225) {
     Bench b = domain(row.tmpl, "2.25.1");
     for (int i = 0; i < kSizes; ++i) {
-      EXPECT_EQ(chosen(b, row.op, size_bytes(i)), row.choice[static_cast<std::size_t>(i)])
+      EXPECT_EQ(chosen(b, row.op, size_bytes(i)), expected_choice(row, i))
           << row.tmpl << " op " << static_cast<int>(row.op) << " at " << size_bytes(i) << " B";
     }
   }

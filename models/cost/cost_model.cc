@@ -31,6 +31,12 @@ std::string source_of(double given, const std::string& gpu, bool rent) {
 
 }  // namespace
 
+double default_switch_price_usd(int ports) {
+  constexpr double kPriceUsd = 36000.0;  // 64-port 400 Gb/s InfiniBand switch, FS.com, Aug 2024
+  constexpr int kPorts = 64;
+  return kPriceUsd * (ports > 0 ? ports : kPorts) / kPorts;
+}
+
 CostReport evaluate_cost(const CostInputs& in) {
   const CostSpec& s = in.spec;
   const int physical_gpus = in.physical_gpus > 0 ? in.physical_gpus : in.gpus_per_node;
@@ -62,7 +68,8 @@ CostReport evaluate_cost(const CostInputs& in) {
   r.train_gpu_hours = gpus * in.train_wall_clock_s / 3600.0;
   if (r.own_modelled) {
     r.node_price_usd = *node_price;
-    r.capex_usd = r.units_bought * *node_price + in.switches * s.switch_price_usd + in.cables * s.cable_price_usd;
+    const double switch_price = s.switch_price_usd > 0 ? s.switch_price_usd : default_switch_price_usd(in.switch_ports);
+    r.capex_usd = r.units_bought * *node_price + in.switches * switch_price + in.cables * s.cable_price_usd;
     r.capex_per_year_usd = r.capex_usd / s.amortization_years;
     r.upkeep_per_year_usd = r.capex_usd * s.upkeep_fraction_per_year;
     const double own_per_year = r.capex_per_year_usd + r.upkeep_per_year_usd + r.energy_per_year_usd;

@@ -28,6 +28,8 @@ struct CostInputs {
   CostSpec spec;
   std::string gpu;
   int nodes = 1, gpus_per_node = 8, switches = 0, cables = 0;
+  /// Ports of each switch bought (SwitchCount::switch_ports); 0 = 64. Prices the default switch.
+  int switch_ports = 0;
   /// The priced unit: GPUs of one physical server or rack (NodeTemplate::physical_gpus; 0 =
   /// gpus_per_node) and how many nodes one holds (NodeTemplate::nodes_per_physical; 2 for
   /// "gb200_nvl72/36"). Whole units are bought: ceil(nodes / nodes_per_physical) of them.
@@ -44,5 +46,11 @@ struct CostInputs {
 /// Throws std::invalid_argument when neither price is known (the io layer checks that first,
 /// with the field's position).
 CostReport evaluate_cost(const CostInputs& in);
+
+/// The default price of one switch of `ports` ports [USD] (0 = 64): USD 36,000 for a 64-port
+/// 400 Gb/s InfiniBand switch (NVIDIA QM9700 class, FS.com, Aug 2024), per port for another radix
+/// (a 144-port switch USD 81,000, a 32-port one USD 18,000), so that a larger switch is not bought
+/// at a smaller one's price. An assumption where no list price is public (Quantum-X800 Q3400).
+double default_switch_price_usd(int ports);
 
 }  // namespace traincast::models

@@ -170,6 +170,7 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
     ci.nodes_per_physical = node.nodes_per_physical();
     ci.unit = price_unit(node);
     ci.switches = fabric_switches(cluster);
+    ci.switch_ports = cluster.switch_count().switch_ports;
     ci.cables = fabric_cables(sc, cluster);
     ci.train_wall_clock_s = wall_to_train_s;
     ci.facility_power_w = facility_power_w;

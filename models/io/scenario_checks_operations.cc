@@ -191,7 +191,14 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
     // Upper bounds far above any real price, so that a slip of the exponent (1e300) is refused
     // instead of printing a 60-digit cost: a GB200 NVL72 rack lists near USD 3.5M, retail
     // electricity tops out near USD 0.5/kWh, the dearest cloud GPU-hour near USD 15.
-    k.finite_within("cost.switch_price_usd", c.switch_price_usd, 0.0, false, 1e7, "USD 10M for one switch");
+    // Absent (0 in the struct) is the default switch price for the fabric's radix; a written 0 is
+    // refused as the other prices with a default are (below).
+    if (k.present("cost.switch_price_usd") &&
+        !(std::isfinite(c.switch_price_usd) && c.switch_price_usd > 0 && c.switch_price_usd <= 1e7))
+      k.error("cost.switch_price_usd",
+              "got " + Checker::number(c.switch_price_usd) +
+                  " (expected a price > 0 and <= 1e+07 in USD: USD 10M for one switch; leave the field out for the "
+                  "default, USD 36,000 per 64-port switch and per port for another cluster.fabric.leaf_ports)");
     k.finite_within("cost.cable_price_usd", c.cable_price_usd, 0.0, false, 1e6, "USD 1M for one cable");
     k.finite_within("cost.amortization_years", c.amortization_years, 0.0, true, 100.0, "a century");
     if (c.amortization_years > 0 && c.amortization_years < 1.0 / 12.0)

@@ -152,6 +152,7 @@ tp::Scenario to_proto(const models::Scenario& s) {
     m.mutable_workload()->mutable_model()->clear_name();
   // A price of 0 stands for "not given: the GPU's default", which the loader refuses written out.
   if (m.has_cost() && m.cost().node_price_usd() == 0) m.mutable_cost()->clear_node_price_usd();
+  if (m.has_cost() && m.cost().switch_price_usd() == 0) m.mutable_cost()->clear_switch_price_usd();
   if (m.has_cost() && m.cost().cloud_price_per_gpu_hour_usd() == 0)
     m.mutable_cost()->clear_cloud_price_per_gpu_hour_usd();
 

@@ -112,8 +112,10 @@ struct ReliabilitySpec {
 struct CostSpec {
   /// Purchase price per node [USD]; 0 = the default for the GPU (models/cost/cost_model.h).
   double node_price_usd = 0.0;
-  /// Per fabric switch [USD]; default 36,000 (64-port 400 Gb/s InfiniBand switch, FS.com, Aug 2024).
-  double switch_price_usd = 36000.0;
+  /// Per fabric switch [USD]; 0 = the default: USD 36,000 for a 64-port 400 Gb/s InfiniBand switch
+  /// (FS.com, Aug 2024), per port for a switch of other radix (cluster.fabric.leaf_ports):
+  /// models::default_switch_price_usd.
+  double switch_price_usd = 0.0;
   /// Per node-to-leaf or switch-to-switch link incl. both transceivers [USD]; default 2,560
   /// (public H100 cluster cost sheet, Aug 2024: USD 41.9M of cables and optics for 16,384 GPUs).
   double cable_price_usd = 2560.0;

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/support/fixtures.h"
 #include "tests/tools/cli_run.h"
@@ -33,6 +35,23 @@ TEST(FreshUser34Cli, ToTrainGivesTheWallClockWithFailuresWhereTheyAreModelled) {
   // Without a reliability section the line says what it leaves out, as before.
   const Result plain = run({"run"});
   EXPECT_TRUE(has(plain.out, "workload.training.train_tokens; no failures counted)")) << plain.out;
+}
+
+// Round 2: run's rent left the failures out where compare counted them ($93.8M vs $101.3M), and a
+// larger switch radix was bought at the 64-port price (capex fell from 32 to 512 ports).
+TEST(FreshUser34Cli, RentCountsFailuresAndALargerSwitchIsNotCheaper) {
+  const Result d = run({"run", kSrc + "/scenarios/operations/llama3_405b_16k_failures.textproto"});
+  EXPECT_TRUE(has(d.out, "rent with failures $101,274,735 at $3.20/GPU-hour")) << d.out;
+  // Every port bought at the 64-port switch's rate: the same capex at 32, 64 and 512 ports; 144
+  // ports leave ports of each switch unused, so a little more.
+  for (const auto& [ports, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"32", "23,773,440"}, {"64", "23,773,440"}, {"144", "23,881,440"}, {"512", "23,773,440"}}) {
+    const Result r = run({"run", kSrc + "/scenarios/operations/buy_vs_rent_60pct.textproto", "--set",
+                          "cluster.num_nodes=64", "--set", "workload.parallel.dp=32", "--set",
+                          "workload.training.global_batch_size=1024", "--set", "cluster.fabric.leaf_ports=" + ports});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "capex         $" + expected + " (64 nodes, ")) << ports << "\n" << r.out;
+  }
 }
 
 TEST(FreshUser34Cli, ThreadsIsNotCalledASetInAFileErrorsNote) {

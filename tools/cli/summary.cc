@@ -74,7 +74,12 @@ models::Report with_default_budget(const models::Scenario& sc, models::Report r)
   // The cost of the summary's "To train" line (print_to_train), in the report: the scenario's
   // cost section, evaluated with no training time, gets its to-train figures; without a section,
   // the catalog's rent alone (the summary prints no own side for it either).
-  const double gpu_hours = r.num_gpus * r.time_to_train_s / 3600.0;
+  // GPU-hours of the wall clock: with failures where the scenario models them (the default
+  // budget's time over the mean goodput, as compare's time to train and job_effects' cost of a
+  // scenario's budget without a Monte-Carlo figure for it).
+  const bool failures = r.reliability.modelled && r.reliability.goodput_mean > 0;
+  const double gpu_hours =
+      r.num_gpus * (failures ? r.time_to_train_s / r.reliability.goodput_mean : r.time_to_train_s) / 3600.0;
   // Its facility energy, as the summary's "To train" line prints it (the power model's average).
   if (r.power.energy_to_train_kwh == 0 && r.time_to_train_s > 0)
     r.power.energy_to_train_kwh = r.power.facility_average_w * r.time_to_train_s / 3.6e6;
@@ -137,8 +142,10 @@ void print_to_train(std::ostream& o, const models::Scenario& sc, const models::R
                   failures + ")");
   const models::CostReport& c = d.cost;
   if (c.rent_modelled) {
-    o << ", rent $" << with_thousands(c.cloud_cost_to_train_usd) << " at $"
-      << format_fixed(c.cloud_price_per_gpu_hour_usd, 2) << "/GPU-hour (";
+    // The rent is of the wall clock with failures where they are modelled (with_default_budget).
+    o << (rel.modelled && rel.goodput_mean > 0 ? ", rent with failures $" : ", rent $")
+      << with_thousands(c.cloud_cost_to_train_usd) << " at $" << format_fixed(c.cloud_price_per_gpu_hour_usd, 2)
+      << "/GPU-hour (";
     const models::GpuPrices* p = models::find_prices(r.gpu);
     if (sc.cost && sc.cost->cloud_price_per_gpu_hour_usd > 0)
       o << "scenario";

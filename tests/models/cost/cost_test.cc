@@ -47,6 +47,22 @@ TEST(Cost, ByHand) {
   EXPECT_TRUE(r.energy_modelled);
 }
 
+// The default switch price is per port (fresh user, session 34: a 512-port switch was bought at the
+// 64-port price, so a larger radix or a faster NIC's 144-port switch made capex cheaper).
+TEST(Cost, DefaultSwitchPriceIsPerPortOfTheSwitchBought) {
+  EXPECT_DOUBLE_EQ(default_switch_price_usd(0), 36000.0);
+  EXPECT_DOUBLE_EQ(default_switch_price_usd(64), 36000.0);
+  EXPECT_DOUBLE_EQ(default_switch_price_usd(144), 81000.0);
+  EXPECT_DOUBLE_EQ(default_switch_price_usd(32), 18000.0);
+  CostInputs in = eight_nodes();
+  in.spec.switch_price_usd = 0;  // not given
+  in.switch_ports = 512;
+  in.switches = 1;
+  EXPECT_DOUBLE_EQ(evaluate_cost(in).capex_usd, 8 * 300000.0 + 288000.0 + 128 * 1000.0);
+  in.spec.switch_price_usd = 30000;  // given: one price for every switch, whatever its ports
+  EXPECT_DOUBLE_EQ(evaluate_cost(in).capex_usd, 8 * 300000.0 + 30000.0 + 128 * 1000.0);
+}
+
 TEST(Cost, PaybackShortensWithUtilisationAndNeverWhenRentIsCheaper) {
   double prev = 1e300;
   for (double u : {0.3, 0.5, 0.7, 0.9, 1.0}) {

@@ -223,6 +223,13 @@ class Parser {
     }
     const auto f = split_ws(s);
     if (f.size() < 2 || !all_digits(f[0]) || !all_digits(f[1])) {
+      // Inside a table, a row of the table's width whose size or count is damaged ("8388608x"):
+      // refused by row() with its line rather than skipped as noise.
+      if (current_ != nullptr && f.size() == 11 + (has_redop_ ? 1U : 0U) + (has_root_ ? 1U : 0U) &&
+          std::isdigit(static_cast<unsigned char>(f[0][0])) && type_bytes(f[2]) > 0) {
+        row(n, f);
+        return;
+      }
       prefixed_row(n, f);
       return;  // noise (INFO lines, prompts, ...)
     }

@@ -228,8 +228,9 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
       k.error("cost.utilization", "got " + Checker::number(c.utilization) + " (expected a fraction in (0, 1])");
     }
     // Either side alone is priced (rent-only needs no purchase price): refused only when the
-    // scenario gives neither price and the GPU has no public default for either.
-    if (!k.present("cost.node_price_usd") && !k.present("cost.cloud_price_per_gpu_hour_usd") &&
+    // scenario gives neither price and the GPU has no public default for either. An unknown GPU
+    // (a node template or GPU name already refused) has no name to say this of.
+    if (!gpu_name.empty() && !k.present("cost.node_price_usd") && !k.present("cost.cloud_price_per_gpu_hour_usd") &&
         !models::default_node_price_usd(gpu_name, physical_gpus) &&
         !models::default_cloud_price_per_gpu_hour_usd(gpu_name)) {
       k.error("cost.cloud_price_per_gpu_hour_usd",

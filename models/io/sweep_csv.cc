@@ -42,6 +42,8 @@ bool trained(const models::Report& r) { return r.time_to_train_s > 0; }
 bool own_priced(const models::Report& r) { return r.cost.own_modelled; }
 bool own_trained(const models::Report& r) { return r.cost.own_modelled && r.cost.train_gpu_hours > 0; }
 bool rent_trained(const models::Report& r) { return r.cost.rent_modelled && r.cost.train_gpu_hours > 0; }
+/// Payback and break-even compare owning with renting: known only where both sides are priced.
+bool both_priced(const models::Report& r) { return r.cost.own_modelled && r.cost.rent_modelled; }
 
 std::string busiest_link(const models::Report& r) {
   return r.busiest_links.empty() ? std::string() : r.busiest_links[0].name;
@@ -100,9 +102,9 @@ constexpr MetricDef kMetrics[] = {
     {"cloud_cost_to_train_usd", "cost.cloud_cost_to_train_usd", 1.0, nullptr, &rent_trained},
     // Never paying back is an empty cell (0 would read as "at once": the report field is left
     // out then) and payback_never true.
-    {"payback_years", "cost.payback_years"},
-    {"payback_never", "cost.payback_never"},
-    {"breakeven_utilization", "cost.breakeven_utilization"},
+    {"payback_years", "cost.payback_years", 1.0, nullptr, &both_priced},
+    {"payback_never", "cost.payback_never", 1.0, nullptr, &both_priced},
+    {"breakeven_utilization", "cost.breakeven_utilization", 1.0, nullptr, &both_priced},
 };
 
 /// A report value as a cell: numbers in shortest round-trip form (integers in decimal), bools as

@@ -263,6 +263,9 @@ TEST(NcclTestsLog, MissingRowIsNotedAndADamagedRowRefused) {
   EXPECT_EQ(log.notes, (std::vector<std::string>{"in.txt:5: size 64 follows 16 on line 3, 2 steps of the table's "
                                                  "usual one: 1 row(s) missing between them (deleted, or a damaged row "
                                                  "skipped as noise)"}));
+  // A size with a character glued after it, inside a table: refused at its line (was skipped).
+  EXPECT_EQ(error_of(kHeader + row(8) + "16x 4 float sum -1 1225.0 0.00 0.00 0 1200.0 0.00 0.00 0\n" + row(32)),
+            (std::vector<std::string>{"in.txt:3: size and count must be integers (got \"16x\" and \"4\")"}));
   EXPECT_EQ(
       error_of(kHeader + row(8) + row(16) + "64 9 9   16 float sum -1 12.25 0.00 0.00 0\n" + row(64)),
       (std::vector<std::string>{"in.txt:4: line starts with two integers as a data row does, but its third field "

@@ -54,6 +54,16 @@ TEST(FreshUser34Cli, RentCountsFailuresAndALargerSwitchIsNotCheaper) {
   }
 }
 
+// Round 2: a refused node template was followed by "no public rent or purchase price is recorded
+// for " with no GPU name.
+TEST(FreshUser34Cli, ARefusedNodeTemplateIsNotFollowedByAPriceErrorWithoutAGpu) {
+  const Result r = run({"run", kSrc + "/scenarios/operations/buy_vs_rent_60pct.textproto", "--set",
+                        "cluster.node_template=gb200_nvl72/0"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "'0' is not a GPU count")) << r.err;
+  EXPECT_FALSE(has(r.err, "no public rent or purchase price")) << r.err;
+}
+
 TEST(FreshUser34Cli, ThreadsIsNotCalledASetInAFileErrorsNote) {
   const traincast::test_support::TempDir dir("fresh_user34_threads");
   const std::string bad = dir.write(

@@ -182,9 +182,9 @@ TEST(SweepMetrics, EveryMetricReadsTheReport) {
   // time_to_train_s (7th) empty: no training time (0 would read as "at once").
   std::string expected_start = "0,1,ok,0,0,0,0,0,0,,0,0,0,0,0,0,0,0,0,0,3,0,0,0,0,0,8,0,18446744073709551615,,0,";
   EXPECT_EQ(row.substr(0, expected_start.size()), expected_start);
-  // No cost section: capex and the costs to train empty (0 would read as "free"); payback_years
-  // empty and payback_never true.
-  EXPECT_NE(row.find(",,,,,true,0,\n"), std::string::npos) << row;
+  // No cost section: capex, the costs to train, payback and break-even empty (0 would read as
+  // "free" or "pays back at once": neither side is priced).
+  EXPECT_NE(row.find(",,,,,,,\n"), std::string::npos) << row;
 }
 
 TEST(SweepPoint, BaseFieldErrorsArePositionedAtOneOne) {

@@ -35,10 +35,12 @@ TEST(SweepCsv, PaybackNeverIsAnEmptyCellAndAFlag) {
   const models::Sweep s = load(kBase +
                                "axis { path: \"workload.parallel.tp\" values: \"1\" }\n"
                                "metric: \"payback_years\"\nmetric: \"payback_never\"\n");
-  SweepOutcome never;
+  SweepOutcome never;  // both sides priced (else the cells are empty: UnknownTrainingTimeAndCosts...)
+  never.report.cost.own_modelled = never.report.cost.rent_modelled = true;
   never.report.cost.payback_never = true;
   EXPECT_EQ(sweep_csv_row(s, 0, never), "0,1,ok,,true,\n");
   SweepOutcome pays;
+  pays.report.cost.own_modelled = pays.report.cost.rent_modelled = true;
   pays.report.cost.payback_years = 2.5;
   EXPECT_EQ(sweep_csv_row(s, 0, pays), "0,1,ok,2.5,false,\n");
 }
@@ -67,6 +69,16 @@ TEST(SweepCsv, UnknownTrainingTimeAndCostsAreEmptyCells) {
   both.report.cost.capex_usd = 3e6;
   both.report.cost.own_cost_to_train_usd = 47;
   EXPECT_EQ(sweep_csv_row(s, 0, both), "0,1,ok,7200,3e+06,47,96,\n");
+  // Payback and break-even compare the two sides: empty where either is not priced (they were 0,
+  // false and 0, "pays back at once").
+  const models::Sweep p =
+      load(kBase +
+           "axis { path: \"workload.parallel.tp\" values: \"1\" }\n"
+           "metric: \"payback_years\"\nmetric: \"payback_never\"\nmetric: \"breakeven_utilization\"\n");
+  EXPECT_EQ(sweep_csv_row(p, 0, rent_only), "0,1,ok,,,,\n");
+  both.report.cost.payback_years = 2.5;
+  both.report.cost.breakeven_utilization = 0.4;
+  EXPECT_EQ(sweep_csv_row(p, 0, both), "0,1,ok,2.5,false,0.4,\n");
 }
 
 class SweepCsvFile : public traincast::test_support::TempDirTest {
@@ -182,7 +194,7 @@ TEST_F(SweepCsvFile, StatusAndMetricCellsAreChecked) {
                 ":3: column payback_years: \"NA\" is not a number (expected a finite number, or an empty cell "
                 "where the report has none, as traincast sweep writes)");
   EXPECT_EQ(error_of(head + "0,x,1,ok,0.5,l,1,yes,\n"),
-            path + ":3: column payback_never: \"yes\" is not a boolean (expected true or false)");
+            path + ":3: column payback_never: \"yes\" is not a boolean (expected true or false, or an empty cell)");
   EXPECT_EQ(error_of(head + "0,x,1,invalid,0.5,,,,why\n"),
             path +
                 ":3: column mfu: \"0.5\" in a row of status invalid (expected an empty cell: invalid and error "

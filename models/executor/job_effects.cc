@@ -16,16 +16,15 @@ namespace traincast::models {
 namespace {
 
 /// Cables of the scale-out fabric: one per compute NIC port to its leaf, plus every leaf up-link
-/// and (3 tiers) aggregation-to-core link the switches bought have (Cluster::switch_count); torus:
-/// one per neighbour link.
-int fabric_cables(const Scenario& sc, const Cluster& c) {
+/// and (3 tiers) aggregation-to-core link of the switches bought (`s`, Cluster::switch_count);
+/// torus: one per neighbour link.
+int fabric_cables(const Scenario& sc, const Cluster& c, const SwitchCount& s) {
   const FabricSpec& f = sc.cluster.fabric;
   if (f.kind == FabricKind::none || c.num_nodes() <= 1) return 0;
   if (f.kind == FabricKind::torus) {
     const double dims = f.torus_dims.empty() ? 1.0 : static_cast<double>(f.torus_dims.size());
     return static_cast<int>(std::lround(c.num_nodes() * dims));
   }
-  const SwitchCount s = c.switch_count();
   const long long cables = static_cast<long long>(c.num_nodes()) * c.nics_per_node() + s.leaf_up_links + s.core_links;
   return static_cast<int>(std::min<long long>(cables, std::numeric_limits<int>::max()));
 }
@@ -45,12 +44,6 @@ std::string price_unit(const NodeTemplate& t) {
     if (spare > 0) unit += " and " + std::to_string(spare) + " spare GPUs";
   }
   return unit;
-}
-
-/// Switches bought: the physical leaf, spine, aggregation and core switches of
-/// Cluster::switch_count, the count explain prints (models/hardware/switch_count.h).
-int fabric_switches(const Cluster& c) {
-  return static_cast<int>(std::min<long long>(c.switch_count().total(), std::numeric_limits<int>::max()));
 }
 
 /// Storage figures and the checkpoint interval for an iteration of compute_iter_s without storage.
@@ -169,9 +162,11 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
     ci.physical_gpus = node.physical_gpus();
     ci.nodes_per_physical = node.nodes_per_physical();
     ci.unit = price_unit(node);
-    ci.switches = fabric_switches(cluster);
-    ci.switch_ports = cluster.switch_count().switch_ports;
-    ci.cables = fabric_cables(sc, cluster);
+    // The physical switches, the count explain prints (models/hardware/switch_count.h).
+    const SwitchCount switches = cluster.switch_count();
+    ci.switches = static_cast<int>(std::min<long long>(switches.total(), std::numeric_limits<int>::max()));
+    ci.switch_ports = switches.switch_ports;
+    ci.cables = fabric_cables(sc, cluster, switches);
     ci.train_wall_clock_s = wall_to_train_s;
     ci.facility_power_w = facility_power_w;
     r.cost = evaluate_cost(ci);

@@ -191,14 +191,6 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
     // Upper bounds far above any real price, so that a slip of the exponent (1e300) is refused
     // instead of printing a 60-digit cost: a GB200 NVL72 rack lists near USD 3.5M, retail
     // electricity tops out near USD 0.5/kWh, the dearest cloud GPU-hour near USD 15.
-    // Absent (0 in the struct) is the default switch price for the fabric's radix; a written 0 is
-    // refused as the other prices with a default are (below).
-    if (k.present("cost.switch_price_usd") &&
-        !(std::isfinite(c.switch_price_usd) && c.switch_price_usd > 0 && c.switch_price_usd <= 1e7))
-      k.error("cost.switch_price_usd",
-              "got " + Checker::number(c.switch_price_usd) +
-                  " (expected a price > 0 and <= 1e+07 in USD: USD 10M for one switch; leave the field out for the "
-                  "default, USD 36,000 per 64-port switch and per port for another cluster.fabric.leaf_ports)");
     k.finite_within("cost.cable_price_usd", c.cable_price_usd, 0.0, false, 1e6, "USD 1M for one cable");
     k.finite_within("cost.amortization_years", c.amortization_years, 0.0, true, 100.0, "a century");
     if (c.amortization_years > 0 && c.amortization_years < 1.0 / 12.0)
@@ -208,21 +200,26 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
                     "ten times the purchase price a year");
     k.finite_within("cost.energy_price_usd_per_kwh", c.energy_price_usd_per_kwh, 0.0, false, 100.0,
                     "USD 100 per kWh, 200x retail");
-    // The two prices with a catalog default: absent (0 in the struct) is "the GPU's default", so a
-    // written 0 is refused with the rest, lest it silently price the cluster at the catalog's figure.
+    // The prices with a default: absent (0 in the struct) is the default (the GPU's, the switch's
+    // for its radix), so a written 0 is refused with the rest, lest it silently price the cluster at
+    // the default's figure.
     struct Price {
       const char* path;
       double value, maximum;
       const char* why;
+      const char* default_is;
     };
+    const char* const gpu_default = "the GPU's default price, which `traincast catalog --prices` lists";
     for (const Price& p :
-         {Price{"cost.node_price_usd", c.node_price_usd, 1e8, "USD 100M for one server or rack"},
-          Price{"cost.cloud_price_per_gpu_hour_usd", c.cloud_price_per_gpu_hour_usd, 1e4, "USD 10,000 per GPU-hour"}}) {
+         {Price{"cost.node_price_usd", c.node_price_usd, 1e8, "USD 100M for one server or rack", gpu_default},
+          Price{"cost.switch_price_usd", c.switch_price_usd, 1e7, "USD 10M for one switch",
+                "the default, USD 36,000 per 64-port switch and per port for another cluster.fabric.leaf_ports"},
+          Price{"cost.cloud_price_per_gpu_hour_usd", c.cloud_price_per_gpu_hour_usd, 1e4, "USD 10,000 per GPU-hour",
+                gpu_default}}) {
       if (k.present(p.path) && !(std::isfinite(p.value) && p.value > 0 && p.value <= p.maximum))
         k.error(p.path, "got " + Checker::number(p.value) +
                             " (expected a price > 0 and <= " + Checker::number(p.maximum) + " in USD: " + p.why +
-                            "; leave the field out for the GPU's default price, which `traincast catalog --prices` "
-                            "lists)");
+                            "; leave the field out for " + p.default_is + ")");
     }
     if (!(std::isfinite(c.utilization) && c.utilization > 0 && c.utilization <= 1)) {
       k.error("cost.utilization", "got " + Checker::number(c.utilization) + " (expected a fraction in (0, 1])");

@@ -127,7 +127,7 @@ void print_to_train(std::ostream& o, const models::Scenario& sc, const models::R
   // Failures section's Monte-Carlo figure for a scenario's budget, else the default budget's time
   // over its mean goodput), so the two sections do not read as two answers.
   const models::ReliabilityReport& rel = r.reliability;
-  std::string failures = "no failures counted";
+  std::string failures = r.train_tokens > 0 ? "no failures or restarts counted" : "no failures counted";
   if (rel.modelled && r.train_tokens > 0 && rel.work_requested_s > 0 && rel.wall_clock_s_mean > 0)
     failures =
         "failure-free; " + format_duration(rel.wall_clock_s_mean) + " with failures and restarts (Failures, below)";
@@ -135,11 +135,10 @@ void print_to_train(std::ostream& o, const models::Scenario& sc, const models::R
     failures = "failure-free; about " + format_duration(d.time_to_train_s / rel.goodput_mean) + " at the " +
                format_fixed(100 * rel.goodput_mean, 1) + " % goodput of Failures, below";
   o << "To train   " << format_duration(d.time_to_train_s) << " for " << format_count(d.train_tokens)
-    << (r.train_tokens > 0
-            ? " tokens (" + (rel.modelled ? failures : std::string("no failures or restarts counted")) + ")"
-            : " tokens (default budget: 20 tokens per parameter, Hoffmann et al. 2022; set "
-              "workload.training.train_tokens; " +
-                  failures + ")");
+    << (r.train_tokens > 0 ? " tokens (" + failures + ")"
+                           : " tokens (default budget: 20 tokens per parameter, Hoffmann et al. 2022; set "
+                             "workload.training.train_tokens; " +
+                                 failures + ")");
   const models::CostReport& c = d.cost;
   if (c.rent_modelled) {
     // The rent is of the wall clock with failures where they are modelled (with_default_budget).

@@ -70,6 +70,7 @@ class Search {
     }
     net_gpu_.resize(static_cast<std::size_t>(nnets_) * static_cast<std::size_t>(ngpus_));
     gpu_net_.resize(static_cast<std::size_t>(nnets_) * static_cast<std::size_t>(ngpus_));
+    p2p_gpu_net_.resize(gpu_net_.size());
     for (int n = 0; n < nnets_; ++n) {
       for (int g = 0; g < ngpus_; ++g) {
         const auto out = cluster.route(gpus[g], remote, nics_[n]);  // ... nic tx, fabric, ...
@@ -84,12 +85,29 @@ class Search {
         }
         gpu_net_[n * ngpus_ + g] = make(out.subspan(0, std::min(tx + 1, out.size())), true);
         net_gpu_[n * ngpus_ + g] = make(in.subspan(rx), false);
+        // p2p's view (p2p_nics): NCCL's topology holds only the communicator's GPUs, so a GPU
+        // reaches a NIC over NVLink (PXN, src/graph/paths.cc ncclTopoComputePaths, "Update paths
+        // for NICs") only through a GPU of the communicator; Cluster::route relays through the
+        // NIC's GPU whether or not it is one, so where that GPU is outside the group the path is
+        // the GPU's own PCIe path to the NIC (PHB, or SYS across the socket link).
+        const bool relayed = !out.empty() && cluster.link_kind(out.front()) == LinkKind::nvlink;
+        const int relay = cluster.gpu_of_nic(nics_[n]);
+        if (relayed && tx < out.size() && std::find(dev_.begin(), dev_.end(), relay) == dev_.end()) {
+          std::vector<sim::ResourceId> own = cluster.pcie_route_to_nic(gpus[g], nics_[n]);
+          own.push_back(out[tx]);
+          p2p_gpu_net_[n * ngpus_ + g] = make(own, true);
+        } else {
+          p2p_gpu_net_[n * ngpus_ + g] = gpu_net_[n * ngpus_ + g];
+        }
       }
       // net.bw: the NIC's own speed (its receive side, the NET -> NIC link of NCCL's paths).
       const Path& p = path_ng(n, 0);
       net_bw_.push_back(p.links.empty() ? 0.0 : bw_[p.links.front()]);
     }
-    for (int g = 0; g < ngpus_ && nnets_ > 0; ++g) local_nets_.push_back(local_nets_of(g));
+    for (int g = 0; g < ngpus_ && nnets_ > 0; ++g) {
+      local_nets_.push_back(local_nets_of(g));
+      p2p_local_nets_.push_back(p2p_local_nets_of(g));
+    }
     // The node's own GPU and scale-up (a mixed cluster's groups differ; a search stays inside one node).
     const GpuSpec& gpu = cluster.gpu_spec(gpus[0]);
     cc_ = nccl_cc_class(gpu);
@@ -164,7 +182,7 @@ class Search {
     o << " s";
     for (double v : speeds_) o << ' ' << v;
     std::map<sim::ResourceId, int> local;
-    for (const std::vector<Path>* paths : {&gpu_gpu_, &net_gpu_, &gpu_net_}) {
+    for (const std::vector<Path>* paths : {&gpu_gpu_, &net_gpu_, &gpu_net_, &p2p_gpu_net_}) {
       o << " |";
       for (const Path& path : *paths) {
         o << " p" << static_cast<int>(path.type) << path.phb_intel;
@@ -224,7 +242,10 @@ class Search {
   void next_gpus(int g, std::vector<int>& next) const;
   void select_nets(int gpu, std::vector<int>& nets) const;
   std::vector<int> local_nets_of(int g) const;
-  int local_net(int g, int channel) const;
+  std::vector<int> p2p_local_nets_of(int g) const;
+  int local_net(int g, int channel) const { return local_net(local_nets_[static_cast<std::size_t>(g)], g, channel); }
+  int local_net(const std::vector<int>& nets, int g, int channel) const;
+  std::vector<std::vector<int>> p2p_nics() const;
   bool better(const Graph& g, const Graph& ref) const;
 
   const Cluster& cluster_;
@@ -233,11 +254,13 @@ class Search {
   std::vector<int> dev_;                      ///< each GPU's device index on its node (NCCL's gpu.dev)
   std::vector<double> net_bw_;                ///< each net's remaining speed (NCCL's net.bw) [GB/s]
   std::vector<std::vector<int>> local_nets_;  ///< each GPU's local nets (ncclTopoGetLocal)
+  std::vector<std::vector<int>> p2p_local_nets_;  ///< the same on p2p's paths (p2p_gpu_net_)
   int cc_ = 80;
   std::span<const double> speeds_;
   double max_bw_ = 0, total_bw_ = 0;
   NcclPathType min_intra_{}, max_intra_{}, min_inter_ = NcclPathType::pix, max_inter_ = NcclPathType::sys;
   std::vector<Path> gpu_gpu_, net_gpu_, gpu_net_;
+  std::vector<Path> p2p_gpu_net_;  ///< GPU -> NIC as p2p sees it: PXN only through the group's GPUs
   std::vector<double> bw_;
   Graph tmp_, best_;
   NcclTopoChannel cur_;     // channel being built
@@ -294,7 +317,11 @@ std::vector<int> Search::local_nets_of(int g) const {
   return closest(nnets_, [&](int n) -> const Path& { return path_gn(g, n); });
 }
 
-int Search::local_net(int g, int channel) const {
+std::vector<int> Search::p2p_local_nets_of(int g) const {
+  return closest(nnets_, [&](int n) -> const Path& { return p2p_gpu_net_[n * ngpus_ + g]; });
+}
+
+int Search::local_net(const std::vector<int>& nets, int g, int channel) const {
   // ncclTopoGetLocalNet (NVIDIA/nccl src/graph/search.cc, then topo.cc; NCCL_NETDEVS_POLICY AUTO
   // from 2.28): the local nets are shared by the communicator's GPUs closest to the first of them
   // (localGpuCount); each GPU takes DIVUP(nets, localGpuCount) of them, starting from its device
@@ -307,7 +334,6 @@ int Search::local_net(int g, int channel) const {
   // NCCL_TOPO_SCATTER_START_NET, then by rail and plane): not modelled (the static_assert below).
   static_assert(kNewestNcclVersion.major == 2 && kNewestNcclVersion.minor <= 28,
                 "releases after 2.28 choose the start net differently (ncclTopoGetLocalNetType): model it here");
-  const std::vector<int>& nets = local_nets_[static_cast<std::size_t>(g)];
   const int count = static_cast<int>(nets.size());
   const int gpus =
       static_cast<int>(closest(ngpus_, [&](int o) -> const Path& { return path_ng(nets.front(), o); }).size());
@@ -321,6 +347,26 @@ int Search::local_net(int g, int channel) const {
   }
   net += channel % per_gpu;
   return nets[static_cast<std::size_t>(net % count)];
+}
+
+std::vector<std::vector<int>> Search::p2p_nics() const {
+  // src/transport/net.cc sendSetup / recvSetup -> src/graph/search.cc ncclTopoGetNetDev without a
+  // graph (p2p): the receiver takes ncclTopoGetLocalNet(itself, channelId) ("Use myInfo->rank for
+  // peerRank as receiver uses its own netdev"); the sender ncclTopoGetLocalNet of its node's GPU
+  // with the receiver's device index (NCCL_P2P_PXN_LEVEL 2, relaying to it over NVLink), the same
+  // NIC on nodes alike. Channel c takes the c-th until they repeat.
+  std::vector<std::vector<int>> out;
+  for (int g = 0; g < ngpus_ && nnets_ > 0; ++g) {
+    const std::vector<int>& nets = p2p_local_nets_[static_cast<std::size_t>(g)];
+    std::vector<int> seq{local_net(nets, g, 0)};
+    for (int c = 1; c < 2 * kMaxChannels; ++c) {  // MAXCHANNELS
+      const int n = local_net(nets, g, c);
+      if (n == seq.front()) break;
+      seq.push_back(n);
+    }
+    out.push_back(std::move(seq));
+  }
+  return out;
 }
 
 void Search::select_nets(int gpu, std::vector<int>& nets) const {
@@ -529,6 +575,7 @@ NcclTopoGraph Search::run() {
   }
   NcclTopoGraph out;
   out.steps = spent_;
+  out.p2p_nics = p2p_nics();
   if (best_.channels.empty()) {
     // "Could not find a path ... falling back to simple order": rank order, 0.1 GB/s.
     NcclTopoChannel c;
@@ -603,6 +650,8 @@ NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& 
       if (c.nic_in >= 0) c.nic_in = s.nics()[static_cast<std::size_t>(c.nic_in)];
       if (c.nic_out >= 0) c.nic_out = s.nics()[static_cast<std::size_t>(c.nic_out)];
     }
+    for (std::vector<int>& seq : g.p2p_nics)
+      for (int& n : seq) n = s.nics()[static_cast<std::size_t>(n)];
     return g;
   };
   {

@@ -194,7 +194,7 @@ TEST(NcclP2p, BiggerAllToAllNeverFasterExceptAtNcclsLlToSimpleSwitch) {
         continue;
       }
       EXPECT_GE(b.time_s, a.time_s * (1 - 1e-9)) << tmpl << ": " << a.bytes << " B " << a.time_s * 1e6 << " us, "
-                                                  << b.bytes << " B " << b.time_s * 1e6 << " us";
+                                                 << b.bytes << " B " << b.time_s * 1e6 << " us";
     }
   }
   EXPECT_GT(switches_faster, 0);  // dgx_h100: 4 MiB 36.89 us (LL), 8 MiB 31.60 us (Simple)

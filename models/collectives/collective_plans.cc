@@ -99,6 +99,16 @@ std::vector<std::vector<std::vector<int>>> rail_chains(const RankGroups& g) {
 
 int channel_nic(const RankGroups& g, int c) { return g.graph->channels[static_cast<std::size_t>(c)].nic_out; }
 
+std::span<const int> p2p_rails(const Cluster& cluster, const RankGroups& g, int src, int dst) {
+  if (g.graph == nullptr || cluster.node_of(src) == cluster.node_of(dst)) return {};
+  // The receiver's position among the first node's GPUs of the group (the graph's): the GPU with
+  // its device index, as NCCL's sender looks it up on its own node (ncclTopoDevToRank).
+  const std::vector<int>& first = g.per_node[0];
+  for (std::size_t q = 0; q < first.size() && q < g.graph->p2p_nics.size(); ++q)
+    if (cluster.local_rank(first[q]) == cluster.local_rank(dst)) return g.graph->p2p_nics[q];
+  return {};
+}
+
 namespace {
 /// NCCL's comm->nChannels of a group across nodes (collective_engine.h, "channel counts"): the
 /// ring graph's channels doubled (nccl_comm_channels), cut to max_channels (the first `kept`
@@ -491,8 +501,9 @@ void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs&
 void build_send_recv_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
   const Cluster& cluster = in.cluster;
   const bool nvlink = cluster.has_scale_up() && all_nvlink(cluster, g);
-  Paths paths{cluster.route(plan.ranks[0], plan.ranks[1])};
-  const std::vector<double> fractions{1.0};
+  Paths paths;
+  std::vector<double> fractions;
+  add_p2p_paths(cluster, g, plan.ranks[0], plan.ranks[1], 1.0, paths, fractions);
   CollectivePhase ph;
   ph.latency_s = ring_latency_s(plan.op, 2, g.nodes(), nvlink, g.version);
   finish_phase(plan, ph, paths, fractions, in);

@@ -66,6 +66,28 @@ std::vector<std::vector<std::vector<int>>> rail_chains(const RankGroups& g);
 /// node through); needs g.graph.
 int channel_nic(const RankGroups& g, int c);
 
+/// The NICs NCCL's point-to-point channels from `src` to `dst` (GPUs of the group) use across
+/// nodes (NcclTopoGraph::p2p_nics of the receiver's place), each carrying an equal share; empty on
+/// one node, without a graph, or where the first node holds no GPU of the receiver's local index
+/// (Cluster::route(src, dst) then).
+std::span<const int> p2p_rails(const Cluster& cluster, const RankGroups& g, int src, int dst);
+/// Appends the paths of a point-to-point transfer of `fraction` of the call's bytes from `src` to
+/// `dst`: one per p2p rail with an equal share, or route(src, dst).
+template <typename Paths>
+void add_p2p_paths(const Cluster& cluster, const RankGroups& g, int src, int dst, double fraction, Paths& paths,
+                   std::vector<double>& fractions) {
+  const std::span<const int> rails = p2p_rails(cluster, g, src, dst);
+  if (rails.empty()) {
+    paths.push_back(cluster.route(src, dst));
+    fractions.push_back(fraction);
+    return;
+  }
+  for (int rail : rails) {
+    paths.push_back(cluster.route(src, dst, rail));
+    fractions.push_back(fraction / static_cast<double>(rails.size()));
+  }
+}
+
 /// Fills `plan` (op, algorithm and ranks set, nothing else) for its algorithm: num_nodes, rails,
 /// protocols, and the phases, or applicable = false when the algorithm cannot run the call
 /// (automatic: ring). A single rank gets no phases. Throws std::invalid_argument "collective: the

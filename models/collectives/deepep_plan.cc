@@ -68,8 +68,7 @@ void build_all_to_all_plan(CollectivePlan& plan, const RankGroups& g, const Plan
     throw_if_interrupted("all-to-all plan setup");
     for (int j = 0; j < n; ++j) {
       if (i == j) continue;
-      paths.push_back(cluster.route(ranks[i], ranks[j]));
-      fractions.push_back(1.0 / n);
+      add_p2p_paths(cluster, g, ranks[i], ranks[j], 1.0 / n, paths, fractions);
     }
   }
   CollectivePhase ph;

@@ -27,6 +27,25 @@ constexpr int kMaxChannels = 16;
 // through an Intel root complex are charged 1.2 x the speed.
 constexpr double kIntelP2pOverhead = 6.0 / 5.0;
 
+// ncclTopoGetLocal (src/graph/topo.cc): of `count` paths, those of the largest bandwidth and, of
+// them, of the closest type, in index order.
+template <typename F>
+std::vector<int> closest(int count, F&& path) {
+  std::vector<int> out;
+  double max_bw = 0;
+  int min_type = static_cast<int>(NcclPathType::sys) + 1;  // PATH_DIS
+  for (int i = 0; i < count; ++i) {
+    const auto& p = path(i);
+    if (p.bw > max_bw || (p.bw == max_bw && static_cast<int>(p.type) < min_type)) {
+      max_bw = p.bw;
+      min_type = static_cast<int>(p.type);
+      out.clear();
+    }
+    if (p.bw == max_bw && static_cast<int>(p.type) == min_type) out.push_back(i);
+  }
+  return out;
+}
+
 struct Path {
   std::vector<sim::ResourceId> links;
   NcclPathType type = NcclPathType::loc;
@@ -70,6 +89,7 @@ class Search {
     }
     net_gpu_.resize(static_cast<std::size_t>(nnets_) * static_cast<std::size_t>(ngpus_));
     gpu_net_.resize(static_cast<std::size_t>(nnets_) * static_cast<std::size_t>(ngpus_));
+    p2p_gpu_net_.resize(gpu_net_.size());
     for (int n = 0; n < nnets_; ++n) {
       for (int g = 0; g < ngpus_; ++g) {
         const auto out = cluster.route(gpus[g], remote, nics_[n]);  // ... nic tx, fabric, ...
@@ -84,12 +104,27 @@ class Search {
         }
         gpu_net_[n * ngpus_ + g] = make(out.subspan(0, std::min(tx + 1, out.size())), true);
         net_gpu_[n * ngpus_ + g] = make(in.subspan(rx), false);
+        // p2p's view (p2p_nics): NCCL's topology holds only the communicator's GPUs, so PXN (paths.cc
+        // ncclTopoComputePaths) relays only through one of them; where route() relays through a GPU
+        // outside the group, p2p sees the GPU's own PCIe path (PHB, or SYS across the sockets).
+        const bool relayed = !out.empty() && cluster.link_kind(out.front()) == LinkKind::nvlink;
+        const int relay = cluster.gpu_of_nic(nics_[n]);
+        if (relayed && tx < out.size() && std::find(dev_.begin(), dev_.end(), relay) == dev_.end()) {
+          std::vector<sim::ResourceId> own = cluster.pcie_route_to_nic(gpus[g], nics_[n]);
+          own.push_back(out[tx]);
+          p2p_gpu_net_[n * ngpus_ + g] = make(own, true);
+        } else {
+          p2p_gpu_net_[n * ngpus_ + g] = gpu_net_[n * ngpus_ + g];
+        }
       }
       // net.bw: the NIC's own speed (its receive side, the NET -> NIC link of NCCL's paths).
       const Path& p = path_ng(n, 0);
       net_bw_.push_back(p.links.empty() ? 0.0 : bw_[p.links.front()]);
     }
-    for (int g = 0; g < ngpus_ && nnets_ > 0; ++g) local_nets_.push_back(local_nets_of(g));
+    for (int g = 0; g < ngpus_ && nnets_ > 0; ++g) {
+      local_nets_.push_back(local_nets_of(g));
+      p2p_local_nets_.push_back(closest(nnets_, [&](int n) -> const Path& { return p2p_gpu_net_[n * ngpus_ + g]; }));
+    }
     // The node's own GPU and scale-up (a mixed cluster's groups differ; a search stays inside one node).
     const GpuSpec& gpu = cluster.gpu_spec(gpus[0]);
     cc_ = nccl_cc_class(gpu);
@@ -164,7 +199,7 @@ class Search {
     o << " s";
     for (double v : speeds_) o << ' ' << v;
     std::map<sim::ResourceId, int> local;
-    for (const std::vector<Path>* paths : {&gpu_gpu_, &net_gpu_, &gpu_net_}) {
+    for (const std::vector<Path>* paths : {&gpu_gpu_, &net_gpu_, &gpu_net_, &p2p_gpu_net_}) {
       o << " |";
       for (const Path& path : *paths) {
         o << " p" << static_cast<int>(path.type) << path.phb_intel;
@@ -224,20 +259,24 @@ class Search {
   void next_gpus(int g, std::vector<int>& next) const;
   void select_nets(int gpu, std::vector<int>& nets) const;
   std::vector<int> local_nets_of(int g) const;
-  int local_net(int g, int channel) const;
+  int local_net(int g, int channel) const { return local_net(local_nets_[static_cast<std::size_t>(g)], g, channel); }
+  int local_net(const std::vector<int>& nets, int g, int channel) const;
+  std::vector<std::vector<int>> p2p_nics() const;
   bool better(const Graph& g, const Graph& ref) const;
 
   const Cluster& cluster_;
   int ngpus_, nnets_;
-  std::vector<int> nics_;                     ///< net -> local NIC index (the NICs that are up)
-  std::vector<int> dev_;                      ///< each GPU's device index on its node (NCCL's gpu.dev)
-  std::vector<double> net_bw_;                ///< each net's remaining speed (NCCL's net.bw) [GB/s]
-  std::vector<std::vector<int>> local_nets_;  ///< each GPU's local nets (ncclTopoGetLocal)
+  std::vector<int> nics_;                         ///< net -> local NIC index (the NICs that are up)
+  std::vector<int> dev_;                          ///< each GPU's device index on its node (NCCL's gpu.dev)
+  std::vector<double> net_bw_;                    ///< each net's remaining speed (NCCL's net.bw) [GB/s]
+  std::vector<std::vector<int>> local_nets_;      ///< each GPU's local nets (ncclTopoGetLocal)
+  std::vector<std::vector<int>> p2p_local_nets_;  ///< the same on p2p's paths (p2p_gpu_net_)
   int cc_ = 80;
   std::span<const double> speeds_;
   double max_bw_ = 0, total_bw_ = 0;
   NcclPathType min_intra_{}, max_intra_{}, min_inter_ = NcclPathType::pix, max_inter_ = NcclPathType::sys;
   std::vector<Path> gpu_gpu_, net_gpu_, gpu_net_;
+  std::vector<Path> p2p_gpu_net_;  ///< GPU -> NIC as p2p sees it: PXN only through the group's GPUs
   std::vector<double> bw_;
   Graph tmp_, best_;
   NcclTopoChannel cur_;     // channel being built
@@ -271,30 +310,11 @@ void Search::next_gpus(int g, std::vector<int>& next) const {
   });
 }
 
-// ncclTopoGetLocal (src/graph/topo.cc): of `count` paths, those of the largest bandwidth and, of
-// them, of the closest type, in index order.
-template <typename F>
-std::vector<int> closest(int count, F&& path) {
-  std::vector<int> out;
-  double max_bw = 0;
-  int min_type = static_cast<int>(NcclPathType::sys) + 1;  // PATH_DIS
-  for (int i = 0; i < count; ++i) {
-    const auto& p = path(i);
-    if (p.bw > max_bw || (p.bw == max_bw && static_cast<int>(p.type) < min_type)) {
-      max_bw = p.bw;
-      min_type = static_cast<int>(p.type);
-      out.clear();
-    }
-    if (p.bw == max_bw && static_cast<int>(p.type) == min_type) out.push_back(i);
-  }
-  return out;
-}
-
 std::vector<int> Search::local_nets_of(int g) const {
   return closest(nnets_, [&](int n) -> const Path& { return path_gn(g, n); });
 }
 
-int Search::local_net(int g, int channel) const {
+int Search::local_net(const std::vector<int>& nets, int g, int channel) const {
   // ncclTopoGetLocalNet (NVIDIA/nccl src/graph/search.cc, then topo.cc; NCCL_NETDEVS_POLICY AUTO
   // from 2.28): the local nets are shared by the communicator's GPUs closest to the first of them
   // (localGpuCount); each GPU takes DIVUP(nets, localGpuCount) of them, starting from its device
@@ -307,7 +327,6 @@ int Search::local_net(int g, int channel) const {
   // NCCL_TOPO_SCATTER_START_NET, then by rail and plane): not modelled (the static_assert below).
   static_assert(kNewestNcclVersion.major == 2 && kNewestNcclVersion.minor <= 28,
                 "releases after 2.28 choose the start net differently (ncclTopoGetLocalNetType): model it here");
-  const std::vector<int>& nets = local_nets_[static_cast<std::size_t>(g)];
   const int count = static_cast<int>(nets.size());
   const int gpus =
       static_cast<int>(closest(ngpus_, [&](int o) -> const Path& { return path_ng(nets.front(), o); }).size());
@@ -321,6 +340,24 @@ int Search::local_net(int g, int channel) const {
   }
   net += channel % per_gpu;
   return nets[static_cast<std::size_t>(net % count)];
+}
+
+std::vector<std::vector<int>> Search::p2p_nics() const {
+  // net.cc sendSetup / recvSetup -> search.cc ncclTopoGetNetDev without a graph: the receiver takes
+  // ncclTopoGetLocalNet(itself, channelId), the sender that of its node's GPU of the receiver's
+  // device index (NCCL_P2P_PXN_LEVEL 2), the same NIC on nodes alike; until they repeat.
+  std::vector<std::vector<int>> out;
+  for (int g = 0; g < ngpus_ && nnets_ > 0; ++g) {
+    const std::vector<int>& nets = p2p_local_nets_[static_cast<std::size_t>(g)];
+    std::vector<int> seq{local_net(nets, g, 0)};
+    for (int c = 1; c < 2 * kMaxChannels; ++c) {  // MAXCHANNELS
+      const int n = local_net(nets, g, c);
+      if (n == seq.front()) break;
+      seq.push_back(n);
+    }
+    out.push_back(std::move(seq));
+  }
+  return out;
 }
 
 void Search::select_nets(int gpu, std::vector<int>& nets) const {
@@ -529,6 +566,7 @@ NcclTopoGraph Search::run() {
   }
   NcclTopoGraph out;
   out.steps = spent_;
+  out.p2p_nics = p2p_nics();
   if (best_.channels.empty()) {
     // "Could not find a path ... falling back to simple order": rank order, 0.1 GB/s.
     NcclTopoChannel c;
@@ -577,17 +615,6 @@ NcclTopoGraph Search::run() {
 
 }  // namespace
 
-double search_link_gb_per_s(const Cluster& cluster, const sim::FlowNetwork& net, sim::ResourceId r) {
-  // Rounded to NCCL's 1/1000 GB/s (SUB_ROUND), so that e.g. PCIe gen5 x16 at NCCL's PCI figure is
-  // NCCL's 48.0, not 47.99999 from the efficiency's floating-point product.
-  return std::round(link_efficiency(cluster, r) * net.capacity(r) / 1e9 * 1000) / 1000;
-}
-
-int nccl_cc_class(const GpuSpec& gpu) {
-  const int cc = gpu.compute_capability;  // catalog: NVIDIA's CUDA GPUs table; 0 for AMD
-  return cc >= 100 ? 100 : cc >= 90 ? 90 : 80;
-}
-
 NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus,
                                 int remote_gpu, const NcclVersion& version) {
   Search s(cluster, net, gpus, remote_gpu, version);
@@ -603,6 +630,8 @@ NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& 
       if (c.nic_in >= 0) c.nic_in = s.nics()[static_cast<std::size_t>(c.nic_in)];
       if (c.nic_out >= 0) c.nic_out = s.nics()[static_cast<std::size_t>(c.nic_out)];
     }
+    for (std::vector<int>& seq : g.p2p_nics)
+      for (int& n : seq) n = s.nics()[static_cast<std::size_t>(n)];
     return g;
   };
   {
@@ -615,24 +644,6 @@ NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& 
   if (memo.size() >= 4096) memo.clear();  // bound the memory of a long sweep
   memo.emplace(key, g);
   return named(std::move(g));
-}
-
-const NcclTopoGraph& NcclTopoCache::ring_graph(const Cluster& cluster, const sim::FlowNetwork& net,
-                                               std::span<const int> gpus, int remote_gpu) {
-  std::vector<int> key;
-  key.reserve(gpus.size() + 1);
-  for (int g : gpus) key.push_back(cluster.local_rank(g));
-  key.push_back(remote_gpu >= 0 ? 1 : 0);
-  // The node's failed NICs (cluster.overrides) change the nets.
-  if (remote_gpu >= 0)
-    for (int n = 0; n < cluster.nics_per_node(); ++n)
-      if (!cluster.nic_up(cluster.node_of(gpus[0]), n)) key.push_back(-1 - n);
-  auto it = graphs_.find(key);
-  if (it == graphs_.end()) {
-    const NcclVersion v = nccl_version_of(cluster.spec().collectives.nccl_version);
-    it = graphs_.emplace(std::move(key), search_ring_graph(cluster, net, gpus, remote_gpu, v)).first;
-  }
-  return it->second;
 }
 
 }  // namespace traincast::models

@@ -52,6 +52,11 @@ struct NcclTopoGraph {
   int hops = 0;            ///< links crossed by the search's channels (NCCL's nHops)
   bool fallback = false;   ///< no channel at any speed: NCCL's "simple order" at 0.1 GB/s
   std::int64_t steps = 0;  ///< search steps spent (NCCL's time counter)
+  /// Per GPU of the group on the node (its position): the NICs (local indexes) its point-to-point
+  /// channels use across nodes, channel c on [c % size] (ncclTopoGetLocalNet on channels 0, 1, ...
+  /// until they repeat, over the GPU's local nets as p2p sees them: PXN only through the group's
+  /// own GPUs, NCCL's topology holding only the communicator's). Empty on one node.
+  std::vector<std::vector<int>> p2p_nics;
 };
 
 /// Per-link bandwidth the search budgets: efficiency x capacity [GB/s] (nccl_tuning.h

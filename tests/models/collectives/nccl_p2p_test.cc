@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/collectives/collective_engine.h"
+#include "models/collectives/nccl_tests.h"
 #include "tests/models/collectives/collective_fixture.h"
 
 namespace traincast::models {
@@ -163,6 +164,40 @@ TEST(NcclP2pPlan, SlowerNvlinkIsNeverFaster) {
       }
     }
   }
+}
+
+// A bigger all_to_all never finishes sooner on one node, except where NCCL's planner switches the
+// transfers to other ranks from LL to Simple (addP2pToPlan: LL while a peer's bytes <= nChannelsMax
+// x NCCL_P2P_LL_THRESHOLD). There NCCL itself is faster at twice the size: openxla's measured GB200
+// table (../shared/data/collectives/xla_collective_perf_table_measured.csv) runs 512 KiB a peer in
+// 38.9 / 67.5 / 122.8 / 124.5 / 224.9 / 231.3 / 460.1 us and 1 MiB a peer in 35.4 / 54.1 / 67.3 /
+// 87.6 / 125.7 / 170.0 / 223.1 us for n = 8 / 16 / 18 / 32 / 36 / 64 / 72 (GB300, sm_103, the
+// same), so the model keeps that step (docs/hardware.md, "The p2p LL -> Simple step") and no other.
+TEST(NcclP2p, BiggerAllToAllNeverFasterExceptAtNcclsLlToSimpleSwitch) {
+  int switches_faster = 0;
+  for (const char* tmpl : {"dgx_h100", "dgx_a100", "dgx_b200", "hgx_a100_4gpu"}) {
+    ClusterSpec c;
+    c.node_template = tmpl;
+    NcclTestsOptions o;
+    o.op = NcclTestsOp::alltoall;
+    std::vector<double> sizes;
+    for (double s = kKiB; s <= 1024 * kMiB; s *= 2) sizes.push_back(s);
+    const std::vector<NcclTestsResult> rows = simulate_nccl_tests(c, o, sizes);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      const NcclTestsResult& a = rows[i - 1];
+      const NcclTestsResult& b = rows[i];
+      ASSERT_TRUE(a.choice.point_to_point) << tmpl;
+      const bool ll_to_simple =
+          a.choice.protocol == CollectiveProtocol::ll && b.choice.protocol == CollectiveProtocol::simple;
+      if (ll_to_simple) {
+        switches_faster += b.time_s < a.time_s ? 1 : 0;
+        continue;
+      }
+      EXPECT_GE(b.time_s, a.time_s * (1 - 1e-9)) << tmpl << ": " << a.bytes << " B " << a.time_s * 1e6 << " us, "
+                                                 << b.bytes << " B " << b.time_s * 1e6 << " us";
+    }
+  }
+  EXPECT_GT(switches_faster, 0);  // dgx_h100: 4 MiB 36.89 us (LL), 8 MiB 31.60 us (Simple)
 }
 
 }  // namespace

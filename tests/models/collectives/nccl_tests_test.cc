@@ -162,5 +162,35 @@ TEST(NcclTests, BadGpuSelections) {
   EXPECT_EQ(error_of([&] { simulate_nccl_tests(c, o, {8}); }), "gpus: sendrecv needs at least 2 GPUs (got 1)");
 }
 
+// A sendrecv between the same GPU of two nodes never slows with more NICs (1 .. 8 per node), for
+// every GPU, on five 8-GPU templates. Before session 35 a GPU whose cabled NIC sat on the other
+// socket took it across the socket link (at 3 NICs, 1 GiB, gpu4 and gpu5: DGX H100 and HGX H200
+// 48.8 ms against 22.4 ms at 2, DGX A100 67.1 against 44.8, pcie_8gpu_2socket 107.4 against
+// 44.8); NCCL's two-rank communicator takes its fastest NIC
+// (ncclTopoGetLocalNet over ncclTopoGetLocal: bandwidth, then path type; docs/hardware.md).
+TEST(NcclTests, SendRecvAcrossNodesNeverSlowerWithMoreNics) {
+  for (const char* tmpl :
+       {"dgx_h100", "hgx_h200", "dgx_a100", "pcie_8gpu_2socket", "pcie_8gpu_2socket_h100_nvlink_bridge"}) {
+    for (int q = 0; q < 8; ++q) {
+      double before = 0;
+      for (int nics = 1; nics <= 8; ++nics) {
+        ClusterSpec c;
+        c.node_template = tmpl;
+        c.num_nodes = 2;
+        c.nics_per_node = nics;
+        NcclTestsOptions o;
+        o.op = NcclTestsOp::sendrecv;
+        o.gpus = {q, q + 8};
+        const double t = simulate_nccl_tests(c, o, {1 << 30}).at(0).time_s;
+        if (nics > 1) {
+          EXPECT_LE(t, before * 1.001) << tmpl << " gpu" << q << ": " << nics - 1 << " NICs " << before * 1e6 << " us, "
+                                       << nics << " NICs " << t * 1e6 << " us";
+        }
+        before = t;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace traincast::models

@@ -421,5 +421,41 @@ TEST(NcclTopoSearch, ForcedProtocolDoesNotApplyToPointToPoint) {
   }
 }
 
+// p2p's NIC per channel (NcclTopoGraph::p2p_nics): NCCL's ncclTopoGetNetDev without a graph
+// (src/graph/search.cc; sendSetup / recvSetup in src/transport/net.cc) gives the receiver
+// ncclTopoGetLocalNet(itself, channel) and the sender the same NIC through its node's GPU of the
+// receiver's device index. On 2 x DGX H100 cut to 3 NICs (beside gpu0 and gpu3 on socket 0, gpu6 on
+// socket 1), a sendrecv of gpu4 -> gpu12 had taken nic1, cabled for gpus 3-5, whose receive crosses
+// the 22 GB/s socket link: 48.8 ms at 1 GiB against 22.4 ms with 2 NICs. NCCL's communicator holds
+// only gpu4 on each node, so no PXN: nic2 is PHB at PCIe speed, nic0 and nic1 SYS at the socket
+// link's, and ncclTopoGetLocal keeps the fastest. With all 8 GPUs in the communicator every NIC is
+// PXN-reachable at one speed from a GPU without a NIC on its own switch: gpu4 takes them all,
+// (dev 4 + channel) % 3 (localGpuCount 1), gpus 0, 3 and 6 their own.
+TEST(NcclTopoSearch, P2pNicsFollowNcclGetLocalNet) {
+  const ClusterSpec spec = two_nodes("dgx_h100", 3);
+  {
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    const Cluster cluster(spec, net);
+    const std::vector<int> one{4};
+    EXPECT_EQ(search_ring_graph(cluster, net, one, 12, kNewestNcclVersion).p2p_nics,
+              (std::vector<std::vector<int>>{{2}}));
+    const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+    const NcclTopoGraph g = search_ring_graph(cluster, net, all, 8, kNewestNcclVersion);
+    ASSERT_EQ(g.p2p_nics.size(), 8U);
+    EXPECT_EQ(g.p2p_nics[0], std::vector<int>{0});
+    EXPECT_EQ(g.p2p_nics[3], std::vector<int>{1});
+    EXPECT_EQ(g.p2p_nics[6], std::vector<int>{2});
+    EXPECT_EQ(g.p2p_nics[4], (std::vector<int>{1, 2, 0}));
+  }
+  NcclTestsOptions o;
+  o.op = NcclTestsOp::sendrecv;
+  o.gpus = {4, 12};
+  const double three = simulate_nccl_tests(spec, o, {kGiB}).front().busbw_gbps;
+  const double two = simulate_nccl_tests(two_nodes("dgx_h100", 2), o, {kGiB}).front().busbw_gbps;
+  EXPECT_GE(three, two * 0.999);  // was 22.0 against 48.0 GB/s
+  EXPECT_GT(three, 40.0);         // a NIC's 50 GB/s, not the socket link's 22
+}
+
 }  // namespace
 }  // namespace traincast::models

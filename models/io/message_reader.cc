@@ -709,6 +709,13 @@ class JsonChecker {
         break;
       case F::CPPTYPE_STRING:
         ok = v.kind == K::string;
+        // As the text format's string checks say it (scenario_checks.cc), and without echoing
+        // the bytes to the terminal; protobuf's own parser says "Encountered non UTF-8 code
+        // points" at 1:1 with no field.
+        if (ok && !valid_utf8(v.text)) {
+          error(v.pos, path, "is not valid UTF-8 (expected UTF-8 text)");
+          return;
+        }
         break;
       case F::CPPTYPE_ENUM:
         // Names only (README: enums are strings): the numbers are the schema's internals, and a

@@ -77,4 +77,7 @@ std::string expected_value(const google::protobuf::FieldDescriptor* field, Forma
 /// input in messages.
 std::string clip(std::string_view text);
 
+/// Whether `s` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
+bool valid_utf8(std::string_view s);
+
 }  // namespace traincast::io::detail

@@ -2,6 +2,7 @@
 // cluster, model, parallelism, GPU count, training, options; and the enum and override errors.
 
 #include "models/io/scenario_checks.h"
+#include "models/io/message_reader.h"
 
 #include <algorithm>
 #include <cmath>
@@ -65,6 +66,18 @@ void check_cluster_extras(const models::Scenario& s, Checker& k) {
               "extents of product " + to_string(product) + " in " + to_string(f.torus_dims.size()) +
                   " dimension(s) (expected 1 to 3 extents >= 1 whose product is num_nodes = " +
                   to_string(s.cluster.num_nodes) + ")");
+    } else if (extents_ok && f.torus_dims.size() > 1) {
+      // Each dimension takes two of the node's NIC ports (to its - and + neighbour); in a dimension
+      // of extent 1 there is no neighbour, so its ports would carry nothing and the ring's
+      // bandwidth would be a fraction of the node's (session 35: [16, 1] ran at half of [16]).
+      for (std::size_t i = 0; i < f.torus_dims.size(); ++i)
+        if (f.torus_dims[i] == 1) {
+          k.error("cluster.fabric.torus_dims[" + to_string(i) + "]",
+                  "got 1 beside other dimensions: a dimension of extent 1 has no neighbour, and the NIC ports "
+                  "it would take carry nothing (expected extents >= 2, or leave it out, e.g. [" +
+                      to_string(s.cluster.num_nodes) + "] for one ring)");
+          break;
+        }
     }
   } else if (!f.torus_dims.empty()) {
     k.error("cluster.fabric.torus_dims", "set with fabric kind other than torus (expected kind: torus, or no extents)");
@@ -85,38 +98,6 @@ void check_cluster_extras(const models::Scenario& s, Checker& k) {
       k.error("cluster.nics_per_node", "got 0 (expected an integer >= 1 with num_nodes > 1)");
     }
   }
-}
-
-/// Whether `s` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
-bool valid_utf8(const std::string& s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    int n = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      n = 1, cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 2, cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 3, cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + static_cast<std::size_t>(n) >= s.size()) return false;  // truncated sequence
-    for (int j = 1; j <= n; ++j) {
-      const auto d = static_cast<unsigned char>(s[i + static_cast<std::size_t>(j)]);
-      if ((d & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3F);
-    }
-    const std::uint32_t min_cp[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += static_cast<std::size_t>(n) + 1;
-  }
-  return true;
 }
 
 /// The free-text fields (names, description, catalog names) are valid UTF-8.
@@ -289,7 +270,7 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
   check_leaf_ports(s, node, k);
   check_nvlink_bridge(s, node, gpu, k);
   if (!s.cluster.node_groups.empty()) check_node_groups(s, k);
-  if (!s.cluster.overrides.empty()) check_element_overrides(s, k);
+  if (!s.cluster.overrides.empty()) check_element_overrides(s, node, k);
   if (!s.jobs.empty()) check_jobs(s, node, k);
   std::vector<const models::GpuSpec*> gpus = node_group_gpus(s);
   if (gpus.empty() && gpu != nullptr) gpus.push_back(gpu);

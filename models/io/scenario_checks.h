@@ -80,8 +80,10 @@ void check_activation_layout(const models::Scenario& s, Checker& k);
 /// cluster.overrides (models/hardware/element_overrides.h): a selector that names something on
 /// the cluster (else the error names what exists), and exactly the factor it takes, in (0, 1].
 /// The cluster is built (without the overrides) to resolve the selectors; when that fails for
-/// another field, only the factors are checked (that field has its own error).
-void check_element_overrides(const models::Scenario& s, Checker& k);
+/// another field, only the factors are checked (that field has its own error). A cluster beyond
+/// the simulator's range (GPUs or network resources; node: the cluster's node template, may be
+/// null) is not built and its overrides are not checked: its size has its own error.
+void check_element_overrides(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
 
 /// cluster.node_group[i] (issue 20): a known template and GPU that fits it, num_nodes >= 1, every
 /// group's board of the first group's shape and NIC (one fabric); node_template, num_nodes and gpu

@@ -152,6 +152,11 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
       }
       k.finite_at_least(at + ".per_gpu_hour", f.per_gpu_hour, 0.0, false);
       k.finite_at_least(at + ".per_node_hour", f.per_node_hour, 0.0, false);
+      // A failure written without a rate would draw nothing and still print as a cause.
+      if (!k.present(at + ".per_gpu_hour") && !k.present(at + ".per_node_hour"))
+        k.error(at,
+                "has no rate (expected per_gpu_hour or per_node_hour, e.g. per_gpu_hour: 7e-6; 0 states a "
+                "cause that never fails)");
       if (f.per_gpu_hour > 1.0 || f.per_node_hour > 1.0) {
         k.error(at + (f.per_gpu_hour > 1.0 ? ".per_gpu_hour" : ".per_node_hour"),
                 "more than one failure per hour per component (expected a rate <= 1: failures per GPU-hour or "
@@ -163,7 +168,11 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
       k.error("reliability.checkpoint_interval_s",
               "got " + Checker::number(r.checkpoint_interval_s) + " (expected 0 for Daly's optimum, or at least 1 s)");
     }
-    k.finite_at_least("reliability.restart_overhead_s", r.restart_overhead_s, 0.0, false);
+    if (k.finite_at_least("reliability.restart_overhead_s", r.restart_overhead_s, 0.0, false) &&
+        r.restart_overhead_s > models::kMaxFailureWindowS)
+      k.error("reliability.restart_overhead_s",
+              "got " + Checker::number(r.restart_overhead_s) +
+                  " (expected at most 3.2e8 s, about 10 years: the simulator's range)");
     if (r.horizon_s > models::kMaxFailureWindowS && std::isfinite(r.horizon_s)) {
       k.error("reliability.horizon_s", "got " + Checker::number(r.horizon_s) +
                                            " (expected at most 3.2e8 s, about 10 years: the simulator's range)");

@@ -110,6 +110,15 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   std::map<std::string, std::string> override_origins;
   detail::apply_overrides(message, overrides, errors, override_origins);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
+  if (cluster_only != nullptr && !message.has_cluster()) {
+    // nccl-tests, explain and chakra run read only the cluster: a file without one (an empty file,
+    // a workload-only scenario) would silently simulate the default 1 x dgx_h100.
+    const std::string block = format == Format::json ? "a \"cluster\": {...} object" : "a cluster { ... } block";
+    throw ScenarioError({detail::format_pos(origin, {1, 1}) + ": cluster: the file has no cluster section (expected " +
+                         block +
+                         ", e.g. cluster { node_template: \"dgx_h100\" num_nodes: 2 }: this command reads "
+                         "only the cluster, and without one it would simulate the default 1 x dgx_h100)"});
+  }
   const bool no_workload = cluster_only == nullptr && !message.has_workload();
   if (no_workload) {
     // Without this, each required workload field reports "not set" at 1:1 (7 lines for one cause).
@@ -119,7 +128,7 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
         detail::format_pos(origin, {1, 1}) + ": workload: " +
         (cluster ? "the file describes only a cluster, it has no workload section (expected " + block +
                        " with model, parallel and training, as in scenarios/default.textproto; a cluster-only "
-                       "file is read by traincast nccl-tests, traincast explain and traincast chakra)"
+                       "file is read by traincast nccl-tests, traincast explain and traincast chakra run)"
                  : "the file has no workload section (expected " + block +
                        " with model, parallel and training, as in scenarios/default.textproto)");
     if (!cluster) throw ScenarioError({what});

@@ -60,7 +60,8 @@ constexpr double kMaxMeasured = 1e12;
 /// The fields of case `i` (name unique among `names`, scenario set; nccl_tests or metric and
 /// measured; data_row a row of a shared table found from `base_dir`), appended to `k`'s errors.
 void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, std::set<std::string>& names,
-                       const std::string& base_dir, std::map<std::string, long>& table_rows) {
+                       const std::string& base_dir, const std::string& cases_path,
+                       std::map<std::string, long>& table_rows) {
   const std::string at = "case[" + std::to_string(i) + "]";
   if (c.name().empty()) {
     k.error(at + ".name", std::string(k.present(at + ".name") ? "is empty" : "not set") + " (expected a unique name)");
@@ -101,6 +102,13 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
   if (c.scenario().empty()) {
     k.error(at + ".scenario", std::string(k.present(at + ".scenario") ? "is empty" : "not set") +
                                   " (expected a scenario file path relative to the cases file)");
+  } else if (std::error_code ec;
+             std::filesystem::equivalent(std::filesystem::path(base_dir) / c.scenario(), cases_path, ec)) {
+    // Else its load says "this is a validation cases file ... run it with traincast validate",
+    // the command just run, at 1:1.
+    k.error(at + ".scenario", "\"" + detail::clip(c.scenario()) +
+                                  "\" is this cases file itself (expected the scenario the case runs, a .textproto "
+                                  "or .json scenario file relative to the cases file)");
   }
   if (c.has_nccl_tests()) {
     const tp::ValidationCases::NcclTests& t = c.nccl_tests();
@@ -183,7 +191,8 @@ std::vector<models::ValidationCase> load_validation_cases_text(std::string_view 
   if (message.case__size() == 0) k.error("case", "no cases (expected at least one case { ... })");
   std::set<std::string> names;
   std::map<std::string, long> table_rows;  // data rows per shared table named by a data_row
-  for (int i = 0; i < message.case__size(); ++i) check_case_fields(message.case_(i), i, k, names, base_dir, table_rows);
+  for (int i = 0; i < message.case__size(); ++i)
+    check_case_fields(message.case_(i), i, k, names, base_dir, path, table_rows);
 
   const std::filesystem::path base(base_dir);
   std::vector<models::ValidationCase> cases;

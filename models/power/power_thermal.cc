@@ -393,21 +393,15 @@ void PowerThermalModel::barrier_done(int /*iteration*/) {
       const double e = ks.energy_j - ks.iteration_energy_j;
       rack_w[n / s_.nodes_per_rack] += iter_s > 0 ? e / iter_s : 0.0;
     }
-    // A rack's design airflow: nodes_per_rack × its nodes' design airflow (the mean over its nodes
-    // where node groups with different airflow share the rack).
+    // A rack's airflow: the sum of the design airflow of the nodes in it. An empty slot (a rack
+    // of nodes_per_rack with fewer nodes, the last rack of a cluster) moves no air: it is blanked,
+    // and the nodes' own fans move the rack's air (session 35: the slots were counted, so one node
+    // in a rack of 4 saw a quarter of its recirculation and the answer moved with empty slots).
     std::vector<double> rack_airflow(rack_rise_.size(), 0.0);
-    std::vector<int> rack_nodes(rack_rise_.size(), 0), rack_group(rack_rise_.size(), -1);
     for (std::size_t n = 0; n < s_.kind_of_node.size(); ++n) {
-      const std::size_t r = n / s_.nodes_per_rack;
       const int group = s_.node_kinds[s_.kind_of_node[n]].group;
-      rack_airflow[r] += s_.groups[static_cast<std::size_t>(group)].node_airflow_m3_per_s;
-      ++rack_nodes[r];
-      rack_group[r] = rack_group[r] == -1 || rack_group[r] == group ? group : -2;
+      rack_airflow[n / s_.nodes_per_rack] += s_.groups[static_cast<std::size_t>(group)].node_airflow_m3_per_s;
     }
-    for (std::size_t r = 0; r < rack_rise_.size(); ++r)
-      rack_airflow[r] = rack_group[r] >= 0 ? s_.groups[static_cast<std::size_t>(rack_group[r])].node_airflow_m3_per_s *
-                                                 s_.nodes_per_rack
-                                           : rack_airflow[r] / rack_nodes[r] * s_.nodes_per_rack;
     for (std::size_t r = 0; r < rack_rise_.size(); ++r)
       rack_rise_[r] =
           std::max(0.0, rack_w[r] - s_.rack_cooling_capacity_w) / (kAirHeatCapacityJPerM3K * rack_airflow[r]);
@@ -539,6 +533,7 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
     gp.average_w = window_s > 0 ? gp.energy_j / window_s : st.power_w;
     gp.peak_w = st.peak_w;
     gp.clock_fraction_min = st.min_clock;
+    gp.clock_factor = st.clock_factor;
     if (const double busy_ns = st.compute_ns - st.window_compute_ns; busy_ns > 0)
       gp.compute_clock_fraction_mean = (st.compute_clock_ns - st.window_compute_clock_ns) / busy_ns;
     gpu_sum_w += gp.average_w;

@@ -239,6 +239,9 @@ struct GpuPower {
   /// Mean SM clock / max boost clock over the time its worker's compute stream was busy in the
   /// last iteration (1 when it never computed there). Not in the JSON report.
   double compute_clock_fraction_mean = 1.0;
+  /// Its cluster.overrides clock_factor, the highest clock it may run at, (0, 1]; 1 = none. Not in
+  /// the JSON report (the scenario states it).
+  double clock_factor = 1.0;
   bool operator==(const GpuPower&) const = default;
 };
 

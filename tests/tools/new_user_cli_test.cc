@@ -419,7 +419,7 @@ TEST_F(NewUserCli, ClusterOnlyFileToRunSaysSoOnce) {
               torus +
                   ":1:1: workload: the file describes only a cluster, it has no workload section (expected a "
                   "workload { ... } block with model, parallel and training, as in scenarios/default.textproto; "
-                  "a cluster-only file is read by traincast nccl-tests, traincast explain and traincast chakra)\n")
+                  "a cluster-only file is read by traincast nccl-tests, traincast explain and traincast chakra run)\n")
         << command;
   }
   EXPECT_EQ(run({"nccl-tests", torus, "-b", "1M", "-e", "1M"}).status, 0);

@@ -226,11 +226,13 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
     if (vm.count("inputs") || vm.count("replicate") || vm.count("trace") || vm.count("ctrl-deps"))
       throw UsageError("chakra export: takes SCENARIO --out DIR (traces and --replicate/--trace are for run)");
     if (!vm.count("out")) throw UsageError("chakra export: --out DIR is required");
-    overrides.push_back("options.fold_symmetric=false");  // every GPU needs its own ops
     models::Scenario sc = io::load_scenario_file(scenario_path, overrides);
     use_profile(
         sc, profile_option(vm), overrides,
         [&](const std::vector<std::string>& o) { return io::load_scenario_file(scenario_path, o); }, err);
+    // Every GPU needs its own ops. Set here, not as a --set of the user's: an error in the file
+    // would otherwise note "the file as changed by --set options.fold_symmetric=false".
+    sc.options.fold_symmetric = false;
     refuse_unexportable(sc, scenario_path, overrides);
     if (vm.count("name") && vm["name"].as<std::string>().empty())
       throw UsageError("--name: got \"\" (expected a file name stem, e.g. --name gpt3)");

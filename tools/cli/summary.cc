@@ -479,7 +479,9 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
         << slowest->gpu << "; " << format_fixed(slowest->compute_clock_fraction_mean, 3)
         << " mean while computing), held by "
         << (hot ? std::string("its temperature (Thermal, below)")
-            : r.straggler.found && r.straggler.gpu == slowest->gpu && r.straggler.cause == "clock_factor"
+            // At its override's cap: that holds it, whether or not a straggler was found (a slow
+            // stage of a pipeline delays the others as bubble, not as straggler wait).
+            : slowest->clock_factor < 1.0 && slowest->clock_fraction_min >= slowest->clock_factor * (1 - 1e-9)
                 ? std::string("its cluster.overrides clock_factor")
                 : "the " + format_fixed(pw.gpu_power_limit_w, 0) + " W power limit" +
                       (std::any_of(sc.cluster.overrides.begin(), sc.cluster.overrides.end(),

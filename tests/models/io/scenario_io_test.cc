@@ -527,7 +527,7 @@ TEST(ScenarioIoErrors, NoWorkloadSectionIsOneError) {
       std::vector<std::string>{
           "t.textproto:1:1: workload: the file describes only a cluster, it has no workload section (expected "
           "a workload { ... } block" +
-          shape + "; a cluster-only file is read by traincast nccl-tests, traincast explain and traincast chakra)"});
+          shape + "; a cluster-only file is read by traincast nccl-tests, traincast explain and traincast chakra run)"});
   // The cluster's own errors come with it (the run stopped at the missing workload, and the
   // unknown NIC came only after one was added).
   const std::vector<std::string> both = errors_of("cluster { node_template: \"dgx_h100\" nic: \"IB-NDR-40\" }\n");

@@ -90,6 +90,74 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
                                           "; leave it unset)");
 }
 
+namespace {
+
+/// reliability: failure causes unique, each with a rate in [0, 1] per component-hour; the
+/// checkpoint interval, restart overhead and horizon within the simulator's range.
+void check_reliability(const models::Scenario& s, Checker& k) {
+  using std::to_string;
+  if (!s.reliability) return;
+  const models::ReliabilitySpec& r = *s.reliability;
+  std::set<std::string> causes;
+  for (std::size_t i = 0; i < r.failures.size(); ++i) {
+    const std::string at = "reliability.failure[" + to_string(i) + "]";
+    const models::FailureRate& f = r.failures[i];
+    if (f.cause.empty()) {
+      k.error(at + ".cause", std::string(k.present(at + ".cause") ? "is empty" : "not set") +
+                                 " (expected a cause name, unique in the list)");
+    } else if (!causes.insert(f.cause).second) {
+      // Quoted from a named string, not a temporary: GCC 12 warns falsely (-Wrestrict) on
+      // "\"" + temporary here.
+      const std::string cause = detail::clip(f.cause);
+      k.error(at + ".cause", "\"" + cause + "\" is used by an earlier failure (expected a unique name)");
+    }
+    k.finite_at_least(at + ".per_gpu_hour", f.per_gpu_hour, 0.0, false);
+    k.finite_at_least(at + ".per_node_hour", f.per_node_hour, 0.0, false);
+    // A failure written without a rate would draw nothing and still print as a cause.
+    if (!k.present(at + ".per_gpu_hour") && !k.present(at + ".per_node_hour"))
+      k.error(at,
+              "has no rate (expected per_gpu_hour or per_node_hour, e.g. per_gpu_hour: 7e-6; 0 states a "
+              "cause that never fails)");
+    if (f.per_gpu_hour > 1.0 || f.per_node_hour > 1.0) {
+      k.error(at + (f.per_gpu_hour > 1.0 ? ".per_gpu_hour" : ".per_node_hour"),
+              "more than one failure per hour per component (expected a rate <= 1: failures per GPU-hour or "
+              "node-hour, e.g. 7e-6)");
+    }
+  }
+  if (k.finite_at_least("reliability.checkpoint_interval_s", r.checkpoint_interval_s, 0.0, false) &&
+      r.checkpoint_interval_s > 0 && r.checkpoint_interval_s < 1.0) {
+    k.error("reliability.checkpoint_interval_s",
+            "got " + Checker::number(r.checkpoint_interval_s) + " (expected 0 for Daly's optimum, or at least 1 s)");
+  }
+  if (k.finite_at_least("reliability.restart_overhead_s", r.restart_overhead_s, 0.0, false) &&
+      r.restart_overhead_s > models::kMaxFailureWindowS)
+    k.error("reliability.restart_overhead_s", "got " + Checker::number(r.restart_overhead_s) +
+                                                  " (expected at most 3.2e8 s, about 10 years: the simulator's range)");
+  if (r.horizon_s > models::kMaxFailureWindowS && std::isfinite(r.horizon_s)) {
+    k.error("reliability.horizon_s", "got " + Checker::number(r.horizon_s) +
+                                         " (expected at most 3.2e8 s, about 10 years: the simulator's range)");
+  }
+  if (k.finite_at_least("reliability.horizon_s", r.horizon_s, 0.0, false) && r.horizon_s == 0 &&
+      s.training.train_tokens <= 0) {
+    // The run summary's default budget is only printed, never simulated: failures are drawn over
+    // a window the user states, so the error offers that budget as a value to write.
+    std::string example;
+    const double params = s.model.family == models::ModelFamily::resnet ? 0.0 : models::total_parameters(s.model);
+    if (std::isfinite(params) && params > 0) {
+      example = ", e.g. " + Checker::number(models::kDefaultTokensPerParameter * params) + ": " +
+                Checker::number(models::kDefaultTokensPerParameter) + " tokens per parameter of this " +
+                Checker::number(params) + "-parameter model, Hoffmann et al. 2022, the budget the run summary uses";
+    }
+    k.error("reliability.horizon_s",
+            "is 0 and no token budget is given (expected horizon_s > 0, or "
+            "workload.training.train_tokens > 0" +
+                example + ")");
+  }
+  k.int_field("reliability.monte_carlo_draws", r.monte_carlo_draws);
+}
+
+}  // namespace
+
 void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, int physical_gpus,
                                     Checker& k) {
   using std::to_string;
@@ -135,66 +203,7 @@ void check_storage_reliability_cost(const models::Scenario& s, const std::string
     k.finite_at_least("storage.checkpoint_interval_s", st.checkpoint_interval_s, 0.0, false);
     k.finite_at_least("storage.snapshot_gb_per_s", st.snapshot_gb_per_s, 0.0, false);
   }
-  if (s.reliability) {
-    const models::ReliabilitySpec& r = *s.reliability;
-    std::set<std::string> causes;
-    for (std::size_t i = 0; i < r.failures.size(); ++i) {
-      const std::string at = "reliability.failure[" + to_string(i) + "]";
-      const models::FailureRate& f = r.failures[i];
-      if (f.cause.empty()) {
-        k.error(at + ".cause", std::string(k.present(at + ".cause") ? "is empty" : "not set") +
-                                   " (expected a cause name, unique in the list)");
-      } else if (!causes.insert(f.cause).second) {
-        // Quoted from a named string, not a temporary: GCC 12 warns falsely (-Wrestrict) on
-        // "\"" + temporary here.
-        const std::string cause = detail::clip(f.cause);
-        k.error(at + ".cause", "\"" + cause + "\" is used by an earlier failure (expected a unique name)");
-      }
-      k.finite_at_least(at + ".per_gpu_hour", f.per_gpu_hour, 0.0, false);
-      k.finite_at_least(at + ".per_node_hour", f.per_node_hour, 0.0, false);
-      // A failure written without a rate would draw nothing and still print as a cause.
-      if (!k.present(at + ".per_gpu_hour") && !k.present(at + ".per_node_hour"))
-        k.error(at,
-                "has no rate (expected per_gpu_hour or per_node_hour, e.g. per_gpu_hour: 7e-6; 0 states a "
-                "cause that never fails)");
-      if (f.per_gpu_hour > 1.0 || f.per_node_hour > 1.0) {
-        k.error(at + (f.per_gpu_hour > 1.0 ? ".per_gpu_hour" : ".per_node_hour"),
-                "more than one failure per hour per component (expected a rate <= 1: failures per GPU-hour or "
-                "node-hour, e.g. 7e-6)");
-      }
-    }
-    if (k.finite_at_least("reliability.checkpoint_interval_s", r.checkpoint_interval_s, 0.0, false) &&
-        r.checkpoint_interval_s > 0 && r.checkpoint_interval_s < 1.0) {
-      k.error("reliability.checkpoint_interval_s",
-              "got " + Checker::number(r.checkpoint_interval_s) + " (expected 0 for Daly's optimum, or at least 1 s)");
-    }
-    if (k.finite_at_least("reliability.restart_overhead_s", r.restart_overhead_s, 0.0, false) &&
-        r.restart_overhead_s > models::kMaxFailureWindowS)
-      k.error("reliability.restart_overhead_s",
-              "got " + Checker::number(r.restart_overhead_s) +
-                  " (expected at most 3.2e8 s, about 10 years: the simulator's range)");
-    if (r.horizon_s > models::kMaxFailureWindowS && std::isfinite(r.horizon_s)) {
-      k.error("reliability.horizon_s", "got " + Checker::number(r.horizon_s) +
-                                           " (expected at most 3.2e8 s, about 10 years: the simulator's range)");
-    }
-    if (k.finite_at_least("reliability.horizon_s", r.horizon_s, 0.0, false) && r.horizon_s == 0 &&
-        s.training.train_tokens <= 0) {
-      // The run summary's default budget is only printed, never simulated: failures are drawn over
-      // a window the user states, so the error offers that budget as a value to write.
-      std::string example;
-      const double params = s.model.family == models::ModelFamily::resnet ? 0.0 : models::total_parameters(s.model);
-      if (std::isfinite(params) && params > 0) {
-        example = ", e.g. " + Checker::number(models::kDefaultTokensPerParameter * params) + ": " +
-                  Checker::number(models::kDefaultTokensPerParameter) + " tokens per parameter of this " +
-                  Checker::number(params) + "-parameter model, Hoffmann et al. 2022, the budget the run summary uses";
-      }
-      k.error("reliability.horizon_s",
-              "is 0 and no token budget is given (expected horizon_s > 0, or "
-              "workload.training.train_tokens > 0" +
-                  example + ")");
-    }
-    k.int_field("reliability.monte_carlo_draws", r.monte_carlo_draws);
-  }
+  check_reliability(s, k);
   if (s.cost) {
     const models::CostSpec& c = *s.cost;
     // Upper bounds far above any real price, so that a slip of the exponent (1e300) is refused

@@ -207,8 +207,17 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
   // entry of a list needs the list's entries (a copy), a singular field an empty message.
   std::unique_ptr<pb::Message> scratch(containing->New());
   if (target_index >= 0) scratch->CopyFrom(*containing);
-  // "tp=010" would be 10 here and 8 in a scenario file (protobuf's octal): refused in both.
   using F = pb::FieldDescriptor;
+  // On the command line a value is the value alone, as for every numeric option (`--threads " 2"`
+  // is refused by the option parser): `--set "tp= 4"` is refused, not trimmed. A string keeps its
+  // spaces (they are characters of it); a file's `set` entry or sweep value is trimmed (layout).
+  const bool command_line = o.origin.rfind("--", 0) == 0;
+  if (command_line && target->cpp_type() != F::CPPTYPE_STRING && trim(value).size() != value.size()) {
+    fail(walked, "invalid value \"" + clip(value) + "\": " + o.origin +
+                     " takes the value without spaces around it (expected " + walked + "=" + clip(trim(value)) + ")");
+    return;
+  }
+  // "tp=010" would be 10 here and 8 in a scenario file (protobuf's octal): refused in both.
   if (target->cpp_type() != F::CPPTYPE_STRING && target->cpp_type() != F::CPPTYPE_BOOL &&
       target->cpp_type() != F::CPPTYPE_ENUM && target->cpp_type() != F::CPPTYPE_MESSAGE) {
     if (const std::string octal = octal_literal_problem(trim(value)); !octal.empty()) {
@@ -237,9 +246,8 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     const std::string_view t = trim(value);
     const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::general);
     if (ec == std::errc::result_out_of_range && ptr == t.data() + t.size()) {
-      fail(walked, "invalid value \"" + clip(t) +
-                       "\": out of range as written (expected a finite number: a double holds magnitudes from "
-                       "2.2e-308 to 1.8e308, and 0)");
+      fail(walked, "invalid value \"" + clip(t) + "\": out of range as written (expected " +
+                       std::string(kDoubleRangeExpected) + ")");
       return;
     }
   }

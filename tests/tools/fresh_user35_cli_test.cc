@@ -1,0 +1,107 @@
+// What fresh users found on the command line (session 35): `switch_price_usd: 1e-400` in a scenario
+// file was read as 0 (protobuf's text and JSON parsers underflow without a word) where `--set`
+// refused it as out of range as written; `compare --tokens 1e-400` said "got 0". `--threads " 2"`
+// was refused and `--set "tp= 4"` trimmed; docs/commands.md said integer options take digits only
+// while `--tokens 1e12` (a count read as a number) was accepted.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
+
+namespace traincast::cli {
+namespace {
+
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
+const std::string kDoubleRange =
+    "out of range as written (expected a finite number: a double holds magnitudes from 4.9e-324 to 1.8e308, and 0)";
+
+using test_support::has;
+using test_support::Result;
+using test_support::run;
+
+std::string default_scenario() { return traincast::test_support::slurp(kSrc + "/scenarios/default.textproto"); }
+
+TEST(FreshUser35Cli, ANumberThatUnderflowsIsOutOfRangeAsWrittenInTextAndJson) {
+  const traincast::test_support::TempDir dir("fresh_user35_underflow");
+  // hidden_dropout takes 0: an underflow read as 0 would have run without a word.
+  std::string text = default_scenario();
+  const std::string zero = "hidden_dropout: 0";
+  text.replace(text.find(zero), zero.size(), "hidden_dropout: 1e-400");
+  const Result t = run({"run", dir.write("u.textproto", text)});
+  EXPECT_EQ(t.status, 2);
+  EXPECT_TRUE(has(t.err, "u.textproto:25:21: workload.model.hidden_dropout: 1e-400 is " + kDoubleRange)) << t.err;
+  // A price: "got 0 (expected a price > 0 ...)" named a value nobody wrote.
+  const Result p = run({"run", dir.write("p.textproto", default_scenario() + "cost { switch_price_usd: 1e-400 }\n")});
+  EXPECT_EQ(p.status, 2);
+  EXPECT_TRUE(has(p.err, "cost.switch_price_usd: 1e-400 is " + kDoubleRange)) << p.err;
+  EXPECT_FALSE(has(p.err, "got 0")) << p.err;
+  // Overflow, as before, in the same words.
+  const Result o = run({"run", dir.write("o.textproto", default_scenario() + "cost { switch_price_usd: -1e400 }\n")});
+  EXPECT_TRUE(has(o.err, "cost.switch_price_usd: -1e400 is " + kDoubleRange)) << o.err;
+  // A subnormal is a value a double holds: the field's own check answers.
+  const Result s = run({"run", dir.write("s.textproto", default_scenario() + "power { pue: 1e-310 }\n")});
+  EXPECT_TRUE(has(s.err, "power.pue: got 1e-310 (expected 1 to 3")) << s.err;
+  // JSON.
+  const Result j = run({"run", dir.write("u.json", "{\"workload\": {\"model\": {\"hidden_dropout\": 1e-400}}}")});
+  EXPECT_EQ(j.status, 2);
+  EXPECT_TRUE(has(j.err, "u.json:1:43: workload.model.hidden_dropout: 1e-400 is " + kDoubleRange)) << j.err;
+  // --set, as before.
+  const Result set = run({"run", "--set", "cost.switch_price_usd=1e-400"});
+  EXPECT_EQ(set.err, "--set: cost.switch_price_usd: invalid value \"1e-400\": " + kDoubleRange + "\n");
+}
+
+TEST(FreshUser35Cli, ANumericOptionThatUnderflowsIsOutOfRangeAsWritten) {
+  for (const std::string v : {"1e-400", "1e400"}) {
+    const Result r = run({"compare", "--vary", "workload.parallel.tp=1,2", "--tokens", v});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "traincast: --tokens: got \"" + v + "\": " + kDoubleRange + "\n");
+  }
+  const Result f = run({"nccl-tests", kSrc + "/scenarios/nccl/consumer_2x2080ti_nop2p.textproto", "-f", "1e-999"});
+  EXPECT_EQ(f.status, 2);
+  EXPECT_EQ(f.err, "traincast: --stepfactor: got \"1e-999\": " + kDoubleRange + "\n");
+}
+
+// One rule for spaces on the command line: options and --set alike refuse them around a value.
+TEST(FreshUser35Cli, SpacesAroundACommandLineValueAreRefusedForSetAsForOptions) {
+  const Result t = run({"run", "--threads", " 2"});
+  EXPECT_EQ(t.status, 2);
+  EXPECT_TRUE(has(t.err, "--threads: got \" 2\" (expected a whole number without spaces around it")) << t.err;
+  for (const std::string v : {" 4", "4 "}) {
+    const Result s = run({"run", "--set", "workload.parallel.tp=" + v});
+    EXPECT_EQ(s.status, 2);
+    EXPECT_EQ(s.err, "--set: workload.parallel.tp: invalid value \"" + v +
+                         "\": --set takes the value without spaces around it (expected workload.parallel.tp=4)\n");
+  }
+  const Result tab = run({"run", "--set", "workload.parallel.tp=\t4"});
+  EXPECT_TRUE(has(tab.err, "--set takes the value without spaces around it")) << tab.err;
+  const Result d = run({"run", "--set", "cost.utilization= 0.5"});
+  EXPECT_TRUE(has(d.err, "--set: cost.utilization: invalid value \" 0.5\": --set takes the value without spaces"))
+      << d.err;
+  // --vary's list may have spaces after its commas (the list's, not the values').
+  const Result v = run({"compare", "--vary", "workload.training.micro_batch_size=1, 2"});
+  EXPECT_EQ(v.status, 0) << v.err;
+}
+
+// A count read as a number (--tokens) takes 1e12, as docs/commands.md now says; an integer option
+// takes digits only; a count that is not whole is refused.
+TEST(FreshUser35Cli, TokensTakesAWholeNumberInAnyFormIntegerOptionsDigitsOnly) {
+  const Result e = run({"compare", "--vary", "workload.training.micro_batch_size=1,2", "--tokens", "1e12"});
+  EXPECT_EQ(e.status, 0) << e.err;
+  EXPECT_TRUE(has(e.out, "1.00T tokens *")) << e.out;
+  const Result half = run({"compare", "--vary", "workload.training.micro_batch_size=1,2", "--tokens", "1.5"});
+  EXPECT_EQ(half.status, 2);
+  EXPECT_TRUE(has(half.err, "--tokens: got 1.5 (expected a whole number of tokens from 1 to 1e15")) << half.err;
+  const Result j = run({"compare", "--vary", "workload.training.micro_batch_size=1,2", "--jobs", "1e0"});
+  EXPECT_EQ(j.status, 2);
+  EXPECT_TRUE(has(j.err, "--jobs: got \"1e0\" (expected a whole number, written in digits")) << j.err;
+  const std::string doc = traincast::test_support::slurp(kSrc + "/docs/commands.md");
+  EXPECT_TRUE(has(doc, "so `--tokens 1e12` and `-f 2e0` are\naccepted")) << "docs/commands.md";
+}
+
+}  // namespace
+}  // namespace traincast::cli

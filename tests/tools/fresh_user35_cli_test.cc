@@ -2,7 +2,8 @@
 // file was read as 0 (protobuf's text and JSON parsers underflow without a word) where `--set`
 // refused it as out of range as written; `compare --tokens 1e-400` said "got 0". `--threads " 2"`
 // was refused and `--set "tp= 4"` trimmed; docs/commands.md said integer options take digits only
-// while `--tokens 1e12` (a count read as a number) was accepted.
+// while `--tokens 1e12` (a count read as a number) was accepted. JSON took `"tp": "2"` where text
+// refused `tp: "2"`.
 
 #include <gtest/gtest.h>
 
@@ -101,6 +102,25 @@ TEST(FreshUser35Cli, TokensTakesAWholeNumberInAnyFormIntegerOptionsDigitsOnly) {
   EXPECT_TRUE(has(j.err, "--jobs: got \"1e0\" (expected a whole number, written in digits")) << j.err;
   const std::string doc = traincast::test_support::slurp(kSrc + "/docs/commands.md");
   EXPECT_TRUE(has(doc, "so `--tokens 1e12` and `-f 2e0` are\naccepted")) << "docs/commands.md";
+}
+
+TEST(FreshUser35Cli, AQuotedThirtyTwoBitIntegerIsRefusedInJsonAsInText) {
+  const traincast::test_support::TempDir dir("fresh_user35_quoted");
+  const std::string expected = "workload.parallel.tp: invalid value \"2\" (expected an integer from 1 to 2147483647)";
+  const Result j = run({"run", dir.write("q.json", "{\"workload\": {\"parallel\": {\"tp\": \"2\"}}}")});
+  EXPECT_EQ(j.status, 2);
+  EXPECT_TRUE(has(j.err, "q.json:1:34: " + expected)) << j.err;
+  std::string text = default_scenario();
+  text.replace(text.find("tp: 2"), 5, "tp: \"2\"");
+  const Result t = run({"run", dir.write("q.textproto", text)});
+  EXPECT_EQ(t.status, 2);
+  EXPECT_TRUE(has(t.err, "q.textproto:29:9: " + expected)) << t.err;
+  // A 64-bit integer may be quoted: proto3 JSON writes it so, and --print-scenario's JSON reads back.
+  const std::string printed = dir.file("printed.json");
+  ASSERT_EQ(run({"run", "--print-scenario", "--json", printed}).status, 0);
+  EXPECT_TRUE(has(traincast::test_support::slurp(printed), "\"switch_latency_ns\": \"130\""));
+  const Result back = run({"run", printed, "--print-scenario"});
+  EXPECT_EQ(back.status, 0) << back.err;
 }
 
 }  // namespace

@@ -123,5 +123,31 @@ TEST(FreshUser35Cli, AQuotedThirtyTwoBitIntegerIsRefusedInJsonAsInText) {
   EXPECT_EQ(back.status, 0) << back.err;
 }
 
+// A value refused by a check is printed as written: 1.0000001 printed as "got 1" read as a valid value.
+TEST(FreshUser35Cli, ARefusedValueIsPrintedWithTheDigitsItWasWrittenWith) {
+  const Result r = run({"run", "--set", "cost.utilization=1.0000001"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "--set: cost.utilization: got 1.0000001 (expected a fraction in (0, 1])\n");
+  const Result p = run({"run", "--set", "power.pue=0.30000000000000004"});
+  EXPECT_TRUE(has(p.err, "power.pue: got 0.30000000000000004 (expected 1 to 3")) << p.err;
+}
+
+// explain said "1 spines", "2 pods of 1 leaf groups with 1 aggregation switches", "1 cores".
+TEST(FreshUser35Cli, ExplainCountsAreSingularForOne) {
+  const std::string s = kSrc + "/scenarios/default.textproto";
+  const Result two = run({"explain", s, "--set", "cluster.num_nodes=2", "--set", "cluster.fabric.nodes_per_leaf=1"});
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_TRUE(has(two.out, "1 node per leaf group), 1 spine, leaf uplinks 1 x 50 GB/s")) << two.out;
+  EXPECT_TRUE(has(two.out, "+ 1 spine (16 leaves x 1 up-link / 64 ports)")) << two.out;
+  const Result three = run({"explain", s, "--set", "cluster.num_nodes=2", "--set", "cluster.fabric.nodes_per_leaf=1",
+                            "--set", "cluster.fabric.tiers=3", "--set", "cluster.fabric.leaves_per_pod=1"});
+  ASSERT_EQ(three.status, 0) << three.err;
+  EXPECT_TRUE(has(three.out, "2 pods of 1 leaf group with 1 aggregation switch, leaf uplinks 1 x 50 GB/s, 1 core,"))
+      << three.out;
+  EXPECT_TRUE(has(three.out, "simulated: 2 pods of 1 leaf group, 1 aggregation switch per pod and 1 core"))
+      << three.out;
+  EXPECT_FALSE(has(three.out + two.out, " 1 spines")) << three.out;
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -149,5 +149,24 @@ TEST(FreshUser35Cli, ExplainCountsAreSingularForOne) {
   EXPECT_FALSE(has(three.out + two.out, " 1 spines")) << three.out;
 }
 
+// `merge a.csv a.csv` said "point 0 is also in a.csv:3"; a CSV with a NUL byte was asked to be
+// ".textproto or .json".
+TEST(FreshUser35Cli, MergeNamesAPartGivenTwiceAndANulByteInACsv) {
+  const traincast::test_support::TempDir dir("fresh_user35_merge");
+  const std::string part = dir.write("a.csv", "index,tp,status,iteration_time_s,reason\n");
+  const Result twice = run({"merge", dir.file("m.csv"), part, part});
+  EXPECT_EQ(twice.status, 2);
+  EXPECT_EQ(twice.err, "traincast: merge: " + part +
+                           " is given twice (expected each part once: a part given twice holds every point twice)\n");
+  const Result other = run({"merge", dir.file("m.csv"), part, dir.file(".") + "/a.csv"});
+  EXPECT_TRUE(has(other.err, "is given twice")) << other.err;
+  const std::string nul = dir.write("n.csv", std::string("index,tp\n0,1\n1,\0\n", 17));
+  const Result n = run({"merge", dir.file("m2.csv"), nul});
+  EXPECT_EQ(n.status, 2);
+  EXPECT_EQ(n.err, nul +
+                       ":3: not a text file (a NUL byte at offset 15; expected a sweep CSV, text as traincast sweep "
+                       "writes it)\n");
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -403,11 +403,11 @@ TEST_F(NewUserCli, ProfileThatIsADirectoryOrBinaryIsNamedAsSuch) {
   r = run({"run", "--profile", binary});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
-            binary + ": not a text file (a NUL byte at offset 7; expected text, e.g. a .textproto or .json file)\n");
+            binary + ":1: not a text file (a NUL byte at offset 7; expected text, e.g. a .textproto or .json file)\n");
   r = run({"run", binary});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
-            binary + ": not a text file (a NUL byte at offset 7; expected text, e.g. a .textproto or .json file)\n");
+            binary + ":1: not a text file (a NUL byte at offset 7; expected text, e.g. a .textproto or .json file)\n");
 }
 
 // A cluster-only gallery file given to run/plan: one line naming the missing workload and the

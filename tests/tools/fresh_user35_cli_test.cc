@@ -168,5 +168,93 @@ TEST(FreshUser35Cli, MergeNamesAPartGivenTwiceAndANulByteInACsv) {
                        "writes it)\n");
 }
 
+// A price without a region read "not stated (USD)", as if the region were USD.
+TEST(FreshUser35Cli, APriceWithoutARegionSaysTheRegionIsNotStated) {
+  const Result r = run({"run", kSrc + "/scenarios/operations/buy_vs_rent_60pct.textproto"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "USD 3.20/GPU-hour, cloud on-demand, Hyperstack, 2026-08-26, region not stated: NVIDIA H100"))
+      << r.out;
+  EXPECT_FALSE(has(r.out, "not stated (USD)")) << r.out;
+  const Result c = run({"catalog", "--prices"});
+  EXPECT_TRUE(has(c.out, "Thinkmate, 2024-08-22, region US: HGX H100")) << c.out;
+}
+
+// cluster printed "Makespan     27559684.3 s" with no unit a reader can picture.
+TEST(FreshUser35Cli, ClusterPrintsLongDurationsInDaysToo) {
+  const Result r = run({"cluster", kSrc + "/scenarios/cluster/alibaba_slice_12_jobs_on_64_gpus.textproto"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Makespan     27559684.3 s (319.0 days)\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "Wait         mean 5112550.8 s (59.2 days), p95 15634632.3 s (181.0 days)\n")) << r.out;
+  // Under an hour, seconds alone.
+  const Result s = run({"cluster", kSrc + "/scenarios/cluster/six_jobs_fifo_vs_backfill.textproto"});
+  EXPECT_TRUE(has(s.out, "Makespan     35.0 s\nUtilisation")) << s.out;
+}
+
+// compare's verdict said "the same cost per token (within 0.5 %, rent) and the same cost per token
+// (within 0.5 %, own, TCO)".
+TEST(FreshUser35Cli, AVerdictSaysACostDifferenceOnceWhenRentAndOwnAgree) {
+  const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,699", "--tokens", "1e9"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "(time to train) for the same cost per token (within 0.5 %, rent and own, TCO); both"))
+      << r.out;
+  // Differences that print differently stay two.
+  const Result b = run({"compare", "--vary", "cost.cloud_price_per_gpu_hour_usd=3.2,3.5", "--tokens", "1e9"});
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_TRUE(has(b.out, "for 9 % more per token (rent) and the same cost per token (within 0.5 %, own, TCO)"))
+      << b.out;
+}
+
+// A torus was charged one cable per neighbour link (8 for a ring of 8 DGX H100, 64 NIC ports).
+TEST(FreshUser35Cli, ATorusIsChargedACablePerTwoNicPorts) {
+  const std::string s = kSrc + "/scenarios/operations/buy_vs_rent_60pct.textproto";
+  const Result ring = run({"run", s, "--set", "cluster.fabric.kind=torus"});
+  ASSERT_EQ(ring.status, 0) << ring.err;
+  EXPECT_TRUE(has(ring.out, "(8 nodes, 0 switches, 32 cables)")) << ring.out;
+  // 2 x 4: both dimensions cabled, the same ports: 32. 1 x 8: the extent-1 dimension's half of the
+  // ports has no neighbour: 16.
+  const traincast::test_support::TempDir dir("fresh_user35_torus");
+  for (const auto& [dims, cables] : std::vector<std::pair<std::string, std::string>>{{"2, 4", "32"}, {"1, 8", "16"}}) {
+    std::string text = traincast::test_support::slurp(s);
+    const std::string nodes = "num_nodes: 8\n";
+    text.replace(text.find(nodes), nodes.size(), nodes + "  fabric { kind: torus torus_dims: [" + dims + "] }\n");
+    const Result r = run({"run", dir.write("t.textproto", text)});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "(8 nodes, 0 switches, " + cables + " cables)")) << dims << "\n" << r.out;
+  }
+  const std::string doc = traincast::test_support::slurp(kSrc + "/docs/fabric.md");
+  EXPECT_TRUE(has(doc, "**Torus cabling.**")) << "docs/fabric.md";
+}
+
+// chakra export said 3,328 nodes where chakra run of its files said 3,336 (the 8 metadata nodes).
+TEST(FreshUser35Cli, ChakraExportCountsTheNodesChakraRunReads) {
+  const traincast::test_support::TempDir dir("fresh_user35_chakra");
+  const std::string s = kSrc + "/scenarios/chakra/gpt_small_export.textproto";
+  const Result e = run({"chakra", "export", s, "--out", dir.file("t")});
+  ASSERT_EQ(e.status, 0) << e.err;
+  EXPECT_TRUE(has(e.out, ".et: 3,336 nodes (3,328 operations, 8 process_group:init metadata), ")) << e.out;
+  const Result r = run({"chakra", "run", s, dir.file("t") + "/gpt-small-export"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "(8 ranks, 3,336 nodes)")) << r.out;
+}
+
+// scenarios/whatif/README.md said 51.813 s and 30.45 s where run printed 51.816 s and 30.457 s: the
+// README and the files' answers quote what run prints now.
+TEST(FreshUser35Cli, WhatIfReadmeQuotesTheIterationTimesRunPrints) {
+  const std::string w = kSrc + "/scenarios/whatif/";
+  const std::string readme = traincast::test_support::slurp(w + "README.md");
+  const auto iteration = [](const Result& r) {
+    const std::size_t at = r.out.find("\nIteration  ");
+    return at == std::string::npos ? std::string() : r.out.substr(at + 12, r.out.find(" s\n", at) - at - 12);
+  };
+  const std::string fp32 =
+      iteration(run({"run", w + "dgx_a100_mixed_precision.textproto", "--set", "workload.training.precision=fp32"}));
+  const std::string a100 = iteration(run({"run", w + "lora_70b_16x_a100.textproto"}));
+  const std::string h200 = iteration(run({"run", w + "lora_70b_8x_h200.textproto"}));
+  EXPECT_EQ(fp32, "51.816");
+  EXPECT_TRUE(has(readme, "3.659 s vs " + fp32 + " s vs 7.112 s")) << fp32;
+  EXPECT_TRUE(has(readme, h200 + " vs " + a100 + " s per 64 sequences")) << h200 << " " << a100;
+  EXPECT_TRUE(has(traincast::test_support::slurp(w + "lora_70b_16x_a100.textproto"), "vs " + a100 + " s on 16x A100"));
+}
+
 }  // namespace
 }  // namespace traincast::cli

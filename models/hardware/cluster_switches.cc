@@ -4,16 +4,11 @@
 #include <string>
 
 #include "models/hardware/cluster.h"
+#include "models/hardware/describe_text.h"
 #include "models/hardware/leaf_ports.h"
 
 namespace traincast::models {
-namespace {
-
-std::string count_of(long long n, const std::string& what) {
-  return std::to_string(n) + " " + what + (n == 1 ? "" : what.back() == 'h' ? "es" : "s");
-}
-
-}  // namespace
+using detail::count_of;
 
 SwitchCount Cluster::switch_count() const {
   const FabricSpec& f = spec_.fabric;

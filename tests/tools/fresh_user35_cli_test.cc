@@ -210,10 +210,10 @@ TEST(FreshUser35Cli, ATorusIsChargedACablePerTwoNicPorts) {
   const Result ring = run({"run", s, "--set", "cluster.fabric.kind=torus"});
   ASSERT_EQ(ring.status, 0) << ring.err;
   EXPECT_TRUE(has(ring.out, "(8 nodes, 0 switches, 32 cables)")) << ring.out;
-  // 2 x 4: both dimensions cabled, the same ports: 32. 1 x 8: the extent-1 dimension's half of the
-  // ports has no neighbour: 16.
+  // 2 x 4 and 2 x 2 x 2: every port cabled to a neighbour, the same 64 ports: 32 cables.
   const traincast::test_support::TempDir dir("fresh_user35_torus");
-  for (const auto& [dims, cables] : std::vector<std::pair<std::string, std::string>>{{"2, 4", "32"}, {"1, 8", "16"}}) {
+  for (const auto& [dims, cables] :
+       std::vector<std::pair<std::string, std::string>>{{"2, 4", "32"}, {"2, 2, 2", "32"}}) {
     std::string text = traincast::test_support::slurp(s);
     const std::string nodes = "num_nodes: 8\n";
     text.replace(text.find(nodes), nodes.size(), nodes + "  fabric { kind: torus torus_dims: [" + dims + "] }\n");

@@ -9,13 +9,9 @@ namespace {
 // Hyperstack's public rate card, on-demand column (per GPU-hour, billed per minute), as transcribed
 // from https://www.hyperstack.cloud/gpu-pricing on 2026-08-26 (the page states no region; USD).
 PriceRecord hyperstack(double usd, const std::string& item) {
-  return {usd,
-          item + ", on-demand, per GPU-hour (read 2026-08-26)",
-          "cloud on-demand",
-          "Hyperstack",
-          "https://www.hyperstack.cloud/gpu-pricing",
-          "2026-08-26",
-          "not stated (USD)"};
+  return {usd,          item + ", on-demand, per GPU-hour (read 2026-08-26)", "cloud on-demand",
+          "Hyperstack", "https://www.hyperstack.cloud/gpu-pricing",           "2026-08-26",
+          "not stated"};
 }
 
 // Lambda's instance price list (per GPU-hour, billed per minute, excl. sales tax) as transcribed
@@ -27,7 +23,7 @@ PriceRecord lambda(double usd, const std::string& item) {
           "Lambda",
           "https://lambda.ai/instances",
           "2026-09-20",
-          "not stated (USD)"};
+          "not stated"};
 }
 
 const char* kNoNode = "no public purchase price found for a server with this GPU (give cost.node_price_usd)";
@@ -44,7 +40,7 @@ std::vector<GpuPrices> make_table() {
                            "NVIDIA (reported by geektopia.es)",
                            "https://geektopia.es/es/technology/2020/05/14/noticias/"
                            "nvidia-anuncia-el-servidor-dgx-a100-ocho-tesla-a100-desde-200-000-dolares.html",
-                           "2020-05-14", "not stated (USD)", 8},
+                           "2020-05-14", "not stated", 8},
                lambda(1.99, "8x NVIDIA A100 SXM 40 GB"), "", ""});
   t.push_back({"A100-SXM4-80GB", std::nullopt, hyperstack(1.60, "NVIDIA A100 SXM 80 GB"), kNoNode, ""});
   none("A100-PCIe-80GB");
@@ -57,7 +53,7 @@ std::vector<GpuPrices> make_table() {
                            "Thinkmate",
                            "https://web.archive.org/web/20240822233446/https://www.thinkmate.com/"
                            "quotation-request?a=YToxOntzOjI6ImlkIjtpOjc0OTY2Mzt9",
-                           "2024-08-22", "US (USD)", 8},
+                           "2024-08-22", "US", 8},
                hyperstack(3.20, "NVIDIA H100 SXM 80 GB"), "", ""});
   none("H800-SXM5-80GB");
   none("H100-SXM5-96GB");  // Meta's Grand Teton part: not sold or rented publicly
@@ -117,7 +113,8 @@ std::string describe_price(const PriceRecord& p, bool per_gpu_hour) {
   std::snprintf(buf, sizeof buf, "%.2f", p.usd);
   const std::string value =
       per_gpu_hour ? "USD " + std::string(buf) + "/GPU-hour" : "USD " + thousands(p.usd) + "/node";
-  return value + ", " + p.kind + ", " + p.vendor + ", " + p.date + ", " + p.region + ": " + p.what + " <" + p.url + ">";
+  return value + ", " + p.kind + ", " + p.vendor + ", " + p.date + ", region " + p.region + ": " + p.what + " <" +
+         p.url + ">";
 }
 
 }  // namespace traincast::models

@@ -19,7 +19,7 @@ struct PriceRecord {
   std::string vendor;  ///< who publishes it
   std::string url;     ///< the page
   std::string date;    ///< YYYY-MM-DD: the page's date, or the day it was read (see `what`)
-  std::string region;  ///< where the price applies, as the page says ("not stated (USD)" otherwise)
+  std::string region;  ///< where the price applies, as the page says ("US"), or "not stated" (every price is in USD)
   int gpus = 0;        ///< GPUs in the priced node (purchase prices; 0 for a rent per GPU-hour)
   bool operator==(const PriceRecord&) const = default;
 };
@@ -45,7 +45,8 @@ const GpuPrices* find_prices(const std::string& gpu);
 /// default applies.
 std::string node_price_missing(const std::string& gpu, int gpus_per_node);
 
-/// "USD 3.99/GPU-hour, cloud on-demand, Hyperstack, 2026-08-26, <url>" (rent) or the node's
+/// "USD 3.99/GPU-hour, cloud on-demand, Hyperstack, 2026-08-26, region not stated: NVIDIA H200 SXM
+/// 141 GB, ... <url>" (rent) or the node's
 /// "USD 317,000/node, street, ..." — one line for reports and `traincast catalog --prices`.
 std::string describe_price(const PriceRecord& p, bool per_gpu_hour);
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "models/cost/cost_model.h"
 #include "models/hardware/catalog.h"
@@ -16,14 +17,21 @@ namespace traincast::models {
 namespace {
 
 /// Cables of the scale-out fabric: one per compute NIC port to its leaf, plus every leaf up-link
-/// and (3 tiers) aggregation-to-core link of the switches bought (`s`, Cluster::switch_count);
-/// torus: one per neighbour link.
+/// and (3 tiers) aggregation-to-core link of the switches bought (`s`, Cluster::switch_count).
+/// Torus: no switches, so a cable runs NIC port to NIC port: a node's ports are shared evenly among
+/// its 2 x dims neighbour directions (the model's link is nics x NIC rate / (2 x dims) per
+/// direction), a cable joins two ports, so each dimension of extent >= 2 takes nodes x nics / dims
+/// ports and half as many cables; a dimension of extent 1 has no neighbour and its ports no cable.
+/// 8 DGX H100 (8 NICs) in a ring: 8 x 8 / 2 = 32 cables (docs/fabric.md, torus cabling).
 int fabric_cables(const Scenario& sc, const Cluster& c, const SwitchCount& s) {
   const FabricSpec& f = sc.cluster.fabric;
   if (f.kind == FabricKind::none || c.num_nodes() <= 1) return 0;
   if (f.kind == FabricKind::torus) {
-    const double dims = f.torus_dims.empty() ? 1.0 : static_cast<double>(f.torus_dims.size());
-    return static_cast<int>(std::lround(c.num_nodes() * dims));
+    const std::vector<int> dims = f.torus_dims.empty() ? std::vector<int>{c.num_nodes()} : f.torus_dims;
+    const auto cabled = static_cast<double>(std::count_if(dims.begin(), dims.end(), [](int d) { return d >= 2; }));
+    const double ports =
+        static_cast<double>(c.num_nodes()) * c.nics_per_node() * cabled / static_cast<double>(dims.size());
+    return static_cast<int>(std::lround(ports / 2.0));
   }
   const long long cables = static_cast<long long>(c.num_nodes()) * c.nics_per_node() + s.leaf_up_links + s.core_links;
   return static_cast<int>(std::min<long long>(cables, std::numeric_limits<int>::max()));

@@ -10,12 +10,15 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/hardware/describe_text.h"
 #include "models/hardware/leaf_ports.h"
 #include "models/hardware/network_size.h"
 #include "models/spec/run_control.h"
 #include "sim/time.h"
 
 namespace traincast::models {
+using detail::count_of;
+using detail::gbps;
 namespace {
 
 // Switches modelled per tier. A real spine layer has as many switches as a leaf has uplink
@@ -55,13 +58,6 @@ std::string link_name(const std::string& from, const std::string& to) {
   std::string name = from;
   name.append("->").append(to);
   return name;
-}
-
-std::string gbps(double bytes_per_s) {
-  std::ostringstream s;
-  s.precision(4);
-  s << bytes_per_s / 1e9 << " GB/s";
-  return s.str();
 }
 
 const char* routing_name(FabricRouting r) {
@@ -697,11 +693,14 @@ void Cluster::describe_fabric(std::ostream& o) const {
       << down_ports << (down_ports == 1 ? " down port" : " down ports") << (num_leaves_ == 1 ? ", " : " each, ")
       << group_nodes << (group_nodes == 1 ? " node per leaf group)" : " nodes per leaf group)");
     if (f.tiers == 2 && num_spines_ > 0) {
-      o << ", " << num_spines_ << " spines, leaf uplinks " << num_spines_ << " x " << gbps(leaf_uplink_bytes_per_s_);
+      o << ", " << count_of(num_spines_, "spine") << ", leaf uplinks " << num_spines_ << " x "
+        << gbps(leaf_uplink_bytes_per_s_);
     } else if (f.tiers == 3 && num_aggs_ > 0) {
-      o << ", " << num_pods_ << " pods of " << f.leaves_per_pod << " leaf groups with " << num_aggs_
-        << " aggregation switches, leaf uplinks " << num_aggs_ << " x " << gbps(leaf_uplink_bytes_per_s_);
-      if (num_spines_ > 0) o << ", " << num_spines_ << " cores, pod uplinks " << gbps(pod_uplink_bytes_per_s_);
+      o << ", " << count_of(num_pods_, "pod") << " of " << count_of(f.leaves_per_pod, "leaf group") << " with "
+        << count_of(num_aggs_, "aggregation switch") << ", leaf uplinks " << num_aggs_ << " x "
+        << gbps(leaf_uplink_bytes_per_s_);
+      if (num_spines_ > 0)
+        o << ", " << count_of(num_spines_, "core") << ", pod uplinks " << gbps(pod_uplink_bytes_per_s_);
     }
     o << " (oversubscription " << f.oversubscription << ":1 asked";
     if (leaf_up_ports_ > 0) o << ", " << leaf_down_ports_ << ":" << leaf_up_ports_ << " ports";

@@ -4,16 +4,11 @@
 #include <string>
 
 #include "models/hardware/cluster.h"
+#include "models/hardware/describe_text.h"
 #include "models/hardware/leaf_ports.h"
 
 namespace traincast::models {
-namespace {
-
-std::string count_of(long long n, const std::string& what) {
-  return std::to_string(n) + " " + what + (n == 1 ? "" : what.back() == 'h' ? "es" : "s");
-}
-
-}  // namespace
+using detail::count_of;
 
 SwitchCount Cluster::switch_count() const {
   const FabricSpec& f = spec_.fabric;
@@ -33,8 +28,8 @@ void Cluster::describe_switches(std::ostream& o) const {
       << (s.rail_leaf_ports == 1 ? " port each)" : " ports each)");
   }
   if (s.spine_switches > 0) {
-    o << " + " << s.spine_switches << " spine (" << s.rail_leaves << " leaves x " << leaf_up_ports_ << " up-links / "
-      << s.switch_ports << " ports)";
+    o << " + " << s.spine_switches << " spine (" << s.rail_leaves << (s.rail_leaves == 1 ? " leaf x " : " leaves x ")
+      << count_of(leaf_up_ports_, "up-link") << " / " << s.switch_ports << " ports)";
   }
   if (s.aggregation_switches > 0) {
     o << " + " << s.aggregation_switches << " aggregation" << (s.core_switches > 0 ? "" : " (the top tier, one pod)");
@@ -54,7 +49,7 @@ void Cluster::describe_switches(std::ostream& o) const {
       << " (the same bandwidth)\n";
   } else if (f.tiers == 3 && num_aggs_ > 0 &&
              (num_aggs_ * num_pods_ != s.aggregation_switches || num_spines_ != s.core_switches)) {
-    o << "  simulated: " << count_of(num_pods_, "pod") << " of " << f.leaves_per_pod << " leaf groups, "
+    o << "  simulated: " << count_of(num_pods_, "pod") << " of " << count_of(f.leaves_per_pod, "leaf group") << ", "
       << count_of(num_aggs_, "aggregation switch") << " per pod and " << count_of(num_spines_, "core")
       << " (up-links bundled into that many resources, the same bandwidth); bought: pods of " << s.pod_leaf_switches
       << " leaf switches\n";

@@ -3,6 +3,8 @@
 #include "models/io/int_ranges.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -227,6 +229,17 @@ std::string octal_literal_problem(std::string_view literal) {
     out += std::to_string(std::strtoll(std::string(literal).c_str(), nullptr, 8));
   }
   return out + ")";
+}
+
+bool double_out_of_range(std::string_view literal) {
+  const std::string text(literal);
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str()) return false;  // not a number
+  // strtod gives inf past the largest double and 0 with ERANGE below the smallest subnormal (it
+  // also sets ERANGE for a subnormal result, which is a value the double holds: not refused).
+  return std::isinf(v) ? text.find_first_of("iI") == std::string::npos : (v == 0 && errno == ERANGE);
 }
 
 }  // namespace traincast::io::detail

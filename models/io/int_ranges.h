@@ -59,4 +59,15 @@ bool integer_in_range(std::string_view s) {
 /// the same words for a scenario file and a --set value. "" for any other text ("0", "10", "0x1f").
 std::string octal_literal_problem(std::string_view literal);
 
+/// What a double holds, for "(expected ...)" after a number refused as out of range as written:
+/// IEEE 754 binary64's largest finite magnitude (1.8e308) and smallest subnormal one (4.9e-324).
+inline constexpr std::string_view kDoubleRangeExpected =
+    "a finite number: a double holds magnitudes from 4.9e-324 to 1.8e308, and 0";
+
+/// Whether the decimal number `literal` (as strtod reads it: "1e-400", "1e400", "1.5f") is one a
+/// double cannot hold: beyond 1.8e308 (read as inf) or a nonzero magnitude below 4.9e-324 (read
+/// as 0: underflow). Every reader of a scenario, sweep or option refuses such a value as written,
+/// rather than going on with inf or 0. False for text that is not a number.
+bool double_out_of_range(std::string_view literal);
+
 }  // namespace traincast::io::detail

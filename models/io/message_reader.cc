@@ -343,7 +343,7 @@ std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, co
          c.field->cpp_type() != pb::FieldDescriptor::CPPTYPE_FLOAT))
       return {};
     return format_pos(origin, raw) + ": " + field_path + ": " + clip(c.value_text) +
-           " is out of range as written (expected a finite number: a double holds magnitudes up to 1.8e308)";
+           " is out of range as written (expected " + std::string(kDoubleRangeExpected) + ")";
   }
   if (m == kThousandsMessage) {
     return format_pos(origin, raw) + ": " + (c.has_field ? field_path + ": " : std::string()) +
@@ -497,9 +497,10 @@ class TextSourceMap final : public SourceMap {
 };
 
 /// Number literals protobuf's text parser reads as something other than what a reader sees:
-/// - beyond a double's range (|x| > 1.8e308, e.g. 1e400), read as inf without a word: one
-///   kOverflowMessage diagnostic at each, so that the value is refused as written rather than
-///   reported later as "got inf";
+/// - beyond a double's range (|x| > 1.8e308, e.g. 1e400, read as inf, or a nonzero magnitude below
+///   4.9e-324, e.g. 1e-400, read as 0), read without a word: one kOverflowMessage diagnostic at
+///   each (double_out_of_range), so that the value is refused as written rather than reported
+///   later as "got inf", or taken as 0 where 0 is a valid value;
 /// - an integer with a leading zero (`tp: 010`), read as octal (8) by protobuf's tokenizer
 ///   (C's rule; io/tokenizer.h ParseInteger): one kOctalMessage diagnostic at each. A literal with
 ///   an 8 or 9 is not octal and protobuf refuses it itself.
@@ -521,8 +522,7 @@ void add_number_diagnostics(std::string_view text, std::vector<RawDiagnostic>& i
     last.push_back(t);
     if (last.size() > 2) last.erase(last.begin());
     if (t.type != pb::io::Tokenizer::TYPE_FLOAT && t.type != pb::io::Tokenizer::TYPE_INTEGER) continue;
-    if (std::isinf(std::strtod(t.text.c_str(), nullptr)))
-      items.push_back({t.line, t.column, std::string(kOverflowMessage)});
+    if (double_out_of_range(t.text)) items.push_back({t.line, t.column, std::string(kOverflowMessage)});
     if (t.type == pb::io::Tokenizer::TYPE_INTEGER && t.text.size() > 1 && t.text[0] == '0' &&
         t.text.find_first_not_of("01234567") == std::string::npos)
       items.push_back({t.line, t.column, std::string(kOctalMessage)});
@@ -682,15 +682,16 @@ class JsonChecker {
           return;
         }
         break;
+      // A 32-bit integer is a number, as in text format (`tp: "2"` is refused there); a 64-bit one
+      // may be a string too, the form proto3 JSON writes it in (`--print-scenario --json` does).
       case F::CPPTYPE_INT32:
-        ok = (v.kind == K::number || v.kind == K::string) && integer_in_range<std::int32_t>(v.text);
+        ok = v.kind == K::number && integer_in_range<std::int32_t>(v.text);
         break;
       case F::CPPTYPE_INT64:
         ok = (v.kind == K::number || v.kind == K::string) && integer_in_range<std::int64_t>(v.text);
         break;
       case F::CPPTYPE_UINT32:
-        ok =
-            (v.kind == K::number || v.kind == K::string) && v.text[0] != '-' && integer_in_range<std::uint32_t>(v.text);
+        ok = v.kind == K::number && v.text[0] != '-' && integer_in_range<std::uint32_t>(v.text);
         break;
       case F::CPPTYPE_UINT64:
         ok =
@@ -699,7 +700,7 @@ class JsonChecker {
       case F::CPPTYPE_DOUBLE:
       case F::CPPTYPE_FLOAT:
         if (v.kind == K::number) {
-          ok = std::isfinite(std::strtod(v.text.c_str(), nullptr));
+          ok = !double_out_of_range(v.text);
         } else if (v.kind == K::string) {
           ok = v.text == "NaN" || v.text == "Infinity" || v.text == "-Infinity";
         }
@@ -727,11 +728,9 @@ class JsonChecker {
       std::string hint = v.kind == K::string ? value_suggestion(field, v.text) : std::string();
       if (field->cpp_type() == F::CPPTYPE_ENUM && v.kind == K::number) hint = ": a number is not accepted for a name";
       if ((field->cpp_type() == F::CPPTYPE_DOUBLE || field->cpp_type() == F::CPPTYPE_FLOAT) && v.kind == K::number &&
-          std::isinf(std::strtod(v.text.c_str(), nullptr))) {
+          double_out_of_range(v.text)) {
         error(v.pos, path,
-              clip(v.text) +
-                  " is out of range as written (expected a finite number: a double holds magnitudes up to "
-                  "1.8e308)");
+              clip(v.text) + " is out of range as written (expected " + std::string(kDoubleRangeExpected) + ")");
         return;
       }
       error(v.pos, path, "invalid value " + show(v) + hint + " (expected " + expected_value(field, Format::json) + ")");

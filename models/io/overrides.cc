@@ -109,6 +109,26 @@ bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::str
   return false;
 }
 
+/// What is wrong with how `value` (of scalar field `target`, path `walked`, from `origin`) is
+/// written, before it is read; "" for nothing:
+/// - on the command line a value is the value alone, as for every numeric option (`--threads " 2"`
+///   is refused by the option parser): `--set "tp= 4"` is refused, not trimmed. A string keeps its
+///   spaces (they are characters of it); a file's `set` entry or sweep value is trimmed (layout);
+/// - "tp=010" would be 10 here and 8 in a scenario file (protobuf's octal): refused in both.
+std::string value_form_problem(const pb::FieldDescriptor* target, std::string_view value, const std::string& walked,
+                               const std::string& origin) {
+  using F = pb::FieldDescriptor;
+  const bool command_line = origin.rfind("--", 0) == 0;
+  if (command_line && target->cpp_type() != F::CPPTYPE_STRING && trim(value).size() != value.size()) {
+    return "invalid value \"" + clip(value) + "\": " + origin + " takes the value without spaces around it (expected " +
+           walked + "=" + clip(trim(value)) + ")";
+  }
+  if (target->cpp_type() != F::CPPTYPE_STRING && target->cpp_type() != F::CPPTYPE_BOOL &&
+      target->cpp_type() != F::CPPTYPE_ENUM && target->cpp_type() != F::CPPTYPE_MESSAGE)
+    return octal_literal_problem(trim(value));
+  return {};
+}
+
 void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& errors,
                std::map<std::string, std::string>& origins) {
   const std::size_t eq = o.assignment.find('=');
@@ -207,14 +227,10 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
   // entry of a list needs the list's entries (a copy), a singular field an empty message.
   std::unique_ptr<pb::Message> scratch(containing->New());
   if (target_index >= 0) scratch->CopyFrom(*containing);
-  // "tp=010" would be 10 here and 8 in a scenario file (protobuf's octal): refused in both.
   using F = pb::FieldDescriptor;
-  if (target->cpp_type() != F::CPPTYPE_STRING && target->cpp_type() != F::CPPTYPE_BOOL &&
-      target->cpp_type() != F::CPPTYPE_ENUM && target->cpp_type() != F::CPPTYPE_MESSAGE) {
-    if (const std::string octal = octal_literal_problem(trim(value)); !octal.empty()) {
-      fail(walked, octal);
-      return;
-    }
+  if (const std::string problem = value_form_problem(target, value, walked, o.origin); !problem.empty()) {
+    fail(walked, problem);
+    return;
   }
   // A value in quotes (a shell passed them through, or they were typed as in a scenario file):
   // --set takes the bare value; say so when the unquoted text would be accepted. A string field
@@ -237,9 +253,8 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     const std::string_view t = trim(value);
     const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::general);
     if (ec == std::errc::result_out_of_range && ptr == t.data() + t.size()) {
-      fail(walked, "invalid value \"" + clip(t) +
-                       "\": out of range as written (expected a finite number: a double holds magnitudes from "
-                       "2.2e-308 to 1.8e308, and 0)");
+      fail(walked, "invalid value \"" + clip(t) + "\": out of range as written (expected " +
+                       std::string(kDoubleRangeExpected) + ")");
       return;
     }
   }

@@ -191,7 +191,7 @@ std::string message_to_json(const pb::Message& message, bool all_fields, const c
 
 }  // namespace detail
 
-std::string read_input_file(const std::string& path) {
+std::string read_input_file(const std::string& path, std::string_view expected) {
   if (path.empty()) throw ScenarioError({"\"\": an empty file name (expected the path of an input file)"});
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -215,9 +215,12 @@ std::string read_input_file(const std::string& path) {
     in.read(chunk.data(), static_cast<std::streamsize>(want));
     const auto got = static_cast<std::size_t>(in.gcount());
     if (const void* nul = std::memchr(chunk.data(), '\0', got); nul != nullptr) {
-      const std::size_t at = text.size() + static_cast<std::size_t>(static_cast<const char*>(nul) - chunk.data());
-      throw ScenarioError({path + ": not a text file (a NUL byte at offset " + std::to_string(at) +
-                           "; expected text, e.g. a .textproto or .json file)"});
+      const auto in_chunk = static_cast<std::size_t>(static_cast<const char*>(nul) - chunk.data());
+      const std::size_t at = text.size() + in_chunk;
+      const auto line =
+          1 + std::count(text.begin(), text.end(), '\n') + std::count(chunk.data(), chunk.data() + in_chunk, '\n');
+      throw ScenarioError({path + ":" + std::to_string(line) + ": not a text file (a NUL byte at offset " +
+                           std::to_string(at) + "; expected " + std::string(expected) + ")"});
     }
     text.append(chunk.data(), got);
     if (text.size() > kMaxInputBytes) {

@@ -70,8 +70,11 @@ class ScenarioError : public std::runtime_error {
 /// The whole contents of a file (bytes as stored). Throws ScenarioError "PATH: cannot read file (reason)"
 /// when missing, a directory, unreadable or a read fails; "PATH: input too large (more than 67108864
 /// bytes; expected at most 67108864, 64 MiB)" after reading kMaxInputBytes + 1 bytes of a longer
-/// file, regular or not (/dev/zero, a FIFO); "PATH: not a text file (...)" for a NUL byte.
-std::string read_input_file(const std::string& path);
+/// file, regular or not (/dev/zero, a FIFO); "PATH:LINE: not a text file (a NUL byte at offset N;
+/// expected EXPECTED)" for a NUL byte, LINE counting from 1 and `expected` saying what text the
+/// caller reads ("a sweep CSV, text as traincast sweep writes it").
+std::string read_input_file(const std::string& path,
+                            std::string_view expected = "text, e.g. a .textproto or .json file");
 
 /// Input syntax: protobuf text format or proto3 JSON (same schema, same field names; JSON also
 /// accepts protobuf's lowerCamel names).

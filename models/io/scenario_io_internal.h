@@ -2,6 +2,8 @@
 // Internal to models/io: what the scenario loader, the semantic checks and the validation-case
 // loader share (the Checker that positions semantic errors, the loader core, the JSON printer).
 
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -134,11 +136,12 @@ class Checker {
     return false;
   }
 
-  /// `v` as an ostream prints it (6 significant digits), for messages.
+  /// `v` in the fewest digits that read back as `v` (std::to_chars: 1.0000001, 0.1, 1e+15), for
+  /// messages: a value as written, never rounded to one that passes ("got 1" for 1.0000001).
   static std::string number(double v) {
-    std::ostringstream out;
-    out << v;
-    return out.str();
+    std::array<char, 32> buf{};
+    const auto end = std::to_chars(buf.data(), buf.data() + buf.size(), v).ptr;
+    return std::string(buf.data(), end);
   }
 
  private:

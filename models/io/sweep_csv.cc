@@ -420,7 +420,7 @@ bool parse_size(std::string_view s, std::size_t& out) {
 }  // namespace
 
 SweepCsv read_sweep_csv(const std::string& path) {
-  const std::string text = read_input_file(path);
+  const std::string text = read_input_file(path, "a sweep CSV, text as traincast sweep writes it");
   SweepCsv csv;
   auto fail = [&](int line, const std::string& what) {
     throw ScenarioError({path + ":" + std::to_string(line) + ": " + what});

@@ -354,7 +354,7 @@ TEST_F(CompareCli, DifferentModelsAreNamedWithTheirSizes) {
       "workload.model.num_layers=32: llama3-8b, 8.0B parameters): a token of one is not the work of a token of the "
       "other\n";
   EXPECT_NE(r.out.find(clause), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(") for 87 % more per token (rent)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(") for 87 % more per token (rent and own, TCO)"), std::string::npos) << r.out;
   const Result same = run({"compare", "--vary", "workload.training.micro_batch_size=1,2"});
   EXPECT_EQ(same.status, 0) << same.err;
   EXPECT_EQ(same.out.find("the models differ"), std::string::npos) << same.out;

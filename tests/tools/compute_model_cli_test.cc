@@ -72,7 +72,7 @@ TEST_F(ComputeModelCli, OutputUnderAFileSaysItIsNotADirectory) {
 TEST(ComputeModelCliCompare, EqualCostIsTheSameCostNotZeroPercentLess) {
   const Result r = run({"compare", "--vary", "power.gpu_power_limit_w=700,699", "--tokens", "1e9"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("for the same cost per token (within 0.5 %, rent)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("for the same cost per token (within 0.5 %, rent and own, TCO)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("for 0 %"), std::string::npos) << r.out;
   // Both sides on the default compute model: no "compute model" row (the table as before).
   EXPECT_EQ(r.out.find("compute model"), std::string::npos) << r.out;

@@ -68,9 +68,10 @@ TEST(FreshUserCliOptions, IntegerOptionsSayWhatTheyTake) {
   // A double option is not held to whole numbers by the parser (compare checks --tokens itself).
   const Result inf = run({"compare", "--vary", "workload.parallel.tp=1,2", "--tokens", "1e999"});
   EXPECT_EQ(inf.status, 2);
-  EXPECT_EQ(
-      inf.err,
-      "traincast: --tokens: got \"1e999\" (expected a finite number; a double holds magnitudes up to 1.8e308" + tail);
+  EXPECT_EQ(inf.err,
+            "traincast: --tokens: got \"1e999\": out of range as written (expected a finite number: a double holds "
+            "magnitudes "
+            "from 4.9e-324 to 1.8e308, and 0)\n");
 }
 
 // sweep --out DIR said "DIR: file exists (pass --resume ..., or --force ...)", and took DIR.lock

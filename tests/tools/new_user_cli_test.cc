@@ -85,14 +85,14 @@ TEST_F(NewUserCli, NumberBeyondADoubleIsOutOfRangeAsWritten) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, t.string() +
                        ":2:8: power.pue: 1e400 is out of range as written (expected a finite number: a double holds "
-                       "magnitudes up to 1.8e308)\n");
+                       "magnitudes from 4.9e-324 to 1.8e308, and 0)\n");
   const fs::path j = dir_ / "s.json";
   std::ofstream(j) << "{\n  \"power\": {\n    \"pue\": -1e400\n  }\n}\n";
   r = run({"run", j.string()});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, j.string() +
                        ":3:12: power.pue: -1e400 is out of range as written (expected a finite number: a double holds "
-                       "magnitudes up to 1.8e308)\n");
+                       "magnitudes from 4.9e-324 to 1.8e308, and 0)\n");
 }
 
 // protobuf's text format reads 010 as octal 8 (C's rule): refused at the literal, with both readings
@@ -284,8 +284,10 @@ TEST_F(NewUserCli, OutOfRangeInputsAreRefusedWithTheirRange) {
             std::string::npos)
       << r.err;
   r = run({"validate", "x.cases.textproto", "--max-error", "1e309"});
-  EXPECT_NE(r.err.find("--max-error: got \"1e309\" (expected a finite number; a double holds magnitudes up to"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find(
+          "--max-error: got \"1e309\": out of range as written (expected a finite number: a double holds magnitudes"),
+      std::string::npos)
       << r.err;
   const std::string def = kSrc + "/scenarios/default.textproto";
   r = run({"compare", def, def, "--tokens", "1e16"});
@@ -401,11 +403,11 @@ TEST_F(NewUserCli, ProfileThatIsADirectoryOrBinaryIsNamedAsSuch) {
   r = run({"run", "--profile", binary});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
-            binary + ": not a text file (a NUL byte at offset 7; expected text, e.g. a .textproto or .json file)\n");
+            binary + ":1: not a text file (a NUL byte at offset 7; expected text, e.g. a .textproto or .json file)\n");
   r = run({"run", binary});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
-            binary + ": not a text file (a NUL byte at offset 7; expected text, e.g. a .textproto or .json file)\n");
+            binary + ":1: not a text file (a NUL byte at offset 7; expected text, e.g. a .textproto or .json file)\n");
 }
 
 // A cluster-only gallery file given to run/plan: one line naming the missing workload and the

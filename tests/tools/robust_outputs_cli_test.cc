@@ -330,7 +330,7 @@ TEST_F(RobustCliTest, DevZeroScenarioFileIsRefused) {
   const std::string zero = path("zero.textproto");
   fs::create_symlink("/dev/zero", zero);
   const std::string not_text =
-      ": not a text file (a NUL byte at offset 0; expected text, e.g. a .textproto or .json file)";
+      ":1: not a text file (a NUL byte at offset 0; expected text, e.g. a .textproto or .json file)";
   Child c = run_child({"run", zero});
   EXPECT_EQ(c.exit_status(), 2);
   EXPECT_EQ(slurp(path("err.txt")), zero + not_text + "\n");

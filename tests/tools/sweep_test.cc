@@ -236,8 +236,14 @@ TEST_F(SweepCliTest, ShardsMergedGiveTheSingleRunCsv) {
             "0/3, shard 2/3) (expected every point: is a shard missing or unfinished?)\n");
   const Result twice = run({"merge", path("m3.csv"), parts[0], parts[1], parts[2], parts[1]});
   EXPECT_EQ(twice.status, 2);
-  EXPECT_EQ(twice.err.substr(0, twice.err.find('\n')),
-            parts[1] + ":3: point 1 is also in " + parts[1] + ":3 (expected each point in one part)");
+  EXPECT_EQ(twice.err, "traincast: merge: " + parts[1] +
+                           " is given twice (expected each part once: a part given twice holds every point twice)\n");
+  // The same points in two files (a copy): each point named with both places.
+  std::filesystem::copy_file(parts[1], path("copy.csv"));
+  const Result copy = run({"merge", path("m3.csv"), parts[0], parts[1], parts[2], path("copy.csv")});
+  EXPECT_EQ(copy.status, 2);
+  EXPECT_EQ(copy.err.substr(0, copy.err.find('\n')),
+            path("copy.csv") + ":3: point 1 is also in " + parts[1] + ":3 (expected each point in one part)");
   spit(sweep_, kSweep + "metric: \"hfu\"\n");
   ASSERT_EQ(run({"sweep", sweep_, "--out", path("other.csv"), "--shard", "1/3"}).status, 0);
   const Result other = run({"merge", path("m4.csv"), parts[0], path("other.csv"), parts[2]});

@@ -255,16 +255,20 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       std::vector<std::string> others(paths.begin(), paths.begin() + static_cast<std::ptrdiff_t>(i));
       check_output_path(paths[i], force, scenario_input_files(sc, scenario_path), others);
     }
-    std::size_t bytes = 0, nodes = 0;
+    // Nodes as `chakra run` counts them in the files: the job's operations, and per rank with
+    // process groups the "## process_group:init ##" metadata node write_chakra_trace puts first.
+    std::size_t bytes = 0, operations = 0, metadata = 0;
     for (std::size_t i = 0; i < traces.size(); ++i) {
       const std::string data = io::write_chakra_trace(traces[i]);
       bytes += data.size();
-      nodes += traces[i].nodes.size();
+      operations += traces[i].nodes.size();
+      metadata += traces[i].process_groups.empty() ? 0 : 1;
       write_output_file(paths[i], data);
     }
     out << "Wrote " << traces.size() << " Chakra traces " << (dir / name).string() << ".<0-" << traces.size() - 1
-        << ">.et: " << with_thousands(static_cast<double>(nodes)) << " nodes, "
-        << format_fixed(static_cast<double>(bytes) / 1e6, 2) << " MB\n";
+        << ">.et: " << with_thousands(static_cast<double>(operations + metadata)) << " nodes ("
+        << with_thousands(static_cast<double>(operations)) << " operations, " << metadata
+        << " process_group:init metadata), " << format_fixed(static_cast<double>(bytes) / 1e6, 2) << " MB\n";
     out << "Job        tp " << job.tp << " x pp " << job.pp << " x dp " << job.dp << ", " << job.micro_batches
         << " micro-batches, " << job.iterations << " iteration" << (job.iterations > 1 ? "s" : "")
         << " (replicas unfolded)\n";

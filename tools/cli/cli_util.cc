@@ -20,6 +20,7 @@
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
 #include "models/hardware/network_size.h"
+#include "models/io/int_ranges.h"
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
 #include "models/io/suggest.h"
@@ -255,11 +256,13 @@ std::string expected_option_value(const boost::program_options::options_descript
     const bool digits = got.size() > sign && got.find_first_not_of("0123456789", sign) == std::string::npos;
     return digits ? kind + " in the option's range, not one this large" : kind + ", written in digits";
   }
-  char* end = nullptr;
-  const double v = std::strtod(got.c_str(), &end);
-  if (end != nullptr && *end == '\0' && !std::isfinite(v))
-    return "a finite number; a double holds magnitudes up to 1.8e308";
   return kind;
+}
+
+/// "--tokens: got "1e-400": out of range as written (expected a finite number: ...)".
+std::string out_of_range(const std::string& option, const std::string& got) {
+  return option + ": got \"" + got + "\": out of range as written (expected " +
+         std::string(io::detail::kDoubleRangeExpected) + ")";
 }
 
 }  // namespace
@@ -273,7 +276,18 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
     // No prefix guessing (fresh user, session 32: `--forc` was taken as --force, `--js F` as
     // --json F): an option is its whole name or an error with the closest name.
     const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(args).options(opts).positional(pos).style(style).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(args).options(opts).positional(pos).style(style).run();
+    // Boost reads a double option's "1e-400" as 0 without a word (1e400 it refuses): refused as
+    // written, as a scenario file's number is (io::detail::double_out_of_range).
+    for (const po::option& o : parsed.options) {
+      const po::option_description* d = opts.find_nothrow(o.string_key, false);
+      if (d == nullptr || dynamic_cast<const po::typed_value<double>*>(d->semantic().get()) == nullptr) continue;
+      for (const std::string& v : o.value)
+        if (!v.empty() && std::isspace(static_cast<unsigned char>(v.front())) == 0 &&
+            io::detail::double_out_of_range(v))
+          throw UsageError(out_of_range("--" + d->long_name(), v));
+    }
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::unknown_option& e) {
     std::vector<std::string> names;

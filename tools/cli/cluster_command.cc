@@ -18,6 +18,7 @@
 #include "models/scheduler/cluster_trace.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/summary.h"
 
 namespace traincast::cli {
 namespace po = boost::program_options;
@@ -101,10 +102,14 @@ void print_run(std::ostream& p, const PolicyRun& run) {
     p << "  " << j.name << " (" << j.gpus << " GPUs): " << j.problem << "\n";
   }
   p << "\nJobs run     " << r.jobs_run << " of " << r.jobs.size() << "\n";
-  p << "Makespan     " << fmt("%.1f", r.makespan_s) << " s\n";
+  // Seconds, and from an hour on the unit the other commands print long durations in (summary.h).
+  const auto seconds = [](double s) {
+    return fmt("%.1f", s) + " s" + (s >= 3600 ? " (" + format_duration(s) + ")" : std::string());
+  };
+  p << "Makespan     " << seconds(r.makespan_s) << "\n";
   p << "Utilisation  " << fmt("%.1f", 100.0 * r.utilisation) << " % of " << r.cluster_gpus
     << " GPUs over the makespan\n";
-  p << "Wait         mean " << fmt("%.1f", r.mean_wait_s) << " s, p95 " << fmt("%.1f", r.p95_wait_s) << " s\n";
+  p << "Wait         mean " << seconds(r.mean_wait_s) << ", p95 " << seconds(r.p95_wait_s) << "\n";
   p << "Utilisation over time (" << kUtilisationSlices << " equal slices of the makespan):";
   for (double u : models::utilisation_by_slice(r, kUtilisationSlices)) p << " " << fmt("%.0f", 100.0 * u) << "%";
   p << "\nDetailed simulations " << r.simulations << " (cached per workload, GPUs, leaves spanned and co-runners)\n";

@@ -133,12 +133,17 @@ std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
                ? "the same cost per " + sample + " (within 0.5 %"
                : format_fixed(std::fabs(100 * d), 0) + " % " + (d <= 0 ? "less" : "more") + " per " + sample + " (";
   };
+  // "the same cost per token (within 0.5 %, " or "12 % less per token (": what goes before the basis.
+  const auto said = [&](double d) { return difference(d) + (std::fabs(d) < 0.005 ? ", " : ""); };
   if (cost_a > 0 && cost_b > 0) {
-    const double d = cost_b / cost_a - 1;
-    v += " for " + difference(d) + (std::fabs(d) < 0.005 ? ", " : "") + (rent ? "rent" : "own") + ")";
+    const std::string first = said(cost_b / cost_a - 1);
+    v += " for " + first + (rent ? "rent" : "own");
     if (own_a > 0 && own_b > 0) {
-      const double od = own_b / own_a - 1;
-      v += " and " + difference(od) + (std::fabs(od) < 0.005 ? ", " : "") + "own, TCO)";
+      // Rent and own that print alike are said once: "12 % less per token (rent and own, TCO)".
+      const std::string second = said(own_b / own_a - 1);
+      v += second == first ? " and own, TCO)" : ") and " + second + "own, TCO)";
+    } else {
+      v += ")";
     }
   } else {
     v += "; cost not compared (" + std::string(!a.rent_priced || !b.rent_priced ? "a rent" : "a price") +

@@ -124,7 +124,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       "override a scalar field in every scenario, e.g. --set cost.utilization=0.6 (repeatable)")(
       "vary", po::value<std::string>(),
       "one field and its values, one column each: --vary workload.training.micro_batch_size=1,2,4")(
-      "tokens", po::value<double>(), "token budget for scenarios that give none (workload.training.train_tokens)")(
+      "tokens", po::value<double>(),
+      "token budget for scenarios that give none (workload.training.train_tokens): a whole number, e.g. 1e12")(
       "jobs,j", po::value<int>()->default_value(1),
       "scenarios simulated in parallel, 1 to 1024 (output identical for any value)")(
       "json", po::value<std::string>(), "also write the comparison as JSON to this file")(

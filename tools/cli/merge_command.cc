@@ -82,6 +82,9 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
     const std::string sweep_path = vm.count("sweep") ? vm["sweep"].as<std::string>() : std::string();
     if (!sweep_path.empty()) inputs.push_back(sweep_path);
     check_output_path(out_path, vm.count("force") > 0, inputs);
+    // A part given twice would report each of its points as "also in" itself.
+    refuse_repeated_files(std::vector<std::string>(files.begin() + 1, files.end()), "merge",
+                          "each part once: a part given twice holds every point twice");
     std::vector<io::SweepCsv> parts;
     for (std::size_t i = 1; i < files.size(); ++i) parts.push_back(io::read_sweep_csv(files[i]));
     const io::SweepCsv& first = parts[0];

@@ -153,7 +153,7 @@ TEST(IntRanges, QuotedSetValuesAskForTheBareValue) {
     EXPECT_EQ(errors_of(text("2"), Format::text, {"power.pue=" + v}),
               std::vector<std::string>{"--set: power.pue: invalid value \"" + v +
                                        "\": out of range as written (expected a finite number: a double holds "
-                                       "magnitudes from 2.2e-308 to 1.8e308, and 0)"});
+                                       "magnitudes from 4.9e-324 to 1.8e308, and 0)"});
   }
   // A string field would keep the quotes as characters (a template named "\"dgx_a100\"", whose
   // did-you-mean showed the same name): refused with the bare value too.

@@ -45,7 +45,7 @@ TEST(PriceCatalog, DescribeNamesValueKindVendorDateAndPage) {
   ASSERT_TRUE(h200->rent.has_value());
   EXPECT_FALSE(h200->node.has_value());
   EXPECT_EQ(describe_price(*h200->rent, true),
-            "USD 3.99/GPU-hour, cloud on-demand, Hyperstack, 2026-08-26, not stated (USD): NVIDIA H200 SXM 141 GB, "
+            "USD 3.99/GPU-hour, cloud on-demand, Hyperstack, 2026-08-26, region not stated: NVIDIA H200 SXM 141 GB, "
             "on-demand, per GPU-hour (read 2026-08-26) <https://www.hyperstack.cloud/gpu-pricing>");
   EXPECT_EQ(find_prices("no-such-gpu"), nullptr);
 }

@@ -64,8 +64,9 @@ TEST(ScenarioIo, JsonEquivalentLoadsToTheSameStruct) {
   EXPECT_TRUE(load_scenario_file(kDataDir + "/default.json") == default_scenario());
 }
 
-TEST(ScenarioIo, JsonAcceptsLowerCamelNamesAndQuotedIntegers) {
-  const std::string json = R"({"cluster": {"nodeTemplate": "dgx_h100", "numNodes": "1"},
+TEST(ScenarioIo, JsonAcceptsLowerCamelNamesAndQuoted64BitIntegers) {  // a 32-bit one: fresh_user35_cli_test
+  const std::string json = R"({"cluster": {"nodeTemplate": "dgx_h100", "numNodes": 1,
+                                           "fabric": {"switchLatencyNs": "150"}},
     "workload": {"model": {"numLayers": 8, "hidden_size": 1024, "num_attention_heads": 16,
                            "vocab_size": 32000, "seq_length": 2048},
                  "parallel": {"tp": 2, "pp": 2, "dp": 2},
@@ -74,7 +75,7 @@ TEST(ScenarioIo, JsonAcceptsLowerCamelNamesAndQuotedIntegers) {
   EXPECT_EQ(s.model.num_layers, 8);
   EXPECT_EQ(s.training.global_batch_size, 16);
   EXPECT_EQ(s.training.precision, models::Precision::fp16);
-  EXPECT_EQ(s.cluster.gpu, "");
+  EXPECT_EQ(s.cluster.fabric.switch_latency_ns, 150);
 }
 
 TEST(ScenarioIo, TextRoundTripKeepsEveryField) {

@@ -84,7 +84,7 @@ TEST(StorageReliabilityCostIo, ChecksArePositioned) {
       "t.textproto:10:3: reliability.failure[0].cause: not set (expected a cause name, unique in the list)",
       "t.textproto:10:13: reliability.failure[0].per_gpu_hour: got -1e-05 (expected a finite number >= 0)",
       "t.textproto:9:1: reliability.horizon_s: is 0 and no token budget is given (expected horizon_s > 0, or "
-      "workload.training.train_tokens > 0, e.g. 2.6708e+09: 20 tokens per parameter of this 1.3354e+08-parameter "
+      "workload.training.train_tokens > 0, e.g. 2670796800: 20 tokens per parameter of this 133539840-parameter "
       "model, "
       "Hoffmann et al. 2022, the budget the run summary uses)",
       "t.textproto:11:3: reliability.monte_carlo_draws: got 0 (expected an integer from 1 to 1000000: the "

@@ -145,5 +145,21 @@ TEST(FreshUser35Checks, ATorusDimensionOfExtentOneIsRefused) {
   EXPECT_EQ(ring.status, 0) << ring.err;
 }
 
+TEST(FreshUser35Checks, ChakraRunNeverWritesItsTraceOverAnInputTrace) {
+  // Round 2: --trace DIR/NAME.0.et --force overwrote rank 0's input trace with the Chrome trace.
+  const traincast::test_support::TempDir dir("fresh_user35_chakra_trace");
+  const std::string scenario = kSrc + "/scenarios/chakra/gpt_small_export.textproto";
+  const Result e = run({"chakra", "export", scenario, "--out", dir.file("et"), "--name", "g"});
+  ASSERT_EQ(e.status, 0) << e.err;
+  const std::string rank0 = dir.file("et") + "/g.0.et";
+  const std::string before = traincast::test_support::slurp(rank0);
+  for (const std::string& given : {dir.file("et") + "/g", dir.file("et")}) {
+    const Result r = run({"chakra", "run", scenario, given, "--trace", rank0, "--force"});
+    EXPECT_EQ(r.status, 2) << given << "\n" << r.out;
+    EXPECT_TRUE(has(r.err, "is one of the input files")) << r.err;
+  }
+  EXPECT_EQ(traincast::test_support::slurp(rank0), before);
+}
+
 }  // namespace
 }  // namespace traincast::cli

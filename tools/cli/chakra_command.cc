@@ -185,6 +185,19 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       models::Scenario sc = load(overrides);
       use_profile(sc, profile_option(vm), overrides, load, err);
       std::vector<std::string> all_inputs = inputs;
+      // The .et files a directory or a DIR/NAME prefix stands for are inputs too: --trace
+      // DIR/NAME.0.et --force overwrote rank 0's trace (fresh user, session 35).
+      for (const std::string& in : inputs) {
+        std::error_code ec;
+        const fs::path p(in);
+        const bool dir = fs::is_directory(p, ec);
+        const fs::path parent = dir ? p : (p.has_parent_path() ? p.parent_path() : fs::path("."));
+        const std::string stem = dir ? std::string() : p.filename().string() + ".";
+        if (!dir && fs::exists(p, ec)) continue;  // a file, listed as given
+        for (const auto& e : fs::directory_iterator(parent, ec))
+          if (e.path().extension() == ".et" && e.path().filename().string().rfind(stem, 0) == 0)
+            all_inputs.push_back(e.path().string());
+      }
       for (const std::string& f : scenario_input_files(sc, scenario_path)) all_inputs.push_back(f);
       if (vm.count("trace")) check_output_path(vm["trace"].as<std::string>(), force, all_inputs);
       if (replicate > 0) {

@@ -523,12 +523,12 @@ TEST(ScenarioIoErrors, NoWorkloadSectionIsOneError) {
   EXPECT_EQ(errors_of("{}", Format::json), std::vector<std::string>{"t.json:1:1: workload: the file has no workload "
                                                                     "section (expected a \"workload\": {...} object" +
                                                                     shape + ")"});
-  EXPECT_EQ(
-      errors_of("cluster { node_template: \"dgx_h100\" num_nodes: 2 }\n"),
-      std::vector<std::string>{
-          "t.textproto:1:1: workload: the file describes only a cluster, it has no workload section (expected "
-          "a workload { ... } block" +
-          shape + "; a cluster-only file is read by traincast nccl-tests, traincast explain and traincast chakra run)"});
+  EXPECT_EQ(errors_of("cluster { node_template: \"dgx_h100\" num_nodes: 2 }\n"),
+            std::vector<std::string>{
+                "t.textproto:1:1: workload: the file describes only a cluster, it has no workload section (expected "
+                "a workload { ... } block" +
+                shape +
+                "; a cluster-only file is read by traincast nccl-tests, traincast explain and traincast chakra run)"});
   // The cluster's own errors come with it (the run stopped at the missing workload, and the
   // unknown NIC came only after one was added).
   const std::vector<std::string> both = errors_of("cluster { node_template: \"dgx_h100\" nic: \"IB-NDR-40\" }\n");

@@ -485,7 +485,8 @@ void check_jobs(const models::Scenario& s, const models::NodeTemplate* node, Che
     const auto at_most = [&](const std::string& field, double value, double maximum, const char* unit) {
       if (std::isfinite(value) && value > maximum)
         k.error(at + field, "got " + Checker::number(value) + " (expected at most " + Checker::number(maximum) + unit +
-                                ": the scheduler's clock ends at 292 years)");
+                                ": the scheduler adds every job's arrival, wait and run time on a clock that "
+                                "ends at 292 years)");
     };
     if (k.finite_at_least(at + "arrival_s", j.arrival_s, 0.0, false))
       at_most("arrival_s", j.arrival_s, kMaxJobSeconds, " s");

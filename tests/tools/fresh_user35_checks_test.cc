@@ -161,5 +161,19 @@ TEST(FreshUser35Checks, ChakraRunNeverWritesItsTraceOverAnInputTrace) {
   EXPECT_EQ(traincast::test_support::slurp(rank0), before);
 }
 
+TEST(FreshUser35Checks, ChakraExportsReplayLineCarriesItsSetValues) {
+  // Round 2: the printed replay left the --set values out and failed (16 ranks vs 8 GPUs).
+  const traincast::test_support::TempDir dir("fresh_user35_chakra_replay");
+  const std::string scenario = kSrc + "/scenarios/chakra/gpt_small_export.textproto";
+  const Result e =
+      run({"chakra", "export", scenario, "--out", dir.file("et"), "--name", "g", "--set", "cluster.num_nodes=2",
+           "--set", "workload.parallel.dp=4", "--set", "workload.training.global_batch_size=32"});
+  ASSERT_EQ(e.status, 0) << e.err;
+  // Only what chakra run reads (the cluster, the precision): the layout is in the traces.
+  EXPECT_TRUE(has(e.out, "/g --set cluster.num_nodes=2\n")) << e.out;
+  const Result r = run({"chakra", "run", scenario, dir.file("et") + "/g", "--set", "cluster.num_nodes=2"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 }  // namespace
 }  // namespace traincast::cli

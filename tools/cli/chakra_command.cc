@@ -147,6 +147,27 @@ std::vector<std::string> trace_input_files(const std::vector<std::string>& input
   return out;
 }
 
+/// The chakra run command that replays an export: the same cluster, i.e. the export's --set values
+/// that chakra run reads (cluster.*, workload.training.precision; the layout is in the traces, and
+/// chakra run refuses the rest) and its profile; words quoted for a POSIX shell where needed.
+std::string replay_command(const std::string& scenario_path, const std::string& prefix,
+                           const std::vector<std::string>& overrides, const std::string& profile) {
+  const auto shell_word = [](const std::string& w) {
+    if (!w.empty() && w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=,:+-") ==
+                          std::string::npos)
+      return w;
+    std::string q = "'";
+    for (const char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  std::string out = "traincast chakra run " + shell_word(scenario_path) + " " + shell_word(prefix);
+  for (const std::string& o : overrides)
+    if (o.rfind("cluster.", 0) == 0 || o.rfind("workload.training.precision=", 0) == 0)
+      out += " --set " + shell_word(o);
+  if (!profile.empty()) out += " --profile " + shell_word(profile);
+  return out;
+}
+
 }  // namespace
 
 int chakra_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -290,7 +311,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
     out << "Job        tp " << job.tp << " x pp " << job.pp << " x dp " << job.dp << ", " << job.micro_batches
         << " micro-batches, " << job.iterations << " iteration" << (job.iterations > 1 ? "s" : "")
         << " (replicas unfolded)\n";
-    out << "Replay     traincast chakra run " << scenario_path << " " << (dir / name).string() << "\n";
+    out << "Replay     " << replay_command(scenario_path, (dir / name).string(), overrides, profile_option(vm)) << "\n";
     return 0;
   });
 }

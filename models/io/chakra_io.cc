@@ -448,16 +448,10 @@ int chakra_rank_from_path(const std::string& path) {
   return std::stoi(digits);
 }
 
-std::vector<models::ChakraRankTrace> load_chakra_traces(const std::vector<std::string>& inputs) {
+std::vector<std::string> chakra_trace_files(const std::vector<std::string>& inputs) {
   if (inputs.empty()) throw ChakraError("no trace given (expected DIR/NAME, a directory or NAME.<rank>.et files)");
   std::vector<std::string> files;
-  std::string expect_pattern;  // for "missing rank" messages: prefix of the files
   std::error_code ec;
-  auto base_of = [](const std::string& f) {
-    const std::string name = fs::path(f).filename().string();
-    const std::string stem = name.substr(0, name.size() - 3);
-    return (fs::path(f).parent_path() / stem.substr(0, stem.rfind('.'))).string();
-  };
   if (inputs.size() == 1 && !fs::is_regular_file(inputs[0], ec)) {
     const std::string& in = inputs[0];
     if (fs::is_directory(in, ec)) {
@@ -483,6 +477,17 @@ std::vector<models::ChakraRankTrace> load_chakra_traces(const std::vector<std::s
   } else {
     files = inputs;
   }
+  return files;
+}
+
+std::vector<models::ChakraRankTrace> load_chakra_traces(const std::vector<std::string>& inputs) {
+  const std::vector<std::string> files = chakra_trace_files(inputs);
+  std::string expect_pattern;  // for "missing rank" messages: prefix of the files
+  auto base_of = [](const std::string& f) {
+    const std::string name = fs::path(f).filename().string();
+    const std::string stem = name.substr(0, name.size() - 3);
+    return (fs::path(f).parent_path() / stem.substr(0, stem.rfind('.'))).string();
+  };
   // Ranks from the names.
   std::map<int, std::string> by_rank;
   if (files.size() == 1 && chakra_rank_from_path(files[0]) < 0) {

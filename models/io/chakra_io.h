@@ -46,6 +46,11 @@ int chakra_rank_from_path(const std::string& path);
 /// Throws ChakraError.
 std::vector<models::ChakraRankTrace> load_chakra_traces(const std::vector<std::string>& inputs);
 
+/// The .et files load_chakra_traces reads for `inputs` (a prefix or directory resolved to its
+/// files, sorted; a list of files as given), without reading them. Throws ChakraError as it does
+/// for no input, an empty directory or a prefix that matches nothing.
+std::vector<std::string> chakra_trace_files(const std::vector<std::string>& inputs);
+
 /// Serializes a rank's trace (GlobalMetadata version "0.0.4" plus a `schema` attribute, a
 /// "## process_group:init ##" metadata node when it has process groups, then its nodes) in the
 /// length-delimited format. Durations go to duration_micros (rounded to the nearest microsecond,

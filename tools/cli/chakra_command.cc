@@ -129,24 +129,6 @@ void refuse_unexportable(const models::Scenario& sc, const std::string& scenario
   }
 }
 
-/// The trace inputs as given, and the .et files a directory or a DIR/NAME prefix among them stands
-/// for: --trace DIR/NAME.0.et --force overwrote rank 0's trace (fresh user, session 35).
-std::vector<std::string> trace_input_files(const std::vector<std::string>& inputs) {
-  std::vector<std::string> out = inputs;
-  for (const std::string& in : inputs) {
-    std::error_code ec;
-    const fs::path p(in);
-    const bool dir = fs::is_directory(p, ec);
-    if (!dir && fs::exists(p, ec)) continue;  // a file, listed as given
-    const fs::path parent = dir ? p : (p.has_parent_path() ? p.parent_path() : fs::path("."));
-    const std::string stem = dir ? std::string() : p.filename().string() + ".";
-    for (const auto& e : fs::directory_iterator(parent, ec))
-      if (e.path().extension() == ".et" && e.path().filename().string().rfind(stem, 0) == 0)
-        out.push_back(e.path().string());
-  }
-  return out;
-}
-
 /// The chakra run command that replays an export: the same cluster, i.e. the export's --set values
 /// that chakra run reads (cluster.*, workload.training.precision; the layout is in the traces, and
 /// chakra run refuses the rest) and its profile; words quoted for a POSIX shell where needed.
@@ -223,7 +205,9 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       };
       models::Scenario sc = load(overrides);
       use_profile(sc, profile_option(vm), overrides, load, err);
-      std::vector<std::string> all_inputs = trace_input_files(inputs);
+      // The .et files a directory or DIR/NAME prefix stands for, not only the prefix: --trace
+      // DIR/NAME.0.et --force overwrote rank 0's trace (fresh user, session 35).
+      std::vector<std::string> all_inputs = io::chakra_trace_files(inputs);
       for (const std::string& f : scenario_input_files(sc, scenario_path)) all_inputs.push_back(f);
       if (vm.count("trace")) check_output_path(vm["trace"].as<std::string>(), force, all_inputs);
       if (replicate > 0) {

@@ -163,6 +163,28 @@ void split_ring_channels(CollectivePlan& plan, CollectivePhase& ph, const Paths&
   plan.channels = static_cast<int>(std::count_if(count.begin(), count.end(), [](int k) { return k > 0; }));
 }
 
+/// getLocalNetCountByBw (NVIDIA/nccl src/graph/topo.cc, 2.19-2.28) over the group's GPUs on its
+/// first node, the fewest: a GPU's own NICs (Cluster::gpu_of_nic), taken until their line rates
+/// reach its PCIe link's ("assuming BW to CPU reflects the GPU bandwidth"; all of them for a GPU
+/// without PCIe), at least 1.
+int nics_by_bandwidth(const Cluster& cluster, const RankGroups& g) {
+  int fewest = std::numeric_limits<int>::max();
+  for (int r : g.per_node[0]) {
+    const GpuSpec& gpu = cluster.gpu_spec(r);
+    const double gpu_bytes_per_s = gpu.pcie_generation > 0 ? pcie_bytes_per_s(gpu.pcie_generation, gpu.pcie_lanes)
+                                                           : std::numeric_limits<double>::infinity();
+    int count = 0;
+    double total = 0;
+    for (int nic = 0; nic < cluster.nics_per_node() && total < gpu_bytes_per_s; ++nic) {
+      if (cluster.gpu_of_nic(nic) != cluster.local_rank(r)) continue;
+      ++count;
+      total += cluster.nic().bytes_per_s;
+    }
+    fewest = std::min(fewest, std::max(1, count));
+  }
+  return fewest;
+}
+
 }  // namespace
 
 RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks, const PlanInputs& in) {
@@ -546,6 +568,9 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
   if (plan.op == CollectiveOp::send_recv || plan.op == CollectiveOp::all_to_all) {
     (plan.op == CollectiveOp::send_recv ? build_send_recv_plan : build_all_to_all_plan)(plan, g, in);
     if (nodes == 1 && plan.moe.kind == EpAllToAll::flat) set_p2p_schedule(plan, g, in);  // NCCL's, not DeepEP's
+    if (nodes > 1 && plan.moe.kind == EpAllToAll::flat && g.graph != nullptr) {
+      plan.p2p_net_ll_bytes = nccl_p2p_net_ll_bytes(comm_channels(g, in).total, n, nics_by_bandwidth(cluster, g));
+    }
   } else if (nodes > 1 && g.rails.empty()) {
     throw std::invalid_argument("collective: the group spans nodes without NICs");
   } else {

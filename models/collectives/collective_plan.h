@@ -105,6 +105,9 @@ struct CollectivePlan {
   std::vector<int> p2p_rounds;         ///< p2p schedule rounds each rank sends in (0 = itself)
   double p2p_chunk_bytes = 0;          ///< Simple's step (comm->p2pChunkSize) [bytes]
   double p2p_channel_bytes_per_s = 0;  ///< one channel's rate: the ring graph's bwIntra [bytes/s]
+  /// all_to_all / send_recv across nodes (NCCL's flat grouped send/recv): a peer's bytes up to which
+  /// NCCL's planner takes LL, Simple above, never LL128 (nccl_p2p_net_ll_bytes) [bytes]; 0 elsewhere.
+  double p2p_net_ll_bytes = 0;
 };
 
 }  // namespace traincast::models

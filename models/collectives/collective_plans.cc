@@ -22,11 +22,7 @@
 
 namespace traincast::models {
 namespace {
-using Paths = std::vector<std::span<const sim::ResourceId>>;
-
-// NCCL's double binary tree (src/graph/trees.cc, ncclGetBtree/ncclGetDtree): parent of `rank`
-// in tree 0 (a binary tree whose leaves and inner nodes alternate, root 0) or tree 1 (the mirror
-// of tree 0 for an even count, tree 0 shifted by one for an odd count). -1 for the root.
+// NCCL's binary tree (src/graph/trees.cc ncclGetBtree): the parent of `rank`, -1 for the root.
 int btree_parent(int n, int rank) {
   if (rank == 0) return -1;
   int bit = 1;
@@ -35,6 +31,8 @@ int btree_parent(int n, int rank) {
   if (up >= n) up = rank ^ bit;
   return up;
 }
+}  // namespace
+
 int dtree_parent(int n, int rank, int tree) {
   if (tree == 0) return btree_parent(n, rank);
   if (n % 2 == 1) {
@@ -44,6 +42,9 @@ int dtree_parent(int n, int rank, int tree) {
   const int u = btree_parent(n, n - 1 - rank);
   return u == -1 ? -1 : n - 1 - u;
 }
+
+namespace {
+using Paths = std::vector<std::span<const sim::ResourceId>>;
 
 // Orders of the rings over GPUs `local` of one node: the search channels of NCCL's ring graph on that node
 // (nccl_topo_search.h; ncclTopoDupChannels only copies them), channels with the same order merged into one ring
@@ -160,6 +161,28 @@ void split_ring_channels(CollectivePlan& plan, CollectivePhase& ph, const Paths&
   finish_phase(plan, uneven, used, shares, in);
   ph = uneven;
   plan.channels = static_cast<int>(std::count_if(count.begin(), count.end(), [](int k) { return k > 0; }));
+}
+
+/// getLocalNetCountByBw (NVIDIA/nccl src/graph/topo.cc, 2.19-2.28) over the group's GPUs on its
+/// first node, the fewest: a GPU's own NICs (Cluster::gpu_of_nic), taken until their line rates
+/// reach its PCIe link's ("assuming BW to CPU reflects the GPU bandwidth"; all of them for a GPU
+/// without PCIe), at least 1.
+int nics_by_bandwidth(const Cluster& cluster, const RankGroups& g) {
+  int fewest = std::numeric_limits<int>::max();
+  for (int r : g.per_node[0]) {
+    const GpuSpec& gpu = cluster.gpu_spec(r);
+    const double gpu_bytes_per_s = gpu.pcie_generation > 0 ? pcie_bytes_per_s(gpu.pcie_generation, gpu.pcie_lanes)
+                                                           : std::numeric_limits<double>::infinity();
+    int count = 0;
+    double total = 0;
+    for (int nic = 0; nic < cluster.nics_per_node() && total < gpu_bytes_per_s; ++nic) {
+      if (cluster.gpu_of_nic(nic) != cluster.local_rank(r)) continue;
+      ++count;
+      total += cluster.nic().bytes_per_s;
+    }
+    fewest = std::min(fewest, std::max(1, count));
+  }
+  return fewest;
 }
 
 }  // namespace
@@ -376,91 +399,6 @@ void build_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs
   plan.phases.push_back(ph);
 }
 
-void build_nvls_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
-  const Cluster& cluster = in.cluster;
-  const int nodes = g.nodes();
-  Paths paths;
-  std::vector<double> fractions;
-  const auto chains = rail_chains(g);  // the ring graph's search channels (NCCL's tree graph shares them)
-  const int rails = static_cast<int>(chains.size());
-  // NVLS inside nodes: each GPU sends its buffer to the switch and receives the multicast
-  // result; each graph channel's head also receives its reduced share and multicasts it.
-  plan.channels = rails;
-  for (const auto& local : g.per_node) {
-    const int pk = static_cast<int>(local.size());
-    for (int i = 0; i < pk; ++i) {
-      const int a = local[i], b = local[(i + 1) % pk];
-      paths.push_back(cluster.route(a, b).subspan(0, 1));  // nvl_up(a)
-      fractions.push_back(1.0);
-      paths.push_back(cluster.route(b, a).subspan(1, 1));  // nvl_down(a)
-      fractions.push_back(1.0);
-    }
-  }
-  for (int r = 0; r < rails; ++r) {
-    for (int k = 0; k < nodes; ++k) {
-      const std::vector<int>& chain = chains[r][k];
-      const int head = chain[0], other = chain[1 % chain.size()];
-      paths.push_back(cluster.route(other, head).subspan(1, 1));  // reduced share into the head
-      fractions.push_back(1.0 / rails);
-      paths.push_back(cluster.route(head, other).subspan(0, 1));  // head multicasts it
-      fractions.push_back(1.0 / rails);
-      for (int t = 0; t < 2; ++t) {
-        const int u = dtree_parent(nodes, k, t);
-        if (u < 0) continue;
-        const int parent = chains[r][u][0];
-        paths.push_back(cluster.route(head, parent, channel_nic(g, r)));
-        fractions.push_back(0.5 / rails);
-        paths.push_back(cluster.route(parent, head, channel_nic(g, r)));
-        fractions.push_back(0.5 / rails);
-      }
-    }
-  }
-  CollectivePhase ph;
-  ph.nvlink_scale = nvls_link_scale(cluster);
-  ph.latency_s = nvls_tree_latency_s(nodes);
-  plan.protocol_allowed = {false, false, true};
-  finish_phase(plan, ph, paths, fractions, in);
-  plan.phases.push_back(ph);
-}
-
-void build_nvls_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
-  const Cluster& cluster = in.cluster;
-  const std::vector<int>& local = g.per_node[0];
-  const int n = static_cast<int>(local.size());
-  Paths paths;
-  std::vector<double> fractions;
-  // Bytes per GPU port, as fractions of S (NCCL src/device/all_reduce.h, all_gather.h,
-  // reduce_scatter.h, NVLS variants: multimem.ld_reduce reads a chunk from every GPU of the
-  // multicast group and returns the sum; multimem.st stores once and the switch replicates the
-  // chunk to every member, the writer included):
-  //   all_reduce: up S (reduction reads) + S/n (multicast of the own reduced share);
-  //               down S/n (reduced share) + S (multicast results)       -> 1 + 1/n each way;
-  //   all_gather: up S/n (own chunk stored once), down S (n chunks from the switch);
-  //   reduce_scatter: up S (every chunk read for the reductions), down S/n (own reduced chunk).
-  double up = 1.0 + 1.0 / n, down = 1.0 + 1.0 / n;
-  if (plan.op == CollectiveOp::all_gather) {
-    up = 1.0 / n;
-    down = 1.0;
-  } else if (plan.op == CollectiveOp::reduce_scatter) {
-    up = 1.0;
-    down = 1.0 / n;
-  }
-  for (int i = 0; i < n; ++i) {
-    const int a = local[i], b = local[(i + 1) % n];
-    paths.push_back(cluster.route(a, b).subspan(0, 1));  // nvl_up(a)
-    fractions.push_back(up);
-    paths.push_back(cluster.route(b, a).subspan(1, 1));  // nvl_down(a)
-    fractions.push_back(down);
-  }
-  plan.channels = n;
-  CollectivePhase ph;
-  ph.nvlink_scale = nvls_link_scale(cluster);
-  ph.latency_s = nvls_latency_s();
-  plan.protocol_allowed = {false, false, true};
-  finish_phase(plan, ph, paths, fractions, in);
-  plan.phases.push_back(ph);
-}
-
 void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in) {
   // PAT (Parallel Aggregated Trees; S. Jeaugey, "PAT: a new algorithm for all-gather and reduce-scatter
   // operations at scale", arXiv:2506.20252, 2025; NCCL 2.23+): Bruck's algorithm with the dimensions reversed
@@ -630,6 +568,9 @@ void build_plan(CollectivePlan& plan, const PlanInputs& in) {
   if (plan.op == CollectiveOp::send_recv || plan.op == CollectiveOp::all_to_all) {
     (plan.op == CollectiveOp::send_recv ? build_send_recv_plan : build_all_to_all_plan)(plan, g, in);
     if (nodes == 1 && plan.moe.kind == EpAllToAll::flat) set_p2p_schedule(plan, g, in);  // NCCL's, not DeepEP's
+    if (nodes > 1 && plan.moe.kind == EpAllToAll::flat && g.graph != nullptr) {
+      plan.p2p_net_ll_bytes = nccl_p2p_net_ll_bytes(comm_channels(g, in).total, n, nics_by_bandwidth(cluster, g));
+    }
   } else if (nodes > 1 && g.rails.empty()) {
     throw std::invalid_argument("collective: the group spans nodes without NICs");
   } else {

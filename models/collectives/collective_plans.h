@@ -57,6 +57,11 @@ RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks, const
 /// true when every ring edge inside a node is NVLink (NCCL's intra-node path type <= NVB).
 bool all_nvlink(const Cluster& cluster, const RankGroups& g);
 
+/// NCCL's double binary tree over n nodes (src/graph/trees.cc, ncclGetBtree/ncclGetDtree): the
+/// parent of `rank` in tree 0 (a binary tree whose leaves and inner nodes alternate, root 0) or
+/// tree 1 (the mirror of tree 0 for an even count, tree 0 shifted by one for an odd count); -1
+/// for the root.
+int dtree_parent(int n, int rank, int tree);
 /// Chains per ring graph channel on every node: [channel][node] -> the node's GPUs of the group
 /// in the channel's order, starting at the GPU the channel enters the node through (the head).
 /// Channels: the graph's search channels (before the dup, which only copies them); one node:
@@ -115,6 +120,8 @@ const sim::FlowNetwork::MultiPathRoute& multipath_route(const CollectivePlan& pl
 void build_ring_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_hierarchical_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
+/// NVLS tree (nvls_plans.cc): NVLS inside each node and NCCL's double binary tree between the
+/// nodes' heads, one head per NIC as NCCL's NVLS graph takes them (at most min(32, GPUs)).
 void build_nvls_tree_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_nvls_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);
 void build_pat_plan(CollectivePlan& plan, const RankGroups& g, const PlanInputs& in);

@@ -64,6 +64,25 @@ NcclP2pChannels nccl_p2p_channels(int comm_channels, int fewest_peer_channels) {
 
 int nccl_p2p_peer_channels(int nvlinks) { return 2 * std::max(1, nvlinks); }
 
+int nccl_p2p_net_peer_channels(int n_ranks, int p2p_channels, int nics_by_bw) {
+  if (n_ranks < 1 || p2p_channels < 1 || nics_by_bw < 1) {
+    throw std::invalid_argument("nccl_p2p_net_peer_channels: counts must be >= 1 (got " + std::to_string(n_ranks) +
+                                ", " + std::to_string(p2p_channels) + ", " + std::to_string(nics_by_bw) + ")");
+  }
+  int channels = 2;
+  while (channels * n_ranks > p2p_channels * 4 && channels > 1) channels /= 2;
+  return std::max(nics_by_bw, channels);
+}
+
+double nccl_p2p_net_ll_bytes(int comm_channels, int n_ranks, int nics_by_bw) {
+  const int p2p = std::max(1, std::min(comm_channels, kNcclMaxP2pChannels));
+  const int net = nccl_p2p_net_peer_channels(n_ranks, p2p, nics_by_bw);
+  // NCCL's p2pnChannelsPerPeer takes the fewest of every peer's count. A peer on the node gives at
+  // least 2 (2 x its NVLinks, or 2), so the network peer's is the fewest whenever it is at most 2,
+  // i.e. unless a GPU needs 3 or more NICs for its bandwidth (no template of the catalog).
+  return nccl_p2p_channels(comm_channels, net).per_peer * kNcclP2pLlThresholdBytes;
+}
+
 NcclP2pPlan nccl_p2p_plan(int n_ranks, std::span<const int> rounds, double bytes_per_peer, const NcclP2pChannels& ch,
                           double simple_chunk_bytes) {
   if (n_ranks < 1) throw std::invalid_argument("nccl_p2p_plan: n_ranks must be >= 1");

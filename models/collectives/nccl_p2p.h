@@ -69,6 +69,22 @@ NcclP2pChannels nccl_p2p_channels(int comm_channels, int fewest_peer_channels);
 /// links of the path's narrowest hop), 2 over any other path (nvlinks 0).
 int nccl_p2p_peer_channels(int nvlinks);
 
+/// ncclTopoGetNchannels for a peer on another node (src/graph/paths.cc, 2.19-2.28; "start from 2
+/// channels per NIC and reduce with scale"): 2, halved while it x n_ranks > 4 x p2p_channels
+/// (comm->p2pnChannels before its pow2Up: min(comm->nChannels, NCCL_MAX_P2P_NCHANNELS)) and it > 1
+/// ("Avoid overloading channels with 8+ operations"), then at least `nics_by_bw`, the GPU's NICs
+/// needed for its bandwidth (getLocalNetCountByBw: its local NICs, added until their bandwidth
+/// reaches the GPU's to its CPU). 2.29 counts NIC bandwidth over NCCL_P2P_PER_CHANNEL_NET_BW
+/// instead; the model follows 2.28. Throws std::invalid_argument for a count < 1.
+int nccl_p2p_net_peer_channels(int n_ranks, int p2p_channels, int nics_by_bw);
+/// NCCL's LL limit per peer for grouped send/recv across nodes [bytes] (src/enqueue.cc
+/// addP2pToPlan: LL while a peer's bytes <= nChannelsMax x NCCL_P2P_LL_THRESHOLD, else Simple,
+/// never LL128): nChannelsMax = p2pnChannelsPerPeer (nccl_p2p_channels) from comm_channels and
+/// the fewest channels of any peer, taken as a network peer's (nccl_p2p_net_peer_channels; a peer
+/// on the node has at least 2, ncclTopoGetNchannels). 2 x DGX H100 (16 ranks, 16 comm channels):
+/// 2 channels, 32 KiB; 128 or 512 ranks: 1 channel, 16 KiB. Throws as nccl_p2p_channels.
+double nccl_p2p_net_ll_bytes(int comm_channels, int n_ranks, int nics_by_bw);
+
 /// What NCCL's planner does with one rank's sends of one grouped call on one node.
 struct NcclP2pPlan {
   bool ll = false;               ///< LL (else Simple) for the transfers to other ranks

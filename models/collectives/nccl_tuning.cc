@@ -458,9 +458,15 @@ CollectiveChoice choose_protocol(const Cluster& cluster, const CollectivePlan& p
     }
   }
   bool have = false;
-  // p2p inside one node: the protocol NCCL's planner picks by size (addP2pToPlan: LL up to
-  // nChannelsMax x NCCL_P2P_LL_THRESHOLD, else Simple; never LL128), not the tuner's.
-  const int p2p_protocol = plan.p2p_channels.channels > 0 ? (p2p_plan_at(plan, bytes).ll ? kNcclLl : kNcclSimple) : -1;
+  // p2p: the protocol NCCL's planner picks by size (addP2pToPlan: LL up to nChannelsMax x
+  // NCCL_P2P_LL_THRESHOLD a peer, else Simple; never LL128), not the tuner's; inside one node by
+  // its schedule, across nodes at p2p_net_ll_bytes a peer (all_to_all: S / n to each).
+  int p2p_protocol = plan.p2p_channels.channels > 0 ? (p2p_plan_at(plan, bytes).ll ? kNcclLl : kNcclSimple) : -1;
+  if (plan.p2p_net_ll_bytes > 0) {
+    const double peer_bytes =
+        plan.op == CollectiveOp::all_to_all ? bytes / static_cast<double>(plan.ranks.size()) : bytes;
+    p2p_protocol = peer_bytes <= plan.p2p_net_ll_bytes ? kNcclLl : kNcclSimple;
+  }
   for (int p : {kNcclSimple, kNcclLl128, kNcclLl}) {
     if (!plan.protocol_allowed[p]) continue;
     if (p2p_protocol >= 0 && p != p2p_protocol) continue;

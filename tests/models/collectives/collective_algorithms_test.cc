@@ -173,6 +173,31 @@ TEST(Collective, NvlsTreeMoreNicsNeverSlower) {
   EXPECT_LT(forced[2], forced[0] * 0.9);  // 8 NICs: the spine's 3:1 pool grows with them
 }
 
+TEST(Collective, NvlsTreeHeadsAreNcclsNvlsGraph) {
+  // NCCL's NVLS graph (search.cc, NVLS pattern): one head per NIC, the GPU next to it, no GPU
+  // twice, at most min(NCCL_MAX_NVLS_ARITY 32, GPUs of the node). Before: the ring graph's search
+  // channels (at most 16), so a 36-GPU GB200 domain ran 16 heads, and 2 x /36 took 157.4 us at
+  // 16 MiB (nvls_tree) against 148.4 us for 3 x /24 (tree/LL128).
+  struct Case {
+    const char* tmpl;
+    int nodes, nics, heads;
+  };
+  for (const Case& k :
+       {Case{"gb200_nvl72/36", 2, 0, 32}, Case{"gb200_nvl72/24", 3, 0, 24}, Case{"gb200_nvl72/8", 9, 0, 8},
+        Case{"dgx_h100", 2, 0, 8}, Case{"dgx_h100", 2, 16, 8}, Case{"dgx_h100", 2, 4, 4}}) {
+    ClusterSpec spec = Bench::make(k.tmpl, k.nodes);
+    if (k.nics > 0) spec.nics_per_node = k.nics;
+    Bench b(spec);
+    const int n = b.cluster.num_gpus();
+    const auto c = call(CollectiveOp::all_reduce, iota(0, n), 16.0 * 1024 * 1024, CollectiveAlgorithm::nvls_tree);
+    EXPECT_EQ(b.engine.choose(c).channels, k.heads) << k.tmpl << " x " << k.nodes << ", " << k.nics << " NICs";
+  }
+  Bench big("gb200_nvl72/36", 2), small("gb200_nvl72/24", 3);
+  const double t36 = big.run(call(CollectiveOp::all_reduce, iota(0, 72), 16.0 * 1024 * 1024));
+  const double t24 = small.run(call(CollectiveOp::all_reduce, iota(0, 72), 16.0 * 1024 * 1024));
+  EXPECT_LT(t36, t24);  // 119.8 us (nvls_tree, 32 heads) against 137.3 us (nvls_tree, 24 heads)
+}
+
 TEST(Collective, NvlsAllGatherAndReduceScatterSingleNode) {
   Bench b("dgx_h100", 1);
   const double S = kGiB;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/collectives/collective_engine.h"
@@ -198,6 +199,76 @@ TEST(NcclP2p, BiggerAllToAllNeverFasterExceptAtNcclsLlToSimpleSwitch) {
     }
   }
   EXPECT_GT(switches_faster, 0);  // dgx_h100: 4 MiB 36.89 us (LL), 8 MiB 31.60 us (Simple)
+}
+
+TEST(NcclP2p, NetPeerChannelsAndLlLimit) {
+  // paths.cc ncclTopoGetNchannels (2.19-2.28), a network peer: 2, halved while 2 x nRanks > 4 x
+  // p2pnChannels; at least the NICs the GPU needs for its bandwidth.
+  EXPECT_EQ(nccl_p2p_net_peer_channels(16, 16, 1), 2);   // 2 x DGX H100: 32 <= 64
+  EXPECT_EQ(nccl_p2p_net_peer_channels(128, 16, 1), 1);  // 256 > 64
+  EXPECT_EQ(nccl_p2p_net_peer_channels(128, 16, 2), 2);  // two NICs for the GPU's bandwidth
+  EXPECT_EQ(nccl_p2p_net_peer_channels(2, 1, 1), 2);     // send_recv: 4 <= 4
+  EXPECT_DOUBLE_EQ(nccl_p2p_net_ll_bytes(16, 16, 1), 32 * kKiB);
+  EXPECT_DOUBLE_EQ(nccl_p2p_net_ll_bytes(16, 128, 1), 16 * kKiB);
+  EXPECT_THROW(nccl_p2p_net_peer_channels(0, 16, 1), std::invalid_argument);
+}
+
+// The clusters of the cross-node sweep: 2 x DGX H100 (16 ranks), the 4 x 4 torus of DGX H100
+// (scenarios/topology/torus_4x4.textproto, 128 ranks) and 16 DGX H100 on a 4:1 fat tree with 4
+// nodes per leaf (fat_tree_4to1's fabric, 128 ranks).
+std::vector<std::pair<std::string, ClusterSpec>> cross_node_clusters() {
+  std::vector<std::pair<std::string, ClusterSpec>> out;
+  ClusterSpec two;
+  two.node_template = "dgx_h100";
+  two.num_nodes = 2;
+  out.emplace_back("2 x dgx_h100", two);
+  ClusterSpec torus = two;
+  torus.num_nodes = 16;
+  torus.fabric.kind = FabricKind::torus;
+  torus.fabric.torus_dims = {4, 4};
+  out.emplace_back("torus 4 x 4", torus);
+  ClusterSpec fat = two;
+  fat.num_nodes = 16;
+  fat.fabric.kind = FabricKind::fat_tree;
+  fat.fabric.nodes_per_leaf = 4;
+  fat.fabric.oversubscription = 4;
+  out.emplace_back("fat tree 4:1", fat);
+  return out;
+}
+
+TEST(NcclP2p, BiggerP2pAcrossNodesNeverFasterExceptAtNcclsLlToSimpleSwitch) {
+  // NCCL's planner across nodes (addP2pToPlan): LL while a peer's bytes <= nChannelsMax x 16 KiB,
+  // else Simple, never LL128; so the time never falls with the size except at that one switch
+  // (the tuner's LL -> LL128 had made torus_4x4 all_to_all 43.32 us at 128 KiB, 37.06 at 256 KiB).
+  int switches = 0;
+  for (const auto& [name, spec] : cross_node_clusters()) {
+    for (const NcclTestsOp op : {NcclTestsOp::alltoall, NcclTestsOp::sendrecv}) {
+      NcclTestsOptions o;
+      o.op = op;
+      if (op == NcclTestsOp::sendrecv) o.gpus = {0, 8};  // across the first two nodes
+      const double ranks = op == NcclTestsOp::sendrecv ? 2.0 : 8.0 * spec.num_nodes;
+      const double limit = op == NcclTestsOp::sendrecv || spec.num_nodes == 2 ? 32 * kKiB : 16 * kKiB;
+      std::vector<double> sizes;
+      for (double s = kKiB; s <= 1024 * kMiB; s *= 2) sizes.push_back(s);
+      const std::vector<NcclTestsResult> rows = simulate_nccl_tests(spec, o, sizes);
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const NcclTestsResult& b = rows[i];
+        const double peer = op == NcclTestsOp::alltoall ? b.bytes / ranks : b.bytes;
+        EXPECT_EQ(b.choice.protocol, peer <= limit ? CollectiveProtocol::ll : CollectiveProtocol::simple)
+            << name << " " << nccl_tests_op_name(op) << " " << b.bytes << " B";
+        if (i == 0) continue;
+        const NcclTestsResult& a = rows[i - 1];
+        if (a.choice.protocol == CollectiveProtocol::ll && b.choice.protocol == CollectiveProtocol::simple) {
+          switches += b.time_s < a.time_s ? 1 : 0;
+          continue;
+        }
+        EXPECT_GE(b.time_s, a.time_s * (1 - 1e-9))
+            << name << " " << nccl_tests_op_name(op) << ": " << a.bytes << " B " << a.time_s * 1e6 << " us, " << b.bytes
+            << " B " << b.time_s * 1e6 << " us";
+      }
+    }
+  }
+  EXPECT_GT(switches, 0);  // torus 4 x 4 all_to_all: 2 MiB (LL) slower than 4 MiB (Simple)
 }
 
 }  // namespace

@@ -65,6 +65,7 @@ std::vector<std::string> Cluster::settings_without_effect(const ClusterSpec& spe
   o << "cluster.fabric.oversubscription " << f.oversubscription << ":1 has no effect: ";
   if (c.num_groups_ <= 1) {
     o << "all " << c.fabric_slots() << " nodes sit under one leaf group (nodes_per_leaf " << f.nodes_per_leaf
+      << " >= num_nodes " << c.fabric_slots()
       << "), so no traffic crosses a leaf up-link (expected nodes_per_leaf < num_nodes for an oversubscribed fabric)";
     notes.push_back(o.str());
     return notes;

@@ -7,6 +7,7 @@
 
 #include "models/hardware/catalog.h"
 #include "models/hardware/element_overrides.h"
+#include "models/hardware/placed_overrides.h"
 #include "models/io/scenario_io.h"
 
 namespace traincast::io {
@@ -36,7 +37,8 @@ std::string first_error(const ScenarioError& e) { return e.errors().empty() ? st
 
 /// Loads every distinct workload the jobs name; errors at job[i].workload.
 std::map<std::string, models::Scenario> load_workloads(const std::string& path, const models::Scenario& base,
-                                                       std::vector<std::string>& errors) {
+                                                       std::vector<std::string>& errors,
+                                                       std::vector<std::string>& files) {
   std::map<std::string, models::Scenario> workloads;
   workloads.emplace("", base);
   std::map<std::string, bool> failed;
@@ -59,6 +61,7 @@ std::map<std::string, models::Scenario> load_workloads(const std::string& path, 
       failed[w] = true;
       continue;
     }
+    files.push_back(file);
     try {
       workloads.emplace(w, load_scenario_file(file));
     } catch (const ScenarioError& e) {
@@ -91,8 +94,9 @@ models::Scenario job_scenario(const models::Scenario& cluster, const models::Sce
   s.offload = workload.offload;
   s.data_loader = workload.data_loader;
   s.cluster.num_nodes = gpus / gpus_per_node;
-  // A job runs on nodes in service: the cluster's drained nodes (missing GPUs) are not among them.
-  std::erase_if(s.cluster.overrides, [](const models::ElementOverride& o) { return o.missing.has_value(); });
+  // A job runs on nodes in service (the drained ones are not among them); the overrides of the
+  // nodes it is placed on are added per placement (models/hardware/placed_overrides.h).
+  s.cluster.overrides.clear();
   const int model_parallel = std::max(1, s.parallel.tp * s.parallel.pp * std::max(1, s.parallel.cp));
   const int per_replica = workload.training.global_batch_size / std::max(1, workload.parallel.dp);
   s.parallel.dp = gpus / model_parallel;
@@ -107,8 +111,12 @@ models::ClusterJobs load_cluster_jobs(const std::string& path, const std::vector
   if (base.jobs.empty())
     throw ScenarioError({field_position(path, "job") +
                          ": job: none (expected at least one job { gpus: N tokens: T } for traincast cluster)"});
+  if (const auto bad = models::override_not_per_job(base.cluster)) {
+    const std::string field = "cluster.overrides[" + std::to_string(bad->first) + "].select";
+    throw ScenarioError({field_position(path, field) + ": " + field + ": " + bad->second});
+  }
   std::vector<std::string> errors;
-  const std::map<std::string, models::Scenario> workloads = load_workloads(path, base, errors);
+  const std::map<std::string, models::Scenario> workloads = load_workloads(path, base, errors, out.workload_files);
   if (!errors.empty()) throw ScenarioError(errors);
 
   const int per_node = models::cluster_node_template(base.cluster).gpus_per_node;

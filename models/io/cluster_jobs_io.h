@@ -14,7 +14,8 @@ namespace traincast::io {
 /// is "" (the scenario's own), a zoo name (no '/', no '.': NAME.textproto in a `models/` or
 /// `scenarios/models/` folder at or above the scenario's folder, nearest first) or a scenario path
 /// relative to the scenario's folder; each distinct one is loaded once, as a scenario. Throws
-/// ScenarioError with every problem found: the scenario's own; no job ("file:1:1: job: none
+/// ScenarioError with every problem found: the scenario's own; an override no job's own simulation
+/// can hold, at cluster.overrides[i].select (models::override_not_per_job); no job ("file:1:1: job: none
 /// (expected ...)"); a workload that cannot be found or loaded, at job[i].workload with the
 /// loader's first message. A job that asks for more GPUs than the cluster has, or whose workload
 /// is invalid on its GPU count (e.g. not a multiple of tp x pp), is not an error: its `problem`
@@ -22,9 +23,10 @@ namespace traincast::io {
 models::ClusterJobs load_cluster_jobs(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// The job scenario of `workload` on `gpus` GPUs of `cluster` (see models::ClusterJobs), before
-/// validation: workload fields from `workload`, the rest from `cluster`, jobs and reliability
-/// cleared, num_nodes = gpus / gpus_per_node, dp = gpus / (tp x pp x cp), global batch = the
-/// workload's batch per DP replica x dp. gpus_per_node >= 1.
+/// validation: workload fields from `workload`, the rest from `cluster`, jobs, reliability and
+/// cluster.overrides cleared (models::placed_overrides adds its nodes' per placement), num_nodes = gpus /
+/// gpus_per_node, dp = gpus / (tp x pp x cp), global batch = the workload's batch per DP replica x dp. gpus_per_node
+/// >= 1.
 models::Scenario job_scenario(const models::Scenario& cluster, const models::Scenario& workload, int gpus,
                               int gpus_per_node);
 

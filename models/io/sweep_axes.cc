@@ -113,7 +113,9 @@ class AxisReader {
         what +=
             " is a repeated field, a sweep axis names a singular scalar field (expected a path such as "
             "workload.parallel.tp; to vary one entry of a list, sweep over scenario files, or set it with "
-            "traincast run --set ";
+            "traincast ";
+        what += walked == "job" ? "cluster" : "run";  // run refuses a job list
+        what += " --set ";
         what += walked;
         what += "[i]...)";
         error(at, what);

@@ -97,6 +97,12 @@ class SweepLoader {
   models::Sweep load() {
     load_base();
     apply_sets();
+    // A point is one job on the whole cluster (as traincast run, which refuses a job list too).
+    if (base_.job_size() > 0)
+      error(m_.has_scenario() ? "scenario" : "scenario_file",
+            "the base scenario holds several jobs (" + std::to_string(base_.job_size()) +
+                " job entries) (expected a scenario without job entries: each sweep point simulates one job on the "
+                "whole cluster, as traincast run; traincast cluster runs a job list)");
     // The base's own node templates: an axis may name one (its points load them again).
     described_ = detail::described_node_templates_of(base_);
     check_metrics();

@@ -16,6 +16,8 @@
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
 #include "models/hardware/element_overrides.h"
+#include "models/hardware/leaf_ports.h"
+#include "models/hardware/placed_overrides.h"
 #include "models/scheduler/placement.h"
 #include "models/scheduler/scheduler.h"
 
@@ -32,8 +34,9 @@ struct Timing {
 
 /// Co-runners' traffic on a job's sub-cluster leaf groups: (group, up, down, flows), ascending group.
 using Background = std::vector<std::tuple<int, double, double, int>>;
-/// (job scenario class, leaves spanned, co-runners' background): one detailed simulation.
-using Key = std::tuple<int, int, Background>;
+/// (job scenario class, leaves spanned, its nodes' overrides (overrides_key), co-runners'
+/// background): one detailed simulation.
+using Key = std::tuple<int, int, std::string, Background>;
 using Cache = std::map<Key, Timing>;
 
 /// Leaf groups exist on the switched fabrics; elsewhere the cluster is one group.
@@ -57,19 +60,22 @@ double secs(sim::Time t) { return static_cast<double>(t.ns()) / 1e9; }
 /// The whole fabric's leaf up-link ports, where they are fewer than its down ports (an
 /// oversubscribed leaf, whose up-links co-runners contend for); 0 elsewhere (one leaf group, a
 /// torus, or up-links as wide as the leaf's down ports, which its nodes' NICs cannot oversubscribe).
+/// The ports are the ones models::Cluster builds (leaf_ports_used): cluster.fabric.leaf_up_ports
+/// when set, else ceil(down / oversubscription).
 int oversubscribed_up_ports(const ClusterSpec& c, int nics_per_node) {
   const int npl = nodes_per_leaf(c);
-  if (npl >= c.num_nodes || c.fabric.leaf_up_ports > 0) return 0;
-  const int down = c.fabric.kind == FabricKind::rail_optimized ? npl : npl * nics_per_node;
-  const int up = std::max(1, static_cast<int>(std::ceil(down / c.fabric.oversubscription - 1e-9)));
-  return up < down ? up : 0;
+  if (npl >= c.num_nodes) return 0;
+  const LeafPortsUsed ports = leaf_ports_used(c.fabric, c.num_nodes, nics_per_node, npl);
+  return ports.up > 0 && ports.up < ports.down ? ports.up : 0;
 }
 
 /// The job on `leaves` leaves: nodes_per_leaf = ceil(nodes / leaves), so its collectives cross the
 /// spine as placed; with up_ports > 0 each leaf gets the whole fabric's up-link ports (a job alone
 /// gets its leaves' up-links as the fabric has them). Background flows stand for co-runners.
-Timing simulate(const Scenario& job, int leaves, int up_ports, const Background& bg) {
+Timing simulate(const Scenario& job, int leaves, std::vector<ElementOverride> overrides, int up_ports,
+                const Background& bg) {
   Scenario s = job;
+  s.cluster.overrides = std::move(overrides);
   s.cluster.fabric.nodes_per_leaf = ceil_div(s.cluster.num_nodes, leaves);
   if (leaves > 1 && up_ports > 0) s.cluster.fabric.leaf_up_ports = up_ports;
   std::vector<LeafBackground> background;
@@ -107,7 +113,16 @@ class ClusterRun {
         npl_(nodes_per_leaf(in.cluster.cluster)),
         nics_(Cluster(in.cluster.cluster).nics_per_node()),
         up_ports_(oversubscribed_up_ports(in.cluster.cluster, nics_)),
-        cache_(cache) {}
+        cache_(cache) {
+    // alone_nodes_[n - 1]: the lowest-numbered n nodes in service.
+    const std::vector<int> drained = drained_nodes(in.cluster.cluster);
+    std::vector<int> lowest;
+    for (int n = 0; n < in.cluster.cluster.num_nodes; ++n) {
+      if (std::find(drained.begin(), drained.end(), n) != drained.end()) continue;
+      lowest.push_back(n);
+      alone_nodes_.push_back(lowest);
+    }
+  }
 
   ClusterRunResult run(int threads) {
     const std::vector<JobSpec>& specs = in_.cluster.jobs;
@@ -123,7 +138,7 @@ class ClusterRun {
       r.priority = specs[i].priority;
       r.problem = in_.problem[i];
       if (r.problem.empty() && specs[i].duration_s == 0.0) {
-        const Timing& alone = cache_.at(key(i, alone_leaves(i)));
+        const Timing& alone = cache_.at(key(i, alone_leaves(i), alone_nodes(i)));
         if (alone.oom)
           r.problem =
               "out of memory on its " + std::to_string(r.gpus) + " GPUs (traincast run on its workload says why)";
@@ -131,9 +146,9 @@ class ClusterRun {
           r.problem = "its workload reports no tokens per iteration (expected duration_s for a non-token workload)";
       }
       if (!r.problem.empty()) continue;
-      r.alone_run_s = secs(run_time(i, alone_leaves(i)));
-      queued.push_back(
-          {nodes_of(i), sim::Time::from_seconds(specs[i].arrival_s), specs[i].priority, run_time(i, alone_leaves(i))});
+      const sim::Time alone = run_time(i, alone_leaves(i), alone_nodes(i));
+      r.alone_run_s = secs(alone);
+      queued.push_back({nodes_of(i), sim::Time::from_seconds(specs[i].arrival_s), specs[i].priority, alone});
       index.push_back(i);
     }
     const Schedule sched = schedule(queued, index, threads);
@@ -145,8 +160,14 @@ class ClusterRun {
  private:
   int nodes_of(std::size_t i) const { return in_.job_scenarios[i].cluster.num_nodes; }
   int alone_leaves(std::size_t i) const { return ceil_div(nodes_of(i), npl_); }
-  Key key(std::size_t i, int leaves, Background bg = {}) const {
-    return {in_.scenario_class[i], leaves, std::move(bg)};
+  /// The nodes of job i's isolated run (alone on an empty cluster): the lowest-numbered nodes in
+  /// service, whose overrides it gets.
+  const std::vector<int>& alone_nodes(std::size_t i) const {
+    return alone_nodes_[static_cast<std::size_t>(nodes_of(i)) - 1];
+  }
+  /// Job i on `leaves` leaves and `nodes` (its nodes' overrides), with `bg`.
+  Key key(std::size_t i, int leaves, const std::vector<int>& nodes, Background bg = {}) const {
+    return {in_.scenario_class[i], leaves, overrides_key(placed_overrides(in_.cluster.cluster, nodes)), std::move(bg)};
   }
   bool token_job(std::size_t i) const { return in_.cluster.jobs[i].duration_s == 0.0; }
 
@@ -154,12 +175,14 @@ class ClusterRun {
   struct Pending {
     std::vector<Key> keys;
     std::vector<std::size_t> job_of_key;
+    std::vector<std::vector<int>> nodes_of_key;
 
-    /// Adds job i's `k` unless cached or already pending.
-    void add(const Cache& cache, const Key& k, std::size_t i) {
+    /// Adds job i's `k` (on `nodes`) unless cached or already pending.
+    void add(const Cache& cache, const Key& k, std::size_t i, const std::vector<int>& nodes) {
       if (cache.count(k) > 0 || std::find(keys.begin(), keys.end(), k) != keys.end()) return;
       keys.push_back(k);
       job_of_key.push_back(i);
+      nodes_of_key.push_back(nodes);
     }
   };
 
@@ -172,7 +195,8 @@ class ClusterRun {
     arena.execute([&] {
       tbb::parallel_for(std::size_t{0}, p.keys.size(), [&](std::size_t k) {
         timings[k] =
-            simulate(in_.job_scenarios[p.job_of_key[k]], std::get<1>(p.keys[k]), up_ports_, std::get<2>(p.keys[k]));
+            simulate(in_.job_scenarios[p.job_of_key[k]], std::get<1>(p.keys[k]),
+                     placed_overrides(in_.cluster.cluster, p.nodes_of_key[k]), up_ports_, std::get<3>(p.keys[k]));
       });
     });
     for (std::size_t k = 0; k < p.keys.size(); ++k) cache_[p.keys[k]] = timings[k];
@@ -183,7 +207,8 @@ class ClusterRun {
   void alone_timings(int threads) {
     Pending p;
     for (std::size_t i = 0; i < in_.cluster.jobs.size(); ++i)
-      if (in_.problem[i].empty() && token_job(i)) p.add(cache_, key(i, alone_leaves(i)), i);
+      if (in_.problem[i].empty() && token_job(i))
+        p.add(cache_, key(i, alone_leaves(i), alone_nodes(i)), i, alone_nodes(i));
     simulate_pending(p, threads);
   }
 
@@ -213,7 +238,7 @@ class ClusterRun {
         if (j == i || !token_job(j) || leaves_spanned(*b.nodes, npl_) < 2) continue;
         const int d = static_cast<int>(
             std::count_if(b.nodes->begin(), b.nodes->end(), [&](int n) { return n / npl_ == leaves[g]; }));
-        const auto it = cache_.find(key(j, leaves_spanned(*b.nodes, npl_)));
+        const auto it = cache_.find(key(j, leaves_spanned(*b.nodes, npl_), *b.nodes));
         if (d == 0 || it == cache_.end()) continue;
         const double share = static_cast<double>(d) / static_cast<double>(b.nodes->size());
         up += it->second.own.up_bytes_per_s * share;
@@ -241,27 +266,27 @@ class ClusterRun {
       const RunTimeOf alone = [&](std::size_t q, const std::vector<int>& nodes) {
         const std::size_t i = index[q];
         const int leaves = leaves_spanned(nodes, npl_);
-        if (token_job(i) && cache_.count(key(i, leaves)) == 0) {
-          missing.add(cache_, key(i, leaves), i);
-          return run_time(i, alone_leaves(i));  // stand-in for this round
+        if (token_job(i) && cache_.count(key(i, leaves, nodes)) == 0) {
+          missing.add(cache_, key(i, leaves, nodes), i, nodes);
+          return run_time(i, alone_leaves(i), alone_nodes(i));  // stand-in for this round
         }
-        return run_time(i, leaves);
+        return run_time(i, leaves, nodes);
       };
       const CoRunTimeOf together = [&](std::size_t q, const std::vector<RunningJob>& running) {
         const std::size_t i = index[q];
         const std::vector<int>& nodes =
             *std::find_if(running.begin(), running.end(), [&](const RunningJob& r) { return r.job == q; })->nodes;
         const int leaves = leaves_spanned(nodes, npl_);
-        if (!token_job(i) || cache_.count(key(i, leaves)) == 0) return alone(q, nodes);
+        if (!token_job(i) || cache_.count(key(i, leaves, nodes)) == 0) return alone(q, nodes);
         Background bg = background(i, nodes, running, index);
-        if (bg.empty()) return run_time(i, leaves);
-        const Key k = key(i, leaves, std::move(bg));
+        if (bg.empty()) return run_time(i, leaves, nodes);
+        const Key k = key(i, leaves, nodes, std::move(bg));
         const auto it = cache_.find(k);
         if (it == cache_.end()) {
-          missing.add(cache_, k, i);
-          return run_time(i, leaves);  // stand-in for this round
+          missing.add(cache_, k, i, nodes);
+          return run_time(i, leaves, nodes);  // stand-in for this round
         }
-        return run_time(i, leaves, it->second.iteration_time_s);
+        return run_time(i, leaves, nodes, it->second.iteration_time_s);
       };
       Schedule sched = run_scheduler(queued, {in_.cluster.cluster.num_nodes, npl_, drained_nodes(in_.cluster.cluster)},
                                      scheduler_, alone, up_ports_ > 0 ? together : CoRunTimeOf{});
@@ -270,11 +295,14 @@ class ClusterRun {
     }
   }
 
-  const Timing& timing(std::size_t i, int leaves) {
-    const Key k = key(i, leaves);
+  const Timing& timing(std::size_t i, int leaves, const std::vector<int>& nodes) {
+    const Key k = key(i, leaves, nodes);
     auto it = cache_.find(k);
     if (it == cache_.end()) {
-      it = cache_.emplace(k, simulate(in_.job_scenarios[i], leaves, up_ports_, {})).first;
+      it = cache_
+               .emplace(k, simulate(in_.job_scenarios[i], leaves, placed_overrides(in_.cluster.cluster, nodes),
+                                    up_ports_, {}))
+               .first;
       ++out_.simulations;
     }
     return it->second;
@@ -284,20 +312,20 @@ class ClusterRun {
   double tokens_of(std::size_t i) {
     const JobSpec& j = in_.cluster.jobs[i];
     if (j.tokens > 0.0) return j.tokens;
-    const Timing& alone = timing(i, alone_leaves(i));
+    const Timing& alone = timing(i, alone_leaves(i), alone_nodes(i));
     return j.alone_duration_s * alone.tokens_per_iteration / alone.iteration_time_s;
   }
 
-  std::int64_t iterations(std::size_t i, int leaves) {
-    return static_cast<std::int64_t>(std::ceil(tokens_of(i) / timing(i, leaves).tokens_per_iteration));
+  std::int64_t iterations(std::size_t i, int leaves, const std::vector<int>& nodes) {
+    return static_cast<std::int64_t>(std::ceil(tokens_of(i) / timing(i, leaves, nodes).tokens_per_iteration));
   }
 
-  /// Its whole run time on `leaves` at `iteration_s` per iteration (0: its placement's alone).
-  sim::Time run_time(std::size_t i, int leaves, double iteration_s = 0.0) {
+  /// Its whole run time on `leaves` and `nodes` at `iteration_s` per iteration (0: its placement's alone).
+  sim::Time run_time(std::size_t i, int leaves, const std::vector<int>& nodes, double iteration_s = 0.0) {
     const JobSpec& j = in_.cluster.jobs[i];
     if (j.duration_s != 0.0) return sim::Time::from_seconds(j.duration_s);
-    if (iteration_s == 0.0) iteration_s = timing(i, leaves).iteration_time_s;
-    const double run_s = static_cast<double>(iterations(i, leaves)) * iteration_s;
+    if (iteration_s == 0.0) iteration_s = timing(i, leaves, nodes).iteration_time_s;
+    const double run_s = static_cast<double>(iterations(i, leaves, nodes)) * iteration_s;
     // The loader bounds each budget; a small job with a large token budget can still run longer
     // than the scheduler's clock holds (1e9 s per job, as job[i].duration_s).
     if (!(run_s <= 1e9)) {
@@ -321,8 +349,8 @@ class ClusterRun {
     r.leaves = o.leaves;
     r.nodes = node_ranges(o.nodes);
     if (in_.cluster.jobs[i].duration_s == 0.0) {
-      r.iteration_time_s = timing(i, o.leaves).iteration_time_s;
-      r.iterations = iterations(i, o.leaves);
+      r.iteration_time_s = timing(i, o.leaves, o.nodes).iteration_time_s;
+      r.iterations = iterations(i, o.leaves, o.nodes);
     }
   }
 
@@ -354,9 +382,10 @@ class ClusterRun {
   const ClusterJobs& in_;
   const SchedulerSpec& scheduler_;
   int npl_;
-  int nics_;      ///< compute NICs per node
-  int up_ports_;  ///< oversubscribed_up_ports of the cluster (0: no interference modelled)
-  Cache& cache_;  ///< shared by the policies of one simulate_cluster call
+  int nics_;                                   ///< compute NICs per node
+  int up_ports_;                               ///< oversubscribed_up_ports of the cluster (0: no interference modelled)
+  Cache& cache_;                               ///< shared by the policies of one simulate_cluster call
+  std::vector<std::vector<int>> alone_nodes_;  ///< [n - 1]: the lowest n nodes in service
   ClusterRunResult out_;
 };
 

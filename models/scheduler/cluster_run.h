@@ -7,12 +7,15 @@
 // is simulated with nodes_per_leaf = ceil(n / L), so it crosses the spine as its placement does;
 // on an oversubscribed leaf each simulated leaf gets the whole leaf's up-link ports
 // (FabricSpec::leaf_up_ports), so a job alone has its leaves' up-links as the fabric has them.
+// It gets the cluster.overrides of the nodes it is placed on, in its own numbering
+// (models/hardware/placed_overrides.h); its isolated run is on the lowest-numbered nodes in
+// service, with theirs.
 // Co-runners (docs/cluster.md): two running jobs that both span > 1 leaf and have nodes on one
 // oversubscribed leaf share its up-links; the job is re-simulated with background flows there at
 // each co-runner's measured mean up-link rate (its own placement's simulation, scaled to its nodes
 // on that leaf; simulate_training_timing's LeafBackground). Results are cached per (job scenario,
-// leaves, background) and simulated once, with simulate_training_timing (the same timing bits as
-// simulate_training). The isolated simulations run in parallel; so do the placements' and the
+// leaves, its nodes' overrides, background) and simulated once, with simulate_training_timing
+// (the same timing bits as simulate_training). The isolated simulations run in parallel; so do the placements' and the
 // co-runner sets', in rounds: each round schedules with the cached timings (a missing one stands
 // in with the isolated run time, or the placement's alone), the ones it missed are simulated
 // together, until a round misses none (the exact schedule). `simulations` counts every

@@ -21,6 +21,9 @@ struct ClusterJobs {
   std::vector<std::string> problem;
   /// Per job: jobs with the same class have the same job scenario (they share simulations).
   std::vector<int> scenario_class;
+  /// The files the jobs' workloads were read from (`job { workload: ... }`), each once, in job
+  /// order: inputs, which no output may overwrite.
+  std::vector<std::string> workload_files;
 };
 
 }  // namespace traincast::models

@@ -148,7 +148,7 @@ TEST_F(NewUserCli, FabricSettingsWithoutEffectAreNamed) {
       << r.err;
   r = run({"nccl-tests", two, "--set", "cluster.fabric.oversubscription=2", "-b", "1M", "-e", "1M"});
   EXPECT_NE(r.err.find("warning: cluster.fabric.oversubscription 2:1 has no effect: all 2 nodes sit under one leaf "
-                       "group (nodes_per_leaf 32)"),
+                       "group (nodes_per_leaf 32 >= num_nodes 2)"),
             std::string::npos)
       << r.err;
   // fat_tree with nodes_per_leaf 1: 8 NICs down, ceil(8 / 2) = 4 up, 2:1 acts: no warning.

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "models/hardware/catalog.h"
+#include "models/hardware/cluster.h"
 #include "models/hardware/element_overrides.h"
+#include "models/hardware/leaf_ports.h"
 #include "models/io/cluster_jobs_io.h"
 #include "models/io/scenario_io.h"
 #include "models/io/sweep_csv.h"
@@ -49,6 +51,21 @@ const char* placement_name(models::JobPlacement p) {
       return "topology_aware";
   }
   return "packed";
+}
+
+/// The fabric as models::Cluster builds it: its leaf groups, their size and a leaf's down:up
+/// ports (the effective oversubscription, whether from oversubscription or leaf_up_ports).
+std::string fabric_text(const models::ClusterSpec& c) {
+  const models::FabricSpec& f = c.fabric;
+  if (c.num_nodes <= 1) return "one node, no network";
+  if (f.kind == models::FabricKind::torus) return "torus (no leaf switches)";
+  if (f.kind != models::FabricKind::fat_tree && f.kind != models::FabricKind::rail_optimized) return "no fabric";
+  const int nics = models::Cluster(c).nics_per_node();
+  const models::LeafPortsUsed ports = models::leaf_ports_used(f, c.num_nodes, nics, f.nodes_per_leaf);
+  if (ports.up == 0) return "one leaf group of " + std::to_string(c.num_nodes) + " nodes (no spine), non-blocking";
+  return std::to_string(f.nodes_per_leaf) + " nodes per leaf group, oversubscription " +
+         fmt("%.3g", static_cast<double>(ports.down) / ports.up) + " (" + std::to_string(ports.down) + ":" +
+         std::to_string(ports.up) + " ports per leaf)";
 }
 
 /// One policy's run.
@@ -169,7 +186,20 @@ std::string json_text(const std::vector<PolicyRun>& runs) {
   return o.str();
 }
 
-int run_cluster(const po::variables_map& vm, const po::options_description& opts, std::ostream& out) {
+/// The scenario's sections this command does not model, each with what it uses instead.
+void warn_sections_without_effect(const models::Scenario& sc, const std::string& path, std::ostream& err) {
+  if (sc.reliability)
+    err << "warning: " << io::field_position(path, "reliability")
+        << ": reliability: has no effect in traincast cluster (expected it on a job's own scenario with traincast "
+           "run: the scheduler runs every job failure-free, without checkpoints or restarts)\n";
+  if (sc.cost)
+    err << "warning: " << io::field_position(path, "cost")
+        << ": cost: has no effect in traincast cluster (expected it on a job's own scenario with traincast run: "
+           "this command reports times and utilisation, no money or energy)\n";
+}
+
+int run_cluster(const po::variables_map& vm, const po::options_description& opts, std::ostream& out,
+                std::ostream& err) {
   if (vm.count("help")) {
     out << opts << "\n";
     return 0;
@@ -200,6 +230,13 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   if (vm.count("trace")) check_output_path(trace_path, force, {path}, {csv, json});
 
   const models::ClusterJobs jobs = io::load_cluster_jobs(path, overrides);
+  // Now that the jobs' workload files are known: no output may overwrite one of them either.
+  std::vector<std::string> inputs = scenario_input_files(jobs.cluster, path);
+  inputs.insert(inputs.end(), jobs.workload_files.begin(), jobs.workload_files.end());
+  if (vm.count("csv")) check_output_path(csv, force, inputs, {json, trace_path});
+  if (vm.count("json")) check_output_path(json, force, inputs, {csv, trace_path});
+  if (vm.count("trace")) check_output_path(trace_path, force, inputs, {csv, json});
+  warn_sections_without_effect(jobs.cluster, path, err);
   std::vector<models::SchedulerSpec> schedulers;
   for (const std::string& policy : policies) {
     schedulers.push_back(jobs.cluster.scheduler);
@@ -215,8 +252,7 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   p << "Cluster    " << in_service << " x " << c.node_template << " = " << in_service * per_node << " GPUs, "
     << (in_service < c.num_nodes ? std::to_string(c.num_nodes - in_service) + " more nodes drained for a missing GPU, "
                                  : std::string())
-    << c.fabric.nodes_per_leaf << " nodes per leaf, oversubscription " << fmt("%g", c.fabric.oversubscription)
-    << "\nJobs       " << jobs.cluster.jobs.size() << " (" << path << ")\n"
+    << fabric_text(c) << "\nJobs       " << jobs.cluster.jobs.size() << " (" << path << ")\n"
     << "Interference co-runners on shared oversubscribed leaf up-links, from the flow model (docs/cluster.md)\n";
   std::vector<PolicyRun> runs;
   for (std::size_t k = 0; k < results.size(); ++k) {
@@ -245,7 +281,7 @@ int cluster_command(const std::vector<std::string>& args, std::ostream& out, std
   const po::options_description opts = cluster_options();
   po::positional_options_description pos;
   pos.add("scenario", 1);
-  return guarded(err, [&]() -> int { return run_cluster(parse_options(args, opts, pos), opts, out); });
+  return guarded(err, [&]() -> int { return run_cluster(parse_options(args, opts, pos), opts, out, err); });
 }
 
 }  // namespace traincast::cli

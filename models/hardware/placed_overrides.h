@@ -1,0 +1,37 @@
+#pragma once
+// The cluster's per-element overrides (`cluster.overrides`, element_overrides.h) as one job of a
+// shared cluster sees them (`traincast cluster`, docs/cluster.md): a job is simulated on a
+// sub-cluster of its own nodes, numbered 0..n-1, so an override of the cluster's node N applies
+// to the job placed on N as an override of the job's node j (N = its j-th node, ascending).
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/spec/cluster_spec.h"
+
+namespace traincast::models {
+
+/// The first of `spec.overrides` that no job's own simulation can hold, as (index, why): a
+/// selector that names a link between switches or between nodes ("leaf0->spine1", a pooled
+/// "leaf0->spines", a torus "node0.router->node1.router"), which jobs share and each job's
+/// sub-cluster does not have. nullopt when every override is a GPU, node, NIC or node-internal
+/// link selector (or `missing`). `why` names what it is and what is expected, without field path.
+std::optional<std::pair<int, std::string>> override_not_per_job(const ClusterSpec& spec);
+
+/// The overrides of `spec` that fall on a job placed on `nodes` (fabric places, ascending, each
+/// < spec.num_nodes), in the job's numbering (nodes[j] is its node j), in `spec.overrides` order:
+///   node<A>-<B>[/gpu<K>] -> node<j>[/gpu<K>] for each placed node in A..B (fields copied);
+///   node<N>, node<N>/gpu<K>, node<N>/nic<K>, node<N>.<link> -> the same on node<j>.
+/// `missing` overrides are left out (drained nodes run no job); so are a NIC's and its directions'
+/// (node<N>/nic<K>, node<N>.nic<K>.tx/.rx) on a one-node job: its traffic never leaves the node,
+/// whose one-node sub-cluster has no network. Requires override_not_per_job(spec) == nullopt
+/// (throws std::invalid_argument otherwise, with its why).
+std::vector<ElementOverride> placed_overrides(const ClusterSpec& spec, const std::vector<int>& nodes);
+
+/// A text that is equal for two override lists exactly when the lists are (selectors and every
+/// field, doubles bit for bit): a cache key. "" for an empty list.
+std::string overrides_key(const std::vector<ElementOverride>& overrides);
+
+}  // namespace traincast::models

@@ -132,11 +132,12 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
         sc.training.train_tokens > 0 ? std::ceil(sc.training.train_tokens / tokens_per_iteration) * iteration_s : 0.0;
     in.horizon_s = rel.horizon_s;
     if (in.horizon_s == 0 && in.work_s > kMaxFailureWindowS) {
-      throw std::invalid_argument(
+      throw FailureWindowExceeded(
           "reliability: workload.training.train_tokens need " +
-          std::to_string(static_cast<long long>(in.work_s / 86400.0)) +
-          " days of failure-free training, beyond the failure draws' range of 3.2e8 s, about 10 years (expected "
-          "fewer train_tokens, or reliability.horizon_s > 0 for a window of at most 3.2e8 s)");
+              std::to_string(static_cast<long long>(in.work_s / 86400.0)) +
+              " days of failure-free training, beyond the failure draws' range of 3.2e8 s, about 10 years (expected "
+              "fewer train_tokens, or reliability.horizon_s > 0 for a window of at most 3.2e8 s)",
+          in.work_s / 86400.0);
     }
     in.interval_s = interval_s;
     in.checkpoint_stall_s = storage.checkpoint_stall_s;
@@ -154,10 +155,7 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
     // only: the wall clock to train is then the failure-free time over the mean goodput.
     // useful_work_s is a mean over draws: when every draw finished it equals work_s up to the
     // rounding of that sum, hence the relative 1e-9.
-    if (in.work_s > 0)
-      wall_to_train_s = r.reliability.useful_work_s >= in.work_s * (1 - 1e-9)
-                            ? r.reliability.wall_clock_s_mean
-                            : r.time_to_train_s / r.reliability.goodput_mean;
+    if (in.work_s > 0) wall_to_train_s = wall_clock_to_train_s(r);
   }
 
   if (sc.cost) {
@@ -179,6 +177,15 @@ void apply_job_effects(const Scenario& sc, const Cluster& cluster, Report& r, do
     ci.facility_power_w = facility_power_w;
     r.cost = evaluate_cost(ci);
   }
+}
+
+double wall_clock_to_train_s(const Report& r) {
+  const ReliabilityReport& rl = r.reliability;
+  if (!rl.modelled || rl.work_requested_s <= 0 || !(rl.goodput_mean > 0)) return r.time_to_train_s;
+  // useful_work_s is a mean over draws: when every draw finished it equals the work asked for up
+  // to the rounding of that sum, hence the relative 1e-9.
+  return rl.useful_work_s >= rl.work_requested_s * (1 - 1e-9) ? rl.wall_clock_s_mean
+                                                              : r.time_to_train_s / rl.goodput_mean;
 }
 
 }  // namespace traincast::models

@@ -155,8 +155,10 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   name_straggler(cluster, r);
   if (job_effects) {
     apply_job_effects(sc, cluster, r, r.power.facility_average_w, storage.compute_iteration_s);
-    // The facility average includes the storage stall, when the GPUs draw idle power.
-    r.power.energy_to_train_kwh = r.time_to_train_s > 0 ? r.power.facility_average_w * r.time_to_train_s / 3.6e6 : 0.0;
+    // The facility average includes the storage stall, when the GPUs draw idle power; over the
+    // wall clock with failures where they are modelled (the hours the rent is charged for).
+    r.power.energy_to_train_kwh =
+        r.time_to_train_s > 0 ? r.power.facility_average_w * wall_clock_to_train_s(r) / 3.6e6 : 0.0;
   }
   start.periodic_c = power.periodic_start_c();
   start.rack_rise_out_c = power.rack_rise_c();
@@ -362,7 +364,8 @@ static Report simulate_training_as_in_arena(const Scenario& sc, sim::TraceRecord
   // Storage, failures/goodput and cost once, on the mean draw (as simulate_pass does for one).
   // The draws' shared table (seeds > 1 only with it), as Cluster(sc.cluster) would build it.
   apply_job_effects(sc, *shared, r, r.power.facility_average_w, compute_iteration_s);
-  r.power.energy_to_train_kwh = r.time_to_train_s > 0 ? r.power.facility_average_w * r.time_to_train_s / 3.6e6 : 0.0;
+  r.power.energy_to_train_kwh =
+      r.time_to_train_s > 0 ? r.power.facility_average_w * wall_clock_to_train_s(r) / 3.6e6 : 0.0;
   return r;
 }
 

@@ -181,6 +181,8 @@ constexpr ScenarioField kFields[] = {
     field<&S::parallel, &Parallel::moe_shared_expert_overlap>("workload.parallel.moe_shared_expert_overlap",
                                                               Written::if_changed),
     field<&S::parallel, &Parallel::activation_layout>("workload.parallel.activation_layout", Written::if_changed),
+    field<&S::parallel, &Parallel::overlap_tp_grad_reduce>("workload.parallel.overlap_tp_grad_reduce",
+                                                           Written::if_changed),
     // workload.training
     field<&S::training, &Training::global_batch_size>("workload.training.global_batch_size"),
     field<&S::training, &Training::micro_batch_size>("workload.training.micro_batch_size"),

@@ -155,6 +155,10 @@ struct ParallelSpec {
   /// preceded, by a copy of the whole tensor; under async TP's fused ops only the weight
   /// gradients' reshapes of the gathered inputs).
   ActivationLayout activation_layout = ActivationLayout::seq_first;
+  /// The backward TP all-reduce (reduce-scatter with SP) of a column-parallel GEMM's input gradient
+  /// beside its weight-gradient GEMM (Megatron's async reduction; default). false: blocking, after
+  /// both GEMMs (BigScience's Megatron-DeepSpeed, BLOOM's trainer: megatron/mpu/layers.py).
+  bool overlap_tp_grad_reduce = true;
   /// ZeRO-3 / FSDP: free the gathered parameters after each item's forward and gather them again
   /// before its backward. Default true: PyTorch FSDP FULL_SHARD (FSDP1 ShardingStrategy default),
   /// FSDP2 fully_shard(reshard_after_forward=True) default, DeepSpeed ZeRO-3. false: FSDP

@@ -51,6 +51,10 @@ std::vector<std::string> workload_settings_without_effect(const Scenario& sc) {
     notes.push_back(std::string("workload.parallel.tp_overlap_implementation async_tp has no effect: ") +
                     (p.tp < 2 ? "tp is 1" : "tp_comm_overlap is off") +
                     " (expected tp_comm_overlap: true with tp > 1: it says how overlapped TP communication runs)");
+  if (!p.overlap_tp_grad_reduce && p.tp < 2)
+    notes.push_back(
+        "workload.parallel.overlap_tp_grad_reduce has no effect: tp is 1, no TP reduction to overlap (expected tp "
+        "> 1)");
   if (sc.training.selective_policy != SelectivePolicy::megatron && !torchtitan_op_applies(sc)) {
     const std::string why = sc.training.recompute != Recompute::selective ? "recompute is not selective"
                             : !sc.training.flash_attention                ? "flash_attention is off"

@@ -14,7 +14,8 @@ namespace traincast::models {
 /// no effect: why (expected ...)": parallel.uneven_stages when the stages split the layers evenly
 /// or pp is 1; parallel.zero_implementation deepspeed and parallel.reduce_bucket_elements outside
 /// DeepSpeed's modelled case (ZeRO-1/2, 16-bit training, no LoRA); parallel.tp_overlap_implementation
-/// async_tp without tp_comm_overlap or with tp 1; training.selective_policy
+/// async_tp without tp_comm_overlap or with tp 1; parallel.overlap_tp_grad_reduce false with tp 1;
+/// training.selective_policy
 /// outside selective recomputation; and compute_settings_without_effect's. Never throws; empty when
 /// every setting acts.
 std::vector<std::string> workload_settings_without_effect(const Scenario& scenario);

@@ -310,14 +310,14 @@ TEST_F(SweepCliTest, BadSweepFilesAndFlags) {
   spit(sweep_, kSweep + "axis { path: \"workload.parallel.tpp\" values: \"1\" }\nconstraint: \"tp > 99\"\n");
   const Result r = run({"sweep", sweep_, "--out", path("r.csv")});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err,
-            sweep_ +
-                ":12:8: axis[4].path: unknown field \"tpp\" in workload.parallel, did you mean \"tp\"? "
-                "(expected one of: tp, pp, dp, sequence_parallel, schedule, virtual_stages, "
-                "uneven_stages, zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, "
-                "overlap_param_gather, ep, cp, reshard_after_forward, reshard_after_backward, "
-                "param_gather_bytes, grad_sync_every_microbatch, pipeline_stage_layers, zero_implementation, "
-                "reduce_bucket_elements, tp_overlap_implementation, moe_shared_expert_overlap, activation_layout)\n");
+  EXPECT_EQ(r.err, sweep_ +
+                       ":12:8: axis[4].path: unknown field \"tpp\" in workload.parallel, did you mean \"tp\"? "
+                       "(expected one of: tp, pp, dp, sequence_parallel, schedule, virtual_stages, "
+                       "uneven_stages, zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, "
+                       "overlap_param_gather, ep, cp, reshard_after_forward, reshard_after_backward, "
+                       "param_gather_bytes, grad_sync_every_microbatch, pipeline_stage_layers, zero_implementation, "
+                       "reduce_bucket_elements, tp_overlap_implementation, moe_shared_expert_overlap, "
+                       "activation_layout, overlap_tp_grad_reduce)\n");
   EXPECT_FALSE(fs::exists(path("r.csv")));
   spit(sweep_, kSweep + "constraint: \"tp > 99\"\n");
   EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv")}).err,

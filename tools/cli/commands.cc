@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -188,6 +189,22 @@ void load_cases_for_validate(const po::variables_map& vm, std::vector<models::Va
   std::vector<std::string> load_errors;
   const std::vector<std::string> sets =
       vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  // Two files with the same bytes would score each of their cases twice (a path given twice is
+  // refused before this)
+  // (fresh user, session 36: "2 of 2 cases", both named the same): refused, as merge and
+  // calibrate fit refuse a part or measurement file given twice.
+  std::map<std::string, std::string> first_with;  // bytes -> the first path with them
+  for (const std::string& path : vm["cases"].as<std::vector<std::string>>()) {
+    std::string bytes;
+    try {
+      bytes = io::read_input_file(path);
+    } catch (const std::exception&) {
+      continue;  // the loader below names what is wrong with it
+    }
+    if (const auto [it, fresh] = first_with.emplace(std::move(bytes), path); !fresh)
+      throw UsageError("validate: " + path + ": the same bytes as " + it->second +
+                       " (each of its cases would be scored twice; expected each case file once)");
+  }
   for (const std::string& path : vm["cases"].as<std::vector<std::string>>()) {
     try {
       for (auto& c : io::load_validation_cases(path, sets)) {

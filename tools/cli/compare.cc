@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "models/cost/cost_model.h"
+#include "models/executor/job_effects.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/spec/enums.h"
@@ -18,15 +19,6 @@
 
 namespace traincast::cli {
 namespace {
-
-double wall_clock_to_train_s(const models::Report& r) {
-  const models::ReliabilityReport& rl = r.reliability;
-  if (!rl.modelled || rl.work_requested_s <= 0 || !(rl.goodput_mean > 0)) return r.time_to_train_s;
-  // As models/executor/job_effects.cc: every draw finished -> the mean wall clock; a horizon that
-  // ended the run -> the failure-free time over the mean goodput.
-  return rl.useful_work_s >= rl.work_requested_s * (1 - 1e-9) ? rl.wall_clock_s_mean
-                                                              : r.time_to_train_s / rl.goodput_mean;
-}
 
 CompareRow make_row(const CompareInput& in, const models::Report& r, const std::string& budget_source) {
   CompareRow w;
@@ -45,8 +37,9 @@ CompareRow make_row(const CompareInput& in, const models::Report& r, const std::
   w.memory_tight = tight_memory(r.memory);
   w.train_tokens = r.train_tokens;
   w.token_budget_source = budget_source;
-  w.goodput = r.reliability.modelled && r.reliability.goodput_mean > 0 ? r.reliability.goodput_mean : 1.0;
-  w.wall_clock_to_train_s = wall_clock_to_train_s(r);
+  w.goodput_drawn = r.reliability.modelled && r.reliability.goodput_mean > 0;
+  w.goodput = w.goodput_drawn ? r.reliability.goodput_mean : 1.0;
+  w.wall_clock_to_train_s = models::wall_clock_to_train_s(r);
   w.facility_average_w = r.power.facility_average_w;
   w.facility_peak_w = r.power.facility_peak_w;
   w.energy_to_train_kwh = w.facility_average_w * w.wall_clock_to_train_s / 3.6e6;
@@ -280,12 +273,29 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
                                 int jobs) {
   std::vector<models::Report> reports(inputs.size());
   std::vector<std::string> errors(inputs.size());  // a column's refusal, named by its label
+  std::vector<std::string> notes(inputs.size());   // a column run without compare's failure section
   {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                               static_cast<std::size_t>(std::max(1, jobs)));
     tbb::parallel_for(std::size_t{0}, inputs.size(), [&](std::size_t i) {
       try {
         reports[i] = models::simulate_training(inputs[i].scenario);
+      } catch (const models::FailureWindowExceeded& e) {
+        if (!inputs[i].reliability_added) {
+          errors[i] = e.what();
+          return;
+        }
+        // compare's own default section: this column without failures, and the table says why.
+        models::Scenario sc = inputs[i].scenario;
+        sc.reliability.reset();
+        try {
+          reports[i] = models::simulate_training(sc);
+          notes[i] = "failures not drawn: its " + with_thousands(e.days()) +
+                     " days of failure-free training are beyond the failure draws' range of about 10 years "
+                     "(give a reliability section with horizon_s to draw a window)";
+        } catch (const std::invalid_argument& again) {
+          errors[i] = again.what();
+        }
       } catch (const std::invalid_argument& e) {
         errors[i] = e.what();
       }
@@ -295,8 +305,10 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!errors[i].empty()) throw std::invalid_argument(inputs[i].label + " (" + inputs[i].origin + "): " + errors[i]);
   CompareResult res;
-  for (std::size_t i = 0; i < inputs.size(); ++i)
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
     res.rows.push_back(make_row(inputs[i], reports[i], i < budget_sources.size() ? budget_sources[i] : "scenario"));
+    res.rows.back().failures_note = notes[i];
+  }
   for (std::size_t i = 1; i < res.rows.size(); ++i) res.verdicts.push_back(compare_verdict(res.rows[0], res.rows[i]));
   return res;
 }

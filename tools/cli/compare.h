@@ -19,6 +19,10 @@ struct CompareInput {
   std::string label;   ///< column name: the scenario's file name, or "field=value" for --vary
   std::string origin;  ///< the file ("(embedded default)" when none)
   models::Scenario scenario;
+  /// The reliability section is compare_defaults' (the user gave none): a budget too long for the
+  /// failure draws then leaves failures out of that column, said in its failures_note, instead of
+  /// refusing a section the user never wrote.
+  bool reliability_added = false;
 };
 
 /// The model's validated error for a GPU: MAPE of iteration time / tokens/s against published runs
@@ -52,6 +56,8 @@ struct CompareRow {
   double train_tokens = 0.0;           ///< the budget the days are for (0: none, a ResNet without one)
   std::string token_budget_source;     ///< "scenario", "--tokens" or the default's rule
   double goodput = 1.0;                ///< mean useful/wall fraction from the reliability model
+  bool goodput_drawn = false;          ///< the reliability model drew failures for this row's budget
+  std::string failures_note;           ///< why failures were not drawn for a default section (else empty)
   double wall_clock_to_train_s = 0.0;  ///< with goodput (failures, restarts, checkpoints)
   double facility_average_w = 0.0, facility_peak_w = 0.0;  ///< IT x PUE
   double energy_to_train_kwh = 0.0;                        ///< facility average x wall clock to train

@@ -235,7 +235,9 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         std::string budget;
         std::vector<std::string> o = compare_defaults(first, tokens, budget);
         o.insert(o.end(), c.overrides.begin(), c.overrides.end());
-        in.push_back({c.label, c.file.empty() ? "(embedded default)" : c.file, load(c.file, o, last_option)});
+        const bool reliability_added = std::find(o.begin(), o.end(), "reliability.seed=1") != o.end();
+        in.push_back(
+            {c.label, c.file.empty() ? "(embedded default)" : c.file, load(c.file, o, last_option), reliability_added});
         budgets.push_back(budget);
         if (tokens > 0 && budget == "scenario")
           err << "traincast compare: --tokens not used for " << c.label

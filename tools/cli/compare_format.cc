@@ -99,8 +99,11 @@ std::vector<std::vector<std::string>> table_cells(const CompareResult& r) {
     return tokens_text(w.train_tokens) + (w.token_budget_source == "scenario" ? "" : " *");
   });
   // A run that does not fit has no time to train, so no goodput and no cost to train: "-", not 0.
-  row("goodput (failures)",
-      [](const CompareRow& w) { return w.oom ? std::string("-") : format_fixed(100 * w.goodput, 2) + " %"; });
+  row("goodput (failures)", [](const CompareRow& w) {
+    if (w.oom) return std::string("-");
+    if (!w.failures_note.empty()) return std::string("not drawn **");
+    return format_fixed(100 * w.goodput, 2) + " %";
+  });
   row("time to train", [](const CompareRow& w) { return train_time_text(w.wall_clock_to_train_s); });
   row("facility power avg / peak",
       [](const CompareRow& w) { return format_power(w.facility_average_w) + " / " + format_power(w.facility_peak_w); });
@@ -157,34 +160,38 @@ std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, st
   auto price = [&](const char* k, bool priced, double v) {
     f.emplace_back(k, priced ? number(v) : std::string()), numeric.push_back(true);
   };
+  // Likewise any figure the row has no answer for (fresh user, session 36: a ResNet's
+  // days_to_train 0, a payback of 0 years where neither side is priced).
+  const bool trains = w.train_tokens > 0 && !w.oom;  // a time (and cost) to train exists
   str("label", w.label);
   str("scenario", w.scenario_name);
   str("gpu", w.gpu);
   str("compute_model", w.report.compute_model);
-  str("attention_kernel", w.report.attention_kernel);
+  str("attention_kernel", w.images ? std::string() : w.report.attention_kernel);  // a ResNet has no attention
   num("gpus", w.gpus);
   num("nodes", w.nodes);
   num("iteration_time_s", w.iteration_time_s);
-  num("tokens_per_s", w.tokens_per_s);
+  price("tokens_per_s", !w.images, w.tokens_per_s);
+  price("images_per_s", w.images, w.tokens_per_s);
   num("mfu", w.mfu);
   num("memory_headroom_gib", w.memory_headroom_bytes / 1073741824.0);
   flag("oom", w.oom);
   flag("memory_tight", w.memory_tight);
   num("train_tokens", w.train_tokens);
   str("train_tokens_source", w.token_budget_source);  // run --json's key for the same fact
-  num("goodput", w.goodput);
-  num("days_to_train", w.wall_clock_to_train_s / 86400.0);
+  price("goodput", trains && w.goodput_drawn, w.goodput);
+  price("days_to_train", trains, w.wall_clock_to_train_s / 86400.0);
   num("facility_average_kw", w.facility_average_w / 1000.0);
   num("facility_peak_kw", w.facility_peak_w / 1000.0);
-  num("energy_to_train_mwh", w.energy_to_train_kwh / 1000.0);
+  price("energy_to_train_mwh", trains, w.energy_to_train_kwh / 1000.0);
   flag("rent_priced", w.rent_priced);
   price("rent_usd_per_gpu_hour", w.rent_priced, w.rent_usd_per_gpu_hour);
-  price("rent_to_train_usd", w.rent_priced, w.rent_to_train_usd);
+  price("rent_to_train_usd", w.rent_priced && trains, w.rent_to_train_usd);
   flag("own_priced", w.own_priced);
   price("own_usd_per_gpu_hour", w.own_priced, w.own_usd_per_gpu_hour);
-  price("own_to_train_usd", w.own_priced, w.own_to_train_usd);
+  price("own_to_train_usd", w.own_priced && trains, w.own_to_train_usd);
   price("capex_usd", w.own_priced, w.capex_usd);
-  num("payback_years", w.payback_years);
+  price("payback_years", w.own_priced && w.rent_priced && !w.payback_never, w.payback_years);
   flag("payback_never", w.payback_never);
   num("model_error_band_pct", w.band.mape_pct);
   str("rent_source", w.rent_source);
@@ -215,6 +222,8 @@ std::string format_compare(const CompareResult& r) {
     o.seekp(-1, std::ios_base::cur);
     o << "\n";
   }
+  for (const CompareRow& w : r.rows)
+    if (!w.failures_note.empty()) o << "\n** " << w.label << ": " << w.failures_note << "\n";
   if (std::any_of(r.rows.begin(), r.rows.end(), [](const CompareRow& w) { return w.memory_tight; }))
     o << "\n! tight: the headroom left is " << tight_memory_reason() << "\n";
   o << "\nPrices (USD; kind, source, date, region):\n";

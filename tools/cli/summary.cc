@@ -12,6 +12,7 @@
 #include "models/compute/compute_model.h"
 #include "models/compute/framework_constants.h"
 #include "models/cost/prices.h"
+#include "models/executor/job_effects.h"
 #include "models/hardware/catalog.h"
 #include "models/workload/cnn.h"
 #include "models/workload/layer_program.h"
@@ -78,11 +79,12 @@ models::Report with_default_budget(const models::Scenario& sc, models::Report r)
   // budget's time over the mean goodput, as compare's time to train and job_effects' cost of a
   // scenario's budget without a Monte-Carlo figure for it).
   const bool failures = r.reliability.modelled && r.reliability.goodput_mean > 0;
-  const double gpu_hours =
-      r.num_gpus * (failures ? r.time_to_train_s / r.reliability.goodput_mean : r.time_to_train_s) / 3600.0;
-  // Its facility energy, as the summary's "To train" line prints it (the power model's average).
+  const double wall_s = failures ? r.time_to_train_s / r.reliability.goodput_mean : r.time_to_train_s;
+  const double gpu_hours = r.num_gpus * wall_s / 3600.0;
+  // Its facility energy, as the summary's "To train" line prints it (the power model's average),
+  // over the same wall clock (the scenario's own budget has it from the executor already).
   if (r.power.energy_to_train_kwh == 0 && r.time_to_train_s > 0)
-    r.power.energy_to_train_kwh = r.power.facility_average_w * r.time_to_train_s / 3.6e6;
+    r.power.energy_to_train_kwh = r.power.facility_average_w * wall_s / 3.6e6;
   models::CostReport& c = r.cost;
   const models::GpuPrices* p = models::find_prices(r.gpu);
   // The scenario's own budget with its own cost section: the report's figures stand as computed.
@@ -464,7 +466,9 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
       << " kW (PSUs " << format_fixed(pw.node_psu_capacity_w / 1e3, 1) << " kW with redundancy)\n";
     o << "  facility " << format_power(pw.facility_average_w) << " at PUE " << format_fixed(pw.pue, 2) << "; energy "
       << format_energy(pw.energy_per_iteration_j) << " per iteration";
-    if (pw.energy_to_train_kwh > 0) o << ", " << format_energy_kwh(pw.energy_to_train_kwh) << " to train";
+    if (pw.energy_to_train_kwh > 0)
+      o << ", " << format_energy_kwh(pw.energy_to_train_kwh) << " to train"
+        << (models::wall_clock_to_train_s(r) > r.time_to_train_s ? " with failures" : "");
     o << "\n";
     // Clocks held below the maximum: by temperature (the Thermal line), by a cluster.overrides
     // clock_factor (the straggler's cause when it is this GPU), or by the power limit (the

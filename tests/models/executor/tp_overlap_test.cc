@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/executor/training_executor.h"
+#include "models/executor/training_run.h"
 #include "models/hardware/catalog.h"
 #include "models/workload/transformer.h"
 
@@ -310,6 +311,42 @@ TEST(TpOverlap, PipelineTakesFirstSlicePlusStepsAtTheSlowerOfSliceAndChunk) {
   // (120 GFLOP) longer. (Timed as NCCL send/recv, the copy was the longer for qkv too.)
   EXPECT_GT(regimes[0], 0);
   EXPECT_GT(regimes[1], 0);
+}
+
+// parallel.overlap_tp_grad_reduce: Megatron's backward all-reduce of a column-parallel GEMM's
+// input gradient runs beside the weight-gradient GEMM; BigScience's Megatron-DeepSpeed (BLOOM)
+// runs it after both GEMMs on the compute stream (megatron/mpu/layers.py), fully exposed.
+TEST(TpOverlap, InputGradientReductionIsBesideTheWeightGradientUnlessTheFrameworkBlocks) {
+  const GpuSpec& gpu = find_gpu("H100-SXM5-80GB");
+  const ComputeParams params = default_compute_params(gpu);
+  Scenario megatron = llama3_8b_tp(8, TpOverlapImplementation::userbuffers);
+  megatron.parallel.tp_comm_overlap = false;
+  megatron.parallel.sequence_parallel = false;  // plain TP all-reduces, as BLOOM ran
+  Scenario deepspeed = megatron;
+  deepspeed.parallel.overlap_tp_grad_reduce = false;
+  const ModelPrograms prog = build_transformer_programs(megatron, gpu, params);
+  const ModelPrograms blocking_prog = build_transformer_programs(deepspeed, gpu, params);
+  const Program& bwd = prog.layer_kinds[0].backward;
+  const Program& blocking_bwd = blocking_prog.layer_kinds[0].backward;
+  // QKV's and fc1's input gradients: two all-reduces of the full activation (8192 x 4096 x 2 bytes).
+  const auto ar = segments(bwd, "tp_ar_bwd");
+  const auto blocking_ar = segments(blocking_bwd, "tp_ar_bwd");
+  ASSERT_EQ(ar.size(), 2U);
+  ASSERT_EQ(blocking_ar.size(), 2U);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(ar[i]->op, CollectiveOp::all_reduce);
+    EXPECT_DOUBLE_EQ(ar[i]->bytes, 8192.0 * 4096 * 2);
+    EXPECT_EQ(ar[i]->overlap, Overlap::with_next);
+    EXPECT_EQ(blocking_ar[i]->overlap, Overlap::blocking);
+    EXPECT_DOUBLE_EQ(blocking_ar[i]->bytes, ar[i]->bytes);
+  }
+  // The same work, the reductions now exposed: the iteration is longer by at most their time.
+  const Report overlapped = simulate_training(megatron);
+  const Report blocking = simulate_training(deepspeed);
+  EXPECT_GT(blocking.breakdown.tp_comm_exposed_s, overlapped.breakdown.tp_comm_exposed_s);
+  EXPECT_GT(blocking.iteration_time_s, overlapped.iteration_time_s);
+  EXPECT_LE(blocking.iteration_time_s - overlapped.iteration_time_s,
+            blocking.breakdown.tp_comm_exposed_s - overlapped.breakdown.tp_comm_exposed_s + 1e-9);
 }
 
 }  // namespace

@@ -213,7 +213,7 @@ TEST(ScenarioIoSet, UnknownPath) {
                 "overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
                 "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, pipeline_stage_layers, "
                 "zero_implementation, reduce_bucket_elements, tp_overlap_implementation, moe_shared_expert_overlap, "
-                "activation_layout)"});
+                "activation_layout, overlap_tp_grad_reduce)"});
 }
 
 TEST(ScenarioIoSet, PathThroughAScalar) {
@@ -230,7 +230,7 @@ TEST(ScenarioIoSet, NonScalarTarget) {
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
                 "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
-                "moe_shared_expert_overlap, activation_layout)"});
+                "moe_shared_expert_overlap, activation_layout, overlap_tp_grad_reduce)"});
 }
 
 // "name[i]" names entry i of a repeated field the scenario writes: a node group's field, one

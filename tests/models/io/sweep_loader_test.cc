@@ -201,7 +201,7 @@ TEST(SweepFileErrors, UnknownAxisPath) {
                 "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
                 "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
-                "moe_shared_expert_overlap, activation_layout)"});
+                "moe_shared_expert_overlap, activation_layout, overlap_tp_grad_reduce)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel\" values: \"1\" }\n"),
             std::vector<std::string>{
                 "t.sweep.textproto:2:8: axis[0].path: workload.parallel is a message, not a scalar field (expected a "
@@ -209,7 +209,7 @@ TEST(SweepFileErrors, UnknownAxisPath) {
                 "zero_stage, dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
                 "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
-                "moe_shared_expert_overlap, activation_layout)"});
+                "moe_shared_expert_overlap, activation_layout, overlap_tp_grad_reduce)"});
   EXPECT_EQ(sweep_errors(kBase + "axis { values: \"1\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:1: axis[0].path: not set (expected a scalar field path of "
                                      "the scenario, e.g. workload.parallel.tp)"});
@@ -404,13 +404,14 @@ TEST(SweepFileErrors, MetricsBaseScenarioAndSyntax) {
             std::vector<std::string>{"t.sweep.textproto:2:1: axes: unknown field, did you mean \"axis\"? (expected one "
                                      "of: name, description, scenario_file, scenario, set, axis, constraint, metric)"});
   EXPECT_EQ(sweep_errors(kBase + "set: \"workload.parallel.tpp=2\"\n" + axes),
-            std::vector<std::string>{"t.sweep.textproto:2:1: workload.parallel.tpp: unknown field, did you mean "
-                                     "\"tp\"? (expected one of: tp, pp, dp, sequence_parallel, schedule, "
-                                     "virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, overlap_grad_reduce, "
-                                     "tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
-                                     "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
-                                     "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, "
-                                     "tp_overlap_implementation, moe_shared_expert_overlap, activation_layout)"});
+            std::vector<std::string>{
+                "t.sweep.textproto:2:1: workload.parallel.tpp: unknown field, did you mean "
+                "\"tp\"? (expected one of: tp, pp, dp, sequence_parallel, schedule, "
+                "virtual_stages, uneven_stages, zero_stage, dp_bucket_bytes, overlap_grad_reduce, "
+                "tp_comm_overlap, overlap_param_gather, ep, cp, reshard_after_forward, "
+                "reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
+                "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, "
+                "tp_overlap_implementation, moe_shared_expert_overlap, activation_layout, overlap_tp_grad_reduce)"});
 }
 
 TEST(SweepFileErrors, JsonPositions) {
@@ -423,7 +424,7 @@ TEST(SweepFileErrors, JsonPositions) {
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "
                 "pipeline_stage_layers, zero_implementation, reduce_bucket_elements, tp_overlap_implementation, "
-                "moe_shared_expert_overlap, activation_layout)"});
+                "moe_shared_expert_overlap, activation_layout, overlap_tp_grad_reduce)"});
 }
 
 // A constraint naming a field the dense base does not write and that has no default outside its

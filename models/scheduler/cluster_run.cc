@@ -113,16 +113,7 @@ class ClusterRun {
         npl_(nodes_per_leaf(in.cluster.cluster)),
         nics_(Cluster(in.cluster.cluster).nics_per_node()),
         up_ports_(oversubscribed_up_ports(in.cluster.cluster, nics_)),
-        cache_(cache) {
-    // alone_nodes_[n - 1]: the lowest-numbered n nodes in service.
-    const std::vector<int> drained = drained_nodes(in.cluster.cluster);
-    std::vector<int> lowest;
-    for (int n = 0; n < in.cluster.cluster.num_nodes; ++n) {
-      if (std::find(drained.begin(), drained.end(), n) != drained.end()) continue;
-      lowest.push_back(n);
-      alone_nodes_.push_back(lowest);
-    }
-  }
+        cache_(cache) {}
 
   ClusterRunResult run(int threads) {
     const std::vector<JobSpec>& specs = in_.cluster.jobs;
@@ -160,10 +151,13 @@ class ClusterRun {
  private:
   int nodes_of(std::size_t i) const { return in_.job_scenarios[i].cluster.num_nodes; }
   int alone_leaves(std::size_t i) const { return ceil_div(nodes_of(i), npl_); }
-  /// The nodes of job i's isolated run (alone on an empty cluster): the lowest-numbered nodes in
-  /// service, whose overrides it gets.
-  const std::vector<int>& alone_nodes(std::size_t i) const {
-    return alone_nodes_[static_cast<std::size_t>(nodes_of(i)) - 1];
+  /// The nodes whose overrides job i's isolated run gets: none. Alone means on an empty cluster of
+  /// healthy nodes, so the backfill estimate is the job's nominal run time and its slowdown counts
+  /// what its placement's nodes (their cluster.overrides) and its co-runners cost: never below 1
+  /// (a slower GPU, a capped or failed part never makes a job faster).
+  static const std::vector<int>& alone_nodes(std::size_t /*i*/) {
+    static const std::vector<int> none;
+    return none;
   }
   /// Job i on `leaves` leaves and `nodes` (its nodes' overrides), with `bg`.
   Key key(std::size_t i, int leaves, const std::vector<int>& nodes, Background bg = {}) const {
@@ -382,10 +376,9 @@ class ClusterRun {
   const ClusterJobs& in_;
   const SchedulerSpec& scheduler_;
   int npl_;
-  int nics_;                                   ///< compute NICs per node
-  int up_ports_;                               ///< oversubscribed_up_ports of the cluster (0: no interference modelled)
-  Cache& cache_;                               ///< shared by the policies of one simulate_cluster call
-  std::vector<std::vector<int>> alone_nodes_;  ///< [n - 1]: the lowest n nodes in service
+  int nics_;      ///< compute NICs per node
+  int up_ports_;  ///< oversubscribed_up_ports of the cluster (0: no interference modelled)
+  Cache& cache_;  ///< shared by the policies of one simulate_cluster call
   ClusterRunResult out_;
 };
 

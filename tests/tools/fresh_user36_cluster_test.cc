@@ -71,8 +71,8 @@ TEST_F(FreshUser36Cluster, AnOverrideOfNode3SlowsTheJobPlacedOnNode3Only) {
   EXPECT_DOUBLE_EQ(r.jobs[1].iteration_time_s, iteration_with(jobs, 1, {}));
   EXPECT_DOUBLE_EQ(r.jobs[2].iteration_time_s, iteration_with(jobs, 2, {slow}));
   EXPECT_GT(r.jobs[2].iteration_time_s, 1.3 * r.jobs[1].iteration_time_s);
-  // Alone on an empty cluster a 1-node job gets node 0 (the lowest in service): healthy, so C's
-  // slowdown is its placement on the slow node.
+  // Alone means on an empty cluster of healthy nodes, so C's slowdown is its placement on the
+  // slow node.
   EXPECT_DOUBLE_EQ(r.jobs[2].alone_run_s, r.jobs[1].run_s);
   EXPECT_GT(r.jobs[2].slowdown, 1.3);
 
@@ -80,6 +80,21 @@ TEST_F(FreshUser36Cluster, AnOverrideOfNode3SlowsTheJobPlacedOnNode3Only) {
   EXPECT_EQ(cli.status, 0) << cli.err;
   EXPECT_FALSE(has(cli.out, "Never ran")) << cli.out;
   EXPECT_TRUE(has(cli.out, "Jobs run     3 of 3")) << cli.out;
+}
+
+// A job's run alone is on healthy nodes (no cluster.overrides): with node 0 slow, A (on nodes
+// 0-1) is slowed against it, and B and C, on healthy nodes, run as fast as alone: no slowdown
+// below 1 (measured alone on the lowest nodes in service, node 0's slow clock, B read 0.513).
+TEST_F(FreshUser36Cluster, AloneIsOnHealthyNodesSoNoSlowdownIsBelowOne) {
+  const std::string scen = write("clock0.textproto", four_nodes("overrides { select: \"node0\" clock_factor: 0.5 }"));
+  const models::ClusterRunResult r = models::simulate_cluster(io::load_cluster_jobs(scen));
+  ASSERT_EQ(r.jobs_run, 3);
+  EXPECT_EQ(r.jobs[0].nodes, "0-1");
+  EXPECT_GT(r.jobs[0].slowdown, 1.3);
+  for (std::size_t j = 1; j < 3; ++j) {
+    EXPECT_DOUBLE_EQ(r.jobs[j].alone_run_s, r.jobs[j].run_s) << r.jobs[j].name;
+    EXPECT_GE(r.jobs[j].slowdown, 1.0) << r.jobs[j].name;
+  }
 }
 
 // Before: an override of node0 slowed whichever job sat on its own node 0 (B on node 3: 26.58 s vs

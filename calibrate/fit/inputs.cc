@@ -135,6 +135,18 @@ struct CsvRow {
     errors.push_back(at + "column '" + c + "': '" + get(c).substr(0, 40) + "' is not a number > 0");
     return false;
   }
+  /// Whether column c holds a byte count (into v): whole, from 1 to 2^53, the largest a double
+  /// counts exactly (nccl-tests' -b/-e limit, tools/cli/nccl_tests_command.cc); records the error
+  /// otherwise. 1e23 or 0.5 was read as a size until session 36.
+  bool bytes(const char* c, double& v) const {
+    if (!positive(c, v)) return false;
+    constexpr double kMaxBytes = 9007199254740992.0;  // 2^53
+    if (v == std::floor(v) && v <= kMaxBytes) return true;
+    errors.push_back(at + "column '" + c + "': got " + get(c).substr(0, 40) +
+                     " (expected a whole number of bytes from 1 to 9007199254740992 = 2^53, the largest size the "
+                     "model holds exactly)");
+    return false;
+  }
   /// Whether column c holds a GEMM side in (0, models::kMaxGemmDimension] (into v), as the
   /// profile reader accepts it; records the error otherwise.
   bool gemm_side(const char* c, double& v) const {
@@ -178,7 +190,7 @@ std::string repeated(std::map<Key, int>& seen, const Key& key, const CsvRow& row
 void read_collective_row(const CsvRow& row, models::MeasurementSet& out, SeenRows& seen) {
   std::vector<std::string>& errors = row.errors;
   double size = 0, time = 0, ranks = 0;
-  bool ok = row.positive("size_bytes", size);
+  bool ok = row.bytes("size_bytes", size);
   // The documented default type is float (calibrate/fit/README.md), as below where the row is kept.
   const bool dtype_given = row.has("dtype") && !row.get("dtype").empty();
   const std::string dtype = dtype_given ? row.get("dtype") : "float";
@@ -343,9 +355,9 @@ void read_bandwidth_row(const CsvRow& row, models::MeasurementSet& out) {
   }
   models::BandwidthSample s;
   s.kind = it->second;
-  bool ok = row.positive("bytes", s.bytes);
+  bool ok = row.bytes("bytes", s.bytes);
   ok = row.positive("time_s", s.time_s) && ok;
-  if (row.has("size_bytes")) ok = row.positive("size_bytes", s.size_bytes) && ok;
+  if (row.has("size_bytes")) ok = row.bytes("size_bytes", s.size_bytes) && ok;
   s.where = row.where;
   if (ok) out.bandwidth.push_back(s);
 }

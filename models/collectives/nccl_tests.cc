@@ -110,7 +110,14 @@ double parse_nccl_tests_size(std::string_view text) {
   double value = 0;
   const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !std::isfinite(value) || value < 0) throw bad();
-  return std::floor(value * unit);
+  // nccl-tests' parsesize (src/common.cu) returns size * units as a size_t, so "0.5" runs as 0 bytes
+  // without a word: a size that is not whole is refused here instead.
+  if (value * unit != std::floor(value * unit)) {
+    throw std::invalid_argument(
+        "size '" + std::string(text) +
+        "' is not a whole number of bytes (expected a whole size, e.g. 8, 64K, or 1.5K = 1536)");
+  }
+  return value * unit;
 }
 
 std::vector<double> nccl_tests_sizes(double min_bytes, double max_bytes, double factor, double step_bytes) {

@@ -38,7 +38,8 @@ int nccl_tests_root(NcclTestsOp op);
 
 /// A size argument as nccl-tests parses it: a number with an optional K, M or G suffix (binary:
 /// 1K = 1024). "8" -> 8, "8G" -> 8589934592, "1.5M" -> 1572864. Throws std::invalid_argument
-/// "bad size 'x' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)".
+/// "bad size 'x' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)", and
+/// "size '0.5' is not a whole number of bytes (...)" for a size nccl-tests would truncate.
 double parse_nccl_tests_size(std::string_view text);
 
 /// Requested sizes [bytes] from min to max inclusive: x factor when factor > 1, else + step.

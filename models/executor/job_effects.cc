@@ -85,8 +85,8 @@ StoragePlan plan_storage(const Scenario& sc, const Cluster& cluster, double comp
                                                     : daly_interval_s(delta_s, 3600.0 / rate_h);
   // Without a storage section the data loader is assumed to keep up (no stall).
   p.iteration_s = compute_iter_s + (sc.storage ? p.storage.data_stall_s_per_iteration : 0.0);
-  p.interval_s = std::max(p.interval_s, p.iteration_s);   // at most one checkpoint per iteration
-  if (!std::isfinite(p.interval_s)) p.interval_s = 1e15;  // no failures: practically never
+  p.interval_s = std::max(p.interval_s, p.iteration_s);  // at most one checkpoint per iteration
+  if (!std::isfinite(p.interval_s)) p.interval_s = kNoFailureCheckpointIntervalS;  // no failures: practically never
   set_checkpoint_interval(p.storage, p.spec, p.interval_s, p.iteration_s);
   return p;
 }

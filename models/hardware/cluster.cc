@@ -60,20 +60,6 @@ std::string link_name(const std::string& from, const std::string& to) {
   return name;
 }
 
-const char* routing_name(FabricRouting r) {
-  switch (r) {
-    case FabricRouting::automatic:
-      return "automatic";
-    case FabricRouting::d_mod_k:
-      return "d_mod_k (static destination-based tables)";
-    case FabricRouting::adaptive:
-      return "adaptive (flows split evenly over the up-links)";
-    case FabricRouting::ecmp_hash:
-      return "ecmp_hash (5-tuple hash per switch)";
-  }
-  return "?";
-}
-
 const char* kind_name(LinkKind k) {
   switch (k) {
     case LinkKind::nvlink:
@@ -202,20 +188,20 @@ Cluster::Cluster(const ClusterSpec& spec, SizesOnly) : spec_(spec) {
   // Fabric sizes.
   if (num_nodes_ > 1 && f.kind == FabricKind::torus) {
     torus_dims_ = f.torus_dims.empty() ? std::vector<int>{num_nodes_} : f.torus_dims;
-    if (torus_dims_.size() > 3) {
+    if (torus_dims_.size() > 3)
       throw std::invalid_argument("cluster.fabric.torus_dims: at most 3 dimensions (got " +
                                   std::to_string(torus_dims_.size()) + ")");
-    }
     long long product = 1;
     for (int d : torus_dims_) {
       if (d < 1) throw std::invalid_argument("cluster.fabric.torus_dims: every extent must be >= 1");
       product *= d;
     }
-    if (product != num_nodes_) {
+    if (product != num_nodes_)
       throw std::invalid_argument("cluster.fabric.torus_dims: product " + std::to_string(product) + " != num_nodes " +
                                   std::to_string(num_nodes_));
-    }
-    torus_link_bytes_per_s_ = nics_per_node_ * nic_->bytes_per_s / (2.0 * torus_dims_.size());
+    const std::string ports = torus_ports_problem(torus_dims_, nics_per_node_);
+    if (!ports.empty()) throw std::invalid_argument("cluster.nics_per_node: " + ports);
+    torus_link_bytes_per_s_ = nics_per_node_ * nic_->bytes_per_s / torus_directions(torus_dims_);
   } else if (num_nodes_ > 1) {
     num_groups_ = (fabric_slots() + f.nodes_per_leaf - 1) / f.nodes_per_leaf;  // drained nodes keep their ports
     const bool rail = f.kind == FabricKind::rail_optimized;
@@ -404,6 +390,10 @@ void Cluster::build_fabric() {
       }
       for (int d = 0; d < dims; ++d) {
         for (int dir : {+1, -1}) {
+          if (dir < 0 && torus_dims_[d] == 2) {  // one neighbour, one link each way (torus_directions)
+            torus_.push_back(torus_.back());
+            continue;
+          }
           std::vector<int> nc = c;
           nc[d] = (c[d] + dir + torus_dims_[d]) % torus_dims_[d];
           int neighbour = 0;
@@ -677,38 +667,6 @@ std::span<const sim::ResourceId> Cluster::route(int src_gpu, int dst_gpu, int ra
     it = routes_.index.emplace(key, CachedRoute{dst, static_cast<std::uint32_t>(routes_.scratch.size())}).first;
   }
   return {it->second.hops, it->second.size};
-}
-
-void Cluster::describe_fabric(std::ostream& o) const {
-  const FabricSpec& f = spec_.fabric;
-  o << "Fabric: " << fabric_kind_name(f.kind);
-  if (!torus_dims_.empty()) {
-    o << " ";
-    for (std::size_t d = 0; d < torus_dims_.size(); ++d) o << (d ? "x" : "") << torus_dims_[d];
-    o << ", " << gbps(torus_link_bytes_per_s_) << " per direction to each neighbour, dimension-order routing";
-  } else {
-    const int group_nodes = std::min(f.nodes_per_leaf, fabric_slots());  // cabled: fewer in one group
-    const int down_ports = f.kind == FabricKind::rail_optimized ? group_nodes : group_nodes * nics_per_node_;
-    o << ", " << f.tiers << " tiers, " << num_leaves_ << (num_leaves_ == 1 ? " leaf switch (" : " leaf switches (")
-      << down_ports << (down_ports == 1 ? " down port" : " down ports") << (num_leaves_ == 1 ? ", " : " each, ")
-      << group_nodes << (group_nodes == 1 ? " node per leaf group)" : " nodes per leaf group)");
-    if (f.tiers == 2 && num_spines_ > 0) {
-      o << ", " << count_of(num_spines_, "spine") << ", leaf uplinks " << num_spines_ << " x "
-        << gbps(leaf_uplink_bytes_per_s_);
-    } else if (f.tiers == 3 && num_aggs_ > 0) {
-      o << ", " << count_of(num_pods_, "pod") << " of " << count_of(f.leaves_per_pod, "leaf group") << " with "
-        << count_of(num_aggs_, "aggregation switch") << ", leaf uplinks " << num_aggs_ << " x "
-        << gbps(leaf_uplink_bytes_per_s_);
-      if (num_spines_ > 0)
-        o << ", " << count_of(num_spines_, "core") << ", pod uplinks " << gbps(pod_uplink_bytes_per_s_);
-    }
-    o << " (oversubscription " << f.oversubscription << ":1 asked";
-    if (leaf_up_ports_ > 0) o << ", " << leaf_down_ports_ << ":" << leaf_up_ports_ << " ports";
-    o << "); routing " << routing_name(routing_);
-    if (routing_ == FabricRouting::ecmp_hash) o << " (seed " << f.ecmp_seed << ")";
-  }
-  o << ", " << f.switch_latency_ns << " ns per switch hop, cables " << f.cable_length_m << " m\n";
-  describe_switches(o);
 }
 
 std::string Cluster::describe() const {

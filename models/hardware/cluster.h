@@ -18,7 +18,8 @@
 //  - NIC: "tx" (NIC->fabric) and "rx" at the NIC line rate.
 //  - Fabric: 2 tiers: leaf<->spine resources per (leaf, spine); 3 tiers: leaf<->aggregation per
 //    (leaf, aggregation switch of its pod) and pod<->core per (pod, core); torus: per node one
-//    resource per (dimension, direction) to the neighbour. Under adaptive routing a leaf's
+//    resource per (dimension, direction) to the neighbour (one per dimension of extent 2, whose
+//    two neighbours are one node: torus_directions). Under adaptive routing a leaf's
 //    up-links are one pooled resource each way (and a pod's core links): per-packet spraying
 //    splits every flow evenly over them, which loads each link as the pool does (docs/fabric.md).
 // Latencies: NicSpec::latency_ns split over tx and rx; each switch (or torus router) traversed
@@ -108,12 +109,30 @@ class Cluster {
   /// what Cluster(spec) throws for a bad spec, but not the size limit.
   static NetworkSize network_size(const ClusterSpec& spec);
   /// The fabric settings of `spec` that change nothing, one sentence each naming the field and
-  /// why (fabric_notes.cc): any fabric field but `kind` on a one-node cluster; an oversubscription
+  /// why (fabric_notes.cc): any fabric field but `kind` on a one-node cluster; a tree's field on a
+  /// torus (oversubscription, nodes_per_leaf, tiers, leaves_per_pod, leaf_up_ports, leaf_ports,
+  /// routing, ecmp_seed: a torus has no switches and one route per pair); an oversubscription
   /// above 1 where every node sits under one leaf group (no traffic crosses a leaf up-link), or
   /// where whole up-link ports round it to under 90 % of the ratio asked (rail-optimized with
   /// nodes_per_leaf 1 at 2:1 is 1 down port : 1 up port). Empty when every setting acts. Throws
   /// what Cluster(spec) throws for a bad spec.
   static std::vector<std::string> settings_without_effect(const ClusterSpec& spec);
+  /// Neighbour directions of one node of a torus of extents `dims` (each >= 2), each of which
+  /// takes an equal share of the node's NIC ports (docs/fabric.md, torus cabling): 2 per
+  /// dimension (to the - and + neighbour), 1 per dimension of extent 2 (both are one node, joined
+  /// by one link each way). A 4 x 4 torus: 4; [2, 4]: 3; a ring of 2 nodes: 1.
+  static int torus_directions(const std::vector<int>& dims) {
+    int n = 0;
+    for (const int d : dims) n += d == 2 ? 1 : 2;
+    return n;
+  }
+  /// Why `nics` NIC ports per node cannot cable a torus of extents `dims` (each >= 2), or "" when
+  /// they can: every neighbour direction takes the same whole number of ports, at least one
+  /// (fabric_notes.cc). E.g. 1 NIC on 4 x 4: "1 NIC per node cannot cable the 4 neighbour
+  /// directions of a 4x4 torus: each direction takes the same whole number of NIC ports, at least
+  /// one, ... (expected cluster.nics_per_node a multiple of 4, e.g. 4; ...)". The Cluster constructor throws it under
+  /// "cluster.nics_per_node: "; the scenario loader names the field with its position.
+  static std::string torus_ports_problem(const std::vector<int>& dims, int nics);
 
   int num_gpus() const { return num_nodes_ * gpus_per_node_; }
   int num_nodes() const { return num_nodes_; }
@@ -452,7 +471,7 @@ class Cluster {
   std::vector<sim::ResourceId> nic_pcie_up_, nic_pcie_down_, nic_tx_, nic_rx_;
   std::vector<sim::ResourceId> leaf_up_, spine_down_;  // leaf * spines|aggs + k
   std::vector<sim::ResourceId> pod_up_, core_down_;    // pod * cores + c
-  std::vector<sim::ResourceId> torus_;                 // node * 2 * dims + 2 * d + (dir < 0)
+  std::vector<sim::ResourceId> torus_;                 // node * 2 * dims + 2 * d + (dir < 0); extent 2: - is +
   std::vector<LinkKind> kinds_;
   std::vector<sim::ResourceId> gpu_pcie_reverse_;  // by resource id; kNoResource elsewhere
   /// The resource table: written while the cluster is built, read-only afterwards, so copies of

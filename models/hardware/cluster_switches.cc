@@ -1,5 +1,6 @@
-// Cluster::switch_count and describe()'s "Switches bought" lines: the physical switches the cost
-// model buys (models/hardware/switch_count.h), printed by explain next to the simulated fabric.
+// Cluster::switch_count and describe()'s "Fabric:" and "Switches bought" lines: the simulated
+// fabric, and the physical switches the cost model buys (models/hardware/switch_count.h), printed
+// by explain next to it.
 #include <ostream>
 #include <string>
 
@@ -9,6 +10,57 @@
 
 namespace traincast::models {
 using detail::count_of;
+using detail::gbps;
+namespace {
+
+const char* routing_name(FabricRouting r) {
+  switch (r) {
+    case FabricRouting::automatic:
+      return "automatic";
+    case FabricRouting::d_mod_k:
+      return "d_mod_k (static destination-based tables)";
+    case FabricRouting::adaptive:
+      return "adaptive (flows split evenly over the up-links)";
+    case FabricRouting::ecmp_hash:
+      return "ecmp_hash (5-tuple hash per switch)";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void Cluster::describe_fabric(std::ostream& o) const {
+  const FabricSpec& f = spec_.fabric;
+  o << "Fabric: " << fabric_kind_name(f.kind);
+  if (!torus_dims_.empty()) {
+    o << " ";
+    for (std::size_t d = 0; d < torus_dims_.size(); ++d) o << (d ? "x" : "") << torus_dims_[d];
+    o << ", " << gbps(torus_link_bytes_per_s_) << " per direction to each neighbour, dimension-order routing";
+  } else {
+    const int group_nodes = std::min(f.nodes_per_leaf, fabric_slots());  // cabled: fewer in one group
+    const int down_ports = f.kind == FabricKind::rail_optimized ? group_nodes : group_nodes * nics_per_node_;
+    o << ", " << f.tiers << " tiers, " << num_leaves_ << (num_leaves_ == 1 ? " leaf switch (" : " leaf switches (")
+      << down_ports << (down_ports == 1 ? " down port" : " down ports") << (num_leaves_ == 1 ? ", " : " each, ")
+      << group_nodes << (group_nodes == 1 ? " node per leaf group)" : " nodes per leaf group)");
+    if (f.tiers == 2 && num_spines_ > 0) {
+      o << ", " << count_of(num_spines_, "spine") << ", leaf uplinks " << num_spines_ << " x "
+        << gbps(leaf_uplink_bytes_per_s_);
+    } else if (f.tiers == 3 && num_aggs_ > 0) {
+      o << ", " << count_of(num_pods_, "pod") << " of " << count_of(f.leaves_per_pod, "leaf group") << " with "
+        << count_of(num_aggs_, "aggregation switch") << ", leaf uplinks " << num_aggs_ << " x "
+        << gbps(leaf_uplink_bytes_per_s_);
+      if (num_spines_ > 0)
+        o << ", " << count_of(num_spines_, "core") << ", pod uplinks " << gbps(pod_uplink_bytes_per_s_);
+    }
+    o << " (oversubscription " << f.oversubscription << ":1 asked";
+    if (leaf_up_ports_ > 0) o << ", " << leaf_down_ports_ << ":" << leaf_up_ports_ << " ports";
+    o << "); routing " << routing_name(routing_);
+    if (routing_ == FabricRouting::ecmp_hash) o << " (seed " << f.ecmp_seed << ")";
+  }
+  o << ", " << f.switch_latency_ns << (torus_dims_.empty() ? " ns per switch hop" : " ns per hop between nodes")
+    << ", cables " << f.cable_length_m << " m\n";
+  describe_switches(o);
+}
 
 SwitchCount Cluster::switch_count() const {
   const FabricSpec& f = spec_.fabric;

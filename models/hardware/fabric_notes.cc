@@ -53,10 +53,16 @@ std::vector<std::string> Cluster::settings_without_effect(const ClusterSpec& spe
     if (f.nodes_per_leaf != defaults.nodes_per_leaf) set.emplace_back("nodes_per_leaf");
     if (f.tiers != defaults.tiers) set.emplace_back("tiers");
     if (f.leaves_per_pod != defaults.leaves_per_pod) set.emplace_back("leaves_per_pod");
+    if (f.leaf_up_ports != defaults.leaf_up_ports) set.emplace_back("leaf_up_ports");
+    if (f.leaf_ports != defaults.leaf_ports) set.emplace_back("leaf_ports");
+    // A torus routes dimension by dimension, the shorter way round: one path, nothing to hash.
+    if (f.routing != defaults.routing) set.emplace_back("routing");
+    if (f.ecmp_seed != defaults.ecmp_seed) set.emplace_back("ecmp_seed");
     for (const std::string& name : set)
       notes.push_back("cluster.fabric." + name +
                       " has no effect: a torus has no leaf or spine switches, its links join neighbouring nodes "
-                      "(expected kind fat_tree or rail_optimized for tree settings to act)");
+                      "and it routes dimension by dimension (expected kind fat_tree or rail_optimized for tree "
+                      "settings to act)");
     return notes;
   }
   if (f.kind != FabricKind::fat_tree && f.kind != FabricKind::rail_optimized) return notes;
@@ -80,6 +86,25 @@ std::vector<std::string> Cluster::settings_without_effect(const ClusterSpec& spe
     << " (expected more nodes_per_leaf, or fabric.leaf_up_ports for the port count itself)";
   notes.push_back(o.str());
   return notes;
+}
+
+std::string Cluster::torus_ports_problem(const std::vector<int>& dims, int nics) {
+  const int directions = torus_directions(dims);
+  if (directions <= 0 || (nics >= directions && nics % directions == 0)) return {};
+  std::string shape;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    if (d > 0) shape += 'x';
+    shape += std::to_string(dims[d]);
+  }
+  const int lower = nics / directions * directions, upper = lower + directions;
+  std::string o = std::to_string(nics) + (nics == 1 ? " NIC per node" : " NICs per node");
+  o += nics < directions ? " cannot cable the " : " do not split evenly over the ";
+  o += std::to_string(directions) + " neighbour directions of a " + shape +
+       " torus: each direction takes the same whole number of NIC ports, at least one, and a cable "
+       "joins a port to the neighbour's (expected cluster.nics_per_node a multiple of " +
+       std::to_string(directions) + ", e.g. " + (lower > 0 ? std::to_string(lower) + " or " : std::string()) +
+       std::to_string(upper) + "; a torus node has 2 directions per dimension, 1 per dimension of extent 2)";
+  return o;
 }
 
 }  // namespace traincast::models

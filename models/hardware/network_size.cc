@@ -52,13 +52,13 @@ NetworkSize Cluster::count_network() const {
   const std::int64_t sockets = std::max(1, template_->sockets);
   per_node += sockets * (sockets - 1);
   per_node += static_cast<std::int64_t>(nics_per_node_) * (num_nodes_ > 1 ? 4 : 2);
-  // build_fabric: torus links per node and dimension direction; else per leaf its up-links both
+  // build_fabric: torus links per node and neighbour direction (torus_directions); else per leaf its up-links both
   // ways (one pooled pair under adaptive routing) and, with 3 tiers and several pods, per pod its
   // core links both ways (pooled likewise).
   std::int64_t fabric = 0;
   const bool pooled = routing_ == FabricRouting::adaptive;
   if (!torus_dims_.empty()) {
-    fabric = static_cast<std::int64_t>(num_nodes_) * 2 * static_cast<std::int64_t>(torus_dims_.size());
+    fabric = static_cast<std::int64_t>(num_nodes_) * torus_directions(torus_dims_);
   } else if ((spec_.fabric.tiers == 3 ? num_aggs_ : num_spines_) > 0) {
     const std::int64_t ups = spec_.fabric.tiers == 3 ? num_aggs_ : num_spines_;
     fabric = static_cast<std::int64_t>(num_leaves_) * 2 * (pooled ? 1 : ups);

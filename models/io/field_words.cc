@@ -105,9 +105,19 @@ std::string clip(std::string_view text) {
   std::size_t cut = std::min<std::size_t>(text.size(), 40);
   // Never cut inside a UTF-8 sequence (continuation bytes are 10xxxxxx): a half character prints as "?".
   while (cut < text.size() && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  std::string out(text.substr(0, cut));
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';  // keep messages one line, terminal-safe
+  std::string out;
+  // Bytes that are not UTF-8 print as "?" too: echoed raw they garble the terminal (session 36:
+  // enum names, overrides.select, JSON keys and sweep values did).
+  for (std::size_t i = 0; i < cut;) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n > 1 && i + n <= cut && valid_utf8(text.substr(i, n))) {
+      out.append(text.substr(i, n));
+      i += n;
+      continue;
+    }
+    out += n == 1 && c >= 0x20 && c != 0x7f ? static_cast<char>(c) : '?';  // one line, terminal-safe
+    ++i;
   }
   if (text.size() > 40) out += "...";
   return out;

@@ -217,6 +217,17 @@ bool is_integer_literal(std::string_view s) {
 
 std::string octal_literal_problem(std::string_view literal) {
   const std::string_view digits = literal.substr(!literal.empty() && literal[0] == '-' ? 1 : 0);
+  // Hexadecimal (0x2), which protobuf's text format reads as 2 where 02 was refused (session 36).
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') &&
+      digits.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string_view::npos) {
+    const std::string hex(digits.substr(2));
+    errno = 0;
+    const unsigned long long v = std::strtoull(hex.c_str(), nullptr, 16);
+    std::string out(literal);
+    out += " is hexadecimal (expected a decimal number";
+    if (errno == 0) out += std::string(", e.g. ") + (literal[0] == '-' ? "-" : "") + std::to_string(v);
+    return out + ")";
+  }
   if (digits.size() < 2 || digits[0] != '0' || !is_integer_literal(digits)) return {};
   const std::string decimal(digits.substr(std::min(digits.find_first_not_of('0'), digits.size() - 1)));
   std::string out(literal);
@@ -237,9 +248,10 @@ bool double_out_of_range(std::string_view literal) {
   errno = 0;
   const double v = std::strtod(text.c_str(), &end);
   if (end == text.c_str()) return false;  // not a number
-  // strtod gives inf past the largest double and 0 with ERANGE below the smallest subnormal (it
-  // also sets ERANGE for a subnormal result, which is a value the double holds: not refused).
-  return std::isinf(v) ? text.find_first_of("iI") == std::string::npos : (v == 0 && errno == ERANGE);
+  // strtod gives inf past the largest double, 0 with ERANGE below the smallest subnormal, and a
+  // subnormal (nonzero, below DBL_MIN) in between: all three refused.
+  if (std::isinf(v)) return text.find_first_of("iI") == std::string::npos;
+  return (v == 0 && errno == ERANGE) || (v != 0 && std::fabs(v) < std::numeric_limits<double>::min());
 }
 
 }  // namespace traincast::io::detail

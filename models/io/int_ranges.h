@@ -55,19 +55,25 @@ bool integer_in_range(std::string_view s) {
 }
 
 /// For an integer literal with a leading zero ("010", "-07"): "010 has a leading zero (expected a
-/// decimal number without leading zeros, e.g. 10; protobuf's text format reads 010 as octal 8)",
-/// the same words for a scenario file and a --set value. "" for any other text ("0", "10", "0x1f").
+/// decimal number without leading zeros, e.g. 10; protobuf's text format reads 010 as octal 8)";
+/// for a hexadecimal one ("0x1f"): "0x1f is hexadecimal (expected a decimal number, e.g. 31)"; the
+/// same words for a scenario file and a --set value. ""
+/// for any other text ("0", "10").
 std::string octal_literal_problem(std::string_view literal);
 
 /// What a double holds, for "(expected ...)" after a number refused as out of range as written:
-/// IEEE 754 binary64's largest finite magnitude (1.8e308) and smallest subnormal one (4.9e-324).
+/// IEEE 754 binary64's largest finite magnitude (1.8e308, DBL_MAX) and smallest normal one
+/// (2.2e-308, DBL_MIN); below it a double is subnormal, with fewer digits, and 1 / x overflows.
 inline constexpr std::string_view kDoubleRangeExpected =
-    "a finite number: a double holds magnitudes from 4.9e-324 to 1.8e308, and 0";
+    "0 or a finite number of magnitude 2.2e-308 to 1.8e308: a double holds no larger one, and "
+    "smaller ones only subnormal, with digits lost";
 
 /// Whether the decimal number `literal` (as strtod reads it: "1e-400", "1e400", "1.5f") is one a
-/// double cannot hold: beyond 1.8e308 (read as inf) or a nonzero magnitude below 4.9e-324 (read
-/// as 0: underflow). Every reader of a scenario, sweep or option refuses such a value as written,
-/// rather than going on with inf or 0. False for text that is not a number.
+/// double cannot hold in full: beyond 1.8e308 (read as inf), or a nonzero magnitude below
+/// 2.2e-308 (read as 0: underflow, or subnormal: 1e-310, whose reciprocal is inf, and which gave
+/// "MAPE inf %" and "MTBF inf days"). Every reader of a scenario, sweep or option refuses such a
+/// value as written, rather than going on with inf, 0 or a subnormal. False for text that is not
+/// a number.
 bool double_out_of_range(std::string_view literal);
 
 }  // namespace traincast::io::detail

@@ -498,12 +498,14 @@ class TextSourceMap final : public SourceMap {
 
 /// Number literals protobuf's text parser reads as something other than what a reader sees:
 /// - beyond a double's range (|x| > 1.8e308, e.g. 1e400, read as inf, or a nonzero magnitude below
-///   4.9e-324, e.g. 1e-400, read as 0), read without a word: one kOverflowMessage diagnostic at
+///   2.2e-308, e.g. 1e-400 read as 0 or 1e-310 read as a subnormal), read without a word: one
+///   kOverflowMessage diagnostic at
 ///   each (double_out_of_range), so that the value is refused as written rather than reported
 ///   later as "got inf", or taken as 0 where 0 is a valid value;
 /// - an integer with a leading zero (`tp: 010`), read as octal (8) by protobuf's tokenizer
 ///   (C's rule; io/tokenizer.h ParseInteger): one kOctalMessage diagnostic at each. A literal with
-///   an 8 or 9 is not octal and protobuf refuses it itself.
+///   an 8 or 9 is not octal and protobuf refuses it itself. A hexadecimal one (`num_nodes: 0x2`,
+///   read as 2) gets the same diagnostic (octal_literal_problem words both).
 void add_number_diagnostics(std::string_view text, std::vector<RawDiagnostic>& items) {
   TextTokens tokens(text);
   pb::io::Tokenizer& tok = tokens.tokenizer();
@@ -524,7 +526,7 @@ void add_number_diagnostics(std::string_view text, std::vector<RawDiagnostic>& i
     if (t.type != pb::io::Tokenizer::TYPE_FLOAT && t.type != pb::io::Tokenizer::TYPE_INTEGER) continue;
     if (double_out_of_range(t.text)) items.push_back({t.line, t.column, std::string(kOverflowMessage)});
     if (t.type == pb::io::Tokenizer::TYPE_INTEGER && t.text.size() > 1 && t.text[0] == '0' &&
-        t.text.find_first_not_of("01234567") == std::string::npos)
+        (t.text.find_first_not_of("01234567") == std::string::npos || t.text[1] == 'x' || t.text[1] == 'X'))
       items.push_back({t.line, t.column, std::string(kOctalMessage)});
   }
 }
@@ -636,7 +638,7 @@ class JsonChecker {
         if (type->field(i)->json_name() == m.key) field = type->field(i);  // lowerCamel, as protobuf accepts
       }
       if (field == nullptr) {
-        error(m.key_pos, join_path(path, m.key),
+        error(m.key_pos, join_path(path, clip(m.key)),  // a key that is not UTF-8 not echoed raw
               "unknown field" + did_you_mean(m.key, names_of(type)) + " (expected one of: " + field_list(type) + ")");
         continue;
       }

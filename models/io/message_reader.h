@@ -73,8 +73,8 @@ std::string value_suggestion(const google::protobuf::FieldDescriptor* field, std
 /// string", "one of: a, b", "a { ... } block" (text) / "an object" (JSON).
 std::string expected_value(const google::protobuf::FieldDescriptor* field, Format format);
 
-/// `text` cut to at most 40 bytes ("..." appended when cut), control bytes shown as ?, for quoting
-/// input in messages.
+/// `text` cut to at most 40 bytes ("..." appended when cut), control bytes and bytes that are not
+/// UTF-8 shown as ?, for quoting input in messages.
 std::string clip(std::string_view text);
 
 /// Whether `s` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).

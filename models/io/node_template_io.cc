@@ -213,9 +213,29 @@ std::vector<std::string> unused_node_template_notes(const tp::Scenario& m, const
   if (s.cluster.node_groups.empty()) name_one(s.cluster.node_template);
   for (const models::NodeGroupSpec& g : s.cluster.node_groups) name_one(g.node_template);
   std::vector<std::string> out;
+  std::vector<int> unused;
   for (int i = 0; i < m.node_template_size(); ++i) {
     const std::string& name = m.node_template(i).name();
-    if (name.empty() || used.count(name) > 0) continue;
+    if (!name.empty() && used.count(name) == 0) unused.push_back(i);
+  }
+  // A library of many templates gets one line, not one per template (session 36: 200,000 lines).
+  constexpr std::size_t kNamedUnused = 3;
+  if (unused.size() > kNamedUnused) {
+    const std::string path = "node_template[" + std::to_string(unused.front()) + "].name";
+    std::string note = k.where(path) + ": " + path + ": " + std::to_string(unused.size()) +
+                       " node templates are described but no node uses them (";
+    for (std::size_t j = 0; j < kNamedUnused; ++j)
+      note.append(j == 0 ? "\"" : ", \"").append(clip(m.node_template(unused[j]).name())).append("\"");
+    note.append(" and ").append(std::to_string(unused.size() - kNamedUnused)).append(" more; the ");
+    note.append(s.cluster.node_groups.empty() ? "cluster names " : "node groups name ").append(named);
+    note.append(
+        "); they are checked, not simulated (expected cluster.node_template or a node group's node_template to name "
+        "one for it to run)");
+    out.push_back(std::move(note));
+    unused.clear();
+  }
+  for (const int i : unused) {
+    const std::string& name = m.node_template(i).name();
     const std::string path = "node_template[" + std::to_string(i) + "].name";
     std::string note = k.where(path);
     note.append(": ")

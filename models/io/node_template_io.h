@@ -33,8 +33,9 @@ models::DescribedNodeTemplates read_scenario_node_templates(const proto::Scenari
 models::DescribedNodeTemplates described_node_templates_of(const proto::Scenario& m);
 
 /// One "origin:line:col: node_template[i].name: ..." note per node_template block of `m` that no
-/// node of `s` uses (cluster.node_template, a node group's, or their base of "base/N"): a library
-/// of templates is legitimate, so the commands warn (Scenario::input_warnings), they do not refuse.
+/// node of `s` uses (cluster.node_template, a node group's, or their base of "base/N"), or, for
+/// more than 3 such blocks, one note with their count and the first 3 names: a library of
+/// templates is legitimate, so the commands warn (Scenario::input_warnings), they do not refuse.
 std::vector<std::string> unused_node_template_notes(const proto::Scenario& m, const models::Scenario& s,
                                                     const Checker& k);
 

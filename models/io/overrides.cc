@@ -247,12 +247,13 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
                      "=" + clip(bare.substr(1, bare.size() - 2)) + ")");
     return;
   }
-  if (!accepted && (target->cpp_type() == F::CPPTYPE_DOUBLE || target->cpp_type() == F::CPPTYPE_FLOAT)) {
-    // A decimal number past a double's range (1e400, 1e-400): say so, not "expected a number".
+  if (target->cpp_type() == F::CPPTYPE_DOUBLE || target->cpp_type() == F::CPPTYPE_FLOAT) {
+    // A decimal number past a double's range (1e400, 1e-400), or below its full precision
+    // (1e-310, which protobuf accepts): say so, not "expected a number", nor go on with it.
     double v = 0;
     const std::string_view t = trim(value);
     const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::general);
-    if (ec == std::errc::result_out_of_range && ptr == t.data() + t.size()) {
+    if (ptr == t.data() + t.size() && (ec == std::errc::result_out_of_range || double_out_of_range(t))) {
       fail(walked, "invalid value \"" + clip(t) + "\": out of range as written (expected " +
                        std::string(kDoubleRangeExpected) + ")");
       return;

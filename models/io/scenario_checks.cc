@@ -16,6 +16,7 @@
 
 #include "models/collectives/nccl_versions.h"
 #include "models/hardware/catalog.h"
+#include "models/hardware/cluster.h"
 #include "models/hardware/element_overrides.h"
 #include "models/hardware/leaf_ports.h"
 #include "models/hardware/network_size.h"
@@ -185,6 +186,27 @@ void check_leaf_ports(const models::Scenario& s, const models::NodeTemplate* nod
               to_string(used.up) + " up-link ports, over its switch's " + radix + " (expected " + expected + ")");
 }
 
+/// A torus's neighbour directions each take the same whole number of NIC ports, at least one
+/// (models::Cluster::torus_ports_problem): 1 NIC on a 4 x 4 torus cannot cable its 32 links.
+void check_torus_ports(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
+  const models::FabricSpec& f = s.cluster.fabric;
+  const int nodes = s.cluster.num_nodes;
+  if (f.kind != models::FabricKind::torus || node == nullptr || nodes <= 1) return;
+  const std::vector<int> dims = f.torus_dims.empty() ? std::vector<int>{nodes} : f.torus_dims;
+  long long product = 1;
+  for (const int d : dims) product = d >= 2 && product <= nodes ? product * d : -1;
+  const int nics = s.cluster.nics_per_node.value_or(node->nics);
+  if (dims.size() > 3 || product != nodes || nics <= 0) return;  // the extents' and NICs' own checks name these
+  const std::string problem = models::Cluster::torus_ports_problem(dims, nics);
+  if (problem.empty()) return;
+  if (s.cluster.nics_per_node) {
+    k.error("cluster.nics_per_node", problem);
+  } else {
+    k.error(f.torus_dims.empty() ? "cluster.fabric.kind" : "cluster.fabric.torus_dims",
+            "the node template \"" + detail::clip(node->name) + "\"'s " + problem);
+  }
+}
+
 /// What the cluster section found, for the sections after it.
 struct ClusterChecks {
   const models::NodeTemplate* node = nullptr;  ///< null for an unknown node template
@@ -268,6 +290,7 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
   check_cluster_extras(s, k);
   check_sharp(s, node, k);
   check_leaf_ports(s, node, k);
+  check_torus_ports(s, node, k);
   check_nvlink_bridge(s, node, gpu, k);
   if (!s.cluster.node_groups.empty()) check_node_groups(s, k);
   if (!s.cluster.overrides.empty()) check_element_overrides(s, node, k);

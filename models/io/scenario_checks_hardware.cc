@@ -248,8 +248,9 @@ void check_element_overrides(const models::Scenario& s, const models::NodeTempla
   for (std::size_t i = 0; i < s.cluster.overrides.size(); ++i) {
     const models::ElementOverride& o = s.cluster.overrides[i];
     const std::string at = "cluster.overrides[" + std::to_string(i) + "].";
-    if (o.select.empty()) {
-      fail(at + "select", "required (expected a GPU, node range, NIC or link, e.g. \"node17/gpu3\")");
+    if (o.select.empty() || !valid_utf8(o.select)) {  // not UTF-8: echoed raw, it garbled the terminal
+      fail(at + "select", std::string(o.select.empty() ? "required" : "is not valid UTF-8") +
+                              " (expected a GPU, node range, NIC or link, e.g. \"node17/gpu3\")");
       continue;
     }
     if (o.missing) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -101,23 +102,61 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
       throw ScenarioError({*other});
   }
   return load_parsed(message, *read.source_map, std::move(read.errors), origin, format, overrides, cluster_only,
-                     layout_problems);
+                     layout_problems, text);
+}
+
+std::string Checker::as_written(const std::string& path, const std::string& what) const {
+  if (source_.empty() || what.rfind("got ", 0) != 0 || overridden(path)) return what;
+  const std::size_t end = std::min(what.find(' ', 4), what.size());
+  const std::string shown = what.substr(4, end - 4);
+  char* stop = nullptr;
+  const double value = std::strtod(shown.c_str(), &stop);
+  if (shown.empty() || stop != shown.c_str() + shown.size()) return what;
+  std::vector<PathStep> steps;
+  if (!resolve_path(message_.GetDescriptor(), path, steps, nullptr) || steps.back().field->is_repeated() ||
+      !present(path))
+    return what;
+  // The field's name (text) or key (JSON) is at pos: its value follows the ':' after it.
+  const SourcePos pos = map_.locate(steps);
+  std::size_t i = 0;
+  for (int line = 1; line < pos.line && i < source_.size(); ++i)
+    if (source_[i] == '\n') ++line;
+  for (int column = 1; column < pos.column && i < source_.size() && source_[i] != '\n'; ++i)
+    column = source_[i] == '\t' ? (column + 7) / 8 * 8 + 1 : column + 1;
+  i = source_.find(':', i);
+  if (i == std::string_view::npos) return what;
+  i = source_.find_first_not_of(" \t\r\n", i + 1);
+  const std::size_t stop_at = source_.find_first_not_of("0123456789+-.eExXabcdfABCDF", i);
+  if (i == std::string_view::npos || stop_at == i) return what;
+  const std::string raw(source_.substr(i, (stop_at == std::string_view::npos ? source_.size() : stop_at) - i));
+  char* raw_stop = nullptr;
+  const double read = std::strtod(raw.c_str(), &raw_stop);
+  if (raw_stop != raw.c_str() + raw.size() || read != value || raw == shown) return what;
+  return "got " + raw + what.substr(end);
 }
 
 models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::vector<std::string> errors,
                              std::string_view origin, Format format, const std::vector<Override>& overrides,
-                             const ClusterUse* cluster_only, std::vector<std::string>* layout_problems) {
+                             const ClusterUse* cluster_only, std::vector<std::string>* layout_problems,
+                             std::string_view source) {
   std::map<std::string, std::string> override_origins;
   detail::apply_overrides(message, overrides, errors, override_origins);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
-  if (cluster_only != nullptr && !message.has_cluster()) {
+  if (cluster_only != nullptr && (!message.has_cluster() || message.cluster().ByteSizeLong() == 0)) {
     // nccl-tests, explain and chakra run read only the cluster: a file without one (an empty file,
-    // a workload-only scenario) would silently simulate the default 1 x dgx_h100.
-    const std::string block = format == Format::json ? "a \"cluster\": {...} object" : "a cluster { ... } block";
-    throw ScenarioError({detail::format_pos(origin, {1, 1}) + ": cluster: the file has no cluster section (expected " +
-                         block +
-                         ", e.g. cluster { node_template: \"dgx_h100\" num_nodes: 2 }: this command reads "
-                         "only the cluster, and without one it would simulate the default 1 x dgx_h100)"});
+    // a workload-only scenario, an empty `cluster { }`) would silently simulate the default 1 x dgx_h100.
+    const bool json = format == Format::json;
+    const std::string block = json ? "a \"cluster\": {...} object" : "a cluster { ... } block";
+    const std::string example = json ? "\"cluster\": {\"node_template\": \"dgx_h100\", \"num_nodes\": 2}"
+                                     : "cluster { node_template: \"dgx_h100\" num_nodes: 2 }";
+    const detail::SourcePos at =
+        message.has_cluster() ? map.locate({detail::PathStep{message.GetDescriptor()->FindFieldByName("cluster"), -1}})
+                              : detail::SourcePos{1, 1};
+    throw ScenarioError({detail::format_pos(origin, at) + ": cluster: " +
+                         (message.has_cluster() ? "the cluster section is empty" : "the file has no cluster section") +
+                         " (expected " + block + ", e.g. " + example +
+                         ": this command reads only the cluster, and without one it would simulate the default 1 x "
+                         "dgx_h100)"});
   }
   const bool no_workload = cluster_only == nullptr && !message.has_workload();
   if (no_workload) {
@@ -138,6 +177,7 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   models::Scenario scenario;
   std::vector<std::string> bad_enums;
   Checker checker(message, map, origin, override_origins, errors);
+  checker.set_source(source);
   // The scenario's own node templates first: what follows looks templates up by name in them.
   scenario.cluster.described_node_templates = read_scenario_node_templates(message, checker);
   to_struct(message, scenario, bad_enums);

@@ -85,10 +85,15 @@ class Checker {
     return true;
   }
 
-  /// Appends "where(path): path: what" to the error list.
+  /// Appends "where(path): path: what" to the error list. A `what` that starts "got N" names the
+  /// number as the file wrote it ("got 1e300", "got -0", "got .99999999999999999999") where N is
+  /// the value read from it (1e+300, 0, 1): as_written.
   void error(const std::string& path, const std::string& what) {
-    errors_.push_back(where(path) + ": " + path + ": " + what);
+    errors_.push_back(where(path) + ": " + path + ": " + as_written(path, what));
   }
+
+  /// The document's text, for as_written (empty: messages keep the value as read).
+  void set_source(std::string_view text) { source_ = text; }
 
   /// For a rule that ties the scenario's parallel layout (tp, pp, dp, schedule, virtual_stages,
   /// uneven_stages, sequence_parallel, zero_stage, micro_batch_size and the overlap flags that
@@ -145,8 +150,13 @@ class Checker {
   }
 
  private:
+  /// `what` with its leading "got N" replaced by the number the file wrote at `path` when that
+  /// reads back as N (scenario_io.cc); `what` unchanged otherwise (an override, a list, no source).
+  std::string as_written(const std::string& path, const std::string& what) const;
+
   const google::protobuf::Message& message_;
   const SourceMap& map_;
+  std::string_view source_;
   std::string_view origin_;
   const std::map<std::string, std::string>& override_origins_;
   std::vector<std::string>& errors_;
@@ -171,11 +181,13 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
                            std::vector<std::string>* layout_problems = nullptr);
 
 /// load_impl after parsing: `message` as read from `origin` (`map` positions its fields; `errors`
-/// are the reader's), then override, convert, check. `format` only words the message for a file
-/// without a workload. Throws ScenarioError with everything found.
+/// are the reader's; `source` is the text read, for values as written, or empty), then override,
+/// convert, check. `format` only words the message for a file without a workload. Throws
+/// ScenarioError with everything found.
 models::Scenario load_parsed(proto::Scenario& message, const SourceMap& map, std::vector<std::string> errors,
                              std::string_view origin, Format format, const std::vector<Override>& overrides,
-                             const ClusterUse* cluster_only, std::vector<std::string>* layout_problems = nullptr);
+                             const ClusterUse* cluster_only, std::vector<std::string>* layout_problems = nullptr,
+                             std::string_view source = {});
 
 /// A scenario from a message that was never text (a sweep point: the sweep's base message): as
 /// load_scenario_text(text of `message`, origin, Format::text, overrides), the "field.path=value"

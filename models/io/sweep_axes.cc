@@ -321,6 +321,11 @@ class AxisReader {
       for (std::size_t j = 0; j < raw.size() && ok; ++j) {
         // The CSV writes a line break as "; " (csv_field), so such a value could not be read back
         // by --resume or merge: refused here instead.
+        if (!valid_utf8(raw[j])) {  // echoed raw, and kept so in the CSV (session 36)
+          error(where[j], "value is not valid UTF-8 (expected UTF-8 text: the CSV keeps the value as written)");
+          ok = false;
+          continue;
+        }
         if (raw[j].find_first_of("\r\n") != std::string::npos) {
           error(where[j], "value " + in_quotes(clip(raw[j])) +
                               " holds a line break (expected one line: the CSV keeps one row per point)");

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <utility>
 
+#include "models/io/int_ranges.h"
 #include "models/io/message_reader.h"
 #include "models/io/suggest.h"
 
@@ -82,9 +83,9 @@ std::vector<Token> tokenize(std::string_view s) {
       }
       Token t{Token::Kind::number, std::string(s.substr(i, j - i)), 0.0, column};
       t.number = std::strtod(t.text.c_str(), nullptr);
-      if (!std::isfinite(t.number)) {
-        throw ExpressionError(column,
-                              "number " + in_quotes(clip(t.text)) + " is out of range (expected a finite number)");
+      if (!std::isfinite(t.number) || detail::double_out_of_range(t.text)) {
+        throw ExpressionError(column, "number " + in_quotes(clip(t.text)) + " is out of range as written (expected " +
+                                          std::string(detail::kDoubleRangeExpected) + ")");
       }
       out.push_back(std::move(t));
       i = j;

@@ -95,6 +95,9 @@ class SweepLoader {
       : m_(message), errors_(errors), base_dir_(std::move(base_dir)) {}
 
   models::Sweep load() {
+    // The sweep's name and description print in its CSV and messages (session 36: accepted raw).
+    if (!detail::valid_utf8(m_.name())) error("name", "is not valid UTF-8 (expected UTF-8 text)");
+    if (!detail::valid_utf8(m_.description())) error("description", "is not valid UTF-8 (expected UTF-8 text)");
     load_base();
     apply_sets();
     // A point is one job on the whole cluster (as traincast run, which refuses a job list too).

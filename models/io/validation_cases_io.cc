@@ -65,6 +65,8 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
   const std::string at = "case[" + std::to_string(i) + "]";
   if (c.name().empty()) {
     k.error(at + ".name", std::string(k.present(at + ".name") ? "is empty" : "not set") + " (expected a unique name)");
+  } else if (!detail::valid_utf8(c.name())) {  // printed in the validation table (session 36: accepted raw)
+    k.error(at + ".name", "is not valid UTF-8 (expected a unique name in UTF-8 text)");
   } else if (!names.insert(c.name()).second) {
     k.error(at + ".name", "\"" + detail::clip(c.name()) + "\" is used by an earlier case (expected a unique name)");
   }
@@ -188,6 +190,7 @@ std::vector<models::ValidationCase> load_validation_cases_text(std::string_view 
 
   const std::map<std::string, std::string> no_overrides;
   Checker k(message, *read.source_map, path, no_overrides, errors);
+  k.set_source(text);
   if (message.case__size() == 0) k.error("case", "no cases (expected at least one case { ... })");
   std::set<std::string> names;
   std::map<std::string, long> table_rows;  // data rows per shared table named by a data_row

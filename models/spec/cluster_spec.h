@@ -66,7 +66,8 @@ struct FabricSpec {
   int leaves_per_pod = 16;
   /// Torus extent per dimension (torus only): 1 to 3 dimensions whose product is num_nodes;
   /// empty = a ring of num_nodes. Each node has one link per direction to each neighbour, at the
-  /// line rate of one NIC times nics per node / (2 x dimensions).
+  /// line rate of one NIC times nics per node / its neighbour directions (2 per dimension, 1 per
+  /// dimension of extent 2: Cluster::torus_directions), which must divide the NICs.
   std::vector<int> torus_dims;
   /// Cable length per network hop [m] (NIC-switch and switch-switch): adds 5 ns/m of propagation
   /// (signal speed ~2e8 m/s in fibre and twinax; IEEE 802.3 clause 1.4 nominal velocity of

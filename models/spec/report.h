@@ -132,6 +132,11 @@ struct CauseReport {
   bool operator==(const CauseReport&) const = default;
 };
 
+/// The checkpoint interval [s] of a job that never fails (every failure rate 0), where Daly's
+/// optimum is infinite and none was given: 1e15 s, 32 million years, practically never. The run
+/// summary says "no checkpoint needed" rather than print it.
+inline constexpr double kNoFailureCheckpointIntervalS = 1e15;
+
 /// Failures and goodput (scenario `reliability`; JSON `reliability.*`). Means and spreads over
 /// the Monte-Carlo draws.
 struct ReliabilityReport {

@@ -166,9 +166,8 @@ TEST(FitInputs, CsvRepeatsFractionsAndPartElementsAreRefused) {
                 "c.csv:4: column 'dtype': unknown data type 'floatx' (expected one of: int8, uint8, int32, uint32, "
                 "int64, uint64, half, float, double, bfloat16, f8e4m3, f8e5m2)"}));
   EXPECT_EQ(csv_errors("op,size_bytes,time_us\nall_reduce,1024.5,10\nallreduse,1024,10\nall_gather,1022,10\n"),
-            (std::vector<std::string>{"c.csv:2: column 'size_bytes': got 1024.5 (expected a multiple of 4 B, the size "
-                                      "of one float (no dtype column: the default): nccl-tests sizes are whole "
-                                      "elements)",
+            (std::vector<std::string>{"c.csv:2: column 'size_bytes': got 1024.5 (expected a whole number of bytes "
+                                      "from 1 to 9007199254740992 = 2^53, the largest size the model holds exactly)",
                                       "c.csv:3: column 'op': unknown nccl-tests operation 'allreduse' (expected one "
                                       "of: all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, "
                                       "sendrecv)",

@@ -117,8 +117,8 @@ TEST(CliWarts, ClusterOnlyCommandsRefuseOverridesTheyWouldIgnore) {
                                 "--out", ::testing::TempDir() + "cli_warts_profile.textproto"});
   EXPECT_EQ(calibrate.status, 2);
   EXPECT_EQ(calibrate.err,
-            "traincast: --set cluster.num_nodes=2: has no effect: --base dgx_h100 is not a scenario file (expected "
-            "--set only with a scenario file --base)\n");
+            "--set: cluster.num_nodes: has no effect: --base dgx_h100 is not a scenario file (expected --set only "
+            "with a scenario file --base)\n");
 }
 
 TEST(CliWarts, AFileOfAnotherKindIsNamedWithTheCommandThatTakesIt) {

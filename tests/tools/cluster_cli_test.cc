@@ -203,10 +203,10 @@ TEST_F(ClusterCli, HugeJobTimesAndBudgetsArePositionedErrors) {
   const test_support::Result r = run({"cluster", scen});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("huge.textproto:2:"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("job[0].duration_s: got 1e+10 (expected at most 1e+09 s"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("job[1].tokens: got 1e+30 (expected at most 1e+15 tokens"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("job[1].arrival_s: got 1e+300"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("job[2].alone_duration_s: got 1e+300"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job[0].duration_s: got 1e10 (expected at most 1e+09 s"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job[1].tokens: got 1e30 (expected at most 1e+15 tokens"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job[1].arrival_s: got 1e300"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job[2].alone_duration_s: got 1e300"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("Time::from_seconds"), std::string::npos) << r.err;
 }
 

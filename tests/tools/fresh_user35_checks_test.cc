@@ -115,7 +115,7 @@ TEST(FreshUser35Checks, AFailureWithoutARateAndAnEndlessRestartAreRefusedAtTheir
       run({"run", dir.write("c.textproto", base + "reliability { horizon_s: 1e6 restart_overhead_s: 1e300 }\n")});
   EXPECT_EQ(endless.status, 2);
   EXPECT_TRUE(has(endless.err, "c.textproto:")) << endless.err;
-  EXPECT_TRUE(has(endless.err, "reliability.restart_overhead_s: got 1e+300 (expected at most 3.2e8 s")) << endless.err;
+  EXPECT_TRUE(has(endless.err, "reliability.restart_overhead_s: got 1e300 (expected at most 3.2e8 s")) << endless.err;
 }
 
 TEST(FreshUser35Checks, ACaseWhoseScenarioIsItsOwnCasesFileIsNamedAtThatField) {

@@ -19,7 +19,8 @@ namespace {
 
 const std::string kSrc = TRAINCAST_SOURCE_DIR;
 const std::string kDoubleRange =
-    "out of range as written (expected a finite number: a double holds magnitudes from 4.9e-324 to 1.8e308, and 0)";
+    "out of range as written (expected 0 or a finite number of magnitude 2.2e-308 to 1.8e308: a double holds no "
+    "larger one, and smaller ones only subnormal, with digits lost)";
 
 using test_support::has;
 using test_support::Result;
@@ -44,9 +45,9 @@ TEST(FreshUser35Cli, ANumberThatUnderflowsIsOutOfRangeAsWrittenInTextAndJson) {
   // Overflow, as before, in the same words.
   const Result o = run({"run", dir.write("o.textproto", default_scenario() + "cost { switch_price_usd: -1e400 }\n")});
   EXPECT_TRUE(has(o.err, "cost.switch_price_usd: -1e400 is " + kDoubleRange)) << o.err;
-  // A subnormal is a value a double holds: the field's own check answers.
+  // A subnormal (session 36: MAPE inf %, MTBF inf days): refused as written too.
   const Result s = run({"run", dir.write("s.textproto", default_scenario() + "power { pue: 1e-310 }\n")});
-  EXPECT_TRUE(has(s.err, "power.pue: got 1e-310 (expected 1 to 3")) << s.err;
+  EXPECT_TRUE(has(s.err, "power.pue: 1e-310 is " + kDoubleRange)) << s.err;
   // JSON.
   const Result j = run({"run", dir.write("u.json", "{\"workload\": {\"model\": {\"hidden_dropout\": 1e-400}}}")});
   EXPECT_EQ(j.status, 2);
@@ -218,13 +219,15 @@ TEST(FreshUser35Cli, ATorusIsChargedACablePerTwoNicPorts) {
   const Result ring = run(with_small({"run", s, "--set", "cluster.fabric.kind=torus"}));
   ASSERT_EQ(ring.status, 0) << ring.err;
   EXPECT_TRUE(has(ring.out, "(8 nodes, 0 switches, 32 cables)")) << ring.out;
-  // 2 x 4 and 2 x 2 x 2: every port cabled to a neighbour, the same 64 ports: 32 cables.
+  // 2 x 4 and 2 x 2 x 2 (3 neighbour directions each since session 36, so 6 NICs a node): every
+  // port cabled to a neighbour, the same 48 ports: 24 cables.
   const traincast::test_support::TempDir dir("fresh_user35_torus");
   for (const auto& [dims, cables] :
-       std::vector<std::pair<std::string, std::string>>{{"2, 4", "32"}, {"2, 2, 2", "32"}}) {
+       std::vector<std::pair<std::string, std::string>>{{"2, 4", "24"}, {"2, 2, 2", "24"}}) {
     std::string text = traincast::test_support::slurp(s);
     const std::string nodes = "num_nodes: 8\n";
-    text.replace(text.find(nodes), nodes.size(), nodes + "  fabric { kind: torus torus_dims: [" + dims + "] }\n");
+    text.replace(text.find(nodes), nodes.size(),
+                 nodes + "  nics_per_node: 6\n  fabric { kind: torus torus_dims: [" + dims + "] }\n");
     const Result r = run(with_small({"run", dir.write("t.textproto", text)}));
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(has(r.out, "(8 nodes, 0 switches, " + cables + " cables)")) << dims << "\n" << r.out;

@@ -69,9 +69,9 @@ TEST(FreshUserCliOptions, IntegerOptionsSayWhatTheyTake) {
   const Result inf = run({"compare", "--vary", "workload.parallel.tp=1,2", "--tokens", "1e999"});
   EXPECT_EQ(inf.status, 2);
   EXPECT_EQ(inf.err,
-            "traincast: --tokens: got \"1e999\": out of range as written (expected a finite number: a double holds "
-            "magnitudes "
-            "from 4.9e-324 to 1.8e308, and 0)\n");
+            "traincast: --tokens: got \"1e999\": out of range as written (expected 0 or a finite number of "
+            "magnitude 2.2e-308 to 1.8e308: a double holds no larger one, and smaller ones only subnormal, with "
+            "digits lost)\n");
 }
 
 // sweep --out DIR said "DIR: file exists (pass --resume ..., or --force ...)", and took DIR.lock

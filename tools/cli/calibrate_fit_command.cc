@@ -150,7 +150,7 @@ int run_fit(const po::variables_map& vm, const po::options_description& opts, st
   calibrate::FitOptions o;
   std::vector<std::string> sets;
   if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
-  if (vm["nodes"].as<int>() < 1) throw UsageError("--nodes: must be >= 1");
+  check_at_least("--nodes", vm["nodes"].as<int>(), 1, "the nodes of the base node template");
   resolve_base(vm["base"].as<std::string>(), vm["nodes"].as<int>(), sets, o);
   if (vm.count("gpus")) o.gpus = parse_gpus_option(vm["gpus"].as<std::string>(), o);
   o.holdout = parse_holdout(vm["holdout"].as<std::string>());

@@ -117,8 +117,10 @@ void resolve_base(const std::string& base, int nodes, const std::vector<std::str
     o.cluster = sc.cluster;
   } else {
     if (!sets.empty()) {
-      throw UsageError("--set " + sets.front() + ": has no effect: --base " + base +
-                       " is not a scenario file (expected --set only with a scenario file --base)");
+      // Worded as every other --set error (a scenario error, without "traincast: ").
+      const std::string& set = sets.front();
+      throw io::ScenarioError({"--set: " + set.substr(0, set.find('=')) + ": has no effect: --base " + base +
+                               " is not a scenario file (expected --set only with a scenario file --base)"});
     }
     const auto templates = models::node_template_names();
     const auto gpus = models::gpu_names();

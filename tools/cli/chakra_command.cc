@@ -195,7 +195,7 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       int replicate = 0;
       if (vm.count("replicate")) {
         replicate = vm["replicate"].as<int>();
-        if (replicate < 1) throw UsageError("--replicate: must be >= 1 (got " + std::to_string(replicate) + ")");
+        check_at_least("--replicate", replicate, 1, "the ranks that run the one trace");
       }
       // The workload part of the scenario is not used: only its cluster (and training.precision
       // for nodes timed by the compute model).

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -433,6 +435,20 @@ void check_thread_count(const std::string& flag, int n, std::string_view why, in
     throw UsageError(flag + ": got " + std::to_string(n) + " (expected an integer from " + std::to_string(min) +
                      " to " + std::to_string(io::kMaxThreads) + ": " + std::string(why) + ")");
   }
+}
+
+void check_at_least(const std::string& flag, int n, int min, std::string_view what) {
+  if (n >= min) return;
+  throw UsageError(flag + ": got " + std::to_string(n) + " (expected a whole number >= " + std::to_string(min) + ": " +
+                   std::string(what) + ")");
+}
+
+void check_percentage(const std::string& flag, double percent, std::string_view what) {
+  if (percent >= 0 && std::isfinite(percent)) return;
+  std::array<char, 32> shown{};
+  const auto end = std::to_chars(shown.data(), shown.data() + shown.size(), percent).ptr;
+  throw UsageError(flag + ": got " + std::string(shown.data(), end) +
+                   " (expected a percentage >= 0: " + std::string(what) + ")");
 }
 
 std::string large_trace_note(const std::string& path, std::size_t bytes) {

@@ -39,6 +39,15 @@ inline constexpr std::string_view kSimulationsWhy =
 /// "FLAG: got N (expected an integer from MIN to 1024: WHY)".
 void check_thread_count(const std::string& flag, int n, std::string_view why, int min = 1);
 
+/// Checks a whole-number option `flag` (`--top`, `--replicate`, `--max-nodes`, ...) is at least
+/// `min`. Throws UsageError "FLAG: got N (expected a whole number >= MIN: WHAT)", as every option
+/// names the value given and what it takes.
+void check_at_least(const std::string& flag, int n, int min, std::string_view what);
+
+/// Checks a percentage option `flag` (`--estimate-slack`, `--max-mape`) is finite and >= 0.
+/// Throws UsageError "FLAG: got X (expected a percentage >= 0: WHAT)"; X as given.
+void check_percentage(const std::string& flag, double percent, std::string_view what);
+
 /// Keeps freed memory in the process instead of handing it back to the kernel after every
 /// simulation (glibc: large blocks from the heaps, the heap top never trimmed), so the next
 /// simulation or ECMP draw reuses pages already faulted in. Process-wide and permanent; `sweep`

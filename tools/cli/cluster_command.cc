@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -243,7 +244,19 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
     schedulers.back().policy = policy == "fifo" ? models::SchedulerPolicy::fifo : models::SchedulerPolicy::backfill;
   }
   if (schedulers.empty()) schedulers.push_back(jobs.cluster.scheduler);
-  const std::vector<models::ClusterRunResult> results = models::simulate_cluster(jobs, schedulers, threads);
+  std::vector<models::ClusterRunResult> results;
+  try {
+    results = models::simulate_cluster(jobs, schedulers, threads);
+  } catch (const std::invalid_argument& e) {
+    // "job[i] (NAME): its token budget takes ..." is found only by simulating the job: positioned
+    // at its budget in the file, as the loader positions every other job error (session 36).
+    const std::string what = e.what();
+    std::size_t i = 0;
+    if (std::sscanf(what.c_str(), "job[%zu] (", &i) != 1 || i >= jobs.cluster.jobs.size()) throw;
+    const std::string field =
+        "job[" + std::to_string(i) + "]." + (jobs.cluster.jobs[i].tokens > 0.0 ? "tokens" : "alone_duration_s");
+    throw io::ScenarioError({io::field_position(path, field) + ": " + what});
+  }
 
   std::ostringstream p;
   const models::ClusterSpec& c = jobs.cluster.cluster;

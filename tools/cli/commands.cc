@@ -265,10 +265,10 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     refuse_repeated_files(vm["cases"].as<std::vector<std::string>>(), "validate", "each case file once");
     const int jobs = vm["jobs"].as<int>();
     check_thread_count("--jobs", jobs, kSimulationsWhy);
-    if (vm.count("max-mape") && !(vm["max-mape"].as<double>() >= 0))
-      throw UsageError("--max-mape: must be a percentage >= 0");
-    if (vm.count("max-error") && !(vm["max-error"].as<double>() >= 0))
-      throw UsageError("--max-error: must be a percentage >= 0");
+    if (vm.count("max-mape"))
+      check_percentage("--max-mape", vm["max-mape"].as<double>(), "the largest mean error that passes");
+    if (vm.count("max-error"))
+      check_percentage("--max-error", vm["max-error"].as<double>(), "the largest case error that passes");
     const std::string half = vm["half"].as<std::string>();
     if (half != "fit" && half != "held" && half != "all")
       throw UsageError("--half: got \"" + half + "\" (expected fit, held or all)");

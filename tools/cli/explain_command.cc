@@ -114,7 +114,7 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
         throw UsageError("--path: needs exactly two GPUs (got " + std::to_string(path.size()) + ")");
     }
     const int max_nodes = vm["max-nodes"].as<int>();
-    if (max_nodes < 1) throw UsageError("--max-nodes: must be >= 1");
+    check_at_least("--max-nodes", max_nodes, 1, "the nodes drawn in the DOT file");
     if (!vm["max-nodes"].defaulted() && !vm.count("dot"))
       throw UsageError(
           "--max-nodes: limits the DOT file's drawing, and no --dot FILE is given (expected --dot FILE "

@@ -19,6 +19,7 @@
 
 #include "models/collectives/nccl_tests.h"
 #include "models/hardware/cluster.h"
+#include "models/io/int_ranges.h"
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
 #include "sim/flow_network.h"
@@ -97,6 +98,13 @@ constexpr double kMaxAlltoallPairs = 4096.0 * 4095.0;
 /// The size option `name` (shown as `flag`) in bytes, or a UsageError naming the flag and the range.
 double size_option(const po::variables_map& vm, const char* name, const char* flag) {
   const std::string text = vm[name].as<std::string>();
+  // 1e400 (or 1e-400K) is past what a double holds: said as the other numeric options say it.
+  const bool suffix = !text.empty() && std::string_view("KkMmGg").find(text.back()) != std::string_view::npos;
+  const std::string number = suffix ? text.substr(0, text.size() - 1) : text;
+  if (io::detail::double_out_of_range(number)) {
+    throw UsageError(std::string(flag) + ": got \"" + text + "\": out of range as written (expected " +
+                     std::string(io::detail::kDoubleRangeExpected) + ")");
+  }
   double bytes = 0;
   try {
     bytes = models::parse_nccl_tests_size(text);
@@ -147,7 +155,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       "op", po::value<std::string>()->default_value("all_reduce"),
       "all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce | sendrecv")(
       "minbytes,b", po::value<std::string>()->default_value("32M"),
-      "smallest size (nccl-tests default 32M); sizes 0 to 8388608G (2^53 bytes)")(
+      "smallest size (nccl-tests default 32M); sizes 0 to 8388608G (2^53 bytes), whole bytes (1.5K, not 0.5)")(
       "maxbytes,e", po::value<std::string>()->default_value("32M"), "largest size (nccl-tests default 32M)")(
       "stepfactor,f", po::value<double>(), "multiply the size by this integer factor between rows")(
       "stepbytes,i", po::value<std::string>(), "add this many bytes between rows (default 1M when no -f)")(

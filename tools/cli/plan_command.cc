@@ -148,22 +148,20 @@ PlanRequest read_plan_request(const po::variables_map& vm) {
   o.max_simulations = vm["max-simulations"].as<int>();
   o.max_tp = vm["max-tp"].as<int>();
   o.estimate_slack = vm["estimate-slack"].as<double>() / 100.0;
-  if (!(o.estimate_slack >= 0)) throw UsageError("--estimate-slack: must be a percentage >= 0");
+  check_percentage("--estimate-slack", vm["estimate-slack"].as<double>(),
+                   "layouts estimated within this many percent of the best are simulated");
   o.max_virtual_stages = vm["max-virtual-stages"].as<int>();
   o.max_micro_batch_size = vm["max-micro-batch"].as<int>();
   o.uneven_stages = vm.count("no-uneven") == 0;
   o.jobs =
       vm.count("jobs") ? vm["jobs"].as<int>() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   req.top = vm["top"].as<int>();
-  if (req.top < 1) throw UsageError("--top: must be >= 1 (got " + std::to_string(req.top) + ")");
+  check_at_least("--top", req.top, 1, "the layouts to print");
   check_thread_count("--jobs", o.jobs, kSimulationsWhy);
-  if (o.max_simulations < 1)
-    throw UsageError("--max-simulations: must be >= 1 (got " + std::to_string(o.max_simulations) + ")");
-  if (o.max_tp < 0) throw UsageError("--max-tp: must be >= 0 (got " + std::to_string(o.max_tp) + ")");
-  if (o.max_virtual_stages < 1)
-    throw UsageError("--max-virtual-stages: must be >= 1 (got " + std::to_string(o.max_virtual_stages) + ")");
-  if (o.max_micro_batch_size < 0)
-    throw UsageError("--max-micro-batch: must be >= 0 (got " + std::to_string(o.max_micro_batch_size) + ")");
+  check_at_least("--max-simulations", o.max_simulations, 1, "the layouts simulated at most");
+  check_at_least("--max-tp", o.max_tp, 0, "the largest TP tried, 0 for 2 x GPUs per node");
+  check_at_least("--max-virtual-stages", o.max_virtual_stages, 1, "the largest interleaving, 1 for none");
+  check_at_least("--max-micro-batch", o.max_micro_batch_size, 0, "the largest micro-batch tried, 0 for no cap");
   return req;
 }
 

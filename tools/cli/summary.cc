@@ -555,17 +555,24 @@ std::string format_job_effects(const models::Report& r) {
     o << "  checkpoint    " << format_fixed(st.checkpoint_bytes / 1e9, 1) << " GB from " << st.checkpoint_writer_nodes
       << " node(s): write " << format_duration(st.checkpoint_write_s) << " at "
       << format_fixed(st.checkpoint_write_gb_per_s, 2) << " GB/s (" << st.bottleneck << "), stall "
-      << format_duration(st.checkpoint_stall_s) << " every " << format_duration(st.checkpoint_interval_s) << " = "
-      << format_duration(st.checkpoint_stall_s_per_iteration) << " per iteration; read back "
-      << format_duration(st.checkpoint_read_s) << "\n";
+      << format_duration(st.checkpoint_stall_s)
+      << (st.checkpoint_interval_s >= models::kNoFailureCheckpointIntervalS
+              ? std::string(" a checkpoint, none needed (the job never fails)")
+              : " every " + format_duration(st.checkpoint_interval_s) + " = " +
+                    format_duration(st.checkpoint_stall_s_per_iteration) + " per iteration")
+      << "; read back " << format_duration(st.checkpoint_read_s) << "\n";
   }
   const models::ReliabilityReport& rl = r.reliability;
   if (rl.modelled) {
     o << "\nFailures (" << rl.draws << " Monte-Carlo draws, seed " << rl.seed << "):\n";
     o << "  job MTBF      "
-      << (rl.job_mtbf_h > 0 ? format_duration(rl.job_mtbf_h * 3600) : std::string("never (no failure rates given)"))
-      << "; checkpoint every " << format_duration(rl.checkpoint_interval_s) << ", restart "
-      << format_duration(rl.restart_s) << "\n";
+      << (rl.job_mtbf_h > 0   ? format_duration(rl.job_mtbf_h * 3600)
+          : rl.causes.empty() ? std::string("never (no failure rates given)")
+                              : std::string("never (every failure rate is 0)"))
+      << (rl.checkpoint_interval_s >= models::kNoFailureCheckpointIntervalS
+              ? std::string("; no checkpoint needed (the job never fails)")
+              : "; checkpoint every " + format_duration(rl.checkpoint_interval_s))
+      << ", restart " << format_duration(rl.restart_s) << "\n";
     o << "  interruptions " << format_fixed(rl.interruptions_mean, 1) << " +- "
       << format_fixed(rl.interruptions_stddev, 1) << " (p5 " << format_fixed(rl.interruptions_p5, 0) << ", p95 "
       << format_fixed(rl.interruptions_p95, 0) << ")\n";

@@ -33,6 +33,10 @@ TEST(NcclTests, SizesAsNcclTestsParsesThem) {
             "bad size '8X' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)");
   EXPECT_EQ(error_of([] { parse_nccl_tests_size(""); }),
             "bad size '' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)");
+  // nccl-tests would run 0.5 as 0 bytes (size_t); 1.5K is whole.
+  EXPECT_EQ(error_of([] { parse_nccl_tests_size("0.5"); }),
+            "size '0.5' is not a whole number of bytes (expected a whole size, e.g. 8, 64K, or 1.5K = 1536)");
+  EXPECT_EQ(parse_nccl_tests_size("1.5K"), 1536.0);
   EXPECT_EQ(error_of([] { parse_nccl_tests_size("-1"); }),
             "bad size '-1' (expected a number with an optional K, M or G suffix, e.g. 8, 64K, 8G)");
 }

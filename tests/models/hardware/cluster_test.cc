@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/hardware/network_size.h"
 #include "sim/flow_network.h"
 #include "sim/simulator.h"
 
@@ -424,6 +425,36 @@ TEST(Cluster, TorusRoutesDimensionOrder) {
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "cluster.fabric.torus_dims: product 12 != num_nodes 16");
+  }
+}
+
+// A dimension of extent 2 has one neighbour: one link each way takes that direction's share of the
+// NICs (session 36; before, a second link each way to the same node went unused, ties routing +).
+TEST(Cluster, TorusDimensionOfExtentTwoIsOneDirection) {
+  ClusterSpec s = make_spec("dgx_h100", 8);
+  s.fabric.kind = FabricKind::torus;
+  s.fabric.torus_dims = {2, 4};
+  s.nics_per_node = 6;  // 3 directions: + and - in the extent-4 dimension, one in the extent-2 one
+  Fixture f(s);
+  std::vector<std::string> fabric;
+  for (auto r : f.cluster.route(8, 0)) {  // node 1 (1,0) to node 0 (0,0)
+    if (f.cluster.link_kind(r) != LinkKind::fabric) continue;
+    fabric.push_back(f.net.resource_name(r));
+    EXPECT_DOUBLE_EQ(f.net.capacity(r), 100e9);  // 6 NICs x 50 GB/s / 3 directions
+  }
+  EXPECT_EQ(fabric, (std::vector<std::string>{"node1.router.d0+"}));
+  EXPECT_EQ(Cluster::network_size(s).resources(), static_cast<std::int64_t>(f.cluster.num_resources()));
+  ClusterSpec bad = s;
+  bad.nics_per_node = 4;
+  try {
+    Cluster c(bad);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("cluster.nics_per_node: 4 NICs per node do not split evenly over the 3 "
+                                          "neighbour directions of a 2x4 torus",
+                                          0),
+              0u)
+        << e.what();
   }
 }
 

@@ -36,7 +36,7 @@ TEST(InputBounds, TrainTokensAboveTheLargestPublishedRunsTimesTwentyEight) {
   // Line 5: "  training { " puts the first field at column 14.
   EXPECT_EQ(errors_of(with_training("global_batch_size: 8 train_tokens: 1e30")),
             std::vector<std::string>{
-                "t.textproto:5:35: workload.training.train_tokens: got 1e+30 (expected 0 for no token budget, or a "
+                "t.textproto:5:35: workload.training.train_tokens: got 1e30 (expected 0 for no token budget, or a "
                 "whole number of tokens from 1 to 1e15: about 28x "
                 "the largest published pretraining runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), Llama 3 "
                 "15.6T (Meta 2024))"});

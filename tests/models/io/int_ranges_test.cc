@@ -152,8 +152,9 @@ TEST(IntRanges, QuotedSetValuesAskForTheBareValue) {
   for (const std::string v : {"1e-400", "1e400"}) {
     EXPECT_EQ(errors_of(text("2"), Format::text, {"power.pue=" + v}),
               std::vector<std::string>{"--set: power.pue: invalid value \"" + v +
-                                       "\": out of range as written (expected a finite number: a double holds "
-                                       "magnitudes from 4.9e-324 to 1.8e308, and 0)"});
+                                       "\": out of range as written (expected 0 or a finite number of magnitude "
+                                       "2.2e-308 to 1.8e308: a double holds no larger one, and smaller ones "
+                                       "only subnormal, with digits lost)"});
   }
   // A string field would keep the quotes as characters (a template named "\"dgx_a100\"", whose
   // did-you-mean showed the same name): refused with the bare value too.

@@ -78,7 +78,7 @@ TEST(OverridesIo, BadSelectorsAndFactorsArePositionedAndNameWhatExists) {
             (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].clock_factor: got 1e-15 (expected 0.1 <= "
                                       "f <= 1: an A100's lowest clock is 0.15 of its boost clock)"}));
   EXPECT_EQ(errors_of(scenario("select: \"node1/nic0\" bandwidth_factor: 1e-9")),
-            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].bandwidth_factor: got 1e-09 (expected "
+            (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].bandwidth_factor: got 1e-9 (expected "
                                       "0.001 <= f <= 1: a PCIe gen5 x16 link trained at gen1 x1 still runs at 0.004 of "
                                       "its rate)"}));
   std::string one_node = scenario("select: \"node0/nic0\" failed: true");

@@ -176,7 +176,7 @@ TEST(PcieTreeIo, UplinkRateOutOfRangeReadsInGbPerS) {
   EXPECT_EQ(
       errors_of(described("  pcie_switch { socket: 0 uplink_bytes_per_s: 2e12 gpus: [0, 1, 2, 3] nics: [0, 1] }\n")),
       std::vector<std::string>{
-          "t.textproto:11:27: node_template[0].pcie_switch[0].uplink_bytes_per_s: got 2e+12 bytes/s = 2000 GB/s "
+          "t.textproto:11:27: node_template[0].pcie_switch[0].uplink_bytes_per_s: got 2e12 bytes/s = 2000 GB/s "
           "(expected 0 for uplink_generation x uplink_lanes or the node's uplink, or 0.25 GB/s, PCIe 1.0 x1, "
           "to 1000 GB/s per direction: 250e6 to 1e12 bytes/s)"});
   EXPECT_EQ(

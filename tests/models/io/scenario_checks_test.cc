@@ -469,7 +469,7 @@ TEST(ScenarioIoErrors, PowerAndThermalFields) {
   EXPECT_EQ(
       errors_of(small() + "thermal { r_k_per_w: 11 c_j_per_k: 1e308 }\n"),
       (std::vector<std::string>{"t.textproto:8:11: thermal.r_k_per_w: got 11 (expected 0 to 10 K/W; 0 = the default)",
-                                "t.textproto:8:25: thermal.c_j_per_k: got 1e+308 (expected 0 to 1e+06 J/K; 0 = "
+                                "t.textproto:8:25: thermal.c_j_per_k: got 1e308 (expected 0 to 1e+06 J/K; 0 = "
                                 "the default)"}));
   // Host memory below one DDR3-800 channel's 6.4 GB/s by far: the offload time overflowed the clock.
   EXPECT_EQ(

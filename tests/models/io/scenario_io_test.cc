@@ -305,7 +305,7 @@ TEST(ScenarioIoSet, WrongValueTypes) {
 TEST(ScenarioIoSet, NumbersAreDecimal) {
   EXPECT_EQ(
       errors_of(small(), Format::text, {"power.pue=0x1", "power.cpu_load_fraction=+0.5", "thermal.supply_air_c=25C"}),
-      (std::vector<std::string>{"--set: power.pue: invalid value \"0x1\" (expected a number)",
+      (std::vector<std::string>{"--set: power.pue: 0x1 is hexadecimal (expected a decimal number, e.g. 1)",
                                 "--set: power.cpu_load_fraction: invalid value \"+0.5\" (expected a number)",
                                 "--set: thermal.supply_air_c: invalid value \"25C\" (expected a number)"}));
   const models::Scenario s =

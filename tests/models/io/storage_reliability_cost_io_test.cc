@@ -82,7 +82,7 @@ TEST(StorageReliabilityCostIo, ChecksArePositioned) {
       "t.textproto:6:15: storage.shared_fs.per_node_gb_per_s: got 0 (expected a finite number > 0)",
       "t.textproto:7:3: storage.bytes_per_sample: got -5 (expected a finite number >= 0)",
       "t.textproto:10:3: reliability.failure[0].cause: not set (expected a cause name, unique in the list)",
-      "t.textproto:10:13: reliability.failure[0].per_gpu_hour: got -1e-05 (expected a finite number >= 0)",
+      "t.textproto:10:13: reliability.failure[0].per_gpu_hour: got -1e-5 (expected a finite number >= 0)",
       "t.textproto:9:1: reliability.horizon_s: is 0 and no token budget is given (expected horizon_s > 0, or "
       "workload.training.train_tokens > 0, e.g. 2670796800: 20 tokens per parameter of this 133539840-parameter "
       "model, "
@@ -134,10 +134,10 @@ TEST(StorageReliabilityCostIo, PricesHaveUpperBounds) {
     return errors_of(t);
   };
   EXPECT_EQ(errors_with("energy_price_usd_per_kwh: 1e300"),
-            std::vector<std::string>{"t.textproto:4:8: cost.energy_price_usd_per_kwh: got 1e+300 (expected a finite "
+            std::vector<std::string>{"t.textproto:4:8: cost.energy_price_usd_per_kwh: got 1e300 (expected a finite "
                                      "number >= 0 and <= 100: USD 100 per kWh, 200x retail)"});
   EXPECT_EQ(errors_with("node_price_usd: 1e300"),
-            std::vector<std::string>{"t.textproto:4:8: cost.node_price_usd: got 1e+300 (expected a price > 0 and <= "
+            std::vector<std::string>{"t.textproto:4:8: cost.node_price_usd: got 1e300 (expected a price > 0 and <= "
                                      "1e+08 in USD: USD 100M for one server or rack; leave the field out for the "
                                      "GPU's default price, which `traincast catalog --prices` lists)"});
   EXPECT_EQ(errors_with("amortization_years: 1e-300"),

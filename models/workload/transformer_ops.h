@@ -538,15 +538,14 @@ struct TransformerOps {
   }
 
   // ---- one layer, backward ----
-  // A column-parallel GEMM's input gradient (ks as in gather_into), its TP reduction and the SP
-  // all-gather of the input for the weight gradient (not with a frozen base). The reduction runs
-  // beside the weight-gradient GEMM (Megatron; TE's bulk overlap), on the compute stream without
-  // parallel.overlap_tp_grad_reduce (Megatron-DeepSpeed: the same total, one after the other), or,
-  // async TP, fused (scatter_from) when one matmul produces the gradient (`fused`:
-  // TransformerShape::qkv_one_matmul, fc1_...).
+  // A column-parallel GEMM's input gradient (ks as in gather_into), its TP reduction (beside the
+  // weight gradient: Megatron, TE's bulk overlap; blocking without overlap_tp_grad_reduce) and the
+  // SP all-gather of the input for the weight gradient (not with a frozen base); async TP fuses
+  // (scatter_from) where one matmul produces the gradient (`fused`: qkv_one_matmul, fc1_...).
   void dgrad_then_wgrad(Program& p, const std::string& label, const std::vector<Kernel>& ks, std::size_t first,
                         std::size_t last, bool fused) {
     const std::string rs_label = x.sp ? "tp_rs_bwd" : "tp_ar_bwd";
+    const Overlap reduce_overlap = sc.parallel.overlap_tp_grad_reduce ? Overlap::with_next : Overlap::blocking;
     if (chunked && fused) {
       scatter_from(p, label, ks, first, last, rs_label, act_bytes, Overlap::with_next);
       if (!lora)
@@ -557,12 +556,9 @@ struct TransformerOps {
     sp_copy(p, rs_label, act_bytes);  // the reduce-scatter's input (DTensor keeps the gathered input: no wgrad gather)
     if (x.sp && !lora)
       ProgramBuilder::collective(p, "tp_ag_wgrad", CollectiveOp::all_gather, gather_bytes, Overlap::with_next);
-    if (tp)
-      ProgramBuilder::collective(p, rs_label, reduce_op, act_bytes,
-                                 sc.parallel.overlap_tp_grad_reduce ? Overlap::with_next : Overlap::blocking);
+    if (tp) ProgramBuilder::collective(p, rs_label, reduce_op, act_bytes, reduce_overlap);
   }
-  // The async all-reduce / reduce-scatter of the input gradient runs beside the weight-gradient
-  // GEMM (Megatron ColumnParallelLinear backward); AG of the output gradient (SP) is blocking.
+  // The input gradients' TP reductions as dgrad_then_wgrad; AG of the output gradient (SP) blocks.
   void mlp_backward(Program& p, double width, const std::string& prefix) {
     const bool dense = prefix.empty();
     // fc2's input gradient (dgrad, the gathered rows) is the all-gather's consumer; its weight

@@ -76,6 +76,21 @@ ResolvedSelector resolve_resource_name(const Cluster& cluster, const std::string
 
 }  // namespace
 
+std::optional<SelectorNodes> selector_nodes(const std::string& select) {
+  std::string_view s = select;
+  if (!take(s, "node")) return std::nullopt;
+  const std::optional<int> first = take_number(s);
+  if (!first) return std::nullopt;
+  SelectorNodes out{*first, *first, {}};
+  if (take(s, "-")) {
+    const std::optional<int> last = take_number(s);
+    if (!last || *last < *first) return std::nullopt;
+    out.last = *last;
+  }
+  out.rest = std::string(s);
+  return out;
+}
+
 bool selector_reads_no_resource(const std::string& select) {
   std::string_view s = select;
   if (!take(s, "node") || s.empty() || s[0] < '0' || s[0] > '9') return false;  // a resource name

@@ -13,6 +13,7 @@
 // Numbers are decimal without sign or leading zeros. "node[0-15]" (Slurm's hostlist form) is
 // refused with the form to write instead.
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,17 @@ struct ResolvedSelector {
 /// "no gpu9 on node3 (it has gpu0-7)", "no resource named \"node0.gpu3.nvl\" (node0 has:
 /// node0.gpu0.nvl_up, ...)", "write a node range as node0-15 (got \"node[0-15]\")".
 ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& select);
+
+/// The node part of a node selector (grammar above): nodes first..last (first == last for
+/// node<N>) and what follows them: "", "/gpu3", "/nic0", ".gpu3.nvl_up", or a torus link's
+/// ".router->node1.router". nullopt when `select` does not start with node<N> (a switch link such
+/// as "leaf0->spine1") or its number or range breaks the grammar. Reads no cluster.
+struct SelectorNodes {
+  int first = 0;
+  int last = 0;
+  std::string rest;
+};
+std::optional<SelectorNodes> selector_nodes(const std::string& select);
 
 /// Whether resolve_selector(cluster, select) reads only the cluster's sizes and GPU places, never
 /// its resource table: GPU selectors (node<N>, node<A>-<B>, with or without /gpu<K>) and the

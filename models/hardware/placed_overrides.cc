@@ -1,53 +1,18 @@
 // Cluster overrides as each job of a shared cluster sees them (placed_overrides.h).
 #include "models/hardware/placed_overrides.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
-#include <string_view>
+
+#include "models/hardware/element_overrides.h"
 
 namespace traincast::models {
 namespace {
 
-/// A selector's node part: nodes first..last, and what follows them ("", "/gpu3", "/nic0",
-/// ".gpu3.nvl_up"). nullopt for a selector that does not start with node<N> (a switch link).
-struct NodeSelector {
-  int first = 0;
-  int last = 0;
-  std::string rest;
-};
-
-std::optional<int> take_number(std::string_view& s) {
-  std::size_t n = 0;
-  while (n < s.size() && s[n] >= '0' && s[n] <= '9') ++n;
-  if (n == 0 || n > 9) return std::nullopt;
-  int v = 0;
-  for (std::size_t i = 0; i < n; ++i) v = v * 10 + (s[i] - '0');
-  s.remove_prefix(n);
-  return v;
-}
-
-std::optional<NodeSelector> node_selector(const std::string& select) {
-  std::string_view s = select;
-  if (s.substr(0, 4) != "node") return std::nullopt;
-  s.remove_prefix(4);
-  const std::optional<int> first = take_number(s);
-  if (!first) return std::nullopt;
-  NodeSelector out{*first, *first, {}};
-  if (!s.empty() && s[0] == '-') {
-    s.remove_prefix(1);
-    const std::optional<int> last = take_number(s);
-    if (!last) return std::nullopt;
-    out.last = *last;
-  }
-  out.rest = std::string(s);
-  return out;
-}
-
 /// Whether the selector names something inside one node: a GPU, the node, a NIC, or a link whose
 /// name (after "node<N>.") names no other node (a torus link, "node0.router->node1.router", does).
 bool inside_one_node(const std::string& select) {
-  const std::optional<NodeSelector> n = node_selector(select);
+  const std::optional<SelectorNodes> n = selector_nodes(select);
   if (!n) return false;
   if (n->rest.empty() || n->rest[0] == '/') return true;
   return n->rest[0] == '.' && n->rest.find("node") == std::string::npos;
@@ -79,7 +44,7 @@ std::vector<ElementOverride> placed_overrides(const ClusterSpec& spec, const std
   std::vector<ElementOverride> out;
   for (const ElementOverride& o : spec.overrides) {
     if (o.missing.has_value()) continue;
-    const std::optional<NodeSelector> n = node_selector(o.select);
+    const std::optional<SelectorNodes> n = selector_nodes(o.select);
     if (!n || !inside_one_node(o.select)) {
       const std::optional<std::pair<int, std::string>> why = override_not_per_job(spec);
       throw std::invalid_argument(why ? why->second : "\"" + o.select + "\" is not a node selector");

@@ -129,7 +129,7 @@ class ClusterRun {
       r.priority = specs[i].priority;
       r.problem = in_.problem[i];
       if (r.problem.empty() && specs[i].duration_s == 0.0) {
-        const Timing& alone = cache_.at(key(i, alone_leaves(i), alone_nodes(i)));
+        const Timing& alone = cache_.at(key(i, alone_leaves(i), alone_nodes()));
         if (alone.oom)
           r.problem =
               "out of memory on its " + std::to_string(r.gpus) + " GPUs (traincast run on its workload says why)";
@@ -137,7 +137,7 @@ class ClusterRun {
           r.problem = "its workload reports no tokens per iteration (expected duration_s for a non-token workload)";
       }
       if (!r.problem.empty()) continue;
-      const sim::Time alone = run_time(i, alone_leaves(i), alone_nodes(i));
+      const sim::Time alone = run_time(i, alone_leaves(i), alone_nodes());
       r.alone_run_s = secs(alone);
       queued.push_back({nodes_of(i), sim::Time::from_seconds(specs[i].arrival_s), specs[i].priority, alone});
       index.push_back(i);
@@ -151,11 +151,11 @@ class ClusterRun {
  private:
   int nodes_of(std::size_t i) const { return in_.job_scenarios[i].cluster.num_nodes; }
   int alone_leaves(std::size_t i) const { return ceil_div(nodes_of(i), npl_); }
-  /// The nodes whose overrides job i's isolated run gets: none. Alone means on an empty cluster of
+  /// The nodes whose overrides a job's isolated run gets: none. Alone means on an empty cluster of
   /// healthy nodes, so the backfill estimate is the job's nominal run time and its slowdown counts
   /// what its placement's nodes (their cluster.overrides) and its co-runners cost: never below 1
   /// (a slower GPU, a capped or failed part never makes a job faster).
-  static const std::vector<int>& alone_nodes(std::size_t /*i*/) {
+  static const std::vector<int>& alone_nodes() {
     static const std::vector<int> none;
     return none;
   }
@@ -202,7 +202,7 @@ class ClusterRun {
     Pending p;
     for (std::size_t i = 0; i < in_.cluster.jobs.size(); ++i)
       if (in_.problem[i].empty() && token_job(i))
-        p.add(cache_, key(i, alone_leaves(i), alone_nodes(i)), i, alone_nodes(i));
+        p.add(cache_, key(i, alone_leaves(i), alone_nodes()), i, alone_nodes());
     simulate_pending(p, threads);
   }
 
@@ -262,7 +262,7 @@ class ClusterRun {
         const int leaves = leaves_spanned(nodes, npl_);
         if (token_job(i) && cache_.count(key(i, leaves, nodes)) == 0) {
           missing.add(cache_, key(i, leaves, nodes), i, nodes);
-          return run_time(i, alone_leaves(i), alone_nodes(i));  // stand-in for this round
+          return run_time(i, alone_leaves(i), alone_nodes());  // stand-in for this round
         }
         return run_time(i, leaves, nodes);
       };
@@ -306,7 +306,7 @@ class ClusterRun {
   double tokens_of(std::size_t i) {
     const JobSpec& j = in_.cluster.jobs[i];
     if (j.tokens > 0.0) return j.tokens;
-    const Timing& alone = timing(i, alone_leaves(i), alone_nodes(i));
+    const Timing& alone = timing(i, alone_leaves(i), alone_nodes());
     return j.alone_duration_s * alone.tokens_per_iteration / alone.iteration_time_s;
   }
 

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/io/scenario_io.h"
@@ -235,9 +236,9 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         std::string budget;
         std::vector<std::string> o = compare_defaults(first, tokens, budget);
         o.insert(o.end(), c.overrides.begin(), c.overrides.end());
-        const bool reliability_added = std::find(o.begin(), o.end(), "reliability.seed=1") != o.end();
-        in.push_back(
-            {c.label, c.file.empty() ? "(embedded default)" : c.file, load(c.file, o, last_option), reliability_added});
+        models::Scenario filled = load(c.file, o, last_option);
+        const bool reliability_added = !first.reliability && filled.reliability;  // compare_defaults' section
+        in.push_back({c.label, c.file.empty() ? "(embedded default)" : c.file, std::move(filled), reliability_added});
         budgets.push_back(budget);
         if (tokens > 0 && budget == "scenario")
           err << "traincast compare: --tokens not used for " << c.label

@@ -106,9 +106,8 @@ void print_column_warnings(std::vector<CompareInput>& in, std::ostream& err) {
   }
 }
 
-}  // namespace
-
-int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+/// The options and --help text of `traincast compare`.
+po::options_description compare_options() {
   po::options_description opts(
       "traincast compare A B [C...] [options]\n"
       "traincast compare [A] --vary field.path=v1,v2[,...] [options]\n\n"
@@ -134,6 +133,13 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       "csv", po::value<std::string>(), "also write the comparison as CSV to this file")(
       "force", "overwrite existing --json/--csv files")("scenarios", po::value<std::vector<std::string>>(),
                                                         "scenario files");
+  return opts;
+}
+
+}  // namespace
+
+int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description opts = compare_options();
   po::positional_options_description pos;
   pos.add("scenarios", -1);
   return guarded(err, [&]() -> int {

@@ -9,6 +9,7 @@
 #include "models/hardware/element_overrides.h"
 #include "models/hardware/placed_overrides.h"
 #include "models/io/scenario_io.h"
+#include "models/io/scenario_io_internal.h"
 
 namespace traincast::io {
 namespace {
@@ -80,6 +81,28 @@ std::map<std::string, models::Scenario> load_workloads(const std::string& path, 
   return workloads;
 }
 
+/// What a job's workload file holds that the job does not take (models::ClusterJobs::workload_notes).
+std::vector<std::string> workload_file_notes(const std::string& file, const models::Scenario& w,
+                                             const std::string& scenario_path) {
+  std::vector<std::string> notes = w.input_warnings;
+  const auto section = [&](bool present, const char* name) {
+    if (!present) return;
+    std::string m = field_position(file, name);
+    m.append(": ").append(name).append(
+        ": has no effect in traincast cluster: a job takes only the workload section of its workload file (expected "
+        "storage, power and thermal in the cluster scenario ");
+    m.append(scenario_path).append(", which every job's simulation takes them from; reliability and cost are not ");
+    m.append("modelled by traincast cluster)");
+    notes.push_back(std::move(m));
+  };
+  section(w.storage.has_value(), "storage");
+  section(w.reliability.has_value(), "reliability");
+  section(w.cost.has_value(), "cost");
+  section(w.power != models::PowerSpec{}, "power");
+  section(w.thermal != models::ThermalSpec{}, "thermal");
+  return notes;
+}
+
 }  // namespace
 
 models::Scenario job_scenario(const models::Scenario& cluster, const models::Scenario& workload, int gpus,
@@ -106,7 +129,8 @@ models::Scenario job_scenario(const models::Scenario& cluster, const models::Sce
 
 models::ClusterJobs load_cluster_jobs(const std::string& path, const std::vector<std::string>& overrides) {
   models::ClusterJobs out;
-  out.cluster = load_scenario_file(path, overrides);
+  bool own_workload = true;  // false: every job that would run it has a fixed duration_s (the loader checked)
+  out.cluster = detail::load_job_list_file(path, overrides, own_workload);
   const models::Scenario& base = out.cluster;
   if (base.jobs.empty())
     throw ScenarioError({field_position(path, "job") +
@@ -118,6 +142,13 @@ models::ClusterJobs load_cluster_jobs(const std::string& path, const std::vector
   std::vector<std::string> errors;
   const std::map<std::string, models::Scenario> workloads = load_workloads(path, base, errors, out.workload_files);
   if (!errors.empty()) throw ScenarioError(errors);
+  std::map<std::string, std::vector<std::string>> notes_of;  // workload -> its file's notes
+  for (std::size_t i = 0; i < base.jobs.size(); ++i) {
+    const std::string& w = base.jobs[i].workload;
+    if (!w.empty() && notes_of.count(w) == 0)
+      notes_of[w] = workload_file_notes(workload_path(path, w), workloads.at(w), path);
+    out.workload_notes.push_back(w.empty() ? std::vector<std::string>{} : notes_of[w]);
+  }
 
   const int per_node = models::cluster_node_template(base.cluster).gpus_per_node;
   const int cluster_gpus =  // in service: drained nodes (missing GPUs) run no job
@@ -139,6 +170,16 @@ models::ClusterJobs load_cluster_jobs(const std::string& path, const std::vector
     if (j.gpus > cluster_gpus) {
       out.problem.back() = "asks for " + std::to_string(j.gpus) + " GPUs; the cluster has " +
                            std::to_string(cluster_gpus) + ": it can never run";
+      continue;
+    }
+    if (!own_workload && j.workload.empty()) {
+      // A job of fixed duration_s on a file without a workload: nothing of it is simulated; the
+      // scheduler needs its nodes only.
+      models::Scenario& js = out.job_scenarios.back();
+      js.name = name;
+      js.cluster = base.cluster;
+      js.cluster.num_nodes = j.gpus / per_node;
+      js.cluster.overrides.clear();
       continue;
     }
     const models::Scenario& w = workloads.at(j.workload);

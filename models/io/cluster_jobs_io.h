@@ -10,7 +10,10 @@
 
 namespace traincast::io {
 
-/// Reads `path` (with `overrides`, as load_scenario_file) and resolves its jobs. A job's workload
+/// Reads `path` (with `overrides`, as load_scenario_file) and resolves its jobs. The file needs no
+/// workload section when every job without a `workload` of its own has a fixed `duration_s` (such
+/// a job's scenario is then the cluster on its nodes, nothing simulated); a job that would run
+/// the missing workload is an error at that job. A job's workload
 /// is "" (the scenario's own), a zoo name (no '/', no '.': NAME.textproto in a `models/` or
 /// `scenarios/models/` folder at or above the scenario's folder, nearest first) or a scenario path
 /// relative to the scenario's folder; each distinct one is loaded once, as a scenario. Throws

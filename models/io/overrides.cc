@@ -130,7 +130,7 @@ std::string value_form_problem(const pb::FieldDescriptor* target, std::string_vi
 }
 
 void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& errors,
-               std::map<std::string, std::string>& origins) {
+               std::map<std::string, std::string>& origins, std::map<std::string, std::string>* values) {
   const std::size_t eq = o.assignment.find('=');
   if (eq == std::string::npos) {
     errors.push_back(o.origin + ": " + clip(o.assignment) + ": missing \"=\" (expected field.path=value)");
@@ -273,13 +273,14 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
   }
   set_scalar(*message, target, value, target_index);
   origins[walked] = o.origin;
+  if (values != nullptr) (*values)[walked] = std::string(value);
 }
 
 }  // namespace
 
 void apply_overrides(pb::Message& root, const std::vector<Override>& overrides, std::vector<std::string>& errors,
-                     std::map<std::string, std::string>& origins) {
-  for (const Override& o : overrides) apply_one(root, o, errors, origins);
+                     std::map<std::string, std::string>& origins, std::map<std::string, std::string>* values) {
+  for (const Override& o : overrides) apply_one(root, o, errors, origins, values);
 }
 
 }  // namespace traincast::io::detail

@@ -23,8 +23,11 @@ struct Override {
 /// enums by value name. Each failing override appends one message
 ///   "origin: field.path: what is wrong (expected ...)"
 /// to `errors` and leaves `root` unchanged for that override. Each applied one records
-/// path -> origin in `origins` (a later override of the same path replaces the entry).
+/// path -> origin in `origins` (a later override of the same path replaces the entry) and, when
+/// `values` is not null, path -> the value as typed (the text after the first '=') in `values`,
+/// so that a message can quote it ("got 0x1p3", not the 8 read from it).
 void apply_overrides(google::protobuf::Message& root, const std::vector<Override>& overrides,
-                     std::vector<std::string>& errors, std::map<std::string, std::string>& origins);
+                     std::vector<std::string>& errors, std::map<std::string, std::string>& origins,
+                     std::map<std::string, std::string>* values = nullptr);
 
 }  // namespace traincast::io::detail

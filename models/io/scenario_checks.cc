@@ -560,7 +560,7 @@ void check_options(const models::Scenario& s, Checker& k) {
 
 }  // namespace
 
-void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
+void check_scenario(models::Scenario& s, Checker& k, bool check_workload, bool check_sections) {
   check_text_fields(s, k);
   const ClusterChecks cluster = check_cluster(s, k);
   check_gpu_fits_node(s, cluster.node, cluster.gpu, k);
@@ -569,6 +569,9 @@ void check_scenario(models::Scenario& s, Checker& k, bool check_workload) {
     // Cluster-only use (nccl-tests, explain): the workload may be absent and is not checked.
     check_cluster_only_precision(s, cluster.gpu, k);
     check_options(s, k);
+    if (check_sections)
+      check_storage_reliability_cost(s, cluster.gpu_name, cluster.node != nullptr ? cluster.node->physical_gpus() : 0,
+                                     k);
     return;
   }
   const ModelChecks model = check_model(s, k);

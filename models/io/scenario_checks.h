@@ -26,8 +26,10 @@ inline constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
 /// the order: text fields, cluster, power and thermal, then (when check_workload) model,
 /// parallelism, MoE, encoder, dropout, context parallelism, data loader, GPU count, training,
 /// LoRA, offload, options, storage/reliability/cost; without check_workload only options follow
-/// the cluster. May normalise `s` (sequence_parallel off when tp = 1, as Megatron-LM does).
-void check_scenario(models::Scenario& s, Checker& k, bool check_workload);
+/// the cluster, and storage/reliability/cost when check_sections (a job list without a workload of
+/// its own, load_impl's workload_given). May normalise `s` (sequence_parallel off when tp = 1, as
+/// Megatron-LM does).
+void check_scenario(models::Scenario& s, Checker& k, bool check_workload, bool check_sections = false);
 
 /// "invalid value N (expected ...)" for each field path in `bad_enums` (to_struct's enum numbers
 /// that name no value), positioned in `message`.
@@ -52,6 +54,14 @@ void check_power_thermal(const models::Scenario& s, Checker& k, const models::No
 void check_gpu_count(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
 void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, int physical_gpus,
                                     Checker& k);
+
+/// The warning for Scenario::input_warnings when the file writes a `storage { local { ... } }`
+/// block that nothing reads or writes (neither storage.data_source nor storage.checkpoint_target is
+/// local, both shared_fs by default): one line, "FILE:LINE:COL: storage.local: has no effect:
+/// ...", positioned at the block. Empty otherwise, and when an override set a local field (that is
+/// an error of check_storage_reliability_cost's). --print-scenario leaves such a block out while it
+/// holds the defaults (scenario_convert.cc), so a printed scenario reloads without it.
+std::vector<std::string> unused_local_storage_notes(const models::Scenario& s, const Checker& k);
 
 /// LoRA fields (workload.training.lora_rank, lora_target_modules): a rank from 0 to hidden_size,
 /// known target names, and a model the LoRA programs cover (dense decoder).

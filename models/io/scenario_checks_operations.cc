@@ -158,6 +158,19 @@ void check_reliability(const models::Scenario& s, Checker& k) {
 
 }  // namespace
 
+std::vector<std::string> unused_local_storage_notes(const models::Scenario& s, const Checker& k) {
+  if (!s.storage || s.storage->data_source == models::StorageTarget::local ||
+      s.storage->checkpoint_target == models::StorageTarget::local || !k.present("storage.local"))
+    return {};
+  const google::protobuf::Descriptor* local = traincast::proto::LocalStorageSpec::descriptor();
+  for (int i = 0; i < local->field_count(); ++i)
+    if (k.overridden("storage.local." + local->field(i)->name())) return {};  // refused as an error
+  return {k.where("storage.local") +
+          ": storage.local: has no effect: neither storage.data_source nor storage.checkpoint_target is local, so "
+          "nothing reads or writes these drives (expected storage.data_source: local or storage.checkpoint_target: "
+          "local for them to be modelled; both default to shared_fs)"};
+}
+
 void check_storage_reliability_cost(const models::Scenario& s, const std::string& gpu_name, int physical_gpus,
                                     Checker& k) {
   using std::to_string;

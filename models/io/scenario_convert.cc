@@ -155,6 +155,12 @@ tp::Scenario to_proto(const models::Scenario& s) {
   if (m.has_cost() && m.cost().switch_price_usd() == 0) m.mutable_cost()->clear_switch_price_usd();
   if (m.has_cost() && m.cost().cloud_price_per_gpu_hour_usd() == 0)
     m.mutable_cost()->clear_cloud_price_per_gpu_hour_usd();
+  // Local drives nothing reads or writes, at their defaults: left out, so that the printed scenario
+  // does not warn that a block the user never wrote has no effect (unused_local_storage_notes). A
+  // block that differs from the defaults is the user's, and is kept.
+  if (s.storage && s.storage->data_source != models::StorageTarget::local &&
+      s.storage->checkpoint_target != models::StorageTarget::local && s.storage->local == models::LocalStorageSpec{})
+    m.mutable_storage()->clear_local();
 
   // The profile and the lists.
   if (s.cluster.profile != nullptr && !s.cluster.profile->origin.empty()) {

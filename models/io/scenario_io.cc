@@ -90,7 +90,7 @@ namespace detail {
 
 models::Scenario load_impl(std::string_view text, std::string_view origin, Format format,
                            const std::vector<Override>& overrides, const ClusterUse* cluster_only,
-                           std::vector<std::string>* layout_problems) {
+                           std::vector<std::string>* layout_problems, bool* workload_given) {
   if (text.size() > kMaxInputBytes) {
     throw ScenarioError({std::string(origin) + ": input too large (" + std::to_string(text.size()) +
                          " bytes; expected at most " + std::to_string(kMaxInputBytes) + ")"});
@@ -102,16 +102,30 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
       throw ScenarioError({*other});
   }
   return load_parsed(message, *read.source_map, std::move(read.errors), origin, format, overrides, cluster_only,
-                     layout_problems, text);
+                     layout_problems, text, workload_given);
 }
 
 std::string Checker::as_written(const std::string& path, const std::string& what) const {
-  if (source_.empty() || what.rfind("got ", 0) != 0 || overridden(path)) return what;
+  if (what.rfind("got ", 0) != 0) return what;
   const std::size_t end = std::min(what.find(' ', 4), what.size());
   const std::string shown = what.substr(4, end - 4);
   char* stop = nullptr;
   const double value = std::strtod(shown.c_str(), &stop);
   if (shown.empty() || stop != shown.c_str() + shown.size()) return what;
+  if (overridden(path)) {
+    // The value as typed after "field.path=" (--set, --vary, a case's `set`): "got 0x1p3", "got -0".
+    if (override_values_ == nullptr) return what;
+    const auto typed = override_values_->find(path);
+    if (typed == override_values_->end()) return what;
+    const std::size_t first = typed->second.find_first_not_of(" \t");
+    if (first == std::string::npos) return what;
+    const std::string raw = typed->second.substr(first, typed->second.find_last_not_of(" \t") + 1 - first);
+    char* raw_stop = nullptr;
+    const double read = std::strtod(raw.c_str(), &raw_stop);
+    if (raw.empty() || raw_stop != raw.c_str() + raw.size() || read != value || raw == shown) return what;
+    return "got " + raw + what.substr(end);
+  }
+  if (source_.empty()) return what;
   std::vector<PathStep> steps;
   if (!resolve_path(message_.GetDescriptor(), path, steps, nullptr) || steps.back().field->is_repeated() ||
       !present(path))
@@ -138,9 +152,9 @@ std::string Checker::as_written(const std::string& path, const std::string& what
 models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::vector<std::string> errors,
                              std::string_view origin, Format format, const std::vector<Override>& overrides,
                              const ClusterUse* cluster_only, std::vector<std::string>* layout_problems,
-                             std::string_view source) {
-  std::map<std::string, std::string> override_origins;
-  detail::apply_overrides(message, overrides, errors, override_origins);
+                             std::string_view source, bool* workload_given) {
+  std::map<std::string, std::string> override_origins, override_values;
+  detail::apply_overrides(message, overrides, errors, override_origins, &override_values);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
   if (cluster_only != nullptr && (!message.has_cluster() || message.cluster().ByteSizeLong() == 0)) {
     // nccl-tests, explain and chakra run read only the cluster: a file without one (an empty file,
@@ -159,7 +173,25 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
                          "dgx_h100)"});
   }
   const bool no_workload = cluster_only == nullptr && !message.has_workload();
-  if (no_workload) {
+  if (workload_given != nullptr) *workload_given = !no_workload;
+  // traincast cluster: jobs of fixed duration_s are not simulated, so a file whose every job
+  // either has one or names its own workload needs no workload section (checked as a cluster-only
+  // file, with its storage, reliability and cost sections).
+  int job_needing_workload = -1;
+  for (int i = 0; no_workload && i < message.job_size() && job_needing_workload < 0; ++i)
+    if (message.job(i).workload().empty() && !message.job(i).has_duration_s()) job_needing_workload = i;
+  const bool job_list_only = no_workload && workload_given != nullptr && message.job_size() > 0;
+  if (job_list_only && job_needing_workload >= 0) {
+    const std::string job = "job[" + std::to_string(job_needing_workload) + "]";
+    const detail::SourcePos at =
+        map.locate({detail::PathStep{message.GetDescriptor()->FindFieldByName("job"), job_needing_workload}});
+    const std::string block = format == Format::json ? "a \"workload\": {...} object" : "a workload { ... } block";
+    errors.push_back(detail::format_pos(origin, at) + ": " + job + ": runs the scenario's own workload (it names no " +
+                     job + ".workload and has no duration_s), and the file has no workload section (expected " + block +
+                     " with model, parallel and training, " + job +
+                     ".workload naming a zoo model or a scenario file, or " + job +
+                     ".duration_s: a job of fixed run time is not simulated and needs no workload)");
+  } else if (no_workload && !job_list_only) {
     // Without this, each required workload field reports "not set" at 1:1 (7 lines for one cause).
     const std::string block = format == Format::json ? "a \"workload\": {...} object" : "a workload { ... } block";
     const bool cluster = message.has_cluster();
@@ -178,12 +210,13 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   std::vector<std::string> bad_enums;
   Checker checker(message, map, origin, override_origins, errors);
   checker.set_source(source);
+  checker.set_override_values(&override_values);
   // The scenario's own node templates first: what follows looks templates up by name in them.
   scenario.cluster.described_node_templates = read_scenario_node_templates(message, checker);
   to_struct(message, scenario, bad_enums);
   checker.set_layout_search(layout_problems);
   enum_errors(bad_enums, message, checker);
-  check_scenario(scenario, checker, cluster_only == nullptr && !no_workload);
+  check_scenario(scenario, checker, cluster_only == nullptr && !no_workload, job_list_only);
   // A forced algorithm or protocol is refused at run time, when a collective it cannot run is
   // issued (the op and group are known only then); the refusal cites where it was written.
   models::CollectiveSpec& collectives = scenario.cluster.collectives;
@@ -193,6 +226,10 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
     collectives.protocol_origin = checker.where("cluster.collectives.protocol");
   if (cluster_only != nullptr) unused_override_errors(override_origins, *cluster_only, checker);
   scenario.input_warnings = unused_node_template_notes(message, scenario, checker);
+  if (cluster_only == nullptr && !no_workload) {
+    for (std::string& note : unused_local_storage_notes(scenario, checker))
+      scenario.input_warnings.push_back(std::move(note));
+  }
   if (message.has_profile() && !message.profile().empty()) {
     // Relative to the scenario file's directory (origin is its path for files).
     const std::filesystem::path rel(message.profile());
@@ -305,9 +342,10 @@ namespace {
 /// and without a lead, no note.
 models::Scenario load_noting_overrides(std::string_view text, const std::string& origin, Format format,
                                        const std::vector<Override>& cli, const std::string& lead,
-                                       const ClusterUse* cluster_only, std::vector<std::string>* layout_problems) {
+                                       const ClusterUse* cluster_only, std::vector<std::string>* layout_problems,
+                                       bool* workload_given = nullptr) {
   try {
-    return load_impl(text, origin, format, cli, cluster_only, layout_problems);
+    return load_impl(text, origin, format, cli, cluster_only, layout_problems, workload_given);
   } catch (const ScenarioError& e) {
     // --threads (traincast run) is an override too, but no check of a file reads it: left out.
     std::vector<Override> changes;
@@ -359,6 +397,17 @@ models::Scenario load_cluster_scenario_file(const std::string& path, const std::
   const std::string text = read_input_file(path);
   return load_noting_overrides(text, path, format, as_cli_overrides(overrides), "", &use, nullptr);
 }
+
+namespace detail {
+
+models::Scenario load_job_list_file(const std::string& path, const std::vector<std::string>& overrides,
+                                    bool& workload_given) {
+  const Format format = format_for_path(path);
+  const std::string text = read_input_file(path);
+  return load_noting_overrides(text, path, format, as_cli_overrides(overrides), "", nullptr, nullptr, &workload_given);
+}
+
+}  // namespace detail
 
 std::string_view default_scenario_text() { return {detail::kDefaultScenarioText, detail::kDefaultScenarioTextSize}; }
 

@@ -95,6 +95,10 @@ class Checker {
   /// The document's text, for as_written (empty: messages keep the value as read).
   void set_source(std::string_view text) { source_ = text; }
 
+  /// Each overridden path's value as typed (apply_overrides' `values`), for as_written; null: an
+  /// overridden field's messages keep the value as read. Must outlive the checker.
+  void set_override_values(const std::map<std::string, std::string>* values) { override_values_ = values; }
+
   /// For a rule that ties the scenario's parallel layout (tp, pp, dp, schedule, virtual_stages,
   /// uneven_stages, sequence_parallel, zero_stage, micro_batch_size and the overlap flags that
   /// depend on them) to its model, batch or cluster: an error as error() makes it, or, while a
@@ -150,13 +154,15 @@ class Checker {
   }
 
  private:
-  /// `what` with its leading "got N" replaced by the number the file wrote at `path` when that
-  /// reads back as N (scenario_io.cc); `what` unchanged otherwise (an override, a list, no source).
+  /// `what` with its leading "got N" replaced by the number as written at `path` when that reads
+  /// back as N (scenario_io.cc): the override's value as typed when an override set `path`
+  /// (set_override_values), else the file's text; `what` unchanged otherwise (a list, no source).
   std::string as_written(const std::string& path, const std::string& what) const;
 
   const google::protobuf::Message& message_;
   const SourceMap& map_;
   std::string_view source_;
+  const std::map<std::string, std::string>* override_values_ = nullptr;
   std::string_view origin_;
   const std::map<std::string, std::string>& override_origins_;
   std::vector<std::string>& errors_;
@@ -176,9 +182,14 @@ inline std::string names_list(const std::vector<std::string>& names) {
 /// position).
 /// layout_problems: null for a whole check; else the scenario's own layout is not checked against
 /// its model, batch and cluster and what those rules find lands here (Checker::layout_error).
+/// workload_given: null for every command but traincast cluster; else the file may have no
+/// workload section when every job that would run it (no `workload` of its own) has a fixed
+/// `duration_s` (nothing is simulated for it): the workload is then not checked (its defaults stay
+/// in the struct), and *workload_given says whether the file had one. A job that needs the missing
+/// workload is an error at that job.
 models::Scenario load_impl(std::string_view text, std::string_view origin, Format format,
                            const std::vector<Override>& overrides, const ClusterUse* cluster_only = nullptr,
-                           std::vector<std::string>* layout_problems = nullptr);
+                           std::vector<std::string>* layout_problems = nullptr, bool* workload_given = nullptr);
 
 /// load_impl after parsing: `message` as read from `origin` (`map` positions its fields; `errors`
 /// are the reader's; `source` is the text read, for values as written, or empty), then override,
@@ -187,7 +198,12 @@ models::Scenario load_impl(std::string_view text, std::string_view origin, Forma
 models::Scenario load_parsed(proto::Scenario& message, const SourceMap& map, std::vector<std::string> errors,
                              std::string_view origin, Format format, const std::vector<Override>& overrides,
                              const ClusterUse* cluster_only, std::vector<std::string>* layout_problems = nullptr,
-                             std::string_view source = {});
+                             std::string_view source = {}, bool* workload_given = nullptr);
+
+/// As load_scenario_file (with load_impl's workload_given), for `traincast cluster`'s job list
+/// (cluster_jobs_io.cc). Throws ScenarioError as load_scenario_file.
+models::Scenario load_job_list_file(const std::string& path, const std::vector<std::string>& overrides,
+                                    bool& workload_given);
 
 /// A scenario from a message that was never text (a sweep point: the sweep's base message): as
 /// load_scenario_text(text of `message`, origin, Format::text, overrides), the "field.path=value"

@@ -24,6 +24,11 @@ struct ClusterJobs {
   /// The files the jobs' workloads were read from (`job { workload: ... }`), each once, in job
   /// order: inputs, which no output may overwrite.
   std::vector<std::string> workload_files;
+  /// Per job: what its workload file (`job { workload: ... }`; none for the scenario's own) holds
+  /// that a job does not take, one warning each, "FILE:LINE:COL: PATH: what (expected ...)": the
+  /// file's own input warnings (Scenario::input_warnings) and its storage, reliability, cost,
+  /// power and thermal sections (a job takes the file's workload only). Jobs of one file share them.
+  std::vector<std::vector<std::string>> workload_notes;
 };
 
 }  // namespace traincast::models

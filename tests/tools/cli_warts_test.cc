@@ -23,7 +23,7 @@ TEST(CliWarts, TrainTokensOfAnAbsurdMagnitudeAreRefused) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
-            "--set: workload.training.train_tokens: got 1e+30 (expected 0 for no token budget, or a whole number of "
+            "--set: workload.training.train_tokens: got 1e30 (expected 0 for no token budget, or a whole number of "
             "tokens from 1 to 1e15: "
             "about 28x the largest "
             "published pretraining runs: Qwen3 36T tokens (Qwen3 Technical Report 2025), Llama 3 15.6T (Meta "

@@ -477,6 +477,25 @@ TEST_F(RobustCliTest, PlanSearchShowsProgressOnATerminalAndStopsOnCtrlC) {
   EXPECT_FALSE(fs::exists(json));
 }
 
+// A long `compare --vary` ran minutes without a word (fresh-user round 36): on a terminal it now
+// shows its columns as they finish, and nothing of it when stderr is not a terminal.
+TEST_F(RobustCliTest, CompareShowsItsColumnsOnATerminal) {
+  const std::vector<std::string> args = {"compare", "--vary", "workload.training.micro_batch_size=1,2,4"};
+  Terminal tty;
+  Child c = spawn(args, path("out.txt"), tty.slave());
+  ASSERT_GT(c.pid, 0);
+  EXPECT_TRUE(tty.wait_for("compare: scenarios simulated: 3/3 (100%)", std::chrono::seconds(120))) << tty.seen();
+  c.wait();
+  EXPECT_EQ(c.exit_status(), 0) << tty.seen();
+  EXPECT_NE(slurp(path("out.txt")).find("Verdict:"), std::string::npos);
+  Child piped = spawn(args, path("o2.txt"), path("e2.txt"));
+  ASSERT_GT(piped.pid, 0);
+  piped.wait();
+  EXPECT_EQ(piped.exit_status(), 0) << slurp(path("e2.txt"));
+  EXPECT_EQ(slurp(path("e2.txt")).find("scenarios simulated"), std::string::npos) << slurp(path("e2.txt"));
+  EXPECT_EQ(slurp(path("e2.txt")).find('\r'), std::string::npos);
+}
+
 #endif  // TRAINCAST_BINARY
 
 }  // namespace

@@ -1,12 +1,15 @@
 // `traincast cluster`: argument parsing and printing around models/scheduler (several jobs sharing
 // one cluster under a scheduler, docs/cluster.md).
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/hardware/catalog.h"
@@ -19,6 +22,7 @@
 #include "models/io/trace_writer.h"
 #include "models/scheduler/cluster_run.h"
 #include "models/scheduler/cluster_trace.h"
+#include "models/workload/settings_notes.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/summary.h"
@@ -199,6 +203,41 @@ void warn_sections_without_effect(const models::Scenario& sc, const std::string&
            "this command reports times and utilisation, no money or energy)\n";
 }
 
+/// The warnings `traincast run` would print for the jobs, each once, naming the jobs it concerns:
+/// the scenario's input warnings and its cluster's fabric settings without effect (the whole
+/// cluster's, as for run of the file), each job's workload settings without effect for its layout
+/// on its GPUs, and what its workload file holds that a job does not take (ClusterJobs::workload_notes).
+/// A job's own sub-cluster is not checked for fabric settings: a one-node job ignores the fabric
+/// that the cluster's other jobs use (docs/cluster.md).
+void warn_job_settings(const models::ClusterJobs& jobs, std::ostream& err) {
+  warn_settings_without_effect(jobs.cluster, err);
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;  // note -> its jobs, in order
+  const auto add = [&notes](const std::string& note, const std::string& job) {
+    auto it = std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == note; });
+    if (it == notes.end()) it = notes.insert(notes.end(), {note, {}});
+    it->second.push_back(job);
+  };
+  std::map<int, std::vector<std::string>> settings_of;  // scenario class -> its workload settings notes
+  for (std::size_t i = 0; i < jobs.cluster.jobs.size(); ++i) {
+    const models::JobSpec& j = jobs.cluster.jobs[i];
+    const std::string name = j.name.empty() ? "job" + std::to_string(i) : j.name;
+    if (i < jobs.workload_notes.size())
+      for (const std::string& n : jobs.workload_notes[i]) add(n, name);
+    if (!jobs.problem[i].empty() || j.duration_s != 0.0) continue;  // not simulated
+    const int c = jobs.scenario_class[i];
+    if (settings_of.count(c) == 0) settings_of[c] = models::workload_settings_without_effect(jobs.job_scenarios[i]);
+    for (const std::string& n : settings_of[c]) add(n, name);
+  }
+  constexpr std::size_t kNamed = 3;  // jobs named before "and N more"
+  for (const auto& [note, names] : notes) {
+    err << "warning: " << (names.size() == 1 ? "job " : "jobs ");
+    for (std::size_t k = 0; k < names.size() && k < kNamed; ++k)
+      err << (k == 0 ? "" : k + 1 == names.size() ? " and " : ", ") << names[k];
+    if (names.size() > kNamed) err << " and " << names.size() - kNamed << " more";
+    err << ": " << note << "\n";
+  }
+}
+
 int run_cluster(const po::variables_map& vm, const po::options_description& opts, std::ostream& out,
                 std::ostream& err) {
   if (vm.count("help")) {
@@ -238,6 +277,7 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   if (vm.count("json")) check_output_path(json, force, inputs, {csv, trace_path});
   if (vm.count("trace")) check_output_path(trace_path, force, inputs, {csv, json});
   warn_sections_without_effect(jobs.cluster, path, err);
+  warn_job_settings(jobs, err);
   std::vector<models::SchedulerSpec> schedulers;
   for (const std::string& policy : policies) {
     schedulers.push_back(jobs.cluster.scheduler);

@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/spec/enums.h"
+#include "models/spec/run_control.h"
 #include "models/workload/transformer.h"
 #include "tools/cli/summary.h"
 
@@ -99,27 +101,49 @@ std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
   // would be no answer.
   const bool days = a.wall_clock_to_train_s > 0 && b.wall_clock_to_train_s > 0;
   const bool same_budget = a.train_tokens == b.train_tokens;
-  const double speed = !days ? b.tokens_per_s / a.tokens_per_s
-                       : same_budget
-                           ? a.wall_clock_to_train_s / b.wall_clock_to_train_s
-                           : (a.wall_clock_to_train_s / a.train_tokens) / (b.wall_clock_to_train_s / b.train_tokens);
+  // Times of one kind: where one side's failures were drawn and the other's were not (the table's
+  // "not drawn **"), both are compared without failures (the report's failure-free time to train,
+  // and the cost of that time), and the verdict says so.
+  const bool unlike = days && a.goodput_drawn != b.goodput_drawn;
+  const auto time_s = [unlike](const CompareRow& w) {
+    return unlike ? w.report.time_to_train_s : w.wall_clock_to_train_s;
+  };
+  const double speed = !days         ? b.tokens_per_s / a.tokens_per_s
+                       : same_budget ? time_s(a) / time_s(b)
+                                     : (time_s(a) / a.train_tokens) / (time_s(b) / b.train_tokens);
   const std::string sample = a.images ? "image" : "token";  // both sides alike here (checked above)
-  const std::string basis = !days         ? " (" + sample + "s/s)"
-                            : same_budget ? " (time to train)"
-                                          : " (time to train per token: the token budgets differ, " + a.label + " " +
-                                                format_count(a.train_tokens) + ", " + b.label + " " +
-                                                format_count(b.train_tokens) + ")";
+  std::string like_for_like;
+  if (unlike) {
+    const CompareRow& drawn = a.goodput_drawn ? a : b;
+    const CompareRow& not_drawn = a.goodput_drawn ? b : a;
+    like_for_like = " without failures, like for like: " + drawn.label + "'s failures are drawn (goodput " +
+                    format_fixed(100 * drawn.goodput, 2) + " %), " + not_drawn.label + "'s are not" +
+                    (not_drawn.failures_note.empty() ? "" : " (**)");
+  }
+  const std::string basis = !days ? " (" + sample + "s/s)"
+                            : same_budget
+                                ? " (time to train" + like_for_like + ")"
+                                : " (time to train per token" + like_for_like + (unlike ? "; " : ": ") +
+                                      "the token budgets differ, " + a.label + " " + format_count(a.train_tokens) +
+                                      ", " + b.label + " " + format_count(b.train_tokens) + ")";
   std::string v = b.label + " trains " +
                   (std::fabs(speed - 1) < 0.005 ? std::string("as fast as")
                    : speed >= 1                 ? ratio_text(speed) + " faster than"
                                                 : ratio_text(1 / speed) + " slower than") +
                   " " + a.label + basis;
   const bool rent = a.rent_priced && b.rent_priced, own = a.own_priced && b.own_priced;
+  // Costs to train scale with the wall clock (GPU-hours): like for like, the failure-free share.
+  const auto failure_free = [unlike](const CompareRow& w) {
+    return unlike && w.wall_clock_to_train_s > 0 ? w.report.time_to_train_s / w.wall_clock_to_train_s : 1.0;
+  };
   double cost_a = 0, cost_b = 0;
-  if (rent || own) cost_a = cost_per_token(a, rent), cost_b = cost_per_token(b, rent);
+  if (rent || own)
+    cost_a = cost_per_token(a, rent) * failure_free(a), cost_b = cost_per_token(b, rent) * failure_free(b);
   // Both sides owned too: the buyer's other answer (TCO), which can differ from rent's (switches,
   // power, a node price that is not rent x hours).
-  const double own_a = rent && own ? cost_per_token(a, false) : 0, own_b = rent && own ? cost_per_token(b, false) : 0;
+  const double own_a = rent && own ? cost_per_token(a, false) * failure_free(a) : 0,
+               own_b = rent && own ? cost_per_token(b, false) * failure_free(b) : 0;
+  const std::string ff = unlike ? ", without failures" : "";
   // Under 0.5 % a difference would print as "0 % less": the same cost, said so.
   const auto difference = [&sample](double d) {
     return std::fabs(d) < 0.005
@@ -134,9 +158,9 @@ std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
     if (own_a > 0 && own_b > 0) {
       // Rent and own that print alike are said once: "12 % less per token (rent and own, TCO)".
       const std::string second = said(own_b / own_a - 1);
-      v += second == first ? " and own, TCO)" : ") and " + second + "own, TCO)";
+      v += second == first ? " and own, TCO" + ff + ")" : ff + ") and " + second + "own, TCO" + ff + ")";
     } else {
-      v += ")";
+      v += ff + ")";
     }
   } else {
     v += "; cost not compared (" + std::string(!a.rent_priced || !b.rent_priced ? "a rent" : "a price") +
@@ -274,31 +298,38 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
   std::vector<models::Report> reports(inputs.size());
   std::vector<std::string> errors(inputs.size());  // a column's refusal, named by its label
   std::vector<std::string> notes(inputs.size());   // a column run without compare's failure section
+  // One column: its report, or its refusal in errors[i].
+  const auto simulate_column = [&](std::size_t i) {
+    try {
+      reports[i] = models::simulate_training(inputs[i].scenario);
+    } catch (const models::FailureWindowExceeded& e) {
+      if (!inputs[i].reliability_added) {
+        errors[i] = e.what();
+        return;
+      }
+      // compare's own default section: this column without failures, and the table says why.
+      models::Scenario sc = inputs[i].scenario;
+      sc.reliability.reset();
+      try {
+        reports[i] = models::simulate_training(sc);
+        notes[i] = "failures not drawn: its " + with_thousands(e.days()) +
+                   " days of failure-free training are beyond the failure draws' range of about 10 years "
+                   "(give a reliability section with horizon_s to draw a window)";
+      } catch (const std::invalid_argument& again) {
+        errors[i] = again.what();
+      }
+    } catch (const std::invalid_argument& e) {
+      errors[i] = e.what();
+    }
+  };
+  std::atomic<std::uint64_t> simulated{0};  // columns done, for the progress line
+  models::report_progress(kCompareProgress, 0, inputs.size());
   {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                               static_cast<std::size_t>(std::max(1, jobs)));
     tbb::parallel_for(std::size_t{0}, inputs.size(), [&](std::size_t i) {
-      try {
-        reports[i] = models::simulate_training(inputs[i].scenario);
-      } catch (const models::FailureWindowExceeded& e) {
-        if (!inputs[i].reliability_added) {
-          errors[i] = e.what();
-          return;
-        }
-        // compare's own default section: this column without failures, and the table says why.
-        models::Scenario sc = inputs[i].scenario;
-        sc.reliability.reset();
-        try {
-          reports[i] = models::simulate_training(sc);
-          notes[i] = "failures not drawn: its " + with_thousands(e.days()) +
-                     " days of failure-free training are beyond the failure draws' range of about 10 years "
-                     "(give a reliability section with horizon_s to draw a window)";
-        } catch (const std::invalid_argument& again) {
-          errors[i] = again.what();
-        }
-      } catch (const std::invalid_argument& e) {
-        errors[i] = e.what();
-      }
+      simulate_column(i);
+      models::report_progress(kCompareProgress, simulated.fetch_add(1) + 1, inputs.size());
     });
   }
   // The first column that failed, whatever the thread order (same bytes for any --jobs).

@@ -82,8 +82,13 @@ struct CompareResult {
 /// GPU has any public price. Returns the overrides that do it (to load the scenario again with).
 std::vector<std::string> compare_defaults(const models::Scenario& sc, double tokens, std::string& budget_source);
 
+/// What compare_scenarios reports its progress as (models::report_progress: columns simulated
+/// of the inputs), for the command's progress line on a terminal.
+inline constexpr const char* kCompareProgress = "compare: scenarios simulated";
+
 /// Simulates every input (in parallel on `jobs` threads; output identical for any value) and
-/// builds the rows and verdicts. Throws what models::simulate_training throws.
+/// builds the rows and verdicts. Reports progress as kCompareProgress. Throws what
+/// models::simulate_training throws.
 CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const std::vector<std::string>& budget_sources,
                                 int jobs);
 

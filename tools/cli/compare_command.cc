@@ -106,9 +106,8 @@ void print_column_warnings(std::vector<CompareInput>& in, std::ostream& err) {
   }
 }
 
-}  // namespace
-
-int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+/// The options and --help text of `traincast compare`.
+po::options_description compare_options() {
   po::options_description opts(
       "traincast compare A B [C...] [options]\n"
       "traincast compare [A] --vary field.path=v1,v2[,...] [options]\n\n"
@@ -119,7 +118,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       "validated error per GPU (docs/accuracy.md) and a verdict per scenario against the first. A\n"
       "scenario without a token budget gets --tokens, else 20 tokens per parameter (marked *);\n"
       "without reliability/cost sections, their defaults (catalog prices; a GPU with no public\n"
-      "price is shown as not priced). Bad input: positioned error, exit status 2.\n\nOptions");
+      "price is shown as not priced). Bad input: positioned error, exit status 2. On a terminal, stderr shows\n"
+      "the scenarios simulated so far.\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scalar field in every scenario, e.g. --set cost.utilization=0.6 (repeatable)")(
@@ -133,6 +133,13 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       "csv", po::value<std::string>(), "also write the comparison as CSV to this file")(
       "force", "overwrite existing --json/--csv files")("scenarios", po::value<std::vector<std::string>>(),
                                                         "scenario files");
+  return opts;
+}
+
+}  // namespace
+
+int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description opts = compare_options();
   po::positional_options_description pos;
   pos.add("scenarios", -1);
   return guarded(err, [&]() -> int {
@@ -252,7 +259,10 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     if (!errors.empty()) throw io::ScenarioError(errors);
     print_column_warnings(in, err);
     const InterruptScope interrupts;  // Ctrl-C stops the simulations (exit 130, nothing written)
+    // On a terminal, "compare: scenarios simulated: 3/40 (8%)" (a 40-value --vary runs minutes).
+    TerminalProgress progress(progress_terminal(err), kCompareProgress);
     const CompareResult result = compare_scenarios(in, budgets, jobs);
+    progress.finish();
     out << format_compare(result);
     if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), compare_to_json(result));
     if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), compare_to_csv(result));

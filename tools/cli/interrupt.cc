@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <utility>
 
 namespace traincast::cli {
 
@@ -37,7 +38,7 @@ InterruptScope::~InterruptScope() {
 
 bool progress_terminal(const std::ostream& err) { return &err == &std::cerr && isatty(STDERR_FILENO) == 1; }
 
-TerminalProgress::TerminalProgress(bool enabled) : enabled_(enabled) {
+TerminalProgress::TerminalProgress(bool enabled, std::string only) : enabled_(enabled), only_(std::move(only)) {
   if (enabled_) models::set_progress_sink(this);
 }
 
@@ -53,7 +54,7 @@ void TerminalProgress::finish() noexcept {
 }
 
 void TerminalProgress::progress(std::string_view what, std::uint64_t done, std::uint64_t total) noexcept {
-  if (!enabled_) return;
+  if (!enabled_ || (!only_.empty() && what != only_)) return;
   const auto now = std::chrono::steady_clock::now();
   const std::lock_guard lock(mutex_);
   if (done < total && now - last_ < kProgressRedraw) return;

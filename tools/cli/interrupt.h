@@ -42,10 +42,11 @@ inline constexpr std::chrono::milliseconds kProgressRedraw{100};
 
 /// A models::ProgressSink drawing "\r<what>: <done>/<total> (<pct>%)" on stderr, at most every
 /// kProgressRedraw, installed (set_progress_sink) while alive when `enabled`; the line is ended
-/// on destruction. Thread-safe.
+/// on destruction. `only` not empty: only progress of that `what` is drawn (compare's columns,
+/// not the Monte-Carlo draws inside each). Thread-safe.
 class TerminalProgress : public models::ProgressSink {
  public:
-  explicit TerminalProgress(bool enabled);
+  explicit TerminalProgress(bool enabled, std::string only = {});
   ~TerminalProgress() override;
   TerminalProgress(const TerminalProgress&) = delete;
   TerminalProgress& operator=(const TerminalProgress&) = delete;
@@ -55,6 +56,7 @@ class TerminalProgress : public models::ProgressSink {
 
  private:
   bool enabled_;
+  std::string only_;
   std::mutex mutex_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point last_{};

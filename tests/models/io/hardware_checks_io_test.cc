@@ -242,7 +242,7 @@ TEST(HardwareChecksIo, CableLengthIsBoundedByTheLongestOptics) {
             120000.0);
   EXPECT_EQ(errors_of(scenario(base, "seq_length: 1024", "tp: 2 dp: 8"), Format::text,
                       {"cluster.fabric.cable_length_m=1e18"}),
-            std::vector<std::string>{"--set: cluster.fabric.cable_length_m: got 1e+18 (expected at most 1.2e+05 m: 120 "
+            std::vector<std::string>{"--set: cluster.fabric.cable_length_m: got 1e18 (expected at most 1.2e+05 m: 120 "
                                      "km, the longest reach of 400ZR data-center interconnect optics)"});
 }
 

@@ -325,7 +325,7 @@ TEST(ScenarioIoLimits, SizesBeyondTheSimulatorsRangeAreErrors) {
           "--set: options.iterations: got 2147483647 (expected an integer from 1 to 1000: the simulator's range)"});
   EXPECT_EQ(errors_of(small(), Format::text, {"cluster.fabric.oversubscription=1e12"}),
             std::vector<std::string>{
-                "--set: cluster.fabric.oversubscription: got 1e+12 (expected 1 to 1000: the simulator's range)"});
+                "--set: cluster.fabric.oversubscription: got 1e12 (expected 1 to 1000: the simulator's range)"});
   const auto too_many = errors_of(small(), Format::text, {"cluster.num_nodes=268435455"});
   ASSERT_FALSE(too_many.empty());
   EXPECT_EQ(too_many[0],

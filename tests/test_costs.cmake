@@ -7,7 +7,7 @@
 # - COST (its seconds): CTest starts tests in descending COST where it has no timing record of its
 #   own (a clean CI clone has none), so a test of 20 s does not start last and run alone at the end;
 # - the label asan_long (appended to its own labels): .ci/run's ASan stage skips these
-#   (`-LE asan_long`: they held ~650 of its ~1,200 CPU s); the release stage, which runs every test,
+#   (`-LE asan_long`: they held ~650 of its ~1,200 test seconds); the release stage, which runs every test,
 #   runs them.
 # A test that takes 4 s or more under ASan belongs in this list (the explicit CTest tests carry their
 # label in tests/CMakeLists.txt); keep it short first where its assertions allow (a smaller scenario,

@@ -108,4 +108,38 @@ std::string check_row_results(const NcclTestsRow& row, const NcclTestsRun& run, 
   return "";
 }
 
+std::string check_op_bus_factor(const NcclTestsRun& run, const std::string& op, const std::string& at,
+                                const std::string& op_field) {
+  const int n = run.num_ranks;
+  const double f = bus_factor(op, n);
+  if (!run.op.empty() || f == 0) return "";
+  for (const NcclTestsRow& row : run.rows) {
+    const NcclTestsResultColumns& c = row.out_of_place;
+    if (!(c.algbw_gbps > 0)) continue;
+    const auto fits = [&](double factor) {
+      return near(c.busbw_gbps, c.algbw_gbps * factor, kPrintRoundingGbps * (1 + factor));
+    };
+    if (fits(f)) continue;
+    std::string ops;
+    for (const char* other : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce"}) {
+      if (!fits(bus_factor(other, n))) continue;
+      if (!ops.empty()) ops += ", ";
+      ops += other;
+    }
+    std::string e = at;
+    e.append(std::to_string(row.line)).append(": busbw / algbw is ").append(num(c.busbw_gbps / c.algbw_gbps));
+    e.append(ops.empty() ? ", the factor of no operation" : ", the factor of ").append(ops);
+    e.append(" for ").append(std::to_string(n)).append(" ranks, not ").append(op_field).append(" ").append(op);
+    e.append("'s ").append(num(f)).append(" (expected a log of ").append(op);
+    e.append(": nccl-tests prints busbw = algbw x the operation's factor");
+    if (ops.empty()) {
+      e.append("; a log of another rank count?)");
+    } else {
+      e.append("; give ").append(op_field).append(" ").append(ops.substr(0, ops.find(','))).append(")");
+    }
+    return e;
+  }
+  return "";
+}
+
 }  // namespace traincast::calibrate

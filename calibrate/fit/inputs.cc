@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "calibrate/nccl_tests_row_check.h"
 #include "models/collectives/nccl_tests.h"
 
 namespace traincast::calibrate {
@@ -416,6 +417,10 @@ models::MeasurementSet samples_from_nccl_log(const NcclTestsLog& log, const std:
       errors.push_back(path + ":" + std::to_string(run.header_line) +
                        ": the log names no operation for this table (expected an *_perf command line or "
                        "\"# Collective test starting\" before it, or --op)");
+      continue;
+    }
+    if (std::string mismatch = check_op_bus_factor(run, name, path + ":", op_field); !mismatch.empty()) {
+      errors.push_back(std::move(mismatch));
       continue;
     }
     if (!run.devices.empty() && out.gpu_name.empty()) out.gpu_name = run.devices.front();

@@ -55,7 +55,9 @@ struct InputNotes {
 /// "path:line: the log names no operation (...)" for a run without an operation when `op` is empty; a non-empty `op`
 /// names the operation of the runs whose log names none, and a run whose log names another one is refused
 /// ("path:line: the log names all_reduce ...; --op all_gather differs", line = the line naming it). op_field
-/// names where `op` came from in that message ("--op", "nccl_tests.op").
+/// names where `op` came from in that message ("--op", "nccl_tests.op"). A run whose log names no
+/// operation but gives its rank count is refused where its busbw / algbw is not `op`'s factor
+/// (check_op_bus_factor: "path:line: busbw / algbw is 1.75, the factor of all_reduce for 8 ranks, ...").
 models::MeasurementSet samples_from_nccl_log(const NcclTestsLog& log, const std::string& path, const std::string& op,
                                              InputNotes& notes, const std::string& op_field = "--op");
 

@@ -285,7 +285,7 @@ enum class CellKind { text, boolean, number, whole };
 struct MetricCell {
   CellKind kind = CellKind::number;
   bool may_be_empty = false;  ///< the report leaves the field out at times (ReportField::when)
-  bool at_most_one = false;   ///< a fraction of a whole that cannot pass 1 (goodput: useful / wall clock)
+  bool at_most_one = false;   ///< a fraction of a whole that cannot pass 1 (goodput, mfu, hfu, link utilization)
 };
 
 /// The cell rule of metric `name`, or nullopt when no metric has that name.
@@ -293,6 +293,9 @@ std::optional<MetricCell> metric_cell(std::string_view name) {
   for (const MetricDef& m : kMetrics) {
     if (m.name != name) continue;
     if (m.derived == &busiest_link) return MetricCell{CellKind::text, true};
+    // busiest_link_utilization: bytes carried / (capacity x run time) of one link, 0..1 (no link
+    // carries more than its capacity).
+    if (m.derived == &busiest_link_utilization) return MetricCell{CellKind::number, false, true};
     if (m.derived != nullptr) return MetricCell{CellKind::number, false};
     const detail::ReportField& f = detail::report_field(m.report_path);
     const bool integer = f.kind == detail::FieldKind::integer || f.kind == detail::FieldKind::unsigned_integer;
@@ -300,9 +303,11 @@ std::optional<MetricCell> metric_cell(std::string_view name) {
                           : f.kind == detail::FieldKind::boolean ? CellKind::boolean
                           : integer                              ? CellKind::whole
                                                                  : CellKind::number;
-    // goodput is useful / wall clock, in (0, 1] (ReliabilityReport). MFU and HFU are not bounded
-    // here: their FLOP counts are a convention (docs/outputs.md), not work measured against the peak.
-    return MetricCell{kind, f.when != nullptr || m.known != nullptr, name == "goodput"};
+    // goodput is useful / wall clock, in (0, 1] (ReliabilityReport); mfu and hfu are FLOP/s over
+    // the GPU's peak, 0..1 (report.h: no kernel runs above its peak, and hfu's FLOPs are the ones run).
+    // breakeven_utilization is not: above 1, renting is cheaper even at 100 % (docs/outputs.md).
+    const bool fraction = name == "goodput" || name == "mfu" || name == "hfu";
+    return MetricCell{kind, f.when != nullptr || m.known != nullptr, fraction};
   }
   return std::nullopt;
 }
@@ -337,7 +342,8 @@ std::string number_cell_error(const std::string& at, const std::string& v, const
            " is negative (expected a number >= 0: no time, memory, rate, fraction, count or cost a sweep "
            "records is negative)";
   if (cell.at_most_one && *number > 1)
-    return at + quoted_clip(v) + " is more than 1 (expected a fraction in [0, 1], as traincast sweep writes)";
+    return at + quoted_clip(v) +
+           " is more than 1 (expected a fraction in [0, 1], as traincast sweep writes: 0.5 for 50 %)";
   return "";
 }
 

@@ -4,6 +4,7 @@
 #include "models/io/validation_cases_io.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -56,6 +57,15 @@ long shared_table_rows(const std::string& file, const std::string& base_dir) {
 /// exit 0): 1e12 is far above every metric (tokens/s of a 100,000-GPU run ~1e8; seconds to train
 /// ~1e7; GiB per GPU ~1e2).
 constexpr double kMaxMeasured = 1e12;
+
+/// case.tolerance: a fraction of the measurement (0.05 = 5 %), 0 (or unset) for no limit of its own.
+/// `validate --max-error` is in percent, so `tolerance: 5` meant 500 % and passed every case.
+void check_tolerance(Checker& k, const std::string& at, double tolerance) {
+  if (std::isfinite(tolerance) && tolerance >= 0 && tolerance <= 1) return;
+  k.error(at + ".tolerance", "got " + Checker::number(tolerance) +
+                                 " (expected a fraction >= 0 and <= 1: 0.05 for 5 %, 0 or unset for no limit of "
+                                 "its own; validate --max-error is the one in percent)");
+}
 
 /// The fields of case `i` (name unique among `names`, scenario set; nccl_tests or metric and
 /// measured; data_row a row of a shared table found from `base_dir`), appended to `k`'s errors.
@@ -136,7 +146,7 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
     k.int_field(nt + ".run", t.run());
     if (t.has_max_large_error()) k.finite_at_least(nt + ".max_large_error", t.max_large_error(), 0.0, true);
     if (t.has_max_small_error()) k.finite_at_least(nt + ".max_small_error", t.max_small_error(), 0.0, true);
-    k.finite_at_least(at + ".tolerance", c.tolerance(), 0.0, false);
+    check_tolerance(k, at, c.tolerance());
     return;
   }
   const auto& metrics = models::validation_metrics();
@@ -157,7 +167,7 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
     k.error(at + ".measured", "got " + Checker::number(c.measured()) + " for " + c.metric() +
                                   " (expected a fraction > 0 and <= 1: 0.5 for 50 %)");
   }
-  k.finite_at_least(at + ".tolerance", c.tolerance(), 0.0, false);
+  check_tolerance(k, at, c.tolerance());
 }
 
 }  // namespace

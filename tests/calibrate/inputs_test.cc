@@ -191,6 +191,33 @@ TEST(FitInputs, CsvRepeatsFractionsAndPartElementsAreRefused) {
 }
 
 // The note of a disturbed row prints its ratio in 3 digits: a time of 1e308 printed 131 digits.
+TEST(FitInputs, OpFromOutsideMustMatchTheLogsBusFactor) {
+  // A fresh user's all_reduce log (busbw = 2(n-1)/n x algbw, no op named) fitted with --op
+  // all_gather gave "0.0 % error" and a profile that made all_reduce 1.66x slow.
+  NcclTestsLog log;
+  log.runs.push_back({});
+  log.runs[0].num_ranks = 8;
+  NcclTestsRow row;
+  row.line = 31;
+  row.size_bytes = 1e9;
+  row.out_of_place = {true, 5000, 200, 350, "0"};  // 350 / 200 = 1.75 = 2 x 7 / 8
+  log.runs[0].rows.push_back(row);
+  InputNotes notes;
+  EXPECT_EQ(samples_from_nccl_log(log, "l.txt", "all_reduce", notes).collectives.size(), 1u);
+  try {
+    (void)samples_from_nccl_log(log, "l.txt", "all_gather", notes, "--op");
+    ADD_FAILURE() << "all_gather accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "l.txt:31: busbw / algbw is 1.75, the factor of all_reduce for 8 ranks, not --op all_gather's 0.875 "
+              "(expected a log of all_gather: nccl-tests prints busbw = algbw x the operation's factor; give --op "
+              "all_reduce)");
+  }
+  // Without a rank count there is no factor to check.
+  log.runs[0].num_ranks = 0;
+  EXPECT_EQ(samples_from_nccl_log(log, "l.txt", "all_gather", notes).collectives.size(), 1u);
+}
+
 TEST(FitInputs, DisturbedRowNoteIsBounded) {
   NcclTestsLog log;
   log.runs.push_back({});

@@ -323,7 +323,7 @@ TEST_F(CliTest, ValidateTableKeepsWideFiguresApart) {
   // A measured figure of 12 characters (formatted with 3 decimals) used to touch the next column
   // ("11092200.00012534524.299").
   const fs::path cases = dir_ / "wide.cases.textproto";
-  write_act_22b_case(cases, "11092200", "100");
+  write_act_22b_case(cases, "11092200", "1");
   const Result r = run({"validate", cases.string()});
   EXPECT_NE(r.out.find("activation_memory_gib    11092200.000 "), std::string::npos) << r.out;
 }

@@ -100,6 +100,28 @@ TEST(ValidationCases, MfuIsAFraction) {
                                      "50 %)"});
 }
 
+TEST(ValidationCases, ToleranceIsAFraction) {
+  // A fresh user's tolerance: 5 (meant 5 %, read as 500 %) and 1e300 passed every case.
+  for (const std::string value : {"5", "1e300", "-0.1", "1.0000001"}) {
+    const std::string text = "case { name: \"a\" scenario: \"" + kDataDir +
+                             "/small.textproto\" metric: \"mfu\" measured: 0.4 tolerance: " + value + " }\n";
+    const std::string column = std::to_string(text.find("tolerance") + 1);
+    EXPECT_EQ(case_file_errors("tc_tol.textproto", text),
+              std::vector<std::string>{"tc_tol.textproto:1:" + column + ": case[0].tolerance: got " + value +
+                                       " (expected a fraction >= 0 and <= 1: 0.05 for 5 %, 0 or unset for no limit "
+                                       "of its own; validate --max-error is the one in percent)"})
+        << value;
+  }
+  for (const std::string value : {"0", "0.05", "1"}) {
+    const std::string text = "case { name: \"a\" scenario: \"" + kDataDir +
+                             "/small.textproto\" metric: \"mfu\" measured: 0.4 tolerance: " + value + " }\n";
+    const std::string path = (std::filesystem::temp_directory_path() / "tc_tol_ok.textproto").string();
+    std::ofstream(path) << text;
+    EXPECT_EQ(load_validation_cases(path).size(), 1u) << value;
+    std::filesystem::remove(path);
+  }
+}
+
 TEST(ValidationCases, EveryGalleryFileLoads) {
   // scenarios/*.textproto and scenarios/validation/*: scenarios, and *.cases.textproto case files.
   int loaded = 0;

@@ -17,11 +17,14 @@ namespace traincast::calibrate {
 /// (expected ...)". `at` is "path:line: ".
 std::string check_row_results(const NcclTestsRow& row, const NcclTestsRun& run, const std::string& at);
 
-/// "" when `run` names its operation, its rank count is unknown, or each row's out-of-place
+/// "" when `run` names its operation, or each row's out-of-place
 /// busbw / algbw (rows with algbw > 0) is `op`'s factor on run.num_ranks ranks (as
 /// check_row_results allows); else "at<line>: busbw / algbw is R, the factor of <ops> for N ranks,
 /// not <op_field> <op>'s F (...)" for the first row that differs (an all_reduce log fitted as
-/// all_gather gave "0.0 % error" and a profile 1.66x slow). `at` is "path:".
+/// all_gather gave "0.0 % error" and a profile 1.66x slow). Where the rank count is unknown (no
+/// "#  Rank" lines), each row's ratio must be a factor `op` has on some rank count (all_reduce
+/// 1..2, all_gather / reduce_scatter / alltoall 0.5..1, broadcast / reduce / sendrecv 1), else "at<line>:
+/// busbw / algbw is R, a factor <op_field> <op> has on no rank count (...)". `at` is "path:".
 std::string check_op_bus_factor(const NcclTestsRun& run, const std::string& op, const std::string& at,
                                 const std::string& op_field);
 

@@ -213,9 +213,25 @@ TEST(FitInputs, OpFromOutsideMustMatchTheLogsBusFactor) {
               "(expected a log of all_gather: nccl-tests prints busbw = algbw x the operation's factor; give --op "
               "all_reduce)");
   }
-  // Without a rank count there is no factor to check.
+  // Without a rank count (a pasted table, no "#  Rank" lines) the ratio must be one the op has on
+  // some rank count: all_reduce 1..2, all_gather / reduce_scatter / alltoall 0.5..1, broadcast 1
+  // (a second fresh user fitted such an all_gather table as all_reduce with exit 0).
   log.runs[0].num_ranks = 0;
+  EXPECT_EQ(samples_from_nccl_log(log, "l.txt", "all_reduce", notes).collectives.size(), 1u);
+  try {
+    (void)samples_from_nccl_log(log, "l.txt", "all_gather", notes, "--op");
+    ADD_FAILURE() << "all_gather accepted without ranks";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "l.txt:31: busbw / algbw is 1.75, a factor --op all_gather has on no rank count (expected from 0.5 to 1 "
+              "for all_gather: nccl-tests prints busbw = algbw x the operation's factor; the log names no ranks (no "
+              "\"#  Rank\" lines), so a log of another operation?)");
+  }
+  EXPECT_THROW((void)samples_from_nccl_log(log, "l.txt", "broadcast", notes, "--op"), InputError);
+  log.runs[0].rows[0].out_of_place = {true, 5000, 200, 175, "0"};  // 0.875: all_gather on 8 ranks
   EXPECT_EQ(samples_from_nccl_log(log, "l.txt", "all_gather", notes).collectives.size(), 1u);
+  EXPECT_EQ(samples_from_nccl_log(log, "l.txt", "alltoall", notes).collectives.size(), 1u);
+  EXPECT_THROW((void)samples_from_nccl_log(log, "l.txt", "all_reduce", notes, "--op"), InputError);
 }
 
 TEST(FitInputs, DisturbedRowNoteIsBounded) {

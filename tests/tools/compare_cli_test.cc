@@ -270,6 +270,14 @@ TEST_F(CompareCli, BadInputIsRefusedWithExitStatus2) {
   EXPECT_EQ(r.err,
             "traincast: --vary: got \"1\" twice in \"cluster.num_nodes=1,1\" (expected each value once: a repeated "
             "value is a repeated column)\n");
+  // So is the same number written two ways (a second fresh user's 1e12 and 1000000000000 ran two
+  // identical columns, "trains as fast as").
+  r = run({"compare", "--vary", "workload.training.train_tokens=1e12,1000000000000"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: --vary: got \"1e12\" and \"1000000000000\", the same number, in "
+            "\"workload.training.train_tokens=1e12,1000000000000\" (expected each value once: a repeated value is a "
+            "repeated column)\n");
   // A misspelled field: the loader's positioned message, with the suggestion (issue 21 defect).
   r = run({"compare", "--vary", "workload.training.micro_batch=1,2"});
   EXPECT_EQ(r.status, 2);

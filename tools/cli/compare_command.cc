@@ -4,9 +4,12 @@
 #include <boost/algorithm/string/trim.hpp>
 #include <boost/program_options.hpp>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -25,6 +28,16 @@ namespace {
 
 /// A space or a tab: what --vary values and paths lose at their ends.
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/// `text` as a finite number when all of it is one (strtod's syntax), else nullopt.
+std::optional<double> whole_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
 
 /// "field.path=v1,v2,..." -> the field and its values. Throws UsageError.
 std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& v) {
@@ -47,10 +60,17 @@ std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& v
                      "\" (expected field.path=v1,v2[,...]: a scenario field and at least two "
                      "values, e.g. --vary workload.training.micro_batch_size=1,2,4)");
   for (std::size_t i = 0; i < values.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j)
+    for (std::size_t j = 0; j < i; ++j) {
       if (values[i] == values[j])
         throw UsageError("--vary: got \"" + values[i] + "\" twice in \"" + v +
                          "\" (expected each value once: a repeated value is a repeated column)");
+      // 1e12 and 1000000000000 (or 2 and 2.0) load as the same number: two identical columns.
+      const std::optional<double> a = whole_number(values[i]);
+      const std::optional<double> b = whole_number(values[j]);
+      if (a && b && *a == *b)
+        throw UsageError("--vary: got \"" + values[j] + "\" and \"" + values[i] + "\", the same number, in \"" + v +
+                         "\" (expected each value once: a repeated value is a repeated column)");
+    }
   return {v.substr(0, eq), values};
 }
 

@@ -154,8 +154,24 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
                              const ClusterUse* cluster_only, std::vector<std::string>* layout_problems,
                              std::string_view source, bool* workload_given) {
   std::map<std::string, std::string> override_origins, override_values;
+  const bool file_has_workload = message.has_workload();
   detail::apply_overrides(message, overrides, errors, override_origins, &override_values);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
+  // traincast cluster on a job list without a workload section (every job has duration_s or names
+  // its own workload): a --set of workload.* would make a workload of that one field, refused as
+  // six "not set" fields at 1:1; it changes nothing any job runs.
+  bool jobs_need_no_workload = workload_given != nullptr && message.job_size() > 0;
+  for (int i = 0; jobs_need_no_workload && i < message.job_size(); ++i)
+    jobs_need_no_workload = !message.job(i).workload().empty() || message.job(i).has_duration_s();
+  if (!file_has_workload && message.has_workload() && jobs_need_no_workload) {
+    for (const Override& o : overrides)
+      if (o.assignment.rfind("workload.", 0) == 0)
+        errors.push_back(o.origin + ": " + o.assignment.substr(0, o.assignment.find('=')) +
+                         ": has no effect: the file has no workload section and every job has duration_s or names "
+                         "its own workload (expected a field of the file's own sections, or the field in a job's "
+                         "workload file)");
+    if (!errors.empty()) throw ScenarioError(std::move(errors));
+  }
   if (cluster_only != nullptr && (!message.has_cluster() || message.cluster().ByteSizeLong() == 0)) {
     // nccl-tests, explain and chakra run read only the cluster: a file without one (an empty file,
     // a workload-only scenario, an empty `cluster { }`) would silently simulate the default 1 x dgx_h100.

@@ -100,6 +100,14 @@ TEST(FreshUser37Cli, ClusterRunsFixedDurationJobsWithoutAWorkload) {
   const Result bad = run({"cluster", fixed, "--set", "cost.utilization=2"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_TRUE(has(bad.err, "--set: cost.utilization: got 2 (expected")) << bad.err;
+  // A --set of workload.* there changes nothing a job runs: one line (a second fresh user got six
+  // "not set" fields at 1:1, from the workload the --set made).
+  const Result w = run({"cluster", fixed, "--set", "workload.training.micro_batch_size=2"});
+  EXPECT_EQ(w.status, 2);
+  EXPECT_EQ(w.err,
+            "--set: workload.training.micro_batch_size: has no effect: the file has no workload section and every job "
+            "has duration_s or names its own workload (expected a field of the file's own sections, or the field in a "
+            "job's workload file)\n");
 }
 
 // Before: a refused --set value was shown as read ("got 1e+300", "got 0" for -0), where the same

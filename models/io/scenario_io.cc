@@ -157,13 +157,16 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   const bool file_has_workload = message.has_workload();
   detail::apply_overrides(message, overrides, errors, override_origins, &override_values);
   if (!errors.empty()) throw ScenarioError(std::move(errors));
-  // traincast cluster on a job list without a workload section (every job has duration_s or names
-  // its own workload): a --set of workload.* would make a workload of that one field, refused as
-  // six "not set" fields at 1:1; it changes nothing any job runs.
-  bool jobs_need_no_workload = workload_given != nullptr && message.job_size() > 0;
-  for (int i = 0; jobs_need_no_workload && i < message.job_size(); ++i)
-    jobs_need_no_workload = !message.job(i).workload().empty() || message.job(i).has_duration_s();
-  if (!file_has_workload && message.has_workload() && jobs_need_no_workload) {
+  // traincast cluster: jobs of fixed duration_s are not simulated, so a job list whose every job
+  // either has one or names its own workload needs no workload section (checked as a cluster-only
+  // file, with its storage, reliability and cost sections); the first job that would run it:
+  int job_needing_workload = -1;
+  for (int i = 0; workload_given != nullptr && i < message.job_size() && job_needing_workload < 0; ++i)
+    if (message.job(i).workload().empty() && !message.job(i).has_duration_s()) job_needing_workload = i;
+  const bool job_list = workload_given != nullptr && message.job_size() > 0;
+  // There a --set of workload.* would make a workload of that one field, refused as six "not set"
+  // fields at 1:1; it changes nothing any job runs.
+  if (!file_has_workload && message.has_workload() && job_list && job_needing_workload < 0) {
     for (const Override& o : overrides)
       if (o.assignment.rfind("workload.", 0) == 0)
         errors.push_back(o.origin + ": " + o.assignment.substr(0, o.assignment.find('=')) +
@@ -190,13 +193,7 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   }
   const bool no_workload = cluster_only == nullptr && !message.has_workload();
   if (workload_given != nullptr) *workload_given = !no_workload;
-  // traincast cluster: jobs of fixed duration_s are not simulated, so a file whose every job
-  // either has one or names its own workload needs no workload section (checked as a cluster-only
-  // file, with its storage, reliability and cost sections).
-  int job_needing_workload = -1;
-  for (int i = 0; no_workload && i < message.job_size() && job_needing_workload < 0; ++i)
-    if (message.job(i).workload().empty() && !message.job(i).has_duration_s()) job_needing_workload = i;
-  const bool job_list_only = no_workload && workload_given != nullptr && message.job_size() > 0;
+  const bool job_list_only = no_workload && job_list;
   if (job_list_only && job_needing_workload >= 0) {
     const std::string job = "job[" + std::to_string(job_needing_workload) + "]";
     const detail::SourcePos at =

@@ -30,7 +30,7 @@ namespace {
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 /// `text` as a finite number when all of it is one (strtod's syntax), else nullopt.
-std::optional<double> whole_number(const std::string& text) {
+std::optional<double> as_number(const std::string& text) {
   if (text.empty()) return std::nullopt;
   char* end = nullptr;
   errno = 0;
@@ -59,15 +59,15 @@ std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& v
     throw UsageError("--vary: got \"" + v +
                      "\" (expected field.path=v1,v2[,...]: a scenario field and at least two "
                      "values, e.g. --vary workload.training.micro_batch_size=1,2,4)");
+  // 1e12 and 1000000000000 (or 2 and 2.0) load as the same number: two identical columns.
+  std::vector<std::optional<double>> numbers(values.size());
+  std::transform(values.begin(), values.end(), numbers.begin(), as_number);
   for (std::size_t i = 0; i < values.size(); ++i)
     for (std::size_t j = 0; j < i; ++j) {
       if (values[i] == values[j])
         throw UsageError("--vary: got \"" + values[i] + "\" twice in \"" + v +
                          "\" (expected each value once: a repeated value is a repeated column)");
-      // 1e12 and 1000000000000 (or 2 and 2.0) load as the same number: two identical columns.
-      const std::optional<double> a = whole_number(values[i]);
-      const std::optional<double> b = whole_number(values[j]);
-      if (a && b && *a == *b)
+      if (numbers[i] && numbers[j] && *numbers[i] == *numbers[j])
         throw UsageError("--vary: got \"" + values[j] + "\" and \"" + values[i] + "\", the same number, in \"" + v +
                          "\" (expected each value once: a repeated value is a repeated column)");
     }

@@ -49,14 +49,13 @@ bool near(double got, double want, double rounding) {
   return std::fabs(got - want) <= rounding + kRelativeSlack * want;
 }
 
-/// The factors `op` can have over every rank count n >= 2 (bus_factor): all_reduce [1, 2),
-/// all_gather / reduce_scatter / alltoall [0.5, 1), broadcast / reduce / sendrecv 1; {0, 0} for
-/// another op. nccl-tests of 2019 (an `error` column) printed busbw = algbw for all_gather and
-/// reduce_scatter (check_row_results), so their range reaches 1 there.
-std::pair<double, double> bus_factor_range(const std::string& op, bool old_error_column) {
+/// The factors `op` can have over every rank count n >= 2 (bus_factor), bounds included:
+/// all_reduce 1 to 2, all_gather / reduce_scatter / alltoall 0.5 to 1 (1 also as nccl-tests of
+/// 2019 printed all_gather and reduce_scatter, busbw = algbw; check_row_results), broadcast /
+/// reduce / sendrecv 1; {0, 0} for another op.
+std::pair<double, double> bus_factor_range(const std::string& op) {
   if (op == "all_reduce") return {1, 2};
-  if (op == "all_gather" || op == "reduce_scatter") return {0.5, old_error_column ? 1.0 : 1.0 - 1e-9};
-  if (op == "alltoall") return {0.5, 1.0 - 1e-9};
+  if (op == "all_gather" || op == "reduce_scatter" || op == "alltoall") return {0.5, 1};
   if (op == "broadcast" || op == "reduce" || op == "sendrecv") return {1, 1};
   return {0, 0};
 }
@@ -66,8 +65,7 @@ std::pair<double, double> bus_factor_range(const std::string& op, bool old_error
 /// table, 0.875, fitted as all_reduce, whose factor is at least 1, was taken with exit 0).
 std::string check_op_bus_factor_range(const NcclTestsRun& run, const std::string& op, const std::string& at,
                                       const std::string& op_field) {
-  const bool old_error_column = std::find(run.columns.begin(), run.columns.end(), "error") != run.columns.end();
-  const auto [lo, hi] = bus_factor_range(op, old_error_column);
+  const auto [lo, hi] = bus_factor_range(op);
   if (hi == 0) return "";
   for (const NcclTestsRow& row : run.rows) {
     const NcclTestsResultColumns& c = row.out_of_place;

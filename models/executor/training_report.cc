@@ -280,7 +280,8 @@ int slowest_stage(const TrainingGraph& job, int ref, int late, const std::vector
   if (late < 0 || pp == 1) return late;
   const int rep = late / pp, ref_rep = ref / pp;
   auto excess = [&](int s) {
-    return kernel[static_cast<std::size_t>(rep * pp + s)] - kernel[static_cast<std::size_t>(ref_rep * pp + s)];
+    const int w = rep * pp + s, w_ref = ref_rep * pp + s;
+    return kernel[static_cast<std::size_t>(w)] - kernel[static_cast<std::size_t>(w_ref)];
   };
   int best = late;
   for (int s = 0; s < pp; ++s)

@@ -45,11 +45,16 @@ std::int64_t StragglerWalk::wait(std::uint32_t d, std::int64_t lo, std::int64_t 
     }
     if (ops[late].worker == ref_) break;
     const std::int64_t wait = std::min(launch, hi) - lo;
-    late_ns_[ops[late].worker] += wait;
-    waits_.push_back(Wait{lo, lo + wait, ops[late].worker});
+    credit(ops[late].worker, lo, lo + wait);
     return wait;
   }
   return 0;
+}
+
+void StragglerWalk::credit(std::uint32_t worker, std::int64_t start_ns, std::int64_t end_ns) {
+  if (end_ns <= start_ns) return;
+  late_ns_[worker] += end_ns - start_ns;
+  waits_.push_back(Wait{start_ns, end_ns, worker});
 }
 
 int StragglerWalk::slowest() const {

@@ -46,6 +46,14 @@ class StragglerWalk {
   /// The worker credited with the most wait (the first on ties); -1 when none was credited.
   int slowest() const;
 
+  /// Credits `ref` waiting for `worker` over [start_ns, end_ns] (a wait another walk found, e.g.
+  /// training_report's at the iteration barrier); nothing when end_ns <= start_ns.
+  void credit(std::uint32_t worker, std::int64_t start_ns, std::int64_t end_ns);
+  /// Whether op d takes part in a collective whose arrival skew counts (the constructor's `shared`).
+  bool shared(std::uint32_t d) const { return shared_(d); }
+  /// The op before op i on its worker's stream, or kNone (first on it, or i on no stream).
+  std::uint32_t prev_on_stream(std::uint32_t i) const { return prev_on_stream_[i]; }
+
  private:
   const OpGraph& g_;
   std::uint32_t ref_;

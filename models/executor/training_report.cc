@@ -13,6 +13,7 @@
 
 #include "models/compute/compute_model.h"
 #include "models/executor/straggler.h"
+#include "models/executor/wait_split.h"
 #include "models/workload/cnn.h"
 #include "models/workload/layer_program.h"
 #include "models/workload/memory_model.h"
@@ -174,6 +175,10 @@ StragglerWalk straggler_walk(const TrainingGraph& job, int ref) {
 /// straggler wait [ns].
 std::int64_t report_breakdown(const TrainingGraph& job, int ref, const LastIteration& li, StragglerWalk& skew,
                               Report& r) {
+  // The last iteration's barrier: appended after every worker's ops, one per iteration (graph_builder.cc).
+  std::uint32_t barrier = job.op_base.back() + static_cast<std::uint32_t>(li.last);
+  if (barrier >= job.graph.ops.size() || job.graph.ops[barrier].role != Role::barrier) barrier = kNone;
+  WaitSplitter splitter(job.graph, static_cast<std::uint32_t>(ref), job.pp, barrier, skew);
   const std::vector<Op>& ops = job.graph.ops;
   const std::vector<std::uint32_t>& op_base = job.op_base;
   const int last = li.last;
@@ -185,25 +190,14 @@ std::int64_t report_breakdown(const TrainingGraph& job, int ref, const LastItera
     if (op.stream != kCompute || op.iteration != last) continue;
     const std::int64_t start = std::max(op.start_ns, cursor);
     if (start > cursor) {
-      // Attribute the wait to what the op waited for last. A wait on another stage's op is
-      // bubble until that op started, then that op's kind (its transfer was in flight).
-      std::uint32_t dep = op.last_dep;
-      if (dep != kNone && ops[dep].role == Role::barrier) dep = ops[dep].last_dep;
-      const Role role = dep == kNone ? Role::barrier : ops[dep].role;
-      const std::int64_t began = dep == kNone ? start : std::clamp(ops[dep].start_ns, cursor, start);
-      // A data- or expert-parallel peer of the same stage (another replica) runs the same program
-      // as this worker: waiting for its collective is that collective's cost, not a bubble.
-      const bool own =
-          dep != kNone &&
-          ops[dep].worker % static_cast<std::uint32_t>(job.pp) == static_cast<std::uint32_t>(ref % job.pp) &&
-          role != Role::pp_send;
-      const std::int64_t before_ns = own ? 0 : began - cursor;
-      const double before = static_cast<double>(before_ns) * 1e-9;
-      // Of the rest, the time the collective waited for a slower peer is straggler wait.
-      const std::int64_t skew_ns = dep == kNone ? 0 : skew.wait(dep, cursor + before_ns, start);
-      straggler_ns += skew_ns;
-      const double after = static_cast<double>(start - cursor - before_ns - skew_ns) * 1e-9;
-      switch (role) {
+      // Attribute the wait to what the op waited for last (wait_split.h): its own kind, bubble
+      // (another stage's work), another stage's exposed DP/EP/CP traffic behind it, or straggler
+      // wait for a slower replica (at a shared collective or at the iteration barrier).
+      const WaitSplit w = splitter.split(op.last_dep, cursor, start);
+      straggler_ns += w.straggler_ns;
+      const double before = static_cast<double>(w.at(Role::compute)) * 1e-9;
+      const double after = static_cast<double>(w.direct_ns) * 1e-9;
+      switch (w.direct) {
         case Role::pp_send:
           b.pipeline_bubble_s += before, b.pp_comm_exposed_s += after;
           break;
@@ -230,6 +224,11 @@ std::int64_t report_breakdown(const TrainingGraph& job, int ref, const LastItera
           b.pipeline_bubble_s += before + after;
           break;
       }
+      // Another stage's data-, expert- or context-parallel transfers the wait ran into.
+      const std::int64_t dp_ns = w.at(Role::dp_grad) + w.at(Role::dp_param);
+      if (dp_ns > 0) b.dp_comm_exposed_s += static_cast<double>(dp_ns) * 1e-9;
+      if (w.at(Role::ep_comm) > 0) b.ep_comm_exposed_s += static_cast<double>(w.at(Role::ep_comm)) * 1e-9;
+      if (w.at(Role::cp_comm) > 0) b.cp_comm_exposed_s += static_cast<double>(w.at(Role::cp_comm)) * 1e-9;
     }
     // A shared collective on the compute stream (MoE all-to-all) waits there for its last peer.
     const std::int64_t skew_ns = skew.wait(i, start, op.end_ns);
@@ -272,6 +271,24 @@ std::int64_t report_breakdown(const TrainingGraph& job, int ref, const LastItera
   return straggler_ns;
 }
 
+/// Within the replica of worker `late` (whom ref waited for; -1: none), the stage whose kernel time
+/// exceeds that of the same stage in ref's replica the most; `late` itself on ties or when none
+/// exceeds it. A pipeline replica arrives late at the barrier with its last stage to finish, which
+/// need not be the slow one (stage 0 ends last under 1F1B, waiting for a slow later stage).
+int slowest_stage(const TrainingGraph& job, int ref, int late, const std::vector<double>& kernel) {
+  const int pp = std::max(1, job.pp);
+  if (late < 0 || pp == 1) return late;
+  const int rep = late / pp, ref_rep = ref / pp;
+  auto excess = [&](int s) {
+    const int w = rep * pp + s, w_ref = ref_rep * pp + s;
+    return kernel[static_cast<std::size_t>(w)] - kernel[static_cast<std::size_t>(w_ref)];
+  };
+  int best = late;
+  for (int s = 0; s < pp; ++s)
+    if (excess(s) > excess(best % pp)) best = rep * pp + s;
+  return best;
+}
+
 /// The slowest rank: the worker whose late arrivals ref waited for longest (the first on ties),
 /// and whether its input copies were the cause (name_straggler completes it after the power model).
 void report_slowest_rank(const TrainingGraph& job, const GpuSpec& gpu, int ref, const std::vector<double>& kernel,
@@ -283,10 +300,12 @@ void report_slowest_rank(const TrainingGraph& job, const GpuSpec& gpu, int ref, 
     return job.folding.replica_ids.empty() ? sim : job.folding.replica_ids[static_cast<std::size_t>(sim)];
   };
   st.breakdown_replica = data_rank(ref);
+  st.breakdown_stage = ref % std::max(1, job.pp);
   st.breakdown_kernel_s = kernel[static_cast<std::size_t>(ref)] * 1e-9;
-  const int slow = skew.slowest();
+  const int slow = slowest_stage(job, ref, skew.slowest(), kernel);
   if (straggler_ns > 0 && slow >= 0) {
     st.found = true;
+    st.slowest_stage = slow % std::max(1, job.pp);
     st.slowest_replica = data_rank(slow);
     st.slowest_kernel_s = kernel[static_cast<std::size_t>(slow)] * 1e-9;
     st.tp_group_gpus = job.worker_gpus[static_cast<std::size_t>(slow)];

@@ -30,6 +30,8 @@ constexpr ReportField field(std::string_view path, bool (*when)(const R&) = null
 
 /// payback_years is left out when owning never pays back (it is then 0, which would read as "at once").
 bool pays_back(const R& r) { return !r.cost.payback_never; }
+/// The straggler's pipeline stages are written only for a pipeline-parallel job.
+bool is_pipeline(const R& r) { return r.pp > 1; }
 /// The folding section is written only when it has classes (runs with cluster.overrides).
 bool has_folding(const R& r) { return !r.folding.classes.empty(); }
 /// The mixed section is written only on a mixed cluster (node groups).
@@ -83,6 +85,8 @@ constexpr ReportField kFields[] = {
     field<&R::straggler, &Straggler::breakdown_kernel_s>("straggler.breakdown_kernel_s"),
     field<&R::straggler, &Straggler::slowest_replica>("straggler.slowest_replica"),
     field<&R::straggler, &Straggler::breakdown_replica>("straggler.breakdown_replica"),
+    field<&R::straggler, &Straggler::slowest_stage>("straggler.slowest_stage", is_pipeline),
+    field<&R::straggler, &Straggler::breakdown_stage>("straggler.breakdown_stage", is_pipeline),
     // memory
     field<&R::memory, &Memory::weights_bytes>("memory.weights_bytes"),
     field<&R::memory, &Memory::grads_bytes>("memory.grads_bytes"),

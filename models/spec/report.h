@@ -69,8 +69,13 @@ struct StragglerReport {
   /// unless the communication of the slower rank is also slower).
   double slowest_kernel_s = 0.0;
   double breakdown_kernel_s = 0.0;
-  int slowest_replica = 0;         ///< DP replica (executor index) of the slowest rank
-  int breakdown_replica = 0;       ///< DP replica the breakdown describes
+  int slowest_replica = 0;    ///< DP replica (executor index) of the slowest rank
+  int breakdown_replica = 0;  ///< DP replica the breakdown describes
+  /// Pipeline stage (0..pp-1) of the slowest rank: within its replica, the stage whose kernels run
+  /// longest against the breakdown replica's same stage (the rank the wait was credited to on
+  /// ties); and of the breakdown's GPU. In JSON only when pp > 1.
+  int slowest_stage = 0;
+  int breakdown_stage = 0;
   std::vector<int> tp_group_gpus;  ///< global GPUs of the slowest rank's TP group (not in JSON)
   bool operator==(const StragglerReport&) const = default;
 };

@@ -75,6 +75,28 @@ TEST(StragglerCli, PowerLineNamesTheOverrideThatHoldsTheClock) {
       << capped.out;
 }
 
+TEST(StragglerCli, APipelineJobsSlowGpuIsNamedWithItsStage) {
+  // TP 4 x PP 2 x DP 2 on 2 x DGX H100, node1/gpu2 (stage 1 of replica 0) at half clock: the
+  // summary showed the wait as "pipeline bubble / waiting 24.34 ms 28.0 %" and named no one.
+  const traincast::test_support::TempDir tmp("straggler_cli_pipeline");
+  std::ofstream(tmp.path() / "pp.textproto")
+      << "cluster {\n  node_template: \"dgx_h100\"\n  num_nodes: 2\n  overrides { select: \"node1/gpu2\" clock_factor: "
+         "0.5 }\n}\nworkload {\n  model { num_layers: 8 hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 "
+         "seq_length: 2048 }\n  parallel { tp: 4 pp: 2 dp: 2 }\n  training { global_batch_size: 32 }\n}\n";
+  const test_support::Result r =
+      test_support::run({"run", (tmp.path() / "pp.textproto").string(), "--json", (tmp.path() / "r.json").string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_GT(row_percent(r.out, "waiting for slower GPUs"), 20.0) << r.out;
+  EXPECT_LT(row_percent(r.out, "pipeline bubble / waiting"), 5.0) << r.out;
+  EXPECT_NE(r.out.find("    slowest: node1 gpu2 (GPU 10, pipeline stage 1 of DP replica 0; this breakdown: stage 1 of "
+                       "replica 1)\n    cause: cluster.overrides clock_factor on node1/gpu2"),
+            std::string::npos)
+      << r.out;
+  const std::string json = slurp(tmp.path() / "r.json");
+  EXPECT_NE(json.find("\"found\": true"), std::string::npos);
+  EXPECT_NE(json.find("\"slowest_stage\": 1"), std::string::npos);
+}
+
 TEST(StragglerCli, HealthyDefaultJobHasNoStragglerRow) {
   const test_support::Result r = test_support::run({"run"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -341,8 +341,14 @@ void print_breakdown(std::ostream& o, const models::Scenario& sc, const models::
 /// The slowest GPU and why, when a straggler was found.
 void print_straggler(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   if (const models::StragglerReport& st = r.straggler; st.found) {
-    o << "    slowest: node" << st.node << " gpu" << st.local_gpu << " (GPU " << st.gpu << ", DP replica "
-      << st.slowest_replica << "; this breakdown: replica " << st.breakdown_replica << ")\n    cause: ";
+    o << "    slowest: node" << st.node << " gpu" << st.local_gpu << " (GPU " << st.gpu << ", ";
+    if (r.pp > 1)  // the stage too: the breakdown's stage need not be the slow one's
+      o << "pipeline stage " << st.slowest_stage << " of DP replica " << st.slowest_replica
+        << "; this breakdown: stage " << st.breakdown_stage << " of replica " << st.breakdown_replica
+        << ")\n    cause: ";
+    else
+      o << "DP replica " << st.slowest_replica << "; this breakdown: replica " << st.breakdown_replica
+        << ")\n    cause: ";
     const std::string clock = "SM clock " + with_thousands(st.sm_clock_mhz) + " of " +
                               with_thousands(st.boost_clock_mhz) + " MHz while computing";
     if (st.cause == "thermal") {

@@ -41,12 +41,11 @@ struct Pair {
 };
 
 /// Runs `sc` folded (as given) and unfolded; checks that folding simulated fewer replicas than
-/// there are, that both agree within 0.1 % and (same_straggler) name the same straggler.
-/// With pp > 1 the breakdown's split of a wait at the optimizer barrier between "bubble" and
-/// "waiting for slower GPUs" follows which of the collectives ending at the same nanosecond the
-/// barrier saw last (training_report.cc), an op order folding changes: those cases compare the
-/// iteration time and the class naming the slow element only (issue 18, what remains).
-Pair folded_vs_unfolded(const Scenario& sc, bool same_straggler = true) {
+/// there are, that both agree within 0.1 % and name the same straggler. With pp > 1 that held
+/// only once a wait at the optimizer barrier was split along the critical path (wait_split.h):
+/// before, its split between "bubble" and "waiting for slower GPUs" followed which of the ops
+/// ending at the same nanosecond the barrier saw last, an op order folding changes.
+Pair folded_vs_unfolded(const Scenario& sc) {
   Pair p;
   p.folded = simulate_training(sc);
   Scenario off = sc;
@@ -56,11 +55,11 @@ Pair folded_vs_unfolded(const Scenario& sc, bool same_straggler = true) {
   EXPECT_LT(p.folded.folding.simulated_replicas, p.folded.folding.replicas);
   EXPECT_EQ(p.unfolded.folding.simulated_replicas, p.unfolded.folding.replicas);
   EXPECT_NEAR(p.folded.iteration_time_s, p.unfolded.iteration_time_s, 1e-3 * p.unfolded.iteration_time_s);
-  if (!same_straggler) return p;
   EXPECT_EQ(p.folded.straggler.found, p.unfolded.straggler.found);
   EXPECT_EQ(p.folded.straggler.gpu, p.unfolded.straggler.gpu);
   EXPECT_EQ(p.folded.straggler.cause, p.unfolded.straggler.cause);
   EXPECT_EQ(p.folded.straggler.slowest_replica, p.unfolded.straggler.slowest_replica);
+  EXPECT_EQ(p.folded.straggler.slowest_stage, p.unfolded.straggler.slowest_stage);
   return p;
 }
 
@@ -114,9 +113,13 @@ TEST(PartialFolding, SlowGpusAtTheSameSlotShareAClassOnARailFabric) {
 TEST(PartialFolding, InterleavedPipelinesFoldByClass) {
   Scenario sc = job(4, 4, 2, 4);
   sc.cluster.overrides = {{"node3/gpu1", 0.85, 0.0}};
-  const Pair p = folded_vs_unfolded(sc, false);
+  const Pair p = folded_vs_unfolded(sc);
   EXPECT_EQ(p.folded.folding.simulated_replicas, 2);
   EXPECT_EQ(p.folded.folding.classes[1].reason, "clock_factor 0.85 on node3/gpu1");
+  // Before the barrier's wait was split, folded named no one and unfolded GPU 8 (stage 0).
+  EXPECT_TRUE(p.folded.straggler.found);
+  EXPECT_EQ(p.folded.straggler.gpu, 25);
+  EXPECT_EQ(p.folded.straggler.slowest_stage, 1);
 }
 
 TEST(PartialFolding, AReplicaWhosePipelineCrossesASlowNicIsAlone) {
@@ -132,7 +135,7 @@ TEST(PartialFolding, AReplicaWhosePipelineCrossesASlowNicIsAlone) {
   // dp 2 with one replica alone simulates both: compare on dp 4 over 8 nodes instead.
   Scenario wide = job(8, 8, 2, 4);
   wide.cluster.overrides = {{"node1/nic0", 0.0, 0.25}};
-  const Pair p = folded_vs_unfolded(wide, false);
+  const Pair p = folded_vs_unfolded(wide);
   EXPECT_EQ(p.folded.folding.simulated_replicas, 2);
 }
 
@@ -146,7 +149,7 @@ TEST(PartialFolding, AReplicaOnANodeWithAFailedNicIsAloneAndNoFasterThanHealthy)
   ASSERT_EQ(plan.classes.size(), 2u);
   EXPECT_EQ(plan.classes[1].units, std::vector<int>{1});
   EXPECT_EQ(plan.classes[1].reason, "node1.nic0 failed on its node");
-  const Pair p = folded_vs_unfolded(sc, false);
+  const Pair p = folded_vs_unfolded(sc);
   EXPECT_EQ(p.folded.folding.simulated_replicas, 2);
   EXPECT_GE(p.folded.iteration_time_s, nominal_iteration_s(sc) * (1 - 1e-9));
 }
@@ -174,7 +177,7 @@ TEST(PartialFolding, AHotNodeBreathesItsOwnSupplyAndItsReplicaIsAClassAlone) {
   // does not heat these GPUs to their slowdown temperature), and its replica is a class alone.
   Scenario sc = job(4, 8, 1, 4);
   sc.cluster.overrides = {{"node2", 0.0, 0.0, false, 0.0, 45.0}};
-  const Pair p = folded_vs_unfolded(sc, false);
+  const Pair p = folded_vs_unfolded(sc);
   EXPECT_EQ(p.folded.folding.simulated_replicas, 2);
   EXPECT_GE(p.folded.iteration_time_s, nominal_iteration_s(sc) * (1 - 1e-9));
   double inlet0 = 0, inlet16 = 0;
@@ -210,7 +213,7 @@ TEST(PartialFolding, ZeroOnePipelineWithASlowLastStage) {
   Scenario sc = job(8, 8, 2, 4);
   sc.parallel.zero_stage = 1;
   sc.cluster.overrides = {{"node6/gpu0", 0.8, 0.0}};
-  const Pair p = folded_vs_unfolded(sc, false);
+  const Pair p = folded_vs_unfolded(sc);
   EXPECT_EQ(p.folded.folding.simulated_replicas, 2);
   EXPECT_EQ(p.folded.folding.classes[1].reason, "clock_factor 0.8 on node6/gpu0");
 }

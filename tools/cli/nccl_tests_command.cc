@@ -87,6 +87,14 @@ std::string format_nccl_tests_table(const std::vector<models::NcclTestsResult>& 
   return o.str();
 }
 
+/// Warns on -b 0 with a factor (fresh user, session 32: the rows stopped unexplained).
+void warn_zero_with_factor(double min_bytes, double max_bytes, double factor, std::ostream& err) {
+  if (min_bytes == 0 && factor > 1 && max_bytes > 0)
+    err << "warning: -b 0 with -f " << printf_string("%g", factor)
+        << ": 0 x factor stays 0, so only the size-0 row is simulated (nccl-tests would repeat it forever; "
+           "expected -b 1 or more for rows up to -e)\n";
+}
+
 /// Warns when cluster.collectives.min_channels changed no row's time: the rows simulated again
 /// without it give the same times. NCCL copies its first channels up to the minimum
 /// (NVIDIA/nccl src/graph/connect.cc ncclTopoPostset, copyChannels; ncclMinNchannels clamps it
@@ -275,10 +283,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     const models::Cluster cluster(sc.cluster);
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
-    if (min_bytes == 0 && factor > 1 && max_bytes > 0)  // fresh user, session 32: the rows stopped unexplained
-      err << "warning: -b 0 with -f " << printf_string("%g", factor)
-          << ": 0 x factor stays 0, so only the size-0 row is simulated (nccl-tests would repeat it forever; "
-             "expected -b 1 or more for rows up to -e)\n";
+    warn_zero_with_factor(min_bytes, max_bytes, factor, err);
     {
       const double n = options.gpus.empty() ? cluster.num_gpus() : static_cast<double>(options.gpus.size());
       if (op == models::NcclTestsOp::alltoall && n * (n - 1) > kMaxAlltoallPairs)

@@ -155,6 +155,11 @@ int nccl_tests_type_bytes(std::string_view type) {
                               "bfloat16, f8e4m3, f8e5m2)");
 }
 
+bool nccl_tests_type_is_fp8(std::string_view type) {
+  const std::string t = lower(type);
+  return t == "f8e4m3" || t == "f8e5m2" || t == "fp8_e4m3" || t == "fp8_e5m2";
+}
+
 NcclTestsSize nccl_tests_size(NcclTestsOp op, double requested_bytes, int nranks, int word_bytes) {
   const long long elements = static_cast<long long>(requested_bytes / word_bytes);
   NcclTestsSize s;
@@ -237,6 +242,22 @@ std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster_spec
   }
   const CollectiveOp op = collective_op_of(options.op);
   const double factor = CollectiveEngine::busbw_factor(op, n);
+  // NVIDIA/nccl src/enqueue.cc taskAppend (stored commit 01e6dd91): "if (comm->minCompCap < 90 &&
+  // info->coll != ncclFuncAllGather && ... Broadcast, AlltoAll, Scatter, Gather) { WARN("FP8
+  // reduction support begins with sm90 capable devices."); return ncclInvalidArgument; }" for
+  // ncclFloat8e4m3 / ncclFloat8e5m2, after the count-0 return below. AMD GPUs (RCCL) not checked.
+  const bool reduces = options.op == NcclTestsOp::all_reduce || options.op == NcclTestsOp::reduce_scatter ||
+                       options.op == NcclTestsOp::reduce;
+  int oldest = -1;  // the rank of the lowest NVIDIA compute capability
+  for (int i = 0; i < n; ++i) {
+    const GpuSpec& gpu = cluster.gpu_spec(ranks[i]);
+    if (gpu.vendor == GpuVendor::nvidia &&
+        (oldest < 0 || gpu.compute_capability < cluster.gpu_spec(ranks[oldest]).compute_capability))
+      oldest = i;
+  }
+  const GpuSpec* below_sm90 = nullptr;
+  if (options.fp8 && reduces && oldest >= 0 && cluster.gpu_spec(ranks[oldest]).compute_capability < 90)
+    below_sm90 = &cluster.gpu_spec(ranks[oldest]);
 
   std::vector<NcclTestsResult> out;
   out.reserve(requested_bytes.size());
@@ -246,6 +267,27 @@ std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster_spec
     NcclTestsResult r;
     r.bytes = size.bytes;
     r.count = size.count;
+    // NVIDIA/nccl src/enqueue.cc taskAppend (stored commit 01e6dd91; the same in the 2.2x
+    // sources): "// Empty collectives can be discarded. if (info->count == 0) return ncclSuccess;",
+    // before any algorithm choice or kernel launch, so nccl-tests times nothing (0.06 us at 0 B in
+    // ../shared/data/nccl-tests/n08, B200 all_gather). Send and receive go through
+    // p2pTaskAppend, which has no such return: sendrecv and alltoall (grouped ncclSend/ncclRecv in
+    // nccl-tests) still launch (n11e alltoall: 12.97 us at 0 B).
+    if (size.count == 0 && options.op != NcclTestsOp::sendrecv && options.op != NcclTestsOp::alltoall) {
+      r.discarded = true;
+      r.choice.channels = 0;
+      out.push_back(r);
+      continue;
+    }
+    if (below_sm90 != nullptr) {
+      throw std::invalid_argument(
+          "fp8 " + std::string(nccl_tests_op_name(options.op)) + ": NCCL reduces fp8 only on sm_90 or newer, and GPU " +
+          std::to_string(ranks[oldest]) + " is " + below_sm90->name + ", sm_" +
+          std::to_string(below_sm90->compute_capability) +
+          " (NCCL returns ncclInvalidArgument, \"FP8 reduction support begins with sm90 capable devices\"; expected "
+          "-d half or bfloat16, an H100 or newer, or all_gather, broadcast, alltoall or sendrecv, which move fp8 "
+          "without reducing it)");
+    }
     const sim::Time t0 = sim.now();
     counter.done = 0;
     int expected = 0;

@@ -51,6 +51,8 @@ std::vector<double> nccl_tests_sizes(double min_bytes, double max_bytes, double 
 /// fp8_e5m2).
 /// Throws std::invalid_argument naming the known types.
 int nccl_tests_type_bytes(std::string_view type);
+/// true for the fp8 names among them (f8e4m3, f8e5m2, fp8_e4m3, fp8_e5m2; any case).
+bool nccl_tests_type_is_fp8(std::string_view type);
 
 /// What nccl-tests prints in its size and count columns for a requested size.
 struct NcclTestsSize {
@@ -67,6 +69,9 @@ struct NcclTestsResult {
   double time_s = 0;      ///< simulated duration of one collective [s]
   double algbw_gbps = 0;  ///< bytes / time / 1e9 [GB/s]; 0 when time is 0
   double busbw_gbps = 0;  ///< algbw x busbw factor [GB/s]
+  /// true when NCCL returns before launching anything: a collective of count 0 (time 0; no
+  /// choice, channels 0). send/recv and alltoall still launch at count 0 (simulate_nccl_tests).
+  bool discarded = false;
   /// What the engine ran: algorithm and protocol, and as channels the thread blocks its kernel
   /// launches per GPU (CollectiveEngine::kernel_ctas: comm->nChannels for rings and trees, fewer
   /// below nChannels x threads x NCCL's thread threshold bytes (nccl_channel_cut), NVLS's 16,
@@ -79,13 +84,18 @@ struct NcclTestsOptions {
   NcclTestsOp op = NcclTestsOp::all_reduce;
   std::vector<int> gpus;  ///< global GPU ids in rank order; empty = every GPU of the cluster
   int word_bytes = 4;     ///< element size (float)
+  bool fp8 = false;       ///< an fp8 type (f8e4m3, f8e5m2): NCCL reduces it only from sm_90
 };
 
 /// Simulates op at each requested size on `cluster` (built once; collectives run one after another
 /// on the idle network; cluster.collectives forces algorithm/protocol as NCCL_ALGO/NCCL_PROTO). Returns one result per
 /// requested size, in order. Throws std::invalid_argument for a bad cluster (Cluster's messages), a GPU id outside the
 /// cluster ("gpus: 17 outside [0, 16)"), duplicate GPU ids ("gpus: 3 listed twice"), fewer than 2
-/// GPUs for any op (one rank times a device-local copy kernel, not modelled), or word_bytes < 1.
+/// GPUs for any op (one rank times a device-local copy kernel, not modelled), word_bytes < 1, or
+/// an fp8 reduction (all_reduce, reduce_scatter, reduce) of count > 0 on a communicator with an
+/// NVIDIA GPU below sm_90 ("fp8 all_reduce: NCCL reduces fp8 only on sm_90 or newer; GPU 0 is
+/// A100-SXM4-80GB, sm_80 ..."), as NCCL refuses it. A collective of count 0 costs nothing
+/// (NcclTestsResult::discarded).
 std::vector<NcclTestsResult> simulate_nccl_tests(const ClusterSpec& cluster, const NcclTestsOptions& options,
                                                  const std::vector<double>& requested_bytes);
 

@@ -117,6 +117,16 @@ class Cluster {
   /// nodes_per_leaf 1 at 2:1 is 1 down port : 1 up port). Empty when every setting acts. Throws
   /// what Cluster(spec) throws for a bad spec.
   static std::vector<std::string> settings_without_effect(const ClusterSpec& spec);
+  /// The node's NICs where they spread unevenly over its PCIe switches (pcie_tree.h nic_spread,
+  /// after nic_placement), one sentence naming the template, its NIC count, the GPUs with no NIC
+  /// on their switch and the NIC each reaches instead, what that costs (a cross-switch path, PXN
+  /// over NVLink or through the CPU; point-to-point traffic such as all_to_all can take longer
+  /// than with fewer NICs), and the nearest counts that spread evenly (nic_spread_notes.cc). E.g.
+  /// 3 NICs on dgx_h100: "cluster.nics_per_node 3 on dgx_h100 leaves gpu1, gpu2, gpu4, gpu5 and
+  /// gpu7 without a NIC on their PCIe switch ... (expected cluster.nics_per_node 2 or 4 ..., or 8
+  /// ...)". Empty for one node (NICs carry only traffic between nodes) and for an even spread
+  /// (every built-in template at its own count). Throws what Cluster(spec) throws for a bad spec.
+  static std::vector<std::string> nic_spread_notes(const ClusterSpec& spec);
   /// Neighbour directions of one node of a torus of extents `dims` (each >= 2), each of which
   /// takes an equal share of the node's NIC ports (docs/fabric.md, torus cabling): 2 per
   /// dimension (to the - and + neighbour), 1 per dimension of extent 2 (both are one node, joined

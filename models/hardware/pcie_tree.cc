@@ -404,4 +404,35 @@ PcieLayout pcie_layout(const NodeTemplate& t, int nics) {
   return L;
 }
 
+NicSpread nic_spread(const PcieLayout& layout) {
+  // A device's group: its switch, or -1 - socket for a socket's root ports.
+  const auto group = [](int sw, int socket) { return sw >= 0 ? sw : -1 - socket; };
+  NicSpread out;
+  std::vector<int> keys;  // the groups holding GPUs, in order of their lowest GPU
+  for (std::size_t g = 0; g < layout.gpu_switch.size(); ++g) {
+    const int k = group(layout.gpu_switch[g], layout.gpu_socket[g]);
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  out.gpu_groups = static_cast<int>(keys.size());
+  out.group_nics.assign(keys.size(), 0);
+  for (std::size_t i = 0; i < layout.nic_switch.size(); ++i) {
+    const auto it = std::find(keys.begin(), keys.end(), group(layout.nic_switch[i], layout.nic_socket[i]));
+    if (it != keys.end()) ++out.group_nics[static_cast<std::size_t>(it - keys.begin())];
+  }
+  for (std::size_t g = 0; g < layout.gpu_switch.size(); ++g) {
+    const auto it = std::find(keys.begin(), keys.end(), group(layout.gpu_switch[g], layout.gpu_socket[g]));
+    if (out.group_nics[static_cast<std::size_t>(it - keys.begin())] == 0)
+      out.gpus_without_nic.push_back(static_cast<int>(g));
+  }
+  const int most = out.group_nics.empty() ? 0 : *std::max_element(out.group_nics.begin(), out.group_nics.end());
+  if (most == 0) return out;  // no NIC in a GPU's group: every GPU alike
+  int holding = 0;
+  for (const int n : out.group_nics) {
+    if (n != 0 && n != most) out.even = false;
+    if (n != 0) ++holding;
+  }
+  if (out.gpu_groups % holding != 0) out.even = false;
+  return out;
+}
+
 }  // namespace traincast::models

@@ -66,4 +66,24 @@ struct PcieLayout {
 /// written tree that check_pcie_tree refuses (a template changed after completion).
 PcieLayout pcie_layout(const NodeTemplate& t, int nics);
 
+/// How a node's compute NICs spread over the PCIe switches that hold its GPUs (GPUs on a socket's
+/// root ports count as one group per socket). A GPU without a NIC in its group reaches one only
+/// through another switch: over NVLink to the NIC's GPU (NCCL's PXN) or through the CPU, and
+/// its point-to-point channels spread over every NIC it reaches at that one bandwidth, received
+/// across the socket link where the NIC is on the other socket (docs/hardware.md, "All-to-all
+/// with 3, 4 or 5 NICs").
+struct NicSpread {
+  int gpu_groups = 0;                 ///< PCIe switches (and sockets' root ports) holding GPUs
+  std::vector<int> group_nics;        ///< NICs in each such group, in order of its lowest GPU
+  std::vector<int> gpus_without_nic;  ///< GPUs whose group holds no NIC, ascending
+  /// true when every group holds the same number of NICs, or the groups holding NICs hold the
+  /// same number each and their count divides gpu_groups (1 NIC on 2 switches, 2 or 4 on 8: the
+  /// GPUs without a NIC of their own are an equal share of every NIC's), or the node has no NIC
+  /// or no NIC in a GPU's group. false: 3, 5, 6 or 7 NICs on a dgx_h100's 8 switches, 3 or 6
+  /// on a dgx_a100's 4.
+  bool even = true;
+};
+/// The spread of `layout` (pcie_layout's, or the cluster's after nic_placement).
+NicSpread nic_spread(const PcieLayout& layout);
+
 }  // namespace traincast::models

@@ -364,3 +364,43 @@ TEST(NcclTestsCli, ExportVariantsOnTheirBaseboardsGetTheirOwnNvlinkBandwidth) {
 
 }  // namespace
 }  // namespace traincast::cli
+
+namespace traincast::cli {
+namespace {
+
+// Session 38: size 0 of a collective costs what NCCL spends on it (nothing: src/enqueue.cc
+// taskAppend discards it); fp8 reductions below sm_90 are refused as NCCL refuses them; a
+// min_channels that changes no row says so.
+TEST(NcclTestsCli, EmptyCollectiveFp8BelowSm90AndMinChannelsWithoutEffect) {
+  const Result empty = run({kDgxH100, "-b", "0", "-e", "0", "--show-algorithm"});
+  ASSERT_EQ(empty.status, 0) << empty.err;
+  EXPECT_TRUE(test_support::has(empty.out,
+                                "0     float     sum      -1     0.00    0.00    0.00    N/A     0.00    "
+                                "0.00    0.00    N/A  none/none/0\n"))
+      << empty.out;
+  const std::string a100 = kSrc + "/scenarios/nccl/dgx_a100.textproto";
+  const Result fp8 = run({a100, "-d", "f8e4m3", "-b", "1M", "-e", "1M"});
+  EXPECT_EQ(fp8.status, 2);
+  EXPECT_TRUE(test_support::has(
+      fp8.err,
+      "traincast: fp8 all_reduce: NCCL reduces fp8 only on sm_90 or newer, and GPU 0 is A100-SXM4-80GB, sm_80"))
+      << fp8.err;
+  EXPECT_EQ(fp8.out, "");
+  EXPECT_EQ(run({a100, "-d", "f8e5m2", "--op", "all_gather", "-b", "1M", "-e", "1M"}).status, 0);
+  EXPECT_EQ(run({kDgxH100, "-d", "f8e4m3", "-b", "1M", "-e", "1M"}).status, 0);
+
+  const std::string four = kSrc + "/scenarios/nccl/h100_ib400_4node.textproto";
+  const Result nvls = run({four, "-b", "64M", "-e", "256M", "-f", "4", "--set", "cluster.collectives.min_channels=64"});
+  ASSERT_EQ(nvls.status, 0) << nvls.err;
+  EXPECT_TRUE(test_support::has(nvls.err, "warning: cluster.collectives.min_channels 64 changed no row's time: "))
+      << nvls.err;
+  EXPECT_TRUE(test_support::has(nvls.err, "(these rows ran nvls_tree/Simple/16 without it)")) << nvls.err;
+  // A ring across nodes at 20 channels on its own 16: channels 0-3 carry twice, the bound moves.
+  const Result ring = run({four, "-b", "256M", "-e", "256M", "--set", "cluster.collectives.algorithm=ring", "--set",
+                           "cluster.collectives.min_channels=20"});
+  ASSERT_EQ(ring.status, 0) << ring.err;
+  EXPECT_FALSE(test_support::has(ring.err, "min_channels")) << ring.err;
+}
+
+}  // namespace
+}  // namespace traincast::cli

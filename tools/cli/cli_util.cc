@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <ostream>
+#include <stdexcept>
 #include <system_error>
 
 #include "models/calibration/calibration_profile.h"
@@ -186,6 +187,17 @@ void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err)
   for (const std::string& note : sc.input_warnings) err << "warning: " << note << "\n";
   for (const std::string& note : models::Cluster::settings_without_effect(sc.cluster))
     err << "warning: " << note << "\n";
+  warn_nic_spread(sc.cluster, err);
+}
+
+void warn_nic_spread(const models::ClusterSpec& cluster, std::ostream& err) {
+  std::vector<std::string> notes;
+  try {
+    notes = models::Cluster::nic_spread_notes(cluster);
+  } catch (const std::invalid_argument&) {
+    return;  // a bad spec: the command's Cluster gives its own message
+  }
+  for (const std::string& note : notes) err << "warning: " << note << "\n";
 }
 
 void warn_workload_settings_without_effect(const models::Scenario& sc, std::ostream& err) {

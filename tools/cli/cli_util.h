@@ -96,10 +96,15 @@ void refuse_repeated_files(const std::vector<std::string>& files, const std::str
 void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err);
 
 /// Warns on `err` for each input warning of the scenario (Scenario::input_warnings, positioned: a
-/// node_template block no node uses) and each fabric setting the cluster ignores
+/// node_template block no node uses), each fabric setting the cluster ignores
 /// (models::Cluster::settings_without_effect: fabric fields on one node, an oversubscription no
-/// leaf up-link feels).
+/// leaf up-link feels), and the node's NICs where they spread unevenly (warn_nic_spread).
 void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err);
+/// One "warning: ..." line when the cluster's nodes spread their NICs unevenly over their PCIe
+/// switches (models::Cluster::nic_spread_notes: the GPUs without a NIC on their switch, the cost,
+/// the counts that avoid it); nothing for one node, an even spread or a spec Cluster refuses (the
+/// command's own Cluster says why).
+void warn_nic_spread(const models::ClusterSpec& cluster, std::ostream& err);
 /// Prints one "warning: ..." line per workload field without effect for this layout
 /// (models/workload/settings_notes.h), for the commands that simulate the workload (run, compare).
 void warn_workload_settings_without_effect(const models::Scenario& sc, std::ostream& err);

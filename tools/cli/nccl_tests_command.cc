@@ -5,6 +5,7 @@
 // in-place, "  %7s  %6.2f  %6.2f  %5s" with the time as %7.2f below 100 us, %7.1f below 10 ms,
 // %7.0f above.
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdarg>
@@ -73,8 +74,9 @@ std::string format_nccl_tests_table(const std::vector<models::NcclTestsResult>& 
       o << printf_string("  %7s  %6.2f  %6.2f  %5s", t.c_str(), r.algbw_gbps, r.busbw_gbps, "N/A");
     }
     if (show_algorithm) {
-      o << "  " << models::choice_algorithm_name(r.choice) << "/" << models::protocol_name(r.choice.protocol) << "/"
-        << r.choice.channels;
+      // A discarded collective (count 0) runs no algorithm, protocol or channel.
+      o << "  " << (r.discarded ? "none" : models::choice_algorithm_name(r.choice)) << "/"
+        << (r.discarded ? "none" : models::protocol_name(r.choice.protocol)) << "/" << r.choice.channels;
     }
     o << "\n";
     busbw_sum += r.busbw_gbps;
@@ -83,6 +85,49 @@ std::string format_nccl_tests_table(const std::vector<models::NcclTestsResult>& 
   o << "# Avg bus bandwidth    : " << printf_string("%g", rows.empty() ? 0.0 : busbw_sum / rows.size()) << " \n";
   o << "#\n";
   return o.str();
+}
+
+/// Warns on -b 0 with a factor (fresh user, session 32: the rows stopped unexplained).
+void warn_zero_with_factor(double min_bytes, double max_bytes, double factor, std::ostream& err) {
+  if (min_bytes == 0 && factor > 1 && max_bytes > 0)
+    err << "warning: -b 0 with -f " << printf_string("%g", factor)
+        << ": 0 x factor stays 0, so only the size-0 row is simulated (nccl-tests would repeat it forever; "
+           "expected -b 1 or more for rows up to -e)\n";
+}
+
+/// Warns when cluster.collectives.min_channels changed no row's time: the rows simulated again
+/// without it give the same times. NCCL copies its first channels up to the minimum
+/// (NVIDIA/nccl src/graph/connect.cc ncclTopoPostset, copyChannels; ncclMinNchannels clamps it
+/// to MAXCHANNELS, 64, the field's range), and the model gives a copy its channel's links, so a
+/// minimum changes the time only where a ring or tree across nodes then splits its data unevenly
+/// over its search channels (docs/scenarios.md, `min_channels`).
+void warn_min_channels_without_effect(const models::ClusterSpec& cluster, const models::NcclTestsOptions& options,
+                                      const std::vector<double>& sizes,
+                                      const std::vector<models::NcclTestsResult>& rows, std::ostream& err) {
+  const int min_channels = cluster.collectives.min_channels;
+  if (min_channels <= 0) return;
+  models::ClusterSpec without = cluster;
+  without.collectives.min_channels = 0;
+  const std::vector<models::NcclTestsResult> plain = models::simulate_nccl_tests(without, options, sizes);
+  std::vector<std::string> ran;  // the algorithms of the rows that ran, each once
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].time_s != plain[i].time_s) return;
+    if (rows[i].discarded) continue;
+    const std::string a = std::string(models::choice_algorithm_name(rows[i].choice)) + "/" +
+                          models::protocol_name(rows[i].choice.protocol) + "/" +
+                          std::to_string(plain[i].choice.channels);
+    if (std::find(ran.begin(), ran.end(), a) == ran.end()) ran.push_back(a);
+  }
+  std::string algorithms;
+  for (const std::string& a : ran) algorithms += (algorithms.empty() ? "" : ", ") + a;
+  err << "warning: cluster.collectives.min_channels " << min_channels
+      << " changed no row's time: NCCL copies its channels up to the minimum (src/graph/connect.cc ncclTopoPostset; "
+         "at most MAXCHANNELS, 64), and a copy shares its channel's links and NICs, so more channels change the "
+         "model's time only where they change how the data splits over the links (a ring or tree across nodes at a "
+         "count that is not a multiple of NCCL's own channels; docs/scenarios.md, min_channels)"
+      << (algorithms.empty() ? std::string() : " (these rows ran " + algorithms + " without it)")
+      << " (expected cluster.collectives.algorithm ring or tree on more than one node, and a count that is not a "
+         "multiple of the channels --show-algorithm gives)\n";
 }
 
 /// Largest size accepted by -b, -e and -i, in bytes: 2^53 = 8388608G (8 PiB). Sizes are held as
@@ -226,6 +271,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     models::NcclTestsOptions options;
     options.op = op;
     options.word_bytes = models::nccl_tests_type_bytes(type);
+    options.fp8 = models::nccl_tests_type_is_fp8(type);
     if (vm.count("gpus")) {
       try {
         options.gpus = models::parse_gpu_list(vm["gpus"].as<std::string>());
@@ -237,10 +283,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     const models::Cluster cluster(sc.cluster);
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
-    if (min_bytes == 0 && factor > 1 && max_bytes > 0)  // fresh user, session 32: the rows stopped unexplained
-      err << "warning: -b 0 with -f " << printf_string("%g", factor)
-          << ": 0 x factor stays 0, so only the size-0 row is simulated (nccl-tests would repeat it forever; "
-             "expected -b 1 or more for rows up to -e)\n";
+    warn_zero_with_factor(min_bytes, max_bytes, factor, err);
     {
       const double n = options.gpus.empty() ? cluster.num_gpus() : static_cast<double>(options.gpus.size());
       if (op == models::NcclTestsOp::alltoall && n * (n - 1) > kMaxAlltoallPairs)
@@ -251,6 +294,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     }
     const InterruptScope interrupts;  // Ctrl-C stops the simulation (exit 130, nothing printed or written)
     const std::vector<models::NcclTestsResult> rows = models::simulate_nccl_tests(sc.cluster, options, sizes);
+    warn_min_channels_without_effect(sc.cluster, options, sizes, rows, err);
 
     // Header in nccl-tests' style, with what was simulated.
     const int nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
@@ -278,8 +322,9 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       for (const models::NcclTestsResult& r : rows) {
         csv << printf_string("%.0f,%lld,%s,%s,%d,%.6g,%.6g,%.6g,%s,%s,%d\n", r.bytes, r.count, type.c_str(),
                              std::string(models::nccl_tests_redop(op)).c_str(), models::nccl_tests_root(op),
-                             r.time_s * 1e6, r.algbw_gbps, r.busbw_gbps, models::choice_algorithm_name(r.choice),
-                             models::protocol_name(r.choice.protocol), r.choice.channels);
+                             r.time_s * 1e6, r.algbw_gbps, r.busbw_gbps,
+                             r.discarded ? "none" : models::choice_algorithm_name(r.choice),
+                             r.discarded ? "none" : models::protocol_name(r.choice.protocol), r.choice.channels);
       }
       write_output_file(csv_path, csv.str());
     }

@@ -389,6 +389,7 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
   for (const std::string& note : models::compute_settings_without_effect(sc)) err << "warning: " << note << "\n";
   // The network first: no --max-simulations makes a cluster over its limit fit.
   check_network_size_at(sc, from_file ? origin : std::string(), overrides);
+  warn_nic_spread(sc.cluster, err);  // the hardware every layout of the search runs on
   try {
     planner::check_search_size(sc, o);  // before anything is built: a refusal in milliseconds
   } catch (const std::invalid_argument& e) {

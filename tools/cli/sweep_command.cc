@@ -50,7 +50,8 @@ namespace po = boost::program_options;
 namespace {
 
 /// The warnings `traincast run` prints for a calibration profile fitted on other hardware
-/// (warn_profile_hardware), for a sweep: once per distinct line over the sweep's systems. Points
+/// (warn_profile_hardware) and for NICs spread unevenly over a node's PCIe switches
+/// (warn_nic_spread), for a sweep: once per distinct line over the sweep's systems. Points
 /// that differ only on axes outside `cluster.` and `profile` share a system, so one point per
 /// combination of those axes' values is loaded (a sweep over 1,000 layouts on one cluster loads
 /// one). A point that fails its checks is skipped here (its row says why) and the next point of
@@ -70,7 +71,9 @@ void warn_sweep_profiles(const models::Sweep& sweep, std::ostream& err) {
     if (seen.count(key)) continue;
     std::ostringstream lines;
     try {
-      warn_profile_hardware(io::sweep_point_scenario(sweep, p).cluster, lines);
+      const models::ClusterSpec cluster = io::sweep_point_scenario(sweep, p).cluster;
+      warn_profile_hardware(cluster, lines);
+      warn_nic_spread(cluster, lines);
     } catch (const std::exception&) {
       continue;  // the next point of the same system is tried
     }

@@ -198,3 +198,74 @@ TEST(NcclTests, SendRecvAcrossNodesNeverSlowerWithMoreNics) {
 
 }  // namespace
 }  // namespace traincast::models
+
+namespace traincast::models {
+namespace {
+
+ClusterSpec one_node(const std::string& node_template) {
+  ClusterSpec c;
+  c.node_template = node_template;
+  c.num_nodes = 1;
+  return c;
+}
+
+// NCCL discards a collective of count 0 before any launch (src/enqueue.cc taskAppend); its
+// send/receive path has no such return, so alltoall and sendrecv keep their launch latency.
+TEST(NcclTests, EmptyCollectivesCostNothingWhileEmptySendsStillLaunch) {
+  for (const NcclTestsOp op : {NcclTestsOp::all_reduce, NcclTestsOp::all_gather, NcclTestsOp::reduce_scatter,
+                               NcclTestsOp::broadcast, NcclTestsOp::reduce}) {
+    NcclTestsOptions o;
+    o.op = op;
+    const std::vector<NcclTestsResult> rows = simulate_nccl_tests(one_node("dgx_h100"), o, {0.0, 8.0 * 8});
+    ASSERT_EQ(rows.size(), 2U);
+    EXPECT_TRUE(rows[0].discarded) << nccl_tests_op_name(op);
+    EXPECT_EQ(rows[0].time_s, 0.0) << nccl_tests_op_name(op);
+    EXPECT_EQ(rows[0].choice.channels, 0) << nccl_tests_op_name(op);
+    EXPECT_FALSE(rows[1].discarded) << nccl_tests_op_name(op);
+    EXPECT_GT(rows[1].time_s, 0.0) << nccl_tests_op_name(op);
+  }
+  // all_gather of 8 B over 8 ranks of 4-byte floats: count 0 per rank, discarded too.
+  NcclTestsOptions gather;
+  gather.op = NcclTestsOp::all_gather;
+  EXPECT_TRUE(simulate_nccl_tests(one_node("dgx_h100"), gather, {8.0}).at(0).discarded);
+  for (const NcclTestsOp op : {NcclTestsOp::alltoall, NcclTestsOp::sendrecv}) {
+    NcclTestsOptions o;
+    o.op = op;
+    const NcclTestsResult r = simulate_nccl_tests(one_node("dgx_h100"), o, {0.0}).at(0);
+    EXPECT_FALSE(r.discarded) << nccl_tests_op_name(op);
+    EXPECT_GT(r.time_s, 0.0) << nccl_tests_op_name(op);
+  }
+}
+
+// NCCL refuses fp8 reductions below sm_90 (src/enqueue.cc taskAppend, ncclInvalidArgument), after
+// its count-0 return; moving fp8 without reducing it is allowed.
+TEST(NcclTests, Fp8ReductionsNeedSm90) {
+  EXPECT_TRUE(nccl_tests_type_is_fp8("f8e4m3"));
+  EXPECT_TRUE(nccl_tests_type_is_fp8("FP8_E5M2"));
+  EXPECT_FALSE(nccl_tests_type_is_fp8("int8"));
+  NcclTestsOptions o;
+  o.word_bytes = 1;
+  o.fp8 = true;
+  for (const NcclTestsOp op : {NcclTestsOp::all_reduce, NcclTestsOp::reduce_scatter, NcclTestsOp::reduce}) {
+    o.op = op;
+    EXPECT_EQ(error_of([&] { simulate_nccl_tests(one_node("dgx_a100"), o, {1024.0}); }),
+              "fp8 " + std::string(nccl_tests_op_name(op)) +
+                  ": NCCL reduces fp8 only on sm_90 or newer, and GPU 0 is A100-SXM4-80GB, sm_80 (NCCL returns "
+                  "ncclInvalidArgument, \"FP8 reduction support begins with sm90 capable devices\"; expected -d half "
+                  "or bfloat16, an H100 or newer, or all_gather, broadcast, alltoall or sendrecv, which move fp8 "
+                  "without reducing it)");
+    EXPECT_GT(simulate_nccl_tests(one_node("dgx_h100"), o, {1024.0}).at(0).time_s, 0.0);
+    EXPECT_TRUE(simulate_nccl_tests(one_node("dgx_a100"), o, {0.0}).at(0).discarded);  // before NCCL's check
+  }
+  for (const NcclTestsOp op :
+       {NcclTestsOp::all_gather, NcclTestsOp::broadcast, NcclTestsOp::alltoall, NcclTestsOp::sendrecv}) {
+    o.op = op;
+    EXPECT_GT(simulate_nccl_tests(one_node("dgx_a100"), o, {1024.0}).at(0).time_s, 0.0) << nccl_tests_op_name(op);
+  }
+  o.fp8 = false;  // int8 reduces on any GPU
+  o.op = NcclTestsOp::all_reduce;
+  EXPECT_GT(simulate_nccl_tests(one_node("dgx_a100"), o, {1024.0}).at(0).time_s, 0.0);
+}
+
+}  // namespace
+}  // namespace traincast::models

@@ -1,8 +1,8 @@
 // What session 37's fresh-user rounds left open, fixed by the lead in session 38: `sweep` and
 // `plan` did not print the warnings `traincast run` prints about the file and the cluster (a
 // `storage.local` block nothing uses), and a job's workload file that is itself a shared-cluster
-// scenario had its job list dropped without a word. (A CSV cell a double cannot hold:
-// sweep_csv_test.cc; the progress line erased when a search stops early: interrupt.cc.)
+// scenario had its job list dropped without a word; settings without effect were not positioned. (A CSV cell a double
+// cannot hold: sweep_csv_test.cc; the progress line erased when a search stops early: interrupt.cc.)
 
 #include <gtest/gtest.h>
 
@@ -94,6 +94,37 @@ TEST(FreshUser38Cli, ClusterNamesTheJobListOfAJobsWorkloadFile) {
                              outer + ")\n"),
             1u)
       << r.err;
+}
+
+// Before: a workload or fabric setting without effect was named without its place
+// ("warning: workload.parallel.uneven_stages has no effect: ..."), where the file's own warnings
+// (storage.local) gave file, line and column.
+TEST(FreshUser38Cli, SettingsWithoutEffectAreNamedAtTheirPlace) {
+  const traincast::test_support::TempDir dir("fresh_user38_positions");
+  const std::string file =
+      dir.write("w.textproto",
+                "cluster { node_template: \"dgx_h100\" num_nodes: 2 fabric { kind: fat_tree oversubscription: 3 "
+                "nodes_per_leaf: 1 } }\nworkload {\n"
+                "model { num_layers: 4 hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 }\n"
+                "parallel { tp: 8 pp: 2 uneven_stages: true }\ntraining { global_batch_size: 16 }\n}\n");
+  const std::string uneven = "workload.parallel.uneven_stages has no effect: pp 2 splits the 4 layers evenly";
+  const std::string fabric = "cluster.fabric.oversubscription 3:1 acts as 2.66667:1";
+  const Result r = run({"run", file});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "warning: " + file + ":4:24: " + uneven)) << r.err;
+  EXPECT_TRUE(has(r.err, "warning: " + file + ":1:74: " + fabric)) << r.err;
+  // Set on the command line: the --set is named.
+  const Result set = run({"run", file, "--set", "workload.parallel.uneven_stages=true"});
+  ASSERT_EQ(set.status, 0) << set.err;
+  EXPECT_TRUE(has(set.err, "warning: --set: " + uneven)) << set.err;
+  // The cluster's notes in the commands that read only the cluster.
+  const Result nccl = run({"nccl-tests", file, "-b", "1M", "-e", "1M"});
+  ASSERT_EQ(nccl.status, 0) << nccl.err;
+  EXPECT_TRUE(has(nccl.err, "warning: " + file + ":1:74: " + fabric)) << nccl.err;
+  // On the embedded default (no file to point at) a --set is named the same way.
+  const Result d = run({"run", "--set", "workload.parallel.uneven_stages=true"});
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_TRUE(has(d.err, "warning: --set: workload.parallel.uneven_stages has no effect")) << d.err;
 }
 
 }  // namespace

@@ -387,8 +387,9 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
   // The file's and the cluster's fields without effect (no layout enters them), then the
   // workload's that hold whatever the layout (the layout-dependent ones would speak of the
   // scenario's own layout, which the search replaces).
-  warn_settings_without_effect(sc, err);
-  for (const std::string& note : models::compute_settings_without_effect(sc)) err << "warning: " << note << "\n";
+  warn_settings_without_effect(sc, err, from_file ? origin : std::string(), overrides);
+  for (const std::string& note : models::compute_settings_without_effect(sc))
+    err << "warning: " << note_at_field(note, from_file ? origin : std::string(), overrides) << "\n";
   // The network first: no --max-simulations makes a cluster over its limit fit.
   check_network_size_at(sc, from_file ? origin : std::string(), overrides);
   try {

@@ -127,5 +127,28 @@ TEST(FreshUser38Cli, SettingsWithoutEffectAreNamedAtTheirPlace) {
   EXPECT_TRUE(has(d.err, "warning: --set: workload.parallel.uneven_stages has no effect")) << d.err;
 }
 
+// Before: `traincast nccl-tests --op sendrecv` printed redop none where nccl-tests prints sum, so
+// `calibrate fit` refused its own simulator's table; and every op's table needed --op, though its
+// first line names the operation. Now each op's table is fitted as it is printed.
+TEST(FreshUser38Cli, TheSimulatorsNcclTestsTablesFitWithoutOp) {
+  const traincast::test_support::TempDir dir("fresh_user38_sim_tables");
+  const std::string base = std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/nccl/h100_ib400_2node.textproto";
+  for (const std::string op :
+       {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv"}) {
+    const Result sim = run({"nccl-tests", base, "--op", op, "-b", "1M", "-e", "64M", "-f", "4"});
+    ASSERT_EQ(sim.status, 0) << sim.err;
+    const std::string table = dir.write(op + ".txt", sim.out);
+    const Result fit =
+        run({"calibrate", "fit", table, "--base", base, "--out", (dir.path() / (op + ".textproto")).string()});
+    EXPECT_EQ(fit.status, 0) << op << ": " << fit.err;
+    EXPECT_TRUE(has(fit.out, "calibrate fit: 4 collective")) << op << ": " << fit.out;
+    const std::string other = op == "all_reduce" ? "all_gather" : "all_reduce";
+    const Result named = run({"calibrate", "fit", table, "--base", base, "--op", other, "--out",
+                              (dir.path() / (op + "_op.textproto")).string()});
+    EXPECT_EQ(named.status, 2) << op << ": " << named.err;  // the log names its op: another --op is refused
+    EXPECT_TRUE(has(named.err, "the log names operation " + op)) << named.err;
+  }
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -124,12 +124,15 @@ std::string op_mentioned(std::string_view line) {
   return known.count(name) ? name : "";
 }
 
-/// Besides "<op>_perf": "-t all_gather" (run_nccl_tests.sh) and a bare operation word on a
-/// "command:" note line ("# command: NCCL_ALGO=NVLSTree all_reduce").
+/// Besides "<op>_perf": "-t all_gather" (run_nccl_tests.sh), a bare operation word on a
+/// "command:" note line ("# command: NCCL_ALGO=NVLSTree all_reduce"), and the first line of
+/// `traincast nccl-tests` ("# traincast nccl-tests (simulated): sendrecv on 16 of 16 GPUs of ...").
 std::string op_in_command(std::string_view line) {
   const auto f = split_ws(line);
   static const std::set<std::string_view> known = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
                                                    "broadcast",  "reduce",     "sendrecv"};
+  if (f.size() >= 4 && f[0] == "traincast" && f[1] == "nccl-tests" && f[2] == "(simulated):" && known.count(f[3]))
+    return std::string(f[3]);
   for (std::size_t i = 0; i + 1 < f.size(); ++i) {
     if ((f[i] == "-t" || f[i] == "--test") && known.count(f[i + 1])) return std::string(f[i + 1]);
   }

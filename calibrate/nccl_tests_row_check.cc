@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,6 +85,35 @@ std::string check_op_bus_factor_range(const NcclTestsRun& run, const std::string
   return "";
 }
 
+/// The redop column's word for `op`'s rows, as nccl-tests prints it: "none" where the operation
+/// reduces nothing (all_gather, alltoall, broadcast), the reduction (sum, prod, max, min, avg)
+/// where it does (all_reduce, reduce_scatter, reduce) and for sendrecv, which prints its run's
+/// default `sum` (measured: logs r02 and r03 of ../shared/data/nccl-tests/raw, all five ops;
+/// n11c broadcast, n11d reduce). Returns true when `op` prints "none".
+bool op_prints_no_redop(const std::string& op) { return op == "all_gather" || op == "alltoall" || op == "broadcast"; }
+
+/// "" when each row's redop fits `op` (op_prints_no_redop), or the log has no redop column; else
+/// the first row that does not, "at<line>: redop is none, ...".
+std::string check_op_redop(const NcclTestsRun& run, const std::string& op, const std::string& at,
+                           const std::string& op_field) {
+  static const std::set<std::string> kKnown = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
+                                               "broadcast",  "reduce",     "sendrecv"};
+  if (kKnown.count(op) == 0) return "";
+  const bool want_none = op_prints_no_redop(op);
+  for (const NcclTestsRow& row : run.rows) {
+    if (row.redop.empty() || (row.redop == "none") == want_none) continue;
+    std::string e = at;
+    e.append(std::to_string(row.line)).append(": redop is ").append(row.redop);
+    e.append(want_none ? ", a reduction, which " : ", which ").append(op_field).append(" ").append(op);
+    e.append(" does not print (expected ").append(want_none ? "none" : "a reduction such as sum");
+    e.append(" for ").append(op).append(": nccl-tests prints none for all_gather, alltoall and broadcast, and the ");
+    e.append("reduction for all_reduce, reduce_scatter and reduce (sum for sendrecv); a log of ");
+    e.append(want_none ? "all_reduce, reduce_scatter, reduce or sendrecv?)" : "all_gather, alltoall or broadcast?)");
+    return e;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string check_row_results(const NcclTestsRow& row, const NcclTestsRun& run, const std::string& at) {
@@ -149,6 +179,8 @@ std::string check_op_bus_factor(const NcclTestsRun& run, const std::string& op, 
                                 const std::string& op_field) {
   const int n = run.num_ranks;
   if (!run.op.empty()) return "";
+  // all_gather and reduce_scatter share a bus factor; the redop column tells them apart.
+  if (std::string e = check_op_redop(run, op, at, op_field); !e.empty()) return e;
   if (n <= 0) return check_op_bus_factor_range(run, op, at, op_field);
   const double f = bus_factor(op, n);
   if (f == 0) return "";

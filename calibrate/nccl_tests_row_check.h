@@ -24,7 +24,12 @@ std::string check_row_results(const NcclTestsRow& row, const NcclTestsRun& run, 
 /// all_gather gave "0.0 % error" and a profile 1.66x slow). Where the rank count is unknown (no
 /// "#  Rank" lines), each row's ratio must be a factor `op` has on some rank count (all_reduce
 /// 1..2, all_gather / reduce_scatter / alltoall 0.5..1, broadcast / reduce / sendrecv 1), else "at<line>:
-/// busbw / algbw is R, a factor <op_field> <op> has on no rank count (...)". `at` is "path:".
+/// busbw / algbw is R, a factor <op_field> <op> has on no rank count (...)". First, where the log
+/// has a redop column, each row's redop must be what nccl-tests prints for `op` ("none" for
+/// all_gather, alltoall and broadcast; the reduction, e.g. "sum", for all_reduce, reduce_scatter,
+/// reduce, and "sum" for sendrecv): all_gather and reduce_scatter share their bus factor, so an
+/// all_gather log fitted as reduce_scatter is told only there ("at<line>: redop is none, ...").
+/// `at` is "path:".
 std::string check_op_bus_factor(const NcclTestsRun& run, const std::string& op, const std::string& at,
                                 const std::string& op_field);
 

@@ -31,7 +31,8 @@ std::string_view nccl_tests_op_name(NcclTestsOp op);
 NcclTestsOp parse_nccl_tests_op(std::string_view name);
 /// The CollectiveEngine operation that simulates op.
 CollectiveOp collective_op_of(NcclTestsOp op);
-/// nccl-tests' redop column: "sum" for all_reduce, reduce_scatter, reduce; "none" otherwise.
+/// nccl-tests' redop column as it prints it: "none" for all_gather, alltoall, broadcast; "sum" for
+/// all_reduce, reduce_scatter, reduce and sendrecv (which prints its run's default op).
 std::string_view nccl_tests_redop(NcclTestsOp op);
 /// nccl-tests' root column: 0 for broadcast and reduce, -1 otherwise.
 int nccl_tests_root(NcclTestsOp op);

@@ -100,6 +100,20 @@ std::vector<std::string> workload_file_notes(const std::string& file, const mode
   section(w.cost.has_value(), "cost");
   section(w.power != models::PowerSpec{}, "power");
   section(w.thermal != models::ThermalSpec{}, "thermal");
+  // A workload file that is itself a shared-cluster scenario: its job list and scheduler are
+  // another cluster's, never run here.
+  const auto cluster_part = [&](bool present, const char* name) {
+    if (!present) return;
+    std::string m = field_position(file, name);
+    m.append(": ").append(name).append(
+        ": has no effect in traincast cluster: a job takes only the workload section of its workload file, so this "
+        "file's own job list and scheduler are not run (expected the jobs and the scheduler in the cluster "
+        "scenario ");
+    m.append(scenario_path).append(")");
+    notes.push_back(std::move(m));
+  };
+  cluster_part(!w.jobs.empty(), "job");
+  cluster_part(w.scheduler != models::SchedulerSpec{}, "scheduler");
   return notes;
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -566,6 +567,14 @@ ReadOutcome read_text(std::string_view text, std::string_view origin, pb::Messag
                        [&](const RawDiagnostic& d) { return d.line >= line && d.message != kThousandsMessage; }),
         collector.items.end());
   }
+  // A hexadecimal number in a floating-point field (`pue: 0x1`): protobuf refuses it itself
+  // ("Expect a decimal number, got: 0x1"); our kOctalMessage at the same place says it better.
+  std::set<std::pair<int, int>> non_decimal;  // (line, column) of each kOctalMessage
+  for (const RawDiagnostic& d : collector.items)
+    if (d.message == kOctalMessage) non_decimal.emplace(d.line, d.column);
+  std::erase_if(collector.items, [&](const RawDiagnostic& d) {
+    return starts_with(d.message, "Expect a decimal number") && non_decimal.count({d.line, d.column}) > 0;
+  });
   TextScanner scanner(text, message.GetDescriptor());
   std::set<std::string> seen;
   std::size_t more = 0;

@@ -22,6 +22,7 @@
 #include "models/io/file_kind.h"
 #include "models/io/int_ranges.h"
 #include "models/io/message_reader.h"
+#include "models/io/scenario_io_internal.h"
 #include "models/io/suggest.h"
 #include "traincast.pb.h"
 
@@ -549,7 +550,10 @@ std::vector<std::string> profile_hardware_mismatch(const models::CalibrationProf
   return out;
 }
 
-std::string profile_to_text(const models::CalibrationProfile& p, const std::string& header_comment) {
+namespace {
+
+/// The profile as its schema's message (fields the profile does not hold left unset).
+tp::Profile profile_message(const models::CalibrationProfile& p) {
   tp::Profile m;
   if (!p.base.empty()) m.set_base(p.base);
   if (!p.gpu.empty()) m.set_gpu(p.gpu);
@@ -629,6 +633,17 @@ std::string profile_to_text(const models::CalibrationProfile& p, const std::stri
     if (!pt.fitted_from.empty()) o.set_fitted_from(pt.fitted_from);
   }
   m.set_end_of_profile(true);  // the highest field number: printed last, so a cut-short file lacks it
+  return m;
+}
+
+}  // namespace
+
+std::string profile_to_json(const models::CalibrationProfile& profile) {
+  return detail::message_to_json(profile_message(profile), false, "profile_to_json");
+}
+
+std::string profile_to_text(const models::CalibrationProfile& profile, const std::string& header_comment) {
+  const tp::Profile m = profile_message(profile);
   pb::TextFormat::Printer printer;
   printer.SetUseShortRepeatedPrimitives(true);
   std::string body;

@@ -33,6 +33,9 @@ std::shared_ptr<const models::CalibrationProfile> load_profile_text(std::string_
 /// load_profile_text(profile_to_text(p)) gives p back), after a comment header `header_comment`
 /// (each line prefixed with "# ").
 std::string profile_to_text(const models::CalibrationProfile& profile, const std::string& header_comment = "");
+/// The profile as JSON (proto field names, the fields profile_to_text prints), for a profile
+/// file named .json: load_profile_text(profile_to_json(p), origin, Format::json) gives p back.
+std::string profile_to_json(const models::CalibrationProfile& profile);
 
 /// Reads a Measurements text file (traincast-bench output) into plain samples; every sample's
 /// `where` is "path:line". Checks: GEMM dtype known and m, n, k, time > 0; bandwidth kind set and

@@ -143,6 +143,12 @@ class AxisReader {
     std::vector<std::string> problems;
     std::map<std::string, std::string> origins;
     detail::apply_overrides(scratch, {{field.path + "=" + value, "x"}}, problems, origins);
+    if (!problems.empty() && problems.front().find("out of range as written") != std::string::npos) {
+      // 1e309, 1e-400: as a scenario file or --set names them, not "expected a number".
+      error(at, what + " " + in_quotes(clip(value)) + " is out of range as written for " + field.path + " (expected " +
+                    std::string(detail::kDoubleRangeExpected) + ")");
+      return false;
+    }
     if (!problems.empty()) {
       error(at, what + " " + in_quotes(clip(value)) + " is not valid for " + field.path +
                     detail::value_suggestion(field.field(), value) + " (expected " +

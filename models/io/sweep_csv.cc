@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "models/io/int_ranges.h"
 #include "models/io/message_reader.h"
 #include "models/io/report_fields.h"
 #include "models/io/scenario_io.h"
@@ -322,6 +323,14 @@ std::optional<double> finite_number(std::string_view s) {
   return v;
 }
 
+/// True when `s` is a number in decimal or scientific notation that a double cannot hold
+/// (1e-400, 1e400): std::from_chars consumed it all and said result_out_of_range.
+bool number_out_of_range(std::string_view s) {
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc::result_out_of_range && ptr == s.data() + s.size();
+}
+
 /// Decimal digits only, as std::to_string writes a count that is not negative.
 bool is_whole_number(std::string_view s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
@@ -334,6 +343,9 @@ std::string number_cell_error(const std::string& at, const std::string& v, const
     return at + quoted_clip(v) + " is not a count (expected a whole number >= 0" + or_empty +
            ", as traincast sweep writes)";
   const std::optional<double> number = finite_number(v);
+  if (!number && number_out_of_range(v))
+    return at + quoted_clip(v) + " is out of range as written (expected " + std::string(detail::kDoubleRangeExpected) +
+           ", as traincast sweep writes)";
   if (!number)
     return at + quoted_clip(v) + " is not a number (expected a finite number" + or_empty +
            ", as traincast sweep writes)";

@@ -233,6 +233,23 @@ TEST(FitInputs, OpFromOutsideMustMatchTheLogsBusFactor) {
   EXPECT_NE(refusal("all_reduce"), "");
   log.runs[0].rows[0].out_of_place = {true, 5000, 200, 200, "0"};  // 1: all_gather as nccl-tests of 2019 printed it
   EXPECT_EQ(refusal("all_gather"), "");
+  // all_gather and reduce_scatter share the factor; the redop column tells them apart (none for
+  // all_gather, alltoall, broadcast; the reduction for the others, as logs r02 / r03 print).
+  log.runs[0].rows[0].out_of_place = {true, 5000, 200, 175, "0"};
+  log.runs[0].rows[0].redop = "none";
+  EXPECT_EQ(refusal("all_gather"), "");
+  EXPECT_EQ(refusal("reduce_scatter"),
+            "l.txt:31: redop is none, which --op reduce_scatter does not print (expected a reduction such as sum for "
+            "reduce_scatter: nccl-tests prints none for all_gather, alltoall and broadcast, and the reduction for "
+            "all_reduce, reduce_scatter and reduce (sum for sendrecv); a log of all_gather, alltoall or broadcast?)");
+  log.runs[0].rows[0].redop = "sum";
+  EXPECT_EQ(refusal("reduce_scatter"), "");
+  EXPECT_EQ(refusal("all_gather"),
+            "l.txt:31: redop is sum, a reduction, which --op all_gather does not print (expected none for all_gather: "
+            "nccl-tests prints none for all_gather, alltoall and broadcast, and the reduction for all_reduce, "
+            "reduce_scatter and reduce (sum for sendrecv); a log of all_reduce, reduce_scatter, reduce or sendrecv?)");
+  log.runs[0].num_ranks = 8;  // with the rank count as well
+  EXPECT_NE(refusal("alltoall"), "");
 }
 
 TEST(FitInputs, DisturbedRowNoteIsBounded) {

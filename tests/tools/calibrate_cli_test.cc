@@ -33,6 +33,32 @@ class CalibrateCli : public traincast::test_support::TempDirTest {
   }
 };
 
+// A fresh user (session 38): `--out p.json` wrote text format into it, which --profile then refused
+// as JSON; `--out p.prof` said "cannot read file" of the file to be written, and wrote nothing.
+TEST_F(CalibrateCli, ProfileNamedJsonIsWrittenAsJsonAndAnUnknownExtensionIsRefused) {
+  const std::string log = (kLogs / "n11a_rtx2080ti_1x2_pcie3_nop2p_allreduce.txt").string();
+  const std::string text = path("p.textproto");
+  const std::string json = path("p.json");
+  ASSERT_EQ(run({"calibrate", "fit", log, "--base", kScenario, "--out", text}).status, 0);
+  const Result r = run({"calibrate", "fit", log, "--base", kScenario, "--out", json});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(json);
+  std::stringstream body;
+  body << in.rdbuf();
+  EXPECT_EQ(body.str().rfind("{", 0), 0u) << body.str();
+  // Both profiles predict the same.
+  const Result a = run({"nccl-tests", kScenario, "-b", "1M", "-e", "1G", "--profile", text});
+  const Result b = run({"nccl-tests", kScenario, "-b", "1M", "-e", "1G", "--profile", json});
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(a.out.substr(a.out.find('\n')), b.out.substr(b.out.find('\n')));  // the first line names the file
+  const Result bad = run({"calibrate", "fit", log, "--base", kScenario, "--out", path("p.prof")});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err, "traincast: --out " + path("p.prof") +
+                         ": unknown file extension \".prof\" (expected .textproto, .txtpb, .pbtxt, .txt or .json: "
+                         "--profile reads the profile back by its extension)\n");
+  EXPECT_FALSE(fs::exists(path("p.prof")));
+}
+
 TEST_F(CalibrateCli, FitThenValidateThenUseTheProfile) {
   const std::string log = (kLogs / "n11a_rtx2080ti_1x2_pcie3_nop2p_allreduce.txt").string();
   const std::string profile = path("p.textproto");

@@ -112,7 +112,7 @@ TEST(ComputeModelCliProfile, EnumInAnotherCaseIsSuggested) {
 
 TEST(ComputeModelCliPlan, PlanWarnsThatCudnnHasNoEffectUnderTrainingFit) {
   const Result r = run({"plan", "--set", "workload.training.attention_kernel=cudnn", "--max-simulations", "1"});
-  EXPECT_NE(r.err.find("warning: workload.training.attention_kernel cudnn has no effect with compute_model "
+  EXPECT_NE(r.err.find("warning: --set: workload.training.attention_kernel cudnn has no effect with compute_model "
                        "training_fit"),
             std::string::npos)
       << r.status << "\n"

@@ -78,7 +78,7 @@ TEST(FreshUser36Cli, TreeFieldsOnATorusAreNamedAndItsHopsAreNotSwitchHops) {
   EXPECT_EQ(r.status, 0) << r.err;
   for (const std::string field : {"routing", "leaf_up_ports", "ecmp_seed"})
     EXPECT_TRUE(
-        has(r.err, "warning: cluster.fabric." + field + " has no effect: a torus has no leaf or spine switches"))
+        has(r.err, "warning: --set: cluster.fabric." + field + " has no effect: a torus has no leaf or spine switches"))
         << r.err;
   EXPECT_TRUE(has(r.out, "dimension-order routing, 130 ns per hop between nodes, cables 0 m")) << r.out;
   EXPECT_FALSE(has(r.out, "per switch hop")) << r.out;

@@ -145,14 +145,16 @@ TEST_F(NewUserCli, FabricSettingsWithoutEffectAreNamed) {
   Result r = run({"nccl-tests", two, "--set", "cluster.fabric.oversubscription=2", "--set",
                   "cluster.fabric.nodes_per_leaf=1", "-b", "1M", "-e", "1M"});
   EXPECT_EQ(r.status, 0);
-  EXPECT_NE(r.err.find("warning: cluster.fabric.oversubscription 2:1 acts as 1:1: a leaf has 1 down port and up-links "
-                       "are whole ports at the NIC line rate, ceil(1 / 2) = 1"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("warning: --set: cluster.fabric.oversubscription 2:1 acts as 1:1: a leaf has 1 down port and up-links "
+                 "are whole ports at the NIC line rate, ceil(1 / 2) = 1"),
+      std::string::npos)
       << r.err;
   r = run({"nccl-tests", two, "--set", "cluster.fabric.oversubscription=2", "-b", "1M", "-e", "1M"});
-  EXPECT_NE(r.err.find("warning: cluster.fabric.oversubscription 2:1 has no effect: all 2 nodes sit under one leaf "
-                       "group (nodes_per_leaf 32 >= num_nodes 2)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("warning: --set: cluster.fabric.oversubscription 2:1 has no effect: all 2 nodes sit under one leaf "
+                 "group (nodes_per_leaf 32 >= num_nodes 2)"),
+      std::string::npos)
       << r.err;
   // fat_tree with nodes_per_leaf 1: 8 NICs down, ceil(8 / 2) = 4 up, 2:1 acts: no warning.
   r = run({"nccl-tests", two, "--set", "cluster.fabric.oversubscription=2", "--set", "cluster.fabric.nodes_per_leaf=1",
@@ -160,7 +162,8 @@ TEST_F(NewUserCli, FabricSettingsWithoutEffectAreNamed) {
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
   r = run(
       {"run", "--set", "cluster.num_nodes=1", "--set", "workload.parallel.dp=4", "--set", "cluster.fabric.sharp=true"});
-  EXPECT_NE(r.err.find("warning: cluster.fabric.sharp has no effect: the cluster is one node"), std::string::npos)
+  EXPECT_NE(r.err.find("warning: --set: cluster.fabric.sharp has no effect: the cluster is one node"),
+            std::string::npos)
       << r.err;
 }
 
@@ -171,10 +174,11 @@ TEST_F(NewUserCli, TreeSettingsOnATorusAreNamed) {
   Result r = run({"nccl-tests", two, "--set", "cluster.fabric.kind=torus", "--set", "cluster.fabric.oversubscription=2",
                   "--set", "cluster.fabric.tiers=3", "-b", "1M", "-e", "1M"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("warning: cluster.fabric.oversubscription has no effect: a torus has no leaf or spine switches"),
+  EXPECT_NE(r.err.find(
+                "warning: --set: cluster.fabric.oversubscription has no effect: a torus has no leaf or spine switches"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("warning: cluster.fabric.tiers has no effect: a torus"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: --set: cluster.fabric.tiers has no effect: a torus"), std::string::npos) << r.err;
   r = run({"nccl-tests", two, "--set", "cluster.fabric.kind=torus", "-b", "1M", "-e", "1M"});
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }

@@ -2,6 +2,7 @@
 // calibration profile, with the fit's own error per group (calibrate/fit/).
 
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -97,9 +98,9 @@ po::options_description fit_options() {
       "applied again wherever the profile is used.\n"
       "Use the profile with `traincast run --profile`, `traincast nccl-tests\n"
       "--profile` or a scenario's `profile` field.\n\nOptions");
-  opts.add_options()("help,h", "show this help")(
-      "base", po::value<std::string>(), "scenario file, node template or GPU")("out,o", po::value<std::string>(),
-                                                                               "profile file to write (text format)")(
+  opts.add_options()("help,h", "show this help")("base", po::value<std::string>(),
+                                                 "scenario file, node template or GPU")(
+      "out,o", po::value<std::string>(), "profile file to write: text format, or JSON when named .json")(
       "gpus", po::value<std::string>(), "GPUs the collectives ran on, in rank order (default: all of the base)")(
       "nodes", po::value<int>()->default_value(1), "nodes when BASE is a node template")(
       "set", po::value<std::vector<std::string>>()->composing(),
@@ -119,11 +120,14 @@ void write_profile(const models::CalibrationProfile& profile, const std::string&
   std::string header =
       "Calibration profile written by `traincast calibrate fit` (models/calibration/calibration_profile.h).\n";
   header += "Base: " + base + "; fitted from " + std::to_string(files) + " file(s).";
-  const std::string text = io::profile_to_text(profile, header);
+  // A .json name gets JSON (no comment header: JSON has none), the text names text format.
+  const io::Format format = io::format_for_path(out_path);
+  const std::string text =
+      format == io::Format::json ? io::profile_to_json(profile) : io::profile_to_text(profile, header);
   // The fit clips or refuses what the reader would refuse (calibrate/fit/README.md); a profile
   // its own reader refuses is a fit bug, reported as one (exit 1) rather than written.
   try {
-    (void)io::load_profile_text(text, out_path);
+    (void)io::load_profile_text(text, out_path, format);
   } catch (const io::ScenarioError& e) {
     throw std::logic_error("calibrate fit made a profile its reader refuses: " + std::string(e.what()));
   }
@@ -146,7 +150,13 @@ int run_fit(const po::variables_map& vm, const po::options_description& opts, st
   if (std::error_code ec; std::filesystem::exists(vm["base"].as<std::string>(), ec))
     read.push_back(vm["base"].as<std::string>());
   check_output_path(out_path, vm.count("force") > 0, read);
-  io::format_for_path(out_path);  // the profile must be readable back (.textproto, ...)
+  // The profile must be readable back: a name the readers know (an output need not exist yet).
+  std::string ext = std::filesystem::path(out_path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));  // as the readers do
+  if (ext != ".textproto" && ext != ".txtpb" && ext != ".pbtxt" && ext != ".txt" && ext != ".json")
+    throw UsageError("--out " + out_path + ": unknown file extension \"" + ext +
+                     "\" (expected .textproto, .txtpb, .pbtxt, .txt or .json: --profile reads the profile back by "
+                     "its extension)");
   calibrate::FitOptions o;
   std::vector<std::string> sets;
   if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();

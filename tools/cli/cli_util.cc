@@ -183,25 +183,51 @@ void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err) {
   if (sc.parallel.cp > 1) check("TP x CP", sc.parallel.tp * sc.parallel.cp);
 }
 
-void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err) {
-  for (const std::string& note : sc.input_warnings) err << "warning: " << note << "\n";
-  for (const std::string& note : models::Cluster::settings_without_effect(sc.cluster))
-    err << "warning: " << note << "\n";
-  warn_nic_spread(sc.cluster, err);
+namespace {
+
+/// True for a scenario field path: lower-case words joined by dots, at least one dot
+/// (cluster.node_group, workload.parallel.uneven_stages).
+bool is_field_path(const std::string& s) {
+  return s.find('.') != std::string::npos && s.front() != '.' && s.back() != '.' &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_' || c == '.'; });
 }
 
-void warn_nic_spread(const models::ClusterSpec& cluster, std::ostream& err) {
+}  // namespace
+
+std::string note_at_field(const std::string& note, const std::string& scenario_path,
+                          const std::vector<std::string>& overrides) {
+  const std::string head = note.substr(0, note.find_first_of(" :"));
+  if (!is_field_path(head)) return note;
+  const std::string where = scenario_field_origin(scenario_path, head, overrides);
+  if (where.rfind("--set ", 0) == 0) return "--set: " + note;  // as the --set errors name it
+  if (scenario_path.empty()) return note;                      // the embedded default: no file
+  return where + ": " + note;
+}
+
+void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err, const std::string& scenario_path,
+                                  const std::vector<std::string>& overrides) {
+  for (const std::string& note : sc.input_warnings) err << "warning: " << note << "\n";
+  for (const std::string& note : models::Cluster::settings_without_effect(sc.cluster))
+    err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
+  warn_nic_spread(sc.cluster, err, scenario_path, overrides);
+}
+
+void warn_nic_spread(const models::ClusterSpec& cluster, std::ostream& err, const std::string& scenario_path,
+                     const std::vector<std::string>& overrides) {
   std::vector<std::string> notes;
   try {
     notes = models::Cluster::nic_spread_notes(cluster);
   } catch (const std::invalid_argument&) {
     return;  // a bad spec: the command's Cluster gives its own message
   }
-  for (const std::string& note : notes) err << "warning: " << note << "\n";
+  for (const std::string& note : notes) err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
 }
 
-void warn_workload_settings_without_effect(const models::Scenario& sc, std::ostream& err) {
-  for (const std::string& note : models::workload_settings_without_effect(sc)) err << "warning: " << note << "\n";
+void warn_workload_settings_without_effect(const models::Scenario& sc, std::ostream& err,
+                                           const std::string& scenario_path,
+                                           const std::vector<std::string>& overrides) {
+  for (const std::string& note : models::workload_settings_without_effect(sc))
+    err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
 }
 
 std::vector<std::string> scenario_input_files(const models::Scenario& sc, const std::string& scenario_path) {
@@ -343,10 +369,7 @@ void rethrow_at_field(const std::invalid_argument& e, const std::string& scenari
   const std::size_t colon = msg.find(": ");
   // A field path: lower-case words joined by dots (at least one dot), e.g. cluster.node_group.
   const std::string head = colon == std::string::npos ? std::string() : msg.substr(0, colon);
-  const bool field =
-      head.find('.') != std::string::npos && head.front() != '.' && head.back() != '.' &&
-      std::all_of(head.begin(), head.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_' || c == '.'; });
-  if (!field) throw e;
+  if (!is_field_path(head)) throw e;
   throw io::ScenarioError({scenario_field_origin(scenario_path, head, overrides) + ": " + msg});
 }
 

@@ -95,19 +95,33 @@ void refuse_repeated_files(const std::vector<std::string>& files, const std::str
 /// and their collectives cross the NICs, which the report then shows as slow GPUs or communication.
 void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err);
 
+/// `note` ("workload.parallel.uneven_stages has no effect: ...") with the position of the field it
+/// starts with in front (scenario_field_origin: "FILE:LINE:COL: " of the field or of its nearest
+/// written ancestor), or "--set: " where an override set it; unchanged when it starts
+/// with no field path, or when `scenario_path` is "" (the embedded default) and no override set it.
+std::string note_at_field(const std::string& note, const std::string& scenario_path,
+                          const std::vector<std::string>& overrides);
+
 /// Warns on `err` for each input warning of the scenario (Scenario::input_warnings, positioned: a
 /// node_template block no node uses), each fabric setting the cluster ignores
 /// (models::Cluster::settings_without_effect: fabric fields on one node, an oversubscription no
-/// leaf up-link feels), and the node's NICs where they spread unevenly (warn_nic_spread).
-void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err);
+/// leaf up-link feels), and the node's NICs where they spread unevenly (warn_nic_spread); the
+/// latter two positioned (note_at_field) when `scenario_path` names the file the scenario was read
+/// from (with `overrides`, its --set values).
+void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err, const std::string& scenario_path = {},
+                                  const std::vector<std::string>& overrides = {});
 /// One "warning: ..." line when the cluster's nodes spread their NICs unevenly over their PCIe
 /// switches (models::Cluster::nic_spread_notes: the GPUs without a NIC on their switch, the cost,
 /// the counts that avoid it); nothing for one node, an even spread or a spec Cluster refuses (the
-/// command's own Cluster says why).
-void warn_nic_spread(const models::ClusterSpec& cluster, std::ostream& err);
+/// command's own Cluster says why). Positioned as warn_settings_without_effect's.
+void warn_nic_spread(const models::ClusterSpec& cluster, std::ostream& err, const std::string& scenario_path = {},
+                     const std::vector<std::string>& overrides = {});
 /// Prints one "warning: ..." line per workload field without effect for this layout
-/// (models/workload/settings_notes.h), for the commands that simulate the workload (run, compare).
-void warn_workload_settings_without_effect(const models::Scenario& sc, std::ostream& err);
+/// (models/workload/settings_notes.h), for the commands that simulate the workload (run, compare),
+/// positioned as warn_settings_without_effect's.
+void warn_workload_settings_without_effect(const models::Scenario& sc, std::ostream& err,
+                                           const std::string& scenario_path = {},
+                                           const std::vector<std::string>& overrides = {});
 
 std::vector<std::string> scenario_input_files(const models::Scenario& sc, const std::string& scenario_path);
 

@@ -129,8 +129,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     refuse_job_list(sc, from_file ? vm["scenario"].as<std::string>() : std::string(), "run");
     warn_groups_straddle_nodes(sc, err);
-    warn_settings_without_effect(sc, err);
-    warn_workload_settings_without_effect(sc, err);
+    const std::string scenario_path = from_file ? vm["scenario"].as<std::string>() : std::string();
+    warn_settings_without_effect(sc, err, scenario_path, overrides);
+    warn_workload_settings_without_effect(sc, err, scenario_path, overrides);
     // Refuse to clobber, and find unusable paths, before spending time simulating.
     const bool force = vm.count("force") > 0;
     const std::vector<std::string> inputs =

@@ -123,7 +123,7 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
     const models::Scenario sc = io::load_cluster_scenario_file(scenario_path, overrides, {"traincast explain", {}});
     check_network_size_at(sc, scenario_path, overrides);  // before the cluster is built
-    warn_settings_without_effect(sc, err);
+    warn_settings_without_effect(sc, err, scenario_path, overrides);
     const models::Cluster cluster(sc.cluster);
     if (vm.count("dot"))
       check_output_path(vm["dot"].as<std::string>(), vm.count("force") > 0, scenario_input_files(sc, scenario_path));

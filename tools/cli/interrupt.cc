@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <utility>
@@ -48,7 +49,10 @@ void TerminalProgress::finish() noexcept {
   if (!enabled_) return;
   models::set_progress_sink(nullptr);
   const std::lock_guard lock(mutex_);
-  if (drawn_) std::fputc('\n', stderr);
+  // The line is erased, not ended: a search that stops before its budget (plan's "22/120") would
+  // otherwise leave a count that reads as if it had been cut short above the result.
+  if (drawn_) std::fprintf(stderr, "\r%*s\r", drawn_width_, "");
+  std::fflush(stderr);
   drawn_ = false;
   enabled_ = false;
 }
@@ -60,8 +64,10 @@ void TerminalProgress::progress(std::string_view what, std::uint64_t done, std::
   if (done < total && now - last_ < kProgressRedraw) return;
   last_ = now;
   const double pct = total > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0;
-  std::fprintf(stderr, "\r%.*s: %llu/%llu (%.0f%%) ", static_cast<int>(what.size()), what.data(),
-               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), pct);
+  const int width = std::fprintf(stderr, "\r%.*s: %llu/%llu (%.0f%%) ", static_cast<int>(what.size()), what.data(),
+                                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), pct);
+  drawn_width_ = std::max(drawn_width_, width - 1);  // without the leading '\r'
+
   std::fflush(stderr);
   drawn_ = true;
 }

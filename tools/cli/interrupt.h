@@ -41,8 +41,8 @@ bool progress_terminal(const std::ostream& err);
 inline constexpr std::chrono::milliseconds kProgressRedraw{100};
 
 /// A models::ProgressSink drawing "\r<what>: <done>/<total> (<pct>%)" on stderr, at most every
-/// kProgressRedraw, installed (set_progress_sink) while alive when `enabled`; the line is ended
-/// on destruction. `only` not empty: only progress of that `what` is drawn (compare's columns,
+/// kProgressRedraw, installed (set_progress_sink) while alive when `enabled`; the line is erased
+/// by finish() and on destruction. `only` not empty: only progress of that `what` is drawn (compare's columns,
 /// not the Monte-Carlo draws inside each). Thread-safe.
 class TerminalProgress : public models::ProgressSink {
  public:
@@ -51,7 +51,7 @@ class TerminalProgress : public models::ProgressSink {
   TerminalProgress(const TerminalProgress&) = delete;
   TerminalProgress& operator=(const TerminalProgress&) = delete;
   void progress(std::string_view what, std::uint64_t done, std::uint64_t total) noexcept override;
-  /// Uninstalls the sink and ends the progress line (before the command prints its result).
+  /// Uninstalls the sink and erases the progress line (before the command prints its result).
   void finish() noexcept;
 
  private:
@@ -59,6 +59,7 @@ class TerminalProgress : public models::ProgressSink {
   std::string only_;
   std::mutex mutex_;
   bool drawn_ = false;
+  int drawn_width_ = 0;  ///< characters of the widest line drawn, erased by finish()
   std::chrono::steady_clock::time_point last_{};
 };
 

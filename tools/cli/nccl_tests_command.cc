@@ -279,7 +279,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
         throw UsageError(std::string("--gpus: ") + e.what());
       }
     }
-    warn_settings_without_effect(sc, err);
+    warn_settings_without_effect(sc, err, scenario_path, overrides);
     const models::Cluster cluster(sc.cluster);
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);

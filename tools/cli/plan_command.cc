@@ -384,12 +384,14 @@ int run_plan(const po::variables_map& vm, const po::options_description& opts, s
     check_output_path(json_path, force, scenario_input_files(sc, from_file ? origin : std::string()));
   }
   check_plannable(sc, o, from_file ? origin : std::string(), overrides);
-  // Fields without effect whatever the layout (the layout-dependent ones would speak of the
+  // The file's and the cluster's fields without effect (no layout enters them), then the
+  // workload's that hold whatever the layout (the layout-dependent ones would speak of the
   // scenario's own layout, which the search replaces).
-  for (const std::string& note : models::compute_settings_without_effect(sc)) err << "warning: " << note << "\n";
+  warn_settings_without_effect(sc, err, from_file ? origin : std::string(), overrides);
+  for (const std::string& note : models::compute_settings_without_effect(sc))
+    err << "warning: " << note_at_field(note, from_file ? origin : std::string(), overrides) << "\n";
   // The network first: no --max-simulations makes a cluster over its limit fit.
   check_network_size_at(sc, from_file ? origin : std::string(), overrides);
-  warn_nic_spread(sc.cluster, err);  // the hardware every layout of the search runs on
   try {
     planner::check_search_size(sc, o);  // before anything is built: a refusal in milliseconds
   } catch (const std::invalid_argument& e) {

@@ -49,18 +49,34 @@ namespace po = boost::program_options;
 
 namespace {
 
-/// The warnings `traincast run` prints for a calibration profile fitted on other hardware
-/// (warn_profile_hardware) and for NICs spread unevenly over a node's PCIe switches
-/// (warn_nic_spread), for a sweep: once per distinct line over the sweep's systems. Points
-/// that differ only on axes outside `cluster.` and `profile` share a system, so one point per
-/// combination of those axes' values is loaded (a sweep over 1,000 layouts on one cluster loads
-/// one). A point that fails its checks is skipped here (its row says why) and the next point of
-/// its system is tried.
-void warn_sweep_profiles(const models::Sweep& sweep, std::ostream& err) {
+/// `line` ("warning: <sweep point>:L:C: storage.local: ...") with the point's origin replaced by
+/// the file that wrote the field: the base scenario's file, or the sweep file's inline
+/// `scenario.` (the base is held as a message, so the line and column are not known).
+std::string with_sweep_origin(const models::Sweep& sweep, const std::string& line) {
+  const std::string prefix = "warning: " + std::string(io::kSweepPointOrigin) + ":";
+  if (line.rfind(prefix, 0) != 0) return line;
+  std::size_t i = prefix.size();
+  for (int colons = 0; colons < 2 && i < line.size(); ++i)
+    if (line[i] == ':') ++colons;  // past "L:C:"
+  if (i >= line.size() || line[i] != ' ') return line;
+  const std::string rest = line.substr(i + 1);
+  return sweep.base_path.empty() ? "warning: " + sweep.path + ": scenario." + rest
+                                 : "warning: " + sweep.base_path + ": " + rest;
+}
+
+/// The warnings `traincast run` prints for a system, for a sweep: a calibration profile fitted on
+/// other hardware (warn_profile_hardware), and the file's and cluster's settings without effect
+/// (warn_settings_without_effect: unused node templates, a `storage.local` nothing uses, the
+/// cluster's notes, NICs spread unevenly over a node's PCIe switches); once per distinct line over the sweep's systems.
+/// Points that differ only on axes outside `cluster.`, `storage.` and `profile` share a system, so one point per
+/// combination of those axes' values is loaded (a sweep over 1,000 layouts on one cluster loads one). A point that
+/// fails its checks is skipped here (its row says why) and the next point of its system is tried. The workload's notes
+/// are not printed: they depend on each point's layout.
+void warn_sweep_systems(const models::Sweep& sweep, std::ostream& err) {
   std::vector<std::size_t> system_axes;
   for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
     const std::string& path = sweep.axes[a].path;
-    if (path.rfind("cluster.", 0) == 0 || path == "profile") system_axes.push_back(a);
+    if (path.rfind("cluster.", 0) == 0 || path.rfind("storage.", 0) == 0 || path == "profile") system_axes.push_back(a);
   }
   std::set<std::vector<std::uint32_t>> seen;
   std::set<std::string> printed;
@@ -71,15 +87,16 @@ void warn_sweep_profiles(const models::Sweep& sweep, std::ostream& err) {
     if (seen.count(key)) continue;
     std::ostringstream lines;
     try {
-      const models::ClusterSpec cluster = io::sweep_point_scenario(sweep, p).cluster;
-      warn_profile_hardware(cluster, lines);
-      warn_nic_spread(cluster, lines);
+      const models::Scenario point = io::sweep_point_scenario(sweep, p);
+      warn_profile_hardware(point.cluster, lines);
+      warn_settings_without_effect(point, lines);
     } catch (const std::exception&) {
       continue;  // the next point of the same system is tried
     }
     seen.insert(key);
     std::istringstream in(lines.str());
     for (std::string line; std::getline(in, line);) {
+      line = with_sweep_origin(sweep, line);
       if (printed.insert(line).second) err << line << "\n";
     }
   }
@@ -528,7 +545,7 @@ int run_mpi(const std::string& sweep_path, models::SweepShard shard, const std::
     });
   }
   if (broadcast_status(status) != 0) return status;
-  if (root) warn_sweep_profiles(plan.sweep, err);
+  if (root) warn_sweep_systems(plan.sweep, err);
   const InterruptScope signals;
   if (root) {
     status = guarded(err, [&] { return run_coordinator_rank(plan, file, mpi.size(), show_progress, out, err); });
@@ -605,7 +622,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
     }
     SweepPlan plan;
     plan.sweep = io::load_sweep_file(sweep_path);
-    warn_sweep_profiles(plan.sweep, err);
+    warn_sweep_systems(plan.sweep, err);
     plan.shard = shard;
     plan.out_path = out_path;
     // One writer per file: a second sweep (or --resume) on the same --out is refused, holder named.

@@ -71,6 +71,7 @@ TEST(NcclTests, OperationNames) {
   EXPECT_EQ(parse_nccl_tests_op("sendrecv_perf"), NcclTestsOp::sendrecv);
   EXPECT_EQ(nccl_tests_op_name(NcclTestsOp::reduce_scatter), "reduce_scatter");
   EXPECT_EQ(nccl_tests_redop(NcclTestsOp::all_gather), "none");
+  EXPECT_EQ(nccl_tests_redop(NcclTestsOp::sendrecv), "sum");  // as raw logs r02 and r03 print it
   EXPECT_EQ(nccl_tests_root(NcclTestsOp::broadcast), 0);
   EXPECT_EQ(error_of([] { parse_nccl_tests_op("allreduse"); }),
             "unknown nccl-tests operation 'allreduse' (expected one of: all_reduce, all_gather, reduce_scatter, "

@@ -32,6 +32,15 @@ std::string with_training(const std::string& training) {
          training + " }\n}\n";
 }
 
+// In a file, one line per hexadecimal number, floating-point field or integer (protobuf's own
+// "expect a decimal number, got: 0x1" for the floating-point one was printed before it, session 37).
+TEST(InputBounds, HexadecimalNumbersGetOneLineEach) {
+  EXPECT_EQ(errors_of("power { pue: 0x1 }\ncluster { num_nodes: 0x2 }\n"),
+            (std::vector<std::string>{
+                "t.textproto:1:14: power.pue: 0x1 is hexadecimal (expected a decimal number, e.g. 1)",
+                "t.textproto:2:22: cluster.num_nodes: 0x2 is hexadecimal (expected a decimal number, e.g. 2)"}));
+}
+
 TEST(InputBounds, TrainTokensAboveTheLargestPublishedRunsTimesTwentyEight) {
   // Line 5: "  training { " puts the first field at column 14.
   EXPECT_EQ(errors_of(with_training("global_batch_size: 8 train_tokens: 1e30")),

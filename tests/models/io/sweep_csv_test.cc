@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "models/io/int_ranges.h"
 #include "tests/models/io/sweep_files.h"
 #include "tests/support/fixtures.h"
 
@@ -187,6 +188,13 @@ TEST_F(SweepCsvFile, StatusAndMetricCellsAreChecked) {
             path + ":3: column mfu: \"\" is not a number (expected a finite number, as traincast sweep writes)");
   EXPECT_EQ(error_of(head + "0,x,1,ok,inf,l,1,false,\n"),
             path + ":3: column mfu: \"inf\" is not a number (expected a finite number, as traincast sweep writes)");
+  // A number a double cannot hold is named as such, as the scenario reader names it.
+  EXPECT_EQ(error_of(head + "0,x,1,ok,1e-400,l,1,false,\n"),
+            path + ":3: column mfu: \"1e-400\" is out of range as written (expected " +
+                std::string(detail::kDoubleRangeExpected) + ", as traincast sweep writes)");
+  EXPECT_EQ(error_of(head + "0,x,1,ok,0.5,l,1e400,false,\n"),
+            path + ":3: column payback_years: \"1e400\" is out of range as written (expected " +
+                std::string(detail::kDoubleRangeExpected) + ", as traincast sweep writes)");
   EXPECT_EQ(error_of(head + "0,x,1,ok,0.5x,l,1,false,\n"),
             path + ":3: column mfu: \"0.5x\" is not a number (expected a finite number, as traincast sweep writes)");
   EXPECT_EQ(error_of(head + "0,x,1,ok,0.5,l,NA,false,\n"),

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/hardware/catalog.h"
+#include "models/io/int_ranges.h"
 #include "models/io/sweep_csv.h"
 #include "models/io/sweep_point.h"
 #include "tests/models/io/sweep_files.h"
@@ -252,6 +253,11 @@ TEST(SweepFileErrors, ValueTheFieldCannotTake) {
             std::vector<std::string>{"t.sweep.textproto:2:44: axis[0].values[0]: value \"ful\" is not valid for "
                                      "workload.training.recompute, did you mean \"full\"? (expected one of: none, "
                                      "selective, full)"});
+  // A number a double cannot hold, named as a scenario file names it (was "expected a number").
+  EXPECT_EQ(sweep_errors(kBase + "axis { path: \"power.pue\" values: \"1e309\" }\n"),
+            std::vector<std::string>{"t.sweep.textproto:2:26: axis[0].values[0]: value \"1e309\" is out of range as "
+                                     "written for power.pue (expected " +
+                                     std::string(detail::kDoubleRangeExpected) + ")"});
   EXPECT_EQ(sweep_errors(kBase + "axis { path: \"workload.parallel.tp\" values: \"2\" values: \"2\" }\n"),
             std::vector<std::string>{"t.sweep.textproto:2:49: axis[0].values[1]: value \"2\" repeats values[0] "
                                      "(expected distinct values)"});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <system_error>
 #include <utility>
 
 #include "models/hardware/catalog.h"
@@ -84,6 +85,10 @@ std::map<std::string, models::Scenario> load_workloads(const std::string& path, 
 /// What a job's workload file holds that the job does not take (models::ClusterJobs::workload_notes).
 std::vector<std::string> workload_file_notes(const std::string& file, const models::Scenario& w,
                                              const std::string& scenario_path) {
+  // A job whose workload file is the cluster scenario itself runs that file's workload section:
+  // its job list, scheduler and other sections are the ones in use, its warnings already printed.
+  std::error_code ec;
+  if (std::filesystem::equivalent(file, scenario_path, ec) && !ec) return {};
   std::vector<std::string> notes = w.input_warnings;
   const auto section = [&](bool present, const char* name) {
     if (!present) return;

@@ -67,6 +67,21 @@ TEST(FreshUser38Cli, SweepWarnsOnceAboutLocalDrivesNothingUses) {
   EXPECT_EQ(count(f.err, "storage.local: has no effect"), 1u) << f.err;
   EXPECT_TRUE(has(f.err, "base.textproto: " + kUnusedLocal)) << f.err;
 
+  // An axis over the node template: a template one point leaves unused is another point's, so no
+  // unused-template note (a fresh user got three contradicting ones).
+  const std::string tmpl =
+      "node_template { name: \"spare\" gpu: \"H100-SXM5-80GB\" gpus_per_node: 8 scale_up: "
+      "nvswitch nic: \"IB-NDR-400\" nics: 8 pcie_generation: 5 source: \"test\" nvswitches: 4 "
+      "socket_link_bytes_per_s: 16e9 }\n";
+  const std::string over_templates =
+      dir.write("templates.sweep.textproto",
+                "scenario {\n" + tmpl + base +
+                    "}\naxis { path: \"cluster.node_template\" values: \"dgx_h100\" values: \"spare\" }\n");
+  const Result t = run({"sweep", over_templates, "--out", (dir.path() / "t.csv").string()});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_FALSE(has(t.err, "no node uses")) << t.err;
+  EXPECT_EQ(count(t.err, "storage.local: has no effect"), 1u) << t.err;
+
   // Where the drives are used, no warning.
   const std::string used =
       dir.write("used.sweep.textproto",
@@ -94,6 +109,15 @@ TEST(FreshUser38Cli, ClusterNamesTheJobListOfAJobsWorkloadFile) {
                              outer + ")\n"),
             1u)
       << r.err;
+  // A job naming the cluster scenario itself runs its workload section: its job list is the one
+  // being run, not to be warned about (a second fresh user got that circular warning).
+  const std::string self = dir.write("self.textproto", cluster +
+                                                           "job { name: \"s\" workload: \"self.textproto\" gpus: 8 "
+                                                           "tokens: 1e8 }\nworkload {\n" +
+                                                           kModel + "}\n");
+  const Result s = run({"cluster", self});
+  ASSERT_EQ(s.status, 0) << s.err;
+  EXPECT_FALSE(has(s.err, "has no effect in traincast cluster")) << s.err;
 }
 
 // Before: a workload or fabric setting without effect was named without its place
@@ -121,6 +145,13 @@ TEST(FreshUser38Cli, SettingsWithoutEffectAreNamedAtTheirPlace) {
   const Result nccl = run({"nccl-tests", file, "-b", "1M", "-e", "1M"});
   ASSERT_EQ(nccl.status, 0) << nccl.err;
   EXPECT_TRUE(has(nccl.err, "warning: " + file + ":1:74: " + fabric)) << nccl.err;
+  // A field name with a digit (fp8_recipe) too (a second fresh user found it unpositioned).
+  const std::string fp8 = dir.write("fp8.textproto", "cluster { node_template: \"dgx_h100\" }\nworkload {\n" +
+                                                         kModel.substr(0, kModel.find("training")) +
+                                                         "training { global_batch_size: 16 fp8_recipe: rowwise }\n}\n");
+  const Result f = run({"run", fp8});
+  ASSERT_EQ(f.status, 0) << f.err;
+  EXPECT_TRUE(has(f.err, "warning: " + fp8 + ":5:34: workload.training.fp8_recipe rowwise has no effect")) << f.err;
   // On the embedded default (no file to point at) a --set is named the same way.
   const Result d = run({"run", "--set", "workload.parallel.uneven_stages=true"});
   ASSERT_EQ(d.status, 0) << d.err;

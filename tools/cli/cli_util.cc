@@ -185,11 +185,12 @@ void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err) {
 
 namespace {
 
-/// True for a scenario field path: lower-case words joined by dots, at least one dot
-/// (cluster.node_group, workload.parallel.uneven_stages).
+/// True for a scenario field path: lower-case words (with digits: fp8_recipe) joined by dots, at
+/// least one dot (cluster.node_group, workload.parallel.uneven_stages).
 bool is_field_path(const std::string& s) {
   return s.find('.') != std::string::npos && s.front() != '.' && s.back() != '.' &&
-         std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_' || c == '.'; });
+         std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'; });
 }
 
 }  // namespace

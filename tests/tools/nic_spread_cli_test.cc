@@ -37,8 +37,10 @@ int count(const std::string& text, const std::string& what) {
 
 TEST(NicSpreadCli, EveryCommandWarnsOnceForThreeNicsOnDgxH100AndNeverForEight) {
   const traincast::test_support::TempDir dir("nic_spread_cli");
+  // Positioned at the field (run, plan, nccl-tests, explain) or not (compare, sweep: their
+  // columns and points have no one place for it).
   const std::string warning =
-      "warning: cluster.nics_per_node 3 on dgx_h100 leaves gpu1, gpu2, gpu4, gpu5 and gpu7 without a NIC on their "
+      "cluster.nics_per_node 3 on dgx_h100 leaves gpu1, gpu2, gpu4, gpu5 and gpu7 without a NIC on their "
       "PCIe switch";
   for (const int nics : {3, 8}) {
     const std::string file = dir.write("nics" + std::to_string(nics) + ".textproto", scenario(nics));

@@ -308,6 +308,10 @@ void report_slowest_rank(const TrainingGraph& job, const GpuSpec& gpu, int ref, 
     st.slowest_stage = slow % std::max(1, job.pp);
     st.slowest_replica = data_rank(slow);
     st.slowest_kernel_s = kernel[static_cast<std::size_t>(slow)] * 1e-9;
+    // Against the same stage of the breakdown's replica: stages differ in work (the first holds
+    // the embedding, the last the LM head), so another stage's time says nothing of the slowdown.
+    const int pp = std::max(1, job.pp);
+    st.breakdown_kernel_s = kernel[static_cast<std::size_t>((ref / pp) * pp + slow % pp)] * 1e-9;
     st.tp_group_gpus = job.worker_gpus[static_cast<std::size_t>(slow)];
     st.gpu = st.tp_group_gpus.front();  // name_straggler picks the TP rank from the clocks
     st.boost_clock_mhz = gpu.boost_clock_mhz;

@@ -65,8 +65,9 @@ struct StragglerReport {
   double temperature_c = 0.0;            ///< its mean temperature over the last iteration [C]
   double throttled_time_fraction = 0.0;  ///< of the last iteration in thermal slowdown, 0..1
   /// Compute-stream kernel time (compute + optimizer ops) in the last iteration [s]: of the
-  /// slowest rank and of the breakdown's GPU (their difference bounds the wait from above,
-  /// unless the communication of the slower rank is also slower).
+  /// slowest rank and of the breakdown's replica at the slowest rank's pipeline stage (the
+  /// breakdown's GPU itself when pp = 1, or when no straggler is found); their difference bounds
+  /// the wait from above, unless the communication of the slower rank is also slower.
   double slowest_kernel_s = 0.0;
   double breakdown_kernel_s = 0.0;
   int slowest_replica = 0;    ///< DP replica (executor index) of the slowest rank

@@ -61,7 +61,16 @@ std::vector<std::string> Cluster::nic_spread_notes(const ClusterSpec& spec) {
                       : "node template " + t.name + " with " + std::to_string(nics) + " NICs";
   std::vector<std::string> lacking;
   for (const int g : spread.gpus_without_nic) lacking.push_back(gpu(g));
-  if (lacking.empty()) {
+  if (lacking.empty() && spread.unshared_group >= 0 &&
+      std::all_of(spread.group_nics.begin(), spread.group_nics.end(),
+                  [&](int n) { return n == spread.group_nics.front(); })) {
+    const std::size_t k = static_cast<std::size_t>(spread.unshared_group);
+    o += " puts " + std::to_string(spread.group_nics[k]) + " NICs on each PCIe switch of " +
+         std::to_string(spread.group_gpus[k]) +
+         " GPUs: the switch's GPUs cannot share them equally (NCCL gives each GPU NICs of its own), so their "
+         "point-to-point traffic (all_to_all, send/recv: expert parallelism across nodes) can take longer than "
+         "with a count they share equally (docs/hardware.md, \"All-to-all with 3, 4 or 5 NICs\")";
+  } else if (lacking.empty()) {
     std::vector<std::string> counts;
     for (const int n : spread.group_nics) counts.push_back(std::to_string(n));
     o += " puts its NICs unevenly on the " + std::to_string(spread.gpu_groups) + " PCIe switches holding its GPUs (" +

@@ -415,6 +415,11 @@ NicSpread nic_spread(const PcieLayout& layout) {
   }
   out.gpu_groups = static_cast<int>(keys.size());
   out.group_nics.assign(keys.size(), 0);
+  out.group_gpus.assign(keys.size(), 0);
+  for (std::size_t g = 0; g < layout.gpu_switch.size(); ++g) {
+    const auto it = std::find(keys.begin(), keys.end(), group(layout.gpu_switch[g], layout.gpu_socket[g]));
+    ++out.group_gpus[static_cast<std::size_t>(it - keys.begin())];
+  }
   for (std::size_t i = 0; i < layout.nic_switch.size(); ++i) {
     const auto it = std::find(keys.begin(), keys.end(), group(layout.nic_switch[i], layout.nic_socket[i]));
     if (it != keys.end()) ++out.group_nics[static_cast<std::size_t>(it - keys.begin())];
@@ -432,6 +437,13 @@ NicSpread nic_spread(const PcieLayout& layout) {
     if (n != 0) ++holding;
   }
   if (out.gpu_groups % holding != 0) out.even = false;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const int n = out.group_nics[k], gpus = out.group_gpus[k];
+    if (n > 0 && gpus > 0 && n % gpus != 0 && gpus % n != 0) {
+      out.even = false;
+      if (out.unshared_group < 0) out.unshared_group = static_cast<int>(k);
+    }
+  }
   return out;
 }
 

@@ -75,12 +75,17 @@ PcieLayout pcie_layout(const NodeTemplate& t, int nics);
 struct NicSpread {
   int gpu_groups = 0;                 ///< PCIe switches (and sockets' root ports) holding GPUs
   std::vector<int> group_nics;        ///< NICs in each such group, in order of its lowest GPU
+  std::vector<int> group_gpus;        ///< GPUs in each such group, same order
   std::vector<int> gpus_without_nic;  ///< GPUs whose group holds no NIC, ascending
+  /// A group holding NICs whose GPUs cannot share them equally: neither count divides the other
+  /// (3 NICs on a switch of 2 GPUs: one GPU gets 2, the other 1); -1 when none.
+  int unshared_group = -1;
   /// true when every group holds the same number of NICs, or the groups holding NICs hold the
   /// same number each and their count divides gpu_groups (1 NIC on 2 switches, 2 or 4 on 8: the
   /// GPUs without a NIC of their own are an equal share of every NIC's), or the node has no NIC
-  /// or no NIC in a GPU's group. false: 3, 5, 6 or 7 NICs on a dgx_h100's 8 switches, 3 or 6
-  /// on a dgx_a100's 4.
+  /// or no NIC in a GPU's group; and in each group holding NICs the NIC and GPU counts divide one
+  /// another (unshared_group). false: 3, 5, 6 or 7 NICs on a dgx_h100's 8 switches, 3, 6 or 12 on
+  /// a dgx_a100's 4 switches of 2 GPUs.
   bool even = true;
 };
 /// The spread of `layout` (pcie_layout's, or the cluster's after nic_placement).

@@ -26,6 +26,10 @@ struct NcclTestsValidation {
   /// Non-empty: why `traincast calibrate validate --cases --holdout` cannot meet its limits on this
   /// log (e.g. a measured glitch no fit can predict); reported, never fails that check.
   std::string holdout_known_gap;
+  /// Where the case writes run, op and gpus, and the field ("FILE:LINE:COL: case[2].nccl_tests.run";
+  /// the nccl_tests block's position where the field is not written), for the checks against the
+  /// log (tools/cli/nccl_validation.h).
+  std::string run_at, op_at, gpus_at;
 };
 
 struct ValidationCase {

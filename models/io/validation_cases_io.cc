@@ -234,6 +234,10 @@ std::vector<models::ValidationCase> load_validation_cases_text(std::string_view 
       if (t.has_max_small_error()) v.max_small_error = t.max_small_error();
       v.known_gap = t.known_gap();
       v.holdout_known_gap = t.holdout_known_gap();
+      const std::string nt = "case[" + std::to_string(i) + "].nccl_tests";
+      v.run_at = k.where(nt + ".run") + ": " + nt + ".run";
+      v.op_at = k.where(nt + ".op") + ": " + nt + ".op";
+      v.gpus_at = k.where(nt + ".gpus") + ": " + nt + ".gpus";
       out.nccl_tests = v;
       out.metric = "nccl_tests_busbw";
     }

@@ -188,9 +188,29 @@ TEST(NcclTestsCli, ValidateReadsNcclTestsLogs) {
       write("ranks.cases.textproto", "case { name: \"n10\" scenario: \"tinybox.textproto\" nccl_tests { log: \"" +
                                          (data / "n10_rtx4090_1x6_pcie_p2p_tinybox_allreduce.txt").string() +
                                          "\" gpus: \"0-3\" } }\n");
+  // (since session 38 an input error at the field, exit 2, nothing simulated; was "cannot run", exit 1)
   r = run_validate({ranks});
-  EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.out.find("the log ran on 6 ranks, the case selects 4 GPUs"), std::string::npos) << r.out;
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind(ranks + ":1:", 0), 0u) << r.err;  // the column follows the log's path
+  EXPECT_NE(r.err.find(": case[0].nccl_tests.gpus: \"0-3\" selects 4 GPUs, and "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" ran on 6 ranks (expected nccl_tests.gpus naming 6 GPUs)"), std::string::npos) << r.err;
+  // A table index past the log's, and a GPU the cluster lacks, likewise.
+  const std::string run3 =
+      write("run3.cases.textproto", "case { name: \"n10\" scenario: \"tinybox.textproto\" nccl_tests { log: \"" +
+                                        (data / "n10_rtx4090_1x6_pcie_p2p_tinybox_allreduce.txt").string() +
+                                        "\" run: 3 } }\n");
+  r = run_validate({run3});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("case[0].nccl_tests.run: 3 (expected 0 to 0: "), std::string::npos) << r.err;
+  const std::string gpu9 =
+      write("gpu9.cases.textproto", "case { name: \"n10\" scenario: \"tinybox.textproto\" nccl_tests { log: \"" +
+                                        (data / "n10_rtx4090_1x6_pcie_p2p_tinybox_allreduce.txt").string() +
+                                        "\" gpus: \"0-9\" } }\n");
+  r = run_validate({gpu9});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("case[0].nccl_tests.gpus: \"0-9\" names GPU 6, the cluster has 6 (expected GPUs 0 to 5)"),
+            std::string::npos)
+      << r.err;
   // metric/measured together with nccl_tests: a positioned input error, exit 2.
   const std::string bad = write("bad.cases.textproto",
                                 "case {\n  name: \"x\"\n  scenario: \"tinybox.textproto\"\n  metric: \"mfu\"\n"

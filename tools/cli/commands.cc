@@ -297,7 +297,9 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
                                   std::to_string(loaded) +
                                   " cases; split rule: even data row = fit, odd = held, docs/accuracy_split.md)\n";
     const InterruptScope interrupts;  // Ctrl-C stops the cases (exit 130, no table or --csv written)
-    // nccl-tests cases (tools/cli/nccl_validation.cc) are compared per size, apart from the rest.
+    // nccl-tests cases (tools/cli/nccl_validation.cc) are compared per size, apart from the rest;
+    // their fields are checked against their logs first (exit 2, positioned, nothing simulated).
+    if (std::vector<std::string> e = nccl_case_field_errors(cases); !e.empty()) throw io::ScenarioError(e);
     const NcclValidationReport nccl = run_nccl_validation(cases, case_file, jobs);
     const bool have_nccl = nccl.failed + nccl.known_gaps + nccl.passed > 0;
     {

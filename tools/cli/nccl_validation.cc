@@ -83,7 +83,72 @@ Outcome run_case(const models::ValidationCase& c) {
   return o;
 }
 
+/// nccl_case_field_errors for one case.
+void case_field_errors(const models::ValidationCase& c, std::vector<std::string>& errors) {
+  const models::NcclTestsValidation& v = *c.nccl_tests;
+  calibrate::NcclTestsLog log;
+  try {
+    log = calibrate::read_nccl_tests_log(v.log_path);
+  } catch (const std::exception&) {
+    return;  // reported when the case runs, at the log's own line
+  }
+  if (log.runs.empty()) return;  // as a log that does not parse
+  if (v.run < 0 || v.run >= static_cast<int>(log.runs.size())) {
+    errors.push_back((v.run_at + ": ") + std::to_string(v.run) + " (expected 0 to " +
+                     std::to_string(log.runs.size() - 1) + ": " + v.log_path + " has " +
+                     std::to_string(log.runs.size()) + (log.runs.size() == 1 ? " table)" : " tables)"));
+    return;
+  }
+  const calibrate::NcclTestsRun& run = log.runs[v.run];
+  if (const std::string e = calibrate::op_conflict(run, v.op, v.log_path, "case " + c.name + " nccl_tests.op");
+      !e.empty())
+    errors.push_back(v.op_at + ": " + e);  // op_conflict names the log's line
+  else if (run.op.empty() && v.op.empty())
+    errors.push_back((v.op_at + ": ") + "not set, and " + v.log_path +
+                     " names no operation (expected nccl_tests.op: the operation the log ran)");
+  if (v.gpus.empty() && run.num_ranks <= 0) return;
+  int cluster_gpus = 0;
+  try {
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    cluster_gpus = models::Cluster(c.scenario.cluster, net).num_gpus();
+  } catch (const std::exception&) {
+    return;  // the cluster's own error is reported when the case runs
+  }
+  int selected = cluster_gpus;
+  if (!v.gpus.empty()) {
+    std::vector<int> gpus;
+    try {
+      gpus = models::parse_gpu_list(v.gpus);
+    } catch (const std::invalid_argument& e) {
+      errors.push_back((v.gpus_at + ": ") + e.what());
+      return;
+    }
+    for (int g : gpus) {
+      if (g < 0 || g >= cluster_gpus) {
+        errors.push_back((v.gpus_at + ": ") + "\"" + v.gpus + "\" names GPU " + std::to_string(g) +
+                         ", the cluster has " + std::to_string(cluster_gpus) + " (expected GPUs 0 to " +
+                         std::to_string(cluster_gpus - 1) + ")");
+        return;
+      }
+    }
+    selected = static_cast<int>(gpus.size());
+  }
+  if (run.num_ranks > 0 && run.num_ranks != selected)
+    errors.push_back((v.gpus_at + ": ") + (v.gpus.empty() ? "not set, so all " : "\"" + v.gpus + "\" selects ") +
+                     std::to_string(selected) + " GPUs, and " + v.log_path + " ran on " +
+                     std::to_string(run.num_ranks) + " ranks (expected nccl_tests.gpus naming " +
+                     std::to_string(run.num_ranks) + " GPUs)");
+}
+
 }  // namespace
+
+std::vector<std::string> nccl_case_field_errors(const std::vector<models::ValidationCase>& cases) {
+  std::vector<std::string> errors;
+  for (const models::ValidationCase& c : cases)
+    if (c.nccl_tests) case_field_errors(c, errors);
+  return errors;
+}
 
 NcclValidationReport run_nccl_validation(const std::vector<models::ValidationCase>& cases,
                                          const std::vector<std::string>& case_file, int jobs) {

@@ -18,6 +18,14 @@ struct NcclValidationReport {
   int passed = 0;
 };
 
+/// The problems of the nccl-tests cases' fields against their logs, each at the field's position
+/// ("FILE:LINE:COL: case[i].nccl_tests.run: ..."): a run index past the log's tables, an op the
+/// log contradicts or none where the log names none, a GPU list that does not parse, names a GPU
+/// the cluster lacks, or selects another count than the log's ranks. A log that does not parse,
+/// and every simulation problem, are left to run_nccl_validation (reported per case). For the
+/// validate command to refuse such a file (exit 2) before it simulates anything.
+std::vector<std::string> nccl_case_field_errors(const std::vector<models::ValidationCase>& cases);
+
 /// Runs cases[i] for every i with nccl_tests set (case_file[i]: the file it came from), `jobs`
 /// at a time (output identical for any value). Log and simulation problems are reported per case
 /// (and count as failed), never thrown.

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "tests/support/fixtures.h"
@@ -179,6 +180,23 @@ TEST(FreshUser38Cli, TheSimulatorsNcclTestsTablesFitWithoutOp) {
     EXPECT_EQ(named.status, 2) << op << ": " << named.err;  // the log names its op: another --op is refused
     EXPECT_TRUE(has(named.err, "the log names operation " + op)) << named.err;
   }
+}
+
+// Before: a table of size-0 rows only (`traincast nccl-tests -b 0 -e 0`, or a cut-down real log)
+// ended in "internal error: calibrate fit made a profile its reader refuses", exit 1.
+TEST(FreshUser38Cli, AFitWithNothingToFitIsRefused) {
+  const traincast::test_support::TempDir dir("fresh_user38_size0");
+  const std::string base = std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/nccl/h100_ib400_2node.textproto";
+  const Result sim = run({"nccl-tests", base, "--op", "all_reduce", "-b", "0", "-e", "0"});
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  const std::string table = dir.write("s0.txt", sim.out);
+  const std::string out = (dir.path() / "p.json").string();
+  const Result fit = run({"calibrate", "fit", table, "--base", base, "--out", out});
+  EXPECT_EQ(fit.status, 2) << fit.err;
+  EXPECT_EQ(fit.err, "traincast: " + table +
+                         ": no point to fit (expected at least one collective of size > 0, GEMM, bandwidth or burn "
+                         "sample; nccl-tests rows of size 0 move nothing and are not fitted)\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 }  // namespace

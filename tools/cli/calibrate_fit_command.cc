@@ -168,6 +168,15 @@ int run_fit(const po::variables_map& vm, const po::options_description& opts, st
   std::vector<std::string> notes;
   const models::MeasurementSet m = read_inputs(inputs, vm.count("device") ? vm["device"].as<std::string>() : "",
                                                vm.count("op") ? vm["op"].as<std::string>() : "", sources, notes);
+  // Rows of size 0 (nccl-tests' first row; nothing moves) are read but kept out of the fit: a log of
+  // only such rows leaves nothing to fit, which the profile's reader would refuse as empty.
+  if (m.collectives.empty() && m.gemm.empty() && m.bandwidth.empty() && m.power.empty()) {
+    std::string files;
+    for (const std::string& f : inputs) files += (files.empty() ? "" : ", ") + f;
+    throw UsageError(files +
+                     ": no point to fit (expected at least one collective of size > 0, GEMM, bandwidth or "
+                     "burn sample; nccl-tests rows of size 0 move nothing and are not fitted)");
+  }
   auto profile = std::make_shared<models::CalibrationProfile>(calibrate::fit_profile(m, o, &notes));
   profile->created_by = "traincast 0.1.0 calibrate fit";
   const calibrate::Validation v = calibrate::validate_profile(profile, m, o);

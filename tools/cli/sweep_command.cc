@@ -629,12 +629,12 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
     }
     SweepPlan plan;
     plan.sweep = io::load_sweep_file(sweep_path);
-    warn_sweep_systems(plan.sweep, err);
     plan.shard = shard;
     plan.out_path = out_path;
     // One writer per file: a second sweep (or --resume) on the same --out is refused, holder named.
     const OutputLock lock(out_path, command, err);
     AppendFile file = open_output(plan, resume, force, sweep_path);
+    warn_sweep_systems(plan.sweep, err);  // after the output is known good: a refusal comes alone
     const InterruptScope signals;
     return run_local(plan, file, jobs, show_progress, out, err);
   });

@@ -311,7 +311,8 @@ void report_slowest_rank(const TrainingGraph& job, const GpuSpec& gpu, int ref, 
     // Against the same stage of the breakdown's replica: stages differ in work (the first holds
     // the embedding, the last the LM head), so another stage's time says nothing of the slowdown.
     const int pp = std::max(1, job.pp);
-    st.breakdown_kernel_s = kernel[static_cast<std::size_t>((ref / pp) * pp + slow % pp)] * 1e-9;
+    const int same_stage = (ref / pp) * pp + slow % pp;
+    st.breakdown_kernel_s = kernel[static_cast<std::size_t>(same_stage)] * 1e-9;
     st.tp_group_gpus = job.worker_gpus[static_cast<std::size_t>(slow)];
     st.gpu = st.tp_group_gpus.front();  // name_straggler picks the TP rank from the clocks
     st.boost_clock_mhz = gpu.boost_clock_mhz;

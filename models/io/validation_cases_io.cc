@@ -235,9 +235,16 @@ std::vector<models::ValidationCase> load_validation_cases_text(std::string_view 
       v.known_gap = t.known_gap();
       v.holdout_known_gap = t.holdout_known_gap();
       const std::string nt = "case[" + std::to_string(i) + "].nccl_tests";
-      v.run_at = k.where(nt + ".run") + ": " + nt + ".run";
-      v.op_at = k.where(nt + ".op") + ": " + nt + ".op";
-      v.gpus_at = k.where(nt + ".gpus") + ": " + nt + ".gpus";
+      const auto field_at = [&](const char* name) {  // "FILE:L:C: case[i].nccl_tests.NAME"
+        std::string field = nt;
+        field.append(".").append(name);
+        std::string at = k.where(field);
+        at.append(": ").append(field);
+        return at;
+      };
+      v.run_at = field_at("run");
+      v.op_at = field_at("op");
+      v.gpus_at = field_at("gpus");
       out.nccl_tests = v;
       out.metric = "nccl_tests_busbw";
     }

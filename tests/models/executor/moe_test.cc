@@ -9,9 +9,12 @@
 #include "models/hardware/catalog.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/transformer.h"
+#include "tests/support/breakdown.h"
 
 namespace traincast::models {
 namespace {
+
+using traincast::test_support::sum_breakdown;
 
 /// A small top-2 MoE (Mixtral-shaped, 16 experts) on 2 DGX H100, DP 16.
 Scenario small_moe(int ep) {
@@ -35,12 +38,6 @@ Scenario small_moe(int ep) {
   sc.training.global_batch_size = 32;
   sc.training.micro_batch_size = 1;
   return sc;
-}
-
-double sum_breakdown(const Report& r) {
-  const TimeBreakdown& b = r.breakdown;
-  return b.compute_s + b.optimizer_s + b.tp_comm_exposed_s + b.dp_comm_exposed_s + b.pp_comm_exposed_s +
-         b.pipeline_bubble_s + b.ep_comm_exposed_s + b.straggler_wait_s;
 }
 
 TEST(Moe, ParametersMixtralPaper) {

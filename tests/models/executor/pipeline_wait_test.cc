@@ -7,9 +7,12 @@
 #include <string>
 
 #include "models/executor/training_executor.h"
+#include "tests/support/breakdown.h"
 
 namespace traincast::models {
 namespace {
+
+using traincast::test_support::sum_breakdown;
 
 /// 2 x DGX H100, TP 4 x PP 2 x DP 2: GPT 8 layers, hidden 2048, 16 heads, seq 2048, vocab 32000,
 /// global batch 32 (8 micro-batches of 1 per pipeline). Replica r's stage s on TP group 2s + r,
@@ -30,13 +33,6 @@ Scenario pipeline_job() {
   sc.training.global_batch_size = 32;
   sc.training.micro_batch_size = 1;
   return sc;
-}
-
-double sum_breakdown(const Report& r) {
-  const TimeBreakdown& b = r.breakdown;
-  return b.compute_s + b.optimizer_s + b.tp_comm_exposed_s + b.dp_comm_exposed_s + b.pp_comm_exposed_s +
-         b.pipeline_bubble_s + b.storage_stall_s + b.ep_comm_exposed_s + b.offload_s + b.cp_comm_exposed_s +
-         b.input_copy_exposed_s + b.straggler_wait_s;
 }
 
 // node1/gpu2 at half clock: stage 1 of replica 0 (GPU 10). The breakdown describes stage 1 of the

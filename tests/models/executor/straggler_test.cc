@@ -6,10 +6,13 @@
 
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
+#include "tests/support/breakdown.h"
 #include "tests/support/fixtures.h"
 
 namespace traincast::models {
 namespace {
+
+using traincast::test_support::sum_breakdown;
 
 /// A small GPT-style job on one DGX H100: TP 2 x DP 4 (GEMM-heavy: hidden 8192), every replica
 /// simulated (no folding), two iterations.
@@ -17,13 +20,6 @@ Scenario h100_job() {
   Scenario sc = test_support::small_h100_job("straggler-test");
   sc.options.fold_symmetric = false;
   return sc;
-}
-
-double sum_breakdown(const Report& r) {
-  const TimeBreakdown& b = r.breakdown;
-  return b.compute_s + b.optimizer_s + b.tp_comm_exposed_s + b.dp_comm_exposed_s + b.pp_comm_exposed_s +
-         b.pipeline_bubble_s + b.storage_stall_s + b.ep_comm_exposed_s + b.offload_s + b.cp_comm_exposed_s +
-         b.input_copy_exposed_s + b.straggler_wait_s;
 }
 
 // Identical replicas arrive together at every gradient reduction: nobody waits for anyone, in one

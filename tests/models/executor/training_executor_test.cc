@@ -12,9 +12,12 @@
 #include "models/hardware/catalog.h"
 #include "models/workload/memory_model.h"
 #include "models/workload/transformer.h"
+#include "tests/support/breakdown.h"
 
 namespace traincast::models {
 namespace {
+
+using traincast::test_support::sum_breakdown;
 
 /// GPT-style 1.3B-ish model on one DGX A100, TP 8.
 Scenario small_gpt() {
@@ -33,12 +36,6 @@ Scenario small_gpt() {
   sc.training.precision = Precision::fp16;
   sc.training.flash_attention = false;
   return sc;
-}
-
-double sum_breakdown(const Report& r) {
-  const TimeBreakdown& b = r.breakdown;
-  return b.compute_s + b.optimizer_s + b.tp_comm_exposed_s + b.dp_comm_exposed_s + b.pp_comm_exposed_s +
-         b.pipeline_bubble_s + b.straggler_wait_s;
 }
 
 TEST(TrainingExecutor, BreakdownAddsUpToIterationTime) {

@@ -34,65 +34,11 @@ struct Outcome {
   std::string op;
 };
 
-Outcome run_case(const models::ValidationCase& c) {
-  Outcome o;
-  try {
-    const models::NcclTestsValidation& v = *c.nccl_tests;
-    const calibrate::NcclTestsLog log = calibrate::read_nccl_tests_log(v.log_path);
-    if (v.run >= static_cast<int>(log.runs.size())) {
-      o.error =
-          v.log_path + ": run " + std::to_string(v.run) + " asked, the log has " + std::to_string(log.runs.size());
-      return o;
-    }
-    const calibrate::NcclTestsRun& run = log.runs[v.run];
-    if (o.error = calibrate::op_conflict(run, v.op, v.log_path, "case " + c.name + " nccl_tests.op"); !o.error.empty())
-      return o;
-    const std::string op_name = !run.op.empty() ? run.op : v.op;
-    if (op_name.empty()) {
-      o.error = v.log_path + ": the log names no operation (expected nccl_tests.op in the case)";
-      return o;
-    }
-    models::NcclTestsOptions options;
-    options.op = models::parse_nccl_tests_op(op_name);
-    o.op = std::string(models::nccl_tests_op_name(options.op));
-    if (!v.gpus.empty()) options.gpus = models::parse_gpu_list(v.gpus);
-    options.word_bytes = models::nccl_tests_type_bytes(run.rows.front().type);
-    {
-      sim::Simulator sim;
-      sim::FlowNetwork net(sim);
-      const models::Cluster cluster(c.scenario.cluster, net);
-      o.nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
-    }
-    if (run.num_ranks > 0 && run.num_ranks != o.nranks) {
-      o.error = v.log_path + ": the log ran on " + std::to_string(run.num_ranks) + " ranks, the case selects " +
-                std::to_string(o.nranks) + " GPUs (expected nccl_tests.gpus to match)";
-      return o;
-    }
-    std::vector<models::NcclTestsMeasurement> measured;
-    for (const calibrate::NcclTestsRow& row : run.rows) {
-      measured.push_back({row.size_bytes, calibrate::row_time_us(row), row.line});
-    }
-    o.comparison = models::compare_nccl_tests(c.scenario.cluster, options, measured);
-  } catch (const calibrate::NcclTestsLogError& e) {
-    o.error = e.what();
-  } catch (const models::Interrupted&) {
-    throw;  // Ctrl-C ends the command, not the case
-  } catch (const std::exception& e) {
-    o.error = e.what();
-  }
-  return o;
-}
-
-/// nccl_case_field_errors for one case.
-void case_field_errors(const models::ValidationCase& c, std::vector<std::string>& errors) {
+/// nccl_case_field_errors for one case and its read log (run_case checks with it too).
+void case_field_errors(const models::ValidationCase& c, const calibrate::NcclTestsLog& log,
+                       std::vector<std::string>& errors) {
   const models::NcclTestsValidation& v = *c.nccl_tests;
-  calibrate::NcclTestsLog log;
-  try {
-    log = calibrate::read_nccl_tests_log(v.log_path);
-  } catch (const std::exception&) {
-    return;  // reported when the case runs, at the log's own line
-  }
-  if (log.runs.empty()) return;  // as a log that does not parse
+  if (log.runs.empty()) return;  // the reader refuses a log without data rows
   if (v.run < 0 || v.run >= static_cast<int>(log.runs.size())) {
     errors.push_back((v.run_at + ": ") + std::to_string(v.run) + " (expected 0 to " +
                      std::to_string(log.runs.size() - 1) + ": " + v.log_path + " has " +
@@ -141,12 +87,58 @@ void case_field_errors(const models::ValidationCase& c, std::vector<std::string>
                      std::to_string(run.num_ranks) + " GPUs)");
 }
 
+Outcome run_case(const models::ValidationCase& c) {
+  Outcome o;
+  try {
+    const models::NcclTestsValidation& v = *c.nccl_tests;
+    const calibrate::NcclTestsLog log = calibrate::read_nccl_tests_log(v.log_path);
+    // validate refuses these before any case runs; a caller that did not ask gets them per case.
+    std::vector<std::string> problems;
+    case_field_errors(c, log, problems);
+    if (!problems.empty() || log.runs.empty()) {
+      o.error = problems.empty() ? v.log_path + ": no table" : problems.front();
+      return o;
+    }
+    const calibrate::NcclTestsRun& run = log.runs[v.run];
+    const std::string op_name = !run.op.empty() ? run.op : v.op;
+    models::NcclTestsOptions options;
+    options.op = models::parse_nccl_tests_op(op_name);
+    o.op = std::string(models::nccl_tests_op_name(options.op));
+    if (!v.gpus.empty()) options.gpus = models::parse_gpu_list(v.gpus);
+    options.word_bytes = models::nccl_tests_type_bytes(run.rows.front().type);
+    {
+      sim::Simulator sim;
+      sim::FlowNetwork net(sim);
+      const models::Cluster cluster(c.scenario.cluster, net);
+      o.nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
+    }
+    std::vector<models::NcclTestsMeasurement> measured;
+    for (const calibrate::NcclTestsRow& row : run.rows) {
+      measured.push_back({row.size_bytes, calibrate::row_time_us(row), row.line});
+    }
+    o.comparison = models::compare_nccl_tests(c.scenario.cluster, options, measured);
+  } catch (const calibrate::NcclTestsLogError& e) {
+    o.error = e.what();
+  } catch (const models::Interrupted&) {
+    throw;  // Ctrl-C ends the command, not the case
+  } catch (const std::exception& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+
 }  // namespace
 
 std::vector<std::string> nccl_case_field_errors(const std::vector<models::ValidationCase>& cases) {
   std::vector<std::string> errors;
-  for (const models::ValidationCase& c : cases)
-    if (c.nccl_tests) case_field_errors(c, errors);
+  for (const models::ValidationCase& c : cases) {
+    if (!c.nccl_tests) continue;
+    try {
+      case_field_errors(c, calibrate::read_nccl_tests_log(c.nccl_tests->log_path), errors);
+    } catch (const std::exception&) {
+      // a log that does not parse: reported when the case runs, at the log's own line
+    }
+  }
   return errors;
 }
 

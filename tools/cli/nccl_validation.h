@@ -27,8 +27,9 @@ struct NcclValidationReport {
 std::vector<std::string> nccl_case_field_errors(const std::vector<models::ValidationCase>& cases);
 
 /// Runs cases[i] for every i with nccl_tests set (case_file[i]: the file it came from), `jobs`
-/// at a time (output identical for any value). Log and simulation problems are reported per case
-/// (and count as failed), never thrown.
+/// at a time (output identical for any value). Log and simulation problems, and the field
+/// problems nccl_case_field_errors finds (same check), are reported per case (and count as
+/// failed), never thrown.
 NcclValidationReport run_nccl_validation(const std::vector<models::ValidationCase>& cases,
                                          const std::vector<std::string>& case_file, int jobs);
 

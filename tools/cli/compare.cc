@@ -241,15 +241,19 @@ ErrorBand model_error_band(const std::string& gpu, const std::string& compute_mo
     return band;
   }
   // docs/accuracy.md, the CTest-gated sources (validation.published_training_measurements), the run
-  // rows only (memory cases excluded); pooled MAPE = case-weighted mean of the per-source MAPEs.
+  // rows only (memory cases excluded); pooled MAPE = mean |error| over the cases of both sources.
+  // CompareCli.ErrorBandsAreTheGoldenValidationRuns recomputes both from the golden validate output
+  // (tests/golden/expected/validate_training), so a model change that moves them fails until they
+  // are updated here (session 39: the H100 band still quoted Llama 3 405B's 6.2 % of before its
+  // fabric fix, 1.7 % since; pooled 7.64 -> 7.19 %; A100 5.75 -> 5.71 %, the exact case mean).
   if (gpu.rfind("A100-SXM4", 0) == 0)
-    return {5.75, 8,
+    return {5.71, 8,
             "docs/accuracy.md: Megatron-LM SC21 Table 1, 4 runs, MAPE 5.9 %; Korthikanti et al. 2022 Table 5, 4 "
             "runs, 5.6 % (A100 SXM4)",
             ""};
   if (gpu == "H100-SXM5-80GB")
-    return {7.64, 10,
-            "docs/accuracy.md: Megatron-Core r0.8.0 weak scaling, 9 runs, MAPE 7.8 %; Llama 3 405B, 1 run, 6.2 % "
+    return {7.19, 10,
+            "docs/accuracy.md: Megatron-Core r0.8.0 weak scaling, 9 runs, MAPE 7.8 %; Llama 3 405B, 1 run, 1.7 % "
             "(H100 SXM5)",
             ""};
   ErrorBand none;

@@ -108,10 +108,13 @@ Cluster::Cluster(const ClusterSpec& spec) : Cluster(spec, SizesOnly{}) {
   nvl_down_.reserve(gpus);
   pcie_up_.reserve(gpus);
   pcie_down_.reserve(gpus);
+  node_first_resource_.reserve(static_cast<std::size_t>(num_nodes_) + 1);
   for (int n = 0; n < num_nodes_; ++n) {
     if (n % 1024 == 0) throw_if_interrupted("cluster: building the network");
+    node_first_resource_.push_back(static_cast<sim::ResourceId>(edges_->size()));
     build_node(n);
   }
+  node_first_resource_.push_back(static_cast<sim::ResourceId>(edges_->size()));
   build_fabric();
   if (!spec_.overrides.empty()) apply_overrides();
 }
@@ -243,6 +246,13 @@ sim::ResourceId Cluster::add(double capacity_bytes_per_s, std::int64_t latency_n
   kinds_.push_back(kind);
   edges_->push_back({std::move(from), std::move(to), id, kind, capacity_bytes_per_s, latency, std::move(name)});
   return id;
+}
+
+int Cluster::node_of_resource(sim::ResourceId r) const {
+  // build_node adds each node's resources in one run, node by node, before the fabric's.
+  if (node_first_resource_.empty() || r >= node_first_resource_.back()) return -1;
+  const auto it = std::upper_bound(node_first_resource_.begin(), node_first_resource_.end(), r);
+  return static_cast<int>(it - node_first_resource_.begin()) - 1;
 }
 
 std::pair<std::vector<sim::ResourceId>, std::vector<sim::ResourceId>> Cluster::group_up_links(int group) const {

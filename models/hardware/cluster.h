@@ -278,6 +278,9 @@ class Cluster {
 
   /// Kind of a resource built by this cluster (LinkKind::other for ids it did not build).
   LinkKind link_kind(sim::ResourceId r) const { return r < kinds_.size() ? kinds_[r] : LinkKind::other; }
+  /// The node a resource belongs to (its GPUs' NVLink and PCIe links, its socket links, its NICs'
+  /// links to the fabric), or -1 for a fabric link between switches and for ids it did not build.
+  int node_of_resource(sim::ResourceId r) const;
   /// Every resource built, as an edge between devices, in build order: the resource table
   /// (edges()[r].resource == r).
   const std::vector<ClusterEdge>& edges() const { return *edges_; }
@@ -483,6 +486,8 @@ class Cluster {
   std::vector<sim::ResourceId> pod_up_, core_down_;    // pod * cores + c
   std::vector<sim::ResourceId> torus_;                 // node * 2 * dims + 2 * d + (dir < 0); extent 2: - is +
   std::vector<LinkKind> kinds_;
+  /// [node] the first resource build_node(node) added; [num_nodes] the first fabric resource.
+  std::vector<sim::ResourceId> node_first_resource_;
   std::vector<sim::ResourceId> gpu_pcie_reverse_;  // by resource id; kNoResource elsewhere
   /// The resource table: written while the cluster is built, read-only afterwards, so copies of
   /// the cluster (with_ecmp_seed) share it.

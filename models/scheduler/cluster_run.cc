@@ -342,6 +342,10 @@ class ClusterRun {
     r.stretch = (r.wait_s + r.run_s) / r.alone_run_s;
     r.leaves = o.leaves;
     r.nodes = node_ranges(o.nodes);
+    // Its run alone on the nodes it got: the placement's share of the slowdown; the rest is co-runners'.
+    const double placed_s = secs(run_time(i, o.leaves, o.nodes));
+    r.placement_slowdown = placed_s / r.alone_run_s;
+    r.co_runner_slowdown = r.run_s / placed_s;
     if (in_.cluster.jobs[i].duration_s == 0.0) {
       r.iteration_time_s = timing(i, o.leaves, o.nodes).iteration_time_s;
       r.iterations = iterations(i, o.leaves, o.nodes);

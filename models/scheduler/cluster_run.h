@@ -49,6 +49,11 @@ struct ClusterJobResult {
   double run_s = 0.0;             ///< end - start
   double alone_run_s = 0.0;       ///< run time alone on an empty cluster (the backfill estimate)
   double slowdown = 0.0;          ///< run_s / alone_run_s (placement and co-runners; 1 when duration_s is fixed)
+  /// slowdown = placement_slowdown x co_runner_slowdown. placement_slowdown: its run time alone on the
+  /// nodes it got (leaves spanned, the cluster.overrides of those nodes) / alone_run_s; co_runner_slowdown:
+  /// run_s / that run time (other jobs on shared oversubscribed leaf up-links). Both 1 when duration_s is fixed.
+  double placement_slowdown = 0.0;
+  double co_runner_slowdown = 0.0;
   double stretch = 0.0;           ///< (wait_s + run_s) / alone_run_s
   double iteration_time_s = 0.0;  ///< on its placement, alone (no co-runners); 0 for a fixed-duration job
   std::int64_t iterations = 0;    ///< 0 for a fixed-duration job

@@ -89,6 +89,10 @@ TEST_F(ClusterInterference, TwoSpreadJobsOnA2To1LeafMatchAHandComputation) {
                 j.slowdown, j.leaves);
     EXPECT_EQ(j.leaves, 2);
     EXPECT_NEAR(j.slowdown - 1.0, hand - 1.0, 0.01 * (hand - 1.0)) << j.name;
+    // Alone its flows fit the up-links (above): the slowdown is the co-runner's, not the placement's.
+    EXPECT_NEAR(j.placement_slowdown, 1.0, 1e-3) << j.name;
+    EXPECT_NEAR(j.co_runner_slowdown - 1.0, hand - 1.0, 0.01 * (hand - 1.0)) << j.name;
+    EXPECT_NEAR(j.placement_slowdown * j.co_runner_slowdown, j.slowdown, 1e-12 * j.slowdown) << j.name;
   }
   EXPECT_EQ(r.jobs[0].run_s, r.jobs[1].run_s);  // symmetric
 }

@@ -75,11 +75,17 @@ TEST_F(FreshUser36Cluster, AnOverrideOfNode3SlowsTheJobPlacedOnNode3Only) {
   // slow node.
   EXPECT_DOUBLE_EQ(r.jobs[2].alone_run_s, r.jobs[1].run_s);
   EXPECT_GT(r.jobs[2].slowdown, 1.3);
+  // Session 39: the slowdown is the placement's (its slow node), none of it the co-runners'. Before,
+  // the header blamed "co-runners on shared oversubscribed leaf up-links" for every slowdown.
+  EXPECT_DOUBLE_EQ(r.jobs[2].placement_slowdown, r.jobs[2].slowdown);
+  EXPECT_EQ(r.jobs[2].co_runner_slowdown, 1.0);
 
   const Result cli = run({"cluster", scen});
   EXPECT_EQ(cli.status, 0) << cli.err;
   EXPECT_FALSE(has(cli.out, "Never ran")) << cli.out;
   EXPECT_TRUE(has(cli.out, "Jobs run     3 of 3")) << cli.out;
+  EXPECT_TRUE(has(cli.out, "slowdown  placement  co-runners  leaves\n")) << cli.out;
+  EXPECT_FALSE(has(cli.out, "Interference")) << cli.out;
 }
 
 // A job's run alone is on healthy nodes (no cluster.overrides): with node 0 slow, A (on nodes
@@ -182,7 +188,7 @@ TEST_F(FreshUser36Cluster, LeafUpPortsGiveTheSameInterferenceAsTheSameOversubscr
                   "Cluster    4 x dgx_h100 = 32 GPUs, 2 nodes per leaf group, oversubscription 2 (16:8 ports "
                   "per leaf)\n"))
       << cr.out;
-  EXPECT_EQ(cr.out.substr(cr.out.find("\nInterference")), cp.out.substr(cp.out.find("\nInterference")));
+  EXPECT_EQ(cr.out.substr(cr.out.find("\nSlowdown")), cp.out.substr(cp.out.find("\nSlowdown")));
   EXPECT_TRUE(has(cp.out, "oversubscription 2 (16:8 ports per leaf)")) << cp.out;
 }
 

@@ -108,12 +108,13 @@ void print_run(std::ostream& p, const PolicyRun& run) {
                                                                   : "")
     << ", placement " << placement_name(run.scheduler.placement) << "\n\n";
   p << "  job                   gpus     arrival_s       start_s        wait_s         run_s   alone_run_s  slowdown  "
-       "leaves\n";
+       "placement  co-runners  leaves\n";
   for (const models::ClusterJobResult& j : r.jobs) {
     char line[256];
     if (!j.problem.empty()) continue;
-    std::snprintf(line, sizeof line, "  %-20.20s %5d %13.1f %13.1f %13.1f %13.1f %13.1f %9.3f %7d\n", j.name.c_str(),
-                  j.gpus, j.arrival_s, j.start_s, j.wait_s, j.run_s, j.alone_run_s, j.slowdown, j.leaves);
+    std::snprintf(line, sizeof line, "  %-20.20s %5d %13.1f %13.1f %13.1f %13.1f %13.1f %9.3f %10.3f %11.3f %7d\n",
+                  j.name.c_str(), j.gpus, j.arrival_s, j.start_s, j.wait_s, j.run_s, j.alone_run_s, j.slowdown,
+                  j.placement_slowdown, j.co_runner_slowdown, j.leaves);
     p << line;
   }
   bool any_problem = false;
@@ -139,8 +140,8 @@ void print_run(std::ostream& p, const PolicyRun& run) {
 
 std::string csv_text(const std::vector<PolicyRun>& runs) {
   std::ostringstream o;
-  o << "policy,placement,job,gpus,priority,arrival_s,start_s,end_s,wait_s,run_s,alone_run_s,slowdown,stretch,"
-       "iteration_time_s,iterations,leaves,nodes,problem\n";
+  o << "policy,placement,job,gpus,priority,arrival_s,start_s,end_s,wait_s,run_s,alone_run_s,slowdown,"
+       "placement_slowdown,co_runner_slowdown,stretch,iteration_time_s,iterations,leaves,nodes,problem\n";
   for (const PolicyRun& run : runs) {
     for (const models::ClusterJobResult& j : run.result.jobs) {
       // A job that never ran has no start, end, wait or run: empty cells, not zeros.
@@ -150,7 +151,7 @@ std::string csv_text(const std::vector<PolicyRun>& runs) {
       o << policy_name(run.scheduler.policy) << "," << placement_name(run.scheduler.placement) << ","
         << io::csv_field(j.name) << "," << j.gpus << "," << j.priority << "," << num(j.arrival_s) << "," << v(j.start_s)
         << "," << v(j.end_s) << "," << v(j.wait_s) << "," << v(j.run_s) << "," << v(j.alone_run_s) << ","
-        << v(j.slowdown) << "," << v(j.stretch) << "," << v(j.iteration_time_s) << "," << n(j.iterations) << ","
+        << v(j.slowdown) << "," << v(j.placement_slowdown) << "," << v(j.co_runner_slowdown) << "," << v(j.stretch) << "," << v(j.iteration_time_s) << "," << n(j.iterations) << ","
         << n(j.leaves) << "," << io::csv_field(j.nodes) << "," << io::csv_field(j.problem) << "\n";
     }
   }
@@ -181,6 +182,8 @@ std::string json_text(const std::vector<PolicyRun>& runs) {
         << ", \"problem\": " << json_string(j.problem) << ", \"start_s\": " << v(j.start_s)
         << ", \"end_s\": " << v(j.end_s) << ", \"wait_s\": " << v(j.wait_s) << ", \"run_s\": " << v(j.run_s)
         << ", \"alone_run_s\": " << v(j.alone_run_s) << ", \"slowdown\": " << v(j.slowdown)
+        << ", \"placement_slowdown\": " << v(j.placement_slowdown)
+        << ", \"co_runner_slowdown\": " << v(j.co_runner_slowdown)
         << ", \"stretch\": " << v(j.stretch) << ", \"iteration_time_s\": " << v(j.iteration_time_s)
         << ", \"iterations\": " << n(j.iterations) << ", \"leaves\": " << n(j.leaves)
         << ", \"nodes\": " << json_string(j.nodes) << "}";
@@ -306,7 +309,9 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
     << (in_service < c.num_nodes ? std::to_string(c.num_nodes - in_service) + " more nodes drained for a missing GPU, "
                                  : std::string())
     << fabric_text(c) << "\nJobs       " << jobs.cluster.jobs.size() << " (" << path << ")\n"
-    << "Interference co-runners on shared oversubscribed leaf up-links, from the flow model (docs/cluster.md)\n";
+    << "Slowdown   run time / alone on an empty cluster of healthy nodes = placement (its run alone on the nodes "
+       "it got: leaves spanned, cluster.overrides) x co-runners (other jobs on shared oversubscribed leaf "
+       "up-links, from the flow model; docs/cluster.md)\n";
   std::vector<PolicyRun> runs;
   for (std::size_t k = 0; k < results.size(); ++k) {
     runs.push_back({schedulers[k], results[k]});

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "models/cost/cost_model.h"
+#include "models/cost/prices.h"
 #include "models/executor/job_effects.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
@@ -57,12 +58,28 @@ CompareRow make_row(const CompareInput& in, const models::Report& r, const std::
   w.payback_never = c.payback_never;
   w.amortization_years = c.amortization_years;
   w.rent_source = c.cloud_price_source;
+  if (w.rent_priced) {
+    const models::GpuPrices* catalog = models::find_prices(r.gpu);
+    w.rent_vendor = catalog != nullptr && catalog->rent && models::describe_price(*catalog->rent, true) == w.rent_source
+                        ? catalog->rent->vendor
+                        : std::string("the scenario");
+  }
+  w.precision = models::precision_name(in.scenario.training.precision);
   w.node_price_source = c.node_price_source;
   w.band = model_error_band(r.gpu, r.compute_model);
   if (w.images) {  // the bands are transformer runs' (docs/accuracy.md): none says how right a ResNet is
     w.band = ErrorBand{};
     w.band.absent =
         "no published ResNet training run is in scenarios/validation; the " + r.gpu + " band is for transformer runs";
+  } else if (const models::Precision p = in.scenario.training.precision;
+             w.band.cases > 0 && p != models::Precision::bf16 && p != models::Precision::fp16) {
+    // The gated runs are 16-bit mixed precision (SC21 and Korthikanti fp16 on A100, Megatron-Core
+    // and Llama 3 bf16 on H100; scenarios/validation): their error says nothing of an fp8 or fp32
+    // run (issue 17: fp8 runs are where the model is most optimistic). Fresh-user finding, session
+    // 39: bf16 vs fp8 was judged "beyond model error (+/-10.8 %)".
+    w.band = ErrorBand{};
+    w.band.absent = std::string(models::precision_name(p)) + " has no validated error band: the gated runs on " +
+                    r.gpu + " are 16-bit mixed precision (fp16, bf16; docs/accuracy.md)";
   }
   return w;
 }
@@ -162,6 +179,12 @@ std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
     } else {
       v += ff + ")";
     }
+    // Catalog rents of two vendors (or one the scenario gives): part of the difference is the
+    // sellers', not the hardware's (fresh-user finding, session 39: A100 40 GB at Lambda's $1.99
+    // against 80 GB at Hyperstack's $1.60 read as "23 % less per token").
+    if (rent && a.rent_vendor != b.rent_vendor)
+      v += " at rents of different sources (" + a.label + ": " + a.rent_vendor + ", " + b.label + ": " +
+           b.rent_vendor + "), which is part of that difference";
   } else {
     v += "; cost not compared (" + std::string(!a.rent_priced || !b.rent_priced ? "a rent" : "a price") +
          " is missing: give cost.cloud_price_per_gpu_hour_usd)";
@@ -241,15 +264,19 @@ ErrorBand model_error_band(const std::string& gpu, const std::string& compute_mo
     return band;
   }
   // docs/accuracy.md, the CTest-gated sources (validation.published_training_measurements), the run
-  // rows only (memory cases excluded); pooled MAPE = case-weighted mean of the per-source MAPEs.
+  // rows only (memory cases excluded); pooled MAPE = mean |error| over the cases of both sources.
+  // CompareCli.ErrorBandsAreTheGoldenValidationRuns recomputes both from the golden validate output
+  // (tests/golden/expected/validate_training), so a model change that moves them fails until they
+  // are updated here (session 39: the H100 band still quoted Llama 3 405B's 6.2 % of before its
+  // fabric fix, 1.7 % since; pooled 7.64 -> 7.19 %; A100 5.75 -> 5.71 %, the exact case mean).
   if (gpu.rfind("A100-SXM4", 0) == 0)
-    return {5.75, 8,
+    return {5.71, 8,
             "docs/accuracy.md: Megatron-LM SC21 Table 1, 4 runs, MAPE 5.9 %; Korthikanti et al. 2022 Table 5, 4 "
             "runs, 5.6 % (A100 SXM4)",
             ""};
   if (gpu == "H100-SXM5-80GB")
-    return {7.64, 10,
-            "docs/accuracy.md: Megatron-Core r0.8.0 weak scaling, 9 runs, MAPE 7.8 %; Llama 3 405B, 1 run, 6.2 % "
+    return {7.19, 10,
+            "docs/accuracy.md: Megatron-Core r0.8.0 weak scaling, 9 runs, MAPE 7.8 %; Llama 3 405B, 1 run, 1.7 % "
             "(H100 SXM5)",
             ""};
   ErrorBand none;

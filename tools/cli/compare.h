@@ -68,6 +68,10 @@ struct CompareRow {
   double amortization_years = 0.0;  ///< the hardware's life in the cost model (payback beyond it: never within it)
   bool payback_never = false;
   std::string rent_source, node_price_source;  ///< provenance lines (models/cost/prices.h)
+  /// Who publishes the rent: the catalog price's vendor ("Hyperstack"), "the scenario" for a rent the
+  /// scenario gives; empty when not priced. Two rents of different sources are said so in the verdict.
+  std::string rent_vendor;
+  std::string precision;  ///< workload.training.precision ("bf16", "fp8", ...)
   ErrorBand band;
 };
 

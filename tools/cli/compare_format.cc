@@ -192,7 +192,12 @@ std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, st
   price("own_to_train_usd", w.own_priced && trains, w.own_to_train_usd);
   price("capex_usd", w.own_priced, w.capex_usd);
   price("payback_years", w.own_priced && w.rent_priced && !w.payback_never, w.payback_years);
-  flag("payback_never", w.payback_never);
+  // Only where both prices exist is there a payback to be "never" (fresh user, session 39: false
+  // beside an empty payback_years read as "it pays back").
+  if (w.own_priced && w.rent_priced)
+    flag("payback_never", w.payback_never);
+  else
+    price("payback_never", false, 0.0);
   num("model_error_band_pct", w.band.mape_pct);
   str("rent_source", w.rent_source);
   str("node_price_source", w.node_price_source);
@@ -237,7 +242,9 @@ std::string format_compare(const CompareResult& r) {
   o << "\nModel error (MAPE of iteration time / tokens/s against published runs):\n";
   std::vector<std::string> listed;
   for (const CompareRow& w : r.rows) {
-    const std::string subject = w.gpu + (w.images ? " (ResNet)" : "");
+    const bool sixteen_bit = w.precision == "bf16" || w.precision == "fp16" || w.precision.empty();
+    const std::string subject =
+        w.gpu + (w.images ? " (ResNet)" : sixteen_bit ? std::string() : " (" + w.precision + ")");
     if (std::find(listed.begin(), listed.end(), subject) != listed.end()) continue;
     listed.push_back(subject);
     o << "  " << subject << ": "

@@ -451,6 +451,8 @@ void print_utilisation(std::ostream& o, const models::Report& r) {
   if (u.nvlink_links_used > 0)
     o << ", NVLink " << pct(u.nvlink_utilization_mean) << " mean over " << u.nvlink_links_used << " links";
   if (u.nic_links_used > 0) o << ", NIC " << pct(u.nic_utilization_mean) << " mean over " << u.nic_links_used;
+  // Folded, the counts are the simulated replicas' (their links stand for the others'): said so.
+  if (r.folded && (u.nvlink_links_used > 0 || u.nic_links_used > 0)) o << " (of the simulated replicas)";
   o << "\n";
   if (!r.busiest_links.empty()) {
     o << "\nBusiest links (average over the run):\n";

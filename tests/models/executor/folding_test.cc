@@ -88,5 +88,28 @@ TEST(Folding, InterleavedReplicasRunUnfoldedAndMatch) {
   EXPECT_EQ(folded.iteration_time_s, full.iteration_time_s);
 }
 
+// A folded report's link utilisation is the unfolded one's (report.h: the simulated replicas'
+// links stand for the others'). Before session 39 a folded run also averaged the other nodes'
+// NICs, which carry only the DP collectives joining the replicas: 4 replicas of 2 nodes read a
+// lower NIC mean folded than unfolded (llama3_70b on 8 nodes: 0.7 % against 0.8 %).
+TEST(Folding, FoldedLinkUtilisationIsTheUnfoldedOne) {
+  Scenario sc = job(8, 8, 2, 4);  // TP 8 x PP 2 x DP 4: each replica owns 2 nodes
+  const Report folded = simulate_training(sc);
+  sc.options.fold_symmetric = false;
+  const Report full = simulate_training(sc);
+  ASSERT_TRUE(folded.folded);
+  ASSERT_FALSE(full.folded);
+  ASSERT_EQ(folded.iteration_time_s, full.iteration_time_s);
+  const UtilizationReport& f = folded.utilization;
+  const UtilizationReport& u = full.utilization;
+  ASSERT_GT(u.nic_utilization_mean, 0.0);
+  EXPECT_NEAR(f.nic_utilization_mean, u.nic_utilization_mean, 1e-9 * u.nic_utilization_mean);
+  EXPECT_NEAR(f.nvlink_utilization_mean, u.nvlink_utilization_mean, 1e-9 * u.nvlink_utilization_mean);
+  EXPECT_EQ(f.nic_utilization_max, u.nic_utilization_max);
+  // One replica's 2 nodes of the 8: a quarter of the links.
+  EXPECT_EQ(4 * f.nic_links_used, u.nic_links_used);
+  EXPECT_EQ(4 * f.nvlink_links_used, u.nvlink_links_used);
+}
+
 }  // namespace
 }  // namespace traincast::models

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -136,16 +135,14 @@ TEST(NetworkSize, Llama3405bClusterAtScale) {
   EXPECT_NO_THROW(check_network_size(llama3_405b_cluster(16384)));
 }
 
-// Over the limit, Cluster refuses before it builds anything (in well under a second, where the
-// build took 18.7 s and 2.6 GB), naming the fields, the count, the limit and what fits.
+// Over the limit, Cluster refuses before it builds anything (the build took 18.7 s and 2.6 GB),
+// naming the fields, the count, the limit and what fits. That nothing is built is checked by the
+// CLI tests' peak memory (robust_outputs_cli_test.cc), not by a wall-clock bound here.
 TEST(NetworkSize, MillionGpuClusterIsRefusedBeforeItIsBuilt) {
-  const auto t0 = std::chrono::steady_clock::now();
   try {
     const Cluster cluster(llama3_405b_cluster(131072));
     FAIL() << "built " << cluster.num_resources() << " resources";
   } catch (const std::invalid_argument& e) {
-    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LT(wall_s, 1.0);
     EXPECT_EQ(std::string(e.what()),
               "cluster.num_nodes: 131,072 x dgx_h100 (cluster.node_template: 8 GPUs per node; cluster.nics_per_node: "
               "8; cluster.fabric.kind: fat_tree, 3 tiers) would build 11,026,432 network resources (directed links: "

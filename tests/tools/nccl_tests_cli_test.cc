@@ -240,8 +240,10 @@ TEST(NcclTestsCli, SizesAndStepsAreRangeCheckedNamingTheOption) {
   EXPECT_EQ(r.err, "traincast: -e: size 99999999999999999999" + too_large);
   r = run({kDgxH100, "-b", "8388609G", "-e", "8388609G"});
   EXPECT_EQ(r.err, "traincast: -b: size 8388609G" + too_large);
-  // 2^53 itself is accepted.
-  EXPECT_EQ(run({kDgxH100, "-b", "8388608G", "-e", "8388608G"}).status, 0);
+  // 2^53 itself is accepted as a size; its buffers do not fit an H100 (session 39).
+  r = run({kDgxH100, "-b", "8388608G", "-e", "8388608G"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind("traincast: -e 8388608G: all_reduce at 9007199254740992 bytes needs", 0), 0u) << r.err;
   r = run({kDgxH100, "-b", "1G", "-e", "1M"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "traincast: -b 1G is above -e 1M (expected -b <= -e)\n");
@@ -420,6 +422,29 @@ TEST(NcclTestsCli, EmptyCollectiveFp8BelowSm90AndMinChannelsWithoutEffect) {
                            "cluster.collectives.min_channels=20"});
   ASSERT_EQ(ring.status, 0) << ring.err;
   EXPECT_FALSE(test_support::has(ring.err, "min_channels")) << ring.err;
+}
+
+// nccl-tests allocates a rank's send and receive buffers at -e's size (src/common.cu): a size whose
+// buffers pass the GPU's HBM is refused at -e, as the real run fails with CUDA's out of memory.
+// Before (fresh user, session 39): a 64 GiB all_reduce on 80 GB H100s printed 245449 us, exit 0.
+TEST(NcclTestsCli, SizesWhoseBuffersPassTheHbmAreRefusedAtE) {
+  Result r = run({kDgxH100, "--op", "all_reduce", "-b", "64G", "-e", "64G"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: -e 64G: all_reduce at 68719476736 bytes needs 137438953472 bytes of send and receive buffers "
+            "per GPU (nccl-tests allocates both at -e's size), more than the 85520809984 bytes of HBM of "
+            "H100-SXM5-80GB (expected -e 42760404992 or less)\n");
+  EXPECT_EQ(r.out, "");
+  // all_gather receives the whole size and sends 1/8 of it: 64 GiB x 9/8 = 72 GiB fits its 79.6.
+  EXPECT_EQ(run({kDgxH100, "--op", "all_gather", "-b", "64G", "-e", "64G"}).status, 0);
+  // reduce_scatter sends the whole size and receives 1/8: 76 GiB x 9/8 = 85.5 GiB does not fit.
+  r = run({kDgxH100, "--op", "reduce_scatter", "-b", "76G", "-e", "76G"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("-e 76G: reduce_scatter at 81604378624 bytes needs 91804925952 bytes of send and receive "
+                       "buffers per GPU (nccl-tests allocates both at -e's size: a rank sends all of it and receives "
+                       "1/n of it)"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -140,6 +140,34 @@ constexpr double kMaxSizeBytes = 9007199254740992.0;
 /// cost grows as n^2.2: 512 GPUs take 2.4 s here, 2,048 GPUs 50 s; session 22's new-user check).
 constexpr double kMaxAlltoallPairs = 4096.0 * 4095.0;
 
+/// nccl-tests allocates each rank's send and receive buffers once, at -e's size (src/common.cu
+/// AllocateBuffs, with the op's GetCollByteCount): all_gather sends 1/n of the size it prints and
+/// receives all of it, reduce_scatter the reverse, every other op sends and receives the whole size.
+/// A size whose two buffers pass the smallest GPU's HBM fails there with CUDA's out of memory; it is
+/// refused here (fresh-user finding, session 39: a 64 GiB all_reduce on 80 GB H100s printed a row).
+void check_buffers_fit(models::NcclTestsOp op, double max_bytes, int nranks, const models::Cluster& cluster,
+                       const std::vector<int>& gpus, const std::string& e_text) {
+  double hbm = 0;
+  std::string gpu_name;
+  const int count = gpus.empty() ? cluster.num_gpus() : static_cast<int>(gpus.size());
+  for (int i = 0; i < count; ++i) {
+    const models::GpuSpec& g = cluster.gpu_spec(gpus.empty() ? i : gpus[static_cast<std::size_t>(i)]);
+    if (gpu_name.empty() || g.hbm_capacity_bytes < hbm) hbm = g.hbm_capacity_bytes, gpu_name = g.name;
+  }
+  const bool gather = op == models::NcclTestsOp::all_gather, scatter = op == models::NcclTestsOp::reduce_scatter;
+  const double per_byte = gather || scatter ? 1.0 + 1.0 / std::max(1, nranks) : 2.0;
+  if (!(hbm > 0) || max_bytes * per_byte <= hbm) return;
+  const double fits = std::floor(hbm / per_byte);
+  throw UsageError(printf_string(
+      "-e %s: %s at %.0f bytes needs %.0f bytes of send and receive buffers per GPU (nccl-tests allocates both "
+      "at -e's size%s), more than the %.0f bytes of HBM of %s (expected -e %.0f or less)",
+      e_text.c_str(), std::string(models::nccl_tests_op_name(op)).c_str(), max_bytes, max_bytes * per_byte,
+      gather    ? ": a rank sends 1/n of it and receives all of it"
+      : scatter ? ": a rank sends all of it and receives 1/n of it"
+                : "",
+      hbm, gpu_name.c_str(), fits));
+}
+
 /// The size option `name` (shown as `flag`) in bytes, or a UsageError naming the flag and the range.
 double size_option(const po::variables_map& vm, const char* name, const char* flag) {
   const std::string text = vm[name].as<std::string>();
@@ -283,6 +311,10 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     const models::Cluster cluster(sc.cluster);
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
+    if (!sizes.empty())
+      check_buffers_fit(op, sizes.back(),
+                        options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size()), cluster,
+                        options.gpus, vm["maxbytes"].as<std::string>());
     warn_zero_with_factor(min_bytes, max_bytes, factor, err);
     {
       const double n = options.gpus.empty() ? cluster.num_gpus() : static_cast<double>(options.gpus.size());

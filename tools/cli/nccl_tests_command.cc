@@ -95,6 +95,32 @@ void warn_zero_with_factor(double min_bytes, double max_bytes, double factor, st
            "expected -b 1 or more for rows up to -e)\n";
 }
 
+/// Warns where nccl-tests' rounding to whole elements changes the size -b or -e asks for (fresh
+/// user 39: `-b 6 -e 6 -d double` ran 0 bytes without a word). nccl-tests does the same (src/common.cu
+/// setupArgs: count = size / wordSize, per rank for all_gather, reduce_scatter and alltoall), and
+/// prints the rounded size in its table.
+void warn_rounded_sizes(models::NcclTestsOp op, const std::vector<double>& sizes, double max_bytes, int nranks,
+                        int word_bytes, const std::string& type, std::ostream& err) {
+  const bool per_rank = op == models::NcclTestsOp::all_gather || op == models::NcclTestsOp::reduce_scatter ||
+                        op == models::NcclTestsOp::alltoall;
+  if (sizes.empty()) return;
+  const bool one = sizes.size() == 1 && sizes.front() == max_bytes;
+  for (int which = 0; which < (one ? 1 : 2); ++which) {
+    const double asked = which == 0 ? sizes.front() : sizes.back();
+    if (which == 1 && asked != max_bytes) break;  // the sizes stopped below -e: -e is not run
+    const models::NcclTestsSize s = models::nccl_tests_size(op, asked, nranks, word_bytes);
+    if (s.bytes == asked) continue;
+    const int unit = word_bytes * (per_rank ? nranks : 1);
+    err << "warning: " << (which == 0 ? (one ? "-b/-e " : "-b ") : "-e ") << printf_string("%.0f", asked)
+        << " is not a whole number of " << word_bytes << "-byte " << type << " elements"
+        << (per_rank ? " per rank on " + std::to_string(nranks) + " ranks (" + std::to_string(unit) + " bytes)"
+                     : std::string())
+        << ": nccl-tests rounds a size down to whole elements (count " << s.count << (per_rank ? " per rank" : "")
+        << "), so its row runs " << printf_string("%.0f", s.bytes) << " bytes, as printed (expected a multiple of "
+        << unit << " bytes for the size asked)\n";
+  }
+}
+
 /// Warns when cluster.collectives.min_channels changed no row's time: the rows simulated again
 /// without it give the same times. NCCL copies its first channels up to the minimum
 /// (NVIDIA/nccl src/graph/connect.cc ncclTopoPostset, copyChannels; ncclMinNchannels clamps it
@@ -284,6 +310,9 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
     warn_zero_with_factor(min_bytes, max_bytes, factor, err);
+    warn_rounded_sizes(op, sizes, max_bytes,
+                       options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size()),
+                       options.word_bytes, type, err);
     {
       const double n = options.gpus.empty() ? cluster.num_gpus() : static_cast<double>(options.gpus.size());
       if (op == models::NcclTestsOp::alltoall && n * (n - 1) > kMaxAlltoallPairs)

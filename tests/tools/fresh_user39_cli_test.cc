@@ -1,0 +1,85 @@
+// What session 38's fresh-user rounds left open, fixed in session 39: nccl-tests logs whose rows
+// no run prints (the parser's own cases: tests/calibrate/nccl_tests_log_test.cc), `traincast
+// nccl-tests` rounding a size below one element to 0 bytes without a word, Boost's bare message for
+// a repeated option, `--out .json`, and the settings warnings that were not positioned.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
+
+namespace traincast::cli {
+namespace {
+
+using test_support::has;
+using test_support::Result;
+using test_support::run;
+
+const std::string kNcclScenario = std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/nccl/h100_ib400_2node.textproto";
+
+// Before: a double row in the middle of a float table was taken as a table of its own type, exit 0.
+TEST(FreshUser39Cli, AFitRefusesARowOfAnotherTypeMidTable) {
+  const traincast::test_support::TempDir dir("fresh_user39_type");
+  const std::string log = dir.write(
+      "ar.txt",
+      "# all_reduce_perf -b 1K -e 4K\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+      "#wrong\n"
+      "1024 256 float sum -1 10.00 0.10 0.10 0 10.00 0.10 0.10 0\n"
+      "2048 256 double sum -1 10.00 0.20 0.20 0 10.00 0.20 0.20 0\n"
+      "4096 1024 float sum -1 10.00 0.41 0.41 0 10.00 0.41 0.41 0\n");
+  const std::string out = (dir.path() / "p.json").string();
+  const Result r = run({"calibrate", "fit", log, "--base", kNcclScenario, "--out", out});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(has(r.err, log + ":4: type double after float on line 3 (expected float: nccl-tests runs each data "
+                               "type over all its sizes before the next, starting again from the table's first "
+                               "size, 1024 bytes"))
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// Before: `-b 6 -e 6 -d double` printed a 0-byte row and nothing else. nccl-tests rounds the same
+// way (count = size / 8 = 0); the table stays as nccl-tests prints it, and a warning says why.
+TEST(FreshUser39Cli, NcclTestsSaysWhereASizeRoundsDownToWholeElements) {
+  const Result r = run({"nccl-tests", kNcclScenario, "-b", "6", "-e", "6", "-d", "double"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "           0             0    double     sum      -1")) << r.out;
+  EXPECT_EQ(r.err,
+            "warning: -b/-e 6 is not a whole number of 8-byte double elements: nccl-tests rounds a size down to "
+            "whole elements (count 0), so its row runs 0 bytes, as printed (expected a multiple of 8 bytes for the "
+            "size asked)\n");
+  // Per rank for all_gather: 16 ranks x 4 bytes; whole sizes say nothing.
+  const Result ag = run({"nccl-tests", kNcclScenario, "--op", "all_gather", "-b", "100", "-e", "128"});
+  ASSERT_EQ(ag.status, 0) << ag.err;
+  EXPECT_EQ(ag.err,
+            "warning: -b 100 is not a whole number of 4-byte float elements per rank on 16 ranks (64 bytes): "
+            "nccl-tests rounds a size down to whole elements (count 1 per rank), so its row runs 64 bytes, as "
+            "printed (expected a multiple of 64 bytes for the size asked)\n");
+}
+
+// Before: "traincast: option '--vary' cannot be specified more than once" (Boost's words).
+TEST(FreshUser39Cli, ARepeatedSingleValueOptionIsNamedFirst) {
+  const Result r = run({"compare", kNcclScenario, "--vary", "cluster.num_nodes=1,2", "--vary", "cluster.num_nodes=4"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: --vary: given more than once (expected it once: it takes a single value; see --help)\n");
+}
+
+// Before: "--out .json: unknown file extension \"\"", which read as a bug.
+TEST(FreshUser39Cli, AProfileNamedOnlyByItsExtensionIsRefusedWithWhy) {
+  const traincast::test_support::TempDir dir("fresh_user39_dotfile");
+  const std::string out = (dir.path() / ".json").string();
+  const std::string log = dir.write("ar.txt", "# all_reduce_perf\n");  // not read: --out is checked first
+  const Result r = run({"calibrate", "fit", log, "--base", kNcclScenario, "--out", out});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: --out " + out +
+                       ": the name \".json\" has no extension: a name that starts with its only dot is a hidden "
+                       "file's whole name (expected a name before the extension, e.g. profile.json, with "
+                       ".textproto, .txtpb, .pbtxt, .txt or .json: --profile reads the profile back by its "
+                       "extension)\n");
+}
+
+}  // namespace
+}  // namespace traincast::cli

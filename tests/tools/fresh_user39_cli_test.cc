@@ -81,5 +81,37 @@ TEST(FreshUser39Cli, AProfileNamedOnlyByItsExtensionIsRefusedWithWhy) {
                        "extension)\n");
 }
 
+// Before: a log of 128 MiB to 1 GiB only (n09, li-plus/playground: its rows verbatim) fitted latency
+// x30 without a word; the default latency is 0.6% of its smallest size's time.
+TEST(FreshUser39Cli, AFitOfLargeSizesOnlySaysTheLatencyIsNotConstrained) {
+  const traincast::test_support::TempDir dir("fresh_user39_latency");
+  const std::string log = dir.write(
+      "n09.txt",
+      "# command: ./build/sendrecv_perf -b 128M -e 1G -f 2 -g 8\n# ranks: 8  nodes: 1  gpu: A100\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+      "#wrong\n"
+      "   134217728      33554432     float     sum      -1   1211.2  110.81  110.81      0   1211.8  110.76  110.76   "
+      " "
+      "N/A\n"
+      "   268435456      67108864     float     sum      -1   1423.3  188.60  188.60      0   1420.2  189.01  189.01   "
+      " "
+      "N/A\n"
+      "   536870912     134217728     float     sum      -1   2785.4  192.75  192.75      0   2772.2  193.66  193.66   "
+      " "
+      "N/A\n"
+      "  1073741824     268435456     float     sum      -1   5503.4  195.10  195.10      0   5490.5  195.56  195.56   "
+      " "
+      "N/A\n");
+  const Result r = run({"calibrate", "fit", log, "--base", "dgx_a100", "--out", (dir.path() / "p.json").string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out,
+                  "  sendrecv on 8 GPUs: latency x30.4 is not constrained: the smallest fit size, 134217728 "
+                  "B, takes 1211 us, of which the model's default latency (7.2 us) is 0.594%; no size below "
+                  "about 26691500 B, where it is 5% or more, is in the fit (expected a log down to small "
+                  "sizes, e.g. nccl-tests -b 8, for the latency to be measured; here it only shapes the large "
+                  "sizes' times)\n"))
+      << r.out;
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -113,5 +113,31 @@ TEST(FreshUser39Cli, AFitOfLargeSizesOnlySaysTheLatencyIsNotConstrained) {
       << r.out;
 }
 
+const std::string kModel =
+    "model { num_layers: 4 hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 }\n"
+    "parallel { tp: 8 dp: 4 }\n"
+    "training { global_batch_size: 16 }\n";
+
+// Before: "rail-optimized fabric (2.0:1)" beside the warning that 2:1 acts as 1:1. Now the ratio
+// the leaves are built with (as `traincast cluster` and `explain` print it), and the asked one
+// where they differ; an asked ratio the cluster has stays as it was printed.
+TEST(FreshUser39Cli, RunHeaderPrintsTheOversubscriptionTheLeavesHave) {
+  const traincast::test_support::TempDir dir("fresh_user39_ratio");
+  const std::string file = dir.write("r.textproto",
+                                     "cluster { node_template: \"dgx_h100\" num_nodes: 4 fabric { kind: rail_optimized "
+                                     "oversubscription: 2 nodes_per_leaf: 1 } }\nworkload {\n" +
+                                         kModel + "}\n");
+  const Result r = run({"run", file});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "rail-optimized fabric (1:1, 1:1 ports per leaf; 2.0:1 asked)\n")) << r.out;
+  EXPECT_TRUE(has(r.err, "oversubscription 2:1 acts as 1:1")) << r.err;
+  const Result two = run({"run", file, "--set", "cluster.fabric.nodes_per_leaf=2"});
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_TRUE(has(two.out, "rail-optimized fabric (2.0:1)\n")) << two.out;
+  const Result one = run({"run", file, "--set", "cluster.fabric.nodes_per_leaf=4"});
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_TRUE(has(one.out, "rail-optimized fabric (non-blocking: one leaf group; 2.0:1 asked)\n")) << one.out;
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -139,5 +139,19 @@ TEST(FreshUser39Cli, RunHeaderPrintsTheOversubscriptionTheLeavesHave) {
   EXPECT_TRUE(has(one.out, "rail-optimized fabric (non-blocking: one leaf group; 2.0:1 asked)\n")) << one.out;
 }
 
+// Before: "warning: cluster.collectives.min_channels 64 changed no row's time: ..." named no place,
+// where the other settings warnings put FILE:LINE:COL: (or --set:) in front.
+TEST(FreshUser39Cli, MinChannelsWithoutEffectIsPositioned) {
+  const traincast::test_support::TempDir dir("fresh_user39_min_channels");
+  const std::string file =
+      dir.write("c.textproto",
+                "cluster {\n  node_template: \"dgx_h100\"\n  num_nodes: 4\n  fabric { kind: rail_optimized }\n"
+                "  collectives { min_channels: 64 }\n}\n");
+  const Result r = run({"nccl-tests", file, "-b", "64M", "-e", "64M"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "warning: " + file + ":5:17: cluster.collectives.min_channels 64 changed no row's time: "))
+      << r.err;
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -129,7 +129,8 @@ void warn_rounded_sizes(models::NcclTestsOp op, const std::vector<double>& sizes
 /// over its search channels (docs/scenarios.md, `min_channels`).
 void warn_min_channels_without_effect(const models::ClusterSpec& cluster, const models::NcclTestsOptions& options,
                                       const std::vector<double>& sizes,
-                                      const std::vector<models::NcclTestsResult>& rows, std::ostream& err) {
+                                      const std::vector<models::NcclTestsResult>& rows, std::ostream& err,
+                                      const std::string& scenario_path, const std::vector<std::string>& overrides) {
   const int min_channels = cluster.collectives.min_channels;
   if (min_channels <= 0) return;
   models::ClusterSpec without = cluster;
@@ -146,14 +147,17 @@ void warn_min_channels_without_effect(const models::ClusterSpec& cluster, const 
   }
   std::string algorithms;
   for (const std::string& a : ran) algorithms += (algorithms.empty() ? "" : ", ") + a;
-  err << "warning: cluster.collectives.min_channels " << min_channels
-      << " changed no row's time: NCCL copies its channels up to the minimum (src/graph/connect.cc ncclTopoPostset; "
-         "at most MAXCHANNELS, 64), and a copy shares its channel's links and NICs, so more channels change the "
-         "model's time only where they change how the data splits over the links (a ring or tree across nodes at a "
-         "count that is not a multiple of NCCL's own channels; docs/scenarios.md, min_channels)"
-      << (algorithms.empty() ? std::string() : " (these rows ran " + algorithms + " without it)")
-      << " (expected cluster.collectives.algorithm ring or tree on more than one node, and a count that is not a "
-         "multiple of the channels --show-algorithm gives)\n";
+  // Positioned as the other settings warnings (fresh user 39): FILE:LINE:COL: or --set:.
+  std::ostringstream note;
+  note << "cluster.collectives.min_channels " << min_channels
+       << " changed no row's time: NCCL copies its channels up to the minimum (src/graph/connect.cc ncclTopoPostset; "
+          "at most MAXCHANNELS, 64), and a copy shares its channel's links and NICs, so more channels change the "
+          "model's time only where they change how the data splits over the links (a ring or tree across nodes at a "
+          "count that is not a multiple of NCCL's own channels; docs/scenarios.md, min_channels)"
+       << (algorithms.empty() ? std::string() : " (these rows ran " + algorithms + " without it)")
+       << " (expected cluster.collectives.algorithm ring or tree on more than one node, and a count that is not a "
+          "multiple of the channels --show-algorithm gives)";
+  err << "warning: " << note_at_field(note.str(), scenario_path, overrides) << "\n";
 }
 
 /// Largest size accepted by -b, -e and -i, in bytes: 2^53 = 8388608G (8 PiB). Sizes are held as
@@ -323,7 +327,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     }
     const InterruptScope interrupts;  // Ctrl-C stops the simulation (exit 130, nothing printed or written)
     const std::vector<models::NcclTestsResult> rows = models::simulate_nccl_tests(sc.cluster, options, sizes);
-    warn_min_channels_without_effect(sc.cluster, options, sizes, rows, err);
+    warn_min_channels_without_effect(sc.cluster, options, sizes, rows, err, scenario_path, overrides);
 
     // Header in nccl-tests' style, with what was simulated.
     const int nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());

@@ -17,6 +17,7 @@ namespace {
 using test_support::has;
 using test_support::Result;
 using test_support::run;
+using test_support::slurp;
 
 const std::string kNcclScenario = std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/nccl/h100_ib400_2node.textproto";
 
@@ -151,6 +152,29 @@ TEST(FreshUser39Cli, MinChannelsWithoutEffectIsPositioned) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.err, "warning: " + file + ":5:17: cluster.collectives.min_channels 64 changed no row's time: "))
       << r.err;
+}
+
+// Before: `compare --vary` and `cluster --set` printed "warning: cluster.fabric.oversubscription ..."
+// with no place, where `run` puts "--set: " in front. Now the cause: --vary:, --set: or the file's
+// FILE:LINE:COL:.
+TEST(FreshUser39Cli, CompareAndClusterWarningsNameTheirCause) {
+  const traincast::test_support::TempDir dir("fresh_user39_cause");
+  const std::string file = dir.write("r.textproto",
+                                     "cluster { node_template: \"dgx_h100\" num_nodes: 4 fabric { kind: rail_optimized "
+                                     "nodes_per_leaf: 1 } }\nworkload {\n" +
+                                         kModel + "}\n");
+  const Result vary = run({"compare", file, "--vary", "cluster.fabric.oversubscription=1,2"});
+  ASSERT_EQ(vary.status, 0) << vary.err;
+  EXPECT_TRUE(has(vary.err, "warning: --vary: cluster.fabric.oversubscription 2:1 acts as 1:1: ")) << vary.err;
+  const std::string copy = dir.write("s.textproto", slurp(file));
+  const Result sets = run({"compare", file, copy, "--set", "cluster.fabric.oversubscription=2"});
+  ASSERT_EQ(sets.status, 0) << sets.err;
+  EXPECT_TRUE(has(sets.err, "warning: --set: cluster.fabric.oversubscription 2:1 acts as 1:1: ")) << sets.err;
+  const Result cluster =
+      run({"cluster", std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/cluster/six_jobs_fifo_vs_backfill.textproto",
+           "--set", "cluster.fabric.oversubscription=2"});
+  ASSERT_EQ(cluster.status, 0) << cluster.err;
+  EXPECT_TRUE(has(cluster.err, "warning: --set: cluster.fabric.oversubscription 2:1 has no effect: ")) << cluster.err;
 }
 
 }  // namespace

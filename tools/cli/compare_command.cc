@@ -289,6 +289,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     }
     if (!errors.empty()) throw io::ScenarioError(errors);
     std::vector<std::vector<std::string>> column_overrides;
+    column_overrides.reserve(cols.size());
     for (const Column& c : cols) column_overrides.push_back(c.overrides);
     print_column_warnings(in, column_overrides, vary_field, err);
     const InterruptScope interrupts;  // Ctrl-C stops the simulations (exit 130, nothing written)

@@ -313,12 +313,11 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     const models::Cluster cluster(sc.cluster);
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
+    const int nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
     warn_zero_with_factor(min_bytes, max_bytes, factor, err);
-    warn_rounded_sizes(op, sizes, max_bytes,
-                       options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size()),
-                       options.word_bytes, type, err);
+    warn_rounded_sizes(op, sizes, max_bytes, nranks, options.word_bytes, type, err);
     {
-      const double n = options.gpus.empty() ? cluster.num_gpus() : static_cast<double>(options.gpus.size());
+      const double n = nranks;
       if (op == models::NcclTestsOp::alltoall && n * (n - 1) > kMaxAlltoallPairs)
         throw UsageError(printf_string(
             "--op alltoall on %.0f GPUs: one call is %.0f x %.0f = %.1f million GPU pairs, one flow each (limit "
@@ -330,7 +329,6 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     warn_min_channels_without_effect(sc.cluster, options, sizes, rows, err, scenario_path, overrides);
 
     // Header in nccl-tests' style, with what was simulated.
-    const int nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
     out << "# traincast nccl-tests (simulated): " << models::nccl_tests_op_name(op) << " on " << nranks << " of "
         << cluster.num_gpus() << " GPUs of " << scenario_path << "\n";
     out << printf_string("# nThread 1 nGpus %d minBytes %.0f maxBytes %.0f step: ", nranks, min_bytes, max_bytes);

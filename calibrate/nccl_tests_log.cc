@@ -4,6 +4,7 @@
 
 #include "calibrate/nccl_tests_gaps.h"
 #include "calibrate/nccl_tests_row_check.h"
+#include "calibrate/nccl_tests_table.h"
 
 #include <algorithm>
 #include <cctype>
@@ -53,17 +54,6 @@ bool all_digits(std::string_view s) {
 bool parse_ll(std::string_view s, long long& out) {
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return !s.empty() && ec == std::errc() && ptr == s.data() + s.size();
-}
-
-/// Bytes per element of an nccl-tests data type by the name its tables print (nccl-tests
-/// src/common.cu: test_typenames and wordSize; "char" and "int" from versions before 2.0); 0 for a
-/// name nccl-tests never prints.
-int type_bytes(std::string_view t) {
-  if (t == "int8" || t == "uint8" || t == "char" || t == "f8e4m3" || t == "f8e5m2") return 1;
-  if (t == "half" || t == "bfloat16") return 2;
-  if (t == "int32" || t == "uint32" || t == "int" || t == "float") return 4;
-  if (t == "int64" || t == "uint64" || t == "double") return 8;
-  return 0;
 }
 
 /// A rank number or count of the log's preamble ("Rank N", "ranks: N", "nodes: M"): digits that
@@ -230,7 +220,7 @@ class Parser {
       // Inside a table, a row of the table's width whose size or count is damaged ("8388608x"):
       // refused by row() with its line rather than skipped as noise.
       if (current_ != nullptr && f.size() == 11 + (has_redop_ ? 1U : 0U) + (has_root_ ? 1U : 0U) &&
-          std::isdigit(static_cast<unsigned char>(f[0][0])) && type_bytes(f[2]) > 0) {
+          std::isdigit(static_cast<unsigned char>(f[0][0])) && nccl_tests_type_bytes(f[2]) > 0) {
         row(n, f);
         return;
       }
@@ -392,6 +382,7 @@ class Parser {
     log_.runs.push_back(std::move(run));
     current_ = &log_.runs.back();
     last_size_.clear();
+    blocks_ = {};
     has_redop_ = redop;
     has_root_ = root;
     pending_.op.clear();
@@ -432,29 +423,16 @@ class Parser {
     }
     r.size_bytes = static_cast<double>(size);
     r.type = std::string(f[2]);
-    const int word_bytes = type_bytes(f[2]);
+    const int word_bytes = nccl_tests_type_bytes(f[2]);
     if (word_bytes == 0) {
       error(at(n) + "type \"" + clip(f[2]) +
             "\" is not an nccl-tests data type (expected int8, uint8, int32, uint32, int64, uint64, half, float, "
             "double, bfloat16, f8e4m3 or f8e5m2)");
       return;
     }
-    // nccl-tests prints size = max(send, receive bytes) and count = size / word for the per-rank
-    // buffer, so size is count x word, or count x word x ranks for the gathering and all-to-all
-    // tables (common.cu's print of args->nbytes): any other ratio is a row from another table.
-    const bool representable = r.count >= 0 && r.count <= std::numeric_limits<long long>::max() / 8;
-    const long long unit = representable ? r.count * word_bytes : -1;
-    const bool fits = size < 0 || unit < 0 ? false
-                      : unit == 0          ? size == 0
-                                           : size % unit == 0 && (size / unit == 1 || current_->num_ranks <= 0 ||
-                                                         size / unit == current_->num_ranks);
-    if (!fits) {
-      error(at(n) + "size " + std::to_string(size) + " does not match count " + std::to_string(r.count) + " of " +
-            std::string(f[2]) + " (" + std::to_string(word_bytes) + " bytes each): expected size = count x " +
-            std::to_string(word_bytes) +
-            (current_->num_ranks > 1
-                 ? " or count x " + std::to_string(word_bytes) + " x " + std::to_string(current_->num_ranks) + " ranks"
-                 : std::string(" or a multiple of it, as nccl-tests prints")));
+    if (std::string problem = check_row_size(r, current_->op, current_->num_ranks, word_bytes, at(n));
+        !problem.empty()) {
+      error(std::move(problem));
       return;
     }
     std::size_t i = 3;
@@ -467,6 +445,10 @@ class Parser {
       }
       if (f[i][0] == '-' && root > 0) root = -root;
       r.root = static_cast<int>(root);
+      if (std::string problem = check_row_root(r, current_->op, current_->num_ranks, at(n)); !problem.empty()) {
+        error(std::move(problem));
+        return;
+      }
       ++i;
     }
     static const char* const names[] = {"time", "algbw", "busbw"};
@@ -496,6 +478,13 @@ class Parser {
       return;
     }
     if (std::string problem = check_row_results(r, *current_, at(n)); !problem.empty()) {
+      error(std::move(problem));
+      return;
+    }
+    const long long unit = r.count * word_bytes;
+    if (std::string problem =
+            blocks_.add(r, word_bytes, unit > 0 ? static_cast<int>(size / unit) : current_->num_ranks, at(n));
+        !problem.empty()) {
       error(std::move(problem));
       return;
     }
@@ -566,6 +555,7 @@ class Parser {
   NcclTestsRun* current_ = nullptr;
   /// The current table's last size and its line by type, redop and root.
   std::map<std::string, std::pair<long long, int>> last_size_;
+  NcclTestsTableBlocks blocks_;  ///< the current table's (type, redop, root) blocks
   bool has_redop_ = false, has_root_ = false;
   Pending pending_;
   std::vector<std::string> errors_;

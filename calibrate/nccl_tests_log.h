@@ -21,7 +21,8 @@
 // row before any column header, a row whose numbers disagree as nccl-tests prints them (#wrong > 0;
 // algbw != size / time or busbw != algbw x the op's factor beyond print rounding + 1%; algbw or
 // busbw > 0 at time 0: nccl_tests_row_check.h), a size > 0 printed again in the same table, a
-// size > 0 of time 0 in both halves, and a log with no
+// size > 0 of time 0 in both halves, a row whose size, root, or type / redop / root block is not as
+// nccl-tests prints it for its table (nccl_tests_table.h), and a log with no
 // data row at all (naming the failure line when the run failed, e.g. "Test NCCL failure").
 //
 // Units as nccl-tests prints them: time [us], algbw and busbw [GB/s = 1e9 B/s], size [bytes].

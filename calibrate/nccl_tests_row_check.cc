@@ -2,6 +2,8 @@
 
 #include "calibrate/nccl_tests_row_check.h"
 
+#include "calibrate/nccl_tests_table.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -181,6 +183,16 @@ std::string check_op_bus_factor(const NcclTestsRun& run, const std::string& op, 
   if (!run.op.empty()) return "";
   // all_gather and reduce_scatter share a bus factor; the redop column tells them apart.
   if (std::string e = check_op_redop(run, op, at, op_field); !e.empty()) return e;
+  // The root and size columns as nccl-tests prints them for `op` (nccl_tests_table.h): root 0 is a
+  // broadcast or reduce log, size = count x type size x ranks an all_gather, reduce_scatter or
+  // alltoall log.
+  const bool root_column = std::find(run.columns.begin(), run.columns.end(), "root") != run.columns.end();
+  for (const NcclTestsRow& row : run.rows) {
+    const std::string at_line = at + std::to_string(row.line) + ": ";
+    if (std::string e = root_column ? check_row_root(row, op, n, at_line, op_field) : ""; !e.empty()) return e;
+    const int word_bytes = nccl_tests_type_bytes(row.type);  // 0: a row built without its type, not checked
+    if (std::string e = word_bytes > 0 ? check_row_size(row, op, n, word_bytes, at_line) : ""; !e.empty()) return e;
+  }
   if (n <= 0) return check_op_bus_factor_range(run, op, at, op_field);
   const double f = bus_factor(op, n);
   if (f == 0) return "";

@@ -109,10 +109,14 @@ std::vector<std::string> Cluster::nic_spread_notes(const ClusterSpec& spec) {
          "\"All-to-all with 3, 4 or 5 NICs\")";
   }
 
-  // The nearest counts either side that spread evenly, and the first that gives every GPU a NIC.
-  const int limit = nics + 2 * (spread.gpu_groups + t.gpus_per_node);
+  // The nearest counts either side that spread evenly, and the first that gives every GPU a NIC;
+  // none above one NIC per GPU (fresh user 39: 9 on dgx_h100 offered 16, which runs as 8): NCCL's
+  // rings and trees give each GPU its own first NIC (ncclTopoSelectNets, nccl_topo_search.cc), so
+  // a second NIC per GPU changed no time (dgx_h100 all_reduce, all_gather and alltoall 1 GiB on 2
+  // nodes; DGX A100 all_to_all 64 MiB 1,421 us at 8 and 16; docs/hardware.md).
+  const int limit = std::min(nics + 2 * (spread.gpu_groups + t.gpus_per_node), t.gpus_per_node);
   int lower = 0, upper = 0, every = 0;
-  for (int k = nics - 1; k >= 1 && lower == 0; --k)
+  for (int k = std::min(nics - 1, t.gpus_per_node); k >= 1 && lower == 0; --k)
     if (candidate(t, k).even) lower = k;
   for (int k = nics + 1; k <= limit && upper == 0; ++k)
     if (candidate(t, k).even) upper = k;

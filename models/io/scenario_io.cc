@@ -342,8 +342,13 @@ Format format_for_path(const std::string& path) {
   // A missing file is named as missing, whatever its extension (`traincast run nosuchfile`).
   if (!std::filesystem::exists(path, ec) && !std::filesystem::is_symlink(path, ec))
     throw ScenarioError({path + ": cannot read file (No such file or directory)"});
-  throw ScenarioError(
-      {path + ": unknown file extension \"" + ext + "\" (expected .textproto, .txtpb, .pbtxt, .txt or .json)"});
+  // ".json" is a hidden file's whole name to std::filesystem, without an extension (fresh user 39).
+  const std::string name = std::filesystem::path(path).filename().string();
+  const std::string hidden = ext.empty() && name.size() > 1 && name[0] == '.'
+                                 ? " (a name that starts with its only dot, \"" + name + "\", has none)"
+                                 : "";
+  throw ScenarioError({path + ": unknown file extension \"" + ext + "\"" + hidden +
+                       " (expected .textproto, .txtpb, .pbtxt, .txt or .json)"});
 }
 
 namespace {

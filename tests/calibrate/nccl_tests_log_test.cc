@@ -350,23 +350,90 @@ TEST(NcclTestsLog, RowsNoRunPrintsAreRefused) {
   EXPECT_EQ(error_of(kHeader + ok + row("2048", "512", "float", "0.00")),
             (std::vector<std::string>{"in.txt:3: time 0 for 2048 bytes (expected a measured time > 0: nccl-tests "
                                       "prints microseconds to 0.01 and no transfer of data takes less)"}));
-  // What runs do print: the same size in another type (-d all), size = count x word x ranks in an
-  // all_gather table of 8 ranks, fp8 names, size-0 rows of time 0 (repeated: rounded to whole
-  // elements), and a second table.
+  // What runs do print: each type over all its sizes, then the next from the first size again
+  // (-d all), fp8 names, size-0 rows of time 0 (repeated: rounded to whole elements), and a
+  // second table, here of size = count x word x ranks (8 ranks, no operation named).
   std::string ranks;
   for (int r = 0; r < 8; ++r)
     ranks += "#  Rank  " + std::to_string(r) + " Group  0 Pid 1 on host1 device  0 [0x1b] H100\n";
-  const NcclTestsLog log =
-      parse_nccl_tests_log(ranks + kHeader + ok + row("1024", "512", "half", "12.00") +
-                               row("1024", "1024", "f8e4m3", "11.00") + row("8192", "256", "float", "20.00") +
-                               row("0", "0", "int8", "0.00") + row("0", "0", "int8", "0.00") + kHeader + ok,
-                           "in.txt");
+  const NcclTestsLog log = parse_nccl_tests_log(
+      ranks + kHeader + ok + row("8192", "2048", "float", "20.00") + row("1024", "512", "half", "12.00") +
+          row("1024", "1024", "f8e4m3", "11.00") + row("0", "0", "int8", "0.00") + row("0", "0", "int8", "0.00") +
+          kHeader + row("8192", "256", "float", "20.00"),
+      "in.txt");
   ASSERT_EQ(log.runs.size(), 2u);
   EXPECT_EQ(log.runs[0].num_ranks, 8);
   EXPECT_EQ(log.runs[0].rows.size(), 6u);
   EXPECT_EQ(error_of(ranks + kHeader + row("4096", "256", "float", "20.00")),
             (std::vector<std::string>{"in.txt:10: size 4096 does not match count 256 of float (4 bytes each): "
                                       "expected size = count x 4 or count x 4 x 8 ranks"}));
+}
+
+// Fresh user 39: a row of another data type or reduction in the middle of a table, root 0 on an
+// all_reduce row, and size = count x 4 x 2 ranks on an all_reduce row were all taken. nccl-tests
+// runs each (type, redop, root) over all its sizes before the next, prints root -1 for operations
+// without one (every shared log), and size = count x type size except for the per-rank counts of
+// all_gather, reduce_scatter and alltoall (x ranks).
+TEST(NcclTestsLog, RowsOfAnotherBlockRootOrSizeRuleAreRefused) {
+  const auto row = [](const std::string& size, const std::string& count, const std::string& type,
+                      const std::string& redop, const std::string& root) {
+    char algbw[32];  // as nccl-tests prints it: size / 10 us
+    std::snprintf(algbw, sizeof algbw, "%.2f", std::stod(size) / 10.0 / 1e3);
+    const std::string half = std::string(" 10.00 ") + algbw + " " + algbw + " 0";
+    return size + " " + count + " " + type + " " + redop + " " + root + half + half + "\n";
+  };
+  const std::string a = row("1024", "256", "float", "sum", "-1"), b = row("2048", "512", "float", "sum", "-1");
+  EXPECT_EQ(error_of(kHeader + a + row("2048", "256", "double", "sum", "-1") + b),
+            (std::vector<std::string>{"in.txt:3: type double after float on line 2 (expected float: nccl-tests runs "
+                                      "each data type over all its sizes before the next, starting again from the "
+                                      "table's first size, 1024 bytes (rounded down to whole elements), not at "
+                                      "2048; a row from another table? delete it, or split the log at a column "
+                                      "header)"}));
+  EXPECT_EQ(error_of(kHeader + a + row("2048", "512", "float", "max", "-1")),
+            (std::vector<std::string>{"in.txt:3: redop max after sum on line 2 (expected sum: nccl-tests runs each "
+                                      "reduction over all its sizes before the next, starting again from the "
+                                      "table's first size, 1024 bytes (rounded down to whole elements), not at "
+                                      "2048; a row from another table? delete it, or split the log at a column "
+                                      "header)"}));
+  EXPECT_EQ(error_of(kHeader + a + row("1024", "128", "double", "sum", "-1") + b),
+            (std::vector<std::string>{"in.txt:4: type float after double on line 3 (expected double: nccl-tests runs "
+                                      "each data type over all its sizes before the next, and type float's sizes "
+                                      "ended at line 2, so it does not come back; a row from another table? delete "
+                                      "it, or split the log at a column header)"}));
+  const std::string ar = "# all_reduce_perf -b 1K\n#  ranks: 2  nodes: 1\n" + kHeader;
+  EXPECT_EQ(error_of(ar + row("1024", "256", "float", "sum", "0")),
+            (std::vector<std::string>{"in.txt:4: root 0 for all_reduce, which has no root (expected -1: nccl-tests "
+                                      "prints root -1 for all_reduce, all_gather, reduce_scatter, alltoall and "
+                                      "sendrecv, and a rank only for broadcast, reduce, gather and scatter; a row of "
+                                      "one of them?)"}));
+  EXPECT_EQ(
+      error_of("# broadcast_perf\n#  ranks: 2\n" + kHeader + row("1024", "256", "float", "none", "2")),
+      (std::vector<std::string>{"in.txt:4: root 2 for broadcast (expected a rank 0 to 1: nccl-tests prints the "
+                                "root rank of broadcast, reduce, gather and scatter, 0 unless -r names another)"}));
+  EXPECT_EQ(error_of(kHeader + row("1024", "256", "float", "sum", "-2")),
+            (std::vector<std::string>{"in.txt:2: root -2 (expected -1, or a rank 0 or above: nccl-tests prints -1 "
+                                      "for an operation without a root and the root rank for broadcast, reduce, "
+                                      "gather and scatter)"}));
+  EXPECT_EQ(error_of(ar + row("2048", "256", "float", "sum", "-1")),
+            (std::vector<std::string>{"in.txt:4: size 2048 does not match count 256 of float (4 bytes each): "
+                                      "expected size = count x 4 = 1024 for all_reduce (nccl-tests prints size = "
+                                      "count x type size for all_reduce, broadcast, reduce and sendrecv, and count x "
+                                      "type size x ranks for all_gather, reduce_scatter and alltoall, whose count is "
+                                      "per rank; a row from another table?)"}));
+  EXPECT_EQ(error_of("# all_gather_perf\n#  ranks: 2\n" + kHeader + row("1024", "256", "float", "none", "-1")),
+            (std::vector<std::string>{"in.txt:4: size 1024 does not match count 256 of float (4 bytes each): "
+                                      "expected size = count x 4 x 2 ranks = 2048 for all_gather (nccl-tests prints "
+                                      "size = count x type size for all_reduce, broadcast, reduce and sendrecv, and "
+                                      "count x type size x ranks for all_gather, reduce_scatter and alltoall, whose "
+                                      "count is per rank; a row from another table?)"}));
+  // As printed: root -1 and size = count x 4 on all_reduce, x 2 ranks on all_gather, root 0 on
+  // broadcast (n05, n11c).
+  EXPECT_NO_THROW(parse_nccl_tests_log(ar + a + b, "in.txt"));
+  EXPECT_NO_THROW(parse_nccl_tests_log(
+      "# all_gather_perf\n#  ranks: 2\n" + kHeader + "2048 256 float none -1 10.00 0.20 0.10 0 10.00 0.20 0.10 0\n",
+      "in.txt"));
+  EXPECT_NO_THROW(parse_nccl_tests_log(
+      "# broadcast_perf\n#  ranks: 2\n" + kHeader + row("1024", "256", "float", "none", "0"), "in.txt"));
 }
 
 // Rows whose numbers disagree the way no nccl-tests run prints them (fresh-user findings: a time

@@ -193,7 +193,7 @@ TEST(FreshUser38Cli, AFitWithNothingToFitIsRefused) {
   const std::string out = (dir.path() / "p.json").string();
   const Result fit = run({"calibrate", "fit", table, "--base", base, "--out", out});
   EXPECT_EQ(fit.status, 2) << fit.err;
-  EXPECT_EQ(fit.err, "traincast: " + table +
+  EXPECT_EQ(fit.err, table +  // no "traincast: ", as the other file errors (fresh user 39)
                          ": no point to fit (expected at least one collective of size > 0, GEMM, bandwidth or burn "
                          "sample; nccl-tests rows of size 0 move nothing and are not fitted)\n");
   EXPECT_FALSE(std::filesystem::exists(out));

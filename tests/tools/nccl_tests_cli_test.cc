@@ -414,7 +414,8 @@ TEST(NcclTestsCli, EmptyCollectiveFp8BelowSm90AndMinChannelsWithoutEffect) {
   const std::string four = kSrc + "/scenarios/nccl/h100_ib400_4node.textproto";
   const Result nvls = run({four, "-b", "64M", "-e", "256M", "-f", "4", "--set", "cluster.collectives.min_channels=64"});
   ASSERT_EQ(nvls.status, 0) << nvls.err;
-  EXPECT_TRUE(test_support::has(nvls.err, "warning: cluster.collectives.min_channels 64 changed no row's time: "))
+  EXPECT_TRUE(
+      test_support::has(nvls.err, "warning: --set: cluster.collectives.min_channels 64 changed no row's time: "))
       << nvls.err;
   EXPECT_TRUE(test_support::has(nvls.err, "(these rows ran nvls_tree/Simple/16 without it)")) << nvls.err;
   // A ring across nodes at 20 channels on its own 16: channels 0-3 carry twice, the bound moves.

@@ -153,6 +153,14 @@ int run_fit(const po::variables_map& vm, const po::options_description& opts, st
   // The profile must be readable back: a name the readers know (an output need not exist yet).
   std::string ext = std::filesystem::path(out_path).extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));  // as the readers do
+  const std::string name = std::filesystem::path(out_path).filename().string();
+  if (ext.empty() && name.size() > 1 && name[0] == '.')
+    throw UsageError("--out " + out_path + ": the name \"" + name +
+                     "\" has no extension: a name that starts with its only dot is a hidden file's whole name "
+                     "(expected a name before the extension, e.g. profile" +
+                     name +
+                     ", with .textproto, .txtpb, .pbtxt, .txt or .json: --profile reads the profile back by "
+                     "its extension)");
   if (ext != ".textproto" && ext != ".txtpb" && ext != ".pbtxt" && ext != ".txt" && ext != ".json")
     throw UsageError("--out " + out_path + ": unknown file extension \"" + ext +
                      "\" (expected .textproto, .txtpb, .pbtxt, .txt or .json: --profile reads the profile back by "
@@ -173,9 +181,10 @@ int run_fit(const po::variables_map& vm, const po::options_description& opts, st
   if (m.collectives.empty() && m.gemm.empty() && m.bandwidth.empty() && m.power.empty()) {
     std::string files;
     for (const std::string& f : inputs) files += (files.empty() ? "" : ", ") + f;
-    throw UsageError(files +
-                     ": no point to fit (expected at least one collective of size > 0, GEMM, bandwidth or "
-                     "burn sample; nccl-tests rows of size 0 move nothing and are not fitted)");
+    // Worded as the other errors about the measurement files (a file error, without "traincast: ").
+    throw io::ScenarioError({files +
+                             ": no point to fit (expected at least one collective of size > 0, GEMM, bandwidth or "
+                             "burn sample; nccl-tests rows of size 0 move nothing and are not fitted)"});
   }
   auto profile = std::make_shared<models::CalibrationProfile>(calibrate::fit_profile(m, o, &notes));
   profile->created_by = "traincast 0.1.0 calibrate fit";

@@ -350,6 +350,11 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
                                              "--name value)")
                                : "too many file names on the command line (expected at most " + std::to_string(most) +
                                      (most == 1 ? " file" : " files") + "; options take the form --name value)");
+  } catch (const po::multiple_occurrences& e) {
+    // Boost says "option '--vary' cannot be specified more than once": named first, as every
+    // other usage error, with what it takes (the last one would otherwise have to win silently).
+    throw UsageError(e.get_option_name() + ": given more than once (expected it once: it takes a single value; " +
+                     "see --help)");
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }

@@ -212,8 +212,10 @@ void warn_sections_without_effect(const models::Scenario& sc, const std::string&
 /// on its GPUs, and what its workload file holds that a job does not take (ClusterJobs::workload_notes).
 /// A job's own sub-cluster is not checked for fabric settings: a one-node job ignores the fabric
 /// that the cluster's other jobs use (docs/cluster.md).
-void warn_job_settings(const models::ClusterJobs& jobs, std::ostream& err) {
-  warn_settings_without_effect(jobs.cluster, err);
+void warn_job_settings(const models::ClusterJobs& jobs, const std::string& path,
+                       const std::vector<std::string>& overrides, std::ostream& err) {
+  // Positioned as `run` positions them (FILE:LINE:COL:, --set:; fresh user 39).
+  warn_settings_without_effect(jobs.cluster, err, path, overrides);
   std::vector<std::pair<std::string, std::vector<std::string>>> notes;  // note -> its jobs, in order
   const auto add = [&notes](const std::string& note, const std::string& job) {
     auto it = std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == note; });
@@ -280,7 +282,7 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   if (vm.count("json")) check_output_path(json, force, inputs, {csv, trace_path});
   if (vm.count("trace")) check_output_path(trace_path, force, inputs, {csv, json});
   warn_sections_without_effect(jobs.cluster, path, err);
-  warn_job_settings(jobs, err);
+  warn_job_settings(jobs, path, overrides, err);
   std::vector<models::SchedulerSpec> schedulers;
   for (const std::string& policy : policies) {
     schedulers.push_back(jobs.cluster.scheduler);

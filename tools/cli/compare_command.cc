@@ -93,8 +93,11 @@ models::Scenario load(const std::string& path, const std::vector<std::string>& o
 
 /// Each column's input warnings, each line once. A node_template block that another column of the
 /// same file runs (`--vary cluster.node_template=a,b`) is used: its "no node uses it" warning is
-/// dropped there.
-void print_column_warnings(std::vector<CompareInput>& in, std::ostream& err) {
+/// dropped there. A setting's warning is positioned as `run` positions it (note_at_field: the
+/// column's FILE:LINE:COL:, `--set:`), and `--vary:` where the varied field caused it (fresh user
+/// 39); `overrides` are each column's --set values and its --vary assignment.
+void print_column_warnings(std::vector<CompareInput>& in, const std::vector<std::vector<std::string>>& overrides,
+                           const std::string& vary_field, std::ostream& err) {
   for (CompareInput& x : in) {
     std::vector<std::string>& notes = x.scenario.input_warnings;
     for (const CompareInput& y : in) {
@@ -109,16 +112,24 @@ void print_column_warnings(std::vector<CompareInput>& in, std::ostream& err) {
     }
   }
   std::ostringstream warnings;
-  for (const CompareInput& x : in) {
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const CompareInput& x = in[i];
+    const std::string file = x.origin == "(embedded default)" ? std::string() : x.origin;
+    const std::vector<std::string> none;
+    const std::vector<std::string>& o = i < overrides.size() ? overrides[i] : none;
     warn_groups_straddle_nodes(x.scenario, warnings);
-    warn_settings_without_effect(x.scenario, warnings);
-    warn_workload_settings_without_effect(x.scenario, warnings);
+    warn_settings_without_effect(x.scenario, warnings, file, o);
+    warn_workload_settings_without_effect(x.scenario, warnings, file, o);
   }
+  const std::string by_set = "warning: --set: " + vary_field;
   // Each line once: columns of one file repeat its warnings (an unused block's note names each
   // column's template after its position: once per block).
   std::istringstream lines(warnings.str());
   std::vector<std::string> printed;
   for (std::string line; std::getline(lines, line);) {
+    if (!vary_field.empty() && line.rfind(by_set, 0) == 0 && line.size() > by_set.size() &&
+        (line[by_set.size()] == ' ' || line[by_set.size()] == ':'))
+      line = "warning: --vary: " + line.substr(by_set.size() - vary_field.size());
     const std::string key = line.substr(0, line.find(" is described but no node uses it"));
     if (std::find(printed.begin(), printed.end(), key) != printed.end()) continue;
     printed.push_back(key);
@@ -277,7 +288,10 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       }
     }
     if (!errors.empty()) throw io::ScenarioError(errors);
-    print_column_warnings(in, err);
+    std::vector<std::vector<std::string>> column_overrides;
+    column_overrides.reserve(cols.size());
+    for (const Column& c : cols) column_overrides.push_back(c.overrides);
+    print_column_warnings(in, column_overrides, vary_field, err);
     const InterruptScope interrupts;  // Ctrl-C stops the simulations (exit 130, nothing written)
     // On a terminal, "compare: scenarios simulated: 3/40 (8%)" (a 40-value --vary runs minutes).
     TerminalProgress progress(progress_terminal(err), kCompareProgress);

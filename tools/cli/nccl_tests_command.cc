@@ -95,6 +95,32 @@ void warn_zero_with_factor(double min_bytes, double max_bytes, double factor, st
            "expected -b 1 or more for rows up to -e)\n";
 }
 
+/// Warns where nccl-tests' rounding to whole elements changes the size -b or -e asks for (fresh
+/// user 39: `-b 6 -e 6 -d double` ran 0 bytes without a word). nccl-tests does the same (src/common.cu
+/// setupArgs: count = size / wordSize, per rank for all_gather, reduce_scatter and alltoall), and
+/// prints the rounded size in its table.
+void warn_rounded_sizes(models::NcclTestsOp op, const std::vector<double>& sizes, double max_bytes, int nranks,
+                        int word_bytes, const std::string& type, std::ostream& err) {
+  const bool per_rank = op == models::NcclTestsOp::all_gather || op == models::NcclTestsOp::reduce_scatter ||
+                        op == models::NcclTestsOp::alltoall;
+  if (sizes.empty()) return;
+  const bool one = sizes.size() == 1 && sizes.front() == max_bytes;
+  for (int which = 0; which < (one ? 1 : 2); ++which) {
+    const double asked = which == 0 ? sizes.front() : sizes.back();
+    if (which == 1 && asked != max_bytes) break;  // the sizes stopped below -e: -e is not run
+    const models::NcclTestsSize s = models::nccl_tests_size(op, asked, nranks, word_bytes);
+    if (s.bytes == asked) continue;
+    const int unit = word_bytes * (per_rank ? nranks : 1);
+    err << "warning: " << (which == 0 ? (one ? "-b/-e " : "-b ") : "-e ") << printf_string("%.0f", asked)
+        << " is not a whole number of " << word_bytes << "-byte " << type << " elements"
+        << (per_rank ? " per rank on " + std::to_string(nranks) + " ranks (" + std::to_string(unit) + " bytes)"
+                     : std::string())
+        << ": nccl-tests rounds a size down to whole elements (count " << s.count << (per_rank ? " per rank" : "")
+        << "), so its row runs " << printf_string("%.0f", s.bytes) << " bytes, as printed (expected a multiple of "
+        << unit << " bytes for the size asked)\n";
+  }
+}
+
 /// Warns when cluster.collectives.min_channels changed no row's time: the rows simulated again
 /// without it give the same times. NCCL copies its first channels up to the minimum
 /// (NVIDIA/nccl src/graph/connect.cc ncclTopoPostset, copyChannels; ncclMinNchannels clamps it
@@ -103,7 +129,8 @@ void warn_zero_with_factor(double min_bytes, double max_bytes, double factor, st
 /// over its search channels (docs/scenarios.md, `min_channels`).
 void warn_min_channels_without_effect(const models::ClusterSpec& cluster, const models::NcclTestsOptions& options,
                                       const std::vector<double>& sizes,
-                                      const std::vector<models::NcclTestsResult>& rows, std::ostream& err) {
+                                      const std::vector<models::NcclTestsResult>& rows, std::ostream& err,
+                                      const std::string& scenario_path, const std::vector<std::string>& overrides) {
   const int min_channels = cluster.collectives.min_channels;
   if (min_channels <= 0) return;
   models::ClusterSpec without = cluster;
@@ -120,14 +147,17 @@ void warn_min_channels_without_effect(const models::ClusterSpec& cluster, const 
   }
   std::string algorithms;
   for (const std::string& a : ran) algorithms += (algorithms.empty() ? "" : ", ") + a;
-  err << "warning: cluster.collectives.min_channels " << min_channels
-      << " changed no row's time: NCCL copies its channels up to the minimum (src/graph/connect.cc ncclTopoPostset; "
-         "at most MAXCHANNELS, 64), and a copy shares its channel's links and NICs, so more channels change the "
-         "model's time only where they change how the data splits over the links (a ring or tree across nodes at a "
-         "count that is not a multiple of NCCL's own channels; docs/scenarios.md, min_channels)"
-      << (algorithms.empty() ? std::string() : " (these rows ran " + algorithms + " without it)")
-      << " (expected cluster.collectives.algorithm ring or tree on more than one node, and a count that is not a "
-         "multiple of the channels --show-algorithm gives)\n";
+  // Positioned as the other settings warnings (fresh user 39): FILE:LINE:COL: or --set:.
+  std::ostringstream note;
+  note << "cluster.collectives.min_channels " << min_channels
+       << " changed no row's time: NCCL copies its channels up to the minimum (src/graph/connect.cc ncclTopoPostset; "
+          "at most MAXCHANNELS, 64), and a copy shares its channel's links and NICs, so more channels change the "
+          "model's time only where they change how the data splits over the links (a ring or tree across nodes at a "
+          "count that is not a multiple of NCCL's own channels; docs/scenarios.md, min_channels)"
+       << (algorithms.empty() ? std::string() : " (these rows ran " + algorithms + " without it)")
+       << " (expected cluster.collectives.algorithm ring or tree on more than one node, and a count that is not a "
+          "multiple of the channels --show-algorithm gives)";
+  err << "warning: " << note_at_field(note.str(), scenario_path, overrides) << "\n";
 }
 
 /// Largest size accepted by -b, -e and -i, in bytes: 2^53 = 8388608G (8 PiB). Sizes are held as
@@ -311,13 +341,13 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     const models::Cluster cluster(sc.cluster);
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
+    const int nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
     if (!sizes.empty())
-      check_buffers_fit(op, sizes.back(),
-                        options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size()), cluster,
-                        options.gpus, vm["maxbytes"].as<std::string>());
+      check_buffers_fit(op, sizes.back(), nranks, cluster, options.gpus, vm["maxbytes"].as<std::string>());
     warn_zero_with_factor(min_bytes, max_bytes, factor, err);
+    warn_rounded_sizes(op, sizes, max_bytes, nranks, options.word_bytes, type, err);
     {
-      const double n = options.gpus.empty() ? cluster.num_gpus() : static_cast<double>(options.gpus.size());
+      const double n = nranks;
       if (op == models::NcclTestsOp::alltoall && n * (n - 1) > kMaxAlltoallPairs)
         throw UsageError(printf_string(
             "--op alltoall on %.0f GPUs: one call is %.0f x %.0f = %.1f million GPU pairs, one flow each (limit "
@@ -326,10 +356,9 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     }
     const InterruptScope interrupts;  // Ctrl-C stops the simulation (exit 130, nothing printed or written)
     const std::vector<models::NcclTestsResult> rows = models::simulate_nccl_tests(sc.cluster, options, sizes);
-    warn_min_channels_without_effect(sc.cluster, options, sizes, rows, err);
+    warn_min_channels_without_effect(sc.cluster, options, sizes, rows, err, scenario_path, overrides);
 
     // Header in nccl-tests' style, with what was simulated.
-    const int nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
     out << "# traincast nccl-tests (simulated): " << models::nccl_tests_op_name(op) << " on " << nranks << " of "
         << cluster.num_gpus() << " GPUs of " << scenario_path << "\n";
     out << printf_string("# nThread 1 nGpus %d minBytes %.0f maxBytes %.0f step: ", nranks, min_bytes, max_bytes);

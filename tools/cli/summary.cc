@@ -176,9 +176,7 @@ void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const 
     }
   }
   if (r.num_nodes > 1) {
-    o << ", " << fabric_name(sc.cluster.fabric.kind) << " fabric";
-    if (sc.cluster.fabric.oversubscription > 1)
-      o << " (" << format_fixed(sc.cluster.fabric.oversubscription, 1) << ":1)";
+    o << ", " << fabric_name(sc.cluster.fabric.kind) << " fabric" << fabric_ratio_text(sc.cluster);
   }
   o << "\n";
   if (sc.cluster.profile) {

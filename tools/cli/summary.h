@@ -42,6 +42,11 @@ std::string count_of(long long n, const std::string& noun);
 std::string format_count(double v);
 /// FLOP count with an SI prefix ("60.7 PFLOP").
 std::string format_flop(double flop);
+/// The leaf oversubscription the cluster is built with, as the run header prints it after the
+/// fabric's name: " (2.0:1)" where it is the one asked for, " (1:1, 1:1 ports per leaf; 2.0:1
+/// asked)" where whole up-link ports make it another (summary_fabric.cc), " (non-blocking: one
+/// leaf group; 2.0:1 asked)"; "" for a non-blocking fabric asked as such, one node or another kind.
+std::string fabric_ratio_text(const models::ClusterSpec& cluster);
 
 /// The rule of the token budget `run` and `compare` use for a scenario that gives none (the
 /// `train_tokens_source` of their JSON).

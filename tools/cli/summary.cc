@@ -338,6 +338,35 @@ void print_breakdown(std::ostream& o, const models::Scenario& sc, const models::
   }
 }
 
+/// The cluster.overrides power_cap_w below the cluster's `limit_w` (each binds instead of it on
+/// the GPUs it selects), as "; cluster.overrides power_cap_w 400 W on node0/gpu0"; the first three,
+/// then how many more; "" when none.
+std::string override_caps(const models::Scenario& sc, double limit_w) {
+  std::string text;
+  int shown = 0, more = 0;
+  constexpr int kShown = 3;
+  for (const models::ElementOverride& e : sc.cluster.overrides) {
+    if (e.power_cap_w <= 0 || e.power_cap_w >= limit_w) continue;
+    if (shown == kShown) {
+      ++more;
+      continue;
+    }
+    text += (shown++ == 0 ? "; cluster.overrides power_cap_w " : ", ") + format_fixed(e.power_cap_w, 0) + " W on " +
+            e.select;
+  }
+  if (more > 0) text += " and " + std::to_string(more) + " more";
+  return text;
+}
+
+/// The power cap holding `gpu`'s clock: its cluster.overrides power_cap_w when that is below the
+/// cluster's limit ("cluster.overrides power_cap_w 400 W on node0/gpu0"), else "" (the cluster's).
+std::string own_cap(const models::PowerReport& pw, int gpu, const std::string& name) {
+  for (const models::GpuPower& g : pw.gpus)
+    if (g.gpu == gpu && g.power_cap_w > 0 && g.power_cap_w < pw.gpu_power_limit_w)
+      return "cluster.overrides power_cap_w " + format_fixed(g.power_cap_w, 0) + " W on " + name;
+  return "";
+}
+
 /// The slowest GPU and why, when a straggler was found.
 void print_straggler(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   if (const models::StragglerReport& st = r.straggler; st.found) {
@@ -361,7 +390,9 @@ void print_straggler(std::ostream& o, const models::Scenario& sc, const models::
     } else if (st.cause == "clock_factor") {
       o << "cluster.overrides clock_factor on node" << st.node << "/gpu" << st.local_gpu << ", " << clock;
     } else if (st.cause == "power_cap") {
-      o << "power limit, " << clock;
+      const std::string own =
+          own_cap(r.power, st.gpu, "node" + std::to_string(st.node) + "/gpu" + std::to_string(st.local_gpu));
+      o << (own.empty() ? std::string("power limit") : own) << ", " << clock;
     } else if (st.cause == "input_copy") {
       o << "slower host-to-device input copies";
     } else {
@@ -467,9 +498,10 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
   const models::ThermalReport& th = r.thermal;
   if (!pw.gpus.empty()) {
     o << "\nPower (last iteration)  GPU avg " << format_fixed(pw.gpu_average_w, 0) << " W, peak "
-      << format_fixed(pw.gpu_peak_w, 0) << " W (limit " << format_fixed(pw.gpu_power_limit_w, 0) << " W); node avg "
-      << format_fixed(pw.node_average_w / 1e3, 2) << " kW, peak " << format_fixed(pw.node_peak_w / 1e3, 2)
-      << " kW (PSUs " << format_fixed(pw.node_psu_capacity_w / 1e3, 1) << " kW with redundancy)\n";
+      << format_fixed(pw.gpu_peak_w, 0) << " W (limit " << format_fixed(pw.gpu_power_limit_w, 0) << " W"
+      << override_caps(sc, pw.gpu_power_limit_w) << "); node avg " << format_fixed(pw.node_average_w / 1e3, 2)
+      << " kW, peak " << format_fixed(pw.node_peak_w / 1e3, 2) << " kW (PSUs "
+      << format_fixed(pw.node_psu_capacity_w / 1e3, 1) << " kW with redundancy)\n";
     o << "  facility " << format_power(pw.facility_average_w) << " at PUE " << format_fixed(pw.pue, 2) << "; energy "
       << format_energy(pw.energy_per_iteration_j) << " per iteration";
     if (pw.energy_to_train_kwh > 0)
@@ -477,8 +509,8 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
         << (models::wall_clock_to_train_s(r) > r.time_to_train_s ? " with failures" : "");
     o << "\n";
     // Clocks held below the maximum: by temperature (the Thermal line), by a cluster.overrides
-    // clock_factor (the straggler's cause when it is this GPU), or by the power limit (the
-    // cluster's, or an override's power_cap_w).
+    // clock_factor (the straggler's cause when it is this GPU), or by the power limit (its
+    // override's power_cap_w when below the cluster's, else the cluster's).
     const models::GpuPower* slowest = nullptr;
     for (const auto& g : pw.gpus)
       if (slowest == nullptr || g.clock_fraction_min < slowest->clock_fraction_min) slowest = &g;
@@ -493,11 +525,10 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
             // stage of a pipeline delays the others as bubble, not as straggler wait).
             : slowest->clock_factor < 1.0 && slowest->clock_fraction_min >= slowest->clock_factor * (1 - 1e-9)
                 ? std::string("its cluster.overrides clock_factor")
-                : "the " + format_fixed(pw.gpu_power_limit_w, 0) + " W power limit" +
-                      (std::any_of(sc.cluster.overrides.begin(), sc.cluster.overrides.end(),
-                                   [](const models::ElementOverride& e) { return e.power_cap_w > 0; })
-                           ? " or a cluster.overrides power_cap_w"
-                           : ""))
+            : slowest->power_cap_w > 0 && slowest->power_cap_w < pw.gpu_power_limit_w
+                ? "its cluster.overrides power_cap_w " + format_fixed(slowest->power_cap_w, 0) +
+                      " W (the cluster's limit " + format_fixed(pw.gpu_power_limit_w, 0) + " W)"
+                : "the " + format_fixed(pw.gpu_power_limit_w, 0) + " W power limit")
         << "\n";
     }
     for (const auto& ov : pw.psu_overloads)

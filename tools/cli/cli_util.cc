@@ -20,6 +20,7 @@
 #include <system_error>
 
 #include "models/calibration/calibration_profile.h"
+#include "models/executor/power_thermal_setup.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
 #include "models/hardware/network_size.h"
@@ -209,6 +210,8 @@ void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err,
                                   const std::vector<std::string>& overrides) {
   for (const std::string& note : sc.input_warnings) err << "warning: " << note << "\n";
   for (const std::string& note : models::Cluster::settings_without_effect(sc.cluster))
+    err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
+  for (const std::string& note : models::thermal_settings_without_effect(sc))
     err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
   warn_nic_spread(sc.cluster, err, scenario_path, overrides);
 }

@@ -546,7 +546,9 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
     } else {
       o << "no throttling\n";
     }
-    o << "  rack inlet up to " << format_fixed(th.rack_inlet_max_c, 1) << " C; thermal steady state "
+    // Liquid cooling: the cold plates' coolant inlet (thermal.coolant_c), no rack air recirculation.
+    o << (sc.thermal.cooling == models::Cooling::liquid ? "  coolant inlet up to " : "  rack inlet up to ")
+      << format_fixed(th.rack_inlet_max_c, 1) << " C; thermal steady state "
       << (th.steady_state ? "reached" : "NOT reached") << " (drift " << format_fixed(th.max_drift_c, 2)
       << " K over the last iteration"
       << (th.steady_state ? std::string()

@@ -167,13 +167,18 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       "record the calling op there)")("out", po::value<std::string>(),
                                       "export: directory for the .et files (created if missing)")(
       "name", po::value<std::string>(), "export: file name stem (default: the scenario's name)")(
-      "force", "overwrite existing output files")("action", po::value<std::string>(), "run or export")(
+      "force", "overwrite existing output files");
+  // The positional arguments, parsed as options but not listed by --help (the usage line names them).
+  po::options_description positional;
+  positional.add_options()("action", po::value<std::string>(), "run or export")(
       "scenario", po::value<std::string>(), "scenario file")("inputs", po::value<std::vector<std::string>>(),
                                                              "trace prefix, directory or files");
+  po::options_description all;
+  all.add(opts).add(positional);
   po::positional_options_description pos;
   pos.add("action", 1).add("scenario", 1).add("inputs", -1);
   return guarded(err, [&]() -> int {
-    const po::variables_map vm = parse_options(args, opts, pos);
+    const po::variables_map vm = parse_options(args, all, pos);
     if (vm.count("help") || !vm.count("action")) {
       if (!vm.count("help")) throw UsageError(std::string("chakra: expected run or export\n\n") + kUsage);
       out << opts << "\n";

@@ -21,9 +21,13 @@ namespace traincast::models {
 namespace chakra_graph {
 namespace {
 
-std::string where(const ChakraRankTrace& t, const ChakraNode& n) {
-  return t.path + ": byte " + std::to_string(n.file_offset) + ": node " + std::to_string(n.id) + " (" + n.name + "): ";
+/// "FILE: byte B: node ID (NAME)": where a node was read.
+std::string location(const ChakraRankTrace& t, const ChakraNode& n) {
+  return t.path + ": byte " + std::to_string(n.file_offset) + ": node " + std::to_string(n.id) + " (" + n.name + ")";
 }
+
+/// location() as a message's prefix: "FILE: byte B: node ID (NAME): ".
+std::string where(const ChakraRankTrace& t, const ChakraNode& n) { return location(t, n) + ": "; }
 
 struct CollInstance {
   ChakraCollective type{};
@@ -417,7 +421,7 @@ std::uint32_t GraphBuilder::add_collective_node(int r, const ChakraRankTrace& t,
         (node.pg_name.empty() ? std::string("(all ranks)") : node.pg_name) + " is " + chakra_name(type) + " of " +
         std::to_string(static_cast<long long>(bytes)) + " bytes, but on rank " + std::to_string(c.first_rank) +
         " it is " + chakra_name(c.type) + " of " + std::to_string(static_cast<long long>(c.bytes)) + " bytes (" +
-        where(ft, *c.first) + "); ranks must issue a group's collectives in the same order");
+        location(ft, *c.first) + "); ranks must issue a group's collectives in the same order");
   }
   ++c.arrived;
   if (c.join != kNone) return c.join;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
@@ -95,6 +96,29 @@ bool clock_feedback_possible(const Scenario& sc) {
   for (const auto& [node, gpu] : scenario_groups(sc))
     if (group_clock_feedback_possible(sc, *gpu, *node)) return true;
   return false;
+}
+
+std::vector<std::string> thermal_settings_without_effect(const Scenario& sc) {
+  const ThermalSpec& th = sc.thermal;
+  const ThermalSpec defaults;
+  std::vector<std::string> notes;
+  if (th.cooling == Cooling::liquid) {
+    char coolant_c[32];
+    std::snprintf(coolant_c, sizeof coolant_c, "%g", th.coolant_c);
+    const std::string coolant = std::string("thermal.coolant_c, ") + coolant_c + " C";
+    if (th.supply_air_c != defaults.supply_air_c)
+      notes.push_back("thermal.supply_air_c has no effect: cooling is liquid, so the GPUs' inlet is the coolant (" +
+                      coolant + ") (expected cooling: air for a supply air temperature to act)");
+    if (!th.gpu_airflow_fraction.empty())
+      notes.push_back(
+          "thermal.gpu_airflow_fraction has no effect: cooling is liquid, so cold plates carry the GPUs' heat, not "
+          "the air (expected cooling: air for a GPU's airflow to act)");
+  } else if (th.coolant_c != defaults.coolant_c) {
+    notes.push_back(
+        "thermal.coolant_c has no effect: cooling is air, so the GPUs' inlet is thermal.supply_air_c (expected "
+        "cooling: liquid for a coolant temperature to act)");
+  }
+  return notes;
 }
 
 PowerThermalSetup power_thermal_setup(const Scenario& sc, const Cluster& cluster, const TrainingGraph& job,

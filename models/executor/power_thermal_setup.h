@@ -2,6 +2,7 @@
 // The power/thermal model's setup for a training job (which GPUs it simulates, their thermal RC,
 // airflow preheat, node kinds, start temperatures), and whether a clock can ever drop.
 
+#include <string>
 #include <vector>
 
 #include "models/executor/training_graph.h"
@@ -19,6 +20,14 @@ namespace traincast::models {
 /// Throws std::invalid_argument when the profile's power_thermal was fitted on another GPU.
 /// On a mixed cluster: whether it can for the nodes of any node group (each with its GPU and node).
 bool clock_feedback_possible(const Scenario& scenario);
+
+/// One note per thermal field that the scenario's cooling ignores, led by the field's path, e.g.
+/// "thermal.supply_air_c has no effect: cooling is liquid, ... (expected ...)": under liquid
+/// cooling the air-path fields supply_air_c (the GPUs' inlet is thermal.coolant_c) and
+/// gpu_airflow_fraction (cold plates carry the GPUs' heat; power_thermal_setup reads the fraction
+/// only for air); under air cooling thermal.coolant_c. A field equal to its default counts as
+/// unset. (thermal.rack_cooling_capacity_w under liquid is refused by the scenario check.)
+std::vector<std::string> thermal_settings_without_effect(const Scenario& scenario);
 
 /// Thermal starting point of one simulation pass and what the pass leaves for the next.
 struct ThermalStartState {

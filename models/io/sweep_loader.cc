@@ -109,9 +109,11 @@ class SweepLoader {
     // The base's own node templates: an axis may name one (its points load them again).
     described_ = detail::described_node_templates_of(base_);
     check_metrics();
+    const std::size_t before_axes = errors_.list().size();
     axes_ = detail::read_axes(m_, errors_, sweep_.product_size);
-    errors_.throw_if_any();
-    check_constraints();
+    // Every field's errors in one pass: a constraint's syntax does not depend on the axes, its
+    // names and types do (they are checked only when every axis was read).
+    check_constraints(errors_.list().size() == before_axes);
     errors_.throw_if_any();
     expand();
     errors_.throw_if_any();
@@ -274,7 +276,9 @@ class SweepLoader {
     return true;
   }
 
-  void check_constraints() {
+  /// Parses each constraint; with `axes_read` (no axis error) also resolves its names and checks
+  /// its type. Every problem is added to errors_.
+  void check_constraints(bool axes_read) {
     for (int i = 0; i < m_.constraint_size(); ++i) {
       const std::string at = "constraint[" + std::to_string(i) + "]";
       const std::string& text = m_.constraint(i);
@@ -285,6 +289,7 @@ class SweepLoader {
         error(at, "at column " + std::to_string(x.column()) + " of " + in_quotes(clip(text)) + ": " + x.what());
         continue;
       }
+      if (!axes_read) continue;
       std::vector<NameSource> sources(e->names().size());
       std::vector<ExprNameInfo> infos(e->names().size());
       bool ok = true;

@@ -534,6 +534,7 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
     gp.peak_w = st.peak_w;
     gp.clock_fraction_min = st.min_clock;
     gp.clock_factor = st.clock_factor;
+    gp.power_cap_w = st.own_power_limit_w;
     if (const double busy_ns = st.compute_ns - st.window_compute_ns; busy_ns > 0)
       gp.compute_clock_fraction_mean = (st.compute_clock_ns - st.window_compute_clock_ns) / busy_ns;
     gpu_sum_w += gp.average_w;

@@ -253,6 +253,10 @@ struct GpuPower {
   /// Its cluster.overrides clock_factor, the highest clock it may run at, (0, 1]; 1 = none. Not in
   /// the JSON report (the scenario states it).
   double clock_factor = 1.0;
+  /// Its cluster.overrides power_cap_w [W]; 0 = none (the cluster's limit alone). Its clock is held
+  /// by the lower of this and PowerReport::gpu_power_limit_w. Not in the JSON report (the scenario
+  /// states it).
+  double power_cap_w = 0.0;
   bool operator==(const GpuPower&) const = default;
 };
 

@@ -82,6 +82,26 @@ def test_bad_input_given_as_data_names_it_and_never_the_temporary_file():
         traincast.run(overrides="workload.parallel.tp=4")
 
 
+def test_sweep_and_validate_say_pandas_is_missing_before_running(monkeypatch, tmp_path):
+    # Before: both ran everything, then raised a bare "No module named 'pandas'". The files do not
+    # exist: a check made after running would raise ScenarioError instead.
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` raises ModuleNotFoundError
+    for call in (lambda: traincast.sweep(tmp_path / "none.sweep.textproto"),
+                 lambda: traincast.validate(tmp_path / "none.cases.textproto")):
+        with pytest.raises(ModuleNotFoundError, match=r"pandas is not installed.*apt-get install python3-pandas"):
+            call()
+
+
+def test_validate_names_a_missing_case_file(tmp_path):
+    # Before: ScenarioError.file was None for validate (run and sweep set it).
+    pytest.importorskip("pandas")
+    for missing in (tmp_path / "none.cases.textproto", str(tmp_path / "no-extension")):
+        with pytest.raises(traincast.ScenarioError) as e:
+            traincast.validate(missing)
+        assert e.value.file == str(missing)
+        assert "cannot read file" in str(e.value)
+
+
 def test_sweep_dataframe_equals_the_cli_csv(tmp_path):
     pd = pytest.importorskip("pandas")
     sweep_file = SRC / "tests/tools/data/small.sweep.textproto"

@@ -160,10 +160,11 @@ TEST_F(ClusterCli, CsvQuotesJobNamesAndRefusesAnEmptyOutputName) {
   const test_support::Result r = run({"cluster", scen, "--csv", csv});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(slurp(csv).find(",\"a,\"\"b\"\"\",8,"), std::string::npos) << slurp(csv);
-  for (const char* option : {"--csv", "--json"}) {
+  for (const std::string option : {"--csv", "--json"}) {
     const test_support::Result empty = run({"cluster", scen, option, ""});
     EXPECT_EQ(empty.status, 2) << option;
-    EXPECT_NE(empty.err.find("output file name is empty"), std::string::npos) << empty.err;
+    EXPECT_NE(empty.err.find(option + ": got an empty file name (expected a path to write)"), std::string::npos)
+        << empty.err;
   }
 }
 

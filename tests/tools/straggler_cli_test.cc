@@ -71,7 +71,8 @@ TEST(StragglerCli, PowerLineNamesTheOverrideThatHoldsTheClock) {
       << slow.out;
   const test_support::Result capped = run_with("cap.textproto", "overrides { select: \"node1\" power_cap_w: 300 }");
   ASSERT_EQ(capped.status, 0) << capped.err;
-  EXPECT_NE(capped.out.find("held by the 700 W power limit or a cluster.overrides power_cap_w\n"), std::string::npos)
+  EXPECT_NE(capped.out.find("held by its cluster.overrides power_cap_w 300 W (the cluster's limit 700 W)\n"),
+            std::string::npos)
       << capped.out;
 }
 

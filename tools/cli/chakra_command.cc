@@ -150,6 +150,16 @@ std::string replay_command(const std::string& scenario_path, const std::string& 
   return out;
 }
 
+/// The positional arguments (run or export, the scenario, the traces), parsed as options but not
+/// listed by --help (kUsage names them).
+po::options_description positional_options() {
+  po::options_description positional;
+  positional.add_options()("action", po::value<std::string>(), "run or export")(
+      "scenario", po::value<std::string>(), "scenario file")("inputs", po::value<std::vector<std::string>>(),
+                                                             "trace prefix, directory or files");
+  return positional;
+}
+
 }  // namespace
 
 int chakra_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -167,13 +177,13 @@ int chakra_command(const std::vector<std::string>& args, std::ostream& out, std:
       "record the calling op there)")("out", po::value<std::string>(),
                                       "export: directory for the .et files (created if missing)")(
       "name", po::value<std::string>(), "export: file name stem (default: the scenario's name)")(
-      "force", "overwrite existing output files")("action", po::value<std::string>(), "run or export")(
-      "scenario", po::value<std::string>(), "scenario file")("inputs", po::value<std::vector<std::string>>(),
-                                                             "trace prefix, directory or files");
+      "force", "overwrite existing output files");
+  po::options_description all;
+  all.add(opts).add(positional_options());
   po::positional_options_description pos;
   pos.add("action", 1).add("scenario", 1).add("inputs", -1);
   return guarded(err, [&]() -> int {
-    const po::variables_map vm = parse_options(args, opts, pos);
+    const po::variables_map vm = parse_options(args, all, pos);
     if (vm.count("help") || !vm.count("action")) {
       if (!vm.count("help")) throw UsageError(std::string("chakra: expected run or export\n\n") + kUsage);
       out << opts << "\n";

@@ -20,6 +20,7 @@
 #include <system_error>
 
 #include "models/calibration/calibration_profile.h"
+#include "models/executor/power_thermal_setup.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
 #include "models/hardware/network_size.h"
@@ -210,6 +211,8 @@ void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err,
   for (const std::string& note : sc.input_warnings) err << "warning: " << note << "\n";
   for (const std::string& note : models::Cluster::settings_without_effect(sc.cluster))
     err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
+  for (const std::string& note : models::thermal_settings_without_effect(sc))
+    err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
   warn_nic_spread(sc.cluster, err, scenario_path, overrides);
 }
 
@@ -322,6 +325,13 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
     // written, as a scenario file's number is (io::detail::double_out_of_range).
     for (const po::option& o : parsed.options) {
       const po::option_description* d = opts.find_nothrow(o.string_key, false);
+      // An output option given "" (`--json ""`): named here, check_output_path would not know the flag.
+      static const std::array<std::string_view, 5> kOutputs = {"json", "csv", "trace", "out", "dot"};
+      if (d != nullptr && o.position_key < 0 &&
+          std::find(kOutputs.begin(), kOutputs.end(), d->long_name()) != kOutputs.end())
+        for (const std::string& v : o.value)
+          if (v.empty())
+            throw UsageError("--" + d->long_name() + ": got an empty file name (expected a path to write)");
       if (d == nullptr || dynamic_cast<const po::typed_value<double>*>(d->semantic().get()) == nullptr) continue;
       for (const std::string& v : o.value)
         if (!v.empty() && std::isspace(static_cast<unsigned char>(v.front())) == 0 &&

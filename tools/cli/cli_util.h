@@ -105,9 +105,10 @@ std::string note_at_field(const std::string& note, const std::string& scenario_p
 /// Warns on `err` for each input warning of the scenario (Scenario::input_warnings, positioned: a
 /// node_template block no node uses), each fabric setting the cluster ignores
 /// (models::Cluster::settings_without_effect: fabric fields on one node, an oversubscription no
-/// leaf up-link feels), and the node's NICs where they spread unevenly (warn_nic_spread); the
-/// latter two positioned (note_at_field) when `scenario_path` names the file the scenario was read
-/// from (with `overrides`, its --set values).
+/// leaf up-link feels), each thermal field the cooling ignores (models::thermal_settings_without_effect:
+/// supply air or airflow under liquid cooling, a coolant temperature under air), and the node's
+/// NICs where they spread unevenly (warn_nic_spread); all but the first positioned (note_at_field) when `scenario_path`
+/// names the file the scenario was read from (with `overrides`, its --set values).
 void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err, const std::string& scenario_path = {},
                                   const std::vector<std::string>& overrides = {});
 /// One "warning: ..." line when the cluster's nodes spread their NICs unevenly over their PCIe

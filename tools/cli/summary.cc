@@ -336,6 +336,35 @@ void print_breakdown(std::ostream& o, const models::Scenario& sc, const models::
   }
 }
 
+/// The cluster.overrides power_cap_w below the cluster's `limit_w` (each binds instead of it on
+/// the GPUs it selects), as "; cluster.overrides power_cap_w 400 W on node0/gpu0"; the first three,
+/// then how many more; "" when none.
+std::string override_caps(const models::Scenario& sc, double limit_w) {
+  std::string text;
+  int shown = 0, more = 0;
+  constexpr int kShown = 3;
+  for (const models::ElementOverride& e : sc.cluster.overrides) {
+    if (e.power_cap_w <= 0 || e.power_cap_w >= limit_w) continue;
+    if (shown == kShown) {
+      ++more;
+      continue;
+    }
+    text += (shown++ == 0 ? "; cluster.overrides power_cap_w " : ", ") + format_fixed(e.power_cap_w, 0) + " W on " +
+            e.select;
+  }
+  if (more > 0) text += " and " + std::to_string(more) + " more";
+  return text;
+}
+
+/// The power cap holding `gpu`'s clock: its cluster.overrides power_cap_w when that is below the
+/// cluster's limit ("cluster.overrides power_cap_w 400 W on node0/gpu0"), else "" (the cluster's).
+std::string own_cap(const models::PowerReport& pw, int gpu, const std::string& name) {
+  for (const models::GpuPower& g : pw.gpus)
+    if (g.gpu == gpu && g.power_cap_w > 0 && g.power_cap_w < pw.gpu_power_limit_w)
+      return "cluster.overrides power_cap_w " + format_fixed(g.power_cap_w, 0) + " W on " + name;
+  return "";
+}
+
 /// The slowest GPU and why, when a straggler was found.
 void print_straggler(std::ostream& o, const models::Scenario& sc, const models::Report& r) {
   if (const models::StragglerReport& st = r.straggler; st.found) {
@@ -359,7 +388,9 @@ void print_straggler(std::ostream& o, const models::Scenario& sc, const models::
     } else if (st.cause == "clock_factor") {
       o << "cluster.overrides clock_factor on node" << st.node << "/gpu" << st.local_gpu << ", " << clock;
     } else if (st.cause == "power_cap") {
-      o << "power limit, " << clock;
+      const std::string own =
+          own_cap(r.power, st.gpu, "node" + std::to_string(st.node) + "/gpu" + std::to_string(st.local_gpu));
+      o << (own.empty() ? std::string("power limit") : own) << ", " << clock;
     } else if (st.cause == "input_copy") {
       o << "slower host-to-device input copies";
     } else {
@@ -467,9 +498,10 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
   const models::ThermalReport& th = r.thermal;
   if (!pw.gpus.empty()) {
     o << "\nPower (last iteration)  GPU avg " << format_fixed(pw.gpu_average_w, 0) << " W, peak "
-      << format_fixed(pw.gpu_peak_w, 0) << " W (limit " << format_fixed(pw.gpu_power_limit_w, 0) << " W); node avg "
-      << format_fixed(pw.node_average_w / 1e3, 2) << " kW, peak " << format_fixed(pw.node_peak_w / 1e3, 2)
-      << " kW (PSUs " << format_fixed(pw.node_psu_capacity_w / 1e3, 1) << " kW with redundancy)\n";
+      << format_fixed(pw.gpu_peak_w, 0) << " W (limit " << format_fixed(pw.gpu_power_limit_w, 0) << " W"
+      << override_caps(sc, pw.gpu_power_limit_w) << "); node avg " << format_fixed(pw.node_average_w / 1e3, 2)
+      << " kW, peak " << format_fixed(pw.node_peak_w / 1e3, 2) << " kW (PSUs "
+      << format_fixed(pw.node_psu_capacity_w / 1e3, 1) << " kW with redundancy)\n";
     o << "  facility " << format_power(pw.facility_average_w) << " at PUE " << format_fixed(pw.pue, 2) << "; energy "
       << format_energy(pw.energy_per_iteration_j) << " per iteration";
     if (pw.energy_to_train_kwh > 0)
@@ -477,8 +509,8 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
         << (models::wall_clock_to_train_s(r) > r.time_to_train_s ? " with failures" : "");
     o << "\n";
     // Clocks held below the maximum: by temperature (the Thermal line), by a cluster.overrides
-    // clock_factor (the straggler's cause when it is this GPU), or by the power limit (the
-    // cluster's, or an override's power_cap_w).
+    // clock_factor (the straggler's cause when it is this GPU), or by the power limit (its
+    // override's power_cap_w when below the cluster's, else the cluster's).
     const models::GpuPower* slowest = nullptr;
     for (const auto& g : pw.gpus)
       if (slowest == nullptr || g.clock_fraction_min < slowest->clock_fraction_min) slowest = &g;
@@ -493,11 +525,10 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
             // stage of a pipeline delays the others as bubble, not as straggler wait).
             : slowest->clock_factor < 1.0 && slowest->clock_fraction_min >= slowest->clock_factor * (1 - 1e-9)
                 ? std::string("its cluster.overrides clock_factor")
-                : "the " + format_fixed(pw.gpu_power_limit_w, 0) + " W power limit" +
-                      (std::any_of(sc.cluster.overrides.begin(), sc.cluster.overrides.end(),
-                                   [](const models::ElementOverride& e) { return e.power_cap_w > 0; })
-                           ? " or a cluster.overrides power_cap_w"
-                           : ""))
+            : slowest->power_cap_w > 0 && slowest->power_cap_w < pw.gpu_power_limit_w
+                ? "its cluster.overrides power_cap_w " + format_fixed(slowest->power_cap_w, 0) +
+                      " W (the cluster's limit " + format_fixed(pw.gpu_power_limit_w, 0) + " W)"
+                : "the " + format_fixed(pw.gpu_power_limit_w, 0) + " W power limit")
         << "\n";
     }
     for (const auto& ov : pw.psu_overloads)
@@ -515,7 +546,9 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
     } else {
       o << "no throttling\n";
     }
-    o << "  rack inlet up to " << format_fixed(th.rack_inlet_max_c, 1) << " C; thermal steady state "
+    // Liquid cooling: the cold plates' coolant inlet (thermal.coolant_c), no rack air recirculation.
+    o << (sc.thermal.cooling == models::Cooling::liquid ? "  coolant inlet up to " : "  rack inlet up to ")
+      << format_fixed(th.rack_inlet_max_c, 1) << " C; thermal steady state "
       << (th.steady_state ? "reached" : "NOT reached") << " (drift " << format_fixed(th.max_drift_c, 2)
       << " K over the last iteration"
       << (th.steady_state ? std::string()
@@ -595,54 +628,6 @@ std::string format_job_effects(const models::Report& r) {
     o << "\n";
   }
   o << format_cost(r.cost);
-  return o.str();
-}
-
-std::string format_catalog() {
-  // Columns sized to their longest entry (plus two spaces), so that long names never run together.
-  std::ostringstream o;
-  o << "GPUs (dense fp16/bf16 tensor peak, memory, HBM bandwidth, TDP; cluster.gpu):\n";
-  std::size_t wgpu = 0;
-  for (const std::string& n : models::gpu_names()) wgpu = std::max(wgpu, n.size());
-  for (const std::string& n : models::gpu_names()) {
-    const models::GpuSpec& g = models::find_gpu(n);
-    o << "  " << pad(n, wgpu) << lpad(format_fixed(std::max(g.peak_bf16_flops, g.peak_fp16_flops) / 1e12, 1), 8)
-      << " TFLOP/s " << lpad(format_fixed(g.hbm_capacity_bytes / 1073741824.0, 1), 6) << " GiB "
-      << lpad(format_fixed(g.hbm_bandwidth_bytes_per_s / 1e12, 2), 5) << " TB/s " << lpad(format_fixed(g.tdp_w, 0), 5)
-      << " W   " << g.source << "\n";
-  }
-  o << "\nNode templates (cluster.node_template):\n";
-  std::vector<std::pair<std::string, std::string>> rows;  // name, hardware
-  std::size_t wname = 0, whw = 0;
-  for (const std::string& n : models::node_template_names()) {
-    const models::NodeTemplate& t = models::find_builtin_node_template(n);
-    rows.emplace_back(n, std::to_string(t.gpus_per_node) + " x " + t.gpu + ", " + std::to_string(t.nics) + " x " +
-                             t.nic + (t.scale_up == models::ScaleUp::nvswitch ? ", NVSwitch" : ""));
-    wname = std::max(wname, n.size());
-    whw = std::max(whw, rows.back().second.size());
-  }
-  for (const auto& [n, hw] : rows)
-    o << "  " << pad(n, wname + 2) << pad(hw, whw + 3) << models::find_builtin_node_template(n).source << "\n";
-  return o.str();
-}
-
-std::string format_prices() {
-  std::ostringstream o;
-  o << "Default prices (USD; cost.node_price_usd per physical server or rack, also for its \"base/N\" NVLink\n"
-       "partitions; cost.cloud_price_per_gpu_hour_usd per GPU-hour).\n"
-       "Each: value, kind (list, street, analyst estimate, cloud on-demand), vendor, date, region, item, page.\n"
-       "A GPU without a public price needs the field in the scenario's cost section; rent alone prices a\n"
-       "rent-only comparison.\n";
-  for (const std::string& gpu : models::gpu_names()) {
-    const models::GpuPrices* p = models::find_prices(gpu);
-    o << "\n" << gpu << "\n";
-    if (p == nullptr) {
-      o << "  no price row (give both cost fields)\n";
-      continue;
-    }
-    o << "  node  " << (p->node ? models::describe_price(*p->node, false) : p->node_missing) << "\n";
-    o << "  rent  " << (p->rent ? models::describe_price(*p->rent, true) : p->rent_missing) << "\n";
-  }
   return o.str();
 }
 

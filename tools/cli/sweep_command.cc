@@ -78,7 +78,9 @@ void warn_sweep_systems(const models::Sweep& sweep, std::ostream& err) {
   for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
     const std::string& path = sweep.axes[a].path;
     template_axis = template_axis || path == "cluster.node_template" || path.rfind("cluster.node_group", 0) == 0;
-    if (path.rfind("cluster.", 0) == 0 || path.rfind("storage.", 0) == 0 || path == "profile") system_axes.push_back(a);
+    if (path.rfind("cluster.", 0) == 0 || path.rfind("storage.", 0) == 0 || path.rfind("thermal.", 0) == 0 ||
+        path == "profile")
+      system_axes.push_back(a);
   }
   std::set<std::vector<std::uint32_t>> seen;
   std::set<std::string> printed;

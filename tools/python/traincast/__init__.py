@@ -287,9 +287,21 @@ def _read_json(path: str) -> Any:
         return json.load(f)
 
 
-def _read_csv_frame(path: str):
-    """A CSV the CLI wrote, as a DataFrame: its '#' provenance lines dropped, values typed by pandas."""
-    import pandas as pd  # only sweep() and validate() need pandas
+def _pandas(function: str):
+    """The pandas module, checked before `function` (sweep, validate) runs anything: only those two
+    need it. Raises ModuleNotFoundError (an ImportError) saying what to install when it is missing."""
+    try:
+        import pandas as pd
+    except ModuleNotFoundError as e:
+        raise ModuleNotFoundError(f"traincast.{function}() returns a pandas DataFrame, but pandas is not installed (expected "
+                          "pandas importable: `pip install pandas`, or `apt-get install python3-pandas` on Debian/"
+                          "Ubuntu; tools/setup installs it)", name="pandas") from e
+    return pd
+
+
+def _read_csv_frame(path: str, pd):
+    """A CSV the CLI wrote, as a DataFrame (pd: the pandas module): its '#' provenance lines dropped,
+    values typed by pandas."""
     with open(path, encoding="utf-8") as f:
         return pd.read_csv(io.StringIO("".join(line for line in f if not line.startswith("#"))))
 
@@ -371,11 +383,12 @@ def sweep(sweep_file: Union[str, os.PathLike], *, jobs: Optional[int] = None):
     """`traincast sweep`: every point of a sweep file (a path or the file's text); returns a pandas
     DataFrame equal to the CSV `traincast sweep --out` writes (one row per point, in point order;
     its '#' provenance line dropped). Rows of points that are out of memory or invalid have their
-    status and reason."""
+    status and reason. Raises ModuleNotFoundError before running anything when pandas is missing."""
+    pd = _pandas("sweep")
     with _Call() as c:
         path = c.sweep_file(sweep_file)
         c.run(["sweep", path, "--out", c.out("sweep.csv"), "--progress", "never"] + _opt("--jobs", _int_arg("jobs", jobs)))
-        return _read_csv_frame(c.out("sweep.csv"))
+        return _read_csv_frame(c.out("sweep.csv"), pd)
 
 
 def nccl_tests(scenario: Scenario, *, op: str = "all_reduce", min_bytes: Union[int, str] = "32M",
@@ -421,8 +434,11 @@ def catalog() -> dict:
 def validate(*case_files: Union[str, os.PathLike], jobs: Optional[int] = None, half: Optional[str] = None):
     """`traincast validate`: the cases' predictions against their published measurements; returns
     the --csv table (file, case, metric, measured, predicted, error_pct, source) as a DataFrame,
-    also when a case misses its tolerance (the CLI's exit status 1)."""
+    also when a case misses its tolerance (the CLI's exit status 1). Raises ModuleNotFoundError
+    before running anything when pandas is missing."""
+    pd = _pandas("validate")
     with _Call() as c:
+        c._inputs += [os.fspath(f) if isinstance(f, os.PathLike) else str(f) for f in case_files]  # for ScenarioError.file, as run and sweep
         args = ["validate", *case_files] + _opt("--jobs", _int_arg("jobs", jobs)) + _opt("--half", half) + ["--csv", c.out("v.csv")]
         c.run(args, ok=(0, 1))
-        return _read_csv_frame(c.out("v.csv"))
+        return _read_csv_frame(c.out("v.csv"), pd)

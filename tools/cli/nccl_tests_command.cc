@@ -175,8 +175,10 @@ constexpr double kMaxAlltoallPairs = 4096.0 * 4095.0;
 /// receives all of it, reduce_scatter the reverse, every other op sends and receives the whole size.
 /// A size whose two buffers pass the smallest GPU's HBM fails there with CUDA's out of memory; it is
 /// refused here (fresh-user finding, session 39: a 64 GiB all_reduce on 80 GB H100s printed a row).
-void check_buffers_fit(models::NcclTestsOp op, double max_bytes, int nranks, const models::Cluster& cluster,
-                       const std::vector<int>& gpus, const std::string& e_text) {
+void check_buffers_fit(models::NcclTestsOp op, const std::vector<double>& sizes, int nranks,
+                       const models::Cluster& cluster, const std::vector<int>& gpus, const std::string& e_text) {
+  if (sizes.empty()) return;
+  const double max_bytes = sizes.back();  // the largest row
   double hbm = 0;
   std::string gpu_name;
   const int count = gpus.empty() ? cluster.num_gpus() : static_cast<int>(gpus.size());
@@ -342,8 +344,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
     const int nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
-    if (!sizes.empty())
-      check_buffers_fit(op, sizes.back(), nranks, cluster, options.gpus, vm["maxbytes"].as<std::string>());
+    check_buffers_fit(op, sizes, nranks, cluster, options.gpus, vm["maxbytes"].as<std::string>());
     warn_zero_with_factor(min_bytes, max_bytes, factor, err);
     warn_rounded_sizes(op, sizes, max_bytes, nranks, options.word_bytes, type, err);
     {

@@ -45,10 +45,10 @@ struct ClusterJobResult {
   std::string problem;
   double start_s = 0.0;
   double end_s = 0.0;
-  double wait_s = 0.0;            ///< start - arrival
-  double run_s = 0.0;             ///< end - start
-  double alone_run_s = 0.0;       ///< run time alone on an empty cluster (the backfill estimate)
-  double slowdown = 0.0;          ///< run_s / alone_run_s (placement and co-runners; 1 when duration_s is fixed)
+  double wait_s = 0.0;       ///< start - arrival
+  double run_s = 0.0;        ///< end - start
+  double alone_run_s = 0.0;  ///< run time alone on an empty cluster (the backfill estimate)
+  double slowdown = 0.0;     ///< run_s / alone_run_s (placement and co-runners; 1 when duration_s is fixed)
   /// slowdown = placement_slowdown x co_runner_slowdown. placement_slowdown: its run time alone on the
   /// nodes it got (leaves spanned, the cluster.overrides of those nodes) / alone_run_s; co_runner_slowdown:
   /// run_s / that run time (other jobs on shared oversubscribed leaf up-links). Both 1 when duration_s is fixed.

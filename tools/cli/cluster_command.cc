@@ -151,8 +151,9 @@ std::string csv_text(const std::vector<PolicyRun>& runs) {
       o << policy_name(run.scheduler.policy) << "," << placement_name(run.scheduler.placement) << ","
         << io::csv_field(j.name) << "," << j.gpus << "," << j.priority << "," << num(j.arrival_s) << "," << v(j.start_s)
         << "," << v(j.end_s) << "," << v(j.wait_s) << "," << v(j.run_s) << "," << v(j.alone_run_s) << ","
-        << v(j.slowdown) << "," << v(j.placement_slowdown) << "," << v(j.co_runner_slowdown) << "," << v(j.stretch) << "," << v(j.iteration_time_s) << "," << n(j.iterations) << ","
-        << n(j.leaves) << "," << io::csv_field(j.nodes) << "," << io::csv_field(j.problem) << "\n";
+        << v(j.slowdown) << "," << v(j.placement_slowdown) << "," << v(j.co_runner_slowdown) << "," << v(j.stretch)
+        << "," << v(j.iteration_time_s) << "," << n(j.iterations) << "," << n(j.leaves) << "," << io::csv_field(j.nodes)
+        << "," << io::csv_field(j.problem) << "\n";
     }
   }
   return o.str();
@@ -183,10 +184,9 @@ std::string json_text(const std::vector<PolicyRun>& runs) {
         << ", \"end_s\": " << v(j.end_s) << ", \"wait_s\": " << v(j.wait_s) << ", \"run_s\": " << v(j.run_s)
         << ", \"alone_run_s\": " << v(j.alone_run_s) << ", \"slowdown\": " << v(j.slowdown)
         << ", \"placement_slowdown\": " << v(j.placement_slowdown)
-        << ", \"co_runner_slowdown\": " << v(j.co_runner_slowdown)
-        << ", \"stretch\": " << v(j.stretch) << ", \"iteration_time_s\": " << v(j.iteration_time_s)
-        << ", \"iterations\": " << n(j.iterations) << ", \"leaves\": " << n(j.leaves)
-        << ", \"nodes\": " << json_string(j.nodes) << "}";
+        << ", \"co_runner_slowdown\": " << v(j.co_runner_slowdown) << ", \"stretch\": " << v(j.stretch)
+        << ", \"iteration_time_s\": " << v(j.iteration_time_s) << ", \"iterations\": " << n(j.iterations)
+        << ", \"leaves\": " << n(j.leaves) << ", \"nodes\": " << json_string(j.nodes) << "}";
     }
     o << "]}";
   }

@@ -183,8 +183,8 @@ std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
     // sellers', not the hardware's (fresh-user finding, session 39: A100 40 GB at Lambda's $1.99
     // against 80 GB at Hyperstack's $1.60 read as "23 % less per token").
     if (rent && a.rent_vendor != b.rent_vendor)
-      v += " at rents of different sources (" + a.label + ": " + a.rent_vendor + ", " + b.label + ": " +
-           b.rent_vendor + "), which is part of that difference";
+      v += " at rents of different sources (" + a.label + ": " + a.rent_vendor + ", " + b.label + ": " + b.rent_vendor +
+           "), which is part of that difference";
   } else {
     v += "; cost not compared (" + std::string(!a.rent_priced || !b.rent_priced ? "a rent" : "a price") +
          " is missing: give cost.cloud_price_per_gpu_hour_usd)";

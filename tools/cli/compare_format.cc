@@ -243,8 +243,9 @@ std::string format_compare(const CompareResult& r) {
   std::vector<std::string> listed;
   for (const CompareRow& w : r.rows) {
     const bool sixteen_bit = w.precision == "bf16" || w.precision == "fp16" || w.precision.empty();
-    const std::string subject =
-        w.gpu + (w.images ? " (ResNet)" : sixteen_bit ? std::string() : " (" + w.precision + ")");
+    const std::string subject = w.gpu + (w.images      ? " (ResNet)"
+                                         : sixteen_bit ? std::string()
+                                                       : " (" + w.precision + ")");
     if (std::find(listed.begin(), listed.end(), subject) != listed.end()) continue;
     listed.push_back(subject);
     o << "  " << subject << ": "

@@ -275,7 +275,7 @@ TEST_F(CliTest, PlanAndClusterHeadersCountNodesInService) {
                         "true }\n}");
   const Result cluster = run({"cluster", cluster_file});
   EXPECT_EQ(cluster.status, 0) << cluster.err;
-  EXPECT_NE(cluster.out.find("Cluster    4 x dgx_h100 = 32 GPUs, 1 more nodes drained for a missing GPU, "),
+  EXPECT_NE(cluster.out.find("Cluster    4 x dgx_h100 = 32 GPUs, 1 more node drained for a missing GPU, "),
             std::string::npos)
       << cluster.out;
 }

@@ -66,6 +66,12 @@ TEST(FreshUser39Cli, ARepeatedSingleValueOptionIsNamedFirst) {
   const Result r = run({"compare", kNcclScenario, "--vary", "cluster.num_nodes=1,2", "--vary", "cluster.num_nodes=4"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "traincast: --vary: given more than once (expected it once: it takes a single value; see --help)\n");
+  // An option with a short form is named by both (second round: `-b 8 -b 16` read "--minbytes").
+  const Result b = run({"nccl-tests", kNcclScenario, "-b", "8", "-b", "16"});
+  EXPECT_EQ(b.status, 2);
+  EXPECT_EQ(b.err,
+            "traincast: -b/--minbytes: given more than once (expected it once: it takes a single value; see "
+            "--help)\n");
 }
 
 // Before: "--out .json: unknown file extension \"\"", which read as a bug.

@@ -434,10 +434,15 @@ TEST(NcclTestsCli, SizesWhoseBuffersPassTheHbmAreRefusedAtE) {
   EXPECT_EQ(r.err,
             "traincast: -e 64G: all_reduce at 68719476736 bytes needs 137438953472 bytes of send and receive buffers "
             "per GPU (nccl-tests allocates both at -e's size), more than the 85520809984 bytes of HBM of "
-            "H100-SXM5-80GB (expected -e 42760404992 or less)\n");
+            "H100-SXM5-80GB (expected -e 42760404992 or less, the buffers alone: the CUDA context and NCCL's own "
+            "buffers need some of the HBM too)\n");
   EXPECT_EQ(r.out, "");
   // all_gather receives the whole size and sends 1/8 of it: 64 GiB x 9/8 = 72 GiB fits its 79.6.
   EXPECT_EQ(run({kDgxH100, "--op", "all_gather", "-b", "64G", "-e", "64G"}).status, 0);
+  // The suggestion is whole elements per rank (fresh user, session 39: 80490174102 ran as 80490174080).
+  r = run({kDgxH100, "--op", "all_gather", "-b", "78G", "-e", "78G"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("(expected -e 76018497760 or less"), std::string::npos) << r.err;
   // reduce_scatter sends the whole size and receives 1/8: 76 GiB x 9/8 = 85.5 GiB does not fit.
   r = run({kDgxH100, "--op", "reduce_scatter", "-b", "76G", "-e", "76G"});
   EXPECT_EQ(r.status, 2);

@@ -363,8 +363,15 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
   } catch (const po::multiple_occurrences& e) {
     // Boost says "option '--vary' cannot be specified more than once": named first, as every
     // other usage error, with what it takes (the last one would otherwise have to win silently).
-    throw UsageError(e.get_option_name() + ": given more than once (expected it once: it takes a single value; " +
-                     "see --help)");
+    // Named as the user may have typed it: a short form beside the long one ("-b/--minbytes";
+    // fresh user, session 39: `-b 8 -b 16` read "--minbytes: given more than once").
+    std::string name = e.get_option_name();
+    const std::string key = name.rfind("--", 0) == 0 ? name.substr(2) : name;
+    if (const po::option_description* d = opts.find_nothrow(key, false)) {
+      const std::string shorter = d->canonical_display_name(po::command_line_style::allow_dash_for_short);
+      if (shorter.size() == 2 && shorter[0] == '-') name = shorter + "/" + name;
+    }
+    throw UsageError(name + ": given more than once (expected it once: it takes a single value; see --help)");
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }

@@ -308,8 +308,10 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
   const int per_node = models::cluster_node_template(c).gpus_per_node;
   const int in_service = models::nodes_in_service(c);
   p << "Cluster    " << in_service << " x " << c.node_template << " = " << in_service * per_node << " GPUs, "
-    << (in_service < c.num_nodes ? std::to_string(c.num_nodes - in_service) + " more nodes drained for a missing GPU, "
-                                 : std::string())
+    << (in_service < c.num_nodes
+            ? std::to_string(c.num_nodes - in_service) +
+                  (c.num_nodes - in_service == 1 ? " more node" : " more nodes") + " drained for a missing GPU, "
+            : std::string())
     << fabric_text(c) << "\nJobs       " << jobs.cluster.jobs.size() << " (" << path << ")\n"
     << "Slowdown   run time / alone on an empty cluster of healthy nodes = placement (its run alone on the nodes "
        "it got: leaves spanned, cluster.overrides) x co-runners (other jobs on shared oversubscribed leaf "

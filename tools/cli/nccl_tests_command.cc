@@ -175,7 +175,7 @@ constexpr double kMaxAlltoallPairs = 4096.0 * 4095.0;
 /// receives all of it, reduce_scatter the reverse, every other op sends and receives the whole size.
 /// A size whose two buffers pass the smallest GPU's HBM fails there with CUDA's out of memory; it is
 /// refused here (fresh-user finding, session 39: a 64 GiB all_reduce on 80 GB H100s printed a row).
-void check_buffers_fit(models::NcclTestsOp op, const std::vector<double>& sizes, int nranks,
+void check_buffers_fit(models::NcclTestsOp op, const std::vector<double>& sizes, int nranks, double word_bytes,
                        const models::Cluster& cluster, const std::vector<int>& gpus, const std::string& e_text) {
   if (sizes.empty()) return;
   const double max_bytes = sizes.back();  // the largest row
@@ -189,10 +189,15 @@ void check_buffers_fit(models::NcclTestsOp op, const std::vector<double>& sizes,
   const bool gather = op == models::NcclTestsOp::all_gather, scatter = op == models::NcclTestsOp::reduce_scatter;
   const double per_byte = gather || scatter ? 1.0 + 1.0 / std::max(1, nranks) : 2.0;
   if (!(hbm > 0) || max_bytes * per_byte <= hbm) return;
-  const double fits = std::floor(hbm / per_byte);
+  // The largest size that fits, in whole elements (per rank for the ops whose size counts every
+  // rank's part), as nccl-tests rounds a size down to them.
+  const bool per_rank = gather || scatter || op == models::NcclTestsOp::alltoall;
+  const double element = std::max(1.0, word_bytes) * (per_rank ? std::max(1, nranks) : 1);
+  const double fits = std::floor(std::floor(hbm / per_byte) / element) * element;
   throw UsageError(printf_string(
       "-e %s: %s at %.0f bytes needs %.0f bytes of send and receive buffers per GPU (nccl-tests allocates both "
-      "at -e's size%s), more than the %.0f bytes of HBM of %s (expected -e %.0f or less)",
+      "at -e's size%s), more than the %.0f bytes of HBM of %s (expected -e %.0f or less, the buffers alone: the "
+      "CUDA context and NCCL's own buffers need some of the HBM too)",
       e_text.c_str(), std::string(models::nccl_tests_op_name(op)).c_str(), max_bytes, max_bytes * per_byte,
       gather    ? ": a rank sends 1/n of it and receives all of it"
       : scatter ? ": a rank sends all of it and receives 1/n of it"
@@ -344,7 +349,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);
     const int nranks = options.gpus.empty() ? cluster.num_gpus() : static_cast<int>(options.gpus.size());
-    check_buffers_fit(op, sizes, nranks, cluster, options.gpus, vm["maxbytes"].as<std::string>());
+    check_buffers_fit(op, sizes, nranks, options.word_bytes, cluster, options.gpus, vm["maxbytes"].as<std::string>());
     warn_zero_with_factor(min_bytes, max_bytes, factor, err);
     warn_rounded_sizes(op, sizes, max_bytes, nranks, options.word_bytes, type, err);
     {

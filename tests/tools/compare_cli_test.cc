@@ -582,4 +582,20 @@ TEST_F(CompareCli, Fp8HasNoBandPaybackNeedsBothPricesAndRentVendorsAreNamed) {
   EXPECT_EQ(cell(row80, "payback_years"), "") << row80;
 }
 
+// Second fresh-user round, session 39: two sides that simulate the same run (only the rent differs)
+// had their price difference judged "beyond model error (+/-10.2 %)", and a typed-in rent was "part
+// of that difference". The model's error is the same on both sides: nothing is judged, and the
+// price is all of the difference.
+TEST_F(CompareCli, TheSameRunAtTwoPricesIsNotJudgedAgainstModelError) {
+  const Result r = run({"compare", "--vary", "cost.cloud_price_per_gpu_hour_usd=3.2,2.5", "--tokens", "1000000000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(
+      r.out.find("not judged against model error (the simulated runs are the same, so is their error, which cannot "
+                 "reorder them"),
+      std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("beyond model error"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("within model error"), std::string::npos) << r.out;
+}
+
 }  // namespace traincast::cli

@@ -149,6 +149,10 @@ std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
                                                 : ratio_text(1 / speed) + " slower than") +
                   " " + a.label + basis;
   const bool rent = a.rent_priced && b.rent_priced, own = a.own_priced && b.own_priced;
+  // Both sides simulate the same run: same GPUs, compute model, iteration and throughput, bit for bit.
+  const bool same_run = a.gpu == b.gpu && a.gpus == b.gpus && a.report.compute_model == b.report.compute_model &&
+                        a.iteration_time_s > 0 && a.iteration_time_s == b.iteration_time_s &&
+                        a.tokens_per_s == b.tokens_per_s && a.wall_clock_to_train_s == b.wall_clock_to_train_s;
   // Costs to train scale with the wall clock (GPU-hours): like for like, the failure-free share.
   const auto failure_free = [unlike](const CompareRow& w) {
     return unlike && w.wall_clock_to_train_s > 0 ? w.report.time_to_train_s / w.wall_clock_to_train_s : 1.0;
@@ -184,7 +188,7 @@ std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
     // against 80 GB at Hyperstack's $1.60 read as "23 % less per token").
     if (rent && a.rent_vendor != b.rent_vendor)
       v += " at rents of different sources (" + a.label + ": " + a.rent_vendor + ", " + b.label + ": " + b.rent_vendor +
-           "), which is part of that difference";
+           "), which is " + (same_run ? "all" : "part") + " of that difference";
   } else {
     v += "; cost not compared (" + std::string(!a.rent_priced || !b.rent_priced ? "a rent" : "a price") +
          " is missing: give cost.cloud_price_per_gpu_hour_usd)";
@@ -196,7 +200,13 @@ std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
     v += "; " + (dkw >= 0 ? a.label : b.label) + " needs " + format_power(1000.0 * std::fabs(dkw)) +
          " less (facility average)";
   // Model error: the two MAPEs combined in quadrature (independent errors of two predictions).
-  if (a.band.cases > 0 && b.band.cases > 0) {
+  // The same simulated run on both sides (only a price or the budget's wording differs): the
+  // model's error is the same on both, so no difference is the model's to judge (second
+  // fresh-user round, session 39: a rent typed in was "beyond model error (+/-10.2 %)").
+  if (same_run) {
+    v += "; not judged against model error (the simulated runs are the same, so is their error, which cannot "
+         "reorder them: what differs is the prices, which the model takes as given)";
+  } else if (a.band.cases > 0 && b.band.cases > 0) {
     const double band = std::hypot(a.band.mape_pct, b.band.mape_pct);
     // Each difference as the verdict prints it, so that the judgement agrees with what is read
     // ("1.11x" or "11 % more" is not within +/-10.8 %): the speed ratio, larger over smaller, at

@@ -95,6 +95,41 @@ double cost_per_token(const CompareRow& w, bool rent) {
 
 std::string ratio_text(double x) { return format_fixed(x, x < 10 ? 2 : 1) + "x"; }
 
+/// "the time difference is within model error, the cost difference is beyond it (+/-9.2 %)": each
+/// difference as the verdict prints it (speed ratio `speed`; costs per token `cost_*`, own's `own_*`,
+/// 0 when not compared) against the two bands in quadrature (independent errors of two predictions).
+std::string model_error_judgement(const CompareRow& a, const CompareRow& b, double speed, double cost_a, double cost_b,
+                                  double own_a, double own_b) {
+  const double band = std::hypot(a.band.mape_pct, b.band.mape_pct);
+  // Each difference as the verdict prints it, so that the judgement agrees with what is read
+  // ("1.11x" or "11 % more" is not within +/-10.8 %): the speed ratio, larger over smaller, at
+  // ratio_text's decimals, less 1 (1.12x = 12 %); the cost difference in whole percent.
+  const auto speed_apart_pct = [](double ratio) {
+    const double r = std::max(ratio, 1 / ratio);
+    return (std::stod(format_fixed(r, r < 10 ? 2 : 1)) - 1) * 100;
+  };
+  const bool cost_compared = cost_a > 0 && cost_b > 0;
+  const bool speed_within = speed_apart_pct(speed) < band;
+  // Every cost difference the verdict printed (rent's, and own's beside it): within only when
+  // each one is, so that "41 % less (own, TCO)" is never called within a 10.8 % band.
+  const auto apart_pct = [](double x, double y) { return std::round(std::fabs(100 * (y / x - 1))); };
+  const bool cost_within =
+      cost_compared && apart_pct(cost_a, cost_b) < band && (own_a <= 0 || own_b <= 0 || apart_pct(own_a, own_b) < band);
+  const bool cost_beyond = cost_compared && !cost_within;
+  const auto subject = [](bool time, bool cost) {
+    return std::string(time && cost ? "time and cost differences are"
+                       : time       ? "time difference is"
+                                    : "cost difference is");
+  };
+  // Each difference is judged: within the band (the ranking may be backwards), or beyond it.
+  std::string judged;
+  if (speed_within || cost_within) judged = "the " + subject(speed_within, cost_within) + " within model error";
+  if (!speed_within || cost_beyond)
+    judged += judged.empty() ? "the " + subject(!speed_within, cost_beyond) + " beyond model error"
+                             : ", the " + subject(!speed_within, cost_beyond) + " beyond it";
+  return judged + " (+/-" + format_fixed(band, 1) + " %)";
+}
+
 }  // namespace
 
 std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
@@ -207,34 +242,7 @@ std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
     v += "; not judged against model error (the simulated runs are the same, so is their error, which cannot "
          "reorder them: what differs is the prices, which the model takes as given)";
   } else if (a.band.cases > 0 && b.band.cases > 0) {
-    const double band = std::hypot(a.band.mape_pct, b.band.mape_pct);
-    // Each difference as the verdict prints it, so that the judgement agrees with what is read
-    // ("1.11x" or "11 % more" is not within +/-10.8 %): the speed ratio, larger over smaller, at
-    // ratio_text's decimals, less 1 (1.12x = 12 %); the cost difference in whole percent.
-    const auto speed_apart_pct = [](double ratio) {
-      const double r = std::max(ratio, 1 / ratio);
-      return (std::stod(format_fixed(r, r < 10 ? 2 : 1)) - 1) * 100;
-    };
-    const bool cost_compared = cost_a > 0 && cost_b > 0;
-    const bool speed_within = speed_apart_pct(speed) < band;
-    // Every cost difference the verdict printed (rent's, and own's beside it): within only when
-    // each one is, so that "41 % less (own, TCO)" is never called within a 10.8 % band.
-    const auto apart_pct = [](double x, double y) { return std::round(std::fabs(100 * (y / x - 1))); };
-    const bool cost_within = cost_compared && apart_pct(cost_a, cost_b) < band &&
-                             (own_a <= 0 || own_b <= 0 || apart_pct(own_a, own_b) < band);
-    const bool cost_beyond = cost_compared && !cost_within;
-    const auto subject = [](bool time, bool cost) {
-      return std::string(time && cost ? "time and cost differences are"
-                         : time       ? "time difference is"
-                                      : "cost difference is");
-    };
-    // Each difference is judged: within the band (the ranking may be backwards), or beyond it.
-    std::string judged;
-    if (speed_within || cost_within) judged = "the " + subject(speed_within, cost_within) + " within model error";
-    if (!speed_within || cost_beyond)
-      judged += judged.empty() ? "the " + subject(!speed_within, cost_beyond) + " beyond model error"
-                               : ", the " + subject(!speed_within, cost_beyond) + " beyond it";
-    v += "; " + judged + " (+/-" + format_fixed(band, 1) + " %)";
+    v += "; " + model_error_judgement(a, b, speed, cost_a, cost_b, own_a, own_b);
   } else {
     v += "; not judged against model error (" + (a.band.cases == 0 ? a.band.absent : b.band.absent) + ")";
   }

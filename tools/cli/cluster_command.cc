@@ -65,8 +65,8 @@ std::string fabric_text(const models::ClusterSpec& c) {
   if (c.num_nodes <= 1) return "one node, no network";
   if (f.kind == models::FabricKind::torus) return "torus (no leaf switches)";
   if (f.kind != models::FabricKind::fat_tree && f.kind != models::FabricKind::rail_optimized) return "no fabric";
-  const int nics = models::Cluster(c).nics_per_node();
-  const models::LeafPortsUsed ports = models::leaf_ports_used(f, c.num_nodes, nics, f.nodes_per_leaf);
+  // The run header's count (summary_fabric.cc): over the fabric slots, without building the network.
+  const models::LeafPortsUsed ports = built_leaf_ports(c);
   if (ports.up == 0) return "one leaf group of " + std::to_string(c.num_nodes) + " nodes (no spine), non-blocking";
   return std::to_string(f.nodes_per_leaf) + " nodes per leaf group, oversubscription " +
          fmt("%.3g", static_cast<double>(ports.down) / ports.up) + " (" + std::to_string(ports.down) + ":" +

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/hardware/leaf_ports.h"
 #include "models/io/validation_case.h"
 #include "models/spec/report.h"
 #include "models/spec/scenario.h"
@@ -47,6 +48,10 @@ std::string format_flop(double flop);
 /// asked)" where whole up-link ports make it another (summary_fabric.cc), " (non-blocking: one
 /// leaf group; 2.0:1 asked)"; "" for a non-blocking fabric asked as such, one node or another kind.
 std::string fabric_ratio_text(const models::ClusterSpec& cluster);
+/// A leaf's down and up ports as models::Cluster builds them (over its fabric slots, with its NICs
+/// per node; whole up-link ports): up 0 for one leaf group, one node, or a fabric without leaves
+/// (torus, none). Builds only the cluster's sizes, not its network.
+models::LeafPortsUsed built_leaf_ports(const models::ClusterSpec& cluster);
 
 /// The rule of the token budget `run` and `compare` use for a scenario that gives none (the
 /// `train_tokens_source` of their JSON).

@@ -205,12 +205,10 @@ RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks, const
   g.version = nccl_version_of(cluster.spec().collectives.nccl_version);
   // Rails: the NICs of NCCL's ring graph (nccl_topo_search.h), searched once per group shape.
   if (g.nodes() > 1 && cluster.nics_per_node() > 0) {
-    // Searched on the node with the most failed NICs (cluster.overrides; node 0 of the group when
-    // none): NCCL's ranks agree on the fewest channels any node found.
-    std::size_t worst = 0;
-    for (std::size_t i = 1; cluster.has_failed_nics() && g.same_size && i < g.node_ids.size(); ++i)
-      if (cluster.failed_nics(g.node_ids[i]) > cluster.failed_nics(g.node_ids[worst])) worst = i;
-    g.graph = &in.scratch.topo.ring_graph(cluster, in.net, g.per_node[worst], g.per_node[worst == 0 ? 1 : 0][0]);
+    // Each node's own search, combined as NCCL's ranks combine them (NcclTopoCache::ring_graph_across);
+    // nodes holding different counts: the first node's.
+    g.graph = g.same_size ? &in.scratch.topo.ring_graph_across(cluster, in.net, g.per_node)
+                          : &in.scratch.topo.ring_graph(cluster, in.net, g.per_node[0], g.per_node[1][0]);
     for (int c = 0; c < g.graph->search_channels; ++c) {
       const int nic = channel_nic(g, c);
       if (std::find(g.rails.begin(), g.rails.end(), nic) == g.rails.end()) g.rails.push_back(nic);

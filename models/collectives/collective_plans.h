@@ -42,8 +42,9 @@ struct RankGroups {
   std::vector<std::vector<int>> per_node;
   /// Local NICs the ring graph's channels use on every node, in channel order (the rails).
   std::vector<int> rails;
-  /// > 1 node: NCCL's ring graph over the first node's GPUs of the group (nccl_topo_search.h),
-  /// owned by PlanScratch::topo; null on one node or without NICs.
+  /// > 1 node: NCCL's ring graph of the group, every node's search combined
+  /// (NcclTopoCache::ring_graph_across; the first node's where nodes hold different counts), owned
+  /// by PlanScratch::topo; null on one node or without NICs.
   const NcclTopoGraph* graph = nullptr;
   NcclVersion version;    ///< cluster.collectives.nccl_version (nccl_versions.h)
   bool same_size = true;  ///< every node holds as many GPUs of the group

@@ -58,12 +58,13 @@ struct Path {
 class Search {
  public:
   Search(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus, int remote,
-         const NcclVersion& version)
+         const NcclVersion& version, std::span<const int> peer_nodes)
       : cluster_(cluster), ngpus_(static_cast<int>(gpus.size())), nnets_(0) {
     // The nets are the node's NICs that are up (NCCL opens only those; cluster.overrides failed).
+    const SearchBounds bounds{cluster.node_of(gpus[0]), peer_nodes};
     if (remote >= 0)
       for (int n = 0; n < cluster.nics_per_node(); ++n)
-        if (cluster.nic_up(cluster.node_of(gpus[0]), n)) nics_.push_back(n);
+        if (bounds.nic_up(cluster, n)) nics_.push_back(n);
     nnets_ = static_cast<int>(nics_.size());
     for (int g : gpus) dev_.push_back(cluster.local_rank(g));
     const bool intel = cluster.node_template().cpu.find("Intel") != std::string::npos ||
@@ -75,7 +76,7 @@ class Search {
       p.bw = 1e30;
       for (auto r : links) {
         if (r >= bw_.size()) bw_.resize(r + 1, 0.0);
-        bw_[r] = search_link_gb_per_s(cluster, net, r);
+        bw_[r] = bounds.link_gb_per_s(cluster, net, r);
         p.bw = std::min(p.bw, bw_[r]);
       }
       p.phb_intel = from_gpu && intel && p.type == NcclPathType::phb;
@@ -616,8 +617,8 @@ NcclTopoGraph Search::run() {
 }  // namespace
 
 NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus,
-                                int remote_gpu, const NcclVersion& version) {
-  Search s(cluster, net, gpus, remote_gpu, version);
+                                int remote_gpu, const NcclVersion& version, std::span<const int> peer_nodes) {
+  Search s(cluster, net, gpus, remote_gpu, version, peer_nodes);
   // Process-wide memo by the search's inputs: a sweep or a property run builds many clusters with
   // the same nodes, and one search can take ~1e5 steps. The result is a pure function of the key,
   // so sharing it across threads keeps output deterministic.

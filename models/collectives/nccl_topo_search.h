@@ -63,6 +63,18 @@ struct NcclTopoGraph {
 /// LinkEfficiency), as NCCL's link widths.
 double search_link_gb_per_s(const Cluster& cluster, const sim::FlowNetwork& net, sim::ResourceId r);
 
+/// What a search budgets on node `node`: each of its links at the slowest of its speed
+/// (search_link_gb_per_s) and the speeds of the link at the same place on each of `peer_nodes`
+/// (other nodes of its node group, Cluster::node_first_resource), and a NIC as a net only where it
+/// is up on all of them. No peers: the node's own links and NICs.
+struct SearchBounds {
+  int node = 0;
+  std::span<const int> peer_nodes;
+  /// [GB/s]; a link outside the node (a fabric link) at its own speed.
+  double link_gb_per_s(const Cluster& cluster, const sim::FlowNetwork& net, sim::ResourceId r) const;
+  bool nic_up(const Cluster& cluster, int nic) const;
+};
+
 /// The NCCL compute capability class of a GPU as the search reads it (ccMin: the node's GPU), from
 /// the catalog's GpuSpec::compute_capability: 100 for sm100+ (Blackwell), 90 for sm90 (Hopper),
 /// else 80 (every earlier part, Ada and AMD take the pre-sm90 arrays and tests).
@@ -75,19 +87,44 @@ int nccl_cc_class(const GpuSpec& gpu);
 /// each channel's bandwidth taken off every link of its paths (GPU to GPU: Cluster::route;
 /// NIC to GPU and GPU to NIC: the in-node parts of the routes to and from remote_gpu), keeping
 /// the graph of the largest channels x bandwidth (tie: fewer hops), then NCCL's pass 2 (speed
-/// raised) and ncclTopoDupChannels. Never throws for valid GPU ids.
+/// raised) and ncclTopoDupChannels. `peer_nodes`: other nodes of the same node group whose
+/// links bound this one's: each link's speed is the slowest of it and the link at the same place
+/// on each peer, and a NIC is a net only where it is up on all of them (a graph that every node
+/// of a group can run on the same NICs). Never throws for valid GPU ids and peers.
 NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus,
-                                int remote_gpu, const NcclVersion& version);
+                                int remote_gpu, const NcclVersion& version, std::span<const int> peer_nodes = {});
 
-/// Cache of ring graphs per group shape (local ranks on the node, multi-node or not).
+/// Cache of ring graphs per group shape and node class (the node's group and its overrides).
 class NcclTopoCache {
  public:
-  /// The graph for `gpus` on one node (see search_ring_graph), searched once per shape.
+  /// The graph for `gpus` on one node (see search_ring_graph), searched once per shape and node
+  /// class: nodes of one node group whose NICs, NVLink and PCIe links carry the same failures and
+  /// bandwidth_factor overrides (cluster.overrides) share their graphs.
   const NcclTopoGraph& ring_graph(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus,
                                   int remote_gpu);
+  /// NCCL's ring graph of a group across nodes. `per_node`: the group's GPUs on each of its nodes
+  /// (>= 2 nodes, as many GPUs on each). NCCL searches each rank's own node and the ranks agree
+  /// on the fewest channels, the lowest bandwidth per channel and the farthest path types
+  /// (NVIDIA/nccl src/init.cc, allGather3Data: nChannels and bwIntra/bwInter at their minimum,
+  /// typeIntra/typeInter at their maximum), each node keeping its own NICs. The model runs a ring
+  /// channel through one rail on every node, so the nodes of one node group share one search,
+  /// bounded by all of them (search_ring_graph's peer_nodes: each link at its slowest, the NICs
+  /// up everywhere): a slowed or failed NIC shapes the graph wherever it sits in the group, and
+  /// two nodes' slow NICs on different rails are both avoided. Across node groups (a mixed
+  /// cluster), NCCL's combination: the channels of the group whose graph has the fewest (ties:
+  /// the lower bandwidth, then the more failed NICs, then the first), at the lowest bandwidth and
+  /// farthest types.
+  const NcclTopoGraph& ring_graph_across(const Cluster& cluster, const sim::FlowNetwork& net,
+                                         std::span<const std::vector<int>> per_node);
 
  private:
-  std::map<std::vector<int>, NcclTopoGraph> graphs_;  ///< key: local ranks, then 1 for multi-node
+  /// The class of node `node` (0 on a uniform cluster without failed NICs or scaled links).
+  int node_class(const Cluster& cluster, int node);
+
+  std::map<std::vector<int>, NcclTopoGraph> graphs_;  ///< key: node class, local ranks, 1 for multi-node
+  std::map<std::vector<int>, NcclTopoGraph> merged_;  ///< ring_graph_across's combined graphs, by node classes
+  std::vector<int> node_class_;                       ///< per node; empty until a cluster varies by node
+  bool classes_built_ = false;
 };
 
 }  // namespace traincast::models

@@ -281,6 +281,10 @@ class Cluster {
   /// The node a resource belongs to (its GPUs' NVLink and PCIe links, its socket links, its NICs'
   /// links to the fabric), or -1 for a fabric link between switches and for ids it did not build.
   int node_of_resource(sim::ResourceId r) const;
+  /// The first resource id of node `node` (0 <= node < num_nodes()): build_node adds each node's
+  /// resources in one run, in the same order on every node of a node group, so
+  /// r - node_first_resource(node_of_resource(r)) names one resource alike on each of them.
+  sim::ResourceId node_first_resource(int node) const { return node_first_resource_[static_cast<std::size_t>(node)]; }
   /// Every resource built, as an edge between devices, in build order: the resource table
   /// (edges()[r].resource == r).
   const std::vector<ClusterEdge>& edges() const { return *edges_; }

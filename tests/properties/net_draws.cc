@@ -280,6 +280,12 @@ CheckResult sharp_never_slower(const NetDraw& d) {
 }
 Sides sharp_side(const NetDraw&) { return {"", "--set cluster.fabric.sharp=true"}; }
 
+/// NIC 0 of the call's last node (a cluster.overrides selector).
+std::string slowed_nic_of(const NetDraw& d) {
+  const int last = d.first_node + (d.group_nodes != 0 ? d.group_nodes : d.num_nodes) - 1;
+  return "node" + std::to_string(last) + "/nic0";
+}
+
 /// A failed compute NIC (the last of the call's first node) never makes the call faster: its rail
 /// moves to another NIC of the node, whose load only grows (docs/fabric.md, failed links).
 CheckResult failed_nic_never_faster(const NetDraw& d) {
@@ -293,6 +299,21 @@ Sides failed_nic_side(const NetDraw& d) {
   return {"cluster { overrides { select: \"node" + std::to_string(d.first_node) + "/nic" +
               std::to_string(nics_of(d) - 1) + "\" failed: true } }",
           "(no overrides)"};
+}
+
+/// A compute NIC at a quarter of its rate on the call's last node (not its first, whose NICs the
+/// ring search saw before 2026-12-07) never makes the call faster: NCCL's search, run for every
+/// node of the group, keeps the rings off it or takes fewer or slower channels, and any flow
+/// still crossing it only slows (docs/fabric.md, failed links).
+CheckResult slowed_nic_never_faster(const NetDraw& d) {
+  if (d.num_nodes < 2 || nics_of(d) < 1 || (d.group_nodes != 0 && d.group_nodes < 2)) return not_applicable();
+  NetDraw slowed = d;
+  slowed.slowed = {{slowed_nic_of(d), 0.25}};
+  const NetOutcome slow = run_net(slowed), healthy = run_net(d);
+  return monotone(d, slowed.slowed[0].first + " at 0.25", slow, "every NIC at its rate", healthy);
+}
+Sides slowed_nic_side(const NetDraw& d) {
+  return {"cluster { overrides { select: \"" + slowed_nic_of(d) + "\" bandwidth_factor: 0.25 } }", "(no overrides)"};
 }
 
 /// A failed leaf up-link (leaf0 <-> spine0, or its first aggregation switch) never makes the call
@@ -385,6 +406,8 @@ std::string scenario_text(const NetDraw& d) {
     << " oversubscription: " << fmt(d.oversubscription) << (d.sharp ? " sharp: true" : "")
     << (d.routing.empty() ? std::string() : " routing: " + d.routing) << " }\n";
   for (const std::string& f : d.failed) o << "  overrides { select: \"" << f << "\" failed: true }\n";
+  for (const auto& [select, factor] : d.slowed)
+    o << "  overrides { select: \"" << select << "\" bandwidth_factor: " << fmt(factor) << " }\n";
   o << "  collectives { algorithm: " << d.algorithm << " protocol: " << d.protocol;
   if (d.channels > 0) o << " min_channels: " << d.channels << " max_channels: " << d.channels;
   o << " }\n}\n";
@@ -472,6 +495,7 @@ const std::vector<NetProperty>& net_properties() {
       {"bytes_conserved", bytes_conserved, bytes_side},
       {"sharp_never_slower", sharp_never_slower, sharp_side},
       {"failed_nic_never_faster", failed_nic_never_faster, failed_nic_side},
+      {"slowed_nic_never_faster", slowed_nic_never_faster, slowed_nic_side},
       {"failed_up_link_never_faster", failed_up_link_never_faster, failed_up_link_side},
       {"faster_pcie_uplink", faster_pcie_uplink, faster_pcie_uplink_side},
   };

@@ -39,6 +39,8 @@ struct NetDraw {
   std::string nic_placement;        ///< cluster.nic_placement; "" = affine (the default)
   std::string routing;              ///< cluster.fabric.routing; "" = automatic
   std::vector<std::string> failed;  ///< cluster.overrides selectors with failed: true
+  /// cluster.overrides selectors with bandwidth_factor (selector, factor).
+  std::vector<std::pair<std::string, double>> slowed;
   bool forced() const { return algorithm != "automatic" && protocol != "any"; }
 };
 

@@ -129,6 +129,7 @@ const std::vector<NetProperty>& small_properties() {
       named("less_oversubscription"),
       named("faster_nic"),
       named("failed_nic_never_faster"),
+      named("slowed_nic_never_faster"),
   };
   return p;
 }

@@ -94,11 +94,6 @@ double SearchBounds::link_gb_per_s(const Cluster& cluster, const sim::FlowNetwor
   return bw;
 }
 
-bool SearchBounds::nic_up(const Cluster& cluster, int nic) const {
-  return cluster.nic_up(node, nic) &&
-         std::all_of(peer_nodes.begin(), peer_nodes.end(), [&](int p) { return cluster.nic_up(p, nic); });
-}
-
 int nccl_cc_class(const GpuSpec& gpu) {
   const int cc = gpu.compute_capability;  // catalog: NVIDIA's CUDA GPUs table; 0 for AMD
   return cc >= 100 ? 100 : cc >= 90 ? 90 : 80;
@@ -165,41 +160,48 @@ const NcclTopoGraph& NcclTopoCache::ring_graph_across(const Cluster& cluster, co
   }
   auto remote_of = [&](std::size_t i) { return per_node[i == 0 ? 1 : 0][0]; };
   if (classes.size() == 1) return ring_graph(cluster, net, per_node[0], remote_of(0));
-  // Per node group: one search on its first node bounded by its other classes' nodes (the same
-  // links at the slowest of their speeds, the NICs up on all), so that its channels avoid a slow
-  // or failed NIC wherever it sits.
+  // Per node group: one search bounded by its other classes' nodes (the same links at the slowest
+  // of their speeds), so that its channels avoid a slowed NIC wherever it sits.
   std::vector<const NcclTopoGraph*> found;
   std::vector<std::size_t> found_at;
   std::vector<bool> done(classes.size(), false);
   for (std::size_t k = 0; k < classes.size(); ++k) {
     if (done[k]) continue;
     const int group = cluster.group_of_node(node_at(first_of[k]));
-    std::vector<int> members;  // this node group's classes
+    std::vector<std::size_t> in_group;  // this node group's classes (indexes into classes)
+    for (std::size_t j = k; j < classes.size(); ++j)
+      if (cluster.group_of_node(node_at(first_of[j])) == group) in_group.push_back(j);
+    // Searched on the class with the most failed NICs (the first of them), with its own NICs up:
+    // the other nodes' failed NICs are served by their next NIC up in every route
+    // (Cluster::serving_nic), as NCCL's other nodes keep their own NICs.
+    std::size_t rep = k;
+    for (std::size_t j : in_group)
+      if (cluster.failed_nics(node_at(first_of[j])) > cluster.failed_nics(node_at(first_of[rep]))) rep = j;
+    std::vector<int> members;
     std::vector<int> peers;
-    for (std::size_t j = k; j < classes.size(); ++j) {
-      if (cluster.group_of_node(node_at(first_of[j])) != group) continue;
+    for (std::size_t j : in_group) {
       done[j] = true;
       members.push_back(classes[j]);
-      if (j != k) peers.push_back(node_at(first_of[j]));
+      if (j != rep) peers.push_back(node_at(first_of[j]));
     }
-    const std::span<const int> gpus = per_node[first_of[k]];
+    const std::span<const int> gpus = per_node[first_of[rep]];
     if (peers.empty()) {
-      found.push_back(&ring_graph(cluster, net, gpus, remote_of(first_of[k])));
+      found.push_back(&ring_graph(cluster, net, gpus, remote_of(first_of[rep])));
     } else {
       std::sort(members.begin(), members.end());
       std::vector<int> key{-1};  // unlike ring_graph's keys, which start with a class (>= 0)
       key.insert(key.end(), members.begin(), members.end());
-      key.push_back(-1);
+      key.push_back(-1 - classes[rep]);
       for (int g : gpus) key.push_back(cluster.local_rank(g));
       auto it = graphs_.find(key);
       if (it == graphs_.end()) {
         const NcclVersion v = nccl_version_of(cluster.spec().collectives.nccl_version);
-        it = graphs_.emplace(std::move(key), search_ring_graph(cluster, net, gpus, remote_of(first_of[k]), v, peers))
+        it = graphs_.emplace(std::move(key), search_ring_graph(cluster, net, gpus, remote_of(first_of[rep]), v, peers))
                  .first;
       }
       found.push_back(&it->second);
     }
-    found_at.push_back(first_of[k]);
+    found_at.push_back(first_of[rep]);
   }
   if (found.size() == 1) return *found[0];
   // Across node groups (a mixed cluster): NCCL's combination of the ranks' graphs.

@@ -64,7 +64,7 @@ class Search {
     const SearchBounds bounds{cluster.node_of(gpus[0]), peer_nodes};
     if (remote >= 0)
       for (int n = 0; n < cluster.nics_per_node(); ++n)
-        if (bounds.nic_up(cluster, n)) nics_.push_back(n);
+        if (cluster.nic_up(bounds.node, n)) nics_.push_back(n);
     nnets_ = static_cast<int>(nics_.size());
     for (int g : gpus) dev_.push_back(cluster.local_rank(g));
     const bool intel = cluster.node_template().cpu.find("Intel") != std::string::npos ||

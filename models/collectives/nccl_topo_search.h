@@ -65,14 +65,14 @@ double search_link_gb_per_s(const Cluster& cluster, const sim::FlowNetwork& net,
 
 /// What a search budgets on node `node`: each of its links at the slowest of its speed
 /// (search_link_gb_per_s) and the speeds of the link at the same place on each of `peer_nodes`
-/// (other nodes of its node group, Cluster::node_first_resource), and a NIC as a net only where it
-/// is up on all of them. No peers: the node's own links and NICs.
+/// (other nodes of its node group, Cluster::node_first_resource). Its nets are its own NICs that
+/// are up (a peer's failed NIC is served by the peer's next NIC in every route). No peers: the
+/// node's own links.
 struct SearchBounds {
   int node = 0;
   std::span<const int> peer_nodes;
   /// [GB/s]; a link outside the node (a fabric link) at its own speed.
   double link_gb_per_s(const Cluster& cluster, const sim::FlowNetwork& net, sim::ResourceId r) const;
-  bool nic_up(const Cluster& cluster, int nic) const;
 };
 
 /// The NCCL compute capability class of a GPU as the search reads it (ccMin: the node's GPU), from
@@ -88,9 +88,9 @@ int nccl_cc_class(const GpuSpec& gpu);
 /// NIC to GPU and GPU to NIC: the in-node parts of the routes to and from remote_gpu), keeping
 /// the graph of the largest channels x bandwidth (tie: fewer hops), then NCCL's pass 2 (speed
 /// raised) and ncclTopoDupChannels. `peer_nodes`: other nodes of the same node group whose
-/// links bound this one's: each link's speed is the slowest of it and the link at the same place
-/// on each peer, and a NIC is a net only where it is up on all of them (a graph that every node
-/// of a group can run on the same NICs). Never throws for valid GPU ids and peers.
+/// links bound this one's (SearchBounds: each link at the slowest of it and the link at the same
+/// place on each peer), for a graph every node of a group can run on the same NICs. Never throws
+/// for valid GPU ids and peers.
 NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& net, std::span<const int> gpus,
                                 int remote_gpu, const NcclVersion& version, std::span<const int> peer_nodes = {});
 
@@ -107,13 +107,15 @@ class NcclTopoCache {
   /// on the fewest channels, the lowest bandwidth per channel and the farthest path types
   /// (NVIDIA/nccl src/init.cc, allGather3Data: nChannels and bwIntra/bwInter at their minimum,
   /// typeIntra/typeInter at their maximum), each node keeping its own NICs. The model runs a ring
-  /// channel through one rail on every node, so the nodes of one node group share one search,
-  /// bounded by all of them (search_ring_graph's peer_nodes: each link at its slowest, the NICs
-  /// up everywhere): a slowed or failed NIC shapes the graph wherever it sits in the group, and
-  /// two nodes' slow NICs on different rails are both avoided. Across node groups (a mixed
-  /// cluster), NCCL's combination: the channels of the group whose graph has the fewest (ties:
-  /// the lower bandwidth, then the more failed NICs, then the first), at the lowest bandwidth and
-  /// farthest types.
+  /// channel through one rail on every node, so the nodes of one node group share one search: on
+  /// the node with the most failed NICs (its NICs up; another node's failed NIC is served by its
+  /// next NIC in the routes, Cluster::serving_nic), each link at its slowest over the group's node
+  /// classes (search_ring_graph's peer_nodes). A slowed NIC thus keeps the rings off its rail
+  /// wherever it sits; slowed NICs on several rails keep them off each of those rails on every
+  /// node (NCCL's nodes would each leave only their own). Across node groups (a mixed cluster),
+  /// NCCL's combination: the channels of the group whose graph has the fewest (ties: the lower
+  /// bandwidth, then the more failed NICs, then the first), at the lowest bandwidth and farthest
+  /// types.
   const NcclTopoGraph& ring_graph_across(const Cluster& cluster, const sim::FlowNetwork& net,
                                          std::span<const std::vector<int>> per_node);
 

@@ -290,8 +290,11 @@ void check_element_overrides(const models::Scenario& s, const models::NodeTempla
       // A field written as 0 (or failed: false) is named at itself, not reported as missing.
       if (k.present(at + "clock_factor") || k.present(at + "bandwidth_factor")) {
         const std::string named = k.present(at + "clock_factor") ? "clock_factor" : "bandwidth_factor";
-        fail(at + named, std::string("got 0 (expected ") + (named == "clock_factor" ? "0.1" : "0.001") +
-                             " <= f <= 1; a failed link or NIC takes failed: true)");
+        fail(at + named, std::string("got 0 (expected ") + (named == "clock_factor" ? "0.1" : "0.001") + " <= f <= 1" +
+                             (named == "clock_factor" ? "; a GPU that is gone takes missing: true)"
+                                                      : "; a failed link or NIC takes failed: true)"));
+      } else if (k.present(at + "power_cap_w")) {
+        check_power_cap(o, at, cluster.get(), fail);  // 0 W: named at itself with the GPU's range
       } else if (k.present(at + "failed"))
         fail(at + "failed", "got false (expected true, or no override: an element that is up needs none)");
       else

@@ -367,6 +367,11 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     // Header in nccl-tests' style, with what was simulated.
     out << "# traincast nccl-tests (simulated): " << models::nccl_tests_op_name(op) << " on " << nranks << " of "
         << cluster.num_gpus() << " GPUs of " << scenario_path << "\n";
+    // A drained node is not in the run (fresh user 40: 2 nodes with one GPU missing ran on node0
+    // alone, "8 of 8 GPUs", busbw above the healthy 16 GPUs' with nothing said).
+    for (const models::Cluster::DrainedNode& d : cluster.drained_nodes())
+      out << "# drained node" << d.slot << ": its GPU " << d.gpu << " is missing (cluster.overrides["
+          << d.override_index << "]); no rank runs on it\n";
     out << printf_string("# nThread 1 nGpus %d minBytes %.0f maxBytes %.0f step: ", nranks, min_bytes, max_bytes);
     if (factor > 1) {
       out << printf_string("%g(factor)", factor);

@@ -75,5 +75,33 @@ TEST(NcclGraphPerNode, HealthyGroupIsNotGivenADegradedNodesGraph) {
   EXPECT_DOUBLE_EQ(after, healthy);
 }
 
+// Failed NICs one per node on different rails (4 x DGX H100 on a fat tree): no less than one
+// failure, no more than four on one node. They cost as much as four on one node (3.08 ms at
+// 256 MiB): each node's failed rail leaves through its next NIC up, which then carries two of the
+// rings' channels, as on the node that lost four NICs. NCCL's nodes would each search their own
+// seven NICs (one channel per NIC) and cost about one failure: a known gap of the model's one
+// rail per channel on every node (docs/fabric.md).
+TEST(NcclGraphPerNode, FailedNicsOnDifferentNodesCostBetweenOneAndAllOnOneNode) {
+  auto failed = [](const std::vector<std::string>& selects) {
+    ClusterSpec s = Bench::make("dgx_h100", 4);
+    s.fabric.kind = FabricKind::fat_tree;
+    for (const std::string& select : selects) {
+      ElementOverride o;
+      o.select = select;
+      o.failed = true;
+      s.overrides.push_back(o);
+    }
+    return s;
+  };
+  const double bytes = 256.0 * 1024 * 1024;
+  const double healthy = all_reduce_s(failed({}), 0, 32, bytes);
+  const double one = all_reduce_s(failed({"node0/nic0"}), 0, 32, bytes);
+  const double scattered = all_reduce_s(failed({"node0/nic0", "node1/nic1", "node2/nic2", "node3/nic3"}), 0, 32, bytes);
+  const double one_node = all_reduce_s(failed({"node0/nic0", "node0/nic1", "node0/nic2", "node0/nic3"}), 0, 32, bytes);
+  EXPECT_GE(one, healthy);
+  EXPECT_GE(scattered, one);
+  EXPECT_LE(scattered, one_node);
+}
+
 }  // namespace
 }  // namespace traincast::models

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/executor/power_thermal_setup.h"
 #include "models/hardware/element_overrides.h"
 
 namespace traincast::models {
@@ -109,7 +110,8 @@ std::string factor_text(double f) {
 }
 
 /// Why unit u is in the class it heads: its slowed GPUs, or the scaled link its traffic crosses.
-std::string class_reason(const ParallelLayout& L, const Cluster& cluster, int u, int unit, sim::ResourceId link) {
+std::string class_reason(const Scenario& sc, const ParallelLayout& L, const Cluster& cluster, int u, int unit,
+                         sim::ResourceId link) {
   std::string why;
   int slowed = 0;
   for (int s = 0; s < L.pp; ++s)
@@ -117,11 +119,12 @@ std::string class_reason(const ParallelLayout& L, const Cluster& cluster, int u,
       for (int k = 0; k < L.tp; ++k) {
         const int g = L.gpu(k, r, s);
         const double supply = cluster.supply_c(cluster.node_of(g));
-        if (cluster.clock_factor(g) >= 1.0 && cluster.power_cap_w(g) <= 0.0 && std::isnan(supply)) continue;
+        const double cap = acting_power_cap_w(sc, cluster, g);
+        if (cluster.clock_factor(g) >= 1.0 && cap <= 0.0 && std::isnan(supply)) continue;
         if (slowed++ == 0)
-          why = (cluster.clock_factor(g) < 1.0  ? "clock_factor " + factor_text(cluster.clock_factor(g))
-                 : cluster.power_cap_w(g) > 0.0 ? "power_cap_w " + factor_text(cluster.power_cap_w(g))
-                                                : "supply_c " + factor_text(supply)) +
+          why = (cluster.clock_factor(g) < 1.0 ? "clock_factor " + factor_text(cluster.clock_factor(g))
+                 : cap > 0.0                   ? "power_cap_w " + factor_text(cap)
+                                               : "supply_c " + factor_text(supply)) +
                 " on " + gpu_selector_name(cluster, g);
       }
   if (slowed > 1) why += " (+" + std::to_string(slowed - 1) + " more GPUs)";
@@ -191,7 +194,7 @@ FoldingPlan plan_replica_folding(const Scenario& sc, const ParallelLayout& L, co
     p = unfolded_plan(units, unit,
                       units <= 1 ? "one symmetry unit (ep x cp replicas)"
                                  : "network position: replicas' own traffic may share links (docs/models.md, folding)");
-  } else if (cluster.slowed_gpus().empty() && cluster.scaled_resources().empty() && !cluster.has_failed_nics()) {
+  } else if (!gpus_slowed(sc, cluster) && cluster.scaled_resources().empty() && !cluster.has_failed_nics()) {
     p.unit = unit;
     ReplicaClass all{{}, "nominal"};
     for (int u = 0; u < units; ++u) all.units.push_back(u);
@@ -208,7 +211,7 @@ FoldingPlan plan_replica_folding(const Scenario& sc, const ParallelLayout& L, co
         for (int r = u * unit; r < (u + 1) * unit; ++r)
           for (int k = 0; k < L.tp; ++k) {
             key.push_back(cluster.clock_factor(L.gpu(k, r, s)));
-            key.push_back(cluster.power_cap_w(L.gpu(k, r, s)));
+            key.push_back(acting_power_cap_w(sc, cluster, L.gpu(k, r, s)));  // none without effect
             const double supply = cluster.supply_c(cluster.node_of(L.gpu(k, r, s)));
             key.push_back(std::isnan(supply) ? -1e9 : supply);  // NaN never compares equal
           }
@@ -220,7 +223,7 @@ FoldingPlan plan_replica_folding(const Scenario& sc, const ParallelLayout& L, co
       if (link != Cluster::kNoResource || !failed_nic.empty()) key.push_back(-1.0 - u);  // a class alone
       const auto [it, added] = class_of_key.emplace(key, static_cast<int>(p.classes.size()));
       if (added) {
-        std::string why = class_reason(L, cluster, u, unit, link);
+        std::string why = class_reason(sc, L, cluster, u, unit, link);
         if (!failed_nic.empty()) {
           if (why == "nominal")
             why.clear();

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "models/hardware/element_overrides.h"
+
 namespace traincast::models {
 namespace {
 
@@ -106,17 +108,76 @@ std::vector<std::string> thermal_settings_without_effect(const Scenario& sc) {
     char coolant_c[32];
     std::snprintf(coolant_c, sizeof coolant_c, "%g", th.coolant_c);
     const std::string coolant = std::string("thermal.coolant_c, ") + coolant_c + " C";
-    if (th.supply_air_c != defaults.supply_air_c)
+    if (th.supply_air_c_given || th.supply_air_c != defaults.supply_air_c)
       notes.push_back("thermal.supply_air_c has no effect: cooling is liquid, so the GPUs' inlet is the coolant (" +
                       coolant + ") (expected cooling: air for a supply air temperature to act)");
     if (!th.gpu_airflow_fraction.empty())
       notes.push_back(
           "thermal.gpu_airflow_fraction has no effect: cooling is liquid, so cold plates carry the GPUs' heat, not "
           "the air (expected cooling: air for a GPU's airflow to act)");
-  } else if (th.coolant_c != defaults.coolant_c) {
+  } else if (th.coolant_c_given || th.coolant_c != defaults.coolant_c) {
     notes.push_back(
         "thermal.coolant_c has no effect: cooling is air, so the GPUs' inlet is thermal.supply_air_c (expected "
         "cooling: liquid for a coolant temperature to act)");
+  }
+  return notes;
+}
+
+double gpu_power_limit_w(const Scenario& sc, const Cluster& cluster, int gpu) {
+  const double tdp = cluster.gpu_spec(gpu).tdp_w, limit = sc.power.gpu_power_limit_w;
+  return limit > 0 && limit < tdp ? limit : tdp;
+}
+
+double acting_power_cap_w(const Scenario& sc, const Cluster& cluster, int gpu) {
+  const double cap = cluster.power_cap_w(gpu);
+  return cap > 0 && cap < gpu_power_limit_w(sc, cluster, gpu) ? cap : 0.0;
+}
+
+bool gpus_slowed(const Scenario& sc, const Cluster& cluster) {
+  return std::any_of(cluster.slowed_gpus().begin(), cluster.slowed_gpus().end(), [&](int g) {
+    return cluster.clock_factor(g) < 1.0 || acting_power_cap_w(sc, cluster, g) > 0.0 ||
+           !std::isnan(cluster.supply_c(cluster.node_of(g)));
+  });
+}
+
+std::vector<std::string> power_caps_without_effect(const Scenario& sc) {
+  std::vector<std::string> notes;
+  if (std::none_of(sc.cluster.overrides.begin(), sc.cluster.overrides.end(),
+                   [](const ElementOverride& o) { return o.power_cap_w > 0 && !o.missing; }))
+    return notes;
+  std::unique_ptr<Cluster> cluster;
+  try {
+    cluster = Cluster::sizes_only(sc.cluster);  // power caps name GPUs: sizes and places suffice
+  } catch (const std::exception&) {
+    return notes;  // a bad spec: the command's Cluster says why
+  }
+  for (std::size_t i = 0; i < sc.cluster.overrides.size(); ++i) {
+    const ElementOverride& o = sc.cluster.overrides[i];
+    if (!(o.power_cap_w > 0) || o.missing || !selector_reads_no_resource(o.select)) continue;
+    std::vector<int> gpus;
+    try {
+      gpus = resolve_selector(*cluster, o.select).gpus;
+    } catch (const std::invalid_argument&) {
+      continue;
+    }
+    double limit = 0;  // the highest limit among its GPUs: the cap acts on none of them
+    bool acts = gpus.empty();
+    for (int g : gpus) {
+      limit = std::max(limit, gpu_power_limit_w(sc, *cluster, g));
+      acts = acts || o.power_cap_w < gpu_power_limit_w(sc, *cluster, g);  // sizes_only applies no override
+    }
+    if (acts) continue;
+    const bool own_limit = sc.power.gpu_power_limit_w > 0 && sc.power.gpu_power_limit_w <= limit;
+    const auto watts = [](double w) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g W", w);
+      return std::string(text);
+    };
+    notes.push_back(
+        "cluster.overrides[" + std::to_string(i) + "].power_cap_w has no effect: " + watts(o.power_cap_w) +
+        " is at or above the power limit of " + watts(limit) + " of the GPUs it names (" +
+        (own_limit ? std::string("power.gpu_power_limit_w") : "the TDP of " + cluster->gpu_spec(gpus.front()).name) +
+        "); a cap only lowers a GPU's limit (expected below " + watts(limit) + ", or no override)");
   }
   return notes;
 }

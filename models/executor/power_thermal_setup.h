@@ -25,9 +25,32 @@ bool clock_feedback_possible(const Scenario& scenario);
 /// "thermal.supply_air_c has no effect: cooling is liquid, ... (expected ...)": under liquid
 /// cooling the air-path fields supply_air_c (the GPUs' inlet is thermal.coolant_c) and
 /// gpu_airflow_fraction (cold plates carry the GPUs' heat; power_thermal_setup reads the fraction
-/// only for air); under air cooling thermal.coolant_c. A field equal to its default counts as
-/// unset. (thermal.rack_cooling_capacity_w under liquid is refused by the scenario check.)
+/// only for air); under air cooling thermal.coolant_c. A field counts when the scenario wrote it
+/// (ThermalSpec::supply_air_c_given / coolant_c_given), even at its default, or differs from it.
+/// (thermal.rack_cooling_capacity_w under liquid is refused by the scenario check.)
 std::vector<std::string> thermal_settings_without_effect(const Scenario& scenario);
+
+/// The power limit of global GPU `gpu` without its own cap [W]: power.gpu_power_limit_w where set
+/// and below the GPU's TDP, else the TDP (as models/power/power_thermal.cc caps it).
+double gpu_power_limit_w(const Scenario& scenario, const Cluster& cluster, int gpu);
+
+/// The cluster.overrides power_cap_w of global GPU `gpu` that acts [W]: Cluster::power_cap_w(gpu)
+/// where below gpu_power_limit_w, else 0 (none, or one at or above the limit: a cap only lowers
+/// the limit, power_thermal.cc holds the lower of the two). Folding keys its classes on this, so
+/// a cap without effect splits no class.
+double acting_power_cap_w(const Scenario& scenario, const Cluster& cluster, int gpu);
+
+/// Whether an override slows a GPU of `cluster`: a clock_factor below 1, a power cap that acts
+/// (acting_power_cap_w) or a node's own supply_c. Cluster::slowed_gpus() less the GPUs whose only
+/// override is a power cap without effect.
+bool gpus_slowed(const Scenario& scenario, const Cluster& cluster);
+
+/// One note per cluster.overrides power_cap_w at or above the power limit of every GPU it names
+/// (gpu_power_limit_w), led by its field path, e.g. "cluster.overrides[0].power_cap_w has no
+/// effect: 600 W is at or above the GPUs' power limit of 500 W (power.gpu_power_limit_w); a cap
+/// only lowers the limit (expected below 500 W, or no override)". Nothing for an override
+/// Cluster refuses (a bad selector has its own error).
+std::vector<std::string> power_caps_without_effect(const Scenario& scenario);
 
 /// Thermal starting point of one simulation pass and what the pass leaves for the next.
 struct ThermalStartState {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/compute/compute_model.h"
+#include "models/executor/power_thermal_setup.h"
 #include "models/executor/straggler.h"
 #include "models/executor/wait_split.h"
 #include "models/workload/cnn.h"
@@ -78,7 +79,7 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
   r.ep = std::max(1, sc.parallel.ep);
   r.micro_batches = job.micro_batches;
   r.folded = job.folded;
-  if (!cluster.slowed_gpus().empty() || !cluster.scaled_resources().empty() || !cluster.failed_resources().empty()) {
+  if (gpus_slowed(sc, cluster) || !cluster.scaled_resources().empty() || !cluster.failed_resources().empty()) {
     r.folding.replicas = job.dp_cp;
     r.folding.simulated_replicas = job.replicas;
     for (const ReplicaClass& c : job.folding.classes)

@@ -135,7 +135,7 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
       storage.compute_iteration_s > 0 ? storage_stall_per_iteration_s(sc, cluster, storage.compute_iteration_s) : 0.0;
   TrainingGraph job = build_training_graph(sc, cluster, stall_s);
   const std::vector<int> worker_sms = nccl_worker_sms(sc, cluster, job);
-  if (output == PassOutput::timing && trace == nullptr && cluster.slowed_gpus().empty()) {
+  if (output == PassOutput::timing && trace == nullptr && !gpus_slowed(sc, cluster)) {
     run_op_graph(sim, coll, job.graph, nullptr, co.any(), worker_sms);
     measure_own(net, cluster, job, co);
     Report r = training_report(sc, cluster, net, sim.events_processed(), job, nullptr);

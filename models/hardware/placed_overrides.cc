@@ -26,16 +26,27 @@ bool network_nic(const std::string& rest) {
 
 }  // namespace
 
+std::optional<std::string> selector_not_per_job(const std::string& select) {
+  if (inside_one_node(select)) return std::nullopt;
+  // A resource name outside one node ("leaf0->spine1", a pooled "leaf0->spines", a torus
+  // "node0.router->node1.router") is a link the jobs share; anything else names nothing here.
+  const bool shared_link = select.find("->") != std::string::npos || select.find('.') != std::string::npos;
+  return "\"" + select + "\" " +
+         (shared_link ? "is a link between switches or nodes, which the jobs share; traincast cluster simulates each "
+                        "job on a sub-cluster of its own nodes, which has no such link"
+                      : "names no GPU, node, NIC or node-internal link") +
+         " (expected, in traincast cluster, a selector inside the nodes a job is placed on: node<N>/gpu<K>, "
+         "node<N>, node<A>-<B>, node<A>-<B>/gpu<K>, node<N>/nic<K> or a node's own link node<N>.<link>, e.g. "
+         "node3/gpu5, node0-1, node2/nic0 or node0.gpu3.nvl_up" +
+         (shared_link ? "; traincast run models this link for one job)" : ")");
+}
+
 std::optional<std::pair<int, std::string>> override_not_per_job(const ClusterSpec& spec) {
   for (std::size_t i = 0; i < spec.overrides.size(); ++i) {
     const ElementOverride& o = spec.overrides[i];
-    if (o.missing.has_value() || inside_one_node(o.select)) continue;
-    return std::make_pair(static_cast<int>(i),
-                          "\"" + o.select +
-                              "\" is a link between switches or nodes, which the jobs share; traincast cluster "
-                              "simulates each job on a sub-cluster of its own nodes, which has no such link (expected "
-                              "a GPU, node, NIC or node-internal link, e.g. node3/gpu5, node0-1, node2/nic0 or "
-                              "node0.gpu3.nvl_up; traincast run models this link for one job)");
+    if (o.missing.has_value()) continue;
+    if (std::optional<std::string> why = selector_not_per_job(o.select))
+      return std::make_pair(static_cast<int>(i), std::move(*why));
   }
   return std::nullopt;
 }

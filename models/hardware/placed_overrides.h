@@ -13,6 +13,17 @@
 
 namespace traincast::models {
 
+/// Why no job's own simulation can hold an override selecting `select`, without field path;
+/// nullopt for a GPU, node, NIC or node-internal link selector (selector_nodes with nothing after
+/// the node but /gpu<K>, /nic<K> or a link name naming no other node). A link between switches or
+/// between nodes ("leaf0->spine1", a pooled "leaf0->spines", a torus "node0.router->node1.router")
+/// is a link the jobs share; any other text names nothing a job has. Either way the text gives
+/// what was given and the selectors traincast cluster accepts, e.g. "\"leaf0->spine1\" is a link
+/// between switches or nodes, which the jobs share; ... (expected, in traincast cluster, a selector
+/// inside the nodes a job is placed on: node<N>/gpu<K>, ...)". Reads no cluster: the link need not
+/// exist (adaptive routing pools leaf0's up-links as leaf0->spines; leaf0->spine1 is still named so).
+std::optional<std::string> selector_not_per_job(const std::string& select);
+
 /// The first of `spec.overrides` that no job's own simulation can hold, as (index, why): a
 /// selector that names a link between switches or between nodes ("leaf0->spine1", a pooled
 /// "leaf0->spines", a torus "node0.router->node1.router"), which jobs share and each job's

@@ -8,6 +8,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 #include "models/hardware/cluster.h"
 #include "models/hardware/element_overrides.h"
 #include "models/hardware/network_size.h"
+#include "models/hardware/placed_overrides.h"
 #include "models/io/scenario_checks.h"
 #include "models/io/suggest.h"
 #include "models/power/power_model.h"
@@ -257,6 +259,14 @@ void check_element_overrides(const models::Scenario& s, const models::NodeTempla
       check_missing(s, o, at, cluster.get(), fail);
       continue;
     }
+    // A job list (traincast cluster) runs each job on a sub-cluster of its own nodes: a selector
+    // outside one node is refused as such, before it is looked up on the whole cluster (where
+    // leaf0->spine1 of an adaptive fabric read "no GPU, NIC or link named", fresh user 39).
+    if (!s.jobs.empty())
+      if (const std::optional<std::string> why = models::selector_not_per_job(o.select)) {
+        fail(at + "select", *why);
+        continue;
+      }
     if (o.supply_c) {
       check_supply(s, o, at, cluster.get(), fail);
       continue;

@@ -78,6 +78,31 @@ void set_protocol(S& s, const FieldValue& v) {
   if (number != 0) s.cluster.collectives.protocol = static_cast<models::CollectiveProtocol>(number - 1);
 }
 
+/// thermal.supply_air_c and thermal.coolant_c: read with their presence (ThermalSpec::*_given);
+/// written where the cooling uses them (supply air under air, coolant under liquid, defaults
+/// filled in) or where given, so a printed scenario reads back without a warning the file did not
+/// earn. Air's default leaves out coolant_c: 35, liquid's supply_air_c: 25.
+std::optional<FieldValue> get_supply_air(const S& s) {
+  const Thermal& t = s.thermal;
+  if (t.cooling != models::Cooling::air && !t.supply_air_c_given && t.supply_air_c == Thermal{}.supply_air_c)
+    return std::nullopt;
+  return t.supply_air_c;
+}
+void set_supply_air(S& s, const FieldValue& v) {
+  s.thermal.supply_air_c = std::get<double>(v);
+  s.thermal.supply_air_c_given = true;
+}
+std::optional<FieldValue> get_coolant(const S& s) {
+  const Thermal& t = s.thermal;
+  if (t.cooling != models::Cooling::liquid && !t.coolant_c_given && t.coolant_c == Thermal{}.coolant_c)
+    return std::nullopt;
+  return t.coolant_c;
+}
+void set_coolant(S& s, const FieldValue& v) {
+  s.thermal.coolant_c = std::get<double>(v);
+  s.thermal.coolant_c_given = true;
+}
+
 // Order: as scenario_fields.h says.
 constexpr ScenarioField kFields[] = {
     field<&S::name>("name"),
@@ -259,8 +284,8 @@ constexpr ScenarioField kFields[] = {
     field<&S::power, &Power::comm_fraction>("power.comm_fraction"),
     // thermal
     field<&S::thermal, &Thermal::cooling>("thermal.cooling"),
-    field<&S::thermal, &Thermal::supply_air_c>("thermal.supply_air_c"),
-    field<&S::thermal, &Thermal::coolant_c>("thermal.coolant_c"),
+    {"thermal.supply_air_c", FieldKind::floating, &get_supply_air, &set_supply_air},
+    {"thermal.coolant_c", FieldKind::floating, &get_coolant, &set_coolant},
     field<&S::thermal, &Thermal::r_k_per_w>("thermal.r_k_per_w"),
     field<&S::thermal, &Thermal::c_j_per_k>("thermal.c_j_per_k"),
     field<&S::thermal, &Thermal::rack_cooling_capacity_w>("thermal.rack_cooling_capacity_w"),

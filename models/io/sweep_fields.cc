@@ -62,7 +62,11 @@ ExprValue scalar_value(const pb::Message& m, const pb::FieldDescriptor* f) {
 /// Every field of the scenario set to the default of models/spec/scenario.h (the value a field
 /// not written takes).
 const tp::Scenario& scenario_defaults() {
-  static const tp::Scenario defaults = to_proto(models::Scenario{});
+  static const tp::Scenario defaults = [] {
+    models::Scenario s;  // both inlet temperatures, whichever the cooling uses (scenario_fields.cc)
+    s.thermal.supply_air_c_given = s.thermal.coolant_c_given = true;
+    return to_proto(s);
+  }();
   return defaults;
 }
 

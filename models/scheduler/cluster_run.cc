@@ -105,6 +105,15 @@ std::string node_ranges(const std::vector<int>& nodes) {
   return out;
 }
 
+/// The GPUs' power limit [W] without a cap of their own: power.gpu_power_limit_w where set and
+/// below the TDP, else the TDP (as models/power/power_thermal.cc caps them).
+double job_power_limit_w(const Scenario& s) {
+  const NodeTemplate& node = cluster_node_template(s.cluster);
+  const double tdp = find_gpu(s.cluster.gpu.empty() ? node.gpu : s.cluster.gpu).tdp_w;
+  const double limit = s.power.gpu_power_limit_w;
+  return limit > 0 && limit < tdp ? limit : tdp;
+}
+
 class ClusterRun {
  public:
   ClusterRun(const ClusterJobs& in, const SchedulerSpec& scheduler, Cache& cache)
@@ -113,6 +122,7 @@ class ClusterRun {
         npl_(nodes_per_leaf(in.cluster.cluster)),
         nics_(Cluster(in.cluster.cluster).nics_per_node()),
         up_ports_(oversubscribed_up_ports(in.cluster.cluster, nics_)),
+        power_limit_w_(job_power_limit_w(in.cluster)),
         cache_(cache) {}
 
   ClusterRunResult run(int threads) {
@@ -159,9 +169,12 @@ class ClusterRun {
     static const std::vector<int> none;
     return none;
   }
-  /// Job i on `leaves` leaves and `nodes` (its nodes' overrides), with `bg`.
+  /// Job i on `leaves` leaves and `nodes` (its nodes' overrides, less the power caps without
+  /// effect: at or above the GPUs' limit, power_thermal_setup.h's acting_power_cap_w), with `bg`.
   Key key(std::size_t i, int leaves, const std::vector<int>& nodes, Background bg = {}) const {
-    return {in_.scenario_class[i], leaves, overrides_key(placed_overrides(in_.cluster.cluster, nodes)), std::move(bg)};
+    std::vector<ElementOverride> placed = placed_overrides(in_.cluster.cluster, nodes);
+    std::erase_if(placed, [this](const ElementOverride& o) { return o.power_cap_w >= power_limit_w_; });
+    return {in_.scenario_class[i], leaves, overrides_key(placed), std::move(bg)};
   }
   bool token_job(std::size_t i) const { return in_.cluster.jobs[i].duration_s == 0.0; }
 
@@ -380,9 +393,10 @@ class ClusterRun {
   const ClusterJobs& in_;
   const SchedulerSpec& scheduler_;
   int npl_;
-  int nics_;      ///< compute NICs per node
-  int up_ports_;  ///< oversubscribed_up_ports of the cluster (0: no interference modelled)
-  Cache& cache_;  ///< shared by the policies of one simulate_cluster call
+  int nics_;              ///< compute NICs per node
+  int up_ports_;          ///< oversubscribed_up_ports of the cluster (0: no interference modelled)
+  double power_limit_w_;  ///< the GPUs' limit without a cap of their own [W] (one GPU: no mixed groups here)
+  Cache& cache_;          ///< shared by the policies of one simulate_cluster call
   ClusterRunResult out_;
 };
 

@@ -460,6 +460,7 @@ TEST(CompareBands, ErrorBandsAreTheGoldenValidationRuns) {
   std::ifstream in(kSrc + "/tests/golden/expected/validate_training/stdout.txt");
   ASSERT_TRUE(in) << "golden validate_training missing";
   std::map<std::string, std::vector<double>> errors;  // cases file stem -> |error| of its run rows
+  std::map<std::string, std::vector<double>> speeds;  // the same rows' predicted / measured speed
   std::string file;
   for (std::string line; std::getline(in, line);) {
     const std::string head = "# scenarios/validation/";
@@ -473,7 +474,9 @@ TEST(CompareBands, ErrorBandsAreTheGoldenValidationRuns) {
     std::string name, metric;
     double measured = 0.0, predicted = 0.0;
     ASSERT_TRUE(f >> name >> metric >> measured >> predicted) << line;
-    if (metric != "activation_memory_gib") errors[file].push_back(std::abs(predicted / measured - 1.0));
+    if (metric == "activation_memory_gib") continue;
+    errors[file].push_back(std::abs(predicted / measured - 1.0));
+    speeds[file].push_back(metric == "iteration_time_s" ? measured / predicted : predicted / measured);
   }
   const auto mape = [&](const std::vector<std::string>& files, int& n) {
     double sum = 0.0;
@@ -510,6 +513,20 @@ TEST(CompareBands, ErrorBandsAreTheGoldenValidationRuns) {
     const double pct = mape(g.files, n);
     EXPECT_EQ(band.cases, n) << g.name;
     EXPECT_NEAR(band.mape_pct, pct, 0.006) << g.name << ": the golden gives " << pct;
+    // The ratio band (session 40): mean |q_i / q_j - 1| over the ordered pairs of the same runs.
+    std::vector<double> q;
+    for (const std::string& f : g.files) q.insert(q.end(), speeds[f].begin(), speeds[f].end());
+    double ratio_sum = 0.0;
+    int pairs = 0;
+    for (std::size_t i = 0; i < q.size(); ++i)
+      for (std::size_t j = 0; j < q.size(); ++j)
+        if (i != j) {
+          ratio_sum += std::abs(q[i] / q[j] - 1.0);
+          ++pairs;
+        }
+    EXPECT_EQ(band.ratio_pairs, pairs) << g.name;
+    EXPECT_NEAR(band.ratio_mape_pct, 100.0 * ratio_sum / pairs, 0.006)
+        << g.name << ": the golden gives " << 100.0 * ratio_sum / pairs;
     for (std::size_t k = 0; k < g.files.size(); ++k) {
       const auto [runs, text] = one(g.files[k]);
       const std::size_t at = band.source.find(g.labels[k]);

@@ -240,10 +240,12 @@ TEST(NcclTestsCli, SizesAndStepsAreRangeCheckedNamingTheOption) {
   EXPECT_EQ(r.err, "traincast: -e: size 99999999999999999999" + too_large);
   r = run({kDgxH100, "-b", "8388609G", "-e", "8388609G"});
   EXPECT_EQ(r.err, "traincast: -b: size 8388609G" + too_large);
-  // 2^53 itself is accepted as a size; its buffers do not fit an H100 (session 39).
+  // 2^53 itself is accepted as a size; it is above what nccl-tests runs on an H100 (sessions 39, 40).
   r = run({kDgxH100, "-b", "8388608G", "-e", "8388608G"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err.rfind("traincast: -e 8388608G: all_reduce at 9007199254740992 bytes needs", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("traincast: -e 8388608G: all_reduce at 9007199254740992 bytes is more than nccl-tests runs", 0),
+            0u)
+      << r.err;
   r = run({kDgxH100, "-b", "1G", "-e", "1M"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "traincast: -b 1G is above -e 1M (expected -b <= -e)\n");
@@ -425,32 +427,31 @@ TEST(NcclTestsCli, EmptyCollectiveFp8BelowSm90AndMinChannelsWithoutEffect) {
   EXPECT_FALSE(test_support::has(ring.err, "min_channels")) << ring.err;
 }
 
-// nccl-tests allocates a rank's send and receive buffers at -e's size (src/common.cu): a size whose
-// buffers pass the GPU's HBM is refused at -e, as the real run fails with CUDA's out of memory.
-// Before (fresh user, session 39): a 64 GiB all_reduce on 80 GB H100s printed 245449 us, exit 0.
-TEST(NcclTestsCli, SizesWhoseBuffersPassTheHbmAreRefusedAtE) {
+// nccl-tests bounds -e by the GPU's memory before it allocates (src/common.cu: (memory - reserve -
+// 1 GiB) / 3 with its data check on): a larger -e never prints a row there, so it is refused at -e.
+// Before (fresh user, session 39): a 64 GiB all_reduce on 80 GB H100s printed 245449 us, exit 0;
+// then (session 40) the bound counted all of HBM as send and receive buffers (42760404992 for
+// all_reduce, all_gather's 64 GiB taken), where the shared H100 logs r02/r03 print "Reducing
+// maxBytes to 26549638485 due to memory limitation" (CUDA's memory 480 MiB below the catalog's).
+TEST(NcclTestsCli, SizesAboveNcclTestsOwnBoundAreRefusedAtE) {
   Result r = run({kDgxH100, "--op", "all_reduce", "-b", "64G", "-e", "64G"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
-            "traincast: -e 64G: all_reduce at 68719476736 bytes needs 137438953472 bytes of send and receive buffers "
-            "per GPU (nccl-tests allocates both at -e's size), more than the 85520809984 bytes of HBM of "
-            "H100-SXM5-80GB (expected -e 42760404992 or less, the buffers alone: the CUDA context and NCCL's own "
-            "buffers need some of the HBM too)\n");
+            "traincast: -e 64G: all_reduce at 68719476736 bytes is more than nccl-tests runs on H100-SXM5-80GB: it "
+            "reduces -e to at most 26717366954 bytes (\"Reducing maxBytes to ... due to memory limitation\"; "
+            "src/common.cu: (HBM - 4 GiB reserve - 1 GiB) / 3 for its send, receive and data-check buffers, of the "
+            "85520809984 bytes of HBM) (expected -e 26717366952 or less; an upper bound: CUDA reports somewhat less "
+            "memory than the HBM, so a real run's limit is a little lower)\n");
   EXPECT_EQ(r.out, "");
-  // all_gather receives the whole size and sends 1/8 of it: 64 GiB x 9/8 = 72 GiB fits its 79.6.
-  EXPECT_EQ(run({kDgxH100, "--op", "all_gather", "-b", "64G", "-e", "64G"}).status, 0);
-  // The suggestion is whole elements per rank (fresh user, session 39: 80490174102 ran as 80490174080).
-  r = run({kDgxH100, "--op", "all_gather", "-b", "78G", "-e", "78G"});
+  // The bound is the size nccl-tests prints, whatever the op: all_gather's 64 GiB is refused too.
+  EXPECT_EQ(run({kDgxH100, "--op", "all_gather", "-b", "64G", "-e", "64G"}).status, 2);
+  // The log's own reduced size runs (it is below the catalog-based bound).
+  EXPECT_EQ(run({kDgxH100, "--op", "all_reduce", "-b", "26549638480", "-e", "26549638480"}).status, 0);
+  // The suggestion is whole elements per rank (fresh user, session 39: 80490174102 ran as 80490174080):
+  // 26717366954 over 8 ranks of 4-byte floats, a multiple of 32.
+  r = run({kDgxH100, "--op", "reduce_scatter", "-b", "32G", "-e", "32G", "-d", "float"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("(expected -e 76018497760 or less"), std::string::npos) << r.err;
-  // reduce_scatter sends the whole size and receives 1/8: 76 GiB x 9/8 = 85.5 GiB does not fit.
-  r = run({kDgxH100, "--op", "reduce_scatter", "-b", "76G", "-e", "76G"});
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("-e 76G: reduce_scatter at 81604378624 bytes needs 91804925952 bytes of send and receive "
-                       "buffers per GPU (nccl-tests allocates both at -e's size: a rank sends all of it and receives "
-                       "1/n of it)"),
-            std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("(expected -e 26717366944 or less"), std::string::npos) << r.err;
 }
 
 }  // namespace

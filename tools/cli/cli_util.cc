@@ -187,11 +187,13 @@ void warn_groups_straddle_nodes(const models::Scenario& sc, std::ostream& err) {
 namespace {
 
 /// True for a scenario field path: lower-case words (with digits: fp8_recipe) joined by dots, at
-/// least one dot (cluster.node_group, workload.parallel.uneven_stages).
+/// least one dot (cluster.node_group, workload.parallel.uneven_stages), a word of a list with its
+/// index (cluster.overrides[0].power_cap_w).
 bool is_field_path(const std::string& s) {
   return s.find('.') != std::string::npos && s.front() != '.' && s.back() != '.' &&
-         std::all_of(s.begin(), s.end(),
-                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'; });
+         std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '[' || c == ']';
+         });
 }
 
 }  // namespace
@@ -212,6 +214,8 @@ void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err,
   for (const std::string& note : models::Cluster::settings_without_effect(sc.cluster))
     err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
   for (const std::string& note : models::thermal_settings_without_effect(sc))
+    err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
+  for (const std::string& note : models::power_caps_without_effect(sc))
     err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
   warn_nic_spread(sc.cluster, err, scenario_path, overrides);
 }

@@ -106,7 +106,8 @@ std::string note_at_field(const std::string& note, const std::string& scenario_p
 /// node_template block no node uses), each fabric setting the cluster ignores
 /// (models::Cluster::settings_without_effect: fabric fields on one node, an oversubscription no
 /// leaf up-link feels), each thermal field the cooling ignores (models::thermal_settings_without_effect:
-/// supply air or airflow under liquid cooling, a coolant temperature under air), and the node's
+/// supply air or airflow under liquid cooling, a coolant temperature under air), each
+/// cluster.overrides power_cap_w at or above its GPUs' limit (models::power_caps_without_effect), and the node's
 /// NICs where they spread unevenly (warn_nic_spread); all but the first positioned (note_at_field) when `scenario_path`
 /// names the file the scenario was read from (with `overrides`, its --set values).
 void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err, const std::string& scenario_path = {},

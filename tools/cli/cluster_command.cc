@@ -135,7 +135,8 @@ void print_run(std::ostream& p, const PolicyRun& run) {
   p << "Wait         mean " << seconds(r.mean_wait_s) << ", p95 " << seconds(r.p95_wait_s) << "\n";
   p << "Utilisation over time (" << kUtilisationSlices << " equal slices of the makespan):";
   for (double u : models::utilisation_by_slice(r, kUtilisationSlices)) p << " " << fmt("%.0f", 100.0 * u) << "%";
-  p << "\nDetailed simulations " << r.simulations << " (cached per workload, GPUs, leaves spanned and co-runners)\n";
+  p << "\nDetailed simulations " << r.simulations
+    << " (cached per workload, GPUs, leaves spanned, the cluster.overrides of its nodes and co-runners)\n";
 }
 
 std::string csv_text(const std::vector<PolicyRun>& runs) {

@@ -97,10 +97,14 @@ std::string ratio_text(double x) { return format_fixed(x, x < 10 ? 2 : 1) + "x";
 
 /// "the time difference is within model error, the cost difference is beyond it (+/-9.2 %)": each
 /// difference as the verdict prints it (speed ratio `speed`; costs per token `cost_*`, own's `own_*`,
-/// 0 when not compared) against the two bands in quadrature (independent errors of two predictions).
+/// 0 when not compared) against the band of their ratio: for two runs on one GPU, precision and
+/// compute model the GPU's ratio band (ErrorBand::ratio_mape_pct, their errors correlated), else
+/// the two bands in quadrature (independent errors of predictions on two GPUs).
 std::string model_error_judgement(const CompareRow& a, const CompareRow& b, double speed, double cost_a, double cost_b,
                                   double own_a, double own_b) {
-  const double band = std::hypot(a.band.mape_pct, b.band.mape_pct);
+  const bool one_gpu = a.gpu == b.gpu && a.precision == b.precision &&
+                       a.report.compute_model == b.report.compute_model && a.band.ratio_pairs > 0;
+  const double band = one_gpu ? a.band.ratio_mape_pct : std::hypot(a.band.mape_pct, b.band.mape_pct);
   // Each difference as the verdict prints it, so that the judgement agrees with what is read
   // ("1.11x" or "11 % more" is not within +/-10.8 %): the speed ratio, larger over smaller, at
   // ratio_text's decimals, less 1 (1.12x = 12 %); the cost difference in whole percent.
@@ -127,7 +131,12 @@ std::string model_error_judgement(const CompareRow& a, const CompareRow& b, doub
   if (!speed_within || cost_beyond)
     judged += judged.empty() ? "the " + subject(!speed_within, cost_beyond) + " beyond model error"
                              : ", the " + subject(!speed_within, cost_beyond) + " beyond it";
-  return judged + " (+/-" + format_fixed(band, 1) + " %)";
+  // One GPU: the band says it is a ratio's, measured on that GPU's gated runs (their errors are
+  // correlated; the quadrature of two single-run bands would treat them as independent).
+  return judged + " (+/-" + format_fixed(band, 1) + " %" +
+         (one_gpu ? ", the error of a ratio of two runs on one " + a.gpu + ": " + std::to_string(a.band.ratio_pairs) +
+                        " pairs of its gated runs)"
+                  : ")");
 }
 
 }  // namespace
@@ -234,7 +243,7 @@ std::string compare_verdict(const CompareRow& a, const CompareRow& b) {
   else
     v += "; " + (dkw >= 0 ? a.label : b.label) + " needs " + format_power(1000.0 * std::fabs(dkw)) +
          " less (facility average)";
-  // Model error: the two MAPEs combined in quadrature (independent errors of two predictions).
+  // Model error: one GPU's ratio band, or two GPUs' bands in quadrature (model_error_judgement).
   // The same simulated run on both sides (only a price or the budget's wording differs): the
   // model's error is the same on both, so no difference is the model's to judge (second
   // fresh-user round, session 39: a rent typed in was "beyond model error (+/-10.2 %)").
@@ -277,6 +286,7 @@ ErrorBand model_error_band(const std::string& gpu, const std::string& compute_mo
     if (rest.cases == 0) return rest;
     band.mape_pct = std::max(band.mape_pct, rest.mape_pct);
     band.cases += rest.cases;
+    band.ratio_mape_pct = 0.0, band.ratio_pairs = 0;  // no gated run pairs a mixed cluster's
     band.source += "; ";
     band.source += rest.source;
     return band;
@@ -287,13 +297,20 @@ ErrorBand model_error_band(const std::string& gpu, const std::string& compute_mo
   // (tests/golden/expected/validate_training), so a model change that moves them fails until they
   // are updated here (session 39: the H100 band still quoted Llama 3 405B's 6.2 % of before its
   // fabric fix, 1.7 % since; pooled 7.64 -> 7.19 %; A100 5.75 -> 5.71 %, the exact case mean).
+  // The ratio bands: over the same runs' 56 and 90 ordered pairs (CompareBands recomputes them too).
   if (gpu.rfind("A100-SXM4", 0) == 0)
-    return {5.71, 8,
+    return {5.71,
+            8,
+            7.34,
+            56,
             "docs/accuracy.md: Megatron-LM SC21 Table 1, 4 runs, MAPE 5.9 %; Korthikanti et al. 2022 Table 5, 4 "
             "runs, 5.6 % (A100 SXM4)",
             ""};
   if (gpu == "H100-SXM5-80GB")
-    return {7.19, 10,
+    return {7.19,
+            10,
+            11.36,
+            90,
             "docs/accuracy.md: Megatron-Core r0.8.0 weak scaling, 9 runs, MAPE 7.8 %; Llama 3 405B, 1 run, 1.7 % "
             "(H100 SXM5)",
             ""};

@@ -29,7 +29,15 @@ struct CompareInput {
 /// (docs/accuracy.md, the CTest-gated sources). Absent (cases 0) for a GPU with no such runs.
 struct ErrorBand {
   double mape_pct = 0.0;
-  int cases = 0;       ///< runs scored
+  int cases = 0;  ///< runs scored
+  /// The error of a ratio of two predictions on this GPU [%]: over the ordered pairs (i, j), i != j,
+  /// of the same gated runs, the mean |(predicted_i / measured_i) / (predicted_j / measured_j) - 1|
+  /// of their speeds (tokens/s, or 1 / iteration time). What two runs on one GPU, precision and
+  /// compute model are judged by: their errors share the GPU's systematic part, which cancels in
+  /// the ratio, and the spread between runs is what is left (docs/compare.md). 0 with pairs 0
+  /// (no band, or a mixed cluster's).
+  double ratio_mape_pct = 0.0;
+  int ratio_pairs = 0;
   std::string source;  ///< the sources and their MAPEs, as docs/accuracy.md prints them
   std::string absent;  ///< with cases 0: why there is none, in words ("H20 has no validated error band")
 };

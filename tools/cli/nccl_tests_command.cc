@@ -170,11 +170,17 @@ constexpr double kMaxSizeBytes = 9007199254740992.0;
 /// cost grows as n^2.2: 512 GPUs take 2.4 s here, 2,048 GPUs 50 s; session 22's new-user check).
 constexpr double kMaxAlltoallPairs = 4096.0 * 4095.0;
 
-/// nccl-tests allocates each rank's send and receive buffers once, at -e's size (src/common.cu
-/// AllocateBuffs, with the op's GetCollByteCount): all_gather sends 1/n of the size it prints and
-/// receives all of it, reduce_scatter the reverse, every other op sends and receives the whole size.
-/// A size whose two buffers pass the smallest GPU's HBM fails there with CUDA's out of memory; it is
-/// refused here (fresh-user finding, session 39: a 64 GiB all_reduce on 80 GB H100s printed a row).
+/// nccl-tests bounds -e by the smallest GPU's memory before it allocates anything (NVIDIA/nccl-tests
+/// src/common.cu, run(): "We need sendbuff, recvbuff, expected (when datacheck enabled), plus 1G for
+/// the rest"): memMaxBytes = (memory - reserve - 1 GiB) / 3 with its data check on (-c 1, its
+/// default; this command has no -c), reserve = 1 GiB per 16 GiB of memory (rounded up), at most
+/// 4 GiB (nccl-tests master; releases before it held back the 1 GiB alone). A larger -e is reduced
+/// to it ("# Reducing maxBytes to N due to memory limitation"), so no row above it is ever printed:
+/// it is refused here, with the largest -e in whole elements (per rank for the ops whose size counts
+/// every rank's part), as nccl-tests rounds a size down to them. `memory` is the catalog's HBM
+/// capacity (nvidia-smi's total: H100-SXM5-80GB 81,559 MiB), so the bound is an upper one: where
+/// CUDA reports less, the real run reduces -e further. Fresh-user findings, sessions 39 and 40: a
+/// 64 GiB all_reduce on 80 GB H100s printed a row; then every byte of HBM counted as buffer space.
 void check_buffers_fit(models::NcclTestsOp op, const std::vector<double>& sizes, int nranks, double word_bytes,
                        const models::Cluster& cluster, const std::vector<int>& gpus, const std::string& e_text) {
   if (sizes.empty()) return;
@@ -186,23 +192,21 @@ void check_buffers_fit(models::NcclTestsOp op, const std::vector<double>& sizes,
     const models::GpuSpec& g = cluster.gpu_spec(gpus.empty() ? i : gpus[static_cast<std::size_t>(i)]);
     if (gpu_name.empty() || g.hbm_capacity_bytes < hbm) hbm = g.hbm_capacity_bytes, gpu_name = g.name;
   }
-  const bool gather = op == models::NcclTestsOp::all_gather, scatter = op == models::NcclTestsOp::reduce_scatter;
-  const double per_byte = gather || scatter ? 1.0 + 1.0 / std::max(1, nranks) : 2.0;
-  if (!(hbm > 0) || max_bytes * per_byte <= hbm) return;
-  // The largest size that fits, in whole elements (per rank for the ops whose size counts every
-  // rank's part), as nccl-tests rounds a size down to them.
-  const bool per_rank = gather || scatter || op == models::NcclTestsOp::alltoall;
+  constexpr double kGiB = 1073741824.0;
+  const double reserve = std::min(std::ceil(hbm / (16 * kGiB)) * kGiB, 4 * kGiB);
+  const double limit = std::floor((hbm - reserve - kGiB) / 3);
+  if (!(hbm > 0) || max_bytes <= limit) return;
+  const bool per_rank = op == models::NcclTestsOp::all_gather || op == models::NcclTestsOp::reduce_scatter ||
+                        op == models::NcclTestsOp::alltoall;
   const double element = std::max(1.0, word_bytes) * (per_rank ? std::max(1, nranks) : 1);
-  const double fits = std::floor(std::floor(hbm / per_byte) / element) * element;
+  const double fits = std::floor(limit / element) * element;
   throw UsageError(printf_string(
-      "-e %s: %s at %.0f bytes needs %.0f bytes of send and receive buffers per GPU (nccl-tests allocates both "
-      "at -e's size%s), more than the %.0f bytes of HBM of %s (expected -e %.0f or less, the buffers alone: the "
-      "CUDA context and NCCL's own buffers need some of the HBM too)",
-      e_text.c_str(), std::string(models::nccl_tests_op_name(op)).c_str(), max_bytes, max_bytes * per_byte,
-      gather    ? ": a rank sends 1/n of it and receives all of it"
-      : scatter ? ": a rank sends all of it and receives 1/n of it"
-                : "",
-      hbm, gpu_name.c_str(), fits));
+      "-e %s: %s at %.0f bytes is more than nccl-tests runs on %s: it reduces -e to at most %.0f bytes (\"Reducing "
+      "maxBytes to ... due to memory limitation\"; src/common.cu: (HBM - %.0f GiB reserve - 1 GiB) / 3 for its "
+      "send, receive and data-check buffers, of the %.0f bytes of HBM) (expected -e %.0f or less; an upper bound: "
+      "CUDA reports somewhat less memory than the HBM, so a real run's limit is a little lower)",
+      e_text.c_str(), std::string(models::nccl_tests_op_name(op)).c_str(), max_bytes, gpu_name.c_str(), limit,
+      reserve / kGiB, hbm, fits));
 }
 
 /// The size option `name` (shown as `flag`) in bytes, or a UsageError naming the flag and the range.

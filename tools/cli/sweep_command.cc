@@ -39,6 +39,7 @@
 #include "tools/cli/interrupt.h"
 #include "tools/cli/output_lock.h"
 #include "tools/cli/sweep_run.h"
+#include "tools/cli/sweep_warnings.h"
 
 #ifdef TRAINCAST_HAVE_MPI
 #include <mpi.h>
@@ -48,68 +49,6 @@ namespace traincast::cli {
 namespace po = boost::program_options;
 
 namespace {
-
-/// `line` ("warning: <sweep point>:L:C: storage.local: ...") with the point's origin replaced by
-/// the file that wrote the field: the base scenario's file, or the sweep file's inline
-/// `scenario.` (the base is held as a message, so the line and column are not known).
-std::string with_sweep_origin(const models::Sweep& sweep, const std::string& line) {
-  const std::string prefix = "warning: " + std::string(io::kSweepPointOrigin) + ":";
-  if (line.rfind(prefix, 0) != 0) return line;
-  std::size_t i = prefix.size();
-  for (int colons = 0; colons < 2 && i < line.size(); ++i)
-    if (line[i] == ':') ++colons;  // past "L:C:"
-  if (i >= line.size() || line[i] != ' ') return line;
-  const std::string rest = line.substr(i + 1);
-  return sweep.base_path.empty() ? "warning: " + sweep.path + ": scenario." + rest
-                                 : "warning: " + sweep.base_path + ": " + rest;
-}
-
-/// The warnings `traincast run` prints for a system, for a sweep: a calibration profile fitted on
-/// other hardware (warn_profile_hardware), and the file's and cluster's settings without effect
-/// (warn_settings_without_effect: unused node templates, a `storage.local` nothing uses, the
-/// cluster's notes, NICs spread unevenly over a node's PCIe switches); once per distinct line over the sweep's systems.
-/// Points that differ only on axes outside `cluster.`, `storage.` and `profile` share a system, so one point per
-/// combination of those axes' values is loaded (a sweep over 1,000 layouts on one cluster loads one). A point that
-/// fails its checks is skipped here (its row says why) and the next point of its system is tried. The workload's notes
-/// are not printed: they depend on each point's layout.
-void warn_sweep_systems(const models::Sweep& sweep, std::ostream& err) {
-  std::vector<std::size_t> system_axes;
-  bool template_axis = false;
-  for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
-    const std::string& path = sweep.axes[a].path;
-    template_axis = template_axis || path == "cluster.node_template" || path.rfind("cluster.node_group", 0) == 0;
-    if (path.rfind("cluster.", 0) == 0 || path.rfind("storage.", 0) == 0 || path.rfind("thermal.", 0) == 0 ||
-        path == "profile")
-      system_axes.push_back(a);
-  }
-  std::set<std::vector<std::uint32_t>> seen;
-  std::set<std::string> printed;
-  for (std::size_t p = 0; p < sweep.num_points(); ++p) {
-    std::vector<std::uint32_t> key;
-    key.reserve(system_axes.size());
-    for (std::size_t a : system_axes) key.push_back(sweep.value_index(p, a));
-    if (seen.count(key)) continue;
-    std::ostringstream lines;
-    try {
-      const models::Scenario point = io::sweep_point_scenario(sweep, p);
-      warn_profile_hardware(point.cluster, lines);
-      warn_settings_without_effect(point, lines);
-    } catch (const std::exception&) {
-      continue;  // the next point of the same system is tried
-    }
-    seen.insert(key);
-    std::istringstream in(lines.str());
-    for (std::string line; std::getline(in, line);) {
-      line = with_sweep_origin(sweep, line);
-      // A node template one point leaves unused may be another point's (an axis over
-      // cluster.node_template or the node groups): such notes speak of one point, not the sweep.
-      if (template_axis && (line.find("is described but no node uses it") != std::string::npos ||
-                            line.find("are described but no node uses them") != std::string::npos))
-        continue;
-      if (printed.insert(line).second) err << line << "\n";
-    }
-  }
-}
 
 // ------------------------------------------------------------------------------------------------
 // Progress bar (stderr, only when it is a terminal)

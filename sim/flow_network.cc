@@ -5,7 +5,8 @@
 //   solver_               paths (crossings per resource and per flow), capacities, rate caps
 //   flows_[f]             flow slots, recycled through free_flows_ once the listener is told
 //   finish_heap_          indexed 4-ary min-heap of active flows by (drain date, start order);
-//                         entries carry their key, flows_[f].heap_pos is f's index in it
+//                         entries carry their key, heap_pos_[f] is f's index in it (a dense
+//                         array beside flows_: a sift writes one position per level)
 //
 // Events the network schedules on the Simulator (tag = kind in the top 2 bits | payload):
 //   kWake   | generation  the earliest drain date; stale when the generation is not the latest
@@ -182,6 +183,7 @@ FlowId FlowNetwork::start_checked(std::span<const ResourceId> path, std::span<co
     if (flows_.size() >= (std::size_t{1} << 32) - 1) throw std::length_error("FlowNetwork::start_flow: too many flows");
     id = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
+    heap_pos_.push_back(kNone);
   }
 
   Flow& f = flows_[id];
@@ -193,7 +195,7 @@ FlowId FlowNetwork::start_checked(std::span<const ResourceId> path, std::span<co
   f.seq = next_flow_seq_++;
   f.listener = listener;
   f.tag = tag;
-  f.heap_pos = kNone;
+  heap_pos_[id] = kNone;
   f.latency_ns = latency_ns;
   for (const ResourceId r : path) ++resources_[r].flows;
 
@@ -261,6 +263,19 @@ void FlowNetwork::on_event(std::uint64_t tag) {
   }
 }
 
+void FlowNetwork::prefetch(std::uint64_t tag) const {
+  switch (tag >> kKindShift) {
+    case kWake:
+      if (!finish_heap_.empty()) prefetch_flow(finish_heap_.front().flow);
+      return;
+    case kNotify:
+      __builtin_prefetch(&flows_[static_cast<FlowId>(tag & kPayloadMask)]);
+      return;
+    default:
+      return;
+  }
+}
+
 void FlowNetwork::update() {
   const std::int64_t now = sim_.now().ns();
   complete_due_flows(now);
@@ -269,33 +284,65 @@ void FlowNetwork::update() {
 }
 
 void FlowNetwork::complete_due_flows(std::int64_t now_ns) {
-  while (!finish_heap_.empty() && finish_heap_.front().finish_ns <= now_ns) {
-    const FlowId id = heap_pop();
-    Flow& f = flows_[id];
-    // By definition of the drain date, everything left at the anchor went out since then.
-    const double last_bytes = f.remaining_bytes;
-    const std::span<const MaxMinSolver::Element> route = solver_.route(id);
-    const std::span<const std::uint64_t> weights = solver_.weights(id);  // empty: one path
-    for (std::size_t k = 0; k < route.size(); ++k) {
-      resources_[route[k].resource].bytes_carried +=
-          weights.empty() ? last_bytes : last_bytes * MaxMinSolver::weight_fraction(weights[k]);
-      charge_flow_time(route[k].resource, now_ns);
-    }
-    // Without a bottleneck on its route, its departure changes no other rate: nothing to
-    // re-solve (MaxMinSolver::remove_flow); the full-recompute oracle re-solves anyway.
-    for (const ResourceId r :
-         solver_.remove_flow(id, /*skip_slack=*/!full_recompute_)) {  // the resources it leaves idle
-      Resource& res = resources_[r];
-      res.busy_total_ns += now_ns - res.busy_since_ns;
-    }
-    view_valid_ = false;
-    f.remaining_bytes = 0.0;
-    f.rate_bytes_per_s = 0.0;
-    f.anchor_ns = now_ns;
-    f.state = FlowState::kNotifying;
-    --active_count_;
-    sim_.schedule_at(Time::from_ns(now_ns + f.latency_ns), this, make_tag(kNotify, id));
+  if (finish_heap_.empty() || finish_heap_.front().finish_ns > now_ns) return;
+  // The due flows first, in the heap's (drain date, start order): nothing below touches the heap,
+  // so completing them after all the pops is the order of popping one and completing it, bit for
+  // bit. Knowing them all ahead lets their records load while earlier ones complete: each
+  // completion walks flow -> route -> resources, three dependent loads of records chosen at
+  // random in state that grows with the network (docs/speed.md, "Per-event cost against GPU
+  // count"); the prefetches below run that chain kPrefetchAhead flows ahead, a level a step.
+  due_.clear();
+  while (!finish_heap_.empty() && finish_heap_.front().finish_ns <= now_ns) due_.push_back(heap_pop());
+  const std::size_t n = due_.size();
+  for (std::size_t j = 0; j < std::min(n, kPrefetchAhead); ++j) prefetch_flow(due_[j]);
+  for (std::size_t j = 0; j < std::min(n, kPrefetchAhead / 2); ++j) solver_.prefetch_route(due_[j]);
+  for (std::size_t j = 0; j < std::min(n, kPrefetchAhead / 4); ++j) prefetch_route_resources(due_[j]);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) prefetch_flow(due_[i + kPrefetchAhead]);
+    if (i + kPrefetchAhead / 2 < n) solver_.prefetch_route(due_[i + kPrefetchAhead / 2]);
+    if (i + kPrefetchAhead / 4 < n) prefetch_route_resources(due_[i + kPrefetchAhead / 4]);
+    complete_flow(due_[i], now_ns);
   }
+}
+
+void FlowNetwork::prefetch_flow(FlowId id) const {
+  __builtin_prefetch(&flows_[id], 1);
+  solver_.prefetch_flow(id);
+}
+
+void FlowNetwork::prefetch_route_resources(FlowId id) const {
+  for (const MaxMinSolver::Element& e : solver_.route(id)) {
+    __builtin_prefetch(&resources_[e.resource], 1);
+    solver_.prefetch_resource(e.resource);
+  }
+}
+
+/// One due flow leaves the network: its last bytes are charged, the solver drops it, and its
+/// listener is told after the path latency.
+void FlowNetwork::complete_flow(FlowId id, std::int64_t now_ns) {
+  Flow& f = flows_[id];
+  // By definition of the drain date, everything left at the anchor went out since then.
+  const double last_bytes = f.remaining_bytes;
+  const std::span<const MaxMinSolver::Element> route = solver_.route(id);
+  const std::span<const std::uint64_t> weights = solver_.weights(id);  // empty: one path
+  for (std::size_t k = 0; k < route.size(); ++k) {
+    resources_[route[k].resource].bytes_carried +=
+        weights.empty() ? last_bytes : last_bytes * MaxMinSolver::weight_fraction(weights[k]);
+    charge_flow_time(route[k].resource, now_ns);
+  }
+  // Without a bottleneck on its route, its departure changes no other rate: nothing to
+  // re-solve (MaxMinSolver::remove_flow); the full-recompute oracle re-solves anyway.
+  for (const ResourceId r : solver_.remove_flow(id, /*skip_slack=*/!full_recompute_)) {  // the resources it leaves idle
+    Resource& res = resources_[r];
+    res.busy_total_ns += now_ns - res.busy_since_ns;
+  }
+  view_valid_ = false;
+  f.remaining_bytes = 0.0;
+  f.rate_bytes_per_s = 0.0;
+  f.anchor_ns = now_ns;
+  f.state = FlowState::kNotifying;
+  --active_count_;
+  sim_.schedule_at(Time::from_ns(now_ns + f.latency_ns), this, make_tag(kNotify, id));
 }
 
 void FlowNetwork::schedule_wake() {
@@ -369,7 +416,7 @@ std::int64_t FlowNetwork::drain_date(const Flow& f, std::int64_t now_ns) const {
 
 void FlowNetwork::heap_place(std::uint32_t pos, const HeapEntry& e) {
   finish_heap_[pos] = e;
-  flows_[e.flow].heap_pos = pos;
+  heap_pos_[e.flow] = pos;
 }
 
 void FlowNetwork::heap_sift_up(std::uint32_t pos) {
@@ -383,18 +430,18 @@ void FlowNetwork::heap_sift_down(std::uint32_t pos) {
 }
 
 void FlowNetwork::heap_insert_or_update(FlowId f) {
-  Flow& flow = flows_[f];
-  std::uint32_t pos = flow.heap_pos;
+  const Flow& flow = flows_[f];
+  std::uint32_t pos = heap_pos_[f];
   if (pos == kNone) {
     pos = static_cast<std::uint32_t>(finish_heap_.size());
     finish_heap_.push_back(HeapEntry{flow.finish_ns, flow.seq, f});
-    flow.heap_pos = pos;
+    heap_pos_[f] = pos;
     heap_sift_up(pos);
     return;
   }
   finish_heap_[pos].finish_ns = flow.finish_ns;
   heap_sift_up(pos);
-  heap_sift_down(flows_[f].heap_pos);
+  heap_sift_down(heap_pos_[f]);
 }
 
 void FlowNetwork::heap_update_batch(std::span<const FlowId> changed) {
@@ -409,21 +456,21 @@ void FlowNetwork::heap_update_batch(std::span<const FlowId> changed) {
   }
   finish_heap_.reserve(n);
   for (const FlowId id : changed) {
-    Flow& f = flows_[id];
-    if (f.heap_pos == kNone) {
-      f.heap_pos = static_cast<std::uint32_t>(finish_heap_.size());
+    const Flow& f = flows_[id];
+    if (heap_pos_[id] == kNone) {
+      heap_pos_[id] = static_cast<std::uint32_t>(finish_heap_.size());
       finish_heap_.push_back(HeapEntry{f.finish_ns, f.seq, id});
     } else {
-      finish_heap_[f.heap_pos].finish_ns = f.finish_ns;
+      finish_heap_[heap_pos_[id]].finish_ns = f.finish_ns;
     }
   }
-  // every entry's heap_pos is its position here; each entry the rebuild moves is placed anew
+  // every entry's heap_pos_ is its position here; each entry the rebuild moves is placed anew
   dary::make_heap(finish_heap_.data(), finish_heap_.size(), kEarlier, place_fn());
 }
 
 FlowId FlowNetwork::heap_pop() {
   const FlowId top = finish_heap_.front().flow;
-  flows_[top].heap_pos = kNone;
+  heap_pos_[top] = kNone;
   const HeapEntry last = finish_heap_.back();
   finish_heap_.pop_back();
   dary::pop_root(finish_heap_.data(), finish_heap_.size(), last, kEarlier, place_fn());

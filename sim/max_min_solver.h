@@ -142,6 +142,17 @@ class MaxMinSolver {
     if (!v.weighted) return {};
     return {weights_.data() + v.first_element, v.path_length};
   }
+  /// Cache hints (they change nothing): flow f's record; its route's crossings (reads the
+  /// record); resource r's line. f and r are not checked (f may be any id the solver has seen).
+  void prefetch_flow(FlowId f) const { __builtin_prefetch(&variables_[f], 1); }
+  void prefetch_route(FlowId f) const {
+    const Variable& v = variables_[f];
+    if (v.path_length == 0) return;
+    const Element* first = elements_.data() + v.first_element;
+    __builtin_prefetch(first, 1);
+    __builtin_prefetch(first + v.path_length - 1, 1);
+  }
+  void prefetch_resource(ResourceId r) const { __builtin_prefetch(&resources_[r], 1); }
   /// The crossings of resource r by flows in the solver. r is not range-checked.
   std::span<const User> users(ResourceId r) const {
     const UserList& list = resources_[r].users;

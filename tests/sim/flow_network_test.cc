@@ -339,6 +339,62 @@ TEST(FlowNetworkTest, ManySimultaneousCompletionsKeepStartOrder) {
   EXPECT_EQ(sim.now().ns(), 1'000'000);  // 4 MB at 4 GB/s
 }
 
+TEST(FlowNetworkTest, ManyDueFlowsPastThePrefetchWindowKeepStartOrderAndBytes) {
+  // complete_due_flows pops every flow due at an instant, then completes them in that order
+  // while loading records ahead (kPrefetchAhead = 8): 45 flows due at once, on routes of 0, 1 and
+  // 2 hops, with slot ids reused in scrambled order, must be told in start order and charge
+  // every byte. Each flow k has its own 1 GB/s link d_k (for an empty route: a 1 GB/s cap), and
+  // every third also crosses a shared 1 TB/s link s that never binds: 1 MB drains in 1 ms.
+  Simulator sim;
+  FlowNetwork net(sim);
+  constexpr int kFlows = 45;
+  std::vector<ResourceId> own;
+  for (int k = 0; k < kFlows; ++k) own.push_back(net.add_resource(1 * kGBps, Time::zero(), "d" + std::to_string(k)));
+  const ResourceId shared = net.add_resource(1000 * kGBps, Time::zero(), "s");
+  std::vector<std::uint64_t> order;
+  struct Ord : FlowListener {
+    std::vector<std::uint64_t>* out;
+    void on_flow_complete(FlowId, std::uint64_t tag) override { out->push_back(tag); }
+  } ord;
+  ord.out = &order;
+  // Warm-up: flows of different sizes on the own links free their slots in a scrambled order.
+  for (int k = 0; k < kFlows; ++k) {
+    const ResourceId p[] = {own[static_cast<std::size_t>(k)]};
+    net.start_flow(p, 1e3 * static_cast<double>((k * 17) % kFlows + 1), &ord, 1000 + static_cast<std::uint64_t>(k));
+  }
+  sim.run();
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(kFlows));
+  order.clear();
+  const std::int64_t t0 = sim.now().ns();
+  std::vector<std::uint64_t> tags;
+  for (int k = 0; k < kFlows; ++k) {
+    const std::uint64_t tag = static_cast<std::uint64_t>((k * 7) % kFlows);  // start order != tag order
+    tags.push_back(tag);
+    const auto i = static_cast<std::size_t>(k);
+    if (k % 5 == 4) {
+      net.start_flow({}, 1e6, &ord, tag, 1 * kGBps);
+    } else if (k % 3 == 0) {
+      const ResourceId p[] = {shared, own[i]};
+      net.start_flow(p, 1e6, &ord, tag);
+    } else {
+      const ResourceId p[] = {own[i]};
+      net.start_flow(p, 1e6, &ord, tag);
+    }
+  }
+  sim.run();
+  EXPECT_EQ(order, tags);
+  EXPECT_EQ(sim.now().ns(), t0 + 1'000'000);
+  int on_shared = 0;
+  for (int k = 0; k < kFlows; ++k) {
+    if (k % 5 != 4 && k % 3 == 0) ++on_shared;
+    const double warm_up = 1e3 * static_cast<double>((k * 17) % kFlows + 1);
+    EXPECT_DOUBLE_EQ(net.stats(own[static_cast<std::size_t>(k)]).bytes_carried, warm_up + (k % 5 == 4 ? 0.0 : 1e6));
+  }
+  EXPECT_DOUBLE_EQ(net.stats(shared).bytes_carried, 1e6 * on_shared);
+  EXPECT_EQ(net.stats(shared).flows, static_cast<std::uint64_t>(on_shared));
+  EXPECT_EQ(net.active_flows(), 0u);
+}
+
 TEST(FlowNetworkTest, RepeatedResourceCarriesTheFlowTwice) {
   // A path that crosses L twice uses 2x its rate there: alone on a 1 GB/s link it gets 0.5 GB/s.
   Simulator sim;

@@ -69,7 +69,7 @@ TEST(OverridesIo, BadSelectorsAndFactorsArePositionedAndNameWhatExists) {
   // clock ("Simulator::schedule_in: negative delay"); a one-node NIC named node0.nic0.tx.
   EXPECT_EQ(errors_of(scenario("select: \"node1/gpu0\" clock_factor: 0")),
             (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].clock_factor: got 0 (expected 0.1 <= f "
-                                      "<= 1; a failed link or NIC takes failed: true)"}));
+                                      "<= 1; a GPU that is gone takes missing: true)"}));
 
   EXPECT_EQ(errors_of(scenario("select: \"node1/nic0\" failed: false")),
             (std::vector<std::string>{"t.textproto:2:36: cluster.overrides[0].failed: got false (expected true, or no "

@@ -233,6 +233,28 @@ double size_option(const po::variables_map& vm, const char* name, const char* fl
   return bytes;
 }
 
+/// The --csv file: one row per size, the table's columns with units in their names.
+std::string nccl_tests_csv(const std::vector<models::NcclTestsResult>& rows, models::NcclTestsOp op,
+                           const std::string& type) {
+  std::ostringstream csv;
+  csv << "size_bytes,count,type,redop,root,time_us,algbw_gb_per_s,busbw_gb_per_s,algorithm,protocol,channels\n";
+  for (const models::NcclTestsResult& r : rows) {
+    csv << printf_string("%.0f,%lld,%s,%s,%d,%.6g,%.6g,%.6g,%s,%s,%d\n", r.bytes, r.count, type.c_str(),
+                         std::string(models::nccl_tests_redop(op)).c_str(), models::nccl_tests_root(op), r.time_s * 1e6,
+                         r.algbw_gbps, r.busbw_gbps, r.discarded ? "none" : models::choice_algorithm_name(r.choice),
+                         r.discarded ? "none" : models::protocol_name(r.choice.protocol), r.choice.channels);
+  }
+  return csv.str();
+}
+
+/// A header line per drained node: it is not in the run (fresh user 40: 2 nodes with one GPU
+/// missing ran on node0 alone, "8 of 8 GPUs", busbw above the healthy 16 GPUs' with nothing said).
+void print_drained_nodes(const models::Cluster& cluster, std::ostream& out) {
+  for (const models::Cluster::DrainedNode& d : cluster.drained_nodes())
+    out << "# drained node" << d.slot << ": its GPU " << d.gpu << " is missing (cluster.overrides[" << d.override_index
+        << "]); no rank runs on it\n";
+}
+
 /// --gpus names only GPUs of the cluster (issue 21: "--gpus 0-99" on 16 GPUs said "16 outside [0,
 /// 16)", which read as a count). Throws UsageError naming the GPUs the cluster lacks and the range.
 void check_gpu_list(const std::vector<int>& gpus, int num_gpus, const std::string& text) {
@@ -371,11 +393,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     // Header in nccl-tests' style, with what was simulated.
     out << "# traincast nccl-tests (simulated): " << models::nccl_tests_op_name(op) << " on " << nranks << " of "
         << cluster.num_gpus() << " GPUs of " << scenario_path << "\n";
-    // A drained node is not in the run (fresh user 40: 2 nodes with one GPU missing ran on node0
-    // alone, "8 of 8 GPUs", busbw above the healthy 16 GPUs' with nothing said).
-    for (const models::Cluster::DrainedNode& d : cluster.drained_nodes())
-      out << "# drained node" << d.slot << ": its GPU " << d.gpu << " is missing (cluster.overrides["
-          << d.override_index << "]); no rank runs on it\n";
+    print_drained_nodes(cluster, out);
     out << printf_string("# nThread 1 nGpus %d minBytes %.0f maxBytes %.0f step: ", nranks, min_bytes, max_bytes);
     if (factor > 1) {
       out << printf_string("%g(factor)", factor);
@@ -392,18 +410,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
     out << "#\n";
     out << format_nccl_tests_table(rows, op, type, vm.count("show-algorithm") > 0);
 
-    if (!csv_path.empty()) {
-      std::ostringstream csv;
-      csv << "size_bytes,count,type,redop,root,time_us,algbw_gb_per_s,busbw_gb_per_s,algorithm,protocol,channels\n";
-      for (const models::NcclTestsResult& r : rows) {
-        csv << printf_string("%.0f,%lld,%s,%s,%d,%.6g,%.6g,%.6g,%s,%s,%d\n", r.bytes, r.count, type.c_str(),
-                             std::string(models::nccl_tests_redop(op)).c_str(), models::nccl_tests_root(op),
-                             r.time_s * 1e6, r.algbw_gbps, r.busbw_gbps,
-                             r.discarded ? "none" : models::choice_algorithm_name(r.choice),
-                             r.discarded ? "none" : models::protocol_name(r.choice.protocol), r.choice.channels);
-      }
-      write_output_file(csv_path, csv.str());
-    }
+    if (!csv_path.empty()) write_output_file(csv_path, nccl_tests_csv(rows, op, type));
     return 0;
   });
 }

@@ -148,7 +148,10 @@ ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& sel
     if (out.gpus.empty()) throw only_drained();
     return out;
   }
-  if (last != *first) throw std::invalid_argument("a NIC selector names one node (got \"" + select + "\")");
+  if (last != *first)
+    throw std::invalid_argument("a NIC selector names one node (got \"" + select + "\"; expected node<N>/nic<K>, " +
+                                "one override per node, e.g. \"node" + std::to_string(*first) + "/nic" +
+                                std::to_string(*k) + "\")");
   if (cluster.node_at_slot(*first) < 0) throw only_drained();
   if (*k >= cluster.nics_per_node())
     throw std::invalid_argument("no nic" + std::to_string(*k) + " on node" + std::to_string(*first) +

@@ -45,5 +45,20 @@ TEST(FreshUser40Overrides, ZeroPowerCapIsNamedAtItsField) {
   EXPECT_FALSE(has(r.err, "no factor")) << r.err;
 }
 
+// Before: "a NIC selector names one node (got \"node0-1/nic1\")", without what to write instead.
+TEST(FreshUser40Overrides, NicRangeSelectorSaysWhatToWrite) {
+  const traincast::test_support::TempDir dir("fresh_user40_nic_range");
+  const std::string path = dir.write("nics.textproto",
+                                     "cluster { node_template: \"dgx_h100\" num_nodes: 2\n"
+                                     "  overrides { select: \"node0-1/nic1\" bandwidth_factor: 0.5 } }\n");
+  const Result r = run({"run", path});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(has(r.err, path + ":2:"));
+  EXPECT_TRUE(has(r.err,
+                  "a NIC selector names one node (got \"node0-1/nic1\"; expected node<N>/nic<K>, one override "
+                  "per node, e.g. \"node0/nic1\")"))
+      << r.err;
+}
+
 }  // namespace
 }  // namespace traincast::cli

@@ -70,8 +70,7 @@ LastIteration report_throughput(const Scenario& sc, const Cluster& cluster, std:
   r.num_gpus = cluster.num_gpus();
   r.num_nodes = cluster.num_nodes();
   for (const Cluster::DrainedNode& d : cluster.drained_nodes())
-    r.drained_nodes.push_back("node" + std::to_string(d.slot) + ": its GPU " + d.gpu +
-                              " is missing (cluster.overrides[" + std::to_string(d.override_index) + "])");
+    r.drained_nodes.push_back("node" + std::to_string(d.slot) + ": " + d.reason());
   r.tp = job.tp;
   r.pp = job.pp;
   r.dp = job.dp;

@@ -700,8 +700,7 @@ std::string Cluster::describe() const {
       << (drained_.empty() ? "" : " in service, of the scenario's " + std::to_string(fabric_slots())) << "\n";
   }
   for (const DrainedNode& d : drained_)
-    o << "  node" << d.slot << " drained: its GPU " << d.gpu << " is missing (cluster.overrides[" << d.override_index
-      << "]); no job runs on it, its switch ports stay\n";
+    o << "  node" << d.slot << " drained: " << d.reason() << "; no job runs on it, its switch ports stay\n";
   // One node of group `g` (its template, GPU and PCIe tree; sockets, NIC placement and scale-up
   // kind are the same in every group).
   auto describe_node = [&](const NodeGroup& g) {

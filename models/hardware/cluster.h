@@ -348,6 +348,11 @@ class Cluster {
     int slot = 0;            ///< its place on the fabric: its number in the scenario (node<slot>)
     std::string gpu;         ///< the missing GPU, "node3/gpu5" (the first override naming the node)
     int override_index = 0;  ///< i of cluster.overrides[i]
+    /// "its GPU node3/gpu5 is missing (cluster.overrides[2])": why the node is drained, as every
+    /// report prints it.
+    std::string reason() const {
+      return "its GPU " + gpu + " is missing (cluster.overrides[" + std::to_string(override_index) + "])";
+    }
   };
   /// The drained nodes, ascending by slot; none of them is one of this cluster's nodes 0..num_nodes()-1.
   const std::vector<DrainedNode>& drained_nodes() const { return drained_; }

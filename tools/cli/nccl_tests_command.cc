@@ -251,8 +251,7 @@ std::string nccl_tests_csv(const std::vector<models::NcclTestsResult>& rows, mod
 /// missing ran on node0 alone, "8 of 8 GPUs", busbw above the healthy 16 GPUs' with nothing said).
 void print_drained_nodes(const models::Cluster& cluster, std::ostream& out) {
   for (const models::Cluster::DrainedNode& d : cluster.drained_nodes())
-    out << "# drained node" << d.slot << ": its GPU " << d.gpu << " is missing (cluster.overrides[" << d.override_index
-        << "]); no rank runs on it\n";
+    out << "# drained node" << d.slot << ": " << d.reason() << "; no rank runs on it\n";
 }
 
 /// --gpus names only GPUs of the cluster (issue 21: "--gpus 0-99" on 16 GPUs said "16 outside [0,

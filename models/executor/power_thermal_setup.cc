@@ -108,14 +108,14 @@ std::vector<std::string> thermal_settings_without_effect(const Scenario& sc) {
     char coolant_c[32];
     std::snprintf(coolant_c, sizeof coolant_c, "%g", th.coolant_c);
     const std::string coolant = std::string("thermal.coolant_c, ") + coolant_c + " C";
-    if (th.supply_air_c_given || th.supply_air_c != defaults.supply_air_c)
+    if (th.given.supply_air_c || th.supply_air_c != defaults.supply_air_c)
       notes.push_back("thermal.supply_air_c has no effect: cooling is liquid, so the GPUs' inlet is the coolant (" +
                       coolant + ") (expected cooling: air for a supply air temperature to act)");
     if (!th.gpu_airflow_fraction.empty())
       notes.push_back(
           "thermal.gpu_airflow_fraction has no effect: cooling is liquid, so cold plates carry the GPUs' heat, not "
           "the air (expected cooling: air for a GPU's airflow to act)");
-  } else if (th.coolant_c_given || th.coolant_c != defaults.coolant_c) {
+  } else if (th.given.coolant_c || th.coolant_c != defaults.coolant_c) {
     notes.push_back(
         "thermal.coolant_c has no effect: cooling is air, so the GPUs' inlet is thermal.supply_air_c (expected "
         "cooling: liquid for a coolant temperature to act)");
@@ -123,9 +123,13 @@ std::vector<std::string> thermal_settings_without_effect(const Scenario& sc) {
   return notes;
 }
 
+double gpu_power_limit_w(const Scenario& sc, const GpuSpec& gpu) {
+  const double limit = sc.power.gpu_power_limit_w;
+  return limit > 0 && limit < gpu.tdp_w ? limit : gpu.tdp_w;
+}
+
 double gpu_power_limit_w(const Scenario& sc, const Cluster& cluster, int gpu) {
-  const double tdp = cluster.gpu_spec(gpu).tdp_w, limit = sc.power.gpu_power_limit_w;
-  return limit > 0 && limit < tdp ? limit : tdp;
+  return gpu_power_limit_w(sc, cluster.gpu_spec(gpu));
 }
 
 double acting_power_cap_w(const Scenario& sc, const Cluster& cluster, int gpu) {

@@ -26,12 +26,14 @@ bool clock_feedback_possible(const Scenario& scenario);
 /// cooling the air-path fields supply_air_c (the GPUs' inlet is thermal.coolant_c) and
 /// gpu_airflow_fraction (cold plates carry the GPUs' heat; power_thermal_setup reads the fraction
 /// only for air); under air cooling thermal.coolant_c. A field counts when the scenario wrote it
-/// (ThermalSpec::supply_air_c_given / coolant_c_given), even at its default, or differs from it.
+/// (ThermalSpec::given.supply_air_c / given.coolant_c), even at its default, or differs from it.
 /// (thermal.rack_cooling_capacity_w under liquid is refused by the scenario check.)
 std::vector<std::string> thermal_settings_without_effect(const Scenario& scenario);
 
-/// The power limit of global GPU `gpu` without its own cap [W]: power.gpu_power_limit_w where set
-/// and below the GPU's TDP, else the TDP (as models/power/power_thermal.cc caps it).
+/// The power limit of a `gpu` without its own cap [W]: power.gpu_power_limit_w where set and below
+/// the GPU's TDP, else the TDP (as models/power/power_thermal.cc caps it).
+double gpu_power_limit_w(const Scenario& scenario, const GpuSpec& gpu);
+/// gpu_power_limit_w of global GPU `gpu` of `cluster` (its node group's GPU).
 double gpu_power_limit_w(const Scenario& scenario, const Cluster& cluster, int gpu);
 
 /// The cluster.overrides power_cap_w of global GPU `gpu` that acts [W]: Cluster::power_cap_w(gpu)

@@ -12,6 +12,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "models/executor/power_thermal_setup.h"
 #include "models/executor/training_run.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
@@ -105,13 +106,9 @@ std::string node_ranges(const std::vector<int>& nodes) {
   return out;
 }
 
-/// The GPUs' power limit [W] without a cap of their own: power.gpu_power_limit_w where set and
-/// below the TDP, else the TDP (as models/power/power_thermal.cc caps them).
+/// The GPUs' power limit [W] without a cap of their own (gpu_power_limit_w of the cluster's GPU).
 double job_power_limit_w(const Scenario& s) {
-  const NodeTemplate& node = cluster_node_template(s.cluster);
-  const double tdp = find_gpu(s.cluster.gpu.empty() ? node.gpu : s.cluster.gpu).tdp_w;
-  const double limit = s.power.gpu_power_limit_w;
-  return limit > 0 && limit < tdp ? limit : tdp;
+  return gpu_power_limit_w(s, find_gpu(s.cluster.gpu.empty() ? cluster_node_template(s.cluster).gpu : s.cluster.gpu));
 }
 
 class ClusterRun {

@@ -104,7 +104,7 @@ std::vector<std::string> workload_file_notes(const std::string& file, const mode
   section(w.reliability.has_value(), "reliability");
   section(w.cost.has_value(), "cost");
   section(w.power != models::PowerSpec{}, "power");
-  section(w.thermal != models::ThermalSpec{} || w.thermal.supply_air_c_given || w.thermal.coolant_c_given, "thermal");
+  section(w.thermal != models::ThermalSpec{} || w.thermal.given.supply_air_c || w.thermal.given.coolant_c, "thermal");
   // A workload file that is itself a shared-cluster scenario: its job list and scheduler are
   // another cluster's, never run here.
   const auto cluster_part = [&](bool present, const char* name) {

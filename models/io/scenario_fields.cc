@@ -84,23 +84,23 @@ void set_protocol(S& s, const FieldValue& v) {
 /// earn. Air's default leaves out coolant_c: 35, liquid's supply_air_c: 25.
 std::optional<FieldValue> get_supply_air(const S& s) {
   const Thermal& t = s.thermal;
-  if (t.cooling != models::Cooling::air && !t.supply_air_c_given && t.supply_air_c == Thermal{}.supply_air_c)
+  if (t.cooling != models::Cooling::air && !t.given.supply_air_c && t.supply_air_c == Thermal{}.supply_air_c)
     return std::nullopt;
   return t.supply_air_c;
 }
 void set_supply_air(S& s, const FieldValue& v) {
   s.thermal.supply_air_c = std::get<double>(v);
-  s.thermal.supply_air_c_given = true;
+  s.thermal.given.supply_air_c = true;
 }
 std::optional<FieldValue> get_coolant(const S& s) {
   const Thermal& t = s.thermal;
-  if (t.cooling != models::Cooling::liquid && !t.coolant_c_given && t.coolant_c == Thermal{}.coolant_c)
+  if (t.cooling != models::Cooling::liquid && !t.given.coolant_c && t.coolant_c == Thermal{}.coolant_c)
     return std::nullopt;
   return t.coolant_c;
 }
 void set_coolant(S& s, const FieldValue& v) {
   s.thermal.coolant_c = std::get<double>(v);
-  s.thermal.coolant_c_given = true;
+  s.thermal.given.coolant_c = true;
 }
 
 // Order: as scenario_fields.h says.

@@ -64,7 +64,7 @@ ExprValue scalar_value(const pb::Message& m, const pb::FieldDescriptor* f) {
 const tp::Scenario& scenario_defaults() {
   static const tp::Scenario defaults = [] {
     models::Scenario s;  // both inlet temperatures, whichever the cooling uses (scenario_fields.cc)
-    s.thermal.supply_air_c_given = s.thermal.coolant_c_given = true;
+    s.thermal.given.supply_air_c = s.thermal.given.coolant_c = true;
     return to_proto(s);
   }();
   return defaults;

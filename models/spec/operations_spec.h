@@ -173,10 +173,14 @@ struct ThermalSpec {
   double coolant_c = 35.0;
   /// Whether the scenario wrote supply_air_c / coolant_c (protobuf field presence; --set too),
   /// even at its default: the one of the two that the cooling ignores is warned whenever given
-  /// (thermal_settings_without_effect), and a printed scenario writes it only then. Provenance:
-  /// operator== ignores both (a printed scenario reads back with the acting one given).
-  bool supply_air_c_given = false;
-  bool coolant_c_given = false;
+  /// (thermal_settings_without_effect), and a printed scenario writes it only then. Provenance,
+  /// not a setting: two specs compare equal whatever it holds (a printed scenario reads back with
+  /// the acting one given).
+  struct Given {
+    bool supply_air_c = false;
+    bool coolant_c = false;
+    bool operator==(const Given&) const { return true; }
+  } given;
   /// Per local GPU position in every node: fraction of the design airflow reaching it, (0, 1];
   /// empty = all 1. Blocked airflow raises R as 1/fraction^0.8 (forced convection) and raises
   /// the preheat the GPU passes downstream as 1/fraction.
@@ -191,12 +195,7 @@ struct ThermalSpec {
   /// H100 per rack).
   int nodes_per_rack = 4;
   ThermalStart start = ThermalStart::steady_state;
-  bool operator==(const ThermalSpec& o) const {
-    return cooling == o.cooling && supply_air_c == o.supply_air_c && coolant_c == o.coolant_c &&
-           gpu_airflow_fraction == o.gpu_airflow_fraction && r_k_per_w == o.r_k_per_w && c_j_per_k == o.c_j_per_k &&
-           rack_cooling_capacity_w == o.rack_cooling_capacity_w && nodes_per_rack == o.nodes_per_rack &&
-           start == o.start;
-  }
+  bool operator==(const ThermalSpec&) const = default;
 };
 
 }  // namespace traincast::models

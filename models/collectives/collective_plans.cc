@@ -203,7 +203,7 @@ RankGroups group_ranks(const Cluster& cluster, std::span<const int> ranks, const
   for (int node : g.node_ids) at[node] = -1;
   for (const auto& local : g.per_node) g.same_size = g.same_size && local.size() == g.per_node[0].size();
   g.version = nccl_version_of(cluster.spec().collectives.nccl_version);
-  // Rails: the NICs of NCCL's ring graph (nccl_topo_search.h), searched once per group shape.
+  // Rails: the NICs of NCCL's ring graph (nccl_topo_search.h), searched once per group shape and node class.
   if (g.nodes() > 1 && cluster.nics_per_node() > 0) {
     // Each node's own search, combined as NCCL's ranks combine them (NcclTopoCache::ring_graph_across);
     // nodes holding different counts: the first node's.

@@ -10,6 +10,7 @@
 
 #include "models/executor/graph_builder.h"
 #include "models/executor/op_graph.h"
+#include "models/executor/override_effects.h"
 #include "models/executor/power_thermal_setup.h"
 #include "models/executor/training_graph.h"
 #include "models/executor/training_report.h"

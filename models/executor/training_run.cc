@@ -18,6 +18,7 @@
 #include "models/executor/graph_size.h"
 #include "models/executor/job_effects.h"
 #include "models/executor/op_graph.h"
+#include "models/executor/override_effects.h"
 #include "models/executor/power_thermal_setup.h"
 #include "models/executor/training_report.h"
 #include "models/hardware/catalog.h"
@@ -139,6 +140,9 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
     run_op_graph(sim, coll, job.graph, nullptr, co.any(), worker_sms);
     measure_own(net, cluster, job, co);
     Report r = training_report(sc, cluster, net, sim.events_processed(), job, nullptr);
+    std::int64_t end_ns = 0;
+    for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
+    report_override_effects(sc, cluster, net, end_ns, job.iterations, r);
     if (job_effects) apply_job_effects(sc, cluster, r, 0.0, storage.compute_iteration_s);
     start.folded = job.folded;
     return r;
@@ -153,6 +157,7 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
   power.finish(end_ns, r.iteration_time_s, r.time_to_train_s, r.power, r.thermal);
   name_straggler(cluster, r);
+  report_override_effects(sc, cluster, net, end_ns, job.iterations, r);
   if (job_effects) {
     apply_job_effects(sc, cluster, r, r.power.facility_average_w, storage.compute_iteration_s);
     // The facility average includes the storage stall, when the GPUs draw idle power; over the

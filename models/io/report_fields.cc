@@ -1,6 +1,6 @@
 // The report's field table (report_fields.h): one row per scalar of proto::Report outside its
-// lists (busiest_links, reliability.causes, power.psu_overloads, power.gpus, thermal.gpus: by hand in
-// report_io.cc).
+// lists (busiest_links, reliability.causes, power.psu_overloads, power.gpus, thermal.gpus,
+// overrides.entries: by hand in report_io.cc).
 
 #include "models/io/report_fields.h"
 
@@ -34,6 +34,8 @@ bool pays_back(const R& r) { return !r.cost.payback_never; }
 bool is_pipeline(const R& r) { return r.pp > 1; }
 /// The folding section is written only when it has classes (runs with cluster.overrides).
 bool has_folding(const R& r) { return !r.folding.classes.empty(); }
+/// The overrides' cost is written only where `traincast run` simulated the job without them.
+bool has_override_cost(const R& r) { return r.overrides.cost_known; }
 /// The mixed section is written only on a mixed cluster (node groups).
 bool is_mixed(const R& r) { return !r.mixed.groups.empty(); }
 using Mixed = models::MixedClusterReport;
@@ -106,6 +108,9 @@ constexpr ReportField kFields[] = {
     field<&R::folded>("folded"),
     field<&R::folding, &models::FoldingReport::replicas>("folding.replicas", has_folding),
     field<&R::folding, &models::FoldingReport::simulated_replicas>("folding.simulated_replicas", has_folding),
+    field<&R::overrides, &models::OverridesReport::cost_known>("overrides.cost_known", has_override_cost),
+    field<&R::overrides, &models::OverridesReport::cost_s>("overrides.cost_s", has_override_cost),
+    field<&R::overrides, &models::OverridesReport::cost_fraction>("overrides.cost_fraction", has_override_cost),
     field<&R::mixed, &Mixed::slow_group>("mixed.slow_group", is_mixed),
     field<&R::mixed, &Mixed::fast_group>("mixed.fast_group", is_mixed),
     field<&R::mixed, &Mixed::slow_stage_s>("mixed.slow_stage_s", is_mixed),

@@ -104,6 +104,28 @@ void folding_classes_to_proto(const models::Report& r, tp::Report& m) {
   }
 }
 
+/// Report.overrides.entries (only with cluster.overrides: the section is absent otherwise; its
+/// cost scalars are rows of the field table).
+void overrides_to_proto(const models::Report& r, tp::Report& m) {
+  if (r.overrides.entries.empty()) return;
+  tp::Report::Overrides& o = *m.mutable_overrides();
+  for (const models::OverrideEffectReport& e : r.overrides.entries) {
+    tp::Report::Overrides::Entry& x = *o.add_entries();
+    x.set_index(e.index);
+    x.set_select(e.select);
+    x.set_setting(e.setting);
+    x.set_sm_clock_mhz(e.sm_clock_mhz);
+    x.set_boost_clock_mhz(e.boost_clock_mhz);
+    x.set_straggler(e.straggler);
+    x.set_hottest_gpu_c(e.hottest_gpu_c);
+    x.set_throttled_time_fraction(e.throttled_time_fraction);
+    x.set_bytes_per_iteration(e.bytes_per_iteration);
+    x.set_utilization(e.utilization);
+    x.set_peer(e.peer);
+    x.set_peer_bytes_per_iteration(e.peer_bytes_per_iteration);
+  }
+}
+
 /// Report.mixed's groups and stages (mixed clusters only).
 void mixed_lists_to_proto(const models::Report& r, tp::Report& m) {
   for (const models::NodeGroupReport& g : r.mixed.groups) {
@@ -140,6 +162,7 @@ tp::Report report_to_proto(const models::Report& r) {
   folding_classes_to_proto(r, m);
   mixed_lists_to_proto(r, m);
   for (const std::string& d : r.drained_nodes) m.mutable_drained()->add_node(d);
+  overrides_to_proto(r, m);
   return m;
 }
 

@@ -362,6 +362,50 @@ struct FoldingReport {
   bool operator==(const FoldingReport&) const = default;
 };
 
+/// What one cluster.overrides entry did in the run (Report::overrides; override_effects.h): the
+/// element it names, as the run saw it. GPU entries (clock_factor, power_cap_w): the slowest GPU
+/// it names; node entries (supply_c): the hottest GPU on its nodes; NIC and link entries
+/// (bandwidth_factor, failed): the traffic its resources carried and what the same element
+/// carried on the nodes that have no override of it (a NIC NCCL's search leaves carries nothing).
+/// A missing GPU's entry is the `drained` line's; it is listed with no figures.
+struct OverrideEffectReport {
+  int index = 0;       ///< cluster.overrides[index]
+  std::string select;  ///< as written, "node3/nic0"
+  std::string
+      setting;  ///< "bandwidth_factor 0.5", "failed", "clock_factor 0.8", "power_cap_w 400", "supply_c 40", "missing"
+  /// GPU entries: the lowest mean SM clock while computing among its GPUs [MHz] (0 where the power
+  /// model did not run); whether the report's straggler is one of them.
+  double sm_clock_mhz = 0.0;
+  double boost_clock_mhz = 0.0;
+  bool straggler = false;
+  /// Node entries: the hottest average GPU temperature on its nodes [C] and the largest fraction of
+  /// the run a GPU there spent throttled.
+  double hottest_gpu_c = 0.0;
+  double throttled_time_fraction = 0.0;
+  /// NIC and link entries: bytes per iteration over its directed resources (tx + rx for a NIC) and
+  /// the highest utilisation of one of them over the run (0..1, of its overridden capacity).
+  double bytes_per_iteration = 0.0;
+  double utilization = 0.0;
+  /// The same element on the other nodes, those without an override of it: the most one of them
+  /// carried [bytes per iteration] and its name ("node0/nic0"); empty for a switch link, or where
+  /// no other node has it.
+  std::string peer;
+  double peer_bytes_per_iteration = 0.0;
+  bool operator==(const OverrideEffectReport&) const = default;
+};
+
+/// cluster.overrides in the run (Report::overrides), filled only when the cluster has overrides.
+/// `cost_s`: the iteration time less the same job's without them (`missing` GPUs' drained nodes
+/// stay drained), filled by add_override_cost (training_executor.h; `traincast run` asks for it);
+/// `cost_known` false where it was not asked for.
+struct OverridesReport {
+  std::vector<OverrideEffectReport> entries;
+  bool cost_known = false;
+  double cost_s = 0.0;
+  double cost_fraction = 0.0;  ///< of the iteration without the overrides
+  bool operator==(const OverridesReport&) const = default;
+};
+
 /// One node group of a mixed cluster (MixedClusterReport).
 struct NodeGroupReport {
   std::string node_template;
@@ -439,6 +483,7 @@ struct Report {
   std::uint64_t events = 0;      ///< engine events processed
   bool folded = false;           ///< one DP replica simulated for all (symmetry)
   FoldingReport folding;         ///< partial folding's classes (with cluster.overrides only)
+  OverridesReport overrides;     ///< each override's effect (with cluster.overrides only)
   MixedClusterReport mixed;      ///< node groups and the slow group's cost (mixed clusters only)
   /// Nodes drained for a missing GPU (cluster.overrides missing), each "node3: its GPU node3/gpu5 is
   /// missing (cluster.overrides[0])"; the job ran on the others (num_nodes of them).

@@ -71,9 +71,11 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "Simulates one training iteration (or options.iterations) of SCENARIO (.textproto or .json;\n"
       "the embedded default, a Llama-3-8B-class model on one DGX H100, when none is given) and\n"
       "prints a summary: iteration time, tokens/s, TFLOP/s per GPU, MFU/HFU, where the time went,\n"
-      "per-GPU memory and OOM verdict, the busiest links. The Monte-Carlo failure draws show progress\n"
-      "on stderr when it is a terminal; Ctrl-C (or SIGTERM) stops the run wherever it is, building the\n"
-      "network, simulating or drawing (exit status 130, 143 for SIGTERM; no file written).\n\nOptions");
+      "per-GPU memory and OOM verdict, the busiest links; with cluster.overrides, what each entry\n"
+      "did and what they cost (the job is simulated once more without them). The Monte-Carlo failure\n"
+      "draws show progress on stderr when it is a terminal; Ctrl-C (or SIGTERM) stops the run\n"
+      "wherever it is, building the network, simulating or drawing (exit status 130, 143 for\n"
+      "SIGTERM; no file written).\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scalar field, e.g. --set workload.parallel.tp=4 (repeatable; see docs/scenarios.md)")(
@@ -148,7 +150,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     const auto t0 = std::chrono::steady_clock::now();
     const models::Report report = [&] {
       try {
-        return models::simulate_training(sc, vm.count("trace") ? &trace : nullptr);
+        models::Report r = models::simulate_training(sc, vm.count("trace") ? &trace : nullptr);
+        models::add_override_cost(sc, r);  // the summary's and JSON's overrides.cost_s
+        return r;
       } catch (const std::invalid_argument& e) {
         rethrow_at_field(e, from_file ? vm["scenario"].as<std::string>() : std::string(), overrides);
       }

@@ -2,9 +2,11 @@
 // in words (per node: devices and links with bandwidths; the fabric), the route between two GPUs
 // with its bottleneck, and a Graphviz DOT export.
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <ostream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +20,62 @@
 #include "tools/cli/commands.h"
 
 namespace traincast::cli {
+
+namespace {
+
+/// Across nodes, NCCL's send/recv from `a` to `b` may leave the route Cluster::route gives: its
+/// NIC choice (ncclTopoGetLocalNet / ncclTopoGetLocal, the largest path bandwidth first) skips a
+/// NIC slowed or failed by cluster.overrides, and the collectives' p2p plans follow it
+/// (CollectiveEngine's send_recv plan). Where its paths differ from `route`, prints them, each
+/// with its share of the bytes and its slowest link, and the bottleneck they give; nothing
+/// otherwise (same node, or the same route).
+void print_nccl_p2p_route(std::ostream& out, const models::Cluster& cluster, const models::CollectiveEngine& engine,
+                          int a, int b, std::span<const sim::ResourceId> route) {
+  if (cluster.node_of(a) == cluster.node_of(b)) return;
+  models::CollectiveCall call;
+  call.op = models::CollectiveOp::send_recv;
+  call.ranks = {a, b};
+  call.bytes = 1 << 30;
+  const models::CollectiveEngine::Prepared prepared = engine.prepare(call);
+  if (prepared.plan == nullptr) return;
+  std::vector<const models::CollectiveFlowTemplate*> flows;
+  for (const models::CollectiveFlowTemplate& f : prepared.plan->flows)
+    if (f.multipath < 0 && f.byte_fraction > 0) flows.push_back(&f);
+  if (flows.empty() || (flows.size() == 1 && std::ranges::equal(flows.front()->path, route))) return;
+  double total = 0;
+  for (const models::CollectiveFlowTemplate* f : flows) total += f->byte_fraction;
+  out << "NCCL's send/recv between them takes " << (flows.size() == 1 ? "another route" : "other routes")
+      << " (its NIC choice skips a slowed or failed NIC: docs/fabric.md):\n";
+  double rate = 0;  // bytes/s over the paths together: each bound by its slowest link and its share
+  double least = 1e300;
+  for (const models::CollectiveFlowTemplate* f : flows) {
+    double slowest = 1e300;
+    std::string slowest_name;
+    for (sim::ResourceId r : f->path)
+      if (cluster.capacity(r) < slowest) {
+        slowest = cluster.capacity(r);
+        slowest_name = cluster.resource_name(r);
+      }
+    std::string nics;  // the NICs it leaves and enters through, "node0.nic5.tx -> node1.nic5.rx"
+    for (sim::ResourceId r : f->path) {
+      const std::string& n = cluster.resource_name(r);
+      if (n.ends_with(".tx") || n.ends_with(".rx")) nics += (nics.empty() ? "" : " -> ") + n;
+    }
+    const double share = f->byte_fraction / total;
+    least = std::min(least, slowest / share);
+    char line[320];
+    std::snprintf(line, sizeof line, "  %5.1f%% of the bytes via %s; slowest link %s at %.2f GB/s (%zu links)\n",
+                  100 * share, nics.c_str(), slowest_name.c_str(), slowest / 1e9, f->path.size());
+    out << line;
+  }
+  rate = least;  // the paths run in parallel, each moving its share: the slowest share's rate bounds all
+  char line[160];
+  std::snprintf(line, sizeof line, "Bottleneck of NCCL's route: %.2f GB/s per direction (before NCCL's efficiency)\n",
+                rate / 1e9);
+  out << line;
+}
+
+}  // namespace
 namespace po = boost::program_options;
 
 namespace {
@@ -167,6 +225,7 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
                     "Bottleneck: %s at %.2f GB/s per direction; achievable %.2f GB/s; wire latency %lld ns\n",
                     bottleneck_name.c_str(), bottleneck / 1e9, achievable / 1e9, latency_ns);
       out << line;
+      print_nccl_p2p_route(out, cluster, engine, a, b, route);
     }
     if (vm.count("dot")) {
       write_output_file(vm["dot"].as<std::string>(), cluster.to_dot(max_nodes));

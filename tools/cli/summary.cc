@@ -569,6 +569,7 @@ std::string format_summary(const models::Scenario& sc, const models::Report& r, 
   print_performance(o, sc, r);
   print_breakdown(o, sc, r);
   print_straggler(o, sc, r);
+  o << format_overrides(r);
   print_mixed(o, r);
   print_memory(o, sc, r);
   o << format_job_effects(r);

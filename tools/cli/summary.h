@@ -53,6 +53,11 @@ std::string fabric_ratio_text(const models::ClusterSpec& cluster);
 /// (torus, none). Builds only the cluster's sizes, not its network.
 models::LeafPortsUsed built_leaf_ports(const models::ClusterSpec& cluster);
 
+/// The "Overrides" section: one line per cluster.overrides entry (the first 8) with what the run
+/// measured on its element, and, where `traincast run` simulated the job without them
+/// (OverridesReport::cost_known), what they cost per iteration. "" without overrides.
+std::string format_overrides(const models::Report& r);
+
 /// The rule of the token budget `run` and `compare` use for a scenario that gives none (the
 /// `train_tokens_source` of their JSON).
 inline constexpr const char* kDefaultBudgetRule = "20 tokens per parameter (Hoffmann et al. 2022), the default budget";

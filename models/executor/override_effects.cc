@@ -1,0 +1,170 @@
+// What each cluster.overrides entry did in a run. See override_effects.h.
+
+#include "models/executor/override_effects.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "models/executor/training_run.h"
+#include "models/hardware/element_overrides.h"
+
+namespace traincast::models {
+namespace {
+
+std::string number_text(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+/// The entry's field and value as the scenario writes them: "bandwidth_factor 0.5", "failed".
+std::string setting_text(const ElementOverride& o) {
+  if (o.missing) return "missing";
+  if (o.failed) return "failed";
+  if (o.clock_factor > 0) return "clock_factor " + number_text(o.clock_factor);
+  if (o.bandwidth_factor > 0) return "bandwidth_factor " + number_text(o.bandwidth_factor);
+  if (o.power_cap_w > 0) return "power_cap_w " + number_text(o.power_cap_w);
+  if (o.supply_c) return "supply_c " + number_text(*o.supply_c);
+  return "";
+}
+
+/// "node<M>.<suffix>" -> (M, ".<suffix>"); nullopt for any other name (switch links, a torus
+/// link between two nodes, which has no like on another node).
+std::optional<std::pair<int, std::string_view>> node_resource(std::string_view name) {
+  if (!name.starts_with("node")) return std::nullopt;
+  int m = 0;
+  const char* first = name.data() + 4;
+  const char* last = name.data() + name.size();
+  const auto [end, ec] = std::from_chars(first, last, m);
+  if (ec != std::errc{} || end == first || end == last || *end != '.') return std::nullopt;
+  const std::string_view suffix(end, static_cast<std::size_t>(last - end));
+  if (suffix.find("->") != std::string_view::npos) return std::nullopt;
+  return std::pair<int, std::string_view>{m, suffix};
+}
+
+/// NIC and link entries: traffic, utilisation, and the peers' traffic (one pass over the names).
+void fill_traffic(const sim::FlowNetwork& net, std::int64_t end_ns, int iterations,
+                  const std::vector<ResolvedSelector>& sel, OverridesReport& out) {
+  const double run_s = static_cast<double>(end_ns) * 1e-9;
+  const double per_iteration = 1.0 / std::max(1, iterations);
+  std::unordered_set<sim::ResourceId> overridden;
+  for (const ResolvedSelector& s : sel) overridden.insert(s.resources.begin(), s.resources.end());
+  // suffix -> entries naming a resource of that suffix on their node
+  std::unordered_map<std::string, std::vector<std::size_t>> by_suffix;
+  std::vector<int> own_node(sel.size(), -1);
+  for (std::size_t i = 0; i < sel.size(); ++i) {
+    OverrideEffectReport& e = out.entries[i];
+    for (sim::ResourceId id : sel[i].resources) {
+      const sim::ResourceStats st = net.stats(id);
+      e.bytes_per_iteration += st.bytes_carried * per_iteration;
+      const double cap = net.capacity(id);
+      if (cap > 0 && run_s > 0) e.utilization = std::max(e.utilization, st.bytes_carried / (cap * run_s));
+      const auto nr = node_resource(net.resource_name(id));
+      if (!nr || (own_node[i] >= 0 && own_node[i] != nr->first)) continue;
+      own_node[i] = nr->first;
+      by_suffix[std::string(nr->second)].push_back(i);
+    }
+  }
+  if (by_suffix.empty()) return;
+  std::vector<std::map<int, double>> peer_bytes(sel.size());  // entry -> node -> bytes per iteration
+  for (sim::ResourceId id = 0; id < net.num_resources(); ++id) {
+    const auto nr = node_resource(net.resource_name(id));
+    if (!nr) continue;
+    const auto it = by_suffix.find(std::string(nr->second));
+    if (it == by_suffix.end() || overridden.contains(id)) continue;
+    for (std::size_t i : it->second)
+      if (nr->first != own_node[i]) peer_bytes[i][nr->first] += net.stats(id).bytes_carried * per_iteration;
+  }
+  for (std::size_t i = 0; i < sel.size(); ++i) {
+    const std::optional<SelectorNodes> sn = selector_nodes(out.entries[i].select);
+    if (peer_bytes[i].empty() || !sn) continue;
+    std::pair<int, double> best{-1, -1.0};
+    for (const auto& [node, bytes] : peer_bytes[i])
+      if (bytes > best.second) best = {node, bytes};
+    out.entries[i].peer = "node" + std::to_string(best.first) + sn->rest;
+    out.entries[i].peer_bytes_per_iteration = best.second;
+  }
+}
+
+/// GPU and node entries: clocks, straggler, temperatures from the power and thermal reports.
+void fill_gpus(const Cluster& cluster, const std::vector<ResolvedSelector>& sel, Report& r) {
+  std::unordered_map<int, const GpuPower*> power;
+  for (const GpuPower& g : r.power.gpus) power.emplace(g.gpu, &g);
+  std::unordered_map<int, const GpuThermal*> thermal;
+  for (const GpuThermal& g : r.thermal.gpus) thermal.emplace(g.gpu, &g);
+  const std::vector<ElementOverride>& ovs = cluster.spec().overrides;
+  for (std::size_t i = 0; i < sel.size(); ++i) {
+    OverrideEffectReport& e = r.overrides.entries[i];
+    const bool node_entry = ovs[i].supply_c.has_value();
+    for (int g : sel[i].gpus) {
+      if (r.straggler.found && r.straggler.gpu == g) e.straggler = true;
+      if (node_entry) {
+        if (const auto t = thermal.find(g); t != thermal.end()) {
+          e.hottest_gpu_c = std::max(e.hottest_gpu_c, t->second->average_c);
+          e.throttled_time_fraction = std::max(e.throttled_time_fraction, t->second->throttled_time_fraction);
+        }
+        continue;
+      }
+      const auto p = power.find(g);
+      if (p == power.end()) continue;
+      const double boost = cluster.gpu_spec(g).boost_clock_mhz;
+      const double mhz = p->second->compute_clock_fraction_mean * boost;
+      if (e.sm_clock_mhz == 0.0 || mhz < e.sm_clock_mhz) {
+        e.sm_clock_mhz = mhz;
+        e.boost_clock_mhz = boost;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void report_override_effects(const Scenario& sc, const Cluster& cluster, const sim::FlowNetwork& net,
+                             std::int64_t end_ns, int iterations, Report& r) {
+  const std::vector<ElementOverride>& ovs = sc.cluster.overrides;
+  r.overrides.entries.clear();
+  if (ovs.empty()) return;
+  std::vector<ResolvedSelector> sel(ovs.size());
+  for (std::size_t i = 0; i < ovs.size(); ++i) {
+    OverrideEffectReport e;
+    e.index = static_cast<int>(i);
+    e.select = ovs[i].select;
+    e.setting = setting_text(ovs[i]);
+    r.overrides.entries.push_back(std::move(e));
+    if (ovs[i].missing) continue;  // its node is drained: the `drained` line names it
+    // The cluster resolved every entry when it was built (Cluster::apply_overrides refuses one
+    // naming nothing), so this cannot throw here.
+    sel[i] = resolve_selector(cluster, ovs[i].select);
+  }
+  fill_traffic(net, end_ns, iterations, sel, r.overrides);
+  fill_gpus(cluster, sel, r);
+}
+
+std::optional<Scenario> without_acting_overrides(const Scenario& sc) {
+  Scenario out = sc;
+  std::vector<ElementOverride>& ovs = out.cluster.overrides;
+  const auto acting = [](const ElementOverride& o) { return !o.missing; };
+  if (std::none_of(ovs.begin(), ovs.end(), acting)) return std::nullopt;
+  std::erase_if(ovs, acting);
+  return out;
+}
+
+void add_override_cost(const Scenario& sc, Report& r) {
+  const std::optional<Scenario> base = without_acting_overrides(sc);
+  if (!base) return;
+  const Report nominal = simulate_training(*base);
+  r.overrides.cost_known = true;
+  r.overrides.cost_s = r.iteration_time_s - nominal.iteration_time_s;
+  r.overrides.cost_fraction = nominal.iteration_time_s > 0 ? r.overrides.cost_s / nominal.iteration_time_s : 0.0;
+}
+
+}  // namespace traincast::models

@@ -1,0 +1,37 @@
+#pragma once
+// What each cluster.overrides entry did in a run (Report::overrides, issue 18: the report names
+// the element): the figures the run measured on the element the entry names, so a degraded NIC or
+// link whose cost shows only as a slower collective is named with its traffic, beside the same
+// element on the nodes without an override.
+
+#include <cstdint>
+#include <optional>
+
+#include "models/hardware/cluster.h"
+#include "models/spec/report.h"
+#include "models/spec/scenario.h"
+#include "sim/flow_network.h"
+
+namespace traincast::models {
+
+/// Fills r.overrides.entries, one per cluster.overrides entry in order, from the run that built
+/// `net` on `cluster` (`iterations` simulated, the last op ending at `end_ns`) and the report's power, thermal and
+/// straggler sections (call after name_straggler; without a power model the GPU figures stay 0). Nothing when the
+/// scenario has no overrides. NIC and link entries: bytes carried per iteration over the entry's resources and their
+/// highest utilisation over the run; the peer is the same element on the node (of those without an override of that
+/// element) whose element carried the most, which for a folded run is a simulated one. One pass over the resource
+/// names: O(resources).
+void report_override_effects(const Scenario& sc, const Cluster& cluster, const sim::FlowNetwork& net,
+                             std::int64_t end_ns, int iterations, Report& r);
+
+/// The scenario without the overrides that change hardware (every entry but `missing: true`, whose
+/// node stays drained, so the job runs on the same nodes); nullopt when no entry would go.
+std::optional<Scenario> without_acting_overrides(const Scenario& sc);
+
+/// Fills r.overrides.cost_s (r.iteration_time_s less that of the same job without its acting
+/// overrides, simulated here: one more run, folded where the job folds) and cost_fraction (of the
+/// latter); cost_known true. Nothing when no override acts. `r` must be simulate_training(sc)'s.
+/// Throws as simulate_training.
+void add_override_cost(const Scenario& sc, Report& r);
+
+}  // namespace traincast::models

@@ -1,0 +1,185 @@
+// What each cluster.overrides entry did (models/executor/override_effects.h, Report::overrides):
+// the element's figures as the run measured them, its peer on the other nodes, and the cost
+// against the same job without the overrides. Small clusters: each run well under a second.
+#include "models/executor/override_effects.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "models/executor/training_run.h"
+
+namespace traincast::models {
+namespace {
+
+/// A small GPT on `nodes` DGX H100 under a non-blocking fat tree (two nodes per leaf), tp x dp.
+Scenario job(int nodes, int tp, int dp) {
+  Scenario sc;
+  sc.name = "override-effects";
+  sc.cluster.node_template = "dgx_h100";
+  sc.cluster.num_nodes = nodes;
+  sc.cluster.fabric.kind = FabricKind::fat_tree;
+  sc.cluster.fabric.nodes_per_leaf = 2;
+  sc.model.num_layers = 4;
+  sc.model.hidden_size = 1024;
+  sc.model.num_attention_heads = 8;
+  sc.model.vocab_size = 32000;
+  sc.model.seq_length = 1024;
+  sc.parallel.tp = tp;
+  sc.parallel.dp = dp;
+  sc.training.global_batch_size = 4 * dp;
+  sc.training.micro_batch_size = 1;
+  return sc;
+}
+
+ElementOverride slowed(const std::string& select, double factor) {
+  ElementOverride o;
+  o.select = select;
+  o.bandwidth_factor = factor;
+  return o;
+}
+
+TEST(OverrideEffects, NoOverridesNoSection) {
+  const Report r = simulate_training(job(2, 8, 2));
+  EXPECT_TRUE(r.overrides.entries.empty());
+  EXPECT_FALSE(without_acting_overrides(job(2, 8, 2)).has_value());
+}
+
+// TP 8 x DP 4 on 4 nodes: each DP ring has one GPU per node. NCCL's ring search leaves a NIC
+// below its peers by any factor, and the model's nodes of a group share one search with one rail
+// per channel (docs/fabric.md), so rail 0 goes dark on every node: the slowed NIC carries nothing,
+// nor does its peer. At factor 1 the same entry carries what its peer does.
+TEST(OverrideEffects, SlowedNicNamedWithItsTrafficAndItsPeers) {
+  Scenario sc = job(4, 8, 4);
+  sc.cluster.overrides = {slowed("node2/nic0", 1.0)};
+  const Report full = simulate_training(sc);
+  ASSERT_EQ(full.overrides.entries.size(), 1u);
+  EXPECT_EQ(full.overrides.entries[0].setting, "bandwidth_factor 1");
+  EXPECT_GT(full.overrides.entries[0].bytes_per_iteration, 1e6);
+  EXPECT_EQ(full.overrides.entries[0].peer, "node0/nic0");
+  EXPECT_NEAR(full.overrides.entries[0].peer_bytes_per_iteration, full.overrides.entries[0].bytes_per_iteration,
+              1e-9 * full.overrides.entries[0].bytes_per_iteration);
+  EXPECT_GT(full.overrides.entries[0].utilization, 0.0);
+
+  sc.cluster.overrides = {slowed("node2/nic0", 0.5)};
+  const Report r = simulate_training(sc);
+  ASSERT_EQ(r.overrides.entries.size(), 1u);
+  const OverrideEffectReport& e = r.overrides.entries[0];
+  EXPECT_EQ(e.index, 0);
+  EXPECT_EQ(e.select, "node2/nic0");
+  EXPECT_EQ(e.setting, "bandwidth_factor 0.5");
+  EXPECT_EQ(e.bytes_per_iteration, 0.0);
+  EXPECT_EQ(e.utilization, 0.0);
+  EXPECT_EQ(e.peer, "node0/nic0");
+  EXPECT_EQ(e.peer_bytes_per_iteration, 0.0);
+  EXPECT_EQ(e.sm_clock_mhz, 0.0);
+  EXPECT_FALSE(e.straggler);
+  EXPECT_GT(r.iteration_time_s, full.iteration_time_s);
+}
+
+TEST(OverrideEffects, FailedNicCarriesNothing) {
+  Scenario sc = job(4, 8, 4);
+  ElementOverride o;
+  o.select = "node1/nic3";
+  o.failed = true;
+  sc.cluster.overrides = {o};
+  const Report r = simulate_training(sc);
+  ASSERT_EQ(r.overrides.entries.size(), 1u);
+  EXPECT_EQ(r.overrides.entries[0].setting, "failed");
+  EXPECT_EQ(r.overrides.entries[0].bytes_per_iteration, 0.0);
+  EXPECT_EQ(r.overrides.entries[0].peer, "node0/nic3");
+}
+
+// An NVLink port at half its rate still carries its GPU's TP traffic: the same bytes as the same
+// port on another node (the job's work is the same), at a higher utilisation of the lower rate.
+TEST(OverrideEffects, SlowedNvlinkPortCarriesWhatItsPeerCarries) {
+  Scenario sc = job(2, 8, 2);
+  sc.cluster.overrides = {slowed("node1.gpu0.nvl_up", 0.5)};
+  const Report r = simulate_training(sc);
+  ASSERT_EQ(r.overrides.entries.size(), 1u);
+  const OverrideEffectReport& e = r.overrides.entries[0];
+  EXPECT_EQ(e.peer, "node0.gpu0.nvl_up");
+  EXPECT_GT(e.bytes_per_iteration, 1e6);
+  EXPECT_NEAR(e.bytes_per_iteration, e.peer_bytes_per_iteration, 1e-9 * e.peer_bytes_per_iteration);
+  EXPECT_GT(e.utilization, 0.0);
+  EXPECT_LE(e.utilization, 1.0);
+}
+
+TEST(OverrideEffects, SlowGpuClockAndStraggler) {
+  Scenario sc = job(2, 8, 2);
+  sc.cluster.overrides = {{"node1/gpu5", 0.9, 0.0}};
+  const Report r = simulate_training(sc);
+  ASSERT_EQ(r.overrides.entries.size(), 1u);
+  const OverrideEffectReport& e = r.overrides.entries[0];
+  EXPECT_EQ(e.setting, "clock_factor 0.9");
+  EXPECT_GT(e.boost_clock_mhz, 0.0);
+  EXPECT_NEAR(e.sm_clock_mhz, 0.9 * e.boost_clock_mhz, 1e-6 * e.boost_clock_mhz);
+  EXPECT_TRUE(r.straggler.found);
+  EXPECT_TRUE(e.straggler);
+}
+
+// A TP-only job has no other replica to wait for, so no straggler: the slow GPU paces its TP
+// group, and the cost run says by how much.
+TEST(OverrideEffects, TpOnlySlowGpuCostsItsTpGroupsTime) {
+  Scenario sc = job(1, 8, 1);
+  sc.model.hidden_size = 8192;  // GEMM-bound layers, so the clock shows
+  sc.model.num_attention_heads = 64;
+  sc.model.seq_length = 4096;
+  sc.cluster.overrides = {{"node0/gpu3", 0.8, 0.0}};
+  Report r = simulate_training(sc);
+  EXPECT_FALSE(r.straggler.found);
+  EXPECT_FALSE(r.overrides.cost_known);
+  add_override_cost(sc, r);
+  Scenario nominal = sc;
+  nominal.cluster.overrides.clear();
+  const double nominal_s = simulate_training(nominal).iteration_time_s;
+  EXPECT_TRUE(r.overrides.cost_known);
+  EXPECT_DOUBLE_EQ(r.overrides.cost_s, r.iteration_time_s - nominal_s);
+  EXPECT_DOUBLE_EQ(r.overrides.cost_fraction, r.overrides.cost_s / nominal_s);
+  // Compute-bound kernels at 0.8 of the clock: a real share of the iteration, not all of it.
+  EXPECT_GT(r.overrides.cost_fraction, 0.05);
+  EXPECT_LT(r.overrides.cost_fraction, 0.25 + 1e-9);
+}
+
+// A missing GPU drains its node: the job runs on the others, with or without the entry, so it
+// has no cost run and no figures.
+TEST(OverrideEffects, MissingGpuIsListedWithoutCost) {
+  Scenario sc = job(3, 8, 2);
+  ElementOverride o;
+  o.select = "node1/gpu2";
+  o.missing = true;
+  sc.cluster.overrides = {o};
+  EXPECT_FALSE(without_acting_overrides(sc).has_value());
+  Report r = simulate_training(sc);
+  add_override_cost(sc, r);
+  ASSERT_EQ(r.overrides.entries.size(), 1u);
+  EXPECT_EQ(r.overrides.entries[0].setting, "missing");
+  EXPECT_FALSE(r.overrides.cost_known);
+  // With a slowed link beside it, only the link goes in the cost run; the node stays drained.
+  sc.cluster.overrides.push_back(slowed("node0.gpu0.nvl_up", 0.5));
+  const std::optional<Scenario> base = without_acting_overrides(sc);
+  ASSERT_TRUE(base.has_value());
+  ASSERT_EQ(base->cluster.overrides.size(), 1u);
+  EXPECT_TRUE(base->cluster.overrides[0].missing.value_or(false));
+}
+
+TEST(OverrideEffects, HotNodeSupplyNamesItsHottestGpu) {
+  Scenario sc = job(2, 8, 2);
+  ElementOverride o;
+  o.select = "node1";
+  o.supply_c = 40.0;
+  sc.cluster.overrides = {o};
+  const Report r = simulate_training(sc);
+  ASSERT_EQ(r.overrides.entries.size(), 1u);
+  const OverrideEffectReport& e = r.overrides.entries[0];
+  EXPECT_EQ(e.setting, "supply_c 40");
+  double node0_hottest = 0.0;
+  for (const GpuThermal& g : r.thermal.gpus)
+    if (g.gpu < 8) node0_hottest = std::max(node0_hottest, g.average_c);
+  EXPECT_GT(node0_hottest, 0.0);
+  EXPECT_GT(e.hottest_gpu_c, node0_hottest + 5.0);  // 15 K warmer supply
+}
+
+}  // namespace
+}  // namespace traincast::models

@@ -1,0 +1,69 @@
+// The summary's "Overrides" section: what each cluster.overrides entry did (summary.h).
+
+#include <sstream>
+#include <string>
+
+#include "tools/cli/summary.h"
+
+namespace traincast::cli {
+namespace {
+
+std::string percent(double fraction) { return format_fixed(100.0 * fraction, 1) + " %"; }
+
+/// "carried 0.00 GB per iteration (0.0 % busy); node0/nic0 carried 302.40 GB".
+std::string traffic_text(const models::OverrideEffectReport& e) {
+  if (e.bytes_per_iteration <= 0) {
+    if (!e.peer.empty() && e.peer_bytes_per_iteration <= 0)
+      return "carried nothing, nor did the same element on any other node (" + e.peer +
+             " and the others): the collectives route around it everywhere";
+    std::string s = "carried nothing (the routes avoid it)";
+    if (!e.peer.empty())
+      s += "; " + e.peer + " carried " + format_fixed(e.peer_bytes_per_iteration / 1e9, 2) + " GB per iteration";
+    return s;
+  }
+  std::string s = "carried " + format_fixed(e.bytes_per_iteration / 1e9, 2) + " GB per iteration (" +
+                  percent(e.utilization) + " busy at most)";
+  if (!e.peer.empty()) s += "; " + e.peer + " carried " + format_fixed(e.peer_bytes_per_iteration / 1e9, 2) + " GB";
+  return s;
+}
+
+std::string effect_text(const models::OverrideEffectReport& e) {
+  if (e.setting == "missing") return "its node is drained";
+  if (e.setting.rfind("supply_c", 0) == 0) {
+    if (e.hottest_gpu_c <= 0) return "no GPU of it simulated";
+    std::string s = "hottest GPU " + format_fixed(e.hottest_gpu_c, 1) + " C on average";
+    s += e.throttled_time_fraction > 0 ? ", throttled up to " + percent(e.throttled_time_fraction) + " of the iteration"
+                                       : ", no throttling";
+    return s;
+  }
+  if (e.setting.rfind("clock_factor", 0) == 0 || e.setting.rfind("power_cap_w", 0) == 0) {
+    if (e.sm_clock_mhz <= 0) return "no clock reported (the power model did not run)";
+    std::string s = "SM clock " + with_thousands(e.sm_clock_mhz) + " of " + with_thousands(e.boost_clock_mhz) +
+                    " MHz while computing (its TP group computes at its pace)";
+    if (e.straggler) s += "; the straggler";
+    return s;
+  }
+  return traffic_text(e);
+}
+
+}  // namespace
+
+std::string format_overrides(const models::Report& r) {
+  const models::OverridesReport& ov = r.overrides;
+  if (ov.entries.empty()) return "";
+  std::ostringstream o;
+  o << "\nOverrides (cluster.overrides)";
+  if (ov.cost_known)
+    o << ": " << (ov.cost_s >= 0 ? "+" : "") << format_duration(ov.cost_s) << " per iteration ("
+      << signed_fixed(100.0 * ov.cost_fraction, 1) << " %) against the same job without them";
+  o << "\n";
+  constexpr std::size_t kShown = 8;
+  for (std::size_t i = 0; i < ov.entries.size() && i < kShown; ++i) {
+    const models::OverrideEffectReport& e = ov.entries[i];
+    o << "  [" << e.index << "] " << e.select << " " << e.setting << ": " << effect_text(e) << "\n";
+  }
+  if (ov.entries.size() > kShown) o << "  " << ov.entries.size() - kShown << " more in --json\n";
+  return o.str();
+}
+
+}  // namespace traincast::cli

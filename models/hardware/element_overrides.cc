@@ -17,16 +17,20 @@
 namespace traincast::models {
 namespace {
 
-/// A decimal number without sign or leading zero at the front of `s`, consumed; nullopt when none
-/// (or one beyond 2^31 - 1).
-std::optional<int> take_number(std::string_view& s) {
+/// A decimal number without sign or leading zero at the front of `s`, consumed; nullopt when none.
+/// One beyond 2^31 - 1 (node99999999999) reads as 2^31 - 1, past every cluster's nodes and GPUs,
+/// so it is refused as out of range with what exists (number_text quotes it as written); when
+/// `digits` is not null it receives the digits as written.
+std::optional<int> take_number(std::string_view& s, std::string_view* digits = nullptr) {
   std::size_t n = 0;
   while (n < s.size() && s[n] >= '0' && s[n] <= '9') ++n;
-  if (n == 0 || n > 9 || (n > 1 && s[0] == '0')) return std::nullopt;
-  int v = 0;
-  for (std::size_t i = 0; i < n; ++i) v = v * 10 + (s[i] - '0');
+  if (n == 0 || (n > 1 && s[0] == '0')) return std::nullopt;
+  long long v = 0;
+  constexpr long long kMax = std::numeric_limits<int>::max();
+  for (std::size_t i = 0; i < n; ++i) v = std::min(kMax, v * 10 + (s[i] - '0'));
+  if (digits != nullptr) *digits = s.substr(0, n);
   s.remove_prefix(n);
-  return v;
+  return static_cast<int>(v);
 }
 
 bool take(std::string_view& s, std::string_view word) {
@@ -39,15 +43,61 @@ std::string range_text(const char* what, int count) {
   return count == 1 ? std::string(what) + "0" : std::string(what) + "0-" + std::to_string(count - 1);
 }
 
+/// Why node `digits` (as written) of a cluster of `nodes` node places does not exist: "no node20
+/// (the cluster has node0-15)"; a number of 10 digits or more (past int range from 2147483648, and
+/// past the simulator's 2^20 GPUs from 10^9) says that it is out of range and which indices are
+/// accepted (fresh user 41: node0-99999999999 read "expected node<A>-<B> with A <= B").
+std::string no_node(std::string_view digits, int nodes) {
+  const std::string n(digits);
+  if (digits.size() < 10) return "no node" + n + " (the cluster has " + range_text("node", nodes) + ")";
+  return "node number " + n + " is out of range (expected a node index from 0 to " + std::to_string(nodes - 1) +
+         ": the cluster has " + range_text("node", nodes) + ")";
+}
+
+/// As no_node for GPU or NIC `what` index `digits` of a node that has `count` of them.
+std::string no_index(const char* what, std::string_view digits, std::string_view node, int count) {
+  const std::string n(digits);
+  const std::string has = count == 0 ? std::string("it has no compute NIC") : "it has " + range_text(what, count);
+  if (digits.size() < 10 || count == 0)
+    return "no " + std::string(what) + n + " on " + std::string(node) + " (" + has + ")";
+  return std::string(what) + " number " + n + " is out of range (expected an index from 0 to " +
+         std::to_string(count - 1) + " on " + std::string(node) + ": " + has + ")";
+}
+
 const char* kGrammar =
     "expected node<N>/gpu<K>, node<N>, node<A>-<B>, node<A>-<B>/gpu<K>, node<N>/nic<K>, or a link name as "
     "reports print it, e.g. node0.gpu3.nvl_up or leaf0->spine1";
+
+/// Why NIC selector `select` names nothing on a cluster of one node in service, whose NICs are not
+/// built (nothing crosses them): a one-node cluster, or one whose other nodes are drained (fresh
+/// user 41: the drained case read "no GPU, NIC or link named \"node1.nic3.tx\"").
+std::string one_node_nic(const Cluster& cluster, const std::string& select) {
+  const std::string expected = std::string(" (expected a NIC of a cluster of 2 or more nodes") +
+                               (cluster.drained_nodes().empty() ? "" : " in service") +
+                               ", or a GPU or NVLink/PCIe link here)";
+  if (cluster.drained_nodes().empty())
+    return "\"" + select + "\": a one-node cluster has no network, so its NICs carry nothing" + expected;
+  const Cluster::DrainedNode& d = cluster.drained_nodes().front();
+  const std::size_t more = cluster.drained_nodes().size() - 1;
+  return "\"" + select + "\": node" + std::to_string(cluster.fabric_slot(0)) + " is the only node in service (node" +
+         std::to_string(d.slot) + " is drained: " + d.reason() +
+         (more == 0 ? std::string() : "; and " + std::to_string(more) + " more drained node(s)") +
+         "), so the job runs on one node, without a network, and its NICs carry nothing" + expected;
+}
+
+/// Whether `select` names a direction of a compute NIC by its resource name, node<N>.nic<K>.tx or .rx.
+bool nic_direction_name(std::string_view s) {
+  if (!take(s, "node") || !take_number(s) || !take(s, ".nic") || !take_number(s)) return false;
+  return s == ".tx" || s == ".rx";
+}
 
 /// A selector that is no GPU or NIC form: one resource by its exact name.
 ResolvedSelector resolve_resource_name(const Cluster& cluster, const std::string& select) {
   for (std::size_t r = 0; r < cluster.num_resources(); ++r)
     if (cluster.resource_name(static_cast<sim::ResourceId>(r)) == select)
       return {{}, {static_cast<sim::ResourceId>(r)}};
+  if (cluster.num_nodes() == 1 && nic_direction_name(select))
+    throw std::invalid_argument(one_node_nic(cluster, select));
   // Name what exists near it: the resources of the node it names, else the first few.
   // A switch link ("leaf0->spine3") lists the links leaving the same switch.
   std::string prefix;
@@ -84,7 +134,8 @@ std::optional<SelectorNodes> selector_nodes(const std::string& select) {
   SelectorNodes out{*first, *first, {}};
   if (take(s, "-")) {
     const std::optional<int> last = take_number(s);
-    if (!last || *last < *first) return std::nullopt;
+    // A first number past int range (read as its maximum) is refused as out of range, not here.
+    if (!last || (*last < *first && *first != std::numeric_limits<int>::max())) return std::nullopt;
     out.last = *last;
   }
   out.rest = std::string(s);
@@ -103,23 +154,27 @@ ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& sel
     throw std::invalid_argument("write a node range as node<A>-<B>, e.g. node0-15 (got \"" + select + "\"; " +
                                 kGrammar + ")");
   if (!take(s, "node") || s.empty() || s[0] < '0' || s[0] > '9') return resolve_resource_name(cluster, select);
-  std::string_view rest = s;
-  const std::optional<int> first = take_number(rest);
+  std::string_view rest = s, first_digits, last_digits;
+  const std::optional<int> first = take_number(rest, &first_digits);
   if (!first) throw std::invalid_argument("bad node number in \"" + select + "\" (" + kGrammar + ")");
   int last = *first;
+  last_digits = first_digits;
   if (take(rest, "-")) {
-    const std::optional<int> b = take_number(rest);
-    if (!b || *b < *first)
+    const std::optional<int> b = take_number(rest, &last_digits);
+    if (!b)
       throw std::invalid_argument("bad node range in \"" + select +
                                   "\" (expected node<A>-<B> with A <= B, e.g. node0-15)");
     last = *b;
   }
+  // A first number past every cluster (node99999999999-3) is out of range, not a range out of order.
+  if (last < *first && first_digits.size() < 10)
+    throw std::invalid_argument("bad node range in \"" + select +
+                                "\" (expected node<A>-<B> with A <= B, e.g. node0-15)");
   if (!rest.empty() && rest[0] == '.') return resolve_resource_name(cluster, select);  // "node0.gpu3.nvl_up"
   // Node numbers are fabric places (the scenario's numbering); a drained node has no GPU or NIC.
   const int nodes = cluster.fabric_slots(), gpn = cluster.gpus_per_node();
-  if (last >= nodes)
-    throw std::invalid_argument("no node" + std::to_string(last) + " (the cluster has " + range_text("node", nodes) +
-                                ")");
+  if (*first >= nodes) throw std::invalid_argument(no_node(first_digits, nodes));
+  if (last >= nodes) throw std::invalid_argument(no_node(last_digits, nodes));
   auto only_drained = [&]() {
     const Cluster::DrainedNode* d = nullptr;
     for (const Cluster::DrainedNode& x : cluster.drained_nodes())
@@ -137,12 +192,11 @@ ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& sel
     return out;
   }
   const bool gpu = take(rest, "/gpu"), nic = !gpu && take(rest, "/nic");
-  const std::optional<int> k = (gpu || nic) ? take_number(rest) : std::nullopt;
+  std::string_view k_digits;
+  const std::optional<int> k = (gpu || nic) ? take_number(rest, &k_digits) : std::nullopt;
   if (!k || !rest.empty()) throw std::invalid_argument("cannot read \"" + select + "\" (" + kGrammar + ")");
   if (gpu) {
-    if (*k >= gpn)
-      throw std::invalid_argument("no gpu" + std::to_string(*k) + " on node" + std::to_string(*first) + " (it has " +
-                                  range_text("gpu", gpn) + ")");
+    if (*k >= gpn) throw std::invalid_argument(no_index("gpu", k_digits, "node" + std::to_string(*first), gpn));
     for (int n = *first; n <= last; ++n)
       if (const int c = cluster.node_at_slot(n); c >= 0) out.gpus.push_back(c * gpn + *k);
     if (out.gpus.empty()) throw only_drained();
@@ -154,14 +208,9 @@ ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& sel
                                 std::to_string(*k) + "\")");
   if (cluster.node_at_slot(*first) < 0) throw only_drained();
   if (*k >= cluster.nics_per_node())
-    throw std::invalid_argument("no nic" + std::to_string(*k) + " on node" + std::to_string(*first) +
-                                (cluster.nics_per_node() == 0
-                                     ? std::string(" (it has no compute NIC)")
-                                     : " (it has " + range_text("nic", cluster.nics_per_node()) + ")"));
+    throw std::invalid_argument(no_index("nic", k_digits, "node" + std::to_string(*first), cluster.nics_per_node()));
   const std::string nn = "node" + std::to_string(*first) + ".nic" + std::to_string(*k);
-  if (cluster.spec().num_nodes == 1)  // one node: the NICs are not built (nothing crosses them)
-    throw std::invalid_argument("\"" + select + "\": a one-node cluster has no network, so its NICs carry nothing " +
-                                "(expected a NIC of a cluster of 2 or more nodes, or a GPU or NVLink/PCIe link here)");
+  if (cluster.num_nodes() == 1) throw std::invalid_argument(one_node_nic(cluster, select));
   for (const char* dir : {".tx", ".rx"}) {
     const ResolvedSelector one = resolve_resource_name(cluster, nn + dir);
     out.resources.push_back(one.resources.front());
@@ -377,6 +426,9 @@ std::string gpu_selector_name(const Cluster& cluster, int gpu) {
 
 std::vector<std::pair<int, int>> drained_nodes_of(const ClusterSpec& spec) {
   std::vector<std::pair<int, int>> out;
+  // A torus drains nothing: Cluster refuses `missing` there (fresh user 41: the job's GPU count was
+  // then refused as well, at workload.parallel.dp, counting a node as drained that never was).
+  if (spec.fabric.kind == FabricKind::torus) return out;
   for (std::size_t i = 0; i < spec.overrides.size(); ++i) {
     const ElementOverride& o = spec.overrides[i];
     const bool alone = !o.failed && o.clock_factor == 0.0 && o.bandwidth_factor == 0.0 && o.power_cap_w == 0.0 &&
@@ -422,20 +474,18 @@ void Cluster::drain_missing_gpus(const ClusterSpec& spec) {
       throw std::invalid_argument(at +
                                   "missing: set with another field (expected missing: true alone: a missing GPU "
                                   "has no clock, power cap or supply temperature)");
-    std::string_view s = o.select;
+    std::string_view s = o.select, node_digits, gpu_digits;
     std::optional<int> node, gpu;
-    if (take(s, "node")) node = take_number(s);
-    if (node && take(s, "/gpu")) gpu = take_number(s);
+    if (take(s, "node")) node = take_number(s, &node_digits);
+    if (node && take(s, "/gpu")) gpu = take_number(s, &gpu_digits);
     if (!node || !gpu || !s.empty())
       throw std::invalid_argument(at + "missing: \"" + o.select +
                                   "\" is not one GPU (expected node<N>/gpu<K>: a node is drained for each missing "
                                   "GPU it has)");
-    if (*node >= slots)
-      throw std::invalid_argument(at + "select: no node" + std::to_string(*node) + " (the cluster has " +
-                                  range_text("node", slots) + ")");
+    if (*node >= slots) throw std::invalid_argument(at + "select: " + no_node(node_digits, slots));
     if (*gpu >= gpus_per_node_)
-      throw std::invalid_argument(at + "select: no gpu" + std::to_string(*gpu) + " on node" + std::to_string(*node) +
-                                  " (it has " + range_text("gpu", gpus_per_node_) + ")");
+      throw std::invalid_argument(
+          at + "select: " + no_index("gpu", gpu_digits, "node" + std::string(node_digits), gpus_per_node_));
     if (spec.fabric.kind == FabricKind::torus)
       throw std::invalid_argument(at +
                                   "missing: a torus routes through every node's router, so a drained node "

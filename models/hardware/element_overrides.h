@@ -58,7 +58,7 @@ bool selector_reads_no_resource(const std::string& select);
 /// The nodes that overrides with `missing: true` drain (ElementOverride::missing), read from the
 /// spec alone without building a cluster: (node, index of the first override naming it), ascending
 /// by node. Overrides Cluster refuses (a selector that is not node<N>/gpu<K> with N < num_nodes,
-/// another field set with it) are skipped: they drain nothing.
+/// another field set with it, any on a torus) are skipped: they drain nothing.
 std::vector<std::pair<int, int>> drained_nodes_of(const ClusterSpec& spec);
 
 /// The nodes a job can run on: num_nodes less drained_nodes_of(spec).

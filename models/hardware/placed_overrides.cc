@@ -70,6 +70,18 @@ std::vector<ElementOverride> placed_overrides(const ClusterSpec& spec, const std
   return out;
 }
 
+std::vector<int> overrides_left_out_of_one_node_job(const ClusterSpec& spec, int node) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < spec.overrides.size(); ++i) {
+    const ElementOverride& o = spec.overrides[i];
+    if (o.missing.has_value()) continue;
+    const std::optional<SelectorNodes> n = selector_nodes(o.select);
+    if (n && inside_one_node(o.select) && network_nic(n->rest) && n->first <= node && node <= n->last)
+      out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
 std::string overrides_key(const std::vector<ElementOverride>& overrides) {
   std::string out;
   for (const ElementOverride& o : overrides) {

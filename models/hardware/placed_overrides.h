@@ -41,6 +41,11 @@ std::optional<std::pair<int, std::string>> override_not_per_job(const ClusterSpe
 /// (throws std::invalid_argument otherwise, with its why).
 std::vector<ElementOverride> placed_overrides(const ClusterSpec& spec, const std::vector<int>& nodes);
 
+/// The indices of `spec.overrides` that placed_overrides leaves out of a one-node job placed on
+/// node `node` (a fabric place): those of its NICs and their directions (node<N>/nic<K>,
+/// node<N>.nic<K>.tx/.rx with N = node), ascending; `traincast cluster` warns of each.
+std::vector<int> overrides_left_out_of_one_node_job(const ClusterSpec& spec, int node);
+
 /// A text that is equal for two override lists exactly when the lists are (selectors and every
 /// field, doubles bit for bit): a cache key. "" for an empty list.
 std::string overrides_key(const std::vector<ElementOverride>& overrides);

@@ -216,6 +216,8 @@ struct ClusterChecks {
   /// Every GPU the cluster's nodes hold, each once: `gpu`, or each node group's (its gpu, else its
   /// template's), in group order (node_group_gpus); unknown ones left out (their groups' checks name them).
   std::vector<const models::GpuSpec*> gpus;
+  /// Positioned warnings of the cluster's checks (check_element_overrides), for Scenario::input_warnings.
+  std::vector<std::string> notes;
 };
 
 /// Cluster fields: a known node template and GPU, num_nodes and the fabric within range, then
@@ -293,11 +295,12 @@ ClusterChecks check_cluster(const models::Scenario& s, Checker& k) {
   check_torus_ports(s, node, k);
   check_nvlink_bridge(s, node, gpu, k);
   if (!s.cluster.node_groups.empty()) check_node_groups(s, k);
-  if (!s.cluster.overrides.empty()) check_element_overrides(s, node, k);
+  std::vector<std::string> notes;
+  if (!s.cluster.overrides.empty()) notes = check_element_overrides(s, node, k);
   if (!s.jobs.empty()) check_jobs(s, node, k);
   std::vector<const models::GpuSpec*> gpus = node_group_gpus(s);
   if (gpus.empty() && gpu != nullptr) gpus.push_back(gpu);
-  return {node, gpu, gpu_name, nodes_ok, std::move(gpus)};
+  return {node, gpu, gpu_name, nodes_ok, std::move(gpus), std::move(notes)};
 }
 
 /// What the model section found, for the parallelism checks.
@@ -562,7 +565,8 @@ void check_options(const models::Scenario& s, Checker& k) {
 
 void check_scenario(models::Scenario& s, Checker& k, bool check_workload, bool check_sections) {
   check_text_fields(s, k);
-  const ClusterChecks cluster = check_cluster(s, k);
+  ClusterChecks cluster = check_cluster(s, k);
+  s.input_warnings.insert(s.input_warnings.end(), cluster.notes.begin(), cluster.notes.end());
   check_gpu_fits_node(s, cluster.node, cluster.gpu, k);
   check_power_thermal(s, k, cluster.node, cluster.gpu);
   if (!check_workload) {

@@ -16,6 +16,10 @@ namespace traincast::proto {
 class Scenario;
 }  // namespace traincast::proto
 
+namespace traincast::models {
+class Cluster;
+}  // namespace traincast::models
+
 namespace traincast::io::detail {
 
 /// Largest cluster the simulator takes (2^20 GPUs: a million-GPU cluster builds about ten million
@@ -28,7 +32,7 @@ inline constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
 /// LoRA, offload, options, storage/reliability/cost; without check_workload only options follow
 /// the cluster, and storage/reliability/cost when check_sections (a job list without a workload of
 /// its own, load_impl's workload_given). May normalise `s` (sequence_parallel off when tp = 1, as
-/// Megatron-LM does).
+/// Megatron-LM does); appends the checks' positioned warnings to s.input_warnings.
 void check_scenario(models::Scenario& s, Checker& k, bool check_workload, bool check_sections = false);
 
 /// "invalid value N (expected ...)" for each field path in `bad_enums` (to_struct's enum numbers
@@ -92,8 +96,20 @@ void check_activation_layout(const models::Scenario& s, Checker& k);
 /// The cluster is built (without the overrides) to resolve the selectors; when that fails for
 /// another field, only the factors are checked (that field has its own error). A cluster beyond
 /// the simulator's range (GPUs or network resources; node: the cluster's node template, may be
-/// null) is not built and its overrides are not checked: its size has its own error.
-void check_element_overrides(const models::Scenario& s, const models::NodeTemplate* node, Checker& k);
+/// null) is not built and its overrides are not checked: its size has its own error. Returns the
+/// warnings of override_overlap_notes when every override passed.
+std::vector<std::string> check_element_overrides(const models::Scenario& s, const models::NodeTemplate* node,
+                                                 Checker& k);
+
+/// One warning per pair of cluster.overrides entries naming an element with the same field
+/// (models::override_overlaps), positioned at the later entry: "FILE:L:C: cluster.overrides[1]:
+/// clock_factor 0.9 on "node3/gpu5" and cluster.overrides[0] (clock_factor 0.8 on "node3") both
+/// name node3/gpu5: the later one acts there, clock_factor 0.9, as overrides apply in order
+/// (expected each element named once per field)"; a repeated entry, a same value, and a factor on
+/// a failed link or NIC (failed acts, in either order) say so. `cluster`: built without the
+/// overrides, as check_element_overrides builds it.
+std::vector<std::string> override_overlap_notes(const models::Scenario& s, const models::Cluster& cluster,
+                                                const Checker& k);
 
 /// cluster.node_group[i] (issue 20): a known template and GPU that fits it, num_nodes >= 1, every
 /// group's board of the first group's shape and NIC (one fabric); node_template, num_nodes and gpu

@@ -227,8 +227,9 @@ bool beyond_simulator_range(const models::ClusterSpec& spec, const models::NodeT
   }
 }
 
-void check_element_overrides(const models::Scenario& s, const models::NodeTemplate* node, Checker& k) {
-  if (beyond_simulator_range(s.cluster, node)) return;
+std::vector<std::string> check_element_overrides(const models::Scenario& s, const models::NodeTemplate* node,
+                                                 Checker& k) {
+  if (beyond_simulator_range(s.cluster, node)) return {};
   bool clean = true;
   auto fail = [&](const std::string& path, const std::string& what) {
     k.error(path, what);
@@ -342,7 +343,9 @@ void check_element_overrides(const models::Scenario& s, const models::NodeTempla
       fail(at + "select", e.what());
     }
   }
-  if (clean) check_failed_elements(s, k);  // what only the whole set can break
+  if (!clean) return {};
+  check_failed_elements(s, k);  // what only the whole set can break
+  return cluster != nullptr ? override_overlap_notes(s, *cluster, k) : std::vector<std::string>{};
 }
 
 void check_node_groups(const models::Scenario& s, Checker& k) {

@@ -238,7 +238,10 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
   if (checker.present("cluster.collectives.protocol"))
     collectives.protocol_origin = checker.where("cluster.collectives.protocol");
   if (cluster_only != nullptr) unused_override_errors(override_origins, *cluster_only, checker);
+  // The node templates' notes first, then those of the checks (cluster.overrides naming one element twice).
+  std::vector<std::string> checks_notes = std::move(scenario.input_warnings);
   scenario.input_warnings = unused_node_template_notes(message, scenario, checker);
+  scenario.input_warnings.insert(scenario.input_warnings.end(), checks_notes.begin(), checks_notes.end());
   if (cluster_only == nullptr && !no_workload) {
     for (std::string& note : unused_local_storage_notes(scenario, checker))
       scenario.input_warnings.push_back(std::move(note));

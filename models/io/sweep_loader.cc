@@ -20,6 +20,7 @@
 #include "models/io/message_reader.h"
 #include "models/io/node_template_io.h"
 #include "models/io/overrides.h"
+#include "models/io/scenario_io_internal.h"
 #include "models/io/suggest.h"
 #include "models/io/sweep_axes.h"
 #include "models/io/sweep_csv.h"
@@ -115,6 +116,8 @@ class SweepLoader {
     // names and types do (they are checked only when every axis was read).
     check_constraints(errors_.list().size() == before_axes);
     errors_.throw_if_any();
+    check_base_overrides();
+    errors_.throw_if_any();
     expand();
     errors_.throw_if_any();
 
@@ -166,7 +169,12 @@ class SweepLoader {
     }
     sweep_.base_path = path;
     detail::ReadOutcome read = detail::read_message(text, path, format, base_);
-    if (!read.errors.empty()) {
+    if (read.errors.empty()) {  // as written, with its positions: check_base_overrides
+      file_base_ = base_;
+      base_map_ = std::move(read.source_map);
+      base_text_ = std::move(text);
+      base_format_ = format;
+    } else {
       // Another kind of traincast file (a sweep, cases, a profile): one line naming it, not one
       // "unknown field" per top-level field.
       if (auto other = detail::wrong_kind_message(text, path, format, base_.GetDescriptor())) {
@@ -177,14 +185,56 @@ class SweepLoader {
     errors_.list().insert(errors_.list().end(), read.errors.begin(), read.errors.end());
   }
 
-  void apply_sets() {
+  std::vector<detail::Override> sets() const {
     std::vector<detail::Override> overrides;
     overrides.reserve(static_cast<std::size_t>(m_.set_size()));
     for (int j = 0; j < m_.set_size(); ++j) {
       overrides.push_back({m_.set(j), errors_.at("set[" + std::to_string(j) + "]")});
     }
+    return overrides;
+  }
+
+  void apply_sets() {
     std::map<std::string, std::string> origins;
-    detail::apply_overrides(base_, overrides, errors_.list(), origins);
+    detail::apply_overrides(base_, sets(), errors_.list(), origins);
+  }
+
+  /// A bad cluster.overrides entry of a base scenario file is refused once, here, positioned in
+  /// that file as `traincast run` refuses it (fresh user 41: every point's CSV row said it, without
+  /// a position, and the sweep exited 2 after running them all). Not when an axis varies a field
+  /// the override checks read (cluster.*, power.*, thermal.*, profile): the entry may be good at
+  /// some points, and each point says where it is not. An inline base (scenario { }) has no
+  /// positions of its own: its points say it.
+  void check_base_overrides() {
+    if (base_map_ == nullptr || file_base_.cluster().overrides_size() == 0) return;
+    for (const AxisBuild& a : axes_) {
+      const std::string& path = a.axis.path;
+      if (path.rfind("cluster.", 0) == 0 || path.rfind("power.", 0) == 0 || path.rfind("thermal.", 0) == 0 ||
+          path == "profile")
+        return;
+    }
+    tp::Scenario copy = file_base_;
+    try {
+      detail::load_parsed(copy, *base_map_, {}, sweep_.base_path, base_format_, sets(), nullptr, nullptr, base_text_);
+    } catch (const ScenarioError& e) {
+      // Only the overrides' errors: the base alone may miss what the axes give it.
+      for (const std::string& line : e.errors())
+        if (positioned_at(line, "cluster.overrides[")) errors_.list().push_back(line);
+    }
+  }
+
+  /// Whether `line` reads "ORIGIN:LINE:COL: <field>..." with a field path starting `field`.
+  static bool positioned_at(const std::string& line, const std::string& field) {
+    const std::size_t at = line.find(": " + field);
+    if (at == std::string::npos) return false;
+    std::size_t i = at;
+    for (int numbers = 0; numbers < 2; ++numbers) {
+      const std::size_t end = i;
+      while (i > 0 && line[i - 1] >= '0' && line[i - 1] <= '9') --i;
+      if (i == end || i == 0 || line[i - 1] != ':') return false;
+      --i;
+    }
+    return true;
   }
 
   void check_metrics() {
@@ -412,6 +462,10 @@ class SweepLoader {
   detail::SweepErrors& errors_;
   std::string base_dir_;
   tp::Scenario base_;
+  tp::Scenario file_base_;                       ///< the base file as written (no `set`), when read cleanly
+  std::unique_ptr<detail::SourceMap> base_map_;  ///< its positions; null for an inline base
+  std::string base_text_;
+  Format base_format_ = Format::text;
   models::DescribedNodeTemplates described_;  ///< base_'s node_template blocks
   std::vector<AxisBuild> axes_;
   std::vector<Expression> constraints_;

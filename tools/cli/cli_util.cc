@@ -209,14 +209,15 @@ std::string note_at_field(const std::string& note, const std::string& scenario_p
 }
 
 void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err, const std::string& scenario_path,
-                                  const std::vector<std::string>& overrides) {
+                                  const std::vector<std::string>& overrides, bool gpu_overrides_act) {
   for (const std::string& note : sc.input_warnings) err << "warning: " << note << "\n";
   for (const std::string& note : models::Cluster::settings_without_effect(sc.cluster))
     err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
   for (const std::string& note : models::thermal_settings_without_effect(sc))
     err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
-  for (const std::string& note : models::power_caps_without_effect(sc))
-    err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
+  if (gpu_overrides_act)
+    for (const std::string& note : models::power_caps_without_effect(sc))
+      err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
   warn_nic_spread(sc.cluster, err, scenario_path, overrides);
 }
 

@@ -109,9 +109,10 @@ std::string note_at_field(const std::string& note, const std::string& scenario_p
 /// supply air or airflow under liquid cooling, a coolant temperature under air), each
 /// cluster.overrides power_cap_w at or above its GPUs' limit (models::power_caps_without_effect), and the node's
 /// NICs where they spread unevenly (warn_nic_spread); all but the first positioned (note_at_field) when `scenario_path`
-/// names the file the scenario was read from (with `overrides`, its --set values).
+/// names the file the scenario was read from (with `overrides`, its --set values). `gpu_overrides_act` false (a
+/// command that reads no GPU override, nccl-tests, which warns of each itself): no power_cap_w note.
 void warn_settings_without_effect(const models::Scenario& sc, std::ostream& err, const std::string& scenario_path = {},
-                                  const std::vector<std::string>& overrides = {});
+                                  const std::vector<std::string>& overrides = {}, bool gpu_overrides_act = true);
 /// One "warning: ..." line when the cluster's nodes spread their NICs unevenly over their PCIe
 /// switches (models::Cluster::nic_spread_notes: the GPUs without a NIC on their switch, the cost,
 /// the counts that avoid it); nothing for one node, an even spread or a spec Cluster refuses (the

@@ -16,6 +16,7 @@
 #include "models/hardware/cluster.h"
 #include "models/hardware/element_overrides.h"
 #include "models/hardware/leaf_ports.h"
+#include "models/hardware/placed_overrides.h"
 #include "models/io/cluster_jobs_io.h"
 #include "models/io/scenario_io.h"
 #include "models/io/sweep_csv.h"
@@ -244,6 +245,43 @@ void warn_job_settings(const models::ClusterJobs& jobs, const std::string& path,
   }
 }
 
+/// Warns once per cluster.overrides entry naming a NIC (or one direction of it) of a node where a
+/// one-node job ran: placed_overrides leaves it out of that job (docs/cluster.md), whose traffic
+/// never leaves its node; names those jobs. Positioned as warn_settings_without_effect's.
+void warn_nic_overrides_of_one_node_jobs(const models::ClusterJobs& jobs,
+                                         const std::vector<models::ClusterRunResult>& results, const std::string& path,
+                                         const std::vector<std::string>& overrides, std::ostream& err) {
+  std::map<int, std::vector<std::string>> jobs_of;  // override index -> "A (node2)", first placed first
+  for (const models::ClusterRunResult& r : results)
+    for (std::size_t i = 0; i < r.jobs.size() && i < jobs.cluster.jobs.size(); ++i) {
+      const models::ClusterJobResult& j = r.jobs[i];
+      const bool one_node = !j.nodes.empty() && j.nodes.size() < 10 &&
+                            std::all_of(j.nodes.begin(), j.nodes.end(), [](char c) { return c >= '0' && c <= '9'; });
+      // A job of fixed duration_s is not simulated: no override reaches it.
+      if (!j.problem.empty() || !one_node || jobs.cluster.jobs[i].duration_s != 0.0) continue;
+      const std::string who = j.name + " (node" + j.nodes + ")";
+      for (int o : models::overrides_left_out_of_one_node_job(jobs.cluster.cluster, std::stoi(j.nodes))) {
+        std::vector<std::string>& named = jobs_of[o];
+        if (std::find(named.begin(), named.end(), who) == named.end()) named.push_back(who);
+      }
+    }
+  constexpr std::size_t kNamed = 3;  // jobs named before "and N more"
+  for (const auto& [o, named] : jobs_of) {
+    std::string list;
+    for (std::size_t k = 0; k < named.size() && k < kNamed; ++k)
+      list += (k == 0 ? "" : k + 1 == named.size() ? " and " : ", ") + named[k];
+    if (named.size() > kNamed) list += " and " + std::to_string(named.size() - kNamed) + " more";
+    const std::string& select = jobs.cluster.cluster.overrides[static_cast<std::size_t>(o)].select;
+    std::string note = "cluster.overrides[" + std::to_string(o) + "] has no effect on ";
+    note.append(named.size() == 1 ? "job " : "jobs ")
+        .append(list)
+        .append(", of one node: a one-node job's traffic never leaves its node, so the NIC \"")
+        .append(select)
+        .append("\" names carries none of it (expected a NIC override on the nodes of a job of 2 or more nodes)");
+    err << "warning: " << note_at_field(note, path, overrides) << "\n";
+  }
+}
+
 int run_cluster(const po::variables_map& vm, const po::options_description& opts, std::ostream& out,
                 std::ostream& err) {
   if (vm.count("help")) {
@@ -303,6 +341,8 @@ int run_cluster(const po::variables_map& vm, const po::options_description& opts
         "job[" + std::to_string(i) + "]." + (jobs.cluster.jobs[i].tokens > 0.0 ? "tokens" : "alone_duration_s");
     throw io::ScenarioError({io::field_position(path, field) + ": " + what});
   }
+
+  warn_nic_overrides_of_one_node_jobs(jobs, results, path, overrides, err);
 
   std::ostringstream p;
   const models::ClusterSpec& c = jobs.cluster.cluster;

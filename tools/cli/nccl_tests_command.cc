@@ -87,6 +87,32 @@ std::string format_nccl_tests_table(const std::vector<models::NcclTestsResult>& 
   return o.str();
 }
 
+/// Warns once per cluster.overrides entry whose field the nccl-tests model does not read (fresh
+/// user 41: they were taken silently): clock_factor, power_cap_w and supply_c act on a GPU's
+/// compute, power and temperature (traincast run), while a row's time is its collective's
+/// transfers over NVLink, PCIe and the network (models/collectives/nccl_tests.h), which none of
+/// them changes. bandwidth_factor, failed and missing act here. Positioned at the field.
+void warn_gpu_overrides_unused(const models::Scenario& sc, std::ostream& err, const std::string& scenario_path,
+                               const std::vector<std::string>& overrides) {
+  for (std::size_t i = 0; i < sc.cluster.overrides.size(); ++i) {
+    const models::ElementOverride& o = sc.cluster.overrides[i];
+    const char* field = o.clock_factor != 0.0  ? "clock_factor"
+                        : o.power_cap_w != 0.0 ? "power_cap_w"
+                        : o.supply_c           ? "supply_c"
+                                               : nullptr;
+    if (field == nullptr || o.missing) continue;
+    const char* what = o.clock_factor != 0.0  ? "a GPU's clock"
+                       : o.power_cap_w != 0.0 ? "a GPU's power limit"
+                                              : "a node's supply temperature";
+    const std::string note = "cluster.overrides[" + std::to_string(i) + "]." + field +
+                             " has no effect in traincast nccl-tests: its model times each collective by its " +
+                             "transfers over NVLink, PCIe and the network, which " + what +
+                             " does not change (expected bandwidth_factor or failed on a link or NIC, or missing: " +
+                             "true on a GPU, for nccl-tests; traincast run models " + field + ")";
+    err << "warning: " << note_at_field(note, scenario_path, overrides) << "\n";
+  }
+}
+
 /// Warns on -b 0 with a factor (fresh user, session 32: the rows stopped unexplained).
 void warn_zero_with_factor(double min_bytes, double max_bytes, double factor, std::ostream& err) {
   if (min_bytes == 0 && factor > 1 && max_bytes > 0)
@@ -285,7 +311,8 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       "NCCL refuses it), its nccl_version picks the NCCL release's constants (e.g. --set\n"
       "cluster.collectives.nccl_version=2.18.3), and its min_channels/max_channels the channel\n"
       "count as NCCL_MIN_NCHANNELS (NCCL_MIN_CTAS) / NCCL_MAX_NCHANNELS (NCCL_MAX_CTAS) do, e.g.\n"
-      "--set cluster.collectives.min_channels=24.\n\nOptions");
+      "--set cluster.collectives.min_channels=24. Of cluster.overrides, bandwidth_factor, failed and\n"
+      "missing act; clock_factor, power_cap_w and supply_c are warned of (the model times transfers).\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "op", po::value<std::string>()->default_value("all_reduce"),
       "all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce | sendrecv")(
@@ -369,7 +396,8 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
         throw UsageError(std::string("--gpus: ") + e.what());
       }
     }
-    warn_settings_without_effect(sc, err, scenario_path, overrides);
+    warn_settings_without_effect(sc, err, scenario_path, overrides, false);
+    warn_gpu_overrides_unused(sc, err, scenario_path, overrides);
     const models::Cluster cluster(sc.cluster);
     check_gpu_list(options.gpus, cluster.num_gpus(), vm.count("gpus") ? vm["gpus"].as<std::string>() : "");
     const std::vector<double> sizes = models::nccl_tests_sizes(min_bytes, max_bytes, factor, step);

@@ -132,8 +132,8 @@ std::string class_reason(const Scenario& sc, const ParallelLayout& L, const Clus
     double f = 1.0;
     for (const auto& [res, factor] : cluster.scaled_resources())
       if (res == link) f = factor;
-    why += std::string(why.empty() ? "" : "; ") + "its own traffic crosses " + cluster.resource_name(link) +
-           " (bandwidth_factor " + factor_text(f) + ")";
+    why += std::string(why.empty() ? "" : "; ") + "its own traffic's default route crosses " +
+           cluster.resource_name(link) + " (bandwidth_factor " + factor_text(f) + ")";
   }
   return why.empty() ? "nominal" : why;
 }

@@ -35,6 +35,33 @@ TEST(ExplainCli, DescribesNodesAndPath) {
   }
 }
 
+// A NIC at a tenth of its rate: the default route still crosses it (routes avoid failed NICs
+// only), but NCCL's send/recv takes other NICs (its NIC choice: the largest path bandwidth
+// first: here nic5-7 over PXN, a third each), so the output names both, NCCL's route bounded at
+// 48 GB/s by its per-channel caps. Before session 41 only the default route was shown, its slowed
+// NIC at 5 GB/s as the bottleneck, where nccl-tests' sendrecv on the same cluster moves 47.95 GB/s.
+TEST(ExplainCli, PathShowsNcclsRouteAroundASlowedNic) {
+  const fs::path dir = fs::temp_directory_path() / ("traincast_explain_nic_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string sc = (dir / "slow_nic.textproto").string();
+  std::ofstream(sc) << "cluster { node_template: \"dgx_h100\" num_nodes: 2\n"
+                       "  overrides { select: \"node0/nic4\" bandwidth_factor: 0.1 } }\n";
+  const Result r = run({sc, "--path", "gpu4", "node1.gpu4"});
+  fs::remove_all(dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Bottleneck: node0.nic4.tx at 5.00 GB/s per direction"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NCCL's send/recv between them takes"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("via node0.nic4.tx"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Bottleneck of NCCL's route: 48.00 GB/s per direction"), std::string::npos) << r.out;
+}
+
+// Healthy: NCCL's route is the default one, and nothing more is printed.
+TEST(ExplainCli, PathAddsNothingWhereNcclTakesTheDefaultRoute) {
+  const Result r = run({kSrc + "/scenarios/nccl/h100_ib400_2node.textproto", "--path", "gpu2", "node1.gpu5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("NCCL's send/recv"), std::string::npos) << r.out;
+}
+
 TEST(ExplainCli, PcieServerPathCrossesSockets) {
   const Result r = run({kSrc + "/scenarios/topology/pcie_server_nic_wrong_socket.textproto", "--path", "0", "5"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <map>
 #include <ostream>
 #include <span>
 #include <sstream>
@@ -46,36 +47,42 @@ void print_nccl_p2p_route(std::ostream& out, const models::Cluster& cluster, con
   for (const models::CollectiveFlowTemplate* f : flows) total += f->byte_fraction;
   out << "NCCL's send/recv between them takes " << (flows.size() == 1 ? "another route" : "other routes")
       << " (its NIC choice skips a slowed or failed NIC: docs/fabric.md):\n";
-  double rate = 0;  // bytes/s over the paths together: each bound by its slowest link and its share
-  double least = 1e300;
+  // The paths run at once, each moving its share: a link carries the shares of the paths that
+  // cross it, and each flow is held to NCCL's rate cap for it (CollectiveFlowTemplate); the call's
+  // rate is the least of capacity / load over the links and cap / share over the flows.
+  std::map<sim::ResourceId, double> load;
+  double rate = 1e300;
   for (const models::CollectiveFlowTemplate* f : flows) {
     double slowest = 1e300;
     std::string slowest_name;
-    for (sim::ResourceId r : f->path)
-      if (cluster.capacity(r) < slowest) {
-        slowest = cluster.capacity(r);
-        slowest_name = cluster.resource_name(r);
-      }
     std::string nics;  // the NICs it leaves and enters through, "node0.nic5.tx -> node1.nic5.rx"
     for (sim::ResourceId r : f->path) {
       const std::string& n = cluster.resource_name(r);
+      load[r] += f->byte_fraction / total;
+      if (cluster.capacity(r) < slowest) {
+        slowest = cluster.capacity(r);
+        slowest_name = n;
+      }
       if (n.ends_with(".tx") || n.ends_with(".rx")) nics += (nics.empty() ? "" : " -> ") + n;
     }
     const double share = f->byte_fraction / total;
-    least = std::min(least, slowest / share);
+    if (f->cap_bytes_per_s > 0) rate = std::min(rate, f->cap_bytes_per_s / share);
     char line[320];
     std::snprintf(line, sizeof line, "  %5.1f%% of the bytes via %s; slowest link %s at %.2f GB/s (%zu links)\n",
                   100 * share, nics.c_str(), slowest_name.c_str(), slowest / 1e9, f->path.size());
     out << line;
   }
-  rate = least;  // the paths run in parallel, each moving its share: the slowest share's rate bounds all
-  char line[160];
-  std::snprintf(line, sizeof line, "Bottleneck of NCCL's route: %.2f GB/s per direction (before NCCL's efficiency)\n",
+  for (const auto& [r, l] : load) rate = std::min(rate, cluster.capacity(r) / l);
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "Bottleneck of NCCL's route: %.2f GB/s per direction for the pair alone (its links and NCCL's "
+                "per-channel caps)\n",
                 rate / 1e9);
   out << line;
 }
 
 }  // namespace
+
 namespace po = boost::program_options;
 
 namespace {

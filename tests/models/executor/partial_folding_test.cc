@@ -131,7 +131,8 @@ TEST(PartialFolding, AReplicaWhosePipelineCrossesASlowNicIsAlone) {
   const FoldingPlan plan = plan_replica_folding(sc, parallel_layout_of(sc, cluster.num_gpus()), cluster);
   ASSERT_EQ(plan.classes.size(), 2u);
   EXPECT_EQ(plan.classes[1].units, std::vector<int>{1});
-  EXPECT_EQ(plan.classes[1].reason.find("its own traffic crosses node1.nic0."), plan.classes[1].reason.find("its"));
+  EXPECT_EQ(plan.classes[1].reason.find("its own traffic's default route crosses node1.nic0."),
+            plan.classes[1].reason.find("its"));
   // dp 2 with one replica alone simulates both: compare on dp 4 over 8 nodes instead.
   Scenario wide = job(8, 8, 2, 4);
   wide.cluster.overrides = {{"node1/nic0", 0.0, 0.25}};

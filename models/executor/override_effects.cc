@@ -51,9 +51,40 @@ std::optional<std::pair<int, std::string_view>> node_resource(std::string_view n
   return std::pair<int, std::string_view>{m, suffix};
 }
 
-/// NIC and link entries: traffic, utilisation, and the peers' traffic (one pass over the names).
+/// Per entry, the elements it acts on once every entry is applied: a later entry of the same
+/// field replaces an earlier one on the elements both name, and a failed link or NIC stays failed
+/// whatever factor another entry gives it (docs/scenarios.md, cluster.overrides). Missing GPUs:
+/// nothing (their nodes are drained).
+std::vector<ResolvedSelector> acting_elements(const std::vector<ElementOverride>& ovs,
+                                              const std::vector<ResolvedSelector>& sel) {
+  enum Field : int { clock = 0, cap = 1, supply = 2, link = 3 };
+  std::map<std::pair<int, long long>, std::size_t> last;  // (field, element) -> the entry acting there
+  std::map<long long, std::size_t> failed;                // link or NIC direction -> last entry failing it
+  for (std::size_t i = 0; i < ovs.size(); ++i) {
+    const ElementOverride& o = ovs[i];
+    if (o.missing) continue;
+    const Field f = o.clock_factor > 0 ? clock : o.power_cap_w > 0 ? cap : o.supply_c ? supply : link;
+    for (int g : sel[i].gpus) last[{f, g}] = i;
+    for (sim::ResourceId id : sel[i].resources) (o.failed ? failed[id] : last[{link, id}]) = i;
+  }
+  std::vector<ResolvedSelector> out(ovs.size());
+  for (const auto& [key, i] : last) {
+    if (key.first != link) {
+      out[i].gpus.push_back(static_cast<int>(key.second));
+    } else if (!failed.contains(key.second)) {
+      out[i].resources.push_back(static_cast<sim::ResourceId>(key.second));
+    }
+  }
+  for (const auto& [id, i] : failed) out[i].resources.push_back(static_cast<sim::ResourceId>(id));
+  return out;
+}
+
+/// NIC and link entries: traffic, utilisation, and the peers' traffic (one pass over the names),
+/// peers only on `simulated_nodes` (fabric slots of simulated replicas' GPUs; a folded replica's
+/// elements carry the collectives over every replica but not its own traffic).
 void fill_traffic(const sim::FlowNetwork& net, std::int64_t end_ns, int iterations,
-                  const std::vector<ResolvedSelector>& sel, OverridesReport& out) {
+                  const std::vector<ResolvedSelector>& sel, const std::vector<ResolvedSelector>& acting,
+                  const std::unordered_set<int>& simulated_nodes, OverridesReport& out) {
   const double run_s = static_cast<double>(end_ns) * 1e-9;
   const double per_iteration = 1.0 / std::max(1, iterations);
   std::unordered_set<sim::ResourceId> overridden;
@@ -63,13 +94,16 @@ void fill_traffic(const sim::FlowNetwork& net, std::int64_t end_ns, int iteratio
   std::vector<int> own_node(sel.size(), -1);
   for (std::size_t i = 0; i < sel.size(); ++i) {
     OverrideEffectReport& e = out.entries[i];
+    if (!sel[i].resources.empty()) e.acts = !acting[i].resources.empty();
     for (sim::ResourceId id : sel[i].resources) {
       const sim::ResourceStats st = net.stats(id);
       e.bytes_per_iteration += st.bytes_carried * per_iteration;
       const double cap = net.capacity(id);
       if (cap > 0 && run_s > 0) e.utilization = std::max(e.utilization, st.bytes_carried / (cap * run_s));
       const auto nr = node_resource(net.resource_name(id));
-      if (!nr || (own_node[i] >= 0 && own_node[i] != nr->first)) continue;
+      if (!nr) continue;
+      if (!simulated_nodes.contains(nr->first)) e.folded = true;
+      if (own_node[i] >= 0 && own_node[i] != nr->first) continue;
       own_node[i] = nr->first;
       by_suffix[std::string(nr->second)].push_back(i);
     }
@@ -78,7 +112,7 @@ void fill_traffic(const sim::FlowNetwork& net, std::int64_t end_ns, int iteratio
   std::vector<std::map<int, double>> peer_bytes(sel.size());  // entry -> node -> bytes per iteration
   for (sim::ResourceId id = 0; id < net.num_resources(); ++id) {
     const auto nr = node_resource(net.resource_name(id));
-    if (!nr) continue;
+    if (!nr || !simulated_nodes.contains(nr->first)) continue;
     const auto it = by_suffix.find(std::string(nr->second));
     if (it == by_suffix.end() || overridden.contains(id)) continue;
     for (std::size_t i : it->second)
@@ -95,17 +129,23 @@ void fill_traffic(const sim::FlowNetwork& net, std::int64_t end_ns, int iteratio
   }
 }
 
-/// GPU and node entries: clocks, straggler, temperatures from the power and thermal reports.
-void fill_gpus(const Cluster& cluster, const std::vector<ResolvedSelector>& sel, Report& r) {
+/// GPU and node entries: clocks, straggler, temperatures from the power and thermal reports, over
+/// the GPUs each entry acts on; `simulated_gpus`: the simulated replicas' GPUs.
+void fill_gpus(const Cluster& cluster, const std::vector<ResolvedSelector>& sel,
+               const std::vector<ResolvedSelector>& acting, const std::unordered_set<int>& simulated_gpus, Report& r) {
   std::unordered_map<int, const GpuPower*> power;
   for (const GpuPower& g : r.power.gpus) power.emplace(g.gpu, &g);
   std::unordered_map<int, const GpuThermal*> thermal;
   for (const GpuThermal& g : r.thermal.gpus) thermal.emplace(g.gpu, &g);
   const std::vector<ElementOverride>& ovs = cluster.spec().overrides;
   for (std::size_t i = 0; i < sel.size(); ++i) {
+    if (sel[i].gpus.empty()) continue;
     OverrideEffectReport& e = r.overrides.entries[i];
+    e.acts = !acting[i].gpus.empty();
+    e.folded = e.acts && std::none_of(acting[i].gpus.begin(), acting[i].gpus.end(),
+                                      [&](int g) { return simulated_gpus.contains(g); });
     const bool node_entry = ovs[i].supply_c.has_value();
-    for (int g : sel[i].gpus) {
+    for (int g : acting[i].gpus) {
       if (r.straggler.found && r.straggler.gpu == g) e.straggler = true;
       if (node_entry) {
         if (const auto t = thermal.find(g); t != thermal.end()) {
@@ -129,7 +169,8 @@ void fill_gpus(const Cluster& cluster, const std::vector<ResolvedSelector>& sel,
 }  // namespace
 
 void report_override_effects(const Scenario& sc, const Cluster& cluster, const sim::FlowNetwork& net,
-                             std::int64_t end_ns, int iterations, Report& r) {
+                             std::int64_t end_ns, int iterations,
+                             const std::vector<std::vector<int>>& simulated_worker_gpus, Report& r) {
   const std::vector<ElementOverride>& ovs = sc.cluster.overrides;
   r.overrides.entries.clear();
   if (ovs.empty()) return;
@@ -145,8 +186,15 @@ void report_override_effects(const Scenario& sc, const Cluster& cluster, const s
     // naming nothing), so this cannot throw here.
     sel[i] = resolve_selector(cluster, ovs[i].select);
   }
-  fill_traffic(net, end_ns, iterations, sel, r.overrides);
-  fill_gpus(cluster, sel, r);
+  std::unordered_set<int> simulated_gpus, simulated_nodes;
+  for (const std::vector<int>& gpus : simulated_worker_gpus)
+    for (int g : gpus) {
+      simulated_gpus.insert(g);
+      simulated_nodes.insert(cluster.fabric_slot(cluster.node_of(g)));
+    }
+  const std::vector<ResolvedSelector> acting = acting_elements(ovs, sel);
+  fill_traffic(net, end_ns, iterations, sel, acting, simulated_nodes, r.overrides);
+  fill_gpus(cluster, sel, acting, simulated_gpus, r);
 }
 
 std::optional<Scenario> without_acting_overrides(const Scenario& sc) {
@@ -165,6 +213,27 @@ void add_override_cost(const Scenario& sc, Report& r) {
   r.overrides.cost_known = true;
   r.overrides.cost_s = r.iteration_time_s - nominal.iteration_time_s;
   r.overrides.cost_fraction = nominal.iteration_time_s > 0 ? r.overrides.cost_s / nominal.iteration_time_s : 0.0;
+  // A switch link at a bandwidth_factor keeps the flows static routing gives it, where a failed
+  // one's move to the other up-links: say what failing it would cost (the first kFailedRuns such
+  // entries that act; a link the routing cannot fail, e.g. adaptive's pooled up-links, is skipped).
+  constexpr int kFailedRuns = 4;
+  int runs = 0;
+  for (std::size_t i = 0; i < sc.cluster.overrides.size() && runs < kFailedRuns; ++i) {
+    const ElementOverride& o = sc.cluster.overrides[i];
+    if (i >= r.overrides.entries.size() || !(o.bandwidth_factor > 0) || selector_nodes(o.select).has_value()) continue;
+    if (!r.overrides.entries[i].acts) continue;
+    Scenario failed = sc;
+    failed.cluster.overrides[i].bandwidth_factor = 0.0;
+    failed.cluster.overrides[i].failed = true;
+    ++runs;
+    try {
+      const double failed_s = simulate_training(failed).iteration_time_s;
+      r.overrides.entries[i].failed_instead_known = true;
+      r.overrides.entries[i].failed_instead_cost_s = failed_s - nominal.iteration_time_s;
+    } catch (const std::invalid_argument&) {
+      // the routing or topology cannot fail this link: nothing to say
+    }
+  }
 }
 
 }  // namespace traincast::models

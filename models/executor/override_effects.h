@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "models/hardware/cluster.h"
 #include "models/spec/report.h"
@@ -22,7 +23,8 @@ namespace traincast::models {
 /// element) whose element carried the most, which for a folded run is a simulated one. One pass over the resource
 /// names: O(resources).
 void report_override_effects(const Scenario& sc, const Cluster& cluster, const sim::FlowNetwork& net,
-                             std::int64_t end_ns, int iterations, Report& r);
+                             std::int64_t end_ns, int iterations,
+                             const std::vector<std::vector<int>>& simulated_worker_gpus, Report& r);
 
 /// The scenario without the overrides that change hardware (every entry but `missing: true`, whose
 /// node stays drained, so the job runs on the same nodes); nullopt when no entry would go.
@@ -30,8 +32,9 @@ std::optional<Scenario> without_acting_overrides(const Scenario& sc);
 
 /// Fills r.overrides.cost_s (r.iteration_time_s less that of the same job without its acting
 /// overrides, simulated here: one more run, folded where the job folds) and cost_fraction (of the
-/// latter); cost_known true. Nothing when no override acts. `r` must be simulate_training(sc)'s.
-/// Throws as simulate_training.
+/// latter); cost_known true. Nothing when no override acts. Then, for each switch-link entry with a
+/// bandwidth_factor that acts (the first 4), one run with that link failed instead:
+/// failed_instead_cost_s. `r` must be simulate_training(sc)'s. Throws as simulate_training.
 void add_override_cost(const Scenario& sc, Report& r);
 
 }  // namespace traincast::models

@@ -142,7 +142,7 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
     Report r = training_report(sc, cluster, net, sim.events_processed(), job, nullptr);
     std::int64_t end_ns = 0;
     for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
-    report_override_effects(sc, cluster, net, end_ns, job.iterations, r);
+    report_override_effects(sc, cluster, net, end_ns, job.iterations, job.worker_gpus, r);
     if (job_effects) apply_job_effects(sc, cluster, r, 0.0, storage.compute_iteration_s);
     start.folded = job.folded;
     return r;
@@ -157,7 +157,7 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
   power.finish(end_ns, r.iteration_time_s, r.time_to_train_s, r.power, r.thermal);
   name_straggler(cluster, r);
-  report_override_effects(sc, cluster, net, end_ns, job.iterations, r);
+  report_override_effects(sc, cluster, net, end_ns, job.iterations, job.worker_gpus, r);
   if (job_effects) {
     apply_job_effects(sc, cluster, r, r.power.facility_average_w, storage.compute_iteration_s);
     // The facility average includes the storage stall, when the GPUs draw idle power; over the

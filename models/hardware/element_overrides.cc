@@ -112,6 +112,22 @@ ResolvedSelector resolve_resource_name(const Cluster& cluster, const std::string
     near += (listed++ == 0 ? "" : ", ") + name;
     if (name.ends_with("->spines") || name.ends_with(".aggs")) pooled = name;
   }
+  // A switch link that is not there: the fabric's switch links (fresh user 41: a rail-optimized
+  // fabric's "leaf0->spine1" listed node0's GPU links and the grammar's leaf0->spine1 example).
+  const bool switch_link = select.find("->") != std::string::npos && select.rfind("node", 0) != 0;
+  if (listed == 0 && switch_link) {
+    for (std::size_t r = 0; r < cluster.num_resources() && listed < 12; ++r) {
+      const std::string& name = cluster.resource_name(static_cast<sim::ResourceId>(r));
+      if (name.find("->") == std::string::npos || name.rfind("node", 0) == 0) continue;
+      near += (listed++ == 0 ? "" : ", ") + name;
+    }
+    if (listed == 0)
+      throw std::invalid_argument("no link named \"" + select +
+                                  "\": this cluster's fabric has no switch-to-switch links (one leaf group, or a "
+                                  "fabric without switches; expected a node's link or NIC, e.g. node0.nic0.tx)");
+    throw std::invalid_argument("no link named \"" + select +
+                                "\" (expected a switch link of this fabric, such as: " + near + ", ...)");
+  }
   if (listed == 0)
     for (std::size_t r = 0; r < cluster.num_resources() && listed < 12; ++r)
       near += (listed++ == 0 ? "" : ", ") + cluster.resource_name(static_cast<sim::ResourceId>(r));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -121,6 +122,28 @@ std::string clip(std::string_view text) {
   }
   if (text.size() > 40) out += "...";
   return out;
+}
+
+std::string field_elsewhere(const pb::Descriptor* root, const pb::Descriptor* here, std::string_view name) {
+  if (root == nullptr || name.empty() || (here != nullptr && here->FindFieldByName(std::string(name)) != nullptr))
+    return {};
+  // Breadth first over the message fields, each message type once, 4 levels down (deep enough for
+  // every scenario field a user writes: cluster.fabric.*, workload.parallel.*, ...).
+  std::vector<std::pair<const pb::Descriptor*, std::string>> level{{root, ""}}, next;
+  std::set<const pb::Descriptor*> seen{root};
+  std::vector<std::string> found;
+  for (int depth = 0; depth < 4 && !level.empty(); ++depth, level.swap(next), next.clear()) {
+    for (const auto& [type, path] : level) {
+      if (type != here && type->FindFieldByName(std::string(name)) != nullptr && !path.empty()) found.push_back(path);
+      for (int i = 0; i < type->field_count(); ++i) {
+        const pb::FieldDescriptor* f = type->field(i);
+        if (f->message_type() == nullptr || !seen.insert(f->message_type()).second) continue;
+        next.emplace_back(f->message_type(), path.empty() ? f->name() : path + "." + f->name());
+      }
+    }
+  }
+  if (found.empty() || found.size() > 2) return {};
+  return "; " + std::string(name) + " is a field of " + found[0] + (found.size() > 1 ? " and of " + found[1] : "");
 }
 
 }  // namespace traincast::io::detail

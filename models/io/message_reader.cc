@@ -326,8 +326,9 @@ std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, co
     const std::string name = quoted(m, at + kNoField.size() - 1);
     const pb::Descriptor* type = root->file()->pool()->FindMessageTypeByName(type_name);
     const SourcePos where = (c.has_field && c.field_name == name) ? c.name_pos : raw;
-    return format_pos(origin, where) + ": " + join_path(c.frame_path, name) + ": unknown field" +
-           did_you_mean(name, names_of(type)) + " (expected one of: " + field_list(type) + ")";
+    const std::string like = did_you_mean(name, names_of(type));
+    return format_pos(origin, where) + ": " + join_path(c.frame_path, name) + ": unknown field" + like +
+           " (expected one of: " + field_list(type) + (like.empty() ? field_elsewhere(root, type, name) : "") + ")";
   }
   if (starts_with(m, "Non-repeated field \"") && c.has_field) {
     return format_pos(origin, c.name_pos) + ": " + field_path + ": specified more than once (expected a single value)";
@@ -637,7 +638,8 @@ class JsonSourceMap final : public SourceMap {
 /// Checks a parsed JSON document against a message type, collecting every error with its position.
 class JsonChecker {
  public:
-  JsonChecker(std::string_view origin, std::vector<std::string>& errors) : origin_(origin), errors_(errors) {}
+  JsonChecker(std::string_view origin, std::vector<std::string>& errors, const pb::Descriptor* root)
+      : origin_(origin), errors_(errors), root_(root) {}
 
   void check_message(const JsonValue& object, const pb::Descriptor* type, const std::string& path) {
     std::set<int> seen;
@@ -647,8 +649,10 @@ class JsonChecker {
         if (type->field(i)->json_name() == m.key) field = type->field(i);  // lowerCamel, as protobuf accepts
       }
       if (field == nullptr) {
+        const std::string like = did_you_mean(m.key, names_of(type));
         error(m.key_pos, join_path(path, clip(m.key)),  // a key that is not UTF-8 not echoed raw
-              "unknown field" + did_you_mean(m.key, names_of(type)) + " (expected one of: " + field_list(type) + ")");
+              "unknown field" + like + " (expected one of: " + field_list(type) +
+                  (like.empty() ? field_elsewhere(root_, type, m.key) : "") + ")");
         continue;
       }
       const std::string field_path = join_path(path, field->name());
@@ -780,6 +784,7 @@ class JsonChecker {
 
   std::string_view origin_;
   std::vector<std::string>& errors_;
+  const pb::Descriptor* root_;
 };
 
 ReadOutcome read_json_message(std::string_view text, std::string_view origin, pb::Message& message) {
@@ -796,7 +801,7 @@ ReadOutcome read_json_message(std::string_view text, std::string_view origin, pb
     out.source_map = std::make_unique<JsonSourceMap>(std::nullopt);
     return out;
   }
-  JsonChecker checker(origin, out.errors);
+  JsonChecker checker(origin, out.errors, message.GetDescriptor());
   checker.check_message(*parsed.value, message.GetDescriptor(), "");
   if (checker.suppressed() > 0) out.errors.push_back(more_errors_line(origin, checker.suppressed()));
   out.source_map = std::make_unique<JsonSourceMap>(std::move(parsed.value));

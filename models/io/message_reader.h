@@ -65,6 +65,12 @@ std::string field_list(const google::protobuf::Descriptor* type);
 /// Comma-separated value names of `type`, in declaration order.
 std::string enum_list(const google::protobuf::EnumDescriptor* type);
 
+/// Where else under `root` (a scenario, sweep or cases file's message) a field named `name` is
+/// declared, for an unknown field written in the wrong message `here`: "; overrides is a field
+/// of cluster" (at most two places named, else empty); empty when `here` has it or nothing does.
+std::string field_elsewhere(const google::protobuf::Descriptor* root, const google::protobuf::Descriptor* here,
+                            std::string_view name);
+
 /// For an enum field, did_you_mean(value, its value names); empty for other fields.
 std::string value_suggestion(const google::protobuf::FieldDescriptor* field, std::string_view value);
 

@@ -123,6 +123,10 @@ void overrides_to_proto(const models::Report& r, tp::Report& m) {
     x.set_utilization(e.utilization);
     x.set_peer(e.peer);
     x.set_peer_bytes_per_iteration(e.peer_bytes_per_iteration);
+    x.set_acts(e.acts);
+    x.set_folded(e.folded);
+    x.set_failed_instead_known(e.failed_instead_known);
+    x.set_failed_instead_cost_s(e.failed_instead_cost_s);
   }
 }
 

@@ -391,6 +391,18 @@ struct OverrideEffectReport {
   /// no other node has it.
   std::string peer;
   double peer_bytes_per_iteration = 0.0;
+  /// False when later entries set the same field on every element it names (the loader warns):
+  /// it has no effect left, and its figures are those of the entries that act.
+  bool acts = true;
+  /// Its elements belong only to replicas folded into another's class (not simulated): a GPU
+  /// entry then has no effect of its own (its GPUs run as the nominal ones), and a NIC or link's
+  /// bytes count the collectives over every replica but not its replica's own traffic.
+  bool folded = false;
+  /// A switch link's bandwidth_factor entry, under `traincast run`: what the overrides would cost
+  /// were this link failed instead (the others unchanged) [s], against OverridesReport::cost_s:
+  /// static routing keeps flows on a slow cable, where a failed one's flows move to the others.
+  bool failed_instead_known = false;
+  double failed_instead_cost_s = 0.0;
   bool operator==(const OverrideEffectReport&) const = default;
 };
 

@@ -44,8 +44,9 @@ TEST(OverrideReportCli, SlowedNicAndSlowGpuAreNamedWithTheirCost) {
   EXPECT_TRUE(has(r.out, "\nOverrides (cluster.overrides): +")) << r.out;
   EXPECT_TRUE(has(r.out, "against the same job without them\n")) << r.out;
   EXPECT_TRUE(has(r.out,
-                  "  [0] node2/nic0 bandwidth_factor 0.5: carried nothing, nor did the same element on any other "
-                  "node (node0/nic0 and the others): the collectives route around it everywhere\n"))
+                  "  [0] node2/nic0 bandwidth_factor 0.5: carried nothing, nor did node0/nic0, the busiest of the "
+                  "same element on the other simulated nodes: the collectives avoid it there too (its replica is "
+                  "folded: the collectives over every replica counted, not its own traffic)\n"))
       << r.out;
   EXPECT_TRUE(has(r.out,
                   "  [1] node1/gpu5 clock_factor 0.9: SM clock 1,782 of 1,980 MHz while computing (its TP "

@@ -408,8 +408,8 @@ void print_folding(std::ostream& o, const models::Report& r) {
   const auto unfolded = [&](const auto& c) { return c.replicas == 1 && c.reason == f.classes.front().reason; };
   if (f.classes.size() > 1 && std::all_of(f.classes.begin(), f.classes.end(), unfolded))
     return void(o << "Folding: " << f.replicas << " replicas, none folded (" << f.classes.front().reason << ")\n");
-  o << "Folding: " << f.replicas << " replicas in " << f.classes.size() << " classes, " << f.simulated_replicas
-    << " simulated:";
+  o << "Folding: " << count_of(f.replicas, "replica") << " in "
+    << count_of(static_cast<long long>(f.classes.size()), "class") << ", " << f.simulated_replicas << " simulated:";
   constexpr std::size_t kShown = 4;
   for (std::size_t i = 0; i < f.classes.size() && i < kShown; ++i) {
     const models::FoldingClassReport& c = f.classes[i];

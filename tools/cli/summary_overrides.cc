@@ -14,8 +14,8 @@ std::string percent(double fraction) { return format_fixed(100.0 * fraction, 1) 
 std::string traffic_text(const models::OverrideEffectReport& e) {
   if (e.bytes_per_iteration <= 0) {
     if (!e.peer.empty() && e.peer_bytes_per_iteration <= 0)
-      return "carried nothing, nor did the same element on any other node (" + e.peer +
-             " and the others): the collectives route around it everywhere";
+      return "carried nothing, nor did " + e.peer +
+             ", the busiest of the same element on the other simulated nodes: the collectives avoid it there too";
     std::string s = "carried nothing (the routes avoid it)";
     if (!e.peer.empty())
       s += "; " + e.peer + " carried " + format_fixed(e.peer_bytes_per_iteration / 1e9, 2) + " GB per iteration";
@@ -27,8 +27,9 @@ std::string traffic_text(const models::OverrideEffectReport& e) {
   return s;
 }
 
-std::string effect_text(const models::OverrideEffectReport& e) {
+std::string effect_text(const models::OverridesReport& ov, const models::OverrideEffectReport& e) {
   if (e.setting == "missing") return "its node is drained";
+  if (!e.acts) return "no effect left: later entries set the same field on every element it names";
   if (e.setting.rfind("supply_c", 0) == 0) {
     if (e.hottest_gpu_c <= 0) return "no GPU of it simulated";
     std::string s = "hottest GPU " + format_fixed(e.hottest_gpu_c, 1) + " C on average";
@@ -37,13 +38,22 @@ std::string effect_text(const models::OverrideEffectReport& e) {
     return s;
   }
   if (e.setting.rfind("clock_factor", 0) == 0 || e.setting.rfind("power_cap_w", 0) == 0) {
+    if (e.folded) return "no effect: its GPUs run as the nominal ones (folded with them)";
     if (e.sm_clock_mhz <= 0) return "no clock reported (the power model did not run)";
     std::string s = "SM clock " + with_thousands(e.sm_clock_mhz) + " of " + with_thousands(e.boost_clock_mhz) +
                     " MHz while computing (its TP group computes at its pace)";
     if (e.straggler) s += "; the straggler";
     return s;
   }
-  return traffic_text(e);
+  std::string s = traffic_text(e);
+  if (e.folded) s += " (its replica is folded: the collectives over every replica counted, not its own traffic)";
+  if (e.failed_instead_known && ov.cost_known) {
+    s += "; failed instead, the overrides would cost " + std::string(e.failed_instead_cost_s >= 0 ? "+" : "") +
+         format_duration(e.failed_instead_cost_s);
+    if (e.failed_instead_cost_s < ov.cost_s)
+      s += ", less: static routing keeps flows on the slow cable, so taking it down is cheaper";
+  }
+  return s;
 }
 
 }  // namespace
@@ -60,7 +70,7 @@ std::string format_overrides(const models::Report& r) {
   constexpr std::size_t kShown = 8;
   for (std::size_t i = 0; i < ov.entries.size() && i < kShown; ++i) {
     const models::OverrideEffectReport& e = ov.entries[i];
-    o << "  [" << e.index << "] " << e.select << " " << e.setting << ": " << effect_text(e) << "\n";
+    o << "  [" << e.index << "] " << e.select << " " << e.setting << ": " << effect_text(ov, e) << "\n";
   }
   if (ov.entries.size() > kShown) o << "  " << ov.entries.size() - kShown << " more in --json\n";
   return o.str();

@@ -181,5 +181,64 @@ TEST(OverrideEffects, HotNodeSupplyNamesItsHottestGpu) {
   EXPECT_GT(e.hottest_gpu_c, node0_hottest + 5.0);  // 15 K warmer supply
 }
 
+// Entries naming one GPU with the same field: the later one acts there. The earlier acts nowhere
+// and says so; a node entry partly replaced reports its own GPUs' clock, not the replaced one's.
+TEST(OverrideEffects, FiguresAreOverTheElementsAnEntryActsOn) {
+  Scenario sc = job(2, 8, 2);
+  sc.cluster.overrides = {{"node1/gpu3", 0.5, 0.0}, {"node1", 0.9, 0.0}, {"node1/gpu3", 0.5, 0.0}};
+  const Report r = simulate_training(sc);
+  ASSERT_EQ(r.overrides.entries.size(), 3u);
+  EXPECT_FALSE(r.overrides.entries[0].acts);
+  EXPECT_EQ(r.overrides.entries[0].sm_clock_mhz, 0.0);
+  EXPECT_FALSE(r.overrides.entries[0].straggler);
+  const OverrideEffectReport& node = r.overrides.entries[1];
+  EXPECT_TRUE(node.acts);
+  EXPECT_NEAR(node.sm_clock_mhz, 0.9 * node.boost_clock_mhz, 1e-6 * node.boost_clock_mhz);
+  const OverrideEffectReport& gpu = r.overrides.entries[2];
+  EXPECT_TRUE(gpu.acts);
+  EXPECT_NEAR(gpu.sm_clock_mhz, 0.5 * gpu.boost_clock_mhz, 1e-6 * gpu.boost_clock_mhz);
+  EXPECT_TRUE(gpu.straggler);
+}
+
+// A GPU entry with no effect (clock_factor 1) makes no class of its own: its GPUs are folded with
+// the nominal ones, which the entry says instead of a clock it never measured.
+TEST(OverrideEffects, AnEntryOnAFoldedReplicaSaysSo) {
+  Scenario sc = job(4, 8, 4);
+  sc.cluster.overrides = {{"node2/gpu1", 1.0, 0.0}, slowed("node3/nic2", 1.0)};
+  const Report r = simulate_training(sc);
+  ASSERT_EQ(r.overrides.entries.size(), 2u);
+  EXPECT_TRUE(r.folded);
+  EXPECT_TRUE(r.overrides.entries[0].acts);
+  EXPECT_TRUE(r.overrides.entries[0].folded);
+  EXPECT_EQ(r.overrides.entries[0].sm_clock_mhz, 0.0);
+  EXPECT_TRUE(r.overrides.entries[1].folded);
+  EXPECT_EQ(r.overrides.entries[1].peer, "node0/nic2");  // a simulated replica's
+}
+
+// Static routing keeps the flows of a slowed cable: at a tenth of its rate a leaf up-link costs
+// more than failed, whose flows move to the other up-links. add_override_cost runs the failed
+// variant and says so.
+TEST(OverrideEffects, SlowedUpLinkIsComparedWithItFailed) {
+  Scenario sc = job(4, 8, 4);
+  sc.cluster.fabric.oversubscription = 2.0;
+  sc.cluster.fabric.routing = FabricRouting::d_mod_k;
+  sc.cluster.overrides = {slowed("leaf0->spine1", 0.1)};
+  Report r = simulate_training(sc);
+  add_override_cost(sc, r);
+  ASSERT_EQ(r.overrides.entries.size(), 1u);
+  const OverrideEffectReport& e = r.overrides.entries[0];
+  ASSERT_TRUE(e.failed_instead_known);
+  EXPECT_GT(r.overrides.cost_s, 0.0);
+  Scenario failed = sc;
+  failed.cluster.overrides[0].bandwidth_factor = 0.0;
+  failed.cluster.overrides[0].failed = true;
+  Scenario nominal = sc;
+  nominal.cluster.overrides.clear();
+  EXPECT_DOUBLE_EQ(e.failed_instead_cost_s,
+                   simulate_training(failed).iteration_time_s - simulate_training(nominal).iteration_time_s);
+  EXPECT_LT(e.failed_instead_cost_s, r.overrides.cost_s);
+  EXPECT_EQ(e.peer, "");  // a switch link has no like on another node
+}
+
 }  // namespace
 }  // namespace traincast::models

@@ -210,9 +210,16 @@ const NcclTopoGraph& NcclTopoCache::ring_graph_across(const Cluster& cluster, co
   NcclPathType max_intra = NcclPathType::loc;
   NcclPathType max_inter = NcclPathType::loc;
   const auto failed = [&](std::size_t k) { return cluster.failed_nics(node_at(found_at[k])); };
+  // The system figures the NVLS graph is searched on (NcclTopoGraph::net_gb_per_s): each at the
+  // slowest group's, so that an NVLS head is usable on every node (nvls_plans.cc).
+  NcclTopoGraph system = *found[0];
   for (std::size_t k = 0; k < found.size(); ++k) {
     const NcclTopoGraph& g = *found[k];
     const NcclTopoGraph& c = *found[chosen];
+    for (std::size_t n = 0; n < system.net_gb_per_s.size() && n < g.net_gb_per_s.size(); ++n)
+      system.net_gb_per_s[n] = std::min(system.net_gb_per_s[n], g.net_gb_per_s[n]);
+    system.max_bw_gb_per_s = std::min(system.max_bw_gb_per_s, g.max_bw_gb_per_s);
+    system.total_bw_gb_per_s = std::min(system.total_bw_gb_per_s, g.total_bw_gb_per_s);
     min_bw = std::min(min_bw, g.bw_gb_per_s);
     max_intra = std::max(max_intra, g.type_intra);
     max_inter = std::max(max_inter, g.type_inter);
@@ -222,7 +229,10 @@ const NcclTopoGraph& NcclTopoCache::ring_graph_across(const Cluster& cluster, co
       chosen = k;
   }
   const NcclTopoGraph& base = *found[chosen];
-  if (base.bw_gb_per_s == min_bw && base.type_intra == max_intra && base.type_inter == max_inter) return base;
+  if (base.bw_gb_per_s == min_bw && base.type_intra == max_intra && base.type_inter == max_inter &&
+      base.net_gb_per_s == system.net_gb_per_s && base.max_bw_gb_per_s == system.max_bw_gb_per_s &&
+      base.total_bw_gb_per_s == system.total_bw_gb_per_s)
+    return base;
   std::vector<int> key;
   for (int g : per_node[0]) key.push_back(cluster.local_rank(g));
   key.push_back(-1);
@@ -235,6 +245,9 @@ const NcclTopoGraph& NcclTopoCache::ring_graph_across(const Cluster& cluster, co
     merged.bw_gb_per_s = min_bw;
     merged.type_intra = max_intra;
     merged.type_inter = max_inter;
+    merged.net_gb_per_s = system.net_gb_per_s;
+    merged.max_bw_gb_per_s = system.max_bw_gb_per_s;
+    merged.total_bw_gb_per_s = system.total_bw_gb_per_s;
     it = merged_.emplace(std::move(key), std::move(merged)).first;
   }
   return it->second;

@@ -83,11 +83,9 @@ class Search {
       return p;
     };
     gpu_gpu_.resize(static_cast<std::size_t>(ngpus_) * static_cast<std::size_t>(ngpus_));
-    for (int a = 0; a < ngpus_; ++a) {
-      for (int b = 0; b < ngpus_; ++b) {
+    for (int a = 0; a < ngpus_; ++a)
+      for (int b = 0; b < ngpus_; ++b)
         if (a != b) gpu_gpu_[a * ngpus_ + b] = make(cluster.route(gpus[a], gpus[b]), true);
-      }
-    }
     net_gpu_.resize(static_cast<std::size_t>(nnets_) * static_cast<std::size_t>(ngpus_));
     gpu_net_.resize(static_cast<std::size_t>(nnets_) * static_cast<std::size_t>(ngpus_));
     p2p_gpu_net_.resize(gpu_net_.size());
@@ -132,12 +130,10 @@ class Search {
     speeds_ = nccl_speed_array(version, cc_, nnets_ == 0);
     // system->maxBw: the best path bandwidth from a GPU to a NIC (across nodes) or another GPU;
     // system->totalBw: a GPU's NVLink (sum) or PCIe bandwidth, the larger.
-    for (int g = 0; g < ngpus_; ++g) {
-      for (int o = 0; o < (nnets_ > 0 ? nnets_ : ngpus_); ++o) {
-        if (nnets_ == 0 && o == g) continue;
-        max_bw_ = std::max(max_bw_, nnets_ > 0 ? gpu_net_[o * ngpus_ + g].bw : gpu_gpu_[g * ngpus_ + o].bw);
-      }
-    }
+    for (int g = 0; g < ngpus_; ++g)
+      for (int o = 0; o < (nnets_ > 0 ? nnets_ : ngpus_); ++o)
+        if (nnets_ > 0 || o != g)
+          max_bw_ = std::max(max_bw_, nnets_ > 0 ? gpu_net_[o * ngpus_ + g].bw : gpu_gpu_[g * ngpus_ + o].bw);
     if (ngpus_ == 1 && nnets_ == 0) max_bw_ = 5000.0;  // LOC_BW
     const Cluster::NodeGroup& group =
         cluster.node_groups()[static_cast<std::size_t>(cluster.group_of_node(cluster.node_of(gpus[0])))];
@@ -382,9 +378,8 @@ void Search::select_nets(int gpu, std::vector<int>& nets) const {
   for (int t = 0; t <= static_cast<int>(tmp_.type_inter); ++t) {
     for (int g = 0; g < ngpus_; ++g) {
       if (gpu != -1 && gpu != g) continue;
-      for (int n = 0; n < nnets_; ++n) {
+      for (int n = 0; n < nnets_; ++n)
         if (static_cast<int>(path_gn(g, n).type) == t) add(n);
-      }
     }
   }
 }
@@ -503,11 +498,8 @@ void Search::search_rec() {
     }
     return;
   }
-  if (!have) {
-    try_gpu(0, 1, nullptr, true, 0, false);
-  } else {
-    try_gpu(0, 2, nullptr, true, tmp_.channels.back().order[0], false);
-  }
+  // The PCI order first, else a replay of the last channel.
+  try_gpu(0, have ? 2 : 1, nullptr, true, have ? tmp_.channels.back().order[0] : 0, false);
   if (!tmp_.same_channels || !have) {
     for (int g = 0; g < ngpus_; ++g) try_gpu(0, 0, nullptr, true, g, false);
   }
@@ -515,6 +507,10 @@ void Search::search_rec() {
 
 NcclTopoGraph Search::run() {
   // ncclTopoCompute, ring pattern (crossNic 0, no NCCL_GRAPH_FILE).
+  NcclTopoGraph out;
+  out.net_gb_per_s = net_bw_;  // per net, before the search takes speeds off them
+  out.max_bw_gb_per_s = max_bw_;
+  out.total_bw_gb_per_s = total_bw_;
   cur_.order.assign(static_cast<std::size_t>(ngpus_), 0);
   used_.assign(static_cast<std::size_t>(ngpus_), 0);
   const int nspeeds = static_cast<int>(speeds_.size());
@@ -565,7 +561,6 @@ NcclTopoGraph Search::run() {
     }
     break;
   }
-  NcclTopoGraph out;
   out.steps = spent_;
   out.p2p_nics = p2p_nics();
   if (best_.channels.empty()) {
@@ -626,13 +621,17 @@ NcclTopoGraph search_ring_graph(const Cluster& cluster, const sim::FlowNetwork& 
   static std::map<std::string, NcclTopoGraph> memo;
   const std::string key = s.signature();
   // The memo holds net indexes; the graph returned names NICs (they differ when a NIC is failed).
-  auto named = [&s](NcclTopoGraph g) {
+  auto named = [&s, &cluster](NcclTopoGraph g) {
     for (NcclTopoChannel& c : g.channels) {
       if (c.nic_in >= 0) c.nic_in = s.nics()[static_cast<std::size_t>(c.nic_in)];
       if (c.nic_out >= 0) c.nic_out = s.nics()[static_cast<std::size_t>(c.nic_out)];
     }
     for (std::vector<int>& seq : g.p2p_nics)
       for (int& n : seq) n = s.nics()[static_cast<std::size_t>(n)];
+    std::vector<double> by_nic(static_cast<std::size_t>(cluster.nics_per_node()), 0.0);
+    for (std::size_t n = 0; n < g.net_gb_per_s.size(); ++n)
+      by_nic[static_cast<std::size_t>(s.nics()[n])] = g.net_gb_per_s[n];
+    g.net_gb_per_s = std::move(by_nic);
     return g;
   };
   {

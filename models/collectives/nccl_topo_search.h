@@ -57,6 +57,15 @@ struct NcclTopoGraph {
   /// until they repeat, over the GPU's local nets as p2p sees them: PXN only through the group's
   /// own GPUs, NCCL's topology holding only the communicator's). Empty on one node.
   std::vector<std::vector<int>> p2p_nics;
+  /// The node's system as the search saw it, for NCCL's NVLS graph (nvls_plans.cc), which NCCL
+  /// searches on the same system: per local NIC, NCCL's net.bw (the NIC's receive link at
+  /// search_link_gb_per_s, bounded by the peers as every link of the search, so a NIC's
+  /// bandwidth_factor counts; 0 for a NIC that is not up) [GB/s]; system->maxBw (the best GPU to NIC
+  /// path, or GPU to GPU on one node) and system->totalBw (a GPU's NVLink sum or PCIe link, the
+  /// larger) [GB/s].
+  std::vector<double> net_gb_per_s;
+  double max_bw_gb_per_s = 0;
+  double total_bw_gb_per_s = 0;
 };
 
 /// Per-link bandwidth the search budgets: efficiency x capacity [GB/s] (nccl_tuning.h
@@ -115,7 +124,8 @@ class NcclTopoCache {
   /// node (NCCL's nodes would each leave only their own). Across node groups (a mixed cluster),
   /// NCCL's combination: the channels of the group whose graph has the fewest (ties: the lower
   /// bandwidth, then the more failed NICs, then the first), at the lowest bandwidth and farthest
-  /// types.
+  /// types, with the system figures (net_gb_per_s, max_bw_gb_per_s, total_bw_gb_per_s) each at
+  /// the lowest of the groups' (for NVLS heads usable on every node, nvls_plans.cc).
   const NcclTopoGraph& ring_graph_across(const Cluster& cluster, const sim::FlowNetwork& net,
                                          std::span<const std::vector<int>> per_node);
 

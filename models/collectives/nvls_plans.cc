@@ -3,10 +3,13 @@
 // See collective_plans.h.
 
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <span>
 #include <vector>
 
 #include "models/collectives/collective_plans.h"
+#include "models/collectives/nccl_topo_search.h"
 #include "models/collectives/nccl_tuning.h"
 #include "models/collectives/nccl_versions.h"
 
@@ -22,34 +25,132 @@ struct NvlsHead {
   int nic = 0;
 };
 
+/// A net of the NVLS search: a NIC up on every node of the group, the place of its local GPU among
+/// the group's GPUs on each node (-1 where that GPU is not in the group at the same place on every
+/// node: NCCL's localGpu -1, never a head) and NCCL's net.bw for it [GB/s].
+struct NvlsNet {
+  int nic = 0;
+  int pos = -1;
+  double gb_per_s = 0;
+};
+
+/// One NVLS graph search at inter-node speed `inter` and intra-node speed `intra` [GB/s], at most
+/// `max_channels` channels (NVIDIA/nccl src/graph/search.cc, ncclTopoSearchRecNet, NVLS pattern,
+/// 2.19+): channel c tries the nets from the c-th on, skipping a net whose bandwidth left is below
+/// the speed ("if (net->net.bw < bw) continue", bw the int of bwInter) or whose local GPU is none
+/// or a head already ("check whether there is duplicate head"); the first other one is the only
+/// one tried ("graphFound"), its speed taken off it. ncclTopoSearchTryNvls then takes bwIntra off
+/// every GPU's NVLink to and from the NVSwitch, twice on the head's: the channel fails, and the
+/// search stops, where channel c's head has no (c + 2) x intra left of `nvlink_gb_per_s` (the
+/// GPU's NVLink sum, system->totalBw; every GPU was a non-head of the c channels before). NCCL's
+/// NIC <-> GPU PCIe paths (bwInter) are not budgeted here: the NIC's own speed bounds them on the
+/// templates modelled. Also "if (graph->nChannels < netCount)".
+std::vector<NvlsHead> search_nvls(std::span<const NvlsNet> nets, double inter, double intra, std::size_t max_channels,
+                                  double nvlink_gb_per_s) {
+  std::vector<NvlsHead> heads;
+  std::vector<double> left;
+  for (const NvlsNet& n : nets) left.push_back(n.gb_per_s);
+  const double speed = std::trunc(inter);
+  const std::size_t count = nets.size();
+  while (heads.size() < max_channels && heads.size() < count) {
+    const std::size_t c = heads.size();
+    std::size_t tried = count;
+    for (std::size_t i = 0; i < count && tried == count; ++i) {
+      const std::size_t k = (c + i) % count;
+      const int pos = nets[k].pos;
+      const bool taken = std::any_of(heads.begin(), heads.end(), [&](const NvlsHead& h) { return h.pos == pos; });
+      if (left[k] >= speed && pos >= 0 && !taken) tried = k;
+    }
+    if (tried == count || static_cast<double>(c + 2) * intra > nvlink_gb_per_s + 1e-9) break;
+    left[tried] -= speed;
+    heads.push_back({nets[tried].pos, nets[tried].nic});
+  }
+  return heads;
+}
+
 /// NCCL's NVLS heads (NVIDIA/nccl src/graph/search.cc, 2.19+): the NVLS graph is searched with
 /// maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs of the node) (ncclTopoCompute, "NVLS and
 /// COLLNET_DIRECT search must have ngpus heads at most"), and its search "only tries to find
-/// NIC:GPU combinations to compute the heads" (ncclTopoSearchRecNet, NVLS pattern): one channel
-/// per NIC, in the NICs' order, headed by the GPU next to it (ncclTopoGetLocalGpu), a GPU already
-/// a head skipped ("check whether there is duplicate head when one GPU connects with multiple
-/// NICs"). So heads = the NICs with their own GPU, at most min(32, ppn): 32 on a 36-GPU NVLink
-/// domain with a NIC per GPU, 8 on a DGX H100 with 8 or 16 NICs. A NIC down on any of the group's
-/// nodes heads nothing (NCCL's ranks keep the channels every node found). Heads whose GPU is not
-/// in the group at the same local place on every node are not taken; empty when none is.
+/// NIC:GPU combinations to compute the heads" (search_nvls): one channel per NIC, in the NICs'
+/// order, headed by the GPU next to it (net.localGpu), a GPU already a head skipped. So heads =
+/// the NICs with their own GPU, at most min(32, ppn): 32 on a 36-GPU NVLink domain with a NIC per
+/// GPU, 8 on a DGX H100 with 8 or 16 NICs. The speeds: ncclTopoCompute over the ring search's
+/// speed array (nccl_speed_array, inter-node), from the first <= system->maxBw down while there
+/// is no graph or speedArray[next] / best bwInter > .49 (pass 1), stopping at a graph of
+/// maxChannels; ncclTopoCompareGraphs keeps a graph of more channels (NVLS: "the more the better")
+/// or more channels x bwInter. Pass 2 raises bwInter alone (bwIntra kept, while bwInter < 2 x
+/// bwIntra) with the channels fixed (minChannels = maxChannels). A slow NIC (cluster.overrides
+/// bandwidth_factor, as the ring search sees it: NcclTopoGraph::net_gb_per_s) thus stays a head
+/// where the speeds reach down to it before the .49 stop (on a DGX H100, NICs at 48 GB/s: one at
+/// 0.5 heads at 24 GB/s; one at 0.4 is left out, 7 heads at 45 then 48 GB/s). NCCL searches each
+/// node's own system and its ranks keep the fewest channels, each node its own heads (src/init.cc,
+/// allGather3Data); the model runs a head at the same place on every node, so the nets are the
+/// ring graph's system, whose links are each at the slowest over the group's nodes
+/// (ring_graph_across): a head is usable on every node. A NIC down on any of the group's nodes
+/// heads nothing. Before 2.19 (search.cc "NVLS needs to balance on all NICs": channel c headed by
+/// the c-th net's GPU whatever that net's speed), and without a ring graph: every NIC up heads.
+/// Empty when no NIC's own GPU is in the group at the same local place on every node.
 std::vector<NvlsHead> nvls_heads(const Cluster& cluster, const RankGroups& g) {
-  std::vector<NvlsHead> heads;
-  const int max_heads = std::min(kNcclMaxNvlsArity, g.ppn());
-  for (int nic = 0; nic < cluster.nics_per_node() && static_cast<int>(heads.size()) < max_heads; ++nic) {
+  const auto max_heads = static_cast<std::size_t>(std::min(kNcclMaxNvlsArity, g.ppn()));
+  const NcclTopoGraph* system = g.graph;
+  std::vector<NvlsNet> nets;
+  for (int nic = 0; nic < cluster.nics_per_node(); ++nic) {
     if (!std::all_of(g.node_ids.begin(), g.node_ids.end(), [&](int node) { return cluster.nic_up(node, nic); }))
       continue;
+    NvlsNet n{nic, -1, 0.0};
+    if (system != nullptr && static_cast<std::size_t>(nic) < system->net_gb_per_s.size())
+      n.gb_per_s = system->net_gb_per_s[static_cast<std::size_t>(nic)];
     const int local = cluster.gpu_of_nic(nic);
     const std::vector<int>& first = g.per_node[0];
     const auto it = std::find_if(first.begin(), first.end(), [&](int r) { return cluster.local_rank(r) == local; });
-    if (it == first.end()) continue;
     const int pos = static_cast<int>(it - first.begin());
-    const bool same_place = std::all_of(g.per_node.begin(), g.per_node.end(), [&](const std::vector<int>& on) {
-      return cluster.local_rank(on[static_cast<std::size_t>(pos)]) == local;
-    });
-    const bool taken = std::any_of(heads.begin(), heads.end(), [&](const NvlsHead& h) { return h.pos == pos; });
-    if (same_place && !taken) heads.push_back({pos, nic});
+    if (it != first.end() && std::all_of(g.per_node.begin(), g.per_node.end(), [&](const std::vector<int>& on) {
+          return cluster.local_rank(on[static_cast<std::size_t>(pos)]) == local;
+        }))
+      n.pos = pos;
+    nets.push_back(n);
   }
-  return heads;
+  if (system == nullptr || !g.version.at_least(2, 19)) {
+    std::vector<NvlsHead> heads;
+    for (const NvlsNet& n : nets) {
+      const bool taken = std::any_of(heads.begin(), heads.end(), [&](const NvlsHead& h) { return h.pos == n.pos; });
+      if (n.pos >= 0 && !taken && heads.size() < max_heads) heads.push_back({n.pos, n.nic});
+    }
+    return heads;
+  }
+  int cc = 100;  // ccMin
+  for (const std::vector<int>& on : g.per_node) cc = std::min(cc, nccl_cc_class(cluster.gpu_spec(on[0])));
+  const std::span<const double> speeds = nccl_speed_array(g.version, cc, false);
+  const double nvlink = system->total_bw_gb_per_s;
+  std::size_t si = 0;
+  while (si + 1 < speeds.size() && speeds[si] > system->max_bw_gb_per_s) ++si;
+  std::vector<NvlsHead> best;
+  double best_gb_per_s = 0;
+  for (;;) {  // pass 1
+    std::vector<NvlsHead> heads = search_nvls(nets, speeds[si], speeds[si], max_heads, nvlink);
+    const double n = static_cast<double>(heads.size()), best_n = static_cast<double>(best.size());
+    if (n > best_n || n * speeds[si] > best_n * best_gb_per_s) {
+      best = std::move(heads);
+      best_gb_per_s = speeds[si];
+    }
+    if (best.size() == max_heads || static_cast<double>(best.size()) * best_gb_per_s >= nvlink) break;
+    if (si + 1 < speeds.size() && (best.empty() || speeds[si + 1] / best_gb_per_s > .49)) {
+      ++si;
+      continue;
+    }
+    break;
+  }
+  if (best.empty()) return best;
+  const double intra = best_gb_per_s;  // pass 2
+  si = 0;
+  while (si + 1 < speeds.size() && speeds[si] > best_gb_per_s) ++si;
+  while (si > 0 && best_gb_per_s < 2 * intra) {
+    std::vector<NvlsHead> heads = search_nvls(nets, speeds[si - 1], intra, best.size(), nvlink);
+    if (heads.size() < best.size()) break;  // the bwIntra raise that follows keeps bwInter: no better graph
+    best = std::move(heads);
+    best_gb_per_s = speeds[--si];
+  }
+  return best;
 }
 
 }  // namespace

@@ -29,7 +29,9 @@ std::string traffic_text(const models::OverrideEffectReport& e) {
 
 std::string effect_text(const models::OverridesReport& ov, const models::OverrideEffectReport& e) {
   if (e.setting == "missing") return "its node is drained";
-  if (!e.acts) return "no effect left: later entries set the same field on every element it names";
+  if (!e.acts)
+    return "no effect left: on every element it names a later entry of the same field, or a failed one, acts "
+           "instead";
   if (e.setting.rfind("supply_c", 0) == 0) {
     if (e.hottest_gpu_c <= 0) return "no GPU of it simulated";
     std::string s = "hottest GPU " + format_fixed(e.hottest_gpu_c, 1) + " C on average";

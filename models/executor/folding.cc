@@ -118,7 +118,7 @@ std::string class_reason(const Scenario& sc, const ParallelLayout& L, const Clus
     for (int r = u * unit; r < (u + 1) * unit; ++r)
       for (int k = 0; k < L.tp; ++k) {
         const int g = L.gpu(k, r, s);
-        const double supply = cluster.supply_c(cluster.node_of(g));
+        const double supply = acting_supply_c(sc, cluster, cluster.node_of(g));
         const double cap = acting_power_cap_w(sc, cluster, g);
         if (cluster.clock_factor(g) >= 1.0 && cap <= 0.0 && std::isnan(supply)) continue;
         if (slowed++ == 0)
@@ -212,8 +212,8 @@ FoldingPlan plan_replica_folding(const Scenario& sc, const ParallelLayout& L, co
           for (int k = 0; k < L.tp; ++k) {
             key.push_back(cluster.clock_factor(L.gpu(k, r, s)));
             key.push_back(acting_power_cap_w(sc, cluster, L.gpu(k, r, s)));  // none without effect
-            const double supply = cluster.supply_c(cluster.node_of(L.gpu(k, r, s)));
-            key.push_back(std::isnan(supply) ? -1e9 : supply);  // NaN never compares equal
+            const double supply = acting_supply_c(sc, cluster, cluster.node_of(L.gpu(k, r, s)));
+            key.push_back(std::isnan(supply) ? -1e9 : supply);  // NaN never compares equal; none without effect
           }
       const sim::ResourceId link = cluster.scaled_resources().empty()
                                        ? Cluster::kNoResource

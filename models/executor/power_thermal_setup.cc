@@ -137,10 +137,16 @@ double acting_power_cap_w(const Scenario& sc, const Cluster& cluster, int gpu) {
   return cap > 0 && cap < gpu_power_limit_w(sc, cluster, gpu) ? cap : 0.0;
 }
 
+double acting_supply_c(const Scenario& sc, const Cluster& cluster, int node) {
+  const double supply = cluster.supply_c(node);
+  const double inlet = sc.thermal.cooling == Cooling::liquid ? sc.thermal.coolant_c : sc.thermal.supply_air_c;
+  return supply == inlet ? std::numeric_limits<double>::quiet_NaN() : supply;  // NaN stays NaN
+}
+
 bool gpus_slowed(const Scenario& sc, const Cluster& cluster) {
   return std::any_of(cluster.slowed_gpus().begin(), cluster.slowed_gpus().end(), [&](int g) {
     return cluster.clock_factor(g) < 1.0 || acting_power_cap_w(sc, cluster, g) > 0.0 ||
-           !std::isnan(cluster.supply_c(cluster.node_of(g)));
+           !std::isnan(acting_supply_c(sc, cluster, cluster.node_of(g)));
   });
 }
 

@@ -42,9 +42,15 @@ double gpu_power_limit_w(const Scenario& scenario, const Cluster& cluster, int g
 /// a cap without effect splits no class.
 double acting_power_cap_w(const Scenario& scenario, const Cluster& cluster, int gpu);
 
+/// The cluster.overrides supply_c of node `node` that acts [C]: Cluster::supply_c(node) where it
+/// differs from the cooling's own inlet (thermal.coolant_c under liquid cooling, else
+/// thermal.supply_air_c), else NaN (none, or one equal to it, which changes nothing). Folding keys
+/// its classes on this (fresh user 41: `supply_c: 25` under the default 25 C air split a class).
+double acting_supply_c(const Scenario& scenario, const Cluster& cluster, int node);
+
 /// Whether an override slows a GPU of `cluster`: a clock_factor below 1, a power cap that acts
-/// (acting_power_cap_w) or a node's own supply_c. Cluster::slowed_gpus() less the GPUs whose only
-/// override is a power cap without effect.
+/// (acting_power_cap_w) or a node's own supply_c that acts (acting_supply_c). Cluster::slowed_gpus()
+/// less the GPUs whose only override has no effect.
 bool gpus_slowed(const Scenario& scenario, const Cluster& cluster);
 
 /// One note per cluster.overrides power_cap_w at or above the power limit of every GPU it names

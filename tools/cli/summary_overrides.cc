@@ -33,6 +33,8 @@ std::string effect_text(const models::OverridesReport& ov, const models::Overrid
     return "no effect left: on every element it names a later entry of the same field, or a failed one, acts "
            "instead";
   if (e.setting.rfind("supply_c", 0) == 0) {
+    if (e.folded)
+      return "no effect: it equals the cooling's own inlet, so its GPUs run as the nominal ones (folded with them)";
     if (e.hottest_gpu_c <= 0) return "no GPU of it simulated";
     std::string s = "hottest GPU " + format_fixed(e.hottest_gpu_c, 1) + " C on average";
     s += e.throttled_time_fraction > 0 ? ", throttled up to " + percent(e.throttled_time_fraction) + " of the iteration"

@@ -240,5 +240,22 @@ TEST(PartialFolding, WithoutOverridesTheOneClassIsTodaysFolding) {
   EXPECT_TRUE(simulate_training(sc).folding.classes.empty());  // the report's section needs overrides
 }
 
+// A node's supply_c equal to the cooling's own inlet (25 C air by default) changes nothing, so it
+// makes no class of its own (fresh user 41: "Folding: 4 replicas in 2 classes", the same iteration);
+// 45 C does.
+TEST(PartialFolding, ASupplyEqualToTheCoolingsInletMakesNoClass) {
+  Scenario sc = job(4, 8, 1, 4);
+  ElementOverride o;
+  o.select = "node2";
+  o.supply_c = sc.thermal.supply_air_c;
+  sc.cluster.overrides = {o};
+  const Report same = simulate_training(sc);
+  EXPECT_TRUE(same.folded);
+  EXPECT_LE(same.folding.classes.size(), 1u);  // folded as a job without overrides
+  EXPECT_DOUBLE_EQ(same.iteration_time_s, nominal_iteration_s(sc));
+  sc.cluster.overrides[0].supply_c = 45.0;
+  EXPECT_EQ(simulate_training(sc).folding.classes.size(), 2u);
+}
+
 }  // namespace
 }  // namespace traincast::models

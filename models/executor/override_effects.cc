@@ -6,7 +6,6 @@
 #include <charconv>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -16,26 +15,10 @@
 
 #include "models/executor/training_run.h"
 #include "models/hardware/element_overrides.h"
+#include "models/hardware/override_overlaps.h"
 
 namespace traincast::models {
 namespace {
-
-std::string number_text(double v) {
-  std::ostringstream o;
-  o << v;
-  return o.str();
-}
-
-/// The entry's field and value as the scenario writes them: "bandwidth_factor 0.5", "failed".
-std::string setting_text(const ElementOverride& o) {
-  if (o.missing) return "missing";
-  if (o.failed) return "failed";
-  if (o.clock_factor > 0) return "clock_factor " + number_text(o.clock_factor);
-  if (o.bandwidth_factor > 0) return "bandwidth_factor " + number_text(o.bandwidth_factor);
-  if (o.power_cap_w > 0) return "power_cap_w " + number_text(o.power_cap_w);
-  if (o.supply_c) return "supply_c " + number_text(*o.supply_c);
-  return "";
-}
 
 /// "node<M>.<suffix>" -> (M, ".<suffix>"); nullopt for any other name (switch links, a torus
 /// link between two nodes, which has no like on another node).
@@ -51,39 +34,11 @@ std::optional<std::pair<int, std::string_view>> node_resource(std::string_view n
   return std::pair<int, std::string_view>{m, suffix};
 }
 
-/// Per entry, the elements it acts on once every entry is applied: a later entry of the same
-/// field replaces an earlier one on the elements both name, and a failed link or NIC stays failed
-/// whatever factor another entry gives it (docs/scenarios.md, cluster.overrides). Missing GPUs:
-/// nothing (their nodes are drained).
-std::vector<ResolvedSelector> acting_elements(const std::vector<ElementOverride>& ovs,
-                                              const std::vector<ResolvedSelector>& sel) {
-  enum Field : int { clock = 0, cap = 1, supply = 2, link = 3 };
-  std::map<std::pair<int, long long>, std::size_t> last;  // (field, element) -> the entry acting there
-  std::map<long long, std::size_t> failed;                // link or NIC direction -> last entry failing it
-  for (std::size_t i = 0; i < ovs.size(); ++i) {
-    const ElementOverride& o = ovs[i];
-    if (o.missing) continue;
-    const Field f = o.clock_factor > 0 ? clock : o.power_cap_w > 0 ? cap : o.supply_c ? supply : link;
-    for (int g : sel[i].gpus) last[{f, g}] = i;
-    for (sim::ResourceId id : sel[i].resources) (o.failed ? failed[id] : last[{link, id}]) = i;
-  }
-  std::vector<ResolvedSelector> out(ovs.size());
-  for (const auto& [key, i] : last) {
-    if (key.first != link) {
-      out[i].gpus.push_back(static_cast<int>(key.second));
-    } else if (!failed.contains(key.second)) {
-      out[i].resources.push_back(static_cast<sim::ResourceId>(key.second));
-    }
-  }
-  for (const auto& [id, i] : failed) out[i].resources.push_back(static_cast<sim::ResourceId>(id));
-  return out;
-}
-
 /// NIC and link entries: traffic, utilisation, and the peers' traffic (one pass over the names),
 /// peers only on `simulated_nodes` (fabric slots of simulated replicas' GPUs; a folded replica's
 /// elements carry the collectives over every replica but not its own traffic).
 void fill_traffic(const sim::FlowNetwork& net, std::int64_t end_ns, int iterations,
-                  const std::vector<ResolvedSelector>& sel, const std::vector<ResolvedSelector>& acting,
+                  const std::vector<ResolvedSelector>& sel, const std::vector<ActingElements>& acting,
                   const std::unordered_set<int>& simulated_nodes, OverridesReport& out) {
   const double run_s = static_cast<double>(end_ns) * 1e-9;
   const double per_iteration = 1.0 / std::max(1, iterations);
@@ -94,7 +49,7 @@ void fill_traffic(const sim::FlowNetwork& net, std::int64_t end_ns, int iteratio
   std::vector<int> own_node(sel.size(), -1);
   for (std::size_t i = 0; i < sel.size(); ++i) {
     OverrideEffectReport& e = out.entries[i];
-    if (!sel[i].resources.empty()) e.acts = !acting[i].resources.empty();
+    if (!sel[i].resources.empty()) e.acts = !acting[i].links.empty();
     for (sim::ResourceId id : sel[i].resources) {
       const sim::ResourceStats st = net.stats(id);
       e.bytes_per_iteration += st.bytes_carried * per_iteration;
@@ -132,7 +87,7 @@ void fill_traffic(const sim::FlowNetwork& net, std::int64_t end_ns, int iteratio
 /// GPU and node entries: clocks, straggler, temperatures from the power and thermal reports, over
 /// the GPUs each entry acts on; `simulated_gpus`: the simulated replicas' GPUs.
 void fill_gpus(const Cluster& cluster, const std::vector<ResolvedSelector>& sel,
-               const std::vector<ResolvedSelector>& acting, const std::unordered_set<int>& simulated_gpus, Report& r) {
+               const std::vector<ActingElements>& acting, const std::unordered_set<int>& simulated_gpus, Report& r) {
   std::unordered_map<int, const GpuPower*> power;
   for (const GpuPower& g : r.power.gpus) power.emplace(g.gpu, &g);
   std::unordered_map<int, const GpuThermal*> thermal;
@@ -141,11 +96,15 @@ void fill_gpus(const Cluster& cluster, const std::vector<ResolvedSelector>& sel,
   for (std::size_t i = 0; i < sel.size(); ++i) {
     if (sel[i].gpus.empty()) continue;
     OverrideEffectReport& e = r.overrides.entries[i];
-    e.acts = !acting[i].gpus.empty();
-    e.folded = e.acts && std::none_of(acting[i].gpus.begin(), acting[i].gpus.end(),
-                                      [&](int g) { return simulated_gpus.contains(g); });
     const bool node_entry = ovs[i].supply_c.has_value();
-    for (int g : acting[i].gpus) {
+    // The GPUs it acts on: override_acting_elements gives GPUs, or nodes for supply_c.
+    std::vector<int> gpus;
+    for (int g : sel[i].gpus)
+      if (std::binary_search(acting[i].ids.begin(), acting[i].ids.end(), node_entry ? cluster.node_of(g) : g))
+        gpus.push_back(g);
+    e.acts = !gpus.empty();
+    e.folded = e.acts && std::none_of(gpus.begin(), gpus.end(), [&](int g) { return simulated_gpus.contains(g); });
+    for (int g : gpus) {
       if (r.straggler.found && r.straggler.gpu == g) e.straggler = true;
       if (node_entry) {
         if (const auto t = thermal.find(g); t != thermal.end()) {
@@ -179,7 +138,7 @@ void report_override_effects(const Scenario& sc, const Cluster& cluster, const s
     OverrideEffectReport e;
     e.index = static_cast<int>(i);
     e.select = ovs[i].select;
-    e.setting = setting_text(ovs[i]);
+    e.setting = override_setting(ovs[i]);
     r.overrides.entries.push_back(std::move(e));
     if (ovs[i].missing) continue;  // its node is drained: the `drained` line names it
     // The cluster resolved every entry when it was built (Cluster::apply_overrides refuses one
@@ -192,7 +151,7 @@ void report_override_effects(const Scenario& sc, const Cluster& cluster, const s
       simulated_gpus.insert(g);
       simulated_nodes.insert(cluster.fabric_slot(cluster.node_of(g)));
     }
-  const std::vector<ResolvedSelector> acting = acting_elements(ovs, sel);
+  const std::vector<ActingElements> acting = override_acting_elements(cluster, ovs);
   fill_traffic(net, end_ns, iterations, sel, acting, simulated_nodes, r.overrides);
   fill_gpus(cluster, sel, acting, simulated_gpus, r);
 }

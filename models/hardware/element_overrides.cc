@@ -2,6 +2,8 @@
 #include "models/hardware/element_overrides.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -141,6 +143,20 @@ ResolvedSelector resolve_resource_name(const Cluster& cluster, const std::string
 }
 
 }  // namespace
+
+std::string override_setting(const ElementOverride& o) {
+  const auto number = [](double v) {
+    std::array<char, 32> buf{};
+    return std::string(buf.data(), std::to_chars(buf.data(), buf.data() + buf.size(), v).ptr);
+  };
+  if (o.missing) return "missing: true";
+  if (o.failed) return "failed: true";
+  if (o.supply_c) return "supply_c " + number(*o.supply_c);
+  if (o.power_cap_w != 0.0) return "power_cap_w " + number(o.power_cap_w);
+  if (o.clock_factor != 0.0) return "clock_factor " + number(o.clock_factor);
+  if (o.bandwidth_factor != 0.0) return "bandwidth_factor " + number(o.bandwidth_factor);
+  return "";
+}
 
 std::optional<SelectorNodes> selector_nodes(const std::string& select) {
   std::string_view s = select;

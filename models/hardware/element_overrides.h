@@ -64,6 +64,11 @@ std::vector<std::pair<int, int>> drained_nodes_of(const ClusterSpec& spec);
 /// The nodes a job can run on: num_nodes less drained_nodes_of(spec).
 int nodes_in_service(const ClusterSpec& spec);
 
+/// The entry's field and value as a scenario writes them: "clock_factor 0.9", "bandwidth_factor
+/// 0.5", "power_cap_w 400", "supply_c 40", "failed: true", "missing: true" (values in the fewest
+/// digits that read back as them); "" for an entry with no field.
+std::string override_setting(const ElementOverride& o);
+
 /// The name of global GPU `gpu` in selector form, "node<N>/gpu<K>" (N its fabric place).
 std::string gpu_selector_name(const Cluster& cluster, int gpu);
 

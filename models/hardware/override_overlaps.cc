@@ -1,6 +1,7 @@
 // Overrides naming one element with the same field (override_overlaps.h).
 #include "models/hardware/override_overlaps.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -93,33 +94,38 @@ Entry entry_of(const Cluster& cluster, const ElementOverride& o, Names& names) {
   return e;
 }
 
-}  // namespace
-
-std::vector<OverrideOverlap> override_overlaps(const Cluster& cluster, const std::vector<ElementOverride>& overrides) {
-  using Outcome = OverrideOverlap::Outcome;
-  if (overrides.size() < 2) return {};
+/// Every override applied in order: who acts on each element, and each pair that names one.
+struct Assignment {
   Names names;
   std::vector<Entry> entries;
-  entries.reserve(overrides.size());
-  for (const ElementOverride& o : overrides) entries.push_back(entry_of(cluster, o, names));
-  // Per field, the override acting on each element; links: the factor's and the failure's apart.
-  std::map<Field, std::unordered_map<int, int>> owner;
-  std::unordered_map<int, int> failed_by;
-  std::vector<int> acting(overrides.size(), 0);          // elements each override acts on
+  std::map<Field, std::unordered_map<int, int>> owner;   // per field, element -> override acting there
+  std::unordered_map<int, int> failed_by;                // link element -> override failing it
+  std::vector<int> acting;                               // elements each override acts on
   std::map<std::pair<int, int>, OverrideOverlap> pairs;  // (later, earlier) -> their overlap
   std::map<std::pair<int, int>, int> first_of;           // (later, earlier) -> the first element both name
+};
+
+Assignment assign(const Cluster& cluster, const std::vector<ElementOverride>& overrides) {
+  using Outcome = OverrideOverlap::Outcome;
+  Assignment a;
+  a.entries.reserve(overrides.size());
+  for (const ElementOverride& o : overrides) a.entries.push_back(entry_of(cluster, o, a.names));
+  a.acting.assign(overrides.size(), 0);
+  const std::vector<Entry>& entries = a.entries;
+  std::unordered_map<int, int>& failed_by = a.failed_by;
+  std::vector<int>& acting = a.acting;
   const auto note = [&](int i, int j, Outcome outcome, int element) {
-    OverrideOverlap& p = pairs[{j, i}];
+    OverrideOverlap& p = a.pairs[{j, i}];
     if (p.count++ > 0) return;
     p.earlier = i;
     p.later = j;
     p.outcome = outcome;
-    first_of[{j, i}] = element;
+    a.first_of[{j, i}] = element;
   };
-  for (std::size_t jj = 0; jj < entries.size(); ++jj) {
+  for (std::size_t jj = 0; jj < a.entries.size(); ++jj) {
     const int j = static_cast<int>(jj);
-    const Entry& e = entries[jj];
-    std::unordered_map<int, int>& own = owner[e.field];
+    const Entry& e = a.entries[jj];
+    std::unordered_map<int, int>& own = a.owner[e.field];
     for (const int element : e.elements) {
       if (e.field == Field::link && e.failed) {
         if (const auto it = failed_by.find(element); it != failed_by.end()) {
@@ -156,6 +162,20 @@ std::vector<OverrideOverlap> override_overlaps(const Cluster& cluster, const std
       it->second = j;
     }
   }
+  return a;
+}
+
+}  // namespace
+
+std::vector<OverrideOverlap> override_overlaps(const Cluster& cluster, const std::vector<ElementOverride>& overrides) {
+  using Outcome = OverrideOverlap::Outcome;
+  if (overrides.size() < 2) return {};
+  Assignment a = assign(cluster, overrides);
+  const std::vector<Entry>& entries = a.entries;
+  const std::vector<int>& acting = a.acting;
+  Names& names = a.names;
+  std::map<std::pair<int, int>, OverrideOverlap>& pairs = a.pairs;
+  std::map<std::pair<int, int>, int>& first_of = a.first_of;
   std::vector<OverrideOverlap> out;
   out.reserve(pairs.size());
   for (auto& [key, p] : pairs) {
@@ -175,6 +195,37 @@ std::vector<OverrideOverlap> override_overlaps(const Cluster& cluster, const std
                  entries[i].field == entries[j].field && entries[i].failed == entries[j].failed;
     p.earlier_acts_nowhere = acting[i] == 0;
     out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<ActingElements> override_acting_elements(const Cluster& cluster,
+                                                     const std::vector<ElementOverride>& overrides) {
+  // Missing GPUs act on nothing here, and their drained nodes resolve on no built cluster: left
+  // out (they overlap only each other), the others kept at their places through `index`.
+  std::vector<ElementOverride> present;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < overrides.size(); ++i)
+    if (!overrides[i].missing) {
+      present.push_back(overrides[i]);
+      index.push_back(i);
+    }
+  const Assignment a = assign(cluster, present);
+  std::vector<ActingElements> out(overrides.size());
+  for (const auto& [field, own] : a.owner) {
+    for (const auto& [element, i] : own) {
+      ActingElements& x = out[index[static_cast<std::size_t>(i)]];
+      if (field == Field::link)
+        x.links.push_back(a.names.name(element));
+      else
+        x.ids.push_back(element);
+    }
+  }
+  for (const auto& [element, i] : a.failed_by)
+    out[index[static_cast<std::size_t>(i)]].links.push_back(a.names.name(element));
+  for (ActingElements& x : out) {  // hash-map order is not the same on every library: sort
+    std::sort(x.ids.begin(), x.ids.end());
+    std::sort(x.links.begin(), x.links.end());
   }
   return out;
 }

@@ -41,4 +41,18 @@ struct OverrideOverlap {
 /// both, as it fails both). Throws std::invalid_argument from resolve_selector for a bad selector.
 std::vector<OverrideOverlap> override_overlaps(const Cluster& cluster, const std::vector<ElementOverride>& overrides);
 
+/// What each override acts on once every override is applied, by the rules above (a later one of
+/// the same field replaces an earlier one; the same value leaves the earlier acting; a failed link
+/// or NIC stays failed whatever factor names it): `ids`, GPU ids for clock_factor and
+/// power_cap_w, node ids (Cluster::node_of) for supply_c; `links`, directed resource names for
+/// link and NIC fields (a failed one: every direction it fails). Both empty for `missing: true`
+/// and for an override that acts nowhere. Ascending. Same preconditions and errors as
+/// override_overlaps.
+struct ActingElements {
+  std::vector<int> ids;
+  std::vector<std::string> links;
+};
+std::vector<ActingElements> override_acting_elements(const Cluster& cluster,
+                                                     const std::vector<ElementOverride>& overrides);
+
 }  // namespace traincast::models

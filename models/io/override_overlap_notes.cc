@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/hardware/cluster.h"
+#include "models/hardware/element_overrides.h"
 #include "models/hardware/override_overlaps.h"
 #include "models/io/scenario_checks.h"
 
@@ -14,20 +15,7 @@ namespace {
 
 /// "clock_factor 0.9 on \"node3/gpu5\"", "failed: true on \"node0/nic0\"".
 std::string describe(const models::ElementOverride& o) {
-  std::string what;
-  if (o.missing)
-    what = "missing: true";
-  else if (o.failed)
-    what = "failed: true";
-  else if (o.supply_c)
-    what = "supply_c " + Checker::number(*o.supply_c);
-  else if (o.power_cap_w != 0.0)
-    what = "power_cap_w " + Checker::number(o.power_cap_w);
-  else if (o.clock_factor != 0.0)
-    what = "clock_factor " + Checker::number(o.clock_factor);
-  else
-    what = "bandwidth_factor " + Checker::number(o.bandwidth_factor);
-  return what + " on \"" + o.select + "\"";
+  return models::override_setting(o) + " on \"" + o.select + "\"";
 }
 
 /// "node3/gpu5", or "node3/gpu0 and 7 more GPUs".

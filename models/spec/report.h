@@ -372,7 +372,7 @@ struct OverrideEffectReport {
   int index = 0;       ///< cluster.overrides[index]
   std::string select;  ///< as written, "node3/nic0"
   std::string
-      setting;  ///< "bandwidth_factor 0.5", "failed", "clock_factor 0.8", "power_cap_w 400", "supply_c 40", "missing"
+      setting;  ///< override_setting: "bandwidth_factor 0.5", "failed: true", "clock_factor 0.8", "missing: true"
   /// GPU entries: the lowest mean SM clock while computing among its GPUs [MHz] (0 where the power
   /// model did not run); whether the report's straggler is one of them.
   double sm_clock_mhz = 0.0;

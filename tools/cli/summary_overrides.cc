@@ -28,7 +28,7 @@ std::string traffic_text(const models::OverrideEffectReport& e) {
 }
 
 std::string effect_text(const models::OverridesReport& ov, const models::OverrideEffectReport& e) {
-  if (e.setting == "missing") return "its node is drained";
+  if (e.setting == "missing: true") return "its node is drained";
   if (!e.acts)
     return "no effect left: on every element it names a later entry of the same field, or a failed one, acts "
            "instead";

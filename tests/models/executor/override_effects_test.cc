@@ -86,7 +86,7 @@ TEST(OverrideEffects, FailedNicCarriesNothing) {
   sc.cluster.overrides = {o};
   const Report r = simulate_training(sc);
   ASSERT_EQ(r.overrides.entries.size(), 1u);
-  EXPECT_EQ(r.overrides.entries[0].setting, "failed");
+  EXPECT_EQ(r.overrides.entries[0].setting, "failed: true");
   EXPECT_EQ(r.overrides.entries[0].bytes_per_iteration, 0.0);
   EXPECT_EQ(r.overrides.entries[0].peer, "node0/nic3");
 }
@@ -154,7 +154,7 @@ TEST(OverrideEffects, MissingGpuIsListedWithoutCost) {
   Report r = simulate_training(sc);
   add_override_cost(sc, r);
   ASSERT_EQ(r.overrides.entries.size(), 1u);
-  EXPECT_EQ(r.overrides.entries[0].setting, "missing");
+  EXPECT_EQ(r.overrides.entries[0].setting, "missing: true");
   EXPECT_FALSE(r.overrides.cost_known);
   // With a slowed link beside it, only the link goes in the cost run; the node stays drained.
   sc.cluster.overrides.push_back(slowed("node0.gpu0.nvl_up", 0.5));

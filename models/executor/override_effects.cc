@@ -87,9 +87,18 @@ void fill_traffic(const sim::FlowNetwork& net, std::int64_t end_ns, int iteratio
 /// GPU and node entries: clocks, straggler, temperatures from the power and thermal reports, over
 /// the GPUs each entry acts on; `simulated_gpus`: the simulated replicas' GPUs.
 void fill_gpus(const Cluster& cluster, const std::vector<ResolvedSelector>& sel,
-               const std::vector<ActingElements>& acting, const std::unordered_set<int>& simulated_gpus, Report& r) {
+               const std::vector<ActingElements>& acting, const std::vector<std::vector<int>>& simulated_worker_gpus,
+               const std::unordered_set<int>& simulated_gpus, Report& r) {
   std::unordered_map<int, const GpuPower*> power;
   for (const GpuPower& g : r.power.gpus) power.emplace(g.gpu, &g);
+  // The simulated worker (TP group) of each simulated GPU.
+  std::unordered_map<int, std::size_t> worker_of;
+  for (std::size_t w = 0; w < simulated_worker_gpus.size(); ++w)
+    for (int g : simulated_worker_gpus[w]) worker_of.emplace(g, w);
+  const auto wait_of = [&](int g) {
+    const auto p = power.find(g);
+    return p == power.end() ? 0.0 : p->second->compute_wait_s;
+  };
   std::unordered_map<int, const GpuThermal*> thermal;
   for (const GpuThermal& g : r.thermal.gpus) thermal.emplace(g.gpu, &g);
   const std::vector<ElementOverride>& ovs = cluster.spec().overrides;
@@ -103,6 +112,7 @@ void fill_gpus(const Cluster& cluster, const std::vector<ResolvedSelector>& sel,
       if (std::binary_search(acting[i].ids.begin(), acting[i].ids.end(), node_entry ? cluster.node_of(g) : g))
         gpus.push_back(g);
     e.acts = !gpus.empty();
+    std::unordered_set<int> waiting;  // peers counted in e.peers_waiting
     e.folded = e.acts && std::none_of(gpus.begin(), gpus.end(), [&](int g) { return simulated_gpus.contains(g); });
     for (int g : gpus) {
       if (r.straggler.found && r.straggler.gpu == g) e.straggler = true;
@@ -115,6 +125,14 @@ void fill_gpus(const Cluster& cluster, const std::vector<ResolvedSelector>& sel,
       }
       const auto p = power.find(g);
       if (p == power.end()) continue;
+      // Its TP group's other GPUs that waited for it (it sets the pace: it waited for none).
+      if (const auto w = worker_of.find(g); w != worker_of.end() && wait_of(g) <= 0)
+        for (int peer : simulated_worker_gpus[w->second])
+          if (peer != g && wait_of(peer) > 0 && !std::binary_search(acting[i].ids.begin(), acting[i].ids.end(), peer) &&
+              waiting.insert(peer).second) {
+            ++e.peers_waiting;
+            e.peers_wait_s = std::max(e.peers_wait_s, wait_of(peer));
+          }
       const double boost = cluster.gpu_spec(g).boost_clock_mhz;
       const double mhz = p->second->compute_clock_fraction_mean * boost;
       if (e.sm_clock_mhz == 0.0 || mhz < e.sm_clock_mhz) {
@@ -153,7 +171,7 @@ void report_override_effects(const Scenario& sc, const Cluster& cluster, const s
     }
   const std::vector<ActingElements> acting = override_acting_elements(cluster, ovs);
   fill_traffic(net, end_ns, iterations, sel, acting, simulated_nodes, r.overrides);
-  fill_gpus(cluster, sel, acting, simulated_gpus, r);
+  fill_gpus(cluster, sel, acting, simulated_worker_gpus, simulated_gpus, r);
 }
 
 std::optional<Scenario> without_acting_overrides(const Scenario& sc) {

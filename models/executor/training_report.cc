@@ -432,10 +432,11 @@ void report_busiest_links(const sim::FlowNetwork& net, int iterations, std::int6
   r.busiest_links = std::move(links);
 }
 
-/// Utilisation: compute-busy fraction per simulated worker (kernels only, last iteration) and
-/// NVLink / NIC resources' average utilisation over the run.
+/// Utilisation: compute-busy fraction per simulated GPU (its worker's kernels in the last
+/// iteration, less the time it waited for a slower GPU of the worker: gpu_wait_s, see
+/// training_report) and NVLink / NIC resources' average utilisation over the run.
 void report_utilization(const Cluster& cluster, const sim::FlowNetwork& net, const TrainingGraph& job,
-                        const LastIteration& li, Report& r) {
+                        const LastIteration& li, const std::vector<double>* gpu_wait_s, Report& r) {
   const int workers = static_cast<int>(job.graph.workers);
   const int last = li.last;
   const double iter_s = li.iter_s;
@@ -460,14 +461,29 @@ void report_utilization(const Cluster& cluster, const sim::FlowNetwork& net, con
   }
   double sum = 0, weights = 0;
   u.gpu_compute_busy_fraction_min = 1.0;
+  std::size_t sim_gpu = 0;  // index into gpu_wait_s: job.worker_gpus flattened
   for (int w = 0; w < workers; ++w) {
     const double f = iter_s > 0 ? kernel_ns[static_cast<std::size_t>(w)] * 1e-9 / iter_s : 0.0;
     const std::size_t replica = static_cast<std::size_t>(w / job.pp);
     const double weight = replica < replica_weight.size() ? replica_weight[replica] : 1.0;
-    sum += f * weight;
+    // A worker's GPUs compute its kernels at the slowest one's pace; a faster one computes its
+    // share in less and waits the rest (f - wait / iteration). With no wait, f for every GPU.
+    double wait_sum_s = 0, wait_min_s = 0, wait_max_s = 0;
+    const std::size_t n = static_cast<std::size_t>(w) < job.worker_gpus.size() ? job.worker_gpus[w].size() : 0;
+    for (std::size_t k = 0; k < n; ++k, ++sim_gpu) {
+      const double wait_s = gpu_wait_s != nullptr && sim_gpu < gpu_wait_s->size() ? (*gpu_wait_s)[sim_gpu] : 0.0;
+      wait_sum_s += wait_s;
+      wait_min_s = k == 0 ? wait_s : std::min(wait_min_s, wait_s);
+      wait_max_s = std::max(wait_max_s, wait_s);
+    }
+    const bool waited = wait_sum_s > 0 && iter_s > 0;
+    const double f_mean = waited ? std::max(0.0, f - wait_sum_s / (static_cast<double>(n) * iter_s)) : f;
+    const double f_min = waited ? std::max(0.0, f - wait_max_s / iter_s) : f;
+    const double f_max = waited ? std::max(0.0, f - wait_min_s / iter_s) : f;
+    sum += f_mean * weight;
     weights += weight;
-    u.gpu_compute_busy_fraction_min = std::min(u.gpu_compute_busy_fraction_min, f);
-    u.gpu_compute_busy_fraction_max = std::max(u.gpu_compute_busy_fraction_max, f);
+    u.gpu_compute_busy_fraction_min = std::min(u.gpu_compute_busy_fraction_min, f_min);
+    u.gpu_compute_busy_fraction_max = std::max(u.gpu_compute_busy_fraction_max, f_max);
   }
   // Clamped: the rounded mean of equal fractions can land an ulp above their max.
   u.gpu_compute_busy_fraction_mean =
@@ -550,7 +566,7 @@ void trace_spans(const TrainingGraph& job, int ref, const StragglerWalk& skew, s
 }  // namespace
 
 Report training_report(const Scenario& sc, const Cluster& cluster, const sim::FlowNetwork& net, std::uint64_t events,
-                       const TrainingGraph& job, sim::TraceRecorder* trace) {
+                       const TrainingGraph& job, sim::TraceRecorder* trace, const std::vector<double>* gpu_wait_s) {
   const GpuSpec& gpu = cluster.gpu_spec(0);
   Report r;
   const LastIteration li = report_throughput(sc, cluster, events, job, r);
@@ -564,7 +580,7 @@ Report training_report(const Scenario& sc, const Cluster& cluster, const sim::Fl
   // A run that does not fit in memory cannot happen: no time (energy, cost) to train it.
   if (r.memory.oom) r.time_to_train_s = 0;
   report_busiest_links(net, job.iterations, li.t1, r);
-  report_utilization(cluster, net, job, li, r);
+  report_utilization(cluster, net, job, li, gpu_wait_s, r);
   if (trace != nullptr) trace_spans(job, ref, skew, trace);
   return r;
 }

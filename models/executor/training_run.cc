@@ -152,7 +152,8 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   PowerThermalModel power(sim, std::move(setup));
   run_op_graph(sim, coll, job.graph, &power, co.any(), worker_sms);
   measure_own(net, cluster, job, co);
-  Report r = training_report(sc, cluster, net, sim.events_processed(), job, trace);
+  const std::vector<double> gpu_wait_s = power.compute_wait_s();
+  Report r = training_report(sc, cluster, net, sim.events_processed(), job, trace, &gpu_wait_s);
   std::int64_t end_ns = 0;
   for (const Op& op : job.graph.ops) end_ns = std::max(end_ns, op.end_ns);
   power.finish(end_ns, r.iteration_time_s, r.time_to_train_s, r.power, r.thermal);

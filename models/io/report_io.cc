@@ -127,6 +127,8 @@ void overrides_to_proto(const models::Report& r, tp::Report& m) {
     x.set_folded(e.folded);
     x.set_failed_instead_known(e.failed_instead_known);
     x.set_failed_instead_cost_s(e.failed_instead_cost_s);
+    x.set_peers_waiting(e.peers_waiting);
+    x.set_peers_wait_s(e.peers_wait_s);
   }
 }
 

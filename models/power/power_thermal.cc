@@ -156,6 +156,7 @@ void PowerThermalModel::account_clock(int i, std::int64_t now) {
     const auto busy_ns = static_cast<double>(now - st.clock_since_ns);
     st.compute_ns += busy_ns;
     st.compute_clock_ns += st.clock * busy_ns;
+    st.wait_ns += st.wait_share * busy_ns;
   }
   st.clock_since_ns = now;
 }
@@ -331,6 +332,7 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
     const double p = curve.idle_w + (gpu_power_w(curve, a, clock[k]) - curve.idle_w) * duty;
     account_clock(i, sim_.now().ns());
     st.clock = clock[k];
+    st.wait_share = 1.0 - duty;
     st.min_clock = std::min(st.min_clock, clock[k]);
     set_gpu_power(i, p);
   }
@@ -457,6 +459,7 @@ void PowerThermalModel::compute_done(int iteration) {
     st.window_start_integral = st.temp_integral;
     st.window_compute_ns = st.compute_ns;
     st.window_compute_clock_ns = st.compute_clock_ns;
+    st.window_wait_ns = st.wait_ns;
     st.window_peak_c = st.temp_c;
     st.throttled_ns = 0;
     st.peak_w = st.power_w;
@@ -464,6 +467,13 @@ void PowerThermalModel::compute_done(int iteration) {
     if (s_.periodic_correction) st.window_points.push_back({now, st.temp_c, 1.0});
   }
   for (KindState& ks : k_) ks.window_energy_j = ks.energy_j;
+}
+
+std::vector<double> PowerThermalModel::compute_wait_s() const {
+  const std::vector<GpuState>& G = window_end_ns_ >= 0 ? closed_g_ : g_;
+  std::vector<double> out(G.size(), 0.0);
+  for (std::size_t i = 0; i < G.size(); ++i) out[i] = std::max(0.0, G[i].wait_ns - G[i].window_wait_ns) * kNsToS;
+  return out;
 }
 
 std::vector<double> PowerThermalModel::periodic_start_c() const {
@@ -537,6 +547,7 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
     gp.power_cap_w = st.own_power_limit_w;
     if (const double busy_ns = st.compute_ns - st.window_compute_ns; busy_ns > 0)
       gp.compute_clock_fraction_mean = (st.compute_clock_ns - st.window_compute_clock_ns) / busy_ns;
+    gp.compute_wait_s = std::max(0.0, st.wait_ns - st.window_wait_ns) * kNsToS;
     gpu_sum_w += gp.average_w;
     pr.gpu_peak_w = std::max(pr.gpu_peak_w, gp.peak_w);
     pr.gpus.push_back(gp);

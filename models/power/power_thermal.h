@@ -141,6 +141,12 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   bool asymmetric() const { return asymmetric_; }
   /// true when any GPU throttled or ran below full clock at some point.
   bool clock_reduced() const { return clock_reduced_; }
+  /// Per sim GPU: time [s] in the report's window (finish) that its worker computed while it
+  /// waited for a slower GPU of the worker (a TP group runs at its slowest GPU's pace: the faster
+  /// ones finish their share of each kernel first and wait at the group's next collective). 0 for
+  /// the GPU that sets the pace and wherever the worker's GPUs run alike. Read after the run
+  /// (the window closed), before or after finish().
+  std::vector<double> compute_wait_s() const;
 
  private:
   /// Laid out by use, each GPU's state on its own five cache lines: advance_gpu writes the first
@@ -181,6 +187,12 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
     alignas(64) double supply_c = 0;  ///< its own supply air / coolant, or the setup's [C]
     std::size_t rack = 0;             ///< of its node (an index into rack_rise_ when in range)
     const std::vector<std::pair<int, double>>* upstream = nullptr;  ///< the setup's
+    /// Share of its worker's compute time it waits for a slower GPU of the worker (TP group),
+    /// 1 - slowest speed / its own speed, while the worker computes; 0 when it sets the pace.
+    double wait_share = 0;
+    /// Its worker's compute time x wait_share summed [ns] since the start (window_*: at the
+    /// window start); accounted with compute_ns (account_clock).
+    double wait_ns = 0, window_wait_ns = 0;
   };
   struct WorkerState {
     Activity compute = Activity::idle;

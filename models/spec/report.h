@@ -250,6 +250,10 @@ struct GpuPower {
   /// Mean SM clock / max boost clock over the time its worker's compute stream was busy in the
   /// last iteration (1 when it never computed there). Not in the JSON report.
   double compute_clock_fraction_mean = 1.0;
+  /// Time [s] of the last iteration its worker computed while it waited for a slower GPU of the
+  /// worker (its TP group runs at the slowest GPU's pace); 0 for the GPU that sets the pace.
+  /// Not in the JSON report (the utilisation's per-GPU busy fractions include it).
+  double compute_wait_s = 0.0;
   /// Its cluster.overrides clock_factor, the highest clock it may run at, (0, 1]; 1 = none. Not in
   /// the JSON report (the scenario states it).
   double clock_factor = 1.0;
@@ -403,6 +407,11 @@ struct OverrideEffectReport {
   /// static routing keeps flows on a slow cable, where a failed one's flows move to the others.
   bool failed_instead_known = false;
   double failed_instead_cost_s = 0.0;
+  /// GPU entries whose GPU sets its TP group's pace: how many other GPUs of its simulated TP
+  /// groups waited for it while the group computed (GpuPower::compute_wait_s > 0), and the longest
+  /// of those waits in the last iteration [s]. 0 where it is not the slowest of its group.
+  int peers_waiting = 0;
+  double peers_wait_s = 0.0;
   bool operator==(const OverrideEffectReport&) const = default;
 };
 

@@ -142,6 +142,49 @@ TEST(OverrideEffects, TpOnlySlowGpuCostsItsTpGroupsTime) {
   EXPECT_LT(r.overrides.cost_fraction, 0.25 + 1e-9);
 }
 
+// The slow GPU sets its TP group's pace; its 7 peers finish their share of each kernel first and
+// wait at the group's next collective. Their compute busy time is then the nominal job's (they
+// do the same work at the same clock), not the slow GPU's: utilisation's min is theirs, its max
+// the slow GPU's, and the entry counts them with their wait.
+TEST(OverrideEffects, TpPeersOfASlowGpuWaitForIt) {
+  Scenario sc = job(1, 8, 1);
+  sc.model.hidden_size = 8192;
+  sc.model.num_attention_heads = 64;
+  sc.model.seq_length = 4096;
+  Scenario nominal = sc;
+  sc.cluster.overrides = {{"node0/gpu3", 0.8, 0.0}};
+  const Report r = simulate_training(sc);
+  const Report n = simulate_training(nominal);
+  ASSERT_EQ(r.overrides.entries.size(), 1u);
+  const OverrideEffectReport& e = r.overrides.entries[0];
+  EXPECT_EQ(e.peers_waiting, 7);
+  EXPECT_GT(e.peers_wait_s, 0.0);
+  const UtilizationReport& u = r.utilization;
+  EXPECT_LT(u.gpu_compute_busy_fraction_min, u.gpu_compute_busy_fraction_max);
+  EXPECT_NEAR(u.gpu_compute_busy_fraction_max - u.gpu_compute_busy_fraction_min, e.peers_wait_s / r.iteration_time_s,
+              1e-9);
+  // Mean over 8 GPUs: 7 at the min, 1 at the max.
+  EXPECT_NEAR(u.gpu_compute_busy_fraction_mean,
+              (7 * u.gpu_compute_busy_fraction_min + u.gpu_compute_busy_fraction_max) / 8, 1e-9);
+  // The waiting GPUs compute as long as every GPU of the nominal job does.
+  const double nominal_busy_s = n.utilization.gpu_compute_busy_fraction_max * n.iteration_time_s;
+  EXPECT_EQ(n.utilization.gpu_compute_busy_fraction_min, n.utilization.gpu_compute_busy_fraction_max);
+  EXPECT_NEAR(u.gpu_compute_busy_fraction_min * r.iteration_time_s, nominal_busy_s, 0.005 * nominal_busy_s);
+  // The slow GPU computes longer than that, by its lower clock on the compute-bound share.
+  EXPECT_GT(u.gpu_compute_busy_fraction_max * r.iteration_time_s, 1.05 * nominal_busy_s);
+}
+
+// The whole TP group slowed alike: nobody waits, every GPU's fraction is the group's.
+TEST(OverrideEffects, WholeTpGroupSlowedAlikeHasNoWait) {
+  Scenario sc = job(1, 8, 1);
+  sc.cluster.overrides = {{"node0", 0.8, 0.0}};
+  const Report r = simulate_training(sc);
+  ASSERT_EQ(r.overrides.entries.size(), 1u);
+  EXPECT_EQ(r.overrides.entries[0].peers_waiting, 0);
+  EXPECT_EQ(r.overrides.entries[0].peers_wait_s, 0.0);
+  EXPECT_EQ(r.utilization.gpu_compute_busy_fraction_min, r.utilization.gpu_compute_busy_fraction_max);
+}
+
 // A missing GPU drains its node: the job runs on the others, with or without the entry, so it
 // has no cost run and no figures.
 TEST(OverrideEffects, MissingGpuIsListedWithoutCost) {

@@ -305,8 +305,10 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.peak_fp16_flops = 2250 * kTera;
   s.peak_bf16_flops = 2250 * kTera;
   s.peak_fp8_flops = 4500 * kTera;
-  s.peak_fp4_flops = 9000 * kTera;           // HGX B200 datasheet: FP4 144 PF sparse / 8 / 2
-  s.hbm_capacity_bytes = 180 * 1024 * kMiB;  // 180 GiB
+  s.peak_fp4_flops = 9000 * kTera;  // HGX B200 datasheet: FP4 144 PF sparse / 8 / 2
+  // nvidia-smi --query-gpu=name,memory.total (driver 580.95.05, as public logs print it): "NVIDIA B200,
+  // 183359 MiB", what CUDA can allocate (the datasheet's "180 GB"; 184,320 MiB = 180 GiB until session 42).
+  s.hbm_capacity_bytes = 183359 * kMiB;
   s.hbm_bandwidth_bytes_per_s = 8000 * kGB;
   s.sm_count = 148;
   s.boost_clock_mhz = 1965;
@@ -323,8 +325,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.slowdown_temp_c = 89;
   s.shutdown_temp_c = 92;
   s.source =
-      "NVIDIA HGX B200 datasheet (2024), per GPU = platform / 8; SMs, clock, idle power and "
-      "temperatures: estimate";
+      "NVIDIA HGX B200 datasheet (2024), per GPU = platform / 8; capacity as nvidia-smi reports it (183359 "
+      "MiB); SMs, clock, idle power and temperatures: estimate";
   g.push_back(s);
 
   // NVIDIA L40S datasheet (2023): FP32 91.6, TF32 183, BF16/FP16 362.05, FP8 733 dense; 48 GB
@@ -491,7 +493,9 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.peak_bf16_flops = 2250 * kTera;
   s.peak_fp8_flops = 4500 * kTera;
   s.peak_fp4_flops = 13125 * kTera;
-  s.hbm_capacity_bytes = 288 * 1024 * kMiB;  // 288 GiB (datasheet "288 GB", binary like B200's)
+  // nvidia-smi (driver 580.x, as public logs print it): "NVIDIA B300 SXM6 AC, 275040 MiB" (268.6 GiB): the
+  // datasheet's "288 GB" is decimal (288.4e9 B), not 288 GiB (the catalog's figure until session 42, 7 % more).
+  s.hbm_capacity_bytes = 275040 * kMiB;
   s.hbm_bandwidth_bytes_per_s = 8000 * kGB;
   s.sm_count = 160;
   s.boost_clock_mhz = 1965;
@@ -505,8 +509,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.shutdown_temp_c = 92;
   s.source =
       "NVIDIA HGX B300 specification per GPU (glennklockwood.com/garden/processors/B300: 288 GB HBM3e, 8 TB/s, "
-      "NVLink5 1.8 TB/s, dense FP8 4.5 PF, FP4 13.1 PF); TDP 1.1 kW (Verda GB300 NVL72 article); SMs, clock, "
-      "idle power: estimate";
+      "NVLink5 1.8 TB/s, dense FP8 4.5 PF, FP4 13.1 PF); TDP 1.1 kW (Verda GB300 NVL72 article); capacity as "
+      "nvidia-smi reports it (275040 MiB); SMs, clock, idle power: estimate";
   g.push_back(s);
 
   // The Blackwell GPU of a GB200 superchip (1 Grace + 2 B200 over NVLink-C2C), at its 1,200 W
@@ -526,7 +530,9 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.peak_bf16_flops = 2500 * kTera;
   s.peak_fp8_flops = 5000 * kTera;
   s.peak_fp4_flops = 10000 * kTera;
-  s.hbm_capacity_bytes = 186 * 1024 * kMiB;  // 13.4 TB / 72 = 186 GB per GPU (binary, as B200)
+  // nvidia-smi (driver 580.95.05, as public logs print it, e.g. TACC Vista's GB200 nodes): "NVIDIA GB200,
+  // 189471 MiB" (185.0 GiB; the rack's "13.4 TB" / 72 = 186 GB; 186 GiB until session 42).
+  s.hbm_capacity_bytes = 189471 * kMiB;
   s.hbm_bandwidth_bytes_per_s = 8000 * kGB;
   s.sm_count = 148;
   s.boost_clock_mhz = 1965;
@@ -540,8 +546,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.shutdown_temp_c = 92;
   s.source =
       "NVIDIA GB200 NVL72 rack figures / 72 (13.4 TB HBM3e, 576 TB/s, 720 PF FP8 sparse, NVLink 130 TB/s); "
-      "per-GPU dense peaks at 1,200 W from glennklockwood.com/garden/processors/B200 (GB200 variant); SMs, "
-      "clock, idle power: estimate (as B200)";
+      "per-GPU dense peaks at 1,200 W from glennklockwood.com/garden/processors/B200 (GB200 variant); "
+      "capacity as nvidia-smi reports it (189471 MiB); SMs, clock, idle power: estimate (as B200)";
   g.push_back(s);
 
   // The Blackwell Ultra GPU of a GB300 NVL72 (Verda, "NVIDIA GB300 NVL72: GPU Architecture &
@@ -560,7 +566,9 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.peak_bf16_flops = 2500 * kTera;
   s.peak_fp8_flops = 5000 * kTera;
   s.peak_fp4_flops = 15000 * kTera;
-  s.hbm_capacity_bytes = 288 * 1024 * kMiB;  // 288 GiB
+  // nvidia-smi on a GB300 NVL72 compute tray (driver 580.95.05, as public logs print it): "NVIDIA GB300,
+  // 284208 MiB" (277.5 GiB; 288 GiB until session 42). The DGX Station's GB300 reads 256703 MiB: another part.
+  s.hbm_capacity_bytes = 284208 * kMiB;
   s.hbm_bandwidth_bytes_per_s = 8000 * kGB;
   s.sm_count = 160;
   s.boost_clock_mhz = 1965;
@@ -574,7 +582,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.shutdown_temp_c = 92;
   s.source =
       "GB300 NVL72 per GPU (Verda GB300 NVL72 article, dense: FP4 15 PF, FP8 5 PF, BF16 2.5 PF, 8 TB/s, 1.4 kW; "
-      "glennklockwood.com/garden/processors/B300: 288 GB HBM3e, FP64 1.25 TF); SMs, clock, idle power: estimate";
+      "glennklockwood.com/garden/processors/B300: 288 GB HBM3e, FP64 1.25 TF); capacity as nvidia-smi reports it "
+      "(284208 MiB); SMs, clock, idle power: estimate";
   g.push_back(s);
 
   // NVIDIA H200 Tensor Core GPU datasheet (2024), H200 NVL column (PCIe card): FP64 30, FP32 60,

@@ -1,0 +1,66 @@
+// Session 42's fresh-user leftovers on cluster.overrides: `compare` showed no Overrides section
+// for a side with overrides; `explain --path node3/gpu0` (the selector form) was refused; an
+// invalid sweep point's reason named the field but not FILE:LINE:COL; a JSON scenario's range
+// error pointed at the key where its type error pointed at the value; the `Folding:` line named
+// one setting of a class whose GPUs had several ("clock_factor 0.9 on node3/gpu0 (+7 more GPUs)"
+// with a 0.5 and a power cap among them).
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
+
+namespace traincast::cli {
+namespace {
+
+using test_support::has;
+using test_support::Result;
+using test_support::run;
+
+/// A small TP 8 x DP `nodes` job on `nodes` DGX H100, `lines` (each ending in "\n") in its cluster
+/// block from line 4 on. Without `lines`: "parallel { tp: 8 ..." is line 7, tp at column 14.
+std::string scenario(const std::string& lines, int nodes = 2) {
+  return "cluster {\n  node_template: \"dgx_h100\"\n  num_nodes: " + std::to_string(nodes) + "\n" + lines +
+         "}\nworkload {\n  model { num_layers: 4 hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 "
+         "seq_length: 2048 }\n  parallel { tp: 8 dp: " +
+         std::to_string(nodes) + " }\n  training { global_batch_size: 16 }\n}\n";
+}
+
+// Before: "replicas 3 (clock_factor 0.9 on node3/gpu0 (+7 more GPUs))", the 0.5 and the cap hidden.
+TEST(FreshUser42Folding, TheFoldingLineNamesEachDistinctSettingOfAClass) {
+  const traincast::test_support::TempDir dir("fresh_user42_folding");
+  const std::string path =
+      dir.write("f.textproto", scenario("  overrides { select: \"node3\" clock_factor: 0.9 }\n"
+                                        "  overrides { select: \"node3/gpu3\" clock_factor: 0.5 }\n"
+                                        "  overrides { select: \"node3/gpu1\" power_cap_w: 500 }\n",
+                                        4));
+  const Result r = run({"run", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out,
+                  "replicas 3 (clock_factor 0.9 on node3/gpu0 (+6 more GPUs), 0.5 on node3/gpu3; power_cap_w 500 "
+                  "on node3/gpu1)"))
+      << r.out;
+  // One setting: as before, with the singular for one more GPU.
+  const Result one =
+      run({"run", dir.write("one.textproto", scenario("  overrides { select: \"node3/gpu0\" clock_factor: 0.9 }\n"
+                                                      "  overrides { select: \"node3/gpu2\" clock_factor: 0.9 }\n",
+                                                      4))});
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_TRUE(has(one.out, "(clock_factor 0.9 on node3/gpu0 (+1 more GPU))")) << one.out;
+  // Five settings: four named, then a count, so the line stays bounded.
+  std::string five;
+  for (int g = 0; g < 5; ++g)
+    five += "  overrides { select: \"node3/gpu" + std::to_string(g) + "\" clock_factor: 0." + std::to_string(9 - g) +
+            " }\n";
+  const Result many = run({"run", dir.write("five.textproto", scenario(five, 4))});
+  ASSERT_EQ(many.status, 0) << many.err;
+  EXPECT_TRUE(has(many.out,
+                  "(clock_factor 0.9 on node3/gpu0, 0.8 on node3/gpu1, 0.7 on node3/gpu2, 0.6 on node3/gpu3 (+1 more "
+                  "setting))\n"))
+      << many.out;
+}
+
+}  // namespace
+}  // namespace traincast::cli

@@ -19,6 +19,13 @@ using test_support::has;
 using test_support::Result;
 using test_support::run;
 
+/// Occurrences of `what` in `text`.
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 /// A small TP 8 x DP `nodes` job on `nodes` DGX H100, `lines` (each ending in "\n") in its cluster
 /// block from line 4 on. Without `lines`: "parallel { tp: 8 ..." is line 7, tp at column 14.
 std::string scenario(const std::string& lines, int nodes = 2) {
@@ -26,6 +33,35 @@ std::string scenario(const std::string& lines, int nodes = 2) {
          "}\nworkload {\n  model { num_layers: 4 hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 "
          "seq_length: 2048 }\n  parallel { tp: 8 dp: " +
          std::to_string(nodes) + " }\n  training { global_batch_size: 16 }\n}\n";
+}
+
+// Before: compare's output had no word of the overrides of either side (`run` prints them).
+TEST(FreshUser42Compare, ASideWithOverridesGetsItsOverridesSectionInTextAndJson) {
+  const traincast::test_support::TempDir dir("fresh_user42_compare");
+  const std::string plain = dir.write("plain.textproto", scenario(""));
+  const std::string slow =
+      dir.write("slow.textproto", scenario("  overrides { select: \"node1/gpu5\" clock_factor: 0.9 }\n"
+                                           "  overrides { select: \"node0/nic0\" bandwidth_factor: 0.5 }\n"));
+  const std::string json = dir.file("c.json");
+  const Result r = run({"compare", plain, slow, "--json", json});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\nOverrides of slow (cluster.overrides): +")) << r.out;
+  EXPECT_TRUE(has(r.out, "per iteration (+")) << r.out;
+  EXPECT_TRUE(has(r.out, "  [0] node1/gpu5 clock_factor 0.9: SM clock 1,782 of 1,980 MHz while computing")) << r.out;
+  EXPECT_TRUE(has(r.out, "  [1] node0/nic0 bandwidth_factor 0.5: ")) << r.out;
+  EXPECT_FALSE(has(r.out, "Overrides of plain")) << r.out;
+  // Under the table, before the prices.
+  EXPECT_LT(r.out.find("Overrides of slow"), r.out.find("\nPrices")) << r.out;
+  const std::string j = test_support::slurp(json);
+  EXPECT_EQ(count(j, "\"overrides\": "), 1) << j;  // the plain row's keys are as before
+  EXPECT_TRUE(has(j, "\"overrides\": {\"cost_known\": true, \"cost_s\": ")) << j;
+  EXPECT_TRUE(has(j, "{\"index\": 0, \"select\": \"node1/gpu5\", \"setting\": \"clock_factor 0.9\", \"acts\": true"))
+      << j;
+  EXPECT_TRUE(has(j, "\"effect\": \"SM clock 1,782 of 1,980 MHz while computing")) << j;
+  // The plain row ends as it did: its last key is model_error_band_absent.
+  const std::size_t second_row = j.find("\"label\": \"slow\"");
+  ASSERT_NE(second_row, std::string::npos) << j;
+  EXPECT_FALSE(has(j.substr(0, second_row), "\"overrides\"")) << j;
 }
 
 // Before: "replicas 3 (clock_factor 0.9 on node3/gpu0 (+7 more GPUs))", the 0.5 and the cap hidden.

@@ -64,6 +64,44 @@ TEST(FreshUser42Compare, ASideWithOverridesGetsItsOverridesSectionInTextAndJson)
   EXPECT_FALSE(has(j.substr(0, second_row), "\"overrides\"")) << j;
 }
 
+// Before: `--path: bad GPU 'node1/gpu2' (expected gpuN, N or nodeM.gpuK)`.
+TEST(FreshUser42Explain, PathTakesTheSelectorFormOfAGpuAndNamesWhatElseItGot) {
+  const traincast::test_support::TempDir dir("fresh_user42_explain");
+  const std::string path = dir.write("e.textproto", scenario(""));
+  Result r = run({"explain", path, "--path", "node0/gpu1", "node1/gpu2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\nPath gpu1 (node0.gpu1) -> gpu10 (node1.gpu2), ")) << r.out;
+  const Result dotted = run({"explain", path, "--path", "node0.gpu1", "node1.gpu2"});
+  EXPECT_EQ(dotted.out, r.out);
+  r = run({"explain", path, "--path", "node1/nic0", "gpu0"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: --path: 'node1/nic0' is a NIC: the path runs from GPU to GPU and lists the NICs it crosses "
+            "(expected gpuN, N, nodeM.gpuK or nodeM/gpuK, e.g. node1/gpu0)\n");
+  EXPECT_EQ(r.out, "");
+  r = run({"explain", path, "--path", "gpu0", "node1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: --path: 'node1' names a node, not one GPU (expected gpuN, N, nodeM.gpuK or nodeM/gpuK, e.g. "
+            "node1/gpu0)\n");
+  r = run({"explain", path, "--path", "gpu0", "node0-1/gpu2"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: --path: 'node0-1/gpu2' names a range of nodes, not one GPU (expected gpuN, N, nodeM.gpuK or "
+            "nodeM/gpuK, e.g. node0/gpu0)\n");
+  r = run({"explain", path, "--path", "gpu0", "node1/gpux"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: --path: bad GPU 'node1/gpux' (expected gpuN, N, nodeM.gpuK or nodeM/gpuK, e.g. node1/gpu0)\n");
+  // A node number past int range: refused as a bad GPU (std::stoi threw out_of_range before).
+  r = run({"explain", path, "--path", "gpu0", "node99999999999/gpu0"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "traincast: --path: bad GPU 'node99999999999/gpu0' (expected ")) << r.err;
+  r = run({"explain", path, "--path", "gpu0", "node1/gpu8"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "traincast: --path: node1/gpu8: a node has 8 GPUs (expected gpu0 to gpu7)\n");
+}
+
 // Before: "replicas 3 (clock_factor 0.9 on node3/gpu0 (+7 more GPUs))", the 0.5 and the cap hidden.
 TEST(FreshUser42Folding, TheFoldingLineNamesEachDistinctSettingOfAClass) {
   const traincast::test_support::TempDir dir("fresh_user42_folding");

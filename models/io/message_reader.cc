@@ -611,15 +611,21 @@ class JsonSourceMap final : public SourceMap {
  public:
   explicit JsonSourceMap(std::optional<JsonValue> root) : root_(std::move(root)) {}
 
+  bool scalars_at_value() const override { return true; }
+
   SourcePos locate(const std::vector<PathStep>& path) const override {
     SourcePos best{1, 1};
     if (!root_) return best;
     const JsonValue* v = &*root_;
-    for (const PathStep& step : path) {
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      const PathStep& step = path[i];
       if (v->kind != JsonValue::Kind::object || step.field == nullptr) break;
       const JsonMember* m = find_member(*v, step.field);
       if (m == nullptr) break;
-      best = m->key_pos;
+      // A scalar field written is located at its value, where a type error is too (fresh user 42:
+      // a range error pointed at the key, a type error at the value); a message at its key.
+      const bool scalar = step.field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE;
+      best = i + 1 == path.size() && scalar && !step.field->is_repeated() ? m->value.pos : m->key_pos;
       v = &m->value;
       if (step.field->is_repeated()) {
         const auto index = static_cast<std::size_t>(std::max(step.index, 0));

@@ -35,6 +35,14 @@ std::string scenario(const std::string& lines, int nodes = 2) {
          std::to_string(nodes) + " }\n  training { global_batch_size: 16 }\n}\n";
 }
 
+/// "FILE:LINE:COL" of the first `what` in `text` (1-based, no tabs), which must occur.
+std::string position(const std::string& file, const std::string& text, const std::string& what) {
+  const std::size_t at = text.find(what);
+  EXPECT_NE(at, std::string::npos) << what;
+  const std::size_t line_start = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+  return file + ":" + std::to_string(count(text.substr(0, at), "\n") + 1) + ":" + std::to_string(at - line_start + 1);
+}
+
 // Before: compare's output had no word of the overrides of either side (`run` prints them).
 TEST(FreshUser42Compare, ASideWithOverridesGetsItsOverridesSectionInTextAndJson) {
   const traincast::test_support::TempDir dir("fresh_user42_compare");
@@ -100,6 +108,40 @@ TEST(FreshUser42Explain, PathTakesTheSelectorFormOfAGpuAndNamesWhatElseItGot) {
   r = run({"explain", path, "--path", "gpu0", "node1/gpu8"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "traincast: --path: node1/gpu8: a node has 8 GPUs (expected gpu0 to gpu7)\n");
+}
+
+// Before: "t.json:5:17: workload.parallel.tp: got -5" (the key) beside "t.json:5:23: ...: invalid
+// value \"x\"" (the value) for the same field.
+TEST(FreshUser42Json, ARangeErrorAndATypeErrorBothPointAtTheValue) {
+  const traincast::test_support::TempDir dir("fresh_user42_json");
+  const auto json = [](const std::string& tp) {
+    return "{\n  \"cluster\": {\"node_template\": \"dgx_h100\", \"num_nodes\": 1},\n  \"workload\": {\n"
+           "    \"model\": {\"num_layers\": 4, \"hidden_size\": 2048, \"num_attention_heads\": 16, "
+           "\"vocab_size\": 32000, \"seq_length\": 2048},\n"
+           "    \"parallel\": {\"tp\": " +
+           tp + "},\n    \"training\": {\"global_batch_size\": 16}\n  }\n}\n";
+  };
+  const std::string range_text = json("-5"), type_text = json("\"x\"");
+  const std::string range = dir.write("range.json", range_text), type = dir.write("type.json", type_text);
+  const Result r = run({"run", range});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, position(range, range_text, "-5") + ": workload.parallel.tp: got -5 (expected ")) << r.err;
+  const Result t = run({"run", type});
+  EXPECT_EQ(t.status, 2);
+  EXPECT_TRUE(has(t.err, position(type, type_text, "\"x\"") + ": workload.parallel.tp: invalid value \"x\"")) << t.err;
+  // The same column for both.
+  EXPECT_EQ(position(range, range_text, "-5").substr(range.size()),
+            position(type, type_text, "\"x\"").substr(type.size()));
+  // A number as written in the JSON is still quoted as written ("got 1e1" where 10 was read).
+  const std::string dp_text = json("8, \"dp\": 1e1");
+  const Result d = run({"run", dir.write("dp.json", dp_text)});
+  EXPECT_EQ(d.status, 2);
+  EXPECT_TRUE(has(d.err, position(dir.file("dp.json"), dp_text, "1e1") + ": workload.parallel.dp: ")) << d.err;
+  // Text format unchanged: at the field's name.
+  const std::string text = scenario("").replace(scenario("").find("tp: 8"), 5, "tp: -5");
+  const Result x = run({"run", dir.write("t.textproto", text)});
+  EXPECT_EQ(x.status, 2);
+  EXPECT_TRUE(has(x.err, dir.file("t.textproto") + ":7:14: workload.parallel.tp: got -5")) << x.err;
 }
 
 // Before: "replicas 3 (clock_factor 0.9 on node3/gpu0 (+7 more GPUs))", the 0.5 and the cap hidden.

@@ -110,6 +110,58 @@ TEST(FreshUser42Explain, PathTakesTheSelectorFormOfAGpuAndNamesWhatElseItGot) {
   EXPECT_EQ(r.err, "traincast: --path: node1/gpu8: a node has 8 GPUs (expected gpu0 to gpu7)\n");
 }
 
+// Before: the reason column read "workload.parallel.tp: 3 does not divide ...", no place.
+TEST(FreshUser42Sweep, AnInvalidPointsReasonNamesTheAxisValueSetOrBaseFieldThatWroteIt) {
+  const traincast::test_support::TempDir dir("fresh_user42_sweep");
+  const std::string base_text = scenario("");
+  const std::string base = dir.write("base.textproto", base_text);
+  // An axis value: the point's own value, in the sweep file.
+  const std::string axis_text =
+      "scenario_file: \"base.textproto\"\n"
+      "axis { path: \"workload.parallel.tp\" values: [\"8\", \"3\"] }\n";
+  const std::string axis = dir.write("axis.sweep.textproto", axis_text);
+  Result r = run({"sweep", axis, "--out", dir.file("axis.csv"), "--jobs", "2", "--progress", "never"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string csv = test_support::slurp(dir.file("axis.csv"));
+  EXPECT_TRUE(has(csv, "\n1,3,invalid,") &&
+              has(csv, position(axis, axis_text, "\"3\"") + ": workload.parallel.tp: 3 does not divide "
+                                                            "num_attention_heads 16 (expected a divisor of 16)"))
+      << csv;
+  EXPECT_FALSE(has(csv, ",workload.parallel.tp:")) << csv;  // no reason without its place
+
+  // A base field: tp 8 of the base file does not divide the axis's 12 heads.
+  const std::string heads_text =
+      "scenario_file: \"base.textproto\"\n"
+      "axis { path: \"workload.model.num_attention_heads\" values: [\"16\", \"12\"] }\n";
+  const std::string heads = dir.write("heads.sweep.textproto", heads_text);
+  r = run({"sweep", heads, "--out", dir.file("heads.csv"), "--jobs", "1", "--progress", "never"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  csv = test_support::slurp(dir.file("heads.csv"));
+  EXPECT_TRUE(has(csv, base + ":7:14: workload.parallel.tp: 8 does not divide num_attention_heads 12")) << csv;
+
+  // An inline base with a `set` of tp: the set entry, in the sweep file.
+  const std::string inline_text = "scenario {\n" + base_text +
+                                  "}\n"
+                                  "set: \"workload.parallel.tp=8\"\n"
+                                  "axis { path: \"workload.model.num_attention_heads\" values: [\"16\", \"12\"] }\n";
+  const std::string inline_sweep = dir.write("inline.sweep.textproto", inline_text);
+  r = run({"sweep", inline_sweep, "--out", dir.file("inline.csv"), "--jobs", "1", "--progress", "never"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  csv = test_support::slurp(dir.file("inline.csv"));
+  EXPECT_TRUE(has(csv, position(inline_sweep, inline_text, "set:") +
+                           ": workload.parallel.tp: 8 does not divide num_attention_heads 12"))
+      << csv;
+  // Without the set: the inline base's own tp, in the sweep file (line 8: "scenario {" first).
+  const std::string own_text = "scenario {\n" + base_text +
+                               "}\n"
+                               "axis { path: \"workload.model.num_attention_heads\" values: [\"16\", \"12\"] }\n";
+  const std::string own = dir.write("own.sweep.textproto", own_text);
+  r = run({"sweep", own, "--out", dir.file("own.csv"), "--jobs", "1", "--progress", "never"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  csv = test_support::slurp(dir.file("own.csv"));
+  EXPECT_TRUE(has(csv, own + ":8:14: workload.parallel.tp: 8 does not divide num_attention_heads 12")) << csv;
+}
+
 // Before: "t.json:5:17: workload.parallel.tp: got -5" (the key) beside "t.json:5:23: ...: invalid
 // value \"x\"" (the value) for the same field.
 TEST(FreshUser42Json, ARangeErrorAndATypeErrorBothPointAtTheValue) {

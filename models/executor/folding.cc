@@ -109,25 +109,64 @@ std::string factor_text(double f) {
   return o.str();
 }
 
-/// Why unit u is in the class it heads: its slowed GPUs, or the scaled link its traffic crosses.
+/// One distinct setting on a class's GPUs: "clock_factor 0.9", the first GPU with it, how many.
+struct SettingOnGpus {
+  std::string field, value, first_gpu;
+  int gpus = 0;
+};
+
+/// "clock_factor 0.9 on node5/gpu0 (+6 more GPUs), 0.5 on node5/gpu3; power_cap_w 500 on
+/// node5/gpu1": each distinct setting of `settings` (in order of first appearance), its values
+/// grouped by field; at most kShown settings, then "(+N more settings)" (the JSON's reason is the
+/// same text: the summary's Folding line stays one line).
+std::string settings_text(const std::vector<SettingOnGpus>& settings) {
+  constexpr std::size_t kShown = 4;
+  std::string out;
+  std::string field;
+  // Fields in order of first appearance, each with its values in theirs.
+  std::vector<const SettingOnGpus*> ordered;
+  for (const SettingOnGpus& a : settings) {
+    if (std::any_of(ordered.begin(), ordered.end(), [&](const SettingOnGpus* o) { return o->field == a.field; }))
+      continue;
+    for (const SettingOnGpus& b : settings)
+      if (b.field == a.field) ordered.push_back(&b);
+  }
+  for (std::size_t i = 0; i < ordered.size() && i < kShown; ++i) {
+    const SettingOnGpus& x = *ordered[i];
+    if (i > 0) out += x.field == field ? ", " : "; ";
+    if (x.field != field) out += x.field + " ";
+    field = x.field;
+    out += x.value + " on " + x.first_gpu;
+    if (x.gpus > 1) out += " (+" + std::to_string(x.gpus - 1) + (x.gpus == 2 ? " more GPU)" : " more GPUs)");
+  }
+  if (const std::size_t more = ordered.size() > kShown ? ordered.size() - kShown : 0; more > 0)
+    out += " (+" + std::to_string(more) + (more == 1 ? " more setting)" : " more settings)");
+  return out;
+}
+
+/// Why unit u is in the class it heads: its slowed GPUs, each distinct setting named (a class may
+/// hold GPUs at clock_factor 0.9 and 0.5, or with a power cap too: fresh user 42 read "clock_factor
+/// 0.9 on node5/gpu0 (+7 more GPUs)" as all eight at 0.9), or the scaled link its traffic crosses.
 std::string class_reason(const Scenario& sc, const ParallelLayout& L, const Cluster& cluster, int u, int unit,
                          sim::ResourceId link) {
-  std::string why;
-  int slowed = 0;
+  std::vector<SettingOnGpus> settings;
+  const auto add = [&](const std::string& field, double value, int g) {
+    const std::string v = factor_text(value);
+    for (SettingOnGpus& x : settings)
+      if (x.field == field && x.value == v) return void(++x.gpus);
+    settings.push_back({field, v, gpu_selector_name(cluster, g), 1});
+  };
   for (int s = 0; s < L.pp; ++s)
     for (int r = u * unit; r < (u + 1) * unit; ++r)
       for (int k = 0; k < L.tp; ++k) {
         const int g = L.gpu(k, r, s);
         const double supply = acting_supply_c(sc, cluster, cluster.node_of(g));
         const double cap = acting_power_cap_w(sc, cluster, g);
-        if (cluster.clock_factor(g) >= 1.0 && cap <= 0.0 && std::isnan(supply)) continue;
-        if (slowed++ == 0)
-          why = (cluster.clock_factor(g) < 1.0 ? "clock_factor " + factor_text(cluster.clock_factor(g))
-                 : cap > 0.0                   ? "power_cap_w " + factor_text(cap)
-                                               : "supply_c " + factor_text(supply)) +
-                " on " + gpu_selector_name(cluster, g);
+        if (cluster.clock_factor(g) < 1.0) add("clock_factor", cluster.clock_factor(g), g);
+        if (cap > 0.0) add("power_cap_w", cap, g);
+        if (!std::isnan(supply)) add("supply_c", supply, g);
       }
-  if (slowed > 1) why += " (+" + std::to_string(slowed - 1) + " more GPUs)";
+  std::string why = settings_text(settings);
   if (link != Cluster::kNoResource) {
     double f = 1.0;
     for (const auto& [res, factor] : cluster.scaled_resources())

@@ -411,7 +411,12 @@ std::string map_text_diagnostic(const RawDiagnostic& d, TextScanner& scanner, co
 class TextSourceMap final : public SourceMap {
  public:
   TextSourceMap(std::unique_ptr<pb::TextFormat::ParseInfoTree> tree, std::string text)
-      : tree_(std::move(tree)), text_(std::move(text)) {}
+      : tree_(std::move(tree)), text_(std::move(text)) {
+    // Built here, not on first use: a sweep's threads locate in one base map at once.
+    line_starts_.push_back(0);
+    for (std::size_t i = 0; i < text_.size(); ++i)
+      if (text_[i] == '\n') line_starts_.push_back(i + 1);
+  }
 
   SourcePos locate(const std::vector<PathStep>& path) const override {
     SourcePos best{1, 1};
@@ -463,11 +468,6 @@ class TextSourceMap final : public SourceMap {
   /// then names the field). Tokenizes from line0's start: from the top, a file of many `set`
   /// lists was quadratic (9.4 s for 216 cases).
   std::vector<SourcePos> list_elements(int line0, int col0) const {
-    if (line_starts_.empty()) {
-      line_starts_.push_back(0);
-      for (std::size_t i = 0; i < text_.size(); ++i)
-        if (text_[i] == '\n') line_starts_.push_back(i + 1);
-    }
     const std::size_t start = static_cast<std::size_t>(line0) < line_starts_.size() ? line_starts_[line0] : 0;
     TextTokens tokens(std::string_view(text_).substr(start));
     pb::io::Tokenizer& tok = tokens.tokenizer();  // its lines count from line0
@@ -495,7 +495,7 @@ class TextSourceMap final : public SourceMap {
 
   std::unique_ptr<pb::TextFormat::ParseInfoTree> tree_;
   std::string text_;
-  mutable std::vector<std::size_t> line_starts_;  ///< byte offset of each line, built on first use
+  std::vector<std::size_t> line_starts_;  ///< byte offset of each line
 };
 
 /// Number literals protobuf's text parser reads as something other than what a reader sees:
@@ -611,15 +611,21 @@ class JsonSourceMap final : public SourceMap {
  public:
   explicit JsonSourceMap(std::optional<JsonValue> root) : root_(std::move(root)) {}
 
+  bool scalars_at_value() const override { return true; }
+
   SourcePos locate(const std::vector<PathStep>& path) const override {
     SourcePos best{1, 1};
     if (!root_) return best;
     const JsonValue* v = &*root_;
-    for (const PathStep& step : path) {
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      const PathStep& step = path[i];
       if (v->kind != JsonValue::Kind::object || step.field == nullptr) break;
       const JsonMember* m = find_member(*v, step.field);
       if (m == nullptr) break;
-      best = m->key_pos;
+      // A scalar field written is located at its value, where a type error is too (fresh user 42:
+      // a range error pointed at the key, a type error at the value); a message at its key.
+      const bool scalar = step.field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE;
+      best = i + 1 == path.size() && scalar && !step.field->is_repeated() ? m->value.pos : m->key_pos;
       v = &m->value;
       if (step.field->is_repeated()) {
         const auto index = static_cast<std::size_t>(std::max(step.index, 0));

@@ -27,9 +27,13 @@ struct PathStep {
 class SourceMap {
  public:
   virtual ~SourceMap() = default;
-  /// Position of the field's name (text) or key (JSON) at `path`; when that field was not written,
-  /// the position of its deepest written ancestor; {1, 1} when none was written.
+  /// Position of the field's name (text) or key (JSON) at `path`, except a JSON scalar's: its
+  /// value (scalars_at_value), where a JSON type error points too; when that field was not
+  /// written, the position of its deepest written ancestor; {1, 1} when none was written. A list
+  /// element is located at its value in both.
   virtual SourcePos locate(const std::vector<PathStep>& path) const = 0;
+  /// Whether locate() gives a written singular scalar's value rather than its name (JSON).
+  virtual bool scalars_at_value() const { return false; }
 };
 
 /// Outcome of read_message: errors (empty when the document parsed cleanly) and the source map.

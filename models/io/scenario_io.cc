@@ -130,16 +130,18 @@ std::string Checker::as_written(const std::string& path, const std::string& what
   if (!resolve_path(message_.GetDescriptor(), path, steps, nullptr) || steps.back().field->is_repeated() ||
       !present(path))
     return what;
-  // The field's name (text) or key (JSON) is at pos: its value follows the ':' after it.
   const SourcePos pos = map_.locate(steps);
   std::size_t i = 0;
   for (int line = 1; line < pos.line && i < source_.size(); ++i)
     if (source_[i] == '\n') ++line;
   for (int column = 1; column < pos.column && i < source_.size() && source_[i] != '\n'; ++i)
     column = source_[i] == '\t' ? (column + 7) / 8 * 8 + 1 : column + 1;
-  i = source_.find(':', i);
-  if (i == std::string_view::npos) return what;
-  i = source_.find_first_not_of(" \t\r\n", i + 1);
+  // Text: the field's name is at pos, and its value follows the ':' after it; JSON: the value.
+  if (!map_.scalars_at_value()) {
+    i = source_.find(':', i);
+    if (i == std::string_view::npos) return what;
+    i = source_.find_first_not_of(" \t\r\n", i + 1);
+  }
   const std::size_t stop_at = source_.find_first_not_of("0123456789+-.eExXabcdfABCDF", i);
   if (i == std::string_view::npos || stop_at == i) return what;
   const std::string raw(source_.substr(i, (stop_at == std::string_view::npos ? source_.size() : stop_at) - i));

@@ -15,6 +15,10 @@ namespace traincast::proto {
 class Scenario;  // models/io/traincast.proto; complete in models/io's .cc files only
 }  // namespace traincast::proto
 
+namespace traincast::io::detail {
+class SourceMap;  // models/io/message_reader.h: where a parsed document's fields were written
+}  // namespace traincast::io::detail
+
 namespace traincast::models {
 
 /// One swept field and the values it takes, in file order.
@@ -22,6 +26,23 @@ struct SweepAxis {
   std::string name;                 ///< CSV column and name in constraints (an identifier, unique)
   std::string path;                 ///< scenario field path, e.g. "workload.parallel.tp"
   std::vector<std::string> values;  ///< at least one, each valid for the field as --set reads it
+  /// "file:line:col" in the sweep file of each value (a range's values: the range's), the origin
+  /// of a point's messages about the field it sets (an invalid point's CSV reason names it).
+  std::vector<std::string> value_origins;
+};
+
+/// Where a sweep point's messages about its base scenario point (io::sweep_point_scenario): the
+/// base's own fields in the file that wrote them, the sweep's `set` entries in the sweep file.
+struct SweepBaseSource {
+  /// The base file, or the sweep file for an inline base (scenario { ... }).
+  std::string origin;
+  /// Its positions, for the base message (an inline base's mapped under `scenario`).
+  std::shared_ptr<const io::detail::SourceMap> map;
+  std::string text;   ///< the text `map` positions, for numbers as written
+  bool json = false;  ///< that text is JSON
+  /// The sweep file's `set` overrides ("field.path=value", already in the base) and their
+  /// "file:line:col": applied again at each point so that their fields' messages name them.
+  std::vector<std::string> sets, set_origins;
 };
 
 /// A sweep after expansion: which points exist and how each one is built.
@@ -41,6 +62,9 @@ struct Sweep {
   /// The base scenario's file, resolved against the sweep file's directory; "" when the base is
   /// written inline (scenario { ... }). An output must not overwrite it.
   std::string base_path;
+  /// The base's positions for point messages; null in a default-constructed Sweep (or one made in
+  /// code), whose point messages about the base then read "<sweep point>:1:1:".
+  std::shared_ptr<const SweepBaseSource> base_source;
   std::vector<SweepAxis> axes;           ///< at least one
   std::vector<std::string> constraints;  ///< expressions as written (all already applied)
   std::vector<std::string> metrics;      ///< CSV metric columns, in order (names: io::sweep_metric_names())

@@ -363,6 +363,7 @@ class AxisReader {
         }
         build.typed.push_back(std::move(v));
         build.axis.values.push_back(raw[j]);
+        build.axis.value_origins.push_back(errors_.at(where[j]));
       }
     }
     return ok;

@@ -90,6 +90,24 @@ struct NameSource {
   ExprValue constant;
 };
 
+/// The positions of a message held in one field of a parsed document (a sweep file's inline
+/// `scenario`): its paths located under that field.
+class UnderField final : public detail::SourceMap {
+ public:
+  UnderField(std::shared_ptr<const detail::SourceMap> outer, const pb::FieldDescriptor* field)
+      : outer_(std::move(outer)), field_(field) {}
+  detail::SourcePos locate(const std::vector<detail::PathStep>& path) const override {
+    std::vector<detail::PathStep> full{detail::PathStep{field_, -1}};
+    full.insert(full.end(), path.begin(), path.end());
+    return outer_->locate(full);
+  }
+  bool scalars_at_value() const override { return outer_->scalars_at_value(); }
+
+ private:
+  std::shared_ptr<const detail::SourceMap> outer_;
+  const pb::FieldDescriptor* field_;
+};
+
 class SweepLoader {
  public:
   SweepLoader(const tp::Sweep& message, detail::SweepErrors& errors, std::string base_dir)
@@ -127,7 +145,25 @@ class SweepLoader {
     for (int i = 0; i < m_.constraint_size(); ++i) sweep_.constraints.push_back(m_.constraint(i));
     sweep_.hash = sweep_fingerprint(base_, sweep_);
     sweep_.base = std::make_shared<const tp::Scenario>(std::move(base_));
+    if (base_map_ != nullptr) {
+      auto source = std::make_shared<models::SweepBaseSource>(base_source(sweep_.base_path, base_map_));
+      source->text = std::move(base_text_);
+      source->json = base_format_ == Format::json;
+      sweep_.base_source = std::move(source);
+    }
     return std::move(sweep_);
+  }
+
+  /// The base's positions (origin, map) with the file's `set` entries and their positions.
+  models::SweepBaseSource base_source(const std::string& origin, std::shared_ptr<const detail::SourceMap> map) const {
+    models::SweepBaseSource source;
+    source.origin = origin;
+    source.map = std::move(map);
+    for (const detail::Override& o : sets()) {
+      source.sets.push_back(o.assignment);
+      source.set_origins.push_back(o.origin);
+    }
+    return source;
   }
 
  private:
@@ -462,8 +498,8 @@ class SweepLoader {
   detail::SweepErrors& errors_;
   std::string base_dir_;
   tp::Scenario base_;
-  tp::Scenario file_base_;                       ///< the base file as written (no `set`), when read cleanly
-  std::unique_ptr<detail::SourceMap> base_map_;  ///< its positions; null for an inline base
+  tp::Scenario file_base_;                             ///< the base file as written (no `set`), when read cleanly
+  std::shared_ptr<const detail::SourceMap> base_map_;  ///< its positions; null for an inline base
   std::string base_text_;
   Format base_format_ = Format::text;
   models::DescribedNodeTemplates described_;  ///< base_'s node_template blocks
@@ -491,9 +527,18 @@ models::Sweep load_sweep_text(std::string_view text, std::string_view origin, Fo
       throw ScenarioError({*other});
     throw ScenarioError(std::move(read.errors));
   }
-  detail::SweepErrors errors(message, *read.source_map, origin);
-  models::Sweep sweep = SweepLoader(message, errors, base_dir).load();
+  const std::shared_ptr<const detail::SourceMap> map = std::move(read.source_map);
+  detail::SweepErrors errors(message, *map, origin);
+  SweepLoader loader(message, errors, base_dir);
+  models::Sweep sweep = loader.load();
   sweep.path = std::string(origin);
+  if (message.has_scenario()) {  // an inline base: its fields are positioned in the sweep file
+    auto source = std::make_shared<models::SweepBaseSource>(loader.base_source(
+        sweep.path, std::make_shared<UnderField>(map, message.GetDescriptor()->FindFieldByName("scenario"))));
+    source->text = std::string(text);
+    source->json = format == Format::json;
+    sweep.base_source = std::move(source);
+  }
   return sweep;
 }
 

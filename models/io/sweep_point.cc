@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "models/io/message_reader.h"
+#include "models/io/overrides.h"
 #include "models/io/scenario_io_internal.h"
+#include "traincast.pb.h"
 
 namespace traincast::io {
 
@@ -16,12 +19,32 @@ models::Scenario sweep_point_scenario(const models::Sweep& sweep, std::size_t po
     throw std::out_of_range("sweep_point_scenario: point " + std::to_string(point) + " of " +
                             std::to_string(sweep.num_points()));
   }
-  std::vector<std::string> overrides;
-  overrides.reserve(sweep.axes.size() + 1);
-  for (std::size_t a = 0; a < sweep.axes.size(); ++a)
-    overrides.push_back(sweep.axes[a].path + "=" + sweep.value(point, a));
-  overrides.push_back("options.threads=1");
-  return detail::load_scenario_message(*sweep.base, kSweepPointOrigin, overrides);
+  const models::SweepBaseSource* source = sweep.base_source.get();
+  if (source == nullptr || source->map == nullptr) {
+    std::vector<std::string> overrides;
+    overrides.reserve(sweep.axes.size() + 1);
+    for (std::size_t a = 0; a < sweep.axes.size(); ++a)
+      overrides.push_back(sweep.axes[a].path + "=" + sweep.value(point, a));
+    overrides.push_back("options.threads=1");
+    return detail::load_scenario_message(*sweep.base, kSweepPointOrigin, overrides);
+  }
+  // Each message names the place that wrote its field: the base file (or the sweep file's inline
+  // scenario), a `set` entry or the axis value of this point, each as FILE:LINE:COL.
+  std::vector<detail::Override> overrides;
+  overrides.reserve(source->sets.size() + sweep.axes.size() + 1);
+  for (std::size_t j = 0; j < source->sets.size(); ++j) {
+    overrides.push_back({source->sets[j], j < source->set_origins.size() ? source->set_origins[j] : sweep.path});
+  }
+  for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
+    const models::SweepAxis& axis = sweep.axes[a];
+    const std::size_t v = sweep.value_index(point, a);
+    overrides.push_back({axis.path + "=" + axis.values[v],
+                         v < axis.value_origins.size() ? axis.value_origins[v] : std::string("--set")});
+  }
+  overrides.push_back({"options.threads=1", "--set"});
+  proto::Scenario copy = *sweep.base;
+  return detail::load_parsed(copy, *source->map, {}, source->origin, source->json ? Format::json : Format::text,
+                             overrides, nullptr, nullptr, source->text);
 }
 
 }  // namespace traincast::io

@@ -10,17 +10,18 @@
 
 namespace traincast::io {
 
-/// Origin of the base scenario's own messages when a point is loaded: errors about fields of the
-/// base read "<sweep point>:1:1: field.path: what" (the base is a message, never text, so it has
-/// no positions; those about axis values read "--set: ..."). Running a point strips both prefixes
-/// from its reason (tools/cli/sweep_run.cc).
+/// Origin of a point's messages about its base scenario in a Sweep without base_source (one not
+/// loaded from a file): "<sweep point>:1:1: field.path: what"; those about axis values then read
+/// "--set: ...". A loaded sweep's messages are positioned instead (sweep_point_scenario).
 inline constexpr std::string_view kSweepPointOrigin = "<sweep point>";
 
 /// The scenario of point `point` (< sweep.num_points()): the base with the point's axis values,
 /// validated as a scenario file is, with options.threads = 1 (one thread per simulation).
 /// Throws std::out_of_range for a point beyond the sweep; ScenarioError with the scenario
-/// checks' messages (their origin is kSweepPointOrigin for fields of the base and "--set" for
-/// axis values).
+/// checks' messages, each "FILE:LINE:COL: field.path: what" at the place that wrote the field:
+/// the axis value of this point in the sweep file (a range's values: the range), a `set` entry
+/// of the sweep file, or the base scenario's field in its file (an inline base's in the sweep
+/// file). Without sweep.base_source, kSweepPointOrigin and "--set" as said above.
 models::Scenario sweep_point_scenario(const models::Sweep& sweep, std::size_t point);
 
 }  // namespace traincast::io

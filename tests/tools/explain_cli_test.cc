@@ -92,7 +92,7 @@ TEST(ExplainCli, Errors) {
   EXPECT_EQ(r.err, "traincast: --path: GPU gpu9 outside the cluster's 8 GPUs (expected gpu0 to gpu7, or nodeM.gpuK)\n");
   EXPECT_EQ(r.out, "") << "a bad --path is refused before the topology is printed";
   r = run({sc, "--path", "gpu1", "x"});
-  EXPECT_EQ(r.err, "traincast: --path: bad GPU 'x' (expected gpuN, N or nodeM.gpuK)\n");
+  EXPECT_EQ(r.err, "traincast: --path: bad GPU 'x' (expected gpuN, N, nodeM.gpuK or nodeM/gpuK, e.g. gpu3)\n");
   r = run({});
   EXPECT_EQ(r.err, "traincast: explain: no scenario given (usage: traincast explain SCENARIO)\n");
 }

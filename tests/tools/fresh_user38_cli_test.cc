@@ -59,14 +59,15 @@ TEST(FreshUser38Cli, SweepWarnsOnceAboutLocalDrivesNothingUses) {
   const Result r = run({"sweep", inline_sweep, "--out", (dir.path() / "a.csv").string()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(count(r.err, "storage.local: has no effect"), 1u) << r.err;
-  EXPECT_TRUE(has(r.err, "warning: " + inline_sweep + ": scenario." + kUnusedLocal)) << r.err;
+  // At the field's line and column (session 42; "inline.sweep.textproto: scenario.storage.local" before).
+  EXPECT_TRUE(has(r.err, "warning: " + inline_sweep + ":8:11: " + kUnusedLocal)) << r.err;
 
   const std::string base_file = dir.write("base.textproto", base);
   const std::string file_sweep = dir.write("file.sweep.textproto", "scenario_file: \"base.textproto\"\n" + axis);
   const Result f = run({"sweep", file_sweep, "--out", (dir.path() / "b.csv").string()});
   ASSERT_EQ(f.status, 0) << f.err;
   EXPECT_EQ(count(f.err, "storage.local: has no effect"), 1u) << f.err;
-  EXPECT_TRUE(has(f.err, "base.textproto: " + kUnusedLocal)) << f.err;
+  EXPECT_TRUE(has(f.err, "warning: " + base_file + ":7:11: " + kUnusedLocal)) << f.err;
 
   // An axis over the node template: a template one point leaves unused is another point's, so no
   // unused-template note (a fresh user got three contradicting ones).

@@ -363,7 +363,8 @@ TEST_F(NewUserCli, SubOneTokenBudgetIsRefusedByRunAndSweep) {
   const Result s = run({"sweep", sweep.string(), "--out", (dir_ / "o.csv").string()});
   EXPECT_EQ(s.status, 0) << s.err;
   const std::string csv = slurp(dir_ / "o.csv");
-  EXPECT_NE(csv.find("\n0,0.1,invalid,,\"" + expected), std::string::npos) << csv;
+  // Positioned at the axis value (line 3, `values: "0.1"`; the field alone before session 42).
+  EXPECT_NE(csv.find("\n0,0.1,invalid,,\"" + sweep.string() + ":3:47: " + expected), std::string::npos) << csv;
   EXPECT_NE(csv.find("\n1,1e9,ok,"), std::string::npos) << csv;
 }
 

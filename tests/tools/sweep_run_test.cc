@@ -34,14 +34,12 @@ TEST(SweepPoint, OutcomesOkInvalidAndOom) {
   EXPECT_EQ(oom.reason.rfind("peak ", 0), 0u) << oom.reason;
   const SweepOutcome invalid = run_sweep_point(s, 2);  // tp 3: 3 * 1 * 8 != 8 and 3 does not divide 16 heads
   EXPECT_EQ(invalid.status, SweepStatus::invalid);
+  // Each at the axis value that set tp: line 3, the second `values` (column 49).
   EXPECT_EQ(invalid.reason,
-            "workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor of 16); "
-            "workload.parallel.tp: tp * pp * dp = 3 * 1 * 8 = 24 but the cluster has 8 GPUs (1 x dgx_h100 with 8 "
-            "GPUs each) (expected tp * pp * dp = 8)");
-  EXPECT_EQ(sweep_csv_row(s, 2, invalid),
-            "2,3,1024,invalid,,,workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor "
-            "of 16); workload.parallel.tp: tp * pp * dp = 3 * 1 * 8 = 24 but the cluster has 8 GPUs (1 x dgx_h100 "
-            "with 8 GPUs each) (expected tp * pp * dp = 8)\n");
+            "t.sweep.textproto:3:49: workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a "
+            "divisor of 16); t.sweep.textproto:3:49: workload.parallel.tp: tp * pp * dp = 3 * 1 * 8 = 24 but the "
+            "cluster has 8 GPUs (1 x dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 8)");
+  EXPECT_EQ(sweep_csv_row(s, 2, invalid), "2,3,1024,invalid,,," + invalid.reason + "\n");
   // The same point twice: the same row (deterministic).
   EXPECT_EQ(sweep_csv_row(s, 0, run_sweep_point(s, 0)), sweep_csv_row(s, 0, ok));
 }

@@ -13,6 +13,7 @@
 #include "models/cost/cost_model.h"
 #include "models/cost/prices.h"
 #include "models/executor/job_effects.h"
+#include "models/executor/override_effects.h"
 #include "models/executor/training_executor.h"
 #include "models/hardware/catalog.h"
 #include "models/spec/enums.h"
@@ -361,9 +362,17 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
   std::vector<std::string> errors(inputs.size());  // a column's refusal, named by its label
   std::vector<std::string> notes(inputs.size());   // a column run without compare's failure section
   // One column: its report, or its refusal in errors[i].
+  // A side with cluster.overrides is also run without them, as `run` does, for its Overrides
+  // section's cost (models::add_override_cost: one more simulation, and one per switch link at a
+  // bandwidth_factor, at most 4); nothing for a side without.
+  const auto simulate = [](const models::Scenario& sc) {
+    models::Report r = models::simulate_training(sc);
+    models::add_override_cost(sc, r);
+    return r;
+  };
   const auto simulate_column = [&](std::size_t i) {
     try {
-      reports[i] = models::simulate_training(inputs[i].scenario);
+      reports[i] = simulate(inputs[i].scenario);
     } catch (const models::FailureWindowExceeded& e) {
       if (!inputs[i].reliability_added) {
         errors[i] = e.what();
@@ -373,7 +382,7 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
       models::Scenario sc = inputs[i].scenario;
       sc.reliability.reset();
       try {
-        reports[i] = models::simulate_training(sc);
+        reports[i] = simulate(sc);
         notes[i] = "failures not drawn: its " + with_thousands(e.days()) +
                    " days of failure-free training are beyond the failure draws' range of about 10 years "
                    "(give a reliability section with horizon_s to draw a window)";

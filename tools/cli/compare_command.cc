@@ -149,8 +149,9 @@ po::options_description compare_options() {
       "validated error per GPU (docs/accuracy.md) and a verdict per scenario against the first. A\n"
       "scenario without a token budget gets --tokens, else 20 tokens per parameter (marked *);\n"
       "without reliability/cost sections, their defaults (catalog prices; a GPU with no public\n"
-      "price is shown as not priced). Bad input: positioned error, exit status 2. On a terminal, stderr shows\n"
-      "the scenarios simulated so far.\n\nOptions");
+      "price is shown as not priced). A scenario with cluster.overrides is also run without them: under the\n"
+      "table, what each entry did and what they cost, as `run` prints it. Bad input: positioned error, exit\n"
+      "status 2. On a terminal, stderr shows the scenarios simulated so far.\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scalar field in every scenario, e.g. --set cost.utilization=0.6 (repeatable)")(

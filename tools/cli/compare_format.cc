@@ -204,6 +204,34 @@ std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, st
   return f;
 }
 
+/// A row's "overrides" object for the JSON (only where its scenario has cluster.overrides): the
+/// cost against the same job without them (null where not known) and each entry with the keys of
+/// `run --json`'s overrides.entries, plus `effect`, its line of the text section.
+std::string overrides_json(const models::OverridesReport& ov) {
+  std::ostringstream o;
+  o << "{\"cost_known\": " << (ov.cost_known ? "true" : "false")
+    << ", \"cost_s\": " << (ov.cost_known ? number(ov.cost_s) : "null")
+    << ", \"cost_fraction\": " << (ov.cost_known ? number(ov.cost_fraction) : "null") << ", \"entries\": [";
+  for (std::size_t i = 0; i < ov.entries.size(); ++i) {
+    const models::OverrideEffectReport& e = ov.entries[i];
+    const auto flag = [](bool b) { return b ? "true" : "false"; };
+    o << (i ? ", " : "") << "{\"index\": " << e.index << ", \"select\": " << json_string(e.select)
+      << ", \"setting\": " << json_string(e.setting) << ", \"acts\": " << flag(e.acts)
+      << ", \"folded\": " << flag(e.folded) << ", \"sm_clock_mhz\": " << number(e.sm_clock_mhz)
+      << ", \"boost_clock_mhz\": " << number(e.boost_clock_mhz) << ", \"straggler\": " << flag(e.straggler)
+      << ", \"hottest_gpu_c\": " << number(e.hottest_gpu_c)
+      << ", \"throttled_time_fraction\": " << number(e.throttled_time_fraction)
+      << ", \"bytes_per_iteration\": " << number(e.bytes_per_iteration)
+      << ", \"utilization\": " << number(e.utilization) << ", \"peer\": " << json_string(e.peer)
+      << ", \"peer_bytes_per_iteration\": " << number(e.peer_bytes_per_iteration)
+      << ", \"failed_instead_known\": " << flag(e.failed_instead_known)
+      << ", \"failed_instead_cost_s\": " << (e.failed_instead_known ? number(e.failed_instead_cost_s) : "null")
+      << ", \"effect\": " << json_string(override_effect_text(ov, e)) << "}";
+  }
+  o << "]}";
+  return o.str();
+}
+
 }  // namespace
 
 std::string format_compare(const CompareResult& r) {
@@ -231,6 +259,8 @@ std::string format_compare(const CompareResult& r) {
     if (!w.failures_note.empty()) o << "\n** " << w.label << ": " << w.failures_note << "\n";
   if (std::any_of(r.rows.begin(), r.rows.end(), [](const CompareRow& w) { return w.memory_tight; }))
     o << "\n! tight: the headroom left is " << tight_memory_reason() << "\n";
+  // Each side with cluster.overrides: what each entry did and what they cost, as `run` prints it.
+  for (const CompareRow& w : r.rows) o << format_overrides(w.report, w.label);
   o << "\nPrices (USD; kind, source, date, region):\n";
   for (const CompareRow& w : r.rows) {
     o << "  " << w.label << " rent: " << (w.rent_priced ? w.rent_source : "not priced") << "\n";
@@ -289,7 +319,11 @@ std::string compare_to_json(const CompareResult& r) {
             : f[k].second.empty() ? std::string("null")
                                   : f[k].second);
     o << ", \"model_error_band_source\": " << json_string(r.rows[i].band.source)
-      << ", \"model_error_band_absent\": " << json_string(r.rows[i].band.absent) << "}";
+      << ", \"model_error_band_absent\": " << json_string(r.rows[i].band.absent);
+    // Only a row whose scenario has cluster.overrides: the other rows' keys stay as they were.
+    if (!r.rows[i].report.overrides.entries.empty())
+      o << ", \"overrides\": " << overrides_json(r.rows[i].report.overrides);
+    o << "}";
   }
   o << "\n  ],\n  \"verdicts\": [";
   for (std::size_t i = 0; i < r.verdicts.size(); ++i) o << (i ? ", " : "") << json_string(r.verdicts[i]);

@@ -105,25 +105,56 @@ const char* kind_name(models::LinkKind k) {
   return "?";
 }
 
-/// "gpu3", "3" or "node1.gpu2" -> global GPU id. Throws UsageError.
+/// What --path takes, for its messages.
+constexpr const char* kGpuForms = "gpuN, N, nodeM.gpuK or nodeM/gpuK";
+
+/// A GPU in --path's form built from `text`, for its messages: "node3/gpu0" for text naming
+/// node3 ("node3/nic0", "node3", "node3.gpu9x"), else "gpu3".
+std::string gpu_example(const std::string& text) {
+  const std::size_t digits = text.rfind("node", 0) == 0 ? text.find_first_not_of("0123456789", 4) : 4;
+  const std::size_t end = digits == std::string::npos ? text.size() : digits;
+  if (end == 4 || end - 4 > 9) return "gpu3";
+  return text.substr(0, end) + "/gpu0";
+}
+
+/// The message for a --path argument that is not a GPU: what it names instead where it reads as
+/// a cluster.overrides selector of something else ("node3/nic0", "node3", "node0-1/gpu2"), each
+/// with the accepted forms and an example built from it.
+std::string not_a_gpu(const std::string& text) {
+  const std::string expected = std::string("(expected ") + kGpuForms + ", e.g. " + gpu_example(text) + ")";
+  const std::size_t slash = text.find_first_of("/.");
+  const std::string node = text.substr(0, slash);
+  if (node.rfind("node", 0) == 0 && node.find('-') != std::string::npos)
+    return "--path: '" + text + "' names a range of nodes, not one GPU " + expected;
+  if (node.rfind("node", 0) == 0 && node.size() > 4 && slash == std::string::npos)
+    return "--path: '" + text + "' names a node, not one GPU " + expected;
+  if (node.rfind("node", 0) == 0 && slash != std::string::npos && text.compare(slash + 1, 3, "nic") == 0)
+    return "--path: '" + text + "' is a NIC: the path runs from GPU to GPU and lists the NICs it crosses " + expected;
+  return "--path: bad GPU '" + text + "' " + expected;
+}
+
+/// "gpu3", "3", "node1.gpu2" or "node1/gpu2" (the form cluster.overrides selectors take) ->
+/// global GPU id. Throws UsageError.
 int parse_gpu(const std::string& text, const models::Cluster& cluster) {
+  const auto bad = [&] { return UsageError(not_a_gpu(text)); };
+  // A number of at most 9 digits (std::stoi's range: "node99999999999.gpu0" threw out_of_range).
   auto number = [&](const std::string& s) {
-    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) {
-      throw UsageError("--path: bad GPU '" + text + "' (expected gpuN, N or nodeM.gpuK)");
-    }
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) throw bad();
     return std::stoi(s);
   };
   int gpu = 0;
   if (text.rfind("node", 0) == 0) {
-    const std::size_t dot = text.find(".gpu");
-    if (dot == std::string::npos) throw UsageError("--path: bad GPU '" + text + "' (expected gpuN, N or nodeM.gpuK)");
+    std::size_t dot = text.find(".gpu");
+    if (dot == std::string::npos) dot = text.find("/gpu");
+    if (dot == std::string::npos) throw bad();
     // nodeM is the scenario's node M, as selectors and link names number it: with a drained node
     // (a missing GPU) the job's nodes skip it.
     const int slot = number(text.substr(4, dot - 4));
     const int local = number(text.substr(dot + 4));
     if (local >= cluster.gpus_per_node()) {
       throw UsageError("--path: " + text + ": a node has " + std::to_string(cluster.gpus_per_node()) +
-                       (cluster.gpus_per_node() == 1 ? " GPU" : " GPUs"));
+                       (cluster.gpus_per_node() == 1 ? " GPU" : " GPUs") + " (expected gpu0 to gpu" +
+                       std::to_string(cluster.gpus_per_node() - 1) + ")");
     }
     if (slot >= cluster.fabric_slots()) {
       throw UsageError("--path: " + text + " outside the cluster's " + std::to_string(cluster.fabric_slots()) +
@@ -154,9 +185,10 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
       "sockets and NICs with their bandwidths (per direction, GB = 1e9 B), and the fabric. --path\n"
       "lists the links a byte crosses between two GPUs (as the collectives route it), with the\n"
       "bottleneck and what NCCL achieves on it; --dot writes the graph for Graphviz.\n\nOptions");
-  opts.add_options()("help,h", "show this help")("path", po::value<std::vector<std::string>>()->multitoken(),
-                                                 "two GPUs: gpuN, N or nodeM.gpuK, e.g. --path gpu3 gpu12")(
-      "dot", po::value<std::string>(), "write the topology as Graphviz DOT to this file")(
+  opts.add_options()("help,h", "show this help")(
+      "path", po::value<std::vector<std::string>>()->multitoken(),
+      "two GPUs: gpuN, N, nodeM.gpuK or nodeM/gpuK (the cluster.overrides form), e.g. --path gpu3 "
+      "node1/gpu4")("dot", po::value<std::string>(), "write the topology as Graphviz DOT to this file")(
       "max-nodes", po::value<int>()->default_value(8), "nodes drawn in the DOT file")(
       "force", "overwrite an existing --dot file")(
       "set", po::value<std::vector<std::string>>()->composing(),

@@ -54,9 +54,13 @@ std::string fabric_ratio_text(const models::ClusterSpec& cluster);
 models::LeafPortsUsed built_leaf_ports(const models::ClusterSpec& cluster);
 
 /// The "Overrides" section: one line per cluster.overrides entry (the first 8) with what the run
-/// measured on its element, and, where `traincast run` simulated the job without them
-/// (OverridesReport::cost_known), what they cost per iteration. "" without overrides.
-std::string format_overrides(const models::Report& r);
+/// measured on its element, and, where `traincast run` or `compare` simulated the job without them
+/// (OverridesReport::cost_known), what they cost per iteration. "" without overrides. `of`: the
+/// side it belongs to in `compare` ("Overrides of B (cluster.overrides)"); empty for `run`.
+std::string format_overrides(const models::Report& r, const std::string& of = "");
+/// What entry `e` of `ov` did, as its line of the Overrides section says after "[i] SELECT SETTING: "
+/// ("carried 0.00 GB per iteration ...", "SM clock 1,782 of 1,980 MHz while computing ...").
+std::string override_effect_text(const models::OverridesReport& ov, const models::OverrideEffectReport& e);
 
 /// The rule of the token budget `run` and `compare` use for a scenario that gives none (the
 /// `train_tokens_source` of their JSON).

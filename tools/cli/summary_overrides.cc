@@ -27,7 +27,9 @@ std::string traffic_text(const models::OverrideEffectReport& e) {
   return s;
 }
 
-std::string effect_text(const models::OverridesReport& ov, const models::OverrideEffectReport& e) {
+}  // namespace
+
+std::string override_effect_text(const models::OverridesReport& ov, const models::OverrideEffectReport& e) {
   if (e.setting == "missing: true") return "its node is drained";
   if (!e.acts)
     return "no effect left: on every element it names a later entry of the same field, or a failed one, acts "
@@ -64,13 +66,11 @@ std::string effect_text(const models::OverridesReport& ov, const models::Overrid
   return s;
 }
 
-}  // namespace
-
-std::string format_overrides(const models::Report& r) {
+std::string format_overrides(const models::Report& r, const std::string& of) {
   const models::OverridesReport& ov = r.overrides;
   if (ov.entries.empty()) return "";
   std::ostringstream o;
-  o << "\nOverrides (cluster.overrides)";
+  o << "\nOverrides " << (of.empty() ? "" : "of " + of + " ") << "(cluster.overrides)";
   if (ov.cost_known)
     o << ": " << (ov.cost_s >= 0 ? "+" : "") << format_duration(ov.cost_s) << " per iteration ("
       << signed_fixed(100.0 * ov.cost_fraction, 1) << " %) against the same job without them";
@@ -78,7 +78,7 @@ std::string format_overrides(const models::Report& r) {
   constexpr std::size_t kShown = 8;
   for (std::size_t i = 0; i < ov.entries.size() && i < kShown; ++i) {
     const models::OverrideEffectReport& e = ov.entries[i];
-    o << "  [" << e.index << "] " << e.select << " " << e.setting << ": " << effect_text(ov, e) << "\n";
+    o << "  [" << e.index << "] " << e.select << " " << e.setting << ": " << override_effect_text(ov, e) << "\n";
   }
   if (ov.entries.size() > kShown) o << "  " << ov.entries.size() - kShown << " more in --json\n";
   return o.str();

@@ -19,8 +19,10 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-/// A scenario error line without its origin: "<sweep point>:3:5: a.b: what" and
-/// "--set: a.b: what" both become "a.b: what".
+/// A scenario error line as an invalid point's reason gives it: a loaded sweep's lines as they are,
+/// positioned at the axis value, `set` entry or base field that wrote the field ("s.sweep:4:40:
+/// a.b: what"); a sweep without positions (made in code) drops its "<sweep point>:1:1: " and
+/// "--set: " origins, which point nowhere.
 std::string without_origin(const std::string& line) {
   if (line.rfind("--set: ", 0) == 0) return line.substr(7);
   if (line.rfind(io::kSweepPointOrigin, 0) == 0) {

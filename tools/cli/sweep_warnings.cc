@@ -18,7 +18,8 @@ namespace {
 
 /// `line` ("warning: <sweep point>:L:C: storage.local: ...") with the point's origin replaced by
 /// the file that wrote the field: the base scenario's file, or the sweep file's inline
-/// `scenario.` (the base is held as a message, so the line and column are not known).
+/// `scenario.`. Only for a sweep without base_source (made in code): a loaded sweep's point
+/// warnings are positioned at the field already ("base.textproto:7:11: storage.local: ...").
 std::string with_sweep_origin(const models::Sweep& sweep, const std::string& line) {
   const std::string prefix = "warning: " + std::string(io::kSweepPointOrigin) + ":";
   if (line.rfind(prefix, 0) != 0) return line;

@@ -206,7 +206,7 @@ TEST(PartialFolding, ZeroOneWithTwoSlowGpusInOneReplica) {
   sc.cluster.overrides = {{"node6/gpu0", 0.8, 0.0}, {"node6/gpu5", 0.9, 0.0}};
   const Pair p = folded_vs_unfolded(sc);
   EXPECT_EQ(p.folded.folding.simulated_replicas, 2);
-  EXPECT_EQ(p.folded.folding.classes[1].reason, "clock_factor 0.8 on node6/gpu0 (+1 more GPUs)");
+  EXPECT_EQ(p.folded.folding.classes[1].reason, "clock_factor 0.8 on node6/gpu0, 0.9 on node6/gpu5");
   EXPECT_EQ(p.folded.straggler.gpu, 48);
 }
 

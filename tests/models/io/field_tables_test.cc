@@ -187,23 +187,39 @@ TEST(SweepMetrics, EveryMetricReadsTheReport) {
   EXPECT_NE(row.find(",,,,,,,\n"), std::string::npos) << row;
 }
 
-TEST(SweepPoint, BaseFieldErrorsArePositionedAtOneOne) {
-  // 15 heads do not divide hidden_size 1024: an error about a field of the base message, which
-  // was never text (no positions); the axis value's own error names --set.
+TEST(SweepPoint, PointErrorsArePositionedWhereTheirFieldWasWritten) {
+  // 15 heads do not divide hidden_size 1024: an error about a field of the inline base, positioned
+  // in the sweep file's line 1; the axis value's own error at that value (line 2; text positions name
+  // a field, so `values: "3"` is at `values`). Before session
+  // 42 they read "<sweep point>:1:1: " and "--set: ".
   std::string base = test_support::kBase;
   base.replace(base.find("num_attention_heads: 16"), 23, "num_attention_heads: 15");
-  const models::Sweep sweep = test_support::load(base + "axis { path: \"workload.parallel.tp\" values: \"3\" }\n");
+  const std::string axis = "axis { path: \"workload.parallel.tp\" values: \"3\" }\n";
+  const models::Sweep sweep = test_support::load(base + axis);
   try {
     sweep_point_scenario(sweep, 0);
     FAIL();
   } catch (const ScenarioError& e) {
     ASSERT_FALSE(e.errors().empty());
-    for (const std::string& line : e.errors()) {
-      EXPECT_TRUE(line.rfind("<sweep point>:1:1: ", 0) == 0 || line.rfind("--set: ", 0) == 0) << line;
-    }
+    for (const std::string& line : e.errors()) EXPECT_EQ(line.rfind("t.sweep.textproto:", 0), 0u) << line;
     EXPECT_TRUE(std::any_of(e.errors().begin(), e.errors().end(), [](const std::string& line) {
-      return line.rfind("<sweep point>:1:1: workload.model.", 0) == 0;
+      return line.rfind("t.sweep.textproto:1:", 0) == 0 && line.find(": workload.model.") != std::string::npos;
     })) << e.what();
+    const std::string at_value =
+        "t.sweep.textproto:2:" + std::to_string(axis.find("values") + 1) + ": workload.parallel.tp: ";
+    EXPECT_TRUE(std::any_of(e.errors().begin(), e.errors().end(), [&](const std::string& line) {
+      return line.rfind(at_value, 0) == 0;
+    })) << e.what();
+  }
+  // A Sweep made in code has no positions: the origins of before.
+  models::Sweep bare = sweep;
+  bare.base_source.reset();
+  try {
+    sweep_point_scenario(bare, 0);
+    FAIL();
+  } catch (const ScenarioError& e) {
+    for (const std::string& line : e.errors())
+      EXPECT_TRUE(line.rfind("<sweep point>:1:1: ", 0) == 0 || line.rfind("--set: ", 0) == 0) << line;
   }
 }
 

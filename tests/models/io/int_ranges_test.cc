@@ -98,14 +98,15 @@ TEST(IntRanges, TextNamesTheFieldsRangeBeyondTheTypeAndWithinIt) {
                                      kMicroBatchRange});
 }
 
+// A range error points at the value, as a type error does (session 42: at the key before, 5:16).
 TEST(IntRanges, JsonNamesTheFieldsRange) {
   EXPECT_EQ(errors_of(json("99999999999"), Format::json),
             std::vector<std::string>{"t.json:5:22: workload.parallel.tp: invalid value 99999999999 " +
                                      std::string(kTpRange)});
   EXPECT_EQ(errors_of(json("-5"), Format::json),
-            std::vector<std::string>{"t.json:5:16: workload.parallel.tp: got -5 " + std::string(kTpRange)});
+            std::vector<std::string>{"t.json:5:22: workload.parallel.tp: got -5 " + std::string(kTpRange)});
   EXPECT_EQ(errors_of(json("0"), Format::json),
-            std::vector<std::string>{"t.json:5:16: workload.parallel.tp: got 0 " + std::string(kTpRange)});
+            std::vector<std::string>{"t.json:5:22: workload.parallel.tp: got 0 " + std::string(kTpRange)});
   EXPECT_EQ(errors_of(json("2", "3000000000"), Format::json),
             std::vector<std::string>{"t.json:6:61: workload.training.micro_batch_size: invalid value 3000000000 " +
                                      kMicroBatchRange});

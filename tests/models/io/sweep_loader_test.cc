@@ -425,7 +425,7 @@ TEST(SweepFileErrors, JsonPositions) {
                          "\"values\": [\"1\"]}]}\n",
                          Format::json),
             std::vector<std::string>{
-                "t.sweep.json:2:12: axis[0].path: unknown field \"tpp\" in workload.parallel, did you mean \"tp\"? "
+                "t.sweep.json:2:20: axis[0].path: unknown field \"tpp\" in workload.parallel, did you mean \"tp\"? "
                 "(expected one of: tp, pp, dp, sequence_parallel, schedule, virtual_stages, uneven_stages, zero_stage, "
                 "dp_bucket_bytes, overlap_grad_reduce, tp_comm_overlap, overlap_param_gather, ep, cp, "
                 "reshard_after_forward, reshard_after_backward, param_gather_bytes, grad_sync_every_microbatch, "

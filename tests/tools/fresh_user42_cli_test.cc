@@ -66,6 +66,21 @@ TEST(FreshUser42Compare, ASideWithOverridesGetsItsOverridesSectionInTextAndJson)
   EXPECT_TRUE(has(j, "{\"index\": 0, \"select\": \"node1/gpu5\", \"setting\": \"clock_factor 0.9\", \"acts\": true"))
       << j;
   EXPECT_TRUE(has(j, "\"effect\": \"SM clock 1,782 of 1,980 MHz while computing")) << j;
+  // Every key of `run --json`'s overrides.entries[] is in compare's entries too (two writers).
+  const std::string run_json = dir.file("r.json");
+  ASSERT_EQ(run({"run", slow, "--json", run_json}).status, 0);
+  const std::string rj = test_support::slurp(run_json);
+  const std::size_t entry = rj.find("\"entries\": [");
+  ASSERT_NE(entry, std::string::npos) << rj;
+  const std::string first = rj.substr(entry, rj.find('}', entry) - entry);
+  int keys = 0;
+  for (std::size_t at = first.find("\n    \""); at != std::string::npos; at = first.find("\n    \"", at + 1)) {
+    const std::size_t open = at + 5;
+    const std::string key = first.substr(open, first.find('"', open + 1) - open + 1);
+    EXPECT_TRUE(has(j, key + ": ")) << key;
+    ++keys;
+  }
+  EXPECT_GE(keys, 18) << first;
   // The plain row ends as it did: its last key is model_error_band_absent.
   const std::size_t second_row = j.find("\"label\": \"slow\"");
   ASSERT_NE(second_row, std::string::npos) << j;

@@ -226,6 +226,7 @@ std::string overrides_json(const models::OverridesReport& ov) {
       << ", \"peer_bytes_per_iteration\": " << number(e.peer_bytes_per_iteration)
       << ", \"failed_instead_known\": " << flag(e.failed_instead_known)
       << ", \"failed_instead_cost_s\": " << (e.failed_instead_known ? number(e.failed_instead_cost_s) : "null")
+      << ", \"peers_waiting\": " << e.peers_waiting << ", \"peers_wait_s\": " << number(e.peers_wait_s)
       << ", \"effect\": " << json_string(override_effect_text(ov, e)) << "}";
   }
   o << "]}";

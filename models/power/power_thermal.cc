@@ -469,13 +469,6 @@ void PowerThermalModel::compute_done(int iteration) {
   for (KindState& ks : k_) ks.window_energy_j = ks.energy_j;
 }
 
-std::vector<double> PowerThermalModel::compute_wait_s() const {
-  const std::vector<GpuState>& G = window_end_ns_ >= 0 ? closed_g_ : g_;
-  std::vector<double> out(G.size(), 0.0);
-  for (std::size_t i = 0; i < G.size(); ++i) out[i] = std::max(0.0, G[i].wait_ns - G[i].window_wait_ns) * kNsToS;
-  return out;
-}
-
 std::vector<double> PowerThermalModel::periodic_start_c() const {
   const bool closed = window_end_ns_ >= 0;
   const std::vector<GpuState>& G = closed ? closed_g_ : g_;

@@ -13,6 +13,7 @@
 // airflow, and rack recirculation is the rack's heat beyond rack_cooling_capacity_w (averaged
 // over the previous iteration) divided by rho c_p x the rack's airflow. Liquid: inlet = coolant.
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -146,7 +147,12 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   /// ones finish their share of each kernel first and wait at the group's next collective). 0 for
   /// the GPU that sets the pace and wherever the worker's GPUs run alike. Read after the run
   /// (the window closed), before or after finish().
-  std::vector<double> compute_wait_s() const;
+  std::vector<double> compute_wait_s() const {
+    std::vector<double> out;
+    for (const GpuState& st : window_end_ns_ >= 0 ? closed_g_ : g_)
+      out.push_back(std::max(0.0, st.wait_ns - st.window_wait_ns) * 1e-9);
+    return out;
+  }
 
  private:
   /// Laid out by use, each GPU's state on its own five cache lines: advance_gpu writes the first

@@ -50,7 +50,7 @@ TEST(OverrideReportCli, SlowedNicAndSlowGpuAreNamedWithTheirCost) {
       << r.out;
   EXPECT_TRUE(has(r.out,
                   "  [1] node1/gpu5 clock_factor 0.9: SM clock 1,782 of 1,980 MHz while computing (its TP "
-                  "group computes at its pace)"))
+                  "group computes at its pace: 7 other GPUs wait for it up to "))
       << r.out;
   const std::string report = test_support::slurp(json);
   EXPECT_TRUE(has(report, "\"overrides\": {")) << report;

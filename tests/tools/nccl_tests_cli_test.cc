@@ -100,9 +100,10 @@ TEST(NcclTestsCli, GpuSubsetAndCsv) {
 TEST(NcclTestsCli, BadInput) {
   Result r = run({kDgxH100, "--op", "allreduse"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err,
-            "traincast: unknown nccl-tests operation 'allreduse' (expected one of: all_reduce, all_gather, "
-            "reduce_scatter, alltoall, broadcast, reduce, sendrecv)\n");
+  EXPECT_EQ(
+      r.err,
+      "traincast: --op: got \"allreduse\", did you mean \"all_reduce\"? (expected one of all_reduce, all_gather, "
+      "reduce_scatter, alltoall, broadcast, reduce, sendrecv: the names of nccl-tests' binaries without _perf)\n");
   r = run({kDgxH100, "-b", "8Q"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,

@@ -159,7 +159,7 @@ po::options_description compare_options() {
       "tokens", po::value<double>(),
       "token budget for scenarios that give none (workload.training.train_tokens): a whole number, e.g. 1e12")(
       "jobs,j", po::value<int>()->default_value(1),
-      "scenarios simulated in parallel, 1 to 1024 (output identical for any value)")(
+      "scenarios simulated in parallel, 1 to 1024, 0 for all hardware threads (output identical for any value)")(
       "json", po::value<std::string>(), "also write the comparison as JSON to this file")(
       "csv", po::value<std::string>(), "also write the comparison as CSV to this file")(
       "force", "overwrite existing --json/--csv files")("scenarios", po::value<std::vector<std::string>>(),
@@ -183,8 +183,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         vm.count("scenarios") ? vm["scenarios"].as<std::vector<std::string>>() : std::vector<std::string>{};
     const std::vector<std::string> sets =
         vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
-    const int jobs = vm["jobs"].as<int>();
-    check_thread_count("--jobs", jobs, kSimulationsWhy);
+    const int jobs = thread_count_option("--jobs", vm["jobs"].as<int>(), kSimulationsWhy);
     const double tokens = vm.count("tokens") ? vm["tokens"].as<double>() : 0.0;
     if (vm.count("tokens") && !(tokens >= 1 && tokens <= io::kMaxTrainTokens && tokens == std::floor(tokens))) {
       // The shortest text that reads back to the value (1000000000.5 printed as "1e+09" before).

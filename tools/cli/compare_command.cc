@@ -19,6 +19,7 @@
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/compare.h"
+#include "tools/cli/compare_notes.h"
 #include "tools/cli/interrupt.h"
 
 namespace traincast::cli {
@@ -291,12 +292,14 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     column_overrides.reserve(cols.size());
     for (const Column& c : cols) column_overrides.push_back(c.overrides);
     print_column_warnings(in, column_overrides, vary_field, err);
+    // A --set price over columns of unlike hardware (compare_notes.h).
+    warn_prices_set_for_unlike_columns(in, sets, err);
     const InterruptScope interrupts;  // Ctrl-C stops the simulations (exit 130, nothing written)
     // On a terminal, "compare: scenarios simulated: 3/40 (8%)" (a 40-value --vary runs minutes).
     TerminalProgress progress(progress_terminal(err), kCompareProgress);
     const CompareResult result = compare_scenarios(in, budgets, jobs);
     progress.finish();
-    out << format_compare(result);
+    out << format_compare(result) << cooling_pue_note(in);
     if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), compare_to_json(result));
     if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), compare_to_csv(result));
     return 0;

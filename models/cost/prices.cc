@@ -59,7 +59,10 @@ std::vector<GpuPrices> make_table() {
   none("H100-SXM5-96GB");  // Meta's Grand Teton part: not sold or rented publicly
   t.push_back({"H200-SXM-141GB", std::nullopt, hyperstack(3.99, "NVIDIA H200 SXM 141 GB"), kNoNode, ""});
   t.push_back({"H100-PCIe-80GB", std::nullopt, lambda(3.29, "1x NVIDIA H100 PCIe"), kNoNode, ""});
-  t.push_back({"B200", std::nullopt, hyperstack(6.00, "NVIDIA B200 192 GB"), kNoNode, ""});
+  // B200 memory as the catalog gives it (models/hardware/catalog.cc): 180 GB per GPU, the NVIDIA HGX
+  // B200 datasheet's 1.44 TB over 8 GPUs, which is what a rented HGX/DGX B200 GPU has; the item
+  // read "192 GB" (the chip's 8 HBM3e stacks of 24 GB) before session 42.
+  t.push_back({"B200", std::nullopt, hyperstack(6.00, "NVIDIA B200 SXM 180 GB"), kNoNode, ""});
   none("L40S");
   none("MI300X");
   none("H20");

@@ -55,7 +55,9 @@ inline constexpr std::string_view kThreadsWhy =
 /// nccl-tests log reader, std-only by docs/layout.md, keeps its own copy of the value).
 inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 
-/// Every error found in one input, in the order found. what() is the messages joined by '\n'.
+/// Every error found in one input: each file's positioned messages ("FILE:LINE:COL: ...") in
+/// line:column order, stable for ties, the others where they were found. what() is the messages
+/// joined by '\n'.
 class ScenarioError : public std::runtime_error {
  public:
   /// errors: at least one message, each in the format described at the top of this header.

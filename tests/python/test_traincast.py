@@ -74,7 +74,7 @@ def test_bad_input_given_as_data_names_it_and_never_the_temporary_file():
     assert "micro_batch_size" in str(e.value)  # the did-you-mean of the CLI
     with pytest.raises(traincast.ScenarioError) as e:
         traincast.run(overrides={"workload.parallel.tpp": 4})
-    assert e.value.file == "--set" and e.value.field == "workload.parallel.tpp" and e.value.line is None
+    assert e.value.file == "overrides" and e.value.field == "workload.parallel.tpp" and e.value.line is None
     with pytest.raises(traincast.ScenarioError) as e:
         traincast.run("no/such/scenario.textproto")
     assert "cannot read file" in str(e.value)
@@ -207,4 +207,20 @@ def test_wrong_types_and_values_are_refused_clearly(tmp_path):
 def test_vary_errors_name_vary():
     with pytest.raises(traincast.ScenarioError) as e:
         traincast.compare(vary={"workload.parallel.tpx": [1, 2]})
-    assert e.value.file == "--vary" and e.value.field == "workload.parallel.tpx"
+    assert e.value.file == "vary" and e.value.field == "workload.parallel.tpx"
+    assert str(e.value).startswith("vary: workload.parallel.tpx: ")
+
+
+def test_errors_name_the_python_argument_not_the_cli_option():
+    # Before (session 42): "--set: workload.parallel.tp: ..." and "--threads: got -1 (...)".
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run(overrides={"workload.parallel.tp": 3})
+    assert str(e.value).startswith("overrides: workload.parallel.tp: "), str(e.value)
+    assert e.value.file == "overrides" and e.value.field == "workload.parallel.tp"
+    assert "--set" not in str(e.value).split("\n")[0].split("(")[0]
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run(threads=-1)
+    assert str(e.value).startswith("threads: got -1 (expected an integer from 0 to 1024"), str(e.value)
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.nccl_tests(SRC / "scenarios/nccl/dgx_h100.textproto", op="allreduce")
+    assert str(e.value).startswith('op: got "allreduce", did you mean "all_reduce"?'), str(e.value)

@@ -100,9 +100,10 @@ TEST(NcclTestsCli, GpuSubsetAndCsv) {
 TEST(NcclTestsCli, BadInput) {
   Result r = run({kDgxH100, "--op", "allreduse"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err,
-            "traincast: unknown nccl-tests operation 'allreduse' (expected one of: all_reduce, all_gather, "
-            "reduce_scatter, alltoall, broadcast, reduce, sendrecv)\n");
+  EXPECT_EQ(
+      r.err,
+      "traincast: --op: got \"allreduse\", did you mean \"all_reduce\"? (expected one of all_reduce, all_gather, "
+      "reduce_scatter, alltoall, broadcast, reduce, sendrecv: the names of nccl-tests' binaries without _perf)\n");
   r = run({kDgxH100, "-b", "8Q"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
@@ -217,12 +218,14 @@ TEST(NcclTestsCli, ValidateReadsNcclTestsLogs) {
                                 "  nccl_tests { log: \"a.txt\" }\n}\n");
   r = run_validate({bad});
   EXPECT_EQ(r.status, 2);
-  // The missing log is named at its position too (it was "cannot run", exit 1, when the case ran).
-  EXPECT_EQ(r.err, bad + ":5:16: case[0].nccl_tests.log: \"a.txt\": no such file (" +
-                       (fs::path(bad).parent_path() / "a.txt").string() +
-                       "; expected a nccl-tests output file relative to the cases file)\n" + bad +
+  // The missing log is named at its position too (it was "cannot run", exit 1, when the case ran);
+  // in line order (session 42: line 5 came before line 4).
+  EXPECT_EQ(r.err, bad +
                        ":4:3: case[0].metric: set together with nccl_tests (expected either nccl_tests or metric and "
-                       "measured)\n");
+                       "measured)\n" +
+                       bad + ":5:16: case[0].nccl_tests.log: \"a.txt\": no such file (" +
+                       (fs::path(bad).parent_path() / "a.txt").string() +
+                       "; expected a nccl-tests output file relative to the cases file)\n");
 }
 
 TEST(NcclTestsCli, SizesAndStepsAreRangeCheckedNamingTheOption) {

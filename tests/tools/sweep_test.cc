@@ -331,9 +331,11 @@ TEST_F(SweepCliTest, BadSweepFilesAndFlags) {
   EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv"), "--resume", "--force"}).err,
             "traincast: --resume and --force exclude each other (continue, or start over)\n");
   const std::string why =
-      " (expected an integer from 1 to 1024: one thread per simulation at once, and more threads than hardware "
-      "threads do not make it faster; 1024 is above a two-socket AMD EPYC 9965 server's 768)\n";
-  EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv"), "--jobs", "0"}).err, "traincast: --jobs: got 0" + why);
+      " (expected an integer from 0 to 1024: 0 for all hardware threads; one thread per simulation at once, and "
+      "more threads than hardware threads do not make it faster; 1024 is above a two-socket AMD EPYC 9965 server's "
+      "768)\n";
+  // 0 is all hardware threads, as run --threads 0 (fresh user, session 42: refused before).
+  EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv"), "--jobs", "-1"}).err, "traincast: --jobs: got -1" + why);
   // A fresh user's --jobs 20000 on a 16-point sweep started 18,903 threads before this limit.
   EXPECT_EQ(run({"sweep", sweep_, "--out", path("r.csv"), "--jobs", "20000"}).err,
             "traincast: --jobs: got 20000" + why);

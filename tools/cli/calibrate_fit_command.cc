@@ -108,7 +108,7 @@ po::options_description fit_options() {
       "holdout", po::value<std::string>()->default_value("none"),
       "odd | even | none: leave the odd- (even-) indexed sizes out of the fit")(
       "device", po::value<std::string>(), "CSV: keep the rows of this device_key (e.g. sm_90)")(
-      "op", po::value<std::string>(), "operation of nccl-tests logs that name none")(
+      "op", po::value<std::string>(), "operation of nccl-tests logs that name none (a name nccl-tests --op takes)")(
       "force", "overwrite an existing profile")("inputs", po::value<std::vector<std::string>>(), "measurement files");
   return opts;
 }
@@ -172,6 +172,7 @@ int run_fit(const po::variables_map& vm, const po::options_description& opts, st
   resolve_base(vm["base"].as<std::string>(), vm["nodes"].as<int>(), sets, o);
   if (vm.count("gpus")) o.gpus = parse_gpus_option(vm["gpus"].as<std::string>(), o);
   o.holdout = parse_holdout(vm["holdout"].as<std::string>());
+  if (vm.count("op")) nccl_op_option("--op", vm["op"].as<std::string>());  // exactly nccl-tests' --op names
   std::vector<models::ProfileSource> sources;
   std::vector<std::string> notes;
   const models::MeasurementSet m = read_inputs(inputs, vm.count("device") ? vm["device"].as<std::string>() : "",

@@ -70,7 +70,7 @@ po::options_description validate_options() {
       "nodes", po::value<int>()->default_value(1), "nodes when the base is a node template")(
       "holdout", po::value<std::string>(), "odd | even: refit on the other half, show error on this one")(
       "device", po::value<std::string>(), "CSV: keep the rows of this device_key")(
-      "op", po::value<std::string>(), "operation of nccl-tests logs that name none")(
+      "op", po::value<std::string>(), "operation of nccl-tests logs that name none (a name nccl-tests --op takes)")(
       "cases", po::value<std::string>(), "validation cases file (nccl_tests cases) instead of PROFILE")(
       "max-large-error", po::value<double>()->default_value(5.0), "--cases: limit >= 1 MiB [%]")(
       "max-small-error", po::value<double>()->default_value(15.0), "--cases: limit < 1 MiB [%]")(
@@ -304,6 +304,7 @@ int run_validate(const po::variables_map& vm, const po::options_description& opt
   }
   const std::string device = vm.count("device") ? vm["device"].as<std::string>() : "";
   const std::string op = vm.count("op") ? vm["op"].as<std::string>() : "";
+  if (vm.count("op")) nccl_op_option("--op", op);  // exactly nccl-tests' --op names
   if (vm.count("cases")) return validate_cases(vm, out);
   return validate_profile_file(vm, device, op, out);
 }

@@ -18,8 +18,10 @@
 #include <ostream>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 #include "models/calibration/calibration_profile.h"
+#include "models/collectives/nccl_tests.h"
 #include "models/executor/power_thermal_setup.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
@@ -498,6 +500,33 @@ void check_thread_count(const std::string& flag, int n, std::string_view why, in
     throw UsageError(flag + ": got " + std::to_string(n) + " (expected an integer from " + std::to_string(min) +
                      " to " + std::to_string(io::kMaxThreads) + ": " + std::string(why) + ")");
   }
+}
+
+int thread_count_option(const std::string& flag, int n, std::string_view why) {
+  check_thread_count(flag, n, why, 0);
+  return n > 0 ? n : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+models::NcclTestsOp nccl_op_option(const std::string& flag, const std::string& text) {
+  std::vector<std::string> names;
+  for (int i = 0; i <= static_cast<int>(models::NcclTestsOp::sendrecv); ++i)
+    names.emplace_back(models::nccl_tests_op_name(static_cast<models::NcclTestsOp>(i)));
+  if (const auto it = std::find(names.begin(), names.end(), text); it != names.end())
+    return static_cast<models::NcclTestsOp>(it - names.begin());
+  // Another spelling of one of them ("AllReduce", "all-reduce", "all_reduce_perf"): named; else the
+  // closest name, if one is close.
+  std::string like = text;
+  std::replace(like.begin(), like.end(), '-', '_');
+  std::string hint;
+  try {
+    hint = ", did you mean \"" + std::string(models::nccl_tests_op_name(models::parse_nccl_tests_op(like))) + "\"?";
+  } catch (const std::invalid_argument&) {
+    hint = io::detail::did_you_mean(text, names);
+  }
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  throw UsageError(flag + ": got \"" + text + "\"" + hint + " (expected one of " + list +
+                   ": the names of nccl-tests' binaries without _perf)");
 }
 
 void check_at_least(const std::string& flag, int n, int min, std::string_view what) {

@@ -14,6 +14,7 @@
 namespace traincast::models {
 struct ClusterSpec;
 struct Scenario;
+enum class NcclTestsOp;
 }  // namespace traincast::models
 
 namespace traincast::cli {
@@ -31,13 +32,25 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
 
 /// Why a count of simulations run at once (`--jobs`, `cluster --threads`) stops at io::kMaxThreads.
 inline constexpr std::string_view kSimulationsWhy =
-    "one thread per simulation at once, and more threads than hardware threads do not make it faster; 1024 is "
+    "0 for all hardware threads; one thread per simulation at once, and more threads than hardware threads do not make "
+    "it faster; 1024 is "
     "above a two-socket AMD EPYC 9965 server's 768";
 
 /// Checks a worker-thread count given as `flag` (`--threads`, `--jobs`): `min` (1, or 0 where 0 means
 /// all hardware threads) to io::kMaxThreads (1024; models/io/scenario_io.h). Throws UsageError
 /// "FLAG: got N (expected an integer from MIN to 1024: WHY)".
 void check_thread_count(const std::string& flag, int n, std::string_view why, int min = 1);
+
+/// A count of threads or simulations at once (`--jobs`, `--threads`) as given, checked as
+/// check_thread_count does with min 0, and 0 made the host's hardware threads (at least 1): 0
+/// means all hardware threads for every such option, as `run --threads 0` does.
+int thread_count_option(const std::string& flag, int n, std::string_view why);
+
+/// The `--op` of nccl-tests and calibrate fit/validate: exactly one of the names nccl-tests' binaries
+/// have without "_perf" (models::nccl_tests_op_name: all_reduce, all_gather, reduce_scatter,
+/// alltoall, broadcast, reduce, sendrecv), as every other enum-valued option takes exactly its names.
+/// Throws UsageError "--op: got "allreduce", did you mean "all_reduce"? (expected one of ...)".
+models::NcclTestsOp nccl_op_option(const std::string& flag, const std::string& text);
 
 /// Checks a whole-number option `flag` (`--top`, `--replicate`, `--max-nodes`, ...) is at least
 /// `min`. Throws UsageError "FLAG: got N (expected a whole number >= MIN: WHAT)", as every option

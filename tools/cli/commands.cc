@@ -249,7 +249,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
                                                  "fail (exit 1) if the MAPE of any metric exceeds this [%]")(
       "max-error", po::value<double>(), "fail (exit 1) if any case's absolute error exceeds this [%]")(
       "jobs,j", po::value<int>()->default_value(1),
-      "cases simulated in parallel, 1 to 1024 (output identical for any value)")(
+      "cases simulated in parallel, 1 to 1024, 0 for all hardware threads (output identical for any value)")(
       "csv", po::value<std::string>(), "also write the table as CSV to this file")("force",
                                                                                    "overwrite an existing --csv file")(
       "half", po::value<std::string>()->default_value("all"),
@@ -268,8 +268,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     }
     if (!vm.count("cases")) throw UsageError("validate: no case file given (usage: traincast validate CASES...)");
     refuse_repeated_files(vm["cases"].as<std::vector<std::string>>(), "validate", "each case file once");
-    const int jobs = vm["jobs"].as<int>();
-    check_thread_count("--jobs", jobs, kSimulationsWhy);
+    const int jobs = thread_count_option("--jobs", vm["jobs"].as<int>(), kSimulationsWhy);
     if (vm.count("max-mape"))
       check_percentage("--max-mape", vm["max-mape"].as<double>(), "the largest mean error that passes");
     if (vm.count("max-error"))

@@ -19,6 +19,7 @@
 #include "tools/cli/cli_util.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/compare.h"
+#include "tools/cli/compare_notes.h"
 #include "tools/cli/interrupt.h"
 
 namespace traincast::cli {
@@ -160,7 +161,7 @@ po::options_description compare_options() {
       "tokens", po::value<double>(),
       "token budget for scenarios that give none (workload.training.train_tokens): a whole number, e.g. 1e12")(
       "jobs,j", po::value<int>()->default_value(1),
-      "scenarios simulated in parallel, 1 to 1024 (output identical for any value)")(
+      "scenarios simulated in parallel, 1 to 1024, 0 for all hardware threads (output identical for any value)")(
       "json", po::value<std::string>(), "also write the comparison as JSON to this file")(
       "csv", po::value<std::string>(), "also write the comparison as CSV to this file")(
       "force", "overwrite existing --json/--csv files")("scenarios", po::value<std::vector<std::string>>(),
@@ -184,8 +185,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         vm.count("scenarios") ? vm["scenarios"].as<std::vector<std::string>>() : std::vector<std::string>{};
     const std::vector<std::string> sets =
         vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
-    const int jobs = vm["jobs"].as<int>();
-    check_thread_count("--jobs", jobs, kSimulationsWhy);
+    const int jobs = thread_count_option("--jobs", vm["jobs"].as<int>(), kSimulationsWhy);
     const double tokens = vm.count("tokens") ? vm["tokens"].as<double>() : 0.0;
     if (vm.count("tokens") && !(tokens >= 1 && tokens <= io::kMaxTrainTokens && tokens == std::floor(tokens))) {
       // The shortest text that reads back to the value (1000000000.5 printed as "1e+09" before).
@@ -293,12 +293,14 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     column_overrides.reserve(cols.size());
     for (const Column& c : cols) column_overrides.push_back(c.overrides);
     print_column_warnings(in, column_overrides, vary_field, err);
+    // A --set price over columns of unlike hardware (compare_notes.h).
+    warn_prices_set_for_unlike_columns(in, sets, err);
     const InterruptScope interrupts;  // Ctrl-C stops the simulations (exit 130, nothing written)
     // On a terminal, "compare: scenarios simulated: 3/40 (8%)" (a 40-value --vary runs minutes).
     TerminalProgress progress(progress_terminal(err), kCompareProgress);
     const CompareResult result = compare_scenarios(in, budgets, jobs);
     progress.finish();
-    out << format_compare(result);
+    out << format_compare(result) << cooling_pue_note(in);
     if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), compare_to_json(result));
     if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), compare_to_csv(result));
     return 0;

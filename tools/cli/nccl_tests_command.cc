@@ -315,7 +315,8 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       "missing act; clock_factor, power_cap_w and supply_c are warned of (the model times transfers).\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "op", po::value<std::string>()->default_value("all_reduce"),
-      "all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce | sendrecv")(
+      "all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce | sendrecv (exactly these: the "
+      "binaries' names without _perf)")(
       "minbytes,b", po::value<std::string>()->default_value("32M"),
       "smallest size (nccl-tests default 32M); sizes 0 to 8388608G (2^53 bytes), whole bytes (1.5K, not 0.5)")(
       "maxbytes,e", po::value<std::string>()->default_value("32M"), "largest size (nccl-tests default 32M)")(
@@ -340,7 +341,7 @@ int nccl_tests_command(const std::vector<std::string>& args, std::ostream& out, 
       return 0;
     }
     if (!vm.count("scenario")) throw UsageError("nccl-tests: no scenario given (usage: traincast nccl-tests SCENARIO)");
-    const models::NcclTestsOp op = models::parse_nccl_tests_op(vm["op"].as<std::string>());
+    const models::NcclTestsOp op = nccl_op_option("--op", vm["op"].as<std::string>());
     const double min_bytes = size_option(vm, "minbytes", "-b");
     const double max_bytes = size_option(vm, "maxbytes", "-e");
     if (min_bytes > max_bytes) {

@@ -9,7 +9,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "models/hardware/catalog.h"
@@ -119,7 +118,7 @@ po::options_description plan_options(const planner::PlanOptions& defaults) {
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scalar field of the scenario first, e.g. --set cluster.num_nodes=16 (repeatable)")(
       "top", po::value<int>()->default_value(5), "layouts to print")(
-      "jobs,j", po::value<int>(), "simulations in parallel, 1 to 1024 (default: all hardware threads)")(
+      "jobs,j", po::value<int>(), "simulations in parallel, 1 to 1024, 0 for all hardware threads (the default)")(
       "json", po::value<std::string>(), "also write the result as JSON to this file")(
       "force", "overwrite an existing --json file")(
       "max-simulations", po::value<int>()->default_value(defaults.max_simulations),
@@ -153,11 +152,9 @@ PlanRequest read_plan_request(const po::variables_map& vm) {
   o.max_virtual_stages = vm["max-virtual-stages"].as<int>();
   o.max_micro_batch_size = vm["max-micro-batch"].as<int>();
   o.uneven_stages = vm.count("no-uneven") == 0;
-  o.jobs =
-      vm.count("jobs") ? vm["jobs"].as<int>() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.jobs = thread_count_option("--jobs", vm.count("jobs") ? vm["jobs"].as<int>() : 0, kSimulationsWhy);
   req.top = vm["top"].as<int>();
   check_at_least("--top", req.top, 1, "the layouts to print");
-  check_thread_count("--jobs", o.jobs, kSimulationsWhy);
   check_at_least("--max-simulations", o.max_simulations, 1, "the layouts simulated at most");
   check_at_least("--max-tp", o.max_tp, 0, "the largest TP tried, 0 for 2 x GPUs per node");
   check_at_least("--max-virtual-stages", o.max_virtual_stages, 1, "the largest interleaving, 1 for none");

@@ -508,6 +508,12 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
       o << ", " << format_energy_kwh(pw.energy_to_train_kwh) << " to train"
         << (models::wall_clock_to_train_s(r) > r.time_to_train_s ? " with failures" : "");
     o << "\n";
+    // Liquid cooling at the default PUE: cooling does not change PUE, which is then the survey's
+    // average, not a liquid-cooled facility's figure (fresh user, session 42).
+    if (sc.thermal.cooling == models::Cooling::liquid && pw.pue == models::PowerSpec{}.pue)
+      o << "  PUE " << format_fixed(pw.pue, 2) << " is power.pue's default (" << kDefaultPueSource
+        << "); cooling: liquid does not change it: give your facility's PUE with power { pue: ... } (or --set "
+           "power.pue=X)\n";
     // Clocks held below the maximum: by temperature (the Thermal line), by a cluster.overrides
     // clock_factor (the straggler's cause when it is this GPU), or by the power limit (its
     // override's power_cap_w when below the cluster's, else the cluster's).

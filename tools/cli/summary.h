@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/hardware/leaf_ports.h"
@@ -11,6 +12,11 @@
 #include "models/spec/scenario.h"
 
 namespace traincast::cli {
+
+/// Where power.pue's default (models::PowerSpec::pue, 1.58) comes from, as run and compare quote it
+/// beside a liquid-cooled scenario run at that default (cooling does not change PUE).
+inline constexpr std::string_view kDefaultPueSource =
+    "the Uptime Institute Global Data Center Survey 2023's average over the data centers surveyed";
 
 /// "12.35" style fixed-point formatting.
 std::string format_fixed(double value, int decimals);

@@ -520,8 +520,8 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
       "When every point is invalid the CSV keeps the reasons and the exit status is 2.\n\nOptions");
   opts.add_options()("help,h", "show this help")("out,o", po::value<std::string>(), "CSV file to write (required)")(
       "jobs,j", po::value<int>(),
-      "simulations at once, one thread each, 1 to 1024 (default: the number of cores; at most one per point)")(
-      "resume", "continue an interrupted --out file of the same sweep: skip the points it has")(
+      "simulations at once, one thread each, 1 to 1024, 0 for all hardware threads (the default; at most one per "
+      "point)")("resume", "continue an interrupted --out file of the same sweep: skip the points it has")(
       "shard", po::value<std::string>(), "run only points p with p % N == i (i/N, for job arrays; join with merge)")(
       "force", "overwrite an existing --out file")(
       "progress", po::value<std::string>()->default_value("auto"),
@@ -540,11 +540,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
     const bool resume = vm.count("resume") > 0;
     const bool force = vm.count("force") > 0;
     if (resume && force) throw UsageError("--resume and --force exclude each other (continue, or start over)");
-    int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (vm.count("jobs")) {
-      jobs = vm["jobs"].as<int>();
-      check_thread_count("--jobs", jobs, kSimulationsWhy);
-    }
+    const int jobs = thread_count_option("--jobs", vm.count("jobs") ? vm["jobs"].as<int>() : 0, kSimulationsWhy);
     const models::SweepShard shard =
         vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : models::SweepShard{};
     const std::string progress_mode = vm["progress"].as<std::string>();

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -234,10 +235,10 @@ TEST(ScenarioIoErrors, MixtureOfExpertsFields) {
                                "global_batch_size: 8")),
             (std::vector<std::string>{
                 "t.textproto:3:117: workload.model.moe_top_k: got 9 (expected an integer from 1 to num_experts = 8)",
-                "t.textproto:3:155: workload.model.first_dense_layers: got 8 (expected an integer from 0 to "
-                "num_layers - 1 = 7)",
                 "t.textproto:3:130: workload.model.moe_capacity_factor: got 0.5 (expected 0 for dropless routing, or "
                 "a number from 1 to 64)",
+                "t.textproto:3:155: workload.model.first_dense_layers: got 8 (expected an integer from 0 to "
+                "num_layers - 1 = 7)",
                 "t.textproto:4:20: workload.parallel.ep: 3 does not divide num_experts 8 (expected a divisor of 8)"}));
   EXPECT_EQ(errors_of(scenario(moe, "tp: 2 dp: 4 ep: 8", "global_batch_size: 8")),
             (std::vector<std::string>{
@@ -254,13 +255,16 @@ TEST(ScenarioIoErrors, MixtureOfExpertsFields) {
 
 TEST(ScenarioIoErrors, UnknownNodeTemplateAndGpu) {
   const std::string text = "cluster { node_template: \"dgx_h10\" gpu: \"H100\" }\n";
-  EXPECT_EQ(errors_of(text, Format::text, {"workload.model.num_layers=1"})[0],
-            "t.textproto:1:11: cluster.node_template: unknown node template \"dgx_h10\", did you mean \"dgx_h100\"? "
-            "(expected one of: " +
-                joined(models::node_template_names()) + ")");
+  // In line:column order: after the workload's "not set" errors at 1:1 (the file has no workload).
   const std::vector<std::string> errors = errors_of(text, Format::text, {"workload.model.num_layers=1"});
-  ASSERT_GE(errors.size(), 2u);
-  EXPECT_EQ(errors[1],
+  const auto template_error =
+      std::find(errors.begin(), errors.end(),
+                "t.textproto:1:11: cluster.node_template: unknown node template \"dgx_h10\", did you mean "
+                "\"dgx_h100\"? (expected one of: " +
+                    joined(models::node_template_names()) + ")");
+  ASSERT_NE(template_error, errors.end());
+  ASSERT_NE(template_error + 1, errors.end());
+  EXPECT_EQ(*(template_error + 1),
             "t.textproto:1:36: cluster.gpu: unknown GPU \"H100\" (expected \"\" for the node "
             "template's GPU, or one of: " +
                 joined(models::gpu_names()) + ")");

@@ -88,18 +88,18 @@ TEST(StorageReliabilityCostIo, ChecksArePositioned) {
       "t.textproto:5:33: storage.local.drive_write_gb_per_s: got -1 (expected a finite number > 0)",
       "t.textproto:6:15: storage.shared_fs.per_node_gb_per_s: got 0 (expected a finite number > 0)",
       "t.textproto:7:3: storage.bytes_per_sample: got -5 (expected a finite number >= 0)",
-      "t.textproto:10:3: reliability.failure[0].cause: not set (expected a cause name, unique in the list)",
-      "t.textproto:10:13: reliability.failure[0].per_gpu_hour: got -1e-5 (expected a finite number >= 0)",
       "t.textproto:9:1: reliability.horizon_s: is 0 and no token budget is given (expected horizon_s > 0, or "
       "workload.training.train_tokens > 0, e.g. 2670796800: 20 tokens per parameter of this 133539840-parameter "
       "model, "
       "Hoffmann et al. 2022, the budget the run summary uses)",
+      "t.textproto:10:3: reliability.failure[0].cause: not set (expected a cause name, unique in the list)",
+      "t.textproto:10:13: reliability.failure[0].per_gpu_hour: got -1e-5 (expected a finite number >= 0)",
       "t.textproto:11:3: reliability.monte_carlo_draws: got 0 (expected an integer from 1 to 1000000: the "
       "simulator's range)",
-      "t.textproto:13:56: cost.amortization_years: got 0 (expected a finite number > 0 and <= 100: a century)",
       "t.textproto:13:8: cost.energy_price_usd_per_kwh: got -0.1 (expected a finite number >= 0 and <= 100: USD 100 "
       "per kWh, 200x retail)",
       "t.textproto:13:39: cost.utilization: got 1.5 (expected a fraction in (0, 1])",
+      "t.textproto:13:56: cost.amortization_years: got 0 (expected a finite number > 0 and <= 100: a century)",
   };
   EXPECT_EQ(e, want);
 }

@@ -179,6 +179,12 @@ TEST(ValidationCases, CollectsErrorsOfTheCasesAndOfTheirScenarios) {
   } catch (const ScenarioError& e) {
     EXPECT_EQ(e.errors(),
               (std::vector<std::string>{
+                  // In line order (session 42: the case file's own checks came before its scenarios').
+                  path + ":4:3: workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor "
+                         "of 16)",
+                  // The case's `set` of tp broke the product: it is blamed, not dp in the scenario file.
+                  path + ":4:3: workload.parallel.tp: tp * pp * dp = 3 * 2 * 4 = 24 but the cluster has 16 GPUs (2 x "
+                         "dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 16)",
                   path + ":5:3: case[0].metric: unknown metric \"tflops\", did you mean \"tflops_per_gpu\"? (expected "
                          "one of: iteration_time_s, "
                          "tokens_per_s, tflops_per_gpu, hardware_tflops_per_gpu, mfu, hfu, activation_memory_gib, "
@@ -186,13 +192,8 @@ TEST(ValidationCases, CollectsErrorsOfTheCasesAndOfTheirScenarios) {
                   path + ":6:3: case[0].measured: got 0 (expected a finite number > 0 and <= 1e+12: no "
                          "metric's measurement comes near it: 1e12 tokens/s is 10,000x a 100,000-GPU run, "
                          "1e12 s 30,000 years)",
-                  path + ":9:3: case[1].name: \"a\" is used by an earlier case (expected a unique name)",
                   path + ":8:1: case[1].measured: not set (expected a finite number > 0)",
-                  path + ":4:3: workload.parallel.tp: 3 does not divide num_attention_heads 16 (expected a divisor "
-                         "of 16)",
-                  // The case's `set` of tp broke the product: it is blamed, not dp in the scenario file.
-                  path + ":4:3: workload.parallel.tp: tp * pp * dp = 3 * 2 * 4 = 24 but the cluster has 16 GPUs (2 x "
-                         "dgx_h100 with 8 GPUs each) (expected tp * pp * dp = 16)",
+                  path + ":9:3: case[1].name: \"a\" is used by an earlier case (expected a unique name)",
                   path + ":10:3: case[1].scenario: " + kDataDir +
                       "/missing.textproto: cannot read file (No such file or directory)"}));
   }

@@ -45,7 +45,7 @@ _lock = threading.Lock()  # one subcommand at a time: they install signal handle
 @dataclass(frozen=True)
 class Problem:
     """One problem of an input, as the CLI prints it: `file:line:column: field: message`.
-    file is the path, "<dict>" or "<text>" for a scenario given as data, "--set" for an override,
+    file is the path, "<dict>" or "<text>" for a scenario given as data, "overrides" for an override,
     or None; line and column are 1-based (None when the problem has no position); field is the
     field's path (e.g. "workload.parallel.tp") or None."""
     text: str
@@ -56,7 +56,7 @@ class Problem:
 
 
 _POSITIONED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?:(?P<field>[A-Za-z_][\w.\[\]]*): )?")
-_FIELD_ONLY = re.compile(r"^(?P<file>--set|--vary|.+?\.(?:textproto|txtpb|pbtxt|txt|json|csv)|<dict>|<text>): "
+_FIELD_ONLY = re.compile(r"^(?P<file>overrides|vary|--set|--vary|.+?\.(?:textproto|txtpb|pbtxt|txt|json|csv)|<dict>|<text>): "
                          r"(?:(?P<field>[A-Za-z_][\w.\[\]]*): )?")
 
 
@@ -125,11 +125,37 @@ def version() -> str:
     return cli("--version").stdout.strip()
 
 
+def _python_names(message: str, names: Mapping[str, str]) -> str:
+    """The CLI's message with each option this call passed named as the Python argument that gave
+    it (names: {"--set": "overrides", "--threads": "threads", ...}): where a line starts with it
+    ("--set: workload.parallel.tp: ..." -> "overrides: workload.parallel.tp: ...", "--threads: got
+    -1" -> "threads: got -1") and in a note's "as changed by --set x=1". The rest of a message (an
+    example such as "e.g. --set cluster.num_nodes=2") stays the CLI's."""
+    lines = []
+    for line in message.split("\n"):
+        lead = "traincast: " if line.startswith("traincast: ") else ""
+        body = line[len(lead):]
+        for flag, name in names.items():
+            if body.startswith(flag) and body[len(flag):len(flag) + 1] in (":", " "):
+                body = name + body[len(flag):]
+                break
+        at = body.find(" as changed by ")
+        if at >= 0:
+            tail = body[at:]
+            for flag, name in names.items():
+                tail = tail.replace(f" {flag} ", f" {name} ")
+            body = body[:at] + tail
+        lines.append(lead + body)
+    return "\n".join(lines)
+
+
 class _Call:
     """One subcommand call with a private temporary directory for the files it writes and for
-    scenarios given as text or dicts; their temporary paths are named "<dict>"/"<text>" in errors."""
+    scenarios given as text or dicts; their temporary paths are named "<dict>"/"<text>" in errors,
+    and the options in `names` ({"--set": "overrides", ...}) as the Python arguments that gave them."""
 
-    def __init__(self):
+    def __init__(self, names: Optional[Mapping[str, str]] = None):
+        self._names = dict(names or {})
         self._dir = tempfile.TemporaryDirectory(prefix="traincast-")
         self.dir = self._dir.name
         self._labels: dict[str, str] = {}
@@ -201,6 +227,7 @@ class _Call:
                 err = err.replace(path, label)
             # The CLI's flag, as this module spells it (run(..., force=True)).
             err = err.replace("(pass --force to overwrite it)", "(pass force=True to overwrite it)")
+            err = _python_names(err, self._names)
             raise ScenarioError(err or r.stdout, [*self._inputs, *self._labels.values()])
         if r.status not in ok:
             raise TraincastError(r.status, r.stderr, r.stdout)
@@ -312,7 +339,7 @@ def run(scenario: Scenario = None, overrides: Overrides = None, *, profile: Opti
     `overrides`; returns the JSON report as a dict (keys and units: docs/outputs.md), e.g.
     run()["iteration_time_s"]. profile: a calibration profile file; trace: also write a
     Chrome/Perfetto trace to this path (an existing file is refused unless force=True)."""
-    with _Call() as c:
+    with _Call({"--set": "overrides", "--threads": "threads", "--profile": "profile", "--trace": "trace"}) as c:
         path = c.scenario(scenario)
         args = ["run"] + ([path] if path else []) + _set_args(overrides) + _opt("--profile", _path_arg("profile", profile))
         args += _opt("--threads", _int_arg("threads", threads)) + _opt("--trace", trace) + _flag("--force", force)
@@ -326,7 +353,8 @@ def plan(scenario: Scenario = None, overrides: Overrides = None, *, top: int = 5
          max_micro_batch: Optional[int] = None) -> dict:
     """`traincast plan`: the best TP x PP x DP layouts for the scenario's model and cluster; returns
     the --json document as a dict (its ranked layouts empty, with the reasons, when none fits)."""
-    with _Call() as c:
+    with _Call({"--set": "overrides", "--top": "top", "--jobs": "jobs", "--max-simulations": "max_simulations",
+                "--max-tp": "max_tp", "--max-micro-batch": "max_micro_batch"}) as c:
         path = c.scenario(scenario)
         args = ["plan"] + ([path] if path else []) + _set_args(overrides) + ["--top", str(_int_arg("top", top))]
         args += _opt("--jobs", _int_arg("jobs", jobs)) + _opt("--max-simulations", _int_arg("max_simulations", max_simulations)) + _opt("--max-tp", _int_arg("max_tp", max_tp))
@@ -345,16 +373,16 @@ def compare(*scenarios: Scenario, vary: Union[None, str, Mapping[str, Sequence[A
     one scenario given (or the embedded default)."""
     if isinstance(vary, Mapping):
         if len(vary) != 1:
-            raise ScenarioError(f"--vary: got {len(vary)} fields (expected one field and its values)")
+            raise ScenarioError(f"vary: got {len(vary)} fields (expected one field and its values)")
         (name, values), = vary.items()
         if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
             raise TypeError(f"vary: {name}: got {values!r} (expected a list of values)")
         vary = f"{name}=" + ",".join(_value_text(v) for v in values)
-    with _Call() as c:
+    with _Call({"--set": "overrides", "--vary": "vary", "--tokens": "tokens", "--jobs": "jobs"}) as c:
         paths = [c.scenario(s) for s in scenarios]
         if any(p is None for p in paths):
             raise ScenarioError("compare: a scenario is None (give a path, text or dict; no scenario at all "
-                                "compares the embedded default with --vary)")
+                                "compares the embedded default with vary=)")
         args = ["compare", *paths] + _set_args(overrides) + _opt("--vary", vary) + _opt("--tokens", tokens)
         args += _opt("--jobs", _int_arg("jobs", jobs)) + ["--json", c.out("compare.json")]
         c.run(args)
@@ -370,7 +398,7 @@ def cluster(scenario: Scenario, overrides: Overrides = None, *, policy: Optional
     one process per job to this path (an existing file is refused unless force=True)."""
     if scenario is None:
         raise ScenarioError("cluster: a scenario is None (expected one with `job` entries; the embedded default has none)")
-    with _Call() as c:
+    with _Call({"--set": "overrides", "--policy": "policy", "--threads": "threads", "--trace": "trace"}) as c:
         path = c.scenario(scenario)
         args = ["cluster", path] + _set_args(overrides) + _opt("--policy", policy)
         args += _opt("--threads", _int_arg("threads", threads)) + _opt("--trace", trace) + _flag("--force", force)
@@ -385,7 +413,7 @@ def sweep(sweep_file: Union[str, os.PathLike], *, jobs: Optional[int] = None):
     its '#' provenance line dropped). Rows of points that are out of memory or invalid have their
     status and reason. Raises ModuleNotFoundError before running anything when pandas is missing."""
     pd = _pandas("sweep")
-    with _Call() as c:
+    with _Call({"--jobs": "jobs"}) as c:
         path = c.sweep_file(sweep_file)
         c.run(["sweep", path, "--out", c.out("sweep.csv"), "--progress", "never"] + _opt("--jobs", _int_arg("jobs", jobs)))
         return _read_csv_frame(c.out("sweep.csv"), pd)
@@ -404,7 +432,8 @@ def nccl_tests(scenario: Scenario, *, op: str = "all_reduce", min_bytes: Union[i
                 any(isinstance(g, bool) or not isinstance(g, int) for g in gpus):
             raise TypeError(f"gpus: got {gpus!r} (expected a list of GPU ids such as [0, 8], or a string such as \"0,8-15\")")
         gpus = ",".join(str(g) for g in gpus)
-    with _Call() as c:
+    with _Call({"--op": "op", "-b": "min_bytes", "-e": "max_bytes", "-f": "step_factor", "-d": "datatype",
+                "--gpus": "gpus", "--set": "overrides", "--profile": "profile"}) as c:
         path = c.scenario(scenario)
         args = ["nccl-tests"] + ([path] if path else []) + ["--op", op, "-b", str(min_bytes), "-e", str(max_bytes)]
         args += _opt("-f", step_factor) + ["-d", datatype] + _opt("--gpus", gpus) + _set_args(overrides)
@@ -437,7 +466,7 @@ def validate(*case_files: Union[str, os.PathLike], jobs: Optional[int] = None, h
     also when a case misses its tolerance (the CLI's exit status 1). Raises ModuleNotFoundError
     before running anything when pandas is missing."""
     pd = _pandas("validate")
-    with _Call() as c:
+    with _Call({"--jobs": "jobs", "--half": "half"}) as c:
         c._inputs += [os.fspath(f) if isinstance(f, os.PathLike) else str(f) for f in case_files]  # for ScenarioError.file, as run and sweep
         args = ["validate", *case_files] + _opt("--jobs", _int_arg("jobs", jobs)) + _opt("--half", half) + ["--csv", c.out("v.csv")]
         c.run(args, ok=(0, 1))

@@ -34,4 +34,11 @@ using traincast::test_support::slurp;  // tests/support/fixtures.h
 /// Whether `what` occurs in `text` (a command's stdout or stderr).
 inline bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
+/// Occurrences of `what` in `text` (overlapping ones counted).
+inline int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 }  // namespace traincast::cli::test_support

@@ -15,16 +15,10 @@
 namespace traincast::cli {
 namespace {
 
+using test_support::count;
 using test_support::has;
 using test_support::Result;
 using test_support::run;
-
-/// Occurrences of `what` in `text`.
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 /// A small TP 8 x DP `nodes` job on `nodes` DGX H100, `lines` (each ending in "\n") in its cluster
 /// block from line 4 on. Without `lines`: "parallel { tp: 8 ..." is line 7, tp at column 14.

@@ -241,3 +241,31 @@ TEST(FreshUser42Folding, TheFoldingLineNamesEachDistinctSettingOfAClass) {
 
 }  // namespace
 }  // namespace traincast::cli
+
+namespace traincast::cli {
+namespace {
+
+// Second fresh user of session 42: with node0/gpu5 at 0.8 and node0/gpu3 at 0.7 in one TP group,
+// the 0.8 entry said "(its TP group computes at its pace)" although gpu3 sets it (as on a TP-1
+// job, where there is no group). Now only the GPU that sets the pace says so, with its peers.
+TEST(FreshUser42bPace, OnlyTheGpuThatSetsItsGroupsPaceSaysSo) {
+  const traincast::test_support::TempDir dir("fresh_user42_pace");
+  const std::string two =
+      dir.write("two.textproto", scenario("  overrides { select: \"node0/gpu5\" clock_factor: 0.8 }\n"
+                                          "  overrides { select: \"node0/gpu3\" clock_factor: 0.7 }\n",
+                                          1));
+  const Result r = run({"run", two});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "  [0] node0/gpu5 clock_factor 0.8: SM clock 1,584 of 1,980 MHz while computing\n")) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "  [1] node0/gpu3 clock_factor 0.7: SM clock 1,386 of 1,980 MHz while computing (its TP "
+                  "group computes at its pace: 7 other GPUs wait for it up to "))
+      << r.out;
+  // `node01` is not node1 in a selector; --path said nothing and read it as node1.
+  const Result z = run({"explain", two, "--path", "node00/gpu1", "node0/gpu2"});
+  EXPECT_EQ(z.status, 2);
+  EXPECT_TRUE(has(z.err, "--path: 'node00/gpu1': 00 has a leading zero (expected ")) << z.err;
+}
+
+}  // namespace
+}  // namespace traincast::cli

@@ -140,6 +140,10 @@ int parse_gpu(const std::string& text, const models::Cluster& cluster) {
   // A number of at most 9 digits (std::stoi's range: "node99999999999.gpu0" threw out_of_range).
   auto number = [&](const std::string& s) {
     if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) throw bad();
+    // As cluster.overrides selectors: decimal without leading zeros ("node01" is not node1).
+    if (s.size() > 1 && s[0] == '0')
+      throw UsageError("--path: '" + text + "': " + s + " has a leading zero (expected " + kGpuForms +
+                       " with decimal numbers without leading zeros, as cluster.overrides selectors)");
     return std::stoi(s);
   };
   int gpu = 0;

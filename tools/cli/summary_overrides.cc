@@ -47,11 +47,13 @@ std::string override_effect_text(const models::OverridesReport& ov, const models
     if (e.folded) return "no effect: its GPUs run as the nominal ones (folded with them)";
     if (e.sm_clock_mhz <= 0) return "no clock reported (the power model did not run)";
     std::string s = "SM clock " + with_thousands(e.sm_clock_mhz) + " of " + with_thousands(e.boost_clock_mhz) +
-                    " MHz while computing (its TP group computes at its pace";
+                    " MHz while computing";
+    // Only where it sets its TP group's pace: not on a TP-1 job, a group slowed alike, or a GPU
+    // that a slower one of its group holds back (fresh user, session 42).
     if (e.peers_waiting > 0)
-      s += ": " + std::to_string(e.peers_waiting) + (e.peers_waiting == 1 ? " other GPU waits" : " other GPUs wait") +
-           " for it up to " + format_duration(e.peers_wait_s) + " per iteration";
-    s += ")";
+      s += " (its TP group computes at its pace: " + std::to_string(e.peers_waiting) +
+           (e.peers_waiting == 1 ? " other GPU waits" : " other GPUs wait") + " for it up to " +
+           format_duration(e.peers_wait_s) + " per iteration)";
     if (e.straggler) s += "; the straggler";
     return s;
   }

@@ -1,5 +1,5 @@
 // Cluster::settings_without_effect: fabric fields a scenario sets that the built fabric ignores,
-// so that the CLI can say so instead of answering as if they acted.
+// and overrides that change nothing, so that the CLI can say so instead of answering as if they acted.
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -14,6 +14,13 @@ std::vector<std::string> Cluster::settings_without_effect(const ClusterSpec& spe
   const FabricSpec& f = spec.fabric;
   const FabricSpec defaults;
   std::vector<std::string> notes;
+  // A clock_factor of 1 is the full boost clock, which its GPUs run at without it (a power cap at
+  // or above the limit is warned likewise: power_caps_without_effect).
+  for (std::size_t i = 0; i < spec.overrides.size(); ++i)
+    if (spec.overrides[i].clock_factor == 1.0)
+      notes.push_back("cluster.overrides[" + std::to_string(i) +
+                      "].clock_factor has no effect: 1 is the full boost clock, which the GPUs it names run at "
+                      "without it (expected below 1 to slow them, or no override)");
   if (c.fabric_slots() == 1) {
     std::vector<std::string> set;
     if (f.oversubscription != defaults.oversubscription) set.emplace_back("oversubscription");

@@ -265,6 +265,14 @@ TEST(FreshUser42bPace, OnlyTheGpuThatSetsItsGroupsPaceSaysSo) {
   const Result z = run({"explain", two, "--path", "node00/gpu1", "node0/gpu2"});
   EXPECT_EQ(z.status, 2);
   EXPECT_TRUE(has(z.err, "--path: 'node00/gpu1': 00 has a leading zero (expected ")) << z.err;
+  // clock_factor 1 changes nothing: warned at its position, as a power cap at the limit is.
+  const std::string one_text = scenario("  overrides { select: \"node0/gpu5\" clock_factor: 1 }\n", 1);
+  const std::string one = dir.write("one.textproto", one_text);
+  const Result w = run({"run", one});
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_TRUE(has(w.err, "warning: " + position(one, one_text, "clock_factor") +
+                             ": cluster.overrides[0].clock_factor has no effect: 1 is the full boost clock"))
+      << w.err;
 }
 
 }  // namespace

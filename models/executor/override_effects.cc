@@ -126,7 +126,7 @@ void fill_gpus(const Cluster& cluster, const std::vector<ResolvedSelector>& sel,
       const auto p = power.find(g);
       if (p == power.end()) continue;
       // Its TP group's other GPUs that waited for it (it sets the pace: it waited for none).
-      if (const auto w = worker_of.find(g); w != worker_of.end() && wait_of(g) <= 0)
+      if (const auto w = worker_of.find(g); w != worker_of.end() && p->second->compute_wait_s <= 0)
         for (int peer : simulated_worker_gpus[w->second])
           if (peer != g && wait_of(peer) > 0 && !std::binary_search(acting[i].ids.begin(), acting[i].ids.end(), peer) &&
               waiting.insert(peer).second) {

@@ -274,15 +274,15 @@ models::Scenario load_scenario_message(const tp::Scenario& message, std::string_
   return load_parsed(copy, no_source, {}, origin, Format::text, as_cli_overrides(overrides), nullptr);
 }
 
-std::string message_to_json(const pb::Message& message, bool all_fields, const char* what) {
+std::string message_to_json(const pb::Message& message, bool all_fields, const char* what, bool indent) {
   pb::util::JsonPrintOptions options;
-  options.add_whitespace = true;
+  options.add_whitespace = indent;
   options.always_print_primitive_fields = all_fields;
   options.preserve_proto_field_names = true;
   std::string out;
   const auto status = pb::util::MessageToJsonString(message, &out, options);
   if (!status.ok()) throw std::runtime_error(std::string(what) + ": " + std::string(status.message()));
-  if (out.empty() || out.back() != '\n') out += '\n';
+  if (indent && (out.empty() || out.back() != '\n')) out += '\n';
   return out;
 }
 
@@ -391,7 +391,10 @@ std::vector<std::string> by_position(std::vector<std::string> errors) {
 }  // namespace
 
 ScenarioError::ScenarioError(std::vector<std::string> errors)
-    : std::runtime_error(join_lines(by_position(errors))), errors_(by_position(std::move(errors))) {}
+    : std::runtime_error(""), errors_(by_position(std::move(errors))) {
+  // The base is built before errors_: its message is set here, from the ordered messages.
+  static_cast<std::runtime_error&>(*this) = std::runtime_error(join_lines(errors_));
+}
 
 Format format_for_path(const std::string& path) {
   // An empty name (`traincast run ''`, an unset shell variable) would print as ": cannot read".

@@ -178,4 +178,10 @@ std::string report_to_json(const models::Report& report) {
   return detail::message_to_json(report_to_proto(report), true, "report_to_json");
 }
 
+std::string overrides_to_json(const models::OverridesReport& ov) {
+  models::Report r;
+  r.overrides = ov;
+  return detail::message_to_json(report_to_proto(r).overrides(), true, "overrides_to_json", false);
+}
+
 }  // namespace traincast::io

@@ -14,4 +14,9 @@ namespace traincast::io {
 /// Non-finite doubles print as the strings "NaN", "Infinity", "-Infinity" (proto3 JSON).
 std::string report_to_json(const models::Report& report);
 
+/// The `overrides` object of report_to_json for `ov` (its keys, values and number formats, every
+/// field printed), on one line without whitespace: for `compare --json`'s rows, so that both
+/// commands write an entry alike.
+std::string overrides_to_json(const models::OverridesReport& ov);
+
 }  // namespace traincast::io

@@ -213,8 +213,10 @@ models::Scenario load_job_list_file(const std::string& path, const std::vector<s
 models::Scenario load_scenario_message(const proto::Scenario& message, std::string_view origin,
                                        const std::vector<std::string>& overrides);
 
-/// `message` as indented JSON with proto field names, ending in a newline; `all_fields` prints
-/// fields at their default too. Throws std::runtime_error naming `what` if protobuf refuses.
-std::string message_to_json(const google::protobuf::Message& message, bool all_fields, const char* what);
+/// `message` as indented JSON with proto field names, ending in a newline (`indent` false: on one
+/// line, without whitespace or the newline); `all_fields` prints fields at their default too.
+/// Throws std::runtime_error naming `what` if protobuf refuses.
+std::string message_to_json(const google::protobuf::Message& message, bool all_fields, const char* what,
+                            bool indent = true);
 
 }  // namespace traincast::io::detail

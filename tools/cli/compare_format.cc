@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/cost/prices.h"
+#include "models/io/report_io.h"
 #include "tools/cli/cli_util.h"
 #include "tools/cli/compare.h"
 #include "tools/cli/summary.h"
@@ -204,33 +205,14 @@ std::vector<std::pair<std::string, std::string>> figures(const CompareRow& w, st
   return f;
 }
 
-/// A row's "overrides" object for the JSON (only where its scenario has cluster.overrides): the
-/// cost against the same job without them (null where not known) and each entry with the keys of
-/// `run --json`'s overrides.entries, plus `effect`, its line of the text section.
+/// A row's JSON keys for its cluster.overrides (only where it has some): `overrides`, the object
+/// `run --json` writes (io::overrides_to_json: the same keys and number formats), and
+/// `override_effects`, each entry's line of the text section in entry order.
 std::string overrides_json(const models::OverridesReport& ov) {
-  std::ostringstream o;
-  o << "{\"cost_known\": " << (ov.cost_known ? "true" : "false")
-    << ", \"cost_s\": " << (ov.cost_known ? number(ov.cost_s) : "null")
-    << ", \"cost_fraction\": " << (ov.cost_known ? number(ov.cost_fraction) : "null") << ", \"entries\": [";
-  for (std::size_t i = 0; i < ov.entries.size(); ++i) {
-    const models::OverrideEffectReport& e = ov.entries[i];
-    const auto flag = [](bool b) { return b ? "true" : "false"; };
-    o << (i ? ", " : "") << "{\"index\": " << e.index << ", \"select\": " << json_string(e.select)
-      << ", \"setting\": " << json_string(e.setting) << ", \"acts\": " << flag(e.acts)
-      << ", \"folded\": " << flag(e.folded) << ", \"sm_clock_mhz\": " << number(e.sm_clock_mhz)
-      << ", \"boost_clock_mhz\": " << number(e.boost_clock_mhz) << ", \"straggler\": " << flag(e.straggler)
-      << ", \"hottest_gpu_c\": " << number(e.hottest_gpu_c)
-      << ", \"throttled_time_fraction\": " << number(e.throttled_time_fraction)
-      << ", \"bytes_per_iteration\": " << number(e.bytes_per_iteration)
-      << ", \"utilization\": " << number(e.utilization) << ", \"peer\": " << json_string(e.peer)
-      << ", \"peer_bytes_per_iteration\": " << number(e.peer_bytes_per_iteration)
-      << ", \"failed_instead_known\": " << flag(e.failed_instead_known)
-      << ", \"failed_instead_cost_s\": " << (e.failed_instead_known ? number(e.failed_instead_cost_s) : "null")
-      << ", \"peers_waiting\": " << e.peers_waiting << ", \"peers_wait_s\": " << number(e.peers_wait_s)
-      << ", \"effect\": " << json_string(override_effect_text(ov, e)) << "}";
-  }
-  o << "]}";
-  return o.str();
+  std::string o = ", \"overrides\": " + io::overrides_to_json(ov) + ", \"override_effects\": [";
+  for (std::size_t i = 0; i < ov.entries.size(); ++i)
+    o += (i ? ", " : "") + json_string(override_effect_text(ov, ov.entries[i]));
+  return o + "]";
 }
 
 }  // namespace
@@ -322,8 +304,7 @@ std::string compare_to_json(const CompareResult& r) {
     o << ", \"model_error_band_source\": " << json_string(r.rows[i].band.source)
       << ", \"model_error_band_absent\": " << json_string(r.rows[i].band.absent);
     // Only a row whose scenario has cluster.overrides: the other rows' keys stay as they were.
-    if (!r.rows[i].report.overrides.entries.empty())
-      o << ", \"overrides\": " << overrides_json(r.rows[i].report.overrides);
+    if (!r.rows[i].report.overrides.entries.empty()) o << overrides_json(r.rows[i].report.overrides);
     o << "}";
   }
   o << "\n  ],\n  \"verdicts\": [";

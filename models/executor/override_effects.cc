@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstddef>
+#include <exception>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -16,6 +18,7 @@
 #include "models/executor/training_run.h"
 #include "models/hardware/element_overrides.h"
 #include "models/hardware/override_overlaps.h"
+#include "models/reliability/worker_threads.h"
 
 namespace traincast::models {
 namespace {
@@ -183,34 +186,96 @@ std::optional<Scenario> without_acting_overrides(const Scenario& sc) {
   return out;
 }
 
+namespace {
+
+/// r's cost against the nominal job's iteration time.
+void set_cost(double nominal_iteration_s, Report& r) {
+  r.overrides.cost_known = true;
+  r.overrides.cost_s = r.iteration_time_s - nominal_iteration_s;
+  r.overrides.cost_fraction = nominal_iteration_s > 0 ? r.overrides.cost_s / nominal_iteration_s : 0.0;
+}
+
+/// Calls body(i) for i in [0, n) on options.threads (worker_threads.h) and rethrows the exception
+/// of the lowest i that threw, whatever order they ran in, so the error a user sees never depends
+/// on the thread count.
+template <class Body>
+void run_each_rethrowing_first(int threads, std::size_t n, const Body& body) {
+  std::vector<std::exception_ptr> errors(n);
+  for_each_index(threads, n, [&](std::size_t i) {
+    try {
+      body(i);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+/// A switch link at a bandwidth_factor keeps the flows static routing gives it, where a failed
+/// one's move to the other up-links: say what failing it would cost (the first kFailedRuns such
+/// entries that act; a link the routing cannot fail, e.g. adaptive's pooled up-links, is skipped).
+/// The runs are independent of each other: side by side on options.threads.
+void add_failed_link_costs(const Scenario& sc, double nominal_iteration_s, Report& r) {
+  constexpr std::size_t kFailedRuns = 4;
+  std::vector<std::size_t> links;
+  for (std::size_t i = 0; i < sc.cluster.overrides.size() && links.size() < kFailedRuns; ++i) {
+    const ElementOverride& o = sc.cluster.overrides[i];
+    if (i >= r.overrides.entries.size() || !(o.bandwidth_factor > 0) || selector_nodes(o.select).has_value()) continue;
+    if (r.overrides.entries[i].acts) links.push_back(i);
+  }
+  if (links.empty()) return;
+  std::vector<std::optional<double>> failed_s(links.size());
+  with_worker_threads(sc.options.threads, [&] {
+    run_each_rethrowing_first(sc.options.threads, links.size(), [&](std::size_t k) {
+      Scenario failed = sc;
+      failed.cluster.overrides[links[k]].bandwidth_factor = 0.0;
+      failed.cluster.overrides[links[k]].failed = true;
+      try {
+        failed_s[k] = simulate_training(failed).iteration_time_s;
+      } catch (const std::invalid_argument&) {
+        // the routing or topology cannot fail this link: nothing to say
+      }
+    });
+  });
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    if (!failed_s[k]) continue;
+    OverrideEffectReport& e = r.overrides.entries[links[k]];
+    e.failed_instead_known = true;
+    e.failed_instead_cost_s = *failed_s[k] - nominal_iteration_s;
+  }
+}
+
+}  // namespace
+
 void add_override_cost(const Scenario& sc, Report& r) {
   const std::optional<Scenario> base = without_acting_overrides(sc);
   if (!base) return;
-  const Report nominal = simulate_training(*base);
-  r.overrides.cost_known = true;
-  r.overrides.cost_s = r.iteration_time_s - nominal.iteration_time_s;
-  r.overrides.cost_fraction = nominal.iteration_time_s > 0 ? r.overrides.cost_s / nominal.iteration_time_s : 0.0;
-  // A switch link at a bandwidth_factor keeps the flows static routing gives it, where a failed
-  // one's move to the other up-links: say what failing it would cost (the first kFailedRuns such
-  // entries that act; a link the routing cannot fail, e.g. adaptive's pooled up-links, is skipped).
-  constexpr int kFailedRuns = 4;
-  int runs = 0;
-  for (std::size_t i = 0; i < sc.cluster.overrides.size() && runs < kFailedRuns; ++i) {
-    const ElementOverride& o = sc.cluster.overrides[i];
-    if (i >= r.overrides.entries.size() || !(o.bandwidth_factor > 0) || selector_nodes(o.select).has_value()) continue;
-    if (!r.overrides.entries[i].acts) continue;
-    Scenario failed = sc;
-    failed.cluster.overrides[i].bandwidth_factor = 0.0;
-    failed.cluster.overrides[i].failed = true;
-    ++runs;
-    try {
-      const double failed_s = simulate_training(failed).iteration_time_s;
-      r.overrides.entries[i].failed_instead_known = true;
-      r.overrides.entries[i].failed_instead_cost_s = failed_s - nominal.iteration_time_s;
-    } catch (const std::invalid_argument&) {
-      // the routing or topology cannot fail this link: nothing to say
-    }
-  }
+  const double nominal_s = simulate_training(*base).iteration_time_s;
+  set_cost(nominal_s, r);
+  add_failed_link_costs(sc, nominal_s, r);
+}
+
+Report simulate_training_with_override_cost(const Scenario& sc, sim::TraceRecorder* trace) {
+  const std::optional<Scenario> base = without_acting_overrides(sc);
+  if (!base) return simulate_training(sc, trace);
+  // The job and the job without its overrides are independent simulations: side by side (the
+  // job's error first if both throw). Each is deterministic alone, so the report is the same
+  // bytes for any thread count.
+  Report r;
+  double nominal_s = 0;
+  with_worker_threads(sc.options.threads, [&] {
+    run_each_rethrowing_first(sc.options.threads, 2, [&](std::size_t i) {
+      if (i == 0) {
+        r = simulate_training(sc, trace);
+      } else {
+        nominal_s = simulate_training(*base).iteration_time_s;
+      }
+    });
+  });
+  set_cost(nominal_s, r);
+  add_failed_link_costs(sc, nominal_s, r);
+  return r;
 }
 
 }  // namespace traincast::models

@@ -12,6 +12,7 @@
 #include "models/spec/report.h"
 #include "models/spec/scenario.h"
 #include "sim/flow_network.h"
+#include "sim/trace.h"
 
 namespace traincast::models {
 
@@ -36,5 +37,13 @@ std::optional<Scenario> without_acting_overrides(const Scenario& sc);
 /// bandwidth_factor that acts (the first 4), one run with that link failed instead:
 /// failed_instead_cost_s. `r` must be simulate_training(sc)'s. Throws as simulate_training.
 void add_override_cost(const Scenario& sc, Report& r);
+
+/// simulate_training(sc, trace) with add_override_cost's figures (`traincast run` and `compare`):
+/// the job and the same job without its acting overrides are independent simulations, run side by
+/// side on options.threads (worker_threads.h; 1 = one after the other on the calling thread), then
+/// the failed-link runs, side by side. The report is the same bytes for any thread count; the
+/// trace (may be null) records the job's run only. Peak memory is up to the two runs' together.
+/// Throws as simulate_training: the job's error first, then the nominal run's.
+Report simulate_training_with_override_cost(const Scenario& sc, sim::TraceRecorder* trace = nullptr);
 
 }  // namespace traincast::models

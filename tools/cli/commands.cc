@@ -72,8 +72,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "the embedded default, a Llama-3-8B-class model on one DGX H100, when none is given) and\n"
       "prints a summary: iteration time, tokens/s, TFLOP/s per GPU, MFU/HFU, where the time went,\n"
       "per-GPU memory and OOM verdict, the busiest links; with cluster.overrides, what each entry\n"
-      "did and what they cost (the job is simulated once more without them). The Monte-Carlo failure\n"
-      "draws show progress on stderr when it is a terminal; Ctrl-C (or SIGTERM) stops the run\n"
+      "did and what they cost (the job is simulated once more without them, alongside it where\n"
+      "--threads allows). The Monte-Carlo failure draws show progress on stderr when it is a\n"
+      "terminal; Ctrl-C (or SIGTERM) stops the run\n"
       "wherever it is, building the network, simulating or drawing (exit status 130, 143 for\n"
       "SIGTERM; no file written).\n\nOptions");
   opts.add_options()("help,h", "show this help")(
@@ -150,9 +151,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     const auto t0 = std::chrono::steady_clock::now();
     const models::Report report = [&] {
       try {
-        models::Report r = models::simulate_training(sc, vm.count("trace") ? &trace : nullptr);
-        models::add_override_cost(sc, r);  // the summary's and JSON's overrides.cost_s
-        return r;
+        // With cluster.overrides, also the job without them (the summary's and JSON's
+        // overrides.cost_s), side by side on --threads.
+        return models::simulate_training_with_override_cost(sc, vm.count("trace") ? &trace : nullptr);
       } catch (const std::invalid_argument& e) {
         rethrow_at_field(e, from_file ? vm["scenario"].as<std::string>() : std::string(), overrides);
       }

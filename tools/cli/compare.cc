@@ -363,13 +363,9 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
   std::vector<std::string> notes(inputs.size());   // a column run without compare's failure section
   // One column: its report, or its refusal in errors[i].
   // A side with cluster.overrides is also run without them, as `run` does, for its Overrides
-  // section's cost (models::add_override_cost: one more simulation, and one per switch link at a
+  // section's cost (models::simulate_training_with_override_cost: one more simulation, and one per switch link at a
   // bandwidth_factor, at most 4); nothing for a side without.
-  const auto simulate = [](const models::Scenario& sc) {
-    models::Report r = models::simulate_training(sc);
-    models::add_override_cost(sc, r);
-    return r;
-  };
+  const auto simulate = [](const models::Scenario& sc) { return models::simulate_training_with_override_cost(sc); };
   const auto simulate_column = [&](std::size_t i) {
     try {
       reports[i] = simulate(inputs[i].scenario);

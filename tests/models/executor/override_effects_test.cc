@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <stdexcept>
 #include <string>
 
 #include "models/executor/training_run.h"
@@ -281,6 +283,65 @@ TEST(OverrideEffects, SlowedUpLinkIsComparedWithItFailed) {
                    simulate_training(failed).iteration_time_s - simulate_training(nominal).iteration_time_s);
   EXPECT_LT(e.failed_instead_cost_s, r.overrides.cost_s);
   EXPECT_EQ(e.peer, "");  // a switch link has no like on another node
+}
+
+// `traincast run` and compare run the job and the job without its overrides side by side
+// (simulate_training_with_override_cost): the same figures as one after the other, for any
+// thread count, and the failed-link runs too.
+TEST(OverrideEffects, SideBySideCostRunsMatchOneAfterTheOther) {
+  Scenario sc = job(4, 8, 4);
+  sc.cluster.fabric.oversubscription = 2.0;
+  sc.cluster.fabric.routing = FabricRouting::d_mod_k;
+  ElementOverride slow_gpu;
+  slow_gpu.select = "node2/gpu5";
+  slow_gpu.clock_factor = 0.8;
+  sc.cluster.overrides = {slowed("leaf0->spine1", 0.1), slow_gpu, slowed("leaf1->spine0", 0.5)};
+  Report one_after = simulate_training(sc);
+  add_override_cost(sc, one_after);
+  ASSERT_TRUE(one_after.overrides.cost_known);
+  ASSERT_TRUE(one_after.overrides.entries[0].failed_instead_known);
+  for (const int threads : {1, 2, 0}) {
+    SCOPED_TRACE(threads);
+    sc.options.threads = threads;
+    const Report r = simulate_training_with_override_cost(sc);
+    EXPECT_EQ(r.events, one_after.events);
+    EXPECT_EQ(r.iteration_time_s, one_after.iteration_time_s);
+    EXPECT_EQ(r.overrides.cost_s, one_after.overrides.cost_s);
+    EXPECT_EQ(r.overrides.cost_fraction, one_after.overrides.cost_fraction);
+    ASSERT_EQ(r.overrides.entries.size(), one_after.overrides.entries.size());
+    for (std::size_t i = 0; i < r.overrides.entries.size(); ++i) {
+      EXPECT_EQ(r.overrides.entries[i].acts, one_after.overrides.entries[i].acts) << i;
+      EXPECT_EQ(r.overrides.entries[i].failed_instead_known, one_after.overrides.entries[i].failed_instead_known) << i;
+      EXPECT_EQ(r.overrides.entries[i].failed_instead_cost_s, one_after.overrides.entries[i].failed_instead_cost_s)
+          << i;
+    }
+  }
+}
+
+// A job that cannot run reports its own error, not the nominal run's (which here would succeed),
+// whatever the thread count.
+TEST(OverrideEffects, SideBySideRunsReportTheJobsError) {
+  Scenario sc = job(2, 8, 2);
+  ElementOverride bad;
+  bad.select = "node7/gpu0";  // 2 nodes: names nothing
+  bad.clock_factor = 0.9;
+  sc.cluster.overrides = {bad};
+  std::string alone;
+  try {
+    simulate_training(sc);
+  } catch (const std::invalid_argument& e) {
+    alone = e.what();
+  }
+  ASSERT_FALSE(alone.empty());
+  for (const int threads : {1, 2}) {
+    sc.options.threads = threads;
+    try {
+      simulate_training_with_override_cost(sc);
+      ADD_FAILURE() << "threads " << threads << ": no error";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), alone) << threads;
+    }
+  }
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ double tree_latency(int d, int p) {
 }
 
 // Pairs where a bigger domain is slower and NCCL's tree chain does not account for it, each with
-// its cause (docs/properties.md, "NVLink domain size"): "rack op /big algorithm > /small
+// its cause (docs/properties.md, "Session 36: NVLink domain size"): "rack op /big algorithm > /small
 // algorithm". The test fails on a pair not listed and on a listed one that no longer occurs.
 // Causes shared by several pairs are written once per pair (a map is simplest to check both ways).
 const std::map<std::string, std::string> kKnown{

@@ -13,6 +13,13 @@
 // cpu_ms_per_gpu_iteration (process CPU seconds per simulated GPU and iteration) and the DP 32 case
 // x_dp4, its ratio to the DP 4 case's median measured in the same run (~12 s in all;
 // docs/speed.md, "Per-event cost against GPU count").
+// Threads (issue 18: "--threads 2 >= 1.3x faster than --threads 1 on an unfolded 4,096-GPU GPT-3
+// 175B run with identical bytes"): scenarios/models/gpt3_175b.textproto on 512 DGX A100 (DP 64),
+// unfolded, node100/gpu3 at clock_factor 0.9, as `traincast run` simulates it (the job and the job
+// without its override, side by side where threads allow: simulate_training_with_override_cost),
+// at 1 then 2 threads; the second prints x_threads1, its wall time over the first's median measured
+// in the same run (< 1 is faster), and fails if any figure differs. Needs two free cores to mean
+// anything (~1 minute).
 #include <sys/resource.h>
 #include <time.h>
 
@@ -133,6 +140,42 @@ void run_weak_scaling(benchmark::State& state, int dp) {
 void BM_Llama405b_WeakScaling_Dp4_512Gpus(benchmark::State& s) { run_weak_scaling(s, 4); }
 void BM_Llama405b_WeakScaling_Dp32_4096Gpus(benchmark::State& s) { run_weak_scaling(s, 32); }
 
+std::vector<double> gpt3_one_thread_s;  // wall seconds of each BM_Gpt3_4096Gpus_Unfolded_Threads1 run
+double gpt3_one_thread_iteration_s = 0, gpt3_one_thread_cost_s = 0;
+
+void run_gpt3_threads(benchmark::State& state, int threads) {
+  auto sc = traincast::io::load_scenario_file(
+      std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/models/gpt3_175b.textproto",
+      {"cluster.num_nodes=512", "workload.parallel.dp=64", "options.fold_symmetric=false"});
+  sc.cluster.overrides.push_back({"node100/gpu3", 0.9, 0.0});
+  sc.options.threads = threads;
+  double seconds = 0;
+  traincast::models::Report report;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    report = traincast::models::simulate_training_with_override_cost(sc);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    benchmark::DoNotOptimize(report.iteration_time_s);
+  }
+  state.counters["events"] = static_cast<double>(report.events);
+  state.counters["max_rss_mb"] = max_rss_mb();
+  if (threads == 1) {
+    gpt3_one_thread_s.push_back(seconds);
+    gpt3_one_thread_iteration_s = report.iteration_time_s;
+    gpt3_one_thread_cost_s = report.overrides.cost_s;
+    return;
+  }
+  if (gpt3_one_thread_s.empty()) return;
+  if (report.iteration_time_s != gpt3_one_thread_iteration_s || report.overrides.cost_s != gpt3_one_thread_cost_s)
+    state.SkipWithError("the report differs from the one-thread run's");
+  std::vector<double> v = gpt3_one_thread_s;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  state.counters["x_threads1"] = seconds / v[v.size() / 2];  // acceptance: <= 1 / 1.3 = 0.77
+}
+
+void BM_Gpt3_4096Gpus_Unfolded_Threads1(benchmark::State& s) { run_gpt3_threads(s, 1); }
+void BM_Gpt3_4096Gpus_Unfolded_Threads2(benchmark::State& s) { run_gpt3_threads(s, 2); }
+
 void BM_Llama405b_Dp128_Symmetric(benchmark::State& s) { run_405b(s, false); }
 void BM_Llama405b_Dp128_OneGpuAt0_9(benchmark::State& s) { run_405b(s, true); }
 
@@ -143,6 +186,8 @@ BENCHMARK(BM_Llama405b_Dp128_Symmetric)->Unit(benchmark::kSecond)->Iterations(1)
 BENCHMARK(BM_Llama405b_Dp128_OneGpuAt0_9)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3);
 BENCHMARK(BM_Llama405b_WeakScaling_Dp4_512Gpus)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3);
 BENCHMARK(BM_Llama405b_WeakScaling_Dp32_4096Gpus)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(1);
+BENCHMARK(BM_Gpt3_4096Gpus_Unfolded_Threads1)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3)->UseRealTime();
+BENCHMARK(BM_Gpt3_4096Gpus_Unfolded_Threads2)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3)->UseRealTime();
 
 }  // namespace
 

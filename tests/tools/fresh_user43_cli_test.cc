@@ -1,0 +1,167 @@
+// Session 43's fresh-user gaps: `--set` could not add an entry to a list (`cluster.overrides[0]` on
+// a scenario without overrides was refused, so one GPU could not be slowed from the command line or
+// a sweep); compare's PUE note was in its text only, not its JSON and CSV, and keyed on the value
+// 1.58 rather than on the user not writing power.pue; `traincast run <(cat scenario.textproto)` was
+// refused because /dev/fd/63 has no extension.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
+
+namespace traincast::cli {
+namespace {
+
+using test_support::count;
+using test_support::has;
+using test_support::Result;
+using test_support::run;
+
+/// A small TP 8 x DP 2 job on 2 DGX H100, `cluster_lines` (each ending in "\n") in its cluster
+/// block, `extra` sections after it.
+std::string scenario(const std::string& cluster_lines = "", const std::string& extra = "",
+                     const std::string& parallel = "tp: 8 dp: 2") {
+  return "cluster {\n  node_template: \"dgx_h100\"\n  num_nodes: 2\n" + cluster_lines + "}\n" + extra +
+         "workload {\n  model { num_layers: 4 hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 "
+         "seq_length: 2048 }\n  parallel { " +
+         parallel + " }\n  training { global_batch_size: 16 }\n}\n";
+}
+
+/// A run's report from its iteration time to before its wall-clock line (which varies run to run).
+std::string report(const std::string& out) {
+  const std::size_t from = out.find("Iteration");
+  return out.substr(from, out.find("\nSimulated ") - from);
+}
+
+// ---- 1. --set adds a list entry ---------------------------------------------------------------
+
+// Before: "--set: cluster.overrides[0]: the scenario has no overrides entry (a --set changes an entry
+// the scenario writes; expected the entry written in the file)".
+TEST(FreshUser43SetAddsAnEntry, TwoSetsOfTheNextIndexMakeOneOverride) {
+  const traincast::test_support::TempDir dir("fresh_user43_add");
+  const std::string plain = dir.write("plain.textproto", scenario());
+  const Result r = run({"run", plain, "--set", "cluster.overrides[0].select=node1/gpu3", "--set",
+                        "cluster.overrides[0].clock_factor=0.9"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "  [0] node1/gpu3 clock_factor 0.9: SM clock")) << r.out;
+  EXPECT_EQ(count(r.out, "  [1] "), 0) << r.out;  // one entry, not two
+  // The same as the entry written in the file.
+  const std::string written =
+      dir.write("written.textproto", scenario("  overrides { select: \"node1/gpu3\" clock_factor: 0.9 }\n"));
+  const Result w = run({"run", written});
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_EQ(report(r.out), report(w.out));
+  // The order of the fields does not matter.
+  const Result swapped = run({"run", plain, "--set", "cluster.overrides[0].clock_factor=0.9", "--set",
+                              "cluster.overrides[0].select=node1/gpu3"});
+  ASSERT_EQ(swapped.status, 0) << swapped.err;
+  EXPECT_EQ(report(swapped.out), report(w.out));
+  // After the file's one entry, index 1 adds a second; index 0 still changes the file's.
+  const Result more =
+      run({"run", written, "--set", "cluster.overrides[1].select=node0/nic0", "--set",
+           "cluster.overrides[1].bandwidth_factor=0.5", "--set", "cluster.overrides[0].clock_factor=0.8"});
+  ASSERT_EQ(more.status, 0) << more.err;
+  EXPECT_TRUE(has(more.out, "  [0] node1/gpu3 clock_factor 0.8: ")) << more.out;
+  EXPECT_TRUE(has(more.out, "  [1] node0/nic0 bandwidth_factor 0.5: ")) << more.out;
+}
+
+TEST(FreshUser43SetAddsAnEntry, AnIndexPastTheCountIsRefusedWithTheCount) {
+  const traincast::test_support::TempDir dir("fresh_user43_past");
+  const std::string plain = dir.write("plain.textproto", scenario());
+  Result r = run({"run", plain, "--set", "cluster.overrides[1].select=node1/gpu3"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "--set: cluster.overrides[1]: index 1 is out of range (the scenario has no overrides entries: expected 0 "
+            "to add one)\n");
+  const std::string one =
+      dir.write("one.textproto", scenario("  overrides { select: \"node1/gpu3\" clock_factor: 0.9 }\n"));
+  r = run({"run", one, "--set", "cluster.overrides[2].select=node1/gpu3"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "--set: cluster.overrides[2]: index 2 is out of range (the scenario has 1 overrides entry: expected 0 to "
+            "change one, or 1 to add one)\n");
+}
+
+// The added entry is checked as one the file writes; its errors name the --set.
+TEST(FreshUser43SetAddsAnEntry, AnAddedEntryIsCheckedAndItsErrorsNameTheSet) {
+  const traincast::test_support::TempDir dir("fresh_user43_check");
+  const std::string plain = dir.write("plain.textproto", scenario());
+  Result r = run({"run", plain, "--set", "cluster.overrides[0].select=node9/gpu3", "--set",
+                  "cluster.overrides[0].clock_factor=0.9"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind("--set: cluster.overrides[0].select: ", 0), 0u) << r.err;
+  EXPECT_TRUE(has(r.err, "node9")) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  // A required select left unset: at the --set that made the entry, not at a line of the file.
+  r = run({"run", plain, "--set", "cluster.overrides[0].clock_factor=0.9"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind("--set: cluster.overrides[0].select: required (expected a GPU", 0), 0u) << r.err;
+  // A value out of range, as in a file.
+  r = run({"run", plain, "--set", "cluster.overrides[0].select=node1/gpu3", "--set",
+           "cluster.overrides[0].clock_factor=1.5"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "--set: cluster.overrides[0].clock_factor: got 1.5 (expected 0.1 <= f <= 1")) << r.err;
+  // A bad value adds nothing: the next --set of index 0 is refused as the entry's own error, not
+  // followed by an entry of defaults.
+  r = run({"run", plain, "--set", "cluster.overrides[0].clock_factor=x"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "--set: cluster.overrides[0].clock_factor: invalid value \"x\" (expected a number)\n");
+}
+
+// A list of numbers, and a list inside an added entry.
+TEST(FreshUser43SetAddsAnEntry, ScalarListsTakeTheNextIndexToo) {
+  const traincast::test_support::TempDir dir("fresh_user43_scalar");
+  const std::string pp2 = dir.write("pp2.textproto", scenario("", "", "tp: 8 pp: 2 dp: 1"));
+  Result r = run({"run", pp2, "--print-scenario", "--set", "workload.parallel.pipeline_stage_layers[0]=1", "--set",
+                  "workload.parallel.pipeline_stage_layers[1]=3"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "pipeline_stage_layers: 1")) << r.out;
+  EXPECT_TRUE(has(r.out, "pipeline_stage_layers: 3")) << r.out;
+  // A list check on the added entries is reported at a --set.
+  r = run({"run", pp2, "--set", "workload.parallel.pipeline_stage_layers[0]=1", "--set",
+           "workload.parallel.pipeline_stage_layers[1]=1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "--set: workload.parallel.pipeline_stage_layers: sums to 2 layers (expected num_layers = 4)"))
+      << r.err;
+  r = run({"run", pp2, "--set", "workload.parallel.pipeline_stage_layers[1]=1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "--set: workload.parallel.pipeline_stage_layers[1]: index 1 is out of range (the scenario has no "
+            "pipeline_stage_layers entries: expected 0 to add one)\n");
+}
+
+// compare's --set and --vary, and a sweep file's `set`, share the code.
+TEST(FreshUser43SetAddsAnEntry, CompareVaryAndSweepSetAddTheEntryToo) {
+  const traincast::test_support::TempDir dir("fresh_user43_compare");
+  const std::string plain = dir.write("plain.textproto", scenario());
+  const Result c = run({"compare", plain, "--set", "cluster.overrides[0].select=node1/gpu3", "--vary",
+                        "cluster.overrides[0].clock_factor=0.5,0.9"});
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_TRUE(has(c.out, "Overrides of cluster.overrides[0].clock_factor=0.5")) << c.out;
+  EXPECT_TRUE(has(c.out, "  [0] node1/gpu3 clock_factor 0.9: ")) << c.out;
+  // A sweep's `set` adds the entry at every point; a bad one is refused once, at that `set`.
+  const std::string sweep = dir.write("s.sweep.textproto",
+                                      "scenario_file: \"plain.textproto\"\n"
+                                      "set: \"cluster.overrides[0].select=node1/gpu3\"\n"
+                                      "set: \"cluster.overrides[0].clock_factor=0.5\"\n"
+                                      "axis { path: \"workload.training.global_batch_size\" values: \"16\" values: "
+                                      "\"32\" }\n");
+  const Result s = run({"sweep", sweep, "--out", dir.file("s.csv")});
+  ASSERT_EQ(s.status, 0) << s.err;
+  const std::string bad = dir.write("bad.sweep.textproto",
+                                    "scenario_file: \"plain.textproto\"\n"
+                                    "set: \"cluster.overrides[0].select=node7/gpu3\"\n"
+                                    "set: \"cluster.overrides[0].clock_factor=0.5\"\n"
+                                    "axis { path: \"workload.training.global_batch_size\" values: \"16\" values: "
+                                    "\"32\" }\n");
+  const Result b = run({"sweep", bad, "--out", dir.file("b.csv")});
+  EXPECT_EQ(b.status, 2);
+  EXPECT_EQ(count(b.err, "cluster.overrides[0].select: "), 1) << b.err;
+  EXPECT_TRUE(has(b.err, bad + ":2:1: cluster.overrides[0].select: no node7 (the cluster has node0-1)")) << b.err;
+}
+
+}  // namespace
+}  // namespace traincast::cli

@@ -163,5 +163,71 @@ TEST(FreshUser43SetAddsAnEntry, CompareVaryAndSweepSetAddTheEntryToo) {
   EXPECT_TRUE(has(b.err, bad + ":2:1: cluster.overrides[0].select: no node7 (the cluster has node0-1)")) << b.err;
 }
 
+// ---- 2. compare's PUE note in JSON and CSV, keyed on presence -----------------------------------
+
+/// A 72-GPU job on `nodes` x `tmpl`, `extra` (sections) after the cluster.
+std::string rack(const std::string& tmpl, int nodes, const std::string& extra = "") {
+  return "cluster {\n  node_template: \"" + tmpl + "\"\n  num_nodes: " + std::to_string(nodes) + "\n}\n" + extra +
+         "workload {\n  model { num_layers: 4 hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 "
+         "seq_length: 2048 }\n  parallel { tp: 8 dp: 9 }\n  training { global_batch_size: 72 }\n}\n";
+}
+
+TEST(FreshUser43PueNote, CompareWritesThePueNotePerRowInJsonAndCsv) {
+  const traincast::test_support::TempDir dir("fresh_user43_pue");
+  const std::string gb = dir.write("gb.textproto", rack("gb200_nvl72", 1, "thermal { cooling: liquid }\n"));
+  const std::string h100 = dir.write("dgx_h100.textproto", rack("dgx_h100", 9));
+  const std::string json = dir.file("c.json"), csv = dir.file("c.csv");
+  const Result r = run({"compare", gb, h100, "--json", json, "--csv", csv});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string note =
+      "gb is liquid-cooled and dgx_h100 air-cooled, yet both use power.pue 1.58, its default (the Uptime Institute "
+      "Global Data Center Survey 2023's average over the data centers surveyed): cooling does not change PUE, so "
+      "their facility power and energy differ by IT power alone. Give each scenario its facility's PUE: power { "
+      "pue: ... } in its file (--set power.pue=X sets every column alike).";
+  EXPECT_TRUE(has(r.out, "\nPUE: " + note + "\n")) << r.out;
+  const std::string j = test_support::slurp(json);
+  EXPECT_EQ(count(j, "\"pue_note\": \"" + note + "\""), 2) << j;  // both rows it names
+  const std::string c = test_support::slurp(csv);
+  const std::string header = c.substr(0, c.find('\n'));
+  EXPECT_EQ(header.substr(header.size() - std::string(",model_error_band_absent,pue_note").size()),
+            ",model_error_band_absent,pue_note")
+      << header;
+  EXPECT_EQ(count(c, ",\"" + note + "\"\n"), 2) << c;  // quoted: the note has commas
+  // Without a note: the key and the column are there, empty.
+  const std::string b200 = dir.write("b200.textproto", rack("dgx_b200", 9));
+  ASSERT_EQ(run({"compare", h100, b200, "--json", json, "--csv", csv, "--force"}).status, 0);
+  EXPECT_EQ(count(test_support::slurp(json), "\"pue_note\": \"\""), 2);
+  const std::string c2 = test_support::slurp(csv);
+  EXPECT_EQ(count(c2, "\n"), 3) << c2;
+  EXPECT_EQ(count(c2, ",\n"), 2) << c2;  // each row's last cell, empty
+}
+
+// Before: `pue: 1.58` written in the file still read as "its default" (the note keyed on the value).
+TEST(FreshUser43PueNote, APueWrittenAtTheDefaultsValueIsTheUsersAndGetsNoNote) {
+  const traincast::test_support::TempDir dir("fresh_user43_pue_written");
+  const std::string gb = dir.write("gb.textproto", rack("gb200_nvl72", 1, "thermal { cooling: liquid }\n"));
+  const std::string gb_written =
+      dir.write("gbw.textproto", rack("gb200_nvl72", 1, "thermal { cooling: liquid }\npower { pue: 1.58 }\n"));
+  const std::string h100 = dir.write("dgx_h100.textproto", rack("dgx_h100", 9));
+  const std::string json = dir.file("c.json");
+  Result r = run({"compare", gb_written, h100, "--json", json});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(has(r.out, "PUE:")) << r.out;
+  EXPECT_EQ(count(test_support::slurp(json), "\"pue_note\": \"\""), 2);
+  // --set power.pue=1.58 states it for every column alike.
+  r = run({"compare", gb, h100, "--set", "power.pue=1.58"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(has(r.out, "PUE:")) << r.out;
+  // run's line for liquid cooling likewise.
+  r = run({"run", gb_written});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "at PUE 1.58; energy")) << r.out;
+  EXPECT_FALSE(has(r.out, "power.pue's default")) << r.out;
+  r = run({"run", gb});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "power.pue's default")) << r.out;
+  EXPECT_FALSE(has(run({"run", gb, "--set", "power.pue=1.58"}).out, "power.pue's default"));
+}
+
 }  // namespace
 }  // namespace traincast::cli

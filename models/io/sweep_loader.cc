@@ -197,8 +197,9 @@ class SweepLoader {
     std::string text;
     Format format = Format::text;
     try {
-      format = format_for_path(path);
-      text = read_input_file(path);
+      InputText input = read_input(path);
+      format = input.format;
+      text = std::move(input.text);
     } catch (const ScenarioError& e) {
       error("scenario_file", e.what());
       return;
@@ -546,9 +547,8 @@ models::Sweep load_sweep_text(std::string_view text, std::string_view origin, Fo
 }
 
 models::Sweep load_sweep_file(const std::string& path) {
-  const Format format = format_for_path(path);
-  const std::string text = read_input_file(path);
-  return load_sweep_text(text, path, format, std::filesystem::path(path).parent_path().string());
+  const InputText input = read_input(path);
+  return load_sweep_text(input.text, path, input.format, std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace traincast::io

@@ -5,10 +5,12 @@
 // refused because /dev/fd/63 has no extension.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
 
+#include "models/io/scenario_io.h"
 #include "tests/support/fixtures.h"
 #include "tests/tools/cli_run.h"
 
@@ -227,6 +229,86 @@ TEST(FreshUser43PueNote, APueWrittenAtTheDefaultsValueIsTheUsersAndGetsNoNote) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "power.pue's default")) << r.out;
   EXPECT_FALSE(has(run({"run", gb, "--set", "power.pue=1.58"}).out, "power.pue's default"));
+}
+
+// ---- 3. a scenario path without an extension: read by content -------------------------------
+
+/// A pipe holding `text` (written and closed before the read: it fits the pipe's buffer), read as
+/// /dev/fd/N as the shell's <(cat FILE) gives it. Closes its read end when destroyed.
+class Pipe {
+ public:
+  explicit Pipe(const std::string& text) {
+    int fds[2];
+    EXPECT_EQ(pipe(fds), 0);
+    read_fd_ = fds[0];
+    EXPECT_EQ(write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    close(fds[1]);
+  }
+  ~Pipe() { close(read_fd_); }
+  Pipe(const Pipe&) = delete;
+  Pipe& operator=(const Pipe&) = delete;
+  std::string path() const { return "/dev/fd/" + std::to_string(read_fd_); }
+
+ private:
+  int read_fd_ = -1;
+};
+
+// Before: "/dev/fd/63: unknown file extension "" (expected .textproto, .txtpb, .pbtxt, .txt or .json)".
+TEST(FreshUser43NoExtension, APipedScenarioIsReadByContent) {
+  const std::string text = scenario();
+  const traincast::test_support::TempDir dir("fresh_user43_pipe");
+  const Result file = run({"run", dir.write("s.textproto", text)});
+  ASSERT_EQ(file.status, 0) << file.err;
+  const Pipe p(text);
+  const Result r = run({"run", p.path()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(report(r.out), report(file.out));
+  // Errors name the path as given, with their positions.
+  const Pipe bad("cluster { num_nodez: 2 }\n");
+  const Result e = run({"run", bad.path()});
+  EXPECT_EQ(e.status, 2);
+  EXPECT_EQ(e.err.rfind(bad.path() + ":1:11: cluster.num_nodez: unknown field", 0), 0u) << e.err;
+}
+
+TEST(FreshUser43NoExtension, AFileWithoutAnExtensionIsJsonWhenItStartsWithABrace) {
+  const traincast::test_support::TempDir dir("fresh_user43_noext");
+  const std::string text_file = dir.write("scenario", "# a comment\n" + scenario());
+  Result r = run({"run", text_file});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string json_file = dir.write("scenario_json",
+                                          "\n  {\"cluster\": {\"node_template\": \"dgx_h100\", \"num_nodes\": 2},\n"
+                                          " \"workload\": {\"model\": {\"num_layers\": 4, \"hidden_size\": 2048, "
+                                          "\"num_attention_heads\": 16, \"vocab_size\": 32000, \"seq_length\": 2048},"
+                                          " \"parallel\": {\"tp\": 8, \"dp\": 2}, \"training\": "
+                                          "{\"global_batch_size\": 16}}}\n");
+  const Result j = run({"run", json_file});
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_EQ(report(j.out), report(r.out));
+  // JSON's own errors, positioned: it was read as JSON.
+  const std::string bad_json = dir.write("bad_json", "{\"cluster\": {\"num_nodes\": \"two\"}}\n");
+  r = run({"run", bad_json});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind(bad_json + ":1:27: cluster.num_nodes: ", 0), 0u) << r.err;
+  EXPECT_EQ(io::format_of_text("\xEF\xBB\xBF \r\n{}"), io::Format::json);
+  EXPECT_EQ(io::format_of_text(""), io::Format::text);
+  EXPECT_EQ(io::format_of_text("# {\n"), io::Format::text);
+  // Another extension is still refused, and a missing file named as missing.
+  r = run({"run", dir.write("s.yaml", scenario())});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, ": unknown file extension \".yaml\"")) << r.err;
+  r = run({"run", dir.file("nosuch")});
+  EXPECT_EQ(r.err, dir.file("nosuch") + ": cannot read file (No such file or directory)\n");
+}
+
+// compare reads its one scenario for its defaults and for every --vary column: a pipe is read once.
+TEST(FreshUser43NoExtension, ComparePipedWithVaryReadsThePipeOncePerCommand) {
+  const Pipe p(scenario());
+  const Result r = run({"compare", p.path(), "--vary", "workload.training.global_batch_size=16,32"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "workload.training.global_batch_size=32")) << r.out;
+  // Outside a command nothing is kept: the pipe, read, is empty now.
+  const Result again = run({"run", p.path()});
+  EXPECT_EQ(again.status, 2) << again.out;
 }
 
 }  // namespace

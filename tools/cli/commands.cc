@@ -419,6 +419,9 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   const std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
+  // A scenario piped in (`traincast compare <(cat a.textproto) --vary ...`) reads the same each
+  // time the command reads it (io::ReadOnceScope).
+  const io::ReadOnceScope read_once;
   if (cmd == "run") return run_command(args, out, err);
   if (cmd == "validate") return validate_command(args, out, err);
   if (cmd == "catalog") return catalog_command(args, out, err);

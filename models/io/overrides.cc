@@ -174,6 +174,25 @@ std::string value_form_problem(const pb::FieldDescriptor* target, std::string_vi
   return {};
 }
 
+/// What is wrong with entry `index` of a list of `size` entries named `segment`, past the next one.
+std::string index_past_end(int index, int size, const std::string& segment) {
+  std::string what = "index " + std::to_string(index) + " is out of range (the scenario has ";
+  if (size == 0) return what.append("no ").append(segment).append(" entries: expected 0 to add one)");
+  what.append(std::to_string(size)).append(" ").append(segment).append(size == 1 ? " entry" : " entries");
+  what.append(": expected 0");
+  if (size > 1) what.append(" to ").append(std::to_string(size - 1));
+  return what.append(" to change one, or ").append(std::to_string(size)).append(" to add one)");
+}
+
+/// Message field `field` of `message` for writing: entry `index` of a list (added when it is the
+/// next one), or the singular field (index -1).
+pb::Message* mutable_child(pb::Message* message, const pb::FieldDescriptor* field, int index) {
+  const pb::Reflection* r = message->GetReflection();
+  if (index < 0) return r->MutableMessage(message, field);
+  if (index == r->FieldSize(*message, field)) return r->AddMessage(message, field);
+  return r->MutableRepeatedMessage(message, field, index);
+}
+
 void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& errors,
                std::map<std::string, std::string>& origins, std::map<std::string, std::string>* values) {
   const std::size_t eq = o.assignment.find('=');
@@ -240,12 +259,7 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
       entry.append("[").append(std::to_string(index)).append("]");
       const int size = reflection->FieldSize(*containing, field);
       if (index > size) {
-        const std::string count = std::to_string(size);
-        fail(entry, "index " + std::to_string(index) + " is out of range (the scenario has " +
-                        (size == 0 ? "no " + segment + " entries: expected 0 to add one)"
-                                   : count + " " + segment + (size == 1 ? " entry" : " entries") + ": expected 0" +
-                                         (size == 1 ? "" : " to " + std::to_string(size - 1)) + " to change one, or " +
-                                         count + " to add one)"));
+        fail(entry, index_past_end(index, size, segment));
         return;
       }
       if (index == size) added.push_back(entry);
@@ -320,13 +334,7 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
   }
   pb::Message* message = &root;
   for (std::size_t i = 0; i + 1 < fields.size(); ++i) {
-    const pb::Reflection* r = message->GetReflection();
-    if (indices[i] < 0)
-      message = r->MutableMessage(message, fields[i]);
-    else if (indices[i] == r->FieldSize(*message, fields[i]))
-      message = r->AddMessage(message, fields[i]);
-    else
-      message = r->MutableRepeatedMessage(message, fields[i], indices[i]);
+    message = mutable_child(message, fields[i], indices[i]);
   }
   set_scalar(*message, target, value, target_index);
   // An entry this override added is its origin as a whole: a check on a field of it that no

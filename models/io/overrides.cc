@@ -37,11 +37,56 @@ bool parse_double(std::string_view s, double& out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
-/// Sets `field` of `message` from `text` (a repeated field: its entry `index`, which must exist;
-/// a singular one: index -1); returns false, leaving `message` as it was, when the text is not a
-/// valid value.
+/// Appends the field's default value (0, false, "", its enum's default) to repeated scalar `field`.
+void add_default(pb::Message& message, const pb::FieldDescriptor* field) {
+  const pb::Reflection* r = message.GetReflection();
+  using F = pb::FieldDescriptor;
+  switch (field->cpp_type()) {
+    case F::CPPTYPE_INT32:
+      r->AddInt32(&message, field, 0);
+      break;
+    case F::CPPTYPE_INT64:
+      r->AddInt64(&message, field, 0);
+      break;
+    case F::CPPTYPE_UINT32:
+      r->AddUInt32(&message, field, 0);
+      break;
+    case F::CPPTYPE_UINT64:
+      r->AddUInt64(&message, field, 0);
+      break;
+    case F::CPPTYPE_DOUBLE:
+      r->AddDouble(&message, field, 0);
+      break;
+    case F::CPPTYPE_FLOAT:
+      r->AddFloat(&message, field, 0);
+      break;
+    case F::CPPTYPE_BOOL:
+      r->AddBool(&message, field, false);
+      break;
+    case F::CPPTYPE_STRING:
+      r->AddString(&message, field, "");
+      break;
+    case F::CPPTYPE_ENUM:
+      r->AddEnum(&message, field, field->default_value_enum());
+      break;
+    case F::CPPTYPE_MESSAGE:
+      r->AddMessage(&message, field);
+      break;
+  }
+}
+
+/// Sets `field` of `message` from `text` (a repeated field: its entry `index`, which must exist or
+/// be the next one, added; a singular one: index -1); returns false, leaving `message` as it was,
+/// when the text is not a valid value.
 bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::string_view raw, int index = -1) {
   const pb::Reflection* r = message.GetReflection();
+  if (index >= 0 && index == r->FieldSize(message, field)) {
+    // A new entry: added with the default value, then set; removed again if the text is no value.
+    add_default(message, field);
+    if (set_scalar(message, field, raw, index)) return true;
+    r->RemoveLast(&message, field);
+    return false;
+  }
   const bool one = index < 0;
   const std::string_view text = trim(raw);
   using F = pb::FieldDescriptor;
@@ -129,6 +174,25 @@ std::string value_form_problem(const pb::FieldDescriptor* target, std::string_vi
   return {};
 }
 
+/// What is wrong with entry `index` of a list of `size` entries named `segment`, past the next one.
+std::string index_past_end(int index, int size, const std::string& segment) {
+  std::string what = "index " + std::to_string(index) + " is out of range (the scenario has ";
+  if (size == 0) return what.append("no ").append(segment).append(" entries: expected 0 to add one)");
+  what.append(std::to_string(size)).append(" ").append(segment).append(size == 1 ? " entry" : " entries");
+  what.append(": expected 0");
+  if (size > 1) what.append(" to ").append(std::to_string(size - 1));
+  return what.append(" to change one, or ").append(std::to_string(size)).append(" to add one)");
+}
+
+/// Message field `field` of `message` for writing: entry `index` of a list (added when it is the
+/// next one), or the singular field (index -1).
+pb::Message* mutable_child(pb::Message* message, const pb::FieldDescriptor* field, int index) {
+  const pb::Reflection* r = message->GetReflection();
+  if (index < 0) return r->MutableMessage(message, field);
+  if (index == r->FieldSize(*message, field)) return r->AddMessage(message, field);
+  return r->MutableRepeatedMessage(message, field, index);
+}
+
 void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& errors,
                std::map<std::string, std::string>& origins, std::map<std::string, std::string>* values) {
   const std::size_t eq = o.assignment.find('=');
@@ -147,7 +211,10 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
   };
 
   // Resolve the whole path first (fields, and the entries an index names in `root`), so a bad
-  // override leaves the message untouched. A segment "name[i]" names entry i of a repeated field.
+  // override leaves the message untouched. A segment "name[i]" names entry i of a repeated field;
+  // i equal to the number of entries names a new one, added (with its fields' defaults) when the
+  // override applies; the entries added, by path ("cluster.overrides[0]"), for `origins`.
+  std::vector<std::string> added;
   std::vector<const pb::FieldDescriptor*> fields;
   std::vector<int> indices;               // per field: the entry of a repeated field, else -1
   const pb::Message* containing = &root;  // the message holding the last field resolved
@@ -191,15 +258,11 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
       std::string entry = here;
       entry.append("[").append(std::to_string(index)).append("]");
       const int size = reflection->FieldSize(*containing, field);
-      if (index >= size) {
-        fail(entry, size == 0 ? "the scenario has no " + segment +
-                                    " entry (a --set changes an entry the scenario writes; "
-                                    "expected the entry written in the file)"
-                              : "index " + std::to_string(index) + " is out of range (the scenario has " +
-                                    std::to_string(size) + " " + segment + " entries: expected 0 to " +
-                                    std::to_string(size - 1) + ")");
+      if (index > size) {
+        fail(entry, index_past_end(index, size, segment));
         return;
       }
+      if (index == size) added.push_back(entry);
       here = entry;
     } else if (field->is_repeated()) {
       fail(here, "is a repeated field (expected one entry by its index, e.g. " + here + "[0]" +
@@ -211,9 +274,13 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     walked = here;
     type = field->message_type();
     if (dot == std::string::npos) break;
-    if (type != nullptr)
-      containing = index >= 0 ? &reflection->GetRepeatedMessage(*containing, field, index)
-                              : &reflection->GetMessage(*containing, field);
+    if (type != nullptr) {
+      // An entry to be added reads as a default one (its message type's prototype).
+      const bool adding = index >= 0 && index == reflection->FieldSize(*containing, field);
+      containing = adding       ? reflection->GetMessageFactory()->GetPrototype(type)
+                   : index >= 0 ? &reflection->GetRepeatedMessage(*containing, field, index)
+                                : &reflection->GetMessage(*containing, field);
+    }
     start = dot + 1;
   }
   const pb::FieldDescriptor* target = fields.back();
@@ -267,11 +334,12 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
   }
   pb::Message* message = &root;
   for (std::size_t i = 0; i + 1 < fields.size(); ++i) {
-    const pb::Reflection* r = message->GetReflection();
-    message = indices[i] >= 0 ? r->MutableRepeatedMessage(message, fields[i], indices[i])
-                              : r->MutableMessage(message, fields[i]);
+    message = mutable_child(message, fields[i], indices[i]);
   }
   set_scalar(*message, target, value, target_index);
+  // An entry this override added is its origin as a whole: a check on a field of it that no
+  // override wrote (a required select) names the override that made the entry (Checker::where).
+  for (const std::string& entry : added) origins[entry] = o.origin;
   origins[walked] = o.origin;
   if (values != nullptr) (*values)[walked] = std::string(value);
 }

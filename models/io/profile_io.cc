@@ -487,8 +487,9 @@ std::string measurement_kind(std::string_view text) {
 }  // namespace
 
 std::shared_ptr<const models::CalibrationProfile> load_profile_file(const std::string& path) {
-  const Format format = format_for_path(path);
-  const std::string text = read_input_file(path);
+  const InputText input = read_input(path);
+  const Format format = input.format;
+  const std::string& text = input.text;
   if (const std::string kind = measurement_kind(text); !kind.empty()) {
     // A measurement file where the profile belongs (`calibrate validate LOG LOG`): say so, not
     // the text format's errors on its first line.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -625,9 +626,14 @@ void unused_override_errors(const std::map<std::string, std::string>& override_o
     reads += " and " + f;
     expected += " or " + f;
   }
-  for (const auto& entry : override_origins) {
-    const std::string& path = entry.first;
+  for (auto entry = override_origins.begin(); entry != override_origins.end(); ++entry) {
+    const std::string& path = entry->first;
     if (path.rfind("cluster.", 0) == 0 || path == "name" || path == "description" || path == "profile") continue;
+    // A message entry an override added ("job[0]") is followed by the field it set ("job[0].name"):
+    // that field's error says it.
+    if (const auto next = std::next(entry);
+        next != override_origins.end() && next->first.rfind(path + ".", 0) == 0 && path.back() == ']')
+      continue;
     if (std::find(use.also_reads.begin(), use.also_reads.end(), path) != use.also_reads.end()) continue;
     std::string msg = "has no effect: ";
     msg.append(use.command).append(" uses only ").append(reads).append(" (expected ").append(expected).append(")");

@@ -103,6 +103,13 @@ void set_coolant(S& s, const FieldValue& v) {
   s.thermal.given.coolant_c = true;
 }
 
+/// power.pue: read with its presence (PowerSpec::given), always written.
+std::optional<FieldValue> get_pue(const S& s) { return s.power.pue; }
+void set_pue(S& s, const FieldValue& v) {
+  s.power.pue = std::get<double>(v);
+  s.power.given.pue = true;
+}
+
 // Order: as scenario_fields.h says.
 constexpr ScenarioField kFields[] = {
     field<&S::name>("name"),
@@ -277,7 +284,7 @@ constexpr ScenarioField kFields[] = {
     field<&S::cost, &Cost::utilization>("cost.utilization"),
     // power
     field<&S::power, &Power::gpu_power_limit_w>("power.gpu_power_limit_w"),
-    field<&S::power, &Power::pue>("power.pue"),
+    {"power.pue", FieldKind::floating, &get_pue, &set_pue},
     field<&S::power, &Power::cpu_load_fraction>("power.cpu_load_fraction"),
     field<&S::power, &Power::psu_redundant>("power.psu_redundant"),
     field<&S::power, &Power::memory_bound_fraction>("power.memory_bound_fraction"),

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <system_error>
@@ -288,7 +289,53 @@ std::string message_to_json(const pb::Message& message, bool all_fields, const c
 
 }  // namespace detail
 
+namespace {
+
+/// ReadOnceScope's state: the scopes alive and the texts of the non-regular files read in them.
+struct ReadOnce {
+  std::mutex mutex;
+  int scopes = 0;
+  std::map<std::string, std::string> texts;  ///< by path as given
+};
+ReadOnce& read_once() {
+  static ReadOnce state;
+  return state;
+}
+
+std::string read_input_file_once(const std::string& path, std::string_view expected);
+
+}  // namespace
+
+ReadOnceScope::ReadOnceScope() {
+  const std::lock_guard lock(read_once().mutex);
+  ++read_once().scopes;
+}
+
+ReadOnceScope::~ReadOnceScope() {
+  const std::lock_guard lock(read_once().mutex);
+  if (--read_once().scopes == 0) read_once().texts.clear();
+}
+
 std::string read_input_file(const std::string& path, std::string_view expected) {
+  std::error_code ec;
+  // A pipe or a FIFO (not a regular file, nor a directory) can be read once: kept in a scope.
+  const bool once = !path.empty() && std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec) &&
+                    !std::filesystem::is_directory(path, ec);
+  if (!once) return read_input_file_once(path, expected);
+  ReadOnce& state = read_once();
+  {
+    const std::lock_guard lock(state.mutex);
+    if (const auto it = state.texts.find(path); it != state.texts.end()) return it->second;
+  }
+  std::string text = read_input_file_once(path, expected);
+  const std::lock_guard lock(state.mutex);
+  if (state.scopes > 0) state.texts.emplace(path, text);
+  return text;
+}
+
+namespace {
+
+std::string read_input_file_once(const std::string& path, std::string_view expected) {
   if (path.empty()) throw ScenarioError({"\"\": an empty file name (expected the path of an input file)"});
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -328,6 +375,8 @@ std::string read_input_file(const std::string& path, std::string_view expected) 
   if (in.bad()) throw ScenarioError({path + ": cannot read file (read error)"});
   return text;
 }
+
+}  // namespace
 
 // ------------------------------------------------------------------------------------------------
 // Public API
@@ -396,7 +445,11 @@ ScenarioError::ScenarioError(std::vector<std::string> errors)
   static_cast<std::runtime_error&>(*this) = std::runtime_error(join_lines(errors_));
 }
 
-Format format_for_path(const std::string& path) {
+namespace {
+
+/// format_for_path's format; nullopt for a file that exists and whose name has no extension (read
+/// it to tell: format_of_text).
+std::optional<Format> format_by_name(const std::string& path) {
   // An empty name (`traincast run ''`, an unset shell variable) would print as ": cannot read".
   if (path.empty()) throw ScenarioError({"\"\": an empty file name (expected the path of a scenario file)"});
   std::error_code ec;
@@ -409,13 +462,34 @@ Format format_for_path(const std::string& path) {
   // A missing file is named as missing, whatever its extension (`traincast run nosuchfile`).
   if (!std::filesystem::exists(path, ec) && !std::filesystem::is_symlink(path, ec))
     throw ScenarioError({path + ": cannot read file (No such file or directory)"});
+  if (ext.empty()) return std::nullopt;
+  throw ScenarioError(
+      {path + ": unknown file extension \"" + ext + "\" (expected .textproto, .txtpb, .pbtxt, .txt or .json)"});
+}
+
+}  // namespace
+
+Format format_for_path(const std::string& path) {
+  if (const std::optional<Format> format = format_by_name(path)) return *format;
   // ".json" is a hidden file's whole name to std::filesystem, without an extension (fresh user 39).
   const std::string name = std::filesystem::path(path).filename().string();
-  const std::string hidden = ext.empty() && name.size() > 1 && name[0] == '.'
-                                 ? " (a name that starts with its only dot, \"" + name + "\", has none)"
-                                 : "";
-  throw ScenarioError({path + ": unknown file extension \"" + ext + "\"" + hidden +
-                       " (expected .textproto, .txtpb, .pbtxt, .txt or .json)"});
+  const std::string hidden =
+      name.size() > 1 && name[0] == '.' ? " (a name that starts with its only dot, \"" + name + "\", has none)" : "";
+  throw ScenarioError(
+      {path + ": unknown file extension \"\"" + hidden + " (expected .textproto, .txtpb, .pbtxt, .txt or .json)"});
+}
+
+Format format_of_text(std::string_view text) {
+  std::size_t i = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;  // a UTF-8 byte-order mark, as read_message skips it
+  i = text.find_first_not_of(" \t\r\n", i);
+  return i != std::string_view::npos && text[i] == '{' ? Format::json : Format::text;
+}
+
+InputText read_input(const std::string& path) {
+  const std::optional<Format> by_name = format_by_name(path);
+  std::string text = read_input_file(path);
+  const Format format = by_name ? *by_name : format_of_text(text);
+  return {std::move(text), format};
 }
 
 namespace {
@@ -466,9 +540,9 @@ models::Scenario load_default(const std::vector<std::string>& overrides, std::ve
 
 models::Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides,
                                     const std::string& last_option) {
-  const Format format = format_for_path(path);
-  const std::string text = read_input_file(path);
-  return load_noting_overrides(text, path, format, as_cli_overrides(overrides, last_option), "", nullptr, nullptr);
+  const InputText input = read_input(path);
+  return load_noting_overrides(input.text, path, input.format, as_cli_overrides(overrides, last_option), "", nullptr,
+                               nullptr);
 }
 
 models::Scenario load_scenario_text(std::string_view text, std::string_view origin, Format format,
@@ -478,18 +552,17 @@ models::Scenario load_scenario_text(std::string_view text, std::string_view orig
 
 models::Scenario load_cluster_scenario_file(const std::string& path, const std::vector<std::string>& overrides,
                                             const ClusterUse& use) {
-  const Format format = format_for_path(path);
-  const std::string text = read_input_file(path);
-  return load_noting_overrides(text, path, format, as_cli_overrides(overrides), "", &use, nullptr);
+  const InputText input = read_input(path);
+  return load_noting_overrides(input.text, path, input.format, as_cli_overrides(overrides), "", &use, nullptr);
 }
 
 namespace detail {
 
 models::Scenario load_job_list_file(const std::string& path, const std::vector<std::string>& overrides,
                                     bool& workload_given) {
-  const Format format = format_for_path(path);
-  const std::string text = read_input_file(path);
-  return load_noting_overrides(text, path, format, as_cli_overrides(overrides), "", nullptr, nullptr, &workload_given);
+  const InputText input = read_input(path);
+  return load_noting_overrides(input.text, path, input.format, as_cli_overrides(overrides), "", nullptr, nullptr,
+                               &workload_given);
 }
 
 }  // namespace detail
@@ -504,9 +577,9 @@ models::Scenario load_scenario_for_layout_search(const std::string& path, const 
                                                  std::vector<std::string>& layout_problems) {
   layout_problems.clear();
   if (path.empty()) return load_default(overrides, &layout_problems);
-  const Format format = format_for_path(path);
-  const std::string text = read_input_file(path);
-  return load_noting_overrides(text, path, format, as_cli_overrides(overrides), "", nullptr, &layout_problems);
+  const InputText input = read_input(path);
+  return load_noting_overrides(input.text, path, input.format, as_cli_overrides(overrides), "", nullptr,
+                               &layout_problems);
 }
 
 std::string scenario_to_text(const models::Scenario& scenario) {
@@ -522,9 +595,9 @@ std::string scenario_to_json(const models::Scenario& scenario) {
 
 std::string field_position(const std::string& path, const std::string& field_path) {
   try {
-    const std::string text = read_input_file(path);
+    const InputText input = read_input(path);
     tp::Scenario message;
-    const detail::ReadOutcome read = detail::read_message(text, path, format_for_path(path), message);
+    const detail::ReadOutcome read = detail::read_message(input.text, path, input.format, message);
     std::vector<PathStep> steps;
     if (!detail::resolve_path(message.GetDescriptor(), field_path, steps, nullptr))
       return detail::format_pos(path, {1, 1});

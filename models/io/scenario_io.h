@@ -83,8 +83,40 @@ std::string read_input_file(const std::string& path,
 enum class Format { text, json };
 
 /// The format a file name implies: .textproto, .txtpb, .pbtxt, .txt -> text; .json -> json.
-/// Throws ScenarioError("path: unknown file extension ...") for anything else.
+/// Throws ScenarioError("path: unknown file extension ...") for anything else. For output paths
+/// (and inputs whose name must say it); an input is read with read_input.
 Format format_for_path(const std::string& path);
+
+/// The format of a document by its content: JSON when its first byte that is not blank (after a
+/// UTF-8 byte-order mark) is '{', the text format otherwise (a text-format scenario cannot start
+/// with '{'; an empty or comment-only one is text).
+Format format_of_text(std::string_view text);
+
+/// An input's text and format (read_input).
+struct InputText {
+  std::string text;
+  Format format = Format::text;
+};
+
+/// Reads an input file (a scenario, a sweep or cases file, a profile) with its format: by its
+/// extension as format_for_path, or, for a name without one (/dev/fd/63 from the shell's <(cmd),
+/// a FIFO, a file named `scenario`), by its content (format_of_text). Throws as format_for_path (a
+/// directory, a missing file, an unknown extension such as .yaml) and read_input_file do; every
+/// message names the path as given. A FIFO without a writer blocks, as `cat` does.
+InputText read_input(const std::string& path);
+
+/// While one lives (main_dispatch holds one for each command), read_input_file reads a file that
+/// is not a regular file (a pipe such as the shell's <(cmd), a FIFO, /dev/stdin) once: a later read
+/// of the same path in the scope gets the same text, where a second read of a pipe would get
+/// nothing (compare reads a scenario again for its defaults and for each --vary column). Outside
+/// every scope nothing is kept (the Python module's calls read each time). Scopes may nest.
+class ReadOnceScope {
+ public:
+  ReadOnceScope();
+  ~ReadOnceScope();
+  ReadOnceScope(const ReadOnceScope&) = delete;
+  ReadOnceScope& operator=(const ReadOnceScope&) = delete;
+};
 
 /// Reads, parses, overrides and validates a scenario file.
 /// overrides: "field.path=value" assignments (the CLI's --set), applied in order after parsing and

@@ -57,12 +57,18 @@ class Checker {
   bool overridden(const std::string& path) const { return override_origin(path) != nullptr; }
 
   /// The origin of the override that set `path` or, for a list, one of its entries
-  /// ("path[i]...", `--set workload.parallel.pipeline_stage_layers[0]=12`); null when none did.
+  /// ("path[i]...", `--set workload.parallel.pipeline_stage_layers[0]=12`), or that added the list
+  /// entry `path` lies in (`--set cluster.overrides[0].clock_factor=0.9` on a file without
+  /// overrides: cluster.overrides[0].select); null when none did.
   const std::string* override_origin(const std::string& path) const {
     if (const auto it = override_origins_.find(path); it != override_origins_.end()) return &it->second;
     const std::string entry = path + "[";
     const auto it = override_origins_.lower_bound(entry);
     if (it != override_origins_.end() && it->first.compare(0, entry.size(), entry) == 0) return &it->second;
+    // An enclosing entry "a.b[i]" is recorded only when an override added it (apply_overrides).
+    for (std::size_t end = path.find("]."); end != std::string::npos; end = path.find("].", end + 1))
+      if (const auto added = override_origins_.find(path.substr(0, end + 1)); added != override_origins_.end())
+        return &added->second;
     return nullptr;
   }
 

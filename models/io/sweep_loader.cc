@@ -197,8 +197,9 @@ class SweepLoader {
     std::string text;
     Format format = Format::text;
     try {
-      format = format_for_path(path);
-      text = read_input_file(path);
+      InputText input = read_input(path);
+      format = input.format;
+      text = std::move(input.text);
     } catch (const ScenarioError& e) {
       error("scenario_file", e.what());
       return;
@@ -235,14 +236,17 @@ class SweepLoader {
     detail::apply_overrides(base_, sets(), errors_.list(), origins);
   }
 
-  /// A bad cluster.overrides entry of a base scenario file is refused once, here, positioned in
-  /// that file as `traincast run` refuses it (fresh user 41: every point's CSV row said it, without
-  /// a position, and the sweep exited 2 after running them all). Not when an axis varies a field
-  /// the override checks read (cluster.*, power.*, thermal.*, profile): the entry may be good at
-  /// some points, and each point says where it is not. An inline base (scenario { }) has no
-  /// positions of its own: its points say it.
+  /// A bad cluster.overrides entry of a base scenario file (or one a `set` entry adds to it, at
+  /// that `set`) is refused once, here, positioned in that file as `traincast run` refuses it (fresh user 41: every
+  /// point's CSV row said it, without a position, and the sweep exited 2 after running them all). Not when an axis
+  /// varies a field the override checks read (cluster.*, power.*, thermal.*, profile): the entry may be good at some
+  /// points, and each point says where it is not. An inline base (scenario { }) has no positions of its own: its points
+  /// say it.
   void check_base_overrides() {
-    if (base_map_ == nullptr || file_base_.cluster().overrides_size() == 0) return;
+    // Entries the file writes, or that a `set` adds (set: "cluster.overrides[0].select=node1/gpu3").
+    const bool set_adds = std::any_of(m_.set().begin(), m_.set().end(),
+                                      [](const std::string& s) { return s.rfind("cluster.overrides[", 0) == 0; });
+    if (base_map_ == nullptr || (file_base_.cluster().overrides_size() == 0 && !set_adds)) return;
     for (const AxisBuild& a : axes_) {
       const std::string& path = a.axis.path;
       if (path.rfind("cluster.", 0) == 0 || path.rfind("power.", 0) == 0 || path.rfind("thermal.", 0) == 0 ||
@@ -543,9 +547,8 @@ models::Sweep load_sweep_text(std::string_view text, std::string_view origin, Fo
 }
 
 models::Sweep load_sweep_file(const std::string& path) {
-  const Format format = format_for_path(path);
-  const std::string text = read_input_file(path);
-  return load_sweep_text(text, path, format, std::filesystem::path(path).parent_path().string());
+  const InputText input = read_input(path);
+  return load_sweep_text(input.text, path, input.format, std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace traincast::io

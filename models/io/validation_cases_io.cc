@@ -174,9 +174,8 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
 
 std::vector<models::ValidationCase> load_validation_cases(const std::string& path,
                                                           const std::vector<std::string>& cli_overrides) {
-  const Format format = format_for_path(path);
-  const std::string text = read_input_file(path);
-  return load_validation_cases_text(text, path, format, std::filesystem::path(path).parent_path().string(),
+  const InputText input = read_input(path);
+  return load_validation_cases_text(input.text, path, input.format, std::filesystem::path(path).parent_path().string(),
                                     cli_overrides);
 }
 
@@ -262,8 +261,9 @@ std::vector<models::ValidationCase> load_validation_cases_text(std::string_view 
       std::string scenario_text;
       Format scenario_format = Format::text;
       try {
-        scenario_format = format_for_path(out.scenario_path);
-        scenario_text = read_input_file(out.scenario_path);
+        InputText input = read_input(out.scenario_path);
+        scenario_format = input.format;
+        scenario_text = std::move(input.text);
       } catch (const ScenarioError& e) {
         // The file itself is the problem: say which case named it.
         k.error(at, e.what());

@@ -152,6 +152,14 @@ struct PowerSpec {
   /// in [0, 1]; empty = the defaults there (a calibration profile may set them).
   std::optional<double> memory_bound_fraction;
   std::optional<double> comm_fraction;
+  /// Whether the scenario wrote pue (protobuf field presence; --set and a sweep axis too), even at
+  /// its default: a PUE the user gave is theirs, not the survey's average (the "default PUE" notes
+  /// of run and compare for liquid cooling read it). Provenance, not a setting: two specs compare
+  /// equal whatever it holds.
+  struct Given {
+    bool pue = false;
+    bool operator==(const Given&) const { return true; }
+  } given;
   bool operator==(const PowerSpec&) const = default;
 };
 

@@ -91,9 +91,10 @@ TEST_F(ComputeModelCli, KernelSideGetsAComputeModelRow) {
   std::getline(csv, fit_row);
   std::getline(csv, kernel_row);
   EXPECT_NE(header.find(",compute_model,attention_kernel,"), std::string::npos) << header;
-  EXPECT_EQ(header.substr(header.rfind(',') + 1), "model_error_band_absent");
+  // model_error_band_absent, then (session 43) pue_note, empty here.
+  EXPECT_EQ(header.substr(header.rfind(",model_error_band_absent,")), ",model_error_band_absent,pue_note");
   EXPECT_NE(fit_row.find(",training_fit,flash2,"), std::string::npos) << fit_row;
-  EXPECT_EQ(fit_row.back(), ',') << fit_row;  // a band: nothing absent
+  EXPECT_EQ(fit_row.substr(fit_row.size() - 2), ",,") << fit_row;  // a band: nothing absent; no PUE note
   EXPECT_NE(kernel_row.find(",kernel,flash2,"), std::string::npos) << kernel_row;
   EXPECT_NE(kernel_row.find("compute_model kernel has no gated error band"), std::string::npos) << kernel_row;
   const std::size_t at = r.out.find("\ncompute model ");

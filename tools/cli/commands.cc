@@ -79,7 +79,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "SIGTERM; no file written).\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
-      "override a scalar field, e.g. --set workload.parallel.tp=4 (repeatable; see docs/scenarios.md)")(
+      "override a scalar field, e.g. --set workload.parallel.tp=4; a list's entry by its index from 0, the index\n"
+      "equal to the entries adding one: --set 'cluster.overrides[0].select=node1/gpu3' --set\n"
+      "'cluster.overrides[0].clock_factor=0.9' on a file without overrides (repeatable; see docs/scenarios.md)")(
       "json", po::value<std::string>(), "write the report as JSON to this file (keys: docs/outputs.md)")(
       "trace", po::value<std::string>(), "write a Chrome/Perfetto trace (ui.perfetto.dev) to this file")(
       "threads", po::value<int>(),
@@ -257,8 +259,8 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       "score the fit half, the held half or all cases (split rule: docs/accuracy_split.md; fit|held|all)")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "field.path=value applied to every case's scenario after its own set entries, e.g. --set "
-      "workload.training.compute_model=kernel (repeatable)")("cases", po::value<std::vector<std::string>>(),
-                                                             "case files");
+      "workload.training.compute_model=kernel; a list's entry by its index, the next index adding one (repeatable)")(
+      "cases", po::value<std::vector<std::string>>(), "case files");
   po::positional_options_description pos;
   pos.add("cases", -1);
   return guarded(err, [&]() -> int {
@@ -418,6 +420,9 @@ int main_dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   const std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
+  // A scenario piped in (`traincast compare <(cat a.textproto) --vary ...`) reads the same each
+  // time the command reads it (io::ReadOnceScope).
+  const io::ReadOnceScope read_once;
   if (cmd == "run") return run_command(args, out, err);
   if (cmd == "validate") return validate_command(args, out, err);
   if (cmd == "catalog") return catalog_command(args, out, err);

@@ -19,6 +19,7 @@
 #include "models/spec/enums.h"
 #include "models/spec/run_control.h"
 #include "models/workload/transformer.h"
+#include "tools/cli/compare_notes.h"
 #include "tools/cli/summary.h"
 
 namespace traincast::cli {
@@ -403,9 +404,11 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!errors[i].empty()) throw std::invalid_argument(inputs[i].label + " (" + inputs[i].origin + "): " + errors[i]);
   CompareResult res;
+  const std::vector<std::string> pue_notes = cooling_pue_row_notes(inputs);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     res.rows.push_back(make_row(inputs[i], reports[i], i < budget_sources.size() ? budget_sources[i] : "scenario"));
     res.rows.back().failures_note = notes[i];
+    res.rows.back().pue_note = pue_notes[i];
   }
   for (std::size_t i = 1; i < res.rows.size(); ++i) res.verdicts.push_back(compare_verdict(res.rows[0], res.rows[i]));
   return res;

@@ -81,6 +81,9 @@ struct CompareRow {
   std::string rent_vendor;
   std::string precision;  ///< workload.training.precision ("bf16", "fp8", ...)
   ErrorBand band;
+  /// Where this row is a liquid- or air-cooled column at power.pue's default beside one of the other
+  /// cooling: the text's "PUE: ..." paragraph (cooling_pue_row_notes, compare_notes.h); else empty.
+  std::string pue_note;
 };
 
 struct CompareResult {

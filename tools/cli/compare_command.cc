@@ -155,7 +155,8 @@ po::options_description compare_options() {
       "status 2. On a terminal, stderr shows the scenarios simulated so far.\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
-      "override a scalar field in every scenario, e.g. --set cost.utilization=0.6 (repeatable)")(
+      "override a scalar field in every scenario, e.g. --set cost.utilization=0.6; a list's entry by its index, "
+      "the next index adding one, e.g. --set 'cluster.overrides[0].select=node1/gpu3' (repeatable)")(
       "vary", po::value<std::string>(),
       "one field and its values, one column each: --vary workload.training.micro_batch_size=1,2,4")(
       "tokens", po::value<double>(),

@@ -281,10 +281,10 @@ std::string compare_to_csv(const CompareResult& r) {
     // model_error_band_absent; fresh-user finding: a kernel-model row read as a 0 % error).
     if (i == 0) {
       for (std::size_t k = 0; k < f.size(); ++k) o << (k ? "," : "") << f[k].first;
-      o << ",model_error_band_absent\n";
+      o << ",model_error_band_absent,pue_note\n";
     }
     for (std::size_t k = 0; k < f.size(); ++k) o << (k ? "," : "") << csv_field(f[k].second);
-    o << "," << csv_field(r.rows[i].band.absent) << "\n";
+    o << "," << csv_field(r.rows[i].band.absent) << "," << csv_field(r.rows[i].pue_note) << "\n";
   }
   return o.str();
 }
@@ -302,7 +302,8 @@ std::string compare_to_json(const CompareResult& r) {
             : f[k].second.empty() ? std::string("null")
                                   : f[k].second);
     o << ", \"model_error_band_source\": " << json_string(r.rows[i].band.source)
-      << ", \"model_error_band_absent\": " << json_string(r.rows[i].band.absent);
+      << ", \"model_error_band_absent\": " << json_string(r.rows[i].band.absent)
+      << ", \"pue_note\": " << json_string(r.rows[i].pue_note);  // "" where the text has no PUE note for it
     // Only a row whose scenario has cluster.overrides: the other rows' keys stay as they were.
     if (!r.rows[i].report.overrides.entries.empty()) o << overrides_json(r.rows[i].report.overrides);
     o << "}";

@@ -2,6 +2,7 @@
 #include "tools/cli/compare_notes.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -83,20 +84,35 @@ void warn_prices_set_for_unlike_columns(const std::vector<CompareInput>& in, con
   }
 }
 
-std::string cooling_pue_note(const std::vector<CompareInput>& in) {
+std::vector<std::string> cooling_pue_row_notes(const std::vector<CompareInput>& in) {
   const double default_pue = models::PowerSpec{}.pue;
   std::vector<std::string> liquid, air;
-  for (const CompareInput& x : in) {
-    if (x.scenario.power.pue != default_pue) continue;
-    (x.scenario.thermal.cooling == models::Cooling::liquid ? liquid : air).push_back(x.label);
+  std::vector<bool> named(in.size(), false);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const models::Scenario& s = in[i].scenario;
+    // A PUE the scenario (or a --set) wrote is the user's, even at the default's value.
+    if (s.power.given.pue || s.power.pue != default_pue) continue;
+    (s.thermal.cooling == models::Cooling::liquid ? liquid : air).push_back(in[i].label);
+    named[i] = true;
   }
-  if (liquid.empty() || air.empty()) return "";
-  return "\nPUE: " + and_list(liquid) + (liquid.size() == 1 ? " is" : " are") + " liquid-cooled and " + and_list(air) +
-         " air-cooled, yet " + (liquid.size() + air.size() == 2 ? "both use" : "all use") + " power.pue " +
-         format_fixed(default_pue, 2) + ", its default (" + std::string(kDefaultPueSource) +
-         "): cooling does not change PUE, so their facility power and energy differ by IT power alone. "
-         "Give each scenario its facility's PUE: power { pue: ... } in its file (--set power.pue=X sets every "
-         "column alike).\n";
+  std::vector<std::string> notes(in.size());
+  if (liquid.empty() || air.empty()) return notes;
+  const std::string note =
+      and_list(liquid) + (liquid.size() == 1 ? " is" : " are") + " liquid-cooled and " + and_list(air) +
+      " air-cooled, yet " + (liquid.size() + air.size() == 2 ? "both use" : "all use") + " power.pue " +
+      format_fixed(default_pue, 2) + ", its default (" + std::string(kDefaultPueSource) +
+      "): cooling does not change PUE, so their facility power and energy differ by IT power alone. "
+      "Give each scenario its facility's PUE: power { pue: ... } in its file (--set power.pue=X sets every "
+      "column alike).";
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (named[i]) notes[i] = note;
+  return notes;
+}
+
+std::string cooling_pue_note(const std::vector<CompareInput>& in) {
+  for (const std::string& note : cooling_pue_row_notes(in))
+    if (!note.empty()) return "\nPUE: " + note + "\n";
+  return "";
 }
 
 }  // namespace traincast::cli

@@ -20,9 +20,15 @@ void warn_prices_set_for_unlike_columns(const std::vector<CompareInput>& in, con
                                         std::ostream& err);
 
 /// "PUE: ..." (a paragraph, ending in a newline) where a liquid-cooled column and an air-cooled one
-/// both run at power.pue's default: cooling does not change PUE (docs/scenarios.md), so their
+/// both run at power.pue's default (not written in the scenario nor by --set: PowerSpec::given;
+/// a `pue: 1.58` the user wrote is theirs): cooling does not change PUE (docs/scenarios.md), so their
 /// facility power differs by IT power alone; it says so, the default's source, and how to give
 /// each its own. "" otherwise.
 std::string cooling_pue_note(const std::vector<CompareInput>& in);
+
+/// Per input: that paragraph's text (after "PUE: ", without the newline) for each column it names
+/// (the liquid-cooled and the air-cooled ones at the default PUE), "" for the others and for all
+/// when there is no note: compare's JSON and CSV `pue_note` (CompareRow::pue_note).
+std::vector<std::string> cooling_pue_row_notes(const std::vector<CompareInput>& in);
 
 }  // namespace traincast::cli

@@ -116,8 +116,8 @@ po::options_description plan_options(const planner::PlanOptions& defaults) {
       "Options");
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>()->composing(),
-      "override a scalar field of the scenario first, e.g. --set cluster.num_nodes=16 (repeatable)")(
-      "top", po::value<int>()->default_value(5), "layouts to print")(
+      "override a scalar field of the scenario first, e.g. --set cluster.num_nodes=16; a list's entry by its "
+      "index, the next index adding one (repeatable)")("top", po::value<int>()->default_value(5), "layouts to print")(
       "jobs,j", po::value<int>(), "simulations in parallel, 1 to 1024, 0 for all hardware threads (the default)")(
       "json", po::value<std::string>(), "also write the result as JSON to this file")(
       "force", "overwrite an existing --json file")(

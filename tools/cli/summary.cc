@@ -510,7 +510,8 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
     o << "\n";
     // Liquid cooling at the default PUE: cooling does not change PUE, which is then the survey's
     // average, not a liquid-cooled facility's figure (fresh user, session 42).
-    if (sc.thermal.cooling == models::Cooling::liquid && pw.pue == models::PowerSpec{}.pue)
+    // Written (power.pue in the file or a --set, at any value): the user's figure, no note.
+    if (sc.thermal.cooling == models::Cooling::liquid && !sc.power.given.pue && pw.pue == models::PowerSpec{}.pue)
       o << "  PUE " << format_fixed(pw.pue, 2) << " is power.pue's default (" << kDefaultPueSource
         << "); cooling: liquid does not change it: give your facility's PUE with power { pue: ... } (or --set "
            "power.pue=X)\n";

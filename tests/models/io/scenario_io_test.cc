@@ -253,9 +253,9 @@ TEST(ScenarioIoSet, IndexedEntriesOfRepeatedFields) {
     }
     return std::vector<std::string>{};
   };
-  EXPECT_EQ(errors("cluster.node_group[2].num_nodes=2"),
-            std::vector<std::string>{"--set: cluster.node_group[2]: index 2 is out of range (the scenario has 2 "
-                                     "node_group entries: expected 0 to 1)"});
+  EXPECT_EQ(errors("cluster.node_group[3].num_nodes=2"),
+            std::vector<std::string>{"--set: cluster.node_group[3]: index 3 is out of range (the scenario has 2 "
+                                     "node_group entries: expected 0 to 1 to change one, or 2 to add one)"});
   EXPECT_EQ(errors("cluster.node_group[x].num_nodes=2"),
             std::vector<std::string>{
                 "--set: cluster.node_group: invalid index \"x\" (expected an entry's index in decimal, from 0)"});
@@ -266,9 +266,9 @@ TEST(ScenarioIoSet, IndexedEntriesOfRepeatedFields) {
       errors("cluster.fabric[0].kind=ring"),
       std::vector<std::string>{
           "--set: cluster.fabric: is not a repeated field, it takes no index (expected cluster.fabric without [0])"});
-  EXPECT_EQ(errors("cluster.overrides[0].select=node0"),
-            std::vector<std::string>{"--set: cluster.overrides[0]: the scenario has no overrides entry (a --set "
-                                     "changes an entry the scenario writes; expected the entry written in the file)"});
+  EXPECT_EQ(errors("cluster.overrides[1].select=node0"),
+            std::vector<std::string>{"--set: cluster.overrides[1]: index 1 is out of range (the scenario has no "
+                                     "overrides entries: expected 0 to add one)"});
   EXPECT_EQ(errors("workload.parallel.pipeline_stage_layers[1]=x"),
             std::vector<std::string>{"--set: workload.parallel.pipeline_stage_layers[1]: invalid value \"x\" "
                                      "(expected an integer from 1 to 2147483647)"});

@@ -181,6 +181,12 @@ bool selector_reads_no_resource(const std::string& select) {
 }
 
 ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& select) {
+  // A space before, after or inside (fresh user 43: " node3/gpu1" read "no GPU, NIC or link named",
+  // "node3/gpu1 " "cannot read"): one message for all, with the place of the first.
+  if (const std::size_t blank = select.find_first_of(" \t\r\n\v\f"); blank != std::string::npos)
+    throw std::invalid_argument(
+        "a selector has no spaces: \"" + select + "\" has " + (select[blank] == ' ' ? "a space" : "a blank character") +
+        " at character " + std::to_string(blank + 1) + " of " + std::to_string(select.size()) + " (" + kGrammar + ")");
   std::string_view s = select;
   if (select.rfind("node[", 0) == 0)
     throw std::invalid_argument("write a node range as node<A>-<B>, e.g. node0-15 (got \"" + select + "\"; " +

@@ -35,7 +35,8 @@ struct ResolvedSelector {
 /// Resolves `select` (grammar above) on `cluster`. Throws std::invalid_argument with what is
 /// wrong and what exists (no field path), e.g. "no node20 (the cluster has node0-15)",
 /// "no gpu9 on node3 (it has gpu0-7)", "no resource named \"node0.gpu3.nvl\" (node0 has:
-/// node0.gpu0.nvl_up, ...)", "write a node range as node0-15 (got \"node[0-15]\")".
+/// node0.gpu0.nvl_up, ...)", "write a node range as node0-15 (got \"node[0-15]\")", "a selector
+/// has no spaces: \" node3/gpu1\" has a space at character 1 of 11 (...)".
 ResolvedSelector resolve_selector(const Cluster& cluster, const std::string& select);
 
 /// The node part of a node selector (grammar above): nodes first..last (first == last for

@@ -508,14 +508,16 @@ void check_training(const models::Scenario& s, const ClusterChecks& cluster, con
       k.layout_error("workload.training.global_batch_size",
                      to_string(t.global_batch_size) + " is not divisible by dp * micro_batch_size = " +
                          to_string(p.dp) + " * " + to_string(t.micro_batch_size) + " = " + to_string(step) +
-                         " (expected a multiple of " + to_string(step) + ")");
+                         " (expected a multiple of " + to_string(step) + ")",
+                     {"workload.training.micro_batch_size", "workload.parallel.dp"});
     } else if (interleaved && pp_ok && p.pp > 1 && (t.global_batch_size / step) % p.pp != 0) {
       // Megatron-LM's interleaved schedule runs micro-batches in groups of pp.
       const std::int64_t micro_batches = t.global_batch_size / step;
       k.layout_error("workload.training.global_batch_size",
                      to_string(t.global_batch_size) + " gives " + to_string(micro_batches) +
                          " micro-batches per pipeline, not a multiple of pp = " + to_string(p.pp) +
-                         " as interleaved_one_f_one_b needs (expected a multiple of " + to_string(step * p.pp) + ")");
+                         " as interleaved_one_f_one_b needs (expected a multiple of " + to_string(step * p.pp) + ")",
+                     {"workload.training.micro_batch_size", "workload.parallel.dp", "workload.parallel.pp"});
     }
   }
   // Every GPU of the cluster runs the precision (a mixed cluster's groups each run a stage).

@@ -382,17 +382,7 @@ std::string read_input_file_once(const std::string& path, std::string_view expec
 // Public API
 // ------------------------------------------------------------------------------------------------
 
-namespace {
-
-/// Where a message "FILE:LINE:COL: ..." or "FILE:LINE: ..." points: its FILE, LINE and COL (0 when
-/// it has none); nullopt for a message without a position ("--set: ...", "FILE: cannot read file").
-/// FILE is what comes before the first ":LINE:" that a space or ":COL: " follows, and holds no ": "
-/// (the separator after a position or field: "--set: a.b: 3:4: ..." is not positioned).
-struct MessagePosition {
-  std::string file;
-  long line = 0, column = 0;
-};
-std::optional<MessagePosition> message_position(const std::string& m) {
+std::optional<detail::MessagePosition> detail::message_position(const std::string& m) {
   const auto digits = [&m](std::size_t from, long& value) {
     std::size_t at = from;
     value = 0;
@@ -413,6 +403,11 @@ std::optional<MessagePosition> message_position(const std::string& m) {
   }
   return std::nullopt;
 }
+
+namespace {
+
+using detail::message_position;
+using detail::MessagePosition;
 
 /// `errors` with each file's positioned messages in line:column order (stable for ties), each in
 /// a place one of that file's messages had: a check that runs later may find an earlier line

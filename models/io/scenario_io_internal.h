@@ -2,12 +2,15 @@
 // Internal to models/io: what the scenario loader, the semantic checks and the validation-case
 // loader share (the Checker that positions semantic errors, the loader core, the JSON printer).
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -108,9 +111,16 @@ class Checker {
   /// For a rule that ties the scenario's parallel layout (tp, pp, dp, schedule, virtual_stages,
   /// uneven_stages, sequence_parallel, zero_stage, micro_batch_size and the overlap flags that
   /// depend on them) to its model, batch or cluster: an error as error() makes it, or, while a
-  /// layout search loads the scenario (set_layout_search), a layout problem instead.
-  void layout_error(const std::string& path, const std::string& what) {
-    std::string message = where(path) + ": " + path + ": " + what;
+  /// layout search loads the scenario (set_layout_search), a layout problem instead. `causes`: the
+  /// other fields the rule reads; when an override (a sweep's axis value or `set` entry, --set)
+  /// wrote one of them and not `path`, the message is placed at the first such override (fresh
+  /// user 43: an axis over micro_batch_size was placed at the base file's global_batch_size).
+  void layout_error(const std::string& path, const std::string& what, std::initializer_list<const char*> causes = {}) {
+    std::string at = where(path);
+    const auto set_cause =
+        std::find_if(causes.begin(), causes.end(), [this](const char* cause) { return overridden(cause); });
+    if (!overridden(path) && set_cause != causes.end()) at = *override_origin(*set_cause);
+    std::string message = at + ": " + path + ": " + what;
     (layout_problems_ != nullptr ? *layout_problems_ : errors_).push_back(std::move(message));
   }
 
@@ -224,5 +234,15 @@ models::Scenario load_scenario_message(const proto::Scenario& message, std::stri
 /// Throws std::runtime_error naming `what` if protobuf refuses.
 std::string message_to_json(const google::protobuf::Message& message, bool all_fields, const char* what,
                             bool indent = true);
+
+/// Where a message "FILE:LINE:COL: ..." or "FILE:LINE: ..." points: its FILE, LINE and COL (0 when
+/// it has none); nullopt for a message without a position ("--set: ...", "FILE: cannot read file").
+/// FILE is what comes before the first ":LINE:" that a space or ":COL: " follows, and holds no ": "
+/// (the separator after a position or field: "--set: a.b: 3:4: ..." is not positioned).
+struct MessagePosition {
+  std::string file;
+  long line = 0, column = 0;
+};
+std::optional<MessagePosition> message_position(const std::string& m);
 
 }  // namespace traincast::io::detail

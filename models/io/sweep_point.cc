@@ -3,8 +3,13 @@
 
 #include "models/io/sweep_point.h"
 
+#include <algorithm>
+#include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "models/io/message_reader.h"
@@ -45,6 +50,24 @@ models::Scenario sweep_point_scenario(const models::Sweep& sweep, std::size_t po
   proto::Scenario copy = *sweep.base;
   return detail::load_parsed(copy, *source->map, {}, source->origin, source->json ? Format::json : Format::text,
                              overrides, nullptr, nullptr, source->text);
+}
+
+std::vector<std::string> by_file_and_position(std::vector<std::string> errors, std::string_view sweep_file) {
+  std::vector<std::optional<detail::MessagePosition>> at(errors.size());
+  std::transform(errors.begin(), errors.end(), at.begin(), detail::message_position);
+  // (no position, not the sweep file, file, line, column): the sweep file's first, unpositioned last.
+  const auto key = [&at, sweep_file](std::size_t i) {
+    static const detail::MessagePosition kNone;
+    const detail::MessagePosition& p = at[i] ? *at[i] : kNone;
+    return std::tuple(!at[i], p.file != sweep_file, std::string_view(p.file), p.line, p.column);
+  };
+  std::vector<std::size_t> order(errors.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&key](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  std::vector<std::string> out;
+  out.reserve(errors.size());
+  for (const std::size_t i : order) out.push_back(std::move(errors[i]));
+  return out;
 }
 
 }  // namespace traincast::io

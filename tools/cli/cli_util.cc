@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "models/calibration/calibration_profile.h"
 #include "models/collectives/nccl_tests.h"
@@ -30,6 +31,7 @@
 #include "models/io/profile_io.h"
 #include "models/io/scenario_io.h"
 #include "models/io/suggest.h"
+#include "models/spec/report.h"
 #include "models/spec/run_control.h"
 #include "models/spec/scenario.h"
 #include "models/workload/settings_notes.h"
@@ -391,6 +393,29 @@ std::string scenario_field_origin(const std::string& scenario_path, const std::s
   for (const std::string& a : overrides)
     if (a.rfind(field + "=", 0) == 0) where = "--set " + a;
   return where;
+}
+
+std::string option_that_set(const std::string& field, const std::vector<std::string>& overrides,
+                            const std::string& last_option) {
+  std::string option;
+  for (std::size_t i = 0; i < overrides.size(); ++i) {
+    std::string path = overrides[i].substr(0, overrides[i].find('='));
+    path.erase(path.find_last_not_of(" \t") + 1);
+    path.erase(0, path.find_first_not_of(" \t"));
+    if (path == field) option = i + 1 == overrides.size() && !last_option.empty() ? last_option : "--set";
+  }
+  return option;
+}
+
+void name_price_options(models::CostReport& cost, const std::vector<std::string>& overrides,
+                        const std::string& last_option) {
+  const std::pair<std::string*, const char*> prices[] = {
+      {&cost.node_price_source, "cost.node_price_usd"},
+      {&cost.cloud_price_source, "cost.cloud_price_per_gpu_hour_usd"}};
+  for (const auto& [source, field] : prices) {
+    const std::string option = option_that_set(field, overrides, last_option);
+    if (*source == "scenario" && !option.empty()) *source = option;
+  }
 }
 
 void rethrow_at_field(const std::invalid_argument& e, const std::string& scenario_path,

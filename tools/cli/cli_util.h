@@ -13,6 +13,7 @@
 
 namespace traincast::models {
 struct ClusterSpec;
+struct CostReport;
 struct Scenario;
 enum class NcclTestsOp;
 }  // namespace traincast::models
@@ -157,6 +158,19 @@ std::string large_trace_note(const std::string& path, std::size_t bytes);
 /// "(embedded default)" when `scenario_path` is empty. Never throws for bad input.
 std::string scenario_field_origin(const std::string& scenario_path, const std::string& field,
                                   const std::vector<std::string>& overrides);
+
+/// The option that gave scenario field `field` (e.g. "cost.node_price_usd") its value, as a price's
+/// source names it: "--set" when one of `overrides` ("path=value", blanks around the path ignored)
+/// set it, `last_option` ("--vary") when the last one did and `last_option` is not empty; "" when
+/// none did (the file, or the default).
+std::string option_that_set(const std::string& field, const std::vector<std::string>& overrides,
+                            const std::string& last_option = "");
+
+/// `cost`'s price sources (node_price_source, cloud_price_source) that say "scenario" made the option
+/// that set the price (option_that_set: "--set", "--vary") where an override did, for run's and
+/// compare's reports alike (fresh user 43: compare called a --set price "scenario").
+void name_price_options(models::CostReport& cost, const std::vector<std::string>& overrides,
+                        const std::string& last_option = "");
 
 /// A model's refusal of a valid-looking scenario (std::invalid_argument) whose message starts with
 /// a scenario field path ("cluster.node_group: pipeline stage 0 spans two GPU types ...") is

@@ -151,7 +151,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     const InterruptScope interrupts;  // Ctrl-C stops the Monte-Carlo draws (exit 130)
     TerminalProgress progress(progress_terminal(err));
     const auto t0 = std::chrono::steady_clock::now();
-    const models::Report report = [&] {
+    models::Report report = [&] {
       try {
         // With cluster.overrides, also the job without them (the summary's and JSON's
         // overrides.cost_s), side by side on --threads.
@@ -160,6 +160,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
         rethrow_at_field(e, from_file ? vm["scenario"].as<std::string>() : std::string(), overrides);
       }
     }();
+    name_price_options(report.cost, overrides, last_option);  // a price --set gave: "--set", not "scenario"
     progress.finish();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // The --set overrides beside the file: the scenario's description (its own text) may predate

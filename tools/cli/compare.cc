@@ -19,6 +19,7 @@
 #include "models/spec/enums.h"
 #include "models/spec/run_control.h"
 #include "models/workload/transformer.h"
+#include "tools/cli/cli_util.h"
 #include "tools/cli/compare_notes.h"
 #include "tools/cli/summary.h"
 
@@ -64,7 +65,8 @@ CompareRow make_row(const CompareInput& in, const models::Report& r, const std::
     const models::GpuPrices* catalog = models::find_prices(r.gpu);
     w.rent_vendor = catalog != nullptr && catalog->rent && models::describe_price(*catalog->rent, true) == w.rent_source
                         ? catalog->rent->vendor
-                        : std::string("the scenario");
+                    : w.rent_source == "scenario" ? std::string("the scenario")
+                                                  : w.rent_source;  // "--set", "--vary" (name_price_options)
   }
   w.precision = models::precision_name(in.scenario.training.precision);
   w.node_price_source = c.node_price_source;
@@ -370,6 +372,7 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
   const auto simulate_column = [&](std::size_t i) {
     try {
       reports[i] = simulate(inputs[i].scenario);
+      name_price_options(reports[i].cost, inputs[i].overrides, inputs[i].last_option);
     } catch (const models::FailureWindowExceeded& e) {
       if (!inputs[i].reliability_added) {
         errors[i] = e.what();
@@ -380,6 +383,7 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
       sc.reliability.reset();
       try {
         reports[i] = simulate(sc);
+        name_price_options(reports[i].cost, inputs[i].overrides, inputs[i].last_option);
         notes[i] = "failures not drawn: its " + with_thousands(e.days()) +
                    " days of failure-free training are beyond the failure draws' range of about 10 years "
                    "(give a reliability section with horizon_s to draw a window)";

@@ -23,6 +23,10 @@ struct CompareInput {
   /// failure draws then leaves failures out of that column, said in its failures_note, instead of
   /// refusing a section the user never wrote.
   bool reliability_added = false;
+  /// The column's --set values and --vary assignment (last, with last_option "--vary"): a price one
+  /// of them gave is sourced to that option, not "scenario" (name_price_options, cli_util.h).
+  std::vector<std::string> overrides;
+  std::string last_option;
 };
 
 /// The model's validated error for a GPU: MAPE of iteration time / tokens/s against published runs
@@ -77,7 +81,8 @@ struct CompareRow {
   bool payback_never = false;
   std::string rent_source, node_price_source;  ///< provenance lines (models/cost/prices.h)
   /// Who publishes the rent: the catalog price's vendor ("Hyperstack"), "the scenario" for a rent the
-  /// scenario gives; empty when not priced. Two rents of different sources are said so in the verdict.
+  /// scenario file gives, "--set" or "--vary" for one those options give; empty when not priced. Two rents of different
+  /// sources are said so in the verdict.
   std::string rent_vendor;
   std::string precision;  ///< workload.training.precision ("bf16", "fp8", ...)
   ErrorBand band;

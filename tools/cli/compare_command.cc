@@ -278,7 +278,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         o.insert(o.end(), c.overrides.begin(), c.overrides.end());
         models::Scenario filled = load(c.file, o, last_option);
         const bool reliability_added = !first.reliability && filled.reliability;  // compare_defaults' section
-        in.push_back({c.label, c.file.empty() ? "(embedded default)" : c.file, std::move(filled), reliability_added});
+        in.push_back({c.label, c.file.empty() ? "(embedded default)" : c.file, std::move(filled), reliability_added,
+                      c.overrides, last_option});
         budgets.push_back(budget);
         if (tokens > 0 && budget == "scenario")
           err << "traincast compare: --tokens not used for " << c.label

@@ -11,6 +11,7 @@
 #include "tools/cli/cli_util.h"
 #include "tools/cli/compare.h"
 #include "tools/cli/summary.h"
+#include "tools/cli/summary_cost.h"
 
 namespace traincast::cli {
 namespace {
@@ -246,9 +247,11 @@ std::string format_compare(const CompareResult& r) {
   for (const CompareRow& w : r.rows) o << format_overrides(w.report, w.label);
   o << "\nPrices (USD; kind, source, date, region):\n";
   for (const CompareRow& w : r.rows) {
-    o << "  " << w.label << " rent: " << (w.rent_priced ? w.rent_source : "not priced") << "\n";
+    // A price the user gave, with its value and option, as run's cost section prints it.
+    o << "  " << w.label << " rent: " << (w.rent_priced ? price_source_text(w.report.cost, true) : "not priced")
+      << "\n";
     o << "  " << w.label << " node: "
-      << (w.own_priced ? w.node_price_source
+      << (w.own_priced ? price_source_text(w.report.cost, false)
                        : "not priced: " + models::node_price_missing(w.gpu, w.gpus / std::max(1, w.nodes)))
       << "\n";
   }

@@ -55,13 +55,18 @@ std::string format_cost(const models::CostReport& c) {
               ? "; break-even at " + format_fixed(100 * c.breakeven_utilization, 1) + "% utilisation"
               : std::string("; renting is cheaper even at 100% utilisation"))
       << "\n";
-  const bool given = c.node_price_source == "scenario";
-  if (!c.node_price_source.empty())
-    o << "  node price    " << (given ? "USD " + with_thousands(c.node_price_usd) + " (scenario)" : c.node_price_source)
-      << "; per " << unit << "\n";
-  if (!c.cloud_price_source.empty()) o << "  rent          " << c.cloud_price_source << "\n";
+  if (!c.node_price_source.empty()) o << "  node price    " << price_source_text(c, false) << "; per " << unit << "\n";
+  if (!c.cloud_price_source.empty()) o << "  rent          " << price_source_text(c, true) << "\n";
   if (!c.note.empty()) o << "  note          " << c.note << "\n";
   return o.str();
+}
+
+std::string price_source_text(const models::CostReport& c, bool rent) {
+  const std::string& source = rent ? c.cloud_price_source : c.node_price_source;
+  const bool given = source == "scenario" || source.starts_with("--");  // "--set", "--vary" (name_price_options)
+  if (rent)
+    return given ? "USD " + format_fixed(c.cloud_price_per_gpu_hour_usd, 3) + "/GPU-hour (" + source + ")" : source;
+  return given ? "USD " + with_thousands(c.node_price_usd) + " (" + source + ")" : source;
 }
 
 }  // namespace traincast::cli

@@ -11,4 +11,10 @@ namespace traincast::cli {
 /// the run has no cost section (!c.modelled).
 std::string format_cost(const models::CostReport& c);
 
+/// A price's source as run's cost section and compare's Prices section print it: for a price the
+/// user gave (source "scenario", "--set" or "--vary"), its value and that source, "USD 250,000 (--set)"
+/// (per node_price_unit), "USD 2.500/GPU-hour (scenario)"; else the default's provenance
+/// (models/cost/prices.h). `rent`: the rent (cloud_price_*), else the node price.
+std::string price_source_text(const models::CostReport& c, bool rent);
+
 }  // namespace traincast::cli

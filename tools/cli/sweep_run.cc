@@ -61,7 +61,9 @@ io::SweepOutcome run_sweep_point(const models::Sweep& sweep, std::size_t point) 
     throw;  // Ctrl-C: the sweep stops; this point gets no row
   } catch (const io::ScenarioError& e) {
     out.status = io::SweepStatus::invalid;
-    for (const std::string& line : e.errors()) out.reason += (out.reason.empty() ? "" : "; ") + without_origin(line);
+    // The sweep file's reasons (axis values, `set` entries), then the base file's, by line:column.
+    for (const std::string& line : io::by_file_and_position(e.errors(), sweep.path))
+      out.reason += (out.reason.empty() ? "" : "; ") + without_origin(line);
   } catch (const std::invalid_argument& e) {
     out.status = io::SweepStatus::invalid;
     out.reason = e.what();

@@ -548,17 +548,20 @@ TEST(ScenarioIoErrors, EmbeddedDefaultIsNamedWithTheSetsThatChangedIt) {
   EXPECT_EQ(errors, std::vector<std::string>{"--set: workload.parallel.tp: tp * pp * dp = 4 * 1 * 4 = 16 but the "
                                              "cluster has 8 GPUs (1 x dgx_h100 with 8 GPUs each) (expected tp * pp * "
                                              "dp = 8)"});
-  // An error positioned in the embedded file gets a note naming it as the default and the --set.
+  // An error positioned in the embedded file gets a note naming it as the default and the --set
+  // (num_attention_heads 32 no longer divides the hidden size the --set wrote; a micro_batch_size
+  // --set that breaks global_batch_size's divisibility is now placed at the --set itself).
   errors.clear();
   try {
-    default_scenario({"workload.training.micro_batch_size=3"});
+    default_scenario({"workload.model.hidden_size=1000"});
   } catch (const ScenarioError& e) {
     errors = e.errors();
   }
   ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors.front().rfind("scenarios/default.textproto:", 0), 0u) << errors.front();
   EXPECT_EQ(errors.back(),
             "scenarios/default.textproto: note: this is traincast's embedded default scenario (no scenario file was "
-            "given), as changed by --set workload.training.micro_batch_size=3");
+            "given), as changed by --set workload.model.hidden_size=1000");
 }
 
 TEST(ScenarioIoErrors, WhatJoinsAllMessages) {

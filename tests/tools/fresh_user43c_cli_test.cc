@@ -141,8 +141,8 @@ TEST(FreshUser43cRelativePaths, APipedSweepTakesItsScenarioFileFromTheWorkingDir
     EXPECT_EQ(count(traincast::test_support::slurp(dir.file("s.csv")), ",ok,"), 2);
   }
   // A regular file's relative path is still taken from its own directory, wherever the command runs.
-  const std::string in_sub = dir.write("sub/s.sweep.textproto", "scenario_file: \"../x.textproto\"\n" +
-                                                                    sweep.substr(sweep.find('\n') + 1));
+  const std::string in_sub =
+      dir.write("sub/s.sweep.textproto", "scenario_file: \"../x.textproto\"\n" + sweep.substr(sweep.find('\n') + 1));
   const Result r = run({"sweep", in_sub, "--out", dir.file("t.csv"), "--progress", "never"});
   ASSERT_EQ(r.status, 0) << r.err;
   // Piped from another directory, the same relative path is the working directory's: not found there.
@@ -150,8 +150,8 @@ TEST(FreshUser43cRelativePaths, APipedSweepTakesItsScenarioFileFromTheWorkingDir
   const Pipe p(sweep);
   const Result missing = run({"sweep", p.path(), "--out", dir.file("u.csv"), "--progress", "never"});
   EXPECT_EQ(missing.status, 2);
-  EXPECT_TRUE(has(missing.err, "scenario_file: x.textproto: cannot read file")) << missing.err;
-  EXPECT_FALSE(has(missing.err, "/dev/")) << missing.err;
+  EXPECT_EQ(missing.err,
+            p.path() + ":1:1: scenario_file: x.textproto: cannot read file (No such file or directory)\n");
 }
 
 TEST(FreshUser43cRelativePaths, APipedCasesFileTakesItsScenarioFromTheWorkingDirectory) {
@@ -190,8 +190,8 @@ TEST(FreshUser43cSetIndex, ALeadingZeroIsRefused) {
 }
 
 TEST(FreshUser43cSetIndex, OneSkippedIndexSetTwiceIsReportedOnce) {
-  const Result r = run({"run", "--set", "cluster.overrides[1].select=node0/gpu1", "--set",
-                        "cluster.overrides[1].clock_factor=0.5"});
+  const Result r =
+      run({"run", "--set", "cluster.overrides[1].select=node0/gpu1", "--set", "cluster.overrides[1].clock_factor=0.5"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
             "--set: cluster.overrides[1]: index 1 is out of range (the scenario has no overrides entries: expected 0 "

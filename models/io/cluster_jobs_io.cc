@@ -22,7 +22,9 @@ bool is_zoo_name(const std::string& w) { return w.find('/') == std::string::npos
 
 /// The file a job's workload names, or "" when a zoo name is not found.
 std::string workload_path(const std::string& scenario_path, const std::string& w) {
-  const fs::path dir = fs::absolute(scenario_path).parent_path();
+  // The scenario's directory (the working directory for a pipe: relative_base_dir).
+  const std::string base = detail::relative_base_dir(scenario_path);
+  const fs::path dir = base.empty() ? fs::current_path() : fs::absolute(base);
   if (!is_zoo_name(w)) return (dir / w).lexically_normal().string();
   for (fs::path d = dir;; d = d.parent_path()) {
     for (const fs::path& candidate :

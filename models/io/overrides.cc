@@ -1,9 +1,13 @@
 #include "models/io/overrides.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <google/protobuf/descriptor.h>
 
@@ -159,7 +163,8 @@ bool set_scalar(pb::Message& message, const pb::FieldDescriptor* field, std::str
 /// - on the command line a value is the value alone, as for every numeric option (`--threads " 2"`
 ///   is refused by the option parser): `--set "tp= 4"` is refused, not trimmed. A string keeps its
 ///   spaces (they are characters of it); a file's `set` entry or sweep value is trimmed (layout);
-/// - "tp=010" would be 10 here and 8 in a scenario file (protobuf's octal): refused in both.
+/// - "tp=010" would be 10 here and 8 in a scenario file (protobuf's octal): refused in both;
+/// - "tp=+2": a scenario file refuses the '+', so here too.
 std::string value_form_problem(const pb::FieldDescriptor* target, std::string_view value, const std::string& walked,
                                const std::string& origin) {
   using F = pb::FieldDescriptor;
@@ -168,20 +173,45 @@ std::string value_form_problem(const pb::FieldDescriptor* target, std::string_vi
     return "invalid value \"" + clip(value) + "\": " + origin + " takes the value without spaces around it (expected " +
            walked + "=" + clip(trim(value)) + ")";
   }
-  if (target->cpp_type() != F::CPPTYPE_STRING && target->cpp_type() != F::CPPTYPE_BOOL &&
-      target->cpp_type() != F::CPPTYPE_ENUM && target->cpp_type() != F::CPPTYPE_MESSAGE)
-    return octal_literal_problem(trim(value));
-  return {};
+  if (target->cpp_type() == F::CPPTYPE_STRING || target->cpp_type() == F::CPPTYPE_BOOL ||
+      target->cpp_type() == F::CPPTYPE_ENUM || target->cpp_type() == F::CPPTYPE_MESSAGE)
+    return {};
+  // "+2": a scenario file refuses it (protobuf's text format takes a '-' sign only), so --set and
+  // the options do too (fresh user 43: `--set options.threads=+2` was refused without saying why).
+  if (const std::string_view t = trim(value); t.size() > 1 && t.front() == '+')
+    return "invalid value \"" + clip(t) + "\": a number takes no '+' sign, as in a scenario file (expected " + walked +
+           "=" + clip(t.substr(1)) + ")";
+  return octal_literal_problem(trim(value));
 }
 
-/// What is wrong with entry `index` of a list of `size` entries named `segment`, past the next one.
-std::string index_past_end(int index, int size, const std::string& segment) {
-  std::string what = "index " + std::to_string(index) + " is out of range (the scenario has ";
+/// What is wrong with entry `index` (decimal digits) of a list of `size` entries named `segment`,
+/// past the next one.
+std::string index_past_end(const std::string& index, int size, const std::string& segment) {
+  std::string what = "index " + index + " is out of range (the scenario has ";
   if (size == 0) return what.append("no ").append(segment).append(" entries: expected 0 to add one)");
   what.append(std::to_string(size)).append(" ").append(segment).append(size == 1 ? " entry" : " entries");
   what.append(": expected 0");
   if (size > 1) what.append(" to ").append(std::to_string(size - 1));
   return what.append(" to change one, or ").append(std::to_string(size)).append(" to add one)");
+}
+
+/// What is wrong with `index_text`, the index of an entry of list `here` (its field `segment`, of
+/// `size` entries), as {where, what}; {"", ""} for nothing (then `index` holds it). Decimal digits,
+/// without a leading zero ("[00]" would name entry 0 by another spelling, as a selector's "node01"
+/// would node1), at most `size` (the next entry, added). An index past the count, however large
+/// (2147483648 does not fit an int), says the count, at the entry as written.
+std::pair<std::string, std::string> index_problem(const std::string& index_text, int size, const std::string& here,
+                                                  const std::string& segment, int& index) {
+  if (index_text.empty() || index_text.find_first_not_of("0123456789") != std::string::npos)
+    return {here, "invalid index \"" + clip(index_text) + "\" (expected an entry's index in decimal, from 0)"};
+  if (index_text.size() > 1 && index_text[0] == '0') {
+    const std::string decimal = index_text.substr(std::min(index_text.find_first_not_of('0'), index_text.size() - 1));
+    return {here, "invalid index \"" + clip(index_text) + "\": has a leading zero (expected an entry's index in " +
+                      "decimal without leading zeros, e.g. [" + clip(decimal) + "])"};
+  }
+  if (!parse_int(index_text, index) || index > size)
+    return {here + "[" + clip(index_text) + "]", index_past_end(clip(index_text), size, segment)};
+  return {};
 }
 
 /// Message field `field` of `message` for writing: entry `index` of a list (added when it is the
@@ -251,17 +281,13 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
              "is not a repeated field, it takes no index (expected " + here + " without [" + clip(index_text) + "])");
         return;
       }
-      if (!parse_int(index_text, index) || index < 0) {
-        fail(here, "invalid index \"" + clip(index_text) + "\" (expected an entry's index in decimal, from 0)");
+      const int size = reflection->FieldSize(*containing, field);
+      if (const auto [at, problem] = index_problem(index_text, size, here, segment, index); !problem.empty()) {
+        fail(at, problem);
         return;
       }
       std::string entry = here;
       entry.append("[").append(std::to_string(index)).append("]");
-      const int size = reflection->FieldSize(*containing, field);
-      if (index > size) {
-        fail(entry, index_past_end(index, size, segment));
-        return;
-      }
       if (index == size) added.push_back(entry);
       here = entry;
     } else if (field->is_repeated()) {
@@ -348,7 +374,14 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
 
 void apply_overrides(pb::Message& root, const std::vector<Override>& overrides, std::vector<std::string>& errors,
                      std::map<std::string, std::string>& origins, std::map<std::string, std::string>* values) {
-  for (const Override& o : overrides) apply_one(root, o, errors, origins, values);
+  // One message per problem: two overrides of one entry past the count ("cluster.overrides[1].select"
+  // and "[1].clock_factor" on a scenario without overrides) would each say "index 1 is out of range".
+  for (const Override& o : overrides) {
+    std::vector<std::string> found;
+    apply_one(root, o, found, origins, values);
+    for (std::string& m : found)
+      if (std::find(errors.begin(), errors.end(), m) == errors.end()) errors.push_back(std::move(m));
+  }
 }
 
 }  // namespace traincast::io::detail

@@ -145,14 +145,16 @@ void read_provenance(const tp::Profile& m, std::string_view origin, Where& w, mo
   p.base_path = p.base;
   if (m.has_base()) {
     p.base_where = w.position("base");
-    // A scenario-file base (not a catalog GPU or node template) resolves from this file's directory.
+    // A scenario-file base (not a catalog GPU or node template) resolves from this file's directory
+    // (the working directory for a pipe: relative_base_dir).
     const auto gpus = models::gpu_names();
     const auto templates = models::node_template_names();
     const bool catalog = std::find(gpus.begin(), gpus.end(), p.base) != gpus.end() ||
                          std::find(templates.begin(), templates.end(), p.base) != templates.end();
     const std::filesystem::path rel(p.base);
     if (!catalog && !p.base.empty() && rel.is_relative())
-      p.base_path = (std::filesystem::path(std::string(origin)).parent_path() / rel).lexically_normal().string();
+      p.base_path =
+          (std::filesystem::path(detail::relative_base_dir(std::string(origin))) / rel).lexically_normal().string();
   }
   for (int i = 0; i < m.base_set_size(); ++i) {
     const std::string& set = m.base_set(i);

@@ -252,10 +252,12 @@ models::Scenario load_parsed(tp::Scenario& message, const SourceMap& map, std::v
       scenario.input_warnings.push_back(std::move(note));
   }
   if (message.has_profile() && !message.profile().empty()) {
-    // Relative to the scenario file's directory (origin is its path for files).
+    // Relative to the scenario file's directory (origin is its path for files; the working
+    // directory for a pipe: relative_base_dir).
     const std::filesystem::path rel(message.profile());
     const std::string resolved =
-        rel.is_absolute() ? rel.string() : (std::filesystem::path(std::string(origin)).parent_path() / rel).string();
+        rel.is_absolute() ? rel.string()
+                          : (std::filesystem::path(detail::relative_base_dir(std::string(origin))) / rel).string();
     try {
       scenario.cluster.profile = load_profile_file(resolved);
     } catch (const ScenarioError& e) {
@@ -478,6 +480,14 @@ Format format_of_text(std::string_view text) {
   std::size_t i = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;  // a UTF-8 byte-order mark, as read_message skips it
   i = text.find_first_not_of(" \t\r\n", i);
   return i != std::string_view::npos && text[i] == '{' ? Format::json : Format::text;
+}
+
+std::string detail::relative_base_dir(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && !std::filesystem::is_directory(st))
+    return {};
+  return std::filesystem::path(path).parent_path().string();
 }
 
 InputText read_input(const std::string& path) {

@@ -229,6 +229,14 @@ models::Scenario load_job_list_file(const std::string& path, const std::vector<s
 models::Scenario load_scenario_message(const proto::Scenario& message, std::string_view origin,
                                        const std::vector<std::string>& overrides);
 
+/// The directory a relative path written in the input at `path` is taken from (a sweep's
+/// scenario_file, a cases file's scenario and logs, a scenario's profile, a profile's base, a
+/// job's workload): the input's own directory for a regular file (or one that does not exist); ""
+/// (the working directory) for an input that is not a regular file: a pipe such as the shell's
+/// <(cat x), /dev/fd/N, a FIFO, /dev/stdin, whose directory (/dev/fd) says nothing about where its
+/// text came from.
+std::string relative_base_dir(const std::string& path);
+
 /// `message` as indented JSON with proto field names, ending in a newline (`indent` false: on one
 /// line, without whitespace or the newline); `all_fields` prints fields at their default too.
 /// Throws std::runtime_error naming `what` if protobuf refuses.

@@ -548,7 +548,7 @@ models::Sweep load_sweep_text(std::string_view text, std::string_view origin, Fo
 
 models::Sweep load_sweep_file(const std::string& path) {
   const InputText input = read_input(path);
-  return load_sweep_text(input.text, path, input.format, std::filesystem::path(path).parent_path().string());
+  return load_sweep_text(input.text, path, input.format, detail::relative_base_dir(path));
 }
 
 }  // namespace traincast::io

@@ -175,8 +175,7 @@ void check_case_fields(const tp::ValidationCases::Case& c, int i, Checker& k, st
 std::vector<models::ValidationCase> load_validation_cases(const std::string& path,
                                                           const std::vector<std::string>& cli_overrides) {
   const InputText input = read_input(path);
-  return load_validation_cases_text(input.text, path, input.format, std::filesystem::path(path).parent_path().string(),
-                                    cli_overrides);
+  return load_validation_cases_text(input.text, path, input.format, detail::relative_base_dir(path), cli_overrides);
 }
 
 std::vector<models::ValidationCase> load_validation_cases_text(std::string_view text_view, std::string_view origin,

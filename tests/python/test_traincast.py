@@ -198,6 +198,17 @@ def test_wrong_types_and_values_are_refused_clearly(tmp_path):
     # A NUL would cut the C argument there, hiding what follows (here an escape sequence).
     with pytest.raises(traincast.ScenarioError, match="contains a NUL character"):
         traincast.run(overrides={"name": "x\x00y\x1b[31m"})
+    # Named as the Python argument that gave it, not as the CLI's "argument 3" (fresh user 43).
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run(overrides={"name": "x\x00y"})
+    assert str(e.value).startswith("overrides: 'name=x\\x00y' contains a NUL character at offset 6 (expected a str")
+    assert "argument" not in str(e.value).split("(")[0]
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.run("x\x00y")
+    assert str(e.value).startswith("scenario: 'x\\x00y' contains a NUL character at offset 1")
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.compare("a.textproto", "b\x00.textproto")
+    assert str(e.value).startswith("scenarios: 'b\\x00.textproto' contains a NUL character")
     for bad in (lambda: traincast.run(overrides=5), lambda: traincast.run(threads="x"),
                 lambda: traincast.plan(jobs="two"), lambda: traincast.compare(vary={"cluster.num_nodes": 4})):
         with pytest.raises(TypeError):

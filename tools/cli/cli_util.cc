@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <ostream>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -341,7 +342,18 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
         for (const std::string& v : o.value)
           if (v.empty())
             throw UsageError("--" + d->long_name() + ": got an empty file name (expected a path to write)");
-      if (d == nullptr || dynamic_cast<const po::typed_value<double>*>(d->semantic().get()) == nullptr) continue;
+      const bool is_double =
+          d != nullptr && dynamic_cast<const po::typed_value<double>*>(d->semantic().get()) != nullptr;
+      const bool is_int = d != nullptr && dynamic_cast<const po::typed_value<int>*>(d->semantic().get()) != nullptr;
+      // Boost reads "+2" as 2, where --set options.threads=+2 and a scenario file's `threads: +2`
+      // are refused (fresh user 43): one number reads the same everywhere.
+      if (is_double || is_int)
+        for (const std::string& v : o.value)
+          if (!v.empty() && v.front() == '+')
+            throw UsageError("--" + d->long_name() + ": got \"" + v +
+                             "\": a number takes no '+' sign, as in a scenario file and --set (expected " +
+                             v.substr(1) + ")");
+      if (!is_double) continue;
       for (const std::string& v : o.value)
         if (!v.empty() && std::isspace(static_cast<unsigned char>(v.front())) == 0 &&
             io::detail::double_out_of_range(v))
@@ -353,7 +365,15 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
     std::vector<std::string> names;
     for (const auto& o : opts.options())
       if (!o->long_name().empty()) names.push_back("--" + o->long_name());
-    throw UsageError(std::string(e.what()) + io::detail::did_you_mean(e.get_option_name(), names));
+    std::string hint = io::detail::did_you_mean(e.get_option_name(), names);
+    // Another command's name for the same option (fresh user 43: `compare --threads 2`): run and
+    // cluster take --threads; compare, plan, sweep and validate, running many simulations, --jobs.
+    static const std::array<std::pair<std::string_view, std::string_view>, 2> kOtherName = {
+        {{"--threads", "--jobs"}, {"--jobs", "--threads"}}};
+    for (const auto& [other, ours] : kOtherName)
+      if (hint.empty() && e.get_option_name() == other && std::find(names.begin(), names.end(), ours) != names.end())
+        hint = ", did you mean \"" + std::string(ours) + "\"? (this command's name for " + std::string(other) + ")";
+    throw UsageError(std::string(e.what()) + hint);
   } catch (const po::invalid_option_value& e) {
     // Boost says "the argument ('abc') for option '--threads' is invalid": name the flag first,
     // as every other usage error does, and what it takes.

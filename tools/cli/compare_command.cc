@@ -8,10 +8,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -90,6 +92,65 @@ models::Scenario load(const std::string& path, const std::vector<std::string>& o
                                      : io::load_scenario_file(path, overrides, last_option);
   refuse_job_list(sc, path, "compare");
   return sc;
+}
+
+/// One column of the comparison: its file ("" for the embedded default), its label and its
+/// overrides (every --set, then its --vary assignment).
+struct Column {
+  std::string file, label;
+  std::vector<std::string> overrides;
+};
+
+/// The columns' labels, once their scenarios are loaded (`in`, one per column): a file's name
+/// without its folder and extension; for an input that is not a regular file (a pipe, /dev/fd/N,
+/// a FIFO: "63" of /dev/fd/63 names nothing the user wrote) the scenario's `name`, else its path as
+/// given. Two columns of one label: a file's labelled by its path as given, a pipe's by its name
+/// and path ("llama (/dev/fd/63)"), so the table and the verdicts name no two columns alike.
+void label_files(std::vector<Column>& cols, std::vector<CompareInput>& in) {
+  std::vector<bool> piped(cols.size());
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    std::error_code ec;
+    piped[i] = !std::filesystem::is_regular_file(cols[i].file, ec);
+    cols[i].label = !piped[i]                     ? base_name(cols[i].file)
+                    : in[i].scenario.name.empty() ? cols[i].file
+                                                  : in[i].scenario.name;
+  }
+  std::vector<std::string> first;
+  first.reserve(cols.size());
+  for (const Column& c : cols) first.push_back(c.label);
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    if (std::count(first.begin(), first.end(), first[i]) < 2) continue;
+    cols[i].label = !piped[i] || cols[i].label == cols[i].file ? cols[i].file : first[i] + " (" + cols[i].file + ")";
+  }
+  for (std::size_t i = 0; i < cols.size(); ++i) in[i].label = cols[i].label;
+}
+
+/// A --set that failed on some of the columns but not all: its message (which names no file)
+/// followed by a note at each column's file it failed on; every other message as it is, each once.
+/// `found[i]`: column i's messages.
+std::vector<std::string> errors_by_column(const std::vector<Column>& cols,
+                                          const std::vector<std::vector<std::string>>& found) {
+  std::vector<std::string> messages;
+  for (const std::vector<std::string>& f : found)
+    for (const std::string& m : f)
+      if (std::find(messages.begin(), messages.end(), m) == messages.end()) messages.push_back(m);
+  std::vector<std::string> out;
+  for (const std::string& m : messages) {
+    out.push_back(m);
+    if (m.rfind("--set:", 0) != 0) continue;
+    std::vector<std::size_t> on;
+    for (std::size_t i = 0; i < found.size(); ++i)
+      if (std::find(found[i].begin(), found[i].end(), m) != found[i].end()) on.push_back(i);
+    if (on.size() == cols.size()) continue;  // every column: nothing to tell them apart
+    for (const std::size_t i : on) {
+      // A --vary column is its assignment; a file's column is labelled once loaded (label_files).
+      const std::string column = cols[i].label == cols[i].file ? "" : " (column " + cols[i].label + ")";
+      out.push_back((cols[i].file.empty() ? std::string("(embedded default)") : cols[i].file) +
+                    ": note: the --set above failed on this scenario" + column +
+                    "; compare applies every --set to each scenario");
+    }
+  }
+  return out;
 }
 
 /// Each column's input warnings, each line once. A node_template block that another column of the
@@ -196,11 +257,6 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
           "--tokens: got " + std::string(got.data(), end) +
           " (expected a whole number of tokens from 1 to 1e15, e.g. 1e12: " + std::string(io::kTrainTokensWhy) + ")");
     }
-    // (file, label, overrides) per column.
-    struct Column {
-      std::string file, label;
-      std::vector<std::string> overrides;
-    };
     std::vector<Column> cols;
     std::string vary_field;
     if (vm.count("vary")) {
@@ -210,18 +266,11 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       const auto [field, values] = parse_vary(vm["vary"].as<std::string>());
       vary_field = field;
       // A --set of the varied field would be overridden by every column's value without a word.
-      // Paths compared as the loader reads them: an entry's index without leading zeros
-      // ("node_group[01]" is node_group[1]), spaces around the path ignored.
+      // Paths compared as the loader reads them: spaces around the path ignored (an index with a
+      // leading zero, "node_group[01]", is refused by the loader).
       const auto canonical = [](std::string path) {
         boost::algorithm::trim_if(path, is_blank);
-        std::string canon;
-        for (std::size_t i = 0; i < path.size(); ++i) {
-          canon += path[i];
-          if (path[i] != '[') continue;
-          while (i + 2 < path.size() && path[i + 1] == '0' && std::isdigit(static_cast<unsigned char>(path[i + 2])))
-            ++i;  // a leading zero of the index
-        }
-        return canon;
+        return path;
       };
       for (const std::string& a : sets) {
         if (canonical(a.substr(0, a.find('='))) != canonical(field)) continue;
@@ -245,14 +294,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
                          std::to_string(files.size()) + ")");
       // The same file twice gets the same --set and so the same answer: a slip, not a comparison.
       refuse_repeated_files(files, "compare", "different scenarios, or one with --vary field=v1,v2");
-      for (const std::string& f : files) cols.push_back({f, base_name(f), sets});
-      // Two files of one name in different folders: label those columns by the path as given, so
-      // the table and the verdict do not name two columns alike.
-      for (Column& c : cols) {
-        const auto same = std::count_if(cols.begin(), cols.end(),
-                                        [&](const Column& o) { return base_name(o.file) == base_name(c.file); });
-        if (same > 1) c.label = c.file;
-      }
+      for (const std::string& f : files) cols.push_back({f, f, sets});  // labelled once loaded: label_files
     }
     if (vm.count("json") && vm.count("csv") && vm["json"].as<std::string>() == vm["csv"].as<std::string>())
       throw UsageError("--csv: names the same file as --json");
@@ -266,11 +308,12 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     // Load every column first (all input errors before any simulation), then fill the defaults.
     std::vector<CompareInput> in;
     std::vector<std::string> budgets;
-    std::vector<std::string> errors;
+    std::vector<std::vector<std::string>> errors(cols.size());
     // The varied field's value comes from --vary (the last override), not from a --set: the loader
     // names that option in its messages.
     const std::string last_option = vary_field.empty() ? "" : "--vary";
-    for (const Column& c : cols) {
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      const Column& c = cols[i];
       try {
         const models::Scenario first = load(c.file, c.overrides, last_option);
         std::string budget;
@@ -281,16 +324,18 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
         in.push_back({c.label, c.file.empty() ? "(embedded default)" : c.file, std::move(filled), reliability_added,
                       c.overrides, last_option});
         budgets.push_back(budget);
-        if (tokens > 0 && budget == "scenario")
-          err << "traincast compare: --tokens not used for " << c.label
-              << ": its scenario (file or --set) gives workload.training.train_tokens ("
-              << in.back().scenario.training.train_tokens << ")\n";
       } catch (const io::ScenarioError& e) {
-        for (const std::string& m : e.errors())
-          if (std::find(errors.begin(), errors.end(), m) == errors.end()) errors.push_back(m);
+        errors[i] = e.errors();
       }
     }
-    if (!errors.empty()) throw io::ScenarioError(errors);
+    if (std::any_of(errors.begin(), errors.end(), [](const auto& e) { return !e.empty(); }))
+      throw io::ScenarioError(errors_by_column(cols, errors));
+    if (vary_field.empty()) label_files(cols, in);
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (tokens > 0 && budgets[i] == "scenario")
+        err << "traincast compare: --tokens not used for " << in[i].label
+            << ": its scenario (file or --set) gives workload.training.train_tokens ("
+            << in[i].scenario.training.train_tokens << ")\n";
     std::vector<std::vector<std::string>> column_overrides;
     column_overrides.reserve(cols.size());
     for (const Column& c : cols) column_overrides.push_back(c.overrides);

@@ -279,10 +279,10 @@ TEST(ScenarioIoSet, IndexedEntriesOfRepeatedFields) {
   EXPECT_EQ(errors("cluster.node_group[1].num_nodes=2147483647").front(),
             "--set: cluster.node_group[1].num_nodes: the node groups hold 2147483648 nodes in all (expected at most "
             "1073741824)");
-  // A check that fails on the entry's new value is reported at the --set, with the entry's path.
+  // [01] names entry 1 by another spelling: refused, as a selector's "node01" is (session 43).
   EXPECT_EQ(errors("cluster.node_group[01].num_nodes=0"),
-            std::vector<std::string>{
-                "--set: cluster.node_group[1].num_nodes: got 0 (expected an integer from 1 to 2147483647)"});
+            std::vector<std::string>{"--set: cluster.node_group: invalid index \"01\": has a leading zero (expected an "
+                                     "entry's index in decimal without leading zeros, e.g. [1])"});
 }
 
 TEST(ScenarioIoSet, WrongValueTypes) {
@@ -300,13 +300,13 @@ TEST(ScenarioIoSet, WrongValueTypes) {
                 "--set: cluster.fabric.oversubscription: invalid value \"1.5x\" (expected a number)"}));
 }
 
-// Numbers in --set are decimal, as the integers are: hexadecimal, a leading '+' and trailing text
-// are refused; the decimal forms (exponent, leading dot) are taken.
+// --set numbers are decimal: hexadecimal, a leading '+' and trailing text refused; exponent, leading dot taken.
 TEST(ScenarioIoSet, NumbersAreDecimal) {
   EXPECT_EQ(
       errors_of(small(), Format::text, {"power.pue=0x1", "power.cpu_load_fraction=+0.5", "thermal.supply_air_c=25C"}),
       (std::vector<std::string>{"--set: power.pue: 0x1 is hexadecimal (expected a decimal number, e.g. 1)",
-                                "--set: power.cpu_load_fraction: invalid value \"+0.5\" (expected a number)",
+                                "--set: power.cpu_load_fraction: invalid value \"+0.5\": a number takes no '+' sign, "
+                                "as in a scenario file (expected power.cpu_load_fraction=0.5)",
                                 "--set: thermal.supply_air_c: invalid value \"25C\" (expected a number)"}));
   const models::Scenario s =
       load_scenario_text(small(), "t.textproto", Format::text, {"power.pue=1.2e0", "power.cpu_load_fraction=.5"});

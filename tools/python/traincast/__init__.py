@@ -161,6 +161,7 @@ class _Call:
         self._labels: dict[str, str] = {}
         self._inputs: list = []  # paths as the caller gave them, for ScenarioError.file
         self._count = 0
+        self._arguments: dict[str, str] = {}  # a path on the command line -> the argument that gave it
 
     def __enter__(self):
         return self
@@ -179,14 +180,15 @@ class _Call:
         self._labels[path] = label
         return path
 
-    def scenario(self, scenario: Scenario) -> Optional[str]:
+    def scenario(self, scenario: Scenario, argument: str = "scenario") -> Optional[str]:
         """A path for the command line: the file itself, or a temporary copy of text or a dict (its
         relative `profile` made absolute against the current directory, where a file's would be
-        taken against the file's directory)."""
+        taken against the file's directory). argument: the Python argument that gave it, for errors."""
         if scenario is None:
             return None
         if isinstance(scenario, os.PathLike):
             self._inputs.append(os.fspath(scenario))
+            self._arguments[os.fspath(scenario)] = argument
             return os.fspath(scenario)
         if isinstance(scenario, Mapping):
             data = dict(scenario)
@@ -201,6 +203,7 @@ class _Call:
                                 "the embedded default)")
         if "\n" not in scenario and "{" not in scenario:
             self._inputs.append(scenario)
+            self._arguments[scenario] = argument
             return scenario  # a path (a missing file is the command's error, named as given)
         is_json = scenario.lstrip().startswith("{")
         return self._write(_absolute_paths(scenario, ("profile",), is_json), ".json" if is_json else ".textproto",
@@ -209,17 +212,35 @@ class _Call:
     def sweep_file(self, sweep: Union[str, os.PathLike]) -> str:
         if isinstance(sweep, os.PathLike):
             self._inputs.append(os.fspath(sweep))
+            self._arguments[os.fspath(sweep)] = "sweep_file"
             return os.fspath(sweep)
         if isinstance(sweep, str) and not sweep.strip():
             raise ScenarioError("sweep: got an empty string (expected a path or sweep text)")
         if isinstance(sweep, str) and "\n" not in sweep and "{" not in sweep:
             self._inputs.append(sweep)
+            self._arguments[sweep] = "sweep_file"
             return sweep
         if not isinstance(sweep, str):
             raise TypeError(f"sweep: got {type(sweep).__name__} (expected a path or sweep text)")
         return self._write(_absolute_paths(sweep, ("scenario_file", "profile"), False), ".sweep.textproto", "<text>")
 
+    def _refuse_nul(self, args: Sequence[Any]) -> None:
+        """Raises ScenarioError naming the Python argument (overrides, scenario, ...) whose text
+        holds a NUL character: the CLI would say "argument 3", a position on a command line this
+        call never showed."""
+        for i, a in enumerate(args):
+            text = os.fspath(a) if isinstance(a, os.PathLike) else str(a)
+            at = text.find("\0")
+            if at < 0:
+                continue
+            before = str(args[i - 1]) if i > 0 else ""
+            name = self._names.get(before) or self._arguments.get(text, "an argument")
+            shown = text if len(text) <= 60 else text[:60] + "..."
+            raise ScenarioError(f"{name}: {shown!r} contains a NUL character at offset {at} (expected a str without "
+                                "NUL: traincast is given it as a command-line argument, which cannot carry one)")
+
     def run(self, args: Sequence[Any], ok: Sequence[int] = (0,)) -> CommandResult:
+        self._refuse_nul(args)
         r = cli(*args)
         if r.status == 2:
             err = r.stderr
@@ -379,7 +400,7 @@ def compare(*scenarios: Scenario, vary: Union[None, str, Mapping[str, Sequence[A
             raise TypeError(f"vary: {name}: got {values!r} (expected a list of values)")
         vary = f"{name}=" + ",".join(_value_text(v) for v in values)
     with _Call({"--set": "overrides", "--vary": "vary", "--tokens": "tokens", "--jobs": "jobs"}) as c:
-        paths = [c.scenario(s) for s in scenarios]
+        paths = [c.scenario(s, "scenarios") for s in scenarios]
         if any(p is None for p in paths):
             raise ScenarioError("compare: a scenario is None (give a path, text or dict; no scenario at all "
                                 "compares the embedded default with vary=)")
@@ -468,6 +489,7 @@ def validate(*case_files: Union[str, os.PathLike], jobs: Optional[int] = None, h
     pd = _pandas("validate")
     with _Call({"--jobs": "jobs", "--half": "half"}) as c:
         c._inputs += [os.fspath(f) if isinstance(f, os.PathLike) else str(f) for f in case_files]  # for ScenarioError.file, as run and sweep
+        c._arguments.update((path, "case_files") for path in c._inputs)
         args = ["validate", *case_files] + _opt("--jobs", _int_arg("jobs", jobs)) + _opt("--half", half) + ["--csv", c.out("v.csv")]
         c.run(args, ok=(0, 1))
         return _read_csv_frame(c.out("v.csv"), pd)

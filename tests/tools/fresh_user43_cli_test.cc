@@ -13,12 +13,14 @@
 #include "models/io/scenario_io.h"
 #include "tests/support/fixtures.h"
 #include "tests/tools/cli_run.h"
+#include "tests/tools/pipe.h"
 
 namespace traincast::cli {
 namespace {
 
 using test_support::count;
 using test_support::has;
+using test_support::Pipe;
 using test_support::Result;
 using test_support::run;
 
@@ -232,26 +234,6 @@ TEST(FreshUser43PueNote, APueWrittenAtTheDefaultsValueIsTheUsersAndGetsNoNote) {
 }
 
 // ---- 3. a scenario path without an extension: read by content -------------------------------
-
-/// A pipe holding `text` (written and closed before the read: it fits the pipe's buffer), read as
-/// /dev/fd/N as the shell's <(cat FILE) gives it. Closes its read end when destroyed.
-class Pipe {
- public:
-  explicit Pipe(const std::string& text) {
-    int fds[2];
-    EXPECT_EQ(pipe(fds), 0);
-    read_fd_ = fds[0];
-    EXPECT_EQ(write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
-    close(fds[1]);
-  }
-  ~Pipe() { close(read_fd_); }
-  Pipe(const Pipe&) = delete;
-  Pipe& operator=(const Pipe&) = delete;
-  std::string path() const { return "/dev/fd/" + std::to_string(read_fd_); }
-
- private:
-  int read_fd_ = -1;
-};
 
 // Before: "/dev/fd/63: unknown file extension "" (expected .textproto, .txtpb, .pbtxt, .txt or .json)".
 TEST(FreshUser43NoExtension, APipedScenarioIsReadByContent) {

@@ -13,12 +13,14 @@
 
 #include "tests/support/fixtures.h"
 #include "tests/tools/cli_run.h"
+#include "tests/tools/pipe.h"
 
 namespace traincast::cli {
 namespace {
 
 using test_support::count;
 using test_support::has;
+using test_support::Pipe;
 using test_support::Result;
 using test_support::run;
 
@@ -30,26 +32,6 @@ std::string scenario(const std::string& name, int nodes = 1) {
          "seq_length: 2048 }\n  parallel { tp: 8 dp: " +
          std::to_string(nodes) + " }\n  training { global_batch_size: 16 }\n}\n";
 }
-
-/// A pipe holding `text` (written and closed before the read: it fits the pipe's buffer), read as
-/// /dev/fd/N as the shell's <(cat FILE) gives it. Closes its read end when destroyed.
-class Pipe {
- public:
-  explicit Pipe(const std::string& text) {
-    int fds[2];
-    EXPECT_EQ(pipe(fds), 0);
-    read_fd_ = fds[0];
-    EXPECT_EQ(write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
-    close(fds[1]);
-  }
-  ~Pipe() { close(read_fd_); }
-  Pipe(const Pipe&) = delete;
-  Pipe& operator=(const Pipe&) = delete;
-  std::string path() const { return "/dev/fd/" + std::to_string(read_fd_); }
-
- private:
-  int read_fd_ = -1;
-};
 
 /// Makes `dir` the working directory while it lives (the shell's directory when it runs <(...)).
 class InDirectory {
@@ -150,8 +132,7 @@ TEST(FreshUser43cRelativePaths, APipedSweepTakesItsScenarioFileFromTheWorkingDir
   const Pipe p(sweep);
   const Result missing = run({"sweep", p.path(), "--out", dir.file("u.csv"), "--progress", "never"});
   EXPECT_EQ(missing.status, 2);
-  EXPECT_EQ(missing.err,
-            p.path() + ":1:1: scenario_file: x.textproto: cannot read file (No such file or directory)\n");
+  EXPECT_EQ(missing.err, p.path() + ":1:1: scenario_file: x.textproto: cannot read file (No such file or directory)\n");
 }
 
 TEST(FreshUser43cRelativePaths, APipedCasesFileTakesItsScenarioFromTheWorkingDirectory) {

@@ -210,6 +210,10 @@ TEST(FreshUser43cPlusSign, AnotherCommandsThreadsOptionNamesThisOnes) {
   r = run({"run", "--jobs", "2"});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "did you mean \"--threads\"?")) << r.err;
+  // The `=` form names the option with its value (second fresh user 43: no hint).
+  r = run({"compare", "--threads=2", "a.textproto", "b.textproto"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "did you mean \"--jobs\"?")) << r.err;
 }
 
 // ---- 6. the throttled GPUs in index order -------------------------------------------------------

@@ -365,13 +365,15 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
     std::vector<std::string> names;
     for (const auto& o : opts.options())
       if (!o->long_name().empty()) names.push_back("--" + o->long_name());
-    std::string hint = io::detail::did_you_mean(e.get_option_name(), names);
+    // `--threads=2` names the option with its value: compare the name alone.
+    const std::string given = e.get_option_name().substr(0, e.get_option_name().find('='));
+    std::string hint = io::detail::did_you_mean(given, names);
     // Another command's name for the same option (fresh user 43: `compare --threads 2`): run and
     // cluster take --threads; compare, plan, sweep and validate, running many simulations, --jobs.
     static const std::array<std::pair<std::string_view, std::string_view>, 2> kOtherName = {
         {{"--threads", "--jobs"}, {"--jobs", "--threads"}}};
     for (const auto& [other, ours] : kOtherName)
-      if (hint.empty() && e.get_option_name() == other && std::find(names.begin(), names.end(), ours) != names.end())
+      if (hint.empty() && given == other && std::find(names.begin(), names.end(), ours) != names.end())
         hint = ", did you mean \"" + std::string(ours) + "\"? (this command's name for " + std::string(other) + ")";
     throw UsageError(std::string(e.what()) + hint);
   } catch (const po::invalid_option_value& e) {

@@ -103,6 +103,14 @@ TEST(FreshUser43cCompareSet, ASetThatFailsOnOneScenarioNamesIt) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(count(r.err, "\n"), 1) << r.err;
   EXPECT_FALSE(has(r.err, "note:")) << r.err;
+  // One message every scenario gives and one each gives its own way: the shared one first, so it
+  // does not sit after the first scenario's note and read as the second's (second fresh user 43).
+  r = run({"compare", one, two, "--set", "workload.parallel.dp=3"});
+  EXPECT_EQ(r.status, 2);
+  const std::size_t shared = r.err.find("--set: workload.training.global_batch_size:");
+  ASSERT_NE(shared, std::string::npos) << r.err;
+  EXPECT_LT(shared, r.err.find("--set: workload.parallel.dp:")) << r.err;
+  EXPECT_EQ(count(r.err, "note: the --set above failed on this scenario"), 2) << r.err;
 }
 
 // ---- 3. relative paths in an input that is not a regular file -----------------------------------

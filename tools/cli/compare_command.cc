@@ -127,13 +127,18 @@ void label_files(std::vector<Column>& cols, std::vector<CompareInput>& in) {
 
 /// A --set that failed on some of the columns but not all: its message (which names no file)
 /// followed by a note at each column's file it failed on; every other message as it is, each once.
-/// `found[i]`: column i's messages.
+/// Messages every column gave come first, so that one of them never sits between a column's
+/// messages and reads as that column's (second fresh user 43). `found[i]`: column i's messages.
 std::vector<std::string> errors_by_column(const std::vector<Column>& cols,
                                           const std::vector<std::vector<std::string>>& found) {
   std::vector<std::string> messages;
   for (const std::vector<std::string>& f : found)
     for (const std::string& m : f)
       if (std::find(messages.begin(), messages.end(), m) == messages.end()) messages.push_back(m);
+  std::stable_partition(messages.begin(), messages.end(), [&](const std::string& m) {
+    return std::all_of(found.begin(), found.end(),
+                       [&](const std::vector<std::string>& f) { return std::find(f.begin(), f.end(), m) != f.end(); });
+  });
   std::vector<std::string> out;
   for (const std::string& m : messages) {
     out.push_back(m);

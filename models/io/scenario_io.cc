@@ -318,12 +318,16 @@ ReadOnceScope::~ReadOnceScope() {
   if (--read_once().scopes == 0) read_once().texts.clear();
 }
 
-std::string read_input_file(const std::string& path, std::string_view expected) {
+bool is_stream_input(const std::string& path) {
+  if (path.empty()) return false;
   std::error_code ec;
-  // A pipe or a FIFO (not a regular file, nor a directory) can be read once: kept in a scope.
-  const bool once = !path.empty() && std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec) &&
-                    !std::filesystem::is_directory(path, ec);
-  if (!once) return read_input_file_once(path, expected);
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  return std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && !std::filesystem::is_directory(st);
+}
+
+std::string read_input_file(const std::string& path, std::string_view expected) {
+  // A pipe or a FIFO can be read once: kept in a scope.
+  if (!is_stream_input(path)) return read_input_file_once(path, expected);
   ReadOnce& state = read_once();
   {
     const std::lock_guard lock(state.mutex);
@@ -437,10 +441,10 @@ std::vector<std::string> by_position(std::vector<std::string> errors) {
 }  // namespace
 
 ScenarioError::ScenarioError(std::vector<std::string> errors)
-    : std::runtime_error(""), errors_(by_position(std::move(errors))) {
-  // The base is built before errors_: its message is set here, from the ordered messages.
-  static_cast<std::runtime_error&>(*this) = std::runtime_error(join_lines(errors_));
-}
+    : ScenarioError(Ordered{}, by_position(std::move(errors))) {}
+
+ScenarioError::ScenarioError(Ordered /*tag*/, std::vector<std::string> ordered)
+    : std::runtime_error(join_lines(ordered)), errors_(std::move(ordered)) {}
 
 namespace {
 
@@ -483,11 +487,7 @@ Format format_of_text(std::string_view text) {
 }
 
 std::string detail::relative_base_dir(const std::string& path) {
-  std::error_code ec;
-  const std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && !std::filesystem::is_directory(st))
-    return {};
-  return std::filesystem::path(path).parent_path().string();
+  return is_stream_input(path) ? std::string() : std::filesystem::path(path).parent_path().string();
 }
 
 InputText read_input(const std::string& path) {

@@ -66,8 +66,17 @@ class ScenarioError : public std::runtime_error {
   const std::vector<std::string>& errors() const noexcept { return errors_; }
 
  private:
+  struct Ordered {};
+  /// `ordered`: the messages already in their printed order (what() joins them).
+  ScenarioError(Ordered, std::vector<std::string> ordered);
   std::vector<std::string> errors_;
 };
+
+/// Whether `path` names an input that exists and is neither a regular file nor a directory: a pipe
+/// such as the shell's <(cmd), /dev/fd/N, a FIFO, /dev/stdin. Such an input can be read only once
+/// (ReadOnceScope), and its name says nothing about where its text came from (relative paths in it
+/// are taken from the working directory; compare labels its column by the scenario's name).
+bool is_stream_input(const std::string& path);
 
 /// The whole contents of a file (bytes as stored). Throws ScenarioError "PATH: cannot read file (reason)"
 /// when missing, a directory, unreadable or a read fails; "PATH: input too large (more than 67108864

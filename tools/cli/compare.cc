@@ -368,11 +368,15 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
   // A side with cluster.overrides is also run without them, as `run` does, for its Overrides
   // section's cost (models::simulate_training_with_override_cost: one more simulation, and one per switch link at a
   // bandwidth_factor, at most 4); nothing for a side without.
-  const auto simulate = [](const models::Scenario& sc) { return models::simulate_training_with_override_cost(sc); };
+  // A price a --set or --vary gave is sourced to it (name_price_options), as run's.
+  const auto simulate = [&](std::size_t i, const models::Scenario& sc) {
+    models::Report r = models::simulate_training_with_override_cost(sc);
+    name_price_options(r.cost, inputs[i].overrides, inputs[i].last_option);
+    return r;
+  };
   const auto simulate_column = [&](std::size_t i) {
     try {
-      reports[i] = simulate(inputs[i].scenario);
-      name_price_options(reports[i].cost, inputs[i].overrides, inputs[i].last_option);
+      reports[i] = simulate(i, inputs[i].scenario);
     } catch (const models::FailureWindowExceeded& e) {
       if (!inputs[i].reliability_added) {
         errors[i] = e.what();
@@ -382,8 +386,7 @@ CompareResult compare_scenarios(const std::vector<CompareInput>& inputs, const s
       models::Scenario sc = inputs[i].scenario;
       sc.reliability.reset();
       try {
-        reports[i] = simulate(sc);
-        name_price_options(reports[i].cost, inputs[i].overrides, inputs[i].last_option);
+        reports[i] = simulate(i, sc);
         notes[i] = "failures not drawn: its " + with_thousands(e.days()) +
                    " days of failure-free training are beyond the failure draws' range of about 10 years "
                    "(give a reliability section with horizon_s to draw a window)";

@@ -8,12 +8,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -109,8 +107,7 @@ struct Column {
 void label_files(std::vector<Column>& cols, std::vector<CompareInput>& in) {
   std::vector<bool> piped(cols.size());
   for (std::size_t i = 0; i < cols.size(); ++i) {
-    std::error_code ec;
-    piped[i] = !std::filesystem::is_regular_file(cols[i].file, ec);
+    piped[i] = io::is_stream_input(cols[i].file);
     cols[i].label = !piped[i]                     ? base_name(cols[i].file)
                     : in[i].scenario.name.empty() ? cols[i].file
                                                   : in[i].scenario.name;

@@ -20,6 +20,7 @@
 #include "models/executor/op_graph.h"
 #include "models/executor/override_effects.h"
 #include "models/executor/power_thermal_setup.h"
+#include "models/executor/power_thermal_thread.h"
 #include "models/executor/training_report.h"
 #include "models/hardware/catalog.h"
 #include "models/hardware/cluster.h"
@@ -149,8 +150,9 @@ Report simulate_pass(const Scenario& sc, sim::TraceRecorder* trace, ThermalStart
   }
   PowerThermalSetup setup = power_thermal_setup(sc, cluster, job, start);
   setup.trace = trace;
-  PowerThermalModel power(sim, std::move(setup));
-  run_op_graph(sim, coll, job.graph, &power, co.any(), worker_sms);
+  PowerThermalRun power_run(sim, std::move(setup), sc.options.threads);
+  run_op_graph(sim, coll, job.graph, &power_run.activity(), co.any(), worker_sms);
+  PowerThermalModel& power = power_run.finished();
   measure_own(net, cluster, job, co);
   const std::vector<double> gpu_wait_s = power.compute_wait_s();
   Report r = training_report(sc, cluster, net, sim.events_processed(), job, trace, &gpu_wait_s);

@@ -96,9 +96,19 @@ struct PowerThermalSetup {
   sim::TraceRecorder* trace = nullptr;
 };
 
+/// What a PowerThermalModel computes. `full`: everything, on the simulation's thread. Where no
+/// GPU's clock can depend on its temperature (PowerThermalSetup::thermal_events false, nothing
+/// throttled at the start), the work splits in two models of one setup
+/// (models/executor/power_thermal_thread.h): `speeds_only` answers the runner (each worker's
+/// clocks and speed from its activity, caps and clock factors: the same code as `full`, nothing
+/// else), and `replay` is told the same calls afterwards, on another thread, each with the
+/// simulated time it was made at (set_replay_time), and keeps power, temperature and energy for
+/// the report. Both give the report `full` gives, bit for bit.
+enum class PowerThermalRole { full, speeds_only, replay };
+
 class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
  public:
-  PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setup);
+  PowerThermalModel(sim::Simulator& sim, PowerThermalSetup setup, PowerThermalRole role = PowerThermalRole::full);
   /// Not copied: the simulator holds it as an event handler, and its GPU states point into its setup.
   PowerThermalModel(const PowerThermalModel&) = delete;
   PowerThermalModel& operator=(const PowerThermalModel&) = delete;
@@ -118,6 +128,9 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   /// energy_j is exactly average_w x iteration_time_s.
   void compute_done(int iteration) override;
   void set_listener(WorkerSpeedListener* listener) override { listener_ = listener; }
+  /// The simulated time [ns] of the calls that follow (role replay only; the others read the
+  /// simulator's clock).
+  void set_replay_time(std::int64_t now_ns) { replay_now_ns_ = now_ns; }
   void on_event(std::uint64_t tag) override;
 
   /// Brings every state to `end_ns` (the end of the run) and fills power and thermal reports.
@@ -218,6 +231,12 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   };
 
   Activity activity_of(const WorkerState& w) const;
+  std::int64_t now_ns() const { return role_ == PowerThermalRole::replay ? replay_now_ns_ : sim_.now().ns(); }
+  void set_worker_speed(std::uint32_t w, double speed);
+  /// The clock a power limit allows for activity `a` (1 when the full clock draws no more).
+  static double capped_clock(const GpuPowerCurve& curve, Activity a, double limit_w);
+  /// Role speeds_only: the worker's speed from clock_keys_, nothing else.
+  void recompute_speed(std::uint32_t w);
   void advance_gpu(int i, std::int64_t now);
   /// Adds GPU i's clock since clock_since_ns to its compute-clock sums (when its worker's
   /// compute stream is busy); call before its clock or that busy state changes.
@@ -256,6 +275,8 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
 
   sim::Simulator& sim_;
   PowerThermalSetup s_;
+  PowerThermalRole role_ = PowerThermalRole::full;
+  std::int64_t replay_now_ns_ = 0;
   WorkerSpeedListener* listener_ = nullptr;
   std::vector<GpuState> g_;
   std::vector<WorkerState> w_;
@@ -267,6 +288,8 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   std::vector<std::uint32_t> power_track_, temp_track_;
   std::uint32_t power_name_ = 0, temp_name_ = 0;
   std::vector<double> scratch_clock_, scratch_speed_, scratch_hold_;
+  /// Role speeds_only: per worker, each distinct (own power limit [W], clock factor) of its GPUs.
+  std::vector<std::vector<std::pair<double, double>>> clock_keys_;
   std::vector<char> kind_dirty_;  ///< per kind: in dirty_kinds_
   std::vector<int> dirty_kinds_;  ///< kinds whose GPU power changed since update_dirty_kinds
   Exponentials exp_memo_;

@@ -19,7 +19,8 @@
 // without its override, side by side where threads allow: simulate_training_with_override_cost),
 // at 1 then 2 threads; the second prints x_threads1, its wall time over the first's median measured
 // in the same run (< 1 is faster), and fails if any figure differs. Needs two free cores to mean
-// anything (~1 minute).
+// anything (~1 minute). The OneSimulation pair: the same job without the override (one simulation,
+// whose power and thermal model runs on a second thread: models/executor/power_thermal_thread.h).
 #include <sys/resource.h>
 #include <time.h>
 
@@ -140,41 +141,57 @@ void run_weak_scaling(benchmark::State& state, int dp) {
 void BM_Llama405b_WeakScaling_Dp4_512Gpus(benchmark::State& s) { run_weak_scaling(s, 4); }
 void BM_Llama405b_WeakScaling_Dp32_4096Gpus(benchmark::State& s) { run_weak_scaling(s, 32); }
 
-std::vector<double> gpt3_one_thread_s;  // wall seconds of each BM_Gpt3_4096Gpus_Unfolded_Threads1 run
-double gpt3_one_thread_iteration_s = 0, gpt3_one_thread_cost_s = 0;
+/// The one-thread runs of a GPT-3 case: wall seconds of each, and the figures the two-thread run
+/// must repeat.
+struct Gpt3Baseline {
+  std::vector<double> seconds;
+  double iteration_s = 0, cost_s = 0;
+  traincast::models::PowerReport power;
+  traincast::models::ThermalReport thermal;
+};
+Gpt3Baseline gpt3_with_override, gpt3_one_simulation;
 
-void run_gpt3_threads(benchmark::State& state, int threads) {
+/// `with_override`: node100/gpu3 at 0.9, as `traincast run` simulates it (two simulations);
+/// else the job alone, forced unfolded (one simulation: its power model on a second thread).
+void run_gpt3_threads(benchmark::State& state, int threads, bool with_override) {
   auto sc = traincast::io::load_scenario_file(
       std::string(TRAINCAST_SOURCE_DIR) + "/scenarios/models/gpt3_175b.textproto",
       {"cluster.num_nodes=512", "workload.parallel.dp=64", "options.fold_symmetric=false"});
-  sc.cluster.overrides.push_back({"node100/gpu3", 0.9, 0.0});
+  if (with_override) sc.cluster.overrides.push_back({"node100/gpu3", 0.9, 0.0});
   sc.options.threads = threads;
   double seconds = 0;
   traincast::models::Report report;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    report = traincast::models::simulate_training_with_override_cost(sc);
+    report = with_override ? traincast::models::simulate_training_with_override_cost(sc)
+                           : traincast::models::simulate_training(sc);
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     benchmark::DoNotOptimize(report.iteration_time_s);
   }
   state.counters["events"] = static_cast<double>(report.events);
   state.counters["max_rss_mb"] = max_rss_mb();
+  Gpt3Baseline& base = with_override ? gpt3_with_override : gpt3_one_simulation;
   if (threads == 1) {
-    gpt3_one_thread_s.push_back(seconds);
-    gpt3_one_thread_iteration_s = report.iteration_time_s;
-    gpt3_one_thread_cost_s = report.overrides.cost_s;
+    base.seconds.push_back(seconds);
+    base.iteration_s = report.iteration_time_s;
+    base.cost_s = report.overrides.cost_s;
+    base.power = report.power;
+    base.thermal = report.thermal;
     return;
   }
-  if (gpt3_one_thread_s.empty()) return;
-  if (report.iteration_time_s != gpt3_one_thread_iteration_s || report.overrides.cost_s != gpt3_one_thread_cost_s)
+  if (base.seconds.empty()) return;
+  if (report.iteration_time_s != base.iteration_s || report.overrides.cost_s != base.cost_s ||
+      !(report.power == base.power) || !(report.thermal == base.thermal))
     state.SkipWithError("the report differs from the one-thread run's");
-  std::vector<double> v = gpt3_one_thread_s;
+  std::vector<double> v = base.seconds;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
   state.counters["x_threads1"] = seconds / v[v.size() / 2];  // acceptance: <= 1 / 1.3 = 0.77
 }
 
-void BM_Gpt3_4096Gpus_Unfolded_Threads1(benchmark::State& s) { run_gpt3_threads(s, 1); }
-void BM_Gpt3_4096Gpus_Unfolded_Threads2(benchmark::State& s) { run_gpt3_threads(s, 2); }
+void BM_Gpt3_4096Gpus_Unfolded_Threads1(benchmark::State& s) { run_gpt3_threads(s, 1, true); }
+void BM_Gpt3_4096Gpus_Unfolded_Threads2(benchmark::State& s) { run_gpt3_threads(s, 2, true); }
+void BM_Gpt3_4096Gpus_OneSimulation_Threads1(benchmark::State& s) { run_gpt3_threads(s, 1, false); }
+void BM_Gpt3_4096Gpus_OneSimulation_Threads2(benchmark::State& s) { run_gpt3_threads(s, 2, false); }
 
 void BM_Llama405b_Dp128_Symmetric(benchmark::State& s) { run_405b(s, false); }
 void BM_Llama405b_Dp128_OneGpuAt0_9(benchmark::State& s) { run_405b(s, true); }
@@ -188,6 +205,16 @@ BENCHMARK(BM_Llama405b_WeakScaling_Dp4_512Gpus)->Unit(benchmark::kSecond)->Itera
 BENCHMARK(BM_Llama405b_WeakScaling_Dp32_4096Gpus)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(1);
 BENCHMARK(BM_Gpt3_4096Gpus_Unfolded_Threads1)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3)->UseRealTime();
 BENCHMARK(BM_Gpt3_4096Gpus_Unfolded_Threads2)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3)->UseRealTime();
+BENCHMARK(BM_Gpt3_4096Gpus_OneSimulation_Threads1)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->Repetitions(5)
+    ->UseRealTime();
+BENCHMARK(BM_Gpt3_4096Gpus_OneSimulation_Threads2)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->Repetitions(5)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <tbb/task_group.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -192,24 +193,32 @@ class OpPrefault {
 
 /// Builds and merges every worker's graph (StreamingMerge): one at a time with threads == 1, else
 /// in batches of 4 x the loop's threads (worker_threads.h: options.threads, 0 for the caller's
-/// arena) built in parallel (each worker is independent) and merged in order.
+/// arena) built in parallel (each worker is independent), the next batch while this one is merged,
+/// and merged in order.
 Edges build_and_merge(const TrainingPlan& P, int threads, OpGraph& G, std::vector<std::uint32_t>& op_base) {
   const int workers = P.replicas * P.pp;
   StreamingMerge merge(P, G);
   if (threads != 1) {
     with_worker_threads(threads, [&] {
       const int batch = 4 * worker_thread_count(threads);
-      std::vector<WorkerGraph> graphs(static_cast<std::size_t>(batch));
-      OpPrefault prefault(G.ops);
-      for (int first = 0; first < workers; first += batch) {
-        const int n = std::min(batch, workers - first);
-        tbb::parallel_for(0, n, [&](int k) {
-          build_worker_graph(P, (first + k) / P.pp, (first + k) % P.pp, graphs[static_cast<std::size_t>(k)]);
+      // Two batches: the next one is built (by a task, in parallel) while this one is merged.
+      std::array<std::vector<WorkerGraph>, 2> graphs;
+      for (auto& g : graphs) g.resize(static_cast<std::size_t>(batch));
+      auto build = [&](int first, std::vector<WorkerGraph>& into) {
+        tbb::parallel_for(0, std::min(batch, workers - first), [&](int k) {
+          build_worker_graph(P, (first + k) / P.pp, (first + k) % P.pp, into[static_cast<std::size_t>(k)]);
         });
-        for (int k = 0; k < n; ++k) {
-          merge.add(first + k, graphs[static_cast<std::size_t>(k)]);
+      };
+      OpPrefault prefault(G.ops);
+      if (workers > 0) build(0, graphs[0]);
+      for (int first = 0, b = 0; first < workers; first += batch, b ^= 1) {
+        tbb::task_group next;
+        if (first + batch < workers) next.run([&, first, b] { build(first + batch, graphs[b ^ 1]); });
+        for (int k = 0; k < std::min(batch, workers - first); ++k) {
+          merge.add(first + k, graphs[b][static_cast<std::size_t>(k)]);
           prefault.ahead_of(G.ops);
         }
+        next.wait();
       }
       prefault.wait();
     });

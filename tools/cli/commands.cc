@@ -85,7 +85,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "json", po::value<std::string>(), "write the report as JSON to this file (keys: docs/outputs.md)")(
       "trace", po::value<std::string>(), "write a Chrome/Perfetto trace (ui.perfetto.dev) to this file")(
       "threads", po::value<int>(),
-      "threads for the run (ECMP draws, op-graph generation, failure draws), 0 to 1024; default 0, all hardware "
+      "threads for the run (ECMP draws, op-graph generation, failure draws, the power and thermal model beside the "
+      "event loop), 0 to 1024; default 0, all hardware "
       "threads (same result for any value)")("force", "overwrite existing --json/--trace files")(
       "profile", po::value<std::string>(), "calibration profile (traincast calibrate fit); overrides the scenario's")(
       "print-scenario",

@@ -1,5 +1,6 @@
 // Session 44's leftovers from the earlier fresh users: numeric options read "007" as 7 where a
-// scenario file and --set refuse a leading zero.
+// scenario file and --set refuse a leading zero; a sweep axis over cluster.overrides pointed to
+// `run --set`, which varies nothing.
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,14 @@ using test_support::Result;
 using test_support::run;
 
 const std::string kSrc = TRAINCAST_SOURCE_DIR;
+
+/// A small TP 8 x DP 2 job on 2 DGX H100, `training` the fields of its training block.
+std::string scenario(const std::string& training = "global_batch_size: 16") {
+  return "cluster {\n  node_template: \"dgx_h100\"\n  num_nodes: 2\n}\nworkload {\n  model { num_layers: 4 "
+         "hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 }\n  parallel { tp: 8 dp: 2 }\n"
+         "  training { " +
+         training + " }\n}\n";
+}
 
 // ---- 1. numeric options refuse a leading zero ---------------------------------------------------
 
@@ -62,6 +71,54 @@ TEST(FreshUser44LeadingZeros, NumericOptionsRefuseALeadingZeroAsSetDoes) {
             "traincast: --gpus: bad GPU list '00,1': 00 has a leading zero (expected ids and ranges in decimal without "
             "leading "
             "zeros, e.g. 0)\n");
+}
+
+// ---- 2. a sweep axis over a list entry says what varies one ---------------------------------------
+
+// Before: "... to vary one entry of a list, sweep over scenario files, or set it with traincast run
+// --set cluster.overrides[i]...)": run --set sets one value, and a sweep has one base file.
+TEST(FreshUser44ListAxis, TheRefusalNamesCompareVaryAndTheSweepsSetAndBothWork) {
+  const traincast::test_support::TempDir dir("fresh_user44_axis");
+  const std::string base = dir.write("base.textproto", scenario());
+  const std::string sweep = dir.write(
+      "s.sweep.textproto",
+      "scenario_file: \"base.textproto\"\naxis { path: \"cluster.overrides[0].clock_factor\" values: [\"0.9\", "
+      "\"0.8\"] }\n");
+  Result r = run({"sweep", sweep, "--out", dir.file("s.csv"), "--progress", "never"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            sweep +
+                ":2:8: axis[0].path: cluster.overrides is a repeated field, a sweep axis names a singular scalar "
+                "field (expected a path such as workload.parallel.tp; to compare values of one entry, traincast "
+                "compare --vary cluster.overrides[i].FIELD=v1,v2 with --set for the entry's other fields; to "
+                "give every point the same entry, this sweep file's set: \"cluster.overrides[i].FIELD=value\")\n");
+  // What it names works: compare --vary over the entry's field, the select from --set.
+  r = run({"compare", base, "--set", "cluster.overrides[0].select=node1/gpu3", "--vary",
+           "cluster.overrides[0].clock_factor=0.9,0.8"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "  [0] node1/gpu3 clock_factor 0.9: SM clock")) << r.out;
+  EXPECT_TRUE(has(r.out, "  [0] node1/gpu3 clock_factor 0.8: SM clock")) << r.out;
+  // ... and a sweep's set: the same slow GPU at every point of another axis.
+  const std::string set = dir.write(
+      "set.sweep.textproto",
+      "scenario_file: \"base.textproto\"\nset: \"cluster.overrides[0].select=node1/gpu3\"\nset: "
+      "\"cluster.overrides[0].clock_factor=0.8\"\naxis { path: \"workload.training.global_batch_size\" values: "
+      "[\"16\", \"32\"] }\n");
+  r = run({"sweep", set, "--out", dir.file("set.csv"), "--progress", "never"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string csv = traincast::test_support::slurp(dir.file("set.csv"));
+  EXPECT_TRUE(has(csv, "\n0,16,ok,")) << csv;
+  EXPECT_TRUE(has(csv, "\n1,32,ok,")) << csv;
+  // A job list is traincast cluster's: the message says so, not compare.
+  const std::string jobs = dir.write(
+      "j.sweep.textproto", "scenario_file: \"base.textproto\"\naxis { path: \"job[0].gpus\" values: [\"8\"] }\n");
+  r = run({"sweep", jobs, "--out", dir.file("j.csv"), "--progress", "never"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err,
+                  "job is a repeated field, a sweep axis names a singular scalar field (expected a path such as "
+                  "workload.parallel.tp; a job list is traincast cluster's: traincast cluster --set job[i].FIELD=value "
+                  "changes one job)"))
+      << r.err;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Session 44's leftovers from the earlier fresh users: numeric options read "007" as 7 where a
 // scenario file and --set refuse a leading zero; a sweep axis over cluster.overrides pointed to
-// `run --set`, which varies nothing.
+// `run --set`, which varies nothing; an index without its "]" read as an unknown field.
 
 #include <gtest/gtest.h>
 
@@ -119,6 +119,37 @@ TEST(FreshUser44ListAxis, TheRefusalNamesCompareVaryAndTheSweepsSetAndBothWork) 
                   "workload.parallel.tp; a job list is traincast cluster's: traincast cluster --set job[i].FIELD=value "
                   "changes one job)"))
       << r.err;
+}
+
+// ---- 3. an index without its "]" --------------------------------------------------------------
+
+// Before: "--set: cluster.overrides[0: unknown field, did you mean "overrides"? (expected one of:
+// node_template, ...)", where "overrides" is what the user wrote.
+TEST(FreshUser44UnclosedIndex, TheMessageSaysWhereTheBracketGoes) {
+  Result r = run({"run", "--set", "cluster.overrides[0.select=node0/gpu1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "--set: cluster.overrides[0: \"[\" is not closed (expected \"]\" after the index, at character 20: "
+            "cluster.overrides[0].select)\n");
+  EXPECT_FALSE(has(r.err, "unknown field")) << r.err;
+  // At the end of the path, and on a list of numbers.
+  r = run({"run", "--set", "workload.parallel.pipeline_stage_layers[0=4"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "--set: workload.parallel.pipeline_stage_layers[0: \"[\" is not closed (expected \"]\" after the index, at "
+            "character 42: workload.parallel.pipeline_stage_layers[0])\n");
+  // Text after the "]".
+  r = run({"run", "--set", "cluster.overrides[0]x.select=node0/gpu1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(
+      r.err,
+      "--set: cluster.overrides[0]x: \"x\" after \"]\" (expected \".\" and a field, or \"=\", at character 21)\n");
+  // compare --vary reads the same path once for all its values: one message.
+  r = run({"compare", "--vary", "cluster.overrides[0.clock_factor=0.9,0.8"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "--vary: cluster.overrides[0: \"[\" is not closed (expected \"]\" after the index, at character 20: "
+            "cluster.overrides[0].clock_factor)\n");
 }
 
 }  // namespace

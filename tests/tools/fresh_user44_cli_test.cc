@@ -1,6 +1,7 @@
 // Session 44's leftovers from the earlier fresh users: numeric options read "007" as 7 where a
 // scenario file and --set refuse a leading zero; a sweep axis over cluster.overrides pointed to
-// `run --set`, which varies nothing; an index without its "]" read as an unknown field.
+// `run --set`, which varies nothing; an index without its "]" read as an unknown field; the
+// batch divisibility error placed at an override did not say which.
 
 #include <gtest/gtest.h>
 
@@ -150,6 +151,74 @@ TEST(FreshUser44UnclosedIndex, TheMessageSaysWhereTheBracketGoes) {
   EXPECT_EQ(r.err,
             "--vary: cluster.overrides[0: \"[\" is not closed (expected \"]\" after the index, at character 20: "
             "cluster.overrides[0].clock_factor)\n");
+}
+
+// ---- 4 and 5. the divisibility error names the overrides of the fields it reads ----------------
+
+// Before: "--set: workload.training.global_batch_size: 16 is not divisible by dp * micro_batch_size =
+// 2 * 3 = 6 (expected a multiple of 6)" for both --set, naming neither.
+TEST(FreshUser44BatchOverrides, SeveralSetsAreEachNamedWithTheirValues) {
+  const traincast::test_support::TempDir dir("fresh_user44_batch");
+  const std::string base = dir.write("base.textproto", scenario());
+  Result r = run({"run", base, "--set", "workload.training.micro_batch_size=3", "--set", "workload.parallel.tp=4",
+                  "--set", "workload.parallel.dp=4"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "--set: workload.training.global_batch_size: 16 is not divisible by dp * micro_batch_size = 4 * 3 = 12 "
+            "(expected a multiple of 12); micro_batch_size and dp as changed by --set "
+            "workload.training.micro_batch_size=3 --set workload.parallel.dp=4\n");
+  // One --set: named too; the field the rule is about set as well: all three.
+  r = run({"run", base, "--set", "workload.training.micro_batch_size=3"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err,
+                  "(expected a multiple of 6); micro_batch_size as changed by --set "
+                  "workload.training.micro_batch_size=3\n"))
+      << r.err;
+  r = run({"run", base, "--set", "workload.training.global_batch_size=20", "--set",
+           "workload.training.micro_batch_size=4"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err,
+                  "--set: workload.training.global_batch_size: 20 is not divisible by dp * micro_batch_size = "
+                  "2 * 4 = 8 (expected a multiple of 8); global_batch_size and micro_batch_size as changed by "
+                  "--set workload.training.global_batch_size=20 --set workload.training.micro_batch_size=4\n"))
+      << r.err;
+  // compare's --vary by its value.
+  r = run({"compare", base, "--vary", "workload.training.micro_batch_size=1,3"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err,
+                  "(expected a multiple of 6); micro_batch_size as changed by --vary "
+                  "workload.training.micro_batch_size=3\n"))
+      << r.err;
+  // An error the file's own values make: at its line, nothing added.
+  const std::string odd = dir.write("odd.textproto", scenario("global_batch_size: 15"));
+  r = run({"run", odd});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, odd +
+                       ":8:14: workload.training.global_batch_size: 15 is not divisible by dp * micro_batch_size = 2 * "
+                       "1 = 2 (expected a multiple of 2)\n");
+}
+
+// Before: a dp axis tied to a tp axis by a constraint was placed at the dp value but read
+// "workload.training.global_batch_size: 12 is not divisible ..." alone, the base's field.
+TEST(FreshUser44BatchOverrides, ASweepPointNamesTheAxisValueThatBrokeIt) {
+  const traincast::test_support::TempDir dir("fresh_user44_axis_dp");
+  dir.write("base.textproto", scenario("global_batch_size: 12"));
+  const std::string sweep = dir.write("s.sweep.textproto",
+                                      "scenario_file: \"base.textproto\"\n"
+                                      "axis { path: \"workload.parallel.tp\" values: [\"2\", \"4\", \"8\"] }\n"
+                                      "axis { path: \"workload.parallel.dp\" values: [\"2\", \"4\", \"8\"] }\n"
+                                      "constraint: \"tp * pp * dp == gpus\"\n");
+  const Result r = run({"sweep", sweep, "--out", dir.file("s.csv"), "--progress", "never"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::string csv = traincast::test_support::slurp(dir.file("s.csv"));
+  // tp 2 x dp 8: 12 is not a multiple of 8, at the dp value "8" (line 3, column 56), naming it.
+  EXPECT_TRUE(has(csv, "\n0,2,8,invalid,")) << csv;
+  EXPECT_TRUE(has(csv, sweep +
+                           ":3:56: workload.training.global_batch_size: 12 is not divisible by dp * micro_batch_size = "
+                           "8 * 1 = 8 (expected a multiple of 8); dp as changed by workload.parallel.dp=8\n"))
+      << csv;
+  EXPECT_TRUE(has(csv, "\n1,4,4,ok,")) << csv;
+  EXPECT_TRUE(has(csv, "\n2,8,2,ok,")) << csv;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Session 44's leftovers from the earlier fresh users: numeric options read "007" as 7 where a
 // scenario file and --set refuse a leading zero; a sweep axis over cluster.overrides pointed to
 // `run --set`, which varies nothing; an index without its "]" read as an unknown field; the
-// batch divisibility error placed at an override did not say which.
+// batch divisibility error placed at an override did not say which; compare's note on a --set that
+// failed on one scenario read "the --set above", which a list of errors (Python) has no "above" for.
 
 #include <gtest/gtest.h>
 
@@ -219,6 +220,26 @@ TEST(FreshUser44BatchOverrides, ASweepPointNamesTheAxisValueThatBrokeIt) {
       << csv;
   EXPECT_TRUE(has(csv, "\n1,4,4,ok,")) << csv;
   EXPECT_TRUE(has(csv, "\n2,8,2,ok,")) << csv;
+}
+
+// ---- 6. compare's note names the --set it means --------------------------------------------------
+
+// Before: "one.textproto: note: the --set above failed on this scenario; ...".
+TEST(FreshUser44CompareNote, TheNoteNamesTheSetByItsField) {
+  const traincast::test_support::TempDir dir("fresh_user44_note");
+  const std::string one = dir.write("one.textproto", scenario());
+  const std::string small =
+      dir.write("small.textproto",
+                "cluster {\n  node_template: \"dgx_h100\"\n  num_nodes: 1\n}\nworkload {\n  "
+                "model { num_layers: 4 hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 "
+                "seq_length: 2048 }\n  parallel { tp: 8 }\n  training { global_batch_size: 16 }\n}\n");
+  const Result r = run({"compare", one, small, "--set", "cluster.overrides[0].select=node1/gpu1", "--set",
+                        "cluster.overrides[0].clock_factor=0.8"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "--set: cluster.overrides[0].select: no node1 (the cluster has node0)\n" + small +
+                       ": note: --set cluster.overrides[0].select failed on this scenario; compare applies every --set "
+                       "to each scenario\n");
+  EXPECT_FALSE(has(r.err, "above")) << r.err;
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // scenario file and --set refuse a leading zero; a sweep axis over cluster.overrides pointed to
 // `run --set`, which varies nothing; an index without its "]" read as an unknown field; the
 // batch divisibility error placed at an override did not say which; compare's note on a --set that
-// failed on one scenario read "the --set above", which a list of errors (Python) has no "above" for.
+// failed on one scenario read "the --set above", which a list of errors (Python) has no "above" for;
+// GH200-96GB held 96 GiB where nvidia-smi reports 97871 MiB.
 
 #include <gtest/gtest.h>
 
@@ -240,6 +241,20 @@ TEST(FreshUser44CompareNote, TheNoteNamesTheSetByItsField) {
                        ": note: --set cluster.overrides[0].select failed on this scenario; compare applies every --set "
                        "to each scenario\n");
   EXPECT_FALSE(has(r.err, "above")) << r.err;
+}
+
+// ---- 8. GH200-96GB's capacity is nvidia-smi's ----------------------------------------------------
+
+// Before: "GH200-96GB  990.0 TFLOP/s  96.0 GiB" (96 x 1024 MiB); nvidia-smi prints "NVIDIA GH200
+// 480GB ... 97871MiB", as the H100 SXM5 80GB's 81559 MiB (79.6 GiB).
+TEST(FreshUser44Gh200, CapacityIsWhatNvidiaSmiReports) {
+  const Result r = run({"catalog"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::size_t at = r.out.find("  GH200-96GB  ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_TRUE(has(line, " 95.6 GiB ")) << line;
+  EXPECT_TRUE(has(line, "(97871 MiB)")) << line;
 }
 
 }  // namespace

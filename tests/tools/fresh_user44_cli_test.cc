@@ -3,7 +3,8 @@
 // `run --set`, which varies nothing; an index without its "]" read as an unknown field; the
 // batch divisibility error placed at an override did not say which; compare's note on a --set that
 // failed on one scenario read "the --set above", which a list of errors (Python) has no "above" for;
-// GH200-96GB held 96 GiB where nvidia-smi reports 97871 MiB.
+// GH200-96GB held 96 GiB where nvidia-smi reports 97871 MiB; a rack cut into 64-GPU domains counted
+// its 8 spare GPUs at 0 W without saying so.
 
 #include <gtest/gtest.h>
 
@@ -241,6 +242,36 @@ TEST(FreshUser44CompareNote, TheNoteNamesTheSetByItsField) {
                        ": note: --set cluster.overrides[0].select failed on this scenario; compare applies every --set "
                        "to each scenario\n");
   EXPECT_FALSE(has(r.err, "above")) << r.err;
+}
+
+// ---- 7. the spare GPUs of a partitioned rack --------------------------------------------------
+
+// Before: the Power section of a gb200_nvl72/64 run said nothing of the 8 GPUs per rack outside the
+// domain, which the power model charges 0 W (docs/hardware.md said it; the report did not).
+TEST(FreshUser44SpareGpus, ThePowerSectionSaysTheyAreNotCountedAndWhatTheyWouldDrawIdle) {
+  const traincast::test_support::TempDir dir("fresh_user44_spare");
+  auto rack = [&](const std::string& name, const std::string& tmpl, const std::string& parallel) {
+    return dir.write(name, "cluster {\n  node_template: \"" + tmpl +
+                               "\"\n  num_nodes: 1\n}\nthermal { cooling: liquid }\nworkload {\n  model { num_layers: "
+                               "4 hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 }\n  "
+                               "parallel { " +
+                               parallel + " }\n  training { global_batch_size: 72 }\n}\n");
+  };
+  Result r = run({"run", rack("p64.textproto", "gb200_nvl72/64", "tp: 8 dp: 8")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(
+      has(r.out,
+          "\n  Spare GPUs: gb200_nvl72/64 leaves 8 GPUs of each gb200_nvl72 rack in no NVLink domain; the model "
+          "counts them at 0 W, with their trays' share of CPUs, NICs and switch chips; installed and idle, the "
+          "GPUs alone would draw 8 x 140 W = 1.1 kW more before PUE (GB200 idle power, an estimate)\n"))
+      << r.out;
+  // The whole rack, and a cut that leaves none (2 x 36), have no spares: no line.
+  r = run({"run", rack("whole.textproto", "gb200_nvl72", "tp: 8 dp: 9")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(has(r.out, "Spare GPUs")) << r.out;
+  r = run({"run", rack("p36.textproto", "gb200_nvl72/36", "tp: 4 dp: 9")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(has(r.out, "Spare GPUs")) << r.out;
 }
 
 // ---- 8. GH200-96GB's capacity is nvidia-smi's ----------------------------------------------------

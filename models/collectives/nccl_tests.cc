@@ -196,6 +196,12 @@ std::vector<int> parse_gpu_list(std::string_view text) {
       int x = 0;
       const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
       if (v.empty() || ec != std::errc() || ptr != v.data() + v.size() || x < 0) throw bad();
+      // "01" names GPU 1 by another spelling: refused, as a selector's and an option's numbers are.
+      if (v.size() > 1 && v.front() == '0')
+        throw std::invalid_argument("bad GPU list '" + std::string(text) + "': " + std::string(v) +
+                                    " has a leading zero (expected ids and ranges in decimal without leading zeros, "
+                                    "e.g. " +
+                                    std::to_string(x) + ")");
       return x;
     };
     if (dash == std::string_view::npos) {

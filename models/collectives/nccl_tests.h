@@ -136,8 +136,9 @@ double geometric_mean_error(std::span<const double> ratios);
 NcclTestsComparison compare_nccl_tests(const ClusterSpec& cluster, const NcclTestsOptions& options,
                                        const std::vector<NcclTestsMeasurement>& measured);
 
-/// Parses a GPU list "0,1,8-15" (ids and inclusive ranges, in that order). Throws
-/// std::invalid_argument "bad GPU list 'x' (expected ids and ranges such as 0,1,8-15)".
+/// Parses a GPU list "0,1,8-15" (ids and inclusive ranges, in that order; decimal without leading
+/// zeros). Throws std::invalid_argument "bad GPU list 'x' (expected ids and ranges such as 0,1,8-15)",
+/// or for an id with a leading zero "bad GPU list '01': 01 has a leading zero (expected ...)".
 std::vector<int> parse_gpu_list(std::string_view text);
 
 }  // namespace traincast::models

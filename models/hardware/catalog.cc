@@ -635,7 +635,11 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.peak_fp16_flops = 990 * kTera;
   s.peak_bf16_flops = 990 * kTera;
   s.peak_fp8_flops = 1979 * kTera;
-  s.hbm_capacity_bytes = 96 * 1024 * kMiB;  // 96 GiB HBM3
+  // nvidia-smi (driver 570.133.20, as a public log prints it: github.com/sgawe11/rag-on-gh200
+  // README.md, "NVIDIA GH200 480GB ... 97871MiB"; the same figure in other GH200 480GB logs): 97871
+  // MiB = 95.6 GiB usable of the datasheet's "96GB" (96 GiB until session 44), as the H100's 80 GB
+  // is 81559 MiB.
+  s.hbm_capacity_bytes = 97871 * kMiB;
   s.hbm_bandwidth_bytes_per_s = 4000 * kGB;
   s.sm_count = 132;
   s.boost_clock_mhz = 1980;
@@ -649,7 +653,8 @@ std::vector<GpuSpec> make_gpus() {  // NOLINT(readability-function-size): datash
   s.shutdown_temp_c = 92;
   s.source =
       "NVIDIA GH200 Grace Hopper Superchip datasheet (96 GB HBM3, 4 TB/s, NVLink-C2C 900 GB/s, module "
-      "450-1,000 W); GPU share of the module power (700 W), idle power: estimate";
+      "450-1,000 W); capacity as nvidia-smi reports it (97871 MiB); GPU share of the module power (700 W), idle "
+      "power: estimate";
   g.push_back(s);
 
   return g;

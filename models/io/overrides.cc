@@ -214,6 +214,29 @@ std::pair<std::string, std::string> index_problem(const std::string& index_text,
   return {};
 }
 
+/// For a segment "name[i" without its "]" (or "name[i]x", text after it) of `path` (which starts at
+/// `start` there and ends before `dot`; `walked`, the fields before it), as given in `assignment`:
+/// what is wrong, with the 1-based character in the assignment where the "]" belongs or the text
+/// after it starts, and the path with the "]" in place; "" for a segment without "[" or ending in
+/// "]". Read as a field name, "overrides[0" was an unknown field, did you mean "overrides" (session 44).
+std::string bracket_problem(const std::string& assignment, const std::string& path, const std::string& walked,
+                            std::size_t start, std::size_t dot, const std::string& segment) {
+  const std::size_t open = segment.find('[');
+  if (open == std::string::npos || segment.back() == ']') return {};
+  const std::size_t close = segment.find(']', open);
+  const std::size_t at = assignment.find(path) + start + (close == std::string::npos ? segment.size() : close + 1);
+  std::string what;
+  if (close != std::string::npos) {
+    what.append("\"").append(clip(segment.substr(close + 1)));
+    what.append("\" after \"]\" (expected \".\" and a field, or \"=\", at character ").append(std::to_string(at + 1));
+    return what.append(")");
+  }
+  what.append("\"[\" is not closed (expected \"]\" after the index, at character ").append(std::to_string(at + 1));
+  what.append(": ").append(walked).append(walked.empty() ? "" : ".").append(clip(segment)).append("]");
+  if (dot != std::string::npos) what.append(".").append(clip(path.substr(dot + 1)));
+  return what.append(")");
+}
+
 /// Message field `field` of `message` for writing: entry `index` of a list (added when it is the
 /// next one), or the singular field (index -1).
 pb::Message* mutable_child(pb::Message* message, const pb::FieldDescriptor* field, int index) {
@@ -256,6 +279,10 @@ void apply_one(pb::Message& root, const Override& o, std::vector<std::string>& e
     std::string segment = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     std::string index_text;
     bool indexed = false;
+    if (std::string problem = bracket_problem(o.assignment, path, walked, start, dot, segment); !problem.empty()) {
+      fail(walked + (walked.empty() ? "" : ".") + clip(segment), problem);
+      return;
+    }
     if (const std::size_t open = segment.find('['); open != std::string::npos && segment.back() == ']') {
       index_text = segment.substr(open + 1, segment.size() - open - 2);
       segment.resize(open);

@@ -114,13 +114,20 @@ class Checker {
   /// layout search loads the scenario (set_layout_search), a layout problem instead. `causes`: the
   /// other fields the rule reads; when an override (a sweep's axis value or `set` entry, --set)
   /// wrote one of them and not `path`, the message is placed at the first such override (fresh
-  /// user 43: an axis over micro_batch_size was placed at the base file's global_batch_size).
+  /// user 43: an axis over micro_batch_size was placed at the base file's global_batch_size). When
+  /// an override wrote one of `causes`, the message ends naming every override of `path` and
+  /// `causes` with its value (session 44: with several --set, "--set:" alone did not say which),
+  /// as the note after a file's error names them: "; micro_batch_size and dp as changed by --set
+  /// workload.training.micro_batch_size=3 --set workload.parallel.dp=2"; a sweep's axis value or
+  /// `set` entry by its field and value, and its position where that is not the message's
+  /// ("; dp as changed by workload.parallel.dp=8").
   void layout_error(const std::string& path, const std::string& what, std::initializer_list<const char*> causes = {}) {
     std::string at = where(path);
     const auto set_cause =
         std::find_if(causes.begin(), causes.end(), [this](const char* cause) { return overridden(cause); });
     if (!overridden(path) && set_cause != causes.end()) at = *override_origin(*set_cause);
     std::string message = at + ": " + path + ": " + what;
+    if (set_cause != causes.end()) message += changed_by(at, path, causes);
     (layout_problems_ != nullptr ? *layout_problems_ : errors_).push_back(std::move(message));
   }
 
@@ -170,6 +177,31 @@ class Checker {
   }
 
  private:
+  /// For layout_error: "; dp as changed by --set workload.parallel.dp=2" for the fields among
+  /// `path` and `causes` an override wrote (by their last segment, then each override: a flag's
+  /// origin ("--set", "--vary") before its assignment, a position after it unless it is `at`).
+  std::string changed_by(const std::string& at, const std::string& path,
+                         std::initializer_list<const char*> causes) const {
+    std::vector<std::string> fields{path};
+    fields.insert(fields.end(), causes.begin(), causes.end());
+    std::vector<std::string> names;
+    std::string overrides;
+    for (const std::string& field : fields) {
+      const std::string* origin = override_origin(field);
+      if (origin == nullptr) continue;
+      std::string assignment = field;
+      if (override_values_ != nullptr)
+        if (const auto v = override_values_->find(field); v != override_values_->end()) assignment += "=" + v->second;
+      const bool flag = origin->rfind("--", 0) == 0;
+      names.push_back(field.substr(field.rfind('.') + 1));
+      overrides += overrides.empty() ? "" : " ";
+      overrides += flag ? *origin + " " + assignment : assignment + (*origin == at ? "" : " at " + *origin);
+    }
+    std::string named = names.front();
+    for (std::size_t i = 1; i < names.size(); ++i) named += (i + 1 == names.size() ? " and " : ", ") + names[i];
+    return "; " + named + " as changed by " + overrides;
+  }
+
   /// `what` with its leading "got N" replaced by the number as written at `path` when that reads
   /// back as N (scenario_io.cc): the override's value as typed when an override set `path`
   /// (set_override_values), else the file's text; `what` unchanged otherwise (a list, no source).

@@ -108,16 +108,21 @@ class AxisReader {
       walked += f->name();
       if (f->is_repeated()) {
         // A list (node groups, overrides, per-stage layers): its entries exist only in a scenario,
-        // not in the schema an axis is checked against.
+        // not in the schema an axis is checked against. What does vary one: compare's --vary takes
+        // an entry's field (with --set for the entry's other fields); a sweep's `set` gives every
+        // point the same entry; a job list is `traincast cluster`'s, which takes --set alone.
         std::string what = walked;
         what +=
             " is a repeated field, a sweep axis names a singular scalar field (expected a path such as "
-            "workload.parallel.tp; to vary one entry of a list, sweep over scenario files, or set it with "
-            "traincast ";
-        what += walked == "job" ? "cluster" : "run";  // run refuses a job list
-        what += " --set ";
-        what += walked;
-        what += "[i]...)";
+            "workload.parallel.tp";
+        const std::string entry = walked + "[i]" + (f->message_type() != nullptr ? ".FIELD" : "");
+        if (walked == "job") {
+          what += "; a job list is traincast cluster's: traincast cluster --set " + entry + "=value changes one job)";
+        } else {
+          what += "; to compare values of one entry, traincast compare --vary " + entry + "=v1,v2";
+          if (f->message_type() != nullptr) what += " with --set for the entry's other fields";
+          what += "; to give every point the same entry, this sweep file's set: \"" + entry + "=value\")";
+        }
         error(at, what);
         return nullptr;
       }

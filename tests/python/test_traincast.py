@@ -235,3 +235,21 @@ def test_errors_name_the_python_argument_not_the_cli_option():
     with pytest.raises(traincast.ScenarioError) as e:
         traincast.nccl_tests(SRC / "scenarios/nccl/dgx_h100.textproto", op="allreduce")
     assert str(e.value).startswith('op: got "allreduce", did you mean "all_reduce"?'), str(e.value)
+
+
+def test_compare_note_on_a_failed_override_names_it_without_above(tmp_path):
+    # Before (session 44): "one.textproto: note: the --set above failed on this scenario; compare
+    # applies every --set to each scenario": no "--set" in a Python call, no "above" in a list.
+    text = ('cluster {{ node_template: "dgx_h100" num_nodes: {n} }}\nworkload {{\n  model {{ num_layers: 4 '
+            'hidden_size: 2048 num_attention_heads: 16 vocab_size: 32000 seq_length: 2048 }}\n  parallel {{ tp: 8 '
+            'dp: {n} }}\n  training {{ global_batch_size: 16 }}\n}}\n')
+    one, two = tmp_path / "one.textproto", tmp_path / "two.textproto"
+    one.write_text(text.format(n=1))
+    two.write_text(text.format(n=2))
+    with pytest.raises(traincast.ScenarioError) as e:
+        traincast.compare(one, two, overrides={"cluster.overrides[0].select": "node1/gpu1",
+                                               "cluster.overrides[0].clock_factor": 0.8})
+    assert [p.text for p in e.value.errors] == [
+        "overrides: cluster.overrides[0].select: no node1 (the cluster has node0)",
+        f"{one}: note: overrides entry cluster.overrides[0].select failed on this scenario; compare applies every "
+        "overrides entry to each scenario"], str(e.value)

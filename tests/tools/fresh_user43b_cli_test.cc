@@ -119,7 +119,8 @@ TEST(FreshUser43bSweepReasons, AMicroBatchAxisIsWhereTheBatchReasonPoints) {
   const std::string csv = test_support::slurp(dir.file("s.csv"));
   EXPECT_EQ(reason(csv, 1), sweep +
                                 ":2:65: workload.training.global_batch_size: 16 is not divisible by dp * "
-                                "micro_batch_size = 2 * 3 = 6 (expected a multiple of 6)")
+                                "micro_batch_size = 2 * 3 = 6 (expected a multiple of 6); micro_batch_size as changed "
+                                "by workload.training.micro_batch_size=3")
       << csv;
   // --set does the same; a base global_batch_size the axis changes stays at that axis.
   const Result s = run({"run", dir.file("base.textproto"), "--set", "workload.training.micro_batch_size=3"});

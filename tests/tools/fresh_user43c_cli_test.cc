@@ -95,8 +95,8 @@ TEST(FreshUser43cCompareSet, ASetThatFailsOnOneScenarioNamesIt) {
                   "cluster.overrides[0].clock_factor=0.8"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "--set: cluster.overrides[0].select: no node1 (the cluster has node0)\n" + one +
-                       ": note: the --set above failed on this scenario; compare applies every --set to each "
-                       "scenario\n")
+                       ": note: --set cluster.overrides[0].select failed on this scenario; compare applies every "
+                       "--set to each scenario\n")
       << r.err;
   // Failing on every scenario alike: nothing to tell them apart, no note.
   r = run({"compare", one, two, "--set", "workload.parallel.tpp=2"});
@@ -110,7 +110,7 @@ TEST(FreshUser43cCompareSet, ASetThatFailsOnOneScenarioNamesIt) {
   const std::size_t shared = r.err.find("--set: workload.training.global_batch_size:");
   ASSERT_NE(shared, std::string::npos) << r.err;
   EXPECT_LT(shared, r.err.find("--set: workload.parallel.dp:")) << r.err;
-  EXPECT_EQ(count(r.err, "note: the --set above failed on this scenario"), 2) << r.err;
+  EXPECT_EQ(count(r.err, "note: --set workload.parallel.dp failed on this scenario"), 2) << r.err;
 }
 
 // ---- 3. relative paths in an input that is not a regular file -----------------------------------

@@ -313,6 +313,17 @@ std::string expected_option_value(const boost::program_options::options_descript
   return kind;
 }
 
+/// For an integer written with a leading zero ("007", "-07", "00"): the number as it is written
+/// without them ("7", "-7", "0"); "" for any other text ("0", "70", "0.5", "1e07").
+std::string without_leading_zeros(const std::string& v) {
+  const std::size_t sign = !v.empty() && v.front() == '-' ? 1 : 0;
+  const std::string_view digits = std::string_view(v).substr(sign);
+  if (digits.size() < 2 || digits.front() != '0' || digits.find_first_not_of("0123456789") != std::string_view::npos)
+    return {};
+  const std::size_t first = std::min(digits.find_first_not_of('0'), digits.size() - 1);
+  return v.substr(0, sign) + std::string(digits.substr(first));
+}
+
 /// "--tokens: got "1e-400": out of range as written (expected a finite number: ...)".
 std::string out_of_range(const std::string& option, const std::string& got) {
   return option + ": got \"" + got + "\": out of range as written (expected " +
@@ -353,6 +364,17 @@ boost::program_options::variables_map parse_options(const std::vector<std::strin
             throw UsageError("--" + d->long_name() + ": got \"" + v +
                              "\": a number takes no '+' sign, as in a scenario file and --set (expected " +
                              v.substr(1) + ")");
+      // Boost reads "007" as 7, where a scenario file and --set refuse an integer with a leading
+      // zero (protobuf's text format reads it as octal): refused here too, one rule everywhere.
+      if (is_double || is_int)
+        for (const std::string& v : o.value)
+          if (const std::string plain = without_leading_zeros(v); !plain.empty()) {
+            std::string what = "--" + d->long_name();
+            what.append(": got \"")
+                .append(v)
+                .append("\": a number has no leading zero, as in a scenario file and --set");
+            throw UsageError(what.append(" (expected ").append(plain).append(")"));
+          }
       if (!is_double) continue;
       for (const std::string& v : o.value)
         if (!v.empty() && std::isspace(static_cast<unsigned char>(v.front())) == 0 &&

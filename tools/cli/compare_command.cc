@@ -123,7 +123,9 @@ void label_files(std::vector<Column>& cols, std::vector<CompareInput>& in) {
 }
 
 /// A --set that failed on some of the columns but not all: its message (which names no file)
-/// followed by a note at each column's file it failed on; every other message as it is, each once.
+/// followed by a note at each column's file it failed on, naming the --set's field ("b.textproto:
+/// note: --set cluster.overrides[0].select failed on this scenario; ..."); every other message as
+/// it is, each once.
 /// Messages every column gave come first, so that one of them never sits between a column's
 /// messages and reads as that column's (second fresh user 43). `found[i]`: column i's messages.
 std::vector<std::string> errors_by_column(const std::vector<Column>& cols,
@@ -139,7 +141,11 @@ std::vector<std::string> errors_by_column(const std::vector<Column>& cols,
   std::vector<std::string> out;
   for (const std::string& m : messages) {
     out.push_back(m);
-    if (m.rfind("--set:", 0) != 0) continue;
+    if (m.rfind("--set: ", 0) != 0) continue;
+    // The note names the --set by its field ("--set: FIELD: what"), not as "the --set above": read
+    // as a list (the Python module's ScenarioError.errors) or between other lines, it stands alone.
+    const std::size_t end = m.find(": ", 7);
+    const std::string field = m.substr(7, end == std::string::npos ? std::string::npos : end - 7);
     std::vector<std::size_t> on;
     for (std::size_t i = 0; i < found.size(); ++i)
       if (std::find(found[i].begin(), found[i].end(), m) != found[i].end()) on.push_back(i);
@@ -147,9 +153,9 @@ std::vector<std::string> errors_by_column(const std::vector<Column>& cols,
     for (const std::size_t i : on) {
       // A --vary column is its assignment; a file's column is labelled once loaded (label_files).
       const std::string column = cols[i].label == cols[i].file ? "" : " (column " + cols[i].label + ")";
-      out.push_back((cols[i].file.empty() ? std::string("(embedded default)") : cols[i].file) +
-                    ": note: the --set above failed on this scenario" + column +
-                    "; compare applies every --set to each scenario");
+      std::string note = cols[i].file.empty() ? std::string("(embedded default)") : cols[i].file;
+      note.append(": note: --set ").append(field).append(" failed on this scenario").append(column);
+      out.push_back(note.append("; compare applies every --set to each scenario"));
     }
   }
   return out;

@@ -507,7 +507,7 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
     if (pw.energy_to_train_kwh > 0)
       o << ", " << format_energy_kwh(pw.energy_to_train_kwh) << " to train"
         << (models::wall_clock_to_train_s(r) > r.time_to_train_s ? " with failures" : "");
-    o << "\n";
+    o << "\n" << spare_gpus_note(sc.cluster);
     // Liquid cooling at the default PUE: cooling does not change PUE, which is then the survey's
     // average, not a liquid-cooled facility's figure (fresh user, session 42).
     // Written (power.pue in the file or a --set, at any value): the user's figure, no note.

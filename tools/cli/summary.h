@@ -109,6 +109,13 @@ std::string format_catalog();
 /// `traincast catalog --prices`: per catalog GPU, the default node price and rent with kind, vendor,
 /// date, region and page (models/cost/prices.h), or why there is none.
 std::string format_prices();
+
+/// For the run report's Power section: a line per node group (or the cluster's template) that is a
+/// rack cut into NVLink domains with GPUs left over (gb200_nvl72/64: 8 per rack), saying that those
+/// spare GPUs draw nothing in the model and what they would draw idle (the GPU's idle_w x their
+/// count); "" for none. The power model charges simulated domains only (models/power, docs/hardware.md).
+std::string spare_gpus_note(const models::ClusterSpec& cluster);
+
 /// `traincast catalog --json F`: {"gpus": [...], "nics": [...], "node_templates": [...], "prices":
 /// [...]}, every catalog figure in SI units (FLOP/s, bytes, bytes/s, W, deg C) with its source;
 /// a missing price is {"usd": null, "missing": why} (tools/cli/catalog_json.cc, docs/python.md).

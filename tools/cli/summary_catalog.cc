@@ -1,5 +1,6 @@
 // `traincast catalog`'s text tables (summary.h format_catalog, format_prices): the built-in GPUs
-// and node templates with their sources, and the default prices (models/cost/prices.h).
+// and node templates with their sources, and the default prices (models/cost/prices.h); the run
+// report's note on the spare GPUs of a rack cut into NVLink domains (spare_gpus_note).
 #include <algorithm>
 #include <sstream>
 #include <string>
@@ -56,6 +57,30 @@ std::string format_prices() {
     }
     o << "  node  " << (p->node ? models::describe_price(*p->node, false) : p->node_missing) << "\n";
     o << "  rent  " << (p->rent ? models::describe_price(*p->rent, true) : p->rent_missing) << "\n";
+  }
+  return o.str();
+}
+
+std::string spare_gpus_note(const models::ClusterSpec& cluster) {
+  std::vector<models::NodeGroupSpec> groups = cluster.node_groups;
+  if (groups.empty()) groups.push_back({cluster.node_template, cluster.num_nodes, cluster.gpu});
+  std::ostringstream o;
+  for (const models::NodeGroupSpec& group : groups) {
+    const models::NodeTemplate& t = models::find_node_template(group.node_template, cluster);
+    const int per = t.nodes_per_physical();
+    const int spare = t.physical_gpus() - per * t.gpus_per_node;
+    if (t.partition_of_gpus <= 0 || spare <= 0) continue;
+    // Whole racks are bought (docs/hardware.md, partitioned racks): ceil(nodes / domains per rack).
+    const int racks = (group.num_nodes + per - 1) / per;
+    const models::GpuSpec& gpu = models::find_gpu(group.gpu.empty() ? t.gpu : group.gpu);
+    const std::string base = t.name.substr(0, t.name.find('/'));
+    const int gpus = spare * racks;
+    o << "  Spare GPUs: " << t.name << " leaves " << spare << " GPUs of each " << base << " rack in no NVLink domain"
+      << (racks > 1 ? " (" + std::to_string(gpus) + " in " + std::to_string(racks) + " racks)" : std::string())
+      << "; the model counts them at 0 W, with their trays' share of CPUs, NICs and switch chips; installed and "
+         "idle, the GPUs alone would draw "
+      << gpus << " x " << format_fixed(gpu.idle_w, 0) << " W = " << format_power(gpus * gpu.idle_w)
+      << " more before PUE (" << gpu.name << " idle power, an estimate)\n";
   }
   return o.str();
 }

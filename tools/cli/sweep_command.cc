@@ -154,6 +154,19 @@ models::SweepShard parse_shard(const std::string& text) {
     return true;
   };
   models::SweepShard shard;
+  // "00/2" names shard 0 by another spelling: refused, as a number with a leading zero is in a
+  // scenario file, --set and every numeric option.
+  auto plain = [](std::string_view s) {
+    const bool zeros = s.size() > 1 && s.front() == '0' && s.find_first_not_of("0123456789") == std::string_view::npos;
+    return std::string(zeros ? s.substr(std::min(s.find_first_not_of('0'), s.size() - 1)) : s);
+  };
+  if (slash != std::string::npos) {
+    const std::string_view i = std::string_view(text).substr(0, slash), n = std::string_view(text).substr(slash + 1);
+    if (plain(i) != i || plain(n) != n)
+      throw UsageError("--shard: \"" + text + "\": " + std::string(plain(i) != i ? i : n) +
+                       " has a leading zero (expected i/N in decimal without leading zeros, e.g. " + plain(i) + "/" +
+                       plain(n) + ")");
+  }
   if (slash == std::string::npos || !number(std::string_view(text).substr(0, slash), shard.index) ||
       !number(std::string_view(text).substr(slash + 1), shard.count) || shard.count < 1 || shard.index >= shard.count) {
     throw UsageError("--shard: \"" + text + "\" is not a shard (expected i/N with 0 <= i < N, e.g. 0/4)");

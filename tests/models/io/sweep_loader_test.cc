@@ -223,12 +223,19 @@ TEST(SweepFileErrors, RepeatedFieldAxisPath) {
        {"workload.parallel.pipeline_stage_layers", "cluster.node_group.num_nodes", "cluster.node_group[1].num_nodes"}) {
     const std::string list =
         path.rfind("workload", 0) == 0 ? "workload.parallel.pipeline_stage_layers" : "cluster.node_group";
+    // What varies one: compare --vary (an entry of messages also --set for its other fields), or
+    // the sweep's `set` for one entry at every point (session 44; before: "traincast run --set",
+    // which varies nothing).
+    const bool messages = list == "cluster.node_group";
+    const std::string entry = list + (messages ? "[i].FIELD" : "[i]");
     EXPECT_EQ(sweep_errors(kBase + "axis { path: \"" + path + "\" values: \"1\" }\n"),
               std::vector<std::string>{"t.sweep.textproto:2:8: axis[0].path: " + list +
                                        " is a repeated field, a sweep axis names a singular scalar field (expected a "
-                                       "path such as workload.parallel.tp; to vary one entry of a list, sweep over "
-                                       "scenario files, or set it with traincast run --set " +
-                                       list + "[i]...)"})
+                                       "path such as workload.parallel.tp; to compare values of one entry, traincast "
+                                       "compare --vary " +
+                                       entry + "=v1,v2" + (messages ? " with --set for the entry's other fields" : "") +
+                                       "; to give every point the same entry, this sweep file's set: \"" + entry +
+                                       "=value\")"})
         << path;
   }
 }

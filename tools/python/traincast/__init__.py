@@ -129,8 +129,9 @@ def _python_names(message: str, names: Mapping[str, str]) -> str:
     """The CLI's message with each option this call passed named as the Python argument that gave
     it (names: {"--set": "overrides", "--threads": "threads", ...}): where a line starts with it
     ("--set: workload.parallel.tp: ..." -> "overrides: workload.parallel.tp: ...", "--threads: got
-    -1" -> "threads: got -1") and in a note's "as changed by --set x=1". The rest of a message (an
-    example such as "e.g. --set cluster.num_nodes=2") stays the CLI's."""
+    -1" -> "threads: got -1"), in a note's "as changed by --set x=1" and in compare's note "--set F
+    failed on this scenario; compare applies every --set ..." ("overrides entry F ..."). The rest
+    of a message (an example such as "e.g. --set cluster.num_nodes=2") stays the CLI's."""
     lines = []
     for line in message.split("\n"):
         lead = "traincast: " if line.startswith("traincast: ") else ""
@@ -139,6 +140,12 @@ def _python_names(message: str, names: Mapping[str, str]) -> str:
             if body.startswith(flag) and body[len(flag):len(flag) + 1] in (":", " "):
                 body = name + body[len(flag):]
                 break
+        note = body.find(": note: --set ")
+        if note >= 0 and "--set" in names:
+            # compare's note at a scenario a --set failed on ("b.textproto: note: --set FIELD failed
+            # on this scenario; compare applies every --set to each scenario"): the overrides entry.
+            entry = names["--set"] + " entry "
+            body = body[:note] + body[note:].replace("--set ", entry)
         at = body.find(" as changed by ")
         if at >= 0:
             tail = body[at:]

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -230,6 +231,7 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
     double first_overload_s = -1;
   };
 
+  static constexpr double kNsToS = 1e-9;
   Activity activity_of(const WorkerState& w) const;
   std::int64_t now_ns() const { return role_ == PowerThermalRole::replay ? replay_now_ns_ : sim_.now().ns(); }
   void set_worker_speed(std::uint32_t w, double speed);
@@ -288,6 +290,8 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   std::vector<std::uint32_t> power_track_, temp_track_;
   std::uint32_t power_name_ = 0, temp_name_ = 0;
   std::vector<double> scratch_clock_, scratch_speed_, scratch_hold_;
+  /// recompute_worker's clock_for_power_limit per (node group, activity): limit's bits -> clock.
+  std::vector<std::unordered_map<std::uint64_t, double>> clock_memo_;
   /// Role speeds_only: per worker, each distinct (own power limit [W], clock factor) of its GPUs.
   std::vector<std::vector<std::pair<double, double>>> clock_keys_;
   std::vector<char> kind_dirty_;  ///< per kind: in dirty_kinds_

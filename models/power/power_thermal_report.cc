@@ -10,10 +10,6 @@
 
 namespace traincast::models {
 
-namespace {
-constexpr double kNsToS = 1e-9;
-}  // namespace
-
 std::vector<double> PowerThermalModel::periodic_start_c() const {
   const bool closed = window_end_ns_ >= 0;
   const std::vector<GpuState>& G = closed ? closed_g_ : g_;

@@ -323,7 +323,9 @@ struct ThermalReport {
   /// iteration: 1 ms drifts 0.0008 K at 40 K from the steady state with tau = 50 s. Estimated
   /// (exact without throttling, which is not linear).
   double steady_state_offset_c = 0.0;
-  double rack_inlet_max_c = 0.0;  ///< hottest rack supply air (recirculation included)
+  /// Hottest air a real GPU takes in before its upstream GPUs' preheat [C]: its node's supply
+  /// (cluster.overrides supply_c included) plus its rack's recirculation rise; liquid: the coolant.
+  double rack_inlet_max_c = 0.0;
   std::vector<GpuThermal> gpus;
   /// What the thermal slowdown costs the job: this run's iteration time (storage stalls left out)
   /// minus that of the same run simulated again with no thermal slowdown (a power cap still

@@ -1,0 +1,49 @@
+// Session 44's second fresh user: "rack inlet up to 25.0 C" beside a node whose own supply air was
+// 42 C (cluster.overrides supply_c).
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/fixtures.h"
+#include "tests/tools/cli_run.h"
+
+namespace traincast::cli {
+namespace {
+
+using test_support::has;
+using test_support::Result;
+using test_support::run;
+using test_support::slurp;
+
+/// A TP 8 x DP 2 job on 2 DGX H100 whose nodes `select` take in supply air at `supply_c`, the
+/// model heavy enough (d 8192) that 50 C throttles some of their GPUs.
+std::string hot_nodes(const std::string& select, const std::string& supply_c) {
+  return "cluster {\n  node_template: \"dgx_h100\"\n  num_nodes: 2\n  overrides { select: \"" + select +
+         "\" supply_c: " + supply_c +
+         " }\n}\nworkload {\n  model { num_layers: 4 hidden_size: 8192 num_attention_heads: 64 vocab_size: 32000 "
+         "seq_length: 2048 }\n  parallel { tp: 8 dp: 2 }\n  training { global_batch_size: 16 }\n}\n";
+}
+
+// ---- 1. the rack inlet includes a node's own supply air -------------------------------------------
+
+// Before: "rack inlet up to 25.0 C" (the cluster's supply plus recirculation) while node0's GPUs took
+// in 42 C air and throttled; a cooler override still read 25.
+TEST(FreshUser44bRackInlet, IncludesEachNodesOwnSupplyAir) {
+  const traincast::test_support::TempDir dir("fresh_user44b_inlet");
+  Result r = run({"run", dir.write("hot.textproto", hot_nodes("node0", "42")), "--json", dir.file("hot.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "  rack inlet up to 42.0 C;")) << r.out;
+  EXPECT_TRUE(has(slurp(dir.file("hot.json")), "\"rack_inlet_max_c\": 42,")) << slurp(dir.file("hot.json"));
+  // Both nodes cooler than the cluster's 25 C: the hottest inlet is theirs.
+  r = run({"run", dir.write("cool.textproto", hot_nodes("node0-1", "18"))});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "  rack inlet up to 18.0 C;")) << r.out;
+  // Without overrides: the cluster's supply.
+  r = run({"run", dir.write("plain.textproto", hot_nodes("node0", "25"))});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "  rack inlet up to 25.0 C;")) << r.out;
+}
+
+}  // namespace
+}  // namespace traincast::cli

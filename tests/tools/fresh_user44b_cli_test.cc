@@ -1,5 +1,5 @@
 // Session 44's second fresh user: "rack inlet up to 25.0 C" beside a node whose own supply air was
-// 42 C (cluster.overrides supply_c).
+// 42 C (cluster.overrides supply_c); compare --vary "tp=2,,4" asking for "at least two values".
 
 #include <gtest/gtest.h>
 
@@ -15,6 +15,8 @@ using test_support::has;
 using test_support::Result;
 using test_support::run;
 using test_support::slurp;
+
+const std::string kSrc = TRAINCAST_SOURCE_DIR;
 
 /// A TP 8 x DP 2 job on 2 DGX H100 whose nodes `select` take in supply air at `supply_c`, the
 /// model heavy enough (d 8192) that 50 C throttles some of their GPUs.
@@ -43,6 +45,28 @@ TEST(FreshUser44bRackInlet, IncludesEachNodesOwnSupplyAir) {
   r = run({"run", dir.write("plain.textproto", hot_nodes("node0", "25"))});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "  rack inlet up to 25.0 C;")) << r.out;
+}
+
+// ---- 3. compare --vary names an empty value ------------------------------------------------------
+
+// Before: "tp=2,,4" has three values, yet the error asked for "at least two values".
+TEST(FreshUser44bVaryEmptyValue, NamesTheEmptyValuesPosition) {
+  Result r = run({"compare", kSrc + "/scenarios/default.textproto", "--vary", "workload.parallel.tp=2,,4"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "traincast: --vary: value 2 of 3 in \"workload.parallel.tp=2,,4\" is empty (expected a value after every "
+            "comma: drop the extra comma or put a value there)\n");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  r = run({"compare", "--vary", "workload.parallel.tp=2,4,"});  // a trailing comma
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "--vary: value 3 of 3 in \"workload.parallel.tp=2,4,\" is empty")) << r.err;
+  r = run({"compare", "--vary", "workload.parallel.tp= ,4"});  // blank is empty too
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "--vary: value 1 of 2 in")) << r.err;
+  // One value and nothing else: still the count's message.
+  r = run({"compare", "--vary", "workload.parallel.tp="});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "a scenario field and at least two values")) << r.err;
 }
 
 }  // namespace

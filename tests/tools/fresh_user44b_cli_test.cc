@@ -1,9 +1,11 @@
 // Session 44's second fresh user: "rack inlet up to 25.0 C" beside a node whose own supply air was
-// 42 C (cluster.overrides supply_c); compare --vary "tp=2,,4" asking for "at least two values".
+// 42 C (cluster.overrides supply_c); compare --vary "tp=2,,4" asking for "at least two values"; a
+// scenario's description printed as fact after --set changed the job.
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "tests/support/fixtures.h"
 #include "tests/tools/cli_run.h"
@@ -67,6 +69,28 @@ TEST(FreshUser44bVaryEmptyValue, NamesTheEmptyValuesPosition) {
   r = run({"compare", "--vary", "workload.parallel.tp="});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "a scenario field and at least two values")) << r.err;
+}
+
+// ---- 4. the description is the file's text, marked after --set ------------------------------------
+
+// Before: `--set cluster.num_nodes=512 --set workload.parallel.dp=64` printed the file's "1024 A100
+// (128 DGX A100) ... DP 16" under the heading as if it were the job run (4096 A100, DP 64).
+TEST(FreshUser44bDescription, MarkedAsTheFilesTextAfterSet) {
+  const std::string file = kSrc + "/scenarios/default.textproto";
+  const std::string text = "  Llama-3-8B-class model, bf16, one DGX H100, TP 2 x DP 4, ZeRO-1, selective recompute";
+  Result r = run({"run", file, "--set", "workload.parallel.tp=4", "--set", "workload.parallel.dp=2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, text + "  (the scenario's description, not updated by --set)\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "TP 4")) << r.out;  // the computed layout below it
+  // Without --set, or with only options.*: the text alone.
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"run", file},
+                                               {"run", file, "--set", "options.threads=1"},
+                                               {"run", file, "--set", "options.fold_symmetric=false"}}) {
+    r = run(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.out, text + "\n")) << r.out;
+    EXPECT_FALSE(has(r.out, "not updated by --set")) << r.out;
+  }
 }
 
 }  // namespace

@@ -162,9 +162,12 @@ void print_to_train(std::ostream& o, const models::Scenario& sc, const models::R
 
 /// The scenario's name, cluster and model (MoE and LoRA when present).
 void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const models::Report& r,
-                             const std::string& origin) {
+                             const std::string& origin, bool set_changed) {
   o << "traincast: " << (sc.name.empty() ? std::string("(unnamed scenario)") : sc.name) << "  [" << origin << "]\n";
-  if (!sc.description.empty()) o << "  " << sc.description << "\n";
+  // The description is the file's own text: after --set it may describe another job (1024 A100,
+  // DP 16 printed for 4096 A100, DP 64; fresh user 44b). The lines below are computed.
+  if (!sc.description.empty())
+    o << "  " << sc.description << (set_changed ? "  (the scenario's description, not updated by --set)" : "") << "\n";
   if (r.mixed.groups.empty()) {
     o << "\nCluster    " << r.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x " << r.gpu;
   } else {
@@ -573,9 +576,9 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
 }  // namespace
 
 std::string format_summary(const models::Scenario& sc, const models::Report& r, const std::string& origin,
-                           double wall_s) {
+                           double wall_s, bool set_changed) {
   std::ostringstream o;
-  print_cluster_and_model(o, sc, r, origin);
+  print_cluster_and_model(o, sc, r, origin, set_changed);
   for (const std::string& d : r.drained_nodes) o << "Drained    " << d << ": no job runs on it\n";
   print_layout(o, sc, r);
   print_performance(o, sc, r);

@@ -109,7 +109,9 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
       tr.hottest_gpu = gt.gpu;
     }
     tr.throttled_time_fraction = std::max(tr.throttled_time_fraction, gt.throttled_time_fraction);
-    if (gt.throttled_time_fraction > 0) ++tr.throttled_gpus;
+    // Real GPUs: with folding a simulated GPU stands for stands_for of them, so folded and
+    // unfolded runs count alike.
+    if (gt.throttled_time_fraction > 0) tr.throttled_gpus += s_.gpus[i].stands_for;
     const double drift_c = std::abs(gt.end_c - gt.start_c);
     tr.max_drift_c = std::max(tr.max_drift_c, drift_c);
     // Distance from the periodic steady state (ThermalReport::steady_state_offset_c): the drift

@@ -310,7 +310,9 @@ struct ThermalReport {
   int hottest_gpu = 0;
   double slowdown_c = 0.0;               ///< the GPUs' slowdown temperature
   double throttled_time_fraction = 0.0;  ///< max over GPUs, last iteration
-  int throttled_gpus = 0;                ///< GPUs that spent any of the last iteration throttled
+  /// Real GPUs that spent any of the last iteration throttled (with folding, each simulated GPU
+  /// counts for the real ones it stands for; `gpus` lists the simulated ones).
+  int throttled_gpus = 0;
   /// true when steady_state_offset_c <= 0.5 K: every GPU starts the last iteration within 0.5 K
   /// of its periodic steady state (the temperature the iteration's power pattern, repeated,
   /// settles to), so the next iterations run as this one did.

@@ -1,5 +1,6 @@
 // Session 44's second fresh user: "rack inlet up to 25.0 C" beside a node whose own supply air was
 // 42 C (cluster.overrides supply_c); compare --vary "tp=2,,4" asking for "at least two values"; a
+// folded run counting its simulated GPUs as the cluster's throttled ones; a
 // scenario's description printed as fact after --set changed the job.
 
 #include <gtest/gtest.h>
@@ -91,6 +92,31 @@ TEST(FreshUser44bDescription, MarkedAsTheFilesTextAfterSet) {
     EXPECT_TRUE(has(r.out, text + "\n")) << r.out;
     EXPECT_FALSE(has(r.out, "not updated by --set")) << r.out;
   }
+}
+
+// ---- 2. the throttled-GPU count is of real GPUs, folded or not -----------------------------------
+
+// Before: both nodes at 50 C, the two DP replicas alike and folded into one: "4 GPU(s) throttled"
+// folded, "8 GPU(s) throttled" with fold_symmetric=false, the same iteration time.
+TEST(FreshUser44bThrottledCount, FoldedAndUnfoldedCountTheSameRealGpus) {
+  const traincast::test_support::TempDir dir("fresh_user44b_throttled");
+  const std::string file = dir.write("hot.textproto", hot_nodes("node0-1", "50"));
+  const Result folded = run({"run", file, "--json", dir.file("folded.json")});
+  const Result unfolded =
+      run({"run", file, "--set", "options.fold_symmetric=false", "--json", dir.file("unfolded.json")});
+  ASSERT_EQ(folded.status, 0) << folded.err;
+  ASSERT_EQ(unfolded.status, 0) << unfolded.err;
+  ASSERT_TRUE(has(folded.out, "identical DP replicas simulated once")) << folded.out;  // it did fold
+  EXPECT_TRUE(has(folded.out,
+                  "8 GPU(s) throttled, up to 19.7 % of the iteration (GPUs listed: the simulated replicas): GPU 4 "
+                  "(19.7 %) GPU 5 (19.7 %) GPU 6 (19.7 %) GPU 7 (19.7 %)\n"))
+      << folded.out;
+  EXPECT_TRUE(has(unfolded.out,
+                  "8 GPU(s) throttled, up to 19.7 % of the iteration: GPU 4 (19.7 %) GPU 5 (19.7 %) GPU "
+                  "6 (19.7 %) GPU 7 (19.7 %) GPU 12 (19.7 %)"))
+      << unfolded.out;
+  for (const char* json : {"folded.json", "unfolded.json"})
+    EXPECT_TRUE(has(slurp(dir.file(json)), "\"throttled_gpus\": 8,")) << json;
 }
 
 }  // namespace

@@ -548,13 +548,16 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
     o << "Thermal  hottest GPU " << th.hottest_gpu << " at " << format_fixed(th.peak_c, 1) << " C (slowdown "
       << format_fixed(th.slowdown_c, 0) << " C); ";
     if (th.throttled_gpus > 0) {
-      o << th.throttled_gpus << " GPU(s) throttled, up to " << pct(th.throttled_time_fraction) << " of the iteration:";
       // In GPU index order (th.gpus is in the simulation's order: 0-7, 32-39, 8-15, ... on a
       // 64-GPU NVL72 job; fresh user 43).
       std::vector<const models::GpuThermal*> hot_gpus;
       for (const auto& g : th.gpus)
         if (g.throttled_time_fraction > 0) hot_gpus.push_back(&g);
       std::sort(hot_gpus.begin(), hot_gpus.end(), [](const auto* a, const auto* b) { return a->gpu < b->gpu; });
+      // The count is of real GPUs; with folding the list names only the simulated ones.
+      o << th.throttled_gpus << " GPU(s) throttled, up to " << pct(th.throttled_time_fraction) << " of the iteration"
+        << (static_cast<int>(hot_gpus.size()) != th.throttled_gpus ? " (GPUs listed: the simulated replicas)" : "")
+        << ":";
       for (const auto* g : hot_gpus) o << " GPU " << g->gpu << " (" << pct(g->throttled_time_fraction) << ")";
       o << "\n  thermal slowdown adds " << format_duration(th.throttle_iteration_increase_s) << " ("
         << pct(th.throttle_iteration_increase_fraction) << ") to the iteration (vs the same run without slowdown)\n";

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/executor/training_executor.h"
@@ -184,7 +185,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     if (vm.count("trace")) {
       std::ostringstream s;
       io::write_chrome_trace(trace, s);
-      const std::string text = s.str();
+      const std::string text = std::move(s).str();  // the buffer itself, not a copy of it (C++20)
       write_output_file(vm["trace"].as<std::string>(), text);
       err << large_trace_note(vm["trace"].as<std::string>(), text.size());
     }

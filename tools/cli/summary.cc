@@ -164,8 +164,6 @@ void print_to_train(std::ostream& o, const models::Scenario& sc, const models::R
 void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const models::Report& r,
                              const std::string& origin, bool set_changed) {
   o << "traincast: " << (sc.name.empty() ? std::string("(unnamed scenario)") : sc.name) << "  [" << origin << "]\n";
-  // The description is the file's own text: after --set it may describe another job (1024 A100,
-  // DP 16 printed for 4096 A100, DP 64; fresh user 44b). The lines below are computed.
   if (!sc.description.empty())
     o << "  " << sc.description << (set_changed ? "  (the scenario's description, not updated by --set)" : "") << "\n";
   if (r.mixed.groups.empty()) {
@@ -554,10 +552,9 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
       for (const auto& g : th.gpus)
         if (g.throttled_time_fraction > 0) hot_gpus.push_back(&g);
       std::sort(hot_gpus.begin(), hot_gpus.end(), [](const auto* a, const auto* b) { return a->gpu < b->gpu; });
-      // The count is of real GPUs; with folding the list names only the simulated ones.
+      const bool folded = static_cast<int>(hot_gpus.size()) != th.throttled_gpus;  // the count is of real GPUs
       o << th.throttled_gpus << " GPU(s) throttled, up to " << pct(th.throttled_time_fraction) << " of the iteration"
-        << (static_cast<int>(hot_gpus.size()) != th.throttled_gpus ? " (GPUs listed: the simulated replicas)" : "")
-        << ":";
+        << (folded ? " (GPUs listed: the simulated replicas):" : ":");
       for (const auto* g : hot_gpus) o << " GPU " << g->gpu << " (" << pct(g->throttled_time_fraction) << ")";
       o << "\n  thermal slowdown adds " << format_duration(th.throttle_iteration_increase_s) << " ("
         << pct(th.throttle_iteration_increase_fraction) << ") to the iteration (vs the same run without slowdown)\n";

@@ -109,7 +109,9 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
       tr.hottest_gpu = gt.gpu;
     }
     tr.throttled_time_fraction = std::max(tr.throttled_time_fraction, gt.throttled_time_fraction);
-    if (gt.throttled_time_fraction > 0) ++tr.throttled_gpus;
+    // Real GPUs: with folding a simulated GPU stands for stands_for of them, so folded and
+    // unfolded runs count alike.
+    if (gt.throttled_time_fraction > 0) tr.throttled_gpus += s_.gpus[i].stands_for;
     const double drift_c = std::abs(gt.end_c - gt.start_c);
     tr.max_drift_c = std::max(tr.max_drift_c, drift_c);
     // Distance from the periodic steady state (ThermalReport::steady_state_offset_c): the drift
@@ -169,8 +171,21 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
   for (int r = 0; r < racks; ++r) {
     pr.rack_average_w += rack_avg[r] / racks;
     pr.rack_peak_w = std::max(pr.rack_peak_w, rack_peak[r]);
-    tr.rack_inlet_max_c = std::max(tr.rack_inlet_max_c, s_.supply_c + (s_.liquid ? 0.0 : rack_rise_[r]));
   }
+  // The hottest supply air a real GPU takes in, before its upstream GPUs' preheat: its node's
+  // supply (cluster.overrides supply_c, or the setup's) plus its rack's recirculation rise (air).
+  // A real node's GPUs are its kind's representatives, of its supply (folding keeps it).
+  bool any_node = false;
+  for (std::size_t node = 0; node < s_.kind_of_node.size(); ++node) {
+    const std::size_t rack = node / static_cast<std::size_t>(s_.nodes_per_rack);
+    const double rise_c = s_.liquid || rack >= rack_rise_.size() ? 0.0 : rack_rise_[rack];
+    for (const int sim : s_.node_kinds[static_cast<std::size_t>(s_.kind_of_node[node])].gpus) {
+      const double inlet_c = G[static_cast<std::size_t>(sim)].supply_c + rise_c;
+      tr.rack_inlet_max_c = any_node ? std::max(tr.rack_inlet_max_c, inlet_c) : inlet_c;
+      any_node = true;
+    }
+  }
+  if (!any_node) tr.rack_inlet_max_c = s_.supply_c;
   double facility_peak_it = 0;
   for (std::size_t k = 0; k < k_.size(); ++k) facility_peak_it += k_[k].peak_w * s_.node_kinds[k].count;
   pr.it_average_w = it_w;

@@ -310,7 +310,9 @@ struct ThermalReport {
   int hottest_gpu = 0;
   double slowdown_c = 0.0;               ///< the GPUs' slowdown temperature
   double throttled_time_fraction = 0.0;  ///< max over GPUs, last iteration
-  int throttled_gpus = 0;                ///< GPUs that spent any of the last iteration throttled
+  /// Real GPUs that spent any of the last iteration throttled (with folding, each simulated GPU
+  /// counts for the real ones it stands for; `gpus` lists the simulated ones).
+  int throttled_gpus = 0;
   /// true when steady_state_offset_c <= 0.5 K: every GPU starts the last iteration within 0.5 K
   /// of its periodic steady state (the temperature the iteration's power pattern, repeated,
   /// settles to), so the next iterations run as this one did.
@@ -323,7 +325,9 @@ struct ThermalReport {
   /// iteration: 1 ms drifts 0.0008 K at 40 K from the steady state with tau = 50 s. Estimated
   /// (exact without throttling, which is not linear).
   double steady_state_offset_c = 0.0;
-  double rack_inlet_max_c = 0.0;  ///< hottest rack supply air (recirculation included)
+  /// Hottest air a real GPU takes in before its upstream GPUs' preheat [C]: its node's supply
+  /// (cluster.overrides supply_c included) plus its rack's recirculation rise; liquid: the coolant.
+  double rack_inlet_max_c = 0.0;
   std::vector<GpuThermal> gpus;
   /// What the thermal slowdown costs the job: this run's iteration time (storage stalls left out)
   /// minus that of the same run simulated again with no thermal slowdown (a power cap still

@@ -149,7 +149,9 @@ void write_output_file(const std::string& path, const std::string& text);
 
 /// A note for stderr when a Chrome/Perfetto trace of `bytes` written to `path` may be too large
 /// for the browser's Perfetto UI (above 256 MiB; perfetto.dev/docs/visualization/large-traces:
-/// about 2 GB of browser memory per trace, its in-memory form 2-4x the file), else "".
+/// about 2 GB of browser memory per trace, its in-memory form 2-4x the file), and of the memory
+/// traincast needed to write it (peak RSS about 3x the file: 2.6x for a 1.9 GiB trace of
+/// llama3_70b_dgx_h100_8nodes unfolded, 3.1x for 0.3 GiB of models/gpt3_175b), else "".
 std::string large_trace_note(const std::string& path, std::size_t bytes);
 
 /// Where the scenario field `field` (e.g. "workload.parallel.cp") got its value, for refusing a

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/executor/training_executor.h"
@@ -167,22 +168,24 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     // The --set overrides beside the file: the scenario's description (its own text) may predate
     // them. Not --threads (an override too): the output's bytes do not depend on it.
     std::string origin = from_file ? vm["scenario"].as<std::string>() : "(embedded default)";
+    bool set_changed = false;  // a --set of the job (not options.*): the description may be stale
     if (vm.count("set")) {
       // options.threads given by --set is left out too.
       bool first = true;
       for (const std::string& set : vm["set"].as<std::vector<std::string>>()) {
+        set_changed = set_changed || set.rfind("options.", 0) != 0;
         if (set.rfind("options.threads=", 0) == 0) continue;
         origin += (first ? " with --set " : ", ") + set;
         first = false;
       }
     }
-    out << format_summary(sc, report, origin, wall_s);
+    out << format_summary(sc, report, origin, wall_s, set_changed);
     if (vm.count("json"))
       write_output_file(vm["json"].as<std::string>(), io::report_to_json(with_default_budget(sc, report)));
     if (vm.count("trace")) {
       std::ostringstream s;
       io::write_chrome_trace(trace, s);
-      const std::string text = s.str();
+      const std::string text = std::move(s).str();  // the buffer itself, not a copy of it (C++20)
       write_output_file(vm["trace"].as<std::string>(), text);
       err << large_trace_note(vm["trace"].as<std::string>(), text.size());
     }

@@ -54,9 +54,14 @@ std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& v
       start = comma + 1;
     }
   }
-  bool empty_value = false;
-  for (const std::string& x : values) empty_value = empty_value || x.empty();
-  if (eq == std::string::npos || eq == 0 || values.size() < 2 || empty_value)
+  // "tp=2,,4" or "tp=2,4,": an empty value between commas, named by its position.
+  if (eq != std::string::npos && eq != 0 && values.size() >= 2)
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (values[i].empty())
+        throw UsageError("--vary: value " + std::to_string(i + 1) + " of " + std::to_string(values.size()) + " in \"" +
+                         v +
+                         "\" is empty (expected a value after every comma: drop the extra comma or put a value there)");
+  if (eq == std::string::npos || eq == 0 || values.size() < 2 || values[0].empty())
     throw UsageError("--vary: got \"" + v +
                      "\" (expected field.path=v1,v2[,...]: a scenario field and at least two "
                      "values, e.g. --vary workload.training.micro_batch_size=1,2,4)");

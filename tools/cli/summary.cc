@@ -162,9 +162,10 @@ void print_to_train(std::ostream& o, const models::Scenario& sc, const models::R
 
 /// The scenario's name, cluster and model (MoE and LoRA when present).
 void print_cluster_and_model(std::ostream& o, const models::Scenario& sc, const models::Report& r,
-                             const std::string& origin) {
+                             const std::string& origin, bool set_changed) {
   o << "traincast: " << (sc.name.empty() ? std::string("(unnamed scenario)") : sc.name) << "  [" << origin << "]\n";
-  if (!sc.description.empty()) o << "  " << sc.description << "\n";
+  if (!sc.description.empty())
+    o << "  " << sc.description << (set_changed ? "  (the scenario's description, not updated by --set)" : "") << "\n";
   if (r.mixed.groups.empty()) {
     o << "\nCluster    " << r.num_nodes << " x " << sc.cluster.node_template << " = " << r.num_gpus << " x " << r.gpu;
   } else {
@@ -545,13 +546,15 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
     o << "Thermal  hottest GPU " << th.hottest_gpu << " at " << format_fixed(th.peak_c, 1) << " C (slowdown "
       << format_fixed(th.slowdown_c, 0) << " C); ";
     if (th.throttled_gpus > 0) {
-      o << th.throttled_gpus << " GPU(s) throttled, up to " << pct(th.throttled_time_fraction) << " of the iteration:";
       // In GPU index order (th.gpus is in the simulation's order: 0-7, 32-39, 8-15, ... on a
       // 64-GPU NVL72 job; fresh user 43).
       std::vector<const models::GpuThermal*> hot_gpus;
       for (const auto& g : th.gpus)
         if (g.throttled_time_fraction > 0) hot_gpus.push_back(&g);
       std::sort(hot_gpus.begin(), hot_gpus.end(), [](const auto* a, const auto* b) { return a->gpu < b->gpu; });
+      const bool folded = static_cast<int>(hot_gpus.size()) != th.throttled_gpus;  // the count is of real GPUs
+      o << th.throttled_gpus << " GPU(s) throttled, up to " << pct(th.throttled_time_fraction) << " of the iteration"
+        << (folded ? " (GPUs listed: the simulated replicas):" : ":");
       for (const auto* g : hot_gpus) o << " GPU " << g->gpu << " (" << pct(g->throttled_time_fraction) << ")";
       o << "\n  thermal slowdown adds " << format_duration(th.throttle_iteration_increase_s) << " ("
         << pct(th.throttle_iteration_increase_fraction) << ") to the iteration (vs the same run without slowdown)\n";
@@ -573,9 +576,9 @@ void print_power_and_thermal(std::ostream& o, const models::Scenario& sc, const 
 }  // namespace
 
 std::string format_summary(const models::Scenario& sc, const models::Report& r, const std::string& origin,
-                           double wall_s) {
+                           double wall_s, bool set_changed) {
   std::ostringstream o;
-  print_cluster_and_model(o, sc, r, origin);
+  print_cluster_and_model(o, sc, r, origin, set_changed);
   for (const std::string& d : r.drained_nodes) o << "Drained    " << d << ": no job runs on it\n";
   print_layout(o, sc, r);
   print_performance(o, sc, r);

@@ -98,9 +98,11 @@ bool tight_memory(const models::MemoryBreakdown& memory);
 std::string tight_memory_reason();
 
 /// The `traincast run` summary. origin: the scenario file (or "(embedded default)");
-/// wall_s: simulation wall time (printed, never part of the JSON report).
+/// wall_s: simulation wall time (printed, never part of the JSON report); set_changed: a --set
+/// (other than options.*) changed the scenario, so its description (the file's fixed text) is
+/// marked as written before it.
 std::string format_summary(const models::Scenario& scenario, const models::Report& report, const std::string& origin,
-                           double wall_s);
+                           double wall_s, bool set_changed = false);
 
 /// Storage, failures and cost sections of the summary (empty when none was modelled).
 std::string format_job_effects(const models::Report& report);

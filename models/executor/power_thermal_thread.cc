@@ -81,11 +81,9 @@ class PowerThermalRun::Split final : public WorkerActivityModel {
       queue_.push_back(std::move(current_));
       queued = queue_.size();
       if (spawn && !replaying_) replaying_ = start = true;
-      if (!free_.empty()) {
+      if (!free_.empty()) {  // else current_ stays the moved-from (empty) vector
         current_ = std::move(free_.back());
         free_.pop_back();
-      } else {
-        current_ = {};
       }
     }
     current_.clear();

@@ -275,10 +275,6 @@ void PowerThermalModel::on_event(std::uint64_t tag) {
   recompute_worker(st.worker, 0);
 }
 
-double PowerThermalModel::capped_clock(const GpuPowerCurve& curve, Activity a, double limit_w) {
-  return limit_w >= gpu_power_w(curve, a, 1.0) ? 1.0 : clock_for_power_limit(curve, a, limit_w);
-}
-
 void PowerThermalModel::recompute_speed(std::uint32_t w) {
   const WorkerState& ws = w_[w];
   const Activity a = activity_of(ws);
@@ -289,7 +285,7 @@ void PowerThermalModel::recompute_speed(std::uint32_t w) {
   // factor) of the worker's GPUs: the same operations, so the same bits.
   double slowest = 1.0;
   for (const auto& [own, factor] : clock_keys_[w]) {
-    double clock = capped_clock(curve, a, own > 0 ? std::min(cap, own) : cap);
+    double clock = clock_for_power_limit(curve, a, own > 0 ? std::min(cap, own) : cap);
     if (clock < 1.0) clock_reduced_ = true;
     clock = std::min(clock, factor);
     slowest = std::min(slowest, op_speed(c, clock));
@@ -320,7 +316,7 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
   clock.resize(gpus.size());
   speed.resize(gpus.size());
   hold.resize(gpus.size());
-  // clock_for_power_limit (capped_clock: the same function) by node group, activity and limit: a
+  // clock_for_power_limit by node group, activity and limit: a
   // bisection of ~35 power evaluations that every GPU asks for the same few limits (its cap, its
   // holding power) in every pass of every call (half of the CPU of a throttling run before:
   // GB200 NVL72/64 at 70 C coolant, 2026-12-07). A pure function: the memo changes no bit.
@@ -329,7 +325,7 @@ void PowerThermalModel::recompute_worker(std::uint32_t w, int depth) {
   if (memo.size() > 4096) memo.clear();  // limits that move with inlets (air): keep it small
   auto clock_at = [&](double limit_w) {
     const auto [it, added] = memo.try_emplace(std::bit_cast<std::uint64_t>(limit_w), 0.0);
-    if (added) it->second = capped_clock(curve, a, limit_w);
+    if (added) it->second = clock_for_power_limit(curve, a, limit_w);
     return it->second;
   };
   double slowest = 1.0;

@@ -235,8 +235,6 @@ class PowerThermalModel : public WorkerActivityModel, public sim::EventHandler {
   Activity activity_of(const WorkerState& w) const;
   std::int64_t now_ns() const { return role_ == PowerThermalRole::replay ? replay_now_ns_ : sim_.now().ns(); }
   void set_worker_speed(std::uint32_t w, double speed);
-  /// The clock a power limit allows for activity `a` (1 when the full clock draws no more).
-  static double capped_clock(const GpuPowerCurve& curve, Activity a, double limit_w);
   /// Role speeds_only: the worker's speed from clock_keys_, nothing else.
   void recompute_speed(std::uint32_t w);
   void advance_gpu(int i, std::int64_t now);

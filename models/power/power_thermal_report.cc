@@ -180,6 +180,7 @@ void PowerThermalModel::finish(std::int64_t end_ns, double iteration_s, double t
     const std::size_t rack = node / static_cast<std::size_t>(s_.nodes_per_rack);
     const double rise_c = s_.liquid || rack >= rack_rise_.size() ? 0.0 : rack_rise_[rack];
     for (const int sim : s_.node_kinds[static_cast<std::size_t>(s_.kind_of_node[node])].gpus) {
+      if (sim < 0) continue;  // a slot no simulated GPU stands for (as the node power sums)
       const double inlet_c = G[static_cast<std::size_t>(sim)].supply_c + rise_c;
       tr.rack_inlet_max_c = any_node ? std::max(tr.rack_inlet_max_c, inlet_c) : inlet_c;
       any_node = true;
